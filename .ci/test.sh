@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The whole usctp test suite: the README's test command (`make test`) runs this,
+# and so does CI (.ci/run). It installs what the tests need by itself.
+#
+# Environment:
+#   FUZZTIME   how long each fuzz target runs (default 4s; 0 skips fuzzing)
+#   TESTFLAGS  extra flags for `go test` (for example -run Kernel)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n=== %s\n' "$*"; }
+
+step "toolchain"
+go version
+
+# The kernel interop rig (issue 7): packages and the guest kernel, cached.
+if [ -x .ci/guest.sh ]; then
+	step "kernel interop guest"
+	USCTP_GUEST_DIR=$(.ci/guest.sh)
+	export USCTP_GUEST_DIR
+	echo "guest: $USCTP_GUEST_DIR"
+fi
+
+step "gofmt"
+bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$bad" ]; then
+	echo "gofmt would change:"; echo "$bad"; exit 1
+fi
+
+step "go vet"
+go vet ./...
+
+step "go test -race"
+# shellcheck disable=SC2086
+go test -race -count=1 -timeout 25m ${TESTFLAGS:-} ./...
+
+fuzztime=${FUZZTIME:-4s}
+if [ "$fuzztime" != "0" ]; then
+	step "fuzz targets, $fuzztime each"
+	for pkg in $(go list ./...); do
+		dir=$(go list -f '{{.Dir}}' "$pkg")
+		grep -lq '^func Fuzz' "$dir"/*_test.go 2>/dev/null || continue
+		for f in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
+			echo "--- $pkg $f"
+			go test -run '^$' -fuzz "^${f}\$" -fuzztime "$fuzztime" "$pkg" >/tmp/usctp-fuzz.log 2>&1 || {
+				cat /tmp/usctp-fuzz.log; exit 1; }
+			tail -1 /tmp/usctp-fuzz.log
+		done
+	done
+fi
+
+step "done"

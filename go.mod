@@ -1,0 +1,3 @@
+module github.com/usctp/usctp
+
+go 1.26
