@@ -82,7 +82,7 @@ func TestGopacketDecodesControlChunks(t *testing.T) {
 	initAck := init
 	initAck.Ack = true
 	initAck.Params = must(chunk.AppendParam(nil, chunk.ParamStateCookie, make([]byte, 36)))
-	gaps := []chunk.GapBlock{{2, 3}, {10, 12}}
+	gaps := []chunk.GapBlock{{Start: 2, End: 3}, {Start: 10, End: 12}}
 	dups := []chunk.TSN{5, 6, 7}
 	causes := chunk.AppendInvalidStreamCause(nil, 9)
 	causes = must(chunk.AppendCause(causes, chunk.CauseUserAbort, []byte("closing!")))
