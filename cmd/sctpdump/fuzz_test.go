@@ -15,6 +15,10 @@ func FuzzFrame(f *testing.F) {
 		f.Add(fr)
 		f.Add(fr[14:]) // as raw IP
 	}
+	frames, _ := captureFrames(f)
+	for _, fr := range frames {
+		f.Add(fr)
+	}
 	f.Fuzz(func(t *testing.T, frame []byte) {
 		d := dumper{cfg: config{udpPort: 9899}, out: bufio.NewWriter(io.Discard)}
 		for _, lt := range []layers.LinkType{layers.LinkTypeEthernet, layers.LinkTypeLinuxSLL, linkTypeSLL2,
