@@ -46,7 +46,9 @@
 //	PAD               len
 //	UNKNOWN-0xNN      flags len action=stop|stop-report|skip|skip-report
 //
-// flags of DATA and I-DATA are the letters U (unordered), B (beginning),
+// Numbers are decimal except vtag, init_tag, adaptation code= and the flags
+// of unknown chunks, which are hexadecimal with 0x. flags of DATA and
+// I-DATA are the letters U (unordered), B (beginning),
 // E (end), I (immediate), or "-". len is the user data length. Parameters
 // carry: addr= (IPV4-ADDRESS, IPV6-ADDRESS), len= (STATE-COOKIE,
 // HEARTBEAT-INFO, RANDOM, PADDING), types= (SUPPORTED-EXTENSIONS,

@@ -185,7 +185,9 @@ func (it *ChunkIter) Next() (c Chunk, ok bool) {
 // Err returns the error that stopped the walk, or nil.
 func (it *ChunkIter) Err() error { return it.w.err }
 
-// Offset returns the offset in the walked bytes of the next element.
+// Offset returns the offset in the walked bytes of the next element: called
+// before Next, it is where the chunk Next returns starts (for example the
+// start of the bytes an AUTH chunk's HMAC covers, RFC 4895 section 6.2).
 func (it *ChunkIter) Offset() int { return it.w.off }
 
 // ParamIter walks a list of parameters.
