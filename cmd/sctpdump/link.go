@@ -110,6 +110,9 @@ func transport(b []byte) (proto uint8, seg []byte, ok bool) {
 		}
 		ihl := int(b[0]&0xf) * 4
 		total := int(binary.BigEndian.Uint16(b[2:]))
+		if total == 0 {
+			total = len(b) // segmentation offload: the length is left to the NIC
+		}
 		if ihl < 20 || total < ihl || total > len(b) {
 			return 0, nil, false
 		}
