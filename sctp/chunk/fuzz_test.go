@@ -36,6 +36,9 @@ func FuzzPacket(f *testing.F) {
 	for _, p := range seedPackets() {
 		f.Add(p)
 	}
+	for _, p := range kernelPackets(f) {
+		f.Add(p)
+	}
 	f.Fuzz(func(t *testing.T, pkt []byte) {
 		VerifyChecksum(pkt, true)
 		text, err := textPacket(pkt)
