@@ -51,12 +51,13 @@ func (w *textWriter) s(k, v string) {
 // is written \x20, so that no field value ever holds a space.
 func (w *textWriter) q(k string, v []byte) {
 	w.key(k)
-	n := len(w.b)
-	w.b = strconv.AppendQuoteToASCII(w.b, string(v))
-	for i := n; i < len(w.b); i++ {
-		if w.b[i] == ' ' {
-			w.b = append(w.b[:i], append([]byte(`\x20`), w.b[i+1:]...)...)
-			i += 3
+	var tmp [128]byte
+	lit := strconv.AppendQuoteToASCII(tmp[:0], string(v))
+	for _, c := range lit {
+		if c == ' ' {
+			w.b = append(w.b, `\x20`...)
+		} else {
+			w.b = append(w.b, c)
 		}
 	}
 }

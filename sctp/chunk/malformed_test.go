@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
+	"time"
 )
 
 // raw builds a chunk with the given type, flags and value, the length field
@@ -222,5 +223,23 @@ func TestTruncation(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestTextLinear checks that a cause full of spaces (the worst case of the
+// text quoting) is printed in linear time.
+func TestTextLinear(t *testing.T) {
+	spaces := make([]byte, MaxLen-8)
+	for i := range spaces {
+		spaces[i] = ' '
+	}
+	c := Chunk{Type: TypeAbort, Value: must(AppendCause(nil, CauseProtocolViolation, spaces))}
+	start := time.Now()
+	text, err := AppendText(nil, c)
+	if err != nil || len(text) < 4*len(spaces) {
+		t.Fatalf("%v, %d bytes", err, len(text))
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("took %v", d)
 	}
 }
