@@ -72,25 +72,39 @@ type Array[T any] struct {
 //
 // New panics if n is negative or above MaxLen.
 func New[T any](n int) *Array[T] {
+	return NewPaged[T](n, PageSize)
+}
+
+// NewPaged is New with pages of at most pageBytes bytes instead of
+// PageSize, for arrays that are usually sparse or small: smaller pages cost
+// less when few elements are used, but need more directory entries (and so
+// sooner a second directory level) when many are. NewPaged panics if
+// pageBytes is outside [64, PageSize] or n is out of range.
+func NewPaged[T any](n, pageBytes int) *Array[T] {
+	if pageBytes < 64 || pageBytes > PageSize {
+		panic(fmt.Sprintf("flexarray: page size %d out of range [64, %d]", pageBytes, PageSize))
+	}
 	a := new(Array[T])
+	a.setup(pageBytes)
 	a.Resize(n)
 	return a
 }
 
-// setup computes the page geometry of T; it runs once, on first Resize.
-func (a *Array[T]) setup() {
+// setup computes the page geometry of T for pages of at most pb bytes; it
+// runs once, in NewPaged or on the first Resize of a zero Array.
+func (a *Array[T]) setup(pb int) {
 	t := reflect.TypeFor[T]()
 	a.esize = t.Size()
 	a.ptrs = hasPointers(t)
 	switch {
 	case a.esize == 0:
 		a.per = MaxLen // one page, holding no bytes
-	case a.esize >= PageSize:
+	case int(a.esize) >= pb:
 		a.per = 1
 	default:
-		a.per = PageSize / int(a.esize)
-		if a.per*int(a.esize)+headerSize(a.per*int(a.esize), a.ptrs) > PageSize {
-			a.per = max(1, (PageSize-mallocHeader)/int(a.esize))
+		a.per = pb / int(a.esize)
+		if a.per*int(a.esize)+headerSize(a.per*int(a.esize), a.ptrs) > pb {
+			a.per = max(1, (pb-mallocHeader)/int(a.esize))
 		}
 	}
 	// Division by a number known only at run time, done as a multiply and
@@ -128,7 +142,7 @@ func (a *Array[T]) Len() int { return a.n }
 // PerPage returns the number of elements one page holds.
 func (a *Array[T]) PerPage() int {
 	if a.per == 0 {
-		a.setup()
+		a.setup(PageSize)
 	}
 	return a.per
 }
@@ -282,7 +296,7 @@ func (a *Array[T]) Resize(n int) {
 		panic(fmt.Sprintf("flexarray: length %d out of range [0, %d]", n, MaxLen))
 	}
 	if a.per == 0 {
-		a.setup()
+		a.setup(PageSize)
 	}
 	if n >= a.n {
 		a.n = n

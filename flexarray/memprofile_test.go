@@ -7,7 +7,7 @@ import (
 )
 
 // pkgFuncs matches the package's own allocating code for measureAllocs.
-const pkgFuncs = "flexarray.New[|flexarray.(*Array["
+const pkgFuncs = "flexarray.New|flexarray.(*Array["
 
 // allocStats is what measureAllocs saw: every allocation made, with its real
 // slot size, by a call stack that passes through the package's code.

@@ -272,3 +272,59 @@ func BenchmarkGet(b *testing.B) {
 		sinkRec = p
 	})
 }
+
+// TestNewPaged checks smaller pages: their geometry, that Bytes matches the
+// memory profile, and that the model test holds for them too.
+func TestNewPaged(t *testing.T) {
+	for _, pb := range []int{64, 256, 1024, 4096} {
+		var a *Array[rec24]
+		s := measureAllocs(t, pkgFuncs, func() {
+			a = NewPaged[rec24](65535, pb)
+			for i := 0; i < 65535; i += 5 {
+				a.Ensure(i)
+			}
+		})
+		if a.PerPage() != pb/24 {
+			t.Errorf("page %d: PerPage %d, want %d", pb, a.PerPage(), pb/24)
+		}
+		if got := a.Bytes() + slotSize(int(unsafe.Sizeof(*a)), true); got != s.Live || s.Largest > PageSize {
+			t.Errorf("page %d: Bytes()+header %d, measured %+v", pb, got, s)
+		}
+		runtime.KeepAlive(a)
+	}
+	for _, pb := range []int{0, 63, 4097} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("NewPaged(1, %d) did not panic", pb)
+				}
+			}()
+			NewPaged[rec24](1, pb)
+		}()
+	}
+}
+
+var (
+	sinkBytes []byte
+	sinkPtrs  []*byte
+)
+
+// TestAllocSize checks the size-class table against the runtime: the memory
+// profile records each allocation with the size of its slot.
+func TestAllocSize(t *testing.T) {
+	for _, n := range []int{1, 16, 17, 24, 100, 500, 512, 513, 1000, 2048, 3000, 4088, 4089, 4096, 5000, 40000} {
+		s := measureAllocs(t, "flexarray.TestAllocSize.func", func() {
+			sinkBytes = make([]byte, n)
+			sinkPtrs = make([]*byte, (n+7)/8)
+		})
+		sinkBytes, sinkPtrs = nil, nil
+		want := AllocSize(n, false) + AllocSize((n+7)/8*8, true)
+		if n < 16 {
+			// Tiny pointer-free objects share 16-byte blocks.
+			continue
+		}
+		if s.Total != want {
+			t.Errorf("n=%d: AllocSize says %d+%d, profile %+v", n, AllocSize(n, false), AllocSize((n+7)/8*8, true), s)
+		}
+	}
+}

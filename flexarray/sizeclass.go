@@ -35,6 +35,12 @@ func headerSize(n int, ptrs bool) int {
 	return 0
 }
 
+// AllocSize returns the bytes the Go allocator sets aside for one heap
+// object of n bytes: its size class, including the 8-byte malloc header the
+// runtime adds to objects larger than 512 bytes that contain pointers. Use
+// it to check that a struct does not waste much of its slot.
+func AllocSize(n int, hasPointers bool) int { return slotSize(n, hasPointers) }
+
 // slotSize returns the bytes the runtime sets aside for one object of n
 // bytes: its size class, header included.
 func slotSize(n int, ptrs bool) int {
