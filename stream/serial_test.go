@@ -41,7 +41,7 @@ func TestSerialWrap(t *testing.T) {
 	if !SSN(65535).LT(0) || !SSN(0).GT(65535) || !SSN(65000).LT(100) || SSN(100).LT(65000) {
 		t.Error("SSN order across the wrap")
 	}
-	if !MID(1<<32 - 1).LT(0) || !FSN(0).GT(1<<32-1) || !MID(1<<32 - 100).LT(100) {
+	if !MID(1<<32-1).LT(0) || !FSN(0).GT(1<<32-1) || !MID(1<<32-100).LT(100) {
 		t.Error("MID/FSN order across the wrap")
 	}
 	// Exactly half the space apart: undefined by RFC 1982; neither order.
