@@ -27,7 +27,6 @@ type recvSide struct {
 	first   *int
 }
 
-type table = Table[sendSide, recvSide]
 
 func TestBoundsChecked(t *testing.T) {
 	tb := NewTable[sendSide, recvSide](10, 20)
