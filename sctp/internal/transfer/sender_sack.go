@@ -46,7 +46,9 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	}
 	s.stats.DupTSNsReported += uint64(len(sk.Dups))
 
-	fullyUsed := s.path.flight >= s.path.cwnd
+	// The cwnd counts as fully utilized when no further full-sized chunk
+	// would have fitted under it.
+	fullyUsed := s.path.flight+s.fragPoint > s.path.cwnd
 	newBytes := 0
 	cumAdvanced := cum.GT(s.cumAck)
 	var htna TSN // highest TSN newly acknowledged
