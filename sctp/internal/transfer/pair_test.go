@@ -40,7 +40,7 @@ type side struct {
 
 	// Receiving application: next expected sequence per stream (ordered),
 	// and the set of unordered sequences seen.
-	expect   []uint32
+	expect    []uint32
 	unordSeen map[[2]uint32]bool
 	recvMsgs  int
 	recvBytes int64
