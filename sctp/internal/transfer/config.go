@@ -30,6 +30,9 @@ type Config struct {
 	// 1452 (1500 less an IPv6 and a UDP header).
 	MTU int
 
+	// IPv6 selects the IPv6 initial cwnd (RFC 9260 section 7.2.1).
+	IPv6 bool
+
 	// RTOInitial, RTOMin and RTOMax bound the retransmission timeout
 	// (RFC 9260 section 16: 1 s, 1 s, 60 s).
 	RTOInitial, RTOMin, RTOMax time.Duration

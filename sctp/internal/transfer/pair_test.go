@@ -273,6 +273,9 @@ func (p *pair) run(t testing.TB, limit time.Duration) {
 		}
 		for _, s := range sides {
 			s.flush(p.now, p.n)
+			if steps%64 == 0 {
+				checkInvariants(t, &s.e.Send)
+			}
 		}
 		if p.done() {
 			return
