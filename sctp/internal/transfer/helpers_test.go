@@ -82,7 +82,7 @@ func (x *tx) flush() []TSN {
 func (x *tx) sack(cum TSN, rwnd uint32, gaps ...uint16) (bool, error) {
 	s := &SACK{CumTSNAck: cum, ARwnd: rwnd}
 	for i := 0; i+1 < len(gaps); i += 2 {
-		s.Gaps = append(s.Gaps, GapBlock{gaps[i], gaps[i+1]})
+		s.Gaps = append(s.Gaps, GapBlock{Start: gaps[i], End: gaps[i+1]})
 	}
 	return x.e.Send.HandleSACK(x.now, s)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
 
@@ -193,32 +194,32 @@ func (s *side) flush(now time.Time, n *simnet.Network) {
 
 // input processes one packet of chunks.
 func (s *side) input(now time.Time, pkt []byte) {
-	for len(pkt) > 0 {
-		l := ChunkLen(pkt)
-		if l < 0 {
-			s.fail("bad chunk")
-			return
-		}
-		c := pkt[:l]
-		pkt = pkt[l:]
-		switch c[0] {
-		case typeDATA:
-			if !ParseData(c, &s.d) {
-				s.fail("bad DATA")
+	it := chunk.Chunks(pkt)
+	for c, ok := it.Next(); ok; c, ok = it.Next() {
+		switch c.Type {
+		case chunk.TypeData:
+			d, err := chunk.ParseData(c)
+			if err != nil {
+				s.fail("bad DATA: %v", err)
 				return
 			}
-			if _, err := s.e.Recv.HandleData(now, &s.d); err != nil {
+			if _, err := s.e.Recv.HandleData(now, &d); err != nil {
 				s.fail("HandleData: %v", err)
 			}
-		case typeSACK:
-			if !ParseSACK(c, &s.sk) {
-				s.fail("bad SACK")
+		case chunk.TypeSack:
+			sk, err := chunk.ParseSack(c)
+			if err != nil {
+				s.fail("bad SACK: %v", err)
 				return
 			}
+			s.sk.SetFrom(&sk)
 			if _, err := s.e.Send.HandleSACK(now, &s.sk); err != nil {
 				s.fail("HandleSACK: %v", err)
 			}
 		}
+	}
+	if err := it.Err(); err != nil {
+		s.fail("bad packet: %v", err)
 	}
 	s.e.Recv.EndPacket(now)
 }

@@ -3,6 +3,8 @@ package transfer
 import (
 	"fmt"
 	"time"
+
+	"github.com/usctp/usctp/sched"
 )
 
 // message is one user message in the send buffer. Messages come from a free
@@ -57,7 +59,7 @@ type Sender struct {
 	cfg   *Config
 	path  *Path
 	stats *Stats
-	sched Scheduler
+	sched sched.Scheduler
 
 	streams map[uint16]*outStream
 	free    *message // free list of messages
@@ -96,9 +98,6 @@ type Sender struct {
 func (s *Sender) init(cfg *Config, path *Path, st *Stats) {
 	s.cfg, s.path, s.stats = cfg, path, st
 	s.sched = cfg.Scheduler
-	if s.sched == nil {
-		s.sched = &fcfs{}
-	}
 	s.streams = make(map[uint16]*outStream)
 	s.cumAck = cfg.LocalTSN - 1
 	s.nextTSN = cfg.LocalTSN
