@@ -1,5 +1,7 @@
 package interleave
 
+import "github.com/usctp/usctp/flexarray"
+
 // inStream is the receiving state of one inbound stream (DATA variant).
 // It moves into the stream package's In records when package stream lands.
 type inStream struct {
@@ -14,7 +16,7 @@ type inStream struct {
 // stream in SSN order, unordered ones as soon as they are complete.
 type Data struct {
 	pool    Pool
-	streams map[uint16]*inStream
+	streams *flexarray.Array[inStream]
 	ready   fragList
 	held    int
 
@@ -27,9 +29,11 @@ type Data struct {
 	deferred  []*inStream
 }
 
-// NewData returns the DATA variant's reassembler.
-func NewData() *Data {
-	return &Data{streams: make(map[uint16]*inStream)}
+// NewData returns the DATA variant's reassembler for inStreams inbound
+// streams. Per-stream state lives in a page-chunked table: streams that
+// never carry data cost nothing.
+func NewData(inStreams int) *Data {
+	return &Data{streams: flexarray.New[inStream](inStreams)}
 }
 
 // Pool returns the fragment pool.
@@ -50,21 +54,15 @@ func (d *Data) Pop() *Frag {
 	return f
 }
 
-func (d *Data) stream(sid uint16) *inStream {
-	s := d.streams[sid]
-	if s == nil {
-		s = &inStream{}
-		d.streams[sid] = s
-	}
-	return s
-}
+// stream returns sid's state, or nil for a stream outside the range.
+func (d *Data) stream(sid uint16) *inStream { return d.streams.Ensure(int(sid)) }
 
 func ssnLT(a, b uint16) bool { return a != b && int16(a-b) < 0 }
 
 // Add takes an accepted fragment.
 func (d *Data) Add(f *Frag) bool {
 	s := d.stream(f.SID)
-	if f.Flags&FlagUnordered == 0 && ssnLT(f.SSN, s.expect) {
+	if s == nil || f.Flags&FlagUnordered == 0 && ssnLT(f.SSN, s.expect) {
 		d.pool.Put(f)
 		return false
 	}
@@ -172,7 +170,7 @@ func (d *Data) Partial() bool {
 	}
 	var best *inStream
 	var bestList *fragList
-	for _, s := range d.streams {
+	for _, s := range d.streams.All() {
 		if h := s.ordered.head; h != nil && h.SSN == s.expect && h.Flags&FlagBegin != 0 {
 			if best == nil || tsnLT(h.TSN, bestList.head.TSN) {
 				best, bestList = s, &s.ordered
@@ -258,18 +256,16 @@ func (d *Data) ForwardTSN(newCum uint32, skips []Skip) {
 		}
 		d.deferred = d.deferred[:0]
 	}
-	for _, s := range d.streams {
+	for _, s := range d.streams.All() {
 		drop(&s.ordered)
 		drop(&s.unordered)
 	}
 	for _, k := range skips {
-		if s := d.streams[k.SID]; s != nil && !ssnLT(k.SSN, s.expect) {
+		if s := d.stream(k.SID); s != nil && !ssnLT(k.SSN, s.expect) {
 			s.expect = k.SSN + 1
-		} else if s == nil {
-			d.stream(k.SID).expect = k.SSN + 1
 		}
 	}
-	for _, s := range d.streams {
+	for _, s := range d.streams.All() {
 		d.deliver(s)
 	}
 }

@@ -43,7 +43,7 @@ func (r *Receiver) init(cfg *Config, st *Stats) {
 	r.cfg, r.stats = cfg, st
 	r.tsns.init(cfg.PeerTSN)
 	r.dups = make([]TSN, 0, maxDupTSNs)
-	d := interleave.NewData()
+	d := interleave.NewData(cfg.InStreams)
 	r.reasm, r.pool = d, d.Pool()
 	r.capacity = cfg.RecvBuffer
 	r.pdPoint = max(r.capacity/2, 1)

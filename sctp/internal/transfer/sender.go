@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/usctp/usctp/flexarray"
 	"github.com/usctp/usctp/sched"
 )
 
@@ -61,7 +62,7 @@ type Sender struct {
 	stats *Stats
 	sched sched.Scheduler
 
-	streams map[uint16]*outStream
+	streams *flexarray.Array[outStream]
 	free    *message // free list of messages
 	cur     *message // message being cut into chunks (pinned stream)
 
@@ -98,7 +99,7 @@ type Sender struct {
 func (s *Sender) init(cfg *Config, path *Path, st *Stats) {
 	s.cfg, s.path, s.stats = cfg, path, st
 	s.sched = cfg.Scheduler
-	s.streams = make(map[uint16]*outStream)
+	s.streams = flexarray.New[outStream](cfg.OutStreams)
 	s.cumAck = cfg.LocalTSN - 1
 	s.nextTSN = cfg.LocalTSN
 	s.recs = make([]record, 64)
@@ -130,11 +131,7 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 	if s.buffered > 0 && s.buffered+len(payload) > s.cfg.SendBuffer {
 		return ErrWouldBlock
 	}
-	st := s.streams[sid]
-	if st == nil {
-		st = &outStream{}
-		s.streams[sid] = st
-	}
+	st := s.streams.Ensure(int(sid))
 	m := s.free
 	if m != nil {
 		s.free = m.next
@@ -304,7 +301,7 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 			if !ok {
 				break
 			}
-			st := s.streams[sid]
+			st := s.streams.Get(int(sid))
 			if st == nil || st.head == nil {
 				s.sched.Forget(sid) // scheduler out of step: drop its state
 				continue
@@ -498,7 +495,7 @@ func (s *Sender) Drain(fn func(sid uint16, ppid uint32, payload []byte, sent boo
 		r.msg = nil
 		s.release(m)
 	}
-	for sid, st := range s.streams {
+	for sid, st := range s.streams.All() {
 		for m := st.head; m != nil; {
 			next := m.next
 			if fn != nil && m.off == 0 {
@@ -509,7 +506,7 @@ func (s *Sender) Drain(fn func(sid uint16, ppid uint32, payload []byte, sent boo
 			m = next
 		}
 		st.head, st.tail = nil, nil
-		s.sched.Forget(sid)
+		s.sched.Forget(uint16(sid))
 	}
 	s.cur = nil
 	s.cumAck = s.nextTSN - 1
