@@ -16,6 +16,7 @@ type message struct {
 	sid       uint16
 	ssn       uint16
 	unordered bool
+	drained   bool     // reported by Drain
 	off       int      // bytes already cut into chunks
 	refs      int      // chunk records pointing here, +1 while not fully cut
 	next      *message // per-stream queue or free list
@@ -139,7 +140,7 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 		m = &message{}
 	}
 	m.buf = append(m.buf[:0], payload...)
-	m.ppid, m.sid, m.unordered = ppid, sid, unordered
+	m.ppid, m.sid, m.unordered, m.drained = ppid, sid, unordered, false
 	m.off, m.refs, m.next, m.st = 0, 1, nil, st
 	if st.tail == nil {
 		st.head = m
@@ -480,26 +481,26 @@ func (s *Sender) Deadline() time.Time {
 // part of it went out. The association calls it when the association ends
 // to raise send-failed events. The payload is valid only during the call.
 func (s *Sender) Drain(fn func(sid uint16, ppid uint32, payload []byte, sent bool)) {
-	seen := s.cur // fully-unsent messages are reported from the queues below
-	_ = seen
-	// Messages with chunks outstanding.
+	// Messages with chunks outstanding, each reported once.
 	for t := s.cumAck + 1; t != s.nextTSN; t++ {
 		r := s.rec(t)
 		m := r.msg
 		if m == nil {
 			continue
 		}
-		if r.flags&flagBegin != 0 && fn != nil {
+		if !m.drained && fn != nil {
+			m.drained = true
 			fn(m.sid, m.ppid, m.buf, true)
 		}
 		r.msg = nil
+		r.state = recAcked
 		s.release(m)
 	}
 	for sid, st := range s.streams.All() {
 		for m := st.head; m != nil; {
 			next := m.next
-			if fn != nil && m.off == 0 {
-				fn(m.sid, m.ppid, m.buf, false)
+			if fn != nil && !m.drained {
+				fn(m.sid, m.ppid, m.buf, m.off > 0)
 			}
 			m.refs = 1
 			s.release(m)

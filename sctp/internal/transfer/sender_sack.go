@@ -299,3 +299,24 @@ func (s *Sender) OnTimeout(now time.Time) (expired bool) {
 	s.path.Fault()
 	return true
 }
+
+// HandleCumAck applies the Cumulative TSN Ack of a SHUTDOWN chunk (RFC 9260
+// section 9.2: the receiver of a SHUTDOWN "MUST ... verify, by checking the
+// Cumulative TSN Ack field of the chunk, that all its outstanding DATA
+// chunks have been received by the SHUTDOWN sender"): a SACK without gap
+// blocks that leaves the peer's window as it was. Errors as HandleSACK.
+func (s *Sender) HandleCumAck(now time.Time, cum TSN) (acked bool, err error) {
+	if cum.LT(s.cumAck) {
+		return false, nil
+	}
+	sk := SACK{CumTSNAck: cum, ARwnd: uint32(s.peerRwnd + s.unackedData)}
+	if cum.LEQ(s.nextTSN - 1) {
+		// The window the SACK computes: a_rwnd less what stays unacked.
+		for t := s.cumAck + 1; t.LEQ(cum); t++ {
+			if r := s.rec(t); r.state == recInFlight || r.state == recRtx {
+				sk.ARwnd -= uint32(r.n)
+			}
+		}
+	}
+	return s.HandleSACK(now, &sk)
+}

@@ -2,6 +2,8 @@ package transfer
 
 import (
 	"errors"
+	"fmt"
+	"sort"
 	"testing"
 	"time"
 )
@@ -509,4 +511,50 @@ func TestRenege(t *testing.T) {
 		t.Fatalf("reneged chunk misses %d state %d", r.misses, r.state)
 	}
 	checkInvariants(t, &x.e.Send)
+}
+
+// RFC 9260 section 9.2: the Cumulative TSN Ack of a SHUTDOWN acknowledges
+// data like a SACK without gap blocks; the peer's window stays as it was.
+func TestHandleCumAck(t *testing.T) {
+	x := newTx(t, Config{MaxBurst: 100, PeerRwnd: 100000})
+	x.queue(3, 1000)
+	x.flush()
+	rwnd := x.e.Send.PeerRwnd()
+	if acked, err := x.e.Send.HandleCumAck(x.now, 1001); err != nil || !acked {
+		t.Fatalf("acked %v err %v", acked, err)
+	}
+	if x.e.Send.Outstanding() != 1 || x.e.Send.PeerRwnd() != rwnd {
+		t.Fatalf("outstanding %d rwnd %d, want 1 and %d", x.e.Send.Outstanding(), x.e.Send.PeerRwnd(), rwnd)
+	}
+	if _, err := x.e.Send.HandleCumAck(x.now, 1005); !errors.Is(err, ErrProtocolViolation) {
+		t.Fatalf("cum ack of unsent TSN: %v", err)
+	}
+	checkInvariants(t, &x.e.Send)
+}
+
+// Drain hands back every queued and unacknowledged message once (for
+// send-failed events when the association ends) and empties the sender.
+func TestDrain(t *testing.T) {
+	x := newTx(t, Config{MaxBurst: 2})
+	x.e.Send.Queue(0, 1, false, make([]byte, 5000)) // partly sent, first part acked
+	x.e.Send.Queue(1, 2, false, make([]byte, 10))   // unsent
+	x.packet()                                      // first fragment
+	x.packet()                                      // second fragment
+	x.mustSACK(1000, DefaultBuffer)
+	var got []string
+	x.e.Send.Drain(func(sid uint16, ppid uint32, payload []byte, sent bool) {
+		got = append(got, fmt.Sprintf("%d/%d/%d/%v", sid, ppid, len(payload), sent))
+	})
+	sort.Strings(got)
+	if want := []string{"0/1/5000/true", "1/2/10/false"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("drained %v, want %v", got, want)
+	}
+	if !x.e.Send.Idle() || x.e.Send.Buffered() != 0 || !x.e.Send.Deadline().IsZero() {
+		t.Fatal("sender not empty after Drain")
+	}
+	// The sender works on afterwards.
+	x.queue(1, 10)
+	if ds := x.packet(); len(ds) != 1 {
+		t.Fatalf("after Drain sent %d chunks", len(ds))
+	}
 }
