@@ -49,7 +49,9 @@ func (e *Engine) OnTimeout(now time.Time) (t3Expired bool) {
 }
 
 // SetMTU changes the path MTU (after PMTU discovery). Chunks cut before
-// keep their size.
+// keep their size: when one no longer fits a packet, AppendData returns it
+// alone in a packet longer than room, and the association must send that
+// packet with IP fragmentation allowed.
 func (e *Engine) SetMTU(mtu int) {
 	if mtu < 256 || mtu > 65535 {
 		return

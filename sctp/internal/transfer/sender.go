@@ -414,8 +414,13 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 		if r.state != recRtx {
 			continue
 		}
-		if dataHeaderLen+pad4(int(r.n)) > room {
-			break
+		if need := dataHeaderLen + pad4(int(r.n)); need > room {
+			// A chunk cut before the path MTU shrank fits no packet now:
+			// it goes alone, over room; the association lets IP fragment
+			// it (RFC 9260 section 7.3 allows that for such chunks).
+			if n > 0 || need <= s.path.pmdcs() {
+				break
+			}
 		}
 		if !bypass && s.path.flight >= s.path.cwnd {
 			s.stats.CwndLimited++

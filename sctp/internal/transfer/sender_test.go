@@ -558,3 +558,23 @@ func TestDrain(t *testing.T) {
 		t.Fatalf("after Drain sent %d chunks", len(ds))
 	}
 }
+
+// After the path MTU shrinks, a chunk cut for the old MTU still goes out
+// (alone, to be IP-fragmented) instead of blocking retransmission forever.
+func TestMTUShrinkRetransmission(t *testing.T) {
+	x := newTx(t, Config{})
+	x.queue(1, 1400)
+	x.flush()
+	x.e.SetMTU(1000)
+	x.advance(time.Second)
+	x.e.OnTimeout(x.now)
+	pkt, n := x.e.Send.AppendData(x.now, nil, 1000-12)
+	if n != 1 || len(pkt) != dataHeaderLen+1400 {
+		t.Fatalf("retransmitted %d chunks in %d bytes, want the 1416-byte chunk", n, len(pkt))
+	}
+	x.mustSACK(1000, DefaultBuffer)
+	x.queue(1, 1400) // new data is cut for the new MTU
+	if ds := x.packet(); len(ds) != 1 || len(ds[0].Payload) != (1000-12-16)&^3 {
+		t.Fatalf("new chunk of %d bytes, want %d", len(ds[0].Payload), (1000-12-16)&^3)
+	}
+}
