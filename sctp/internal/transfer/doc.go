@@ -36,7 +36,7 @@
 //		if e.Recv.SACKDue(now) {
 //			b = e.Recv.AppendSACK(now, b, mtu-len(b))
 //		}
-//		b, n := e.Send.AppendData(now, b, mtu-len(b))
+//		b, _ = e.Send.AppendData(now, b, mtu-len(b))
 //		if len(b) == len(hdr) { break }
 //		send(b)
 //	}

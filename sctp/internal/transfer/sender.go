@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/flexarray"
+	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sched"
 )
 
@@ -14,9 +15,10 @@ type message struct {
 	buf       []byte // the user data (a copy)
 	ppid      uint32
 	sid       uint16
-	ssn       uint16
 	unordered bool
 	drained   bool     // reported by Drain
+	mid       uint32   // SSN or MID, assigned when the first fragment is cut
+	nextFSN   uint32   // FSN of the next fragment (I-DATA)
 	off       int      // bytes already cut into chunks
 	refs      int      // chunk records pointing here, +1 while not fully cut
 	next      *message // per-stream queue or free list
@@ -26,7 +28,6 @@ type message struct {
 // outStream is the sending state of one outbound stream.
 type outStream struct {
 	head, tail *message
-	nextSSN    uint16
 }
 
 // Record states.
@@ -44,8 +45,9 @@ type record struct {
 	sent     time.Time // last transmission
 	off, n   int32     // payload = msg.buf[off:off+n]
 	ppid     uint32
+	mid      uint32 // SSN or MID
+	fsn      uint32 // I-DATA fragment sequence number
 	sid      uint16
-	ssn      uint16
 	flags    uint8
 	state    uint8
 	misses   uint8 // miss indications (7.2.4)
@@ -62,6 +64,8 @@ type Sender struct {
 	path  *Path
 	stats *Stats
 	sched sched.Scheduler
+	frame interleave.Framer
+	hdr   int // chunk header length of the variant
 
 	streams *flexarray.Array[outStream]
 	free    *message // free list of messages
@@ -100,6 +104,8 @@ type Sender struct {
 func (s *Sender) init(cfg *Config, path *Path, st *Stats) {
 	s.cfg, s.path, s.stats = cfg, path, st
 	s.sched = cfg.Scheduler
+	s.frame = interleave.NewDataFramer(cfg.OutStreams)
+	s.hdr = s.frame.HeaderLen()
 	s.streams = flexarray.New[outStream](cfg.OutStreams)
 	s.cumAck = cfg.LocalTSN - 1
 	s.nextTSN = cfg.LocalTSN
@@ -113,7 +119,7 @@ func (s *Sender) init(cfg *Config, path *Path, st *Stats) {
 // setFragPoint derives the fragment point from the path MTU: the MTU less
 // the common header and a DATA chunk header, a multiple of 4.
 func (s *Sender) setFragPoint() {
-	s.fragPoint = (s.path.mtu - 12 - dataHeaderLen) &^ 3
+	s.fragPoint = (s.path.mtu - 12 - s.hdr) &^ 3
 }
 
 // Queue copies a user message of stream sid into the send buffer. It
@@ -204,9 +210,19 @@ func (s *Sender) grow() {
 	s.recs, s.mask = recs, uint32(n-1)
 }
 
-// size returns the bytes the chunk counts in flight size and cwnd: the
-// DATA chunk with its header and padding.
-func (r *record) size() int { return dataHeaderLen + pad4(int(r.n)) }
+// size returns the bytes a chunk counts in flight size and cwnd: the
+// chunk with its header and padding.
+func (s *Sender) size(r *record) int { return s.hdr + pad4(int(r.n)) }
+
+// appendChunk writes the chunk of record r (TSN t) through the variant's
+// framer.
+func (s *Sender) appendChunk(pkt []byte, t TSN, r *record) []byte {
+	f := interleave.OutFrag{
+		TSN: uint32(t), PPID: r.ppid, MID: r.mid, FSN: r.fsn, SID: r.sid, Flags: r.flags,
+		Payload: r.msg.buf[r.off : int(r.off)+int(r.n)],
+	}
+	return s.frame.Append(pkt, f)
+}
 
 // nextChunkSize returns the user data size of the next new chunk, or 0.
 func (s *Sender) nextChunkSize() int {
@@ -311,7 +327,7 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 			s.cur = m
 		}
 		left := len(m.buf) - m.off
-		max := (room - dataHeaderLen) &^ 3
+		max := (room - s.hdr) &^ 3
 		size := min(left, s.fragPoint)
 		if size > max {
 			// Cut smaller to fill the packet, but not into slivers.
@@ -324,7 +340,7 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 			break
 		}
 		pkt = s.cut(now, m, size, pkt)
-		room -= dataHeaderLen + pad4(size)
+		room -= s.hdr + pad4(size)
 		n++
 	}
 	if n > 0 {
@@ -346,14 +362,8 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	var flags uint8
 	if m.off == 0 {
 		flags |= flagBegin
-		if !m.unordered {
-			// 6.5: "The Stream Sequence Number of an outgoing stream MUST be
-			// incremented by 1 for each ordered user message sent on that
-			// outgoing stream." "For unordered user messages, the Stream
-			// Sequence Number MUST NOT be changed."
-			m.ssn = st.nextSSN
-			st.nextSSN++
-		}
+		m.mid = s.frame.NewMessage(m.sid, m.unordered)
+		m.nextFSN = 0
 	}
 	if m.unordered {
 		flags |= flagUnordered
@@ -370,9 +380,10 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	r := s.rec(tsn)
 	*r = record{
 		msg: m, sent: now, off: int32(m.off), n: int32(size),
-		ppid: m.ppid, sid: m.sid, ssn: m.ssn, flags: flags,
+		ppid: m.ppid, sid: m.sid, mid: m.mid, fsn: m.nextFSN, flags: flags,
 		state: recInFlight, xmits: 1,
 	}
+	m.nextFSN++
 	m.refs++
 	m.off += size
 	s.unsent -= size
@@ -387,7 +398,7 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 		m.refs-- // fully cut: only the chunk records hold it now
 	}
 	s.sched.Sent(m.sid, size, end, st.head == nil)
-	s.path.flight += r.size()
+	s.path.flight += s.size(r)
 	s.inFlight++
 	s.unackedData += size
 	// 6.2.1 B: "Any time a DATA chunk is transmitted (or retransmitted) to
@@ -399,7 +410,7 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	}
 	s.stats.DataChunksSent++
 	s.stats.BytesSent += uint64(size)
-	return appendDataChunk(pkt, flags, tsn, m.sid, m.ssn, m.ppid, m.buf[r.off:int(r.off)+size])
+	return s.appendChunk(pkt, tsn, r)
 }
 
 // appendRtx appends chunks marked for retransmission, lowest TSN first,
@@ -414,7 +425,7 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 		if r.state != recRtx {
 			continue
 		}
-		if need := dataHeaderLen + pad4(int(r.n)); need > room {
+		if need := s.hdr + pad4(int(r.n)); need > room {
 			// A chunk cut before the path MTU shrank fits no packet now:
 			// it goes alone, over room; the association lets IP fragment
 			// it (RFC 9260 section 7.3 allows that for such chunks).
@@ -450,11 +461,11 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 		}
 		s.rtxPending--
 		s.inFlight++
-		s.path.flight += r.size()
+		s.path.flight += s.size(r)
 		s.peerRwnd = max(s.peerRwnd-int(r.n), 0)
 		s.stats.Retransmits++
-		pkt = appendDataChunk(pkt, r.flags, t, r.sid, r.ssn, r.ppid, r.msg.buf[r.off:int(r.off)+int(r.n)])
-		room -= dataHeaderLen + pad4(int(r.n))
+		pkt = s.appendChunk(pkt, t, r)
+		room -= s.hdr + pad4(int(r.n))
 		n++
 	}
 	s.fastRtx = false

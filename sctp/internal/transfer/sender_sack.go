@@ -42,7 +42,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	for t := s.cumAck + 1; t.LEQ(cum); t++ {
 		r := s.rec(t)
 		if s.ack(now, t, r) {
-			newBytes += r.size()
+			newBytes += s.size(r)
 			htna, haveHTNA = t, true
 		} else if r.state == recGapAcked {
 			s.gapAcked--
@@ -70,7 +70,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 				continue
 			}
 			if s.ack(now, t, r) {
-				newBytes += r.size()
+				newBytes += s.size(r)
 				htna, haveHTNA = t, true
 			}
 			r.state = recGapAcked
@@ -183,7 +183,7 @@ func (s *Sender) validate(sk *SACK) error {
 func (s *Sender) ack(now time.Time, t TSN, r *record) bool {
 	switch r.state {
 	case recInFlight:
-		s.path.flight -= r.size()
+		s.path.flight -= s.size(r)
 		s.inFlight--
 	case recRtx:
 		s.rtxPending--
@@ -221,7 +221,7 @@ func (s *Sender) markRtx(r *record) {
 	r.state = recRtx
 	s.rtxPending++
 	s.inFlight--
-	s.path.flight -= r.size()
+	s.path.flight -= s.size(r)
 	s.peerRwnd += int(r.n)
 }
 
@@ -243,7 +243,7 @@ func (s *Sender) renege(now time.Time, t TSN) {
 	s.gapAcked--
 	s.unackedData += int(r.n)
 	s.inFlight++
-	s.path.flight += r.size()
+	s.path.flight += s.size(r)
 	s.stats.Reneged++
 	if s.t3.IsZero() {
 		s.t3 = now.Add(s.path.rto)
