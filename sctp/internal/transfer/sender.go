@@ -69,6 +69,7 @@ type Sender struct {
 
 	streams *flexarray.Array[outStream]
 	free    *message // free list of messages
+	nfree   int
 	cur     *message // message being cut into chunks (pinned stream)
 
 	buffered    int // bytes queued and not yet acknowledged
@@ -142,6 +143,7 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 	m := s.free
 	if m != nil {
 		s.free = m.next
+		s.nfree--
 	} else {
 		m = &message{}
 	}
@@ -173,9 +175,23 @@ func (s *Sender) release(m *message) {
 	}
 	s.buffered -= len(m.buf)
 	m.st = nil
+	if s.nfree >= maxFreeMessages {
+		return
+	}
+	if cap(m.buf) > maxKeptBuffer {
+		m.buf = nil
+	}
 	m.next = s.free
 	s.free = m
+	s.nfree++
 }
+
+// Bounds of the message free list: how many messages it keeps, and the
+// largest buffer a free message keeps.
+const (
+	maxFreeMessages = 4096
+	maxKeptBuffer   = 64 << 10
+)
 
 // Buffered returns the bytes in the send buffer: queued or unacknowledged.
 func (s *Sender) Buffered() int { return s.buffered }
