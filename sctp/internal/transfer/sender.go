@@ -186,9 +186,10 @@ func (s *Sender) release(m *message) {
 	s.nfree++
 }
 
-// Bounds of the message free list: how many messages it keeps, and the
+// Bounds: chunks outstanding; the message free list's length and the
 // largest buffer a free message keeps.
 const (
+	maxOutstanding  = 1 << 15 // DATA chunks above the cumulative ack point
 	maxFreeMessages = 4096
 	maxKeptBuffer   = 64 << 10
 )
@@ -255,6 +256,15 @@ func (s *Sender) nextChunkSize() int {
 // canSendNew applies rules A and B of section 6.1 to a new chunk of size
 // user bytes.
 func (s *Sender) canSendNew(now time.Time, size int) bool {
+	// 6.1: "The data sender MUST NOT use a TSN that is more than 2^31 - 1
+	// above the beginning TSN of the current send window. For each stream,
+	// the data sender MUST NOT have more than 2^16 - 1 ordered user
+	// messages in the current send window." Bounding the chunks outstanding
+	// keeps both (and spares receivers with small TSN maps).
+	if s.Outstanding() >= maxOutstanding {
+		s.stats.CwndLimited++
+		return false
+	}
 	// Rule B: "the sender MUST NOT transmit new data to a given transport
 	// address if it has cwnd + (PMDCS - 1) or more bytes of data
 	// outstanding"; we exceed cwnd by at most one chunk.

@@ -578,3 +578,21 @@ func TestMTUShrinkRetransmission(t *testing.T) {
 		t.Fatalf("new chunk of %d bytes, want %d", len(ds[0].Payload), (1000-12-16)&^3)
 	}
 }
+
+// RFC 9260 section 6.1: "For each stream, the data sender MUST NOT have
+// more than 2^16 - 1 ordered user messages in the current send window."
+func TestOutstandingBound(t *testing.T) {
+	x := newTx(t, Config{MaxBurst: 1 << 20, SendBuffer: 1 << 24, PeerRwnd: 1 << 30})
+	x.e.Path.cwnd = 1 << 30
+	for range 70000 {
+		if err := x.e.Send.Queue(0, 0, false, []byte{1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 100 {
+		x.e.Send.AppendData(x.now, x.pkt[:0], 65000)
+	}
+	if o := x.e.Send.Outstanding(); o != maxOutstanding {
+		t.Fatalf("%d chunks outstanding, want the bound %d", o, maxOutstanding)
+	}
+}
