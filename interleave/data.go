@@ -1,14 +1,27 @@
 package interleave
 
-import "github.com/usctp/usctp/flexarray"
+import (
+	"iter"
 
-// inStream is the receiving state of one inbound stream (DATA variant).
-// It moves into the stream package's In records when package stream lands.
-type inStream struct {
+	"github.com/usctp/usctp/stream"
+)
+
+// InSide is the reassembly state of one inbound stream: the side object of
+// the stream table's inbound records (stream.Table[O, InSide]). The next
+// SSN (or MID) to deliver lives in the stream's In record.
+type InSide struct {
 	ordered   fragList // ordered fragments waiting, by TSN
 	unordered fragList // unordered fragments waiting, by TSN
-	expect    uint16   // next SSN to deliver
-	deferred  bool     // on the deferred list while a partial delivery runs
+	sid       uint16
+	deferred  bool // on the deferred list while a partial delivery runs
+}
+
+// InStreams is the part of the association's stream table the receiving
+// side uses: *stream.Table[O, InSide] for any O.
+type InStreams interface {
+	In(sid uint16) *stream.In
+	InSide(sid uint16) *InSide
+	InSides() iter.Seq2[uint16, *InSide]
 }
 
 // Data is the DATA variant's reassembler (RFC 9260 section 6.5 and 6.9):
@@ -16,24 +29,24 @@ type inStream struct {
 // stream in SSN order, unordered ones as soon as they are complete.
 type Data struct {
 	pool    Pool
-	streams *flexarray.Array[inStream]
+	streams InStreams
 	ready   fragList
 	held    int
 
 	// Partial delivery in progress: the stream and list the message comes
 	// from, and the TSN of its next fragment.
-	pd        *inStream
+	pd        *InSide
 	pdList    *fragList
 	pdOrdered bool
 	pdNext    uint32
-	deferred  []*inStream
+	deferred  []*InSide
 }
 
-// NewData returns the DATA variant's reassembler for inStreams inbound
-// streams. Per-stream state lives in a page-chunked table: streams that
-// never carry data cost nothing.
-func NewData(inStreams int) *Data {
-	return &Data{streams: flexarray.New[inStream](inStreams)}
+// NewData returns the DATA variant's reassembler over the association's
+// stream table: the next SSN of each inbound stream is its In record's
+// NextSSN, and fragments wait in its InSide, created on first use.
+func NewData(streams InStreams) *Data {
+	return &Data{streams: streams}
 }
 
 // Pool returns the fragment pool.
@@ -55,14 +68,23 @@ func (d *Data) Pop() *Frag {
 }
 
 // stream returns sid's state, or nil for a stream outside the range.
-func (d *Data) stream(sid uint16) *inStream { return d.streams.Ensure(int(sid)) }
+func (d *Data) stream(sid uint16) *InSide {
+	s := d.streams.InSide(sid)
+	if s != nil {
+		s.sid = sid
+	}
+	return s
+}
+
+// in returns the In record of s's stream (its next SSN, partial delivery).
+func (d *Data) in(s *InSide) *stream.In { return d.streams.In(s.sid) }
 
 func ssnLT(a, b uint16) bool { return a != b && int16(a-b) < 0 }
 
 // Add takes an accepted fragment.
 func (d *Data) Add(f *Frag) bool {
 	s := d.stream(f.SID)
-	if s == nil || f.Flags&FlagUnordered == 0 && ssnLT(f.SSN, s.expect) {
+	if s == nil || f.Flags&FlagUnordered == 0 && ssnLT(f.SSN, uint16(d.in(s).NextSSN())) {
 		d.pool.Put(f)
 		return false
 	}
@@ -91,7 +113,7 @@ func (d *Data) Add(f *Frag) bool {
 // deliver moves the deliverable messages of s to the ready queue: ordered
 // ones in SSN order, unordered ones when complete. During a partial
 // delivery it only notes s for later.
-func (d *Data) deliver(s *inStream) {
+func (d *Data) deliver(s *InSide) {
 	if d.pd != nil {
 		if !s.deferred {
 			s.deferred = true
@@ -99,9 +121,10 @@ func (d *Data) deliver(s *inStream) {
 		}
 		return
 	}
+	in := d.in(s)
 	for {
 		h := s.ordered.head
-		if h == nil || h.SSN != s.expect || h.Flags&FlagBegin == 0 {
+		if h == nil || h.SSN != uint16(in.NextSSN()) || h.Flags&FlagBegin == 0 {
 			break
 		}
 		last, ok := completeRun(h)
@@ -109,7 +132,7 @@ func (d *Data) deliver(s *inStream) {
 			break
 		}
 		d.move(&s.ordered, last)
-		s.expect++
+		in.MID = stream.MID(in.NextSSN().Next())
 	}
 	// Unordered: any complete run anywhere in the list.
 	var prev *Frag
@@ -168,10 +191,10 @@ func (d *Data) Partial() bool {
 	if d.pd != nil || d.ready.head != nil {
 		return false
 	}
-	var best *inStream
+	var best *InSide
 	var bestList *fragList
-	for _, s := range d.streams.All() {
-		if h := s.ordered.head; h != nil && h.SSN == s.expect && h.Flags&FlagBegin != 0 {
+	for _, s := range d.streams.InSides() {
+		if h := s.ordered.head; h != nil && h.SSN == uint16(d.in(s).NextSSN()) && h.Flags&FlagBegin != 0 {
 			if best == nil || tsnLT(h.TSN, bestList.head.TSN) {
 				best, bestList = s, &s.ordered
 			}
@@ -187,6 +210,11 @@ func (d *Data) Partial() bool {
 	}
 	d.pd, d.pdList, d.pdOrdered = best, bestList, bestList == &best.ordered
 	d.pdNext = bestList.head.TSN
+	if d.pdOrdered {
+		d.in(best).PD = true
+	} else {
+		d.in(best).PDUO = true
+	}
 	for h := bestList.head; h != nil && h.TSN == d.pdNext; h = bestList.head {
 		d.ready.push(bestList.pop())
 		d.pdNext++
@@ -203,9 +231,11 @@ func (d *Data) continuePartial(f *Frag) {
 		d.pdNext++
 		if f.Flags&FlagEnd != 0 {
 			s := d.pd
+			in := d.in(s)
 			if d.pdOrdered {
-				s.expect++
+				in.MID = stream.MID(in.NextSSN().Next())
 			}
+			in.PD, in.PDUO = false, false
 			d.pd, d.pdList = nil, nil
 			d.deliver(s)
 			for _, o := range d.deferred {
@@ -250,22 +280,24 @@ func (d *Data) ForwardTSN(newCum uint32, skips []Skip) {
 		}
 	}
 	if d.pd != nil && !tsnLT(newCum, d.pdNext) {
+		in := d.in(d.pd)
+		in.PD, in.PDUO = false, false
 		d.pd, d.pdList = nil, nil
 		for _, o := range d.deferred {
 			o.deferred = false
 		}
 		d.deferred = d.deferred[:0]
 	}
-	for _, s := range d.streams.All() {
+	for _, s := range d.streams.InSides() {
 		drop(&s.ordered)
 		drop(&s.unordered)
 	}
 	for _, k := range skips {
-		if s := d.stream(k.SID); s != nil && !ssnLT(k.SSN, s.expect) {
-			s.expect = k.SSN + 1
+		if in := d.streams.In(k.SID); in != nil && !ssnLT(k.SSN, uint16(in.NextSSN())) {
+			in.MID = stream.MID(k.SSN + 1)
 		}
 	}
-	for _, s := range d.streams.All() {
+	for _, s := range d.streams.InSides() {
 		d.deliver(s)
 	}
 }

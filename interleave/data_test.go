@@ -2,7 +2,14 @@ package interleave
 
 import (
 	"testing"
+
+	"github.com/usctp/usctp/stream"
 )
+
+func newData(n uint16) (*Data, *stream.Table[struct{}, InSide]) {
+	t := stream.NewTable[struct{}, InSide](n, n)
+	return NewData(t), t
+}
 
 type harness struct {
 	t *testing.T
@@ -35,6 +42,8 @@ func (h harness) messages() []string {
 	return out
 }
 
+func must(d *Data, _ *stream.Table[struct{}, InSide]) *Data { return d }
+
 func eq(a, b []string) bool {
 	if len(a) != len(b) {
 		return false
@@ -50,7 +59,7 @@ func eq(a, b []string) bool {
 const BE = FlagBegin | FlagEnd
 
 func TestOrderedPerStream(t *testing.T) {
-	h := harness{t, NewData(4)}
+	h := harness{t, must(newData(4))}
 	h.add(3, 1, 2, BE, "c")
 	h.add(2, 1, 1, BE, "b")
 	h.add(10, 2, 0, BE, "x") // another stream is independent
@@ -67,8 +76,9 @@ func TestOrderedPerStream(t *testing.T) {
 }
 
 func TestSSNWrap(t *testing.T) {
-	h := harness{t, NewData(1)}
-	h.d.stream(0).expect = 65535
+	d, tab := newData(1)
+	h := harness{t, d}
+	tab.In(0).MID = 65535
 	h.add(2, 0, 0, BE, "after")
 	h.add(1, 0, 65535, BE, "before")
 	if got := h.messages(); !eq(got, []string{"before", "after"}) {
@@ -77,7 +87,7 @@ func TestSSNWrap(t *testing.T) {
 }
 
 func TestUnorderedComplete(t *testing.T) {
-	h := harness{t, NewData(1)}
+	h := harness{t, must(newData(1))}
 	h.add(5, 0, 0, FlagUnordered|FlagEnd, "2")
 	h.add(1, 0, 0, FlagUnordered|FlagBegin, "x")
 	h.add(4, 0, 0, FlagUnordered|FlagBegin, "1")
@@ -91,7 +101,7 @@ func TestUnorderedComplete(t *testing.T) {
 }
 
 func TestDuplicateAndStale(t *testing.T) {
-	h := harness{t, NewData(1)}
+	h := harness{t, must(newData(1))}
 	h.add(2, 0, 0, FlagBegin, "a")
 	if h.add(2, 0, 0, FlagBegin, "a") {
 		t.Fatal("duplicate fragment accepted")
@@ -113,7 +123,7 @@ func TestDuplicateAndStale(t *testing.T) {
 // before its end; other streams' messages wait until that end so the
 // delivery queue never interleaves messages.
 func TestPartialDeliveryDefers(t *testing.T) {
-	h := harness{t, NewData(2)}
+	h := harness{t, must(newData(2))}
 	h.add(1, 0, 0, FlagBegin, "a")
 	h.add(2, 0, 0, 0, "b")
 	if h.d.Partial() != true {
@@ -139,7 +149,7 @@ func TestPartialDeliveryDefers(t *testing.T) {
 // FORWARD-TSN (minimal): fragments up to the new cumulative TSN are
 // dropped and skipped streams move past their SSN.
 func TestForwardTSN(t *testing.T) {
-	h := harness{t, NewData(2)}
+	h := harness{t, must(newData(2))}
 	h.add(2, 0, 0, FlagBegin, "lost-start") // its end was abandoned
 	h.add(5, 0, 1, BE, "next")
 	h.add(6, 1, 3, BE, "s1")

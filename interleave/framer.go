@@ -1,8 +1,8 @@
 package interleave
 
 import (
-	"github.com/usctp/usctp/flexarray"
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/stream"
 )
 
 // OutFrag is one outgoing fragment as a variant numbers and writes it.
@@ -39,15 +39,22 @@ type Framer interface {
 	Append(b []byte, f OutFrag) []byte
 }
 
-// DataFramer is the DATA variant's Framer.
-type DataFramer struct {
-	next *flexarray.Array[uint16] // next SSN per outbound stream
+// OutStreams is the part of the association's stream table the sending
+// side uses: *stream.Table[O, I] for any O and I.
+type OutStreams interface {
+	Out(sid uint16) *stream.Out
 }
 
-// NewDataFramer returns the DATA variant's framer for outStreams outbound
-// streams.
-func NewDataFramer(outStreams int) *DataFramer {
-	return &DataFramer{next: flexarray.New[uint16](outStreams)}
+// DataFramer is the DATA variant's Framer. The next SSN of each outbound
+// stream is its Out record's (stream.Out.TakeSSN).
+type DataFramer struct {
+	streams OutStreams
+}
+
+// NewDataFramer returns the DATA variant's framer over the association's
+// stream table.
+func NewDataFramer(streams OutStreams) *DataFramer {
+	return &DataFramer{streams: streams}
 }
 
 // HeaderLen returns 16, the DATA chunk header length.
@@ -62,13 +69,11 @@ func (d *DataFramer) NewMessage(sid uint16, unordered bool) uint32 {
 	if unordered {
 		return 0
 	}
-	p := d.next.Ensure(int(sid))
-	if p == nil {
+	o := d.streams.Out(sid)
+	if o == nil {
 		return 0
 	}
-	ssn := *p
-	*p = ssn + 1
-	return uint32(ssn)
+	return uint32(o.TakeSSN())
 }
 
 // Append appends f as a DATA chunk.

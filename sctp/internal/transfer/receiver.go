@@ -39,11 +39,11 @@ type Receiver struct {
 	info RecvInfo // the message being read
 }
 
-func (r *Receiver) init(cfg *Config, st *Stats) {
+func (r *Receiver) init(cfg *Config, st *Stats, streams *Streams) {
 	r.cfg, r.stats = cfg, st
 	r.tsns.init(cfg.PeerTSN)
 	r.dups = make([]TSN, 0, maxDupTSNs)
-	d := interleave.NewData(cfg.InStreams)
+	d := interleave.NewData(streams)
 	r.reasm, r.pool = d, d.Pool()
 	r.capacity = cfg.RecvBuffer
 	r.pdPoint = max(r.capacity/2, 1)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/usctp/usctp/flexarray"
 	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sched"
 )
@@ -22,11 +21,11 @@ type message struct {
 	off       int      // bytes already cut into chunks
 	refs      int      // chunk records pointing here, +1 while not fully cut
 	next      *message // per-stream queue or free list
-	st        *outStream
 }
 
-// outStream is the sending state of one outbound stream.
-type outStream struct {
+// OutSide is the sending state of one outbound stream: the side object of
+// the stream table's outbound records, holding the stream's send queue.
+type OutSide struct {
 	head, tail *message
 }
 
@@ -67,7 +66,7 @@ type Sender struct {
 	frame interleave.Framer
 	hdr   int // chunk header length of the variant
 
-	streams *flexarray.Array[outStream]
+	streams *Streams
 	free    *message // free list of messages
 	nfree   int
 	cur     *message // message being cut into chunks (pinned stream)
@@ -102,12 +101,11 @@ type Sender struct {
 	lastSend time.Time // last DATA transmission, for the idle cwnd rule
 }
 
-func (s *Sender) init(cfg *Config, path *Path, st *Stats) {
-	s.cfg, s.path, s.stats = cfg, path, st
+func (s *Sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
+	s.cfg, s.path, s.stats, s.streams = cfg, path, st, streams
 	s.sched = cfg.Scheduler
-	s.frame = interleave.NewDataFramer(cfg.OutStreams)
+	s.frame = interleave.NewDataFramer(streams)
 	s.hdr = s.frame.HeaderLen()
-	s.streams = flexarray.New[outStream](cfg.OutStreams)
 	s.cumAck = cfg.LocalTSN - 1
 	s.nextTSN = cfg.LocalTSN
 	s.recs = make([]record, 64)
@@ -139,7 +137,7 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 	if s.buffered > 0 && s.buffered+len(payload) > s.cfg.SendBuffer {
 		return ErrWouldBlock
 	}
-	st := s.streams.Ensure(int(sid))
+	st := s.streams.OutSide(sid)
 	m := s.free
 	if m != nil {
 		s.free = m.next
@@ -149,7 +147,7 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 	}
 	m.buf = append(m.buf[:0], payload...)
 	m.ppid, m.sid, m.unordered, m.drained = ppid, sid, unordered, false
-	m.off, m.refs, m.next, m.st = 0, 1, nil, st
+	m.off, m.refs, m.next = 0, 1, nil
 	if st.tail == nil {
 		st.head = m
 	} else {
@@ -174,7 +172,6 @@ func (s *Sender) release(m *message) {
 		return
 	}
 	s.buffered -= len(m.buf)
-	m.st = nil
 	if s.nfree >= maxFreeMessages {
 		return
 	}
@@ -344,7 +341,7 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 			if !ok {
 				break
 			}
-			st := s.streams.Get(int(sid))
+			st := s.streams.PeekOutSide(sid)
 			if st == nil || st.head == nil {
 				s.sched.Forget(sid) // scheduler out of step: drop its state
 				continue
@@ -384,7 +381,7 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 
 // cut makes the next chunk of size bytes from m, records it and appends it.
 func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
-	st := m.st
+	st := s.streams.PeekOutSide(m.sid)
 	var flags uint8
 	if m.off == 0 {
 		flags |= flagBegin
@@ -538,7 +535,7 @@ func (s *Sender) Drain(fn func(sid uint16, ppid uint32, payload []byte, sent boo
 		r.state = recAcked
 		s.release(m)
 	}
-	for sid, st := range s.streams.All() {
+	for sid, st := range s.streams.OutSides() {
 		for m := st.head; m != nil; {
 			next := m.next
 			if fn != nil && !m.drained {
@@ -549,7 +546,7 @@ func (s *Sender) Drain(fn func(sid uint16, ppid uint32, payload []byte, sent boo
 			m = next
 		}
 		st.head, st.tail = nil, nil
-		s.sched.Forget(uint16(sid))
+		s.sched.Forget(sid)
 	}
 	s.cur = nil
 	s.cumAck = s.nextTSN - 1
