@@ -95,6 +95,8 @@ type Sender struct {
 	probeAt   time.Time
 	sackSince bool // a SACK arrived since T3 was last started
 
+	immediate bool // set the I bit on DATA chunks (RFC 7053)
+
 	timing   bool // an RTT measurement is running
 	timedTSN TSN
 	t3       time.Time // T3-rtx deadline, zero when stopped
@@ -231,8 +233,12 @@ func (s *Sender) size(r *record) int { return s.hdr + pad4(int(r.n)) }
 // appendChunk writes the chunk of record r (TSN t) through the variant's
 // framer.
 func (s *Sender) appendChunk(pkt []byte, t TSN, r *record) []byte {
+	flags := r.flags
+	if s.immediate {
+		flags |= flagImmediate
+	}
 	f := interleave.OutFrag{
-		TSN: uint32(t), PPID: r.ppid, MID: r.mid, FSN: r.fsn, SID: r.sid, Flags: r.flags,
+		TSN: uint32(t), PPID: r.ppid, MID: r.mid, FSN: r.fsn, SID: r.sid, Flags: flags,
 		Payload: r.msg.buf[r.off : int(r.off)+int(r.n)],
 	}
 	return s.frame.Append(pkt, f)
@@ -505,6 +511,12 @@ func (s *Sender) startT3(now time.Time) {
 		s.sackSince = false
 	}
 }
+
+// SetImmediate makes the sender set the I bit on the DATA chunks it sends
+// from now on (or stop doing so): RFC 9260 section 6.1 lists "The sender is
+// in the SHUTDOWN-PENDING state" among the reasons to ask the peer to SACK
+// without delay.
+func (s *Sender) SetImmediate(on bool) { s.immediate = on }
 
 // Deadline returns when the T3-rtx timer expires or a zero window probe
 // is due, or the zero time when neither is pending.

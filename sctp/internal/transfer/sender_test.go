@@ -596,3 +596,42 @@ func TestOutstandingBound(t *testing.T) {
 		t.Fatalf("%d chunks outstanding, want the bound %d", o, maxOutstanding)
 	}
 }
+
+// RFC 9260 section 6.1: "Whenever the sender of a DATA chunk can benefit
+// from the corresponding SACK chunk being sent back without delay, the
+// sender MAY set the I bit in the DATA chunk header." (SHUTDOWN-PENDING.)
+func TestSetImmediate(t *testing.T) {
+	x := newTx(t, Config{})
+	x.e.Send.SetImmediate(true)
+	x.queue(1, 10)
+	if ds := x.packet(); len(ds) != 1 || ds[0].Flags&FlagImmediate == 0 {
+		t.Fatalf("chunk without the I bit: %+v", ds)
+	}
+}
+
+// RFC 9260 section 7.2.1: "While the endpoint does not transmit data on a
+// given transport address, the cwnd of the transport address SHOULD be
+// adjusted to max(cwnd / 2, 4 * PMDCS) once per RTO. Before the first cwnd
+// adjustment, the ssthresh of the transport address SHOULD be set to the
+// cwnd."
+func TestIdleCwnd(t *testing.T) {
+	x := newTx(t, Config{})
+	x.queue(1, 10)
+	x.flush()
+	x.mustSACK(1000, DefaultBuffer)
+	p := &x.e.Path
+	p.cwnd = 40 * testPMDCS
+	x.advance(2*p.RTO() + time.Millisecond) // two whole RTOs idle
+	x.queue(1, 10)
+	x.flush()
+	if p.Ssthresh() != 40*testPMDCS || p.Cwnd() != 10*testPMDCS {
+		t.Fatalf("after two idle RTOs ssthresh %d cwnd %d, want %d and %d", p.Ssthresh(), p.Cwnd(), 40*testPMDCS, 10*testPMDCS)
+	}
+	x.mustSACK(1001, DefaultBuffer)
+	x.advance(time.Hour)
+	x.queue(1, 10)
+	x.flush()
+	if p.Cwnd() != 4*testPMDCS {
+		t.Fatalf("after a long idle period cwnd %d, want the floor %d", p.Cwnd(), 4*testPMDCS)
+	}
+}
