@@ -58,6 +58,19 @@ func (r *Receiver) CumulativeTSN() TSN { return r.tsns.cum }
 // Window returns the receive window we would advertise now (a_rwnd).
 func (r *Receiver) Window() int { return max(r.capacity-r.reasm.Held(), 0) }
 
+// advertise returns the a_rwnd to put in a SACK. 6.2: "The receiver MUST
+// also have an algorithm for advertising its receive window to avoid
+// receiver silly window syndrome (SWS), as described in [RFC1122]": a
+// window smaller than both a full-sized chunk and half the buffer is
+// advertised as 0, so the peer does not dribble small chunks into it.
+func (r *Receiver) advertise() int {
+	w := r.Window()
+	if w < min(r.cfg.MTU, r.capacity/2) {
+		return 0
+	}
+	return w
+}
+
 // Held returns the user bytes held: waiting for reassembly or ordering, or
 // ready to be read.
 func (r *Receiver) Held() int { return r.reasm.Held() }
@@ -180,7 +193,7 @@ func (r *Receiver) AppendSACK(now time.Time, pkt []byte, room int) []byte {
 		})
 	}
 	ndups := min(len(r.dups), (room-sackHeaderLen)/4-len(r.gapBuf))
-	adv := r.Window()
+	adv := r.advertise()
 	pkt, _ = chunk.AppendSack(pkt, r.tsns.cum, uint32(adv), r.gapBuf, r.dups[:ndups])
 	r.dups = r.dups[:0]
 	r.packets = 0

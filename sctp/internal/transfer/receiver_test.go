@@ -390,3 +390,22 @@ func TestOldSSN(t *testing.T) {
 		t.Fatal("old SSN delivered")
 	}
 }
+
+// RFC 9260 section 6.2: "The receiver MUST also have an algorithm for
+// advertising its receive window to avoid receiver silly window syndrome
+// (SWS), as described in [RFC1122]."
+func TestReceiverSWS(t *testing.T) {
+	r := newRx(t, Config{RecvBuffer: 8000})
+	for i := range 8 {
+		r.whole(TSN(1+i), 0, uint16(i), 1000)
+	}
+	buf := make([]byte, 1000)
+	r.e.Recv.Read(buf)
+	if s := r.sack(); s.ARwnd != 0 {
+		t.Fatalf("a_rwnd %d for 1000 free bytes, want 0 (below a full chunk)", s.ARwnd)
+	}
+	r.e.Recv.Read(buf)
+	if s := r.sack(); s.ARwnd != 2000 {
+		t.Fatalf("a_rwnd %d, want 2000", s.ARwnd)
+	}
+}
