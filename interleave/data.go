@@ -253,6 +253,31 @@ func (d *Data) continuePartial(f *Frag) {
 	}
 }
 
+// DropHighest removes the held fragment with the highest TSN above after.
+// Fragments of a message in partial delivery are not dropped (some of it
+// was delivered already).
+func (d *Data) DropHighest(after uint32) (uint32, int, bool) {
+	var bestList *fragList
+	for _, s := range d.streams.InSides() {
+		for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
+			if l.tail == nil || !tsnLT(after, l.tail.TSN) || l == d.pdList {
+				continue
+			}
+			if bestList == nil || tsnLT(bestList.tail.TSN, l.tail.TSN) {
+				bestList = l
+			}
+		}
+	}
+	if bestList == nil {
+		return 0, 0, false
+	}
+	f := bestList.removeTail()
+	tsn, n := f.TSN, len(f.Data)
+	d.held -= n
+	d.pool.Put(f)
+	return tsn, n, true
+}
+
 // ForwardTSN drops fragments up to newCum and skips the named streams past
 // their SSNs (RFC 3758 section 3.6). Minimal: a partial delivery cut short
 // by it ends without its last fragment.

@@ -173,3 +173,22 @@ func TestPoolReuse(t *testing.T) {
 		t.Fatalf("%v allocations", allocs)
 	}
 }
+
+func TestDropHighest(t *testing.T) {
+	h := harness{t, must(newData(2))}
+	h.add(5, 0, 1, BE, "a")               // held: SSN 0 missing
+	h.add(9, 1, 0, FlagBegin, "b")        // held: incomplete
+	h.add(7, 1, 5, BE|FlagUnordered, "u") // delivered at once: not droppable
+	if tsn, n, ok := h.d.DropHighest(6); !ok || tsn != 9 || n != 1 {
+		t.Fatalf("dropped %d (%d bytes) %v, want TSN 9", tsn, n, ok)
+	}
+	if _, _, ok := h.d.DropHighest(6); ok {
+		t.Fatal("dropped a fragment at or below the limit, or one queued for delivery")
+	}
+	if tsn, _, ok := h.d.DropHighest(4); !ok || tsn != 5 {
+		t.Fatalf("dropped %d %v, want TSN 5", tsn, ok)
+	}
+	if h.d.Held() != 1 { // only the unordered message, ready
+		t.Fatalf("held %d", h.d.Held())
+	}
+}

@@ -74,14 +74,18 @@
 // returns a snapshot (SRTT, RTO, cwnd, windows, outstanding data) and
 // Engine.Stats the counters.
 //
-// When the association ends, Sender.Drain hands back every message not
+// In SHUTDOWN-PENDING the association may call Sender.SetImmediate to ask
+// the peer for undelayed SACKs (the I bit). When the association ends,
+// Sender.Drain hands back every message not
 // yet acknowledged, for send-failed events.
 //
 // # Memory
 //
 // Messages, retransmission records (a ring indexed by TSN) and received
 // fragments come from free lists that keep their buffers; per-stream state
-// lives in page-chunked flexarray tables created on first use. Steady-state
+// lives in the association's stream table (Engine.Streams, package
+// stream): page-chunked records and side objects created on first use, so
+// 65535 negotiated streams cost nothing until used. Steady-state
 // transfer allocates nothing per message (TestNoAllocsPerMessage).
 //
 // # Limitations
@@ -89,9 +93,5 @@
 // One destination address (no multi-homing). DATA only: I-DATA (RFC 8260)
 // comes as a second interleave variant and Config.Interleaved must be
 // false. No PR-SCTP: messages are never abandoned while the association
-// lives (interleave's FORWARD-TSN handling is a minimal hook). When the
-// receive window is full, a DATA chunk filling a hole is accepted with a
-// bounded overcommit (a quarter of the buffer) instead of dropping the
-// highest TSN held (RFC 9260 section 6.2 SHOULD). The I bit is honoured on
-// receipt but never set on sending.
+// lives (interleave's FORWARD-TSN handling is a minimal hook).
 package transfer

@@ -108,18 +108,32 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 		r.sackNow = true
 		return Dropped, nil
 	}
-	held := r.reasm.Held()
-	if held+len(d.Payload) > r.capacity {
+	if r.reasm.Held()+len(d.Payload) > r.capacity {
 		// 6.2: "When the receiver's advertised window is 0, the receiver
 		// MUST drop any new incoming DATA chunk with a TSN larger than the
-		// largest TSN received so far. ... if such a DATA chunk is dropped,
-		// the receiver MUST immediately send back a SACK". A chunk below
-		// the largest TSN fills a hole: we accept it while the overrun
-		// stays within a quarter of the buffer (instead of dropping the
-		// largest TSN held), so reassembly can always complete.
-		if t.GT(r.tsns.highest) || held+len(d.Payload) > r.capacity+r.capacity/4 {
+		// largest TSN received so far. Also, if the new incoming DATA chunk
+		// holds a TSN value less than the largest TSN received so far, then
+		// the receiver SHOULD drop the largest TSN held for reordering and
+		// accept the new incoming DATA chunk. In either case, if such a
+		// DATA chunk is dropped, the receiver MUST immediately send back a
+		// SACK chunk".
+		r.sackNow = true
+		if t.GT(r.tsns.highest) {
 			r.stats.DroppedWindow++
-			r.sackNow = true
+			return Dropped, nil
+		}
+		for r.reasm.Held()+len(d.Payload) > r.capacity {
+			dt, _, ok := r.reasm.DropHighest(uint32(t))
+			if !ok {
+				break
+			}
+			r.tsns.remove(TSN(dt))
+			r.stats.DroppedReneged++
+		}
+		if r.reasm.Held()+len(d.Payload) > r.capacity+r.cfg.MTU {
+			// Nothing held above t could go (all of it was delivered and
+			// waits for the reader): accept at most one chunk's overrun.
+			r.stats.DroppedWindow++
 			return Dropped, nil
 		}
 	}

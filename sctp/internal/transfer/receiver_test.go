@@ -162,17 +162,33 @@ func TestReceiveWindowFull(t *testing.T) {
 // RFC 9260 section 6.2: "Also, if the new incoming DATA chunk holds a TSN
 // value less than the largest TSN received so far, then the receiver
 // SHOULD drop the largest TSN held for reordering and accept the new
-// incoming DATA chunk." We accept the hole-filling chunk without dropping
-// (bounded overcommit), so reassembly always completes.
+// incoming DATA chunk." "If a data receiver drops DATA chunks, it MUST NOT
+// include them in Gap Ack Blocks in subsequent SACK chunks until they are
+// received again via retransmission."
 func TestReceiveWindowFullHoleFiller(t *testing.T) {
 	r := newRx(t, Config{RecvBuffer: 2000})
 	r.whole(2, 0, 1, 1000)
 	r.whole(3, 0, 2, 1000) // window now 0, TSN 1 missing
+	if s := r.sack(); s.CumTSNAck != 0 || len(s.Gaps) != 1 || s.Gaps[0] != (GapBlock{Start: 2, End: 3}) {
+		t.Fatalf("SACK cum %d gaps %v", s.CumTSNAck, s.Gaps)
+	}
 	if v := r.whole(1, 0, 0, 400); v != Accepted {
 		t.Fatalf("hole filler: %v, want accepted", v)
 	}
-	if got := r.readAll(); len(got) != 3 {
-		t.Fatalf("read %v, want 3 messages", got)
+	if !r.e.Recv.SACKDue(r.now) || r.e.Stats.DroppedReneged != 1 {
+		t.Fatalf("SACK due %v, DroppedReneged %d", r.e.Recv.SACKDue(r.now), r.e.Stats.DroppedReneged)
+	}
+	if s := r.sack(); s.CumTSNAck != 2 || len(s.Gaps) != 0 {
+		t.Fatalf("SACK cum %d gaps %v, want 2 and TSN 3 no longer reported", s.CumTSNAck, s.Gaps)
+	}
+	if got := r.readAll(); len(got) != 2 {
+		t.Fatalf("read %v, want 2 messages", got)
+	}
+	if v := r.whole(3, 0, 2, 1000); v != Accepted { // the retransmission
+		t.Fatalf("retransmitted TSN 3: %v", v)
+	}
+	if got := r.readAll(); len(got) != 1 {
+		t.Fatalf("read %v after the retransmission", got)
 	}
 }
 
