@@ -253,6 +253,9 @@ func (d *Data) continuePartial(f *Frag) {
 	}
 }
 
+// PartialNext returns the TSN of the partial delivery's next fragment.
+func (d *Data) PartialNext() (uint32, bool) { return d.pdNext, d.pd != nil }
+
 // DropHighest removes the held fragment with the highest TSN above after.
 // Fragments of a message in partial delivery are not dropped (some of it
 // was delivered already).

@@ -33,6 +33,11 @@ type Reassembler interface {
 	// point, so a message larger than the receive buffer cannot stall the
 	// association.
 	Partial() bool
+	// PartialNext reports the TSN of the next fragment of the message in
+	// partial delivery, if one is in progress. While it runs, nothing
+	// else is queued for delivery, so the receiver accepts that fragment
+	// even with its window full: it is what frees the window.
+	PartialNext() (tsn uint32, ok bool)
 	// DropHighest removes the fragment with the highest TSN above after
 	// that is still held for reassembly or ordering (not queued for
 	// delivery), returning its TSN and size. The receiver uses it when

@@ -58,11 +58,32 @@ func TestBulkPartialDelivery(t *testing.T) {
 		p.a.toSend, p.b.toSend = 2<<20, 2<<20
 	}
 	p.run(t, time.Hour)
-	t.Logf("%d KiB each way in %v virtual; partial deliveries A %d B %d", p.a.recvBytes>>10, p.now.Sub(epoch).Round(time.Millisecond),
-		p.a.e.Stats.PartialDeliveries, p.b.e.Stats.PartialDeliveries)
+	t.Logf("%d KiB each way in %v virtual; partial deliveries A %d B %d; dropped for window %d, held dropped for hole fillers %d",
+		p.a.recvBytes>>10, p.now.Sub(epoch).Round(time.Millisecond), p.a.e.Stats.PartialDeliveries, p.b.e.Stats.PartialDeliveries,
+		p.a.e.Stats.DroppedWindow+p.b.e.Stats.DroppedWindow, p.a.e.Stats.DroppedReneged+p.b.e.Stats.DroppedReneged)
 	if p.a.e.Stats.PartialDeliveries == 0 {
 		t.Error("no partial delivery happened")
 	}
+}
+
+// TestBulkTinyWindow runs a lossy transfer through an 8 KiB receive
+// window with a slow reader, so the window is full most of the time and
+// the receiver drops held chunks for hole fillers.
+func TestBulkTinyWindow(t *testing.T) {
+	link := simnet.LinkConfig{Delay: 5 * time.Millisecond, Loss: 0.05, Reorder: 0.05}
+	cfg := Config{LocalTSN: 3, OutStreams: 4, InStreams: 4, RecvBuffer: 8 << 10, RTOMin: 50 * time.Millisecond}
+	p := newPair(t, 11, link, cfg, cfg)
+	for _, s := range []*side{p.a, p.b} {
+		s.maxMsg = 3000
+		s.readSize = 700
+		s.readStep = 700 // a slow reader: the window stays closed
+		s.toSend = 1 << 20
+	}
+	p.run(t, time.Hour)
+	t.Logf("%d KiB each way in %v virtual; dropped for window %d, held dropped for hole fillers %d, reneged at the sender %d",
+		p.a.recvBytes>>10, p.now.Sub(epoch).Round(time.Millisecond),
+		p.a.e.Stats.DroppedWindow+p.b.e.Stats.DroppedWindow, p.a.e.Stats.DroppedReneged+p.b.e.Stats.DroppedReneged,
+		p.a.e.Stats.Reneged+p.b.e.Stats.Reneged)
 }
 
 // TestBulkDeterministic: the same seed gives the same run.

@@ -118,23 +118,34 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 		// DATA chunk is dropped, the receiver MUST immediately send back a
 		// SACK chunk".
 		r.sackNow = true
-		if t.GT(r.tsns.highest) {
-			r.stats.DroppedWindow++
-			return Dropped, nil
-		}
-		for r.reasm.Held()+len(d.Payload) > r.capacity {
-			dt, _, ok := r.reasm.DropHighest(uint32(t))
-			if !ok {
-				break
+		r.maybePartial()
+		if next, ok := r.reasm.PartialNext(); ok && uint32(t) == next && r.reasm.Peek() == nil {
+			// The next fragment of a message in partial delivery, with all
+			// delivered so far read: accept it (one chunk over the window
+			// at a time). The messages waiting behind the partial delivery
+			// would otherwise keep the window shut for good: a deliberate
+			// exception to the MUST above, which assumes held data can
+			// always drain.
+			r.stats.PartialOverrun++
+		} else {
+			if t.GT(r.tsns.highest) {
+				r.stats.DroppedWindow++
+				return Dropped, nil
 			}
-			r.tsns.remove(TSN(dt))
-			r.stats.DroppedReneged++
-		}
-		if r.reasm.Held()+len(d.Payload) > r.capacity+r.cfg.MTU {
-			// Nothing held above t could go (all of it was delivered and
-			// waits for the reader): accept at most one chunk's overrun.
-			r.stats.DroppedWindow++
-			return Dropped, nil
+			for r.reasm.Held()+len(d.Payload) > r.capacity {
+				dt, _, ok := r.reasm.DropHighest(uint32(t))
+				if !ok {
+					break
+				}
+				r.tsns.remove(TSN(dt))
+				r.stats.DroppedReneged++
+			}
+			if r.reasm.Held()+len(d.Payload) > r.capacity+r.cfg.MTU {
+				// Nothing held above t could go (all of it is delivered and
+				// waits for the reader): at most one chunk's overrun.
+				r.stats.DroppedWindow++
+				return Dropped, nil
+			}
 		}
 	}
 	r.tsns.add(t)
@@ -154,10 +165,17 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 		return Dropped, ErrProtocolViolation
 	}
 	r.stats.BytesReceived += uint64(len(d.Payload))
+	r.maybePartial()
+	return Accepted, nil
+}
+
+// maybePartial starts partial delivery when the held bytes reach the
+// partial delivery point and nothing is ready for the reader: a message
+// too large for the buffer must start to leave before it is complete.
+func (r *Receiver) maybePartial() {
 	if r.reasm.Held() >= r.pdPoint && r.reasm.Peek() == nil && r.reasm.Partial() {
 		r.stats.PartialDeliveries++
 	}
-	return Accepted, nil
 }
 
 // EndPacket tells the receiver that the DATA chunks of one packet were all
@@ -256,6 +274,7 @@ func (r *Receiver) Read(p []byte) (n int, info RecvInfo, err error) {
 		}
 		f = r.reasm.Peek()
 	}
+	r.maybePartial()
 	if r.Window()-r.lastAdv >= r.updateMin {
 		r.sackNow = true
 		r.stats.WindowUpdates++
