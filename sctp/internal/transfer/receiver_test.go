@@ -425,3 +425,36 @@ func TestReceiverSWS(t *testing.T) {
 		t.Fatalf("a_rwnd %d, want 2000", s.ARwnd)
 	}
 }
+
+// While a message is in partial delivery, complete messages of other
+// streams wait behind it. When they fill the window, the next fragment of
+// the message in partial delivery is still accepted (once everything
+// delivered was read), or the window would never open again.
+func TestPartialDeliveryFullWindow(t *testing.T) {
+	r := newRx(t, Config{RecvBuffer: 4000})
+	r.whole(2, 1, 1, 1400) // stream 1 waits for SSN 0 (TSN 1)
+	r.whole(3, 1, 2, 1400)
+	r.data(4, 0, 0, FlagBegin, make([]byte, 600)) // held 3400: partial delivery of stream 0 starts
+	r.data(5, 0, 0, 0, make([]byte, 600))
+	buf := make([]byte, 4000)
+	if n, info, err := r.e.Recv.Read(buf); err != nil || n != 1200 || info.EOR || info.SID != 0 {
+		t.Fatalf("partial read %d %+v %v", n, info, err)
+	}
+	r.whole(1, 1, 0, 1200) // stream 1 complete: waits behind the partial delivery
+	if r.e.Recv.Readable() || r.e.Recv.Window() != 0 {
+		t.Fatalf("readable %v window %d, want waiting messages and a full window", r.e.Recv.Readable(), r.e.Recv.Window())
+	}
+	if v := r.data(6, 0, 0, FlagEnd, make([]byte, 500)); v != Accepted {
+		t.Fatalf("next fragment of the partial delivery: %v, want accepted", v)
+	}
+	n, info, _ := r.e.Recv.Read(buf)
+	if n != 500 || !info.EOR || info.SID != 0 {
+		t.Fatalf("end of the partial message: %d %+v", n, info)
+	}
+	if got := r.readAll(); len(got) != 3 {
+		t.Fatalf("then %v, want the 3 waiting messages", got)
+	}
+	if r.e.Stats.PartialOverrun != 1 {
+		t.Fatalf("PartialOverrun %d", r.e.Stats.PartialOverrun)
+	}
+}
