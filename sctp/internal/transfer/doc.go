@@ -59,6 +59,11 @@
 // Sender.HandleCumAck. Receiver.Read hands delivered messages to the user,
 // in parts when larger than the buffer given (RecvInfo.EOR marks the end);
 // reading frees receive window and may make a window-update SACK due.
+// Reads never interleave two messages: when a message larger than half the
+// receive buffer is delivered in parts (partial delivery), messages of
+// other streams wait until its end, like SCTP_FRAGMENT_INTERLEAVE level 0
+// of RFC 6458; its next fragment is accepted even over a full window so the
+// waiting messages cannot keep the window shut.
 //
 // Timers. Engine.Deadline is the earliest of the T3-rtx, zero-window-probe
 // and delayed-SACK deadlines (zero when none runs). When it passes, the
