@@ -49,6 +49,10 @@ func (n *Network) Pipe(ab, ba LinkConfig) (a, b *Endpoint) {
 	a = &Endpoint{net: n, mu: mu, out: n.AddLink(ab), addr: "a", inbox: make(chan []byte, 4096), done: make(chan struct{})}
 	b = &Endpoint{net: n, mu: mu, out: n.AddLink(ba), addr: "b", inbox: make(chan []byte, 4096), done: make(chan struct{})}
 	a.peer, b.peer = b, a
+	for len(n.ends) < len(n.links) {
+		n.ends = append(n.ends, nil)
+	}
+	n.ends[a.out], n.ends[b.out] = b, a
 	return a, b
 }
 
@@ -78,12 +82,12 @@ func (e *Endpoint) deliver() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for p := e.net.Pop(time.Now()); p != nil; p = e.net.Pop(time.Now()) {
-		dst := e.peer
-		if p.Link != e.out {
-			dst = e
-		}
+		dst := e.net.ends[p.Link]
 		b := append([]byte(nil), p.Data...)
 		e.net.Free(p)
+		if dst == nil {
+			continue // a link without an endpoint (used without Pipe)
+		}
 		select {
 		case dst.inbox <- b:
 		default: // the reader is behind: drop, as a full socket buffer does

@@ -13,6 +13,10 @@ import (
 func TestPipeSynctest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		n := New(1)
+		c, d := n.Pipe(LinkConfig{Delay: time.Millisecond}, LinkConfig{Delay: time.Millisecond}) // a second pipe on the same network
+		defer c.Close()
+		defer d.Close()
+		c.WriteTo([]byte{99}, nil)
 		a, b := n.Pipe(LinkConfig{Delay: 10 * time.Millisecond}, LinkConfig{Delay: 20 * time.Millisecond})
 		defer a.Close()
 		defer b.Close()
@@ -37,6 +41,9 @@ func TestPipeSynctest(t *testing.T) {
 		}
 		if d := time.Since(start); d != 150*time.Millisecond {
 			t.Fatalf("5 round trips took %v, want 150ms", d)
+		}
+		if k, _, err := d.ReadFrom(buf); err != nil || k != 1 || buf[0] != 99 {
+			t.Fatalf("other pipe: %d %v %v", k, buf[:k], err)
 		}
 		a.SetReadDeadline(time.Now().Add(time.Second))
 		if _, _, err := a.ReadFrom(buf); !errors.Is(err, os.ErrDeadlineExceeded) {

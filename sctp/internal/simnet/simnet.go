@@ -79,7 +79,8 @@ type Packet struct {
 
 // Network is a set of links and the packets in flight on them.
 type Network struct {
-	mu    sync.Mutex // taken by Endpoints only
+	mu    sync.Mutex  // taken by Endpoints only
+	ends  []*Endpoint // receiving endpoint by link id (Pipe)
 	rng   *rand.Rand
 	links []*Link
 	q     pq
