@@ -193,6 +193,7 @@ func (r *Receiver) EndPacket(now time.Time) {
 	}
 	r.inPacket = false
 	r.packets++
+	r.stats.DataPacketsReceived++
 	if r.packets >= r.cfg.SACKFreq {
 		r.sackNow = true
 	}
