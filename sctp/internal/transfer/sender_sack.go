@@ -135,6 +135,11 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	// TSN Ack and the Gap Ack Blocks."
 	s.peerRwnd = max(int(sk.ARwnd)-s.unackedData, 0)
 	s.probeAt = time.Time{}
+	if s.unsent > 0 && s.Outstanding() == 0 && s.nextChunkSize() > s.peerRwnd {
+		// The window closed with nothing outstanding: the first zero
+		// window probe goes one RTO from now (6.1 rule A).
+		s.probeAt = now.Add(s.path.rto)
+	}
 
 	// T3-rtx: R2 "Whenever all outstanding data sent to an address have
 	// been acknowledged, turn off the T3-rtx timer of that address." R3

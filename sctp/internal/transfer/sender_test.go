@@ -166,6 +166,9 @@ func TestZeroWindowProbe(t *testing.T) {
 	if want := x.now.Add(x.e.Path.RTO()); !d.Equal(want) {
 		t.Fatalf("probe deadline %v, want one RTO later %v", d.Sub(epoch), want.Sub(epoch))
 	}
+	if x.e.Send.Pending(x.now) || x.e.Send.Pending(d.Add(-time.Nanosecond)) || !x.e.Send.Pending(d) {
+		t.Fatal("Pending does not follow the probe deadline")
+	}
 	x.now = d
 	x.e.OnTimeout(x.now)
 	if got := x.flush(); len(got) != 1 || got[0] != 1002 {
