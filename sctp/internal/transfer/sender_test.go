@@ -473,7 +473,7 @@ func TestStaleSACKDropped(t *testing.T) {
 	}
 }
 
-// RFC 9260 section 6.2.1 D iii): "Set rwnd equal to the newly received
+// RFC 9260 section 6.2.1 D ii): "Set rwnd equal to the newly received
 // a_rwnd minus the number of bytes still outstanding after processing the
 // Cumulative TSN Ack and the Gap Ack Blocks." And B: "Any time a DATA chunk
 // is marked for retransmission, either via T3-rtx timer expiration or via
@@ -493,7 +493,7 @@ func TestSACKRwnd(t *testing.T) {
 	}
 }
 
-// RFC 9260 section 6.2.1 D iv): "If the SACK chunk is missing a TSN that
+// RFC 9260 section 6.2.1 D iii): "If the SACK chunk is missing a TSN that
 // was previously acknowledged via a Gap Ack Block (e.g., the data receiver
 // reneged on the data), then consider the corresponding DATA that might be
 // possibly missing: Count one miss indication towards Fast Retransmit ...,
