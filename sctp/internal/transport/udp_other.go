@@ -1,0 +1,10 @@
+//go:build !linux
+
+package transport
+
+import "net"
+
+// newUDPBatcher falls back to one datagram per call outside Linux.
+func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso bool) (batcher, error) {
+	return single{NewAdapter(c, AdapterConfig{RemotePort: remotePort})}, nil
+}
