@@ -18,6 +18,7 @@ type Adapter struct {
 	overhead int
 	remote   netip.AddrPort // the net.Conn's remote address, if an IP one
 	port     uint16         // peer port for a Packet.Addr with port 0
+	rawIP    bool           // pc is a *net.IPConn: addresses are *net.IPAddr
 
 	rmu sync.Mutex
 	wmu sync.Mutex
@@ -48,6 +49,7 @@ func NewAdapter(pc net.PacketConn, cfg AdapterConfig) *Adapter {
 		a.port = DefaultUDPPort
 	}
 	a.udp, _ = pc.(*net.UDPConn)
+	_, a.rawIP = pc.(*net.IPConn)
 	return a
 }
 
@@ -150,7 +152,9 @@ func (a *Adapter) netAddr(ap netip.AddrPort) (net.Addr, error) {
 		}
 		return a.last, nil
 	}
-	if ap.Port() == 0 {
+	if a.rawIP {
+		ap = netip.AddrPortFrom(ap.Addr(), 0)
+	} else if ap.Port() == 0 {
 		ap = netip.AddrPortFrom(ap.Addr(), a.port)
 	}
 	if to, ok := a.addrs[ap]; ok {
@@ -159,7 +163,10 @@ func (a *Adapter) netAddr(ap netip.AddrPort) (net.Addr, error) {
 	if len(a.addrs) >= 1024 {
 		clear(a.addrs)
 	}
-	to := net.UDPAddrFromAddrPort(ap)
+	var to net.Addr = net.UDPAddrFromAddrPort(ap)
+	if a.rawIP {
+		to = &net.IPAddr{IP: ap.Addr().AsSlice(), Zone: ap.Addr().Zone()}
+	}
 	a.addrs[ap] = to
 	return to, nil
 }

@@ -1,0 +1,13 @@
+//go:build !linux
+
+package transport
+
+import (
+	"net"
+	"net/netip"
+)
+
+// newIPBatcher falls back to one packet per call outside Linux.
+func newIPBatcher(c *net.IPConn, v6 bool) (batcher, error) {
+	return single{NewAdapter(c, AdapterConfig{})}, nil
+}

@@ -1,0 +1,76 @@
+//go:build linux
+
+package transport
+
+import (
+	"errors"
+	"net/netip"
+	"os"
+	"testing"
+)
+
+func TestListenIPWithoutCapNetRaw(t *testing.T) {
+	var err error
+	withoutNetRaw(t, func() {
+		var c *IPConn
+		c, err = ListenIP(IPConfig{})
+		if err == nil {
+			c.Close()
+		}
+	})
+	if !errors.Is(err, os.ErrPermission) || !errors.Is(err, ErrNeedRaw) {
+		t.Fatalf("ListenIP without CAP_NET_RAW: %v; want os.ErrPermission and ErrNeedRaw", err)
+	}
+	t.Log(err)
+}
+
+// TestRawIPNetns sends SCTP-sized packets over raw IP between two network
+// namespaces joined by veth, over IPv4 and IPv6, batched and not.
+func TestRawIPNetns(t *testing.T) {
+	nsA, nsB := netnsPair(t)
+	for _, tc := range []struct {
+		name        string
+		addrA, addr netip.Addr
+		noBatch     bool
+	}{
+		{"v4", netip.MustParseAddr("10.201.0.1"), netip.MustParseAddr("10.201.0.2"), false},
+		{"v6", netip.MustParseAddr("fd00:201::1"), netip.MustParseAddr("fd00:201::2"), false},
+		{"v4-single", netip.MustParseAddr("10.201.0.1"), netip.MustParseAddr("10.201.0.2"), true},
+		{"v6-single", netip.MustParseAddr("fd00:201::1"), netip.MustParseAddr("fd00:201::2"), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var a, b *IPConn
+			var errA, errB error
+			inNetns(t, nsA, func() { a, errA = ListenIP(IPConfig{Addr: tc.addrA, NoBatch: tc.noBatch}) })
+			inNetns(t, nsB, func() { b, errB = ListenIP(IPConfig{Addr: tc.addr, NoBatch: tc.noBatch}) })
+			if errA != nil || errB != nil {
+				t.Fatal(errA, errB)
+			}
+			defer a.Close()
+			defer b.Close()
+			if got, want := a.Overhead(tc.addr), ipHeaderLen(tc.addr); got != want {
+				t.Errorf("Overhead = %d, want %d", got, want)
+			}
+			const total, size = 300, 1400 // veth MTU 1500
+			pkts := newPackets(50, 2048)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				recvAll(t, b, total, size, netip.AddrPortFrom(tc.addrA, 0))
+			}()
+			for seq := 0; seq < total; seq += len(pkts) {
+				fill(pkts, seq, size, netip.AddrPortFrom(tc.addr, 0))
+				if n, err := a.WriteBatch(pkts); err != nil || n != len(pkts) {
+					t.Fatalf("WriteBatch = %d, %v", n, err)
+				}
+			}
+			<-done
+			// And one back, so both directions work.
+			fill(pkts[:1], 9, 100, netip.AddrPortFrom(tc.addrA, 0))
+			if _, err := b.WriteBatch(pkts[:1]); err != nil {
+				t.Fatal(err)
+			}
+			recvAll(t, a, 1, 100, netip.AddrPortFrom(tc.addr, 0))
+		})
+	}
+}
