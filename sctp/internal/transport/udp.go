@@ -49,9 +49,10 @@ type Stats struct {
 // checksum for IPv4 and IPv6 (section 5.3: it SHOULD be computed) and
 // drops datagrams whose checksum is wrong.
 type UDPConn struct {
-	c     *net.UDPConn
-	local netip.AddrPort
-	b     batcher
+	c          *net.UDPConn
+	local      netip.AddrPort
+	remotePort uint16 // for a Packet.Addr with port 0
+	b          batcher
 }
 
 var _ Conn = (*UDPConn)(nil)
@@ -84,7 +85,7 @@ func ListenUDP(cfg UDPConfig) (*UDPConn, error) {
 	if port == 0 {
 		port = DefaultUDPPort
 	}
-	u := &UDPConn{c: c, local: netAddrPort(c.LocalAddr())}
+	u := &UDPConn{c: c, local: netAddrPort(c.LocalAddr()), remotePort: port}
 	if cfg.NoBatch {
 		u.b = single{NewAdapter(c, AdapterConfig{RemotePort: port})}
 	} else if u.b, err = newUDPBatcher(c, port, !cfg.NoGSO); err != nil {
