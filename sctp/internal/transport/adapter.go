@@ -5,7 +5,6 @@ import (
 	"net"
 	"net/netip"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -96,7 +95,7 @@ func (a *Adapter) ReadBatch(pkts []Packet) (int, error) {
 			if err != nil {
 				return 0, err
 			}
-			if flags&syscall.MSG_TRUNC != 0 || from.Port() == 0 {
+			if flags&msgTrunc != 0 || from.Port() == 0 {
 				continue // too large, or unanswerable (see batchIO.unpack)
 			}
 			p.N, p.Addr = n, netip.AddrPortFrom(from.Addr().Unmap(), from.Port())

@@ -64,8 +64,7 @@ func ListenIP(cfg IPConfig) (*IPConn, error) {
 	if buf == 0 {
 		buf = 4 << 20
 	}
-	_ = c.SetReadBuffer(buf)
-	_ = c.SetWriteBuffer(buf)
+	setBuffers(c, buf)
 	ic := &IPConn{c: c, local: netip.AddrPortFrom(addr, 0), v6: addr.Is6()}
 	if cfg.NoBatch {
 		// IPConn.ReadFrom strips the IPv4 header, so the adapter fits.

@@ -2,10 +2,7 @@
 
 package transport
 
-import (
-	"net"
-	"net/netip"
-)
+import "net"
 
 // newIPBatcher falls back to one packet per call outside Linux.
 func newIPBatcher(c *net.IPConn, v6 bool) (batcher, error) {

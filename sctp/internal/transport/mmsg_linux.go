@@ -407,3 +407,15 @@ func socketIsV6(rc syscall.RawConn) (bool, error) {
 	}
 	return dom == unix.AF_INET6, err
 }
+
+// forceBuffers sets SO_RCVBUFFORCE and SO_SNDBUFFORCE, which exceed
+// net.core.rmem_max/wmem_max when the process has CAP_NET_ADMIN, and
+// reports whether both worked.
+func forceBuffers(rc syscall.RawConn, size int) bool {
+	ok := false
+	rc.Control(func(fd uintptr) {
+		ok = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, size) == nil &&
+			unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUFFORCE, size) == nil
+	})
+	return ok
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"syscall"
 	"time"
 )
 
@@ -79,8 +80,7 @@ func ListenUDP(cfg UDPConfig) (*UDPConn, error) {
 	if buf == 0 {
 		buf = 4 << 20
 	}
-	_ = c.SetReadBuffer(buf)
-	_ = c.SetWriteBuffer(buf)
+	setBuffers(c, buf)
 	port := cfg.RemotePort
 	if port == 0 {
 		port = DefaultUDPPort
@@ -128,3 +128,20 @@ func (s single) readBatch(pkts []Packet) (int, error)  { return s.a.ReadBatch(pk
 func (s single) writeBatch(pkts []Packet) (int, error) { return s.a.WriteBatch(pkts) }
 func (s single) gsoEnabled() bool                      { return false }
 func (s single) stats() Stats                          { return Stats{} }
+
+// bufferedConn is a socket whose buffers setBuffers sizes.
+type bufferedConn interface {
+	SetReadBuffer(int) error
+	SetWriteBuffer(int) error
+	SyscallConn() (syscall.RawConn, error)
+}
+
+// setBuffers asks for size bytes of socket buffer each way, beyond the
+// sysctl limits where the process may (best effort).
+func setBuffers(c bufferedConn, size int) {
+	if rc, err := c.SyscallConn(); err == nil && forceBuffers(rc, size) {
+		return
+	}
+	_ = c.SetReadBuffer(size)
+	_ = c.SetWriteBuffer(size)
+}
