@@ -39,6 +39,8 @@ func TestNoAllocsSteadyState(t *testing.T) {
 		{"v6-mmsg", true, UDPConfig{NoGSO: true}, false},
 		{"v4-single", false, UDPConfig{NoBatch: true}, false},
 		{"v6-capture", true, UDPConfig{}, true},
+		{"v4-gso-gro", false, UDPConfig{GRO: true}, false},
+		{"v6-mmsg-gro", true, UDPConfig{GRO: true, NoGSO: true}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ua, ub := udpPair(t, tc.v6, tc.cfg)

@@ -25,6 +25,7 @@ func BenchmarkUDPThroughput(b *testing.B) {
 			{"single", UDPConfig{NoBatch: true}},
 			{"mmsg", UDPConfig{NoGSO: true}},
 			{"gso", UDPConfig{}},
+			{"gso+gro", UDPConfig{GRO: true}},
 		} {
 			fam := "v4"
 			if v6 {
@@ -39,7 +40,7 @@ func BenchmarkUDPThroughput(b *testing.B) {
 
 func benchUDP(b *testing.B, cfg UDPConfig, v6 bool) {
 	tx, rx := udpPair(b, v6, cfg)
-	if cfg == (UDPConfig{}) && !tx.GSO() {
+	if !cfg.NoGSO && !cfg.NoBatch && !tx.GSO() {
 		b.Skip("no UDP GSO on this kernel")
 	}
 	var received atomic.Int64
@@ -88,6 +89,7 @@ func BenchmarkUDPRoundTrip(b *testing.B) {
 		{"single", UDPConfig{NoBatch: true}},
 		{"mmsg", UDPConfig{NoGSO: true}},
 		{"gso", UDPConfig{}},
+		{"gso+gro", UDPConfig{GRO: true}},
 	} {
 		b.Run(mode.name, func(b *testing.B) {
 			tx, rx := udpPair(b, false, mode.cfg)

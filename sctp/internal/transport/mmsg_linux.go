@@ -49,10 +49,12 @@ type batchIO struct {
 	udp         bool   // UDP encapsulation: drop source port 0, default port
 	defaultPort uint16 // peer UDP port for a Packet.Addr with port 0
 
-	gso        atomic.Bool // UDP_SEGMENT works; cleared on EIO
-	dropped    atomic.Uint64
-	gsoSends   atomic.Uint64
-	gsoFailure atomic.Uint64
+	gso          atomic.Bool // UDP_SEGMENT works; cleared on EIO
+	g            *groState   // non-nil when UDP_GRO is on
+	dropped      atomic.Uint64
+	gsoSends     atomic.Uint64
+	gsoFailure   atomic.Uint64
+	groCoalesced atomic.Uint64
 
 	r struct {
 		sync.Mutex
@@ -143,6 +145,9 @@ func (b *batchIO) readBatch(pkts []Packet) (int, error) {
 	}
 	b.r.Lock()
 	defer b.r.Unlock()
+	if b.g != nil {
+		return b.readGRO(pkts)
+	}
 	count := min(len(pkts), maxBatch)
 	for {
 		for i := range count {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"os"
@@ -99,6 +100,9 @@ func TestUDPBatch(t *testing.T) {
 		{"v6-nogso", true, UDPConfig{NoGSO: true}},
 		{"v4-single", false, UDPConfig{NoBatch: true}},
 		{"v6-single", true, UDPConfig{NoBatch: true}},
+		{"v4-gro", false, UDPConfig{GRO: true}},
+		{"v6-gro", true, UDPConfig{GRO: true}},
+		{"v4-gro-nogso", false, UDPConfig{GRO: true, NoGSO: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, b := udpPair(t, tc.v6, tc.cfg)
@@ -116,6 +120,10 @@ func TestUDPBatch(t *testing.T) {
 			if !tc.cfg.NoGSO && !tc.cfg.NoBatch && a.GSO() && a.Stats().GSOSends == 0 {
 				t.Errorf("GSO available but never used: %+v", a.Stats())
 			}
+			if tc.cfg.GRO && a.GSO() && b.GRO() && b.Stats().GROCoalesced == 0 {
+				t.Errorf("GSO sends reached a GRO socket split: %+v", b.Stats())
+			}
+			t.Logf("tx %+v rx %+v", a.Stats(), b.Stats())
 		})
 	}
 }
@@ -123,8 +131,14 @@ func TestUDPBatch(t *testing.T) {
 // TestUDPGSOMixedSizes sends runs that GSO must split correctly: equal
 // sizes, a shorter last packet, a size change, and alternating peers.
 func TestUDPGSOMixedSizes(t *testing.T) {
-	a, b := udpPair(t, false, UDPConfig{})
-	c, err := ListenUDP(UDPConfig{Addr: netip.AddrPortFrom(loopback(false), 0)})
+	for _, gro := range []bool{false, true} {
+		t.Run(fmt.Sprintf("gro=%v", gro), func(t *testing.T) { testGSOMixedSizes(t, gro) })
+	}
+}
+
+func testGSOMixedSizes(t *testing.T, gro bool) {
+	a, b := udpPair(t, false, UDPConfig{GRO: gro})
+	c, err := ListenUDP(UDPConfig{Addr: netip.AddrPortFrom(loopback(false), 0), GRO: gro})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,8 +233,9 @@ func TestUDPDefaultRemotePort(t *testing.T) {
 // TestUDPTruncatedDropped: a datagram larger than the buffer is dropped,
 // the next one is delivered.
 func TestUDPTruncatedDropped(t *testing.T) {
-	for _, nb := range []bool{false, true} {
-		a, b := udpPair(t, false, UDPConfig{NoBatch: nb})
+	for _, cfg := range []UDPConfig{{}, {NoBatch: true}, {GRO: true}} {
+		nb := cfg.NoBatch
+		a, b := udpPair(t, false, cfg)
 		out := newPackets(2, 2048)
 		fill(out, 0, 1500, b.LocalAddr())
 		fill(out[1:], 1, 100, b.LocalAddr())
@@ -252,8 +267,9 @@ func TestUDPWrongFamily(t *testing.T) {
 // TestUDPSourcePortZeroDropped forges a datagram from UDP port 0 with a
 // raw socket (we run as root) and checks that it is never delivered.
 func TestUDPSourcePortZeroDropped(t *testing.T) {
-	for _, nb := range []bool{false, true} {
-		_, b := udpPair(t, false, UDPConfig{NoBatch: nb})
+	for _, cfg := range []UDPConfig{{}, {NoBatch: true}, {GRO: true}} {
+		nb := cfg.NoBatch
+		_, b := udpPair(t, false, cfg)
 		raw, err := net.ListenIP("ip4:udp", &net.IPAddr{IP: net.IPv4(127, 0, 0, 1)})
 		if err != nil {
 			t.Skipf("no raw UDP socket: %v", err)
@@ -286,8 +302,8 @@ func TestUDPSourcePortZeroDropped(t *testing.T) {
 }
 
 func TestReadDeadlineAndClose(t *testing.T) {
-	for _, nb := range []bool{false, true} {
-		a, _ := udpPair(t, false, UDPConfig{NoBatch: nb})
+	for _, cfg := range []UDPConfig{{}, {NoBatch: true}, {GRO: true}} {
+		a, _ := udpPair(t, false, cfg)
 		pkts := newPackets(4, 100)
 		a.SetReadDeadline(time.Now().Add(-time.Second))
 		if _, err := a.ReadBatch(pkts); !errors.Is(err, os.ErrDeadlineExceeded) {
