@@ -69,3 +69,50 @@ func TestRawIPNetns(t *testing.T) {
 		})
 	}
 }
+
+// TestGSOFallbackOverMTU makes the kernel refuse GSO sends: segments of
+// 1480 bytes plus 28 bytes of headers exceed the veth MTU of 1500, so
+// sendmmsg fails with EINVAL. WriteBatch must resend them one datagram
+// per message (the kernel fragments those) and lose nothing.
+func TestGSOFallbackOverMTU(t *testing.T) {
+	nsA, nsB := netnsPair(t)
+	var a, b *UDPConn
+	var errA, errB error
+	inNetns(t, nsA, func() {
+		a, errA = ListenUDP(UDPConfig{Addr: netip.MustParseAddrPort("10.201.0.1:9899")})
+	})
+	inNetns(t, nsB, func() {
+		b, errB = ListenUDP(UDPConfig{Addr: netip.MustParseAddrPort("10.201.0.2:9899")})
+	})
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	defer a.Close()
+	defer b.Close()
+	if !a.GSO() {
+		t.Skip("no UDP GSO on this kernel")
+	}
+	const size = 1480
+	pkts := newPackets(20, 2048)
+	fill(pkts, 0, size, b.LocalAddr())
+	if n, err := a.WriteBatch(pkts); err != nil || n != len(pkts) {
+		t.Fatalf("WriteBatch = %d, %v", n, err)
+	}
+	recvAll(t, b, len(pkts), size, a.LocalAddr())
+	if st := a.Stats(); st.GSOFailure == 0 {
+		t.Errorf("expected a refused GSO send: %+v", st)
+	}
+	if !a.GSO() {
+		t.Errorf("EINVAL must not disable GSO for good")
+	}
+	// Packets that fit the MTU still go out with GSO.
+	before := a.Stats()
+	fill(pkts, 100, 1400, b.LocalAddr())
+	if n, err := a.WriteBatch(pkts); err != nil || n != len(pkts) {
+		t.Fatalf("WriteBatch = %d, %v", n, err)
+	}
+	recvAll(t, b, len(pkts), 1400, a.LocalAddr())
+	if after := a.Stats(); after.GSOSends == before.GSOSends || after.GSOFailure != before.GSOFailure {
+		t.Errorf("stats before %+v after %+v", before, after)
+	}
+}

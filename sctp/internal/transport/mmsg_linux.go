@@ -293,10 +293,11 @@ func (b *batchIO) writeBatch(pkts []Packet) (int, error) {
 		done += b.sentPackets()
 		if werr := b.w.err; werr != nil {
 			failed := b.w.runs[b.w.sent] > 1
-			if failed && (werr == unix.EIO || werr == unix.EINVAL) {
-				// EIO: the device cannot checksum segments; EINVAL: a
-				// segment does not fit the route's MTU. Resend the rest
-				// one datagram per message; EIO disables GSO for good.
+			if failed && (werr == unix.EIO || werr == unix.EINVAL || werr == unix.EMSGSIZE) {
+				// EIO: the device cannot checksum segments; EMSGSIZE
+				// or EINVAL, by kernel version): a segment does not fit the
+				// route's MTU. Resend the rest one datagram per
+				// message; EIO disables GSO for good.
 				b.gsoFailure.Add(1)
 				if werr == unix.EIO {
 					b.gso.Store(false)
