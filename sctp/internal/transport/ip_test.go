@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net/netip"
 	"os"
+	"os/exec"
+	"time"
 	"testing"
 )
 
@@ -114,5 +116,56 @@ func TestGSOFallbackOverMTU(t *testing.T) {
 	recvAll(t, b, len(pkts), 1400, a.LocalAddr())
 	if after := a.Stats(); after.GSOSends == before.GSOSends || after.GSOFailure != before.GSOFailure {
 		t.Errorf("stats before %+v after %+v", before, after)
+	}
+}
+
+// TestUDPLinkLocal exchanges packets with a link-local IPv6 address on
+// loopback's neighbour: the zone must survive the round trip.
+func TestUDPLinkLocal(t *testing.T) {
+	nsA, nsB := netnsPair(t)
+	var a, b *UDPConn
+	var errA, errB error
+	la := netip.MustParseAddr("fe80::1").WithZone("usctp0")
+	lb := netip.MustParseAddr("fe80::2").WithZone("usctp0")
+	for i, ns := range []string{nsA, nsB} {
+		addr := []netip.Addr{la, lb}[i]
+		if out, err := exec.Command("ip", "-n", ns, "addr", "add", addr.WithZone("").String()+"/64", "dev", "usctp0", "nodad").CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+	}
+	inNetns(t, nsA, func() { a, errA = ListenUDP(UDPConfig{Addr: netip.AddrPortFrom(la, 0)}) })
+	inNetns(t, nsB, func() { b, errB = ListenUDP(UDPConfig{Addr: netip.AddrPortFrom(lb, 0)}) })
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	defer a.Close()
+	defer b.Close()
+	// The zone as the peer's interface index in nsA (usctp0 is index 2
+	// there: lo is 1); name it the way received packets do.
+	dst := netip.AddrPortFrom(lb.WithZone(zoneName(2)), b.LocalAddr().Port())
+	pkts := newPackets(4, 2048)
+	fill(pkts, 0, 200, dst)
+	if n, err := a.WriteBatch(pkts); err != nil || n != 4 {
+		t.Fatalf("WriteBatch = %d, %v", n, err)
+	}
+	b.SetReadDeadline(time.Now().Add(5 * time.Second))
+	in := newPackets(4, 2048)
+	n, err := b.ReadBatch(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := in[0].Addr
+	if from.Addr().WithZone("") != la.WithZone("") || from.Addr().Zone() == "" {
+		t.Fatalf("from %v", from)
+	}
+	_ = n
+	// Reply to the address as received, zone included.
+	fill(pkts[:1], 50, 100, from)
+	if _, err := b.WriteBatch(pkts[:1]); err != nil {
+		t.Fatal(err)
+	}
+	a.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := a.ReadBatch(in); err != nil || n != 1 || in[0].N != 100 {
+		t.Fatalf("reply: %d, %v", n, err)
 	}
 }

@@ -5,8 +5,10 @@ package transport
 import (
 	"encoding/binary"
 	"errors"
+	"net"
 	"net/netip"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -243,9 +245,43 @@ func sockaddrToAddrPort(sa *unix.RawSockaddrInet6) netip.AddrPort {
 		sa4 := (*unix.RawSockaddrInet4)(unsafe.Pointer(sa))
 		return netip.AddrPortFrom(netip.AddrFrom4(sa4.Addr), p)
 	case unix.AF_INET6:
-		return netip.AddrPortFrom(netip.AddrFrom16(sa.Addr).Unmap(), p)
+		a := netip.AddrFrom16(sa.Addr).Unmap()
+		if sa.Scope_id != 0 && a.Is6() {
+			a = a.WithZone(zoneName(sa.Scope_id))
+		}
+		return netip.AddrPortFrom(a, p)
 	}
 	return netip.AddrPort{}
+}
+
+// zones caches interface indexes as zone strings, so that packets from
+// link-local peers do not allocate one each.
+var zones sync.Map // uint32 -> string
+
+// zoneName returns the zone of an IPv6 scope id: the index in decimal,
+// which net and netip accept wherever they take a zone.
+func zoneName(scope uint32) string {
+	if z, ok := zones.Load(scope); ok {
+		return z.(string)
+	}
+	z := strconv.FormatUint(uint64(scope), 10)
+	zones.Store(scope, z)
+	return z
+}
+
+// zoneIndex returns the scope id of a zone: a decimal index or an
+// interface name.
+func zoneIndex(zone string) uint32 {
+	if zone == "" {
+		return 0
+	}
+	if n, err := strconv.ParseUint(zone, 10, 32); err == nil {
+		return uint32(n)
+	}
+	if ifi, err := net.InterfaceByName(zone); err == nil {
+		return uint32(ifi.Index)
+	}
+	return 0
 }
 
 // putSockaddr writes the destination of p into sa and returns its length.
@@ -263,7 +299,7 @@ func (b *batchIO) putSockaddr(sa *unix.RawSockaddrInet6, ap netip.AddrPort) (uin
 	var pb [2]byte
 	binary.BigEndian.PutUint16(pb[:], port)
 	if b.v6 {
-		*sa = unix.RawSockaddrInet6{Family: unix.AF_INET6, Addr: a.As16()}
+		*sa = unix.RawSockaddrInet6{Family: unix.AF_INET6, Addr: a.As16(), Scope_id: zoneIndex(a.Zone())}
 		*(*[2]byte)(unsafe.Pointer(&sa.Port)) = pb
 		return unix.SizeofSockaddrInet6, nil
 	}
