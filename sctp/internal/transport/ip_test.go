@@ -4,11 +4,13 @@ package transport
 
 import (
 	"errors"
+	"fmt"
+	"net"
 	"net/netip"
 	"os"
 	"os/exec"
-	"time"
 	"testing"
+	"time"
 )
 
 func TestListenIPWithoutCapNetRaw(t *testing.T) {
@@ -119,8 +121,8 @@ func TestGSOFallbackOverMTU(t *testing.T) {
 	}
 }
 
-// TestUDPLinkLocal exchanges packets with a link-local IPv6 address on
-// loopback's neighbour: the zone must survive the round trip.
+// TestUDPLinkLocal exchanges packets between link-local IPv6 addresses
+// over the veth pair: the zone must survive the round trip.
 func TestUDPLinkLocal(t *testing.T) {
 	nsA, nsB := netnsPair(t)
 	var a, b *UDPConn
@@ -128,9 +130,15 @@ func TestUDPLinkLocal(t *testing.T) {
 	la := netip.MustParseAddr("fe80::1").WithZone("usctp0")
 	lb := netip.MustParseAddr("fe80::2").WithZone("usctp0")
 	for i, ns := range []string{nsA, nsB} {
-		addr := []netip.Addr{la, lb}[i]
-		if out, err := exec.Command("ip", "-n", ns, "addr", "add", addr.WithZone("").String()+"/64", "dev", "usctp0", "nodad").CombinedOutput(); err != nil {
-			t.Fatalf("%v: %s", err, out)
+		addr, peer := []netip.Addr{la, lb}[i], []netip.Addr{lb, la}[i]
+		mac := fmt.Sprintf("02:00:00:00:00:%02d", 2-i)
+		for _, args := range [][]string{
+			{"-n", ns, "addr", "add", addr.WithZone("").String() + "/64", "dev", "usctp0", "nodad"},
+			{"-n", ns, "neigh", "replace", peer.WithZone("").String(), "lladdr", mac, "dev", "usctp0", "nud", "permanent"},
+		} {
+			if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+				t.Fatalf("ip %v: %v: %s", args, err, out)
+			}
 		}
 	}
 	inNetns(t, nsA, func() { a, errA = ListenUDP(UDPConfig{Addr: netip.AddrPortFrom(la, 0)}) })
@@ -140,9 +148,18 @@ func TestUDPLinkLocal(t *testing.T) {
 	}
 	defer a.Close()
 	defer b.Close()
-	// The zone as the peer's interface index in nsA (usctp0 is index 2
-	// there: lo is 1); name it the way received packets do.
-	dst := netip.AddrPortFrom(lb.WithZone(zoneName(2)), b.LocalAddr().Port())
+	// The zone as the interface index in nsA, named the way received
+	// packets name it.
+	var idx int
+	inNetns(t, nsA, func() {
+		if ifi, err := net.InterfaceByName("usctp0"); err == nil {
+			idx = ifi.Index
+		}
+	})
+	if idx == 0 {
+		t.Fatal("no usctp0 in", nsA)
+	}
+	dst := netip.AddrPortFrom(lb.WithZone(zoneName(uint32(idx))), b.LocalAddr().Port())
 	pkts := newPackets(4, 2048)
 	fill(pkts, 0, 200, dst)
 	if n, err := a.WriteBatch(pkts); err != nil || n != 4 {
