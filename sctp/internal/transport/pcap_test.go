@@ -145,8 +145,11 @@ func TestCaptureUDP(t *testing.T) {
 	}
 }
 
-// sctpPacket builds a valid SCTP packet with one DATA chunk.
-func sctpPacket(payload []byte) []byte {
+// sctpPacket builds a valid SCTP packet with one DATA chunk of TSN 1.
+func sctpPacket(payload []byte) []byte { return sctpPacketTSN(payload, 1) }
+
+// sctpPacketTSN builds a valid SCTP packet with one DATA chunk.
+func sctpPacketTSN(payload []byte, tsn uint32) []byte {
 	b := make([]byte, 12+16+len(payload))
 	binary.BigEndian.PutUint16(b[0:], 5000)
 	binary.BigEndian.PutUint16(b[2:], 5001)
@@ -154,7 +157,7 @@ func sctpPacket(payload []byte) []byte {
 	c := b[12:]
 	c[0], c[1] = 0, 3 // DATA, B|E
 	binary.BigEndian.PutUint16(c[2:], uint16(16+len(payload)))
-	binary.BigEndian.PutUint32(c[4:], 1)  // TSN
+	binary.BigEndian.PutUint32(c[4:], tsn)
 	binary.BigEndian.PutUint32(c[12:], 0) // PPID
 	copy(c[16:], payload)
 	binary.LittleEndian.PutUint32(b[8:], crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)))
