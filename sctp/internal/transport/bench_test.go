@@ -15,7 +15,9 @@ const payloadSize = 1452
 // UDPConn to another read by a concurrent goroutine, in three modes: one
 // datagram per system call, recvmmsg/sendmmsg, and sendmmsg with GSO.
 // Mbit/s and pkts/s are the sender's rate; delivered is the share the
-// receiver got (the rest overflowed its socket buffer).
+// receiver got (the rest overflowed its socket buffer) and rx-Mbit/s the
+// receiver's rate over the same time. On 2 CPUs the sender and receiver
+// compete for the same cores.
 func BenchmarkUDPThroughput(b *testing.B) {
 	for _, v6 := range []bool{false, true} {
 		for _, mode := range []struct {
@@ -76,6 +78,7 @@ func benchUDP(b *testing.B, cfg UDPConfig, v6 bool) {
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "pkts/s")
 	b.ReportMetric(float64(b.N)*payloadSize*8/elapsed.Seconds()/1e6, "Mbit/s")
 	b.ReportMetric(100*float64(received.Load())/float64(b.N), "%delivered")
+	b.ReportMetric(float64(received.Load())*payloadSize*8/elapsed.Seconds()/1e6, "rx-Mbit/s")
 }
 
 // BenchmarkUDPRoundTrip writes a batch of 32 packets and reads them all

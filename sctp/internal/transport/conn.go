@@ -66,8 +66,8 @@ const (
 	UDPHeaderLen  = 8  // UDP header
 )
 
-// DefaultUDPPort is the IANA-registered port for SCTP over UDP
-// (sctp-tunneling, RFC 6951 section 5.2).
+// DefaultUDPPort is the IANA-registered port for SCTP over UDP,
+// sctp-tunneling (RFC 6951 section 5.1).
 const DefaultUDPPort = 9899
 
 // ipHeaderLen returns the IP header length for packets to a.
