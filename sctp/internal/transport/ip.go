@@ -31,7 +31,10 @@ type IPConfig struct {
 // caller's. Packet.Addr ports are 0.
 //
 // While an IPConn is open the kernel does not answer SCTP packets with
-// ICMP protocol unreachable, even when it has no SCTP of its own.
+// ICMP protocol unreachable, even when it has no SCTP of its own. A
+// kernel that has SCTP loaded also gets every packet and answers the ones
+// that are out of the blue to it with ABORT: use raw IP in a network
+// namespace, or on a host, without the kernel's sctp module.
 type IPConn struct {
 	c     *net.IPConn
 	local netip.AddrPort
