@@ -173,24 +173,36 @@ func (w *PcapWriter) WritePacket(src, dst netip.AddrPort, sctp []byte) error {
 	return w.err
 }
 
-// sum16 adds b as big-endian 16-bit words to acc (RFC 1071).
+// sum16 adds b as big-endian 16-bit words to acc (RFC 1071), eight
+// bytes at a time: a one's complement sum of 32-bit words folds to the
+// same 16-bit sum.
 func sum16(b []byte, acc uint32) uint32 {
+	s := uint64(acc)
+	for len(b) >= 8 {
+		v := binary.BigEndian.Uint64(b)
+		s += v>>32 + v&0xffffffff
+		b = b[8:]
+	}
 	for len(b) >= 2 {
-		acc += uint32(b[0])<<8 | uint32(b[1])
+		s += uint64(b[0])<<8 | uint64(b[1])
 		b = b[2:]
 	}
 	if len(b) == 1 {
-		acc += uint32(b[0]) << 8
+		s += uint64(b[0]) << 8
 	}
-	return acc
+	for s > 0xffffffff {
+		s = s&0xffffffff + s>>32
+	}
+	return uint32(s)
 }
 
 // fold folds the carries of a one's complement sum into 16 bits.
 func fold(acc uint32) uint16 {
-	for acc > 0xffff {
-		acc = acc&0xffff + acc>>16
+	s := uint64(acc)
+	for s > 0xffff {
+		s = s&0xffff + s>>16
 	}
-	return uint16(acc)
+	return uint16(s)
 }
 
 // Flush writes buffered records to the underlying writer.

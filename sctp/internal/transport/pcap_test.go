@@ -232,3 +232,26 @@ func TestCaptureNilIsIdentity(t *testing.T) {
 		t.Error("Capture(c, nil) != c")
 	}
 }
+
+func TestSum16MatchesWordSum(t *testing.T) {
+	buf := make([]byte, 301)
+	for i := range buf {
+		buf[i] = byte(i*7 + 3)
+	}
+	for n := 0; n <= len(buf); n++ {
+		b := buf[:n]
+		var want uint64
+		for i := 0; i+1 < n; i += 2 {
+			want += uint64(b[i])<<8 | uint64(b[i+1])
+		}
+		if n%2 == 1 {
+			want += uint64(b[n-1]) << 8
+		}
+		for want > 0xffff {
+			want = want&0xffff + want>>16
+		}
+		if got := fold(sum16(b, 0xfffe)); uint64(got) != uint64(fold(uint32(want)+0xfffe)) {
+			t.Fatalf("n=%d: %#x, want %#x", n, got, fold(uint32(want)+0xfffe))
+		}
+	}
+}
