@@ -89,5 +89,12 @@ var ErrNeedRaw = errors.New("raw IP sockets for SCTP need CAP_NET_RAW (run as ro
 // its path MTU estimate, and go on with pkts[n+1:].
 var ErrPacketTooBig = errors.New("transport: packet exceeds the local MTU and may not be fragmented")
 
+// errBadLength is returned by WriteBatch for a Packet whose N is
+// negative or larger than its Buf.
+var errBadLength = errors.New("transport: packet length N outside its Buf")
+
+// validLength reports whether p.N fits p.Buf.
+func validLength(p *Packet) bool { return p.N >= 0 && p.N <= len(p.Buf) }
+
 // errEmptyBatch is returned by ReadBatch for an empty pkts slice.
 var errEmptyBatch = errors.New("transport: ReadBatch with no packets")

@@ -371,6 +371,9 @@ func (b *batchIO) pack(pkts []Packet, gso bool) (int, error) {
 	msgs, iovs, i := 0, 0, 0
 	for i < len(pkts) && msgs < maxBatch {
 		p := &pkts[i]
+		if !validLength(p) {
+			return msgs, errBadLength
+		}
 		salen, err := b.putSockaddr(&b.w.sa[msgs], p.Addr)
 		if err != nil {
 			return msgs, err
@@ -380,7 +383,7 @@ func (b *batchIO) pack(pkts []Packet, gso bool) (int, error) {
 			size := p.N
 			for i+run < len(pkts) && run < maxGSOSegments && (run+1)*size <= maxGSOBytes {
 				q := &pkts[i+run]
-				if q.Addr != p.Addr || q.N > size || q.N == 0 {
+				if q.Addr != p.Addr || q.N > size || q.N <= 0 || q.N > len(q.Buf) {
 					break
 				}
 				run++

@@ -332,3 +332,21 @@ func TestOverhead(t *testing.T) {
 		t.Errorf("UDP over IPv6 overhead = %d, want 48", got)
 	}
 }
+
+// TestWriteBadLength: N outside Buf is refused before any system call,
+// never read past the buffer.
+func TestWriteBadLength(t *testing.T) {
+	for _, cfg := range []UDPConfig{{}, {NoGSO: true}, {NoBatch: true}} {
+		a, b := udpPair(t, false, cfg)
+		pkts := newPackets(3, 100)
+		fill(pkts, 0, 100, b.LocalAddr())
+		pkts[1].N = 101
+		if n, err := a.WriteBatch(pkts); n != 1 || !errors.Is(err, errBadLength) {
+			t.Errorf("%+v: WriteBatch = %d, %v", cfg, n, err)
+		}
+		pkts[1].N = -1
+		if n, err := a.WriteBatch(pkts[1:]); n != 0 || !errors.Is(err, errBadLength) {
+			t.Errorf("%+v: WriteBatch = %d, %v", cfg, n, err)
+		}
+	}
+}
