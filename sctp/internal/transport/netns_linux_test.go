@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -51,6 +52,26 @@ func netnsPair(t *testing.T) (a, b string) {
 		mac := fmt.Sprintf("02:00:00:00:00:%02d", peer)
 		ip("-n", ns, "neigh", "replace", fmt.Sprintf("10.201.0.%d", peer), "lladdr", mac, "dev", "usctp0", "nud", "permanent")
 		ip("-n", ns, "neigh", "replace", fmt.Sprintf("fd00:201::%d", peer), "lladdr", mac, "dev", "usctp0", "nud", "permanent")
+	}
+	// The kernel turns a veth on asynchronously (linkwatch): until then
+	// its queueing discipline is noop, which drops every packet. Wait for
+	// both ends to be up with their real one.
+	for _, ns := range []string{a, b} {
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			out, err := exec.Command("ip", "-n", ns, "link", "show", "usctp0").CombinedOutput()
+			if err != nil {
+				t.Fatalf("ip link show: %v\n%s", err, out)
+			}
+			st := string(out)
+			if strings.Contains(st, "LOWER_UP") && strings.Contains(st, "state UP") && !strings.Contains(st, "qdisc noop") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("veth in %s not up: %s", ns, st)
+			}
+			time.Sleep(time.Millisecond)
+		}
 	}
 	return a, b
 }
