@@ -21,7 +21,7 @@ import (
 //	b: usctp0 02:00:00:00:00:02 10.201.0.2/24 fd00:201::2/64
 //
 // It needs root and iproute2's ip command, and fails saying so.
-func netnsPair(t *testing.T) (a, b string) {
+func netnsPair(t testing.TB) (a, b string) {
 	t.Helper()
 	if _, err := exec.LookPath("ip"); err != nil {
 		t.Fatal("network namespace tests need the ip command from iproute2: apt-get install iproute2")
@@ -79,7 +79,7 @@ func netnsPair(t *testing.T) (a, b string) {
 // inNetns runs f on an OS thread switched into the named namespace;
 // sockets f opens stay in that namespace. The thread is discarded if it
 // cannot be switched back.
-func inNetns(t *testing.T, name string, f func()) {
+func inNetns(t testing.TB, name string, f func()) {
 	t.Helper()
 	errc := make(chan error, 1)
 	go func() {
