@@ -174,6 +174,9 @@ type conn struct {
 	mu   sync.Mutex
 	got  int // messages received
 	cond *sync.Cond
+	// shutdownDone is set by the SHUTDOWN_COMP notification: the association ended
+	// gracefully, and the ENOTCONN that follows is the end of the stream.
+	shutdownDone bool
 }
 
 func (p *peer) start(id, verb string, c *sctp.SCTPConn, o opts) {
@@ -288,6 +291,9 @@ func (cn *conn) read() {
 			if err == unix.EINTR {
 				continue
 			}
+			if err == unix.ENOTCONN && cn.shutdownDone {
+				break
+			}
 			end = "error err=" + fmt.Sprintf("%q", err.Error())
 			break
 		}
@@ -369,6 +375,9 @@ func (cn *conn) event(b []byte) {
 		}
 		st := int(binary.NativeEndian.Uint16(b[8:]))
 		name := fmt.Sprint(st)
+		if st == 3 {
+			cn.shutdownDone = true
+		}
 		if st < len(assocStates) {
 			name = assocStates[st]
 		}
