@@ -78,9 +78,23 @@ resolve() {
 	printf '%s %s\n' "$pkg" "$ver"
 }
 
-if ! pv=$(resolve); then
+# apt-cache takes seconds on a loaded machine: its answer is kept until the package lists
+# change (apt-get update) or the chosen kernel line changes.
+stamp="$cache_root/resolved-$meta"
+lists=/var/lib/apt/lists
+if [ -s "$stamp" ] && [ -d "$lists" ] &&
+	[ -z "$(find "$lists" -maxdepth 1 -name '*Packages*' -newer "$stamp" 2>/dev/null | head -1)" ]; then
+	pv=$(cat "$stamp")
+elif pv=$(resolve); then
+	echo "$pv" >"$stamp"
+else
+	pv=
+fi
+if [ -z "$pv" ]; then
 	apt_update
-	if ! pv=$(resolve); then
+	if pv=$(resolve); then
+		echo "$pv" >"$stamp"
+	else
 		# Offline with a cache: use the newest prepared guest for this kernel line.
 		last=$(ls -dt "$cache_root"/guest-*/ 2>/dev/null | while read -r d; do
 			[ -f "$d/.ok" ] && echo "${d%/}"; done | head -1 || true)
@@ -107,10 +121,15 @@ need xz xz-utils
 
 work=$(mktemp -d "$cache_root/.work.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-(cd "$work" && apt-get download "$pkg=$ver" >&2 2>/dev/null) || {
+if ! (cd "$work" && apt-get download "$pkg=$ver" >&2); then
+	# Stale package lists name a version the archive no longer has: update them and
+	# start again once, which resolves the kernel anew.
+	[ -z "${USCTP_GUEST_RETRY:-}" ] || die "apt-get download $pkg=$ver failed"
+	rm -f "$stamp"
 	apt_update
-	(cd "$work" && apt-get download "$pkg=$ver" >&2) || die "apt-get download $pkg=$ver failed"
-}
+	rm -rf "$work"
+	USCTP_GUEST_RETRY=1 exec bash "$0" "$@"
+fi
 dpkg -x "$work"/*.deb "$work/root"
 
 out="$work/out"

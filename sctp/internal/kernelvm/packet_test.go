@@ -26,10 +26,29 @@ func sctpInit(src, dst uint16, tag, tsn uint32) []byte {
 	binary.BigEndian.PutUint16(c[12:], 10)   // outbound streams
 	binary.BigEndian.PutUint16(c[14:], 10)   // max inbound streams
 	binary.BigEndian.PutUint32(c[16:], tsn)
-	// CRC32c over the packet with a zero checksum field, stored little-endian as Linux
-	// and RFC 9260 Appendix A's reflected algorithm produce it.
-	binary.LittleEndian.PutUint32(p[8:], crc32.Checksum(p, castagnoli))
+	setCRC(p)
 	return p
+}
+
+// setCRC stores the CRC32c of the packet, computed with a zero checksum field, in
+// little-endian order as Linux and RFC 9260 Appendix A's reflected algorithm produce it.
+func setCRC(p []byte) {
+	binary.LittleEndian.PutUint32(p[8:], 0)
+	binary.LittleEndian.PutUint32(p[8:], crc32.Checksum(p, castagnoli))
+}
+
+// checkCRC verifies a packet's CRC32c.
+func checkCRC(p []byte) error {
+	if len(p) < 12 {
+		return fmt.Errorf("%d bytes: shorter than the common header", len(p))
+	}
+	want := binary.LittleEndian.Uint32(p[8:])
+	q := append([]byte(nil), p...)
+	binary.LittleEndian.PutUint32(q[8:], 0)
+	if got := crc32.Checksum(q, castagnoli); got != want {
+		return fmt.Errorf("checksum %#08x, computed %#08x", want, got)
+	}
+	return nil
 }
 
 // initAck is what the tests check in the kernel's answer.
@@ -47,11 +66,8 @@ func parseInitAck(p []byte) (initAck, error) {
 	if len(p) < 12+20 {
 		return a, fmt.Errorf("%d bytes: too short for an INIT ACK", len(p))
 	}
-	want := binary.LittleEndian.Uint32(p[8:])
-	q := append([]byte(nil), p...)
-	binary.LittleEndian.PutUint32(q[8:], 0)
-	if got := crc32.Checksum(q, castagnoli); got != want {
-		return a, fmt.Errorf("checksum %#08x, computed %#08x", want, got)
+	if err := checkCRC(p); err != nil {
+		return a, err
 	}
 	a.src = binary.BigEndian.Uint16(p[0:])
 	a.dst = binary.BigEndian.Uint16(p[2:])

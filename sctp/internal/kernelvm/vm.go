@@ -146,7 +146,7 @@ func (vm *VM) boot(ctx context.Context, qemu, initrd string) error {
 		"-m", fmt.Sprint(vm.cfg.MemoryMB), "-smp", "1",
 		"-kernel", vm.guest.Vmlinux, "-initrd", initrd,
 		"-append", "console=ttyS0 cryptomgr.notests mitigations=off nokaslr quiet panic=-1 " +
-			"i8042.noaux i8042.nokbd i8042.nopnp tsc=reliable no_timer_check",
+			"i8042.noaux i8042.nokbd i8042.nopnp tsc=reliable no_timer_check " + os.Getenv("USCTP_KVM_CMDLINE"),
 		"-chardev", "file,id=con,path=" + filepath.Join(vm.dir, "console.log"),
 		"-serial", "chardev:con",
 		"-chardev", "stdio,id=ctl,signal=off",
