@@ -48,13 +48,18 @@ func LoadGuest(dir string) (*Guest, error) {
 	return g, nil
 }
 
-// FindGuest returns the guest named by the USCTP_GUEST_DIR environment variable, which
-// .ci/test.sh sets; without it, it runs the module's .ci/guest.sh (which installs QEMU
-// and downloads the kernel the first time, then answers from its cache) and loads its
-// result. The script's log goes to logw when it is not nil.
-func FindGuest(ctx context.Context, logw func(string)) (*Guest, error) {
+// FindGuest returns a guest with the given kernel line ("" for the default, "6.1", or
+// "6.12" for the fc and wfq stream schedulers). The USCTP_GUEST_DIR environment variable,
+// which .ci/test.sh sets, names the default guest; otherwise, or for another kernel line,
+// FindGuest runs the module's .ci/guest.sh with USCTP_GUEST_KERNEL=kernel (it installs
+// QEMU and downloads the kernel the first time, then answers from its cache in
+// milliseconds) and loads its result. The script's log goes to logw when not nil.
+func FindGuest(ctx context.Context, kernel string, logw func(string)) (*Guest, error) {
 	if dir := os.Getenv("USCTP_GUEST_DIR"); dir != "" {
-		return LoadGuest(dir)
+		g, err := LoadGuest(dir)
+		if err != nil || kernel == "" || strings.HasPrefix(g.Release, kernel+".") || strings.HasPrefix(g.Release, kernel+"-") {
+			return g, err
+		}
 	}
 	root, err := moduleRoot()
 	if err != nil {
@@ -62,6 +67,7 @@ func FindGuest(ctx context.Context, logw func(string)) (*Guest, error) {
 	}
 	script := filepath.Join(root, ".ci", "guest.sh")
 	cmd := exec.CommandContext(ctx, "bash", script)
+	cmd.Env = append(os.Environ(), "USCTP_GUEST_KERNEL="+kernel)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()

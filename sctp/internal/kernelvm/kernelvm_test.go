@@ -41,7 +41,7 @@ func ctxFor(t *testing.T, d time.Duration) context.Context {
 // checked on both sides from the lines kpeer reports.
 func TestKernelBoot(t *testing.T) {
 	vm := kvm.Get(t)
-	t.Logf("guest %s; first Get %v: initramfs %v, boot to ready %v", vm.guest.Package,
+	t.Logf("guest %s; first Get %v: initramfs %v, boot to ready %v", vm.Guest().Package,
 		kvm.StartTime.Round(time.Millisecond), vm.PrepTime.Round(time.Millisecond), vm.BootTime.Round(time.Millisecond))
 	ctx := ctxFor(t, 2*time.Minute)
 	if _, err := vm.WaitLine(ctx, "READY id=srv port=5001"); err != nil {

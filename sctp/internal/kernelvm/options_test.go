@@ -27,12 +27,12 @@ func TestKernelSocketOptions(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Logf("kernel %s: schedulers accepted %v, refused %v", vm.guest.Release, ok, refused)
+	t.Logf("kernel %s: schedulers accepted %v, refused %v", vm.Guest().Release, ok, refused)
 	if len(ok) < 3 || ok[0] != "fcfs" || ok[1] != "prio" || ok[2] != "rr" {
 		t.Errorf("schedulers accepted: %v, want at least fcfs, prio and rr", ok)
 	}
-	if strings.HasPrefix(vm.guest.Release, "6.12") && len(ok) != 5 {
-		t.Errorf("kernel %s accepted %v, want all five", vm.guest.Release, ok)
+	if strings.HasPrefix(vm.Guest().Release, "6.12") && len(ok) != 5 {
+		t.Errorf("kernel %s accepted %v, want all five", vm.Guest().Release, ok)
 	}
 	if _, err := vm.Do(ctx, "listen id=opts port=0 intl=1 reset=1 buf=4194304 ostreams=65535 istreams=65535", "READY id=opts "); err != nil {
 		t.Fatal(err)
@@ -92,4 +92,44 @@ func TestKernelUDPGuestClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("kernel: %s", l)
+}
+
+// TestKernel612 boots the Debian 6.12 cloud kernel (bookworm-security), which the
+// scheduler interop tests need for fc and wfq, with listeners using both, and checks
+// its handshake over transport A.
+func TestKernel612(t *testing.T) {
+	vm := Boot(t, Config{Kernel: "6.12", Commands: []string{
+		"listen id=wfq port=5003 sched=wfq",
+		"listen id=fc port=5004 sched=fc",
+	}})
+	t.Logf("kernel %s: boot to ready %v", vm.Guest().Release, vm.BootTime.Round(time.Millisecond))
+	if !strings.HasPrefix(vm.Guest().Release, "6.12") {
+		t.Fatalf("guest kernel %s, want 6.12", vm.Guest().Release)
+	}
+	ctx := ctxFor(t, 2*time.Minute)
+	for _, want := range []string{"READY id=wfq port=5003", "READY id=fc port=5004"} {
+		if _, err := vm.WaitLine(ctx, want); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	tag := uint32(0x612612)
+	buf := make([]byte, 2048)
+	p, err := retry(ctx, func() ([]byte, error) {
+		if _, err := conn.WriteToUDP(sctpInit(40612, 5003, tag, 1), vm.UDPAddr()); err != nil {
+			return nil, err
+		}
+		conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+		n, _, err := conn.ReadFromUDP(buf)
+		return buf[:n], err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInitAck(t, p, 5003, 40612, tag)
+	writeSeed(t, "init-ack-udp-6.12.bin", p)
 }

@@ -32,11 +32,13 @@ func Boot(t testing.TB, cfg Config) *VM {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	g, err := FindGuest(ctx, nil)
-	if err != nil {
-		Unavailable(t, err)
+	if cfg.Guest == nil {
+		g, err := FindGuest(ctx, cfg.Kernel, nil)
+		if err != nil {
+			Unavailable(t, err)
+		}
+		cfg.Guest = g
 	}
-	cfg.Guest = g
 	vm, err := Start(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +80,7 @@ func (s *Shared) Get(t testing.TB) *VM {
 			cfg.Logf = func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
 		}
 		if cfg.Guest == nil {
-			g, err := FindGuest(ctx, nil)
+			g, err := FindGuest(ctx, cfg.Kernel, nil)
 			if err != nil {
 				s.err, s.guestErr = err, true
 				return

@@ -18,8 +18,11 @@ import (
 
 // Config describes a guest VM.
 type Config struct {
-	// Guest is the prepared kernel; nil means FindGuest.
+	// Guest is the prepared kernel; nil means FindGuest(Kernel).
 	Guest *Guest
+	// Kernel is the kernel line when Guest is nil: "" (the default, 6.1) or "6.12",
+	// which also has the fc and wfq stream schedulers.
+	Kernel string
 	// Commands are kpeer commands (see cmd/kpeer) run at boot, before the VM reports
 	// ready: typically the listeners a test package needs ("listen id=echo port=5001").
 	Commands []string
@@ -38,6 +41,7 @@ type Config struct {
 }
 
 // VM is a running guest: QEMU under TCG with the kernel, the modules and kpeer.
+// Its methods may be called from several goroutines.
 type VM struct {
 	cfg     Config
 	guest   *Guest
@@ -78,7 +82,7 @@ func Start(ctx context.Context, cfg Config) (*VM, error) {
 	g := cfg.Guest
 	if g == nil {
 		var err error
-		if g, err = FindGuest(ctx, nil); err != nil {
+		if g, err = FindGuest(ctx, cfg.Kernel, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -314,6 +318,9 @@ func (vm *VM) Do(ctx context.Context, line, want string) (Line, error) {
 func (vm *VM) UDPAddr() *net.UDPAddr {
 	return &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: vm.udpPort}
 }
+
+// Guest returns the guest the VM runs (Release names the kernel).
+func (vm *VM) Guest() *Guest { return vm.guest }
 
 // HasTap reports whether the VM has transport B.
 func (vm *VM) HasTap() bool { return vm.ns != nil }
