@@ -85,3 +85,76 @@ func parseInitAck(p []byte) (initAck, error) {
 	a.tsn = binary.BigEndian.Uint32(c[16:])
 	return a, nil
 }
+
+// rawChunk is one chunk of a packet: its type, flags and value (after the 4-byte header).
+type rawChunk struct {
+	typ, flags uint8
+	value      []byte
+}
+
+// chunks splits a packet after its common header (RFC 9260 section 3.2: chunks are
+// padded to 4 bytes, the length leaves the padding out).
+func chunks(p []byte) ([]rawChunk, error) {
+	var out []rawChunk
+	for b := p[12:]; len(b) > 0; {
+		if len(b) < 4 {
+			return out, fmt.Errorf("%d trailing bytes", len(b))
+		}
+		l := int(binary.BigEndian.Uint16(b[2:]))
+		if l < 4 || l > len(b) {
+			return out, fmt.Errorf("chunk type %d length %d in %d bytes", b[0], l, len(b))
+		}
+		out = append(out, rawChunk{b[0], b[1], b[4:l]})
+		b = b[min((l+3)&^3, len(b)):]
+	}
+	return out, nil
+}
+
+// param returns the value of the first parameter of type typ in a TLV list.
+func param(b []byte, typ uint16) []byte {
+	for len(b) >= 4 {
+		l := int(binary.BigEndian.Uint16(b[2:]))
+		if l < 4 || l > len(b) {
+			return nil
+		}
+		if binary.BigEndian.Uint16(b) == typ {
+			return b[4:l]
+		}
+		b = b[min((l+3)&^3, len(b)):]
+	}
+	return nil
+}
+
+// packet builds a packet of one chunk with the given verification tag.
+func packet(src, dst uint16, vtag uint32, typ, flags uint8, value []byte) []byte {
+	p := make([]byte, 16, 16+len(value)+3)
+	binary.BigEndian.PutUint16(p[0:], src)
+	binary.BigEndian.PutUint16(p[2:], dst)
+	binary.BigEndian.PutUint32(p[4:], vtag)
+	p[12], p[13] = typ, flags
+	binary.BigEndian.PutUint16(p[14:], uint16(4+len(value)))
+	p = append(p, value...)
+	for len(p)%4 != 0 {
+		p = append(p, 0)
+	}
+	setCRC(p)
+	return p
+}
+
+// dataValue is a DATA chunk's value (section 3.3.1): TSN, stream, SSN, PPID, user data.
+func dataValue(tsn uint32, sid, ssn uint16, ppid uint32, data []byte) []byte {
+	v := make([]byte, 12, 12+len(data))
+	binary.BigEndian.PutUint32(v[0:], tsn)
+	binary.BigEndian.PutUint16(v[4:], sid)
+	binary.BigEndian.PutUint16(v[6:], ssn)
+	binary.BigEndian.PutUint32(v[8:], ppid)
+	return append(v, data...)
+}
+
+// sackValue is a SACK's value (section 3.3.4) without gap blocks or duplicates.
+func sackValue(cumTSN, rwnd uint32) []byte {
+	v := make([]byte, 12)
+	binary.BigEndian.PutUint32(v[0:], cumTSN)
+	binary.BigEndian.PutUint32(v[4:], rwnd)
+	return v
+}
