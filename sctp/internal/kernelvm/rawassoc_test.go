@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -18,11 +19,17 @@ type rawPeer struct {
 	guest *unix.SockaddrInet4
 	port  uint16
 	buf   []byte
+	pcap  *Pcap
 }
+
+var (
+	hostTap  = netip.MustParseAddrPort(HostTapIP + ":0")
+	guestTap = netip.MustParseAddrPort(GuestTapIP + ":0")
+)
 
 func newRawPeer(t *testing.T, vm *VM, port uint16) *rawPeer {
 	t.Helper()
-	r := &rawPeer{t: t, port: port, buf: make([]byte, 65536),
+	r := &rawPeer{t: t, port: port, buf: make([]byte, 65536), pcap: PcapFor(t),
 		guest: &unix.SockaddrInet4{Addr: [4]byte(net.ParseIP(GuestTapIP).To4())}}
 	err := vm.InNetns(func() (err error) {
 		r.fd, err = unix.Socket(unix.AF_INET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.IPPROTO_SCTP)
@@ -39,6 +46,7 @@ func newRawPeer(t *testing.T, vm *VM, port uint16) *rawPeer {
 
 func (r *rawPeer) send(p []byte) {
 	r.t.Helper()
+	r.pcap.WriteSCTP(time.Now(), hostTap, guestTap, false, p)
 	if err := unix.Sendto(r.fd, p, 0, r.guest); err != nil {
 		r.t.Fatal(err)
 	}
@@ -57,6 +65,7 @@ func (r *rawPeer) recv() ([]byte, error) {
 			continue
 		}
 		p := append([]byte(nil), r.buf[ihl:n]...)
+		r.pcap.WriteSCTP(time.Now(), guestTap, hostTap, false, p)
 		if err := checkCRC(p); err != nil {
 			return nil, fmt.Errorf("kernel packet %x: %v", p, err)
 		}
@@ -147,6 +156,8 @@ func TestKernelRawAssociation(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	r.pcap.Close()
+	CheckPcap(t, r.pcap.Path)
 	writeSeed(t, "cookie-ack-raw.bin", cack)
 	writeSeed(t, "data-raw.bin", data)
 	if !bytes.Equal(sack, data) {
