@@ -27,7 +27,7 @@
 #   package        "<package> <version>"
 set -euo pipefail
 
-log() { printf 'guest.sh: %s\n' "$*" >&2; }
+log() { printf 'guest.sh: %ss: %s\n' "$SECONDS" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 export DEBIAN_FRONTEND=noninteractive
@@ -43,17 +43,21 @@ apt_update() {
 	fi
 }
 
-# need CMD PACKAGE: installs PACKAGE unless CMD is already there.
+# need CMD PACKAGE...: installs, in one apt-get call (one run of dpkg's triggers), the
+# packages of the pairs whose command is missing.
 need() {
-	if ! command -v "$1" >/dev/null 2>&1 && [ ! -x "$1" ]; then
-		apt_update
-		log "installing $2"
-		apt-get install -y -qq --no-install-recommends "$2" >&2 || die "apt-get install $2 failed"
-	fi
+	local missing=()
+	while [ $# -ge 2 ]; do
+		command -v "$1" >/dev/null 2>&1 || [ -x "$1" ] || missing+=("$2")
+		shift 2
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
+	apt_update
+	log "installing ${missing[*]}"
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || die "apt-get install ${missing[*]} failed"
 }
 
-need qemu-system-x86_64 qemu-system-x86
-need /bin/busybox busybox-static
+need qemu-system-x86_64 qemu-system-x86 /bin/busybox busybox-static
 
 # Resolve the concrete kernel package (the meta-package depends on exactly one image).
 meta=linux-image-cloud-amd64
@@ -115,9 +119,7 @@ if [ -f "$dir/.ok" ] && [ -f "$dir/vmlinux" ] && [ -x "$dir/busybox" ]; then
 fi
 
 log "preparing $pkg $ver in $dir"
-need lz4 lz4
-need zstd zstd
-need xz xz-utils
+need lz4 lz4 zstd zstd xz xz-utils
 
 work=$(mktemp -d "$cache_root/.work.XXXXXX")
 trap 'rm -rf "$work"' EXIT
