@@ -17,6 +17,8 @@
 //	close id=C [conn=N]   (graceful SHUTDOWN)                         -> CLOSED id=C conn=N
 //	abort id=C [conn=N]   (ABORT)                                     -> ABORTED id=C conn=N
 //	prio id=C [conn=N] sid=S value=V  (SCTP_STREAM_SCHEDULER_VALUE)   -> OK cmd=prio id=C
+//	reset id=C [conn=N] sids=S,S... [dir=in|out|both] (SCTP_RESET_STREAMS) -> OK cmd=reset id=C ...
+//	addstreams id=C [conn=N] in=N out=N (SCTP_ADD_STREAMS)           -> OK cmd=addstreams id=C ...
 //	sysctl net.sctp.NAME=VALUE                                        -> OK cmd=sysctl
 //	echo WORDS...                                                     -> ECHO WORDS...
 //
@@ -38,8 +40,12 @@
 //
 //	ACCEPT id=L conn=N peer=ADDR ostreams=O istreams=I
 //	MSG id=X conn=N sid=S ppid=P len=N unordered=0|1 crc=CRC32(IEEE, hex)
-//	EVENT id=X conn=N type=assoc_change state=comm_up|comm_lost|restart|shutdown_comp|cant_start error=E
-//	DONE id=X conn=N msgs=M bytes=B end=eof|error
+//	EVENT id=X conn=N type=assoc_change state=comm_up|comm_lost|restart|shutdown_comp|cant_start error=E ...
+//	EVENT id=X conn=N type=shutdown|remote_error|send_failed|partial_delivery
+//	EVENT id=X conn=N type=stream_reset|assoc_reset flags=F
+//	EVENT id=X conn=N type=stream_change flags=F istreams=I ostreams=O
+//	SENT id=X conn=N msgs=M bytes=B   (a source finished sending, or a send command)
+//	DONE id=X conn=N msgs=M bytes=B crc=CRC32 of all bytes in arrival order end=eof|error
 //	ERR id=X cmd=VERB err="..."
 package main
 
@@ -137,6 +143,10 @@ func (p *peer) command(line string) {
 		err = p.closeConn(id, verb, args)
 	case "prio":
 		err = p.prio(id, args)
+	case "reset":
+		err = p.resetStreams(id, args)
+	case "addstreams":
+		err = p.addStreams(id, args)
 	case "sysctl":
 		err = sysctl(rest)
 		if err == nil {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"sync"
 	"syscall"
+	"unsafe"
 
 	"github.com/ishidawataru/sctp"
 	"golang.org/x/sys/unix"
@@ -283,7 +284,7 @@ func (cn *conn) read() {
 	oob := make([]byte, 256)
 	var msg []byte // the message so far, kept only in echo mode
 	var msgLen, msgs, bytes int
-	var crc uint32
+	var crc, all uint32 // CRC32 of the message so far, and of every byte received
 	end := "eof"
 	for {
 		n, oobn, flags, _, err := unix.Recvmsg(cn.fd, buf, oob, 0)
@@ -307,6 +308,7 @@ func (cn *conn) read() {
 		sid, ppid, unordered := sndRcvInfo(oob[:oobn])
 		msgLen += n
 		crc = crc32.Update(crc, crc32.IEEETable, buf[:n])
+		all = crc32.Update(all, crc32.IEEETable, buf[:n])
 		if cn.o.mode == "echo" {
 			msg = append(msg, buf[:n]...)
 		}
@@ -335,7 +337,7 @@ func (cn *conn) read() {
 		cn.cond.Broadcast()
 		cn.mu.Unlock()
 	}
-	cn.p.printf("DONE id=%s conn=%d msgs=%d bytes=%d end=%s", cn.id, cn.n, msgs, bytes, end)
+	cn.p.printf("DONE id=%s conn=%d msgs=%d bytes=%d crc=%08x end=%s", cn.id, cn.n, msgs, bytes, all, end)
 	cn.mu.Lock()
 	unix.Close(cn.fd)
 	cn.fd = -1
@@ -392,9 +394,16 @@ func (cn *conn) event(b []byte) {
 		cn.p.printf("EVENT id=%s conn=%d type=send_failed", cn.id, cn.n)
 	case sctpPartialDeliveryEvent:
 		cn.p.printf("EVENT id=%s conn=%d type=partial_delivery", cn.id, cn.n)
-	case sctpStreamResetEvent, sctpAssocResetEvent, sctpStreamChangeEvent:
-		cn.p.printf("EVENT id=%s conn=%d type=reconfig code=%#x flags=%#x", cn.id, cn.n, typ,
-			binary.NativeEndian.Uint16(b[2:]))
+	case sctpStreamResetEvent: // flags: 1 incoming, 2 outgoing, 4 denied, 8 failed
+		cn.p.printf("EVENT id=%s conn=%d type=stream_reset flags=%#x", cn.id, cn.n, binary.NativeEndian.Uint16(b[2:]))
+	case sctpAssocResetEvent:
+		cn.p.printf("EVENT id=%s conn=%d type=assoc_reset flags=%#x", cn.id, cn.n, binary.NativeEndian.Uint16(b[2:]))
+	case sctpStreamChangeEvent: // struct sctp_stream_change_event
+		if len(b) < 16 {
+			return
+		}
+		cn.p.printf("EVENT id=%s conn=%d type=stream_change flags=%#x istreams=%d ostreams=%d", cn.id, cn.n,
+			binary.NativeEndian.Uint16(b[2:]), binary.NativeEndian.Uint16(b[12:]), binary.NativeEndian.Uint16(b[14:]))
 	default:
 		cn.p.printf("EVENT id=%s conn=%d type=%#x", cn.id, cn.n, typ)
 	}
@@ -453,5 +462,60 @@ func (p *peer) prio(id string, a *args) error {
 		return err
 	}
 	p.printf("OK cmd=prio id=%s", id)
+	return nil
+}
+
+// resetStreams asks for a stream reset (RFC 6525, SCTP_RESET_STREAMS): struct
+// sctp_reset_streams with the flags SCTP_STREAM_RESET_INCOMING (1) and _OUTGOING (2).
+func (p *peer) resetStreams(id string, a *args) error {
+	cn, err := p.find(id, a)
+	if err != nil {
+		return err
+	}
+	sids := a.ints("sids", nil, 0, 65535)
+	var flags uint16
+	switch a.str("dir", "out") {
+	case "in":
+		flags = 1
+	case "out":
+		flags = 2
+	case "both":
+		flags = 3
+	default:
+		return fmt.Errorf("dir=%q: want in, out or both", a.str("dir", ""))
+	}
+	if a.err != nil {
+		return a.err
+	}
+	b := make([]byte, 8+2*len(sids))
+	binary.NativeEndian.PutUint16(b[4:], flags)
+	binary.NativeEndian.PutUint16(b[6:], uint16(len(sids)))
+	for i, s := range sids {
+		binary.NativeEndian.PutUint16(b[8+2*i:], uint16(s))
+	}
+	if err := setRaw(cn.fd, optResetStreams, unsafe.Pointer(&b[0]), uintptr(len(b))); err != nil {
+		return err
+	}
+	p.printf("OK cmd=reset id=%s conn=%d", id, cn.n)
+	return nil
+}
+
+// addStreams asks for more streams (RFC 6525, SCTP_ADD_STREAMS): struct sctp_add_streams.
+func (p *peer) addStreams(id string, a *args) error {
+	cn, err := p.find(id, a)
+	if err != nil {
+		return err
+	}
+	in, out := a.int("in", 0, 0, 65535), a.int("out", 0, 0, 65535)
+	if a.err != nil {
+		return a.err
+	}
+	var b [8]byte
+	binary.NativeEndian.PutUint16(b[4:], uint16(in))
+	binary.NativeEndian.PutUint16(b[6:], uint16(out))
+	if err := setRaw(cn.fd, optAddStreams, unsafe.Pointer(&b[0]), 8); err != nil {
+		return err
+	}
+	p.printf("OK cmd=addstreams id=%s conn=%d", id, cn.n)
 	return nil
 }

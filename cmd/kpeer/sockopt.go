@@ -18,6 +18,8 @@ const (
 	optStatus                  = 14  // SCTP_STATUS
 	optFragmentInterleave      = 18  // SCTP_FRAGMENT_INTERLEAVE
 	optEnableStreamReset       = 118 // SCTP_ENABLE_STREAM_RESET
+	optResetStreams            = 119 // SCTP_RESET_STREAMS
+	optAddStreams              = 121 // SCTP_ADD_STREAMS
 	optStreamScheduler         = 123 // SCTP_STREAM_SCHEDULER
 	optStreamSchedulerValue    = 124 // SCTP_STREAM_SCHEDULER_VALUE
 	optInterleavingSupported   = 125 // SCTP_INTERLEAVING_SUPPORTED
@@ -29,11 +31,11 @@ const (
 	sctpShutdownEvent          = 0x8005
 	sctpRemoteError            = 0x8004
 	sctpSendFailed             = 0x8003
-	sctpStreamResetEvent       = 0x8009
-	sctpAssocResetEvent        = 0x800a
-	sctpStreamChangeEvent      = 0x800b
 	sctpPartialDeliveryEvent   = 0x8006
-	sctpSenderDryEvent         = 0x8008
+	sctpSenderDryEvent         = 0x8009
+	sctpStreamResetEvent       = 0x800a
+	sctpAssocResetEvent        = 0x800b
+	sctpStreamChangeEvent      = 0x800c
 	sctpUnordered              = 1 // SCTP_UNORDERED in sinfo_flags
 	msgNotification            = 0x8000
 	sctpCmsgSndRcv             = 1 // SCTP_SNDRCV

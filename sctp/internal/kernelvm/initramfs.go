@@ -42,6 +42,8 @@ done
 sysctl -q -w net.sctp.udp_port={{udpport}}
 sysctl -q -w net.sctp.intl_enable=1
 sysctl -q -w net.sctp.reconf_enable=1
+sysctl -q -w net.core.wmem_max=16777216
+sysctl -q -w net.core.rmem_max=16777216
 {{sysctls}}
 ip link set lo up
 for d in /sys/class/net/*; do
