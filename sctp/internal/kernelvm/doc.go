@@ -9,7 +9,7 @@
 // from the bzImage (QEMU boots it through its PVH entry) and the sctp and virtio-net
 // modules with their dependencies. .ci/test.sh runs it and exports USCTP_GUEST_DIR;
 // FindGuest runs it when the variable is unset. Start writes an initramfs of its own
-// (newc cpio, gzip: busybox, the modules, kpeer built with CGO_ENABLED=0, an /init that
+// (newc cpio, uncompressed: busybox, the modules, kpeer built with CGO_ENABLED=0, an /init that
 // loads the modules, sets net.sctp.udp_port=9899, intl_enable=1 and reconf_enable=1
 // before any socket exists, configures the network and starts kpeer) and boots it with
 // one vCPU and 256 MB.

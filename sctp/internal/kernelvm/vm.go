@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -95,12 +96,12 @@ func Start(ctx context.Context, cfg Config) (*VM, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "usctp-kernelvm-")
+	dir, err := vmDir()
 	if err != nil {
 		return nil, err
 	}
 	vm := &VM{cfg: cfg, guest: g, dir: dir, changed: make(chan struct{})}
-	initrd := filepath.Join(dir, "initramfs.cpio.gz")
+	initrd := filepath.Join(dir, "initramfs.cpio")
 	if err := writeInitramfs(initrd, g, kpeer, &cfg); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("kernelvm: initramfs: %w", err)
@@ -204,6 +205,24 @@ func (vm *VM) boot(ctx context.Context, qemu, initrd string) error {
 	vm.BootTime = time.Since(start)
 	vm.logf("kernelvm: booted in %v", vm.BootTime.Round(time.Millisecond))
 	return nil
+}
+
+// vmDir makes the VM's working directory, $TMPDIR/usctp-kernelvm/<pid>-<n>, and removes
+// those of processes that died without closing their VMs (test timeouts, panics).
+func vmDir() (string, error) {
+	root := filepath.Join(os.TempDir(), "usctp-kernelvm")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", err
+	}
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		pid, _, _ := strings.Cut(e.Name(), "-")
+		n, err := strconv.Atoi(pid)
+		if err == nil && n != os.Getpid() && syscall.Kill(n, 0) == syscall.ESRCH {
+			os.RemoveAll(filepath.Join(root, e.Name()))
+		}
+	}
+	return os.MkdirTemp(root, fmt.Sprintf("%d-", os.Getpid()))
 }
 
 func freeUDPPort() (int, error) {
