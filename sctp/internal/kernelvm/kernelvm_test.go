@@ -212,18 +212,14 @@ func checkInitAck(t *testing.T, p []byte, src, dst uint16, tag uint32) {
 	}
 }
 
-// retry calls try until it returns a packet or ctx ends (the kernel may drop the first
-// INIT while the guest is busy, and the UDP or raw read times out).
+// retry is Retry for a try that returns a packet.
 func retry(ctx context.Context, try func() ([]byte, error)) ([]byte, error) {
-	var last error
-	for ctx.Err() == nil {
-		p, err := try()
-		if err == nil {
-			return p, nil
-		}
-		last = err
-	}
-	return nil, fmt.Errorf("%w (last: %v)", ctx.Err(), last)
+	var p []byte
+	err := Retry(ctx, 500*time.Millisecond, func() (err error) {
+		p, err = try()
+		return err
+	})
+	return p, err
 }
 
 // writeSeed keeps a real kernel packet for the codec's fuzz corpus when

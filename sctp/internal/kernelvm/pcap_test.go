@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,12 +56,21 @@ func TestPcap(t *testing.T) {
 	if want := []int{52, 52, 60, 60}; len(lens) != 4 || lens[0] != want[0] || lens[2] != want[2] {
 		t.Fatalf("records %v, want %v", lens, want)
 	}
+	if _, err := exec.LookPath("tshark"); err != nil {
+		t.Log("tshark is not installed: the pcap is not decoded")
+		return
+	}
 	out, err := TsharkProblems(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("tshark:\n%s", out)
-	if out != "" && (strings.Count(out, "\n") != 1 || !strings.Contains(out, "INIT")) {
-		t.Errorf("tshark should flag exactly the two corrupted INITs:\n%s", out)
+	var frames []string
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 0 && strings.Contains(l, "INIT") {
+			frames = append(frames, f[0])
+		}
+	}
+	if strings.Join(frames, ",") != "2,4" {
+		t.Errorf("tshark should flag exactly the corrupted INITs, frames 2 and 4:\n%s", out)
 	}
 }
