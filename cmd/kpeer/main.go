@@ -45,7 +45,7 @@
 //	EVENT id=X conn=N type=stream_reset|assoc_reset flags=F
 //	EVENT id=X conn=N type=stream_change flags=F istreams=I ostreams=O
 //	SENT id=X conn=N msgs=M bytes=B   (a source finished sending, or a send command)
-//	DONE id=X conn=N msgs=M bytes=B crc=CRC32 of all bytes in arrival order end=eof|error
+//	DONE id=X conn=N msgs=M bytes=B crc=CRC32 of all bytes in arrival order end=eof|abort|error
 //	ERR id=X cmd=VERB err="..."
 package main
 

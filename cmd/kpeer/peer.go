@@ -178,6 +178,7 @@ type conn struct {
 	// shutdownDone is set by the SHUTDOWN_COMP notification: the association ended
 	// gracefully, and the ENOTCONN that follows is the end of the stream.
 	shutdownDone bool
+	aborted      bool // abort was asked for: the reader's close sends the ABORT
 }
 
 func (p *peer) start(id, verb string, c *sctp.SCTPConn, o opts) {
@@ -271,10 +272,18 @@ func (cn *conn) source() {
 
 func (cn *conn) shutdown() error { return unix.Shutdown(cn.fd, unix.SHUT_WR) }
 
-// abort sends an ABORT (sendmsg with SCTP_ABORT); the reader sees the end.
+// abort ends the association with an ABORT. A one-to-one socket refuses sendmsg's
+// SCTP_ABORT flag, and closing the descriptor under the reader's recvmsg would wait for
+// it, so abort sets a zero linger time (close then aborts, RFC 6458 section 8.1.4) and
+// shuts the receiving side down, which wakes the reader; the reader closes.
 func (cn *conn) abort() error {
-	_, err := cn.c.SCTPWrite([]byte{}, &sctp.SndRcvInfo{Flags: sctp.SCTP_ABORT})
-	return err
+	if err := unix.SetsockoptLinger(cn.fd, unix.SOL_SOCKET, unix.SO_LINGER, &unix.Linger{Onoff: 1, Linger: 0}); err != nil {
+		return err
+	}
+	cn.mu.Lock()
+	cn.aborted = true
+	cn.mu.Unlock()
+	return unix.Shutdown(cn.fd, unix.SHUT_RD)
 }
 
 // read receives messages until the association ends, logging each (MSG) and echoing
@@ -337,6 +346,11 @@ func (cn *conn) read() {
 		cn.cond.Broadcast()
 		cn.mu.Unlock()
 	}
+	cn.mu.Lock()
+	if cn.aborted {
+		end = "abort"
+	}
+	cn.mu.Unlock()
 	cn.p.printf("DONE id=%s conn=%d msgs=%d bytes=%d crc=%08x end=%s", cn.id, cn.n, msgs, bytes, all, end)
 	cn.mu.Lock()
 	unix.Close(cn.fd)

@@ -83,3 +83,44 @@ func TestKernelStreamReset(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestKernelGuestSendAbort checks kpeer's send and abort commands between two guest
+// sockets: one unordered message with its stream, PPID and checksum, then an ABORT that
+// both sides report.
+func TestKernelGuestSendAbort(t *testing.T) {
+	vm := kvm.Get(t)
+	ctx := ctxFor(t, 2*time.Minute)
+	if _, err := vm.Do(ctx, "listen id=ab addr=127.0.0.1 port=5012 mode=sink", "READY id=ab "); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := vm.Do(ctx, "dial id=abc addr=127.0.0.1 port=5012 mode=sink", "CONNECTED id=abc "); err != nil {
+		t.Fatal(err)
+	}
+	sent, err := vm.Do(ctx, "send id=abc sid=3 ppid=9 len=10 seq=5 unordered=1", "SENT id=abc ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := vm.WaitLine(ctx, "MSG id=ab ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Int("sid") != 3 || got.Int("ppid") != 9 || got.Int("len") != 10 || got.Int("unordered") != 1 || got.Get("crc") != sent.Get("crc") {
+		t.Fatalf("sent %s, got %s", sent, got)
+	}
+	if _, err := vm.Do(ctx, "abort id=abc", "ABORTED id=abc"); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := vm.WaitLine(ctx, "DONE id=abc "); err != nil {
+		t.Fatal(err)
+	} else if l.Get("end") != "abort" {
+		t.Errorf("%s: want end=abort", l)
+	}
+	if _, err := vm.Wait(ctx, func(l Line) bool {
+		return l.Verb == "EVENT" && l.Get("id") == "ab" && l.Get("state") == "comm_lost"
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := vm.WaitLine(ctx, "DONE id=ab "); err != nil {
+		t.Fatal(err)
+	}
+}
