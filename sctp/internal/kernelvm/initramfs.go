@@ -71,8 +71,8 @@ var kpeerBuild struct {
 	err  error
 }
 
-// buildKpeer builds the static guest peer (CGO_ENABLED=0) into a temporary directory that
-// lives as long as the process.
+// buildKpeer builds the static guest peer (CGO_ENABLED=0) into a directory that lives as
+// long as the process (vmDir removes it after the process).
 func buildKpeer(ctx context.Context) (string, error) {
 	kpeerBuild.once.Do(func() {
 		root, err := moduleRoot()
@@ -80,7 +80,7 @@ func buildKpeer(ctx context.Context) (string, error) {
 			kpeerBuild.err = err
 			return
 		}
-		dir, err := os.MkdirTemp("", "usctp-kpeer-")
+		dir, err := vmDir("kpeer")
 		if err != nil {
 			kpeerBuild.err = err
 			return

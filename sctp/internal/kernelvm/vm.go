@@ -96,7 +96,7 @@ func Start(ctx context.Context, cfg Config) (*VM, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := vmDir()
+	dir, err := vmDir("vm")
 	if err != nil {
 		return nil, err
 	}
@@ -207,9 +207,9 @@ func (vm *VM) boot(ctx context.Context, qemu, initrd string) error {
 	return nil
 }
 
-// vmDir makes the VM's working directory, $TMPDIR/usctp-kernelvm/<pid>-<n>, and removes
-// those of processes that died without closing their VMs (test timeouts, panics).
-func vmDir() (string, error) {
+// vmDir makes a working directory, $TMPDIR/usctp-kernelvm/<pid>-<kind>-<n>, and removes
+// those of processes that are gone (test timeouts and panics skip Close).
+func vmDir(kind string) (string, error) {
 	root := filepath.Join(os.TempDir(), "usctp-kernelvm")
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", err
@@ -222,7 +222,7 @@ func vmDir() (string, error) {
 			os.RemoveAll(filepath.Join(root, e.Name()))
 		}
 	}
-	return os.MkdirTemp(root, fmt.Sprintf("%d-", os.Getpid()))
+	return os.MkdirTemp(root, fmt.Sprintf("%d-%s-", os.Getpid(), kind))
 }
 
 func freeUDPPort() (int, error) {
