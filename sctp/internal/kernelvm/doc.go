@@ -60,7 +60,8 @@
 // parent-death signal if the test binary dies.
 //
 // Environment: USCTP_GUEST_DIR (the guest), USCTP_KVM_VERBOSE (log kpeer's lines),
-// USCTP_KVM_CMDLINE (extra kernel arguments), USCTP_KEEP_VM_DIR (keep the console log),
-// USCTP_PCAP_DIR (where PcapFor writes), USCTP_WRITE_SEEDS (refresh testdata/*.bin, the
-// kernel's packets kept as seeds for the codec's fuzz corpus).
+// USCTP_KVM_CMDLINE (extra kernel arguments), USCTP_KVM_BIOS (firmware; default qboot),
+// USCTP_KEEP_VM_DIR (keep the console log), USCTP_PCAP_DIR (where PcapFor writes),
+// USCTP_WRITE_SEEDS (refresh testdata/*.bin, the kernel's packets kept as seeds for the
+// codec's fuzz corpus).
 package kernelvm

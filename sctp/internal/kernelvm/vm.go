@@ -159,6 +159,9 @@ func (vm *VM) boot(ctx context.Context, qemu, initrd string) error {
 		"-netdev", fmt.Sprintf("user,id=n0,net=10.0.2.0/24,hostfwd=udp:127.0.0.1:%d-:%d", port, GuestUDPPort),
 		"-device", "virtio-net-pci,netdev=n0,mac=" + macUser + ",romfile=",
 	}
+	if bios := firmware(); bios != "" {
+		args = append(args, "-bios", bios)
+	}
 	cmd := exec.Command(qemu)
 	if vm.ns != nil {
 		args = append(args, "-netdev", "tap,id=n1,fd=3",
@@ -223,6 +226,25 @@ func vmDir(kind string) (string, error) {
 		}
 	}
 	return os.MkdirTemp(root, fmt.Sprintf("%d-%s-", os.Getpid(), kind))
+}
+
+// firmware returns qboot, QEMU's minimal firmware, where QEMU ships it: it reaches the
+// kernel one to two seconds sooner than SeaBIOS under TCG (measured on the loaded
+// two-core machine). USCTP_KVM_BIOS names another file, or "default" for SeaBIOS.
+func firmware() string {
+	switch b := os.Getenv("USCTP_KVM_BIOS"); b {
+	case "default":
+		return ""
+	case "":
+	default:
+		return b
+	}
+	for _, f := range []string{"/usr/share/qemu/qboot.rom", "/usr/share/seabios/qboot.rom"} {
+		if _, err := os.Stat(f); err == nil {
+			return f
+		}
+	}
+	return ""
 }
 
 func freeUDPPort() (int, error) {
