@@ -122,11 +122,14 @@ func TestKernelUDPInit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	pcap := PcapFor(t)
+	local, remote := conn.LocalAddr().(*net.UDPAddr).AddrPort(), vm.UDPAddr().AddrPort()
 	start := time.Now()
 	tag := rand.Uint32() | 1
 	init := sctpInit(40000, 5001, tag, 12345)
 	buf := make([]byte, 2048)
 	p, err := retry(ctx, func() ([]byte, error) {
+		pcap.WriteSCTP(time.Now(), local, remote, true, init)
 		if _, err := conn.WriteToUDP(init, vm.UDPAddr()); err != nil {
 			return nil, err
 		}
@@ -135,6 +138,7 @@ func TestKernelUDPInit(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
+		pcap.WriteSCTP(time.Now(), from.AddrPort(), local, true, buf[:n])
 		if from.Port != vm.UDPAddr().Port {
 			return nil, fmt.Errorf("reply from %v, want %v", from, vm.UDPAddr())
 		}
@@ -144,6 +148,8 @@ func TestKernelUDPInit(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkInitAck(t, p, 5001, 40000, tag)
+	pcap.Close()
+	CheckPcap(t, pcap.Path)
 	t.Logf("INIT -> INIT ACK over UDP in %v", time.Since(start).Round(time.Millisecond))
 	writeSeed(t, "init-ack-udp.bin", p)
 }

@@ -17,8 +17,9 @@ import (
 
 // Pcap writes SCTP packets to a pcap file (LINKTYPE_RAW: each record an IPv4 packet),
 // so that sctpdump, tshark or Wireshark read an interop test's traffic: packets of
-// transport B as SCTP over IPv4, packets of transport A inside IPv4 and UDP, which
-// Wireshark decodes as SCTP on port 9899 (RFC 6951). It is safe for concurrent use.
+// transport B as SCTP over IPv4, packets of transport A inside IPv4 and UDP (Wireshark
+// decodes port 9899 as SCTP by itself, other ports with "Decode As"; TsharkProblems
+// decodes them all). It is safe for concurrent use.
 type Pcap struct {
 	// Path is the file's path.
 	Path string
@@ -81,6 +82,8 @@ func PcapFor(t testing.TB) *Pcap {
 // set, src and dst are the UDP endpoints of the encapsulation and the record carries a
 // UDP header; otherwise only their addresses are used.
 func (p *Pcap) WriteSCTP(at time.Time, src, dst netip.AddrPort, udp bool, pkt []byte) error {
+	src = netip.AddrPortFrom(src.Addr().Unmap(), src.Port()) // net.UDPAddr's 16-byte form
+	dst = netip.AddrPortFrom(dst.Addr().Unmap(), dst.Port())
 	if !src.Addr().Is4() || !dst.Addr().Is4() {
 		return errors.New("kernelvm: pcap: IPv4 addresses only")
 	}
@@ -167,7 +170,9 @@ func TsharkProblems(path string) (string, error) {
 	if err != nil {
 		return "", nil
 	}
-	cmd := exec.Command(tshark, "-n", "-r", path, "-o", "sctp.checksum:CRC-32C",
+	// Every record is SCTP, so every UDP port decodes as SCTP (Wireshark only knows
+	// 9899 by itself, and transport A's host side uses ports chosen at run time).
+	cmd := exec.Command(tshark, "-n", "-r", path, "-o", "sctp.checksum:CRC-32C", "-d", "udp.port==1-65535,sctp",
 		"-Y", `_ws.malformed || sctp.checksum.status == "Bad" || _ws.expert.severity == "Error"`)
 	cmd.Env = append(os.Environ(), "HOME="+os.TempDir()) // tshark wants a profile directory
 	var stderr strings.Builder

@@ -19,7 +19,7 @@ func TestPcap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := netip.MustParseAddrPort("198.18.0.1:9899"), netip.MustParseAddrPort("198.18.0.2:9899")
+	a, b := netip.MustParseAddrPort("127.0.0.1:40000"), netip.MustParseAddrPort("127.0.0.1:50000")
 	good := sctpInit(1, 2, 3, 4)
 	bad := append([]byte(nil), good...)
 	bad[len(bad)-1] ^= 1
@@ -32,6 +32,10 @@ func TestPcap(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	mapped := netip.MustParseAddrPort("[::ffff:127.0.0.1]:9")
+	if err := p.WriteSCTP(now, mapped, b, true, good); err != nil {
+		t.Errorf("IPv4-mapped address: %v", err)
+	}
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +46,7 @@ func TestPcap(t *testing.T) {
 	if binary.LittleEndian.Uint32(f) != 0xa1b23c4d || binary.LittleEndian.Uint32(f[20:]) != linktypeRaw {
 		t.Fatalf("pcap header %x", f[:24])
 	}
-	// Walk the records: 2 x (20 + 32) and 2 x (28 + 32) bytes.
+	// Walk the records: 2 x (20 + 32) and 3 x (28 + 32) bytes.
 	var lens []int
 	for r := f[24:]; len(r) >= 16; {
 		n := int(binary.LittleEndian.Uint32(r[8:]))
@@ -53,7 +57,7 @@ func TestPcap(t *testing.T) {
 		lens = append(lens, n)
 		r = r[16+n:]
 	}
-	if want := []int{52, 52, 60, 60}; len(lens) != 4 || lens[0] != want[0] || lens[2] != want[2] {
+	if want := []int{52, 52, 60, 60, 60}; len(lens) != 5 || lens[0] != want[0] || lens[2] != want[2] {
 		t.Fatalf("records %v, want %v", lens, want)
 	}
 	if _, err := exec.LookPath("tshark"); err != nil {
