@@ -45,8 +45,14 @@ func newNetns() (*netns, error) {
 
 func (n *netns) setup() error {
 	tfd, err := unix.Open("/dev/net/tun", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err == unix.ENOENT {
+		// Some containers lack the node though the kernel has the driver.
+		os.MkdirAll("/dev/net", 0o755)
+		unix.Mknod("/dev/net/tun", unix.S_IFCHR|0o600, int(unix.Mkdev(10, 200)))
+		tfd, err = unix.Open("/dev/net/tun", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("/dev/net/tun: %w", err)
 	}
 	n.tap = os.NewFile(uintptr(tfd), "/dev/net/tun")
 	ifr, err := unix.NewIfreq(tapName)
