@@ -215,7 +215,7 @@ func (s *fq) check() error {
 		return fmt.Errorf("%d linked streams, heap of %d", linked, s.n)
 	}
 	for i := 1; i < s.n; i++ {
-		if before(s.heap.Get(i).tag, s.heap.Get((i-1)/2).tag) {
+		if s.heap.Get(i).less(s.heap.Get((i - 1) / 2)) {
 			return fmt.Errorf("heap order broken at %d", i)
 		}
 	}

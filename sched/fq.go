@@ -12,7 +12,9 @@ import "github.com/usctp/usctp/flexarray"
 //     finish time of the chunk just sent.
 //   - Next returns the active stream with the smallest tag, from a binary
 //     min-heap of (tag, stream id) whose position is stored per stream, so
-//     picking is O(1) and accounting a chunk is O(log n).
+//     picking is O(1) and accounting a chunk is O(log n). Equal tags are
+//     served in the order they were reached (a sequence number breaks the
+//     tie), so streams of equal weight and chunk size take turns.
 //   - The virtual time V is the smallest tag in service; it never goes
 //     backwards. A stream that becomes active (first data, or data again
 //     after being idle or blocked) starts at max(V, its own tag). A stream
@@ -27,12 +29,14 @@ import "github.com/usctp/usctp/flexarray"
 // Fair capacity is the same with every weight 1.
 //
 // Tags are 64-bit and compared with serial arithmetic (RFC 1982 style), so
-// they may wrap: no renormalisation pass is ever needed.
+// they may wrap: no renormalisation pass is ever needed. The division by the
+// weight keeps its remainder per stream, so rounding never accumulates.
 type fq struct {
 	t        *flexarray.Array[fqEnt]
 	heap     *flexarray.Array[heapEnt] // heap[0] has the smallest tag
 	n        int                       // number of streams in the heap
 	v        uint64                    // virtual time
+	seq      uint32                    // tie-break stamp of the last heap insertion or update
 	weighted bool
 }
 
@@ -41,6 +45,7 @@ type fqEnt struct {
 	tag    uint64 // start of the stream's next chunk in virtual time: its last finish
 	pos    uint16 // position in the heap + 1; 0 when not in the heap
 	weight uint16 // WFQ weight; 0 means DefaultWeight
+	rem    uint16 // remainder of the last division of scaled bytes by the weight
 	flags  uint8
 }
 
@@ -48,7 +53,16 @@ type fqEnt struct {
 // without touching the stream table.
 type heapEnt struct {
 	tag uint64
+	seq uint32 // among equal tags, the smaller (serial) sequence goes first
 	sid uint16
+}
+
+// less reports whether a is served before b.
+func (a *heapEnt) less(b *heapEnt) bool {
+	if a.tag != b.tag {
+		return before(a.tag, b.tag)
+	}
+	return int32(a.seq-b.seq) < 0
 }
 
 const (
@@ -97,7 +111,8 @@ func (s *fq) link(sid uint16, e *fqEnt) {
 	}
 	i := s.n
 	s.n++
-	s.up(i, heapEnt{e.tag, sid})
+	s.seq++
+	s.up(i, heapEnt{e.tag, s.seq, sid})
 }
 
 // unlink takes sid out of the heap; its tag stays as its last finish.
@@ -110,7 +125,7 @@ func (s *fq) unlink(e *fqEnt) {
 		return
 	}
 	last := *s.heap.Get(s.n)
-	if i > 0 && before(last.tag, s.heap.Get((i-1)/2).tag) {
+	if i > 0 && last.less(s.heap.Get((i-1)/2)) {
 		s.up(i, last)
 	} else {
 		s.down(i, last)
@@ -128,7 +143,7 @@ func (s *fq) up(i int, h heapEnt) {
 	for i > 0 {
 		p := (i - 1) / 2
 		ph := *s.heap.Get(p)
-		if !before(h.tag, ph.tag) {
+		if !h.less(&ph) {
 			break
 		}
 		s.set(i, ph)
@@ -146,11 +161,11 @@ func (s *fq) down(i int, h heapEnt) {
 		}
 		ch := s.heap.Get(c)
 		if c+1 < s.n {
-			if r := s.heap.Get(c + 1); before(r.tag, ch.tag) {
+			if r := s.heap.Get(c + 1); r.less(ch) {
 				c, ch = c+1, r
 			}
 		}
-		if !before(ch.tag, h.tag) {
+		if !ch.less(&h) {
 			break
 		}
 		s.set(i, *ch)
@@ -194,10 +209,12 @@ func (s *fq) Sent(sid uint16, n int, msgEnd, empty bool) {
 		if s.weighted && e.weight != 0 {
 			w = uint64(e.weight)
 		}
-		e.tag += uint64(n) << tagShift / w
+		x := uint64(n)<<tagShift + uint64(e.rem)
+		e.tag += x / w
+		e.rem = uint16(x % w)
 		if e.flags&fLinked != 0 && !empty {
-			i := int(e.pos) - 1
-			s.down(i, heapEnt{e.tag, sid})
+			s.seq++
+			s.down(int(e.pos)-1, heapEnt{e.tag, s.seq, sid})
 		}
 	}
 	if empty {
@@ -250,7 +267,7 @@ func (s *fq) Forget(sid uint16) {
 	if e.flags&fLinked != 0 {
 		s.unlink(e)
 	}
-	e.tag = s.v
+	e.tag, e.rem = s.v, 0
 }
 
 // SetValue sets sid's WFQ weight (1 to 65535), effective from its next
