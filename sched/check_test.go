@@ -190,7 +190,7 @@ func (s *prio) check() error {
 }
 
 func (s *fq) check() error {
-	if s.n > s.t.Len() || s.n > s.heap.Len() {
+	if s.n > s.t.Len() || s.n > len(s.heap.pages)*heapPageLen {
 		return fmt.Errorf("heap of %d for %d streams", s.n, s.t.Len())
 	}
 	linked := 0
@@ -201,7 +201,7 @@ func (s *fq) check() error {
 		if e.flags&fLinked != 0 {
 			linked++
 			i := int(e.pos) - 1
-			if i < 0 || i >= s.n || s.heap.Get(i).sid != uint16(sid) || s.heap.Get(i).tag != e.tag {
+			if i < 0 || i >= s.n || s.heap.at(i).sid != uint16(sid) || s.heap.at(i).tag != e.tag {
 				return fmt.Errorf("stream %d: heap position %d wrong", sid, i)
 			}
 			if before(e.tag, s.v) {
@@ -215,7 +215,7 @@ func (s *fq) check() error {
 		return fmt.Errorf("%d linked streams, heap of %d", linked, s.n)
 	}
 	for i := 1; i < s.n; i++ {
-		if s.heap.Get(i).less(s.heap.Get((i - 1) / 2)) {
+		if s.heap.at(i).less(s.heap.at((i - 1) / heapArity)) {
 			return fmt.Errorf("heap order broken at %d", i)
 		}
 	}
