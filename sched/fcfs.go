@@ -142,11 +142,17 @@ func (s *fcfs) Enqueue(sid uint16, size int) {
 
 func (s *fcfs) Next() (uint16, bool) {
 	for s.count > 0 {
-		if !s.trim() {
-			continue
-		}
-		r := s.run(0)
+		r := s.q.Get(s.head)
 		e := s.t.Get(int(r.sid))
+		if e.dead > 0 {
+			k := min(e.dead, r.n)
+			e.dead -= k
+			r.n -= k
+			if r.n == 0 {
+				s.pop()
+				continue
+			}
+		}
 		if e.flags&fBlocked == 0 {
 			return r.sid, true
 		}
