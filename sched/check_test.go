@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"math/bits"
 )
 
 // This file holds the invariant checks the tests run after every operation:
@@ -132,12 +133,9 @@ func (s *prio) check() error {
 			return fmt.Errorf("priority %d: cursor %d but no linked stream", v, cur)
 		}
 	}
-	for w, bits := range s.levels.leaf.All() {
-		for b := range 64 {
-			v := uint16(w<<6 | b)
-			if *bits&(1<<b) == 0 {
-				continue
-			}
+	for w, word := range s.levels.leaf.All() {
+		for x := *word; x != 0; x &= x - 1 {
+			v := uint16(w<<6 | bits.TrailingZeros64(x))
 			if _, ok := perLevel[v]; !ok {
 				return fmt.Errorf("priority %d: in level set without linked streams", v)
 			}
