@@ -29,10 +29,14 @@
 //
 // # Switching
 //
-// A scheduler is switched by building a new one with New and calling Enqueue
-// on it once for every queued message, stream by stream in queue order.
-// Per-stream values (priorities, weights) start from their defaults in the
-// new scheduler, as in Linux.
+// A scheduler is switched by building a new one with New, calling Enqueue on
+// it once for every queued message (including a partly sent one, with what is
+// left of it) and Block for every blocked stream. Messages of one stream must
+// be enqueued in their queue order; across streams, enqueueing them in their
+// original arrival order lets FCFS keep it (usrsctp instead interleaves the
+// streams' n-th messages, which is also acceptable). Per-stream values
+// (priorities, weights) start from their defaults in the new scheduler, as in
+// Linux. The association keeps its message pin across the switch.
 //
 // # Message integrity
 //
