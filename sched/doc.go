@@ -23,7 +23,7 @@
 // Per chunk, Next and Sent cost O(1) for FCFS, RR, RR per packet and
 // Priority (amortised O(1) for FCFS, which discards stale queue entries
 // lazily), and O(log n) in the number of active streams for fair capacity
-// and WFQ, which are virtual-time fair queueing over a binary heap. Nothing
+// and WFQ, which are virtual-time fair queueing over a 4-ary heap. Nothing
 // on the per-chunk path is linear in the number of streams; Resize and
 // building a new scheduler are. In steady state nothing allocates.
 //

@@ -10,8 +10,8 @@ import "github.com/usctp/usctp/flexarray"
 //     starts; sending n bytes adds n/weight to it (scaled by 2^16 so that
 //     weights up to 65535 keep sub-byte precision), which makes the tag the
 //     finish time of the chunk just sent.
-//   - Next returns the active stream with the smallest tag, from a binary
-//     4-ary min-heap of (tag, stream id) whose position is stored per stream, so
+//   - Next returns the active stream with the smallest tag, from a 4-ary
+//     min-heap of (tag, stream id) whose position is stored per stream, so
 //     picking is O(1) and accounting a chunk is O(log n). Equal tags are
 //     served in the order they were reached (a sequence number breaks the
 //     tie), so streams of equal weight and chunk size take turns.
