@@ -14,14 +14,14 @@ var allKinds = []Kind{FCFS, Priority, RoundRobin, FairCapacity, WFQ, RoundRobinP
 // blocked, Next never returns a blocked, empty or out-of-range stream, and
 // nothing survives Forget or Resize.
 func TestModel(t *testing.T) {
-	ops := 2000
+	ops := 1500
 	if testing.Short() {
 		ops = 500
 	}
 	for _, k := range allKinds {
 		for _, il := range []bool{false, true} {
 			t.Run(k.String()+map[bool]string{false: "/data", true: "/idata"}[il], func(t *testing.T) {
-				for seed := range uint64(8) {
+				for seed := range uint64(6) {
 					r := rand.New(rand.NewPCG(seed, uint64(k)))
 					h := newHarness(t, k, Options{Interleaved: il, Streams: 1 + r.IntN(40)}, 300+r.IntN(1700))
 					for range ops {
