@@ -188,7 +188,7 @@ func (s *prio) check() error {
 }
 
 func (s *fq) check() error {
-	if s.n > s.t.Len() || s.n > len(s.heap.pages)*heapPageLen {
+	if s.n > s.t.Len() || (s.n > 0 && s.n+heapSkew > len(s.heap.pages)*heapPageLen) {
 		return fmt.Errorf("heap of %d for %d streams", s.n, s.t.Len())
 	}
 	linked := 0

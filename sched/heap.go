@@ -9,7 +9,9 @@ package sched
 // The slots live in pages of 256 (4096 bytes) reached by a page table, so no
 // allocation is larger than a page and the hot path indexes with a shift and
 // a mask; pages are added as the number of active streams reaches a new
-// high, and released only by Resize.
+// high, and released only by Resize. Node i is stored in slot i+3, so that
+// the four children of a node (nodes 4i+1 to 4i+4, slots 4i+4 to 4i+7) fill
+// one aligned 64-byte cache line and never straddle a page.
 
 // heapEnt is a heap slot: the tag is copied in so that sifting compares
 // without touching the stream table.
@@ -31,6 +33,7 @@ const (
 	heapPageShift = 8
 	heapPageLen   = 1 << heapPageShift // slots per page: 4096 bytes
 	heapArity     = 4
+	heapSkew      = heapArity - 1 // node i is in slot i+heapSkew
 )
 
 // heapPages is the paged slot storage of the heap.
@@ -38,21 +41,33 @@ type heapPages struct {
 	pages []*[heapPageLen]heapEnt
 }
 
-// at returns slot i, which must be below the capacity.
+// at returns node i, which must be below the capacity.
 func (p *heapPages) at(i int) *heapEnt {
+	i += heapSkew
 	return &p.pages[i>>heapPageShift][i&(heapPageLen-1)]
 }
 
-// reserve makes room for slot i.
+// kids returns the four nodes starting at c, which must be the first child
+// of a node; all four must be below the capacity.
+func (p *heapPages) kids(c int) *[heapArity]heapEnt {
+	c += heapSkew
+	return (*[heapArity]heapEnt)(p.pages[c>>heapPageShift][c&(heapPageLen-1):])
+}
+
+// reserve makes room for node i.
 func (p *heapPages) reserve(i int) {
+	i += heapSkew
 	for i>>heapPageShift >= len(p.pages) {
 		p.pages = append(p.pages, new([heapPageLen]heapEnt))
 	}
 }
 
-// shrink releases the pages not needed for n slots.
+// shrink releases the pages not needed for n nodes.
 func (p *heapPages) shrink(n int) {
-	keep := (n + heapPageLen - 1) >> heapPageShift
+	keep := (n + heapSkew + heapPageLen - 1) >> heapPageShift
+	if n == 0 {
+		keep = 0
+	}
 	clear(p.pages[keep:])
 	p.pages = p.pages[:keep]
 }
@@ -115,10 +130,29 @@ func (s *fq) down(i int, h heapEnt) {
 		if c >= s.n {
 			break
 		}
-		best := s.heap.at(c)
-		for j := c + 1; j < min(c+heapArity, s.n); j++ {
-			if x := s.heap.at(j); x.less(best) {
-				c, best = j, x
+		var best *heapEnt
+		if c+heapArity <= s.n {
+			// All four children: one cache line.
+			kids := s.heap.kids(c)
+			k := 0
+			if kids[1].less(&kids[0]) {
+				k = 1
+			}
+			m := 2
+			if kids[3].less(&kids[2]) {
+				m = 3
+			}
+			if kids[m].less(&kids[k]) {
+				k = m
+			}
+			c += k
+			best = &kids[k]
+		} else {
+			best = s.heap.at(c)
+			for j := c + 1; j < min(c+heapArity, s.n); j++ {
+				if x := s.heap.at(j); x.less(best) {
+					c, best = j, x
+				}
 			}
 		}
 		if !best.less(&h) {
