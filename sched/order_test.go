@@ -95,9 +95,39 @@ func runOrder(t *testing.T, c orderCase) string {
 		}
 		h.verify()
 	}
+	return orderString(h)
+}
+
+// orderString returns the streams of the chunks sent, as letters.
+func orderString(h *harness) string {
 	var b strings.Builder
 	for _, sid := range h.order {
 		b.WriteByte(byte('a' + sid))
 	}
 	return b.String()
+}
+
+// TestPriorityChangeWhileActive: "A PRIO set on a stream while it is in the
+// middle of an interleaved message" (research notes section 5): the stream
+// moves to its new level at once, and its message continues from there.
+func TestPriorityChangeWhileActive(t *testing.T) {
+	h := newHarness(t, Priority, Options{Interleaved: true, Streams: 3}, 10)
+	h.logging = true
+	h.setValue(0, 5)
+	h.setValue(1, 3)
+	h.enqueue(0, 30)
+	h.enqueue(1, 30)
+	h.step() // b: priority 3 first
+	h.setValue(0, 1)
+	h.verify()
+	h.step() // a: now priority 1
+	h.step()
+	h.setValue(0, 9)
+	h.verify()
+	for h.step() {
+		h.verify()
+	}
+	if got, want := orderString(h), "baabba"; got != want {
+		t.Errorf("order %q, want %q", got, want)
+	}
 }
