@@ -62,3 +62,30 @@ func TestMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestFCFSRingShrinks: a burst of queued messages grows the FCFS ring; once
+// it has drained, the ring goes back to one page.
+func TestFCFSRingShrinks(t *testing.T) {
+	h := newHarness(t, FCFS, Options{Streams: 2}, 1000)
+	for i := range 100000 {
+		h.enqueue(uint16(i%2), 10) // alternating streams: one run per message
+	}
+	s := h.s.(*fcfs)
+	if s.q.Len() < 100000 {
+		t.Fatalf("ring capacity %d for 100000 runs", s.q.Len())
+	}
+	for h.step() {
+	}
+	h.verify()
+	if s.q.Len() != fcfsFirstRing {
+		t.Errorf("ring capacity %d after draining, want %d", s.q.Len(), fcfsFirstRing)
+	}
+	h.enqueue(1, 10)
+	h.enqueue(0, 10)
+	h.logging = true
+	for h.step() {
+	}
+	if got := orderString(h); got != "ba" {
+		t.Errorf("order after shrink %q, want \"ba\"", got)
+	}
+}
