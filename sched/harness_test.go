@@ -23,6 +23,8 @@ type harness struct {
 	pin     int // stream of the partly sent message without I-DATA, or -1
 	seq     uint64
 	served  []int64  // bytes sent per stream
+	blocks  bool     // a stream was blocked since the scheduler was built
+	noBlock bool     // op never blocks a stream
 	order   []uint16 // stream of every chunk sent, when logging
 	logging bool
 }
@@ -108,6 +110,22 @@ func (h *harness) next() (uint16, bool) {
 	if h.blocked[sid] {
 		h.fail("Next() = %d, which is blocked", sid)
 	}
+	switch {
+	case h.kind == FCFS && !h.blocks:
+		// Exact arrival order; after blocking, Unblock puts the parked
+		// messages first, which may reorder them among blocked streams.
+		for o, q := range h.q {
+			if len(q) > 0 && q[0].seq < h.q[sid][0].seq {
+				h.fail("FCFS Next() = %d (message %d), but stream %d has older message %d", sid, h.q[sid][0].seq, o, q[0].seq)
+			}
+		}
+	case h.kind == Priority:
+		for o, q := range h.q {
+			if len(q) > 0 && !h.blocked[o] && h.values[o] < h.values[sid] {
+				h.fail("Priority Next() = %d (priority %d), but stream %d has priority %d", sid, h.values[sid], o, h.values[o])
+			}
+		}
+	}
 	return sid, true
 }
 
@@ -150,6 +168,7 @@ func (h *harness) block(sid uint16) {
 	h.s.Block(sid)
 	if int(sid) < len(h.q) {
 		h.blocked[sid] = true
+		h.blocks = true
 	}
 }
 
@@ -218,6 +237,7 @@ func (h *harness) switchTo(k Kind) {
 		h.fail("New(%v): %v", k, err)
 	}
 	h.s, h.kind = s, k
+	h.blocks = false
 	type ent struct {
 		sid uint16
 		m   hmsg
@@ -236,6 +256,7 @@ func (h *harness) switchTo(k Kind) {
 		h.values[sid] = h.defaultValue()
 		if h.blocked[sid] {
 			s.Block(uint16(sid))
+			h.blocks = true
 		}
 	}
 }
@@ -293,7 +314,9 @@ func (h *harness) op(a, b, c byte) {
 	case 7:
 		h.packetDone()
 	case 8:
-		h.block(sid)
+		if !h.noBlock {
+			h.block(sid)
+		}
 	case 9:
 		h.unblock(sid)
 	case 10:
