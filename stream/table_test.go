@@ -27,8 +27,6 @@ type recvSide struct {
 	first   *int
 }
 
-type table = Table[sendSide, recvSide]
-
 func TestBoundsChecked(t *testing.T) {
 	tb := NewTable[sendSide, recvSide](10, 20)
 	if tb.OutCount() != 10 || tb.InCount() != 20 {
@@ -368,4 +366,50 @@ func TestNoAllocs(t *testing.T) {
 			t.Errorf("%s: %v allocations, want 0", name, n)
 		}
 	}
+}
+
+var sinkO *Out
+
+// BenchmarkOut compares the Out accessor with a map of stream pointers (the
+// approach Pion's SCTP takes) and with a plain slice, for 65535 streams.
+func BenchmarkOut(b *testing.B) {
+	const n = 65535
+	tb := NewTable[sendSide, recvSide](n, n)
+	m := make(map[uint16]*Out, n)
+	plain := make([]Out, n)
+	for sid := range uint16(n) {
+		m[sid] = tb.Out(sid)
+	}
+	idx := make([]uint16, 4096)
+	for k := range idx {
+		idx[k] = uint16((k * 7919) % n)
+	}
+	b.Run("Table.Out", func(b *testing.B) {
+		for k := 0; b.Loop(); k++ {
+			sinkO = tb.Out(idx[k&4095])
+		}
+	})
+	b.Run("map", func(b *testing.B) {
+		for k := 0; b.Loop(); k++ {
+			sinkO = m[idx[k&4095]]
+		}
+	})
+	b.Run("slice", func(b *testing.B) {
+		for k := 0; b.Loop(); k++ {
+			if i := idx[k&4095]; int(i) < len(plain) {
+				sinkO = &plain[i]
+			}
+		}
+	})
+	b.Run("Table.OutSide", func(b *testing.B) {
+		for sid := range uint16(n) {
+			tb.OutSide(sid)
+		}
+		b.ResetTimer()
+		var s *sendSide
+		for k := 0; b.Loop(); k++ {
+			s = tb.OutSide(idx[k&4095])
+		}
+		_ = s
+	})
 }
