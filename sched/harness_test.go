@@ -189,10 +189,14 @@ func (h *harness) forget(sid uint16) {
 	}
 }
 
-// abandon drops the oldest message of sid that is not being sent (PR-SCTP).
+// abandon drops the oldest message of sid, which may be partly sent
+// (PR-SCTP).
 func (h *harness) abandon(sid uint16) {
-	if int(sid) >= len(h.q) || len(h.q[sid]) == 0 || h.pin == int(sid) {
+	if int(sid) >= len(h.q) || len(h.q[sid]) == 0 {
 		return
+	}
+	if h.pin == int(sid) {
+		h.pin = -1
 	}
 	h.q[sid] = h.q[sid][1:]
 	h.s.Sent(sid, 0, true, len(h.q[sid]) == 0)

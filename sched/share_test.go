@@ -187,12 +187,6 @@ func TestFairQueueingIdleStreamNoCredit(t *testing.T) {
 			}
 			// B goes idle (without Forget) while A and C run, then comes
 			// back: no credit for the time it was away.
-			for len(h.q[1]) > 0 && h.pin != 1 {
-				h.abandon(1)
-			}
-			for h.pin == 1 {
-				h.step()
-			}
 			for len(h.q[1]) > 0 {
 				h.abandon(1)
 			}
