@@ -1,0 +1,250 @@
+package sctp
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net/netip"
+	"time"
+)
+
+// endpoint is the sans-I/O endpoint core: it demultiplexes incoming packets
+// to associations by the peer's transport address and the SCTP ports, checks
+// verification tags, answers INITs statelessly with a State Cookie (RFC 9260
+// section 5.1.3: "Z" MUST NOT allocate any resources or keep any states for
+// the new association"), creates associations from valid COOKIE ECHOs, and
+// handles out-of-the-blue packets (section 8.4).
+//
+// It is fed with receive(now, from, packet), timeout(now) and the user
+// calls (connect, and the methods of assoc); it produces packets through
+// poll, events through nextEvent, and one deadline.
+type endpoint struct {
+	cfg    config
+	jar    *cookieJar
+	assocs map[assocKey]*assoc
+	tags   map[uint32]*assoc // local verification tag -> association, for unique tags
+	events []event
+	stats  Stats // endpoint-level counters (OOTB, cookies, stateless replies)
+
+	// Stateless replies (INIT ACK, OOTB ABORT, SHUTDOWN COMPLETE, Stale
+	// Cookie ERROR): a fixed ring of reused buffers, so an INIT flood costs
+	// CPU and no memory. When the ring is full, replies are dropped and
+	// counted (the peer retransmits its INIT).
+	replies     [maxReplies]reply
+	replyHead   int
+	replyCount  int
+	repliesLost uint64
+
+	// ready lists associations that may have something to send.
+	ready []*assoc
+
+	in      inPacket // reused parse state for receive
+	scratch []byte   // reused encoding buffer
+	tracef  func(format string, args ...any)
+}
+
+const maxReplies = 16
+
+// reply is one queued stateless packet.
+type reply struct {
+	to  netip.AddrPort
+	pkt []byte
+}
+
+// errors returned to the user of the core.
+var (
+	errClosed       = errors.New("sctp: association closed")
+	errShuttingDown = errors.New("sctp: association is shutting down")
+	errExists       = errors.New("sctp: association already exists")
+	errInvalidPort  = errors.New("sctp: invalid port 0")
+)
+
+func newEndpoint(cfg config, now time.Time) *endpoint {
+	cfg.setDefaults()
+	ep := &endpoint{
+		cfg:    cfg,
+		assocs: make(map[assocKey]*assoc),
+		tags:   make(map[uint32]*assoc),
+	}
+	ep.jar = newCookieJar(cfg.Rand, cfg.SecretRotation, now)
+	for i := range ep.replies {
+		ep.replies[i].pkt = make([]byte, 0, cfg.PMTU)
+	}
+	return ep
+}
+
+func (ep *endpoint) trace(a *assoc, format string, args ...any) {
+	if ep.tracef != nil {
+		ep.tracef("%08x: "+format, append([]any{a.localTag}, args...)...)
+	}
+}
+
+// random32 returns a random 32-bit value.
+func (ep *endpoint) random32() uint32 {
+	var b [4]byte
+	if _, err := ep.cfg.Rand.Read(b[:]); err != nil {
+		panic("sctp: random source failed: " + err.Error())
+	}
+	return binary.BigEndian.Uint32(b[:])
+}
+
+// newTag returns a random verification tag in 1..2^32-1 (section 5.3.1)
+// that no association of this endpoint uses.
+func (ep *endpoint) newTag() uint32 {
+	for {
+		if t := ep.random32(); t != 0 && ep.tags[t] == nil {
+			return t
+		}
+	}
+}
+
+// newAssoc creates an association in COOKIE-WAIT or from a cookie.
+func (ep *endpoint) newAssoc(key assocKey) *assoc {
+	a := &assoc{ep: ep, key: key, rto: ep.cfg.RTOInitial, t1RTO: ep.cfg.RTOInitial}
+	a.localOS, a.localMIS = ep.cfg.OutStreams, ep.cfg.InStreams
+	return a
+}
+
+func (ep *endpoint) insert(a *assoc) {
+	ep.assocs[a.key] = a
+	ep.tags[a.localTag] = a
+}
+
+// retag changes the local tag under which a is indexed.
+func (ep *endpoint) retag(a *assoc, tag uint32) {
+	if ep.tags[a.localTag] == a {
+		delete(ep.tags, a.localTag)
+	}
+	a.localTag = tag
+	ep.tags[tag] = a
+}
+
+func (ep *endpoint) remove(a *assoc) {
+	if ep.assocs[a.key] == a {
+		delete(ep.assocs, a.key)
+	}
+	if ep.tags[a.localTag] == a {
+		delete(ep.tags, a.localTag)
+	}
+	ep.stats.add(&a.stats)
+	a.stats = Stats{}
+}
+
+// connect starts an association to peer (the ASSOCIATE primitive, section
+// 11.1 C): it builds a TCB, sends INIT, starts T1-init and enters
+// COOKIE-WAIT.
+func (ep *endpoint) connect(now time.Time, peer netip.AddrPort, localPort, peerPort uint16) (*assoc, error) {
+	if localPort == 0 || peerPort == 0 {
+		return nil, errInvalidPort
+	}
+	key := assocKey{peer: peer, localPort: localPort, peerPort: peerPort}
+	if ep.assocs[key] != nil {
+		return nil, errExists
+	}
+	a := ep.newAssoc(key)
+	a.localTag = ep.newTag()
+	a.localTSN = ep.random32()
+	ep.insert(a)
+	a.setState(stateCookieWait)
+	a.sendInit(now)
+	return a, nil
+}
+
+// deadline returns the earliest deadline of all associations and of the
+// secret rotation, or the zero time.
+func (ep *endpoint) deadline() time.Time {
+	d := ep.jar.nextRotation()
+	for _, a := range ep.assocs {
+		d = earliest(d, a.deadline())
+	}
+	return d
+}
+
+// timeout runs every timer that has expired at now.
+func (ep *endpoint) timeout(now time.Time) {
+	ep.jar.rotate(now)
+	for _, a := range ep.assocs {
+		a.timeout(now)
+	}
+}
+
+// nextEvent returns the oldest queued event.
+func (ep *endpoint) nextEvent() (event, bool) {
+	if len(ep.events) == 0 {
+		return event{}, false
+	}
+	e := ep.events[0]
+	copy(ep.events, ep.events[1:])
+	ep.events = ep.events[:len(ep.events)-1]
+	return e, true
+}
+
+// markReady notes that a may have a packet to send.
+func (ep *endpoint) markReady(a *assoc) {
+	for _, x := range ep.ready {
+		if x == a {
+			return
+		}
+	}
+	ep.ready = append(ep.ready, a)
+}
+
+// queueReply queues a stateless packet built by build into a ring buffer.
+func (ep *endpoint) queueReply(to netip.AddrPort, build func(b []byte) []byte) {
+	if ep.replyCount == maxReplies {
+		ep.repliesLost++
+		return
+	}
+	r := &ep.replies[(ep.replyHead+ep.replyCount)%maxReplies]
+	r.to = to
+	r.pkt = build(r.pkt[:0])
+	if len(r.pkt) == 0 {
+		return
+	}
+	ep.replyCount++
+}
+
+// poll appends the next packet to send to buf and returns it with its
+// destination; ok is false when nothing is left to send now.
+func (ep *endpoint) poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []byte, ok bool) {
+	if ep.replyCount > 0 {
+		r := &ep.replies[ep.replyHead]
+		ep.replyHead = (ep.replyHead + 1) % maxReplies
+		ep.replyCount--
+		ep.countOut(&ep.stats, r.pkt)
+		return r.to, append(buf, r.pkt...), true
+	}
+	for len(ep.ready) > 0 {
+		a := ep.ready[0]
+		if !a.closed || a.pend.abort || a.pend.shutdownComp {
+			if p := a.appendPacket(now, buf); len(p) > len(buf) {
+				ep.countOut(&a.stats, p[len(buf):])
+				return a.key.peer, p, true
+			}
+		}
+		copy(ep.ready, ep.ready[1:])
+		ep.ready = ep.ready[:len(ep.ready)-1]
+	}
+	return netip.AddrPort{}, buf, false
+}
+
+// countOut counts an outgoing packet's chunks.
+func (ep *endpoint) countOut(s *Stats, pkt []byte) {
+	s.PacketsOut++
+	s.BytesOut += uint64(len(pkt))
+	forEachChunkType(pkt, func(t uint8) { s.ChunksOut[t]++ })
+}
+
+// statsSnapshot returns the endpoint's counters, including those of its
+// live associations.
+func (ep *endpoint) statsSnapshot() Stats {
+	s := ep.stats
+	for _, a := range ep.assocs {
+		s.add(&a.stats)
+	}
+	return s
+}
+
+func (k assocKey) String() string {
+	return fmt.Sprintf("%v:%d->%d", k.peer, k.peerPort, k.localPort)
+}
