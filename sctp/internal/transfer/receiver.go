@@ -1,0 +1,243 @@
+package transfer
+
+import (
+	"time"
+
+	"github.com/usctp/usctp/interleave"
+)
+
+// maxDupTSNs bounds the duplicate TSNs reported in one SACK.
+const maxDupTSNs = 32
+
+// Receiver is the receiving half of the engine: the TSN map with duplicate
+// detection, the receive window, delayed SACK, reassembly and in-order
+// delivery (RFC 9260 sections 6.2, 6.5, 6.6, 6.9).
+type Receiver struct {
+	cfg   *Config
+	stats *Stats
+	tsns  tsnMap
+	dups  []TSN
+	reasm interleave.Reassembler
+	pool  *interleave.Pool
+
+	capacity  int // receive buffer: a_rwnd when empty
+	pdPoint   int // held bytes that start partial delivery
+	lastAdv   int // a_rwnd of the last SACK
+	updateMin int // window opening that warrants a window update
+
+	// SACK scheduling.
+	packets     int       // packets with DATA since the last SACK
+	sackNow     bool      // a SACK is due at once
+	ackDeadline time.Time // delayed SACK deadline, zero when none
+	inPacket    bool      // the current packet had new DATA
+	immediate   bool      // the current packet had a DATA with the I bit
+
+	// Reading.
+	off  int      // bytes of the head fragment already read
+	info RecvInfo // the message being read
+}
+
+func (r *Receiver) init(cfg *Config, st *Stats) {
+	r.cfg, r.stats = cfg, st
+	r.tsns.init(cfg.PeerTSN)
+	r.dups = make([]TSN, 0, maxDupTSNs)
+	d := interleave.NewData()
+	r.reasm, r.pool = d, d.Pool()
+	r.capacity = cfg.RecvBuffer
+	r.pdPoint = max(r.capacity/2, 1)
+	r.lastAdv = r.capacity
+	r.updateMin = max(r.capacity/4, cfg.MTU)
+}
+
+// CumulativeTSN returns the cumulative TSN of received data (the
+// Cumulative TSN Ack of our SACKs and of a SHUTDOWN chunk).
+func (r *Receiver) CumulativeTSN() TSN { return r.tsns.cum }
+
+// Window returns the receive window we would advertise now (a_rwnd).
+func (r *Receiver) Window() int { return max(r.capacity-r.reasm.Held(), 0) }
+
+// Held returns the user bytes held: waiting for reassembly or ordering, or
+// ready to be read.
+func (r *Receiver) Held() int { return r.reasm.Held() }
+
+// HandleData processes one DATA chunk from the peer (RFC 9260 section 6.2
+// and 6.5). The payload is copied when the chunk is kept. An error means the
+// association must ABORT: ErrEmptyMessage ("No User Data" cause) or
+// ErrProtocolViolation.
+func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
+	r.stats.DataChunksReceived++
+	if d.Flags&flagImmediate != 0 {
+		r.immediate = true
+	}
+	if len(d.Payload) == 0 {
+		// 6.2: "If an endpoint receives a DATA chunk with no user data
+		// (i.e., the Length field is set to 16), it MUST send an ABORT with
+		// error cause set to "No User Data"."
+		r.stats.EmptyData++
+		return Dropped, ErrEmptyMessage
+	}
+	t := d.TSN
+	if r.tsns.has(t) {
+		// 6.2: "When a packet arrives with duplicate DATA chunk(s) and
+		// with no new DATA chunk(s), the endpoint MUST immediately send a
+		// SACK with no delay." We report every duplicate at once.
+		r.stats.DupTSNs++
+		if len(r.dups) < maxDupTSNs {
+			r.dups = append(r.dups, t)
+		}
+		r.sackNow = true
+		return Duplicate, nil
+	}
+	if !r.tsns.inWindow(t) {
+		r.stats.DroppedRange++
+		r.sackNow = true
+		return Dropped, nil
+	}
+	held := r.reasm.Held()
+	if held+len(d.Payload) > r.capacity {
+		// 6.2: "When the receiver's advertised window is 0, the receiver
+		// MUST drop any new incoming DATA chunk with a TSN larger than the
+		// largest TSN received so far. ... if such a DATA chunk is dropped,
+		// the receiver MUST immediately send back a SACK". A chunk below
+		// the largest TSN fills a hole: we accept it while the overrun
+		// stays within a quarter of the buffer (instead of dropping the
+		// largest TSN held), so reassembly can always complete.
+		if t.GT(r.tsns.highest) || held+len(d.Payload) > r.capacity+r.capacity/4 {
+			r.stats.DroppedWindow++
+			r.sackNow = true
+			return Dropped, nil
+		}
+	}
+	r.tsns.add(t)
+	r.inPacket = true
+	if r.tsns.hasGaps() || t != r.tsns.cum {
+		// 6.7: "If the endpoint detects a gap in the received DATA chunk
+		// sequence, it SHOULD send a SACK with Gap Ack Blocks immediately."
+		r.sackNow = true
+	}
+	if int(d.SID) >= r.cfg.InStreams {
+		r.stats.InvalidStream++
+		return InvalidStream, nil
+	}
+	f := r.pool.Get(d.Payload)
+	f.TSN, f.PPID, f.SSN, f.SID, f.Flags = uint32(t), d.PPID, d.SSN, d.SID, d.Flags&(flagBegin|flagEnd|flagUnordered)
+	if !r.reasm.Add(f) {
+		return Dropped, ErrProtocolViolation
+	}
+	r.stats.BytesReceived += uint64(len(d.Payload))
+	if r.reasm.Held() >= r.pdPoint && r.reasm.Peek() == nil && r.reasm.Partial() {
+		r.stats.PartialDeliveries++
+	}
+	return Accepted, nil
+}
+
+// EndPacket tells the receiver that the DATA chunks of one packet were all
+// handled; it schedules the SACK: "An acknowledgement SHOULD be generated
+// for at least every second packet ... received and SHOULD be generated
+// within 200 ms of the arrival of any unacknowledged DATA chunk" (6.2), or
+// at once for a DATA chunk with the I bit (RFC 7053).
+func (r *Receiver) EndPacket(now time.Time) {
+	if r.immediate {
+		r.sackNow = true
+		r.immediate = false
+	}
+	if !r.inPacket {
+		return
+	}
+	r.inPacket = false
+	r.packets++
+	if r.packets >= r.cfg.SACKFreq {
+		r.sackNow = true
+	}
+	if r.ackDeadline.IsZero() {
+		r.ackDeadline = now.Add(r.cfg.SACKDelay)
+	}
+}
+
+// SACKDue reports whether a SACK should go out now.
+func (r *Receiver) SACKDue(now time.Time) bool {
+	return r.sackNow || (!r.ackDeadline.IsZero() && !now.Before(r.ackDeadline))
+}
+
+// Deadline returns the delayed-SACK deadline, or the zero time.
+func (r *Receiver) Deadline() time.Time { return r.ackDeadline }
+
+// AppendSACK appends a SACK chunk reporting the TSN map (cumulative TSN,
+// Gap Ack Blocks, duplicate TSNs) and the receive window to pkt, using at
+// most room bytes (blocks and duplicates that do not fit are left out), and
+// returns the extended packet. It clears the SACK schedule.
+func (r *Receiver) AppendSACK(now time.Time, pkt []byte, room int) []byte {
+	if room < sackHeaderLen {
+		return pkt
+	}
+	maxGaps := (room - sackHeaderLen) / 4
+	ngaps := 0
+	if r.tsns.hasGaps() {
+		ngaps = r.tsns.gaps(maxGaps, func(uint16, uint16) {})
+	}
+	ndups := min(len(r.dups), (room-sackHeaderLen)/4-ngaps)
+	adv := r.Window()
+	h := len(pkt)
+	pkt = appendSACKHeader(pkt, r.tsns.cum, uint32(adv), ngaps, ndups)
+	if ngaps > 0 {
+		r.tsns.gaps(ngaps, func(s, e uint16) {
+			pkt = append(pkt, byte(s>>8), byte(s), byte(e>>8), byte(e))
+		})
+	}
+	for _, t := range r.dups[:ndups] {
+		pkt = append(pkt, byte(t>>24), byte(t>>16), byte(t>>8), byte(t))
+	}
+	_ = h
+	r.dups = r.dups[:0]
+	r.packets = 0
+	r.sackNow = false
+	r.ackDeadline = time.Time{}
+	r.lastAdv = adv
+	r.stats.SACKsSent++
+	return pkt
+}
+
+// Readable reports whether Read would return data.
+func (r *Receiver) Readable() bool { return r.reasm.Peek() != nil }
+
+// Read copies delivered user data into p: at most one message per call,
+// in parts when the message is larger than p (info.EOR marks the last
+// part). It returns ErrWouldBlock when nothing is ready. Reading frees
+// receive window; when the window opened enough since the last SACK, a
+// window-update SACK becomes due.
+func (r *Receiver) Read(p []byte) (n int, info RecvInfo, err error) {
+	f := r.reasm.Peek()
+	if f == nil {
+		return 0, RecvInfo{}, ErrWouldBlock
+	}
+	if r.off == 0 && f.Flags&flagBegin != 0 {
+		r.info = RecvInfo{
+			SID: f.SID, SSN: f.SSN, PPID: f.PPID, TSN: TSN(f.TSN),
+			Unordered: f.Flags&flagUnordered != 0,
+		}
+	}
+	info = r.info
+	for f != nil && n < len(p) {
+		c := copy(p[n:], f.Data[r.off:])
+		n += c
+		r.off += c
+		if r.off < len(f.Data) {
+			break
+		}
+		r.reasm.Pop()
+		r.off = 0
+		end := f.Flags&flagEnd != 0
+		r.pool.Put(f)
+		if end {
+			info.EOR = true
+			r.stats.MessagesDelivered++
+			break
+		}
+		f = r.reasm.Peek()
+	}
+	if r.Window()-r.lastAdv >= r.updateMin {
+		r.sackNow = true
+		r.stats.WindowUpdates++
+	}
+	return n, info, nil
+}

@@ -1,0 +1,431 @@
+package transfer
+
+import (
+	"fmt"
+	"time"
+)
+
+// message is one user message in the send buffer. Messages come from a free
+// list and keep their buffer across reuse.
+type message struct {
+	buf       []byte // the user data (a copy)
+	ppid      uint32
+	sid       uint16
+	ssn       uint16
+	unordered bool
+	off       int      // bytes already cut into chunks
+	refs      int      // chunk records pointing here, +1 while not fully cut
+	next      *message // per-stream queue or free list
+}
+
+// outStream is the sending state of one outbound stream.
+type outStream struct {
+	head, tail *message
+	nextSSN    uint16
+}
+
+// Record states.
+const (
+	recInFlight uint8 = iota // sent, not acknowledged
+	recGapAcked              // acknowledged by a Gap Ack Block (may be reneged)
+	recRtx                   // marked for retransmission
+	recAcked                 // below the cumulative TSN ack point (slot free)
+)
+
+// record is the retransmission record of one DATA chunk: compact, separate
+// from the wire format; its payload is a slice of the message's buffer.
+type record struct {
+	msg      *message
+	sent     time.Time // last transmission
+	off, n   int32     // payload = msg.buf[off:off+n]
+	ppid     uint32
+	sid      uint16
+	ssn      uint16
+	flags    uint8
+	state    uint8
+	misses   uint8 // miss indications (7.2.4)
+	xmits    uint8 // transmissions so far
+	fastRtx  bool  // marked by fast retransmit, not yet resent
+	fastDone bool  // was fast-retransmitted once already
+}
+
+// Sender is the sending half of the engine: the send buffer, lazy
+// fragmentation, the retransmission records, T3-rtx, fast retransmit and
+// congestion control (RFC 9260 sections 6.1, 6.2.1, 6.3, 7).
+type Sender struct {
+	cfg   *Config
+	path  *Path
+	stats *Stats
+	sched Scheduler
+
+	streams map[uint16]*outStream
+	free    *message // free list of messages
+	cur     *message // message being cut into chunks (pinned stream)
+
+	buffered   int // bytes queued and not yet acknowledged
+	unsent     int // bytes queued and not yet cut into chunks
+	fragPoint  int // largest DATA payload per chunk
+	burstLeft  int // packets left in this send opportunity
+	peerRwnd   int
+	cumAck     TSN // cumulative TSN ack point
+	nextTSN    TSN // next TSN to assign
+	recs       []record
+	mask       uint32
+	inFlight   int // records sent and not acknowledged (not gap-acked, not acked)
+	rtxPending int // records marked for retransmission
+	fastRtx    bool
+
+	timing   bool // an RTT measurement is running
+	timedTSN TSN
+	t3       time.Time // T3-rtx deadline, zero when stopped
+}
+
+func (s *Sender) init(cfg *Config, path *Path, st *Stats) {
+	s.cfg, s.path, s.stats = cfg, path, st
+	s.sched = cfg.Scheduler
+	if s.sched == nil {
+		s.sched = &fcfs{}
+	}
+	s.streams = make(map[uint16]*outStream)
+	s.cumAck = cfg.LocalTSN - 1
+	s.nextTSN = cfg.LocalTSN
+	s.recs = make([]record, 64)
+	s.mask = 63
+	s.peerRwnd = int(cfg.PeerRwnd)
+	s.burstLeft = cfg.MaxBurst
+	s.setFragPoint()
+}
+
+// setFragPoint derives the fragment point from the path MTU: the MTU less
+// the common header and a DATA chunk header, a multiple of 4.
+func (s *Sender) setFragPoint() {
+	s.fragPoint = (s.path.mtu - 12 - dataHeaderLen) &^ 3
+}
+
+// Queue copies a user message of stream sid into the send buffer. It
+// returns ErrStreamID for a stream outside the negotiated range,
+// ErrEmptyMessage for an empty payload and ErrWouldBlock when the send
+// buffer has no room (a message larger than the whole buffer is accepted
+// when the buffer is empty). Fragmentation and TSN/SSN assignment happen
+// later, in AppendData.
+func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) error {
+	if int(sid) >= s.cfg.OutStreams {
+		return fmt.Errorf("%w: %d, %d outbound streams", ErrStreamID, sid, s.cfg.OutStreams)
+	}
+	if len(payload) == 0 {
+		return ErrEmptyMessage
+	}
+	if s.buffered > 0 && s.buffered+len(payload) > s.cfg.SendBuffer {
+		return ErrWouldBlock
+	}
+	st := s.streams[sid]
+	if st == nil {
+		st = &outStream{}
+		s.streams[sid] = st
+	}
+	m := s.free
+	if m != nil {
+		s.free = m.next
+	} else {
+		m = &message{}
+	}
+	m.buf = append(m.buf[:0], payload...)
+	m.ppid, m.sid, m.unordered = ppid, sid, unordered
+	m.off, m.refs, m.next = 0, 1, nil
+	if st.tail == nil {
+		st.head = m
+	} else {
+		st.tail.next = m
+	}
+	st.tail = m
+	if s.unsent == 0 {
+		// New data after an idle period is a send opportunity.
+		s.burstLeft = s.cfg.MaxBurst
+	}
+	s.buffered += len(payload)
+	s.unsent += len(payload)
+	s.sched.Enqueue(sid, len(payload))
+	s.stats.MessagesQueued++
+	return nil
+}
+
+// release drops one reference to m and recycles it when none is left.
+func (s *Sender) release(m *message) {
+	m.refs--
+	if m.refs > 0 {
+		return
+	}
+	s.buffered -= len(m.buf)
+	m.next = s.free
+	s.free = m
+}
+
+// Buffered returns the bytes in the send buffer: queued or unacknowledged.
+func (s *Sender) Buffered() int { return s.buffered }
+
+// Outstanding returns the number of DATA chunks sent and not yet covered
+// by the cumulative TSN ack point.
+func (s *Sender) Outstanding() int { return int(s.nextTSN - s.cumAck - 1) }
+
+// Idle reports whether nothing is queued or unacknowledged: the condition
+// for sending SHUTDOWN (RFC 9260 section 9.2).
+func (s *Sender) Idle() bool { return s.buffered == 0 && s.Outstanding() == 0 }
+
+// CumulativeAck returns the cumulative TSN ack point of our outbound data.
+func (s *Sender) CumulativeAck() TSN { return s.cumAck }
+
+// NextTSN returns the TSN the next new DATA chunk will carry.
+func (s *Sender) NextTSN() TSN { return s.nextTSN }
+
+// PeerRwnd returns our view of the peer's receive window.
+func (s *Sender) PeerRwnd() int { return s.peerRwnd }
+
+// rec returns the record of tsn, which must lie in (cumAck, nextTSN).
+func (s *Sender) rec(tsn TSN) *record { return &s.recs[uint32(tsn)&s.mask] }
+
+// grow doubles the record ring.
+func (s *Sender) grow() {
+	n := len(s.recs) * 2
+	recs := make([]record, n)
+	for t := s.cumAck + 1; t != s.nextTSN; t++ {
+		recs[uint32(t)&uint32(n-1)] = *s.rec(t)
+	}
+	s.recs, s.mask = recs, uint32(n-1)
+}
+
+// Pending reports whether AppendData would append something now: chunks
+// marked for retransmission or new data the windows allow.
+func (s *Sender) Pending() bool {
+	if s.burstLeft <= 0 {
+		return false
+	}
+	if s.rtxPending > 0 && (s.fastRtx || s.path.flight < s.path.cwnd) {
+		return true
+	}
+	return s.unsent > 0 && s.path.flight < s.path.cwnd && (s.peerRwnd > 0 || s.path.flight == 0)
+}
+
+// AppendData appends DATA chunks to pkt, using at most room bytes, and
+// returns the extended packet and the number of chunks appended. Chunks
+// marked for retransmission go first (RFC 9260 section 6.1 rule C), then
+// new data cut from the queued messages as the scheduler picks streams.
+// It obeys the congestion window (rule B), the peer's receive window with
+// zero-window probing (rule A) and Max.Burst (one call is one packet).
+func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
+	if s.burstLeft <= 0 {
+		return pkt, 0
+	}
+	n := 0
+	if s.rtxPending > 0 {
+		pkt, room, n = s.appendRtx(now, pkt, room)
+	}
+	for s.unsent > 0 {
+		// Rule B: no new data when flight size reaches cwnd.
+		if s.path.flight >= s.path.cwnd {
+			s.stats.CwndLimited++
+			break
+		}
+		m := s.cur
+		if m == nil {
+			sid, ok := s.sched.Next()
+			if !ok {
+				break
+			}
+			st := s.streams[sid]
+			if st == nil || st.head == nil {
+				s.sched.Forget(sid) // scheduler out of step: drop its state
+				continue
+			}
+			m = st.head
+			s.cur = m
+		}
+		left := len(m.buf) - m.off
+		max := (room - dataHeaderLen) &^ 3
+		size := min(left, s.fragPoint)
+		if size > max {
+			// Cut smaller to fill the packet, but not into slivers.
+			if max < 512 {
+				break
+			}
+			size = max
+		}
+		// Rule A: respect the peer's window; with nothing in flight one
+		// chunk may always go (zero window probe).
+		if size > s.peerRwnd && s.path.flight > 0 {
+			s.stats.RwndLimited++
+			break
+		}
+		if s.peerRwnd == 0 {
+			s.stats.ZeroWindowProbes++
+		}
+		pkt = s.cut(now, m, size, pkt)
+		room -= dataHeaderLen + pad4(size)
+		n++
+	}
+	if n > 0 {
+		s.burstLeft--
+		s.sched.PacketDone()
+		s.stats.DataPackets++
+		s.startT3(now)
+	}
+	return pkt, n
+}
+
+// cut makes the next chunk of size bytes from m, records it and appends it.
+func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
+	st := s.streams[m.sid]
+	var flags uint8
+	if m.off == 0 {
+		flags |= flagBegin
+		if m.unordered {
+			flags |= flagUnordered
+		} else {
+			m.ssn = st.nextSSN
+			st.nextSSN++
+		}
+	}
+	if m.unordered {
+		flags |= flagUnordered
+	}
+	end := m.off+size == len(m.buf)
+	if end {
+		flags |= flagEnd
+	}
+	if s.Outstanding() == len(s.recs) {
+		s.grow()
+	}
+	tsn := s.nextTSN
+	s.nextTSN++
+	r := s.rec(tsn)
+	*r = record{
+		msg: m, sent: now, off: int32(m.off), n: int32(size),
+		ppid: m.ppid, sid: m.sid, ssn: m.ssn, flags: flags,
+		state: recInFlight, xmits: 1,
+	}
+	m.refs++
+	m.off += size
+	s.unsent -= size
+	if end {
+		// Unpin: the scheduler may pick another stream now.
+		st.head = m.next
+		if st.head == nil {
+			st.tail = nil
+		}
+		m.next = nil
+		s.cur = nil
+		m.refs-- // fully cut: only the chunk records hold it now
+	}
+	s.sched.Sent(m.sid, size, end, st.head == nil)
+	s.path.flight += size
+	s.inFlight++
+	s.peerRwnd = max(s.peerRwnd-size, 0)
+	if !s.timing {
+		s.timing, s.timedTSN = true, tsn
+	}
+	s.stats.DataChunksSent++
+	s.stats.BytesSent += uint64(size)
+	return appendDataChunk(pkt, flags, tsn, m.sid, m.ssn, m.ppid, m.buf[r.off:int(r.off)+size])
+}
+
+// appendRtx appends chunks marked for retransmission, lowest TSN first.
+// After a fast retransmit the first packet ignores cwnd (7.2.4 step 3).
+func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, int) {
+	n := 0
+	fast := s.fastRtx
+	for t := s.cumAck + 1; t != s.nextTSN && s.rtxPending > 0; t++ {
+		r := s.rec(t)
+		if r.state != recRtx {
+			continue
+		}
+		if fast && !r.fastRtx {
+			continue // the fast-retransmit packet carries only marked chunks
+		}
+		size := int(r.n)
+		if dataHeaderLen+pad4(size) > room {
+			break
+		}
+		if !fast && s.path.flight >= s.path.cwnd {
+			s.stats.CwndLimited++
+			break
+		}
+		if r.fastRtx {
+			r.fastRtx, r.fastDone = false, true
+			s.stats.FastRetransmits++
+		}
+		r.state = recInFlight
+		r.sent = now
+		if r.xmits < 255 {
+			r.xmits++
+		}
+		if s.timing && s.timedTSN == t {
+			s.timing = false // Karn's rule
+		}
+		s.rtxPending--
+		s.inFlight++
+		s.path.flight += size
+		s.peerRwnd = max(s.peerRwnd-size, 0)
+		s.stats.Retransmits++
+		pkt = appendDataChunk(pkt, r.flags, t, r.sid, r.ssn, r.ppid, r.msg.buf[r.off:int(r.off)+size])
+		room -= dataHeaderLen + pad4(size)
+		n++
+	}
+	if fast {
+		s.fastRtx = false
+	}
+	return pkt, room, n
+}
+
+// startT3 applies rule R1 of section 6.3.2: "Every time a DATA chunk is
+// sent to any address (including a retransmission), if the T3-rtx timer of
+// that address is not running, start it running so that it will expire
+// after the RTO of that address."
+func (s *Sender) startT3(now time.Time) {
+	if s.t3.IsZero() {
+		s.t3 = now.Add(s.path.rto)
+	}
+}
+
+// Deadline returns when the T3-rtx timer expires, or the zero time when it
+// is not running.
+func (s *Sender) Deadline() time.Time { return s.t3 }
+
+// Drain removes every queued and unacknowledged message from the send
+// buffer, calling fn (when not nil) for each with sent telling whether any
+// part of it went out. The association calls it when the association ends
+// to raise send-failed events. The payload is valid only during the call.
+func (s *Sender) Drain(fn func(sid uint16, ppid uint32, payload []byte, sent bool)) {
+	seen := s.cur // fully-unsent messages are reported from the queues below
+	_ = seen
+	// Messages with chunks outstanding.
+	for t := s.cumAck + 1; t != s.nextTSN; t++ {
+		r := s.rec(t)
+		m := r.msg
+		if m == nil {
+			continue
+		}
+		if r.flags&flagBegin != 0 && fn != nil {
+			fn(m.sid, m.ppid, m.buf, true)
+		}
+		r.msg = nil
+		s.release(m)
+	}
+	for sid, st := range s.streams {
+		for m := st.head; m != nil; {
+			next := m.next
+			if fn != nil && m.off == 0 {
+				fn(m.sid, m.ppid, m.buf, false)
+			}
+			m.refs = 1
+			s.release(m)
+			m = next
+		}
+		st.head, st.tail = nil, nil
+		s.sched.Forget(sid)
+	}
+	s.cur = nil
+	s.cumAck = s.nextTSN - 1
+	s.unsent, s.buffered, s.inFlight, s.rtxPending = 0, 0, 0, 0
+	s.path.flight = 0
+	s.t3 = time.Time{}
+	s.timing = false
+}
