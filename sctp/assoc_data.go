@@ -13,9 +13,10 @@ import (
 // exists from the moment both initial TSNs are known (INIT ACK received,
 // or a valid COOKIE ECHO) until the association closes.
 type dataPlane struct {
-	eng  *transfer.Engine
-	d    transfer.Data // reused views
-	sack transfer.SACK
+	eng     *transfer.Engine
+	gotData bool          // a DATA chunk was received (the first one is SACKed at once)
+	d       transfer.Data // reused views
+	sack    transfer.SACK
 }
 
 var errNotReady = errors.New("sctp: association not established yet")
@@ -83,7 +84,7 @@ func (d *dataPlane) clearPathErrors() {
 }
 
 // close drops the engine (its queued data is discarded).
-func (d *dataPlane) close() { d.eng = nil }
+func (d *dataPlane) close() { d.eng, d.gotData = nil, false }
 
 // fold adds the engine's counters to s.
 func (d *dataPlane) fold(s *Stats) {
@@ -141,6 +142,13 @@ func (a *assoc) data6_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	case err != nil:
 		a.protocolViolation("DATA chunk breaks the fragment sequence")
 		return dispDeleted
+	}
+	if !a.data.gotData {
+		// Section 5.1: "After the reception of the first DATA chunk in an
+		// association, the endpoint MUST immediately respond with a SACK
+		// chunk to acknowledge the DATA chunk."
+		a.data.gotData = true
+		a.pend.sackNow = true
 	}
 	if v == transfer.InvalidStream {
 		// Section 6.5: "immediately send an ERROR chunk with cause set to
