@@ -109,12 +109,11 @@ func (a *assoc) shutdownAck9_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	// Section 8.5.1 C: "if the receiver of the SHUTDOWN ACK chunk has a
 	// TCB, then the destination endpoint's tag MUST be used and the T bit
 	// MUST NOT be set."
-	a.ep.queueReply(a.key.peer, func(b []byte) []byte {
-		start := len(b)
+	if b := a.ep.replyBuf(a.key.peer); b != nil {
 		b = appendHeader(b, a.key.localPort, a.key.peerPort, a.peerTag)
 		b = appendShutdownComplete(b, false)
-		return finishPacket(b, start)
-	})
+		a.ep.commitReply(finishPacket(b, 0))
+	}
 	a.emit(evShutdownComplete, reasonShutdown, 0)
 	a.destroy(reasonShutdown)
 	return dispDeleted

@@ -133,8 +133,9 @@ func (a *assoc) discardChunk(now time.Time, p *inPacket, c *rxChunk) disp {
 	return dispNext
 }
 
-// ignoreChunk drops a chunk silently (PAD).
+// ignoreChunk drops a chunk without an answer (PAD); it is counted.
 func (a *assoc) ignoreChunk(now time.Time, p *inPacket, c *rxChunk) disp {
+	a.stats.Ignored++
 	return dispNext
 }
 

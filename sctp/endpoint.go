@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net/netip"
 	"time"
 )
@@ -38,6 +39,8 @@ type endpoint struct {
 	// ready lists associations that may have something to send.
 	ready []*assoc
 
+	rnd     [256]byte // random bytes read ahead (one Read per 64 tags)
+	rndOff  int
 	in      inPacket // reused parse state for receive
 	scratch []byte   // reused encoding buffer
 	tracef  func(format string, args ...any)
@@ -66,6 +69,7 @@ func newEndpoint(cfg config, now time.Time) *endpoint {
 		assocs: make(map[assocKey]*assoc),
 		tags:   make(map[uint32]*assoc),
 	}
+	ep.rndOff = len(ep.rnd)
 	ep.jar = newCookieJar(cfg.Rand, cfg.SecretRotation, now)
 	for i := range ep.replies {
 		ep.replies[i].pkt = make([]byte, 0, cfg.PMTU)
@@ -81,11 +85,15 @@ func (ep *endpoint) trace(a *assoc, format string, args ...any) {
 
 // random32 returns a random 32-bit value.
 func (ep *endpoint) random32() uint32 {
-	var b [4]byte
-	if _, err := ep.cfg.Rand.Read(b[:]); err != nil {
-		panic("sctp: random source failed: " + err.Error())
+	if ep.rndOff+4 > len(ep.rnd) {
+		if _, err := io.ReadFull(ep.cfg.Rand, ep.rnd[:]); err != nil {
+			panic("sctp: random source failed: " + err.Error())
+		}
+		ep.rndOff = 0
 	}
-	return binary.BigEndian.Uint32(b[:])
+	v := binary.BigEndian.Uint32(ep.rnd[ep.rndOff:])
+	ep.rndOff += 4
+	return v
 }
 
 // newTag returns a random verification tag in 1..2^32-1 (section 5.3.1)
@@ -189,18 +197,25 @@ func (ep *endpoint) markReady(a *assoc) {
 	ep.ready = append(ep.ready, a)
 }
 
-// queueReply queues a stateless packet built by build into a ring buffer.
-func (ep *endpoint) queueReply(to netip.AddrPort, build func(b []byte) []byte) {
+// replyBuf returns the buffer for the next stateless packet to to, or nil
+// when the ring is full (the reply is dropped and counted). The caller
+// appends the packet and hands it to commitReply.
+func (ep *endpoint) replyBuf(to netip.AddrPort) []byte {
 	if ep.replyCount == maxReplies {
 		ep.repliesLost++
-		return
+		return nil
 	}
 	r := &ep.replies[(ep.replyHead+ep.replyCount)%maxReplies]
 	r.to = to
-	r.pkt = build(r.pkt[:0])
-	if len(r.pkt) == 0 {
+	return r.pkt[:0]
+}
+
+// commitReply queues the packet built in the buffer from replyBuf.
+func (ep *endpoint) commitReply(b []byte) {
+	if b == nil {
 		return
 	}
+	ep.replies[(ep.replyHead+ep.replyCount)%maxReplies].pkt = b
 	ep.replyCount++
 }
 

@@ -114,24 +114,22 @@ func (ep *endpoint) outOfTheBlue(now time.Time, p *inPacket) {
 // replyShutdownComplete answers a SHUTDOWN ACK for which there is no TCB:
 // tag reflected, T bit set (sections 8.4 (5) and 8.5.1 C).
 func (ep *endpoint) replyShutdownComplete(p *inPacket) {
-	ep.queueReply(p.from, func(b []byte) []byte {
-		start := len(b)
+	if b := ep.replyBuf(p.from); b != nil {
 		b = appendHeader(b, p.dstPort, p.srcPort, p.vtag)
 		b = appendShutdownComplete(b, true)
-		return finishPacket(b, start)
-	})
+		ep.commitReply(finishPacket(b, 0))
+	}
 }
 
 // replyAbort queues a stateless ABORT. cause, if not nil, is one encoded
 // error cause.
 func (ep *endpoint) replyAbort(to netip.AddrPort, srcPort, dstPort uint16, vtag uint32, t bool, cause []byte) {
 	ep.stats.AbortsOut++
-	ep.queueReply(to, func(b []byte) []byte {
-		start := len(b)
+	if b := ep.replyBuf(to); b != nil {
 		b = appendHeader(b, srcPort, dstPort, vtag)
 		b = appendAbort(b, t, cause)
-		return finishPacket(b, start)
-	})
+		ep.commitReply(finishPacket(b, 0))
+	}
 }
 
 // initInfo is what an INIT or INIT ACK chunk says, after its parameters
@@ -249,12 +247,11 @@ func (ep *endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *coo
 	c.peerRwnd = in.rwnd
 	c.peerOS, c.peerMIS = in.os, in.mis
 	c.peerExt = in.ext
-	ep.queueReply(p.from, func(b []byte) []byte {
-		start := len(b)
+	if b := ep.replyBuf(p.from); b != nil {
 		b = appendHeader(b, p.dstPort, p.srcPort, in.tag)
 		b = appendInitAck(b, c, ep.cfg.RecvWindow, ep.jar, in.unrecognized)
-		return finishPacket(b, start)
-	})
+		ep.commitReply(finishPacket(b, 0))
+	}
 }
 
 // openCookieEcho authenticates the State Cookie of a COOKIE ECHO (section
@@ -291,12 +288,11 @@ func (ep *endpoint) replyStaleCookie(now time.Time, p *inPacket, c *cookie, s *S
 	s.CookieStale++
 	s.ErrorsOut++
 	stale := c.staleness(now) / time.Microsecond
-	ep.queueReply(p.from, func(b []byte) []byte {
-		start := len(b)
+	if b := ep.replyBuf(p.from); b != nil {
 		b = appendHeader(b, p.dstPort, p.srcPort, c.peerTag)
 		b = appendStaleCookieError(b, uint32(min(stale, 1<<32-1)))
-		return finishPacket(b, start)
-	})
+		ep.commitReply(finishPacket(b, 0))
+	}
 }
 
 // cookieEchoNoTCB creates an association from a valid COOKIE ECHO (section

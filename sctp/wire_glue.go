@@ -75,7 +75,7 @@ func parsePacket(b []byte, p *inPacket) parseResult {
 	}
 	want := binary.LittleEndian.Uint32(b[8:])
 	h := crc32.Update(0, castagnoli, b[:8])
-	h = crc32.Update(h, castagnoli, []byte{0, 0, 0, 0})
+	h = crc32.Update(h, castagnoli, zeros[:])
 	h = crc32.Update(h, castagnoli, b[12:])
 	if h != want {
 		return parseBadChecksum
@@ -228,6 +228,7 @@ func appendHeader(b []byte, src, dst uint16, vtag uint32) []byte {
 
 func finishPacket(b []byte, start int) []byte {
 	p := b[start:]
+	binary.LittleEndian.PutUint32(p[8:], 0)
 	binary.LittleEndian.PutUint32(p[8:], crc32.Checksum(p, castagnoli))
 	return b
 }
