@@ -1,6 +1,7 @@
 package sctp
 
 import (
+	"encoding/binary"
 	"errors"
 	"time"
 
@@ -153,7 +154,9 @@ func (a *assoc) data6_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	if v == transfer.InvalidStream {
 		// Section 6.5: "immediately send an ERROR chunk with cause set to
 		// "Invalid Stream Identifier" and discard the DATA chunk."
-		a.queueErrorCause(causeInvalidStream, invalidStreamInfo(a.data.d.SID))
+		var info [4]byte
+		binary.BigEndian.PutUint16(info[:], a.data.d.SID)
+		a.queueErrorCause(causeInvalidStream, info[:])
 	}
 	return dispNext
 }

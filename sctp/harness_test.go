@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // testConn is a packet-level harness that plays the peer of one
@@ -219,45 +221,58 @@ func (tc *testConn) advanceToTimer() {
 	tc.drainEvents()
 }
 
-// Chunk builders for the test peer.
+// Chunk builders for the test peer, on the sctp/chunk codec.
 
 func initChunk(typ uint8, tag, rwnd uint32, os, mis uint16, tsn uint32, params ...[]byte) []byte {
-	at, b := appendInitFixed(nil, typ, tag, rwnd, os, mis, tsn)
+	m := chunk.Init{Ack: typ == ctInitAck, Tag: tag, ARwnd: rwnd, OutStreams: os, InStreams: mis,
+		InitialTSN: chunk.TSN(tsn)}
 	for _, p := range params {
-		b = append(b, p...)
+		m.Params = append(m.Params, p...)
 	}
-	return endChunk(b, at)
+	b, err := m.Append(nil)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
-func param(typ uint16, val []byte) []byte { return appendTLV(nil, typ, val) }
+func param(typ uint16, val []byte) []byte {
+	b, err := chunk.AppendParam(nil, chunk.ParamType(typ), val)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
 
 func (tc *testConn) peerInit(params ...[]byte) []byte {
 	return initChunk(ctInit, tc.peerTag, 65536, 100, 100, tc.peerTSN, params...)
 }
 
 func chunkOf(typ, flags uint8, val []byte) []byte {
-	at := 0
-	b := appendChunkHeader(nil, typ, flags)
-	b = append(b, val...)
-	return endChunk(b, at)
+	b, err := chunk.Chunk{Type: chunk.Type(typ), Flags: flags, Value: val}.Append(nil)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 func u32(v uint32) []byte { return binary.BigEndian.AppendUint32(nil, v) }
 
 func dataChunk(flags uint8, tsn uint32, sid, ssn uint16, ppid uint32, payload []byte) []byte {
-	v := binary.BigEndian.AppendUint32(nil, tsn)
-	v = binary.BigEndian.AppendUint16(v, sid)
-	v = binary.BigEndian.AppendUint16(v, ssn)
-	v = binary.BigEndian.AppendUint32(v, ppid)
-	v = append(v, payload...)
-	return chunkOf(ctData, flags, v)
+	d := chunk.Data{Flags: flags, TSN: chunk.TSN(tsn), SID: sid, SSN: ssn, PPID: ppid, Payload: payload}
+	b, err := d.Append(nil)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 func sackChunk(cum uint32, rwnd uint32) []byte {
-	v := binary.BigEndian.AppendUint32(nil, cum)
-	v = binary.BigEndian.AppendUint32(v, rwnd)
-	v = append(v, 0, 0, 0, 0)
-	return chunkOf(ctSack, 0, v)
+	b, err := chunk.AppendSack(nil, chunk.TSN(cum), rwnd, nil, nil)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 // initValue parses the fixed part of an INIT or INIT ACK we received.

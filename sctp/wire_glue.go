@@ -2,60 +2,46 @@ package sctp
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 	"net/netip"
 	"time"
 
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
-// This file is the association's only contact with the wire format. Until
-// the sctp/chunk codec lands it holds a minimal stop-gap encoder and parser
-// for the chunks the control plane uses; then these functions call the
-// codec instead and nothing else changes.
+// This file is the association's only contact with the wire format: thin
+// adapters over the sctp/chunk codec that parse into the association's views
+// and append the chunks it sends.
 
-const commonHeaderLen = 12
+const commonHeaderLen = chunk.HeaderLen
 
-// Error cause codes (RFC 9260 section 3.3.10).
+// Error cause codes (RFC 9260 section 3.3.10), as plain numbers for the
+// association's tables and events.
 const (
-	causeInvalidStream         = 1
-	causeMissingMandatoryParam = 2
-	causeStaleCookie           = 3
-	causeOutOfResource         = 4
-	causeUnresolvableAddress   = 5
-	causeUnrecognizedChunk     = 6
-	causeInvalidMandatoryParam = 7
-	causeUnrecognizedParams    = 8
-	causeNoUserData            = 9
-	causeCookieWhileShutdown   = 10
-	causeRestartNewAddrs       = 11
-	causeUserInitiatedAbort    = 12
-	causeProtocolViolation     = 13
+	causeInvalidStream         = uint16(chunk.CauseInvalidStream)
+	causeMissingMandatoryParam = uint16(chunk.CauseMissingParam)
+	causeStaleCookie           = uint16(chunk.CauseStaleCookie)
+	causeUnresolvableAddress   = uint16(chunk.CauseUnresolvableAddress)
+	causeUnrecognizedChunk     = uint16(chunk.CauseUnrecognizedChunk)
+	causeInvalidMandatoryParam = uint16(chunk.CauseInvalidParam)
+	causeUnrecognizedParams    = uint16(chunk.CauseUnrecognizedParams)
+	causeNoUserData            = uint16(chunk.CauseNoUserData)
+	causeCookieWhileShutdown   = uint16(chunk.CauseCookieWhileShutdown)
+	causeRestartNewAddrs       = uint16(chunk.CauseRestartNewAddresses)
+	causeUserInitiatedAbort    = uint16(chunk.CauseUserAbort)
+	causeProtocolViolation     = uint16(chunk.CauseProtocolViolation)
 )
 
-// Parameter types (RFC 9260 section 3.3.2.1, RFC 3758, RFC 5061).
+// Parameter types the association uses.
 const (
-	paramHeartbeatInfo   = 1
-	paramIPv4            = 5
-	paramIPv6            = 6
-	paramStateCookie     = 7
-	paramUnrecognized    = 8
-	paramCookiePreserve  = 9
-	paramHostName        = 11
-	paramSupportedAddrs  = 12
-	paramECN             = 0x8000
-	paramForwardTSN      = 0xc000
-	paramSupportedExt    = 0x8008
-	paramAdaptationLayer = 0xc006
-	paramZeroChecksum    = 0x8001
-	paramRandom          = 0x8002
-	paramChunkList       = 0x8003
-	paramHMACAlgo        = 0x8004
-	paramPadding         = 0x8005
-	paramSetPrimary      = 0xc004
+	paramHeartbeatInfo  = uint16(chunk.ParamHeartbeatInfo)
+	paramIPv4           = uint16(chunk.ParamIPv4Address)
+	paramIPv6           = uint16(chunk.ParamIPv6Address)
+	paramStateCookie    = uint16(chunk.ParamStateCookie)
+	paramUnrecognized   = uint16(chunk.ParamUnrecognizedParameter)
+	paramCookiePreserve = uint16(chunk.ParamCookiePreservative)
+	paramHostName       = uint16(chunk.ParamHostNameAddress)
 )
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 type parseResult uint8
 
@@ -65,370 +51,302 @@ const (
 	parseMalformed
 )
 
-func pad4(n int) int { return (n + 3) &^ 3 }
-
 // parsePacket checks the common header and CRC32c of b and delimits its
-// chunks into p.chunks (aliasing b).
+// chunks into p.chunks (aliasing b). A packet with a malformed chunk is
+// dropped whole.
 func parsePacket(b []byte, p *inPacket) parseResult {
 	if len(b) < commonHeaderLen+4 {
 		return parseMalformed
 	}
-	want := binary.LittleEndian.Uint32(b[8:])
-	h := crc32.Update(0, castagnoli, b[:8])
-	h = crc32.Update(h, castagnoli, zeros[:])
-	h = crc32.Update(h, castagnoli, b[12:])
-	if h != want {
+	if _, err := chunk.VerifyChecksum(b, false); err != nil {
 		return parseBadChecksum
 	}
-	p.srcPort = binary.BigEndian.Uint16(b)
-	p.dstPort = binary.BigEndian.Uint16(b[2:])
-	p.vtag = binary.BigEndian.Uint32(b[4:])
+	pk, _ := chunk.ParsePacket(b)
+	p.srcPort, p.dstPort, p.vtag = pk.SrcPort, pk.DstPort, pk.Tag
 	p.chunks = p.chunks[:0]
-	rest := b[commonHeaderLen:]
-	for len(rest) > 0 {
-		if len(rest) < 4 {
-			return parseMalformed
-		}
-		l := int(binary.BigEndian.Uint16(rest[2:]))
-		if l < 4 || l > len(rest) {
-			return parseMalformed
-		}
-		p.chunks = append(p.chunks, rxChunk{typ: rest[0], flags: rest[1], raw: rest[:l]})
-		if pad4(l) >= len(rest) {
+	it := pk.Walk()
+	for {
+		off := it.Offset()
+		c, ok := it.Next()
+		if !ok {
 			break
 		}
-		rest = rest[pad4(l):]
+		p.chunks = append(p.chunks, rxChunk{typ: uint8(c.Type), flags: c.Flags, raw: pk.Chunks[off : off+c.Len()]})
 	}
-	if len(p.chunks) == 0 {
+	if it.Err() != nil || len(p.chunks) == 0 {
 		return parseMalformed
 	}
 	return parseOK
 }
 
+// chunkOfRx returns the codec's view of c.
+func chunkOfRx(c *rxChunk) chunk.Chunk {
+	return chunk.Chunk{Type: chunk.Type(c.typ), Flags: c.flags, Value: c.raw[4:]}
+}
+
 // forEachChunkType calls fn with the type of each chunk of a packet we
 // built.
 func forEachChunkType(pkt []byte, fn func(t uint8)) {
-	rest := pkt[min(len(pkt), commonHeaderLen):]
-	for len(rest) >= 4 {
-		fn(rest[0])
-		l := pad4(int(binary.BigEndian.Uint16(rest[2:])))
-		if l < 4 || l >= len(rest) {
-			return
-		}
-		rest = rest[l:]
+	it := chunk.Chunks(pkt[min(len(pkt), commonHeaderLen):])
+	for c, ok := it.Next(); ok; c, ok = it.Next() {
+		fn(uint8(c.Type))
 	}
 }
 
 // walkParams calls fn for each TLV of b; fn returns false to stop. It
-// reports false when b is malformed.
+// reports false when b is malformed (before fn stopped the walk).
 func walkParams(b []byte, fn func(typ uint16, val, raw []byte) bool) bool {
-	for len(b) > 0 {
-		if len(b) < 4 {
-			return false
+	it := chunk.Params(b)
+	for {
+		off := it.Offset()
+		p, ok := it.Next()
+		if !ok {
+			return it.Err() == nil
 		}
-		l := int(binary.BigEndian.Uint16(b[2:]))
-		if l < 4 || l > len(b) {
-			return false
-		}
-		if !fn(binary.BigEndian.Uint16(b), b[4:l], b[:l]) {
+		if !fn(uint16(p.Type), p.Value, b[off:off+p.Len()]) {
 			return true
 		}
-		if pad4(l) >= len(b) {
-			return true
-		}
-		b = b[pad4(l):]
 	}
-	return true
 }
 
 // parseInit parses an INIT or INIT ACK chunk into in, applying the action
 // bits of unknown parameters (section 3.2.1).
 func parseInit(c *rxChunk, in *initInfo) bool {
-	v := c.value()
-	if len(v) < 16 {
+	m, err := chunk.ParseInit(chunkOfRx(c))
+	if err != nil {
 		return false
 	}
-	in.tag = binary.BigEndian.Uint32(v)
-	in.rwnd = binary.BigEndian.Uint32(v[4:])
-	in.os = binary.BigEndian.Uint16(v[8:])
-	in.mis = binary.BigEndian.Uint16(v[10:])
-	in.tsn = binary.BigEndian.Uint32(v[12:])
-	isAck := c.typ == ctInitAck
-	return walkParams(v[16:], func(typ uint16, val, raw []byte) bool {
-		switch typ {
-		case paramIPv4:
-			if len(val) == 4 && in.naddrs < maxPeerAddrs {
-				in.addrs[in.naddrs] = netip.AddrFrom4([4]byte(val))
+	in.tag, in.rwnd = m.Tag, m.ARwnd
+	in.os, in.mis = m.OutStreams, m.InStreams
+	in.tsn = uint32(m.InitialTSN)
+	it := m.Walk()
+	for {
+		off := it.Offset()
+		p, ok := it.Next()
+		if !ok {
+			break
+		}
+		switch p.Type {
+		case chunk.ParamIPv4Address, chunk.ParamIPv6Address:
+			if ip, err := p.Addr(); err == nil && in.naddrs < maxPeerAddrs {
+				in.addrs[in.naddrs] = ip
 				in.naddrs++
 			}
-		case paramIPv6:
-			if len(val) == 16 && in.naddrs < maxPeerAddrs {
-				in.addrs[in.naddrs] = netip.AddrFrom16([16]byte(val))
-				in.naddrs++
+		case chunk.ParamCookiePreservative:
+			if v, err := p.Uint32(); err == nil {
+				in.preserve = time.Duration(v) * time.Millisecond
 			}
-		case paramCookiePreserve:
-			if len(val) == 4 {
-				in.preserve = time.Duration(binary.BigEndian.Uint32(val)) * time.Millisecond
-			}
-		case paramHostName:
+		case chunk.ParamHostNameAddress:
 			in.hostName = true
-		case paramStateCookie:
-			if isAck {
-				in.cookie = val
+		case chunk.ParamStateCookie:
+			if m.Ack {
+				in.cookie = p.Value
 			}
-		case paramSupportedAddrs, paramUnrecognized, paramAdaptationLayer, paramPadding,
-			paramRandom, paramChunkList, paramHMACAlgo, paramZeroChecksum:
+		case chunk.ParamSupportedAddressTypes, chunk.ParamUnrecognizedParameter, chunk.ParamAdaptationLayer,
+			chunk.ParamPadding, chunk.ParamRandom, chunk.ParamChunkList, chunk.ParamHMACAlgo, chunk.ParamZeroChecksum:
 			// Known, not used by this stack.
-		case paramECN:
+		case chunk.ParamECNCapable:
 			in.ext |= extECN
-		case paramForwardTSN:
+		case chunk.ParamForwardTSNSupported:
 			in.ext |= extForwardTSN
-		case paramSupportedExt:
-			for _, t := range val {
-				switch t {
-				case ctForwardTSN:
+		case chunk.ParamSupportedExtensions:
+			for _, t := range p.Types() {
+				switch chunk.Type(t) {
+				case chunk.TypeForwardTSN:
 					in.ext |= extForwardTSN
-				case ctIData:
+				case chunk.TypeIData:
 					in.ext |= extIData
-				case ctReconfig:
+				case chunk.TypeReconfig:
 					in.ext |= extReconfig
-				case ctASCONF:
+				case chunk.TypeASCONF:
 					in.ext |= extASCONF
-				case ctAuth:
+				case chunk.TypeAuth:
 					in.ext |= extAuth
 				}
 			}
 		default:
-			if typ&0x4000 != 0 && len(in.unrecognized)+len(raw)+8 <= maxPendingCauses {
-				// Report: in an INIT ACK as Unrecognized Parameter
-				// parameters; after an INIT ACK as the body of an
-				// "Unrecognized Parameters" cause. Both wrap the
-				// parameter the same way (type 8 TLV).
-				in.unrecognized = appendTLV(in.unrecognized, paramUnrecognized, raw)
+			a := p.Type.Action()
+			if a.Report() && len(in.unrecognized)+p.Len()+8 <= maxPendingCauses {
+				// Reported in an INIT ACK as Unrecognized Parameter
+				// parameters, and after an INIT ACK as the body of an
+				// "Unrecognized Parameters" cause: both wrap the
+				// parameter in a type-8 TLV.
+				in.unrecognized, _ = chunk.AppendParam(in.unrecognized, chunk.ParamUnrecognizedParameter,
+					m.Params[off:off+p.Len()])
 			}
-			return typ&0x8000 != 0 // 00 and 01: stop processing parameters
+			if !a.Skip() {
+				return true // 00 and 01: process no further parameters
+			}
 		}
-		return true
-	})
-}
-
-func appendTLV(b []byte, typ uint16, val []byte) []byte {
-	b = binary.BigEndian.AppendUint16(b, typ)
-	b = binary.BigEndian.AppendUint16(b, uint16(4+len(val)))
-	b = append(b, val...)
-	return append(b, zeros[:pad4(len(val))-len(val)]...)
+	}
+	return true
 }
 
 func appendHeader(b []byte, src, dst uint16, vtag uint32) []byte {
-	b = binary.BigEndian.AppendUint16(b, src)
-	b = binary.BigEndian.AppendUint16(b, dst)
-	b = binary.BigEndian.AppendUint32(b, vtag)
-	return append(b, 0, 0, 0, 0)
+	return chunk.Header{SrcPort: src, DstPort: dst, Tag: vtag}.Append(b)
 }
 
+// finishPacket fills in the CRC32c of the packet that starts at b[start].
 func finishPacket(b []byte, start int) []byte {
-	p := b[start:]
-	binary.LittleEndian.PutUint32(p[8:], 0)
-	binary.LittleEndian.PutUint32(p[8:], crc32.Checksum(p, castagnoli))
+	chunk.SetChecksum(b[start:])
 	return b
-}
-
-// appendChunk appends a chunk header; the caller appends the value and
-// calls endChunk.
-func appendChunkHeader(b []byte, typ, flags uint8) []byte {
-	return append(b, typ, flags, 0, 0)
-}
-
-func endChunk(b []byte, at int) []byte {
-	n := len(b) - at
-	binary.BigEndian.PutUint16(b[at+2:], uint16(n))
-	return append(b, zeros[:pad4(n)-n]...)
-}
-
-var zeros [4]byte
-
-func appendInitFixed(b []byte, typ uint8, tag, rwnd uint32, os, mis uint16, tsn uint32) (int, []byte) {
-	at := len(b)
-	b = appendChunkHeader(b, typ, 0)
-	b = binary.BigEndian.AppendUint32(b, tag)
-	b = binary.BigEndian.AppendUint32(b, rwnd)
-	b = binary.BigEndian.AppendUint16(b, os)
-	b = binary.BigEndian.AppendUint16(b, mis)
-	b = binary.BigEndian.AppendUint32(b, tsn)
-	return at, b
 }
 
 // appendInit appends our INIT (section 3.3.2), with a Cookie Preservative
 // after a Stale Cookie error.
 func (a *assoc) appendInit(b []byte) []byte {
-	at, b := appendInitFixed(b, ctInit, a.localTag, a.ep.cfg.RecvWindow, a.localOS, a.localMIS, a.localTSN)
+	b, at := chunk.BeginChunk(b, chunk.TypeInit, 0)
+	b = binary.BigEndian.AppendUint32(b, a.localTag)
+	b = binary.BigEndian.AppendUint32(b, a.ep.cfg.RecvWindow)
+	b = binary.BigEndian.AppendUint16(b, a.localOS)
+	b = binary.BigEndian.AppendUint16(b, a.localMIS)
+	b = binary.BigEndian.AppendUint32(b, a.localTSN)
 	if a.preserve > 0 {
-		var v [4]byte
-		binary.BigEndian.PutUint32(v[:], uint32(a.preserve/time.Millisecond))
-		b = appendTLV(b, paramCookiePreserve, v[:])
+		b = chunk.AppendUint32Param(b, chunk.ParamCookiePreservative, uint32(a.preserve/time.Millisecond))
 	}
-	return endChunk(b, at)
+	b, _ = chunk.EndChunk(b, at)
+	return b
 }
 
 // appendInitAck appends an INIT ACK carrying the signed cookie c.
 func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognized []byte) []byte {
-	at, b := appendInitFixed(b, ctInitAck, c.localTag, rwnd, c.localOS, c.localMIS, c.localTSN)
-	pat := len(b)
-	b = append(b, 0, byte(paramStateCookie), 0, 0)
+	b, at := chunk.BeginChunk(b, chunk.TypeInitAck, 0)
+	b = binary.BigEndian.AppendUint32(b, c.localTag)
+	b = binary.BigEndian.AppendUint32(b, rwnd)
+	b = binary.BigEndian.AppendUint16(b, c.localOS)
+	b = binary.BigEndian.AppendUint16(b, c.localMIS)
+	b = binary.BigEndian.AppendUint32(b, c.localTSN)
+	b, pat := chunk.BeginParam(b, chunk.ParamStateCookie)
 	b = jar.appendCookie(b, c)
-	b = endChunk(b, pat) // pads; param length excludes the padding
-	binary.BigEndian.PutUint16(b[pat+2:], uint16(4+cookieLen))
+	b, _ = chunk.EndParam(b, pat)
 	b = append(b, unrecognized...)
-	return endChunk(b, at)
+	b, _ = chunk.EndChunk(b, at)
+	return b
 }
 
 func appendCookieEcho(b []byte, ck []byte) []byte {
-	at := len(b)
-	b = appendChunkHeader(b, ctCookieEcho, 0)
-	b = append(b, ck...)
-	return endChunk(b, at)
+	b, _ = chunk.AppendCookieEcho(b, ck)
+	return b
 }
 
-func appendCookieAck(b []byte) []byte { return append(b, ctCookieAck, 0, 0, 4) }
+func appendCookieAck(b []byte) []byte { return chunk.AppendEmpty(b, chunk.TypeCookieAck, 0) }
 
-func appendShutdown(b []byte, cum uint32) []byte {
-	b = append(b, ctShutdown, 0, 0, 8)
-	return binary.BigEndian.AppendUint32(b, cum)
+func appendShutdown(b []byte, cum uint32) []byte { return chunk.AppendShutdown(b, chunk.TSN(cum)) }
+
+func appendShutdownAck(b []byte) []byte { return chunk.AppendEmpty(b, chunk.TypeShutdownAck, 0) }
+
+func tFlag(t bool) uint8 {
+	if t {
+		return chunk.FlagT
+	}
+	return 0
 }
-
-func appendShutdownAck(b []byte) []byte { return append(b, ctShutdownAck, 0, 0, 4) }
 
 func appendShutdownComplete(b []byte, t bool) []byte {
-	var f uint8
-	if t {
-		f = 1
-	}
-	return append(b, ctShutdownComplete, f, 0, 4)
+	return chunk.AppendEmpty(b, chunk.TypeShutdownComplete, tFlag(t))
 }
 
 func appendAbort(b []byte, t bool, cause []byte) []byte {
-	var f uint8
-	if t {
-		f = 1
-	}
-	at := len(b)
-	b = appendChunkHeader(b, ctAbort, f)
-	b = append(b, cause...)
-	return endChunk(b, at)
+	ab := chunk.Abort{Flags: tFlag(t), Causes: cause}
+	b, _ = ab.Append(b)
+	return b
 }
 
 func appendHeartbeat(b []byte, info []byte) []byte {
-	at := len(b)
-	b = appendChunkHeader(b, ctHeartbeat, 0)
-	b = appendTLV(b, paramHeartbeatInfo, info)
-	return endChunk(b, at)
+	b, _ = chunk.AppendHeartbeat(b, false, info)
+	return b
 }
 
+// appendHeartbeatAck appends a HEARTBEAT ACK whose value is v, the value of
+// the HEARTBEAT it answers, copied unchanged.
 func appendHeartbeatAck(b []byte, v []byte) []byte {
-	at := len(b)
-	b = appendChunkHeader(b, ctHeartbeatAck, 0)
-	b = append(b, v...)
-	return endChunk(b, at)
+	b, _ = chunk.Chunk{Type: chunk.TypeHeartbeatAck, Value: v}.Append(b)
+	return b
 }
 
 func appendErrorChunk(b []byte, causes []byte) []byte {
-	at := len(b)
-	b = appendChunkHeader(b, ctError, 0)
-	b = append(b, causes...)
-	return endChunk(b, at)
+	b, _ = chunk.AppendError(b, causes)
+	return b
 }
 
 // appendCause appends one error cause (section 3.3.10), padded.
 func appendCause(b []byte, code uint16, info []byte) []byte {
-	return appendTLV(b, code, info)
+	b, _ = chunk.AppendCause(b, chunk.CauseCode(code), info)
+	return b
 }
 
 func appendStaleCookieError(b []byte, usec uint32) []byte {
-	var v [4]byte
-	binary.BigEndian.PutUint32(v[:], usec)
-	at := len(b)
-	b = appendChunkHeader(b, ctError, 0)
-	b = appendCause(b, causeStaleCookie, v[:])
-	return endChunk(b, at)
+	b, at := chunk.BeginChunk(b, chunk.TypeError, 0)
+	b = chunk.AppendUint32Cause(b, chunk.CauseStaleCookie, usec)
+	b, _ = chunk.EndChunk(b, at)
+	return b
 }
 
 func appendMissingParamCause(b []byte, param uint16) []byte {
-	var v [6]byte
-	binary.BigEndian.PutUint32(v[:], 1)
-	binary.BigEndian.PutUint16(v[4:], param)
-	return appendCause(b, causeMissingMandatoryParam, v[:])
+	pt := [1]chunk.ParamType{chunk.ParamType(param)}
+	b, _ = chunk.AppendMissingParamsCause(b, pt[:])
+	return b
 }
 
 func appendNoUserDataCause(b []byte, tsn uint32) []byte {
-	var v [4]byte
-	binary.BigEndian.PutUint32(v[:], tsn)
-	return appendCause(b, causeNoUserData, v[:])
+	return chunk.AppendUint32Cause(b, chunk.CauseNoUserData, tsn)
 }
 
 // appendRestartNewAddrCause appends a "Restart of an Association with New
 // Addresses" cause listing the addresses a does not know.
 func appendRestartNewAddrCause(b []byte, addrs []netip.Addr, a *assoc) []byte {
-	at := len(b)
-	b = append(b, 0, causeRestartNewAddrs, 0, 0)
+	b, at := chunk.BeginCause(b, chunk.CauseRestartNewAddresses)
 	for _, ip := range addrs {
-		if a.knowsPeerAddr(ip) {
-			continue
-		}
-		if ip.Is4() {
-			v := ip.As4()
-			b = appendTLV(b, paramIPv4, v[:])
-		} else {
-			v := ip.As16()
-			b = appendTLV(b, paramIPv6, v[:])
+		if !a.knowsPeerAddr(ip) {
+			b, _ = chunk.AppendAddrParam(b, ip)
 		}
 	}
-	binary.BigEndian.PutUint16(b[at+2:], uint16(len(b)-at))
+	b, _ = chunk.EndCause(b, at)
 	return b
 }
 
-func invalidStreamInfo(sid uint16) []byte {
-	return []byte{byte(sid >> 8), byte(sid), 0, 0}
+// appendInvalidStreamCause appends an "Invalid Stream Identifier" cause.
+func appendInvalidStreamCause(b []byte, sid uint16) []byte {
+	return chunk.AppendInvalidStreamCause(b, sid)
 }
 
 // firstCause returns the code of the first error cause in v, or 0.
 func firstCause(v []byte) uint16 {
-	if len(v) < 4 {
-		return 0
+	it := chunk.Causes(v)
+	if c, ok := it.Next(); ok {
+		return uint16(c.Code)
 	}
-	return binary.BigEndian.Uint16(v)
+	return 0
 }
 
 // hasCause reports whether the causes v include code.
 func hasCause(v []byte, code uint16) bool {
-	found := false
-	walkParams(v, func(t uint16, _, _ []byte) bool {
-		found = t == code
-		return !found
-	})
-	return found
+	it := chunk.Causes(v)
+	for c, ok := it.Next(); ok; c, ok = it.Next() {
+		if uint16(c.Code) == code {
+			return true
+		}
+	}
+	return false
 }
 
 // staleCookieMeasure returns the Measure of Staleness of a "Stale Cookie"
 // cause among the causes v.
 func staleCookieMeasure(v []byte) (time.Duration, bool) {
-	var d time.Duration
-	found := false
-	walkParams(v, func(t uint16, val, _ []byte) bool {
-		if t == causeStaleCookie && len(val) == 4 {
-			d = time.Duration(binary.BigEndian.Uint32(val)) * time.Microsecond
-			found = true
+	it := chunk.Causes(v)
+	for c, ok := it.Next(); ok; c, ok = it.Next() {
+		if c.Code == chunk.CauseStaleCookie {
+			if us, err := c.Uint32(); err == nil {
+				return time.Duration(us) * time.Microsecond, true
+			}
 		}
-		return !found
-	})
-	return d, found
+	}
+	return 0, false
 }
 
 func parseShutdown(c *rxChunk) (uint32, bool) {
-	v := c.value()
-	if len(v) != 4 {
-		return 0, false
-	}
-	return binary.BigEndian.Uint32(v), true
+	t, err := chunk.ParseShutdown(chunkOfRx(c))
+	return uint32(t), err == nil
 }
 
 // validHeartbeat reports whether a HEARTBEAT value holds a Heartbeat Info
@@ -438,23 +356,39 @@ func validHeartbeat(v []byte) bool {
 	return ok
 }
 
-// heartbeatInfo returns the value of the Heartbeat Info parameter in v.
+// heartbeatInfo returns the value of the Heartbeat Info parameter of a
+// HEARTBEAT or HEARTBEAT ACK value v.
 func heartbeatInfo(v []byte) ([]byte, bool) {
-	var info []byte
-	ok := walkParams(v, func(t uint16, val, _ []byte) bool {
-		if t == paramHeartbeatInfo {
-			info = val
-			return false
-		}
-		return true
-	})
-	return info, ok && info != nil
+	h, err := chunk.ParseHeartbeat(chunk.Chunk{Type: chunk.TypeHeartbeat, Value: v})
+	return h.Info, err == nil
 }
 
+// parseData fills the transfer engine's view of a DATA chunk.
 func parseData(c *rxChunk, d *transfer.Data) bool {
-	return transfer.ParseData(c.raw, d)
+	x, err := chunk.ParseData(chunkOfRx(c))
+	if err != nil {
+		return false
+	}
+	*d = transfer.Data{TSN: transfer.TSN(x.TSN), SID: x.SID, SSN: x.SSN, PPID: x.PPID, Flags: x.Flags, Payload: x.Payload}
+	return true
 }
 
+// parseSack fills the transfer engine's view of a SACK chunk, reusing its
+// slices.
 func parseSack(c *rxChunk, s *transfer.SACK) bool {
-	return transfer.ParseSACK(c.raw, s)
+	x, err := chunk.ParseSack(chunkOfRx(c))
+	if err != nil {
+		return false
+	}
+	s.CumTSNAck = transfer.TSN(x.CumTSN)
+	s.ARwnd = x.ARwnd
+	s.Gaps, s.Dups = s.Gaps[:0], s.Dups[:0]
+	for i := range x.Gaps.Len() {
+		g := x.Gaps.At(i)
+		s.Gaps = append(s.Gaps, transfer.GapBlock{Start: g.Start, End: g.End})
+	}
+	for i := range x.Dups.Len() {
+		s.Dups = append(s.Dups, transfer.TSN(x.Dups.At(i)))
+	}
+	return true
 }
