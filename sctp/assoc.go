@@ -105,7 +105,17 @@ func (a *assoc) deadline() time.Time {
 	if a.closed {
 		return time.Time{}
 	}
-	return earliest(a.timers.next(), a.data.deadline())
+	d := a.timers.next()
+	if e := a.data.eng; e != nil {
+		d = earliest(d, e.Send.Deadline())
+		if a.state != stateCookieEchoed {
+			// In COOKIE-ECHOED no SACK may leave before the COOKIE ACK
+			// (section 5.1), so a delayed SACK cannot be served: its
+			// deadline must not make the shell spin.
+			d = earliest(d, e.Recv.Deadline())
+		}
+	}
+	return d
 }
 
 // currentRTO returns the RTO of the primary path.
