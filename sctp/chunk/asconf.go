@@ -65,28 +65,35 @@ func (a *ASCONF) Walk() ParamIter { return Params(a.Params) }
 
 // Len returns the chunk's length field value.
 func (a *ASCONF) Len() int {
-	n := 8 + len(a.Params)
+	n := 8 + listLen(a.Params)
 	if !a.Ack {
 		n += pad4(a.Address.Len())
 	}
 	return n
 }
 
-// Append appends the chunk to b; Params is copied as is.
+// Append appends the chunk to b; Params is copied, and the chunk length
+// leaves out the last parameter's padding (RFC 9260 section 3.2).
 func (a *ASCONF) Append(b []byte) ([]byte, error) {
 	n := a.Len()
 	if n > MaxLen {
 		return b, errf(a.Type().String(), ErrTooLarge, strconv.Itoa(n)+" bytes")
 	}
-	start := len(b)
-	b, p := grow(b, 8)
-	putChunkHeader(p, a.Type(), 0, 8)
+	b, p := grow(b, pad4(n))
+	putChunkHeader(p, a.Type(), 0, n)
 	binary.BigEndian.PutUint32(p[4:], a.Serial)
+	q := p[8:]
 	if !a.Ack {
-		b, _ = a.Address.Append(b) // fits: its length is part of n
+		al := a.Address.Len()
+		binary.BigEndian.PutUint16(q, uint16(a.Address.Type))
+		binary.BigEndian.PutUint16(q[2:], uint16(al))
+		copy(q[4:], a.Address.Value)
+		clear(q[al:pad4(al)])
+		q = q[pad4(al):]
 	}
-	b = append(b, a.Params...)
-	return EndChunk(b, start)
+	copy(q, a.Params[:n-(len(p)-len(q))])
+	clear(p[n:])
+	return b, nil
 }
 
 // ASCONFParam is a parsed ASCONF request or response parameter (RFC 5061

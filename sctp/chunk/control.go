@@ -36,7 +36,7 @@ func (h *Heartbeat) Append(b []byte) ([]byte, error) {
 	if h.Ack {
 		t = TypeHeartbeatAck
 	}
-	return Chunk{Type: t, Value: h.Params}.Append(b)
+	return appendListChunk(b, t, 0, nil, h.Params)
 }
 
 // AppendHeartbeat appends a HEARTBEAT (or, with ack, a HEARTBEAT-ACK) chunk
@@ -84,7 +84,7 @@ func ParseAbort(c Chunk) (Abort, error) {
 
 // Append appends an ABORT chunk with the flags and causes of a to b.
 func (a *Abort) Append(b []byte) ([]byte, error) {
-	return Chunk{Type: TypeAbort, Flags: a.Flags, Value: a.Causes}.Append(b)
+	return appendListChunk(b, TypeAbort, a.Flags, nil, a.Causes)
 }
 
 // ParseError parses an ERROR chunk into the cause-list shape of Abort.
@@ -98,7 +98,7 @@ func ParseError(c Chunk) (Abort, error) {
 // AppendError appends an ERROR chunk holding the cause list causes (in wire
 // form) to b.
 func AppendError(b []byte, causes []byte) ([]byte, error) {
-	return Chunk{Type: TypeError, Value: causes}.Append(b)
+	return appendListChunk(b, TypeError, 0, nil, causes)
 }
 
 // parseTSN parses a chunk whose value is one TSN.

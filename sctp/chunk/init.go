@@ -2,7 +2,6 @@ package chunk
 
 import (
 	"encoding/binary"
-	"strconv"
 )
 
 // Init is an INIT or INIT-ACK chunk (RFC 9260 sections 3.3.2 and 3.3.3):
@@ -62,25 +61,20 @@ func (m *Init) Walk() ParamIter { return Params(m.Params) }
 func (m *Init) Find(t ParamType) (Param, bool) { return FindParam(m.Params, t) }
 
 // Len returns the chunk's length field value.
-func (m *Init) Len() int { return initFixedLen + len(m.Params) }
+func (m *Init) Len() int { return initFixedLen + listLen(m.Params) }
 
 // Append appends the chunk to b. Params must be a parameter list in wire
-// form (built with the AppendXxxParam functions), which is copied.
+// form (built with the AppendXxxParam functions), which is copied; the
+// chunk length leaves out the last parameter's padding (RFC 9260 section
+// 3.2).
 func (m *Init) Append(b []byte) ([]byte, error) {
-	n := m.Len()
-	if n > MaxLen {
-		return b, errf(m.Type().String(), ErrTooLarge, strconv.Itoa(n)+" bytes")
-	}
-	b, p := grow(b, pad4(n))
-	putChunkHeader(p, m.Type(), 0, n)
-	binary.BigEndian.PutUint32(p[4:], m.Tag)
-	binary.BigEndian.PutUint32(p[8:], m.ARwnd)
-	binary.BigEndian.PutUint16(p[12:], m.OutStreams)
-	binary.BigEndian.PutUint16(p[14:], m.InStreams)
-	binary.BigEndian.PutUint32(p[16:], uint32(m.InitialTSN))
-	copy(p[20:], m.Params)
-	clear(p[n:])
-	return b, nil
+	var f [16]byte
+	binary.BigEndian.PutUint32(f[0:], m.Tag)
+	binary.BigEndian.PutUint32(f[4:], m.ARwnd)
+	binary.BigEndian.PutUint16(f[8:], m.OutStreams)
+	binary.BigEndian.PutUint16(f[10:], m.InStreams)
+	binary.BigEndian.PutUint32(f[12:], uint32(m.InitialTSN))
+	return appendListChunk(b, m.Type(), 0, f[:], m.Params)
 }
 
 // FindParam returns the first parameter of type t in the list b, which the

@@ -62,7 +62,7 @@ func (r *Reconfig) Walk() ParamIter { return Params(r.Params) }
 
 // Append appends the chunk to b.
 func (r *Reconfig) Append(b []byte) ([]byte, error) {
-	return Chunk{Type: TypeReconfig, Value: r.Params}.Append(b)
+	return appendListChunk(b, TypeReconfig, 0, nil, r.Params)
 }
 
 // ReconfigParam is one RE-CONFIG parameter (RFC 6525 section 4). Which

@@ -261,7 +261,10 @@ func BeginChunk(b []byte, t Type, flags uint8) ([]byte, int) {
 
 // EndChunk sets the length of the chunk begun at start to len(b)-start and
 // pads it in place. It fails with ErrTooLarge if the chunk is longer than
-// MaxLen, and then truncates b back to start.
+// MaxLen, and then truncates b back to start. The length counts every byte
+// appended, so a chunk that ends with a padded parameter counts that
+// padding; receivers accept both forms, and the typed encoders use the
+// RFC 9260 section 3.2 form that leaves it out.
 func EndChunk(b []byte, start int) ([]byte, error) {
 	return endTLV(b, start)
 }
@@ -301,5 +304,41 @@ func endTLV(b []byte, start int) ([]byte, error) {
 	binary.BigEndian.PutUint16(b[start+2:], uint16(n))
 	b, p := grow(b, pad4(n)-n)
 	clear(p)
+	return b, nil
+}
+
+// listLen returns the length of a parameter or cause list without the
+// padding of its last element, which RFC 9260 section 3.2 leaves out of
+// the enclosing chunk's length ("it does include padding of any
+// variable-length parameter except the last parameter in the chunk"). A
+// malformed list is returned whole.
+func listLen(list []byte) int {
+	w := tlv{b: list}
+	last := -1
+	for {
+		start := w.off
+		if _, _, ok := w.next(); !ok {
+			break
+		}
+		last = start
+	}
+	if w.err != nil || last < 0 {
+		return len(list)
+	}
+	return last + int(binary.BigEndian.Uint16(list[last+2:]))
+}
+
+// appendListChunk appends a chunk whose value is fixed followed by the
+// parameter or cause list, with the length rule of listLen.
+func appendListChunk(b []byte, t Type, flags uint8, fixed []byte, list []byte) ([]byte, error) {
+	n := 4 + len(fixed) + listLen(list)
+	if n > MaxLen {
+		return b, errf(t.String(), ErrTooLarge, strconv.Itoa(n)+" bytes")
+	}
+	b, p := grow(b, pad4(n))
+	putChunkHeader(p, t, flags, n)
+	copy(p[4:], fixed)
+	copy(p[4+len(fixed):n], list)
+	clear(p[n:])
 	return b, nil
 }

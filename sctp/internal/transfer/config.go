@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/usctp/usctp/sched"
 )
 
 // Config holds the parameters of one association's data transfer, fixed
@@ -30,6 +32,9 @@ type Config struct {
 	// 1452 (1500 less an IPv6 and a UDP header).
 	MTU int
 
+	// IPv6 selects the IPv6 initial cwnd (RFC 9260 section 7.2.1).
+	IPv6 bool
+
 	// RTOInitial, RTOMin and RTOMax bound the retransmission timeout
 	// (RFC 9260 section 16: 1 s, 1 s, 60 s).
 	RTOInitial, RTOMin, RTOMax time.Duration
@@ -44,30 +49,14 @@ type Config struct {
 	SACKDelay time.Duration
 	// SACKFreq is the number of packets that trigger a SACK (2).
 	SACKFreq int
-	// Scheduler picks the stream the next new DATA chunk comes from. Nil
-	// selects first-come first-served. sched.New returns a suitable value.
-	Scheduler Scheduler
+	// Scheduler picks the stream the next new DATA chunk comes from
+	// (sched.New); nil selects first-come first-served. The sender calls
+	// its Next only at message boundaries (no I-DATA): it pins the current
+	// message's stream until the last fragment is packed.
+	Scheduler sched.Scheduler
 	// Interleaved selects I-DATA (RFC 8260). Not supported yet: must be
 	// false.
 	Interleaved bool
-}
-
-// Scheduler is the part of the stream scheduler interface (package sched)
-// the sender drives. Without I-DATA the sender calls Next only at message
-// boundaries: it pins the current message's stream until its last fragment
-// is packed.
-type Scheduler interface {
-	// Enqueue tells that a message of size bytes was queued on sid.
-	Enqueue(sid uint16, size int)
-	// Next returns the stream to take the next chunk from.
-	Next() (sid uint16, ok bool)
-	// Sent tells that a chunk of n bytes left sid; msgEnd: it ended a
-	// message; empty: sid has nothing queued now.
-	Sent(sid uint16, n int, msgEnd, empty bool)
-	// PacketDone tells that the packet being built is complete.
-	PacketDone()
-	// Forget drops the state of sid after its queue was purged.
-	Forget(sid uint16)
 }
 
 // Errors returned by the engine. They work with errors.Is.
@@ -142,6 +131,13 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.SACKFreq <= 0 {
 		c.SACKFreq = DefaultSACKFreq
+	}
+	if c.Scheduler == nil && c.OutStreams >= 1 && c.OutStreams <= 65535 {
+		s, err := sched.New(sched.FCFS, sched.Options{Streams: c.OutStreams})
+		if err != nil {
+			return c, fmt.Errorf("%w: %v", ErrConfig, err)
+		}
+		c.Scheduler = s
 	}
 	switch {
 	case c.OutStreams < 1 || c.OutStreams > 65535 || c.InStreams < 1 || c.InStreams > 65535:

@@ -29,8 +29,14 @@ func (p *Path) init(cfg *Config) {
 	p.rto = cfg.RTOInitial
 	p.mtu = cfg.MTU
 	// RFC 9260 section 7.2.1: "The initial cwnd before data transmission
-	// MUST be set to min(4 * MTU, max (2 * MTU, 4404))".
-	p.cwnd = min(4*p.mtu, max(2*p.mtu, 4404))
+	// MUST be set to min(4 * PMDCS, max(2 * PMDCS, 4404)) bytes if the peer
+	// address is an IPv4 address and to min(4 * PMDCS, max(2 * PMDCS,
+	// 4344)) bytes if the peer address is an IPv6 address."
+	initial := 4404
+	if cfg.IPv6 {
+		initial = 4344
+	}
+	p.cwnd = min(4*p.pmdcs(), max(2*p.pmdcs(), initial))
 	// "The initial value of ssthresh SHOULD be arbitrarily high (e.g.,
 	// the size of the largest possible advertised window)."
 	p.ssthresh = int(max(cfg.PeerRwnd, 1<<30))
@@ -66,6 +72,12 @@ func (p *Path) InFastRecovery() bool { return p.inFastRecovery }
 // MTU returns the path's largest SCTP packet in bytes.
 func (p *Path) MTU() int { return p.mtu }
 
+// pmdcs returns the Path Maximum DATA Chunk Size: "The maximum size
+// (including the DATA chunk header) of a DATA chunk that fits into an SCTP
+// packet not exceeding the PMTU" (RFC 9260 section 2.3). cwnd, ssthresh and
+// flight size count DATA chunks with their headers and padding.
+func (p *Path) pmdcs() int { return (p.mtu - 12) &^ 3 }
+
 // ErrorCount returns the path's error counter (RFC 9260 section 8.2).
 func (p *Path) ErrorCount() int { return p.errors }
 
@@ -91,7 +103,7 @@ func (p *Path) RTTSample(now time.Time, rtt time.Duration) {
 	}
 	g := p.cfg.Granularity
 	if !p.measured {
-		// C2: "SRTT <- R, RTTVAR <- R/2, RTO <- SRTT + max(G, 4*RTTVAR)"
+		// C2: "SRTT <- R, RTTVAR <- R/2, and RTO <- SRTT + 4 * RTTVAR."
 		p.srtt = rtt
 		p.rttvar = rtt / 2
 		p.measured = true
@@ -106,11 +118,13 @@ func (p *Path) RTTSample(now time.Time, rtt time.Duration) {
 		p.rttvar = time.Duration((1-b)*float64(p.rttvar) + b*float64(d))
 		p.srtt = time.Duration((1-a)*float64(p.srtt) + a*float64(rtt))
 	}
-	// C4: "When RTTVAR is 0 ... adjust RTTVAR <- G."
+	// G1: "Whenever RTTVAR is computed, if RTTVAR = 0, then adjust
+	// RTTVAR <- G."
 	if p.rttvar == 0 {
 		p.rttvar = g
 	}
-	p.rto = p.srtt + max(g, 4*p.rttvar)
+	// "After the computation, update RTO <- SRTT + 4 * RTTVAR."
+	p.rto = p.srtt + 4*p.rttvar
 	p.clampRTO()
 }
 
@@ -132,50 +146,76 @@ func (p *Path) Backoff() {
 	p.clampRTO()
 }
 
-// onT3Expiry applies section 7.2.3 for a retransmission timeout.
+// onT3Expiry applies section 7.2.3 for a retransmission timeout: "ssthresh
+// = max(cwnd/2, 4*PMDCS), cwnd = PMDCS".
 func (p *Path) onT3Expiry() {
-	// "ssthresh = max(cwnd/2, 4*MTU); cwnd = 1*MTU"
-	p.ssthresh = max(p.cwnd/2, 4*p.mtu)
-	p.cwnd = p.mtu
+	p.ssthresh = max(p.cwnd/2, 4*p.pmdcs())
+	p.cwnd = p.pmdcs()
 	p.pba = 0
 	p.inFastRecovery = false
 }
 
-// enterFastRecovery applies section 7.2.4 step 1 and 7.2.3.
+// enterFastRecovery applies section 7.2.4 step 2 with 7.2.3 ("ssthresh =
+// max(cwnd/2, 4*PMDCS), cwnd = ssthresh, partial_bytes_acked = 0") and
+// marks the exit point.
 func (p *Path) enterFastRecovery(highest TSN) {
 	p.inFastRecovery = true
 	p.fastRecoverTSN = highest
-	p.ssthresh = max(p.cwnd/2, 4*p.mtu)
+	p.ssthresh = max(p.cwnd/2, 4*p.pmdcs())
 	p.cwnd = p.ssthresh
 	p.pba = 0
 }
 
-// onAck adjusts cwnd for a SACK that acknowledged acked new bytes;
-// cumAdvanced tells whether it advanced the cumulative TSN ack point and
-// fullyUsed whether flight size was at least cwnd before the SACK.
-func (p *Path) onAck(acked int, cumAdvanced, fullyUsed bool) {
-	if acked <= 0 || !cumAdvanced || p.inFastRecovery {
+// onAck adjusts cwnd for a SACK that newly acknowledged acked bytes of
+// DATA chunks; flightBefore is the flight size before the SACK.
+func (p *Path) onAck(acked, flightBefore int) {
+	if acked <= 0 || p.inFastRecovery {
 		return
 	}
 	if p.cwnd <= p.ssthresh {
-		// 7.2.1 slow start: "cwnd MUST be increased by, at most, the
-		// lesser of 1) the total size of the previously outstanding DATA
-		// chunk(s) acknowledged, and 2) L times the destination's path MTU"
-		// (L = 1), only when the cwnd is fully utilized.
-		if fullyUsed {
-			p.cwnd += min(acked, p.mtu)
+		// 7.2.1: "When cwnd is less than or equal to ssthresh, an SCTP
+		// endpoint MUST use the slow-start algorithm to increase cwnd only
+		// if the current congestion window is being fully utilized and the
+		// data sender is not in Fast Recovery. ... cwnd MUST be increased
+		// by, at most, the lesser of 1) the total size of the previously
+		// outstanding DATA chunk(s) acknowledged and 2) L times the
+		// destination's PMDCS." (L = 1.) The window counts as fully
+		// utilized when no further full-sized chunk would have fitted.
+		if flightBefore+p.pmdcs() > p.cwnd {
+			p.cwnd += min(acked, p.pmdcs())
 		}
 		return
 	}
-	// 7.2.2 congestion avoidance: "partial_bytes_acked is increased by the
-	// total number of bytes of all new DATA chunks acknowledged in that
-	// SACK"; "When partial_bytes_acked is greater than or equal to cwnd and
-	// before the arrival of the SACK the sender had cwnd or more bytes of
-	// data outstanding ..., increase cwnd by MTU, and reset
-	// partial_bytes_acked to (partial_bytes_acked - cwnd)."
+	// 7.2.2: "Whenever cwnd is greater than ssthresh, upon each SACK chunk
+	// arrival, increase partial_bytes_acked by the total number of bytes
+	// ... of all new DATA chunks acknowledged in that SACK chunk".
 	p.pba += acked
-	if p.pba >= p.cwnd && fullyUsed {
+	switch {
+	case p.pba > p.cwnd && flightBefore < p.cwnd:
+		// "When (1) partial_bytes_acked is greater than cwnd and (2)
+		// before the arrival of the SACK chunk the sender had less than
+		// cwnd bytes of data outstanding ..., reset partial_bytes_acked to
+		// cwnd."
+		p.pba = p.cwnd
+	case p.pba >= p.cwnd && flightBefore >= p.cwnd:
+		// "... partial_bytes_acked is reset to (partial_bytes_acked -
+		// cwnd). Next, cwnd is increased by PMDCS."
 		p.pba -= p.cwnd
-		p.cwnd += p.mtu
+		p.cwnd += p.pmdcs()
+	}
+}
+
+// idle applies the rule of 7.2.1 and 7.2.2 for a path without
+// transmissions: "the cwnd of the transport address SHOULD be adjusted to
+// max(cwnd / 2, 4 * PMDCS) once per RTO. Before the first cwnd adjustment,
+// the ssthresh of the transport address SHOULD be set to the cwnd." periods
+// is the number of whole RTOs the path was idle.
+func (p *Path) idle(periods int) {
+	floor := 4 * p.pmdcs()
+	for i := 0; i < periods && p.cwnd > floor; i++ {
+		if i == 0 {
+			p.ssthresh = p.cwnd
+		}
+		p.cwnd = max(p.cwnd/2, floor)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/interleave"
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // maxDupTSNs bounds the duplicate TSNs reported in one SACK.
@@ -13,12 +14,13 @@ const maxDupTSNs = 32
 // detection, the receive window, delayed SACK, reassembly and in-order
 // delivery (RFC 9260 sections 6.2, 6.5, 6.6, 6.9).
 type Receiver struct {
-	cfg   *Config
-	stats *Stats
-	tsns  tsnMap
-	dups  []TSN
-	reasm interleave.Reassembler
-	pool  *interleave.Pool
+	cfg    *Config
+	stats  *Stats
+	tsns   tsnMap
+	dups   []TSN
+	gapBuf []GapBlock
+	reasm  interleave.Reassembler
+	pool   *interleave.Pool
 
 	capacity  int // receive buffer: a_rwnd when empty
 	pdPoint   int // held bytes that start partial delivery
@@ -171,23 +173,15 @@ func (r *Receiver) AppendSACK(now time.Time, pkt []byte, room int) []byte {
 		return pkt
 	}
 	maxGaps := (room - sackHeaderLen) / 4
-	ngaps := 0
+	r.gapBuf = r.gapBuf[:0]
 	if r.tsns.hasGaps() {
-		ngaps = r.tsns.gaps(maxGaps, func(uint16, uint16) {})
-	}
-	ndups := min(len(r.dups), (room-sackHeaderLen)/4-ngaps)
-	adv := r.Window()
-	h := len(pkt)
-	pkt = appendSACKHeader(pkt, r.tsns.cum, uint32(adv), ngaps, ndups)
-	if ngaps > 0 {
-		r.tsns.gaps(ngaps, func(s, e uint16) {
-			pkt = append(pkt, byte(s>>8), byte(s), byte(e>>8), byte(e))
+		r.tsns.gaps(maxGaps, func(s, e uint16) {
+			r.gapBuf = append(r.gapBuf, GapBlock{Start: s, End: e})
 		})
 	}
-	for _, t := range r.dups[:ndups] {
-		pkt = append(pkt, byte(t>>24), byte(t>>16), byte(t>>8), byte(t))
-	}
-	_ = h
+	ndups := min(len(r.dups), (room-sackHeaderLen)/4-len(r.gapBuf))
+	adv := r.Window()
+	pkt, _ = chunk.AppendSack(pkt, r.tsns.cum, uint32(adv), r.gapBuf, r.dups[:ndups])
 	r.dups = r.dups[:0]
 	r.packets = 0
 	r.sackNow = false

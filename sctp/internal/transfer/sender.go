@@ -3,6 +3,8 @@ package transfer
 import (
 	"fmt"
 	"time"
+
+	"github.com/usctp/usctp/sched"
 )
 
 // message is one user message in the send buffer. Messages come from a free
@@ -16,6 +18,7 @@ type message struct {
 	off       int      // bytes already cut into chunks
 	refs      int      // chunk records pointing here, +1 while not fully cut
 	next      *message // per-stream queue or free list
+	st        *outStream
 }
 
 // outStream is the sending state of one outbound stream.
@@ -56,36 +59,45 @@ type Sender struct {
 	cfg   *Config
 	path  *Path
 	stats *Stats
-	sched Scheduler
+	sched sched.Scheduler
 
 	streams map[uint16]*outStream
 	free    *message // free list of messages
 	cur     *message // message being cut into chunks (pinned stream)
 
-	buffered   int // bytes queued and not yet acknowledged
-	unsent     int // bytes queued and not yet cut into chunks
-	fragPoint  int // largest DATA payload per chunk
-	burstLeft  int // packets left in this send opportunity
-	peerRwnd   int
-	cumAck     TSN // cumulative TSN ack point
-	nextTSN    TSN // next TSN to assign
-	recs       []record
-	mask       uint32
-	inFlight   int // records sent and not acknowledged (not gap-acked, not acked)
-	rtxPending int // records marked for retransmission
-	fastRtx    bool
+	buffered    int // bytes queued and not yet acknowledged
+	unsent      int // bytes queued and not yet cut into chunks
+	fragPoint   int // largest DATA payload per chunk
+	burstLeft   int // packets left in this send opportunity
+	peerRwnd    int
+	cumAck      TSN // cumulative TSN ack point
+	nextTSN     TSN // next TSN to assign
+	recs        []record
+	mask        uint32
+	inFlight    int  // records sent and not acknowledged (not gap-acked, not acked)
+	rtxPending  int  // records marked for retransmission
+	gapAcked    int  // records acknowledged by a gap block
+	unackedData int  // user bytes of records in flight or marked for retransmission
+	fastRtx     bool // a fast-retransmit packet is due (ignores cwnd)
+
+	// After a T3-rtx expiry only one packet may be in flight until an
+	// acknowledgement arrives (7.2.3).
+	t3Recovery, t3Sent bool
+
+	// Zero window probing: the first probe waits one RTO after the peer
+	// closed its window (6.1 rule A).
+	probeAt   time.Time
+	sackSince bool // a SACK arrived since T3 was last started
 
 	timing   bool // an RTT measurement is running
 	timedTSN TSN
 	t3       time.Time // T3-rtx deadline, zero when stopped
+	lastSend time.Time // last DATA transmission, for the idle cwnd rule
 }
 
 func (s *Sender) init(cfg *Config, path *Path, st *Stats) {
 	s.cfg, s.path, s.stats = cfg, path, st
 	s.sched = cfg.Scheduler
-	if s.sched == nil {
-		s.sched = &fcfs{}
-	}
 	s.streams = make(map[uint16]*outStream)
 	s.cumAck = cfg.LocalTSN - 1
 	s.nextTSN = cfg.LocalTSN
@@ -131,7 +143,7 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 	}
 	m.buf = append(m.buf[:0], payload...)
 	m.ppid, m.sid, m.unordered = ppid, sid, unordered
-	m.off, m.refs, m.next = 0, 1, nil
+	m.off, m.refs, m.next, m.st = 0, 1, nil, st
 	if st.tail == nil {
 		st.head = m
 	} else {
@@ -156,6 +168,7 @@ func (s *Sender) release(m *message) {
 		return
 	}
 	s.buffered -= len(m.buf)
+	m.st = nil
 	m.next = s.free
 	s.free = m
 }
@@ -193,16 +206,72 @@ func (s *Sender) grow() {
 	s.recs, s.mask = recs, uint32(n-1)
 }
 
-// Pending reports whether AppendData would append something now: chunks
-// marked for retransmission or new data the windows allow.
-func (s *Sender) Pending() bool {
-	if s.burstLeft <= 0 {
+// size returns the bytes the chunk counts in flight size and cwnd: the
+// DATA chunk with its header and padding.
+func (r *record) size() int { return dataHeaderLen + pad4(int(r.n)) }
+
+// nextChunkSize returns the user data size of the next new chunk, or 0.
+func (s *Sender) nextChunkSize() int {
+	m := s.cur
+	if m == nil {
+		if s.unsent == 0 {
+			return 0
+		}
+		return s.fragPoint // not known before the scheduler picks
+	}
+	return min(len(m.buf)-m.off, s.fragPoint)
+}
+
+// canSendNew applies rules A and B of section 6.1 to a new chunk of size
+// user bytes.
+func (s *Sender) canSendNew(now time.Time, size int) bool {
+	// Rule B: "the sender MUST NOT transmit new data to a given transport
+	// address if it has cwnd + (PMDCS - 1) or more bytes of data
+	// outstanding"; we exceed cwnd by at most one chunk.
+	if s.path.flight >= s.path.cwnd {
+		s.stats.CwndLimited++
 		return false
 	}
-	if s.rtxPending > 0 && (s.fastRtx || s.path.flight < s.path.cwnd) {
+	// Rule A: "the data sender MUST NOT transmit new data ... if its
+	// peer's rwnd indicates that the peer has no buffer space (i.e., rwnd
+	// is smaller than the size of the next DATA chunk ...), except for zero
+	// window probes." "A zero window probe SHOULD only be sent when all
+	// outstanding DATA chunks have been cumulatively acknowledged and no
+	// DATA chunks are in flight." "The sender SHOULD send the first zero
+	// window probe after 1 RTO when it detects that the receiver has
+	// closed its window"; T3-rtx then backs off the following ones.
+	if size > s.peerRwnd {
+		if s.Outstanding() > 0 {
+			s.stats.RwndLimited++
+			return false
+		}
+		if s.probeAt.IsZero() {
+			s.probeAt = now.Add(s.path.rto)
+		}
+		if now.Before(s.probeAt) {
+			s.stats.RwndLimited++
+			return false
+		}
+		s.probeAt = time.Time{}
+		s.stats.ZeroWindowProbes++
+	}
+	return true
+}
+
+// Pending reports whether AppendData would append something now: chunks
+// marked for retransmission or new data the windows allow.
+func (s *Sender) Pending(now time.Time) bool {
+	if s.burstLeft <= 0 || (s.t3Recovery && s.t3Sent) {
+		return false
+	}
+	if s.rtxPending > 0 && (s.fastRtx || s.t3Recovery || s.path.flight < s.path.cwnd) {
 		return true
 	}
-	return s.unsent > 0 && s.path.flight < s.path.cwnd && (s.peerRwnd > 0 || s.path.flight == 0)
+	if s.unsent == 0 || s.path.flight >= s.path.cwnd {
+		return false
+	}
+	size := s.nextChunkSize()
+	return size <= s.peerRwnd || (s.Outstanding() == 0 && !s.probeAt.IsZero() && !now.Before(s.probeAt))
 }
 
 // AppendData appends DATA chunks to pkt, using at most room bytes, and
@@ -210,21 +279,25 @@ func (s *Sender) Pending() bool {
 // marked for retransmission go first (RFC 9260 section 6.1 rule C), then
 // new data cut from the queued messages as the scheduler picks streams.
 // It obeys the congestion window (rule B), the peer's receive window with
-// zero-window probing (rule A) and Max.Burst (one call is one packet).
+// zero-window probing (rule A) and Max.Burst, applied by "strictly
+// limiting the number of packets emitted" (rule D): one call is one packet,
+// and at most Max.Burst packets go out per send opportunity (a SACK, a
+// timeout, or new data after an idle period).
 func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
-	if s.burstLeft <= 0 {
+	if s.burstLeft <= 0 || (s.t3Recovery && s.t3Sent) {
 		return pkt, 0
+	}
+	if s.Outstanding() == 0 && !s.lastSend.IsZero() {
+		if idle := now.Sub(s.lastSend); idle >= s.path.rto {
+			s.path.idle(int(idle / s.path.rto))
+			s.lastSend = now
+		}
 	}
 	n := 0
 	if s.rtxPending > 0 {
 		pkt, room, n = s.appendRtx(now, pkt, room)
 	}
-	for s.unsent > 0 {
-		// Rule B: no new data when flight size reaches cwnd.
-		if s.path.flight >= s.path.cwnd {
-			s.stats.CwndLimited++
-			break
-		}
+	for s.unsent > 0 && !s.t3Recovery {
 		m := s.cur
 		if m == nil {
 			sid, ok := s.sched.Next()
@@ -249,14 +322,8 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 			}
 			size = max
 		}
-		// Rule A: respect the peer's window; with nothing in flight one
-		// chunk may always go (zero window probe).
-		if size > s.peerRwnd && s.path.flight > 0 {
-			s.stats.RwndLimited++
+		if !s.canSendNew(now, size) {
 			break
-		}
-		if s.peerRwnd == 0 {
-			s.stats.ZeroWindowProbes++
 		}
 		pkt = s.cut(now, m, size, pkt)
 		room -= dataHeaderLen + pad4(size)
@@ -266,6 +333,10 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 		s.burstLeft--
 		s.sched.PacketDone()
 		s.stats.DataPackets++
+		s.lastSend = now
+		if s.t3Recovery {
+			s.t3Sent = true
+		}
 		s.startT3(now)
 	}
 	return pkt, n
@@ -273,13 +344,15 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 
 // cut makes the next chunk of size bytes from m, records it and appends it.
 func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
-	st := s.streams[m.sid]
+	st := m.st
 	var flags uint8
 	if m.off == 0 {
 		flags |= flagBegin
-		if m.unordered {
-			flags |= flagUnordered
-		} else {
+		if !m.unordered {
+			// 6.5: "The Stream Sequence Number of an outgoing stream MUST be
+			// incremented by 1 for each ordered user message sent on that
+			// outgoing stream." "For unordered user messages, the Stream
+			// Sequence Number MUST NOT be changed."
 			m.ssn = st.nextSSN
 			st.nextSSN++
 		}
@@ -316,8 +389,12 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 		m.refs-- // fully cut: only the chunk records hold it now
 	}
 	s.sched.Sent(m.sid, size, end, st.head == nil)
-	s.path.flight += size
+	s.path.flight += r.size()
 	s.inFlight++
+	s.unackedData += size
+	// 6.2.1 B: "Any time a DATA chunk is transmitted (or retransmitted) to
+	// a peer, the endpoint subtracts the data size of the chunk from the
+	// rwnd of that peer."
 	s.peerRwnd = max(s.peerRwnd-size, 0)
 	if !s.timing {
 		s.timing, s.timedTSN = true, tsn
@@ -327,29 +404,27 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	return appendDataChunk(pkt, flags, tsn, m.sid, m.ssn, m.ppid, m.buf[r.off:int(r.off)+size])
 }
 
-// appendRtx appends chunks marked for retransmission, lowest TSN first.
-// After a fast retransmit the first packet ignores cwnd (7.2.4 step 3).
+// appendRtx appends chunks marked for retransmission, lowest TSN first,
+// limited by cwnd, except for the one packet of a fast retransmit (7.2.4:
+// "the sender SHOULD ignore the value of cwnd") or after a T3-rtx expiry
+// (6.3.3 E3: the earliest chunks that fit in one packet).
 func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, int) {
 	n := 0
-	fast := s.fastRtx
+	bypass := s.fastRtx || s.t3Recovery
 	for t := s.cumAck + 1; t != s.nextTSN && s.rtxPending > 0; t++ {
 		r := s.rec(t)
 		if r.state != recRtx {
 			continue
 		}
-		if fast && !r.fastRtx {
-			continue // the fast-retransmit packet carries only marked chunks
-		}
-		size := int(r.n)
-		if dataHeaderLen+pad4(size) > room {
+		if dataHeaderLen+pad4(int(r.n)) > room {
 			break
 		}
-		if !fast && s.path.flight >= s.path.cwnd {
+		if !bypass && s.path.flight >= s.path.cwnd {
 			s.stats.CwndLimited++
 			break
 		}
 		if r.fastRtx {
-			r.fastRtx, r.fastDone = false, true
+			r.fastRtx = false
 			s.stats.FastRetransmits++
 		}
 		r.state = recInFlight
@@ -357,21 +432,29 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 		if r.xmits < 255 {
 			r.xmits++
 		}
-		if s.timing && s.timedTSN == t {
-			s.timing = false // Karn's rule
+		if s.timing && s.timedTSN.GEQ(t) {
+			// C5: "RTT measurements SHOULD only be made using a DATA
+			// chunk with TSN r if no DATA chunk with TSN less than or
+			// equal to r was retransmitted since the DATA chunk with TSN r
+			// was sent first."
+			s.timing = false
+		}
+		if t == s.cumAck+1 && !s.t3.IsZero() {
+			// 6.1: "the sender MUST restart the timer if the earliest
+			// (i.e., lowest TSN) outstanding DATA chunk sent to that
+			// address is being retransmitted."
+			s.t3 = now.Add(s.path.rto)
 		}
 		s.rtxPending--
 		s.inFlight++
-		s.path.flight += size
-		s.peerRwnd = max(s.peerRwnd-size, 0)
+		s.path.flight += r.size()
+		s.peerRwnd = max(s.peerRwnd-int(r.n), 0)
 		s.stats.Retransmits++
-		pkt = appendDataChunk(pkt, r.flags, t, r.sid, r.ssn, r.ppid, r.msg.buf[r.off:int(r.off)+size])
-		room -= dataHeaderLen + pad4(size)
+		pkt = appendDataChunk(pkt, r.flags, t, r.sid, r.ssn, r.ppid, r.msg.buf[r.off:int(r.off)+int(r.n)])
+		room -= dataHeaderLen + pad4(int(r.n))
 		n++
 	}
-	if fast {
-		s.fastRtx = false
-	}
+	s.fastRtx = false
 	return pkt, room, n
 }
 
@@ -382,12 +465,18 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 func (s *Sender) startT3(now time.Time) {
 	if s.t3.IsZero() {
 		s.t3 = now.Add(s.path.rto)
+		s.sackSince = false
 	}
 }
 
-// Deadline returns when the T3-rtx timer expires, or the zero time when it
-// is not running.
-func (s *Sender) Deadline() time.Time { return s.t3 }
+// Deadline returns when the T3-rtx timer expires or a zero window probe
+// is due, or the zero time when neither is pending.
+func (s *Sender) Deadline() time.Time {
+	if !s.probeAt.IsZero() && s.unsent > 0 && (s.t3.IsZero() || s.probeAt.Before(s.t3)) {
+		return s.probeAt
+	}
+	return s.t3
+}
 
 // Drain removes every queued and unacknowledged message from the send
 // buffer, calling fn (when not nil) for each with sent telling whether any
@@ -425,6 +514,7 @@ func (s *Sender) Drain(fn func(sid uint16, ppid uint32, payload []byte, sent boo
 	s.cur = nil
 	s.cumAck = s.nextTSN - 1
 	s.unsent, s.buffered, s.inFlight, s.rtxPending = 0, 0, 0, 0
+	s.gapAcked, s.unackedData = 0, 0
 	s.path.flight = 0
 	s.t3 = time.Time{}
 	s.timing = false

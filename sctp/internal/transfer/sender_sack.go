@@ -14,158 +14,114 @@ import (
 // association then resets its error counter, section 8.1).
 //
 // A SACK older than the cumulative TSN ack point is ignored. A SACK that
-// acknowledges a TSN never sent yields ErrProtocolViolation and changes
-// nothing; the association answers with ABORT.
+// acknowledges a TSN never sent, or whose Gap Ack Blocks are malformed
+// (start after end, overlapping or out of order), yields
+// ErrProtocolViolation and changes nothing; the association answers with
+// ABORT.
 func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	s.stats.SACKsReceived++
 	cum := sk.CumTSNAck
 	// 6.2.1 D i): "If Cumulative TSN Ack is less than the Cumulative TSN
-	// Ack Point, drop the SACK chunk."
+	// Ack Point, then drop the SACK chunk."
 	if cum.LT(s.cumAck) {
 		s.stats.SACKsStale++
 		return false, nil
 	}
-	highest := s.nextTSN - 1
-	if cum.GT(highest) {
+	if err := s.validate(sk); err != nil {
 		s.stats.SACKsInvalid++
-		return false, fmt.Errorf("%w: SACK acknowledges TSN %d, highest sent %d", ErrProtocolViolation, cum, highest)
-	}
-	// Validate the gap blocks before changing anything: each must lie
-	// above the previous one and not beyond the highest TSN sent.
-	last := uint32(0)
-	for _, g := range sk.Gaps {
-		if g.Start == 0 || g.Start > g.End || uint32(g.Start) <= last {
-			s.stats.SACKsInvalid++
-			return false, fmt.Errorf("%w: SACK gap block %d-%d malformed or out of order", ErrProtocolViolation, g.Start, g.End)
-		}
-		if cum.Add(uint32(g.End)).GT(highest) {
-			s.stats.SACKsInvalid++
-			return false, fmt.Errorf("%w: SACK gap block acknowledges TSN %d, highest sent %d", ErrProtocolViolation, cum.Add(uint32(g.End)), highest)
-		}
-		last = uint32(g.End)
+		return false, err
 	}
 	s.stats.DupTSNsReported += uint64(len(sk.Dups))
-
-	fullyUsed := s.path.flight >= s.path.cwnd
+	flightBefore := s.path.flight
 	newBytes := 0
 	cumAdvanced := cum.GT(s.cumAck)
 	var htna TSN // highest TSN newly acknowledged
 	haveHTNA := false
-	rttDone := false
 
 	// Cumulative acknowledgement.
 	for t := s.cumAck + 1; t.LEQ(cum); t++ {
 		r := s.rec(t)
-		switch r.state {
-		case recInFlight:
-			s.path.flight -= int(r.n)
-			s.inFlight--
-			fallthrough
-		case recRtx:
-			if r.state == recRtx {
-				s.rtxPending--
-			}
-			newBytes += int(r.n)
+		if s.ack(now, t, r) {
+			newBytes += r.size()
 			htna, haveHTNA = t, true
-		}
-		if s.timing && s.timedTSN == t {
-			s.timing = false
-			if r.xmits == 1 { // C5, Karn's rule
-				s.path.RTTSample(now, now.Sub(r.sent))
-				rttDone = true
-			}
+		} else if r.state == recGapAcked {
+			s.gapAcked--
 		}
 		r.state = recAcked
 		m := r.msg
 		r.msg = nil
 		s.release(m)
 	}
-	if cumAdvanced {
-		s.cumAck = cum
-	}
+	s.cumAck = cum
 
-	// Gap Ack Blocks, and reneging for gap-acked chunks no longer covered.
+	// Gap Ack Blocks; gap-acked chunks no longer covered were reneged.
 	t := cum + 1
 	for _, g := range sk.Gaps {
 		start, end := cum.Add(uint32(g.Start)), cum.Add(uint32(g.End))
+		if s.gapAcked == 0 {
+			t = start
+		}
 		for ; t.LT(start); t++ {
-			s.renege(t)
+			s.renege(now, t)
 		}
 		for ; t.LEQ(end); t++ {
 			r := s.rec(t)
-			switch r.state {
-			case recInFlight:
-				s.path.flight -= int(r.n)
-				s.inFlight--
-			case recRtx:
-				s.rtxPending--
-				r.fastRtx = false
-			default:
+			if r.state == recGapAcked {
 				continue
 			}
-			r.state = recGapAcked
-			newBytes += int(r.n)
-			htna, haveHTNA = t, true
-			if s.timing && s.timedTSN == t {
-				s.timing = false
-				if r.xmits == 1 {
-					s.path.RTTSample(now, now.Sub(r.sent))
-					rttDone = true
-				}
+			if s.ack(now, t, r) {
+				newBytes += r.size()
+				htna, haveHTNA = t, true
 			}
+			r.state = recGapAcked
+			s.gapAcked++
 		}
 	}
-	for ; t != s.nextTSN; t++ {
-		s.renege(t)
-	}
-	if rttDone {
-		s.stats.RTTSamples++
+	for ; t != s.nextTSN && s.gapAcked > 0; t++ {
+		s.renege(now, t)
 	}
 
-	// Miss indications (7.2.4), HTNA: "miss indications are incremented
-	// only for missing TSNs prior to the highest TSN newly acknowledged in
-	// the SACK ... If an endpoint is in Fast Recovery and a SACK arrives
-	// that advances the Cumulative TSN Ack Point, the miss indications are
-	// incremented for all TSNs reported missing in the SACK."
-	limit := htna
-	if s.path.inFastRecovery && cumAdvanced && len(sk.Gaps) > 0 {
-		limit = cum.Add(uint32(sk.Gaps[len(sk.Gaps)-1].End))
-		haveHTNA = true
-	}
+	// Miss indications (7.2.4): "For each incoming SACK chunk, miss
+	// indications are incremented only for missing TSNs prior to the HTNA
+	// in the SACK chunk." "If an endpoint is in Fast Recovery and a SACK
+	// chunks arrives that advances the Cumulative TSN Ack Point, the miss
+	// indications are incremented for all TSNs reported missing in the
+	// SACK chunk."
 	marked := false
-	if haveHTNA && len(sk.Gaps) > 0 {
-		for t := cum + 1; t.LT(limit); t++ {
+	if len(sk.Gaps) > 0 {
+		limit := htna
+		if s.path.inFastRecovery && cumAdvanced {
+			limit, haveHTNA = cum.Add(uint32(sk.Gaps[len(sk.Gaps)-1].End)), true
+		}
+		for t := cum + 1; haveHTNA && t.LT(limit); t++ {
 			r := s.rec(t)
 			if r.state != recInFlight || r.fastDone {
 				continue
 			}
 			if r.misses++; r.misses >= 3 {
-				// "mark the DATA chunk(s) with three miss indications for
-				// retransmission"; a chunk is fast-retransmitted only once.
-				r.misses = 0
-				r.state = recRtx
-				r.fastRtx = true
-				s.rtxPending++
-				s.inFlight--
-				s.path.flight -= int(r.n)
+				s.markFast(r)
 				marked = true
 			}
 		}
 	}
 
-	// Congestion control (7.2.1, 7.2.2), then fast recovery exit.
-	s.path.onAck(newBytes, cumAdvanced, fullyUsed)
+	// 7.2.4 note: "if the received SACK chunk also acknowledges new DATA
+	// chunks and advances the Cumulative TSN Ack Point, the cwnd adjustment
+	// rules defined in Sections 7.2.1 and 7.2.2 MUST be applied first."
+	s.path.onAck(newBytes, flightBefore)
+	// "When a SACK chunk acknowledges all TSNs up to and including this
+	// exit point, Fast Recovery is exited."
 	if s.path.inFastRecovery && s.cumAck.GEQ(s.path.fastRecoverTSN) {
 		s.path.inFastRecovery = false
 	}
-	if marked {
+	if marked && !s.path.inFastRecovery {
+		// "If not in Fast Recovery, adjust the ssthresh and cwnd ...
+		// Retransmit those K DATA chunks in a single packet ... If not in
+		// Fast Recovery, enter Fast Recovery and mark the highest
+		// outstanding TSN as the Fast Recovery exit point."
 		s.fastRtx = true
-		// 7.2.4 step 2: "If not in Fast Recovery, adjust the ssthresh and
-		// cwnd ... and enter Fast Recovery", exit point = highest TSN sent.
-		if !s.path.inFastRecovery {
-			s.path.enterFastRecovery(s.nextTSN - 1)
-			s.stats.FastRecoveries++
-		}
+		s.path.enterFastRecovery(s.nextTSN - 1)
+		s.stats.FastRecoveries++
 	}
 	if s.Outstanding() == 0 {
 		// 7.2.2: "When all of the data transmitted by the sender has been
@@ -174,85 +130,166 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 		s.path.pba = 0
 	}
 
-	// 6.2.1 D iv): "Set rwnd equal to the newly received a_rwnd minus the
+	// 6.2.1 D iii): "Set rwnd equal to the newly received a_rwnd minus the
 	// number of bytes still outstanding after processing the Cumulative
 	// TSN Ack and the Gap Ack Blocks."
-	s.peerRwnd = max(int(sk.ARwnd)-s.unackedBytes(), 0)
+	s.peerRwnd = max(int(sk.ARwnd)-s.unackedData, 0)
+	s.probeAt = time.Time{}
 
-	// T3-rtx, 6.3.2 R2 and R3.
+	// T3-rtx: R2 "Whenever all outstanding data sent to an address have
+	// been acknowledged, turn off the T3-rtx timer of that address." R3
+	// "Whenever a SACK chunk is received that acknowledges the DATA chunk
+	// with the earliest outstanding TSN for that address, restart the
+	// T3-rtx timer for that address with its current RTO (if there is
+	// still outstanding data on that address)."
 	switch {
 	case s.inFlight == 0 && s.rtxPending == 0:
 		s.t3 = time.Time{}
-	case cumAdvanced || s.t3.IsZero():
+	case cumAdvanced:
 		s.t3 = now.Add(s.path.rto)
 	}
+	s.sackSince = true
 	if newBytes > 0 {
 		s.path.ClearErrors()
+		s.t3Recovery, s.t3Sent = false, false
 	}
 	s.burstLeft = s.cfg.MaxBurst
 	s.stats.BytesAcked += uint64(newBytes)
 	return newBytes > 0, nil
 }
 
+// validate checks a SACK against what was sent before anything changes.
+func (s *Sender) validate(sk *SACK) error {
+	highest := s.nextTSN - 1
+	if sk.CumTSNAck.GT(highest) {
+		return fmt.Errorf("%w: SACK acknowledges TSN %d, highest sent %d", ErrProtocolViolation, sk.CumTSNAck, highest)
+	}
+	last := uint32(0)
+	for _, g := range sk.Gaps {
+		if g.Start == 0 || g.Start > g.End || uint32(g.Start) <= last {
+			return fmt.Errorf("%w: SACK gap block %d-%d malformed or out of order", ErrProtocolViolation, g.Start, g.End)
+		}
+		if end := sk.CumTSNAck.Add(uint32(g.End)); end.GT(highest) {
+			return fmt.Errorf("%w: SACK gap block acknowledges TSN %d, highest sent %d", ErrProtocolViolation, end, highest)
+		}
+		last = uint32(g.End)
+	}
+	return nil
+}
+
+// ack takes a chunk out of flight (or out of the retransmission queue) on
+// its first acknowledgement and takes an RTT measurement from it when
+// allowed. It reports whether the chunk was newly acknowledged.
+func (s *Sender) ack(now time.Time, t TSN, r *record) bool {
+	switch r.state {
+	case recInFlight:
+		s.path.flight -= r.size()
+		s.inFlight--
+	case recRtx:
+		s.rtxPending--
+		r.fastRtx = false
+	default:
+		return false
+	}
+	s.unackedData -= int(r.n)
+	if s.timing && s.timedTSN == t {
+		s.timing = false
+		if r.xmits == 1 { // C5, Karn's algorithm
+			s.path.RTTSample(now, now.Sub(r.sent))
+			s.stats.RTTSamples++
+		}
+	}
+	return true
+}
+
+// markFast marks a chunk with three miss indications for fast retransmit:
+// "Mark the DATA chunk(s) with three miss indications for retransmission"
+// and "as being fast retransmitted and thus ineligible for a subsequent
+// Fast Retransmit".
+func (s *Sender) markFast(r *record) {
+	r.misses = 0
+	r.fastDone = true
+	r.fastRtx = true
+	s.markRtx(r)
+}
+
+// markRtx moves an in-flight chunk to the retransmission queue. 6.2.1 B:
+// "Any time a DATA chunk is marked for retransmission, either via T3-rtx
+// timer expiration or via Fast Retransmit, add the data size of those
+// chunks to the rwnd."
+func (s *Sender) markRtx(r *record) {
+	r.state = recRtx
+	s.rtxPending++
+	s.inFlight--
+	s.path.flight -= r.size()
+	s.peerRwnd += int(r.n)
+}
+
 // renege returns a chunk the peer no longer reports in a gap block to the
-// outstanding state (6.2.1: gap-acked data may be reneged). Rule R4: T3 is
-// restarted by the caller when stopped.
-func (s *Sender) renege(t TSN) {
+// outstanding state. 6.2.1 D iv): "If the SACK chunk is missing a TSN that
+// was previously acknowledged via a Gap Ack Block (e.g., the data receiver
+// reneged on the data), then consider the corresponding DATA that might be
+// possibly missing: Count one miss indication towards Fast Retransmit ...,
+// and if no retransmit timer is running for the destination address to
+// which the DATA chunk was originally transmitted, then T3-rtx is started
+// for that destination address." (Also R4 of 6.3.2.)
+func (s *Sender) renege(now time.Time, t TSN) {
 	r := s.rec(t)
 	if r.state != recGapAcked {
 		return
 	}
 	r.state = recInFlight
-	r.misses = 0
+	r.misses++
+	s.gapAcked--
+	s.unackedData += int(r.n)
 	s.inFlight++
-	s.path.flight += int(r.n)
+	s.path.flight += r.size()
 	s.stats.Reneged++
-}
-
-// unackedBytes returns the bytes of chunks above the cumulative TSN ack
-// point not acknowledged by a gap block.
-func (s *Sender) unackedBytes() int {
-	n := s.path.flight
-	if s.rtxPending > 0 {
-		for t := s.cumAck + 1; t != s.nextTSN; t++ {
-			if r := s.rec(t); r.state == recRtx {
-				n += int(r.n)
-			}
-		}
+	if s.t3.IsZero() {
+		s.t3 = now.Add(s.path.rto)
 	}
-	return n
 }
 
 // OnTimeout handles the expiry of T3-rtx when its deadline has passed
 // (section 6.3.3): it adjusts ssthresh and cwnd (E1, 7.2.3), backs off the
-// RTO (E2), marks every outstanding chunk for retransmission (E3) and counts
-// a path error. It reports whether the timer expired; the association then
-// counts an association error and checks Association.Max.Retrans and
-// Path.Max.Retrans.
+// RTO (E2), marks every outstanding chunk for retransmission so that the
+// next AppendData resends the earliest ones in one packet (E3), and counts
+// a path error. It reports whether the expiry counts as an error for the
+// association (section 8.1), which then checks Association.Max.Retrans:
+// unanswered zero window probes do not count while SACKs keep arriving
+// (6.1 rule A).
 func (s *Sender) OnTimeout(now time.Time) (expired bool) {
 	if s.t3.IsZero() || now.Before(s.t3) {
 		return false
 	}
 	s.t3 = time.Time{}
 	s.stats.T3Expiries++
+	// E1: "adjust its ssthresh with rules defined in Section 7.2.3 and set
+	// cwnd = PMDCS."
 	s.path.onT3Expiry()
+	// E2: "set RTO = RTO * 2 ("back off the timer")."
 	s.path.Backoff()
-	s.path.Fault()
+	probing := s.peerRwnd == 0 && s.sackSince
+	s.sackSince = false
 	for t := s.cumAck + 1; t != s.nextTSN; t++ {
 		r := s.rec(t)
 		if r.state == recInFlight {
-			r.state = recRtx
-			s.rtxPending++
+			s.markRtx(r)
 		}
 		r.fastRtx = false
 		r.misses = 0
 	}
-	s.inFlight = 0
-	s.path.flight = 0
 	s.fastRtx = false
 	s.timing = false
 	s.burstLeft = s.cfg.MaxBurst
-	// E3: the next AppendData retransmits the earliest chunks (cwnd is one
-	// MTU now, so one packet's worth) and restarts the timer (R1).
+	// 7.2.3: "ensure that no more than one SCTP packet will be in flight
+	// for that address until the endpoint receives acknowledgement for
+	// successful delivery of data to that address."
+	s.t3Recovery, s.t3Sent = true, false
+	if probing {
+		s.stats.ZeroWindowProbes++
+		return false
+	}
+	s.path.Fault()
 	return true
 }

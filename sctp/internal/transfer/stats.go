@@ -7,7 +7,7 @@ type Stats struct {
 	DataPackets      uint64 // packets AppendData put DATA into
 	DataChunksSent   uint64 // new DATA chunks (not retransmissions)
 	BytesSent        uint64 // user bytes in new DATA chunks
-	BytesAcked       uint64 // user bytes newly acknowledged
+	BytesAcked       uint64 // bytes of DATA chunks (headers included) newly acknowledged
 	Retransmits      uint64 // DATA chunks retransmitted (all causes)
 	FastRetransmits  uint64 // of which by fast retransmit
 	FastRecoveries   uint64 // entries into fast recovery
