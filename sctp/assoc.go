@@ -146,7 +146,7 @@ func (a *assoc) destroy(r closeReason) {
 	default:
 		a.stats.AssocsFailed++
 	}
-	a.data.close()
+	a.data.close(&a.stats)
 	a.ep.remove(a)
 }
 

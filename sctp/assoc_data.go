@@ -41,9 +41,7 @@ func (a *assoc) startData(now time.Time) {
 		// The negotiated values were checked: a failure here is a bug.
 		panic("sctp: transfer engine: " + err.Error())
 	}
-	if a.data.eng != nil {
-		a.data.fold(&a.stats)
-	}
+	a.data.close(&a.stats)
 	a.data.eng = e
 }
 
@@ -84,8 +82,23 @@ func (d *dataPlane) clearPathErrors() {
 	}
 }
 
-// close drops the engine (its queued data is discarded).
-func (d *dataPlane) close() { d.eng, d.gotData = nil, false }
+// close drops the engine (its queued data is discarded) after adding its
+// counters to s.
+func (d *dataPlane) close(s *Stats) {
+	d.fold(s)
+	d.eng, d.gotData = nil, false
+}
+
+// snapshot returns the association's counters with the engine's and the
+// primary path's current values.
+func (a *assoc) snapshot() Stats {
+	s := a.stats
+	a.data.fold(&s)
+	if e := a.data.eng; e != nil {
+		s.SRTT, s.RTO, s.Cwnd = e.Path.SRTT(), e.Path.RTO(), uint32(e.Path.Cwnd())
+	}
+	return s
+}
 
 // fold adds the engine's counters to s.
 func (d *dataPlane) fold(s *Stats) {

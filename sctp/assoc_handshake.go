@@ -305,7 +305,7 @@ func (a *assoc) cookieRestartA(now time.Time, p *inPacket, ck *cookie) disp {
 	// control parameters (e.g., cwnd, ssthresh) related to this peer MUST
 	// be reset to their initial values".
 	a.stats.Restarts++
-	a.data.close()
+	a.data.close(&a.stats)
 	a.timers.stopAll()
 	a.pend = pending{heartbeatAcks: a.pend.heartbeatAcks[:0]}
 	a.ep.retag(a, ck.localTag)
@@ -372,7 +372,7 @@ func (a *assoc) staleCookie5_2_6(now time.Time, staleness time.Duration) {
 	a.pend.cookieEcho = false
 	a.cookie = a.cookie[:0]
 	a.peerTag = 0
-	a.data.close()
+	a.data.close(&a.stats)
 	a.setState(stateCookieWait)
 	a.sendInit(now)
 }

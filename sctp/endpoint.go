@@ -255,7 +255,8 @@ func (ep *endpoint) countOut(s *Stats, pkt []byte) {
 func (ep *endpoint) statsSnapshot() Stats {
 	s := ep.stats
 	for _, a := range ep.assocs {
-		s.add(&a.stats)
+		as := a.snapshot()
+		s.add(&as)
 	}
 	return s
 }
