@@ -48,6 +48,7 @@ type assoc struct {
 	pend pending
 
 	closed bool
+	ready  bool // listed in the endpoint's ready list
 	stats  Stats
 	data   dataPlane // DATA/SACK engine glue (assoc_data.go)
 }
@@ -65,20 +66,16 @@ type assocKey struct {
 // flags, because the chunk is rebuilt from the TCB when the packet is built
 // (lazy building: a retransmitted INIT is the same INIT).
 type pending struct {
-	init            bool
-	cookieEcho      bool
-	cookieAck       bool
-	shutdown        bool
-	shutdownAck     bool
-	shutdownComp    bool
-	heartbeat       bool
-	abort           bool
-	abortCause      []byte   // encoded error cause for the pending ABORT
-	errorCauses     []byte   // encoded error causes for one ERROR chunk
-	heartbeatAcks   [][]byte // Heartbeat Info of HEARTBEATs to answer (bounded)
-	unrecognized    []byte   // Unrecognized Parameter causes to send after INIT ACK (with COOKIE ECHO)
-	sackNow         bool     // SACK must go in the next packet (e.g. SHUTDOWN-SENT rule)
-	cookieAckSentAt time.Time
+	init          bool
+	cookieEcho    bool
+	cookieAck     bool
+	shutdown      bool
+	shutdownAck   bool
+	heartbeat     bool
+	errorCauses   []byte   // encoded error causes for one ERROR chunk
+	heartbeatAcks [][]byte // Heartbeat Info of HEARTBEATs to answer (bounded)
+	unrecognized  []byte   // Unrecognized Parameter causes to send after INIT ACK (with COOKIE ECHO)
+	sackNow       bool     // SACK must go in the next packet (e.g. SHUTDOWN-SENT rule)
 }
 
 // maxPendingHeartbeatAcks bounds the HEARTBEAT ACKs owed at once: a flood

@@ -50,6 +50,14 @@ func (a *assoc) heartbeatTimer(now time.Time) {
 			return
 		}
 	}
+	if e := a.data.eng; e != nil && e.Send.Outstanding() > 0 && !a.hb.outstanding {
+		// Section 8.3: only an idle destination is probed ("no new chunk
+		// that can be used for updating path RTT ... has been sent to it
+		// within the current heartbeat period"); with DATA outstanding,
+		// T3-rtx watches the path.
+		a.timers.start(timerHeartbeat, now, a.heartbeatPeriod())
+		return
+	}
 	a.hb.nonce = uint64(a.ep.random32())<<32 | uint64(a.ep.random32())
 	a.hb.sentAt = now
 	a.hb.outstanding = true

@@ -189,11 +189,10 @@ func (ep *endpoint) nextEvent() (event, bool) {
 
 // markReady notes that a may have a packet to send.
 func (ep *endpoint) markReady(a *assoc) {
-	for _, x := range ep.ready {
-		if x == a {
-			return
-		}
+	if a.ready {
+		return
 	}
+	a.ready = true
 	ep.ready = append(ep.ready, a)
 }
 
@@ -231,13 +230,15 @@ func (ep *endpoint) poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []by
 	}
 	for len(ep.ready) > 0 {
 		a := ep.ready[0]
-		if !a.closed || a.pend.abort || a.pend.shutdownComp {
+		if !a.closed {
 			if p := a.appendPacket(now, buf); len(p) > len(buf) {
 				ep.countOut(&a.stats, p[len(buf):])
 				return a.key.peer, p, true
 			}
 		}
+		a.ready = false
 		copy(ep.ready, ep.ready[1:])
+		ep.ready[len(ep.ready)-1] = nil
 		ep.ready = ep.ready[:len(ep.ready)-1]
 	}
 	return netip.AddrPort{}, buf, false
