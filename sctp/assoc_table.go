@@ -45,9 +45,32 @@ const (
 type handler func(a *assoc, now time.Time, p *inPacket, c *rxChunk) disp
 
 // fsm is the chunk-type x state table (the idea of Linux's sctp_sm_table,
-// with our own handlers). A nil entry means the chunk type is not
-// implemented by this stack at all: it is handled by its action bits
-// (section 3.2, unknownChunk).
+// with our own handlers), indexed by the 8-bit chunk type, so every type has
+// a row. The handlers, by RFC 9260 section (CW COOKIE-WAIT, CE
+// COOKIE-ECHOED, EST ESTABLISHED, SP SHUTDOWN-PENDING, SS SHUTDOWN-SENT, SR
+// SHUTDOWN-RECEIVED, SAS SHUTDOWN-ACK-SENT; "drop" is a counted discard):
+//
+//	chunk              CW        CE        EST     SP      SS      SR      SAS
+//	INIT               5.2.1     5.2.1     5.2.2   5.2.2   5.2.2   5.2.2   9.2 (SHUTDOWN ACK again)
+//	INIT ACK           5.1 B     5.2.3     5.2.3   5.2.3   5.2.3   5.2.3   5.2.3
+//	COOKIE ECHO        5.2.4     5.2.4     5.2.4   5.2.4   5.2.4   5.2.4   5.2.4 (A: 9.2 + ERROR)
+//	COOKIE ACK         5.2.5     5.1 E     5.2.5   5.2.5   5.2.5   5.2.5   5.2.5
+//	ABORT              9.1 after the tag rule of 8.5.1 B, every state
+//	SHUTDOWN           9.2 drop  9.2 drop  9.2     9.2     9.2     9.2     9.2 (SHUTDOWN ACK again)
+//	SHUTDOWN ACK       8.5.1 E   8.5.1 E   drop    drop    9.2     drop    9.2
+//	SHUTDOWN COMPLETE  8.5.1 C: ignored but in SAS (9.2), after the tag rule
+//	ERROR              3.3.10 (Stale Cookie: 5.2.6 in CE, dropped elsewhere)
+//	HEARTBEAT          drop      8.3       8.3     8.3     drop    8.3     drop
+//	HEARTBEAT ACK      drop      drop      8.3     8.3     8.3     8.3     8.3
+//	DATA               drop      6.2       6.2     6.2     9.2     6.2     drop
+//	SACK               drop      6.2.1     6.2.1   6.2.1   6.2.1   6.2.1   drop
+//	PAD                RFC 4820: discarded, the rest of the packet is processed
+//	anything else      3.2 action bits (ECNE, CWR, AUTH, NR-SACK, I-DATA,
+//	                   ASCONF, ASCONF-ACK, RE-CONFIG, FORWARD-TSN,
+//	                   I-FORWARD-TSN are not negotiated by this stack)
+//
+// CLOSED has no TCB: its packets go to the endpoint's out-of-the-blue rules
+// (section 8.4) and its stateless INIT and COOKIE ECHO handling (5.1).
 var fsm [256][numStates]handler
 
 // row fills one chunk type's row; states not listed get def.
