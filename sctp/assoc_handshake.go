@@ -260,8 +260,14 @@ func (a *assoc) cookieEchoTCB5_2_4(now time.Time, p *inPacket, c *rxChunk) disp 
 		// state, but it MUST update its peer's Verification Tag from the
 		// State Cookie, stop any T1-init or T1-cookie timers that might
 		// be running, and send a COOKIE ACK chunk."
-		if a.state == stateCookieWait {
+		switch {
+		case a.state == stateCookieWait:
 			a.fromCookie(now, &ck)
+		case ck.peerTSN != a.peerTSN && !a.data.gotData:
+			// The peer's TCB was built from the INIT this cookie answered,
+			// not from the INIT ACK we took our view from: its TSNs start
+			// where that INIT said.
+			a.rebaseData(now, &ck)
 		}
 		a.peerTag = ck.peerTag
 		a.establish(now)
@@ -375,4 +381,24 @@ func (a *assoc) staleCookie5_2_6(now time.Time, staleness time.Duration) {
 	a.data.close(&a.stats)
 	a.setState(stateCookieWait)
 	a.sendInit(now)
+}
+
+// rebaseData rebuilds the transfer engine for the peer's parameters in a
+// cookie (setup collision, action B), keeping the messages already queued
+// by the user: they are queued again in order (their TSNs, starting from our
+// unchanged initial TSN, come out the same).
+func (a *assoc) rebaseData(now time.Time, ck *cookie) {
+	old := a.data.eng
+	a.peerTSN, a.peerRwnd = ck.peerTSN, ck.peerRwnd
+	a.peerOS, a.peerMIS = ck.peerOS, ck.peerMIS
+	a.negotiateStreams()
+	a.startData(now)
+	if old == nil {
+		return
+	}
+	old.Send.Drain(func(sid uint16, ppid uint32, payload []byte, sent bool) {
+		if err := a.data.eng.Send.Queue(sid, ppid, false, payload); err != nil {
+			a.stats.Ignored++ // the stream no longer exists after renegotiation
+		}
+	})
 }

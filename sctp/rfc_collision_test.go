@@ -1,6 +1,7 @@
 package sctp
 
 import (
+	"encoding/binary"
 	"net/netip"
 	"testing"
 )
@@ -288,4 +289,42 @@ func TestStaleCookieError(t *testing.T) {
 	tc2.writeChunks(chunkOf(ctError, 0, param(causeStaleCookie, u32(3000))))
 	tc2.wantIdle()
 	tc2.wantState(stateEstablished)
+}
+
+// A setup collision where the peer's INIT carries another Initial TSN than
+// its INIT ACK did: after action B of section 5.2.4 the association must
+// expect the TSNs of the INIT the accepted cookie answered ("The endpoint
+// SHOULD stay in or enter the ESTABLISHED state, but it MUST update its
+// peer's Verification Tag from the State Cookie").
+func TestCollisionPeerTSNFromCookie(t *testing.T) {
+	tc := newTestEndpoint(t, testConfig())
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
+	tc.a = a
+	tc.wantChunk(ctInit)
+	a.send(tc.now, 0, 0, false, []byte("x")) // not yet: no engine
+	tc.writeChunks(initChunk(ctInitAck, 0x1111, 65536, 100, 100, 500, param(paramStateCookie, []byte("c"))))
+	if err := a.send(tc.now, 0, 0, false, []byte("queued early")); err != nil {
+		t.Fatal(err)
+	}
+	tc.wantChunk(ctCookieEcho)
+	tc.writePacket(0, initChunk(ctInit, 0x2222, 65536, 100, 100, 9000))
+	_, c := tc.wantChunk(ctInitAck)
+	in := initValue(t, c)
+	tc.writePacket(in.tag, chunkOf(ctCookieEcho, 0, in.cookie), dataChunk(3, 9000, 0, 0, 0, []byte("hi")))
+	p, _ := tc.wantChunk(ctCookieAck)
+	var cum uint32
+	var sawData bool
+	for _, ch := range p.p.chunks {
+		switch ch.typ {
+		case ctSack:
+			cum = binary.BigEndian.Uint32(ch.value())
+		case ctData:
+			sawData = true
+		}
+	}
+	if cum != 9000 || !sawData || p.p.vtag != 0x2222 {
+		t.Fatalf("chunks %v, SACK cum %d, tag %08x: want cum 9000, the queued DATA and the new tag",
+			chunkTypes(&p.p), cum, p.p.vtag)
+	}
+	tc.wantState(stateEstablished)
 }
