@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"hash"
 	"io"
+	"net/netip"
 	"time"
 )
 
@@ -77,6 +78,16 @@ type cookie struct {
 	peerMIS    uint16
 	peerExt    extFlags
 	generation uint8 // low bit of the secret generation that signed it
+
+	// peer is the transport address the INIT came from and the INIT ACK
+	// went to. It is not in the cookie but in its MAC: a cookie echoed from
+	// another address fails the integrity check, so a cookie cannot be
+	// stolen and replayed from elsewhere, and the one address the TCB
+	// starts with is the one the INIT ACK reached (section 5.4: "For the
+	// receiver of the COOKIE ECHO chunk, the only CONFIRMED address is the
+	// address to which the packet containing the INIT ACK chunk was
+	// sent").
+	peer netip.AddrPort
 }
 
 // cookieSecret is one HMAC key with its generation number.
@@ -94,11 +105,12 @@ type cookieSecret struct {
 // rotations ago has lost its key and is silently discarded (section
 // 5.1.5 step 1).
 type cookieJar struct {
-	rand   io.Reader
-	every  time.Duration // rotation period
-	cur    cookieSecret
-	prev   cookieSecret
-	macBuf [sha256.Size]byte
+	rand    io.Reader
+	every   time.Duration // rotation period
+	cur     cookieSecret
+	prev    cookieSecret
+	macBuf  [sha256.Size]byte
+	peerBuf [18]byte
 }
 
 func newCookieJar(rand io.Reader, every time.Duration, now time.Time) *cookieJar {
@@ -134,9 +146,13 @@ func (j *cookieJar) nextRotation() time.Time {
 	return j.cur.created.Add(j.every)
 }
 
-func (j *cookieJar) sum(s *cookieSecret, body []byte) []byte {
+func (j *cookieJar) sum(s *cookieSecret, body []byte, peer netip.AddrPort) []byte {
 	s.mac.Reset()
 	s.mac.Write(body)
+	a16 := peer.Addr().Unmap().As16()
+	copy(j.peerBuf[:], a16[:])
+	binary.BigEndian.PutUint16(j.peerBuf[16:], peer.Port())
+	s.mac.Write(j.peerBuf[:])
 	return s.mac.Sum(j.macBuf[:0])[:cookieMACLen]
 }
 
@@ -161,7 +177,7 @@ func (j *cookieJar) appendCookie(b []byte, c *cookie) []byte {
 	b = binary.BigEndian.AppendUint16(b, c.peerOS)
 	b = binary.BigEndian.AppendUint16(b, c.peerMIS)
 	b = binary.BigEndian.AppendUint32(b, uint32(c.peerExt))
-	return append(b, j.sum(&j.cur, b[start:])...)
+	return append(b, j.sum(&j.cur, b[start:], c.peer)...)
 }
 
 // cookieResult says why a cookie was rejected.
@@ -174,10 +190,11 @@ const (
 	cookieBadMAC                 // integrity check failed (section 5.1.5 step 2)
 )
 
-// openCookie checks the MAC of b and decodes it into c. It does not check
-// the lifespan: the caller decides, since section 5.2.4 accepts an expired
-// cookie whose tags match the existing association.
-func (j *cookieJar) openCookie(b []byte, c *cookie) cookieResult {
+// openCookie checks the MAC of b for a COOKIE ECHO from peer and decodes
+// it into c. It does not check the lifespan: the caller decides, since
+// section 5.2.4 accepts an expired cookie whose tags match the existing
+// association.
+func (j *cookieJar) openCookie(b []byte, peer netip.AddrPort, c *cookie) cookieResult {
 	if len(b) != cookieLen || b[0]>>1 != cookieVersion {
 		return cookieMalformed
 	}
@@ -191,7 +208,7 @@ func (j *cookieJar) openCookie(b []byte, c *cookie) cookieResult {
 	default:
 		return cookieNoKey
 	}
-	if subtle.ConstantTimeCompare(j.sum(s, b[:cookieBody]), b[cookieBody:]) != 1 {
+	if subtle.ConstantTimeCompare(j.sum(s, b[:cookieBody], peer), b[cookieBody:]) != 1 {
 		return cookieBadMAC
 	}
 	be := binary.BigEndian
@@ -213,6 +230,7 @@ func (j *cookieJar) openCookie(b []byte, c *cookie) cookieResult {
 		peerMIS:    be.Uint16(b[51:]),
 		peerExt:    extFlags(be.Uint32(b[53:])),
 		generation: gen,
+		peer:       peer,
 	}
 	return cookieOK
 }

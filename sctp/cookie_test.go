@@ -2,6 +2,7 @@ package sctp
 
 import (
 	"math/rand/v2"
+	"net/netip"
 	"testing"
 	"time"
 )
@@ -36,7 +37,7 @@ func TestCookieRoundTrip(t *testing.T) {
 		t.Fatalf("cookie length %d, want %d", len(b), cookieLen)
 	}
 	var got cookie
-	if r := j.openCookie(b, &got); r != cookieOK {
+	if r := j.openCookie(b, netip.AddrPort{}, &got); r != cookieOK {
 		t.Fatalf("openCookie = %v", r)
 	}
 	got.generation = 0
@@ -60,12 +61,12 @@ func TestCookieForgeryEveryBit(t *testing.T) {
 	for i := range len(b) * 8 {
 		f := append([]byte(nil), b...)
 		f[i/8] ^= 1 << (i % 8)
-		if r := j.openCookie(f, &got); r == cookieOK {
+		if r := j.openCookie(f, netip.AddrPort{}, &got); r == cookieOK {
 			t.Fatalf("bit %d flipped: cookie accepted", i)
 		}
 	}
 	for n := range len(b) {
-		if r := j.openCookie(b[:n], &got); r != cookieMalformed {
+		if r := j.openCookie(b[:n], netip.AddrPort{}, &got); r != cookieMalformed {
 			t.Fatalf("prefix %d: %v, want malformed", n, r)
 		}
 	}
@@ -80,19 +81,19 @@ func TestCookieSecretRotation(t *testing.T) {
 	b := j.appendCookie(nil, &c)
 	var got cookie
 	j.rotate(t0.Add(59 * time.Minute))
-	if r := j.openCookie(b, &got); r != cookieOK {
+	if r := j.openCookie(b, netip.AddrPort{}, &got); r != cookieOK {
 		t.Fatalf("before rotation: %v", r)
 	}
 	j.rotate(t0.Add(61 * time.Minute))
-	if r := j.openCookie(b, &got); r != cookieOK {
+	if r := j.openCookie(b, netip.AddrPort{}, &got); r != cookieOK {
 		t.Fatalf("after one rotation (previous secret kept): %v", r)
 	}
 	b2 := j.appendCookie(nil, &c)
 	j.rotate(t0.Add(122 * time.Minute))
-	if r := j.openCookie(b, &got); r == cookieOK {
+	if r := j.openCookie(b, netip.AddrPort{}, &got); r == cookieOK {
 		t.Fatalf("after two rotations: old cookie accepted")
 	}
-	if r := j.openCookie(b2, &got); r != cookieOK {
+	if r := j.openCookie(b2, netip.AddrPort{}, &got); r != cookieOK {
 		t.Fatalf("cookie of the previous secret: %v", r)
 	}
 }
@@ -114,9 +115,28 @@ func TestCookieNoAllocs(t *testing.T) {
 	var got cookie
 	n := testing.AllocsPerRun(100, func() {
 		b := j.appendCookie(buf[:0], &c)
-		j.openCookie(b, &got)
+		j.openCookie(b, netip.AddrPort{}, &got)
 	})
 	if n != 0 {
 		t.Fatalf("%v allocations per cookie sign+verify", n)
+	}
+}
+
+// The MAC covers the address the INIT ACK went to: the same cookie echoed
+// from another address is rejected.
+func TestCookieBoundToPeerAddress(t *testing.T) {
+	j := newCookieJar(newTestRand(1), time.Hour, t0)
+	c := testCookie()
+	c.peer = netip.MustParseAddrPort("192.0.2.1:9899")
+	b := j.appendCookie(nil, &c)
+	var got cookie
+	if r := j.openCookie(b, c.peer, &got); r != cookieOK {
+		t.Fatalf("from the INIT's address: %v", r)
+	}
+	if r := j.openCookie(b, netip.MustParseAddrPort("192.0.2.1:9898"), &got); r != cookieBadMAC {
+		t.Fatalf("from another port: %v", r)
+	}
+	if r := j.openCookie(b, netip.MustParseAddrPort("198.51.100.1:9899"), &got); r != cookieBadMAC {
+		t.Fatalf("from another address: %v", r)
 	}
 }

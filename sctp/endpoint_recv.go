@@ -240,6 +240,7 @@ func (ep *endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *coo
 		// cap so that a peer cannot make cookies live for ever.
 		c.life += min(in.preserve, ep.cfg.CookiePreserveMax)
 	}
+	c.peer = p.from
 	c.peerPort = p.srcPort
 	c.localPort = p.dstPort
 	c.peerTag = in.tag
@@ -258,7 +259,7 @@ func (ep *endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *coo
 // 5.1.5 steps 1 to 3) and reports whether it may be used; the staleness is
 // left to the caller. Failures are counted in s.
 func (ep *endpoint) openCookieEcho(p *inPacket, c *cookie, s *Stats) bool {
-	switch ep.jar.openCookie(p.chunks[0].value(), c) {
+	switch ep.jar.openCookie(p.chunks[0].value(), p.from, c) {
 	case cookieOK:
 	case cookieMalformed:
 		s.Malformed++

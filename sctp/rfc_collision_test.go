@@ -60,7 +60,7 @@ func TestInitInCookieEchoed(t *testing.T) {
 		t.Fatalf("INIT ACK tag %08x Initiate Tag %08x", p.p.vtag, in.tag)
 	}
 	var ck cookie
-	if tc.ep.jar.openCookie(in.cookie, &ck) != cookieOK {
+	if tc.ep.jar.openCookie(in.cookie, tc.peer, &ck) != cookieOK {
 		t.Fatal("bad cookie")
 	}
 	if ck.localTie != a.localTag || ck.peerTie != tc.peerTag || a.localTie != a.localTag || a.peerTie != tc.peerTag {
@@ -93,7 +93,7 @@ func TestInitUnexpectedEstablished(t *testing.T) {
 		t.Fatalf("INIT ACK reused the association's tag")
 	}
 	var c cookie
-	tc.ep.jar.openCookie(ck, &c)
+	tc.ep.jar.openCookie(ck, tc.peer, &c)
 	if c.localTie != localTag || c.peerTie != peerTag {
 		t.Fatalf("Tie-Tags %08x/%08x, want %08x/%08x", c.localTie, c.peerTie, localTag, peerTag)
 	}
@@ -168,7 +168,7 @@ func TestCookieEchoRestartInShutdownAckSent(t *testing.T) {
 	// endpoint run. Simpler: craft the cookie with the endpoint's jar.
 	ck := cookie{created: tc.now, life: tc.ep.cfg.CookieLife, peerPort: tc.pport, localPort: tc.lport,
 		localTag: 0x1234, peerTag: 0x4321, localTie: tc.a.localTag, peerTie: tc.a.peerTag,
-		localTSN: 1, peerTSN: 1, peerRwnd: 65536, localOS: 10, localMIS: 10, peerOS: 10, peerMIS: 10}
+		localTSN: 1, peerTSN: 1, peerRwnd: 65536, localOS: 10, localMIS: 10, peerOS: 10, peerMIS: 10, peer: tc.peer}
 	b := tc.ep.jar.appendCookie(nil, &ck)
 	tc.writePacket(0x1234, chunkOf(ctCookieEcho, 0, b))
 	p := tc.wantPacket()

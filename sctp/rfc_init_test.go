@@ -188,12 +188,12 @@ func TestCookiePreservativeCapped(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	_, ck := tc.cookieFor(tc.peerTag, param(paramCookiePreserve, u32(5000)))
 	var c cookie
-	tc.ep.jar.openCookie(ck, &c)
+	tc.ep.jar.openCookie(ck, tc.peer, &c)
 	if c.life != 65*time.Second {
 		t.Fatalf("cookie life %v, want 65s", c.life)
 	}
 	_, ck = tc.cookieFor(tc.peerTag, param(paramCookiePreserve, u32(1<<31)))
-	tc.ep.jar.openCookie(ck, &c)
+	tc.ep.jar.openCookie(ck, tc.peer, &c)
 	if c.life != 70*time.Second {
 		t.Fatalf("cookie life %v, want the 70s cap", c.life)
 	}

@@ -77,7 +77,8 @@ func chunkBodies(tc *testConn, typ uint8, r *rand.Rand) [][]byte {
 	case ctCookieEcho:
 		j := tc.ep.jar
 		c := cookie{created: tc.now, life: 60e9, peerPort: tc.pport, localPort: tc.lport, localTag: 0x5151,
-			peerTag: 0x1515, localTSN: 1, peerTSN: 1, peerRwnd: 65536, localOS: 1, localMIS: 1, peerOS: 1, peerMIS: 1}
+			peerTag: 0x1515, localTSN: 1, peerTSN: 1, peerRwnd: 65536, localOS: 1, localMIS: 1, peerOS: 1, peerMIS: 1,
+			peer: tc.peer}
 		bodies = append(bodies, j.appendCookie(nil, &c))
 	}
 	rb := make([]byte, 4+r.IntN(40))
