@@ -3,6 +3,7 @@ package sctp
 import (
 	"encoding/binary"
 	"errors"
+	"flag"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -159,7 +160,10 @@ func TestEndToEnd(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			n := tt.msgs
-			if raceEnabled || testing.Short() {
+			switch {
+			case *e2eMB > 0:
+				n = *e2eMB << 20 / 1512 // messages average 1512 bytes
+			case raceEnabled || testing.Short():
 				n /= 4
 			}
 			r1 := runEndToEnd(t, 1, tt.link, n)
@@ -292,3 +296,7 @@ func checkMessage(t *testing.T, from int, msg []byte, info transfer.RecvInfo, f 
 }
 
 var _ = fmt.Sprint
+
+// e2eMB makes TestEndToEnd move about that many megabytes each way (the
+// issue's 100 MB run: go test -run TestEndToEnd -e2e.mb 100).
+var e2eMB = flag.Int("e2e.mb", 0, "TestEndToEnd: megabytes to move each way (0: a quick run)")
