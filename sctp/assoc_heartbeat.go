@@ -58,6 +58,12 @@ func (a *assoc) heartbeatTimer(now time.Time) {
 		a.timers.start(timerHeartbeat, now, a.heartbeatPeriod())
 		return
 	}
+	a.sendHeartbeat(now)
+}
+
+// sendHeartbeat queues a HEARTBEAT with a fresh nonce and restarts the
+// heartbeat timer.
+func (a *assoc) sendHeartbeat(now time.Time) {
 	a.hb.nonce = uint64(a.ep.random32())<<32 | uint64(a.ep.random32())
 	a.hb.sentAt = now
 	a.hb.outstanding = true
@@ -65,6 +71,20 @@ func (a *assoc) heartbeatTimer(now time.Time) {
 	a.stats.HeartbeatsOut++
 	a.ep.markReady(a)
 	a.timers.start(timerHeartbeat, now, a.heartbeatPeriod())
+}
+
+// requestHeartbeat is the REQUEST HEARTBEAT primitive (section 11.1 J):
+// send a HEARTBEAT now. It is refused outside the states where the peer
+// answers heartbeats.
+func (a *assoc) requestHeartbeat(now time.Time) error {
+	switch {
+	case a.closed:
+		return errClosed
+	case a.state != stateEstablished && a.state != stateShutdownPending && a.state != stateShutdownReceived:
+		return errNotReady
+	}
+	a.sendHeartbeat(now)
+	return nil
 }
 
 // countError counts one error against the path and the association

@@ -110,3 +110,24 @@ func TestHeartbeatFailureDetection(t *testing.T) {
 		t.Fatalf("errCount %d at failure, want 5", tc.a.errCount)
 	}
 }
+
+// RFC 9260 section 8.3: the upper layer can "Request the sending of an
+// on-demand HEARTBEAT chunk on a specific destination transport address of
+// a given association."
+func TestHeartbeatOnDemand(t *testing.T) {
+	tc := newTestEndpoint(t, testConfig())
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
+	if err := a.requestHeartbeat(tc.now); err == nil {
+		t.Fatal("heartbeat accepted in COOKIE-WAIT")
+	}
+	tc2 := newTestEndpoint(t, testConfig())
+	tc2.connectServer()
+	if err := tc2.a.requestHeartbeat(tc2.now); err != nil {
+		t.Fatal(err)
+	}
+	_, c := tc2.wantChunk(ctHeartbeat)
+	tc2.writeChunks(chunkOf(ctHeartbeatAck, 0, c.value()))
+	if tc2.a.stats.HeartbeatAcks != 1 {
+		t.Fatal("HEARTBEAT ACK not matched")
+	}
+}
