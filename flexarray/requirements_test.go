@@ -264,6 +264,17 @@ func BenchmarkGet(b *testing.B) {
 		}
 		sinkRec = p
 	})
+	deep := NewPaged[rec24](n, 256) // 10 per page: a two-level directory
+	for i := range n {
+		deep.Ensure(i)
+	}
+	b.Run("flexarray-2level", func(b *testing.B) {
+		var p *rec24
+		for k := 0; b.Loop(); k++ {
+			p = deep.Get(idx[k&4095])
+		}
+		sinkRec = p
+	})
 	b.Run("flexarray-ensure", func(b *testing.B) {
 		var p *rec24
 		for k := 0; b.Loop(); k++ {

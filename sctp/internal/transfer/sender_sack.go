@@ -42,7 +42,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	for t := s.cumAck + 1; t.LEQ(cum); t++ {
 		r := s.rec(t)
 		if s.ack(now, t, r) {
-			newBytes += r.size()
+			newBytes += s.size(r)
 			htna, haveHTNA = t, true
 		} else if r.state == recGapAcked {
 			s.gapAcked--
@@ -70,7 +70,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 				continue
 			}
 			if s.ack(now, t, r) {
-				newBytes += r.size()
+				newBytes += s.size(r)
 				htna, haveHTNA = t, true
 			}
 			r.state = recGapAcked
@@ -183,7 +183,7 @@ func (s *Sender) validate(sk *SACK) error {
 func (s *Sender) ack(now time.Time, t TSN, r *record) bool {
 	switch r.state {
 	case recInFlight:
-		s.path.flight -= r.size()
+		s.path.flight -= s.size(r)
 		s.inFlight--
 	case recRtx:
 		s.rtxPending--
@@ -221,7 +221,7 @@ func (s *Sender) markRtx(r *record) {
 	r.state = recRtx
 	s.rtxPending++
 	s.inFlight--
-	s.path.flight -= r.size()
+	s.path.flight -= s.size(r)
 	s.peerRwnd += int(r.n)
 }
 
@@ -243,7 +243,7 @@ func (s *Sender) renege(now time.Time, t TSN) {
 	s.gapAcked--
 	s.unackedData += int(r.n)
 	s.inFlight++
-	s.path.flight += r.size()
+	s.path.flight += s.size(r)
 	s.stats.Reneged++
 	if s.t3.IsZero() {
 		s.t3 = now.Add(s.path.rto)
@@ -286,10 +286,37 @@ func (s *Sender) OnTimeout(now time.Time) (expired bool) {
 	// for that address until the endpoint receives acknowledgement for
 	// successful delivery of data to that address."
 	s.t3Recovery, s.t3Sent = true, false
+	if s.rtxPending > 0 {
+		// E3 retransmits at once, in the next AppendData; running the timer
+		// from now (R1 with the backed-off RTO) keeps the association live
+		// even if that packet cannot be built right away.
+		s.t3 = now.Add(s.path.rto)
+	}
 	if probing {
 		s.stats.ZeroWindowProbes++
 		return false
 	}
 	s.path.Fault()
 	return true
+}
+
+// HandleCumAck applies the Cumulative TSN Ack of a SHUTDOWN chunk (RFC 9260
+// section 9.2: the receiver of a SHUTDOWN "MUST ... verify, by checking the
+// Cumulative TSN Ack field of the chunk, that all its outstanding DATA
+// chunks have been received by the SHUTDOWN sender"): a SACK without gap
+// blocks that leaves the peer's window as it was. Errors as HandleSACK.
+func (s *Sender) HandleCumAck(now time.Time, cum TSN) (acked bool, err error) {
+	if cum.LT(s.cumAck) {
+		return false, nil
+	}
+	sk := SACK{CumTSNAck: cum, ARwnd: uint32(s.peerRwnd + s.unackedData)}
+	if cum.LEQ(s.nextTSN - 1) {
+		// The window the SACK computes: a_rwnd less what stays unacked.
+		for t := s.cumAck + 1; t.LEQ(cum); t++ {
+			if r := s.rec(t); r.state == recInFlight || r.state == recRtx {
+				sk.ARwnd -= uint32(r.n)
+			}
+		}
+	}
+	return s.HandleSACK(now, &sk)
 }

@@ -28,6 +28,8 @@ type Stats struct {
 	DupTSNs            uint64 // duplicate DATA chunks received
 	DroppedWindow      uint64 // dropped: receive window full
 	DroppedRange       uint64 // dropped: TSN beyond the TSN map's window
+	DroppedReneged     uint64 // held chunks dropped to make room for a hole filler
+	PartialOverrun     uint64 // partial-delivery fragments accepted over a full window
 	InvalidStream      uint64 // DATA for a stream outside the range
 	EmptyData          uint64 // DATA without user data
 	SACKsSent          uint64
