@@ -130,11 +130,16 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 		s.path.pba = 0
 	}
 
-	// 6.2.1 D iii): "Set rwnd equal to the newly received a_rwnd minus the
+	// 6.2.1 D ii): "Set rwnd equal to the newly received a_rwnd minus the
 	// number of bytes still outstanding after processing the Cumulative
 	// TSN Ack and the Gap Ack Blocks."
 	s.peerRwnd = max(int(sk.ARwnd)-s.unackedData, 0)
 	s.probeAt = time.Time{}
+	if s.unsent > 0 && s.Outstanding() == 0 && s.nextChunkSize() > s.peerRwnd {
+		// The window closed with nothing outstanding: the first zero
+		// window probe goes one RTO from now (6.1 rule A).
+		s.probeAt = now.Add(s.path.rto)
+	}
 
 	// T3-rtx: R2 "Whenever all outstanding data sent to an address have
 	// been acknowledged, turn off the T3-rtx timer of that address." R3
@@ -226,7 +231,7 @@ func (s *Sender) markRtx(r *record) {
 }
 
 // renege returns a chunk the peer no longer reports in a gap block to the
-// outstanding state. 6.2.1 D iv): "If the SACK chunk is missing a TSN that
+// outstanding state. 6.2.1 D iii): "If the SACK chunk is missing a TSN that
 // was previously acknowledged via a Gap Ack Block (e.g., the data receiver
 // reneged on the data), then consider the corresponding DATA that might be
 // possibly missing: Count one miss indication towards Fast Retransmit ...,
