@@ -90,9 +90,6 @@ func (a *assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 		return dispDeleted
 	}
 	a.timers.stop(timerT1Init)
-	if a.initRetx == 0 {
-		a.rttSample(now, now.Sub(a.initSent))
-	}
 	a.peerTag = in.tag
 	a.peerTSN = in.tsn
 	a.peerRwnd = in.rwnd
@@ -107,9 +104,13 @@ func (a *assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 	// "Unrecognized Parameters" error cause with the chunk sent in
 	// response (e.g., COOKIE ECHO)."
 	a.pend.unrecognized = append(a.pend.unrecognized[:0], in.unrecognized...)
+	a.startData(now)
+	if a.initRetx == 0 {
+		// Karn: only an INIT that was not retransmitted gives a sample.
+		a.rttSample(now, now.Sub(a.initSent))
+	}
 	a.initRetx = 0
 	a.t1RTO = a.currentRTO()
-	a.startData(now)
 	a.setState(stateCookieEchoed)
 	a.sendCookieEcho(now)
 	return dispStop
