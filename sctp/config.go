@@ -25,6 +25,7 @@ type config struct {
 	RecvWindow         uint32        // a_rwnd we advertise, 1 MiB
 	PMTU               int           // path MTU of the SCTP packet (no IP/UDP header), 1200
 	Rand               io.Reader     // source of tags, nonces and secrets; crypto/rand
+	MaxAssociations    int           // associations an endpoint holds at most; 0: no limit
 }
 
 func (c *config) setDefaults() {

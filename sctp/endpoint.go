@@ -64,6 +64,7 @@ var (
 	errShuttingDown = errors.New("sctp: association is shutting down")
 	errExists       = errors.New("sctp: association already exists")
 	errInvalidPort  = errors.New("sctp: invalid port 0")
+	errTooMany      = errors.New("sctp: too many associations")
 )
 
 func newEndpoint(cfg config, now time.Time) *endpoint {
@@ -155,6 +156,9 @@ func (ep *endpoint) connect(now time.Time, peer netip.AddrPort, localPort, peerP
 	key := assocKey{peer: peer, localPort: localPort, peerPort: peerPort}
 	if ep.assocs[key] != nil {
 		return nil, errExists
+	}
+	if max := ep.cfg.MaxAssociations; max > 0 && len(ep.assocs) >= max {
+		return nil, errTooMany
 	}
 	a := ep.newAssoc(key)
 	a.localTag = ep.newTag()
