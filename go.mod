@@ -1,3 +1,10 @@
 module github.com/usctp/usctp
 
-go 1.26
+go 1.26.0
+
+require (
+	github.com/google/gopacket v1.1.19
+	golang.org/x/sys v0.50.0
+)
+
+require golang.org/x/net v0.63.0

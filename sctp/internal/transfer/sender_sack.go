@@ -286,6 +286,12 @@ func (s *Sender) OnTimeout(now time.Time) (expired bool) {
 	// for that address until the endpoint receives acknowledgement for
 	// successful delivery of data to that address."
 	s.t3Recovery, s.t3Sent = true, false
+	if s.rtxPending > 0 {
+		// E3 retransmits at once, in the next AppendData; running the timer
+		// from now (R1 with the backed-off RTO) keeps the association live
+		// even if that packet cannot be built right away.
+		s.t3 = now.Add(s.path.rto)
+	}
 	if probing {
 		s.stats.ZeroWindowProbes++
 		return false
