@@ -32,6 +32,7 @@ type Association struct {
 	dropped     uint64 // events dropped because the channel was full
 
 	events chan Event
+	done   chan struct{} // closed when the association ended
 	rdl    deadline
 	wdl    deadline
 }
@@ -40,7 +41,7 @@ type Association struct {
 const maxEvents = 64
 
 func newAssociation(e *Endpoint, a *assoc) *Association {
-	return &Association{ep: e, a: a, events: make(chan Event, maxEvents)}
+	return &Association{ep: e, a: a, events: make(chan Event, maxEvents), done: make(chan struct{})}
 }
 
 // SendInfo describes a message to send.
@@ -96,14 +97,10 @@ func (as *Association) write(p []byte, info SendInfo, dl *deadline) (int, error)
 			e.mu.Unlock()
 			return 0, ErrWouldBlock
 		}
-		w := as.wwait.wait()
-		e.mu.Unlock()
-		select {
-		case <-w:
-		case <-dl.wait():
+		if !e.block(&as.wwait, dl.wait(), nil) {
+			e.mu.Unlock()
 			return 0, os.ErrDeadlineExceeded
 		}
-		e.mu.Lock()
 	}
 }
 
@@ -170,14 +167,10 @@ func (as *Association) read(p []byte, sid int, dl *deadline) (int, RecvInfo, err
 			e.mu.Unlock()
 			return 0, RecvInfo{}, err
 		}
-		w := as.rwait.wait()
-		e.mu.Unlock()
-		select {
-		case <-w:
-		case <-dl.wait():
+		if !e.block(&as.rwait, dl.wait(), nil) {
+			e.mu.Unlock()
 			return 0, RecvInfo{}, os.ErrDeadlineExceeded
 		}
-		e.mu.Lock()
 	}
 }
 
@@ -218,14 +211,10 @@ func (as *Association) Shutdown(ctx context.Context) error {
 	e.poke()
 	e.mu.Lock()
 	for !as.closed {
-		w := as.swait.wait()
-		e.mu.Unlock()
-		select {
-		case <-w:
-		case <-ctx.Done():
+		if !e.block(&as.swait, ctx.Done(), nil) {
+			e.mu.Unlock()
 			return ctx.Err()
 		}
-		e.mu.Lock()
 	}
 	err := as.err
 	e.mu.Unlock()
@@ -278,16 +267,8 @@ func (as *Association) release() {
 
 // Done returns a channel closed when the association has ended.
 func (as *Association) Done() <-chan struct{} {
-	e := as.ep
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if as.closed {
-		return closedChan
-	}
-	return as.swait.wait()
+	return as.done
 }
-
-var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // Err returns why the association ended: nil while it runs and after a
 // graceful shutdown, else an *AbortError.
@@ -314,6 +295,7 @@ func (as *Association) terminate(err error) {
 		as.emit(Event{Kind: EventDown, Err: err})
 	}
 	close(as.events)
+	close(as.done)
 	if e.owner == as {
 		e.ownerGone = true
 		e.poke()
@@ -326,10 +308,10 @@ func (as *Association) progress() {
 	if eng == nil {
 		return
 	}
-	if as.rwait.ch != nil && eng.Recv.Readable() {
+	if as.rwait.waiting() && eng.Recv.Readable() {
 		as.rwait.wake()
 	}
-	if as.wwait.ch != nil {
+	if as.wwait.waiting() {
 		as.wwait.wake()
 	}
 	if as.busy && eng.Send.Idle() {

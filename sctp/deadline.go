@@ -55,23 +55,55 @@ func (d *deadline) wait() <-chan struct{} {
 	return d.c
 }
 
-// waitq wakes every goroutine waiting for a condition guarded by the
-// endpoint lock. Its channel exists only while someone waits, so the
-// uncontended path allocates nothing.
-type waitq struct{ ch chan struct{} }
+// waitq wakes the goroutines waiting for a condition guarded by the
+// endpoint lock. Each waiter takes a one-slot channel from a pool, so
+// waiting allocates nothing in steady state. Waiters re-check their
+// condition after waking: a stale wake-up is harmless.
+type waitq struct{ ws []chan struct{} }
 
-// wait returns the channel to wait on; call with the lock held.
-func (w *waitq) wait() <-chan struct{} {
-	if w.ch == nil {
-		w.ch = make(chan struct{})
-	}
-	return w.ch
+var waiterPool = sync.Pool{New: func() any { return make(chan struct{}, 1) }}
+
+// wait registers a waiter and returns its channel; call with the lock
+// held, then done(c) after waking (with or without the lock).
+func (w *waitq) wait() chan struct{} {
+	c := waiterPool.Get().(chan struct{})
+	w.ws = append(w.ws, c)
+	return c
 }
+
+// cancel removes waiter c that gave up; call with the lock held.
+func (w *waitq) cancel(c chan struct{}) {
+	for i, x := range w.ws {
+		if x == c {
+			last := len(w.ws) - 1
+			w.ws[i] = w.ws[last]
+			w.ws[last] = nil
+			w.ws = w.ws[:last]
+			return
+		}
+	}
+}
+
+// waiting reports whether anyone waits.
+func (w *waitq) waiting() bool { return len(w.ws) > 0 }
 
 // wake wakes every waiter; call with the lock held.
 func (w *waitq) wake() {
-	if w.ch != nil {
-		close(w.ch)
-		w.ch = nil
+	for i, c := range w.ws {
+		select {
+		case c <- struct{}{}:
+		default:
+		}
+		w.ws[i] = nil
 	}
+	w.ws = w.ws[:0]
+}
+
+// done returns a waiter's channel to the pool, emptied.
+func done(c chan struct{}) {
+	select {
+	case <-c:
+	default:
+	}
+	waiterPool.Put(c)
 }

@@ -154,7 +154,7 @@ func openConn(c *Config, ip netip.Addr) (transport.Conn, netip.AddrPort, error) 
 		ip = netip.IPv6Unspecified()
 	}
 	conn, err := transport.ListenUDP(transport.UDPConfig{Addr: netip.AddrPortFrom(ip, uint16(port)),
-		RemotePort: c.RemoteUDPPort})
+		RemotePort: c.RemoteUDPPort, GRO: true})
 	if err != nil {
 		return nil, netip.AddrPort{}, fmt.Errorf("sctp: UDP encapsulation: %w", err)
 	}
@@ -211,14 +211,10 @@ func (e *Endpoint) AcceptContext(ctx context.Context) (*Association, error) {
 			e.mu.Unlock()
 			return nil, errors.New("sctp: endpoint is not listening")
 		}
-		w := e.acceptWait.wait()
-		e.mu.Unlock()
-		select {
-		case <-w:
-		case <-ctx.Done():
+		if !e.block(&e.acceptWait, ctx.Done(), nil) {
+			e.mu.Unlock()
 			return nil, ctx.Err()
 		}
-		e.mu.Lock()
 	}
 }
 
@@ -328,15 +324,11 @@ func (e *Endpoint) dial(ctx context.Context, peer netip.AddrPort, owned bool) (*
 			e.mu.Unlock()
 			return nil, fmt.Errorf("sctp: dial %v: %w", peer, err)
 		}
-		w := as.swait.wait()
-		e.mu.Unlock()
-		select {
-		case <-w:
-		case <-ctx.Done():
+		if !e.block(&as.swait, ctx.Done(), nil) {
+			e.mu.Unlock()
 			as.Abort("dial canceled")
 			return nil, ctx.Err()
 		}
-		e.mu.Lock()
 	}
 }
 
@@ -636,4 +628,25 @@ func (e *Endpoint) onDestroy(a *assoc, r closeReason) {
 			}
 		})
 	}
+}
+
+// block waits on q until woken, or until stop1 or stop2 is closed (then it
+// reports false). It is called and returns with e.mu held.
+func (e *Endpoint) block(q *waitq, stop1, stop2 <-chan struct{}) bool {
+	c := q.wait()
+	e.mu.Unlock()
+	ok := true
+	select {
+	case <-c:
+	case <-stop1:
+		ok = false
+	case <-stop2:
+		ok = false
+	}
+	e.mu.Lock()
+	if !ok {
+		q.cancel(c)
+	}
+	done(c)
+	return ok
 }

@@ -1,0 +1,85 @@
+package sctp
+
+import (
+	"context"
+	"encoding/binary"
+	"flag"
+	"testing"
+	"time"
+)
+
+var bulkMB = flag.Int("bulk.mb", 0, "TestUDPBulk: megabytes to move (0: as much as fits in a few seconds)")
+
+// TestUDPBulk moves data through many streams over UDP on loopback and
+// checks every message's stream, sequence and content; it logs the
+// throughput.
+func TestUDPBulk(t *testing.T) {
+	cfg := loopCfg()
+	cfg.SendBuffer, cfg.RecvBuffer = 4<<20, 4<<20
+	cfg.MTU = 9000
+	l, dc := listenLoop(t, cfg)
+	c := dialLoop(t, dc)
+	s := accept(t, l)
+	const streams = 16
+	msgSize := 8 << 10
+	total := int64(*bulkMB) << 20
+	limit := 4 * time.Second
+	if total == 0 {
+		total = 1 << 40
+		if raceEnabled {
+			limit = 2 * time.Second
+		}
+	} else {
+		limit = time.Hour
+	}
+	start := time.Now()
+	sent := make(chan int64, 1)
+	go func() {
+		msg := make([]byte, msgSize)
+		var seq [streams]uint32
+		var n int64
+		for i := 0; n < total && time.Since(start) < limit; i++ {
+			sid := uint16(i % streams)
+			binary.BigEndian.PutUint32(msg, seq[sid])
+			msg[4] = byte(sid)
+			msg[msgSize-1] = byte(seq[sid])
+			if _, err := c.WriteMsg(msg, SendInfo{Stream: sid, PPID: 7}); err != nil {
+				t.Error(err)
+				break
+			}
+			seq[sid]++
+			n += int64(msgSize)
+		}
+		sent <- n
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := c.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+	buf := make([]byte, msgSize)
+	var next [streams]uint32
+	var got int64
+	for {
+		n, info, err := s.ReadMsg(buf)
+		if err != nil {
+			break
+		}
+		if !info.EOR || n != msgSize || info.Stream >= streams {
+			t.Fatalf("read %d bytes, %+v", n, info)
+		}
+		seq := binary.BigEndian.Uint32(buf)
+		if seq != next[info.Stream] || buf[4] != byte(info.Stream) || buf[n-1] != byte(seq) {
+			t.Fatalf("stream %d: message %d, want %d", info.Stream, seq, next[info.Stream])
+		}
+		next[info.Stream]++
+		got += int64(n)
+	}
+	el := time.Since(start)
+	if want := <-sent; got != want {
+		t.Fatalf("received %d of %d bytes", got, want)
+	}
+	st := c.Stats()
+	t.Logf("%d MB in %v: %.0f Mbit/s; %d packets out, %d retransmits, %d fast, %d T3",
+		got>>20, el.Round(time.Millisecond), float64(got)*8/el.Seconds()/1e6, st.PacketsOut, st.Retransmits, st.FastRetransmit, st.T3Expiries)
+}
