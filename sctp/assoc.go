@@ -47,10 +47,12 @@ type assoc struct {
 	// Control chunks owed to the peer, built lazily into the next packet.
 	pend pending
 
-	closed bool
-	ready  bool // listed in the endpoint's ready list
-	stats  Stats
-	data   dataPlane // DATA/SACK engine glue (assoc_data.go)
+	closed  bool
+	ready   bool      // listed in the endpoint's ready list
+	heapAt  time.Time // deadline recorded in the endpoint's timer heap
+	heapIdx int       // index in the endpoint's timer heap, -1 if not in it
+	stats   Stats
+	data    dataPlane // DATA/SACK engine glue (assoc_data.go)
 }
 
 // assocKey identifies an association at its endpoint: the peer's transport

@@ -221,6 +221,7 @@ func (a *assoc) queueErrorCause(code uint16, info []byte) {
 
 // userShutdown is the SHUTDOWN primitive (section 11.1 D).
 func (a *assoc) userShutdown(now time.Time) error {
+	defer a.ep.touch(a)
 	switch a.state {
 	case stateClosed:
 		return errClosed

@@ -211,6 +211,7 @@ func (a *assoc) sack6_2_1(now time.Time, p *inPacket, c *rxChunk) disp {
 
 // send is the SEND primitive (section 11.1 F): queue one message.
 func (a *assoc) send(now time.Time, sid uint16, ppid uint32, unordered bool, msg []byte) error {
+	defer a.ep.touch(a)
 	switch {
 	case a.closed:
 		return errClosed
@@ -234,5 +235,9 @@ func (a *assoc) read(b []byte) (int, transfer.RecvInfo, error) {
 	if a.data.eng == nil {
 		return 0, transfer.RecvInfo{}, errNotReady
 	}
-	return a.data.eng.Recv.Read(b)
+	n, info, err := a.data.eng.Recv.Read(b)
+	if a.data.eng.Recv.SACKDue(time.Time{}) {
+		a.ep.markReady(a) // reading opened the window: a SACK is due
+	}
+	return n, info, err
 }

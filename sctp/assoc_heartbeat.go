@@ -77,6 +77,7 @@ func (a *assoc) sendHeartbeat(now time.Time) {
 // send a HEARTBEAT now. It is refused outside the states where the peer
 // answers heartbeats.
 func (a *assoc) requestHeartbeat(now time.Time) error {
+	defer a.ep.touch(a)
 	switch {
 	case a.closed:
 		return errClosed

@@ -38,6 +38,9 @@ type endpoint struct {
 
 	// ready lists associations that may have something to send.
 	ready []*assoc
+	// timerq orders the associations' deadlines (endpoint_timers.go).
+	timerq timerHeap
+	due    []*assoc // scratch for timeout
 
 	rnd     [256]byte // random bytes read ahead (one Read per 64 tags)
 	rndOff  int
@@ -113,7 +116,7 @@ func (ep *endpoint) newTag() uint32 {
 
 // newAssoc creates an association in COOKIE-WAIT or from a cookie.
 func (ep *endpoint) newAssoc(key assocKey) *assoc {
-	a := &assoc{ep: ep, key: key, rto: ep.cfg.RTOInitial, t1RTO: ep.cfg.RTOInitial}
+	a := &assoc{ep: ep, key: key, rto: ep.cfg.RTOInitial, t1RTO: ep.cfg.RTOInitial, heapIdx: -1}
 	a.localOS, a.localMIS = ep.cfg.OutStreams, ep.cfg.InStreams
 	return a
 }
@@ -133,6 +136,8 @@ func (ep *endpoint) retag(a *assoc, tag uint32) {
 }
 
 func (ep *endpoint) remove(a *assoc) {
+	ep.timerq.remove(a)
+	a.heapAt = time.Time{}
 	if ep.assocs[a.key] == a {
 		delete(ep.assocs, a.key)
 	}
@@ -160,25 +165,8 @@ func (ep *endpoint) connect(now time.Time, peer netip.AddrPort, localPort, peerP
 	ep.insert(a)
 	a.setState(stateCookieWait)
 	a.sendInit(now)
+	ep.touch(a)
 	return a, nil
-}
-
-// deadline returns the earliest deadline of all associations and of the
-// secret rotation, or the zero time.
-func (ep *endpoint) deadline() time.Time {
-	d := ep.jar.nextRotation()
-	for _, a := range ep.assocs {
-		d = earliest(d, a.deadline())
-	}
-	return d
-}
-
-// timeout runs every timer that has expired at now.
-func (ep *endpoint) timeout(now time.Time) {
-	ep.jar.rotate(now)
-	for _, a := range ep.assocs {
-		a.timeout(now)
-	}
 }
 
 // nextEvent returns the oldest queued event.
@@ -236,7 +224,9 @@ func (ep *endpoint) poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []by
 	for len(ep.ready) > 0 {
 		a := ep.ready[0]
 		if !a.closed {
-			if p := a.appendPacket(now, buf); len(p) > len(buf) {
+			p := a.appendPacket(now, buf)
+			ep.touch(a)
+			if len(p) > len(buf) {
 				ep.countOut(&a.stats, p[len(buf):])
 				return a.key.peer, p, true
 			}

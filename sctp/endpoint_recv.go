@@ -43,6 +43,7 @@ func (ep *endpoint) receive(now time.Time, from netip.AddrPort, pkt []byte) {
 	}
 	if a != nil {
 		a.receive(now, p)
+		ep.touch(a)
 		return
 	}
 	ep.outOfTheBlue(now, p)
@@ -329,4 +330,5 @@ func (ep *endpoint) cookieEchoNoTCB(now time.Time, p *inPacket) {
 	a.emit(evCommUp, reasonNone, 0)
 	a.startHeartbeat(now)
 	a.dispatch(now, p, 1)
+	ep.touch(a)
 }

@@ -152,3 +152,50 @@ func TestMalformedPackets(t *testing.T) {
 		t.Fatalf("BadChecksum %d Malformed %d", s.BadChecksum, s.Malformed)
 	}
 }
+
+// Many associations: the endpoint's next deadline comes from a heap, and
+// timers of thousands of associations all fire.
+func TestManyAssociationsTimers(t *testing.T) {
+	tc := newTestEndpoint(t, testConfig())
+	const n = 2000
+	for i := range n {
+		from := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 1, byte(i >> 8), byte(i)}), 9899)
+		if _, err := tc.ep.connect(tc.now, from, 5000, 6000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := tc.ep.deadline(); !d.Equal(tc.now.Add(time.Second)) {
+		t.Fatalf("deadline %v, want T1-init in 1s", d.Sub(tc.now))
+	}
+	buf := make([]byte, 0, 2048)
+	inits := 0
+	for {
+		if _, _, ok := tc.ep.poll(tc.now, buf[:0]); !ok {
+			break
+		}
+		inits++
+	}
+	for tc.ep.deadline().Before(tc.now.Add(10 * time.Minute)) {
+		tc.now = tc.ep.deadline()
+		tc.ep.timeout(tc.now)
+		for {
+			_, _, ok := tc.ep.poll(tc.now, buf[:0])
+			if !ok {
+				break
+			}
+			inits++
+		}
+		tc.drainEvents()
+		if len(tc.ep.assocs) == 0 {
+			break
+		}
+	}
+	// Each association sends its INIT 1 + Max.Init.Retransmits times and
+	// then gives up.
+	if len(tc.ep.assocs) != 0 || inits != n*(1+tc.ep.cfg.MaxInitRetransmits) {
+		t.Fatalf("%d associations left, %d INITs sent", len(tc.ep.assocs), inits)
+	}
+	if len(tc.ep.timerq) != 0 {
+		t.Fatalf("%d timer entries left", len(tc.ep.timerq))
+	}
+}
