@@ -56,20 +56,14 @@ func (d *deadline) wait() <-chan struct{} {
 }
 
 // waitq wakes the goroutines waiting for a condition guarded by the
-// endpoint lock. Each waiter takes a one-slot channel from a pool, so
-// waiting allocates nothing in steady state. Waiters re-check their
+// endpoint lock. Each waiter takes a one-slot channel from its endpoint's
+// free list, so waiting allocates nothing in steady state (a per-endpoint
+// list rather than a sync.Pool keeps channels inside one synctest bubble). Waiters re-check their
 // condition after waking: a stale wake-up is harmless.
 type waitq struct{ ws []chan struct{} }
 
-var waiterPool = sync.Pool{New: func() any { return make(chan struct{}, 1) }}
-
-// wait registers a waiter and returns its channel; call with the lock
-// held, then done(c) after waking (with or without the lock).
-func (w *waitq) wait() chan struct{} {
-	c := waiterPool.Get().(chan struct{})
-	w.ws = append(w.ws, c)
-	return c
-}
+// add registers waiter c; call with the lock held.
+func (w *waitq) add(c chan struct{}) { w.ws = append(w.ws, c) }
 
 // cancel removes waiter c that gave up; call with the lock held.
 func (w *waitq) cancel(c chan struct{}) {
@@ -99,11 +93,3 @@ func (w *waitq) wake() {
 	w.ws = w.ws[:0]
 }
 
-// done returns a waiter's channel to the pool, emptied.
-func done(c chan struct{}) {
-	select {
-	case <-c:
-	default:
-	}
-	waiterPool.Put(c)
-}

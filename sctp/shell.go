@@ -38,10 +38,11 @@ type Endpoint struct {
 	acceptq    []*Association
 	acceptWait waitq
 	closed     bool
-	err        error        // why the endpoint stopped, when it did by itself
-	armed      time.Time    // deadline the owner's timer is set for
-	owner      *Association // the association Dial created this endpoint for
-	ownerGone  bool         // owner ended: close the socket after the last flush
+	err        error           // why the endpoint stopped, when it did by itself
+	armed      time.Time       // deadline the owner's timer is set for
+	owner      *Association    // the association Dial created this endpoint for
+	ownerGone  bool            // owner ended: close the socket after the last flush
+	free       []chan struct{} // waiter channels for block
 
 	wmu sync.Mutex // serializes flushes; guards out
 	out []transport.Packet
@@ -633,7 +634,14 @@ func (e *Endpoint) onDestroy(a *assoc, r closeReason) {
 // block waits on q until woken, or until stop1 or stop2 is closed (then it
 // reports false). It is called and returns with e.mu held.
 func (e *Endpoint) block(q *waitq, stop1, stop2 <-chan struct{}) bool {
-	c := q.wait()
+	var c chan struct{}
+	if n := len(e.free); n > 0 {
+		c = e.free[n-1]
+		e.free = e.free[:n-1]
+	} else {
+		c = make(chan struct{}, 1)
+	}
+	q.add(c)
 	e.mu.Unlock()
 	ok := true
 	select {
@@ -647,6 +655,10 @@ func (e *Endpoint) block(q *waitq, stop1, stop2 <-chan struct{}) bool {
 	if !ok {
 		q.cancel(c)
 	}
-	done(c)
+	select {
+	case <-c:
+	default:
+	}
+	e.free = append(e.free, c)
 	return ok
 }
