@@ -92,4 +92,3 @@ func (w *waitq) wake() {
 	}
 	w.ws = w.ws[:0]
 }
-
