@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+
+	"github.com/usctp/usctp/sctp/internal/transport"
 )
 
 // Errors returned by the public API. They work with errors.Is; deadline
@@ -41,6 +43,10 @@ var (
 	// ErrAcceptQueueFull is the cause of the ABORT sent for an association
 	// that arrived while the accept queue was full.
 	ErrAcceptQueueFull = errors.New("sctp: accept queue full")
+	// ErrNeedRaw is wrapped, with os.ErrPermission, by the error of
+	// Listen, NewEndpoint or Dial with the IP transport when the process
+	// lacks CAP_NET_RAW.
+	ErrNeedRaw = transport.ErrNeedRaw
 )
 
 // AbortError is the terminal error of an association that ended without
