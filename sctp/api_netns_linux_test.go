@@ -157,7 +157,8 @@ func TestRawIPNetns(t *testing.T) {
 			if got != total/4000*4000 {
 				t.Fatalf("got %d bytes", got)
 			}
-			t.Logf("%d MB in %v (%.0f Mbit/s)", got>>20, el.Round(time.Millisecond), float64(got)*8/el.Seconds()/1e6)
+			st := c.Stats()
+			t.Logf("%d MB in %v (%.0f Mbit/s), %d retransmits, %d T3", got>>20, el.Round(time.Millisecond), float64(got)*8/el.Seconds()/1e6, st.Retransmits, st.T3Expiries)
 			// Abort: a second association, aborted by the dialer.
 			var c2 *Association
 			inNs(t, nsA, func() { c2, err = Dial(ctx, laddr, cfg) })

@@ -86,8 +86,8 @@ func Listen(laddr string, cfg *Config) (*Endpoint, error) {
 }
 
 // NewEndpoint returns an endpoint whose socket is bound to ip (the zero
-// Addr: all addresses) that accepts no association until Listen... it is
-// for Dialing many associations from one socket.
+// Addr: all addresses) that accepts no association: it dials many from
+// one socket (Endpoint.Dial).
 func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 	c := cfg.withDefaults()
 	if err := c.validate(); err != nil {
@@ -512,10 +512,7 @@ func (e *Endpoint) Close() error {
 		}
 		e.afterInput()
 		e.acceptWait.wake()
-		for _, as := range e.acceptq {
-			_ = as // already aborted above: their reads return the abort
-		}
-		e.acceptq = nil
+		e.acceptq = nil // aborted above with the others
 	}
 	e.mu.Unlock()
 	e.flush()
