@@ -8,7 +8,10 @@ import (
 	"time"
 )
 
-var bulkMB = flag.Int("bulk.mb", 0, "TestUDPBulk: megabytes to move (0: as much as fits in a few seconds)")
+var (
+	bulkMB  = flag.Int("bulk.mb", 0, "TestUDPBulk: megabytes to move (0: 1 GiB, at most 20 s)")
+	bulkMTU = flag.Int("bulk.mtu", 9000, "TestUDPBulk: path MTU (loopback's is 65536)")
+)
 
 // TestUDPBulk moves data through many streams over UDP on loopback and
 // checks every message's stream, sequence and content; it logs the
@@ -16,21 +19,20 @@ var bulkMB = flag.Int("bulk.mb", 0, "TestUDPBulk: megabytes to move (0: as much 
 func TestUDPBulk(t *testing.T) {
 	cfg := loopCfg()
 	cfg.SendBuffer, cfg.RecvBuffer = 4<<20, 4<<20
-	cfg.MTU = 9000
+	cfg.MTU = *bulkMTU
 	l, dc := listenLoop(t, cfg)
 	c := dialLoop(t, dc)
 	s := accept(t, l)
 	const streams = 16
 	msgSize := 8 << 10
-	total := int64(*bulkMB) << 20
-	limit := 4 * time.Second
-	if total == 0 {
-		total = 1 << 40
-		if raceEnabled {
-			limit = 2 * time.Second
-		}
-	} else {
-		limit = time.Hour
+	// 1 GiB, or what fits in 20 s on a loaded machine; a short look
+	// under the race detector or -short.
+	total, limit := int64(1<<30), 20*time.Second
+	switch {
+	case *bulkMB > 0:
+		total, limit = int64(*bulkMB)<<20, time.Hour
+	case raceEnabled || testing.Short():
+		limit = 2 * time.Second
 	}
 	start := time.Now()
 	sent := make(chan int64, 1)
