@@ -150,14 +150,13 @@ func (c *Config) core(overhead int) config {
 		SendBuffer:      c.SendBuffer,
 		PMTU:            c.MTU - overhead,
 	}
-	if k := c.Scheduler; k != sched.FCFS {
-		cc.newScheduler = func(out int) sched.Scheduler {
-			s, err := sched.New(k, sched.Options{Streams: out})
-			if err != nil {
-				return nil
-			}
-			return s
+	k := c.Scheduler
+	cc.newScheduler = func(out int) sched.Scheduler {
+		s, err := sched.New(k, sched.Options{Streams: out})
+		if err != nil {
+			return nil // validated before: the transfer default then
 		}
+		return s
 	}
 	return cc
 }

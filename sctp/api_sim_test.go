@@ -12,6 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp/internal/simconn"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
@@ -201,6 +202,40 @@ func TestSimPeerUnreachable(t *testing.T) {
 		}
 		if !sawDown || !sawFailed {
 			t.Fatalf("events: down %v send failed %v", sawDown, sawFailed)
+		}
+	})
+}
+
+// TestSimScheduler changes the scheduler of a live association and sets
+// per-stream values.
+func TestSimScheduler(t *testing.T) {
+	simPair(t, simnet.LinkConfig{Delay: 5 * time.Millisecond}, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
+		if k := c.Scheduler(); k != sched.FCFS {
+			t.Fatalf("default scheduler %v", k)
+		}
+		if err := c.SetScheduler(sched.Priority); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.SetStreamValue(3, 7); err != nil {
+			t.Fatal(err)
+		}
+		if v, err := c.StreamValue(3); err != nil || v != 7 || c.Scheduler() != sched.Priority {
+			t.Fatalf("value %d %v, scheduler %v", v, err, c.Scheduler())
+		}
+		for i := range 20 {
+			if _, err := c.WriteMsg(make([]byte, 1000), SendInfo{Stream: uint16(i % 4)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := c.SetScheduler(sched.RoundRobin); err == nil {
+			// Allowed only if everything was already cut into chunks.
+			t.Log("scheduler changed with data in flight only")
+		}
+		buf := make([]byte, 2000)
+		for range 20 {
+			if _, _, err := s.ReadMsg(buf); err != nil {
+				t.Fatal(err)
+			}
 		}
 	})
 }
