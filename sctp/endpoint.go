@@ -144,8 +144,9 @@ func (ep *endpoint) remove(a *assoc) {
 	if ep.tags[a.localTag] == a {
 		delete(ep.tags, a.localTag)
 	}
-	ep.stats.add(&a.stats)
-	a.stats = Stats{}
+	ep.stats.Counters.add(&a.stats)
+	a.chunks.expand(&ep.stats)
+	a.stats, a.chunks = Counters{}, chunkCounts{}
 }
 
 // connect starts an association to peer (the ASSOCIATE primitive, section
@@ -218,7 +219,7 @@ func (ep *endpoint) poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []by
 		r := &ep.replies[ep.replyHead]
 		ep.replyHead = (ep.replyHead + 1) % maxReplies
 		ep.replyCount--
-		ep.countOut(&ep.stats, r.pkt)
+		ep.countOut(nil, r.pkt)
 		return r.to, append(buf, r.pkt...), true
 	}
 	for len(ep.ready) > 0 {
@@ -227,7 +228,7 @@ func (ep *endpoint) poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []by
 			p := a.appendPacket(now, buf)
 			ep.touch(a)
 			if len(p) > len(buf) {
-				ep.countOut(&a.stats, p[len(buf):])
+				ep.countOut(a, p[len(buf):])
 				return a.key.peer, p, true
 			}
 		}
@@ -239,11 +240,22 @@ func (ep *endpoint) poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []by
 	return netip.AddrPort{}, buf, false
 }
 
-// countOut counts an outgoing packet's chunks.
-func (ep *endpoint) countOut(s *Stats, pkt []byte) {
+// countOut counts an outgoing packet and its chunks, for association a or
+// (nil) for the endpoint.
+func (ep *endpoint) countOut(a *assoc, pkt []byte) {
+	s := &ep.stats.Counters
+	if a != nil {
+		s = &a.stats
+	}
 	s.PacketsOut++
 	s.BytesOut += uint64(len(pkt))
-	forEachChunkType(pkt, func(t uint8) { s.ChunksOut[t]++ })
+	forEachChunkType(pkt, func(t uint8) {
+		if k := chunkKindOf[t]; a != nil && k > 0 {
+			a.chunks.out[k-1]++
+		} else {
+			ep.stats.ChunksOut[t]++
+		}
+	})
 }
 
 // statsSnapshot returns the endpoint's counters, including those of its

@@ -145,7 +145,7 @@ func fuzzReceiver(t *testing.T, b []byte) {
 			if len(b)%3 == 0 {
 				e.Recv.Read(buf)
 			}
-			if e.Recv.Held() > cfg.RecvBuffer+cfg.RecvBuffer/4+256 {
+			if e.Recv.Held() > cfg.RecvBuffer+DefaultMTU {
 				t.Fatalf("held %d over the buffer", e.Recv.Held())
 			}
 		}

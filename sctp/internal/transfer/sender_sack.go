@@ -42,7 +42,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	for t := s.cumAck + 1; t.LEQ(cum); t++ {
 		r := s.rec(t)
 		if s.ack(now, t, r) {
-			newBytes += r.size()
+			newBytes += s.size(r)
 			htna, haveHTNA = t, true
 		} else if r.state == recGapAcked {
 			s.gapAcked--
@@ -70,7 +70,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 				continue
 			}
 			if s.ack(now, t, r) {
-				newBytes += r.size()
+				newBytes += s.size(r)
 				htna, haveHTNA = t, true
 			}
 			r.state = recGapAcked
@@ -130,11 +130,16 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 		s.path.pba = 0
 	}
 
-	// 6.2.1 D iii): "Set rwnd equal to the newly received a_rwnd minus the
+	// 6.2.1 D ii): "Set rwnd equal to the newly received a_rwnd minus the
 	// number of bytes still outstanding after processing the Cumulative
 	// TSN Ack and the Gap Ack Blocks."
 	s.peerRwnd = max(int(sk.ARwnd)-s.unackedData, 0)
 	s.probeAt = time.Time{}
+	if s.unsent > 0 && s.Outstanding() == 0 && s.nextChunkSize() > s.peerRwnd {
+		// The window closed with nothing outstanding: the first zero
+		// window probe goes one RTO from now (6.1 rule A).
+		s.probeAt = now.Add(s.path.rto)
+	}
 
 	// T3-rtx: R2 "Whenever all outstanding data sent to an address have
 	// been acknowledged, turn off the T3-rtx timer of that address." R3
@@ -183,7 +188,7 @@ func (s *Sender) validate(sk *SACK) error {
 func (s *Sender) ack(now time.Time, t TSN, r *record) bool {
 	switch r.state {
 	case recInFlight:
-		s.path.flight -= r.size()
+		s.path.flight -= s.size(r)
 		s.inFlight--
 	case recRtx:
 		s.rtxPending--
@@ -221,12 +226,12 @@ func (s *Sender) markRtx(r *record) {
 	r.state = recRtx
 	s.rtxPending++
 	s.inFlight--
-	s.path.flight -= r.size()
+	s.path.flight -= s.size(r)
 	s.peerRwnd += int(r.n)
 }
 
 // renege returns a chunk the peer no longer reports in a gap block to the
-// outstanding state. 6.2.1 D iv): "If the SACK chunk is missing a TSN that
+// outstanding state. 6.2.1 D iii): "If the SACK chunk is missing a TSN that
 // was previously acknowledged via a Gap Ack Block (e.g., the data receiver
 // reneged on the data), then consider the corresponding DATA that might be
 // possibly missing: Count one miss indication towards Fast Retransmit ...,
@@ -243,7 +248,7 @@ func (s *Sender) renege(now time.Time, t TSN) {
 	s.gapAcked--
 	s.unackedData += int(r.n)
 	s.inFlight++
-	s.path.flight += r.size()
+	s.path.flight += s.size(r)
 	s.stats.Reneged++
 	if s.t3.IsZero() {
 		s.t3 = now.Add(s.path.rto)
@@ -298,4 +303,25 @@ func (s *Sender) OnTimeout(now time.Time) (expired bool) {
 	}
 	s.path.Fault()
 	return true
+}
+
+// HandleCumAck applies the Cumulative TSN Ack of a SHUTDOWN chunk (RFC 9260
+// section 9.2: the receiver of a SHUTDOWN "MUST ... verify, by checking the
+// Cumulative TSN Ack field of the chunk, that all its outstanding DATA
+// chunks have been received by the SHUTDOWN sender"): a SACK without gap
+// blocks that leaves the peer's window as it was. Errors as HandleSACK.
+func (s *Sender) HandleCumAck(now time.Time, cum TSN) (acked bool, err error) {
+	if cum.LT(s.cumAck) {
+		return false, nil
+	}
+	sk := SACK{CumTSNAck: cum, ARwnd: uint32(s.peerRwnd + s.unackedData)}
+	if cum.LEQ(s.nextTSN - 1) {
+		// The window the SACK computes: a_rwnd less what stays unacked.
+		for t := s.cumAck + 1; t.LEQ(cum); t++ {
+			if r := s.rec(t); r.state == recInFlight || r.state == recRtx {
+				sk.ARwnd -= uint32(r.n)
+			}
+		}
+	}
+	return s.HandleSACK(now, &sk)
 }
