@@ -239,3 +239,50 @@ func TestSimScheduler(t *testing.T) {
 		}
 	})
 }
+
+// TestSimSimultaneousOpen has two endpoints that do not listen dial each
+// other at the same moment (an INIT collision, RFC 9260 section 5.2.1):
+// both get the one association.
+func TestSimSimultaneousOpen(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := simconn.New(3, simconn.Config{Link: simnet.LinkConfig{Delay: 20 * time.Millisecond}, Overhead: 28})
+		var eps [2]*Endpoint
+		for i := range eps {
+			c, err := n.Listen(netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 0, byte(i + 1)}), 9899))
+			if err != nil {
+				t.Fatal(err)
+			}
+			eps[i], err = NewEndpoint(netip.Addr{}, &Config{conn: c, LocalPort: 5000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer eps[i].Close()
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		var as [2]*Association
+		errc := make(chan error, 2)
+		for i := range eps {
+			go func() {
+				var err error
+				as[i], err = eps[i].Dial(ctx, fmt.Sprintf("10.0.0.%d:5000", 2-i))
+				errc <- err
+			}()
+		}
+		for range 2 {
+			if err := <-errc; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := as[0].WriteMsg([]byte("crossed"), SendInfo{}); err != nil {
+			t.Fatal(err)
+		}
+		b := make([]byte, 10)
+		if n, _, err := as[1].ReadMsg(b); err != nil || string(b[:n]) != "crossed" {
+			t.Fatalf("read %q %v", b[:n], err)
+		}
+		if err := as[1].Shutdown(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -202,7 +202,10 @@ func TestUDPDeadlines(t *testing.T) {
 
 func TestUDPManyAssociations(t *testing.T) {
 	l, dc := listenLoop(t, nil)
-	const n = 20
+	n := 50
+	if raceEnabled {
+		n = 20
+	}
 	var wg sync.WaitGroup
 	errc := make(chan error, 2*n)
 	go func() {

@@ -380,7 +380,7 @@ func (e *Endpoint) readLoop() {
 		e.mu.Lock()
 		for i := range pkts[:n] {
 			p := pkts[i].Data()
-			if e.acceptable(p) {
+			if e.acceptable(pkts[i].Addr, p) {
 				e.core.receive(now, pkts[i].Addr, p)
 			}
 		}
@@ -390,12 +390,17 @@ func (e *Endpoint) readLoop() {
 	}
 }
 
-// acceptable drops INITs to an SCTP port nobody listens on.
-func (e *Endpoint) acceptable(p []byte) bool {
+// acceptable drops INITs to an SCTP port nobody listens on, unless they
+// are for an association of ours (an INIT collision or a peer restart).
+func (e *Endpoint) acceptable(from netip.AddrPort, p []byte) bool {
 	if len(p) < 16 || p[12] != ctInit || binary.BigEndian.Uint32(p[4:]) != 0 {
 		return true
 	}
-	return e.listenPort != 0 && binary.BigEndian.Uint16(p[2:]) == e.listenPort
+	dst := binary.BigEndian.Uint16(p[2:])
+	if e.listenPort != 0 && dst == e.listenPort {
+		return true
+	}
+	return e.core.assocs[assocKey{peer: from, localPort: dst, peerPort: binary.BigEndian.Uint16(p)}] != nil
 }
 
 // ownerLoop sends what user calls queued and runs the timers.
@@ -507,8 +512,9 @@ func (e *Endpoint) Close() error {
 	e.mu.Lock()
 	if !e.closed {
 		e.closed = true
-		for a := range e.assocs {
-			a.userAbort(time.Now(), []byte("endpoint closed"))
+		for a, as := range e.assocs {
+			as.abortReason = "endpoint closed"
+			a.userAbort(time.Now(), []byte(as.abortReason))
 		}
 		e.afterInput()
 		e.acceptWait.wake()
