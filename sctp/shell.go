@@ -486,6 +486,9 @@ func (e *Endpoint) stop() {
 	e.closeOnce.Do(func() {
 		close(e.done)
 		e.conn.Close()
+		if e.pcap != nil {
+			e.pcap.Close() // later captures fail quietly
+		}
 	})
 }
 
@@ -524,15 +527,6 @@ func (e *Endpoint) Close() error {
 	e.flush()
 	e.stop()
 	e.wg.Wait()
-	if e.pcap != nil {
-		e.mu.Lock()
-		w := e.pcap
-		e.pcap = nil
-		e.mu.Unlock()
-		if w != nil {
-			return w.Close()
-		}
-	}
 	return nil
 }
 
