@@ -83,6 +83,9 @@ type Config struct {
 	MTU int
 	// LocalPort is the SCTP port Dial uses (default: random from 49152).
 	LocalPort uint16
+	// MaxAssociations bounds the associations of an endpoint (0: no
+	// limit); INITs beyond it are refused.
+	MaxAssociations int
 	// Backlog bounds the accept queue (default 128). An association
 	// that arrives while it is full is aborted.
 	Backlog int
@@ -148,6 +151,7 @@ func (c *Config) core(overhead int) config {
 		InStreams:       c.InStreams,
 		RecvWindow:      uint32(c.RecvBuffer),
 		SendBuffer:      c.SendBuffer,
+		MaxAssociations: c.MaxAssociations,
 		PMTU:            c.MTU - overhead,
 	}
 	k := c.Scheduler

@@ -43,6 +43,7 @@ type Endpoint struct {
 	owner      *Association    // the association Dial created this endpoint for
 	ownerGone  bool            // owner ended: close the socket after the last flush
 	free       []chan struct{} // waiter channels for block
+	touched    []*Association  // reached by the packets being processed
 
 	wmu sync.Mutex // serializes flushes; guards out
 	out []transport.Packet
@@ -378,13 +379,27 @@ func (e *Endpoint) readLoop() {
 		}
 		now := time.Now()
 		e.mu.Lock()
+		var last assocKey
 		for i := range pkts[:n] {
 			p := pkts[i].Data()
-			if e.acceptable(pkts[i].Addr, p) {
-				e.core.receive(now, pkts[i].Addr, p)
+			if !e.acceptable(pkts[i].Addr, p) {
+				continue
+			}
+			e.core.receive(now, pkts[i].Addr, p)
+			// Note the association the packet reached, to wake its
+			// waiters below without visiting every association.
+			if len(p) >= 12 {
+				k := assocKey{peer: pkts[i].Addr, localPort: binary.BigEndian.Uint16(p[2:]), peerPort: binary.BigEndian.Uint16(p)}
+				if k != last {
+					last = k
+					if as := e.assocs[e.core.assocs[k]]; as != nil && !as.touched {
+						as.touched = true
+						e.touched = append(e.touched, as)
+					}
+				}
 			}
 		}
-		e.afterInput()
+		e.afterPackets()
 		e.mu.Unlock()
 		e.flush()
 	}
@@ -542,17 +557,33 @@ func (e *Endpoint) Stats() Stats {
 }
 
 // afterInput hands the core's events to the associations and wakes the
-// goroutines waiting on them. Called with e.mu held.
+// goroutines waiting on any of them. Called with e.mu held.
 func (e *Endpoint) afterInput() {
+	e.events()
+	for _, as := range e.assocs {
+		as.progress()
+	}
+}
+
+// afterPackets is afterInput for the associations that packets reached
+// (e.touched). Called with e.mu held.
+func (e *Endpoint) afterPackets() {
+	e.events()
+	for i, as := range e.touched {
+		as.touched = false
+		as.progress()
+		e.touched[i] = nil
+	}
+	e.touched = e.touched[:0]
+}
+
+func (e *Endpoint) events() {
 	for {
 		ev, ok := e.core.nextEvent()
 		if !ok {
 			break
 		}
 		e.handle(ev)
-	}
-	for _, as := range e.assocs {
-		as.progress()
 	}
 }
 
