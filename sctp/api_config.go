@@ -67,8 +67,9 @@ type Config struct {
 	// UDPPort is the local UDP encapsulation port: 0 means 9899, a
 	// negative value an ephemeral port.
 	UDPPort int
-	// RemoteUDPPort is the peer's UDP encapsulation port (default 9899).
-	// Packets from a peer tell its real port (RFC 6951 section 5.4).
+	// RemoteUDPPort is the peer's UDP encapsulation port (default 9899)
+	// for Dial. An accepted association answers the port its peer sent
+	// from (RFC 6951 section 5.4).
 	RemoteUDPPort uint16
 	// PacketConn, when set, carries SCTP packets as datagrams over the
 	// user's connection (for example DTLS for WebRTC). The endpoint
