@@ -185,6 +185,10 @@ func TestUDPDeadlines(t *testing.T) {
 	if !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("write: %v", err)
 	}
+	if _, err := c.WriteMsg(msg, SendInfo{NonBlocking: true}); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("write past the deadline: %v", err)
+	}
+	c.SetWriteDeadline(time.Time{})
 	if _, err := c.WriteMsg(msg, SendInfo{NonBlocking: true}); !errors.Is(err, ErrWouldBlock) {
 		t.Fatalf("non-blocking write: %v", err)
 	}
