@@ -282,3 +282,20 @@ func TestUDPManyAssociations(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestUDPBacklogFull aborts an association that finds the accept queue
+// full; the dialer learns it from Dial.
+func TestUDPBacklogFull(t *testing.T) {
+	cfg := loopCfg()
+	cfg.Backlog = 1
+	_, dc := listenLoop(t, cfg)
+	c1 := dialLoop(t, dc)
+	defer c1.Abort("done")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := Dial(ctx, "127.0.0.1:5000", dc)
+	var ae *AbortError
+	if !errors.Is(err, ErrPeerAborted) || !errors.As(err, &ae) || ae.Cause != causeUserInitiatedAbort {
+		t.Fatalf("second dial: %v", err)
+	}
+}
