@@ -3,6 +3,7 @@ package sctp
 import (
 	"encoding/binary"
 	"errors"
+	"github.com/usctp/usctp/sched"
 	"time"
 
 	"github.com/usctp/usctp/sctp/internal/transfer"
@@ -18,6 +19,7 @@ type dataPlane struct {
 	gotData bool          // a DATA chunk was received (the first one is SACKed at once)
 	d       transfer.Data // reused views
 	sack    transfer.SACK
+	sched   sched.Scheduler // the engine's scheduler when the shell chose one
 }
 
 var errNotReady = errors.New("sctp: association not established yet")
@@ -36,6 +38,8 @@ func (a *assoc) startData(now time.Time) {
 		RTOInitial: cfg.RTOInitial,
 		RTOMin:     cfg.RTOMin,
 		RTOMax:     cfg.RTOMax,
+		SendBuffer: cfg.SendBuffer,
+		Scheduler:  a.newScheduler(),
 	})
 	if err != nil {
 		// The negotiated values were checked: a failure here is a bug.

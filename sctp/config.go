@@ -2,6 +2,7 @@ package sctp
 
 import (
 	"crypto/rand"
+	"github.com/usctp/usctp/sched"
 	"io"
 	"time"
 )
@@ -26,6 +27,10 @@ type config struct {
 	RecvWindow         uint32        // a_rwnd we advertise, 1 MiB
 	PMTU               int           // path MTU of the SCTP packet (no IP/UDP header), 1200
 	Rand               io.Reader     // source of tags, nonces and secrets; crypto/rand
+	SendBuffer         int           // send buffer bytes per association (transfer default, 1 MiB)
+	// newScheduler, when set, makes each association's stream scheduler
+	// (the public API's Config.Scheduler); nil means the transfer default.
+	newScheduler func(outStreams int) sched.Scheduler
 }
 
 func (c *config) setDefaults() {
