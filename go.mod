@@ -5,6 +5,11 @@ go 1.26
 require github.com/google/gopacket v1.1.19
 
 require (
-	golang.org/x/net v0.0.0-20190620200207-3b0461eec859 // indirect
-	golang.org/x/sys v0.0.0-20190412213103-97732733099d // indirect
+	github.com/ishidawataru/sctp v0.0.0-20251114114122-19ddcbc6aae2 // indirect
+	github.com/pion/logging v0.2.4 // indirect
+	github.com/pion/randutil v0.1.0 // indirect
+	github.com/pion/sctp v1.12.1 // indirect
+	github.com/pion/transport/v5 v5.1.5 // indirect
+	golang.org/x/net v0.34.0 // indirect
+	golang.org/x/sys v0.41.0 // indirect
 )
