@@ -64,3 +64,36 @@ func TestSmoke(t *testing.T) {
 		}
 	}
 }
+
+func TestMemorySmoke(t *testing.T) {
+	for _, stack := range inProcessStacks() {
+		t.Run(stack, func(t *testing.T) {
+			r, err := Memory(t.Context(), MemoryParams{Stack: stack, Assocs: 4, Streams: 16, PerAssoc: 20, AllocMsgs: 200})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.IdleHeap <= 0 || r.AllocsPerMsg < 0 {
+				t.Errorf("%+v", r)
+			}
+			var b bytes.Buffer
+			WriteMemory(&b, []*MemoryResult{r})
+			t.Logf("\n%s", b.String())
+		})
+	}
+}
+
+func TestInterimDuringRun(t *testing.T) {
+	addr := startServer(t)
+	for _, test := range []string{Stream, RR} {
+		var got []Interim
+		p := Params{Test: test, Stack: "pion", Duration: 700 * time.Millisecond, Interim: 200 * time.Millisecond}
+		p.Config.SndBuf = 64 << 10
+		r, err := Run(t.Context(), addr, p, RunOptions{OnInterim: func(in Interim) { got = append(got, in) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) < 2 || len(r.Interims) != len(got) {
+			t.Errorf("%s: %d interim reports, %d in the result", test, len(got), len(r.Interims))
+		}
+	}
+}
