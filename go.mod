@@ -1,15 +1,18 @@
 module github.com/usctp/usctp
 
-go 1.26
-
-require github.com/google/gopacket v1.1.19
+go 1.26.0
 
 require (
-	github.com/ishidawataru/sctp v0.0.0-20251114114122-19ddcbc6aae2 // indirect
-	github.com/pion/logging v0.2.4 // indirect
-	github.com/pion/randutil v0.1.0 // indirect
-	github.com/pion/sctp v1.12.1 // indirect
-	github.com/pion/transport/v5 v5.1.5 // indirect
-	golang.org/x/net v0.34.0 // indirect
-	golang.org/x/sys v0.41.0 // indirect
+	github.com/google/gopacket v1.1.19
+	golang.org/x/sys v0.50.0
 )
+
+require (
+	github.com/ishidawataru/sctp v0.0.0-20251114114122-19ddcbc6aae2
+	github.com/pion/logging v0.2.4
+	github.com/pion/sctp v1.12.1
+	github.com/pion/transport/v5 v5.1.5
+	golang.org/x/net v0.63.0
+)
+
+require github.com/pion/randutil v0.1.0 // indirect

@@ -1,0 +1,164 @@
+package interleave
+
+// Fragment flags: the low bits of the DATA and I-DATA chunk flags (RFC 9260
+// section 3.3.1, RFC 8260 section 2.1).
+const (
+	FlagEnd       = 0x01 // E: last fragment of a message
+	FlagBegin     = 0x02 // B: first fragment of a message
+	FlagUnordered = 0x04 // U: unordered message
+)
+
+// Frag is one received fragment held for reassembly and delivery. Frags
+// come from a Pool and own their Data buffer, which is kept across reuse.
+type Frag struct {
+	// Data is the fragment's user data (a copy of the chunk's payload).
+	Data []byte
+	TSN  uint32
+	PPID uint32 // meaningful on the first fragment (for I-DATA only there)
+	// SSN is the stream sequence number (DATA); MID and FSN serve I-DATA.
+	SSN   uint16
+	SID   uint16
+	MID   uint32
+	FSN   uint32
+	Flags uint8
+	next  *Frag
+}
+
+// Pool is a free list of fragments. Its zero value is ready to use. A
+// fragment keeps its buffer while free, so a steady flow of same-sized
+// fragments allocates nothing.
+type Pool struct {
+	free  *Frag
+	count int
+	// Max bounds the free fragments kept (default 4096).
+	Max int
+}
+
+// Get returns a fragment holding a copy of payload, its other fields zero.
+func (p *Pool) Get(payload []byte) *Frag {
+	f := p.free
+	if f != nil {
+		p.free = f.next
+		p.count--
+		buf := f.Data[:0]
+		*f = Frag{Data: buf}
+	} else {
+		f = &Frag{}
+	}
+	f.Data = append(f.Data, payload...)
+	return f
+}
+
+// Put returns a fragment to the pool.
+func (p *Pool) Put(f *Frag) {
+	limit := p.Max
+	if limit == 0 {
+		limit = 4096
+	}
+	if p.count >= limit {
+		return
+	}
+	f.next = p.free
+	p.free = f
+	p.count++
+}
+
+// fragList is a singly linked list of fragments sorted by TSN (serial
+// order), with a tail pointer for in-order appends.
+type fragList struct {
+	head, tail *Frag
+	n          int
+}
+
+func tsnLT(a, b uint32) bool { return a != b && int32(a-b) < 0 }
+
+// insert adds f in TSN order; it reports false (and keeps nothing) for a
+// TSN already present.
+func (l *fragList) insert(f *Frag) bool {
+	f.next = nil
+	switch {
+	case l.head == nil:
+		l.head, l.tail = f, f
+	case tsnLT(l.tail.TSN, f.TSN):
+		l.tail.next = f
+		l.tail = f
+	case tsnLT(f.TSN, l.head.TSN):
+		f.next = l.head
+		l.head = f
+	default:
+		p := l.head
+		for p.next != nil && tsnLT(p.next.TSN, f.TSN) {
+			p = p.next
+		}
+		if p.TSN == f.TSN || (p.next != nil && p.next.TSN == f.TSN) {
+			return false
+		}
+		f.next = p.next
+		p.next = f
+	}
+	l.n++
+	return true
+}
+
+// push appends f at the tail without ordering (the ready queue).
+func (l *fragList) push(f *Frag) {
+	f.next = nil
+	if l.tail == nil {
+		l.head = f
+	} else {
+		l.tail.next = f
+	}
+	l.tail = f
+	l.n++
+}
+
+// pop removes the head.
+func (l *fragList) pop() *Frag {
+	f := l.head
+	if f == nil {
+		return nil
+	}
+	l.head = f.next
+	if l.head == nil {
+		l.tail = nil
+	}
+	f.next = nil
+	l.n--
+	return f
+}
+
+// removeTail removes and returns the last fragment.
+func (l *fragList) removeTail() *Frag {
+	t := l.tail
+	if t == nil {
+		return nil
+	}
+	if l.head == t {
+		l.head, l.tail = nil, nil
+	} else {
+		p := l.head
+		for p.next != t {
+			p = p.next
+		}
+		p.next = nil
+		l.tail = p
+	}
+	l.n--
+	return t
+}
+
+// completeRun reports whether the list starting at f (which has B set)
+// holds a whole message: fragments with consecutive TSNs up to one with E.
+// It returns the last fragment of the run.
+func completeRun(f *Frag) (*Frag, bool) {
+	for {
+		if f.Flags&FlagEnd != 0 {
+			return f, true
+		}
+		n := f.next
+		if n == nil || n.TSN != f.TSN+1 || n.Flags&FlagBegin != 0 {
+			return f, false
+		}
+		f = n
+	}
+}

@@ -1,0 +1,60 @@
+package interleave
+
+// Reassembler is the receive side of one data-transfer variant: it takes
+// the fragments the TSN map accepted, reassembles messages, orders them per
+// stream and queues them for delivery. The DATA variant (NewData) orders by
+// stream sequence number; the I-DATA variant (RFC 8260, issue 8) will be a
+// second implementation ordering by message identifier and fragment
+// sequence number, without changes to its caller.
+//
+// The delivery queue is a sequence of fragments: a message is a run from a
+// fragment with FlagBegin to one with FlagEnd, never interrupted by another
+// message's fragments. When partial delivery starts (see Partial), the
+// first fragments of a message are queued before its end has arrived and
+// nothing else is queued until that end.
+type Reassembler interface {
+	// Add takes f (from the reassembler's Pool, filled from an accepted
+	// chunk whose TSN is new) and queues whatever became deliverable.
+	// It reports false when f cannot be valid for its stream (for
+	// example an ordered fragment whose SSN was already delivered); f is
+	// then returned to the pool and the caller counts the fault.
+	Add(f *Frag) bool
+	// Pop removes and returns the next fragment to deliver, or nil.
+	Pop() *Frag
+	// Peek returns the next fragment to deliver without removing it.
+	Peek() *Frag
+	// Held returns the user bytes held: queued for delivery or waiting for
+	// reassembly or ordering.
+	Held() int
+	// Partial starts partial delivery when nothing is deliverable: the
+	// earliest message that has its first fragments in sequence starts
+	// being queued before it is complete. It reports whether it started.
+	// The caller uses it when the held bytes reach its partial delivery
+	// point, so a message larger than the receive buffer cannot stall the
+	// association.
+	Partial() bool
+	// PartialNext reports the TSN of the next fragment of the message in
+	// partial delivery, if one is in progress. While it runs, nothing
+	// else is queued for delivery, so the receiver accepts that fragment
+	// even with its window full: it is what frees the window.
+	PartialNext() (tsn uint32, ok bool)
+	// DropHighest removes the fragment with the highest TSN above after
+	// that is still held for reassembly or ordering (not queued for
+	// delivery), returning its TSN and size. The receiver uses it when
+	// its window is full and a chunk filling a hole arrives (RFC 9260
+	// section 6.2: "the receiver SHOULD drop the largest TSN held for
+	// reordering and accept the new incoming DATA chunk").
+	DropHighest(after uint32) (tsn uint32, n int, ok bool)
+	// ForwardTSN applies a FORWARD-TSN (RFC 3758): fragments with TSNs up
+	// to newCum are dropped, and for each (sid, ssn) pair the stream
+	// skips past ssn. Minimal for now: PR-SCTP comes with a later issue.
+	ForwardTSN(newCum uint32, skips []Skip)
+	// Pool returns the fragment pool the reassembler recycles into.
+	Pool() *Pool
+}
+
+// Skip is one stream entry of a FORWARD-TSN: stream SID skips past SSN.
+type Skip struct {
+	SID uint16
+	SSN uint16
+}

@@ -1,0 +1,265 @@
+package sched
+
+import "github.com/usctp/usctp/flexarray"
+
+// fcfs is first come, first served (RFC 8260 section 3.1): messages are sent
+// in the order in which they were queued, across all streams.
+//
+// A ring of (stream id, count) runs records the arrival order: Enqueue
+// appends one message to the tail (extending the tail run when it is on the
+// same stream) and Next returns the stream of the head run. Per stream, live
+// counts its messages in the ring that are still queued; dead counts its
+// first ring messages that are gone (sent before they reached the head,
+// purged by Forget, or dropped when Sent reported the stream empty), which
+// are discarded when they reach the head. A blocked stream's messages that
+// reach the head are moved aside (parked) so they do not hold up the others;
+// Unblock puts them back at the head, since they arrived before everything
+// still in the ring. Every message is thus handled a constant number of times:
+// O(1) amortised per pick.
+//
+// The ring only grows, by doubling, so steady state allocates nothing.
+type fcfs struct {
+	t     *flexarray.Array[fcfsEnt]
+	q     *flexarray.Array[fcfsRun] // ring of runs; Len is the capacity, 0 or a power of two
+	head  int                       // index of the first run
+	count int                       // number of runs
+}
+
+// fcfsEnt is the per-stream record of fcfs (16 bytes).
+type fcfsEnt struct {
+	live   uint32 // queued messages of this stream in the ring
+	dead   uint32 // ring messages of this stream, before the live ones, that are no longer queued
+	parked uint32 // queued messages taken off the ring while the stream was blocked
+	flags  uint8  // fBlocked only
+}
+
+// fcfsRun is n consecutive messages of one stream in arrival order.
+type fcfsRun struct {
+	n   uint32
+	sid uint16
+}
+
+// fcfsFirstRing is the ring capacity allocated on first use: one page.
+const fcfsFirstRing = 512
+
+func newFCFS(opt Options) *fcfs {
+	return &fcfs{
+		t: flexarray.New[fcfsEnt](opt.Streams),
+		q: flexarray.New[fcfsRun](0),
+	}
+}
+
+func (s *fcfs) Kind() Kind { return FCFS }
+
+func (s *fcfs) ent(sid uint16) *fcfsEnt {
+	if int(sid) >= s.t.Len() {
+		return nil
+	}
+	return s.t.Ensure(int(sid))
+}
+
+// run returns the run at ring offset i from the head.
+func (s *fcfs) run(i int) *fcfsRun {
+	return s.q.Get((s.head + i) & (s.q.Len() - 1))
+}
+
+// grow doubles the ring, keeping the runs in order.
+func (s *fcfs) grow() {
+	c := s.q.Len()
+	if c == 0 {
+		s.q.Resize(fcfsFirstRing)
+		s.head = 0
+		return
+	}
+	s.q.Resize(2 * c)
+	// Runs that wrapped around to the start of the old ring move to just
+	// after its old end, so that they follow the head again.
+	for i := range s.head + s.count - c {
+		*s.q.Ensure(c + i) = *s.q.Get(i)
+	}
+}
+
+// push appends one message of sid.
+func (s *fcfs) push(sid uint16) {
+	if s.count > 0 {
+		if r := s.run(s.count - 1); r.sid == sid {
+			r.n++
+			return
+		}
+	}
+	if s.count == s.q.Len() {
+		s.grow()
+	}
+	*s.q.Ensure((s.head + s.count) & (s.q.Len() - 1)) = fcfsRun{n: 1, sid: sid}
+	s.count++
+}
+
+// pushFront puts n messages of sid at the head.
+func (s *fcfs) pushFront(sid uint16, n uint32) {
+	if s.count == s.q.Len() {
+		s.grow()
+	}
+	s.head = (s.head - 1) & (s.q.Len() - 1)
+	*s.q.Ensure(s.head) = fcfsRun{n: n, sid: sid}
+	s.count++
+}
+
+func (s *fcfs) pop() {
+	s.head = (s.head + 1) & (s.q.Len() - 1)
+	s.count--
+}
+
+// trim discards dead messages at the head run. It reports whether the head
+// run is now one of live messages (false when the ring is empty or the head
+// run was consumed).
+func (s *fcfs) trim() bool {
+	if s.count == 0 {
+		return false
+	}
+	r := s.run(0)
+	e := s.t.Get(int(r.sid))
+	if e.dead == 0 {
+		return true
+	}
+	k := min(e.dead, r.n)
+	e.dead -= k
+	r.n -= k
+	if r.n == 0 {
+		s.pop()
+		return false
+	}
+	return true
+}
+
+func (s *fcfs) Enqueue(sid uint16, size int) {
+	e := s.ent(sid)
+	if e == nil {
+		return
+	}
+	e.live++
+	s.push(sid)
+}
+
+func (s *fcfs) Next() (uint16, bool) {
+	for s.count > 0 {
+		if !s.trim() {
+			continue
+		}
+		r := s.run(0)
+		e := s.t.Get(int(r.sid))
+		if e.flags&fBlocked == 0 {
+			return r.sid, true
+		}
+		e.parked += r.n
+		e.live -= r.n
+		s.pop()
+	}
+	return none, false
+}
+
+func (s *fcfs) Sent(sid uint16, n int, msgEnd, empty bool) {
+	e := s.ent(sid)
+	if e == nil {
+		return
+	}
+	switch {
+	case empty:
+		e.dead += e.live
+		e.live, e.parked = 0, 0
+		s.trim()
+		return
+	case !msgEnd:
+	case e.parked > 0:
+		e.parked--
+	case e.live > 0:
+		e.live--
+		e.dead++
+		s.trim()
+	}
+	if e.live+e.parked == 0 {
+		// The association says sid still has data that no Enqueue
+		// announced (or that a bad Sent consumed): queue it now.
+		e.live++
+		s.push(sid)
+	}
+}
+
+func (s *fcfs) PacketDone() {}
+
+func (s *fcfs) Block(sid uint16) {
+	if e := s.ent(sid); e != nil {
+		e.flags |= fBlocked
+	}
+}
+
+func (s *fcfs) Unblock(sid uint16) {
+	e := s.ent(sid)
+	if e == nil || e.flags&fBlocked == 0 {
+		return
+	}
+	e.flags &^= fBlocked
+	if e.parked > 0 {
+		// Parked messages arrived before everything in the ring. No dead
+		// messages of sid can be in the ring: dead ones are discarded
+		// before live ones are parked, and anything that adds dead
+		// messages clears parked first.
+		s.pushFront(sid, e.parked)
+		e.live += e.parked
+		e.parked = 0
+	}
+}
+
+func (s *fcfs) Forget(sid uint16) {
+	e := s.ent(sid)
+	if e == nil {
+		return
+	}
+	e.dead += e.live
+	e.live, e.parked = 0, 0
+	s.trim()
+}
+
+func (s *fcfs) SetValue(sid uint16, v uint16) error {
+	if int(sid) >= s.t.Len() {
+		return errStream(sid, s.t.Len())
+	}
+	return nil
+}
+
+func (s *fcfs) Value(sid uint16) (uint16, error) {
+	if int(sid) >= s.t.Len() {
+		return 0, errStream(sid, s.t.Len())
+	}
+	return 0, nil
+}
+
+// Resize compacts the ring: runs of streams at or above the new count go,
+// and dead messages are discarded, so nothing of a dropped stream can be
+// mistaken for a later stream with the same id.
+func (s *fcfs) Resize(streams int) {
+	n := clampStreams(streams)
+	w := 0
+	for i := range s.count {
+		r := *s.run(i)
+		if int(r.sid) >= n {
+			continue
+		}
+		e := s.t.Get(int(r.sid))
+		k := min(e.dead, r.n)
+		e.dead -= k
+		r.n -= k
+		if r.n == 0 {
+			continue
+		}
+		if w > 0 {
+			if p := s.run(w - 1); p.sid == r.sid {
+				p.n += r.n
+				continue
+			}
+		}
+		*s.run(w) = r
+		w++
+	}
+	s.count = w
+	s.t.Resize(n)
+}

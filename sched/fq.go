@@ -1,0 +1,295 @@
+package sched
+
+import "github.com/usctp/usctp/flexarray"
+
+// fq is fair capacity (RFC 8260 section 3.5) and, with weighted set, weighted
+// fair queueing (section 3.6), both as start-time fair queueing over virtual
+// time:
+//
+//   - Every stream has a tag, the virtual time at which its next chunk
+//     starts; sending n bytes adds n/weight to it (scaled by 2^16 so that
+//     weights up to 65535 keep sub-byte precision), which makes the tag the
+//     finish time of the chunk just sent.
+//   - Next returns the active stream with the smallest tag, from a binary
+//     min-heap of (tag, stream id) whose position is stored per stream, so
+//     picking is O(1) and accounting a chunk is O(log n).
+//   - The virtual time V is the smallest tag in service; it never goes
+//     backwards. A stream that becomes active (first data, or data again
+//     after being idle or blocked) starts at max(V, its own tag). A stream
+//     that was idle therefore comes back level with the others, not with a
+//     credit for the time it did not send: this is what Linux's FC and WFQ,
+//     which count bytes over all time, get wrong (a returning stream
+//     monopolises the link until its byte count catches up).
+//
+// Over any interval in which streams i and j are both active, the bytes they
+// are served, divided by their weights, differ by at most one chunk each
+// (the start-time fair queueing bound), so shares converge to the weights.
+// Fair capacity is the same with every weight 1.
+//
+// Tags are 64-bit and compared with serial arithmetic (RFC 1982 style), so
+// they may wrap: no renormalisation pass is ever needed.
+type fq struct {
+	t        *flexarray.Array[fqEnt]
+	heap     *flexarray.Array[heapEnt] // heap[0] has the smallest tag
+	n        int                       // number of streams in the heap
+	v        uint64                    // virtual time
+	weighted bool
+}
+
+// fqEnt is the per-stream record of fq (16 bytes).
+type fqEnt struct {
+	tag    uint64 // start of the stream's next chunk in virtual time: its last finish
+	pos    uint16 // position in the heap + 1; 0 when not in the heap
+	weight uint16 // WFQ weight; 0 means DefaultWeight
+	flags  uint8
+}
+
+// heapEnt is a heap slot: the tag is copied in so that sifting compares
+// without touching the stream table.
+type heapEnt struct {
+	tag uint64
+	sid uint16
+}
+
+const (
+	// tagShift scales bytes to virtual time units: a chunk of n bytes on a
+	// stream of weight w advances its tag by n<<tagShift/w.
+	tagShift = 16
+	// maxLead is the furthest ahead of the virtual time a stream's tag may
+	// legitimately be when it becomes active (a stream that just sent a
+	// whole 4 GiB message at weight 1 is 2^48 ahead). A tag further ahead
+	// than that can only be one that was left behind when the stream went
+	// idle so long ago that the virtual time wrapped around past it; it
+	// is treated as behind.
+	maxLead = 1 << 48
+)
+
+// before reports whether virtual time a is earlier than b (serial order).
+func before(a, b uint64) bool { return int64(a-b) < 0 }
+
+func newFQ(opt Options, weighted bool) *fq {
+	return &fq{
+		t:        flexarray.New[fqEnt](opt.Streams),
+		heap:     flexarray.New[heapEnt](opt.Streams),
+		weighted: weighted,
+	}
+}
+
+func (s *fq) Kind() Kind {
+	if s.weighted {
+		return WFQ
+	}
+	return FairCapacity
+}
+
+func (s *fq) ent(sid uint16) *fqEnt {
+	if int(sid) >= s.t.Len() {
+		return nil
+	}
+	return s.t.Ensure(int(sid))
+}
+
+// link puts sid into the heap, starting at max(V, its tag).
+func (s *fq) link(sid uint16, e *fqEnt) {
+	e.flags |= fLinked
+	if d := e.tag - s.v; int64(d) < 0 || d > maxLead {
+		e.tag = s.v
+	}
+	i := s.n
+	s.n++
+	s.up(i, heapEnt{e.tag, sid})
+}
+
+// unlink takes sid out of the heap; its tag stays as its last finish.
+func (s *fq) unlink(e *fqEnt) {
+	e.flags &^= fLinked
+	i := int(e.pos) - 1
+	e.pos = 0
+	s.n--
+	if i == s.n {
+		return
+	}
+	last := *s.heap.Get(s.n)
+	if i > 0 && before(last.tag, s.heap.Get((i-1)/2).tag) {
+		s.up(i, last)
+	} else {
+		s.down(i, last)
+	}
+}
+
+// set stores h at heap position i and records the position in its stream.
+func (s *fq) set(i int, h heapEnt) {
+	*s.heap.Ensure(i) = h
+	s.t.Get(int(h.sid)).pos = uint16(i + 1)
+}
+
+// up places h, which belongs at position i or above, moving parents down.
+func (s *fq) up(i int, h heapEnt) {
+	for i > 0 {
+		p := (i - 1) / 2
+		ph := *s.heap.Get(p)
+		if !before(h.tag, ph.tag) {
+			break
+		}
+		s.set(i, ph)
+		i = p
+	}
+	s.set(i, h)
+}
+
+// down places h, which belongs at position i or below, moving children up.
+func (s *fq) down(i int, h heapEnt) {
+	for {
+		c := 2*i + 1
+		if c >= s.n {
+			break
+		}
+		ch := s.heap.Get(c)
+		if c+1 < s.n {
+			if r := s.heap.Get(c + 1); before(r.tag, ch.tag) {
+				c, ch = c+1, r
+			}
+		}
+		if !before(ch.tag, h.tag) {
+			break
+		}
+		s.set(i, *ch)
+		i = c
+	}
+	s.set(i, h)
+}
+
+func (s *fq) Enqueue(sid uint16, size int) {
+	e := s.ent(sid)
+	if e == nil {
+		return
+	}
+	e.flags |= fData
+	if e.flags&(fBlocked|fLinked) == 0 {
+		s.link(sid, e)
+	}
+}
+
+func (s *fq) Next() (uint16, bool) {
+	if s.n == 0 {
+		return none, false
+	}
+	return s.heap.Get(0).sid, true
+}
+
+func (s *fq) Sent(sid uint16, n int, msgEnd, empty bool) {
+	e := s.ent(sid)
+	if e == nil {
+		return
+	}
+	if n > 0 {
+		// The chunk in service started at the smallest tag (SFQ's virtual
+		// time); V only moves forward.
+		if s.n > 0 {
+			if t := s.heap.Get(0).tag; before(s.v, t) {
+				s.v = t
+			}
+		}
+		w := uint64(DefaultWeight)
+		if s.weighted && e.weight != 0 {
+			w = uint64(e.weight)
+		}
+		e.tag += uint64(n) << tagShift / w
+		if e.flags&fLinked != 0 && !empty {
+			i := int(e.pos) - 1
+			s.down(i, heapEnt{e.tag, sid})
+		}
+	}
+	if empty {
+		e.flags &^= fData
+		if e.flags&fLinked != 0 {
+			s.unlink(e)
+		}
+		return
+	}
+	if e.flags&fData == 0 {
+		e.flags |= fData
+		if e.flags&fBlocked == 0 {
+			s.link(sid, e)
+		}
+	}
+}
+
+func (s *fq) PacketDone() {}
+
+func (s *fq) Block(sid uint16) {
+	e := s.ent(sid)
+	if e == nil {
+		return
+	}
+	e.flags |= fBlocked
+	if e.flags&fLinked != 0 {
+		s.unlink(e)
+	}
+}
+
+func (s *fq) Unblock(sid uint16) {
+	e := s.ent(sid)
+	if e == nil {
+		return
+	}
+	e.flags &^= fBlocked
+	if e.flags&(fData|fLinked) == fData {
+		s.link(sid, e)
+	}
+}
+
+// Forget drops sid's data and its tag: when it has data again it starts at
+// the virtual time, like a new stream.
+func (s *fq) Forget(sid uint16) {
+	e := s.ent(sid)
+	if e == nil {
+		return
+	}
+	e.flags &^= fData
+	if e.flags&fLinked != 0 {
+		s.unlink(e)
+	}
+	e.tag = s.v
+}
+
+// SetValue sets sid's WFQ weight (1 to 65535), effective from its next
+// chunk; fair capacity accepts and ignores the value, as Linux does.
+func (s *fq) SetValue(sid uint16, v uint16) error {
+	if int(sid) >= s.t.Len() {
+		return errStream(sid, s.t.Len())
+	}
+	if !s.weighted {
+		return nil
+	}
+	if v == 0 {
+		return errWeight
+	}
+	s.t.Ensure(int(sid)).weight = v
+	return nil
+}
+
+func (s *fq) Value(sid uint16) (uint16, error) {
+	if int(sid) >= s.t.Len() {
+		return 0, errStream(sid, s.t.Len())
+	}
+	if !s.weighted {
+		return 0, nil
+	}
+	if e := s.t.Get(int(sid)); e != nil && e.weight != 0 {
+		return e.weight, nil
+	}
+	return DefaultWeight, nil
+}
+
+func (s *fq) Resize(streams int) {
+	n := clampStreams(streams)
+	for sid := n; sid < s.t.Len(); sid++ {
+		if e := s.t.Get(sid); e != nil && e.flags&fLinked != 0 {
+			s.unlink(e)
+		}
+	}
+	s.t.Resize(n)
+	// The heap holds at most n streams now; positions past it are stale.
+	s.heap.Resize(n)
+}

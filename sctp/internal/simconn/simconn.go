@@ -1,0 +1,345 @@
+// Package simconn joins in-memory transport.Conn endpoints through a
+// simnet.Network (delay, jitter, loss, duplication, reordering, MTU and a
+// bottleneck rate from a seeded PRNG), for deterministic tests of
+// goroutine code under testing/synctest.
+//
+// It owns no goroutine: deliveries run from one time.AfterFunc timer
+// armed for the network's next delivery, and deadlines are timers too, so
+// inside a synctest bubble virtual time jumps straight to the next event
+// and a run with the same seed and inputs is the same run.
+//
+//	synctest.Test(t, func(t *testing.T) {
+//		n := simconn.New(1, simconn.Config{Link: simnet.LinkConfig{Delay: 10 * time.Millisecond, Loss: 0.01}})
+//		a, _ := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
+//		b, _ := n.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
+//		...
+//	})
+//
+// Create the Network inside the bubble that uses it.
+package simconn
+
+import (
+	"errors"
+	"net"
+	"net/netip"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/simnet"
+	"github.com/usctp/usctp/sctp/internal/transport"
+)
+
+// Config configures a Network.
+type Config struct {
+	// Link is the behaviour of every one-way link not set with SetLink.
+	Link simnet.LinkConfig
+	// Overhead is what Conn.Overhead reports (for example 28 to model
+	// UDP over IPv4).
+	Overhead int
+}
+
+// pair names a one-way link by its ends.
+type pair struct{ from, to netip.AddrPort }
+
+// Network is a set of Conns and the links between them.
+type Network struct {
+	mu      sync.Mutex
+	sim     *simnet.Network
+	cfg     Config
+	links   map[pair]int
+	ends    []pair // by simnet link id
+	conns   map[netip.AddrPort]*Conn
+	timer   *time.Timer
+	armed   time.Time // when timer fires; zero when idle
+	bufs    [][]byte  // recycled delivery buffers
+	noRoute uint64
+}
+
+// New returns an empty network whose randomness comes from seed.
+func New(seed uint64, cfg Config) *Network {
+	return &Network{
+		sim:   simnet.New(seed),
+		cfg:   cfg,
+		links: make(map[pair]int),
+		conns: make(map[netip.AddrPort]*Conn),
+	}
+}
+
+// link returns the simnet link id from one address to another, creating
+// it with the default configuration. n.mu is held.
+func (n *Network) link(from, to netip.AddrPort) int {
+	p := pair{from, to}
+	if id, ok := n.links[p]; ok {
+		return id
+	}
+	id := n.sim.AddLink(n.cfg.Link)
+	n.links[p] = id
+	n.ends = append(n.ends, p)
+	return id
+}
+
+// SetLink sets the behaviour of the one-way link from one address to
+// another for packets sent from now on.
+func (n *Network) SetLink(from, to netip.AddrPort, cfg simnet.LinkConfig) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.sim.Link(n.link(from, to)).SetConfig(cfg)
+}
+
+// LinkStats returns the counters of the one-way link from one address to
+// another.
+func (n *Network) LinkStats(from, to netip.AddrPort) simnet.LinkStats {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.sim.Link(n.link(from, to)).Stats
+}
+
+// NoRoute returns how many packets arrived for an address with no Conn.
+func (n *Network) NoRoute() uint64 {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.noRoute
+}
+
+// Listen returns a Conn at addr.
+func (n *Network) Listen(addr netip.AddrPort) (*Conn, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, ok := n.conns[addr]; ok {
+		return nil, errors.New("simconn: address in use: " + addr.String())
+	}
+	c := &Conn{n: n, addr: addr, notify: make(chan struct{}, 1), closed: make(chan struct{})}
+	c.rd.cancel = make(chan struct{})
+	n.conns[addr] = c
+	return c, nil
+}
+
+// send puts data on the link and arms the delivery timer. n.mu is held.
+func (n *Network) send(now time.Time, from, to netip.AddrPort, data []byte) {
+	n.sim.Send(now, n.link(from, to), data)
+	n.arm(now)
+}
+
+// arm makes the timer fire at the next delivery. n.mu is held.
+func (n *Network) arm(now time.Time) {
+	next, ok := n.sim.Next()
+	if !ok || (!n.armed.IsZero() && !next.Before(n.armed)) {
+		return
+	}
+	n.armed = next
+	if n.timer == nil {
+		n.timer = time.AfterFunc(next.Sub(now), n.deliver)
+	} else {
+		n.timer.Reset(next.Sub(now))
+	}
+}
+
+// deliver hands every packet due now to its Conn.
+func (n *Network) deliver() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	now := time.Now()
+	n.armed = time.Time{}
+	for p := n.sim.Pop(now); p != nil; p = n.sim.Pop(now) {
+		e := n.ends[p.Link]
+		if c := n.conns[e.to]; c != nil {
+			buf := n.getBuf(len(p.Data))
+			copy(buf, p.Data)
+			c.queue = append(c.queue, delivered{from: e.from, data: buf})
+			select {
+			case c.notify <- struct{}{}:
+			default:
+			}
+		} else {
+			n.noRoute++
+		}
+		n.sim.Free(p)
+	}
+	n.arm(now)
+}
+
+func (n *Network) getBuf(size int) []byte {
+	if k := len(n.bufs); k > 0 {
+		b := n.bufs[k-1]
+		n.bufs = n.bufs[:k-1]
+		if cap(b) >= size {
+			return b[:size]
+		}
+	}
+	return make([]byte, size, max(size, 2048))
+}
+
+// delivered is a packet waiting in a Conn's queue.
+type delivered struct {
+	from netip.AddrPort
+	data []byte
+}
+
+// Conn is one endpoint on a Network; it implements transport.Conn.
+type Conn struct {
+	n      *Network
+	addr   netip.AddrPort
+	queue  []delivered // guarded by n.mu
+	head   int         // first undelivered in queue
+	notify chan struct{}
+	closed chan struct{}
+	once   sync.Once
+	rmu    sync.Mutex
+	rd     deadline
+	// Dropped counts packets too large for the reader's buffer; guarded by n.mu.
+	dropped uint64
+}
+
+var _ transport.Conn = (*Conn)(nil)
+
+// ReadBatch implements transport.Conn.
+func (c *Conn) ReadBatch(pkts []transport.Packet) (int, error) {
+	if len(pkts) == 0 {
+		return 0, errors.New("simconn: ReadBatch with no packets")
+	}
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	for {
+		select {
+		case <-c.closed:
+			return 0, net.ErrClosed
+		default:
+		}
+		if k := c.take(pkts); k > 0 {
+			return k, nil
+		}
+		select {
+		case <-c.notify:
+		case <-c.closed:
+			return 0, net.ErrClosed
+		case <-c.rd.wait():
+			return 0, os.ErrDeadlineExceeded
+		}
+	}
+}
+
+// take moves queued packets into pkts.
+func (c *Conn) take(pkts []transport.Packet) int {
+	n := c.n
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	k := 0
+	for k < len(pkts) && c.head < len(c.queue) {
+		d := &c.queue[c.head]
+		p := &pkts[k]
+		if len(d.data) <= len(p.Buf) {
+			p.N = copy(p.Buf, d.data)
+			p.Addr = d.from
+			k++
+		} else {
+			c.dropped++
+		}
+		n.bufs = append(n.bufs, d.data)
+		*d = delivered{}
+		c.head++
+	}
+	if c.head == len(c.queue) {
+		c.queue, c.head = c.queue[:0], 0
+	}
+	return k
+}
+
+// WriteBatch implements transport.Conn: every packet goes on the link
+// from this Conn to its Addr at the current time.
+func (c *Conn) WriteBatch(pkts []transport.Packet) (int, error) {
+	select {
+	case <-c.closed:
+		return 0, net.ErrClosed
+	default:
+	}
+	n := c.n
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	now := time.Now()
+	for i := range pkts {
+		n.send(now, c.addr, pkts[i].Addr, pkts[i].Data())
+	}
+	return len(pkts), nil
+}
+
+// SetReadDeadline implements transport.Conn.
+func (c *Conn) SetReadDeadline(t time.Time) error {
+	c.rd.set(t)
+	return nil
+}
+
+// LocalAddr implements transport.Conn.
+func (c *Conn) LocalAddr() netip.AddrPort { return c.addr }
+
+// Overhead implements transport.Conn: Config.Overhead.
+func (c *Conn) Overhead(netip.Addr) int { return c.n.cfg.Overhead }
+
+// Dropped returns how many delivered packets were too large for the
+// reader's buffer.
+func (c *Conn) Dropped() uint64 {
+	c.n.mu.Lock()
+	defer c.n.mu.Unlock()
+	return c.dropped
+}
+
+// Close implements transport.Conn: it unblocks ReadBatch and frees the
+// address; packets still in flight to it are counted as NoRoute.
+func (c *Conn) Close() error {
+	c.once.Do(func() {
+		close(c.closed)
+		c.n.mu.Lock()
+		delete(c.n.conns, c.addr)
+		c.n.mu.Unlock()
+		c.rd.set(time.Time{})
+	})
+	return nil
+}
+
+// deadline is a read deadline: a channel closed when it passes.
+type deadline struct {
+	mu     sync.Mutex
+	timer  *time.Timer
+	cancel chan struct{}
+}
+
+// set moves the deadline to t; the zero t means none.
+func (d *deadline) set(t time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.timer != nil && !d.timer.Stop() {
+		<-d.cancel // the timer fired: its function closes cancel
+	}
+	d.timer = nil
+	expired := false
+	select {
+	case <-d.cancel:
+		expired = true
+	default:
+	}
+	if t.IsZero() {
+		if expired {
+			d.cancel = make(chan struct{})
+		}
+		return
+	}
+	dur := time.Until(t)
+	if dur <= 0 {
+		if !expired {
+			close(d.cancel)
+		}
+		return
+	}
+	if expired {
+		d.cancel = make(chan struct{})
+	}
+	ch := d.cancel
+	d.timer = time.AfterFunc(dur, func() { close(ch) })
+}
+
+// wait returns a channel closed when the deadline passes.
+func (d *deadline) wait() chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.cancel
+}

@@ -1,0 +1,131 @@
+package transfer
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// memPair joins a Sender and a Receiver of two engines directly in memory
+// (no network): packets go from a to b at once, SACKs back from b to a.
+type memPair struct {
+	a, b *Engine
+	now  time.Time
+	pkt  []byte
+	sack []byte
+	d    Data
+	sk   SACK
+	rbuf []byte
+}
+
+func newMemPair(tb testing.TB) *memPair {
+	cfg := Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 10, InStreams: 10, PeerRwnd: DefaultBuffer}
+	a, err := New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, _ := New(cfg)
+	return &memPair{a: a, b: b, now: epoch, pkt: make([]byte, 0, 2048), sack: make([]byte, 0, 2048), rbuf: make([]byte, 4096)}
+}
+
+// step sends what a can send to b, reads everything at b and returns b's
+// SACK to a. It returns the number of messages b read.
+func (m *memPair) step(tb testing.TB) int {
+	read := 0
+	for {
+		pkt, n := m.a.Send.AppendData(m.now, m.pkt[:0], DefaultMTU-12)
+		if n == 0 {
+			break
+		}
+		for len(pkt) > 0 {
+			l := ChunkLen(pkt)
+			ParseData(pkt[:l], &m.d)
+			if _, err := m.b.Recv.HandleData(m.now, &m.d); err != nil {
+				tb.Fatal(err)
+			}
+			pkt = pkt[l:]
+		}
+		m.b.Recv.EndPacket(m.now)
+		for {
+			_, info, err := m.b.Recv.Read(m.rbuf)
+			if err != nil {
+				break
+			}
+			if info.EOR {
+				read++
+			}
+		}
+		if m.b.Recv.SACKDue(m.now) {
+			s := m.b.Recv.AppendSACK(m.now, m.sack[:0], DefaultMTU-12)
+			ParseSACK(s, &m.sk)
+			if _, err := m.a.Send.HandleSACK(m.now, &m.sk); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	m.now = m.now.Add(time.Millisecond)
+	if d := m.b.Recv.Deadline(); !d.IsZero() && !m.now.Before(d) {
+		s := m.b.Recv.AppendSACK(m.now, m.sack[:0], DefaultMTU-12)
+		ParseSACK(s, &m.sk)
+		m.a.Send.HandleSACK(m.now, &m.sk)
+	}
+	return read
+}
+
+// BenchmarkMessages measures messages through a Sender and a Receiver
+// joined in memory: queue, cut, encode, parse, receive, reassemble, read,
+// SACK, acknowledge. 1452-byte messages take two chunks at the default MTU
+// of 1452 (fragment point 1424); 1024-byte ones one.
+func BenchmarkMessages(b *testing.B) {
+	for _, size := range []int{1452, 1024, 64, 16 << 10} {
+		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) { benchMessages(b, size) })
+	}
+}
+
+func benchMessages(b *testing.B, size int) {
+	m := newMemPair(b)
+	msg := make([]byte, size)
+	// Warm up the free lists.
+	for range 1000 {
+		m.a.Send.Queue(1, 0, false, msg)
+		m.step(b)
+	}
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := m.a.Send.Queue(uint16(i%10), 0, false, msg); err != nil {
+			b.Fatal(err)
+		}
+		if i%8 == 7 {
+			m.step(b)
+		}
+	}
+	for m.a.Send.Buffered() > 0 {
+		m.step(b)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+}
+
+// TestNoAllocsPerMessage: steady-state data transfer allocates nothing per
+// message.
+func TestNoAllocsPerMessage(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts differ under -race")
+	}
+	m := newMemPair(t)
+	msg := make([]byte, 1452)
+	for range 2000 {
+		m.a.Send.Queue(1, 0, false, msg)
+		m.step(t)
+	}
+	i := 0
+	allocs := testing.AllocsPerRun(2000, func() {
+		m.a.Send.Queue(uint16(i%10), 7, i%5 == 0, msg)
+		i++
+		m.step(t)
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per message, want 0", allocs)
+	}
+}

@@ -1,0 +1,155 @@
+package transfer
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/usctp/usctp/sched"
+)
+
+// Config holds the parameters of one association's data transfer, fixed
+// at the end of the handshake. Zero fields take the RFC 9260 section 16
+// defaults named on each field.
+type Config struct {
+	// LocalTSN is the initial TSN of our outbound DATA (our INIT's
+	// Initial TSN).
+	LocalTSN TSN
+	// PeerTSN is the peer's initial TSN (from its INIT or INIT ACK).
+	PeerTSN TSN
+	// PeerRwnd is the a_rwnd the peer advertised in its INIT or INIT ACK.
+	PeerRwnd uint32
+	// RecvBuffer is our receive buffer in bytes: the a_rwnd we advertise
+	// when it is empty. Default 1 MiB.
+	RecvBuffer int
+	// SendBuffer bounds the bytes Sender.Queue accepts (queued plus
+	// unacknowledged). Default 1 MiB.
+	SendBuffer int
+	// OutStreams and InStreams are the negotiated stream counts (1..65535).
+	OutStreams, InStreams int
+	// MTU is the largest SCTP packet (common header plus chunks) the path
+	// carries, in bytes: the path MTU less IP (and UDP) headers. Default
+	// 1452 (1500 less an IPv6 and a UDP header).
+	MTU int
+
+	// IPv6 selects the IPv6 initial cwnd (RFC 9260 section 7.2.1).
+	IPv6 bool
+
+	// RTOInitial, RTOMin and RTOMax bound the retransmission timeout
+	// (RFC 9260 section 16: 1 s, 1 s, 60 s).
+	RTOInitial, RTOMin, RTOMax time.Duration
+	// RTOAlpha and RTOBeta are the smoothing factors of section 6.3.1
+	// (1/8 and 1/4).
+	RTOAlpha, RTOBeta float64
+	// Granularity is the clock granularity G of section 6.3.1. Default 1 ms.
+	Granularity time.Duration
+	// MaxBurst limits the packets sent at one send opportunity (4).
+	MaxBurst int
+	// SACKDelay is the delayed-SACK timeout (200 ms; at most 500 ms).
+	SACKDelay time.Duration
+	// SACKFreq is the number of packets that trigger a SACK (2).
+	SACKFreq int
+	// Scheduler picks the stream the next new DATA chunk comes from
+	// (sched.New); nil selects first-come first-served. The sender calls
+	// its Next only at message boundaries (no I-DATA): it pins the current
+	// message's stream until the last fragment is packed.
+	Scheduler sched.Scheduler
+	// Interleaved selects I-DATA (RFC 8260). Not supported yet: must be
+	// false.
+	Interleaved bool
+}
+
+// Errors returned by the engine. They work with errors.Is.
+var (
+	// ErrWouldBlock: the send buffer is full (Queue) or no message is
+	// ready (Read). Retry after the engine made progress.
+	ErrWouldBlock = errors.New("transfer: would block")
+	// ErrStreamID: a stream id outside the negotiated range.
+	ErrStreamID = errors.New("transfer: invalid stream identifier")
+	// ErrEmptyMessage: a user message with no data (SCTP cannot carry
+	// one), or a DATA chunk with no user data from the peer (RFC 9260
+	// section 6.2: the association answers with ABORT, cause "No User
+	// Data").
+	ErrEmptyMessage = errors.New("transfer: message has no user data")
+	// ErrProtocolViolation: the peer sent something RFC 9260 forbids,
+	// such as a SACK acknowledging a TSN we never sent. The association
+	// answers with ABORT, cause "Protocol Violation".
+	ErrProtocolViolation = errors.New("transfer: protocol violation by peer")
+	// ErrConfig: an invalid Config.
+	ErrConfig = errors.New("transfer: invalid configuration")
+)
+
+// Defaults of RFC 9260 section 16 and of this package.
+const (
+	DefaultBuffer      = 1 << 20
+	DefaultMTU         = 1452
+	DefaultRTOInitial  = time.Second
+	DefaultRTOMin      = time.Second
+	DefaultRTOMax      = 60 * time.Second
+	DefaultRTOAlpha    = 0.125
+	DefaultRTOBeta     = 0.25
+	DefaultGranularity = time.Millisecond
+	DefaultMaxBurst    = 4
+	DefaultSACKDelay   = 200 * time.Millisecond
+	DefaultSACKFreq    = 2
+)
+
+// withDefaults returns c with zero fields defaulted, or an error.
+func (c Config) withDefaults() (Config, error) {
+	if c.RecvBuffer <= 0 {
+		c.RecvBuffer = DefaultBuffer
+	}
+	if c.SendBuffer <= 0 {
+		c.SendBuffer = DefaultBuffer
+	}
+	if c.MTU == 0 {
+		c.MTU = DefaultMTU
+	}
+	if c.RTOInitial <= 0 {
+		c.RTOInitial = DefaultRTOInitial
+	}
+	if c.RTOMin <= 0 {
+		c.RTOMin = DefaultRTOMin
+	}
+	if c.RTOMax <= 0 {
+		c.RTOMax = DefaultRTOMax
+	}
+	if c.RTOAlpha <= 0 {
+		c.RTOAlpha = DefaultRTOAlpha
+	}
+	if c.RTOBeta <= 0 {
+		c.RTOBeta = DefaultRTOBeta
+	}
+	if c.Granularity <= 0 {
+		c.Granularity = DefaultGranularity
+	}
+	if c.MaxBurst <= 0 {
+		c.MaxBurst = DefaultMaxBurst
+	}
+	if c.SACKDelay <= 0 {
+		c.SACKDelay = DefaultSACKDelay
+	}
+	if c.SACKFreq <= 0 {
+		c.SACKFreq = DefaultSACKFreq
+	}
+	if c.Scheduler == nil && c.OutStreams >= 1 && c.OutStreams <= 65535 {
+		s, err := sched.New(sched.FCFS, sched.Options{Streams: c.OutStreams})
+		if err != nil {
+			return c, fmt.Errorf("%w: %v", ErrConfig, err)
+		}
+		c.Scheduler = s
+	}
+	switch {
+	case c.OutStreams < 1 || c.OutStreams > 65535 || c.InStreams < 1 || c.InStreams > 65535:
+		return c, fmt.Errorf("%w: stream counts %d/%d outside 1..65535", ErrConfig, c.OutStreams, c.InStreams)
+	case c.MTU < 256 || c.MTU > 65535:
+		return c, fmt.Errorf("%w: MTU %d outside 256..65535", ErrConfig, c.MTU)
+	case c.RTOMin > c.RTOMax || c.RTOInitial > c.RTOMax:
+		return c, fmt.Errorf("%w: RTO bounds", ErrConfig)
+	case c.SACKDelay > 500*time.Millisecond:
+		return c, fmt.Errorf("%w: SACK delay over 500 ms (RFC 9260 section 6.2)", ErrConfig)
+	case c.Interleaved:
+		return c, fmt.Errorf("%w: I-DATA not supported yet", ErrConfig)
+	}
+	return c, nil
+}

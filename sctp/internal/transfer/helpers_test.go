@@ -1,0 +1,195 @@
+package transfer
+
+import (
+	"testing"
+	"time"
+)
+
+// tx is a single engine under test on the sending side; the test plays
+// the peer by writing SACKs.
+type tx struct {
+	t   *testing.T
+	e   *Engine
+	now time.Time
+	pkt []byte
+}
+
+func newTx(t *testing.T, cfg Config) *tx {
+	t.Helper()
+	if cfg.OutStreams == 0 {
+		cfg.OutStreams, cfg.InStreams = 4, 4
+	}
+	if cfg.PeerRwnd == 0 {
+		cfg.PeerRwnd = DefaultBuffer
+	}
+	if cfg.LocalTSN == 0 {
+		cfg.LocalTSN = 1000
+	}
+	e, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &tx{t: t, e: e, now: epoch, pkt: make([]byte, 0, 65536)}
+}
+
+func (x *tx) advance(d time.Duration) { x.now = x.now.Add(d) }
+
+// queue queues n messages of size bytes on stream 0.
+func (x *tx) queue(n, size int) {
+	x.t.Helper()
+	for range n {
+		if err := x.e.Send.Queue(0, 0, false, make([]byte, size)); err != nil {
+			x.t.Fatal(err)
+		}
+	}
+}
+
+// packet asks for one packet and returns its DATA chunks.
+func (x *tx) packet() []Data {
+	x.t.Helper()
+	pkt, n := x.e.Send.AppendData(x.now, x.pkt[:0], x.e.Path.MTU()-12)
+	var out []Data
+	for len(pkt) > 0 {
+		l := ChunkLen(pkt)
+		var d Data
+		if l < 0 || !ParseData(pkt[:l], &d) {
+			x.t.Fatalf("AppendData wrote a malformed chunk")
+		}
+		out = append(out, d)
+		pkt = pkt[l:]
+	}
+	if len(out) != n {
+		x.t.Fatalf("AppendData reported %d chunks, wrote %d", n, len(out))
+	}
+	return out
+}
+
+// flush asks for packets until none comes and returns all TSNs sent.
+func (x *tx) flush() []TSN {
+	var tsns []TSN
+	for {
+		ds := x.packet()
+		if len(ds) == 0 {
+			return tsns
+		}
+		for _, d := range ds {
+			tsns = append(tsns, d.TSN)
+		}
+	}
+}
+
+// sack delivers a SACK; gaps are pairs of offsets.
+func (x *tx) sack(cum TSN, rwnd uint32, gaps ...uint16) (bool, error) {
+	s := &SACK{CumTSNAck: cum, ARwnd: rwnd}
+	for i := 0; i+1 < len(gaps); i += 2 {
+		s.Gaps = append(s.Gaps, GapBlock{Start: gaps[i], End: gaps[i+1]})
+	}
+	return x.e.Send.HandleSACK(x.now, s)
+}
+
+func (x *tx) mustSACK(cum TSN, rwnd uint32, gaps ...uint16) {
+	x.t.Helper()
+	if _, err := x.sack(cum, rwnd, gaps...); err != nil {
+		x.t.Fatal(err)
+	}
+}
+
+// rx is a single engine under test on the receiving side.
+type rx struct {
+	t   *testing.T
+	e   *Engine
+	now time.Time
+}
+
+func newRx(t *testing.T, cfg Config) *rx {
+	t.Helper()
+	if cfg.OutStreams == 0 {
+		cfg.OutStreams, cfg.InStreams = 4, 4
+	}
+	if cfg.PeerTSN == 0 {
+		cfg.PeerTSN = 1
+	}
+	e, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &rx{t: t, e: e, now: epoch}
+}
+
+// data delivers one packet holding one DATA chunk.
+func (r *rx) data(tsn TSN, sid, ssn uint16, flags uint8, payload []byte) Verdict {
+	r.t.Helper()
+	v, err := r.e.Recv.HandleData(r.now, &Data{TSN: tsn, SID: sid, SSN: ssn, Flags: flags, Payload: payload})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.e.Recv.EndPacket(r.now)
+	return v
+}
+
+// whole delivers an unfragmented ordered message.
+func (r *rx) whole(tsn TSN, sid, ssn uint16, n int) Verdict {
+	r.t.Helper()
+	return r.data(tsn, sid, ssn, FlagBegin|FlagEnd, make([]byte, n))
+}
+
+// sack builds the SACK now due and parses it back.
+func (r *rx) sack() SACK {
+	r.t.Helper()
+	b := r.e.Recv.AppendSACK(r.now, nil, 1500)
+	var s SACK
+	if !ParseSACK(b, &s) {
+		r.t.Fatalf("malformed SACK %x", b)
+	}
+	return s
+}
+
+// readAll reads every ready message and returns their lengths.
+func (r *rx) readAll() []int {
+	var out []int
+	buf := make([]byte, 1<<20)
+	n := 0
+	for {
+		k, info, err := r.e.Recv.Read(buf)
+		if err != nil {
+			return out
+		}
+		n += k
+		if info.EOR {
+			out = append(out, n)
+			n = 0
+		}
+	}
+}
+
+// checkInvariants recomputes the sender's counters from its records.
+func checkInvariants(t testing.TB, s *Sender) {
+	t.Helper()
+	var flight, inFlight, rtx, gap, unacked int
+	for tsn := s.cumAck + 1; tsn != s.nextTSN; tsn++ {
+		r := s.rec(tsn)
+		switch r.state {
+		case recInFlight:
+			flight += s.size(r)
+			inFlight++
+			unacked += int(r.n)
+		case recRtx:
+			rtx++
+			unacked += int(r.n)
+		case recGapAcked:
+			gap++
+		default:
+			t.Fatalf("TSN %d above the cumulative ack point in state %d", tsn, r.state)
+		}
+		if r.msg == nil {
+			t.Fatalf("TSN %d has no message", tsn)
+		}
+	}
+	if flight != s.path.flight || inFlight != s.inFlight || rtx != s.rtxPending || gap != s.gapAcked || unacked != s.unackedData {
+		t.Fatalf("counters flight %d/%d inFlight %d/%d rtx %d/%d gap %d/%d unacked %d/%d (want/have)",
+			flight, s.path.flight, inFlight, s.inFlight, rtx, s.rtxPending, gap, s.gapAcked, unacked, s.unackedData)
+	}
+	if (s.inFlight+s.rtxPending > 0) && s.t3.IsZero() {
+		t.Fatalf("data outstanding without T3-rtx running")
+	}
+}

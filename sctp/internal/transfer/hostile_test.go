@@ -1,0 +1,153 @@
+package transfer
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+// snapshot captures sender state a rejected SACK must not change.
+type snapshot struct {
+	cum                   TSN
+	flight, cwnd, rwnd    int
+	inFlight, rtx, gap    int
+	t3                    time.Time
+	acked, stale, invalid uint64
+}
+
+func snap(x *tx) snapshot {
+	s := &x.e.Send
+	return snapshot{s.cumAck, x.e.Path.flight, x.e.Path.cwnd, s.peerRwnd, s.inFlight, s.rtxPending, s.gapAcked, s.t3,
+		x.e.Stats.BytesAcked, x.e.Stats.SACKsStale, 0}
+}
+
+// Hostile SACKs: acknowledging TSNs never sent, gap blocks at 0xFFFF,
+// malformed and overlapping blocks. Each is a protocol violation (the
+// association ABORTs) and changes nothing.
+func TestHostileSACK(t *testing.T) {
+	cases := []struct {
+		name string
+		cum  TSN
+		gaps []uint16
+	}{
+		{"cum beyond highest sent", 1005, nil},
+		{"cum far ahead", 1000 + 0x7ffffff0, nil},
+		{"gap at 0xFFFF", 999, []uint16{0xffff, 0xffff}},
+		{"gap 1-0xFFFF", 999, []uint16{1, 0xffff}},
+		{"gap beyond highest", 1000, []uint16{2, 5}},
+		{"gap start zero", 999, []uint16{0, 1}},
+		{"gap start after end", 999, []uint16{3, 2}},
+		{"gaps out of order", 999, []uint16{3, 3, 1, 1}},
+		{"gaps overlapping", 999, []uint16{1, 3, 3, 4}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			x := newTx(t, Config{MaxBurst: 100})
+			x.queue(5, 100) // TSNs 1000..1004 in one packet
+			x.flush()
+			before := snap(x)
+			_, err := x.sack(c.cum, DefaultBuffer, c.gaps...)
+			if !errors.Is(err, ErrProtocolViolation) {
+				t.Fatalf("err %v, want ErrProtocolViolation", err)
+			}
+			if after := snap(x); after != before {
+				t.Fatalf("state changed by a rejected SACK:\n%+v\n%+v", before, after)
+			}
+			if x.e.Stats.SACKsInvalid != 1 {
+				t.Fatalf("SACKsInvalid %d", x.e.Stats.SACKsInvalid)
+			}
+			checkInvariants(t, &x.e.Send)
+		})
+	}
+}
+
+// Hostile SACKs: absurd duplicate counts are counted and otherwise
+// harmless; a SACK before anything was sent acknowledging the TSN before
+// the initial TSN is fine.
+func TestHostileSACKDupsAndEmpty(t *testing.T) {
+	x := newTx(t, Config{})
+	if _, err := x.sack(999, DefaultBuffer); err != nil {
+		t.Fatalf("SACK of nothing: %v", err)
+	}
+	x.queue(2, 100)
+	x.flush()
+	dups := make([]TSN, 65535)
+	if _, err := x.e.Send.HandleSACK(x.now, &SACK{CumTSNAck: 1001, ARwnd: DefaultBuffer, Dups: dups}); err != nil {
+		t.Fatal(err)
+	}
+	if x.e.Stats.DupTSNsReported != 65535 || !x.e.Send.Idle() {
+		t.Fatalf("dups %d idle %v", x.e.Stats.DupTSNsReported, x.e.Send.Idle())
+	}
+}
+
+// FuzzSender feeds arbitrary SACK sequences to a sender with data in flight
+// and checks its invariants: no panic, counters consistent, rejected SACKs
+// change nothing.
+func FuzzSender(f *testing.F) {
+	f.Add([]byte{0, 0, 10, 0, 1, 0, 2, 0, 0})
+	f.Add([]byte{1, 0xff, 0xff, 0xff, 0xff, 2, 0, 3})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		x := newTx(&testing.T{}, Config{MaxBurst: 100, PeerRwnd: 20000})
+		x.e.Path.cwnd = 30000
+		for i := range 40 {
+			x.e.Send.Queue(uint16(i%4), 0, i%3 == 0, make([]byte, 100+i*37))
+		}
+		var sk SACK
+		for len(b) >= 4 {
+			op := b[0]
+			switch op % 4 {
+			case 0, 1: // SACK: cum offset, a_rwnd, gap count, gaps
+				sk.CumTSNAck = x.e.Send.cumAck + TSN(b[1])
+				sk.ARwnd = uint32(b[2]) << 8
+				n := int(b[3] % 8)
+				b = b[4:]
+				sk.Gaps = sk.Gaps[:0]
+				for ; n > 0 && len(b) >= 2; n-- {
+					sk.Gaps = append(sk.Gaps, GapBlock{Start: uint16(b[0]), End: uint16(b[1])})
+					b = b[2:]
+				}
+				x.e.Send.HandleSACK(x.now, &sk)
+			case 2: // time passes, timers fire
+				x.advance(time.Duration(b[1]) * 10 * time.Millisecond)
+				x.e.OnTimeout(x.now)
+				b = b[2:]
+			case 3: // send
+				x.e.Send.AppendData(x.now, x.pkt[:0], int(b[1])*8)
+				b = b[2:]
+			}
+			checkInvariants(t, &x.e.Send)
+		}
+	})
+}
+
+// FuzzReceiver feeds arbitrary DATA chunks to a receiver, reading and
+// acknowledging along the way: no panic, held bytes bounded.
+func FuzzReceiver(f *testing.F) {
+	f.Add([]byte{1, 0, 0, 3, 10, 2, 0, 1, 3, 10})
+	f.Fuzz(fuzzReceiver)
+}
+
+func fuzzReceiver(t *testing.T, b []byte) {
+	{
+		cfg := Config{PeerTSN: 1, OutStreams: 4, InStreams: 4, RecvBuffer: 4000}
+		e, _ := New(cfg)
+		now := epoch
+		buf := make([]byte, 700)
+		payload := make([]byte, 256)
+		for len(b) >= 5 {
+			d := Data{TSN: 1 + TSN(b[0]), SID: uint16(b[1] % 6), SSN: uint16(b[2] % 8), Flags: b[3] & 0xf, Payload: payload[:b[4]]}
+			b = b[5:]
+			e.Recv.HandleData(now, &d)
+			e.Recv.EndPacket(now)
+			if e.Recv.SACKDue(now) {
+				e.Recv.AppendSACK(now, nil, 1400)
+			}
+			if len(b)%3 == 0 {
+				e.Recv.Read(buf)
+			}
+			if e.Recv.Held() > cfg.RecvBuffer+DefaultMTU {
+				t.Fatalf("held %d over the buffer", e.Recv.Held())
+			}
+		}
+	}
+}

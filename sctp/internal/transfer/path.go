@@ -1,0 +1,221 @@
+package transfer
+
+import "time"
+
+// Path is the state of the association's destination transport address:
+// the retransmission timeout estimator of RFC 9260 section 6.3.1 and the
+// congestion control variables of section 7.2. The association reads it for
+// its own timers and feeds it heartbeat round-trip measurements.
+type Path struct {
+	cfg *Config
+
+	srtt, rttvar, rto time.Duration
+	measured          bool // a first RTT measurement was made (C2 done)
+
+	mtu      int
+	cwnd     int
+	ssthresh int
+	pba      int // partial_bytes_acked
+	flight   int // bytes of DATA in flight to this path
+
+	inFastRecovery bool
+	fastRecoverTSN TSN // exit point of fast recovery
+
+	errors int // error count (section 8.2)
+}
+
+func (p *Path) init(cfg *Config) {
+	p.cfg = cfg
+	p.rto = cfg.RTOInitial
+	p.mtu = cfg.MTU
+	// RFC 9260 section 7.2.1: "The initial cwnd before data transmission
+	// MUST be set to min(4 * PMDCS, max(2 * PMDCS, 4404)) bytes if the peer
+	// address is an IPv4 address and to min(4 * PMDCS, max(2 * PMDCS,
+	// 4344)) bytes if the peer address is an IPv6 address."
+	initial := 4404
+	if cfg.IPv6 {
+		initial = 4344
+	}
+	p.cwnd = min(4*p.pmdcs(), max(2*p.pmdcs(), initial))
+	// "The initial value of ssthresh SHOULD be arbitrarily high (e.g.,
+	// the size of the largest possible advertised window)."
+	p.ssthresh = int(max(cfg.PeerRwnd, 1<<30))
+}
+
+// RTO returns the current retransmission timeout of the path.
+func (p *Path) RTO() time.Duration { return p.rto }
+
+// SRTT returns the smoothed round-trip time, or zero before the first
+// measurement.
+func (p *Path) SRTT() time.Duration { return p.srtt }
+
+// RTTVar returns the round-trip time variation, or zero before the first
+// measurement.
+func (p *Path) RTTVar() time.Duration { return p.rttvar }
+
+// Cwnd returns the congestion window in bytes.
+func (p *Path) Cwnd() int { return p.cwnd }
+
+// Ssthresh returns the slow-start threshold in bytes.
+func (p *Path) Ssthresh() int { return p.ssthresh }
+
+// PartialBytesAcked returns partial_bytes_acked of congestion avoidance.
+func (p *Path) PartialBytesAcked() int { return p.pba }
+
+// FlightSize returns the bytes of DATA sent and not yet acknowledged or
+// marked for retransmission.
+func (p *Path) FlightSize() int { return p.flight }
+
+// InFastRecovery reports whether the path is in fast recovery (7.2.4).
+func (p *Path) InFastRecovery() bool { return p.inFastRecovery }
+
+// MTU returns the path's largest SCTP packet in bytes.
+func (p *Path) MTU() int { return p.mtu }
+
+// pmdcs returns the Path Maximum DATA Chunk Size: "The maximum size
+// (including the DATA chunk header) of a DATA chunk that fits into an SCTP
+// packet not exceeding the PMTU" (RFC 9260 section 2.3). cwnd, ssthresh and
+// flight size count DATA chunks with their headers and padding.
+func (p *Path) pmdcs() int { return (p.mtu - 12) &^ 3 }
+
+// ErrorCount returns the path's error counter (RFC 9260 section 8.2).
+func (p *Path) ErrorCount() int { return p.errors }
+
+// Fault counts one error on the path: an expired T3-rtx (counted by the
+// engine itself) or an unanswered heartbeat (counted by the association).
+// It returns the new count, which the association compares with
+// Path.Max.Retrans.
+func (p *Path) Fault() int { p.errors++; return p.errors }
+
+// ClearErrors resets the path's error counter: section 8.3, "When an
+// outstanding TSN is acknowledged or a HEARTBEAT sent to that address is
+// acknowledged with a HEARTBEAT ACK, the endpoint SHOULD clear the error
+// counter of the destination transport address".
+func (p *Path) ClearErrors() { p.errors = 0 }
+
+// RTTSample feeds one round-trip time measurement R into the estimator
+// (RFC 9260 section 6.3.1 rules C2 to C7). The engine calls it for DATA
+// acknowledged without retransmission (Karn's rule); the association calls
+// it for HEARTBEAT ACKs. Non-positive samples are ignored.
+func (p *Path) RTTSample(now time.Time, rtt time.Duration) {
+	if rtt <= 0 {
+		return
+	}
+	g := p.cfg.Granularity
+	if !p.measured {
+		// C2: "SRTT <- R, RTTVAR <- R/2, and RTO <- SRTT + 4 * RTTVAR."
+		p.srtt = rtt
+		p.rttvar = rtt / 2
+		p.measured = true
+	} else {
+		// C3: "RTTVAR <- (1 - RTO.Beta) * RTTVAR + RTO.Beta * |SRTT - R'|
+		//      SRTT <- (1 - RTO.Alpha) * SRTT + RTO.Alpha * R'"
+		d := p.srtt - rtt
+		if d < 0 {
+			d = -d
+		}
+		a, b := p.cfg.RTOAlpha, p.cfg.RTOBeta
+		p.rttvar = time.Duration((1-b)*float64(p.rttvar) + b*float64(d))
+		p.srtt = time.Duration((1-a)*float64(p.srtt) + a*float64(rtt))
+	}
+	// G1: "Whenever RTTVAR is computed, if RTTVAR = 0, then adjust
+	// RTTVAR <- G."
+	if p.rttvar == 0 {
+		p.rttvar = g
+	}
+	// "After the computation, update RTO <- SRTT + 4 * RTTVAR."
+	p.rto = p.srtt + 4*p.rttvar
+	p.clampRTO()
+}
+
+// clampRTO applies C6 and C7: RTO.Min and RTO.Max.
+func (p *Path) clampRTO() {
+	if p.rto < p.cfg.RTOMin {
+		p.rto = p.cfg.RTOMin
+	}
+	if p.rto > p.cfg.RTOMax {
+		p.rto = p.cfg.RTOMax
+	}
+}
+
+// Backoff doubles the RTO up to RTO.Max (section 6.3.3 rule E2: "back off
+// the timer"). The engine calls it on T3-rtx expiry; the association calls
+// it when its own retransmission timers (T1, T2, heartbeat) expire.
+func (p *Path) Backoff() {
+	p.rto *= 2
+	p.clampRTO()
+}
+
+// onT3Expiry applies section 7.2.3 for a retransmission timeout: "ssthresh
+// = max(cwnd / 2, 4 * PMDCS) cwnd = PMDCS partial_bytes_acked = 0".
+func (p *Path) onT3Expiry() {
+	p.ssthresh = max(p.cwnd/2, 4*p.pmdcs())
+	p.cwnd = p.pmdcs()
+	p.pba = 0
+	p.inFastRecovery = false
+}
+
+// enterFastRecovery applies section 7.2.4 step 2 with 7.2.3 ("ssthresh =
+// max(cwnd / 2, 4 * PMDCS) cwnd = ssthresh partial_bytes_acked = 0") and
+// marks the exit point.
+func (p *Path) enterFastRecovery(highest TSN) {
+	p.inFastRecovery = true
+	p.fastRecoverTSN = highest
+	p.ssthresh = max(p.cwnd/2, 4*p.pmdcs())
+	p.cwnd = p.ssthresh
+	p.pba = 0
+}
+
+// onAck adjusts cwnd for a SACK that newly acknowledged acked bytes of
+// DATA chunks; flightBefore is the flight size before the SACK.
+func (p *Path) onAck(acked, flightBefore int) {
+	if acked <= 0 || p.inFastRecovery {
+		return
+	}
+	if p.cwnd <= p.ssthresh {
+		// 7.2.1: "When cwnd is less than or equal to ssthresh, an SCTP
+		// endpoint MUST use the slow-start algorithm to increase cwnd only
+		// if the current congestion window is being fully utilized and the
+		// data sender is not in Fast Recovery. ... cwnd MUST be increased
+		// by, at most, the lesser of 1) the total size of the previously
+		// outstanding DATA chunk(s) acknowledged and 2) L times the
+		// destination's PMDCS." (L = 1.) The window counts as fully
+		// utilized when no further full-sized chunk would have fitted.
+		if flightBefore+p.pmdcs() > p.cwnd {
+			p.cwnd += min(acked, p.pmdcs())
+		}
+		return
+	}
+	// 7.2.2: "Whenever cwnd is greater than ssthresh, upon each SACK chunk
+	// arrival, increase partial_bytes_acked by the total number of bytes
+	// ... of all new DATA chunks acknowledged in that SACK chunk".
+	p.pba += acked
+	switch {
+	case p.pba > p.cwnd && flightBefore < p.cwnd:
+		// "When (1) partial_bytes_acked is greater than cwnd and (2)
+		// before the arrival of the SACK chunk the sender had less than
+		// cwnd bytes of data outstanding ..., reset partial_bytes_acked to
+		// cwnd."
+		p.pba = p.cwnd
+	case p.pba >= p.cwnd && flightBefore >= p.cwnd:
+		// "... partial_bytes_acked is reset to (partial_bytes_acked -
+		// cwnd). Next, cwnd is increased by PMDCS."
+		p.pba -= p.cwnd
+		p.cwnd += p.pmdcs()
+	}
+}
+
+// idle applies the rule of 7.2.1 and 7.2.2 for a path without
+// transmissions: "the cwnd of the transport address SHOULD be adjusted to
+// max(cwnd / 2, 4 * PMDCS) once per RTO. Before the first cwnd adjustment,
+// the ssthresh of the transport address SHOULD be set to the cwnd." periods
+// is the number of whole RTOs the path was idle.
+func (p *Path) idle(periods int) {
+	floor := 4 * p.pmdcs()
+	for i := 0; i < periods && p.cwnd > floor; i++ {
+		if i == 0 {
+			p.ssthresh = p.cwnd
+		}
+		p.cwnd = max(p.cwnd/2, floor)
+	}
+}

@@ -1,0 +1,284 @@
+package transfer
+
+import (
+	"time"
+
+	"github.com/usctp/usctp/interleave"
+	"github.com/usctp/usctp/sctp/chunk"
+)
+
+// maxDupTSNs bounds the duplicate TSNs reported in one SACK.
+const maxDupTSNs = 32
+
+// Receiver is the receiving half of the engine: the TSN map with duplicate
+// detection, the receive window, delayed SACK, reassembly and in-order
+// delivery (RFC 9260 sections 6.2, 6.5, 6.6, 6.9).
+type Receiver struct {
+	cfg    *Config
+	stats  *Stats
+	tsns   tsnMap
+	dups   []TSN
+	gapBuf []GapBlock
+	reasm  interleave.Reassembler
+	pool   *interleave.Pool
+
+	capacity  int // receive buffer: a_rwnd when empty
+	pdPoint   int // held bytes that start partial delivery
+	lastAdv   int // a_rwnd of the last SACK
+	updateMin int // window opening that warrants a window update
+
+	// SACK scheduling.
+	packets     int       // packets with DATA since the last SACK
+	sackNow     bool      // a SACK is due at once
+	ackDeadline time.Time // delayed SACK deadline, zero when none
+	inPacket    bool      // the current packet had new DATA
+	immediate   bool      // the current packet had a DATA with the I bit
+
+	// Reading.
+	off  int      // bytes of the head fragment already read
+	info RecvInfo // the message being read
+}
+
+func (r *Receiver) init(cfg *Config, st *Stats, streams *Streams) {
+	r.cfg, r.stats = cfg, st
+	r.tsns.init(cfg.PeerTSN)
+	r.dups = make([]TSN, 0, maxDupTSNs)
+	d := interleave.NewData(streams)
+	r.reasm, r.pool = d, d.Pool()
+	r.capacity = cfg.RecvBuffer
+	r.pdPoint = max(r.capacity/2, 1)
+	r.lastAdv = r.capacity
+	r.updateMin = max(r.capacity/4, cfg.MTU)
+}
+
+// CumulativeTSN returns the cumulative TSN of received data (the
+// Cumulative TSN Ack of our SACKs and of a SHUTDOWN chunk).
+func (r *Receiver) CumulativeTSN() TSN { return r.tsns.cum }
+
+// Window returns the receive window we would advertise now (a_rwnd).
+func (r *Receiver) Window() int { return max(r.capacity-r.reasm.Held(), 0) }
+
+// advertise returns the a_rwnd to put in a SACK. 6.2: "The receiver MUST
+// also have an algorithm for advertising its receive window to avoid
+// receiver silly window syndrome (SWS), as described in [RFC1122]": a
+// window smaller than both a full-sized chunk and half the buffer is
+// advertised as 0, so the peer does not dribble small chunks into it.
+func (r *Receiver) advertise() int {
+	w := r.Window()
+	if w < min(r.cfg.MTU, r.capacity/2) {
+		return 0
+	}
+	return w
+}
+
+// Held returns the user bytes held: waiting for reassembly or ordering, or
+// ready to be read.
+func (r *Receiver) Held() int { return r.reasm.Held() }
+
+// HandleData processes one DATA chunk from the peer (RFC 9260 section 6.2
+// and 6.5). The payload is copied when the chunk is kept. An error means the
+// association must ABORT: ErrEmptyMessage ("No User Data" cause) or
+// ErrProtocolViolation.
+func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
+	r.stats.DataChunksReceived++
+	if d.Flags&flagImmediate != 0 {
+		r.immediate = true
+	}
+	if len(d.Payload) == 0 {
+		// 6.2: "If an endpoint receives a DATA chunk with no user data
+		// (i.e., the Length field is set to 16), it SHOULD send an ABORT
+		// chunk with a "No User Data" error cause."
+		r.stats.EmptyData++
+		return Dropped, ErrEmptyMessage
+	}
+	t := d.TSN
+	if r.tsns.has(t) {
+		// 6.2: "When a packet arrives with duplicate DATA chunk(s) and
+		// with no new DATA chunk(s), the endpoint MUST immediately send a
+		// SACK chunk with no delay." We answer every duplicate at once.
+		r.stats.DupTSNs++
+		if len(r.dups) < maxDupTSNs {
+			r.dups = append(r.dups, t)
+		}
+		r.sackNow = true
+		return Duplicate, nil
+	}
+	if !r.tsns.inWindow(t) {
+		r.stats.DroppedRange++
+		r.sackNow = true
+		return Dropped, nil
+	}
+	if r.reasm.Held()+len(d.Payload) > r.capacity {
+		// 6.2: "When the receiver's advertised window is 0, the receiver
+		// MUST drop any new incoming DATA chunk with a TSN larger than the
+		// largest TSN received so far. Also, if the new incoming DATA chunk
+		// holds a TSN value less than the largest TSN received so far, then
+		// the receiver SHOULD drop the largest TSN held for reordering and
+		// accept the new incoming DATA chunk. In either case, if such a
+		// DATA chunk is dropped, the receiver MUST immediately send back a
+		// SACK chunk".
+		r.sackNow = true
+		r.maybePartial()
+		if next, ok := r.reasm.PartialNext(); ok && uint32(t) == next && r.reasm.Peek() == nil {
+			// The next fragment of a message in partial delivery, with all
+			// delivered so far read: accept it (one chunk over the window
+			// at a time). The messages waiting behind the partial delivery
+			// would otherwise keep the window shut for good: a deliberate
+			// exception to the MUST above, which assumes held data can
+			// always drain.
+			r.stats.PartialOverrun++
+		} else {
+			if t.GT(r.tsns.highest) {
+				r.stats.DroppedWindow++
+				return Dropped, nil
+			}
+			for r.reasm.Held()+len(d.Payload) > r.capacity {
+				dt, _, ok := r.reasm.DropHighest(uint32(t))
+				if !ok {
+					break
+				}
+				r.tsns.remove(TSN(dt))
+				r.stats.DroppedReneged++
+			}
+			if r.reasm.Held()+len(d.Payload) > r.capacity+r.cfg.MTU {
+				// Nothing held above t could go (all of it is delivered and
+				// waits for the reader): at most one chunk's overrun.
+				r.stats.DroppedWindow++
+				return Dropped, nil
+			}
+		}
+	}
+	r.tsns.add(t)
+	r.inPacket = true
+	if r.tsns.hasGaps() || t != r.tsns.cum {
+		// 6.7: "If the endpoint detects a gap in the received DATA chunk
+		// sequence, it SHOULD send a SACK with Gap Ack Blocks immediately."
+		r.sackNow = true
+	}
+	if int(d.SID) >= r.cfg.InStreams {
+		r.stats.InvalidStream++
+		return InvalidStream, nil
+	}
+	f := r.pool.Get(d.Payload)
+	f.TSN, f.PPID, f.SSN, f.SID, f.Flags = uint32(t), d.PPID, d.SSN, d.SID, d.Flags&(flagBegin|flagEnd|flagUnordered)
+	if !r.reasm.Add(f) {
+		return Dropped, ErrProtocolViolation
+	}
+	r.stats.BytesReceived += uint64(len(d.Payload))
+	r.maybePartial()
+	return Accepted, nil
+}
+
+// maybePartial starts partial delivery when the held bytes reach the
+// partial delivery point and nothing is ready for the reader: a message
+// too large for the buffer must start to leave before it is complete.
+func (r *Receiver) maybePartial() {
+	if r.reasm.Held() >= r.pdPoint && r.reasm.Peek() == nil && r.reasm.Partial() {
+		r.stats.PartialDeliveries++
+	}
+}
+
+// EndPacket tells the receiver that the DATA chunks of one packet were all
+// handled; it schedules the SACK: "An acknowledgement SHOULD be generated
+// for at least every second packet ... received and SHOULD be generated
+// within 200 ms of the arrival of any unacknowledged DATA chunk" (6.2), or
+// at once for a DATA chunk with the I bit (RFC 7053).
+func (r *Receiver) EndPacket(now time.Time) {
+	if r.immediate {
+		r.sackNow = true
+		r.immediate = false
+	}
+	if !r.inPacket {
+		return
+	}
+	r.inPacket = false
+	r.packets++
+	r.stats.DataPacketsReceived++
+	if r.packets >= r.cfg.SACKFreq {
+		r.sackNow = true
+	}
+	if r.ackDeadline.IsZero() {
+		r.ackDeadline = now.Add(r.cfg.SACKDelay)
+	}
+}
+
+// SACKDue reports whether a SACK should go out now.
+func (r *Receiver) SACKDue(now time.Time) bool {
+	return r.sackNow || (!r.ackDeadline.IsZero() && !now.Before(r.ackDeadline))
+}
+
+// Deadline returns the delayed-SACK deadline, or the zero time.
+func (r *Receiver) Deadline() time.Time { return r.ackDeadline }
+
+// AppendSACK appends a SACK chunk reporting the TSN map (cumulative TSN,
+// Gap Ack Blocks, duplicate TSNs) and the receive window to pkt, using at
+// most room bytes (blocks and duplicates that do not fit are left out), and
+// returns the extended packet. It clears the SACK schedule.
+func (r *Receiver) AppendSACK(now time.Time, pkt []byte, room int) []byte {
+	if room < sackHeaderLen {
+		return pkt
+	}
+	maxGaps := (room - sackHeaderLen) / 4
+	r.gapBuf = r.gapBuf[:0]
+	if r.tsns.hasGaps() {
+		r.tsns.gaps(maxGaps, func(s, e uint16) {
+			r.gapBuf = append(r.gapBuf, GapBlock{Start: s, End: e})
+		})
+	}
+	ndups := min(len(r.dups), (room-sackHeaderLen)/4-len(r.gapBuf))
+	adv := r.advertise()
+	pkt, _ = chunk.AppendSack(pkt, r.tsns.cum, uint32(adv), r.gapBuf, r.dups[:ndups])
+	r.dups = r.dups[:0]
+	r.packets = 0
+	r.sackNow = false
+	r.ackDeadline = time.Time{}
+	r.lastAdv = adv
+	r.stats.SACKsSent++
+	return pkt
+}
+
+// Readable reports whether Read would return data.
+func (r *Receiver) Readable() bool { return r.reasm.Peek() != nil }
+
+// Read copies delivered user data into p: at most one message per call,
+// in parts when the message is larger than p (info.EOR marks the last
+// part). It returns ErrWouldBlock when nothing is ready. Reading frees
+// receive window; when the window opened enough since the last SACK, a
+// window-update SACK becomes due.
+func (r *Receiver) Read(p []byte) (n int, info RecvInfo, err error) {
+	f := r.reasm.Peek()
+	if f == nil {
+		return 0, RecvInfo{}, ErrWouldBlock
+	}
+	if r.off == 0 && f.Flags&flagBegin != 0 {
+		r.info = RecvInfo{
+			SID: f.SID, SSN: f.SSN, PPID: f.PPID, TSN: TSN(f.TSN),
+			Unordered: f.Flags&flagUnordered != 0,
+		}
+	}
+	info = r.info
+	for f != nil && n < len(p) {
+		c := copy(p[n:], f.Data[r.off:])
+		n += c
+		r.off += c
+		if r.off < len(f.Data) {
+			break
+		}
+		r.reasm.Pop()
+		r.off = 0
+		end := f.Flags&flagEnd != 0
+		r.pool.Put(f)
+		if end {
+			info.EOR = true
+			r.stats.MessagesDelivered++
+			break
+		}
+		f = r.reasm.Peek()
+	}
+	r.maybePartial()
+	if r.Window()-r.lastAdv >= r.updateMin {
+		r.sackNow = true
+		r.stats.WindowUpdates++
+	}
+	return n, info, nil
+}

@@ -1,0 +1,570 @@
+package transfer
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/usctp/usctp/interleave"
+	"github.com/usctp/usctp/sched"
+)
+
+// message is one user message in the send buffer. Messages come from a free
+// list and keep their buffer across reuse.
+type message struct {
+	buf       []byte // the user data (a copy)
+	ppid      uint32
+	sid       uint16
+	unordered bool
+	drained   bool     // reported by Drain
+	mid       uint32   // SSN or MID, assigned when the first fragment is cut
+	nextFSN   uint32   // FSN of the next fragment (I-DATA)
+	off       int      // bytes already cut into chunks
+	refs      int      // chunk records pointing here, +1 while not fully cut
+	next      *message // per-stream queue or free list
+}
+
+// OutSide is the sending state of one outbound stream: the side object of
+// the stream table's outbound records, holding the stream's send queue.
+type OutSide struct {
+	head, tail *message
+}
+
+// Record states.
+const (
+	recInFlight uint8 = iota // sent, not acknowledged
+	recGapAcked              // acknowledged by a Gap Ack Block (may be reneged)
+	recRtx                   // marked for retransmission
+	recAcked                 // below the cumulative TSN ack point (slot free)
+)
+
+// record is the retransmission record of one DATA chunk: compact, separate
+// from the wire format; its payload is a slice of the message's buffer.
+type record struct {
+	msg      *message
+	sent     time.Time // last transmission
+	off, n   int32     // payload = msg.buf[off:off+n]
+	ppid     uint32
+	mid      uint32 // SSN or MID
+	fsn      uint32 // I-DATA fragment sequence number
+	sid      uint16
+	flags    uint8
+	state    uint8
+	misses   uint8 // miss indications (7.2.4)
+	xmits    uint8 // transmissions so far
+	fastRtx  bool  // marked by fast retransmit, not yet resent
+	fastDone bool  // was fast-retransmitted once already
+}
+
+// Sender is the sending half of the engine: the send buffer, lazy
+// fragmentation, the retransmission records, T3-rtx, fast retransmit and
+// congestion control (RFC 9260 sections 6.1, 6.2.1, 6.3, 7).
+type Sender struct {
+	cfg   *Config
+	path  *Path
+	stats *Stats
+	sched sched.Scheduler
+	frame interleave.Framer
+	hdr   int // chunk header length of the variant
+
+	streams *Streams
+	free    *message // free list of messages
+	nfree   int
+	cur     *message // message being cut into chunks (pinned stream)
+
+	buffered    int // bytes queued and not yet acknowledged
+	unsent      int // bytes queued and not yet cut into chunks
+	fragPoint   int // largest DATA payload per chunk
+	burstLeft   int // packets left in this send opportunity
+	peerRwnd    int
+	cumAck      TSN // cumulative TSN ack point
+	nextTSN     TSN // next TSN to assign
+	recs        []record
+	mask        uint32
+	inFlight    int  // records sent and not acknowledged (not gap-acked, not acked)
+	rtxPending  int  // records marked for retransmission
+	gapAcked    int  // records acknowledged by a gap block
+	unackedData int  // user bytes of records in flight or marked for retransmission
+	fastRtx     bool // a fast-retransmit packet is due (ignores cwnd)
+
+	// After a T3-rtx expiry only one packet may be in flight until an
+	// acknowledgement arrives (7.2.3).
+	t3Recovery, t3Sent bool
+
+	// Zero window probing: the first probe waits one RTO after the peer
+	// closed its window (6.1 rule A).
+	probeAt   time.Time
+	sackSince bool // a SACK arrived since T3 was last started
+
+	immediate bool // set the I bit on DATA chunks (RFC 7053)
+
+	timing   bool // an RTT measurement is running
+	timedTSN TSN
+	t3       time.Time // T3-rtx deadline, zero when stopped
+	lastSend time.Time // last DATA transmission, for the idle cwnd rule
+}
+
+func (s *Sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
+	s.cfg, s.path, s.stats, s.streams = cfg, path, st, streams
+	s.sched = cfg.Scheduler
+	s.frame = interleave.NewDataFramer(streams)
+	s.hdr = s.frame.HeaderLen()
+	s.cumAck = cfg.LocalTSN - 1
+	s.nextTSN = cfg.LocalTSN
+	s.recs = make([]record, 64)
+	s.mask = 63
+	s.peerRwnd = int(cfg.PeerRwnd)
+	s.burstLeft = cfg.MaxBurst
+	s.setFragPoint()
+}
+
+// setFragPoint derives the fragment point from the path MTU: the MTU less
+// the common header and a DATA chunk header, a multiple of 4.
+func (s *Sender) setFragPoint() {
+	s.fragPoint = (s.path.mtu - 12 - s.hdr) &^ 3
+}
+
+// Queue copies a user message of stream sid into the send buffer. It
+// returns ErrStreamID for a stream outside the negotiated range,
+// ErrEmptyMessage for an empty payload and ErrWouldBlock when the send
+// buffer has no room (a message larger than the whole buffer is accepted
+// when the buffer is empty). Fragmentation and TSN/SSN assignment happen
+// later, in AppendData.
+func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) error {
+	if int(sid) >= s.cfg.OutStreams {
+		return fmt.Errorf("%w: %d, %d outbound streams", ErrStreamID, sid, s.cfg.OutStreams)
+	}
+	if len(payload) == 0 {
+		return ErrEmptyMessage
+	}
+	if s.buffered > 0 && s.buffered+len(payload) > s.cfg.SendBuffer {
+		return ErrWouldBlock
+	}
+	st := s.streams.OutSide(sid)
+	m := s.free
+	if m != nil {
+		s.free = m.next
+		s.nfree--
+	} else {
+		m = &message{}
+	}
+	m.buf = append(m.buf[:0], payload...)
+	m.ppid, m.sid, m.unordered, m.drained = ppid, sid, unordered, false
+	m.off, m.refs, m.next = 0, 1, nil
+	if st.tail == nil {
+		st.head = m
+	} else {
+		st.tail.next = m
+	}
+	st.tail = m
+	if s.unsent == 0 {
+		// New data after an idle period is a send opportunity.
+		s.burstLeft = s.cfg.MaxBurst
+	}
+	s.buffered += len(payload)
+	s.unsent += len(payload)
+	s.sched.Enqueue(sid, len(payload))
+	s.stats.MessagesQueued++
+	return nil
+}
+
+// release drops one reference to m and recycles it when none is left.
+func (s *Sender) release(m *message) {
+	m.refs--
+	if m.refs > 0 {
+		return
+	}
+	s.buffered -= len(m.buf)
+	if s.nfree >= maxFreeMessages {
+		return
+	}
+	if cap(m.buf) > maxKeptBuffer {
+		m.buf = nil
+	}
+	m.next = s.free
+	s.free = m
+	s.nfree++
+}
+
+// Bounds: chunks outstanding; the message free list's length and the
+// largest buffer a free message keeps.
+const (
+	maxOutstanding  = 1 << 15 // DATA chunks above the cumulative ack point
+	maxFreeMessages = 4096
+	maxKeptBuffer   = 64 << 10
+)
+
+// Buffered returns the bytes in the send buffer: queued or unacknowledged.
+func (s *Sender) Buffered() int { return s.buffered }
+
+// Outstanding returns the number of DATA chunks sent and not yet covered
+// by the cumulative TSN ack point.
+func (s *Sender) Outstanding() int { return int(s.nextTSN - s.cumAck - 1) }
+
+// Idle reports whether nothing is queued or unacknowledged: the condition
+// for sending SHUTDOWN (RFC 9260 section 9.2).
+func (s *Sender) Idle() bool { return s.buffered == 0 && s.Outstanding() == 0 }
+
+// CumulativeAck returns the cumulative TSN ack point of our outbound data.
+func (s *Sender) CumulativeAck() TSN { return s.cumAck }
+
+// NextTSN returns the TSN the next new DATA chunk will carry.
+func (s *Sender) NextTSN() TSN { return s.nextTSN }
+
+// PeerRwnd returns our view of the peer's receive window.
+func (s *Sender) PeerRwnd() int { return s.peerRwnd }
+
+// rec returns the record of tsn, which must lie in (cumAck, nextTSN).
+func (s *Sender) rec(tsn TSN) *record { return &s.recs[uint32(tsn)&s.mask] }
+
+// grow doubles the record ring.
+func (s *Sender) grow() {
+	n := len(s.recs) * 2
+	recs := make([]record, n)
+	for t := s.cumAck + 1; t != s.nextTSN; t++ {
+		recs[uint32(t)&uint32(n-1)] = *s.rec(t)
+	}
+	s.recs, s.mask = recs, uint32(n-1)
+}
+
+// size returns the bytes a chunk counts in flight size and cwnd: the
+// chunk with its header and padding.
+func (s *Sender) size(r *record) int { return s.hdr + pad4(int(r.n)) }
+
+// appendChunk writes the chunk of record r (TSN t) through the variant's
+// framer.
+func (s *Sender) appendChunk(pkt []byte, t TSN, r *record) []byte {
+	flags := r.flags
+	if s.immediate {
+		flags |= flagImmediate
+	}
+	f := interleave.OutFrag{
+		TSN: uint32(t), PPID: r.ppid, MID: r.mid, FSN: r.fsn, SID: r.sid, Flags: flags,
+		Payload: r.msg.buf[r.off : int(r.off)+int(r.n)],
+	}
+	return s.frame.Append(pkt, f)
+}
+
+// nextChunkSize returns the user data size of the next new chunk, or 0.
+func (s *Sender) nextChunkSize() int {
+	m := s.cur
+	if m == nil {
+		if s.unsent == 0 {
+			return 0
+		}
+		return s.fragPoint // not known before the scheduler picks
+	}
+	return min(len(m.buf)-m.off, s.fragPoint)
+}
+
+// canSendNew applies rules A and B of section 6.1 to a new chunk of size
+// user bytes.
+func (s *Sender) canSendNew(now time.Time, size int) bool {
+	// 6.1: "The data sender MUST NOT use a TSN that is more than 2^31 - 1
+	// above the beginning TSN of the current send window. For each stream,
+	// the data sender MUST NOT have more than 2^16 - 1 ordered user
+	// messages in the current send window." Bounding the chunks outstanding
+	// keeps both (and spares receivers with small TSN maps).
+	if s.Outstanding() >= maxOutstanding {
+		s.stats.CwndLimited++
+		return false
+	}
+	// Rule B: "the sender MUST NOT transmit new data to a given transport
+	// address if it has cwnd + (PMDCS - 1) or more bytes of data
+	// outstanding"; we exceed cwnd by at most one chunk.
+	if s.path.flight >= s.path.cwnd {
+		s.stats.CwndLimited++
+		return false
+	}
+	// Rule A: "the data sender MUST NOT transmit new data ... if its
+	// peer's rwnd indicates that the peer has no buffer space (i.e., rwnd
+	// is smaller than the size of the next DATA chunk ...), except for zero
+	// window probes." "A zero window probe SHOULD only be sent when all
+	// outstanding DATA chunks have been cumulatively acknowledged and no
+	// DATA chunks are in flight." "The sender SHOULD send the first zero
+	// window probe after 1 RTO when it detects that the receiver has
+	// closed its window"; T3-rtx then backs off the following ones.
+	if size > s.peerRwnd {
+		if s.Outstanding() > 0 {
+			s.stats.RwndLimited++
+			return false
+		}
+		if s.probeAt.IsZero() {
+			s.probeAt = now.Add(s.path.rto)
+		}
+		if now.Before(s.probeAt) {
+			s.stats.RwndLimited++
+			return false
+		}
+		s.probeAt = time.Time{}
+		s.stats.ZeroWindowProbes++
+	}
+	return true
+}
+
+// Pending reports whether AppendData would append something now: chunks
+// marked for retransmission or new data the windows allow.
+func (s *Sender) Pending(now time.Time) bool {
+	if s.burstLeft <= 0 || (s.t3Recovery && s.t3Sent) {
+		return false
+	}
+	if s.rtxPending > 0 && (s.fastRtx || s.t3Recovery || s.path.flight < s.path.cwnd) {
+		return true
+	}
+	if s.unsent == 0 || s.path.flight >= s.path.cwnd {
+		return false
+	}
+	size := s.nextChunkSize()
+	return size <= s.peerRwnd || (s.Outstanding() == 0 && !s.probeAt.IsZero() && !now.Before(s.probeAt))
+}
+
+// AppendData appends DATA chunks to pkt, using at most room bytes, and
+// returns the extended packet and the number of chunks appended. Chunks
+// marked for retransmission go first (RFC 9260 section 6.1 rule C), then
+// new data cut from the queued messages as the scheduler picks streams.
+// It obeys the congestion window (rule B), the peer's receive window with
+// zero-window probing (rule A) and Max.Burst, applied by "strictly
+// limiting the number of packets emitted" (rule D): one call is one packet,
+// and at most Max.Burst packets go out per send opportunity (a SACK, a
+// timeout, or new data after an idle period).
+func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
+	if s.burstLeft <= 0 || (s.t3Recovery && s.t3Sent) {
+		return pkt, 0
+	}
+	if s.Outstanding() == 0 && !s.lastSend.IsZero() {
+		if idle := now.Sub(s.lastSend); idle >= s.path.rto {
+			s.path.idle(int(idle / s.path.rto))
+			s.lastSend = now
+		}
+	}
+	n := 0
+	if s.rtxPending > 0 {
+		pkt, room, n = s.appendRtx(now, pkt, room)
+	}
+	for s.unsent > 0 && !s.t3Recovery {
+		m := s.cur
+		if m == nil {
+			sid, ok := s.sched.Next()
+			if !ok {
+				break
+			}
+			st := s.streams.PeekOutSide(sid)
+			if st == nil || st.head == nil {
+				s.sched.Forget(sid) // scheduler out of step: drop its state
+				continue
+			}
+			m = st.head
+			s.cur = m
+		}
+		left := len(m.buf) - m.off
+		max := (room - s.hdr) &^ 3
+		size := min(left, s.fragPoint)
+		if size > max {
+			// Cut smaller to fill the packet, but not into slivers.
+			if max < 512 {
+				break
+			}
+			size = max
+		}
+		if !s.canSendNew(now, size) {
+			break
+		}
+		pkt = s.cut(now, m, size, pkt)
+		room -= s.hdr + pad4(size)
+		n++
+	}
+	if n > 0 {
+		s.burstLeft--
+		s.sched.PacketDone()
+		s.stats.DataPackets++
+		s.lastSend = now
+		if s.t3Recovery {
+			s.t3Sent = true
+		}
+		s.startT3(now)
+	}
+	return pkt, n
+}
+
+// cut makes the next chunk of size bytes from m, records it and appends it.
+func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
+	st := s.streams.PeekOutSide(m.sid)
+	var flags uint8
+	if m.off == 0 {
+		flags |= flagBegin
+		m.mid = s.frame.NewMessage(m.sid, m.unordered)
+		m.nextFSN = 0
+	}
+	if m.unordered {
+		flags |= flagUnordered
+	}
+	end := m.off+size == len(m.buf)
+	if end {
+		flags |= flagEnd
+	}
+	if s.Outstanding() == len(s.recs) {
+		s.grow()
+	}
+	tsn := s.nextTSN
+	s.nextTSN++
+	r := s.rec(tsn)
+	*r = record{
+		msg: m, sent: now, off: int32(m.off), n: int32(size),
+		ppid: m.ppid, sid: m.sid, mid: m.mid, fsn: m.nextFSN, flags: flags,
+		state: recInFlight, xmits: 1,
+	}
+	m.nextFSN++
+	m.refs++
+	m.off += size
+	s.unsent -= size
+	if end {
+		// Unpin: the scheduler may pick another stream now.
+		st.head = m.next
+		if st.head == nil {
+			st.tail = nil
+		}
+		m.next = nil
+		s.cur = nil
+		m.refs-- // fully cut: only the chunk records hold it now
+	}
+	s.sched.Sent(m.sid, size, end, st.head == nil)
+	s.path.flight += s.size(r)
+	s.inFlight++
+	s.unackedData += size
+	// 6.2.1 B: "Any time a DATA chunk is transmitted (or retransmitted) to
+	// a peer, the endpoint subtracts the data size of the chunk from the
+	// rwnd of that peer."
+	s.peerRwnd = max(s.peerRwnd-size, 0)
+	if !s.timing {
+		s.timing, s.timedTSN = true, tsn
+	}
+	s.stats.DataChunksSent++
+	s.stats.BytesSent += uint64(size)
+	return s.appendChunk(pkt, tsn, r)
+}
+
+// appendRtx appends chunks marked for retransmission, lowest TSN first,
+// limited by cwnd, except for the one packet of a fast retransmit (7.2.4:
+// "the sender SHOULD ignore the value of cwnd") or after a T3-rtx expiry
+// (6.3.3 E3: the earliest chunks that fit in one packet).
+func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, int) {
+	n := 0
+	bypass := s.fastRtx || s.t3Recovery
+	for t := s.cumAck + 1; t != s.nextTSN && s.rtxPending > 0; t++ {
+		r := s.rec(t)
+		if r.state != recRtx {
+			continue
+		}
+		if need := s.hdr + pad4(int(r.n)); need > room {
+			// A chunk cut before the path MTU shrank fits no packet now:
+			// it goes alone, over room; the association lets IP fragment
+			// it (RFC 9260 section 7.3 allows that for such chunks).
+			if n > 0 || need <= s.path.pmdcs() {
+				break
+			}
+		}
+		if !bypass && s.path.flight >= s.path.cwnd {
+			s.stats.CwndLimited++
+			break
+		}
+		if r.fastRtx {
+			r.fastRtx = false
+			s.stats.FastRetransmits++
+		}
+		r.state = recInFlight
+		r.sent = now
+		if r.xmits < 255 {
+			r.xmits++
+		}
+		if s.timing && s.timedTSN.GEQ(t) {
+			// C5: "RTT measurements SHOULD only be made using a DATA
+			// chunk with TSN r if no DATA chunk with TSN less than or
+			// equal to r was retransmitted since the DATA chunk with TSN r
+			// was sent first."
+			s.timing = false
+		}
+		if t == s.cumAck+1 && !s.t3.IsZero() {
+			// 6.1: "the sender MUST restart the timer if the earliest
+			// (i.e., lowest TSN) outstanding DATA chunk sent to that
+			// address is being retransmitted."
+			s.t3 = now.Add(s.path.rto)
+		}
+		s.rtxPending--
+		s.inFlight++
+		s.path.flight += s.size(r)
+		s.peerRwnd = max(s.peerRwnd-int(r.n), 0)
+		s.stats.Retransmits++
+		pkt = s.appendChunk(pkt, t, r)
+		room -= s.hdr + pad4(int(r.n))
+		n++
+	}
+	s.fastRtx = false
+	return pkt, room, n
+}
+
+// startT3 applies rule R1 of section 6.3.2: "Every time a DATA chunk is
+// sent to any address (including a retransmission), if the T3-rtx timer of
+// that address is not running, start it running so that it will expire
+// after the RTO of that address."
+func (s *Sender) startT3(now time.Time) {
+	if s.t3.IsZero() {
+		s.t3 = now.Add(s.path.rto)
+		s.sackSince = false
+	}
+}
+
+// SetImmediate makes the sender set the I bit on the DATA chunks it sends
+// from now on (or stop doing so): RFC 9260 section 6.1 lists "The sender is
+// in the SHUTDOWN-PENDING state" among the reasons to ask the peer to SACK
+// without delay.
+func (s *Sender) SetImmediate(on bool) { s.immediate = on }
+
+// Deadline returns when the T3-rtx timer expires or a zero window probe
+// is due, or the zero time when neither is pending.
+func (s *Sender) Deadline() time.Time {
+	if !s.probeAt.IsZero() && s.unsent > 0 && (s.t3.IsZero() || s.probeAt.Before(s.t3)) {
+		return s.probeAt
+	}
+	return s.t3
+}
+
+// Drain removes every queued and unacknowledged message from the send
+// buffer, calling fn (when not nil) for each with sent telling whether any
+// part of it went out. The association calls it when the association ends
+// to raise send-failed events. The payload is valid only during the call.
+func (s *Sender) Drain(fn func(sid uint16, ppid uint32, payload []byte, sent bool)) {
+	// Messages with chunks outstanding, each reported once.
+	for t := s.cumAck + 1; t != s.nextTSN; t++ {
+		r := s.rec(t)
+		m := r.msg
+		if m == nil {
+			continue
+		}
+		if !m.drained && fn != nil {
+			m.drained = true
+			fn(m.sid, m.ppid, m.buf, true)
+		}
+		r.msg = nil
+		r.state = recAcked
+		s.release(m)
+	}
+	for sid, st := range s.streams.OutSides() {
+		for m := st.head; m != nil; {
+			next := m.next
+			if fn != nil && !m.drained {
+				fn(m.sid, m.ppid, m.buf, m.off > 0)
+			}
+			m.refs = 1
+			s.release(m)
+			m = next
+		}
+		st.head, st.tail = nil, nil
+		s.sched.Forget(sid)
+	}
+	s.cur = nil
+	s.cumAck = s.nextTSN - 1
+	s.unsent, s.buffered, s.inFlight, s.rtxPending = 0, 0, 0, 0
+	s.gapAcked, s.unackedData = 0, 0
+	s.path.flight = 0
+	s.t3 = time.Time{}
+	s.timing = false
+}

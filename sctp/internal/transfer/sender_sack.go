@@ -1,0 +1,327 @@
+package transfer
+
+import (
+	"fmt"
+	"time"
+)
+
+// HandleSACK processes a SACK chunk from the peer (RFC 9260 section 6.2.1):
+// it advances the cumulative TSN ack point, applies the Gap Ack Blocks
+// (undoing acknowledgements the peer reneged on), takes RTT measurements,
+// adjusts cwnd (7.2.1, 7.2.2), counts miss indications and marks chunks for
+// fast retransmit (7.2.4), updates the peer's rwnd and manages T3-rtx
+// (6.3.2). It reports whether the SACK acknowledged new data (the
+// association then resets its error counter, section 8.1).
+//
+// A SACK older than the cumulative TSN ack point is ignored. A SACK that
+// acknowledges a TSN never sent, or whose Gap Ack Blocks are malformed
+// (start after end, overlapping or out of order), yields
+// ErrProtocolViolation and changes nothing; the association answers with
+// ABORT.
+func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
+	s.stats.SACKsReceived++
+	cum := sk.CumTSNAck
+	// 6.2.1 D i): "If Cumulative TSN Ack is less than the Cumulative TSN
+	// Ack Point, then drop the SACK chunk."
+	if cum.LT(s.cumAck) {
+		s.stats.SACKsStale++
+		return false, nil
+	}
+	if err := s.validate(sk); err != nil {
+		s.stats.SACKsInvalid++
+		return false, err
+	}
+	s.stats.DupTSNsReported += uint64(len(sk.Dups))
+	flightBefore := s.path.flight
+	newBytes := 0
+	cumAdvanced := cum.GT(s.cumAck)
+	var htna TSN // highest TSN newly acknowledged
+	haveHTNA := false
+
+	// Cumulative acknowledgement.
+	for t := s.cumAck + 1; t.LEQ(cum); t++ {
+		r := s.rec(t)
+		if s.ack(now, t, r) {
+			newBytes += s.size(r)
+			htna, haveHTNA = t, true
+		} else if r.state == recGapAcked {
+			s.gapAcked--
+		}
+		r.state = recAcked
+		m := r.msg
+		r.msg = nil
+		s.release(m)
+	}
+	s.cumAck = cum
+
+	// Gap Ack Blocks; gap-acked chunks no longer covered were reneged.
+	t := cum + 1
+	for _, g := range sk.Gaps {
+		start, end := cum.Add(uint32(g.Start)), cum.Add(uint32(g.End))
+		if s.gapAcked == 0 {
+			t = start
+		}
+		for ; t.LT(start); t++ {
+			s.renege(now, t)
+		}
+		for ; t.LEQ(end); t++ {
+			r := s.rec(t)
+			if r.state == recGapAcked {
+				continue
+			}
+			if s.ack(now, t, r) {
+				newBytes += s.size(r)
+				htna, haveHTNA = t, true
+			}
+			r.state = recGapAcked
+			s.gapAcked++
+		}
+	}
+	for ; t != s.nextTSN && s.gapAcked > 0; t++ {
+		s.renege(now, t)
+	}
+
+	// Miss indications (7.2.4): "For each incoming SACK chunk, miss
+	// indications are incremented only for missing TSNs prior to the HTNA
+	// in the SACK chunk." "If an endpoint is in Fast Recovery and a SACK
+	// chunks arrives that advances the Cumulative TSN Ack Point, the miss
+	// indications are incremented for all TSNs reported missing in the
+	// SACK chunk."
+	marked := false
+	if len(sk.Gaps) > 0 {
+		limit := htna
+		if s.path.inFastRecovery && cumAdvanced {
+			limit, haveHTNA = cum.Add(uint32(sk.Gaps[len(sk.Gaps)-1].End)), true
+		}
+		for t := cum + 1; haveHTNA && t.LT(limit); t++ {
+			r := s.rec(t)
+			if r.state != recInFlight || r.fastDone {
+				continue
+			}
+			if r.misses++; r.misses >= 3 {
+				s.markFast(r)
+				marked = true
+			}
+		}
+	}
+
+	// 7.2.4 note: "if the received SACK chunk also acknowledges new DATA
+	// chunks and advances the Cumulative TSN Ack Point, the cwnd adjustment
+	// rules defined in Sections 7.2.1 and 7.2.2 MUST be applied first."
+	s.path.onAck(newBytes, flightBefore)
+	// "When a SACK chunk acknowledges all TSNs up to and including this
+	// exit point, Fast Recovery is exited."
+	if s.path.inFastRecovery && s.cumAck.GEQ(s.path.fastRecoverTSN) {
+		s.path.inFastRecovery = false
+	}
+	if marked && !s.path.inFastRecovery {
+		// "If not in Fast Recovery, adjust the ssthresh and cwnd ...
+		// Retransmit those K DATA chunks in a single packet ... If not in
+		// Fast Recovery, enter Fast Recovery and mark the highest
+		// outstanding TSN as the Fast Recovery exit point."
+		s.fastRtx = true
+		s.path.enterFastRecovery(s.nextTSN - 1)
+		s.stats.FastRecoveries++
+	}
+	if s.Outstanding() == 0 {
+		// 7.2.2: "When all of the data transmitted by the sender has been
+		// acknowledged by the receiver, partial_bytes_acked is initialized
+		// to 0."
+		s.path.pba = 0
+	}
+
+	// 6.2.1 D ii): "Set rwnd equal to the newly received a_rwnd minus the
+	// number of bytes still outstanding after processing the Cumulative
+	// TSN Ack and the Gap Ack Blocks."
+	s.peerRwnd = max(int(sk.ARwnd)-s.unackedData, 0)
+	s.probeAt = time.Time{}
+	if s.unsent > 0 && s.Outstanding() == 0 && s.nextChunkSize() > s.peerRwnd {
+		// The window closed with nothing outstanding: the first zero
+		// window probe goes one RTO from now (6.1 rule A).
+		s.probeAt = now.Add(s.path.rto)
+	}
+
+	// T3-rtx: R2 "Whenever all outstanding data sent to an address have
+	// been acknowledged, turn off the T3-rtx timer of that address." R3
+	// "Whenever a SACK chunk is received that acknowledges the DATA chunk
+	// with the earliest outstanding TSN for that address, restart the
+	// T3-rtx timer for that address with its current RTO (if there is
+	// still outstanding data on that address)."
+	switch {
+	case s.inFlight == 0 && s.rtxPending == 0:
+		s.t3 = time.Time{}
+	case cumAdvanced:
+		s.t3 = now.Add(s.path.rto)
+	}
+	s.sackSince = true
+	if newBytes > 0 {
+		s.path.ClearErrors()
+		s.t3Recovery, s.t3Sent = false, false
+	}
+	s.burstLeft = s.cfg.MaxBurst
+	s.stats.BytesAcked += uint64(newBytes)
+	return newBytes > 0, nil
+}
+
+// validate checks a SACK against what was sent before anything changes.
+func (s *Sender) validate(sk *SACK) error {
+	highest := s.nextTSN - 1
+	if sk.CumTSNAck.GT(highest) {
+		return fmt.Errorf("%w: SACK acknowledges TSN %d, highest sent %d", ErrProtocolViolation, sk.CumTSNAck, highest)
+	}
+	last := uint32(0)
+	for _, g := range sk.Gaps {
+		if g.Start == 0 || g.Start > g.End || uint32(g.Start) <= last {
+			return fmt.Errorf("%w: SACK gap block %d-%d malformed or out of order", ErrProtocolViolation, g.Start, g.End)
+		}
+		if end := sk.CumTSNAck.Add(uint32(g.End)); end.GT(highest) {
+			return fmt.Errorf("%w: SACK gap block acknowledges TSN %d, highest sent %d", ErrProtocolViolation, end, highest)
+		}
+		last = uint32(g.End)
+	}
+	return nil
+}
+
+// ack takes a chunk out of flight (or out of the retransmission queue) on
+// its first acknowledgement and takes an RTT measurement from it when
+// allowed. It reports whether the chunk was newly acknowledged.
+func (s *Sender) ack(now time.Time, t TSN, r *record) bool {
+	switch r.state {
+	case recInFlight:
+		s.path.flight -= s.size(r)
+		s.inFlight--
+	case recRtx:
+		s.rtxPending--
+		r.fastRtx = false
+	default:
+		return false
+	}
+	s.unackedData -= int(r.n)
+	if s.timing && s.timedTSN == t {
+		s.timing = false
+		if r.xmits == 1 { // C5, Karn's algorithm
+			s.path.RTTSample(now, now.Sub(r.sent))
+			s.stats.RTTSamples++
+		}
+	}
+	return true
+}
+
+// markFast marks a chunk with three miss indications for fast retransmit:
+// "Mark the DATA chunk(s) with three miss indications for retransmission"
+// and "as being fast retransmitted and thus ineligible for a subsequent
+// Fast Retransmit".
+func (s *Sender) markFast(r *record) {
+	r.misses = 0
+	r.fastDone = true
+	r.fastRtx = true
+	s.markRtx(r)
+}
+
+// markRtx moves an in-flight chunk to the retransmission queue. 6.2.1 B:
+// "Any time a DATA chunk is marked for retransmission, either via T3-rtx
+// timer expiration or via Fast Retransmit, add the data size of those
+// chunks to the rwnd."
+func (s *Sender) markRtx(r *record) {
+	r.state = recRtx
+	s.rtxPending++
+	s.inFlight--
+	s.path.flight -= s.size(r)
+	s.peerRwnd += int(r.n)
+}
+
+// renege returns a chunk the peer no longer reports in a gap block to the
+// outstanding state. 6.2.1 D iii): "If the SACK chunk is missing a TSN that
+// was previously acknowledged via a Gap Ack Block (e.g., the data receiver
+// reneged on the data), then consider the corresponding DATA that might be
+// possibly missing: Count one miss indication towards Fast Retransmit ...,
+// and if no retransmit timer is running for the destination address to
+// which the DATA chunk was originally transmitted, then T3-rtx is started
+// for that destination address." (Also R4 of 6.3.2.)
+func (s *Sender) renege(now time.Time, t TSN) {
+	r := s.rec(t)
+	if r.state != recGapAcked {
+		return
+	}
+	r.state = recInFlight
+	r.misses++
+	s.gapAcked--
+	s.unackedData += int(r.n)
+	s.inFlight++
+	s.path.flight += s.size(r)
+	s.stats.Reneged++
+	if s.t3.IsZero() {
+		s.t3 = now.Add(s.path.rto)
+	}
+}
+
+// OnTimeout handles the expiry of T3-rtx when its deadline has passed
+// (section 6.3.3): it adjusts ssthresh and cwnd (E1, 7.2.3), backs off the
+// RTO (E2), marks every outstanding chunk for retransmission so that the
+// next AppendData resends the earliest ones in one packet (E3), and counts
+// a path error. It reports whether the expiry counts as an error for the
+// association (section 8.1), which then checks Association.Max.Retrans:
+// unanswered zero window probes do not count while SACKs keep arriving
+// (6.1 rule A).
+func (s *Sender) OnTimeout(now time.Time) (expired bool) {
+	if s.t3.IsZero() || now.Before(s.t3) {
+		return false
+	}
+	s.t3 = time.Time{}
+	s.stats.T3Expiries++
+	// E1: "adjust its ssthresh with rules defined in Section 7.2.3 and set
+	// cwnd = PMDCS."
+	s.path.onT3Expiry()
+	// E2: "set RTO = RTO * 2 ("back off the timer")."
+	s.path.Backoff()
+	probing := s.peerRwnd == 0 && s.sackSince
+	s.sackSince = false
+	for t := s.cumAck + 1; t != s.nextTSN; t++ {
+		r := s.rec(t)
+		if r.state == recInFlight {
+			s.markRtx(r)
+		}
+		r.fastRtx = false
+		r.misses = 0
+	}
+	s.fastRtx = false
+	s.timing = false
+	s.burstLeft = s.cfg.MaxBurst
+	// 7.2.3: "ensure that no more than one SCTP packet will be in flight
+	// for that address until the endpoint receives acknowledgement for
+	// successful delivery of data to that address."
+	s.t3Recovery, s.t3Sent = true, false
+	if s.rtxPending > 0 {
+		// E3 retransmits at once, in the next AppendData; running the timer
+		// from now (R1 with the backed-off RTO) keeps the association live
+		// even if that packet cannot be built right away.
+		s.t3 = now.Add(s.path.rto)
+	}
+	if probing {
+		s.stats.ZeroWindowProbes++
+		return false
+	}
+	s.path.Fault()
+	return true
+}
+
+// HandleCumAck applies the Cumulative TSN Ack of a SHUTDOWN chunk (RFC 9260
+// section 9.2: the receiver of a SHUTDOWN "MUST ... verify, by checking the
+// Cumulative TSN Ack field of the chunk, that all its outstanding DATA
+// chunks have been received by the SHUTDOWN sender"): a SACK without gap
+// blocks that leaves the peer's window as it was. Errors as HandleSACK.
+func (s *Sender) HandleCumAck(now time.Time, cum TSN) (acked bool, err error) {
+	if cum.LT(s.cumAck) {
+		return false, nil
+	}
+	sk := SACK{CumTSNAck: cum, ARwnd: uint32(s.peerRwnd + s.unackedData)}
+	if cum.LEQ(s.nextTSN - 1) {
+		// The window the SACK computes: a_rwnd less what stays unacked.
+		for t := s.cumAck + 1; t.LEQ(cum); t++ {
+			if r := s.rec(t); r.state == recInFlight || r.state == recRtx {
+				sk.ARwnd -= uint32(r.n)
+			}
+		}
+	}
+	return s.HandleSACK(now, &sk)
+}

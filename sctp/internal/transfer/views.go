@@ -1,0 +1,78 @@
+package transfer
+
+import "github.com/usctp/usctp/sctp/chunk"
+
+// Data is a received DATA chunk as the codec parsed it (chunk.ParseData).
+// Payload aliases the packet buffer: the engine copies what it keeps.
+type Data = chunk.Data
+
+// GapBlock is one Gap Ack Block of a SACK: TSNs CumTSNAck+Start through
+// CumTSNAck+End were received.
+type GapBlock = chunk.GapBlock
+
+// SACK is a received SACK chunk as the engine sees it. Gaps and Dups alias
+// caller memory the engine does not keep; SetFrom fills them from a parsed
+// chunk.Sack, reusing their backing arrays.
+type SACK struct {
+	CumTSNAck TSN
+	ARwnd     uint32
+	Gaps      []GapBlock
+	Dups      []TSN
+}
+
+// SetFrom fills s from a SACK chunk parsed by the codec. It allocates only
+// when s's slices have to grow.
+func (s *SACK) SetFrom(c *chunk.Sack) {
+	s.CumTSNAck, s.ARwnd = c.CumTSN, c.ARwnd
+	s.Gaps, s.Dups = s.Gaps[:0], s.Dups[:0]
+	for i := range c.Gaps.Len() {
+		s.Gaps = append(s.Gaps, c.Gaps.At(i))
+	}
+	for i := range c.Dups.Len() {
+		s.Dups = append(s.Dups, c.Dups.At(i))
+	}
+}
+
+// Verdict is what Receiver.HandleData did with a DATA chunk.
+type Verdict uint8
+
+// Verdicts of Receiver.HandleData.
+const (
+	// Accepted: the chunk is new and was kept for delivery.
+	Accepted Verdict = iota
+	// Duplicate: the TSN was already received; it is reported in the next
+	// SACK.
+	Duplicate
+	// Dropped: no room (receive window full, or the TSN lies beyond the
+	// TSN map's window); the peer will retransmit it. A SACK is due now.
+	Dropped
+	// InvalidStream: the stream id is outside the negotiated range. The
+	// TSN counts as received (RFC 9260 section 6.5: "it SHOULD acknowledge
+	// the reception of the DATA chunk following the normal procedure,
+	// immediately send an ERROR chunk with cause set to "Invalid Stream
+	// Identifier" and discard the DATA chunk"); the association sends the
+	// ERROR.
+	InvalidStream
+)
+
+var verdictNames = [...]string{"accepted", "duplicate", "dropped", "invalid-stream"}
+
+// String returns the verdict's name.
+func (v Verdict) String() string {
+	if int(v) < len(verdictNames) {
+		return verdictNames[v]
+	}
+	return "verdict?"
+}
+
+// RecvInfo describes the data returned by Receiver.Read.
+type RecvInfo struct {
+	SID       uint16
+	SSN       uint16
+	PPID      uint32
+	TSN       TSN  // TSN of the message's first fragment
+	Unordered bool // the message was sent unordered
+	// EOR reports that the read ended the message (end of record); when
+	// false, the next Read continues the same message.
+	EOR bool
+}

@@ -1,0 +1,86 @@
+package transport
+
+import (
+	"errors"
+	"net/netip"
+	"time"
+)
+
+// Packet is one SCTP packet on its way in or out of a Conn.
+//
+// Buf is storage the caller owns. On ReadBatch the transport fills
+// Buf[:N] with the whole SCTP packet (common header first) and sets Addr to
+// the sender; on WriteBatch it sends Buf[:N] to Addr. The transport never
+// keeps Buf after the call returns, so a caller reuses the same Packet
+// slice and buffers for every call and no call allocates.
+type Packet struct {
+	// Buf is the packet storage: its length is the capacity for reads.
+	Buf []byte
+	// N is the number of valid bytes in Buf.
+	N int
+	// Addr is the remote end: IP address and, for UDP encapsulation, the
+	// peer's UDP port. Raw IP conns use port 0. IPv4 addresses are always
+	// in their 4-byte form (never IPv4-mapped IPv6).
+	Addr netip.AddrPort
+}
+
+// Data returns the valid bytes of p, Buf[:N].
+func (p *Packet) Data() []byte { return p.Buf[:p.N] }
+
+// Conn is a packet connection carrying whole SCTP packets, the lower
+// boundary of the association shell.
+//
+// ReadBatch and WriteBatch may be called concurrently with each other and
+// with Close and SetReadDeadline; two concurrent ReadBatch calls (or two
+// WriteBatch calls) are serialized.
+type Conn interface {
+	// ReadBatch blocks until at least one packet has arrived, then fills
+	// pkts[:n] and returns n. It returns an error wrapping
+	// os.ErrDeadlineExceeded after the read deadline and net.ErrClosed
+	// after Close. Packets too large for their Buf are dropped, never
+	// truncated; to do that ReadBatch may swap the Buf fields among pkts.
+	ReadBatch(pkts []Packet) (int, error)
+	// WriteBatch sends pkts in order and returns how many were sent; it
+	// returns an error only with n < len(pkts).
+	WriteBatch(pkts []Packet) (int, error)
+	// SetReadDeadline sets the deadline for ReadBatch; the zero time
+	// means none. A deadline in the past unblocks a pending ReadBatch.
+	SetReadDeadline(t time.Time) error
+	// LocalAddr returns the local address: for UDP encapsulation, the
+	// local UDP port; for raw IP, port 0.
+	LocalAddr() netip.AddrPort
+	// Overhead returns the bytes the transport adds below the SCTP
+	// common header for a packet to remote: the IP header, plus the UDP
+	// header for encapsulation (RFC 6951 section 5.6: the path MTU of an
+	// encapsulated path is decreased by the size of the UDP header). The
+	// largest SCTP packet for a path of MTU m is m - Overhead(remote).
+	Overhead(remote netip.Addr) int
+	// Close closes the connection and unblocks ReadBatch and WriteBatch.
+	Close() error
+}
+
+// Header sizes used by Overhead.
+const (
+	IPv4HeaderLen = 20 // IPv4 header without options
+	IPv6HeaderLen = 40 // IPv6 fixed header without extension headers
+	UDPHeaderLen  = 8  // UDP header
+)
+
+// DefaultUDPPort is the IANA-registered port for SCTP over UDP,
+// sctp-tunneling (RFC 6951 section 5.1).
+const DefaultUDPPort = 9899
+
+// ipHeaderLen returns the IP header length for packets to a.
+func ipHeaderLen(a netip.Addr) int {
+	if a.Unmap().Is4() {
+		return IPv4HeaderLen
+	}
+	return IPv6HeaderLen
+}
+
+// ErrNeedRaw is wrapped, together with os.ErrPermission, by the error of
+// ListenIP when the process lacks CAP_NET_RAW.
+var ErrNeedRaw = errors.New("raw IP sockets for SCTP need CAP_NET_RAW (run as root, or grant it with setcap cap_net_raw+ep)")
+
+// errEmptyBatch is returned by ReadBatch for an empty pkts slice.
+var errEmptyBatch = errors.New("transport: ReadBatch with no packets")

@@ -1,0 +1,146 @@
+//go:build linux
+
+package transport
+
+import (
+	"encoding/binary"
+	"os"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// GRO receive: with UDP_GRO set, the kernel hands the socket runs of
+// datagrams from one sender as one buffer plus a control message with
+// the segment size (the datagrams of a GSO send on loopback are never
+// split at all). Those buffers can be 64 KiB, larger than the caller's
+// packet buffers, so a GRO socket reads into its own buffers and copies
+// each segment into the caller's Packets, keeping what does not fit for
+// the next ReadBatch.
+const (
+	groBuffers   = 8
+	groBufSize   = 1 << 16
+	groCmsgSpace = unix.SizeofCmsghdr + 8 // CmsgSpace(4) on 64-bit, more than enough on 32
+)
+
+// groState is the GRO side of batchIO, guarded by batchIO.r.
+type groState struct {
+	bufs  []byte // groBuffers * groBufSize
+	oob   []byte // groBuffers * groCmsgSpace
+	count int    // messages in the current batch
+	next  int    // message being split
+	off   int    // offset of its next segment
+}
+
+// enableGRO sets UDP_GRO on the socket and reports whether it worked
+// (Linux 5.0+).
+func enableGRO(rc syscall.RawConn) bool {
+	ok := false
+	rc.Control(func(fd uintptr) {
+		ok = unix.SetsockoptInt(int(fd), unix.SOL_UDP, unix.UDP_GRO, 1) == nil
+	})
+	return ok
+}
+
+func (b *batchIO) initGRO() {
+	b.g = &groState{
+		bufs: make([]byte, groBuffers*groBufSize),
+		oob:  make([]byte, groBuffers*groCmsgSpace),
+	}
+}
+
+// readGRO is readBatch for a socket with UDP_GRO set.
+func (b *batchIO) readGRO(pkts []Packet) (int, error) {
+	g := b.g
+	for {
+		if g.next < g.count {
+			if k := b.splitGRO(pkts); k > 0 {
+				return k, nil
+			}
+			continue
+		}
+		for i := range groBuffers {
+			h := &b.r.hs[i]
+			h.n = 0
+			h.hdr = unix.Msghdr{}
+			h.hdr.Name = (*byte)(unsafe.Pointer(&b.r.sa[i]))
+			h.hdr.Namelen = unix.SizeofSockaddrInet6
+			iov := &b.r.iov[i]
+			iov.Base = &g.bufs[i*groBufSize]
+			iov.SetLen(groBufSize)
+			h.hdr.Iov = iov
+			h.hdr.SetIovlen(1)
+			h.hdr.Control = &g.oob[i*groCmsgSpace]
+			h.hdr.SetControllen(groCmsgSpace)
+		}
+		b.r.count, b.r.n, b.r.err = groBuffers, 0, nil
+		if err := b.rc.Read(b.r.fn); err != nil {
+			return 0, err
+		}
+		if b.r.err != nil {
+			return 0, os.NewSyscallError("recvmmsg", b.r.err)
+		}
+		g.count, g.next, g.off = b.r.n, 0, 0
+	}
+}
+
+// splitGRO copies segments of the current batch into pkts and returns
+// how many it filled.
+func (b *batchIO) splitGRO(pkts []Packet) int {
+	g := b.g
+	k := 0
+	for k < len(pkts) && g.next < g.count {
+		i := g.next
+		h := &b.r.hs[i]
+		data := g.bufs[i*groBufSize : i*groBufSize+int(h.n)]
+		addr := sockaddrToAddrPort(&b.r.sa[i])
+		if h.hdr.Flags&unix.MSG_TRUNC != 0 || !addr.IsValid() || addr.Port() == 0 {
+			b.dropped.Add(1) // port 0: see unpack
+			g.next, g.off = g.next+1, 0
+			continue
+		}
+		seg := groSegment(g.oob[i*groCmsgSpace:i*groCmsgSpace+int(h.hdr.Controllen)], len(data))
+		if g.off == 0 && seg < len(data) {
+			b.groCoalesced.Add(1)
+		}
+		for g.off < len(data) && k < len(pkts) {
+			end := min(g.off+seg, len(data))
+			p := &pkts[k]
+			if n := copy(p.Buf, data[g.off:end]); n == end-g.off {
+				p.N, p.Addr = n, addr
+				k++
+			} else {
+				b.dropped.Add(1)
+			}
+			g.off = end
+		}
+		if g.off >= len(data) {
+			g.next, g.off = g.next+1, 0
+		}
+	}
+	return k
+}
+
+// groSegment returns the segment size from a UDP_GRO control message, or
+// n (one datagram) without one.
+func groSegment(oob []byte, n int) int {
+	for len(oob) >= unix.SizeofCmsghdr {
+		c := (*unix.Cmsghdr)(unsafe.Pointer(&oob[0]))
+		l := int(c.Len)
+		if l < unix.SizeofCmsghdr || l > len(oob) {
+			break
+		}
+		if c.Level == unix.SOL_UDP && c.Type == unix.UDP_GRO && l >= unix.CmsgLen(4) {
+			if s := int(binary.NativeEndian.Uint32(oob[unix.CmsgLen(0):])); s > 0 {
+				return s
+			}
+		}
+		sp := unix.CmsgSpace(l - unix.CmsgLen(0))
+		if sp > len(oob) {
+			break
+		}
+		oob = oob[sp:]
+	}
+	return max(n, 1)
+}

@@ -1,0 +1,13 @@
+//go:build linux
+
+package transport
+
+import "net"
+
+func newIPBatcher(c *net.IPConn, v6 bool) (batcher, error) {
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	return newBatchIO(rc, v6, !v6, false, 0), nil
+}

@@ -1,0 +1,463 @@
+//go:build linux
+
+package transport
+
+import (
+	"encoding/binary"
+	"errors"
+	"net"
+	"net/netip"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Batch limits.
+const (
+	// maxBatch is the most messages one recvmmsg or sendmmsg call takes.
+	maxBatch = 64
+	// maxGSOSegments is the most UDP segments in one GSO send; Linux
+	// accepts 64 since 4.18 (UDP_MAX_SEGMENTS), more on newer kernels.
+	maxGSOSegments = 64
+	// maxGSOBytes bounds the UDP payload of one GSO send (a datagram
+	// holds at most 65507 bytes over IPv4).
+	maxGSOBytes = 65000
+	// gsoCmsgSpace is the control buffer for one UDP_SEGMENT message.
+	gsoCmsgSpace = unix.SizeofCmsghdr + 8
+	// v4HeaderScratch receives the IPv4 header of a raw IPv4 socket in a
+	// separate iovec, so the SCTP packet lands at the start of the
+	// caller's buffer without a copy.
+	v4HeaderScratch = IPv4HeaderLen
+)
+
+// mmsghdr is struct mmsghdr: Go pads it like C does.
+type mmsghdr struct {
+	hdr unix.Msghdr
+	n   uint32
+}
+
+// batchIO moves packets with recvmmsg and sendmmsg on one socket, with
+// no allocation per call once its arrays are sized. It serves UDP
+// encapsulation and raw IP.
+type batchIO struct {
+	rc          syscall.RawConn
+	v6          bool   // the socket is AF_INET6 (maybe dual-stack)
+	raw4        bool   // raw IPv4: received data starts with the IPv4 header
+	udp         bool   // UDP encapsulation: drop source port 0, default port
+	defaultPort uint16 // peer UDP port for a Packet.Addr with port 0
+
+	gso          atomic.Bool // UDP_SEGMENT works; cleared on EIO
+	g            *groState   // non-nil when UDP_GRO is on
+	dropped      atomic.Uint64
+	gsoSends     atomic.Uint64
+	gsoFailure   atomic.Uint64
+	groCoalesced atomic.Uint64
+
+	r struct {
+		sync.Mutex
+		hs    []mmsghdr
+		iov   []unix.Iovec // 2 per message for raw4 (header, payload), else 1
+		sa    []unix.RawSockaddrInet6
+		hdr   []byte // raw4 header scratch, v4HeaderScratch per message
+		count int
+		n     int
+		err   error
+		fn    func(fd uintptr) bool
+	}
+	w struct {
+		sync.Mutex
+		hs    []mmsghdr
+		iov   []unix.Iovec
+		sa    []unix.RawSockaddrInet6
+		oob   []byte // gsoCmsgSpace per message
+		runs  []int  // packets per message
+		count int
+		sent  int
+		err   error
+		fn    func(fd uintptr) bool
+	}
+}
+
+func newBatchIO(rc syscall.RawConn, v6, raw4, udp bool, defaultPort uint16) *batchIO {
+	b := &batchIO{rc: rc, v6: v6, raw4: raw4, udp: udp, defaultPort: defaultPort}
+	b.r.hs = make([]mmsghdr, maxBatch)
+	iovPer := 1
+	if raw4 {
+		iovPer = 2
+		b.r.hdr = make([]byte, maxBatch*v4HeaderScratch)
+	}
+	b.r.iov = make([]unix.Iovec, maxBatch*iovPer)
+	b.r.sa = make([]unix.RawSockaddrInet6, maxBatch)
+	b.r.fn = b.recvF
+	b.w.hs = make([]mmsghdr, maxBatch)
+	b.w.iov = make([]unix.Iovec, maxBatch*maxGSOSegments)
+	b.w.sa = make([]unix.RawSockaddrInet6, maxBatch)
+	b.w.oob = make([]byte, maxBatch*gsoCmsgSpace)
+	b.w.runs = make([]int, maxBatch)
+	b.w.fn = b.sendF
+	return b
+}
+
+func (b *batchIO) recvF(fd uintptr) bool {
+	for {
+		n, _, errno := unix.Syscall6(unix.SYS_RECVMMSG, fd,
+			uintptr(unsafe.Pointer(&b.r.hs[0])), uintptr(b.r.count), unix.MSG_DONTWAIT, 0, 0)
+		switch errno {
+		case 0:
+			b.r.n = int(n)
+			return true
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			return false
+		default:
+			b.r.err = errno
+			return true
+		}
+	}
+}
+
+func (b *batchIO) sendF(fd uintptr) bool {
+	for b.w.sent < b.w.count {
+		n, _, errno := unix.Syscall6(unix.SYS_SENDMMSG, fd,
+			uintptr(unsafe.Pointer(&b.w.hs[b.w.sent])), uintptr(b.w.count-b.w.sent), 0, 0, 0)
+		switch errno {
+		case 0:
+			b.w.sent += int(n)
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			return false
+		default:
+			b.w.err = errno
+			return true
+		}
+	}
+	return true
+}
+
+func (b *batchIO) readBatch(pkts []Packet) (int, error) {
+	if len(pkts) == 0 {
+		return 0, errEmptyBatch
+	}
+	b.r.Lock()
+	defer b.r.Unlock()
+	if b.g != nil {
+		return b.readGRO(pkts)
+	}
+	count := min(len(pkts), maxBatch)
+	for {
+		for i := range count {
+			if len(pkts[i].Buf) == 0 {
+				return 0, errors.New("transport: ReadBatch with an empty Buf")
+			}
+			h := &b.r.hs[i]
+			h.n = 0
+			h.hdr = unix.Msghdr{}
+			h.hdr.Name = (*byte)(unsafe.Pointer(&b.r.sa[i]))
+			h.hdr.Namelen = unix.SizeofSockaddrInet6
+			if b.raw4 {
+				iov := b.r.iov[2*i : 2*i+2]
+				iov[0].Base = &b.r.hdr[i*v4HeaderScratch]
+				iov[0].SetLen(v4HeaderScratch)
+				iov[1].Base = &pkts[i].Buf[0]
+				iov[1].SetLen(len(pkts[i].Buf))
+				h.hdr.Iov = &iov[0]
+				h.hdr.SetIovlen(2)
+			} else {
+				iov := &b.r.iov[i]
+				iov.Base = &pkts[i].Buf[0]
+				iov.SetLen(len(pkts[i].Buf))
+				h.hdr.Iov = iov
+				h.hdr.SetIovlen(1)
+			}
+		}
+		b.r.count, b.r.n, b.r.err = count, 0, nil
+		if err := b.rc.Read(b.r.fn); err != nil {
+			return 0, err
+		}
+		if b.r.err != nil {
+			return 0, os.NewSyscallError("recvmmsg", b.r.err)
+		}
+		k := 0
+		for i := range b.r.n {
+			if !b.unpack(i, &pkts[i]) {
+				b.dropped.Add(1)
+				continue
+			}
+			if k != i {
+				pkts[k], pkts[i] = pkts[i], pkts[k]
+			}
+			k++
+		}
+		if k > 0 {
+			return k, nil
+		}
+	}
+}
+
+// unpack fills p from received message i and reports whether to keep it.
+func (b *batchIO) unpack(i int, p *Packet) bool {
+	h := &b.r.hs[i]
+	if h.hdr.Flags&unix.MSG_TRUNC != 0 {
+		return false // larger than the caller's buffer: never deliver a prefix
+	}
+	n := int(h.n)
+	if b.raw4 {
+		hdr := b.r.hdr[i*v4HeaderScratch : (i+1)*v4HeaderScratch]
+		if n < IPv4HeaderLen || hdr[0]>>4 != 4 {
+			return false
+		}
+		ihl := int(hdr[0]&0x0f) * 4
+		if ihl < IPv4HeaderLen || n < ihl {
+			return false
+		}
+		n -= IPv4HeaderLen
+		if extra := ihl - IPv4HeaderLen; extra > 0 { // IP options: rare
+			copy(p.Buf, p.Buf[extra:n])
+			n -= extra
+		}
+	}
+	p.N = n
+	p.Addr = sockaddrToAddrPort(&b.r.sa[i])
+	if !p.Addr.IsValid() {
+		return false
+	}
+	// A UDP datagram from source port 0 cannot be answered: RFC 6951
+	// section 5.4 stores the UDP source port as the peer's encapsulation
+	// port for replies, and port 0 is not a port one can send to.
+	if b.udp && p.Addr.Port() == 0 {
+		return false
+	}
+	return true
+}
+
+func sockaddrToAddrPort(sa *unix.RawSockaddrInet6) netip.AddrPort {
+	port := (*[2]byte)(unsafe.Pointer(&sa.Port))
+	p := binary.BigEndian.Uint16(port[:])
+	switch sa.Family {
+	case unix.AF_INET:
+		sa4 := (*unix.RawSockaddrInet4)(unsafe.Pointer(sa))
+		return netip.AddrPortFrom(netip.AddrFrom4(sa4.Addr), p)
+	case unix.AF_INET6:
+		a := netip.AddrFrom16(sa.Addr).Unmap()
+		if sa.Scope_id != 0 && a.Is6() {
+			a = a.WithZone(zoneName(sa.Scope_id))
+		}
+		return netip.AddrPortFrom(a, p)
+	}
+	return netip.AddrPort{}
+}
+
+// zones caches interface indexes as zone strings, so that packets from
+// link-local peers do not allocate one each.
+var zones sync.Map // uint32 -> string
+
+// zoneName returns the zone of an IPv6 scope id: the index in decimal,
+// which net and netip accept wherever they take a zone.
+func zoneName(scope uint32) string {
+	if z, ok := zones.Load(scope); ok {
+		return z.(string)
+	}
+	z := strconv.FormatUint(uint64(scope), 10)
+	zones.Store(scope, z)
+	return z
+}
+
+// zoneIndex returns the scope id of a zone: a decimal index or an
+// interface name.
+func zoneIndex(zone string) uint32 {
+	if zone == "" {
+		return 0
+	}
+	if n, err := strconv.ParseUint(zone, 10, 32); err == nil {
+		return uint32(n)
+	}
+	if ifi, err := net.InterfaceByName(zone); err == nil {
+		return uint32(ifi.Index)
+	}
+	return 0
+}
+
+// putSockaddr writes the destination of p into sa and returns its length.
+func (b *batchIO) putSockaddr(sa *unix.RawSockaddrInet6, ap netip.AddrPort) (uint32, error) {
+	a := ap.Addr().Unmap()
+	if !a.IsValid() {
+		return 0, errors.New("transport: packet without a destination address")
+	}
+	port := ap.Port()
+	if !b.udp {
+		port = 0 // raw sockets: the protocol comes from the socket
+	} else if port == 0 {
+		port = b.defaultPort
+	}
+	var pb [2]byte
+	binary.BigEndian.PutUint16(pb[:], port)
+	if b.v6 {
+		*sa = unix.RawSockaddrInet6{Family: unix.AF_INET6, Addr: a.As16(), Scope_id: zoneIndex(a.Zone())}
+		*(*[2]byte)(unsafe.Pointer(&sa.Port)) = pb
+		return unix.SizeofSockaddrInet6, nil
+	}
+	if !a.Is4() {
+		return 0, errors.New("transport: IPv6 destination " + a.String() + " on an IPv4 socket")
+	}
+	sa4 := (*unix.RawSockaddrInet4)(unsafe.Pointer(sa))
+	*sa4 = unix.RawSockaddrInet4{Family: unix.AF_INET, Addr: a.As4()}
+	*(*[2]byte)(unsafe.Pointer(&sa4.Port)) = pb
+	return unix.SizeofSockaddrInet4, nil
+}
+
+func (b *batchIO) writeBatch(pkts []Packet) (int, error) {
+	b.w.Lock()
+	defer b.w.Unlock()
+	done := 0
+	gsoOK := b.gso.Load()
+	for done < len(pkts) {
+		count, err := b.pack(pkts[done:], gsoOK)
+		if count == 0 {
+			return done, err
+		}
+		b.w.count, b.w.sent, b.w.err = count, 0, nil
+		if rerr := b.rc.Write(b.w.fn); rerr != nil {
+			return done + b.sentPackets(), rerr
+		}
+		done += b.sentPackets()
+		if werr := b.w.err; werr != nil {
+			failed := b.w.runs[b.w.sent] > 1
+			if failed && (werr == unix.EIO || werr == unix.EINVAL || werr == unix.EMSGSIZE) {
+				// EIO: the device cannot checksum segments; EMSGSIZE
+				// or EINVAL, by kernel version): a segment does not fit the
+				// route's MTU. Resend the rest one datagram per
+				// message; EIO disables GSO for good.
+				b.gsoFailure.Add(1)
+				if werr == unix.EIO {
+					b.gso.Store(false)
+				}
+				gsoOK = false
+				continue
+			}
+			return done, os.NewSyscallError("sendmmsg", werr)
+		}
+		if err != nil {
+			return done, err
+		}
+	}
+	return done, nil
+}
+
+// sentPackets counts the packets in the messages sent so far.
+func (b *batchIO) sentPackets() int {
+	n := 0
+	for _, r := range b.w.runs[:b.w.sent] {
+		n += r
+	}
+	return n
+}
+
+// pack builds up to maxBatch messages from pkts, coalescing runs of
+// equal-size packets to one destination into one GSO message when gso is
+// set, and returns the message count. An error is for the packet after
+// the packed ones.
+func (b *batchIO) pack(pkts []Packet, gso bool) (int, error) {
+	msgs, iovs, i := 0, 0, 0
+	for i < len(pkts) && msgs < maxBatch {
+		p := &pkts[i]
+		salen, err := b.putSockaddr(&b.w.sa[msgs], p.Addr)
+		if err != nil {
+			return msgs, err
+		}
+		run := 1
+		if gso && p.N > 0 {
+			size := p.N
+			for i+run < len(pkts) && run < maxGSOSegments && (run+1)*size <= maxGSOBytes {
+				q := &pkts[i+run]
+				if q.Addr != p.Addr || q.N > size || q.N == 0 {
+					break
+				}
+				run++
+				if q.N < size {
+					break // only the last segment may be shorter
+				}
+			}
+		}
+		h := &b.w.hs[msgs]
+		h.n = 0
+		h.hdr = unix.Msghdr{}
+		h.hdr.Name = (*byte)(unsafe.Pointer(&b.w.sa[msgs]))
+		h.hdr.Namelen = salen
+		iov := b.w.iov[iovs : iovs+run]
+		for j := range run {
+			q := &pkts[i+j]
+			if q.N > 0 {
+				iov[j].Base = &q.Buf[0]
+			} else {
+				iov[j].Base = nil
+			}
+			iov[j].SetLen(q.N)
+		}
+		h.hdr.Iov = &iov[0]
+		h.hdr.SetIovlen(run)
+		if run > 1 {
+			oob := b.w.oob[msgs*gsoCmsgSpace : (msgs+1)*gsoCmsgSpace]
+			putSegmentCmsg(oob, uint16(p.N))
+			h.hdr.Control = &oob[0]
+			h.hdr.SetControllen(len(oob))
+			b.gsoSends.Add(1)
+		}
+		b.w.runs[msgs] = run
+		iovs += run
+		i += run
+		msgs++
+	}
+	return msgs, nil
+}
+
+// putSegmentCmsg writes a UDP_SEGMENT control message carrying size.
+func putSegmentCmsg(oob []byte, size uint16) {
+	clear(oob)
+	c := (*unix.Cmsghdr)(unsafe.Pointer(&oob[0]))
+	c.Level = unix.SOL_UDP
+	c.Type = unix.UDP_SEGMENT
+	c.SetLen(unix.CmsgLen(2))
+	binary.NativeEndian.PutUint16(oob[unix.CmsgLen(0):], size)
+}
+
+// probeGSO reports whether the socket accepts UDP_SEGMENT (Linux 4.18+).
+func probeGSO(rc syscall.RawConn) bool {
+	ok := false
+	rc.Control(func(fd uintptr) {
+		_, err := unix.GetsockoptInt(int(fd), unix.SOL_UDP, unix.UDP_SEGMENT)
+		ok = err == nil
+	})
+	return ok
+}
+
+// socketIsV6 reports whether the socket's family is AF_INET6.
+func socketIsV6(rc syscall.RawConn) (bool, error) {
+	var dom int
+	var serr error
+	err := rc.Control(func(fd uintptr) {
+		dom, serr = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_DOMAIN)
+	})
+	if err == nil {
+		err = serr
+	}
+	return dom == unix.AF_INET6, err
+}
+
+// forceBuffers sets SO_RCVBUFFORCE and SO_SNDBUFFORCE, which exceed
+// net.core.rmem_max/wmem_max when the process has CAP_NET_ADMIN, and
+// reports whether both worked.
+func forceBuffers(rc syscall.RawConn, size int) bool {
+	ok := false
+	rc.Control(func(fd uintptr) {
+		ok = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, size) == nil &&
+			unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUFFORCE, size) == nil
+	})
+	return ok
+}

@@ -1,0 +1,8 @@
+//go:build unix
+
+package transport
+
+import "syscall"
+
+// msgTrunc is the recvmsg flag of a datagram cut short by the buffer.
+const msgTrunc = syscall.MSG_TRUNC

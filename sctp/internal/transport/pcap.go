@@ -1,0 +1,280 @@
+package transport
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net/netip"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+	"github.com/google/gopacket/pcapgo"
+)
+
+// pcapSnapLen is the largest packet a capture records whole.
+const pcapSnapLen = 65535
+
+// PcapOptions configures a PcapWriter.
+type PcapOptions struct {
+	// PlainSCTP records UDP-encapsulated packets as plain SCTP over IP,
+	// for tools that do not decode SCTP inside UDP port 9899.
+	PlainSCTP bool
+	// Now returns packet timestamps; nil means time.Now.
+	Now func() time.Time
+}
+
+// PcapWriter records SCTP packets to a pcap file (link type RAW: each
+// record starts with an IPv4 or IPv6 header). The SCTP packet is
+// recorded byte for byte; the IP header, and the UDP header for
+// encapsulated packets, are synthesized from the addresses with valid
+// checksums. Wireshark decodes SCTP inside UDP port 9899 by default.
+//
+// A PcapWriter is safe for concurrent use and allocates nothing per
+// packet.
+type PcapWriter struct {
+	mu     sync.Mutex
+	bw     *bufio.Writer
+	pw     *pcapgo.Writer
+	closer io.Closer
+	opt    PcapOptions
+	buf    []byte // IP + UDP headers + packet
+	ipID   uint16
+	err    error // first write error; later writes are skipped
+}
+
+// NewPcapWriter writes a pcap file header to w and returns a writer for
+// the packets. Close flushes it (and closes w if it is an io.Closer).
+func NewPcapWriter(w io.Writer, opt PcapOptions) (*PcapWriter, error) {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	pw := pcapgo.NewWriterNanos(bw)
+	if err := pw.WriteFileHeader(pcapSnapLen, layers.LinkTypeRaw); err != nil {
+		return nil, err
+	}
+	p := &PcapWriter{bw: bw, pw: pw, opt: opt, buf: make([]byte, IPv6HeaderLen+UDPHeaderLen+pcapSnapLen)}
+	p.closer, _ = w.(io.Closer)
+	return p, nil
+}
+
+// CreatePcap creates (or truncates) the file at path and returns a
+// PcapWriter for it.
+func CreatePcap(path string, opt PcapOptions) (*PcapWriter, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	w, err := NewPcapWriter(f, opt)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// WritePacket records one SCTP packet from src to dst. With both ports
+// nonzero it is recorded inside UDP (RFC 6951 encapsulation) unless
+// PlainSCTP is set; otherwise directly over IP with protocol 132. The
+// family follows dst; an unspecified or invalid src address is recorded
+// as the unspecified address of that family.
+func (w *PcapWriter) WritePacket(src, dst netip.AddrPort, sctp []byte) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if len(sctp) > pcapSnapLen-IPv6HeaderLen-UDPHeaderLen {
+		return errors.New("transport: packet too large to capture")
+	}
+	udp := !w.opt.PlainSCTP && src.Port() != 0 && dst.Port() != 0
+	da := dst.Addr().Unmap()
+	sa := src.Addr().Unmap()
+	v6 := da.Is6()
+	if !da.IsValid() {
+		v6 = sa.Is6()
+	}
+	if v6 {
+		if !sa.Is6() {
+			sa = netip.IPv6Unspecified()
+		}
+		if !da.Is6() {
+			da = netip.IPv6Unspecified()
+		}
+	} else {
+		if !sa.Is4() {
+			sa = netip.IPv4Unspecified()
+		}
+		if !da.Is4() {
+			da = netip.IPv4Unspecified()
+		}
+	}
+	hl := IPv4HeaderLen
+	if v6 {
+		hl = IPv6HeaderLen
+	}
+	proto := byte(ProtocolSCTP)
+	l4 := len(sctp)
+	if udp {
+		proto = 17
+		l4 += UDPHeaderLen
+	}
+	b := w.buf[:hl+l4]
+	copy(b[hl+l4-len(sctp):], sctp)
+	if v6 {
+		binary.BigEndian.PutUint32(b[0:], 6<<28)
+		binary.BigEndian.PutUint16(b[4:], uint16(l4))
+		b[6] = proto
+		b[7] = 64 // hop limit
+		s16, d16 := sa.As16(), da.As16()
+		copy(b[8:24], s16[:])
+		copy(b[24:40], d16[:])
+	} else {
+		w.ipID++
+		b[0] = 0x45
+		b[1] = 0
+		binary.BigEndian.PutUint16(b[2:], uint16(hl+l4))
+		binary.BigEndian.PutUint16(b[4:], w.ipID)
+		binary.BigEndian.PutUint16(b[6:], 0x4000) // DF
+		b[8] = 64                                 // TTL
+		b[9] = proto
+		b[10], b[11] = 0, 0
+		s4, d4 := sa.As4(), da.As4()
+		copy(b[12:16], s4[:])
+		copy(b[16:20], d4[:])
+		binary.BigEndian.PutUint16(b[10:], ^fold(sum16(b[:IPv4HeaderLen], 0)))
+	}
+	if udp {
+		u := b[hl:]
+		binary.BigEndian.PutUint16(u[0:], src.Port())
+		binary.BigEndian.PutUint16(u[2:], dst.Port())
+		binary.BigEndian.PutUint16(u[4:], uint16(l4))
+		u[6], u[7] = 0, 0
+		// Pseudo-header: addresses, protocol, UDP length.
+		var acc uint32
+		if v6 {
+			acc = sum16(b[8:40], 0)
+		} else {
+			acc = sum16(b[12:20], 0)
+		}
+		acc += 17 + uint32(l4)
+		c := ^fold(sum16(u, acc))
+		if c == 0 {
+			c = 0xffff // zero means "no checksum"
+		}
+		binary.BigEndian.PutUint16(u[6:], c)
+	}
+	ci := gopacket.CaptureInfo{Timestamp: w.opt.Now(), CaptureLength: len(b), Length: len(b)}
+	w.err = w.pw.WritePacket(ci, b)
+	return w.err
+}
+
+// sum16 adds b as big-endian 16-bit words to acc (RFC 1071), eight
+// bytes at a time: a one's complement sum of 32-bit words folds to the
+// same 16-bit sum.
+func sum16(b []byte, acc uint32) uint32 {
+	s := uint64(acc)
+	for len(b) >= 8 {
+		v := binary.BigEndian.Uint64(b)
+		s += v>>32 + v&0xffffffff
+		b = b[8:]
+	}
+	for len(b) >= 2 {
+		s += uint64(b[0])<<8 | uint64(b[1])
+		b = b[2:]
+	}
+	if len(b) == 1 {
+		s += uint64(b[0]) << 8
+	}
+	for s > 0xffffffff {
+		s = s&0xffffffff + s>>32
+	}
+	return uint32(s)
+}
+
+// fold folds the carries of a one's complement sum into 16 bits.
+func fold(acc uint32) uint16 {
+	s := uint64(acc)
+	for s > 0xffff {
+		s = s&0xffff + s>>16
+	}
+	return uint16(s)
+}
+
+// Flush writes buffered records to the underlying writer.
+func (w *PcapWriter) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	w.err = w.bw.Flush()
+	return w.err
+}
+
+// Close flushes the records and closes the underlying writer if it is an
+// io.Closer. Later WritePacket calls fail.
+func (w *PcapWriter) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	err := w.err
+	if err == nil {
+		err = w.bw.Flush()
+	}
+	w.err = errors.New("transport: pcap writer closed")
+	if w.closer != nil {
+		if cerr := w.closer.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// Capture returns a Conn that records every packet c reads and writes to
+// w; with a nil w it returns c itself, so a disabled capture costs
+// nothing. Capture errors do not fail the I/O: the first one is kept and
+// returned by w's Flush and Close.
+func Capture(c Conn, w *PcapWriter) Conn {
+	if w == nil {
+		return c
+	}
+	return &captureConn{Conn: c, w: w}
+}
+
+// captureConn records the packets of the Conn it wraps.
+type captureConn struct {
+	Conn
+	w *PcapWriter
+}
+
+func (c *captureConn) ReadBatch(pkts []Packet) (int, error) {
+	n, err := c.Conn.ReadBatch(pkts)
+	local := c.Conn.LocalAddr()
+	for i := range pkts[:n] {
+		p := &pkts[i]
+		c.w.WritePacket(p.Addr, local, p.Data())
+	}
+	return n, err
+}
+
+func (c *captureConn) WriteBatch(pkts []Packet) (int, error) {
+	n, err := c.Conn.WriteBatch(pkts)
+	local := c.Conn.LocalAddr()
+	var port uint16
+	if u, ok := c.Conn.(*UDPConn); ok {
+		port = u.remotePort
+	}
+	for i := range pkts[:n] {
+		p := &pkts[i]
+		dst := p.Addr
+		if dst.Port() == 0 && port != 0 {
+			dst = netip.AddrPortFrom(dst.Addr(), port) // where UDPConn sent it
+		}
+		c.w.WritePacket(local, dst, p.Data())
+	}
+	return n, err
+}

@@ -1,0 +1,158 @@
+package transport
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"syscall"
+	"time"
+)
+
+// UDPConfig configures ListenUDP.
+type UDPConfig struct {
+	// Addr is the local address and UDP port. The zero value listens on
+	// all IPv4 and IPv6 addresses (dual-stack) on DefaultUDPPort; an
+	// unspecified IPv6 address is dual-stack, an IPv4 one IPv4 only. Port
+	// 0 of a valid Addr picks an ephemeral port.
+	Addr netip.AddrPort
+	// RemotePort is the peer's encapsulation port used for a Packet.Addr
+	// whose port is 0; zero means DefaultUDPPort. Per RFC 6951 section
+	// 5.4 the association then learns each peer address's port from the
+	// source port of the packets it accepts and sends with that.
+	RemotePort uint16
+	// NoGSO disables UDP generic segmentation offload on send.
+	NoGSO bool
+	// GRO asks the kernel to coalesce received datagrams (UDP_GRO, Linux
+	// 5.0+): fewer trips through the stack, at the price of 512 KiB of
+	// receive buffers per socket and one copy per packet. Loopback
+	// senders using GSO then reach the socket unsplit.
+	GRO bool
+	// NoBatch disables recvmmsg/sendmmsg: one datagram per system call
+	// (for comparison and for kernels without them).
+	NoBatch bool
+	// SocketBuffer is the requested SO_RCVBUF and SO_SNDBUF size; zero
+	// means 4 MiB. The kernel caps it at net.core.rmem_max / wmem_max.
+	SocketBuffer int
+}
+
+// batcher is the batched I/O engine behind a UDPConn or IPConn.
+type batcher interface {
+	readBatch(pkts []Packet) (int, error)
+	writeBatch(pkts []Packet) (int, error)
+	gsoEnabled() bool
+	groEnabled() bool
+	stats() Stats
+}
+
+// Stats counts events of a batched socket.
+type Stats struct {
+	Dropped      uint64 // received datagrams dropped: truncated, source port 0, bad header
+	GSOSends     uint64 // messages sent with UDP_SEGMENT
+	GSOFailure   uint64 // GSO sends the kernel refused and that were resent without it
+	GROCoalesced uint64 // received buffers that held more than one datagram
+}
+
+// UDPConn is the UDP encapsulation transport (RFC 6951): every SCTP
+// packet is the payload of one UDP datagram. The kernel computes the UDP
+// checksum for IPv4 and IPv6 (section 5.3: it SHOULD be computed) and
+// drops datagrams whose checksum is wrong.
+type UDPConn struct {
+	c          *net.UDPConn
+	local      netip.AddrPort
+	remotePort uint16 // for a Packet.Addr with port 0
+	b          batcher
+}
+
+var _ Conn = (*UDPConn)(nil)
+
+// ListenUDP opens a UDP encapsulation socket.
+func ListenUDP(cfg UDPConfig) (*UDPConn, error) {
+	addr := cfg.Addr
+	if !addr.IsValid() {
+		addr = netip.AddrPortFrom(netip.IPv6Unspecified(), DefaultUDPPort)
+	}
+	network := "udp6"
+	switch {
+	case addr.Addr().Is4() || addr.Addr().Is4In6():
+		network = "udp4"
+		addr = netip.AddrPortFrom(addr.Addr().Unmap(), addr.Port())
+	case addr.Addr().IsUnspecified():
+		network = "udp" // dual-stack [::]
+	}
+	c, err := net.ListenUDP(network, net.UDPAddrFromAddrPort(addr))
+	if err != nil {
+		return nil, fmt.Errorf("transport: UDP encapsulation socket on %v: %w", addr, err)
+	}
+	buf := cfg.SocketBuffer
+	if buf == 0 {
+		buf = 4 << 20
+	}
+	setBuffers(c, buf)
+	port := cfg.RemotePort
+	if port == 0 {
+		port = DefaultUDPPort
+	}
+	u := &UDPConn{c: c, local: netAddrPort(c.LocalAddr()), remotePort: port}
+	if cfg.NoBatch {
+		u.b = single{NewAdapter(c, AdapterConfig{RemotePort: port})}
+	} else if u.b, err = newUDPBatcher(c, port, !cfg.NoGSO, cfg.GRO); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return u, nil
+}
+
+// ReadBatch implements Conn.
+func (u *UDPConn) ReadBatch(pkts []Packet) (int, error) { return u.b.readBatch(pkts) }
+
+// WriteBatch implements Conn. Consecutive packets to one destination
+// whose sizes are equal (the last may be shorter) go out as one GSO send
+// where the kernel supports UDP_SEGMENT.
+func (u *UDPConn) WriteBatch(pkts []Packet) (int, error) { return u.b.writeBatch(pkts) }
+
+// SetReadDeadline implements Conn.
+func (u *UDPConn) SetReadDeadline(t time.Time) error { return u.c.SetReadDeadline(t) }
+
+// LocalAddr implements Conn: the local IP address and UDP port.
+func (u *UDPConn) LocalAddr() netip.AddrPort { return u.local }
+
+// Overhead implements Conn: IP header plus 8 bytes of UDP header.
+func (u *UDPConn) Overhead(remote netip.Addr) int { return ipHeaderLen(remote) + UDPHeaderLen }
+
+// Close implements Conn.
+func (u *UDPConn) Close() error { return u.c.Close() }
+
+// GSO reports whether sends use UDP generic segmentation offload.
+func (u *UDPConn) GSO() bool { return u.b.gsoEnabled() }
+
+// GRO reports whether receives use UDP generic receive offload.
+func (u *UDPConn) GRO() bool { return u.b.groEnabled() }
+
+// Stats returns the socket's counters.
+func (u *UDPConn) Stats() Stats { return u.b.stats() }
+
+// single is the one-datagram-per-call batcher.
+type single struct{ a *Adapter }
+
+func (s single) readBatch(pkts []Packet) (int, error)  { return s.a.ReadBatch(pkts) }
+func (s single) writeBatch(pkts []Packet) (int, error) { return s.a.WriteBatch(pkts) }
+func (s single) gsoEnabled() bool                      { return false }
+func (s single) groEnabled() bool                      { return false }
+func (s single) stats() Stats                          { return Stats{} }
+
+// bufferedConn is a socket whose buffers setBuffers sizes.
+type bufferedConn interface {
+	SetReadBuffer(int) error
+	SetWriteBuffer(int) error
+	SyscallConn() (syscall.RawConn, error)
+}
+
+// setBuffers asks for size bytes of socket buffer each way, beyond the
+// sysctl limits where the process may (best effort).
+func setBuffers(c bufferedConn, size int) {
+	if rc, err := c.SyscallConn(); err == nil && forceBuffers(rc, size) {
+		return
+	}
+	_ = c.SetReadBuffer(size)
+	_ = c.SetWriteBuffer(size)
+}

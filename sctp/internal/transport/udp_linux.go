@@ -1,0 +1,30 @@
+//go:build linux
+
+package transport
+
+import "net"
+
+func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro bool) (batcher, error) {
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	v6, err := socketIsV6(rc)
+	if err != nil {
+		return nil, err
+	}
+	b := newBatchIO(rc, v6, false, true, remotePort)
+	b.gso.Store(gso && probeGSO(rc))
+	if gro && enableGRO(rc) {
+		b.initGRO()
+	}
+	return b, nil
+}
+
+func (b *batchIO) gsoEnabled() bool { return b.gso.Load() }
+
+func (b *batchIO) groEnabled() bool { return b.g != nil }
+
+func (b *batchIO) stats() Stats {
+	return Stats{Dropped: b.dropped.Load(), GSOSends: b.gsoSends.Load(), GSOFailure: b.gsoFailure.Load(), GROCoalesced: b.groCoalesced.Load()}
+}

@@ -1,0 +1,15 @@
+//go:build !linux
+
+package transport
+
+import (
+	"net"
+	"syscall"
+)
+
+// newUDPBatcher falls back to one datagram per call outside Linux.
+func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro bool) (batcher, error) {
+	return single{NewAdapter(c, AdapterConfig{RemotePort: remotePort})}, nil
+}
+
+func forceBuffers(rc syscall.RawConn, size int) bool { return false }
