@@ -2,6 +2,7 @@ package perf
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -82,12 +83,22 @@ func Memory(ctx context.Context, p MemoryParams) (*MemoryResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 
-	base := snapMem()
 	ln, err := st.Listen(ctx, "127.0.0.1:0", &cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer ln.Close()
+	dial := func(ctx context.Context) (Conn, error) { return st.Dial(ctx, ln.Addr(), &cfg) }
+	if ed, ok := st.(EndpointDialer); ok {
+		d, err := ed.NewDialer(ctx, ln.Addr(), &cfg)
+		if err != nil {
+			return nil, err
+		}
+		defer d.Close()
+		dial = d.Dial
+	}
+	// The listener's and dialer's own sockets are not per-association costs.
+	base := snapMem()
 	servers := make([]Conn, p.Assocs)
 	acceptErr := make(chan error, 1)
 	go func() {
@@ -101,8 +112,21 @@ func Memory(ctx context.Context, p MemoryParams) (*MemoryResult, error) {
 		}
 		acceptErr <- nil
 	}()
-	pp := Params{Assocs: p.Assocs, Config: cfg}
-	clients, err := dialAll(ctx, st, ln.Addr(), &pp)
+	clients := make([]Conn, p.Assocs)
+	errs := make([]error, p.Assocs)
+	var dwg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for i := range clients {
+		dwg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer dwg.Done()
+			defer func() { <-sem }()
+			clients[i], errs[i] = dial(ctx)
+		}()
+	}
+	dwg.Wait()
+	err = errors.Join(errs...)
 	defer func() {
 		for _, c := range clients {
 			if c != nil {

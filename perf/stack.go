@@ -47,6 +47,19 @@ type Conn interface {
 	Close() error
 }
 
+// EndpointDialer is implemented by stacks that can open many associations
+// from one local endpoint (one socket); memory mode uses it so that the
+// figures are per association, not per socket.
+type EndpointDialer interface {
+	NewDialer(ctx context.Context, addr string, cfg *Config) (Dialer, error)
+}
+
+// Dialer opens associations from one local endpoint to one address.
+type Dialer interface {
+	Dial(ctx context.Context) (Conn, error)
+	Close() error
+}
+
 // Config is what a test asks of a stack for each association.
 type Config struct {
 	Transport  string   // "udp" (RFC 6951 encapsulation, the default) or "ip"
