@@ -115,6 +115,7 @@ func Run(ctx context.Context, ctlAddr string, p Params, opt RunOptions) (*Result
 		res.Interims = c.interims
 	}
 	res.Local, res.Remote = local, sr.CPU
+	res.LocalStats, res.RemoteStats = statsLine(conns[0]), sr.Stats
 	res.PerStream = sr.PerStream
 	res.SendErrors = c.sendErrs.Load()
 	if p.IsStream() {

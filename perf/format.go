@@ -62,6 +62,9 @@ func WriteTable(w io.Writer, r *Result) {
 		r.Local.User, r.Local.Sys, r.Remote.User, r.Remote.Sys, r.Local.Cores)
 	if len(r.PerStream) > 0 {
 		WritePerStream(w, r.PerStream)
+		if r.LocalStats != "" {
+			fmt.Fprintf(w, "\nLocal association:  %s\nRemote association: %s\n", r.LocalStats, r.RemoteStats)
+		}
 	}
 }
 

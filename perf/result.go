@@ -93,18 +93,22 @@ func (p *Params) Normalize() error {
 type Result struct {
 	Params Params `json:"params"`
 
-	Elapsed      float64   `json:"elapsed_s"`                  // measured interval, seconds
-	Bytes        uint64    `json:"bytes"`                      // payload bytes delivered to the receiver
-	Messages     uint64    `json:"messages"`                   // messages delivered (STREAM) or sent both ways (RR)
-	Transactions uint64    `json:"transactions,omitempty"`     // RR: completed request/response pairs
-	Throughput   float64   `json:"throughput_mbps"`            // 10^6 bits/s of payload
-	TransRate    float64   `json:"transactions_per_s"`         // RR: transactions per second
-	Latency      Latency   `json:"latency"`                    // RR: transaction latency
-	Local        CPU       `json:"cpu_local"`                  // the sending (STREAM) or requesting (RR) side
-	Remote       CPU       `json:"cpu_remote"`                 // the server side
-	PerStream    []uint64  `json:"per_stream_bytes,omitempty"` // bytes delivered on each stream (-v)
-	SendErrors   uint64    `json:"send_errors,omitempty"`
-	Interims     []Interim `json:"interim,omitempty"`
+	Elapsed      float64  `json:"elapsed_s"`                  // measured interval, seconds
+	Bytes        uint64   `json:"bytes"`                      // payload bytes delivered to the receiver
+	Messages     uint64   `json:"messages"`                   // messages delivered (STREAM) or sent both ways (RR)
+	Transactions uint64   `json:"transactions,omitempty"`     // RR: completed request/response pairs
+	Throughput   float64  `json:"throughput_mbps"`            // 10^6 bits/s of payload
+	TransRate    float64  `json:"transactions_per_s"`         // RR: transactions per second
+	Latency      Latency  `json:"latency"`                    // RR: transaction latency
+	Local        CPU      `json:"cpu_local"`                  // the sending (STREAM) or requesting (RR) side
+	Remote       CPU      `json:"cpu_remote"`                 // the server side
+	PerStream    []uint64 `json:"per_stream_bytes,omitempty"` // bytes delivered on each stream (-v)
+	SendErrors   uint64   `json:"send_errors,omitempty"`
+	// LocalStats and RemoteStats summarize the first association's
+	// counters on each side, for stacks that keep them.
+	LocalStats  string    `json:"stats_local,omitempty"`
+	RemoteStats string    `json:"stats_remote,omitempty"`
+	Interims    []Interim `json:"interim,omitempty"`
 }
 
 // Interim is a progress report during a run.

@@ -172,6 +172,11 @@ func serveTest(ctx context.Context, ctl *ctlConn) error {
 		}
 	}
 	res.CPU = cpu0.since()
+	mu.Lock()
+	if len(conns) > 0 {
+		res.Stats = statsLine(conns[0])
+	}
+	mu.Unlock()
 	cancel()
 	closeAll()
 	wg.Wait()

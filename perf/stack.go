@@ -47,6 +47,20 @@ type Conn interface {
 	Close() error
 }
 
+// StatsReporter is implemented by a Conn that can summarize its
+// association's counters in one line; -v prints it for both sides.
+type StatsReporter interface {
+	StatsLine() string
+}
+
+// statsLine returns c's counters, or "" if it has none.
+func statsLine(c Conn) string {
+	if s, ok := c.(StatsReporter); ok {
+		return s.StatsLine()
+	}
+	return ""
+}
+
 // EndpointDialer is implemented by stacks that can open many associations
 // from one local endpoint (one socket); memory mode uses it so that the
 // figures are per association, not per socket.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp"
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // usctpStack runs this module's sctp package through its public API.
@@ -193,6 +194,15 @@ func (c *usctpConn) Send(p []byte, sid uint16, ppid uint32) error {
 func (c *usctpConn) Recv(p []byte) (int, uint16, uint32, error) {
 	n, info, err := c.a.ReadMsg(p)
 	return n, info.Stream, info.PPID, err
+}
+
+// StatsLine summarizes the association's counters: packets and chunks
+// per direction, retransmissions and the path.
+func (c *usctpConn) StatsLine() string {
+	st := c.a.Stats()
+	return fmt.Sprintf("packets out %d in %d; DATA out %d in %d; SACK out %d in %d; retransmits %d (fast %d, T3 %d); SRTT %v cwnd %d",
+		st.PacketsOut, st.PacketsIn, st.ChunksOut[chunk.TypeData], st.ChunksIn[chunk.TypeData],
+		st.ChunksOut[chunk.TypeSack], st.ChunksIn[chunk.TypeSack], st.Retransmits, st.FastRetransmit, st.T3Expiries, st.SRTT, st.Cwnd)
 }
 
 func (c *usctpConn) Close() error { return c.a.Close() }
