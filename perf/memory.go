@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"time"
 )
@@ -19,6 +20,10 @@ type MemoryParams struct {
 	MsgSize   int    `json:"msg_size"`       // bytes per message
 	PerAssoc  int    `json:"msgs_per_assoc"` // messages each association carries in the traffic phase
 	AllocMsgs int    `json:"alloc_msgs"`     // messages over which allocations are counted
+
+	// IdleProfile, if set, receives a heap profile taken when every
+	// association is up and idle.
+	IdleProfile io.Writer `json:"-"`
 }
 
 // MemoryResult is what memory mode measures. Both ends of every
@@ -146,6 +151,11 @@ func Memory(ctx context.Context, p MemoryParams) (*MemoryResult, error) {
 		return nil, err
 	}
 	idle := snapMem()
+	if p.IdleProfile != nil {
+		if err := pprof.Lookup("heap").WriteTo(p.IdleProfile, 0); err != nil {
+			return nil, err
+		}
+	}
 
 	// Traffic: every association carries PerAssoc messages over Used streams.
 	// Accepted associations are not paired with dialled ones by index, so

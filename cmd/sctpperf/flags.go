@@ -27,6 +27,7 @@ type options struct {
 	memory   bool
 	interim  time.Duration
 	cpuprof  string
+	memprof  string
 	memAssoc int
 }
 
@@ -66,6 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.memory, "memory", false, "memory mode: heap per association and allocations per message (in-process stacks)")
 	fs.DurationVar(&o.interim, "D", -1, "interim result interval (default 1s for runs of 5 s or more, 0 for none)")
 	fs.StringVar(&o.cpuprof, "cpuprofile", "", "write a CPU profile of this process (and the spawned server's to FILE.server)")
+	fs.StringVar(&o.memprof, "memprofile", "", "-memory: write a heap profile taken with every association idle")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

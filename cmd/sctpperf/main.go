@@ -135,7 +135,20 @@ func memory(ctx context.Context, o *options, stdout io.Writer) error {
 	streams := o.params.Config.Streams
 	var rs []*perf.MemoryResult
 	for _, s := range stacks {
-		r, err := perf.Memory(ctx, perf.MemoryParams{Stack: s, Assocs: o.memAssoc, Streams: streams, MsgSize: o.params.MsgSize})
+		mp := perf.MemoryParams{Stack: s, Assocs: o.memAssoc, Streams: streams, MsgSize: o.params.MsgSize}
+		if o.memprof != "" {
+			name := o.memprof
+			if len(stacks) > 1 {
+				name += "." + s
+			}
+			f, err := os.Create(name)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			mp.IdleProfile = f
+		}
+		r, err := perf.Memory(ctx, mp)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s, err)
 		}
