@@ -76,15 +76,15 @@ type Dialer interface {
 
 // Config is what a test asks of a stack for each association.
 type Config struct {
-	Transport  string   // "udp" (RFC 6951 encapsulation, the default) or "ip"
-	Streams    int      // streams used and negotiated each way (1..65535)
-	SndBuf     int      // send buffer in bytes; 0 means the stack's default
-	RcvBuf     int      // receive buffer (advertised window) in bytes; 0 means default
-	MaxMsg     int      // largest message the test sends or receives
-	Sched      string   // stream scheduler name (sched.ParseKind); "" means the stack's default
-	Interleave bool     // negotiate I-DATA (RFC 8260)
-	Weights    []uint16 // per-stream weights for wfq/fc, stream i gets Weights[i]
-	Prios      []uint16 // per-stream priorities for prio, stream i gets Prios[i]
+	Transport  string   `json:"transport"`            // "udp" (RFC 6951 encapsulation, the default) or "ip"
+	Streams    int      `json:"streams"`              // streams used and negotiated each way (1..65535)
+	SndBuf     int      `json:"sndbuf,omitempty"`     // send buffer in bytes; 0 means the stack's default
+	RcvBuf     int      `json:"rcvbuf,omitempty"`     // receive buffer (advertised window) in bytes; 0 means default
+	MaxMsg     int      `json:"max_msg"`              // largest message the test sends or receives
+	Sched      string   `json:"sched,omitempty"`      // stream scheduler name (sched.ParseKind); "" means the stack's default
+	Interleave bool     `json:"interleave,omitempty"` // negotiate I-DATA (RFC 8260)
+	Weights    []uint16 `json:"weights,omitempty"`    // per-stream weights for wfq/fc, stream i gets Weights[i]
+	Prios      []uint16 `json:"prios,omitempty"`      // per-stream priorities for prio, stream i gets Prios[i]
 }
 
 // ErrUnsupported is returned (wrapped) when a stack cannot do what a
