@@ -117,6 +117,9 @@ func Run(ctx context.Context, ctlAddr string, p Params, opt RunOptions) (*Result
 	res.Local, res.Remote = local, sr.CPU
 	res.LocalStats, res.RemoteStats = statsLine(conns[0]), sr.Stats
 	res.PerStream = sr.PerStream
+	if p.IsStream() {
+		res.PerStream = sr.PerStreamRun
+	}
 	res.SendErrors = c.sendErrs.Load()
 	if p.IsStream() {
 		res.Bytes, res.Messages = sr.Bytes, sr.Messages

@@ -35,8 +35,10 @@ type serverResult struct {
 	Elapsed   float64  `json:"elapsed_s"` // first to last message received (STREAM)
 	CPU       CPU      `json:"cpu"`
 	PerStream []uint64 `json:"per_stream,omitempty"`
-	Complete  bool     `json:"complete"`        // every byte the client sent arrived
-	Stats     string   `json:"stats,omitempty"` // the first association's counters
+	// PerStreamRun is PerStream when the client stopped sending.
+	PerStreamRun []uint64 `json:"per_stream_run,omitempty"`
+	Complete     bool     `json:"complete"`        // every byte the client sent arrived
+	Stats        string   `json:"stats,omitempty"` // the first association's counters
 }
 
 type ctlConn struct {

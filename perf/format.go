@@ -79,7 +79,7 @@ func WritePerStream(w io.Writer, per []uint64) {
 			used++
 		}
 	}
-	fmt.Fprintf(w, "\nBytes delivered per stream (%d of %d streams carried data):\n", used, len(per))
+	fmt.Fprintf(w, "\nBytes delivered per stream in the timed run (%d of %d streams carried data):\n", used, len(per))
 	share := func(b uint64) float64 {
 		if total == 0 {
 			return 0

@@ -102,7 +102,7 @@ type Result struct {
 	Latency      Latency  `json:"latency"`                    // RR: transaction latency
 	Local        CPU      `json:"cpu_local"`                  // the sending (STREAM) or requesting (RR) side
 	Remote       CPU      `json:"cpu_remote"`                 // the server side
-	PerStream    []uint64 `json:"per_stream_bytes,omitempty"` // bytes delivered on each stream (-v)
+	PerStream    []uint64 `json:"per_stream_bytes,omitempty"` // bytes delivered on each stream (-v); STREAM: by the end of the timed run
 	SendErrors   uint64   `json:"send_errors,omitempty"`
 	// LocalStats and RemoteStats summarize the first association's
 	// counters on each side, for stacks that keep them.

@@ -158,6 +158,12 @@ func serveTest(ctx context.Context, ctl *ctlConn) error {
 		return fmt.Errorf("expected stop, got %q", m.Op)
 	}
 	res := &serverResult{Complete: true}
+	// Bytes per stream as the timed run ends, before the queues drain: with
+	// a send buffer larger than the run delivers, these are the
+	// scheduler's shares.
+	for i := range s.perStream {
+		res.PerStreamRun = append(res.PerStreamRun, s.perStream[i].Load())
+	}
 	if p.IsStream() {
 		// Wait for what the client queued to arrive, as long as it keeps coming.
 		lastBytes, lastProgress := s.bytes.Load(), time.Now()
