@@ -395,3 +395,9 @@ func (quietLog) Warn(string)           {}
 func (quietLog) Warnf(string, ...any)  {}
 func (quietLog) Error(string)          {}
 func (quietLog) Errorf(string, ...any) {}
+
+// StatsLine summarizes what pion exports about the association.
+func (c *pionConn) StatsLine() string {
+	return fmt.Sprintf("bytes sent %d received %d; SRTT %.3fms cwnd %d rwnd %d mtu %d",
+		c.a.BytesSent(), c.a.BytesReceived(), c.a.SRTT(), c.a.CWND(), c.a.RWND(), c.a.MTU())
+}
