@@ -123,7 +123,10 @@ func TestRawIPNetns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			const total = 16 << 20
+			total := 16 << 20
+			if raceEnabled || testing.Short() {
+				total = 4 << 20
+			}
 			go func() {
 				msg := bytes.Repeat([]byte{0xa5}, 4000)
 				for i := 0; i < total/len(msg); i++ {

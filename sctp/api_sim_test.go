@@ -286,3 +286,43 @@ func TestSimSimultaneousOpen(t *testing.T) {
 		}
 	})
 }
+
+// TestSimRestart has the dialing side crash (its ABORT lost) and come
+// back from the same address and port: the accepted association sees a
+// restart (RFC 9260 section 5.2.4) and goes on with the new peer.
+func TestSimRestart(t *testing.T) {
+	simPair(t, simnet.LinkConfig{Delay: 5 * time.Millisecond}, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
+		a1, a2 := netip.MustParseAddrPort("10.0.0.1:9899"), netip.MustParseAddrPort("10.0.0.2:9899")
+		lport := c.LocalAddrs()[0].Port
+		n.SetLink(a1, a2, simnet.LinkConfig{Loss: 1})
+		c.ep.Close() // crash: the ABORT is lost
+		n.SetLink(a1, a2, simnet.LinkConfig{Delay: 5 * time.Millisecond})
+		conn, err := n.Listen(a1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		c2, err := Dial(ctx, "10.0.0.2:5000", &Config{OutStreams: 16, InStreams: 16, conn: conn, LocalPort: lport})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c2.Close()
+		restarted := false
+		for !restarted {
+			select {
+			case ev := <-s.Events():
+				restarted = ev.Kind == EventRestart
+			case <-ctx.Done():
+				t.Fatal("no restart event")
+			}
+		}
+		if _, err := c2.WriteMsg([]byte("again"), SendInfo{Stream: 1}); err != nil {
+			t.Fatal(err)
+		}
+		b := make([]byte, 10)
+		if n, _, err := s.ReadMsg(b); err != nil || string(b[:n]) != "again" {
+			t.Fatalf("after restart: %q %v", b[:n], err)
+		}
+	})
+}

@@ -25,6 +25,7 @@ type Association struct {
 	final       Stats
 	lastEng     *transfer.Engine // engine kept after close for unread data
 	busy        bool             // data written since the last sender-dry event
+	touched     bool             // listed in ep.touched
 	abortReason string
 	rwait       waitq // readable, or closed
 	wwait       waitq // send buffer space, or closed
@@ -83,7 +84,7 @@ func (as *Association) write(p []byte, info SendInfo, dl *deadline) (int, error)
 			e.mu.Unlock()
 			return 0, err
 		}
-		err := as.a.send(time.Time{}, info.Stream, info.PPID, info.Unordered, p)
+		err := as.a.send(time.Now(), info.Stream, info.PPID, info.Unordered, p)
 		if err == nil {
 			as.busy = true
 			e.mu.Unlock()

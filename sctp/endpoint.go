@@ -24,7 +24,8 @@ type endpoint struct {
 	jar    *cookieJar
 	assocs map[assocKey]*assoc
 	tags   map[uint32]*assoc // local verification tag -> association, for unique tags
-	events []event
+	events []event           // queued events; events[evHead:] are not yet taken
+	evHead int
 	stats  Stats // endpoint-level counters (OOTB, cookies, stateless replies)
 
 	// Stateless replies (INIT ACK, OOTB ABORT, SHUTDOWN COMPLETE, Stale
@@ -68,6 +69,7 @@ var (
 	errShuttingDown = errors.New("sctp: association is shutting down")
 	errExists       = errors.New("sctp: association already exists")
 	errInvalidPort  = errors.New("sctp: invalid port 0")
+	errTooMany      = errors.New("sctp: too many associations")
 )
 
 func newEndpoint(cfg config, now time.Time) *endpoint {
@@ -160,6 +162,9 @@ func (ep *endpoint) connect(now time.Time, peer netip.AddrPort, localPort, peerP
 	if ep.assocs[key] != nil {
 		return nil, errExists
 	}
+	if max := ep.cfg.MaxAssociations; max > 0 && len(ep.assocs) >= max {
+		return nil, errTooMany
+	}
 	a := ep.newAssoc(key)
 	a.localTag = ep.newTag()
 	a.localTSN = ep.random32()
@@ -172,12 +177,13 @@ func (ep *endpoint) connect(now time.Time, peer netip.AddrPort, localPort, peerP
 
 // nextEvent returns the oldest queued event.
 func (ep *endpoint) nextEvent() (event, bool) {
-	if len(ep.events) == 0 {
+	if ep.evHead == len(ep.events) {
+		ep.events, ep.evHead = ep.events[:0], 0
 		return event{}, false
 	}
-	e := ep.events[0]
-	copy(ep.events, ep.events[1:])
-	ep.events = ep.events[:len(ep.events)-1]
+	e := ep.events[ep.evHead]
+	ep.events[ep.evHead] = event{}
+	ep.evHead++
 	return e, true
 }
 

@@ -327,6 +327,17 @@ func (ep *endpoint) cookieEchoNoTCB(now time.Time, p *inPacket) {
 		ep.stats.CookieMismatch++
 		return
 	}
+	if max := ep.cfg.MaxAssociations; max > 0 && len(ep.assocs) >= max {
+		// Section 5.1: "If an endpoint receives an INIT, INIT ACK, or
+		// COOKIE ECHO chunk but decides not to establish the new
+		// association due to ... lack of local resources, it SHOULD
+		// respond with an ABORT chunk."
+		ep.stats.AssocsRefused++
+		cause := appendCause(ep.scratch[:0], causeOutOfResource, nil)
+		ep.scratch = cause[:0]
+		ep.replyAbort(p.from, p.dstPort, p.srcPort, c.peerTag, false, cause)
+		return
+	}
 	key := assocKey{peer: p.from, localPort: p.dstPort, peerPort: p.srcPort}
 	a := ep.newAssoc(key)
 	a.localTag = c.localTag

@@ -54,6 +54,7 @@ type Counters struct {
 	AssocsUp       uint64 // associations that reached ESTABLISHED
 	AssocsDown     uint64 // associations that went to CLOSED
 	AssocsFailed   uint64 // associations lost to a timeout or an ABORT
+	AssocsRefused  uint64 // valid COOKIE ECHOs refused: MaxAssociations reached
 	Retransmits    uint64 // DATA chunks retransmitted (transfer engine)
 	FastRetransmit uint64 // fast retransmissions (transfer engine)
 	T3Expiries     uint64 // T3-rtx expirations (transfer engine)
@@ -99,6 +100,7 @@ func (s *Counters) add(o *Counters) {
 	s.AssocsUp += o.AssocsUp
 	s.AssocsDown += o.AssocsDown
 	s.AssocsFailed += o.AssocsFailed
+	s.AssocsRefused += o.AssocsRefused
 	s.Retransmits += o.Retransmits
 	s.FastRetransmit += o.FastRetransmit
 	s.T3Expiries += o.T3Expiries

@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
@@ -13,11 +14,11 @@ import (
 // (6.3.2). It reports whether the SACK acknowledged new data (the
 // association then resets its error counter, section 8.1).
 //
-// A SACK older than the cumulative TSN ack point is ignored. A SACK that
-// acknowledges a TSN never sent, or whose Gap Ack Blocks are malformed
-// (start after end, overlapping or out of order), yields
+// A SACK older than the cumulative TSN ack point is ignored, and so is one
+// whose Gap Ack Blocks are malformed (start after end, overlapping or out
+// of order). A SACK that acknowledges a TSN never sent yields
 // ErrProtocolViolation and changes nothing; the association answers with
-// ABORT.
+// ABORT (section 11.4).
 func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	s.stats.SACKsReceived++
 	cum := sk.CumTSNAck
@@ -29,6 +30,9 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	}
 	if err := s.validate(sk); err != nil {
 		s.stats.SACKsInvalid++
+		if errors.Is(err, errMalformedGaps) {
+			return false, nil // dropped, as if lost
+		}
 		return false, err
 	}
 	s.stats.DupTSNsReported += uint64(len(sk.Dups))
@@ -163,7 +167,13 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	return newBytes > 0, nil
 }
 
+// errMalformedGaps marks a SACK whose Gap Ack Blocks are malformed, out of
+// order or overlapping: it is dropped (counted in SACKsInvalid), as if lost.
+var errMalformedGaps = errors.New("malformed gap ack blocks")
+
 // validate checks a SACK against what was sent before anything changes.
+// Section 11.4: "An SCTP implementation MUST abort the association if it
+// receives a SACK chunk acknowledging a TSN that has not been sent."
 func (s *Sender) validate(sk *SACK) error {
 	highest := s.nextTSN - 1
 	if sk.CumTSNAck.GT(highest) {
@@ -171,11 +181,11 @@ func (s *Sender) validate(sk *SACK) error {
 	}
 	last := uint32(0)
 	for _, g := range sk.Gaps {
-		if g.Start == 0 || g.Start > g.End || uint32(g.Start) <= last {
-			return fmt.Errorf("%w: SACK gap block %d-%d malformed or out of order", ErrProtocolViolation, g.Start, g.End)
-		}
 		if end := sk.CumTSNAck.Add(uint32(g.End)); end.GT(highest) {
 			return fmt.Errorf("%w: SACK gap block acknowledges TSN %d, highest sent %d", ErrProtocolViolation, end, highest)
+		}
+		if g.Start == 0 || g.Start > g.End || uint32(g.Start) <= last {
+			return errMalformedGaps
 		}
 		last = uint32(g.End)
 	}
