@@ -24,6 +24,8 @@ type MemoryParams struct {
 	// IdleProfile, if set, receives a heap profile taken when every
 	// association is up and idle.
 	IdleProfile io.Writer `json:"-"`
+	// TrafficProfile, if set, receives one taken after the traffic phase.
+	TrafficProfile io.Writer `json:"-"`
 }
 
 // MemoryResult is what memory mode measures. Both ends of every
@@ -209,6 +211,11 @@ func Memory(ctx context.Context, p MemoryParams) (*MemoryResult, error) {
 		return nil, fmt.Errorf("perf: memory mode: %d of %d messages arrived: %w", received, total, ctx.Err())
 	}
 	traffic := snapMem()
+	if p.TrafficProfile != nil {
+		if err := pprof.Lookup("heap").WriteTo(p.TrafficProfile, 0); err != nil {
+			return nil, err
+		}
+	}
 
 	// Allocations per message on one association: first warm up, then count.
 	c := clients[0]

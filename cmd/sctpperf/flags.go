@@ -67,7 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.memory, "memory", false, "memory mode: heap per association and allocations per message (in-process stacks)")
 	fs.DurationVar(&o.interim, "D", -1, "interim result interval (default 1s for runs of 5 s or more, 0 for none)")
 	fs.StringVar(&o.cpuprof, "cpuprofile", "", "write a CPU profile of this process (and the spawned server's to FILE.server)")
-	fs.StringVar(&o.memprof, "memprofile", "", "-memory: write a heap profile taken with every association idle")
+	fs.StringVar(&o.memprof, "memprofile", "", "-memory: write heap profiles taken with every association idle (FILE) and after traffic (FILE.traffic)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

@@ -147,6 +147,12 @@ func memory(ctx context.Context, o *options, stdout io.Writer) error {
 			}
 			defer f.Close()
 			mp.IdleProfile = f
+			ft, err := os.Create(name + ".traffic")
+			if err != nil {
+				return err
+			}
+			defer ft.Close()
+			mp.TrafficProfile = ft
 		}
 		r, err := perf.Memory(ctx, mp)
 		if err != nil {
