@@ -1,0 +1,99 @@
+package perf
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"testing"
+	"time"
+)
+
+// startServer runs Serve on a loopback port for the test's lifetime.
+func startServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	return ln.Addr().String()
+}
+
+// inProcessStacks are the stacks the smoke runs cover.
+func inProcessStacks() []string {
+	var out []string
+	for _, name := range Stacks() {
+		if s, _ := Lookup(name); s.InProcess() {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func TestSmoke(t *testing.T) {
+	addr := startServer(t)
+	for _, stack := range inProcessStacks() {
+		for _, test := range Tests {
+			t.Run(stack+"/"+test, func(t *testing.T) {
+				p := Params{Test: test, Stack: stack, Duration: 200 * time.Millisecond, PerStream: true}
+				p.Config.SndBuf = 64 << 10 // short drain after the run
+				if test == StreamMany || test == RRMany {
+					p.Config.Streams, p.Assocs = 8, 2
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				r, err := Run(ctx, addr, p, RunOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Primary() <= 0 {
+					t.Errorf("%s on %s: %v %s", test, stack, r.Primary(), r.PrimaryUnit())
+				}
+				var b bytes.Buffer
+				WriteTable(&b, r)
+				t.Logf("\n%s", b.String())
+			})
+		}
+	}
+}
+
+func TestMemorySmoke(t *testing.T) {
+	for _, stack := range inProcessStacks() {
+		t.Run(stack, func(t *testing.T) {
+			r, err := Memory(t.Context(), MemoryParams{Stack: stack, Assocs: 4, Streams: 16, PerAssoc: 20, AllocMsgs: 200})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.IdleHeap <= 0 || r.AllocsPerMsg < 0 {
+				t.Errorf("%+v", r)
+			}
+			var b bytes.Buffer
+			WriteMemory(&b, []*MemoryResult{r})
+			t.Logf("\n%s", b.String())
+		})
+	}
+}
+
+func TestInterimDuringRun(t *testing.T) {
+	addr := startServer(t)
+	for _, test := range []string{Stream, RR} {
+		var got []Interim
+		p := Params{Test: test, Stack: "pion", Duration: 700 * time.Millisecond, Interim: 200 * time.Millisecond}
+		p.Config.SndBuf = 64 << 10
+		r, err := Run(t.Context(), addr, p, RunOptions{OnInterim: func(in Interim) { got = append(got, in) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) < 2 || len(r.Interims) != len(got) {
+			t.Errorf("%s: %d interim reports, %d in the result", test, len(got), len(r.Interims))
+		}
+	}
+}

@@ -1,0 +1,132 @@
+package perf
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Stack is one SCTP implementation that perf measures. A stack opens
+// associations that carry whole messages tagged with a stream id and a
+// payload protocol identifier; everything else (transport, buffers,
+// scheduler) comes from the Config.
+type Stack interface {
+	// Name returns the name the -stack flag selects this stack by.
+	Name() string
+	// InProcess reports whether the stack's associations live in this
+	// process's heap, so memory mode can measure them.
+	InProcess() bool
+	// Listen opens the passive side on addr ("host:port", port 0 picks one).
+	Listen(ctx context.Context, addr string, cfg *Config) (Listener, error)
+	// Dial opens one association to addr.
+	Dial(ctx context.Context, addr string, cfg *Config) (Conn, error)
+}
+
+// Listener accepts associations for a Stack.
+type Listener interface {
+	// Accept waits for the next association to be established.
+	Accept(ctx context.Context) (Conn, error)
+	// Addr returns the address peers dial, as "host:port".
+	Addr() string
+	// Close stops accepting; associations already accepted stay open.
+	Close() error
+}
+
+// Conn is one association of a Stack, used by one sending and one
+// receiving goroutine at a time.
+type Conn interface {
+	// Send queues p as one message on stream sid with the given PPID,
+	// blocking while the stack's send buffer is full.
+	Send(p []byte, sid uint16, ppid uint32) error
+	// Recv reads the next whole message into p.
+	Recv(p []byte) (n int, sid uint16, ppid uint32, err error)
+	// Close ends the association (gracefully where the stack can).
+	Close() error
+}
+
+// StatsReporter is implemented by a Conn that can summarize its
+// association's counters in one line; -v prints it for both sides.
+type StatsReporter interface {
+	StatsLine() string
+}
+
+// statsLine returns c's counters, or "" if it has none.
+func statsLine(c Conn) string {
+	if s, ok := c.(StatsReporter); ok {
+		return s.StatsLine()
+	}
+	return ""
+}
+
+// EndpointDialer is implemented by stacks that can open many associations
+// from one local endpoint (one socket); memory mode uses it so that the
+// figures are per association, not per socket.
+type EndpointDialer interface {
+	NewDialer(ctx context.Context, addr string, cfg *Config) (Dialer, error)
+}
+
+// Dialer opens associations from one local endpoint to one address.
+type Dialer interface {
+	Dial(ctx context.Context) (Conn, error)
+	Close() error
+}
+
+// Config is what a test asks of a stack for each association.
+type Config struct {
+	Transport  string   `json:"transport"`            // "udp" (RFC 6951 encapsulation, the default) or "ip"
+	Streams    int      `json:"streams"`              // streams used and negotiated each way (1..65535)
+	SndBuf     int      `json:"sndbuf,omitempty"`     // send buffer in bytes; 0 means the stack's default
+	RcvBuf     int      `json:"rcvbuf,omitempty"`     // receive buffer (advertised window) in bytes; 0 means default
+	MaxMsg     int      `json:"max_msg"`              // largest message the test sends or receives
+	Sched      string   `json:"sched,omitempty"`      // stream scheduler name (sched.ParseKind); "" means the stack's default
+	Interleave bool     `json:"interleave,omitempty"` // negotiate I-DATA (RFC 8260)
+	Weights    []uint16 `json:"weights,omitempty"`    // per-stream weights for wfq/fc, stream i gets Weights[i]
+	Prios      []uint16 `json:"prios,omitempty"`      // per-stream priorities for prio, stream i gets Prios[i]
+}
+
+// ErrUnsupported is returned (wrapped) when a stack cannot do what a
+// Config or a test asks.
+var ErrUnsupported = errors.New("not supported by this stack")
+
+var (
+	stacksMu sync.Mutex
+	stacks   = map[string]Stack{}
+)
+
+// Register makes a stack available by its name; a later registration of
+// the same name replaces the earlier one.
+func Register(s Stack) {
+	stacksMu.Lock()
+	defer stacksMu.Unlock()
+	stacks[s.Name()] = s
+}
+
+// Lookup returns the stack registered under name.
+func Lookup(name string) (Stack, error) {
+	stacksMu.Lock()
+	defer stacksMu.Unlock()
+	s, ok := stacks[name]
+	if !ok {
+		return nil, fmt.Errorf("perf: unknown stack %q (have %s)", name, strings.Join(stackNamesLocked(), ", "))
+	}
+	return s, nil
+}
+
+// Stacks returns the names of the registered stacks, sorted.
+func Stacks() []string {
+	stacksMu.Lock()
+	defer stacksMu.Unlock()
+	return stackNamesLocked()
+}
+
+func stackNamesLocked() []string {
+	names := make([]string, 0, len(stacks))
+	for n := range stacks {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

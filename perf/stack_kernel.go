@@ -1,0 +1,168 @@
+package perf
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"syscall"
+
+	ksctp "github.com/ishidawataru/sctp"
+)
+
+// kernelStack runs the host kernel's SCTP (Linux net/sctp) through
+// github.com/ishidawataru/sctp, one-to-one style sockets, one per
+// association. It needs a kernel with SCTP (the sctp module loaded).
+type kernelStack struct{}
+
+func init() { Register(kernelStack{}) }
+
+func (kernelStack) Name() string    { return "kernel" }
+func (kernelStack) InProcess() bool { return false }
+
+// ErrNoKernelSCTP is returned by the kernel stack on hosts whose kernel
+// has no SCTP.
+var ErrNoKernelSCTP = errors.New("kernel has no SCTP")
+
+// kernelHasSCTP opens and closes an SCTP socket to find out whether the
+// kernel speaks SCTP.
+func kernelHasSCTP() error {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, syscall.IPPROTO_SCTP)
+	if err != nil {
+		return fmt.Errorf("%w: socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP): %v (load the sctp module, or run in the interop guest)", ErrNoKernelSCTP, err)
+	}
+	syscall.Close(fd)
+	return nil
+}
+
+func kernelCheck(cfg *Config) error {
+	if err := kernelHasSCTP(); err != nil {
+		return err
+	}
+	if cfg.Transport == "udp" {
+		return fmt.Errorf("kernel: transport udp: %w here (set net.sctp.udp_port and SCTP_REMOTE_UDP_ENCAPS_PORT yourself, or use -transport ip)", ErrUnsupported)
+	}
+	if cfg.Sched != "" || cfg.Interleave {
+		return fmt.Errorf("kernel: -sched and -interleave: %w by this backend yet", ErrUnsupported)
+	}
+	return nil
+}
+
+func kernelInit(cfg *Config) ksctp.InitMsg {
+	n := uint16(max(min(cfg.Streams, 65535), 1))
+	return ksctp.InitMsg{NumOstreams: n, MaxInstreams: n}
+}
+
+func kernelAddr(addr string) (*ksctp.SCTPAddr, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	if host == "" {
+		host = "0.0.0.0"
+	}
+	return ksctp.ResolveSCTPAddr("sctp", net.JoinHostPort(host, port))
+}
+
+func (kernelStack) Listen(ctx context.Context, addr string, cfg *Config) (Listener, error) {
+	if err := kernelCheck(cfg); err != nil {
+		return nil, err
+	}
+	la, err := kernelAddr(addr)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := ksctp.ListenSCTPExt("sctp", la, kernelInit(cfg))
+	if err != nil {
+		return nil, fmt.Errorf("kernel: listen %s: %w", addr, err)
+	}
+	return &kernelListener{ln: ln, cfg: *cfg}, nil
+}
+
+type kernelListener struct {
+	ln   *ksctp.SCTPListener
+	cfg  Config
+	once sync.Once
+}
+
+func (l *kernelListener) Accept(ctx context.Context) (Conn, error) {
+	stop := context.AfterFunc(ctx, func() { l.Close() })
+	defer stop()
+	c, err := l.ln.AcceptSCTP()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	return newKernelConn(c, &l.cfg)
+}
+
+func (l *kernelListener) Addr() string {
+	a, ok := l.ln.Addr().(*ksctp.SCTPAddr)
+	if !ok || len(a.IPAddrs) == 0 {
+		return l.ln.Addr().String()
+	}
+	return net.JoinHostPort(a.IPAddrs[0].IP.String(), strconv.Itoa(a.Port))
+}
+
+func (l *kernelListener) Close() error {
+	var err error
+	l.once.Do(func() { err = l.ln.Close() })
+	return err
+}
+
+func (kernelStack) Dial(ctx context.Context, addr string, cfg *Config) (Conn, error) {
+	if err := kernelCheck(cfg); err != nil {
+		return nil, err
+	}
+	ra, err := kernelAddr(addr)
+	if err != nil {
+		return nil, err
+	}
+	c, err := ksctp.DialSCTPExt("sctp", nil, ra, kernelInit(cfg))
+	if err != nil {
+		return nil, fmt.Errorf("kernel: dial %s: %w", addr, err)
+	}
+	return newKernelConn(c, cfg)
+}
+
+type kernelConn struct {
+	c    *ksctp.SCTPConn
+	info ksctp.SndRcvInfo
+}
+
+func newKernelConn(c *ksctp.SCTPConn, cfg *Config) (*kernelConn, error) {
+	if err := c.SubscribeEvents(ksctp.SCTP_EVENT_DATA_IO); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("kernel: subscribe to data I/O events: %w", err)
+	}
+	if cfg.SndBuf > 0 {
+		c.SetWriteBuffer(cfg.SndBuf)
+	}
+	if cfg.RcvBuf > 0 {
+		c.SetReadBuffer(cfg.RcvBuf)
+	}
+	return &kernelConn{c: c}, nil
+}
+
+func (k *kernelConn) Send(p []byte, sid uint16, ppid uint32) error {
+	k.info.Stream, k.info.PPID = sid, ppid
+	_, err := k.c.SCTPWrite(p, &k.info)
+	return err
+}
+
+func (k *kernelConn) Recv(p []byte) (int, uint16, uint32, error) {
+	n, info, err := k.c.SCTPRead(p)
+	if err != nil {
+		return n, 0, 0, err
+	}
+	if info == nil {
+		return n, 0, 0, nil
+	}
+	return n, info.Stream, info.PPID, nil
+}
+
+func (k *kernelConn) Close() error { return k.c.Close() }

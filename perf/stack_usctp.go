@@ -1,0 +1,208 @@
+package perf
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"strconv"
+
+	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp"
+	"github.com/usctp/usctp/sctp/chunk"
+)
+
+// usctpStack runs this module's sctp package through its public API.
+type usctpStack struct{}
+
+func init() { Register(usctpStack{}) }
+
+func (usctpStack) Name() string    { return "usctp" }
+func (usctpStack) InProcess() bool { return true }
+
+// usctpDataPort is the SCTP port of the data listener. With UDP
+// encapsulation the listener's UDP port is ephemeral and is what Addr
+// reports; with plain IP the SCTP port is the address.
+const usctpDataPort = 5001
+
+// usctpConfig maps a perf Config onto the public sctp.Config.
+func usctpConfig(cfg *Config) (*sctp.Config, error) {
+	n := uint16(max(min(cfg.Streams, 65535), 1))
+	c := &sctp.Config{
+		OutStreams:   n,
+		InStreams:    n,
+		SendBuffer:   cfg.SndBuf,
+		RecvBuffer:   cfg.RcvBuf,
+		Interleaving: cfg.Interleave,
+		UDPPort:      -1,
+		Backlog:      1024,
+	}
+	switch cfg.Transport {
+	case "", "udp":
+	case "ip":
+		c.Transport = sctp.IP
+	default:
+		return nil, fmt.Errorf("usctp: transport %q: %w", cfg.Transport, ErrUnsupported)
+	}
+	if cfg.Sched != "" {
+		k, err := sched.ParseKind(cfg.Sched)
+		if err != nil {
+			return nil, fmt.Errorf("usctp: %w", err)
+		}
+		c.Scheduler = k
+	}
+	return c, nil
+}
+
+func (usctpStack) Listen(ctx context.Context, addr string, cfg *Config) (Listener, error) {
+	c, err := usctpConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	e, err := sctp.Listen(net.JoinHostPort(host, strconv.Itoa(usctpDataPort)), c)
+	if err != nil {
+		return nil, err
+	}
+	return &usctpListener{e: e, cfg: *cfg, host: host}, nil
+}
+
+type usctpListener struct {
+	e    *sctp.Endpoint
+	cfg  Config
+	host string
+}
+
+func (l *usctpListener) Accept(ctx context.Context) (Conn, error) {
+	a, err := l.e.AcceptContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return newUsctpConn(a, &l.cfg)
+}
+
+// Addr returns the host and the UDP encapsulation port (UDP), or the
+// SCTP port (IP).
+func (l *usctpListener) Addr() string {
+	if l.cfg.Transport == "ip" {
+		return net.JoinHostPort(l.host, strconv.Itoa(usctpDataPort))
+	}
+	ap := l.e.Addr()
+	host := l.host
+	if ap.Addr().IsValid() && !ap.Addr().IsUnspecified() {
+		host = ap.Addr().String()
+	}
+	return net.JoinHostPort(host, strconv.Itoa(int(ap.Port())))
+}
+
+func (l *usctpListener) Close() error { return l.e.Close() }
+
+// usctpTarget turns a listener address into the SCTP address to dial and
+// the config that reaches it.
+func usctpTarget(addr string, cfg *Config) (string, *sctp.Config, error) {
+	c, err := usctpConfig(cfg)
+	if err != nil {
+		return "", nil, err
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", nil, err
+	}
+	if c.Transport == sctp.UDP {
+		p, err := strconv.ParseUint(port, 10, 16)
+		if err != nil {
+			return "", nil, fmt.Errorf("usctp: UDP port %q: %w", port, err)
+		}
+		c.RemoteUDPPort = uint16(p)
+	}
+	return net.JoinHostPort(host, strconv.Itoa(usctpDataPort)), c, nil
+}
+
+func (usctpStack) Dial(ctx context.Context, addr string, cfg *Config) (Conn, error) {
+	target, c, err := usctpTarget(addr, cfg)
+	if err != nil {
+		return nil, err
+	}
+	a, err := sctp.Dial(ctx, target, c)
+	if err != nil {
+		return nil, fmt.Errorf("usctp: dial %s: %w", addr, err)
+	}
+	return newUsctpConn(a, cfg)
+}
+
+// NewDialer returns a dialer whose associations share one local endpoint
+// (one socket), the one-to-many use the sctp package is built for.
+func (usctpStack) NewDialer(ctx context.Context, addr string, cfg *Config) (Dialer, error) {
+	target, c, err := usctpTarget(addr, cfg)
+	if err != nil {
+		return nil, err
+	}
+	var ip netip.Addr
+	if c.Transport == sctp.IP {
+		ip = netip.IPv4Unspecified()
+	}
+	e, err := sctp.NewEndpoint(ip, c)
+	if err != nil {
+		return nil, err
+	}
+	return &usctpDialer{e: e, target: target, cfg: *cfg}, nil
+}
+
+type usctpDialer struct {
+	e      *sctp.Endpoint
+	target string
+	cfg    Config
+}
+
+func (d *usctpDialer) Dial(ctx context.Context) (Conn, error) {
+	a, err := d.e.Dial(ctx, d.target)
+	if err != nil {
+		return nil, err
+	}
+	return newUsctpConn(a, &d.cfg)
+}
+
+func (d *usctpDialer) Close() error { return d.e.Close() }
+
+// usctpConn is an sctp.Association; it sets the per-stream scheduler values.
+type usctpConn struct {
+	a *sctp.Association
+}
+
+func newUsctpConn(a *sctp.Association, cfg *Config) (*usctpConn, error) {
+	vals := cfg.Weights
+	if len(cfg.Prios) > 0 {
+		vals = cfg.Prios
+	}
+	for sid, v := range vals {
+		if err := a.SetStreamValue(uint16(sid), v); err != nil {
+			a.Abort("perf: bad stream value")
+			return nil, fmt.Errorf("usctp: stream %d value %d: %w", sid, v, err)
+		}
+	}
+	return &usctpConn{a: a}, nil
+}
+
+func (c *usctpConn) Send(p []byte, sid uint16, ppid uint32) error {
+	_, err := c.a.WriteMsg(p, sctp.SendInfo{Stream: sid, PPID: ppid})
+	return err
+}
+
+func (c *usctpConn) Recv(p []byte) (int, uint16, uint32, error) {
+	n, info, err := c.a.ReadMsg(p)
+	return n, info.Stream, info.PPID, err
+}
+
+// StatsLine summarizes the association's counters: packets and chunks
+// per direction, retransmissions and the path.
+func (c *usctpConn) StatsLine() string {
+	st := c.a.Stats()
+	return fmt.Sprintf("packets out %d in %d; DATA out %d in %d; SACK out %d in %d; retransmits %d (fast %d, T3 %d); SRTT %v cwnd %d",
+		st.PacketsOut, st.PacketsIn, st.ChunksOut[chunk.TypeData], st.ChunksIn[chunk.TypeData],
+		st.ChunksOut[chunk.TypeSack], st.ChunksIn[chunk.TypeSack], st.Retransmits, st.FastRetransmit, st.T3Expiries, st.SRTT, st.Cwnd)
+}
+
+func (c *usctpConn) Close() error { return c.a.Close() }
