@@ -207,3 +207,54 @@ func TestRawIPNeedsCapNetRaw(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestRawIPSameHost runs both ends of an association over raw IP in one
+// network namespace, where each endpoint's raw socket also sees the other's
+// packets. Neither may answer the other's packets as out of the blue
+// (RFC 9260 section 8.4): that ABORT would kill the association.
+func TestRawIPSameHost(t *testing.T) {
+	nsA, _ := apiNetns(t)
+	cfg := &Config{Transport: IP}
+	const laddr = "10.201.1.1:5010"
+	var l *Endpoint
+	var err error
+	inNs(t, nsA, func() { l, err = Listen(laddr, cfg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var c *Association
+	inNs(t, nsA, func() { c, err = Dial(ctx, laddr, cfg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := l.AcceptContext(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 200
+	go func() {
+		msg := bytes.Repeat([]byte{0x5a}, 3000) // two chunks each: SACKs flow
+		for i := 0; i < n; i++ {
+			if _, err := c.WriteMsg(msg, SendInfo{Stream: uint16(i % 4)}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	buf := make([]byte, 4000)
+	for i := 0; i < n; i++ {
+		if m, _, err := s.ReadMsg(buf); err != nil || m != 3000 {
+			t.Fatalf("message %d: %d bytes, %v", i, m, err)
+		}
+	}
+	if err := c.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if st := l.Stats(); st.AbortsOut > 0 {
+		t.Errorf("listener sent %d ABORTs", st.AbortsOut)
+	}
+}

@@ -35,15 +35,19 @@ type Endpoint struct {
 	core       *endpoint
 	assocs     map[*assoc]*Association
 	listenPort uint16 // SCTP port accepted on; 0: none
-	acceptq    []*Association
-	acceptWait waitq
-	closed     bool
-	err        error           // why the endpoint stopped, when it did by itself
-	armed      time.Time       // deadline the owner's timer is set for
-	owner      *Association    // the association Dial created this endpoint for
-	ownerGone  bool            // owner ended: close the socket after the last flush
-	free       []chan struct{} // waiter channels for block
-	touched    []*Association  // reached by the packets being processed
+	// sharedPorts is set on the raw-IP transport, where every raw socket
+	// on the host sees every SCTP packet: packets for ports this endpoint
+	// does not own belong to someone else and get no answer from us.
+	sharedPorts bool
+	acceptq     []*Association
+	acceptWait  waitq
+	closed      bool
+	err         error           // why the endpoint stopped, when it did by itself
+	armed       time.Time       // deadline the owner's timer is set for
+	owner       *Association    // the association Dial created this endpoint for
+	ownerGone   bool            // owner ended: close the socket after the last flush
+	free        []chan struct{} // waiter channels for block
+	touched     []*Association  // reached by the packets being processed
 
 	wmu  sync.Mutex // serializes flushes; guards out and nout
 	out  []transport.Packet
@@ -100,7 +104,8 @@ func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 		return nil, err
 	}
 	e := &Endpoint{cfg: c, conn: conn, connPeer: peer, assocs: make(map[*assoc]*Association),
-		kick: make(chan struct{}, 1), done: make(chan struct{})}
+		kick: make(chan struct{}, 1), done: make(chan struct{}),
+		sharedPorts: c.conn == nil && c.PacketConn == nil && c.Conn == nil && c.Transport == IP}
 	if c.Pcap != "" {
 		w, err := transport.CreatePcap(c.Pcap, transport.PcapOptions{})
 		if err != nil {
@@ -420,12 +425,21 @@ func (e *Endpoint) readLoop() {
 
 // acceptable drops INITs to an SCTP port nobody listens on, unless they
 // are for an association of ours (an INIT collision or a peer restart).
+// On the raw-IP transport, whose SCTP port space is shared by every raw
+// socket on the host, it drops every packet that is neither for our
+// listening port nor for one of our associations: such a packet is out of
+// the blue only for us, and answering it (RFC 9260 section 8.4) would
+// abort another endpoint's association.
 func (e *Endpoint) acceptable(from netip.AddrPort, p []byte) bool {
-	if len(p) < 16 || p[12] != ctInit || binary.BigEndian.Uint32(p[4:]) != 0 {
-		return true
+	if len(p) < 12 {
+		return true // the core counts it as malformed
 	}
 	dst := binary.BigEndian.Uint16(p[2:])
 	if e.listenPort != 0 && dst == e.listenPort {
+		return true
+	}
+	isInit := len(p) >= 16 && p[12] == ctInit && binary.BigEndian.Uint32(p[4:]) == 0
+	if !isInit && !e.sharedPorts {
 		return true
 	}
 	return e.core.assocs[assocKey{peer: from, localPort: dst, peerPort: binary.BigEndian.Uint16(p)}] != nil
