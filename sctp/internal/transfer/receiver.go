@@ -86,8 +86,8 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 	}
 	if len(d.Payload) == 0 {
 		// 6.2: "If an endpoint receives a DATA chunk with no user data
-		// (i.e., the Length field is set to 16), it MUST send an ABORT with
-		// error cause set to "No User Data"."
+		// (i.e., the Length field is set to 16), it SHOULD send an ABORT
+		// chunk with a "No User Data" error cause."
 		r.stats.EmptyData++
 		return Dropped, ErrEmptyMessage
 	}
@@ -95,7 +95,7 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 	if r.tsns.has(t) {
 		// 6.2: "When a packet arrives with duplicate DATA chunk(s) and
 		// with no new DATA chunk(s), the endpoint MUST immediately send a
-		// SACK with no delay." We report every duplicate at once.
+		// SACK chunk with no delay." We answer every duplicate at once.
 		r.stats.DupTSNs++
 		if len(r.dups) < maxDupTSNs {
 			r.dups = append(r.dups, t)
@@ -193,6 +193,7 @@ func (r *Receiver) EndPacket(now time.Time) {
 	}
 	r.inPacket = false
 	r.packets++
+	r.stats.DataPacketsReceived++
 	if r.packets >= r.cfg.SACKFreq {
 		r.sackNow = true
 	}

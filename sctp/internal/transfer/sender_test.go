@@ -166,6 +166,9 @@ func TestZeroWindowProbe(t *testing.T) {
 	if want := x.now.Add(x.e.Path.RTO()); !d.Equal(want) {
 		t.Fatalf("probe deadline %v, want one RTO later %v", d.Sub(epoch), want.Sub(epoch))
 	}
+	if x.e.Send.Pending(x.now) || x.e.Send.Pending(d.Add(-time.Nanosecond)) || !x.e.Send.Pending(d) {
+		t.Fatal("Pending does not follow the probe deadline")
+	}
 	x.now = d
 	x.e.OnTimeout(x.now)
 	if got := x.flush(); len(got) != 1 || got[0] != 1002 {
@@ -470,7 +473,7 @@ func TestStaleSACKDropped(t *testing.T) {
 	}
 }
 
-// RFC 9260 section 6.2.1 D iii): "Set rwnd equal to the newly received
+// RFC 9260 section 6.2.1 D ii): "Set rwnd equal to the newly received
 // a_rwnd minus the number of bytes still outstanding after processing the
 // Cumulative TSN Ack and the Gap Ack Blocks." And B: "Any time a DATA chunk
 // is marked for retransmission, either via T3-rtx timer expiration or via
@@ -490,7 +493,7 @@ func TestSACKRwnd(t *testing.T) {
 	}
 }
 
-// RFC 9260 section 6.2.1 D iv): "If the SACK chunk is missing a TSN that
+// RFC 9260 section 6.2.1 D iii): "If the SACK chunk is missing a TSN that
 // was previously acknowledged via a Gap Ack Block (e.g., the data receiver
 // reneged on the data), then consider the corresponding DATA that might be
 // possibly missing: Count one miss indication towards Fast Retransmit ...,
