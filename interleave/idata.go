@@ -458,6 +458,7 @@ func (d *IData) moveRun(l *fragList, prev, first, last *Frag) {
 	for f := first; ; {
 		n := f.next
 		l.n--
+		f.PPID = first.PPID // every part names the message's PPID
 		d.ready.push(f)
 		if f == last {
 			return
