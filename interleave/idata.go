@@ -284,7 +284,7 @@ func (d *IData) Add(f *Frag) bool {
 		d.pool.Put(f)
 		return false
 	}
-	d.deliver(s)
+	d.deliverAfter(s, f)
 	return true
 }
 
@@ -346,6 +346,40 @@ func (d *IData) endPD(sid uint16, unordered bool) {
 // deliver moves what became deliverable on s to the ready queue.
 func (d *IData) deliver(s *InSide) {
 	in := d.streams.In(s.sid)
+	d.deliverOrdered(s, in)
+	d.deliverUnordered(s, in)
+}
+
+// deliverAfter is deliver after f was added to s: only f's message can
+// have become deliverable, so only its place in the lists is looked at.
+func (d *IData) deliverAfter(s *InSide, f *Frag) {
+	in := d.streams.In(s.sid)
+	if f.Flags&FlagUnordered == 0 {
+		if f.MID == uint32(in.MID) {
+			d.deliverOrdered(s, in)
+		}
+		return
+	}
+	if in.PDUO && f.MID == uint32(in.MIDUO) {
+		d.continuePD(s, in, &s.unordered, true)
+		return
+	}
+	// The first fragment of f's message, if held, and what precedes it.
+	var prev *Frag
+	g := s.unordered.head
+	for g != nil && midLT(g.MID, f.MID) {
+		prev, g = g, g.next
+	}
+	if g != nil && g.MID == f.MID && isBegin(g) {
+		if last, ok := d.complete(g); ok {
+			d.moveRun(&s.unordered, prev, g, last)
+		}
+	}
+}
+
+// deliverOrdered moves s's ordered messages that are next in MID order
+// (and the parts of one in partial delivery) to the ready queue.
+func (d *IData) deliverOrdered(s *InSide, in *stream.In) {
 	for {
 		if in.PD {
 			if !d.continuePD(s, in, &s.ordered, false) {
@@ -372,6 +406,11 @@ func (d *IData) deliver(s *InSide) {
 		d.dropMID(&s.ordered, h.MID)
 		in.MID = in.MID.Next()
 	}
+}
+
+// deliverUnordered moves s's complete unordered messages (and the parts of
+// one in partial delivery) to the ready queue.
+func (d *IData) deliverUnordered(s *InSide, in *stream.In) {
 	if in.PDUO {
 		d.continuePD(s, in, &s.unordered, true)
 	}

@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -262,4 +263,88 @@ func TestIDataWrongVariant(t *testing.T) {
 	if _, err := ed.Recv.HandleIData(epoch, &id); !errors.Is(err, ErrProtocolViolation) {
 		t.Fatalf("I-DATA without I-DATA negotiated: %v", err)
 	}
+}
+
+// I-FORWARD-TSN at the receiver: the cumulative TSN moves, a partial
+// delivery of a skipped message ends (the reader sees Aborted after the
+// parts it got), later messages flow, malformed chunks are refused, and
+// on a DATA association the chunk is a protocol violation.
+func TestIDataReceiverIForwardTSN(t *testing.T) {
+	e, err := New(Config{OutStreams: 2, InStreams: 2, Interleaved: true, RecvBuffer: 4000, PeerTSN: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &e.Recv
+	big := make([]byte, 1500)
+	for i, d := range []IData{
+		{TSN: 10, SID: 0, MID: 0, Flags: FlagBegin, PPID: 5, Payload: big},
+		{TSN: 11, SID: 0, MID: 0, FSN: 1, Payload: big},
+		{TSN: 13, SID: 1, MID: 0, Flags: FlagBegin | FlagEnd, Payload: []byte("after")},
+	} {
+		if v, err := r.HandleIData(epoch, &d); err != nil || v != Accepted {
+			t.Fatalf("chunk %d: %v %v", i, v, err)
+		}
+	}
+	buf := make([]byte, 8000)
+	// Held 3005 bytes over a partial delivery point of 2000: stream 0's
+	// first parts are out, stream 1's whole message with them.
+	var got []string
+	for {
+		n, info, err := r.Read(buf)
+		if err != nil {
+			break
+		}
+		got = append(got, fmt.Sprintf("%d/%d:%d eor=%v aborted=%v", info.SID, info.MID, n, info.EOR, info.Aborted))
+	}
+	// TSN 12 (the rest of stream 0's message) was abandoned.
+	c := chunkOf(t, func(b []byte) []byte {
+		b, _ = chunk.AppendIForwardTSN(b, 12, []chunk.StreamMID{{SID: 0, MID: 0}})
+		return b
+	})
+	if err := r.HandleIForwardTSN(epoch, c); err != nil {
+		t.Fatal(err)
+	}
+	if r.CumulativeTSN() != 13 || !r.SACKDue(epoch) {
+		t.Fatalf("cum %d, SACK due %v", r.CumulativeTSN(), r.SACKDue(epoch))
+	}
+	for {
+		n, info, err := r.Read(buf)
+		if err != nil {
+			break
+		}
+		got = append(got, fmt.Sprintf("%d/%d:%d eor=%v aborted=%v", info.SID, info.MID, n, info.EOR, info.Aborted))
+	}
+	want := "[0/0:3000 eor=false aborted=false 1/0:5 eor=true aborted=false 0/0:0 eor=false aborted=true]"
+	if fmt.Sprint(got) != want {
+		t.Fatalf("reads %v\nwant  %s", got, want)
+	}
+	// Stale: no change.
+	if err := r.HandleIForwardTSN(epoch, c); err != nil || r.CumulativeTSN() != 13 {
+		t.Fatalf("stale I-FORWARD-TSN: %v, cum %d", err, r.CumulativeTSN())
+	}
+	bad := chunkOf(t, func(b []byte) []byte {
+		b, _ = chunk.AppendIForwardTSN(b, 20, []chunk.StreamMID{{SID: 2, MID: 0}})
+		return b
+	})
+	if err := r.HandleIForwardTSN(epoch, bad); err == nil || r.CumulativeTSN() != 13 {
+		t.Fatalf("stream 2 of 2: %v, cum %d", err, r.CumulativeTSN())
+	}
+	short := chunk.Chunk{Type: chunk.TypeIForwardTSN, Value: []byte{0, 0, 0, 20, 0, 0, 0, 0}}
+	if err := r.HandleIForwardTSN(epoch, short); !errors.Is(err, chunk.ErrBadLength) {
+		t.Fatalf("length 12: %v", err)
+	}
+	ed, _ := New(Config{OutStreams: 1, InStreams: 1})
+	if err := ed.Recv.HandleIForwardTSN(epoch, c); !errors.Is(err, ErrProtocolViolation) {
+		t.Fatalf("I-FORWARD-TSN without I-DATA: %v", err)
+	}
+}
+
+func chunkOf(t *testing.T, build func([]byte) []byte) chunk.Chunk {
+	t.Helper()
+	it := chunk.Chunks(build(nil))
+	c, ok := it.Next()
+	if !ok {
+		t.Fatal(it.Err())
+	}
+	return c
 }

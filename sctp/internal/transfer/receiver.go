@@ -21,6 +21,7 @@ type Receiver struct {
 	gapBuf []GapBlock
 	reasm  interleave.Reassembler
 	idata  *interleave.IData // the reassembler with I-DATA, else nil
+	skips  []interleave.MIDSkip
 	pool   *interleave.Pool
 
 	capacity  int // receive buffer: a_rwnd when empty

@@ -152,3 +152,63 @@ func (r *Receiver) readInterleaved(p []byte) (n int, info RecvInfo, err error) {
 	}
 	return n, info, nil
 }
+
+// forwardTo moves the cumulative TSN to newCum (a FORWARD-TSN or
+// I-FORWARD-TSN, RFC 3758 section 3.6), forgetting the received marks up
+// to it, then over every TSN in sequence after it. It reports false for
+// a newCum at or behind the cumulative TSN: "the data receiver MUST treat
+// this FORWARD TSN as out-of-date and MUST NOT update its Cumulative TSN".
+func (m *tsnMap) forwardTo(newCum TSN) bool {
+	if !newCum.GT(m.cum) {
+		return false
+	}
+	n := min(uint32(newCum-m.cum), tsnMapBits)
+	for i := uint32(1); i <= n; i++ {
+		w, b := m.bit(m.cum.Add(i))
+		m.words[w] &^= b
+	}
+	if n == tsnMapBits && uint32(newCum-m.cum) > tsnMapBits {
+		clear(m.words[:]) // jumped past the whole window
+	}
+	m.cum = newCum
+	if !m.highest.GT(m.cum) {
+		m.highest = m.cum
+		return true
+	}
+	for m.cum != m.highest {
+		w, b := m.bit(m.cum + 1)
+		if m.words[w]&b == 0 {
+			break
+		}
+		m.words[w] &^= b
+		m.cum++
+	}
+	return true
+}
+
+// HandleIForwardTSN processes an I-FORWARD-TSN chunk (RFC 8260 section
+// 2.3): entries are validated (length 8 + 8k, streams in range: else the
+// chunk is discarded and the error returned, as Linux does), the
+// cumulative TSN moves to the new one, skipped messages leave the
+// reassembler (partial deliveries of skipped messages end: the reader
+// sees RecvInfo.Aborted) and a SACK is due at once. On an association
+// without I-DATA it returns ErrProtocolViolation: RFC 8260 section 2.3.1,
+// "The I-FORWARD-TSN chunk MUST be used in combination with the I-DATA
+// chunk and MUST NOT be used in combination with the DATA chunk."
+func (r *Receiver) HandleIForwardTSN(now time.Time, c chunk.Chunk) error {
+	if r.idata == nil {
+		return ErrProtocolViolation
+	}
+	cum, skips, err := interleave.ParseIForwardTSN(c, r.cfg.InStreams, r.skips[:0])
+	r.skips = skips[:0]
+	if err != nil {
+		return err
+	}
+	r.sackNow = true
+	if !r.tsns.forwardTo(TSN(cum)) {
+		return nil
+	}
+	r.idata.ForwardMID(cum, skips)
+	r.idata.SetCumulativeTSN(uint32(r.tsns.cum))
+	return nil
+}
