@@ -27,7 +27,6 @@ type recvSide struct {
 	first   *int
 }
 
-
 func TestBoundsChecked(t *testing.T) {
 	tb := NewTable[sendSide, recvSide](10, 20)
 	if tb.OutCount() != 10 || tb.InCount() != 20 {

@@ -117,3 +117,31 @@ func AppendHMACCause(b []byte, id uint16) []byte {
 	binary.BigEndian.PutUint16(p[6:], 0)
 	return b
 }
+
+// AppendUnrecognizedChunkCause appends an UNRECOGNIZED-CHUNK-TYPE cause
+// carrying the chunk c (header and value, as received) to b, for the ERROR
+// that RFC 9260 section 3.2 asks for when an unknown chunk's action bits
+// say report.
+func AppendUnrecognizedChunkCause(b []byte, c Chunk) ([]byte, error) {
+	b, start := BeginCause(b, CauseUnrecognizedChunk)
+	b, err := c.Append(b)
+	if err != nil {
+		return b[:start], err
+	}
+	// The cause's length counts the chunk without its padding.
+	b = b[:len(b)-(pad4(c.Len())-c.Len())]
+	return EndCause(b, start)
+}
+
+// AppendUnrecognizedParamsCause appends an UNRECOGNIZED-PARAMETERS cause
+// carrying the parameters ps, as received, to b (RFC 9260 section 3.3.10.8).
+func AppendUnrecognizedParamsCause(b []byte, ps ...Param) ([]byte, error) {
+	b, start := BeginCause(b, CauseUnrecognizedParams)
+	var err error
+	for _, p := range ps {
+		if b, err = p.Append(b); err != nil {
+			return b[:start], err
+		}
+	}
+	return EndCause(b, start)
+}

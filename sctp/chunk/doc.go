@@ -59,15 +59,25 @@
 //
 //	b := chunk.Header{SrcPort: 5000, DstPort: 5000, Tag: peerTag}.Append(buf[:0])
 //	d := chunk.Data{Flags: chunk.FlagBeginning | chunk.FlagEnd, TSN: tsn, SID: 1, PPID: 51, Payload: msg}
-//	if len(b)+d.Len() <= mtu {
-//		b, _ = d.Append(b)
-//	}
-//	b, _ = chunk.AppendSack(b, cum, rwnd, gaps, nil)
+//	b, err := d.Append(b)
+//	b, err = chunk.AppendSack(b, cum, rwnd, gaps, nil)
 //	chunk.SetChecksum(b)
+//
+// A Builder does the same within a packet size limit, checking the room
+// before each chunk:
+//
+//	var pb chunk.Builder
+//	pb.Reset(buf, 1452+chunk.HeaderLen+chunk.DataHeaderLen, hdr)
+//	pb.AddSack(cum, rwnd, gaps, nil)
+//	for pb.AddData(&d) { d = next() } // false: d did not fit, nothing written
+//	pkt := pb.Finish(false)            // CRC32c; true for RFC 9653 zero checksum
 //
 // Chunks made of parameters (INIT, ASCONF, RE-CONFIG) are built either from
 // a parameter list in wire form (Init.Params) or piece by piece between
 // BeginChunk and EndChunk, which fixes the length and pads.
+//
+// AppendText gives any chunk as one line of key=value text (the format of
+// cmd/sctpdump) and checks it in depth on the way.
 //
 // TSN is the serial-number type (RFC 1982) for transmission sequence
 // numbers; SSN, MID and FSN are plain integers here and typed in package

@@ -11,7 +11,9 @@ import (
 // found; the text then ends with the fields decoded before it.
 //
 // The text is the chunk name (Type.String) followed by space-separated
-// key=value fields. Parameters and causes inside the chunk each start with
+// key=value fields. Reserved flag bits, which receivers ignore, are not
+// shown; flags are shown for DATA and I-DATA (flags=UBEI letters), ABORT and
+// SHUTDOWN-COMPLETE (t=0|1), NR-SACK (all_nr=0|1) and unknown chunks. Parameters and causes inside the chunk each start with
 // param=NAME or cause=NAME, followed by their own fields. This format is
 // what cmd/sctpdump prints and is documented there; changing it breaks
 // tests that grep for it.
@@ -49,12 +51,13 @@ func (w *textWriter) s(k, v string) {
 // is written \x20, so that no field value ever holds a space.
 func (w *textWriter) q(k string, v []byte) {
 	w.key(k)
-	n := len(w.b)
-	w.b = strconv.AppendQuoteToASCII(w.b, string(v))
-	for i := n; i < len(w.b); i++ {
-		if w.b[i] == ' ' {
-			w.b = append(w.b[:i], append([]byte(`\x20`), w.b[i+1:]...)...)
-			i += 3
+	var tmp [128]byte
+	lit := strconv.AppendQuoteToASCII(tmp[:0], string(v))
+	for _, c := range lit {
+		if c == ' ' {
+			w.b = append(w.b, `\x20`...)
+		} else {
+			w.b = append(w.b, c)
 		}
 	}
 }
@@ -80,12 +83,6 @@ func (w *textWriter) dataFlags(f uint8) {
 	}
 	if len(w.b) == n {
 		w.b = append(w.b, '-')
-	}
-}
-
-func (w *textWriter) otherFlags(f uint8) {
-	if f != 0 {
-		w.x("flags", uint64(f))
 	}
 }
 
@@ -181,7 +178,6 @@ func (w *textWriter) chunk(c Chunk) error {
 		if err != nil {
 			return err
 		}
-		w.otherFlags(c.Flags)
 		w.x("init_tag", uint64(m.Tag))
 		w.u("a_rwnd", uint64(m.ARwnd))
 		w.u("os", uint64(m.OutStreams))
@@ -193,7 +189,6 @@ func (w *textWriter) chunk(c Chunk) error {
 		if err != nil {
 			return err
 		}
-		w.otherFlags(c.Flags)
 		w.u("cum_tsn", uint64(s.CumTSN))
 		w.u("a_rwnd", uint64(s.ARwnd))
 		w.gaps("gaps", s.Gaps)
@@ -210,7 +205,6 @@ func (w *textWriter) chunk(c Chunk) error {
 		w.gaps("nr_gaps", s.NRGaps)
 		w.tsns("dups", s.Dups)
 	case TypeHeartbeat, TypeHeartbeatAck:
-		w.otherFlags(c.Flags)
 		if _, err := ParseHeartbeat(c); err != nil {
 			return err
 		}
@@ -218,9 +212,6 @@ func (w *textWriter) chunk(c Chunk) error {
 	case TypeAbort, TypeError:
 		if c.Type == TypeAbort {
 			w.bit("t", c.Flags&FlagT != 0)
-			w.otherFlags(c.Flags &^ FlagT)
-		} else {
-			w.otherFlags(c.Flags)
 		}
 		return w.causes(c.Value)
 	case TypeShutdown:
@@ -228,7 +219,6 @@ func (w *textWriter) chunk(c Chunk) error {
 		if err != nil {
 			return err
 		}
-		w.otherFlags(c.Flags)
 		w.u("cum_tsn", uint64(tsn))
 	case TypeShutdownAck, TypeCookieAck, TypeShutdownComplete:
 		if _, err := ParseEmpty(c); err != nil {
@@ -236,26 +226,20 @@ func (w *textWriter) chunk(c Chunk) error {
 		}
 		if c.Type == TypeShutdownComplete {
 			w.bit("t", c.Flags&FlagT != 0)
-			w.otherFlags(c.Flags &^ FlagT)
-		} else {
-			w.otherFlags(c.Flags)
 		}
 	case TypeCookieEcho:
-		w.otherFlags(c.Flags)
 		w.u("cookie_len", uint64(len(c.Value)))
 	case TypeECNE, TypeCWR:
 		tsn, err := parseTSN(c, c.Type)
 		if err != nil {
 			return err
 		}
-		w.otherFlags(c.Flags)
 		w.u("tsn", uint64(tsn))
 	case TypeAuth:
 		a, err := ParseAuth(c)
 		if err != nil {
 			return err
 		}
-		w.otherFlags(c.Flags)
 		w.u("key_id", uint64(a.KeyID))
 		w.u("hmac_id", uint64(a.HMACID))
 		w.u("hmac_len", uint64(len(a.HMAC)))
@@ -264,7 +248,6 @@ func (w *textWriter) chunk(c Chunk) error {
 		if err != nil {
 			return err
 		}
-		w.otherFlags(c.Flags)
 		w.u("new_cum_tsn", uint64(f.NewCumTSN))
 		w.key("streams")
 		if f.Streams.Len() == 0 {
@@ -284,7 +267,6 @@ func (w *textWriter) chunk(c Chunk) error {
 		if err != nil {
 			return err
 		}
-		w.otherFlags(c.Flags)
 		w.u("new_cum_tsn", uint64(f.NewCumTSN))
 		w.key("streams")
 		if f.Streams.Len() == 0 {
@@ -307,7 +289,6 @@ func (w *textWriter) chunk(c Chunk) error {
 		if err != nil {
 			return err
 		}
-		w.otherFlags(c.Flags)
 		w.u("serial", uint64(a.Serial))
 		if !a.Ack {
 			ad, _ := a.Address.Addr()
@@ -318,10 +299,8 @@ func (w *textWriter) chunk(c Chunk) error {
 		if _, err := ParseReconfig(c); err != nil {
 			return err
 		}
-		w.otherFlags(c.Flags)
 		return w.params(c.Value)
 	case TypePad:
-		w.otherFlags(c.Flags)
 		w.u("len", uint64(len(c.Value)))
 	default:
 		w.x("flags", uint64(c.Flags))

@@ -169,3 +169,20 @@ func AppendHostNameParam(b []byte, name string) ([]byte, error) {
 	b = append(b, 0)
 	return EndParam(b, start)
 }
+
+// EDMIDDTLS is the error detection method identifier of SCTP over DTLS
+// (RFC 9653 section 7), the value of a ZERO-CHECKSUM-ACCEPTABLE parameter
+// for WebRTC data channels.
+const EDMIDDTLS uint32 = 1
+
+// AppendUnrecognizedParam appends an UNRECOGNIZED-PARAMETER parameter
+// wrapping p, as received, to b: what an INIT-ACK reports for an unknown
+// INIT parameter whose action bits say report (RFC 9260 section 3.2.1).
+func AppendUnrecognizedParam(b []byte, p Param) ([]byte, error) {
+	b, start := BeginParam(b, ParamUnrecognizedParameter)
+	b, err := p.Append(b)
+	if err != nil {
+		return b[:start], err
+	}
+	return EndParam(b, start)
+}

@@ -124,34 +124,45 @@ func (w *tlv) next() (typ uint16, v []byte, ok bool) {
 		return 0, nil, false
 	}
 	rest := w.b[w.off:]
+	if len(rest) >= 4 {
+		l := int(binary.BigEndian.Uint16(rest[2:]))
+		if l >= 4 && l <= len(rest) {
+			p := pad4(l)
+			if p > len(rest) && l == len(rest) {
+				p = l // padding may be missing after the last element only
+			}
+			if p <= len(rest) {
+				w.off += p
+				return binary.BigEndian.Uint16(rest), rest[4:l:l], true
+			}
+		}
+	}
+	w.fail(rest)
+	return 0, nil, false
+}
+
+// fail records why the element at w.off is malformed. It is kept out of
+// next so that the valid path stays small.
+//
+//go:noinline
+func (w *tlv) fail(rest []byte) {
+	at := " at offset " + strconv.Itoa(w.off)
 	if len(rest) < 4 {
 		w.err = &Error{Elem: w.kind, Err: ErrTruncated,
-			Detail: "header at offset " + strconv.Itoa(w.off) + " has " + strconv.Itoa(len(rest)) + " of 4 bytes"}
-		return 0, nil, false
+			Detail: "header" + at + " has " + strconv.Itoa(len(rest)) + " of 4 bytes"}
+		return
 	}
-	typ = binary.BigEndian.Uint16(rest)
 	l := int(binary.BigEndian.Uint16(rest[2:]))
-	if l < 4 {
-		w.err = &Error{Elem: w.kind, Err: ErrBadLength,
-			Detail: "length " + strconv.Itoa(l) + " at offset " + strconv.Itoa(w.off)}
-		return 0, nil, false
-	}
-	if l > len(rest) {
+	switch {
+	case l < 4:
+		w.err = &Error{Elem: w.kind, Err: ErrBadLength, Detail: "length " + strconv.Itoa(l) + at}
+	case l > len(rest):
 		w.err = &Error{Elem: w.kind, Err: ErrTruncated,
-			Detail: "length " + strconv.Itoa(l) + " at offset " + strconv.Itoa(w.off) + ", " + strconv.Itoa(len(rest)) + " bytes left"}
-		return 0, nil, false
+			Detail: "length " + strconv.Itoa(l) + at + ", " + strconv.Itoa(len(rest)) + " bytes left"}
+	default:
+		w.err = &Error{Elem: w.kind, Err: ErrBadPadding,
+			Detail: "partial padding after length " + strconv.Itoa(l) + at}
 	}
-	p := pad4(l)
-	if p > len(rest) {
-		if len(rest) != l {
-			w.err = &Error{Elem: w.kind, Err: ErrBadPadding,
-				Detail: "partial padding after length " + strconv.Itoa(l) + " at offset " + strconv.Itoa(w.off)}
-			return 0, nil, false
-		}
-		p = l
-	}
-	w.off += p
-	return typ, rest[4:l:l], true
 }
 
 // ChunkIter walks the chunks of a packet. Use it as
@@ -174,7 +185,9 @@ func (it *ChunkIter) Next() (c Chunk, ok bool) {
 // Err returns the error that stopped the walk, or nil.
 func (it *ChunkIter) Err() error { return it.w.err }
 
-// Offset returns the offset in the walked bytes of the next element.
+// Offset returns the offset in the walked bytes of the next element: called
+// before Next, it is where the chunk Next returns starts (for example the
+// start of the bytes an AUTH chunk's HMAC covers, RFC 4895 section 6.2).
 func (it *ChunkIter) Offset() int { return it.w.off }
 
 // ParamIter walks a list of parameters.

@@ -152,25 +152,25 @@ type CauseCode uint16
 
 // Error cause codes.
 const (
-	CauseInvalidStream       CauseCode = 1    // Invalid Stream Identifier
-	CauseMissingParam        CauseCode = 2    // Missing Mandatory Parameter
-	CauseStaleCookie         CauseCode = 3    // Stale Cookie Error
-	CauseOutOfResource       CauseCode = 4    // Out of Resource
-	CauseUnresolvableAddress CauseCode = 5    // Unresolvable Address
-	CauseUnrecognizedChunk   CauseCode = 6    // Unrecognized Chunk Type
-	CauseInvalidParam        CauseCode = 7    // Invalid Mandatory Parameter
-	CauseUnrecognizedParams  CauseCode = 8    // Unrecognized Parameters
-	CauseNoUserData          CauseCode = 9    // No User Data
-	CauseCookieWhileShutdown CauseCode = 10   // Cookie Received While Shutting Down
-	CauseRestartNewAddresses CauseCode = 11   // Restart of an Association with New Addresses
-	CauseUserAbort           CauseCode = 12   // User-Initiated Abort
-	CauseProtocolViolation   CauseCode = 13   // Protocol Violation
-	CauseUnsupportedHMAC     CauseCode = 105  // Unsupported HMAC Identifier, RFC 4895 section 4.1
-	CauseDeleteLastAddress   CauseCode = 0xA0 // Request to Delete Last Remaining IP Address, RFC 5061
-	CauseResourceShortage    CauseCode = 0xA1 // Operation Refused Due to Resource Shortage, RFC 5061
-	CauseDeleteSourceAddress CauseCode = 0xA2 // Request to Delete Source IP Address, RFC 5061
-	CauseIllegalASCONFAck    CauseCode = 0xA3 // Association Aborted Due to Illegal ASCONF-ACK, RFC 5061
-	CauseNoAuthorization     CauseCode = 0xA4 // Request Refused - No Authorization, RFC 5061
+	CauseInvalidStream       CauseCode = 1      // Invalid Stream Identifier
+	CauseMissingParam        CauseCode = 2      // Missing Mandatory Parameter
+	CauseStaleCookie         CauseCode = 3      // Stale Cookie Error
+	CauseOutOfResource       CauseCode = 4      // Out of Resource
+	CauseUnresolvableAddress CauseCode = 5      // Unresolvable Address
+	CauseUnrecognizedChunk   CauseCode = 6      // Unrecognized Chunk Type
+	CauseInvalidParam        CauseCode = 7      // Invalid Mandatory Parameter
+	CauseUnrecognizedParams  CauseCode = 8      // Unrecognized Parameters
+	CauseNoUserData          CauseCode = 9      // No User Data
+	CauseCookieWhileShutdown CauseCode = 10     // Cookie Received While Shutting Down
+	CauseRestartNewAddresses CauseCode = 11     // Restart of an Association with New Addresses
+	CauseUserAbort           CauseCode = 12     // User-Initiated Abort
+	CauseProtocolViolation   CauseCode = 13     // Protocol Violation
+	CauseUnsupportedHMAC     CauseCode = 0x0105 // Unsupported HMAC Identifier, RFC 4895 section 4.1
+	CauseDeleteLastAddress   CauseCode = 0xA0   // Request to Delete Last Remaining IP Address, RFC 5061
+	CauseResourceShortage    CauseCode = 0xA1   // Operation Refused Due to Resource Shortage, RFC 5061
+	CauseDeleteSourceAddress CauseCode = 0xA2   // Request to Delete Source IP Address, RFC 5061
+	CauseIllegalASCONFAck    CauseCode = 0xA3   // Association Aborted Due to Illegal ASCONF-ACK, RFC 5061
+	CauseNoAuthorization     CauseCode = 0xA4   // Request Refused - No Authorization, RFC 5061
 )
 
 var causeNames = map[CauseCode]string{

@@ -1,0 +1,185 @@
+package sctp
+
+import "time"
+
+// Chunk types of RFC 9260 section 3.2 and its extensions, as the dispatch
+// table indexes them. The values are the wire values.
+const (
+	ctData             = 0
+	ctInit             = 1
+	ctInitAck          = 2
+	ctSack             = 3
+	ctHeartbeat        = 4
+	ctHeartbeatAck     = 5
+	ctAbort            = 6
+	ctShutdown         = 7
+	ctShutdownAck      = 8
+	ctError            = 9
+	ctCookieEcho       = 10
+	ctCookieAck        = 11
+	ctECNE             = 12
+	ctCWR              = 13
+	ctShutdownComplete = 14
+	ctAuth             = 15
+	ctNRSack           = 16
+	ctIData            = 64
+	ctASCONFAck        = 128
+	ctReconfig         = 130
+	ctPad              = 132
+	ctForwardTSN       = 192
+	ctASCONF           = 193
+	ctIForwardTSN      = 194
+)
+
+// disp is what a chunk handler tells the packet loop to do next.
+type disp uint8
+
+const (
+	dispNext    disp = iota // go on with the next chunk
+	dispStop                // discard the rest of the packet
+	dispDeleted             // the association is gone: stop
+)
+
+// handler processes one chunk of a packet in one state. Each handler names
+// the RFC 9260 section it implements.
+type handler func(a *assoc, now time.Time, p *inPacket, c *rxChunk) disp
+
+// fsm is the chunk-type x state table (the idea of Linux's sctp_sm_table,
+// with our own handlers), indexed by the 8-bit chunk type, so every type has
+// a row. The handlers, by RFC 9260 section (CW COOKIE-WAIT, CE
+// COOKIE-ECHOED, EST ESTABLISHED, SP SHUTDOWN-PENDING, SS SHUTDOWN-SENT, SR
+// SHUTDOWN-RECEIVED, SAS SHUTDOWN-ACK-SENT; "drop" is a counted discard):
+//
+//	chunk              CW        CE        EST     SP      SS      SR      SAS
+//	INIT               5.2.1     5.2.1     5.2.2   5.2.2   5.2.2   5.2.2   9.2 (SHUTDOWN ACK again)
+//	INIT ACK           5.1 B     5.2.3     5.2.3   5.2.3   5.2.3   5.2.3   5.2.3
+//	COOKIE ECHO        5.2.4     5.2.4     5.2.4   5.2.4   5.2.4   5.2.4   5.2.4 (A: 9.2 + ERROR)
+//	COOKIE ACK         5.2.5     5.1 E     5.2.5   5.2.5   5.2.5   5.2.5   5.2.5
+//	ABORT              9.1 after the tag rule of 8.5.1 B, every state
+//	SHUTDOWN           9.2 drop  9.2 drop  9.2     9.2     9.2     9.2     9.2 (SHUTDOWN ACK again)
+//	SHUTDOWN ACK       8.5.1 E   8.5.1 E   drop    drop    9.2     drop    9.2
+//	SHUTDOWN COMPLETE  8.5.1 C: ignored but in SAS (9.2), after the tag rule
+//	ERROR              3.3.10 (Stale Cookie: 5.2.6 in CE, dropped elsewhere)
+//	HEARTBEAT          drop      8.3       8.3     8.3     drop    8.3     drop
+//	HEARTBEAT ACK      drop      drop      8.3     8.3     8.3     8.3     8.3
+//	DATA               drop      6.2       6.2     6.2     9.2     6.2     drop
+//	SACK               drop      6.2.1     6.2.1   6.2.1   6.2.1   6.2.1   drop
+//	PAD                RFC 4820: discarded, the rest of the packet is processed
+//	anything else      3.2 action bits (ECNE, CWR, AUTH, NR-SACK, I-DATA,
+//	                   ASCONF, ASCONF-ACK, RE-CONFIG, FORWARD-TSN,
+//	                   I-FORWARD-TSN are not negotiated by this stack)
+//
+// CLOSED has no TCB: its packets go to the endpoint's out-of-the-blue rules
+// (section 8.4) and its stateless INIT and COOKIE ECHO handling (5.1).
+var fsm [256][numStates]handler
+
+// row fills one chunk type's row; states not listed get def.
+func row(ct uint8, def handler, per map[state]handler) {
+	for s := range numStates {
+		fsm[ct][s] = def
+		if h, ok := per[s]; ok {
+			fsm[ct][s] = h
+		}
+	}
+}
+
+func init() {
+	// A closed association (CLOSED column) never sees packets: the
+	// endpoint removes it at once and treats its packets as out of the
+	// blue. The column still holds the OOTB rule for completeness.
+	cw, ce, est := stateCookieWait, stateCookieEchoed, stateEstablished
+	sp, ss, sr, sas := stateShutdownPending, stateShutdownSent, stateShutdownReceived, stateShutdownAckSent
+
+	row(ctInit, (*assoc).initUnexpected5_2_2, map[state]handler{
+		cw: (*assoc).initCollision5_2_1, ce: (*assoc).initCollision5_2_1,
+		sas: (*assoc).initInShutdownAckSent9_2})
+	row(ctInitAck, (*assoc).discardInitAck5_2_3, map[state]handler{cw: (*assoc).initAck5_1B})
+	row(ctCookieEcho, (*assoc).cookieEchoTCB5_2_4, nil)
+	row(ctCookieAck, (*assoc).discardCookieAck5_2_5, map[state]handler{ce: (*assoc).cookieAck5_1E})
+	row(ctAbort, (*assoc).abort9_1, nil)
+	row(ctShutdown, (*assoc).shutdown9_2, map[state]handler{
+		cw: (*assoc).discardShutdown9_2, ce: (*assoc).discardShutdown9_2,
+		ss: (*assoc).shutdownInShutdownSent9_2, sas: (*assoc).shutdownInShutdownAckSent9_2})
+	row(ctShutdownAck, (*assoc).discardChunk, map[state]handler{
+		cw: (*assoc).shutdownAckCookieState8_5_1E, ce: (*assoc).shutdownAckCookieState8_5_1E,
+		ss: (*assoc).shutdownAck9_2, sas: (*assoc).shutdownAck9_2})
+	row(ctShutdownComplete, (*assoc).discardShutdownComplete8_5_1C, map[state]handler{
+		sas: (*assoc).shutdownComplete9_2})
+	row(ctError, (*assoc).error3_3_10, nil)
+	row(ctHeartbeat, (*assoc).discardChunk, map[state]handler{
+		ce: (*assoc).heartbeat8_3, est: (*assoc).heartbeat8_3, sp: (*assoc).heartbeat8_3,
+		sr: (*assoc).heartbeat8_3})
+	row(ctHeartbeatAck, (*assoc).heartbeatAck8_3, map[state]handler{
+		cw: (*assoc).discardChunk, ce: (*assoc).discardChunk})
+	// DATA: accepted from COOKIE-ECHOED on (the peer is ESTABLISHED once it
+	// sent COOKIE ACK, which may be lost or reordered behind its DATA), up
+	// to SHUTDOWN-SENT (section 9.2: "the SHUTDOWN chunk sender MUST
+	// immediately respond to each received packet containing one or more
+	// DATA chunks with a SHUTDOWN chunk"). A peer that sent SHUTDOWN sends
+	// no new DATA, but retransmissions can still arrive in
+	// SHUTDOWN-RECEIVED.
+	row(ctData, (*assoc).discardChunk, map[state]handler{
+		ce: (*assoc).data6_2, est: (*assoc).data6_2, sp: (*assoc).data6_2,
+		ss: (*assoc).dataInShutdownSent9_2, sr: (*assoc).data6_2})
+	row(ctSack, (*assoc).discardChunk, map[state]handler{
+		ce: (*assoc).sack6_2_1, est: (*assoc).sack6_2_1, sp: (*assoc).sack6_2_1,
+		ss: (*assoc).sack6_2_1, sr: (*assoc).sack6_2_1})
+	// Chunks of extensions this stack does not negotiate: a peer that sends
+	// them anyway gets the action-bit treatment of an unknown chunk
+	// (section 3.2), which is what it would get from a stack that has never
+	// heard of them.
+	for _, ct := range []uint8{ctECNE, ctCWR, ctAuth, ctNRSack, ctIData, ctASCONFAck,
+		ctReconfig, ctForwardTSN, ctASCONF, ctIForwardTSN} {
+		row(ct, (*assoc).unknownChunk3_2, nil)
+	}
+	// PAD (RFC 4820): "The receiver of the PAD chunk MUST discard this
+	// chunk and continue processing the rest of the chunks in the packet."
+	row(ctPad, (*assoc).ignoreChunk, nil)
+	for s := range numStates {
+		for ct := range 256 {
+			if fsm[ct][s] == nil {
+				fsm[ct][s] = (*assoc).unknownChunk3_2
+			}
+		}
+		for ct := range 256 {
+			if s == stateClosed {
+				fsm[ct][s] = (*assoc).closedOOTB8_4
+			}
+		}
+	}
+}
+
+// discardChunk drops a chunk the current state has no use for; it is
+// counted. The rest of the packet is still processed.
+func (a *assoc) discardChunk(now time.Time, p *inPacket, c *rxChunk) disp {
+	a.stats.Ignored++
+	return dispNext
+}
+
+// ignoreChunk drops a chunk without an answer (PAD); it is counted.
+func (a *assoc) ignoreChunk(now time.Time, p *inPacket, c *rxChunk) disp {
+	a.stats.Ignored++
+	return dispNext
+}
+
+// closedOOTB8_4: a closed association has no TCB; its packets are out of
+// the blue.
+func (a *assoc) closedOOTB8_4(now time.Time, p *inPacket, c *rxChunk) disp {
+	a.stats.OOTB++
+	return dispStop
+}
+
+// unknownChunk3_2 applies the action bits of an unrecognized chunk type
+// (RFC 9260 section 3.2): the two high bits of the type say whether to stop
+// or skip, and whether to report it in an ERROR chunk with an
+// "Unrecognized Chunk Type" cause.
+func (a *assoc) unknownChunk3_2(now time.Time, p *inPacket, c *rxChunk) disp {
+	a.stats.UnknownChunks++
+	if c.typ&0x40 != 0 {
+		a.queueErrorCause(causeUnrecognizedChunk, c.raw)
+	}
+	if c.typ&0x80 == 0 {
+		return dispStop
+	}
+	return dispNext
+}

@@ -1,0 +1,68 @@
+package sctp
+
+import (
+	"crypto/rand"
+	"io"
+	"time"
+)
+
+// config holds the protocol parameters of RFC 9260 section 16 and this
+// stack's limits. The public API fills it from its options; the zero value
+// of every field means the RFC default.
+type config struct {
+	RTOInitial         time.Duration // RTO.Initial, 1 s
+	RTOMin             time.Duration // RTO.Min, 1 s
+	RTOMax             time.Duration // RTO.Max, 60 s
+	CookieLife         time.Duration // Valid.Cookie.Life, 60 s
+	CookiePreserveMax  time.Duration // cap on a peer's Cookie Preservative increment, 10 s
+	SecretRotation     time.Duration // how often the cookie secret changes, 1 h
+	AssocMaxRetrans    int           // Association.Max.Retrans, 10
+	PathMaxRetrans     int           // Path.Max.Retrans, 5
+	MaxInitRetransmits int           // Max.Init.Retransmits, 8
+	HBInterval         time.Duration // HB.interval, 30 s; negative disables heartbeats
+	MaxAssociations    int           // associations an endpoint holds at most; 0: no limit
+	OutStreams         uint16        // OS we ask for, 10
+	InStreams          uint16        // MIS we accept, 65535
+	RecvWindow         uint32        // a_rwnd we advertise, 1 MiB
+	PMTU               int           // path MTU of the SCTP packet (no IP/UDP header), 1200
+	Rand               io.Reader     // source of tags, nonces and secrets; crypto/rand
+}
+
+func (c *config) setDefaults() {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&c.RTOInitial, time.Second)
+	def(&c.RTOMin, time.Second)
+	def(&c.RTOMax, 60*time.Second)
+	def(&c.CookieLife, 60*time.Second)
+	def(&c.CookiePreserveMax, 10*time.Second)
+	def(&c.SecretRotation, time.Hour)
+	def(&c.HBInterval, 30*time.Second)
+	if c.AssocMaxRetrans == 0 {
+		c.AssocMaxRetrans = 10
+	}
+	if c.PathMaxRetrans == 0 {
+		c.PathMaxRetrans = 5
+	}
+	if c.MaxInitRetransmits == 0 {
+		c.MaxInitRetransmits = 8
+	}
+	if c.OutStreams == 0 {
+		c.OutStreams = 10
+	}
+	if c.InStreams == 0 {
+		c.InStreams = 65535
+	}
+	if c.RecvWindow == 0 {
+		c.RecvWindow = 1 << 20
+	}
+	if c.PMTU == 0 {
+		c.PMTU = 1200
+	}
+	if c.Rand == nil {
+		c.Rand = rand.Reader
+	}
+}
