@@ -36,6 +36,10 @@ func (a *assoc) startData(now time.Time) {
 		RTOInitial: cfg.RTOInitial,
 		RTOMin:     cfg.RTOMin,
 		RTOMax:     cfg.RTOMax,
+		// RFC 8260 section 2.2.1: "User message interleaving has been
+		// negotiated for an association if both endpoints have
+		// indicated I-DATA support."
+		Interleaved: a.interleaved(),
 	})
 	if err != nil {
 		// The negotiated values were checked: a failure here is a bug.
@@ -137,6 +141,10 @@ func (a *assoc) data6_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	if a.data.eng == nil {
 		a.stats.Ignored++
 		return dispNext
+	}
+	if a.interleaved() {
+		a.protocolViolation("DATA chunk on an association that negotiated I-DATA")
+		return dispDeleted
 	}
 	if !parseData(c, &a.data.d) {
 		a.stats.Malformed++

@@ -25,6 +25,7 @@ type config struct {
 	InStreams          uint16        // MIS we accept, 65535
 	RecvWindow         uint32        // a_rwnd we advertise, 1 MiB
 	PMTU               int           // path MTU of the SCTP packet (no IP/UDP header), 1200
+	Interleave         bool          // offer I-DATA and I-FORWARD-TSN (RFC 8260); used when the peer lists I-DATA too
 	Rand               io.Reader     // source of tags, nonces and secrets; crypto/rand
 }
 
