@@ -13,10 +13,14 @@ type IDataFramer struct {
 	streams OutStreams
 	// LinuxFSN numbers the second fragment of a message FSN 0, the third 1
 	// and so on, as Linux's sender does, instead of RFC 8260's 1, 2, ...
-	// (the first fragment is implicitly FSN 0 either way). Off by default;
-	// it exists for interoperability tests against a receiver that expects
-	// Linux's numbering.
+	// (the first fragment is implicitly FSN 0 either way). Linux's
+	// receiver (checked against 6.1 and 6.12 guests) reassembles only that
+	// numbering, usrsctp, dcSCTP and Pion only RFC 8260's.
 	LinuxFSN bool
+	// Follow, when set, switches to Linux's numbering once that reassembler
+	// has seen the peer number its own fragments that way (its Convention
+	// is FSNLinux): a peer that sends Linux's numbering expects it.
+	Follow *IData
 }
 
 // NewIDataFramer returns the I-DATA variant's framer over the
@@ -46,7 +50,8 @@ func (f *IDataFramer) NewMessage(sid uint16, unordered bool) uint32 {
 // the FSN (fr.FSN, counted from 0 at the first fragment) in the others.
 func (f *IDataFramer) Append(b []byte, fr OutFrag) []byte {
 	fsn := fr.FSN
-	if f.LinuxFSN && fsn > 0 {
+	if fsn > 0 && (f.LinuxFSN || f.Follow != nil && f.Follow.conv == FSNLinux) {
+		f.LinuxFSN = true // stick to it
 		fsn--
 	}
 	c := chunk.IData{Flags: fr.Flags, TSN: chunk.TSN(fr.TSN), SID: fr.SID, MID: fr.MID, PPID: fr.PPID, FSN: fsn, Payload: fr.Payload}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/simnet"
@@ -347,4 +348,62 @@ func chunkOf(t *testing.T, build func([]byte) []byte) chunk.Chunk {
 		t.Fatal(it.Err())
 	}
 	return c
+}
+
+// The sender numbers fragments the RFC 8260 way (second fragment FSN 1)
+// until the peer shows Linux's numbering (second fragment FSN 0, all a
+// Linux receiver reassembles, as the kernel probe in kernelvm found); then
+// it numbers the same way. Config.FSN fixes either numbering.
+func TestIDataSenderFollowsLinuxFSN(t *testing.T) {
+	sendFSNs := func(e *Engine) []uint32 {
+		if err := e.Send.Queue(0, 1, false, make([]byte, 3000)); err != nil {
+			t.Fatal(err)
+		}
+		var fsns []uint32
+		for {
+			pkt, n := e.Send.AppendData(epoch, nil, 1200-12)
+			if n == 0 {
+				return fsns
+			}
+			it := chunk.Chunks(pkt)
+			for c, ok := it.Next(); ok; c, ok = it.Next() {
+				d, _ := chunk.ParseIData(c)
+				if !d.Beginning() {
+					fsns = append(fsns, d.FSN)
+				}
+			}
+		}
+	}
+	linuxMsg := func(e *Engine) {
+		for _, d := range []IData{
+			{TSN: 0, Flags: FlagBegin, Payload: []byte("a")},
+			{TSN: 1, FSN: 0, Payload: []byte("b")},
+			{TSN: 2, FSN: 1, Flags: FlagEnd, Payload: []byte("c")},
+		} {
+			if _, err := e.Recv.HandleIData(epoch, &d); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, c := range []struct {
+		conv      interleave.FSNConvention
+		peerLinux bool
+		want      string
+	}{
+		{interleave.FSNAuto, false, "[1 2]"},
+		{interleave.FSNAuto, true, "[0 1]"},
+		{interleave.FSNRFC, true, "[1 2]"},
+		{interleave.FSNLinux, false, "[0 1]"},
+	} {
+		e, err := New(Config{OutStreams: 1, InStreams: 1, PeerRwnd: 1 << 20, MTU: 1200, Interleaved: true, FSN: c.conv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.peerLinux {
+			linuxMsg(e)
+		}
+		if got := fmt.Sprint(sendFSNs(e)); got != c.want {
+			t.Errorf("%v, peer Linux %v: FSNs %s, want %s", c.conv, c.peerLinux, got, c.want)
+		}
+	}
 }

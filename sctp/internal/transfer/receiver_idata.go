@@ -212,3 +212,20 @@ func (r *Receiver) HandleIForwardTSN(now time.Time, c chunk.Chunk) error {
 	r.idata.SetCumulativeTSN(uint32(r.tsns.cum))
 	return nil
 }
+
+// followFSN sets the I-DATA sender's FSN numbering from Config.FSN:
+// Linux's with FSNLinux, RFC 8260's with FSNRFC, and with FSNAuto RFC
+// 8260's until the receiver sees the peer number its fragments Linux's
+// way (then Linux's, which is all a Linux receiver reassembles).
+func (s *Sender) followFSN(r *Receiver) {
+	f, ok := s.frame.(*interleave.IDataFramer)
+	if !ok {
+		return
+	}
+	switch s.cfg.FSN {
+	case interleave.FSNLinux:
+		f.LinuxFSN = true
+	case interleave.FSNAuto:
+		f.Follow = r.idata
+	}
+}
