@@ -40,6 +40,7 @@ func (a *assoc) startData(now time.Time) {
 		// negotiated for an association if both endpoints have
 		// indicated I-DATA support."
 		Interleaved: a.interleaved(),
+		FSN:         cfg.InterleaveFSN,
 	})
 	if err != nil {
 		// The negotiated values were checked: a failure here is a bug.
