@@ -407,3 +407,43 @@ func TestIDataSenderFollowsLinuxFSN(t *testing.T) {
 		}
 	}
 }
+
+// The window rules of RFC 9260 section 6.2 hold for I-DATA: with the
+// window full, a chunk filling a hole makes the receiver drop the highest
+// TSN held for reassembly ("the receiver SHOULD drop the largest TSN held
+// for reordering and accept the new incoming DATA chunk"), which leaves
+// the SACK, and a chunk above the highest TSN is dropped.
+func TestIDataReceiveWindowFullHoleFiller(t *testing.T) {
+	r := newRx(t, Config{RecvBuffer: 2000, Interleaved: true})
+	id := func(tsn TSN, sid uint16, mid uint32, n int) Verdict {
+		d := IData{TSN: tsn, SID: sid, MID: mid, Flags: FlagBegin | FlagEnd, Payload: make([]byte, n)}
+		v, err := r.e.Recv.HandleIData(r.now, &d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	id(2, 0, 1, 1000)
+	id(3, 0, 2, 1000) // window now 0, TSN 1 (MID 0) missing
+	if v := id(4, 0, 3, 10); v != Dropped {
+		t.Fatalf("TSN above the highest with the window full: %v", v)
+	}
+	if v := id(1, 0, 0, 400); v != Accepted {
+		t.Fatalf("hole filler: %v, want accepted", v)
+	}
+	if r.e.Stats.DroppedReneged != 1 {
+		t.Fatalf("DroppedReneged %d", r.e.Stats.DroppedReneged)
+	}
+	if s := r.sack(); s.CumTSNAck != 2 || len(s.Gaps) != 0 {
+		t.Fatalf("SACK cum %d gaps %v, want 2 and TSN 3 no longer reported", s.CumTSNAck, s.Gaps)
+	}
+	if got := r.readAll(); len(got) != 2 {
+		t.Fatalf("read %v, want 2 messages", got)
+	}
+	if v := id(3, 0, 2, 1000); v != Accepted {
+		t.Fatalf("retransmitted TSN 3: %v", v)
+	}
+	if got := r.readAll(); len(got) != 1 {
+		t.Fatalf("read %v after the retransmission", got)
+	}
+}
