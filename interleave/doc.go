@@ -13,11 +13,17 @@
 // partial delivery for messages larger than the receive buffer and a
 // FORWARD-TSN hook.
 //
-// The DATA variant is NewDataFramer and NewData. The I-DATA variant (issue
-// 8) will be NewIDataFramer and NewIData, behind the same two interfaces,
-// so the engine does not change. FORWARD-TSN handling is minimal until
-// PR-SCTP lands: it drops fragments up to the new cumulative TSN and skips
-// streams past the given SSNs.
+// The DATA variant is NewDataFramer and NewData. The I-DATA variant (RFC
+// 8260) is NewIDataFramer and NewIData behind the same two interfaces:
+// messages numbered per stream by MID (ordered and unordered counters),
+// fragments by FSN, reassembly per stream keyed by MID, partial delivery
+// per stream (several at once, their parts interleaved in the delivery
+// queue, aborted ones marked with FlagAborted), the FSN of the second
+// fragment read the RFC way, Linux's way or detected (FSNConvention), and
+// I-FORWARD-TSN parsing, building (IForward) and handling
+// (IData.ForwardMID). FORWARD-TSN handling of the DATA variant is minimal
+// until PR-SCTP lands: it drops fragments up to the new cumulative TSN and
+// skips streams past the given SSNs.
 //
 // Received fragments (Frag) come from a Pool that keeps their buffers;
 // per-stream state lives in page-chunked flexarray tables, created on first

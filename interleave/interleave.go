@@ -11,7 +11,10 @@ package interleave
 // fragment with FlagBegin to one with FlagEnd, never interrupted by another
 // message's fragments. When partial delivery starts (see Partial), the
 // first fragments of a message are queued before its end has arrived and
-// nothing else is queued until that end.
+// nothing else is queued until that end. The I-DATA variant (IData) relaxes
+// this during partial delivery, which it runs per stream: the parts of
+// messages in partial delivery may alternate with other messages, each
+// fragment naming its message by SID, MID and the U flag.
 type Reassembler interface {
 	// Add takes f (from the reassembler's Pool, filled from an accepted
 	// chunk whose TSN is new) and queues whatever became deliverable.

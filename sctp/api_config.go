@@ -5,6 +5,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp/internal/transport"
 )
@@ -57,9 +58,18 @@ type Config struct {
 
 	// Scheduler is the outbound stream scheduler (default sched.FCFS).
 	Scheduler sched.Kind
-	// Interleaving asks for I-DATA (RFC 8260). Not supported yet: Listen
-	// and Dial fail with ErrUnsupported when it is set.
+	// Interleaving offers user-message interleaving (I-DATA and
+	// I-FORWARD-TSN, RFC 8260); an association uses it when the peer
+	// offers it too. The stream scheduler may then switch streams after
+	// every chunk, so small messages do not wait behind large ones.
 	Interleaving bool
+	// InterleaveFSN is how the second I-DATA fragment of a message is
+	// numbered: interleave.FSNAuto (default) sends RFC 8260's numbering
+	// (FSN 1) until the peer shows Linux's (FSN 0) and reads both;
+	// interleave.FSNLinux fixes Linux's, which Linux (6.1 to 6.12) needs
+	// to reassemble our first multi-fragment messages; interleave.FSNRFC
+	// fixes RFC 8260's.
+	InterleaveFSN interleave.FSNConvention
 
 	// Transport is UDP (default) or IP. Ignored when PacketConn or Conn
 	// is set.
@@ -122,9 +132,6 @@ func (c *Config) withDefaults() Config {
 }
 
 func (c *Config) validate() error {
-	if c.Interleaving {
-		return fmt.Errorf("%w: I-DATA interleaving (RFC 8260)", ErrUnsupported)
-	}
 	if c.MTU < 576 || c.MTU > maxPacket {
 		return fmt.Errorf("sctp: MTU %d outside 576..%d", c.MTU, maxPacket)
 	}
@@ -154,6 +161,8 @@ func (c *Config) core(overhead int) config {
 		SendBuffer:      c.SendBuffer,
 		MaxAssociations: c.MaxAssociations,
 		PMTU:            c.MTU - overhead,
+		Interleave:      c.Interleaving,
+		InterleaveFSN:   c.InterleaveFSN,
 	}
 	k := c.Scheduler
 	cc.newScheduler = func(out int) sched.Scheduler {

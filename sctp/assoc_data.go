@@ -40,6 +40,11 @@ func (a *assoc) startData(now time.Time) {
 		RTOMax:     cfg.RTOMax,
 		SendBuffer: cfg.SendBuffer,
 		Scheduler:  a.newScheduler(),
+		// RFC 8260 section 2.2.1: "User message interleaving has been
+		// negotiated for an association if both endpoints have
+		// indicated I-DATA support."
+		Interleaved: a.interleaved(),
+		FSN:         cfg.InterleaveFSN,
 	})
 	if err != nil {
 		// The negotiated values were checked: a failure here is a bug.
@@ -141,6 +146,10 @@ func (a *assoc) data6_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	if a.data.eng == nil {
 		a.stats.Ignored++
 		return dispNext
+	}
+	if a.interleaved() {
+		a.protocolViolation("DATA chunk on an association that negotiated I-DATA")
+		return dispDeleted
 	}
 	if !parseData(c, &a.data.d) {
 		a.stats.Malformed++

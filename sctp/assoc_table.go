@@ -64,10 +64,12 @@ type handler func(a *assoc, now time.Time, p *inPacket, c *rxChunk) disp
 //	HEARTBEAT ACK      drop      drop      8.3     8.3     8.3     8.3     8.3
 //	DATA               drop      6.2       6.2     6.2     9.2     6.2     drop
 //	SACK               drop      6.2.1     6.2.1   6.2.1   6.2.1   6.2.1   drop
+//	I-DATA             drop      RFC 8260 2.2.3 (ABORT unless negotiated)  drop
+//	I-FORWARD-TSN      drop      RFC 8260 2.3.2 (ABORT unless negotiated)  drop
+//	FORWARD-TSN        RFC 8260 2.3.1: ABORT with I-DATA, else 3.2 action bits
 //	PAD                RFC 4820: discarded, the rest of the packet is processed
-//	anything else      3.2 action bits (ECNE, CWR, AUTH, NR-SACK, I-DATA,
-//	                   ASCONF, ASCONF-ACK, RE-CONFIG, FORWARD-TSN,
-//	                   I-FORWARD-TSN are not negotiated by this stack)
+//	anything else      3.2 action bits (ECNE, CWR, AUTH, NR-SACK, ASCONF,
+//	                   ASCONF-ACK, RE-CONFIG are not negotiated by this stack)
 //
 // CLOSED has no TCB: its packets go to the endpoint's out-of-the-blue rules
 // (section 8.4) and its stateless INIT and COOKIE ECHO handling (5.1).
@@ -128,10 +130,20 @@ func init() {
 	// them anyway gets the action-bit treatment of an unknown chunk
 	// (section 3.2), which is what it would get from a stack that has never
 	// heard of them.
-	for _, ct := range []uint8{ctECNE, ctCWR, ctAuth, ctNRSack, ctIData, ctASCONFAck,
-		ctReconfig, ctForwardTSN, ctASCONF, ctIForwardTSN} {
+	for _, ct := range []uint8{ctECNE, ctCWR, ctAuth, ctNRSack, ctASCONFAck,
+		ctReconfig, ctASCONF} {
 		row(ct, (*assoc).unknownChunk3_2, nil)
 	}
+	// I-DATA and I-FORWARD-TSN (RFC 8260) where DATA and SACK are
+	// accepted; each handler checks that interleaving was negotiated
+	// (ABORT otherwise), and FORWARD-TSN is refused when it was.
+	row(ctIData, (*assoc).discardChunk, map[state]handler{
+		ce: (*assoc).iData8260_2_2_3, est: (*assoc).iData8260_2_2_3, sp: (*assoc).iData8260_2_2_3,
+		ss: (*assoc).iData8260_2_2_3, sr: (*assoc).iData8260_2_2_3})
+	row(ctIForwardTSN, (*assoc).discardChunk, map[state]handler{
+		ce: (*assoc).iForwardTSN8260_2_3_2, est: (*assoc).iForwardTSN8260_2_3_2, sp: (*assoc).iForwardTSN8260_2_3_2,
+		ss: (*assoc).iForwardTSN8260_2_3_2, sr: (*assoc).iForwardTSN8260_2_3_2})
+	row(ctForwardTSN, (*assoc).forwardTSN8260_2_3_1, nil)
 	// PAD (RFC 4820): "The receiver of the PAD chunk MUST discard this
 	// chunk and continue processing the rest of the chunks in the packet."
 	row(ctPad, (*assoc).ignoreChunk, nil)

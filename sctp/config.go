@@ -2,32 +2,36 @@ package sctp
 
 import (
 	"crypto/rand"
-	"github.com/usctp/usctp/sched"
 	"io"
 	"time"
+
+	"github.com/usctp/usctp/interleave"
+	"github.com/usctp/usctp/sched"
 )
 
 // config holds the protocol parameters of RFC 9260 section 16 and this
 // stack's limits. The public API fills it from its options; the zero value
 // of every field means the RFC default.
 type config struct {
-	RTOInitial         time.Duration // RTO.Initial, 1 s
-	RTOMin             time.Duration // RTO.Min, 1 s
-	RTOMax             time.Duration // RTO.Max, 60 s
-	CookieLife         time.Duration // Valid.Cookie.Life, 60 s
-	CookiePreserveMax  time.Duration // cap on a peer's Cookie Preservative increment, 10 s
-	SecretRotation     time.Duration // how often the cookie secret changes, 1 h
-	AssocMaxRetrans    int           // Association.Max.Retrans, 10
-	PathMaxRetrans     int           // Path.Max.Retrans, 5
-	MaxInitRetransmits int           // Max.Init.Retransmits, 8
-	HBInterval         time.Duration // HB.interval, 30 s; negative disables heartbeats
-	MaxAssociations    int           // associations an endpoint holds at most; 0: no limit
-	OutStreams         uint16        // OS we ask for, 10
-	InStreams          uint16        // MIS we accept, 65535
-	RecvWindow         uint32        // a_rwnd we advertise, 1 MiB
-	PMTU               int           // path MTU of the SCTP packet (no IP/UDP header), 1200
-	Rand               io.Reader     // source of tags, nonces and secrets; crypto/rand
-	SendBuffer         int           // send buffer bytes per association (transfer default, 1 MiB)
+	RTOInitial         time.Duration            // RTO.Initial, 1 s
+	RTOMin             time.Duration            // RTO.Min, 1 s
+	RTOMax             time.Duration            // RTO.Max, 60 s
+	CookieLife         time.Duration            // Valid.Cookie.Life, 60 s
+	CookiePreserveMax  time.Duration            // cap on a peer's Cookie Preservative increment, 10 s
+	SecretRotation     time.Duration            // how often the cookie secret changes, 1 h
+	AssocMaxRetrans    int                      // Association.Max.Retrans, 10
+	PathMaxRetrans     int                      // Path.Max.Retrans, 5
+	MaxInitRetransmits int                      // Max.Init.Retransmits, 8
+	HBInterval         time.Duration            // HB.interval, 30 s; negative disables heartbeats
+	MaxAssociations    int                      // associations an endpoint holds at most; 0: no limit
+	OutStreams         uint16                   // OS we ask for, 10
+	InStreams          uint16                   // MIS we accept, 65535
+	RecvWindow         uint32                   // a_rwnd we advertise, 1 MiB
+	PMTU               int                      // path MTU of the SCTP packet (no IP/UDP header), 1200
+	Interleave         bool                     // offer I-DATA and I-FORWARD-TSN (RFC 8260); used when the peer lists I-DATA too
+	InterleaveFSN      interleave.FSNConvention // FSN of a message's second I-DATA fragment: detected (default), RFC 8260's 1 or Linux's 0
+	Rand               io.Reader                // source of tags, nonces and secrets; crypto/rand
+	SendBuffer         int                      // send buffer bytes per association (transfer default, 1 MiB)
 	// newScheduler, when set, makes each association's stream scheduler
 	// (the public API's Config.Scheduler); nil means the transfer default.
 	newScheduler func(outStreams int) sched.Scheduler

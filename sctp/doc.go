@@ -68,8 +68,7 @@
 //
 //   - No multi-homing: one path per association (the peer's other
 //     addresses are recorded and reported, not used).
-//   - No I-DATA (RFC 8260) yet: Config.Interleaving fails with
-//     ErrUnsupported. No PR-SCTP (RFC 3758) and no stream reconfiguration
+//   - No PR-SCTP (RFC 3758) and no stream reconfiguration
 //     (RFC 6525) yet, so EventPartialDeliveryAborted and
 //     EventStreamReset are never sent, and Stream.Close only releases the
 //     handle.

@@ -205,12 +205,15 @@ func (a *assoc) appendInit(b []byte) []byte {
 	if a.preserve > 0 {
 		b = chunk.AppendUint32Param(b, chunk.ParamCookiePreservative, uint32(a.preserve/time.Millisecond))
 	}
+	if a.ep.cfg.Interleave {
+		b = appendInterleaveExt(b)
+	}
 	b, _ = chunk.EndChunk(b, at)
 	return b
 }
 
 // appendInitAck appends an INIT ACK carrying the signed cookie c.
-func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognized []byte) []byte {
+func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognized []byte, interleave bool) []byte {
 	b, at := chunk.BeginChunk(b, chunk.TypeInitAck, 0)
 	b = binary.BigEndian.AppendUint32(b, c.localTag)
 	b = binary.BigEndian.AppendUint32(b, rwnd)
@@ -221,6 +224,9 @@ func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognize
 	b = jar.appendCookie(b, c)
 	b, _ = chunk.EndParam(b, pat)
 	b = append(b, unrecognized...)
+	if interleave {
+		b = appendInterleaveExt(b)
+	}
 	b, _ = chunk.EndChunk(b, at)
 	return b
 }

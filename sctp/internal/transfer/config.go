@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sched"
 )
 
@@ -54,9 +55,18 @@ type Config struct {
 	// its Next only at message boundaries (no I-DATA): it pins the current
 	// message's stream until the last fragment is packed.
 	Scheduler sched.Scheduler
-	// Interleaved selects I-DATA (RFC 8260). Not supported yet: must be
-	// false.
+	// Interleaved selects I-DATA and I-FORWARD-TSN (RFC 8260), once both
+	// endpoints listed I-DATA in their Supported Extensions: the sender
+	// writes I-DATA chunks and asks the scheduler for a stream after every
+	// chunk, so fragments of messages on different streams interleave
+	// (give a scheduler made with sched.Options.Interleaved); the
+	// receiver takes I-DATA (HandleIData) and treats DATA as a protocol
+	// violation, and the other way round without it.
 	Interleaved bool
+	// FSN says how the receiver reads the FSN of the second fragment of
+	// an I-DATA message: interleave.FSNAuto (the zero value) detects RFC
+	// 8260's numbering (1) or Linux's (0) from what the peer sends.
+	FSN interleave.FSNConvention
 }
 
 // Errors returned by the engine. They work with errors.Is.
@@ -133,7 +143,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.SACKFreq = DefaultSACKFreq
 	}
 	if c.Scheduler == nil && c.OutStreams >= 1 && c.OutStreams <= 65535 {
-		s, err := sched.New(sched.FCFS, sched.Options{Streams: c.OutStreams})
+		s, err := sched.New(sched.FCFS, sched.Options{Streams: c.OutStreams, Interleaved: c.Interleaved})
 		if err != nil {
 			return c, fmt.Errorf("%w: %v", ErrConfig, err)
 		}
@@ -146,10 +156,10 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: MTU %d outside 256..65535", ErrConfig, c.MTU)
 	case c.RTOMin > c.RTOMax || c.RTOInitial > c.RTOMax:
 		return c, fmt.Errorf("%w: RTO bounds", ErrConfig)
+	case c.FSN > interleave.FSNLinux:
+		return c, fmt.Errorf("%w: FSN convention %d", ErrConfig, c.FSN)
 	case c.SACKDelay > 500*time.Millisecond:
 		return c, fmt.Errorf("%w: SACK delay over 500 ms (RFC 9260 section 6.2)", ErrConfig)
-	case c.Interleaved:
-		return c, fmt.Errorf("%w: I-DATA not supported yet", ErrConfig)
 	}
 	return c, nil
 }

@@ -16,7 +16,7 @@ func TestConfigValidation(t *testing.T) {
 		"no inbound streams":     {OutStreams: 1},
 		"MTU too small":          {OutStreams: 1, InStreams: 1, MTU: 100},
 		"RTO.Min over RTO.Max":   {OutStreams: 1, InStreams: 1, RTOMin: time.Minute, RTOMax: time.Second},
-		"I-DATA":                 {OutStreams: 1, InStreams: 1, Interleaved: true},
+		"unknown FSN convention": {OutStreams: 1, InStreams: 1, Interleaved: true, FSN: 9},
 	} {
 		if _, err := New(c); !errors.Is(err, ErrConfig) {
 			t.Errorf("%s: %v, want ErrConfig", name, err)

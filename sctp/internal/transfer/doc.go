@@ -95,8 +95,12 @@
 //
 // # Limitations
 //
-// One destination address (no multi-homing). DATA only: I-DATA (RFC 8260)
-// comes as a second interleave variant and Config.Interleaved must be
-// false. No PR-SCTP: messages are never abandoned while the association
+// One destination address (no multi-homing). With Config.Interleaved the
+// engine speaks I-DATA (RFC 8260): HandleIData and HandleIForwardTSN take
+// the peer's chunks, the sender asks the scheduler for a stream after every
+// chunk, and Read returns parts of messages of different streams in
+// partial delivery alternately (RecvInfo.MID names the message;
+// RecvInfo.Aborted reports a partial delivery ended by an I-FORWARD-TSN).
+// No PR-SCTP: messages are never abandoned while the association
 // lives (interleave's FORWARD-TSN handling is a minimal hook).
 package transfer

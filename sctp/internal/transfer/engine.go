@@ -38,6 +38,7 @@ func New(cfg Config) (*Engine, error) {
 	e.Path.init(&e.cfg)
 	e.Send.init(&e.cfg, &e.Path, &e.Stats, e.Streams)
 	e.Recv.init(&e.cfg, &e.Stats, e.Streams)
+	e.Send.followFSN(&e.Recv)
 	return e, nil
 }
 

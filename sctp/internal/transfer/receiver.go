@@ -20,6 +20,8 @@ type Receiver struct {
 	dups   []TSN
 	gapBuf []GapBlock
 	reasm  interleave.Reassembler
+	idata  *interleave.IData // the reassembler with I-DATA, else nil
+	skips  []interleave.MIDSkip
 	pool   *interleave.Pool
 
 	capacity  int // receive buffer: a_rwnd when empty
@@ -43,8 +45,13 @@ func (r *Receiver) init(cfg *Config, st *Stats, streams *Streams) {
 	r.cfg, r.stats = cfg, st
 	r.tsns.init(cfg.PeerTSN)
 	r.dups = make([]TSN, 0, maxDupTSNs)
-	d := interleave.NewData(streams)
-	r.reasm, r.pool = d, d.Pool()
+	if cfg.Interleaved {
+		d := interleave.NewIData(streams, cfg.FSN)
+		r.reasm, r.pool, r.idata = d, d.Pool(), d
+	} else {
+		d := interleave.NewData(streams)
+		r.reasm, r.pool = d, d.Pool()
+	}
 	r.capacity = cfg.RecvBuffer
 	r.pdPoint = max(r.capacity/2, 1)
 	r.lastAdv = r.capacity
@@ -81,6 +88,9 @@ func (r *Receiver) Held() int { return r.reasm.Held() }
 // ErrProtocolViolation.
 func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 	r.stats.DataChunksReceived++
+	if r.idata != nil {
+		return r.wrongVariant()
+	}
 	if d.Flags&flagImmediate != 0 {
 		r.immediate = true
 	}
@@ -246,6 +256,9 @@ func (r *Receiver) Readable() bool { return r.reasm.Peek() != nil }
 // receive window; when the window opened enough since the last SACK, a
 // window-update SACK becomes due.
 func (r *Receiver) Read(p []byte) (n int, info RecvInfo, err error) {
+	if r.idata != nil {
+		return r.readInterleaved(p)
+	}
 	f := r.reasm.Peek()
 	if f == nil {
 		return 0, RecvInfo{}, ErrWouldBlock

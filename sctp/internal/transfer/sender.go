@@ -106,7 +106,11 @@ type Sender struct {
 func (s *Sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
 	s.cfg, s.path, s.stats, s.streams = cfg, path, st, streams
 	s.sched = cfg.Scheduler
-	s.frame = interleave.NewDataFramer(streams)
+	if cfg.Interleaved {
+		s.frame = interleave.NewIDataFramer(streams)
+	} else {
+		s.frame = interleave.NewDataFramer(streams)
+	}
 	s.hdr = s.frame.HeaderLen()
 	s.cumAck = cfg.LocalTSN - 1
 	s.nextTSN = cfg.LocalTSN
@@ -425,6 +429,16 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 		m.next = nil
 		s.cur = nil
 		m.refs-- // fully cut: only the chunk records hold it now
+	}
+	if s.cfg.Interleaved {
+		// RFC 8260 section 2.2.2: "The sender MUST NOT process (move user
+		// data into I-DATA chunks and assign a TSN to it) more than one
+		// user message in any given stream at any time. At any time, a
+		// sender MAY process multiple user messages, each of them on
+		// different streams." The scheduler picks a stream after every
+		// chunk; a stream's partly cut message stays at its head, so
+		// picking it again continues that message.
+		s.cur = nil
 	}
 	s.sched.Sent(m.sid, size, end, st.head == nil)
 	s.path.flight += s.size(r)

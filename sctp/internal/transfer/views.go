@@ -75,4 +75,13 @@ type RecvInfo struct {
 	// EOR reports that the read ended the message (end of record); when
 	// false, the next Read continues the same message.
 	EOR bool
+	// MID is the message identifier (I-DATA only). With I-DATA, parts of
+	// messages of different streams in partial delivery may alternate
+	// between reads: SID, Unordered and MID name the message of each part.
+	MID uint32
+	// Aborted (I-DATA only; the read returns no data) reports that the
+	// partial delivery of message (SID, Unordered, MID) ended without its
+	// end: the parts read so far are all there will be (RFC 6458
+	// SCTP_PARTIAL_DELIVERY_ABORTED).
+	Aborted bool
 }

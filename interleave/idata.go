@@ -1,0 +1,802 @@
+package interleave
+
+import (
+	"github.com/usctp/usctp/stream"
+)
+
+// FSNConvention says how a receiver reads the FSN of the fragments after
+// the first of an I-DATA message.
+type FSNConvention uint8
+
+const (
+	// FSNAuto decides per association from what the peer sends: a
+	// fragment without the B bit carrying FSN 0 means Linux's numbering
+	// (the real FSN 0 is the first fragment, which carries the PPID
+	// instead); a message whose second fragment carries FSN 1 is read the
+	// RFC way once no fragment could be missing between it and the first
+	// (adjacent TSNs, or the cumulative TSN covers it, see
+	// IData.SetCumulativeTSN). The first decision sticks.
+	FSNAuto FSNConvention = iota
+	// FSNRFC: RFC 8260 section 2.1, the first fragment is implicitly FSN
+	// 0 and the second carries FSN 1.
+	FSNRFC
+	// FSNLinux: the second fragment carries FSN 0, the third 1, ... (what
+	// Linux's sctp_chunk_assign_mid sends).
+	FSNLinux
+)
+
+// FlagAborted marks a fragment with no data that the I-DATA reassembler
+// queues where a partial delivery ended without its message's end (RFC
+// 6458 SCTP_PARTIAL_DELIVERY_ABORTED): the parts of message (SID, MID, U
+// flag) queued before it were all there will be. Being in the delivery
+// queue, the event reaches the reader after those parts and before any
+// later message with the same identifiers.
+const FlagAborted = 0x80
+
+// MIDSkip is one entry of an I-FORWARD-TSN (RFC 8260 section 2.3.1):
+// stream SID skips its ordered (or, with Unordered, unordered) messages up
+// to and including MID.
+type MIDSkip struct {
+	SID       uint16
+	Unordered bool
+	MID       uint32
+}
+
+// pdState is one message in partial delivery: its stream, kind and PPID
+// (I-DATA carries the PPID on the first fragment only; the later parts
+// get it from here) and the TSN of its first fragment.
+type pdState struct {
+	sid       uint16
+	unordered bool
+	ppid      uint32
+	firstTSN  uint32
+}
+
+// IData is the I-DATA variant's reassembler (RFC 8260 section 2.2.3):
+// fragments of a message share its MID and are ordered by FSN, not TSN;
+// ordered messages leave a stream in MID order, unordered ones as soon as
+// they are complete. Partial delivery is per stream and per
+// ordered/unordered, so several messages can be in partial delivery at
+// once.
+//
+// Unlike Data, the delivery queue may interleave the parts of messages in
+// partial delivery with other messages (RFC 6458 fragment interleave level
+// 2): every fragment names its message by SID, MID and the U flag, and
+// every part of a message in partial delivery carries the message's PPID.
+// A complete message is always queued as one uninterrupted run. A
+// partial delivery that ends without the message's end (I-FORWARD-TSN)
+// queues a FlagAborted marker, a fragment without data.
+//
+// Each stream's InSide keeps its ordered and unordered fragments sorted by
+// (MID, B first, FSN) in serial order. Frag.FSN holds the FSN as sent (0
+// for the first fragment).
+type IData struct {
+	pool    Pool
+	streams InStreams
+	ready   fragList
+	held    int
+
+	conv      FSNConvention // FSNAuto until decided
+	ambiguous bool          // a message waits for the FSN convention
+	cum       uint32        // cumulative TSN (SetCumulativeTSN)
+	cumKnown  bool
+	highest   uint32 // highest TSN added
+	anyTSN    bool
+
+	pds []pdState
+}
+
+// NewIData returns the I-DATA variant's reassembler over the association's
+// stream table: In records hold the next ordered MID to deliver and the
+// partial-delivery state (stream.In: MID/FSN/PD, MIDUO/FSNUO/PDUO);
+// fragments wait in the stream's InSide, created on first use. conv says
+// how to read the FSN of the second fragment (FSNAuto to detect it).
+func NewIData(streams InStreams, conv FSNConvention) *IData {
+	return &IData{streams: streams, conv: conv}
+}
+
+// Pool returns the fragment pool.
+func (d *IData) Pool() *Pool { return &d.pool }
+
+// Held returns the user bytes held.
+func (d *IData) Held() int { return d.held }
+
+// Peek returns the next fragment to deliver.
+func (d *IData) Peek() *Frag { return d.ready.head }
+
+// Pop removes and returns the next fragment to deliver.
+func (d *IData) Pop() *Frag {
+	f := d.ready.pop()
+	if f != nil {
+		d.held -= len(f.Data)
+	}
+	return f
+}
+
+// Convention returns the FSN convention in force (FSNAuto while
+// undecided).
+func (d *IData) Convention() FSNConvention { return d.conv }
+
+// SetCumulativeTSN tells the reassembler the receiver's cumulative TSN:
+// every TSN up to cum has arrived. With FSNAuto it settles messages whose
+// FSN reading waited for a possibly missing fragment.
+func (d *IData) SetCumulativeTSN(cum uint32) {
+	d.cum, d.cumKnown = cum, true
+	if d.ambiguous && d.conv == FSNAuto {
+		d.ambiguous = false
+		for sid, s := range d.streams.InSides() {
+			s.sid = sid
+			d.deliver(s)
+		}
+	}
+}
+
+func (d *IData) stream(sid uint16) *InSide {
+	s := d.streams.InSide(sid)
+	if s != nil {
+		s.sid = sid
+	}
+	return s
+}
+
+func midLT(a, b uint32) bool  { return stream.MID(a).LT(stream.MID(b)) }
+func midLEQ(a, b uint32) bool { return stream.MID(a).LEQ(stream.MID(b)) }
+func fsnLT(a, b uint32) bool  { return stream.FSN(a).LT(stream.FSN(b)) }
+
+func isBegin(f *Frag) bool { return f.Flags&FlagBegin != 0 }
+func isEnd(f *Frag) bool   { return f.Flags&FlagEnd != 0 }
+
+// before reports whether a sorts before b in a stream's list: by MID, then
+// the first fragment, then FSN.
+func before(a, b *Frag) bool {
+	if a.MID != b.MID {
+		return midLT(a.MID, b.MID)
+	}
+	if ab, bb := isBegin(a), isBegin(b); ab != bb {
+		return ab
+	}
+	return fsnLT(a.FSN, b.FSN)
+}
+
+func sameKey(a, b *Frag) bool {
+	return a.MID == b.MID && isBegin(a) == isBegin(b) && a.FSN == b.FSN
+}
+
+// insertKey adds f to l in (MID, B, FSN) order; false for a duplicate key.
+func insertKey(l *fragList, f *Frag) bool {
+	f.next = nil
+	switch {
+	case l.head == nil:
+		l.head, l.tail = f, f
+	case before(l.tail, f):
+		l.tail.next = f
+		l.tail = f
+	case before(f, l.head):
+		f.next = l.head
+		l.head = f
+	default:
+		p := l.head
+		for p.next != nil && before(p.next, f) {
+			p = p.next
+		}
+		if sameKey(p, f) || (p.next != nil && sameKey(p.next, f)) {
+			return false
+		}
+		f.next = p.next
+		p.next = f
+	}
+	l.n++
+	return true
+}
+
+// at reports whether f is the fragment at position want (0 is the first
+// fragment) of its message, whose first fragment had TSN firstTSN. With
+// FSNAuto undecided, the second position is ambiguous for FSN 1: it is
+// taken the RFC way only when no fragment can be missing between the two.
+func (d *IData) at(f *Frag, want, firstTSN uint32) bool {
+	if isBegin(f) {
+		return want == 0
+	}
+	switch d.conv {
+	case FSNRFC:
+		return f.FSN == want
+	case FSNLinux:
+		return f.FSN == want-1
+	}
+	// FSNAuto, undecided: FSN 0 on a later fragment latched Linux in Add,
+	// so here the second fragment must carry FSN 1.
+	if want != 1 || f.FSN != 1 {
+		return false
+	}
+	if f.TSN == firstTSN+1 || (d.cumKnown && !tsnLT(d.cum, f.TSN)) {
+		d.conv = FSNRFC
+		return true
+	}
+	d.ambiguous = true
+	return false
+}
+
+// complete reports whether the list from h (a first fragment) holds its
+// whole message and returns its last fragment.
+func (d *IData) complete(h *Frag) (*Frag, bool) {
+	f, pos := h, uint32(0)
+	for !isEnd(f) {
+		n := f.next
+		if n == nil || n.MID != h.MID || !d.at(n, pos+1, h.TSN) {
+			return f, false
+		}
+		f, pos = n, pos+1
+	}
+	return f, true
+}
+
+// Add takes an accepted fragment. It reports false (and keeps nothing)
+// for a fragment that cannot be valid: a stream outside the table, an
+// ordered MID already delivered, a fragment already held under another
+// TSN, or one of a message in partial delivery that was delivered already.
+func (d *IData) Add(f *Frag) bool {
+	s := d.stream(f.SID)
+	if s == nil {
+		d.pool.Put(f)
+		return false
+	}
+	begin := isBegin(f)
+	if begin {
+		f.FSN = 0
+	} else if f.FSN == 0 && d.conv == FSNAuto {
+		// Only the first fragment is FSN 0 by RFC 8260: a later one
+		// numbered 0 comes from a sender counting as Linux does.
+		d.conv = FSNLinux
+	}
+	in := d.streams.In(f.SID)
+	unordered := f.Flags&FlagUnordered != 0
+	if !unordered && midLT(f.MID, uint32(in.MID)) {
+		d.pool.Put(f)
+		return false
+	}
+	if d.stale(in, f, unordered) {
+		d.pool.Put(f)
+		return false
+	}
+	if !d.anyTSN || tsnLT(d.highest, f.TSN) {
+		d.highest, d.anyTSN = f.TSN, true
+	}
+	d.held += len(f.Data)
+	if begin && isEnd(f) {
+		// A whole message in one chunk.
+		if unordered {
+			d.ready.push(f)
+			return true
+		}
+		if f.MID == uint32(in.MID) && !in.PD {
+			d.ready.push(f)
+			in.MID = in.MID.Next()
+			d.deliver(s)
+			return true
+		}
+	}
+	list := &s.ordered
+	if unordered {
+		list = &s.unordered
+	}
+	if !insertKey(list, f) {
+		d.held -= len(f.Data)
+		d.pool.Put(f)
+		return false
+	}
+	d.deliverAfter(s, f)
+	return true
+}
+
+// stale reports whether f belongs to a message in partial delivery at a
+// position already delivered (or is a second first fragment of it).
+func (d *IData) stale(in *stream.In, f *Frag, unordered bool) bool {
+	var mid uint32
+	var next stream.FSN
+	switch {
+	case unordered && in.PDUO:
+		mid, next = uint32(in.MIDUO), in.FSNUO
+	case !unordered && in.PD:
+		mid, next = uint32(in.MID), in.FSN
+	default:
+		return false
+	}
+	if f.MID != mid {
+		return false
+	}
+	if isBegin(f) {
+		return true
+	}
+	pos, ok := d.position(f)
+	return ok && fsnLT(pos, uint32(next))
+}
+
+// position returns the position of a later fragment in its message, when
+// the convention is known.
+func (d *IData) position(f *Frag) (uint32, bool) {
+	switch d.conv {
+	case FSNRFC:
+		return f.FSN, true
+	case FSNLinux:
+		return f.FSN + 1, true
+	}
+	return 0, false
+}
+
+// pd returns the partial-delivery record of (sid, unordered).
+func (d *IData) pd(sid uint16, unordered bool) *pdState {
+	for i := range d.pds {
+		if p := &d.pds[i]; p.sid == sid && p.unordered == unordered {
+			return p
+		}
+	}
+	return nil
+}
+
+func (d *IData) endPD(sid uint16, unordered bool) {
+	for i := range d.pds {
+		if p := d.pds[i]; p.sid == sid && p.unordered == unordered {
+			d.pds[i] = d.pds[len(d.pds)-1]
+			d.pds = d.pds[:len(d.pds)-1]
+			return
+		}
+	}
+}
+
+// deliver moves what became deliverable on s to the ready queue.
+func (d *IData) deliver(s *InSide) {
+	in := d.streams.In(s.sid)
+	d.deliverOrdered(s, in)
+	d.deliverUnordered(s, in)
+}
+
+// deliverAfter is deliver after f was added to s: only f's message can
+// have become deliverable, so only its place in the lists is looked at.
+func (d *IData) deliverAfter(s *InSide, f *Frag) {
+	in := d.streams.In(s.sid)
+	if f.Flags&FlagUnordered == 0 {
+		if f.MID == uint32(in.MID) {
+			d.deliverOrdered(s, in)
+		}
+		return
+	}
+	if in.PDUO && f.MID == uint32(in.MIDUO) {
+		d.continuePD(s, in, &s.unordered, true)
+		return
+	}
+	// The first fragment of f's message, if held, and what precedes it.
+	var prev *Frag
+	g := s.unordered.head
+	for g != nil && midLT(g.MID, f.MID) {
+		prev, g = g, g.next
+	}
+	if g != nil && g.MID == f.MID && isBegin(g) {
+		if last, ok := d.complete(g); ok {
+			d.moveRun(&s.unordered, prev, g, last)
+		}
+	}
+}
+
+// deliverOrdered moves s's ordered messages that are next in MID order
+// (and the parts of one in partial delivery) to the ready queue.
+func (d *IData) deliverOrdered(s *InSide, in *stream.In) {
+	for {
+		if in.PD {
+			if !d.continuePD(s, in, &s.ordered, false) {
+				break
+			}
+			continue
+		}
+		// Fragments of delivered MIDs (a peer sending past a message's
+		// end) would block the stream: drop them.
+		for h := s.ordered.head; h != nil && midLT(h.MID, uint32(in.MID)); h = s.ordered.head {
+			s.ordered.pop()
+			d.held -= len(h.Data)
+			d.pool.Put(h)
+		}
+		h := s.ordered.head
+		if h == nil || h.MID != uint32(in.MID) || !isBegin(h) {
+			break
+		}
+		last, ok := d.complete(h)
+		if !ok {
+			break
+		}
+		d.moveRun(&s.ordered, nil, h, last)
+		d.dropMID(&s.ordered, h.MID)
+		in.MID = in.MID.Next()
+	}
+}
+
+// deliverUnordered moves s's complete unordered messages (and the parts of
+// one in partial delivery) to the ready queue.
+func (d *IData) deliverUnordered(s *InSide, in *stream.In) {
+	if in.PDUO {
+		d.continuePD(s, in, &s.unordered, true)
+	}
+	var prev *Frag
+	for f := s.unordered.head; f != nil; {
+		if isBegin(f) && !(in.PDUO && f.MID == uint32(in.MIDUO)) {
+			if last, ok := d.complete(f); ok {
+				next := last.next
+				d.moveRun(&s.unordered, prev, f, last)
+				f = next
+				continue
+			}
+		}
+		prev, f = f, f.next
+	}
+}
+
+// continuePD queues the next fragments in sequence of the message in
+// partial delivery on (s, unordered). It reports whether the message
+// ended.
+func (d *IData) continuePD(s *InSide, in *stream.In, l *fragList, unordered bool) bool {
+	mid, next := &in.MID, &in.FSN
+	if unordered {
+		mid, next = &in.MIDUO, &in.FSNUO
+	}
+	p := d.pd(s.sid, unordered)
+	if p == nil {
+		d.pds = append(d.pds, pdState{sid: s.sid, unordered: unordered})
+		p = &d.pds[len(d.pds)-1]
+	}
+	var prev *Frag
+	f := l.head
+	for f != nil && midLT(f.MID, uint32(*mid)) {
+		prev, f = f, f.next
+	}
+	for f != nil && f.MID == uint32(*mid) && d.at(f, uint32(*next), p.firstTSN) {
+		n := f.next
+		d.unlinkOne(l, prev, f)
+		f.PPID = p.ppid
+		d.ready.push(f)
+		*next = next.Next()
+		if isEnd(f) {
+			d.endPD(s.sid, unordered)
+			if unordered {
+				in.PDUO, in.MIDUO, in.FSNUO = false, 0, 0
+			} else {
+				in.PD, in.FSN = false, 0
+				d.dropMID(l, uint32(in.MID))
+				in.MID = in.MID.Next()
+			}
+			return true
+		}
+		f = n
+	}
+	return false
+}
+
+// unlinkOne removes f (after prev, nil at the head) from l.
+func (d *IData) unlinkOne(l *fragList, prev, f *Frag) {
+	if prev == nil {
+		l.head = f.next
+	} else {
+		prev.next = f.next
+	}
+	if l.tail == f {
+		l.tail = prev
+	}
+	f.next = nil
+	l.n--
+}
+
+// moveRun moves the run first..last (prev precedes first, nil at the head)
+// from l to the ready queue.
+func (d *IData) moveRun(l *fragList, prev, first, last *Frag) {
+	next := last.next
+	if prev == nil {
+		l.head = next
+	} else {
+		prev.next = next
+	}
+	if l.tail == last {
+		l.tail = prev
+	}
+	for f := first; ; {
+		n := f.next
+		l.n--
+		f.PPID = first.PPID // every part names the message's PPID
+		d.ready.push(f)
+		if f == last {
+			return
+		}
+		f = n
+	}
+}
+
+// dropMID drops the fragments of message mid left at the head of l (a
+// peer sending fragments past a message's end).
+func (d *IData) dropMID(l *fragList, mid uint32) {
+	for h := l.head; h != nil && !midLT(mid, h.MID); h = l.head {
+		l.pop()
+		d.held -= len(h.Data)
+		d.pool.Put(h)
+	}
+}
+
+// Partial starts partial delivery of one message when nothing is
+// deliverable: among the streams and kinds not in partial delivery
+// already, the message whose first fragment has the lowest TSN and is
+// next in order (any, for unordered messages) starts to be queued with
+// the fragments in sequence after it. Called again, it starts another.
+func (d *IData) Partial() bool {
+	if d.ready.head != nil {
+		return false
+	}
+	var best *InSide
+	var bestF *Frag
+	bestUO := false
+	for sid, s := range d.streams.InSides() {
+		s.sid = sid
+		in := d.streams.In(sid)
+		if h := s.ordered.head; !in.PD && h != nil && h.MID == uint32(in.MID) && isBegin(h) {
+			if bestF == nil || tsnLT(h.TSN, bestF.TSN) {
+				best, bestF, bestUO = s, h, false
+			}
+		}
+		if !in.PDUO {
+			for f := s.unordered.head; f != nil; f = f.next {
+				if isBegin(f) && (bestF == nil || tsnLT(f.TSN, bestF.TSN)) {
+					best, bestF, bestUO = s, f, true
+				}
+			}
+		}
+	}
+	if best == nil {
+		return false
+	}
+	in := d.streams.In(best.sid)
+	d.pds = append(d.pds, pdState{sid: best.sid, unordered: bestUO, ppid: bestF.PPID, firstTSN: bestF.TSN})
+	if bestUO {
+		in.PDUO, in.MIDUO, in.FSNUO = true, stream.MID(bestF.MID), 0
+		d.continuePD(best, in, &best.unordered, true)
+	} else {
+		in.PD, in.FSN = true, 0
+		if d.continuePD(best, in, &best.ordered, false) {
+			d.deliver(best)
+		}
+	}
+	return true
+}
+
+// PartialNext is the Data variant's hook for the window-full exception;
+// with I-DATA the fragments of a message do not have consecutive TSNs, so
+// it reports false. The receiver asks PartialWants instead.
+func (d *IData) PartialNext() (uint32, bool) { return 0, false }
+
+// PartialWants reports whether a fragment of (sid, unordered, mid) with
+// FSN fsn (as sent; begin for a first fragment) is the next one of a
+// message in partial delivery: the receiver accepts it even with its
+// window full, since it is what lets the reader free the window.
+func (d *IData) PartialWants(sid uint16, unordered, begin bool, mid, fsn uint32) bool {
+	in := d.streams.In(sid)
+	if in == nil || begin {
+		return false
+	}
+	switch {
+	case unordered && in.PDUO && mid == uint32(in.MIDUO):
+		return d.wants(fsn, uint32(in.FSNUO))
+	case !unordered && in.PD && mid == uint32(in.MID):
+		return d.wants(fsn, uint32(in.FSN))
+	}
+	return false
+}
+
+// wants reports whether a later fragment with FSN fsn may be at position
+// want; undecided, either reading counts.
+func (d *IData) wants(fsn, want uint32) bool {
+	switch d.conv {
+	case FSNRFC:
+		return fsn == want
+	case FSNLinux:
+		return fsn+1 == want
+	}
+	return want >= 1 && (fsn == want || fsn+1 == want)
+}
+
+// DropHighest removes the held fragment with the highest TSN above after
+// that waits for reassembly or ordering (reneging, RFC 9260 section 6.2).
+// Any such fragment may go, including later fragments of a message in
+// partial delivery: they were not delivered, and the peer sends them
+// again.
+func (d *IData) DropHighest(after uint32) (uint32, int, bool) {
+	var bestL *fragList
+	var bestPrev, best *Frag
+	for _, s := range d.streams.InSides() {
+		for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
+			var prev *Frag
+			for f := l.head; f != nil; prev, f = f, f.next {
+				if tsnLT(after, f.TSN) && (best == nil || tsnLT(best.TSN, f.TSN)) {
+					bestL, bestPrev, best = l, prev, f
+				}
+			}
+		}
+	}
+	if best == nil {
+		return 0, 0, false
+	}
+	d.unlinkOne(bestL, bestPrev, best)
+	tsn, n := best.TSN, len(best.Data)
+	d.held -= n
+	d.pool.Put(best)
+	return tsn, n, true
+}
+
+// ForwardTSN applies a DATA-style FORWARD-TSN; with I-DATA the peer must
+// send I-FORWARD-TSN instead (RFC 8260 section 2.3), so the association
+// never calls this. It treats each entry as an ordered skip of MID SSN.
+func (d *IData) ForwardTSN(newCum uint32, skips []Skip) {
+	d.applyCum(newCum)
+	for _, k := range skips {
+		d.skip(MIDSkip{SID: k.SID, MID: uint32(k.SSN)})
+	}
+	d.deliverAll()
+}
+
+// ForwardMID applies an I-FORWARD-TSN whose entries were validated
+// (ParseIForwardTSN). Following RFC 8260 section 2.3.2 and RFC 3758
+// section 3.6: incomplete messages that newCum proves dead are dropped
+// (see applyCum); an ordered entry makes its stream skip past MID, ending a
+// partial delivery of a skipped message and delivering the complete
+// messages the skip unblocks; an unordered entry ends the partial delivery
+// of a skipped unordered message and drops what is held of skipped
+// unordered messages. Each partial delivery ended queues a FlagAborted
+// marker.
+func (d *IData) ForwardMID(newCum uint32, skips []MIDSkip) {
+	for _, k := range skips {
+		d.skip(k)
+	}
+	d.applyCum(newCum)
+	d.deliverAll()
+}
+
+func (d *IData) deliverAll() {
+	for sid, s := range d.streams.InSides() {
+		s.sid = sid
+		d.deliver(s)
+	}
+}
+
+// abortPD ends the partial delivery on (sid, unordered) and drops the held
+// fragments of its message.
+func (d *IData) abortPD(s *InSide, in *stream.In, unordered bool) {
+	if unordered {
+		d.pushAborted(s.sid, FlagUnordered, uint32(in.MIDUO))
+		d.dropWhere(&s.unordered, func(f *Frag) bool { return f.MID == uint32(in.MIDUO) })
+		in.PDUO, in.MIDUO, in.FSNUO = false, 0, 0
+	} else {
+		d.pushAborted(s.sid, 0, uint32(in.MID))
+		d.dropWhere(&s.ordered, func(f *Frag) bool { return f.MID == uint32(in.MID) })
+		in.PD, in.FSN = false, 0
+		in.MID = in.MID.Next()
+	}
+	d.endPD(s.sid, unordered)
+}
+
+// pushAborted queues the FlagAborted marker of a message.
+func (d *IData) pushAborted(sid uint16, flags uint8, mid uint32) {
+	m := d.pool.Get(nil)
+	m.SID, m.MID, m.Flags = sid, mid, flags|FlagAborted
+	d.ready.push(m)
+}
+
+// dropWhere drops the fragments of l for which drop reports true.
+func (d *IData) dropWhere(l *fragList, drop func(*Frag) bool) {
+	var prev *Frag
+	for f := l.head; f != nil; {
+		n := f.next
+		if drop(f) {
+			d.unlinkOne(l, prev, f)
+			d.held -= len(f.Data)
+			d.pool.Put(f)
+		} else {
+			prev = f
+		}
+		f = n
+	}
+}
+
+// skip applies one I-FORWARD-TSN entry.
+func (d *IData) skip(k MIDSkip) {
+	s := d.stream(k.SID)
+	if s == nil {
+		return
+	}
+	in := d.streams.In(k.SID)
+	if k.Unordered {
+		if in.PDUO && midLEQ(uint32(in.MIDUO), k.MID) {
+			d.abortPD(s, in, true)
+		}
+		d.dropWhere(&s.unordered, func(f *Frag) bool { return midLEQ(f.MID, k.MID) })
+		return
+	}
+	if midLT(k.MID, uint32(in.MID)) {
+		return // already past it
+	}
+	if in.PD {
+		d.abortPD(s, in, false)
+	}
+	// Complete messages up to k.MID leave now (they were waiting for a
+	// skipped one); the rest of those MIDs is dropped.
+	for h := s.ordered.head; h != nil && midLEQ(h.MID, k.MID); h = s.ordered.head {
+		if isBegin(h) {
+			if last, ok := d.complete(h); ok {
+				d.moveRun(&s.ordered, nil, h, last)
+				continue
+			}
+		}
+		s.ordered.pop()
+		d.held -= len(h.Data)
+		d.pool.Put(h)
+	}
+	in.MID = stream.MID(k.MID).Next()
+}
+
+// applyCum drops the messages that a cumulative TSN of newCum proves
+// dead: an incomplete message holding a fragment at or below newCum after
+// a missing one (the missing fragment was sent earlier, with a lower TSN,
+// and will never come). A message whose missing fragments may still be on
+// their way is kept: with I-DATA its fragments can straddle newCum while it
+// is alive. A partial delivery whose message died this way is aborted.
+func (d *IData) applyCum(newCum uint32) {
+	for sid, s := range d.streams.InSides() {
+		s.sid = sid
+		in := d.streams.In(sid)
+		for _, uo := range [...]bool{false, true} {
+			l := &s.ordered
+			inPD, pdMID := in.PD, uint32(in.MID)
+			if uo {
+				l, inPD, pdMID = &s.unordered, in.PDUO, uint32(in.MIDUO)
+			}
+			abort := false
+			var prev *Frag
+			for f := l.head; f != nil; {
+				m := f.MID
+				isPD := inPD && m == pdMID
+				start := f
+				if isBegin(f) && !isPD {
+					p, pos := f, uint32(0)
+					for !isEnd(p) && p.next != nil && p.next.MID == m && d.at(p.next, pos+1, f.TSN) {
+						p, pos = p.next, pos+1
+					}
+					start = p.next
+					if isEnd(p) {
+						start = nil // complete
+					}
+				}
+				end := f
+				for end != nil && end.MID == m {
+					end = end.next
+				}
+				dead := false
+				for g := start; g != nil && g != end; g = g.next {
+					if !tsnLT(newCum, g.TSN) {
+						dead = true
+					}
+				}
+				switch {
+				case dead && isPD:
+					abort = true
+				case dead:
+					for g := f; g != end; {
+						n := g.next
+						d.unlinkOne(l, prev, g)
+						d.held -= len(g.Data)
+						d.pool.Put(g)
+						g = n
+					}
+					f = end
+					continue
+				}
+				for f != end {
+					prev, f = f, f.next
+				}
+			}
+			if abort {
+				d.abortPD(s, in, uo)
+			}
+		}
+	}
+}

@@ -1,0 +1,175 @@
+package interleave
+
+import (
+	"testing"
+
+	"github.com/usctp/usctp/stream"
+)
+
+// FuzzIDataReassembly feeds the I-DATA reassembler arbitrary fragment
+// sequences, as a receiver would after its TSN map (unique TSNs) and
+// window check (held bytes bounded), mixed with partial-delivery starts,
+// reneging, I-FORWARD-TSNs and reads. It checks that nothing panics, the
+// held bytes stay within the window and match what is queued, and the
+// delivery queue carries only well-formed messages: each starts with its
+// first fragment, its parts follow in FSN order under the convention in
+// force, nothing of it follows its end, and without partial delivery every
+// message is queued whole and uninterrupted.
+func FuzzIDataReassembly(f *testing.F) {
+	f.Add([]byte{0, 1, 0, 0, 3, 4, 1, 0, 0, 0, 2, 4})
+	f.Add([]byte{2, 0, 0, 1, 2, 3, 0, 0, 1, 1, 0, 3, 0, 0, 1, 2, 1, 3, 5})
+	f.Add([]byte{1, 0, 1, 0, 2, 8, 0, 0, 0, 0, 2, 8, 0, 1, 0, 1, 1, 8, 6, 0, 0, 2, 4, 9, 7, 9})
+	f.Fuzz(fuzzIData)
+}
+
+func fuzzIData(t *testing.T, in []byte) {
+	{
+		if len(in) == 0 {
+			return
+		}
+		const streams, capacity = 3, 64
+		conv := FSNConvention(in[0] % 3)
+		in = in[1:]
+		tab := stream.NewTable[struct{}, InSide](streams, streams)
+		d := NewIData(tab, conv)
+		d.Pool().Max = 64
+		seen := map[uint32]bool{}
+		next := func() byte {
+			if len(in) == 0 {
+				return 0
+			}
+			b := in[0]
+			in = in[1:]
+			return b
+		}
+		type key struct {
+			sid uint16
+			uo  bool
+			mid uint32
+		}
+		type msgState struct {
+			pos   uint32
+			ended bool
+		}
+		open := map[key]*msgState{}
+		partial := false
+		var cur *key // message being read without partial delivery
+		check := func() {
+			total := d.ready.count()
+			for _, s := range tab.InSides() {
+				total += s.ordered.count() + s.unordered.count()
+			}
+			if total != d.Held() || d.Held() > capacity {
+				t.Fatalf("held %d, queued %d, capacity %d", d.Held(), total, capacity)
+			}
+		}
+		for len(in) > 0 {
+			op := next()
+			switch op % 8 {
+			case 0, 1, 2, 3: // a fragment
+				tsn := uint32(next())
+				sid := uint16(next() % (streams + 1)) // sometimes outside
+				mid := uint32(next()%4) - 1           // around the wrap
+				fsn := uint32(next()%5) - 1
+				flags := next() & (FlagBegin | FlagEnd | FlagUnordered)
+				n := int(next()%9) + 1
+				if seen[tsn] {
+					continue
+				}
+				for d.Held()+n > capacity {
+					if _, _, ok := d.DropHighest(tsn); !ok {
+						break
+					}
+				}
+				if d.Held()+n > capacity {
+					continue
+				}
+				fr := d.Pool().Get(make([]byte, n))
+				fr.TSN, fr.SID, fr.MID, fr.Flags = tsn, sid, mid, flags
+				if flags&FlagBegin != 0 {
+					fr.PPID = fsn
+				} else {
+					fr.FSN = fsn
+				}
+				if d.Add(fr) {
+					seen[tsn] = true
+				}
+			case 4:
+				if d.Partial() {
+					partial = true
+				}
+			case 5:
+				var skips []MIDSkip
+				for range next() % 3 {
+					skips = append(skips, MIDSkip{SID: uint16(next() % streams), Unordered: next()&1 != 0, MID: uint32(next()%4) - 1})
+				}
+				d.ForwardMID(uint32(next()), skips)
+			case 6:
+				d.SetCumulativeTSN(uint32(next()))
+			case 7: // read everything ready
+				for fr := d.Pop(); fr != nil; fr = d.Pop() {
+					k := key{fr.SID, fr.Flags&FlagUnordered != 0, fr.MID}
+					st := open[k]
+					if fr.Flags&FlagAborted != 0 {
+						if st == nil || st.ended || len(fr.Data) != 0 {
+							t.Fatalf("%+v: aborted marker for no message in progress", k)
+						}
+						st.ended = true
+						d.Pool().Put(fr)
+						continue
+					}
+					begin, end := fr.Flags&FlagBegin != 0, fr.Flags&FlagEnd != 0
+					switch {
+					case begin:
+						if st != nil && !st.ended {
+							t.Fatalf("%+v: second first fragment", k)
+						}
+						if st != nil && !k.uo {
+							t.Fatalf("%+v: ordered MID delivered twice", k)
+						}
+						st = &msgState{}
+						open[k] = st
+					case st == nil || st.ended:
+						t.Fatalf("%+v: fragment without its first", k)
+					default:
+						st.pos++
+						want := st.pos
+						if d.Convention() == FSNLinux {
+							want--
+						}
+						if fr.FSN != want {
+							t.Fatalf("%+v: FSN %d at position %d (%v)", k, fr.FSN, st.pos, d.Convention())
+						}
+					}
+					if !partial {
+						if begin && cur != nil {
+							t.Fatalf("%+v interrupts %+v", k, *cur)
+						}
+						if !begin && (cur == nil || *cur != k) {
+							t.Fatalf("%+v: part out of its run", k)
+						}
+						cur = &k
+					}
+					if end {
+						st.ended = true
+						cur = nil
+					}
+					d.Pool().Put(fr)
+				}
+				if !partial && cur != nil {
+					t.Fatalf("%+v: incomplete message queued without partial delivery", *cur)
+				}
+			}
+			check()
+		}
+	}
+}
+
+// count returns the bytes in l.
+func (l *fragList) count() int {
+	n := 0
+	for f := l.head; f != nil; f = f.next {
+		n += len(f.Data)
+	}
+	return n
+}

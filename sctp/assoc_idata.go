@@ -1,0 +1,109 @@
+package sctp
+
+import (
+	"encoding/binary"
+	"errors"
+	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/transfer"
+)
+
+// interleaved reports whether the association uses I-DATA (RFC 8260
+// section 2.2.1): "User message interleaving has been negotiated for an
+// association if both endpoints have indicated I-DATA support."
+func (a *assoc) interleaved() bool {
+	return a.ep.cfg.Interleave && a.peerExt&extIData != 0
+}
+
+// appendInterleaveExt appends the Supported Extensions parameter (RFC 5061
+// section 4.2.7) listing I-DATA and I-FORWARD-TSN. RFC 8260 section 2.2.1:
+// "An SCTP endpoint indicates user message interleaving support by listing
+// the I-DATA chunk within the Supported Extensions Parameter".
+func appendInterleaveExt(b []byte) []byte {
+	b, _ = chunk.AppendParam(b, chunk.ParamSupportedExtensions, []byte{byte(chunk.TypeIData), byte(chunk.TypeIForwardTSN)})
+	return b
+}
+
+// iData8260_2_2_3 hands an I-DATA chunk to the receiver (RFC 8260 section
+// 2.2.3, with the rules of RFC 9260 section 6.2). Without negotiated
+// interleaving it aborts: RFC 8260 section 2.2.1, "The same applies if
+// I-DATA support has not been negotiated for an association and an
+// I-DATA chunk is received."
+func (a *assoc) iData8260_2_2_3(now time.Time, p *inPacket, c *rxChunk) disp {
+	if !a.interleaved() {
+		a.protocolViolation("I-DATA chunk on an association that did not negotiate it")
+		return dispDeleted
+	}
+	if a.data.eng == nil {
+		a.stats.Ignored++
+		return dispNext
+	}
+	d, err := chunk.ParseIData(chunkOfRx(c))
+	if err != nil {
+		a.stats.Malformed++
+		return dispStop
+	}
+	v, err := a.data.eng.Recv.HandleIData(now, &d)
+	switch {
+	case errors.Is(err, transfer.ErrEmptyMessage):
+		a.stats.Violations++
+		cause := appendNoUserDataCause(a.ep.scratch[:0], uint32(d.TSN))
+		a.ep.scratch = cause[:0]
+		a.sendAbort(cause)
+		a.fail(reasonProtocolViolation, causeNoUserData)
+		return dispDeleted
+	case err != nil:
+		a.protocolViolation("I-DATA chunk breaks the fragment sequence")
+		return dispDeleted
+	}
+	if !a.data.gotData {
+		// RFC 9260 section 5.1: "After the reception of the first DATA
+		// chunk in an association, the endpoint MUST immediately respond
+		// with a SACK chunk to acknowledge the DATA chunk."
+		a.data.gotData = true
+		a.pend.sackNow = true
+	}
+	if v == transfer.InvalidStream {
+		var info [4]byte
+		binary.BigEndian.PutUint16(info[:], d.SID)
+		a.queueErrorCause(causeInvalidStream, info[:])
+	}
+	return dispNext
+}
+
+// iForwardTSN8260_2_3_2 hands an I-FORWARD-TSN to the receiver (RFC 8260
+// section 2.3.2). A malformed one (length not 8 + 8k, a stream out of
+// range) is discarded and counted. Without negotiated interleaving it
+// aborts (section 2.3.1: "The I-FORWARD-TSN chunk MUST be used in
+// combination with the I-DATA chunk and MUST NOT be used in combination
+// with the DATA chunk").
+func (a *assoc) iForwardTSN8260_2_3_2(now time.Time, p *inPacket, c *rxChunk) disp {
+	if !a.interleaved() {
+		a.protocolViolation("I-FORWARD-TSN chunk on an association without I-DATA")
+		return dispDeleted
+	}
+	if a.data.eng == nil {
+		a.stats.Ignored++
+		return dispNext
+	}
+	if err := a.data.eng.Recv.HandleIForwardTSN(now, chunkOfRx(c)); err != nil {
+		a.stats.Malformed++
+		return dispNext
+	}
+	a.ep.markReady(a) // its SACK is due now
+	return dispNext
+}
+
+// forwardTSN8260_2_3_1 handles a FORWARD-TSN: with I-DATA negotiated it is
+// a protocol violation (RFC 8260 section 2.3.1: "The FORWARD-TSN chunk
+// MUST be used in combination with the DATA chunk and MUST NOT be used in
+// combination with the I-DATA chunk"); otherwise it is a chunk this stack
+// does not negotiate (RFC 9260 section 3.2 action bits).
+func (a *assoc) forwardTSN8260_2_3_1(now time.Time, p *inPacket, c *rxChunk) disp {
+	if a.interleaved() {
+		a.protocolViolation("FORWARD-TSN chunk on an association that negotiated I-DATA")
+		return dispDeleted
+	}
+	return a.unknownChunk3_2(now, p, c)
+}

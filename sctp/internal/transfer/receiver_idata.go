@@ -1,0 +1,231 @@
+package transfer
+
+import (
+	"time"
+
+	"github.com/usctp/usctp/interleave"
+	"github.com/usctp/usctp/sctp/chunk"
+)
+
+// IData is an I-DATA chunk (RFC 8260 section 2.1) as the engine takes it.
+type IData = chunk.IData
+
+// wrongVariant answers a DATA chunk on an association that negotiated
+// I-DATA, or an I-DATA chunk on one that did not. RFC 8260 section 2.2.1:
+// "If I-DATA support has been negotiated for an association, the
+// reception of a DATA chunk is a violation of the above rules and
+// therefore the receiver of the DATA chunk MUST abort the association by
+// sending an ABORT chunk. The ABORT chunk MAY include the 'Protocol
+// Violation' error cause. The same applies if I-DATA support has not been
+// negotiated for an association and an I-DATA chunk is received."
+func (r *Receiver) wrongVariant() (Verdict, error) {
+	return Dropped, ErrProtocolViolation
+}
+
+// HandleIData processes one I-DATA chunk from the peer (RFC 8260 section
+// 2.2.3 with the TSN, window and SACK rules of RFC 9260 section 6.2, as
+// HandleData). On an association without I-DATA it returns
+// ErrProtocolViolation (ABORT). The window-full exception for the next
+// fragment of a message in partial delivery goes by MID and FSN, since
+// I-DATA fragments of one message need not have consecutive TSNs.
+func (r *Receiver) HandleIData(now time.Time, d *IData) (Verdict, error) {
+	r.stats.DataChunksReceived++
+	if r.idata == nil {
+		return r.wrongVariant()
+	}
+	if d.Flags&flagImmediate != 0 {
+		r.immediate = true
+	}
+	if len(d.Payload) == 0 {
+		// RFC 9260 section 6.2's "No User Data" rule, for I-DATA too.
+		r.stats.EmptyData++
+		return Dropped, ErrEmptyMessage
+	}
+	t := d.TSN
+	if r.tsns.has(t) {
+		r.stats.DupTSNs++
+		if len(r.dups) < maxDupTSNs {
+			r.dups = append(r.dups, t)
+		}
+		r.sackNow = true
+		return Duplicate, nil
+	}
+	if !r.tsns.inWindow(t) {
+		r.stats.DroppedRange++
+		r.sackNow = true
+		return Dropped, nil
+	}
+	if r.reasm.Held()+len(d.Payload) > r.capacity {
+		// The RFC 9260 section 6.2 full-window rules, as in HandleData.
+		r.sackNow = true
+		r.maybePartial()
+		if r.reasm.Peek() == nil && int(d.SID) < r.cfg.InStreams &&
+			r.idata.PartialWants(d.SID, d.Unordered(), d.Beginning(), d.MID, d.FSN) {
+			r.stats.PartialOverrun++
+		} else {
+			if t.GT(r.tsns.highest) {
+				r.stats.DroppedWindow++
+				return Dropped, nil
+			}
+			for r.reasm.Held()+len(d.Payload) > r.capacity {
+				dt, _, ok := r.reasm.DropHighest(uint32(t))
+				if !ok {
+					break
+				}
+				r.tsns.remove(TSN(dt))
+				r.stats.DroppedReneged++
+			}
+			if r.reasm.Held()+len(d.Payload) > r.capacity+r.cfg.MTU {
+				r.stats.DroppedWindow++
+				return Dropped, nil
+			}
+		}
+	}
+	r.tsns.add(t)
+	r.inPacket = true
+	if r.tsns.hasGaps() || t != r.tsns.cum {
+		r.sackNow = true
+	}
+	if int(d.SID) >= r.cfg.InStreams {
+		r.stats.InvalidStream++
+		return InvalidStream, nil
+	}
+	r.idata.SetCumulativeTSN(uint32(r.tsns.cum))
+	if !r.reasm.Add(interleave.FragFromIData(r.pool, d)) {
+		return Dropped, ErrProtocolViolation
+	}
+	r.stats.BytesReceived += uint64(len(d.Payload))
+	r.maybePartial()
+	return Accepted, nil
+}
+
+// readInterleaved is Read with I-DATA: a read returns part of one message,
+// and the next fragment in the delivery queue may belong to another
+// message (partial deliveries on several streams at once), so each part
+// takes its identity from its fragment. A partial delivery aborted by an
+// I-FORWARD-TSN reads as an empty part with info.Aborted.
+func (r *Receiver) readInterleaved(p []byte) (n int, info RecvInfo, err error) {
+	f := r.reasm.Peek()
+	if f == nil {
+		return 0, RecvInfo{}, ErrWouldBlock
+	}
+	uo := f.Flags & flagUnordered
+	if f.Flags&flagBegin != 0 || r.info.SID != f.SID || r.info.MID != f.MID || r.info.Unordered != (uo != 0) {
+		// A new message, or a part of another one in partial delivery
+		// (whose fragments carry the message's PPID).
+		r.info = RecvInfo{SID: f.SID, PPID: f.PPID, TSN: TSN(f.TSN), MID: f.MID, Unordered: uo != 0}
+	}
+	info = r.info
+	if f.Flags&interleave.FlagAborted != 0 {
+		r.reasm.Pop()
+		r.pool.Put(f)
+		info.Aborted = true
+		return 0, info, nil
+	}
+	sid, mid := f.SID, f.MID
+	for f != nil && n < len(p) {
+		c := copy(p[n:], f.Data[r.off:])
+		n += c
+		r.off += c
+		if r.off < len(f.Data) {
+			break
+		}
+		r.reasm.Pop()
+		r.off = 0
+		end := f.Flags&flagEnd != 0
+		r.pool.Put(f)
+		if end {
+			info.EOR = true
+			r.stats.MessagesDelivered++
+			break
+		}
+		f = r.reasm.Peek()
+		if f != nil && (f.SID != sid || f.MID != mid || f.Flags&flagUnordered != uo ||
+			f.Flags&(flagBegin|interleave.FlagAborted) != 0) {
+			break // another message's part: the next read
+		}
+	}
+	r.maybePartial()
+	if r.Window()-r.lastAdv >= r.updateMin {
+		r.sackNow = true
+		r.stats.WindowUpdates++
+	}
+	return n, info, nil
+}
+
+// forwardTo moves the cumulative TSN to newCum (a FORWARD-TSN or
+// I-FORWARD-TSN, RFC 3758 section 3.6), forgetting the received marks up
+// to it, then over every TSN in sequence after it. It reports false for
+// a newCum at or behind the cumulative TSN: "the data receiver MUST treat
+// this FORWARD TSN as out-of-date and MUST NOT update its Cumulative TSN".
+func (m *tsnMap) forwardTo(newCum TSN) bool {
+	if !newCum.GT(m.cum) {
+		return false
+	}
+	n := min(uint32(newCum-m.cum), tsnMapBits)
+	for i := uint32(1); i <= n; i++ {
+		w, b := m.bit(m.cum.Add(i))
+		m.words[w] &^= b
+	}
+	if n == tsnMapBits && uint32(newCum-m.cum) > tsnMapBits {
+		clear(m.words[:]) // jumped past the whole window
+	}
+	m.cum = newCum
+	if !m.highest.GT(m.cum) {
+		m.highest = m.cum
+		return true
+	}
+	for m.cum != m.highest {
+		w, b := m.bit(m.cum + 1)
+		if m.words[w]&b == 0 {
+			break
+		}
+		m.words[w] &^= b
+		m.cum++
+	}
+	return true
+}
+
+// HandleIForwardTSN processes an I-FORWARD-TSN chunk (RFC 8260 section
+// 2.3): entries are validated (length 8 + 8k, streams in range: else the
+// chunk is discarded and the error returned, as Linux does), the
+// cumulative TSN moves to the new one, skipped messages leave the
+// reassembler (partial deliveries of skipped messages end: the reader
+// sees RecvInfo.Aborted) and a SACK is due at once. On an association
+// without I-DATA it returns ErrProtocolViolation: RFC 8260 section 2.3.1,
+// "The I-FORWARD-TSN chunk MUST be used in combination with the I-DATA
+// chunk and MUST NOT be used in combination with the DATA chunk."
+func (r *Receiver) HandleIForwardTSN(now time.Time, c chunk.Chunk) error {
+	if r.idata == nil {
+		return ErrProtocolViolation
+	}
+	cum, skips, err := interleave.ParseIForwardTSN(c, r.cfg.InStreams, r.skips[:0])
+	r.skips = skips[:0]
+	if err != nil {
+		return err
+	}
+	r.sackNow = true
+	if !r.tsns.forwardTo(TSN(cum)) {
+		return nil
+	}
+	r.idata.ForwardMID(cum, skips)
+	r.idata.SetCumulativeTSN(uint32(r.tsns.cum))
+	return nil
+}
+
+// followFSN sets the I-DATA sender's FSN numbering from Config.FSN:
+// Linux's with FSNLinux, RFC 8260's with FSNRFC, and with FSNAuto RFC
+// 8260's until the receiver sees the peer number its fragments Linux's
+// way (then Linux's, which is all a Linux receiver reassembles).
+func (s *Sender) followFSN(r *Receiver) {
+	f, ok := s.frame.(*interleave.IDataFramer)
+	if !ok {
+		return
+	}
+	switch s.cfg.FSN {
+	case interleave.FSNLinux:
+		f.LinuxFSN = true
+	case interleave.FSNAuto:
+		f.Follow = r.idata
+	}
+}
