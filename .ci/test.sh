@@ -13,6 +13,18 @@ step() { printf '\n=== %s\n' "$*"; }
 step "toolchain"
 go version
 
+# Debian packages the tests use: ip (network namespaces for raw IP tests) and tshark
+# (an independent decoder for the pcaps the tests write).
+missing=()
+command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+command -v tshark >/dev/null 2>&1 || missing+=(tshark)
+if [ ${#missing[@]} -gt 0 ]; then
+	step "installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
 # The kernel interop rig (issue 7): packages and the guest kernel, cached.
 if [ -x .ci/guest.sh ]; then
 	step "kernel interop guest"

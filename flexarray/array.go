@@ -206,17 +206,20 @@ func (a *Array[T]) nodeAt(p int, level uint8) unsafe.Pointer {
 	if a.depth == 0 || level >= a.depth {
 		return nil
 	}
-	l := a.depth - 1
-	j := p / spans[l]
-	if j >= len(a.top) {
+	// digits[l] is p's index in its level-l node (base-fan digits of p,
+	// by a constant divisor, so multiplies rather than divisions).
+	var digits [len(spans)]int
+	for l := range a.depth - 1 {
+		digits[l] = p % fan
+		p /= fan
+	}
+	if p >= len(a.top) {
 		return nil
 	}
-	ptr := a.top[j]
-	for l > level && ptr != nil {
-		p -= j * spans[l]
+	ptr := a.top[p]
+	for l := a.depth - 1; l > level && ptr != nil; {
 		l--
-		j = p / spans[l]
-		ptr = (*node)(ptr)[j]
+		ptr = (*node)(ptr)[digits[l]]
 	}
 	return ptr
 }
@@ -249,20 +252,21 @@ func (a *Array[T]) materialise(p int) unsafe.Pointer {
 		a.growTop(1)
 		a.top[0] = child
 	}
-	l := a.depth - 1
-	j := p / spans[l]
-	if j >= len(a.top) {
-		a.growTop(j + 1)
+	var digits [len(spans)]int
+	for l := range a.depth - 1 {
+		digits[l] = p % fan
+		p /= fan
 	}
-	slot := &a.top[j]
-	for l > 0 {
+	if p >= len(a.top) {
+		a.growTop(p + 1)
+	}
+	slot := &a.top[p]
+	for l := a.depth - 1; l > 0; {
 		if *slot == nil {
 			*slot = unsafe.Pointer(new(node))
 		}
-		p -= j * spans[l]
 		l--
-		j = p / spans[l]
-		slot = &(*node)(*slot)[j]
+		slot = &(*node)(*slot)[digits[l]]
 	}
 	page := make([]T, a.per)
 	*slot = unsafe.Pointer(unsafe.SliceData(page))

@@ -15,10 +15,19 @@
 // (at least one element). Elements never straddle pages, so the bytes left
 // over at the end of a page are fewer than one element. Pages are reached
 // through a directory of page pointers whose nodes are themselves at most
-// PageSize bytes: one level for up to 512 pages (65536 elements of up to 32
-// bytes, or 87040 of 24 bytes), more levels beyond that. The directory grows
+// PageSize bytes, the runtime's malloc header included: one level for up to
+// 511 pages (130816 elements of 16 bytes, 86870 of 24 bytes), more levels
+// beyond that, up to four for MaxLen one-page elements. The directory grows
 // only as far as the highest page ever materialised, so an array of 65535
 // elements in which nothing was touched holds no memory at all.
+//
+// Element i is on page i / PerPage; the division is a multiply and a shift
+// (as the kernel's flex_array used a reciprocal), so Get with a one-level
+// directory is a bounds check, a multiply, one load and an add.
+//
+// NewPaged makes arrays with smaller pages for data that is usually sparse.
+// Bytes reports the memory held, counted in the allocator's size-class
+// slots; AllocSize exposes that rounding for checking struct sizes.
 //
 // # Garbage collector
 //

@@ -72,16 +72,12 @@ func checkGeometry[T any](t *testing.T, n, step int) {
 	}
 	// No straddling: every element of a page lies inside that page's
 	// per*esize bytes, at its own offset.
-	for p := 0; p*per < n; p++ {
-		base := a.Get(p * per)
-		if base == nil {
-			continue
-		}
-		for k := 0; k < per && p*per+k < n; k++ {
-			off := uintptr(unsafe.Pointer(a.Get(p*per+k))) - uintptr(unsafe.Pointer(base))
-			if off != uintptr(k*esize) || int(off)+esize > per*esize {
-				t.Fatalf("element %d at offset %d of its page (per %d, size %d)", p*per+k, off, per, esize)
-			}
+	for i, e := range a.All() {
+		k := i % per
+		base := a.Get(i - k)
+		off := uintptr(unsafe.Pointer(e)) - uintptr(unsafe.Pointer(base))
+		if off != uintptr(k*esize) || int(off)+esize > per*esize {
+			t.Fatalf("element %d at offset %d of its page (per %d, size %d)", i, off, per, esize)
 		}
 	}
 }
@@ -261,6 +257,17 @@ func BenchmarkGet(b *testing.B) {
 			if uint(i) < uint(len(plain)) {
 				p = &plain[i]
 			}
+		}
+		sinkRec = p
+	})
+	deep := NewPaged[rec24](n, 256) // 10 per page: a two-level directory
+	for i := range n {
+		deep.Ensure(i)
+	}
+	b.Run("flexarray-2level", func(b *testing.B) {
+		var p *rec24
+		for k := 0; b.Loop(); k++ {
+			p = deep.Get(idx[k&4095])
 		}
 		sinkRec = p
 	})

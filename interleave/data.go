@@ -1,12 +1,27 @@
 package interleave
 
-// inStream is the receiving state of one inbound stream (DATA variant).
-// It moves into the stream package's In records when package stream lands.
-type inStream struct {
+import (
+	"iter"
+
+	"github.com/usctp/usctp/stream"
+)
+
+// InSide is the reassembly state of one inbound stream: the side object of
+// the stream table's inbound records (stream.Table[O, InSide]). The next
+// SSN (or MID) to deliver lives in the stream's In record.
+type InSide struct {
 	ordered   fragList // ordered fragments waiting, by TSN
 	unordered fragList // unordered fragments waiting, by TSN
-	expect    uint16   // next SSN to deliver
-	deferred  bool     // on the deferred list while a partial delivery runs
+	sid       uint16
+	deferred  bool // on the deferred list while a partial delivery runs
+}
+
+// InStreams is the part of the association's stream table the receiving
+// side uses: *stream.Table[O, InSide] for any O.
+type InStreams interface {
+	In(sid uint16) *stream.In
+	InSide(sid uint16) *InSide
+	InSides() iter.Seq2[uint16, *InSide]
 }
 
 // Data is the DATA variant's reassembler (RFC 9260 section 6.5 and 6.9):
@@ -14,22 +29,24 @@ type inStream struct {
 // stream in SSN order, unordered ones as soon as they are complete.
 type Data struct {
 	pool    Pool
-	streams map[uint16]*inStream
+	streams InStreams
 	ready   fragList
 	held    int
 
 	// Partial delivery in progress: the stream and list the message comes
 	// from, and the TSN of its next fragment.
-	pd        *inStream
+	pd        *InSide
 	pdList    *fragList
 	pdOrdered bool
 	pdNext    uint32
-	deferred  []*inStream
+	deferred  []*InSide
 }
 
-// NewData returns the DATA variant's reassembler.
-func NewData() *Data {
-	return &Data{streams: make(map[uint16]*inStream)}
+// NewData returns the DATA variant's reassembler over the association's
+// stream table: the next SSN of each inbound stream is its In record's
+// NextSSN, and fragments wait in its InSide, created on first use.
+func NewData(streams InStreams) *Data {
+	return &Data{streams: streams}
 }
 
 // Pool returns the fragment pool.
@@ -50,21 +67,24 @@ func (d *Data) Pop() *Frag {
 	return f
 }
 
-func (d *Data) stream(sid uint16) *inStream {
-	s := d.streams[sid]
-	if s == nil {
-		s = &inStream{}
-		d.streams[sid] = s
+// stream returns sid's state, or nil for a stream outside the range.
+func (d *Data) stream(sid uint16) *InSide {
+	s := d.streams.InSide(sid)
+	if s != nil {
+		s.sid = sid
 	}
 	return s
 }
+
+// in returns the In record of s's stream (its next SSN, partial delivery).
+func (d *Data) in(s *InSide) *stream.In { return d.streams.In(s.sid) }
 
 func ssnLT(a, b uint16) bool { return a != b && int16(a-b) < 0 }
 
 // Add takes an accepted fragment.
 func (d *Data) Add(f *Frag) bool {
 	s := d.stream(f.SID)
-	if f.Flags&FlagUnordered == 0 && ssnLT(f.SSN, s.expect) {
+	if s == nil || f.Flags&FlagUnordered == 0 && ssnLT(f.SSN, uint16(d.in(s).NextSSN())) {
 		d.pool.Put(f)
 		return false
 	}
@@ -93,7 +113,7 @@ func (d *Data) Add(f *Frag) bool {
 // deliver moves the deliverable messages of s to the ready queue: ordered
 // ones in SSN order, unordered ones when complete. During a partial
 // delivery it only notes s for later.
-func (d *Data) deliver(s *inStream) {
+func (d *Data) deliver(s *InSide) {
 	if d.pd != nil {
 		if !s.deferred {
 			s.deferred = true
@@ -101,9 +121,10 @@ func (d *Data) deliver(s *inStream) {
 		}
 		return
 	}
+	in := d.in(s)
 	for {
 		h := s.ordered.head
-		if h == nil || h.SSN != s.expect || h.Flags&FlagBegin == 0 {
+		if h == nil || h.SSN != uint16(in.NextSSN()) || h.Flags&FlagBegin == 0 {
 			break
 		}
 		last, ok := completeRun(h)
@@ -111,7 +132,7 @@ func (d *Data) deliver(s *inStream) {
 			break
 		}
 		d.move(&s.ordered, last)
-		s.expect++
+		in.MID = stream.MID(in.NextSSN().Next())
 	}
 	// Unordered: any complete run anywhere in the list.
 	var prev *Frag
@@ -170,10 +191,10 @@ func (d *Data) Partial() bool {
 	if d.pd != nil || d.ready.head != nil {
 		return false
 	}
-	var best *inStream
+	var best *InSide
 	var bestList *fragList
-	for _, s := range d.streams {
-		if h := s.ordered.head; h != nil && h.SSN == s.expect && h.Flags&FlagBegin != 0 {
+	for _, s := range d.streams.InSides() {
+		if h := s.ordered.head; h != nil && h.SSN == uint16(d.in(s).NextSSN()) && h.Flags&FlagBegin != 0 {
 			if best == nil || tsnLT(h.TSN, bestList.head.TSN) {
 				best, bestList = s, &s.ordered
 			}
@@ -189,6 +210,11 @@ func (d *Data) Partial() bool {
 	}
 	d.pd, d.pdList, d.pdOrdered = best, bestList, bestList == &best.ordered
 	d.pdNext = bestList.head.TSN
+	if d.pdOrdered {
+		d.in(best).PD = true
+	} else {
+		d.in(best).PDUO = true
+	}
 	for h := bestList.head; h != nil && h.TSN == d.pdNext; h = bestList.head {
 		d.ready.push(bestList.pop())
 		d.pdNext++
@@ -205,9 +231,11 @@ func (d *Data) continuePartial(f *Frag) {
 		d.pdNext++
 		if f.Flags&FlagEnd != 0 {
 			s := d.pd
+			in := d.in(s)
 			if d.pdOrdered {
-				s.expect++
+				in.MID = stream.MID(in.NextSSN().Next())
 			}
+			in.PD, in.PDUO = false, false
 			d.pd, d.pdList = nil, nil
 			d.deliver(s)
 			for _, o := range d.deferred {
@@ -223,6 +251,34 @@ func (d *Data) continuePartial(f *Frag) {
 		}
 		f = d.pdList.pop()
 	}
+}
+
+// PartialNext returns the TSN of the partial delivery's next fragment.
+func (d *Data) PartialNext() (uint32, bool) { return d.pdNext, d.pd != nil }
+
+// DropHighest removes the held fragment with the highest TSN above after.
+// Fragments of a message in partial delivery are not dropped (some of it
+// was delivered already).
+func (d *Data) DropHighest(after uint32) (uint32, int, bool) {
+	var bestList *fragList
+	for _, s := range d.streams.InSides() {
+		for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
+			if l.tail == nil || !tsnLT(after, l.tail.TSN) || l == d.pdList {
+				continue
+			}
+			if bestList == nil || tsnLT(bestList.tail.TSN, l.tail.TSN) {
+				bestList = l
+			}
+		}
+	}
+	if bestList == nil {
+		return 0, 0, false
+	}
+	f := bestList.removeTail()
+	tsn, n := f.TSN, len(f.Data)
+	d.held -= n
+	d.pool.Put(f)
+	return tsn, n, true
 }
 
 // ForwardTSN drops fragments up to newCum and skips the named streams past
@@ -252,24 +308,24 @@ func (d *Data) ForwardTSN(newCum uint32, skips []Skip) {
 		}
 	}
 	if d.pd != nil && !tsnLT(newCum, d.pdNext) {
+		in := d.in(d.pd)
+		in.PD, in.PDUO = false, false
 		d.pd, d.pdList = nil, nil
 		for _, o := range d.deferred {
 			o.deferred = false
 		}
 		d.deferred = d.deferred[:0]
 	}
-	for _, s := range d.streams {
+	for _, s := range d.streams.InSides() {
 		drop(&s.ordered)
 		drop(&s.unordered)
 	}
 	for _, k := range skips {
-		if s := d.streams[k.SID]; s != nil && !ssnLT(k.SSN, s.expect) {
-			s.expect = k.SSN + 1
-		} else if s == nil {
-			d.stream(k.SID).expect = k.SSN + 1
+		if in := d.streams.In(k.SID); in != nil && !ssnLT(k.SSN, uint16(in.NextSSN())) {
+			in.MID = stream.MID(k.SSN + 1)
 		}
 	}
-	for _, s := range d.streams {
+	for _, s := range d.streams.InSides() {
 		d.deliver(s)
 	}
 }

@@ -127,6 +127,26 @@ func (l *fragList) pop() *Frag {
 	return f
 }
 
+// removeTail removes and returns the last fragment.
+func (l *fragList) removeTail() *Frag {
+	t := l.tail
+	if t == nil {
+		return nil
+	}
+	if l.head == t {
+		l.head, l.tail = nil, nil
+	} else {
+		p := l.head
+		for p.next != t {
+			p = p.next
+		}
+		p.next = nil
+		l.tail = p
+	}
+	l.n--
+	return t
+}
+
 // completeRun reports whether the list starting at f (which has B set)
 // holds a whole message: fragments with consecutive TSNs up to one with E.
 // It returns the last fragment of the run.

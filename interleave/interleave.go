@@ -33,6 +33,18 @@ type Reassembler interface {
 	// point, so a message larger than the receive buffer cannot stall the
 	// association.
 	Partial() bool
+	// PartialNext reports the TSN of the next fragment of the message in
+	// partial delivery, if one is in progress. While it runs, nothing
+	// else is queued for delivery, so the receiver accepts that fragment
+	// even with its window full: it is what frees the window.
+	PartialNext() (tsn uint32, ok bool)
+	// DropHighest removes the fragment with the highest TSN above after
+	// that is still held for reassembly or ordering (not queued for
+	// delivery), returning its TSN and size. The receiver uses it when
+	// its window is full and a chunk filling a hole arrives (RFC 9260
+	// section 6.2: "the receiver SHOULD drop the largest TSN held for
+	// reordering and accept the new incoming DATA chunk").
+	DropHighest(after uint32) (tsn uint32, n int, ok bool)
 	// ForwardTSN applies a FORWARD-TSN (RFC 3758): fragments with TSNs up
 	// to newCum are dropped, and for each (sid, ssn) pair the stream
 	// skips past ssn. Minimal for now: PR-SCTP comes with a later issue.

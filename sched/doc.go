@@ -23,16 +23,20 @@
 // Per chunk, Next and Sent cost O(1) for FCFS, RR, RR per packet and
 // Priority (amortised O(1) for FCFS, which discards stale queue entries
 // lazily), and O(log n) in the number of active streams for fair capacity
-// and WFQ, which are virtual-time fair queueing over a binary heap. Nothing
+// and WFQ, which are virtual-time fair queueing over a 4-ary heap. Nothing
 // on the per-chunk path is linear in the number of streams; Resize and
 // building a new scheduler are. In steady state nothing allocates.
 //
 // # Switching
 //
-// A scheduler is switched by building a new one with New and calling Enqueue
-// on it once for every queued message, stream by stream in queue order.
-// Per-stream values (priorities, weights) start from their defaults in the
-// new scheduler, as in Linux.
+// A scheduler is switched by building a new one with New, calling Enqueue on
+// it once for every queued message (including a partly sent one, with what is
+// left of it) and Block for every blocked stream. Messages of one stream must
+// be enqueued in their queue order; across streams, enqueueing them in their
+// original arrival order lets FCFS keep it (usrsctp instead interleaves the
+// streams' n-th messages, which is also acceptable). Per-stream values
+// (priorities, weights) start from their defaults in the new scheduler, as in
+// Linux. The association keeps its message pin across the switch.
 //
 // # Message integrity
 //

@@ -17,7 +17,8 @@ import "github.com/usctp/usctp/flexarray"
 // still in the ring. Every message is thus handled a constant number of times:
 // O(1) amortised per pick.
 //
-// The ring only grows, by doubling, so steady state allocates nothing.
+// The ring grows by doubling, so steady state allocates nothing; after a
+// burst it is given back when it empties, if it grew past fcfsKeepRing.
 type fcfs struct {
 	t     *flexarray.Array[fcfsEnt]
 	q     *flexarray.Array[fcfsRun] // ring of runs; Len is the capacity, 0 or a power of two
@@ -39,8 +40,13 @@ type fcfsRun struct {
 	sid uint16
 }
 
-// fcfsFirstRing is the ring capacity allocated on first use: one page.
-const fcfsFirstRing = 512
+const (
+	// fcfsFirstRing is the ring capacity allocated on first use: one page.
+	fcfsFirstRing = 512
+	// fcfsKeepRing is the largest ring capacity kept when the ring empties
+	// (128 KiB); a larger one goes back to fcfsFirstRing.
+	fcfsKeepRing = 1 << 14
+)
 
 func newFCFS(opt Options) *fcfs {
 	return &fcfs{
@@ -107,6 +113,10 @@ func (s *fcfs) pushFront(sid uint16, n uint32) {
 func (s *fcfs) pop() {
 	s.head = (s.head + 1) & (s.q.Len() - 1)
 	s.count--
+	if s.count == 0 && s.q.Len() > fcfsKeepRing {
+		s.q.Resize(fcfsFirstRing)
+		s.head = 0
+	}
 }
 
 // trim discards dead messages at the head run. It reports whether the head
@@ -142,11 +152,17 @@ func (s *fcfs) Enqueue(sid uint16, size int) {
 
 func (s *fcfs) Next() (uint16, bool) {
 	for s.count > 0 {
-		if !s.trim() {
-			continue
-		}
-		r := s.run(0)
+		r := s.q.Get(s.head)
 		e := s.t.Get(int(r.sid))
+		if e.dead > 0 {
+			k := min(e.dead, r.n)
+			e.dead -= k
+			r.n -= k
+			if r.n == 0 {
+				s.pop()
+				continue
+			}
+		}
 		if e.flags&fBlocked == 0 {
 			return r.sid, true
 		}

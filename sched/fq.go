@@ -10,9 +10,11 @@ import "github.com/usctp/usctp/flexarray"
 //     starts; sending n bytes adds n/weight to it (scaled by 2^16 so that
 //     weights up to 65535 keep sub-byte precision), which makes the tag the
 //     finish time of the chunk just sent.
-//   - Next returns the active stream with the smallest tag, from a binary
+//   - Next returns the active stream with the smallest tag, from a 4-ary
 //     min-heap of (tag, stream id) whose position is stored per stream, so
-//     picking is O(1) and accounting a chunk is O(log n).
+//     picking is O(1) and accounting a chunk is O(log n). Equal tags are
+//     served in the order they were reached (a sequence number breaks the
+//     tie), so streams of equal weight and chunk size take turns.
 //   - The virtual time V is the smallest tag in service; it never goes
 //     backwards. A stream that becomes active (first data, or data again
 //     after being idle or blocked) starts at max(V, its own tag). A stream
@@ -27,12 +29,14 @@ import "github.com/usctp/usctp/flexarray"
 // Fair capacity is the same with every weight 1.
 //
 // Tags are 64-bit and compared with serial arithmetic (RFC 1982 style), so
-// they may wrap: no renormalisation pass is ever needed.
+// they may wrap: no renormalisation pass is ever needed. The division by the
+// weight keeps its remainder per stream, so rounding never accumulates.
 type fq struct {
 	t        *flexarray.Array[fqEnt]
-	heap     *flexarray.Array[heapEnt] // heap[0] has the smallest tag
-	n        int                       // number of streams in the heap
-	v        uint64                    // virtual time
+	heap     heapPages // heap.at(0) has the smallest (tag, seq)
+	n        int       // number of streams in the heap
+	v        uint64    // virtual time
+	seq      uint32    // tie-break stamp of the last heap insertion or update
 	weighted bool
 }
 
@@ -41,14 +45,8 @@ type fqEnt struct {
 	tag    uint64 // start of the stream's next chunk in virtual time: its last finish
 	pos    uint16 // position in the heap + 1; 0 when not in the heap
 	weight uint16 // WFQ weight; 0 means DefaultWeight
+	rem    uint16 // remainder of the last division of scaled bytes by the weight
 	flags  uint8
-}
-
-// heapEnt is a heap slot: the tag is copied in so that sifting compares
-// without touching the stream table.
-type heapEnt struct {
-	tag uint64
-	sid uint16
 }
 
 const (
@@ -70,7 +68,6 @@ func before(a, b uint64) bool { return int64(a-b) < 0 }
 func newFQ(opt Options, weighted bool) *fq {
 	return &fq{
 		t:        flexarray.New[fqEnt](opt.Streams),
-		heap:     flexarray.New[heapEnt](opt.Streams),
 		weighted: weighted,
 	}
 }
@@ -89,76 +86,6 @@ func (s *fq) ent(sid uint16) *fqEnt {
 	return s.t.Ensure(int(sid))
 }
 
-// link puts sid into the heap, starting at max(V, its tag).
-func (s *fq) link(sid uint16, e *fqEnt) {
-	e.flags |= fLinked
-	if d := e.tag - s.v; int64(d) < 0 || d > maxLead {
-		e.tag = s.v
-	}
-	i := s.n
-	s.n++
-	s.up(i, heapEnt{e.tag, sid})
-}
-
-// unlink takes sid out of the heap; its tag stays as its last finish.
-func (s *fq) unlink(e *fqEnt) {
-	e.flags &^= fLinked
-	i := int(e.pos) - 1
-	e.pos = 0
-	s.n--
-	if i == s.n {
-		return
-	}
-	last := *s.heap.Get(s.n)
-	if i > 0 && before(last.tag, s.heap.Get((i-1)/2).tag) {
-		s.up(i, last)
-	} else {
-		s.down(i, last)
-	}
-}
-
-// set stores h at heap position i and records the position in its stream.
-func (s *fq) set(i int, h heapEnt) {
-	*s.heap.Ensure(i) = h
-	s.t.Get(int(h.sid)).pos = uint16(i + 1)
-}
-
-// up places h, which belongs at position i or above, moving parents down.
-func (s *fq) up(i int, h heapEnt) {
-	for i > 0 {
-		p := (i - 1) / 2
-		ph := *s.heap.Get(p)
-		if !before(h.tag, ph.tag) {
-			break
-		}
-		s.set(i, ph)
-		i = p
-	}
-	s.set(i, h)
-}
-
-// down places h, which belongs at position i or below, moving children up.
-func (s *fq) down(i int, h heapEnt) {
-	for {
-		c := 2*i + 1
-		if c >= s.n {
-			break
-		}
-		ch := s.heap.Get(c)
-		if c+1 < s.n {
-			if r := s.heap.Get(c + 1); before(r.tag, ch.tag) {
-				c, ch = c+1, r
-			}
-		}
-		if !before(ch.tag, h.tag) {
-			break
-		}
-		s.set(i, *ch)
-		i = c
-	}
-	s.set(i, h)
-}
-
 func (s *fq) Enqueue(sid uint16, size int) {
 	e := s.ent(sid)
 	if e == nil {
@@ -174,7 +101,7 @@ func (s *fq) Next() (uint16, bool) {
 	if s.n == 0 {
 		return none, false
 	}
-	return s.heap.Get(0).sid, true
+	return s.heap.at(0).sid, true
 }
 
 func (s *fq) Sent(sid uint16, n int, msgEnd, empty bool) {
@@ -186,7 +113,7 @@ func (s *fq) Sent(sid uint16, n int, msgEnd, empty bool) {
 		// The chunk in service started at the smallest tag (SFQ's virtual
 		// time); V only moves forward.
 		if s.n > 0 {
-			if t := s.heap.Get(0).tag; before(s.v, t) {
+			if t := s.heap.at(0).tag; before(s.v, t) {
 				s.v = t
 			}
 		}
@@ -194,10 +121,12 @@ func (s *fq) Sent(sid uint16, n int, msgEnd, empty bool) {
 		if s.weighted && e.weight != 0 {
 			w = uint64(e.weight)
 		}
-		e.tag += uint64(n) << tagShift / w
+		x := uint64(n)<<tagShift + uint64(e.rem)
+		e.tag += x / w
+		e.rem = uint16(x % w)
 		if e.flags&fLinked != 0 && !empty {
-			i := int(e.pos) - 1
-			s.down(i, heapEnt{e.tag, sid})
+			s.seq++
+			s.down(int(e.pos)-1, heapEnt{e.tag, s.seq, sid})
 		}
 	}
 	if empty {
@@ -250,7 +179,7 @@ func (s *fq) Forget(sid uint16) {
 	if e.flags&fLinked != 0 {
 		s.unlink(e)
 	}
-	e.tag = s.v
+	e.tag, e.rem = s.v, 0
 }
 
 // SetValue sets sid's WFQ weight (1 to 65535), effective from its next
@@ -290,6 +219,5 @@ func (s *fq) Resize(streams int) {
 		}
 	}
 	s.t.Resize(n)
-	// The heap holds at most n streams now; positions past it are stale.
-	s.heap.Resize(n)
+	s.heap.shrink(s.n)
 }

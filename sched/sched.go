@@ -74,8 +74,9 @@ type Scheduler interface {
 	// msgEnd is true when the chunk ended its message (the last fragment);
 	// empty is true when sid has nothing queued now, and false when it
 	// still has data, which Sent then treats as queued even if no Enqueue
-	// announced it. To drop a queued message without sending it (PR-SCTP
-	// abandonment), call Sent with n 0 and msgEnd true.
+	// announced it. To drop a queued or partly sent message without
+	// sending (the rest of) it, as PR-SCTP abandonment does, call Sent
+	// with n 0 and msgEnd true; the association also unpins it.
 	Sent(sid uint16, n int, msgEnd, empty bool)
 
 	// PacketDone records that the packet being filled is complete.

@@ -258,7 +258,11 @@ func (c *Conn) WriteBatch(pkts []transport.Packet) (int, error) {
 	defer n.mu.Unlock()
 	now := time.Now()
 	for i := range pkts {
-		n.send(now, c.addr, pkts[i].Addr, pkts[i].Data())
+		p := &pkts[i]
+		if p.N < 0 || p.N > len(p.Buf) {
+			return i, errors.New("simconn: packet length N outside its Buf")
+		}
+		n.send(now, c.addr, p.Addr, p.Data())
 	}
 	return len(pkts), nil
 }

@@ -218,3 +218,30 @@ func TestPerLinkConfig(t *testing.T) {
 		}
 	})
 }
+
+// TestNoAllocsSteadyState: sending, delivering and reading packets
+// reuses the network's packet records and buffers.
+func TestNoAllocsSteadyState(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, a, b := newPair(t, 1, Config{Link: simnet.LinkConfig{Delay: time.Millisecond}})
+		out := packets(16, 1500)
+		for i := range out {
+			out[i].N, out[i].Addr = 1200, addrB
+		}
+		in := packets(16, 1500)
+		round := func() {
+			a.WriteBatch(out)
+			for got := 0; got < len(out); {
+				n, err := b.ReadBatch(in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got += n
+			}
+		}
+		round()
+		if n := testing.AllocsPerRun(20, round); n != 0 {
+			t.Errorf("%v allocations per batch of 16", n)
+		}
+	})
+}

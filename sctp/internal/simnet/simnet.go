@@ -14,13 +14,15 @@
 //	next, ok := n.Next() // the next delivery time
 //
 // The same run with the same seed and inputs produces the same packets at
-// the same times. A net.PacketConn-like adapter for goroutine code under
-// testing/synctest is left for a later change.
+// the same times. For goroutine code (a whole association with its
+// goroutines, under testing/synctest), Pipe returns two Endpoints that are
+// net.PacketConns over the same links.
 package simnet
 
 import (
 	"container/heap"
 	"math/rand/v2"
+	"sync"
 	"time"
 )
 
@@ -77,6 +79,8 @@ type Packet struct {
 
 // Network is a set of links and the packets in flight on them.
 type Network struct {
+	mu    sync.Mutex  // taken by Endpoints only
+	ends  []*Endpoint // receiving endpoint by link id (Pipe)
 	rng   *rand.Rand
 	links []*Link
 	q     pq

@@ -1,14 +1,16 @@
 // Package transfer is the data-transfer engine of one SCTP association
-// (RFC 9260 sections 6 and 7): the sending side with its send queue, lazy
+// (RFC 9260 sections 6 and 7): the sending side with its send buffer, lazy
 // fragmentation, retransmission records, T3-rtx timer, fast retransmit and
 // congestion control, and the receiving side with its TSN map, duplicate
-// detection, receive window, delayed SACK and in-order delivery.
+// detection, receive window, delayed SACK, reassembly and in-order delivery
+// (through package interleave).
 //
 // The engine is sans-I/O. Every entry point that depends on time takes the
 // current time as an argument; the package holds no goroutine, clock, timer
 // or socket. The association (package sctp) embeds one Engine, feeds it the
 // DATA and SACK chunks it receives, asks it for DATA and SACK chunks to put
-// into the packets it builds, and arms its single timer from Engine.Deadline.
+// into the packets it builds, and arms its single timer from
+// Engine.Deadline.
 //
 // # Usage
 //
@@ -19,44 +21,82 @@
 //		LocalTSN: myInitialTSN, PeerTSN: peerInitialTSN,
 //		PeerRwnd: peerARwnd, RecvBuffer: 1 << 20,
 //		OutStreams: os, InStreams: is, MTU: 1452,
+//		Scheduler: s, // from sched.New; nil means FCFS
 //	})
 //
-// Sending: Sender.Queue copies a user message into the send buffer (or
-// returns ErrWouldBlock when the buffer is full). When building a packet the
-// association first asks Receiver.AppendSACK (if Receiver.SACKDue), then
-// calls Sender.AppendData with the room left in the packet; AppendData
-// appends retransmissions first, then new DATA chunks, as far as cwnd, the
-// peer's receive window and Max.Burst allow, and reports how many chunks it
-// appended. The association loops, one packet per call, until AppendData
-// appends nothing.
+// Sending. Sender.Queue copies a user message into the send buffer, or
+// returns ErrWouldBlock when it is full (the public API blocks and retries
+// after the engine made progress), ErrStreamID or ErrEmptyMessage. Nothing
+// is cut yet: fragmentation, TSN and SSN assignment happen when a chunk is
+// put into a packet. To build packets the association loops, one packet per
+// iteration, until nothing more is appended:
 //
-// Receiving: for every DATA chunk of an arriving packet the association
-// calls Receiver.HandleData, then Receiver.EndPacket once for the packet.
-// For every SACK chunk it calls Sender.HandleSACK; an error from HandleSACK
-// (ErrProtocolViolation) means the peer acknowledged a TSN we never sent and
-// the association should ABORT with a Protocol Violation cause.
-// Receiver.Read hands delivered user messages to the user, in parts when a
-// message is larger than the buffer given.
+//	for {
+//		b := hdr // common header already appended
+//		if e.Recv.SACKDue(now) {
+//			b = e.Recv.AppendSACK(now, b, mtu-len(b))
+//		}
+//		b, _ = e.Send.AppendData(now, b, mtu-len(b))
+//		if len(b) == len(hdr) { break }
+//		send(b)
+//	}
 //
-// Timers: Engine.Deadline is the earliest of the T3-rtx and delayed-SACK
-// deadlines (zero when none is armed). When it passes, the association calls
-// Engine.OnTimeout(now) and then builds packets as above.
+// AppendData appends retransmissions first, then new DATA from the stream
+// the scheduler picks (pinned until the message's last fragment), within
+// cwnd, the peer's window (zero window probes after one RTO) and Max.Burst
+// packets per send opportunity. Sender.Pending tells whether it would
+// append anything.
 //
-// The Path carries the RTO estimator and the congestion state of the one
-// destination (multi-homing is not supported yet); the association uses
-// Path.RTO for its own timers (T1, T2, T5, heartbeats), feeds heartbeat RTT
-// measurements with Path.RTTSample, and counts path errors with Path.Fault.
+// Receiving. For each DATA chunk of a packet the association calls
+// Receiver.HandleData, then Receiver.EndPacket once for the packet. The
+// Verdict says what happened; InvalidStream asks the association to send an
+// ERROR with an "Invalid Stream Identifier" cause; ErrEmptyMessage ("No
+// User Data") and ErrProtocolViolation ask for an ABORT. For each SACK
+// chunk it fills a SACK view (SACK.SetFrom) and calls Sender.HandleSACK,
+// which reports whether new data was acknowledged (reset the association's
+// error counter) or ErrProtocolViolation (the peer acknowledged a TSN never
+// sent: ABORT). A SHUTDOWN's cumulative TSN ack goes to
+// Sender.HandleCumAck. Receiver.Read hands delivered messages to the user,
+// in parts when larger than the buffer given (RecvInfo.EOR marks the end);
+// reading frees receive window and may make a window-update SACK due.
+// Reads never interleave two messages: when a message larger than half the
+// receive buffer is delivered in parts (partial delivery), messages of
+// other streams wait until its end, like SCTP_FRAGMENT_INTERLEAVE level 0
+// of RFC 6458; its next fragment is accepted even over a full window so the
+// waiting messages cannot keep the window shut.
 //
-// # Wire format
+// Timers. Engine.Deadline is the earliest of the T3-rtx, zero-window-probe
+// and delayed-SACK deadlines (zero when none runs). When it passes, the
+// association calls Engine.OnTimeout(now): true means T3-rtx expired and
+// counts as an error for the association (section 8.1). Then it builds
+// packets as above.
 //
-// Received chunks come in as plain views (Data, SACK) that the association
-// fills from its parsed chunks; outgoing DATA and SACK chunks are appended
-// in wire format to the caller's packet buffer.
+// The Path holds the RTO estimator (section 6.3.1) and the congestion state
+// of the one destination. The association uses Path.RTO for its own timers
+// (T1, T2, T5, heartbeats) and Path.Backoff when they expire, feeds
+// heartbeat round trips to Path.RTTSample, and counts path errors with
+// Path.Fault (T3-rtx expiries are counted by the engine). Engine.Info
+// returns a snapshot (SRTT, RTO, cwnd, windows, outstanding data) and
+// Engine.Stats the counters.
+//
+// In SHUTDOWN-PENDING the association may call Sender.SetImmediate to ask
+// the peer for undelayed SACKs (the I bit). When the association ends,
+// Sender.Drain hands back every message not
+// yet acknowledged, for send-failed events.
+//
+// # Memory
+//
+// Messages, retransmission records (a ring indexed by TSN) and received
+// fragments come from free lists that keep their buffers; per-stream state
+// lives in the association's stream table (Engine.Streams, package
+// stream): page-chunked records and side objects created on first use, so
+// 65535 negotiated streams cost nothing until used. Steady-state
+// transfer allocates nothing per message (TestNoAllocsPerMessage).
 //
 // # Limitations
 //
-// One destination address per association. DATA only: I-DATA (RFC 8260)
-// will come as a second interleave variant; Config.Interleaved must be false.
-// No PR-SCTP: messages are never abandoned while the association lives;
-// Sender.Drain hands the unsent and unacknowledged ones back when it fails.
+// One destination address (no multi-homing). DATA only: I-DATA (RFC 8260)
+// comes as a second interleave variant and Config.Interleaved must be
+// false. No PR-SCTP: messages are never abandoned while the association
+// lives (interleave's FORWARD-TSN handling is a minimal hook).
 package transfer

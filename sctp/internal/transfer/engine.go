@@ -1,16 +1,31 @@
 package transfer
 
-import "time"
+import (
+	"time"
+
+	"github.com/usctp/usctp/interleave"
+	"github.com/usctp/usctp/stream"
+)
 
 // Engine is the data-transfer engine of one association: the sending and
-// receiving halves sharing one Path and one set of counters.
+// receiving halves sharing one Path, one stream table and one set of
+// counters.
 type Engine struct {
 	Send  Sender
 	Recv  Receiver
 	Path  Path
 	Stats Stats
-	cfg   Config
+	// Streams is the association's stream table: the per-stream records
+	// (next SSN to send and to deliver, state) and the engine's side
+	// objects (send queues, reassembly). Stream reconfiguration (RFC 6525)
+	// works on it.
+	Streams *Streams
+	cfg     Config
 }
+
+// Streams is the stream table type of an association: outbound side
+// objects hold the send queues, inbound ones the reassembly state.
+type Streams = stream.Table[OutSide, interleave.InSide]
 
 // New returns an engine configured by cfg (zero fields defaulted).
 func New(cfg Config) (*Engine, error) {
@@ -19,9 +34,10 @@ func New(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: c}
+	e.Streams = stream.NewTable[OutSide, interleave.InSide](uint16(c.OutStreams), uint16(c.InStreams))
 	e.Path.init(&e.cfg)
-	e.Send.init(&e.cfg, &e.Path, &e.Stats)
-	e.Recv.init(&e.cfg, &e.Stats)
+	e.Send.init(&e.cfg, &e.Path, &e.Stats, e.Streams)
+	e.Recv.init(&e.cfg, &e.Stats, e.Streams)
 	return e, nil
 }
 
@@ -49,7 +65,9 @@ func (e *Engine) OnTimeout(now time.Time) (t3Expired bool) {
 }
 
 // SetMTU changes the path MTU (after PMTU discovery). Chunks cut before
-// keep their size.
+// keep their size: when one no longer fits a packet, AppendData returns it
+// alone in a packet longer than room, and the association must send that
+// packet with IP fragmentation allowed.
 func (e *Engine) SetMTU(mtu int) {
 	if mtu < 256 || mtu > 65535 {
 		return

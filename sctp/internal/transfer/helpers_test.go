@@ -170,7 +170,7 @@ func checkInvariants(t testing.TB, s *Sender) {
 		r := s.rec(tsn)
 		switch r.state {
 		case recInFlight:
-			flight += r.size()
+			flight += s.size(r)
 			inFlight++
 			unacked += int(r.n)
 		case recRtx:

@@ -47,6 +47,7 @@ type side struct {
 	recvBytes int64
 	msg       []byte // message being reassembled from Read parts
 	readSize  int
+	readStep  int // bytes the reader takes per event; 0: everything
 	err       error
 }
 
@@ -115,7 +116,8 @@ func (s *side) produce() {
 
 // consume reads every delivered message and checks it.
 func (s *side) consume() {
-	for {
+	budget := s.readStep
+	for s.readStep == 0 || budget > 0 {
 		n, info, err := s.e.Recv.Read(s.rbuf[:s.readSize])
 		if errors.Is(err, ErrWouldBlock) {
 			return
@@ -125,6 +127,7 @@ func (s *side) consume() {
 			return
 		}
 		s.msg = append(s.msg, s.rbuf[:n]...)
+		budget -= n
 		if !info.EOR {
 			continue
 		}
@@ -286,6 +289,11 @@ func (p *pair) run(t testing.TB, limit time.Duration) {
 		for _, s := range sides {
 			if d := s.e.Deadline(); !d.IsZero() && (!ok || d.Before(next)) {
 				next, ok = d, true
+			}
+		}
+		for _, s := range sides {
+			if s.readStep > 0 && s.e.Recv.Readable() && (!ok || p.now.Add(time.Millisecond).Before(next)) {
+				next, ok = p.now.Add(time.Millisecond), true // the slow reader's next read
 			}
 		}
 		if !ok {

@@ -147,7 +147,7 @@ func (p *Path) Backoff() {
 }
 
 // onT3Expiry applies section 7.2.3 for a retransmission timeout: "ssthresh
-// = max(cwnd/2, 4*PMDCS), cwnd = PMDCS".
+// = max(cwnd / 2, 4 * PMDCS) cwnd = PMDCS partial_bytes_acked = 0".
 func (p *Path) onT3Expiry() {
 	p.ssthresh = max(p.cwnd/2, 4*p.pmdcs())
 	p.cwnd = p.pmdcs()
@@ -156,7 +156,7 @@ func (p *Path) onT3Expiry() {
 }
 
 // enterFastRecovery applies section 7.2.4 step 2 with 7.2.3 ("ssthresh =
-// max(cwnd/2, 4*PMDCS), cwnd = ssthresh, partial_bytes_acked = 0") and
+// max(cwnd / 2, 4 * PMDCS) cwnd = ssthresh partial_bytes_acked = 0") and
 // marks the exit point.
 func (p *Path) enterFastRecovery(highest TSN) {
 	p.inFastRecovery = true

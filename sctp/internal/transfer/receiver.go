@@ -39,11 +39,11 @@ type Receiver struct {
 	info RecvInfo // the message being read
 }
 
-func (r *Receiver) init(cfg *Config, st *Stats) {
+func (r *Receiver) init(cfg *Config, st *Stats, streams *Streams) {
 	r.cfg, r.stats = cfg, st
 	r.tsns.init(cfg.PeerTSN)
 	r.dups = make([]TSN, 0, maxDupTSNs)
-	d := interleave.NewData()
+	d := interleave.NewData(streams)
 	r.reasm, r.pool = d, d.Pool()
 	r.capacity = cfg.RecvBuffer
 	r.pdPoint = max(r.capacity/2, 1)
@@ -57,6 +57,19 @@ func (r *Receiver) CumulativeTSN() TSN { return r.tsns.cum }
 
 // Window returns the receive window we would advertise now (a_rwnd).
 func (r *Receiver) Window() int { return max(r.capacity-r.reasm.Held(), 0) }
+
+// advertise returns the a_rwnd to put in a SACK. 6.2: "The receiver MUST
+// also have an algorithm for advertising its receive window to avoid
+// receiver silly window syndrome (SWS), as described in [RFC1122]": a
+// window smaller than both a full-sized chunk and half the buffer is
+// advertised as 0, so the peer does not dribble small chunks into it.
+func (r *Receiver) advertise() int {
+	w := r.Window()
+	if w < min(r.cfg.MTU, r.capacity/2) {
+		return 0
+	}
+	return w
+}
 
 // Held returns the user bytes held: waiting for reassembly or ordering, or
 // ready to be read.
@@ -73,8 +86,8 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 	}
 	if len(d.Payload) == 0 {
 		// 6.2: "If an endpoint receives a DATA chunk with no user data
-		// (i.e., the Length field is set to 16), it MUST send an ABORT with
-		// error cause set to "No User Data"."
+		// (i.e., the Length field is set to 16), it SHOULD send an ABORT
+		// chunk with a "No User Data" error cause."
 		r.stats.EmptyData++
 		return Dropped, ErrEmptyMessage
 	}
@@ -82,7 +95,7 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 	if r.tsns.has(t) {
 		// 6.2: "When a packet arrives with duplicate DATA chunk(s) and
 		// with no new DATA chunk(s), the endpoint MUST immediately send a
-		// SACK with no delay." We report every duplicate at once.
+		// SACK chunk with no delay." We answer every duplicate at once.
 		r.stats.DupTSNs++
 		if len(r.dups) < maxDupTSNs {
 			r.dups = append(r.dups, t)
@@ -95,19 +108,44 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 		r.sackNow = true
 		return Dropped, nil
 	}
-	held := r.reasm.Held()
-	if held+len(d.Payload) > r.capacity {
+	if r.reasm.Held()+len(d.Payload) > r.capacity {
 		// 6.2: "When the receiver's advertised window is 0, the receiver
 		// MUST drop any new incoming DATA chunk with a TSN larger than the
-		// largest TSN received so far. ... if such a DATA chunk is dropped,
-		// the receiver MUST immediately send back a SACK". A chunk below
-		// the largest TSN fills a hole: we accept it while the overrun
-		// stays within a quarter of the buffer (instead of dropping the
-		// largest TSN held), so reassembly can always complete.
-		if t.GT(r.tsns.highest) || held+len(d.Payload) > r.capacity+r.capacity/4 {
-			r.stats.DroppedWindow++
-			r.sackNow = true
-			return Dropped, nil
+		// largest TSN received so far. Also, if the new incoming DATA chunk
+		// holds a TSN value less than the largest TSN received so far, then
+		// the receiver SHOULD drop the largest TSN held for reordering and
+		// accept the new incoming DATA chunk. In either case, if such a
+		// DATA chunk is dropped, the receiver MUST immediately send back a
+		// SACK chunk".
+		r.sackNow = true
+		r.maybePartial()
+		if next, ok := r.reasm.PartialNext(); ok && uint32(t) == next && r.reasm.Peek() == nil {
+			// The next fragment of a message in partial delivery, with all
+			// delivered so far read: accept it (one chunk over the window
+			// at a time). The messages waiting behind the partial delivery
+			// would otherwise keep the window shut for good: a deliberate
+			// exception to the MUST above, which assumes held data can
+			// always drain.
+			r.stats.PartialOverrun++
+		} else {
+			if t.GT(r.tsns.highest) {
+				r.stats.DroppedWindow++
+				return Dropped, nil
+			}
+			for r.reasm.Held()+len(d.Payload) > r.capacity {
+				dt, _, ok := r.reasm.DropHighest(uint32(t))
+				if !ok {
+					break
+				}
+				r.tsns.remove(TSN(dt))
+				r.stats.DroppedReneged++
+			}
+			if r.reasm.Held()+len(d.Payload) > r.capacity+r.cfg.MTU {
+				// Nothing held above t could go (all of it is delivered and
+				// waits for the reader): at most one chunk's overrun.
+				r.stats.DroppedWindow++
+				return Dropped, nil
+			}
 		}
 	}
 	r.tsns.add(t)
@@ -127,10 +165,17 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 		return Dropped, ErrProtocolViolation
 	}
 	r.stats.BytesReceived += uint64(len(d.Payload))
+	r.maybePartial()
+	return Accepted, nil
+}
+
+// maybePartial starts partial delivery when the held bytes reach the
+// partial delivery point and nothing is ready for the reader: a message
+// too large for the buffer must start to leave before it is complete.
+func (r *Receiver) maybePartial() {
 	if r.reasm.Held() >= r.pdPoint && r.reasm.Peek() == nil && r.reasm.Partial() {
 		r.stats.PartialDeliveries++
 	}
-	return Accepted, nil
 }
 
 // EndPacket tells the receiver that the DATA chunks of one packet were all
@@ -148,6 +193,7 @@ func (r *Receiver) EndPacket(now time.Time) {
 	}
 	r.inPacket = false
 	r.packets++
+	r.stats.DataPacketsReceived++
 	if r.packets >= r.cfg.SACKFreq {
 		r.sackNow = true
 	}
@@ -180,7 +226,7 @@ func (r *Receiver) AppendSACK(now time.Time, pkt []byte, room int) []byte {
 		})
 	}
 	ndups := min(len(r.dups), (room-sackHeaderLen)/4-len(r.gapBuf))
-	adv := r.Window()
+	adv := r.advertise()
 	pkt, _ = chunk.AppendSack(pkt, r.tsns.cum, uint32(adv), r.gapBuf, r.dups[:ndups])
 	r.dups = r.dups[:0]
 	r.packets = 0
@@ -229,6 +275,7 @@ func (r *Receiver) Read(p []byte) (n int, info RecvInfo, err error) {
 		}
 		f = r.reasm.Peek()
 	}
+	r.maybePartial()
 	if r.Window()-r.lastAdv >= r.updateMin {
 		r.sackNow = true
 		r.stats.WindowUpdates++

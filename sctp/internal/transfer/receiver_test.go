@@ -162,17 +162,33 @@ func TestReceiveWindowFull(t *testing.T) {
 // RFC 9260 section 6.2: "Also, if the new incoming DATA chunk holds a TSN
 // value less than the largest TSN received so far, then the receiver
 // SHOULD drop the largest TSN held for reordering and accept the new
-// incoming DATA chunk." We accept the hole-filling chunk without dropping
-// (bounded overcommit), so reassembly always completes.
+// incoming DATA chunk." "If a data receiver drops DATA chunks, it MUST NOT
+// include them in Gap Ack Blocks in subsequent SACK chunks until they are
+// received again via retransmission."
 func TestReceiveWindowFullHoleFiller(t *testing.T) {
 	r := newRx(t, Config{RecvBuffer: 2000})
 	r.whole(2, 0, 1, 1000)
 	r.whole(3, 0, 2, 1000) // window now 0, TSN 1 missing
+	if s := r.sack(); s.CumTSNAck != 0 || len(s.Gaps) != 1 || s.Gaps[0] != (GapBlock{Start: 2, End: 3}) {
+		t.Fatalf("SACK cum %d gaps %v", s.CumTSNAck, s.Gaps)
+	}
 	if v := r.whole(1, 0, 0, 400); v != Accepted {
 		t.Fatalf("hole filler: %v, want accepted", v)
 	}
-	if got := r.readAll(); len(got) != 3 {
-		t.Fatalf("read %v, want 3 messages", got)
+	if !r.e.Recv.SACKDue(r.now) || r.e.Stats.DroppedReneged != 1 {
+		t.Fatalf("SACK due %v, DroppedReneged %d", r.e.Recv.SACKDue(r.now), r.e.Stats.DroppedReneged)
+	}
+	if s := r.sack(); s.CumTSNAck != 2 || len(s.Gaps) != 0 {
+		t.Fatalf("SACK cum %d gaps %v, want 2 and TSN 3 no longer reported", s.CumTSNAck, s.Gaps)
+	}
+	if got := r.readAll(); len(got) != 2 {
+		t.Fatalf("read %v, want 2 messages", got)
+	}
+	if v := r.whole(3, 0, 2, 1000); v != Accepted { // the retransmission
+		t.Fatalf("retransmitted TSN 3: %v", v)
+	}
+	if got := r.readAll(); len(got) != 1 {
+		t.Fatalf("read %v after the retransmission", got)
 	}
 }
 
@@ -388,5 +404,57 @@ func TestOldSSN(t *testing.T) {
 	}
 	if len(r.readAll()) != 0 {
 		t.Fatal("old SSN delivered")
+	}
+}
+
+// RFC 9260 section 6.2: "The receiver MUST also have an algorithm for
+// advertising its receive window to avoid receiver silly window syndrome
+// (SWS), as described in [RFC1122]."
+func TestReceiverSWS(t *testing.T) {
+	r := newRx(t, Config{RecvBuffer: 8000})
+	for i := range 8 {
+		r.whole(TSN(1+i), 0, uint16(i), 1000)
+	}
+	buf := make([]byte, 1000)
+	r.e.Recv.Read(buf)
+	if s := r.sack(); s.ARwnd != 0 {
+		t.Fatalf("a_rwnd %d for 1000 free bytes, want 0 (below a full chunk)", s.ARwnd)
+	}
+	r.e.Recv.Read(buf)
+	if s := r.sack(); s.ARwnd != 2000 {
+		t.Fatalf("a_rwnd %d, want 2000", s.ARwnd)
+	}
+}
+
+// While a message is in partial delivery, complete messages of other
+// streams wait behind it. When they fill the window, the next fragment of
+// the message in partial delivery is still accepted (once everything
+// delivered was read), or the window would never open again.
+func TestPartialDeliveryFullWindow(t *testing.T) {
+	r := newRx(t, Config{RecvBuffer: 4000})
+	r.whole(2, 1, 1, 1400) // stream 1 waits for SSN 0 (TSN 1)
+	r.whole(3, 1, 2, 1400)
+	r.data(4, 0, 0, FlagBegin, make([]byte, 600)) // held 3400: partial delivery of stream 0 starts
+	r.data(5, 0, 0, 0, make([]byte, 600))
+	buf := make([]byte, 4000)
+	if n, info, err := r.e.Recv.Read(buf); err != nil || n != 1200 || info.EOR || info.SID != 0 {
+		t.Fatalf("partial read %d %+v %v", n, info, err)
+	}
+	r.whole(1, 1, 0, 1200) // stream 1 complete: waits behind the partial delivery
+	if r.e.Recv.Readable() || r.e.Recv.Window() != 0 {
+		t.Fatalf("readable %v window %d, want waiting messages and a full window", r.e.Recv.Readable(), r.e.Recv.Window())
+	}
+	if v := r.data(6, 0, 0, FlagEnd, make([]byte, 500)); v != Accepted {
+		t.Fatalf("next fragment of the partial delivery: %v, want accepted", v)
+	}
+	n, info, _ := r.e.Recv.Read(buf)
+	if n != 500 || !info.EOR || info.SID != 0 {
+		t.Fatalf("end of the partial message: %d %+v", n, info)
+	}
+	if got := r.readAll(); len(got) != 3 {
+		t.Fatalf("then %v, want the 3 waiting messages", got)
+	}
+	if r.e.Stats.PartialOverrun != 1 {
+		t.Fatalf("PartialOverrun %d", r.e.Stats.PartialOverrun)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sched"
 )
 
@@ -13,18 +14,19 @@ type message struct {
 	buf       []byte // the user data (a copy)
 	ppid      uint32
 	sid       uint16
-	ssn       uint16
 	unordered bool
+	drained   bool     // reported by Drain
+	mid       uint32   // SSN or MID, assigned when the first fragment is cut
+	nextFSN   uint32   // FSN of the next fragment (I-DATA)
 	off       int      // bytes already cut into chunks
 	refs      int      // chunk records pointing here, +1 while not fully cut
 	next      *message // per-stream queue or free list
-	st        *outStream
 }
 
-// outStream is the sending state of one outbound stream.
-type outStream struct {
+// OutSide is the sending state of one outbound stream: the side object of
+// the stream table's outbound records, holding the stream's send queue.
+type OutSide struct {
 	head, tail *message
-	nextSSN    uint16
 }
 
 // Record states.
@@ -42,8 +44,9 @@ type record struct {
 	sent     time.Time // last transmission
 	off, n   int32     // payload = msg.buf[off:off+n]
 	ppid     uint32
+	mid      uint32 // SSN or MID
+	fsn      uint32 // I-DATA fragment sequence number
 	sid      uint16
-	ssn      uint16
 	flags    uint8
 	state    uint8
 	misses   uint8 // miss indications (7.2.4)
@@ -60,9 +63,12 @@ type Sender struct {
 	path  *Path
 	stats *Stats
 	sched sched.Scheduler
+	frame interleave.Framer
+	hdr   int // chunk header length of the variant
 
-	streams map[uint16]*outStream
+	streams *Streams
 	free    *message // free list of messages
+	nfree   int
 	cur     *message // message being cut into chunks (pinned stream)
 
 	buffered    int // bytes queued and not yet acknowledged
@@ -89,16 +95,19 @@ type Sender struct {
 	probeAt   time.Time
 	sackSince bool // a SACK arrived since T3 was last started
 
+	immediate bool // set the I bit on DATA chunks (RFC 7053)
+
 	timing   bool // an RTT measurement is running
 	timedTSN TSN
 	t3       time.Time // T3-rtx deadline, zero when stopped
 	lastSend time.Time // last DATA transmission, for the idle cwnd rule
 }
 
-func (s *Sender) init(cfg *Config, path *Path, st *Stats) {
-	s.cfg, s.path, s.stats = cfg, path, st
+func (s *Sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
+	s.cfg, s.path, s.stats, s.streams = cfg, path, st, streams
 	s.sched = cfg.Scheduler
-	s.streams = make(map[uint16]*outStream)
+	s.frame = interleave.NewDataFramer(streams)
+	s.hdr = s.frame.HeaderLen()
 	s.cumAck = cfg.LocalTSN - 1
 	s.nextTSN = cfg.LocalTSN
 	s.recs = make([]record, 64)
@@ -111,7 +120,7 @@ func (s *Sender) init(cfg *Config, path *Path, st *Stats) {
 // setFragPoint derives the fragment point from the path MTU: the MTU less
 // the common header and a DATA chunk header, a multiple of 4.
 func (s *Sender) setFragPoint() {
-	s.fragPoint = (s.path.mtu - 12 - dataHeaderLen) &^ 3
+	s.fragPoint = (s.path.mtu - 12 - s.hdr) &^ 3
 }
 
 // Queue copies a user message of stream sid into the send buffer. It
@@ -130,20 +139,17 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 	if s.buffered > 0 && s.buffered+len(payload) > s.cfg.SendBuffer {
 		return ErrWouldBlock
 	}
-	st := s.streams[sid]
-	if st == nil {
-		st = &outStream{}
-		s.streams[sid] = st
-	}
+	st := s.streams.OutSide(sid)
 	m := s.free
 	if m != nil {
 		s.free = m.next
+		s.nfree--
 	} else {
 		m = &message{}
 	}
 	m.buf = append(m.buf[:0], payload...)
-	m.ppid, m.sid, m.unordered = ppid, sid, unordered
-	m.off, m.refs, m.next, m.st = 0, 1, nil, st
+	m.ppid, m.sid, m.unordered, m.drained = ppid, sid, unordered, false
+	m.off, m.refs, m.next = 0, 1, nil
 	if st.tail == nil {
 		st.head = m
 	} else {
@@ -168,10 +174,24 @@ func (s *Sender) release(m *message) {
 		return
 	}
 	s.buffered -= len(m.buf)
-	m.st = nil
+	if s.nfree >= maxFreeMessages {
+		return
+	}
+	if cap(m.buf) > maxKeptBuffer {
+		m.buf = nil
+	}
 	m.next = s.free
 	s.free = m
+	s.nfree++
 }
+
+// Bounds: chunks outstanding; the message free list's length and the
+// largest buffer a free message keeps.
+const (
+	maxOutstanding  = 1 << 15 // DATA chunks above the cumulative ack point
+	maxFreeMessages = 4096
+	maxKeptBuffer   = 64 << 10
+)
 
 // Buffered returns the bytes in the send buffer: queued or unacknowledged.
 func (s *Sender) Buffered() int { return s.buffered }
@@ -206,9 +226,23 @@ func (s *Sender) grow() {
 	s.recs, s.mask = recs, uint32(n-1)
 }
 
-// size returns the bytes the chunk counts in flight size and cwnd: the
-// DATA chunk with its header and padding.
-func (r *record) size() int { return dataHeaderLen + pad4(int(r.n)) }
+// size returns the bytes a chunk counts in flight size and cwnd: the
+// chunk with its header and padding.
+func (s *Sender) size(r *record) int { return s.hdr + pad4(int(r.n)) }
+
+// appendChunk writes the chunk of record r (TSN t) through the variant's
+// framer.
+func (s *Sender) appendChunk(pkt []byte, t TSN, r *record) []byte {
+	flags := r.flags
+	if s.immediate {
+		flags |= flagImmediate
+	}
+	f := interleave.OutFrag{
+		TSN: uint32(t), PPID: r.ppid, MID: r.mid, FSN: r.fsn, SID: r.sid, Flags: flags,
+		Payload: r.msg.buf[r.off : int(r.off)+int(r.n)],
+	}
+	return s.frame.Append(pkt, f)
+}
 
 // nextChunkSize returns the user data size of the next new chunk, or 0.
 func (s *Sender) nextChunkSize() int {
@@ -225,6 +259,15 @@ func (s *Sender) nextChunkSize() int {
 // canSendNew applies rules A and B of section 6.1 to a new chunk of size
 // user bytes.
 func (s *Sender) canSendNew(now time.Time, size int) bool {
+	// 6.1: "The data sender MUST NOT use a TSN that is more than 2^31 - 1
+	// above the beginning TSN of the current send window. For each stream,
+	// the data sender MUST NOT have more than 2^16 - 1 ordered user
+	// messages in the current send window." Bounding the chunks outstanding
+	// keeps both (and spares receivers with small TSN maps).
+	if s.Outstanding() >= maxOutstanding {
+		s.stats.CwndLimited++
+		return false
+	}
 	// Rule B: "the sender MUST NOT transmit new data to a given transport
 	// address if it has cwnd + (PMDCS - 1) or more bytes of data
 	// outstanding"; we exceed cwnd by at most one chunk.
@@ -304,7 +347,7 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 			if !ok {
 				break
 			}
-			st := s.streams[sid]
+			st := s.streams.PeekOutSide(sid)
 			if st == nil || st.head == nil {
 				s.sched.Forget(sid) // scheduler out of step: drop its state
 				continue
@@ -313,7 +356,7 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 			s.cur = m
 		}
 		left := len(m.buf) - m.off
-		max := (room - dataHeaderLen) &^ 3
+		max := (room - s.hdr) &^ 3
 		size := min(left, s.fragPoint)
 		if size > max {
 			// Cut smaller to fill the packet, but not into slivers.
@@ -326,7 +369,7 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 			break
 		}
 		pkt = s.cut(now, m, size, pkt)
-		room -= dataHeaderLen + pad4(size)
+		room -= s.hdr + pad4(size)
 		n++
 	}
 	if n > 0 {
@@ -344,18 +387,12 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 
 // cut makes the next chunk of size bytes from m, records it and appends it.
 func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
-	st := m.st
+	st := s.streams.PeekOutSide(m.sid)
 	var flags uint8
 	if m.off == 0 {
 		flags |= flagBegin
-		if !m.unordered {
-			// 6.5: "The Stream Sequence Number of an outgoing stream MUST be
-			// incremented by 1 for each ordered user message sent on that
-			// outgoing stream." "For unordered user messages, the Stream
-			// Sequence Number MUST NOT be changed."
-			m.ssn = st.nextSSN
-			st.nextSSN++
-		}
+		m.mid = s.frame.NewMessage(m.sid, m.unordered)
+		m.nextFSN = 0
 	}
 	if m.unordered {
 		flags |= flagUnordered
@@ -372,9 +409,10 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	r := s.rec(tsn)
 	*r = record{
 		msg: m, sent: now, off: int32(m.off), n: int32(size),
-		ppid: m.ppid, sid: m.sid, ssn: m.ssn, flags: flags,
+		ppid: m.ppid, sid: m.sid, mid: m.mid, fsn: m.nextFSN, flags: flags,
 		state: recInFlight, xmits: 1,
 	}
+	m.nextFSN++
 	m.refs++
 	m.off += size
 	s.unsent -= size
@@ -389,7 +427,7 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 		m.refs-- // fully cut: only the chunk records hold it now
 	}
 	s.sched.Sent(m.sid, size, end, st.head == nil)
-	s.path.flight += r.size()
+	s.path.flight += s.size(r)
 	s.inFlight++
 	s.unackedData += size
 	// 6.2.1 B: "Any time a DATA chunk is transmitted (or retransmitted) to
@@ -401,7 +439,7 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	}
 	s.stats.DataChunksSent++
 	s.stats.BytesSent += uint64(size)
-	return appendDataChunk(pkt, flags, tsn, m.sid, m.ssn, m.ppid, m.buf[r.off:int(r.off)+size])
+	return s.appendChunk(pkt, tsn, r)
 }
 
 // appendRtx appends chunks marked for retransmission, lowest TSN first,
@@ -416,8 +454,13 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 		if r.state != recRtx {
 			continue
 		}
-		if dataHeaderLen+pad4(int(r.n)) > room {
-			break
+		if need := s.hdr + pad4(int(r.n)); need > room {
+			// A chunk cut before the path MTU shrank fits no packet now:
+			// it goes alone, over room; the association lets IP fragment
+			// it (RFC 9260 section 7.3 allows that for such chunks).
+			if n > 0 || need <= s.path.pmdcs() {
+				break
+			}
 		}
 		if !bypass && s.path.flight >= s.path.cwnd {
 			s.stats.CwndLimited++
@@ -447,11 +490,11 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 		}
 		s.rtxPending--
 		s.inFlight++
-		s.path.flight += r.size()
+		s.path.flight += s.size(r)
 		s.peerRwnd = max(s.peerRwnd-int(r.n), 0)
 		s.stats.Retransmits++
-		pkt = appendDataChunk(pkt, r.flags, t, r.sid, r.ssn, r.ppid, r.msg.buf[r.off:int(r.off)+int(r.n)])
-		room -= dataHeaderLen + pad4(int(r.n))
+		pkt = s.appendChunk(pkt, t, r)
+		room -= s.hdr + pad4(int(r.n))
 		n++
 	}
 	s.fastRtx = false
@@ -469,6 +512,12 @@ func (s *Sender) startT3(now time.Time) {
 	}
 }
 
+// SetImmediate makes the sender set the I bit on the DATA chunks it sends
+// from now on (or stop doing so): RFC 9260 section 6.1 lists "The sender is
+// in the SHUTDOWN-PENDING state" among the reasons to ask the peer to SACK
+// without delay.
+func (s *Sender) SetImmediate(on bool) { s.immediate = on }
+
 // Deadline returns when the T3-rtx timer expires or a zero window probe
 // is due, or the zero time when neither is pending.
 func (s *Sender) Deadline() time.Time {
@@ -483,26 +532,26 @@ func (s *Sender) Deadline() time.Time {
 // part of it went out. The association calls it when the association ends
 // to raise send-failed events. The payload is valid only during the call.
 func (s *Sender) Drain(fn func(sid uint16, ppid uint32, payload []byte, sent bool)) {
-	seen := s.cur // fully-unsent messages are reported from the queues below
-	_ = seen
-	// Messages with chunks outstanding.
+	// Messages with chunks outstanding, each reported once.
 	for t := s.cumAck + 1; t != s.nextTSN; t++ {
 		r := s.rec(t)
 		m := r.msg
 		if m == nil {
 			continue
 		}
-		if r.flags&flagBegin != 0 && fn != nil {
+		if !m.drained && fn != nil {
+			m.drained = true
 			fn(m.sid, m.ppid, m.buf, true)
 		}
 		r.msg = nil
+		r.state = recAcked
 		s.release(m)
 	}
-	for sid, st := range s.streams {
+	for sid, st := range s.streams.OutSides() {
 		for m := st.head; m != nil; {
 			next := m.next
-			if fn != nil && m.off == 0 {
-				fn(m.sid, m.ppid, m.buf, false)
+			if fn != nil && !m.drained {
+				fn(m.sid, m.ppid, m.buf, m.off > 0)
 			}
 			m.refs = 1
 			s.release(m)

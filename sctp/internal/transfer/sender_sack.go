@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
@@ -13,11 +14,11 @@ import (
 // (6.3.2). It reports whether the SACK acknowledged new data (the
 // association then resets its error counter, section 8.1).
 //
-// A SACK older than the cumulative TSN ack point is ignored. A SACK that
-// acknowledges a TSN never sent, or whose Gap Ack Blocks are malformed
-// (start after end, overlapping or out of order), yields
+// A SACK older than the cumulative TSN ack point is ignored, and so is one
+// whose Gap Ack Blocks are malformed (start after end, overlapping or out
+// of order). A SACK that acknowledges a TSN never sent yields
 // ErrProtocolViolation and changes nothing; the association answers with
-// ABORT.
+// ABORT (section 11.4).
 func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	s.stats.SACKsReceived++
 	cum := sk.CumTSNAck
@@ -29,6 +30,9 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	}
 	if err := s.validate(sk); err != nil {
 		s.stats.SACKsInvalid++
+		if errors.Is(err, errMalformedGaps) {
+			return false, nil // dropped, as if lost
+		}
 		return false, err
 	}
 	s.stats.DupTSNsReported += uint64(len(sk.Dups))
@@ -42,7 +46,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	for t := s.cumAck + 1; t.LEQ(cum); t++ {
 		r := s.rec(t)
 		if s.ack(now, t, r) {
-			newBytes += r.size()
+			newBytes += s.size(r)
 			htna, haveHTNA = t, true
 		} else if r.state == recGapAcked {
 			s.gapAcked--
@@ -70,7 +74,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 				continue
 			}
 			if s.ack(now, t, r) {
-				newBytes += r.size()
+				newBytes += s.size(r)
 				htna, haveHTNA = t, true
 			}
 			r.state = recGapAcked
@@ -130,11 +134,16 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 		s.path.pba = 0
 	}
 
-	// 6.2.1 D iii): "Set rwnd equal to the newly received a_rwnd minus the
+	// 6.2.1 D ii): "Set rwnd equal to the newly received a_rwnd minus the
 	// number of bytes still outstanding after processing the Cumulative
 	// TSN Ack and the Gap Ack Blocks."
 	s.peerRwnd = max(int(sk.ARwnd)-s.unackedData, 0)
 	s.probeAt = time.Time{}
+	if s.unsent > 0 && s.Outstanding() == 0 && s.nextChunkSize() > s.peerRwnd {
+		// The window closed with nothing outstanding: the first zero
+		// window probe goes one RTO from now (6.1 rule A).
+		s.probeAt = now.Add(s.path.rto)
+	}
 
 	// T3-rtx: R2 "Whenever all outstanding data sent to an address have
 	// been acknowledged, turn off the T3-rtx timer of that address." R3
@@ -158,7 +167,13 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	return newBytes > 0, nil
 }
 
+// errMalformedGaps marks a SACK whose Gap Ack Blocks are malformed, out of
+// order or overlapping: it is dropped (counted in SACKsInvalid), as if lost.
+var errMalformedGaps = errors.New("malformed gap ack blocks")
+
 // validate checks a SACK against what was sent before anything changes.
+// Section 11.4: "An SCTP implementation MUST abort the association if it
+// receives a SACK chunk acknowledging a TSN that has not been sent."
 func (s *Sender) validate(sk *SACK) error {
 	highest := s.nextTSN - 1
 	if sk.CumTSNAck.GT(highest) {
@@ -166,11 +181,11 @@ func (s *Sender) validate(sk *SACK) error {
 	}
 	last := uint32(0)
 	for _, g := range sk.Gaps {
-		if g.Start == 0 || g.Start > g.End || uint32(g.Start) <= last {
-			return fmt.Errorf("%w: SACK gap block %d-%d malformed or out of order", ErrProtocolViolation, g.Start, g.End)
-		}
 		if end := sk.CumTSNAck.Add(uint32(g.End)); end.GT(highest) {
 			return fmt.Errorf("%w: SACK gap block acknowledges TSN %d, highest sent %d", ErrProtocolViolation, end, highest)
+		}
+		if g.Start == 0 || g.Start > g.End || uint32(g.Start) <= last {
+			return errMalformedGaps
 		}
 		last = uint32(g.End)
 	}
@@ -183,7 +198,7 @@ func (s *Sender) validate(sk *SACK) error {
 func (s *Sender) ack(now time.Time, t TSN, r *record) bool {
 	switch r.state {
 	case recInFlight:
-		s.path.flight -= r.size()
+		s.path.flight -= s.size(r)
 		s.inFlight--
 	case recRtx:
 		s.rtxPending--
@@ -221,12 +236,12 @@ func (s *Sender) markRtx(r *record) {
 	r.state = recRtx
 	s.rtxPending++
 	s.inFlight--
-	s.path.flight -= r.size()
+	s.path.flight -= s.size(r)
 	s.peerRwnd += int(r.n)
 }
 
 // renege returns a chunk the peer no longer reports in a gap block to the
-// outstanding state. 6.2.1 D iv): "If the SACK chunk is missing a TSN that
+// outstanding state. 6.2.1 D iii): "If the SACK chunk is missing a TSN that
 // was previously acknowledged via a Gap Ack Block (e.g., the data receiver
 // reneged on the data), then consider the corresponding DATA that might be
 // possibly missing: Count one miss indication towards Fast Retransmit ...,
@@ -243,7 +258,7 @@ func (s *Sender) renege(now time.Time, t TSN) {
 	s.gapAcked--
 	s.unackedData += int(r.n)
 	s.inFlight++
-	s.path.flight += r.size()
+	s.path.flight += s.size(r)
 	s.stats.Reneged++
 	if s.t3.IsZero() {
 		s.t3 = now.Add(s.path.rto)
@@ -298,4 +313,25 @@ func (s *Sender) OnTimeout(now time.Time) (expired bool) {
 	}
 	s.path.Fault()
 	return true
+}
+
+// HandleCumAck applies the Cumulative TSN Ack of a SHUTDOWN chunk (RFC 9260
+// section 9.2: the receiver of a SHUTDOWN "MUST ... verify, by checking the
+// Cumulative TSN Ack field of the chunk, that all its outstanding DATA
+// chunks have been received by the SHUTDOWN sender"): a SACK without gap
+// blocks that leaves the peer's window as it was. Errors as HandleSACK.
+func (s *Sender) HandleCumAck(now time.Time, cum TSN) (acked bool, err error) {
+	if cum.LT(s.cumAck) {
+		return false, nil
+	}
+	sk := SACK{CumTSNAck: cum, ARwnd: uint32(s.peerRwnd + s.unackedData)}
+	if cum.LEQ(s.nextTSN - 1) {
+		// The window the SACK computes: a_rwnd less what stays unacked.
+		for t := s.cumAck + 1; t.LEQ(cum); t++ {
+			if r := s.rec(t); r.state == recInFlight || r.state == recRtx {
+				sk.ARwnd -= uint32(r.n)
+			}
+		}
+	}
+	return s.HandleSACK(now, &sk)
 }

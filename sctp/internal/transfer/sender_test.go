@@ -2,6 +2,8 @@ package transfer
 
 import (
 	"errors"
+	"fmt"
+	"sort"
 	"testing"
 	"time"
 )
@@ -163,6 +165,9 @@ func TestZeroWindowProbe(t *testing.T) {
 	d := x.e.Deadline()
 	if want := x.now.Add(x.e.Path.RTO()); !d.Equal(want) {
 		t.Fatalf("probe deadline %v, want one RTO later %v", d.Sub(epoch), want.Sub(epoch))
+	}
+	if x.e.Send.Pending(x.now) || x.e.Send.Pending(d.Add(-time.Nanosecond)) || !x.e.Send.Pending(d) {
+		t.Fatal("Pending does not follow the probe deadline")
 	}
 	x.now = d
 	x.e.OnTimeout(x.now)
@@ -468,7 +473,7 @@ func TestStaleSACKDropped(t *testing.T) {
 	}
 }
 
-// RFC 9260 section 6.2.1 D iii): "Set rwnd equal to the newly received
+// RFC 9260 section 6.2.1 D ii): "Set rwnd equal to the newly received
 // a_rwnd minus the number of bytes still outstanding after processing the
 // Cumulative TSN Ack and the Gap Ack Blocks." And B: "Any time a DATA chunk
 // is marked for retransmission, either via T3-rtx timer expiration or via
@@ -488,7 +493,7 @@ func TestSACKRwnd(t *testing.T) {
 	}
 }
 
-// RFC 9260 section 6.2.1 D iv): "If the SACK chunk is missing a TSN that
+// RFC 9260 section 6.2.1 D iii): "If the SACK chunk is missing a TSN that
 // was previously acknowledged via a Gap Ack Block (e.g., the data receiver
 // reneged on the data), then consider the corresponding DATA that might be
 // possibly missing: Count one miss indication towards Fast Retransmit ...,
@@ -509,4 +514,127 @@ func TestRenege(t *testing.T) {
 		t.Fatalf("reneged chunk misses %d state %d", r.misses, r.state)
 	}
 	checkInvariants(t, &x.e.Send)
+}
+
+// RFC 9260 section 9.2: the Cumulative TSN Ack of a SHUTDOWN acknowledges
+// data like a SACK without gap blocks; the peer's window stays as it was.
+func TestHandleCumAck(t *testing.T) {
+	x := newTx(t, Config{MaxBurst: 100, PeerRwnd: 100000})
+	x.queue(3, 1000)
+	x.flush()
+	rwnd := x.e.Send.PeerRwnd()
+	if acked, err := x.e.Send.HandleCumAck(x.now, 1001); err != nil || !acked {
+		t.Fatalf("acked %v err %v", acked, err)
+	}
+	if x.e.Send.Outstanding() != 1 || x.e.Send.PeerRwnd() != rwnd {
+		t.Fatalf("outstanding %d rwnd %d, want 1 and %d", x.e.Send.Outstanding(), x.e.Send.PeerRwnd(), rwnd)
+	}
+	if _, err := x.e.Send.HandleCumAck(x.now, 1005); !errors.Is(err, ErrProtocolViolation) {
+		t.Fatalf("cum ack of unsent TSN: %v", err)
+	}
+	checkInvariants(t, &x.e.Send)
+}
+
+// Drain hands back every queued and unacknowledged message once (for
+// send-failed events when the association ends) and empties the sender.
+func TestDrain(t *testing.T) {
+	x := newTx(t, Config{MaxBurst: 2})
+	x.e.Send.Queue(0, 1, false, make([]byte, 5000)) // partly sent, first part acked
+	x.e.Send.Queue(1, 2, false, make([]byte, 10))   // unsent
+	x.packet()                                      // first fragment
+	x.packet()                                      // second fragment
+	x.mustSACK(1000, DefaultBuffer)
+	var got []string
+	x.e.Send.Drain(func(sid uint16, ppid uint32, payload []byte, sent bool) {
+		got = append(got, fmt.Sprintf("%d/%d/%d/%v", sid, ppid, len(payload), sent))
+	})
+	sort.Strings(got)
+	if want := []string{"0/1/5000/true", "1/2/10/false"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("drained %v, want %v", got, want)
+	}
+	if !x.e.Send.Idle() || x.e.Send.Buffered() != 0 || !x.e.Send.Deadline().IsZero() {
+		t.Fatal("sender not empty after Drain")
+	}
+	// The sender works on afterwards.
+	x.queue(1, 10)
+	if ds := x.packet(); len(ds) != 1 {
+		t.Fatalf("after Drain sent %d chunks", len(ds))
+	}
+}
+
+// After the path MTU shrinks, a chunk cut for the old MTU still goes out
+// (alone, to be IP-fragmented) instead of blocking retransmission forever.
+func TestMTUShrinkRetransmission(t *testing.T) {
+	x := newTx(t, Config{})
+	x.queue(1, 1400)
+	x.flush()
+	x.e.SetMTU(1000)
+	x.advance(time.Second)
+	x.e.OnTimeout(x.now)
+	pkt, n := x.e.Send.AppendData(x.now, nil, 1000-12)
+	if n != 1 || len(pkt) != dataHeaderLen+1400 {
+		t.Fatalf("retransmitted %d chunks in %d bytes, want the 1416-byte chunk", n, len(pkt))
+	}
+	x.mustSACK(1000, DefaultBuffer)
+	x.queue(1, 1400) // new data is cut for the new MTU
+	if ds := x.packet(); len(ds) != 1 || len(ds[0].Payload) != (1000-12-16)&^3 {
+		t.Fatalf("new chunk of %d bytes, want %d", len(ds[0].Payload), (1000-12-16)&^3)
+	}
+}
+
+// RFC 9260 section 6.1: "For each stream, the data sender MUST NOT have
+// more than 2^16 - 1 ordered user messages in the current send window."
+func TestOutstandingBound(t *testing.T) {
+	x := newTx(t, Config{MaxBurst: 1 << 20, SendBuffer: 1 << 24, PeerRwnd: 1 << 30})
+	x.e.Path.cwnd = 1 << 30
+	for range 70000 {
+		if err := x.e.Send.Queue(0, 0, false, []byte{1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 100 {
+		x.e.Send.AppendData(x.now, x.pkt[:0], 65000)
+	}
+	if o := x.e.Send.Outstanding(); o != maxOutstanding {
+		t.Fatalf("%d chunks outstanding, want the bound %d", o, maxOutstanding)
+	}
+}
+
+// RFC 9260 section 6.1: "Whenever the sender of a DATA chunk can benefit
+// from the corresponding SACK chunk being sent back without delay, the
+// sender MAY set the I bit in the DATA chunk header." (SHUTDOWN-PENDING.)
+func TestSetImmediate(t *testing.T) {
+	x := newTx(t, Config{})
+	x.e.Send.SetImmediate(true)
+	x.queue(1, 10)
+	if ds := x.packet(); len(ds) != 1 || ds[0].Flags&FlagImmediate == 0 {
+		t.Fatalf("chunk without the I bit: %+v", ds)
+	}
+}
+
+// RFC 9260 section 7.2.1: "While the endpoint does not transmit data on a
+// given transport address, the cwnd of the transport address SHOULD be
+// adjusted to max(cwnd / 2, 4 * PMDCS) once per RTO. Before the first cwnd
+// adjustment, the ssthresh of the transport address SHOULD be set to the
+// cwnd."
+func TestIdleCwnd(t *testing.T) {
+	x := newTx(t, Config{})
+	x.queue(1, 10)
+	x.flush()
+	x.mustSACK(1000, DefaultBuffer)
+	p := &x.e.Path
+	p.cwnd = 40 * testPMDCS
+	x.advance(2*p.RTO() + time.Millisecond) // two whole RTOs idle
+	x.queue(1, 10)
+	x.flush()
+	if p.Ssthresh() != 40*testPMDCS || p.Cwnd() != 10*testPMDCS {
+		t.Fatalf("after two idle RTOs ssthresh %d cwnd %d, want %d and %d", p.Ssthresh(), p.Cwnd(), 40*testPMDCS, 10*testPMDCS)
+	}
+	x.mustSACK(1001, DefaultBuffer)
+	x.advance(time.Hour)
+	x.queue(1, 10)
+	x.flush()
+	if p.Cwnd() != 4*testPMDCS {
+		t.Fatalf("after a long idle period cwnd %d, want the floor %d", p.Cwnd(), 4*testPMDCS)
+	}
 }

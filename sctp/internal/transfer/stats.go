@@ -23,15 +23,18 @@ type Stats struct {
 	RTTSamples       uint64
 
 	// Receiving.
-	DataChunksReceived uint64
-	BytesReceived      uint64 // user bytes accepted
-	DupTSNs            uint64 // duplicate DATA chunks received
-	DroppedWindow      uint64 // dropped: receive window full
-	DroppedRange       uint64 // dropped: TSN beyond the TSN map's window
-	InvalidStream      uint64 // DATA for a stream outside the range
-	EmptyData          uint64 // DATA without user data
-	SACKsSent          uint64
-	WindowUpdates      uint64 // SACKs sent because reading opened the window
-	MessagesDelivered  uint64
-	PartialDeliveries  uint64 // messages delivered in parts before complete
+	DataPacketsReceived uint64 // packets that carried new DATA
+	DataChunksReceived  uint64
+	BytesReceived       uint64 // user bytes accepted
+	DupTSNs             uint64 // duplicate DATA chunks received
+	DroppedWindow       uint64 // dropped: receive window full
+	DroppedRange        uint64 // dropped: TSN beyond the TSN map's window
+	DroppedReneged      uint64 // held chunks dropped to make room for a hole filler
+	PartialOverrun      uint64 // partial-delivery fragments accepted over a full window
+	InvalidStream       uint64 // DATA for a stream outside the range
+	EmptyData           uint64 // DATA without user data
+	SACKsSent           uint64
+	WindowUpdates       uint64 // SACKs sent because reading opened the window
+	MessagesDelivered   uint64
+	PartialDeliveries   uint64 // messages delivered in parts before complete
 }

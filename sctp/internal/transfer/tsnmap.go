@@ -63,6 +63,24 @@ func (m *tsnMap) add(t TSN) {
 	}
 }
 
+// remove forgets t, received above cum and not yet delivered, as if it
+// never arrived (the receiver dropped it to make room).
+func (m *tsnMap) remove(t TSN) {
+	if !t.GT(m.cum) || !m.inWindow(t) {
+		return
+	}
+	w, b := m.bit(t)
+	m.words[w] &^= b
+	if t != m.highest {
+		return
+	}
+	for m.highest = t - 1; m.highest != m.cum; m.highest-- {
+		if w, b := m.bit(m.highest); m.words[w]&b != 0 {
+			return
+		}
+	}
+}
+
 // hasGaps reports whether TSNs above cum were received.
 func (m *tsnMap) hasGaps() bool { return m.highest != m.cum }
 

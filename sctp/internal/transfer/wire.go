@@ -24,13 +24,6 @@ const (
 
 func pad4(n int) int { return (n + 3) &^ 3 }
 
-// appendDataChunk appends one DATA chunk with its padding.
-func appendDataChunk(b []byte, flags uint8, tsn TSN, sid, ssn uint16, ppid uint32, payload []byte) []byte {
-	d := chunk.Data{Flags: flags, TSN: tsn, SID: sid, SSN: ssn, PPID: ppid, Payload: payload}
-	b, _ = d.Append(b) // payloads are at most a fragment point: never too large
-	return b
-}
-
 // ParseData fills d from one DATA chunk in wire format (chunk header
 // included) and returns false when it is malformed. The payload aliases b.
 func ParseData(b []byte, d *Data) bool {

@@ -118,6 +118,9 @@ func (a *Adapter) WriteBatch(pkts []Packet) (int, error) {
 	defer a.wmu.Unlock()
 	for i := range pkts {
 		p := &pkts[i]
+		if !validLength(p) {
+			return i, errBadLength
+		}
 		var err error
 		switch {
 		case a.conn != nil:

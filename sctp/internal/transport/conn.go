@@ -41,7 +41,8 @@ type Conn interface {
 	// truncated; to do that ReadBatch may swap the Buf fields among pkts.
 	ReadBatch(pkts []Packet) (int, error)
 	// WriteBatch sends pkts in order and returns how many were sent; it
-	// returns an error only with n < len(pkts).
+	// returns an error only with n < len(pkts). An error wrapping
+	// ErrPacketTooBig concerns pkts[n] alone.
 	WriteBatch(pkts []Packet) (int, error)
 	// SetReadDeadline sets the deadline for ReadBatch; the zero time
 	// means none. A deadline in the past unblocks a pending ReadBatch.
@@ -81,6 +82,19 @@ func ipHeaderLen(a netip.Addr) int {
 // ErrNeedRaw is wrapped, together with os.ErrPermission, by the error of
 // ListenIP when the process lacks CAP_NET_RAW.
 var ErrNeedRaw = errors.New("raw IP sockets for SCTP need CAP_NET_RAW (run as root, or grant it with setcap cap_net_raw+ep)")
+
+// ErrPacketTooBig is wrapped by the error of WriteBatch when pkts[n] is
+// larger than the local link allows and the socket may not fragment it
+// (DontFragment). The packet is not sent; the caller may drop it, lower
+// its path MTU estimate, and go on with pkts[n+1:].
+var ErrPacketTooBig = errors.New("transport: packet exceeds the local MTU and may not be fragmented")
+
+// errBadLength is returned by WriteBatch for a Packet whose N is
+// negative or larger than its Buf.
+var errBadLength = errors.New("transport: packet length N outside its Buf")
+
+// validLength reports whether p.N fits p.Buf.
+func validLength(p *Packet) bool { return p.N >= 0 && p.N <= len(p.Buf) }
 
 // errEmptyBatch is returned by ReadBatch for an empty pkts slice.
 var errEmptyBatch = errors.New("transport: ReadBatch with no packets")

@@ -79,7 +79,10 @@
 // # Limitations
 //
 // ICMP errors (packet too big, unreachable) are not reported to the
-// caller yet; PMTU discovery must probe (RFC 8899). Datagrams are sent
-// with the kernel's default IP_MTU_DISCOVER (DF set, local fragmentation
-// above the route MTU). Raw IP sockets are IPv4 or IPv6, not both.
+// caller yet; PMTU discovery must probe (RFC 8899). By default datagrams
+// go out with the kernel's IP_MTU_DISCOVER default (DF set, local
+// fragmentation above the route MTU); with DontFragment (UDPConfig,
+// IPConfig) they are never fragmented and a packet over the interface
+// MTU fails alone with ErrPacketTooBig, which is what probing wants. Raw
+// IP sockets are IPv4 or IPv6, not both.
 package transport

@@ -18,6 +18,10 @@ type IPConfig struct {
 	// addresses. A raw socket is IPv4 or IPv6, never both: an endpoint
 	// that wants both opens two.
 	Addr netip.Addr
+	// DontFragment sends with DF set and no local fragmentation: a packet
+	// over the interface MTU fails with ErrPacketTooBig (Linux only;
+	// with the batched engine).
+	DontFragment bool
 	// NoBatch disables recvmmsg/sendmmsg: one packet per system call.
 	NoBatch bool
 	// SocketBuffer is the requested SO_RCVBUF and SO_SNDBUF; zero means
@@ -72,7 +76,7 @@ func ListenIP(cfg IPConfig) (*IPConn, error) {
 	if cfg.NoBatch {
 		// IPConn.ReadFrom strips the IPv4 header, so the adapter fits.
 		ic.b = single{NewAdapter(c, AdapterConfig{})}
-	} else if ic.b, err = newIPBatcher(c, ic.v6); err != nil {
+	} else if ic.b, err = newIPBatcher(c, ic.v6, cfg.DontFragment); err != nil {
 		c.Close()
 		return nil, err
 	}

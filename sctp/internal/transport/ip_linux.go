@@ -4,10 +4,15 @@ package transport
 
 import "net"
 
-func newIPBatcher(c *net.IPConn, v6 bool) (batcher, error) {
+func newIPBatcher(c *net.IPConn, v6, df bool) (batcher, error) {
 	rc, err := c.SyscallConn()
 	if err != nil {
 		return nil, err
+	}
+	if df {
+		if err := setDontFragment(rc, v6); err != nil {
+			return nil, err
+		}
 	}
 	return newBatchIO(rc, v6, !v6, false, 0), nil
 }

@@ -207,3 +207,100 @@ func TestUDPLinkLocal(t *testing.T) {
 		t.Fatalf("reply: %d, %v", n, err)
 	}
 }
+
+// TestDontFragment: with DontFragment a packet over the veth MTU fails
+// alone with ErrPacketTooBig, and the caller goes on with the rest.
+func TestDontFragment(t *testing.T) {
+	nsA, nsB := netnsPair(t)
+	open := func(udp bool, ns string, addr netip.Addr) Conn {
+		var c Conn
+		var err error
+		inNetns(t, ns, func() {
+			if udp {
+				c, err = ListenUDP(UDPConfig{Addr: netip.AddrPortFrom(addr, 9899), DontFragment: true})
+			} else {
+				c, err = ListenIP(IPConfig{Addr: addr, DontFragment: true})
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	for _, tc := range []struct {
+		name string
+		udp  bool
+		a, b netip.Addr
+	}{
+		{"udp4", true, netip.MustParseAddr("10.201.0.1"), netip.MustParseAddr("10.201.0.2")},
+		{"udp6", true, netip.MustParseAddr("fd00:201::1"), netip.MustParseAddr("fd00:201::2")},
+		{"ip4", false, netip.MustParseAddr("10.201.0.1"), netip.MustParseAddr("10.201.0.2")},
+		{"ip6", false, netip.MustParseAddr("fd00:201::1"), netip.MustParseAddr("fd00:201::2")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := open(tc.udp, nsA, tc.a), open(tc.udp, nsB, tc.b)
+			max := 1500 - a.Overhead(tc.b)
+			pkts := newPackets(3, 2048)
+			fill(pkts, 0, max, b.LocalAddr())
+			pkts[1].N = max + 1
+			n, err := a.WriteBatch(pkts)
+			if n != 1 || !errors.Is(err, ErrPacketTooBig) {
+				t.Fatalf("WriteBatch = %d, %v; want 1, ErrPacketTooBig", n, err)
+			}
+			if n, err := a.WriteBatch(pkts[2:]); n != 1 || err != nil {
+				t.Fatalf("WriteBatch of the rest = %d, %v", n, err)
+			}
+			b.SetReadDeadline(time.Now().Add(5 * time.Second))
+			in := newPackets(4, 2048)
+			for got := 0; got < 2; {
+				k, err := b.ReadBatch(in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range in[:k] {
+					if p.N != max {
+						t.Errorf("received %d bytes, want %d", p.N, max)
+					}
+				}
+				got += k
+			}
+		})
+	}
+}
+
+// BenchmarkRawIPRoundTrip writes 32 packets of 1452 bytes over raw IPv4
+// between two network namespaces (veth) and reads them all back on one
+// goroutine: the ceiling for plain SCTP on the wire.
+func BenchmarkRawIPRoundTrip(b *testing.B) {
+	nsA, nsB := netnsPair(b)
+	for _, nb := range []bool{true, false} {
+		name := "mmsg"
+		if nb {
+			name = "single"
+		}
+		b.Run(name, func(b *testing.B) {
+			var tx, rx *IPConn
+			var errA, errB error
+			inNetns(b, nsA, func() { tx, errA = ListenIP(IPConfig{Addr: netip.MustParseAddr("10.201.0.1"), NoBatch: nb}) })
+			inNetns(b, nsB, func() { rx, errB = ListenIP(IPConfig{Addr: netip.MustParseAddr("10.201.0.2"), NoBatch: nb}) })
+			if errA != nil || errB != nil {
+				b.Fatal(errA, errB)
+			}
+			defer tx.Close()
+			defer rx.Close()
+			const batch = 32
+			pkts := newPackets(batch, 2048)
+			fill(pkts, 0, payloadSize, rx.LocalAddr())
+			in := newPackets(batch, 2048)
+			b.SetBytes(payloadSize * batch)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				roundTrip(b, tx, rx, pkts, in)
+			}
+			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "pkts/s")
+			b.ReportMetric(float64(b.N*batch)*payloadSize*8/b.Elapsed().Seconds()/1e6, "Mbit/s")
+		})
+	}
+}

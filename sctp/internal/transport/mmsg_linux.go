@@ -5,6 +5,7 @@ package transport
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"os"
@@ -341,6 +342,9 @@ func (b *batchIO) writeBatch(pkts []Packet) (int, error) {
 				gsoOK = false
 				continue
 			}
+			if werr == unix.EMSGSIZE {
+				return done, fmt.Errorf("%w (%d bytes): %w", ErrPacketTooBig, pkts[done].N, os.NewSyscallError("sendmmsg", werr))
+			}
 			return done, os.NewSyscallError("sendmmsg", werr)
 		}
 		if err != nil {
@@ -367,6 +371,9 @@ func (b *batchIO) pack(pkts []Packet, gso bool) (int, error) {
 	msgs, iovs, i := 0, 0, 0
 	for i < len(pkts) && msgs < maxBatch {
 		p := &pkts[i]
+		if !validLength(p) {
+			return msgs, errBadLength
+		}
 		salen, err := b.putSockaddr(&b.w.sa[msgs], p.Addr)
 		if err != nil {
 			return msgs, err
@@ -376,7 +383,7 @@ func (b *batchIO) pack(pkts []Packet, gso bool) (int, error) {
 			size := p.N
 			for i+run < len(pkts) && run < maxGSOSegments && (run+1)*size <= maxGSOBytes {
 				q := &pkts[i+run]
-				if q.Addr != p.Addr || q.N > size || q.N == 0 {
+				if q.Addr != p.Addr || q.N > size || q.N <= 0 || q.N > len(q.Buf) {
 					break
 				}
 				run++
@@ -460,4 +467,27 @@ func forceBuffers(rc syscall.RawConn, size int) bool {
 			unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUFFORCE, size) == nil
 	})
 	return ok
+}
+
+// setDontFragment makes the socket send with DF set and never fragment
+// locally (IP_PMTUDISC_PROBE): datagrams over the interface MTU fail
+// with EMSGSIZE, and the route's cached path MTU is ignored, as
+// packetization-layer PMTU discovery (RFC 8899) wants. A dual-stack
+// socket gets both the IPv4 and the IPv6 option.
+func setDontFragment(rc syscall.RawConn, v6 bool) error {
+	var serr error
+	err := rc.Control(func(fd uintptr) {
+		if v6 {
+			serr = unix.SetsockoptInt(int(fd), unix.IPPROTO_IPV6, unix.IPV6_MTU_DISCOVER, unix.IPV6_PMTUDISC_PROBE)
+			// IPv4-mapped traffic on a dual-stack socket; an IPv6-only
+			// socket may refuse it, which is harmless.
+			_ = unix.SetsockoptInt(int(fd), unix.IPPROTO_IP, unix.IP_MTU_DISCOVER, unix.IP_PMTUDISC_PROBE)
+		} else {
+			serr = unix.SetsockoptInt(int(fd), unix.IPPROTO_IP, unix.IP_MTU_DISCOVER, unix.IP_PMTUDISC_PROBE)
+		}
+	})
+	if err == nil {
+		err = serr
+	}
+	return err
 }

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -20,7 +21,7 @@ import (
 //	b: usctp0 02:00:00:00:00:02 10.201.0.2/24 fd00:201::2/64
 //
 // It needs root and iproute2's ip command, and fails saying so.
-func netnsPair(t *testing.T) (a, b string) {
+func netnsPair(t testing.TB) (a, b string) {
 	t.Helper()
 	if _, err := exec.LookPath("ip"); err != nil {
 		t.Fatal("network namespace tests need the ip command from iproute2: apt-get install iproute2")
@@ -52,13 +53,33 @@ func netnsPair(t *testing.T) (a, b string) {
 		ip("-n", ns, "neigh", "replace", fmt.Sprintf("10.201.0.%d", peer), "lladdr", mac, "dev", "usctp0", "nud", "permanent")
 		ip("-n", ns, "neigh", "replace", fmt.Sprintf("fd00:201::%d", peer), "lladdr", mac, "dev", "usctp0", "nud", "permanent")
 	}
+	// The kernel turns a veth on asynchronously (linkwatch): until then
+	// its queueing discipline is noop, which drops every packet. Wait for
+	// both ends to be up with their real one.
+	for _, ns := range []string{a, b} {
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			out, err := exec.Command("ip", "-n", ns, "link", "show", "usctp0").CombinedOutput()
+			if err != nil {
+				t.Fatalf("ip link show: %v\n%s", err, out)
+			}
+			st := string(out)
+			if strings.Contains(st, "LOWER_UP") && strings.Contains(st, "state UP") && !strings.Contains(st, "qdisc noop") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("veth in %s not up: %s", ns, st)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
 	return a, b
 }
 
 // inNetns runs f on an OS thread switched into the named namespace;
 // sockets f opens stay in that namespace. The thread is discarded if it
 // cannot be switched back.
-func inNetns(t *testing.T, name string, f func()) {
+func inNetns(t testing.TB, name string, f func()) {
 	t.Helper()
 	errc := make(chan error, 1)
 	go func() {

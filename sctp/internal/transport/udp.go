@@ -27,6 +27,11 @@ type UDPConfig struct {
 	// receive buffers per socket and one copy per packet. Loopback
 	// senders using GSO then reach the socket unsplit.
 	GRO bool
+	// DontFragment sends with DF set and no local fragmentation, ignoring
+	// the kernel's cached path MTU (IP_PMTUDISC_PROBE), as the SCTP path
+	// MTU discovery wants: a packet over the interface MTU fails with
+	// ErrPacketTooBig. Linux only, with the batched engine.
+	DontFragment bool
 	// NoBatch disables recvmmsg/sendmmsg: one datagram per system call
 	// (for comparison and for kernels without them).
 	NoBatch bool
@@ -95,7 +100,7 @@ func ListenUDP(cfg UDPConfig) (*UDPConn, error) {
 	u := &UDPConn{c: c, local: netAddrPort(c.LocalAddr()), remotePort: port}
 	if cfg.NoBatch {
 		u.b = single{NewAdapter(c, AdapterConfig{RemotePort: port})}
-	} else if u.b, err = newUDPBatcher(c, port, !cfg.NoGSO, cfg.GRO); err != nil {
+	} else if u.b, err = newUDPBatcher(c, port, !cfg.NoGSO, cfg.GRO, cfg.DontFragment); err != nil {
 		c.Close()
 		return nil, err
 	}

@@ -4,7 +4,7 @@ package transport
 
 import "net"
 
-func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro bool) (batcher, error) {
+func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro, df bool) (batcher, error) {
 	rc, err := c.SyscallConn()
 	if err != nil {
 		return nil, err
@@ -12,6 +12,11 @@ func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro bool) (batcher, e
 	v6, err := socketIsV6(rc)
 	if err != nil {
 		return nil, err
+	}
+	if df {
+		if err := setDontFragment(rc, v6); err != nil {
+			return nil, err
+		}
 	}
 	b := newBatchIO(rc, v6, false, true, remotePort)
 	b.gso.Store(gso && probeGSO(rc))

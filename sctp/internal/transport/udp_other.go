@@ -8,7 +8,7 @@ import (
 )
 
 // newUDPBatcher falls back to one datagram per call outside Linux.
-func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro bool) (batcher, error) {
+func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro, df bool) (batcher, error) {
 	return single{NewAdapter(c, AdapterConfig{RemotePort: remotePort})}, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"sync"
 	"testing"
 	"time"
 )
@@ -330,5 +331,85 @@ func TestOverhead(t *testing.T) {
 	}
 	if got := a.Overhead(loopback(true)); got != 48 {
 		t.Errorf("UDP over IPv6 overhead = %d, want 48", got)
+	}
+}
+
+// TestWriteBadLength: N outside Buf is refused before any system call,
+// never read past the buffer.
+func TestWriteBadLength(t *testing.T) {
+	for _, cfg := range []UDPConfig{{}, {NoGSO: true}, {NoBatch: true}} {
+		a, b := udpPair(t, false, cfg)
+		pkts := newPackets(3, 100)
+		fill(pkts, 0, 100, b.LocalAddr())
+		pkts[1].N = 101
+		if n, err := a.WriteBatch(pkts); n != 1 || !errors.Is(err, errBadLength) {
+			t.Errorf("%+v: WriteBatch = %d, %v", cfg, n, err)
+		}
+		pkts[1].N = -1
+		if n, err := a.WriteBatch(pkts[1:]); n != 0 || !errors.Is(err, errBadLength) {
+			t.Errorf("%+v: WriteBatch = %d, %v", cfg, n, err)
+		}
+	}
+}
+
+// TestConcurrentUse: several goroutines write and read one pair of
+// sockets at once (run with -race); every packet arrives intact.
+func TestConcurrentUse(t *testing.T) {
+	for _, cfg := range []UDPConfig{{}, {GRO: true}, {NoBatch: true}} {
+		a, b := udpPair(t, false, cfg)
+		const writers, perWriter, size = 4, 200, 600
+		var wg sync.WaitGroup
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				pkts := newPackets(10, 1024)
+				for seq := w * perWriter; seq < (w+1)*perWriter; seq += len(pkts) {
+					fill(pkts, seq, size, b.LocalAddr())
+					if _, err := a.WriteBatch(pkts); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		var mu sync.Mutex
+		seen := map[uint32]bool{}
+		var rg sync.WaitGroup
+		b.SetReadDeadline(time.Now().Add(5 * time.Second))
+		for range 2 {
+			rg.Add(1)
+			go func() {
+				defer rg.Done()
+				in := newPackets(16, 2048)
+				for {
+					n, err := b.ReadBatch(in)
+					if err != nil {
+						return // deadline: the other side is done
+					}
+					mu.Lock()
+					for _, p := range in[:n] {
+						exp := make([]byte, size)
+						seq := binary.BigEndian.Uint32(p.Buf)
+						fill([]Packet{{Buf: exp}}, int(seq), size, b.LocalAddr())
+						if p.N != size || !bytes.Equal(p.Data(), exp) {
+							t.Errorf("packet %d corrupted", seq)
+						}
+						seen[seq] = true
+					}
+					done := len(seen) == writers*perWriter
+					mu.Unlock()
+					if done {
+						b.SetReadDeadline(time.Now()) // wake the other reader
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		rg.Wait()
+		if len(seen) != writers*perWriter {
+			t.Errorf("%+v: %d of %d packets arrived", cfg, len(seen), writers*perWriter)
+		}
 	}
 }

@@ -1,0 +1,33 @@
+package transfer
+
+import "time"
+
+// Info is a snapshot of the engine's state for status reports (the
+// SCTP_STATUS and SCTP_GET_PEER_ADDR_INFO socket options of RFC 6458).
+type Info struct {
+	SRTT, RTTVar, RTO time.Duration
+	Cwnd, Ssthresh    int
+	FlightSize        int
+	PeerRwnd          int // our view of the peer's receive window
+	Rwnd              int // the window we advertise
+	Outstanding       int // DATA chunks sent and not cumulatively acknowledged
+	SendBuffered      int // bytes queued or unacknowledged
+	RecvHeld          int // bytes received and not yet read
+	InFastRecovery    bool
+	PathErrors        int
+	NextTSN, CumAck   TSN // our next TSN, and the peer's cumulative ack of ours
+	PeerCumTSN        TSN // the cumulative TSN of data we received
+}
+
+// Info returns a snapshot of the engine's state.
+func (e *Engine) Info() Info {
+	p := &e.Path
+	return Info{
+		SRTT: p.srtt, RTTVar: p.rttvar, RTO: p.rto,
+		Cwnd: p.cwnd, Ssthresh: p.ssthresh, FlightSize: p.flight,
+		PeerRwnd: e.Send.peerRwnd, Rwnd: e.Recv.Window(),
+		Outstanding: e.Send.Outstanding(), SendBuffered: e.Send.buffered,
+		RecvHeld: e.Recv.Held(), InFastRecovery: p.inFastRecovery, PathErrors: p.errors,
+		NextTSN: e.Send.nextTSN, CumAck: e.Send.cumAck, PeerCumTSN: e.Recv.CumulativeTSN(),
+	}
+}
