@@ -1,0 +1,337 @@
+package kerneltest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/usctp/usctp/sctp"
+	"github.com/usctp/usctp/sctp/internal/kernelvm"
+)
+
+// kvm is the package's one guest (kernel 6.1, the distribution's). Every test opens the
+// kpeer listeners it needs itself (port=0: the kernel picks), so the tests do not depend
+// on each other's leftovers.
+var kvm = kernelvm.Shared{Config: kernelvm.Config{Tap: os.Geteuid() == 0}}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	kvm.Close()
+	os.Exit(code)
+}
+
+// Transports and roles of the scenarios.
+const (
+	udp = "udp" // transport A: SCTP over UDP through QEMU's port forward
+	ip  = "ip"  // transport B: SCTP over IP on the tap device (needs root)
+
+	client = "client" // usctp dials the kernel
+	server = "server" // the kernel dials usctp
+)
+
+var (
+	transports = []string{udp, ip}
+	roles      = []string{client, server}
+)
+
+// ids numbers kpeer listener and connection ids and usctp's listening ports, unique in
+// the test binary.
+var ids atomic.Int32
+
+// pair is one association between usctp and kpeer.
+type pair struct {
+	t     *testing.T
+	vm    *kernelvm.VM
+	ctx   context.Context
+	tr    string
+	role  string
+	id    string // kpeer's id of the connection (the listener's or the dialer's)
+	ep    *sctp.Endpoint
+	as    *sctp.Association
+	pcap  string
+	kline kernelvm.Line // kpeer's ACCEPT or CONNECTED line
+}
+
+// setup is what a scenario asks of an association.
+type setup struct {
+	tr, role string
+	kopts    string      // kpeer listen/dial options (mode=..., ostreams=..., sched=...)
+	cfg      sctp.Config // usctp's configuration (transport fields are set here)
+	timeout  time.Duration
+}
+
+// newPair starts an association between usctp and the guest kernel over s.tr with usctp in
+// s.role. The endpoint is closed and its pcap checked when the test ends.
+func newPair(t *testing.T, s setup) *pair {
+	t.Helper()
+	vm := kvm.Get(t)
+	if s.tr == ip && !vm.HasTap() {
+		kernelvm.Unavailable(t, errors.New("transport B needs root for its network namespace"))
+	}
+	if s.timeout == 0 {
+		s.timeout = 2 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	t.Cleanup(cancel)
+	n := ids.Add(1)
+	p := &pair{t: t, vm: vm, ctx: ctx, tr: s.tr, role: s.role, id: fmt.Sprintf("k%d", n)}
+
+	pc := kernelvm.PcapFor(t) // names the file after the test; usctp writes it
+	pc.Close()
+	p.pcap = pc.Path
+	cfg := s.cfg
+	cfg.Pcap = p.pcap
+	if cfg.SendBuffer == 0 {
+		cfg.SendBuffer = 4 << 20
+	}
+	if cfg.RecvBuffer == 0 {
+		cfg.RecvBuffer = 4 << 20
+	}
+	if cfg.HeartbeatInterval == 0 {
+		cfg.HeartbeatInterval = -1 // nothing in these scenarios waits for one
+	}
+	local := netip.MustParseAddr("127.0.0.1")
+	if s.tr == udp {
+		cfg.Transport = sctp.UDP
+		cfg.UDPPort = -1 // ephemeral: the kernel dials it as encap=PORT
+		cfg.RemoteUDPPort = uint16(vm.UDPAddr().Port)
+	} else {
+		cfg.Transport = sctp.IP
+		local = netip.MustParseAddr(kernelvm.HostTapIP)
+	}
+	open := func(f func() error) {
+		t.Helper()
+		var err error
+		if s.tr == ip {
+			err = vm.InNetns(f)
+		} else {
+			err = f()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var err error
+	switch s.role {
+	case client:
+		l, err := vm.Do(ctx, fmt.Sprintf("listen id=%s port=0 %s", p.id, s.kopts), "READY id="+p.id+" ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		open(func() (err error) { p.ep, err = sctp.NewEndpoint(local, &cfg); return err })
+		p.cleanup()
+		raddr := fmt.Sprintf("127.0.0.1:%d", l.Int("port"))
+		if s.tr == ip {
+			raddr = fmt.Sprintf("%s:%d", kernelvm.GuestTapIP, l.Int("port"))
+		}
+		if p.as, err = p.ep.Dial(ctx, raddr); err != nil {
+			t.Fatalf("dial kernel at %s: %v (pcap %s)", raddr, err, p.pcap)
+		}
+		if p.kline, err = vm.WaitLine(ctx, "ACCEPT id="+p.id+" "); err != nil {
+			t.Fatal(err)
+		}
+	case server:
+		port := 20000 + int(n)
+		open(func() (err error) {
+			p.ep, err = sctp.Listen(fmt.Sprintf("%s:%d", local, port), &cfg)
+			return err
+		})
+		p.cleanup()
+		dial := fmt.Sprintf("dial id=%s addr=%s port=%d ", p.id, kernelvm.HostTapIP, port)
+		if s.tr == udp {
+			dial = fmt.Sprintf("dial id=%s addr=%s port=%d encap=%d ", p.id, kernelvm.HostUserIP, port, p.ep.Addr().Port())
+		}
+		if p.kline, err = vm.Do(ctx, dial+s.kopts, "CONNECTED id="+p.id+" "); err != nil {
+			t.Fatalf("%v (pcap %s)", err, p.pcap)
+		}
+		if p.as, err = p.ep.AcceptContext(ctx); err != nil {
+			t.Fatalf("accept the kernel's association: %v (pcap %s)", err, p.pcap)
+		}
+	default:
+		t.Fatalf("role %q", s.role)
+	}
+	return p
+}
+
+// cleanup closes the endpoint when the test ends, which flushes the pcap, and checks it.
+func (p *pair) cleanup() {
+	p.t.Cleanup(func() {
+		p.ep.Close()
+		udpPort := 0
+		if p.tr == udp {
+			udpPort = int(p.ep.Addr().Port())
+		}
+		checkPcap(p.t, p.pcap, udpPort)
+	})
+}
+
+// wait waits for kpeer's next line of this pair that starts with verb (MSG, DONE,
+// EVENT, SENT, ...) and for which match, if not nil, is true.
+func (p *pair) wait(verb string, match func(kernelvm.Line) bool) kernelvm.Line {
+	p.t.Helper()
+	l, err := p.vm.Wait(p.ctx, func(l kernelvm.Line) bool {
+		return l.Verb == verb && l.Get("id") == p.id && (match == nil || match(l))
+	})
+	if err != nil {
+		p.t.Fatalf("kernel side: waiting for %s id=%s: %v (pcap %s)", verb, p.id, err, p.pcap)
+	}
+	return l
+}
+
+// do sends kpeer a command about this pair's connection and waits for its answer.
+func (p *pair) do(cmd, want string) kernelvm.Line {
+	p.t.Helper()
+	l, err := p.vm.Do(p.ctx, fmt.Sprintf(cmd, p.id), fmt.Sprintf(want, p.id))
+	if err != nil {
+		p.t.Fatalf("%v (pcap %s)", err, p.pcap)
+	}
+	return l
+}
+
+// failf reports a mismatch with the pcap's path.
+func (p *pair) failf(format string, args ...any) {
+	p.t.Helper()
+	p.t.Fatalf(format+" (pcap %s)", append(args, p.pcap)...)
+}
+
+// readMsg reads one whole message from usctp's side.
+func (p *pair) readMsg(buf []byte) ([]byte, sctp.RecvInfo, error) {
+	p.as.SetReadDeadline(deadline(p.ctx))
+	var msg []byte
+	for {
+		n, info, err := p.as.ReadMsg(buf)
+		if err != nil {
+			return nil, info, err
+		}
+		msg = append(msg, buf[:n]...)
+		if info.EOR {
+			return msg, info, nil
+		}
+	}
+}
+
+func (p *pair) write(b []byte, info sctp.SendInfo) {
+	p.t.Helper()
+	p.as.SetWriteDeadline(deadline(p.ctx))
+	if _, err := p.as.WriteMsg(b, info); err != nil {
+		p.failf("usctp WriteMsg %d bytes on stream %d: %v", len(b), info.Stream, err)
+	}
+}
+
+func deadline(ctx context.Context) time.Time {
+	d, _ := ctx.Deadline()
+	return d
+}
+
+// payload fills b as kpeer's sources do: byte j of message i is byte(i*7+j).
+func payload(b []byte, i int) []byte {
+	for j := range b {
+		b[j] = byte(i*7 + j)
+	}
+	return b
+}
+
+func crcHex(b []byte) string { return fmt.Sprintf("%08x", crc32.ChecksumIEEE(b)) }
+
+// sctpdump is cmd/sctpdump, built once for the package.
+var sctpdump struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+func buildSctpdump() (string, error) {
+	sctpdump.once.Do(func() {
+		dir, err := os.MkdirTemp("", "usctp-sctpdump-")
+		if err != nil {
+			sctpdump.err = err
+			return
+		}
+		out := filepath.Join(dir, "sctpdump")
+		cmd := exec.Command("go", "build", "-o", out, "github.com/usctp/usctp/cmd/sctpdump")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			sctpdump.err = fmt.Errorf("go build cmd/sctpdump: %v\n%s", err, b)
+			return
+		}
+		sctpdump.path = out
+	})
+	return sctpdump.path, sctpdump.err
+}
+
+var dumpStats = regexp.MustCompile(`stats packets=(\d+) sctp=(\d+) chunks=(\d+) malformed=(\d+)`)
+
+// checkPcap fails the test if cmd/sctpdump finds a malformed packet or a bad checksum in
+// usctp's pcap (udpPort, when not 0, is usctp's UDP encapsulation port, which every
+// packet of transport A carries), or if tshark, where installed, does.
+func checkPcap(t *testing.T, path string, udpPort int) {
+	t.Helper()
+	bin, err := buildSctpdump()
+	if err != nil {
+		t.Errorf("pcap %s not checked: %v", path, err)
+		return
+	}
+	out, err := exec.Command(bin, "-stats", "-udp-port", fmt.Sprint(udpPort), path).CombinedOutput()
+	m := dumpStats.FindSubmatch(out)
+	switch {
+	case m == nil:
+		t.Errorf("sctpdump %s: %v\n%s", path, err, tail(out, 20))
+	case string(m[4]) != "0" || err != nil:
+		var bad []string
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.Contains(l, "malformed=") && !strings.HasPrefix(l, "stats") {
+				bad = append(bad, l)
+			}
+		}
+		t.Errorf("sctpdump finds %s malformed packets in %s (exit %v):\n%s", m[4], path, err, strings.Join(first(bad, 20), "\n"))
+	case string(m[1]) != string(m[2]) || string(m[1]) == "0":
+		t.Errorf("sctpdump %s: %s: want every packet decoded as SCTP and at least one", path, m[0])
+	}
+	kernelvm.CheckPcap(t, path)
+}
+
+func tail(b []byte, n int) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func first(s []string, n int) []string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// forEach runs f as subtests transport/role for the given transports and both roles.
+func forEach(t *testing.T, trs []string, f func(t *testing.T, tr, role string)) {
+	for _, tr := range trs {
+		for _, role := range roles {
+			t.Run(tr+"/"+role, func(t *testing.T) { f(t, tr, role) })
+		}
+	}
+}
+
+// expectEOF reads from usctp until the end of the association and checks that it ended
+// gracefully (io.EOF) with no message left.
+func (p *pair) expectEOF() {
+	p.t.Helper()
+	buf := make([]byte, 64<<10)
+	msg, info, err := p.readMsg(buf)
+	if err != io.EOF {
+		p.failf("usctp read after the kernel's shutdown: got %d bytes (stream %d) err=%v, want io.EOF", len(msg), info.Stream, err)
+	}
+}
