@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -335,3 +336,10 @@ func (p *pair) expectEOF() {
 		p.failf("usctp read after the kernel's shutdown: got %d bytes (stream %d) err=%v, want io.EOF", len(msg), info.Stream, err)
 	}
 }
+
+// ppidBase starts the PPIDs the tests use: IANA has assigned none from here, so tshark
+// does not hand their payload to a protocol dissector (PPID 1 is IUA, 2 M2UA, ...) that
+// reports our test bytes as malformed.
+const ppidBase = 1000
+
+func itoa(i int) string { return strconv.Itoa(i) }
