@@ -30,6 +30,7 @@ var kvm = kernelvm.Shared{Config: kernelvm.Config{Tap: os.Geteuid() == 0}}
 func TestMain(m *testing.M) {
 	code := m.Run()
 	kvm.Close()
+	kvm612.Close()
 	os.Exit(code)
 }
 
@@ -71,13 +72,17 @@ type setup struct {
 	kopts    string      // kpeer listen/dial options (mode=..., ostreams=..., sched=...)
 	cfg      sctp.Config // usctp's configuration (transport fields are set here)
 	timeout  time.Duration
+	vm       *kernelvm.Shared // the guest; nil means kvm (kernel 6.1)
 }
 
 // newPair starts an association between usctp and the guest kernel over s.tr with usctp in
 // s.role. The endpoint is closed and its pcap checked when the test ends.
 func newPair(t *testing.T, s setup) *pair {
 	t.Helper()
-	vm := kvm.Get(t)
+	if s.vm == nil {
+		s.vm = &kvm
+	}
+	vm := s.vm.Get(t)
 	if s.tr == ip && !vm.HasTap() {
 		kernelvm.Unavailable(t, errors.New("transport B needs root for its network namespace"))
 	}
@@ -175,6 +180,9 @@ func (p *pair) cleanup() {
 			udpPort = int(p.ep.Addr().Port())
 		}
 		checkPcap(p.t, p.pcap, udpPort)
+		if !p.t.Failed() {
+			os.Remove(p.pcap) // bulk pcaps are large; a failure keeps its file
+		}
 	})
 }
 
