@@ -36,6 +36,7 @@ const (
 // checks every message against the source's pattern), over both transports, usctp as
 // client and as server.
 func TestKernelBulk(t *testing.T) {
+	batchPcaps(t)
 	total := bulkBytes()
 	count := total / bulkMsg
 	for _, dir := range []string{"to-kernel", "from-kernel"} {

@@ -15,6 +15,7 @@ import (
 // whole; after an ABORT each side must report it (usctp: an AbortError saying who
 // aborted; kpeer: end=abort or COMMUNICATION LOST).
 func TestKernelClose(t *testing.T) {
+	batchPcaps(t)
 	for _, how := range []string{"shutdown", "abort"} {
 		for _, by := range []string{"usctp", "kernel"} {
 			t.Run(how+"-by-"+by, func(t *testing.T) {

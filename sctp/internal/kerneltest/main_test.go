@@ -3,6 +3,7 @@ package kerneltest
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -22,16 +23,115 @@ import (
 	"github.com/usctp/usctp/sctp/internal/kernelvm"
 )
 
-// kvm is the package's one guest (kernel 6.1, the distribution's). Every test opens the
-// kpeer listeners it needs itself (port=0: the kernel picks), so the tests do not depend
-// on each other's leftovers.
-var kvm = kernelvm.Shared{Config: kernelvm.Config{Tap: os.Geteuid() == 0}}
+// kvm is the package's main guest (kernel 6.1, the distribution's), with transport B.
+// Every test opens the kpeer listeners it needs itself (port=0: the kernel picks), so the
+// tests do not depend on each other's leftovers.
+var kvm = &guestVM{cfg: kernelvm.Config{Tap: os.Geteuid() == 0}}
+
+// kvm612 is the Debian 6.12 cloud kernel, the first with the fc and wfq stream
+// schedulers; only TestKernelSchedulers612 uses it.
+var kvm612 = &guestVM{cfg: kernelvm.Config{Kernel: "6.12"}}
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	// Boot the guests the selected tests need in the background, one after the other
+	// (two TCG boots at once slow each other down): 6.1 now, so that it overlaps the
+	// build of cmd/sctpdump, and 6.12 once 6.1 is up, so that it overlaps the tests
+	// that run before TestKernelSchedulers612.
+	if selected("TestKernelMessages") {
+		kvm.start(nil)
+	}
+	if selected("TestKernelSchedulers612") {
+		kvm612.start(kvm)
+	}
+	go buildSctpdump()
 	code := m.Run()
 	kvm.Close()
 	kvm612.Close()
 	os.Exit(code)
+}
+
+// selected reports whether -test.run selects the top-level test name (approximately:
+// the pattern's first element is matched).
+func selected(name string) bool {
+	f := flag.Lookup("test.run")
+	if f == nil || f.Value.String() == "" {
+		return true
+	}
+	pat, _, _ := strings.Cut(f.Value.String(), "/")
+	ok, err := regexp.MatchString(pat, name)
+	return ok || err != nil
+}
+
+// guestVM is a VM shared by the package's tests, booted in the background by TestMain
+// or by the first test that asks for it, and closed by TestMain.
+type guestVM struct {
+	cfg      kernelvm.Config
+	once     sync.Once
+	done     chan struct{}
+	cancel   context.CancelFunc
+	vm       *kernelvm.VM
+	err      error
+	guestErr bool // no guest prepared: skip outside CI
+	took     time.Duration
+}
+
+// start boots the VM in the background, after the boot of after (if not nil) ended.
+func (g *guestVM) start(after *guestVM) {
+	g.once.Do(func() {
+		g.done = make(chan struct{})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		g.cancel = cancel
+		go func() {
+			defer close(g.done)
+			if after != nil && after.done != nil {
+				select {
+				case <-after.done:
+				case <-ctx.Done():
+				}
+			}
+			begin := time.Now()
+			cfg := g.cfg
+			if os.Getenv("USCTP_KVM_VERBOSE") != "" {
+				cfg.Logf = func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
+			}
+			guest, err := kernelvm.FindGuest(ctx, cfg.Kernel, nil)
+			if err != nil {
+				g.err, g.guestErr = err, true
+				return
+			}
+			cfg.Guest = guest
+			g.vm, g.err = kernelvm.Start(ctx, cfg)
+			g.took = time.Since(begin)
+		}()
+	})
+}
+
+// Get returns the VM, waiting for its boot; a test that cannot have it fails in CI and
+// skips elsewhere (kernelvm.Unavailable).
+func (g *guestVM) Get(t testing.TB) *kernelvm.VM {
+	t.Helper()
+	g.start(nil)
+	<-g.done
+	if g.guestErr {
+		kernelvm.Unavailable(t, g.err)
+	}
+	if g.err != nil {
+		t.Fatal(g.err)
+	}
+	return g.vm
+}
+
+// Close stops a boot in progress and kills the VM.
+func (g *guestVM) Close() {
+	if g.done == nil {
+		return
+	}
+	g.cancel()
+	<-g.done
+	if g.vm != nil {
+		g.vm.Close()
+	}
 }
 
 // Transports and roles of the scenarios.
@@ -72,7 +172,7 @@ type setup struct {
 	kopts    string      // kpeer listen/dial options (mode=..., ostreams=..., sched=...)
 	cfg      sctp.Config // usctp's configuration (transport fields are set here)
 	timeout  time.Duration
-	vm       *kernelvm.Shared // the guest; nil means kvm (kernel 6.1)
+	vm       *guestVM // the guest; nil means kvm (kernel 6.1)
 }
 
 // newPair starts an association between usctp and the guest kernel over s.tr with usctp in
@@ -80,7 +180,7 @@ type setup struct {
 func newPair(t *testing.T, s setup) *pair {
 	t.Helper()
 	if s.vm == nil {
-		s.vm = &kvm
+		s.vm = kvm
 	}
 	vm := s.vm.Get(t)
 	if s.tr == ip && !vm.HasTap() {
@@ -180,9 +280,6 @@ func (p *pair) cleanup() {
 			udpPort = int(p.ep.Addr().Port())
 		}
 		checkPcap(p.t, p.pcap, udpPort)
-		if !p.t.Failed() {
-			os.Remove(p.pcap) // bulk pcaps are large; a failure keeps its file
-		}
 	})
 }
 
@@ -283,7 +380,11 @@ var dumpStats = regexp.MustCompile(`stats packets=(\d+) sctp=(\d+) chunks=(\d+) 
 
 // checkPcap fails the test if cmd/sctpdump finds a malformed packet or a bad checksum in
 // usctp's pcap (udpPort, when not 0, is usctp's UDP encapsulation port, which every
-// packet of transport A carries), or if tshark, where installed, does.
+// packet of transport A carries), or if tshark, where installed, does. sctpdump runs
+// now. tshark takes seconds to start on this machine, so the pcaps of one top-level test
+// (see batchPcaps) are concatenated and checked by one tshark run when that test ends,
+// which fails naming the subtest, the packet and the pcap. The pcap of a test that
+// passed is removed then (bulk transfers make large ones).
 func checkPcap(t *testing.T, path string, udpPort int) {
 	t.Helper()
 	bin, err := buildSctpdump()
@@ -296,6 +397,7 @@ func checkPcap(t *testing.T, path string, udpPort int) {
 	switch {
 	case m == nil:
 		t.Errorf("sctpdump %s: %v\n%s", path, err, tail(out, 20))
+		return
 	case string(m[4]) != "0" || err != nil:
 		var bad []string
 		for _, l := range strings.Split(string(out), "\n") {
@@ -307,7 +409,106 @@ func checkPcap(t *testing.T, path string, udpPort int) {
 	case string(m[1]) != string(m[2]) || string(m[1]) == "0":
 		t.Errorf("sctpdump %s: %s: want every packet decoded as SCTP and at least one", path, m[0])
 	}
+	top, _, _ := strings.Cut(t.Name(), "/")
+	if b, ok := batches.Load(top); ok {
+		packets, _ := strconv.Atoi(string(m[1]))
+		b.(*pcapBatch).add(pcapFile{test: t.Name(), path: path, packets: packets, keep: t.Failed()})
+		return
+	}
 	kernelvm.CheckPcap(t, path)
+	if !t.Failed() {
+		os.Remove(path)
+	}
+}
+
+// batches maps a top-level test's name to its pcapBatch.
+var batches sync.Map
+
+// pcapFile is one pcap waiting for tshark.
+type pcapFile struct {
+	test, path string
+	packets    int  // records in the file (sctpdump's count), to map tshark's frame numbers back
+	keep       bool // its test failed: keep the file
+}
+
+// pcapBatch collects the pcaps of a top-level test for one tshark run.
+type pcapBatch struct {
+	mu    sync.Mutex
+	files []pcapFile
+}
+
+func (b *pcapBatch) add(f pcapFile) {
+	b.mu.Lock()
+	b.files = append(b.files, f)
+	b.mu.Unlock()
+}
+
+// batchPcaps makes the pcaps of t's subtests wait for one tshark run when t ends. Every
+// top-level test calls it first.
+func batchPcaps(t *testing.T) {
+	b := &pcapBatch{}
+	batches.Store(t.Name(), b)
+	t.Cleanup(func() {
+		batches.Delete(t.Name())
+		b.check(t)
+	})
+}
+
+var tsharkFrame = regexp.MustCompile(`^\s*(\d+)\s`)
+
+func (b *pcapBatch) check(t *testing.T) {
+	defer func() {
+		for _, f := range b.files {
+			if !f.keep {
+				os.Remove(f.path)
+			}
+		}
+	}()
+	if len(b.files) == 0 {
+		return
+	}
+	if _, err := exec.LookPath("tshark"); err != nil {
+		return
+	}
+	merged := b.files[0].path
+	if len(b.files) > 1 {
+		merged = filepath.Join(filepath.Dir(merged), t.Name()+"-all.pcap")
+		defer os.Remove(merged)
+		args := []string{"-a", "-F", "pcap", "-w", merged}
+		for _, f := range b.files {
+			args = append(args, f.path)
+		}
+		if out, err := exec.Command("mergecap", args...).CombinedOutput(); err != nil {
+			t.Errorf("mergecap: %v\n%s", err, out)
+			return
+		}
+	}
+	bad, err := kernelvm.TsharkProblems(merged)
+	if err != nil {
+		t.Errorf("tshark on the pcaps of %s: %v", t.Name(), err)
+		return
+	}
+	if bad == "" {
+		return
+	}
+	per := map[int][]string{}
+	for _, l := range strings.Split(bad, "\n") {
+		m := tsharkFrame.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[1])
+		i := 0
+		for i < len(b.files)-1 && n > b.files[i].packets {
+			n -= b.files[i].packets
+			i++
+		}
+		per[i] = append(per[i], fmt.Sprintf("packet %d: %s", n, strings.TrimSpace(l[len(m[0]):])))
+	}
+	for i, lines := range per {
+		b.files[i].keep = true
+		t.Errorf("%s: tshark finds malformed packets or bad checksums in %s:\n%s", b.files[i].test, b.files[i].path, strings.Join(first(lines, 20), "\n"))
+	}
 }
 
 func tail(b []byte, n int) string {

@@ -17,6 +17,7 @@ var messageSizes = []int{1, 2, 3, 100, 1151, 1152, 1153, 1400, 1500, 4000, 9000,
 // same stream with the same PPID and ordering flag. Both sides check stream id, PPID,
 // flag, length and content (kpeer through its MSG lines' CRC); usctp then shuts down.
 func TestKernelMessages(t *testing.T) {
+	batchPcaps(t)
 	forEach(t, transports, func(t *testing.T, tr, role string) {
 		p := newPair(t, setup{tr: tr, role: role, kopts: "mode=echo buf=4194304", cfg: sctp.Config{OutStreams: 1000, InStreams: 1000}})
 		out, in := p.as.Streams()

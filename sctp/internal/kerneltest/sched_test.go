@@ -8,12 +8,7 @@ import (
 
 	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp"
-	"github.com/usctp/usctp/sctp/internal/kernelvm"
 )
-
-// kvm612 is the Debian 6.12 cloud kernel, the first with the fc and wfq stream
-// schedulers; only TestKernelSchedulers612 boots it.
-var kvm612 = kernelvm.Shared{Config: kernelvm.Config{Kernel: "6.12"}}
 
 // The traffic of the scheduler tests: message i goes on stream i%schedStreams with PPID
 // ppidBase+i%schedStreams, its size cycles through schedSizes (single chunks and
@@ -43,8 +38,9 @@ func checkSchedMsg(sid uint16, k int, ppid uint32, data []byte) string {
 // fc, wfq, rrp) while the kernel receives; every message must arrive whole, on its stream,
 // with its PPID, in order within its stream. The arrival order of the streams is logged.
 func TestKernelSchedulers(t *testing.T) {
+	batchPcaps(t)
 	for _, s := range []string{"fcfs", "prio", "rr"} {
-		t.Run("kernel-"+s, func(t *testing.T) { kernelSends(t, &kvm, s) })
+		t.Run("kernel-"+s, func(t *testing.T) { kernelSends(t, kvm, s) })
 	}
 	for _, k := range []sched.Kind{sched.FCFS, sched.Priority, sched.RoundRobin, sched.FairCapacity, sched.WFQ, sched.RoundRobinPacket} {
 		t.Run("usctp-"+k.String(), func(t *testing.T) { usctpSends(t, k) })
@@ -54,12 +50,13 @@ func TestKernelSchedulers(t *testing.T) {
 // TestKernelSchedulers612 boots the 6.12 kernel for the two schedulers 6.1 lacks: fc and
 // wfq on the kernel's sending side while usctp receives.
 func TestKernelSchedulers612(t *testing.T) {
+	batchPcaps(t)
 	for _, s := range []string{"fc", "wfq"} {
-		t.Run("kernel-"+s, func(t *testing.T) { kernelSends(t, &kvm612, s) })
+		t.Run("kernel-"+s, func(t *testing.T) { kernelSends(t, kvm612, s) })
 	}
 }
 
-func kernelSends(t *testing.T, vm *kernelvm.Shared, name string) {
+func kernelSends(t *testing.T, vm *guestVM, name string) {
 	forEach(t, []string{udp}, func(t *testing.T, tr, role string) {
 		kopts := fmt.Sprintf("mode=source sched=%s count=%d streams=%d size=%s ppid=%d then=close ostreams=%d istreams=%d",
 			name, schedCount, schedStreams, joinInts(schedSizes), ppidBase, schedStreams, schedStreams)

@@ -16,6 +16,7 @@ import (
 //   - kernel-fewer: the kernel offers 100 out and takes 50 in, usctp asks 65535 each way;
 //   - usctp-fewer: usctp offers 30 out and takes 20 in, the kernel asks 65535 each way.
 func TestKernelStreams(t *testing.T) {
+	batchPcaps(t)
 	cases := []struct {
 		name      string
 		kopts     string
