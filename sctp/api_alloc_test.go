@@ -31,4 +31,16 @@ func TestUDPAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(2000, f); n > 0.05 {
 		t.Fatalf("%.3f allocations per message", n)
 	}
+	cs, ss := c.Stream(2), s.Stream(2)
+	g := func() {
+		if _, err := cs.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ss.Read(buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := testing.AllocsPerRun(2000, g); n > 0.05 {
+		t.Fatalf("%.3f allocations per stream message", n)
+	}
 }

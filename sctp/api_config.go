@@ -67,8 +67,9 @@ type Config struct {
 	// UDPPort is the local UDP encapsulation port: 0 means 9899, a
 	// negative value an ephemeral port.
 	UDPPort int
-	// RemoteUDPPort is the peer's UDP encapsulation port (default 9899).
-	// Packets from a peer tell its real port (RFC 6951 section 5.4).
+	// RemoteUDPPort is the peer's UDP encapsulation port (default 9899)
+	// for Dial. An accepted association answers the port its peer sent
+	// from (RFC 6951 section 5.4).
 	RemoteUDPPort uint16
 	// PacketConn, when set, carries SCTP packets as datagrams over the
 	// user's connection (for example DTLS for WebRTC). The endpoint
@@ -83,6 +84,9 @@ type Config struct {
 	MTU int
 	// LocalPort is the SCTP port Dial uses (default: random from 49152).
 	LocalPort uint16
+	// MaxAssociations bounds the associations of an endpoint (0: no
+	// limit); INITs beyond it are refused.
+	MaxAssociations int
 	// Backlog bounds the accept queue (default 128). An association
 	// that arrives while it is full is aborted.
 	Backlog int
@@ -148,16 +152,16 @@ func (c *Config) core(overhead int) config {
 		InStreams:       c.InStreams,
 		RecvWindow:      uint32(c.RecvBuffer),
 		SendBuffer:      c.SendBuffer,
+		MaxAssociations: c.MaxAssociations,
 		PMTU:            c.MTU - overhead,
 	}
-	if k := c.Scheduler; k != sched.FCFS {
-		cc.newScheduler = func(out int) sched.Scheduler {
-			s, err := sched.New(k, sched.Options{Streams: out})
-			if err != nil {
-				return nil
-			}
-			return s
+	k := c.Scheduler
+	cc.newScheduler = func(out int) sched.Scheduler {
+		s, err := sched.New(k, sched.Options{Streams: out})
+		if err != nil {
+			return nil // validated before: the transfer default then
 		}
+		return s
 	}
 	return cc
 }

@@ -12,6 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp/internal/simconn"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
@@ -201,6 +202,127 @@ func TestSimPeerUnreachable(t *testing.T) {
 		}
 		if !sawDown || !sawFailed {
 			t.Fatalf("events: down %v send failed %v", sawDown, sawFailed)
+		}
+	})
+}
+
+// TestSimScheduler changes the scheduler of a live association and sets
+// per-stream values.
+func TestSimScheduler(t *testing.T) {
+	simPair(t, simnet.LinkConfig{Delay: 5 * time.Millisecond}, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
+		if k := c.Scheduler(); k != sched.FCFS {
+			t.Fatalf("default scheduler %v", k)
+		}
+		if err := c.SetScheduler(sched.Priority); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.SetStreamValue(3, 7); err != nil {
+			t.Fatal(err)
+		}
+		if v, err := c.StreamValue(3); err != nil || v != 7 || c.Scheduler() != sched.Priority {
+			t.Fatalf("value %d %v, scheduler %v", v, err, c.Scheduler())
+		}
+		for i := range 20 {
+			if _, err := c.WriteMsg(make([]byte, 1000), SendInfo{Stream: uint16(i % 4)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := c.SetScheduler(sched.RoundRobin); err == nil {
+			// Allowed only if everything was already cut into chunks.
+			t.Log("scheduler changed with data in flight only")
+		}
+		buf := make([]byte, 2000)
+		for range 20 {
+			if _, _, err := s.ReadMsg(buf); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestSimSimultaneousOpen has two endpoints that do not listen dial each
+// other at the same moment (an INIT collision, RFC 9260 section 5.2.1):
+// both get the one association.
+func TestSimSimultaneousOpen(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := simconn.New(3, simconn.Config{Link: simnet.LinkConfig{Delay: 20 * time.Millisecond}, Overhead: 28})
+		var eps [2]*Endpoint
+		for i := range eps {
+			c, err := n.Listen(netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 0, byte(i + 1)}), 9899))
+			if err != nil {
+				t.Fatal(err)
+			}
+			eps[i], err = NewEndpoint(netip.Addr{}, &Config{conn: c, LocalPort: 5000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer eps[i].Close()
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		var as [2]*Association
+		errc := make(chan error, 2)
+		for i := range eps {
+			go func() {
+				var err error
+				as[i], err = eps[i].Dial(ctx, fmt.Sprintf("10.0.0.%d:5000", 2-i))
+				errc <- err
+			}()
+		}
+		for range 2 {
+			if err := <-errc; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := as[0].WriteMsg([]byte("crossed"), SendInfo{}); err != nil {
+			t.Fatal(err)
+		}
+		b := make([]byte, 10)
+		if n, _, err := as[1].ReadMsg(b); err != nil || string(b[:n]) != "crossed" {
+			t.Fatalf("read %q %v", b[:n], err)
+		}
+		if err := as[1].Shutdown(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestSimRestart has the dialing side crash (its ABORT lost) and come
+// back from the same address and port: the accepted association sees a
+// restart (RFC 9260 section 5.2.4) and goes on with the new peer.
+func TestSimRestart(t *testing.T) {
+	simPair(t, simnet.LinkConfig{Delay: 5 * time.Millisecond}, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
+		a1, a2 := netip.MustParseAddrPort("10.0.0.1:9899"), netip.MustParseAddrPort("10.0.0.2:9899")
+		lport := c.LocalAddrs()[0].Port
+		n.SetLink(a1, a2, simnet.LinkConfig{Loss: 1})
+		c.ep.Close() // crash: the ABORT is lost
+		n.SetLink(a1, a2, simnet.LinkConfig{Delay: 5 * time.Millisecond})
+		conn, err := n.Listen(a1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		c2, err := Dial(ctx, "10.0.0.2:5000", &Config{OutStreams: 16, InStreams: 16, conn: conn, LocalPort: lport})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c2.Close()
+		restarted := false
+		for !restarted {
+			select {
+			case ev := <-s.Events():
+				restarted = ev.Kind == EventRestart
+			case <-ctx.Done():
+				t.Fatal("no restart event")
+			}
+		}
+		if _, err := c2.WriteMsg([]byte("again"), SendInfo{Stream: 1}); err != nil {
+			t.Fatal(err)
+		}
+		b := make([]byte, 10)
+		if n, _, err := s.ReadMsg(b); err != nil || string(b[:n]) != "again" {
+			t.Fatalf("after restart: %q %v", b[:n], err)
 		}
 	})
 }

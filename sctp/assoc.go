@@ -51,8 +51,9 @@ type assoc struct {
 	ready   bool      // listed in the endpoint's ready list
 	heapAt  time.Time // deadline recorded in the endpoint's timer heap
 	heapIdx int       // index in the endpoint's timer heap, -1 if not in it
-	stats   Stats
-	data    dataPlane // DATA/SACK engine glue (assoc_data.go)
+	stats   Counters
+	chunks  chunkCounts // chunks in and out by type
+	data    dataPlane   // DATA/SACK engine glue (assoc_data.go)
 }
 
 // assocKey identifies an association at its endpoint: the peer's transport

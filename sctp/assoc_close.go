@@ -196,7 +196,7 @@ func (a *assoc) error3_3_10(now time.Time, p *inPacket, c *rxChunk) disp {
 		}
 		return dispStop
 	}
-	if len(a.ep.events) < maxQueuedPeerErrors {
+	if len(a.ep.events)-a.ep.evHead < maxQueuedPeerErrors {
 		a.emit(evPeerError, reasonNone, code)
 	}
 	return dispNext

@@ -88,7 +88,7 @@ func (d *dataPlane) clearPathErrors() {
 
 // close drops the engine (its queued data is discarded) after adding its
 // counters to s.
-func (d *dataPlane) close(s *Stats) {
+func (d *dataPlane) close(s *Counters) {
 	d.fold(s)
 	d.eng, d.gotData = nil, false
 }
@@ -96,8 +96,9 @@ func (d *dataPlane) close(s *Stats) {
 // snapshot returns the association's counters with the engine's and the
 // primary path's current values.
 func (a *assoc) snapshot() Stats {
-	s := a.stats
-	a.data.fold(&s)
+	s := Stats{Counters: a.stats}
+	a.chunks.expand(&s)
+	a.data.fold(&s.Counters)
 	if e := a.data.eng; e != nil {
 		s.SRTT, s.RTO, s.Cwnd = e.Path.SRTT(), e.Path.RTO(), uint32(e.Path.Cwnd())
 	}
@@ -105,7 +106,7 @@ func (a *assoc) snapshot() Stats {
 }
 
 // fold adds the engine's counters to s.
-func (d *dataPlane) fold(s *Stats) {
+func (d *dataPlane) fold(s *Counters) {
 	if d.eng == nil {
 		return
 	}

@@ -1,6 +1,10 @@
 package sctp
 
-import "time"
+import (
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/transfer"
+)
 
 // sendInit queues the INIT (or its retransmission) and starts T1-init
 // (section 5.1 A).
@@ -86,9 +90,6 @@ func (a *assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 		return dispDeleted
 	}
 	a.timers.stop(timerT1Init)
-	if a.initRetx == 0 {
-		a.rttSample(now, now.Sub(a.initSent))
-	}
 	a.peerTag = in.tag
 	a.peerTSN = in.tsn
 	a.peerRwnd = in.rwnd
@@ -103,9 +104,13 @@ func (a *assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 	// "Unrecognized Parameters" error cause with the chunk sent in
 	// response (e.g., COOKIE ECHO)."
 	a.pend.unrecognized = append(a.pend.unrecognized[:0], in.unrecognized...)
+	a.startData(now)
+	if a.initRetx == 0 {
+		// Karn: only an INIT that was not retransmitted gives a sample.
+		a.rttSample(now, now.Sub(a.initSent))
+	}
 	a.initRetx = 0
 	a.t1RTO = a.currentRTO()
-	a.startData(now)
 	a.setState(stateCookieEchoed)
 	a.sendCookieEcho(now)
 	return dispStop
@@ -309,13 +314,18 @@ func (a *assoc) cookieRestartA(now time.Time, p *inPacket, ck *cookie) disp {
 	// exceptions: ... A RESTART notification SHOULD be sent to the ULP
 	// instead of a COMMUNICATION LOST notification. All the congestion
 	// control parameters (e.g., cwnd, ssthresh) related to this peer MUST
-	// be reset to their initial values".
+	// be reset to their initial values". "Any SCTP DATA chunks MAY be
+	// retained": the user's messages not yet acknowledged are queued
+	// again on the new engine (new TSNs, fresh congestion state); what
+	// the old peer had received is gone with it.
 	a.stats.Restarts++
-	a.data.close(&a.stats)
+	old := a.data.eng
+	a.data.gotData = false
 	a.timers.stopAll()
 	a.pend = pending{heartbeatAcks: a.pend.heartbeatAcks[:0]}
 	a.ep.retag(a, ck.localTag)
 	a.fromCookie(now, ck)
+	a.requeue(old)
 	a.initRetx, a.t2Retx, a.errCount = 0, 0, 0
 	a.setState(stateEstablished)
 	a.pend.cookieAck = true
@@ -393,12 +403,19 @@ func (a *assoc) rebaseData(now time.Time, ck *cookie) {
 	a.peerOS, a.peerMIS = ck.peerOS, ck.peerMIS
 	a.negotiateStreams()
 	a.startData(now)
-	if old == nil {
+	a.requeue(old)
+}
+
+// requeue moves the messages still queued or unacknowledged in the old
+// engine to the current one, in order. Messages on streams that no longer
+// exist are dropped and counted.
+func (a *assoc) requeue(old *transfer.Engine) {
+	if old == nil || a.data.eng == nil {
 		return
 	}
 	old.Send.Drain(func(sid uint16, ppid uint32, payload []byte, sent bool) {
 		if err := a.data.eng.Send.Queue(sid, ppid, false, payload); err != nil {
-			a.stats.Ignored++ // the stream no longer exists after renegotiation
+			a.stats.Ignored++
 		}
 	})
 }

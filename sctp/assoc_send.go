@@ -80,13 +80,17 @@ func (a *assoc) appendPacket(now time.Time, buf []byte) []byte {
 		a.stats.ErrorsOut++
 	}
 	if eng != nil {
-		if a.pend.sackNow || eng.Recv.SACKDue(now) {
+		// A peer's large State Cookie can fill the packet on its own: the
+		// SACK and DATA then wait for the next one.
+		if (a.pend.sackNow || eng.Recv.SACKDue(now)) && limit-len(b) >= 16 {
 			a.pend.sackNow = false
 			b = eng.Recv.AppendSACK(now, b, limit-len(b))
 		}
 		switch a.state {
 		case stateCookieEchoed, stateEstablished, stateShutdownPending, stateShutdownReceived:
-			b, _ = eng.Send.AppendData(now, b, limit-len(b))
+			if limit-len(b) > 16 {
+				b, _ = eng.Send.AppendData(now, b, limit-len(b))
+			}
 		}
 	}
 	if len(b) == hdrEnd {

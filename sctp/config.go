@@ -21,6 +21,7 @@ type config struct {
 	PathMaxRetrans     int           // Path.Max.Retrans, 5
 	MaxInitRetransmits int           // Max.Init.Retransmits, 8
 	HBInterval         time.Duration // HB.interval, 30 s; negative disables heartbeats
+	MaxAssociations    int           // associations an endpoint holds at most; 0: no limit
 	OutStreams         uint16        // OS we ask for, 10
 	InStreams          uint16        // MIS we accept, 65535
 	RecvWindow         uint32        // a_rwnd we advertise, 1 MiB

@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
@@ -24,6 +25,7 @@ type Association struct {
 	final       Stats
 	lastEng     *transfer.Engine // engine kept after close for unread data
 	busy        bool             // data written since the last sender-dry event
+	touched     bool             // listed in ep.touched
 	abortReason string
 	rwait       waitq // readable, or closed
 	wwait       waitq // send buffer space, or closed
@@ -82,7 +84,7 @@ func (as *Association) write(p []byte, info SendInfo, dl *deadline) (int, error)
 			e.mu.Unlock()
 			return 0, err
 		}
-		err := as.a.send(time.Time{}, info.Stream, info.PPID, info.Unordered, p)
+		err := as.a.send(time.Now(), info.Stream, info.PPID, info.Unordered, p)
 		if err == nil {
 			as.busy = true
 			e.mu.Unlock()
@@ -443,4 +445,41 @@ func (as *Association) StreamValue(sid uint16) (uint16, error) {
 		return 0, ErrUnsupported
 	}
 	return s.Value(sid)
+}
+
+// errQueued is returned by SetScheduler while messages are queued.
+var errQueued = errors.New("sctp: messages are queued: the scheduler changes only with an empty send queue")
+
+// SetScheduler changes the association's stream scheduler. It succeeds
+// only while no message waits to be sent (after EventSenderDry, or before
+// the first write); stream values set before are not carried over.
+func (as *Association) SetScheduler(k sched.Kind) error {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	if as.closed {
+		return as.termErr()
+	}
+	eng := as.a.data.eng
+	if eng == nil {
+		return errNotReady
+	}
+	s, err := sched.New(k, sched.Options{Streams: int(as.a.outStreams)})
+	if err != nil {
+		return err
+	}
+	if err := eng.Send.SetScheduler(s); err != nil {
+		return errQueued
+	}
+	as.a.data.sched = s
+	return nil
+}
+
+// Scheduler returns the kind of the association's stream scheduler.
+func (as *Association) Scheduler() sched.Kind {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	if s := as.a.data.sched; s != nil {
+		return s.Kind()
+	}
+	return as.ep.cfg.Scheduler
 }

@@ -300,3 +300,107 @@ var _ = fmt.Sprint
 // e2eMB makes TestEndToEnd move about that many megabytes each way (the
 // issue's 100 MB run: go test -run TestEndToEnd -e2e.mb 100).
 var e2eMB = flag.Int("e2e.mb", 0, "TestEndToEnd: megabytes to move each way (0: a quick run)")
+
+// TestEndToEndCollision: both sides call ASSOCIATE at the same moment (RFC
+// 9260 section 5.2.1, the INIT collision). Two real cores must end with one
+// association each, whose tags agree, and move data both ways.
+func TestEndToEndCollision(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		link := simnet.LinkConfig{Delay: 10 * time.Millisecond, Jitter: 3 * time.Millisecond, Loss: 0.05}
+		p := newPair(t, seed, link)
+		var err error
+		if p.as[0], err = p.eps[0].connect(p.now, p.addrs[1], 5000, 5001); err != nil {
+			t.Fatal(err)
+		}
+		if p.as[1], err = p.eps[1].connect(p.now, p.addrs[0], 5001, 5000); err != nil {
+			t.Fatal(err)
+		}
+		for p.as[0].state != stateEstablished || p.as[1].state != stateEstablished {
+			if !p.step() || p.now.Sub(t0) > 5*time.Minute {
+				t.Fatalf("seed %d: states %v %v", seed, p.as[0].state, p.as[1].state)
+			}
+		}
+		a0, a1 := p.as[0], p.as[1]
+		if seed == 1 {
+			s0, s1 := p.eps[0].statsSnapshot(), p.eps[1].statsSnapshot()
+			t.Logf("INIT ACKs sent %d/%d, COOKIE ECHOs %d/%d, COOKIE ACKs %d/%d", s0.ChunksOut[ctInitAck], s1.ChunksOut[ctInitAck],
+				s0.ChunksOut[ctCookieEcho], s1.ChunksOut[ctCookieEcho], s0.ChunksOut[ctCookieAck], s1.ChunksOut[ctCookieAck])
+		}
+		if a0.peerTag != a1.localTag || a1.peerTag != a0.localTag {
+			t.Fatalf("seed %d: tags %08x/%08x vs %08x/%08x", seed, a0.localTag, a0.peerTag, a1.localTag, a1.peerTag)
+		}
+		if len(p.eps[0].assocs) != 1 || len(p.eps[1].assocs) != 1 {
+			t.Fatalf("seed %d: %d and %d associations", seed, len(p.eps[0].assocs), len(p.eps[1].assocs))
+		}
+		for i := range 2 {
+			if err := p.as[i].send(p.now, 0, 0, false, []byte("after the collision")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		buf := make([]byte, 100)
+		got := [2]bool{}
+		for !got[0] || !got[1] {
+			if !p.step() || p.now.Sub(t0) > 10*time.Minute {
+				t.Fatalf("seed %d: data did not arrive", seed)
+			}
+			for i := range 2 {
+				if p.as[i].data.eng.Recv.Readable() {
+					n, _, _ := p.as[i].read(buf)
+					got[i] = string(buf[:n]) == "after the collision"
+				}
+			}
+		}
+		for i := range 2 {
+			for _, e := range p.events[i] {
+				if e.kind == evCommLost || e.kind == evCantStart || e.kind == evRestart {
+					t.Fatalf("seed %d side %d: %v", seed, i, e.kind)
+				}
+			}
+		}
+	}
+}
+
+// TestEndToEndRestart: side 1 crashes (its endpoint is replaced, all state
+// lost) and associates again from the same address and port. Side 0 must
+// detect the restart (RFC 9260 section 5.2.4 action A), tell its user with a
+// RESTART notification and carry on with the new tags.
+func TestEndToEndRestart(t *testing.T) {
+	link := simnet.LinkConfig{Delay: 10 * time.Millisecond, Jitter: time.Millisecond}
+	p := newPair(t, 3, link)
+	p.connect()
+	old := p.as[0]
+	oldPeerTag := old.peerTag
+	// Crash side 1: a new endpoint with other random tags.
+	p.eps[1] = newEndpoint(config{Rand: newTestRand(99), PMTU: 1452, OutStreams: 64, InStreams: 64}, p.now)
+	a1, err := p.eps[1].connect(p.now, p.addrs[0], 5001, 5000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.as[1] = a1
+	p.events = [2][]event{}
+	for a1.state != stateEstablished {
+		if !p.step() || p.now.Sub(t0) > time.Minute {
+			t.Fatalf("restart handshake stalled: %v", a1.state)
+		}
+	}
+	var restarted bool
+	for _, e := range p.events[0] {
+		restarted = restarted || e.kind == evRestart && e.assoc == old
+	}
+	if !restarted || old.closed || old.peerTag == oldPeerTag || old.peerTag != a1.localTag || a1.peerTag != old.localTag {
+		t.Fatalf("restart: event %v, closed %v, tags %08x/%08x vs %08x/%08x", restarted, old.closed,
+			old.localTag, old.peerTag, a1.localTag, a1.peerTag)
+	}
+	if err := old.send(p.now, 1, 0, false, []byte("welcome back")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 100)
+	for !a1.data.eng.Recv.Readable() {
+		if !p.step() || p.now.Sub(t0) > 2*time.Minute {
+			t.Fatal("no data after the restart")
+		}
+	}
+	if n, _, _ := a1.read(buf); string(buf[:n]) != "welcome back" {
+		t.Fatalf("read %q", buf[:n])
+	}
+}

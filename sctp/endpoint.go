@@ -24,7 +24,8 @@ type endpoint struct {
 	jar    *cookieJar
 	assocs map[assocKey]*assoc
 	tags   map[uint32]*assoc // local verification tag -> association, for unique tags
-	events []event
+	events []event           // queued events; events[evHead:] are not yet taken
+	evHead int
 	stats  Stats // endpoint-level counters (OOTB, cookies, stateless replies)
 
 	// Stateless replies (INIT ACK, OOTB ABORT, SHUTDOWN COMPLETE, Stale
@@ -68,6 +69,7 @@ var (
 	errShuttingDown = errors.New("sctp: association is shutting down")
 	errExists       = errors.New("sctp: association already exists")
 	errInvalidPort  = errors.New("sctp: invalid port 0")
+	errTooMany      = errors.New("sctp: too many associations")
 )
 
 func newEndpoint(cfg config, now time.Time) *endpoint {
@@ -144,8 +146,9 @@ func (ep *endpoint) remove(a *assoc) {
 	if ep.tags[a.localTag] == a {
 		delete(ep.tags, a.localTag)
 	}
-	ep.stats.add(&a.stats)
-	a.stats = Stats{}
+	ep.stats.Counters.add(&a.stats)
+	a.chunks.expand(&ep.stats)
+	a.stats, a.chunks = Counters{}, chunkCounts{}
 }
 
 // connect starts an association to peer (the ASSOCIATE primitive, section
@@ -159,6 +162,9 @@ func (ep *endpoint) connect(now time.Time, peer netip.AddrPort, localPort, peerP
 	if ep.assocs[key] != nil {
 		return nil, errExists
 	}
+	if max := ep.cfg.MaxAssociations; max > 0 && len(ep.assocs) >= max {
+		return nil, errTooMany
+	}
 	a := ep.newAssoc(key)
 	a.localTag = ep.newTag()
 	a.localTSN = ep.random32()
@@ -171,12 +177,13 @@ func (ep *endpoint) connect(now time.Time, peer netip.AddrPort, localPort, peerP
 
 // nextEvent returns the oldest queued event.
 func (ep *endpoint) nextEvent() (event, bool) {
-	if len(ep.events) == 0 {
+	if ep.evHead == len(ep.events) {
+		ep.events, ep.evHead = ep.events[:0], 0
 		return event{}, false
 	}
-	e := ep.events[0]
-	copy(ep.events, ep.events[1:])
-	ep.events = ep.events[:len(ep.events)-1]
+	e := ep.events[ep.evHead]
+	ep.events[ep.evHead] = event{}
+	ep.evHead++
 	return e, true
 }
 
@@ -218,7 +225,7 @@ func (ep *endpoint) poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []by
 		r := &ep.replies[ep.replyHead]
 		ep.replyHead = (ep.replyHead + 1) % maxReplies
 		ep.replyCount--
-		ep.countOut(&ep.stats, r.pkt)
+		ep.countOut(nil, r.pkt)
 		return r.to, append(buf, r.pkt...), true
 	}
 	for len(ep.ready) > 0 {
@@ -227,7 +234,7 @@ func (ep *endpoint) poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []by
 			p := a.appendPacket(now, buf)
 			ep.touch(a)
 			if len(p) > len(buf) {
-				ep.countOut(&a.stats, p[len(buf):])
+				ep.countOut(a, p[len(buf):])
 				return a.key.peer, p, true
 			}
 		}
@@ -239,11 +246,22 @@ func (ep *endpoint) poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []by
 	return netip.AddrPort{}, buf, false
 }
 
-// countOut counts an outgoing packet's chunks.
-func (ep *endpoint) countOut(s *Stats, pkt []byte) {
+// countOut counts an outgoing packet and its chunks, for association a or
+// (nil) for the endpoint.
+func (ep *endpoint) countOut(a *assoc, pkt []byte) {
+	s := &ep.stats.Counters
+	if a != nil {
+		s = &a.stats
+	}
 	s.PacketsOut++
 	s.BytesOut += uint64(len(pkt))
-	forEachChunkType(pkt, func(t uint8) { s.ChunksOut[t]++ })
+	forEachChunkType(pkt, func(t uint8) {
+		if k := chunkKindOf[t]; a != nil && k > 0 {
+			a.chunks.out[k-1]++
+		} else {
+			ep.stats.ChunksOut[t]++
+		}
+	})
 }
 
 // statsSnapshot returns the endpoint's counters, including those of its

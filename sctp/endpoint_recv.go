@@ -21,15 +21,23 @@ func (ep *endpoint) receive(now time.Time, from netip.AddrPort, pkt []byte) {
 	p.from = from
 	key := assocKey{peer: from, localPort: p.dstPort, peerPort: p.srcPort}
 	a := ep.assocs[key]
-	s := &ep.stats
+	s := &ep.stats.Counters
 	if a != nil {
 		s = &a.stats
+		for i := range p.chunks {
+			if k := chunkKindOf[p.chunks[i].typ]; k > 0 {
+				a.chunks.in[k-1]++
+			} else {
+				ep.stats.ChunksIn[p.chunks[i].typ]++
+			}
+		}
+	} else {
+		for i := range p.chunks {
+			ep.stats.ChunksIn[p.chunks[i].typ]++
+		}
 	}
 	s.PacketsIn++
 	s.BytesIn += uint64(len(pkt))
-	for i := range p.chunks {
-		s.ChunksIn[p.chunks[i].typ]++
-	}
 	if p.chunks[0].typ == ctInit || p.vtag == 0 {
 		// Section 8.5.1 A: "When an endpoint receives an SCTP packet with
 		// the Verification Tag set to 0, it SHOULD verify that the packet
@@ -259,7 +267,7 @@ func (ep *endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *coo
 // openCookieEcho authenticates the State Cookie of a COOKIE ECHO (section
 // 5.1.5 steps 1 to 3) and reports whether it may be used; the staleness is
 // left to the caller. Failures are counted in s.
-func (ep *endpoint) openCookieEcho(p *inPacket, c *cookie, s *Stats) bool {
+func (ep *endpoint) openCookieEcho(p *inPacket, c *cookie, s *Counters) bool {
 	switch ep.jar.openCookie(p.chunks[0].value(), p.from, c) {
 	case cookieOK:
 	case cookieMalformed:
@@ -286,7 +294,7 @@ func (ep *endpoint) openCookieEcho(p *inPacket, c *cookie, s *Stats) bool {
 
 // replyStaleCookie sends the ERROR with a "Stale Cookie" cause of section
 // 5.1.5 step 4, with the Measure of Staleness in microseconds.
-func (ep *endpoint) replyStaleCookie(now time.Time, p *inPacket, c *cookie, s *Stats) {
+func (ep *endpoint) replyStaleCookie(now time.Time, p *inPacket, c *cookie, s *Counters) {
 	s.CookieStale++
 	s.ErrorsOut++
 	stale := c.staleness(now) / time.Microsecond
@@ -301,7 +309,7 @@ func (ep *endpoint) replyStaleCookie(now time.Time, p *inPacket, c *cookie, s *S
 // 5.1.5) and processes the rest of the packet (bundled DATA) in it.
 func (ep *endpoint) cookieEchoNoTCB(now time.Time, p *inPacket) {
 	var c cookie
-	if !ep.openCookieEcho(p, &c, &ep.stats) {
+	if !ep.openCookieEcho(p, &c, &ep.stats.Counters) {
 		return
 	}
 	if c.staleness(now) > 0 {
@@ -310,13 +318,24 @@ func (ep *endpoint) cookieEchoNoTCB(now time.Time, p *inPacket) {
 		// chunk and any attached DATA chunks, SHOULD be discarded, and the
 		// endpoint MUST transmit an ERROR chunk with a "Stale Cookie"
 		// error cause to the peer endpoint."
-		ep.replyStaleCookie(now, p, &c, &ep.stats)
+		ep.replyStaleCookie(now, p, &c, &ep.stats.Counters)
 		return
 	}
 	if ep.tags[c.localTag] != nil {
 		// Our tag is in use by another association (a replayed cookie for
 		// a restarted peer that now has another TCB): discard.
 		ep.stats.CookieMismatch++
+		return
+	}
+	if max := ep.cfg.MaxAssociations; max > 0 && len(ep.assocs) >= max {
+		// Section 5.1: "If an endpoint receives an INIT, INIT ACK, or
+		// COOKIE ECHO chunk but decides not to establish the new
+		// association due to ... lack of local resources, it SHOULD
+		// respond with an ABORT chunk."
+		ep.stats.AssocsRefused++
+		cause := appendCause(ep.scratch[:0], causeOutOfResource, nil)
+		ep.scratch = cause[:0]
+		ep.replyAbort(p.from, p.dstPort, p.srcPort, c.peerTag, false, cause)
 		return
 	}
 	key := assocKey{peer: p.from, localPort: p.dstPort, peerPort: p.srcPort}

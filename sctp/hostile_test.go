@@ -199,3 +199,29 @@ func TestManyAssociationsTimers(t *testing.T) {
 		t.Fatalf("%d timer entries left", len(tc.ep.timerq))
 	}
 }
+
+// RFC 9260 section 5.1: "If an endpoint receives an INIT, INIT ACK, or
+// COOKIE ECHO chunk but decides not to establish the new association due to
+// missing mandatory parameters in the received INIT or INIT ACK chunk,
+// invalid parameter values, or lack of local resources, it SHOULD respond
+// with an ABORT chunk." With MaxAssociations reached, a valid COOKIE ECHO
+// gets an ABORT with "Out of Resource".
+func TestMaxAssociations(t *testing.T) {
+	cfg := testConfig()
+	cfg.MaxAssociations = 1
+	tc := newTestEndpoint(t, cfg)
+	tc.connectServer()
+	tc.pport++
+	tag, ck := tc.cookieFor(0x4242)
+	tc.writePacket(tag, chunkOf(ctCookieEcho, 0, ck))
+	p, c := tc.wantChunk(ctAbort)
+	if p.p.vtag != 0x4242 || firstCause(c.value()) != causeOutOfResource {
+		t.Fatalf("ABORT tag %08x cause %d", p.p.vtag, firstCause(c.value()))
+	}
+	if len(tc.ep.assocs) != 1 || tc.ep.stats.AssocsRefused != 1 {
+		t.Fatalf("%d associations, %d refused", len(tc.ep.assocs), tc.ep.stats.AssocsRefused)
+	}
+	if _, err := tc.ep.connect(tc.now, peerAddr2, 1, 2); err == nil {
+		t.Fatal("connect beyond MaxAssociations accepted")
+	}
+}

@@ -134,6 +134,10 @@ func TestCookieEchoRestartA(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectServer()
 	a := tc.a
+	if err := a.send(tc.now, 3, 7, false, []byte("unacknowledged")); err != nil {
+		t.Fatal(err)
+	}
+	tc.wantChunk(ctData)
 	eng := a.data.eng
 	// The peer restarts with a new tag.
 	tag, ck := tc.cookieFor(0x9999)
@@ -141,6 +145,12 @@ func TestCookieEchoRestartA(t *testing.T) {
 	p, _ := tc.wantChunk(ctCookieAck)
 	if p.p.vtag != 0x9999 {
 		t.Fatalf("COOKIE ACK tag %08x, want the new peer tag", p.p.vtag)
+	}
+	// "Any SCTP DATA chunks MAY be retained": the unacknowledged message
+	// goes again, with the new association's first TSN.
+	if ts := chunkTypes(&p.p); len(ts) != 2 || ts[1] != ctData ||
+		binary.BigEndian.Uint32(p.p.chunks[1].value()) != a.localTSN {
+		t.Fatalf("chunks %v after restart, want COOKIE ACK + DATA with TSN %d", ts, a.localTSN)
 	}
 	tc.wantEvent(evRestart)
 	tc.wantState(stateEstablished)

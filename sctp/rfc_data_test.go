@@ -129,3 +129,23 @@ func TestDataInvalidStream(t *testing.T) {
 		t.Fatalf("chunks %v: ERROR %v SACK %v", chunkTypes(&p.p), sawErr, sawSack)
 	}
 }
+
+// A peer's State Cookie larger than the PMTU still goes out (the packet is
+// as large as the cookie needs); the DATA waits for the COOKIE ACK.
+func TestLargeCookieEcho(t *testing.T) {
+	tc := newTestEndpoint(t, testConfig())
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
+	tc.a = a
+	tc.wantChunk(ctInit)
+	big := make([]byte, 3000)
+	tc.writeChunks(initChunk(ctInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(paramStateCookie, big)))
+	if err := a.send(tc.now, 0, 0, false, []byte("after the cookie")); err != nil {
+		t.Fatal(err)
+	}
+	p, c := tc.wantChunk(ctCookieEcho)
+	if len(c.value()) != 3000 || len(p.p.chunks) != 1 {
+		t.Fatalf("COOKIE ECHO of %d bytes with chunks %v", len(c.value()), chunkTypes(&p.p))
+	}
+	tc.writeChunks(chunkOf(ctCookieAck, 0, nil))
+	tc.wantChunk(ctData)
+}

@@ -349,3 +349,17 @@ func TestInitAckUnrecognizedParamsWithCookieEcho(t *testing.T) {
 		t.Fatalf("ERROR cause %d", firstCause(p.p.chunks[1].value()))
 	}
 }
+
+// The INIT / INIT ACK exchange gives the first RTT measurement (when the
+// INIT was not retransmitted, RFC 9260 section 6.3.1 C5).
+func TestHandshakeRTTSample(t *testing.T) {
+	tc := newTestEndpoint(t, testConfig())
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
+	tc.a = a
+	tc.wantChunk(ctInit)
+	tc.now = tc.now.Add(80 * time.Millisecond)
+	tc.writeChunks(initChunk(ctInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(paramStateCookie, []byte("c"))))
+	if srtt := a.snapshot().SRTT; srtt != 80*time.Millisecond {
+		t.Fatalf("SRTT %v after the handshake, want 80ms", srtt)
+	}
+}

@@ -43,6 +43,7 @@ type Endpoint struct {
 	owner      *Association    // the association Dial created this endpoint for
 	ownerGone  bool            // owner ended: close the socket after the last flush
 	free       []chan struct{} // waiter channels for block
+	touched    []*Association  // reached by the packets being processed
 
 	wmu sync.Mutex // serializes flushes; guards out
 	out []transport.Packet
@@ -86,8 +87,8 @@ func Listen(laddr string, cfg *Config) (*Endpoint, error) {
 }
 
 // NewEndpoint returns an endpoint whose socket is bound to ip (the zero
-// Addr: all addresses) that accepts no association until Listen... it is
-// for Dialing many associations from one socket.
+// Addr: all addresses) that accepts no association: it dials many from
+// one socket (Endpoint.Dial).
 func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 	c := cfg.withDefaults()
 	if err := c.validate(); err != nil {
@@ -378,24 +379,43 @@ func (e *Endpoint) readLoop() {
 		}
 		now := time.Now()
 		e.mu.Lock()
+		var last assocKey
 		for i := range pkts[:n] {
 			p := pkts[i].Data()
-			if e.acceptable(p) {
-				e.core.receive(now, pkts[i].Addr, p)
+			if !e.acceptable(pkts[i].Addr, p) {
+				continue
+			}
+			e.core.receive(now, pkts[i].Addr, p)
+			// Note the association the packet reached, to wake its
+			// waiters below without visiting every association.
+			if len(p) >= 12 {
+				k := assocKey{peer: pkts[i].Addr, localPort: binary.BigEndian.Uint16(p[2:]), peerPort: binary.BigEndian.Uint16(p)}
+				if k != last {
+					last = k
+					if as := e.assocs[e.core.assocs[k]]; as != nil && !as.touched {
+						as.touched = true
+						e.touched = append(e.touched, as)
+					}
+				}
 			}
 		}
-		e.afterInput()
+		e.afterPackets()
 		e.mu.Unlock()
 		e.flush()
 	}
 }
 
-// acceptable drops INITs to an SCTP port nobody listens on.
-func (e *Endpoint) acceptable(p []byte) bool {
+// acceptable drops INITs to an SCTP port nobody listens on, unless they
+// are for an association of ours (an INIT collision or a peer restart).
+func (e *Endpoint) acceptable(from netip.AddrPort, p []byte) bool {
 	if len(p) < 16 || p[12] != ctInit || binary.BigEndian.Uint32(p[4:]) != 0 {
 		return true
 	}
-	return e.listenPort != 0 && binary.BigEndian.Uint16(p[2:]) == e.listenPort
+	dst := binary.BigEndian.Uint16(p[2:])
+	if e.listenPort != 0 && dst == e.listenPort {
+		return true
+	}
+	return e.core.assocs[assocKey{peer: from, localPort: dst, peerPort: binary.BigEndian.Uint16(p)}] != nil
 }
 
 // ownerLoop sends what user calls queued and runs the timers.
@@ -481,6 +501,9 @@ func (e *Endpoint) stop() {
 	e.closeOnce.Do(func() {
 		close(e.done)
 		e.conn.Close()
+		if e.pcap != nil {
+			e.pcap.Close() // later captures fail quietly
+		}
 	})
 }
 
@@ -507,29 +530,18 @@ func (e *Endpoint) Close() error {
 	e.mu.Lock()
 	if !e.closed {
 		e.closed = true
-		for a := range e.assocs {
-			a.userAbort(time.Now(), []byte("endpoint closed"))
+		for a, as := range e.assocs {
+			as.abortReason = "endpoint closed"
+			a.userAbort(time.Now(), []byte(as.abortReason))
 		}
 		e.afterInput()
 		e.acceptWait.wake()
-		for _, as := range e.acceptq {
-			_ = as // already aborted above: their reads return the abort
-		}
-		e.acceptq = nil
+		e.acceptq = nil // aborted above with the others
 	}
 	e.mu.Unlock()
 	e.flush()
 	e.stop()
 	e.wg.Wait()
-	if e.pcap != nil {
-		e.mu.Lock()
-		w := e.pcap
-		e.pcap = nil
-		e.mu.Unlock()
-		if w != nil {
-			return w.Close()
-		}
-	}
 	return nil
 }
 
@@ -545,17 +557,33 @@ func (e *Endpoint) Stats() Stats {
 }
 
 // afterInput hands the core's events to the associations and wakes the
-// goroutines waiting on them. Called with e.mu held.
+// goroutines waiting on any of them. Called with e.mu held.
 func (e *Endpoint) afterInput() {
+	e.events()
+	for _, as := range e.assocs {
+		as.progress()
+	}
+}
+
+// afterPackets is afterInput for the associations that packets reached
+// (e.touched). Called with e.mu held.
+func (e *Endpoint) afterPackets() {
+	e.events()
+	for i, as := range e.touched {
+		as.touched = false
+		as.progress()
+		e.touched[i] = nil
+	}
+	e.touched = e.touched[:0]
+}
+
+func (e *Endpoint) events() {
 	for {
 		ev, ok := e.core.nextEvent()
 		if !ok {
 			break
 		}
 		e.handle(ev)
-	}
-	for _, as := range e.assocs {
-		as.progress()
 	}
 }
 

@@ -3,6 +3,10 @@ package sctp
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
+	"regexp"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
@@ -162,5 +166,28 @@ func checkEffect(t *testing.T, tc *testConn, name string, f func()) {
 	}
 	if tc.ep.replyCount > maxReplies {
 		t.Fatalf("%s: reply queue overflow", name)
+	}
+}
+
+// TestStateTableNamesSections checks that every handler in the chunk-type x
+// state table names the RFC 9260 section it implements (the name ends in
+// the section number, like initCollision5_2_1), apart from the plain
+// discard and ignore entries.
+func TestStateTableNamesSections(t *testing.T) {
+	re := regexp.MustCompile(`[0-9]+(_[0-9A-Z]+)*(-fm)?$`)
+	for ct := range 256 {
+		for s := range numStates {
+			h := fsm[ct][s]
+			if h == nil {
+				t.Fatalf("type %d state %v: no handler", ct, s)
+			}
+			name := runtime.FuncForPC(reflect.ValueOf(h).Pointer()).Name()
+			if strings.HasSuffix(name, "discardChunk") || strings.HasSuffix(name, "ignoreChunk") {
+				continue
+			}
+			if !re.MatchString(name) {
+				t.Errorf("type %d state %v: handler %s names no RFC section", ct, s, name)
+			}
+		}
 	}
 }

@@ -6,15 +6,27 @@ import "time"
 // user or an operator asks when something goes wrong. Counters only grow;
 // the path values (RTT, RTO, cwnd) are current values.
 type Stats struct {
-	PacketsIn  uint64 // SCTP packets received and passed to the state machine
-	PacketsOut uint64 // SCTP packets produced for the network
-	BytesIn    uint64 // bytes of SCTP packets received
-	BytesOut   uint64 // bytes of SCTP packets produced
+	Counters
 
 	// ChunksIn and ChunksOut count chunks by chunk type (the 8-bit type of
 	// RFC 9260 section 3.2, so extensions are counted too).
 	ChunksIn  [256]uint64
 	ChunksOut [256]uint64
+
+	// Path values of the primary path (zero for an endpoint snapshot).
+	SRTT time.Duration
+	RTO  time.Duration
+	Cwnd uint32
+}
+
+// Counters are the scalar counters of Stats. An association keeps these
+// and a compact count of chunks by type (a few hundred bytes, not the 4 KiB
+// of two 256-entry arrays).
+type Counters struct {
+	PacketsIn  uint64 // SCTP packets received and passed to the state machine
+	PacketsOut uint64 // SCTP packets produced for the network
+	BytesIn    uint64 // bytes of SCTP packets received
+	BytesOut   uint64 // bytes of SCTP packets produced
 
 	// Dropped input, by reason.
 	Malformed      uint64 // packet or chunk that failed to parse
@@ -42,26 +54,28 @@ type Stats struct {
 	AssocsUp       uint64 // associations that reached ESTABLISHED
 	AssocsDown     uint64 // associations that went to CLOSED
 	AssocsFailed   uint64 // associations lost to a timeout or an ABORT
+	AssocsRefused  uint64 // valid COOKIE ECHOs refused: MaxAssociations reached
 	Retransmits    uint64 // DATA chunks retransmitted (transfer engine)
 	FastRetransmit uint64 // fast retransmissions (transfer engine)
 	T3Expiries     uint64 // T3-rtx expirations (transfer engine)
-
-	// Path values of the primary path (zero for an endpoint snapshot).
-	SRTT time.Duration
-	RTO  time.Duration
-	Cwnd uint32
 }
 
-// add adds the counters of o to s (for an endpoint total).
+// add adds the counters of o to s (for an endpoint total); path values are
+// not added.
 func (s *Stats) add(o *Stats) {
-	s.PacketsIn += o.PacketsIn
-	s.PacketsOut += o.PacketsOut
-	s.BytesIn += o.BytesIn
-	s.BytesOut += o.BytesOut
+	s.Counters.add(&o.Counters)
 	for i := range s.ChunksIn {
 		s.ChunksIn[i] += o.ChunksIn[i]
 		s.ChunksOut[i] += o.ChunksOut[i]
 	}
+}
+
+// add adds the counters of o to s.
+func (s *Counters) add(o *Counters) {
+	s.PacketsIn += o.PacketsIn
+	s.PacketsOut += o.PacketsOut
+	s.BytesIn += o.BytesIn
+	s.BytesOut += o.BytesOut
 	s.Malformed += o.Malformed
 	s.BadChecksum += o.BadChecksum
 	s.BadVTag += o.BadVTag
@@ -86,7 +100,39 @@ func (s *Stats) add(o *Stats) {
 	s.AssocsUp += o.AssocsUp
 	s.AssocsDown += o.AssocsDown
 	s.AssocsFailed += o.AssocsFailed
+	s.AssocsRefused += o.AssocsRefused
 	s.Retransmits += o.Retransmits
 	s.FastRetransmit += o.FastRetransmit
 	s.T3Expiries += o.T3Expiries
+}
+
+// chunkKinds numbers the chunk types this stack knows, for the compact
+// per-association counts; other types count at the endpoint.
+var (
+	chunkKindOf [256]uint8 // type -> kind+1, 0 for unknown types
+	kindType    []uint8    // kind -> type
+)
+
+func init() {
+	for _, t := range []uint8{ctData, ctInit, ctInitAck, ctSack, ctHeartbeat, ctHeartbeatAck, ctAbort,
+		ctShutdown, ctShutdownAck, ctError, ctCookieEcho, ctCookieAck, ctECNE, ctCWR, ctShutdownComplete,
+		ctAuth, ctNRSack, ctIData, ctASCONFAck, ctReconfig, ctPad, ctForwardTSN, ctASCONF, ctIForwardTSN} {
+		kindType = append(kindType, t)
+		chunkKindOf[t] = uint8(len(kindType))
+	}
+}
+
+const numChunkKinds = 24
+
+// chunkCounts counts an association's chunks by known type.
+type chunkCounts struct {
+	in, out [numChunkKinds]uint64
+}
+
+// expand adds the counts to the per-type arrays of s.
+func (c *chunkCounts) expand(s *Stats) {
+	for k, t := range kindType {
+		s.ChunksIn[t] += c.in[k]
+		s.ChunksOut[t] += c.out[k]
+	}
 }

@@ -1,8 +1,11 @@
 package sctp
 
 import (
+	"net/netip"
+	"runtime"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // TestStatsSnapshot checks that the counters an operator reads follow what
@@ -41,4 +44,53 @@ func TestStatsSnapshot(t *testing.T) {
 	if as := tc.a.snapshot(); as.RTO != time.Second || as.Cwnd == 0 {
 		t.Errorf("association RTO %v cwnd %d", as.RTO, as.Cwnd)
 	}
+}
+
+// TestAssocFootprint measures the memory of an idle established
+// association (TCB, counters, transfer engine) on the server side.
+func TestAssocFootprint(t *testing.T) {
+	if len(kindType) != numChunkKinds {
+		t.Fatalf("numChunkKinds %d, %d kinds listed", numChunkKinds, len(kindType))
+	}
+	tc := newTestEndpoint(t, testConfig())
+	const n = 1000
+	buf := make([]byte, 0, 2048)
+	open := func(i int) {
+		from := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 2, byte(i >> 8), byte(i)}), 9899)
+		b := appendHeader(nil, 7000, tc.lport, 0)
+		b = append(b, initChunk(ctInit, uint32(i)+1, 65536, 10, 10, 1)...)
+		tc.ep.receive(tc.now, from, finishPacket(b, 0))
+		_, pkt, _ := tc.ep.poll(tc.now, buf[:0])
+		var sp inPacket
+		parsePacket(pkt, &sp)
+		var in initInfo
+		parseInit(&sp.chunks[0], &in)
+		e := appendHeader(nil, 7000, tc.lport, in.tag)
+		e = append(e, chunkOf(ctCookieEcho, 0, in.cookie)...)
+		tc.ep.receive(tc.now, from, finishPacket(e, 0))
+		for {
+			if _, _, ok := tc.ep.poll(tc.now, buf[:0]); !ok {
+				break
+			}
+		}
+	}
+	open(0)
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	for i := 1; i <= n; i++ {
+		open(i)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	for {
+		if _, ok := tc.ep.nextEvent(); !ok {
+			break
+		}
+	}
+	if len(tc.ep.assocs) != n+1 {
+		t.Fatalf("%d associations", len(tc.ep.assocs))
+	}
+	per := (int64(m1.HeapAlloc) - int64(m0.HeapAlloc)) / n
+	t.Logf("idle established association: %d bytes of heap each (assoc struct %d bytes)", per, unsafe.Sizeof(assoc{}))
 }

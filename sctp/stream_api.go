@@ -2,6 +2,7 @@ package sctp
 
 import (
 	"net/netip"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,6 +22,7 @@ type Stream struct {
 	PPID      uint32 // payload protocol identifier of written messages
 	Unordered bool   // write messages unordered
 	rdl, wdl  deadline
+	closed    atomic.Bool
 }
 
 // Stream returns the handle of stream sid (the same one on every call).
@@ -43,6 +45,9 @@ func (s *Stream) ID() uint16 { return s.sid }
 
 // Read reads data of the stream's messages.
 func (s *Stream) Read(p []byte) (int, error) {
+	if s.closed.Load() {
+		return 0, ErrClosed
+	}
 	n, _, err := s.as.read(p, int(s.sid), &s.rdl)
 	return n, err
 }
@@ -50,18 +55,34 @@ func (s *Stream) Read(p []byte) (int, error) {
 // ReadMsg reads the next message (or part) of the stream, as
 // Association.ReadMsg does for all streams.
 func (s *Stream) ReadMsg(p []byte) (int, RecvInfo, error) {
+	if s.closed.Load() {
+		return 0, RecvInfo{}, ErrClosed
+	}
 	return s.as.read(p, int(s.sid), &s.rdl)
 }
 
 // Write sends p as one message on the stream.
 func (s *Stream) Write(p []byte) (int, error) {
+	if s.closed.Load() {
+		return 0, ErrClosed
+	}
 	return s.as.write(p, SendInfo{Stream: s.sid, PPID: s.PPID, Unordered: s.Unordered}, &s.wdl)
 }
 
-// Close releases the handle: later Reads and Writes fail. The association
-// and the stream stay open (closing a stream needs a stream reset, RFC
-// 6525, not supported yet).
+// Close releases the handle: later Reads and Writes fail with ErrClosed
+// and blocked ones return. The association and the stream stay open
+// (closing a stream needs a stream reset, RFC 6525, not supported yet);
+// Association.Stream returns a fresh handle afterwards.
 func (s *Stream) Close() error {
+	if s.closed.Swap(true) {
+		return ErrClosed
+	}
+	as := s.as
+	as.ep.mu.Lock()
+	if as.streams[s.sid] == s {
+		delete(as.streams, s.sid)
+	}
+	as.ep.mu.Unlock()
 	s.rdl.set(time.Unix(1, 0))
 	s.wdl.set(time.Unix(1, 0))
 	return nil

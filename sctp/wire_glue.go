@@ -21,6 +21,7 @@ const (
 	causeInvalidStream         = uint16(chunk.CauseInvalidStream)
 	causeMissingMandatoryParam = uint16(chunk.CauseMissingParam)
 	causeStaleCookie           = uint16(chunk.CauseStaleCookie)
+	causeOutOfResource         = uint16(chunk.CauseOutOfResource)
 	causeUnresolvableAddress   = uint16(chunk.CauseUnresolvableAddress)
 	causeUnrecognizedChunk     = uint16(chunk.CauseUnrecognizedChunk)
 	causeInvalidMandatoryParam = uint16(chunk.CauseInvalidParam)
