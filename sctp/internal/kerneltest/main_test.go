@@ -459,7 +459,7 @@ var tsharkFrame = regexp.MustCompile(`^\s*(\d+)\s`)
 func (b *pcapBatch) check(t *testing.T) {
 	defer func() {
 		for _, f := range b.files {
-			if !f.keep {
+			if !f.keep && os.Getenv("USCTP_KEEP_PCAPS") == "" {
 				os.Remove(f.path)
 			}
 		}
@@ -552,3 +552,9 @@ func (p *pair) expectEOF() {
 const ppidBase = 1000
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+func ctxFor(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
