@@ -246,7 +246,7 @@ func newPair(t *testing.T, s setup) *pair {
 			t.Fatalf("dial kernel at %s: %v (pcap %s)", raddr, err, p.pcap)
 		}
 		if p.kline, err = vm.WaitLine(ctx, "ACCEPT id="+p.id+" "); err != nil {
-			t.Fatal(err)
+			t.Fatalf("usctp established, the kernel did not accept: %v (pcap %s)", err, p.pcap)
 		}
 	case server:
 		port := 20000 + int(n)
