@@ -74,6 +74,7 @@ type guestVM struct {
 	err      error
 	guestErr bool // no guest prepared: skip outside CI
 	took     time.Duration
+	logOnce  sync.Once
 }
 
 // start boots the VM in the background, after the boot of after (if not nil) ended.
@@ -119,6 +120,10 @@ func (g *guestVM) Get(t testing.TB) *kernelvm.VM {
 	if g.err != nil {
 		t.Fatal(g.err)
 	}
+	g.logOnce.Do(func() {
+		t.Logf("guest %s: ready %v after its start (kpeer and initramfs %v, QEMU to kpeer %v)", g.vm.Guest().Release,
+			g.took.Round(time.Millisecond), g.vm.PrepTime.Round(time.Millisecond), g.vm.BootTime.Round(time.Millisecond))
+	})
 	return g.vm
 }
 
