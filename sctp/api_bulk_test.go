@@ -84,8 +84,8 @@ func TestUDPBulk(t *testing.T) {
 		t.Fatalf("received %d of %d bytes", got, want)
 	}
 	st := c.Stats()
-	t.Logf("%d MB in %v: %.0f Mbit/s; %d packets out, %d retransmits, %d fast, %d T3",
-		got>>20, el.Round(time.Millisecond), float64(got)*8/el.Seconds()/1e6, st.PacketsOut, st.Retransmits, st.FastRetransmit, st.T3Expiries)
+	t.Logf("%d MB in %v: %.0f Mbit/s; %d packets out, %d retransmits, %d fast, %d T3, cwnd %d",
+		got>>20, el.Round(time.Millisecond), float64(got)*8/el.Seconds()/1e6, st.PacketsOut, st.Retransmits, st.FastRetransmit, st.T3Expiries, st.Cwnd)
 }
 
 // BenchmarkUDPStream measures one-way message throughput over UDP on

@@ -45,8 +45,9 @@ type Endpoint struct {
 	free       []chan struct{} // waiter channels for block
 	touched    []*Association  // reached by the packets being processed
 
-	wmu sync.Mutex // serializes flushes; guards out
-	out []transport.Packet
+	wmu  sync.Mutex // serializes flushes; guards out and nout
+	out  []transport.Packet
+	nout int // packets collected in out, not yet written
 
 	kick      chan struct{}
 	done      chan struct{}
@@ -117,7 +118,7 @@ func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 	e.core.onDestroy = e.onDestroy
 	e.out = make([]transport.Packet, writeBatch)
 	for i := range e.out {
-		e.out[i].Buf = make([]byte, 0, maxPacket)
+		e.out[i].Buf = make([]byte, maxPacket)
 	}
 	e.wg.Add(2)
 	go e.readLoop()
@@ -378,6 +379,7 @@ func (e *Endpoint) readLoop() {
 			continue // a transient socket error (for example ICMP)
 		}
 		now := time.Now()
+		e.wmu.Lock()
 		e.mu.Lock()
 		var last assocKey
 		for i := range pkts[:n] {
@@ -398,10 +400,21 @@ func (e *Endpoint) readLoop() {
 					}
 				}
 			}
+			// Collect what this packet caused before the next one is
+			// processed: each SACK is its own send opportunity (Max.Burst
+			// packets), as if packets were processed one by one, while
+			// everything still leaves in one WriteBatch.
+			e.events() // first: an association refused here sends no COOKIE ACK
+			if e.collect(now) {
+				e.mu.Unlock()
+				e.writeOut()
+				e.mu.Lock()
+			}
 		}
 		e.afterPackets()
 		e.mu.Unlock()
-		e.flush()
+		e.flushHeld()
+		e.wmu.Unlock()
 	}
 }
 
@@ -456,42 +469,59 @@ func (e *Endpoint) ownerLoop() {
 // flush sends every packet the core has, in batches.
 func (e *Endpoint) flush() {
 	e.wmu.Lock()
-	defer e.wmu.Unlock()
+	e.flushHeld()
+	e.wmu.Unlock()
+}
+
+// flushHeld is flush with e.wmu held: it sends what is collected in e.out
+// and everything the core has besides.
+func (e *Endpoint) flushHeld() {
 	for {
 		now := time.Now()
 		e.mu.Lock()
-		n := 0
-		for n < len(e.out) {
-			to, b, ok := e.core.poll(now, e.out[n].Buf[:0])
-			if !ok {
-				break
-			}
-			e.out[n].Buf, e.out[n].N, e.out[n].Addr = b[:0], len(b), to
-			n++
-		}
+		full := e.collect(now)
 		rearm := false
-		if n < len(e.out) {
+		if !full {
 			if d := e.core.deadline(); !d.IsZero() && (e.armed.IsZero() || d.Before(e.armed)) {
 				rearm = true
 			}
 		}
-		gone := e.ownerGone && n < len(e.out)
+		gone := e.ownerGone && !full
 		e.mu.Unlock()
-		if n > 0 {
-			for i := range e.out[:n] {
-				e.out[i].Buf = e.out[i].Buf[:cap(e.out[i].Buf)]
-			}
-			e.conn.WriteBatch(e.out[:n]) // a lost packet is a lost packet
-		}
+		e.writeOut()
 		if rearm {
 			e.poke()
 		}
 		if gone {
 			e.stop()
 		}
-		if n < len(e.out) {
+		if !full {
 			return
 		}
+	}
+}
+
+// collect polls the core's packets into e.out after the e.nout already
+// there; it reports whether e.out is full. Called with e.wmu and e.mu held.
+func (e *Endpoint) collect(now time.Time) bool {
+	for e.nout < len(e.out) {
+		o := &e.out[e.nout]
+		to, b, ok := e.core.poll(now, o.Buf[:0])
+		if !ok {
+			return false
+		}
+		o.Buf, o.N, o.Addr = b[:cap(b)], len(b), to
+		e.nout++
+	}
+	return true
+}
+
+// writeOut sends the packets collected in e.out with one WriteBatch.
+// Called with e.wmu held and e.mu not held.
+func (e *Endpoint) writeOut() {
+	if e.nout > 0 {
+		e.conn.WriteBatch(e.out[:e.nout]) // a lost packet is a lost packet
+		e.nout = 0
 	}
 }
 
