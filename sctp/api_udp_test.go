@@ -211,7 +211,7 @@ func TestUDPDeadlines(t *testing.T) {
 
 func TestUDPManyAssociations(t *testing.T) {
 	l, dc := listenLoop(t, nil)
-	n := 50
+	n := 200
 	if raceEnabled {
 		n = 20
 	}
