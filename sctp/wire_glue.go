@@ -223,11 +223,31 @@ func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognize
 	b, pat := chunk.BeginParam(b, chunk.ParamStateCookie)
 	b = jar.appendCookie(b, c)
 	b, _ = chunk.EndParam(b, pat)
+	last := pat
+	for off := 0; off+4 <= len(unrecognized); {
+		last = len(b) + off
+		off += (int(binary.BigEndian.Uint16(unrecognized[off+2:])) + 3) &^ 3
+	}
 	b = append(b, unrecognized...)
 	if interleave {
 		b = appendInterleaveExt(b)
 	}
 	b, _ = chunk.EndChunk(b, at)
+	return unpadLastParam(b, at, last)
+}
+
+// unpadLastParam sets the length of the chunk at b[at:] that ends with the parameter at
+// b[last:] so that it leaves out that parameter's padding: "the Chunk Length ... does
+// include padding of any variable-length parameter except the last parameter in the
+// chunk" (RFC 9260 section 3.2). The padding bytes stay, as the chunk's padding.
+func unpadLastParam(b []byte, at, last int) []byte {
+	if last < at || last+4 > len(b) {
+		return b
+	}
+	n := last - at + int(binary.BigEndian.Uint16(b[last+2:]))
+	if n <= len(b)-at {
+		binary.BigEndian.PutUint16(b[at+2:], uint16(n))
+	}
 	return b
 }
 
