@@ -205,11 +205,13 @@ func (a *assoc) appendInit(b []byte) []byte {
 	if a.preserve > 0 {
 		b = chunk.AppendUint32Param(b, chunk.ParamCookiePreservative, uint32(a.preserve/time.Millisecond))
 	}
+	last := -1
 	if a.ep.cfg.Interleave {
-		b = appendInterleaveExt(b)
+		last = len(b)
+		b = appendInterleaveExt(b) // 6 bytes: its padding is not counted
 	}
 	b, _ = chunk.EndChunk(b, at)
-	return b
+	return unpadLastParam(b, at, last)
 }
 
 // appendInitAck appends an INIT ACK carrying the signed cookie c.
@@ -220,6 +222,11 @@ func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognize
 	b = binary.BigEndian.AppendUint16(b, c.localOS)
 	b = binary.BigEndian.AppendUint16(b, c.localMIS)
 	b = binary.BigEndian.AppendUint32(b, c.localTSN)
+	if interleave {
+		// Before the cookie, so the cookie or an Unrecognized Parameter
+		// stays last (unpadLastParam).
+		b = appendInterleaveExt(b)
+	}
 	b, pat := chunk.BeginParam(b, chunk.ParamStateCookie)
 	b = jar.appendCookie(b, c)
 	b, _ = chunk.EndParam(b, pat)
@@ -229,9 +236,6 @@ func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognize
 		off += (int(binary.BigEndian.Uint16(unrecognized[off+2:])) + 3) &^ 3
 	}
 	b = append(b, unrecognized...)
-	if interleave {
-		b = appendInterleaveExt(b)
-	}
 	b, _ = chunk.EndChunk(b, at)
 	return unpadLastParam(b, at, last)
 }

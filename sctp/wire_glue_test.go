@@ -16,8 +16,12 @@ func TestInitAckLengthLeavesOutLastPadding(t *testing.T) {
 	j := newCookieJar(newTestRand(1), time.Hour, t0)
 	c := testCookie()
 	unrec, _ := chunk.AppendParam(nil, chunk.ParamUnrecognizedParameter, []byte{0x80, 0x77, 0, 5, 1})
-	for _, u := range [][]byte{nil, unrec} {
-		b := appendInitAck(nil, &c, 1<<20, j, u)
+	for _, tc := range []struct {
+		u          []byte
+		interleave bool
+	}{{nil, false}, {unrec, false}, {nil, true}, {unrec, true}} {
+		u := tc.u
+		b := appendInitAck(nil, &c, 1<<20, j, u, tc.interleave)
 		if len(b)%4 != 0 {
 			t.Fatalf("INIT ACK of %d bytes: not padded", len(b))
 		}
@@ -35,6 +39,30 @@ func TestInitAckLengthLeavesOutLastPadding(t *testing.T) {
 		}
 		if _, err := chunk.ParsePacket(append(make([]byte, 12), b...)); err != nil {
 			t.Errorf("unrecognized=%d bytes: %v", len(u), err)
+		}
+	}
+}
+
+// TestInitLengthLeavesOutLastPadding: our INIT offering I-DATA ends with the
+// 6-byte Supported Extensions parameter, whose padding the chunk length must
+// not count (RFC 9260 section 3.2).
+func TestInitLengthLeavesOutLastPadding(t *testing.T) {
+	for _, interleave := range []bool{false, true} {
+		ep := newEndpoint(config{Interleave: interleave, Rand: newTestRand(2)}, t0)
+		a := ep.newAssoc(assocKey{})
+		b := a.appendInit(nil)
+		if len(b)%4 != 0 {
+			t.Fatalf("INIT of %d bytes: not padded", len(b))
+		}
+		n := int(binary.BigEndian.Uint16(b[2:]))
+		off, end := 20, 20
+		for off+4 <= len(b) {
+			l := int(binary.BigEndian.Uint16(b[off+2:]))
+			end = off + l
+			off += (l + 3) &^ 3
+		}
+		if n != end {
+			t.Errorf("interleave=%v: chunk length %d, want %d", interleave, n, end)
 		}
 	}
 }

@@ -77,7 +77,7 @@ func captureFrames(t testing.TB) (frames [][]byte, links []layers.LinkType) {
 // TestDumpKernelPackets dumps the kernel packets of the codec's testdata
 // (captured by the interop rig) in a LINKTYPE_RAW capture, as the rig
 // records them: every one decodes cleanly.
-func TestDumpKernelPackets(t *testing.T) {
+func TestDumpLinuxCaptures(t *testing.T) {
 	names, _ := filepath.Glob("../../sctp/chunk/testdata/kernel/*.bin")
 	if len(names) == 0 {
 		t.Skip("no kernel packets")

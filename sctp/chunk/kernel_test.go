@@ -31,7 +31,7 @@ func kernelPackets(t testing.TB) map[string][]byte {
 // checksum, parses in depth, and re-encodes to the same bytes: the typed
 // encoders lay chunks out as Linux does (including the chunk length that
 // leaves out the last parameter's padding).
-func TestKernelPackets(t *testing.T) {
+func TestLinuxCapturedPackets(t *testing.T) {
 	pkts := kernelPackets(t)
 	if len(pkts) == 0 {
 		t.Skip("no kernel packets")
