@@ -74,7 +74,7 @@ func captureFrames(t testing.TB) (frames [][]byte, links []layers.LinkType) {
 	return frames, links
 }
 
-// TestDumpKernelPackets dumps the kernel packets of the codec's testdata
+// TestDumpLinuxCaptures dumps the kernel packets of the codec's testdata
 // (captured by the interop rig) in a LINKTYPE_RAW capture, as the rig
 // records them: every one decodes cleanly.
 func TestDumpLinuxCaptures(t *testing.T) {

@@ -27,7 +27,7 @@ func kernelPackets(t testing.TB) map[string][]byte {
 	return out
 }
 
-// TestKernelPackets checks that every captured kernel packet has a valid
+// TestLinuxCapturedPackets checks that every captured kernel packet has a valid
 // checksum, parses in depth, and re-encodes to the same bytes: the typed
 // encoders lay chunks out as Linux does (including the chunk length that
 // leaves out the last parameter's padding).
