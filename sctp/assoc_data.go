@@ -36,6 +36,7 @@ func (a *assoc) startData(now time.Time) {
 		RTOInitial: cfg.RTOInitial,
 		RTOMin:     cfg.RTOMin,
 		RTOMax:     cfg.RTOMax,
+		Scheduler:  a.newStreamScheduler(),
 	})
 	if err != nil {
 		// The negotiated values were checked: a failure here is a bug.

@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"io"
 	"time"
+
+	"github.com/usctp/usctp/sched"
 )
 
 // config holds the protocol parameters of RFC 9260 section 16 and this
@@ -26,6 +28,7 @@ type config struct {
 	RecvWindow         uint32        // a_rwnd we advertise, 1 MiB
 	PMTU               int           // path MTU of the SCTP packet (no IP/UDP header), 1200
 	Rand               io.Reader     // source of tags, nonces and secrets; crypto/rand
+	Scheduler          sched.Kind    // stream scheduler of new associations, FCFS
 }
 
 func (c *config) setDefaults() {
@@ -61,6 +64,9 @@ func (c *config) setDefaults() {
 	}
 	if c.PMTU == 0 {
 		c.PMTU = 1200
+	}
+	if !c.Scheduler.Valid() {
+		c.Scheduler = sched.FCFS
 	}
 	if c.Rand == nil {
 		c.Rand = rand.Reader

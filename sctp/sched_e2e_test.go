@@ -1,0 +1,303 @@
+package sctp
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/internal/simnet"
+	"github.com/usctp/usctp/sctp/internal/transfer"
+	"github.com/usctp/usctp/stream"
+)
+
+// schedLink is the bottleneck of the share tests: 2 MB/s, 5 ms each way,
+// with a queue deep enough for the 64 KiB receive window, so nothing is
+// lost and the link, not the window, sets the pace.
+var schedLink = simnet.LinkConfig{Delay: 5 * time.Millisecond, Rate: 2_000_000, QueueBytes: 256 << 10}
+
+// newConfigPair is newPair with a receive window of 64 KiB and the config
+// changed by mod on both sides.
+func newConfigPair(t *testing.T, link simnet.LinkConfig, mod func(*config)) *pair {
+	p := newPair(t, 1, link)
+	for i := range 2 {
+		cfg := config{Rand: newTestRand(byte(7 + i)), PMTU: 1452, OutStreams: 16, InStreams: 16, RecvWindow: 64 << 10}
+		if mod != nil {
+			mod(&cfg)
+		}
+		p.eps[i] = newEndpoint(cfg, p.now)
+	}
+	return p
+}
+
+// shareRun keeps some streams of side 0 saturated and records, per stream,
+// the bytes side 1 reads in a window of virtual time.
+type shareRun struct {
+	t        *testing.T
+	p        *pair
+	sizes    []int // message size per stream
+	fed      []bool
+	queued   []uint32 // messages queued per stream
+	got      []uint32 // messages read per stream
+	from, to time.Duration
+	bytes    []int64 // bytes read per stream with from <= time < to
+	after    []int64 // bytes read per stream at or after to
+	buf      []byte
+	rbuf     []byte
+	// at runs once per step with the time since the start.
+	at func(since time.Duration)
+}
+
+func newShareRun(t *testing.T, p *pair, sizes []int, from, to time.Duration) *shareRun {
+	n := len(sizes)
+	r := &shareRun{t: t, p: p, sizes: sizes, fed: make([]bool, n), queued: make([]uint32, n), got: make([]uint32, n),
+		from: from, to: to, bytes: make([]int64, n), after: make([]int64, n),
+		buf: make([]byte, 0, 8192), rbuf: make([]byte, 64<<10)}
+	for i := range r.fed {
+		r.fed[i] = true
+	}
+	return r
+}
+
+// backlog is how many messages a fed stream keeps outstanding (queued and
+// not yet read): beyond the 64 KiB window, so at least 16 of them wait in
+// the send queue at any time and the stream never runs dry.
+func (r *shareRun) backlog(sid int) uint32 { return uint32(64<<10/r.sizes[sid] + 16) }
+
+func (r *shareRun) feed() {
+	a := r.p.as[0]
+	for sid := range r.sizes {
+		for r.fed[sid] && r.queued[sid]-r.got[sid] < r.backlog(sid) {
+			msg := r.buf[:0]
+			msg = binary.BigEndian.AppendUint16(msg, uint16(sid))
+			msg = binary.BigEndian.AppendUint32(msg, r.queued[sid])
+			for len(msg) < r.sizes[sid] {
+				msg = append(msg, byte(sid+len(msg)))
+			}
+			err := a.send(r.p.now, uint16(sid), 0, false, msg)
+			if errors.Is(err, transfer.ErrWouldBlock) {
+				return
+			}
+			if err != nil {
+				r.t.Fatal(err)
+			}
+			r.queued[sid]++
+		}
+	}
+}
+
+func (r *shareRun) read(since time.Duration) {
+	b := r.p.as[1]
+	for b.data.eng != nil && b.data.eng.Recv.Readable() {
+		n, info, err := b.read(r.rbuf)
+		if err != nil || !info.EOR {
+			r.t.Fatalf("read: %v (EOR %v)", err, info.EOR)
+		}
+		msg := r.rbuf[:n]
+		sid, seq := binary.BigEndian.Uint16(msg), binary.BigEndian.Uint32(msg[2:])
+		if sid != info.SID || int(sid) >= len(r.sizes) || n != r.sizes[sid] || seq != r.got[sid] {
+			r.t.Fatalf("stream %d: read message %d of stream %d (%d bytes), want message %d of %d bytes",
+				info.SID, seq, sid, n, r.got[info.SID], r.sizes[info.SID])
+		}
+		r.got[sid]++
+		switch {
+		case since >= r.to:
+			r.after[sid] += int64(n)
+		case since >= r.from:
+			r.bytes[sid] += int64(n)
+		}
+	}
+}
+
+// run drives the pair until end (virtual time since the start).
+func (r *shareRun) run(end time.Duration) {
+	start := r.p.now
+	for {
+		since := r.p.now.Sub(start)
+		if since >= end {
+			return
+		}
+		if r.at != nil {
+			r.at(since)
+		}
+		r.feed()
+		r.read(since)
+		if !r.p.step() {
+			r.t.Fatal("network idle")
+		}
+	}
+}
+
+// shares returns each stream's part of the window's bytes.
+func (r *shareRun) shares() []float64 {
+	var total int64
+	for _, b := range r.bytes {
+		total += b
+	}
+	out := make([]float64, len(r.bytes))
+	for i, b := range r.bytes {
+		out[i] = float64(b) / float64(total)
+	}
+	return out
+}
+
+// checkShares fails unless every stream's share of the window is within
+// tol (relative) of its weight's part of the total weight.
+func (r *shareRun) checkShares(weights []float64, tol float64) {
+	r.t.Helper()
+	var wsum float64
+	for _, w := range weights {
+		wsum += w
+	}
+	sh := r.shares()
+	r.t.Logf("bytes in the window: %v; shares %s", r.bytes, fmtShares(sh))
+	for i, w := range weights {
+		want := w / wsum
+		if math.Abs(sh[i]/want-1) > tol {
+			r.t.Errorf("stream %d: share %.4f, want %.4f ± %.0f%%", i, sh[i], want, 100*tol)
+		}
+	}
+}
+
+func fmtShares(s []float64) string {
+	out := ""
+	for i, v := range s {
+		if i > 0 {
+			out += " "
+		}
+		out += fmt.Sprintf("%.4f", v)
+	}
+	return out
+}
+
+// TestSchedWFQSharesEndToEnd: two full associations over a 2 MB/s
+// simulated link; the sender starts with the endpoint default (round
+// robin), switches to WFQ after a second with data queued, and gives four
+// saturated streams weights 1:2:3:4. Over a window in the middle of the
+// run the delivered bytes are within 5% of 1:2:3:4, and every message
+// arrives once, intact, in order within its stream.
+func TestSchedWFQSharesEndToEnd(t *testing.T) {
+	p := newConfigPair(t, schedLink, func(c *config) { c.Scheduler = sched.RoundRobin })
+	p.connect()
+	if k := p.as[0].scheduler(); k != sched.RoundRobin {
+		t.Fatalf("endpoint default scheduler: %v", k)
+	}
+	r := newShareRun(t, p, []int{1000, 1000, 1000, 1000}, 2*time.Second, 5*time.Second)
+	switched := false
+	r.at = func(since time.Duration) {
+		if !switched && since >= time.Second {
+			switched = true
+			if err := p.as[0].setScheduler(sched.WFQ); err != nil {
+				t.Fatal(err)
+			}
+			for sid := range uint16(4) {
+				if err := p.as[0].setStreamValue(sid, sid+1); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	r.run(6 * time.Second)
+	r.checkShares([]float64{1, 2, 3, 4}, 0.05)
+	for sid := range uint16(4) {
+		if v, err := p.as[0].streamValue(sid); err != nil || v != sid+1 {
+			t.Errorf("stream %d weight %d, %v", sid, v, err)
+		}
+	}
+}
+
+// TestSchedRoundRobinEndToEnd: round robin shares the link equally among
+// four saturated streams with equal messages.
+func TestSchedRoundRobinEndToEnd(t *testing.T) {
+	for _, k := range []sched.Kind{sched.RoundRobin, sched.RoundRobinPacket} {
+		t.Run(k.String(), func(t *testing.T) {
+			p := newConfigPair(t, schedLink, func(c *config) { c.Scheduler = k })
+			p.connect()
+			r := newShareRun(t, p, []int{1000, 1000, 1000, 1000}, 2*time.Second, 5*time.Second)
+			r.run(5 * time.Second)
+			r.checkShares([]float64{1, 1, 1, 1}, 0.05)
+		})
+	}
+}
+
+// TestSchedFairCapacityEndToEnd: fair capacity gives four saturated
+// streams equal bytes although their messages differ in size (200 to 3000
+// bytes, the largest in three fragments).
+func TestSchedFairCapacityEndToEnd(t *testing.T) {
+	p := newConfigPair(t, schedLink, nil)
+	p.connect()
+	if err := p.as[0].setScheduler(sched.FairCapacity); err != nil {
+		t.Fatal(err)
+	}
+	r := newShareRun(t, p, []int{200, 700, 1300, 3000}, 2*time.Second, 5*time.Second)
+	r.run(5 * time.Second)
+	r.checkShares([]float64{1, 1, 1, 1}, 0.05)
+}
+
+// TestSchedPriorityEndToEnd: strict priority starves the lower priority
+// stream completely while the higher one has data, and serves it as soon
+// as the higher one runs dry.
+func TestSchedPriorityEndToEnd(t *testing.T) {
+	p := newConfigPair(t, schedLink, func(c *config) { c.Scheduler = sched.Priority })
+	p.connect()
+	a := p.as[0]
+	if err := a.setStreamValue(0, 2); err != nil { // lower priority
+		t.Fatal(err)
+	}
+	if err := a.setStreamValue(1, 1); err != nil {
+		t.Fatal(err)
+	}
+	r := newShareRun(t, p, []int{1000, 1000}, time.Second, 4*time.Second)
+	r.at = func(since time.Duration) {
+		if since >= 4*time.Second {
+			r.fed[1] = false
+		}
+	}
+	r.run(6 * time.Second)
+	t.Logf("window: stream 0 %d bytes, stream 1 %d; after stream 1 stopped: %d and %d", r.bytes[0], r.bytes[1], r.after[0], r.after[1])
+	if r.bytes[0] != 0 || r.bytes[1] == 0 {
+		t.Errorf("while stream 1 (priority 1) had data, stream 0 (priority 2) got %d bytes and stream 1 %d", r.bytes[0], r.bytes[1])
+	}
+	if r.after[0] < 1<<20 {
+		t.Errorf("after stream 1 ran dry, stream 0 got only %d bytes", r.after[0])
+	}
+}
+
+// TestSchedBlockedStreamEndToEnd: a stream that cannot send (here an
+// outgoing reset pending) keeps its messages and does not hold up the
+// others; reopened, it delivers them in order.
+func TestSchedBlockedStreamEndToEnd(t *testing.T) {
+	p := newConfigPair(t, schedLink, nil)
+	p.connect()
+	a := p.as[0]
+	r := newShareRun(t, p, []int{1000, 1000, 1000}, time.Second, 3*time.Second)
+	r.at = func(since time.Duration) {
+		switch {
+		case since >= 3*time.Second && r.fed[1]:
+			r.fed[1] = false // stop feeding: what is queued must come out after the reopen
+			if err := a.setStreamState(1, stream.Open); err != nil {
+				t.Fatal(err)
+			}
+		case since >= time.Second/2 && since < 3*time.Second:
+			if st, _ := a.data.eng.Send.StreamState(1); st == stream.Open {
+				if err := a.setStreamState(1, stream.ResetPending); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	r.run(5 * time.Second)
+	t.Logf("window bytes %v, after %v", r.bytes, r.after)
+	if r.bytes[1] != 0 || r.bytes[0] == 0 || r.bytes[2] == 0 {
+		t.Errorf("blocked stream 1 delivered %d bytes in the window, the others %d and %d", r.bytes[1], r.bytes[0], r.bytes[2])
+	}
+	if r.got[1] != r.queued[1] {
+		t.Errorf("stream 1: %d of %d messages after the reopen", r.got[1], r.queued[1])
+	}
+	if err := a.setStreamState(16, stream.Closed); !errors.Is(err, transfer.ErrStreamID) {
+		t.Errorf("stream 16 of 16: %v", err)
+	}
+}
