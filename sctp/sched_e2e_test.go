@@ -409,3 +409,55 @@ func TestSchedFragmentsContiguousEndToEnd(t *testing.T) {
 }
 
 var allSchedKinds = []sched.Kind{sched.FCFS, sched.Priority, sched.RoundRobin, sched.FairCapacity, sched.WFQ, sched.RoundRobinPacket}
+
+// TestSchedCoreCalls covers the core's scheduler entry points outside a
+// transfer: before the engine exists, with bad input, and after close.
+func TestSchedCoreCalls(t *testing.T) {
+	p := newConfigPair(t, schedLink, func(c *config) { c.Scheduler = sched.Kind(99) })
+	a, err := p.eps[0].connect(p.now, p.addrs[1], 5000, 5001)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := a.scheduler(); k != sched.FCFS {
+		t.Errorf("an invalid default kind gives %v, want fcfs", k)
+	}
+	if err := a.setScheduler(sched.WFQ); !errors.Is(err, errNotReady) {
+		t.Errorf("setScheduler in COOKIE-WAIT: %v", err)
+	}
+	if _, err := a.streamValue(0); !errors.Is(err, errNotReady) {
+		t.Errorf("streamValue in COOKIE-WAIT: %v", err)
+	}
+	p.as[0] = a
+	for p.as[1] == nil || a.state != stateEstablished {
+		if !p.step() {
+			t.Fatal("handshake stalled")
+		}
+		for _, e := range p.events[1] {
+			if e.kind == evCommUp {
+				p.as[1] = e.assoc
+			}
+		}
+	}
+	if err := a.setScheduler(sched.Kind(6)); !errors.Is(err, sched.ErrKind) {
+		t.Errorf("kind 6: %v", err)
+	}
+	if err := a.setScheduler(sched.WFQ); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.setStreamValue(16, 2); !errors.Is(err, transfer.ErrStreamID) {
+		t.Errorf("stream 16 of 16: %v", err)
+	}
+	if err := a.setStreamValue(3, 0); !errors.Is(err, sched.ErrValue) {
+		t.Errorf("weight 0: %v", err)
+	}
+	if err := a.setStreamValue(3, 9); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := a.streamValue(3); v != 9 || err != nil {
+		t.Errorf("weight %d, %v", v, err)
+	}
+	a.userAbort(p.now, nil)
+	if err := a.setScheduler(sched.FCFS); !errors.Is(err, errClosed) {
+		t.Errorf("setScheduler after abort: %v", err)
+	}
+}
