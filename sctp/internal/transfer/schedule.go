@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -54,22 +55,54 @@ func (s *Sender) adopt(sc sched.Scheduler) {
 			sc.Block(sid)
 		}
 	}
-	// Every queued message, oldest first. Within a stream the queue is
-	// already in arrival order; the sort interleaves the streams.
-	var backlog []*message
-	for _, st := range s.streams.OutSides() {
-		for m := st.head; m != nil; m = m.next {
-			backlog = append(backlog, m)
-		}
-	}
-	slices.SortFunc(backlog, func(a, b *message) int {
-		// Serial order: fewer than 2^31 messages are ever queued at once.
-		return int(int32(a.seq - b.seq))
-	})
-	for _, m := range backlog {
-		sc.Enqueue(m.sid, len(m.buf)-m.off)
+	for _, q := range s.backlog() {
+		sc.Enqueue(q.sid, q.n)
 	}
 	s.sched = sc
+}
+
+// queued is one queued message as a scheduler switch sees it: age is how
+// many messages arrived after it, n what is left of it to send.
+type queued struct {
+	age uint32
+	sid uint16
+	n   int
+}
+
+// backlog returns every queued message, oldest first (a partly sent one
+// with what is left of it). Within a stream the queue is already in
+// arrival order; across streams the messages are put in order by their
+// arrival numbers, directly by age when the ages are dense (linear), else
+// by sorting.
+func (s *Sender) backlog() []queued {
+	var out []queued
+	var oldest uint32
+	for _, st := range s.streams.OutSides() {
+		for m := st.head; m != nil; m = m.next {
+			// Serial: fewer than 2^31 messages are ever queued at once.
+			age := s.arrived - m.seq - 1
+			oldest = max(oldest, age)
+			out = append(out, queued{age, m.sid, len(m.buf) - m.off})
+		}
+	}
+	if len(out) < 2 {
+		return out
+	}
+	if span := int(oldest) + 1; span <= 4*len(out) {
+		slots := make([]queued, span)
+		for _, q := range out {
+			slots[span-1-int(q.age)] = q
+		}
+		out = out[:0]
+		for _, q := range slots {
+			if q.n > 0 {
+				out = append(out, q)
+			}
+		}
+		return out
+	}
+	slices.SortFunc(out, func(a, b queued) int { return cmp.Compare(b.age, a.age) })
+	return out
 }
 
 // SetStreamValue sets the scheduler value of outbound stream sid: its

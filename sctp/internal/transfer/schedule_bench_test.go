@@ -97,3 +97,18 @@ func TestMessageSize(t *testing.T) {
 		t.Errorf("message is %d bytes, want at most 64", n)
 	}
 }
+
+// BenchmarkSwitchScheduler measures a run-time switch with 65535 active
+// streams, two messages queued on each (131070 re-enqueued in arrival
+// order), alternating between round robin and WFQ.
+func BenchmarkSwitchScheduler(b *testing.B) {
+	s := newSaturated(b, sched.RoundRobin, 65535, 2, 64)
+	kinds := [2]sched.Kind{sched.WFQ, sched.RoundRobin}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if err := s.a.Send.SwitchScheduler(kinds[i&1]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
