@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -516,5 +517,41 @@ func TestStateChangedBehindSendersBack(t *testing.T) {
 	p.drain()
 	if len(sids) != 2 || sids[1] != 0 {
 		t.Fatalf("sent %v, want [1 0]", sids)
+	}
+}
+
+// TestSwitchSparseArrivals switches with an old message left far behind
+// the newer ones (its stream was blocked while 100 others went out): the
+// backlog is sorted rather than bucketed, and FCFS still serves it in
+// arrival order.
+func TestSwitchSparseArrivals(t *testing.T) {
+	p := newSchedPair(t, Config{OutStreams: 4, InStreams: 4})
+	s := &p.a.Send
+	buf := make([]byte, 0, 256)
+	s.SetStreamState(1, stream.Closed)
+	s.Queue(1, 0, false, payload(buf, 1, 0, 100)) // A
+	for seq := range uint32(100) {
+		s.Queue(0, 0, false, payload(buf, 0, seq, 100))
+	}
+	for range 20 {
+		for p.packet(DefaultMTU-12) > 0 {
+		}
+		p.ack()
+	}
+	s.Queue(2, 0, false, payload(buf, 2, 0, 100)) // B
+	s.Queue(3, 0, false, payload(buf, 3, 0, 100)) // C
+	s.Queue(1, 0, false, payload(buf, 1, 1, 100)) // D
+	if b := s.backlog(); len(b) != 4 || b[0].age != 103 {
+		t.Fatalf("backlog %+v", b)
+	}
+	s.SetStreamState(1, stream.Open)
+	if err := s.SwitchScheduler(sched.FCFS); err != nil {
+		t.Fatal(err)
+	}
+	var got []uint16
+	p.onChunk = func(d *Data) { got = append(got, d.SID) }
+	p.drain()
+	if want := []uint16{1, 2, 3, 1}; !slices.Equal(got, want) {
+		t.Fatalf("order %v, want %v", got, want)
 	}
 }
