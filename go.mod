@@ -5,6 +5,13 @@ go 1.26.0
 require (
 	github.com/google/gopacket v1.1.19
 	github.com/ishidawataru/sctp v0.0.0-20251114114122-19ddcbc6aae2
+	github.com/pion/logging v0.2.4
+	github.com/pion/sctp v1.12.1
 	golang.org/x/net v0.63.0
 	golang.org/x/sys v0.50.0
+)
+
+require (
+	github.com/pion/randutil v0.1.0 // indirect
+	github.com/pion/transport/v5 v5.1.4 // indirect
 )

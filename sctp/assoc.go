@@ -137,6 +137,9 @@ func (a *assoc) destroy(r closeReason) {
 	if a.closed {
 		return
 	}
+	if a.ep.onDestroy != nil {
+		a.ep.onDestroy(a, r)
+	}
 	a.setState(stateClosed)
 	a.closed = true
 	a.timers.stopAll()

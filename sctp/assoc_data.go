@@ -36,6 +36,7 @@ func (a *assoc) startData(now time.Time) {
 		RTOInitial: cfg.RTOInitial,
 		RTOMin:     cfg.RTOMin,
 		RTOMax:     cfg.RTOMax,
+		SendBuffer: cfg.SendBuffer,
 		Scheduler:  a.newStreamScheduler(),
 	})
 	if err != nil {

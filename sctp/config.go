@@ -28,6 +28,7 @@ type config struct {
 	RecvWindow         uint32        // a_rwnd we advertise, 1 MiB
 	PMTU               int           // path MTU of the SCTP packet (no IP/UDP header), 1200
 	Rand               io.Reader     // source of tags, nonces and secrets; crypto/rand
+	SendBuffer         int           // send buffer bytes per association (transfer default, 1 MiB)
 	Scheduler          sched.Kind    // stream scheduler of new associations, FCFS
 }
 

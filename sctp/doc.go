@@ -1,3 +1,85 @@
 // Package sctp is a userspace implementation of the Stream Control
 // Transmission Protocol (RFC 9260) and its extensions.
+//
+// # Usage
+//
+// A server listens on an IP address and SCTP port and accepts
+// associations; a client dials one:
+//
+//	l, err := sctp.Listen("0.0.0.0:5000", nil) // UDP encapsulation on port 9899
+//	as, err := l.Accept()
+//
+//	as, err := sctp.Dial(ctx, "192.0.2.1:5000", &sctp.Config{OutStreams: 16})
+//	_, err = as.WriteMsg(msg, sctp.SendInfo{Stream: 3, PPID: 51})
+//	n, info, err := as.ReadMsg(buf) // info.Stream, info.PPID, info.EOR
+//	err = as.Shutdown(ctx)
+//
+// An Endpoint is one-to-many: one socket serves every association it
+// accepted or dialed (Endpoint.Dial), each association an independent
+// object. Association.Stream(sid) gives an io.ReadWriteCloser for one
+// stream. Messages keep their boundaries: WriteMsg sends one message,
+// ReadMsg returns one message, or one part of a message larger than the
+// buffer with RecvInfo.EOR false until the last part; data is never
+// truncated.
+//
+// The transport is UDP encapsulation (RFC 6951) by default: local UDP
+// port Config.UDPPort (9899), peer port Config.RemoteUDPPort (9899). With
+// Config.Transport = IP it is plain SCTP over a raw IP socket (protocol
+// 132, needs CAP_NET_RAW). Config.PacketConn or Config.Conn carry the
+// packets over a connection the program supplies (for example DTLS).
+// Config.Pcap records every packet in a pcap file.
+//
+// Events (association up and down, restart, peer address changes, send
+// failures with the unsent message, shutdown complete, sender dry) arrive
+// on Association.Events, a bounded channel: events that find it full are
+// dropped and counted, so a program that ignores them loses nothing else.
+//
+// # Cancellation
+//
+// Every call that can block can be stopped. Dial, Shutdown and
+// Endpoint.AcceptContext take a context. ReadMsg and WriteMsg (and the
+// Read and Write of a Stream) obey deadlines set with SetDeadline,
+// SetReadDeadline and SetWriteDeadline as net.Conn does: a passed
+// deadline returns an error that is os.ErrDeadlineExceeded. WriteMsg
+// blocks while the send buffer (Config.SendBuffer) is full; with
+// SendInfo.NonBlocking it returns ErrWouldBlock instead. Close and Abort
+// unblock every call on the association; Endpoint.Close unblocks every
+// call on the endpoint.
+//
+// Errors work with errors.Is: an association that ended without a
+// graceful shutdown returns an *AbortError matching ErrAborted and either
+// ErrPeerAborted (the peer sent ABORT; AbortError.Cause has its cause
+// code) or ErrLocalAbort (Abort, a timeout — also ErrTimeout — or a
+// protocol violation by the peer). After a graceful shutdown ReadMsg
+// returns io.EOF once every message was read, and WriteMsg ErrClosed.
+//
+// # Concurrency and performance
+//
+// Each endpoint's state is owned by one lock and driven by two
+// goroutines: a reader that takes packets from the socket in batches
+// (recvmmsg, with GRO on Linux), feeds them all to the sans-I/O core and
+// sends what they caused in one batch (sendmmsg, with GSO), and an owner
+// that sends what user calls queued and runs one timer armed at the
+// core's earliest deadline. User goroutines queue work under the lock
+// and wake the owner; any number may call at once. Sending and receiving
+// a message allocates nothing in steady state.
+//
+// # Limitations
+//
+//   - No multi-homing: one path per association (the peer's other
+//     addresses are recorded and reported, not used).
+//   - No I-DATA (RFC 8260) yet: Config.Interleaving fails with
+//     ErrUnsupported. No PR-SCTP (RFC 3758) and no stream reconfiguration
+//     (RFC 6525) yet, so EventPartialDeliveryAborted and
+//     EventStreamReset are never sent, and Stream.Close only releases the
+//     handle.
+//   - The scheduler is chosen per endpoint (Config.Scheduler); per-stream
+//     values are set with SetStreamValue. It cannot be changed on a live
+//     association.
+//   - Messages of all streams share one receive queue in delivery order:
+//     a Stream's Read waits while the head message belongs to another
+//     stream, until that stream's reader (or ReadMsg) takes it.
+//   - No path MTU discovery: packets are sized for Config.MTU (1500).
+//   - Only one SCTP port is accepted on per endpoint (the one given to
+//     Listen); INITs to other ports are dropped.
 package sctp

@@ -48,6 +48,11 @@ type endpoint struct {
 	in      inPacket // reused parse state for receive
 	scratch []byte   // reused encoding buffer
 	tracef  func(format string, args ...any)
+
+	// onDestroy, when set, is called as an association closes, before its
+	// engine and counters are dropped (the shell takes the unsent messages
+	// and the final counters there).
+	onDestroy func(a *assoc, r closeReason)
 }
 
 const maxReplies = 16

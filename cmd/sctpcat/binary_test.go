@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestBinary builds sctpcat and runs an echo server and a client as two
+// processes on loopback: exit codes, -echo, -echo-wait, -v, and SIGTERM
+// ending the server.
+func TestBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	bin := filepath.Join(t.TempDir(), "sctpcat")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	port := freeUDPPort(t)
+	var serr bytes.Buffer
+	srv := exec.Command(bin, "-l", "-echo", "-v", "-udp-port", fmt.Sprint(port), "127.0.0.1:7010")
+	srv.Stderr = &serr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Process.Kill()
+	time.Sleep(200 * time.Millisecond)
+	in := input(200 << 10)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cli := exec.CommandContext(ctx, bin, "-echo-wait", "-v", "-udp-port", "0", "-remote-udp-port", fmt.Sprint(port),
+		"-msg-size", "1400", "-os", "4", "-sid", "2", "127.0.0.1:7010")
+	cli.Stdin = bytes.NewReader(in)
+	var cout, cerr bytes.Buffer
+	cli.Stdout, cli.Stderr = &cout, &cerr
+	if err := cli.Run(); err != nil {
+		t.Fatalf("client: %v\n%s", err, cerr.String())
+	}
+	if !bytes.Equal(cout.Bytes(), in) {
+		t.Fatalf("echoed %d bytes of %d", cout.Len(), len(in))
+	}
+	if !strings.Contains(cerr.String(), "event: shutdown") {
+		t.Fatalf("client -v: %s", cerr.String())
+	}
+	srv.Process.Signal(syscall.SIGTERM)
+	if err := srv.Wait(); err != nil {
+		t.Fatalf("server: %v\n%s", err, serr.String())
+	}
+	// Nobody listening: exit status 1 with the reason.
+	cli = exec.Command(bin, "-timeout", "300ms", "-udp-port", "0", "-remote-udp-port", fmt.Sprint(port), "127.0.0.1:7010")
+	cli.Stdin = strings.NewReader("x")
+	cerr.Reset()
+	cli.Stderr = &cerr
+	err := cli.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(cerr.String(), "sctpcat:") {
+		t.Fatalf("no server: %v, %s", err, cerr.String())
+	}
+}

@@ -1,0 +1,355 @@
+// Command sctpcat is netcat for SCTP, over usctp.
+//
+//	sctpcat [flags] HOST:PORT      connect, send stdin, copy what arrives to stdout
+//	sctpcat -l [flags] HOST:PORT   listen, copy every message to stdout
+//
+// HOST:PORT is the IP address and the SCTP port. Stdin is cut into
+// messages of -msg-size bytes. In listen mode -echo sends every message
+// back on its stream with its PPID instead, serving associations one
+// after another until killed; in connect mode -echo-wait waits after the
+// end of input until as many bytes came back as were sent. Connect mode
+// then shuts the association down gracefully and exits 0; an ABORT, a
+// failure or a timeout exits 1 with the reason on stderr; bad usage
+// exits 2.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// options are the parsed command line.
+type options struct {
+	listen, unordered, interleave, verbose, echo, echoWait bool
+	transport, schedName, pcap                             string
+	udpPort, remoteUDPPort, os, is, sid, ppid, msgSize     int
+	timeout                                                time.Duration
+	addr                                                   string
+}
+
+func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
+	var o options
+	fs := flag.NewFlagSet("sctpcat", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: sctpcat [-l] [flags] HOST:PORT")
+		fs.PrintDefaults()
+	}
+	fs.BoolVar(&o.listen, "l", false, "listen on HOST:PORT instead of connecting")
+	fs.StringVar(&o.transport, "transport", "udp", "transport: udp (RFC 6951 encapsulation) or ip (raw IP, needs CAP_NET_RAW)")
+	fs.IntVar(&o.udpPort, "udp-port", 9899, "local UDP encapsulation port (0: ephemeral)")
+	fs.IntVar(&o.remoteUDPPort, "remote-udp-port", 9899, "peer's UDP encapsulation port")
+	fs.IntVar(&o.os, "os", 10, "outbound streams requested")
+	fs.IntVar(&o.is, "is", 65535, "inbound streams accepted")
+	fs.IntVar(&o.sid, "sid", 0, "stream id of sent messages")
+	fs.IntVar(&o.ppid, "ppid", 0, "payload protocol identifier of sent messages")
+	fs.BoolVar(&o.unordered, "unordered", false, "send messages unordered")
+	fs.IntVar(&o.msgSize, "msg-size", 1024, "cut stdin into messages of this many bytes")
+	fs.StringVar(&o.schedName, "sched", "fcfs", "stream scheduler: fcfs, prio, rr, fc, wfq, rrp")
+	fs.BoolVar(&o.interleave, "interleave", false, "ask for I-DATA interleaving (RFC 8260)")
+	fs.StringVar(&o.pcap, "pcap", "", "write every packet sent and received to this pcap file")
+	fs.BoolVar(&o.verbose, "v", false, "print events and final statistics on stderr")
+	fs.BoolVar(&o.echo, "echo", false, "listen mode: send every message back instead of printing it")
+	fs.BoolVar(&o.echoWait, "echo-wait", false, "connect mode: after end of input, wait until as many bytes came back as were sent")
+	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "connect, echo-wait and shutdown timeout")
+	if err := fs.Parse(args); err != nil {
+		return nil, nil, err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return nil, nil, errors.New("one HOST:PORT argument expected")
+	}
+	o.addr = fs.Arg(0)
+	cfg := &sctp.Config{Interleaving: o.interleave, Pcap: o.pcap}
+	switch o.transport {
+	case "udp":
+	case "ip":
+		cfg.Transport = sctp.IP
+	default:
+		return nil, nil, fmt.Errorf("-transport %q: udp or ip", o.transport)
+	}
+	switch {
+	case o.udpPort < 0 || o.udpPort > 65535:
+		return nil, nil, fmt.Errorf("-udp-port %d out of range", o.udpPort)
+	case o.udpPort == 0:
+		cfg.UDPPort = -1
+	default:
+		cfg.UDPPort = o.udpPort
+	}
+	if o.remoteUDPPort < 1 || o.remoteUDPPort > 65535 {
+		return nil, nil, fmt.Errorf("-remote-udp-port %d out of range", o.remoteUDPPort)
+	}
+	cfg.RemoteUDPPort = uint16(o.remoteUDPPort)
+	if o.os < 1 || o.os > 65535 || o.is < 1 || o.is > 65535 {
+		return nil, nil, errors.New("-os and -is must be in 1..65535")
+	}
+	cfg.OutStreams, cfg.InStreams = uint16(o.os), uint16(o.is)
+	if o.sid < 0 || o.sid > 65535 {
+		return nil, nil, fmt.Errorf("-sid %d out of range", o.sid)
+	}
+	if o.ppid < 0 || int64(o.ppid) > 1<<32-1 {
+		return nil, nil, fmt.Errorf("-ppid %d out of range", o.ppid)
+	}
+	if o.msgSize < 1 || o.msgSize > 1<<24 {
+		return nil, nil, fmt.Errorf("-msg-size %d out of range", o.msgSize)
+	}
+	k, err := sched.ParseKind(o.schedName)
+	if err != nil {
+		return nil, nil, fmt.Errorf("-sched: %w", err)
+	}
+	cfg.Scheduler = k
+	return &o, cfg, nil
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o, cfg, err := parse(args, stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, "sctpcat:", err)
+		}
+		return 2
+	}
+	if o.listen {
+		err = listen(ctx, o, cfg, stdout, stderr)
+	} else {
+		err = connect(ctx, o, cfg, stdin, stdout, stderr)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "sctpcat:", err)
+		return 1
+	}
+	return 0
+}
+
+// logEvents prints the association's events when -v is set.
+func logEvents(o *options, as *sctp.Association, stderr io.Writer, wg *sync.WaitGroup) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for ev := range as.Events() {
+			if !o.verbose || ev.Kind == sctp.EventSenderDry {
+				continue
+			}
+			s := "event: " + ev.Kind.String()
+			switch ev.Kind {
+			case sctp.EventDown:
+				s += ": " + ev.Err.Error()
+			case sctp.EventPeerAddrChange:
+				s += fmt.Sprintf(": %v reachable=%v", ev.Addr, ev.Reachable)
+			case sctp.EventSendFailed:
+				s += fmt.Sprintf(": stream %d, %d bytes", ev.Stream, len(ev.Msg))
+			case sctp.EventPeerError:
+				s += fmt.Sprintf(": cause %d", ev.Cause)
+			}
+			fmt.Fprintln(stderr, s)
+		}
+	}()
+}
+
+func printStats(o *options, as *sctp.Association, stderr io.Writer) {
+	if !o.verbose {
+		return
+	}
+	s := as.Stats()
+	fmt.Fprintf(stderr, "stats: packets in %d out %d, bytes in %d out %d, retransmits %d (fast %d, T3 %d), srtt %v rto %v cwnd %d\n",
+		s.PacketsIn, s.PacketsOut, s.BytesIn, s.BytesOut, s.Retransmits, s.FastRetransmit, s.T3Expiries, s.SRTT, s.RTO, s.Cwnd)
+}
+
+// listen serves one association (or, with -echo, one after another until
+// ctx is done).
+func listen(ctx context.Context, o *options, cfg *sctp.Config, stdout, stderr io.Writer) error {
+	l, err := sctp.Listen(o.addr, cfg)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	if o.verbose {
+		fmt.Fprintf(stderr, "listening on %s (%s transport, local %v)\n", o.addr, cfg.Transport, l.Addr())
+	}
+	for {
+		as, err := l.AcceptContext(ctx)
+		if err != nil {
+			if ctx.Err() != nil && o.echo {
+				return nil // killed: the normal end of an echo server
+			}
+			return err
+		}
+		if o.verbose {
+			fmt.Fprintf(stderr, "association from %v\n", as.RemoteAddrs()[0])
+		}
+		err = serve(ctx, o, as, stdout, stderr)
+		if !o.echo {
+			return err
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "sctpcat:", err)
+		}
+	}
+}
+
+// serve copies or echoes one association's messages until it ends.
+func serve(ctx context.Context, o *options, as *sctp.Association, stdout, stderr io.Writer) error {
+	var wg sync.WaitGroup
+	logEvents(o, as, stderr, &wg)
+	stop := context.AfterFunc(ctx, func() { as.Abort("sctpcat killed") })
+	defer stop()
+	buf := make([]byte, 64<<10)
+	msg := buf[:0]
+	var err error
+	for {
+		var n int
+		var info sctp.RecvInfo
+		n, info, err = as.ReadMsg(buf[len(msg):cap(buf)])
+		if err != nil {
+			break
+		}
+		if !o.echo {
+			if _, err = stdout.Write(buf[len(msg) : len(msg)+n]); err != nil {
+				as.Abort("stdout: " + err.Error())
+				break
+			}
+			continue
+		}
+		msg = buf[:len(msg)+n]
+		if !info.EOR {
+			if len(msg) == cap(buf) {
+				nb := make([]byte, len(msg), 2*cap(buf))
+				copy(nb, msg)
+				buf, msg = nb[:cap(nb)], nb
+			}
+			continue
+		}
+		if _, err = as.WriteMsg(msg, sctp.SendInfo{Stream: info.Stream, PPID: info.PPID, Unordered: info.Unordered}); err != nil {
+			break
+		}
+		msg = buf[:0]
+	}
+	if err == io.EOF {
+		err = nil
+	}
+	as.Close()
+	wg.Wait()
+	printStats(o, as, stderr)
+	return err
+}
+
+// connect sends stdin and copies what arrives to stdout.
+func connect(ctx context.Context, o *options, cfg *sctp.Config, stdin io.Reader, stdout, stderr io.Writer) error {
+	dctx, cancel := context.WithTimeout(ctx, o.timeout)
+	as, err := sctp.Dial(dctx, o.addr, cfg)
+	cancel()
+	if err != nil {
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() { as.Abort("sctpcat killed") })
+	defer stop()
+	var wg sync.WaitGroup
+	logEvents(o, as, stderr, &wg)
+	var mu sync.Mutex
+	var received int64
+	got := make(chan struct{}, 1)
+	readErr := make(chan error, 1)
+	go func() {
+		buf := make([]byte, 64<<10)
+		for {
+			n, _, err := as.ReadMsg(buf)
+			if err != nil {
+				if err == io.EOF {
+					err = nil
+				}
+				readErr <- err
+				return
+			}
+			if _, err := stdout.Write(buf[:n]); err != nil {
+				as.Abort("stdout: " + err.Error())
+				readErr <- err
+				return
+			}
+			mu.Lock()
+			received += int64(n)
+			mu.Unlock()
+			select {
+			case got <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	buf := make([]byte, o.msgSize)
+	var sent int64
+	info := sctp.SendInfo{Stream: uint16(o.sid), PPID: uint32(o.ppid), Unordered: o.unordered}
+	var werr error
+	for {
+		n, err := io.ReadFull(stdin, buf)
+		if n > 0 {
+			if _, werr = as.WriteMsg(buf[:n], info); werr != nil {
+				break
+			}
+			sent += int64(n)
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			werr = fmt.Errorf("stdin: %w", err)
+			as.Abort("stdin failed")
+			break
+		}
+	}
+	if werr == nil && o.echoWait {
+		timer := time.NewTimer(o.timeout)
+		defer timer.Stop()
+	wait:
+		for {
+			mu.Lock()
+			r := received
+			mu.Unlock()
+			if r >= sent {
+				break
+			}
+			select {
+			case <-got:
+			case err := <-readErr:
+				readErr <- err
+				break wait
+			case <-timer.C:
+				werr = fmt.Errorf("echo-wait: %d of %d bytes came back in %v", r, sent, o.timeout)
+				as.Abort("echo-wait timeout")
+				break wait
+			}
+		}
+	}
+	if werr == nil {
+		sctx, cancel := context.WithTimeout(ctx, o.timeout)
+		werr = as.Shutdown(sctx)
+		cancel()
+		if werr != nil {
+			as.Abort("shutdown failed")
+		}
+	}
+	rerr := <-readErr
+	as.Close()
+	wg.Wait()
+	printStats(o, as, stderr)
+	if werr != nil {
+		return werr
+	}
+	return rerr
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// freeUDPPort returns a UDP port free on loopback right now.
+func freeUDPPort(t *testing.T) int {
+	t.Helper()
+	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return c.LocalAddr().(*net.UDPAddr).Port
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func input(n int) []byte {
+	b := make([]byte, n)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+func TestEcho(t *testing.T) {
+	port := freeUDPPort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	var lerr syncBuffer
+	lcode := make(chan int, 1)
+	go func() {
+		lcode <- run(ctx, []string{"-l", "-echo", "-v", "-udp-port", fmt.Sprint(port), "127.0.0.1:7000"}, nil, &syncBuffer{}, &lerr)
+	}()
+	time.Sleep(100 * time.Millisecond) // let the listener bind
+	in := input(300 << 10)
+	for round := range 2 { // associations one after another
+		var out, errb syncBuffer
+		args := []string{"-echo-wait", "-v", "-udp-port", "0", "-remote-udp-port", fmt.Sprint(port),
+			"-msg-size", "1000", "-sid", "3", "-ppid", "9", "-os", "8", "-sched", "rr", "127.0.0.1:7000"}
+		if round == 1 {
+			args = append([]string{"-unordered"}, args...)
+		}
+		code := run(context.Background(), args, bytes.NewReader(in), &out, &errb)
+		if code != 0 {
+			t.Fatalf("round %d: exit %d: %s", round, code, errb.String())
+		}
+		if out.String() != string(in) {
+			t.Fatalf("round %d: echoed %d bytes of %d", round, len(out.String()), len(in))
+		}
+		if !strings.Contains(errb.String(), "event: up") || !strings.Contains(errb.String(), "stats:") {
+			t.Fatalf("-v output: %s", errb.String())
+		}
+	}
+	cancel()
+	if code := <-lcode; code != 0 {
+		t.Fatalf("listener exit %d: %s", code, lerr.String())
+	}
+}
+
+func TestCopy(t *testing.T) {
+	port := freeUDPPort(t)
+	var lout, lerr syncBuffer
+	lcode := make(chan int, 1)
+	go func() {
+		lcode <- run(context.Background(), []string{"-l", "-udp-port", fmt.Sprint(port), "127.0.0.1:7001"}, nil, &lout, &lerr)
+	}()
+	time.Sleep(100 * time.Millisecond)
+	in := input(1 << 20)
+	var out, errb syncBuffer
+	code := run(context.Background(), []string{"-udp-port", "0", "-remote-udp-port", fmt.Sprint(port), "-msg-size", "4000", "127.0.0.1:7001"},
+		bytes.NewReader(in), &out, &errb)
+	if code != 0 {
+		t.Fatalf("connect exit %d: %s", code, errb.String())
+	}
+	if code := <-lcode; code != 0 {
+		t.Fatalf("listener exit %d: %s", code, lerr.String())
+	}
+	if lout.String() != string(in) {
+		t.Fatalf("listener got %d bytes of %d", len(lout.String()), len(in))
+	}
+}
+
+func TestFailures(t *testing.T) {
+	var errb syncBuffer
+	if code := run(context.Background(), []string{"-bogus"}, nil, &syncBuffer{}, &errb); code != 2 {
+		t.Fatalf("bad flag: exit %d", code)
+	}
+	if code := run(context.Background(), []string{"-sched", "nope", "127.0.0.1:1"}, nil, &syncBuffer{}, &errb); code != 2 {
+		t.Fatalf("bad scheduler: exit %d", code)
+	}
+	port := freeUDPPort(t)
+	errb = syncBuffer{}
+	code := run(context.Background(), []string{"-timeout", "300ms", "-udp-port", "0", "-remote-udp-port", fmt.Sprint(port), "127.0.0.1:7002"},
+		strings.NewReader("x"), &syncBuffer{}, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "deadline") {
+		t.Fatalf("nobody there: exit %d: %s", code, errb.String())
+	}
+}

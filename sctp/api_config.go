@@ -1,0 +1,160 @@
+package sctp
+
+import (
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/internal/transport"
+)
+
+// Transport selects how SCTP packets reach the network.
+type Transport uint8
+
+const (
+	// UDP is UDP encapsulation (RFC 6951), the default: unprivileged,
+	// local port Config.UDPPort (9899) and peer port Config.RemoteUDPPort
+	// (9899).
+	UDP Transport = iota
+	// IP is plain SCTP in IP protocol 132 over a raw socket; it needs
+	// CAP_NET_RAW.
+	IP
+)
+
+// String returns "udp" or "ip".
+func (t Transport) String() string {
+	if t == IP {
+		return "ip"
+	}
+	return "udp"
+}
+
+// Config configures an Endpoint and its associations. The zero value, or
+// a nil *Config, gives the defaults named on each field.
+type Config struct {
+	// OutStreams is the number of outbound streams requested (default
+	// 10); InStreams the most inbound streams accepted (default 65535).
+	// The association uses the minimum of each side's offer.
+	OutStreams, InStreams uint16
+
+	// RTOInitial, RTOMin and RTOMax bound the retransmission timeout
+	// (RFC 9260 section 16: 1 s, 1 s, 60 s).
+	RTOInitial, RTOMin, RTOMax time.Duration
+	// HeartbeatInterval is HB.interval (30 s); negative disables heartbeats.
+	HeartbeatInterval time.Duration
+	// MaxRetransmits is Association.Max.Retrans (10).
+	MaxRetransmits int
+
+	// SendBuffer bounds the bytes queued or unacknowledged per
+	// association (default 1 MiB): WriteMsg blocks (or fails with
+	// ErrWouldBlock) beyond it. A single larger message is accepted
+	// when the buffer is empty.
+	SendBuffer int
+	// RecvBuffer is the receive window advertised per association
+	// (default 1 MiB).
+	RecvBuffer int
+
+	// Scheduler is the outbound stream scheduler (default sched.FCFS).
+	Scheduler sched.Kind
+	// Interleaving asks for I-DATA (RFC 8260). Not supported yet: Listen
+	// and Dial fail with ErrUnsupported when it is set.
+	Interleaving bool
+
+	// Transport is UDP (default) or IP. Ignored when PacketConn or Conn
+	// is set.
+	Transport Transport
+	// UDPPort is the local UDP encapsulation port: 0 means 9899, a
+	// negative value an ephemeral port.
+	UDPPort int
+	// RemoteUDPPort is the peer's UDP encapsulation port (default 9899)
+	// for Dial. An accepted association answers the port its peer sent
+	// from (RFC 6951 section 5.4).
+	RemoteUDPPort uint16
+	// PacketConn, when set, carries SCTP packets as datagrams over the
+	// user's connection (for example DTLS for WebRTC). The endpoint
+	// closes it when it closes.
+	PacketConn net.PacketConn
+	// Conn, when set, carries SCTP packets over a connected datagram
+	// connection; the endpoint then has one peer. It is closed with the
+	// endpoint.
+	Conn net.Conn
+
+	// MTU is the path MTU in bytes, IP header included (default 1500).
+	MTU int
+	// LocalPort is the SCTP port Dial uses (default: random from 49152).
+	LocalPort uint16
+	// MaxAssociations bounds the associations of an endpoint (0: no
+	// limit); INITs beyond it are refused.
+	MaxAssociations int
+	// Backlog bounds the accept queue (default 128). An association
+	// that arrives while it is full is aborted.
+	Backlog int
+	// Pcap, when set, is a file every packet sent and received is
+	// written to (pcap, decodable by Wireshark, tshark and sctpdump).
+	Pcap string
+	// CloseTimeout bounds the graceful shutdown Close performs before it
+	// aborts (default 5 s).
+	CloseTimeout time.Duration
+
+	// conn, for tests in this package, is the transport to use.
+	conn transport.Conn
+}
+
+func (c *Config) withDefaults() Config {
+	var d Config
+	if c != nil {
+		d = *c
+	}
+	if d.RemoteUDPPort == 0 {
+		d.RemoteUDPPort = transport.DefaultUDPPort
+	}
+	if d.MTU == 0 {
+		d.MTU = 1500
+	}
+	if d.Backlog == 0 {
+		d.Backlog = 128
+	}
+	if d.CloseTimeout == 0 {
+		d.CloseTimeout = 5 * time.Second
+	}
+	return d
+}
+
+func (c *Config) validate() error {
+	if c.Interleaving {
+		return fmt.Errorf("%w: I-DATA interleaving (RFC 8260)", ErrUnsupported)
+	}
+	if c.MTU < 576 || c.MTU > maxPacket {
+		return fmt.Errorf("sctp: MTU %d outside 576..%d", c.MTU, maxPacket)
+	}
+	if c.Backlog < 0 || c.SendBuffer < 0 || c.RecvBuffer < 0 {
+		return fmt.Errorf("sctp: negative Backlog or buffer size")
+	}
+	if !c.Scheduler.Valid() {
+		return fmt.Errorf("sctp: scheduler: %w", sched.ErrKind)
+	}
+	return nil
+}
+
+// maxPacket is the largest packet the shell reads or writes.
+const maxPacket = 9216
+
+// core returns the sans-I/O core's configuration.
+func (c *Config) core(overhead int) config {
+	cc := config{
+		RTOInitial:      c.RTOInitial,
+		RTOMin:          c.RTOMin,
+		RTOMax:          c.RTOMax,
+		HBInterval:      c.HeartbeatInterval,
+		AssocMaxRetrans: c.MaxRetransmits,
+		OutStreams:      c.OutStreams,
+		InStreams:       c.InStreams,
+		RecvWindow:      uint32(c.RecvBuffer),
+		SendBuffer:      c.SendBuffer,
+		MaxAssociations: c.MaxAssociations,
+		PMTU:            c.MTU - overhead,
+	}
+	cc.Scheduler = c.Scheduler
+	return cc
+}

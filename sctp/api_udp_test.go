@@ -1,0 +1,280 @@
+package sctp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"sync"
+	"testing"
+	"time"
+)
+
+// loopCfg is a configuration for tests over UDP on loopback: ephemeral
+// UDP ports.
+func loopCfg() *Config {
+	return &Config{UDPPort: -1, OutStreams: 32, InStreams: 32, RTOMin: 100 * time.Millisecond,
+		RTOInitial: 200 * time.Millisecond, CloseTimeout: 5 * time.Second}
+}
+
+// listenLoop starts an endpoint on 127.0.0.1 and returns it with the
+// configuration a dialer needs to reach it.
+func listenLoop(t testing.TB, cfg *Config) (*Endpoint, *Config) {
+	t.Helper()
+	if cfg == nil {
+		cfg = loopCfg()
+	}
+	l, err := Listen("127.0.0.1:5000", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	dc := *cfg
+	dc.RemoteUDPPort = l.Addr().Port()
+	return l, &dc
+}
+
+func dialLoop(t testing.TB, dc *Config) *Association {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	a, err := Dial(ctx, "127.0.0.1:5000", dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func accept(t testing.TB, l *Endpoint) *Association {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	a, err := l.AcceptContext(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func TestUDPHandshakeEchoShutdown(t *testing.T) {
+	l, dc := listenLoop(t, nil)
+	c := dialLoop(t, dc)
+	s := accept(t, l)
+	if out, in := c.Streams(); out != 32 || in != 32 {
+		t.Fatalf("streams %d/%d", out, in)
+	}
+	if ev := <-c.Events(); ev.Kind != EventUp {
+		t.Fatalf("first event %v", ev.Kind)
+	}
+	for i := range 100 {
+		msg := []byte(fmt.Sprintf("hello %d", i))
+		if _, err := c.WriteMsg(msg, SendInfo{Stream: uint16(i % 32), PPID: 51, Unordered: i%3 == 0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	buf := make([]byte, 100)
+	seen := map[string]bool{}
+	for range 100 {
+		n, info, err := s.ReadMsg(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !info.EOR || info.PPID != 51 {
+			t.Fatalf("info %+v", info)
+		}
+		seen[string(buf[:n])] = true
+	}
+	if len(seen) != 100 {
+		t.Fatalf("%d distinct messages", len(seen))
+	}
+	// A message larger than the buffer comes in parts.
+	big := bytes.Repeat([]byte("0123456789"), 1000)
+	if _, err := s.WriteMsg(big, SendInfo{Stream: 3}); err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	small := make([]byte, 777)
+	for {
+		n, info, err := c.ReadMsg(small)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, small[:n]...)
+		if info.EOR {
+			break
+		}
+	}
+	if !bytes.Equal(got, big) {
+		t.Fatalf("big message: got %d bytes", len(got))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.ReadMsg(buf); err != io.EOF {
+		t.Fatalf("read after shutdown: %v", err)
+	}
+	if _, err := s.WriteMsg([]byte("x"), SendInfo{}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("write after shutdown: %v", err)
+	}
+	var kinds []EventKind
+	for ev := range s.Events() {
+		kinds = append(kinds, ev.Kind)
+	}
+	if kinds[len(kinds)-1] != EventShutdown {
+		t.Fatalf("events %v", kinds)
+	}
+	st := c.Stats()
+	if st.AssocsUp != 1 || st.PacketsOut == 0 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+func TestUDPAbort(t *testing.T) {
+	l, dc := listenLoop(t, nil)
+	c := dialLoop(t, dc)
+	s := accept(t, l)
+	errc := make(chan error, 1)
+	go func() {
+		_, _, err := s.ReadMsg(make([]byte, 10))
+		errc <- err
+	}()
+	if err := c.Abort("bye now"); err != nil {
+		t.Fatal(err)
+	}
+	err := <-errc
+	var ae *AbortError
+	if !errors.Is(err, ErrPeerAborted) || !errors.Is(err, ErrAborted) || errors.Is(err, ErrLocalAbort) || !errors.As(err, &ae) {
+		t.Fatalf("peer side: %v", err)
+	}
+	if ae.Cause != causeUserInitiatedAbort {
+		t.Fatalf("cause %d", ae.Cause)
+	}
+	if _, err := c.WriteMsg([]byte("x"), SendInfo{}); !errors.Is(err, ErrLocalAbort) {
+		t.Fatalf("local side: %v", err)
+	}
+	if !errors.Is(c.Err(), ErrLocalAbort) {
+		t.Fatal(c.Err())
+	}
+}
+
+func TestUDPDeadlines(t *testing.T) {
+	l, dc := listenLoop(t, nil)
+	c := dialLoop(t, dc)
+	defer c.Abort("test over") // the peer never reads: no graceful end
+	s := accept(t, l)
+	s.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+	if _, _, err := s.ReadMsg(make([]byte, 10)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read: %v", err)
+	}
+	// Fill the peer's window and our send buffer: writes then block.
+	cfg := *dc
+	_ = cfg
+	msg := make([]byte, 64<<10)
+	c.SetWriteDeadline(time.Now().Add(200 * time.Millisecond))
+	var err error
+	for range 1000 {
+		if _, err = c.WriteMsg(msg, SendInfo{}); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("write: %v", err)
+	}
+	if _, err := c.WriteMsg(msg, SendInfo{NonBlocking: true}); !errors.Is(err, ErrWouldBlock) {
+		t.Fatalf("non-blocking write: %v", err)
+	}
+	// Dial with a context that ends: nobody listens on port 5001.
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := Dial(ctx, "127.0.0.1:5001", dc); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("dial: %v", err)
+	}
+	// A stream handle.
+	st := s.Stream(0)
+	st.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+	s.SetReadDeadline(time.Time{})
+}
+
+func TestUDPManyAssociations(t *testing.T) {
+	l, dc := listenLoop(t, nil)
+	n := 50
+	if raceEnabled {
+		n = 20
+	}
+	var wg sync.WaitGroup
+	errc := make(chan error, 2*n)
+	go func() {
+		for range n {
+			s, err := l.Accept()
+			if err != nil {
+				errc <- err
+				return
+			}
+			wg.Add(1)
+			go func() { // echo
+				defer wg.Done()
+				buf := make([]byte, 2048)
+				for {
+					k, info, err := s.ReadMsg(buf)
+					if err != nil {
+						if err != io.EOF {
+							errc <- err
+						}
+						return
+					}
+					if _, err := s.WriteMsg(buf[:k], SendInfo{Stream: info.Stream, PPID: info.PPID}); err != nil {
+						errc <- err
+						return
+					}
+				}
+			}()
+		}
+	}()
+	// All dialers share one client endpoint, too.
+	ce, err := NewEndpoint(netip.MustParseAddr("127.0.0.1"), dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ce.Close()
+	var cwg sync.WaitGroup
+	for i := range n {
+		cwg.Add(1)
+		go func() {
+			defer cwg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			a, err := ce.Dial(ctx, "127.0.0.1:5000")
+			if err != nil {
+				errc <- err
+				return
+			}
+			buf := make([]byte, 2048)
+			for j := range 50 {
+				msg := []byte(fmt.Sprintf("assoc %d message %d", i, j))
+				if _, err := a.WriteMsg(msg, SendInfo{Stream: uint16(j % 4)}); err != nil {
+					errc <- err
+					return
+				}
+				k, _, err := a.ReadMsg(buf)
+				if err != nil || string(buf[:k]) != string(msg) {
+					errc <- fmt.Errorf("echo %q: %v", buf[:k], err)
+					return
+				}
+			}
+			if err := a.Shutdown(ctx); err != nil {
+				errc <- err
+			}
+		}()
+	}
+	cwg.Wait()
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Error(err)
+	}
+}

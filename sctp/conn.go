@@ -1,0 +1,471 @@
+package sctp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/netip"
+	"os"
+	"time"
+
+	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/internal/transfer"
+)
+
+// Association is one SCTP association. Any number of goroutines may call
+// its methods at once.
+type Association struct {
+	ep *Endpoint
+	a  *assoc
+
+	// Guarded by ep.mu.
+	up, closed  bool
+	shutdown    bool  // Shutdown was called
+	err         error // terminal error; nil with closed: graceful shutdown
+	final       Stats
+	lastEng     *transfer.Engine // engine kept after close for unread data
+	busy        bool             // data written since the last sender-dry event
+	touched     bool             // listed in ep.touched
+	abortReason string
+	rwait       waitq // readable, or closed
+	wwait       waitq // send buffer space, or closed
+	swait       waitq // state change (up, closed)
+	streams     map[uint16]*Stream
+	dropped     uint64 // events dropped because the channel was full
+
+	events chan Event
+	done   chan struct{} // closed when the association ended
+	rdl    deadline
+	wdl    deadline
+}
+
+// maxEvents bounds the events queued for a user who is not reading them.
+const maxEvents = 64
+
+func newAssociation(e *Endpoint, a *assoc) *Association {
+	return &Association{ep: e, a: a, events: make(chan Event, maxEvents), done: make(chan struct{})}
+}
+
+// SendInfo describes a message to send.
+type SendInfo struct {
+	Stream    uint16 // stream id, below the negotiated outbound count
+	PPID      uint32 // payload protocol identifier
+	Unordered bool   // deliver as soon as it arrives (U bit)
+	// NonBlocking makes WriteMsg fail with ErrWouldBlock instead of
+	// waiting when the send buffer is full.
+	NonBlocking bool
+}
+
+// RecvInfo describes data returned by ReadMsg.
+type RecvInfo struct {
+	Stream    uint16 // stream id
+	PPID      uint32 // payload protocol identifier
+	Unordered bool   // sent unordered
+	// EOR is true when the read ended the message; when false the
+	// message was larger than the buffer and the next read continues it.
+	EOR bool
+	SSN uint16 // stream sequence number (ordered messages)
+	TSN uint32 // TSN of the message's first fragment
+}
+
+// WriteMsg sends p as one message. It blocks while the send buffer is
+// full, until the write deadline, unless info.NonBlocking is set. It
+// returns len(p) when the message was queued: the association owns a copy.
+func (as *Association) WriteMsg(p []byte, info SendInfo) (int, error) {
+	return as.write(p, info, &as.wdl)
+}
+
+func (as *Association) write(p []byte, info SendInfo, dl *deadline) (int, error) {
+	e := as.ep
+	e.mu.Lock()
+	for {
+		if as.closed {
+			err := as.termErr()
+			e.mu.Unlock()
+			return 0, err
+		}
+		err := as.a.send(time.Now(), info.Stream, info.PPID, info.Unordered, p)
+		if err == nil {
+			as.busy = true
+			e.mu.Unlock()
+			e.poke()
+			return len(p), nil
+		}
+		if !errors.Is(err, transfer.ErrWouldBlock) {
+			e.mu.Unlock()
+			return 0, mapErr(err)
+		}
+		if info.NonBlocking {
+			e.mu.Unlock()
+			return 0, ErrWouldBlock
+		}
+		if !e.block(&as.wwait, dl.wait(), nil) {
+			e.mu.Unlock()
+			return 0, os.ErrDeadlineExceeded
+		}
+	}
+}
+
+// termErr is the error of a call on a closed association.
+func (as *Association) termErr() error {
+	if as.err != nil {
+		return as.err
+	}
+	return ErrClosed
+}
+
+func mapErr(err error) error {
+	switch {
+	case errors.Is(err, transfer.ErrStreamID):
+		return ErrStreamID
+	case errors.Is(err, transfer.ErrEmptyMessage):
+		return ErrEmptyMessage
+	case errors.Is(err, errShuttingDown):
+		return ErrShutdown
+	case errors.Is(err, errClosed):
+		return ErrClosed
+	}
+	return err
+}
+
+// ReadMsg reads the next message, or the next part of a message larger
+// than p (RecvInfo.EOR false until its last part). It blocks until data
+// arrives or the read deadline passes. After a graceful shutdown it
+// returns io.EOF once every message was read; after an abort, the
+// AbortError.
+func (as *Association) ReadMsg(p []byte) (int, RecvInfo, error) {
+	return as.read(p, -1, &as.rdl)
+}
+
+// read reads from any stream (sid < 0) or from stream sid only.
+func (as *Association) read(p []byte, sid int, dl *deadline) (int, RecvInfo, error) {
+	e := as.ep
+	e.mu.Lock()
+	for {
+		if eng := as.engine(); eng != nil {
+			if s, ok := eng.Recv.NextStream(); ok && (sid < 0 || int(s) == sid) {
+				n, ri, _ := eng.Recv.Read(p)
+				kick := false
+				if !as.closed && eng.Recv.SACKDue(time.Now()) {
+					e.core.markReady(as.a) // window update
+					kick = true
+				}
+				if eng.Recv.Readable() {
+					as.rwait.wake()
+				}
+				e.mu.Unlock()
+				if kick {
+					e.poke()
+				}
+				return n, RecvInfo{Stream: ri.SID, PPID: ri.PPID, Unordered: ri.Unordered, EOR: ri.EOR,
+					SSN: ri.SSN, TSN: uint32(ri.TSN)}, nil
+			}
+		}
+		if as.closed {
+			err := as.err
+			if err == nil {
+				err = io.EOF
+			}
+			e.mu.Unlock()
+			return 0, RecvInfo{}, err
+		}
+		if !e.block(&as.rwait, dl.wait(), nil) {
+			e.mu.Unlock()
+			return 0, RecvInfo{}, os.ErrDeadlineExceeded
+		}
+	}
+}
+
+// engine returns the transfer engine, live or kept after close.
+func (as *Association) engine() *transfer.Engine {
+	if eng := as.a.data.eng; eng != nil {
+		return eng
+	}
+	return as.lastEng
+}
+
+// SetDeadline sets the read and write deadlines of ReadMsg and WriteMsg.
+func (as *Association) SetDeadline(t time.Time) error {
+	as.rdl.set(t)
+	as.wdl.set(t)
+	return nil
+}
+
+// SetReadDeadline sets the deadline of ReadMsg; the zero time means none.
+func (as *Association) SetReadDeadline(t time.Time) error { as.rdl.set(t); return nil }
+
+// SetWriteDeadline sets the deadline of WriteMsg; the zero time means none.
+func (as *Association) SetWriteDeadline(t time.Time) error { as.wdl.set(t); return nil }
+
+// Shutdown closes the association gracefully (RFC 9260 section 9.2): the
+// data already written is delivered, then SHUTDOWN, SHUTDOWN ACK and
+// SHUTDOWN COMPLETE are exchanged. It waits until that is done or ctx is
+// done; then the shutdown goes on in the background (Abort stops it).
+func (as *Association) Shutdown(ctx context.Context) error {
+	e := as.ep
+	e.mu.Lock()
+	if !as.closed && !as.shutdown {
+		as.shutdown = true
+		as.a.userShutdown(time.Now())
+		e.afterInput()
+	}
+	e.mu.Unlock()
+	e.poke()
+	e.mu.Lock()
+	for !as.closed {
+		if !e.block(&as.swait, ctx.Done(), nil) {
+			e.mu.Unlock()
+			return ctx.Err()
+		}
+	}
+	err := as.err
+	e.mu.Unlock()
+	as.release()
+	return err
+}
+
+// Abort ends the association at once with an ABORT chunk carrying reason
+// as its Upper Layer Abort Reason (RFC 9260 section 9.1). Queued data is
+// reported in EventSendFailed events.
+func (as *Association) Abort(reason string) error {
+	e := as.ep
+	e.mu.Lock()
+	if as.closed {
+		e.mu.Unlock()
+		return ErrClosed
+	}
+	as.abortReason = reason
+	as.a.userAbort(time.Now(), []byte(reason))
+	e.afterInput()
+	e.mu.Unlock()
+	e.flush()
+	as.release()
+	return nil
+}
+
+// Close shuts the association down gracefully, waiting at most
+// Config.CloseTimeout, and aborts it if that did not complete. It returns
+// nil once the association is closed, whatever ended it.
+func (as *Association) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), as.ep.cfg.CloseTimeout)
+	defer cancel()
+	if err := as.Shutdown(ctx); err != nil && ctx.Err() != nil {
+		as.Abort("close timeout")
+	}
+	as.release()
+	return nil
+}
+
+// release closes the association's own endpoint (Dial) once it ended.
+func (as *Association) release() {
+	e := as.ep
+	e.mu.Lock()
+	own := e.owner == as && as.closed
+	e.mu.Unlock()
+	if own {
+		e.Close()
+	}
+}
+
+// Done returns a channel closed when the association has ended.
+func (as *Association) Done() <-chan struct{} {
+	return as.done
+}
+
+// Err returns why the association ended: nil while it runs and after a
+// graceful shutdown, else an *AbortError.
+func (as *Association) Err() error {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	return as.err
+}
+
+// terminate records the end of the association; called with ep.mu held.
+func (as *Association) terminate(err error) {
+	if as.closed {
+		return
+	}
+	e := as.ep
+	as.closed, as.err = true, err
+	delete(e.assocs, as.a)
+	as.rwait.wake()
+	as.wwait.wake()
+	as.swait.wake()
+	if err == nil {
+		as.emit(Event{Kind: EventShutdown})
+	} else {
+		as.emit(Event{Kind: EventDown, Err: err})
+	}
+	close(as.events)
+	close(as.done)
+	if e.owner == as {
+		e.ownerGone = true
+		e.poke()
+	}
+}
+
+// progress wakes waiters after input; called with ep.mu held.
+func (as *Association) progress() {
+	eng := as.a.data.eng
+	if eng == nil {
+		return
+	}
+	if as.rwait.waiting() && eng.Recv.Readable() {
+		as.rwait.wake()
+	}
+	if as.wwait.waiting() {
+		as.wwait.wake()
+	}
+	if as.busy && eng.Send.Idle() {
+		as.busy = false
+		as.emit(Event{Kind: EventSenderDry})
+	}
+}
+
+// emit queues an event for the user, dropping it when the channel is full.
+func (as *Association) emit(ev Event) {
+	if as.closed && ev.Kind != EventDown && ev.Kind != EventShutdown {
+		return
+	}
+	select {
+	case as.events <- ev:
+	default:
+		as.dropped++
+	}
+}
+
+// Events returns the channel of the association's events. It holds at
+// most 64; events that find it full are dropped (and counted in
+// EventsDropped). It is closed after the association's last event
+// (EventShutdown or EventDown).
+func (as *Association) Events() <-chan Event { return as.events }
+
+// EventsDropped returns how many events found the channel full.
+func (as *Association) EventsDropped() uint64 {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	return as.dropped
+}
+
+// Stats returns the association's counters (the final ones once closed).
+func (as *Association) Stats() Stats {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	if as.closed {
+		return as.final
+	}
+	return as.a.snapshot()
+}
+
+// Streams returns the negotiated outbound and inbound stream counts.
+func (as *Association) Streams() (out, in uint16) {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	return as.a.outStreams, as.a.inStreams
+}
+
+// Addr is an SCTP transport address: an IP address and SCTP port, and the
+// UDP encapsulation port when there is one.
+type Addr struct {
+	IP      netip.Addr
+	Port    uint16 // SCTP port
+	UDPPort uint16 // UDP encapsulation port; 0 for plain SCTP
+}
+
+// Network returns "sctp".
+func (a Addr) Network() string { return "sctp" }
+
+// String returns "IP:PORT", with "/udp:N" for UDP encapsulation.
+func (a Addr) String() string {
+	s := netip.AddrPortFrom(a.IP, a.Port).String()
+	if a.UDPPort != 0 {
+		s += "/udp:" + itoa(int(a.UDPPort))
+	}
+	return s
+}
+
+func itoa(n int) string {
+	var b [8]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			return string(b[i:])
+		}
+	}
+}
+
+// LocalAddrs returns the local transport addresses of the association.
+func (as *Association) LocalAddrs() []Addr {
+	la := as.ep.conn.LocalAddr()
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	a := Addr{IP: la.Addr(), Port: as.a.key.localPort, UDPPort: la.Port()}
+	return []Addr{a}
+}
+
+// RemoteAddrs returns the peer's transport addresses: the primary one
+// first, then the others it listed in its INIT or INIT ACK.
+func (as *Association) RemoteAddrs() []Addr {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	k := as.a.key
+	out := []Addr{{IP: k.peer.Addr(), Port: k.peerPort, UDPPort: k.peer.Port()}}
+	for _, ip := range as.a.peerAddrs {
+		if ip != k.peer.Addr().Unmap() {
+			out = append(out, Addr{IP: ip, Port: k.peerPort, UDPPort: k.peer.Port()})
+		}
+	}
+	return out
+}
+
+// SetStreamValue sets the scheduler value of outbound stream sid: its
+// priority under sched.Priority (lower is served first) or its weight under
+// sched.WFQ (1 to 65535); the other schedulers accept and ignore it, as
+// Linux does. Values last until the next SetScheduler, which resets them
+// to their defaults. A stream id outside the negotiated range gives
+// ErrStreamID, a WFQ weight of 0 an error matching sched.ErrValue.
+func (as *Association) SetStreamValue(sid uint16, v uint16) error {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	if as.closed {
+		return as.termErr()
+	}
+	return mapErr(as.a.setStreamValue(sid, v))
+}
+
+// StreamValue returns the scheduler value of outbound stream sid: its
+// priority or weight, 0 under the schedulers that have none.
+func (as *Association) StreamValue(sid uint16) (uint16, error) {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	if as.closed {
+		return 0, as.termErr()
+	}
+	v, err := as.a.streamValue(sid)
+	return v, mapErr(err)
+}
+
+// SetScheduler changes the association's stream scheduler at any time,
+// also with messages queued: none is lost, duplicated or reordered within
+// its stream, a message already partly sent finishes first, and the new
+// scheduler takes the queued messages in the order they were written.
+// Per-stream values (SetStreamValue) go back to their defaults, as in
+// Linux.
+func (as *Association) SetScheduler(k sched.Kind) error {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	if as.closed {
+		return as.termErr()
+	}
+	return mapErr(as.a.setScheduler(k))
+}
+
+// Scheduler returns the kind of the association's stream scheduler.
+func (as *Association) Scheduler() sched.Kind {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	return as.a.scheduler()
+}

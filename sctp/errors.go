@@ -1,0 +1,105 @@
+package sctp
+
+import (
+	"errors"
+	"fmt"
+	"net"
+
+	"github.com/usctp/usctp/sctp/internal/transport"
+)
+
+// Errors returned by the public API. They work with errors.Is; deadline
+// errors are os.ErrDeadlineExceeded itself.
+var (
+	// ErrClosed is net.ErrClosed: the association or endpoint was closed
+	// by this side.
+	ErrClosed = net.ErrClosed
+	// ErrAborted matches every AbortError, whoever aborted.
+	ErrAborted = errors.New("sctp: association aborted")
+	// ErrPeerAborted matches an AbortError for an ABORT from the peer.
+	ErrPeerAborted = errors.New("sctp: association aborted by the peer")
+	// ErrLocalAbort matches an AbortError for an abort decided here: by
+	// the user (Abort), a timeout, or a protocol violation by the peer.
+	ErrLocalAbort = errors.New("sctp: association aborted locally")
+	// ErrTimeout matches an AbortError for an association lost to a
+	// timeout: the handshake or the peer stopped answering.
+	ErrTimeout = errors.New("sctp: peer unreachable")
+	// ErrShutdown is returned by writes once a graceful shutdown began
+	// (either side). Reads return io.EOF once the shutdown completed and
+	// every message was read.
+	ErrShutdown = errors.New("sctp: association is shutting down")
+	// ErrWouldBlock is returned by a non-blocking WriteMsg when the send
+	// buffer is full.
+	ErrWouldBlock = errors.New("sctp: send buffer full")
+	// ErrStreamID is returned for a stream id outside the negotiated
+	// outbound range.
+	ErrStreamID = errors.New("sctp: invalid stream id")
+	// ErrEmptyMessage is returned for a zero-length message (SCTP carries
+	// no empty user messages).
+	ErrEmptyMessage = errors.New("sctp: empty message")
+	// ErrUnsupported is returned for a configuration this version cannot
+	// serve (for example I-DATA interleaving).
+	ErrUnsupported = errors.New("sctp: not supported")
+	// ErrAcceptQueueFull is the cause of the ABORT sent for an association
+	// that arrived while the accept queue was full.
+	ErrAcceptQueueFull = errors.New("sctp: accept queue full")
+	// ErrNeedRaw is wrapped, with os.ErrPermission, by the error of
+	// Listen, NewEndpoint or Dial with the IP transport when the process
+	// lacks CAP_NET_RAW.
+	ErrNeedRaw = transport.ErrNeedRaw
+)
+
+// AbortError is the terminal error of an association that ended without
+// a graceful shutdown. errors.Is matches ErrAborted and, as the case may
+// be, ErrPeerAborted or ErrLocalAbort, and ErrTimeout for timeouts.
+type AbortError struct {
+	// ByPeer is true when the peer sent the ABORT.
+	ByPeer bool
+	// Reason is the short cause: "peer abort", "user abort", "init
+	// timeout", "peer unreachable", "protocol violation", ...
+	Reason string
+	// Cause is the first error cause code of the ABORT (RFC 9260 section
+	// 3.3.10), zero when none.
+	Cause uint16
+	// UserReason is the Upper Layer Abort Reason given to Abort, when
+	// this side aborted.
+	UserReason string
+}
+
+// Error returns a one-line description.
+func (e *AbortError) Error() string {
+	who := "locally"
+	if e.ByPeer {
+		who = "by the peer"
+	}
+	s := fmt.Sprintf("sctp: association aborted %s (%s", who, e.Reason)
+	if e.Cause != 0 {
+		s += fmt.Sprintf(", cause %d", e.Cause)
+	}
+	if e.UserReason != "" {
+		s += ": " + e.UserReason
+	}
+	return s + ")"
+}
+
+// Is matches ErrAborted, ErrPeerAborted or ErrLocalAbort, and ErrTimeout.
+func (e *AbortError) Is(target error) bool {
+	switch target {
+	case ErrAborted:
+		return true
+	case ErrPeerAborted:
+		return e.ByPeer
+	case ErrLocalAbort:
+		return !e.ByPeer
+	case ErrTimeout:
+		return e.Reason == reasonInitTimeout.String() || e.Reason == reasonPeerUnreachable.String() ||
+			e.Reason == reasonShutdownGuard.String()
+	}
+	return false
+}
+
+// Timeout reports whether the association was lost to a timeout (net.Error).
+func (e *AbortError) Timeout() bool { return e.Is(ErrTimeout) }
+
+// Temporary reports false (net.Error).
+func (e *AbortError) Temporary() bool { return false }

@@ -1,0 +1,721 @@
+package sctp
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/transport"
+)
+
+// Endpoint is a one-to-many SCTP endpoint: one packet socket serving any
+// number of associations, accepted (Listen, Accept) or started (Dial).
+//
+// The sans-I/O core is owned by the endpoint's lock; two goroutines drive
+// it: a reader that takes packets from the socket in batches, feeds them
+// all to the core and sends what they caused in one batch, and an owner
+// that sends what user calls queued and runs the one timer armed at the
+// core's earliest deadline. User goroutines queue work under the lock and
+// wake the owner; they never wait for it.
+type Endpoint struct {
+	cfg      Config
+	conn     transport.Conn
+	pcap     *transport.PcapWriter
+	connPeer netip.AddrPort // the peer's address on a connected net.Conn
+
+	mu         sync.Mutex
+	core       *endpoint
+	assocs     map[*assoc]*Association
+	listenPort uint16 // SCTP port accepted on; 0: none
+	acceptq    []*Association
+	acceptWait waitq
+	closed     bool
+	err        error           // why the endpoint stopped, when it did by itself
+	armed      time.Time       // deadline the owner's timer is set for
+	owner      *Association    // the association Dial created this endpoint for
+	ownerGone  bool            // owner ended: close the socket after the last flush
+	free       []chan struct{} // waiter channels for block
+	touched    []*Association  // reached by the packets being processed
+
+	wmu  sync.Mutex // serializes flushes; guards out and nout
+	out  []transport.Packet
+	nout int // packets collected in out, not yet written
+
+	kick      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+	wg        sync.WaitGroup
+}
+
+const (
+	readBatch  = 32 // packets per ReadBatch
+	writeBatch = 64 // packets per WriteBatch
+)
+
+// Listen returns an endpoint accepting associations on laddr, "HOST:PORT"
+// with an IP address (or empty host for all) and the SCTP port. With UDP
+// encapsulation the socket is bound to HOST and Config.UDPPort.
+func Listen(laddr string, cfg *Config) (*Endpoint, error) {
+	host, port, err := splitHostPort(laddr)
+	if err != nil {
+		return nil, err
+	}
+	if port == 0 {
+		return nil, fmt.Errorf("sctp: listen %s: SCTP port 0", laddr)
+	}
+	var ip netip.Addr
+	if host != "" {
+		if ip, err = netip.ParseAddr(host); err != nil {
+			return nil, fmt.Errorf("sctp: listen %s: %w", laddr, err)
+		}
+	}
+	e, err := NewEndpoint(ip, cfg)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	e.listenPort = port
+	e.mu.Unlock()
+	return e, nil
+}
+
+// NewEndpoint returns an endpoint whose socket is bound to ip (the zero
+// Addr: all addresses) that accepts no association: it dials many from
+// one socket (Endpoint.Dial).
+func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
+	c := cfg.withDefaults()
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	conn, peer, err := openConn(&c, ip)
+	if err != nil {
+		return nil, err
+	}
+	e := &Endpoint{cfg: c, conn: conn, connPeer: peer, assocs: make(map[*assoc]*Association),
+		kick: make(chan struct{}, 1), done: make(chan struct{})}
+	if c.Pcap != "" {
+		w, err := transport.CreatePcap(c.Pcap, transport.PcapOptions{})
+		if err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("sctp: pcap: %w", err)
+		}
+		e.pcap = w
+		e.conn = transport.Capture(conn, w)
+	}
+	fam := netip.IPv6Unspecified()
+	if ip.Is4() || ip.Is4In6() || peer.Addr().Is4() {
+		fam = netip.IPv4Unspecified()
+	}
+	e.core = newEndpoint(c.core(e.conn.Overhead(fam)), time.Now())
+	e.core.onDestroy = e.onDestroy
+	e.out = make([]transport.Packet, writeBatch)
+	for i := range e.out {
+		e.out[i].Buf = make([]byte, maxPacket)
+	}
+	e.wg.Add(2)
+	go e.readLoop()
+	go e.ownerLoop()
+	return e, nil
+}
+
+// openConn opens the transport that cfg selects.
+func openConn(c *Config, ip netip.Addr) (transport.Conn, netip.AddrPort, error) {
+	switch {
+	case c.conn != nil:
+		return c.conn, netip.AddrPort{}, nil
+	case c.Conn != nil:
+		return transport.NewConnAdapter(c.Conn, transport.AdapterConfig{RemotePort: c.RemoteUDPPort}),
+			netAddrPort(c.Conn.RemoteAddr()), nil
+	case c.PacketConn != nil:
+		return transport.NewAdapter(c.PacketConn, transport.AdapterConfig{RemotePort: c.RemoteUDPPort}),
+			netip.AddrPort{}, nil
+	case c.Transport == IP:
+		conn, err := transport.ListenIP(transport.IPConfig{Addr: ip})
+		if err != nil {
+			return nil, netip.AddrPort{}, fmt.Errorf("sctp: raw IP: %w", err)
+		}
+		return conn, netip.AddrPort{}, nil
+	}
+	port := c.UDPPort
+	switch {
+	case port == 0:
+		port = transport.DefaultUDPPort
+	case port < 0:
+		port = 0
+	case port > 65535:
+		return nil, netip.AddrPort{}, fmt.Errorf("sctp: UDP port %d", port)
+	}
+	if !ip.IsValid() {
+		ip = netip.IPv6Unspecified()
+	}
+	conn, err := transport.ListenUDP(transport.UDPConfig{Addr: netip.AddrPortFrom(ip, uint16(port)),
+		RemotePort: c.RemoteUDPPort, GRO: true})
+	if err != nil {
+		return nil, netip.AddrPort{}, fmt.Errorf("sctp: UDP encapsulation: %w", err)
+	}
+	return conn, netip.AddrPort{}, nil
+}
+
+func netAddrPort(a net.Addr) netip.AddrPort {
+	switch a := a.(type) {
+	case *net.UDPAddr:
+		ap := a.AddrPort()
+		return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+	case *net.IPAddr:
+		ip, _ := netip.AddrFromSlice(a.IP)
+		return netip.AddrPortFrom(ip.Unmap(), 0)
+	}
+	return netip.AddrPort{}
+}
+
+func splitHostPort(s string) (string, uint16, error) {
+	host, ps, err := net.SplitHostPort(s)
+	if err != nil {
+		return "", 0, fmt.Errorf("sctp: address %q: %w", s, err)
+	}
+	p, err := strconv.ParseUint(ps, 10, 16)
+	if err != nil {
+		return "", 0, fmt.Errorf("sctp: address %q: bad port", s)
+	}
+	return host, uint16(p), nil
+}
+
+// Accept waits for the next association on the listening port.
+func (e *Endpoint) Accept() (*Association, error) {
+	return e.AcceptContext(context.Background())
+}
+
+// AcceptContext waits for the next association until ctx is done.
+func (e *Endpoint) AcceptContext(ctx context.Context) (*Association, error) {
+	e.mu.Lock()
+	for {
+		if len(e.acceptq) > 0 {
+			as := e.acceptq[0]
+			copy(e.acceptq, e.acceptq[1:])
+			e.acceptq[len(e.acceptq)-1] = nil
+			e.acceptq = e.acceptq[:len(e.acceptq)-1]
+			e.mu.Unlock()
+			return as, nil
+		}
+		if e.closed {
+			err := e.closedErr()
+			e.mu.Unlock()
+			return nil, err
+		}
+		if e.listenPort == 0 {
+			e.mu.Unlock()
+			return nil, errors.New("sctp: endpoint is not listening")
+		}
+		if !e.block(&e.acceptWait, ctx.Done(), nil) {
+			e.mu.Unlock()
+			return nil, ctx.Err()
+		}
+	}
+}
+
+func (e *Endpoint) closedErr() error {
+	if e.err != nil {
+		return e.err
+	}
+	return ErrClosed
+}
+
+// Dial starts an association to raddr ("HOST:PORT", the peer's IP
+// address and SCTP port) on a new endpoint of its own, and waits until it
+// is established or ctx is done. The endpoint closes with the association.
+func Dial(ctx context.Context, raddr string, cfg *Config) (*Association, error) {
+	peer, err := resolve(ctx, raddr)
+	if err != nil {
+		return nil, err
+	}
+	var ip netip.Addr
+	if cfg != nil && cfg.Transport == IP {
+		ip = netip.IPv4Unspecified()
+		if peer.Addr().Is6() {
+			ip = netip.IPv6Unspecified()
+		}
+	}
+	e, err := NewEndpoint(ip, cfg)
+	if err != nil {
+		return nil, err
+	}
+	as, err := e.dial(ctx, peer, true)
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	return as, nil
+}
+
+// Dial starts an association from this endpoint to raddr ("HOST:PORT")
+// and waits until it is established or ctx is done.
+func (e *Endpoint) Dial(ctx context.Context, raddr string) (*Association, error) {
+	peer, err := resolve(ctx, raddr)
+	if err != nil {
+		return nil, err
+	}
+	return e.dial(ctx, peer, false)
+}
+
+func resolve(ctx context.Context, raddr string) (netip.AddrPort, error) {
+	host, port, err := splitHostPort(raddr)
+	if err != nil {
+		return netip.AddrPort{}, err
+	}
+	if port == 0 {
+		return netip.AddrPort{}, fmt.Errorf("sctp: dial %s: SCTP port 0", raddr)
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		ips, lerr := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		if lerr != nil || len(ips) == 0 {
+			return netip.AddrPort{}, fmt.Errorf("sctp: dial %s: %w", raddr, lerr)
+		}
+		ip = ips[0]
+	}
+	return netip.AddrPortFrom(ip.Unmap(), port), nil
+}
+
+// dial runs the ASSOCIATE primitive to peer (IP and SCTP port).
+func (e *Endpoint) dial(ctx context.Context, peer netip.AddrPort, owned bool) (*Association, error) {
+	to := e.transportAddr(peer.Addr())
+	e.mu.Lock()
+	if e.closed {
+		err := e.closedErr()
+		e.mu.Unlock()
+		return nil, err
+	}
+	var a *assoc
+	var err error
+	for range 16 {
+		lport := e.cfg.LocalPort
+		if lport == 0 {
+			lport = uint16(49152 + rand.IntN(16384))
+		}
+		a, err = e.core.connect(time.Now(), to, lport, peer.Port())
+		if !errors.Is(err, errExists) || e.cfg.LocalPort != 0 {
+			break
+		}
+	}
+	if err != nil {
+		e.mu.Unlock()
+		return nil, fmt.Errorf("sctp: dial %v: %w", peer, err)
+	}
+	as := newAssociation(e, a)
+	e.assocs[a] = as
+	if owned {
+		e.owner = as
+	}
+	e.mu.Unlock()
+	e.poke()
+	e.mu.Lock()
+	for {
+		if as.up {
+			e.mu.Unlock()
+			return as, nil
+		}
+		if as.closed {
+			err := as.err
+			e.mu.Unlock()
+			return nil, fmt.Errorf("sctp: dial %v: %w", peer, err)
+		}
+		if !e.block(&as.swait, ctx.Done(), nil) {
+			e.mu.Unlock()
+			as.Abort("dial canceled")
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// transportAddr returns the lower-layer address of a peer IP.
+func (e *Endpoint) transportAddr(ip netip.Addr) netip.AddrPort {
+	switch {
+	case e.cfg.Conn != nil:
+		return e.connPeer
+	case e.cfg.conn == nil && e.cfg.PacketConn == nil && e.cfg.Transport == IP:
+		return netip.AddrPortFrom(ip, 0)
+	}
+	return netip.AddrPortFrom(ip, e.cfg.RemoteUDPPort)
+}
+
+// poke wakes the owner goroutine to send what the core has queued.
+func (e *Endpoint) poke() {
+	select {
+	case e.kick <- struct{}{}:
+	default:
+	}
+}
+
+// readLoop reads packets in batches and feeds them to the core.
+func (e *Endpoint) readLoop() {
+	defer e.wg.Done()
+	pkts := make([]transport.Packet, readBatch)
+	for i := range pkts {
+		pkts[i].Buf = make([]byte, maxPacket)
+	}
+	for {
+		n, err := e.conn.ReadBatch(pkts)
+		if err != nil {
+			select {
+			case <-e.done:
+				return
+			default:
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				continue
+			}
+			if errors.Is(err, net.ErrClosed) {
+				e.fail(err)
+				return
+			}
+			continue // a transient socket error (for example ICMP)
+		}
+		now := time.Now()
+		e.wmu.Lock()
+		e.mu.Lock()
+		var last assocKey
+		for i := range pkts[:n] {
+			p := pkts[i].Data()
+			if !e.acceptable(pkts[i].Addr, p) {
+				continue
+			}
+			e.core.receive(now, pkts[i].Addr, p)
+			// Note the association the packet reached, to wake its
+			// waiters below without visiting every association.
+			if len(p) >= 12 {
+				k := assocKey{peer: pkts[i].Addr, localPort: binary.BigEndian.Uint16(p[2:]), peerPort: binary.BigEndian.Uint16(p)}
+				if k != last {
+					last = k
+					if as := e.assocs[e.core.assocs[k]]; as != nil && !as.touched {
+						as.touched = true
+						e.touched = append(e.touched, as)
+					}
+				}
+			}
+			// Collect what this packet caused before the next one is
+			// processed: each SACK is its own send opportunity (Max.Burst
+			// packets), as if packets were processed one by one, while
+			// everything still leaves in one WriteBatch.
+			if e.collect(now) {
+				e.mu.Unlock()
+				e.writeOut()
+				e.mu.Lock()
+			}
+		}
+		e.afterPackets()
+		e.mu.Unlock()
+		e.flushHeld()
+		e.wmu.Unlock()
+	}
+}
+
+// acceptable drops INITs to an SCTP port nobody listens on, unless they
+// are for an association of ours (an INIT collision or a peer restart).
+func (e *Endpoint) acceptable(from netip.AddrPort, p []byte) bool {
+	if len(p) < 16 || p[12] != ctInit || binary.BigEndian.Uint32(p[4:]) != 0 {
+		return true
+	}
+	dst := binary.BigEndian.Uint16(p[2:])
+	if e.listenPort != 0 && dst == e.listenPort {
+		return true
+	}
+	return e.core.assocs[assocKey{peer: from, localPort: dst, peerPort: binary.BigEndian.Uint16(p)}] != nil
+}
+
+// ownerLoop sends what user calls queued and runs the timers.
+func (e *Endpoint) ownerLoop() {
+	defer e.wg.Done()
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	for {
+		select {
+		case <-e.kick:
+		case <-t.C:
+		case <-e.done:
+			t.Stop()
+			return
+		}
+		now := time.Now()
+		e.mu.Lock()
+		if d := e.core.deadline(); !d.IsZero() && !d.After(now) {
+			e.core.timeout(now)
+			e.afterInput()
+		}
+		e.mu.Unlock()
+		e.flush()
+		e.mu.Lock()
+		d := e.core.deadline()
+		e.armed = d
+		e.mu.Unlock()
+		if !d.IsZero() {
+			// A deadline the core could not serve must not make this
+			// loop spin.
+			t.Reset(max(time.Until(d), 50*time.Microsecond))
+		} else {
+			t.Stop()
+		}
+	}
+}
+
+// flush sends every packet the core has, in batches.
+func (e *Endpoint) flush() {
+	e.wmu.Lock()
+	e.flushHeld()
+	e.wmu.Unlock()
+}
+
+// flushHeld is flush with e.wmu held: it sends what is collected in e.out
+// and everything the core has besides.
+func (e *Endpoint) flushHeld() {
+	for {
+		now := time.Now()
+		e.mu.Lock()
+		full := e.collect(now)
+		rearm := false
+		if !full {
+			if d := e.core.deadline(); !d.IsZero() && (e.armed.IsZero() || d.Before(e.armed)) {
+				rearm = true
+			}
+		}
+		gone := e.ownerGone && !full
+		e.mu.Unlock()
+		e.writeOut()
+		if rearm {
+			e.poke()
+		}
+		if gone {
+			e.stop()
+		}
+		if !full {
+			return
+		}
+	}
+}
+
+// collect polls the core's packets into e.out after the e.nout already
+// there; it reports whether e.out is full. Called with e.wmu and e.mu held.
+func (e *Endpoint) collect(now time.Time) bool {
+	for e.nout < len(e.out) {
+		o := &e.out[e.nout]
+		to, b, ok := e.core.poll(now, o.Buf[:0])
+		if !ok {
+			return false
+		}
+		o.Buf, o.N, o.Addr = b[:cap(b)], len(b), to
+		e.nout++
+	}
+	return true
+}
+
+// writeOut sends the packets collected in e.out with one WriteBatch.
+// Called with e.wmu held and e.mu not held.
+func (e *Endpoint) writeOut() {
+	if e.nout > 0 {
+		e.conn.WriteBatch(e.out[:e.nout]) // a lost packet is a lost packet
+		e.nout = 0
+	}
+}
+
+// stop ends the goroutines and closes the socket (the owner association
+// ended, or Close).
+func (e *Endpoint) stop() {
+	e.closeOnce.Do(func() {
+		close(e.done)
+		e.conn.Close()
+		if e.pcap != nil {
+			e.pcap.Close() // later captures fail quietly
+		}
+	})
+}
+
+// fail ends every association after the socket failed.
+func (e *Endpoint) fail(err error) {
+	e.mu.Lock()
+	if !e.closed {
+		e.err = fmt.Errorf("sctp: endpoint socket: %w", err)
+		e.closed = true
+		for a := range e.assocs {
+			a.userAbort(time.Now(), []byte("socket failed"))
+		}
+		e.afterInput()
+		e.acceptWait.wake()
+	}
+	e.mu.Unlock()
+	e.stop()
+}
+
+// Close aborts every association of the endpoint (use Association.Shutdown
+// first for a graceful end), closes its socket and waits for its
+// goroutines.
+func (e *Endpoint) Close() error {
+	e.mu.Lock()
+	if !e.closed {
+		e.closed = true
+		for a, as := range e.assocs {
+			as.abortReason = "endpoint closed"
+			a.userAbort(time.Now(), []byte(as.abortReason))
+		}
+		e.afterInput()
+		e.acceptWait.wake()
+		e.acceptq = nil // aborted above with the others
+	}
+	e.mu.Unlock()
+	e.flush()
+	e.stop()
+	e.wg.Wait()
+	return nil
+}
+
+// Addr returns the endpoint's local transport address: for UDP
+// encapsulation, the local UDP port.
+func (e *Endpoint) Addr() netip.AddrPort { return e.conn.LocalAddr() }
+
+// Stats returns the endpoint's counters, including its live associations'.
+func (e *Endpoint) Stats() Stats {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.core.statsSnapshot()
+}
+
+// afterInput hands the core's events to the associations and wakes the
+// goroutines waiting on any of them. Called with e.mu held.
+func (e *Endpoint) afterInput() {
+	e.events()
+	for _, as := range e.assocs {
+		as.progress()
+	}
+}
+
+// afterPackets is afterInput for the associations that packets reached
+// (e.touched). Called with e.mu held.
+func (e *Endpoint) afterPackets() {
+	e.events()
+	for i, as := range e.touched {
+		as.touched = false
+		as.progress()
+		e.touched[i] = nil
+	}
+	e.touched = e.touched[:0]
+}
+
+func (e *Endpoint) events() {
+	for {
+		ev, ok := e.core.nextEvent()
+		if !ok {
+			break
+		}
+		e.handle(ev)
+	}
+}
+
+// handle turns one core event into the association's state and a user
+// event.
+func (e *Endpoint) handle(ev event) {
+	as := e.assocs[ev.assoc]
+	switch ev.kind {
+	case evCommUp:
+		if as == nil {
+			as = e.accepted(ev.assoc)
+			if as == nil {
+				return
+			}
+		}
+		as.up = true
+		as.swait.wake()
+		as.emit(Event{Kind: EventUp})
+		return
+	}
+	if as == nil {
+		return
+	}
+	switch ev.kind {
+	case evRestart:
+		as.emit(Event{Kind: EventRestart})
+	case evPeerError:
+		as.emit(Event{Kind: EventPeerError, Cause: ev.cause})
+	case evPathDown, evPathUp:
+		as.emit(Event{Kind: EventPeerAddrChange, Addr: ev.assoc.key.peer, Reachable: ev.kind == evPathUp})
+	case evShutdownComplete:
+		as.terminate(nil)
+	case evCommLost, evCantStart:
+		ae := &AbortError{ByPeer: ev.reason == reasonPeerAbort, Reason: ev.reason.String(), Cause: ev.cause}
+		if ev.reason == reasonUserAbort {
+			ae.UserReason = as.abortReason
+		}
+		as.terminate(ae)
+	}
+}
+
+// accepted wraps a new passive association and queues it for Accept, or
+// aborts it when nobody can take it.
+func (e *Endpoint) accepted(a *assoc) *Association {
+	if e.closed || e.listenPort == 0 || len(e.acceptq) >= e.cfg.Backlog {
+		a.userAbort(time.Now(), []byte(ErrAcceptQueueFull.Error()))
+		return nil
+	}
+	as := newAssociation(e, a)
+	e.assocs[a] = as
+	e.acceptq = append(e.acceptq, as)
+	e.acceptWait.wake()
+	return as
+}
+
+// onDestroy is the core's hook as an association closes: keep its final
+// counters and its receive side (unread messages stay readable), and
+// report its unsent messages.
+func (e *Endpoint) onDestroy(a *assoc, r closeReason) {
+	as := e.assocs[a]
+	if as == nil {
+		return
+	}
+	as.final = a.snapshot()
+	as.lastEng = a.data.eng
+	if eng := a.data.eng; eng != nil && r != reasonShutdown {
+		eng.Send.Drain(func(sid uint16, ppid uint32, payload []byte, sent bool) {
+			if len(as.events) < cap(as.events) {
+				as.emit(Event{Kind: EventSendFailed, Stream: sid, PPID: ppid,
+					Msg: append([]byte(nil), payload...), Sent: sent})
+			}
+		})
+	}
+}
+
+// block waits on q until woken, or until stop1 or stop2 is closed (then it
+// reports false). It is called and returns with e.mu held.
+func (e *Endpoint) block(q *waitq, stop1, stop2 <-chan struct{}) bool {
+	var c chan struct{}
+	if n := len(e.free); n > 0 {
+		c = e.free[n-1]
+		e.free = e.free[:n-1]
+	} else {
+		c = make(chan struct{}, 1)
+	}
+	q.add(c)
+	e.mu.Unlock()
+	ok := true
+	select {
+	case <-c:
+	case <-stop1:
+		ok = false
+	case <-stop2:
+		ok = false
+	}
+	e.mu.Lock()
+	if !ok {
+		q.cancel(c)
+	}
+	select {
+	case <-c:
+	default:
+	}
+	e.free = append(e.free, c)
+	return ok
+}
