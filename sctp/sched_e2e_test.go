@@ -190,38 +190,48 @@ func fmtShares(s []float64) string {
 }
 
 // TestSchedWFQSharesEndToEnd: two full associations over a 2 MB/s
-// simulated link; the sender starts with the endpoint default (round
-// robin), switches to WFQ after a second with data queued, and gives four
-// saturated streams weights 1:2:3:4. Over a window in the middle of the
-// run the delivered bytes are within 5% of 1:2:3:4, and every message
-// arrives once, intact, in order within its stream.
+// simulated link, clean or with 1% loss; the sender starts with the
+// endpoint default (round robin), switches to WFQ after a second with data
+// queued, and gives four saturated streams weights 1:2:3:4. Over a window
+// in the middle of the run the delivered bytes are within 5% of 1:2:3:4,
+// and every message arrives once, intact, in order within its stream.
 func TestSchedWFQSharesEndToEnd(t *testing.T) {
-	p := newConfigPair(t, schedLink, func(c *config) { c.Scheduler = sched.RoundRobin })
-	p.connect()
-	if k := p.as[0].scheduler(); k != sched.RoundRobin {
-		t.Fatalf("endpoint default scheduler: %v", k)
-	}
-	r := newShareRun(t, p, []int{1000, 1000, 1000, 1000}, 2*sd(time.Second), 5*sd(time.Second))
-	switched := false
-	r.at = func(since time.Duration) {
-		if !switched && since >= sd(time.Second) {
-			switched = true
-			if err := p.as[0].setScheduler(sched.WFQ); err != nil {
-				t.Fatal(err)
+	lossy := schedLink
+	lossy.Loss, lossy.Jitter = 0.01, time.Millisecond
+	for _, tt := range []struct {
+		name string
+		link simnet.LinkConfig
+	}{{"clean", schedLink}, {"loss1", lossy}} {
+		link := tt.link
+		t.Run(tt.name, func(t *testing.T) {
+			p := newConfigPair(t, link, func(c *config) { c.Scheduler = sched.RoundRobin })
+			p.connect()
+			if k := p.as[0].scheduler(); k != sched.RoundRobin {
+				t.Fatalf("endpoint default scheduler: %v", k)
 			}
-			for sid := range uint16(4) {
-				if err := p.as[0].setStreamValue(sid, sid+1); err != nil {
-					t.Fatal(err)
+			r := newShareRun(t, p, []int{1000, 1000, 1000, 1000}, 2*sd(time.Second), 5*sd(time.Second))
+			switched := false
+			r.at = func(since time.Duration) {
+				if !switched && since >= sd(time.Second) {
+					switched = true
+					if err := p.as[0].setScheduler(sched.WFQ); err != nil {
+						t.Fatal(err)
+					}
+					for sid := range uint16(4) {
+						if err := p.as[0].setStreamValue(sid, sid+1); err != nil {
+							t.Fatal(err)
+						}
+					}
 				}
 			}
-		}
-	}
-	r.run(sd(6 * time.Second))
-	r.checkShares([]float64{1, 2, 3, 4}, 0.05)
-	for sid := range uint16(4) {
-		if v, err := p.as[0].streamValue(sid); err != nil || v != sid+1 {
-			t.Errorf("stream %d weight %d, %v", sid, v, err)
-		}
+			r.run(sd(6 * time.Second))
+			r.checkShares([]float64{1, 2, 3, 4}, 0.05)
+			for sid := range uint16(4) {
+				if v, err := p.as[0].streamValue(sid); err != nil || v != sid+1 {
+					t.Errorf("stream %d weight %d, %v", sid, v, err)
+				}
+			}
+		})
 	}
 }
 
