@@ -555,3 +555,29 @@ func TestSwitchSparseArrivals(t *testing.T) {
 		t.Fatalf("order %v, want %v", got, want)
 	}
 }
+
+// TestPendingFollowsScheduler: Pending sizes the next chunk from the
+// message the scheduler would start, and is false when every stream with
+// data is blocked.
+func TestPendingFollowsScheduler(t *testing.T) {
+	p := newSchedPair(t, Config{OutStreams: 4, InStreams: 4, PeerRwnd: 1200})
+	s := &p.a.Send
+	buf := make([]byte, 0, 4096)
+	s.Queue(1, 0, false, payload(buf, 1, 0, 1000)) // fits the 1200-byte window
+	s.Queue(2, 0, false, payload(buf, 2, 0, 3000))
+	if !s.Pending(p.now) {
+		t.Fatal("a 1000-byte message and a 1200-byte window: Pending false")
+	}
+	s.SetStreamState(1, stream.ResetPending)
+	if s.Pending(p.now) {
+		t.Fatal("stream 2's first chunk exceeds the window: Pending true")
+	}
+	s.SetStreamState(2, stream.ResetPending)
+	if s.Pending(p.now) {
+		t.Fatal("every stream blocked: Pending true")
+	}
+	s.SetStreamState(1, stream.Open)
+	if !s.Pending(p.now) {
+		t.Fatal("stream 1 open again: Pending false")
+	}
+}

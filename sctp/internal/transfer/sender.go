@@ -261,9 +261,25 @@ func (s *Sender) nextChunkSize() int {
 		if s.unsent == 0 {
 			return 0
 		}
-		return s.fragPoint // not known before the scheduler picks
+		if m = s.peekNext(); m == nil {
+			return 0 // every stream with data is blocked
+		}
 	}
 	return min(len(m.buf)-m.off, s.fragPoint)
+}
+
+// peekNext returns the message the scheduler would start next, without
+// starting it (Next has no effect until Sent), or nil when no stream is
+// active.
+func (s *Sender) peekNext() *message {
+	sid, ok := s.sched.Next()
+	if !ok {
+		return nil
+	}
+	if st := s.streams.PeekOutSide(sid); st != nil {
+		return st.head
+	}
+	return nil
 }
 
 // canSendNew applies rules A and B of section 6.1 to a new chunk of size
@@ -324,6 +340,9 @@ func (s *Sender) Pending(now time.Time) bool {
 		return false
 	}
 	size := s.nextChunkSize()
+	if size == 0 {
+		return false
+	}
 	return size <= s.peerRwnd || (s.Outstanding() == 0 && !s.probeAt.IsZero() && !now.Before(s.probeAt))
 }
 
