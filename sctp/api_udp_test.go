@@ -185,7 +185,16 @@ func TestUDPDeadlines(t *testing.T) {
 	if !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("write: %v", err)
 	}
-	if _, err := c.WriteMsg(msg, SendInfo{NonBlocking: true}); !errors.Is(err, ErrWouldBlock) {
+	if _, err := c.WriteMsg(msg, SendInfo{NonBlocking: true}); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("write past the deadline: %v", err)
+	}
+	c.SetWriteDeadline(time.Time{})
+	for range 1000 { // the peer's window may still take some
+		if _, err = c.WriteMsg(msg, SendInfo{NonBlocking: true}); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, ErrWouldBlock) {
 		t.Fatalf("non-blocking write: %v", err)
 	}
 	// Dial with a context that ends: nobody listens on port 5001.
@@ -276,5 +285,22 @@ func TestUDPManyAssociations(t *testing.T) {
 	close(errc)
 	for err := range errc {
 		t.Error(err)
+	}
+}
+
+// TestUDPBacklogFull aborts an association that finds the accept queue
+// full; the dialer learns it from Dial.
+func TestUDPBacklogFull(t *testing.T) {
+	cfg := loopCfg()
+	cfg.Backlog = 1
+	_, dc := listenLoop(t, cfg)
+	c1 := dialLoop(t, dc)
+	defer c1.Abort("done")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := Dial(ctx, "127.0.0.1:5000", dc)
+	var ae *AbortError
+	if !errors.Is(err, ErrPeerAborted) || !errors.As(err, &ae) || ae.Cause != causeUserInitiatedAbort {
+		t.Fatalf("second dial: %v", err)
 	}
 }

@@ -76,6 +76,9 @@ func (as *Association) WriteMsg(p []byte, info SendInfo) (int, error) {
 }
 
 func (as *Association) write(p []byte, info SendInfo, dl *deadline) (int, error) {
+	if dl.passed() {
+		return 0, os.ErrDeadlineExceeded
+	}
 	e := as.ep
 	e.mu.Lock()
 	for {
@@ -139,6 +142,9 @@ func (as *Association) ReadMsg(p []byte) (int, RecvInfo, error) {
 
 // read reads from any stream (sid < 0) or from stream sid only.
 func (as *Association) read(p []byte, sid int, dl *deadline) (int, RecvInfo, error) {
+	if dl.passed() {
+		return 0, RecvInfo{}, os.ErrDeadlineExceeded
+	}
 	e := as.ep
 	e.mu.Lock()
 	for {

@@ -45,6 +45,14 @@ func (d *deadline) set(t time.Time) {
 	})
 }
 
+// passed reports whether the deadline has passed: calls fail then even
+// when they could proceed, as with net.Conn.
+func (d *deadline) passed() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.closed
+}
+
 // wait returns a channel closed once the deadline has passed.
 func (d *deadline) wait() <-chan struct{} {
 	d.mu.Lock()

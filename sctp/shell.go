@@ -404,6 +404,7 @@ func (e *Endpoint) readLoop() {
 			// processed: each SACK is its own send opportunity (Max.Burst
 			// packets), as if packets were processed one by one, while
 			// everything still leaves in one WriteBatch.
+			e.events() // first: an association refused here sends no COOKIE ACK
 			if e.collect(now) {
 				e.mu.Unlock()
 				e.writeOut()
