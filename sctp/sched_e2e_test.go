@@ -471,3 +471,27 @@ func TestSchedCoreCalls(t *testing.T) {
 		t.Errorf("setScheduler after abort: %v", err)
 	}
 }
+
+// TestSchedIdleStreamNoCreditEndToEnd: under fair capacity and WFQ a
+// stream that was idle for two seconds comes back level with the others,
+// not with a credit for the time it did not send (Linux's FC and WFQ count
+// bytes over all time, so a returning stream monopolises the link until
+// its count catches up): right after it returns, the shares are already
+// fair.
+func TestSchedIdleStreamNoCreditEndToEnd(t *testing.T) {
+	for _, k := range []sched.Kind{sched.FairCapacity, sched.WFQ} {
+		t.Run(k.String(), func(t *testing.T) {
+			p := newConfigPair(t, schedLink, func(c *config) { c.Scheduler = k })
+			p.connect()
+			r := newShareRun(t, p, []int{1000, 1000, 1000}, 2*sd(time.Second)+100*time.Millisecond, 2*sd(time.Second)+600*time.Millisecond)
+			r.fed[0] = false
+			r.at = func(since time.Duration) {
+				if since >= 2*sd(time.Second) {
+					r.fed[0] = true
+				}
+			}
+			r.run(2*sd(time.Second) + 700*time.Millisecond)
+			r.checkShares([]float64{1, 1, 1}, 0.05)
+		})
+	}
+}
