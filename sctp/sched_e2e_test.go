@@ -264,31 +264,34 @@ func TestSchedFairCapacityEndToEnd(t *testing.T) {
 }
 
 // TestSchedPriorityEndToEnd: strict priority starves the lower priority
-// stream completely while the higher one has data, and serves it as soon
-// as the higher one runs dry.
+// stream completely while the higher ones have data, shares equally among
+// streams of the same priority, and serves the lower one as soon as the
+// higher ones run dry.
 func TestSchedPriorityEndToEnd(t *testing.T) {
 	p := newConfigPair(t, schedLink, func(c *config) { c.Scheduler = sched.Priority })
 	p.connect()
 	a := p.as[0]
-	if err := a.setStreamValue(0, 2); err != nil { // lower priority
-		t.Fatal(err)
+	for sid, prio := range []uint16{2, 1, 1} { // stream 0 has the lower priority
+		if err := a.setStreamValue(uint16(sid), prio); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := a.setStreamValue(1, 1); err != nil {
-		t.Fatal(err)
-	}
-	r := newShareRun(t, p, []int{1000, 1000}, sd(time.Second), 4*sd(time.Second))
+	r := newShareRun(t, p, []int{1000, 1000, 1000}, sd(time.Second), 4*sd(time.Second))
 	r.at = func(since time.Duration) {
 		if since >= 4*sd(time.Second) {
-			r.fed[1] = false
+			r.fed[1], r.fed[2] = false, false
 		}
 	}
 	r.run(sd(6 * time.Second))
-	t.Logf("window: stream 0 %d bytes, stream 1 %d; after stream 1 stopped: %d and %d", r.bytes[0], r.bytes[1], r.after[0], r.after[1])
+	t.Logf("window: %v bytes; after streams 1 and 2 stopped: %v", r.bytes, r.after)
 	if r.bytes[0] != 0 || r.bytes[1] == 0 {
-		t.Errorf("while stream 1 (priority 1) had data, stream 0 (priority 2) got %d bytes and stream 1 %d", r.bytes[0], r.bytes[1])
+		t.Errorf("while streams 1 and 2 (priority 1) had data, stream 0 (priority 2) got %d bytes", r.bytes[0])
+	}
+	if d := float64(r.bytes[1]-r.bytes[2]) / float64(r.bytes[1]+r.bytes[2]); math.Abs(d) > 0.025 {
+		t.Errorf("streams of equal priority: %d and %d bytes", r.bytes[1], r.bytes[2])
 	}
 	if r.after[0] < 1<<20 {
-		t.Errorf("after stream 1 ran dry, stream 0 got only %d bytes", r.after[0])
+		t.Errorf("after the others ran dry, stream 0 got only %d bytes", r.after[0])
 	}
 }
 
