@@ -164,13 +164,6 @@ func (c *Config) core(overhead int) config {
 		Interleave:      c.Interleaving,
 		InterleaveFSN:   c.InterleaveFSN,
 	}
-	k := c.Scheduler
-	cc.newScheduler = func(out int) sched.Scheduler {
-		s, err := sched.New(k, sched.Options{Streams: out})
-		if err != nil {
-			return nil // validated before: the transfer default then
-		}
-		return s
-	}
+	cc.Scheduler = c.Scheduler
 	return cc
 }

@@ -227,9 +227,8 @@ func TestSimScheduler(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := c.SetScheduler(sched.RoundRobin); err == nil {
-			// Allowed only if everything was already cut into chunks.
-			t.Log("scheduler changed with data in flight only")
+		if err := c.SetScheduler(sched.RoundRobin); err != nil {
+			t.Fatalf("SetScheduler with data queued: %v", err) // allowed at any time
 		}
 		buf := make([]byte, 2000)
 		for range 20 {

@@ -3,7 +3,6 @@ package sctp
 import (
 	"encoding/binary"
 	"errors"
-	"github.com/usctp/usctp/sched"
 	"time"
 
 	"github.com/usctp/usctp/sctp/internal/transfer"
@@ -19,7 +18,6 @@ type dataPlane struct {
 	gotData bool          // a DATA chunk was received (the first one is SACKed at once)
 	d       transfer.Data // reused views
 	sack    transfer.SACK
-	sched   sched.Scheduler // the engine's scheduler when the shell chose one
 }
 
 var errNotReady = errors.New("sctp: association not established yet")
@@ -39,7 +37,7 @@ func (a *assoc) startData(now time.Time) {
 		RTOMin:     cfg.RTOMin,
 		RTOMax:     cfg.RTOMax,
 		SendBuffer: cfg.SendBuffer,
-		Scheduler:  a.newScheduler(),
+		Scheduler:  a.newStreamScheduler(),
 		// RFC 8260 section 2.2.1: "User message interleaving has been
 		// negotiated for an association if both endpoints have
 		// indicated I-DATA support."

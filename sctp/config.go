@@ -32,9 +32,7 @@ type config struct {
 	InterleaveFSN      interleave.FSNConvention // FSN of a message's second I-DATA fragment: detected (default), RFC 8260's 1 or Linux's 0
 	Rand               io.Reader                // source of tags, nonces and secrets; crypto/rand
 	SendBuffer         int                      // send buffer bytes per association (transfer default, 1 MiB)
-	// newScheduler, when set, makes each association's stream scheduler
-	// (the public API's Config.Scheduler); nil means the transfer default.
-	newScheduler func(outStreams int) sched.Scheduler
+	Scheduler          sched.Kind               // stream scheduler of new associations, FCFS
 }
 
 func (c *config) setDefaults() {
@@ -70,6 +68,9 @@ func (c *config) setDefaults() {
 	}
 	if c.PMTU == 0 {
 		c.PMTU = 1200
+	}
+	if !c.Scheduler.Valid() {
+		c.Scheduler = sched.FCFS
 	}
 	if c.Rand == nil {
 		c.Rand = rand.Reader

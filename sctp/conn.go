@@ -428,64 +428,50 @@ func (as *Association) RemoteAddrs() []Addr {
 }
 
 // SetStreamValue sets the scheduler value of outbound stream sid: its
-// priority (sched.Priority, lower first) or weight (sched.WFQ).
+// priority under sched.Priority (lower is served first) or its weight under
+// sched.WFQ (1 to 65535); the other schedulers accept and ignore it, as
+// Linux does. Values last until the next SetScheduler, which resets them
+// to their defaults. A stream id outside the negotiated range gives
+// ErrStreamID, a WFQ weight of 0 an error matching sched.ErrValue.
 func (as *Association) SetStreamValue(sid uint16, v uint16) error {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
 	if as.closed {
 		return as.termErr()
 	}
-	s := as.a.data.sched
-	if s == nil {
-		return ErrUnsupported
-	}
-	return s.SetValue(sid, v)
+	return mapErr(as.a.setStreamValue(sid, v))
 }
 
-// StreamValue returns the scheduler value of outbound stream sid.
+// StreamValue returns the scheduler value of outbound stream sid: its
+// priority or weight, 0 under the schedulers that have none.
 func (as *Association) StreamValue(sid uint16) (uint16, error) {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
-	s := as.a.data.sched
-	if s == nil {
-		return 0, ErrUnsupported
+	if as.closed {
+		return 0, as.termErr()
 	}
-	return s.Value(sid)
+	v, err := as.a.streamValue(sid)
+	return v, mapErr(err)
 }
 
-// errQueued is returned by SetScheduler while messages are queued.
-var errQueued = errors.New("sctp: messages are queued: the scheduler changes only with an empty send queue")
-
-// SetScheduler changes the association's stream scheduler. It succeeds
-// only while no message waits to be sent (after EventSenderDry, or before
-// the first write); stream values set before are not carried over.
+// SetScheduler changes the association's stream scheduler at any time,
+// also with messages queued: none is lost, duplicated or reordered within
+// its stream, a message already partly sent finishes first, and the new
+// scheduler takes the queued messages in the order they were written.
+// Per-stream values (SetStreamValue) go back to their defaults, as in
+// Linux.
 func (as *Association) SetScheduler(k sched.Kind) error {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
 	if as.closed {
 		return as.termErr()
 	}
-	eng := as.a.data.eng
-	if eng == nil {
-		return errNotReady
-	}
-	s, err := sched.New(k, sched.Options{Streams: int(as.a.outStreams)})
-	if err != nil {
-		return err
-	}
-	if err := eng.Send.SetScheduler(s); err != nil {
-		return errQueued
-	}
-	as.a.data.sched = s
-	return nil
+	return mapErr(as.a.setScheduler(k))
 }
 
 // Scheduler returns the kind of the association's stream scheduler.
 func (as *Association) Scheduler() sched.Kind {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
-	if s := as.a.data.sched; s != nil {
-		return s.Kind()
-	}
-	return as.ep.cfg.Scheduler
+	return as.a.scheduler()
 }

@@ -72,9 +72,12 @@
 //     (RFC 6525) yet, so EventPartialDeliveryAborted and
 //     EventStreamReset are never sent, and Stream.Close only releases the
 //     handle.
-//   - The scheduler is chosen per endpoint (Config.Scheduler); per-stream
-//     values are set with SetStreamValue. It cannot be changed on a live
-//     association.
+//   - The scheduler's default is chosen per endpoint (Config.Scheduler);
+//     Association.SetScheduler changes it on a live association, also
+//     with messages queued (nothing is lost or reordered within a stream;
+//     per-stream values go back to their defaults, as in Linux).
+//     Per-stream values are set with SetStreamValue or
+//     Stream.SetSchedulerValue.
 //   - Messages of all streams share one receive queue in delivery order:
 //     a Stream's Read waits while the head message belongs to another
 //     stream, until that stream's reader (or ReadMsg) takes it.

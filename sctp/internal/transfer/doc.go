@@ -47,6 +47,16 @@
 // packets per send opportunity. Sender.Pending tells whether it would
 // append anything.
 //
+// Scheduling. Sender.SwitchScheduler changes the stream scheduler at any
+// time, with data queued: the new scheduler learns the backlog in arrival
+// order, a partly sent message stays pinned and finishes first, blocked
+// streams stay blocked, per-stream values start from their defaults (as in
+// Linux). Sender.SetStreamValue and StreamValue set and read a stream's
+// priority or weight. Sender.SetStreamState records a stream's state
+// (stream.Open, Closed, ResetPending, AddPending): a stream that is not
+// Open keeps its messages but is skipped, so it never holds up the others;
+// stream reconfiguration (RFC 6525) goes through it.
+//
 // Receiving. For each DATA chunk of a packet the association calls
 // Receiver.HandleData, then Receiver.EndPacket once for the packet. The
 // Verdict says what happened; InvalidStream asks the association to send an

@@ -6,6 +6,7 @@ import (
 
 	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/stream"
 )
 
 // message is one user message in the send buffer. Messages come from a free
@@ -19,7 +20,8 @@ type message struct {
 	mid       uint32   // SSN or MID, assigned when the first fragment is cut
 	nextFSN   uint32   // FSN of the next fragment (I-DATA)
 	off       int      // bytes already cut into chunks
-	refs      int      // chunk records pointing here, +1 while not fully cut
+	refs      int32    // chunk records pointing here, +1 while not fully cut
+	seq       uint32   // arrival number (serial): scheduler switches re-enqueue in this order
 	next      *message // per-stream queue or free list
 }
 
@@ -70,6 +72,7 @@ type Sender struct {
 	free    *message // free list of messages
 	nfree   int
 	cur     *message // message being cut into chunks (pinned stream)
+	arrived uint32   // arrival number of the next queued message
 
 	buffered    int // bytes queued and not yet acknowledged
 	unsent      int // bytes queued and not yet cut into chunks
@@ -154,6 +157,8 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 	m.buf = append(m.buf[:0], payload...)
 	m.ppid, m.sid, m.unordered, m.drained = ppid, sid, unordered, false
 	m.off, m.refs, m.next = 0, 1, nil
+	m.seq = s.arrived
+	s.arrived++
 	if st.tail == nil {
 		st.head = m
 	} else {
@@ -166,6 +171,11 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 	}
 	s.buffered += len(payload)
 	s.unsent += len(payload)
+	if s.streams.Out(sid).State != stream.Open {
+		// A stream that cannot send keeps its data, out of the
+		// scheduler's way (see SetStreamState).
+		s.sched.Block(sid)
+	}
 	s.sched.Enqueue(sid, len(payload))
 	s.stats.MessagesQueued++
 	return nil
@@ -255,9 +265,25 @@ func (s *Sender) nextChunkSize() int {
 		if s.unsent == 0 {
 			return 0
 		}
-		return s.fragPoint // not known before the scheduler picks
+		if m = s.peekNext(); m == nil {
+			return 0 // every stream with data is blocked
+		}
 	}
 	return min(len(m.buf)-m.off, s.fragPoint)
+}
+
+// peekNext returns the message the scheduler would start next, without
+// starting it (Next has no effect until Sent), or nil when no stream is
+// active.
+func (s *Sender) peekNext() *message {
+	sid, ok := s.sched.Next()
+	if !ok {
+		return nil
+	}
+	if st := s.streams.PeekOutSide(sid); st != nil {
+		return st.head
+	}
+	return nil
 }
 
 // canSendNew applies rules A and B of section 6.1 to a new chunk of size
@@ -318,6 +344,9 @@ func (s *Sender) Pending(now time.Time) bool {
 		return false
 	}
 	size := s.nextChunkSize()
+	if size == 0 {
+		return false
+	}
 	return size <= s.peerRwnd || (s.Outstanding() == 0 && !s.probeAt.IsZero() && !now.Before(s.probeAt))
 }
 
@@ -356,8 +385,15 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 				s.sched.Forget(sid) // scheduler out of step: drop its state
 				continue
 			}
+			if s.streams.Out(sid).State != stream.Open {
+				// The stream's state changed without SetStreamState:
+				// it may not start a message; the others go on.
+				s.sched.Block(sid)
+				continue
+			}
+			// Pinned by cut once its first chunk is out: a stream
+			// blocked before then does not start it.
 			m = st.head
-			s.cur = m
 		}
 		left := len(m.buf) - m.off
 		max := (room - s.hdr) &^ 3
@@ -394,6 +430,7 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	st := s.streams.PeekOutSide(m.sid)
 	var flags uint8
 	if m.off == 0 {
+		s.cur = m // pin the stream until the last fragment
 		flags |= flagBegin
 		m.mid = s.frame.NewMessage(m.sid, m.unordered)
 		m.nextFSN = 0
