@@ -315,3 +315,27 @@ func TestUDPBacklogFull(t *testing.T) {
 		t.Fatalf("second dial: %v", err)
 	}
 }
+
+// TestUDPDialIPv4FragmentPoint: a dialed association to an IPv4 peer over
+// UDP encapsulation sizes its packets for IPv4 (20-byte IP and 8-byte UDP
+// headers): at MTU 1500 a 1444-byte message fits one DATA chunk (1500 - 20 -
+// 8 - 12 - 16), where an IPv6 assumption would cut it in two.
+func TestUDPDialIPv4FragmentPoint(t *testing.T) {
+	l, dc := listenLoop(t, nil)
+	c := dialLoop(t, dc)
+	defer c.Close()
+	s := accept(t, l)
+	defer s.Close()
+	msg := bytes.Repeat([]byte{7}, 1444)
+	if _, err := c.WriteMsg(msg, SendInfo{Stream: 1}); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 2000)
+	n, info, err := s.ReadMsg(buf)
+	if err != nil || n != len(msg) || !info.EOR {
+		t.Fatalf("read %d bytes, %+v, %v", n, info, err)
+	}
+	if got := c.Stats().ChunksOut[ctDataType]; got != 1 {
+		t.Errorf("a 1444-byte message took %d DATA chunks, want 1", got)
+	}
+}

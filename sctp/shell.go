@@ -241,12 +241,12 @@ func Dial(ctx context.Context, raddr string, cfg *Config) (*Association, error) 
 	if err != nil {
 		return nil, err
 	}
-	var ip netip.Addr
-	if cfg != nil && cfg.Transport == IP {
-		ip = netip.IPv4Unspecified()
-		if peer.Addr().Is6() {
-			ip = netip.IPv6Unspecified()
-		}
+	// The endpoint serves this one peer: bind to its address family, so
+	// the path MTU accounts for that family's header (an IPv4 peer gains
+	// 20 bytes per packet over a dual-stack socket's IPv6 assumption).
+	ip := netip.IPv4Unspecified()
+	if peer.Addr().Is6() && !peer.Addr().Is4In6() {
+		ip = netip.IPv6Unspecified()
 	}
 	e, err := NewEndpoint(ip, cfg)
 	if err != nil {
