@@ -91,17 +91,39 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 	if r.idata != nil {
 		return r.wrongVariant()
 	}
-	if d.Flags&flagImmediate != 0 {
+	v, ok, err := r.admit(d.TSN, d.Flags, d.SID, len(d.Payload), nil)
+	if !ok {
+		return v, err
+	}
+	t := d.TSN
+	f := r.pool.Get(d.Payload)
+	f.TSN, f.PPID, f.SSN, f.SID, f.Flags = uint32(t), d.PPID, d.SSN, d.SID, d.Flags&(flagBegin|flagEnd|flagUnordered)
+	if !r.reasm.Add(f) {
+		return Dropped, ErrProtocolViolation
+	}
+	r.stats.BytesReceived += uint64(len(d.Payload))
+	r.maybePartial()
+	return Accepted, nil
+}
+
+// admit applies the RFC 9260 section 6.2 receive rules that DATA and I-DATA
+// share (the I bit, No User Data, duplicates, the TSN window, the full
+// window, gaps, the stream id) to a chunk of TSN t carrying n user bytes on
+// stream sid. id is the I-DATA chunk, nil for DATA; it decides which
+// fragment the full-window exception for partial delivery accepts. ok reports
+// whether the chunk's TSN was taken and its fragment must be added; otherwise
+// v and err are the answer to the chunk.
+func (r *Receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Verdict, ok bool, err error) {
+	if flags&flagImmediate != 0 {
 		r.immediate = true
 	}
-	if len(d.Payload) == 0 {
+	if n == 0 {
 		// 6.2: "If an endpoint receives a DATA chunk with no user data
 		// (i.e., the Length field is set to 16), it SHOULD send an ABORT
 		// chunk with a "No User Data" error cause."
 		r.stats.EmptyData++
-		return Dropped, ErrEmptyMessage
+		return Dropped, false, ErrEmptyMessage
 	}
-	t := d.TSN
 	if r.tsns.has(t) {
 		// 6.2: "When a packet arrives with duplicate DATA chunk(s) and
 		// with no new DATA chunk(s), the endpoint MUST immediately send a
@@ -111,14 +133,14 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 			r.dups = append(r.dups, t)
 		}
 		r.sackNow = true
-		return Duplicate, nil
+		return Duplicate, false, nil
 	}
 	if !r.tsns.inWindow(t) {
 		r.stats.DroppedRange++
 		r.sackNow = true
-		return Dropped, nil
+		return Dropped, false, nil
 	}
-	if r.reasm.Held()+len(d.Payload) > r.capacity {
+	if r.reasm.Held()+n > r.capacity {
 		// 6.2: "When the receiver's advertised window is 0, the receiver
 		// MUST drop any new incoming DATA chunk with a TSN larger than the
 		// largest TSN received so far. Also, if the new incoming DATA chunk
@@ -129,7 +151,7 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 		// SACK chunk".
 		r.sackNow = true
 		r.maybePartial()
-		if next, ok := r.reasm.PartialNext(); ok && uint32(t) == next && r.reasm.Peek() == nil {
+		if r.partialWants(t, id) {
 			// The next fragment of a message in partial delivery, with all
 			// delivered so far read: accept it (one chunk over the window
 			// at a time). The messages waiting behind the partial delivery
@@ -140,21 +162,21 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 		} else {
 			if t.GT(r.tsns.highest) {
 				r.stats.DroppedWindow++
-				return Dropped, nil
+				return Dropped, false, nil
 			}
-			for r.reasm.Held()+len(d.Payload) > r.capacity {
-				dt, _, ok := r.reasm.DropHighest(uint32(t))
-				if !ok {
+			for r.reasm.Held()+n > r.capacity {
+				dt, _, dropped := r.reasm.DropHighest(uint32(t))
+				if !dropped {
 					break
 				}
 				r.tsns.remove(TSN(dt))
 				r.stats.DroppedReneged++
 			}
-			if r.reasm.Held()+len(d.Payload) > r.capacity+r.cfg.MTU {
+			if r.reasm.Held()+n > r.capacity+r.cfg.MTU {
 				// Nothing held above t could go (all of it is delivered and
 				// waits for the reader): at most one chunk's overrun.
 				r.stats.DroppedWindow++
-				return Dropped, nil
+				return Dropped, false, nil
 			}
 		}
 	}
@@ -165,18 +187,27 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 		// sequence, it SHOULD send a SACK with Gap Ack Blocks immediately."
 		r.sackNow = true
 	}
-	if int(d.SID) >= r.cfg.InStreams {
+	if int(sid) >= r.cfg.InStreams {
 		r.stats.InvalidStream++
-		return InvalidStream, nil
+		return InvalidStream, false, nil
 	}
-	f := r.pool.Get(d.Payload)
-	f.TSN, f.PPID, f.SSN, f.SID, f.Flags = uint32(t), d.PPID, d.SSN, d.SID, d.Flags&(flagBegin|flagEnd|flagUnordered)
-	if !r.reasm.Add(f) {
-		return Dropped, ErrProtocolViolation
+	return Accepted, true, nil
+}
+
+// partialWants reports whether the chunk (id, or DATA of TSN t when id is
+// nil) is the next fragment of a message
+// in partial delivery, with all delivered so far read. DATA fragments of
+// one message have consecutive TSNs; I-DATA fragments go by MID and FSN.
+func (r *Receiver) partialWants(t TSN, id *IData) bool {
+	if r.reasm.Peek() != nil {
+		return false
 	}
-	r.stats.BytesReceived += uint64(len(d.Payload))
-	r.maybePartial()
-	return Accepted, nil
+	if id != nil {
+		return int(id.SID) < r.cfg.InStreams &&
+			r.idata.PartialWants(id.SID, id.Unordered(), id.Beginning(), id.MID, id.FSN)
+	}
+	next, ok := r.reasm.PartialNext()
+	return ok && uint32(t) == next
 }
 
 // maybePartial starts partial delivery when the held bytes reach the

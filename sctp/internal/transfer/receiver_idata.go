@@ -33,62 +33,8 @@ func (r *Receiver) HandleIData(now time.Time, d *IData) (Verdict, error) {
 	if r.idata == nil {
 		return r.wrongVariant()
 	}
-	if d.Flags&flagImmediate != 0 {
-		r.immediate = true
-	}
-	if len(d.Payload) == 0 {
-		// RFC 9260 section 6.2's "No User Data" rule, for I-DATA too.
-		r.stats.EmptyData++
-		return Dropped, ErrEmptyMessage
-	}
-	t := d.TSN
-	if r.tsns.has(t) {
-		r.stats.DupTSNs++
-		if len(r.dups) < maxDupTSNs {
-			r.dups = append(r.dups, t)
-		}
-		r.sackNow = true
-		return Duplicate, nil
-	}
-	if !r.tsns.inWindow(t) {
-		r.stats.DroppedRange++
-		r.sackNow = true
-		return Dropped, nil
-	}
-	if r.reasm.Held()+len(d.Payload) > r.capacity {
-		// The RFC 9260 section 6.2 full-window rules, as in HandleData.
-		r.sackNow = true
-		r.maybePartial()
-		if r.reasm.Peek() == nil && int(d.SID) < r.cfg.InStreams &&
-			r.idata.PartialWants(d.SID, d.Unordered(), d.Beginning(), d.MID, d.FSN) {
-			r.stats.PartialOverrun++
-		} else {
-			if t.GT(r.tsns.highest) {
-				r.stats.DroppedWindow++
-				return Dropped, nil
-			}
-			for r.reasm.Held()+len(d.Payload) > r.capacity {
-				dt, _, ok := r.reasm.DropHighest(uint32(t))
-				if !ok {
-					break
-				}
-				r.tsns.remove(TSN(dt))
-				r.stats.DroppedReneged++
-			}
-			if r.reasm.Held()+len(d.Payload) > r.capacity+r.cfg.MTU {
-				r.stats.DroppedWindow++
-				return Dropped, nil
-			}
-		}
-	}
-	r.tsns.add(t)
-	r.inPacket = true
-	if r.tsns.hasGaps() || t != r.tsns.cum {
-		r.sackNow = true
-	}
-	if int(d.SID) >= r.cfg.InStreams {
-		r.stats.InvalidStream++
-		return InvalidStream, nil
+	if v, ok, err := r.admit(d.TSN, d.Flags, d.SID, len(d.Payload), d); !ok {
+		return v, err
 	}
 	r.idata.SetCumulativeTSN(uint32(r.tsns.cum))
 	if !r.reasm.Add(interleave.FragFromIData(r.pool, d)) {
