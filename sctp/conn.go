@@ -32,7 +32,7 @@ type Association struct {
 	swait       waitq // state change (up, closed)
 	streams     map[uint16]*Stream
 	readable    []uint16 // scratch: streams that got data (Receiver.AppendReadable)
-	dropped     uint64 // events dropped because the channel was full
+	dropped     uint64   // events dropped because the channel was full
 
 	events chan Event
 	done   chan struct{} // closed when the association ended
