@@ -386,6 +386,7 @@ func (e *Endpoint) readLoop() {
 		now := time.Now()
 		e.wmu.Lock()
 		e.mu.Lock()
+		e.core.beginBatch() // one SACK per batch (endpoint_batch.go)
 		var last assocKey
 		for i := range pkts[:n] {
 			p := pkts[i].Data()
@@ -416,6 +417,7 @@ func (e *Endpoint) readLoop() {
 				e.mu.Lock()
 			}
 		}
+		e.core.endBatch()
 		e.afterPackets()
 		e.mu.Unlock()
 		e.flushHeld()

@@ -58,6 +58,11 @@ type batchIO struct {
 	gsoSends     atomic.Uint64
 	gsoFailure   atomic.Uint64
 	groCoalesced atomic.Uint64
+	recvCalls    atomic.Uint64
+	recvMsgs     atomic.Uint64
+	sendCalls    atomic.Uint64
+	sendMsgs     atomic.Uint64
+	sendPkts     atomic.Uint64
 
 	r struct {
 		sync.Mutex
@@ -111,6 +116,8 @@ func (b *batchIO) recvF(fd uintptr) bool {
 		switch errno {
 		case 0:
 			b.r.n = int(n)
+			b.recvCalls.Add(1)
+			b.recvMsgs.Add(uint64(n))
 			return true
 		case unix.EINTR:
 			continue
@@ -129,6 +136,13 @@ func (b *batchIO) sendF(fd uintptr) bool {
 			uintptr(unsafe.Pointer(&b.w.hs[b.w.sent])), uintptr(b.w.count-b.w.sent), 0, 0, 0)
 		switch errno {
 		case 0:
+			b.sendCalls.Add(1)
+			b.sendMsgs.Add(uint64(n))
+			pk := 0
+			for _, r := range b.w.runs[b.w.sent : b.w.sent+int(n)] {
+				pk += r
+			}
+			b.sendPkts.Add(uint64(pk))
 			b.w.sent += int(n)
 		case unix.EINTR:
 			continue

@@ -55,6 +55,13 @@ type Stats struct {
 	GSOSends     uint64 // messages sent with UDP_SEGMENT
 	GSOFailure   uint64 // GSO sends the kernel refused and that were resent without it
 	GROCoalesced uint64 // received buffers that held more than one datagram
+
+	// System calls and what they moved: RecvCalls recvmmsg calls that
+	// returned data, RecvMessages the datagrams (or GRO buffers) they
+	// returned; SendCalls sendmmsg calls, SendMessages the datagrams (or
+	// GSO sends) they took, SendPackets the SCTP packets in those.
+	RecvCalls, RecvMessages              uint64
+	SendCalls, SendMessages, SendPackets uint64
 }
 
 // UDPConn is the UDP encapsulation transport (RFC 6951): every SCTP
