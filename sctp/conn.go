@@ -87,11 +87,21 @@ func (as *Association) write(p []byte, info SendInfo, dl *deadline) (int, error)
 			e.mu.Unlock()
 			return 0, err
 		}
+		// A message written to an idle association (nothing queued or in
+		// flight: a request, or the response to one) is sent by this
+		// goroutine at once; behind other data it is left to the owner
+		// goroutine and the reader, which send in batches as the windows
+		// open.
+		idle := as.a.data.eng != nil && as.a.data.eng.Send.Idle()
 		err := as.a.send(time.Now(), info.Stream, info.PPID, info.Unordered, p)
 		if err == nil {
 			as.busy = true
 			e.mu.Unlock()
-			e.poke()
+			if idle {
+				e.sendNow()
+			} else {
+				e.poke()
+			}
 			return len(p), nil
 		}
 		if !errors.Is(err, transfer.ErrWouldBlock) {

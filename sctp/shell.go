@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/usctp/usctp/sctp/internal/transport"
@@ -52,6 +53,10 @@ type Endpoint struct {
 	wmu  sync.Mutex // serializes flushes; guards out and nout
 	out  []transport.Packet
 	nout int // packets collected in out, not yet written
+	// sendReq asks whoever holds wmu next to flush once more: set by a
+	// writer that found wmu taken (sendNow), checked by every holder
+	// after it unlocks wmu (unlockW).
+	sendReq atomic.Bool
 
 	kick      chan struct{}
 	done      chan struct{}
@@ -421,7 +426,7 @@ func (e *Endpoint) readLoop() {
 		e.afterPackets()
 		e.mu.Unlock()
 		e.flushHeld()
-		e.wmu.Unlock()
+		e.unlockW()
 	}
 }
 
@@ -486,7 +491,32 @@ func (e *Endpoint) ownerLoop() {
 func (e *Endpoint) flush() {
 	e.wmu.Lock()
 	e.flushHeld()
+	e.unlockW()
+}
+
+// sendNow sends what a user call just queued from the calling goroutine
+// (write-through): no hand-off to the owner goroutine, so a request or a
+// response leaves with one sendmmsg on the writer's thread. When another
+// goroutine is flushing, that goroutine sends it instead (e.sendReq).
+func (e *Endpoint) sendNow() {
+	e.sendReq.Store(true)
+	for e.sendReq.Load() && e.wmu.TryLock() {
+		e.sendReq.Store(false)
+		e.flushHeld()
+		e.wmu.Unlock()
+	}
+}
+
+// unlockW releases e.wmu, then flushes again for a sendNow that found it
+// taken: a writer sets e.sendReq before its TryLock, and every holder
+// looks at it after unlocking, so no request is left behind.
+func (e *Endpoint) unlockW() {
 	e.wmu.Unlock()
+	for e.sendReq.Load() && e.wmu.TryLock() {
+		e.sendReq.Store(false)
+		e.flushHeld()
+		e.wmu.Unlock()
+	}
 }
 
 // flushHeld is flush with e.wmu held: it sends what is collected in e.out

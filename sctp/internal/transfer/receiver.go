@@ -278,6 +278,13 @@ func (r *Receiver) SACKDue(now time.Time) bool {
 	return r.sackNow || (!r.ackDeadline.IsZero() && !now.Before(r.ackDeadline))
 }
 
+// Unacked reports whether DATA arrived that no SACK has acknowledged yet
+// (a SACK is due or delayed), or duplicates wait to be reported: such a
+// SACK may ride on outbound DATA before it is due.
+func (r *Receiver) Unacked() bool {
+	return r.sackNow || !r.ackDeadline.IsZero() || len(r.dups) > 0
+}
+
 // Deadline returns the delayed-SACK deadline, or the zero time.
 func (r *Receiver) Deadline() time.Time { return r.ackDeadline }
 
