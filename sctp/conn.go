@@ -93,13 +93,15 @@ func (as *Association) write(p []byte, info SendInfo, dl *deadline) (int, error)
 		// goroutine and the reader, which send in batches as the windows
 		// open.
 		idle := as.a.data.eng != nil && as.a.data.eng.Send.Idle()
-		err := as.a.send(time.Now(), info.Stream, info.PPID, info.Unordered, p)
+		now := time.Now()
+		err := as.a.send(now, info.Stream, info.PPID, info.Unordered, p)
 		if err == nil {
 			as.busy = true
+			flush := as.a.canSendNow(now)
 			e.mu.Unlock()
 			if idle {
 				e.sendNow()
-			} else {
+			} else if flush {
 				e.poke()
 			}
 			return len(p), nil

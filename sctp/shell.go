@@ -368,11 +368,21 @@ func (e *Endpoint) poke() {
 func (e *Endpoint) readLoop() {
 	defer e.wg.Done()
 	pkts := make([]transport.Packet, readBatch)
+	bufs := make([][]byte, readBatch)
 	for i := range pkts {
-		pkts[i].Buf = make([]byte, maxPacket)
+		bufs[i] = make([]byte, maxPacket)
+	}
+	read := e.conn.ReadBatch
+	if v, ok := e.conn.(interface {
+		ReadBatchView([]transport.Packet) (int, error)
+	}); ok {
+		read = v.ReadBatchView // GRO: packets stay in the socket's buffers, one copy less
 	}
 	for {
-		n, err := e.conn.ReadBatch(pkts)
+		for i := range pkts {
+			pkts[i].Buf = bufs[i]
+		}
+		n, err := read(pkts)
 		if err != nil {
 			select {
 			case <-e.done:

@@ -163,7 +163,7 @@ func (b *batchIO) readBatch(pkts []Packet) (int, error) {
 	b.r.Lock()
 	defer b.r.Unlock()
 	if b.g != nil {
-		return b.readGRO(pkts)
+		return b.readGRO(pkts, false)
 	}
 	count := min(len(pkts), maxBatch)
 	for {

@@ -117,6 +117,19 @@ func ListenUDP(cfg UDPConfig) (*UDPConn, error) {
 // ReadBatch implements Conn.
 func (u *UDPConn) ReadBatch(pkts []Packet) (int, error) { return u.b.readBatch(pkts) }
 
+// ReadBatchView is ReadBatch without a copy where the socket has its own
+// receive buffers (GRO): the Buf of each packet returned is then replaced
+// by a view of those buffers, valid until the next ReadBatch or
+// ReadBatchView call. Callers keep their own buffers elsewhere and put
+// them back into pkts before each call, as a socket without GRO fills
+// them as ReadBatch does.
+func (u *UDPConn) ReadBatchView(pkts []Packet) (int, error) {
+	if v, ok := u.b.(interface{ readBatchView([]Packet) (int, error) }); ok {
+		return v.readBatchView(pkts)
+	}
+	return u.b.readBatch(pkts)
+}
+
 // WriteBatch implements Conn. Consecutive packets to one destination
 // whose sizes are equal (the last may be shorter) go out as one GSO send
 // where the kernel supports UDP_SEGMENT.
