@@ -65,8 +65,9 @@ type Endpoint struct {
 }
 
 const (
-	readBatch  = 32 // packets per ReadBatch
-	writeBatch = 64 // packets per WriteBatch
+	readBatch  = 32  // packets per ReadBatch
+	viewBatch  = 128 // packets per ReadBatchView (GRO: about 3 buffers' worth)
+	writeBatch = 64  // packets per WriteBatch
 )
 
 // Listen returns an endpoint accepting associations on laddr, "HOST:PORT"
@@ -126,9 +127,15 @@ func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 	}
 	e.core = newEndpoint(c.core(e.conn.Overhead(fam)), time.Now())
 	e.core.onDestroy = e.onDestroy
+	// The packets of one write lie side by side, each a PMTU (rounded to
+	// a cache line) apart, not maxPacket: 64 of them fit the CPU caches
+	// that the packet building and the kernel's copy both walk. A larger
+	// packet gets a buffer of its own (append).
+	stride := min((e.core.cfg.PMTU+63)&^63, maxPacket)
+	arena := make([]byte, writeBatch*stride)
 	e.out = make([]transport.Packet, writeBatch)
 	for i := range e.out {
-		e.out[i].Buf = make([]byte, maxPacket)
+		e.out[i].Buf = arena[i*stride : (i+1)*stride : (i+1)*stride]
 	}
 	e.wg.Add(2)
 	go e.readLoop()
@@ -367,20 +374,25 @@ func (e *Endpoint) poke() {
 // readLoop reads packets in batches and feeds them to the core.
 func (e *Endpoint) readLoop() {
 	defer e.wg.Done()
-	pkts := make([]transport.Packet, readBatch)
-	bufs := make([][]byte, readBatch)
-	for i := range pkts {
-		bufs[i] = make([]byte, maxPacket)
-	}
-	read := e.conn.ReadBatch
+	read, batch := e.conn.ReadBatch, readBatch
+	var bufs [][]byte
 	if v, ok := e.conn.(interface {
 		ReadBatchView([]transport.Packet) (int, error)
-	}); ok {
-		read = v.ReadBatchView // GRO: packets stay in the socket's buffers, one copy less
+		GRO() bool
+	}); ok && v.GRO() {
+		// Packets stay in the socket's GRO buffers: one copy less, no
+		// buffers of ours, and a batch as large as one recvmmsg brings.
+		read, batch = v.ReadBatchView, viewBatch
+	} else {
+		bufs = make([][]byte, batch)
+		for i := range bufs {
+			bufs[i] = make([]byte, maxPacket)
+		}
 	}
+	pkts := make([]transport.Packet, batch)
 	for {
-		for i := range pkts {
-			pkts[i].Buf = bufs[i]
+		for i := range bufs {
+			pkts[i].Buf = bufs[i] // ReadBatch may have swapped them
 		}
 		n, err := read(pkts)
 		if err != nil {
