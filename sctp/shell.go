@@ -58,6 +58,12 @@ type Endpoint struct {
 	// after it unlocks wmu (unlockW).
 	sendReq atomic.Bool
 
+	// Counters of the goroutine work per packet, for tests that pin the
+	// cost of a request/response exchange without timing it.
+	nOwnerWakes atomic.Uint64 // owner loop iterations
+	nWrites     atomic.Uint64 // WriteBatch calls
+	nReads      atomic.Uint64 // ReadBatch calls that returned packets
+
 	kick      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
@@ -388,6 +394,7 @@ func (e *Endpoint) readLoop() {
 			}
 			continue // a transient socket error (for example ICMP)
 		}
+		e.nReads.Add(1)
 		now := time.Now()
 		e.wmu.Lock()
 		e.mu.Lock()
@@ -463,6 +470,7 @@ func (e *Endpoint) ownerLoop() {
 			t.Stop()
 			return
 		}
+		e.nOwnerWakes.Add(1)
 		now := time.Now()
 		e.mu.Lock()
 		if d := e.core.deadline(); !d.IsZero() && !d.After(now) {
@@ -564,6 +572,7 @@ func (e *Endpoint) collect(now time.Time) bool {
 // Called with e.wmu held and e.mu not held.
 func (e *Endpoint) writeOut() {
 	if e.nout > 0 {
+		e.nWrites.Add(1)
 		e.conn.WriteBatch(e.out[:e.nout]) // a lost packet is a lost packet
 		e.nout = 0
 	}
