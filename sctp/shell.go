@@ -49,6 +49,19 @@ type Endpoint struct {
 	ownerGone   bool            // owner ended: close the socket after the last flush
 	free        []chan struct{} // waiter channels for block
 	touched     []*Association  // reached by the packets being processed
+	nblocked    int             // goroutines waiting in block
+
+	// The socket reader role (shell_reader.go).
+	reader       int    // readerLoop, readerUser or readerNone
+	readerGen    uint64 // times a ReadMsg caller took the role
+	readerSeen   uint64 // readerGen at the owner's last check
+	loopParked   bool   // readLoop waits for rkick
+	readerIntr   bool   // the socket's read deadline is set to interrupt a reader
+	readerRevert bool   // the ReadMsg caller reading is to hand the role back
+	userWoke     bool   // the batch being processed woke a direct reader
+	wokeReaders  int    // ReadMsg callers the batch being processed woke
+	rkick        chan struct{}
+	rpkts        []transport.Packet // read buffers of the reader role
 
 	wmu  sync.Mutex // serializes flushes; guards out and nout
 	out  []transport.Packet
@@ -63,6 +76,7 @@ type Endpoint struct {
 	nOwnerWakes atomic.Uint64 // owner loop iterations
 	nWrites     atomic.Uint64 // WriteBatch calls
 	nReads      atomic.Uint64 // ReadBatch calls that returned packets
+	nHandoffs   atomic.Uint64 // ReadMsg callers woken by another goroutine's read
 
 	kick      chan struct{}
 	done      chan struct{}
@@ -115,7 +129,7 @@ func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 		return nil, err
 	}
 	e := &Endpoint{cfg: c, conn: conn, connPeer: peer, assocs: make(map[*assoc]*Association),
-		kick: make(chan struct{}, 1), done: make(chan struct{}),
+		kick: make(chan struct{}, 1), done: make(chan struct{}), rkick: make(chan struct{}, 1),
 		sharedPorts: c.conn == nil && c.PacketConn == nil && c.Conn == nil && c.Transport == IP}
 	if c.Pcap != "" {
 		w, err := transport.CreatePcap(c.Pcap, transport.PcapOptions{})
@@ -135,6 +149,10 @@ func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 	e.out = make([]transport.Packet, writeBatch)
 	for i := range e.out {
 		e.out[i].Buf = make([]byte, maxPacket)
+	}
+	e.rpkts = make([]transport.Packet, readBatch)
+	for i := range e.rpkts {
+		e.rpkts[i].Buf = make([]byte, maxPacket)
 	}
 	e.wg.Add(2)
 	go e.readLoop()
@@ -370,15 +388,15 @@ func (e *Endpoint) poke() {
 	}
 }
 
-// readLoop reads packets in batches and feeds them to the core.
+// readLoop reads packets in batches and feeds them to the core while it
+// holds the reader role.
 func (e *Endpoint) readLoop() {
 	defer e.wg.Done()
-	pkts := make([]transport.Packet, readBatch)
-	for i := range pkts {
-		pkts[i].Buf = make([]byte, maxPacket)
-	}
 	for {
-		n, err := e.conn.ReadBatch(pkts)
+		if !e.awaitReader() {
+			return
+		}
+		n, err := e.conn.ReadBatch(e.rpkts)
 		if err != nil {
 			select {
 			case <-e.done:
@@ -394,44 +412,61 @@ func (e *Endpoint) readLoop() {
 			}
 			continue // a transient socket error (for example ICMP)
 		}
-		e.nReads.Add(1)
-		now := time.Now()
-		e.wmu.Lock()
-		e.mu.Lock()
-		var last assocKey
-		for i := range pkts[:n] {
-			p := pkts[i].Data()
-			if !e.acceptable(pkts[i].Addr, p) {
-				continue
-			}
-			e.core.receive(now, pkts[i].Addr, p)
-			// Note the association the packet reached, to wake its
-			// waiters below without visiting every association.
-			if len(p) >= 12 {
-				k := assocKey{peer: pkts[i].Addr, localPort: binary.BigEndian.Uint16(p[2:]), peerPort: binary.BigEndian.Uint16(p)}
-				if k != last {
-					last = k
-					if as := e.assocs[e.core.assocs[k]]; as != nil && !as.touched {
-						as.touched = true
-						e.touched = append(e.touched, as)
-					}
+		e.process(n, true)
+	}
+}
+
+// process feeds the core the n packets read into e.rpkts, sends what they
+// caused and wakes the goroutines they concern. Called by the holder of
+// the reader role (loop: readLoop, which may yield the role here).
+func (e *Endpoint) process(n int, loop bool) {
+	e.nReads.Add(1)
+	now := time.Now()
+	e.wmu.Lock()
+	e.mu.Lock()
+	pkts := e.rpkts
+	var last assocKey
+	for i := range pkts[:n] {
+		p := pkts[i].Data()
+		if !e.acceptable(pkts[i].Addr, p) {
+			continue
+		}
+		e.core.receive(now, pkts[i].Addr, p)
+		// Note the association the packet reached, to wake its
+		// waiters below without visiting every association.
+		if len(p) >= 12 {
+			k := assocKey{peer: pkts[i].Addr, localPort: binary.BigEndian.Uint16(p[2:]), peerPort: binary.BigEndian.Uint16(p)}
+			if k != last {
+				last = k
+				if as := e.assocs[e.core.assocs[k]]; as != nil && !as.touched {
+					as.touched = true
+					e.touched = append(e.touched, as)
 				}
 			}
-			// Collect what this packet caused before the next one is
-			// processed: each SACK is its own send opportunity (Max.Burst
-			// packets), as if packets were processed one by one, while
-			// everything still leaves in one WriteBatch.
-			e.events() // first: an association refused here sends no COOKIE ACK
-			if e.collect(now) {
-				e.mu.Unlock()
-				e.writeOut()
-				e.mu.Lock()
-			}
 		}
-		e.afterPackets()
-		e.mu.Unlock()
-		e.flushHeld()
-		e.unlockW()
+		// Collect what this packet caused before the next one is
+		// processed: each SACK is its own send opportunity (Max.Burst
+		// packets), as if packets were processed one by one, while
+		// everything still leaves in one WriteBatch.
+		e.events() // first: an association refused here sends no COOKIE ACK
+		if e.collect(now) {
+			e.mu.Unlock()
+			e.writeOut()
+			e.mu.Lock()
+		}
+	}
+	e.userWoke, e.wokeReaders = false, 0
+	e.afterPackets()
+	yield := loop && e.mayYield()
+	if yield {
+		e.reader = readerNone
+		e.readerSeen = e.readerGen
+	}
+	e.mu.Unlock()
+	e.flushHeld()
+	e.unlockW()
+	if yield {
+		e.poke() // the owner starts its checks of the reader role
 	}
 }
 
@@ -477,10 +512,16 @@ func (e *Endpoint) ownerLoop() {
 			e.core.timeout(now)
 			e.afterInput()
 		}
+		e.checkReader()
 		e.mu.Unlock()
 		e.flush()
 		e.mu.Lock()
 		d := e.core.deadline()
+		if e.reader != readerLoop {
+			if c := now.Add(readerCheck); d.IsZero() || c.Before(d) {
+				d = c
+			}
+		}
 		e.armed = d
 		e.mu.Unlock()
 		if !d.IsZero() {
@@ -753,6 +794,10 @@ func (e *Endpoint) block(q *waitq, stop1, stop2 <-chan struct{}) bool {
 		c = make(chan struct{}, 1)
 	}
 	q.add(c)
+	e.nblocked++
+	if e.reader == readerNone {
+		e.handToLoop() // someone must read the socket for this waiter
+	}
 	e.mu.Unlock()
 	ok := true
 	select {
@@ -763,6 +808,7 @@ func (e *Endpoint) block(q *waitq, stop1, stop2 <-chan struct{}) bool {
 		ok = false
 	}
 	e.mu.Lock()
+	e.nblocked--
 	if !ok {
 		q.cancel(c)
 	}
