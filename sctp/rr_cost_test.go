@@ -95,3 +95,116 @@ func TestRRCost(t *testing.T) {
 		}
 	})
 }
+
+// echo answers every message on as until it ends.
+func echo(as *Association) {
+	buf := make([]byte, 2048)
+	for {
+		k, info, err := as.ReadMsg(buf)
+		if err != nil {
+			return
+		}
+		if _, err := as.WriteMsg(buf[:k], SendInfo{Stream: info.Stream}); err != nil {
+			return
+		}
+	}
+}
+
+// directReader runs a few transactions on c against an echoing s, so that
+// c's ReadMsg calls read the socket themselves, and returns with the role
+// free (readerNone).
+func directReader(t *testing.T, c, s *Association) {
+	t.Helper()
+	go echo(s)
+	buf := make([]byte, 64)
+	for range 5 {
+		if _, err := c.WriteMsg([]byte{1}, SendInfo{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := c.ReadMsg(buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.ep.mu.Lock()
+	r := c.ep.reader
+	c.ep.mu.Unlock()
+	if r != readerNone {
+		t.Fatalf("after request/response, reader role %d; want free for the next ReadMsg", r)
+	}
+}
+
+// TestDirectReaderInterrupted checks that a ReadMsg caller blocked on the
+// socket itself returns at once when its deadline is set or its
+// association is aborted by another goroutine, not when the owner's check
+// of the reader role comes (readerCheck).
+func TestDirectReaderInterrupted(t *testing.T) {
+	for _, how := range []string{"deadline", "abort"} {
+		t.Run(how, func(t *testing.T) {
+			simPair(t, simnet.LinkConfig{Delay: 20 * time.Microsecond}, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
+				directReader(t, c, s)
+				h0 := c.ep.nHandoffs.Load()
+				go func() {
+					time.Sleep(100 * time.Microsecond)
+					if how == "deadline" {
+						c.SetReadDeadline(time.Now())
+					} else {
+						c.Abort("test")
+					}
+				}()
+				start := time.Now()
+				_, _, err := c.ReadMsg(make([]byte, 64))
+				if el := time.Since(start); err == nil || el >= readerCheck {
+					t.Fatalf("ReadMsg returned %v after %v", err, el)
+				}
+				if u := c.ep.nHandoffs.Load() - h0; u != 0 {
+					t.Errorf("%d ReadMsg callers were woken by another reader; want the blocked one reading the socket", u)
+				}
+			})
+		})
+	}
+}
+
+// TestDirectReaderGoesAway checks that the socket is read when the
+// goroutine that read it stops calling ReadMsg: SACKs for what it then
+// writes are processed (the owner hands the role back to readLoop within
+// two readerChecks), and a long-idle direct reader hands the role back too.
+func TestDirectReaderGoesAway(t *testing.T) {
+	simPair(t, simnet.LinkConfig{Delay: 20 * time.Microsecond}, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
+		directReader(t, c, s)
+		for range 4 {
+			if _, err := c.WriteMsg(make([]byte, 100), SendInfo{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(3 * readerCheck)
+		c.ep.mu.Lock()
+		out, r := c.a.data.eng.Send.Outstanding(), c.ep.reader
+		c.ep.mu.Unlock()
+		if out != 0 || r != readerLoop {
+			t.Fatalf("%v after the last ReadMsg: %d DATA chunks unacknowledged, reader role %d; want 0 and readLoop", 3*readerCheck, out, r)
+		}
+		// Back to direct reading, then idle on the socket.
+		buf := make([]byte, 2048)
+		for range 4 { // the echoes of the messages above
+			if _, _, err := c.ReadMsg(buf); err != nil {
+				t.Fatal(err)
+			}
+		}
+		directReader(t, c, s)
+		done := make(chan error, 1)
+		go func() { _, _, err := c.ReadMsg(buf); done <- err }()
+		time.Sleep(3 * readerCheck)
+		c.ep.mu.Lock()
+		r = c.ep.reader
+		c.ep.mu.Unlock()
+		if r != readerLoop {
+			t.Errorf("ReadMsg idle on the socket for %v: reader role %d; want readLoop", 3*readerCheck, r)
+		}
+		if _, err := s.WriteMsg([]byte("late"), SendInfo{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -52,14 +52,15 @@ type Endpoint struct {
 	nblocked    int             // goroutines waiting in block
 
 	// The socket reader role (shell_reader.go).
-	reader       int    // readerLoop, readerUser or readerNone
-	readerGen    uint64 // times a ReadMsg caller took the role
-	readerSeen   uint64 // readerGen at the owner's last check
-	loopParked   bool   // readLoop waits for rkick
-	readerIntr   bool   // the socket's read deadline is set to interrupt a reader
-	readerRevert bool   // the ReadMsg caller reading is to hand the role back
-	userWoke     bool   // the batch being processed woke a direct reader
-	wokeReaders  int    // ReadMsg callers the batch being processed woke
+	reader       int       // readerLoop, readerUser or readerNone
+	readerGen    uint64    // times a ReadMsg caller took the role
+	readerSeen   uint64    // readerGen at the owner's last check
+	readerNext   time.Time // the owner's next check
+	loopParked   bool      // readLoop waits for rkick
+	readerIntr   bool      // the socket's read deadline is set to interrupt a reader
+	readerRevert bool      // the ReadMsg caller reading is to hand the role back
+	userWoke     bool      // the batch being processed woke a direct reader
+	wokeReaders  int       // ReadMsg callers the batch being processed woke
 	rkick        chan struct{}
 	rpkts        []transport.Packet // read buffers of the reader role
 
@@ -461,6 +462,7 @@ func (e *Endpoint) process(n int, loop bool) {
 	if yield {
 		e.reader = readerNone
 		e.readerSeen = e.readerGen
+		e.readerNext = now.Add(readerCheck)
 	}
 	e.mu.Unlock()
 	e.flushHeld()
@@ -512,15 +514,13 @@ func (e *Endpoint) ownerLoop() {
 			e.core.timeout(now)
 			e.afterInput()
 		}
-		e.checkReader()
+		e.checkReader(now)
 		e.mu.Unlock()
 		e.flush()
 		e.mu.Lock()
 		d := e.core.deadline()
-		if e.reader != readerLoop {
-			if c := now.Add(readerCheck); d.IsZero() || c.Before(d) {
-				d = c
-			}
+		if e.reader != readerLoop && (d.IsZero() || e.readerNext.Before(d)) {
+			d = e.readerNext
 		}
 		e.armed = d
 		e.mu.Unlock()

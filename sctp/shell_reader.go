@@ -111,10 +111,11 @@ func (e *Endpoint) interruptReader() {
 // while readLoop is parked: if no ReadMsg caller took the role since the
 // last check, the socket goes back to readLoop (a caller blocked on it
 // that long is interrupted). Called with e.mu held.
-func (e *Endpoint) checkReader() {
-	if e.reader == readerLoop {
+func (e *Endpoint) checkReader(now time.Time) {
+	if e.reader == readerLoop || now.Before(e.readerNext) {
 		return
 	}
+	e.readerNext = now.Add(readerCheck)
 	if e.readerGen == e.readerSeen {
 		switch e.reader {
 		case readerNone:
