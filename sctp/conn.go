@@ -26,6 +26,7 @@ type Association struct {
 	lastEng     *transfer.Engine // engine kept after close for unread data
 	busy        bool             // data written since the last sender-dry event
 	touched     bool             // listed in ep.touched
+	directWait  bool             // a ReadMsg caller that reads the socket itself waits in rwait
 	abortReason string
 	rwait       waitq // readable, or closed
 	wwait       waitq // send buffer space, or closed
@@ -187,6 +188,14 @@ func (as *Association) read(p []byte, sid int, dl *deadline) (int, RecvInfo, err
 			e.mu.Unlock()
 			return 0, RecvInfo{}, err
 		}
+		// ReadMsg without a deadline reads the socket itself when the
+		// reader role is free (shell_reader.go).
+		direct := sid < 0 && dl == &as.rdl && dl.none()
+		if direct && e.reader == readerNone {
+			e.readDirect()
+			continue
+		}
+		as.directWait = direct
 		if !e.block(&as.rwait, dl.wait(), nil) {
 			e.mu.Unlock()
 			return 0, RecvInfo{}, os.ErrDeadlineExceeded
@@ -206,11 +215,24 @@ func (as *Association) engine() *transfer.Engine {
 func (as *Association) SetDeadline(t time.Time) error {
 	as.rdl.set(t)
 	as.wdl.set(t)
+	as.deadlineChanged()
 	return nil
 }
 
 // SetReadDeadline sets the deadline of ReadMsg; the zero time means none.
-func (as *Association) SetReadDeadline(t time.Time) error { as.rdl.set(t); return nil }
+func (as *Association) SetReadDeadline(t time.Time) error {
+	as.rdl.set(t)
+	as.deadlineChanged()
+	return nil
+}
+
+// deadlineChanged makes a ReadMsg caller reading the socket itself look
+// at its new deadline.
+func (as *Association) deadlineChanged() {
+	as.ep.mu.Lock()
+	as.ep.interruptReader()
+	as.ep.mu.Unlock()
+}
 
 // SetWriteDeadline sets the deadline of WriteMsg; the zero time means none.
 func (as *Association) SetWriteDeadline(t time.Time) error { as.wdl.set(t); return nil }
@@ -306,6 +328,7 @@ func (as *Association) terminate(err error) {
 	e := as.ep
 	as.closed, as.err = true, err
 	delete(e.assocs, as.a)
+	e.interruptReader()
 	as.rwait.wake()
 	as.wwait.wake()
 	as.swait.wake()
@@ -329,6 +352,12 @@ func (as *Association) progress() {
 		return
 	}
 	if as.rwait.waiting() && eng.Recv.Readable() {
+		e := as.ep
+		e.wokeReaders += len(as.rwait.ws)
+		e.nHandoffs.Add(uint64(len(as.rwait.ws)))
+		if as.directWait {
+			e.userWoke = true
+		}
 		as.rwait.wake()
 	}
 	if as.wwait.waiting() {

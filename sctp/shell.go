@@ -49,6 +49,22 @@ type Endpoint struct {
 	ownerGone   bool            // owner ended: close the socket after the last flush
 	free        []chan struct{} // waiter channels for block
 	touched     []*Association  // reached by the packets being processed
+	nblocked    int             // goroutines waiting in block
+
+	// The socket reader role (shell_reader.go).
+	reader       int       // readerLoop, readerUser or readerNone
+	readerGen    uint64    // times a ReadMsg caller took the role
+	readerSeen   uint64    // readerGen at the owner's last check
+	readerNext   time.Time // the owner's next check
+	loopParked   bool      // readLoop waits for rkick
+	readerIntr   bool      // the socket's read deadline is set to interrupt a reader
+	readerRevert bool      // the ReadMsg caller reading is to hand the role back
+	userWoke     bool      // the batch being processed woke a direct reader
+	wokeReaders  int       // ReadMsg callers the batch being processed woke
+	rkick        chan struct{}
+	rpkts        []transport.Packet // read buffers of the reader role
+	rbufs        [][]byte           // their own buffers (nil when reading views)
+	read         func([]transport.Packet) (int, error)
 
 	wmu  sync.Mutex // serializes flushes; guards out and nout
 	out  []transport.Packet
@@ -57,6 +73,13 @@ type Endpoint struct {
 	// writer that found wmu taken (sendNow), checked by every holder
 	// after it unlocks wmu (unlockW).
 	sendReq atomic.Bool
+
+	// Counters of the goroutine work per packet, for tests that pin the
+	// cost of a request/response exchange without timing it.
+	nOwnerWakes atomic.Uint64 // owner loop iterations
+	nWrites     atomic.Uint64 // WriteBatch calls
+	nReads      atomic.Uint64 // ReadBatch calls that returned packets
+	nHandoffs   atomic.Uint64 // ReadMsg callers woken by another goroutine's read
 
 	kick      chan struct{}
 	done      chan struct{}
@@ -110,7 +133,7 @@ func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 		return nil, err
 	}
 	e := &Endpoint{cfg: c, conn: conn, connPeer: peer, assocs: make(map[*assoc]*Association),
-		kick: make(chan struct{}, 1), done: make(chan struct{}),
+		kick: make(chan struct{}, 1), done: make(chan struct{}), rkick: make(chan struct{}, 1),
 		sharedPorts: c.conn == nil && c.PacketConn == nil && c.Conn == nil && c.Transport == IP}
 	if c.Pcap != "" {
 		w, err := transport.CreatePcap(c.Pcap, transport.PcapOptions{})
@@ -137,6 +160,7 @@ func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 	for i := range e.out {
 		e.out[i].Buf = arena[i*stride : (i+1)*stride : (i+1)*stride]
 	}
+	e.initRead()
 	e.wg.Add(2)
 	go e.readLoop()
 	go e.ownerLoop()
@@ -371,30 +395,15 @@ func (e *Endpoint) poke() {
 	}
 }
 
-// readLoop reads packets in batches and feeds them to the core.
+// readLoop reads packets in batches and feeds them to the core while it
+// holds the reader role.
 func (e *Endpoint) readLoop() {
 	defer e.wg.Done()
-	read, batch := e.conn.ReadBatch, readBatch
-	var bufs [][]byte
-	if v, ok := e.conn.(interface {
-		ReadBatchView([]transport.Packet) (int, error)
-		GRO() bool
-	}); ok && v.GRO() {
-		// Packets stay in the socket's GRO buffers: one copy less, no
-		// buffers of ours, and a batch as large as one recvmmsg brings.
-		read, batch = v.ReadBatchView, viewBatch
-	} else {
-		bufs = make([][]byte, batch)
-		for i := range bufs {
-			bufs[i] = make([]byte, maxPacket)
-		}
-	}
-	pkts := make([]transport.Packet, batch)
 	for {
-		for i := range bufs {
-			pkts[i].Buf = bufs[i] // ReadBatch may have swapped them
+		if !e.awaitReader() {
+			return
 		}
-		n, err := read(pkts)
+		n, err := e.readSocket()
 		if err != nil {
 			select {
 			case <-e.done:
@@ -410,45 +419,93 @@ func (e *Endpoint) readLoop() {
 			}
 			continue // a transient socket error (for example ICMP)
 		}
-		now := time.Now()
-		e.wmu.Lock()
-		e.mu.Lock()
-		e.core.beginBatch() // one SACK per batch (endpoint_batch.go)
-		var last assocKey
-		for i := range pkts[:n] {
-			p := pkts[i].Data()
-			if !e.acceptable(pkts[i].Addr, p) {
-				continue
-			}
-			e.core.receive(now, pkts[i].Addr, p)
-			// Note the association the packet reached, to wake its
-			// waiters below without visiting every association.
-			if len(p) >= 12 {
-				k := assocKey{peer: pkts[i].Addr, localPort: binary.BigEndian.Uint16(p[2:]), peerPort: binary.BigEndian.Uint16(p)}
-				if k != last {
-					last = k
-					if as := e.assocs[e.core.assocs[k]]; as != nil && !as.touched {
-						as.touched = true
-						e.touched = append(e.touched, as)
-					}
+		e.process(n, true)
+	}
+}
+
+// initRead sets up the reads of the socket: as views of the socket's GRO
+// buffers when it has them (one copy less, no buffers of ours, and a
+// batch as large as one recvmmsg brings), else into buffers of our own.
+func (e *Endpoint) initRead() {
+	e.read = e.conn.ReadBatch
+	batch := readBatch
+	if v, ok := e.conn.(interface {
+		ReadBatchView([]transport.Packet) (int, error)
+		GRO() bool
+	}); ok && v.GRO() {
+		e.read, batch = v.ReadBatchView, viewBatch
+	} else {
+		e.rbufs = make([][]byte, batch)
+		for i := range e.rbufs {
+			e.rbufs[i] = make([]byte, maxPacket)
+		}
+	}
+	e.rpkts = make([]transport.Packet, batch)
+}
+
+// readSocket reads one batch into e.rpkts. Called by the holder of the
+// reader role.
+func (e *Endpoint) readSocket() (int, error) {
+	for i, b := range e.rbufs {
+		e.rpkts[i].Buf = b // ReadBatch may have swapped them
+	}
+	return e.read(e.rpkts)
+}
+
+// process feeds the core the n packets read into e.rpkts, sends what they
+// caused and wakes the goroutines they concern. Called by the holder of
+// the reader role (loop: readLoop, which may yield the role here).
+func (e *Endpoint) process(n int, loop bool) {
+	e.nReads.Add(1)
+	now := time.Now()
+	e.wmu.Lock()
+	e.mu.Lock()
+	e.core.beginBatch() // one SACK per batch (endpoint_batch.go)
+	pkts := e.rpkts
+	var last assocKey
+	for i := range pkts[:n] {
+		p := pkts[i].Data()
+		if !e.acceptable(pkts[i].Addr, p) {
+			continue
+		}
+		e.core.receive(now, pkts[i].Addr, p)
+		// Note the association the packet reached, to wake its
+		// waiters below without visiting every association.
+		if len(p) >= 12 {
+			k := assocKey{peer: pkts[i].Addr, localPort: binary.BigEndian.Uint16(p[2:]), peerPort: binary.BigEndian.Uint16(p)}
+			if k != last {
+				last = k
+				if as := e.assocs[e.core.assocs[k]]; as != nil && !as.touched {
+					as.touched = true
+					e.touched = append(e.touched, as)
 				}
 			}
-			// Collect what this packet caused before the next one is
-			// processed: each SACK is its own send opportunity (Max.Burst
-			// packets), as if packets were processed one by one, while
-			// everything still leaves in one WriteBatch.
-			e.events() // first: an association refused here sends no COOKIE ACK
-			if e.collect(now) {
-				e.mu.Unlock()
-				e.writeOut()
-				e.mu.Lock()
-			}
 		}
-		e.core.endBatch()
-		e.afterPackets()
-		e.mu.Unlock()
-		e.flushHeld()
-		e.unlockW()
+		// Collect what this packet caused before the next one is
+		// processed: each SACK is its own send opportunity (Max.Burst
+		// packets), as if packets were processed one by one, while
+		// everything still leaves in one WriteBatch.
+		e.events() // first: an association refused here sends no COOKIE ACK
+		if e.collect(now) {
+			e.mu.Unlock()
+			e.writeOut()
+			e.mu.Lock()
+		}
+	}
+	e.core.endBatch()
+	e.userWoke, e.wokeReaders = false, 0
+	e.afterPackets()
+	yield := loop && e.mayYield()
+	if yield {
+		e.reader = readerNone
+		e.readerSeen = e.readerGen
+		e.readerNext = now.Add(readerCheck)
+	}
+	e.mu.Unlock()
+	e.flushHeld()
+	e.unlockW()
+	if yield {
+		e.poke() // the owner starts its checks of the reader role
 	}
 }
 
@@ -487,16 +544,21 @@ func (e *Endpoint) ownerLoop() {
 			t.Stop()
 			return
 		}
+		e.nOwnerWakes.Add(1)
 		now := time.Now()
 		e.mu.Lock()
 		if d := e.core.deadline(); !d.IsZero() && !d.After(now) {
 			e.core.timeout(now)
 			e.afterInput()
 		}
+		e.checkReader(now)
 		e.mu.Unlock()
 		e.flush()
 		e.mu.Lock()
 		d := e.core.deadline()
+		if e.reader != readerLoop && (d.IsZero() || e.readerNext.Before(d)) {
+			d = e.readerNext
+		}
 		e.armed = d
 		e.mu.Unlock()
 		if !d.IsZero() {
@@ -588,6 +650,7 @@ func (e *Endpoint) collect(now time.Time) bool {
 // Called with e.wmu held and e.mu not held.
 func (e *Endpoint) writeOut() {
 	if e.nout > 0 {
+		e.nWrites.Add(1)
 		e.conn.WriteBatch(e.out[:e.nout]) // a lost packet is a lost packet
 		e.nout = 0
 	}
@@ -768,6 +831,10 @@ func (e *Endpoint) block(q *waitq, stop1, stop2 <-chan struct{}) bool {
 		c = make(chan struct{}, 1)
 	}
 	q.add(c)
+	e.nblocked++
+	if e.reader == readerNone {
+		e.handToLoop() // someone must read the socket for this waiter
+	}
 	e.mu.Unlock()
 	ok := true
 	select {
@@ -778,6 +845,7 @@ func (e *Endpoint) block(q *waitq, stop1, stop2 <-chan struct{}) bool {
 		ok = false
 	}
 	e.mu.Lock()
+	e.nblocked--
 	if !ok {
 		q.cancel(c)
 	}
