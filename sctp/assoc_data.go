@@ -37,6 +37,7 @@ func (a *assoc) startData(now time.Time) {
 		RTOMin:     cfg.RTOMin,
 		RTOMax:     cfg.RTOMax,
 		SendBuffer: cfg.SendBuffer,
+		SendUnsent: cfg.SendUnsent,
 		Scheduler:  a.newStreamScheduler(),
 		// RFC 8260 section 2.2.1: "User message interleaving has been
 		// negotiated for an association if both endpoints have

@@ -134,8 +134,9 @@ func (s *Sender) setFragPoint() {
 // returns ErrStreamID for a stream outside the negotiated range,
 // ErrEmptyMessage for an empty payload and ErrWouldBlock when the send
 // buffer has no room (a message larger than the whole buffer is accepted
-// when the buffer is empty). Fragmentation and TSN/SSN assignment happen
-// later, in AppendData.
+// when the buffer is empty) or Config.SendUnsent bytes would wait to be
+// sent (one message is accepted when none waits). Fragmentation and
+// TSN/SSN assignment happen later, in AppendData.
 func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) error {
 	if int(sid) >= s.cfg.OutStreams {
 		return fmt.Errorf("%w: %d, %d outbound streams", ErrStreamID, sid, s.cfg.OutStreams)
@@ -144,6 +145,9 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 		return ErrEmptyMessage
 	}
 	if s.buffered > 0 && s.buffered+len(payload) > s.cfg.SendBuffer {
+		return ErrWouldBlock
+	}
+	if s.unsent > 0 && s.cfg.SendUnsent > 0 && s.unsent+len(payload) > s.cfg.SendUnsent {
 		return ErrWouldBlock
 	}
 	st := s.streams.OutSide(sid)

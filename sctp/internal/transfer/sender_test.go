@@ -658,3 +658,24 @@ func TestIdleCwnd(t *testing.T) {
 		t.Fatalf("after a long idle period cwnd %d, want the floor %d", p.Cwnd(), 4*testPMDCS)
 	}
 }
+
+// Config.SendUnsent bounds the data waiting to be sent, apart from the
+// send buffer: Queue blocks while it is reached and accepts again once
+// chunks left; one message larger than the bound goes when none waits.
+func TestSendUnsent(t *testing.T) {
+	x := newTx(t, Config{SendUnsent: 5000})
+	x.queue(5, 1000)
+	if err := x.e.Send.Queue(0, 0, false, make([]byte, 1000)); !errors.Is(err, ErrWouldBlock) {
+		t.Fatalf("Queue past SendUnsent: %v, want ErrWouldBlock", err)
+	}
+	x.packet() // one chunk left the queue
+	if err := x.e.Send.Queue(0, 0, false, make([]byte, 1000)); err != nil {
+		t.Fatalf("Queue after a chunk was sent: %v", err)
+	}
+	x.flush()
+	x.mustSACK(x.e.Send.NextTSN()-1, DefaultBuffer)
+	x.flush()
+	if err := x.e.Send.Queue(0, 0, false, make([]byte, 20000)); err != nil {
+		t.Fatalf("one large message with nothing waiting: %v", err)
+	}
+}
