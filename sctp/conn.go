@@ -165,7 +165,10 @@ func (as *Association) read(p []byte, sid int, dl *deadline) (int, RecvInfo, err
 			if s, ok := eng.Recv.NextStream(); ok && (sid < 0 || int(s) == sid) {
 				n, ri, _ := eng.Recv.Read(p)
 				kick := false
-				if !as.closed && eng.Recv.SACKDue(time.Now()) {
+				// The zero time: only a SACK due now (a window update);
+				// a delayed SACK's deadline is the owner's timer's, and
+				// a clock read per message is not free.
+				if !as.closed && eng.Recv.SACKDue(time.Time{}) {
 					e.core.markReady(as.a) // window update
 					kick = true
 				}
