@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/usctp/usctp/sctp/internal/transfer"
 	"github.com/usctp/usctp/sctp/internal/transport"
 )
 
@@ -811,10 +812,10 @@ func (e *Endpoint) onDestroy(a *assoc, r closeReason) {
 	as.final = a.snapshot()
 	as.lastEng = a.data.eng
 	if eng := a.data.eng; eng != nil && r != reasonShutdown {
-		eng.Send.Drain(func(sid uint16, ppid uint32, payload []byte, sent bool) {
+		eng.Send.Drain(func(m transfer.Unsent) {
 			if len(as.events) < cap(as.events) {
-				as.emit(Event{Kind: EventSendFailed, Stream: sid, PPID: ppid,
-					Msg: append([]byte(nil), payload...), Sent: sent})
+				as.emit(Event{Kind: EventSendFailed, Stream: m.SID, PPID: m.PPID, Unordered: m.Unordered,
+					Msg: append([]byte(nil), m.Payload...), Sent: m.Sent})
 			}
 		})
 	}
