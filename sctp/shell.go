@@ -53,6 +53,7 @@ type Endpoint struct {
 	nblocked    int             // goroutines waiting in block
 
 	// The socket reader role (shell_reader.go).
+	direct       bool      // ReadMsg callers may take the role: the socket's deadline interrupts a read
 	reader       int       // readerLoop, readerUser or readerNone
 	readerGen    uint64    // times a ReadMsg caller took the role
 	readerSeen   uint64    // readerGen at the owner's last check
@@ -162,6 +163,10 @@ func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 		e.out[i].Buf = arena[i*stride : (i+1)*stride : (i+1)*stride]
 	}
 	e.initRead()
+	// The reader role is only lent to ReadMsg callers on a socket whose
+	// read deadline works (transport.Conn's contract; a net.Conn given
+	// in Config may refuse deadlines).
+	e.direct = e.conn.SetReadDeadline(time.Time{}) == nil
 	e.wg.Add(2)
 	go e.readLoop()
 	go e.ownerLoop()
