@@ -26,7 +26,11 @@ import (
 // all to the core and sends what they caused in one batch, and an owner
 // that sends what user calls queued and runs the one timer armed at the
 // core's earliest deadline. User goroutines queue work under the lock and
-// wake the owner; they never wait for it.
+// wake the owner; they never wait for it. Two shortcuts serve
+// request/response without goroutine hand-offs: a message written to an
+// idle association is sent by the writing goroutine (sendNow), and a
+// ReadMsg caller with nothing to read may read the socket itself when the
+// reader goroutine lent it that role (shell_reader.go).
 type Endpoint struct {
 	cfg      Config
 	conn     transport.Conn
