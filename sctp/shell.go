@@ -26,7 +26,11 @@ import (
 // all to the core and sends what they caused in one batch, and an owner
 // that sends what user calls queued and runs the one timer armed at the
 // core's earliest deadline. User goroutines queue work under the lock and
-// wake the owner; they never wait for it.
+// wake the owner; they never wait for it. Two shortcuts serve
+// request/response without goroutine hand-offs: a message written to an
+// idle association is sent by the writing goroutine (sendNow), and a
+// ReadMsg caller with nothing to read may read the socket itself when the
+// reader goroutine lent it that role (shell_reader.go).
 type Endpoint struct {
 	cfg      Config
 	conn     transport.Conn
@@ -53,6 +57,7 @@ type Endpoint struct {
 	nblocked    int             // goroutines waiting in block
 
 	// The socket reader role (shell_reader.go).
+	direct       bool      // ReadMsg callers may take the role: the socket's deadline interrupts a read
 	reader       int       // readerLoop, readerUser or readerNone
 	readerGen    uint64    // times a ReadMsg caller took the role
 	readerSeen   uint64    // readerGen at the owner's last check
@@ -162,6 +167,10 @@ func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 		e.out[i].Buf = arena[i*stride : (i+1)*stride : (i+1)*stride]
 	}
 	e.initRead()
+	// The reader role is only lent to ReadMsg callers on a socket whose
+	// read deadline works (transport.Conn's contract; a net.Conn given
+	// in Config may refuse deadlines).
+	e.direct = e.conn.SetReadDeadline(time.Time{}) == nil
 	e.wg.Add(2)
 	go e.readLoop()
 	go e.ownerLoop()

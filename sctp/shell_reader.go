@@ -66,7 +66,7 @@ func (e *Endpoint) handToLoop() {
 // leave the socket to the ReadMsg caller it woke: one was woken that reads
 // directly and no other goroutine waits for input. Called with e.mu held.
 func (e *Endpoint) mayYield() bool {
-	return e.userWoke && e.nblocked <= e.wokeReaders && !e.closed
+	return e.direct && e.userWoke && e.nblocked <= e.wokeReaders && !e.closed
 }
 
 // readDirect reads and processes one batch from the socket in the calling
