@@ -49,6 +49,7 @@ type assoc struct {
 
 	closed  bool
 	ready   bool      // listed in the endpoint's ready list
+	inBatch bool      // listed in the endpoint's receive batch
 	heapAt  time.Time // deadline recorded in the endpoint's timer heap
 	heapIdx int       // index in the endpoint's timer heap, -1 if not in it
 	stats   Counters

@@ -37,6 +37,7 @@ func (a *assoc) startData(now time.Time) {
 		RTOMin:     cfg.RTOMin,
 		RTOMax:     cfg.RTOMax,
 		SendBuffer: cfg.SendBuffer,
+		SendUnsent: cfg.SendUnsent,
 		Scheduler:  a.newStreamScheduler(),
 		// RFC 8260 section 2.2.1: "User message interleaving has been
 		// negotiated for an association if both endpoints have
@@ -236,6 +237,17 @@ func (a *assoc) send(now time.Time, sid uint16, ppid uint32, unordered bool, msg
 	}
 	a.ep.markReady(a)
 	return nil
+}
+
+// canSendNow reports whether a flush now would send data just queued: the
+// windows allow it, or nothing is in flight (then no SACK is coming to
+// open them, and a zero window probe may have to be scheduled). Otherwise
+// the next SACK (the reader sends after each) or T3-rtx (running while
+// data is outstanding) sends it, and waking the owner goroutine for each
+// message written behind a full window is wasted.
+func (a *assoc) canSendNow(now time.Time) bool {
+	eng := a.data.eng
+	return eng == nil || eng.Send.Outstanding() == 0 || eng.Send.Pending(now)
 }
 
 // read returns the next delivered message part.

@@ -128,6 +128,7 @@ func (a *assoc) endPacket(now time.Time, dataSeen bool) {
 	if a.closed {
 		return
 	}
+	a.ep.joinBatch(a)
 	a.data.endPacket(now)
 	if a.state == stateShutdownSent {
 		// Section 9.2: "The reception of any packet from its peer ...

@@ -32,6 +32,7 @@ type config struct {
 	InterleaveFSN      interleave.FSNConvention // FSN of a message's second I-DATA fragment: detected (default), RFC 8260's 1 or Linux's 0
 	Rand               io.Reader                // source of tags, nonces and secrets; crypto/rand
 	SendBuffer         int                      // send buffer bytes per association (transfer default, 1 MiB)
+	SendUnsent         int                      // bytes of it waiting to be sent at most; 0: no bound but SendBuffer
 	Scheduler          sched.Kind               // stream scheduler of new associations, FCFS
 }
 

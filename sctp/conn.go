@@ -26,6 +26,7 @@ type Association struct {
 	lastEng     *transfer.Engine // engine kept after close for unread data
 	busy        bool             // data written since the last sender-dry event
 	touched     bool             // listed in ep.touched
+	directWait  bool             // a ReadMsg caller that reads the socket itself waits in rwait
 	abortReason string
 	rwait       waitq // readable by ReadMsg, or closed
 	wwait       waitq // send buffer space, or closed
@@ -88,11 +89,23 @@ func (as *Association) write(p []byte, info SendInfo, dl *deadline) (int, error)
 			e.mu.Unlock()
 			return 0, err
 		}
-		err := as.a.send(time.Now(), info.Stream, info.PPID, info.Unordered, p)
+		// A message written to an idle association (nothing queued or in
+		// flight: a request, or the response to one) is sent by this
+		// goroutine at once; behind other data it is left to the owner
+		// goroutine and the reader, which send in batches as the windows
+		// open.
+		idle := as.a.data.eng != nil && as.a.data.eng.Send.Idle()
+		now := time.Now()
+		err := as.a.send(now, info.Stream, info.PPID, info.Unordered, p)
 		if err == nil {
 			as.busy = true
+			flush := as.a.canSendNow(now)
 			e.mu.Unlock()
-			e.poke()
+			if idle {
+				e.sendNow()
+			} else if flush {
+				e.poke()
+			}
 			return len(p), nil
 		}
 		if !errors.Is(err, transfer.ErrWouldBlock) {
@@ -170,7 +183,10 @@ func (as *Association) read(p []byte, s *Stream, dl *deadline) (int, RecvInfo, e
 			}
 			if err == nil {
 				kick := false
-				if !as.closed && eng.Recv.SACKDue(time.Now()) {
+				// The zero time: only a SACK due now (a window update);
+				// a delayed SACK's deadline is the owner's timer's, and
+				// a clock read per message is not free.
+				if !as.closed && eng.Recv.SACKDue(time.Time{}) {
 					e.core.markReady(as.a) // window update
 					kick = true
 				}
@@ -194,6 +210,16 @@ func (as *Association) read(p []byte, s *Stream, dl *deadline) (int, RecvInfo, e
 			e.mu.Unlock()
 			return 0, RecvInfo{}, err
 		}
+		// ReadMsg without a deadline reads the socket itself when the
+		// reader role is free (shell_reader.go).
+		direct := s == nil && dl == &as.rdl && dl.none()
+		if direct && e.reader == readerNone {
+			e.readDirect()
+			continue
+		}
+		if s == nil {
+			as.directWait = direct
+		}
 		if !e.block(q, dl.wait(), nil) {
 			e.mu.Unlock()
 			return 0, RecvInfo{}, os.ErrDeadlineExceeded
@@ -207,7 +233,13 @@ func (as *Association) read(p []byte, s *Stream, dl *deadline) (int, RecvInfo, e
 // reads (a read can start a partial delivery, or end a message that
 // ReadMsg was continuing); it costs a look at the streams that got data.
 func (as *Association) wakeReaders(eng *transfer.Engine) {
+	e := as.ep
 	if as.rwait.waiting() && eng.Recv.Readable() {
+		e.wokeReaders += len(as.rwait.ws)
+		e.nHandoffs.Add(uint64(len(as.rwait.ws)))
+		if as.directWait {
+			e.userWoke = true
+		}
 		as.rwait.wake()
 	}
 	as.readable = eng.Recv.AppendReadable(as.readable[:0])
@@ -216,6 +248,8 @@ func (as *Association) wakeReaders(eng *transfer.Engine) {
 	}
 	for _, sid := range as.readable {
 		if s := as.streams[sid]; s != nil && s.rwait.waiting() {
+			e.wokeReaders += len(s.rwait.ws)
+			e.nHandoffs.Add(uint64(len(s.rwait.ws)))
 			s.rwait.wake()
 		}
 	}
@@ -233,11 +267,24 @@ func (as *Association) engine() *transfer.Engine {
 func (as *Association) SetDeadline(t time.Time) error {
 	as.rdl.set(t)
 	as.wdl.set(t)
+	as.deadlineChanged()
 	return nil
 }
 
 // SetReadDeadline sets the deadline of ReadMsg; the zero time means none.
-func (as *Association) SetReadDeadline(t time.Time) error { as.rdl.set(t); return nil }
+func (as *Association) SetReadDeadline(t time.Time) error {
+	as.rdl.set(t)
+	as.deadlineChanged()
+	return nil
+}
+
+// deadlineChanged makes a ReadMsg caller reading the socket itself look
+// at its new deadline.
+func (as *Association) deadlineChanged() {
+	as.ep.mu.Lock()
+	as.ep.interruptReader()
+	as.ep.mu.Unlock()
+}
 
 // SetWriteDeadline sets the deadline of WriteMsg; the zero time means none.
 func (as *Association) SetWriteDeadline(t time.Time) error { as.wdl.set(t); return nil }
@@ -333,6 +380,7 @@ func (as *Association) terminate(err error) {
 	e := as.ep
 	as.closed, as.err = true, err
 	delete(e.assocs, as.a)
+	e.interruptReader()
 	as.rwait.wake()
 	as.wwait.wake()
 	as.swait.wake()

@@ -44,7 +44,8 @@
 // Read and Write of a Stream) obey deadlines set with SetDeadline,
 // SetReadDeadline and SetWriteDeadline as net.Conn does: a passed
 // deadline returns an error that is os.ErrDeadlineExceeded. WriteMsg
-// blocks while the send buffer (Config.SendBuffer) is full; with
+// blocks while the send buffer (Config.SendBuffer) is full or
+// Config.UnsentLimit bytes of it wait to be sent; with
 // SendInfo.NonBlocking it returns ErrWouldBlock instead. Close and Abort
 // unblock every call on the association; Endpoint.Close unblocks every
 // call on the endpoint.
@@ -66,6 +67,15 @@
 // core's earliest deadline. User goroutines queue work under the lock
 // and wake the owner; any number may call at once. Sending and receiving
 // a message allocates nothing in steady state.
+//
+// The packets of one read from the socket (with GRO: views of the
+// socket's buffers, no copy) count as one reception event for RFC 9260's
+// "at least every second packet" acknowledgement rule: the receiver sends
+// one SACK for the batch, as TCP acknowledges a GRO super-packet once;
+// SACKs for gaps and duplicates still go at once for every packet. The
+// sender applies Max.Burst as RFC 9260 section 6.1 rule D's temporary
+// cwnd, so such a SACK lets it refill what it acknowledged plus Max.Burst
+// packets. Endpoint.SocketStats counts the system calls.
 //
 // # Limitations
 //

@@ -26,6 +26,13 @@ type Config struct {
 	// SendBuffer bounds the bytes Sender.Queue accepts (queued plus
 	// unacknowledged). Default 1 MiB.
 	SendBuffer int
+	// SendUnsent, when positive, also bounds the bytes queued and not yet
+	// cut into chunks: Sender.Queue returns ErrWouldBlock beyond it (as
+	// Linux's TCP_NOTSENT_LOWAT does for TCP). What waits to be sent then
+	// stays small enough to be in the CPU's caches when it is packed,
+	// instead of the whole send buffer less the flight. Zero: no bound but
+	// SendBuffer.
+	SendUnsent int
 	// OutStreams and InStreams are the negotiated stream counts (1..65535).
 	OutStreams, InStreams int
 	// MTU is the largest SCTP packet (common header plus chunks) the path

@@ -34,6 +34,8 @@ type Receiver struct {
 	sackNow     bool      // a SACK is due at once
 	ackDeadline time.Time // delayed SACK deadline, zero when none
 	inPacket    bool      // the current packet had new DATA
+	inBatch     bool      // a receive batch is open (BeginBatch)
+	batchDue    bool      // the every-second-packet SACK became due in it
 	immediate   bool      // the current packet had a DATA with the I bit
 
 	// Reading. Without I-DATA, a message that Read returned in part is
@@ -245,16 +247,51 @@ func (r *Receiver) EndPacket(now time.Time) {
 	r.packets++
 	r.stats.DataPacketsReceived++
 	if r.packets >= r.cfg.SACKFreq {
-		r.sackNow = true
+		if r.inBatch {
+			r.batchDue = true
+		} else {
+			r.sackNow = true
+		}
 	}
 	if r.ackDeadline.IsZero() {
 		r.ackDeadline = now.Add(r.cfg.SACKDelay)
 	}
 }
 
+// BeginBatch opens a receive batch: the packets that follow, up to
+// EndBatch, arrived together (one recvmmsg call, whose datagrams the
+// kernel may have coalesced with GRO) and count as one reception event
+// for the rule "An acknowledgement SHOULD be generated for at least every
+// second packet" (RFC 9260 section 6.2): the SACK that rule asks for goes
+// out once, at EndBatch, and acknowledges the whole batch. Per-packet
+// SACKs would leave in the same write at the end of the batch anyway,
+// each older than the last; one SACK carries the same information in one
+// packet instead of one per two, as TCP acknowledges a GRO super-packet
+// once. SACKs due at once for other reasons (a gap, a duplicate, the I
+// bit, the first DATA) are not held, so loss recovery sees a SACK per
+// packet as before.
+func (r *Receiver) BeginBatch() { r.inBatch = true }
+
+// EndBatch closes the receive batch and reports whether a SACK is due.
+func (r *Receiver) EndBatch() bool {
+	r.inBatch = false
+	if r.batchDue {
+		r.batchDue = false
+		r.sackNow = true
+	}
+	return r.sackNow
+}
+
 // SACKDue reports whether a SACK should go out now.
 func (r *Receiver) SACKDue(now time.Time) bool {
 	return r.sackNow || (!r.ackDeadline.IsZero() && !now.Before(r.ackDeadline))
+}
+
+// Unacked reports whether DATA arrived that no SACK has acknowledged yet
+// (a SACK is due or delayed), or duplicates wait to be reported: such a
+// SACK may ride on outbound DATA before it is due.
+func (r *Receiver) Unacked() bool {
+	return r.sackNow || !r.ackDeadline.IsZero() || len(r.dups) > 0
 }
 
 // Deadline returns the delayed-SACK deadline, or the zero time.
@@ -280,7 +317,7 @@ func (r *Receiver) AppendSACK(now time.Time, pkt []byte, room int) []byte {
 	pkt, _ = chunk.AppendSack(pkt, r.tsns.cum, uint32(adv), r.gapBuf, r.dups[:ndups])
 	r.dups = r.dups[:0]
 	r.packets = 0
-	r.sackNow = false
+	r.sackNow, r.batchDue = false, false
 	r.ackDeadline = time.Time{}
 	r.lastAdv = adv
 	r.stats.SACKsSent++

@@ -77,7 +77,7 @@ type Sender struct {
 	buffered    int // bytes queued and not yet acknowledged
 	unsent      int // bytes queued and not yet cut into chunks
 	fragPoint   int // largest DATA payload per chunk
-	burstLeft   int // packets left in this send opportunity
+	burstCap    int // flight size this send opportunity may reach (Max.Burst, 6.1 rule D)
 	peerRwnd    int
 	cumAck      TSN // cumulative TSN ack point
 	nextTSN     TSN // next TSN to assign
@@ -120,8 +120,8 @@ func (s *Sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
 	s.recs = make([]record, 64)
 	s.mask = 63
 	s.peerRwnd = int(cfg.PeerRwnd)
-	s.burstLeft = cfg.MaxBurst
 	s.setFragPoint()
+	s.sendOpportunity(0)
 }
 
 // setFragPoint derives the fragment point from the path MTU: the MTU less
@@ -134,8 +134,9 @@ func (s *Sender) setFragPoint() {
 // returns ErrStreamID for a stream outside the negotiated range,
 // ErrEmptyMessage for an empty payload and ErrWouldBlock when the send
 // buffer has no room (a message larger than the whole buffer is accepted
-// when the buffer is empty). Fragmentation and TSN/SSN assignment happen
-// later, in AppendData.
+// when the buffer is empty) or Config.SendUnsent bytes would wait to be
+// sent (one message is accepted when none waits). Fragmentation and
+// TSN/SSN assignment happen later, in AppendData.
 func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) error {
 	if int(sid) >= s.cfg.OutStreams {
 		return fmt.Errorf("%w: %d, %d outbound streams", ErrStreamID, sid, s.cfg.OutStreams)
@@ -144,6 +145,9 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 		return ErrEmptyMessage
 	}
 	if s.buffered > 0 && s.buffered+len(payload) > s.cfg.SendBuffer {
+		return ErrWouldBlock
+	}
+	if s.unsent > 0 && s.cfg.SendUnsent > 0 && s.unsent+len(payload) > s.cfg.SendUnsent {
 		return ErrWouldBlock
 	}
 	st := s.streams.OutSide(sid)
@@ -166,8 +170,9 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 	}
 	st.tail = m
 	if s.unsent == 0 {
-		// New data after an idle period is a send opportunity.
-		s.burstLeft = s.cfg.MaxBurst
+		// New data after an idle period is a send opportunity; one that
+		// an acknowledgement opened and nothing used stays open.
+		s.burstCap = max(s.burstCap, s.path.flight+s.cfg.MaxBurst*s.path.pmdcs())
 	}
 	s.buffered += len(payload)
 	s.unsent += len(payload)
@@ -300,8 +305,9 @@ func (s *Sender) canSendNew(now time.Time, size int) bool {
 	}
 	// Rule B: "the sender MUST NOT transmit new data to a given transport
 	// address if it has cwnd + (PMDCS - 1) or more bytes of data
-	// outstanding"; we exceed cwnd by at most one chunk.
-	if s.path.flight >= s.path.cwnd {
+	// outstanding"; we exceed cwnd by at most one chunk. Max.Burst
+	// lowers cwnd for the current send opportunity (rule D).
+	if s.path.flight >= s.window() {
 		s.stats.CwndLimited++
 		return false
 	}
@@ -331,16 +337,42 @@ func (s *Sender) canSendNew(now time.Time, size int) bool {
 	return true
 }
 
+// sendOpportunity opens a send opportunity (an acknowledgement of refill
+// bytes, a timeout, new data after an idle period), which Max.Burst
+// limits. RFC 9260 section 6.1 rule D: "When the time comes for the sender
+// to transmit new DATA chunks, the protocol parameter Max.Burst SHOULD be
+// used to limit the number of packets sent. The limit MAY be applied by
+// adjusting cwnd temporarily, as follows: if ((flightsize + Max.Burst *
+// PMDCS) < cwnd) cwnd = flightsize + Max.Burst * PMDCS". We apply that
+// form without touching cwnd ("cwnd SHOULD NOT be changed permanently"):
+// burstCap is the flight size the opportunity may reach, and window is
+// the smaller of the two. A SACK counts the bytes it newly acknowledged
+// into flightsize (refill), so that each SACK lets the sender replace what
+// it acknowledged and add at most Max.Burst packets: with a SACK per
+// packet pair that is what the formula gives, and a SACK covering a whole
+// receive batch (dozens of packets) does not shrink the flight by the
+// batch each time. Bytes acknowledged earlier by Gap Ack Blocks do not
+// count again when a retransmission fills the hole below them, so the
+// cumulative ack jump at the end of a loss recovery opens no large burst,
+// the case rule D is for.
+func (s *Sender) sendOpportunity(refill int) {
+	s.burstCap = s.path.flight + refill + s.cfg.MaxBurst*s.path.pmdcs()
+}
+
+// window returns the flight size new data may not reach: cwnd, lowered
+// to the Max.Burst limit of the current send opportunity.
+func (s *Sender) window() int { return min(s.path.cwnd, s.burstCap) }
+
 // Pending reports whether AppendData would append something now: chunks
 // marked for retransmission or new data the windows allow.
 func (s *Sender) Pending(now time.Time) bool {
-	if s.burstLeft <= 0 || (s.t3Recovery && s.t3Sent) {
+	if s.t3Recovery && s.t3Sent {
 		return false
 	}
-	if s.rtxPending > 0 && (s.fastRtx || s.t3Recovery || s.path.flight < s.path.cwnd) {
+	if s.rtxPending > 0 && (s.fastRtx || s.t3Recovery || s.path.flight < s.window()) {
 		return true
 	}
-	if s.unsent == 0 || s.path.flight >= s.path.cwnd {
+	if s.unsent == 0 || s.path.flight >= s.window() {
 		return false
 	}
 	size := s.nextChunkSize()
@@ -355,12 +387,12 @@ func (s *Sender) Pending(now time.Time) bool {
 // marked for retransmission go first (RFC 9260 section 6.1 rule C), then
 // new data cut from the queued messages as the scheduler picks streams.
 // It obeys the congestion window (rule B), the peer's receive window with
-// zero-window probing (rule A) and Max.Burst, applied by "strictly
-// limiting the number of packets emitted" (rule D): one call is one packet,
-// and at most Max.Burst packets go out per send opportunity (a SACK, a
-// timeout, or new data after an idle period).
+// zero-window probing (rule A) and Max.Burst (rule D, see sendOpportunity):
+// one call is one packet, and a send opportunity (a SACK, a timeout, or new
+// data after an idle period) may raise the flight size by at most Max.Burst
+// full packets over what it was at that moment.
 func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
-	if s.burstLeft <= 0 || (s.t3Recovery && s.t3Sent) {
+	if s.t3Recovery && s.t3Sent {
 		return pkt, 0
 	}
 	if s.Outstanding() == 0 && !s.lastSend.IsZero() {
@@ -413,7 +445,6 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 		n++
 	}
 	if n > 0 {
-		s.burstLeft--
 		s.sched.PacketDone()
 		s.stats.DataPackets++
 		s.lastSend = now
@@ -513,7 +544,7 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 				break
 			}
 		}
-		if !bypass && s.path.flight >= s.path.cwnd {
+		if !bypass && s.path.flight >= s.window() {
 			s.stats.CwndLimited++
 			break
 		}

@@ -162,7 +162,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 		s.path.ClearErrors()
 		s.t3Recovery, s.t3Sent = false, false
 	}
-	s.burstLeft = s.cfg.MaxBurst
+	s.sendOpportunity(newBytes)
 	s.stats.BytesAcked += uint64(newBytes)
 	return newBytes > 0, nil
 }
@@ -296,7 +296,7 @@ func (s *Sender) OnTimeout(now time.Time) (expired bool) {
 	}
 	s.fastRtx = false
 	s.timing = false
-	s.burstLeft = s.cfg.MaxBurst
+	s.sendOpportunity(0)
 	// 7.2.3: "ensure that no more than one SCTP packet will be in flight
 	// for that address until the endpoint receives acknowledgement for
 	// successful delivery of data to that address."
