@@ -24,6 +24,9 @@ type Receiver struct {
 	skips  []interleave.MIDSkip
 	pool   *interleave.Pool
 
+	reconfStreams *Streams       // the stream table, for resets and added streams
+	deferred      *deferredReset // an incoming reset waiting for the cumulative TSN (RFC 6525)
+
 	capacity  int // receive buffer: a_rwnd when empty
 	pdPoint   int // held bytes that start partial delivery
 	lastAdv   int // a_rwnd of the last SACK
@@ -42,7 +45,7 @@ type Receiver struct {
 }
 
 func (r *Receiver) init(cfg *Config, st *Stats, streams *Streams) {
-	r.cfg, r.stats = cfg, st
+	r.cfg, r.stats, r.reconfStreams = cfg, st, streams
 	r.tsns.init(cfg.PeerTSN)
 	r.dups = make([]TSN, 0, maxDupTSNs)
 	if cfg.Interleaved {
@@ -63,7 +66,7 @@ func (r *Receiver) init(cfg *Config, st *Stats, streams *Streams) {
 func (r *Receiver) CumulativeTSN() TSN { return r.tsns.cum }
 
 // Window returns the receive window we would advertise now (a_rwnd).
-func (r *Receiver) Window() int { return max(r.capacity-r.reasm.Held(), 0) }
+func (r *Receiver) Window() int { return max(r.capacity-r.held(), 0) }
 
 // advertise returns the a_rwnd to put in a SACK. 6.2: "The receiver MUST
 // also have an algorithm for advertising its receive window to avoid
@@ -80,7 +83,7 @@ func (r *Receiver) advertise() int {
 
 // Held returns the user bytes held: waiting for reassembly or ordering, or
 // ready to be read.
-func (r *Receiver) Held() int { return r.reasm.Held() }
+func (r *Receiver) Held() int { return r.held() }
 
 // HandleData processes one DATA chunk from the peer (RFC 9260 section 6.2
 // and 6.5). The payload is copied when the chunk is kept. An error means the
@@ -98,7 +101,7 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 	t := d.TSN
 	f := r.pool.Get(d.Payload)
 	f.TSN, f.PPID, f.SSN, f.SID, f.Flags = uint32(t), d.PPID, d.SSN, d.SID, d.Flags&(flagBegin|flagEnd|flagUnordered)
-	if !r.reasm.Add(f) {
+	if !r.addFrag(f) {
 		return Dropped, ErrProtocolViolation
 	}
 	r.stats.BytesReceived += uint64(len(d.Payload))
@@ -140,7 +143,7 @@ func (r *Receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 		r.sackNow = true
 		return Dropped, false, nil
 	}
-	if r.reasm.Held()+n > r.capacity {
+	if r.held()+n > r.capacity {
 		// 6.2: "When the receiver's advertised window is 0, the receiver
 		// MUST drop any new incoming DATA chunk with a TSN larger than the
 		// largest TSN received so far. Also, if the new incoming DATA chunk
@@ -164,7 +167,7 @@ func (r *Receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 				r.stats.DroppedWindow++
 				return Dropped, false, nil
 			}
-			for r.reasm.Held()+n > r.capacity {
+			for r.held()+n > r.capacity {
 				dt, _, dropped := r.reasm.DropHighest(uint32(t))
 				if !dropped {
 					break
@@ -172,7 +175,7 @@ func (r *Receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 				r.tsns.remove(TSN(dt))
 				r.stats.DroppedReneged++
 			}
-			if r.reasm.Held()+n > r.capacity+r.cfg.MTU {
+			if r.held()+n > r.capacity+r.cfg.MTU {
 				// Nothing held above t could go (all of it is delivered and
 				// waits for the reader): at most one chunk's overrun.
 				r.stats.DroppedWindow++

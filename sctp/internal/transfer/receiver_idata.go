@@ -37,7 +37,7 @@ func (r *Receiver) HandleIData(now time.Time, d *IData) (Verdict, error) {
 		return v, err
 	}
 	r.idata.SetCumulativeTSN(uint32(r.tsns.cum))
-	if !r.reasm.Add(interleave.FragFromIData(r.pool, d)) {
+	if !r.addFrag(interleave.FragFromIData(r.pool, d)) {
 		return Dropped, ErrProtocolViolation
 	}
 	r.stats.BytesReceived += uint64(len(d.Payload))

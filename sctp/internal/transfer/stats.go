@@ -37,4 +37,5 @@ type Stats struct {
 	WindowUpdates       uint64 // SACKs sent because reading opened the window
 	MessagesDelivered   uint64
 	PartialDeliveries   uint64 // messages delivered in parts before complete
+	ReconfHeld          uint64 // fragments held for a deferred stream reset (RFC 6525)
 }
