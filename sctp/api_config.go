@@ -70,6 +70,13 @@ type Config struct {
 	// to reassemble our first multi-fragment messages; interleave.FSNRFC
 	// fixes RFC 8260's.
 	InterleaveFSN interleave.FSNConvention
+	// DisableStreamReconfig stops offering stream reconfiguration (RFC
+	// 6525: resetting stream numbering and adding streams, see
+	// Association.ResetStreams and AddStreams), which is offered by
+	// default: WebRTC data channels close with stream resets (RFC 8831),
+	// and a peer's requests only touch stream numbering and bounded
+	// stream tables.
+	DisableStreamReconfig bool
 
 	// Transport is UDP (default) or IP. Ignored when PacketConn or Conn
 	// is set.
@@ -163,6 +170,7 @@ func (c *Config) core(overhead int) config {
 		PMTU:            c.MTU - overhead,
 		Interleave:      c.Interleaving,
 		InterleaveFSN:   c.InterleaveFSN,
+		NoReconfig:      c.DisableStreamReconfig,
 	}
 	cc.Scheduler = c.Scheduler
 	return cc

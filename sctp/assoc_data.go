@@ -50,6 +50,7 @@ func (a *assoc) startData(now time.Time) {
 	}
 	a.data.close(&a.stats)
 	a.data.eng = e
+	a.initReconf()
 }
 
 func (d *dataPlane) deadline() time.Time {

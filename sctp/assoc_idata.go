@@ -16,12 +16,29 @@ func (a *assoc) interleaved() bool {
 	return a.ep.cfg.Interleave && a.peerExt&extIData != 0
 }
 
-// appendInterleaveExt appends the Supported Extensions parameter (RFC 5061
-// section 4.2.7) listing I-DATA and I-FORWARD-TSN. RFC 8260 section 2.2.1:
-// "An SCTP endpoint indicates user message interleaving support by listing
-// the I-DATA chunk within the Supported Extensions Parameter".
-func appendInterleaveExt(b []byte) []byte {
-	b, _ = chunk.AppendParam(b, chunk.ParamSupportedExtensions, []byte{byte(chunk.TypeIData), byte(chunk.TypeIForwardTSN)})
+// extensions returns the chunk types our INIT and INIT ACK list in the
+// Supported Extensions parameter (RFC 5061 section 4.2.7), in buf's
+// storage. RFC 8260 section 2.2.1: "An SCTP endpoint indicates user
+// message interleaving support by listing the I-DATA chunk within the
+// Supported Extensions Parameter"; RFC 6525 section 3: "the RE-CONFIG
+// chunk ... listed in the Supported Extensions Parameter".
+func (c *config) extensions(buf *[4]byte) []byte {
+	b := buf[:0]
+	if c.Interleave {
+		b = append(b, byte(chunk.TypeIData), byte(chunk.TypeIForwardTSN))
+	}
+	if !c.NoReconfig {
+		b = append(b, byte(chunk.TypeReconfig))
+	}
+	return b
+}
+
+// appendSupportedExt appends the Supported Extensions parameter listing
+// ext, when there is any.
+func appendSupportedExt(b []byte, ext []byte) []byte {
+	if len(ext) > 0 {
+		b, _ = chunk.AppendParam(b, chunk.ParamSupportedExtensions, ext)
+	}
 	return b
 }
 

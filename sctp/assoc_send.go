@@ -86,6 +86,9 @@ func (a *assoc) appendPacket(now time.Time, buf []byte) []byte {
 			a.pend.sackNow = false
 			b = eng.Recv.AppendSACK(now, b, limit-len(b))
 		}
+		if a.state != stateCookieEchoed {
+			b = a.appendReconf(now, b, limit)
+		}
 		switch a.state {
 		case stateCookieEchoed, stateEstablished, stateShutdownPending, stateShutdownReceived:
 			if limit-len(b) > 16 {

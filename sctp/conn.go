@@ -27,9 +27,12 @@ type Association struct {
 	busy        bool             // data written since the last sender-dry event
 	touched     bool             // listed in ep.touched
 	abortReason string
-	rwait       waitq // readable, or closed
-	wwait       waitq // send buffer space, or closed
-	swait       waitq // state change (up, closed)
+	rwait       waitq            // readable, or closed
+	wwait       waitq            // send buffer space, or closed
+	swait       waitq            // state change (up, closed)
+	rcwait      waitq            // a stream reconfiguration completed, or closed
+	rcDone      map[uint64]error // results of reconfiguration requests not yet collected
+	rcGone      map[uint64]bool  // requests whose caller gave up
 	streams     map[uint16]*Stream
 	dropped     uint64 // events dropped because the channel was full
 
@@ -297,6 +300,7 @@ func (as *Association) terminate(err error) {
 	as.rwait.wake()
 	as.wwait.wake()
 	as.swait.wake()
+	as.rcwait.wake()
 	if err == nil {
 		as.emit(Event{Kind: EventShutdown})
 	} else {

@@ -259,7 +259,8 @@ func (ep *endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *coo
 	c.peerExt = in.ext
 	if b := ep.replyBuf(p.from); b != nil {
 		b = appendHeader(b, p.dstPort, p.srcPort, in.tag)
-		b = appendInitAck(b, c, ep.cfg.RecvWindow, ep.jar, in.unrecognized, ep.cfg.Interleave)
+		var ext [4]byte
+		b = appendInitAck(b, c, ep.cfg.RecvWindow, ep.jar, in.unrecognized, ep.cfg.extensions(&ext))
 		ep.commitReply(finishPacket(b, 0))
 	}
 }

@@ -656,6 +656,8 @@ func (e *Endpoint) handle(ev event) {
 		as.emit(Event{Kind: EventRestart})
 	case evPeerError:
 		as.emit(Event{Kind: EventPeerError, Cause: ev.cause})
+	case evReconf:
+		as.reconfDone(ev.rc)
 	case evPathDown, evPathUp:
 		as.emit(Event{Kind: EventPeerAddrChange, Addr: ev.assoc.key.peer, Reachable: ev.kind == evPathUp})
 	case evShutdownComplete:

@@ -206,27 +206,26 @@ func (a *assoc) appendInit(b []byte) []byte {
 		b = chunk.AppendUint32Param(b, chunk.ParamCookiePreservative, uint32(a.preserve/time.Millisecond))
 	}
 	last := -1
-	if a.ep.cfg.Interleave {
+	var buf [4]byte
+	if ext := a.ep.cfg.extensions(&buf); len(ext) > 0 {
 		last = len(b)
-		b = appendInterleaveExt(b) // 6 bytes: its padding is not counted
+		b = appendSupportedExt(b, ext) // its padding is not counted
 	}
 	b, _ = chunk.EndChunk(b, at)
 	return unpadLastParam(b, at, last)
 }
 
 // appendInitAck appends an INIT ACK carrying the signed cookie c.
-func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognized []byte, interleave bool) []byte {
+func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognized []byte, ext []byte) []byte {
 	b, at := chunk.BeginChunk(b, chunk.TypeInitAck, 0)
 	b = binary.BigEndian.AppendUint32(b, c.localTag)
 	b = binary.BigEndian.AppendUint32(b, rwnd)
 	b = binary.BigEndian.AppendUint16(b, c.localOS)
 	b = binary.BigEndian.AppendUint16(b, c.localMIS)
 	b = binary.BigEndian.AppendUint32(b, c.localTSN)
-	if interleave {
-		// Before the cookie, so the cookie or an Unrecognized Parameter
-		// stays last (unpadLastParam).
-		b = appendInterleaveExt(b)
-	}
+	// Before the cookie, so the cookie or an Unrecognized Parameter stays
+	// last (unpadLastParam).
+	b = appendSupportedExt(b, ext)
 	b, pat := chunk.BeginParam(b, chunk.ParamStateCookie)
 	b = jar.appendCookie(b, c)
 	b, _ = chunk.EndParam(b, pat)

@@ -21,7 +21,9 @@ func TestInitAckLengthLeavesOutLastPadding(t *testing.T) {
 		interleave bool
 	}{{nil, false}, {unrec, false}, {nil, true}, {unrec, true}} {
 		u := tc.u
-		b := appendInitAck(nil, &c, 1<<20, j, u, tc.interleave)
+		var ext [4]byte
+		cfg := config{Interleave: tc.interleave}
+		b := appendInitAck(nil, &c, 1<<20, j, u, cfg.extensions(&ext))
 		if len(b)%4 != 0 {
 			t.Fatalf("INIT ACK of %d bytes: not padded", len(b))
 		}
