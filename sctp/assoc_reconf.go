@@ -37,12 +37,12 @@ const (
 type reconfParam struct {
 	kind    uint8
 	done    bool
-	seq     uint32      // Re-configuration Request Sequence Number
-	respSeq uint32      // rqOutReset: the peer's Incoming request this answers
-	hasResp bool        // respSeq is set
-	lastTSN chunk.TSN   // rqOutReset: Sender's Last Assigned TSN, set when first sent
-	sids    []uint16    // rqOutReset, rqInReset: streams (empty: all)
-	n       uint16      // rqAddOut, rqAddIn: streams to add
+	seq     uint32    // Re-configuration Request Sequence Number
+	respSeq uint32    // rqOutReset: the peer's Incoming request this answers
+	hasResp bool      // respSeq is set
+	lastTSN chunk.TSN // rqOutReset: Sender's Last Assigned TSN, set when first sent
+	sids    []uint16  // rqOutReset, rqInReset: streams (empty: all)
+	n       uint16    // rqAddOut, rqAddIn: streams to add
 	result  chunk.ReconfigResult
 	blocked bool // rqOutReset: every stream is ResetPending with nothing partly cut
 }

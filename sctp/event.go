@@ -57,7 +57,7 @@ func (r closeReason) String() string {
 type event struct {
 	kind   eventKind
 	assoc  *assoc
-	reason closeReason // for evCommLost, evCantStart, evShutdownComplete
-	cause  uint16      // error cause code of an ERROR or ABORT, if any
+	reason closeReason  // for evCommLost, evCantStart, evShutdownComplete
+	cause  uint16       // error cause code of an ERROR or ABORT, if any
 	rc     *reconfEvent // for evReconf
 }
