@@ -12,8 +12,10 @@ import (
 
 // Stream reconfiguration (RFC 6525): the RE-CONFIG exchange. The
 // association keeps at most one request of its own outstanding (one
-// RE-CONFIG chunk with one or two request parameters, section 5.1.1:
-// "an endpoint MUST NOT have more than one outstanding request"),
+// RE-CONFIG chunk with one or two request parameters; section 5.1.1: "At
+// any given time, there MUST NOT be more than one request in flight. So,
+// if the Re-configuration Timer is running and the RE-CONFIG chunk
+// contains at least one request parameter, the chunk MUST be buffered."),
 // retransmits it on its own timer, and answers every request parameter of
 // the peer. The data plane (package transfer) resets stream numbering,
 // holds the data of a deferred reset and grows the stream tables.
@@ -76,9 +78,13 @@ type reconf struct {
 	lastOp  uint64
 }
 
-// reconfOn reports whether both ends negotiated RE-CONFIG (RFC 6525
-// section 3: "the endpoint ... MUST list the RE-CONFIG chunk in the
-// Supported Extensions Parameter").
+// reconfOn reports whether both ends negotiated RE-CONFIG. RFC 6525
+// section 5.1.1: "If the chunk type of the RE-CONFIG chunk does not appear
+// in the supported extension's list of chunks, then the sender MUST NOT
+// send any re-configuration request to the peer, and any request by the
+// application for such service SHOULD be responded to with an appropriate
+// error indicating that the peer SCTP stack does not support the
+// re-configuration extension."
 func (a *assoc) reconfOn() bool {
 	return !a.ep.cfg.NoReconfig && a.peerExt&extReconfig != 0
 }
@@ -289,25 +295,33 @@ func (a *assoc) unblockOut(p *reconfParam, performed bool) {
 }
 
 // appendReconf appends the RE-CONFIG chunks owed: responses, then our
-// outstanding request when it is due (section 3.1 allows one response
-// with an Outgoing SSN Reset Request, or two responses, in one chunk; we
-// send the responses in their own chunk).
+// outstanding request when it is due. Section 5.2.1: "If multiple
+// parameters have to be returned, they MUST be put into one RE_CONFIG
+// chunk": two responses go together, and a response goes with the
+// Outgoing SSN Reset Request that answers an Incoming one (one of the
+// combinations section 3.1 allows).
 func (a *assoc) appendReconf(now time.Time, b []byte, limit int) []byte {
-	for len(a.rc.answers) > 0 {
-		n := min(len(a.rc.answers), 2)
-		need := 4 + 20*n
-		if len(b)+need > limit {
-			return b
-		}
-		b = a.appendReconfChunk(b, a.rc.answers[:n])
-		a.rc.answers = append(a.rc.answers[:0], a.rc.answers[n:]...)
-	}
+	var ps [2]chunk.ReconfigParam
+	np := 0
 	r := a.rc.out
+	if len(a.rc.answers) == 1 && r != nil && a.rc.due && r.np == 1 && r.params[0].kind == rqOutReset {
+		ps[0] = a.rc.answers[0] // sent with the request below
+		np = 1
+	} else {
+		for len(a.rc.answers) > 0 {
+			n := min(len(a.rc.answers), 2)
+			need := 4 + 20*n
+			if len(b)+need > limit {
+				return b
+			}
+			b = a.appendReconfChunk(b, a.rc.answers[:n])
+			a.rc.answers = append(a.rc.answers[:0], a.rc.answers[n:]...)
+		}
+	}
 	if r == nil || !a.rc.due {
 		return b
 	}
-	var ps [2]chunk.ReconfigParam
-	np := 0
+	answers := np
 	for i := range r.np {
 		p := &r.params[i]
 		if p.done {
@@ -317,6 +331,10 @@ func (a *assoc) appendReconf(now time.Time, b []byte, limit int) []byte {
 		switch p.kind {
 		case rqOutReset:
 			if !r.sent && !a.outResetReady(p) {
+				if answers > 0 {
+					b = a.appendReconfChunk(b, ps[:answers])
+					a.rc.answers = a.rc.answers[:0]
+				}
 				return b // wait until the streams are clear
 			}
 			if !r.sent {
@@ -335,7 +353,7 @@ func (a *assoc) appendReconf(now time.Time, b []byte, limit int) []byte {
 		ps[np] = q
 		np++
 	}
-	if np == 0 {
+	if np == answers {
 		return b
 	}
 	need := 4
@@ -346,6 +364,9 @@ func (a *assoc) appendReconf(now time.Time, b []byte, limit int) []byte {
 		return b
 	}
 	b = a.appendReconfChunk(b, ps[:np])
+	if answers > 0 {
+		a.rc.answers = a.rc.answers[:0]
+	}
 	if r.sent {
 		a.stats.Reconf.Retransmits++
 	}
@@ -366,9 +387,15 @@ func (a *assoc) appendReconfChunk(b []byte, params []chunk.ReconfigParam) []byte
 	return b
 }
 
-// reconfTimer retransmits our outstanding request (section 5.1.1: "the
-// sender ... MUST retransmit the request ... on expiry of the timer"),
-// counting the expiry against the association like a T3-rtx expiry.
+// reconfTimer retransmits our outstanding request. Section 5.1.1: the
+// timer "MUST use the same value as SCTP's data transmission timer (i.e.,
+// the retransmission timeout (RTO) timer) and MUST use exponential
+// backoff, doubling the value at every expiration. If the timer expires,
+// besides doubling the value, the sender MUST retransmit the RE-CONFIG
+// chunk, increment the appropriate error counts (for both the association
+// and the destination), and perform threshold management, possibly
+// destroying the association if SCTP retransmission thresholds are
+// exceeded."
 func (a *assoc) reconfTimer(now time.Time) {
 	if a.rc.out == nil {
 		return
@@ -467,6 +494,13 @@ func (a *assoc) reconfig6525(now time.Time, p *inPacket, c *rxChunk) disp {
 			a.stats.Reconf.Malformed++
 			continue
 		}
+		if q.Type != chunk.ParamReconfigResponse {
+			// Section 5.2.1: "If the received RE-CONFIG chunk contains at
+			// least one request parameter, a selective acknowledgment
+			// (SACK) chunk SHOULD be sent back and MAY be bundled with
+			// the RE-CONFIG chunk."
+			a.pend.sackNow = true
+		}
 		switch q.Type {
 		case chunk.ParamReconfigResponse:
 			a.reconfResponse(now, &q)
@@ -526,8 +560,11 @@ func (a *assoc) ourParam(k uint8, seq uint32, any bool) *reconfParam {
 // peerOutReset handles the peer's Outgoing SSN Reset Request (section
 // 5.2.2).
 func (a *assoc) peerOutReset(now time.Time, q *chunk.ReconfigParam) {
-	// E1: "the Re-configuration Response Sequence Number ... of an
-	// Incoming SSN Reset Request": the peer answers ours with this.
+	// E1: "If the Re-configuration Timer is running for the
+	// Re-configuration Request Sequence Number indicated in the
+	// Re-configuration Response Sequence Number field, the
+	// Re-configuration Request Sequence Number MUST be marked as
+	// acknowledged." That is our Incoming SSN Reset Request.
 	if p := a.ourParam(rqInReset, q.RespSeq, false); p != nil {
 		p.done, p.result = true, chunk.ReconfigSuccessPerformed
 		defer a.finishReq(now)
