@@ -557,3 +557,63 @@ func TestReconfHostile(t *testing.T) {
 	tc.writeChunks(reconfChunk(outReset(tc.peerTSN, 0, tc.peerTSN-1)))
 	tc.wantResponse(tc.peerTSN, chunk.ReconfigSuccessPerformed)
 }
+
+// With I-DATA (RFC 8260, under which RFC 6525's resets act on the MID):
+// a reset restarts both the ordered and the unordered MID of
+// each stream at 0, on our side and on the peer's.
+func TestReconfIData(t *testing.T) {
+	tc := newTestEndpoint(t, interleaveConfig())
+	tc.writePacket(0, tc.peerInit(param(uint16(chunk.ParamSupportedExtensions),
+		[]byte{byte(chunk.TypeIData), byte(chunk.TypeIForwardTSN), byte(chunk.TypeReconfig)})))
+	_, c := tc.wantChunk(ctInitAck)
+	in := initValue(t, c)
+	tc.writePacket(in.tag, chunkOf(ctCookieEcho, 0, in.cookie))
+	tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
+	tc.wantChunk(ctCookieAck)
+	a := tc.a
+	if !a.interleaved() || !a.reconfOn() {
+		t.Fatal("I-DATA and RE-CONFIG not both negotiated")
+	}
+	mids := func() (out []uint32) {
+		tc.readPackets()
+		for _, p := range tc.sent {
+			for i := range p.p.chunks {
+				if c := &p.p.chunks[i]; c.typ == ctIData {
+					d, _ := chunk.ParseIData(chunkOfRx(c))
+					out = append(out, d.MID)
+				}
+			}
+		}
+		tc.sent = nil
+		return out
+	}
+	for _, uo := range []bool{false, true, false, true} {
+		a.send(tc.now, 2, 0, uo, []byte("m"))
+	}
+	if got := mids(); !slices.Equal(got, []uint32{0, 0, 1, 1}) {
+		t.Fatalf("MIDs %v", got)
+	}
+	tc.writeChunks(sackChunk(a.localTSN+3, 65536))
+	a.userReconf(tc.now, true, DirOutgoing, []uint16{2}, 0, 0)
+	ps := tc.wantReconf()
+	tc.writeChunks(reconfChunk(response(ps[0].ReqSeq, chunk.ReconfigSuccessPerformed)))
+	for _, uo := range []bool{true, false} {
+		a.send(tc.now, 2, 0, uo, []byte("m"))
+	}
+	if got := mids(); !slices.Equal(got, []uint32{0, 0}) {
+		t.Fatalf("MIDs after the reset %v, want 0 (unordered) and 0 (ordered)", got)
+	}
+
+	// The peer's stream 1: ordered MIDs 0 and 1, then a reset, then MID 0.
+	be := chunk.FlagBeginning | chunk.FlagEnd
+	tsn := tc.peerTSN
+	tc.writeChunks(iDataChunk(be, tsn, 1, 0, 0, []byte("a")), iDataChunk(be, tsn+1, 1, 1, 0, []byte("b")))
+	tc.readMsg()
+	tc.readMsg()
+	tc.writeChunks(reconfChunk(outReset(tc.peerTSN, 0, tsn+1, 1)))
+	tc.wantResponse(tc.peerTSN, chunk.ReconfigSuccessPerformed)
+	tc.writeChunks(iDataChunk(be, tsn+2, 1, 0, 0, []byte("c")))
+	if m, _ := tc.readMsg(); m != "c" {
+		t.Fatalf("got %q", m)
+	}
+}

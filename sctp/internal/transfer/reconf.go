@@ -26,9 +26,9 @@ func (s *Sender) Cutting(sid uint16) bool {
 }
 
 // ResetOutgoing restarts the numbering of outbound streams sids (every
-// stream when sids is empty) at 0: the SSN, or with I-DATA the ordered and
-// unordered MIDs (RFC 8260 section 2.3: "the MID ... for both ordered and
-// unordered messages" is reset). Ids out of range are skipped.
+// stream when sids is empty) at 0: the SSN, or with I-DATA (RFC 8260,
+// where the resets of RFC 6525 act on the MID) both the ordered and the
+// unordered MID. Ids out of range are skipped.
 func (s *Sender) ResetOutgoing(sids []uint16) {
 	n := s.streams.OutCount()
 	if len(sids) == 0 {
