@@ -376,15 +376,20 @@ func (a *assoc) appendReconf(now time.Time, b []byte, limit int) []byte {
 	return b
 }
 
-// appendReconfChunk appends one RE-CONFIG chunk holding params.
+// appendReconfChunk appends one RE-CONFIG chunk holding params. Its
+// length leaves out the last parameter's padding (RFC 9260 section 3.2;
+// a stream list of odd length pads the Outgoing and Incoming SSN Reset
+// Requests).
 func (a *assoc) appendReconfChunk(b []byte, params []chunk.ReconfigParam) []byte {
 	b, at := chunk.BeginChunk(b, chunk.TypeReconfig, 0)
+	last := at
 	for i := range params {
+		last = len(b)
 		b, _ = params[i].Append(b)
 	}
 	b, _ = chunk.EndChunk(b, at)
 	a.stats.Reconf.ChunksOut++
-	return b
+	return unpadLastParam(b, at, last)
 }
 
 // reconfTimer retransmits our outstanding request. Section 5.1.1: the

@@ -617,3 +617,24 @@ func TestReconfIData(t *testing.T) {
 		t.Fatalf("got %q", m)
 	}
 }
+
+// A RE-CONFIG chunk's length leaves out the padding of its last parameter
+// (RFC 9260 section 3.2: the Chunk Length includes "padding of any
+// variable-length parameter except the last parameter in the chunk"); an
+// odd stream list needs it. tshark flagged the other form against Linux.
+func TestReconfChunkLength(t *testing.T) {
+	tc := connectReconf(t)
+	tc.a.userReconf(tc.now, true, DirBoth, []uint16{1}, 0, 0)
+	tc.readPackets()
+	for _, p := range tc.sent {
+		for i := range p.p.chunks {
+			if c := &p.p.chunks[i]; c.typ == ctReconfig {
+				if n := len(c.raw); n != 4+20+10 {
+					t.Fatalf("RE-CONFIG chunk length %d, want 34 (outgoing 18 padded to 20, incoming 10 unpadded)", n)
+				}
+				return
+			}
+		}
+	}
+	t.Fatal("no RE-CONFIG sent")
+}

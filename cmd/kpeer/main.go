@@ -39,7 +39,7 @@
 // Output lines (besides the answers above):
 //
 //	ACCEPT id=L conn=N peer=ADDR ostreams=O istreams=I
-//	MSG id=X conn=N sid=S ppid=P len=N unordered=0|1 crc=CRC32(IEEE, hex)
+//	MSG id=X conn=N sid=S ppid=P len=N unordered=0|1 crc=CRC32(IEEE, hex) ssn=SSN
 //	EVENT id=X conn=N type=assoc_change state=comm_up|comm_lost|restart|shutdown_comp|cant_start error=E ...
 //	EVENT id=X conn=N type=shutdown|remote_error|send_failed|partial_delivery
 //	EVENT id=X conn=N type=stream_reset|assoc_reset flags=F

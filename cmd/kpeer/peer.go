@@ -314,7 +314,7 @@ func (cn *conn) read() {
 		if n == 0 && oobn == 0 {
 			break
 		}
-		sid, ppid, unordered := sndRcvInfo(oob[:oobn])
+		sid, ssn, ppid, unordered := sndRcvInfo(oob[:oobn])
 		msgLen += n
 		crc = crc32.Update(crc, crc32.IEEETable, buf[:n])
 		all = crc32.Update(all, crc32.IEEETable, buf[:n])
@@ -329,8 +329,8 @@ func (cn *conn) read() {
 			if unordered {
 				u = 1
 			}
-			cn.p.printf("MSG id=%s conn=%d sid=%d ppid=%d len=%d unordered=%d crc=%08x",
-				cn.id, cn.n, sid, ppid, msgLen, u, crc)
+			cn.p.printf("MSG id=%s conn=%d sid=%d ppid=%d len=%d unordered=%d crc=%08x ssn=%d",
+				cn.id, cn.n, sid, ppid, msgLen, u, crc, ssn)
 		}
 		if cn.o.mode == "echo" {
 			if err := cn.write(msg, sid, ppid, unordered); err != nil {
@@ -359,21 +359,21 @@ func (cn *conn) read() {
 	cn.mu.Unlock()
 }
 
-// sndRcvInfo reads stream id, PPID and the unordered flag from the SCTP_SNDRCV ancillary
-// data (struct sctp_sndrcvinfo; the PPID is kept in network byte order).
-func sndRcvInfo(oob []byte) (sid uint16, ppid uint32, unordered bool) {
+// sndRcvInfo reads stream id, SSN, PPID and the unordered flag from the SCTP_SNDRCV
+// ancillary data (struct sctp_sndrcvinfo; the PPID is kept in network byte order).
+func sndRcvInfo(oob []byte) (sid, ssn uint16, ppid uint32, unordered bool) {
 	msgs, err := unix.ParseSocketControlMessage(oob)
 	if err != nil {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	for _, m := range msgs {
 		if m.Header.Level == solSCTP && m.Header.Type == sctpCmsgSndRcv && len(m.Data) >= sizeofSndRcvInfo {
 			d := m.Data
-			return binary.NativeEndian.Uint16(d[0:]), binary.BigEndian.Uint32(d[8:]),
-				binary.NativeEndian.Uint16(d[4:])&sctpUnordered != 0
+			return binary.NativeEndian.Uint16(d[0:]), binary.NativeEndian.Uint16(d[2:]),
+				binary.BigEndian.Uint32(d[8:]), binary.NativeEndian.Uint16(d[4:])&sctpUnordered != 0
 		}
 	}
-	return 0, 0, false
+	return 0, 0, 0, false
 }
 
 var assocStates = []string{"comm_up", "comm_lost", "restart", "shutdown_comp", "cant_start"}
