@@ -32,8 +32,26 @@
 // packets over a connection the program supplies (for example DTLS).
 // Config.Pcap records every packet in a pcap file.
 //
+// Stream reconfiguration (RFC 6525) is negotiated by default
+// (Config.DisableStreamReconfig turns it off). Association.ResetStreams
+// restarts the numbering of some or all streams, ours (DirOutgoing), the
+// peer's (DirIncoming) or both; AddStreams adds streams each way:
+//
+//	err = as.ResetStreams(ctx, sctp.DirOutgoing, 3, 4) // streams 3 and 4 start again at SSN 0
+//	err = as.AddStreams(ctx, 10, 0)                    // 10 more outbound streams
+//	out, in := as.Streams()                            // the new counts
+//
+// Both calls wait for the peer's answer (one request is in flight at a
+// time; later ones queue behind it); a refusal is an error matching
+// ErrReconfigDenied or ErrReconfigFailed. Both ends get an
+// EventStreamReset or EventStreamsAdded, for their own requests and for
+// the peer's (Event.Direction is seen from the receiving end, Event.Err
+// is nil on success). Streams being reset keep their queued messages and
+// send them, numbered from 0, once the peer has answered.
+//
 // Events (association up and down, restart, peer address changes, send
-// failures with the unsent message, shutdown complete, sender dry) arrive
+// failures with the unsent message, shutdown complete, sender dry, stream
+// resets and additions) arrive
 // on Association.Events, a bounded channel: events that find it full are
 // dropped and counted, so a program that ignores them loses nothing else.
 //
@@ -71,10 +89,12 @@
 //
 //   - No multi-homing: one path per association (the peer's other
 //     addresses are recorded and reported, not used).
-//   - No PR-SCTP (RFC 3758) and no stream reconfiguration
-//     (RFC 6525) yet, so EventPartialDeliveryAborted and
-//     EventStreamReset are never sent, and Stream.Close only releases the
-//     handle.
+//   - No PR-SCTP (RFC 3758) yet, so EventPartialDeliveryAborted is never
+//     sent. Stream.Close only releases the handle (it does not reset the
+//     stream: call ResetStreams).
+//   - Stream reconfiguration has no SSN/TSN Reset Request (RFC 6525
+//     section 5.1.4): a peer's is answered "Denied", and there is no call
+//     to send one. Streams are never removed (RFC 6525 only adds them).
 //   - The scheduler's default is chosen per endpoint (Config.Scheduler);
 //     Association.SetScheduler changes it on a live association, also
 //     with messages queued (nothing is lost or reordered within a stream;
