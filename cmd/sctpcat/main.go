@@ -41,6 +41,7 @@ type options struct {
 	listen, unordered, interleave, verbose, echo, echoWait bool
 	transport, schedName, pcap                             string
 	udpPort, remoteUDPPort, os, is, sid, ppid, msgSize     int
+	resetAfter                                             int
 	timeout                                                time.Duration
 	addr                                                   string
 }
@@ -63,6 +64,7 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 	fs.IntVar(&o.ppid, "ppid", 0, "payload protocol identifier of sent messages")
 	fs.BoolVar(&o.unordered, "unordered", false, "send messages unordered")
 	fs.IntVar(&o.msgSize, "msg-size", 1024, "cut stdin into messages of this many bytes")
+	fs.IntVar(&o.resetAfter, "reset-after", 0, "connect mode: reset the sending stream (RFC 6525) after every N messages; 0: never")
 	fs.StringVar(&o.schedName, "sched", "fcfs", "stream scheduler: fcfs, prio, rr, fc, wfq, rrp")
 	fs.BoolVar(&o.interleave, "interleave", false, "ask for I-DATA interleaving (RFC 8260)")
 	fs.StringVar(&o.pcap, "pcap", "", "write every packet sent and received to this pcap file")
@@ -107,6 +109,9 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 	}
 	if o.ppid < 0 || int64(o.ppid) > 1<<32-1 {
 		return nil, nil, fmt.Errorf("-ppid %d out of range", o.ppid)
+	}
+	if o.resetAfter < 0 {
+		return nil, nil, fmt.Errorf("-reset-after %d out of range", o.resetAfter)
 	}
 	if o.msgSize < 1 || o.msgSize > 1<<24 {
 		return nil, nil, fmt.Errorf("-msg-size %d out of range", o.msgSize)
@@ -158,6 +163,13 @@ func logEvents(o *options, as *sctp.Association, stderr io.Writer, wg *sync.Wait
 				s += fmt.Sprintf(": stream %d, %d bytes", ev.Stream, len(ev.Msg))
 			case sctp.EventPeerError:
 				s += fmt.Sprintf(": cause %d", ev.Cause)
+			case sctp.EventStreamReset:
+				s += fmt.Sprintf(": %v streams %v", ev.Direction, ev.Streams)
+			case sctp.EventStreamsAdded:
+				s += fmt.Sprintf(": %d %v", ev.Added, ev.Direction)
+			}
+			if ev.Err != nil && ev.Kind != sctp.EventDown {
+				s += ": " + ev.Err.Error()
 			}
 			fmt.Fprintln(stderr, s)
 		}
@@ -296,13 +308,19 @@ func connect(ctx context.Context, o *options, cfg *sctp.Config, stdin io.Reader,
 	var sent int64
 	info := sctp.SendInfo{Stream: uint16(o.sid), PPID: uint32(o.ppid), Unordered: o.unordered}
 	var werr error
-	for {
+	for msgs := 1; ; msgs++ {
 		n, err := io.ReadFull(stdin, buf)
 		if n > 0 {
 			if _, werr = as.WriteMsg(buf[:n], info); werr != nil {
 				break
 			}
 			sent += int64(n)
+			if o.resetAfter > 0 && msgs%o.resetAfter == 0 {
+				if werr = as.ResetStreams(ctx, sctp.DirOutgoing, info.Stream); werr != nil {
+					werr = fmt.Errorf("reset stream %d: %w", info.Stream, werr)
+					break
+				}
+			}
 		}
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			break

@@ -60,12 +60,15 @@ func TestEcho(t *testing.T) {
 	}()
 	time.Sleep(100 * time.Millisecond) // let the listener bind
 	in := input(300 << 10)
-	for round := range 2 { // associations one after another
+	for round := range 3 { // associations one after another
 		var out, errb syncBuffer
 		args := []string{"-echo-wait", "-v", "-udp-port", "0", "-remote-udp-port", fmt.Sprint(port),
 			"-msg-size", "1000", "-sid", "3", "-ppid", "9", "-os", "8", "-sched", "rr", "127.0.0.1:7000"}
-		if round == 1 {
+		switch round {
+		case 1:
 			args = append([]string{"-unordered"}, args...)
+		case 2:
+			args = append([]string{"-reset-after", "50"}, args...)
 		}
 		code := run(context.Background(), args, bytes.NewReader(in), &out, &errb)
 		if code != 0 {
@@ -76,6 +79,9 @@ func TestEcho(t *testing.T) {
 		}
 		if !strings.Contains(errb.String(), "event: up") || !strings.Contains(errb.String(), "stats:") {
 			t.Fatalf("-v output: %s", errb.String())
+		}
+		if round == 2 && !strings.Contains(errb.String(), "event: stream reset: outgoing streams [3]") {
+			t.Fatalf("-reset-after: -v output: %s", errb.String())
 		}
 	}
 	cancel()
