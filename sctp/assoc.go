@@ -150,7 +150,7 @@ func (a *assoc) destroy(r closeReason) {
 	default:
 		a.stats.AssocsFailed++
 	}
-	a.dropReconf()
+	a.dropReconf(errClosed)
 	a.data.close(&a.stats)
 	a.ep.remove(a)
 }

@@ -91,8 +91,11 @@ func (a *assoc) reconfOn() bool {
 
 // initReconf sets the sequence numbers once both initial TSNs are known
 // (section 4.1: the Re-configuration Request Sequence Number "is
-// initialized to the same value as the initial TSN").
+// initialized to the same value as the initial TSN"). After a peer
+// restart the requests of the old association fail.
 func (a *assoc) initReconf() {
+	a.dropReconf(errPeerRestarted)
+	a.timers.stop(timerReconf)
 	a.rc = reconf{nextSeq: a.localTSN, peerSeq: a.peerTSN,
 		lastResults: [2]chunk.ReconfigResult{chunk.ReconfigBadSeq, chunk.ReconfigBadSeq}}
 }
@@ -799,13 +802,18 @@ func (a *assoc) finishReq(now time.Time) {
 	a.startReconf(now)
 }
 
-// dropReconf fails every request of ours when the association ends.
-func (a *assoc) dropReconf() {
+// errPeerRestarted fails the reconfiguration requests of an association
+// whose peer restarted.
+var errPeerRestarted = fmt.Errorf("%w: the peer restarted", ErrReconfigFailed)
+
+// dropReconf fails every request of ours with err (the association ended,
+// or the peer restarted).
+func (a *assoc) dropReconf(err error) {
 	if r := a.rc.out; r != nil && r.op != 0 {
-		a.emitReconf(&reconfEvent{op: r.op, err: errClosed, quiet: true})
+		a.emitReconf(&reconfEvent{op: r.op, err: err, quiet: true})
 	}
 	for _, r := range a.rc.queue {
-		a.emitReconf(&reconfEvent{op: r.op, err: errClosed, quiet: true})
+		a.emitReconf(&reconfEvent{op: r.op, err: err, quiet: true})
 	}
 	a.rc.out, a.rc.queue = nil, nil
 }
