@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/interleave"
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/stream"
 )
@@ -23,6 +24,12 @@ type message struct {
 	refs      int32    // chunk records pointing here, +1 while not fully cut
 	seq       uint32   // arrival number (serial): scheduler switches re-enqueue in this order
 	next      *message // per-stream queue or free list
+
+	// Partial reliability (RFC 3758, RFC 7496); policy PRNone for most.
+	policy    PRPolicy
+	abandoned bool
+	prValue   uint32
+	expiry    time.Time // PRTTL: when the lifetime ends
 }
 
 // OutSide is the sending state of one outbound stream: the side object of
@@ -37,6 +44,7 @@ const (
 	recGapAcked              // acknowledged by a Gap Ack Block (may be reneged)
 	recRtx                   // marked for retransmission
 	recAcked                 // below the cumulative TSN ack point (slot free)
+	recAbandoned             // abandoned (RFC 3758 section 3.5): treated as acked, not yet passed by the peer
 )
 
 // record is the retransmission record of one DATA chunk: compact, separate
@@ -100,6 +108,16 @@ type Sender struct {
 
 	immediate bool // set the I bit on DATA chunks (RFC 7053)
 
+	// PR-SCTP (RFC 3758 section 3.5): the Advanced.Peer.Ack.Point, a
+	// FORWARD-TSN due, reused entry buffers, the messages abandoned and
+	// not yet reported, and how many messages with a policy are alive.
+	advPeerAck TSN
+	fwdDue     bool
+	fwdSSN     []chunk.StreamSSN
+	fwdMID     []chunk.StreamMID
+	failed     []Failed
+	prLive     int
+
 	timing   bool // an RTT measurement is running
 	timedTSN TSN
 	t3       time.Time // T3-rtx deadline, zero when stopped
@@ -117,6 +135,7 @@ func (s *Sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
 	s.hdr = s.frame.HeaderLen()
 	s.cumAck = cfg.LocalTSN - 1
 	s.nextTSN = cfg.LocalTSN
+	s.advPeerAck = s.cumAck
 	s.recs = make([]record, 64)
 	s.mask = 63
 	s.peerRwnd = int(cfg.PeerRwnd)
@@ -157,6 +176,7 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 	m.buf = append(m.buf[:0], payload...)
 	m.ppid, m.sid, m.unordered, m.drained = ppid, sid, unordered, false
 	m.off, m.refs, m.next = 0, 1, nil
+	m.policy, m.abandoned = PRNone, false
 	m.seq = s.arrived
 	s.arrived++
 	if st.tail == nil {
@@ -188,6 +208,9 @@ func (s *Sender) release(m *message) {
 		return
 	}
 	s.buffered -= len(m.buf)
+	if m.policy != PRNone {
+		s.prLive--
+	}
 	if s.nfree >= maxFreeMessages {
 		return
 	}
@@ -395,6 +418,18 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 			// blocked before then does not start it.
 			m = st.head
 		}
+		if m.policy != PRNone && m.expired(now, 0) {
+			// TR3: no TSN for an expired message; TR4 for the rest of
+			// one partly sent (needs PR-SCTP: else it goes on).
+			if m.off == 0 {
+				s.dropQueued(m)
+				continue
+			}
+			if s.cfg.PartialReliability {
+				s.abandon(now, m)
+				continue
+			}
+		}
 		left := len(m.buf) - m.off
 		max := (room - s.hdr) &^ 3
 		size := min(left, s.fragPoint)
@@ -505,6 +540,10 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 		if r.state != recRtx {
 			continue
 		}
+		if m := r.msg; m.policy != PRNone && s.cfg.PartialReliability && m.expired(now, r.xmits) {
+			s.abandon(now, m) // TR4, or RFC 7496's retransmission limit
+			continue
+		}
 		if need := s.hdr + pad4(int(r.n)); need > room {
 			// A chunk cut before the path MTU shrank fits no packet now:
 			// it goes alone, over room; the association lets IP fragment
@@ -613,6 +652,7 @@ func (s *Sender) Drain(fn func(sid uint16, ppid uint32, payload []byte, sent boo
 	}
 	s.cur = nil
 	s.cumAck = s.nextTSN - 1
+	s.advPeerAck, s.fwdDue = s.cumAck, false
 	s.unsent, s.buffered, s.inFlight, s.rtxPending = 0, 0, 0, 0
 	s.gapAcked, s.unackedData = 0, 0
 	s.path.flight = 0
