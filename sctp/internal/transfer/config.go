@@ -92,6 +92,8 @@ var (
 	// such as a SACK acknowledging a TSN we never sent. The association
 	// answers with ABORT, cause "Protocol Violation".
 	ErrProtocolViolation = errors.New("transfer: protocol violation by peer")
+	// ErrMessageTooLarge: a user message of 2 GiB or more.
+	ErrMessageTooLarge = errors.New("transfer: message too large")
 	// ErrConfig: an invalid Config.
 	ErrConfig = errors.New("transfer: invalid configuration")
 )

@@ -48,6 +48,19 @@ type Failed struct {
 	Payload []byte // a copy, owned by the receiver of the report
 }
 
+// maxLifetime is the longest PRTTL lifetime, in milliseconds (24 days):
+// lifetimes are compared as serial numbers.
+const maxLifetime = 1<<31 - 1
+
+// prClock returns now in milliseconds since the sender's PR time base (set
+// by the first message with a lifetime), wrapping.
+func (s *Sender) prClock(now time.Time) uint32 {
+	if s.prBase.IsZero() {
+		s.prBase = now
+	}
+	return uint32(now.Sub(s.prBase) / time.Millisecond)
+}
+
 // maxFailed bounds the abandoned messages kept for TakeFailed; more are
 // counted (Stats.FailedDropped) but not kept.
 const maxFailed = 1024
@@ -69,9 +82,10 @@ func (s *Sender) QueuePR(now time.Time, sid uint16, ppid uint32, unordered bool,
 	}
 	if pr.Policy != PRNone {
 		m := s.streams.OutSide(sid).tail
-		m.policy, m.prValue = pr.Policy, pr.Value
+		m.bits |= uint8(pr.Policy) << policyShift
+		m.prValue = pr.Value
 		if pr.Policy == PRTTL {
-			m.expiry = now.Add(time.Duration(pr.Value) * time.Millisecond)
+			m.prValue = s.prClock(now) + min(pr.Value, maxLifetime)
 		}
 		s.prLive++
 	}
@@ -89,7 +103,7 @@ func (s *Sender) makeRoom(now time.Time, n int, prio uint32) {
 	freeable := 0
 	for _, st := range s.streams.OutSides() {
 		for m := st.head; m != nil; m = m.next {
-			if m.policy == PRPrio && m.prValue > prio && m.off == 0 {
+			if m.policy() == PRPrio && m.prValue > prio && m.off == 0 {
 				freeable += len(m.buf)
 			}
 		}
@@ -101,7 +115,7 @@ func (s *Sender) makeRoom(now time.Time, n int, prio uint32) {
 		var victim *message
 		for _, st := range s.streams.OutSides() {
 			for m := st.head; m != nil; m = m.next {
-				if m.policy == PRPrio && m.prValue > prio && m.off == 0 &&
+				if m.policy() == PRPrio && m.prValue > prio && m.off == 0 &&
 					(victim == nil || m.prValue > victim.prValue) {
 					victim = m
 				}
@@ -116,15 +130,15 @@ func (s *Sender) makeRoom(now time.Time, n int, prio uint32) {
 
 // expired reports whether m's policy gives it up now, before a (re)transmission
 // of a chunk that was sent xmits times (0 for a new chunk).
-func (m *message) expired(now time.Time, xmits uint8) bool {
-	switch m.policy {
+func (m *message) expired(s *Sender, now time.Time, xmits uint8) bool {
+	switch m.policy() {
 	case PRTTL:
 		// RFC 3758 section 4.1 TR3/TR4: "Before assigning a TSN to any
 		// message, the SCTP sender MUST evaluate the lifetime of that
 		// message." and "Before transmitting or retransmitting a message
 		// for which a TSN is already assigned, the SCTP sender MUST
 		// evaluate the lifetime of the message."
-		return !now.Before(m.expiry)
+		return int32(s.prClock(now)-m.prValue) >= 0
 	case PRRtx:
 		// RFC 7496 section 3.1: the message is abandoned when a
 		// retransmission of one of its chunks would exceed the limit (fast
@@ -160,7 +174,7 @@ func (s *Sender) unqueue(m *message) {
 	if s.cur == m {
 		s.cur = nil
 	}
-	s.unsent -= len(m.buf) - m.off
+	s.unsent -= len(m.buf) - int(m.off)
 	s.sched.Sent(m.sid, 0, true, st.head == nil)
 }
 
@@ -170,7 +184,7 @@ func (s *Sender) unqueue(m *message) {
 // upper layer and abandon the message." No FORWARD-TSN is needed.
 func (s *Sender) dropQueued(m *message) {
 	s.unqueue(m)
-	m.abandoned = true
+	m.bits |= msgAbandoned
 	s.report(m, false)
 	s.stats.AbandonedUnsent++
 	m.refs = 1
@@ -185,12 +199,12 @@ func (s *Sender) dropQueued(m *message) {
 // time." The part not yet cut leaves the queue without TSNs. The
 // Advanced.Peer.Ack.Point moves (C2) and a FORWARD-TSN becomes due.
 func (s *Sender) abandon(now time.Time, m *message) {
-	if m.abandoned {
+	if m.abandoned() {
 		return
 	}
-	m.abandoned = true
+	m.bits |= msgAbandoned
 	s.report(m, true)
-	if m.off < len(m.buf) {
+	if int(m.off) < len(m.buf) {
 		s.unqueue(m)
 		m.refs-- // no longer being cut: only its records hold it
 	}
@@ -227,16 +241,15 @@ func (s *Sender) abandonRec(r *record) {
 
 // report records m as failed for TakeFailed and counts it.
 func (s *Sender) report(m *message, sent bool) {
-	m.drained = true // Drain must not report it again
-	if m.policy < numPolicies {
-		s.stats.AbandonedMessages[m.policy]++
-		s.stats.AbandonedBytes[m.policy] += uint64(len(m.buf))
-	}
+	m.bits |= msgDrained // Drain must not report it again
+	p := m.policy()
+	s.stats.AbandonedMessages[p]++
+	s.stats.AbandonedBytes[p] += uint64(len(m.buf))
 	if len(s.failed) >= maxFailed {
 		s.stats.FailedDropped++
 		return
 	}
-	s.failed = append(s.failed, Failed{SID: m.sid, PPID: m.ppid, Policy: m.policy, Sent: sent,
+	s.failed = append(s.failed, Failed{SID: m.sid, PPID: m.ppid, Policy: p, Sent: sent,
 		Payload: append([]byte(nil), m.buf...)})
 }
 
@@ -267,7 +280,7 @@ func (s *Sender) sweep(now time.Time) {
 	for t := s.cumAck + 1; t != s.nextTSN; t++ {
 		r := s.rec(t)
 		m := r.msg
-		if m == nil || m.policy == PRNone || m.abandoned {
+		if m == nil || m.bits == 0 || m.abandoned() {
 			continue
 		}
 		xmits := uint8(0)
@@ -276,7 +289,7 @@ func (s *Sender) sweep(now time.Time) {
 		} else if r.state != recInFlight {
 			continue
 		}
-		if m.expired(now, xmits) {
+		if m.expired(s, now, xmits) {
 			s.abandon(now, m)
 		}
 	}

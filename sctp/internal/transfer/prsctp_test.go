@@ -139,10 +139,10 @@ func TestPRTTLInFlight(t *testing.T) {
 // abandoned chunks (C2); a live chunk in between holds it back.
 func TestPRAdvancedPeerAckPointStopsAtLive(t *testing.T) {
 	x := prTx(t, Config{})
-	x.queue(1, 100)                                         // 1000 reliable
+	x.queue(1, 100)                                        // 1000 reliable
 	x.queuePR(0, false, 100, PR{Policy: PRTTL, Value: 10}) // 1001
 	x.queuePR(0, false, 100, PR{Policy: PRTTL, Value: 10}) // 1002
-	x.queue(1, 100)                                         // 1003 reliable
+	x.queue(1, 100)                                        // 1003 reliable
 	x.flush()
 	x.advance(20 * time.Millisecond)
 	x.mustSACK(999, DefaultBuffer, 4, 4) // only 1003 arrived

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/interleave"
-	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/stream"
 )
 
@@ -17,20 +17,31 @@ type message struct {
 	ppid      uint32
 	sid       uint16
 	unordered bool
-	drained   bool     // reported by Drain
-	mid       uint32   // SSN or MID, assigned when the first fragment is cut
-	nextFSN   uint32   // FSN of the next fragment (I-DATA)
-	off       int      // bytes already cut into chunks
-	refs      int32    // chunk records pointing here, +1 while not fully cut
-	seq       uint32   // arrival number (serial): scheduler switches re-enqueue in this order
-	next      *message // per-stream queue or free list
-
-	// Partial reliability (RFC 3758, RFC 7496); policy PRNone for most.
-	policy    PRPolicy
-	abandoned bool
-	prValue   uint32
-	expiry    time.Time // PRTTL: when the lifetime ends
+	bits      uint8  // msgDrained, msgAbandoned, and the PRPolicy shifted by policyShift
+	mid       uint32 // SSN or MID, assigned when the first fragment is cut
+	nextFSN   uint32 // FSN of the next fragment (I-DATA)
+	off       int32  // bytes already cut into chunks
+	refs      int32  // chunk records pointing here, +1 while not fully cut
+	seq       uint32 // arrival number (serial): scheduler switches re-enqueue in this order
+	// prValue is the value of the message's PR policy: for PRTTL the end
+	// of its lifetime in milliseconds since the sender's prBase (serial),
+	// else the policy's value.
+	prValue uint32
+	next    *message // per-stream queue or free list
 }
+
+// Message bits.
+const (
+	msgDrained   = 1 << 0 // reported by Drain or as abandoned
+	msgAbandoned = 1 << 1 // abandoned under its PR policy
+	policyShift  = 4
+)
+
+func (m *message) drained() bool   { return m.bits&msgDrained != 0 }
+func (m *message) abandoned() bool { return m.bits&msgAbandoned != 0 }
+
+// policy returns the message's PR policy.
+func (m *message) policy() PRPolicy { return PRPolicy(m.bits >> policyShift) }
 
 // OutSide is the sending state of one outbound stream: the side object of
 // the stream table's outbound records, holding the stream's send queue.
@@ -40,11 +51,11 @@ type OutSide struct {
 
 // Record states.
 const (
-	recInFlight uint8 = iota // sent, not acknowledged
-	recGapAcked              // acknowledged by a Gap Ack Block (may be reneged)
-	recRtx                   // marked for retransmission
-	recAcked                 // below the cumulative TSN ack point (slot free)
-	recAbandoned             // abandoned (RFC 3758 section 3.5): treated as acked, not yet passed by the peer
+	recInFlight  uint8 = iota // sent, not acknowledged
+	recGapAcked               // acknowledged by a Gap Ack Block (may be reneged)
+	recRtx                    // marked for retransmission
+	recAcked                  // below the cumulative TSN ack point (slot free)
+	recAbandoned              // abandoned (RFC 3758 section 3.5): treated as acked, not yet passed by the peer
 )
 
 // record is the retransmission record of one DATA chunk: compact, separate
@@ -117,6 +128,7 @@ type Sender struct {
 	fwdMID     []chunk.StreamMID
 	failed     []Failed
 	prLive     int
+	prBase     time.Time // time base of the PRTTL lifetimes
 
 	timing   bool // an RTT measurement is running
 	timedTSN TSN
@@ -162,6 +174,9 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 	if len(payload) == 0 {
 		return ErrEmptyMessage
 	}
+	if len(payload) > maxMessage {
+		return fmt.Errorf("%w: %d bytes", ErrMessageTooLarge, len(payload))
+	}
 	if s.buffered > 0 && s.buffered+len(payload) > s.cfg.SendBuffer {
 		return ErrWouldBlock
 	}
@@ -174,9 +189,8 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 		m = &message{}
 	}
 	m.buf = append(m.buf[:0], payload...)
-	m.ppid, m.sid, m.unordered, m.drained = ppid, sid, unordered, false
+	m.ppid, m.sid, m.unordered, m.bits = ppid, sid, unordered, 0
 	m.off, m.refs, m.next = 0, 1, nil
-	m.policy, m.abandoned = PRNone, false
 	m.seq = s.arrived
 	s.arrived++
 	if st.tail == nil {
@@ -208,7 +222,7 @@ func (s *Sender) release(m *message) {
 		return
 	}
 	s.buffered -= len(m.buf)
-	if m.policy != PRNone {
+	if m.policy() != PRNone {
 		s.prLive--
 	}
 	if s.nfree >= maxFreeMessages {
@@ -228,6 +242,7 @@ const (
 	maxOutstanding  = 1 << 15 // DATA chunks above the cumulative ack point
 	maxFreeMessages = 4096
 	maxKeptBuffer   = 64 << 10
+	maxMessage      = 1<<31 - 1 // bytes of one message (offsets are int32)
 )
 
 // Buffered returns the bytes in the send buffer: queued or unacknowledged.
@@ -292,7 +307,7 @@ func (s *Sender) nextChunkSize() int {
 			return 0 // every stream with data is blocked
 		}
 	}
-	return min(len(m.buf)-m.off, s.fragPoint)
+	return min(len(m.buf)-int(m.off), s.fragPoint)
 }
 
 // peekNext returns the message the scheduler would start next, without
@@ -418,7 +433,7 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 			// blocked before then does not start it.
 			m = st.head
 		}
-		if m.policy != PRNone && m.expired(now, 0) {
+		if m.bits != 0 && m.expired(s, now, 0) {
 			// TR3: no TSN for an expired message; TR4 for the rest of
 			// one partly sent (needs PR-SCTP: else it goes on).
 			if m.off == 0 {
@@ -430,7 +445,7 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 				continue
 			}
 		}
-		left := len(m.buf) - m.off
+		left := len(m.buf) - int(m.off)
 		max := (room - s.hdr) &^ 3
 		size := min(left, s.fragPoint)
 		if size > max {
@@ -473,7 +488,7 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	if m.unordered {
 		flags |= flagUnordered
 	}
-	end := m.off+size == len(m.buf)
+	end := int(m.off)+size == len(m.buf)
 	if end {
 		flags |= flagEnd
 	}
@@ -484,13 +499,13 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	s.nextTSN++
 	r := s.rec(tsn)
 	*r = record{
-		msg: m, sent: now, off: int32(m.off), n: int32(size),
+		msg: m, sent: now, off: m.off, n: int32(size),
 		ppid: m.ppid, sid: m.sid, mid: m.mid, fsn: m.nextFSN, flags: flags,
 		state: recInFlight, xmits: 1,
 	}
 	m.nextFSN++
 	m.refs++
-	m.off += size
+	m.off += int32(size)
 	s.unsent -= size
 	if end {
 		// Unpin: the scheduler may pick another stream now.
@@ -540,7 +555,7 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 		if r.state != recRtx {
 			continue
 		}
-		if m := r.msg; m.policy != PRNone && s.cfg.PartialReliability && m.expired(now, r.xmits) {
+		if m := r.msg; m.bits != 0 && s.cfg.PartialReliability && m.expired(s, now, r.xmits) {
 			s.abandon(now, m) // TR4, or RFC 7496's retransmission limit
 			continue
 		}
@@ -629,8 +644,8 @@ func (s *Sender) Drain(fn func(sid uint16, ppid uint32, payload []byte, sent boo
 		if m == nil {
 			continue
 		}
-		if !m.drained && fn != nil {
-			m.drained = true
+		if !m.drained() && fn != nil {
+			m.bits |= msgDrained
 			fn(m.sid, m.ppid, m.buf, true)
 		}
 		r.msg = nil
@@ -640,7 +655,7 @@ func (s *Sender) Drain(fn func(sid uint16, ppid uint32, payload []byte, sent boo
 	for sid, st := range s.streams.OutSides() {
 		for m := st.head; m != nil; {
 			next := m.next
-			if fn != nil && !m.drained {
+			if fn != nil && !m.drained() {
 				fn(m.sid, m.ppid, m.buf, m.off > 0)
 			}
 			m.refs = 1
