@@ -70,6 +70,12 @@ type Config struct {
 	// to reassemble our first multi-fragment messages; interleave.FSNRFC
 	// fixes RFC 8260's.
 	InterleaveFSN interleave.FSNConvention
+	// DisablePartialReliability stops offering partial reliability
+	// (PR-SCTP, RFC 3758: the Forward-TSN-Supported parameter), which is
+	// offered by default, as Linux does (net.sctp.prsctp_enable=1) and
+	// WebRTC data channels need (RFC 8831). Without it on both sides,
+	// SendInfo.PR policies only drop messages not yet sent.
+	DisablePartialReliability bool
 
 	// Transport is UDP (default) or IP. Ignored when PacketConn or Conn
 	// is set.
@@ -163,6 +169,7 @@ func (c *Config) core(overhead int) config {
 		PMTU:            c.MTU - overhead,
 		Interleave:      c.Interleaving,
 		InterleaveFSN:   c.InterleaveFSN,
+		NoPR:            c.DisablePartialReliability,
 	}
 	cc.Scheduler = c.Scheduler
 	return cc
