@@ -75,15 +75,27 @@ func ssnLT(a, b uint16) bool { return a != b && int16(a-b) < 0 }
 // Add takes an accepted fragment.
 func (d *Data) Add(f *Frag) bool {
 	s := d.stream(f.SID)
-	if s == nil || f.Flags&FlagUnordered == 0 && ssnLT(f.SSN, uint16(d.in(s).NextSSN())) {
+	if s == nil {
+		d.pool.Put(f)
+		return false
+	}
+	if d.pd != nil && f.TSN == d.pdNext {
+		if d.pd == s && f.Flags&FlagBegin == 0 && (f.Flags&FlagUnordered == 0) == d.pdOrdered {
+			d.held += len(f.Data)
+			d.continuePartial(f)
+			return true
+		}
+		// The TSN that would continue the message in partial delivery
+		// holds another message: fragments of a message have consecutive
+		// TSNs (RFC 9260 section 6.9), so the sender gave that message up
+		// (PR-SCTP) and it will not complete.
+		d.abortPartial()
+	}
+	if f.Flags&FlagUnordered == 0 && ssnLT(f.SSN, uint16(d.in(s).NextSSN())) {
 		d.pool.Put(f)
 		return false
 	}
 	d.held += len(f.Data)
-	if d.pd == s && f.TSN == d.pdNext && (f.Flags&FlagUnordered == 0) == d.pdOrdered {
-		d.continuePartial(f)
-		return true
-	}
 	list := &s.ordered
 	if f.Flags&FlagUnordered != 0 {
 		if f.Flags&(FlagBegin|FlagEnd) == FlagBegin|FlagEnd && d.pd != s {
@@ -272,6 +284,7 @@ func (d *Data) DropHighest(after uint32) (uint32, int, bool) {
 	}
 	f := bestList.removeTail()
 	tsn, n := f.TSN, len(f.Data)
+
 	d.held -= n
 	d.pool.Put(f)
 	return tsn, n, true

@@ -204,16 +204,46 @@ func (s *Sender) abandon(now time.Time, m *message) {
 	}
 	m.bits |= msgAbandoned
 	s.report(m, true)
-	if int(m.off) < len(m.buf) {
-		s.unqueue(m)
-		m.refs-- // no longer being cut: only its records hold it
-	}
 	for t := s.cumAck + 1; t != s.nextTSN; t++ {
 		if r := s.rec(t); r.msg == m {
 			s.abandonRec(r)
 		}
 	}
+	if int(m.off) < len(m.buf) {
+		s.unqueue(m)
+		if !s.cfg.Interleaved {
+			s.placeholder(m)
+		}
+		m.refs-- // no longer being cut: only its records hold it
+	}
 	s.advance()
+}
+
+// placeholder gives the part of m never cut one TSN, abandoned at once and
+// never sent. Without I-DATA a receiver knows a message only by its
+// consecutive TSNs: it holds the first fragments of a message cut short
+// until a FORWARD-TSN covers the TSN that would have continued it, and an
+// unordered message has no stream entry to tell it otherwise (RFC 3758
+// section 3.5 C4). Had the next message taken that TSN, and the peer
+// acknowledged every fragment sent, the Advanced.Peer.Ack.Point would never
+// pass the cumulative ack and no FORWARD-TSN would go: the receiver would
+// hold the fragments (or wait in partial delivery) for good. The
+// placeholder keeps the point ahead until a FORWARD-TSN moves the peer past
+// it, and names the message's SSN for an ordered one.
+func (s *Sender) placeholder(m *message) {
+	if s.Outstanding() == len(s.recs) {
+		s.grow()
+	}
+	t := s.nextTSN
+	s.nextTSN++
+	r := s.rec(t)
+	flags := uint8(0)
+	if m.unordered {
+		flags = flagUnordered
+	}
+	*r = record{msg: m, off: m.off, sid: m.sid, mid: m.mid, flags: flags | flagEnd, state: recAbandoned}
+	m.refs++
+	s.stats.AbandonedChunks++
 }
 
 // abandonRec takes one chunk out of flight without crediting cwnd (A2:

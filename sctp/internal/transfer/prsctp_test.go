@@ -235,15 +235,17 @@ func TestPRFragmentedMessage(t *testing.T) {
 	// a fragmented message, all other TSN's within that fragmented message
 	// MUST be abandoned at the same time."
 	x.mustSACK(999, DefaultBuffer)
+	// The part never cut takes one TSN, abandoned unsent (see
+	// Sender.placeholder).
 	cum, es, ok := x.forward()
-	if !ok || cum != 1000 || len(es) != 1 || es[0].SSN != 0 {
+	if !ok || cum != 1001 || len(es) != 1 || es[0].SSN != 0 {
 		t.Fatalf("FORWARD-TSN %v %v %v", cum, es, ok)
 	}
 	got := x.flush()
-	if len(got) != 1 || got[0] != 1001 {
-		t.Fatalf("sent %v, want the reliable message at 1001", got)
+	if len(got) != 1 || got[0] != 1002 {
+		t.Fatalf("sent %v, want the reliable message at 1002", got)
 	}
-	x.mustSACK(1001, DefaultBuffer)
+	x.mustSACK(1002, DefaultBuffer)
 	if !x.e.Send.Idle() {
 		t.Fatalf("not idle: buffered %d", x.e.Send.Buffered())
 	}
@@ -384,4 +386,26 @@ func TestPRNoPolicyAllocs(t *testing.T) {
 	if a := testing.AllocsPerRun(1000, round); a != 0 {
 		t.Fatalf("%v allocations per message", a)
 	}
+}
+
+// TestPRPlaceholderAfterAckedFragments: a message cut short after all its
+// sent fragments were acknowledged still gets a FORWARD-TSN, so the
+// receiver drops (or stops partially delivering) its first fragments: the
+// placeholder TSN the message's rest takes is what the FORWARD-TSN passes.
+func TestPRPlaceholderAfterAckedFragments(t *testing.T) {
+	x := prTx(t, Config{PeerRwnd: 1500})
+	x.queuePR(1, true, 4000, PR{Policy: PRTTL, Value: 100})
+	x.flush()
+	x.mustSACK(1000, 1500) // the first fragment arrived
+	x.advance(200 * time.Millisecond)
+	x.queue(1, 100)
+	got := x.flush() // the expired rest is abandoned before this
+	if len(got) != 1 || got[0] != 1002 {
+		t.Fatalf("sent %v, want the reliable message after the placeholder 1001", got)
+	}
+	cum, es, ok := x.forward()
+	if !ok || cum != 1001 || len(es) != 0 {
+		t.Fatalf("FORWARD-TSN %v %v %v (unordered: no entry)", cum, es, ok)
+	}
+	checkInvariants(t, &x.e.Send)
 }

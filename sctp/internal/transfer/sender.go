@@ -408,10 +408,14 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 		}
 	}
 	n := 0
+	// After a T3-rtx expiry the packet goes to retransmissions; new data
+	// only when none was left to retransmit (PR-SCTP may have abandoned
+	// them all), still one packet until an acknowledgement.
+	newData := !s.t3Recovery || s.rtxPending == 0
 	if s.rtxPending > 0 {
 		pkt, room, n = s.appendRtx(now, pkt, room)
 	}
-	for s.unsent > 0 && !s.t3Recovery {
+	for s.unsent > 0 && newData {
 		m := s.cur
 		if m == nil {
 			sid, ok := s.sched.Next()
