@@ -34,9 +34,16 @@ func appendForwardTSNSupported(b []byte, offer extFlags) []byte {
 // data and send FORWARD-TSN (or I-FORWARD-TSN): we offered PR-SCTP and the
 // peer announced it. RFC 3758 section 3.3.2: an endpoint that receives an
 // INIT without the parameter "MUST NOT send a FORWARD TSN chunk at any
-// time during the associations life".
+// time during the associations life". With I-DATA the peer must also have
+// listed I-FORWARD-TSN (RFC 8260 section 2.3.1: "Only if both end points
+// support the I-DATA chunk and the I-FORWARD-TSN chunk, the partial
+// reliability extension can be used in combination with user message
+// interleaving").
 func (a *assoc) partialReliability() bool {
-	return !a.ep.cfg.NoPR && a.peerExt&extForwardTSN != 0
+	if a.ep.cfg.NoPR || a.peerExt&extForwardTSN == 0 {
+		return false
+	}
+	return !a.interleaved() || a.peerExt&extIForwardTSN != 0
 }
 
 // forwardTSN3758_3_6 handles a FORWARD-TSN chunk. With I-DATA negotiated

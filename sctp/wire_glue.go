@@ -157,6 +157,8 @@ func parseInit(c *rxChunk, in *initInfo) bool {
 					in.ext |= extForwardTSN
 				case chunk.TypeIData:
 					in.ext |= extIData
+				case chunk.TypeIForwardTSN:
+					in.ext |= extIForwardTSN
 				case chunk.TypeReconfig:
 					in.ext |= extReconfig
 				case chunk.TypeASCONF:
