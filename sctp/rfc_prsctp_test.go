@@ -60,7 +60,7 @@ func TestPRSCTPAdvertised(t *testing.T) {
 	}
 }
 
-func all(a, b bool) bool { return a && b }
+func all(a, b bool) bool    { return a && b }
 func either(a, b bool) bool { return a || b }
 
 // RFC 3758 section 3.3.1: "Note that if the endpoint chooses NOT to include
