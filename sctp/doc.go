@@ -29,8 +29,33 @@
 // packets over a connection the program supplies (for example DTLS).
 // Config.Pcap records every packet in a pcap file.
 //
+// # Partial reliability
+//
+// SendInfo.PR (or Stream.PR for a stream's writes) makes a message
+// partially reliable (PR-SCTP, RFC 3758 with the policies of RFC 7496):
+//
+//	as.WriteMsg(frame, sctp.SendInfo{Stream: 1, PR: sctp.Lifetime(100 * time.Millisecond)})
+//	as.WriteMsg(state, sctp.SendInfo{Stream: 2, Unordered: true, PR: sctp.MaxRetransmits(0)})
+//	as.WriteMsg(log, sctp.SendInfo{Stream: 3, PR: sctp.Priority(7)})
+//
+// Lifetime gives up a message not acknowledged in time, MaxRetransmits one
+// whose chunks would be retransmitted more often, Priority lets a more
+// important message push less important queued ones out of a full send
+// buffer. A message given up is reported whole in an EventSendFailed event
+// (Event.PR names the policy; Event.Sent says whether any of it went out)
+// and counted in Stats.PRAbandoned and PRAbandonedBytes. Messages still
+// queued are dropped without using a TSN; for sent ones the association
+// sends FORWARD-TSN (I-FORWARD-TSN with interleaving) so the peer skips
+// them and delivers what follows; that needs both endpoints to offer
+// PR-SCTP, which usctp does by default, as Linux does
+// (Config.DisablePartialReliability turns it off); otherwise sent messages
+// stay reliable. On the receiving side a message the peer gave up while
+// it was being read in parts ends with an empty read whose
+// RecvInfo.Aborted is set, and an EventPartialDeliveryAborted event.
+//
 // Events (association up and down, restart, peer address changes, send
-// failures with the unsent message, shutdown complete, sender dry) arrive
+// failures with the unsent message, partial deliveries aborted, shutdown
+// complete, sender dry) arrive
 // on Association.Events, a bounded channel: events that find it full are
 // dropped and counted, so a program that ignores them loses nothing else.
 //
@@ -68,10 +93,11 @@
 //
 //   - No multi-homing: one path per association (the peer's other
 //     addresses are recorded and reported, not used).
-//   - No PR-SCTP (RFC 3758) and no stream reconfiguration
-//     (RFC 6525) yet, so EventPartialDeliveryAborted and
-//     EventStreamReset are never sent, and Stream.Close only releases the
-//     handle.
+//   - No stream reconfiguration (RFC 6525) yet, so EventStreamReset is
+//     never sent, and Stream.Close only releases the handle.
+//   - PR-SCTP: the priority policy only gives up messages not yet sent;
+//     the timed-reliability lifetime is counted in milliseconds and at
+//     most about 24 days.
 //   - The scheduler's default is chosen per endpoint (Config.Scheduler);
 //     Association.SetScheduler changes it on a live association, also
 //     with messages queued (nothing is lost or reordered within a stream;
