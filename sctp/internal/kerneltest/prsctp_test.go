@@ -1,6 +1,9 @@
 package kerneltest
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"net"
 	"testing"
 	"time"
@@ -20,6 +23,11 @@ import (
 // completes, which needs the kernel's cumulative TSN past every abandoned TSN.
 func TestKernelPartialReliability(t *testing.T) {
 	batchPcaps(t)
+	t.Run("to-kernel", prToKernel)
+	t.Run("from-kernel", prFromKernel)
+}
+
+func prToKernel(t *testing.T) {
 	forEach(t, []string{udp}, func(t *testing.T, tr, role string) {
 		uc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 		if err != nil {
@@ -86,5 +94,58 @@ func TestKernelPartialReliability(t *testing.T) {
 		t.Logf("%d of %d messages delivered (all %d reliable) with %d/%d packets dropped in %v: abandoned ttl %d rtx %d (%d never sent), %d FORWARD-TSNs; %s",
 			got, count, count/2, lc.dropOut.Load(), lc.dropIn.Load(), time.Since(start).Round(time.Millisecond),
 			s.PRAbandoned[sctp.PRTTL], s.PRAbandoned[sctp.PRRtx], s.PRAbandonedUnsent, s.ForwardTSNsOut, statsLine(s))
+	})
+}
+
+// prFromKernel: the kernel sends 200 messages on two ordered streams, each with no
+// retransmission allowed (sinfo_flags SCTP_PR_SCTP_RTX, value 0), while usctp's socket
+// drops one packet in 8 each way. The kernel abandons what is lost and sends FORWARD-TSN
+// chunks; usctp must apply them (RFC 3758 section 3.6): the messages that arrive are
+// intact and in order per stream, and the kernel's graceful shutdown completes (usctp's
+// cumulative TSN reached the kernel's last TSN), so ReadMsg ends with io.EOF.
+func prFromKernel(t *testing.T) {
+	forEach(t, []string{udp}, func(t *testing.T, tr, role string) {
+		uc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lc := &lossyConn{UDPConn: uc, dropEvery: 8}
+		const count, streams = 200, 2
+		kopts := fmt.Sprintf("mode=source log=0 buf=1048576 count=%d size=200,1500,3000,700 streams=%d ppid=%d pr=rtx:0 then=close",
+			count, streams, ppidBase)
+		p := newPair(t, setup{tr: tr, role: role, kopts: kopts, timeout: 3 * time.Minute,
+			cfg: sctp.Config{PacketConn: lc, RTOMin: 200 * time.Millisecond, RTOInitial: 500 * time.Millisecond}})
+		start := time.Now()
+		buf := make([]byte, 8<<10)
+		want := make([]byte, 8<<10)
+		last := [streams]int{-1, -1}
+		got := 0
+		for {
+			msg, info, err := p.readMsg(buf)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				p.failf("usctp ReadMsg after %d messages: %v (%s)", got, err, statsLine(p.as.Stats()))
+			}
+			if len(msg) == 0 {
+				p.failf("empty message %+v", info)
+			}
+			// Message i starts with byte(i*7): 183 is 7's inverse modulo 256.
+			i := int(msg[0]) * 183 % 256
+			sid := int(info.Stream)
+			if i >= count || sid != i%streams || info.PPID != uint32(ppidBase+sid) || !bytes.Equal(msg, payload(want[:len(msg)], i)) || i <= last[sid] {
+				p.failf("usctp message %+v of %d bytes: not message %d intact and in order (last on its stream %d)", info, len(msg), i, last[sid])
+			}
+			last[sid] = i
+			got++
+		}
+		s := p.as.Stats()
+		if s.ForwardTSNsIn == 0 {
+			p.failf("no FORWARD-TSN from the kernel: %s", statsLine(s))
+		}
+		t.Logf("%d of %d messages received with %d/%d packets dropped in %v; %d FORWARD-TSNs in (%d invalid), %d partial deliveries aborted; %s",
+			got, count, lc.dropOut.Load(), lc.dropIn.Load(), time.Since(start).Round(time.Millisecond),
+			s.ForwardTSNsIn, s.ForwardTSNsInvalid, s.PartialDeliveriesAborted, statsLine(s))
 	})
 }
