@@ -77,6 +77,12 @@ type Config struct {
 	// and a peer's requests only touch stream numbering and bounded
 	// stream tables.
 	DisableStreamReconfig bool
+	// DisablePartialReliability stops offering partial reliability
+	// (PR-SCTP, RFC 3758: the Forward-TSN-Supported parameter), which is
+	// offered by default, as Linux does (net.sctp.prsctp_enable=1) and
+	// WebRTC data channels need (RFC 8831). Without it on both sides,
+	// SendInfo.PR policies only drop messages not yet sent.
+	DisablePartialReliability bool
 
 	// Transport is UDP (default) or IP. Ignored when PacketConn or Conn
 	// is set.
@@ -171,6 +177,7 @@ func (c *Config) core(overhead int) config {
 		Interleave:      c.Interleaving,
 		InterleaveFSN:   c.InterleaveFSN,
 		NoReconfig:      c.DisableStreamReconfig,
+		NoPR:            c.DisablePartialReliability,
 	}
 	cc.Scheduler = c.Scheduler
 	return cc

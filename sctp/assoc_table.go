@@ -66,7 +66,7 @@ type handler func(a *assoc, now time.Time, p *inPacket, c *rxChunk) disp
 //	SACK               drop      6.2.1     6.2.1   6.2.1   6.2.1   6.2.1   drop
 //	I-DATA             drop      RFC 8260 2.2.3 (ABORT unless negotiated)  drop
 //	I-FORWARD-TSN      drop      RFC 8260 2.3.2 (ABORT unless negotiated)  drop
-//	FORWARD-TSN        RFC 8260 2.3.1: ABORT with I-DATA, else 3.2 action bits
+//	FORWARD-TSN        RFC 3758 3.6; ABORT with I-DATA (RFC 8260 2.3.1); 3.2 action bits unless offered
 //	RE-CONFIG          drop      RFC 6525 5.2 (3.2 action bits unless negotiated)  drop
 //	PAD                RFC 4820: discarded, the rest of the packet is processed
 //	anything else      3.2 action bits (ECNE, CWR, AUTH, NR-SACK, ASCONF,
@@ -143,7 +143,7 @@ func init() {
 	row(ctIForwardTSN, (*assoc).discardChunk, map[state]handler{
 		ce: (*assoc).iForwardTSN8260_2_3_2, est: (*assoc).iForwardTSN8260_2_3_2, sp: (*assoc).iForwardTSN8260_2_3_2,
 		ss: (*assoc).iForwardTSN8260_2_3_2, sr: (*assoc).iForwardTSN8260_2_3_2})
-	row(ctForwardTSN, (*assoc).forwardTSN8260_2_3_1, nil)
+	row(ctForwardTSN, (*assoc).forwardTSN3758_3_6, nil)
 	// RE-CONFIG (RFC 6525) where DATA is accepted; without negotiation it
 	// is an unknown chunk (section 3.2 action bits).
 	row(ctReconfig, (*assoc).discardChunk, map[state]handler{

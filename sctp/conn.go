@@ -3,6 +3,7 @@ package sctp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/netip"
 	"os"
@@ -58,6 +59,10 @@ type SendInfo struct {
 	// NonBlocking makes WriteMsg fail with ErrWouldBlock instead of
 	// waiting when the send buffer is full.
 	NonBlocking bool
+	// PR is the message's partial reliability (PR-SCTP): for example
+	// Lifetime(100*time.Millisecond) or MaxRetransmits(0). The zero value
+	// is reliable.
+	PR PR
 }
 
 // RecvInfo describes data returned by ReadMsg.
@@ -70,6 +75,11 @@ type RecvInfo struct {
 	EOR bool
 	SSN uint16 // stream sequence number (ordered messages)
 	TSN uint32 // TSN of the message's first fragment
+	// Aborted reports that the message whose first parts earlier reads
+	// returned (partial delivery, EOR false) will not complete: the peer
+	// gave it up under a PR-SCTP policy. The read returns no data; an
+	// EventPartialDeliveryAborted event tells the same.
+	Aborted bool
 }
 
 // WriteMsg sends p as one message. It blocks while the send buffer is
@@ -91,7 +101,12 @@ func (as *Association) write(p []byte, info SendInfo, dl *deadline) (int, error)
 			e.mu.Unlock()
 			return 0, err
 		}
-		err := as.a.send(time.Now(), info.Stream, info.PPID, info.Unordered, p)
+		if !info.PR.valid() {
+			e.mu.Unlock()
+			return 0, fmt.Errorf("sctp: invalid PR-SCTP policy %d", info.PR.Policy)
+		}
+		err := as.a.sendPR(time.Now(), info.Stream, info.PPID, info.Unordered, p, info.PR)
+		as.takeFailed() // messages a priority write made room by giving up
 		if err == nil {
 			as.busy = true
 			e.mu.Unlock()
@@ -185,8 +200,11 @@ func (as *Association) read(p []byte, s *Stream, dl *deadline) (int, RecvInfo, e
 				if kick {
 					e.poke()
 				}
+				if ri.Aborted {
+					as.emit(Event{Kind: EventPartialDeliveryAborted, Stream: ri.SID})
+				}
 				return n, RecvInfo{Stream: ri.SID, PPID: ri.PPID, Unordered: ri.Unordered, EOR: ri.EOR,
-					SSN: ri.SSN, TSN: uint32(ri.TSN)}, nil
+					SSN: ri.SSN, TSN: uint32(ri.TSN), Aborted: ri.Aborted}, nil
 			}
 		}
 		if as.closed {
@@ -366,10 +384,24 @@ func (as *Association) progress() {
 	if as.wwait.waiting() {
 		as.wwait.wake()
 	}
+	as.takeFailed()
 	if as.busy && eng.Send.Idle() {
 		as.busy = false
 		as.emit(Event{Kind: EventSenderDry})
 	}
+}
+
+// takeFailed reports the messages the engine gave up under their PR-SCTP
+// policy as EventSendFailed events.
+func (as *Association) takeFailed() {
+	eng := as.a.data.eng
+	if eng == nil || !eng.Send.HasFailed() {
+		return
+	}
+	eng.Send.TakeFailed(func(f transfer.Failed) {
+		as.emit(Event{Kind: EventSendFailed, Stream: f.SID, PPID: f.PPID, Msg: f.Payload, Sent: f.Sent,
+			PR: PRPolicy(f.Policy)})
+	})
 }
 
 // emit queues an event for the user, dropping it when the channel is full.

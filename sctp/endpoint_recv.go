@@ -259,8 +259,7 @@ func (ep *endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *coo
 	c.peerExt = in.ext
 	if b := ep.replyBuf(p.from); b != nil {
 		b = appendHeader(b, p.dstPort, p.srcPort, in.tag)
-		var ext [4]byte
-		b = appendInitAck(b, c, ep.cfg.RecvWindow, ep.jar, in.unrecognized, ep.cfg.extensions(&ext))
+		b = appendInitAck(b, c, ep.cfg.RecvWindow, ep.jar, in.unrecognized, ep.cfg.offered())
 		ep.commitReply(finishPacket(b, 0))
 	}
 }

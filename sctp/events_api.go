@@ -66,6 +66,7 @@ type Event struct {
 	PPID      uint32          // EventSendFailed: the message's PPID
 	Msg       []byte          // EventSendFailed: a copy of the unsent message
 	Sent      bool            // EventSendFailed: part of it had been transmitted
+	PR        PRPolicy        // EventSendFailed: the policy that gave it up (PRNone: the association ended)
 	Cause     uint16          // EventPeerError: the error cause code
 	Direction StreamDirection // EventStreamReset, EventStreamsAdded: which streams
 	Streams   []uint16        // EventStreamReset: the streams reset; empty: all of them

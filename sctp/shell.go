@@ -695,6 +695,7 @@ func (e *Endpoint) onDestroy(a *assoc, r closeReason) {
 	}
 	as.final = a.snapshot()
 	as.lastEng = a.data.eng
+	as.takeFailed()
 	if eng := a.data.eng; eng != nil && r != reasonShutdown {
 		eng.Send.Drain(func(sid uint16, ppid uint32, payload []byte, sent bool) {
 			if len(as.events) < cap(as.events) {

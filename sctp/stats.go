@@ -59,6 +59,17 @@ type Counters struct {
 	FastRetransmit uint64 // fast retransmissions (transfer engine)
 	T3Expiries     uint64 // T3-rtx expirations (transfer engine)
 
+	// Partial reliability (RFC 3758, RFC 7496), like Linux's
+	// SCTP_PR_ASSOC_STATUS: messages and bytes abandoned by policy
+	// (indexed by PRPolicy; PRNone counts nothing).
+	PRAbandoned              [4]uint64
+	PRAbandonedBytes         [4]uint64
+	PRAbandonedUnsent        uint64 // abandoned messages never sent (no TSN used)
+	ForwardTSNsOut           uint64 // FORWARD-TSN and I-FORWARD-TSN chunks sent
+	ForwardTSNsIn            uint64 // FORWARD-TSN and I-FORWARD-TSN chunks received
+	ForwardTSNsInvalid       uint64 // received ones discarded (stream out of range, beyond the TSN window)
+	PartialDeliveriesAborted uint64 // messages whose partial delivery a FORWARD-TSN ended
+
 	Reconf ReconfCounters // stream reconfiguration (RFC 6525)
 }
 
@@ -142,6 +153,15 @@ func (s *Counters) add(o *Counters) {
 	s.FastRetransmit += o.FastRetransmit
 	s.T3Expiries += o.T3Expiries
 	s.Reconf.add(&o.Reconf)
+	for p := range s.PRAbandoned {
+		s.PRAbandoned[p] += o.PRAbandoned[p]
+		s.PRAbandonedBytes[p] += o.PRAbandonedBytes[p]
+	}
+	s.PRAbandonedUnsent += o.PRAbandonedUnsent
+	s.ForwardTSNsOut += o.ForwardTSNsOut
+	s.ForwardTSNsIn += o.ForwardTSNsIn
+	s.ForwardTSNsInvalid += o.ForwardTSNsInvalid
+	s.PartialDeliveriesAborted += o.PartialDeliveriesAborted
 }
 
 // chunkKinds numbers the chunk types this stack knows, for the compact

@@ -21,9 +21,11 @@ func TestInitAckLengthLeavesOutLastPadding(t *testing.T) {
 		interleave bool
 	}{{nil, false}, {unrec, false}, {nil, true}, {unrec, true}} {
 		u := tc.u
-		var ext [4]byte
-		cfg := config{Interleave: tc.interleave}
-		b := appendInitAck(nil, &c, 1<<20, j, u, cfg.extensions(&ext))
+		offer := extForwardTSN
+		if tc.interleave {
+			offer |= extIData
+		}
+		b := appendInitAck(nil, &c, 1<<20, j, u, offer)
 		if len(b)%4 != 0 {
 			t.Fatalf("INIT ACK of %d bytes: not padded", len(b))
 		}

@@ -32,6 +32,8 @@ type opts struct {
 	unordered          string // 0, 1 or alt
 	expect             int
 	then               string // wait, close or abort
+	prPolicy           uint16 // SCTP_PR_SCTP_* of the messages sent, 0 for none
+	prValue            uint32 // its value (sinfo_timetolive)
 }
 
 func parseOpts(a *args, defMode string) opts {
@@ -53,6 +55,7 @@ func parseOpts(a *args, defMode string) opts {
 		then:      a.str("then", "wait"),
 	}
 	o.sched, o.hasSched = a.sched()
+	o.prPolicy, o.prValue = a.prinfo()
 	switch o.mode {
 	case "echo", "sink", "source":
 	default:
@@ -227,9 +230,9 @@ func payload(b []byte, i int) {
 }
 
 func (cn *conn) write(b []byte, sid uint16, ppid uint32, unordered bool) error {
-	info := &sctp.SndRcvInfo{Stream: sid, PPID: ppid}
+	info := &sctp.SndRcvInfo{Stream: sid, PPID: ppid, Flags: cn.o.prPolicy, TTL: cn.o.prValue}
 	if unordered {
-		info.Flags = sctpUnordered
+		info.Flags |= sctpUnordered
 	}
 	_, err := cn.c.SCTPWrite(b, info)
 	return err

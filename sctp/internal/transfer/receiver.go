@@ -22,6 +22,7 @@ type Receiver struct {
 	reasm  interleave.Reassembler
 	idata  *interleave.IData // the reassembler with I-DATA, else nil
 	skips  []interleave.MIDSkip
+	fwd    []interleave.Skip // FORWARD-TSN entries, reused
 	pool   *interleave.Pool
 
 	reconfStreams *Streams       // the stream table, for resets and added streams
@@ -319,8 +320,8 @@ func (r *Receiver) continuing() (uint16, bool) {
 		return 0, false
 	}
 	if h := r.reasm.PeekStream(r.curSID); h != nil {
-		if h.FirstTSN == r.curFirst && h.Flags&(flagBegin|interleave.FlagAborted) == 0 {
-			return r.curSID, true
+		if h.FirstTSN == r.curFirst && h.Flags&flagBegin == 0 {
+			return r.curSID, true // its next part, or the marker of its abort
 		}
 	} else if r.reasm.InPartial(r.curSID) {
 		return r.curSID, true // its next part is on its way
@@ -386,6 +387,7 @@ func (r *Receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo)
 		r.reasm.PopStream(sid)
 		r.pool.Put(f)
 		info.Aborted = true
+		r.stats.PartialAborted++
 		return 0, info
 	}
 	for {

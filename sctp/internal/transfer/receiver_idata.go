@@ -88,12 +88,14 @@ func (m *tsnMap) forwardTo(newCum TSN) bool {
 // "The I-FORWARD-TSN chunk MUST be used in combination with the I-DATA
 // chunk and MUST NOT be used in combination with the DATA chunk."
 func (r *Receiver) HandleIForwardTSN(now time.Time, c chunk.Chunk) error {
+	r.stats.ForwardTSNs++
 	if r.idata == nil {
 		return ErrProtocolViolation
 	}
 	cum, skips, err := interleave.ParseIForwardTSN(c, r.cfg.InStreams, r.skips[:0])
 	r.skips = skips[:0]
 	if err != nil {
+		r.stats.ForwardTSNsInvalid++
 		return err
 	}
 	r.sackNow = true

@@ -6,6 +6,7 @@ import (
 
 	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/stream"
 )
 
@@ -16,14 +17,31 @@ type message struct {
 	ppid      uint32
 	sid       uint16
 	unordered bool
-	drained   bool     // reported by Drain
-	mid       uint32   // SSN or MID, assigned when the first fragment is cut
-	nextFSN   uint32   // FSN of the next fragment (I-DATA)
-	off       int      // bytes already cut into chunks
-	refs      int32    // chunk records pointing here, +1 while not fully cut
-	seq       uint32   // arrival number (serial): scheduler switches re-enqueue in this order
-	next      *message // per-stream queue or free list
+	bits      uint8  // msgDrained, msgAbandoned, and the PRPolicy shifted by policyShift
+	mid       uint32 // SSN or MID, assigned when the first fragment is cut
+	nextFSN   uint32 // FSN of the next fragment (I-DATA)
+	off       int32  // bytes already cut into chunks
+	refs      int32  // chunk records pointing here, +1 while not fully cut
+	seq       uint32 // arrival number (serial): scheduler switches re-enqueue in this order
+	// prValue is the value of the message's PR policy: for PRTTL the end
+	// of its lifetime in milliseconds since the sender's prBase (serial),
+	// else the policy's value.
+	prValue uint32
+	next    *message // per-stream queue or free list
 }
+
+// Message bits.
+const (
+	msgDrained   = 1 << 0 // reported by Drain or as abandoned
+	msgAbandoned = 1 << 1 // abandoned under its PR policy
+	policyShift  = 4
+)
+
+func (m *message) drained() bool   { return m.bits&msgDrained != 0 }
+func (m *message) abandoned() bool { return m.bits&msgAbandoned != 0 }
+
+// policy returns the message's PR policy.
+func (m *message) policy() PRPolicy { return PRPolicy(m.bits >> policyShift) }
 
 // OutSide is the sending state of one outbound stream: the side object of
 // the stream table's outbound records, holding the stream's send queue.
@@ -33,10 +51,11 @@ type OutSide struct {
 
 // Record states.
 const (
-	recInFlight uint8 = iota // sent, not acknowledged
-	recGapAcked              // acknowledged by a Gap Ack Block (may be reneged)
-	recRtx                   // marked for retransmission
-	recAcked                 // below the cumulative TSN ack point (slot free)
+	recInFlight  uint8 = iota // sent, not acknowledged
+	recGapAcked               // acknowledged by a Gap Ack Block (may be reneged)
+	recRtx                    // marked for retransmission
+	recAcked                  // below the cumulative TSN ack point (slot free)
+	recAbandoned              // abandoned (RFC 3758 section 3.5): treated as acked, not yet passed by the peer
 )
 
 // record is the retransmission record of one DATA chunk: compact, separate
@@ -100,6 +119,17 @@ type Sender struct {
 
 	immediate bool // set the I bit on DATA chunks (RFC 7053)
 
+	// PR-SCTP (RFC 3758 section 3.5): the Advanced.Peer.Ack.Point, a
+	// FORWARD-TSN due, reused entry buffers, the messages abandoned and
+	// not yet reported, and how many messages with a policy are alive.
+	advPeerAck TSN
+	fwdDue     bool
+	fwdSSN     []chunk.StreamSSN
+	fwdMID     []chunk.StreamMID
+	failed     []Failed
+	prLive     int
+	prBase     time.Time // time base of the PRTTL lifetimes
+
 	timing   bool // an RTT measurement is running
 	timedTSN TSN
 	t3       time.Time // T3-rtx deadline, zero when stopped
@@ -117,6 +147,7 @@ func (s *Sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
 	s.hdr = s.frame.HeaderLen()
 	s.cumAck = cfg.LocalTSN - 1
 	s.nextTSN = cfg.LocalTSN
+	s.advPeerAck = s.cumAck
 	s.recs = make([]record, 64)
 	s.mask = 63
 	s.peerRwnd = int(cfg.PeerRwnd)
@@ -143,6 +174,9 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 	if len(payload) == 0 {
 		return ErrEmptyMessage
 	}
+	if len(payload) > maxMessage {
+		return fmt.Errorf("%w: %d bytes", ErrMessageTooLarge, len(payload))
+	}
 	if s.buffered > 0 && s.buffered+len(payload) > s.cfg.SendBuffer {
 		return ErrWouldBlock
 	}
@@ -155,7 +189,7 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 		m = &message{}
 	}
 	m.buf = append(m.buf[:0], payload...)
-	m.ppid, m.sid, m.unordered, m.drained = ppid, sid, unordered, false
+	m.ppid, m.sid, m.unordered, m.bits = ppid, sid, unordered, 0
 	m.off, m.refs, m.next = 0, 1, nil
 	m.seq = s.arrived
 	s.arrived++
@@ -188,6 +222,9 @@ func (s *Sender) release(m *message) {
 		return
 	}
 	s.buffered -= len(m.buf)
+	if m.policy() != PRNone {
+		s.prLive--
+	}
 	if s.nfree >= maxFreeMessages {
 		return
 	}
@@ -205,6 +242,7 @@ const (
 	maxOutstanding  = 1 << 15 // DATA chunks above the cumulative ack point
 	maxFreeMessages = 4096
 	maxKeptBuffer   = 64 << 10
+	maxMessage      = 1<<31 - 1 // bytes of one message (offsets are int32)
 )
 
 // Buffered returns the bytes in the send buffer: queued or unacknowledged.
@@ -269,7 +307,7 @@ func (s *Sender) nextChunkSize() int {
 			return 0 // every stream with data is blocked
 		}
 	}
-	return min(len(m.buf)-m.off, s.fragPoint)
+	return min(len(m.buf)-int(m.off), s.fragPoint)
 }
 
 // peekNext returns the message the scheduler would start next, without
@@ -370,10 +408,14 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 		}
 	}
 	n := 0
+	// After a T3-rtx expiry the packet goes to retransmissions; new data
+	// only when none was left to retransmit (PR-SCTP may have abandoned
+	// them all), still one packet until an acknowledgement.
+	newData := !s.t3Recovery || s.rtxPending == 0
 	if s.rtxPending > 0 {
 		pkt, room, n = s.appendRtx(now, pkt, room)
 	}
-	for s.unsent > 0 && !s.t3Recovery {
+	for s.unsent > 0 && newData {
 		m := s.cur
 		if m == nil {
 			sid, ok := s.sched.Next()
@@ -395,7 +437,19 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 			// blocked before then does not start it.
 			m = st.head
 		}
-		left := len(m.buf) - m.off
+		if m.bits != 0 && m.expired(s, now, 0) {
+			// TR3: no TSN for an expired message; TR4 for the rest of
+			// one partly sent (needs PR-SCTP: else it goes on).
+			if m.off == 0 {
+				s.dropQueued(m)
+				continue
+			}
+			if s.cfg.PartialReliability {
+				s.abandon(now, m)
+				continue
+			}
+		}
+		left := len(m.buf) - int(m.off)
 		max := (room - s.hdr) &^ 3
 		size := min(left, s.fragPoint)
 		if size > max {
@@ -438,7 +492,7 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	if m.unordered {
 		flags |= flagUnordered
 	}
-	end := m.off+size == len(m.buf)
+	end := int(m.off)+size == len(m.buf)
 	if end {
 		flags |= flagEnd
 	}
@@ -449,13 +503,13 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	s.nextTSN++
 	r := s.rec(tsn)
 	*r = record{
-		msg: m, sent: now, off: int32(m.off), n: int32(size),
+		msg: m, sent: now, off: m.off, n: int32(size),
 		ppid: m.ppid, sid: m.sid, mid: m.mid, fsn: m.nextFSN, flags: flags,
 		state: recInFlight, xmits: 1,
 	}
 	m.nextFSN++
 	m.refs++
-	m.off += size
+	m.off += int32(size)
 	s.unsent -= size
 	if end {
 		// Unpin: the scheduler may pick another stream now.
@@ -503,6 +557,10 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 	for t := s.cumAck + 1; t != s.nextTSN && s.rtxPending > 0; t++ {
 		r := s.rec(t)
 		if r.state != recRtx {
+			continue
+		}
+		if m := r.msg; m.bits != 0 && s.cfg.PartialReliability && m.expired(s, now, r.xmits) {
+			s.abandon(now, m) // TR4, or RFC 7496's retransmission limit
 			continue
 		}
 		if need := s.hdr + pad4(int(r.n)); need > room {
@@ -590,8 +648,8 @@ func (s *Sender) Drain(fn func(sid uint16, ppid uint32, payload []byte, sent boo
 		if m == nil {
 			continue
 		}
-		if !m.drained && fn != nil {
-			m.drained = true
+		if !m.drained() && fn != nil {
+			m.bits |= msgDrained
 			fn(m.sid, m.ppid, m.buf, true)
 		}
 		r.msg = nil
@@ -601,7 +659,7 @@ func (s *Sender) Drain(fn func(sid uint16, ppid uint32, payload []byte, sent boo
 	for sid, st := range s.streams.OutSides() {
 		for m := st.head; m != nil; {
 			next := m.next
-			if fn != nil && !m.drained {
+			if fn != nil && !m.drained() {
 				fn(m.sid, m.ppid, m.buf, m.off > 0)
 			}
 			m.refs = 1
@@ -613,6 +671,7 @@ func (s *Sender) Drain(fn func(sid uint16, ppid uint32, payload []byte, sent boo
 	}
 	s.cur = nil
 	s.cumAck = s.nextTSN - 1
+	s.advPeerAck, s.fwdDue = s.cumAck, false
 	s.unsent, s.buffered, s.inFlight, s.rtxPending = 0, 0, 0, 0
 	s.gapAcked, s.unackedData = 0, 0
 	s.path.flight = 0
