@@ -89,15 +89,26 @@ func (a *assoc) reconfOn() bool {
 	return !a.ep.cfg.NoReconfig && a.peerExt&extReconfig != 0
 }
 
-// initReconf sets the sequence numbers once both initial TSNs are known
-// (section 4.1: the Re-configuration Request Sequence Number "is
-// initialized to the same value as the initial TSN"). After a peer
-// restart the requests of the old association fail.
+// initReconf forgets the reconfiguration state when the transfer engine
+// starts (again): after a peer restart the requests of the old
+// association fail.
 func (a *assoc) initReconf() {
 	a.dropReconf(errPeerRestarted)
 	a.timers.stop(timerReconf)
-	a.rc = reconf{nextSeq: a.localTSN, peerSeq: a.peerTSN,
-		lastResults: [2]chunk.ReconfigResult{chunk.ReconfigBadSeq, chunk.ReconfigBadSeq}}
+	a.rc = nil
+}
+
+// reconfState returns the reconfiguration state, made on first use: most
+// associations never reconfigure, and the sequence numbers start from
+// the initial TSNs kept in the TCB (section 4.1: the Re-configuration
+// Request Sequence Number "is initialized to the same value as the
+// initial TSN").
+func (a *assoc) reconfState() *reconf {
+	if a.rc == nil {
+		a.rc = &reconf{nextSeq: a.localTSN, peerSeq: a.peerTSN,
+			lastResults: [2]chunk.ReconfigResult{chunk.ReconfigBadSeq, chunk.ReconfigBadSeq}}
+	}
+	return a.rc
 }
 
 // Errors of stream reconfiguration, for errors.Is.
@@ -153,7 +164,7 @@ func (a *assoc) userReconf(now time.Time, reset bool, dir StreamDirection, sids 
 		return 0, ErrReconfigUnsupported
 	case a.state != stateEstablished:
 		return 0, errShuttingDown
-	case len(a.rc.queue) >= maxReconfQueue:
+	case len(a.reconfState().queue) >= maxReconfQueue:
 		return 0, ErrReconfigBusy
 	}
 	var r reconfReq
@@ -304,6 +315,9 @@ func (a *assoc) unblockOut(p *reconfParam, performed bool) {
 // Outgoing SSN Reset Request that answers an Incoming one (one of the
 // combinations section 3.1 allows).
 func (a *assoc) appendReconf(now time.Time, b []byte, limit int) []byte {
+	if a.rc == nil {
+		return b
+	}
 	var ps [2]chunk.ReconfigParam
 	np := 0
 	r := a.rc.out
@@ -405,7 +419,7 @@ func (a *assoc) appendReconfChunk(b []byte, params []chunk.ReconfigParam) []byte
 // destroying the association if SCTP retransmission thresholds are
 // exceeded."
 func (a *assoc) reconfTimer(now time.Time) {
-	if a.rc.out == nil {
+	if a.rc == nil || a.rc.out == nil {
 		return
 	}
 	if a.countError(now) {
@@ -473,6 +487,7 @@ func (a *assoc) reconfig6525(now time.Time, p *inPacket, c *rxChunk) disp {
 		a.stats.Reconf.Malformed++
 		return dispNext
 	}
+	a.reconfState()
 	a.stats.Reconf.ChunksIn++
 	it := rc.Walk()
 	off := 0
@@ -621,7 +636,7 @@ func (a *assoc) performInReset(seq uint32, sids []uint16) {
 // reconfProgress ends a deferred reset once the cumulative TSN reached the
 // peer's last assigned TSN; the association calls it after each packet.
 func (a *assoc) reconfProgress() {
-	if !a.rc.deferring || a.data.eng == nil || a.closed {
+	if a.rc == nil || !a.rc.deferring || a.data.eng == nil || a.closed {
 		return
 	}
 	recv := &a.data.eng.Recv
@@ -809,6 +824,9 @@ var errPeerRestarted = fmt.Errorf("%w: the peer restarted", ErrReconfigFailed)
 // dropReconf fails every request of ours with err (the association ended,
 // or the peer restarted).
 func (a *assoc) dropReconf(err error) {
+	if a.rc == nil {
+		return
+	}
 	if r := a.rc.out; r != nil && r.op != 0 {
 		a.emitReconf(&reconfEvent{op: r.op, err: err, quiet: true})
 	}
@@ -816,4 +834,5 @@ func (a *assoc) dropReconf(err error) {
 		a.emitReconf(&reconfEvent{op: r.op, err: err, quiet: true})
 	}
 	a.rc.out, a.rc.queue = nil, nil
+	a.rc.deferring = false
 }

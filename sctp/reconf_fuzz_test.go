@@ -68,11 +68,12 @@ func FuzzReconfig(f *testing.F) {
 				break
 			}
 		}
-		if len(a.rc.answers) > maxReconfAnswers || len(a.rc.queue) > maxReconfQueue {
-			t.Fatalf("unbounded state: %d answers, %d queued", len(a.rc.answers), len(a.rc.queue))
+		rc := a.reconfState()
+		if len(rc.answers) > maxReconfAnswers || len(a.rc.queue) > maxReconfQueue {
+			t.Fatalf("unbounded state: %d answers, %d queued", len(rc.answers), len(rc.queue))
 		}
 		if e := a.data.eng; e != nil && !a.closed {
-			if e.Streams.OutCount() != int(a.outStreams) && a.rc.out == nil {
+			if e.Streams.OutCount() != int(a.outStreams) && rc.out == nil {
 				t.Fatalf("outbound table %d, association %d", e.Streams.OutCount(), a.outStreams)
 			}
 			if e.Streams.InCount() != int(a.inStreams) {
@@ -86,16 +87,17 @@ func FuzzReconfig(f *testing.F) {
 // (walked leniently) relative to the association's: request numbers from
 // the peer's expected one, response numbers from our outstanding request.
 func rebase(val []byte, a *assoc) {
+	rc := a.reconfState()
 	for off := 0; off+8 <= len(val); {
 		typ := binary.BigEndian.Uint16(val[off:])
 		n := int(binary.BigEndian.Uint16(val[off+2:]))
 		switch chunk.ParamType(typ) {
 		case chunk.ParamReconfigResponse:
-			base := a.rc.nextSeq - 2
+			base := rc.nextSeq - 2
 			binary.BigEndian.PutUint32(val[off+4:], base+binary.BigEndian.Uint32(val[off+4:])%4)
 		case chunk.ParamOutgoingSSNReset, chunk.ParamIncomingSSNReset, chunk.ParamSSNTSNReset,
 			chunk.ParamAddOutgoingStreams, chunk.ParamAddIncomingStreams:
-			binary.BigEndian.PutUint32(val[off+4:], a.rc.peerSeq+binary.BigEndian.Uint32(val[off+4:])%4)
+			binary.BigEndian.PutUint32(val[off+4:], rc.peerSeq+binary.BigEndian.Uint32(val[off+4:])%4)
 		}
 		if n < 4 {
 			return
