@@ -114,6 +114,14 @@ func TestSimStreamReconfig(t *testing.T) {
 		if got := readN(t, s, 1); !slices.Equal(got, []string{"4/0/e"}) {
 			t.Fatalf("after incoming reset: %v", got)
 		}
+		write(c, 4, "e2")
+		if err := c.Stream(4).Reset(ctx); err != nil {
+			t.Fatal(err)
+		}
+		write(c, 4, "e3")
+		if got := readN(t, s, 2); !slices.Equal(got, []string{"4/1/e2", "4/0/e3"}) {
+			t.Fatalf("Stream.Reset: %v", got)
+		}
 		if err := s.ResetStreams(ctx, DirBoth); err != nil {
 			t.Fatal(err)
 		}

@@ -46,7 +46,7 @@ type reconfParam struct {
 	sids    []uint16  // rqOutReset, rqInReset: streams (empty: all)
 	n       uint16    // rqAddOut, rqAddIn: streams to add
 	result  chunk.ReconfigResult
-	blocked bool // rqOutReset: every stream is ResetPending with nothing partly cut
+	blocked bool // rqOutReset: every stream is ResetPending with its old messages cut
 }
 
 // reconfReq is one request of ours: a RE-CONFIG chunk with one or two
@@ -235,10 +235,13 @@ func (a *assoc) beginReq(now time.Time, r *reconfReq) {
 		p := &r.params[i]
 		p.seq = a.rc.nextSeq
 		a.rc.nextSeq++
-		if p.kind == rqAddOut {
+		switch p.kind {
+		case rqAddOut:
 			if _, err := eng.Send.AddOutgoing(p.n); err != nil {
 				p.done, p.result = true, chunk.ReconfigDenied
 			}
+		case rqOutReset:
+			eng.Send.BeginReset(p.sids)
 		}
 	}
 	a.rc.out = r
@@ -251,60 +254,20 @@ func (a *assoc) beginReq(now time.Time, r *reconfReq) {
 
 // outResetReady applies section 5.1.2 to our Outgoing SSN Reset Request:
 // the streams being reset send nothing new until it is answered, and it
-// may leave only when none of them has a message partly cut into chunks
-// (the rest of such a message carries the old numbering). Streams with
-// nothing partly cut are blocked at once, keeping their queued messages;
-// the others finish their message first.
+// may leave only once what was written to them before has been cut into
+// chunks, so that the Sender's Last Assigned TSN covers all of their old
+// numbering (Sender.BeginReset, ResetReady). Later messages wait, kept.
 func (a *assoc) outResetReady(p *reconfParam) bool {
-	if p.blocked {
-		return true
+	if !p.blocked {
+		p.blocked = a.data.eng.Send.ResetReady(p.sids)
 	}
-	s := &a.data.eng.Send
-	ready := true
-	block := func(sid uint16) {
-		if st, _ := s.StreamState(sid); st == stream.ResetPending {
-			return
-		}
-		if s.Cutting(sid) {
-			ready = false
-			return
-		}
-		s.SetStreamState(sid, stream.ResetPending)
-	}
-	if len(p.sids) == 0 {
-		for sid := range int(a.outStreams) {
-			block(uint16(sid))
-		}
-	} else {
-		for _, sid := range p.sids {
-			block(sid)
-		}
-	}
-	p.blocked = ready
-	return ready
+	return p.blocked
 }
 
 // unblockOut ends an outgoing reset: the streams reopen, numbered from 0
 // when the peer performed it.
 func (a *assoc) unblockOut(p *reconfParam, performed bool) {
-	s := &a.data.eng.Send
-	if performed {
-		s.ResetOutgoing(p.sids)
-	}
-	open := func(sid uint16) {
-		if st, _ := s.StreamState(sid); st == stream.ResetPending {
-			s.SetStreamState(sid, stream.Open)
-		}
-	}
-	if len(p.sids) == 0 {
-		for sid := range int(a.outStreams) {
-			open(uint16(sid))
-		}
-	} else {
-		for _, sid := range p.sids {
-			open(sid)
-		}
-	}
+	a.data.eng.Send.FinishReset(p.sids, performed)
 	a.ep.markReady(a)
 }
 

@@ -101,3 +101,10 @@ func (as *Association) reconfDone(ev *reconfEvent) {
 		as.emit(Event{Kind: EventStreamReset, Direction: ev.dir, Streams: ev.sids, Err: ev.err})
 	}
 }
+
+// Reset resets the numbering of this stream's outgoing direction (RFC
+// 6525 Outgoing SSN Reset Request): Association.ResetStreams with
+// DirOutgoing and this stream id.
+func (s *Stream) Reset(ctx context.Context) error {
+	return s.as.ResetStreams(ctx, DirOutgoing, s.sid)
+}

@@ -25,6 +25,94 @@ func (s *Sender) Cutting(sid uint16) bool {
 	return st != nil && st.head != nil && st.head.off > 0
 }
 
+// seqLT compares message arrival numbers (serial).
+func seqLT(a, b uint32) bool { return int32(a-b) < 0 }
+
+// BeginReset starts an outgoing reset of streams sids (every stream when
+// empty), for an Outgoing SSN Reset Request: the messages already written
+// to them still go out with the old numbering (a message partly sent
+// included), later ones wait until FinishReset. ResetReady says when the
+// request may leave.
+func (s *Sender) BeginReset(sids []uint16) {
+	mark := func(sid uint16) {
+		if st := s.streams.PeekOutSide(sid); st != nil && st.head != nil {
+			st.resetAt, st.resetting = s.arrived, true
+			return
+		}
+		s.SetStreamState(sid, stream.ResetPending)
+	}
+	s.resetAll = len(sids) == 0 // streams never used yet are blocked as they start (Queue)
+	s.eachOut(sids, mark)
+}
+
+// ResetReady reports whether every stream of BeginReset has sent what was
+// written to it before, so that nothing more of the old numbering is to
+// come: those streams are blocked (stream.ResetPending, their later
+// messages kept) and the Sender's Last Assigned TSN covers all their old
+// data.
+func (s *Sender) ResetReady(sids []uint16) bool {
+	ready := true
+	s.eachOut(sids, func(sid uint16) {
+		if o := s.streams.Out(sid); o.State == stream.ResetPending {
+			return
+		}
+		st := s.streams.PeekOutSide(sid)
+		if st != nil && st.head != nil && (st.head.off > 0 || st.resetting && seqLT(st.head.seq, st.resetAt)) {
+			ready = false // old messages still to cut
+			return
+		}
+		s.blockForReset(sid, st)
+	})
+	return ready
+}
+
+// blockForReset blocks stream sid, whose old messages are all cut, until
+// FinishReset.
+func (s *Sender) blockForReset(sid uint16, st *OutSide) {
+	if st != nil {
+		st.resetting = false
+	}
+	s.SetStreamState(sid, stream.ResetPending)
+}
+
+// FinishReset ends an outgoing reset: the streams restart their numbering
+// at 0 when the peer performed it (ResetOutgoing) and send again.
+func (s *Sender) FinishReset(sids []uint16, performed bool) {
+	if performed {
+		s.ResetOutgoing(sids)
+	}
+	if len(sids) == 0 {
+		s.resetAll = false
+	}
+	s.eachOut(sids, func(sid uint16) {
+		if st := s.streams.PeekOutSide(sid); st != nil {
+			st.resetting = false
+		}
+		if o := s.streams.Out(sid); o.State == stream.ResetPending {
+			s.SetStreamState(sid, stream.Open)
+		}
+	})
+}
+
+// eachOut calls fn for each of sids below the outbound stream count, or
+// for every outbound stream touched so far when sids is empty (the others
+// have sent nothing and hold nothing; creating their records would cost
+// the whole table).
+func (s *Sender) eachOut(sids []uint16, fn func(sid uint16)) {
+	n := s.streams.OutCount()
+	if len(sids) == 0 {
+		for sid := range s.streams.Outs() {
+			fn(sid)
+		}
+		return
+	}
+	for _, sid := range sids {
+		if int(sid) < n {
+			fn(sid)
+		}
+	}
+}
+
 // ResetOutgoing restarts the numbering of outbound streams sids (every
 // stream when sids is empty) at 0: the SSN, or with I-DATA (RFC 8260,
 // where the resets of RFC 6525 act on the MID) both the ordered and the

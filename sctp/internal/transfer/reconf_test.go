@@ -92,3 +92,64 @@ func TestSenderReconf(t *testing.T) {
 		t.Fatal("added past 65535 inbound streams")
 	}
 }
+
+// An outgoing reset lets the messages written before it go out with the
+// old numbering and holds the later ones (also on streams first used
+// during a reset of every stream) until it is done; they then start at
+// SSN 0.
+func TestSenderResetBarrier(t *testing.T) {
+	for _, all := range []bool{false, true} {
+		x := newTx(t, Config{})
+		var sids []uint16
+		if !all {
+			sids = []uint16{1}
+		}
+		q := func(sid uint16) {
+			if err := x.e.Send.Queue(sid, 0, false, make([]byte, 100)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		q(1)
+		q(1)
+		x.e.Send.BeginReset(sids)
+		if x.e.Send.ResetReady(sids) {
+			t.Fatal("ready with old messages unsent")
+		}
+		q(1)
+		q(2) // untouched until now
+		var got []uint16
+		for {
+			ds := x.packet()
+			if len(ds) == 0 {
+				break
+			}
+			for _, d := range ds {
+				got = append(got, d.SID<<8|d.SSN)
+			}
+		}
+		want := []uint16{1<<8 | 0, 1<<8 | 1}
+		if !all {
+			want = append(want, 2<<8|0)
+		}
+		if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+			t.Fatalf("all=%v: sent %x before the reset, want %x", all, got, want)
+		}
+		if !x.e.Send.ResetReady(sids) {
+			t.Fatalf("all=%v: not ready once the old messages left", all)
+		}
+		x.e.Send.FinishReset(sids, true)
+		ds := x.packet()
+		n := 1
+		if all {
+			n = 2 // stream 2's first message waited too
+		}
+		if len(ds) != n {
+			t.Fatalf("all=%v: %d chunks after the reset, want %d", all, len(ds), n)
+		}
+		for _, d := range ds {
+			if d.SSN != 0 {
+				t.Fatalf("all=%v: stream %d SSN %d after the reset", all, d.SID, d.SSN)
+			}
+		}
+	}
+}

@@ -47,6 +47,11 @@ func (m *message) policy() PRPolicy { return PRPolicy(m.bits >> policyShift) }
 // the stream table's outbound records, holding the stream's send queue.
 type OutSide struct {
 	head, tail *message
+	// resetAt is the arrival number of the first message written after an
+	// outgoing stream reset began (resetting): it and later messages wait
+	// for the reset (BeginReset).
+	resetAt   uint32
+	resetting bool
 }
 
 // Record states.
@@ -118,6 +123,7 @@ type Sender struct {
 	sackSince bool // a SACK arrived since T3 was last started
 
 	immediate bool // set the I bit on DATA chunks (RFC 7053)
+	resetAll  bool // an outgoing reset of every stream is under way (BeginReset)
 
 	// PR-SCTP (RFC 3758 section 3.5): the Advanced.Peer.Ack.Point, a
 	// FORWARD-TSN due, reused entry buffers, the messages abandoned and
@@ -205,9 +211,14 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 	}
 	s.buffered += len(payload)
 	s.unsent += len(payload)
-	if s.streams.Out(sid).State != stream.Open {
+	if o := s.streams.Out(sid); o.State != stream.Open {
 		// A stream that cannot send keeps its data, out of the
 		// scheduler's way (see SetStreamState).
+		s.sched.Block(sid)
+	} else if s.resetAll && !st.resetting {
+		// First use of a stream while every stream is being reset: it
+		// waits for the new numbering (BeginReset).
+		o.State = stream.ResetPending
 		s.sched.Block(sid)
 	}
 	s.sched.Enqueue(sid, len(payload))
@@ -431,6 +442,12 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 				// The stream's state changed without SetStreamState:
 				// it may not start a message; the others go on.
 				s.sched.Block(sid)
+				continue
+			}
+			if st.resetting && !seqLT(st.head.seq, st.resetAt) {
+				// Written after an outgoing reset began: it waits
+				// for the new numbering (BeginReset).
+				s.blockForReset(sid, st)
 				continue
 			}
 			// Pinned by cut once its first chunk is out: a stream
