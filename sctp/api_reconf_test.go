@@ -53,7 +53,7 @@ func readN(t *testing.T, a *Association, n int) []string {
 // and then its response lost (the retransmitted request gets the same
 // answer): resets each way, both directions at once, and added streams.
 func TestSimStreamReconfig(t *testing.T) {
-	link := simnet.LinkConfig{Delay: 10 * time.Millisecond, Loss: 0.02}
+	link := simnet.LinkConfig{Delay: 10 * time.Millisecond, Jitter: time.Millisecond, Loss: 0.02, Dup: 0.02, Reorder: 0.05}
 	simPair(t, link, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
@@ -188,6 +188,61 @@ func TestSimReconfigUnsupported(t *testing.T) {
 		defer c.Close()
 		if err := c.ResetStreams(context.Background(), DirOutgoing); !errors.Is(err, ErrReconfigUnsupported) {
 			t.Fatalf("got %v", err)
+		}
+	})
+}
+
+// TestSimResetUnderLoad resets a stream again and again while its
+// messages are in flight over a lossy, reordering link: every round's
+// messages arrive in order numbered from 0, none lost or duplicated. The
+// requests overtake lost DATA, so the receiver defers resets (RFC 6525
+// section 5.2.2 E2: "In progress", twice with this link's seed) and holds
+// the data that follows.
+func TestSimResetUnderLoad(t *testing.T) {
+	link := simnet.LinkConfig{Delay: 10 * time.Millisecond, Jitter: 2 * time.Millisecond, Loss: 0.1, Reorder: 0.05}
+	simPair(t, link, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		const rounds, per = 6, 40
+		errc := make(chan error, 1)
+		go func() {
+			for r := range rounds {
+				for i := range per {
+					m := []byte(fmt.Sprintf("%d.%d", r, i))
+					if _, err := c.WriteMsg(m, SendInfo{Stream: 1}); err != nil {
+						errc <- err
+						return
+					}
+				}
+				if r < rounds-1 {
+					if err := c.ResetStreams(ctx, DirOutgoing, 1); err != nil {
+						errc <- err
+						return
+					}
+				}
+			}
+			errc <- nil
+		}()
+		buf := make([]byte, 100)
+		for r := range rounds {
+			for i := range per {
+				k, info, err := s.ReadMsg(buf)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := fmt.Sprintf("%d.%d", r, i); string(buf[:k]) != want || info.SSN != uint16(i) {
+					t.Fatalf("got %q SSN %d, want %q SSN %d", buf[:k], info.SSN, want, i)
+				}
+			}
+		}
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+		cr, sr := c.Stats().Reconf, s.Stats().Reconf
+		t.Logf("client %+v", cr)
+		t.Logf("server %+v", sr)
+		if cr.StreamResetsOut != rounds-1 || sr.StreamResetsIn != rounds-1 {
+			t.Fatalf("resets: client %d, server %d", cr.StreamResetsOut, sr.StreamResetsIn)
 		}
 	})
 }
