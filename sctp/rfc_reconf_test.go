@@ -638,3 +638,34 @@ func TestReconfChunkLength(t *testing.T) {
 	}
 	t.Fatal("no RE-CONFIG sent")
 }
+
+// BenchmarkStreamReset measures one Outgoing SSN Reset exchange of the
+// core: the request built and sent, the peer's response handled, the
+// stream reopened.
+func BenchmarkStreamReset(b *testing.B) {
+	t := &testing.T{}
+	tc := connectReconf(t)
+	a := tc.a
+	sids := []uint16{1, 2, 3}
+	buf := make([]byte, 0, 1500)
+	var resp []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := a.userReconf(tc.now, true, DirOutgoing, sids, 0, 0); err != nil {
+			b.Fatal(err)
+		}
+		_, pkt, ok := tc.ep.poll(tc.now, buf[:0])
+		if !ok {
+			b.Fatal("no request")
+		}
+		_ = pkt
+		resp = reconfChunk(response(a.rc.out.params[0].seq, chunk.ReconfigSuccessPerformed))
+		tc.writeChunks(resp)
+		tc.events = tc.events[:0]
+		for {
+			if _, _, ok := tc.ep.poll(tc.now, buf[:0]); !ok {
+				break
+			}
+		}
+	}
+}
