@@ -227,8 +227,9 @@ func (a *assoc) startReconf(now time.Time) {
 }
 
 // beginReq makes r our outstanding request: it takes its sequence
-// numbers, and an Add Outgoing Streams request adds the (still closed)
-// streams at once.
+// numbers; an Add Outgoing Streams request adds the streams at once
+// (closed until the peer answers), and an Outgoing SSN Reset Request
+// starts holding the messages written to its streams from now on.
 func (a *assoc) beginReq(now time.Time, r *reconfReq) {
 	eng := a.data.eng
 	for i := range r.np {
@@ -572,7 +573,7 @@ func (a *assoc) peerOutReset(now time.Time, q *chunk.ReconfigParam) {
 	// reset processing', it MUST put a Re-configuration Response Parameter
 	// into a RE-CONFIG chunk indicating 'In progress' and MUST send the
 	// RE-CONFIG chunk."
-	if uint32(q.LastTSN) != uint32(recv.CumulativeTSN()) && chunk.TSN(recv.CumulativeTSN()).LT(q.LastTSN) {
+	if recv.CumulativeTSN().LT(q.LastTSN) {
 		a.rc.deferring, a.rc.deferSeq, a.rc.deferSids = true, q.ReqSeq, sids
 		recv.DeferReset(q.LastTSN, sids)
 		a.answer(q.ReqSeq, chunk.ReconfigPending)
