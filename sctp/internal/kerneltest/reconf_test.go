@@ -1,6 +1,7 @@
 package kerneltest
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -149,4 +150,28 @@ func kernelReconfig(t *testing.T, idata bool) {
 		}
 		p.wait("DONE", nil)
 	})
+}
+
+// TestKernelStreamReconfigDenied: a kernel socket that does not allow stream resets
+// (no SCTP_ENABLE_STREAM_RESET) answers usctp's requests "Denied" (RFC 6525 section
+// 5.2.1: "The decision to deny a re-configuration request is an administrative decision");
+// ResetStreams returns ErrReconfigDenied, usctp's stream keeps its numbering, and the
+// association goes on.
+func TestKernelStreamReconfigDenied(t *testing.T) {
+	batchPcaps(t)
+	p := newPair(t, setup{tr: udp, role: client, kopts: "mode=sink ostreams=10 istreams=10",
+		cfg: sctp.Config{OutStreams: 10, InStreams: 10}})
+	p.write(payload(make([]byte, 100), 1), sctp.SendInfo{Stream: 2, PPID: ppidBase})
+	p.wait("MSG", nil)
+	if err := p.as.ResetStreams(p.ctx, sctp.DirOutgoing, 2); !errors.Is(err, sctp.ErrReconfigDenied) {
+		p.failf("ResetStreams on a socket without SCTP_ENABLE_STREAM_RESET: %v, want ErrReconfigDenied", err)
+	}
+	p.write(payload(make([]byte, 100), 2), sctp.SendInfo{Stream: 2, PPID: ppidBase})
+	if l := p.wait("MSG", nil); l.Int("ssn") != 1 {
+		p.failf("kernel after a denied reset: %s, want ssn=1", l)
+	}
+	if err := p.as.Shutdown(p.ctx); err != nil {
+		p.failf("usctp Shutdown: %v", err)
+	}
+	p.wait("DONE", nil)
 }
