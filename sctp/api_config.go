@@ -77,6 +77,19 @@ type Config struct {
 	// to reassemble our first multi-fragment messages; interleave.FSNRFC
 	// fixes RFC 8260's.
 	InterleaveFSN interleave.FSNConvention
+	// DisableStreamReconfig stops offering stream reconfiguration (RFC
+	// 6525: resetting stream numbering and adding streams, see
+	// Association.ResetStreams and AddStreams), which is offered by
+	// default: WebRTC data channels close with stream resets (RFC 8831),
+	// and a peer's requests only touch stream numbering and bounded
+	// stream tables.
+	DisableStreamReconfig bool
+	// DisablePartialReliability stops offering partial reliability
+	// (PR-SCTP, RFC 3758: the Forward-TSN-Supported parameter), which is
+	// offered by default, as Linux does (net.sctp.prsctp_enable=1) and
+	// WebRTC data channels need (RFC 8831). Without it on both sides,
+	// SendInfo.PR policies only drop messages not yet sent.
+	DisablePartialReliability bool
 
 	// Transport is UDP (default) or IP. Ignored when PacketConn or Conn
 	// is set.
@@ -179,6 +192,8 @@ func (c *Config) core(overhead int) config {
 		PMTU:            c.MTU - overhead,
 		Interleave:      c.Interleaving,
 		InterleaveFSN:   c.InterleaveFSN,
+		NoReconfig:      c.DisableStreamReconfig,
+		NoPR:            c.DisablePartialReliability,
 	}
 	cc.Scheduler = c.Scheduler
 	return cc

@@ -55,6 +55,7 @@ type assoc struct {
 	stats   Counters
 	chunks  chunkCounts // chunks in and out by type
 	data    dataPlane   // DATA/SACK engine glue (assoc_data.go)
+	rc      *reconf     // stream reconfiguration, RFC 6525 (assoc_reconf.go); nil until used
 }
 
 // assocKey identifies an association at its endpoint: the peer's transport
@@ -150,6 +151,7 @@ func (a *assoc) destroy(r closeReason) {
 	default:
 		a.stats.AssocsFailed++
 	}
+	a.dropReconf(errClosed)
 	a.data.close(&a.stats)
 	a.ep.remove(a)
 }

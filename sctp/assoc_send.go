@@ -105,8 +105,18 @@ func (a *assoc) appendPacket(now time.Time, buf []byte) []byte {
 			a.pend.sackNow = false
 			b = eng.Recv.AppendSACK(now, b, limit-len(b))
 		}
+		if a.state != stateCookieEchoed {
+			b = a.appendReconf(now, b, limit)
+		}
 		switch a.state {
 		case stateCookieEchoed, stateEstablished, stateShutdownPending, stateShutdownReceived:
+			if eng.Send.ForwardDue() {
+				// RFC 3758 section 3.5 F2: "The data sender SHOULD always
+				// attempt to bundle an outgoing FORWARD TSN with outbound
+				// DATA chunks for efficiency": it goes now, with whatever
+				// DATA follows in this packet.
+				b = eng.Send.AppendForward(now, b, limit-len(b))
+			}
 			if limit-len(b) > 16 {
 				b, _ = eng.Send.AppendData(now, b, limit-len(b))
 			}

@@ -3,6 +3,7 @@ package sctp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/netip"
 	"os"
@@ -28,9 +29,12 @@ type Association struct {
 	touched     bool             // listed in ep.touched
 	directWait  bool             // a ReadMsg caller that reads the socket itself waits in rwait
 	abortReason string
-	rwait       waitq // readable by ReadMsg, or closed
-	wwait       waitq // send buffer space, or closed
-	swait       waitq // state change (up, closed)
+	rwait       waitq            // readable by ReadMsg, or closed
+	wwait       waitq            // send buffer space, or closed
+	swait       waitq            // state change (up, closed)
+	rcwait      waitq            // a stream reconfiguration completed, or closed
+	rcDone      map[uint64]error // results of reconfiguration requests not yet collected
+	rcGone      map[uint64]bool  // requests whose caller gave up
 	streams     map[uint16]*Stream
 	readable    []uint16 // scratch: streams that got data (Receiver.AppendReadable)
 	dropped     uint64   // events dropped because the channel was full
@@ -56,6 +60,10 @@ type SendInfo struct {
 	// NonBlocking makes WriteMsg fail with ErrWouldBlock instead of
 	// waiting when the send buffer is full.
 	NonBlocking bool
+	// PR is the message's partial reliability (PR-SCTP): for example
+	// Lifetime(100*time.Millisecond) or MaxRetransmits(0). The zero value
+	// is reliable.
+	PR PR
 }
 
 // RecvInfo describes data returned by ReadMsg.
@@ -68,6 +76,11 @@ type RecvInfo struct {
 	EOR bool
 	SSN uint16 // stream sequence number (ordered messages)
 	TSN uint32 // TSN of the message's first fragment
+	// Aborted reports that the message whose first parts earlier reads
+	// returned (partial delivery, EOR false) will not complete: the peer
+	// gave it up under a PR-SCTP policy. The read returns no data; an
+	// EventPartialDeliveryAborted event tells the same.
+	Aborted bool
 }
 
 // WriteMsg sends p as one message. It blocks while the send buffer is
@@ -89,6 +102,10 @@ func (as *Association) write(p []byte, info SendInfo, dl *deadline) (int, error)
 			e.mu.Unlock()
 			return 0, err
 		}
+		if !info.PR.valid() {
+			e.mu.Unlock()
+			return 0, fmt.Errorf("sctp: invalid PR-SCTP policy %d", info.PR.Policy)
+		}
 		// A message written to an idle association (nothing queued or in
 		// flight: a request, or the response to one) is sent by this
 		// goroutine at once; behind other data it is left to the owner
@@ -96,7 +113,8 @@ func (as *Association) write(p []byte, info SendInfo, dl *deadline) (int, error)
 		// open.
 		idle := as.a.data.eng != nil && as.a.data.eng.Send.Idle()
 		now := time.Now()
-		err := as.a.send(now, info.Stream, info.PPID, info.Unordered, p)
+		err := as.a.sendPR(now, info.Stream, info.PPID, info.Unordered, p, info.PR)
+		as.takeFailed() // messages a priority write made room by giving up
 		if err == nil {
 			as.busy = true
 			flush := as.a.canSendNow(now)
@@ -198,8 +216,11 @@ func (as *Association) read(p []byte, s *Stream, dl *deadline) (int, RecvInfo, e
 				if kick {
 					e.poke()
 				}
+				if ri.Aborted {
+					as.emit(Event{Kind: EventPartialDeliveryAborted, Stream: ri.SID})
+				}
 				return n, RecvInfo{Stream: ri.SID, PPID: ri.PPID, Unordered: ri.Unordered, EOR: ri.EOR,
-					SSN: ri.SSN, TSN: uint32(ri.TSN)}, nil
+					SSN: ri.SSN, TSN: uint32(ri.TSN), Aborted: ri.Aborted}, nil
 			}
 		}
 		if as.closed {
@@ -384,6 +405,7 @@ func (as *Association) terminate(err error) {
 	as.rwait.wake()
 	as.wwait.wake()
 	as.swait.wake()
+	as.rcwait.wake()
 	for _, s := range as.streams {
 		s.rwait.wake()
 	}
@@ -410,10 +432,24 @@ func (as *Association) progress() {
 	if as.wwait.waiting() {
 		as.wwait.wake()
 	}
+	as.takeFailed()
 	if as.busy && eng.Send.Idle() {
 		as.busy = false
 		as.emit(Event{Kind: EventSenderDry})
 	}
+}
+
+// takeFailed reports the messages the engine gave up under their PR-SCTP
+// policy as EventSendFailed events.
+func (as *Association) takeFailed() {
+	eng := as.a.data.eng
+	if eng == nil || !eng.Send.HasFailed() {
+		return
+	}
+	eng.Send.TakeFailed(func(f transfer.Failed) {
+		as.emit(Event{Kind: EventSendFailed, Stream: f.SID, PPID: f.PPID, Msg: f.Payload, Sent: f.Sent,
+			PR: PRPolicy(f.Policy)})
+	})
 }
 
 // emit queues an event for the user, dropping it when the channel is full.

@@ -783,6 +783,8 @@ func (e *Endpoint) handle(ev event) {
 		as.emit(Event{Kind: EventRestart})
 	case evPeerError:
 		as.emit(Event{Kind: EventPeerError, Cause: ev.cause})
+	case evReconf:
+		as.reconfDone(ev.rc)
 	case evPathDown, evPathUp:
 		as.emit(Event{Kind: EventPeerAddrChange, Addr: ev.assoc.key.peer, Reachable: ev.kind == evPathUp})
 	case evShutdownComplete:
@@ -820,6 +822,7 @@ func (e *Endpoint) onDestroy(a *assoc, r closeReason) {
 	}
 	as.final = a.snapshot()
 	as.lastEng = a.data.eng
+	as.takeFailed()
 	if eng := a.data.eng; eng != nil && r != reasonShutdown {
 		eng.Send.Drain(func(m transfer.Unsent) {
 			if len(as.events) < cap(as.events) {

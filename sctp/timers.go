@@ -13,10 +13,11 @@ const (
 	timerT2Shutdown                // section 9.2: SHUTDOWN / SHUTDOWN ACK retransmission
 	timerT5Guard                   // section 9.2: T5-shutdown-guard, 5 x RTO.Max
 	timerHeartbeat                 // section 8.3: heartbeat of an idle path
+	timerReconf                    // RFC 6525 section 5.1.1: RE-CONFIG request retransmission
 	numTimers
 )
 
-var timerNames = [numTimers]string{"T1-init", "T1-cookie", "T2-shutdown", "T5-shutdown-guard", "heartbeat"}
+var timerNames = [numTimers]string{"T1-init", "T1-cookie", "T2-shutdown", "T5-shutdown-guard", "heartbeat", "reconf"}
 
 // String returns the RFC name of the timer.
 func (t timerID) String() string {

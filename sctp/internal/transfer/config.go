@@ -70,6 +70,13 @@ type Config struct {
 	// receiver takes I-DATA (HandleIData) and treats DATA as a protocol
 	// violation, and the other way round without it.
 	Interleaved bool
+	// PartialReliability says both endpoints announced FORWARD-TSN support
+	// (RFC 3758 section 3.3): the sender may then abandon messages that
+	// have TSNs (QueuePR policies) and send FORWARD-TSN, or I-FORWARD-TSN
+	// with Interleaved. Without it only messages not yet given a TSN are
+	// ever abandoned (an expired lifetime, RFC 9260 section 11.1 SEND's
+	// "life time"), and the receiver refuses FORWARD-TSN.
+	PartialReliability bool
 	// FSN says how the receiver reads the FSN of the second fragment of
 	// an I-DATA message: interleave.FSNAuto (the zero value) detects RFC
 	// 8260's numbering (1) or Linux's (0) from what the peer sends.
@@ -92,6 +99,8 @@ var (
 	// such as a SACK acknowledging a TSN we never sent. The association
 	// answers with ABORT, cause "Protocol Violation".
 	ErrProtocolViolation = errors.New("transfer: protocol violation by peer")
+	// ErrMessageTooLarge: a user message of 2 GiB or more.
+	ErrMessageTooLarge = errors.New("transfer: message too large")
 	// ErrConfig: an invalid Config.
 	ErrConfig = errors.New("transfer: invalid configuration")
 )

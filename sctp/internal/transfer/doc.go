@@ -123,6 +123,10 @@
 // chunk, and Read returns parts of messages of different streams in
 // partial delivery alternately (RecvInfo.MID names the message;
 // RecvInfo.Aborted reports a partial delivery ended by an I-FORWARD-TSN).
-// No PR-SCTP: messages are never abandoned while the association
-// lives (interleave's FORWARD-TSN handling is a minimal hook).
+// With Config.PartialReliability the sender abandons messages under their
+// QueuePR policy (RFC 3758 section 3.5, RFC 7496), keeps the
+// Advanced.Peer.Ack.Point and writes FORWARD-TSN or I-FORWARD-TSN
+// (ForwardDue, AppendForward); abandoned messages are reported through
+// TakeFailed. The receiver applies FORWARD-TSN (HandleForwardTSN, RFC 3758
+// section 3.6) and I-FORWARD-TSN.
 package transfer

@@ -178,6 +178,7 @@ func checkInvariants(t testing.TB, s *Sender) {
 			unacked += int(r.n)
 		case recGapAcked:
 			gap++
+		case recAbandoned:
 		default:
 			t.Fatalf("TSN %d above the cumulative ack point in state %d", tsn, r.state)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/stream"
 )
 
@@ -16,27 +17,50 @@ type message struct {
 	ppid      uint32
 	sid       uint16
 	unordered bool
-	drained   bool     // reported by Drain
-	mid       uint32   // SSN or MID, assigned when the first fragment is cut
-	nextFSN   uint32   // FSN of the next fragment (I-DATA)
-	off       int      // bytes already cut into chunks
-	refs      int32    // chunk records pointing here, +1 while not fully cut
-	seq       uint32   // arrival number (serial): scheduler switches re-enqueue in this order
-	next      *message // per-stream queue or free list
+	bits      uint8  // msgDrained, msgAbandoned, and the PRPolicy shifted by policyShift
+	mid       uint32 // SSN or MID, assigned when the first fragment is cut
+	nextFSN   uint32 // FSN of the next fragment (I-DATA)
+	off       int32  // bytes already cut into chunks
+	refs      int32  // chunk records pointing here, +1 while not fully cut
+	seq       uint32 // arrival number (serial): scheduler switches re-enqueue in this order
+	// prValue is the value of the message's PR policy: for PRTTL the end
+	// of its lifetime in milliseconds since the sender's prBase (serial),
+	// else the policy's value.
+	prValue uint32
+	next    *message // per-stream queue or free list
 }
+
+// Message bits.
+const (
+	msgDrained   = 1 << 0 // reported by Drain or as abandoned
+	msgAbandoned = 1 << 1 // abandoned under its PR policy
+	policyShift  = 4
+)
+
+func (m *message) drained() bool   { return m.bits&msgDrained != 0 }
+func (m *message) abandoned() bool { return m.bits&msgAbandoned != 0 }
+
+// policy returns the message's PR policy.
+func (m *message) policy() PRPolicy { return PRPolicy(m.bits >> policyShift) }
 
 // OutSide is the sending state of one outbound stream: the side object of
 // the stream table's outbound records, holding the stream's send queue.
 type OutSide struct {
 	head, tail *message
+	// resetAt is the arrival number of the first message written after an
+	// outgoing stream reset began (resetting): it and later messages wait
+	// for the reset (BeginReset).
+	resetAt   uint32
+	resetting bool
 }
 
 // Record states.
 const (
-	recInFlight uint8 = iota // sent, not acknowledged
-	recGapAcked              // acknowledged by a Gap Ack Block (may be reneged)
-	recRtx                   // marked for retransmission
-	recAcked                 // below the cumulative TSN ack point (slot free)
+	recInFlight  uint8 = iota // sent, not acknowledged
+	recGapAcked               // acknowledged by a Gap Ack Block (may be reneged)
+	recRtx                    // marked for retransmission
+	recAcked                  // below the cumulative TSN ack point (slot free)
+	recAbandoned              // abandoned (RFC 3758 section 3.5): treated as acked, not yet passed by the peer
 )
 
 // record is the retransmission record of one DATA chunk: compact, separate
@@ -99,6 +123,18 @@ type Sender struct {
 	sackSince bool // a SACK arrived since T3 was last started
 
 	immediate bool // set the I bit on DATA chunks (RFC 7053)
+	resetAll  bool // an outgoing reset of every stream is under way (BeginReset)
+
+	// PR-SCTP (RFC 3758 section 3.5): the Advanced.Peer.Ack.Point, a
+	// FORWARD-TSN due, reused entry buffers, the messages abandoned and
+	// not yet reported, and how many messages with a policy are alive.
+	advPeerAck TSN
+	fwdDue     bool
+	fwdSSN     []chunk.StreamSSN
+	fwdMID     []chunk.StreamMID
+	failed     []Failed
+	prLive     int
+	prBase     time.Time // time base of the PRTTL lifetimes
 
 	timing   bool // an RTT measurement is running
 	timedTSN TSN
@@ -117,6 +153,7 @@ func (s *Sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
 	s.hdr = s.frame.HeaderLen()
 	s.cumAck = cfg.LocalTSN - 1
 	s.nextTSN = cfg.LocalTSN
+	s.advPeerAck = s.cumAck
 	s.recs = make([]record, 64)
 	s.mask = 63
 	s.peerRwnd = int(cfg.PeerRwnd)
@@ -144,6 +181,9 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 	if len(payload) == 0 {
 		return ErrEmptyMessage
 	}
+	if len(payload) > maxMessage {
+		return fmt.Errorf("%w: %d bytes", ErrMessageTooLarge, len(payload))
+	}
 	if s.buffered > 0 && s.buffered+len(payload) > s.cfg.SendBuffer {
 		return ErrWouldBlock
 	}
@@ -159,7 +199,7 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 		m = &message{}
 	}
 	m.buf = append(m.buf[:0], payload...)
-	m.ppid, m.sid, m.unordered, m.drained = ppid, sid, unordered, false
+	m.ppid, m.sid, m.unordered, m.bits = ppid, sid, unordered, 0
 	m.off, m.refs, m.next = 0, 1, nil
 	m.seq = s.arrived
 	s.arrived++
@@ -176,9 +216,14 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 	}
 	s.buffered += len(payload)
 	s.unsent += len(payload)
-	if s.streams.Out(sid).State != stream.Open {
+	if o := s.streams.Out(sid); o.State != stream.Open {
 		// A stream that cannot send keeps its data, out of the
 		// scheduler's way (see SetStreamState).
+		s.sched.Block(sid)
+	} else if s.resetAll && !st.resetting {
+		// First use of a stream while every stream is being reset: it
+		// waits for the new numbering (BeginReset).
+		o.State = stream.ResetPending
 		s.sched.Block(sid)
 	}
 	s.sched.Enqueue(sid, len(payload))
@@ -193,6 +238,9 @@ func (s *Sender) release(m *message) {
 		return
 	}
 	s.buffered -= len(m.buf)
+	if m.policy() != PRNone {
+		s.prLive--
+	}
 	if s.nfree >= maxFreeMessages {
 		return
 	}
@@ -210,6 +258,7 @@ const (
 	maxOutstanding  = 1 << 15 // DATA chunks above the cumulative ack point
 	maxFreeMessages = 4096
 	maxKeptBuffer   = 64 << 10
+	maxMessage      = 1<<31 - 1 // bytes of one message (offsets are int32)
 )
 
 // Buffered returns the bytes in the send buffer: queued or unacknowledged.
@@ -274,7 +323,7 @@ func (s *Sender) nextChunkSize() int {
 			return 0 // every stream with data is blocked
 		}
 	}
-	return min(len(m.buf)-m.off, s.fragPoint)
+	return min(len(m.buf)-int(m.off), s.fragPoint)
 }
 
 // peekNext returns the message the scheduler would start next, without
@@ -402,10 +451,14 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 		}
 	}
 	n := 0
+	// After a T3-rtx expiry the packet goes to retransmissions; new data
+	// only when none was left to retransmit (PR-SCTP may have abandoned
+	// them all), still one packet until an acknowledgement.
+	newData := !s.t3Recovery || s.rtxPending == 0
 	if s.rtxPending > 0 {
 		pkt, room, n = s.appendRtx(now, pkt, room)
 	}
-	for s.unsent > 0 && !s.t3Recovery {
+	for s.unsent > 0 && newData {
 		m := s.cur
 		if m == nil {
 			sid, ok := s.sched.Next()
@@ -423,11 +476,29 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 				s.sched.Block(sid)
 				continue
 			}
+			if st.resetting && !seqLT(st.head.seq, st.resetAt) {
+				// Written after an outgoing reset began: it waits
+				// for the new numbering (BeginReset).
+				s.blockForReset(sid, st)
+				continue
+			}
 			// Pinned by cut once its first chunk is out: a stream
 			// blocked before then does not start it.
 			m = st.head
 		}
-		left := len(m.buf) - m.off
+		if m.bits != 0 && m.expired(s, now, 0) {
+			// TR3: no TSN for an expired message; TR4 for the rest of
+			// one partly sent (needs PR-SCTP: else it goes on).
+			if m.off == 0 {
+				s.dropQueued(m)
+				continue
+			}
+			if s.cfg.PartialReliability {
+				s.abandon(now, m)
+				continue
+			}
+		}
+		left := len(m.buf) - int(m.off)
 		max := (room - s.hdr) &^ 3
 		size := min(left, s.fragPoint)
 		if size > max {
@@ -469,7 +540,7 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	if m.unordered {
 		flags |= flagUnordered
 	}
-	end := m.off+size == len(m.buf)
+	end := int(m.off)+size == len(m.buf)
 	if end {
 		flags |= flagEnd
 	}
@@ -480,13 +551,13 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	s.nextTSN++
 	r := s.rec(tsn)
 	*r = record{
-		msg: m, sent: now, off: int32(m.off), n: int32(size),
+		msg: m, sent: now, off: m.off, n: int32(size),
 		ppid: m.ppid, sid: m.sid, mid: m.mid, fsn: m.nextFSN, flags: flags,
 		state: recInFlight, xmits: 1,
 	}
 	m.nextFSN++
 	m.refs++
-	m.off += size
+	m.off += int32(size)
 	s.unsent -= size
 	if end {
 		// Unpin: the scheduler may pick another stream now.
@@ -534,6 +605,10 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 	for t := s.cumAck + 1; t != s.nextTSN && s.rtxPending > 0; t++ {
 		r := s.rec(t)
 		if r.state != recRtx {
+			continue
+		}
+		if m := r.msg; m.bits != 0 && s.cfg.PartialReliability && m.expired(s, now, r.xmits) {
+			s.abandon(now, m) // TR4, or RFC 7496's retransmission limit
 			continue
 		}
 		if need := s.hdr + pad4(int(r.n)); need > room {
@@ -630,8 +705,8 @@ func (s *Sender) Drain(fn func(Unsent)) {
 		if m == nil {
 			continue
 		}
-		if !m.drained && fn != nil {
-			m.drained = true
+		if !m.drained() && fn != nil {
+			m.bits |= msgDrained
 			fn(Unsent{SID: m.sid, PPID: m.ppid, Unordered: m.unordered, Sent: true, Payload: m.buf})
 		}
 		r.msg = nil
@@ -641,7 +716,7 @@ func (s *Sender) Drain(fn func(Unsent)) {
 	for sid, st := range s.streams.OutSides() {
 		for m := st.head; m != nil; {
 			next := m.next
-			if fn != nil && !m.drained {
+			if fn != nil && !m.drained() {
 				fn(Unsent{SID: m.sid, PPID: m.ppid, Unordered: m.unordered, Sent: m.off > 0, Payload: m.buf})
 			}
 			m.refs = 1
@@ -653,6 +728,7 @@ func (s *Sender) Drain(fn func(Unsent)) {
 	}
 	s.cur = nil
 	s.cumAck = s.nextTSN - 1
+	s.advPeerAck, s.fwdDue = s.cumAck, false
 	s.unsent, s.buffered, s.inFlight, s.rtxPending = 0, 0, 0, 0
 	s.gapAcked, s.unackedData = 0, 0
 	s.path.flight = 0
