@@ -409,3 +409,35 @@ func TestPRPlaceholderAfterAckedFragments(t *testing.T) {
 	}
 	checkInvariants(t, &x.e.Send)
 }
+
+// BenchmarkMessagesPR is BenchmarkMessages for 1024-byte messages sent
+// reliably through QueuePR and with each policy (none of them expiring):
+// the cost of the policy checks.
+func BenchmarkMessagesPR(b *testing.B) {
+	for _, pr := range []PR{{}, {Policy: PRTTL, Value: 1 << 30}, {Policy: PRRtx, Value: 3}, {Policy: PRPrio, Value: 1}} {
+		b.Run(pr.Policy.String(), func(b *testing.B) {
+			m := newMemPair(b)
+			m.a.cfg.PartialReliability = true
+			msg := make([]byte, 1024)
+			for range 1000 {
+				m.a.Send.QueuePR(m.now, 1, 0, false, msg, pr)
+				m.step(b)
+			}
+			b.SetBytes(int64(len(msg)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := m.a.Send.QueuePR(m.now, uint16(i%10), 0, false, msg, pr); err != nil {
+					b.Fatal(err)
+				}
+				if i%8 == 7 {
+					m.step(b)
+				}
+			}
+			for m.a.Send.Buffered() > 0 {
+				m.step(b)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+		})
+	}
+}
