@@ -41,11 +41,12 @@ type PR struct {
 // Failed is a message the sender gave up on while the association lives
 // (abandoned under its PR policy), as TakeFailed reports it.
 type Failed struct {
-	SID     uint16
-	PPID    uint32
-	Policy  PRPolicy
-	Sent    bool   // some of it had been transmitted
-	Payload []byte // a copy, owned by the receiver of the report
+	SID       uint16
+	PPID      uint32
+	Unordered bool
+	Policy    PRPolicy
+	Sent      bool   // some of it had been transmitted
+	Payload   []byte // a copy, owned by the receiver of the report
 }
 
 // maxLifetime is the longest PRTTL lifetime, in milliseconds (24 days):
@@ -279,7 +280,7 @@ func (s *Sender) report(m *message, sent bool) {
 		s.stats.FailedDropped++
 		return
 	}
-	s.failed = append(s.failed, Failed{SID: m.sid, PPID: m.ppid, Policy: p, Sent: sent,
+	s.failed = append(s.failed, Failed{SID: m.sid, PPID: m.ppid, Unordered: m.unordered, Policy: p, Sent: sent,
 		Payload: append([]byte(nil), m.buf...)})
 }
 
