@@ -212,25 +212,24 @@ func (s *Sender) abandon(now time.Time, m *message) {
 	}
 	if int(m.off) < len(m.buf) {
 		s.unqueue(m)
-		if !s.cfg.Interleaved {
-			s.placeholder(m)
-		}
+		s.placeholder(m)
 		m.refs-- // no longer being cut: only its records hold it
 	}
 	s.advance()
 }
 
 // placeholder gives the part of m never cut one TSN, abandoned at once and
-// never sent. Without I-DATA a receiver knows a message only by its
-// consecutive TSNs: it holds the first fragments of a message cut short
-// until a FORWARD-TSN covers the TSN that would have continued it, and an
-// unordered message has no stream entry to tell it otherwise (RFC 3758
-// section 3.5 C4). Had the next message taken that TSN, and the peer
-// acknowledged every fragment sent, the Advanced.Peer.Ack.Point would never
-// pass the cumulative ack and no FORWARD-TSN would go: the receiver would
-// hold the fragments (or wait in partial delivery) for good. The
-// placeholder keeps the point ahead until a FORWARD-TSN moves the peer past
-// it, and names the message's SSN for an ordered one.
+// never sent. A receiver holds the first fragments of a message cut short
+// (or waits for the rest in partial delivery) until a FORWARD-TSN tells it
+// otherwise: without I-DATA it knows a message only by its consecutive
+// TSNs, and an unordered message has no stream entry (RFC 3758 section 3.5
+// C4); with I-DATA the I-FORWARD-TSN entry names it. Had the next message
+// taken that TSN and the peer acknowledged every fragment sent, the
+// Advanced.Peer.Ack.Point would never pass the cumulative ack and no
+// FORWARD-TSN would go: the receiver would hold the fragments (and, for an
+// ordered message, its stream) for good. The placeholder keeps the point
+// ahead until a FORWARD-TSN moves the peer past it, and carries the
+// message's stream, SSN or MID and U flag for the chunk's entries.
 func (s *Sender) placeholder(m *message) {
 	if s.Outstanding() == len(s.recs) {
 		s.grow()

@@ -441,3 +441,28 @@ func BenchmarkMessagesPR(b *testing.B) {
 		})
 	}
 }
+
+// TestPRPlaceholderIData: with I-DATA too, a message cut short after its
+// sent fragments were acknowledged gets an I-FORWARD-TSN naming it.
+func TestPRPlaceholderIData(t *testing.T) {
+	x := prTx(t, Config{Interleaved: true, PeerRwnd: 1500})
+	x.queuePR(1, false, 4000, PR{Policy: PRTTL, Value: 100})
+	x.e.Send.AppendData(x.now, nil, 1400)
+	x.mustSACK(1000, 1500)
+	x.advance(200 * time.Millisecond)
+	x.e.Send.AppendData(x.now, nil, 1400) // abandons the expired rest
+	b := x.e.Send.AppendForward(x.now, nil, 1200)
+	it := chunk.Chunks(b)
+	c, ok := it.Next()
+	if !ok {
+		t.Fatal("no I-FORWARD-TSN")
+	}
+	f, err := chunk.ParseIForwardTSN(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.NewCumTSN != 1001 || f.Streams.Len() != 1 || f.Streams.At(0) != (chunk.StreamMID{SID: 1, MID: 0}) {
+		t.Fatalf("I-FORWARD-TSN cum %d entries %d", f.NewCumTSN, f.Streams.Len())
+	}
+	checkInvariants(t, &x.e.Send)
+}
