@@ -88,7 +88,6 @@ func (s *Sender) QueuePR(now time.Time, sid uint16, ppid uint32, unordered bool,
 		if pr.Policy == PRTTL {
 			m.prValue = s.prClock(now) + min(pr.Value, maxLifetime)
 		}
-		s.prLive++
 	}
 	return nil
 }
@@ -265,6 +264,7 @@ func (s *Sender) abandonRec(r *record) {
 	default:
 		return
 	}
+	s.prOut--
 	r.state = recAbandoned
 	s.stats.AbandonedChunks++
 }
@@ -301,10 +301,10 @@ func (s *Sender) HasFailed() bool { return len(s.failed) > 0 }
 // 4.1 TR5: "The sending SCTP MAY evaluate the lifetime of messages at
 // anytime"): messages whose lifetime expired, or whose chunks marked for
 // retransmission reached their retransmission limit, are abandoned. It
-// runs after a SACK and a T3-rtx expiry, only when messages with a policy
-// are alive, and only with PR-SCTP negotiated.
+// runs after a SACK and a T3-rtx expiry, only when chunks of messages with
+// a policy are outstanding, and only with PR-SCTP negotiated.
 func (s *Sender) sweep(now time.Time) {
-	if s.prLive == 0 || !s.cfg.PartialReliability {
+	if s.prOut == 0 || !s.cfg.PartialReliability {
 		return
 	}
 	for t := s.cumAck + 1; t != s.nextTSN; t++ {

@@ -127,7 +127,7 @@ type Sender struct {
 	fwdSSN     []chunk.StreamSSN
 	fwdMID     []chunk.StreamMID
 	failed     []Failed
-	prLive     int
+	prOut      int       // chunks of messages with a PR policy outstanding, not abandoned
 	prBase     time.Time // time base of the PRTTL lifetimes
 
 	timing   bool // an RTT measurement is running
@@ -222,9 +222,6 @@ func (s *Sender) release(m *message) {
 		return
 	}
 	s.buffered -= len(m.buf)
-	if m.policy() != PRNone {
-		s.prLive--
-	}
 	if s.nfree >= maxFreeMessages {
 		return
 	}
@@ -509,6 +506,9 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	}
 	m.nextFSN++
 	m.refs++
+	if m.policy() != PRNone {
+		s.prOut++ // a chunk of a message with a PR policy
+	}
 	m.off += int32(size)
 	s.unsent -= size
 	if end {
@@ -680,7 +680,7 @@ func (s *Sender) Drain(fn func(Unsent)) {
 	}
 	s.cur = nil
 	s.cumAck = s.nextTSN - 1
-	s.advPeerAck, s.fwdDue = s.cumAck, false
+	s.advPeerAck, s.fwdDue, s.prOut = s.cumAck, false, 0
 	s.unsent, s.buffered, s.inFlight, s.rtxPending = 0, 0, 0, 0
 	s.gapAcked, s.unackedData = 0, 0
 	s.path.flight = 0
