@@ -466,3 +466,19 @@ func TestPRPlaceholderIData(t *testing.T) {
 	}
 	checkInvariants(t, &x.e.Send)
 }
+
+// TestPRDrainKeepsPolicy: Drain reports each message's policy (a lifetime
+// as its end), so a restarted association queues it again under the same
+// policy.
+func TestPRDrainKeepsPolicy(t *testing.T) {
+	x := prTx(t, Config{})
+	x.queuePR(0, false, 10, PR{Policy: PRTTL, Value: 100})
+	x.queuePR(0, false, 10, PR{Policy: PRRtx, Value: 2})
+	x.queue(1, 10)
+	var got []Unsent
+	x.e.Send.Drain(func(u Unsent) { got = append(got, u) })
+	if len(got) != 3 || got[0].PR.Policy != PRTTL || !got[0].Expiry.Equal(epoch.Add(100*time.Millisecond)) ||
+		got[1].PR != (PR{Policy: PRRtx, Value: 2}) || got[2].PR != (PR{}) {
+		t.Fatalf("drained %+v", got)
+	}
+}

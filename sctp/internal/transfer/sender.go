@@ -643,6 +643,21 @@ type Unsent struct {
 	Unordered bool
 	Sent      bool   // some part of it went out
 	Payload   []byte // valid only during the Drain callback
+	// PR is the message's partial reliability; for PRTTL, Value is 0 and
+	// Expiry is when the lifetime ends.
+	PR     PR
+	Expiry time.Time
+}
+
+// describe describes m for Drain.
+func (s *Sender) describe(m *message, sent bool) Unsent {
+	u := Unsent{SID: m.sid, PPID: m.ppid, Unordered: m.unordered, Sent: sent, Payload: m.buf,
+		PR: PR{Policy: m.policy(), Value: m.prValue}}
+	if u.PR.Policy == PRTTL {
+		u.PR.Value = 0
+		u.Expiry = s.prBase.Add(time.Duration(m.prValue) * time.Millisecond)
+	}
+	return u
 }
 
 // Drain removes every queued and unacknowledged message from the send
@@ -659,7 +674,7 @@ func (s *Sender) Drain(fn func(Unsent)) {
 		}
 		if !m.drained() && fn != nil {
 			m.bits |= msgDrained
-			fn(Unsent{SID: m.sid, PPID: m.ppid, Unordered: m.unordered, Sent: true, Payload: m.buf})
+			fn(s.describe(m, true))
 		}
 		r.msg = nil
 		r.state = recAcked
@@ -669,7 +684,7 @@ func (s *Sender) Drain(fn func(Unsent)) {
 		for m := st.head; m != nil; {
 			next := m.next
 			if fn != nil && !m.drained() {
-				fn(Unsent{SID: m.sid, PPID: m.ppid, Unordered: m.unordered, Sent: m.off > 0, Payload: m.buf})
+				fn(s.describe(m, m.off > 0))
 			}
 			m.refs = 1
 			s.release(m)
