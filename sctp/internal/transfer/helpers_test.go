@@ -168,7 +168,7 @@ func checkInvariants(t testing.TB, s *Sender) {
 	var flight, inFlight, rtx, gap, unacked, prOut int
 	for tsn := s.cumAck + 1; tsn != s.nextTSN; tsn++ {
 		r := s.rec(tsn)
-		if r.state != recAbandoned && r.msg != nil && r.msg.policy() != PRNone {
+		if r.state != recAbandoned && r.msg != nil && r.msg.timed() {
 			prOut++
 		}
 		switch r.state {

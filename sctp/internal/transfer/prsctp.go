@@ -301,8 +301,8 @@ func (s *Sender) HasFailed() bool { return len(s.failed) > 0 }
 // 4.1 TR5: "The sending SCTP MAY evaluate the lifetime of messages at
 // anytime"): messages whose lifetime expired, or whose chunks marked for
 // retransmission reached their retransmission limit, are abandoned. It
-// runs after a SACK and a T3-rtx expiry, only when chunks of messages with
-// a policy are outstanding, and only with PR-SCTP negotiated.
+// runs after a SACK and a T3-rtx expiry, only when chunks of PRTTL or PRRtx
+// messages are outstanding, and only with PR-SCTP negotiated.
 func (s *Sender) sweep(now time.Time) {
 	if s.prOut == 0 || !s.cfg.PartialReliability {
 		return

@@ -43,6 +43,10 @@ func (m *message) abandoned() bool { return m.bits&msgAbandoned != 0 }
 // policy returns the message's PR policy.
 func (m *message) policy() PRPolicy { return PRPolicy(m.bits >> policyShift) }
 
+// timed reports whether m's policy may give it up once sent (PRTTL or
+// PRRtx; PRPrio only drops messages not yet sent).
+func (m *message) timed() bool { p := m.policy(); return p == PRTTL || p == PRRtx }
+
 // OutSide is the sending state of one outbound stream: the side object of
 // the stream table's outbound records, holding the stream's send queue.
 type OutSide struct {
@@ -127,7 +131,7 @@ type Sender struct {
 	fwdSSN     []chunk.StreamSSN
 	fwdMID     []chunk.StreamMID
 	failed     []Failed
-	prOut      int       // chunks of messages with a PR policy outstanding, not abandoned
+	prOut      int       // chunks of PRTTL and PRRtx messages outstanding, not abandoned
 	prBase     time.Time // time base of the PRTTL lifetimes
 
 	timing   bool // an RTT measurement is running
@@ -506,8 +510,8 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	}
 	m.nextFSN++
 	m.refs++
-	if m.policy() != PRNone {
-		s.prOut++ // a chunk of a message with a PR policy
+	if m.timed() {
+		s.prOut++ // a chunk of a message the sweeps watch
 	}
 	m.off += int32(size)
 	s.unsent -= size

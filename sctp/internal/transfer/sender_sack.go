@@ -51,7 +51,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 		} else if r.state == recGapAcked {
 			s.gapAcked--
 		}
-		if r.state != recAbandoned && r.msg.policy() != PRNone {
+		if r.state != recAbandoned && r.msg.timed() {
 			s.prOut--
 		}
 		r.state = recAcked
