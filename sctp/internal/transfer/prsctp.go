@@ -337,7 +337,7 @@ func (s *Sender) advance() {
 	for t := s.advPeerAck + 1; t != s.nextTSN && s.rec(t).state == recAbandoned; t++ {
 		s.advPeerAck = t
 	}
-	if s.advPeerAck.GT(s.cumAck) {
+	if s.advPeerAck.GT(s.cumAck) && s.advPeerAck != s.fwdSent {
 		s.fwdDue = true
 	}
 }
@@ -426,6 +426,7 @@ func (s *Sender) AppendForward(now time.Time, pkt []byte, room int) []byte {
 		pkt, _ = chunk.AppendForwardTSN(pkt, cum, s.fwdSSN)
 	}
 	s.fwdDue = false
+	s.fwdSent, s.fwdAt = cum, now
 	s.stats.ForwardTSNsSent++
 	if s.t3.IsZero() {
 		s.t3 = now.Add(s.path.rto)
@@ -450,5 +451,14 @@ func (s *Sender) afterSACK(now time.Time, sackCum TSN) {
 	s.advance()
 	if s.advPeerAck.GT(sackCum) {
 		s.fwdDue = true
+		// F2: "An implementation may wish to limit the number of duplicate
+		// FORWARD TSN chunks it sends by either only sending a duplicate
+		// FORWARD TSN every other SACK or waiting a full RTT before
+		// sending a duplicate FORWARD TSN." A SACK that arrives less than
+		// an RTT after the same FORWARD-TSN went out was sent before it
+		// arrived: the duplicate waits (T3-rtx resends it in any case).
+		if s.advPeerAck == s.fwdSent && now.Sub(s.fwdAt) < max(s.path.srtt, s.cfg.Granularity) {
+			s.fwdDue = false
+		}
 	}
 }

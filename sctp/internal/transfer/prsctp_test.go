@@ -122,8 +122,14 @@ func TestPRTTLInFlight(t *testing.T) {
 	if x.e.Send.ForwardDue() {
 		t.Fatal("FORWARD-TSN still due right after sending it")
 	}
-	// The FORWARD-TSN was lost: the next SACK (a duplicate of the old one)
-	// makes it due again (C3).
+	// A SACK sent before the FORWARD-TSN arrived (less than an RTT after
+	// it) does not repeat it (F2's implementation note); the FORWARD-TSN
+	// was lost: a SACK an RTT later makes it due again (C3).
+	x.mustSACK(1000, DefaultBuffer)
+	if x.e.Send.ForwardDue() {
+		t.Fatal("duplicate FORWARD-TSN due within an RTT")
+	}
+	x.advance(time.Second)
 	x.mustSACK(1000, DefaultBuffer)
 	if _, _, ok := x.forward(); !ok {
 		t.Fatal("FORWARD-TSN not due again")

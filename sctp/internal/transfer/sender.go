@@ -128,6 +128,8 @@ type Sender struct {
 	// not yet reported, and how many messages with a policy are alive.
 	advPeerAck TSN
 	fwdDue     bool
+	fwdSent    TSN       // new cumulative TSN of the last FORWARD-TSN sent
+	fwdAt      time.Time // and when
 	fwdSSN     []chunk.StreamSSN
 	fwdMID     []chunk.StreamMID
 	failed     []Failed
@@ -151,7 +153,7 @@ func (s *Sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
 	s.hdr = s.frame.HeaderLen()
 	s.cumAck = cfg.LocalTSN - 1
 	s.nextTSN = cfg.LocalTSN
-	s.advPeerAck = s.cumAck
+	s.advPeerAck, s.fwdSent = s.cumAck, s.cumAck
 	s.recs = make([]record, 64)
 	s.mask = 63
 	s.peerRwnd = int(cfg.PeerRwnd)
