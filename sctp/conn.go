@@ -447,8 +447,8 @@ func (as *Association) takeFailed() {
 		return
 	}
 	eng.Send.TakeFailed(func(f transfer.Failed) {
-		as.emit(Event{Kind: EventSendFailed, Stream: f.SID, PPID: f.PPID, Msg: f.Payload, Sent: f.Sent,
-			PR: PRPolicy(f.Policy)})
+		as.emit(Event{Kind: EventSendFailed, Stream: f.SID, PPID: f.PPID, Unordered: f.Unordered, Msg: f.Payload,
+			Sent: f.Sent, PR: PRPolicy(f.Policy)})
 	})
 }
 

@@ -95,3 +95,13 @@ func (p PR) String() string {
 
 // valid reports whether the policy is known.
 func (p PR) valid() bool { return p.Policy <= PRPrio }
+
+// PartialReliability reports whether PR-SCTP was negotiated: both endpoints
+// offered it (RFC 3758 section 4.2's "forward tsn supported"), so messages
+// sent under a PR policy may be given up after they were sent. Without it
+// only messages not yet sent are.
+func (as *Association) PartialReliability() bool {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	return as.a.partialReliability()
+}

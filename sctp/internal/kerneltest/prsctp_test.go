@@ -36,6 +36,9 @@ func prToKernel(t *testing.T) {
 		lc := &lossyConn{UDPConn: uc, dropEvery: 8}
 		p := newPair(t, setup{tr: tr, role: role, kopts: "mode=sink buf=1048576", timeout: 3 * time.Minute,
 			cfg: sctp.Config{PacketConn: lc, RTOMin: 200 * time.Millisecond, RTOInitial: 500 * time.Millisecond}})
+		if !p.as.PartialReliability() {
+			p.failf("PR-SCTP not negotiated with the kernel")
+		}
 		const count = 240
 		var msgs []message
 		for i := range count {

@@ -41,11 +41,12 @@ type PR struct {
 // Failed is a message the sender gave up on while the association lives
 // (abandoned under its PR policy), as TakeFailed reports it.
 type Failed struct {
-	SID     uint16
-	PPID    uint32
-	Policy  PRPolicy
-	Sent    bool   // some of it had been transmitted
-	Payload []byte // a copy, owned by the receiver of the report
+	SID       uint16
+	PPID      uint32
+	Unordered bool
+	Policy    PRPolicy
+	Sent      bool   // some of it had been transmitted
+	Payload   []byte // a copy, owned by the receiver of the report
 }
 
 // maxLifetime is the longest PRTTL lifetime, in milliseconds (24 days):
@@ -87,7 +88,6 @@ func (s *Sender) QueuePR(now time.Time, sid uint16, ppid uint32, unordered bool,
 		if pr.Policy == PRTTL {
 			m.prValue = s.prClock(now) + min(pr.Value, maxLifetime)
 		}
-		s.prLive++
 	}
 	return nil
 }
@@ -211,25 +211,24 @@ func (s *Sender) abandon(now time.Time, m *message) {
 	}
 	if int(m.off) < len(m.buf) {
 		s.unqueue(m)
-		if !s.cfg.Interleaved {
-			s.placeholder(m)
-		}
+		s.placeholder(m)
 		m.refs-- // no longer being cut: only its records hold it
 	}
 	s.advance()
 }
 
 // placeholder gives the part of m never cut one TSN, abandoned at once and
-// never sent. Without I-DATA a receiver knows a message only by its
-// consecutive TSNs: it holds the first fragments of a message cut short
-// until a FORWARD-TSN covers the TSN that would have continued it, and an
-// unordered message has no stream entry to tell it otherwise (RFC 3758
-// section 3.5 C4). Had the next message taken that TSN, and the peer
-// acknowledged every fragment sent, the Advanced.Peer.Ack.Point would never
-// pass the cumulative ack and no FORWARD-TSN would go: the receiver would
-// hold the fragments (or wait in partial delivery) for good. The
-// placeholder keeps the point ahead until a FORWARD-TSN moves the peer past
-// it, and names the message's SSN for an ordered one.
+// never sent. A receiver holds the first fragments of a message cut short
+// (or waits for the rest in partial delivery) until a FORWARD-TSN tells it
+// otherwise: without I-DATA it knows a message only by its consecutive
+// TSNs, and an unordered message has no stream entry (RFC 3758 section 3.5
+// C4); with I-DATA the I-FORWARD-TSN entry names it. Had the next message
+// taken that TSN and the peer acknowledged every fragment sent, the
+// Advanced.Peer.Ack.Point would never pass the cumulative ack and no
+// FORWARD-TSN would go: the receiver would hold the fragments (and, for an
+// ordered message, its stream) for good. The placeholder keeps the point
+// ahead until a FORWARD-TSN moves the peer past it, and carries the
+// message's stream, SSN or MID and U flag for the chunk's entries.
 func (s *Sender) placeholder(m *message) {
 	if s.Outstanding() == len(s.recs) {
 		s.grow()
@@ -265,6 +264,7 @@ func (s *Sender) abandonRec(r *record) {
 	default:
 		return
 	}
+	s.prOut--
 	r.state = recAbandoned
 	s.stats.AbandonedChunks++
 }
@@ -279,7 +279,7 @@ func (s *Sender) report(m *message, sent bool) {
 		s.stats.FailedDropped++
 		return
 	}
-	s.failed = append(s.failed, Failed{SID: m.sid, PPID: m.ppid, Policy: p, Sent: sent,
+	s.failed = append(s.failed, Failed{SID: m.sid, PPID: m.ppid, Unordered: m.unordered, Policy: p, Sent: sent,
 		Payload: append([]byte(nil), m.buf...)})
 }
 
@@ -301,10 +301,10 @@ func (s *Sender) HasFailed() bool { return len(s.failed) > 0 }
 // 4.1 TR5: "The sending SCTP MAY evaluate the lifetime of messages at
 // anytime"): messages whose lifetime expired, or whose chunks marked for
 // retransmission reached their retransmission limit, are abandoned. It
-// runs after a SACK and a T3-rtx expiry, only when messages with a policy
-// are alive, and only with PR-SCTP negotiated.
+// runs after a SACK and a T3-rtx expiry, only when chunks of PRTTL or PRRtx
+// messages are outstanding, and only with PR-SCTP negotiated.
 func (s *Sender) sweep(now time.Time) {
-	if s.prLive == 0 || !s.cfg.PartialReliability {
+	if s.prOut == 0 || !s.cfg.PartialReliability {
 		return
 	}
 	for t := s.cumAck + 1; t != s.nextTSN; t++ {
@@ -337,7 +337,7 @@ func (s *Sender) advance() {
 	for t := s.advPeerAck + 1; t != s.nextTSN && s.rec(t).state == recAbandoned; t++ {
 		s.advPeerAck = t
 	}
-	if s.advPeerAck.GT(s.cumAck) {
+	if s.advPeerAck.GT(s.cumAck) && s.advPeerAck != s.fwdSent {
 		s.fwdDue = true
 	}
 }
@@ -426,6 +426,7 @@ func (s *Sender) AppendForward(now time.Time, pkt []byte, room int) []byte {
 		pkt, _ = chunk.AppendForwardTSN(pkt, cum, s.fwdSSN)
 	}
 	s.fwdDue = false
+	s.fwdSent, s.fwdAt = cum, now
 	s.stats.ForwardTSNsSent++
 	if s.t3.IsZero() {
 		s.t3 = now.Add(s.path.rto)
@@ -450,5 +451,14 @@ func (s *Sender) afterSACK(now time.Time, sackCum TSN) {
 	s.advance()
 	if s.advPeerAck.GT(sackCum) {
 		s.fwdDue = true
+		// F2: "An implementation may wish to limit the number of duplicate
+		// FORWARD TSN chunks it sends by either only sending a duplicate
+		// FORWARD TSN every other SACK or waiting a full RTT before
+		// sending a duplicate FORWARD TSN." A SACK that arrives less than
+		// an RTT after the same FORWARD-TSN went out was sent before it
+		// arrived: the duplicate waits (T3-rtx resends it in any case).
+		if s.advPeerAck == s.fwdSent && now.Sub(s.fwdAt) < max(s.path.srtt, s.cfg.Granularity) {
+			s.fwdDue = false
+		}
 	}
 }

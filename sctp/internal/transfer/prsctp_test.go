@@ -122,8 +122,14 @@ func TestPRTTLInFlight(t *testing.T) {
 	if x.e.Send.ForwardDue() {
 		t.Fatal("FORWARD-TSN still due right after sending it")
 	}
-	// The FORWARD-TSN was lost: the next SACK (a duplicate of the old one)
-	// makes it due again (C3).
+	// A SACK sent before the FORWARD-TSN arrived (less than an RTT after
+	// it) does not repeat it (F2's implementation note); the FORWARD-TSN
+	// was lost: a SACK an RTT later makes it due again (C3).
+	x.mustSACK(1000, DefaultBuffer)
+	if x.e.Send.ForwardDue() {
+		t.Fatal("duplicate FORWARD-TSN due within an RTT")
+	}
+	x.advance(time.Second)
 	x.mustSACK(1000, DefaultBuffer)
 	if _, _, ok := x.forward(); !ok {
 		t.Fatal("FORWARD-TSN not due again")
@@ -408,4 +414,77 @@ func TestPRPlaceholderAfterAckedFragments(t *testing.T) {
 		t.Fatalf("FORWARD-TSN %v %v %v (unordered: no entry)", cum, es, ok)
 	}
 	checkInvariants(t, &x.e.Send)
+}
+
+// BenchmarkMessagesPR is BenchmarkMessages for 1024-byte messages sent
+// reliably through QueuePR and with each policy (none of them expiring):
+// the cost of the policy checks.
+func BenchmarkMessagesPR(b *testing.B) {
+	for _, pr := range []PR{{}, {Policy: PRTTL, Value: 1 << 30}, {Policy: PRRtx, Value: 3}, {Policy: PRPrio, Value: 1}} {
+		b.Run(pr.Policy.String(), func(b *testing.B) {
+			m := newMemPair(b)
+			m.a.cfg.PartialReliability = true
+			msg := make([]byte, 1024)
+			for range 1000 {
+				m.a.Send.QueuePR(m.now, 1, 0, false, msg, pr)
+				m.step(b)
+			}
+			b.SetBytes(int64(len(msg)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := m.a.Send.QueuePR(m.now, uint16(i%10), 0, false, msg, pr); err != nil {
+					b.Fatal(err)
+				}
+				if i%8 == 7 {
+					m.step(b)
+				}
+			}
+			for m.a.Send.Buffered() > 0 {
+				m.step(b)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+		})
+	}
+}
+
+// TestPRPlaceholderIData: with I-DATA too, a message cut short after its
+// sent fragments were acknowledged gets an I-FORWARD-TSN naming it.
+func TestPRPlaceholderIData(t *testing.T) {
+	x := prTx(t, Config{Interleaved: true, PeerRwnd: 1500})
+	x.queuePR(1, false, 4000, PR{Policy: PRTTL, Value: 100})
+	x.e.Send.AppendData(x.now, nil, 1400)
+	x.mustSACK(1000, 1500)
+	x.advance(200 * time.Millisecond)
+	x.e.Send.AppendData(x.now, nil, 1400) // abandons the expired rest
+	b := x.e.Send.AppendForward(x.now, nil, 1200)
+	it := chunk.Chunks(b)
+	c, ok := it.Next()
+	if !ok {
+		t.Fatal("no I-FORWARD-TSN")
+	}
+	f, err := chunk.ParseIForwardTSN(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.NewCumTSN != 1001 || f.Streams.Len() != 1 || f.Streams.At(0) != (chunk.StreamMID{SID: 1, MID: 0}) {
+		t.Fatalf("I-FORWARD-TSN cum %d entries %d", f.NewCumTSN, f.Streams.Len())
+	}
+	checkInvariants(t, &x.e.Send)
+}
+
+// TestPRDrainKeepsPolicy: Drain reports each message's policy (a lifetime
+// as its end), so a restarted association queues it again under the same
+// policy.
+func TestPRDrainKeepsPolicy(t *testing.T) {
+	x := prTx(t, Config{})
+	x.queuePR(0, false, 10, PR{Policy: PRTTL, Value: 100})
+	x.queuePR(0, false, 10, PR{Policy: PRRtx, Value: 2})
+	x.queue(1, 10)
+	var got []Unsent
+	x.e.Send.Drain(func(u Unsent) { got = append(got, u) })
+	if len(got) != 3 || got[0].PR.Policy != PRTTL || !got[0].Expiry.Equal(epoch.Add(100*time.Millisecond)) ||
+		got[1].PR != (PR{Policy: PRRtx, Value: 2}) || got[2].PR != (PR{}) {
+		t.Fatalf("drained %+v", got)
+	}
 }

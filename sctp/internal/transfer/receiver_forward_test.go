@@ -210,3 +210,37 @@ func FuzzForwardTSN(f *testing.F) {
 		}
 	})
 }
+
+// A partial delivery whose next TSN arrives holding another message ends at
+// once: fragments of a message have consecutive TSNs (RFC 9260 section
+// 6.9), so the sender gave the rest of it up (its placeholder TSN may even
+// have been acknowledged already by a FORWARD-TSN that raced ahead).
+func TestPartialDeliveryEndsOnForeignFragment(t *testing.T) {
+	r := newRx(t, Config{RecvBuffer: 4000})
+	r.data(1, 0, 0, FlagBegin, make([]byte, 1200))
+	r.data(2, 0, 0, 0, make([]byte, 1200))
+	if r.e.Stats.PartialDeliveries != 1 {
+		t.Fatal("partial delivery did not start")
+	}
+	r.data(3, 1, 0, FlagBegin|FlagEnd, make([]byte, 10))
+	r.data(4, 0, 1, FlagBegin|FlagEnd, make([]byte, 20))
+	buf := make([]byte, 4096)
+	var sizes []int
+	aborted := false
+	for {
+		n, info, err := r.e.Recv.Read(buf)
+		if err != nil {
+			break
+		}
+		if info.Aborted {
+			aborted = true
+			continue
+		}
+		if info.EOR {
+			sizes = append(sizes, n)
+		}
+	}
+	if !aborted || len(sizes) != 2 {
+		t.Fatalf("aborted %v, complete messages %v; want the abort and both later messages", aborted, sizes)
+	}
+}

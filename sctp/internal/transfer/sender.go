@@ -43,6 +43,10 @@ func (m *message) abandoned() bool { return m.bits&msgAbandoned != 0 }
 // policy returns the message's PR policy.
 func (m *message) policy() PRPolicy { return PRPolicy(m.bits >> policyShift) }
 
+// timed reports whether m's policy may give it up once sent (PRTTL or
+// PRRtx; PRPrio only drops messages not yet sent).
+func (m *message) timed() bool { p := m.policy(); return p == PRTTL || p == PRRtx }
+
 // OutSide is the sending state of one outbound stream: the side object of
 // the stream table's outbound records, holding the stream's send queue.
 type OutSide struct {
@@ -130,10 +134,12 @@ type Sender struct {
 	// not yet reported, and how many messages with a policy are alive.
 	advPeerAck TSN
 	fwdDue     bool
+	fwdSent    TSN       // new cumulative TSN of the last FORWARD-TSN sent
+	fwdAt      time.Time // and when
 	fwdSSN     []chunk.StreamSSN
 	fwdMID     []chunk.StreamMID
 	failed     []Failed
-	prLive     int
+	prOut      int       // chunks of PRTTL and PRRtx messages outstanding, not abandoned
 	prBase     time.Time // time base of the PRTTL lifetimes
 
 	timing   bool // an RTT measurement is running
@@ -153,7 +159,7 @@ func (s *Sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
 	s.hdr = s.frame.HeaderLen()
 	s.cumAck = cfg.LocalTSN - 1
 	s.nextTSN = cfg.LocalTSN
-	s.advPeerAck = s.cumAck
+	s.advPeerAck, s.fwdSent = s.cumAck, s.cumAck
 	s.recs = make([]record, 64)
 	s.mask = 63
 	s.peerRwnd = int(cfg.PeerRwnd)
@@ -238,9 +244,6 @@ func (s *Sender) release(m *message) {
 		return
 	}
 	s.buffered -= len(m.buf)
-	if m.policy() != PRNone {
-		s.prLive--
-	}
 	if s.nfree >= maxFreeMessages {
 		return
 	}
@@ -557,6 +560,9 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	}
 	m.nextFSN++
 	m.refs++
+	if m.timed() {
+		s.prOut++ // a chunk of a message the sweeps watch
+	}
 	m.off += int32(size)
 	s.unsent -= size
 	if end {
@@ -691,6 +697,21 @@ type Unsent struct {
 	Unordered bool
 	Sent      bool   // some part of it went out
 	Payload   []byte // valid only during the Drain callback
+	// PR is the message's partial reliability; for PRTTL, Value is 0 and
+	// Expiry is when the lifetime ends.
+	PR     PR
+	Expiry time.Time
+}
+
+// describe describes m for Drain.
+func (s *Sender) describe(m *message, sent bool) Unsent {
+	u := Unsent{SID: m.sid, PPID: m.ppid, Unordered: m.unordered, Sent: sent, Payload: m.buf,
+		PR: PR{Policy: m.policy(), Value: m.prValue}}
+	if u.PR.Policy == PRTTL {
+		u.PR.Value = 0
+		u.Expiry = s.prBase.Add(time.Duration(m.prValue) * time.Millisecond)
+	}
+	return u
 }
 
 // Drain removes every queued and unacknowledged message from the send
@@ -707,7 +728,7 @@ func (s *Sender) Drain(fn func(Unsent)) {
 		}
 		if !m.drained() && fn != nil {
 			m.bits |= msgDrained
-			fn(Unsent{SID: m.sid, PPID: m.ppid, Unordered: m.unordered, Sent: true, Payload: m.buf})
+			fn(s.describe(m, true))
 		}
 		r.msg = nil
 		r.state = recAcked
@@ -717,7 +738,7 @@ func (s *Sender) Drain(fn func(Unsent)) {
 		for m := st.head; m != nil; {
 			next := m.next
 			if fn != nil && !m.drained() {
-				fn(Unsent{SID: m.sid, PPID: m.ppid, Unordered: m.unordered, Sent: m.off > 0, Payload: m.buf})
+				fn(s.describe(m, m.off > 0))
 			}
 			m.refs = 1
 			s.release(m)
@@ -728,7 +749,7 @@ func (s *Sender) Drain(fn func(Unsent)) {
 	}
 	s.cur = nil
 	s.cumAck = s.nextTSN - 1
-	s.advPeerAck, s.fwdDue = s.cumAck, false
+	s.advPeerAck, s.fwdDue, s.prOut = s.cumAck, false, 0
 	s.unsent, s.buffered, s.inFlight, s.rtxPending = 0, 0, 0, 0
 	s.gapAcked, s.unackedData = 0, 0
 	s.path.flight = 0

@@ -51,6 +51,9 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 		} else if r.state == recGapAcked {
 			s.gapAcked--
 		}
+		if r.state != recAbandoned && r.msg.timed() {
+			s.prOut--
+		}
 		r.state = recAcked
 		m := r.msg
 		r.msg = nil
