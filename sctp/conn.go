@@ -28,6 +28,7 @@ type Association struct {
 	busy        bool             // data written since the last sender-dry event
 	touched     bool             // listed in ep.touched
 	directWait  bool             // a ReadMsg caller that reads the socket itself waits in rwait
+	waitSince   time.Time        // when it started to wait
 	abortReason string
 	rwait       waitq            // readable by ReadMsg, or closed
 	wwait       waitq            // send buffer space, or closed
@@ -240,6 +241,9 @@ func (as *Association) read(p []byte, s *Stream, dl *deadline) (int, RecvInfo, e
 		}
 		if s == nil {
 			as.directWait = direct
+			if direct {
+				as.waitSince = time.Now()
+			}
 		}
 		if !e.block(q, dl.wait(), nil) {
 			e.mu.Unlock()
@@ -258,7 +262,11 @@ func (as *Association) wakeReaders(eng *transfer.Engine) {
 	if as.rwait.waiting() && eng.Recv.Readable() {
 		e.wokeReaders += len(as.rwait.ws)
 		e.nHandoffs.Add(uint64(len(as.rwait.ws)))
-		if as.directWait {
+		// Lend the reader role only to a reader whose data came
+		// quickly: one that waits longer than the owner's check
+		// would hand the role back before it returns, and the
+		// hand-offs the lending saves cost less than that round.
+		if as.directWait && time.Since(as.waitSince) < readerCheck/2 {
 			e.userWoke = true
 		}
 		as.rwait.wake()
@@ -270,7 +278,6 @@ func (as *Association) wakeReaders(eng *transfer.Engine) {
 	for _, sid := range as.readable {
 		if s := as.streams[sid]; s != nil && s.rwait.waiting() {
 			e.wokeReaders += len(s.rwait.ws)
-			e.nHandoffs.Add(uint64(len(s.rwait.ws)))
 			s.rwait.wake()
 		}
 	}

@@ -208,3 +208,42 @@ func TestDirectReaderGoesAway(t *testing.T) {
 		}
 	})
 }
+
+// TestRRCostSlow checks request/response over a link whose round trip
+// exceeds the owner's check of the reader role: the role is not lent (it
+// would be handed back before each response), so a transaction costs one
+// hand-off per side, and the owner goroutine is not woken per message.
+func TestRRCostSlow(t *testing.T) {
+	simPair(t, simnet.LinkConfig{Delay: 2 * time.Millisecond}, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
+		go echo(s)
+		buf := make([]byte, 64)
+		rr := func(n int) {
+			for range n {
+				if _, err := c.WriteMsg([]byte{1}, SendInfo{}); err != nil {
+					t.Fatal(err)
+				}
+				if _, _, err := c.ReadMsg(buf); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		rr(5)
+		c0, s0 := costOf(c), costOf(s)
+		const trans = 50
+		rr(trans)
+		dc, ds := costOf(c).sub(c0), costOf(s).sub(s0)
+		t.Logf("client %+v", dc)
+		t.Logf("server %+v", ds)
+		for _, x := range []struct {
+			side string
+			c    rrCost
+		}{{"client", dc}, {"server", ds}} {
+			if x.c.packets != trans || x.c.handoffs > trans {
+				t.Errorf("%s: %d packets, %d hand-offs for %d transactions; want one each", x.side, x.c.packets, x.c.handoffs, trans)
+			}
+			if x.c.ownerWakes > trans/5 {
+				t.Errorf("%s: owner goroutine woken %d times for %d transactions", x.side, x.c.ownerWakes, trans)
+			}
+		}
+	})
+}
