@@ -691,11 +691,12 @@ func (e *Endpoint) onDestroy(a *assoc, r closeReason) {
 	if as == nil {
 		return
 	}
-	as.final = a.snapshot()
+	final := a.snapshot()
+	as.final = &final
 	as.lastEng = a.data.eng
 	if eng := a.data.eng; eng != nil && r != reasonShutdown {
 		eng.Send.Drain(func(sid uint16, ppid uint32, payload []byte, sent bool) {
-			if len(as.events) < cap(as.events) {
+			if as.eventRoom() > 0 {
 				as.emit(Event{Kind: EventSendFailed, Stream: sid, PPID: ppid,
 					Msg: append([]byte(nil), payload...), Sent: sent})
 			}
