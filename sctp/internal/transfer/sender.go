@@ -117,8 +117,10 @@ func (s *Sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
 	s.hdr = s.frame.HeaderLen()
 	s.cumAck = cfg.LocalTSN - 1
 	s.nextTSN = cfg.LocalTSN
-	s.recs = make([]record, 64)
-	s.mask = 63
+	// The ring starts small and doubles as the flight grows (grow): an
+	// idle association holds a few records, not a bulk flight's worth.
+	s.recs = make([]record, initialRecords)
+	s.mask = initialRecords - 1
 	s.peerRwnd = int(cfg.PeerRwnd)
 	s.burstLeft = cfg.MaxBurst
 	s.setFragPoint()
@@ -229,6 +231,9 @@ func (s *Sender) PeerRwnd() int { return s.peerRwnd }
 
 // rec returns the record of tsn, which must lie in (cumAck, nextTSN).
 func (s *Sender) rec(tsn TSN) *record { return &s.recs[uint32(tsn)&s.mask] }
+
+// initialRecords is the record ring's first size, a power of two.
+const initialRecords = 4
 
 // grow doubles the record ring.
 func (s *Sender) grow() {
