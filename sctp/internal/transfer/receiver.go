@@ -320,6 +320,7 @@ func (r *Receiver) Read(p []byte) (n int, info RecvInfo, err error) {
 		f = r.reasm.Peek()
 	}
 	r.maybePartial()
+	r.rest()
 	if r.Window()-r.lastAdv >= r.updateMin {
 		r.sackNow = true
 		r.stats.WindowUpdates++

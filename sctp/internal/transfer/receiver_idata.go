@@ -92,6 +92,7 @@ func (r *Receiver) readInterleaved(p []byte) (n int, info RecvInfo, err error) {
 		}
 	}
 	r.maybePartial()
+	r.rest()
 	if r.Window()-r.lastAdv >= r.updateMin {
 		r.sackNow = true
 		r.stats.WindowUpdates++

@@ -119,7 +119,7 @@ func (s *Sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
 	s.nextTSN = cfg.LocalTSN
 	// The ring starts small and doubles as the flight grows (grow): an
 	// idle association holds a few records, not a bulk flight's worth.
-	s.recs = make([]record, initialRecords)
+	s.recs = getRing(initialRecords)
 	s.mask = initialRecords - 1
 	s.peerRwnd = int(cfg.PeerRwnd)
 	s.burstLeft = cfg.MaxBurst
@@ -149,13 +149,7 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 		return ErrWouldBlock
 	}
 	st := s.streams.OutSide(sid)
-	m := s.free
-	if m != nil {
-		s.free = m.next
-		s.nfree--
-	} else {
-		m = &message{}
-	}
+	m := s.newMessage()
 	m.buf = append(m.buf[:0], payload...)
 	m.ppid, m.sid, m.unordered, m.drained = ppid, sid, unordered, false
 	m.off, m.refs, m.next = 0, 1, nil
@@ -238,10 +232,11 @@ const initialRecords = 4
 // grow doubles the record ring.
 func (s *Sender) grow() {
 	n := len(s.recs) * 2
-	recs := make([]record, n)
+	recs := getRing(n)
 	for t := s.cumAck + 1; t != s.nextTSN; t++ {
 		recs[uint32(t)&uint32(n-1)] = *s.rec(t)
 	}
+	putRing(s.recs)
 	s.recs, s.mask = recs, uint32(n-1)
 }
 
@@ -623,4 +618,5 @@ func (s *Sender) Drain(fn func(sid uint16, ppid uint32, payload []byte, sent boo
 	s.path.flight = 0
 	s.t3 = time.Time{}
 	s.timing = false
+	s.rest()
 }
