@@ -12,8 +12,9 @@ import (
 type InSide struct {
 	ordered   fragList // ordered fragments waiting, by TSN
 	unordered fragList // unordered fragments waiting, by TSN
+	ready     fragList // fragments queued for delivery (see delivery)
 	sid       uint16
-	deferred  bool // on the deferred list while a partial delivery runs
+	fresh     bool // listed in delivery.fresh
 }
 
 // InStreams is the part of the association's stream table the receiving
@@ -21,51 +22,41 @@ type InSide struct {
 type InStreams interface {
 	In(sid uint16) *stream.In
 	InSide(sid uint16) *InSide
+	PeekInSide(sid uint16) *InSide
 	InSides() iter.Seq2[uint16, *InSide]
 }
 
 // Data is the DATA variant's reassembler (RFC 9260 section 6.5 and 6.9):
 // fragments of a message carry consecutive TSNs; ordered messages leave a
 // stream in SSN order, unordered ones as soon as they are complete.
+//
+// Delivered messages go to the stream's delivery queue (see delivery) as
+// soon as they are deliverable, whatever the other streams hold. A message
+// in partial delivery (one at a time, RFC 9260 section 6.9) holds back only
+// its own stream: until its end is queued, nothing else of that stream is,
+// so a stream's queue never interleaves two messages.
 type Data struct {
-	pool    Pool
-	streams InStreams
-	ready   fragList
-	held    int
+	delivery
+	pool Pool
 
 	// Partial delivery in progress: the stream and list the message comes
-	// from, and the TSN of its next fragment.
+	// from, the TSN of its first fragment and of its next one.
 	pd        *InSide
 	pdList    *fragList
 	pdOrdered bool
+	pdFirst   uint32
 	pdNext    uint32
-	deferred  []*InSide
 }
 
 // NewData returns the DATA variant's reassembler over the association's
 // stream table: the next SSN of each inbound stream is its In record's
 // NextSSN, and fragments wait in its InSide, created on first use.
 func NewData(streams InStreams) *Data {
-	return &Data{streams: streams}
+	return &Data{delivery: delivery{streams: streams}}
 }
 
 // Pool returns the fragment pool.
 func (d *Data) Pool() *Pool { return &d.pool }
-
-// Held returns the user bytes held.
-func (d *Data) Held() int { return d.held }
-
-// Peek returns the next fragment to deliver.
-func (d *Data) Peek() *Frag { return d.ready.head }
-
-// Pop removes and returns the next fragment to deliver.
-func (d *Data) Pop() *Frag {
-	f := d.ready.pop()
-	if f != nil {
-		d.held -= len(f.Data)
-	}
-	return f
-}
 
 // stream returns sid's state, or nil for a stream outside the range.
 func (d *Data) stream(sid uint16) *InSide {
@@ -95,8 +86,8 @@ func (d *Data) Add(f *Frag) bool {
 	}
 	list := &s.ordered
 	if f.Flags&FlagUnordered != 0 {
-		if f.Flags&(FlagBegin|FlagEnd) == FlagBegin|FlagEnd && d.pd == nil {
-			d.ready.push(f) // a whole unordered message: deliver at once
+		if f.Flags&(FlagBegin|FlagEnd) == FlagBegin|FlagEnd && d.pd != s {
+			d.push(s, f, f.TSN) // a whole unordered message: deliver at once
 			return true
 		}
 		list = &s.unordered
@@ -110,15 +101,12 @@ func (d *Data) Add(f *Frag) bool {
 	return true
 }
 
-// deliver moves the deliverable messages of s to the ready queue: ordered
-// ones in SSN order, unordered ones when complete. During a partial
-// delivery it only notes s for later.
+// deliver moves the deliverable messages of s to its delivery queue:
+// ordered ones in SSN order, unordered ones when complete. While s has a
+// message in partial delivery it does nothing: that message's end delivers
+// the rest.
 func (d *Data) deliver(s *InSide) {
-	if d.pd != nil {
-		if !s.deferred {
-			s.deferred = true
-			d.deferred = append(d.deferred, s)
-		}
+	if d.pd == s {
 		return
 	}
 	in := d.in(s)
@@ -131,7 +119,7 @@ func (d *Data) deliver(s *InSide) {
 		if !ok {
 			break
 		}
-		d.move(&s.ordered, last)
+		d.move(s, &s.ordered, last)
 		in.MID = stream.MID(in.NextSSN().Next())
 	}
 	// Unordered: any complete run anywhere in the list.
@@ -140,7 +128,7 @@ func (d *Data) deliver(s *InSide) {
 		if f.Flags&FlagBegin != 0 {
 			if last, ok := completeRun(f); ok {
 				next := last.next
-				d.unlink(&s.unordered, prev, f, last)
+				d.unlink(s, &s.unordered, prev, f, last)
 				f = next
 				continue
 			}
@@ -149,12 +137,13 @@ func (d *Data) deliver(s *InSide) {
 	}
 }
 
-// move moves the fragments from the head of l through last to the ready
-// queue.
-func (d *Data) move(l *fragList, last *Frag) {
+// move moves the fragments from the head of l (a list of s) through last
+// to s's delivery queue.
+func (d *Data) move(s *InSide, l *fragList, last *Frag) {
+	first := l.head.TSN
 	for {
 		f := l.pop()
-		d.ready.push(f)
+		d.push(s, f, first)
 		if f == last {
 			return
 		}
@@ -162,8 +151,8 @@ func (d *Data) move(l *fragList, last *Frag) {
 }
 
 // unlink moves the run first..last (prev precedes first, nil at the head)
-// from l to the ready queue.
-func (d *Data) unlink(l *fragList, prev, first, last *Frag) {
+// from l (a list of s) to s's delivery queue.
+func (d *Data) unlink(s *InSide, l *fragList, prev, first, last *Frag) {
 	next := last.next
 	if prev == nil {
 		l.head = next
@@ -176,7 +165,7 @@ func (d *Data) unlink(l *fragList, prev, first, last *Frag) {
 	for f := first; ; {
 		n := f.next
 		l.n--
-		d.ready.push(f)
+		d.push(s, f, first.TSN)
 		if f == last {
 			break
 		}
@@ -186,14 +175,21 @@ func (d *Data) unlink(l *fragList, prev, first, last *Frag) {
 
 // Partial starts partial delivery (RFC 9260 section 6.9: "the receiver
 // MAY choose to deliver the partial message to the upper layer") of the
-// message with the lowest TSN whose first fragments are in sequence.
+// message with the lowest TSN whose first fragments are in sequence, among
+// the streams with nothing queued for delivery (one with something queued
+// frees window when it is read). One message at a time: DATA fragments of a
+// message have consecutive TSNs, and the window-full exception of the
+// receiver follows that one message.
 func (d *Data) Partial() bool {
-	if d.pd != nil || d.ready.head != nil {
+	if d.pd != nil {
 		return false
 	}
 	var best *InSide
 	var bestList *fragList
 	for _, s := range d.streams.InSides() {
+		if s.ready.head != nil {
+			continue
+		}
 		if h := s.ordered.head; h != nil && h.SSN == uint16(d.in(s).NextSSN()) && h.Flags&FlagBegin != 0 {
 			if best == nil || tsnLT(h.TSN, bestList.head.TSN) {
 				best, bestList = s, &s.ordered
@@ -209,14 +205,15 @@ func (d *Data) Partial() bool {
 		return false
 	}
 	d.pd, d.pdList, d.pdOrdered = best, bestList, bestList == &best.ordered
-	d.pdNext = bestList.head.TSN
+	d.pdFirst = bestList.head.TSN
+	d.pdNext = d.pdFirst
 	if d.pdOrdered {
 		d.in(best).PD = true
 	} else {
 		d.in(best).PDUO = true
 	}
 	for h := bestList.head; h != nil && h.TSN == d.pdNext; h = bestList.head {
-		d.ready.push(bestList.pop())
+		d.push(best, bestList.pop(), d.pdFirst)
 		d.pdNext++
 	}
 	return true
@@ -226,11 +223,11 @@ func (d *Data) Partial() bool {
 // delivery, and what follows it in sequence; at the message's end it
 // resumes normal delivery.
 func (d *Data) continuePartial(f *Frag) {
+	s := d.pd
 	for {
-		d.ready.push(f)
+		d.push(s, f, d.pdFirst)
 		d.pdNext++
 		if f.Flags&FlagEnd != 0 {
-			s := d.pd
 			in := d.in(s)
 			if d.pdOrdered {
 				in.MID = stream.MID(in.NextSSN().Next())
@@ -238,11 +235,6 @@ func (d *Data) continuePartial(f *Frag) {
 			in.PD, in.PDUO = false, false
 			d.pd, d.pdList = nil, nil
 			d.deliver(s)
-			for _, o := range d.deferred {
-				o.deferred = false
-				d.deliver(o)
-			}
-			d.deferred = d.deferred[:0]
 			return
 		}
 		h := d.pdList.head
@@ -255,6 +247,10 @@ func (d *Data) continuePartial(f *Frag) {
 
 // PartialNext returns the TSN of the partial delivery's next fragment.
 func (d *Data) PartialNext() (uint32, bool) { return d.pdNext, d.pd != nil }
+
+// InPartial reports whether a message of stream sid is in partial
+// delivery.
+func (d *Data) InPartial(sid uint16) bool { return d.pd != nil && d.pd.sid == sid }
 
 // DropHighest removes the held fragment with the highest TSN above after.
 // Fragments of a message in partial delivery are not dropped (some of it
@@ -311,10 +307,6 @@ func (d *Data) ForwardTSN(newCum uint32, skips []Skip) {
 		in := d.in(d.pd)
 		in.PD, in.PDUO = false, false
 		d.pd, d.pdList = nil, nil
-		for _, o := range d.deferred {
-			o.deferred = false
-		}
-		d.deferred = d.deferred[:0]
 	}
 	for _, s := range d.streams.InSides() {
 		drop(&s.ordered)

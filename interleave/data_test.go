@@ -120,29 +120,43 @@ func TestDuplicateAndStale(t *testing.T) {
 }
 
 // Partial delivery: the first fragments of a large message are released
-// before its end; other streams' messages wait until that end so the
-// delivery queue never interleaves messages.
-func TestPartialDeliveryDefers(t *testing.T) {
+// before its end; its own stream queues nothing else until that end (so a
+// stream's queue never interleaves messages), while the other streams'
+// messages are delivered at once.
+func TestPartialDeliveryHoldsOnlyItsStream(t *testing.T) {
 	h := harness{t, must(newData(2))}
 	h.add(1, 0, 0, FlagBegin, "a")
 	h.add(2, 0, 0, 0, "b")
 	if h.d.Partial() != true {
 		t.Fatal("partial delivery did not start")
 	}
+	if !h.d.InPartial(0) || h.d.InPartial(1) {
+		t.Fatal("InPartial does not name stream 0 only")
+	}
 	if got := h.messages(); !eq(got, []string{"ab…"}) {
 		t.Fatalf("got %v", got)
 	}
-	h.add(5, 1, 0, BE, "other") // complete, but must wait
-	if got := h.messages(); len(got) != 0 {
-		t.Fatalf("other stream's message interleaved: %v", got)
+	h.add(5, 1, 0, BE, "other")            // another stream: delivered
+	h.add(6, 0, 9, BE|FlagUnordered, "uo") // its own stream: waits
+	if f := h.d.PeekStream(0); f != nil {
+		t.Fatalf("stream 0 queued %q behind its partial delivery", f.Data)
+	}
+	if f := h.d.PeekStream(1); f == nil || string(f.Data) != "other" {
+		t.Fatal("stream 1's message waits for stream 0's partial delivery")
+	}
+	if got := h.messages(); !eq(got, []string{"other"}) {
+		t.Fatalf("got %v, want [other]", got)
 	}
 	h.add(4, 0, 0, FlagEnd, "d")
 	if got := h.messages(); len(got) != 0 {
 		t.Fatalf("out-of-sequence fragment released: %v", got)
 	}
 	h.add(3, 0, 0, 0, "c")
-	if got := h.messages(); !eq(got, []string{"cd", "other"}) {
-		t.Fatalf("got %v, want [cd other]", got)
+	if got := h.messages(); !eq(got, []string{"cd", "uo"}) {
+		t.Fatalf("got %v, want [cd uo]", got)
+	}
+	if h.d.InPartial(0) || h.d.Held() != 0 || h.d.Ready() != 0 {
+		t.Fatalf("after the end: partial %v held %d ready %d", h.d.InPartial(0), h.d.Held(), h.d.Ready())
 	}
 }
 

@@ -16,14 +16,28 @@ type Frag struct {
 	// Data is the fragment's user data (a copy of the chunk's payload).
 	Data []byte
 	TSN  uint32
-	PPID uint32 // meaningful on the first fragment (for I-DATA only there)
-	// SSN is the stream sequence number (DATA); MID and FSN serve I-DATA.
+	// PPID is the message's payload protocol identifier: DATA carries it
+	// on every fragment; with I-DATA the first fragment carries it and the
+	// reassembler copies it to the others when they are queued for
+	// delivery.
+	PPID uint32
+	// MID and FSN serve I-DATA.
+	MID uint32
+	FSN uint32
+	// FirstTSN is the TSN of the first fragment of the fragment's message,
+	// set when it is queued for delivery: with SID it names the message.
+	FirstTSN uint32
+	// Off is how many bytes of Data the reader has taken already (the
+	// head of a stream's delivery queue can be partly read).
+	Off int32
+	// SSN is the stream sequence number (DATA).
 	SSN   uint16
 	SID   uint16
-	MID   uint32
-	FSN   uint32
 	Flags uint8
-	next  *Frag
+	// next links the fragment in a reassembly list, a stream's delivery
+	// queue or the pool's free list; gprev and gnext in the delivery
+	// queue's arrival order across streams.
+	next, gprev, gnext *Frag
 }
 
 // Pool is a free list of fragments. Its zero value is ready to use. A

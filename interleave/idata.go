@@ -71,10 +71,8 @@ type pdState struct {
 // (MID, B first, FSN) in serial order. Frag.FSN holds the FSN as sent (0
 // for the first fragment).
 type IData struct {
-	pool    Pool
-	streams InStreams
-	ready   fragList
-	held    int
+	delivery
+	pool Pool
 
 	conv      FSNConvention // FSNAuto until decided
 	ambiguous bool          // a message waits for the FSN convention
@@ -92,26 +90,11 @@ type IData struct {
 // fragments wait in the stream's InSide, created on first use. conv says
 // how to read the FSN of the second fragment (FSNAuto to detect it).
 func NewIData(streams InStreams, conv FSNConvention) *IData {
-	return &IData{streams: streams, conv: conv}
+	return &IData{delivery: delivery{streams: streams}, conv: conv}
 }
 
 // Pool returns the fragment pool.
 func (d *IData) Pool() *Pool { return &d.pool }
-
-// Held returns the user bytes held.
-func (d *IData) Held() int { return d.held }
-
-// Peek returns the next fragment to deliver.
-func (d *IData) Peek() *Frag { return d.ready.head }
-
-// Pop removes and returns the next fragment to deliver.
-func (d *IData) Pop() *Frag {
-	f := d.ready.pop()
-	if f != nil {
-		d.held -= len(f.Data)
-	}
-	return f
-}
 
 // Convention returns the FSN convention in force (FSNAuto while
 // undecided).
@@ -265,11 +248,11 @@ func (d *IData) Add(f *Frag) bool {
 	if begin && isEnd(f) {
 		// A whole message in one chunk.
 		if unordered {
-			d.ready.push(f)
+			d.push(s, f, f.TSN)
 			return true
 		}
 		if f.MID == uint32(in.MID) && !in.PD {
-			d.ready.push(f)
+			d.push(s, f, f.TSN)
 			in.MID = in.MID.Next()
 			d.deliver(s)
 			return true
@@ -372,7 +355,7 @@ func (d *IData) deliverAfter(s *InSide, f *Frag) {
 	}
 	if g != nil && g.MID == f.MID && isBegin(g) {
 		if last, ok := d.complete(g); ok {
-			d.moveRun(&s.unordered, prev, g, last)
+			d.moveRun(s, &s.unordered, prev, g, last)
 		}
 	}
 }
@@ -402,7 +385,7 @@ func (d *IData) deliverOrdered(s *InSide, in *stream.In) {
 		if !ok {
 			break
 		}
-		d.moveRun(&s.ordered, nil, h, last)
+		d.moveRun(s, &s.ordered, nil, h, last)
 		d.dropMID(&s.ordered, h.MID)
 		in.MID = in.MID.Next()
 	}
@@ -419,7 +402,7 @@ func (d *IData) deliverUnordered(s *InSide, in *stream.In) {
 		if isBegin(f) && !(in.PDUO && f.MID == uint32(in.MIDUO)) {
 			if last, ok := d.complete(f); ok {
 				next := last.next
-				d.moveRun(&s.unordered, prev, f, last)
+				d.moveRun(s, &s.unordered, prev, f, last)
 				f = next
 				continue
 			}
@@ -450,7 +433,7 @@ func (d *IData) continuePD(s *InSide, in *stream.In, l *fragList, unordered bool
 		n := f.next
 		d.unlinkOne(l, prev, f)
 		f.PPID = p.ppid
-		d.ready.push(f)
+		d.push(s, f, p.firstTSN)
 		*next = next.Next()
 		if isEnd(f) {
 			d.endPD(s.sid, unordered)
@@ -483,8 +466,8 @@ func (d *IData) unlinkOne(l *fragList, prev, f *Frag) {
 }
 
 // moveRun moves the run first..last (prev precedes first, nil at the head)
-// from l to the ready queue.
-func (d *IData) moveRun(l *fragList, prev, first, last *Frag) {
+// from l (a list of s) to s's delivery queue.
+func (d *IData) moveRun(s *InSide, l *fragList, prev, first, last *Frag) {
 	next := last.next
 	if prev == nil {
 		l.head = next
@@ -498,7 +481,7 @@ func (d *IData) moveRun(l *fragList, prev, first, last *Frag) {
 		n := f.next
 		l.n--
 		f.PPID = first.PPID // every part names the message's PPID
-		d.ready.push(f)
+		d.push(s, f, first.TSN)
 		if f == last {
 			return
 		}
@@ -516,20 +499,20 @@ func (d *IData) dropMID(l *fragList, mid uint32) {
 	}
 }
 
-// Partial starts partial delivery of one message when nothing is
-// deliverable: among the streams and kinds not in partial delivery
-// already, the message whose first fragment has the lowest TSN and is
-// next in order (any, for unordered messages) starts to be queued with
-// the fragments in sequence after it. Called again, it starts another.
+// Partial starts partial delivery of one message: among the streams with
+// nothing queued for delivery and the kinds not in partial delivery
+// already, the message whose first fragment has the lowest TSN and is next
+// in order (any, for unordered messages) starts to be queued with the
+// fragments in sequence after it. Called again, it starts another.
 func (d *IData) Partial() bool {
-	if d.ready.head != nil {
-		return false
-	}
 	var best *InSide
 	var bestF *Frag
 	bestUO := false
 	for sid, s := range d.streams.InSides() {
 		s.sid = sid
+		if s.ready.head != nil {
+			continue
+		}
 		in := d.streams.In(sid)
 		if h := s.ordered.head; !in.PD && h != nil && h.MID == uint32(in.MID) && isBegin(h) {
 			if bestF == nil || tsnLT(h.TSN, bestF.TSN) {
@@ -559,6 +542,13 @@ func (d *IData) Partial() bool {
 		}
 	}
 	return true
+}
+
+// InPartial reports whether a message of stream sid, ordered or
+// unordered, is in partial delivery.
+func (d *IData) InPartial(sid uint16) bool {
+	in := d.streams.In(sid)
+	return in != nil && (in.PD || in.PDUO)
 }
 
 // PartialNext is the Data variant's hook for the window-full exception;
@@ -663,11 +653,11 @@ func (d *IData) deliverAll() {
 // fragments of its message.
 func (d *IData) abortPD(s *InSide, in *stream.In, unordered bool) {
 	if unordered {
-		d.pushAborted(s.sid, FlagUnordered, uint32(in.MIDUO))
+		d.pushAborted(s, FlagUnordered, uint32(in.MIDUO))
 		d.dropWhere(&s.unordered, func(f *Frag) bool { return f.MID == uint32(in.MIDUO) })
 		in.PDUO, in.MIDUO, in.FSNUO = false, 0, 0
 	} else {
-		d.pushAborted(s.sid, 0, uint32(in.MID))
+		d.pushAborted(s, 0, uint32(in.MID))
 		d.dropWhere(&s.ordered, func(f *Frag) bool { return f.MID == uint32(in.MID) })
 		in.PD, in.FSN = false, 0
 		in.MID = in.MID.Next()
@@ -675,11 +665,16 @@ func (d *IData) abortPD(s *InSide, in *stream.In, unordered bool) {
 	d.endPD(s.sid, unordered)
 }
 
-// pushAborted queues the FlagAborted marker of a message.
-func (d *IData) pushAborted(sid uint16, flags uint8, mid uint32) {
+// pushAborted queues the FlagAborted marker of a message of s in partial
+// delivery.
+func (d *IData) pushAborted(s *InSide, flags uint8, mid uint32) {
 	m := d.pool.Get(nil)
-	m.SID, m.MID, m.Flags = sid, mid, flags|FlagAborted
-	d.ready.push(m)
+	m.SID, m.MID, m.Flags = s.sid, mid, flags|FlagAborted
+	var first uint32
+	if p := d.pd(s.sid, flags&FlagUnordered != 0); p != nil {
+		first = p.firstTSN
+	}
+	d.push(s, m, first)
 }
 
 // dropWhere drops the fragments of l for which drop reports true.
@@ -723,7 +718,7 @@ func (d *IData) skip(k MIDSkip) {
 	for h := s.ordered.head; h != nil && midLEQ(h.MID, k.MID); h = s.ordered.head {
 		if isBegin(h) {
 			if last, ok := d.complete(h); ok {
-				d.moveRun(&s.ordered, nil, h, last)
+				d.moveRun(s, &s.ordered, nil, h, last)
 				continue
 			}
 		}

@@ -55,12 +55,14 @@ func fuzzIData(t *testing.T, in []byte) {
 		partial := false
 		var cur *key // message being read without partial delivery
 		check := func() {
-			total := d.ready.count()
+			total, ready := 0, 0
 			for _, s := range tab.InSides() {
 				total += s.ordered.count() + s.unordered.count()
+				ready += s.ready.count()
 			}
-			if total != d.Held() || d.Held() > capacity {
-				t.Fatalf("held %d, queued %d, capacity %d", d.Held(), total, capacity)
+			total += ready
+			if total != d.Held() || d.Held() > capacity || ready != d.Ready() {
+				t.Fatalf("held %d, queued %d, ready %d of %d, capacity %d", d.Held(), total, d.Ready(), ready, capacity)
 			}
 		}
 		for len(in) > 0 {

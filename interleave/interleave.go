@@ -7,14 +7,18 @@ package interleave
 // second implementation ordering by message identifier and fragment
 // sequence number, without changes to its caller.
 //
-// The delivery queue is a sequence of fragments: a message is a run from a
-// fragment with FlagBegin to one with FlagEnd, never interrupted by another
-// message's fragments. When partial delivery starts (see Partial), the
-// first fragments of a message are queued before its end has arrived and
-// nothing else is queued until that end. The I-DATA variant (IData) relaxes
-// this during partial delivery, which it runs per stream: the parts of
-// messages in partial delivery may alternate with other messages, each
-// fragment naming its message by SID, MID and the U flag.
+// The delivery queue holds the fragments ready for the reader, reachable
+// in the order they became deliverable across streams (Peek, Pop) and per
+// stream (PeekStream, PopStream): a reader of one stream never waits for
+// another stream's reader. A message is a run from a fragment with
+// FlagBegin to one with FlagEnd. When partial delivery starts (see
+// Partial), the first fragments of a message are queued before its end has
+// arrived; with DATA nothing else of that stream is queued until that end,
+// while the other streams go on, so in arrival order the parts of a
+// message in partial delivery may alternate with other streams' messages.
+// The I-DATA variant (IData) runs partial delivery per stream and per
+// ordered/unordered. Every queued fragment names its message by SID and
+// FirstTSN (and MID and the U flag with I-DATA).
 type Reassembler interface {
 	// Add takes f (from the reassembler's Pool, filled from an accepted
 	// chunk whose TSN is new) and queues whatever became deliverable.
@@ -22,25 +26,42 @@ type Reassembler interface {
 	// example an ordered fragment whose SSN was already delivered); f is
 	// then returned to the pool and the caller counts the fault.
 	Add(f *Frag) bool
-	// Pop removes and returns the next fragment to deliver, or nil.
+	// Pop removes and returns the next fragment to deliver in arrival
+	// order across streams, or nil.
 	Pop() *Frag
-	// Peek returns the next fragment to deliver without removing it.
+	// Peek returns the next fragment to deliver in arrival order across
+	// streams without removing it.
 	Peek() *Frag
+	// PopStream removes and returns the next fragment of stream sid to
+	// deliver, or nil.
+	PopStream(sid uint16) *Frag
+	// PeekStream returns the next fragment of stream sid to deliver
+	// without removing it.
+	PeekStream(sid uint16) *Frag
+	// AppendReadable appends the streams whose delivery queue became
+	// non-empty since its last call, each once.
+	AppendReadable(dst []uint16) []uint16
 	// Held returns the user bytes held: queued for delivery or waiting for
 	// reassembly or ordering.
 	Held() int
-	// Partial starts partial delivery when nothing is deliverable: the
-	// earliest message that has its first fragments in sequence starts
-	// being queued before it is complete. It reports whether it started.
-	// The caller uses it when the held bytes reach its partial delivery
-	// point, so a message larger than the receive buffer cannot stall the
-	// association.
+	// Ready returns the user bytes queued for delivery.
+	Ready() int
+	// Partial starts partial delivery of one message on a stream with
+	// nothing queued for delivery: the earliest message that has its first
+	// fragments in sequence starts being queued before it is complete. It
+	// reports whether it started. The caller uses it when the held bytes
+	// reach its partial delivery point, so a message larger than the
+	// receive buffer cannot stall the association.
 	Partial() bool
 	// PartialNext reports the TSN of the next fragment of the message in
-	// partial delivery, if one is in progress. While it runs, nothing
-	// else is queued for delivery, so the receiver accepts that fragment
-	// even with its window full: it is what frees the window.
+	// partial delivery, if one is in progress (DATA only). Nothing else of
+	// its stream is queued before it, so the receiver accepts that fragment
+	// even with its window full once the stream's queue is read: it is what
+	// frees the window.
 	PartialNext() (tsn uint32, ok bool)
+	// InPartial reports whether a message of stream sid is in partial
+	// delivery.
+	InPartial(sid uint16) bool
 	// DropHighest removes the fragment with the highest TSN above after
 	// that is still held for reassembly or ordering (not queued for
 	// delivery), returning its TSN and size. The receiver uses it when

@@ -27,11 +27,12 @@ type Association struct {
 	busy        bool             // data written since the last sender-dry event
 	touched     bool             // listed in ep.touched
 	abortReason string
-	rwait       waitq // readable, or closed
+	rwait       waitq // readable by ReadMsg, or closed
 	wwait       waitq // send buffer space, or closed
 	swait       waitq // state change (up, closed)
 	streams     map[uint16]*Stream
-	dropped     uint64 // events dropped because the channel was full
+	readable    []uint16 // scratch: streams that got data (Receiver.AppendReadable)
+	dropped     uint64   // events dropped because the channel was full
 
 	// events is made by the first Events call: until then emitted events
 	// wait in early (at most maxEvents), so an association whose user
@@ -136,32 +137,50 @@ func mapErr(err error) error {
 }
 
 // ReadMsg reads the next message, or the next part of a message larger
-// than p (RecvInfo.EOR false until its last part). It blocks until data
-// arrives or the read deadline passes. After a graceful shutdown it
-// returns io.EOF once every message was read; after an abort, the
-// AbortError.
+// than p (RecvInfo.EOR false until its last part), of any stream: messages
+// come in the order they became deliverable. It blocks until data arrives
+// or the read deadline passes. After a graceful shutdown it returns io.EOF
+// once every message was read; after an abort, the AbortError.
+//
+// Without interleaving (I-DATA), a message returned in part is continued
+// by the next ReadMsg, as on a one-to-one socket. With interleaving, parts
+// of messages of several streams may alternate: RecvInfo names the stream
+// of each part. A Stream's reader may take (or finish) messages of its
+// stream first; ReadMsg then returns the others.
 func (as *Association) ReadMsg(p []byte) (int, RecvInfo, error) {
-	return as.read(p, -1, &as.rdl)
+	return as.read(p, nil, &as.rdl)
 }
 
-// read reads from any stream (sid < 0) or from stream sid only.
-func (as *Association) read(p []byte, sid int, dl *deadline) (int, RecvInfo, error) {
+// read reads from any stream (s nil) or from stream s only.
+func (as *Association) read(p []byte, s *Stream, dl *deadline) (int, RecvInfo, error) {
 	if dl.passed() {
 		return 0, RecvInfo{}, os.ErrDeadlineExceeded
+	}
+	q := &as.rwait
+	if s != nil {
+		q = &s.rwait
 	}
 	e := as.ep
 	e.mu.Lock()
 	for {
 		if eng := as.engine(); eng != nil {
-			if s, ok := eng.Recv.NextStream(); ok && (sid < 0 || int(s) == sid) {
-				n, ri, _ := eng.Recv.Read(p)
+			var n int
+			var ri transfer.RecvInfo
+			var err error
+			if s == nil {
+				n, ri, err = eng.Recv.Read(p)
+			} else {
+				n, ri, err = eng.Recv.ReadStream(s.sid, p)
+			}
+			if err == nil {
 				kick := false
 				if !as.closed && eng.Recv.SACKDue(time.Now()) {
 					e.core.markReady(as.a) // window update
 					kick = true
 				}
-				if eng.Recv.Readable() {
-					as.rwait.wake()
+				as.wakeReaders(eng)
+				if s != nil && s.rwait.waiting() && eng.Recv.ReadableStream(s.sid) {
+					s.rwait.wake()
 				}
 				e.mu.Unlock()
 				if kick {
@@ -179,9 +198,29 @@ func (as *Association) read(p []byte, sid int, dl *deadline) (int, RecvInfo, err
 			e.mu.Unlock()
 			return 0, RecvInfo{}, err
 		}
-		if !e.block(&as.rwait, dl.wait(), nil) {
+		if !e.block(q, dl.wait(), nil) {
 			e.mu.Unlock()
 			return 0, RecvInfo{}, os.ErrDeadlineExceeded
+		}
+	}
+}
+
+// wakeReaders wakes the readers whose data arrived: the ReadMsg waiters
+// when ReadMsg would return something, and a Stream's waiters only when
+// its stream got data. Called with ep.mu held, after input and after
+// reads (a read can start a partial delivery, or end a message that
+// ReadMsg was continuing); it costs a look at the streams that got data.
+func (as *Association) wakeReaders(eng *transfer.Engine) {
+	if as.rwait.waiting() && eng.Recv.Readable() {
+		as.rwait.wake()
+	}
+	as.readable = eng.Recv.AppendReadable(as.readable[:0])
+	if len(as.streams) == 0 {
+		return
+	}
+	for _, sid := range as.readable {
+		if s := as.streams[sid]; s != nil && s.rwait.waiting() {
+			s.rwait.wake()
 		}
 	}
 }
@@ -301,6 +340,9 @@ func (as *Association) terminate(err error) {
 	as.rwait.wake()
 	as.wwait.wake()
 	as.swait.wake()
+	for _, s := range as.streams {
+		s.rwait.wake()
+	}
 	if err == nil {
 		as.emit(Event{Kind: EventShutdown})
 	} else {
@@ -322,9 +364,7 @@ func (as *Association) progress() {
 	if eng == nil {
 		return
 	}
-	if as.rwait.waiting() && eng.Recv.Readable() {
-		as.rwait.wake()
-	}
+	as.wakeReaders(eng)
 	if as.wwait.waiting() {
 		as.wwait.wake()
 	}

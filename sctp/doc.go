@@ -20,7 +20,10 @@
 // stream. Messages keep their boundaries: WriteMsg sends one message,
 // ReadMsg returns one message, or one part of a message larger than the
 // buffer with RecvInfo.EOR false until the last part; data is never
-// truncated.
+// truncated. Each inbound stream is readable on its own: a Stream's Read
+// gets its stream's data whatever the other streams hold, while ReadMsg
+// takes every stream's messages in the order they became deliverable, so
+// one goroutine per stream and one goroutine for all both work (and mix).
 //
 // The transport is UDP encapsulation (RFC 6951) by default: local UDP
 // port Config.UDPPort (9899), peer port Config.RemoteUDPPort (9899). With
@@ -78,9 +81,12 @@
 //     per-stream values go back to their defaults, as in Linux).
 //     Per-stream values are set with SetStreamValue or
 //     Stream.SetSchedulerValue.
-//   - Messages of all streams share one receive queue in delivery order:
-//     a Stream's Read waits while the head message belongs to another
-//     stream, until that stream's reader (or ReadMsg) takes it.
+//   - Every inbound stream has its own receive queue, but all of them
+//     share the association's receive window (Config.RecvBuffer), as in
+//     the kernel: data nobody reads on one stream still counts against the
+//     window advertised for all, so a stream nobody reads stalls the
+//     others once the window is full. Read every stream that can receive
+//     data (with a Stream each, or ReadMsg for all).
 //   - No path MTU discovery: packets are sized for Config.MTU (1500).
 //   - Only one SCTP port is accepted on per endpoint (the one given to
 //     Listen); INITs to other ports are dropped.

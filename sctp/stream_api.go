@@ -11,16 +11,20 @@ import (
 // that arrive on the stream (a message larger than the buffer takes
 // several reads; message boundaries are not marked, use ReadMsg for them).
 //
-// Messages arrive on one queue for the whole association, in the order
-// the association delivers them: a Read waits while the message at the
-// head of that queue belongs to another stream, until that stream's
-// reader (or ReadMsg) takes it.
+// Every inbound stream has its own receive queue: a Read returns the
+// stream's data as soon as it is deliverable (in order within the stream,
+// RFC 9260 section 6.6; unordered messages as soon as they are complete),
+// whatever the other streams hold and whether or not anyone reads them,
+// and it waits for its own stream's data only. ReadMsg on the association
+// takes messages of every stream in the order they became deliverable; a
+// message partly read by one continues where the other left it.
 type Stream struct {
 	as        *Association
 	sid       uint16
 	PPID      uint32 // payload protocol identifier of written messages
 	Unordered bool   // write messages unordered
 	rdl, wdl  deadline
+	rwait     waitq // the stream got data, or the association ended; guarded by ep.mu
 	closed    atomic.Bool
 }
 
@@ -42,22 +46,26 @@ func (as *Association) Stream(sid uint16) *Stream {
 // ID returns the stream id.
 func (s *Stream) ID() uint16 { return s.sid }
 
-// Read reads data of the stream's messages.
+// Read reads data of the stream's messages. It blocks until the stream
+// has data or the read deadline passes; data arriving on other streams
+// does not wake it.
 func (s *Stream) Read(p []byte) (int, error) {
 	if s.closed.Load() {
 		return 0, ErrClosed
 	}
-	n, _, err := s.as.read(p, int(s.sid), &s.rdl)
+	n, _, err := s.as.read(p, s, &s.rdl)
 	return n, err
 }
 
 // ReadMsg reads the next message (or part) of the stream, as
-// Association.ReadMsg does for all streams.
+// Association.ReadMsg does for all streams. With interleaving (I-DATA),
+// an ordered and an unordered message of the stream in partial delivery
+// at once may alternate parts: RecvInfo.Unordered tells them apart.
 func (s *Stream) ReadMsg(p []byte) (int, RecvInfo, error) {
 	if s.closed.Load() {
 		return 0, RecvInfo{}, ErrClosed
 	}
-	return s.as.read(p, int(s.sid), &s.rdl)
+	return s.as.read(p, s, &s.rdl)
 }
 
 // Write sends p as one message on the stream.

@@ -36,9 +36,13 @@ type Receiver struct {
 	inPacket    bool      // the current packet had new DATA
 	immediate   bool      // the current packet had a DATA with the I bit
 
-	// Reading.
-	off  int      // bytes of the head fragment already read
-	info RecvInfo // the message being read
+	// Reading. Without I-DATA, a message that Read returned in part is
+	// continued by the next Read (the RFC 6458 fragment interleave level
+	// 0 of a one-to-one socket): cur is set while that message (stream
+	// curSID, first TSN curFirst) has parts left.
+	cur      bool
+	curSID   uint16
+	curFirst uint32
 }
 
 func (r *Receiver) init(cfg *Config, st *Stats, streams *Streams) {
@@ -151,13 +155,14 @@ func (r *Receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 		// SACK chunk".
 		r.sackNow = true
 		r.maybePartial()
-		if r.partialWants(t, id) {
+		if r.partialWants(t, sid, id) && r.reasm.Held()+n <= r.capacity+maxPartialOverrun*r.cfg.MTU {
 			// The next fragment of a message in partial delivery, with all
-			// delivered so far read: accept it (one chunk over the window
-			// at a time). The messages waiting behind the partial delivery
-			// would otherwise keep the window shut for good: a deliberate
-			// exception to the MUST above, which assumes held data can
-			// always drain.
+			// of its stream delivered so far read: accept it (one chunk
+			// over the window at a time per stream in partial delivery,
+			// a few in all). The messages waiting behind the partial
+			// delivery would otherwise keep the window shut for good: a
+			// deliberate exception to the MUST above, which assumes held
+			// data can always drain.
 			r.stats.PartialOverrun++
 		} else {
 			if t.GT(r.tsns.highest) {
@@ -194,27 +199,36 @@ func (r *Receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 	return Accepted, true, nil
 }
 
-// partialWants reports whether the chunk (id, or DATA of TSN t when id is
-// nil) is the next fragment of a message
-// in partial delivery, with all delivered so far read. DATA fragments of
-// one message have consecutive TSNs; I-DATA fragments go by MID and FSN.
-func (r *Receiver) partialWants(t TSN, id *IData) bool {
-	if r.reasm.Peek() != nil {
+// maxPartialOverrun bounds, in chunks, how far the window-full exception
+// for messages in partial delivery lets held data exceed the receive
+// buffer (several I-DATA streams may be in partial delivery at once).
+const maxPartialOverrun = 4
+
+// partialWants reports whether the chunk (id, or DATA of TSN t on stream
+// sid when id is nil) is the next fragment of a message in partial
+// delivery, with all its stream delivered so far read (the stream's reader
+// waits for it). DATA fragments of one message have consecutive TSNs;
+// I-DATA fragments go by MID and FSN.
+func (r *Receiver) partialWants(t TSN, sid uint16, id *IData) bool {
+	if int(sid) >= r.cfg.InStreams || r.reasm.PeekStream(sid) != nil {
 		return false
 	}
 	if id != nil {
-		return int(id.SID) < r.cfg.InStreams &&
-			r.idata.PartialWants(id.SID, id.Unordered(), id.Beginning(), id.MID, id.FSN)
+		return r.idata.PartialWants(id.SID, id.Unordered(), id.Beginning(), id.MID, id.FSN)
 	}
 	next, ok := r.reasm.PartialNext()
 	return ok && uint32(t) == next
 }
 
 // maybePartial starts partial delivery when the held bytes reach the
-// partial delivery point and nothing is ready for the reader: a message
-// too large for the buffer must start to leave before it is complete.
+// partial delivery point and some of them wait for reassembly or ordering:
+// a message too large for the buffer must start to leave before it is
+// complete. The reassembler picks a message on a stream with nothing ready
+// for its reader (a stream with data ready frees window when it is read),
+// so one stream whose reader is busy or absent does not keep the others'
+// large messages from starting.
 func (r *Receiver) maybePartial() {
-	if r.reasm.Held() >= r.pdPoint && r.reasm.Peek() == nil && r.reasm.Partial() {
+	if h := r.reasm.Held(); h >= r.pdPoint && h > r.reasm.Ready() && r.reasm.Partial() {
 		r.stats.PartialDeliveries++
 	}
 }
@@ -279,45 +293,123 @@ func (r *Receiver) AppendSACK(now time.Time, pkt []byte, room int) []byte {
 }
 
 // Readable reports whether Read would return data.
-func (r *Receiver) Readable() bool { return r.reasm.Peek() != nil }
-
-// Read copies delivered user data into p: at most one message per call,
-// in parts when the message is larger than p (info.EOR marks the last
-// part). It returns ErrWouldBlock when nothing is ready. Reading frees
-// receive window; when the window opened enough since the last SACK, a
-// window-update SACK becomes due.
-func (r *Receiver) Read(p []byte) (n int, info RecvInfo, err error) {
-	if r.idata != nil {
-		return r.readInterleaved(p)
+func (r *Receiver) Readable() bool {
+	if sid, ok := r.continuing(); ok {
+		return r.reasm.PeekStream(sid) != nil
 	}
-	f := r.reasm.Peek()
+	return r.reasm.Peek() != nil
+}
+
+// ReadableStream reports whether ReadStream(sid) would return data.
+func (r *Receiver) ReadableStream(sid uint16) bool { return r.reasm.PeekStream(sid) != nil }
+
+// AppendReadable appends to dst the inbound streams that got data to read
+// since its last call (each once; a stream may have been read empty since)
+// and returns the extended slice. A shell wakes the readers of those
+// streams only.
+func (r *Receiver) AppendReadable(dst []uint16) []uint16 { return r.reasm.AppendReadable(dst) }
+
+// continuing returns the stream of the message a Read returned in part, as
+// long as that message has parts left (without I-DATA only).
+func (r *Receiver) continuing() (uint16, bool) {
+	if !r.cur {
+		return 0, false
+	}
+	if h := r.reasm.PeekStream(r.curSID); h != nil {
+		if h.FirstTSN == r.curFirst && h.Flags&(flagBegin|interleave.FlagAborted) == 0 {
+			return r.curSID, true
+		}
+	} else if r.reasm.InPartial(r.curSID) {
+		return r.curSID, true // its next part is on its way
+	}
+	r.cur = false // read to its end by ReadStream, or cut short
+	return 0, false
+}
+
+// Read copies delivered user data into p, taking messages of all streams
+// in the order they became deliverable: at most one message per call, in
+// parts when the message is larger than p (info.EOR marks the last part).
+// It returns ErrWouldBlock when nothing is ready. Reading frees receive
+// window; when the window opened enough since the last SACK, a
+// window-update SACK becomes due.
+//
+// Without I-DATA, a message returned in part is continued by the next Read
+// even when other streams' messages became deliverable meanwhile (RFC 6458
+// fragment interleave level 0), unless ReadStream read it to its end.
+// With I-DATA the parts of messages in partial delivery on several streams
+// may alternate between reads (level 2): info names the message of each
+// part (SID, Unordered, MID). A partial delivery aborted by an
+// I-FORWARD-TSN reads as an empty part with info.Aborted.
+func (r *Receiver) Read(p []byte) (n int, info RecvInfo, err error) {
+	var f *interleave.Frag
+	if sid, ok := r.continuing(); ok {
+		f = r.reasm.PeekStream(sid)
+	} else {
+		f = r.reasm.Peek()
+	}
 	if f == nil {
 		return 0, RecvInfo{}, ErrWouldBlock
 	}
-	if r.off == 0 && f.Flags&flagBegin != 0 {
-		r.info = RecvInfo{
-			SID: f.SID, SSN: f.SSN, PPID: f.PPID, TSN: TSN(f.TSN),
-			Unordered: f.Flags&flagUnordered != 0,
-		}
+	n, info = r.readFrom(f, p)
+	if r.idata == nil && !info.EOR {
+		r.cur, r.curSID, r.curFirst = true, info.SID, uint32(info.TSN)
 	}
-	info = r.info
-	for f != nil && n < len(p) {
-		c := copy(p[n:], f.Data[r.off:])
+	return n, info, nil
+}
+
+// ReadStream is Read for inbound stream sid only: it returns the next
+// message (or part) of that stream whatever the other streams hold, and
+// ErrWouldBlock when the stream has nothing ready. A message partly read
+// by Read continues here, and the other way round.
+func (r *Receiver) ReadStream(sid uint16, p []byte) (n int, info RecvInfo, err error) {
+	f := r.reasm.PeekStream(sid)
+	if f == nil {
+		return 0, RecvInfo{}, ErrWouldBlock
+	}
+	n, info = r.readFrom(f, p)
+	return n, info, nil
+}
+
+// readFrom reads the message part that starts at f, the head of its
+// stream's delivery queue, into p: the fragments of f's message queued in
+// a row, up to p's size.
+func (r *Receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo) {
+	sid, first := f.SID, f.FirstTSN
+	info = RecvInfo{
+		SID: sid, SSN: f.SSN, PPID: f.PPID, TSN: TSN(first), MID: f.MID,
+		Unordered: f.Flags&flagUnordered != 0,
+	}
+	if f.Flags&interleave.FlagAborted != 0 {
+		r.reasm.PopStream(sid)
+		r.pool.Put(f)
+		info.Aborted = true
+		return 0, info
+	}
+	for {
+		c := copy(p[n:], f.Data[f.Off:])
 		n += c
-		r.off += c
-		if r.off < len(f.Data) {
+		f.Off += int32(c)
+		if int(f.Off) < len(f.Data) {
 			break
 		}
-		r.reasm.Pop()
-		r.off = 0
+		r.reasm.PopStream(sid)
 		end := f.Flags&flagEnd != 0
 		r.pool.Put(f)
 		if end {
 			info.EOR = true
 			r.stats.MessagesDelivered++
+			if r.cur && r.curSID == sid && r.curFirst == first {
+				r.cur = false
+			}
 			break
 		}
-		f = r.reasm.Peek()
+		if n == len(p) {
+			break
+		}
+		f = r.reasm.PeekStream(sid)
+		if f == nil || f.FirstTSN != first || f.Flags&(flagBegin|interleave.FlagAborted) != 0 {
+			break // not queued yet, or another message's part: the next read
+		}
 	}
 	r.maybePartial()
 	r.rest()
@@ -325,5 +417,5 @@ func (r *Receiver) Read(p []byte) (n int, info RecvInfo, err error) {
 		r.sackNow = true
 		r.stats.WindowUpdates++
 	}
-	return n, info, nil
+	return n, info
 }

@@ -45,61 +45,6 @@ func (r *Receiver) HandleIData(now time.Time, d *IData) (Verdict, error) {
 	return Accepted, nil
 }
 
-// readInterleaved is Read with I-DATA: a read returns part of one message,
-// and the next fragment in the delivery queue may belong to another
-// message (partial deliveries on several streams at once), so each part
-// takes its identity from its fragment. A partial delivery aborted by an
-// I-FORWARD-TSN reads as an empty part with info.Aborted.
-func (r *Receiver) readInterleaved(p []byte) (n int, info RecvInfo, err error) {
-	f := r.reasm.Peek()
-	if f == nil {
-		return 0, RecvInfo{}, ErrWouldBlock
-	}
-	uo := f.Flags & flagUnordered
-	if f.Flags&flagBegin != 0 || r.info.SID != f.SID || r.info.MID != f.MID || r.info.Unordered != (uo != 0) {
-		// A new message, or a part of another one in partial delivery
-		// (whose fragments carry the message's PPID).
-		r.info = RecvInfo{SID: f.SID, PPID: f.PPID, TSN: TSN(f.TSN), MID: f.MID, Unordered: uo != 0}
-	}
-	info = r.info
-	if f.Flags&interleave.FlagAborted != 0 {
-		r.reasm.Pop()
-		r.pool.Put(f)
-		info.Aborted = true
-		return 0, info, nil
-	}
-	sid, mid := f.SID, f.MID
-	for f != nil && n < len(p) {
-		c := copy(p[n:], f.Data[r.off:])
-		n += c
-		r.off += c
-		if r.off < len(f.Data) {
-			break
-		}
-		r.reasm.Pop()
-		r.off = 0
-		end := f.Flags&flagEnd != 0
-		r.pool.Put(f)
-		if end {
-			info.EOR = true
-			r.stats.MessagesDelivered++
-			break
-		}
-		f = r.reasm.Peek()
-		if f != nil && (f.SID != sid || f.MID != mid || f.Flags&flagUnordered != uo ||
-			f.Flags&(flagBegin|interleave.FlagAborted) != 0) {
-			break // another message's part: the next read
-		}
-	}
-	r.maybePartial()
-	r.rest()
-	if r.Window()-r.lastAdv >= r.updateMin {
-		r.sackNow = true
-		r.stats.WindowUpdates++
-	}
-	return n, info, nil
-}
-
 // forwardTo moves the cumulative TSN to newCum (a FORWARD-TSN or
 // I-FORWARD-TSN, RFC 3758 section 3.6), forgetting the received marks up
 // to it, then over every TSN in sequence after it. It reports false for

@@ -426,10 +426,12 @@ func TestReceiverSWS(t *testing.T) {
 	}
 }
 
-// While a message is in partial delivery, complete messages of other
-// streams wait behind it. When they fill the window, the next fragment of
-// the message in partial delivery is still accepted (once everything
-// delivered was read), or the window would never open again.
+// While a message is in partial delivery, Read continues it before
+// anything else (complete messages of other streams wait for Read behind
+// it, though their stream's reader may take them). When they fill the
+// window, the next fragment of the message in partial delivery is still
+// accepted (once its stream was read), or the window would never open
+// again for a reader that only uses Read.
 func TestPartialDeliveryFullWindow(t *testing.T) {
 	r := newRx(t, Config{RecvBuffer: 4000})
 	r.whole(2, 1, 1, 1400) // stream 1 waits for SSN 0 (TSN 1)
@@ -440,7 +442,10 @@ func TestPartialDeliveryFullWindow(t *testing.T) {
 	if n, info, err := r.e.Recv.Read(buf); err != nil || n != 1200 || info.EOR || info.SID != 0 {
 		t.Fatalf("partial read %d %+v %v", n, info, err)
 	}
-	r.whole(1, 1, 0, 1200) // stream 1 complete: waits behind the partial delivery
+	r.whole(1, 1, 0, 1200) // stream 1 complete: waits behind the partial delivery for Read
+	if !r.e.Recv.ReadableStream(1) {
+		t.Fatal("stream 1 not readable on its own")
+	}
 	if r.e.Recv.Readable() || r.e.Recv.Window() != 0 {
 		t.Fatalf("readable %v window %d, want waiting messages and a full window", r.e.Recv.Readable(), r.e.Recv.Window())
 	}

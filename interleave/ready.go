@@ -1,0 +1,122 @@
+package interleave
+
+// delivery is the delivery queue both reassemblers embed: the fragments
+// ready for the reader (complete messages, and the parts of messages in
+// partial delivery), reachable two ways at once.
+//
+//   - In arrival order across streams: every queued fragment is on one
+//     doubly linked list (Frag.gprev, Frag.gnext) in the order it became
+//     deliverable. Peek and Pop follow it (an association's ReadMsg).
+//   - Per stream: the fragments of each stream form a FIFO in that
+//     stream's InSide (linked by Frag.next, which is free once a fragment
+//     left reassembly). PeekStream and PopStream follow it (a reader of
+//     one stream), and taking a stream's head also unlinks it from the
+//     arrival-order list in O(1).
+//
+// Both lists are intrusive and the heads of the per-stream ones live in the
+// stream table's side objects (page-chunked, made only for streams in use),
+// so queueing and taking a fragment allocates nothing.
+//
+// A stream's head fragment may be partly read (Frag.Off): whoever reads
+// next, by stream or in arrival order, continues from there. Within a
+// stream the fragments of a message are queued in order; fragments of
+// different messages of one stream alternate only with I-DATA, when an
+// ordered and an unordered message of the stream are both in partial
+// delivery (each fragment names its message: SID, MID, U flag, FirstTSN).
+type delivery struct {
+	streams    InStreams
+	head, tail *Frag
+	held       int      // user bytes held: queued here, or waiting for reassembly or ordering
+	ready      int      // user bytes queued here
+	fresh      []uint16 // streams whose queue became non-empty since AppendReadable
+}
+
+// push queues f (the next deliverable fragment of stream s, which holds
+// s.sid) as part of the message whose first fragment has TSN first.
+func (q *delivery) push(s *InSide, f *Frag, first uint32) {
+	f.FirstTSN = first
+	f.gnext, f.gprev = nil, q.tail
+	if q.tail == nil {
+		q.head = f
+	} else {
+		q.tail.gnext = f
+	}
+	q.tail = f
+	if s.ready.head == nil && !s.fresh {
+		s.fresh = true
+		q.fresh = append(q.fresh, s.sid)
+	}
+	s.ready.push(f)
+	q.ready += len(f.Data)
+}
+
+// Peek returns the next fragment to deliver in arrival order across
+// streams, or nil.
+func (q *delivery) Peek() *Frag { return q.head }
+
+// Pop removes and returns the next fragment to deliver in arrival order,
+// or nil. It is the head of its stream's queue too.
+func (q *delivery) Pop() *Frag {
+	if q.head == nil {
+		return nil
+	}
+	return q.PopStream(q.head.SID)
+}
+
+// PeekStream returns the next fragment of stream sid to deliver, or nil.
+// It creates nothing for a stream never used.
+func (q *delivery) PeekStream(sid uint16) *Frag {
+	if s := q.streams.PeekInSide(sid); s != nil {
+		return s.ready.head
+	}
+	return nil
+}
+
+// PopStream removes and returns the next fragment of stream sid to
+// deliver, or nil.
+func (q *delivery) PopStream(sid uint16) *Frag {
+	s := q.streams.PeekInSide(sid)
+	if s == nil {
+		return nil
+	}
+	f := s.ready.pop()
+	if f == nil {
+		return nil
+	}
+	if f.gprev == nil {
+		q.head = f.gnext
+	} else {
+		f.gprev.gnext = f.gnext
+	}
+	if f.gnext == nil {
+		q.tail = f.gprev
+	} else {
+		f.gnext.gprev = f.gprev
+	}
+	f.gprev, f.gnext = nil, nil
+	q.ready -= len(f.Data)
+	q.held -= len(f.Data)
+	return f
+}
+
+// Held returns the user bytes held: queued for delivery or waiting for
+// reassembly or ordering.
+func (q *delivery) Held() int { return q.held }
+
+// Ready returns the user bytes queued for delivery (on every stream).
+func (q *delivery) Ready() int { return q.ready }
+
+// AppendReadable appends to dst the streams whose delivery queue became
+// non-empty since the last call, each once, and returns the extended
+// slice. A reader waiting on one stream needs waking only when its stream
+// shows up here.
+func (q *delivery) AppendReadable(dst []uint16) []uint16 {
+	for _, sid := range q.fresh {
+		if s := q.streams.PeekInSide(sid); s != nil {
+			s.fresh = false
+		}
+	}
+	dst = append(dst, q.fresh...)
+	q.fresh = q.fresh[:0]
+	return dst
+}
