@@ -131,3 +131,34 @@ func TestHeapPerAssociation(t *testing.T) {
 		t.Errorf("idle association with 65535 streams each way holds %.0f bytes of heap, want under %d", idle, idleHeapTarget)
 	}
 }
+
+// TestEventsMadeOnDemand checks the events of a user who has not asked
+// for them yet: they wait (at most maxEvents, the rest dropped and
+// counted) without a channel, and the first Events call hands them over
+// in order; after the association ended, that channel is closed behind
+// them.
+func TestEventsMadeOnDemand(t *testing.T) {
+	as := newAssociation(&Endpoint{}, nil)
+	for i := range maxEvents + 6 {
+		as.emit(Event{Kind: EventSenderDry, Stream: uint16(i)})
+	}
+	if as.events != nil {
+		t.Fatal("events channel made before Events was called")
+	}
+	if as.dropped != 6 || as.eventRoom() != 0 {
+		t.Fatalf("dropped %d, room %d; want 6 and 0", as.dropped, as.eventRoom())
+	}
+	as.closed = true
+	as.emit(Event{Kind: EventDown}) // no room: dropped too
+	ch := as.Events()
+	n := 0
+	for ev := range ch {
+		if ev.Stream != uint16(n) {
+			t.Fatalf("event %d is for stream %d", n, ev.Stream)
+		}
+		n++
+	}
+	if n != maxEvents || as.Events() != ch {
+		t.Fatalf("%d events, want %d, on one channel", n, maxEvents)
+	}
+}
