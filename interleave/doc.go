@@ -11,7 +11,11 @@
 // accepted, reassembles messages, orders them per stream (unordered ones
 // leave as soon as they are complete) and queues them for delivery, with
 // partial delivery for messages larger than the receive buffer and a
-// FORWARD-TSN hook.
+// FORWARD-TSN hook. The delivery queue is reachable per stream
+// (PeekStream, PopStream: a reader of one stream never waits for another's)
+// and in the order messages became deliverable across streams (Peek, Pop),
+// through intrusive links in the fragments, with the per-stream heads in
+// the stream table's side objects.
 //
 // The DATA variant is NewDataFramer and NewData. The I-DATA variant (RFC
 // 8260) is NewIDataFramer and NewIData behind the same two interfaces:

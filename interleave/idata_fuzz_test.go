@@ -14,7 +14,8 @@ import (
 // delivery queue carries only well-formed messages: each starts with its
 // first fragment, its parts follow in FSN order under the convention in
 // force, nothing of it follows its end, and without partial delivery every
-// message is queued whole and uninterrupted.
+// message is queued whole and uninterrupted. Reads take the queue in
+// arrival order or stream by stream.
 func FuzzIDataReassembly(f *testing.F) {
 	f.Add([]byte{0, 1, 0, 0, 3, 4, 1, 0, 0, 0, 2, 4})
 	f.Add([]byte{2, 0, 0, 1, 2, 3, 0, 0, 1, 1, 0, 3, 0, 0, 1, 2, 1, 3, 5})
@@ -108,8 +109,23 @@ func fuzzIData(t *testing.T, in []byte) {
 				d.ForwardMID(uint32(next()), skips)
 			case 6:
 				d.SetCumulativeTSN(uint32(next()))
-			case 7: // read everything ready
-				for fr := d.Pop(); fr != nil; fr = d.Pop() {
+			case 7: // read everything ready: in arrival order, or (op bit 3) stream by stream
+				byStream, sid := op&8 != 0, uint16(streams-1)
+				pop := func() *Frag {
+					if !byStream {
+						return d.Pop()
+					}
+					for {
+						if fr := d.PopStream(sid); fr != nil {
+							return fr
+						}
+						if sid == 0 {
+							return nil
+						}
+						sid--
+					}
+				}
+				for fr := pop(); fr != nil; fr = pop() {
 					k := key{fr.SID, fr.Flags&FlagUnordered != 0, fr.MID}
 					st := open[k]
 					if fr.Flags&FlagAborted != 0 {

@@ -34,6 +34,13 @@ const (
 	pionDefaultSndBuf = 1 << 20 // pion queues without bound; perf caps the queue here
 	pionTunedBuf      = 4 << 20
 	pionTunedMTU      = 1452 // 1500-byte Ethernet path less IPv4 and UDP headers
+	// pionSocketBuf is the kernel socket buffer each way of pion's UDP
+	// sockets: the 4 MiB that net.core.rmem_max allows on a stock Linux
+	// loopback set-up. With the 208 KiB default the sockets overflow at
+	// these rates and pion spends the run in T3 timeouts, which measures
+	// the host's socket defaults rather than pion (usctp sizes its own
+	// socket the same way).
+	pionSocketBuf = 4 << 20
 )
 
 func (s *pionStack) options(cfg *Config, conn net.Conn) ([]pion.AssociationOption, int, error) {
@@ -86,7 +93,8 @@ func (s *pionStack) Listen(ctx context.Context, addr string, cfg *Config) (Liste
 	if err != nil {
 		return nil, err
 	}
-	ln, err := udp.Listen("udp", ua)
+	lc := udp.ListenConfig{ReadBufferSize: pionSocketBuf, WriteBufferSize: pionSocketBuf}
+	ln, err := lc.Listen("udp", ua)
 	if err != nil {
 		return nil, err
 	}
@@ -167,6 +175,8 @@ func (s *pionStack) Dial(ctx context.Context, addr string, cfg *Config) (Conn, e
 	if err != nil {
 		return nil, err
 	}
+	_ = uc.SetReadBuffer(pionSocketBuf)
+	_ = uc.SetWriteBuffer(pionSocketBuf)
 	opts, sndbuf, err := s.options(cfg, uc)
 	if err != nil {
 		uc.Close()

@@ -43,4 +43,31 @@ func TestUDPAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(2000, g); n > 0.05 {
 		t.Fatalf("%.3f allocations per stream message", n)
 	}
+	// Several streams read through their own handles against arrival
+	// order, one message through ReadMsg: each stream has its own queue.
+	var cst, sst [4]*Stream
+	for i := range cst {
+		cst[i], sst[i] = c.Stream(uint16(4+i)), s.Stream(uint16(4+i))
+	}
+	h := func() {
+		for _, st := range cst {
+			if _, err := st.Write(msg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := len(sst) - 1; i > 0; i-- {
+			if _, err := sst[i].Read(buf); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, _, err := s.ReadMsg(buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 500 {
+		h()
+	}
+	if n := testing.AllocsPerRun(500, h); n > 0.2 {
+		t.Fatalf("%.3f allocations per 4 messages on 4 streams", n)
+	}
 }

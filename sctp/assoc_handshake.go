@@ -413,8 +413,8 @@ func (a *assoc) requeue(old *transfer.Engine) {
 	if old == nil || a.data.eng == nil {
 		return
 	}
-	old.Send.Drain(func(sid uint16, ppid uint32, payload []byte, sent bool) {
-		if err := a.data.eng.Send.Queue(sid, ppid, false, payload); err != nil {
+	old.Send.Drain(func(m transfer.Unsent) {
+		if err := a.data.eng.Send.Queue(m.SID, m.PPID, m.Unordered, m.Payload); err != nil {
 			a.stats.Ignored++
 		}
 	})

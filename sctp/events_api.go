@@ -40,5 +40,6 @@ type Event struct {
 	PPID      uint32         // EventSendFailed: the message's PPID
 	Msg       []byte         // EventSendFailed: a copy of the unsent message
 	Sent      bool           // EventSendFailed: part of it had been transmitted
+	Unordered bool           // EventSendFailed: it was sent unordered
 	Cause     uint16         // EventPeerError: the error cause code
 }

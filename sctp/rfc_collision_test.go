@@ -338,3 +338,26 @@ func TestCollisionPeerTSNFromCookie(t *testing.T) {
 	}
 	tc.wantState(stateEstablished)
 }
+
+// RFC 9260 section 5.2.4 action A: "Any SCTP DATA chunks MAY be retained".
+// The messages kept across a peer restart go out again as they were
+// written: an unordered one keeps its U flag (it was once re-queued as
+// ordered).
+func TestCookieEchoRestartKeepsUnordered(t *testing.T) {
+	tc := newTestEndpoint(t, testConfig())
+	tc.connectServer()
+	a := tc.a
+	if err := a.send(tc.now, 4, 8, true, []byte("unordered")); err != nil {
+		t.Fatal(err)
+	}
+	tc.wantChunk(ctData)
+	tag, ck := tc.cookieFor(0x9999)
+	tc.writePacket(tag, chunkOf(ctCookieEcho, 0, ck))
+	p, _ := tc.wantChunk(ctCookieAck)
+	if ts := chunkTypes(&p.p); len(ts) != 2 || ts[1] != ctData {
+		t.Fatalf("chunks %v after restart, want COOKIE ACK + DATA", ts)
+	}
+	if flags := p.p.chunks[1].flags; flags&0x04 == 0 {
+		t.Fatalf("DATA flags %#x after restart: the U bit is lost", flags)
+	}
+}

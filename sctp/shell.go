@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/usctp/usctp/sctp/internal/transfer"
 	"github.com/usctp/usctp/sctp/internal/transport"
 )
 
@@ -695,10 +696,10 @@ func (e *Endpoint) onDestroy(a *assoc, r closeReason) {
 	as.final = &final
 	as.lastEng = a.data.eng
 	if eng := a.data.eng; eng != nil && r != reasonShutdown {
-		eng.Send.Drain(func(sid uint16, ppid uint32, payload []byte, sent bool) {
+		eng.Send.Drain(func(m transfer.Unsent) {
 			if as.eventRoom() > 0 {
-				as.emit(Event{Kind: EventSendFailed, Stream: sid, PPID: ppid,
-					Msg: append([]byte(nil), payload...), Sent: sent})
+				as.emit(Event{Kind: EventSendFailed, Stream: m.SID, PPID: m.PPID, Unordered: m.Unordered,
+					Msg: append([]byte(nil), m.Payload...), Sent: m.Sent})
 			}
 		})
 	}

@@ -286,14 +286,29 @@ func (cn *conn) abort() error {
 	return unix.Shutdown(cn.fd, unix.SHUT_RD)
 }
 
+// partial is a message being received in parts (MSG_EOR not yet seen).
+type partial struct {
+	msg []byte // the message so far, kept only in echo mode
+	n   int    // its length so far
+	crc uint32 // CRC32 of the message so far
+}
+
+// partKey names the message a part belongs to: with fragment interleave (level 2,
+// I-DATA) Linux hands out parts of messages of different streams, and of a stream's
+// ordered and unordered messages, interleaved.
+type partKey struct {
+	sid       uint16
+	unordered bool
+}
+
 // read receives messages until the association ends, logging each (MSG) and echoing
 // it in echo mode.
 func (cn *conn) read() {
 	buf := make([]byte, 256<<10)
 	oob := make([]byte, 256)
-	var msg []byte // the message so far, kept only in echo mode
-	var msgLen, msgs, bytes int
-	var crc, all uint32 // CRC32 of the message so far, and of every byte received
+	parts := map[partKey]*partial{}
+	var msgs, bytes int
+	var all uint32 // CRC32 of every byte received
 	end := "eof"
 	for {
 		n, oobn, flags, _, err := unix.Recvmsg(cn.fd, buf, oob, 0)
@@ -315,11 +330,17 @@ func (cn *conn) read() {
 			break
 		}
 		sid, ppid, unordered := sndRcvInfo(oob[:oobn])
-		msgLen += n
-		crc = crc32.Update(crc, crc32.IEEETable, buf[:n])
+		k := partKey{sid, unordered}
+		pt := parts[k]
+		if pt == nil {
+			pt = &partial{}
+			parts[k] = pt
+		}
+		pt.n += n
+		pt.crc = crc32.Update(pt.crc, crc32.IEEETable, buf[:n])
 		all = crc32.Update(all, crc32.IEEETable, buf[:n])
 		if cn.o.mode == "echo" {
-			msg = append(msg, buf[:n]...)
+			pt.msg = append(pt.msg, buf[:n]...)
 		}
 		if flags&unix.MSG_EOR == 0 {
 			continue
@@ -330,17 +351,16 @@ func (cn *conn) read() {
 				u = 1
 			}
 			cn.p.printf("MSG id=%s conn=%d sid=%d ppid=%d len=%d unordered=%d crc=%08x",
-				cn.id, cn.n, sid, ppid, msgLen, u, crc)
+				cn.id, cn.n, sid, ppid, pt.n, u, pt.crc)
 		}
 		if cn.o.mode == "echo" {
-			if err := cn.write(msg, sid, ppid, unordered); err != nil {
+			if err := cn.write(pt.msg, sid, ppid, unordered); err != nil {
 				cn.p.printf("ERR id=%s conn=%d cmd=echo err=%q", cn.id, cn.n, err.Error())
 			}
-			msg = msg[:0]
 		}
 		msgs++
-		bytes += msgLen
-		msgLen, crc = 0, 0
+		bytes += pt.n
+		delete(parts, k)
 		cn.mu.Lock()
 		cn.got++
 		cn.cond.Broadcast()

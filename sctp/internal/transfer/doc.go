@@ -66,14 +66,20 @@
 // which reports whether new data was acknowledged (reset the association's
 // error counter) or ErrProtocolViolation (the peer acknowledged a TSN never
 // sent: ABORT). A SHUTDOWN's cumulative TSN ack goes to
-// Sender.HandleCumAck. Receiver.Read hands delivered messages to the user,
-// in parts when larger than the buffer given (RecvInfo.EOR marks the end);
-// reading frees receive window and may make a window-update SACK due.
-// Reads never interleave two messages: when a message larger than half the
-// receive buffer is delivered in parts (partial delivery), messages of
-// other streams wait until its end, like SCTP_FRAGMENT_INTERLEAVE level 0
-// of RFC 6458; its next fragment is accepted even over a full window so the
-// waiting messages cannot keep the window shut.
+// Sender.HandleCumAck. Receiver.Read hands delivered messages of every
+// stream to the user in the order they became deliverable, and
+// Receiver.ReadStream those of one stream, whatever the others hold (each
+// inbound stream has its own delivery queue; AppendReadable says which
+// streams got data); both return messages in parts when larger than the
+// buffer given (RecvInfo.EOR marks the end), and a part read by one is
+// continued by the other. Reading frees receive window and may make a
+// window-update SACK due. All streams share the one receive window. When a
+// message larger than half the receive buffer is delivered in parts
+// (partial delivery), only its own stream waits for its end; Read, having
+// returned a part of it, returns the rest before anything else, like
+// SCTP_FRAGMENT_INTERLEAVE level 0 of RFC 6458. Its next fragment is
+// accepted even over a full window once its stream was read, so the
+// messages waiting elsewhere cannot keep the window shut.
 //
 // Timers. Engine.Deadline is the earliest of the T3-rtx, zero-window-probe
 // and delayed-SACK deadlines (zero when none runs). When it passes, the

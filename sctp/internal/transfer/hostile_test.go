@@ -123,8 +123,9 @@ func FuzzSender(f *testing.F) {
 	})
 }
 
-// FuzzReceiver feeds arbitrary DATA chunks to a receiver, reading and
-// acknowledging along the way: no panic, held bytes bounded.
+// FuzzReceiver feeds arbitrary DATA chunks to a receiver, reading (in
+// arrival order or one stream) and acknowledging along the way: no panic,
+// held bytes bounded.
 func FuzzReceiver(f *testing.F) {
 	f.Add([]byte{1, 0, 0, 3, 10, 2, 0, 1, 3, 10})
 	f.Fuzz(fuzzReceiver)
@@ -145,8 +146,11 @@ func fuzzReceiver(t *testing.T, b []byte) {
 			if e.Recv.SACKDue(now) {
 				e.Recv.AppendSACK(now, nil, 1400)
 			}
-			if len(b)%3 == 0 {
+			switch len(b) % 3 {
+			case 0:
 				e.Recv.Read(buf)
+			case 1:
+				e.Recv.ReadStream(uint16(len(b)%6), buf)
 			}
 			if e.Recv.Held() > cfg.RecvBuffer+DefaultMTU {
 				t.Fatalf("held %d over the buffer", e.Recv.Held())

@@ -7,7 +7,8 @@ import (
 )
 
 // FuzzIDataReceiver feeds the receiver arbitrary I-DATA chunks (TSN,
-// stream, MID, FSN or PPID, flags, length), I-FORWARD-TSNs and reads: no
+// stream, MID, FSN or PPID, flags, length), I-FORWARD-TSNs and reads (in
+// arrival order or stream by stream): no
 // panic, and the bytes held never exceed the receive buffer by more than
 // one chunk.
 func FuzzIDataReceiver(f *testing.F) {
@@ -37,10 +38,19 @@ func FuzzIDataReceiver(f *testing.F) {
 			if e.Recv.SACKDue(now) {
 				e.Recv.AppendSACK(now, nil, 1400)
 			}
-			if len(b)%3 == 0 {
+			switch len(b) % 3 {
+			case 0:
 				for {
 					if _, _, err := e.Recv.Read(buf); err != nil {
 						break
+					}
+				}
+			case 1:
+				for sid := range uint16(5) {
+					for {
+						if _, _, err := e.Recv.ReadStream(4-sid, buf); err != nil {
+							break
+						}
 					}
 				}
 			}

@@ -155,14 +155,14 @@ func (r *Receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 		// SACK chunk".
 		r.sackNow = true
 		r.maybePartial()
-		if r.partialWants(t, sid, id) && r.reasm.Held()+n <= r.capacity+maxPartialOverrun*r.cfg.MTU {
+		if r.partialWants(t, sid, id) && r.reasm.Held()+n <= r.capacity+r.cfg.MTU {
 			// The next fragment of a message in partial delivery, with all
-			// of its stream delivered so far read: accept it (one chunk
-			// over the window at a time per stream in partial delivery,
-			// a few in all). The messages waiting behind the partial
-			// delivery would otherwise keep the window shut for good: a
-			// deliberate exception to the MUST above, which assumes held
-			// data can always drain.
+			// of its stream delivered so far read: accept it (at most one
+			// chunk over the window, which the stream's waiting reader
+			// takes at once). The messages waiting behind the partial
+			// delivery (or on streams nobody reads) would otherwise keep
+			// the window shut for good: a deliberate exception to the MUST
+			// above, which assumes held data can always drain.
 			r.stats.PartialOverrun++
 		} else {
 			if t.GT(r.tsns.highest) {
@@ -198,11 +198,6 @@ func (r *Receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 	}
 	return Accepted, true, nil
 }
-
-// maxPartialOverrun bounds, in chunks, how far the window-full exception
-// for messages in partial delivery lets held data exceed the receive
-// buffer (several I-DATA streams may be in partial delivery at once).
-const maxPartialOverrun = 4
 
 // partialWants reports whether the chunk (id, or DATA of TSN t on stream
 // sid when id is nil) is the next fragment of a message in partial

@@ -578,11 +578,20 @@ func (s *Sender) Deadline() time.Time {
 	return s.t3
 }
 
+// Unsent is a message Drain took out of the send buffer.
+type Unsent struct {
+	SID       uint16
+	PPID      uint32
+	Unordered bool
+	Sent      bool   // some part of it went out
+	Payload   []byte // valid only during the Drain callback
+}
+
 // Drain removes every queued and unacknowledged message from the send
-// buffer, calling fn (when not nil) for each with sent telling whether any
-// part of it went out. The association calls it when the association ends
-// to raise send-failed events. The payload is valid only during the call.
-func (s *Sender) Drain(fn func(sid uint16, ppid uint32, payload []byte, sent bool)) {
+// buffer, calling fn (when not nil) for each. The association calls it
+// when the association ends, to raise send-failed events, and after a
+// peer restart, to queue the messages again on the new association.
+func (s *Sender) Drain(fn func(Unsent)) {
 	// Messages with chunks outstanding, each reported once.
 	for t := s.cumAck + 1; t != s.nextTSN; t++ {
 		r := s.rec(t)
@@ -592,7 +601,7 @@ func (s *Sender) Drain(fn func(sid uint16, ppid uint32, payload []byte, sent boo
 		}
 		if !m.drained && fn != nil {
 			m.drained = true
-			fn(m.sid, m.ppid, m.buf, true)
+			fn(Unsent{SID: m.sid, PPID: m.ppid, Unordered: m.unordered, Sent: true, Payload: m.buf})
 		}
 		r.msg = nil
 		r.state = recAcked
@@ -602,7 +611,7 @@ func (s *Sender) Drain(fn func(sid uint16, ppid uint32, payload []byte, sent boo
 		for m := st.head; m != nil; {
 			next := m.next
 			if fn != nil && !m.drained {
-				fn(m.sid, m.ppid, m.buf, m.off > 0)
+				fn(Unsent{SID: m.sid, PPID: m.ppid, Unordered: m.unordered, Sent: m.off > 0, Payload: m.buf})
 			}
 			m.refs = 1
 			s.release(m)

@@ -540,16 +540,16 @@ func TestHandleCumAck(t *testing.T) {
 func TestDrain(t *testing.T) {
 	x := newTx(t, Config{MaxBurst: 2})
 	x.e.Send.Queue(0, 1, false, make([]byte, 5000)) // partly sent, first part acked
-	x.e.Send.Queue(1, 2, false, make([]byte, 10))   // unsent
+	x.e.Send.Queue(1, 2, true, make([]byte, 10))    // unsent, unordered
 	x.packet()                                      // first fragment
 	x.packet()                                      // second fragment
 	x.mustSACK(1000, DefaultBuffer)
 	var got []string
-	x.e.Send.Drain(func(sid uint16, ppid uint32, payload []byte, sent bool) {
-		got = append(got, fmt.Sprintf("%d/%d/%d/%v", sid, ppid, len(payload), sent))
+	x.e.Send.Drain(func(m Unsent) {
+		got = append(got, fmt.Sprintf("%d/%d/%d/%v/%v", m.SID, m.PPID, len(m.Payload), m.Sent, m.Unordered))
 	})
 	sort.Strings(got)
-	if want := []string{"0/1/5000/true", "1/2/10/false"}; fmt.Sprint(got) != fmt.Sprint(want) {
+	if want := []string{"0/1/5000/true/false", "1/2/10/false/true"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("drained %v, want %v", got, want)
 	}
 	if !x.e.Send.Idle() || x.e.Send.Buffered() != 0 || !x.e.Send.Deadline().IsZero() {

@@ -1,0 +1,99 @@
+package interleave
+
+import (
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+)
+
+// Frag fills its Go size class (80 bytes) exactly.
+func TestFragSize(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("64-bit layout")
+	}
+	if n := unsafe.Sizeof(Frag{}); n != 80 {
+		t.Fatalf("Frag is %d bytes, want 80 (a size class)", n)
+	}
+}
+
+// The delivery queue against a model: whole messages and messages in
+// parts on random streams, taken at random from the head in arrival order
+// or from a stream's head. Both views stay consistent: Pop returns the
+// oldest fragment left, PopStream the oldest of its stream, and Ready and
+// Held count what is queued.
+func TestDeliveryQueueModel(t *testing.T) {
+	const streams = 5
+	d, _ := newData(streams)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var model []*Frag // queued fragments in arrival order
+	tsn := uint32(1)
+	ssn := make([]uint16, streams)
+	bytes := 0
+	for step := range 20000 {
+		switch op := rng.IntN(4); {
+		case op < 2: // a whole message of 1 to 3 fragments
+			sid := uint16(rng.IntN(streams))
+			n := 1 + rng.IntN(3)
+			for i := range n {
+				flags := uint8(0)
+				if i == 0 {
+					flags |= FlagBegin
+				}
+				if i == n-1 {
+					flags |= FlagEnd
+				}
+				f := d.Pool().Get(make([]byte, 1+rng.IntN(9)))
+				f.TSN, f.SID, f.SSN, f.Flags = tsn, sid, ssn[sid], flags
+				tsn++
+				if !d.Add(f) {
+					t.Fatalf("step %d: Add refused", step)
+				}
+				bytes += len(f.Data)
+				model = append(model, f)
+			}
+			ssn[sid]++
+		case op == 2: // Pop
+			f := d.Pop()
+			if len(model) == 0 {
+				if f != nil {
+					t.Fatalf("step %d: Pop from an empty queue", step)
+				}
+				continue
+			}
+			if f != model[0] {
+				t.Fatalf("step %d: Pop returned TSN %d, want %d", step, f.TSN, model[0].TSN)
+			}
+			model = model[1:]
+			bytes -= len(f.Data)
+			d.Pool().Put(f)
+		default: // PopStream
+			sid := uint16(rng.IntN(streams))
+			f := d.PopStream(sid)
+			i := 0
+			for i < len(model) && model[i].SID != sid {
+				i++
+			}
+			if i == len(model) {
+				if f != nil {
+					t.Fatalf("step %d: PopStream(%d) returned TSN %d from an empty stream", step, sid, f.TSN)
+				}
+				continue
+			}
+			if f != model[i] {
+				t.Fatalf("step %d: PopStream(%d) returned %v, want TSN %d", step, sid, f, model[i].TSN)
+			}
+			if f.FirstTSN > f.TSN || f.TSN-f.FirstTSN > 2 {
+				t.Fatalf("step %d: TSN %d names first TSN %d", step, f.TSN, f.FirstTSN)
+			}
+			model = append(model[:i], model[i+1:]...)
+			bytes -= len(f.Data)
+			d.Pool().Put(f)
+		}
+		if d.Ready() != bytes || d.Held() != bytes {
+			t.Fatalf("step %d: ready %d held %d, want %d", step, d.Ready(), d.Held(), bytes)
+		}
+		if h := d.Peek(); (h == nil) != (len(model) == 0) || h != nil && h != model[0] {
+			t.Fatalf("step %d: Peek disagrees with the model", step)
+		}
+	}
+}
