@@ -380,6 +380,9 @@ func (as *Association) emit(ev Event) {
 		return
 	}
 	if as.events == nil {
+		if n := len(as.early); ev.Kind == EventSenderDry && n > 0 && as.early[n-1].Kind == EventSenderDry {
+			return // one wait for the first Events call says it
+		}
 		if len(as.early) < maxEvents {
 			as.early = append(as.early, ev)
 		} else {
@@ -397,7 +400,9 @@ func (as *Association) emit(ev Event) {
 // Events returns the channel of the association's events. It holds at
 // most 64; events that find it full are dropped (and counted in
 // EventsDropped). It is closed after the association's last event
-// (EventShutdown or EventDown).
+// (EventShutdown or EventDown). The channel is made by the first call:
+// events before it wait for it, in order, except that EventSenderDry
+// events in a row wait as one.
 func (as *Association) Events() <-chan Event {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()

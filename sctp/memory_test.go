@@ -133,13 +133,20 @@ func TestHeapPerAssociation(t *testing.T) {
 
 // TestEventsMadeOnDemand checks the events of a user who has not asked
 // for them yet: they wait (at most maxEvents, the rest dropped and
-// counted) without a channel, and the first Events call hands them over
+// counted; sender-dry events in a row as one) without a channel, and the first Events call hands them over
 // in order; after the association ended, that channel is closed behind
 // them.
 func TestEventsMadeOnDemand(t *testing.T) {
 	as := newAssociation(&Endpoint{}, nil)
+	for range 3 {
+		as.emit(Event{Kind: EventSenderDry})
+	}
+	if len(as.early) != 1 {
+		t.Fatalf("%d sender-dry events in a row wait, want 1", len(as.early))
+	}
+	as.early = as.early[:0]
 	for i := range maxEvents + 6 {
-		as.emit(Event{Kind: EventSenderDry, Stream: uint16(i)})
+		as.emit(Event{Kind: EventPeerError, Cause: uint16(i)})
 	}
 	if as.events != nil {
 		t.Fatal("events channel made before Events was called")
@@ -152,8 +159,8 @@ func TestEventsMadeOnDemand(t *testing.T) {
 	ch := as.Events()
 	n := 0
 	for ev := range ch {
-		if ev.Stream != uint16(n) {
-			t.Fatalf("event %d is for stream %d", n, ev.Stream)
+		if ev.Cause != uint16(n) {
+			t.Fatalf("event %d has cause %d", n, ev.Cause)
 		}
 		n++
 	}
