@@ -75,15 +75,27 @@ func ssnLT(a, b uint16) bool { return a != b && int16(a-b) < 0 }
 // Add takes an accepted fragment.
 func (d *Data) Add(f *Frag) bool {
 	s := d.stream(f.SID)
-	if s == nil || f.Flags&FlagUnordered == 0 && ssnLT(f.SSN, uint16(d.in(s).NextSSN())) {
+	if s == nil {
+		d.pool.Put(f)
+		return false
+	}
+	if d.pd != nil && f.TSN == d.pdNext {
+		if d.pd == s && f.Flags&FlagBegin == 0 && (f.Flags&FlagUnordered == 0) == d.pdOrdered {
+			d.held += len(f.Data)
+			d.continuePartial(f)
+			return true
+		}
+		// The TSN that would continue the message in partial delivery
+		// holds another message: fragments of a message have consecutive
+		// TSNs (RFC 9260 section 6.9), so the sender gave that message up
+		// (PR-SCTP) and it will not complete.
+		d.abortPartial()
+	}
+	if f.Flags&FlagUnordered == 0 && ssnLT(f.SSN, uint16(d.in(s).NextSSN())) {
 		d.pool.Put(f)
 		return false
 	}
 	d.held += len(f.Data)
-	if d.pd == s && f.TSN == d.pdNext && (f.Flags&FlagUnordered == 0) == d.pdOrdered {
-		d.continuePartial(f)
-		return true
-	}
 	list := &s.ordered
 	if f.Flags&FlagUnordered != 0 {
 		if f.Flags&(FlagBegin|FlagEnd) == FlagBegin|FlagEnd && d.pd != s {
@@ -272,52 +284,135 @@ func (d *Data) DropHighest(after uint32) (uint32, int, bool) {
 	}
 	f := bestList.removeTail()
 	tsn, n := f.TSN, len(f.Data)
+
 	d.held -= n
 	d.pool.Put(f)
 	return tsn, n, true
 }
 
-// ForwardTSN drops fragments up to newCum and skips the named streams past
-// their SSNs (RFC 3758 section 3.6). Minimal: a partial delivery cut short
-// by it ends without its last fragment.
+// ForwardTSN applies a FORWARD-TSN whose entries were validated (streams
+// in range), after the TSN map moved its cumulative TSN to newCum (RFC 3758
+// section 3.6):
+//
+//   - a partial delivery whose next fragment is at or below newCum (or
+//     whose message a stream entry skips) will not complete: its held
+//     fragments go and a FlagAborted marker is queued after the parts
+//     already delivered ("a notification SHOULD also be generated to
+//     inform the upper layer API that the message being partially
+//     delivered will NOT be completed");
+//   - each ordered stream entry makes the stream skip past its SSN: "the
+//     receiver MUST use the stream sequence information to examine all of
+//     the listed stream reordering queues, and immediately make available
+//     for delivery stream sequence numbers earlier than or equal to the
+//     stream sequence number listed inside the FORWARD TSN" (complete
+//     messages up to it are delivered, incomplete ones dropped);
+//   - "The receiver MUST remove any partially reassembled message, which
+//     is still missing one or more TSNs earlier than or equal to the new
+//     cumulative TSN point": incomplete messages with a fragment at or
+//     below newCum are dropped;
+//
+// then whatever became deliverable is queued.
 func (d *Data) ForwardTSN(newCum uint32, skips []Skip) {
-	drop := func(l *fragList) {
-		var prev *Frag
-		for f := l.head; f != nil; {
-			next := f.next
-			if !tsnLT(newCum, f.TSN) {
-				if prev == nil {
-					l.head = next
-				} else {
-					prev.next = next
+	if s := d.pd; s != nil {
+		dead := !tsnLT(newCum, d.pdNext)
+		if d.pdOrdered {
+			ssn := uint16(d.in(s).NextSSN())
+			for _, k := range skips {
+				if k.SID == s.sid && !ssnLT(k.SSN, ssn) {
+					dead = true
 				}
-				if l.tail == f {
-					l.tail = prev
-				}
-				l.n--
-				d.held -= len(f.Data)
-				d.pool.Put(f)
-			} else {
-				prev = f
 			}
-			f = next
 		}
-	}
-	if d.pd != nil && !tsnLT(newCum, d.pdNext) {
-		in := d.in(d.pd)
-		in.PD, in.PDUO = false, false
-		d.pd, d.pdList = nil, nil
-	}
-	for _, s := range d.streams.InSides() {
-		drop(&s.ordered)
-		drop(&s.unordered)
+		if dead {
+			d.abortPartial()
+		}
 	}
 	for _, k := range skips {
-		if in := d.streams.In(k.SID); in != nil && !ssnLT(k.SSN, uint16(in.NextSSN())) {
-			in.MID = stream.MID(k.SSN + 1)
+		s := d.stream(k.SID)
+		if s == nil {
+			continue
 		}
+		in := d.in(s)
+		if ssnLT(k.SSN, uint16(in.NextSSN())) {
+			continue // already past it
+		}
+		for h := s.ordered.head; h != nil && !ssnLT(k.SSN, h.SSN); h = s.ordered.head {
+			if h.Flags&FlagBegin != 0 {
+				if last, ok := completeRun(h); ok {
+					d.move(s, &s.ordered, last)
+					continue
+				}
+			}
+			s.ordered.pop()
+			d.held -= len(h.Data)
+			d.pool.Put(h)
+		}
+		in.MID = stream.MID(k.SSN + 1)
 	}
-	for _, s := range d.streams.InSides() {
+	for sid, s := range d.streams.InSides() {
+		s.sid = sid
+		if s != d.pd {
+			d.dropDead(&s.ordered, newCum)
+			d.dropDead(&s.unordered, newCum)
+		}
 		d.deliver(s)
 	}
+}
+
+// dropDead drops from l the fragments at or below newCum that are not part
+// of a complete message.
+func (d *Data) dropDead(l *fragList, newCum uint32) {
+	var prev *Frag
+	for f := l.head; f != nil; {
+		if f.Flags&FlagBegin != 0 {
+			if last, ok := completeRun(f); ok {
+				prev, f = last, last.next
+				continue
+			}
+		}
+		next := f.next
+		if tsnLT(newCum, f.TSN) {
+			prev, f = f, next
+			continue
+		}
+		if prev == nil {
+			l.head = next
+		} else {
+			prev.next = next
+		}
+		if l.tail == f {
+			l.tail = prev
+		}
+		l.n--
+		d.held -= len(f.Data)
+		d.pool.Put(f)
+		f = next
+	}
+}
+
+// abortPartial ends the partial delivery in progress without its end: the
+// rest of its message still held goes, and a FlagAborted marker follows its
+// delivered parts. An ordered message's SSN is used up.
+func (d *Data) abortPartial() {
+	s, l := d.pd, d.pdList
+	in := d.in(s)
+	for h := l.head; h != nil && h.Flags&FlagBegin == 0; h = l.head {
+		l.pop()
+		d.held -= len(h.Data)
+		d.pool.Put(h)
+		if h.Flags&FlagEnd != 0 {
+			break
+		}
+	}
+	m := d.pool.Get(nil)
+	m.SID, m.Flags = s.sid, FlagAborted
+	if d.pdOrdered {
+		m.SSN = uint16(in.NextSSN())
+		in.MID = stream.MID(in.NextSSN().Next())
+	} else {
+		m.Flags |= FlagUnordered
+	}
+	d.push(s, m, d.pdFirst)
+	in.PD, in.PDUO = false, false
+	d.pd, d.pdList = nil, nil
 }

@@ -202,7 +202,18 @@ func (c *usctpConn) StatsLine() string {
 	st := c.a.Stats()
 	return fmt.Sprintf("packets out %d in %d; DATA out %d in %d; SACK out %d in %d; retransmits %d (fast %d, T3 %d); SRTT %v cwnd %d",
 		st.PacketsOut, st.PacketsIn, st.ChunksOut[chunk.TypeData], st.ChunksIn[chunk.TypeData],
-		st.ChunksOut[chunk.TypeSack], st.ChunksIn[chunk.TypeSack], st.Retransmits, st.FastRetransmit, st.T3Expiries, st.SRTT, st.Cwnd)
+		st.ChunksOut[chunk.TypeSack], st.ChunksIn[chunk.TypeSack], st.Retransmits, st.FastRetransmit, st.T3Expiries, st.SRTT, st.Cwnd) +
+		socketLine(c.a.Endpoint().SocketStats())
+}
+
+// socketLine summarizes an endpoint's socket counters (its whole life, all
+// associations): system calls and the datagrams and packets they moved.
+func socketLine(s sctp.SocketStats) string {
+	if s.RecvCalls == 0 && s.SendCalls == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; socket: recvmmsg %d (%d datagrams, %d GRO), sendmmsg %d (%d datagrams, %d packets)",
+		s.RecvCalls, s.RecvMessages, s.GROCoalesced, s.SendCalls, s.SendMessages, s.SendPackets)
 }
 
 func (c *usctpConn) Close() error { return c.a.Close() }

@@ -52,6 +52,13 @@ type Config struct {
 	// ErrWouldBlock) beyond it. A single larger message is accepted
 	// when the buffer is empty.
 	SendBuffer int
+	// UnsentLimit bounds the part of the send buffer that waits to be
+	// sent (default 256 KiB; negative: no bound but SendBuffer). WriteMsg
+	// blocks beyond it as on a full send buffer, one message is always
+	// accepted when none waits. The data a writer queues ahead of the
+	// congestion window then stays small enough to be in the CPU's caches
+	// when it is packed, as with Linux's TCP_NOTSENT_LOWAT.
+	UnsentLimit int
 	// RecvBuffer is the receive window advertised per association
 	// (default 1 MiB).
 	RecvBuffer int
@@ -70,6 +77,19 @@ type Config struct {
 	// to reassemble our first multi-fragment messages; interleave.FSNRFC
 	// fixes RFC 8260's.
 	InterleaveFSN interleave.FSNConvention
+	// DisableStreamReconfig stops offering stream reconfiguration (RFC
+	// 6525: resetting stream numbering and adding streams, see
+	// Association.ResetStreams and AddStreams), which is offered by
+	// default: WebRTC data channels close with stream resets (RFC 8831),
+	// and a peer's requests only touch stream numbering and bounded
+	// stream tables.
+	DisableStreamReconfig bool
+	// DisablePartialReliability stops offering partial reliability
+	// (PR-SCTP, RFC 3758: the Forward-TSN-Supported parameter), which is
+	// offered by default, as Linux does (net.sctp.prsctp_enable=1) and
+	// WebRTC data channels need (RFC 8831). Without it on both sides,
+	// SendInfo.PR policies only drop messages not yet sent.
+	DisablePartialReliability bool
 
 	// Transport is UDP (default) or IP. Ignored when PacketConn or Conn
 	// is set.
@@ -128,6 +148,9 @@ func (c *Config) withDefaults() Config {
 	if d.CloseTimeout == 0 {
 		d.CloseTimeout = 5 * time.Second
 	}
+	if d.UnsentLimit == 0 {
+		d.UnsentLimit = defaultUnsentLimit
+	}
 	return d
 }
 
@@ -144,6 +167,11 @@ func (c *Config) validate() error {
 	return nil
 }
 
+// defaultUnsentLimit is Config.UnsentLimit's default: 256 KiB, about 180
+// full packets, several SACKs' worth of refill at any rate this stack
+// reaches, and less than the CPU caches.
+const defaultUnsentLimit = 256 << 10
+
 // maxPacket is the largest packet the shell reads or writes.
 const maxPacket = 9216
 
@@ -159,10 +187,13 @@ func (c *Config) core(overhead int) config {
 		InStreams:       c.InStreams,
 		RecvWindow:      uint32(c.RecvBuffer),
 		SendBuffer:      c.SendBuffer,
+		SendUnsent:      max(c.UnsentLimit, 0),
 		MaxAssociations: c.MaxAssociations,
 		PMTU:            c.MTU - overhead,
 		Interleave:      c.Interleaving,
 		InterleaveFSN:   c.InterleaveFSN,
+		NoReconfig:      c.DisableStreamReconfig,
+		NoPR:            c.DisablePartialReliability,
 	}
 	cc.Scheduler = c.Scheduler
 	return cc

@@ -49,11 +49,13 @@ type assoc struct {
 
 	closed  bool
 	ready   bool      // listed in the endpoint's ready list
+	inBatch bool      // listed in the endpoint's receive batch
 	heapAt  time.Time // deadline recorded in the endpoint's timer heap
 	heapIdx int       // index in the endpoint's timer heap, -1 if not in it
 	stats   Counters
 	chunks  chunkCounts // chunks in and out by type
 	data    dataPlane   // DATA/SACK engine glue (assoc_data.go)
+	rc      *reconf     // stream reconfiguration, RFC 6525 (assoc_reconf.go); nil until used
 }
 
 // assocKey identifies an association at its endpoint: the peer's transport
@@ -149,6 +151,7 @@ func (a *assoc) destroy(r closeReason) {
 	default:
 		a.stats.AssocsFailed++
 	}
+	a.dropReconf(errClosed)
 	a.data.close(&a.stats)
 	a.ep.remove(a)
 }

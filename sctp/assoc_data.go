@@ -37,12 +37,14 @@ func (a *assoc) startData(now time.Time) {
 		RTOMin:     cfg.RTOMin,
 		RTOMax:     cfg.RTOMax,
 		SendBuffer: cfg.SendBuffer,
+		SendUnsent: cfg.SendUnsent,
 		Scheduler:  a.newStreamScheduler(),
 		// RFC 8260 section 2.2.1: "User message interleaving has been
 		// negotiated for an association if both endpoints have
 		// indicated I-DATA support."
-		Interleaved: a.interleaved(),
-		FSN:         cfg.InterleaveFSN,
+		Interleaved:        a.interleaved(),
+		FSN:                cfg.InterleaveFSN,
+		PartialReliability: a.partialReliability(),
 	})
 	if err != nil {
 		// The negotiated values were checked: a failure here is a bug.
@@ -50,6 +52,7 @@ func (a *assoc) startData(now time.Time) {
 	}
 	a.data.close(&a.stats)
 	a.data.eng = e
+	a.initReconf()
 }
 
 func (d *dataPlane) deadline() time.Time {
@@ -117,6 +120,15 @@ func (d *dataPlane) fold(s *Counters) {
 	s.Retransmits += es.Retransmits
 	s.FastRetransmit += es.FastRetransmits
 	s.T3Expiries += es.T3Expiries
+	for p := range s.PRAbandoned {
+		s.PRAbandoned[p] += es.AbandonedMessages[p]
+		s.PRAbandonedBytes[p] += es.AbandonedBytes[p]
+	}
+	s.PRAbandonedUnsent += es.AbandonedUnsent
+	s.ForwardTSNsOut += es.ForwardTSNsSent
+	s.ForwardTSNsIn += es.ForwardTSNs
+	s.ForwardTSNsInvalid += es.ForwardTSNsInvalid
+	s.PartialDeliveriesAborted += es.PartialAborted
 }
 
 // cumAck applies the Cumulative TSN Ack of a SHUTDOWN chunk as a SACK
@@ -219,6 +231,11 @@ func (a *assoc) sack6_2_1(now time.Time, p *inPacket, c *rxChunk) disp {
 
 // send is the SEND primitive (section 11.1 F): queue one message.
 func (a *assoc) send(now time.Time, sid uint16, ppid uint32, unordered bool, msg []byte) error {
+	return a.sendPR(now, sid, ppid, unordered, msg, PR{})
+}
+
+// sendPR is send for a message with partial reliability pr.
+func (a *assoc) sendPR(now time.Time, sid uint16, ppid uint32, unordered bool, msg []byte, pr PR) error {
 	defer a.ep.touch(a)
 	switch {
 	case a.closed:
@@ -231,11 +248,22 @@ func (a *assoc) send(now time.Time, sid uint16, ppid uint32, unordered bool, msg
 	case a.data.eng == nil:
 		return errNotReady
 	}
-	if err := a.data.eng.Send.Queue(sid, ppid, unordered, msg); err != nil {
+	if err := a.data.eng.Send.QueuePR(now, sid, ppid, unordered, msg, transfer.PR{Policy: transfer.PRPolicy(pr.Policy), Value: pr.Value}); err != nil {
 		return err
 	}
 	a.ep.markReady(a)
 	return nil
+}
+
+// canSendNow reports whether a flush now would send data just queued: the
+// windows allow it, or nothing is in flight (then no SACK is coming to
+// open them, and a zero window probe may have to be scheduled). Otherwise
+// the next SACK (the reader sends after each) or T3-rtx (running while
+// data is outstanding) sends it, and waking the owner goroutine for each
+// message written behind a full window is wasted.
+func (a *assoc) canSendNow(now time.Time) bool {
+	eng := a.data.eng
+	return eng == nil || eng.Send.Outstanding() == 0 || eng.Send.Pending(now)
 }
 
 // read returns the next delivered message part.

@@ -325,7 +325,7 @@ func (a *assoc) cookieRestartA(now time.Time, p *inPacket, ck *cookie) disp {
 	a.pend = pending{heartbeatAcks: a.pend.heartbeatAcks[:0]}
 	a.ep.retag(a, ck.localTag)
 	a.fromCookie(now, ck)
-	a.requeue(old)
+	a.requeue(now, old)
 	a.initRetx, a.t2Retx, a.errCount = 0, 0, 0
 	a.setState(stateEstablished)
 	a.pend.cookieAck = true
@@ -403,18 +403,24 @@ func (a *assoc) rebaseData(now time.Time, ck *cookie) {
 	a.peerOS, a.peerMIS = ck.peerOS, ck.peerMIS
 	a.negotiateStreams()
 	a.startData(now)
-	a.requeue(old)
+	a.requeue(now, old)
 }
 
 // requeue moves the messages still queued or unacknowledged in the old
-// engine to the current one, in order. Messages on streams that no longer
-// exist are dropped and counted.
-func (a *assoc) requeue(old *transfer.Engine) {
+// engine to the current one, in order, with their PR policies (a lifetime
+// goes on from where it was). Messages on streams that no longer exist are
+// dropped and counted.
+func (a *assoc) requeue(now time.Time, old *transfer.Engine) {
 	if old == nil || a.data.eng == nil {
 		return
 	}
 	old.Send.Drain(func(m transfer.Unsent) {
-		if err := a.data.eng.Send.Queue(m.SID, m.PPID, m.Unordered, m.Payload); err != nil {
+		pr := m.PR
+		if pr.Policy == transfer.PRTTL {
+			left := (m.Expiry.Sub(now) + time.Millisecond - 1) / time.Millisecond
+			pr.Value = uint32(min(max(left, 0), 1<<31-1))
+		}
+		if err := a.data.eng.Send.QueuePR(now, m.SID, m.PPID, m.Unordered, m.Payload, pr); err != nil {
 			a.stats.Ignored++
 		}
 	})

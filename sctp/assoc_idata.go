@@ -16,12 +16,35 @@ func (a *assoc) interleaved() bool {
 	return a.ep.cfg.Interleave && a.peerExt&extIData != 0
 }
 
-// appendInterleaveExt appends the Supported Extensions parameter (RFC 5061
-// section 4.2.7) listing I-DATA and I-FORWARD-TSN. RFC 8260 section 2.2.1:
-// "An SCTP endpoint indicates user message interleaving support by listing
-// the I-DATA chunk within the Supported Extensions Parameter".
-func appendInterleaveExt(b []byte) []byte {
-	b, _ = chunk.AppendParam(b, chunk.ParamSupportedExtensions, []byte{byte(chunk.TypeIData), byte(chunk.TypeIForwardTSN)})
+// appendSupportedExt appends the Supported Extensions parameter (RFC 5061
+// section 4.2.7) listing the chunks of the extensions we offer: FORWARD-TSN
+// for PR-SCTP (as Linux lists it besides the Forward-TSN-Supported
+// parameter), I-DATA and I-FORWARD-TSN for interleaving, RE-CONFIG for
+// stream reconfiguration. RFC 8260 section 2.2.1: "An SCTP endpoint
+// indicates user message interleaving support by listing the I-DATA chunk
+// within the Supported Extensions Parameter"; RFC 6525 section 5.1.1: "An
+// SCTP endpoint supporting this extension MUST include the chunk type of
+// the RE-CONFIG chunk in the Supported Extensions Parameter in either the
+// INIT or INIT-ACK."
+func appendSupportedExt(b []byte, offer extFlags) []byte {
+	var types [4]byte
+	n := 0
+	if offer&extForwardTSN != 0 {
+		types[n] = byte(chunk.TypeForwardTSN)
+		n++
+	}
+	if offer&extIData != 0 {
+		types[n], types[n+1] = byte(chunk.TypeIData), byte(chunk.TypeIForwardTSN)
+		n += 2
+	}
+	if offer&extReconfig != 0 {
+		types[n] = byte(chunk.TypeReconfig)
+		n++
+	}
+	if n == 0 {
+		return b
+	}
+	b, _ = chunk.AppendParam(b, chunk.ParamSupportedExtensions, types[:n])
 	return b
 }
 
@@ -93,17 +116,4 @@ func (a *assoc) iForwardTSN8260_2_3_2(now time.Time, p *inPacket, c *rxChunk) di
 	}
 	a.ep.markReady(a) // its SACK is due now
 	return dispNext
-}
-
-// forwardTSN8260_2_3_1 handles a FORWARD-TSN: with I-DATA negotiated it is
-// a protocol violation (RFC 8260 section 2.3.1: "The FORWARD-TSN chunk
-// MUST be used in combination with the DATA chunk and MUST NOT be used in
-// combination with the I-DATA chunk"); otherwise it is a chunk this stack
-// does not negotiate (RFC 9260 section 3.2 action bits).
-func (a *assoc) forwardTSN8260_2_3_1(now time.Time, p *inPacket, c *rxChunk) disp {
-	if a.interleaved() {
-		a.protocolViolation("FORWARD-TSN chunk on an association that negotiated I-DATA")
-		return dispDeleted
-	}
-	return a.unknownChunk3_2(now, p, c)
 }

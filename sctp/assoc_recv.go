@@ -128,7 +128,9 @@ func (a *assoc) endPacket(now time.Time, dataSeen bool) {
 	if a.closed {
 		return
 	}
+	a.ep.joinBatch(a)
 	a.data.endPacket(now)
+	a.reconfProgress()
 	if a.state == stateShutdownSent {
 		// Section 9.2: "The reception of any packet from its peer ...
 		// SHOULD clear the endpoint's retransmission count and restart

@@ -82,12 +82,41 @@ func (a *assoc) appendPacket(now time.Time, buf []byte) []byte {
 	if eng != nil {
 		// A peer's large State Cookie can fill the packet on its own: the
 		// SACK and DATA then wait for the next one.
-		if (a.pend.sackNow || eng.Recv.SACKDue(now)) && limit-len(b) >= 16 {
+		// A SACK goes when due, and also whenever DATA leaves while
+		// received DATA waits for its delayed SACK. RFC 9260 section 6:
+		// "Before an endpoint transmits a DATA chunk, if any received
+		// DATA chunks have not been acknowledged (e.g., due to delayed
+		// acknowledgement), the sender SHOULD create a SACK chunk and
+		// bundle it with the outbound DATA chunk, as long as the size of
+		// the final SCTP packet does not exceed the current MTU." For
+		// request/response this makes the response carry the request's
+		// acknowledgement: one packet each way per transaction instead
+		// of a SACK-only packet for every second request (6.2's "at
+		// least every second packet" counts from the last SACK sent,
+		// bundled or not).
+		sack := a.pend.sackNow || eng.Recv.SACKDue(now)
+		if !sack && eng.Recv.Unacked() {
+			switch a.state {
+			case stateEstablished, stateShutdownPending, stateShutdownReceived:
+				sack = eng.Send.Pending(now)
+			}
+		}
+		if sack && limit-len(b) >= 16 {
 			a.pend.sackNow = false
 			b = eng.Recv.AppendSACK(now, b, limit-len(b))
 		}
+		if a.state != stateCookieEchoed {
+			b = a.appendReconf(now, b, limit)
+		}
 		switch a.state {
 		case stateCookieEchoed, stateEstablished, stateShutdownPending, stateShutdownReceived:
+			if eng.Send.ForwardDue() {
+				// RFC 3758 section 3.5 F2: "The data sender SHOULD always
+				// attempt to bundle an outgoing FORWARD TSN with outbound
+				// DATA chunks for efficiency": it goes now, with whatever
+				// DATA follows in this packet.
+				b = eng.Send.AppendForward(now, b, limit-len(b))
+			}
 			if limit-len(b) > 16 {
 				b, _ = eng.Send.AppendData(now, b, limit-len(b))
 			}

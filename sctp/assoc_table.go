@@ -66,10 +66,11 @@ type handler func(a *assoc, now time.Time, p *inPacket, c *rxChunk) disp
 //	SACK               drop      6.2.1     6.2.1   6.2.1   6.2.1   6.2.1   drop
 //	I-DATA             drop      RFC 8260 2.2.3 (ABORT unless negotiated)  drop
 //	I-FORWARD-TSN      drop      RFC 8260 2.3.2 (ABORT unless negotiated)  drop
-//	FORWARD-TSN        RFC 8260 2.3.1: ABORT with I-DATA, else 3.2 action bits
+//	FORWARD-TSN        RFC 3758 3.6; ABORT with I-DATA (RFC 8260 2.3.1); 3.2 action bits unless offered
+//	RE-CONFIG          drop      RFC 6525 5.2 (3.2 action bits unless negotiated)  drop
 //	PAD                RFC 4820: discarded, the rest of the packet is processed
 //	anything else      3.2 action bits (ECNE, CWR, AUTH, NR-SACK, ASCONF,
-//	                   ASCONF-ACK, RE-CONFIG are not negotiated by this stack)
+//	                   ASCONF-ACK are not negotiated by this stack)
 //
 // CLOSED has no TCB: its packets go to the endpoint's out-of-the-blue rules
 // (section 8.4) and its stateless INIT and COOKIE ECHO handling (5.1).
@@ -130,8 +131,7 @@ func init() {
 	// them anyway gets the action-bit treatment of an unknown chunk
 	// (section 3.2), which is what it would get from a stack that has never
 	// heard of them.
-	for _, ct := range []uint8{ctECNE, ctCWR, ctAuth, ctNRSack, ctASCONFAck,
-		ctReconfig, ctASCONF} {
+	for _, ct := range []uint8{ctECNE, ctCWR, ctAuth, ctNRSack, ctASCONFAck, ctASCONF} {
 		row(ct, (*assoc).unknownChunk3_2, nil)
 	}
 	// I-DATA and I-FORWARD-TSN (RFC 8260) where DATA and SACK are
@@ -143,7 +143,12 @@ func init() {
 	row(ctIForwardTSN, (*assoc).discardChunk, map[state]handler{
 		ce: (*assoc).iForwardTSN8260_2_3_2, est: (*assoc).iForwardTSN8260_2_3_2, sp: (*assoc).iForwardTSN8260_2_3_2,
 		ss: (*assoc).iForwardTSN8260_2_3_2, sr: (*assoc).iForwardTSN8260_2_3_2})
-	row(ctForwardTSN, (*assoc).forwardTSN8260_2_3_1, nil)
+	row(ctForwardTSN, (*assoc).forwardTSN3758_3_6, nil)
+	// RE-CONFIG (RFC 6525) where DATA is accepted; without negotiation it
+	// is an unknown chunk (section 3.2 action bits).
+	row(ctReconfig, (*assoc).discardChunk, map[state]handler{
+		ce: (*assoc).reconfig6525, est: (*assoc).reconfig6525, sp: (*assoc).reconfig6525,
+		ss: (*assoc).reconfig6525, sr: (*assoc).reconfig6525})
 	// PAD (RFC 4820): "The receiver of the PAD chunk MUST discard this
 	// chunk and continue processing the rest of the chunks in the packet."
 	row(ctPad, (*assoc).ignoreChunk, nil)

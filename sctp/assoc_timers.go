@@ -25,6 +25,8 @@ func (a *assoc) timeout(now time.Time) {
 			a.fail(reasonShutdownGuard, 0)
 		case timerHeartbeat:
 			a.heartbeatTimer(now)
+		case timerReconf:
+			a.reconfTimer(now)
 		}
 	}
 	if a.closed {

@@ -3,6 +3,7 @@ package sctp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/netip"
 	"os"
@@ -26,10 +27,15 @@ type Association struct {
 	lastEng     *transfer.Engine // engine kept after close for unread data
 	busy        bool             // data written since the last sender-dry event
 	touched     bool             // listed in ep.touched
+	directWait  bool             // a ReadMsg caller that reads the socket itself waits in rwait
+	waitSince   time.Time        // when it started to wait
 	abortReason string
-	rwait       waitq // readable by ReadMsg, or closed
-	wwait       waitq // send buffer space, or closed
-	swait       waitq // state change (up, closed)
+	rwait       waitq            // readable by ReadMsg, or closed
+	wwait       waitq            // send buffer space, or closed
+	swait       waitq            // state change (up, closed)
+	rcwait      waitq            // a stream reconfiguration completed, or closed
+	rcDone      map[uint64]error // results of reconfiguration requests not yet collected
+	rcGone      map[uint64]bool  // requests whose caller gave up
 	streams     map[uint16]*Stream
 	readable    []uint16 // scratch: streams that got data (Receiver.AppendReadable)
 	dropped     uint64   // events dropped because the channel was full
@@ -59,6 +65,10 @@ type SendInfo struct {
 	// NonBlocking makes WriteMsg fail with ErrWouldBlock instead of
 	// waiting when the send buffer is full.
 	NonBlocking bool
+	// PR is the message's partial reliability (PR-SCTP): for example
+	// Lifetime(100*time.Millisecond) or MaxRetransmits(0). The zero value
+	// is reliable.
+	PR PR
 }
 
 // RecvInfo describes data returned by ReadMsg.
@@ -71,6 +81,11 @@ type RecvInfo struct {
 	EOR bool
 	SSN uint16 // stream sequence number (ordered messages)
 	TSN uint32 // TSN of the message's first fragment
+	// Aborted reports that the message whose first parts earlier reads
+	// returned (partial delivery, EOR false) will not complete: the peer
+	// gave it up under a PR-SCTP policy. The read returns no data; an
+	// EventPartialDeliveryAborted event tells the same.
+	Aborted bool
 }
 
 // WriteMsg sends p as one message. It blocks while the send buffer is
@@ -92,11 +107,28 @@ func (as *Association) write(p []byte, info SendInfo, dl *deadline) (int, error)
 			e.mu.Unlock()
 			return 0, err
 		}
-		err := as.a.send(time.Now(), info.Stream, info.PPID, info.Unordered, p)
+		if !info.PR.valid() {
+			e.mu.Unlock()
+			return 0, fmt.Errorf("sctp: invalid PR-SCTP policy %d", info.PR.Policy)
+		}
+		// A message written to an idle association (nothing queued or in
+		// flight: a request, or the response to one) is sent by this
+		// goroutine at once; behind other data it is left to the owner
+		// goroutine and the reader, which send in batches as the windows
+		// open.
+		idle := as.a.data.eng != nil && as.a.data.eng.Send.Idle()
+		now := time.Now()
+		err := as.a.sendPR(now, info.Stream, info.PPID, info.Unordered, p, info.PR)
+		as.takeFailed() // messages a priority write made room by giving up
 		if err == nil {
 			as.busy = true
+			flush := as.a.canSendNow(now)
 			e.mu.Unlock()
-			e.poke()
+			if idle {
+				e.sendNow()
+			} else if flush {
+				e.poke()
+			}
 			return len(p), nil
 		}
 		if !errors.Is(err, transfer.ErrWouldBlock) {
@@ -174,7 +206,10 @@ func (as *Association) read(p []byte, s *Stream, dl *deadline) (int, RecvInfo, e
 			}
 			if err == nil {
 				kick := false
-				if !as.closed && eng.Recv.SACKDue(time.Now()) {
+				// The zero time: only a SACK due now (a window update);
+				// a delayed SACK's deadline is the owner's timer's, and
+				// a clock read per message is not free.
+				if !as.closed && eng.Recv.SACKDue(time.Time{}) {
 					e.core.markReady(as.a) // window update
 					kick = true
 				}
@@ -186,8 +221,11 @@ func (as *Association) read(p []byte, s *Stream, dl *deadline) (int, RecvInfo, e
 				if kick {
 					e.poke()
 				}
+				if ri.Aborted {
+					as.emit(Event{Kind: EventPartialDeliveryAborted, Stream: ri.SID})
+				}
 				return n, RecvInfo{Stream: ri.SID, PPID: ri.PPID, Unordered: ri.Unordered, EOR: ri.EOR,
-					SSN: ri.SSN, TSN: uint32(ri.TSN)}, nil
+					SSN: ri.SSN, TSN: uint32(ri.TSN), Aborted: ri.Aborted}, nil
 			}
 		}
 		if as.closed {
@@ -197,6 +235,19 @@ func (as *Association) read(p []byte, s *Stream, dl *deadline) (int, RecvInfo, e
 			}
 			e.mu.Unlock()
 			return 0, RecvInfo{}, err
+		}
+		// ReadMsg without a deadline reads the socket itself when the
+		// reader role is free (shell_reader.go).
+		direct := s == nil && dl == &as.rdl && dl.none()
+		if direct && e.reader == readerNone {
+			e.readDirect()
+			continue
+		}
+		if s == nil {
+			as.directWait = direct
+			if direct {
+				as.waitSince = time.Now()
+			}
 		}
 		if !e.block(q, dl.wait(), nil) {
 			e.mu.Unlock()
@@ -211,7 +262,17 @@ func (as *Association) read(p []byte, s *Stream, dl *deadline) (int, RecvInfo, e
 // reads (a read can start a partial delivery, or end a message that
 // ReadMsg was continuing); it costs a look at the streams that got data.
 func (as *Association) wakeReaders(eng *transfer.Engine) {
+	e := as.ep
 	if as.rwait.waiting() && eng.Recv.Readable() {
+		e.wokeReaders += len(as.rwait.ws)
+		e.nHandoffs.Add(uint64(len(as.rwait.ws)))
+		// Lend the reader role only to a reader whose data came
+		// quickly: one that waits longer than the owner's check
+		// would hand the role back before it returns, and the
+		// hand-offs the lending saves cost less than that round.
+		if as.directWait && time.Since(as.waitSince) < readerCheck/2 {
+			e.userWoke = true
+		}
 		as.rwait.wake()
 	}
 	as.readable = eng.Recv.AppendReadable(as.readable[:0])
@@ -220,6 +281,7 @@ func (as *Association) wakeReaders(eng *transfer.Engine) {
 	}
 	for _, sid := range as.readable {
 		if s := as.streams[sid]; s != nil && s.rwait.waiting() {
+			e.wokeReaders += len(s.rwait.ws)
 			s.rwait.wake()
 		}
 	}
@@ -237,11 +299,24 @@ func (as *Association) engine() *transfer.Engine {
 func (as *Association) SetDeadline(t time.Time) error {
 	as.rdl.set(t)
 	as.wdl.set(t)
+	as.deadlineChanged()
 	return nil
 }
 
 // SetReadDeadline sets the deadline of ReadMsg; the zero time means none.
-func (as *Association) SetReadDeadline(t time.Time) error { as.rdl.set(t); return nil }
+func (as *Association) SetReadDeadline(t time.Time) error {
+	as.rdl.set(t)
+	as.deadlineChanged()
+	return nil
+}
+
+// deadlineChanged makes a ReadMsg caller reading the socket itself look
+// at its new deadline.
+func (as *Association) deadlineChanged() {
+	as.ep.mu.Lock()
+	as.ep.interruptReader()
+	as.ep.mu.Unlock()
+}
 
 // SetWriteDeadline sets the deadline of WriteMsg; the zero time means none.
 func (as *Association) SetWriteDeadline(t time.Time) error { as.wdl.set(t); return nil }
@@ -337,9 +412,11 @@ func (as *Association) terminate(err error) {
 	e := as.ep
 	as.closed, as.err = true, err
 	delete(e.assocs, as.a)
+	e.interruptReader()
 	as.rwait.wake()
 	as.wwait.wake()
 	as.swait.wake()
+	as.rcwait.wake()
 	for _, s := range as.streams {
 		s.rwait.wake()
 	}
@@ -368,10 +445,24 @@ func (as *Association) progress() {
 	if as.wwait.waiting() {
 		as.wwait.wake()
 	}
+	as.takeFailed()
 	if as.busy && eng.Send.Idle() {
 		as.busy = false
 		as.emit(Event{Kind: EventSenderDry})
 	}
+}
+
+// takeFailed reports the messages the engine gave up under their PR-SCTP
+// policy as EventSendFailed events.
+func (as *Association) takeFailed() {
+	eng := as.a.data.eng
+	if eng == nil || !eng.Send.HasFailed() {
+		return
+	}
+	eng.Send.TakeFailed(func(f transfer.Failed) {
+		as.emit(Event{Kind: EventSendFailed, Stream: f.SID, PPID: f.PPID, Unordered: f.Unordered, Msg: f.Payload,
+			Sent: f.Sent, PR: PRPolicy(f.Policy)})
+	})
 }
 
 // emit queues an event for the user, dropping it when the channel is full.

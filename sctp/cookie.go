@@ -57,6 +57,7 @@ const (
 	extNRSack                            // NR-SACK
 	extZeroChecksum                      // RFC 9653
 	extECN                               // ECN capable
+	extIForwardTSN                       // RFC 8260 I-FORWARD-TSN listed
 )
 
 // cookie is the decoded content of a State Cookie.

@@ -45,6 +45,13 @@ func (d *deadline) set(t time.Time) {
 	})
 }
 
+// none reports whether no deadline is set.
+func (d *deadline) none() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.timer == nil && !d.closed
+}
+
 // passed reports whether the deadline has passed: calls fail then even
 // when they could proceed, as with net.Conn.
 func (d *deadline) passed() bool {

@@ -32,8 +32,54 @@
 // packets over a connection the program supplies (for example DTLS).
 // Config.Pcap records every packet in a pcap file.
 //
+// # Partial reliability
+//
+// SendInfo.PR (or Stream.PR for a stream's writes) makes a message
+// partially reliable (PR-SCTP, RFC 3758 with the policies of RFC 7496):
+//
+//	as.WriteMsg(frame, sctp.SendInfo{Stream: 1, PR: sctp.Lifetime(100 * time.Millisecond)})
+//	as.WriteMsg(state, sctp.SendInfo{Stream: 2, Unordered: true, PR: sctp.MaxRetransmits(0)})
+//	as.WriteMsg(log, sctp.SendInfo{Stream: 3, PR: sctp.Priority(7)})
+//
+// Lifetime gives up a message not acknowledged in time, MaxRetransmits one
+// whose chunks would be retransmitted more often, Priority lets a more
+// important message push less important queued ones out of a full send
+// buffer. A message given up is reported whole in an EventSendFailed event
+// (Event.PR names the policy; Event.Sent says whether any of it went out)
+// and counted in Stats.PRAbandoned and PRAbandonedBytes. Messages still
+// queued are dropped without using a TSN; for sent ones the association
+// sends FORWARD-TSN (I-FORWARD-TSN with interleaving) so the peer skips
+// them and delivers what follows; that needs both endpoints to offer
+// PR-SCTP, which usctp does by default, as Linux does
+// (Config.DisablePartialReliability turns it off); otherwise sent messages
+// stay reliable. On the receiving side a message the peer gave up while
+// it was being read in parts ends with an empty read whose
+// RecvInfo.Aborted is set, and an EventPartialDeliveryAborted event.
+//
+// # Stream reconfiguration
+//
+// Stream reconfiguration (RFC 6525) is negotiated by default
+// (Config.DisableStreamReconfig turns it off). Association.ResetStreams
+// restarts the numbering of some or all streams, ours (DirOutgoing), the
+// peer's (DirIncoming) or both; AddStreams adds streams each way:
+//
+//	err = as.ResetStreams(ctx, sctp.DirOutgoing, 3, 4) // streams 3 and 4 start again at SSN 0
+//	err = as.AddStreams(ctx, 10, 0)                    // 10 more outbound streams
+//	out, in := as.Streams()                            // the new counts
+//
+// Both calls wait for the peer's answer (one request is in flight at a
+// time; later ones queue behind it); a refusal is an error matching
+// ErrReconfigDenied or ErrReconfigFailed. Both ends get an
+// EventStreamReset or EventStreamsAdded, for their own requests and for
+// the peer's (Event.Direction is seen from the receiving end, Event.Err
+// is nil on success). Streams being reset keep their queued messages and
+// send them, numbered from 0, once the peer has answered.
+//
+// # Events
+//
 // Events (association up and down, restart, peer address changes, send
-// failures with the unsent message, shutdown complete, sender dry) arrive
+// failures with the unsent message, partial deliveries aborted, shutdown
+// complete, sender dry, stream resets and additions) arrive
 // on Association.Events, a bounded channel: events that find it full are
 // dropped and counted, so a program that ignores them loses nothing else.
 //
@@ -44,7 +90,8 @@
 // Read and Write of a Stream) obey deadlines set with SetDeadline,
 // SetReadDeadline and SetWriteDeadline as net.Conn does: a passed
 // deadline returns an error that is os.ErrDeadlineExceeded. WriteMsg
-// blocks while the send buffer (Config.SendBuffer) is full; with
+// blocks while the send buffer (Config.SendBuffer) is full or
+// Config.UnsentLimit bytes of it wait to be sent; with
 // SendInfo.NonBlocking it returns ErrWouldBlock instead. Close and Abort
 // unblock every call on the association; Endpoint.Close unblocks every
 // call on the endpoint.
@@ -67,14 +114,27 @@
 // and wake the owner; any number may call at once. Sending and receiving
 // a message allocates nothing in steady state.
 //
+// The packets of one read from the socket (with GRO: views of the
+// socket's buffers, no copy) count as one reception event for RFC 9260's
+// "at least every second packet" acknowledgement rule: the receiver sends
+// one SACK for the batch, as TCP acknowledges a GRO super-packet once;
+// SACKs for gaps and duplicates still go at once for every packet. The
+// sender applies Max.Burst as RFC 9260 section 6.1 rule D's temporary
+// cwnd, so such a SACK lets it refill what it acknowledged plus Max.Burst
+// packets. Endpoint.SocketStats counts the system calls.
+//
 // # Limitations
 //
 //   - No multi-homing: one path per association (the peer's other
 //     addresses are recorded and reported, not used).
-//   - No PR-SCTP (RFC 3758) and no stream reconfiguration
-//     (RFC 6525) yet, so EventPartialDeliveryAborted and
-//     EventStreamReset are never sent, and Stream.Close only releases the
-//     handle.
+//   - PR-SCTP: the priority policy only gives up messages not yet sent;
+//     the timed-reliability lifetime is counted in milliseconds and at
+//     most about 24 days.
+//   - Stream.Close only releases the handle (it does not reset the
+//     stream: call ResetStreams).
+//   - Stream reconfiguration has no SSN/TSN Reset Request (RFC 6525
+//     section 5.1.4): a peer's is answered "Denied", and there is no call
+//     to send one. Streams are never removed (RFC 6525 only adds them).
 //   - The scheduler's default is chosen per endpoint (Config.Scheduler);
 //     Association.SetScheduler changes it on a live association, also
 //     with messages queued (nothing is lost or reordered within a stream;

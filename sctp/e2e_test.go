@@ -73,6 +73,11 @@ func (p *pair) step() bool {
 	if next.After(p.now) {
 		p.now = next
 	}
+	// The packets due now arrive as one receive batch, as from one
+	// recvmmsg call: one SACK per batch (endpoint_batch.go).
+	for _, ep := range p.eps {
+		ep.beginBatch()
+	}
 	for pk := p.net.Pop(p.now); pk != nil; pk = p.net.Pop(p.now) {
 		to := 1
 		if pk.Link == p.links[1] {
@@ -80,6 +85,9 @@ func (p *pair) step() bool {
 		}
 		p.eps[to].receive(p.now, p.addrs[1-to], pk.Data)
 		p.net.Free(pk)
+	}
+	for _, ep := range p.eps {
+		ep.endBatch()
 	}
 	for i, ep := range p.eps {
 		ep.timeout(p.now)

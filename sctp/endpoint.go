@@ -39,6 +39,10 @@ type endpoint struct {
 
 	// ready lists associations that may have something to send.
 	ready []*assoc
+	// batched lists the associations a receive batch reached while
+	// batching (endpoint_batch.go).
+	batched  []*assoc
+	batching bool
 	// timerq orders the associations' deadlines (endpoint_timers.go).
 	timerq timerHeap
 	due    []*assoc // scratch for timeout

@@ -259,7 +259,7 @@ func (ep *endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *coo
 	c.peerExt = in.ext
 	if b := ep.replyBuf(p.from); b != nil {
 		b = appendHeader(b, p.dstPort, p.srcPort, in.tag)
-		b = appendInitAck(b, c, ep.cfg.RecvWindow, ep.jar, in.unrecognized, ep.cfg.Interleave)
+		b = appendInitAck(b, c, ep.cfg.RecvWindow, ep.jar, in.unrecognized, ep.cfg.offered())
 		ep.commitReply(finishPacket(b, 0))
 	}
 }

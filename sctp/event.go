@@ -13,10 +13,11 @@ const (
 	evPeerError                         // an ERROR chunk arrived (cause code in event.cause)
 	evPathDown                          // the primary path exceeded Path.Max.Retrans
 	evPathUp                            // the primary path answered again
+	evReconf                            // a stream reconfiguration completed (event.rc)
 )
 
 var eventNames = [...]string{"COMMUNICATION UP", "COMMUNICATION LOST", "RESTART", "SHUTDOWN COMPLETE",
-	"CANNOT START ASSOCIATION", "PEER ERROR", "PATH DOWN", "PATH UP"}
+	"CANNOT START ASSOCIATION", "PEER ERROR", "PATH DOWN", "PATH UP", "RECONFIGURATION"}
 
 // String returns the RFC name of the notification.
 func (k eventKind) String() string {
@@ -56,6 +57,7 @@ func (r closeReason) String() string {
 type event struct {
 	kind   eventKind
 	assoc  *assoc
-	reason closeReason // for evCommLost, evCantStart, evShutdownComplete
-	cause  uint16      // error cause code of an ERROR or ABORT, if any
+	reason closeReason  // for evCommLost, evCantStart, evShutdownComplete
+	cause  uint16       // error cause code of an ERROR or ABORT, if any
+	rc     *reconfEvent // for evReconf
 }

@@ -89,3 +89,56 @@ func ExampleAssociation_Stream() {
 	fmt.Println(string(buf[:n]))
 	// Output: ping
 }
+
+// ExampleAssociation_ResetStreams restarts the numbering of stream 3 after
+// two messages, and adds streams (RFC 6525).
+func ExampleAssociation_ResetStreams() {
+	l, err := sctp.Listen("127.0.0.1:5003", &sctp.Config{UDPPort: -1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer l.Close()
+	got := make(chan string, 8)
+	go func() {
+		as, err := l.Accept()
+		if err != nil {
+			return
+		}
+		buf := make([]byte, 100)
+		for {
+			n, info, err := as.ReadMsg(buf)
+			if err != nil {
+				close(got)
+				return
+			}
+			got <- fmt.Sprintf("%s: stream %d SSN %d", buf[:n], info.Stream, info.SSN)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	as, err := sctp.Dial(ctx, "127.0.0.1:5003", &sctp.Config{UDPPort: -1, RemoteUDPPort: l.Addr().Port(), OutStreams: 8})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, m := range []string{"one", "two"} {
+		as.WriteMsg([]byte(m), sctp.SendInfo{Stream: 3})
+	}
+	fmt.Println(<-got)
+	fmt.Println(<-got)
+	if err := as.ResetStreams(ctx, sctp.DirOutgoing, 3); err != nil {
+		log.Fatal(err)
+	}
+	as.WriteMsg([]byte("three"), sctp.SendInfo{Stream: 3})
+	fmt.Println(<-got)
+	if err := as.AddStreams(ctx, 2, 0); err != nil {
+		log.Fatal(err)
+	}
+	out, _ := as.Streams()
+	fmt.Println("outbound streams:", out)
+	as.Shutdown(ctx)
+	// Output:
+	// one: stream 3 SSN 0
+	// two: stream 3 SSN 1
+	// three: stream 3 SSN 0
+	// outbound streams: 10
+}

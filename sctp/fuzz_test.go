@@ -29,6 +29,7 @@ func FuzzEndpoint(f *testing.F) {
 		chunkOf(ctCookieEcho, 0, make([]byte, cookieLen)),
 		chunkOf(ctCookieAck, 0, nil),
 		chunkOf(ctError, 0, param(causeStaleCookie, u32(1))),
+		chunkOf(ctForwardTSN, 0, append(u32(tc.peerTSN+2), 0, 1, 0, 3)),
 	}
 	for i, c := range seeds {
 		for s := range numStates {

@@ -87,10 +87,10 @@ func (tc *testConn) connectServerIData() {
 	tc.wantEvent(evCommUp)
 }
 
-// RFC 8260 section 2.2.1: "If user message interleaving support has been
-// negotiated for an association, I-DATA chunks MUST be used for all user
-// messages. DATA chunks MUST NOT be used." Both ends listing I-DATA, the
-// association sends and takes I-DATA.
+// RFC 8260 section 2.2.1: "If I-DATA support has been negotiated for an
+// association, I-DATA chunks MUST be used for all user messages and DATA
+// chunks MUST NOT be used." Both ends listing I-DATA, the association sends
+// and takes I-DATA.
 func TestIDataNegotiatedSendsIData(t *testing.T) {
 	tc := newTestEndpoint(t, interleaveConfig())
 	tc.connectServerIData()

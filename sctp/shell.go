@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/usctp/usctp/sctp/internal/transfer"
@@ -25,7 +26,11 @@ import (
 // all to the core and sends what they caused in one batch, and an owner
 // that sends what user calls queued and runs the one timer armed at the
 // core's earliest deadline. User goroutines queue work under the lock and
-// wake the owner; they never wait for it.
+// wake the owner; they never wait for it. Two shortcuts serve
+// request/response without goroutine hand-offs: a message written to an
+// idle association is sent by the writing goroutine (sendNow), and a
+// ReadMsg caller with nothing to read may read the socket itself when the
+// reader goroutine lent it that role (shell_reader.go).
 type Endpoint struct {
 	cfg      Config
 	conn     transport.Conn
@@ -49,10 +54,38 @@ type Endpoint struct {
 	ownerGone   bool            // owner ended: close the socket after the last flush
 	free        []chan struct{} // waiter channels for block
 	touched     []*Association  // reached by the packets being processed
+	nblocked    int             // goroutines waiting in block
+
+	// The socket reader role (shell_reader.go).
+	direct       bool      // ReadMsg callers may take the role: the socket's deadline interrupts a read
+	reader       int       // readerLoop, readerUser or readerNone
+	readerGen    uint64    // times a ReadMsg caller took the role
+	readerSeen   uint64    // readerGen at the owner's last check
+	readerNext   time.Time // the owner's next check
+	loopParked   bool      // readLoop waits for rkick
+	readerIntr   bool      // the socket's read deadline is set to interrupt a reader
+	readerRevert bool      // the ReadMsg caller reading is to hand the role back
+	userWoke     bool      // the batch being processed woke a direct reader
+	wokeReaders  int       // ReadMsg callers the batch being processed woke
+	rkick        chan struct{}
+	rpkts        []transport.Packet // read buffers of the reader role
+	rbufs        [][]byte           // their own buffers (nil when reading views)
+	read         func([]transport.Packet) (int, error)
 
 	wmu  sync.Mutex // serializes flushes; guards out and nout
 	out  []transport.Packet
 	nout int // packets collected in out, not yet written
+	// sendReq asks whoever holds wmu next to flush once more: set by a
+	// writer that found wmu taken (sendNow), checked by every holder
+	// after it unlocks wmu (unlockW).
+	sendReq atomic.Bool
+
+	// Counters of the goroutine work per packet, for tests that pin the
+	// cost of a request/response exchange without timing it.
+	nOwnerWakes atomic.Uint64 // owner loop iterations
+	nWrites     atomic.Uint64 // WriteBatch calls
+	nReads      atomic.Uint64 // ReadBatch calls that returned packets
+	nHandoffs   atomic.Uint64 // ReadMsg callers woken by another goroutine's read
 
 	kick      chan struct{}
 	done      chan struct{}
@@ -61,8 +94,9 @@ type Endpoint struct {
 }
 
 const (
-	readBatch  = 32 // packets per ReadBatch
-	writeBatch = 64 // packets per WriteBatch
+	readBatch  = 32  // packets per ReadBatch
+	viewBatch  = 128 // packets per ReadBatchView (GRO: about 3 buffers' worth)
+	writeBatch = 64  // packets per WriteBatch
 )
 
 // Listen returns an endpoint accepting associations on laddr, "HOST:PORT"
@@ -105,7 +139,7 @@ func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 		return nil, err
 	}
 	e := &Endpoint{cfg: c, conn: conn, connPeer: peer, assocs: make(map[*assoc]*Association),
-		kick: make(chan struct{}, 1), done: make(chan struct{}),
+		kick: make(chan struct{}, 1), done: make(chan struct{}), rkick: make(chan struct{}, 1),
 		sharedPorts: c.conn == nil && c.PacketConn == nil && c.Conn == nil && c.Transport == IP}
 	if c.Pcap != "" {
 		w, err := transport.CreatePcap(c.Pcap, transport.PcapOptions{})
@@ -122,10 +156,21 @@ func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 	}
 	e.core = newEndpoint(c.core(e.conn.Overhead(fam)), time.Now())
 	e.core.onDestroy = e.onDestroy
+	// The packets of one write lie side by side, each a PMTU (rounded to
+	// a cache line) apart, not maxPacket: 64 of them fit the CPU caches
+	// that the packet building and the kernel's copy both walk. A larger
+	// packet gets a buffer of its own (append).
+	stride := min((e.core.cfg.PMTU+63)&^63, maxPacket)
+	arena := make([]byte, writeBatch*stride)
 	e.out = make([]transport.Packet, writeBatch)
 	for i := range e.out {
-		e.out[i].Buf = make([]byte, maxPacket)
+		e.out[i].Buf = arena[i*stride : (i+1)*stride : (i+1)*stride]
 	}
+	e.initRead()
+	// The reader role is only lent to ReadMsg callers on a socket whose
+	// read deadline works (transport.Conn's contract; a net.Conn given
+	// in Config may refuse deadlines).
+	e.direct = e.conn.SetReadDeadline(time.Time{}) == nil
 	e.wg.Add(2)
 	go e.readLoop()
 	go e.ownerLoop()
@@ -360,15 +405,15 @@ func (e *Endpoint) poke() {
 	}
 }
 
-// readLoop reads packets in batches and feeds them to the core.
+// readLoop reads packets in batches and feeds them to the core while it
+// holds the reader role.
 func (e *Endpoint) readLoop() {
 	defer e.wg.Done()
-	pkts := make([]transport.Packet, readBatch)
-	for i := range pkts {
-		pkts[i].Buf = make([]byte, maxPacket)
-	}
 	for {
-		n, err := e.conn.ReadBatch(pkts)
+		if !e.awaitReader() {
+			return
+		}
+		n, err := e.readSocket()
 		if err != nil {
 			select {
 			case <-e.done:
@@ -384,43 +429,93 @@ func (e *Endpoint) readLoop() {
 			}
 			continue // a transient socket error (for example ICMP)
 		}
-		now := time.Now()
-		e.wmu.Lock()
-		e.mu.Lock()
-		var last assocKey
-		for i := range pkts[:n] {
-			p := pkts[i].Data()
-			if !e.acceptable(pkts[i].Addr, p) {
-				continue
-			}
-			e.core.receive(now, pkts[i].Addr, p)
-			// Note the association the packet reached, to wake its
-			// waiters below without visiting every association.
-			if len(p) >= 12 {
-				k := assocKey{peer: pkts[i].Addr, localPort: binary.BigEndian.Uint16(p[2:]), peerPort: binary.BigEndian.Uint16(p)}
-				if k != last {
-					last = k
-					if as := e.assocs[e.core.assocs[k]]; as != nil && !as.touched {
-						as.touched = true
-						e.touched = append(e.touched, as)
-					}
+		e.process(n, true)
+	}
+}
+
+// initRead sets up the reads of the socket: as views of the socket's GRO
+// buffers when it has them (one copy less, no buffers of ours, and a
+// batch as large as one recvmmsg brings), else into buffers of our own.
+func (e *Endpoint) initRead() {
+	e.read = e.conn.ReadBatch
+	batch := readBatch
+	if v, ok := e.conn.(interface {
+		ReadBatchView([]transport.Packet) (int, error)
+		GRO() bool
+	}); ok && v.GRO() {
+		e.read, batch = v.ReadBatchView, viewBatch
+	} else {
+		e.rbufs = make([][]byte, batch)
+		for i := range e.rbufs {
+			e.rbufs[i] = make([]byte, maxPacket)
+		}
+	}
+	e.rpkts = make([]transport.Packet, batch)
+}
+
+// readSocket reads one batch into e.rpkts. Called by the holder of the
+// reader role.
+func (e *Endpoint) readSocket() (int, error) {
+	for i, b := range e.rbufs {
+		e.rpkts[i].Buf = b // ReadBatch may have swapped them
+	}
+	return e.read(e.rpkts)
+}
+
+// process feeds the core the n packets read into e.rpkts, sends what they
+// caused and wakes the goroutines they concern. Called by the holder of
+// the reader role (loop: readLoop, which may yield the role here).
+func (e *Endpoint) process(n int, loop bool) {
+	e.nReads.Add(1)
+	now := time.Now()
+	e.wmu.Lock()
+	e.mu.Lock()
+	e.core.beginBatch() // one SACK per batch (endpoint_batch.go)
+	pkts := e.rpkts
+	var last assocKey
+	for i := range pkts[:n] {
+		p := pkts[i].Data()
+		if !e.acceptable(pkts[i].Addr, p) {
+			continue
+		}
+		e.core.receive(now, pkts[i].Addr, p)
+		// Note the association the packet reached, to wake its
+		// waiters below without visiting every association.
+		if len(p) >= 12 {
+			k := assocKey{peer: pkts[i].Addr, localPort: binary.BigEndian.Uint16(p[2:]), peerPort: binary.BigEndian.Uint16(p)}
+			if k != last {
+				last = k
+				if as := e.assocs[e.core.assocs[k]]; as != nil && !as.touched {
+					as.touched = true
+					e.touched = append(e.touched, as)
 				}
 			}
-			// Collect what this packet caused before the next one is
-			// processed: each SACK is its own send opportunity (Max.Burst
-			// packets), as if packets were processed one by one, while
-			// everything still leaves in one WriteBatch.
-			e.events() // first: an association refused here sends no COOKIE ACK
-			if e.collect(now) {
-				e.mu.Unlock()
-				e.writeOut()
-				e.mu.Lock()
-			}
 		}
-		e.afterPackets()
-		e.mu.Unlock()
-		e.flushHeld()
-		e.wmu.Unlock()
+		// Collect what this packet caused before the next one is
+		// processed: each SACK is its own send opportunity (Max.Burst
+		// packets), as if packets were processed one by one, while
+		// everything still leaves in one WriteBatch.
+		e.events() // first: an association refused here sends no COOKIE ACK
+		if e.collect(now) {
+			e.mu.Unlock()
+			e.writeOut()
+			e.mu.Lock()
+		}
+	}
+	e.core.endBatch()
+	e.userWoke, e.wokeReaders = false, 0
+	e.afterPackets()
+	yield := loop && e.mayYield()
+	if yield {
+		e.reader = readerNone
+		e.readerSeen = e.readerGen
+		e.readerNext = now.Add(readerCheck)
+	}
+	e.mu.Unlock()
+	e.flushHeld()
+	e.unlockW()
+	if yield {
+		e.poke() // the owner starts its checks of the reader role
 	}
 }
 
@@ -459,16 +554,21 @@ func (e *Endpoint) ownerLoop() {
 			t.Stop()
 			return
 		}
+		e.nOwnerWakes.Add(1)
 		now := time.Now()
 		e.mu.Lock()
 		if d := e.core.deadline(); !d.IsZero() && !d.After(now) {
 			e.core.timeout(now)
 			e.afterInput()
 		}
+		e.checkReader(now)
 		e.mu.Unlock()
 		e.flush()
 		e.mu.Lock()
 		d := e.core.deadline()
+		if e.reader != readerLoop && (d.IsZero() || e.readerNext.Before(d)) {
+			d = e.readerNext
+		}
 		e.armed = d
 		e.mu.Unlock()
 		if !d.IsZero() {
@@ -485,7 +585,32 @@ func (e *Endpoint) ownerLoop() {
 func (e *Endpoint) flush() {
 	e.wmu.Lock()
 	e.flushHeld()
+	e.unlockW()
+}
+
+// sendNow sends what a user call just queued from the calling goroutine
+// (write-through): no hand-off to the owner goroutine, so a request or a
+// response leaves with one sendmmsg on the writer's thread. When another
+// goroutine is flushing, that goroutine sends it instead (e.sendReq).
+func (e *Endpoint) sendNow() {
+	e.sendReq.Store(true)
+	for e.sendReq.Load() && e.wmu.TryLock() {
+		e.sendReq.Store(false)
+		e.flushHeld()
+		e.wmu.Unlock()
+	}
+}
+
+// unlockW releases e.wmu, then flushes again for a sendNow that found it
+// taken: a writer sets e.sendReq before its TryLock, and every holder
+// looks at it after unlocking, so no request is left behind.
+func (e *Endpoint) unlockW() {
 	e.wmu.Unlock()
+	for e.sendReq.Load() && e.wmu.TryLock() {
+		e.sendReq.Store(false)
+		e.flushHeld()
+		e.wmu.Unlock()
+	}
 }
 
 // flushHeld is flush with e.wmu held: it sends what is collected in e.out
@@ -535,6 +660,7 @@ func (e *Endpoint) collect(now time.Time) bool {
 // Called with e.wmu held and e.mu not held.
 func (e *Endpoint) writeOut() {
 	if e.nout > 0 {
+		e.nWrites.Add(1)
 		e.conn.WriteBatch(e.out[:e.nout]) // a lost packet is a lost packet
 		e.nout = 0
 	}
@@ -657,6 +783,8 @@ func (e *Endpoint) handle(ev event) {
 		as.emit(Event{Kind: EventRestart})
 	case evPeerError:
 		as.emit(Event{Kind: EventPeerError, Cause: ev.cause})
+	case evReconf:
+		as.reconfDone(ev.rc)
 	case evPathDown, evPathUp:
 		as.emit(Event{Kind: EventPeerAddrChange, Addr: ev.assoc.key.peer, Reachable: ev.kind == evPathUp})
 	case evShutdownComplete:
@@ -695,6 +823,7 @@ func (e *Endpoint) onDestroy(a *assoc, r closeReason) {
 	final := a.snapshot()
 	as.final = &final
 	as.lastEng = a.data.eng
+	as.takeFailed()
 	if eng := a.data.eng; eng != nil && r != reasonShutdown {
 		eng.Send.Drain(func(m transfer.Unsent) {
 			if as.eventRoom() > 0 {
@@ -716,6 +845,10 @@ func (e *Endpoint) block(q *waitq, stop1, stop2 <-chan struct{}) bool {
 		c = make(chan struct{}, 1)
 	}
 	q.add(c)
+	e.nblocked++
+	if e.reader == readerNone {
+		e.handToLoop() // someone must read the socket for this waiter
+	}
 	e.mu.Unlock()
 	ok := true
 	select {
@@ -726,6 +859,7 @@ func (e *Endpoint) block(q *waitq, stop1, stop2 <-chan struct{}) bool {
 		ok = false
 	}
 	e.mu.Lock()
+	e.nblocked--
 	if !ok {
 		q.cancel(c)
 	}

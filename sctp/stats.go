@@ -58,6 +58,54 @@ type Counters struct {
 	Retransmits    uint64 // DATA chunks retransmitted (transfer engine)
 	FastRetransmit uint64 // fast retransmissions (transfer engine)
 	T3Expiries     uint64 // T3-rtx expirations (transfer engine)
+
+	// Partial reliability (RFC 3758, RFC 7496), like Linux's
+	// SCTP_PR_ASSOC_STATUS: messages and bytes abandoned by policy
+	// (indexed by PRPolicy; PRNone counts nothing).
+	PRAbandoned              [4]uint64
+	PRAbandonedBytes         [4]uint64
+	PRAbandonedUnsent        uint64 // abandoned messages never sent (no TSN used)
+	ForwardTSNsOut           uint64 // FORWARD-TSN and I-FORWARD-TSN chunks sent
+	ForwardTSNsIn            uint64 // FORWARD-TSN and I-FORWARD-TSN chunks received
+	ForwardTSNsInvalid       uint64 // received ones discarded (stream out of range, beyond the TSN window)
+	PartialDeliveriesAborted uint64 // messages whose partial delivery a FORWARD-TSN ended
+
+	Reconf ReconfCounters // stream reconfiguration (RFC 6525)
+}
+
+// ReconfCounters counts the RE-CONFIG exchange (RFC 6525).
+type ReconfCounters struct {
+	ChunksIn        uint64 // RE-CONFIG chunks processed
+	ChunksOut       uint64 // RE-CONFIG chunks sent
+	Retransmits     uint64 // our requests sent again (timer expiry)
+	Pending         uint64 // "In progress" answers to our requests
+	Stale           uint64 // responses matching no outstanding request
+	DupRequests     uint64 // the peer's requests seen again (answered as before)
+	BadSeq          uint64 // the peer's requests with a wrong sequence number
+	BadStream       uint64 // the peer's requests naming a stream out of range
+	Malformed       uint64 // malformed or unknown parameters (skipped)
+	AnswersDropped  uint64 // responses not queued: too many owed at once
+	StreamResetsOut uint64 // our outgoing stream resets performed by the peer
+	StreamResetsIn  uint64 // incoming stream resets performed
+	StreamsAddedOut uint64 // outbound streams added
+	StreamsAddedIn  uint64 // inbound streams added
+}
+
+func (s *ReconfCounters) add(o *ReconfCounters) {
+	s.ChunksIn += o.ChunksIn
+	s.ChunksOut += o.ChunksOut
+	s.Retransmits += o.Retransmits
+	s.Pending += o.Pending
+	s.Stale += o.Stale
+	s.DupRequests += o.DupRequests
+	s.BadSeq += o.BadSeq
+	s.BadStream += o.BadStream
+	s.Malformed += o.Malformed
+	s.AnswersDropped += o.AnswersDropped
+	s.StreamResetsOut += o.StreamResetsOut
+	s.StreamResetsIn += o.StreamResetsIn
+	s.StreamsAddedOut += o.StreamsAddedOut
+	s.StreamsAddedIn += o.StreamsAddedIn
 }
 
 // add adds the counters of o to s (for an endpoint total); path values are
@@ -104,6 +152,16 @@ func (s *Counters) add(o *Counters) {
 	s.Retransmits += o.Retransmits
 	s.FastRetransmit += o.FastRetransmit
 	s.T3Expiries += o.T3Expiries
+	s.Reconf.add(&o.Reconf)
+	for p := range s.PRAbandoned {
+		s.PRAbandoned[p] += o.PRAbandoned[p]
+		s.PRAbandonedBytes[p] += o.PRAbandonedBytes[p]
+	}
+	s.PRAbandonedUnsent += o.PRAbandonedUnsent
+	s.ForwardTSNsOut += o.ForwardTSNsOut
+	s.ForwardTSNsIn += o.ForwardTSNsIn
+	s.ForwardTSNsInvalid += o.ForwardTSNsInvalid
+	s.PartialDeliveriesAborted += o.PartialDeliveriesAborted
 }
 
 // chunkKinds numbers the chunk types this stack knows, for the compact

@@ -23,6 +23,7 @@ type Stream struct {
 	sid       uint16
 	PPID      uint32 // payload protocol identifier of written messages
 	Unordered bool   // write messages unordered
+	PR        PR     // partial reliability of written messages (default reliable)
 	rdl, wdl  deadline
 	rwait     waitq // the stream got data, or the association ended; guarded by ep.mu
 	closed    atomic.Bool
@@ -73,7 +74,7 @@ func (s *Stream) Write(p []byte) (int, error) {
 	if s.closed.Load() {
 		return 0, ErrClosed
 	}
-	return s.as.write(p, SendInfo{Stream: s.sid, PPID: s.PPID, Unordered: s.Unordered}, &s.wdl)
+	return s.as.write(p, SendInfo{Stream: s.sid, PPID: s.PPID, Unordered: s.Unordered, PR: s.PR}, &s.wdl)
 }
 
 // Close releases the handle: later Reads and Writes fail with ErrClosed

@@ -13,10 +13,11 @@ const (
 	timerT2Shutdown                // section 9.2: SHUTDOWN / SHUTDOWN ACK retransmission
 	timerT5Guard                   // section 9.2: T5-shutdown-guard, 5 x RTO.Max
 	timerHeartbeat                 // section 8.3: heartbeat of an idle path
+	timerReconf                    // RFC 6525 section 5.1.1: RE-CONFIG request retransmission
 	numTimers
 )
 
-var timerNames = [numTimers]string{"T1-init", "T1-cookie", "T2-shutdown", "T5-shutdown-guard", "heartbeat"}
+var timerNames = [numTimers]string{"T1-init", "T1-cookie", "T2-shutdown", "T5-shutdown-guard", "heartbeat", "reconf"}
 
 // String returns the RFC name of the timer.
 func (t timerID) String() string {
@@ -30,21 +31,31 @@ func (t timerID) String() string {
 // the timer is stopped. There is no timer object: the shell arms one real
 // timer per endpoint at the earliest deadline.
 type timers struct {
-	at [numTimers]time.Time
+	at    [numTimers]time.Time
+	min   time.Time // earliest of at, valid unless stale
+	stale bool
 }
 
-func (t *timers) start(id timerID, now time.Time, d time.Duration) { t.at[id] = now.Add(d) }
-func (t *timers) stop(id timerID)                                  { t.at[id] = time.Time{} }
-func (t *timers) running(id timerID) bool                          { return !t.at[id].IsZero() }
-func (t *timers) stopAll()                                         { t.at = [numTimers]time.Time{} }
+func (t *timers) start(id timerID, now time.Time, d time.Duration) {
+	t.at[id] = now.Add(d)
+	t.stale = true
+}
+func (t *timers) stop(id timerID)         { t.at[id], t.stale = time.Time{}, true }
+func (t *timers) running(id timerID) bool { return !t.at[id].IsZero() }
+func (t *timers) stopAll()                { *t = timers{} }
 
-// next returns the earliest running deadline, or the zero time.
+// next returns the earliest running deadline, or the zero time. It is
+// asked after every packet (the endpoint's timer heap), the timers change
+// rarely: the result is kept until start or stop.
 func (t *timers) next() time.Time {
-	var min time.Time
-	for _, d := range t.at {
-		min = earliest(min, d)
+	if t.stale {
+		var min time.Time
+		for _, d := range t.at {
+			min = earliest(min, d)
+		}
+		t.min, t.stale = min, false
 	}
-	return min
+	return t.min
 }
 
 // expired returns the first timer whose deadline is at or before now.

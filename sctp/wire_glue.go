@@ -157,6 +157,8 @@ func parseInit(c *rxChunk, in *initInfo) bool {
 					in.ext |= extForwardTSN
 				case chunk.TypeIData:
 					in.ext |= extIData
+				case chunk.TypeIForwardTSN:
+					in.ext |= extIForwardTSN
 				case chunk.TypeReconfig:
 					in.ext |= extReconfig
 				case chunk.TypeASCONF:
@@ -206,26 +208,28 @@ func (a *assoc) appendInit(b []byte) []byte {
 		b = chunk.AppendUint32Param(b, chunk.ParamCookiePreservative, uint32(a.preserve/time.Millisecond))
 	}
 	last := -1
-	if a.ep.cfg.Interleave {
+	if offer := a.ep.cfg.offered(); offer != 0 {
+		b = appendForwardTSNSupported(b, offer)
 		last = len(b)
-		b = appendInterleaveExt(b) // 6 bytes: its padding is not counted
+		b = appendSupportedExt(b, offer) // its padding is not counted
 	}
 	b, _ = chunk.EndChunk(b, at)
 	return unpadLastParam(b, at, last)
 }
 
 // appendInitAck appends an INIT ACK carrying the signed cookie c.
-func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognized []byte, interleave bool) []byte {
+func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognized []byte, offer extFlags) []byte {
 	b, at := chunk.BeginChunk(b, chunk.TypeInitAck, 0)
 	b = binary.BigEndian.AppendUint32(b, c.localTag)
 	b = binary.BigEndian.AppendUint32(b, rwnd)
 	b = binary.BigEndian.AppendUint16(b, c.localOS)
 	b = binary.BigEndian.AppendUint16(b, c.localMIS)
 	b = binary.BigEndian.AppendUint32(b, c.localTSN)
-	if interleave {
+	if offer != 0 {
 		// Before the cookie, so the cookie or an Unrecognized Parameter
 		// stays last (unpadLastParam).
-		b = appendInterleaveExt(b)
+		b = appendForwardTSNSupported(b, offer)
+		b = appendSupportedExt(b, offer)
 	}
 	b, pat := chunk.BeginParam(b, chunk.ParamStateCookie)
 	b = jar.appendCookie(b, c)

@@ -21,7 +21,11 @@ func TestInitAckLengthLeavesOutLastPadding(t *testing.T) {
 		interleave bool
 	}{{nil, false}, {unrec, false}, {nil, true}, {unrec, true}} {
 		u := tc.u
-		b := appendInitAck(nil, &c, 1<<20, j, u, tc.interleave)
+		offer := extForwardTSN
+		if tc.interleave {
+			offer |= extIData
+		}
+		b := appendInitAck(nil, &c, 1<<20, j, u, offer)
 		if len(b)%4 != 0 {
 			t.Fatalf("INIT ACK of %d bytes: not padded", len(b))
 		}

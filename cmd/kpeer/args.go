@@ -85,6 +85,28 @@ func (a *args) sched() (int, bool) {
 	return a.int("sched", 0, 0, 15), true
 }
 
+// prPolicies are the Linux PR-SCTP policies as sinfo_flags bits (SCTP_PR_SCTP_TTL, RTX,
+// PRIO; RFC 7496 section 4).
+var prPolicies = map[string]uint16{"ttl": 0x10, "rtx": 0x20, "prio": 0x30}
+
+// prinfo parses pr=ttl:MS|rtx:N|prio:P, the partial reliability of every message sent.
+func (a *args) prinfo() (uint16, uint32) {
+	v, ok := a.m["pr"]
+	if !ok {
+		return 0, 0
+	}
+	name, val, _ := strings.Cut(v, ":")
+	p, okp := prPolicies[name]
+	n, err := strconv.ParseUint(val, 10, 32)
+	if !okp || err != nil {
+		if a.err == nil {
+			a.err = fmt.Errorf("pr=%q: want ttl:MS, rtx:N or prio:P", v)
+		}
+		return 0, 0
+	}
+	return p, uint32(n)
+}
+
 // makeRaw puts a serial line into raw mode: no echo, no line editing, no CR/LF mapping.
 func makeRaw(f *os.File) {
 	fd := int(f.Fd())

@@ -35,11 +35,13 @@
 //	                       of message i is byte(i*7+j)
 //	expect=N               a source waits for N messages back before its "then" action
 //	then=wait|close|abort  what a source does after sending (default wait)
+//	pr=ttl:MS|rtx:N|prio:P partial reliability of what a source or send sends (PR-SCTP:
+//	                       sinfo_flags SCTP_PR_SCTP_TTL/RTX/PRIO, sinfo_timetolive)
 //
 // Output lines (besides the answers above):
 //
 //	ACCEPT id=L conn=N peer=ADDR ostreams=O istreams=I
-//	MSG id=X conn=N sid=S ppid=P len=N unordered=0|1 crc=CRC32(IEEE, hex)
+//	MSG id=X conn=N sid=S ppid=P len=N unordered=0|1 crc=CRC32(IEEE, hex) ssn=SSN
 //	EVENT id=X conn=N type=assoc_change state=comm_up|comm_lost|restart|shutdown_comp|cant_start error=E ...
 //	EVENT id=X conn=N type=shutdown|remote_error|send_failed|partial_delivery
 //	EVENT id=X conn=N type=stream_reset|assoc_reset flags=F

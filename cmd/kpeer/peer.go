@@ -32,6 +32,8 @@ type opts struct {
 	unordered          string // 0, 1 or alt
 	expect             int
 	then               string // wait, close or abort
+	prPolicy           uint16 // SCTP_PR_SCTP_* of the messages sent, 0 for none
+	prValue            uint32 // its value (sinfo_timetolive)
 }
 
 func parseOpts(a *args, defMode string) opts {
@@ -53,6 +55,7 @@ func parseOpts(a *args, defMode string) opts {
 		then:      a.str("then", "wait"),
 	}
 	o.sched, o.hasSched = a.sched()
+	o.prPolicy, o.prValue = a.prinfo()
 	switch o.mode {
 	case "echo", "sink", "source":
 	default:
@@ -227,9 +230,9 @@ func payload(b []byte, i int) {
 }
 
 func (cn *conn) write(b []byte, sid uint16, ppid uint32, unordered bool) error {
-	info := &sctp.SndRcvInfo{Stream: sid, PPID: ppid}
+	info := &sctp.SndRcvInfo{Stream: sid, PPID: ppid, Flags: cn.o.prPolicy, TTL: cn.o.prValue}
 	if unordered {
-		info.Flags = sctpUnordered
+		info.Flags |= sctpUnordered
 	}
 	_, err := cn.c.SCTPWrite(b, info)
 	return err
@@ -329,7 +332,7 @@ func (cn *conn) read() {
 		if n == 0 && oobn == 0 {
 			break
 		}
-		sid, ppid, unordered := sndRcvInfo(oob[:oobn])
+		sid, ssn, ppid, unordered := sndRcvInfo(oob[:oobn])
 		k := partKey{sid, unordered}
 		pt := parts[k]
 		if pt == nil {
@@ -350,8 +353,8 @@ func (cn *conn) read() {
 			if unordered {
 				u = 1
 			}
-			cn.p.printf("MSG id=%s conn=%d sid=%d ppid=%d len=%d unordered=%d crc=%08x",
-				cn.id, cn.n, sid, ppid, pt.n, u, pt.crc)
+			cn.p.printf("MSG id=%s conn=%d sid=%d ppid=%d len=%d unordered=%d crc=%08x ssn=%d",
+				cn.id, cn.n, sid, ppid, pt.n, u, pt.crc, ssn)
 		}
 		if cn.o.mode == "echo" {
 			if err := cn.write(pt.msg, sid, ppid, unordered); err != nil {
@@ -379,21 +382,21 @@ func (cn *conn) read() {
 	cn.mu.Unlock()
 }
 
-// sndRcvInfo reads stream id, PPID and the unordered flag from the SCTP_SNDRCV ancillary
-// data (struct sctp_sndrcvinfo; the PPID is kept in network byte order).
-func sndRcvInfo(oob []byte) (sid uint16, ppid uint32, unordered bool) {
+// sndRcvInfo reads stream id, SSN, PPID and the unordered flag from the SCTP_SNDRCV
+// ancillary data (struct sctp_sndrcvinfo; the PPID is kept in network byte order).
+func sndRcvInfo(oob []byte) (sid, ssn uint16, ppid uint32, unordered bool) {
 	msgs, err := unix.ParseSocketControlMessage(oob)
 	if err != nil {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	for _, m := range msgs {
 		if m.Header.Level == solSCTP && m.Header.Type == sctpCmsgSndRcv && len(m.Data) >= sizeofSndRcvInfo {
 			d := m.Data
-			return binary.NativeEndian.Uint16(d[0:]), binary.BigEndian.Uint32(d[8:]),
-				binary.NativeEndian.Uint16(d[4:])&sctpUnordered != 0
+			return binary.NativeEndian.Uint16(d[0:]), binary.NativeEndian.Uint16(d[2:]),
+				binary.BigEndian.Uint32(d[8:]), binary.NativeEndian.Uint16(d[4:])&sctpUnordered != 0
 		}
 	}
-	return 0, 0, false
+	return 0, 0, 0, false
 }
 
 var assocStates = []string{"comm_up", "comm_lost", "restart", "shutdown_comp", "cant_start"}

@@ -10,7 +10,10 @@
 // end of input until as many bytes came back as were sent. Connect mode
 // then shuts the association down gracefully and exits 0; an ABORT, a
 // failure or a timeout exits 1 with the reason on stderr; bad usage
-// exits 2.
+// exits 2. -pr-policy ttl|rtx|prio with -pr-value N sends the messages
+// partially reliable (PR-SCTP, RFC 3758 and RFC 7496: a lifetime of N ms,
+// at most N retransmissions, or priority N); with -v, messages given up
+// show as send-failed events and in the final statistics.
 package main
 
 import (
@@ -39,8 +42,10 @@ func main() {
 // options are the parsed command line.
 type options struct {
 	listen, unordered, interleave, verbose, echo, echoWait bool
-	transport, schedName, pcap                             string
+	transport, schedName, pcap, prPolicy                   string
+	prValue                                                uint
 	udpPort, remoteUDPPort, os, is, sid, ppid, msgSize     int
+	resetAfter                                             int
 	timeout                                                time.Duration
 	addr                                                   string
 }
@@ -63,8 +68,11 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 	fs.IntVar(&o.ppid, "ppid", 0, "payload protocol identifier of sent messages")
 	fs.BoolVar(&o.unordered, "unordered", false, "send messages unordered")
 	fs.IntVar(&o.msgSize, "msg-size", 1024, "cut stdin into messages of this many bytes")
+	fs.IntVar(&o.resetAfter, "reset-after", 0, "connect mode: reset the sending stream (RFC 6525) after every N messages; 0: never")
 	fs.StringVar(&o.schedName, "sched", "fcfs", "stream scheduler: fcfs, prio, rr, fc, wfq, rrp")
 	fs.BoolVar(&o.interleave, "interleave", false, "ask for I-DATA interleaving (RFC 8260)")
+	fs.StringVar(&o.prPolicy, "pr-policy", "none", "partial reliability of sent messages (PR-SCTP): none, ttl, rtx or prio")
+	fs.UintVar(&o.prValue, "pr-value", 0, "value of -pr-policy: lifetime in ms (ttl), most retransmissions (rtx), priority, 0 highest (prio)")
 	fs.StringVar(&o.pcap, "pcap", "", "write every packet sent and received to this pcap file")
 	fs.BoolVar(&o.verbose, "v", false, "print events and final statistics on stderr")
 	fs.BoolVar(&o.echo, "echo", false, "listen mode: send every message back instead of printing it")
@@ -108,8 +116,17 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 	if o.ppid < 0 || int64(o.ppid) > 1<<32-1 {
 		return nil, nil, fmt.Errorf("-ppid %d out of range", o.ppid)
 	}
+	if o.resetAfter < 0 {
+		return nil, nil, fmt.Errorf("-reset-after %d out of range", o.resetAfter)
+	}
 	if o.msgSize < 1 || o.msgSize > 1<<24 {
 		return nil, nil, fmt.Errorf("-msg-size %d out of range", o.msgSize)
+	}
+	if _, err := sctp.ParsePRPolicy(o.prPolicy); err != nil {
+		return nil, nil, fmt.Errorf("-pr-policy: %w", err)
+	}
+	if o.prValue > 1<<32-1 {
+		return nil, nil, fmt.Errorf("-pr-value %d out of range", o.prValue)
 	}
 	k, err := sched.ParseKind(o.schedName)
 	if err != nil {
@@ -155,9 +172,18 @@ func logEvents(o *options, as *sctp.Association, stderr io.Writer, wg *sync.Wait
 			case sctp.EventPeerAddrChange:
 				s += fmt.Sprintf(": %v reachable=%v", ev.Addr, ev.Reachable)
 			case sctp.EventSendFailed:
-				s += fmt.Sprintf(": stream %d, %d bytes", ev.Stream, len(ev.Msg))
+				s += fmt.Sprintf(": stream %d, %d bytes, sent %v, policy %v", ev.Stream, len(ev.Msg), ev.Sent, ev.PR)
+			case sctp.EventPartialDeliveryAborted:
+				s += fmt.Sprintf(": stream %d", ev.Stream)
 			case sctp.EventPeerError:
 				s += fmt.Sprintf(": cause %d", ev.Cause)
+			case sctp.EventStreamReset:
+				s += fmt.Sprintf(": %v streams %v", ev.Direction, ev.Streams)
+			case sctp.EventStreamsAdded:
+				s += fmt.Sprintf(": %d %v", ev.Added, ev.Direction)
+			}
+			if ev.Err != nil && ev.Kind != sctp.EventDown {
+				s += ": " + ev.Err.Error()
 			}
 			fmt.Fprintln(stderr, s)
 		}
@@ -171,6 +197,10 @@ func printStats(o *options, as *sctp.Association, stderr io.Writer) {
 	s := as.Stats()
 	fmt.Fprintf(stderr, "stats: packets in %d out %d, bytes in %d out %d, retransmits %d (fast %d, T3 %d), srtt %v rto %v cwnd %d\n",
 		s.PacketsIn, s.PacketsOut, s.BytesIn, s.BytesOut, s.Retransmits, s.FastRetransmit, s.T3Expiries, s.SRTT, s.RTO, s.Cwnd)
+	if ab := s.PRAbandoned; ab[1]+ab[2]+ab[3] > 0 || s.ForwardTSNsIn > 0 {
+		fmt.Fprintf(stderr, "stats: abandoned ttl %d rtx %d prio %d (%d never sent), FORWARD-TSN out %d in %d, partial deliveries aborted %d\n",
+			ab[sctp.PRTTL], ab[sctp.PRRtx], ab[sctp.PRPrio], s.PRAbandonedUnsent, s.ForwardTSNsOut, s.ForwardTSNsIn, s.PartialDeliveriesAborted)
+	}
 }
 
 // listen serves one association (or, with -echo, one after another until
@@ -294,15 +324,23 @@ func connect(ctx context.Context, o *options, cfg *sctp.Config, stdin io.Reader,
 	}()
 	buf := make([]byte, o.msgSize)
 	var sent int64
-	info := sctp.SendInfo{Stream: uint16(o.sid), PPID: uint32(o.ppid), Unordered: o.unordered}
+	pol, _ := sctp.ParsePRPolicy(o.prPolicy)
+	info := sctp.SendInfo{Stream: uint16(o.sid), PPID: uint32(o.ppid), Unordered: o.unordered,
+		PR: sctp.PR{Policy: pol, Value: uint32(o.prValue)}}
 	var werr error
-	for {
+	for msgs := 1; ; msgs++ {
 		n, err := io.ReadFull(stdin, buf)
 		if n > 0 {
 			if _, werr = as.WriteMsg(buf[:n], info); werr != nil {
 				break
 			}
 			sent += int64(n)
+			if o.resetAfter > 0 && msgs%o.resetAfter == 0 {
+				if werr = as.ResetStreams(ctx, sctp.DirOutgoing, info.Stream); werr != nil {
+					werr = fmt.Errorf("reset stream %d: %w", info.Stream, werr)
+					break
+				}
+			}
 		}
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			break

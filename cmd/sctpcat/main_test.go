@@ -60,12 +60,15 @@ func TestEcho(t *testing.T) {
 	}()
 	time.Sleep(100 * time.Millisecond) // let the listener bind
 	in := input(300 << 10)
-	for round := range 2 { // associations one after another
+	for round := range 3 { // associations one after another
 		var out, errb syncBuffer
 		args := []string{"-echo-wait", "-v", "-udp-port", "0", "-remote-udp-port", fmt.Sprint(port),
 			"-msg-size", "1000", "-sid", "3", "-ppid", "9", "-os", "8", "-sched", "rr", "127.0.0.1:7000"}
-		if round == 1 {
+		switch round {
+		case 1:
 			args = append([]string{"-unordered"}, args...)
+		case 2:
+			args = append([]string{"-reset-after", "50"}, args...)
 		}
 		code := run(context.Background(), args, bytes.NewReader(in), &out, &errb)
 		if code != 0 {
@@ -76,6 +79,9 @@ func TestEcho(t *testing.T) {
 		}
 		if !strings.Contains(errb.String(), "event: up") || !strings.Contains(errb.String(), "stats:") {
 			t.Fatalf("-v output: %s", errb.String())
+		}
+		if round == 2 && !strings.Contains(errb.String(), "event: stream reset: outgoing streams [3]") {
+			t.Fatalf("-reset-after: -v output: %s", errb.String())
 		}
 	}
 	cancel()
@@ -107,6 +113,31 @@ func TestCopy(t *testing.T) {
 	}
 }
 
+// TestCopyPartialReliability: messages sent with a PR-SCTP policy over a
+// loss-free loopback all arrive.
+func TestCopyPartialReliability(t *testing.T) {
+	port := freeUDPPort(t)
+	var lout, lerr syncBuffer
+	lcode := make(chan int, 1)
+	go func() {
+		lcode <- run(context.Background(), []string{"-l", "-udp-port", fmt.Sprint(port), "127.0.0.1:7003"}, nil, &lout, &lerr)
+	}()
+	time.Sleep(100 * time.Millisecond)
+	in := input(256 << 10)
+	var out, errb syncBuffer
+	code := run(context.Background(), []string{"-udp-port", "0", "-remote-udp-port", fmt.Sprint(port), "-msg-size", "1000",
+		"-pr-policy", "ttl", "-pr-value", "30000", "127.0.0.1:7003"}, bytes.NewReader(in), &out, &errb)
+	if code != 0 {
+		t.Fatalf("connect exit %d: %s", code, errb.String())
+	}
+	if code := <-lcode; code != 0 {
+		t.Fatalf("listener exit %d: %s", code, lerr.String())
+	}
+	if lout.String() != string(in) {
+		t.Fatalf("listener got %d bytes of %d", len(lout.String()), len(in))
+	}
+}
+
 func TestFailures(t *testing.T) {
 	var errb syncBuffer
 	if code := run(context.Background(), []string{"-bogus"}, nil, &syncBuffer{}, &errb); code != 2 {
@@ -114,6 +145,9 @@ func TestFailures(t *testing.T) {
 	}
 	if code := run(context.Background(), []string{"-sched", "nope", "127.0.0.1:1"}, nil, &syncBuffer{}, &errb); code != 2 {
 		t.Fatalf("bad scheduler: exit %d", code)
+	}
+	if code := run(context.Background(), []string{"-pr-policy", "forever", "127.0.0.1:1"}, nil, &syncBuffer{}, &errb); code != 2 {
+		t.Fatalf("bad PR policy: exit %d", code)
 	}
 	port := freeUDPPort(t)
 	errb = syncBuffer{}

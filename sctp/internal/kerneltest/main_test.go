@@ -326,6 +326,10 @@ func (p *pair) readMsg(buf []byte) ([]byte, sctp.RecvInfo, error) {
 		if err != nil {
 			return nil, info, err
 		}
+		if info.Aborted {
+			msg = msg[:0] // the peer gave up the message being read (PR-SCTP)
+			continue
+		}
 		msg = append(msg, buf[:n]...)
 		if info.EOR {
 			return msg, info, nil

@@ -26,6 +26,13 @@ type Config struct {
 	// SendBuffer bounds the bytes Sender.Queue accepts (queued plus
 	// unacknowledged). Default 1 MiB.
 	SendBuffer int
+	// SendUnsent, when positive, also bounds the bytes queued and not yet
+	// cut into chunks: Sender.Queue returns ErrWouldBlock beyond it (as
+	// Linux's TCP_NOTSENT_LOWAT does for TCP). What waits to be sent then
+	// stays small enough to be in the CPU's caches when it is packed,
+	// instead of the whole send buffer less the flight. Zero: no bound but
+	// SendBuffer.
+	SendUnsent int
 	// OutStreams and InStreams are the negotiated stream counts (1..65535).
 	OutStreams, InStreams int
 	// MTU is the largest SCTP packet (common header plus chunks) the path
@@ -63,6 +70,13 @@ type Config struct {
 	// receiver takes I-DATA (HandleIData) and treats DATA as a protocol
 	// violation, and the other way round without it.
 	Interleaved bool
+	// PartialReliability says both endpoints announced FORWARD-TSN support
+	// (RFC 3758 section 3.3): the sender may then abandon messages that
+	// have TSNs (QueuePR policies) and send FORWARD-TSN, or I-FORWARD-TSN
+	// with Interleaved. Without it only messages not yet given a TSN are
+	// ever abandoned (an expired lifetime, RFC 9260 section 11.1 SEND's
+	// "life time"), and the receiver refuses FORWARD-TSN.
+	PartialReliability bool
 	// FSN says how the receiver reads the FSN of the second fragment of
 	// an I-DATA message: interleave.FSNAuto (the zero value) detects RFC
 	// 8260's numbering (1) or Linux's (0) from what the peer sends.
@@ -85,6 +99,8 @@ var (
 	// such as a SACK acknowledging a TSN we never sent. The association
 	// answers with ABORT, cause "Protocol Violation".
 	ErrProtocolViolation = errors.New("transfer: protocol violation by peer")
+	// ErrMessageTooLarge: a user message of 2 GiB or more.
+	ErrMessageTooLarge = errors.New("transfer: message too large")
 	// ErrConfig: an invalid Config.
 	ErrConfig = errors.New("transfer: invalid configuration")
 )

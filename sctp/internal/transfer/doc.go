@@ -25,7 +25,8 @@
 //	})
 //
 // Sending. Sender.Queue copies a user message into the send buffer, or
-// returns ErrWouldBlock when it is full (the public API blocks and retries
+// returns ErrWouldBlock when it is full or Config.SendUnsent bytes wait to
+// be sent (the public API blocks and retries
 // after the engine made progress), ErrStreamID or ErrEmptyMessage. Nothing
 // is cut yet: fragmentation, TSN and SSN assignment happen when a chunk is
 // put into a packet. To build packets the association loops, one packet per
@@ -43,9 +44,11 @@
 //
 // AppendData appends retransmissions first, then new DATA from the stream
 // the scheduler picks (pinned until the message's last fragment), within
-// cwnd, the peer's window (zero window probes after one RTO) and Max.Burst
-// packets per send opportunity. Sender.Pending tells whether it would
-// append anything.
+// cwnd, the peer's window (zero window probes after one RTO) and Max.Burst:
+// a send opportunity (a SACK, a timeout, new data after an idle period)
+// raises the flight by at most Max.Burst full packets beyond what a SACK
+// newly acknowledged. Sender.Pending tells whether it would append
+// anything.
 //
 // Scheduling. Sender.SwitchScheduler changes the stream scheduler at any
 // time, with data queued: the new scheduler learns the backlog in arrival
@@ -58,7 +61,10 @@
 // stream reconfiguration (RFC 6525) goes through it.
 //
 // Receiving. For each DATA chunk of a packet the association calls
-// Receiver.HandleData, then Receiver.EndPacket once for the packet. The
+// Receiver.HandleData, then Receiver.EndPacket once for the packet; the
+// packets of one read from the socket may be bracketed by
+// Receiver.BeginBatch and EndBatch, which make the every-second-packet
+// SACK one SACK for the batch. The
 // Verdict says what happened; InvalidStream asks the association to send an
 // ERROR with an "Invalid Stream Identifier" cause; ErrEmptyMessage ("No
 // User Data") and ErrProtocolViolation ask for an ABORT. For each SACK
@@ -117,6 +123,10 @@
 // chunk, and Read returns parts of messages of different streams in
 // partial delivery alternately (RecvInfo.MID names the message;
 // RecvInfo.Aborted reports a partial delivery ended by an I-FORWARD-TSN).
-// No PR-SCTP: messages are never abandoned while the association
-// lives (interleave's FORWARD-TSN handling is a minimal hook).
+// With Config.PartialReliability the sender abandons messages under their
+// QueuePR policy (RFC 3758 section 3.5, RFC 7496), keeps the
+// Advanced.Peer.Ack.Point and writes FORWARD-TSN or I-FORWARD-TSN
+// (ForwardDue, AppendForward); abandoned messages are reported through
+// TakeFailed. The receiver applies FORWARD-TSN (HandleForwardTSN, RFC 3758
+// section 3.6) and I-FORWARD-TSN.
 package transfer

@@ -165,9 +165,12 @@ func (r *rx) readAll() []int {
 // checkInvariants recomputes the sender's counters from its records.
 func checkInvariants(t testing.TB, s *Sender) {
 	t.Helper()
-	var flight, inFlight, rtx, gap, unacked int
+	var flight, inFlight, rtx, gap, unacked, prOut int
 	for tsn := s.cumAck + 1; tsn != s.nextTSN; tsn++ {
 		r := s.rec(tsn)
+		if r.state != recAbandoned && r.msg != nil && r.msg.timed() {
+			prOut++
+		}
 		switch r.state {
 		case recInFlight:
 			flight += s.size(r)
@@ -178,6 +181,7 @@ func checkInvariants(t testing.TB, s *Sender) {
 			unacked += int(r.n)
 		case recGapAcked:
 			gap++
+		case recAbandoned:
 		default:
 			t.Fatalf("TSN %d above the cumulative ack point in state %d", tsn, r.state)
 		}
@@ -188,6 +192,9 @@ func checkInvariants(t testing.TB, s *Sender) {
 	if flight != s.path.flight || inFlight != s.inFlight || rtx != s.rtxPending || gap != s.gapAcked || unacked != s.unackedData {
 		t.Fatalf("counters flight %d/%d inFlight %d/%d rtx %d/%d gap %d/%d unacked %d/%d (want/have)",
 			flight, s.path.flight, inFlight, s.inFlight, rtx, s.rtxPending, gap, s.gapAcked, unacked, s.unackedData)
+	}
+	if prOut != s.prOut {
+		t.Fatalf("%d outstanding chunks with a PR policy, counted %d", prOut, s.prOut)
 	}
 	if (s.inFlight+s.rtxPending > 0) && s.t3.IsZero() {
 		t.Fatalf("data outstanding without T3-rtx running")

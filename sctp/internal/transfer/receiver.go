@@ -22,7 +22,11 @@ type Receiver struct {
 	reasm  interleave.Reassembler
 	idata  *interleave.IData // the reassembler with I-DATA, else nil
 	skips  []interleave.MIDSkip
+	fwd    []interleave.Skip // FORWARD-TSN entries, reused
 	pool   *interleave.Pool
+
+	reconfStreams *Streams       // the stream table, for resets and added streams
+	deferred      *deferredReset // an incoming reset waiting for the cumulative TSN (RFC 6525)
 
 	capacity  int // receive buffer: a_rwnd when empty
 	pdPoint   int // held bytes that start partial delivery
@@ -34,6 +38,8 @@ type Receiver struct {
 	sackNow     bool      // a SACK is due at once
 	ackDeadline time.Time // delayed SACK deadline, zero when none
 	inPacket    bool      // the current packet had new DATA
+	inBatch     bool      // a receive batch is open (BeginBatch)
+	batchDue    bool      // the every-second-packet SACK became due in it
 	immediate   bool      // the current packet had a DATA with the I bit
 
 	// Reading. Without I-DATA, a message that Read returned in part is
@@ -46,7 +52,7 @@ type Receiver struct {
 }
 
 func (r *Receiver) init(cfg *Config, st *Stats, streams *Streams) {
-	r.cfg, r.stats = cfg, st
+	r.cfg, r.stats, r.reconfStreams = cfg, st, streams
 	r.tsns.init(cfg.PeerTSN)
 	r.dups = make([]TSN, 0, maxDupTSNs)
 	if cfg.Interleaved {
@@ -67,7 +73,7 @@ func (r *Receiver) init(cfg *Config, st *Stats, streams *Streams) {
 func (r *Receiver) CumulativeTSN() TSN { return r.tsns.cum }
 
 // Window returns the receive window we would advertise now (a_rwnd).
-func (r *Receiver) Window() int { return max(r.capacity-r.reasm.Held(), 0) }
+func (r *Receiver) Window() int { return max(r.capacity-r.held(), 0) }
 
 // advertise returns the a_rwnd to put in a SACK. 6.2: "The receiver MUST
 // also have an algorithm for advertising its receive window to avoid
@@ -84,7 +90,7 @@ func (r *Receiver) advertise() int {
 
 // Held returns the user bytes held: waiting for reassembly or ordering, or
 // ready to be read.
-func (r *Receiver) Held() int { return r.reasm.Held() }
+func (r *Receiver) Held() int { return r.held() }
 
 // HandleData processes one DATA chunk from the peer (RFC 9260 section 6.2
 // and 6.5). The payload is copied when the chunk is kept. An error means the
@@ -102,7 +108,7 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 	t := d.TSN
 	f := r.pool.Get(d.Payload)
 	f.TSN, f.PPID, f.SSN, f.SID, f.Flags = uint32(t), d.PPID, d.SSN, d.SID, d.Flags&(flagBegin|flagEnd|flagUnordered)
-	if !r.reasm.Add(f) {
+	if !r.addFrag(f) {
 		return Dropped, ErrProtocolViolation
 	}
 	r.stats.BytesReceived += uint64(len(d.Payload))
@@ -144,7 +150,7 @@ func (r *Receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 		r.sackNow = true
 		return Dropped, false, nil
 	}
-	if r.reasm.Held()+n > r.capacity {
+	if r.held()+n > r.capacity {
 		// 6.2: "When the receiver's advertised window is 0, the receiver
 		// MUST drop any new incoming DATA chunk with a TSN larger than the
 		// largest TSN received so far. Also, if the new incoming DATA chunk
@@ -169,7 +175,7 @@ func (r *Receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 				r.stats.DroppedWindow++
 				return Dropped, false, nil
 			}
-			for r.reasm.Held()+n > r.capacity {
+			for r.held()+n > r.capacity {
 				dt, _, dropped := r.reasm.DropHighest(uint32(t))
 				if !dropped {
 					break
@@ -177,7 +183,7 @@ func (r *Receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 				r.tsns.remove(TSN(dt))
 				r.stats.DroppedReneged++
 			}
-			if r.reasm.Held()+n > r.capacity+r.cfg.MTU {
+			if r.held()+n > r.capacity+r.cfg.MTU {
 				// Nothing held above t could go (all of it is delivered and
 				// waits for the reader): at most one chunk's overrun.
 				r.stats.DroppedWindow++
@@ -245,16 +251,51 @@ func (r *Receiver) EndPacket(now time.Time) {
 	r.packets++
 	r.stats.DataPacketsReceived++
 	if r.packets >= r.cfg.SACKFreq {
-		r.sackNow = true
+		if r.inBatch {
+			r.batchDue = true
+		} else {
+			r.sackNow = true
+		}
 	}
 	if r.ackDeadline.IsZero() {
 		r.ackDeadline = now.Add(r.cfg.SACKDelay)
 	}
 }
 
+// BeginBatch opens a receive batch: the packets that follow, up to
+// EndBatch, arrived together (one recvmmsg call, whose datagrams the
+// kernel may have coalesced with GRO) and count as one reception event
+// for the rule "An acknowledgement SHOULD be generated for at least every
+// second packet" (RFC 9260 section 6.2): the SACK that rule asks for goes
+// out once, at EndBatch, and acknowledges the whole batch. Per-packet
+// SACKs would leave in the same write at the end of the batch anyway,
+// each older than the last; one SACK carries the same information in one
+// packet instead of one per two, as TCP acknowledges a GRO super-packet
+// once. SACKs due at once for other reasons (a gap, a duplicate, the I
+// bit, the first DATA) are not held, so loss recovery sees a SACK per
+// packet as before.
+func (r *Receiver) BeginBatch() { r.inBatch = true }
+
+// EndBatch closes the receive batch and reports whether a SACK is due.
+func (r *Receiver) EndBatch() bool {
+	r.inBatch = false
+	if r.batchDue {
+		r.batchDue = false
+		r.sackNow = true
+	}
+	return r.sackNow
+}
+
 // SACKDue reports whether a SACK should go out now.
 func (r *Receiver) SACKDue(now time.Time) bool {
 	return r.sackNow || (!r.ackDeadline.IsZero() && !now.Before(r.ackDeadline))
+}
+
+// Unacked reports whether DATA arrived that no SACK has acknowledged yet
+// (a SACK is due or delayed), or duplicates wait to be reported: such a
+// SACK may ride on outbound DATA before it is due.
+func (r *Receiver) Unacked() bool {
+	return r.sackNow || !r.ackDeadline.IsZero() || len(r.dups) > 0
 }
 
 // Deadline returns the delayed-SACK deadline, or the zero time.
@@ -280,7 +321,7 @@ func (r *Receiver) AppendSACK(now time.Time, pkt []byte, room int) []byte {
 	pkt, _ = chunk.AppendSack(pkt, r.tsns.cum, uint32(adv), r.gapBuf, r.dups[:ndups])
 	r.dups = r.dups[:0]
 	r.packets = 0
-	r.sackNow = false
+	r.sackNow, r.batchDue = false, false
 	r.ackDeadline = time.Time{}
 	r.lastAdv = adv
 	r.stats.SACKsSent++
@@ -311,8 +352,8 @@ func (r *Receiver) continuing() (uint16, bool) {
 		return 0, false
 	}
 	if h := r.reasm.PeekStream(r.curSID); h != nil {
-		if h.FirstTSN == r.curFirst && h.Flags&(flagBegin|interleave.FlagAborted) == 0 {
-			return r.curSID, true
+		if h.FirstTSN == r.curFirst && h.Flags&flagBegin == 0 {
+			return r.curSID, true // its next part, or the marker of its abort
 		}
 	} else if r.reasm.InPartial(r.curSID) {
 		return r.curSID, true // its next part is on its way
@@ -378,6 +419,7 @@ func (r *Receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo)
 		r.reasm.PopStream(sid)
 		r.pool.Put(f)
 		info.Aborted = true
+		r.stats.PartialAborted++
 		return 0, info
 	}
 	for {

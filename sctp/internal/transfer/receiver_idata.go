@@ -37,7 +37,7 @@ func (r *Receiver) HandleIData(now time.Time, d *IData) (Verdict, error) {
 		return v, err
 	}
 	r.idata.SetCumulativeTSN(uint32(r.tsns.cum))
-	if !r.reasm.Add(interleave.FragFromIData(r.pool, d)) {
+	if !r.addFrag(interleave.FragFromIData(r.pool, d)) {
 		return Dropped, ErrProtocolViolation
 	}
 	r.stats.BytesReceived += uint64(len(d.Payload))
@@ -92,12 +92,14 @@ func (m *tsnMap) forwardTo(newCum TSN) bool {
 // "The I-FORWARD-TSN chunk MUST be used in combination with the I-DATA
 // chunk and MUST NOT be used in combination with the DATA chunk."
 func (r *Receiver) HandleIForwardTSN(now time.Time, c chunk.Chunk) error {
+	r.stats.ForwardTSNs++
 	if r.idata == nil {
 		return ErrProtocolViolation
 	}
 	cum, skips, err := interleave.ParseIForwardTSN(c, r.cfg.InStreams, r.skips[:0])
 	r.skips = skips[:0]
 	if err != nil {
+		r.stats.ForwardTSNsInvalid++
 		return err
 	}
 	r.sackNow = true

@@ -82,7 +82,7 @@ func (s *Sender) backlog() []queued {
 			// Serial: fewer than 2^31 messages are ever queued at once.
 			age := s.arrived - m.seq - 1
 			oldest = max(oldest, age)
-			out = append(out, queued{age, m.sid, len(m.buf) - m.off})
+			out = append(out, queued{age, m.sid, len(m.buf) - int(m.off)})
 		}
 	}
 	if len(out) < 2 {

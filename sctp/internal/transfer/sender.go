@@ -6,6 +6,7 @@ import (
 
 	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/stream"
 )
 
@@ -16,27 +17,54 @@ type message struct {
 	ppid      uint32
 	sid       uint16
 	unordered bool
-	drained   bool     // reported by Drain
-	mid       uint32   // SSN or MID, assigned when the first fragment is cut
-	nextFSN   uint32   // FSN of the next fragment (I-DATA)
-	off       int      // bytes already cut into chunks
-	refs      int32    // chunk records pointing here, +1 while not fully cut
-	seq       uint32   // arrival number (serial): scheduler switches re-enqueue in this order
-	next      *message // per-stream queue or free list
+	bits      uint8  // msgDrained, msgAbandoned, and the PRPolicy shifted by policyShift
+	mid       uint32 // SSN or MID, assigned when the first fragment is cut
+	nextFSN   uint32 // FSN of the next fragment (I-DATA)
+	off       int32  // bytes already cut into chunks
+	refs      int32  // chunk records pointing here, +1 while not fully cut
+	seq       uint32 // arrival number (serial): scheduler switches re-enqueue in this order
+	// prValue is the value of the message's PR policy: for PRTTL the end
+	// of its lifetime in milliseconds since the sender's prBase (serial),
+	// else the policy's value.
+	prValue uint32
+	next    *message // per-stream queue or free list
 }
+
+// Message bits.
+const (
+	msgDrained   = 1 << 0 // reported by Drain or as abandoned
+	msgAbandoned = 1 << 1 // abandoned under its PR policy
+	policyShift  = 4
+)
+
+func (m *message) drained() bool   { return m.bits&msgDrained != 0 }
+func (m *message) abandoned() bool { return m.bits&msgAbandoned != 0 }
+
+// policy returns the message's PR policy.
+func (m *message) policy() PRPolicy { return PRPolicy(m.bits >> policyShift) }
+
+// timed reports whether m's policy may give it up once sent (PRTTL or
+// PRRtx; PRPrio only drops messages not yet sent).
+func (m *message) timed() bool { p := m.policy(); return p == PRTTL || p == PRRtx }
 
 // OutSide is the sending state of one outbound stream: the side object of
 // the stream table's outbound records, holding the stream's send queue.
 type OutSide struct {
 	head, tail *message
+	// resetAt is the arrival number of the first message written after an
+	// outgoing stream reset began (resetting): it and later messages wait
+	// for the reset (BeginReset).
+	resetAt   uint32
+	resetting bool
 }
 
 // Record states.
 const (
-	recInFlight uint8 = iota // sent, not acknowledged
-	recGapAcked              // acknowledged by a Gap Ack Block (may be reneged)
-	recRtx                   // marked for retransmission
-	recAcked                 // below the cumulative TSN ack point (slot free)
+	recInFlight  uint8 = iota // sent, not acknowledged
+	recGapAcked               // acknowledged by a Gap Ack Block (may be reneged)
+	recRtx                    // marked for retransmission
+	recAcked                  // below the cumulative TSN ack point (slot free)
+	recAbandoned              // abandoned (RFC 3758 section 3.5): treated as acked, not yet passed by the peer
 )
 
 // record is the retransmission record of one DATA chunk: compact, separate
@@ -77,7 +105,7 @@ type Sender struct {
 	buffered    int // bytes queued and not yet acknowledged
 	unsent      int // bytes queued and not yet cut into chunks
 	fragPoint   int // largest DATA payload per chunk
-	burstLeft   int // packets left in this send opportunity
+	burstCap    int // flight size this send opportunity may reach (Max.Burst, 6.1 rule D)
 	peerRwnd    int
 	cumAck      TSN // cumulative TSN ack point
 	nextTSN     TSN // next TSN to assign
@@ -99,6 +127,20 @@ type Sender struct {
 	sackSince bool // a SACK arrived since T3 was last started
 
 	immediate bool // set the I bit on DATA chunks (RFC 7053)
+	resetAll  bool // an outgoing reset of every stream is under way (BeginReset)
+
+	// PR-SCTP (RFC 3758 section 3.5): the Advanced.Peer.Ack.Point, a
+	// FORWARD-TSN due, reused entry buffers, the messages abandoned and
+	// not yet reported, and how many messages with a policy are alive.
+	advPeerAck TSN
+	fwdDue     bool
+	fwdSent    TSN       // new cumulative TSN of the last FORWARD-TSN sent
+	fwdAt      time.Time // and when
+	fwdSSN     []chunk.StreamSSN
+	fwdMID     []chunk.StreamMID
+	failed     []Failed
+	prOut      int       // chunks of PRTTL and PRRtx messages outstanding, not abandoned
+	prBase     time.Time // time base of the PRTTL lifetimes
 
 	timing   bool // an RTT measurement is running
 	timedTSN TSN
@@ -117,13 +159,14 @@ func (s *Sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
 	s.hdr = s.frame.HeaderLen()
 	s.cumAck = cfg.LocalTSN - 1
 	s.nextTSN = cfg.LocalTSN
+	s.advPeerAck, s.fwdSent = s.cumAck, s.cumAck
 	// The ring starts small and doubles as the flight grows (grow): an
 	// idle association holds a few records, not a bulk flight's worth.
 	s.recs = getRing(initialRecords)
 	s.mask = initialRecords - 1
 	s.peerRwnd = int(cfg.PeerRwnd)
-	s.burstLeft = cfg.MaxBurst
 	s.setFragPoint()
+	s.sendOpportunity(0)
 }
 
 // setFragPoint derives the fragment point from the path MTU: the MTU less
@@ -136,8 +179,9 @@ func (s *Sender) setFragPoint() {
 // returns ErrStreamID for a stream outside the negotiated range,
 // ErrEmptyMessage for an empty payload and ErrWouldBlock when the send
 // buffer has no room (a message larger than the whole buffer is accepted
-// when the buffer is empty). Fragmentation and TSN/SSN assignment happen
-// later, in AppendData.
+// when the buffer is empty) or Config.SendUnsent bytes would wait to be
+// sent (one message is accepted when none waits). Fragmentation and
+// TSN/SSN assignment happen later, in AppendData.
 func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) error {
 	if int(sid) >= s.cfg.OutStreams {
 		return fmt.Errorf("%w: %d, %d outbound streams", ErrStreamID, sid, s.cfg.OutStreams)
@@ -145,13 +189,19 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 	if len(payload) == 0 {
 		return ErrEmptyMessage
 	}
+	if len(payload) > maxMessage {
+		return fmt.Errorf("%w: %d bytes", ErrMessageTooLarge, len(payload))
+	}
 	if s.buffered > 0 && s.buffered+len(payload) > s.cfg.SendBuffer {
+		return ErrWouldBlock
+	}
+	if s.unsent > 0 && s.cfg.SendUnsent > 0 && s.unsent+len(payload) > s.cfg.SendUnsent {
 		return ErrWouldBlock
 	}
 	st := s.streams.OutSide(sid)
 	m := s.newMessage()
 	m.buf = append(m.buf[:0], payload...)
-	m.ppid, m.sid, m.unordered, m.drained = ppid, sid, unordered, false
+	m.ppid, m.sid, m.unordered, m.bits = ppid, sid, unordered, 0
 	m.off, m.refs, m.next = 0, 1, nil
 	m.seq = s.arrived
 	s.arrived++
@@ -162,14 +212,20 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 	}
 	st.tail = m
 	if s.unsent == 0 {
-		// New data after an idle period is a send opportunity.
-		s.burstLeft = s.cfg.MaxBurst
+		// New data after an idle period is a send opportunity; one that
+		// an acknowledgement opened and nothing used stays open.
+		s.burstCap = max(s.burstCap, s.path.flight+s.cfg.MaxBurst*s.path.pmdcs())
 	}
 	s.buffered += len(payload)
 	s.unsent += len(payload)
-	if s.streams.Out(sid).State != stream.Open {
+	if o := s.streams.Out(sid); o.State != stream.Open {
 		// A stream that cannot send keeps its data, out of the
 		// scheduler's way (see SetStreamState).
+		s.sched.Block(sid)
+	} else if s.resetAll && !st.resetting {
+		// First use of a stream while every stream is being reset: it
+		// waits for the new numbering (BeginReset).
+		o.State = stream.ResetPending
 		s.sched.Block(sid)
 	}
 	s.sched.Enqueue(sid, len(payload))
@@ -201,6 +257,7 @@ const (
 	maxOutstanding  = 1 << 15 // DATA chunks above the cumulative ack point
 	maxFreeMessages = 4096
 	maxKeptBuffer   = 64 << 10
+	maxMessage      = 1<<31 - 1 // bytes of one message (offsets are int32)
 )
 
 // Buffered returns the bytes in the send buffer: queued or unacknowledged.
@@ -269,7 +326,7 @@ func (s *Sender) nextChunkSize() int {
 			return 0 // every stream with data is blocked
 		}
 	}
-	return min(len(m.buf)-m.off, s.fragPoint)
+	return min(len(m.buf)-int(m.off), s.fragPoint)
 }
 
 // peekNext returns the message the scheduler would start next, without
@@ -300,8 +357,9 @@ func (s *Sender) canSendNew(now time.Time, size int) bool {
 	}
 	// Rule B: "the sender MUST NOT transmit new data to a given transport
 	// address if it has cwnd + (PMDCS - 1) or more bytes of data
-	// outstanding"; we exceed cwnd by at most one chunk.
-	if s.path.flight >= s.path.cwnd {
+	// outstanding"; we exceed cwnd by at most one chunk. Max.Burst
+	// lowers cwnd for the current send opportunity (rule D).
+	if s.path.flight >= s.window() {
 		s.stats.CwndLimited++
 		return false
 	}
@@ -331,16 +389,42 @@ func (s *Sender) canSendNew(now time.Time, size int) bool {
 	return true
 }
 
+// sendOpportunity opens a send opportunity (an acknowledgement of refill
+// bytes, a timeout, new data after an idle period), which Max.Burst
+// limits. RFC 9260 section 6.1 rule D: "When the time comes for the sender
+// to transmit new DATA chunks, the protocol parameter Max.Burst SHOULD be
+// used to limit the number of packets sent. The limit MAY be applied by
+// adjusting cwnd temporarily, as follows: if ((flightsize + Max.Burst *
+// PMDCS) < cwnd) cwnd = flightsize + Max.Burst * PMDCS". We apply that
+// form without touching cwnd ("cwnd SHOULD NOT be changed permanently"):
+// burstCap is the flight size the opportunity may reach, and window is
+// the smaller of the two. A SACK counts the bytes it newly acknowledged
+// into flightsize (refill), so that each SACK lets the sender replace what
+// it acknowledged and add at most Max.Burst packets: with a SACK per
+// packet pair that is what the formula gives, and a SACK covering a whole
+// receive batch (dozens of packets) does not shrink the flight by the
+// batch each time. Bytes acknowledged earlier by Gap Ack Blocks do not
+// count again when a retransmission fills the hole below them, so the
+// cumulative ack jump at the end of a loss recovery opens no large burst,
+// the case rule D is for.
+func (s *Sender) sendOpportunity(refill int) {
+	s.burstCap = s.path.flight + refill + s.cfg.MaxBurst*s.path.pmdcs()
+}
+
+// window returns the flight size new data may not reach: cwnd, lowered
+// to the Max.Burst limit of the current send opportunity.
+func (s *Sender) window() int { return min(s.path.cwnd, s.burstCap) }
+
 // Pending reports whether AppendData would append something now: chunks
 // marked for retransmission or new data the windows allow.
 func (s *Sender) Pending(now time.Time) bool {
-	if s.burstLeft <= 0 || (s.t3Recovery && s.t3Sent) {
+	if s.t3Recovery && s.t3Sent {
 		return false
 	}
-	if s.rtxPending > 0 && (s.fastRtx || s.t3Recovery || s.path.flight < s.path.cwnd) {
+	if s.rtxPending > 0 && (s.fastRtx || s.t3Recovery || s.path.flight < s.window()) {
 		return true
 	}
-	if s.unsent == 0 || s.path.flight >= s.path.cwnd {
+	if s.unsent == 0 || s.path.flight >= s.window() {
 		return false
 	}
 	size := s.nextChunkSize()
@@ -355,12 +439,12 @@ func (s *Sender) Pending(now time.Time) bool {
 // marked for retransmission go first (RFC 9260 section 6.1 rule C), then
 // new data cut from the queued messages as the scheduler picks streams.
 // It obeys the congestion window (rule B), the peer's receive window with
-// zero-window probing (rule A) and Max.Burst, applied by "strictly
-// limiting the number of packets emitted" (rule D): one call is one packet,
-// and at most Max.Burst packets go out per send opportunity (a SACK, a
-// timeout, or new data after an idle period).
+// zero-window probing (rule A) and Max.Burst (rule D, see sendOpportunity):
+// one call is one packet, and a send opportunity (a SACK, a timeout, or new
+// data after an idle period) may raise the flight size by at most Max.Burst
+// full packets over what it was at that moment.
 func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
-	if s.burstLeft <= 0 || (s.t3Recovery && s.t3Sent) {
+	if s.t3Recovery && s.t3Sent {
 		return pkt, 0
 	}
 	if s.Outstanding() == 0 && !s.lastSend.IsZero() {
@@ -370,10 +454,14 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 		}
 	}
 	n := 0
+	// After a T3-rtx expiry the packet goes to retransmissions; new data
+	// only when none was left to retransmit (PR-SCTP may have abandoned
+	// them all), still one packet until an acknowledgement.
+	newData := !s.t3Recovery || s.rtxPending == 0
 	if s.rtxPending > 0 {
 		pkt, room, n = s.appendRtx(now, pkt, room)
 	}
-	for s.unsent > 0 && !s.t3Recovery {
+	for s.unsent > 0 && newData {
 		m := s.cur
 		if m == nil {
 			sid, ok := s.sched.Next()
@@ -391,11 +479,29 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 				s.sched.Block(sid)
 				continue
 			}
+			if st.resetting && !seqLT(st.head.seq, st.resetAt) {
+				// Written after an outgoing reset began: it waits
+				// for the new numbering (BeginReset).
+				s.blockForReset(sid, st)
+				continue
+			}
 			// Pinned by cut once its first chunk is out: a stream
 			// blocked before then does not start it.
 			m = st.head
 		}
-		left := len(m.buf) - m.off
+		if m.bits != 0 && m.expired(s, now, 0) {
+			// TR3: no TSN for an expired message; TR4 for the rest of
+			// one partly sent (needs PR-SCTP: else it goes on).
+			if m.off == 0 {
+				s.dropQueued(m)
+				continue
+			}
+			if s.cfg.PartialReliability {
+				s.abandon(now, m)
+				continue
+			}
+		}
+		left := len(m.buf) - int(m.off)
 		max := (room - s.hdr) &^ 3
 		size := min(left, s.fragPoint)
 		if size > max {
@@ -413,7 +519,6 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 		n++
 	}
 	if n > 0 {
-		s.burstLeft--
 		s.sched.PacketDone()
 		s.stats.DataPackets++
 		s.lastSend = now
@@ -438,7 +543,7 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	if m.unordered {
 		flags |= flagUnordered
 	}
-	end := m.off+size == len(m.buf)
+	end := int(m.off)+size == len(m.buf)
 	if end {
 		flags |= flagEnd
 	}
@@ -449,13 +554,16 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	s.nextTSN++
 	r := s.rec(tsn)
 	*r = record{
-		msg: m, sent: now, off: int32(m.off), n: int32(size),
+		msg: m, sent: now, off: m.off, n: int32(size),
 		ppid: m.ppid, sid: m.sid, mid: m.mid, fsn: m.nextFSN, flags: flags,
 		state: recInFlight, xmits: 1,
 	}
 	m.nextFSN++
 	m.refs++
-	m.off += size
+	if m.timed() {
+		s.prOut++ // a chunk of a message the sweeps watch
+	}
+	m.off += int32(size)
 	s.unsent -= size
 	if end {
 		// Unpin: the scheduler may pick another stream now.
@@ -505,6 +613,10 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 		if r.state != recRtx {
 			continue
 		}
+		if m := r.msg; m.bits != 0 && s.cfg.PartialReliability && m.expired(s, now, r.xmits) {
+			s.abandon(now, m) // TR4, or RFC 7496's retransmission limit
+			continue
+		}
 		if need := s.hdr + pad4(int(r.n)); need > room {
 			// A chunk cut before the path MTU shrank fits no packet now:
 			// it goes alone, over room; the association lets IP fragment
@@ -513,7 +625,7 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 				break
 			}
 		}
-		if !bypass && s.path.flight >= s.path.cwnd {
+		if !bypass && s.path.flight >= s.window() {
 			s.stats.CwndLimited++
 			break
 		}
@@ -585,6 +697,21 @@ type Unsent struct {
 	Unordered bool
 	Sent      bool   // some part of it went out
 	Payload   []byte // valid only during the Drain callback
+	// PR is the message's partial reliability; for PRTTL, Value is 0 and
+	// Expiry is when the lifetime ends.
+	PR     PR
+	Expiry time.Time
+}
+
+// describe describes m for Drain.
+func (s *Sender) describe(m *message, sent bool) Unsent {
+	u := Unsent{SID: m.sid, PPID: m.ppid, Unordered: m.unordered, Sent: sent, Payload: m.buf,
+		PR: PR{Policy: m.policy(), Value: m.prValue}}
+	if u.PR.Policy == PRTTL {
+		u.PR.Value = 0
+		u.Expiry = s.prBase.Add(time.Duration(m.prValue) * time.Millisecond)
+	}
+	return u
 }
 
 // Drain removes every queued and unacknowledged message from the send
@@ -599,9 +726,9 @@ func (s *Sender) Drain(fn func(Unsent)) {
 		if m == nil {
 			continue
 		}
-		if !m.drained && fn != nil {
-			m.drained = true
-			fn(Unsent{SID: m.sid, PPID: m.ppid, Unordered: m.unordered, Sent: true, Payload: m.buf})
+		if !m.drained() && fn != nil {
+			m.bits |= msgDrained
+			fn(s.describe(m, true))
 		}
 		r.msg = nil
 		r.state = recAcked
@@ -610,8 +737,8 @@ func (s *Sender) Drain(fn func(Unsent)) {
 	for sid, st := range s.streams.OutSides() {
 		for m := st.head; m != nil; {
 			next := m.next
-			if fn != nil && !m.drained {
-				fn(Unsent{SID: m.sid, PPID: m.ppid, Unordered: m.unordered, Sent: m.off > 0, Payload: m.buf})
+			if fn != nil && !m.drained() {
+				fn(s.describe(m, m.off > 0))
 			}
 			m.refs = 1
 			s.release(m)
@@ -622,6 +749,7 @@ func (s *Sender) Drain(fn func(Unsent)) {
 	}
 	s.cur = nil
 	s.cumAck = s.nextTSN - 1
+	s.advPeerAck, s.fwdDue, s.prOut = s.cumAck, false, 0
 	s.unsent, s.buffered, s.inFlight, s.rtxPending = 0, 0, 0, 0
 	s.gapAcked, s.unackedData = 0, 0
 	s.path.flight = 0

@@ -51,6 +51,9 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 		} else if r.state == recGapAcked {
 			s.gapAcked--
 		}
+		if r.state != recAbandoned && r.msg.timed() {
+			s.prOut--
+		}
 		r.state = recAcked
 		m := r.msg
 		r.msg = nil
@@ -70,7 +73,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 		}
 		for ; t.LEQ(end); t++ {
 			r := s.rec(t)
-			if r.state == recGapAcked {
+			if r.state == recGapAcked || r.state == recAbandoned {
 				continue
 			}
 			if s.ack(now, t, r) {
@@ -154,10 +157,15 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	// with the earliest outstanding TSN for that address, restart the
 	// T3-rtx timer for that address with its current RTO (if there is
 	// still outstanding data on that address)."
+	s.afterSACK(now, cum)
 	switch {
-	case s.inFlight == 0 && s.rtxPending == 0:
+	case s.inFlight == 0 && s.rtxPending == 0 && !s.advPeerAck.GT(s.cumAck):
 		s.t3 = time.Time{}
 	case cumAdvanced:
+		s.t3 = now.Add(s.path.rto)
+	case s.t3.IsZero():
+		// Only abandoned chunks are left above the ack point: C5 keeps a
+		// timer running for the FORWARD-TSN.
 		s.t3 = now.Add(s.path.rto)
 	}
 	s.sackSince = true
@@ -165,7 +173,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 		s.path.ClearErrors()
 		s.t3Recovery, s.t3Sent = false, false
 	}
-	s.burstLeft = s.cfg.MaxBurst
+	s.sendOpportunity(newBytes)
 	s.stats.BytesAcked += uint64(newBytes)
 	return newBytes > 0, nil
 }
@@ -299,12 +307,19 @@ func (s *Sender) OnTimeout(now time.Time) (expired bool) {
 	}
 	s.fastRtx = false
 	s.timing = false
-	s.burstLeft = s.cfg.MaxBurst
+	s.sendOpportunity(0)
 	// 7.2.3: "ensure that no more than one SCTP packet will be in flight
 	// for that address until the endpoint receives acknowledgement for
 	// successful delivery of data to that address."
 	s.t3Recovery, s.t3Sent = true, false
-	if s.rtxPending > 0 {
+	// A5: "Any time the T3-rtx timer expires, on any destination, the
+	// sender SHOULD try to advance the "Advanced.Peer.Ack.Point" by
+	// following the procedures outlined in C2 - C5."
+	s.sweep(now)
+	if s.advPeerAck.GT(s.cumAck) {
+		s.fwdDue = true
+	}
+	if s.rtxPending > 0 || s.ForwardDue() {
 		// E3 retransmits at once, in the next AppendData; running the timer
 		// from now (R1 with the backed-off RTO) keeps the association live
 		// even if that packet cannot be built right away.

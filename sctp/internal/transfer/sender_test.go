@@ -110,18 +110,38 @@ func TestRuleBCwnd(t *testing.T) {
 
 // RFC 9260 section 6.1 rule D: "When the time comes for the sender to
 // transmit new DATA chunks, the protocol parameter 'Max.Burst' SHOULD be
-// used to limit the number of packets sent. ... Or, it MAY be applied by
-// strictly limiting the number of packets emitted by the output routine."
+// used to limit the number of packets sent. The limit MAY be applied by
+// adjusting cwnd temporarily, as follows: if ((flightsize + Max.Burst *
+// PMDCS) < cwnd) cwnd = flightsize + Max.Burst * PMDCS". A SACK lets the
+// sender replace what it acknowledged and add Max.Burst packets, also when
+// it acknowledges many packets at once.
 func TestMaxBurst(t *testing.T) {
 	x := newTx(t, Config{})
 	x.e.Path.cwnd = 1 << 20
-	x.queue(20, 1000)
+	full := testPMDCS - dataHeaderLen // one chunk fills a packet
+	x.queue(60, full)
 	if got := x.flush(); len(got) != DefaultMaxBurst {
 		t.Fatalf("sent %d packets in one burst, want Max.Burst %d", len(got), DefaultMaxBurst)
 	}
-	x.mustSACK(1001, DefaultBuffer) // a new send opportunity
-	if got := x.flush(); len(got) != DefaultMaxBurst {
-		t.Fatalf("sent %d packets after a SACK, want %d", len(got), DefaultMaxBurst)
+	x.mustSACK(1000, DefaultBuffer) // acknowledges one packet: a new send opportunity
+	if got := x.flush(); len(got) != 1+DefaultMaxBurst {
+		t.Fatalf("sent %d packets after a SACK of one, want %d", len(got), 1+DefaultMaxBurst)
+	}
+	// One SACK for a whole receive batch: 8 packets.
+	x.mustSACK(1008, DefaultBuffer)
+	if got := x.flush(); len(got) != 8+DefaultMaxBurst {
+		t.Fatalf("sent %d packets after a SACK of 8, want %d", len(got), 8+DefaultMaxBurst)
+	}
+	if f := x.e.Path.FlightSize(); f != DefaultMaxBurst*3*testPMDCS {
+		t.Fatalf("flight %d, want %d: Max.Burst packets more per SACK", f, DefaultMaxBurst*3*testPMDCS)
+	}
+	// The hole below gap-acked data filled: the cumulative ack jumps over
+	// packets already counted, which opens no burst beyond Max.Burst.
+	x.mustSACK(1008, DefaultBuffer, 2, 12) // 1009 missing, 1010..1020 gap-acked
+	x.flush()
+	x.mustSACK(1020, DefaultBuffer) // 1009 arrived: one packet newly acknowledged
+	if got := x.flush(); len(got) > 1+DefaultMaxBurst {
+		t.Fatalf("sent %d packets after the hole filled, want at most %d", len(got), 1+DefaultMaxBurst)
 	}
 }
 
@@ -636,5 +656,26 @@ func TestIdleCwnd(t *testing.T) {
 	x.flush()
 	if p.Cwnd() != 4*testPMDCS {
 		t.Fatalf("after a long idle period cwnd %d, want the floor %d", p.Cwnd(), 4*testPMDCS)
+	}
+}
+
+// Config.SendUnsent bounds the data waiting to be sent, apart from the
+// send buffer: Queue blocks while it is reached and accepts again once
+// chunks left; one message larger than the bound goes when none waits.
+func TestSendUnsent(t *testing.T) {
+	x := newTx(t, Config{SendUnsent: 5000})
+	x.queue(5, 1000)
+	if err := x.e.Send.Queue(0, 0, false, make([]byte, 1000)); !errors.Is(err, ErrWouldBlock) {
+		t.Fatalf("Queue past SendUnsent: %v, want ErrWouldBlock", err)
+	}
+	x.packet() // one chunk left the queue
+	if err := x.e.Send.Queue(0, 0, false, make([]byte, 1000)); err != nil {
+		t.Fatalf("Queue after a chunk was sent: %v", err)
+	}
+	x.flush()
+	x.mustSACK(x.e.Send.NextTSN()-1, DefaultBuffer)
+	x.flush()
+	if err := x.e.Send.Queue(0, 0, false, make([]byte, 20000)); err != nil {
+		t.Fatalf("one large message with nothing waiting: %v", err)
 	}
 }

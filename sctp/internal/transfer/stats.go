@@ -22,6 +22,15 @@ type Stats struct {
 	Reneged          uint64 // gap-acked chunks the peer reneged on
 	RTTSamples       uint64
 
+	// Partial reliability (RFC 3758, RFC 7496), indexed by PRPolicy like
+	// Linux's SCTP_PR_ASSOC_STATUS.
+	AbandonedMessages [numPolicies]uint64 // messages abandoned
+	AbandonedBytes    [numPolicies]uint64 // their user bytes
+	AbandonedUnsent   uint64              // of which never given a TSN
+	AbandonedChunks   uint64              // DATA chunks abandoned after being sent
+	FailedDropped     uint64              // abandoned messages not kept for reporting (too many)
+	ForwardTSNsSent   uint64
+
 	// Receiving.
 	DataPacketsReceived uint64 // packets that carried new DATA
 	DataChunksReceived  uint64
@@ -37,4 +46,9 @@ type Stats struct {
 	WindowUpdates       uint64 // SACKs sent because reading opened the window
 	MessagesDelivered   uint64
 	PartialDeliveries   uint64 // messages delivered in parts before complete
+	ForwardTSNs         uint64 // FORWARD-TSN and I-FORWARD-TSN chunks received
+	ForwardTSNsStale    uint64 // of which at or behind the cumulative TSN
+	ForwardTSNsInvalid  uint64 // discarded: stream out of range or TSN beyond the window
+	PartialAborted      uint64 // partial deliveries ended by a FORWARD-TSN
+	ReconfHeld          uint64 // fragments held for a deferred stream reset (RFC 6525)
 }

@@ -79,9 +79,9 @@ type RecvInfo struct {
 	// messages of different streams in partial delivery may alternate
 	// between reads: SID, Unordered and MID name the message of each part.
 	MID uint32
-	// Aborted (I-DATA only; the read returns no data) reports that the
-	// partial delivery of message (SID, Unordered, MID) ended without its
-	// end: the parts read so far are all there will be (RFC 6458
+	// Aborted (the read returns no data) reports that the partial
+	// delivery of message (SID, Unordered, SSN or MID, TSN) ended without
+	// its end (a FORWARD-TSN or I-FORWARD-TSN skipped it): the parts read so far are all there will be (RFC 6458
 	// SCTP_PARTIAL_DELIVERY_ABORTED).
 	Aborted bool
 }

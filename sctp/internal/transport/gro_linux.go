@@ -50,12 +50,13 @@ func (b *batchIO) initGRO() {
 	}
 }
 
-// readGRO is readBatch for a socket with UDP_GRO set.
-func (b *batchIO) readGRO(pkts []Packet) (int, error) {
+// readGRO is readBatch for a socket with UDP_GRO set; with view, the
+// packets it returns are views of its buffers (readBatchView).
+func (b *batchIO) readGRO(pkts []Packet, view bool) (int, error) {
 	g := b.g
 	for {
 		if g.next < g.count {
-			if k := b.splitGRO(pkts); k > 0 {
+			if k := b.splitGRO(pkts, view); k > 0 {
 				return k, nil
 			}
 			continue
@@ -85,9 +86,9 @@ func (b *batchIO) readGRO(pkts []Packet) (int, error) {
 	}
 }
 
-// splitGRO copies segments of the current batch into pkts and returns
-// how many it filled.
-func (b *batchIO) splitGRO(pkts []Packet) int {
+// splitGRO copies segments of the current batch into pkts, or with view
+// points their Buf at them, and returns how many it filled.
+func (b *batchIO) splitGRO(pkts []Packet, view bool) int {
 	g := b.g
 	k := 0
 	for k < len(pkts) && g.next < g.count {
@@ -107,7 +108,10 @@ func (b *batchIO) splitGRO(pkts []Packet) int {
 		for g.off < len(data) && k < len(pkts) {
 			end := min(g.off+seg, len(data))
 			p := &pkts[k]
-			if n := copy(p.Buf, data[g.off:end]); n == end-g.off {
+			if view {
+				p.Buf, p.N, p.Addr = data[g.off:end:end], end-g.off, addr
+				k++
+			} else if n := copy(p.Buf, data[g.off:end]); n == end-g.off {
 				p.N, p.Addr = n, addr
 				k++
 			} else {
@@ -143,4 +147,19 @@ func groSegment(oob []byte, n int) int {
 		oob = oob[sp:]
 	}
 	return max(n, 1)
+}
+
+// readBatchView is readBatch, except that on a GRO socket the packets
+// point into the socket's receive buffers instead of being copied into
+// the caller's (UDPConn.ReadBatchView).
+func (b *batchIO) readBatchView(pkts []Packet) (int, error) {
+	if b.g == nil {
+		return b.readBatch(pkts)
+	}
+	if len(pkts) == 0 {
+		return 0, errEmptyBatch
+	}
+	b.r.Lock()
+	defer b.r.Unlock()
+	return b.readGRO(pkts, true)
 }

@@ -3,9 +3,10 @@
 package transport
 
 import (
+	"bytes"
 	"encoding/binary"
 	"testing"
-
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -59,3 +60,50 @@ func FuzzGROSegment(f *testing.F) {
 }
 
 func unsafePointer(b *byte) unsafe.Pointer { return unsafe.Pointer(b) }
+
+// TestUDPReadBatchView: ReadBatchView delivers the same packets as
+// ReadBatch, as views of the GRO buffers when the socket has them, and
+// fills the caller's buffers when it does not.
+func TestUDPReadBatchView(t *testing.T) {
+	for _, gro := range []bool{false, true} {
+		a, b := udpPair(t, false, UDPConfig{GRO: gro})
+		const total, size = 1000, 1200
+		out := newPackets(100, 2048)
+		in := newPackets(64, 2048)
+		bufs := make([][]byte, len(in))
+		for i := range in {
+			bufs[i] = in[i].Buf
+		}
+		views := 0
+		for seq := 0; seq < total; seq += len(out) {
+			fill(out, seq, size, b.LocalAddr())
+			if n, err := a.WriteBatch(out); err != nil || n != len(out) {
+				t.Fatalf("WriteBatch = %d, %v", n, err)
+			}
+			b.SetReadDeadline(time.Now().Add(5 * time.Second))
+			for got := 0; got < len(out); {
+				for i := range in {
+					in[i].Buf = bufs[i]
+				}
+				n, err := b.ReadBatchView(in)
+				if err != nil {
+					t.Fatalf("gro %v: ReadBatchView after %d: %v", gro, seq+got, err)
+				}
+				for i, p := range in[:n] {
+					exp := make([]byte, size)
+					fill([]Packet{{Buf: exp}}, seq+got+i, size, a.LocalAddr())
+					if p.Addr != a.LocalAddr() || !bytes.Equal(p.Data(), exp) {
+						t.Fatalf("gro %v: packet %d wrong", gro, seq+got+i)
+					}
+					if &p.Buf[0] != &bufs[i][0] {
+						views++
+					}
+				}
+				got += n
+			}
+		}
+		if b.GRO() != (views > 0) {
+			t.Errorf("gro %v (socket %v): %d packets were views", gro, b.GRO(), views)
+		}
+	}
+}

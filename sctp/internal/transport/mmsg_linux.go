@@ -58,6 +58,11 @@ type batchIO struct {
 	gsoSends     atomic.Uint64
 	gsoFailure   atomic.Uint64
 	groCoalesced atomic.Uint64
+	recvCalls    atomic.Uint64
+	recvMsgs     atomic.Uint64
+	sendCalls    atomic.Uint64
+	sendMsgs     atomic.Uint64
+	sendPkts     atomic.Uint64
 
 	r struct {
 		sync.Mutex
@@ -77,6 +82,7 @@ type batchIO struct {
 		sa    []unix.RawSockaddrInet6
 		oob   []byte // gsoCmsgSpace per message
 		runs  []int  // packets per message
+		raw   bool   // small: sendmmsg by RawSyscall6
 		count int
 		sent  int
 		err   error
@@ -104,13 +110,23 @@ func newBatchIO(rc syscall.RawConn, v6, raw4, udp bool, defaultPort uint16) *bat
 	return b
 }
 
+// rawSendBytes bounds the sendmmsg calls made without telling the Go
+// scheduler (RawSyscall6). recvmmsg with MSG_DONTWAIT never blocks and a
+// sendmmsg of a few small datagrams is short; entering the scheduler's
+// syscall state for them costs more than the call itself (it wakes the
+// sysmon thread when the process was idle, once per request/response
+// transaction). Large sends keep Syscall6, so their P can be handed off.
+const rawSendBytes = 8 << 10
+
 func (b *batchIO) recvF(fd uintptr) bool {
 	for {
-		n, _, errno := unix.Syscall6(unix.SYS_RECVMMSG, fd,
+		n, _, errno := unix.RawSyscall6(unix.SYS_RECVMMSG, fd,
 			uintptr(unsafe.Pointer(&b.r.hs[0])), uintptr(b.r.count), unix.MSG_DONTWAIT, 0, 0)
 		switch errno {
 		case 0:
 			b.r.n = int(n)
+			b.recvCalls.Add(1)
+			b.recvMsgs.Add(uint64(n))
 			return true
 		case unix.EINTR:
 			continue
@@ -124,11 +140,22 @@ func (b *batchIO) recvF(fd uintptr) bool {
 }
 
 func (b *batchIO) sendF(fd uintptr) bool {
+	sys := unix.Syscall6
+	if b.w.raw {
+		sys = unix.RawSyscall6
+	}
 	for b.w.sent < b.w.count {
-		n, _, errno := unix.Syscall6(unix.SYS_SENDMMSG, fd,
+		n, _, errno := sys(unix.SYS_SENDMMSG, fd,
 			uintptr(unsafe.Pointer(&b.w.hs[b.w.sent])), uintptr(b.w.count-b.w.sent), 0, 0, 0)
 		switch errno {
 		case 0:
+			b.sendCalls.Add(1)
+			b.sendMsgs.Add(uint64(n))
+			pk := 0
+			for _, r := range b.w.runs[b.w.sent : b.w.sent+int(n)] {
+				pk += r
+			}
+			b.sendPkts.Add(uint64(pk))
 			b.w.sent += int(n)
 		case unix.EINTR:
 			continue
@@ -149,7 +176,7 @@ func (b *batchIO) readBatch(pkts []Packet) (int, error) {
 	b.r.Lock()
 	defer b.r.Unlock()
 	if b.g != nil {
-		return b.readGRO(pkts)
+		return b.readGRO(pkts, false)
 	}
 	count := min(len(pkts), maxBatch)
 	for {
@@ -324,6 +351,7 @@ func (b *batchIO) writeBatch(pkts []Packet) (int, error) {
 			return done, err
 		}
 		b.w.count, b.w.sent, b.w.err = count, 0, nil
+		b.w.raw = smallSend(pkts[done:], count, b.w.runs)
 		if rerr := b.rc.Write(b.w.fn); rerr != nil {
 			return done + b.sentPackets(), rerr
 		}
@@ -352,6 +380,24 @@ func (b *batchIO) writeBatch(pkts []Packet) (int, error) {
 		}
 	}
 	return done, nil
+}
+
+// smallSend reports whether the first count messages of a packed batch
+// (runs[i] packets each, from pkts) carry at most rawSendBytes.
+func smallSend(pkts []Packet, count int, runs []int) bool {
+	n, size := 0, 0
+	for _, r := range runs[:count] {
+		n += r
+	}
+	if n > len(pkts) {
+		return false
+	}
+	for i := range pkts[:n] {
+		if size += pkts[i].N; size > rawSendBytes {
+			return false
+		}
+	}
+	return true
 }
 
 // sentPackets counts the packets in the messages sent so far.

@@ -55,6 +55,13 @@ type Stats struct {
 	GSOSends     uint64 // messages sent with UDP_SEGMENT
 	GSOFailure   uint64 // GSO sends the kernel refused and that were resent without it
 	GROCoalesced uint64 // received buffers that held more than one datagram
+
+	// System calls and what they moved: RecvCalls recvmmsg calls that
+	// returned data, RecvMessages the datagrams (or GRO buffers) they
+	// returned; SendCalls sendmmsg calls, SendMessages the datagrams (or
+	// GSO sends) they took, SendPackets the SCTP packets in those.
+	RecvCalls, RecvMessages              uint64
+	SendCalls, SendMessages, SendPackets uint64
 }
 
 // UDPConn is the UDP encapsulation transport (RFC 6951): every SCTP
@@ -109,6 +116,19 @@ func ListenUDP(cfg UDPConfig) (*UDPConn, error) {
 
 // ReadBatch implements Conn.
 func (u *UDPConn) ReadBatch(pkts []Packet) (int, error) { return u.b.readBatch(pkts) }
+
+// ReadBatchView is ReadBatch without a copy where the socket has its own
+// receive buffers (GRO): the Buf of each packet returned is then replaced
+// by a view of those buffers, valid until the next ReadBatch or
+// ReadBatchView call. Callers keep their own buffers elsewhere and put
+// them back into pkts before each call, as a socket without GRO fills
+// them as ReadBatch does.
+func (u *UDPConn) ReadBatchView(pkts []Packet) (int, error) {
+	if v, ok := u.b.(interface{ readBatchView([]Packet) (int, error) }); ok {
+		return v.readBatchView(pkts)
+	}
+	return u.b.readBatch(pkts)
+}
 
 // WriteBatch implements Conn. Consecutive packets to one destination
 // whose sizes are equal (the last may be shorter) go out as one GSO send

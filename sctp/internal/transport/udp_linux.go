@@ -31,5 +31,7 @@ func (b *batchIO) gsoEnabled() bool { return b.gso.Load() }
 func (b *batchIO) groEnabled() bool { return b.g != nil }
 
 func (b *batchIO) stats() Stats {
-	return Stats{Dropped: b.dropped.Load(), GSOSends: b.gsoSends.Load(), GSOFailure: b.gsoFailure.Load(), GROCoalesced: b.groCoalesced.Load()}
+	return Stats{Dropped: b.dropped.Load(), GSOSends: b.gsoSends.Load(), GSOFailure: b.gsoFailure.Load(), GROCoalesced: b.groCoalesced.Load(),
+		RecvCalls: b.recvCalls.Load(), RecvMessages: b.recvMsgs.Load(),
+		SendCalls: b.sendCalls.Load(), SendMessages: b.sendMsgs.Load(), SendPackets: b.sendPkts.Load()}
 }

@@ -1,0 +1,464 @@
+package transfer
+
+import (
+	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/stream"
+)
+
+// PRPolicy is a partial reliability policy of a message: when the sender
+// may give up on it (RFC 3758 section 4.1, RFC 7496 section 3). The
+// numbering is Linux's SCTP_PR_SCTP_* (RFC 7496 section 4).
+type PRPolicy uint8
+
+// The partial reliability policies.
+const (
+	PRNone PRPolicy = iota // fully reliable
+	PRTTL                  // timed reliability: Value is the lifetime in milliseconds
+	PRRtx                  // limited retransmissions: Value is the most retransmissions per chunk
+	PRPrio                 // priority: Value is the priority, lower is more important
+	numPolicies
+)
+
+var policyNames = [...]string{"none", "ttl", "rtx", "prio"}
+
+// String returns the policy's short name: none, ttl, rtx or prio.
+func (p PRPolicy) String() string {
+	if int(p) < len(policyNames) {
+		return policyNames[p]
+	}
+	return "policy(?)"
+}
+
+// PR is the partial reliability of one message: a policy and its value.
+// The zero PR is fully reliable.
+type PR struct {
+	Policy PRPolicy
+	Value  uint32
+}
+
+// Failed is a message the sender gave up on while the association lives
+// (abandoned under its PR policy), as TakeFailed reports it.
+type Failed struct {
+	SID       uint16
+	PPID      uint32
+	Unordered bool
+	Policy    PRPolicy
+	Sent      bool   // some of it had been transmitted
+	Payload   []byte // a copy, owned by the receiver of the report
+}
+
+// maxLifetime is the longest PRTTL lifetime, in milliseconds (24 days):
+// lifetimes are compared as serial numbers.
+const maxLifetime = 1<<31 - 1
+
+// prClock returns now in milliseconds since the sender's PR time base (set
+// by the first message with a lifetime), wrapping.
+func (s *Sender) prClock(now time.Time) uint32 {
+	if s.prBase.IsZero() {
+		s.prBase = now
+	}
+	return uint32(now.Sub(s.prBase) / time.Millisecond)
+}
+
+// maxFailed bounds the abandoned messages kept for TakeFailed; more are
+// counted (Stats.FailedDropped) but not kept.
+const maxFailed = 1024
+
+// QueuePR is Queue for a message with partial reliability pr (see PR);
+// now starts the lifetime of PRTTL. A PRPrio message that finds the send
+// buffer full first abandons queued messages of less important priority
+// (a higher value) to make room, as RFC 7496 section 3.2 allows; reliable
+// messages are never abandoned for it.
+func (s *Sender) QueuePR(now time.Time, sid uint16, ppid uint32, unordered bool, payload []byte, pr PR) error {
+	if pr.Policy >= numPolicies {
+		return ErrConfig
+	}
+	if pr.Policy == PRPrio && s.buffered > 0 && s.buffered+len(payload) > s.cfg.SendBuffer {
+		s.makeRoom(now, len(payload), pr.Value)
+	}
+	if err := s.Queue(sid, ppid, unordered, payload); err != nil {
+		return err
+	}
+	if pr.Policy != PRNone {
+		m := s.streams.OutSide(sid).tail
+		m.bits |= uint8(pr.Policy) << policyShift
+		m.prValue = pr.Value
+		if pr.Policy == PRTTL {
+			m.prValue = s.prClock(now) + min(pr.Value, maxLifetime)
+		}
+	}
+	return nil
+}
+
+// makeRoom abandons queued messages of the priority policy with a value
+// above prio (less important) and no chunk sent yet, least important first,
+// until n more bytes fit in the send buffer; when abandoning all of them
+// would not make room, it abandons none. RFC 7496 leaves the choice of
+// messages to the implementation; messages already partly sent are left
+// alone (their buffer would only return once the peer acknowledged past
+// them).
+func (s *Sender) makeRoom(now time.Time, n int, prio uint32) {
+	freeable := 0
+	for _, st := range s.streams.OutSides() {
+		for m := st.head; m != nil; m = m.next {
+			if m.policy() == PRPrio && m.prValue > prio && m.off == 0 {
+				freeable += len(m.buf)
+			}
+		}
+	}
+	if s.buffered-freeable+n > s.cfg.SendBuffer && s.buffered > freeable {
+		return
+	}
+	for s.buffered > 0 && s.buffered+n > s.cfg.SendBuffer {
+		var victim *message
+		for _, st := range s.streams.OutSides() {
+			for m := st.head; m != nil; m = m.next {
+				if m.policy() == PRPrio && m.prValue > prio && m.off == 0 &&
+					(victim == nil || m.prValue > victim.prValue) {
+					victim = m
+				}
+			}
+		}
+		if victim == nil {
+			return
+		}
+		s.dropQueued(victim)
+	}
+}
+
+// expired reports whether m's policy gives it up now, before a (re)transmission
+// of a chunk that was sent xmits times (0 for a new chunk).
+func (m *message) expired(s *Sender, now time.Time, xmits uint8) bool {
+	switch m.policy() {
+	case PRTTL:
+		// RFC 3758 section 4.1 TR3/TR4: "Before assigning a TSN to any
+		// message, the SCTP sender MUST evaluate the lifetime of that
+		// message." and "Before transmitting or retransmitting a message
+		// for which a TSN is already assigned, the SCTP sender MUST
+		// evaluate the lifetime of the message."
+		return int32(s.prClock(now)-m.prValue) >= 0
+	case PRRtx:
+		// RFC 7496 section 3.1: the message is abandoned when a
+		// retransmission of one of its chunks would exceed the limit (fast
+		// and timer-based retransmissions both count).
+		return xmits > 0 && uint32(xmits-1) >= m.prValue
+	}
+	return false
+}
+
+// unqueue unlinks m from its stream's send queue and tells the scheduler
+// the message is gone.
+func (s *Sender) unqueue(m *message) {
+	st := s.streams.PeekOutSide(m.sid)
+	if st == nil {
+		return
+	}
+	var prev *message
+	for p := st.head; p != nil && p != m; p = p.next {
+		prev = p
+	}
+	if prev == nil {
+		if st.head != m {
+			return // not queued
+		}
+		st.head = m.next
+	} else {
+		prev.next = m.next
+	}
+	if st.tail == m {
+		st.tail = prev
+	}
+	m.next = nil
+	if s.cur == m {
+		s.cur = nil
+	}
+	s.unsent -= len(m.buf) - int(m.off)
+	s.sched.Sent(m.sid, 0, true, st.head == nil)
+}
+
+// dropQueued abandons m, a message no chunk of which has a TSN: RFC 3758
+// section 4.1 TR3, "If it is expired, the SCTP sender MUST NOT assign a
+// TSN to that message, but instead, SHOULD issue a notification to the
+// upper layer and abandon the message." No FORWARD-TSN is needed.
+func (s *Sender) dropQueued(m *message) {
+	s.unqueue(m)
+	m.bits |= msgAbandoned
+	s.report(m, false)
+	s.stats.AbandonedUnsent++
+	m.refs = 1
+	s.release(m)
+}
+
+// abandon gives up message m, some of which has TSNs (RFC 3758 section
+// 3.5). A2: "When a data chunk is "abandoned", the sender MUST treat the
+// data chunk as being finally acked and no longer outstanding." A3: "When
+// a TSN is "abandoned", if it is part of a fragmented message, all other
+// TSN's within that fragmented message MUST be abandoned at the same
+// time." The part not yet cut leaves the queue without TSNs. The
+// Advanced.Peer.Ack.Point moves (C2) and a FORWARD-TSN becomes due.
+func (s *Sender) abandon(now time.Time, m *message) {
+	if m.abandoned() {
+		return
+	}
+	m.bits |= msgAbandoned
+	s.report(m, true)
+	for t := s.cumAck + 1; t != s.nextTSN; t++ {
+		if r := s.rec(t); r.msg == m {
+			s.abandonRec(r)
+		}
+	}
+	if int(m.off) < len(m.buf) {
+		s.unqueue(m)
+		s.placeholder(m)
+		m.refs-- // no longer being cut: only its records hold it
+	}
+	s.advance()
+}
+
+// placeholder gives the part of m never cut one TSN, abandoned at once and
+// never sent. A receiver holds the first fragments of a message cut short
+// (or waits for the rest in partial delivery) until a FORWARD-TSN tells it
+// otherwise: without I-DATA it knows a message only by its consecutive
+// TSNs, and an unordered message has no stream entry (RFC 3758 section 3.5
+// C4); with I-DATA the I-FORWARD-TSN entry names it. Had the next message
+// taken that TSN and the peer acknowledged every fragment sent, the
+// Advanced.Peer.Ack.Point would never pass the cumulative ack and no
+// FORWARD-TSN would go: the receiver would hold the fragments (and, for an
+// ordered message, its stream) for good. The placeholder keeps the point
+// ahead until a FORWARD-TSN moves the peer past it, and carries the
+// message's stream, SSN or MID and U flag for the chunk's entries.
+func (s *Sender) placeholder(m *message) {
+	if s.Outstanding() == len(s.recs) {
+		s.grow()
+	}
+	t := s.nextTSN
+	s.nextTSN++
+	r := s.rec(t)
+	flags := uint8(0)
+	if m.unordered {
+		flags = flagUnordered
+	}
+	*r = record{msg: m, off: m.off, sid: m.sid, mid: m.mid, flags: flags | flagEnd, state: recAbandoned}
+	m.refs++
+	s.stats.AbandonedChunks++
+}
+
+// abandonRec takes one chunk out of flight without crediting cwnd (A2:
+// "The sender MUST NOT credit an "abandoned" data chunk to the
+// partial_bytes_acked ... and MUST NOT advance the cwnd based on this
+// "abandoned" data chunk").
+func (s *Sender) abandonRec(r *record) {
+	switch r.state {
+	case recInFlight:
+		s.path.flight -= s.size(r)
+		s.inFlight--
+		s.unackedData -= int(r.n)
+	case recRtx:
+		s.rtxPending--
+		s.unackedData -= int(r.n)
+		r.fastRtx = false
+	case recGapAcked:
+		s.gapAcked--
+	default:
+		return
+	}
+	s.prOut--
+	r.state = recAbandoned
+	s.stats.AbandonedChunks++
+}
+
+// report records m as failed for TakeFailed and counts it.
+func (s *Sender) report(m *message, sent bool) {
+	m.bits |= msgDrained // Drain must not report it again
+	p := m.policy()
+	s.stats.AbandonedMessages[p]++
+	s.stats.AbandonedBytes[p] += uint64(len(m.buf))
+	if len(s.failed) >= maxFailed {
+		s.stats.FailedDropped++
+		return
+	}
+	s.failed = append(s.failed, Failed{SID: m.sid, PPID: m.ppid, Unordered: m.unordered, Policy: p, Sent: sent,
+		Payload: append([]byte(nil), m.buf...)})
+}
+
+// TakeFailed calls fn for each message abandoned since the last call, in
+// order, and forgets them. The association turns them into send-failed
+// notifications.
+func (s *Sender) TakeFailed(fn func(Failed)) {
+	for i := range s.failed {
+		fn(s.failed[i])
+		s.failed[i] = Failed{}
+	}
+	s.failed = s.failed[:0]
+}
+
+// HasFailed reports whether TakeFailed has messages to report.
+func (s *Sender) HasFailed() bool { return len(s.failed) > 0 }
+
+// sweep applies the policies to the outstanding chunks (RFC 3758 section
+// 4.1 TR5: "The sending SCTP MAY evaluate the lifetime of messages at
+// anytime"): messages whose lifetime expired, or whose chunks marked for
+// retransmission reached their retransmission limit, are abandoned. It
+// runs after a SACK and a T3-rtx expiry, only when chunks of PRTTL or PRRtx
+// messages are outstanding, and only with PR-SCTP negotiated.
+func (s *Sender) sweep(now time.Time) {
+	if s.prOut == 0 || !s.cfg.PartialReliability {
+		return
+	}
+	for t := s.cumAck + 1; t != s.nextTSN; t++ {
+		r := s.rec(t)
+		m := r.msg
+		if m == nil || m.bits == 0 || m.abandoned() {
+			continue
+		}
+		xmits := uint8(0)
+		if r.state == recRtx {
+			xmits = r.xmits
+		} else if r.state != recInFlight {
+			continue
+		}
+		if m.expired(s, now, xmits) {
+			s.abandon(now, m)
+		}
+	}
+}
+
+// advance applies rule C2 of RFC 3758 section 3.5: "Try to further advance
+// the "Advanced.Peer.Ack.Point" locally, that is, to move
+// "Advanced.Peer.Ack.Point" up as long as the chunk next in the out-queue
+// space is marked as "abandoned"". A FORWARD-TSN becomes due when it moved
+// past the cumulative ack point.
+func (s *Sender) advance() {
+	if s.advPeerAck.LT(s.cumAck) {
+		s.advPeerAck = s.cumAck // C1
+	}
+	for t := s.advPeerAck + 1; t != s.nextTSN && s.rec(t).state == recAbandoned; t++ {
+		s.advPeerAck = t
+	}
+	if s.advPeerAck.GT(s.cumAck) && s.advPeerAck != s.fwdSent {
+		s.fwdDue = true
+	}
+}
+
+// AdvancedPeerAckPoint returns the Advanced.Peer.Ack.Point of RFC 3758
+// section 3.5 A1.
+func (s *Sender) AdvancedPeerAckPoint() TSN {
+	if s.advPeerAck.LT(s.cumAck) {
+		return s.cumAck
+	}
+	return s.advPeerAck
+}
+
+// ForwardDue reports whether a FORWARD-TSN (or I-FORWARD-TSN) should go
+// out: the Advanced.Peer.Ack.Point is ahead of the peer's cumulative ack
+// and a SACK, T3-rtx expiry or new abandonment called for it (C3, A5).
+func (s *Sender) ForwardDue() bool {
+	return s.fwdDue && s.cfg.PartialReliability && s.advPeerAck.GT(s.cumAck)
+}
+
+// AppendForward appends the FORWARD-TSN chunk (I-FORWARD-TSN with I-DATA)
+// that moves the peer's cumulative TSN to the Advanced.Peer.Ack.Point,
+// using at most room bytes, and returns the packet. C4: "For each
+// "abandoned" TSN, the sender of the FORWARD TSN MUST determine if the
+// chunk has a valid stream and sequence number (i.e., it was ordered). If
+// the chunk has a valid stream and sequence number, the sender MUST
+// include the stream and sequence number in the FORWARD TSN." "Each stream
+// SHOULD only be reported once; this means that if multiple abandoned
+// messages occur in the same stream, then only the highest abandoned
+// stream sequence number is reported. If the total size of the FORWARD
+// TSN does NOT fit in a single MTU, then the sender of the FORWARD TSN
+// SHOULD lower the Advanced.Peer.Ack.Point to the last TSN that will fit
+// in a single MTU." With I-DATA every abandoned message is listed, ordered
+// or not, by stream, U flag and MID (RFC 8260 section 2.3.1). C5: "If a
+// FORWARD TSN is sent, the sender MUST assure that at least one T3-rtx
+// timer is running."
+func (s *Sender) AppendForward(now time.Time, pkt []byte, room int) []byte {
+	if !s.ForwardDue() || room < 8 {
+		return pkt
+	}
+	entry := 4
+	if s.cfg.Interleaved {
+		entry = 8
+	}
+	maxEntries := min((room-8)/entry, (chunk.MaxLen-8)/entry)
+	s.fwdSSN, s.fwdMID = s.fwdSSN[:0], s.fwdMID[:0]
+	cum := s.cumAck
+	for t := s.cumAck + 1; t.LEQ(s.advPeerAck); t++ {
+		r := s.rec(t)
+		uo := r.flags&flagUnordered != 0
+		if s.cfg.Interleaved {
+			i := 0
+			for i < len(s.fwdMID) && (s.fwdMID[i].SID != r.sid || s.fwdMID[i].Unordered != uo) {
+				i++
+			}
+			if i == len(s.fwdMID) {
+				if i == maxEntries {
+					break // C4: lower the point to what fits
+				}
+				s.fwdMID = append(s.fwdMID, chunk.StreamMID{SID: r.sid, Unordered: uo, MID: r.mid})
+			} else if stream.MID(s.fwdMID[i].MID).LT(stream.MID(r.mid)) {
+				s.fwdMID[i].MID = r.mid
+			}
+		} else if !uo {
+			i := 0
+			for i < len(s.fwdSSN) && s.fwdSSN[i].SID != r.sid {
+				i++
+			}
+			if i == len(s.fwdSSN) {
+				if i == maxEntries {
+					break
+				}
+				s.fwdSSN = append(s.fwdSSN, chunk.StreamSSN{SID: r.sid, SSN: uint16(r.mid)})
+			} else if stream.SSN(s.fwdSSN[i].SSN).LT(stream.SSN(r.mid)) {
+				s.fwdSSN[i].SSN = uint16(r.mid)
+			}
+		}
+		cum = t
+	}
+	if cum == s.cumAck {
+		return pkt
+	}
+	if s.cfg.Interleaved {
+		pkt, _ = chunk.AppendIForwardTSN(pkt, cum, s.fwdMID)
+	} else {
+		pkt, _ = chunk.AppendForwardTSN(pkt, cum, s.fwdSSN)
+	}
+	s.fwdDue = false
+	s.fwdSent, s.fwdAt = cum, now
+	s.stats.ForwardTSNsSent++
+	if s.t3.IsZero() {
+		s.t3 = now.Add(s.path.rto)
+		s.sackSince = false
+	}
+	return pkt
+}
+
+// afterSACK runs the PR-SCTP steps of RFC 3758 section 3.5 A4 after the
+// normal SACK processing: the policies are applied to what is outstanding,
+// then C1: "If (Advanced.Peer.Ack.Point < SackCumAck), then update
+// Advanced.Peer.Ack.Point to be equal to SackCumAck", C2 (advance), and C3:
+// "If, after step C1 and C2, the "Advanced.Peer.Ack.Point" is greater than
+// the Cumulative TSN ACK carried in the received SACK, the data sender
+// MUST send the data receiver a FORWARD TSN chunk".
+func (s *Sender) afterSACK(now time.Time, sackCum TSN) {
+	if !s.cfg.PartialReliability {
+		s.advPeerAck = s.cumAck
+		return
+	}
+	s.sweep(now)
+	s.advance()
+	if s.advPeerAck.GT(sackCum) {
+		s.fwdDue = true
+		// F2: "An implementation may wish to limit the number of duplicate
+		// FORWARD TSN chunks it sends by either only sending a duplicate
+		// FORWARD TSN every other SACK or waiting a full RTT before
+		// sending a duplicate FORWARD TSN." A SACK that arrives less than
+		// an RTT after the same FORWARD-TSN went out was sent before it
+		// arrived: the duplicate waits (T3-rtx resends it in any case).
+		if s.advPeerAck == s.fwdSent && now.Sub(s.fwdAt) < max(s.path.srtt, s.cfg.Granularity) {
+			s.fwdDue = false
+		}
+	}
+}

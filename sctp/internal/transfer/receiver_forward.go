@@ -1,0 +1,69 @@
+package transfer
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/usctp/usctp/interleave"
+	"github.com/usctp/usctp/sctp/chunk"
+)
+
+// HandleForwardTSN processes a FORWARD-TSN chunk (RFC 3758 section 3.6) on
+// an association that negotiated PR-SCTP without I-DATA. "When a FORWARD
+// TSN chunk arrives, the data receiver MUST first update its cumulative
+// TSN point to the value carried in the FORWARD TSN chunk, and then MUST
+// further advance its cumulative TSN point locally if possible"; the
+// reassembler then skips the listed streams, drops what can no longer
+// complete and ends a partial delivery of an abandoned message (the reader
+// sees RecvInfo.Aborted).
+//
+// "Note, if the "New Cumulative TSN" value carried in the arrived FORWARD
+// TSN chunk is found to be behind or at the current cumulative TSN point,
+// the data receiver MUST treat this FORWARD TSN as out-of-date and MUST
+// NOT update its Cumulative TSN. The receiver SHOULD send a SACK to its
+// peer". "Any time a FORWARD TSN chunk arrives, for the purposes of sending
+// a SACK, the receiver MUST follow the same rules as if a DATA chunk had
+// been received": a FORWARD-TSN stands for missing DATA, the case in
+// which RFC 9260 section 6.7 asks for a SACK at once, so one is due at once
+// (also when it is out of date), as for I-FORWARD-TSN.
+//
+// The RFC does not say what to do with a FORWARD-TSN naming a stream
+// outside the negotiated inbound streams, or moving the cumulative TSN
+// beyond the TSN map's window (further than any DATA we would have
+// accepted): such a chunk is discarded and counted (ForwardTSNsInvalid)
+// and the error returned, as Linux does. With I-DATA negotiated it returns
+// ErrProtocolViolation (RFC 8260 section 2.3.1).
+func (r *Receiver) HandleForwardTSN(now time.Time, c chunk.Chunk) error {
+	r.stats.ForwardTSNs++
+	if r.idata != nil {
+		return ErrProtocolViolation
+	}
+	f, err := chunk.ParseForwardTSN(c)
+	if err != nil {
+		r.stats.ForwardTSNsInvalid++
+		return err
+	}
+	r.fwd = r.fwd[:0]
+	for i := range f.Streams.Len() {
+		e := f.Streams.At(i)
+		if int(e.SID) >= r.cfg.InStreams {
+			r.stats.ForwardTSNsInvalid++
+			return fmt.Errorf("%w: FORWARD-TSN names stream %d of %d", interleave.ErrInvalidStream, e.SID, r.cfg.InStreams)
+		}
+		r.fwd = append(r.fwd, interleave.Skip{SID: e.SID, SSN: e.SSN})
+	}
+	cum := f.NewCumTSN
+	if cum.GT(r.tsns.cum) && uint32(cum-r.tsns.cum) > tsnMapBits {
+		r.stats.ForwardTSNsInvalid++
+		return fmt.Errorf("%w: FORWARD-TSN to %d, %d beyond the cumulative TSN", ErrProtocolViolation, cum, uint32(cum-r.tsns.cum))
+	}
+	if !r.tsns.forwardTo(cum) {
+		r.stats.ForwardTSNsStale++
+		r.sackNow = true
+		return nil
+	}
+	r.reasm.ForwardTSN(uint32(cum), r.fwd)
+	r.sackNow = true
+	r.maybePartial()
+	return nil
+}

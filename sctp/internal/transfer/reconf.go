@@ -1,0 +1,278 @@
+package transfer
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/usctp/usctp/interleave"
+	"github.com/usctp/usctp/stream"
+)
+
+// Stream reconfiguration (RFC 6525): the data plane's part. The
+// association runs the RE-CONFIG exchange and calls these to reset stream
+// numbering, hold the data of a deferred reset and add streams.
+
+// LastAssignedTSN returns the TSN of the last DATA chunk cut (the
+// "Sender's Last Assigned TSN" of an Outgoing SSN Reset Request, RFC 6525
+// section 4.1), the initial TSN less one before any.
+func (s *Sender) LastAssignedTSN() TSN { return s.nextTSN - 1 }
+
+// Cutting reports whether outbound stream sid has a message partly cut
+// into chunks: its remaining fragments carry the message's SSN (or MID), so
+// an Outgoing SSN Reset Request for sid must wait until it is fully cut.
+func (s *Sender) Cutting(sid uint16) bool {
+	st := s.streams.PeekOutSide(sid)
+	return st != nil && st.head != nil && st.head.off > 0
+}
+
+// seqLT compares message arrival numbers (serial).
+func seqLT(a, b uint32) bool { return int32(a-b) < 0 }
+
+// BeginReset starts an outgoing reset of streams sids (every stream when
+// empty), for an Outgoing SSN Reset Request: the messages already written
+// to them still go out with the old numbering (a message partly sent
+// included), later ones wait until FinishReset. ResetReady says when the
+// request may leave.
+func (s *Sender) BeginReset(sids []uint16) {
+	mark := func(sid uint16) {
+		if st := s.streams.PeekOutSide(sid); st != nil && st.head != nil {
+			st.resetAt, st.resetting = s.arrived, true
+			return
+		}
+		s.SetStreamState(sid, stream.ResetPending)
+	}
+	s.resetAll = len(sids) == 0 // streams never used yet are blocked as they start (Queue)
+	s.eachOut(sids, mark)
+}
+
+// ResetReady reports whether every stream of BeginReset has sent what was
+// written to it before, so that nothing more of the old numbering is to
+// come: those streams are blocked (stream.ResetPending, their later
+// messages kept) and the Sender's Last Assigned TSN covers all their old
+// data.
+func (s *Sender) ResetReady(sids []uint16) bool {
+	ready := true
+	s.eachOut(sids, func(sid uint16) {
+		if o := s.streams.Out(sid); o.State == stream.ResetPending {
+			return
+		}
+		st := s.streams.PeekOutSide(sid)
+		if st != nil && st.head != nil && (st.head.off > 0 || st.resetting && seqLT(st.head.seq, st.resetAt)) {
+			ready = false // old messages still to cut
+			return
+		}
+		s.blockForReset(sid, st)
+	})
+	return ready
+}
+
+// blockForReset blocks stream sid, whose old messages are all cut, until
+// FinishReset.
+func (s *Sender) blockForReset(sid uint16, st *OutSide) {
+	if st != nil {
+		st.resetting = false
+	}
+	s.SetStreamState(sid, stream.ResetPending)
+}
+
+// FinishReset ends an outgoing reset: the streams restart their numbering
+// at 0 when the peer performed it (ResetOutgoing) and send again.
+func (s *Sender) FinishReset(sids []uint16, performed bool) {
+	if performed {
+		s.ResetOutgoing(sids)
+	}
+	if len(sids) == 0 {
+		s.resetAll = false
+	}
+	s.eachOut(sids, func(sid uint16) {
+		if st := s.streams.PeekOutSide(sid); st != nil {
+			st.resetting = false
+		}
+		if o := s.streams.Out(sid); o.State == stream.ResetPending {
+			s.SetStreamState(sid, stream.Open)
+		}
+	})
+}
+
+// eachOut calls fn for each of sids below the outbound stream count, or
+// for every outbound stream touched so far when sids is empty (the others
+// have sent nothing and hold nothing; creating their records would cost
+// the whole table).
+func (s *Sender) eachOut(sids []uint16, fn func(sid uint16)) {
+	n := s.streams.OutCount()
+	if len(sids) == 0 {
+		for sid := range s.streams.Outs() {
+			fn(sid)
+		}
+		return
+	}
+	for _, sid := range sids {
+		if int(sid) < n {
+			fn(sid)
+		}
+	}
+}
+
+// ResetOutgoing restarts the numbering of outbound streams sids (every
+// stream when sids is empty) at 0: the SSN, or with I-DATA (RFC 8260,
+// where the resets of RFC 6525 act on the MID) both the ordered and the
+// unordered MID. Ids out of range are skipped.
+func (s *Sender) ResetOutgoing(sids []uint16) {
+	n := s.streams.OutCount()
+	if len(sids) == 0 {
+		for _, o := range s.streams.Outs() {
+			o.ResetSequence()
+		}
+		return
+	}
+	for _, sid := range sids {
+		if int(sid) < n {
+			s.streams.Out(sid).ResetSequence()
+		}
+	}
+}
+
+// AddOutgoing adds n outbound streams for an Add Outgoing Streams Request
+// (RFC 6525 section 4.5). They cannot carry data until FinishAddOutgoing
+// says the peer performed the request. It returns the first new stream id.
+func (s *Sender) AddOutgoing(n uint16) (first uint16, err error) {
+	first, err = s.streams.AddOut(n)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrStreamID, err)
+	}
+	return first, nil
+}
+
+// FinishAddOutgoing ends the pending AddOutgoing: when performed the new
+// streams open (numbered from 0) and the scheduler learns the new count;
+// otherwise they are removed again. It returns the outbound stream count.
+func (s *Sender) FinishAddOutgoing(performed bool) int {
+	s.streams.FinishAddOut(performed)
+	n := s.streams.OutCount()
+	s.cfg.OutStreams = n
+	if performed {
+		s.sched.Resize(n)
+	}
+	return n
+}
+
+// AddIncoming grows the inbound streams by n, for the peer's Add Outgoing
+// Streams Request (RFC 6525 section 5.2.5). It fails, changing nothing,
+// when the total would exceed 65535. It returns the inbound stream count.
+func (r *Receiver) AddIncoming(n uint16) (int, error) {
+	total := r.cfg.InStreams + int(n)
+	if total > stream.MaxStreams {
+		return r.cfg.InStreams, fmt.Errorf("%w: %d inbound streams", ErrStreamID, total)
+	}
+	r.reconfStreams.ResizeIn(uint16(total))
+	r.cfg.InStreams = total
+	return total, nil
+}
+
+// deferredReset is an incoming stream reset waiting for the cumulative TSN
+// to reach the peer's last assigned TSN (RFC 6525 section 5.2.2 E2).
+type deferredReset struct {
+	last  TSN
+	sids  []uint16 // sorted; empty: every stream
+	held  []*interleave.Frag
+	bytes int
+}
+
+// DeferReset starts "deferred reset processing" (RFC 6525 section 5.2.2
+// E2): "any data arriving with a TSN larger than the Sender's Last
+// Assigned TSN for the affected stream(s) MUST be queued locally and held
+// until the cumulative acknowledgment point reaches the Sender's Last
+// Assigned TSN." Such data is acknowledged as usual but kept out of
+// reassembly until ResetIncoming. sids empty means every stream. A second
+// call replaces the first (holding on to what it held).
+func (r *Receiver) DeferReset(last TSN, sids []uint16) {
+	d := r.deferred
+	if d == nil {
+		d = &deferredReset{}
+		r.deferred = d
+	}
+	d.last = last
+	d.sids = append(d.sids[:0], sids...)
+	slices.Sort(d.sids)
+}
+
+// Deferred reports whether a reset is deferred, and its last TSN.
+func (r *Receiver) Deferred() (TSN, bool) {
+	if r.deferred == nil {
+		return 0, false
+	}
+	return r.deferred.last, true
+}
+
+// defers reports whether fragment f must be held for a deferred reset.
+func (r *Receiver) defers(f *interleave.Frag) bool {
+	d := r.deferred
+	if d == nil || !TSN(f.TSN).GT(d.last) {
+		return false
+	}
+	if len(d.sids) > 0 {
+		if _, ok := slices.BinarySearch(d.sids, f.SID); !ok {
+			return false
+		}
+	}
+	d.held = append(d.held, f)
+	d.bytes += len(f.Data)
+	r.stats.ReconfHeld++
+	return true
+}
+
+// addFrag hands a received fragment to reassembly, or holds it for a
+// deferred reset.
+func (r *Receiver) addFrag(f *interleave.Frag) bool {
+	if r.defers(f) {
+		return true
+	}
+	return r.reasm.Add(f)
+}
+
+// held returns the user bytes the receiver holds, a deferred reset's
+// included.
+func (r *Receiver) held() int {
+	n := r.reasm.Held()
+	if r.deferred != nil {
+		n += r.deferred.bytes
+	}
+	return n
+}
+
+// ResetIncoming resets inbound streams sids (every stream when empty) to
+// expect SSN (or MID) 0 again, ends a deferred reset and releases the data
+// it held to reassembly (RFC 6525 section 5.2.2 E3 and E4). It reports
+// false when a held fragment broke the fragment rules (the association
+// should abort: protocol violation).
+func (r *Receiver) ResetIncoming(sids []uint16) bool {
+	n := r.reconfStreams.InCount()
+	if len(sids) == 0 {
+		for _, in := range r.reconfStreams.Ins() {
+			in.ResetSequence()
+		}
+	} else {
+		for _, sid := range sids {
+			if int(sid) < n {
+				r.reconfStreams.In(sid).ResetSequence()
+			}
+		}
+	}
+	d := r.deferred
+	if d == nil {
+		return true
+	}
+	r.deferred = nil
+	ok := true
+	for i, f := range d.held {
+		d.held[i] = nil
+		switch {
+		case !ok:
+			r.pool.Put(f)
+		case !r.reasm.Add(f):
+			ok = false
+		}
+	}
+	r.maybePartial()
+	return ok
+}

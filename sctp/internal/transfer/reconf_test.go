@@ -1,0 +1,155 @@
+package transfer
+
+import (
+	"testing"
+
+	"github.com/usctp/usctp/stream"
+)
+
+// RFC 6525 section 5.2.2 E2 at the receiver: chunks of the streams being
+// reset with a TSN beyond the peer's last assigned TSN are acknowledged but
+// held out of reassembly (counting against the window) until the reset;
+// other streams are not held.
+func TestDeferredResetHolds(t *testing.T) {
+	r := newRx(t, Config{RecvBuffer: 64 << 10})
+	r.whole(1, 1, 0, 100) // old numbering, SSN 0
+	r.e.Recv.DeferReset(2, []uint16{1})
+	if v := r.whole(3, 1, 0, 1000); v != Accepted { // new numbering: held
+		t.Fatalf("verdict %v", v)
+	}
+	r.whole(4, 2, 0, 10) // another stream: not held
+	if got := r.readAll(); len(got) != 2 || got[0] != 100 || got[1] != 10 {
+		t.Fatalf("read %v, want the 100-byte and the stream-2 message only", got)
+	}
+	if w := r.e.Recv.Window(); w != 64<<10-1000 {
+		t.Fatalf("window %d: the held 1000 bytes must count", w)
+	}
+	if last, ok := r.e.Recv.Deferred(); !ok || last != 2 {
+		t.Fatalf("deferred %v %v", last, ok)
+	}
+	r.whole(2, 1, 1, 20) // the last old message
+	if s := r.sack(); s.CumTSNAck != 4 {
+		t.Fatalf("cum %d: held chunks are acknowledged", s.CumTSNAck)
+	}
+	if got := r.readAll(); len(got) != 1 || got[0] != 20 {
+		t.Fatalf("read %v before the reset", got)
+	}
+	if !r.e.Recv.ResetIncoming([]uint16{1}) {
+		t.Fatal("release failed")
+	}
+	if got := r.readAll(); len(got) != 1 || got[0] != 1000 {
+		t.Fatalf("read %v after the reset, want the held message", got)
+	}
+	if _, ok := r.e.Recv.Deferred(); ok || r.e.Stats.ReconfHeld != 1 {
+		t.Fatalf("still deferred, or held %d", r.e.Stats.ReconfHeld)
+	}
+}
+
+// An Outgoing SSN Reset Request may leave only when no stream being reset
+// has a message partly cut into chunks; a reset restarts SSNs at 0; added
+// outbound streams take data only once the peer performed the addition.
+func TestSenderReconf(t *testing.T) {
+	x := newTx(t, Config{MTU: 1200})
+	if err := x.e.Send.Queue(1, 0, false, make([]byte, 2500)); err != nil {
+		t.Fatal(err)
+	}
+	x.packet()
+	if !x.e.Send.Cutting(1) || x.e.Send.Cutting(0) {
+		t.Fatal("Cutting: stream 1 is partly sent, stream 0 is not")
+	}
+	for len(x.packet()) > 0 {
+	}
+	if x.e.Send.Cutting(1) {
+		t.Fatal("stream 1 fully cut")
+	}
+	if got := x.e.Send.LastAssignedTSN(); got != x.e.Send.NextTSN()-1 {
+		t.Fatalf("last assigned %d", got)
+	}
+	x.e.Send.ResetOutgoing([]uint16{1, 9999})
+	if o := x.e.Streams.Out(1); o.MID != 0 {
+		t.Fatalf("stream 1 MID %d after reset", o.MID)
+	}
+	first, err := x.e.Send.AddOutgoing(3)
+	if err != nil || first != 4 {
+		t.Fatalf("AddOutgoing: %d %v", first, err)
+	}
+	if err := x.e.Send.Queue(5, 0, false, []byte("x")); err == nil {
+		t.Fatal("queued on a stream whose addition is pending")
+	}
+	if n := x.e.Send.FinishAddOutgoing(true); n != 7 {
+		t.Fatalf("%d streams", n)
+	}
+	if st, _ := x.e.Send.StreamState(6); st != stream.Open {
+		t.Fatalf("added stream %v", st)
+	}
+	if err := x.e.Send.Queue(6, 0, false, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.e.Send.AddOutgoing(65535); err == nil {
+		t.Fatal("added past 65535 streams")
+	}
+	if _, err := x.e.Recv.AddIncoming(65535); err == nil {
+		t.Fatal("added past 65535 inbound streams")
+	}
+}
+
+// An outgoing reset lets the messages written before it go out with the
+// old numbering and holds the later ones (also on streams first used
+// during a reset of every stream) until it is done; they then start at
+// SSN 0.
+func TestSenderResetBarrier(t *testing.T) {
+	for _, all := range []bool{false, true} {
+		x := newTx(t, Config{})
+		var sids []uint16
+		if !all {
+			sids = []uint16{1}
+		}
+		q := func(sid uint16) {
+			if err := x.e.Send.Queue(sid, 0, false, make([]byte, 100)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		q(1)
+		q(1)
+		x.e.Send.BeginReset(sids)
+		if x.e.Send.ResetReady(sids) {
+			t.Fatal("ready with old messages unsent")
+		}
+		q(1)
+		q(2) // untouched until now
+		var got []uint16
+		for {
+			ds := x.packet()
+			if len(ds) == 0 {
+				break
+			}
+			for _, d := range ds {
+				got = append(got, d.SID<<8|d.SSN)
+			}
+		}
+		want := []uint16{1<<8 | 0, 1<<8 | 1}
+		if !all {
+			want = append(want, 2<<8|0)
+		}
+		if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+			t.Fatalf("all=%v: sent %x before the reset, want %x", all, got, want)
+		}
+		if !x.e.Send.ResetReady(sids) {
+			t.Fatalf("all=%v: not ready once the old messages left", all)
+		}
+		x.e.Send.FinishReset(sids, true)
+		ds := x.packet()
+		n := 1
+		if all {
+			n = 2 // stream 2's first message waited too
+		}
+		if len(ds) != n {
+			t.Fatalf("all=%v: %d chunks after the reset, want %d", all, len(ds), n)
+		}
+		for _, d := range ds {
+			if d.SSN != 0 {
+				t.Fatalf("all=%v: stream %d SSN %d after the reset", all, d.SID, d.SSN)
+			}
+		}
+	}
+}
