@@ -54,7 +54,9 @@
 // (Config.DisablePartialReliability turns it off); otherwise sent messages
 // stay reliable. On the receiving side a message the peer gave up while
 // it was being read in parts ends with an empty read whose
-// RecvInfo.Aborted is set, and an EventPartialDeliveryAborted event.
+// RecvInfo.Aborted is set, and an EventPartialDeliveryAborted event;
+// Stream.Read returns ErrMessageAborted there instead (not a terminal
+// error: the next Read goes on with the stream's next message).
 //
 // # Stream reconfiguration
 //
@@ -147,6 +149,10 @@
 //     window advertised for all, so a stream nobody reads stalls the
 //     others once the window is full. Read every stream that can receive
 //     data (with a Stream each, or ReadMsg for all).
+//   - With interleaving (I-DATA), an ordered and an unordered message of
+//     one stream delivered in parts at once may alternate parts: on a
+//     stream that carries both, Stream.Read can return bytes of the two
+//     messages mixed. Read such a stream with Stream.ReadMsg.
 //   - No path MTU discovery: packets are sized for Config.MTU (1500).
 //   - Only one SCTP port is accepted on per endpoint (the one given to
 //     Listen); INITs to other ports are dropped.
