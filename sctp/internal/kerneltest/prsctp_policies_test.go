@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/interleave"
+	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp"
 	"github.com/usctp/usctp/sctp/chunk"
 )
@@ -31,6 +33,17 @@ import (
 // that arrive are intact and in order; a message never ends early: its parts either end
 // with EOR and the whole message, or with a RecvInfo.Aborted read (usctp's receiver
 // applies the kernel's FORWARD-TSN); the kernel's graceful shutdown completes.
+//
+// What Linux 6.1 does, seen in the pcaps: when it gives up a message some of whose
+// fragments it sent, it gives up the fragments not yet sent without a TSN. If the sent
+// ones are still unacknowledged it sends FORWARD-TSN up to the last one sent, which may
+// be at or behind usctp's cumulative TSN (out of date by RFC 3758 section 3.6); usctp
+// still drops the message and skips its SSN (transfer's HandleForwardTSN). If they were
+// all acknowledged it sends no FORWARD-TSN at all: usctp ends the message when the TSN
+// after its last fragment turns out to hold another message (DATA fragments of a
+// message have consecutive TSNs), with RecvInfo.Aborted; when no TSN follows before the
+// association ends (and always with I-DATA) the reader gets the first parts, then
+// io.EOF (prReader logs such messages).
 func TestKernelPRPolicies(t *testing.T) {
 	batchPcaps(t)
 	for _, tc := range []struct {
@@ -43,6 +56,30 @@ func TestKernelPRPolicies(t *testing.T) {
 			prFromKernelPolicy(t, "pr="+tc.pr+" buf="+tc.buf, sctp.Config{}, 1)
 		})
 	}
+}
+
+// TestKernelPRInterleaving: PR-SCTP with I-DATA (RFC 8260) against the kernel, so
+// abandoned messages are skipped with I-FORWARD-TSN (RFC 8260 section 2.3), both ways,
+// while usctp's socket drops one packet in 8 each way. Both sides use I-DATA with the
+// round-robin scheduler (per chunk) and usctp numbers fragments Linux's way
+// (InterleaveFSN FSNLinux, see TestKernelInterleaving).
+//
+//   - to-kernel: Linux 6.1 does not list I-FORWARD-TSN in its Supported Extensions,
+//     so by RFC 8260 section 2.3.1 PR-SCTP is not negotiated with I-DATA and usctp
+//     gives up no message it sent (the test checks that and stops; should a Linux
+//     list it, the test fails, to be turned into TestKernelPartialReliability's
+//     to-kernel transfer, which prToKernelWith then runs with I-FORWARD-TSN checks).
+//   - from-kernel: TestKernelPRPolicies' ttl scenario over I-DATA. Linux does send
+//     I-FORWARD-TSN (it deems PR-SCTP on from our Forward-TSN-Supported parameter) and
+//     usctp applies them, as it applies any I-FORWARD-TSN on an association with I-DATA.
+func TestKernelPRInterleaving(t *testing.T) {
+	batchPcaps(t)
+	cfg := sctp.Config{OutStreams: 4, InStreams: 4, Interleaving: true, InterleaveFSN: interleave.FSNLinux, Scheduler: sched.RoundRobin}
+	const kopts = "intl=1 sched=rr ostreams=4 istreams=4"
+	t.Run("to-kernel", func(t *testing.T) { prToKernelWith(t, kopts, cfg) })
+	t.Run("from-kernel", func(t *testing.T) {
+		prFromKernelPolicy(t, kopts+" pr=none,ttl:100 buf=1048576", cfg, 1)
+	})
 }
 
 // prSizes are the sizes kpeer's source cycles through in the PR-SCTP tests (message i
@@ -73,7 +110,7 @@ func prFromKernelPolicy(t *testing.T, kopts string, cfg sctp.Config, prStream in
 		c.RTOMin, c.RTOInitial = 200*time.Millisecond, 500*time.Millisecond
 		c.RecvBuffer = 16 << 10
 		p := newPair(t, setup{tr: tr, role: role, kopts: kopts, timeout: 2 * time.Minute, cfg: c})
-		if !p.as.PartialReliability() {
+		if !cfg.Interleaving && !p.as.PartialReliability() {
 			p.failf("PR-SCTP not negotiated with the kernel")
 		}
 		start := time.Now()
@@ -88,6 +125,12 @@ func prFromKernelPolicy(t *testing.T, kopts string, cfg sctp.Config, prStream in
 		t.Logf("%d of %d messages received (%d on stream %d) with %d/%d packets dropped in %v; %d FORWARD-TSNs in (%d invalid, I-FORWARD-TSN %d), %d partial deliveries aborted, %d aborted parts read; %s",
 			r.got, count, r.perStream[prStream], prStream, lc.dropOut.Load(), lc.dropIn.Load(), time.Since(start).Round(time.Millisecond),
 			s.ForwardTSNsIn, s.ForwardTSNsInvalid, s.ChunksIn[chunk.TypeIForwardTSN], s.PartialDeliveriesAborted, r.aborted, statsLine(s))
+		if cfg.Interleaving && s.ChunksIn[chunk.TypeForwardTSN] != 0 {
+			p.failf("FORWARD-TSN from the kernel with I-DATA")
+		}
+		if !cfg.Interleaving && s.ChunksIn[chunk.TypeIForwardTSN] != 0 {
+			p.failf("I-FORWARD-TSN from the kernel without I-DATA")
+		}
 		if r.perStream[prStream] == count/streams {
 			t.Logf("kernel gave up no message on stream %d", prStream)
 		} else if s.ForwardTSNsIn == 0 {
@@ -104,6 +147,7 @@ type prReader struct {
 	last           []int // per stream: the last message index read whole
 	perStream      []int
 	got, aborted   int
+	cut            int               // messages left in partial delivery when the association ended
 	parts          map[[2]int][]byte // (stream, unordered): the message being read in parts
 	prStream       int               // the stream whose messages may be given up; the others are reliable
 	log            []string          // the last reads, for failures
@@ -171,7 +215,19 @@ func (r *prReader) run() {
 		r.perStream[sid]++
 		r.got++
 	}
-	if len(r.parts) != 0 {
-		p.failf("messages left in partial delivery at the end: %d", len(r.parts))
+	// A message whose first parts were read and whose rest Linux gave up without a
+	// (I-)FORWARD-TSN (the fragments it had sent were all acknowledged, and no later
+	// TSN of the association shows that its next fragment will not come: with I-DATA
+	// none can, fragments of a message need not have consecutive TSNs) stays in
+	// partial delivery until the association ends: the reader sees its first parts,
+	// then io.EOF. Only the partially reliable stream may end so.
+	for k, part := range r.parts {
+		i := int(part[0]) * 183 % 256
+		if k[0] != r.prStream {
+			p.failf("message %d of reliable stream %d left in partial delivery at the end (%d bytes read)", i, k[0], len(part))
+		}
+		r.cut++
+		p.t.Logf("message %d on stream %d: %d of %d bytes read, the rest given up by the kernel without a FORWARD-TSN; then io.EOF",
+			i, k[0], len(part), prSizes[i%len(prSizes)])
 	}
 }
