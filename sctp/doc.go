@@ -131,7 +131,15 @@
 //     addresses are recorded and reported, not used).
 //   - PR-SCTP: the priority policy only gives up messages not yet sent;
 //     the timed-reliability lifetime is counted in milliseconds and at
-//     most about 24 days.
+//     most about 24 days. With interleaving, PR-SCTP needs the peer to
+//     list I-FORWARD-TSN (RFC 8260 section 2.3.1); Linux (6.1) does not,
+//     so toward Linux with I-DATA only messages not yet sent are given up
+//     (Linux's own I-FORWARD-TSNs are applied).
+//   - A message the peer gives up without telling (Linux does so for a
+//     message whose sent fragments were all acknowledged) ends with
+//     RecvInfo.Aborted when a later TSN shows that its next fragment will
+//     not come (DATA only); otherwise its first parts stay the last thing
+//     read before the end of the association.
 //   - Stream.Close only releases the handle (it does not reset the
 //     stream: call ResetStreams).
 //   - Stream reconfiguration has no SSN/TSN Reset Request (RFC 6525
