@@ -224,10 +224,10 @@ func (d *Data) Partial() bool {
 	} else {
 		d.in(best).PDUO = true
 	}
-	for h := bestList.head; h != nil && h.TSN == d.pdNext; h = bestList.head {
-		d.push(best, bestList.pop(), d.pdFirst)
-		d.pdNext++
-	}
+	// Queue the fragments in sequence; should they reach the message's
+	// end (a complete message not yet moved), the partial delivery ends
+	// there as it would on that fragment's arrival.
+	d.continuePartial(bestList.pop())
 	return true
 }
 
@@ -390,6 +390,17 @@ func (d *Data) dropDead(l *fragList, newCum uint32) {
 	}
 }
 
+// AbortPartial ends the partial delivery in progress, if any, as one whose
+// message will not complete (see abortPartial). The receiver calls it when
+// the TSN the message needs next had already arrived holding another
+// message before the partial delivery started: Add catches such a foreign
+// fragment only when it arrives during the partial delivery.
+func (d *Data) AbortPartial() {
+	if d.pd != nil {
+		d.abortPartial()
+	}
+}
+
 // abortPartial ends the partial delivery in progress without its end: the
 // rest of its message still held goes, and a FlagAborted marker follows its
 // delivered parts. An ordered message's SSN is used up.
@@ -415,4 +426,5 @@ func (d *Data) abortPartial() {
 	d.push(s, m, d.pdFirst)
 	in.PD, in.PDUO = false, false
 	d.pd, d.pdList = nil, nil
+	d.deliver(s) // what the partial delivery held back
 }

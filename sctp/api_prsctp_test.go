@@ -1,8 +1,11 @@
 package sctp
 
 import (
+	"errors"
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/simnet"
 )
 
 // PR-SCTP over real UDP loopback: negotiated by default on both sides (and
@@ -67,5 +70,92 @@ func TestPRHelpers(t *testing.T) {
 	}
 	if _, err := ParsePRPolicy("sometimes"); err == nil {
 		t.Error("ParsePRPolicy accepted an unknown name")
+	}
+}
+
+// TestStreamReadAbortedMessage: the peer gives up (lifetime) a message
+// whose first parts Stream.Read already returned. Read returns the parts
+// that arrived, then 0 and ErrMessageAborted (no (0, nil)), and the next
+// Read returns the stream's next message whole; ReadMsg reports the same
+// as RecvInfo.Aborted. With DATA (FORWARD-TSN) and I-DATA (I-FORWARD-TSN).
+func TestStreamReadAbortedMessage(t *testing.T) {
+	for _, il := range []bool{false, true} {
+		t.Run(map[bool]string{false: "data", true: "idata"}[il], func(t *testing.T) {
+			adj := func(c *Config) { c.RecvBuffer = 16 << 10; c.Interleaving = il }
+			simPairCfg(t, simnet.LinkConfig{Delay: 10 * time.Millisecond}, adj, func(t *testing.T, c, s *Association) {
+				s.ep.mu.Lock()
+				sil := s.a.interleaved()
+				s.ep.mu.Unlock()
+				if sil != il || !s.PartialReliability() {
+					t.Fatalf("interleaving %v, PR-SCTP %v", sil, s.PartialReliability())
+				}
+				big := make([]byte, 64<<10)
+				for i := range big {
+					big[i] = byte(i * 7)
+				}
+				if _, err := c.WriteMsg(big, SendInfo{Stream: 1, PR: Lifetime(300 * time.Millisecond)}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := c.WriteMsg([]byte("next"), SendInfo{Stream: 1}); err != nil {
+					t.Fatal(err)
+				}
+				st := s.Stream(1)
+				st.SetReadDeadline(time.Now().Add(time.Minute))
+				buf := make([]byte, 1000)
+				n, err := st.Read(buf)
+				if err != nil || n == 0 {
+					t.Fatalf("first read: %d, %v", n, err)
+				}
+				got := append([]byte(nil), buf[:n]...)
+				// No reads for a while: the window stays closed, the
+				// lifetime passes, the sender gives the message up.
+				time.Sleep(time.Second)
+				for {
+					n, err = st.Read(buf)
+					got = append(got, buf[:n]...)
+					if err != nil {
+						break
+					}
+					if n == 0 {
+						t.Fatal("Read returned 0, nil")
+					}
+				}
+				if !errors.Is(err, ErrMessageAborted) || n != 0 {
+					t.Fatalf("read after %d bytes: %d, %v; want 0, ErrMessageAborted", len(got), n, err)
+				}
+				if len(got) >= len(big) || string(got) != string(big[:len(got)]) {
+					t.Fatalf("got %d bytes of the %d-byte message, not its prefix", len(got), len(big))
+				}
+				n, err = st.Read(buf)
+				if err != nil || string(buf[:n]) != "next" {
+					t.Fatalf("after the aborted message: %q, %v", buf[:n], err)
+				}
+				// ReadMsg: the same once more, seen as RecvInfo.Aborted.
+				if _, err := c.WriteMsg(big, SendInfo{Stream: 2, PR: Lifetime(300 * time.Millisecond)}); err != nil {
+					t.Fatal(err)
+				}
+				st2 := s.Stream(2)
+				st2.SetReadDeadline(time.Now().Add(time.Minute))
+				if _, info, err := st2.ReadMsg(buf); err != nil || info.EOR || info.Aborted {
+					t.Fatalf("first part: %+v, %v", info, err)
+				}
+				time.Sleep(time.Second)
+				for {
+					n, info, err := st2.ReadMsg(buf)
+					if err != nil || info.EOR {
+						t.Fatalf("ReadMsg: %d, %+v, %v; want an Aborted part", n, info, err)
+					}
+					if info.Aborted {
+						if n != 0 {
+							t.Fatalf("Aborted with %d bytes", n)
+						}
+						break
+					}
+				}
+				if st := s.Stats(); st.PartialDeliveriesAborted != 2 {
+					t.Fatalf("PartialDeliveriesAborted %d, want 2", st.PartialDeliveriesAborted)
+				}
+			})
+		})
 	}
 }

@@ -54,7 +54,9 @@
 // (Config.DisablePartialReliability turns it off); otherwise sent messages
 // stay reliable. On the receiving side a message the peer gave up while
 // it was being read in parts ends with an empty read whose
-// RecvInfo.Aborted is set, and an EventPartialDeliveryAborted event.
+// RecvInfo.Aborted is set, and an EventPartialDeliveryAborted event;
+// Stream.Read returns ErrMessageAborted there instead (not a terminal
+// error: the next Read goes on with the stream's next message).
 //
 // # Stream reconfiguration
 //
@@ -129,7 +131,15 @@
 //     addresses are recorded and reported, not used).
 //   - PR-SCTP: the priority policy only gives up messages not yet sent;
 //     the timed-reliability lifetime is counted in milliseconds and at
-//     most about 24 days.
+//     most about 24 days. With interleaving, PR-SCTP needs the peer to
+//     list I-FORWARD-TSN (RFC 8260 section 2.3.1); Linux (6.1) does not,
+//     so toward Linux with I-DATA only messages not yet sent are given up
+//     (Linux's own I-FORWARD-TSNs are applied).
+//   - A message the peer gives up without telling (Linux does so for a
+//     message whose sent fragments were all acknowledged) ends with
+//     RecvInfo.Aborted when a later TSN shows that its next fragment will
+//     not come (DATA only); otherwise its first parts stay the last thing
+//     read before the end of the association.
 //   - Stream.Close only releases the handle (it does not reset the
 //     stream: call ResetStreams).
 //   - Stream reconfiguration has no SSN/TSN Reset Request (RFC 6525
@@ -147,6 +157,10 @@
 //     window advertised for all, so a stream nobody reads stalls the
 //     others once the window is full. Read every stream that can receive
 //     data (with a Stream each, or ReadMsg for all).
+//   - With interleaving (I-DATA), an ordered and an unordered message of
+//     one stream delivered in parts at once may alternate parts: on a
+//     stream that carries both, Stream.Read can return bytes of the two
+//     messages mixed. Read such a stream with Stream.ReadMsg.
 //   - No path MTU discovery: packets are sized for Config.MTU (1500).
 //   - Only one SCTP port is accepted on per endpoint (the one given to
 //     Listen); INITs to other ports are dropped.

@@ -43,6 +43,12 @@ var (
 	// ErrAcceptQueueFull is the cause of the ABORT sent for an association
 	// that arrived while the accept queue was full.
 	ErrAcceptQueueFull = errors.New("sctp: accept queue full")
+	// ErrMessageAborted is returned by Stream.Read when the message whose
+	// first parts earlier reads returned will not complete: the peer gave
+	// it up under a PR-SCTP policy (RecvInfo.Aborted in ReadMsg's terms).
+	// It is not terminal: the next Read continues with the stream's next
+	// message.
+	ErrMessageAborted = errors.New("sctp: message abandoned by the peer before its end")
 	// ErrNeedRaw is wrapped, with os.ErrPermission, by the error of
 	// Listen, NewEndpoint or Dial with the IP transport when the process
 	// lacks CAP_NET_RAW.

@@ -50,11 +50,28 @@ func (s *Stream) ID() uint16 { return s.sid }
 // Read reads data of the stream's messages. It blocks until the stream
 // has data or the read deadline passes; data arriving on other streams
 // does not wake it.
+//
+// When the peer gives up (PR-SCTP) a message whose first parts earlier
+// Reads returned, Read returns 0 and ErrMessageAborted: the bytes read
+// since the end of the previous message are an incomplete message. The
+// error is not terminal; the next Read continues with the stream's next
+// message. (A message given up before any of it was read is never
+// returned at all.) io.Copy and similar helpers stop at this error like
+// at any other; a reader that wants to go on calls Read again.
+//
+// With interleaving (I-DATA), an ordered and an unordered message of the
+// stream being delivered in parts at once may alternate parts, so the
+// bytes of two messages can interleave in what Read returns; a stream
+// that carries both ordered and unordered messages should be read with
+// ReadMsg, whose RecvInfo tells the parts apart.
 func (s *Stream) Read(p []byte) (int, error) {
 	if s.closed.Load() {
 		return 0, ErrClosed
 	}
-	n, _, err := s.as.read(p, s, &s.rdl)
+	n, ri, err := s.as.read(p, s, &s.rdl)
+	if err == nil && ri.Aborted {
+		return 0, ErrMessageAborted
+	}
 	return n, err
 }
 

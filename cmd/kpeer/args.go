@@ -86,25 +86,41 @@ func (a *args) sched() (int, bool) {
 }
 
 // prPolicies are the Linux PR-SCTP policies as sinfo_flags bits (SCTP_PR_SCTP_TTL, RTX,
-// PRIO; RFC 7496 section 4).
-var prPolicies = map[string]uint16{"ttl": 0x10, "rtx": 0x20, "prio": 0x30}
+// PRIO; RFC 7496 section 4); none is a fully reliable message.
+var prPolicies = map[string]uint16{"none": 0, "ttl": 0x10, "rtx": 0x20, "prio": 0x30}
 
-// prinfo parses pr=ttl:MS|rtx:N|prio:P, the partial reliability of every message sent.
-func (a *args) prinfo() (uint16, uint32) {
+// prInfo is the partial reliability of a message: an SCTP_PR_SCTP_* policy and its
+// value (sinfo_timetolive: milliseconds, retransmissions or priority).
+type prInfo struct {
+	policy uint16
+	value  uint32
+}
+
+// prinfo parses pr=POLICY:V[,POLICY:V...] (POLICY ttl, rtx, prio or none), the partial
+// reliability of the messages sent: a source's message i takes entry i modulo their
+// count, echoes and send commands the first.
+func (a *args) prinfo() []prInfo {
 	v, ok := a.m["pr"]
 	if !ok {
-		return 0, 0
+		return []prInfo{{}}
 	}
-	name, val, _ := strings.Cut(v, ":")
-	p, okp := prPolicies[name]
-	n, err := strconv.ParseUint(val, 10, 32)
-	if !okp || err != nil {
-		if a.err == nil {
-			a.err = fmt.Errorf("pr=%q: want ttl:MS, rtx:N or prio:P", v)
+	var out []prInfo
+	for _, e := range strings.Split(v, ",") {
+		name, val, _ := strings.Cut(e, ":")
+		p, okp := prPolicies[name]
+		n, err := strconv.ParseUint(val, 10, 32)
+		if name == "none" && val == "" {
+			err = nil
 		}
-		return 0, 0
+		if !okp || err != nil {
+			if a.err == nil {
+				a.err = fmt.Errorf("pr=%q: want ttl:MS, rtx:N, prio:P or none, comma-separated", v)
+			}
+			return []prInfo{{}}
+		}
+		out = append(out, prInfo{p, uint32(n)})
 	}
-	return p, uint32(n)
+	return out
 }
 
 // makeRaw puts a serial line into raw mode: no echo, no line editing, no CR/LF mapping.

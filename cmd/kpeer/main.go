@@ -35,8 +35,10 @@
 //	                       of message i is byte(i*7+j)
 //	expect=N               a source waits for N messages back before its "then" action
 //	then=wait|close|abort  what a source does after sending (default wait)
-//	pr=ttl:MS|rtx:N|prio:P partial reliability of what a source or send sends (PR-SCTP:
-//	                       sinfo_flags SCTP_PR_SCTP_TTL/RTX/PRIO, sinfo_timetolive)
+//	pr=ttl:MS|rtx:N|prio:P|none[,...] partial reliability of what a source, echo or send
+//	                       sends (PR-SCTP: sinfo_flags SCTP_PR_SCTP_TTL/RTX/PRIO,
+//	                       sinfo_timetolive); a source's message i takes entry i modulo
+//	                       their count, echoes and send the first
 //
 // Output lines (besides the answers above):
 //

@@ -31,9 +31,8 @@ type opts struct {
 	ppid               uint32
 	unordered          string // 0, 1 or alt
 	expect             int
-	then               string // wait, close or abort
-	prPolicy           uint16 // SCTP_PR_SCTP_* of the messages sent, 0 for none
-	prValue            uint32 // its value (sinfo_timetolive)
+	then               string   // wait, close or abort
+	pr                 []prInfo // partial reliability of the messages sent (message i: pr[i%len])
 }
 
 func parseOpts(a *args, defMode string) opts {
@@ -55,7 +54,7 @@ func parseOpts(a *args, defMode string) opts {
 		then:      a.str("then", "wait"),
 	}
 	o.sched, o.hasSched = a.sched()
-	o.prPolicy, o.prValue = a.prinfo()
+	o.pr = a.prinfo()
 	switch o.mode {
 	case "echo", "sink", "source":
 	default:
@@ -229,8 +228,10 @@ func payload(b []byte, i int) {
 	}
 }
 
-func (cn *conn) write(b []byte, sid uint16, ppid uint32, unordered bool) error {
-	info := &sctp.SndRcvInfo{Stream: sid, PPID: ppid, Flags: cn.o.prPolicy, TTL: cn.o.prValue}
+// write sends b as one message; i picks its partial reliability (opts.pr).
+func (cn *conn) write(b []byte, sid uint16, ppid uint32, unordered bool, i int) error {
+	pr := cn.o.pr[i%len(cn.o.pr)]
+	info := &sctp.SndRcvInfo{Stream: sid, PPID: ppid, Flags: pr.policy, TTL: pr.value}
 	if unordered {
 		info.Flags |= sctpUnordered
 	}
@@ -253,7 +254,7 @@ func (cn *conn) source() {
 		payload(b, i)
 		sid := uint16(i % o.streams)
 		unordered := o.unordered == "1" || (o.unordered == "alt" && i%2 == 1)
-		if err := cn.write(b, sid, o.ppid+uint32(sid), unordered); err != nil {
+		if err := cn.write(b, sid, o.ppid+uint32(sid), unordered, i); err != nil {
 			cn.p.printf("ERR id=%s conn=%d cmd=source msg=%d err=%q", cn.id, cn.n, i, err.Error())
 			return
 		}
@@ -357,7 +358,7 @@ func (cn *conn) read() {
 				cn.id, cn.n, sid, ppid, pt.n, u, pt.crc, ssn)
 		}
 		if cn.o.mode == "echo" {
-			if err := cn.write(pt.msg, sid, ppid, unordered); err != nil {
+			if err := cn.write(pt.msg, sid, ppid, unordered, 0); err != nil {
 				cn.p.printf("ERR id=%s conn=%d cmd=echo err=%q", cn.id, cn.n, err.Error())
 			}
 		}
@@ -460,7 +461,7 @@ func (p *peer) send(id string, a *args) error {
 	}
 	b := make([]byte, n)
 	payload(b, seq)
-	if err := cn.write(b, uint16(sid), ppid, a.str("unordered", "0") == "1"); err != nil {
+	if err := cn.write(b, uint16(sid), ppid, a.str("unordered", "0") == "1", 0); err != nil {
 		return err
 	}
 	p.printf("SENT id=%s conn=%d msgs=1 bytes=%d crc=%08x", id, cn.n, n, crc32.ChecksumIEEE(b))

@@ -228,9 +228,22 @@ func (r *Receiver) partialWants(t TSN, sid uint16, id *IData) bool {
 // for its reader (a stream with data ready frees window when it is read),
 // so one stream whose reader is busy or absent does not keep the others'
 // large messages from starting.
+//
+// A DATA message whose next TSN arrived before the partial delivery began,
+// holding another message, will not complete: fragments of a message have
+// consecutive TSNs (RFC 9260 section 6.9), so the sender gave up its rest
+// before sending it (PR-SCTP). Linux 6.1 does that without a FORWARD-TSN
+// when the fragments it sent were all acknowledged (a lifetime that
+// expires between fragments). The partial delivery ends at once, with the
+// Aborted marker after the parts, instead of waiting for good.
 func (r *Receiver) maybePartial() {
 	if h := r.reasm.Held(); h >= r.pdPoint && h > r.reasm.Ready() && r.reasm.Partial() {
 		r.stats.PartialDeliveries++
+		if d, ok := r.reasm.(*interleave.Data); ok {
+			if next, ok := d.PartialNext(); ok && r.tsns.has(TSN(next)) {
+				d.AbortPartial()
+			}
+		}
 	}
 }
 

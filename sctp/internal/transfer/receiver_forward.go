@@ -27,6 +27,18 @@ import (
 // which RFC 9260 section 6.7 asks for a SACK at once, so one is due at once
 // (also when it is out of date), as for I-FORWARD-TSN.
 //
+// An out-of-date FORWARD-TSN still tells which messages the sender gave
+// up: every TSN up to its New Cumulative TSN was received or abandoned for
+// good, and the listed SSNs were skipped. Linux (6.1, the priority policy)
+// sends such a chunk for a message it cut short after its first fragments
+// were acknowledged: the New Cumulative TSN is the last fragment sent,
+// which the receiver already has. Ignoring it would leave that message's
+// fragments waiting for an end that never comes, and its ordered stream,
+// then the whole window, stalled for good. So the reassembler applies
+// every FORWARD-TSN within the TSN map's window behind the cumulative TSN
+// (the cumulative TSN itself stays where it is, as the RFC says); older
+// ones, which could name SSNs since wrapped, change nothing.
+//
 // The RFC does not say what to do with a FORWARD-TSN naming a stream
 // outside the negotiated inbound streams, or moving the cumulative TSN
 // beyond the TSN map's window (further than any DATA we would have
@@ -60,10 +72,19 @@ func (r *Receiver) HandleForwardTSN(now time.Time, c chunk.Chunk) error {
 	if !r.tsns.forwardTo(cum) {
 		r.stats.ForwardTSNsStale++
 		r.sackNow = true
-		return nil
+		if !r.staleApplies(cum) {
+			return nil
+		}
 	}
 	r.reasm.ForwardTSN(uint32(cum), r.fwd)
 	r.sackNow = true
 	r.maybePartial()
 	return nil
+}
+
+// staleApplies reports whether an out-of-date FORWARD-TSN or I-FORWARD-TSN
+// to newCum (at or behind the cumulative TSN) is recent enough for the
+// reassembler to apply its skips: within the TSN map's window.
+func (r *Receiver) staleApplies(newCum TSN) bool {
+	return uint32(r.tsns.cum-newCum) < tsnMapBits
 }

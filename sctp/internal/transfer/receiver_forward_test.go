@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/usctp/usctp/interleave"
@@ -87,6 +88,32 @@ func TestForwardTSNDropsIncomplete(t *testing.T) {
 	}
 	if h := r.e.Recv.Held(); h != 0 {
 		t.Fatalf("%d bytes still held", h)
+	}
+}
+
+// An out-of-date FORWARD-TSN still drops the message it gives up: Linux
+// 6.1 (priority policy) cuts a message short after its first fragments
+// were acknowledged and sends FORWARD-TSN to the last fragment sent, which
+// is the receiver's cumulative TSN already. The cumulative TSN stays (RFC
+// 3758 section 3.6: "MUST NOT update its Cumulative TSN"), the fragments
+// go and the stream moves on to its next message.
+func TestForwardTSNStaleDropsCutMessage(t *testing.T) {
+	r := newRx(t, Config{})
+	r.data(1, 1, 0, FlagBegin, make([]byte, 100))
+	r.data(2, 1, 0, 0, make([]byte, 100))
+	r.data(3, 1, 0, 0, make([]byte, 100)) // the rest of SSN 0 was never sent
+	r.whole(4, 1, 1, 40)
+	if got := r.readAll(); len(got) != 0 {
+		t.Fatalf("read %v before the FORWARD-TSN", got)
+	}
+	if err := r.fwd(3, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.readAll(); len(got) != 1 || got[0] != 40 {
+		t.Fatalf("read %v, want SSN 1", got)
+	}
+	if r.e.Recv.Held() != 0 || r.e.Recv.CumulativeTSN() != 4 || r.e.Stats.ForwardTSNsStale != 1 {
+		t.Fatalf("held %d cum %d stale %d", r.e.Recv.Held(), r.e.Recv.CumulativeTSN(), r.e.Stats.ForwardTSNsStale)
 	}
 }
 
@@ -242,5 +269,84 @@ func TestPartialDeliveryEndsOnForeignFragment(t *testing.T) {
 	}
 	if !aborted || len(sizes) != 2 {
 		t.Fatalf("aborted %v, complete messages %v; want the abort and both later messages", aborted, sizes)
+	}
+}
+
+// The same when the foreign fragment arrived before the partial delivery
+// started (Linux 6.1 gives up the rest of a message whose first fragment
+// was acknowledged, under a lifetime, and sends no FORWARD-TSN for it):
+// stream 0's SSN 0 has TSN 1 only, TSN 2 is stream 1's message, and stream
+// 1's later messages, held behind a missing TSN, start the partial
+// delivery of SSN 0; it ends at once with the Aborted marker.
+func TestPartialDeliveryForeignFragmentFirst(t *testing.T) {
+	r := newRx(t, Config{RecvBuffer: 4000})
+	r.data(1, 0, 0, FlagBegin, make([]byte, 1000))
+	r.data(2, 1, 0, FlagBegin|FlagEnd, make([]byte, 10))
+	r.data(4, 1, 2, FlagBegin|FlagEnd, make([]byte, 1200)) // TSN 3 (stream 1 SSN 1) missing
+	if r.e.Stats.PartialDeliveries != 1 {
+		t.Fatal("partial delivery did not start")
+	}
+	buf := make([]byte, 4096)
+	var got []int
+	aborted := false
+	for {
+		n, info, err := r.e.Recv.Read(buf)
+		if err != nil {
+			break
+		}
+		switch {
+		case info.Aborted:
+			aborted = true
+		case info.SID == 0:
+			got = append(got, -n)
+		case info.EOR:
+			got = append(got, n)
+		}
+	}
+	if !aborted || len(got) != 2 || got[0]+got[1] != -990 {
+		t.Fatalf("aborted %v, reads %v; want SSN 0's part (-1000), the abort and stream 1's SSN 0 (10)", aborted, got)
+	}
+	r.data(3, 1, 1, FlagBegin|FlagEnd, make([]byte, 30))
+	r.data(5, 0, 1, FlagBegin|FlagEnd, make([]byte, 50))
+	got = got[:0]
+	for {
+		n, info, err := r.e.Recv.Read(buf)
+		if err != nil {
+			break
+		}
+		got = append(got, int(info.SID)*10000+n)
+	}
+	if len(got) != 3 {
+		t.Fatalf("reads %v after the abort; want stream 1's SSN 1 and 2 and stream 0's SSN 1", got)
+	}
+}
+
+// A partial delivery ended by a foreign fragment lets its stream's next
+// message, already complete, go at once; it is read whole, with no abort
+// marker after it (one turned up when a later partial delivery started on
+// the complete message and ran past its end).
+func TestPartialDeliveryAbortReleasesStream(t *testing.T) {
+	r := newRx(t, Config{RecvBuffer: 4000})
+	r.data(1, 0, 0, FlagBegin, make([]byte, 1200))
+	r.data(2, 0, 0, 0, make([]byte, 1200))
+	r.data(4, 0, 1, FlagBegin, make([]byte, 300))
+	r.data(5, 0, 1, FlagEnd, make([]byte, 300))
+	if r.e.Stats.PartialDeliveries != 1 {
+		t.Fatal("partial delivery did not start")
+	}
+	r.data(3, 1, 0, FlagBegin|FlagEnd, make([]byte, 10)) // SSN 0's TSN 3 holds another message
+	buf := make([]byte, 4096)
+	var reads []string
+	for {
+		n, info, err := r.e.Recv.Read(buf)
+		if err != nil {
+			break
+		}
+		reads = append(reads, fmt.Sprintf("s%d/%d:%d%s%s", info.SID, info.SSN, n,
+			map[bool]string{true: "E"}[info.EOR], map[bool]string{true: "A"}[info.Aborted]))
+	}
+	want := "[s0/0:2400 s0/0:0A s0/1:600E s1/0:10E]"
+	if fmt.Sprint(reads) != want && fmt.Sprint(reads) != "[s0/0:2400 s0/0:0A s1/0:10E s0/1:600E]" {
+		t.Fatalf("reads %v, want %s", reads, want)
 	}
 }

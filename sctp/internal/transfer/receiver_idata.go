@@ -104,7 +104,10 @@ func (r *Receiver) HandleIForwardTSN(now time.Time, c chunk.Chunk) error {
 	}
 	r.sackNow = true
 	if !r.tsns.forwardTo(TSN(cum)) {
-		return nil
+		r.stats.ForwardTSNsStale++
+		if !r.staleApplies(TSN(cum)) {
+			return nil // see HandleForwardTSN
+		}
 	}
 	r.idata.ForwardMID(cum, skips)
 	r.idata.SetCumulativeTSN(uint32(r.tsns.cum))
