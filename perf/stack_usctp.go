@@ -212,8 +212,8 @@ func socketLine(s sctp.SocketStats) string {
 	if s.RecvCalls == 0 && s.SendCalls == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; socket: recvmmsg %d (%d datagrams, %d GRO), sendmmsg %d (%d datagrams, %d packets)",
-		s.RecvCalls, s.RecvMessages, s.GROCoalesced, s.SendCalls, s.SendMessages, s.SendPackets)
+	return fmt.Sprintf("; socket: recvmmsg %d (%d datagrams, %d GRO), sendmmsg %d (%d datagrams, %d packets); owner wakes %d",
+		s.RecvCalls, s.RecvMessages, s.GROCoalesced, s.SendCalls, s.SendMessages, s.SendPackets, s.OwnerWakes)
 }
 
 func (c *usctpConn) Close() error { return c.a.Close() }

@@ -45,6 +45,10 @@ type endpoint struct {
 	batching bool
 	// timerq orders the associations' deadlines (endpoint_timers.go).
 	timerq timerHeap
+	// polled is the association poll last took a packet from: its place
+	// in timerq is updated once, when its burst ends or before timerq is
+	// read (syncPolled), not after every packet.
+	polled *assoc
 	due    []*assoc // scratch for timeout
 
 	rnd     [256]byte // random bytes read ahead (one Read per 64 tags)
@@ -142,6 +146,9 @@ func (ep *endpoint) retag(a *assoc, tag uint32) {
 }
 
 func (ep *endpoint) remove(a *assoc) {
+	if ep.polled == a {
+		ep.polled = nil
+	}
 	ep.timerq.remove(a)
 	a.heapAt = time.Time{}
 	if ep.assocs[a.key] == a {
@@ -236,11 +243,15 @@ func (ep *endpoint) poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []by
 		a := ep.ready[0]
 		if !a.closed {
 			p := a.appendPacket(now, buf)
-			ep.touch(a)
 			if len(p) > len(buf) {
+				ep.polled = a
 				ep.countOut(a, p[len(buf):])
 				return a.key.peer, p, true
 			}
+			ep.touch(a)
+		}
+		if ep.polled == a {
+			ep.polled = nil
 		}
 		a.ready = false
 		copy(ep.ready, ep.ready[1:])

@@ -92,9 +92,19 @@ func (ep *endpoint) touch(a *assoc) {
 	}
 }
 
+// syncPolled updates timerq for the association poll last sent from,
+// whose deadline poll left as it was before its packets.
+func (ep *endpoint) syncPolled() {
+	if a := ep.polled; a != nil {
+		ep.polled = nil
+		ep.touch(a)
+	}
+}
+
 // deadline returns the earliest deadline of all associations and of the
 // secret rotation, or the zero time.
 func (ep *endpoint) deadline() time.Time {
+	ep.syncPolled()
 	d := ep.jar.nextRotation()
 	if len(ep.timerq) > 0 {
 		d = earliest(d, ep.timerq[0].heapAt)
@@ -106,6 +116,7 @@ func (ep *endpoint) deadline() time.Time {
 // associations are taken off the heap first and each runs once: a deadline
 // that only a packet can serve (a delayed SACK) stays due until poll.
 func (ep *endpoint) timeout(now time.Time) {
+	ep.syncPolled()
 	ep.jar.rotate(now)
 	due := ep.due[:0]
 	for len(ep.timerq) > 0 && !ep.timerq[0].heapAt.After(now) {

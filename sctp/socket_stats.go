@@ -15,19 +15,23 @@ type SocketStats struct {
 	SendPackets  uint64 // SCTP packets in them
 	GSOSends     uint64 // sends of several packets with UDP_SEGMENT
 	Dropped      uint64 // received datagrams dropped by the transport
+	// OwnerWakes counts the wake-ups of the endpoint's owner goroutine
+	// (timers, and writes it sends for their callers): each is a goroutine
+	// hand-off. Kept on every transport.
+	OwnerWakes uint64
 }
 
 // SocketStats returns the counters of the endpoint's socket.
 func (e *Endpoint) SocketStats() SocketStats {
 	c, ok := e.conn.(interface{ Stats() transport.Stats })
 	if !ok {
-		return SocketStats{}
+		return SocketStats{OwnerWakes: e.nOwnerWakes.Load()}
 	}
 	s := c.Stats()
 	return SocketStats{
 		RecvCalls: s.RecvCalls, RecvMessages: s.RecvMessages, GROCoalesced: s.GROCoalesced,
 		SendCalls: s.SendCalls, SendMessages: s.SendMessages, SendPackets: s.SendPackets,
-		GSOSends: s.GSOSends, Dropped: s.Dropped,
+		GSOSends: s.GSOSends, Dropped: s.Dropped, OwnerWakes: e.nOwnerWakes.Load(),
 	}
 }
 

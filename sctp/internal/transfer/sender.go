@@ -263,6 +263,30 @@ const (
 // Buffered returns the bytes in the send buffer: queued or unacknowledged.
 func (s *Sender) Buffered() int { return s.buffered }
 
+// Room returns the bytes Queue accepts now: what is left below the send
+// buffer and the unsent limit (when one is set). An empty buffer takes a
+// message of any size, an empty unsent queue one of any size the send
+// buffer takes.
+func (s *Sender) Room() int {
+	r := maxMessage
+	if s.buffered > 0 {
+		r = s.cfg.SendBuffer - s.buffered
+	}
+	if s.unsent > 0 && s.cfg.SendUnsent > 0 {
+		r = min(r, s.cfg.SendUnsent-s.unsent)
+	}
+	return max(r, 0)
+}
+
+// Capacity returns the most bytes Queue accepts from an empty sender
+// without exceeding either bound: the send buffer or the unsent limit.
+func (s *Sender) Capacity() int {
+	if s.cfg.SendUnsent > 0 {
+		return min(s.cfg.SendBuffer, s.cfg.SendUnsent)
+	}
+	return s.cfg.SendBuffer
+}
+
 // Outstanding returns the number of DATA chunks sent and not yet covered
 // by the cumulative TSN ack point.
 func (s *Sender) Outstanding() int { return int(s.nextTSN - s.cumAck - 1) }

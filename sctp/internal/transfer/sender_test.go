@@ -679,3 +679,38 @@ func TestSendUnsent(t *testing.T) {
 		t.Fatalf("one large message with nothing waiting: %v", err)
 	}
 }
+
+// Room is what Queue accepts now under both bounds, and a message of
+// Room bytes is accepted while one byte more blocks; Capacity is the
+// smaller bound.
+func TestSendRoom(t *testing.T) {
+	x := newTx(t, Config{SendUnsent: 5000, SendBuffer: 8000})
+	s := &x.e.Send
+	if s.Capacity() != 5000 {
+		t.Fatalf("Capacity %d, want 5000", s.Capacity())
+	}
+	if s.Room() < 8000 {
+		t.Fatalf("Room of an empty sender %d, want any size", s.Room())
+	}
+	x.queue(3, 1000)
+	if s.Room() != 2000 {
+		t.Fatalf("Room %d with 3000 unsent, want 2000", s.Room())
+	}
+	if err := s.Queue(0, 0, false, make([]byte, 2001)); !errors.Is(err, ErrWouldBlock) {
+		t.Fatalf("Queue of Room+1 bytes: %v, want ErrWouldBlock", err)
+	}
+	x.flush() // everything in flight: only the send buffer bounds
+	if s.Room() != 5000 {
+		t.Fatalf("Room %d with 3000 in flight, want 5000", s.Room())
+	}
+	if err := s.Queue(0, 0, false, make([]byte, 5000)); err != nil {
+		t.Fatalf("Queue of Room bytes: %v", err)
+	}
+	if s.Room() != 0 {
+		t.Fatalf("Room %d with a full send buffer, want 0", s.Room())
+	}
+	x = newTx(t, Config{SendBuffer: 8000})
+	if x.e.Send.Capacity() != 8000 {
+		t.Fatalf("Capacity without an unsent limit %d, want 8000", x.e.Send.Capacity())
+	}
+}
