@@ -46,7 +46,13 @@ func TestKernelInterleaving(t *testing.T) {
 	batchPcaps(t)
 	forEach(t, []string{udp}, func(t *testing.T, tr, role string) {
 		p := newPair(t, setup{tr: tr, role: role, kopts: "mode=echo buf=4194304 intl=1 sched=rr ostreams=4 istreams=4",
-			cfg: sctp.Config{OutStreams: 4, InStreams: 4, Interleaving: true, InterleaveFSN: interleave.FSNLinux, Scheduler: sched.RoundRobin}})
+			cfg: sctp.Config{OutStreams: 4, InStreams: 4, Interleaving: true, InterleaveFSN: interleave.FSNLinux, Scheduler: sched.RoundRobin,
+				// usctp reads the echoes only once the kernel has all the messages: a
+				// window smaller than one large echo keeps the kernel's echoes queued
+				// together, so its scheduler has messages to interleave whatever the
+				// timing (with a large window each echo could leave whole before the
+				// next was written).
+				RecvBuffer: 64 << 10}})
 		msgs := make([]message, len(intlSizes))
 		for i, size := range intlSizes {
 			msgs[i] = message{intlStream(i), uint32(ppidBase + i), false, payload(make([]byte, size), i)}

@@ -168,7 +168,8 @@ type pair struct {
 	ep    *sctp.Endpoint
 	as    *sctp.Association
 	pcap  string
-	kline kernelvm.Line // kpeer's ACCEPT or CONNECTED line
+	kline kernelvm.Line      // kpeer's ACCEPT or CONNECTED line
+	parts map[partKey][]byte // readMsg: messages read in part so far
 }
 
 // setup is what a scenario asks of an association.
@@ -320,21 +321,34 @@ func (p *pair) failf(format string, args ...any) {
 // readMsg reads one whole message from usctp's side.
 func (p *pair) readMsg(buf []byte) ([]byte, sctp.RecvInfo, error) {
 	p.as.SetReadDeadline(deadline(p.ctx))
-	var msg []byte
 	for {
 		n, info, err := p.as.ReadMsg(buf)
 		if err != nil {
 			return nil, info, err
 		}
+		// With I-DATA, parts of messages of different streams (and of a stream's
+		// ordered and unordered messages) may alternate: join them per message.
+		k := partKey{info.Stream, info.Unordered}
 		if info.Aborted {
-			msg = msg[:0] // the peer gave up the message being read (PR-SCTP)
+			delete(p.parts, k) // the peer gave up the message being read (PR-SCTP)
 			continue
 		}
-		msg = append(msg, buf[:n]...)
+		if p.parts == nil {
+			p.parts = map[partKey][]byte{}
+		}
+		msg := append(p.parts[k], buf[:n]...)
 		if info.EOR {
+			delete(p.parts, k)
 			return msg, info, nil
 		}
+		p.parts[k] = msg
 	}
+}
+
+// partKey names the message a part read by readMsg belongs to.
+type partKey struct {
+	sid       uint16
+	unordered bool
 }
 
 func (p *pair) write(b []byte, info sctp.SendInfo) {
