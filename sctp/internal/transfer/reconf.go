@@ -276,3 +276,54 @@ func (r *Receiver) ResetIncoming(sids []uint16) bool {
 	r.maybePartial()
 	return ok
 }
+
+// Quiet reports whether the sender can take part in an SSN/TSN reset
+// (RFC 6525 sections 5.1.4 and 5.2.4): nothing it sent is unacknowledged,
+// no FORWARD-TSN is owed and no message is partly cut into chunks (its
+// remaining fragments would carry the old stream numbering). Messages
+// queued and not yet cut do not count: they take the new numbering.
+func (s *Sender) Quiet() bool {
+	if s.Outstanding() != 0 || s.fwdDue {
+		return false
+	}
+	for sid := range s.streams.Outs() {
+		if s.Cutting(sid) {
+			return false
+		}
+	}
+	return true
+}
+
+// ResetTSN performs the sender's part of an SSN/TSN reset (RFC 6525
+// sections 5.1.4 and 5.2.4) once Quiet: the next DATA chunk carries TSN
+// next, the cumulative TSN ack point (and the PR-SCTP Advanced.Peer.Ack.Point)
+// becomes next-1, and every outbound stream numbers again from 0.
+func (s *Sender) ResetTSN(next TSN) {
+	s.nextTSN = next
+	s.cumAck = next - 1
+	s.advPeerAck, s.fwdSent = s.cumAck, s.cumAck
+	s.fwdDue = false
+	s.timing = false
+	s.ResetOutgoing(nil)
+}
+
+// Settled reports whether the receiver can take part in an SSN/TSN
+// reset: every TSN up to the highest received arrived (no gap), nothing
+// waits for reassembly or ordering (what is held is ready to read), and
+// no incoming stream reset is deferred.
+func (r *Receiver) Settled() bool {
+	return !r.tsns.hasGaps() && r.reasm.Held() == r.reasm.Ready() && r.deferred == nil
+}
+
+// ResetTSN performs the receiver's part of an SSN/TSN reset (RFC 6525
+// sections 5.1.4 and 5.2.4) once Settled: the next TSN expected from the
+// peer is next (the cumulative TSN becomes next-1) and every inbound
+// stream expects stream sequence number (or message id) 0 again. Messages
+// already received stay readable.
+func (r *Receiver) ResetTSN(next TSN) {
+	r.tsns.words = [tsnMapBits / 64]uint64{}
+	r.tsns.init(next)
+	r.dups = r.dups[:0]
+	r.ResetIncoming(nil)
+	r.sackNow = true
+}
