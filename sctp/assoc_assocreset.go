@@ -88,9 +88,9 @@ func (a *assoc) assocResetReady() bool {
 	return eng.Send.Quiet() && eng.Recv.Settled()
 }
 
-// resetTSNs performs an SSN/TSN reset: our next DATA chunk carries
-// sendNext, the next one expected from the peer is recvNext, and every
-// stream both ways numbers from 0 again.
+// resetTSNs performs the peer's SSN/TSN reset: our next DATA chunk
+// carries sendNext, the next one expected from the peer is recvNext, and
+// every stream both ways numbers from 0 again.
 func (a *assoc) resetTSNs(sendNext, recvNext chunk.TSN) {
 	eng := a.data.eng
 	eng.Send.ResetTSN(sendNext)
@@ -105,4 +105,23 @@ func (a *assoc) resetTSNs(sendNext, recvNext chunk.TSN) {
 func (a *assoc) assocResetWaiting() bool {
 	r := a.rc.out
 	return r != nil && !r.sent && r.np == 1 && r.params[0].kind == rqAssocReset
+}
+
+// endAssocReset ends our SSN/TSN Reset Request p: the data received while
+// it was out is released (Receiver.EndHold) and, when the peer performed
+// it, both directions take the next TSNs of its answer (the Receiver's
+// Next TSN for our DATA) and every stream restarts at 0; the streams send
+// again. It reports false when the association was aborted.
+func (a *assoc) endAssocReset(p *reconfParam, performed bool) bool {
+	eng := a.data.eng
+	if !eng.Recv.EndHold(performed, p.tsns.SenderNextTSN) {
+		a.protocolViolation("DATA held for an association reset breaks the fragment sequence")
+		return false
+	}
+	if performed {
+		eng.Send.ResetTSN(p.tsns.ReceiverNextTSN)
+		a.pend.sackNow = true
+	}
+	a.unblockOut(p, performed)
+	return true
 }

@@ -378,6 +378,7 @@ func (a *assoc) appendReconf(now time.Time, b []byte, limit int) []byte {
 			if p.kind == rqAssocReset {
 				if !r.sent {
 					a.rc.assocSent = now
+					a.data.eng.Recv.HoldAll()
 				}
 				q.Type = chunk.ParamSSNTSNReset
 				break
@@ -634,6 +635,12 @@ func (a *assoc) peerOutReset(now time.Time, q *chunk.ReconfigParam) {
 		a.settle(chunk.ReconfigWrongSSN)
 		return
 	}
+	if p := a.ourParam(rqAssocReset, 0, true); p != nil && a.rc.out.sent {
+		// Our SSN/TSN Reset Request holds all incoming data already.
+		a.answer(q.ReqSeq, chunk.ReconfigInProgress)
+		a.settle(chunk.ReconfigInProgress)
+		return
+	}
 	recv := &a.data.eng.Recv
 	// E2: "If the Sender's Last Assigned TSN is greater than the
 	// cumulative acknowledgment point, then the endpoint MUST enter
@@ -854,12 +861,13 @@ func (a *assoc) finishReq(now time.Time) {
 			ev.added, ev.dir, ev.n, ev.quiet = true, DirIncoming, p.n, err == nil
 		case rqAssocReset:
 			ev.assoc, ev.dir = true, DirBoth
+			if !a.endAssocReset(p, err == nil) {
+				return
+			}
 			if err == nil {
-				a.resetTSNs(p.tsns.ReceiverNextTSN, p.tsns.SenderNextTSN)
 				ev.next = [2]uint32{uint32(p.tsns.ReceiverNextTSN), uint32(p.tsns.SenderNextTSN)}
 				a.stats.Reconf.AssocResetsOut++
 			}
-			a.unblockOut(p, err == nil)
 		}
 		if !ev.quiet {
 			a.emitReconf(ev)
