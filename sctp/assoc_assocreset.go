@@ -95,7 +95,6 @@ func (a *assoc) resetTSNs(sendNext, recvNext chunk.TSN) {
 	eng := a.data.eng
 	eng.Send.ResetTSN(sendNext)
 	eng.Recv.ResetTSN(recvNext)
-	a.pend.sackNow = true
 	a.ep.markReady(a)
 }
 
@@ -121,6 +120,8 @@ func (a *assoc) endAssocReset(p *reconfParam, performed bool) bool {
 	if performed {
 		eng.Send.ResetTSN(p.tsns.ReceiverNextTSN)
 		a.pend.sackNow = true
+	} else {
+		eng.Send.EndJump()
 	}
 	a.unblockOut(p, performed)
 	return true

@@ -379,6 +379,13 @@ func (a *assoc) appendReconf(now time.Time, b []byte, limit int) []byte {
 				if !r.sent {
 					a.rc.assocSent = now
 					a.data.eng.Recv.HoldAll()
+					a.data.eng.Send.ExpectJump()
+					if eng := a.data.eng; eng.Recv.Unacked() && limit-len(b) >= 16+4+8 {
+						// Acknowledge the peer's DATA first: it
+						// performs the request only with its data
+						// acknowledged (else "In progress").
+						b = eng.Recv.AppendSACK(now, b, limit-len(b)-4-8)
+					}
 				}
 				q.Type = chunk.ParamSSNTSNReset
 				break

@@ -299,6 +299,7 @@ func (s *Sender) Quiet() bool {
 // next, the cumulative TSN ack point (and the PR-SCTP Advanced.Peer.Ack.Point)
 // becomes next-1, and every outbound stream numbers again from 0.
 func (s *Sender) ResetTSN(next TSN) {
+	s.expectJump = false
 	if next != s.nextTSN {
 		s.jumped, s.jumpCum = true, s.cumAck
 	}
@@ -340,12 +341,18 @@ func (r *Receiver) Settled() bool {
 // peer is next (the cumulative TSN becomes next-1) and every inbound
 // stream expects stream sequence number (or message id) 0 again. Messages
 // already received stay readable.
+//
+// No SACK goes out until the peer's first DATA in the new numbering
+// arrives: a SACK reports the cumulative TSN in the new numbering, which
+// acknowledges TSNs the peer never sent until it has processed our
+// answer (RFC 9260 section 11.4 then has it abort), and the peer, which
+// sent its request with nothing outstanding, needs none.
 func (r *Receiver) ResetTSN(next TSN) {
 	r.tsns.words = [tsnMapBits / 64]uint64{}
 	r.tsns.init(next)
 	r.dups = r.dups[:0]
 	r.ResetIncoming(nil)
-	r.sackNow = true
+	r.muted, r.muteCum = true, r.tsns.cum
 }
 
 // HoldAll starts holding every DATA fragment that arrives from now on,
@@ -413,3 +420,13 @@ func (r *Receiver) resetSequences() {
 		in.ResetSequence()
 	}
 }
+
+// ExpectJump is called when our SSN/TSN Reset Request leaves: until
+// ResetTSN (or EndJump, when it fails), a SACK acknowledging TSNs beyond
+// those sent is taken as one the peer sent in the new numbering after
+// performing it, its answer lost or overtaken, and dropped as stale
+// rather than answered with ABORT.
+func (s *Sender) ExpectJump() { s.expectJump = true }
+
+// EndJump ends ExpectJump.
+func (s *Sender) EndJump() { s.expectJump = false }

@@ -144,8 +144,9 @@ type Sender struct {
 
 	// An SSN/TSN reset (RFC 6525) that moved nextTSN: the cumulative
 	// TSN ack point before it, while SACKs from before it may arrive.
-	jumped  bool
-	jumpCum TSN
+	jumped     bool
+	jumpCum    TSN
+	expectJump bool // our SSN/TSN Reset Request is out (ExpectJump)
 
 	timing   bool // an RTT measurement is running
 	timedTSN TSN
