@@ -230,3 +230,75 @@ func TestAssocResetDenied(t *testing.T) {
 		t.Fatalf("DATA %+v after a denied reset", d)
 	}
 }
+
+// While our SSN/TSN Reset Request is out, the peer's DATA may belong to its
+// old numbering (sent before it performed the request) or to the new one
+// (its answer lost or overtaken): everything received is held, acknowledged
+// as usual, and released when the answer says where the new numbering
+// starts (the Sender's Next TSN), the old part before the streams restart.
+// A SACK acknowledging TSNs we never sent may be the peer's in the new
+// numbering: it is dropped as stale, not answered with ABORT (RFC 9260
+// section 11.4), while the request is out.
+func TestAssocResetOursHold(t *testing.T) {
+	tc := connectReconf(t)
+	a := tc.a
+	tsn := tc.peerTSN
+	a.userAssocReset(tc.now)
+	ps := tc.wantReconf()
+	tc.writeChunks(dataChunk(3, tsn, 1, 0, 0, []byte("old")))
+	tc.writeChunks(sackChunk(a.localTSN+1000, 65536))
+	if a.closed || a.data.eng.Send.CumulativeAck() != chunk.TSN(a.localTSN-1) {
+		t.Fatalf("closed %v, cumulative ack %d", a.closed, a.data.eng.Send.CumulativeAck())
+	}
+	tc.writeChunks(dataChunk(3, tsn+1, 1, 0, 0, []byte("new")))
+	if _, _, err := a.read(make([]byte, 16)); err == nil {
+		t.Fatal("DATA delivered before the answer")
+	}
+	const sendNext = 0x40000000
+	tc.writeChunks(reconfChunk(tsnResponse(ps[0].ReqSeq, chunk.ReconfigSuccessPerformed, tsn+1, sendNext)))
+	for _, want := range []string{"old", "new"} {
+		if m, ssn := tc.readMsg(); m != want || ssn != 0 {
+			t.Fatalf("got %q ssn %d, want %q ssn 0", m, ssn, want)
+		}
+	}
+	if tc.a.data.eng.Recv.CumulativeTSN() != chunk.TSN(tsn+1) {
+		t.Fatalf("cumulative TSN %d, want %d", tc.a.data.eng.Recv.CumulativeTSN(), tsn+1)
+	}
+	a.send(tc.now, 0, 0, false, []byte("x"))
+	if d := tc.wantData(); d.TSN != sendNext || d.SSN != 0 {
+		t.Fatalf("DATA %+v", d)
+	}
+	if a.closed || a.stats.Violations != 0 {
+		t.Fatal("association aborted")
+	}
+}
+
+// After performing the peer's SSN/TSN reset we send no SACK until its
+// first DATA in the new numbering: a SACK reporting the new cumulative TSN
+// (the Receiver's Next TSN - 1) would acknowledge TSNs the peer never sent
+// if it arrived before our answer (the peer, per RFC 9260 section 11.4,
+// aborts). Linux 6.1 does so with a SACK ahead of the answer in one packet.
+func TestAssocResetPeerNoEarlySACK(t *testing.T) {
+	tc := connectReconf(t)
+	tsn, seq := tc.peerTSN, tc.peerTSN
+	tc.writeChunks(dataChunk(3, tsn, 1, 0, 0, []byte("p0")))
+	tc.writeChunks(reconfChunk(tsnReset(seq)))
+	p := tc.wantPacket()
+	if ts := chunkTypes(&p.p); !bytes.Equal(ts, []byte{ctReconfig}) {
+		t.Fatalf("answer packet %v, want the RE-CONFIG alone", ts)
+	}
+	tc.writeChunks(reconfChunk(tsnReset(seq)))
+	p = tc.wantPacket()
+	if ts := chunkTypes(&p.p); !bytes.Equal(ts, []byte{ctReconfig}) {
+		t.Fatalf("answer packet %v, want the RE-CONFIG alone", ts)
+	}
+	tc.advance(time.Second)
+	tc.wantIdle()
+	next := tsn + 1 + 1<<31
+	tc.writeChunks(dataChunk(3, next, 1, 0, 0, []byte("n0")))
+	tc.advance(time.Second)
+	_, c := tc.wantChunk(ctSack)
+	if sk, err := chunk.ParseSack(chunkOfRx(c)); err != nil || uint32(sk.CumTSN) != next {
+		t.Fatalf("SACK %+v %v, want cumulative TSN %d", sk, err, next)
+	}
+}
