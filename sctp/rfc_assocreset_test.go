@@ -302,3 +302,51 @@ func TestAssocResetPeerNoEarlySACK(t *testing.T) {
 		t.Fatalf("SACK %+v %v, want cumulative TSN %d", sk, err, next)
 	}
 }
+
+// BenchmarkAssocReset runs SSN/TSN Reset exchanges through the core: the
+// peer's request performed and answered (peer), and ours sent and its
+// answer applied (ours; the clock moves 31 s each time for the 30 s rule).
+func BenchmarkAssocReset(b *testing.B) {
+	buf := make([]byte, 0, 1500)
+	drain := func(tc *testConn) {
+		tc.events = tc.events[:0]
+		for {
+			if _, _, ok := tc.ep.poll(tc.now, buf[:0]); !ok {
+				break
+			}
+		}
+	}
+	b.Run("peer", func(b *testing.B) {
+		tc := connectReconf(&testing.T{})
+		seq := tc.peerTSN
+		b.ReportAllocs()
+		for b.Loop() {
+			tc.writeChunks(reconfChunk(tsnReset(seq)))
+			seq++
+			drain(tc)
+		}
+		if tc.a.stats.Reconf.AssocResetsIn != uint64(b.N) {
+			b.Fatalf("%d resets performed, want %d", tc.a.stats.Reconf.AssocResetsIn, b.N)
+		}
+	})
+	b.Run("ours", func(b *testing.B) {
+		tc := connectReconf(&testing.T{})
+		a := tc.a
+		b.ReportAllocs()
+		for b.Loop() {
+			tc.now = tc.now.Add(31 * time.Second)
+			if _, err := a.userAssocReset(tc.now); err != nil {
+				b.Fatal(err)
+			}
+			if _, _, ok := tc.ep.poll(tc.now, buf[:0]); !ok {
+				b.Fatal("no request")
+			}
+			next := a.data.eng.Send.NextTSN() + 1<<31
+			tc.writeChunks(reconfChunk(tsnResponse(a.rc.out.params[0].seq, chunk.ReconfigSuccessPerformed, tc.peerTSN, uint32(next))))
+			drain(tc)
+		}
+		if a.stats.Reconf.AssocResetsOut != uint64(b.N) {
+			b.Fatalf("%d resets performed, want %d", a.stats.Reconf.AssocResetsOut, b.N)
+		}
+	})
+}
