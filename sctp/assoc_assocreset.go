@@ -51,9 +51,16 @@ import (
 // a gap, reassembly or a deferred reset (assocResetReady); G7 holds since
 // the answer is queued and sent after the whole packet was processed.
 // With a request of our own outstanding the answer is "Error - Request
-// already in progress".
+// already in progress"; with Config.DenyAssocReset it is "Denied".
 func (a *assoc) peerAssocReset(now time.Time, q *chunk.ReconfigParam) {
 	if !a.peerRequest(q.ReqSeq) {
+		return
+	}
+	if a.ep.cfg.DenyAssocReset {
+		// Section 5.2.1: "The decision to deny a re-configuration
+		// request is an administrative decision".
+		a.answer(q.ReqSeq, chunk.ReconfigDenied)
+		a.settle(chunk.ReconfigDenied)
 		return
 	}
 	if a.rc.out != nil || a.rc.deferring {

@@ -147,8 +147,9 @@
 //     stream: call ResetStreams).
 //   - Streams are never removed (RFC 6525 only adds them). Every
 //     reconfiguration request of a peer that negotiated RE-CONFIG is
-//     performed when it can be; there is no setting to refuse one kind
-//     ("Denied"), as Linux's SCTP_ENABLE_STREAM_RESET has.
+//     performed when it can be; only the SSN/TSN Reset Request can be
+//     refused ("Denied") by setting (Config.DenyAssocReset), not each
+//     kind as with Linux's SCTP_ENABLE_STREAM_RESET.
 //   - The scheduler's default is chosen per endpoint (Config.Scheduler);
 //     Association.SetScheduler changes it on a live association, also
 //     with messages queued (nothing is lost or reordered within a stream;

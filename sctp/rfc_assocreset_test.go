@@ -350,3 +350,30 @@ func BenchmarkAssocReset(b *testing.B) {
 		}
 	})
 }
+
+// RFC 6525 section 5.2.1: "The decision to deny a re-configuration request
+// is an administrative decision": with Config.DenyAssocReset the peer's
+// SSN/TSN Reset Request is answered "Denied" and nothing changes.
+func TestAssocResetPeerDenied(t *testing.T) {
+	cfg := testConfig()
+	cfg.DenyAssocReset = true
+	tc := newTestEndpoint(t, cfg)
+	tc.writePacket(0, tc.peerInit(reconfExt()))
+	_, c := tc.wantChunk(ctInitAck)
+	in := initValue(t, c)
+	tc.writePacket(in.tag, chunkOf(ctCookieEcho, 0, in.cookie))
+	tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
+	tc.wantChunk(ctCookieAck)
+	tc.wantEvent(evCommUp)
+	tsn := tc.peerTSN
+	tc.writeChunks(dataChunk(3, tsn, 1, 0, 0, []byte("p0")))
+	tc.writeChunks(reconfChunk(tsnReset(tc.peerTSN)))
+	tc.wantResponse(tc.peerTSN, chunk.ReconfigDenied)
+	tc.wantNoEvent()
+	tc.writeChunks(dataChunk(3, tsn+1, 1, 1, 0, []byte("p1")))
+	for _, want := range []string{"p0", "p1"} {
+		if m, _ := tc.readMsg(); m != want {
+			t.Fatalf("got %q, want %q", m, want)
+		}
+	}
+}
