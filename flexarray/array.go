@@ -90,6 +90,33 @@ func NewPaged[T any](n, pageBytes int) *Array[T] {
 	return a
 }
 
+// minFitPage is the smallest page NewFor chooses.
+const minFitPage = 256
+
+// NewFor is New with pages only as large as n elements need for a
+// one-level directory: an array that stays near its initial length, of
+// which a few elements are used, holds one small page (256 bytes or more),
+// while one whose elements are all used keeps every lookup one load deep.
+// An array of 65535 elements of 16 bytes or more gets PageSize pages, as
+// with New. NewFor panics if n is out of range.
+func NewFor[T any](n int) *Array[T] {
+	if n < 0 || n > MaxLen {
+		panic(fmt.Sprintf("flexarray: length %d out of range [0, %d]", n, MaxLen))
+	}
+	t := reflect.TypeFor[T]()
+	esize := int(t.Size())
+	if esize == 0 || esize >= PageSize {
+		return New[T](n)
+	}
+	per := (n + fan - 1) / fan // elements a page needs
+	need := per*esize + headerSize(per*esize, hasPointers(t))
+	pb := minFitPage
+	for pb < need && pb < PageSize {
+		pb *= 2
+	}
+	return NewPaged[T](n, pb)
+}
+
 // setup computes the page geometry of T for pages of at most pb bytes; it
 // runs once, in NewPaged or on the first Resize of a zero Array.
 func (a *Array[T]) setup(pb int) {

@@ -251,3 +251,31 @@ func TestZeroSize(t *testing.T) {
 		t.Error("zero-size elements")
 	}
 }
+
+// TestNewFor checks that NewFor's pages fit the length: one small page
+// for a short array, a one-level directory (under fan pages) for any
+// length up to 65535, and PageSize pages for 65535 elements of 16 bytes.
+func TestNewFor(t *testing.T) {
+	for _, n := range []int{0, 1, 10, 100, 1000, 65535} {
+		a := NewFor[rec24](n)
+		if a.Len() != n {
+			t.Fatalf("NewFor(%d).Len() = %d", n, a.Len())
+		}
+		if n > 0 {
+			a.Ensure(n - 1)
+			a.Ensure(0)
+		}
+		if a.depth > 1 {
+			t.Errorf("NewFor(%d): directory depth %d, want 1", n, a.depth)
+		}
+		if n <= 10 && a.Bytes() > 512 {
+			t.Errorf("NewFor(%d) with two elements used holds %d bytes, want one small page", n, a.Bytes())
+		}
+	}
+	if a := NewFor[[16]byte](65535); a.PerPage() != New[[16]byte](65535).PerPage() {
+		t.Errorf("NewFor(65535) of 16-byte elements: %d per page, New: %d", a.PerPage(), New[[16]byte](65535).PerPage())
+	}
+	if a := NewFor[withPtr[[16]byte]](10); a.Ensure(9) == nil || a.Get(9) == nil {
+		t.Error("NewFor with pointers: element 9 missing")
+	}
+}

@@ -25,7 +25,10 @@
 // (as the kernel's flex_array used a reciprocal), so Get with a one-level
 // directory is a bounds check, a multiply, one load and an add.
 //
-// NewPaged makes arrays with smaller pages for data that is usually sparse.
+// NewPaged makes arrays with smaller pages for data that is usually sparse;
+// NewFor picks the smallest page that keeps a one-level directory for its
+// length (a stream table of 10 streams gets one 256-byte page, one of 65535
+// the full pages).
 // Bytes reports the memory held, counted in the allocator's size-class
 // slots; AllocSize exposes that rounding for checking struct sizes.
 //

@@ -1,5 +1,7 @@
 package interleave
 
+import "sync"
+
 // Fragment flags: the low bits of the DATA and I-DATA chunk flags (RFC 9260
 // section 3.3.1, RFC 8260 section 2.1).
 const (
@@ -40,13 +42,19 @@ type Frag struct {
 
 // Pool is a free list of fragments. Its zero value is ready to use. A
 // fragment keeps its buffer while free, so a steady flow of same-sized
-// fragments allocates nothing.
+// fragments allocates nothing. Trim hands free fragments to a process-wide
+// pool (a sync.Pool) that every Pool draws from before it allocates: an
+// idle association gives back what its traffic needed, and the garbage
+// collector frees what nobody takes again.
 type Pool struct {
 	free  *Frag
 	count int
 	// Max bounds the free fragments kept (default 4096).
 	Max int
 }
+
+// shared holds the fragments Pools trimmed off.
+var shared sync.Pool // of *Frag
 
 // Get returns a fragment holding a copy of payload, its other fields zero.
 func (p *Pool) Get(payload []byte) *Frag {
@@ -56,11 +64,28 @@ func (p *Pool) Get(payload []byte) *Frag {
 		p.count--
 		buf := f.Data[:0]
 		*f = Frag{Data: buf}
+	} else if g, ok := shared.Get().(*Frag); ok {
+		f = g
 	} else {
 		f = &Frag{}
 	}
 	f.Data = append(f.Data, payload...)
 	return f
+}
+
+// Free returns the number of free fragments the pool holds.
+func (p *Pool) Free() int { return p.count }
+
+// Trim keeps at most keep free fragments and hands the others to the
+// process-wide pool. The receiver calls it when it holds no data.
+func (p *Pool) Trim(keep int) {
+	for p.count > keep {
+		f := p.free
+		p.free = f.next
+		p.count--
+		*f = Frag{Data: f.Data[:0]}
+		shared.Put(f)
+	}
 }
 
 // Put returns a fragment to the pool.

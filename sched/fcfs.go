@@ -41,8 +41,11 @@ type fcfsRun struct {
 }
 
 const (
-	// fcfsFirstRing is the ring capacity allocated on first use: one page.
-	fcfsFirstRing = 512
+	// fcfsFirstRing is the ring capacity allocated on first use: one
+	// page of fcfsRingPage bytes, so an association that never queues
+	// much keeps 1 KiB, not 4.
+	fcfsFirstRing = 128
+	fcfsRingPage  = 1024
 	// fcfsKeepRing is the largest ring capacity kept when the ring empties
 	// (128 KiB); a larger one goes back to fcfsFirstRing.
 	fcfsKeepRing = 1 << 14
@@ -50,8 +53,8 @@ const (
 
 func newFCFS(opt Options) *fcfs {
 	return &fcfs{
-		t: flexarray.New[fcfsEnt](opt.Streams),
-		q: flexarray.New[fcfsRun](0),
+		t: flexarray.NewFor[fcfsEnt](opt.Streams),
+		q: flexarray.NewPaged[fcfsRun](0, fcfsRingPage),
 	}
 }
 

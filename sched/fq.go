@@ -67,7 +67,7 @@ func before(a, b uint64) bool { return int64(a-b) < 0 }
 
 func newFQ(opt Options, weighted bool) *fq {
 	return &fq{
-		t:        flexarray.New[fqEnt](opt.Streams),
+		t:        flexarray.NewFor[fqEnt](opt.Streams),
 		weighted: weighted,
 	}
 }

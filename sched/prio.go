@@ -19,7 +19,7 @@ type prio struct {
 
 func newPrio(opt Options) *prio {
 	return &prio{
-		t:           flexarray.New[linkEnt](opt.Streams),
+		t:           flexarray.NewFor[linkEnt](opt.Streams),
 		heads:       flexarray.New[uint16](1 << 16),
 		levels:      newLevelSet(),
 		interleaved: opt.Interleaved,

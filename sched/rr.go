@@ -24,7 +24,7 @@ type rr struct {
 
 func newRR(opt Options, perPacket bool) *rr {
 	return &rr{
-		t:           flexarray.New[linkEnt](opt.Streams),
+		t:           flexarray.NewFor[linkEnt](opt.Streams),
 		cur:         none,
 		interleaved: opt.Interleaved,
 		perPacket:   perPacket,

@@ -21,9 +21,9 @@ type Association struct {
 
 	// Guarded by ep.mu.
 	up, closed  bool
-	shutdown    bool  // Shutdown was called
-	err         error // terminal error; nil with closed: graceful shutdown
-	final       Stats
+	shutdown    bool             // Shutdown was called
+	err         error            // terminal error; nil with closed: graceful shutdown
+	final       *Stats           // counters at close (kept apart: 4 KiB an open association does not need)
 	lastEng     *transfer.Engine // engine kept after close for unread data
 	busy        bool             // data written since the last sender-dry event
 	touched     bool             // listed in ep.touched
@@ -40,7 +40,11 @@ type Association struct {
 	readable    []uint16 // scratch: streams that got data (Receiver.AppendReadable)
 	dropped     uint64   // events dropped because the channel was full
 
+	// events is made by the first Events call: until then emitted events
+	// wait in early (at most maxEvents), so an association whose user
+	// never asks for events holds a few of them, not a 64-slot channel.
 	events chan Event
+	early  []Event
 	done   chan struct{} // closed when the association ended
 	rdl    deadline
 	wdl    deadline
@@ -50,7 +54,7 @@ type Association struct {
 const maxEvents = 64
 
 func newAssociation(e *Endpoint, a *assoc) *Association {
-	return &Association{ep: e, a: a, events: make(chan Event, maxEvents), done: make(chan struct{})}
+	return &Association{ep: e, a: a, done: make(chan struct{})}
 }
 
 // SendInfo describes a message to send.
@@ -421,7 +425,9 @@ func (as *Association) terminate(err error) {
 	} else {
 		as.emit(Event{Kind: EventDown, Err: err})
 	}
-	close(as.events)
+	if as.events != nil {
+		close(as.events)
+	}
 	close(as.done)
 	if e.owner == as {
 		e.ownerGone = true
@@ -464,6 +470,17 @@ func (as *Association) emit(ev Event) {
 	if as.closed && ev.Kind != EventDown && ev.Kind != EventShutdown {
 		return
 	}
+	if as.events == nil {
+		if n := len(as.early); ev.Kind == EventSenderDry && n > 0 && as.early[n-1].Kind == EventSenderDry {
+			return // one wait for the first Events call says it
+		}
+		if len(as.early) < maxEvents {
+			as.early = append(as.early, ev)
+		} else {
+			as.dropped++
+		}
+		return
+	}
 	select {
 	case as.events <- ev:
 	default:
@@ -474,8 +491,33 @@ func (as *Association) emit(ev Event) {
 // Events returns the channel of the association's events. It holds at
 // most 64; events that find it full are dropped (and counted in
 // EventsDropped). It is closed after the association's last event
-// (EventShutdown or EventDown).
-func (as *Association) Events() <-chan Event { return as.events }
+// (EventShutdown or EventDown). The channel is made by the first call:
+// events before it wait for it, in order, except that EventSenderDry
+// events in a row wait as one.
+func (as *Association) Events() <-chan Event {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	if as.events == nil {
+		as.events = make(chan Event, maxEvents)
+		for _, ev := range as.early {
+			as.events <- ev
+		}
+		as.early = nil
+		if as.closed {
+			close(as.events)
+		}
+	}
+	return as.events
+}
+
+// eventRoom returns how many more events fit before they are dropped;
+// called with ep.mu held.
+func (as *Association) eventRoom() int {
+	if as.events == nil {
+		return maxEvents - len(as.early)
+	}
+	return cap(as.events) - len(as.events)
+}
 
 // EventsDropped returns how many events found the channel full.
 func (as *Association) EventsDropped() uint64 {
@@ -489,7 +531,10 @@ func (as *Association) Stats() Stats {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
 	if as.closed {
-		return as.final
+		if as.final == nil {
+			return Stats{}
+		}
+		return *as.final
 	}
 	return as.a.snapshot()
 }

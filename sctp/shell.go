@@ -820,12 +820,13 @@ func (e *Endpoint) onDestroy(a *assoc, r closeReason) {
 	if as == nil {
 		return
 	}
-	as.final = a.snapshot()
+	final := a.snapshot()
+	as.final = &final
 	as.lastEng = a.data.eng
 	as.takeFailed()
 	if eng := a.data.eng; eng != nil && r != reasonShutdown {
 		eng.Send.Drain(func(m transfer.Unsent) {
-			if len(as.events) < cap(as.events) {
+			if as.eventRoom() > 0 {
 				as.emit(Event{Kind: EventSendFailed, Stream: m.SID, PPID: m.PPID, Unordered: m.Unordered,
 					Msg: append([]byte(nil), m.Payload...), Sent: m.Sent})
 			}

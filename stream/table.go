@@ -44,8 +44,8 @@ type Table[O, I any] struct {
 // when a stream is first touched.
 func NewTable[O, I any](out, in uint16) *Table[O, I] {
 	return &Table[O, I]{
-		out:      flexarray.New[Out](int(out)),
-		in:       flexarray.New[In](int(in)),
+		out:      flexarray.NewFor[Out](int(out)),
+		in:       flexarray.NewFor[In](int(in)),
 		outOpen:  int(out),
 		outSides: newPool[O](false),
 		inSides:  newPool[I](true),

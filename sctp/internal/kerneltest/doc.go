@@ -13,7 +13,7 @@
 // with CI=true they fail instead.
 //
 // Every association writes a pcap of usctp's side (in $USCTP_PCAP_DIR, default
-// $TMPDIR/usctp-pcap, named after the test) that cmd/sctpdump and, when installed,
+// $TMPDIR/usctp-pcap-PID, named after the test) that cmd/sctpdump and, when installed,
 // tshark (-o sctp.checksum:CRC-32C) must decode without a malformed packet or a bad
 // checksum; the pcaps of passing tests are removed unless USCTP_KEEP_PCAPS is set.
 // USCTP_KERNEL_BULK_MB sets the size of each bulk transfer (default 16).

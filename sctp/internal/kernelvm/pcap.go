@@ -52,14 +52,15 @@ func CreatePcap(path string) (*Pcap, error) {
 	return p, nil
 }
 
-// PcapFor creates the pcap of a test in $USCTP_PCAP_DIR, or in usctp-pcap under the
-// temporary directory, named after the test; the file outlives the test so that a
-// failure can name it, and the test closes it when it ends.
+// PcapFor creates the pcap of a test in $USCTP_PCAP_DIR, or in usctp-pcap-PID under
+// the temporary directory (one directory per test process, so that test runs at the
+// same time do not write each other's files), named after the test; the file outlives
+// the test so that a failure can name it, and the test closes it when it ends.
 func PcapFor(t testing.TB) *Pcap {
 	t.Helper()
 	dir := os.Getenv("USCTP_PCAP_DIR")
 	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "usctp-pcap")
+		dir = filepath.Join(os.TempDir(), fmt.Sprintf("usctp-pcap-%d", os.Getpid()))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package transfer
 import (
 	"runtime"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -37,4 +38,46 @@ func TestEngineFootprint(t *testing.T) {
 		t.Errorf("idle engine takes %d bytes, want under 32 KiB", idle)
 	}
 	runtime.KeepAlive(e)
+}
+
+// TestRestingGivesBack checks that a burst's free messages, fragments and
+// grown retransmission ring are given back once everything was
+// acknowledged and read, and that bursts after the first allocate nothing
+// per message: the next burst takes them back from the shared pools.
+func TestRestingGivesBack(t *testing.T) {
+	m := newMemPair(t)
+	msg := make([]byte, 1452)
+	burst := func() {
+		for i := range 200 {
+			if err := m.a.Send.Queue(uint16(i%10), 0, false, msg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for m.a.Send.Buffered() > 0 {
+			m.now = m.now.Add(time.Millisecond)
+			m.step(t)
+		}
+	}
+	burst()
+	s, r := &m.a.Send, &m.b.Recv
+	if s.nfree > keepFreeMessages || len(s.recs) != initialRecords {
+		t.Errorf("resting sender keeps %d free messages and a ring of %d, want at most %d and %d",
+			s.nfree, len(s.recs), keepFreeMessages, initialRecords)
+	}
+	if n := r.pool.Free(); n > keepFreeFrags {
+		t.Errorf("resting receiver keeps %d free fragments, want at most %d", n, keepFreeFrags)
+	}
+	// A ring grown for a large flight goes back to the first size.
+	s.grow()
+	s.grow()
+	s.rest()
+	if len(s.recs) != initialRecords || s.mask != initialRecords-1 {
+		t.Errorf("rested ring has %d records (mask %d), want %d", len(s.recs), s.mask, initialRecords)
+	}
+	if raceEnabled {
+		return // sync.Pool drops items at random under -race
+	}
+	if allocs := testing.AllocsPerRun(20, burst); allocs > 1 {
+		t.Errorf("%v allocations per burst of 200 messages after the first, want none", allocs)
+	}
 }

@@ -461,6 +461,7 @@ func (r *Receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo)
 		}
 	}
 	r.maybePartial()
+	r.rest()
 	if r.Window()-r.lastAdv >= r.updateMin {
 		r.sackNow = true
 		r.stats.WindowUpdates++

@@ -54,6 +54,10 @@ func (m *tsnMap) forwardTo(newCum TSN) bool {
 	if !newCum.GT(m.cum) {
 		return false
 	}
+	if m.words == nil { // nothing arrived out of order: no marks
+		m.cum, m.highest = newCum, newCum
+		return true
+	}
 	n := min(uint32(newCum-m.cum), tsnMapBits)
 	for i := uint32(1); i <= n; i++ {
 		w, b := m.bit(m.cum.Add(i))

@@ -348,8 +348,7 @@ func (r *Receiver) Settled() bool {
 // answer (RFC 9260 section 11.4 then has it abort), and the peer, which
 // sent its request with nothing outstanding, needs none.
 func (r *Receiver) ResetTSN(next TSN) {
-	r.tsns.words = [tsnMapBits / 64]uint64{}
-	r.tsns.init(next)
+	r.tsns.reset(next)
 	r.dups = r.dups[:0]
 	r.ResetIncoming(nil)
 	r.muted, r.muteCum = true, r.tsns.cum
@@ -397,8 +396,7 @@ func (r *Receiver) EndHold(performed bool, next TSN) bool {
 		if d := uint32(r.tsns.cum - (next - 1)); d >= tsnMapBits {
 			// Nothing from next on arrived, or the peer moved its TSN:
 			// expect next.
-			r.tsns.words = [tsnMapBits / 64]uint64{}
-			r.tsns.init(next)
+			r.tsns.reset(next)
 		}
 		r.dups = r.dups[:0]
 		r.resetSequences()

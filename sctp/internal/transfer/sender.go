@@ -166,8 +166,10 @@ func (s *Sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
 	s.cumAck = cfg.LocalTSN - 1
 	s.nextTSN = cfg.LocalTSN
 	s.advPeerAck, s.fwdSent = s.cumAck, s.cumAck
-	s.recs = make([]record, 64)
-	s.mask = 63
+	// The ring starts small and doubles as the flight grows (grow): an
+	// idle association holds a few records, not a bulk flight's worth.
+	s.recs = getRing(initialRecords)
+	s.mask = initialRecords - 1
 	s.peerRwnd = int(cfg.PeerRwnd)
 	s.setFragPoint()
 	s.sendOpportunity(0)
@@ -203,13 +205,7 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 		return ErrWouldBlock
 	}
 	st := s.streams.OutSide(sid)
-	m := s.free
-	if m != nil {
-		s.free = m.next
-		s.nfree--
-	} else {
-		m = &message{}
-	}
+	m := s.newMessage()
 	m.buf = append(m.buf[:0], payload...)
 	m.ppid, m.sid, m.unordered, m.bits = ppid, sid, unordered, 0
 	m.off, m.refs, m.next = 0, 1, nil
@@ -293,13 +289,17 @@ func (s *Sender) PeerRwnd() int { return s.peerRwnd }
 // rec returns the record of tsn, which must lie in (cumAck, nextTSN).
 func (s *Sender) rec(tsn TSN) *record { return &s.recs[uint32(tsn)&s.mask] }
 
+// initialRecords is the record ring's first size, a power of two.
+const initialRecords = 4
+
 // grow doubles the record ring.
 func (s *Sender) grow() {
 	n := len(s.recs) * 2
-	recs := make([]record, n)
+	recs := getRing(n)
 	for t := s.cumAck + 1; t != s.nextTSN; t++ {
 		recs[uint32(t)&uint32(n-1)] = *s.rec(t)
 	}
+	putRing(s.recs)
 	s.recs, s.mask = recs, uint32(n-1)
 }
 
@@ -761,4 +761,5 @@ func (s *Sender) Drain(fn func(Unsent)) {
 	s.path.flight = 0
 	s.t3 = time.Time{}
 	s.timing = false
+	s.rest()
 }

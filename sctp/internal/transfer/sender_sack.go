@@ -135,6 +135,9 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 		// acknowledged by the receiver, partial_bytes_acked is initialized
 		// to 0."
 		s.path.pba = 0
+		if s.resting() {
+			s.rest()
+		}
 	}
 
 	// 6.2.1 D ii): "Set rwnd equal to the newly received a_rwnd minus the

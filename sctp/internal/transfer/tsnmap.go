@@ -7,16 +7,27 @@ import "math/bits"
 const tsnMapBits = 1 << 14
 
 // tsnMap records the TSNs received: everything up to cum, and a bitmap of
-// the window above it indexed by TSN modulo its width.
+// the window above it indexed by TSN modulo its width. The bitmap (2 KiB)
+// is made by the first TSN that arrives out of order: an association
+// whose data arrives in sequence never needs it.
 type tsnMap struct {
 	cum     TSN // cumulative TSN: every TSN up to it was received
 	highest TSN // highest TSN received (cum when no gap)
-	words   [tsnMapBits / 64]uint64
+	words   *[tsnMapBits / 64]uint64
 }
 
 func (m *tsnMap) init(peerInitial TSN) {
 	m.cum = peerInitial - 1
 	m.highest = m.cum
+}
+
+// reset forgets every TSN received and expects next (an SSN/TSN reset,
+// RFC 6525).
+func (m *tsnMap) reset(next TSN) {
+	if m.words != nil {
+		*m.words = [tsnMapBits / 64]uint64{}
+	}
+	m.init(next)
 }
 
 func (m *tsnMap) bit(t TSN) (int, uint64) {
@@ -34,7 +45,7 @@ func (m *tsnMap) has(t TSN) bool {
 	if t.LEQ(m.cum) {
 		return true
 	}
-	if !m.inWindow(t) {
+	if !m.inWindow(t) || m.words == nil {
 		return false
 	}
 	w, b := m.bit(t)
@@ -48,11 +59,15 @@ func (m *tsnMap) add(t TSN) {
 		m.highest = t
 	}
 	if t != m.cum+1 {
+		if m.words == nil {
+			m.words = new([tsnMapBits / 64]uint64)
+		}
 		w, b := m.bit(t)
 		m.words[w] |= b
 		return
 	}
 	m.cum = t
+	// cum below highest means a TSN arrived out of order: the bitmap exists.
 	for m.cum != m.highest {
 		w, b := m.bit(m.cum + 1)
 		if m.words[w]&b == 0 {
@@ -66,7 +81,7 @@ func (m *tsnMap) add(t TSN) {
 // remove forgets t, received above cum and not yet delivered, as if it
 // never arrived (the receiver dropped it to make room).
 func (m *tsnMap) remove(t TSN) {
-	if !t.GT(m.cum) || !m.inWindow(t) {
+	if !t.GT(m.cum) || !m.inWindow(t) || m.words == nil {
 		return
 	}
 	w, b := m.bit(t)

@@ -1,0 +1,91 @@
+package transfer
+
+import (
+	"math/bits"
+	"sync"
+	"unsafe"
+)
+
+// An association keeps what its traffic needs, and gives it back once that
+// traffic is over. While data flows, free messages (with their buffers)
+// and the retransmission ring are reused with no allocation. When the
+// send buffer empties (everything queued was acknowledged), the Sender
+// rests: it keeps keepFreeMessages free messages and a ring of
+// initialRecords, and hands the rest to process-wide pools that every
+// association draws from before it allocates. The pools are sync.Pools:
+// what no association takes back is freed by the garbage collector, so a
+// process with many idle associations holds little more than their idle
+// state, and one whose associations burst again reuses the same memory.
+
+// keepFreeMessages is the free messages a resting Sender keeps: enough for
+// request/response traffic, one message at a time, to never touch the pool.
+const keepFreeMessages = 1
+
+// messagePool holds free messages that resting Senders gave back.
+var messagePool sync.Pool // of *message
+
+// ringPools[k] holds idle record rings of 1<<k records (cleared), as a
+// pointer to their first record.
+var ringPools [bits.UintSize]sync.Pool // of *record
+
+// newMessage returns a free message: the Sender's own, the pool's, or a
+// new one.
+func (s *Sender) newMessage() *message {
+	if m := s.free; m != nil {
+		s.free = m.next
+		s.nfree--
+		return m
+	}
+	if m, ok := messagePool.Get().(*message); ok {
+		return m
+	}
+	return &message{}
+}
+
+// resting reports whether the Sender should give its caches back: nothing
+// is buffered and it holds more than a resting Sender keeps.
+func (s *Sender) resting() bool {
+	return s.buffered == 0 && (s.nfree > keepFreeMessages || len(s.recs) > initialRecords)
+}
+
+// rest gives the caches of a burst back (see resting). The ring is
+// swapped only when it holds no live record.
+func (s *Sender) rest() {
+	for s.nfree > keepFreeMessages {
+		m := s.free
+		s.free = m.next
+		s.nfree--
+		m.next = nil
+		messagePool.Put(m)
+	}
+	if len(s.recs) > initialRecords && s.Outstanding() == 0 {
+		putRing(s.recs)
+		s.recs = getRing(initialRecords)
+		s.mask = initialRecords - 1
+	}
+}
+
+// getRing returns a cleared ring of n records, n a power of two.
+func getRing(n int) []record {
+	if p, ok := ringPools[bits.TrailingZeros(uint(n))].Get().(*record); ok {
+		return unsafe.Slice(p, n)
+	}
+	return make([]record, n)
+}
+
+// putRing clears a ring no longer used and pools it.
+func putRing(recs []record) {
+	clear(recs)
+	ringPools[bits.TrailingZeros(uint(len(recs)))].Put(unsafe.SliceData(recs))
+}
+
+// keepFreeFrags is the free fragments a Receiver keeps when it holds no
+// data; the others go to interleave's process-wide pool (Pool.Trim).
+const keepFreeFrags = 1
+
+// rest trims the fragment pool once every byte received was read.
+func (r *Receiver) rest() {
+	if r.reasm.Held() == 0 {
+		r.pool.Trim(keepFreeFrags)
+	}
+}

@@ -1,0 +1,170 @@
+package sctp
+
+import (
+	"context"
+	"net/netip"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// Heap per association end: the targets of the benchmark issue (an idle
+// association with the default streams under 8 KiB; with 65535 streams
+// negotiated each way and 10 of them used, under 24 KiB), and this
+// package's own bound on an association with the default streams idle
+// again after traffic, which gives back what the burst needed (free
+// messages and fragments, a grown retransmission ring) and keeps its
+// used streams' records.
+const (
+	idleHeapTarget = 8 << 10
+	usedHeapTarget = 24 << 10
+	restHeapBound  = 12 << 10
+)
+
+// heapPerAssoc opens n associations between two endpoints on the loopback
+// (one listening, one dialing, so the endpoints' own sockets and buffers
+// are not counted) and returns the heap each association end holds when
+// idle, and when idle again after each carried msgs messages over the
+// first used streams.
+func heapPerAssoc(t *testing.T, n int, streams uint16, used, msgs int) (idle, after float64) {
+	cfg := loopCfg()
+	cfg.OutStreams, cfg.InStreams = streams, streams // 0: the defaults
+	l, dc := listenLoop(t, cfg)
+	d, err := NewEndpoint(netip.MustParseAddr("127.0.0.1"), dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// A first association warms up what the endpoints keep for any
+	// number of associations (waiter channels, batch buffers).
+	w, err := d.Dial(ctx, "127.0.0.1:5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accept(t, l)
+	base := heapNow()
+	cs, ss := make([]*Association, n), make([]*Association, n)
+	for i := range n {
+		if cs[i], err = d.Dial(ctx, "127.0.0.1:5000"); err != nil {
+			t.Fatal(err)
+		}
+		ss[i] = accept(t, l)
+	}
+	settle(t, append(cs, ss...))
+	idle = float64(heapNow()-base) / float64(2*n)
+
+	msg := make([]byte, 1200)
+	buf := make([]byte, 2000)
+	for i := range n {
+		for j := range msgs {
+			if _, err := cs[i].WriteMsg(msg, SendInfo{Stream: uint16(j % used)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range msgs {
+			if _, _, err := ss[i].ReadMsg(buf); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	settle(t, append(cs, ss...))
+	after = float64(heapNow()-base) / float64(2*n)
+	runtime.KeepAlive(w)
+	return idle, after
+}
+
+// heapNow returns the live heap after two collections (the second frees
+// what the first found unreachable, sync.Pool victims included).
+func heapNow() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// settle waits until every association has nothing in flight and no SACK
+// pending, so what is measured is the idle state.
+func settle(t *testing.T, as []*Association) {
+	deadline := time.Now().Add(10 * time.Second)
+	for _, a := range as {
+		for {
+			a.ep.mu.Lock()
+			eng := a.a.data.eng
+			quiet := eng != nil && eng.Send.Idle() && eng.Recv.Deadline().IsZero()
+			a.ep.mu.Unlock()
+			if quiet {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("associations did not settle")
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// TestHeapPerAssociation enforces the heap targets per association end.
+// It runs under -race too (the suite's mode in CI): the race detector's
+// shadow memory is not Go heap, and the sizes measured are the same.
+func TestHeapPerAssociation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens 160 associations")
+	}
+	idle, after := heapPerAssoc(t, 40, 0, 1, 20)
+	t.Logf("default streams: %.0f bytes idle, %.0f after traffic", idle, after)
+	if idle > idleHeapTarget {
+		t.Errorf("idle association with default streams holds %.0f bytes of heap, want under %d", idle, idleHeapTarget)
+	}
+	if after > restHeapBound {
+		t.Errorf("association with default streams holds %.0f bytes of heap when idle after traffic, want under %d", after, restHeapBound)
+	}
+	idle, after = heapPerAssoc(t, 40, 65535, 10, 100)
+	t.Logf("65535 streams each way: %.0f bytes idle, %.0f after traffic on 10", idle, after)
+	if after > usedHeapTarget {
+		t.Errorf("association with 65535 streams each way, 10 used, holds %.0f bytes of heap, want under %d", after, usedHeapTarget)
+	}
+	if idle > idleHeapTarget {
+		t.Errorf("idle association with 65535 streams each way holds %.0f bytes of heap, want under %d", idle, idleHeapTarget)
+	}
+}
+
+// TestEventsMadeOnDemand checks the events of a user who has not asked
+// for them yet: they wait (at most maxEvents, the rest dropped and
+// counted; sender-dry events in a row as one) without a channel, and the first Events call hands them over
+// in order; after the association ended, that channel is closed behind
+// them.
+func TestEventsMadeOnDemand(t *testing.T) {
+	as := newAssociation(&Endpoint{}, nil)
+	for range 3 {
+		as.emit(Event{Kind: EventSenderDry})
+	}
+	if len(as.early) != 1 {
+		t.Fatalf("%d sender-dry events in a row wait, want 1", len(as.early))
+	}
+	as.early = as.early[:0]
+	for i := range maxEvents + 6 {
+		as.emit(Event{Kind: EventPeerError, Cause: uint16(i)})
+	}
+	if as.events != nil {
+		t.Fatal("events channel made before Events was called")
+	}
+	if as.dropped != 6 || as.eventRoom() != 0 {
+		t.Fatalf("dropped %d, room %d; want 6 and 0", as.dropped, as.eventRoom())
+	}
+	as.closed = true
+	as.emit(Event{Kind: EventDown}) // no room: dropped too
+	ch := as.Events()
+	n := 0
+	for ev := range ch {
+		if ev.Cause != uint16(n) {
+			t.Fatalf("event %d has cause %d", n, ev.Cause)
+		}
+		n++
+	}
+	if n != maxEvents || as.Events() != ch {
+		t.Fatalf("%d events, want %d, on one channel", n, maxEvents)
+	}
+}
