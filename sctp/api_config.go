@@ -84,6 +84,12 @@ type Config struct {
 	// and a peer's requests only touch stream numbering and bounded
 	// stream tables.
 	DisableStreamReconfig bool
+	// DenyAssocReset answers a peer's SSN/TSN Reset Request (RFC 6525
+	// section 5.2.4: a reset of both directions' TSNs and every stream's
+	// numbering) "Denied", as Linux does unless SCTP_ENABLE_RESET_ASSOC_REQ
+	// is set; by default it is performed, like the other requests. It
+	// does not limit Association.ResetAssociation.
+	DenyAssocReset bool
 	// DisablePartialReliability stops offering partial reliability
 	// (PR-SCTP, RFC 3758: the Forward-TSN-Supported parameter), which is
 	// offered by default, as Linux does (net.sctp.prsctp_enable=1) and
@@ -193,6 +199,7 @@ func (c *Config) core(overhead int) config {
 		Interleave:      c.Interleaving,
 		InterleaveFSN:   c.InterleaveFSN,
 		NoReconfig:      c.DisableStreamReconfig,
+		DenyAssocReset:  c.DenyAssocReset,
 		NoPR:            c.DisablePartialReliability,
 	}
 	cc.Scheduler = c.Scheduler

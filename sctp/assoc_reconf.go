@@ -22,10 +22,11 @@ import (
 
 // Request kinds of our own RE-CONFIG parameters.
 const (
-	rqOutReset uint8 = iota + 1 // Outgoing SSN Reset Request (4.1)
-	rqInReset                   // Incoming SSN Reset Request (4.2)
-	rqAddOut                    // Add Outgoing Streams Request (4.5)
-	rqAddIn                     // Add Incoming Streams Request (4.6)
+	rqOutReset   uint8 = iota + 1 // Outgoing SSN Reset Request (4.1)
+	rqInReset                     // Incoming SSN Reset Request (4.2)
+	rqAddOut                      // Add Outgoing Streams Request (4.5)
+	rqAddIn                       // Add Incoming Streams Request (4.6)
+	rqAssocReset                  // SSN/TSN Reset Request (4.3)
 )
 
 // Bounds on what the reconfiguration state holds.
@@ -46,7 +47,8 @@ type reconfParam struct {
 	sids    []uint16  // rqOutReset, rqInReset: streams (empty: all)
 	n       uint16    // rqAddOut, rqAddIn: streams to add
 	result  chunk.ReconfigResult
-	blocked bool // rqOutReset: every stream is ResetPending with its old messages cut
+	blocked bool                // rqOutReset, rqAssocReset: every stream is ResetPending with its old messages cut
+	tsns    chunk.ReconfigParam // rqAssocReset: the response performing it (its next TSNs)
 }
 
 // reconfReq is one request of ours: a RE-CONFIG chunk with one or two
@@ -76,6 +78,9 @@ type reconf struct {
 
 	answers []chunk.ReconfigParam // responses owed to the peer
 	lastOp  uint64
+
+	assocSent time.Time           // when our last SSN/TSN Reset Request was first sent
+	tsnResp   chunk.ReconfigParam // our last "Success - Performed" answer to an SSN/TSN Reset Request, sent again for a retransmission
 }
 
 // reconfOn reports whether both ends negotiated RE-CONFIG. RFC 6525
@@ -122,7 +127,16 @@ var (
 	ErrReconfigFailed = errors.New("sctp: stream reconfiguration failed")
 	// ErrReconfigBusy: too many reconfiguration requests are waiting.
 	ErrReconfigBusy = errors.New("sctp: too many stream reconfiguration requests waiting")
+	// ErrAssocResetTooSoon: an SSN/TSN Reset Request was sent less than
+	// 30 seconds ago, or one is already waiting (RFC 6525 section 5.1.4).
+	ErrAssocResetTooSoon = errors.New("sctp: an association reset was requested less than 30 seconds ago")
 )
+
+// assocResetGap is the least time between two SSN/TSN Reset Requests of
+// ours. RFC 6525 section 5.1.4: "Only one SSN/TSN Reset Request SHOULD be
+// sent within 30 seconds, which is considered a maximum segment lifetime
+// (MSL)."
+const assocResetGap = 30 * time.Second
 
 // resultErr returns nil for a success result, else the error it means.
 func resultErr(r chunk.ReconfigResult) error {
@@ -137,8 +151,10 @@ func resultErr(r chunk.ReconfigResult) error {
 
 // reconfEvent is what a reconfiguration event carries.
 type reconfEvent struct {
-	op    uint64 // the user operation it completes, 0 for none
-	added bool   // streams were added (else reset)
+	op    uint64    // the user operation it completes, 0 for none
+	added bool      // streams were added (else reset)
+	assoc bool      // an SSN/TSN reset (else a stream reset or addition)
+	next  [2]uint32 // assoc: our next TSN, the peer's next TSN
 	dir   StreamDirection
 	sids  []uint16
 	n     uint16 // streams added
@@ -155,17 +171,8 @@ func (a *assoc) emitReconf(ev *reconfEvent) {
 // carry.
 func (a *assoc) userReconf(now time.Time, reset bool, dir StreamDirection, sids []uint16, out, in uint16) (uint64, error) {
 	defer a.ep.touch(a)
-	switch {
-	case a.closed:
-		return 0, errClosed
-	case a.data.eng == nil:
-		return 0, errNotReady
-	case !a.reconfOn():
-		return 0, ErrReconfigUnsupported
-	case a.state != stateEstablished:
-		return 0, errShuttingDown
-	case len(a.reconfState().queue) >= maxReconfQueue:
-		return 0, ErrReconfigBusy
+	if err := a.reconfAllowed(); err != nil {
+		return 0, err
 	}
 	var r reconfReq
 	if reset {
@@ -208,11 +215,57 @@ func (a *assoc) userReconf(now time.Time, reset bool, dir StreamDirection, sids 
 			r.np++
 		}
 	}
+	return a.queueReconf(now, r), nil
+}
+
+// reconfAllowed says whether a user request may be queued now.
+func (a *assoc) reconfAllowed() error {
+	switch {
+	case a.closed:
+		return errClosed
+	case a.data.eng == nil:
+		return errNotReady
+	case !a.reconfOn():
+		return ErrReconfigUnsupported
+	case a.state != stateEstablished:
+		return errShuttingDown
+	case len(a.reconfState().queue) >= maxReconfQueue:
+		return ErrReconfigBusy
+	}
+	return nil
+}
+
+// queueReconf queues user request r and returns its operation id.
+func (a *assoc) queueReconf(now time.Time, r reconfReq) uint64 {
 	a.rc.lastOp++
 	r.op = a.rc.lastOp
 	a.rc.queue = append(a.rc.queue, r)
 	a.startReconf(now)
-	return r.op, nil
+	return r.op
+}
+
+// userAssocReset queues an SSN/TSN Reset Request (RFC 6525 section
+// 5.1.4). At most one is sent within 30 seconds: a second one within that
+// time, or while one waits, fails with ErrAssocResetTooSoon.
+func (a *assoc) userAssocReset(now time.Time) (uint64, error) {
+	defer a.ep.touch(a)
+	if err := a.reconfAllowed(); err != nil {
+		return 0, err
+	}
+	if !a.rc.assocSent.IsZero() && now.Sub(a.rc.assocSent) < assocResetGap {
+		return 0, ErrAssocResetTooSoon
+	}
+	if p := a.ourParam(rqAssocReset, 0, true); p != nil {
+		return 0, ErrAssocResetTooSoon
+	}
+	for i := range a.rc.queue {
+		if a.rc.queue[i].params[0].kind == rqAssocReset {
+			return 0, ErrAssocResetTooSoon
+		}
+	}
+	r := reconfReq{np: 1}
+	r.params[0] = reconfParam{kind: rqAssocReset}
+	return a.queueReconf(now, r), nil
 }
 
 // startReconf makes the next waiting request outstanding when none is.
@@ -241,7 +294,7 @@ func (a *assoc) beginReq(now time.Time, r *reconfReq) {
 			if _, err := eng.Send.AddOutgoing(p.n); err != nil {
 				p.done, p.result = true, chunk.ReconfigDenied
 			}
-		case rqOutReset:
+		case rqOutReset, rqAssocReset:
 			eng.Send.BeginReset(p.sids)
 		}
 	}
@@ -310,13 +363,32 @@ func (a *assoc) appendReconf(now time.Time, b []byte, limit int) []byte {
 		}
 		q := chunk.ReconfigParam{ReqSeq: p.seq}
 		switch p.kind {
-		case rqOutReset:
-			if !r.sent && !a.outResetReady(p) {
+		case rqOutReset, rqAssocReset:
+			// Section 5.1.4 for the SSN/TSN Reset Request: the sender
+			// stops sending new DATA (every stream is blocked once what
+			// was written before has been cut) and sends the request only
+			// once everything outstanding is acknowledged (Sender.Quiet).
+			if !r.sent && (!a.outResetReady(p) || p.kind == rqAssocReset && !a.data.eng.Send.Quiet()) {
 				if answers > 0 {
 					b = a.appendReconfChunk(b, ps[:answers])
 					a.rc.answers = a.rc.answers[:0]
 				}
 				return b // wait until the streams are clear
+			}
+			if p.kind == rqAssocReset {
+				if !r.sent {
+					a.rc.assocSent = now
+					a.data.eng.Recv.HoldAll()
+					a.data.eng.Send.ExpectJump()
+					if eng := a.data.eng; eng.Recv.Unacked() && limit-len(b) >= 16+4+8 {
+						// Acknowledge the peer's DATA first: it
+						// performs the request only with its data
+						// acknowledged (else "In progress").
+						b = eng.Recv.AppendSACK(now, b, limit-len(b)-4-8)
+					}
+				}
+				q.Type = chunk.ParamSSNTSNReset
+				break
 			}
 			if !r.sent {
 				p.lastTSN = chunk.TSN(a.data.eng.Send.LastAssignedTSN())
@@ -397,11 +469,16 @@ func (a *assoc) reconfTimer(now time.Time) {
 
 // answer queues a Re-configuration Response Parameter for the peer.
 func (a *assoc) answer(seq uint32, r chunk.ReconfigResult) {
+	a.answerParam(chunk.ReconfigParam{Type: chunk.ParamReconfigResponse, RespSeq: seq, Result: r})
+}
+
+// answerParam queues response parameter q for the peer.
+func (a *assoc) answerParam(q chunk.ReconfigParam) {
 	if len(a.rc.answers) >= maxReconfAnswers {
 		a.stats.Reconf.AnswersDropped++
 		return
 	}
-	a.rc.answers = append(a.rc.answers, chunk.ReconfigParam{Type: chunk.ParamReconfigResponse, RespSeq: seq, Result: r})
+	a.rc.answers = append(a.rc.answers, q)
 	a.ep.markReady(a)
 }
 
@@ -417,6 +494,10 @@ func (a *assoc) peerRequest(seq uint32) (fresh bool) {
 		return true
 	case d == 1 || d == 2:
 		a.stats.Reconf.DupRequests++
+		if t := a.rc.tsnResp; t.HasTSNs && t.RespSeq == seq {
+			a.answerParam(t) // an SSN/TSN reset performed: its next TSNs again
+			break
+		}
 		a.answer(seq, a.rc.lastResults[d-1])
 	default:
 		a.stats.Reconf.BadSeq++
@@ -496,12 +577,7 @@ func (a *assoc) reconfig6525(now time.Time, p *inPacket, c *rxChunk) disp {
 		case chunk.ParamIncomingSSNReset:
 			a.peerInReset(now, &q)
 		case chunk.ParamSSNTSNReset:
-			// Section 5.2.4 is not implemented: "Denied" is the answer
-			// of an endpoint that does not allow the request.
-			if a.peerRequest(q.ReqSeq) {
-				a.answer(q.ReqSeq, chunk.ReconfigDenied)
-				a.settle(chunk.ReconfigDenied)
-			}
+			a.peerAssocReset(now, &q)
 		case chunk.ParamAddOutgoingStreams:
 			a.peerAddOut(now, &q)
 		case chunk.ParamAddIncomingStreams:
@@ -566,6 +642,12 @@ func (a *assoc) peerOutReset(now time.Time, q *chunk.ReconfigParam) {
 		a.settle(chunk.ReconfigWrongSSN)
 		return
 	}
+	if p := a.ourParam(rqAssocReset, 0, true); p != nil && a.rc.out.sent {
+		// Our SSN/TSN Reset Request holds all incoming data already.
+		a.answer(q.ReqSeq, chunk.ReconfigInProgress)
+		a.settle(chunk.ReconfigInProgress)
+		return
+	}
 	recv := &a.data.eng.Recv
 	// E2: "If the Sender's Last Assigned TSN is greater than the
 	// cumulative acknowledgment point, then the endpoint MUST enter
@@ -600,7 +682,13 @@ func (a *assoc) performInReset(seq uint32, sids []uint16) {
 // reconfProgress ends a deferred reset once the cumulative TSN reached the
 // peer's last assigned TSN; the association calls it after each packet.
 func (a *assoc) reconfProgress() {
-	if a.rc == nil || !a.rc.deferring || a.data.eng == nil || a.closed {
+	if a.rc == nil || a.data.eng == nil || a.closed {
+		return
+	}
+	if a.assocResetWaiting() {
+		a.ep.markReady(a)
+	}
+	if !a.rc.deferring {
 		return
 	}
 	recv := &a.data.eng.Recv
@@ -722,6 +810,15 @@ func (a *assoc) reconfResponse(now time.Time, q *chunk.ReconfigParam) {
 		a.timers.start(timerReconf, now, a.rc.rto)
 		return
 	}
+	if p.kind == rqAssocReset && q.Result == chunk.ReconfigSuccessPerformed {
+		if !q.HasTSNs {
+			// Performed without the next TSNs cannot be applied: the
+			// request stays outstanding, sent again by its timer.
+			a.stats.Reconf.Malformed++
+			return
+		}
+		p.tsns = *q
+	}
 	p.done, p.result = true, q.Result
 	a.finishReq(now)
 }
@@ -769,6 +866,15 @@ func (a *assoc) finishReq(now time.Time) {
 			// Reported when the peer's Add Outgoing Streams Request is
 			// performed, or here when refused.
 			ev.added, ev.dir, ev.n, ev.quiet = true, DirIncoming, p.n, err == nil
+		case rqAssocReset:
+			ev.assoc, ev.dir = true, DirBoth
+			if !a.endAssocReset(p, err == nil) {
+				return
+			}
+			if err == nil {
+				ev.next = [2]uint32{uint32(p.tsns.ReceiverNextTSN), uint32(p.tsns.SenderNextTSN)}
+				a.stats.Reconf.AssocResetsOut++
+			}
 		}
 		if !ev.quiet {
 			a.emitReconf(ev)

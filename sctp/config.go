@@ -31,6 +31,7 @@ type config struct {
 	Interleave         bool                     // offer I-DATA and I-FORWARD-TSN (RFC 8260); used when the peer lists I-DATA too
 	InterleaveFSN      interleave.FSNConvention // FSN of a message's second I-DATA fragment: detected (default), RFC 8260's 1 or Linux's 0
 	NoReconfig         bool                     // do not offer RE-CONFIG (RFC 6525 stream reconfiguration); offered by default
+	DenyAssocReset     bool                     // answer the peer's SSN/TSN Reset Requests "Denied"
 	NoPR               bool                     // do not offer PR-SCTP (RFC 3758 Forward-TSN-Supported); offered by default
 	Rand               io.Reader                // source of tags, nonces and secrets; crypto/rand
 	SendBuffer         int                      // send buffer bytes per association (transfer default, 1 MiB)

@@ -77,11 +77,24 @@
 // is nil on success). Streams being reset keep their queued messages and
 // send them, numbered from 0, once the peer has answered.
 //
+// Association.ResetAssociation (RFC 6525 SSN/TSN Reset Request) resets the
+// whole association: the TSNs of both directions and every stream both
+// ways start again, the next message on each stream has SSN 0:
+//
+//	err = as.ResetAssociation(ctx) // both ends get an EventAssocReset
+//
+// It sends nothing new from the call on, waits until everything sent is
+// acknowledged, then asks; messages written meanwhile go out with the new
+// numbering afterwards. At most one request is sent within 30 seconds
+// (ErrAssocResetTooSoon). A peer's request is performed once nothing of
+// ours is unacknowledged and everything received is in sequence (until
+// then it is answered "In progress" and the peer asks again).
+//
 // # Events
 //
 // Events (association up and down, restart, peer address changes, send
 // failures with the unsent message, partial deliveries aborted, shutdown
-// complete, sender dry, stream resets and additions) arrive
+// complete, sender dry, stream resets and additions, association resets) arrive
 // on Association.Events, a bounded channel: events that find it full are
 // dropped and counted, so a program that ignores them loses nothing else.
 //
@@ -142,9 +155,11 @@
 //     read before the end of the association.
 //   - Stream.Close only releases the handle (it does not reset the
 //     stream: call ResetStreams).
-//   - Stream reconfiguration has no SSN/TSN Reset Request (RFC 6525
-//     section 5.1.4): a peer's is answered "Denied", and there is no call
-//     to send one. Streams are never removed (RFC 6525 only adds them).
+//   - Streams are never removed (RFC 6525 only adds them). Every
+//     reconfiguration request of a peer that negotiated RE-CONFIG is
+//     performed when it can be; only the SSN/TSN Reset Request can be
+//     refused ("Denied") by setting (Config.DenyAssocReset), not each
+//     kind as with Linux's SCTP_ENABLE_STREAM_RESET.
 //   - The scheduler's default is chosen per endpoint (Config.Scheduler);
 //     Association.SetScheduler changes it on a live association, also
 //     with messages queued (nothing is lost or reordered within a stream;

@@ -36,8 +36,37 @@ func (as *Association) AddStreams(ctx context.Context, out, in uint16) error {
 	return as.reconfigure(ctx, false, 0, nil, out, in)
 }
 
+// ResetAssociation resets the association's numbering (RFC 6525 SSN/TSN
+// Reset Request): the TSNs of both directions start again where the
+// peer's answer says, and every stream of both directions starts again at
+// stream sequence number 0 (with I-DATA: message id 0). Both ends get an
+// EventAssocReset.
+//
+// As RFC 6525 section 5.1.4 asks, no new DATA is sent from the call on:
+// messages written before it are sent and must all be acknowledged
+// before the request leaves; messages written meanwhile wait in the send
+// buffer and go out with the new numbering once the peer answered. The
+// peer may answer "In progress" while its own data is outstanding; the
+// request is then sent again after a retransmission timeout until the
+// peer performs or refuses it. ResetAssociation waits as ResetStreams
+// does and returns nil when the peer performed the reset. "Only one
+// SSN/TSN Reset Request SHOULD be sent within 30 seconds": a call within
+// 30 seconds of the last request sent, or while one waits, returns
+// ErrAssocResetTooSoon.
+func (as *Association) ResetAssociation(ctx context.Context) error {
+	return as.reconfigureWith(ctx, func(a *assoc) (uint64, error) { return a.userAssocReset(time.Now()) })
+}
+
 // reconfigure queues a reconfiguration request and waits for its result.
 func (as *Association) reconfigure(ctx context.Context, reset bool, dir StreamDirection, sids []uint16, out, in uint16) error {
+	return as.reconfigureWith(ctx, func(a *assoc) (uint64, error) {
+		return a.userReconf(time.Now(), reset, dir, sids, out, in)
+	})
+}
+
+// reconfigureWith queues a reconfiguration request with queue, called
+// with ep.mu held, and waits for its result.
+func (as *Association) reconfigureWith(ctx context.Context, queue func(a *assoc) (uint64, error)) error {
 	e := as.ep
 	e.mu.Lock()
 	if as.closed {
@@ -45,7 +74,7 @@ func (as *Association) reconfigure(ctx context.Context, reset bool, dir StreamDi
 		e.mu.Unlock()
 		return err
 	}
-	op, err := as.a.userReconf(time.Now(), reset, dir, sids, out, in)
+	op, err := queue(as.a)
 	e.afterInput()
 	e.mu.Unlock()
 	if err != nil {
@@ -95,9 +124,12 @@ func (as *Association) reconfDone(ev *reconfEvent) {
 	if ev.quiet {
 		return
 	}
-	if ev.added {
+	switch {
+	case ev.assoc:
+		as.emit(Event{Kind: EventAssocReset, Direction: ev.dir, NextTSN: ev.next[0], PeerNextTSN: ev.next[1], Err: ev.err})
+	case ev.added:
 		as.emit(Event{Kind: EventStreamsAdded, Direction: ev.dir, Added: ev.n, Err: ev.err})
-	} else {
+	default:
 		as.emit(Event{Kind: EventStreamReset, Direction: ev.dir, Streams: ev.sids, Err: ev.err})
 	}
 }

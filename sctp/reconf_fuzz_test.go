@@ -10,7 +10,9 @@ import (
 
 // FuzzReconfig feeds arbitrary RE-CONFIG chunk values to an established
 // association that negotiated stream reconfiguration, with or without a
-// request of its own outstanding and data in flight both ways. The first
+// request of its own outstanding (a stream reset, an addition, or an
+// SSN/TSN Reset Request sent or waiting for its DATA to be acknowledged)
+// and data in flight both ways. The first
 // byte picks the setup; when its top bit is set, every 4-byte word at a
 // request or response sequence number position is rebased on the
 // sequence numbers in use, so the fuzzer reaches past the sequence check.
@@ -31,15 +33,19 @@ func FuzzReconfig(f *testing.F) {
 		seed(response(0, chunk.ReconfigSuccessPerformed)),
 		seed(response(0, chunk.ReconfigPending), response(1, chunk.ReconfigDenied)),
 		seed(chunk.ReconfigParam{Type: chunk.ParamSSNTSNReset, ReqSeq: peerTSN}),
+		seed(tsnReset(peerTSN), outReset(peerTSN+1, 0, peerTSN-1)),
+		seed(tsnResponse(0, chunk.ReconfigSuccessPerformed, peerTSN+5, 1<<31)),
+		seed(tsnResponse(0, chunk.ReconfigSuccessPerformed, peerTSN-9, 7)),
+		seed(tsnResponse(0, chunk.ReconfigPending, 0, 0), tsnReset(peerTSN)),
 	} {
-		for _, mode := range []byte{0, 1, 2, 3, 0x80, 0x81, 0x82, 0x83} {
+		for _, mode := range []byte{0, 1, 2, 3, 4, 5, 0x80, 0x81, 0x82, 0x83, 0x84, 0x85} {
 			f.Add(mode, v)
 		}
 	}
 	f.Fuzz(func(t *testing.T, mode byte, val []byte) {
 		tc := connectReconf(t)
 		a := tc.a
-		switch mode & 3 {
+		switch mode & 7 {
 		case 1:
 			a.userReconf(tc.now, true, DirBoth, []uint16{0, 1}, 0, 0)
 		case 2:
@@ -47,6 +53,11 @@ func FuzzReconfig(f *testing.F) {
 		case 3:
 			a.send(tc.now, 1, 0, false, make([]byte, 3000))
 			a.userReconf(tc.now, true, DirOutgoing, nil, 0, 0)
+		case 4: // an SSN/TSN Reset Request of ours out (section 5.1.4)
+			a.userAssocReset(tc.now)
+		case 5: // one waiting for our DATA to be acknowledged
+			a.send(tc.now, 1, 0, false, make([]byte, 3000))
+			a.userAssocReset(tc.now)
 		}
 		tc.readPackets()
 		if mode&0x80 != 0 {

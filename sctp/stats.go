@@ -89,6 +89,10 @@ type ReconfCounters struct {
 	StreamResetsIn  uint64 // incoming stream resets performed
 	StreamsAddedOut uint64 // outbound streams added
 	StreamsAddedIn  uint64 // inbound streams added
+
+	AssocResetsOut     uint64 // our SSN/TSN Reset Requests performed by the peer
+	AssocResetsIn      uint64 // the peer's SSN/TSN Reset Requests performed
+	AssocResetsPending uint64 // the peer's SSN/TSN Reset Requests answered "In progress" (data outstanding)
 }
 
 func (s *ReconfCounters) add(o *ReconfCounters) {
@@ -106,6 +110,9 @@ func (s *ReconfCounters) add(o *ReconfCounters) {
 	s.StreamResetsIn += o.StreamResetsIn
 	s.StreamsAddedOut += o.StreamsAddedOut
 	s.StreamsAddedIn += o.StreamsAddedIn
+	s.AssocResetsOut += o.AssocResetsOut
+	s.AssocResetsIn += o.AssocResetsIn
+	s.AssocResetsPending += o.AssocResetsPending
 }
 
 // add adds the counters of o to s (for an endpoint total); path values are

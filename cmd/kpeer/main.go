@@ -18,6 +18,7 @@
 //	abort id=C [conn=N]   (ABORT)                                     -> ABORTED id=C conn=N
 //	prio id=C [conn=N] sid=S value=V  (SCTP_STREAM_SCHEDULER_VALUE)   -> OK cmd=prio id=C
 //	reset id=C [conn=N] sids=S,S... [dir=in|out|both] (SCTP_RESET_STREAMS) -> OK cmd=reset id=C ...
+//	resetassoc id=C [conn=N]  (SCTP_RESET_ASSOC, SSN/TSN reset)       -> OK cmd=resetassoc id=C ...
 //	addstreams id=C [conn=N] in=N out=N (SCTP_ADD_STREAMS)           -> OK cmd=addstreams id=C ...
 //	sysctl net.sctp.NAME=VALUE                                        -> OK cmd=sysctl
 //	echo WORDS...                                                     -> ECHO WORDS...
@@ -46,7 +47,8 @@
 //	MSG id=X conn=N sid=S ppid=P len=N unordered=0|1 crc=CRC32(IEEE, hex) ssn=SSN
 //	EVENT id=X conn=N type=assoc_change state=comm_up|comm_lost|restart|shutdown_comp|cant_start error=E ...
 //	EVENT id=X conn=N type=shutdown|remote_error|send_failed|partial_delivery
-//	EVENT id=X conn=N type=stream_reset|assoc_reset flags=F
+//	EVENT id=X conn=N type=stream_reset flags=F
+//	EVENT id=X conn=N type=assoc_reset flags=F local_tsn=T remote_tsn=T
 //	EVENT id=X conn=N type=stream_change flags=F istreams=I ostreams=O
 //	SENT id=X conn=N msgs=M bytes=B   (a source finished sending, or a send command)
 //	DONE id=X conn=N msgs=M bytes=B crc=CRC32 of all bytes in arrival order end=eof|abort|error
@@ -149,6 +151,8 @@ func (p *peer) command(line string) {
 		err = p.prio(id, args)
 	case "reset":
 		err = p.resetStreams(id, args)
+	case "resetassoc":
+		err = p.resetAssoc(id, args)
 	case "addstreams":
 		err = p.addStreams(id, args)
 	case "sysctl":

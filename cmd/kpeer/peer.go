@@ -10,6 +10,7 @@ import (
 	"net"
 	"sync"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"github.com/ishidawataru/sctp"
@@ -434,8 +435,12 @@ func (cn *conn) event(b []byte) {
 		cn.p.printf("EVENT id=%s conn=%d type=partial_delivery", cn.id, cn.n)
 	case sctpStreamResetEvent: // flags: 1 incoming, 2 outgoing, 4 denied, 8 failed
 		cn.p.printf("EVENT id=%s conn=%d type=stream_reset flags=%#x", cn.id, cn.n, binary.NativeEndian.Uint16(b[2:]))
-	case sctpAssocResetEvent:
-		cn.p.printf("EVENT id=%s conn=%d type=assoc_reset flags=%#x", cn.id, cn.n, binary.NativeEndian.Uint16(b[2:]))
+	case sctpAssocResetEvent: // struct sctp_assoc_reset_event; flags: 4 denied, 8 failed
+		if len(b) < 20 {
+			return
+		}
+		cn.p.printf("EVENT id=%s conn=%d type=assoc_reset flags=%#x local_tsn=%d remote_tsn=%d", cn.id, cn.n,
+			binary.NativeEndian.Uint16(b[2:]), binary.NativeEndian.Uint32(b[12:]), binary.NativeEndian.Uint32(b[16:]))
 	case sctpStreamChangeEvent: // struct sctp_stream_change_event
 		if len(b) < 16 {
 			return
@@ -535,6 +540,33 @@ func (p *peer) resetStreams(id string, a *args) error {
 		return err
 	}
 	p.printf("OK cmd=reset id=%s conn=%d", id, cn.n)
+	return nil
+}
+
+// resetAssoc asks for an SSN/TSN reset (RFC 6525 section 5.1.4,
+// SCTP_RESET_ASSOC; the value is the association id, ignored on a
+// one-to-one socket). Linux refuses with EAGAIN while its data is
+// unacknowledged: kpeer tries again for up to 5 seconds.
+func (p *peer) resetAssoc(id string, a *args) error {
+	cn, err := p.find(id, a)
+	if err != nil {
+		return err
+	}
+	if a.err != nil {
+		return a.err
+	}
+	var assoc int32
+	for try := 0; ; try++ {
+		err = setRaw(cn.fd, optResetAssoc, unsafe.Pointer(&assoc), unsafe.Sizeof(assoc))
+		if err == nil || !errors.Is(err, syscall.EAGAIN) || try == 500 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err != nil {
+		return err
+	}
+	p.printf("OK cmd=resetassoc id=%s conn=%d", id, cn.n)
 	return nil
 }
 

@@ -19,6 +19,7 @@ const (
 	optFragmentInterleave      = 18  // SCTP_FRAGMENT_INTERLEAVE
 	optEnableStreamReset       = 118 // SCTP_ENABLE_STREAM_RESET
 	optResetStreams            = 119 // SCTP_RESET_STREAMS
+	optResetAssoc              = 120 // SCTP_RESET_ASSOC
 	optAddStreams              = 121 // SCTP_ADD_STREAMS
 	optStreamScheduler         = 123 // SCTP_STREAM_SCHEDULER
 	optStreamSchedulerValue    = 124 // SCTP_STREAM_SCHEDULER_VALUE

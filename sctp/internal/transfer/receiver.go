@@ -27,6 +27,8 @@ type Receiver struct {
 
 	reconfStreams *Streams       // the stream table, for resets and added streams
 	deferred      *deferredReset // an incoming reset waiting for the cumulative TSN (RFC 6525)
+	muted         bool           // no SACK until DATA moves the cumulative TSN past muteCum (ResetTSN)
+	muteCum       TSN
 
 	capacity  int // receive buffer: a_rwnd when empty
 	pdPoint   int // held bytes that start partial delivery
@@ -321,6 +323,16 @@ func (r *Receiver) Deadline() time.Time { return r.ackDeadline }
 func (r *Receiver) AppendSACK(now time.Time, pkt []byte, room int) []byte {
 	if room < sackHeaderLen {
 		return pkt
+	}
+	if r.muted {
+		if r.tsns.cum == r.muteCum {
+			// After an SSN/TSN reset we performed: see ResetTSN.
+			r.sackNow, r.batchDue, r.packets = false, false, 0
+			r.ackDeadline = time.Time{}
+			r.dups = r.dups[:0]
+			return pkt
+		}
+		r.muted = false
 	}
 	maxGaps := (room - sackHeaderLen) / 4
 	r.gapBuf = r.gapBuf[:0]

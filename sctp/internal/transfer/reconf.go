@@ -276,3 +276,155 @@ func (r *Receiver) ResetIncoming(sids []uint16) bool {
 	r.maybePartial()
 	return ok
 }
+
+// Quiet reports whether the sender can take part in an SSN/TSN reset
+// (RFC 6525 sections 5.1.4 and 5.2.4): nothing it sent is unacknowledged,
+// no FORWARD-TSN is owed and no message is partly cut into chunks (its
+// remaining fragments would carry the old stream numbering). Messages
+// queued and not yet cut do not count: they take the new numbering.
+func (s *Sender) Quiet() bool {
+	if s.Outstanding() != 0 || s.fwdDue {
+		return false
+	}
+	for sid := range s.streams.Outs() {
+		if s.Cutting(sid) {
+			return false
+		}
+	}
+	return true
+}
+
+// ResetTSN performs the sender's part of an SSN/TSN reset (RFC 6525
+// sections 5.1.4 and 5.2.4) once Quiet: the next DATA chunk carries TSN
+// next, the cumulative TSN ack point (and the PR-SCTP Advanced.Peer.Ack.Point)
+// becomes next-1, and every outbound stream numbers again from 0.
+func (s *Sender) ResetTSN(next TSN) {
+	s.expectJump = false
+	if next != s.nextTSN {
+		s.jumped, s.jumpCum = true, s.cumAck
+	}
+	s.nextTSN = next
+	s.cumAck = next - 1
+	s.advPeerAck, s.fwdSent = s.cumAck, s.cumAck
+	s.fwdDue = false
+	s.timing = false
+	s.ResetOutgoing(nil)
+}
+
+// beforeJump reports whether cum, a SACK's cumulative TSN ack, belongs to
+// the TSNs used before an SSN/TSN reset moved nextTSN (by 2^31 when the
+// peer follows RFC 6525 section 5.2.4 G1): a SACK delayed in the network
+// that must be dropped as stale, not taken as acknowledging TSNs never
+// sent. Once the new numbering has gone 2^29 TSNs on, the old numbers
+// are forgotten.
+func (s *Sender) beforeJump(cum TSN) bool {
+	if !s.jumped {
+		return false
+	}
+	if uint32(s.cumAck-s.jumpCum) > 1<<29 && uint32(s.cumAck-s.jumpCum) < 3<<29 {
+		s.jumped = false
+		return false
+	}
+	return uint32(s.jumpCum-cum) < 1<<30
+}
+
+// Settled reports whether the receiver can take part in an SSN/TSN
+// reset: every TSN up to the highest received arrived (no gap), nothing
+// waits for reassembly or ordering (what is held is ready to read), and
+// no incoming stream reset is deferred.
+func (r *Receiver) Settled() bool {
+	return !r.tsns.hasGaps() && r.reasm.Held() == r.reasm.Ready() && r.deferred == nil
+}
+
+// ResetTSN performs the receiver's part of an SSN/TSN reset (RFC 6525
+// sections 5.1.4 and 5.2.4) once Settled: the next TSN expected from the
+// peer is next (the cumulative TSN becomes next-1) and every inbound
+// stream expects stream sequence number (or message id) 0 again. Messages
+// already received stay readable.
+//
+// No SACK goes out until the peer's first DATA in the new numbering
+// arrives: a SACK reports the cumulative TSN in the new numbering, which
+// acknowledges TSNs the peer never sent until it has processed our
+// answer (RFC 9260 section 11.4 then has it abort), and the peer, which
+// sent its request with nothing outstanding, needs none.
+func (r *Receiver) ResetTSN(next TSN) {
+	r.tsns.reset(next)
+	r.dups = r.dups[:0]
+	r.ResetIncoming(nil)
+	r.muted, r.muteCum = true, r.tsns.cum
+}
+
+// HoldAll starts holding every DATA fragment that arrives from now on,
+// for our SSN/TSN Reset Request (RFC 6525 section 5.1.4): until the
+// peer's answer says where its new numbering starts (the Sender's Next
+// TSN), a fragment may belong to the old numbering or to the new, which
+// restarts every stream at 0. Held fragments are acknowledged as usual and
+// count against the window; EndHold releases them.
+func (r *Receiver) HoldAll() { r.DeferReset(r.tsns.cum, nil) }
+
+// EndHold ends HoldAll. When the peer performed the reset, the fragments
+// held below next (the Sender's Next TSN of its answer) go to reassembly
+// with the old numbering, then every inbound stream restarts at 0 and the
+// next TSN expected becomes next, unless DATA from next on already arrived
+// (held, and released now with the new numbering). Otherwise everything
+// held is released unchanged. It reports false when a released fragment
+// broke the fragment rules (the association should abort).
+func (r *Receiver) EndHold(performed bool, next TSN) bool {
+	d := r.deferred
+	r.deferred = nil
+	ok := true
+	release := func(f *interleave.Frag) {
+		if !ok {
+			r.pool.Put(f)
+		} else if !r.reasm.Add(f) {
+			ok = false
+		}
+	}
+	var held []*interleave.Frag
+	if d != nil {
+		held = d.held
+	}
+	rest := held[:0]
+	for _, f := range held {
+		if performed && !TSN(f.TSN).LT(next) {
+			rest = append(rest, f)
+			continue
+		}
+		release(f)
+	}
+	if performed {
+		if d := uint32(r.tsns.cum - (next - 1)); d >= tsnMapBits {
+			// Nothing from next on arrived, or the peer moved its TSN:
+			// expect next.
+			r.tsns.reset(next)
+		}
+		r.dups = r.dups[:0]
+		r.resetSequences()
+		r.sackNow = true
+	}
+	for i, f := range rest {
+		rest[i] = nil
+		release(f)
+	}
+	clear(held)
+	r.maybePartial()
+	return ok
+}
+
+// resetSequences makes every inbound stream expect stream sequence number
+// (or message id) 0 again.
+func (r *Receiver) resetSequences() {
+	for _, in := range r.reconfStreams.Ins() {
+		in.ResetSequence()
+	}
+}
+
+// ExpectJump is called when our SSN/TSN Reset Request leaves: until
+// ResetTSN (or EndJump, when it fails), a SACK acknowledging TSNs beyond
+// those sent is taken as one the peer sent in the new numbering after
+// performing it, its answer lost or overtaken, and dropped as stale
+// rather than answered with ABORT.
+func (s *Sender) ExpectJump() { s.expectJump = true }
+
+// EndJump ends ExpectJump.
+func (s *Sender) EndJump() { s.expectJump = false }

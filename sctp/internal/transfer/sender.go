@@ -142,6 +142,12 @@ type Sender struct {
 	prOut      int       // chunks of PRTTL and PRRtx messages outstanding, not abandoned
 	prBase     time.Time // time base of the PRTTL lifetimes
 
+	// An SSN/TSN reset (RFC 6525) that moved nextTSN: the cumulative
+	// TSN ack point before it, while SACKs from before it may arrive.
+	jumped     bool
+	jumpCum    TSN
+	expectJump bool // our SSN/TSN Reset Request is out (ExpectJump)
+
 	timing   bool // an RTT measurement is running
 	timedTSN TSN
 	t3       time.Time // T3-rtx deadline, zero when stopped

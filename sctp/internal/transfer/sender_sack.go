@@ -24,7 +24,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	cum := sk.CumTSNAck
 	// 6.2.1 D i): "If Cumulative TSN Ack is less than the Cumulative TSN
 	// Ack Point, then drop the SACK chunk."
-	if cum.LT(s.cumAck) {
+	if cum.LT(s.cumAck) || s.beforeJump(cum) || s.expectJump && cum.GT(s.nextTSN-1) {
 		s.stats.SACKsStale++
 		return false, nil
 	}

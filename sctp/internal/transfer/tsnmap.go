@@ -21,6 +21,15 @@ func (m *tsnMap) init(peerInitial TSN) {
 	m.highest = m.cum
 }
 
+// reset forgets every TSN received and expects next (an SSN/TSN reset,
+// RFC 6525).
+func (m *tsnMap) reset(next TSN) {
+	if m.words != nil {
+		*m.words = [tsnMapBits / 64]uint64{}
+	}
+	m.init(next)
+}
+
 func (m *tsnMap) bit(t TSN) (int, uint64) {
 	i := uint32(t) % tsnMapBits
 	return int(i / 64), 1 << (i % 64)
