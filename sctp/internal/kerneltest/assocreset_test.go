@@ -30,12 +30,7 @@ func TestKernelAssocReset(t *testing.T) {
 }
 
 func kernelAssocReset(t *testing.T, idata bool) {
-	kopts, cfg := "mode=sink reset=1 ostreams=10 istreams=10", sctp.Config{OutStreams: 10, InStreams: 10}
-	if idata {
-		kopts += " intl=1"
-		cfg.Interleaving = true
-	}
-	ssnOK := func(got, want int) bool { return idata || got == want }
+	kopts, cfg, ssnOK := reconfSetup(idata)
 	forEach(t, []string{udp}, func(t *testing.T, tr, role string) {
 		p := newPair(t, setup{tr: tr, role: role, kopts: kopts, cfg: cfg})
 		buf := make([]byte, 1024)

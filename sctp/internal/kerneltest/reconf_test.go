@@ -32,13 +32,21 @@ func TestKernelStreamReconfig(t *testing.T) {
 	t.Run("idata", func(t *testing.T) { kernelReconfig(t, true) })
 }
 
-func kernelReconfig(t *testing.T, idata bool) {
-	kopts, cfg := "mode=sink reset=1 ostreams=10 istreams=10", sctp.Config{OutStreams: 10, InStreams: 10}
+// reconfSetup is the association of the RFC 6525 kernel tests: 10 streams each way, a
+// kpeer sink that allows every reconfiguration request, I-DATA when idata is set. ssnOK
+// checks a delivered SSN against the one expected, which with I-DATA is not compared
+// (the MID restarts instead).
+func reconfSetup(idata bool) (kopts string, cfg sctp.Config, ssnOK func(got, want int) bool) {
+	kopts, cfg = "mode=sink reset=1 ostreams=10 istreams=10", sctp.Config{OutStreams: 10, InStreams: 10}
 	if idata {
 		kopts += " intl=1"
 		cfg.Interleaving = true
 	}
-	ssnOK := func(got, want int) bool { return idata || got == want }
+	return kopts, cfg, func(got, want int) bool { return idata || got == want }
+}
+
+func kernelReconfig(t *testing.T, idata bool) {
+	kopts, cfg, ssnOK := reconfSetup(idata)
 	forEach(t, []string{udp}, func(t *testing.T, tr, role string) {
 		p := newPair(t, setup{tr: tr, role: role, kopts: kopts, cfg: cfg})
 		buf := make([]byte, 1024)
