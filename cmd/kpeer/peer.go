@@ -536,17 +536,30 @@ func (p *peer) resetStreams(id string, a *args) error {
 	for i, s := range sids {
 		binary.NativeEndian.PutUint16(b[8+2*i:], uint16(s))
 	}
-	if err := setRaw(cn.fd, optResetStreams, unsafe.Pointer(&b[0]), uintptr(len(b))); err != nil {
+	if err := setRawRetry(cn.fd, optResetStreams, unsafe.Pointer(&b[0]), uintptr(len(b))); err != nil {
 		return err
 	}
 	p.printf("OK cmd=reset id=%s conn=%d", id, cn.n)
 	return nil
 }
 
+// setRawRetry is setRaw for the RFC 6525 requests, which Linux refuses for a while:
+// with EINPROGRESS while a reconfiguration request of its own is outstanding (one
+// answering ours, for example), and SCTP_RESET_ASSOC with EAGAIN while its data is
+// unacknowledged. kpeer tries again for up to 5 seconds.
+func setRawRetry(fd, opt int, v unsafe.Pointer, n uintptr) error {
+	for try := 0; ; try++ {
+		err := setRaw(fd, opt, v, n)
+		if err == nil || !(errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EINPROGRESS)) || try == 500 {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // resetAssoc asks for an SSN/TSN reset (RFC 6525 section 5.1.4,
 // SCTP_RESET_ASSOC; the value is the association id, ignored on a
-// one-to-one socket). Linux refuses with EAGAIN while its data is
-// unacknowledged: kpeer tries again for up to 5 seconds.
+// one-to-one socket).
 func (p *peer) resetAssoc(id string, a *args) error {
 	cn, err := p.find(id, a)
 	if err != nil {
@@ -556,14 +569,7 @@ func (p *peer) resetAssoc(id string, a *args) error {
 		return a.err
 	}
 	var assoc int32
-	for try := 0; ; try++ {
-		err = setRaw(cn.fd, optResetAssoc, unsafe.Pointer(&assoc), unsafe.Sizeof(assoc))
-		if err == nil || !errors.Is(err, syscall.EAGAIN) || try == 500 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if err != nil {
+	if err := setRawRetry(cn.fd, optResetAssoc, unsafe.Pointer(&assoc), unsafe.Sizeof(assoc)); err != nil {
 		return err
 	}
 	p.printf("OK cmd=resetassoc id=%s conn=%d", id, cn.n)
@@ -583,7 +589,7 @@ func (p *peer) addStreams(id string, a *args) error {
 	var b [8]byte
 	binary.NativeEndian.PutUint16(b[4:], uint16(in))
 	binary.NativeEndian.PutUint16(b[6:], uint16(out))
-	if err := setRaw(cn.fd, optAddStreams, unsafe.Pointer(&b[0]), 8); err != nil {
+	if err := setRawRetry(cn.fd, optAddStreams, unsafe.Pointer(&b[0]), 8); err != nil {
 		return err
 	}
 	p.printf("OK cmd=addstreams id=%s conn=%d", id, cn.n)
