@@ -9,87 +9,28 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
-	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/usctp/usctp/sctp/internal/netnstest"
 )
 
-// apiNetns creates two network namespaces joined by a veth pair (10.201.1.1
-// and .2, fd00:201:1::1 and ::2) with static neighbours, and removes them
-// at the end of the test. It needs root and iproute2.
+// apiNetns creates the namespaces of the API tests (netnstest.Pair):
+// 10.201.1.1 and .2, fd00:201:1::1 and ::2, device v0.
 func apiNetns(t *testing.T) (a, b string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("network namespace tests need root")
-	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("network namespace tests need the ip command (iproute2)")
-	}
-	a = fmt.Sprintf("usctp-api-%d-a", os.Getpid())
-	b = fmt.Sprintf("usctp-api-%d-b", os.Getpid())
-	ip := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	ip("netns", "add", a)
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", a).Run() })
-	ip("netns", "add", b)
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", b).Run() })
-	ip("link", "add", "v0", "address", "02:00:00:00:01:01", "netns", a, "type", "veth",
-		"peer", "name", "v0", "address", "02:00:00:00:01:02", "netns", b)
-	for i, ns := range []string{a, b} {
-		me, peer := i+1, 2-i
-		ip("-n", ns, "link", "set", "lo", "up")
-		ip("-n", ns, "addr", "add", fmt.Sprintf("10.201.1.%d/24", me), "dev", "v0")
-		ip("-n", ns, "addr", "add", fmt.Sprintf("fd00:201:1::%d/64", me), "dev", "v0", "nodad")
-		ip("-n", ns, "link", "set", "v0", "up")
-		mac := fmt.Sprintf("02:00:00:00:01:%02d", peer)
-		ip("-n", ns, "neigh", "replace", fmt.Sprintf("10.201.1.%d", peer), "lladdr", mac, "dev", "v0", "nud", "permanent")
-		ip("-n", ns, "neigh", "replace", fmt.Sprintf("fd00:201:1::%d", peer), "lladdr", mac, "dev", "v0", "nud", "permanent")
-	}
-	return a, b
+	return netnstest.Pair(t, "usctp-api", "v0", 1)
 }
 
-// inNs runs f on an OS thread inside the named namespace: sockets it
-// opens belong to that namespace.
+// inNs runs f inside the named namespace (netnstest.In): sockets it opens
+// belong to that namespace.
 func inNs(t *testing.T, name string, f func()) {
 	t.Helper()
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		orig, err := os.Open("/proc/thread-self/ns/net")
-		if err != nil {
-			errc <- err
-			return
-		}
-		defer orig.Close()
-		target, err := os.Open("/run/netns/" + name)
-		if err != nil {
-			errc <- err
-			return
-		}
-		defer target.Close()
-		if err := unix.Setns(int(target.Fd()), unix.CLONE_NEWNET); err != nil {
-			errc <- err
-			return
-		}
-		f()
-		if err := unix.Setns(int(orig.Fd()), unix.CLONE_NEWNET); err != nil {
-			errc <- err // the thread stays locked and dies
-			return
-		}
-		runtime.UnlockOSThread()
-		errc <- nil
-	}()
-	if err := <-errc; err != nil {
-		t.Fatal(err)
-	}
+	netnstest.In(t, name, f)
 }
 
 // TestRawIPNetns runs associations over raw IP (plain SCTP, protocol
