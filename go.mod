@@ -12,7 +12,9 @@ require (
 require (
 	github.com/pion/logging v0.2.4
 	github.com/pion/sctp v1.12.1
-	github.com/pion/transport/v5 v5.1.5
 )
 
-require github.com/pion/randutil v0.1.0 // indirect
+require (
+	github.com/pion/randutil v0.1.0 // indirect
+	github.com/pion/transport/v5 v5.1.5 // indirect
+)

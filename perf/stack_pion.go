@@ -10,13 +10,12 @@ import (
 
 	"github.com/pion/logging"
 	pion "github.com/pion/sctp"
-	"github.com/pion/transport/v5/udp"
 )
 
 // pionStack runs github.com/pion/sctp over UDP sockets on loopback or a
 // real network: each association has its own UDP socket on the client and
-// a demultiplexed UDP "connection" on the server (pion/transport's udp
-// listener), which is how pion/webrtc carries it.
+// a demultiplexed UDP "connection" on the server (udpDemux), which is how
+// pion/webrtc carries it.
 type pionStack struct {
 	name  string
 	tuned bool
@@ -93,8 +92,7 @@ func (s *pionStack) Listen(ctx context.Context, addr string, cfg *Config) (Liste
 	if err != nil {
 		return nil, err
 	}
-	lc := udp.ListenConfig{ReadBufferSize: pionSocketBuf, WriteBufferSize: pionSocketBuf}
-	ln, err := lc.Listen("udp", ua)
+	ln, err := listenDemux(ua, pionSocketBuf)
 	if err != nil {
 		return nil, err
 	}
