@@ -21,6 +21,12 @@ import (
 // association from 10.0.0.1 over a simulated link, inside a synctest
 // bubble: virtual time, no real sleeps.
 func simPair(t *testing.T, link simnet.LinkConfig, f func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network)) {
+	simPairAdj(t, link, nil, f)
+}
+
+// simPairAdj is simPair with both endpoints' configurations adjusted by
+// adj (streams, buffers, interleaving) when it is not nil.
+func simPairAdj(t *testing.T, link simnet.LinkConfig, adj func(*Config), f func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network)) {
 	synctest.Test(t, func(t *testing.T) {
 		n := simconn.New(1, simconn.Config{Link: link, Overhead: 28})
 		ca, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
@@ -32,12 +38,16 @@ func simPair(t *testing.T, link simnet.LinkConfig, f func(t *testing.T, c, s *As
 			t.Fatal(err)
 		}
 		lc := &Config{OutStreams: 16, InStreams: 16, conn: cb}
+		dc := &Config{OutStreams: 16, InStreams: 16, conn: ca}
+		if adj != nil {
+			adj(lc)
+			adj(dc)
+		}
 		l, err := Listen("10.0.0.2:5000", lc)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer l.Close()
-		dc := &Config{OutStreams: 16, InStreams: 16, conn: ca}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		c, err := Dial(ctx, "10.0.0.2:5000", dc)

@@ -7,11 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/netip"
 	"os"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/usctp/usctp/sctp/internal/simconn"
@@ -21,38 +19,7 @@ import (
 // simPairCfg is simPair with both endpoints' configurations adjusted by
 // adj (streams, buffers, interleaving).
 func simPairCfg(t *testing.T, link simnet.LinkConfig, adj func(*Config), f func(t *testing.T, c, s *Association)) {
-	synctest.Test(t, func(t *testing.T) {
-		n := simconn.New(1, simconn.Config{Link: link, Overhead: 28})
-		ca, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cb, err := n.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		lc := &Config{OutStreams: 16, InStreams: 16, conn: cb}
-		dc := &Config{OutStreams: 16, InStreams: 16, conn: ca}
-		adj(lc)
-		adj(dc)
-		l, err := Listen("10.0.0.2:5000", lc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		c, err := Dial(ctx, "10.0.0.2:5000", dc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		s, err := l.AcceptContext(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f(t, c, s)
-	})
+	simPairAdj(t, link, adj, func(t *testing.T, c, s *Association, _ *Endpoint, _ *simconn.Network) { f(t, c, s) })
 }
 
 // waitRecvHeld waits (in virtual time) until as holds want bytes received
