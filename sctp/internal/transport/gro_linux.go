@@ -76,6 +76,7 @@ func (b *batchIO) readGRO(pkts []Packet, view bool) (int, error) {
 			h.hdr.SetControllen(groCmsgSpace)
 		}
 		b.r.count, b.r.n, b.r.err = groBuffers, 0, nil
+		b.r.poll.reset()
 		if err := b.rc.Read(b.r.fn); err != nil {
 			return 0, err
 		}

@@ -27,6 +27,8 @@ type IPConfig struct {
 	// SocketBuffer is the requested SO_RCVBUF and SO_SNDBUF; zero means
 	// 4 MiB.
 	SocketBuffer int
+	// BusyPoll is as UDPConfig.BusyPoll.
+	BusyPoll time.Duration
 }
 
 // IPConn is the raw IP transport: SCTP packets directly over IPv4 or
@@ -76,7 +78,7 @@ func ListenIP(cfg IPConfig) (*IPConn, error) {
 	if cfg.NoBatch {
 		// IPConn.ReadFrom strips the IPv4 header, so the adapter fits.
 		ic.b = single{NewAdapter(c, AdapterConfig{})}
-	} else if ic.b, err = newIPBatcher(c, ic.v6, cfg.DontFragment); err != nil {
+	} else if ic.b, err = newIPBatcher(c, ic.v6, cfg.DontFragment, pollBudget(cfg.BusyPoll)); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -90,7 +92,11 @@ func (c *IPConn) ReadBatch(pkts []Packet) (int, error) { return c.b.readBatch(pk
 func (c *IPConn) WriteBatch(pkts []Packet) (int, error) { return c.b.writeBatch(pkts) }
 
 // SetReadDeadline implements Conn.
-func (c *IPConn) SetReadDeadline(t time.Time) error { return c.c.SetReadDeadline(t) }
+func (c *IPConn) SetReadDeadline(t time.Time) error {
+	err := c.c.SetReadDeadline(t)
+	c.b.interruptPoll()
+	return err
+}
 
 // LocalAddr implements Conn: the bound address with port 0.
 func (c *IPConn) LocalAddr() netip.AddrPort { return c.local }
@@ -99,7 +105,10 @@ func (c *IPConn) LocalAddr() netip.AddrPort { return c.local }
 func (c *IPConn) Overhead(remote netip.Addr) int { return ipHeaderLen(remote) }
 
 // Close implements Conn.
-func (c *IPConn) Close() error { return c.c.Close() }
+func (c *IPConn) Close() error {
+	c.b.interruptPoll()
+	return c.c.Close()
+}
 
 // Stats returns the socket's counters.
 func (c *IPConn) Stats() Stats { return c.b.stats() }

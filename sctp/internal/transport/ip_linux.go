@@ -2,9 +2,12 @@
 
 package transport
 
-import "net"
+import (
+	"net"
+	"time"
+)
 
-func newIPBatcher(c *net.IPConn, v6, df bool) (batcher, error) {
+func newIPBatcher(c *net.IPConn, v6, df bool, busyPoll time.Duration) (batcher, error) {
 	rc, err := c.SyscallConn()
 	if err != nil {
 		return nil, err
@@ -14,5 +17,5 @@ func newIPBatcher(c *net.IPConn, v6, df bool) (batcher, error) {
 			return nil, err
 		}
 	}
-	return newBatchIO(rc, v6, !v6, false, 0), nil
+	return newBatchIO(rc, v6, !v6, false, 0, busyPoll), nil
 }

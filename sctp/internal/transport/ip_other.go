@@ -2,9 +2,12 @@
 
 package transport
 
-import "net"
+import (
+	"net"
+	"time"
+)
 
 // newIPBatcher falls back to one packet per call outside Linux.
-func newIPBatcher(c *net.IPConn, v6, df bool) (batcher, error) {
+func newIPBatcher(c *net.IPConn, v6, df bool, busyPoll time.Duration) (batcher, error) {
 	return single{NewAdapter(c, AdapterConfig{})}, nil
 }

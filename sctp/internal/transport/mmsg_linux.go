@@ -9,10 +9,12 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -63,6 +65,8 @@ type batchIO struct {
 	sendCalls    atomic.Uint64
 	sendMsgs     atomic.Uint64
 	sendPkts     atomic.Uint64
+	busyPolls    atomic.Uint64
+	busyPollHits atomic.Uint64
 
 	r struct {
 		sync.Mutex
@@ -73,6 +77,7 @@ type batchIO struct {
 		count int
 		n     int
 		err   error
+		poll  busyPoll
 		fn    func(fd uintptr) bool
 	}
 	w struct {
@@ -90,8 +95,9 @@ type batchIO struct {
 	}
 }
 
-func newBatchIO(rc syscall.RawConn, v6, raw4, udp bool, defaultPort uint16) *batchIO {
+func newBatchIO(rc syscall.RawConn, v6, raw4, udp bool, defaultPort uint16, busyPoll time.Duration) *batchIO {
 	b := &batchIO{rc: rc, v6: v6, raw4: raw4, udp: udp, defaultPort: defaultPort}
+	b.r.poll.budget = busyPoll
 	b.r.hs = make([]mmsghdr, maxBatch)
 	iovPer := 1
 	if raw4 {
@@ -118,7 +124,13 @@ func newBatchIO(rc syscall.RawConn, v6, raw4, udp bool, defaultPort uint16) *bat
 // transaction). Large sends keep Syscall6, so their P can be handed off.
 const rawSendBytes = 8 << 10
 
+// recvF reads what the socket holds without blocking; on an empty
+// socket it busy-polls when b.r.poll says so (the caller holds b.r, so
+// the poll is one reader's), then returns false to sleep in the
+// netpoller. SetReadDeadline and Close end a poll (interruptPoll), so
+// that they take effect at once as on a sleeping read.
 func (b *batchIO) recvF(fd uintptr) bool {
+	var until time.Time // polling until then, when not zero
 	for {
 		n, _, errno := unix.RawSyscall6(unix.SYS_RECVMMSG, fd,
 			uintptr(unsafe.Pointer(&b.r.hs[0])), uintptr(b.r.count), unix.MSG_DONTWAIT, 0, 0)
@@ -127,10 +139,30 @@ func (b *batchIO) recvF(fd uintptr) bool {
 			b.r.n = int(n)
 			b.recvCalls.Add(1)
 			b.recvMsgs.Add(uint64(n))
+			if !until.IsZero() {
+				b.busyPollHits.Add(1)
+			}
+			b.r.poll.arrived()
 			return true
 		case unix.EINTR:
 			continue
 		case unix.EAGAIN:
+			if until.IsZero() {
+				if until = b.r.poll.empty(); until.IsZero() {
+					return false
+				}
+				b.busyPolls.Add(1)
+				continue
+			}
+			if time.Now().Before(until) {
+				// Let this process's other goroutines run on
+				// this P meanwhile: a poll only uses idle time.
+				runtime.Gosched()
+				if b.r.poll.kicked() {
+					return false
+				}
+				continue
+			}
 			return false
 		default:
 			b.r.err = errno
@@ -206,6 +238,7 @@ func (b *batchIO) readBatch(pkts []Packet) (int, error) {
 			}
 		}
 		b.r.count, b.r.n, b.r.err = count, 0, nil
+		b.r.poll.reset()
 		if err := b.rc.Read(b.r.fn); err != nil {
 			return 0, err
 		}

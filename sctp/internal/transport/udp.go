@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"runtime"
 	"syscall"
 	"time"
 )
@@ -38,6 +39,12 @@ type UDPConfig struct {
 	// SocketBuffer is the requested SO_RCVBUF and SO_SNDBUF size; zero
 	// means 4 MiB. The kernel caps it at net.core.rmem_max / wmem_max.
 	SocketBuffer int
+	// BusyPoll is how long a read that finds the socket empty polls it
+	// before it sleeps, when the previous wait for data was that short
+	// (adaptive busy polling, see busyPoll); zero or negative: never.
+	// Linux only, with the batched engine, and only when GOMAXPROCS is
+	// at least 2 when the socket opens.
+	BusyPoll time.Duration
 }
 
 // batcher is the batched I/O engine behind a UDPConn or IPConn.
@@ -47,6 +54,9 @@ type batcher interface {
 	gsoEnabled() bool
 	groEnabled() bool
 	stats() Stats
+	// interruptPoll ends a busy poll in progress, for a new read
+	// deadline or Close.
+	interruptPoll()
 }
 
 // Stats counts events of a batched socket.
@@ -55,6 +65,8 @@ type Stats struct {
 	GSOSends     uint64 // messages sent with UDP_SEGMENT
 	GSOFailure   uint64 // GSO sends the kernel refused and that were resent without it
 	GROCoalesced uint64 // received buffers that held more than one datagram
+	BusyPolls    uint64 // reads that busy-polled an empty socket
+	BusyPollHits uint64 // busy polls that found data before their budget ran out
 
 	// System calls and what they moved: RecvCalls recvmmsg calls that
 	// returned data, RecvMessages the datagrams (or GRO buffers) they
@@ -107,7 +119,7 @@ func ListenUDP(cfg UDPConfig) (*UDPConn, error) {
 	u := &UDPConn{c: c, local: netAddrPort(c.LocalAddr()), remotePort: port}
 	if cfg.NoBatch {
 		u.b = single{NewAdapter(c, AdapterConfig{RemotePort: port})}
-	} else if u.b, err = newUDPBatcher(c, port, !cfg.NoGSO, cfg.GRO, cfg.DontFragment); err != nil {
+	} else if u.b, err = newUDPBatcher(c, port, !cfg.NoGSO, cfg.GRO, cfg.DontFragment, pollBudget(cfg.BusyPoll)); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -136,7 +148,11 @@ func (u *UDPConn) ReadBatchView(pkts []Packet) (int, error) {
 func (u *UDPConn) WriteBatch(pkts []Packet) (int, error) { return u.b.writeBatch(pkts) }
 
 // SetReadDeadline implements Conn.
-func (u *UDPConn) SetReadDeadline(t time.Time) error { return u.c.SetReadDeadline(t) }
+func (u *UDPConn) SetReadDeadline(t time.Time) error {
+	err := u.c.SetReadDeadline(t)
+	u.b.interruptPoll()
+	return err
+}
 
 // LocalAddr implements Conn: the local IP address and UDP port.
 func (u *UDPConn) LocalAddr() netip.AddrPort { return u.local }
@@ -145,7 +161,10 @@ func (u *UDPConn) LocalAddr() netip.AddrPort { return u.local }
 func (u *UDPConn) Overhead(remote netip.Addr) int { return ipHeaderLen(remote) + UDPHeaderLen }
 
 // Close implements Conn.
-func (u *UDPConn) Close() error { return u.c.Close() }
+func (u *UDPConn) Close() error {
+	u.b.interruptPoll()
+	return u.c.Close()
+}
 
 // GSO reports whether sends use UDP generic segmentation offload.
 func (u *UDPConn) GSO() bool { return u.b.gsoEnabled() }
@@ -156,6 +175,16 @@ func (u *UDPConn) GRO() bool { return u.b.groEnabled() }
 // Stats returns the socket's counters.
 func (u *UDPConn) Stats() Stats { return u.b.stats() }
 
+// pollBudget is the busy-poll budget of a new socket: none on one P,
+// where polling would keep the goroutine that sends the awaited packet
+// from running.
+func pollBudget(d time.Duration) time.Duration {
+	if d <= 0 || runtime.GOMAXPROCS(0) < 2 {
+		return 0
+	}
+	return d
+}
+
 // single is the one-datagram-per-call batcher.
 type single struct{ a *Adapter }
 
@@ -164,6 +193,7 @@ func (s single) writeBatch(pkts []Packet) (int, error) { return s.a.WriteBatch(p
 func (s single) gsoEnabled() bool                      { return false }
 func (s single) groEnabled() bool                      { return false }
 func (s single) stats() Stats                          { return Stats{} }
+func (s single) interruptPoll()                        {}
 
 // bufferedConn is a socket whose buffers setBuffers sizes.
 type bufferedConn interface {

@@ -2,9 +2,12 @@
 
 package transport
 
-import "net"
+import (
+	"net"
+	"time"
+)
 
-func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro, df bool) (batcher, error) {
+func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro, df bool, busyPoll time.Duration) (batcher, error) {
 	rc, err := c.SyscallConn()
 	if err != nil {
 		return nil, err
@@ -18,7 +21,7 @@ func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro, df bool) (batche
 			return nil, err
 		}
 	}
-	b := newBatchIO(rc, v6, false, true, remotePort)
+	b := newBatchIO(rc, v6, false, true, remotePort, busyPoll)
 	b.gso.Store(gso && probeGSO(rc))
 	if gro && enableGRO(rc) {
 		b.initGRO()
@@ -32,6 +35,9 @@ func (b *batchIO) groEnabled() bool { return b.g != nil }
 
 func (b *batchIO) stats() Stats {
 	return Stats{Dropped: b.dropped.Load(), GSOSends: b.gsoSends.Load(), GSOFailure: b.gsoFailure.Load(), GROCoalesced: b.groCoalesced.Load(),
+		BusyPolls: b.busyPolls.Load(), BusyPollHits: b.busyPollHits.Load(),
 		RecvCalls: b.recvCalls.Load(), RecvMessages: b.recvMsgs.Load(),
 		SendCalls: b.sendCalls.Load(), SendMessages: b.sendMsgs.Load(), SendPackets: b.sendPkts.Load()}
 }
+
+func (b *batchIO) interruptPoll() { b.r.poll.interrupt() }

@@ -5,10 +5,11 @@ package transport
 import (
 	"net"
 	"syscall"
+	"time"
 )
 
 // newUDPBatcher falls back to one datagram per call outside Linux.
-func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro, df bool) (batcher, error) {
+func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro, df bool, busyPoll time.Duration) (batcher, error) {
 	return single{NewAdapter(c, AdapterConfig{RemotePort: remotePort})}, nil
 }
 

@@ -1,0 +1,66 @@
+//go:build linux
+
+package transport
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// busyPoll decides whether a read that finds the socket empty polls it
+// for a while before it sleeps, as Linux's SO_BUSY_POLL does in the
+// kernel. Waking a sleeping reader (the netpoller's epoll_wait, the
+// scheduler handing the goroutine to a thread, an idle CPU leaving its
+// low-power state) takes tens of microseconds on a virtual machine, more
+// than a request/response round trip over loopback; a reader that polls
+// sees the answer a few microseconds after it arrives.
+//
+// Polling is adaptive: a read polls only when the previous wait for data
+// ended within the budget, that is when polling would have paid off. A
+// socket that sits idle, or whose packets come further apart than the
+// budget, never polls, and a poll that failed is not repeated until a
+// wait is short again. The CPU cost is therefore bounded by the budget
+// per packet train, and it is spent only on traffic where it buys
+// latency.
+type busyPoll struct {
+	budget  time.Duration // how long a read polls; 0: never
+	hot     bool          // the last wait for data ended within budget
+	waiting bool          // the current read found the socket empty
+	start   time.Time     // when it did
+	gen     uint32        // kick's value when the read began
+	kick    atomic.Uint32 // bumped by interrupt
+}
+
+// interrupt ends a poll in progress: the socket is closing or its read
+// deadline changed, which the netpoller would see on a sleeping read.
+func (p *busyPoll) interrupt() { p.kick.Add(1) }
+
+// kicked reports whether interrupt was called since the read began.
+func (p *busyPoll) kicked() bool { return p.kick.Load() != p.gen }
+
+// reset starts a read.
+func (p *busyPoll) reset() { p.waiting, p.gen = false, p.kick.Load() }
+
+// empty is called when the current read finds the socket empty. The
+// first time in a read it returns the time until which to poll, or the
+// zero time not to; later calls (the netpoller woke the read, and
+// another reader took the data first) return the zero time.
+func (p *busyPoll) empty() time.Time {
+	if p.waiting || p.budget <= 0 {
+		return time.Time{}
+	}
+	p.waiting, p.start = true, time.Now()
+	if !p.hot {
+		return time.Time{}
+	}
+	return p.start.Add(p.budget)
+}
+
+// arrived is called when the current read returns data: it measures how
+// long the read waited, polling and sleeping, and decides whether the
+// next read polls.
+func (p *busyPoll) arrived() {
+	if p.waiting {
+		p.hot = time.Since(p.start) <= p.budget
+	}
+}
