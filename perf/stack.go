@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Stack is one SCTP implementation that perf measures. A stack opens
@@ -85,6 +86,9 @@ type Config struct {
 	Interleave bool     `json:"interleave,omitempty"` // negotiate I-DATA (RFC 8260)
 	Weights    []uint16 `json:"weights,omitempty"`    // per-stream weights for wfq/fc, stream i gets Weights[i]
 	Prios      []uint16 `json:"prios,omitempty"`      // per-stream priorities for prio, stream i gets Prios[i]
+	// BusyPoll is usctp's sctp.Config.BusyPoll: 0 means its default,
+	// negative no busy polling. Other stacks ignore it.
+	BusyPoll time.Duration `json:"busy_poll,omitempty"`
 }
 
 // ErrUnsupported is returned (wrapped) when a stack cannot do what a

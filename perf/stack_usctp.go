@@ -36,6 +36,7 @@ func usctpConfig(cfg *Config) (*sctp.Config, error) {
 		Interleaving: cfg.Interleave,
 		UDPPort:      -1,
 		Backlog:      1024,
+		BusyPoll:     cfg.BusyPoll,
 	}
 	switch cfg.Transport {
 	case "", "udp":
@@ -212,8 +213,8 @@ func socketLine(s sctp.SocketStats) string {
 	if s.RecvCalls == 0 && s.SendCalls == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; socket: recvmmsg %d (%d datagrams, %d GRO), sendmmsg %d (%d datagrams, %d packets); owner wakes %d",
-		s.RecvCalls, s.RecvMessages, s.GROCoalesced, s.SendCalls, s.SendMessages, s.SendPackets, s.OwnerWakes)
+	return fmt.Sprintf("; socket: recvmmsg %d (%d datagrams, %d GRO), sendmmsg %d (%d datagrams, %d packets), busy polls %d (%d found data); owner wakes %d",
+		s.RecvCalls, s.RecvMessages, s.GROCoalesced, s.SendCalls, s.SendMessages, s.SendPackets, s.BusyPolls, s.BusyPollHits, s.OwnerWakes)
 }
 
 func (c *usctpConn) Close() error { return c.a.Close() }

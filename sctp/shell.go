@@ -193,7 +193,7 @@ func openConn(c *Config, ip netip.Addr) (transport.Conn, netip.AddrPort, error) 
 		return transport.NewAdapter(c.PacketConn, transport.AdapterConfig{RemotePort: c.RemoteUDPPort}),
 			netip.AddrPort{}, nil
 	case c.Transport == IP:
-		conn, err := transport.ListenIP(transport.IPConfig{Addr: ip})
+		conn, err := transport.ListenIP(transport.IPConfig{Addr: ip, BusyPoll: c.BusyPoll})
 		if err != nil {
 			return nil, netip.AddrPort{}, fmt.Errorf("sctp: raw IP: %w", err)
 		}
@@ -212,7 +212,7 @@ func openConn(c *Config, ip netip.Addr) (transport.Conn, netip.AddrPort, error) 
 		ip = netip.IPv6Unspecified()
 	}
 	conn, err := transport.ListenUDP(transport.UDPConfig{Addr: netip.AddrPortFrom(ip, uint16(port)),
-		RemotePort: c.RemoteUDPPort, GRO: true})
+		RemotePort: c.RemoteUDPPort, GRO: true, BusyPoll: c.BusyPoll})
 	if err != nil {
 		return nil, netip.AddrPort{}, fmt.Errorf("sctp: UDP encapsulation: %w", err)
 	}

@@ -15,6 +15,8 @@ type SocketStats struct {
 	SendPackets  uint64 // SCTP packets in them
 	GSOSends     uint64 // sends of several packets with UDP_SEGMENT
 	Dropped      uint64 // received datagrams dropped by the transport
+	BusyPolls    uint64 // reads that busy-polled the empty socket (Config.BusyPoll)
+	BusyPollHits uint64 // busy polls that found data before their budget ran out
 	// OwnerWakes counts the wake-ups of the endpoint's owner goroutine
 	// (timers, and writes it sends for their callers): each is a goroutine
 	// hand-off. Kept on every transport.
@@ -32,6 +34,7 @@ func (e *Endpoint) SocketStats() SocketStats {
 		RecvCalls: s.RecvCalls, RecvMessages: s.RecvMessages, GROCoalesced: s.GROCoalesced,
 		SendCalls: s.SendCalls, SendMessages: s.SendMessages, SendPackets: s.SendPackets,
 		GSOSends: s.GSOSends, Dropped: s.Dropped, OwnerWakes: e.nOwnerWakes.Load(),
+		BusyPolls: s.BusyPolls, BusyPollHits: s.BusyPollHits,
 	}
 }
 
