@@ -26,23 +26,9 @@ func BenchmarkStream(b *testing.B) {
 
 func benchUsctp(b *testing.B, size int) {
 	cfg := &sctp.Config{UDPPort: -1, MTU: 1228 + 28, SendBuffer: 4 << 20, RecvBuffer: 4 << 20}
-	l, err := sctp.Listen("127.0.0.1:5000", cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
-	dc := *cfg
-	dc.RemoteUDPPort = l.Addr().Port()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := sctp.Dial(ctx, "127.0.0.1:5000", &dc)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := l.AcceptContext(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
+	c, s := usctpPair(ctx, b, cfg)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -70,35 +56,30 @@ func benchUsctp(b *testing.B, size int) {
 	b.Logf("N=%d: %d packets, %d retransmits, %d fast, %d T3, cwnd %d", b.N, st.PacketsOut, st.Retransmits, st.FastRetransmit, st.T3Expiries, st.Cwnd)
 }
 
+// usctpPair opens a usctp association over UDP on loopback and returns
+// both ends; the endpoints close when b ends.
+func usctpPair(ctx context.Context, b *testing.B, cfg *sctp.Config) (c, s *sctp.Association) {
+	l, err := sctp.Listen("127.0.0.1:5000", cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { l.Close() })
+	dc := *cfg
+	dc.RemoteUDPPort = l.Addr().Port()
+	c, err = sctp.Dial(ctx, "127.0.0.1:5000", &dc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Endpoint().Close() })
+	s, err = l.AcceptContext(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c, s
+}
+
 func benchPion(b *testing.B, size int) {
-	ua, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ub, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ca := udpTo{ua, net.UDPAddrFromAddrPort(netip.MustParseAddrPort(ub.LocalAddr().String()))}
-	cb := udpTo{ub, net.UDPAddrFromAddrPort(netip.MustParseAddrPort(ua.LocalAddr().String()))}
-	lf := logging.NewDefaultLoggerFactory()
-	lf.DefaultLogLevel = logging.LogLevelError
-	errc := make(chan error, 1)
-	var server *pion.Association
-	go func() {
-		var err error
-		server, err = pion.Server(pion.Config{NetConn: cb, LoggerFactory: lf, MaxReceiveBufferSize: 4 << 20})
-		errc <- err
-	}()
-	client, err := pion.Client(pion.Config{NetConn: ca, LoggerFactory: lf, MaxReceiveBufferSize: 4 << 20})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := <-errc; err != nil {
-		b.Fatal(err)
-	}
-	defer client.Close()
-	defer server.Close()
+	client, server := pionPair(b)
 	st, err := client.OpenStream(1, pion.PayloadTypeWebRTCBinary)
 	if err != nil {
 		b.Fatal(err)
@@ -134,4 +115,36 @@ func benchPion(b *testing.B, size int) {
 	if n := <-got; n != total {
 		b.Fatalf("pion received %d of %d", n, total)
 	}
+}
+
+// pionPair opens a pion/sctp association over UDP on loopback (4 MiB
+// receive buffers, as usctp's) and returns both ends, closed when b ends.
+func pionPair(b *testing.B) (client, server *pion.Association) {
+	ua, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ub, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ca := udpTo{ua, net.UDPAddrFromAddrPort(netip.MustParseAddrPort(ub.LocalAddr().String()))}
+	cb := udpTo{ub, net.UDPAddrFromAddrPort(netip.MustParseAddrPort(ua.LocalAddr().String()))}
+	lf := logging.NewDefaultLoggerFactory()
+	lf.DefaultLogLevel = logging.LogLevelError
+	errc := make(chan error, 1)
+	go func() {
+		var err error
+		server, err = pion.Server(pion.Config{NetConn: cb, LoggerFactory: lf, MaxReceiveBufferSize: 4 << 20})
+		errc <- err
+	}()
+	client, err = pion.Client(pion.Config{NetConn: ca, LoggerFactory: lf, MaxReceiveBufferSize: 4 << 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := <-errc; err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { client.Close(); server.Close() })
+	return client, server
 }
