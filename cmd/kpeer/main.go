@@ -22,6 +22,7 @@
 //	addstreams id=C [conn=N] in=N out=N (SCTP_ADD_STREAMS)           -> OK cmd=addstreams id=C ...
 //	sysctl net.sctp.NAME=VALUE                                        -> OK cmd=sysctl
 //	echo WORDS...                                                     -> ECHO WORDS...
+//	run id=R PROG [ARGS...]  (a program, e.g. /sctpperf; blank-separated words) -> STARTED id=R pid=N
 //
 // Options of listen and dial:
 //
@@ -53,6 +54,8 @@
 //	SENT id=X conn=N msgs=M bytes=B   (a source finished sending, or a send command)
 //	DONE id=X conn=N msgs=M bytes=B crc=CRC32 of all bytes in arrival order end=eof|abort|error
 //	ERR id=X cmd=VERB err="..."
+//	OUT id=R fd=1|2 line="..."  (a line the program of run printed, Go-quoted)
+//	EXIT id=R code=N            (that program ended)
 package main
 
 import (
@@ -131,6 +134,12 @@ func (p *peer) command(line string) {
 		return
 	}
 	verb, rest, _ := strings.Cut(line, " ")
+	if verb == "run" {
+		if id, err := p.run(rest); err != nil {
+			p.printf("ERR id=%s cmd=run err=%q", id, err.Error())
+		}
+		return
+	}
 	args := parseArgs(rest)
 	id := args.str("id", "-")
 	var err error

@@ -64,44 +64,83 @@ echo "init: kpeer exited: $?"
 poweroff -f
 `
 
-// kpeerBuild builds cmd/kpeer once per process.
-var kpeerBuild struct {
+// builds holds the guest programs built by this process, by package path: each is built
+// once per process (buildProgram).
+var builds struct {
+	mu    sync.Mutex
+	byPkg map[string]*programBuild
+}
+
+type programBuild struct {
 	once sync.Once
 	path string
 	err  error
 }
 
-// buildKpeer builds the static guest peer (CGO_ENABLED=0) into a directory that lives as
-// long as the process (vmDir removes it after the process).
-func buildKpeer(ctx context.Context) (string, error) {
-	kpeerBuild.once.Do(func() {
+// buildProgram builds the module's command pkg ("./cmd/kpeer") as a static guest program
+// (CGO_ENABLED=0, linux/amd64) into a directory that lives as long as the process (vmDir
+// removes it after the process), once per process.
+func buildProgram(ctx context.Context, pkg string) (string, error) {
+	builds.mu.Lock()
+	if builds.byPkg == nil {
+		builds.byPkg = map[string]*programBuild{}
+	}
+	b := builds.byPkg[pkg]
+	if b == nil {
+		b = &programBuild{}
+		builds.byPkg[pkg] = b
+	}
+	builds.mu.Unlock()
+	b.once.Do(func() {
 		root, err := moduleRoot()
 		if err != nil {
-			kpeerBuild.err = err
+			b.err = err
 			return
 		}
-		dir, err := vmDir("kpeer")
+		name := filepath.Base(pkg)
+		dir, err := vmDir(name)
 		if err != nil {
-			kpeerBuild.err = err
+			b.err = err
 			return
 		}
-		out := filepath.Join(dir, "kpeer")
-		cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, "./cmd/kpeer")
+		out := filepath.Join(dir, name)
+		cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			kpeerBuild.err = fmt.Errorf("kernelvm: go build ./cmd/kpeer: %w\n%s", err, b)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("kernelvm: go build %s: %w\n%s", pkg, err, out)
 			return
 		}
-		kpeerBuild.path = out
+		b.path = out
 	})
-	return kpeerBuild.path, kpeerBuild.err
+	return b.path, b.err
+}
+
+// buildPrograms builds kpeer and the programs cfg asks for, at the same time, and returns
+// their paths by the name they get in the guest's root directory.
+func buildPrograms(ctx context.Context, cfg *Config) (map[string]string, error) {
+	pkgs := append([]string{"./cmd/kpeer"}, cfg.Programs...)
+	paths := make([]string, len(pkgs))
+	errs := make([]error, len(pkgs))
+	var wg sync.WaitGroup
+	for i, pkg := range pkgs {
+		wg.Go(func() { paths[i], errs[i] = buildProgram(ctx, pkg) })
+	}
+	wg.Wait()
+	byName := map[string]string{}
+	for i, pkg := range pkgs {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		byName[filepath.Base(pkg)] = paths[i]
+	}
+	return byName, nil
 }
 
 // writeInitramfs writes the guest's newc initramfs to path, uncompressed: the kernel
 // unpacks a plain cpio with a memory copy, while gunzip under TCG costs the guest
 // seconds on a loaded machine (measured: 13.8 s against 18.9 s to kpeer's start).
-func writeInitramfs(path string, g *Guest, kpeer string, cfg *Config) error {
+func writeInitramfs(path string, g *Guest, programs map[string]string, cfg *Config) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -120,7 +159,9 @@ func writeInitramfs(path string, g *Guest, kpeer string, cfg *Config) error {
 		c.file(name, perm, b)
 	}
 	add("bin/busybox", g.Busybox, 0o755)
-	add("kpeer", kpeer, 0o755)
+	for name, src := range programs {
+		add(name, src, 0o755)
+	}
 	var order []string
 	for _, m := range g.Modules {
 		add("lib/modules/"+filepath.Base(m), m, 0o644)

@@ -30,6 +30,9 @@ type Config struct {
 	// Sysctls are extra "net.sctp.NAME=VALUE" settings applied at boot, after
 	// net.sctp.udp_port=9899, intl_enable=1 and reconf_enable=1.
 	Sysctls []string
+	// Programs are more of the module's commands ("./cmd/sctpperf") to build like kpeer
+	// (static) and put in the guest's root directory ("/sctpperf"), for kpeer's run command.
+	Programs []string
 	// Tap adds transport B: a tap device in a new network namespace (needs root).
 	Tap bool
 	// MemoryMB is the guest's memory (default 256).
@@ -92,7 +95,7 @@ func Start(ctx context.Context, cfg Config) (*VM, error) {
 		return nil, fmt.Errorf("kernelvm: %w (run .ci/guest.sh)", err)
 	}
 	prep := time.Now()
-	kpeer, err := buildKpeer(ctx)
+	programs, err := buildPrograms(ctx, &cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -102,12 +105,12 @@ func Start(ctx context.Context, cfg Config) (*VM, error) {
 	}
 	vm := &VM{cfg: cfg, guest: g, dir: dir, changed: make(chan struct{})}
 	initrd := filepath.Join(dir, "initramfs.cpio")
-	if err := writeInitramfs(initrd, g, kpeer, &cfg); err != nil {
+	if err := writeInitramfs(initrd, g, programs, &cfg); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("kernelvm: initramfs: %w", err)
 	}
 	vm.PrepTime = time.Since(prep)
-	vm.logf("kernelvm: kpeer and initramfs in %v", vm.PrepTime.Round(time.Millisecond))
+	vm.logf("kernelvm: programs and initramfs in %v", vm.PrepTime.Round(time.Millisecond))
 	if cfg.Tap {
 		if vm.ns, err = newNetns(); err != nil {
 			os.RemoveAll(dir)
