@@ -42,8 +42,9 @@
 //     hand-offs that usctp's single ReadMsg does not need.
 //   - SCTP_RR_MANY keeps one transaction outstanding per association and
 //     cycles through the streams.
-//   - The kernel backend speaks plain SCTP (-transport ip) and sets no
-//     scheduler or interleaving yet.
+//   - The kernel backend sets no scheduler or interleaving yet. Over
+//     -transport udp it needs net.sctp.udp_port set (Linux 5.11 and later)
+//     and takes the peer to encapsulate on the same port.
 //   - With a shared send buffer, writers are admitted in turn, so bytes per
 //     stream show a scheduler's shares only while the backlog lasts: use a
 //     send buffer larger than what the run delivers (Params.PerStream

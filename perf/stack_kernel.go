@@ -2,19 +2,24 @@ package perf
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
+	"unsafe"
 
 	ksctp "github.com/ishidawataru/sctp"
 )
 
 // kernelStack runs the host kernel's SCTP (Linux net/sctp) through
 // github.com/ishidawataru/sctp, one-to-one style sockets, one per
-// association. It needs a kernel with SCTP (the sctp module loaded).
+// association. It needs a kernel with SCTP (the sctp module loaded); over
+// -transport udp (RFC 6951) also net.sctp.udp_port set (Linux 5.11 and later).
 type kernelStack struct{}
 
 func init() { Register(kernelStack{}) }
@@ -41,13 +46,66 @@ func kernelCheck(cfg *Config) error {
 	if err := kernelHasSCTP(); err != nil {
 		return err
 	}
-	if cfg.Transport == "udp" {
-		return fmt.Errorf("kernel: transport udp: %w here (set net.sctp.udp_port and SCTP_REMOTE_UDP_ENCAPS_PORT yourself, or use -transport ip)", ErrUnsupported)
+	switch cfg.Transport {
+	case "ip":
+	case "udp":
+		if _, err := kernelUDPPort(); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("kernel: transport %q: %w", cfg.Transport, ErrUnsupported)
 	}
 	if cfg.Sched != "" || cfg.Interleave {
 		return fmt.Errorf("kernel: -sched and -interleave: %w by this backend yet", ErrUnsupported)
 	}
 	return nil
+}
+
+// kernelUDPPort returns the kernel's SCTP-over-UDP port (RFC 6951; the sysctl
+// net.sctp.udp_port, Linux 5.11 and later), the port it receives encapsulated
+// SCTP on and sends it from. 0 means the kernel does not encapsulate.
+func kernelUDPPort() (uint16, error) {
+	const sysctl = "/proc/sys/net/sctp/udp_port"
+	b, err := os.ReadFile(sysctl)
+	if err != nil {
+		return 0, fmt.Errorf("kernel: transport udp: %w (Linux 5.11 or later has it; or use -transport ip)", err)
+	}
+	p, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 16)
+	if err != nil || p == 0 {
+		return 0, fmt.Errorf("kernel: transport udp: net.sctp.udp_port is %q: %w until it is set (sysctl -w net.sctp.udp_port=9899), or use -transport ip", strings.TrimSpace(string(b)), ErrUnsupported)
+	}
+	return uint16(p), nil
+}
+
+// Socket options of Linux's SCTP that github.com/ishidawataru/sctp does not name.
+const (
+	solSCTP                 = 132 // SOL_SCTP
+	sctpRemoteUDPEncapsPort = 132 // SCTP_REMOTE_UDP_ENCAPS_PORT (linux/sctp.h)
+	sctpFutureAssoc         = 0   // SCTP_FUTURE_ASSOC
+	sizeofUDPEncaps         = 144 // struct sctp_udpencaps: assoc id, sockaddr_storage (8-aligned), port
+)
+
+// setRemoteEncapsPort makes the socket's associations send SCTP in UDP to the
+// peer's port (RFC 6951 section 5.1: the destination port is the peer's
+// configured one; the kernel learns a replying peer's port from its packets).
+// The address in struct sctp_udpencaps is the IPv4 wildcard: every peer address.
+func setRemoteEncapsPort(c syscall.RawConn, port uint16) error {
+	var b [sizeofUDPEncaps]byte
+	binary.NativeEndian.PutUint32(b[0:], sctpFutureAssoc)
+	binary.NativeEndian.PutUint16(b[8:], syscall.AF_INET)
+	binary.BigEndian.PutUint16(b[136:], port)
+	var serr error
+	err := c.Control(func(fd uintptr) {
+		_, _, e := syscall.Syscall6(syscall.SYS_SETSOCKOPT, fd, solSCTP, sctpRemoteUDPEncapsPort,
+			uintptr(unsafe.Pointer(&b[0])), sizeofUDPEncaps, 0)
+		if e != 0 {
+			serr = fmt.Errorf("kernel: setsockopt(SCTP_REMOTE_UDP_ENCAPS_PORT, %d): %w", port, e)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return serr
 }
 
 func kernelInit(cfg *Config) ksctp.InitMsg {
@@ -122,7 +180,17 @@ func (kernelStack) Dial(ctx context.Context, addr string, cfg *Config) (Conn, er
 	if err != nil {
 		return nil, err
 	}
-	c, err := ksctp.DialSCTPExt("sctp", nil, ra, kernelInit(cfg))
+	sc := ksctp.SocketConfig{InitMsg: kernelInit(cfg)}
+	if cfg.Transport == "udp" {
+		// The peer is taken to encapsulate on the same port as this kernel: the same
+		// machine, or one configured alike (9899 is the IANA-assigned port).
+		port, err := kernelUDPPort()
+		if err != nil {
+			return nil, err
+		}
+		sc.Control = func(_, _ string, c syscall.RawConn) error { return setRemoteEncapsPort(c, port) }
+	}
+	c, err := sc.Dial("sctp", nil, ra)
 	if err != nil {
 		return nil, fmt.Errorf("kernel: dial %s: %w", addr, err)
 	}
