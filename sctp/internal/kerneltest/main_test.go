@@ -26,7 +26,8 @@ import (
 // kvm is the package's main guest (kernel 6.1, the distribution's), with transport B.
 // Every test opens the kpeer listeners it needs itself (port=0: the kernel picks), so the
 // tests do not depend on each other's leftovers.
-var kvm = &guestVM{cfg: kernelvm.Config{Tap: os.Geteuid() == 0}}
+// It also carries sctpperf, for TestKernelSctpperf.
+var kvm = &guestVM{cfg: kernelvm.Config{Tap: os.Geteuid() == 0, Programs: []string{"./cmd/sctpperf"}, MemoryMB: 512}}
 
 // kvm612 is the Debian 6.12 cloud kernel, the first with the fc and wfq stream
 // schedulers; only TestKernelSchedulers612 uses it.
