@@ -42,9 +42,12 @@
 //     hand-offs that usctp's single ReadMsg does not need.
 //   - SCTP_RR_MANY keeps one transaction outstanding per association and
 //     cycles through the streams.
-//   - The kernel backend sets no scheduler or interleaving yet. Over
-//     -transport udp it needs net.sctp.udp_port set (Linux 5.11 and later)
-//     and takes the peer to encapsulate on the same port.
+//   - The kernel backend takes the peer to encapsulate on its own
+//     net.sctp.udp_port over -transport udp (Linux 5.11 and later). With
+//     -sched, STREAM tests run one writer per stream (up to 64); Linux's
+//     blocking writers then contend for the socket: in the interop guest
+//     4 writers moved 5-8 Mbit/s where one writer cycling over the same 4
+//     streams moved 56.
 //   - With a shared send buffer, writers are admitted in turn, so bytes per
 //     stream show a scheduler's shares only while the backlog lasts: use a
 //     send buffer larger than what the run delivers (Params.PerStream

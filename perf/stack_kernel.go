@@ -2,7 +2,6 @@ package perf
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -11,15 +10,17 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"unsafe"
 
 	ksctp "github.com/ishidawataru/sctp"
+
+	"github.com/usctp/usctp/sched"
 )
 
 // kernelStack runs the host kernel's SCTP (Linux net/sctp) through
 // github.com/ishidawataru/sctp, one-to-one style sockets, one per
 // association. It needs a kernel with SCTP (the sctp module loaded); over
-// -transport udp (RFC 6951) also net.sctp.udp_port set (Linux 5.11 and later).
+// -transport udp (RFC 6951) also net.sctp.udp_port set (Linux 5.11 and later),
+// and for -interleave net.sctp.intl_enable=1.
 type kernelStack struct{}
 
 func init() { Register(kernelStack{}) }
@@ -55,10 +56,45 @@ func kernelCheck(cfg *Config) error {
 	default:
 		return fmt.Errorf("kernel: transport %q: %w", cfg.Transport, ErrUnsupported)
 	}
-	if cfg.Sched != "" || cfg.Interleave {
-		return fmt.Errorf("kernel: -sched and -interleave: %w by this backend yet", ErrUnsupported)
+	if cfg.Sched != "" {
+		k, err := sched.ParseKind(cfg.Sched)
+		if err != nil {
+			return err
+		}
+		if k > sched.WFQ {
+			return fmt.Errorf("kernel: scheduler %v: %w (Linux has fcfs, prio and rr, and fc and wfq in newer kernels such as 6.12)", k, ErrUnsupported)
+		}
 	}
 	return nil
+}
+
+// kernelSocket returns the Control function that sets up a new socket for cfg before it
+// binds or connects: RFC 6951 encapsulation towards the peer's port encapPort (0: none),
+// I-DATA, and the stream scheduler.
+func kernelSocket(cfg *Config, encapPort uint16) func(network, address string, c syscall.RawConn) error {
+	return func(_, _ string, c syscall.RawConn) error {
+		var err error
+		cerr := c.Control(func(fd uintptr) {
+			if encapPort != 0 {
+				if err = setRemoteEncapsPort(int(fd), encapPort); err != nil {
+					return
+				}
+			}
+			if cfg.Interleave {
+				if err = setInterleaving(int(fd)); err != nil {
+					return
+				}
+			}
+			if cfg.Sched != "" {
+				k, _ := sched.ParseKind(cfg.Sched) // checked by kernelCheck
+				err = setStreamScheduler(int(fd), k)
+			}
+		})
+		if cerr != nil {
+			return cerr
+		}
+		return err
+	}
 }
 
 // kernelUDPPort returns the kernel's SCTP-over-UDP port (RFC 6951; the sysctl
@@ -75,37 +111,6 @@ func kernelUDPPort() (uint16, error) {
 		return 0, fmt.Errorf("kernel: transport udp: net.sctp.udp_port is %q: %w until it is set (sysctl -w net.sctp.udp_port=9899), or use -transport ip", strings.TrimSpace(string(b)), ErrUnsupported)
 	}
 	return uint16(p), nil
-}
-
-// Socket options of Linux's SCTP that github.com/ishidawataru/sctp does not name.
-const (
-	solSCTP                 = 132 // SOL_SCTP
-	sctpRemoteUDPEncapsPort = 132 // SCTP_REMOTE_UDP_ENCAPS_PORT (linux/sctp.h)
-	sctpFutureAssoc         = 0   // SCTP_FUTURE_ASSOC
-	sizeofUDPEncaps         = 144 // struct sctp_udpencaps: assoc id, sockaddr_storage (8-aligned), port
-)
-
-// setRemoteEncapsPort makes the socket's associations send SCTP in UDP to the
-// peer's port (RFC 6951 section 5.1: the destination port is the peer's
-// configured one; the kernel learns a replying peer's port from its packets).
-// The address in struct sctp_udpencaps is the IPv4 wildcard: every peer address.
-func setRemoteEncapsPort(c syscall.RawConn, port uint16) error {
-	var b [sizeofUDPEncaps]byte
-	binary.NativeEndian.PutUint32(b[0:], sctpFutureAssoc)
-	binary.NativeEndian.PutUint16(b[8:], syscall.AF_INET)
-	binary.BigEndian.PutUint16(b[136:], port)
-	var serr error
-	err := c.Control(func(fd uintptr) {
-		_, _, e := syscall.Syscall6(syscall.SYS_SETSOCKOPT, fd, solSCTP, sctpRemoteUDPEncapsPort,
-			uintptr(unsafe.Pointer(&b[0])), sizeofUDPEncaps, 0)
-		if e != 0 {
-			serr = fmt.Errorf("kernel: setsockopt(SCTP_REMOTE_UDP_ENCAPS_PORT, %d): %w", port, e)
-		}
-	})
-	if err != nil {
-		return err
-	}
-	return serr
 }
 
 func kernelInit(cfg *Config) ksctp.InitMsg {
@@ -132,7 +137,8 @@ func (kernelStack) Listen(ctx context.Context, addr string, cfg *Config) (Listen
 	if err != nil {
 		return nil, err
 	}
-	ln, err := ksctp.ListenSCTPExt("sctp", la, kernelInit(cfg))
+	sc := ksctp.SocketConfig{InitMsg: kernelInit(cfg), Control: kernelSocket(cfg, 0)}
+	ln, err := sc.Listen("sctp", la)
 	if err != nil {
 		return nil, fmt.Errorf("kernel: listen %s: %w", addr, err)
 	}
@@ -180,16 +186,16 @@ func (kernelStack) Dial(ctx context.Context, addr string, cfg *Config) (Conn, er
 	if err != nil {
 		return nil, err
 	}
-	sc := ksctp.SocketConfig{InitMsg: kernelInit(cfg)}
+	var encap uint16
 	if cfg.Transport == "udp" {
 		// The peer is taken to encapsulate on the same port as this kernel: the same
-		// machine, or one configured alike (9899 is the IANA-assigned port).
-		port, err := kernelUDPPort()
-		if err != nil {
+		// machine, or one configured alike (9899 is the IANA-assigned port). A listener
+		// needs no port: Linux answers a peer on the port its packets came from.
+		if encap, err = kernelUDPPort(); err != nil {
 			return nil, err
 		}
-		sc.Control = func(_, _ string, c syscall.RawConn) error { return setRemoteEncapsPort(c, port) }
 	}
+	sc := ksctp.SocketConfig{InitMsg: kernelInit(cfg), Control: kernelSocket(cfg, encap)}
 	c, err := sc.Dial("sctp", nil, ra)
 	if err != nil {
 		return nil, fmt.Errorf("kernel: dial %s: %w", addr, err)
@@ -206,6 +212,24 @@ func newKernelConn(c *ksctp.SCTPConn, cfg *Config) (*kernelConn, error) {
 	if err := c.SubscribeEvents(ksctp.SCTP_EVENT_DATA_IO); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("kernel: subscribe to data I/O events: %w", err)
+	}
+	vals := cfg.Weights
+	if len(cfg.Prios) > 0 {
+		vals = cfg.Prios
+	}
+	if len(vals) > 0 {
+		rc, err := c.SyscallConn()
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		for sid, v := range vals {
+			var serr error
+			if err := rc.Control(func(fd uintptr) { serr = setStreamValue(int(fd), uint16(sid), v) }); err != nil || serr != nil {
+				c.Close()
+				return nil, fmt.Errorf("kernel: stream %d value %d: %w", sid, v, errors.Join(err, serr))
+			}
+		}
 	}
 	if cfg.SndBuf > 0 {
 		c.SetWriteBuffer(cfg.SndBuf)
