@@ -43,29 +43,33 @@ func kernelHasSCTP() error {
 	return nil
 }
 
-func kernelCheck(cfg *Config) error {
+// kernelCheck checks that the kernel can do what cfg asks. Over UDP it returns the
+// kernel's encapsulation port, which is taken to be the peer's too: the same machine,
+// or one configured alike (9899 is the IANA-assigned port). A listener needs no port:
+// Linux answers a peer on the port its packets came from.
+func kernelCheck(cfg *Config) (encapPort uint16, err error) {
 	if err := kernelHasSCTP(); err != nil {
-		return err
+		return 0, err
 	}
 	switch cfg.Transport {
 	case "ip":
 	case "udp":
-		if _, err := kernelUDPPort(); err != nil {
-			return err
+		if encapPort, err = kernelUDPPort(); err != nil {
+			return 0, err
 		}
 	default:
-		return fmt.Errorf("kernel: transport %q: %w", cfg.Transport, ErrUnsupported)
+		return 0, fmt.Errorf("kernel: transport %q: %w", cfg.Transport, ErrUnsupported)
 	}
 	if cfg.Sched != "" {
 		k, err := sched.ParseKind(cfg.Sched)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if k > sched.WFQ {
-			return fmt.Errorf("kernel: scheduler %v: %w (Linux has fcfs, prio and rr, and fc and wfq in newer kernels such as 6.12)", k, ErrUnsupported)
+			return 0, fmt.Errorf("kernel: scheduler %v: %w (Linux has fcfs, prio and rr, and fc and wfq in newer kernels such as 6.12)", k, ErrUnsupported)
 		}
 	}
-	return nil
+	return encapPort, nil
 }
 
 // kernelSocket returns the Control function that sets up a new socket for cfg before it
@@ -130,7 +134,7 @@ func kernelAddr(addr string) (*ksctp.SCTPAddr, error) {
 }
 
 func (kernelStack) Listen(ctx context.Context, addr string, cfg *Config) (Listener, error) {
-	if err := kernelCheck(cfg); err != nil {
+	if _, err := kernelCheck(cfg); err != nil {
 		return nil, err
 	}
 	la, err := kernelAddr(addr)
@@ -179,21 +183,13 @@ func (l *kernelListener) Close() error {
 }
 
 func (kernelStack) Dial(ctx context.Context, addr string, cfg *Config) (Conn, error) {
-	if err := kernelCheck(cfg); err != nil {
+	encap, err := kernelCheck(cfg)
+	if err != nil {
 		return nil, err
 	}
 	ra, err := kernelAddr(addr)
 	if err != nil {
 		return nil, err
-	}
-	var encap uint16
-	if cfg.Transport == "udp" {
-		// The peer is taken to encapsulate on the same port as this kernel: the same
-		// machine, or one configured alike (9899 is the IANA-assigned port). A listener
-		// needs no port: Linux answers a peer on the port its packets came from.
-		if encap, err = kernelUDPPort(); err != nil {
-			return nil, err
-		}
 	}
 	sc := ksctp.SocketConfig{InitMsg: kernelInit(cfg), Control: kernelSocket(cfg, encap)}
 	c, err := sc.Dial("sctp", nil, ra)
