@@ -61,10 +61,27 @@ func (c *ctlConn) send(m *ctlMsg) error {
 	return err
 }
 
+// maxCtlLine bounds a control message: the largest, a result with bytes per
+// stream for 65535 streams twice, takes under 2 MiB.
+const maxCtlLine = 8 << 20
+
+// errCtlTooLong is the error for a control message longer than maxCtlLine.
+var errCtlTooLong = fmt.Errorf("perf: control message longer than %d bytes", maxCtlLine)
+
 func (c *ctlConn) recv() (*ctlMsg, error) {
-	line, err := c.r.ReadBytes('\n')
-	if err != nil {
-		return nil, err
+	var line []byte
+	for {
+		part, err := c.r.ReadSlice('\n')
+		if len(line)+len(part) > maxCtlLine {
+			return nil, errCtlTooLong
+		}
+		line = append(line, part...)
+		if err == nil {
+			break
+		}
+		if err != bufio.ErrBufferFull {
+			return nil, err
+		}
 	}
 	m := new(ctlMsg)
 	if err := json.Unmarshal(line, m); err != nil {

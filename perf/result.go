@@ -34,7 +34,17 @@ type Params struct {
 // IsStream reports whether the test is a bulk-transfer test.
 func (p *Params) IsStream() bool { return p.Test == Stream || p.Test == StreamMany }
 
-// Normalize fills defaults and checks the parameters.
+// Limits on Params: a server takes its parameters from the network, and
+// each message size becomes a buffer it allocates per association.
+const (
+	MaxMessageSize = 64 << 20 // bytes in a message, request or response
+	MaxAssocs      = 65535    // associations of one test
+	MaxBuffer      = 1 << 30  // socket send and receive buffer sizes
+	MinInterim     = 10 * time.Millisecond
+)
+
+// Normalize fills defaults and checks the parameters against the limits
+// above; a server calls it on what a client sent.
 func (p *Params) Normalize() error {
 	switch p.Test {
 	case "":
@@ -67,6 +77,20 @@ func (p *Params) Normalize() error {
 	if p.Config.Streams > 65535 {
 		return fmt.Errorf("perf: %d streams: at most 65535", p.Config.Streams)
 	}
+	if p.Assocs > MaxAssocs {
+		return fmt.Errorf("perf: %d associations: at most %d", p.Assocs, MaxAssocs)
+	}
+	for _, b := range []struct {
+		name string
+		v    int
+	}{{"send buffer", p.Config.SndBuf}, {"receive buffer", p.Config.RcvBuf}} {
+		if b.v < 0 || b.v > MaxBuffer {
+			return fmt.Errorf("perf: %s of %d bytes: want 0 (the stack's default) to %d", b.name, b.v, MaxBuffer)
+		}
+	}
+	if p.Interim < 0 || p.Interim > 0 && p.Interim < MinInterim {
+		return fmt.Errorf("perf: interim interval %v: want 0 (none) or at least %v", p.Interim, MinInterim)
+	}
 	if p.IsStream() {
 		if p.MsgSize <= 0 {
 			p.MsgSize = 1452
@@ -80,6 +104,14 @@ func (p *Params) Normalize() error {
 			p.RespSize = 1
 		}
 		p.Config.MaxMsg = max(p.Config.MaxMsg, p.ReqSize, p.RespSize)
+	}
+	for _, m := range []struct {
+		name string
+		v    int
+	}{{"message", p.MsgSize}, {"request", p.ReqSize}, {"response", p.RespSize}, {"largest message", p.Config.MaxMsg}} {
+		if m.v > MaxMessageSize {
+			return fmt.Errorf("perf: %s size %d: at most %d bytes", m.name, m.v, MaxMessageSize)
+		}
 	}
 	for _, v := range [][]uint16{p.Config.Weights, p.Config.Prios} {
 		if len(v) > p.Config.Streams {

@@ -63,11 +63,16 @@ func (s *serverSide) mark(n int, sid uint16) {
 	}
 }
 
+// startTimeout bounds the wait for a client's start message.
+const startTimeout = time.Minute
+
 func serveTest(ctx context.Context, ctl *ctlConn) error {
+	ctl.c.SetReadDeadline(time.Now().Add(startTimeout))
 	m, err := ctl.recv()
 	if err != nil {
 		return err
 	}
+	ctl.c.SetReadDeadline(time.Time{})
 	if m.Op != "start" || m.Params == nil {
 		return fmt.Errorf("expected start, got %q", m.Op)
 	}
