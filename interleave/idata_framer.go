@@ -34,8 +34,8 @@ func NewIDataFramer(streams OutStreams) *IDataFramer {
 func (*IDataFramer) HeaderLen() int { return chunk.IDataHeaderLen }
 
 // NewMessage returns the MID of a new message on sid. RFC 8260 section
-// 2.1: "The sender uses two counters for each outgoing stream, one for
-// ordered messages, one for unordered messages. All of these counters are
+// 2.1: "The sender uses two counters for each outgoing stream: one for
+// ordered messages and one for unordered messages. All of these counters are
 // independent and initially 0. They are incremented by 1 for each user
 // message." A stream outside the table gets 0.
 func (f *IDataFramer) NewMessage(sid uint16, unordered bool) uint32 {

@@ -145,8 +145,8 @@ func TestIDataInterleavedReassembly(t *testing.T) {
 }
 
 // RFC 8260 section 2.1: "If the B bit is set, this field contains the PPID
-// of the user message. Note that in this case, there is no need for the
-// FSN, since it is implicitly considered to be 0." The PPID comes from
+// of the user message. ... In this case, the FSN is implicitly considered
+// to be 0." The PPID comes from
 // the first fragment, and in partial delivery every part carries it.
 func TestIDataPPIDOnFirstFragment(t *testing.T) {
 	h := newIH(t, 1, FSNRFC)
@@ -253,7 +253,7 @@ func TestIDataMIDWrap(t *testing.T) {
 }
 
 // RFC 8260 section 2.1: "Note that the FSN MAY wrap completely multiple
-// times, allowing arbitrarily large user messages. For the FSN, the serial
+// times, thus allowing arbitrarily large user messages. For the FSN, the serial
 // number arithmetic defined in [RFC1982] applies with SERIAL_BITS = 32.
 // Therefore, a sender MUST NOT have more than 2**31 - 1 fragments of a
 // single user message in flight." A message in partial delivery goes on
@@ -453,7 +453,7 @@ func TestIDataForwardCumOnly(t *testing.T) {
 	h.held(0)
 }
 
-// Stream reset (RFC 8260 section 4 with RFC 6525): "the two counters (one
+// Stream reset (RFC 8260 section 2.3.2 with RFC 6525): "the two counters (one
 // for the ordered messages, one for the unordered messages) used for the
 // MIDs MUST be reset to 0". The framer numbers from the Out record, so a
 // reset record restarts both.

@@ -21,8 +21,8 @@ type orderCase struct {
 
 func TestServiceOrder(t *testing.T) {
 	cases := []orderCase{
-		// RFC 8260 section 3.1: "the order in which the user messages were
-		// passed to the SCTP layer".
+		// RFC 8260 section 3.1: "It just passes through the messages in the
+		// order in which they have been delivered by the application."
 		{name: "fcfs arrival order", kind: FCFS, frag: 10, msgs: "a10 b10 a10 c10 b10", want: "abacb"},
 		{name: "fcfs whole messages", kind: FCFS, frag: 10, msgs: "a30 b10 a20", want: "aaabaa"},
 		{name: "fcfs idata keeps messages whole", kind: FCFS, idata: true, frag: 10, msgs: "a30 b10 a20", want: "aaabaa"},

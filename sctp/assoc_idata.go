@@ -50,7 +50,7 @@ func appendSupportedExt(b []byte, offer extFlags) []byte {
 
 // iData8260_2_2_3 hands an I-DATA chunk to the receiver (RFC 8260 section
 // 2.2.3, with the rules of RFC 9260 section 6.2). Without negotiated
-// interleaving it aborts: RFC 8260 section 2.2.1, "The same applies if
+// interleaving it aborts: RFC 8260 section 2.2.3, "The same applies if
 // I-DATA support has not been negotiated for an association and an
 // I-DATA chunk is received."
 func (a *assoc) iData8260_2_2_3(now time.Time, p *inPacket, c *rxChunk) disp {

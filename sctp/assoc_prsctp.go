@@ -38,10 +38,10 @@ func appendForwardTSNSupported(b []byte, offer extFlags) []byte {
 // peer announced it. RFC 3758 section 3.3.2: an endpoint that receives an
 // INIT without the parameter "MUST NOT send a FORWARD TSN chunk at any
 // time during the associations life". With I-DATA the peer must also have
-// listed I-FORWARD-TSN (RFC 8260 section 2.3.1: "Only if both end points
-// support the I-DATA chunk and the I-FORWARD-TSN chunk, the partial
-// reliability extension can be used in combination with user message
-// interleaving").
+// listed I-FORWARD-TSN (RFC 8260 section 2.3.1: "The partial reliability
+// extension is negotiated and can be used in combination with user message
+// interleaving only if both endpoints indicated their support of user
+// message interleaving and the I-FORWARD-TSN chunk.").
 func (a *assoc) partialReliability() bool {
 	if a.ep.cfg.NoPR || a.peerExt&extForwardTSN == 0 {
 		return false

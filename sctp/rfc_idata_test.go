@@ -46,7 +46,7 @@ func listsIData(t *testing.T, c *rxChunk) bool {
 
 // RFC 8260 section 2.2.1: "An SCTP endpoint indicates user message
 // interleaving support by listing the I-DATA chunk within the Supported
-// Extensions Parameter as defined in [RFC5061]." An endpoint configured
+// Extensions Parameter, as defined in [RFC5061]." An endpoint configured
 // for interleaving lists I-DATA (and I-FORWARD-TSN) in its INIT and INIT
 // ACK; one that is not lists neither.
 func TestIDataAdvertised(t *testing.T) {
@@ -87,9 +87,9 @@ func (tc *testConn) connectServerIData() {
 	tc.wantEvent(evCommUp)
 }
 
-// RFC 8260 section 2.2.1: "If I-DATA support has been negotiated for an
-// association, I-DATA chunks MUST be used for all user messages and DATA
-// chunks MUST NOT be used." Both ends listing I-DATA, the association sends
+// RFC 8260 section 2.2.1: "If user message interleaving support has been
+// negotiated for an association, I-DATA chunks MUST be used for all user
+// messages and DATA chunks MUST NOT be used." Both ends listing I-DATA, the association sends
 // and takes I-DATA.
 func TestIDataNegotiatedSendsIData(t *testing.T) {
 	tc := newTestEndpoint(t, interleaveConfig())
@@ -125,7 +125,7 @@ func TestIDataNegotiatedSendsIData(t *testing.T) {
 	}
 }
 
-// RFC 8260 section 2.2.1: "If I-DATA support has been negotiated for an
+// RFC 8260 section 2.2.3: "If I-DATA support has been negotiated for an
 // association, the reception of a DATA chunk is a violation of the above
 // rules and therefore the receiver of the DATA chunk MUST abort the
 // association by sending an ABORT chunk. The ABORT chunk MAY include the
@@ -141,7 +141,7 @@ func TestIDataNegotiatedDataAborts(t *testing.T) {
 	tc.wantEvent(evCommLost)
 }
 
-// RFC 8260 section 2.2.1: "The same applies if I-DATA support has not been
+// RFC 8260 section 2.2.3: "The same applies if I-DATA support has not been
 // negotiated for an association and an I-DATA chunk is received", whether
 // we did not offer it or the peer did not.
 func TestIDataNotNegotiatedAborts(t *testing.T) {

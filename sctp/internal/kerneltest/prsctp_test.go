@@ -44,12 +44,10 @@ func prToKernelWith(t *testing.T, kopts string, cfg sctp.Config) {
 		p := newPair(t, setup{tr: tr, role: role, kopts: "mode=sink buf=1048576 " + kopts, timeout: 3 * time.Minute, cfg: c})
 		if cfg.Interleaving {
 			// RFC 8260 section 2.3.1 negotiates I-FORWARD-TSN through the Supported
-			// Extensions Parameter; the draft it came from reads "Only if both end
-			// points support the I-DATA chunk and the I-FORWARD-TSN chunk, the partial
-			// reliability extension can be used in combination with user message
-			// interleaving" (draft-ietf-tsvwg-sctp-ndata, as quoted in
-			// github.com/sctplab/pr-sctp-improved issue 6; not checked against the
-			// RFC's final wording). Linux 6.1
+			// Extensions Parameter: "The partial reliability extension is negotiated
+			// and can be used in combination with user message interleaving only if
+			// both endpoints indicated their support of user message interleaving
+			// and the I-FORWARD-TSN chunk." Linux 6.1
 			// lists I-DATA but not I-FORWARD-TSN in its Supported Extensions (and
 			// announces PR-SCTP with the Forward-TSN-Supported parameter only), so
 			// usctp does not use PR-SCTP for sent messages; Linux itself sends

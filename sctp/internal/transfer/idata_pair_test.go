@@ -245,7 +245,7 @@ func TestIDataSenderInterleaves(t *testing.T) {
 }
 
 // A DATA chunk on an I-DATA association, and an I-DATA chunk on a DATA
-// one, are protocol violations (RFC 8260 section 2.2.1: "the receiver of
+// one, are protocol violations (RFC 8260 section 2.2.3: "the receiver of
 // the DATA chunk MUST abort the association").
 func TestIDataWrongVariant(t *testing.T) {
 	ei, err := New(Config{OutStreams: 1, InStreams: 1, Interleaved: true})

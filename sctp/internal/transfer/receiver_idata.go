@@ -11,7 +11,7 @@ import (
 type IData = chunk.IData
 
 // wrongVariant answers a DATA chunk on an association that negotiated
-// I-DATA, or an I-DATA chunk on one that did not. RFC 8260 section 2.2.1:
+// I-DATA, or an I-DATA chunk on one that did not. RFC 8260 section 2.2.3:
 // "If I-DATA support has been negotiated for an association, the
 // reception of a DATA chunk is a violation of the above rules and
 // therefore the receiver of the DATA chunk MUST abort the association by
