@@ -135,7 +135,7 @@ var (
 // assocResetGap is the least time between two SSN/TSN Reset Requests of
 // ours. RFC 6525 section 5.1.4: "Only one SSN/TSN Reset Request SHOULD be
 // sent within 30 seconds, which is considered a maximum segment lifetime
-// (MSL)."
+// (the IP MSL)."
 const assocResetGap = 30 * time.Second
 
 // resultErr returns nil for a success result, else the error it means.
@@ -482,12 +482,16 @@ func (a *assoc) answerParam(q chunk.ReconfigParam) {
 	a.ep.markReady(a)
 }
 
-// peerRequest applies the sequence number rules of section 5.2.1 to a
-// request of the peer: the expected number is processed (fresh); "If the
-// Re-configuration Request Sequence Number is one or two less than the
-// expected one" it is a retransmission and gets the result it got before
-// ("the same response ... MUST be sent again"); anything else is answered
-// "Error - Bad Sequence Number".
+// peerRequest checks the sequence number of a request of the peer: the
+// expected number is processed (fresh); one or two less than the expected
+// one is taken for a retransmission and gets the result it got before
+// (section 5.2.1: "If the received RE-CONFIG chunk contains at least one
+// request and based on the analysis of the Re-configuration Request
+// Sequence Numbers this is the last received RE-CONFIG chunk (i.e., a
+// retransmission), the same RE-CONFIG chunk MUST to be sent back in
+// response, as it was earlier."; the RFC does not say which numbers count
+// as a retransmission); anything else is answered "Error - Bad Sequence
+// Number".
 func (a *assoc) peerRequest(seq uint32) (fresh bool) {
 	switch d := a.rc.peerSeq - seq; {
 	case d == 0:
@@ -507,8 +511,9 @@ func (a *assoc) peerRequest(seq uint32) (fresh bool) {
 }
 
 // settle records the final result of the peer's fresh request and
-// expects the next sequence number (section 5.2.2 E6: "The expected value
-// of the Re-configuration Request Sequence Number is incremented by one").
+// expects the next sequence number (section 4.1: the Re-configuration
+// Request Sequence Number "is increased by 1 whenever sending a new
+// Re-configuration Request Parameter").
 func (a *assoc) settle(r chunk.ReconfigResult) {
 	a.rc.lastResults[1] = a.rc.lastResults[0]
 	a.rc.lastResults[0] = r
@@ -665,8 +670,8 @@ func (a *assoc) peerOutReset(now time.Time, q *chunk.ReconfigParam) {
 }
 
 // performInReset resets inbound streams sids (E3), releases the data a
-// deferral held (E4), answers "Success - Performed" (E5) and expects the
-// next request (E6).
+// deferral held (E4), answers "Success - Performed" (E5, E6) and expects
+// the next request.
 func (a *assoc) performInReset(seq uint32, sids []uint16) {
 	a.rc.deferring = false
 	if !a.data.eng.Recv.ResetIncoming(sids) {

@@ -145,7 +145,7 @@ func TestAssocResetPeerGap(t *testing.T) {
 // for its next DATA, the Sender's Next TSN as the next TSN expected, and
 // SSN 0 on every stream both ways. "Only one SSN/TSN Reset Request SHOULD
 // be sent within 30 seconds, which is considered a maximum segment
-// lifetime (MSL)."
+// lifetime (the IP MSL)."
 func TestAssocResetOurs(t *testing.T) {
 	tc := connectReconf(t)
 	a := tc.a

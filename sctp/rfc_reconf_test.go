@@ -273,9 +273,10 @@ func TestReconfDeferredReset(t *testing.T) {
 	}
 }
 
-// RFC 6525 section 5.2.1: a request whose sequence number is neither the
-// expected one nor one just answered gets "Error - Bad Sequence Number";
-// a stream number out of range gets "Error - Wrong SSN" (as in Linux).
+// RFC 6525 section 4.4 results: a request whose sequence number is neither
+// the expected one nor one just answered gets "Error - Bad Sequence
+// Number"; a stream number out of range gets "Error - Wrong SSN" (as in
+// Linux; the RFC does not say when each is sent).
 func TestReconfBadRequests(t *testing.T) {
 	tc := connectReconf(t)
 	tc.writeChunks(reconfChunk(outReset(tc.peerTSN+7, 0, tc.peerTSN-1)))
