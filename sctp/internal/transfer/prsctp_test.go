@@ -105,8 +105,9 @@ func TestPRTTLInFlight(t *testing.T) {
 	// "Advanced.Peer.Ack.Point" is greater than the Cumulative TSN ACK
 	// carried in the received SACK, the data sender MUST send the data
 	// receiver a FORWARD TSN chunk containing the latest value of the
-	// "Advanced.Peer.Ack.Point"." C4: "This field MUST NOT report TSN's
-	// corresponding to DATA chunks that are marked as unordered."
+	// "Advanced.Peer.Ack.Point"." Section 3.2, of the Stream Sequence field:
+	// "This field MUST NOT report TSN's corresponding to DATA chunks that are
+	// marked as unordered."
 	cum, es, ok := x.forward()
 	if !ok || cum != 1003 || len(es) != 1 || es[0] != (chunk.StreamSSN{SID: 0, SSN: 2}) {
 		t.Fatalf("FORWARD-TSN %v %v %v", cum, es, ok)

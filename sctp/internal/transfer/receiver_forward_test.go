@@ -41,11 +41,12 @@ func TestForwardTSNAdvancesCumulative(t *testing.T) {
 	}
 }
 
-// "during processing of a FORWARD TSN, the receiver MUST use the stream
-// sequence information to examine all of the listed stream reordering
-// queues, and immediately make available for delivery stream sequence
-// numbers earlier than or equal to the stream sequence number listed
-// inside the FORWARD TSN." Later messages of the stream follow in order.
+// RFC 3758 section 3.6: "during processing of a FORWARD TSN, the receiver
+// MUST use the stream sequence information to examine all of the listed
+// stream reordering queues, and immediately make available for delivery
+// stream sequence numbers earlier than or equal to the stream sequence
+// number listed inside the FORWARD TSN." Later messages of the stream
+// follow in order.
 func TestForwardTSNSkipsSSN(t *testing.T) {
 	r := newRx(t, Config{})
 	// Stream 2: SSN 0 (TSN 1) abandoned and lost; SSN 1 and 2 arrived.
@@ -63,18 +64,18 @@ func TestForwardTSNSkipsSSN(t *testing.T) {
 	if s := r.sack(); s.CumTSNAck != 3 {
 		t.Fatalf("cum %d", s.CumTSNAck)
 	}
-	// "if a TSN that was skipped does arrive (i.e., due to network
-	// reordering), then the receiver will follow the normal rules defined
-	// in RFC 2960 [2] for handling duplicate data."
+	// Section 3.6: "if a TSN that was skipped does arrive (i.e., due to
+	// network reordering), then the receiver will follow the normal rules
+	// defined in RFC 2960 [2] for handling duplicate data."
 	if v := r.whole(1, 2, 0, 10); v != Duplicate {
 		t.Fatalf("late skipped TSN: %v, want duplicate", v)
 	}
 }
 
-// "The receiver MUST remove any partially reassembled message, which is
-// still missing one or more TSNs earlier than or equal to the new
-// cumulative TSN point." A complete message below the point waiting for
-// its turn is delivered, not dropped.
+// RFC 3758 section 3.6: "The receiver MUST remove any partially
+// reassembled message, which is still missing one or more TSNs earlier
+// than or equal to the new cumulative TSN point." A complete message below
+// the point waiting for its turn is delivered, not dropped.
 func TestForwardTSNDropsIncomplete(t *testing.T) {
 	r := newRx(t, Config{})
 	r.data(1, 0, 0, FlagBegin, make([]byte, 100)) // TSN 2, 3 (rest of SSN 0) abandoned
@@ -182,11 +183,11 @@ func TestForwardTSNHostile(t *testing.T) {
 	if r.e.Recv.CumulativeTSN() != 1 || r.e.Stats.ForwardTSNsInvalid != 2 {
 		t.Fatalf("cum %d invalid %d", r.e.Recv.CumulativeTSN(), r.e.Stats.ForwardTSNsInvalid)
 	}
-	// "if the "New Cumulative TSN" value carried in the arrived FORWARD TSN
-	// chunk is found to be behind or at the current cumulative TSN point,
-	// the data receiver MUST treat this FORWARD TSN as out-of-date and MUST
-	// NOT update its Cumulative TSN. The receiver SHOULD send a SACK to its
-	// peer".
+	// Section 3.6: "if the "New Cumulative TSN" value carried in the
+	// arrived FORWARD TSN chunk is found to be behind or at the current
+	// cumulative TSN point, the data receiver MUST treat this FORWARD TSN as
+	// out-of-date and MUST NOT update its Cumulative TSN. The receiver
+	// SHOULD send a SACK to its peer".
 	if err := r.fwd(1, 0, 0); err != nil {
 		t.Fatal(err)
 	}
