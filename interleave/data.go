@@ -185,8 +185,9 @@ func (d *Data) unlink(s *InSide, l *fragList, prev, first, last *Frag) {
 	}
 }
 
-// Partial starts partial delivery (RFC 9260 section 6.9: "the receiver
-// MAY choose to deliver the partial message to the upper layer") of the
+// Partial starts partial delivery (RFC 9260 section 6.9: a receiver out of
+// buffer space "SHOULD dispatch part of its inbound message through a
+// partial delivery API") of the
 // message with the lowest TSN whose first fragments are in sequence, among
 // the streams with nothing queued for delivery (one with something queued
 // frees window when it is read). One message at a time: DATA fragments of a

@@ -41,7 +41,7 @@ func waitRecvHeld(t *testing.T, as *Association, want int) {
 	t.Fatalf("the receiver never held %d bytes", want)
 }
 
-// RFC 9260 section 2.5.2: "On the receiving side, SCTP ensures that
+// RFC 9260 section 1.5.2: "On the receiving side, SCTP ensures that
 // messages are delivered to the SCTP user in sequence within a given
 // stream. However, while one stream might be blocked waiting for the next
 // in-sequence user message, delivery from other streams might proceed."

@@ -169,8 +169,8 @@ func (a *assoc) data6_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	switch {
 	case errors.Is(err, transfer.ErrEmptyMessage):
 		// Section 6.2: "If an endpoint receives a DATA chunk with no user
-		// data (i.e., the Length field is set to 16), it MUST send an
-		// ABORT with error cause set to "No User Data"."
+		// data (i.e., the Length field is set to 16), it SHOULD send an
+		// ABORT chunk with a "No User Data" error cause."
 		a.stats.Violations++
 		cause := appendNoUserDataCause(a.ep.scratch[:0], uint32(a.data.d.TSN))
 		a.ep.scratch = cause[:0]

@@ -83,12 +83,12 @@ func (a *assoc) appendPacket(now time.Time, buf []byte) []byte {
 		// A peer's large State Cookie can fill the packet on its own: the
 		// SACK and DATA then wait for the next one.
 		// A SACK goes when due, and also whenever DATA leaves while
-		// received DATA waits for its delayed SACK. RFC 9260 section 6:
+		// received DATA waits for its delayed SACK. RFC 9260 section 6.1:
 		// "Before an endpoint transmits a DATA chunk, if any received
 		// DATA chunks have not been acknowledged (e.g., due to delayed
-		// acknowledgement), the sender SHOULD create a SACK chunk and
-		// bundle it with the outbound DATA chunk, as long as the size of
-		// the final SCTP packet does not exceed the current MTU." For
+		// ack), the sender SHOULD create a SACK chunk and bundle it with
+		// the outbound DATA chunk, as long as the size of the final SCTP
+		// packet does not exceed the current PMTU." For
 		// request/response this makes the response carry the request's
 		// acknowledgement: one packet each way per transaction instead
 		// of a SACK-only packet for every second request (6.2's "at

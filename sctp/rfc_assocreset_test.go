@@ -238,7 +238,7 @@ func TestAssocResetDenied(t *testing.T) {
 // starts (the Sender's Next TSN), the old part before the streams restart.
 // A SACK acknowledging TSNs we never sent may be the peer's in the new
 // numbering: it is dropped as stale, not answered with ABORT (RFC 9260
-// section 11.4), while the request is out.
+// section 12.4), while the request is out.
 func TestAssocResetOursHold(t *testing.T) {
 	tc := connectReconf(t)
 	a := tc.a
@@ -276,7 +276,7 @@ func TestAssocResetOursHold(t *testing.T) {
 // After performing the peer's SSN/TSN reset we send no SACK until its
 // first DATA in the new numbering: a SACK reporting the new cumulative TSN
 // (the Receiver's Next TSN - 1) would acknowledge TSNs the peer never sent
-// if it arrived before our answer (the peer, per RFC 9260 section 11.4,
+// if it arrived before our answer (the peer, per RFC 9260 section 12.4,
 // aborts). Linux 6.1 does so with a SACK ahead of the answer in one packet.
 func TestAssocResetPeerNoEarlySACK(t *testing.T) {
 	tc := connectReconf(t)

@@ -63,8 +63,8 @@ func TestCookieEchoBundlesData(t *testing.T) {
 }
 
 // RFC 9260 section 6.2: "If an endpoint receives a DATA chunk with no user
-// data (i.e., the Length field is set to 16), it MUST send an ABORT with
-// error cause set to "No User Data"."
+// data (i.e., the Length field is set to 16), it SHOULD send an ABORT
+// chunk with a "No User Data" error cause."
 func TestDataNoUserData(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectServer()

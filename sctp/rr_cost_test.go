@@ -31,9 +31,9 @@ func (c rrCost) sub(o rrCost) rrCost {
 
 // TestRRCost pins the cost of request/response (sctpperf's SCTP_RR) without
 // timing it: per transaction each side sends one packet, a DATA chunk with
-// the SACK of the peer's last message bundled (RFC 9260 section 6: "Before
+// the SACK of the peer's last message bundled (RFC 9260 section 6.1: "Before
 // an endpoint transmits a DATA chunk, if any received DATA chunks have not
-// been acknowledged (e.g., due to delayed acknowledgement), the sender
+// been acknowledged (e.g., due to delayed ack), the sender
 // SHOULD create a SACK chunk and bundle it with the outbound DATA chunk"),
 // with one WriteBatch and one ReadBatch, by the goroutine that wrote or
 // wants it: the owner goroutine is not woken per message (only for its

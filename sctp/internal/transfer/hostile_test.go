@@ -21,7 +21,7 @@ func snap(x *tx) snapshot {
 		x.e.Stats.BytesAcked, x.e.Stats.SACKsStale, 0}
 }
 
-// RFC 9260 section 11.4: "An SCTP implementation MUST abort the
+// RFC 9260 section 12.4: "An SCTP implementation MUST abort the
 // association if it receives a SACK chunk acknowledging a TSN that has not
 // been sent." Hostile SACKs: acknowledging TSNs never sent (also through
 // gap blocks at 0xFFFF) is a protocol violation (the association ABORTs);

@@ -38,7 +38,7 @@ func (p *Path) init(cfg *Config) {
 	}
 	p.cwnd = min(4*p.pmdcs(), max(2*p.pmdcs(), initial))
 	// "The initial value of ssthresh SHOULD be arbitrarily high (e.g.,
-	// the size of the largest possible advertised window)."
+	// the size of the largest-possible advertised window)."
 	p.ssthresh = int(max(cfg.PeerRwnd, 1<<30))
 }
 
@@ -87,10 +87,10 @@ func (p *Path) ErrorCount() int { return p.errors }
 // Path.Max.Retrans.
 func (p *Path) Fault() int { p.errors++; return p.errors }
 
-// ClearErrors resets the path's error counter: section 8.3, "When an
-// outstanding TSN is acknowledged or a HEARTBEAT sent to that address is
-// acknowledged with a HEARTBEAT ACK, the endpoint SHOULD clear the error
-// counter of the destination transport address".
+// ClearErrors resets the path's error counter: section 8.2, "When an
+// outstanding TSN is acknowledged or a HEARTBEAT chunk sent to that address
+// is acknowledged with a HEARTBEAT ACK chunk, the endpoint SHOULD clear the
+// error counter of the destination transport address".
 func (p *Path) ClearErrors() { p.errors = 0 }
 
 // RTTSample feeds one round-trip time measurement R into the estimator
@@ -103,13 +103,13 @@ func (p *Path) RTTSample(now time.Time, rtt time.Duration) {
 	}
 	g := p.cfg.Granularity
 	if !p.measured {
-		// C2: "SRTT <- R, RTTVAR <- R/2, and RTO <- SRTT + 4 * RTTVAR."
+		// C2: "SRTT = R RTTVAR = R/2 RTO = SRTT + 4 * RTTVAR"
 		p.srtt = rtt
 		p.rttvar = rtt / 2
 		p.measured = true
 	} else {
-		// C3: "RTTVAR <- (1 - RTO.Beta) * RTTVAR + RTO.Beta * |SRTT - R'|
-		//      SRTT <- (1 - RTO.Alpha) * SRTT + RTO.Alpha * R'"
+		// C3: "RTTVAR = (1 - RTO.Beta) * RTTVAR + RTO.Beta * |SRTT - R'|
+		//      SRTT = (1 - RTO.Alpha) * SRTT + RTO.Alpha * R'"
 		d := p.srtt - rtt
 		if d < 0 {
 			d = -d
@@ -118,12 +118,12 @@ func (p *Path) RTTSample(now time.Time, rtt time.Duration) {
 		p.rttvar = time.Duration((1-b)*float64(p.rttvar) + b*float64(d))
 		p.srtt = time.Duration((1-a)*float64(p.srtt) + a*float64(rtt))
 	}
-	// G1: "Whenever RTTVAR is computed, if RTTVAR = 0, then adjust
-	// RTTVAR <- G."
+	// G1: "Whenever RTTVAR is computed, if RTTVAR == 0, then adjust
+	// RTTVAR = G."
 	if p.rttvar == 0 {
 		p.rttvar = g
 	}
-	// "After the computation, update RTO <- SRTT + 4 * RTTVAR."
+	// "After the computation, update: RTO = SRTT + 4 * RTTVAR"
 	p.rto = p.srtt + 4*p.rttvar
 	p.clampRTO()
 }

@@ -84,7 +84,7 @@ func TestSACKDuplicate(t *testing.T) {
 }
 
 // RFC 9260 section 6.7: "Upon the reception of a new DATA chunk, an
-// endpoint shall examine the continuity of the TSNs received. If the
+// endpoint examines the continuity of the TSNs received. If the
 // endpoint detects a gap in the received DATA chunk sequence, it SHOULD
 // send a SACK chunk with Gap Ack Blocks immediately." Section 6.2: "the
 // SCTP endpoint MUST fill in the Cumulative TSN Ack field to indicate the
@@ -258,7 +258,7 @@ func TestNoUserData(t *testing.T) {
 // of order of their Stream Sequence Number, the endpoint MUST hold the
 // received DATA chunks from delivery to the ULP until they are reordered."
 // And: "When an endpoint receives a DATA chunk with the U flag set to 1, it
-// MUST bypass the ordering mechanism and immediately deliver the data to
+// bypasses the ordering mechanism and immediately deliver the data to
 // the upper layer (after reassembly if the user data is fragmented by the
 // data sender)."
 func TestOrderedAndUnorderedDelivery(t *testing.T) {
@@ -282,10 +282,12 @@ func TestOrderedAndUnorderedDelivery(t *testing.T) {
 	}
 }
 
-// RFC 9260 section 6.9: "When the user data is fragmented by the data
-// sender, the data receiver MUST reassemble the fragments of a message
-// before delivering the message". Fragments arriving out of order are
-// reassembled by TSN.
+// RFC 9260 section 6.9: "An endpoint MUST recognize fragmented DATA chunks
+// by examining the B/E bits in each of the received DATA chunks and queue
+// the fragmented DATA chunks for reassembly. Once the user message is
+// reassembled, SCTP passes the reassembled user message to the specific
+// stream for possible reordering and final dispatching." Fragments
+// arriving out of order are reassembled by TSN.
 func TestReassembly(t *testing.T) {
 	r := newRx(t, Config{})
 	r.data(12, 0, 0, FlagEnd, []byte("c"))
@@ -306,9 +308,12 @@ func TestReassembly(t *testing.T) {
 }
 
 // RFC 9260 section 6.9: a message larger than the receive buffer cannot
-// be reassembled whole; "the receiver MAY choose to deliver the partial
-// message to the upper layer" (partial delivery), so the association does
-// not stall.
+// be reassembled whole; "If the data receiver runs out of buffer space
+// while still waiting for more fragments to complete the reassembly of the
+// message, it SHOULD dispatch part of its inbound message through a
+// partial delivery API (see Section 11), freeing some of its receive
+// buffer space so that the rest of the message can be received." (partial
+// delivery), so the association does not stall.
 func TestPartialDelivery(t *testing.T) {
 	r := newRx(t, Config{RecvBuffer: 4000})
 	payload := func(i int) []byte {

@@ -345,7 +345,7 @@ func (r *Receiver) Settled() bool {
 // No SACK goes out until the peer's first DATA in the new numbering
 // arrives: a SACK reports the cumulative TSN in the new numbering, which
 // acknowledges TSNs the peer never sent until it has processed our
-// answer (RFC 9260 section 11.4 then has it abort), and the peer, which
+// answer (RFC 9260 section 12.4 then has it abort), and the peer, which
 // sent its request with nothing outstanding, needs none.
 func (r *Receiver) ResetTSN(next TSN) {
 	r.tsns.reset(next)

@@ -20,7 +20,8 @@ func TestRTOInitial(t *testing.T) {
 }
 
 // RFC 9260 section 6.3.1 C2: "When the first RTT measurement R is made,
-// perform: SRTT <- R, RTTVAR <- R/2, and RTO <- SRTT + 4 * RTTVAR."
+// perform: SRTT = R RTTVAR = R/2 RTO = SRTT + 4 * RTTVAR" (three lines of
+// pseudocode in the RFC).
 func TestRTOFirstMeasurement(t *testing.T) {
 	x := newTx(t, Config{RTOMin: time.Millisecond})
 	x.queue(1, 100)
@@ -34,9 +35,9 @@ func TestRTOFirstMeasurement(t *testing.T) {
 }
 
 // RFC 9260 section 6.3.1 C3: "When a new RTT measurement R' is made,
-// perform: RTTVAR <- (1 - RTO.Beta) * RTTVAR + RTO.Beta * |SRTT - R'| and
-// SRTT <- (1 - RTO.Alpha) * SRTT + RTO.Alpha * R'"; "After the computation,
-// update RTO <- SRTT + 4 * RTTVAR."
+// perform: RTTVAR = (1 - RTO.Beta) * RTTVAR + RTO.Beta * |SRTT - R'| SRTT =
+// (1 - RTO.Alpha) * SRTT + RTO.Alpha * R'"; "After the computation, update:
+// RTO = SRTT + 4 * RTTVAR".
 func TestRTOSubsequentMeasurement(t *testing.T) {
 	x := newTx(t, Config{RTOMin: time.Millisecond})
 	p := &x.e.Path
@@ -51,8 +52,8 @@ func TestRTOSubsequentMeasurement(t *testing.T) {
 	}
 }
 
-// RFC 9260 section 6.3.1 G1: "Whenever RTTVAR is computed, if RTTVAR =
-// 0, then adjust RTTVAR <- G."
+// RFC 9260 section 6.3.1 G1: "Whenever RTTVAR is computed, if RTTVAR ==
+// 0, then adjust RTTVAR = G."
 func TestRTOGranularity(t *testing.T) {
 	x := newTx(t, Config{RTOMin: time.Microsecond, Granularity: 10 * time.Millisecond})
 	p := &x.e.Path
@@ -64,7 +65,7 @@ func TestRTOGranularity(t *testing.T) {
 
 // RFC 9260 section 6.3.1 C6: "Whenever RTO is computed, if it is less than
 // 'RTO.Min' seconds, then it is rounded up to 'RTO.Min' seconds." C7: "A
-// maximum value MAY be placed on RTO provided it is at least RTO.max
+// maximum value MAY be placed on RTO, provided it is at least 'RTO.Max'
 // seconds."
 func TestRTOClamped(t *testing.T) {
 	x := newTx(t, Config{})

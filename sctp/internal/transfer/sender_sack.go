@@ -18,7 +18,7 @@ import (
 // whose Gap Ack Blocks are malformed (start after end, overlapping or out
 // of order). A SACK that acknowledges a TSN never sent yields
 // ErrProtocolViolation and changes nothing; the association answers with
-// ABORT (section 11.4).
+// ABORT (section 12.4).
 func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	s.stats.SACKsReceived++
 	cum := sk.CumTSNAck
@@ -183,7 +183,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 var errMalformedGaps = errors.New("malformed gap ack blocks")
 
 // validate checks a SACK against what was sent before anything changes.
-// Section 11.4: "An SCTP implementation MUST abort the association if it
+// Section 12.4: "An SCTP implementation MUST abort the association if it
 // receives a SACK chunk acknowledging a TSN that has not been sent."
 func (s *Sender) validate(sk *SACK) error {
 	highest := s.nextTSN - 1
@@ -241,8 +241,8 @@ func (s *Sender) markFast(r *record) {
 
 // markRtx moves an in-flight chunk to the retransmission queue. 6.2.1 B:
 // "Any time a DATA chunk is marked for retransmission, either via T3-rtx
-// timer expiration or via Fast Retransmit, add the data size of those
-// chunks to the rwnd."
+// timer expiration (Section 6.3.3) or via Fast Retransmit (Section 7.2.4),
+// add the data size of those chunks to the rwnd."
 func (s *Sender) markRtx(r *record) {
 	r.state = recRtx
 	s.rtxPending++

@@ -496,8 +496,9 @@ func TestStaleSACKDropped(t *testing.T) {
 // RFC 9260 section 6.2.1 D ii): "Set rwnd equal to the newly received
 // a_rwnd minus the number of bytes still outstanding after processing the
 // Cumulative TSN Ack and the Gap Ack Blocks." And B: "Any time a DATA chunk
-// is marked for retransmission, either via T3-rtx timer expiration or via
-// Fast Retransmit, add the data size of those chunks to the rwnd."
+// is marked for retransmission, either via T3-rtx timer expiration
+// (Section 6.3.3) or via Fast Retransmit (Section 7.2.4), add the data size
+// of those chunks to the rwnd."
 func TestSACKRwnd(t *testing.T) {
 	x := newTx(t, Config{MaxBurst: 100})
 	x.queue(4, 1000)

@@ -8,7 +8,7 @@ import (
 	"github.com/usctp/usctp/interleave"
 )
 
-// RFC 9260 section 2.5.2: "On the receiving side, SCTP ensures that
+// RFC 9260 section 1.5.2: "On the receiving side, SCTP ensures that
 // messages are delivered to the SCTP user in sequence within a given
 // stream. However, while one stream might be blocked waiting for the next
 // in-sequence user message, delivery from other streams might proceed."
@@ -121,8 +121,9 @@ func TestReadPartsMixed(t *testing.T) {
 	}
 }
 
-// RFC 9260 section 6.9: "the receiver MAY choose to deliver the partial
-// message to the upper layer". A message in partial delivery holds back
+// RFC 9260 section 6.9: the receiver short of buffer space "SHOULD
+// dispatch part of its inbound message through a partial delivery API".
+// A message in partial delivery holds back
 // its own stream only: stream 1's messages are readable by their reader at
 // once. Read, having returned a part of the partial message, continues
 // that message before anything else (one message at a time, as on a
