@@ -3,9 +3,9 @@ package sctp
 import "time"
 
 // abort9_1 handles an ABORT whose verification tag passed rule B of section
-// 8.5.1: "After checking the Verification Tag, the receiving endpoint MUST
-// remove the association from its record and SHOULD report the termination
-// to its upper layer."
+// 8.5.1. Section 9.1: "After checking the Verification Tag, the receiving
+// endpoint MUST remove the association from its record and SHOULD report
+// the termination to its upper layer."
 func (a *assoc) abort9_1(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.stats.AbortsIn++
 	a.fail(reasonPeerAbort, firstCause(c.value()))
@@ -248,8 +248,8 @@ func (a *assoc) userAbort(now time.Time, reason []byte) error {
 		return errClosed
 	}
 	// Section 9.1: "If the association is aborted on request of the upper
-	// layer, a "User-Initiated Abort" error cause SHOULD be present in the
-	// ABORT chunk."
+	// layer, a "User-Initiated Abort" error cause (see Section 3.3.10.12)
+	// SHOULD be present in the ABORT chunk."
 	if len(reason) > 256 {
 		reason = reason[:256]
 	}

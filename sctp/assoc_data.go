@@ -190,7 +190,8 @@ func (a *assoc) data6_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	}
 	if v == transfer.InvalidStream {
 		// Section 6.5: "immediately send an ERROR chunk with cause set to
-		// "Invalid Stream Identifier" and discard the DATA chunk."
+		// "Invalid Stream Identifier" (see Section 3.3.10), and discard the
+		// DATA chunk."
 		var info [4]byte
 		binary.BigEndian.PutUint16(info[:], a.data.d.SID)
 		a.queueErrorCause(causeInvalidStream, info[:])

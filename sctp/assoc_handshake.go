@@ -291,7 +291,7 @@ func (a *assoc) cookieEchoTCB5_2_4(now time.Time, p *inPacket, c *rxChunk) disp 
 		a.pend.cookieAck = true
 		return dispNext
 	}
-	// "For any case not shown in Table 2, the cookie SHOULD be silently
+	// "For any case not shown in Table 12, the cookie SHOULD be silently
 	// discarded."
 	a.stats.Ignored++
 	return dispStop

@@ -44,7 +44,7 @@ func (a *assoc) timeout(now time.Time) {
 	}
 }
 
-// t1Expired retransmits INIT or COOKIE ECHO (section 5.1 "If the T1-init
+// t1Expired retransmits INIT or COOKIE ECHO (section 4: "If the T1-init
 // timer expires, the endpoint MUST retransmit the INIT chunk and restart
 // the T1-init timer ... This MUST be repeated up to 'Max.Init.Retransmits'
 // times. After that, the endpoint MUST abort the initialization process and

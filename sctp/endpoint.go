@@ -12,8 +12,9 @@ import (
 // endpoint is the sans-I/O endpoint core: it demultiplexes incoming packets
 // to associations by the peer's transport address and the SCTP ports, checks
 // verification tags, answers INITs statelessly with a State Cookie (RFC 9260
-// section 5.1.3: "Z" MUST NOT allocate any resources or keep any states for
-// the new association"), creates associations from valid COOKIE ECHOs, and
+// section 5.1: "After sending an INIT ACK chunk with the State Cookie
+// parameter, "Z" MUST NOT allocate any resources or keep any states for the
+// new association."), creates associations from valid COOKIE ECHOs, and
 // handles out-of-the-blue packets (section 8.4).
 //
 // It is fed with receive(now, from, packet), timeout(now) and the user

@@ -216,7 +216,7 @@ func TestCookieEchoLateC(t *testing.T) {
 // lost) is answered again, even after the cookie's lifespan: "If both
 // Verification Tags in the State Cookie match the Verification Tags of the
 // current association, consider the State Cookie valid (this is case E in
-// Section 5.2) even if the lifespan is exceeded."
+// Section 5.2), even if the lifespan is exceeded."
 func TestCookieEchoDuplicateD(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.writePacket(0, tc.peerInit())

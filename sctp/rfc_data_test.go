@@ -109,7 +109,7 @@ func TestSackGapBlockFFFF(t *testing.T) {
 // identifier. If an endpoint receives a DATA chunk with an invalid stream
 // identifier, it SHOULD acknowledge the reception of the DATA chunk
 // following the normal procedure, immediately send an ERROR chunk with
-// cause set to "Invalid Stream Identifier" (see Section 3.3.10.1), and
+// cause set to "Invalid Stream Identifier" (see Section 3.3.10), and
 // discard the DATA chunk."
 func TestDataInvalidStream(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())

@@ -617,9 +617,10 @@ func TestReconfIData(t *testing.T) {
 }
 
 // A RE-CONFIG chunk's length leaves out the padding of its last parameter
-// (RFC 9260 section 3.2: the Chunk Length includes "padding of any
-// variable-length parameter except the last parameter in the chunk"); an
-// odd stream list needs it. tshark flagged the other form against Linux.
+// (RFC 9260 section 3.2: "The Chunk Length field does not count any chunk
+// padding. However, it does include any padding of variable-length
+// parameters other than the last parameter in the chunk."); an odd stream
+// list needs it. tshark flagged the other form against Linux.
 func TestReconfChunkLength(t *testing.T) {
 	tc := connectReconf(t)
 	tc.a.userReconf(tc.now, true, DirBoth, []uint16{1}, 0, 0)

@@ -245,9 +245,10 @@ func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognize
 }
 
 // unpadLastParam sets the length of the chunk at b[at:] that ends with the parameter at
-// b[last:] so that it leaves out that parameter's padding: "the Chunk Length ... does
-// include padding of any variable-length parameter except the last parameter in the
-// chunk" (RFC 9260 section 3.2). The padding bytes stay, as the chunk's padding.
+// b[last:] so that it leaves out that parameter's padding: "The Chunk Length field does
+// not count any chunk padding. However, it does include any padding of variable-length
+// parameters other than the last parameter in the chunk." (RFC 9260 section 3.2). The
+// padding bytes stay, as the chunk's padding.
 func unpadLastParam(b []byte, at, last int) []byte {
 	if last < at || last+4 > len(b) {
 		return b

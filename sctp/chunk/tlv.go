@@ -322,9 +322,9 @@ func endTLV(b []byte, start int) ([]byte, error) {
 
 // listLen returns the length of a parameter or cause list without the
 // padding of its last element, which RFC 9260 section 3.2 leaves out of
-// the enclosing chunk's length ("it does include padding of any
-// variable-length parameter except the last parameter in the chunk"). A
-// malformed list is returned whole.
+// the enclosing chunk's length ("However, it does include any padding of
+// variable-length parameters other than the last parameter in the
+// chunk."). A malformed list is returned whole.
 func listLen(list []byte) int {
 	w := tlv{b: list}
 	last := -1

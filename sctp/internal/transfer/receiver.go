@@ -197,7 +197,8 @@ func (r *Receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 	r.inPacket = true
 	if r.tsns.hasGaps() || t != r.tsns.cum {
 		// 6.7: "If the endpoint detects a gap in the received DATA chunk
-		// sequence, it SHOULD send a SACK with Gap Ack Blocks immediately."
+		// sequence, it SHOULD send a SACK chunk with Gap Ack Blocks
+		// immediately."
 		r.sackNow = true
 	}
 	if int(sid) >= r.cfg.InStreams {

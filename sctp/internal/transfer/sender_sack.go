@@ -334,10 +334,11 @@ func (s *Sender) OnTimeout(now time.Time) (expired bool) {
 }
 
 // HandleCumAck applies the Cumulative TSN Ack of a SHUTDOWN chunk (RFC 9260
-// section 9.2: the receiver of a SHUTDOWN "MUST ... verify, by checking the
-// Cumulative TSN Ack field of the chunk, that all its outstanding DATA
-// chunks have been received by the SHUTDOWN sender"): a SACK without gap
-// blocks that leaves the peer's window as it was. Errors as HandleSACK.
+// section 9.2: "Upon reception of the SHUTDOWN chunk, the peer endpoint
+// does the following: ... verify, by checking the Cumulative TSN Ack field
+// of the chunk, that all its outstanding DATA chunks have been received by
+// the SHUTDOWN chunk sender."): a SACK without gap blocks that leaves the
+// peer's window as it was. Errors as HandleSACK.
 func (s *Sender) HandleCumAck(now time.Time, cum TSN) (acked bool, err error) {
 	if cum.LT(s.cumAck) {
 		return false, nil

@@ -50,8 +50,8 @@ const (
 	// TSN counts as received (RFC 9260 section 6.5: "it SHOULD acknowledge
 	// the reception of the DATA chunk following the normal procedure,
 	// immediately send an ERROR chunk with cause set to "Invalid Stream
-	// Identifier" and discard the DATA chunk"); the association sends the
-	// ERROR.
+	// Identifier" (see Section 3.3.10), and discard the DATA chunk."); the
+	// association sends the ERROR.
 	InvalidStream
 )
 
