@@ -187,33 +187,108 @@ func (d *Data) unlink(s *InSide, l *fragList, prev, first, last *Frag) {
 
 // Partial starts partial delivery (RFC 9260 section 6.9: a receiver out of
 // buffer space "SHOULD dispatch part of its inbound message through a
-// partial delivery API") of the
-// message with the lowest TSN whose first fragments are in sequence, among
-// the streams with nothing queued for delivery (one with something queued
-// frees window when it is read). One message at a time: DATA fragments of a
-// message have consecutive TSNs, and the window-full exception of the
-// receiver follows that one message.
+// partial delivery API") of the message with the lowest TSN whose first
+// fragments are in sequence, among the streams with nothing queued for
+// delivery (one with something queued frees window when it is read). One
+// message at a time: DATA fragments of a message have consecutive TSNs, and
+// the window-full exception of the receiver follows that one message.
+// It looks at every stream in use.
 func (d *Data) Partial() bool {
 	if d.pd != nil {
 		return false
 	}
-	var best *InSide
-	var bestList *fragList
+	var c pdCandidate
 	for _, s := range d.streams.InSides() {
-		if s.ready.head != nil {
-			continue
-		}
-		if h := s.ordered.head; h != nil && h.SSN == uint16(d.in(s).NextSSN()) && h.Flags&FlagBegin != 0 {
-			if best == nil || tsnLT(h.TSN, bestList.head.TSN) {
-				best, bestList = s, &s.ordered
-			}
-		}
-		if h := s.unordered.head; h != nil && h.Flags&FlagBegin != 0 {
-			if best == nil || tsnLT(h.TSN, bestList.head.TSN) {
-				best, bestList = s, &s.unordered
-			}
+		c.consider(d, s)
+	}
+	return d.startPartial(&c)
+}
+
+// PartialNoting is Partial that also notes the streams that could still
+// start one, so that a receiver can look at those and the ones that change
+// from then on instead of at every stream. It looks at every stream when
+// all is set, else at sids only (the receiver's notes). Then sids[:n], up
+// to cap(sids), holds the streams that could still start one besides the
+// one it started; n is -1 when they do not fit.
+func (d *Data) PartialNoting(sids []uint16, all bool) (started bool, n int) {
+	if all {
+		return d.partialNotingAll(sids)
+	}
+	var c pdCandidate
+	for _, sid := range sids {
+		if s := d.streams.PeekInSide(sid); s != nil {
+			c.consider(d, s)
 		}
 	}
+	if d.pd == nil {
+		started = d.startPartial(&c)
+	}
+	for _, sid := range sids {
+		if s := d.streams.PeekInSide(sid); s != nil && d.candidate(s) != nil {
+			sids[n] = sid
+			n++
+		}
+	}
+	return started, n
+}
+
+// partialNotingAll is PartialNoting over every stream. (Apart, so that
+// what its loops capture stays off the heap in the other case.)
+func (d *Data) partialNotingAll(sids []uint16) (started bool, n int) {
+	var c pdCandidate
+	for _, s := range d.streams.InSides() {
+		c.consider(d, s)
+	}
+	if d.pd == nil {
+		started = d.startPartial(&c)
+	}
+	sids = sids[:0]
+	for sid, s := range d.streams.InSides() {
+		if d.candidate(s) != nil {
+			if len(sids) == cap(sids) {
+				return started, -1
+			}
+			sids = append(sids, sid)
+		}
+	}
+	return started, len(sids)
+}
+
+// pdCandidate is the best message found so far to start partial delivery
+// with: the first fragment with the lowest TSN.
+type pdCandidate struct {
+	s    *InSide
+	list *fragList
+}
+
+// candidate returns the list of s whose head message partial delivery can
+// start with, or nil: s's next ordered message or an unordered one at the
+// head of its list, the earlier, if its first fragment is there; nothing
+// when s has something queued for delivery.
+func (d *Data) candidate(s *InSide) *fragList {
+	if s.ready.head != nil {
+		return nil
+	}
+	var l *fragList
+	if h := s.ordered.head; h != nil && h.SSN == uint16(d.in(s).NextSSN()) && h.Flags&FlagBegin != 0 {
+		l = &s.ordered
+	}
+	if h := s.unordered.head; h != nil && h.Flags&FlagBegin != 0 && (l == nil || tsnLT(h.TSN, l.head.TSN)) {
+		l = &s.unordered
+	}
+	return l
+}
+
+// consider makes s's candidate message the best if it has a lower TSN.
+func (c *pdCandidate) consider(d *Data, s *InSide) {
+	if l := d.candidate(s); l != nil && (c.s == nil || tsnLT(l.head.TSN, c.list.head.TSN)) {
+		c.s, c.list = s, l
+	}
+}
+
+// startPartial starts partial delivery of c's message, if there is one.
+func (d *Data) startPartial(c *pdCandidate) bool {
+	best, bestList := c.s, c.list
 	if best == nil {
 		return false
 	}

@@ -544,6 +544,13 @@ func (d *IData) Partial() bool {
 	return true
 }
 
+// PartialNoting is Partial, and notes nothing (n is -1): with I-DATA, a
+// change on one stream (the FSN numbering learned, the cumulative TSN) can
+// make messages of others deliverable, so every look is at every stream.
+func (d *IData) PartialNoting(sids []uint16, all bool) (started bool, n int) {
+	return d.Partial(), -1
+}
+
 // InPartial reports whether a message of stream sid, ordered or
 // unordered, is in partial delivery.
 func (d *IData) InPartial(sid uint16) bool {

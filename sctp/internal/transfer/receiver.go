@@ -30,10 +30,18 @@ type Receiver struct {
 	muted         bool           // no SACK until DATA moves the cumulative TSN past muteCum (ResetTSN)
 	muteCum       TSN
 
-	capacity  int // receive buffer: a_rwnd when empty
-	pdPoint   int // held bytes that start partial delivery
-	lastAdv   int // a_rwnd of the last SACK
-	updateMin int // window opening that warrants a window update
+	capacity int // receive buffer: a_rwnd when empty
+	pdPoint  int // held bytes that start partial delivery
+	// Partial delivery checks (checkPartial): pdAll asks for a look at
+	// every stream; otherwise only the pdN streams in pdDirty can start
+	// one: those the reassembler's last look noted, and those changed
+	// since.
+	pdAll     bool
+	pdN       uint8
+	pdDirty   [8]uint16
+	pdAlways  bool // tests: every check looks at every stream, without notes
+	lastAdv   int  // a_rwnd of the last SACK
+	updateMin int  // window opening that warrants a window update
 
 	// SACK scheduling.
 	packets     int       // packets with DATA since the last SACK
@@ -66,6 +74,7 @@ func (r *Receiver) init(cfg *Config, st *Stats, streams *Streams) {
 	}
 	r.capacity = cfg.RecvBuffer
 	r.pdPoint = max(r.capacity/2, 1)
+	r.pdAll = true
 	r.lastAdv = r.capacity
 	r.updateMin = max(r.capacity/4, cfg.MTU)
 }
@@ -114,7 +123,8 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 		return Dropped, ErrProtocolViolation
 	}
 	r.stats.BytesReceived += uint64(len(d.Payload))
-	r.maybePartial()
+	r.pdChanged(d.SID) // a DATA fragment changes its own stream only
+	r.checkPartial()
 	return Accepted, nil
 }
 
@@ -184,6 +194,7 @@ func (r *Receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 				}
 				r.tsns.remove(TSN(dt))
 				r.stats.DroppedReneged++
+				r.pdAll = true
 			}
 			if r.held()+n > r.capacity+r.cfg.MTU {
 				// Nothing held above t could go (all of it is delivered and
@@ -240,7 +251,60 @@ func (r *Receiver) partialWants(t TSN, sid uint16, id *IData) bool {
 // expires between fragments). The partial delivery ends at once, with the
 // Aborted marker after the parts, instead of waiting for good.
 func (r *Receiver) maybePartial() {
-	if h := r.reasm.Held(); h >= r.pdPoint && h > r.reasm.Ready() && r.reasm.Partial() {
+	r.pdAll = true
+	r.checkPartial()
+}
+
+// pdChanged notes that stream sid may have become one whose message
+// partial delivery can start with (its delivery queue is empty), after a
+// fragment was added to it or read from it: the next check looks at it
+// besides the streams noted before, not at every stream.
+func (r *Receiver) pdChanged(sid uint16) {
+	if r.pdAll {
+		return // every stream gets looked at
+	}
+	if r.reasm.Held() < r.pdPoint {
+		// No check starts one below the point: the first check above it
+		// looks at every stream, and the usual case, a reader that keeps
+		// up, costs no more than that test.
+		r.pdAll = true
+		return
+	}
+	if r.reasm.PeekStream(sid) != nil {
+		return // something queued: not a candidate
+	}
+	if r.pdN > 0 && r.pdDirty[r.pdN-1] == sid {
+		return
+	}
+	if int(r.pdN) == len(r.pdDirty) {
+		r.pdAll = true
+		return
+	}
+	r.pdDirty[r.pdN] = sid
+	r.pdN++
+}
+
+// checkPartial is maybePartial after pdChanged. Partial delivery can start
+// only on a stream noted by the reassembler's last look or changed since
+// (pdAll: on any stream), so a reader behind on many streams, which keeps
+// the held bytes above the partial delivery point, does not cost a walk
+// over every stream in use for each DATA chunk and each read.
+func (r *Receiver) checkPartial() {
+	r.pdAll = r.pdAll || r.pdAlways
+	if !r.pdAll && r.pdN == 0 {
+		return
+	}
+	h := r.reasm.Held()
+	if h < r.pdPoint || h <= r.reasm.Ready() {
+		return // the notes stand until the check can start one
+	}
+	started, n := r.reasm.PartialNoting(r.pdDirty[:r.pdN], r.pdAll)
+	if n < 0 {
+		r.pdAll, r.pdN = true, 0 // more than the notes hold, or I-DATA
+	} else {
+		r.pdAll, r.pdN = false, uint8(n)
+	}
+	if started {
 		r.stats.PartialDeliveries++
 		if d, ok := r.reasm.(*interleave.Data); ok {
 			if next, ok := d.PartialNext(); ok && r.tsns.has(TSN(next)) {
@@ -444,6 +508,7 @@ func (r *Receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo)
 	if f.Flags&interleave.FlagAborted != 0 {
 		r.reasm.PopStream(sid)
 		r.pool.Put(f)
+		r.pdAll = true
 		info.Aborted = true
 		r.stats.PartialAborted++
 		return 0, info
@@ -474,7 +539,12 @@ func (r *Receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo)
 			break // not queued yet, or another message's part: the next read
 		}
 	}
-	r.maybePartial()
+	if r.idata != nil {
+		r.pdAll = true
+	} else {
+		r.pdChanged(sid)
+	}
+	r.checkPartial()
 	r.rest()
 	if r.Window()-r.lastAdv >= r.updateMin {
 		r.sackNow = true

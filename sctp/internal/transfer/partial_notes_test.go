@@ -1,0 +1,94 @@
+package transfer
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/usctp/usctp/sctp/chunk"
+)
+
+// FuzzPartialNotes checks the receiver's partial delivery notes against the
+// plain rule they stand for: a twin receiver that looks at every stream at
+// every check (pdAlways) gets the same chunks, FORWARD-TSNs and reads, and
+// the two must start the same partial deliveries, hold the same bytes and
+// return the same bytes, message parts and stream ids, step by step. A small
+// window keeps the held bytes around the partial delivery point.
+func FuzzPartialNotes(f *testing.F) {
+	f.Add([]byte{0, 1, 0, 2, 200, 1, 2, 1, 0, 1, 200, 0, 3, 2, 0, 3, 250, 3, 9, 0, 0, 1, 100, 2})
+	f.Add([]byte{0, 0, 0, 2, 255, 0, 1, 1, 0, 2, 255, 0, 2, 2, 0, 2, 255, 0, 3, 3, 0, 3, 255, 1, 4, 0, 1, 2, 255, 1})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var rs [2]*Receiver
+		for i := range rs {
+			e, err := New(Config{PeerTSN: 1, OutStreams: 1, InStreams: 12, RecvBuffer: 1500})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs[i] = &e.Recv
+		}
+		rs[1].pdAlways = true
+		payload := make([]byte, 256)
+		for i := range payload {
+			payload[i] = byte(i)
+		}
+		var bufs, recs [2][]byte
+		for i := range bufs {
+			bufs[i] = make([]byte, 300)
+		}
+		for step := 0; len(b) >= 6; step++ {
+			op, x := b[0]%8, b[1:6]
+			b = b[6:]
+			for i, r := range rs {
+				switch {
+				case op < 5: // a DATA chunk: TSN near the cumulative one, a stream, an SSN, flags
+					d := Data{TSN: r.tsns.cum + 1 + TSN(x[0]%12), SID: uint16(x[1] % 12), SSN: uint16(x[2] % 6),
+						Flags: x[3] & (flagBegin | flagEnd | flagUnordered), Payload: payload[:1+int(x[4])]}
+					r.HandleData(epoch, &d)
+					r.EndPacket(epoch)
+				case op == 5: // a FORWARD-TSN past a few TSNs, skipping an SSN on one stream
+					c := forwardChunk(t, r.tsns.cum+TSN(x[0]%4), uint16(x[1]%12), uint16(x[2]%6))
+					r.HandleForwardTSN(epoch, c)
+				case op == 6:
+					n, info, err := r.ReadStream(uint16(x[0]%12), bufs[i][:1+int(x[1])])
+					recs[i] = readRecord(recs[i][:0], n, info, err, bufs[i])
+				default:
+					n, info, err := r.Read(bufs[i][:1+int(x[1])])
+					recs[i] = readRecord(recs[i][:0], n, info, err, bufs[i])
+				}
+			}
+			a, z := rs[0], rs[1]
+			if a.Held() != z.Held() || a.stats.PartialDeliveries != z.stats.PartialDeliveries ||
+				a.reasm.Ready() != z.reasm.Ready() || a.tsns.cum != z.tsns.cum {
+				t.Fatalf("step %d (op %d): with notes held %d ready %d partials %d cum %d; looking at every stream held %d ready %d partials %d cum %d",
+					step, op, a.Held(), a.reasm.Ready(), a.stats.PartialDeliveries, a.tsns.cum,
+					z.Held(), z.reasm.Ready(), z.stats.PartialDeliveries, z.tsns.cum)
+			}
+			if op >= 6 && !bytes.Equal(recs[0], recs[1]) {
+				t.Fatalf("step %d: read %x with notes, %x looking at every stream", step, recs[0], recs[1])
+			}
+		}
+	})
+}
+
+// readRecord appends a read's outcome to rec: the error, or the stream, the
+// end and abort marks and the bytes read.
+func readRecord(rec []byte, n int, info RecvInfo, err error, p []byte) []byte {
+	if err != nil {
+		return append(rec, err.Error()...)
+	}
+	var marks byte
+	if info.EOR {
+		marks |= 1
+	}
+	if info.Aborted {
+		marks |= 2
+	}
+	return append(append(rec, byte(info.SID), byte(info.SID>>8), marks), p[:n]...)
+}
+
+// forwardChunk builds a FORWARD-TSN chunk to cum skipping stream sid up to ssn.
+func forwardChunk(t *testing.T, cum TSN, sid, ssn uint16) chunk.Chunk {
+	return chunkOf(t, func(b []byte) []byte {
+		b, _ = chunk.AppendForwardTSN(b, cum, []chunk.StreamSSN{{SID: sid, SSN: ssn}})
+		return b
+	})
+}
