@@ -194,14 +194,8 @@ func (d *Data) unlink(s *InSide, l *fragList, prev, first, last *Frag) {
 // the window-full exception of the receiver follows that one message.
 // It looks at every stream in use.
 func (d *Data) Partial() bool {
-	if d.pd != nil {
-		return false
-	}
-	var c pdCandidate
-	for _, s := range d.streams.InSides() {
-		c.consider(d, s)
-	}
-	return d.startPartial(&c)
+	started, _ := d.partialNotingAll(nil)
+	return started
 }
 
 // PartialNoting is Partial that also notes the streams that could still

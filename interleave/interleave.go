@@ -46,19 +46,18 @@ type Reassembler interface {
 	Held() int
 	// Ready returns the user bytes queued for delivery.
 	Ready() int
-	// Partial starts partial delivery of one message on a stream with
-	// nothing queued for delivery: the earliest message that has its first
-	// fragments in sequence starts being queued before it is complete. It
-	// reports whether it started. The caller uses it when the held bytes
-	// reach its partial delivery point, so a message larger than the
-	// receive buffer cannot stall the association.
-	Partial() bool
-	// PartialNoting is Partial among the streams sids, or every stream
-	// when all is set, that also notes which streams could still start
-	// one: sids[:n], up to cap(sids), or n is -1 when they do not fit or
-	// the reassembler cannot tell. A caller that notes the streams that
-	// change from then on can pass those instead of looking at every
-	// stream.
+	// PartialNoting starts partial delivery of one message on a stream
+	// with nothing queued for delivery: the earliest message that has its
+	// first fragments in sequence starts being queued before it is
+	// complete. It reports whether it started. The caller uses it when the
+	// held bytes reach its partial delivery point, so a message larger
+	// than the receive buffer cannot stall the association.
+	//
+	// It looks at the streams sids, or at every stream when all is set,
+	// and notes which streams could still start one: sids[:n], up to
+	// cap(sids), or n is -1 when they do not fit or the reassembler cannot
+	// tell. A caller that notes the streams that change from then on can
+	// pass those instead of looking at every stream.
 	PartialNoting(sids []uint16, all bool) (started bool, n int)
 	// PartialNext reports the TSN of the next fragment of the message in
 	// partial delivery, if one is in progress (DATA only). Nothing else of
