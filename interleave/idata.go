@@ -505,28 +505,96 @@ func (d *IData) dropMID(l *fragList, mid uint32) {
 // in order (any, for unordered messages) starts to be queued with the
 // fragments in sequence after it. Called again, it starts another.
 func (d *IData) Partial() bool {
-	var best *InSide
-	var bestF *Frag
-	bestUO := false
+	started, _ := d.partialNotingAll(nil)
+	return started
+}
+
+// PartialNoting is Partial among the streams sids, or every stream when
+// all is set, that also notes the streams that could still start one:
+// sids[:n], up to cap(sids); n is -1 when they do not fit.
+func (d *IData) PartialNoting(sids []uint16, all bool) (started bool, n int) {
+	if all {
+		return d.partialNotingAll(sids)
+	}
+	var c ipdCandidate
+	for _, sid := range sids {
+		if s := d.streams.PeekInSide(sid); s != nil {
+			d.consider(&c, sid, s)
+		}
+	}
+	started = d.startPartial(&c)
+	for _, sid := range sids {
+		if s := d.streams.PeekInSide(sid); s != nil && d.candidate(sid, s) {
+			sids[n] = sid
+			n++
+		}
+	}
+	return started, n
+}
+
+// partialNotingAll is PartialNoting over every stream. (Apart, so that
+// what its loops capture stays off the heap in the other case.)
+func (d *IData) partialNotingAll(sids []uint16) (started bool, n int) {
+	var c ipdCandidate
 	for sid, s := range d.streams.InSides() {
-		s.sid = sid
-		if s.ready.head != nil {
-			continue
-		}
-		in := d.streams.In(sid)
-		if h := s.ordered.head; !in.PD && h != nil && h.MID == uint32(in.MID) && isBegin(h) {
-			if bestF == nil || tsnLT(h.TSN, bestF.TSN) {
-				best, bestF, bestUO = s, h, false
+		d.consider(&c, sid, s)
+	}
+	started = d.startPartial(&c)
+	sids = sids[:0]
+	for sid, s := range d.streams.InSides() {
+		if d.candidate(sid, s) {
+			if len(sids) == cap(sids) {
+				return started, -1
 			}
+			sids = append(sids, sid)
 		}
-		if !in.PDUO {
-			for f := s.unordered.head; f != nil; f = f.next {
-				if isBegin(f) && (bestF == nil || tsnLT(f.TSN, bestF.TSN)) {
-					best, bestF, bestUO = s, f, true
-				}
+	}
+	return started, len(sids)
+}
+
+// ipdCandidate is the best message found so far to start partial delivery
+// with: its first fragment f, with the lowest TSN, on stream s.
+type ipdCandidate struct {
+	s  *InSide
+	f  *Frag
+	uo bool
+}
+
+// consider makes a message of stream sid (side s) the candidate if
+// partial delivery can start with it and its first fragment has a lower
+// TSN: the next ordered message or any unordered one whose first fragment
+// is there, unless s has something queued for delivery or a message of
+// that kind in partial delivery already.
+func (d *IData) consider(c *ipdCandidate, sid uint16, s *InSide) {
+	s.sid = sid
+	if s.ready.head != nil {
+		return
+	}
+	in := d.streams.In(sid)
+	if h := s.ordered.head; !in.PD && h != nil && h.MID == uint32(in.MID) && isBegin(h) {
+		if c.f == nil || tsnLT(h.TSN, c.f.TSN) {
+			c.s, c.f, c.uo = s, h, false
+		}
+	}
+	if !in.PDUO {
+		for f := s.unordered.head; f != nil; f = f.next {
+			if isBegin(f) && (c.f == nil || tsnLT(f.TSN, c.f.TSN)) {
+				c.s, c.f, c.uo = s, f, true
 			}
 		}
 	}
+}
+
+// candidate reports whether partial delivery can start on stream sid.
+func (d *IData) candidate(sid uint16, s *InSide) bool {
+	var c ipdCandidate
+	d.consider(&c, sid, s)
+	return c.s != nil
+}
+
+// startPartial starts partial delivery of c's message, if there is one.
+func (d *IData) startPartial(c *ipdCandidate) bool {
+	best, bestF, bestUO := c.s, c.f, c.uo
 	if best == nil {
 		return false
 	}
@@ -542,13 +610,6 @@ func (d *IData) Partial() bool {
 		}
 	}
 	return true
-}
-
-// PartialNoting is Partial, and notes nothing (n is -1): with I-DATA, a
-// change on one stream (the FSN numbering learned, the cumulative TSN) can
-// make messages of others deliverable, so every look is at every stream.
-func (d *IData) PartialNoting(sids []uint16, all bool) (started bool, n int) {
-	return d.Partial(), -1
 }
 
 // InPartial reports whether a message of stream sid, ordered or

@@ -13,13 +13,22 @@ import (
 // the two must start the same partial deliveries, hold the same bytes and
 // return the same bytes, message parts and stream ids, step by step. A small
 // window keeps the held bytes around the partial delivery point.
+//
+// The first byte picks the variant: even DATA, odd I-DATA (RFC 8260), whose
+// chunks carry a MID and an FSN, and whose FORWARD-TSN is an I-FORWARD-TSN.
 func FuzzPartialNotes(f *testing.F) {
-	f.Add([]byte{0, 1, 0, 2, 200, 1, 2, 1, 0, 1, 200, 0, 3, 2, 0, 3, 250, 3, 9, 0, 0, 1, 100, 2})
-	f.Add([]byte{0, 0, 0, 2, 255, 0, 1, 1, 0, 2, 255, 0, 2, 2, 0, 2, 255, 0, 3, 3, 0, 3, 255, 1, 4, 0, 1, 2, 255, 1})
+	f.Add([]byte{0, 0, 1, 0, 2, 200, 1, 2, 1, 0, 1, 200, 0, 3, 2, 0, 3, 250, 3, 9, 0, 0, 1, 100, 2})
+	f.Add([]byte{0, 0, 0, 0, 2, 255, 0, 1, 1, 0, 2, 255, 0, 2, 2, 0, 2, 255, 0, 3, 3, 0, 3, 255, 1, 4, 0, 1, 2, 255, 1})
+	f.Add([]byte{1, 0, 0, 0, 2, 200, 0, 1, 1, 0, 0, 200, 0, 2, 0, 1, 1, 200, 1, 7, 0, 0, 0, 90, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 {
+			return
+		}
+		idata := b[0]%2 == 1
+		b = b[1:]
 		var rs [2]*Receiver
 		for i := range rs {
-			e, err := New(Config{PeerTSN: 1, OutStreams: 1, InStreams: 12, RecvBuffer: 1500})
+			e, err := New(Config{PeerTSN: 1, OutStreams: 1, InStreams: 12, RecvBuffer: 1500, Interleaved: idata})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -39,11 +48,21 @@ func FuzzPartialNotes(f *testing.F) {
 			b = b[6:]
 			for i, r := range rs {
 				switch {
+				case op < 5 && idata: // an I-DATA chunk: as DATA, with a MID and an FSN
+					d := IData{TSN: r.tsns.cum + 1 + TSN(x[0]%12), SID: uint16(x[1] % 12), MID: uint32(x[2] % 6),
+						FSN: uint32(x[2] / 6 % 4), PPID: 7, Flags: x[3] & (flagBegin | flagEnd | flagUnordered), Payload: payload[:1+int(x[4])]}
+					if d.Flags&flagBegin != 0 {
+						d.FSN = 0
+					}
+					r.HandleIData(epoch, &d)
+					r.EndPacket(epoch)
 				case op < 5: // a DATA chunk: TSN near the cumulative one, a stream, an SSN, flags
 					d := Data{TSN: r.tsns.cum + 1 + TSN(x[0]%12), SID: uint16(x[1] % 12), SSN: uint16(x[2] % 6),
 						Flags: x[3] & (flagBegin | flagEnd | flagUnordered), Payload: payload[:1+int(x[4])]}
 					r.HandleData(epoch, &d)
 					r.EndPacket(epoch)
+				case op == 5 && idata: // an I-FORWARD-TSN with one entry
+					r.HandleIForwardTSN(epoch, chunkOfBytes(uint32(r.tsns.cum)+uint32(x[0]%4), uint16(x[1]%12), x[3]&1 != 0, uint32(x[2]%6)))
 				case op == 5: // a FORWARD-TSN past a few TSNs, skipping an SSN on one stream
 					c := forwardChunk(t, r.tsns.cum+TSN(x[0]%4), uint16(x[1]%12), uint16(x[2]%6))
 					r.HandleForwardTSN(epoch, c)

@@ -123,7 +123,7 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 		return Dropped, ErrProtocolViolation
 	}
 	r.stats.BytesReceived += uint64(len(d.Payload))
-	r.pdChanged(d.SID) // a DATA fragment changes its own stream only
+	r.pdChanged(d.SID) // a fragment changes its own stream only
 	r.checkPartial()
 	return Accepted, nil
 }
@@ -539,11 +539,7 @@ func (r *Receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo)
 			break // not queued yet, or another message's part: the next read
 		}
 	}
-	if r.idata != nil {
-		r.pdAll = true
-	} else {
-		r.pdChanged(sid)
-	}
+	r.pdChanged(sid)
 	r.checkPartial()
 	r.rest()
 	if r.Window()-r.lastAdv >= r.updateMin {
