@@ -33,6 +33,10 @@ func TestUDPInterleaving(t *testing.T) {
 			l, dc := listenLoop(t, lc)
 			dc.Interleaving = tc.dial
 			dc.Scheduler = sched.RoundRobin
+			// Both messages are queued at once: with the default unsent
+			// limit the second write would wait until half of the first
+			// was sent, and a loaded machine could let the rest go first.
+			dc.UnsentLimit = -1
 			c := dialLoop(t, dc)
 			defer c.Close()
 			s := accept(t, l)
