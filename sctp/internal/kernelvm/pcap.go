@@ -172,8 +172,12 @@ func TsharkProblems(path string) (string, error) {
 		return "", nil
 	}
 	// Every record is SCTP, so every UDP port decodes as SCTP (Wireshark only knows
-	// 9899 by itself, and transport A's host side uses ports chosen at run time).
+	// 9899 by itself, and transport A's host side uses ports chosen at run time), and
+	// the payloads as plain data: an SCTP port the kernel picks may be one Wireshark
+	// gives a protocol of its own (36444, M3AP), whose dissector calls the test's
+	// payload malformed.
 	cmd := exec.Command(tshark, "-n", "-r", path, "-o", "sctp.checksum:CRC-32C", "-d", "udp.port==1-65535,sctp",
+		"-d", "sctp.port==1-65535,data",
 		"-Y", `_ws.malformed || sctp.checksum.status == "Bad" || _ws.expert.severity == "Error"`)
 	cmd.Env = append(os.Environ(), "HOME="+os.TempDir()) // tshark wants a profile directory
 	var stderr strings.Builder
