@@ -278,24 +278,15 @@ func (c *clientSide) requester(conn Conn, sid uint16, streams int) {
 	}
 }
 
+// rrInterims records the transactions completed in each interval until
+// done closes.
 func (c *clientSide) rrInterims(done <-chan struct{}, opt RunOptions) {
-	t := time.NewTicker(c.p.Interim)
-	defer t.Stop()
-	start := time.Now()
-	prevAt, prev := start, c.trans.Load()
-	for {
-		select {
-		case <-done:
-			return
-		case now := <-t.C:
-			n := c.trans.Load()
-			span := now.Sub(prevAt)
-			in := Interim{At: now.Sub(start).Seconds(), Span: span.Seconds(), Trans: n - prev, Rate: PerSecond(n-prev, span)}
-			prevAt, prev = now, n
-			c.interims = append(c.interims, in)
-			if opt.OnInterim != nil {
-				opt.OnInterim(in)
-			}
+	eachInterim(c.p.Interim, done, c.trans.Load, func(in Interim, n uint64, span time.Duration) bool {
+		in.Trans, in.Rate = n, PerSecond(n, span)
+		c.interims = append(c.interims, in)
+		if opt.OnInterim != nil {
+			opt.OnInterim(in)
 		}
-	}
+		return true
+	})
 }

@@ -236,20 +236,30 @@ func (s *serverSide) echo(c Conn) {
 
 // interims sends the bytes received in each interval until stop closes.
 func (s *serverSide) interims(ctl *ctlConn, stop <-chan struct{}) {
-	t := time.NewTicker(s.p.Interim)
+	eachInterim(s.p.Interim, stop, s.bytes.Load, func(in Interim, n uint64, span time.Duration) bool {
+		in.Bytes, in.Rate = n, Mbps(n, span)
+		return ctl.send(&ctlMsg{Op: "interim", Interim: &in}) == nil
+	})
+}
+
+// eachInterim calls emit every d, until stop closes or emit returns false,
+// with the interval's place in the run (At and Span set), how much count
+// grew in it and its length.
+func eachInterim(d time.Duration, stop <-chan struct{}, count func() uint64, emit func(in Interim, n uint64, span time.Duration) bool) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	start := time.Now()
-	prevAt, prevBytes := start, s.bytes.Load()
+	prevAt, prev := start, count()
 	for {
 		select {
 		case <-stop:
 			return
 		case now := <-t.C:
-			b := s.bytes.Load()
-			span := now.Sub(prevAt)
-			in := &Interim{At: now.Sub(start).Seconds(), Span: span.Seconds(), Bytes: b - prevBytes, Rate: Mbps(b-prevBytes, span)}
-			prevAt, prevBytes = now, b
-			if ctl.send(&ctlMsg{Op: "interim", Interim: in}) != nil {
+			n, span := count(), now.Sub(prevAt)
+			in := Interim{At: now.Sub(start).Seconds(), Span: span.Seconds()}
+			grew := n - prev
+			prevAt, prev = now, n
+			if !emit(in, grew, span) {
 				return
 			}
 		}

@@ -95,5 +95,18 @@ func TestInterimDuringRun(t *testing.T) {
 		if len(got) < 2 || len(r.Interims) != len(got) {
 			t.Errorf("%s: %d interim reports, %d in the result", test, len(got), len(r.Interims))
 		}
+		// The reports follow each other, and together they count what moved.
+		var moved uint64
+		var rated bool
+		for i, in := range got {
+			if in.Span <= 0 || i > 0 && in.At <= got[i-1].At {
+				t.Errorf("%s: report %d at %.3f s spans %.3f s, after one at %.3f s", test, i, in.At, in.Span, got[max(i-1, 0)].At)
+			}
+			moved += in.Bytes + in.Trans
+			rated = rated || in.Rate > 0
+		}
+		if moved == 0 || !rated {
+			t.Errorf("%s: the interim reports count nothing: %+v", test, got)
+		}
 	}
 }
