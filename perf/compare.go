@@ -19,9 +19,22 @@ type Comparison struct {
 
 // Compare runs p on each of stacks in turn, alternating, for rounds
 // rounds, against the server at ctlAddr. progress, if set, sees every run.
+// A stack that says it cannot run here (Checker) fails it before the first
+// round.
 func Compare(ctx context.Context, ctlAddr string, p Params, stacks []string, rounds int, progress func(round int, r *Result)) (*Comparison, error) {
 	if err := p.Normalize(); err != nil {
 		return nil, err
+	}
+	for _, s := range stacks {
+		st, err := Lookup(s)
+		if err != nil {
+			return nil, err
+		}
+		if ch, ok := st.(Checker); ok {
+			if err := ch.Check(&p.Config); err != nil {
+				return nil, fmt.Errorf("%s: %w", s, err)
+			}
+		}
 	}
 	c := &Comparison{Params: p, Rounds: rounds, Stacks: stacks, Runs: map[string][]float64{}, Median: map[string]float64{}, Unit: primaryUnit(&p)}
 	for round := range rounds {

@@ -130,3 +130,39 @@ func checkLimits(p *Params) error {
 	}
 	return nil
 }
+
+// refusingStack is a stack that says it cannot run here; any use of it
+// beyond Check is a test failure.
+type refusingStack struct{ t *testing.T }
+
+func (refusingStack) Name() string    { return "refusing" }
+func (refusingStack) InProcess() bool { return true }
+func (s refusingStack) Check(*Config) error {
+	return fmt.Errorf("refusing: %w here", ErrUnsupported)
+}
+func (s refusingStack) Listen(context.Context, string, *Config) (Listener, error) {
+	s.t.Error("Listen on a stack that failed its check")
+	return nil, errors.New("refused")
+}
+func (s refusingStack) Dial(context.Context, string, *Config) (Conn, error) {
+	s.t.Error("Dial on a stack that failed its check")
+	return nil, errors.New("refused")
+}
+
+// TestCompareChecksFirst: a stack that cannot run here fails -compare
+// before the first round of the others, not after them.
+func TestCompareChecksFirst(t *testing.T) {
+	Register(refusingStack{t})
+	t.Cleanup(func() {
+		stacksMu.Lock()
+		delete(stacks, "refusing")
+		stacksMu.Unlock()
+	})
+	addr := startServer(t)
+	runs := 0
+	_, err := Compare(t.Context(), addr, Params{Duration: 100 * time.Millisecond}, []string{"usctp", "refusing"}, 3,
+		func(int, *Result) { runs++ })
+	if !errors.Is(err, ErrUnsupported) || runs != 0 {
+		t.Errorf("Compare: %v after %d runs; want ErrUnsupported before any", err, runs)
+	}
+}

@@ -26,6 +26,15 @@ type Stack interface {
 	Dial(ctx context.Context, addr string, cfg *Config) (Conn, error)
 }
 
+// Checker is implemented by stacks that can tell before a run whether
+// they can do what cfg asks on this machine (the kernel stack: SCTP in the
+// kernel, and UDP encapsulation when asked). Compare asks every stack
+// before its first round, so a stack that cannot run fails at once, not
+// after rounds of the others.
+type Checker interface {
+	Check(cfg *Config) error
+}
+
 // Listener accepts associations for a Stack.
 type Listener interface {
 	// Accept waits for the next association to be established.

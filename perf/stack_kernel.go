@@ -133,6 +133,12 @@ func kernelAddr(addr string) (*ksctp.SCTPAddr, error) {
 	return ksctp.ResolveSCTPAddr("sctp", net.JoinHostPort(host, port))
 }
 
+// Check reports whether this machine's kernel can run cfg (Checker).
+func (kernelStack) Check(cfg *Config) error {
+	_, err := kernelCheck(cfg)
+	return err
+}
+
 func (kernelStack) Listen(ctx context.Context, addr string, cfg *Config) (Listener, error) {
 	if _, err := kernelCheck(cfg); err != nil {
 		return nil, err
