@@ -132,7 +132,7 @@ func (s *fq) Sent(sid uint16, n int, msgEnd, empty bool) {
 	if empty {
 		e.flags &^= fData
 		if e.flags&fLinked != 0 {
-			s.unlink(e)
+			s.unlink(sid, e)
 		}
 		return
 	}
@@ -146,40 +146,16 @@ func (s *fq) Sent(sid uint16, n int, msgEnd, empty bool) {
 
 func (s *fq) PacketDone() {}
 
-func (s *fq) Block(sid uint16) {
-	e := s.ent(sid)
-	if e == nil {
-		return
-	}
-	e.flags |= fBlocked
-	if e.flags&fLinked != 0 {
-		s.unlink(e)
-	}
-}
+func (s *fq) Block(sid uint16) { blockStream(s, sid) }
 
-func (s *fq) Unblock(sid uint16) {
-	e := s.ent(sid)
-	if e == nil {
-		return
-	}
-	e.flags &^= fBlocked
-	if e.flags&(fData|fLinked) == fData {
-		s.link(sid, e)
-	}
-}
+func (s *fq) Unblock(sid uint16) { unblockStream(s, sid) }
 
 // Forget drops sid's data and its tag: when it has data again it starts at
 // the virtual time, like a new stream.
 func (s *fq) Forget(sid uint16) {
-	e := s.ent(sid)
-	if e == nil {
-		return
+	if e := forgetStream(s, sid); e != nil {
+		e.tag, e.rem = s.v, 0
 	}
-	e.flags &^= fData
-	if e.flags&fLinked != 0 {
-		s.unlink(e)
-	}
-	e.tag, e.rem = s.v, 0
 }
 
 // SetValue sets sid's WFQ weight (1 to 65535), effective from its next
@@ -215,7 +191,7 @@ func (s *fq) Resize(streams int) {
 	n := clampStreams(streams)
 	for sid := n; sid < s.t.Len(); sid++ {
 		if e := s.t.Get(sid); e != nil && e.flags&fLinked != 0 {
-			s.unlink(e)
+			s.unlink(uint16(sid), e)
 		}
 	}
 	s.t.Resize(n)

@@ -92,8 +92,8 @@ func (s *fq) link(sid uint16, e *fqEnt) {
 }
 
 // unlink takes the stream with record e out of the heap; its tag stays as
-// its last finish.
-func (s *fq) unlink(e *fqEnt) {
+// its last finish. (sid is the stream's id, which the heap does not need.)
+func (s *fq) unlink(_ uint16, e *fqEnt) {
 	e.flags &^= fLinked
 	i := int(e.pos) - 1
 	e.pos = 0

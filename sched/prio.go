@@ -100,38 +100,11 @@ func (s *prio) Sent(sid uint16, n int, msgEnd, empty bool) {
 
 func (s *prio) PacketDone() {}
 
-func (s *prio) Block(sid uint16) {
-	e := s.ent(sid)
-	if e == nil {
-		return
-	}
-	e.flags |= fBlocked
-	if e.flags&fLinked != 0 {
-		s.unlink(sid, e)
-	}
-}
+func (s *prio) Block(sid uint16) { blockStream(s, sid) }
 
-func (s *prio) Unblock(sid uint16) {
-	e := s.ent(sid)
-	if e == nil {
-		return
-	}
-	e.flags &^= fBlocked
-	if e.flags&(fData|fLinked) == fData {
-		s.link(sid, e)
-	}
-}
+func (s *prio) Unblock(sid uint16) { unblockStream(s, sid) }
 
-func (s *prio) Forget(sid uint16) {
-	e := s.ent(sid)
-	if e == nil {
-		return
-	}
-	e.flags &^= fData
-	if e.flags&fLinked != 0 {
-		s.unlink(sid, e)
-	}
-}
+func (s *prio) Forget(sid uint16) { forgetStream(s, sid) }
 
 // SetValue sets sid's priority. An active stream moves to the end of the
 // round of its new priority.

@@ -104,38 +104,11 @@ func (s *rr) PacketDone() {
 	s.sentInPacket = false
 }
 
-func (s *rr) Block(sid uint16) {
-	e := s.ent(sid)
-	if e == nil {
-		return
-	}
-	e.flags |= fBlocked
-	if e.flags&fLinked != 0 {
-		s.unlink(sid, e)
-	}
-}
+func (s *rr) Block(sid uint16) { blockStream(s, sid) }
 
-func (s *rr) Unblock(sid uint16) {
-	e := s.ent(sid)
-	if e == nil {
-		return
-	}
-	e.flags &^= fBlocked
-	if e.flags&(fData|fLinked) == fData {
-		s.link(sid, e)
-	}
-}
+func (s *rr) Unblock(sid uint16) { unblockStream(s, sid) }
 
-func (s *rr) Forget(sid uint16) {
-	e := s.ent(sid)
-	if e == nil {
-		return
-	}
-	e.flags &^= fData
-	if e.flags&fLinked != 0 {
-		s.unlink(sid, e)
-	}
-}
+func (s *rr) Forget(sid uint16) { forgetStream(s, sid) }
 
 func (s *rr) SetValue(sid uint16, v uint16) error {
 	if int(sid) >= s.t.Len() {
