@@ -217,13 +217,7 @@ func (d *Data) PartialNoting(sids []uint16, all bool) (started bool, n int) {
 	if d.pd == nil {
 		started = d.startPartial(&c)
 	}
-	for _, sid := range sids {
-		if s := d.streams.PeekInSide(sid); s != nil && d.candidate(s) != nil {
-			sids[n] = sid
-			n++
-		}
-	}
-	return started, n
+	return started, keepCandidates(d.streams, sids, d)
 }
 
 // partialNotingAll is PartialNoting over every stream. (Apart, so that
@@ -236,16 +230,7 @@ func (d *Data) partialNotingAll(sids []uint16) (started bool, n int) {
 	if d.pd == nil {
 		started = d.startPartial(&c)
 	}
-	sids = sids[:0]
-	for sid, s := range d.streams.InSides() {
-		if d.candidate(s) != nil {
-			if len(sids) == cap(sids) {
-				return started, -1
-			}
-			sids = append(sids, sid)
-		}
-	}
-	return started, len(sids)
+	return started, noteCandidates(d.streams, sids, d)
 }
 
 // pdCandidate is the best message found so far to start partial delivery
@@ -271,6 +256,45 @@ func (d *Data) candidate(s *InSide) *fragList {
 		l = &s.unordered
 	}
 	return l
+}
+
+// canStart reports whether partial delivery can start on stream s
+// (pdStreams).
+func (d *Data) canStart(_ uint16, s *InSide) bool { return d.candidate(s) != nil }
+
+// pdStreams is a reassembler that can tell whether partial delivery can
+// start on a stream.
+type pdStreams interface {
+	canStart(sid uint16, s *InSide) bool
+}
+
+// keepCandidates moves the streams of sids on which partial delivery can
+// start to the front of sids and returns their number.
+func keepCandidates(streams InStreams, sids []uint16, d pdStreams) int {
+	n := 0
+	for _, sid := range sids {
+		if s := streams.PeekInSide(sid); s != nil && d.canStart(sid, s) {
+			sids[n] = sid
+			n++
+		}
+	}
+	return n
+}
+
+// noteCandidates writes the streams on which partial delivery can start
+// to sids[:n], up to cap(sids), looking at every stream; n is -1 when they
+// do not fit.
+func noteCandidates(streams InStreams, sids []uint16, d pdStreams) int {
+	sids = sids[:0]
+	for sid, s := range streams.InSides() {
+		if d.canStart(sid, s) {
+			if len(sids) == cap(sids) {
+				return -1
+			}
+			sids = append(sids, sid)
+		}
+	}
+	return len(sids)
 }
 
 // consider makes s's candidate message the best if it has a lower TSN.

@@ -523,13 +523,7 @@ func (d *IData) PartialNoting(sids []uint16, all bool) (started bool, n int) {
 		}
 	}
 	started = d.startPartial(&c)
-	for _, sid := range sids {
-		if s := d.streams.PeekInSide(sid); s != nil && d.candidate(sid, s) {
-			sids[n] = sid
-			n++
-		}
-	}
-	return started, n
+	return started, keepCandidates(d.streams, sids, d)
 }
 
 // partialNotingAll is PartialNoting over every stream. (Apart, so that
@@ -540,16 +534,7 @@ func (d *IData) partialNotingAll(sids []uint16) (started bool, n int) {
 		d.consider(&c, sid, s)
 	}
 	started = d.startPartial(&c)
-	sids = sids[:0]
-	for sid, s := range d.streams.InSides() {
-		if d.candidate(sid, s) {
-			if len(sids) == cap(sids) {
-				return started, -1
-			}
-			sids = append(sids, sid)
-		}
-	}
-	return started, len(sids)
+	return started, noteCandidates(d.streams, sids, d)
 }
 
 // ipdCandidate is the best message found so far to start partial delivery
@@ -585,8 +570,9 @@ func (d *IData) consider(c *ipdCandidate, sid uint16, s *InSide) {
 	}
 }
 
-// candidate reports whether partial delivery can start on stream sid.
-func (d *IData) candidate(sid uint16, s *InSide) bool {
+// canStart reports whether partial delivery can start on stream sid
+// (pdStreams).
+func (d *IData) canStart(sid uint16, s *InSide) bool {
 	var c ipdCandidate
 	d.consider(&c, sid, s)
 	return c.s != nil

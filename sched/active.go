@@ -24,46 +24,45 @@ type activeSet[E record] interface {
 	unlink(sid uint16, e E)
 }
 
+// flagsOf returns sid's record and its flags; ok is false if sid is out
+// of range.
+func flagsOf[E record](s activeSet[E], sid uint16) (e E, f *uint8, ok bool) {
+	var zero E
+	if e = s.ent(sid); e == zero {
+		return zero, nil, false
+	}
+	return e, e.flagBits(), true
+}
+
 // blockStream takes sid out of the set until unblockStream.
 func blockStream[E record](s activeSet[E], sid uint16) {
-	var zero E
-	e := s.ent(sid)
-	if e == zero {
-		return
-	}
-	f := e.flagBits()
-	*f |= fBlocked
-	if *f&fLinked != 0 {
-		s.unlink(sid, e)
+	if e, f, ok := flagsOf(s, sid); ok {
+		*f |= fBlocked
+		if *f&fLinked != 0 {
+			s.unlink(sid, e)
+		}
 	}
 }
 
 // unblockStream puts sid back in the set if it has data.
 func unblockStream[E record](s activeSet[E], sid uint16) {
-	var zero E
-	e := s.ent(sid)
-	if e == zero {
-		return
-	}
-	f := e.flagBits()
-	*f &^= fBlocked
-	if *f&(fData|fLinked) == fData {
-		s.link(sid, e)
+	if e, f, ok := flagsOf(s, sid); ok {
+		*f &^= fBlocked
+		if *f&(fData|fLinked) == fData {
+			s.link(sid, e)
+		}
 	}
 }
 
 // forgetStream drops sid's data and takes it out of the set; it returns
 // sid's record (the zero E if sid is out of range).
 func forgetStream[E record](s activeSet[E], sid uint16) E {
-	var zero E
-	e := s.ent(sid)
-	if e == zero {
-		return zero
-	}
-	f := e.flagBits()
-	*f &^= fData
-	if *f&fLinked != 0 {
-		s.unlink(sid, e)
+	e, f, ok := flagsOf(s, sid)
+	if ok {
+		*f &^= fData
+		if *f&fLinked != 0 {
+			s.unlink(sid, e)
+		}
 	}
 	return e
 }
