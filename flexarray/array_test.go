@@ -5,7 +5,13 @@ import (
 	"math/rand/v2"
 	"testing"
 	"unsafe"
+
+	"github.com/usctp/usctp/internal/testsupport"
 )
+
+// pkgFuncs matches the package's own allocating code for
+// testsupport.MeasureAllocs.
+const pkgFuncs = "flexarray.New|flexarray.(*Array["
 
 // rec24 is a 24-byte pointer-free record, the size of the kernel's
 // struct sctp_stream_out in the seed.
@@ -23,7 +29,7 @@ type withPtr[N any] struct {
 
 func TestNewAllocatesNothing(t *testing.T) {
 	var a *Array[rec24]
-	s := measureAllocs(t, pkgFuncs, func() { a = New[rec24](65535) })
+	s := testsupport.MeasureAllocs(t, pkgFuncs, func() { a = New[rec24](65535) })
 	// The Array header itself is the one allocation New makes.
 	if s.Count != 1 || s.Largest > int(unsafe.Sizeof(*a))+16 {
 		t.Errorf("New(65535) made %+v, want only the header", s)

@@ -6,6 +6,8 @@ import (
 	"runtime/metrics"
 	"testing"
 	"unsafe"
+
+	"github.com/usctp/usctp/internal/testsupport"
 )
 
 // geometryCase checks one element type: see checkGeometry.
@@ -49,14 +51,14 @@ var geometryCases = []geometryCase{
 // straddle pages and that each page wastes less than one element.
 func checkGeometry[T any](t *testing.T, n, step int) {
 	var a *Array[T]
-	var s allocStats
+	var s testsupport.AllocStats
 	// The runtime's profile of live objects is published a GC cycle late,
 	// and on a loaded machine (or under -race) an object freed around the
 	// measurement can still be counted: a mismatch is measured again, up
 	// to three times, before it counts.
 	for attempt := 1; ; attempt++ {
 		a = nil
-		s = measureAllocs(t, pkgFuncs, func() {
+		s = testsupport.MeasureAllocs(t, pkgFuncs, func() {
 			a = New[T](n)
 			for i := 0; i < n; i += step {
 				a.Ensure(i)
@@ -121,7 +123,7 @@ func TestLargestAllocation(t *testing.T) {
 func TestBytesNearDense(t *testing.T) {
 	const n, size = 65535, 24
 	var a *Array[rec24]
-	s := measureAllocs(t, pkgFuncs, func() {
+	s := testsupport.MeasureAllocs(t, pkgFuncs, func() {
 		a = New[rec24](n)
 		for i := range n {
 			a.Ensure(i)
@@ -299,7 +301,7 @@ func BenchmarkGet(b *testing.B) {
 func TestNewPaged(t *testing.T) {
 	for _, pb := range []int{64, 256, 1024, 4096} {
 		var a *Array[rec24]
-		s := measureAllocs(t, pkgFuncs, func() {
+		s := testsupport.MeasureAllocs(t, pkgFuncs, func() {
 			a = NewPaged[rec24](65535, pb)
 			for i := 0; i < 65535; i += 5 {
 				a.Ensure(i)
@@ -334,7 +336,7 @@ var (
 // profile records each allocation with the size of its slot.
 func TestAllocSize(t *testing.T) {
 	for _, n := range []int{1, 16, 17, 24, 100, 500, 512, 513, 1000, 2048, 3000, 4088, 4089, 4096, 5000, 40000} {
-		s := measureAllocs(t, "flexarray.TestAllocSize.func", func() {
+		s := testsupport.MeasureAllocs(t, "flexarray.TestAllocSize.func", func() {
 			sinkBytes = make([]byte, n)
 			sinkPtrs = make([]*byte, (n+7)/8)
 		})

@@ -3,6 +3,8 @@ package sched
 import (
 	"fmt"
 	"testing"
+
+	"github.com/usctp/usctp/internal/testsupport"
 )
 
 // BenchmarkChunk measures Next and Sent for one chunk (I-DATA, so every
@@ -19,13 +21,13 @@ func BenchmarkChunk(b *testing.B) {
 					s.Enqueue(sid, 1<<20)
 				}
 				b.ReportAllocs()
-				c0 := cpuTime()
+				c0 := testsupport.CPUTime()
 				for b.Loop() {
 					sid, _ := s.Next()
 					s.Sent(sid, 1200, false, false)
 					s.PacketDone()
 				}
-				reportCPU(b, c0)
+				testsupport.ReportCPU(b, c0)
 			})
 		}
 	}
@@ -45,22 +47,14 @@ func BenchmarkMessage(b *testing.B) {
 					s.Enqueue(sid, 1200)
 				}
 				b.ReportAllocs()
-				c0 := cpuTime()
+				c0 := testsupport.CPUTime()
 				for b.Loop() {
 					sid, _ := s.Next()
 					s.Sent(sid, 1200, true, false)
 					s.Enqueue(sid, 1200)
 				}
-				reportCPU(b, c0)
+				testsupport.ReportCPU(b, c0)
 			})
 		}
-	}
-}
-
-// reportCPU adds the process CPU time per operation since c0 as the metric
-// cpu-ns/op, which a loaded machine does not inflate as it does ns/op.
-func reportCPU(b *testing.B, c0 int64) {
-	if c := cpuTime(); c > 0 && b.N > 0 {
-		b.ReportMetric(float64(c-c0)/float64(b.N), "cpu-ns/op")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/usctp/usctp/flexarray"
+	"github.com/usctp/usctp/internal/testsupport"
 )
 
 var (
@@ -27,7 +28,7 @@ func TestStreamMemory(t *testing.T) {
 	const n = 65535
 	type row struct {
 		name  string
-		s     allocStats
+		s     testsupport.AllocStats
 		bytes int // Table.Bytes, -1 for no table
 	}
 	var rows []row
@@ -35,7 +36,7 @@ func TestStreamMemory(t *testing.T) {
 
 	var outs []Out
 	var ins []In
-	s := measureAllocs(t, match, func() {
+	s := testsupport.MeasureAllocs(t, match, func() {
 		outs = make([]Out, n)
 		ins = make([]In, n)
 	})
@@ -49,10 +50,10 @@ func TestStreamMemory(t *testing.T) {
 		tb.In(sid).MID++
 	}
 	var tb *Table[sendSide, recvSide]
-	s = measureAllocs(t, match, func() { tb = NewTable[sendSide, recvSide](n, n) })
+	s = testsupport.MeasureAllocs(t, match, func() { tb = NewTable[sendSide, recvSide](n, n) })
 	rows = append(rows, row{"(0) usctp Table, none in use", s, tb.Bytes()})
 
-	s = measureAllocs(t, match, func() {
+	s = testsupport.MeasureAllocs(t, match, func() {
 		tb = NewTable[sendSide, recvSide](n, n)
 		for sid := range uint16(10) {
 			use(tb, sid)
@@ -61,7 +62,7 @@ func TestStreamMemory(t *testing.T) {
 	rows = append(rows, row{"(b) usctp Table, streams 0-9 in use", s, tb.Bytes()})
 	small := s
 
-	s = measureAllocs(t, match, func() {
+	s = testsupport.MeasureAllocs(t, match, func() {
 		tb = NewTable[sendSide, recvSide](n, n)
 		for k := range uint16(10) {
 			use(tb, k*6553)
@@ -69,7 +70,7 @@ func TestStreamMemory(t *testing.T) {
 	})
 	rows = append(rows, row{"(b') usctp Table, 10 scattered streams in use", s, tb.Bytes()})
 
-	s = measureAllocs(t, match, func() {
+	s = testsupport.MeasureAllocs(t, match, func() {
 		tb = NewTable[sendSide, recvSide](n, n)
 		for sid := range uint16(n) {
 			tb.Out(sid).TakeSSN()
@@ -78,7 +79,7 @@ func TestStreamMemory(t *testing.T) {
 	})
 	rows = append(rows, row{"(c) usctp Table, all in use, no side objects", s, tb.Bytes()})
 
-	s = measureAllocs(t, match, func() {
+	s = testsupport.MeasureAllocs(t, match, func() {
 		tb = NewTable[sendSide, recvSide](n, n)
 		for sid := range uint16(n) {
 			use(tb, sid)
@@ -119,7 +120,7 @@ func allocIn()  { sinkIn = new(In) }
 // Sizes are measured with the memory profile, not taken from a table.
 func TestRecordSizeClasses(t *testing.T) {
 	check := func(name string, size int, alloc func()) {
-		s := measureAllocs(t, "stream.alloc", alloc)
+		s := testsupport.MeasureAllocs(t, "stream.alloc", alloc)
 		waste := float64(s.Largest-size) / float64(s.Largest) * 100
 		t.Logf("%-8s %3d B in a %3d B slot: %.1f%% waste", name, size, s.Largest, waste)
 		if s.Count != 1 || waste > 3 {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/internal/testsupport"
 )
 
 // memPair joins a Sender and a Receiver of two engines directly in memory
@@ -110,7 +112,7 @@ func benchMessages(b *testing.B, size int) {
 // TestNoAllocsPerMessage: steady-state data transfer allocates nothing per
 // message.
 func TestNoAllocsPerMessage(t *testing.T) {
-	if raceEnabled {
+	if testsupport.RaceEnabled {
 		t.Skip("allocation counts differ under -race")
 	}
 	m := newMemPair(t)

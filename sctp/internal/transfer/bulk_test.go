@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/internal/testsupport"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
 
@@ -14,7 +15,7 @@ import (
 // ordered messages. Under -short (and -race) the volume is smaller.
 func TestBulkTransfer(t *testing.T) {
 	volume := int64(100 << 20)
-	if testing.Short() || raceEnabled {
+	if testing.Short() || testsupport.RaceEnabled {
 		volume = 8 << 20
 	}
 	for _, tc := range []struct {
@@ -54,7 +55,7 @@ func TestBulkPartialDelivery(t *testing.T) {
 		s.readSize = 3000 // the reader reads in small parts
 		s.toSend = 8 << 20
 	}
-	if testing.Short() || raceEnabled {
+	if testing.Short() || testsupport.RaceEnabled {
 		p.a.toSend, p.b.toSend = 2<<20, 2<<20
 	}
 	p.run(t, time.Hour)

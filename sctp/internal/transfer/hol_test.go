@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/internal/testsupport"
 	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
@@ -163,7 +164,7 @@ func TestHeadOfLineLatency(t *testing.T) {
 		{"10 Mbit/s, 20 ms", simnet.LinkConfig{Delay: 20 * time.Millisecond, Rate: 10e6 / 8, QueueBytes: 64 << 10}},
 		{"100 Mbit/s, 5 ms", simnet.LinkConfig{Delay: 5 * time.Millisecond, Rate: 100e6 / 8, QueueBytes: 256 << 10}},
 	}
-	if raceEnabled {
+	if testsupport.RaceEnabled {
 		cases = cases[:1] // the race detector makes the faster link slow to simulate
 	}
 	for _, c := range cases {

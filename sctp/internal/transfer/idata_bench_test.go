@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/internal/testsupport"
 	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp/chunk"
 )
@@ -113,7 +114,7 @@ func BenchmarkIDataMessages(b *testing.B) {
 // fragments of messages on ten streams interleaved, allocates nothing per
 // message.
 func TestIDataNoAllocsPerMessage(t *testing.T) {
-	if raceEnabled {
+	if testsupport.RaceEnabled {
 		t.Skip("allocation counts differ under -race")
 	}
 	m := newIMemPair(t)

@@ -5,12 +5,14 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/usctp/usctp/internal/testsupport"
 )
 
 // TestEngineFootprint measures an idle engine with 65535 streams each
 // way: stream state is created on first use, so it stays small.
 func TestEngineFootprint(t *testing.T) {
-	if raceEnabled {
+	if testsupport.RaceEnabled {
 		t.Skip("allocation sizes differ under -race")
 	}
 	var before, after runtime.MemStats
@@ -74,7 +76,7 @@ func TestRestingGivesBack(t *testing.T) {
 	if len(s.recs) != initialRecords || s.mask != initialRecords-1 {
 		t.Errorf("rested ring has %d records (mask %d), want %d", len(s.recs), s.mask, initialRecords)
 	}
-	if raceEnabled {
+	if testsupport.RaceEnabled {
 		return // sync.Pool drops items at random under -race
 	}
 	if allocs := testing.AllocsPerRun(20, burst); allocs > 1 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/usctp/usctp/internal/testsupport"
 	"github.com/usctp/usctp/sched"
 )
 
@@ -68,11 +69,9 @@ func BenchmarkSchedulers(b *testing.B) {
 				s.run(4 * n) // every stream past its first pages and rounds
 				b.ReportAllocs()
 				b.ResetTimer()
-				c0 := cpuTime()
+				c0 := testsupport.CPUTime()
 				s.run(b.N) // one op is one message
-				if c := cpuTime(); c0 > 0 {
-					b.ReportMetric(float64(c-c0)/float64(b.N), "cpu-ns/op")
-				}
+				testsupport.ReportCPU(b, c0)
 			})
 		}
 	}
@@ -81,7 +80,7 @@ func BenchmarkSchedulers(b *testing.B) {
 // TestSchedulerAllocs: steady-state transfer allocates nothing per message
 // under any scheduler, with 1000 active streams.
 func TestSchedulerAllocs(t *testing.T) {
-	if raceEnabled {
+	if testsupport.RaceEnabled {
 		t.Skip("allocation counts differ under -race")
 	}
 	for _, k := range allKinds {

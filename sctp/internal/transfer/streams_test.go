@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/interleave"
+	"github.com/usctp/usctp/internal/testsupport"
 )
 
 // RFC 9260 section 1.5.2: "On the receiving side, SCTP ensures that
@@ -260,7 +261,7 @@ func TestReadStreamIData(t *testing.T) {
 
 // Reading streams in any order allocates nothing per message.
 func TestNoAllocsReadStream(t *testing.T) {
-	if raceEnabled {
+	if testsupport.RaceEnabled {
 		t.Skip("allocation counts differ under -race")
 	}
 	m := newMemPair(t)

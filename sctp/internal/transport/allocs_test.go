@@ -3,6 +3,8 @@ package transport
 import (
 	"io"
 	"testing"
+
+	"github.com/usctp/usctp/internal/testsupport"
 )
 
 // roundTrip sends pkts from a and reads them all on b into in.
@@ -20,7 +22,7 @@ func roundTrip(tb testing.TB, a, b Conn, pkts, in []Packet) {
 }
 
 func TestNoAllocsSteadyState(t *testing.T) {
-	if raceEnabled {
+	if testsupport.RaceEnabled {
 		t.Skip("the race detector allocates")
 	}
 	pcap, err := NewPcapWriter(io.Discard, PcapOptions{})
