@@ -13,7 +13,7 @@ import (
 // geometryCase checks one element type: see checkGeometry.
 type geometryCase struct {
 	name string
-	run  func(t *testing.T, n, step int)
+	run  func(t testing.TB, n, step int)
 }
 
 // geometryCases covers element sizes from 1 to 4096 bytes, pointer-free and
@@ -49,7 +49,7 @@ var geometryCases = []geometryCase{
 // checks, against the runtime's memory profile, that no allocation exceeds
 // PageSize, that Bytes equals what was really allocated, that elements do not
 // straddle pages and that each page wastes less than one element.
-func checkGeometry[T any](t *testing.T, n, step int) {
+func checkGeometry[T any](t testing.TB, n, step int) {
 	var a *Array[T]
 	var s testsupport.AllocStats
 	// The runtime's profile of live objects is published a GC cycle late,

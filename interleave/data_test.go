@@ -12,7 +12,7 @@ func newData(n uint16) (*Data, *stream.Table[struct{}, InSide]) {
 }
 
 type harness struct {
-	t *testing.T
+	t testing.TB
 	d *Data
 }
 

@@ -10,12 +10,12 @@ import (
 
 // ih drives an IData reassembler in tests.
 type ih struct {
-	t   *testing.T
+	t   testing.TB
 	d   *IData
 	tab *stream.Table[struct{}, InSide]
 }
 
-func newIH(t *testing.T, streams uint16, conv FSNConvention) *ih {
+func newIH(t testing.TB, streams uint16, conv FSNConvention) *ih {
 	tab := stream.NewTable[struct{}, InSide](streams, streams)
 	return &ih{t: t, d: NewIData(tab, conv), tab: tab}
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/usctp/usctp/stream"
 )
 
-func oneChunk(t *testing.T, b []byte) chunk.Chunk {
+func oneChunk(t testing.TB, b []byte) chunk.Chunk {
 	t.Helper()
 	it := chunk.Chunks(b)
 	c, ok := it.Next()

@@ -133,7 +133,7 @@ func checkLimits(p *Params) error {
 
 // refusingStack is a stack that says it cannot run here; any use of it
 // beyond Check is a test failure.
-type refusingStack struct{ t *testing.T }
+type refusingStack struct{ t testing.TB }
 
 func (refusingStack) Name() string    { return "refusing" }
 func (refusingStack) InProcess() bool { return true }

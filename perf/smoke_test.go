@@ -9,7 +9,7 @@ import (
 )
 
 // startServer runs Serve on a loopback port for the test's lifetime.
-func startServer(t *testing.T) string {
+func startServer(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

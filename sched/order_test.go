@@ -65,7 +65,7 @@ func TestServiceOrder(t *testing.T) {
 	}
 }
 
-func runOrder(t *testing.T, c orderCase) string {
+func runOrder(t testing.TB, c orderCase) string {
 	h := newHarness(t, c.kind, Options{Interleaved: c.idata, Streams: 26}, c.frag)
 	for sid, v := range c.values {
 		h.setValue(uint16(sid), v)

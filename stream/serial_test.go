@@ -17,7 +17,7 @@ type serial[T any] interface {
 
 // checkSerial checks a against b for n-bit serial numbers with the
 // definition of RFC 1982 section 3.2, written out literally.
-func checkSerial[T serial[T]](t *testing.T, a, b T, bits uint) {
+func checkSerial[T serial[T]](t testing.TB, a, b T, bits uint) {
 	t.Helper()
 	half := uint64(1) << (bits - 1)
 	ia, ib := uint64(a), uint64(b)

@@ -118,7 +118,7 @@ var wantLines = []string{
 	`8 ABORT vtag=0xa1 t=1 cause=USER-INITIATED-ABORT reason="bye\x20now"`,
 }
 
-func writePcap(t *testing.T, frames [][]byte, ng bool) string {
+func writePcap(t testing.TB, frames [][]byte, ng bool) string {
 	t.Helper()
 	var buf bytes.Buffer
 	ci := func(f []byte, i int) gopacket.CaptureInfo {
@@ -154,14 +154,14 @@ func writePcap(t *testing.T, frames [][]byte, ng bool) string {
 	return name
 }
 
-func runDump(t *testing.T, args ...string) (string, string, int) {
+func runDump(t testing.TB, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := run(args, &out, &errb)
 	return out.String(), errb.String(), code
 }
 
-func checkLines(t *testing.T, out string, want []string) {
+func checkLines(t testing.TB, out string, want []string) {
 	t.Helper()
 	got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if len(got) != len(want) {

@@ -70,7 +70,7 @@ func TestPion(t *testing.T) {
 	}
 }
 
-func runPion(t *testing.T, weDial bool) {
+func runPion(t testing.TB, weDial bool) {
 	ps, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)

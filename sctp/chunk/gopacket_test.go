@@ -39,7 +39,7 @@ func packet(chunks ...[]byte) []byte {
 	return b
 }
 
-func decode(t *testing.T, pkt []byte) gopacket.Packet {
+func decode(t testing.TB, pkt []byte) gopacket.Packet {
 	t.Helper()
 	p := gopacket.NewPacket(pkt, layers.LayerTypeSCTP, gopacket.Default)
 	if el := p.ErrorLayer(); el != nil {

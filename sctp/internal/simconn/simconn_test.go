@@ -20,7 +20,7 @@ var (
 	addrB = netip.MustParseAddrPort("10.0.0.2:9899")
 )
 
-func newPair(t *testing.T, seed uint64, cfg Config) (*Network, *Conn, *Conn) {
+func newPair(t testing.TB, seed uint64, cfg Config) (*Network, *Conn, *Conn) {
 	t.Helper()
 	n := New(seed, cfg)
 	a, err := n.Listen(addrA)
@@ -44,7 +44,7 @@ func packets(n, size int) []transport.Packet {
 }
 
 // send writes count numbered packets of size bytes from c to dst.
-func send(t *testing.T, c *Conn, dst netip.AddrPort, first, count, size int) {
+func send(t testing.TB, c *Conn, dst netip.AddrPort, first, count, size int) {
 	t.Helper()
 	pkts := packets(count, size)
 	for i := range pkts {
@@ -57,7 +57,7 @@ func send(t *testing.T, c *Conn, dst netip.AddrPort, first, count, size int) {
 }
 
 // recvUntil reads numbered packets until the deadline passes.
-func recvUntil(t *testing.T, c *Conn, d time.Duration) []uint32 {
+func recvUntil(t testing.TB, c *Conn, d time.Duration) []uint32 {
 	t.Helper()
 	c.SetReadDeadline(time.Now().Add(d))
 	var got []uint32

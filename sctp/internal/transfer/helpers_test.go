@@ -8,13 +8,13 @@ import (
 // tx is a single engine under test on the sending side; the test plays
 // the peer by writing SACKs.
 type tx struct {
-	t   *testing.T
+	t   testing.TB
 	e   *Engine
 	now time.Time
 	pkt []byte
 }
 
-func newTx(t *testing.T, cfg Config) *tx {
+func newTx(t testing.TB, cfg Config) *tx {
 	t.Helper()
 	if cfg.OutStreams == 0 {
 		cfg.OutStreams, cfg.InStreams = 4, 4
@@ -96,12 +96,12 @@ func (x *tx) mustSACK(cum TSN, rwnd uint32, gaps ...uint16) {
 
 // rx is a single engine under test on the receiving side.
 type rx struct {
-	t   *testing.T
+	t   testing.TB
 	e   *Engine
 	now time.Time
 }
 
-func newRx(t *testing.T, cfg Config) *rx {
+func newRx(t testing.TB, cfg Config) *rx {
 	t.Helper()
 	if cfg.OutStreams == 0 {
 		cfg.OutStreams, cfg.InStreams = 4, 4

@@ -90,7 +90,7 @@ func FuzzSender(f *testing.F) {
 	f.Add([]byte{0, 0, 10, 0, 1, 0, 2, 0, 0})
 	f.Add([]byte{1, 0xff, 0xff, 0xff, 0xff, 2, 0, 3})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		x := newTx(&testing.T{}, Config{MaxBurst: 100, PeerRwnd: 20000})
+		x := newTx(t, Config{MaxBurst: 100, PeerRwnd: 20000})
 		x.e.Path.cwnd = 30000
 		for i := range 40 {
 			x.e.Send.Queue(uint16(i%4), 0, i%3 == 0, make([]byte, 100+i*37))

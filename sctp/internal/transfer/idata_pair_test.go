@@ -340,7 +340,7 @@ func TestIDataReceiverIForwardTSN(t *testing.T) {
 	}
 }
 
-func chunkOf(t *testing.T, build func([]byte) []byte) chunk.Chunk {
+func chunkOf(t testing.TB, build func([]byte) []byte) chunk.Chunk {
 	t.Helper()
 	it := chunk.Chunks(build(nil))
 	c, ok := it.Next()

@@ -105,7 +105,7 @@ func readRecord(rec []byte, n int, info RecvInfo, err error, p []byte) []byte {
 }
 
 // forwardChunk builds a FORWARD-TSN chunk to cum skipping stream sid up to ssn.
-func forwardChunk(t *testing.T, cum TSN, sid, ssn uint16) chunk.Chunk {
+func forwardChunk(t testing.TB, cum TSN, sid, ssn uint16) chunk.Chunk {
 	return chunkOf(t, func(b []byte) []byte {
 		b, _ = chunk.AppendForwardTSN(b, cum, []chunk.StreamSSN{{SID: sid, SSN: ssn}})
 		return b

@@ -8,7 +8,7 @@ import (
 )
 
 // prTx is a sending engine with PR-SCTP negotiated.
-func prTx(t *testing.T, cfg Config) *tx {
+func prTx(t testing.TB, cfg Config) *tx {
 	cfg.PartialReliability = true
 	return newTx(t, cfg)
 }

@@ -179,7 +179,7 @@ func TestSwitchSchedulerRandom(t *testing.T) {
 	}
 }
 
-func runSwitchRandom(t *testing.T, seed uint64) {
+func runSwitchRandom(t testing.TB, seed uint64) {
 	const streams = 12
 	rng := rand.New(rand.NewPCG(seed, 5))
 	p := newSchedPair(t, Config{OutStreams: streams, InStreams: streams, SendBuffer: 256 << 10})

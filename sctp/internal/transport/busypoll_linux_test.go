@@ -109,7 +109,7 @@ func echo(b *UDPConn) {
 }
 
 // echoTrip sends one datagram from a to dst and reads its echo.
-func echoTrip(t *testing.T, a *UDPConn, dst netip.AddrPort, seq int) {
+func echoTrip(t testing.TB, a *UDPConn, dst netip.AddrPort, seq int) {
 	t.Helper()
 	out := newPackets(1, 64)
 	fill(out, seq, 64, dst)

@@ -29,7 +29,7 @@ func inNetns(t testing.TB, name string, f func()) {
 // withoutNetRaw runs f on an OS thread whose effective capabilities lack
 // CAP_NET_RAW (capabilities are per thread on Linux); the thread is then
 // discarded.
-func withoutNetRaw(t *testing.T, f func()) {
+func withoutNetRaw(t testing.TB, f func()) {
 	t.Helper()
 	errc := make(chan error, 1)
 	go func() {

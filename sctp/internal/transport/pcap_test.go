@@ -43,7 +43,7 @@ type record struct {
 
 // readPcap decodes every record of a capture with gopacket and checks
 // headers and checksums.
-func readPcap(t *testing.T, path string) []record {
+func readPcap(t testing.TB, path string) []record {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {

@@ -137,7 +137,7 @@ func TestUDPGSOMixedSizes(t *testing.T) {
 	}
 }
 
-func testGSOMixedSizes(t *testing.T, gro bool) {
+func testGSOMixedSizes(t testing.TB, gro bool) {
 	a, b := udpPair(t, false, UDPConfig{GRO: gro})
 	c, err := ListenUDP(UDPConfig{Addr: netip.AddrPortFrom(loopback(false), 0), GRO: gro})
 	if err != nil {
