@@ -15,14 +15,13 @@
 //
 // The same run with the same seed and inputs produces the same packets at
 // the same times. For goroutine code (a whole association with its
-// goroutines, under testing/synctest), Pipe returns two Endpoints that are
-// net.PacketConns over the same links.
+// goroutines, under testing/synctest), package simconn joins packet
+// connections through a Network.
 package simnet
 
 import (
 	"container/heap"
 	"math/rand/v2"
-	"sync"
 	"time"
 )
 
@@ -79,8 +78,6 @@ type Packet struct {
 
 // Network is a set of links and the packets in flight on them.
 type Network struct {
-	mu    sync.Mutex  // taken by Endpoints only
-	ends  []*Endpoint // receiving endpoint by link id (Pipe)
 	rng   *rand.Rand
 	links []*Link
 	q     pq
