@@ -26,8 +26,6 @@ func parseArgs(s string) *args {
 	return a
 }
 
-func (a *args) has(k string) bool { _, ok := a.m[k]; return ok }
-
 func (a *args) str(k, def string) string {
 	if v, ok := a.m[k]; ok {
 		return v

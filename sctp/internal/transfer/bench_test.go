@@ -40,8 +40,8 @@ func (m *memPair) step(tb testing.TB) int {
 			break
 		}
 		for len(pkt) > 0 {
-			l := ChunkLen(pkt)
-			ParseData(pkt[:l], &m.d)
+			l := chunkLen(pkt)
+			parseData(pkt[:l], &m.d)
 			if _, err := m.b.Recv.HandleData(m.now, &m.d); err != nil {
 				tb.Fatal(err)
 			}
@@ -59,7 +59,7 @@ func (m *memPair) step(tb testing.TB) int {
 		}
 		if m.b.Recv.SACKDue(m.now) {
 			s := m.b.Recv.AppendSACK(m.now, m.sack[:0], DefaultMTU-12)
-			ParseSACK(s, &m.sk)
+			parseSACK(s, &m.sk)
 			if _, err := m.a.Send.HandleSACK(m.now, &m.sk); err != nil {
 				tb.Fatal(err)
 			}
@@ -68,7 +68,7 @@ func (m *memPair) step(tb testing.TB) int {
 	m.now = m.now.Add(time.Millisecond)
 	if d := m.b.Recv.Deadline(); !d.IsZero() && !m.now.Before(d) {
 		s := m.b.Recv.AppendSACK(m.now, m.sack[:0], DefaultMTU-12)
-		ParseSACK(s, &m.sk)
+		parseSACK(s, &m.sk)
 		m.a.Send.HandleSACK(m.now, &m.sk)
 	}
 	return read

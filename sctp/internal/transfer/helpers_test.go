@@ -50,9 +50,9 @@ func (x *tx) packet() []Data {
 	pkt, n := x.e.Send.AppendData(x.now, x.pkt[:0], x.e.Path.MTU()-12)
 	var out []Data
 	for len(pkt) > 0 {
-		l := ChunkLen(pkt)
+		l := chunkLen(pkt)
 		var d Data
-		if l < 0 || !ParseData(pkt[:l], &d) {
+		if l < 0 || !parseData(pkt[:l], &d) {
 			x.t.Fatalf("AppendData wrote a malformed chunk")
 		}
 		out = append(out, d)
@@ -138,7 +138,7 @@ func (r *rx) sack() SACK {
 	r.t.Helper()
 	b := r.e.Recv.AppendSACK(r.now, nil, 1500)
 	var s SACK
-	if !ParseSACK(b, &s) {
+	if !parseSACK(b, &s) {
 		r.t.Fatalf("malformed SACK %x", b)
 	}
 	return s

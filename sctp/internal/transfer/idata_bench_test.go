@@ -65,7 +65,7 @@ func (m *iMemPair) step(tb testing.TB) int {
 		}
 		if m.b.Recv.SACKDue(m.now) {
 			s := m.b.Recv.AppendSACK(m.now, m.sack[:0], DefaultMTU-12)
-			ParseSACK(s, &m.sk)
+			parseSACK(s, &m.sk)
 			if _, err := m.a.Send.HandleSACK(m.now, &m.sk); err != nil {
 				tb.Fatal(err)
 			}
@@ -74,7 +74,7 @@ func (m *iMemPair) step(tb testing.TB) int {
 	m.now = m.now.Add(time.Millisecond)
 	if d := m.b.Recv.Deadline(); !d.IsZero() && !m.now.Before(d) {
 		s := m.b.Recv.AppendSACK(m.now, m.sack[:0], DefaultMTU-12)
-		ParseSACK(s, &m.sk)
+		parseSACK(s, &m.sk)
 		m.a.Send.HandleSACK(m.now, &m.sk)
 	}
 	return read

@@ -126,7 +126,7 @@ func TestSACKGapBlocksFit(t *testing.T) {
 	}
 	b := r.e.Recv.AppendSACK(r.now, nil, 200)
 	var s SACK
-	if !ParseSACK(b, &s) || len(b) > 200 || len(s.Gaps) != (200-16)/4 {
+	if !parseSACK(b, &s) || len(b) > 200 || len(s.Gaps) != (200-16)/4 {
 		t.Fatalf("SACK of %d bytes with %d gaps, want at most 200 bytes and %d gaps", len(b), len(s.Gaps), (200-16)/4)
 	}
 }

@@ -59,8 +59,8 @@ func newSchedPair(tb testing.TB, cfg Config) *schedPair {
 func (p *schedPair) packet(room int) int {
 	pkt, n := p.a.Send.AppendData(p.now, p.pkt[:0], room)
 	for len(pkt) > 0 {
-		l := ChunkLen(pkt)
-		if l < 0 || !ParseData(pkt[:l], &p.d) {
+		l := chunkLen(pkt)
+		if l < 0 || !parseData(pkt[:l], &p.d) {
 			p.tb.Fatalf("malformed DATA chunk")
 		}
 		p.check(&p.d)
@@ -112,7 +112,7 @@ func (p *schedPair) ack() {
 		}
 	}
 	s := p.b.Recv.AppendSACK(p.now, p.sack[:0], DefaultMTU-12)
-	if !ParseSACK(s, &p.sk) {
+	if !parseSACK(s, &p.sk) {
 		p.tb.Fatal("malformed SACK")
 	}
 	if _, err := p.a.Send.HandleSACK(p.now, &p.sk); err != nil {

@@ -278,8 +278,8 @@ func TestNoAllocsReadStream(t *testing.T) {
 				break
 			}
 			for len(pkt) > 0 {
-				l := ChunkLen(pkt)
-				ParseData(pkt[:l], &m.d)
+				l := chunkLen(pkt)
+				parseData(pkt[:l], &m.d)
 				if _, err := m.b.Recv.HandleData(m.now, &m.d); err != nil {
 					t.Fatal(err)
 				}
@@ -303,7 +303,7 @@ func TestNoAllocsReadStream(t *testing.T) {
 				}
 			}
 			s := m.b.Recv.AppendSACK(m.now, m.sack[:0], DefaultMTU-12)
-			ParseSACK(s, &m.sk)
+			parseSACK(s, &m.sk)
 			if _, err := m.a.Send.HandleSACK(m.now, &m.sk); err != nil {
 				t.Fatal(err)
 			}
