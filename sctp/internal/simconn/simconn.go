@@ -1,4 +1,4 @@
-// Package simconn joins in-memory transport.Conn endpoints through a
+// Package simconn joins in-memory netio.Conn endpoints through a
 // simnet.Network (delay, jitter, loss, duplication, reordering, MTU and a
 // bottleneck rate from a seeded PRNG), for deterministic tests of
 // goroutine code under testing/synctest.
@@ -27,7 +27,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/internal/simnet"
-	"github.com/usctp/usctp/sctp/internal/transport"
+	"github.com/usctp/usctp/sctp/internal/netio"
 )
 
 // Config configures a Network.
@@ -176,7 +176,7 @@ type delivered struct {
 	data []byte
 }
 
-// Conn is one endpoint on a Network; it implements transport.Conn.
+// Conn is one endpoint on a Network; it implements netio.Conn.
 type Conn struct {
 	n      *Network
 	addr   netip.AddrPort
@@ -191,10 +191,10 @@ type Conn struct {
 	dropped uint64
 }
 
-var _ transport.Conn = (*Conn)(nil)
+var _ netio.Conn = (*Conn)(nil)
 
-// ReadBatch implements transport.Conn.
-func (c *Conn) ReadBatch(pkts []transport.Packet) (int, error) {
+// ReadBatch implements netio.Conn.
+func (c *Conn) ReadBatch(pkts []netio.Packet) (int, error) {
 	if len(pkts) == 0 {
 		return 0, errors.New("simconn: ReadBatch with no packets")
 	}
@@ -220,7 +220,7 @@ func (c *Conn) ReadBatch(pkts []transport.Packet) (int, error) {
 }
 
 // take moves queued packets into pkts.
-func (c *Conn) take(pkts []transport.Packet) int {
+func (c *Conn) take(pkts []netio.Packet) int {
 	n := c.n
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -245,9 +245,9 @@ func (c *Conn) take(pkts []transport.Packet) int {
 	return k
 }
 
-// WriteBatch implements transport.Conn: every packet goes on the link
+// WriteBatch implements netio.Conn: every packet goes on the link
 // from this Conn to its Addr at the current time.
-func (c *Conn) WriteBatch(pkts []transport.Packet) (int, error) {
+func (c *Conn) WriteBatch(pkts []netio.Packet) (int, error) {
 	select {
 	case <-c.closed:
 		return 0, net.ErrClosed
@@ -267,16 +267,16 @@ func (c *Conn) WriteBatch(pkts []transport.Packet) (int, error) {
 	return len(pkts), nil
 }
 
-// SetReadDeadline implements transport.Conn.
+// SetReadDeadline implements netio.Conn.
 func (c *Conn) SetReadDeadline(t time.Time) error {
 	c.rd.set(t)
 	return nil
 }
 
-// LocalAddr implements transport.Conn.
+// LocalAddr implements netio.Conn.
 func (c *Conn) LocalAddr() netip.AddrPort { return c.addr }
 
-// Overhead implements transport.Conn: Config.Overhead.
+// Overhead implements netio.Conn: Config.Overhead.
 func (c *Conn) Overhead(netip.Addr) int { return c.n.cfg.Overhead }
 
 // Dropped returns how many delivered packets were too large for the
@@ -287,7 +287,7 @@ func (c *Conn) Dropped() uint64 {
 	return c.dropped
 }
 
-// Close implements transport.Conn: it unblocks ReadBatch and frees the
+// Close implements netio.Conn: it unblocks ReadBatch and frees the
 // address; packets still in flight to it are counted as NoRoute.
 func (c *Conn) Close() error {
 	c.once.Do(func() {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/internal/simnet"
-	"github.com/usctp/usctp/sctp/internal/transport"
+	"github.com/usctp/usctp/sctp/internal/netio"
 )
 
 var (
@@ -35,8 +35,8 @@ func newPair(t testing.TB, seed uint64, cfg Config) (*Network, *Conn, *Conn) {
 	return n, a, b
 }
 
-func packets(n, size int) []transport.Packet {
-	p := make([]transport.Packet, n)
+func packets(n, size int) []netio.Packet {
+	p := make([]netio.Packet, n)
 	for i := range p {
 		p[i].Buf = make([]byte, size)
 	}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package transport
+package netio
 
 import (
 	"encoding/binary"
@@ -214,7 +214,7 @@ func (b *batchIO) readBatch(pkts []Packet) (int, error) {
 	for {
 		for i := range count {
 			if len(pkts[i].Buf) == 0 {
-				return 0, errors.New("transport: ReadBatch with an empty Buf")
+				return 0, errors.New("netio: ReadBatch with an empty Buf")
 			}
 			h := &b.r.hs[i]
 			h.n = 0
@@ -349,7 +349,7 @@ func zoneIndex(zone string) uint32 {
 func (b *batchIO) putSockaddr(sa *unix.RawSockaddrInet6, ap netip.AddrPort) (uint32, error) {
 	a := ap.Addr().Unmap()
 	if !a.IsValid() {
-		return 0, errors.New("transport: packet without a destination address")
+		return 0, errors.New("netio: packet without a destination address")
 	}
 	port := ap.Port()
 	if !b.udp {
@@ -365,7 +365,7 @@ func (b *batchIO) putSockaddr(sa *unix.RawSockaddrInet6, ap netip.AddrPort) (uin
 		return unix.SizeofSockaddrInet6, nil
 	}
 	if !a.Is4() {
-		return 0, errors.New("transport: IPv6 destination " + a.String() + " on an IPv4 socket")
+		return 0, errors.New("netio: IPv6 destination " + a.String() + " on an IPv4 socket")
 	}
 	sa4 := (*unix.RawSockaddrInet4)(unsafe.Pointer(sa))
 	*sa4 = unix.RawSockaddrInet4{Family: unix.AF_INET, Addr: a.As4()}

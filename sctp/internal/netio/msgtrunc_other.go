@@ -1,6 +1,6 @@
 //go:build !unix
 
-package transport
+package netio
 
 // msgTrunc is unknown here: truncated datagrams are not detected.
 const msgTrunc = 0

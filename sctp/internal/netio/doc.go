@@ -1,4 +1,4 @@
-// Package transport moves whole SCTP packets between the association
+// Package netio moves whole SCTP packets between the association
 // shell and the network. It knows nothing about associations.
 //
 // # The packet connection
@@ -85,4 +85,4 @@
 // IPConfig) they are never fragmented and a packet over the interface
 // MTU fails alone with ErrPacketTooBig, which is what probing wants. Raw
 // IP sockets are IPv4 or IPv6, not both.
-package transport
+package netio

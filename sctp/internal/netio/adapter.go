@@ -1,4 +1,4 @@
-package transport
+package netio
 
 import (
 	"errors"
@@ -150,7 +150,7 @@ func (a *Adapter) WriteBatch(pkts []Packet) (int, error) {
 func (a *Adapter) netAddr(ap netip.AddrPort) (net.Addr, error) {
 	if !ap.Addr().IsValid() {
 		if a.last == nil {
-			return nil, errors.New("transport: packet without a destination, and no peer seen yet")
+			return nil, errors.New("netio: packet without a destination, and no peer seen yet")
 		}
 		return a.last, nil
 	}

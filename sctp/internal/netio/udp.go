@@ -1,4 +1,4 @@
-package transport
+package netio
 
 import (
 	"fmt"
@@ -105,7 +105,7 @@ func ListenUDP(cfg UDPConfig) (*UDPConn, error) {
 	}
 	c, err := net.ListenUDP(network, net.UDPAddrFromAddrPort(addr))
 	if err != nil {
-		return nil, fmt.Errorf("transport: UDP encapsulation socket on %v: %w", addr, err)
+		return nil, fmt.Errorf("netio: UDP encapsulation socket on %v: %w", addr, err)
 	}
 	buf := cfg.SocketBuffer
 	if buf == 0 {

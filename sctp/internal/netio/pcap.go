@@ -1,4 +1,4 @@
-package transport
+package netio
 
 import (
 	"bufio"
@@ -89,7 +89,7 @@ func (w *PcapWriter) WritePacket(src, dst netip.AddrPort, sctp []byte) error {
 		return w.err
 	}
 	if len(sctp) > pcapSnapLen-IPv6HeaderLen-UDPHeaderLen {
-		return errors.New("transport: packet too large to capture")
+		return errors.New("netio: packet too large to capture")
 	}
 	udp := !w.opt.PlainSCTP && src.Port() != 0 && dst.Port() != 0
 	da := dst.Addr().Unmap()
@@ -225,7 +225,7 @@ func (w *PcapWriter) Close() error {
 	if err == nil {
 		err = w.bw.Flush()
 	}
-	w.err = errors.New("transport: pcap writer closed")
+	w.err = errors.New("netio: pcap writer closed")
 	if w.closer != nil {
 		if cerr := w.closer.Close(); err == nil {
 			err = cerr

@@ -1,4 +1,4 @@
-package transport
+package netio
 
 import (
 	"errors"
@@ -87,14 +87,14 @@ var ErrNeedRaw = errors.New("raw IP sockets for SCTP need CAP_NET_RAW (run as ro
 // larger than the local link allows and the socket may not fragment it
 // (DontFragment). The packet is not sent; the caller may drop it, lower
 // its path MTU estimate, and go on with pkts[n+1:].
-var ErrPacketTooBig = errors.New("transport: packet exceeds the local MTU and may not be fragmented")
+var ErrPacketTooBig = errors.New("netio: packet exceeds the local MTU and may not be fragmented")
 
 // errBadLength is returned by WriteBatch for a Packet whose N is
 // negative or larger than its Buf.
-var errBadLength = errors.New("transport: packet length N outside its Buf")
+var errBadLength = errors.New("netio: packet length N outside its Buf")
 
 // validLength reports whether p.N fits p.Buf.
 func validLength(p *Packet) bool { return p.N >= 0 && p.N <= len(p.Buf) }
 
 // errEmptyBatch is returned by ReadBatch for an empty pkts slice.
-var errEmptyBatch = errors.New("transport: ReadBatch with no packets")
+var errEmptyBatch = errors.New("netio: ReadBatch with no packets")
