@@ -7,7 +7,7 @@ import (
 
 	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sched"
-	"github.com/usctp/usctp/sctp/internal/transport"
+	"github.com/usctp/usctp/sctp/internal/netio"
 )
 
 // Transport selects how SCTP packets reach the network.
@@ -145,7 +145,7 @@ type Config struct {
 	CloseTimeout time.Duration
 
 	// conn, for tests in this package, is the transport to use.
-	conn transport.Conn
+	conn netio.Conn
 }
 
 func (c *Config) withDefaults() Config {
@@ -154,7 +154,7 @@ func (c *Config) withDefaults() Config {
 		d = *c
 	}
 	if d.RemoteUDPPort == 0 {
-		d.RemoteUDPPort = transport.DefaultUDPPort
+		d.RemoteUDPPort = netio.DefaultUDPPort
 	}
 	if d.MTU == 0 {
 		d.MTU = 1500

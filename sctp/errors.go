@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net"
 
-	"github.com/usctp/usctp/sctp/internal/transport"
+	"github.com/usctp/usctp/sctp/internal/netio"
 )
 
 // Errors returned by the public API. They work with errors.Is; deadline
@@ -52,7 +52,7 @@ var (
 	// ErrNeedRaw is wrapped, with os.ErrPermission, by the error of
 	// Listen, NewEndpoint or Dial with the IP transport when the process
 	// lacks CAP_NET_RAW.
-	ErrNeedRaw = transport.ErrNeedRaw
+	ErrNeedRaw = netio.ErrNeedRaw
 )
 
 // AbortError is the terminal error of an association that ended without

@@ -14,8 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/usctp/usctp/sctp/internal/netio"
 	"github.com/usctp/usctp/sctp/internal/transfer"
-	"github.com/usctp/usctp/sctp/internal/transport"
 )
 
 // Endpoint is a one-to-many SCTP endpoint: one packet socket serving any
@@ -33,8 +33,8 @@ import (
 // reader goroutine lent it that role (shell_reader.go).
 type Endpoint struct {
 	cfg      Config
-	conn     transport.Conn
-	pcap     *transport.PcapWriter
+	conn     netio.Conn
+	pcap     *netio.PcapWriter
 	connPeer netip.AddrPort // the peer's address on a connected net.Conn
 
 	mu         sync.Mutex
@@ -68,12 +68,12 @@ type Endpoint struct {
 	userWoke     bool      // the batch being processed woke a direct reader
 	wokeReaders  int       // ReadMsg callers the batch being processed woke
 	rkick        chan struct{}
-	rpkts        []transport.Packet // read buffers of the reader role
-	rbufs        [][]byte           // their own buffers (nil when reading views)
-	read         func([]transport.Packet) (int, error)
+	rpkts        []netio.Packet // read buffers of the reader role
+	rbufs        [][]byte       // their own buffers (nil when reading views)
+	read         func([]netio.Packet) (int, error)
 
 	wmu  sync.Mutex // serializes flushes; guards out and nout
-	out  []transport.Packet
+	out  []netio.Packet
 	nout int // packets collected in out, not yet written
 	// sendReq asks whoever holds wmu next to flush once more: set by a
 	// writer that found wmu taken (sendNow), checked by every holder
@@ -145,13 +145,13 @@ func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 		kick: make(chan struct{}, 1), done: make(chan struct{}), rkick: make(chan struct{}, 1),
 		sharedPorts: c.conn == nil && c.PacketConn == nil && c.Conn == nil && c.Transport == IP}
 	if c.Pcap != "" {
-		w, err := transport.CreatePcap(c.Pcap, transport.PcapOptions{})
+		w, err := netio.CreatePcap(c.Pcap, netio.PcapOptions{})
 		if err != nil {
 			conn.Close()
 			return nil, fmt.Errorf("sctp: pcap: %w", err)
 		}
 		e.pcap = w
-		e.conn = transport.Capture(conn, w)
+		e.conn = netio.Capture(conn, w)
 	}
 	fam := netip.IPv6Unspecified()
 	if ip.Is4() || ip.Is4In6() || peer.Addr().Is4() {
@@ -166,13 +166,13 @@ func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 	// packet gets a buffer of its own (append).
 	stride := min((e.core.cfg.PMTU+63)&^63, maxPacket)
 	arena := make([]byte, writeBatch*stride)
-	e.out = make([]transport.Packet, writeBatch)
+	e.out = make([]netio.Packet, writeBatch)
 	for i := range e.out {
 		e.out[i].Buf = arena[i*stride : (i+1)*stride : (i+1)*stride]
 	}
 	e.initRead()
 	// The reader role is only lent to ReadMsg callers on a socket whose
-	// read deadline works (transport.Conn's contract; a net.Conn given
+	// read deadline works (netio.Conn's contract; a net.Conn given
 	// in Config may refuse deadlines).
 	e.direct = e.conn.SetReadDeadline(time.Time{}) == nil
 	e.wg.Add(2)
@@ -182,18 +182,18 @@ func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 }
 
 // openConn opens the transport that cfg selects.
-func openConn(c *Config, ip netip.Addr) (transport.Conn, netip.AddrPort, error) {
+func openConn(c *Config, ip netip.Addr) (netio.Conn, netip.AddrPort, error) {
 	switch {
 	case c.conn != nil:
 		return c.conn, netip.AddrPort{}, nil
 	case c.Conn != nil:
-		return transport.NewConnAdapter(c.Conn, transport.AdapterConfig{RemotePort: c.RemoteUDPPort}),
+		return netio.NewConnAdapter(c.Conn, netio.AdapterConfig{RemotePort: c.RemoteUDPPort}),
 			netAddrPort(c.Conn.RemoteAddr()), nil
 	case c.PacketConn != nil:
-		return transport.NewAdapter(c.PacketConn, transport.AdapterConfig{RemotePort: c.RemoteUDPPort}),
+		return netio.NewAdapter(c.PacketConn, netio.AdapterConfig{RemotePort: c.RemoteUDPPort}),
 			netip.AddrPort{}, nil
 	case c.Transport == IP:
-		conn, err := transport.ListenIP(transport.IPConfig{Addr: ip, BusyPoll: c.BusyPoll})
+		conn, err := netio.ListenIP(netio.IPConfig{Addr: ip, BusyPoll: c.BusyPoll})
 		if err != nil {
 			return nil, netip.AddrPort{}, fmt.Errorf("sctp: raw IP: %w", err)
 		}
@@ -202,7 +202,7 @@ func openConn(c *Config, ip netip.Addr) (transport.Conn, netip.AddrPort, error) 
 	port := c.UDPPort
 	switch {
 	case port == 0:
-		port = transport.DefaultUDPPort
+		port = netio.DefaultUDPPort
 	case port < 0:
 		port = 0
 	case port > 65535:
@@ -211,7 +211,7 @@ func openConn(c *Config, ip netip.Addr) (transport.Conn, netip.AddrPort, error) 
 	if !ip.IsValid() {
 		ip = netip.IPv6Unspecified()
 	}
-	conn, err := transport.ListenUDP(transport.UDPConfig{Addr: netip.AddrPortFrom(ip, uint16(port)),
+	conn, err := netio.ListenUDP(netio.UDPConfig{Addr: netip.AddrPortFrom(ip, uint16(port)),
 		RemotePort: c.RemoteUDPPort, GRO: true, BusyPoll: c.BusyPoll})
 	if err != nil {
 		return nil, netip.AddrPort{}, fmt.Errorf("sctp: UDP encapsulation: %w", err)
@@ -444,7 +444,7 @@ func (e *Endpoint) initRead() {
 	e.read = e.conn.ReadBatch
 	batch := readBatch
 	if v, ok := e.conn.(interface {
-		ReadBatchView([]transport.Packet) (int, error)
+		ReadBatchView([]netio.Packet) (int, error)
 		GRO() bool
 	}); ok && v.GRO() {
 		e.read, batch = v.ReadBatchView, viewBatch
@@ -454,7 +454,7 @@ func (e *Endpoint) initRead() {
 			e.rbufs[i] = make([]byte, maxPacket)
 		}
 	}
-	e.rpkts = make([]transport.Packet, batch)
+	e.rpkts = make([]netio.Packet, batch)
 }
 
 // readSocket reads one batch into e.rpkts. Called by the holder of the

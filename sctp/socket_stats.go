@@ -1,6 +1,6 @@
 package sctp
 
-import "github.com/usctp/usctp/sctp/internal/transport"
+import "github.com/usctp/usctp/sctp/internal/netio"
 
 // SocketStats counts what an endpoint's socket did: system calls, the
 // datagrams they moved and the offloads used. The counters are zero on
@@ -25,7 +25,7 @@ type SocketStats struct {
 
 // SocketStats returns the counters of the endpoint's socket.
 func (e *Endpoint) SocketStats() SocketStats {
-	c, ok := e.conn.(interface{ Stats() transport.Stats })
+	c, ok := e.conn.(interface{ Stats() netio.Stats })
 	if !ok {
 		return SocketStats{OwnerWakes: e.nOwnerWakes.Load()}
 	}
