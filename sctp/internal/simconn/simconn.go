@@ -26,8 +26,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/usctp/usctp/sctp/internal/simnet"
 	"github.com/usctp/usctp/sctp/internal/netio"
+	"github.com/usctp/usctp/sctp/internal/simnet"
 )
 
 // Config configures a Network.

@@ -11,8 +11,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/usctp/usctp/sctp/internal/simnet"
 	"github.com/usctp/usctp/sctp/internal/netio"
+	"github.com/usctp/usctp/sctp/internal/simnet"
 )
 
 var (
