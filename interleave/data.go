@@ -26,7 +26,7 @@ type InStreams interface {
 	InSides() iter.Seq2[uint16, *InSide]
 }
 
-// Data is the DATA variant's reassembler (RFC 9260 section 6.5 and 6.9):
+// DataReassembler is the DATA variant's reassembler (RFC 9260 section 6.5 and 6.9):
 // fragments of a message carry consecutive TSNs; ordered messages leave a
 // stream in SSN order, unordered ones as soon as they are complete.
 //
@@ -35,7 +35,7 @@ type InStreams interface {
 // in partial delivery (one at a time, RFC 9260 section 6.9) holds back only
 // its own stream: until its end is queued, nothing else of that stream is,
 // so a stream's queue never interleaves two messages.
-type Data struct {
+type DataReassembler struct {
 	delivery
 	pool Pool
 
@@ -48,18 +48,18 @@ type Data struct {
 	pdNext    uint32
 }
 
-// NewData returns the DATA variant's reassembler over the association's
+// NewDataReassembler returns the DATA variant's reassembler over the association's
 // stream table: the next SSN of each inbound stream is its In record's
 // NextSSN, and fragments wait in its InSide, created on first use.
-func NewData(streams InStreams) *Data {
-	return &Data{delivery: delivery{streams: streams}}
+func NewDataReassembler(streams InStreams) *DataReassembler {
+	return &DataReassembler{delivery: delivery{streams: streams}}
 }
 
 // Pool returns the fragment pool.
-func (d *Data) Pool() *Pool { return &d.pool }
+func (d *DataReassembler) Pool() *Pool { return &d.pool }
 
 // stream returns sid's state, or nil for a stream outside the range.
-func (d *Data) stream(sid uint16) *InSide {
+func (d *DataReassembler) stream(sid uint16) *InSide {
 	s := d.streams.InSide(sid)
 	if s != nil {
 		s.sid = sid
@@ -68,12 +68,12 @@ func (d *Data) stream(sid uint16) *InSide {
 }
 
 // in returns the In record of s's stream (its next SSN, partial delivery).
-func (d *Data) in(s *InSide) *stream.In { return d.streams.In(s.sid) }
+func (d *DataReassembler) in(s *InSide) *stream.In { return d.streams.In(s.sid) }
 
 func ssnLT(a, b uint16) bool { return a != b && int16(a-b) < 0 }
 
 // Add takes an accepted fragment.
-func (d *Data) Add(f *Frag) bool {
+func (d *DataReassembler) Add(f *Frag) bool {
 	s := d.stream(f.SID)
 	if s == nil {
 		d.pool.Put(f)
@@ -117,7 +117,7 @@ func (d *Data) Add(f *Frag) bool {
 // ordered ones in SSN order, unordered ones when complete. While s has a
 // message in partial delivery it does nothing: that message's end delivers
 // the rest.
-func (d *Data) deliver(s *InSide) {
+func (d *DataReassembler) deliver(s *InSide) {
 	if d.pd == s {
 		return
 	}
@@ -151,7 +151,7 @@ func (d *Data) deliver(s *InSide) {
 
 // move moves the fragments from the head of l (a list of s) through last
 // to s's delivery queue.
-func (d *Data) move(s *InSide, l *fragList, last *Frag) {
+func (d *DataReassembler) move(s *InSide, l *fragList, last *Frag) {
 	first := l.head.TSN
 	for {
 		f := l.pop()
@@ -164,7 +164,7 @@ func (d *Data) move(s *InSide, l *fragList, last *Frag) {
 
 // unlink moves the run first..last (prev precedes first, nil at the head)
 // from l (a list of s) to s's delivery queue.
-func (d *Data) unlink(s *InSide, l *fragList, prev, first, last *Frag) {
+func (d *DataReassembler) unlink(s *InSide, l *fragList, prev, first, last *Frag) {
 	next := last.next
 	if prev == nil {
 		l.head = next
@@ -193,7 +193,7 @@ func (d *Data) unlink(s *InSide, l *fragList, prev, first, last *Frag) {
 // message at a time: DATA fragments of a message have consecutive TSNs, and
 // the window-full exception of the receiver follows that one message.
 // It looks at every stream in use.
-func (d *Data) Partial() bool {
+func (d *DataReassembler) Partial() bool {
 	started, _ := d.partialNotingAll(nil)
 	return started
 }
@@ -204,7 +204,7 @@ func (d *Data) Partial() bool {
 // all is set, else at sids only (the receiver's notes). Then sids[:n], up
 // to cap(sids), holds the streams that could still start one besides the
 // one it started; n is -1 when they do not fit.
-func (d *Data) PartialNoting(sids []uint16, all bool) (started bool, n int) {
+func (d *DataReassembler) PartialNoting(sids []uint16, all bool) (started bool, n int) {
 	if all {
 		return d.partialNotingAll(sids)
 	}
@@ -222,7 +222,7 @@ func (d *Data) PartialNoting(sids []uint16, all bool) (started bool, n int) {
 
 // partialNotingAll is PartialNoting over every stream. (Apart, so that
 // what its loops capture stays off the heap in the other case.)
-func (d *Data) partialNotingAll(sids []uint16) (started bool, n int) {
+func (d *DataReassembler) partialNotingAll(sids []uint16) (started bool, n int) {
 	var c pdCandidate
 	for _, s := range d.streams.InSides() {
 		c.consider(d, s)
@@ -244,7 +244,7 @@ type pdCandidate struct {
 // start with, or nil: s's next ordered message or an unordered one at the
 // head of its list, the earlier, if its first fragment is there; nothing
 // when s has something queued for delivery.
-func (d *Data) candidate(s *InSide) *fragList {
+func (d *DataReassembler) candidate(s *InSide) *fragList {
 	if s.ready.head != nil {
 		return nil
 	}
@@ -260,7 +260,7 @@ func (d *Data) candidate(s *InSide) *fragList {
 
 // canStart reports whether partial delivery can start on stream s
 // (pdStreams).
-func (d *Data) canStart(_ uint16, s *InSide) bool { return d.candidate(s) != nil }
+func (d *DataReassembler) canStart(_ uint16, s *InSide) bool { return d.candidate(s) != nil }
 
 // pdStreams is a reassembler that can tell whether partial delivery can
 // start on a stream.
@@ -298,14 +298,14 @@ func noteCandidates(streams InStreams, sids []uint16, d pdStreams) int {
 }
 
 // consider makes s's candidate message the best if it has a lower TSN.
-func (c *pdCandidate) consider(d *Data, s *InSide) {
+func (c *pdCandidate) consider(d *DataReassembler, s *InSide) {
 	if l := d.candidate(s); l != nil && (c.s == nil || tsnLT(l.head.TSN, c.list.head.TSN)) {
 		c.s, c.list = s, l
 	}
 }
 
 // startPartial starts partial delivery of c's message, if there is one.
-func (d *Data) startPartial(c *pdCandidate) bool {
+func (d *DataReassembler) startPartial(c *pdCandidate) bool {
 	best, bestList := c.s, c.list
 	if best == nil {
 		return false
@@ -328,7 +328,7 @@ func (d *Data) startPartial(c *pdCandidate) bool {
 // continuePartial queues f, the next fragment of the message in partial
 // delivery, and what follows it in sequence; at the message's end it
 // resumes normal delivery.
-func (d *Data) continuePartial(f *Frag) {
+func (d *DataReassembler) continuePartial(f *Frag) {
 	s := d.pd
 	for {
 		d.push(s, f, d.pdFirst)
@@ -352,16 +352,16 @@ func (d *Data) continuePartial(f *Frag) {
 }
 
 // PartialNext returns the TSN of the partial delivery's next fragment.
-func (d *Data) PartialNext() (uint32, bool) { return d.pdNext, d.pd != nil }
+func (d *DataReassembler) PartialNext() (uint32, bool) { return d.pdNext, d.pd != nil }
 
 // InPartial reports whether a message of stream sid is in partial
 // delivery.
-func (d *Data) InPartial(sid uint16) bool { return d.pd != nil && d.pd.sid == sid }
+func (d *DataReassembler) InPartial(sid uint16) bool { return d.pd != nil && d.pd.sid == sid }
 
 // DropHighest removes the held fragment with the highest TSN above after.
 // Fragments of a message in partial delivery are not dropped (some of it
 // was delivered already).
-func (d *Data) DropHighest(after uint32) (uint32, int, bool) {
+func (d *DataReassembler) DropHighest(after uint32) (uint32, int, bool) {
 	var bestList *fragList
 	for _, s := range d.streams.InSides() {
 		for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
@@ -406,7 +406,7 @@ func (d *Data) DropHighest(after uint32) (uint32, int, bool) {
 //     below newCum are dropped;
 //
 // then whatever became deliverable is queued.
-func (d *Data) ForwardTSN(newCum uint32, skips []Skip) {
+func (d *DataReassembler) ForwardTSN(newCum uint32, skips []Skip) {
 	if s := d.pd; s != nil {
 		dead := !tsnLT(newCum, d.pdNext)
 		if d.pdOrdered {
@@ -455,7 +455,7 @@ func (d *Data) ForwardTSN(newCum uint32, skips []Skip) {
 
 // dropDead drops from l the fragments at or below newCum that are not part
 // of a complete message.
-func (d *Data) dropDead(l *fragList, newCum uint32) {
+func (d *DataReassembler) dropDead(l *fragList, newCum uint32) {
 	var prev *Frag
 	for f := l.head; f != nil; {
 		if f.Flags&FlagBegin != 0 {
@@ -489,7 +489,7 @@ func (d *Data) dropDead(l *fragList, newCum uint32) {
 // the TSN the message needs next had already arrived holding another
 // message before the partial delivery started: Add catches such a foreign
 // fragment only when it arrives during the partial delivery.
-func (d *Data) AbortPartial() {
+func (d *DataReassembler) AbortPartial() {
 	if d.pd != nil {
 		d.abortPartial()
 	}
@@ -498,7 +498,7 @@ func (d *Data) AbortPartial() {
 // abortPartial ends the partial delivery in progress without its end: the
 // rest of its message still held goes, and a FlagAborted marker follows its
 // delivered parts. An ordered message's SSN is used up.
-func (d *Data) abortPartial() {
+func (d *DataReassembler) abortPartial() {
 	s, l := d.pd, d.pdList
 	in := d.in(s)
 	for h := l.head; h != nil && h.Flags&FlagBegin == 0; h = l.head {

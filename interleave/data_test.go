@@ -6,14 +6,14 @@ import (
 	"github.com/usctp/usctp/stream"
 )
 
-func newData(n uint16) (*Data, *stream.Table[struct{}, InSide]) {
+func newData(n uint16) (*DataReassembler, *stream.Table[struct{}, InSide]) {
 	t := stream.NewTable[struct{}, InSide](n, n)
-	return NewData(t), t
+	return NewDataReassembler(t), t
 }
 
 type harness struct {
 	t testing.TB
-	d *Data
+	d *DataReassembler
 }
 
 func (h harness) add(tsn uint32, sid, ssn uint16, flags uint8, data string) bool {
@@ -42,7 +42,7 @@ func (h harness) messages() []string {
 	return out
 }
 
-func must(d *Data, _ *stream.Table[struct{}, InSide]) *Data { return d }
+func must(d *DataReassembler, _ *stream.Table[struct{}, InSide]) *DataReassembler { return d }
 
 func eq(a, b []string) bool {
 	if len(a) != len(b) {

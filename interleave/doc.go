@@ -17,17 +17,22 @@
 // through intrusive links in the fragments, with the per-stream heads in
 // the stream table's side objects.
 //
-// The DATA variant is NewDataFramer and NewData. The I-DATA variant (RFC
-// 8260) is NewIDataFramer and NewIData behind the same two interfaces:
-// messages numbered per stream by MID (ordered and unordered counters),
-// fragments by FSN, reassembly per stream keyed by MID, partial delivery
-// per stream (several at once, their parts interleaved in the delivery
-// queue, aborted ones marked with FlagAborted), the FSN of the second
-// fragment read the RFC way, Linux's way or detected (FSNConvention), and
-// I-FORWARD-TSN parsing, building (IForward) and handling
-// (IData.ForwardMID). FORWARD-TSN handling of the DATA variant is minimal
-// until PR-SCTP lands: it drops fragments up to the new cumulative TSN and
-// skips streams past the given SSNs.
+// The DATA variant is NewDataFramer and NewDataReassembler, with
+// FORWARD-TSN (PR-SCTP, RFC 3758) handled by DataReassembler.ForwardTSN:
+// it aborts a partial delivery that the new cumulative TSN or a stream's
+// skipped SSN passed, moves the streams past the given SSNs and drops the
+// fragments up to the new cumulative TSN that belong to no complete
+// message. The I-DATA
+// variant (RFC 8260) is NewIDataFramer and NewIDataReassembler behind the
+// same two interfaces: messages numbered per stream by MID (ordered and
+// unordered counters), fragments by FSN, reassembly per stream keyed by
+// MID, partial delivery per stream (several at once, their parts
+// interleaved in the delivery queue, aborted ones marked with
+// FlagAborted), the FSN of the second fragment read the RFC way, Linux's
+// way or detected (FSNConvention), and I-FORWARD-TSN parsing
+// (ParseIForwardTSN) and handling (IDataReassembler.ForwardMID). The
+// sender's FORWARD-TSN and I-FORWARD-TSN chunks are built by package
+// transfer.
 //
 // Received fragments (Frag) come from a Pool that keeps their buffers;
 // per-stream state lives in page-chunked flexarray tables, created on first

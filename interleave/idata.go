@@ -15,7 +15,7 @@ const (
 	// instead); a message whose second fragment carries FSN 1 is read the
 	// RFC way once no fragment could be missing between it and the first
 	// (adjacent TSNs, or the cumulative TSN covers it, see
-	// IData.SetCumulativeTSN). The first decision sticks.
+	// IDataReassembler.SetCumulativeTSN). The first decision sticks.
 	FSNAuto FSNConvention = iota
 	// FSNRFC: RFC 8260 section 2.1, the first fragment is implicitly FSN
 	// 0 and the second carries FSN 1.
@@ -52,14 +52,14 @@ type pdState struct {
 	firstTSN  uint32
 }
 
-// IData is the I-DATA variant's reassembler (RFC 8260 section 2.2.3):
+// IDataReassembler is the I-DATA variant's reassembler (RFC 8260 section 2.2.3):
 // fragments of a message share its MID and are ordered by FSN, not TSN;
 // ordered messages leave a stream in MID order, unordered ones as soon as
 // they are complete. Partial delivery is per stream and per
 // ordered/unordered, so several messages can be in partial delivery at
 // once.
 //
-// Unlike Data, the delivery queue may interleave the parts of messages in
+// Unlike DataReassembler, the delivery queue may interleave the parts of messages in
 // partial delivery with other messages (RFC 6458 fragment interleave level
 // 2): every fragment names its message by SID, MID and the U flag, and
 // every part of a message in partial delivery carries the message's PPID.
@@ -70,7 +70,7 @@ type pdState struct {
 // Each stream's InSide keeps its ordered and unordered fragments sorted by
 // (MID, B first, FSN) in serial order. Frag.FSN holds the FSN as sent (0
 // for the first fragment).
-type IData struct {
+type IDataReassembler struct {
 	delivery
 	pool Pool
 
@@ -84,26 +84,26 @@ type IData struct {
 	pds []pdState
 }
 
-// NewIData returns the I-DATA variant's reassembler over the association's
+// NewIDataReassembler returns the I-DATA variant's reassembler over the association's
 // stream table: In records hold the next ordered MID to deliver and the
 // partial-delivery state (stream.In: MID/FSN/PD, MIDUO/FSNUO/PDUO);
 // fragments wait in the stream's InSide, created on first use. conv says
 // how to read the FSN of the second fragment (FSNAuto to detect it).
-func NewIData(streams InStreams, conv FSNConvention) *IData {
-	return &IData{delivery: delivery{streams: streams}, conv: conv}
+func NewIDataReassembler(streams InStreams, conv FSNConvention) *IDataReassembler {
+	return &IDataReassembler{delivery: delivery{streams: streams}, conv: conv}
 }
 
 // Pool returns the fragment pool.
-func (d *IData) Pool() *Pool { return &d.pool }
+func (d *IDataReassembler) Pool() *Pool { return &d.pool }
 
 // Convention returns the FSN convention in force (FSNAuto while
 // undecided).
-func (d *IData) Convention() FSNConvention { return d.conv }
+func (d *IDataReassembler) Convention() FSNConvention { return d.conv }
 
 // SetCumulativeTSN tells the reassembler the receiver's cumulative TSN:
 // every TSN up to cum has arrived. With FSNAuto it settles messages whose
 // FSN reading waited for a possibly missing fragment.
-func (d *IData) SetCumulativeTSN(cum uint32) {
+func (d *IDataReassembler) SetCumulativeTSN(cum uint32) {
 	d.cum, d.cumKnown = cum, true
 	if d.ambiguous && d.conv == FSNAuto {
 		d.ambiguous = false
@@ -114,7 +114,7 @@ func (d *IData) SetCumulativeTSN(cum uint32) {
 	}
 }
 
-func (d *IData) stream(sid uint16) *InSide {
+func (d *IDataReassembler) stream(sid uint16) *InSide {
 	s := d.streams.InSide(sid)
 	if s != nil {
 		s.sid = sid
@@ -176,7 +176,7 @@ func insertKey(l *fragList, f *Frag) bool {
 // fragment) of its message, whose first fragment had TSN firstTSN. With
 // FSNAuto undecided, the second position is ambiguous for FSN 1: it is
 // taken the RFC way only when no fragment can be missing between the two.
-func (d *IData) at(f *Frag, want, firstTSN uint32) bool {
+func (d *IDataReassembler) at(f *Frag, want, firstTSN uint32) bool {
 	if isBegin(f) {
 		return want == 0
 	}
@@ -201,7 +201,7 @@ func (d *IData) at(f *Frag, want, firstTSN uint32) bool {
 
 // complete reports whether the list from h (a first fragment) holds its
 // whole message and returns its last fragment.
-func (d *IData) complete(h *Frag) (*Frag, bool) {
+func (d *IDataReassembler) complete(h *Frag) (*Frag, bool) {
 	f, pos := h, uint32(0)
 	for !isEnd(f) {
 		n := f.next
@@ -217,7 +217,7 @@ func (d *IData) complete(h *Frag) (*Frag, bool) {
 // for a fragment that cannot be valid: a stream outside the table, an
 // ordered MID already delivered, a fragment already held under another
 // TSN, or one of a message in partial delivery that was delivered already.
-func (d *IData) Add(f *Frag) bool {
+func (d *IDataReassembler) Add(f *Frag) bool {
 	s := d.stream(f.SID)
 	if s == nil {
 		d.pool.Put(f)
@@ -273,7 +273,7 @@ func (d *IData) Add(f *Frag) bool {
 
 // stale reports whether f belongs to a message in partial delivery at a
 // position already delivered (or is a second first fragment of it).
-func (d *IData) stale(in *stream.In, f *Frag, unordered bool) bool {
+func (d *IDataReassembler) stale(in *stream.In, f *Frag, unordered bool) bool {
 	var mid uint32
 	var next stream.FSN
 	switch {
@@ -296,7 +296,7 @@ func (d *IData) stale(in *stream.In, f *Frag, unordered bool) bool {
 
 // position returns the position of a later fragment in its message, when
 // the convention is known.
-func (d *IData) position(f *Frag) (uint32, bool) {
+func (d *IDataReassembler) position(f *Frag) (uint32, bool) {
 	switch d.conv {
 	case FSNRFC:
 		return f.FSN, true
@@ -307,7 +307,7 @@ func (d *IData) position(f *Frag) (uint32, bool) {
 }
 
 // pd returns the partial-delivery record of (sid, unordered).
-func (d *IData) pd(sid uint16, unordered bool) *pdState {
+func (d *IDataReassembler) pd(sid uint16, unordered bool) *pdState {
 	for i := range d.pds {
 		if p := &d.pds[i]; p.sid == sid && p.unordered == unordered {
 			return p
@@ -316,7 +316,7 @@ func (d *IData) pd(sid uint16, unordered bool) *pdState {
 	return nil
 }
 
-func (d *IData) endPD(sid uint16, unordered bool) {
+func (d *IDataReassembler) endPD(sid uint16, unordered bool) {
 	for i := range d.pds {
 		if p := d.pds[i]; p.sid == sid && p.unordered == unordered {
 			d.pds[i] = d.pds[len(d.pds)-1]
@@ -327,7 +327,7 @@ func (d *IData) endPD(sid uint16, unordered bool) {
 }
 
 // deliver moves what became deliverable on s to the ready queue.
-func (d *IData) deliver(s *InSide) {
+func (d *IDataReassembler) deliver(s *InSide) {
 	in := d.streams.In(s.sid)
 	d.deliverOrdered(s, in)
 	d.deliverUnordered(s, in)
@@ -335,7 +335,7 @@ func (d *IData) deliver(s *InSide) {
 
 // deliverAfter is deliver after f was added to s: only f's message can
 // have become deliverable, so only its place in the lists is looked at.
-func (d *IData) deliverAfter(s *InSide, f *Frag) {
+func (d *IDataReassembler) deliverAfter(s *InSide, f *Frag) {
 	in := d.streams.In(s.sid)
 	if f.Flags&FlagUnordered == 0 {
 		if f.MID == uint32(in.MID) {
@@ -362,7 +362,7 @@ func (d *IData) deliverAfter(s *InSide, f *Frag) {
 
 // deliverOrdered moves s's ordered messages that are next in MID order
 // (and the parts of one in partial delivery) to the ready queue.
-func (d *IData) deliverOrdered(s *InSide, in *stream.In) {
+func (d *IDataReassembler) deliverOrdered(s *InSide, in *stream.In) {
 	for {
 		if in.PD {
 			if !d.continuePD(s, in, &s.ordered, false) {
@@ -393,7 +393,7 @@ func (d *IData) deliverOrdered(s *InSide, in *stream.In) {
 
 // deliverUnordered moves s's complete unordered messages (and the parts of
 // one in partial delivery) to the ready queue.
-func (d *IData) deliverUnordered(s *InSide, in *stream.In) {
+func (d *IDataReassembler) deliverUnordered(s *InSide, in *stream.In) {
 	if in.PDUO {
 		d.continuePD(s, in, &s.unordered, true)
 	}
@@ -414,7 +414,7 @@ func (d *IData) deliverUnordered(s *InSide, in *stream.In) {
 // continuePD queues the next fragments in sequence of the message in
 // partial delivery on (s, unordered). It reports whether the message
 // ended.
-func (d *IData) continuePD(s *InSide, in *stream.In, l *fragList, unordered bool) bool {
+func (d *IDataReassembler) continuePD(s *InSide, in *stream.In, l *fragList, unordered bool) bool {
 	mid, next := &in.MID, &in.FSN
 	if unordered {
 		mid, next = &in.MIDUO, &in.FSNUO
@@ -452,7 +452,7 @@ func (d *IData) continuePD(s *InSide, in *stream.In, l *fragList, unordered bool
 }
 
 // unlinkOne removes f (after prev, nil at the head) from l.
-func (d *IData) unlinkOne(l *fragList, prev, f *Frag) {
+func (d *IDataReassembler) unlinkOne(l *fragList, prev, f *Frag) {
 	if prev == nil {
 		l.head = f.next
 	} else {
@@ -467,7 +467,7 @@ func (d *IData) unlinkOne(l *fragList, prev, f *Frag) {
 
 // moveRun moves the run first..last (prev precedes first, nil at the head)
 // from l (a list of s) to s's delivery queue.
-func (d *IData) moveRun(s *InSide, l *fragList, prev, first, last *Frag) {
+func (d *IDataReassembler) moveRun(s *InSide, l *fragList, prev, first, last *Frag) {
 	next := last.next
 	if prev == nil {
 		l.head = next
@@ -491,7 +491,7 @@ func (d *IData) moveRun(s *InSide, l *fragList, prev, first, last *Frag) {
 
 // dropMID drops the fragments of message mid left at the head of l (a
 // peer sending fragments past a message's end).
-func (d *IData) dropMID(l *fragList, mid uint32) {
+func (d *IDataReassembler) dropMID(l *fragList, mid uint32) {
 	for h := l.head; h != nil && !midLT(mid, h.MID); h = l.head {
 		l.pop()
 		d.held -= len(h.Data)
@@ -504,7 +504,7 @@ func (d *IData) dropMID(l *fragList, mid uint32) {
 // already, the message whose first fragment has the lowest TSN and is next
 // in order (any, for unordered messages) starts to be queued with the
 // fragments in sequence after it. Called again, it starts another.
-func (d *IData) Partial() bool {
+func (d *IDataReassembler) Partial() bool {
 	started, _ := d.partialNotingAll(nil)
 	return started
 }
@@ -512,7 +512,7 @@ func (d *IData) Partial() bool {
 // PartialNoting is Partial among the streams sids, or every stream when
 // all is set, that also notes the streams that could still start one:
 // sids[:n], up to cap(sids); n is -1 when they do not fit.
-func (d *IData) PartialNoting(sids []uint16, all bool) (started bool, n int) {
+func (d *IDataReassembler) PartialNoting(sids []uint16, all bool) (started bool, n int) {
 	if all {
 		return d.partialNotingAll(sids)
 	}
@@ -528,7 +528,7 @@ func (d *IData) PartialNoting(sids []uint16, all bool) (started bool, n int) {
 
 // partialNotingAll is PartialNoting over every stream. (Apart, so that
 // what its loops capture stays off the heap in the other case.)
-func (d *IData) partialNotingAll(sids []uint16) (started bool, n int) {
+func (d *IDataReassembler) partialNotingAll(sids []uint16) (started bool, n int) {
 	var c ipdCandidate
 	for sid, s := range d.streams.InSides() {
 		d.consider(&c, sid, s)
@@ -550,7 +550,7 @@ type ipdCandidate struct {
 // TSN: the next ordered message or any unordered one whose first fragment
 // is there, unless s has something queued for delivery or a message of
 // that kind in partial delivery already.
-func (d *IData) consider(c *ipdCandidate, sid uint16, s *InSide) {
+func (d *IDataReassembler) consider(c *ipdCandidate, sid uint16, s *InSide) {
 	s.sid = sid
 	if s.ready.head != nil {
 		return
@@ -572,14 +572,14 @@ func (d *IData) consider(c *ipdCandidate, sid uint16, s *InSide) {
 
 // canStart reports whether partial delivery can start on stream sid
 // (pdStreams).
-func (d *IData) canStart(sid uint16, s *InSide) bool {
+func (d *IDataReassembler) canStart(sid uint16, s *InSide) bool {
 	var c ipdCandidate
 	d.consider(&c, sid, s)
 	return c.s != nil
 }
 
 // startPartial starts partial delivery of c's message, if there is one.
-func (d *IData) startPartial(c *ipdCandidate) bool {
+func (d *IDataReassembler) startPartial(c *ipdCandidate) bool {
 	best, bestF, bestUO := c.s, c.f, c.uo
 	if best == nil {
 		return false
@@ -600,7 +600,7 @@ func (d *IData) startPartial(c *ipdCandidate) bool {
 
 // InPartial reports whether a message of stream sid, ordered or
 // unordered, is in partial delivery.
-func (d *IData) InPartial(sid uint16) bool {
+func (d *IDataReassembler) InPartial(sid uint16) bool {
 	in := d.streams.In(sid)
 	return in != nil && (in.PD || in.PDUO)
 }
@@ -608,13 +608,13 @@ func (d *IData) InPartial(sid uint16) bool {
 // PartialNext is the Data variant's hook for the window-full exception;
 // with I-DATA the fragments of a message do not have consecutive TSNs, so
 // it reports false. The receiver asks PartialWants instead.
-func (d *IData) PartialNext() (uint32, bool) { return 0, false }
+func (d *IDataReassembler) PartialNext() (uint32, bool) { return 0, false }
 
 // PartialWants reports whether a fragment of (sid, unordered, mid) with
 // FSN fsn (as sent; begin for a first fragment) is the next one of a
 // message in partial delivery: the receiver accepts it even with its
 // window full, since it is what lets the reader free the window.
-func (d *IData) PartialWants(sid uint16, unordered, begin bool, mid, fsn uint32) bool {
+func (d *IDataReassembler) PartialWants(sid uint16, unordered, begin bool, mid, fsn uint32) bool {
 	in := d.streams.In(sid)
 	if in == nil || begin {
 		return false
@@ -630,7 +630,7 @@ func (d *IData) PartialWants(sid uint16, unordered, begin bool, mid, fsn uint32)
 
 // wants reports whether a later fragment with FSN fsn may be at position
 // want; undecided, either reading counts.
-func (d *IData) wants(fsn, want uint32) bool {
+func (d *IDataReassembler) wants(fsn, want uint32) bool {
 	switch d.conv {
 	case FSNRFC:
 		return fsn == want
@@ -645,7 +645,7 @@ func (d *IData) wants(fsn, want uint32) bool {
 // Any such fragment may go, including later fragments of a message in
 // partial delivery: they were not delivered, and the peer sends them
 // again.
-func (d *IData) DropHighest(after uint32) (uint32, int, bool) {
+func (d *IDataReassembler) DropHighest(after uint32) (uint32, int, bool) {
 	var bestL *fragList
 	var bestPrev, best *Frag
 	for _, s := range d.streams.InSides() {
@@ -671,7 +671,7 @@ func (d *IData) DropHighest(after uint32) (uint32, int, bool) {
 // ForwardTSN applies a DATA-style FORWARD-TSN; with I-DATA the peer must
 // send I-FORWARD-TSN instead (RFC 8260 section 2.3), so the association
 // never calls this. It treats each entry as an ordered skip of MID SSN.
-func (d *IData) ForwardTSN(newCum uint32, skips []Skip) {
+func (d *IDataReassembler) ForwardTSN(newCum uint32, skips []Skip) {
 	d.applyCum(newCum)
 	for _, k := range skips {
 		d.skip(MIDSkip{SID: k.SID, MID: uint32(k.SSN)})
@@ -688,7 +688,7 @@ func (d *IData) ForwardTSN(newCum uint32, skips []Skip) {
 // of a skipped unordered message and drops what is held of skipped
 // unordered messages. Each partial delivery ended queues a FlagAborted
 // marker.
-func (d *IData) ForwardMID(newCum uint32, skips []MIDSkip) {
+func (d *IDataReassembler) ForwardMID(newCum uint32, skips []MIDSkip) {
 	for _, k := range skips {
 		d.skip(k)
 	}
@@ -696,7 +696,7 @@ func (d *IData) ForwardMID(newCum uint32, skips []MIDSkip) {
 	d.deliverAll()
 }
 
-func (d *IData) deliverAll() {
+func (d *IDataReassembler) deliverAll() {
 	for sid, s := range d.streams.InSides() {
 		s.sid = sid
 		d.deliver(s)
@@ -705,7 +705,7 @@ func (d *IData) deliverAll() {
 
 // abortPD ends the partial delivery on (sid, unordered) and drops the held
 // fragments of its message.
-func (d *IData) abortPD(s *InSide, in *stream.In, unordered bool) {
+func (d *IDataReassembler) abortPD(s *InSide, in *stream.In, unordered bool) {
 	if unordered {
 		d.pushAborted(s, FlagUnordered, uint32(in.MIDUO))
 		d.dropWhere(&s.unordered, func(f *Frag) bool { return f.MID == uint32(in.MIDUO) })
@@ -721,7 +721,7 @@ func (d *IData) abortPD(s *InSide, in *stream.In, unordered bool) {
 
 // pushAborted queues the FlagAborted marker of a message of s in partial
 // delivery.
-func (d *IData) pushAborted(s *InSide, flags uint8, mid uint32) {
+func (d *IDataReassembler) pushAborted(s *InSide, flags uint8, mid uint32) {
 	m := d.pool.Get(nil)
 	m.SID, m.MID, m.Flags = s.sid, mid, flags|FlagAborted
 	var first uint32
@@ -732,7 +732,7 @@ func (d *IData) pushAborted(s *InSide, flags uint8, mid uint32) {
 }
 
 // dropWhere drops the fragments of l for which drop reports true.
-func (d *IData) dropWhere(l *fragList, drop func(*Frag) bool) {
+func (d *IDataReassembler) dropWhere(l *fragList, drop func(*Frag) bool) {
 	var prev *Frag
 	for f := l.head; f != nil; {
 		n := f.next
@@ -748,7 +748,7 @@ func (d *IData) dropWhere(l *fragList, drop func(*Frag) bool) {
 }
 
 // skip applies one I-FORWARD-TSN entry.
-func (d *IData) skip(k MIDSkip) {
+func (d *IDataReassembler) skip(k MIDSkip) {
 	s := d.stream(k.SID)
 	if s == nil {
 		return
@@ -789,7 +789,7 @@ func (d *IData) skip(k MIDSkip) {
 // and will never come). A message whose missing fragments may still be on
 // their way is kept: with I-DATA its fragments can straddle newCum while it
 // is alive. A partial delivery whose message died this way is aborted.
-func (d *IData) applyCum(newCum uint32) {
+func (d *IDataReassembler) applyCum(newCum uint32) {
 	for sid, s := range d.streams.InSides() {
 		s.sid = sid
 		in := d.streams.In(sid)

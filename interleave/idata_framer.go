@@ -20,7 +20,7 @@ type IDataFramer struct {
 	// Follow, when set, switches to Linux's numbering once that reassembler
 	// has seen the peer number its own fragments that way (its Convention
 	// is FSNLinux): a peer that sends Linux's numbering expects it.
-	Follow *IData
+	Follow *IDataReassembler
 }
 
 // NewIDataFramer returns the I-DATA variant's framer over the

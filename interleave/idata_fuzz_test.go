@@ -32,7 +32,7 @@ func fuzzIData(t *testing.T, in []byte) {
 		conv := FSNConvention(in[0] % 3)
 		in = in[1:]
 		tab := stream.NewTable[struct{}, InSide](streams, streams)
-		d := NewIData(tab, conv)
+		d := NewIDataReassembler(tab, conv)
 		d.Pool().Max = 64
 		seen := map[uint32]bool{}
 		next := func() byte {

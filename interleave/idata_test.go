@@ -8,16 +8,16 @@ import (
 	"github.com/usctp/usctp/stream"
 )
 
-// ih drives an IData reassembler in tests.
+// ih drives an IDataReassembler in tests.
 type ih struct {
 	t   testing.TB
-	d   *IData
+	d   *IDataReassembler
 	tab *stream.Table[struct{}, InSide]
 }
 
 func newIH(t testing.TB, streams uint16, conv FSNConvention) *ih {
 	tab := stream.NewTable[struct{}, InSide](streams, streams)
-	return &ih{t: t, d: NewIData(tab, conv), tab: tab}
+	return &ih{t: t, d: NewIDataReassembler(tab, conv), tab: tab}
 }
 
 // frag flags shorthands.

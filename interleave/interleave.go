@@ -2,10 +2,10 @@ package interleave
 
 // Reassembler is the receive side of one data-transfer variant: it takes
 // the fragments the TSN map accepted, reassembles messages, orders them per
-// stream and queues them for delivery. The DATA variant (NewData) orders by
-// stream sequence number; the I-DATA variant (RFC 8260, issue 8) will be a
-// second implementation ordering by message identifier and fragment
-// sequence number, without changes to its caller.
+// stream and queues them for delivery. The DATA variant
+// (DataReassembler) orders by stream sequence number, the I-DATA variant
+// (IDataReassembler, RFC 8260) by message identifier and fragment sequence
+// number; the caller does not know which it holds.
 //
 // The delivery queue holds the fragments ready for the reader, reachable
 // in the order they became deliverable across streams (Peek, Pop) and per
@@ -16,7 +16,7 @@ package interleave
 // arrived; with DATA nothing else of that stream is queued until that end,
 // while the other streams go on, so in arrival order the parts of a
 // message in partial delivery may alternate with other streams' messages.
-// The I-DATA variant (IData) runs partial delivery per stream and per
+// The I-DATA variant (IDataReassembler) runs partial delivery per stream and per
 // ordered/unordered. Every queued fragment names its message by SID and
 // FirstTSN (and MID and the U flag with I-DATA).
 type Reassembler interface {

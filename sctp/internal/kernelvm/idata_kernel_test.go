@@ -89,7 +89,7 @@ func TestKernelIDataFSN(t *testing.T) {
 		t.Fatal(err)
 	}
 	tab := stream.NewTable[struct{}, interleave.InSide](10, 10)
-	re := interleave.NewIData(tab, interleave.FSNAuto)
+	re := interleave.NewIDataReassembler(tab, interleave.FSNAuto)
 	var fsns []string
 	var got []byte
 	for done := false; !done; {

@@ -20,7 +20,7 @@ type Receiver struct {
 	dups   []TSN
 	gapBuf []GapBlock
 	reasm  interleave.Reassembler
-	idata  *interleave.IData // the reassembler with I-DATA, else nil
+	idata  *interleave.IDataReassembler // the reassembler with I-DATA, else nil
 	skips  []interleave.MIDSkip
 	fwd    []interleave.Skip // FORWARD-TSN entries, reused
 	pool   *interleave.Pool
@@ -66,10 +66,10 @@ func (r *Receiver) init(cfg *Config, st *Stats, streams *Streams) {
 	r.tsns.init(cfg.PeerTSN)
 	r.dups = make([]TSN, 0, maxDupTSNs)
 	if cfg.Interleaved {
-		d := interleave.NewIData(streams, cfg.FSN)
+		d := interleave.NewIDataReassembler(streams, cfg.FSN)
 		r.reasm, r.pool, r.idata = d, d.Pool(), d
 	} else {
-		d := interleave.NewData(streams)
+		d := interleave.NewDataReassembler(streams)
 		r.reasm, r.pool = d, d.Pool()
 	}
 	r.capacity = cfg.RecvBuffer
@@ -306,7 +306,7 @@ func (r *Receiver) checkPartial() {
 	}
 	if started {
 		r.stats.PartialDeliveries++
-		if d, ok := r.reasm.(*interleave.Data); ok {
+		if d, ok := r.reasm.(*interleave.DataReassembler); ok {
 			if next, ok := d.PartialNext(); ok && r.tsns.has(TSN(next)) {
 				d.AbortPartial()
 			}
