@@ -160,7 +160,7 @@ func TestPartialDeliveryHoldsOnlyItsStream(t *testing.T) {
 	}
 }
 
-// FORWARD-TSN (minimal): fragments up to the new cumulative TSN are
+// FORWARD-TSN: incomplete fragments up to the new cumulative TSN are
 // dropped and skipped streams move past their SSN.
 func TestForwardTSN(t *testing.T) {
 	h := harness{t, must(newData(2))}

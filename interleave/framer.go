@@ -24,8 +24,8 @@ type OutFrag struct {
 // messages per stream and writes fragments as chunks. The sender decides
 // where to cut (lazily, when a chunk goes into a packet) and the TSN; the
 // framer owns the per-stream sequence numbers and the chunk format. The
-// DATA variant is NewDataFramer; I-DATA (RFC 8260) will be a second
-// implementation.
+// DATA variant is NewDataFramer, the I-DATA variant (RFC 8260)
+// NewIDataFramer.
 type Framer interface {
 	// HeaderLen returns the chunk header length: 16 for DATA, 20 for
 	// I-DATA.

@@ -75,9 +75,13 @@ type Reassembler interface {
 	// section 6.2: "the receiver SHOULD drop the largest TSN held for
 	// reordering and accept the new incoming DATA chunk").
 	DropHighest(after uint32) (tsn uint32, n int, ok bool)
-	// ForwardTSN applies a FORWARD-TSN (RFC 3758): fragments with TSNs up
-	// to newCum are dropped, and for each (sid, ssn) pair the stream
-	// skips past ssn. Minimal for now: PR-SCTP comes with a later issue.
+	// ForwardTSN applies a FORWARD-TSN (RFC 3758 section 3.6) whose
+	// entries were validated: incomplete messages with fragments up to
+	// newCum are dropped, a partial delivery that will not complete is
+	// aborted (a FlagAborted marker is queued), and for each (sid, ssn)
+	// pair the stream delivers what it holds up to ssn and skips past it.
+	// With I-DATA the peer sends I-FORWARD-TSN instead, applied with
+	// IDataReassembler.ForwardMID.
 	ForwardTSN(newCum uint32, skips []Skip)
 	// Pool returns the fragment pool the reassembler recycles into.
 	Pool() *Pool
