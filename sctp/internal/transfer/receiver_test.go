@@ -468,3 +468,40 @@ func TestPartialDeliveryFullWindow(t *testing.T) {
 		t.Fatalf("PartialOverrun %d", r.e.Stats.PartialOverrun)
 	}
 }
+
+// The TSN map's window is exactly 16384 TSNs above the cumulative TSN: a
+// DATA chunk cum+16384 ahead is accepted and reported in a Gap Ack Block,
+// one cum+16385 ahead is dropped and counted (the peer retransmits it once
+// the window moved), on both sides of the 2^32 wrap. A chunk at the edge
+// shares its bitmap word with the TSNs just above cum, so filling the hole
+// must advance the cumulative TSN over TSN cum+1 only.
+func TestTSNWindowEdge(t *testing.T) {
+	for _, peer := range []TSN{1, 0xffffff00, 0xffffc000} {
+		r := newRx(t, Config{PeerTSN: peer})
+		cum := peer - 1
+		if v := r.whole(cum+16385, 0, 1, 1); v != Dropped {
+			t.Fatalf("peer TSN %#x: cum+16385: %v, want dropped", peer, v)
+		}
+		if r.e.Stats.DroppedRange != 1 || r.e.Recv.Held() != 0 {
+			t.Fatalf("peer TSN %#x: DroppedRange %d held %d after cum+16385", peer, r.e.Stats.DroppedRange, r.e.Recv.Held())
+		}
+		if v := r.whole(cum+16384, 0, 1, 1); v != Accepted {
+			t.Fatalf("peer TSN %#x: cum+16384: %v, want accepted", peer, v)
+		}
+		s := r.sack()
+		if s.CumTSNAck != cum || len(s.Gaps) != 1 || s.Gaps[0] != (GapBlock{Start: 16384, End: 16384}) {
+			t.Fatalf("peer TSN %#x: SACK cum %#x gaps %v, want cum %#x and gap 16384-16384", peer, s.CumTSNAck, s.Gaps, cum)
+		}
+		r.whole(cum+1, 0, 0, 1)
+		if s := r.sack(); s.CumTSNAck != cum+1 || len(s.Gaps) != 1 || s.Gaps[0] != (GapBlock{Start: 16383, End: 16383}) {
+			t.Fatalf("peer TSN %#x: after cum+1, SACK cum %#x gaps %v", peer, s.CumTSNAck, s.Gaps)
+		}
+		// The window moved by one: cum+16385 (now the new cum+16384) fits.
+		if v := r.whole(cum+16385, 0, 2, 1); v != Accepted {
+			t.Fatalf("peer TSN %#x: cum+16385 after the window moved: %v, want accepted", peer, v)
+		}
+		if r.e.Stats.DroppedRange != 1 {
+			t.Fatalf("peer TSN %#x: DroppedRange %d, want 1", peer, r.e.Stats.DroppedRange)
+		}
+	}
+}
