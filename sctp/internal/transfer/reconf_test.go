@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/usctp/usctp/stream"
@@ -151,5 +152,61 @@ func TestSenderResetBarrier(t *testing.T) {
 				t.Fatalf("all=%v: stream %d SSN %d after the reset", all, d.SID, d.SSN)
 			}
 		}
+	}
+}
+
+// Streams can be added up to exactly 65535 each way (RFC 6525 sections
+// 5.2.5 and 5.2.6, paraphrased: a request that would take the streams past
+// what the 16-bit stream identifier allows is answered "Denied" and
+// changes nothing). Inbound: the peer's Add Outgoing Streams (also our Add
+// Incoming Streams, which the peer performs that way) growing 4 streams to
+// 65535 succeeds and stream 65534 carries data; one more is refused with
+// ErrStreamID (the association answers "Denied"). Outbound: Add Outgoing
+// Streams to 65535 succeeds and stream 65534 sends; one more is refused.
+func TestAddStreamsTo65535(t *testing.T) {
+	r := newRx(t, Config{})
+	if n, err := r.e.Recv.AddIncoming(65535 - 4); err != nil || n != 65535 {
+		t.Fatalf("AddIncoming to 65535: %d streams, %v", n, err)
+	}
+	if v := r.whole(1, 65534, 0, 10); v != Accepted {
+		t.Fatalf("DATA on stream 65534 after the addition: %v", v)
+	}
+	if got := r.readAll(); len(got) != 1 || got[0] != 10 {
+		t.Fatalf("read %v, want one 10-byte message", got)
+	}
+	if n, err := r.e.Recv.AddIncoming(1); !errors.Is(err, ErrStreamID) || n != 65535 {
+		t.Fatalf("AddIncoming past 65535: %d streams, %v; want 65535 and ErrStreamID", n, err)
+	}
+	if r.e.Streams.InCount() != 65535 {
+		t.Fatalf("refused addition changed the inbound streams to %d", r.e.Streams.InCount())
+	}
+
+	fresh := newRx(t, Config{})
+	if n, err := fresh.e.Recv.AddIncoming(65535 - 3); !errors.Is(err, ErrStreamID) || n != 4 {
+		t.Fatalf("AddIncoming to 65536: %d streams, %v; want 4 and ErrStreamID", n, err)
+	}
+	if v := fresh.whole(1, 4, 0, 10); v != InvalidStream {
+		t.Fatalf("DATA on stream 4 after a refused addition: %v", v)
+	}
+
+	x := newTx(t, Config{})
+	first, err := x.e.Send.AddOutgoing(65535 - 4)
+	if err != nil || first != 4 {
+		t.Fatalf("AddOutgoing to 65535: first %d, %v", first, err)
+	}
+	if n := x.e.Send.FinishAddOutgoing(true); n != 65535 {
+		t.Fatalf("%d outbound streams after the addition, want 65535", n)
+	}
+	if err := x.e.Send.Queue(65534, 0, false, []byte("x")); err != nil {
+		t.Fatalf("queue on stream 65534: %v", err)
+	}
+	if ds := x.packet(); len(ds) != 1 || ds[0].SID != 65534 {
+		t.Fatalf("sent %+v, want one chunk on stream 65534", ds)
+	}
+	if _, err := x.e.Send.AddOutgoing(1); !errors.Is(err, ErrStreamID) {
+		t.Fatalf("AddOutgoing past 65535: %v, want ErrStreamID", err)
+	}
+	if n := x.e.Streams.OutCount(); n != 65535 {
+		t.Fatalf("refused addition changed the outbound streams to %d", n)
 	}
 }
