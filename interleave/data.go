@@ -3,6 +3,7 @@ package interleave
 import (
 	"iter"
 
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/stream"
 )
 
@@ -44,8 +45,8 @@ type DataReassembler struct {
 	pd        *InSide
 	pdList    *fragList
 	pdOrdered bool
-	pdFirst   uint32
-	pdNext    uint32
+	pdFirst   chunk.TSN
+	pdNext    chunk.TSN
 }
 
 // NewDataReassembler returns the DATA variant's reassembler over the association's
@@ -70,8 +71,6 @@ func (d *DataReassembler) stream(sid uint16) *InSide {
 // in returns the In record of s's stream (its next SSN, partial delivery).
 func (d *DataReassembler) in(s *InSide) *stream.In { return d.streams.In(s.sid) }
 
-func ssnLT(a, b uint16) bool { return a != b && int16(a-b) < 0 }
-
 // Add takes an accepted fragment.
 func (d *DataReassembler) Add(f *Frag) bool {
 	s := d.stream(f.SID)
@@ -91,7 +90,7 @@ func (d *DataReassembler) Add(f *Frag) bool {
 		// (PR-SCTP) and it will not complete.
 		d.abortPartial()
 	}
-	if f.Flags&FlagUnordered == 0 && ssnLT(f.SSN, uint16(d.in(s).NextSSN())) {
+	if f.Flags&FlagUnordered == 0 && f.SSN.LT(d.in(s).NextSSN()) {
 		d.pool.Put(f)
 		return false
 	}
@@ -124,7 +123,7 @@ func (d *DataReassembler) deliver(s *InSide) {
 	in := d.in(s)
 	for {
 		h := s.ordered.head
-		if h == nil || h.SSN != uint16(in.NextSSN()) || h.Flags&FlagBegin == 0 {
+		if h == nil || h.SSN != in.NextSSN() || h.Flags&FlagBegin == 0 {
 			break
 		}
 		last, ok := completeRun(h)
@@ -249,10 +248,10 @@ func (d *DataReassembler) candidate(s *InSide) *fragList {
 		return nil
 	}
 	var l *fragList
-	if h := s.ordered.head; h != nil && h.SSN == uint16(d.in(s).NextSSN()) && h.Flags&FlagBegin != 0 {
+	if h := s.ordered.head; h != nil && h.SSN == d.in(s).NextSSN() && h.Flags&FlagBegin != 0 {
 		l = &s.ordered
 	}
-	if h := s.unordered.head; h != nil && h.Flags&FlagBegin != 0 && (l == nil || tsnLT(h.TSN, l.head.TSN)) {
+	if h := s.unordered.head; h != nil && h.Flags&FlagBegin != 0 && (l == nil || h.TSN.LT(l.head.TSN)) {
 		l = &s.unordered
 	}
 	return l
@@ -299,7 +298,7 @@ func noteCandidates(streams InStreams, sids []uint16, d pdStreams) int {
 
 // consider makes s's candidate message the best if it has a lower TSN.
 func (c *pdCandidate) consider(d *DataReassembler, s *InSide) {
-	if l := d.candidate(s); l != nil && (c.s == nil || tsnLT(l.head.TSN, c.list.head.TSN)) {
+	if l := d.candidate(s); l != nil && (c.s == nil || l.head.TSN.LT(c.list.head.TSN)) {
 		c.s, c.list = s, l
 	}
 }
@@ -352,7 +351,7 @@ func (d *DataReassembler) continuePartial(f *Frag) {
 }
 
 // PartialNext returns the TSN of the partial delivery's next fragment.
-func (d *DataReassembler) PartialNext() (uint32, bool) { return d.pdNext, d.pd != nil }
+func (d *DataReassembler) PartialNext() (chunk.TSN, bool) { return d.pdNext, d.pd != nil }
 
 // InPartial reports whether a message of stream sid is in partial
 // delivery.
@@ -361,14 +360,14 @@ func (d *DataReassembler) InPartial(sid uint16) bool { return d.pd != nil && d.p
 // DropHighest removes the held fragment with the highest TSN above after.
 // Fragments of a message in partial delivery are not dropped (some of it
 // was delivered already).
-func (d *DataReassembler) DropHighest(after uint32) (uint32, int, bool) {
+func (d *DataReassembler) DropHighest(after chunk.TSN) (chunk.TSN, int, bool) {
 	var bestList *fragList
 	for _, s := range d.streams.InSides() {
 		for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
-			if l.tail == nil || !tsnLT(after, l.tail.TSN) || l == d.pdList {
+			if l.tail == nil || !after.LT(l.tail.TSN) || l == d.pdList {
 				continue
 			}
-			if bestList == nil || tsnLT(bestList.tail.TSN, l.tail.TSN) {
+			if bestList == nil || bestList.tail.TSN.LT(l.tail.TSN) {
 				bestList = l
 			}
 		}
@@ -406,13 +405,13 @@ func (d *DataReassembler) DropHighest(after uint32) (uint32, int, bool) {
 //     below newCum are dropped;
 //
 // then whatever became deliverable is queued.
-func (d *DataReassembler) ForwardTSN(newCum uint32, skips []Skip) {
+func (d *DataReassembler) ForwardTSN(newCum chunk.TSN, skips []Skip) {
 	if s := d.pd; s != nil {
-		dead := !tsnLT(newCum, d.pdNext)
+		dead := !newCum.LT(d.pdNext)
 		if d.pdOrdered {
-			ssn := uint16(d.in(s).NextSSN())
+			ssn := d.in(s).NextSSN()
 			for _, k := range skips {
-				if k.SID == s.sid && !ssnLT(k.SSN, ssn) {
+				if k.SID == s.sid && !k.SSN.LT(ssn) {
 					dead = true
 				}
 			}
@@ -427,10 +426,10 @@ func (d *DataReassembler) ForwardTSN(newCum uint32, skips []Skip) {
 			continue
 		}
 		in := d.in(s)
-		if ssnLT(k.SSN, uint16(in.NextSSN())) {
+		if k.SSN.LT(in.NextSSN()) {
 			continue // already past it
 		}
-		for h := s.ordered.head; h != nil && !ssnLT(k.SSN, h.SSN); h = s.ordered.head {
+		for h := s.ordered.head; h != nil && !k.SSN.LT(h.SSN); h = s.ordered.head {
 			if h.Flags&FlagBegin != 0 {
 				if last, ok := completeRun(h); ok {
 					d.move(s, &s.ordered, last)
@@ -455,7 +454,7 @@ func (d *DataReassembler) ForwardTSN(newCum uint32, skips []Skip) {
 
 // dropDead drops from l the fragments at or below newCum that are not part
 // of a complete message.
-func (d *DataReassembler) dropDead(l *fragList, newCum uint32) {
+func (d *DataReassembler) dropDead(l *fragList, newCum chunk.TSN) {
 	var prev *Frag
 	for f := l.head; f != nil; {
 		if f.Flags&FlagBegin != 0 {
@@ -465,7 +464,7 @@ func (d *DataReassembler) dropDead(l *fragList, newCum uint32) {
 			}
 		}
 		next := f.next
-		if tsnLT(newCum, f.TSN) {
+		if newCum.LT(f.TSN) {
 			prev, f = f, next
 			continue
 		}
@@ -512,7 +511,7 @@ func (d *DataReassembler) abortPartial() {
 	m := d.pool.Get(nil)
 	m.SID, m.Flags = s.sid, FlagAborted
 	if d.pdOrdered {
-		m.SSN = uint16(in.NextSSN())
+		m.SSN = in.NextSSN()
 		in.MID = stream.MID(in.NextSSN().Next())
 	} else {
 		m.Flags |= FlagUnordered

@@ -3,6 +3,7 @@ package interleave
 import (
 	"testing"
 
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/stream"
 )
 
@@ -16,7 +17,7 @@ type harness struct {
 	d *DataReassembler
 }
 
-func (h harness) add(tsn uint32, sid, ssn uint16, flags uint8, data string) bool {
+func (h harness) add(tsn chunk.TSN, sid uint16, ssn stream.SSN, flags uint8, data string) bool {
 	f := h.d.Pool().Get([]byte(data))
 	f.TSN, f.SID, f.SSN, f.Flags = tsn, sid, ssn, flags
 	return h.d.Add(f)

@@ -1,6 +1,11 @@
 package interleave
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/stream"
+)
 
 // Fragment flags: the low bits of the DATA and I-DATA chunk flags (RFC 9260
 // section 3.3.1, RFC 8260 section 2.1).
@@ -15,23 +20,23 @@ const (
 type Frag struct {
 	// Data is the fragment's user data (a copy of the chunk's payload).
 	Data []byte
-	TSN  uint32
+	TSN  chunk.TSN
 	// PPID is the message's payload protocol identifier: DATA carries it
 	// on every fragment; with I-DATA the first fragment carries it and the
 	// reassembler copies it to the others when they are queued for
 	// delivery.
 	PPID uint32
 	// MID and FSN serve I-DATA.
-	MID uint32
-	FSN uint32
+	MID stream.MID
+	FSN stream.FSN
 	// FirstTSN is the TSN of the first fragment of the fragment's message,
 	// set when it is queued for delivery: with SID it names the message.
-	FirstTSN uint32
+	FirstTSN chunk.TSN
 	// Off is how many bytes of Data the reader has taken already (the
 	// head of a stream's delivery queue can be partly read).
 	Off int32
 	// SSN is the stream sequence number (DATA).
-	SSN   uint16
+	SSN   stream.SSN
 	SID   uint16
 	Flags uint8
 	// next links the fragment in a reassembly list, a stream's delivery
@@ -109,8 +114,6 @@ type fragList struct {
 	n          int
 }
 
-func tsnLT(a, b uint32) bool { return a != b && int32(a-b) < 0 }
-
 // insert adds f in TSN order; it reports false (and keeps nothing) for a
 // TSN already present.
 func (l *fragList) insert(f *Frag) bool {
@@ -118,15 +121,15 @@ func (l *fragList) insert(f *Frag) bool {
 	switch {
 	case l.head == nil:
 		l.head, l.tail = f, f
-	case tsnLT(l.tail.TSN, f.TSN):
+	case l.tail.TSN.LT(f.TSN):
 		l.tail.next = f
 		l.tail = f
-	case tsnLT(f.TSN, l.head.TSN):
+	case f.TSN.LT(l.head.TSN):
 		f.next = l.head
 		l.head = f
 	default:
 		p := l.head
-		for p.next != nil && tsnLT(p.next.TSN, f.TSN) {
+		for p.next != nil && p.next.TSN.LT(f.TSN) {
 			p = p.next
 		}
 		if p.TSN == f.TSN || (p.next != nil && p.next.TSN == f.TSN) {

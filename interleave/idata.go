@@ -1,6 +1,7 @@
 package interleave
 
 import (
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/stream"
 )
 
@@ -39,7 +40,7 @@ const FlagAborted = 0x80
 type MIDSkip struct {
 	SID       uint16
 	Unordered bool
-	MID       uint32
+	MID       stream.MID
 }
 
 // pdState is one message in partial delivery: its stream, kind and PPID
@@ -49,7 +50,7 @@ type pdState struct {
 	sid       uint16
 	unordered bool
 	ppid      uint32
-	firstTSN  uint32
+	firstTSN  chunk.TSN
 }
 
 // IDataReassembler is the I-DATA variant's reassembler (RFC 8260 section 2.2.3):
@@ -76,9 +77,9 @@ type IDataReassembler struct {
 
 	conv      FSNConvention // FSNAuto until decided
 	ambiguous bool          // a message waits for the FSN convention
-	cum       uint32        // cumulative TSN (SetCumulativeTSN)
+	cum       chunk.TSN     // cumulative TSN (SetCumulativeTSN)
 	cumKnown  bool
-	highest   uint32 // highest TSN added
+	highest   chunk.TSN // highest TSN added
 	anyTSN    bool
 
 	pds []pdState
@@ -103,7 +104,7 @@ func (d *IDataReassembler) Convention() FSNConvention { return d.conv }
 // SetCumulativeTSN tells the reassembler the receiver's cumulative TSN:
 // every TSN up to cum has arrived. With FSNAuto it settles messages whose
 // FSN reading waited for a possibly missing fragment.
-func (d *IDataReassembler) SetCumulativeTSN(cum uint32) {
+func (d *IDataReassembler) SetCumulativeTSN(cum chunk.TSN) {
 	d.cum, d.cumKnown = cum, true
 	if d.ambiguous && d.conv == FSNAuto {
 		d.ambiguous = false
@@ -122,10 +123,6 @@ func (d *IDataReassembler) stream(sid uint16) *InSide {
 	return s
 }
 
-func midLT(a, b uint32) bool  { return stream.MID(a).LT(stream.MID(b)) }
-func midLEQ(a, b uint32) bool { return stream.MID(a).LEQ(stream.MID(b)) }
-func fsnLT(a, b uint32) bool  { return stream.FSN(a).LT(stream.FSN(b)) }
-
 func isBegin(f *Frag) bool { return f.Flags&FlagBegin != 0 }
 func isEnd(f *Frag) bool   { return f.Flags&FlagEnd != 0 }
 
@@ -133,12 +130,12 @@ func isEnd(f *Frag) bool   { return f.Flags&FlagEnd != 0 }
 // the first fragment, then FSN.
 func before(a, b *Frag) bool {
 	if a.MID != b.MID {
-		return midLT(a.MID, b.MID)
+		return a.MID.LT(b.MID)
 	}
 	if ab, bb := isBegin(a), isBegin(b); ab != bb {
 		return ab
 	}
-	return fsnLT(a.FSN, b.FSN)
+	return a.FSN.LT(b.FSN)
 }
 
 func sameKey(a, b *Frag) bool {
@@ -176,7 +173,7 @@ func insertKey(l *fragList, f *Frag) bool {
 // fragment) of its message, whose first fragment had TSN firstTSN. With
 // FSNAuto undecided, the second position is ambiguous for FSN 1: it is
 // taken the RFC way only when no fragment can be missing between the two.
-func (d *IDataReassembler) at(f *Frag, want, firstTSN uint32) bool {
+func (d *IDataReassembler) at(f *Frag, want stream.FSN, firstTSN chunk.TSN) bool {
 	if isBegin(f) {
 		return want == 0
 	}
@@ -191,7 +188,7 @@ func (d *IDataReassembler) at(f *Frag, want, firstTSN uint32) bool {
 	if want != 1 || f.FSN != 1 {
 		return false
 	}
-	if f.TSN == firstTSN+1 || (d.cumKnown && !tsnLT(d.cum, f.TSN)) {
+	if f.TSN == firstTSN+1 || (d.cumKnown && !d.cum.LT(f.TSN)) {
 		d.conv = FSNRFC
 		return true
 	}
@@ -202,7 +199,7 @@ func (d *IDataReassembler) at(f *Frag, want, firstTSN uint32) bool {
 // complete reports whether the list from h (a first fragment) holds its
 // whole message and returns its last fragment.
 func (d *IDataReassembler) complete(h *Frag) (*Frag, bool) {
-	f, pos := h, uint32(0)
+	f, pos := h, stream.FSN(0)
 	for !isEnd(f) {
 		n := f.next
 		if n == nil || n.MID != h.MID || !d.at(n, pos+1, h.TSN) {
@@ -233,7 +230,7 @@ func (d *IDataReassembler) Add(f *Frag) bool {
 	}
 	in := d.streams.In(f.SID)
 	unordered := f.Flags&FlagUnordered != 0
-	if !unordered && midLT(f.MID, uint32(in.MID)) {
+	if !unordered && f.MID.LT(in.MID) {
 		d.pool.Put(f)
 		return false
 	}
@@ -241,7 +238,7 @@ func (d *IDataReassembler) Add(f *Frag) bool {
 		d.pool.Put(f)
 		return false
 	}
-	if !d.anyTSN || tsnLT(d.highest, f.TSN) {
+	if !d.anyTSN || d.highest.LT(f.TSN) {
 		d.highest, d.anyTSN = f.TSN, true
 	}
 	d.held += len(f.Data)
@@ -251,7 +248,7 @@ func (d *IDataReassembler) Add(f *Frag) bool {
 			d.push(s, f, f.TSN)
 			return true
 		}
-		if f.MID == uint32(in.MID) && !in.PD {
+		if f.MID == in.MID && !in.PD {
 			d.push(s, f, f.TSN)
 			in.MID = in.MID.Next()
 			d.deliver(s)
@@ -274,13 +271,13 @@ func (d *IDataReassembler) Add(f *Frag) bool {
 // stale reports whether f belongs to a message in partial delivery at a
 // position already delivered (or is a second first fragment of it).
 func (d *IDataReassembler) stale(in *stream.In, f *Frag, unordered bool) bool {
-	var mid uint32
+	var mid stream.MID
 	var next stream.FSN
 	switch {
 	case unordered && in.PDUO:
-		mid, next = uint32(in.MIDUO), in.FSNUO
+		mid, next = in.MIDUO, in.FSNUO
 	case !unordered && in.PD:
-		mid, next = uint32(in.MID), in.FSN
+		mid, next = in.MID, in.FSN
 	default:
 		return false
 	}
@@ -291,12 +288,12 @@ func (d *IDataReassembler) stale(in *stream.In, f *Frag, unordered bool) bool {
 		return true
 	}
 	pos, ok := d.position(f)
-	return ok && fsnLT(pos, uint32(next))
+	return ok && pos.LT(next)
 }
 
 // position returns the position of a later fragment in its message, when
 // the convention is known.
-func (d *IDataReassembler) position(f *Frag) (uint32, bool) {
+func (d *IDataReassembler) position(f *Frag) (stream.FSN, bool) {
 	switch d.conv {
 	case FSNRFC:
 		return f.FSN, true
@@ -338,19 +335,19 @@ func (d *IDataReassembler) deliver(s *InSide) {
 func (d *IDataReassembler) deliverAfter(s *InSide, f *Frag) {
 	in := d.streams.In(s.sid)
 	if f.Flags&FlagUnordered == 0 {
-		if f.MID == uint32(in.MID) {
+		if f.MID == in.MID {
 			d.deliverOrdered(s, in)
 		}
 		return
 	}
-	if in.PDUO && f.MID == uint32(in.MIDUO) {
+	if in.PDUO && f.MID == in.MIDUO {
 		d.continuePD(s, in, &s.unordered, true)
 		return
 	}
 	// The first fragment of f's message, if held, and what precedes it.
 	var prev *Frag
 	g := s.unordered.head
-	for g != nil && midLT(g.MID, f.MID) {
+	for g != nil && g.MID.LT(f.MID) {
 		prev, g = g, g.next
 	}
 	if g != nil && g.MID == f.MID && isBegin(g) {
@@ -372,13 +369,13 @@ func (d *IDataReassembler) deliverOrdered(s *InSide, in *stream.In) {
 		}
 		// Fragments of delivered MIDs (a peer sending past a message's
 		// end) would block the stream: drop them.
-		for h := s.ordered.head; h != nil && midLT(h.MID, uint32(in.MID)); h = s.ordered.head {
+		for h := s.ordered.head; h != nil && h.MID.LT(in.MID); h = s.ordered.head {
 			s.ordered.pop()
 			d.held -= len(h.Data)
 			d.pool.Put(h)
 		}
 		h := s.ordered.head
-		if h == nil || h.MID != uint32(in.MID) || !isBegin(h) {
+		if h == nil || h.MID != in.MID || !isBegin(h) {
 			break
 		}
 		last, ok := d.complete(h)
@@ -399,7 +396,7 @@ func (d *IDataReassembler) deliverUnordered(s *InSide, in *stream.In) {
 	}
 	var prev *Frag
 	for f := s.unordered.head; f != nil; {
-		if isBegin(f) && !(in.PDUO && f.MID == uint32(in.MIDUO)) {
+		if isBegin(f) && !(in.PDUO && f.MID == in.MIDUO) {
 			if last, ok := d.complete(f); ok {
 				next := last.next
 				d.moveRun(s, &s.unordered, prev, f, last)
@@ -426,10 +423,10 @@ func (d *IDataReassembler) continuePD(s *InSide, in *stream.In, l *fragList, uno
 	}
 	var prev *Frag
 	f := l.head
-	for f != nil && midLT(f.MID, uint32(*mid)) {
+	for f != nil && f.MID.LT(*mid) {
 		prev, f = f, f.next
 	}
-	for f != nil && f.MID == uint32(*mid) && d.at(f, uint32(*next), p.firstTSN) {
+	for f != nil && f.MID == *mid && d.at(f, *next, p.firstTSN) {
 		n := f.next
 		d.unlinkOne(l, prev, f)
 		f.PPID = p.ppid
@@ -441,7 +438,7 @@ func (d *IDataReassembler) continuePD(s *InSide, in *stream.In, l *fragList, uno
 				in.PDUO, in.MIDUO, in.FSNUO = false, 0, 0
 			} else {
 				in.PD, in.FSN = false, 0
-				d.dropMID(l, uint32(in.MID))
+				d.dropMID(l, in.MID)
 				in.MID = in.MID.Next()
 			}
 			return true
@@ -491,8 +488,8 @@ func (d *IDataReassembler) moveRun(s *InSide, l *fragList, prev, first, last *Fr
 
 // dropMID drops the fragments of message mid left at the head of l (a
 // peer sending fragments past a message's end).
-func (d *IDataReassembler) dropMID(l *fragList, mid uint32) {
-	for h := l.head; h != nil && !midLT(mid, h.MID); h = l.head {
+func (d *IDataReassembler) dropMID(l *fragList, mid stream.MID) {
+	for h := l.head; h != nil && !mid.LT(h.MID); h = l.head {
 		l.pop()
 		d.held -= len(h.Data)
 		d.pool.Put(h)
@@ -556,14 +553,14 @@ func (d *IDataReassembler) consider(c *ipdCandidate, sid uint16, s *InSide) {
 		return
 	}
 	in := d.streams.In(sid)
-	if h := s.ordered.head; !in.PD && h != nil && h.MID == uint32(in.MID) && isBegin(h) {
-		if c.f == nil || tsnLT(h.TSN, c.f.TSN) {
+	if h := s.ordered.head; !in.PD && h != nil && h.MID == in.MID && isBegin(h) {
+		if c.f == nil || h.TSN.LT(c.f.TSN) {
 			c.s, c.f, c.uo = s, h, false
 		}
 	}
 	if !in.PDUO {
 		for f := s.unordered.head; f != nil; f = f.next {
-			if isBegin(f) && (c.f == nil || tsnLT(f.TSN, c.f.TSN)) {
+			if isBegin(f) && (c.f == nil || f.TSN.LT(c.f.TSN)) {
 				c.s, c.f, c.uo = s, f, true
 			}
 		}
@@ -608,29 +605,29 @@ func (d *IDataReassembler) InPartial(sid uint16) bool {
 // PartialNext is the Data variant's hook for the window-full exception;
 // with I-DATA the fragments of a message do not have consecutive TSNs, so
 // it reports false. The receiver asks PartialWants instead.
-func (d *IDataReassembler) PartialNext() (uint32, bool) { return 0, false }
+func (d *IDataReassembler) PartialNext() (chunk.TSN, bool) { return 0, false }
 
 // PartialWants reports whether a fragment of (sid, unordered, mid) with
 // FSN fsn (as sent; begin for a first fragment) is the next one of a
 // message in partial delivery: the receiver accepts it even with its
 // window full, since it is what lets the reader free the window.
-func (d *IDataReassembler) PartialWants(sid uint16, unordered, begin bool, mid, fsn uint32) bool {
+func (d *IDataReassembler) PartialWants(sid uint16, unordered, begin bool, mid stream.MID, fsn stream.FSN) bool {
 	in := d.streams.In(sid)
 	if in == nil || begin {
 		return false
 	}
 	switch {
-	case unordered && in.PDUO && mid == uint32(in.MIDUO):
-		return d.wants(fsn, uint32(in.FSNUO))
-	case !unordered && in.PD && mid == uint32(in.MID):
-		return d.wants(fsn, uint32(in.FSN))
+	case unordered && in.PDUO && mid == in.MIDUO:
+		return d.wants(fsn, in.FSNUO)
+	case !unordered && in.PD && mid == in.MID:
+		return d.wants(fsn, in.FSN)
 	}
 	return false
 }
 
 // wants reports whether a later fragment with FSN fsn may be at position
 // want; undecided, either reading counts.
-func (d *IDataReassembler) wants(fsn, want uint32) bool {
+func (d *IDataReassembler) wants(fsn, want stream.FSN) bool {
 	switch d.conv {
 	case FSNRFC:
 		return fsn == want
@@ -645,14 +642,14 @@ func (d *IDataReassembler) wants(fsn, want uint32) bool {
 // Any such fragment may go, including later fragments of a message in
 // partial delivery: they were not delivered, and the peer sends them
 // again.
-func (d *IDataReassembler) DropHighest(after uint32) (uint32, int, bool) {
+func (d *IDataReassembler) DropHighest(after chunk.TSN) (chunk.TSN, int, bool) {
 	var bestL *fragList
 	var bestPrev, best *Frag
 	for _, s := range d.streams.InSides() {
 		for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
 			var prev *Frag
 			for f := l.head; f != nil; prev, f = f, f.next {
-				if tsnLT(after, f.TSN) && (best == nil || tsnLT(best.TSN, f.TSN)) {
+				if after.LT(f.TSN) && (best == nil || best.TSN.LT(f.TSN)) {
 					bestL, bestPrev, best = l, prev, f
 				}
 			}
@@ -671,10 +668,10 @@ func (d *IDataReassembler) DropHighest(after uint32) (uint32, int, bool) {
 // ForwardTSN applies a DATA-style FORWARD-TSN; with I-DATA the peer must
 // send I-FORWARD-TSN instead (RFC 8260 section 2.3), so the association
 // never calls this. It treats each entry as an ordered skip of MID SSN.
-func (d *IDataReassembler) ForwardTSN(newCum uint32, skips []Skip) {
+func (d *IDataReassembler) ForwardTSN(newCum chunk.TSN, skips []Skip) {
 	d.applyCum(newCum)
 	for _, k := range skips {
-		d.skip(MIDSkip{SID: k.SID, MID: uint32(k.SSN)})
+		d.skip(MIDSkip{SID: k.SID, MID: stream.MID(k.SSN)})
 	}
 	d.deliverAll()
 }
@@ -688,7 +685,7 @@ func (d *IDataReassembler) ForwardTSN(newCum uint32, skips []Skip) {
 // of a skipped unordered message and drops what is held of skipped
 // unordered messages. Each partial delivery ended queues a FlagAborted
 // marker.
-func (d *IDataReassembler) ForwardMID(newCum uint32, skips []MIDSkip) {
+func (d *IDataReassembler) ForwardMID(newCum chunk.TSN, skips []MIDSkip) {
 	for _, k := range skips {
 		d.skip(k)
 	}
@@ -707,12 +704,12 @@ func (d *IDataReassembler) deliverAll() {
 // fragments of its message.
 func (d *IDataReassembler) abortPD(s *InSide, in *stream.In, unordered bool) {
 	if unordered {
-		d.pushAborted(s, FlagUnordered, uint32(in.MIDUO))
-		d.dropWhere(&s.unordered, func(f *Frag) bool { return f.MID == uint32(in.MIDUO) })
+		d.pushAborted(s, FlagUnordered, in.MIDUO)
+		d.dropWhere(&s.unordered, func(f *Frag) bool { return f.MID == in.MIDUO })
 		in.PDUO, in.MIDUO, in.FSNUO = false, 0, 0
 	} else {
-		d.pushAborted(s, 0, uint32(in.MID))
-		d.dropWhere(&s.ordered, func(f *Frag) bool { return f.MID == uint32(in.MID) })
+		d.pushAborted(s, 0, in.MID)
+		d.dropWhere(&s.ordered, func(f *Frag) bool { return f.MID == in.MID })
 		in.PD, in.FSN = false, 0
 		in.MID = in.MID.Next()
 	}
@@ -721,10 +718,10 @@ func (d *IDataReassembler) abortPD(s *InSide, in *stream.In, unordered bool) {
 
 // pushAborted queues the FlagAborted marker of a message of s in partial
 // delivery.
-func (d *IDataReassembler) pushAborted(s *InSide, flags uint8, mid uint32) {
+func (d *IDataReassembler) pushAborted(s *InSide, flags uint8, mid stream.MID) {
 	m := d.pool.Get(nil)
 	m.SID, m.MID, m.Flags = s.sid, mid, flags|FlagAborted
-	var first uint32
+	var first chunk.TSN
 	if p := d.pd(s.sid, flags&FlagUnordered != 0); p != nil {
 		first = p.firstTSN
 	}
@@ -755,13 +752,13 @@ func (d *IDataReassembler) skip(k MIDSkip) {
 	}
 	in := d.streams.In(k.SID)
 	if k.Unordered {
-		if in.PDUO && midLEQ(uint32(in.MIDUO), k.MID) {
+		if in.PDUO && in.MIDUO.LEQ(k.MID) {
 			d.abortPD(s, in, true)
 		}
-		d.dropWhere(&s.unordered, func(f *Frag) bool { return midLEQ(f.MID, k.MID) })
+		d.dropWhere(&s.unordered, func(f *Frag) bool { return f.MID.LEQ(k.MID) })
 		return
 	}
-	if midLT(k.MID, uint32(in.MID)) {
+	if k.MID.LT(in.MID) {
 		return // already past it
 	}
 	if in.PD {
@@ -769,7 +766,7 @@ func (d *IDataReassembler) skip(k MIDSkip) {
 	}
 	// Complete messages up to k.MID leave now (they were waiting for a
 	// skipped one); the rest of those MIDs is dropped.
-	for h := s.ordered.head; h != nil && midLEQ(h.MID, k.MID); h = s.ordered.head {
+	for h := s.ordered.head; h != nil && h.MID.LEQ(k.MID); h = s.ordered.head {
 		if isBegin(h) {
 			if last, ok := d.complete(h); ok {
 				d.moveRun(s, &s.ordered, nil, h, last)
@@ -789,15 +786,15 @@ func (d *IDataReassembler) skip(k MIDSkip) {
 // and will never come). A message whose missing fragments may still be on
 // their way is kept: with I-DATA its fragments can straddle newCum while it
 // is alive. A partial delivery whose message died this way is aborted.
-func (d *IDataReassembler) applyCum(newCum uint32) {
+func (d *IDataReassembler) applyCum(newCum chunk.TSN) {
 	for sid, s := range d.streams.InSides() {
 		s.sid = sid
 		in := d.streams.In(sid)
 		for _, uo := range [...]bool{false, true} {
 			l := &s.ordered
-			inPD, pdMID := in.PD, uint32(in.MID)
+			inPD, pdMID := in.PD, in.MID
 			if uo {
-				l, inPD, pdMID = &s.unordered, in.PDUO, uint32(in.MIDUO)
+				l, inPD, pdMID = &s.unordered, in.PDUO, in.MIDUO
 			}
 			abort := false
 			var prev *Frag
@@ -806,7 +803,7 @@ func (d *IDataReassembler) applyCum(newCum uint32) {
 				isPD := inPD && m == pdMID
 				start := f
 				if isBegin(f) && !isPD {
-					p, pos := f, uint32(0)
+					p, pos := f, stream.FSN(0)
 					for !isEnd(p) && p.next != nil && p.next.MID == m && d.at(p.next, pos+1, f.TSN) {
 						p, pos = p.next, pos+1
 					}
@@ -821,7 +818,7 @@ func (d *IDataReassembler) applyCum(newCum uint32) {
 				}
 				dead := false
 				for g := start; g != nil && g != end; g = g.next {
-					if !tsnLT(newCum, g.TSN) {
+					if !newCum.LT(g.TSN) {
 						dead = true
 					}
 				}

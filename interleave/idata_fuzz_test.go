@@ -3,6 +3,7 @@ package interleave
 import (
 	"testing"
 
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/stream"
 )
 
@@ -34,7 +35,7 @@ func fuzzIData(t *testing.T, in []byte) {
 		tab := stream.NewTable[struct{}, InSide](streams, streams)
 		d := NewIDataReassembler(tab, conv)
 		d.Pool().Max = 64
-		seen := map[uint32]bool{}
+		seen := map[chunk.TSN]bool{}
 		next := func() byte {
 			if len(in) == 0 {
 				return 0
@@ -46,10 +47,10 @@ func fuzzIData(t *testing.T, in []byte) {
 		type key struct {
 			sid uint16
 			uo  bool
-			mid uint32
+			mid stream.MID
 		}
 		type msgState struct {
-			pos   uint32
+			pos   stream.FSN
 			ended bool
 		}
 		open := map[key]*msgState{}
@@ -70,9 +71,9 @@ func fuzzIData(t *testing.T, in []byte) {
 			op := next()
 			switch op % 8 {
 			case 0, 1, 2, 3: // a fragment
-				tsn := uint32(next())
+				tsn := chunk.TSN(next())
 				sid := uint16(next() % (streams + 1)) // sometimes outside
-				mid := uint32(next()%4) - 1           // around the wrap
+				mid := stream.MID(next()%4) - 1       // around the wrap
 				fsn := uint32(next()%5) - 1
 				flags := next() & (FlagBegin | FlagEnd | FlagUnordered)
 				n := int(next()%9) + 1
@@ -92,7 +93,7 @@ func fuzzIData(t *testing.T, in []byte) {
 				if flags&FlagBegin != 0 {
 					fr.PPID = fsn
 				} else {
-					fr.FSN = fsn
+					fr.FSN = stream.FSN(fsn)
 				}
 				if d.Add(fr) {
 					seen[tsn] = true
@@ -104,11 +105,11 @@ func fuzzIData(t *testing.T, in []byte) {
 			case 5:
 				var skips []MIDSkip
 				for range next() % 3 {
-					skips = append(skips, MIDSkip{SID: uint16(next() % streams), Unordered: next()&1 != 0, MID: uint32(next()%4) - 1})
+					skips = append(skips, MIDSkip{SID: uint16(next() % streams), Unordered: next()&1 != 0, MID: stream.MID(next()%4) - 1})
 				}
-				d.ForwardMID(uint32(next()), skips)
+				d.ForwardMID(chunk.TSN(next()), skips)
 			case 6:
-				d.SetCumulativeTSN(uint32(next()))
+				d.SetCumulativeTSN(chunk.TSN(next()))
 			case 7: // read everything ready: in arrival order, or (op bit 3) stream by stream
 				byStream, sid := op&8 != 0, uint16(streams-1)
 				pop := func() *Frag {

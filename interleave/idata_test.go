@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/stream"
 )
 
@@ -30,18 +31,18 @@ const (
 
 // add adds a fragment; fsn is the value on the wire (ignored with B, where
 // ppid is taken from it instead).
-func (h *ih) add(tsn uint32, sid uint16, mid, fsn uint32, flags uint8, data string) bool {
+func (h *ih) add(tsn chunk.TSN, sid uint16, mid stream.MID, fsn uint32, flags uint8, data string) bool {
 	f := h.d.Pool().Get([]byte(data))
 	f.TSN, f.SID, f.MID, f.Flags = tsn, sid, mid, flags
 	if flags&FlagBegin != 0 {
 		f.PPID = fsn
 	} else {
-		f.FSN = fsn
+		f.FSN = stream.FSN(fsn)
 	}
 	return h.d.Add(f)
 }
 
-func (h *ih) mustAdd(tsn uint32, sid uint16, mid, fsn uint32, flags uint8, data string) {
+func (h *ih) mustAdd(tsn chunk.TSN, sid uint16, mid stream.MID, fsn uint32, flags uint8, data string) {
 	h.t.Helper()
 	if !h.add(tsn, sid, mid, fsn, flags, data) {
 		h.t.Fatalf("fragment TSN %d (sid %d mid %d fsn %d) rejected", tsn, sid, mid, fsn)
@@ -56,7 +57,7 @@ func (h *ih) read() []string {
 	type key struct {
 		sid uint16
 		uo  bool
-		mid uint32
+		mid stream.MID
 	}
 	var order []key
 	parts := map[key]*strings.Builder{}

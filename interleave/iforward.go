@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/stream"
 )
 
 // ErrInvalidStream is the error of a forward-TSN entry naming a stream
@@ -19,7 +20,7 @@ var ErrInvalidStream = errors.New("interleave: invalid stream identifier")
 // identifier below inStreams (ErrInvalidStream). Reserved bits are
 // ignored: "This field is reserved. It MUST be set to 0 by the sender and
 // MUST be ignored by the receiver."
-func ParseIForwardTSN(c chunk.Chunk, inStreams int, dst []MIDSkip) (newCum uint32, skips []MIDSkip, err error) {
+func ParseIForwardTSN(c chunk.Chunk, inStreams int, dst []MIDSkip) (newCum chunk.TSN, skips []MIDSkip, err error) {
 	f, err := chunk.ParseIForwardTSN(c)
 	if err != nil {
 		return 0, dst, err
@@ -30,20 +31,20 @@ func ParseIForwardTSN(c chunk.Chunk, inStreams int, dst []MIDSkip) (newCum uint3
 		if int(e.SID) >= inStreams {
 			return 0, dst, fmt.Errorf("%w: I-FORWARD-TSN entry %d names stream %d of %d", ErrInvalidStream, i, e.SID, inStreams)
 		}
-		skips = append(skips, MIDSkip{SID: e.SID, Unordered: e.Unordered, MID: e.MID})
+		skips = append(skips, MIDSkip{SID: e.SID, Unordered: e.Unordered, MID: stream.MID(e.MID)})
 	}
-	return uint32(f.NewCumTSN), skips, nil
+	return f.NewCumTSN, skips, nil
 }
 
 // FragFromIData fills a fragment from the pool with an accepted I-DATA
 // chunk: the PPID from a first fragment, the FSN from the others.
 func FragFromIData(p *Pool, d *chunk.IData) *Frag {
 	f := p.Get(d.Payload)
-	f.TSN, f.SID, f.MID, f.Flags = uint32(d.TSN), d.SID, d.MID, d.Flags&(FlagBegin|FlagEnd|FlagUnordered)
+	f.TSN, f.SID, f.MID, f.Flags = d.TSN, d.SID, stream.MID(d.MID), d.Flags&(FlagBegin|FlagEnd|FlagUnordered)
 	if d.Beginning() {
 		f.PPID = d.PPID
 	} else {
-		f.FSN = d.FSN
+		f.FSN = stream.FSN(d.FSN)
 	}
 	return f
 }

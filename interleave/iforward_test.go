@@ -143,7 +143,7 @@ func TestIForwardTSNParse(t *testing.T) {
 func TestIForwardManyEntries(t *testing.T) {
 	var b iForward
 	for sid := range uint16(40) {
-		b.Abandon(sid, sid%2 == 1, uint32(sid))
+		b.Abandon(sid, sid%2 == 1, stream.MID(sid))
 	}
 	pkt, n := b.Append(nil, 5, 1200)
 	if n != 40 {
@@ -166,11 +166,11 @@ type iForward struct {
 
 // Abandon records that message mid of stream sid (ordered, or unordered)
 // was abandoned.
-func (b *iForward) Abandon(sid uint16, unordered bool, mid uint32) {
+func (b *iForward) Abandon(sid uint16, unordered bool, mid stream.MID) {
 	for i := range b.entries {
 		e := &b.entries[i]
 		if e.SID == sid && e.Unordered == unordered {
-			if midLT(e.MID, mid) {
+			if e.MID.LT(mid) {
 				e.MID = mid
 			}
 			return
@@ -190,7 +190,7 @@ func (b *iForward) Reset() { b.entries = b.entries[:0] }
 // many entries as fit in room bytes, and returns the packet and the number
 // of entries written (those stay recorded: the chunk is sent again until
 // acknowledged). Nothing is appended when room is under 8 bytes.
-func (b *iForward) Append(pkt []byte, newCum uint32, room int) ([]byte, int) {
+func (b *iForward) Append(pkt []byte, newCum chunk.TSN, room int) ([]byte, int) {
 	if room < 8 {
 		return pkt, 0
 	}
@@ -201,8 +201,8 @@ func (b *iForward) Append(pkt []byte, newCum uint32, room int) ([]byte, int) {
 		es = make([]chunk.StreamMID, 0, n)
 	}
 	for _, e := range b.entries[:n] {
-		es = append(es, chunk.StreamMID{SID: e.SID, Unordered: e.Unordered, MID: e.MID})
+		es = append(es, chunk.StreamMID{SID: e.SID, Unordered: e.Unordered, MID: uint32(e.MID)})
 	}
-	pkt, _ = chunk.AppendIForwardTSN(pkt, chunk.TSN(newCum), es)
+	pkt, _ = chunk.AppendIForwardTSN(pkt, newCum, es)
 	return pkt, n
 }

@@ -1,5 +1,10 @@
 package interleave
 
+import (
+	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/stream"
+)
+
 // Reassembler is the receive side of one data-transfer variant: it takes
 // the fragments the TSN map accepted, reassembles messages, orders them per
 // stream and queues them for delivery. The DATA variant
@@ -64,7 +69,7 @@ type Reassembler interface {
 	// its stream is queued before it, so the receiver accepts that fragment
 	// even with its window full once the stream's queue is read: it is what
 	// frees the window.
-	PartialNext() (tsn uint32, ok bool)
+	PartialNext() (tsn chunk.TSN, ok bool)
 	// InPartial reports whether a message of stream sid is in partial
 	// delivery.
 	InPartial(sid uint16) bool
@@ -74,7 +79,7 @@ type Reassembler interface {
 	// its window is full and a chunk filling a hole arrives (RFC 9260
 	// section 6.2: "the receiver SHOULD drop the largest TSN held for
 	// reordering and accept the new incoming DATA chunk").
-	DropHighest(after uint32) (tsn uint32, n int, ok bool)
+	DropHighest(after chunk.TSN) (tsn chunk.TSN, n int, ok bool)
 	// ForwardTSN applies a FORWARD-TSN (RFC 3758 section 3.6) whose
 	// entries were validated: incomplete messages with fragments up to
 	// newCum are dropped, a partial delivery that will not complete is
@@ -82,7 +87,7 @@ type Reassembler interface {
 	// pair the stream delivers what it holds up to ssn and skips past it.
 	// With I-DATA the peer sends I-FORWARD-TSN instead, applied with
 	// IDataReassembler.ForwardMID.
-	ForwardTSN(newCum uint32, skips []Skip)
+	ForwardTSN(newCum chunk.TSN, skips []Skip)
 	// Pool returns the fragment pool the reassembler recycles into.
 	Pool() *Pool
 }
@@ -90,5 +95,5 @@ type Reassembler interface {
 // Skip is one stream entry of a FORWARD-TSN: stream SID skips past SSN.
 type Skip struct {
 	SID uint16
-	SSN uint16
+	SSN stream.SSN
 }

@@ -1,5 +1,7 @@
 package interleave
 
+import "github.com/usctp/usctp/sctp/chunk"
+
 // delivery is the delivery queue both reassemblers embed: the fragments
 // ready for the reader (complete messages, and the parts of messages in
 // partial delivery), reachable two ways at once.
@@ -33,7 +35,7 @@ type delivery struct {
 
 // push queues f (the next deliverable fragment of stream s, which holds
 // s.sid) as part of the message whose first fragment has TSN first.
-func (q *delivery) push(s *InSide, f *Frag, first uint32) {
+func (q *delivery) push(s *InSide, f *Frag, first chunk.TSN) {
 	f.FirstTSN = first
 	f.gnext, f.gprev = nil, q.tail
 	if q.tail == nil {

@@ -4,6 +4,9 @@ import (
 	"math/rand/v2"
 	"testing"
 	"unsafe"
+
+	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/stream"
 )
 
 // Frag fills its Go size class (80 bytes) exactly.
@@ -26,8 +29,8 @@ func TestDeliveryQueueModel(t *testing.T) {
 	d, _ := newData(streams)
 	rng := rand.New(rand.NewPCG(1, 2))
 	var model []*Frag // queued fragments in arrival order
-	tsn := uint32(1)
-	ssn := make([]uint16, streams)
+	tsn := chunk.TSN(1)
+	ssn := make([]stream.SSN, streams)
 	bytes := 0
 	for step := range 20000 {
 		switch op := rng.IntN(4); {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/stream"
 )
 
 // maxDupTSNs bounds the duplicate TSNs reported in one SACK.
@@ -58,7 +59,7 @@ type Receiver struct {
 	// curSID, first TSN curFirst) has parts left.
 	cur      bool
 	curSID   uint16
-	curFirst uint32
+	curFirst TSN
 }
 
 func (r *Receiver) init(cfg *Config, st *Stats, streams *Streams) {
@@ -118,7 +119,7 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 	}
 	t := d.TSN
 	f := r.pool.Get(d.Payload)
-	f.TSN, f.PPID, f.SSN, f.SID, f.Flags = uint32(t), d.PPID, d.SSN, d.SID, d.Flags&(flagBegin|flagEnd|flagUnordered)
+	f.TSN, f.PPID, f.SSN, f.SID, f.Flags = t, d.PPID, stream.SSN(d.SSN), d.SID, d.Flags&(flagBegin|flagEnd|flagUnordered)
 	if !r.addFrag(f) {
 		return Dropped, ErrProtocolViolation
 	}
@@ -188,11 +189,11 @@ func (r *Receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 				return Dropped, false, nil
 			}
 			for r.held()+n > r.capacity {
-				dt, _, dropped := r.reasm.DropHighest(uint32(t))
+				dt, _, dropped := r.reasm.DropHighest(t)
 				if !dropped {
 					break
 				}
-				r.tsns.remove(TSN(dt))
+				r.tsns.remove(dt)
 				r.stats.DroppedReneged++
 				r.pdAll = true
 			}
@@ -229,10 +230,10 @@ func (r *Receiver) partialWants(t TSN, sid uint16, id *IData) bool {
 		return false
 	}
 	if id != nil {
-		return r.idata.PartialWants(id.SID, id.Unordered(), id.Beginning(), id.MID, id.FSN)
+		return r.idata.PartialWants(id.SID, id.Unordered(), id.Beginning(), stream.MID(id.MID), stream.FSN(id.FSN))
 	}
 	next, ok := r.reasm.PartialNext()
-	return ok && uint32(t) == next
+	return ok && t == next
 }
 
 // maybePartial starts partial delivery when the held bytes reach the
@@ -307,7 +308,7 @@ func (r *Receiver) checkPartial() {
 	if started {
 		r.stats.PartialDeliveries++
 		if d, ok := r.reasm.(*interleave.DataReassembler); ok {
-			if next, ok := d.PartialNext(); ok && r.tsns.has(TSN(next)) {
+			if next, ok := d.PartialNext(); ok && r.tsns.has(next) {
 				d.AbortPartial()
 			}
 		}
@@ -478,7 +479,7 @@ func (r *Receiver) Read(p []byte) (n int, info RecvInfo, err error) {
 	}
 	n, info = r.readFrom(f, p)
 	if r.idata == nil && !info.EOR {
-		r.cur, r.curSID, r.curFirst = true, info.SID, uint32(info.TSN)
+		r.cur, r.curSID, r.curFirst = true, info.SID, info.TSN
 	}
 	return n, info, nil
 }
@@ -502,7 +503,7 @@ func (r *Receiver) ReadStream(sid uint16, p []byte) (n int, info RecvInfo, err e
 func (r *Receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo) {
 	sid, first := f.SID, f.FirstTSN
 	info = RecvInfo{
-		SID: sid, SSN: f.SSN, PPID: f.PPID, TSN: TSN(first), MID: f.MID,
+		SID: sid, SSN: uint16(f.SSN), PPID: f.PPID, TSN: first, MID: uint32(f.MID),
 		Unordered: f.Flags&flagUnordered != 0,
 	}
 	if f.Flags&interleave.FlagAborted != 0 {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/stream"
 )
 
 // HandleForwardTSN processes a FORWARD-TSN chunk (RFC 3758 section 3.6) on
@@ -62,12 +63,12 @@ func (r *Receiver) HandleForwardTSN(now time.Time, c chunk.Chunk) error {
 			r.stats.ForwardTSNsInvalid++
 			return fmt.Errorf("%w: FORWARD-TSN names stream %d of %d", interleave.ErrInvalidStream, e.SID, r.cfg.InStreams)
 		}
-		r.fwd = append(r.fwd, interleave.Skip{SID: e.SID, SSN: e.SSN})
+		r.fwd = append(r.fwd, interleave.Skip{SID: e.SID, SSN: stream.SSN(e.SSN)})
 	}
 	cum := f.NewCumTSN
-	if cum.GT(r.tsns.cum) && uint32(cum-r.tsns.cum) > tsnMapBits {
+	if cum.GT(r.tsns.cum) && cum.Sub(r.tsns.cum) > tsnMapBits {
 		r.stats.ForwardTSNsInvalid++
-		return fmt.Errorf("%w: FORWARD-TSN to %d, %d beyond the cumulative TSN", ErrProtocolViolation, cum, uint32(cum-r.tsns.cum))
+		return fmt.Errorf("%w: FORWARD-TSN to %d, %d beyond the cumulative TSN", ErrProtocolViolation, cum, cum.Sub(r.tsns.cum))
 	}
 	if !r.tsns.forwardTo(cum) {
 		r.stats.ForwardTSNsStale++
@@ -76,7 +77,7 @@ func (r *Receiver) HandleForwardTSN(now time.Time, c chunk.Chunk) error {
 			return nil
 		}
 	}
-	r.reasm.ForwardTSN(uint32(cum), r.fwd)
+	r.reasm.ForwardTSN(cum, r.fwd)
 	r.sackNow = true
 	r.maybePartial()
 	return nil
@@ -86,5 +87,5 @@ func (r *Receiver) HandleForwardTSN(now time.Time, c chunk.Chunk) error {
 // to newCum (at or behind the cumulative TSN) is recent enough for the
 // reassembler to apply its skips: within the TSN map's window.
 func (r *Receiver) staleApplies(newCum TSN) bool {
-	return uint32(r.tsns.cum-newCum) < tsnMapBits
+	return r.tsns.cum.Sub(newCum) < tsnMapBits
 }

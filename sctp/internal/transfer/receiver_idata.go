@@ -36,7 +36,7 @@ func (r *Receiver) HandleIData(now time.Time, d *IData) (Verdict, error) {
 	if v, ok, err := r.admit(d.TSN, d.Flags, d.SID, len(d.Payload), d); !ok {
 		return v, err
 	}
-	r.idata.SetCumulativeTSN(uint32(r.tsns.cum))
+	r.idata.SetCumulativeTSN(r.tsns.cum)
 	if !r.addFrag(interleave.FragFromIData(r.pool, d)) {
 		return Dropped, ErrProtocolViolation
 	}
@@ -61,12 +61,12 @@ func (m *tsnMap) forwardTo(newCum TSN) bool {
 		m.cum, m.highest = newCum, newCum
 		return true
 	}
-	n := min(uint32(newCum-m.cum), tsnMapBits)
+	n := min(newCum.Sub(m.cum), tsnMapBits)
 	for i := uint32(1); i <= n; i++ {
 		w, b := m.bit(m.cum.Add(i))
 		m.words[w] &^= b
 	}
-	if n == tsnMapBits && uint32(newCum-m.cum) > tsnMapBits {
+	if n == tsnMapBits && newCum.Sub(m.cum) > tsnMapBits {
 		clear(m.words[:]) // jumped past the whole window
 	}
 	m.cum = newCum
@@ -106,14 +106,14 @@ func (r *Receiver) HandleIForwardTSN(now time.Time, c chunk.Chunk) error {
 		return err
 	}
 	r.sackNow = true
-	if !r.tsns.forwardTo(TSN(cum)) {
+	if !r.tsns.forwardTo(cum) {
 		r.stats.ForwardTSNsStale++
-		if !r.staleApplies(TSN(cum)) {
+		if !r.staleApplies(cum) {
 			return nil // see HandleForwardTSN
 		}
 	}
 	r.idata.ForwardMID(cum, skips)
-	r.idata.SetCumulativeTSN(uint32(r.tsns.cum))
+	r.idata.SetCumulativeTSN(r.tsns.cum)
 	r.pdAll = true // what it dropped may let any stream start a partial delivery
 	return nil
 }

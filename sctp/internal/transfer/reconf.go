@@ -207,7 +207,7 @@ func (r *Receiver) Deferred() (TSN, bool) {
 // defers reports whether fragment f must be held for a deferred reset.
 func (r *Receiver) defers(f *interleave.Frag) bool {
 	d := r.deferred
-	if d == nil || !TSN(f.TSN).GT(d.last) {
+	if d == nil || !f.TSN.GT(d.last) {
 		return false
 	}
 	if len(d.sids) > 0 {
@@ -321,11 +321,11 @@ func (s *Sender) beforeJump(cum TSN) bool {
 	if !s.jumped {
 		return false
 	}
-	if uint32(s.cumAck-s.jumpCum) > 1<<29 && uint32(s.cumAck-s.jumpCum) < 3<<29 {
+	if s.cumAck.Sub(s.jumpCum) > 1<<29 && s.cumAck.Sub(s.jumpCum) < 3<<29 {
 		s.jumped = false
 		return false
 	}
-	return uint32(s.jumpCum-cum) < 1<<30
+	return s.jumpCum.Sub(cum) < 1<<30
 }
 
 // Settled reports whether the receiver can take part in an SSN/TSN
@@ -386,14 +386,14 @@ func (r *Receiver) EndHold(performed bool, next TSN) bool {
 	}
 	rest := held[:0]
 	for _, f := range held {
-		if performed && !TSN(f.TSN).LT(next) {
+		if performed && !f.TSN.LT(next) {
 			rest = append(rest, f)
 			continue
 		}
 		release(f)
 	}
 	if performed {
-		if d := uint32(r.tsns.cum - (next - 1)); d >= tsnMapBits {
+		if d := r.tsns.cum.Sub(next - 1); d >= tsnMapBits {
 			// Nothing from next on arrived, or the peer moved its TSN:
 			// expect next.
 			r.tsns.reset(next)

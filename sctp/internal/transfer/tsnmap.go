@@ -37,7 +37,7 @@ func (m *tsnMap) bit(t TSN) (int, uint64) {
 
 // inWindow reports whether t lies in (cum, cum+tsnMapBits].
 func (m *tsnMap) inWindow(t TSN) bool {
-	return t.GT(m.cum) && uint32(t-m.cum) <= tsnMapBits
+	return t.GT(m.cum) && t.Sub(m.cum) <= tsnMapBits
 }
 
 // has reports whether t was received; t above the window was not.
@@ -104,7 +104,7 @@ func (m *tsnMap) hasGaps() bool { return m.highest != m.cum }
 func (m *tsnMap) gaps(max int, fn func(start, end uint16)) int {
 	n := 0
 	off := uint32(1)
-	span := uint32(m.highest - m.cum)
+	span := m.highest.Sub(m.cum)
 	for off <= span && n < max {
 		// Find the next set bit at or after off.
 		for off <= span {
