@@ -79,7 +79,7 @@ func (d *DataReassembler) Add(f *Frag) bool {
 		return false
 	}
 	if d.pd != nil && f.TSN == d.pdNext {
-		if d.pd == s && f.Flags&FlagBegin == 0 && (f.Flags&FlagUnordered == 0) == d.pdOrdered {
+		if d.pd == s && f.Flags&chunk.FlagBeginning == 0 && (f.Flags&chunk.FlagUnordered == 0) == d.pdOrdered {
 			d.held += len(f.Data)
 			d.continuePartial(f)
 			return true
@@ -90,14 +90,14 @@ func (d *DataReassembler) Add(f *Frag) bool {
 		// (PR-SCTP) and it will not complete.
 		d.abortPartial()
 	}
-	if f.Flags&FlagUnordered == 0 && f.SSN.LT(d.in(s).NextSSN()) {
+	if f.Flags&chunk.FlagUnordered == 0 && f.SSN.LT(d.in(s).NextSSN()) {
 		d.pool.Put(f)
 		return false
 	}
 	d.held += len(f.Data)
 	list := &s.ordered
-	if f.Flags&FlagUnordered != 0 {
-		if f.Flags&(FlagBegin|FlagEnd) == FlagBegin|FlagEnd && d.pd != s {
+	if f.Flags&chunk.FlagUnordered != 0 {
+		if f.Flags&(chunk.FlagBeginning|chunk.FlagEnd) == chunk.FlagBeginning|chunk.FlagEnd && d.pd != s {
 			d.push(s, f, f.TSN) // a whole unordered message: deliver at once
 			return true
 		}
@@ -123,7 +123,7 @@ func (d *DataReassembler) deliver(s *InSide) {
 	in := d.in(s)
 	for {
 		h := s.ordered.head
-		if h == nil || h.SSN != in.NextSSN() || h.Flags&FlagBegin == 0 {
+		if h == nil || h.SSN != in.NextSSN() || h.Flags&chunk.FlagBeginning == 0 {
 			break
 		}
 		last, ok := completeRun(h)
@@ -136,7 +136,7 @@ func (d *DataReassembler) deliver(s *InSide) {
 	// Unordered: any complete run anywhere in the list.
 	var prev *Frag
 	for f := s.unordered.head; f != nil; {
-		if f.Flags&FlagBegin != 0 {
+		if f.Flags&chunk.FlagBeginning != 0 {
 			if last, ok := completeRun(f); ok {
 				next := last.next
 				d.unlink(s, &s.unordered, prev, f, last)
@@ -248,10 +248,10 @@ func (d *DataReassembler) candidate(s *InSide) *fragList {
 		return nil
 	}
 	var l *fragList
-	if h := s.ordered.head; h != nil && h.SSN == d.in(s).NextSSN() && h.Flags&FlagBegin != 0 {
+	if h := s.ordered.head; h != nil && h.SSN == d.in(s).NextSSN() && h.Flags&chunk.FlagBeginning != 0 {
 		l = &s.ordered
 	}
-	if h := s.unordered.head; h != nil && h.Flags&FlagBegin != 0 && (l == nil || h.TSN.LT(l.head.TSN)) {
+	if h := s.unordered.head; h != nil && h.Flags&chunk.FlagBeginning != 0 && (l == nil || h.TSN.LT(l.head.TSN)) {
 		l = &s.unordered
 	}
 	return l
@@ -332,7 +332,7 @@ func (d *DataReassembler) continuePartial(f *Frag) {
 	for {
 		d.push(s, f, d.pdFirst)
 		d.pdNext++
-		if f.Flags&FlagEnd != 0 {
+		if f.Flags&chunk.FlagEnd != 0 {
 			in := d.in(s)
 			if d.pdOrdered {
 				in.MID = stream.MID(in.NextSSN().Next())
@@ -430,7 +430,7 @@ func (d *DataReassembler) ForwardTSN(newCum chunk.TSN, skips []Skip) {
 			continue // already past it
 		}
 		for h := s.ordered.head; h != nil && !k.SSN.LT(h.SSN); h = s.ordered.head {
-			if h.Flags&FlagBegin != 0 {
+			if h.Flags&chunk.FlagBeginning != 0 {
 				if last, ok := completeRun(h); ok {
 					d.move(s, &s.ordered, last)
 					continue
@@ -457,7 +457,7 @@ func (d *DataReassembler) ForwardTSN(newCum chunk.TSN, skips []Skip) {
 func (d *DataReassembler) dropDead(l *fragList, newCum chunk.TSN) {
 	var prev *Frag
 	for f := l.head; f != nil; {
-		if f.Flags&FlagBegin != 0 {
+		if f.Flags&chunk.FlagBeginning != 0 {
 			if last, ok := completeRun(f); ok {
 				prev, f = last, last.next
 				continue
@@ -500,11 +500,11 @@ func (d *DataReassembler) AbortPartial() {
 func (d *DataReassembler) abortPartial() {
 	s, l := d.pd, d.pdList
 	in := d.in(s)
-	for h := l.head; h != nil && h.Flags&FlagBegin == 0; h = l.head {
+	for h := l.head; h != nil && h.Flags&chunk.FlagBeginning == 0; h = l.head {
 		l.pop()
 		d.held -= len(h.Data)
 		d.pool.Put(h)
-		if h.Flags&FlagEnd != 0 {
+		if h.Flags&chunk.FlagEnd != 0 {
 			break
 		}
 	}
@@ -514,7 +514,7 @@ func (d *DataReassembler) abortPartial() {
 		m.SSN = in.NextSSN()
 		in.MID = stream.MID(in.NextSSN().Next())
 	} else {
-		m.Flags |= FlagUnordered
+		m.Flags |= chunk.FlagUnordered
 	}
 	d.push(s, m, d.pdFirst)
 	in.PD, in.PDUO = false, false

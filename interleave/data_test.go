@@ -30,7 +30,7 @@ func (h harness) messages() []string {
 	cur := ""
 	for f := h.d.Pop(); f != nil; f = h.d.Pop() {
 		cur += string(f.Data)
-		end := f.Flags&FlagEnd != 0
+		end := f.Flags&chunk.FlagEnd != 0
 		h.d.Pool().Put(f)
 		if end {
 			out = append(out, cur)
@@ -57,7 +57,7 @@ func eq(a, b []string) bool {
 	return true
 }
 
-const BE = FlagBegin | FlagEnd
+const BE = chunk.FlagBeginning | chunk.FlagEnd
 
 func TestOrderedPerStream(t *testing.T) {
 	h := harness{t, must(newData(4))}
@@ -89,13 +89,13 @@ func TestSSNWrap(t *testing.T) {
 
 func TestUnorderedComplete(t *testing.T) {
 	h := harness{t, must(newData(1))}
-	h.add(5, 0, 0, FlagUnordered|FlagEnd, "2")
-	h.add(1, 0, 0, FlagUnordered|FlagBegin, "x")
-	h.add(4, 0, 0, FlagUnordered|FlagBegin, "1")
+	h.add(5, 0, 0, chunk.FlagUnordered|chunk.FlagEnd, "2")
+	h.add(1, 0, 0, chunk.FlagUnordered|chunk.FlagBeginning, "x")
+	h.add(4, 0, 0, chunk.FlagUnordered|chunk.FlagBeginning, "1")
 	if got := h.messages(); !eq(got, []string{"12"}) {
 		t.Fatalf("got %v, want [12]", got)
 	}
-	h.add(2, 0, 0, FlagUnordered|FlagEnd, "y")
+	h.add(2, 0, 0, chunk.FlagUnordered|chunk.FlagEnd, "y")
 	if got := h.messages(); !eq(got, []string{"xy"}) {
 		t.Fatalf("got %v, want [xy]", got)
 	}
@@ -103,11 +103,11 @@ func TestUnorderedComplete(t *testing.T) {
 
 func TestDuplicateAndStale(t *testing.T) {
 	h := harness{t, must(newData(1))}
-	h.add(2, 0, 0, FlagBegin, "a")
-	if h.add(2, 0, 0, FlagBegin, "a") {
+	h.add(2, 0, 0, chunk.FlagBeginning, "a")
+	if h.add(2, 0, 0, chunk.FlagBeginning, "a") {
 		t.Fatal("duplicate fragment accepted")
 	}
-	h.add(3, 0, 0, FlagEnd, "b")
+	h.add(3, 0, 0, chunk.FlagEnd, "b")
 	h.messages()
 	if h.add(9, 0, 0, BE, "old") {
 		t.Fatal("fragment of a delivered SSN accepted")
@@ -126,7 +126,7 @@ func TestDuplicateAndStale(t *testing.T) {
 // messages are delivered at once.
 func TestPartialDeliveryHoldsOnlyItsStream(t *testing.T) {
 	h := harness{t, must(newData(2))}
-	h.add(1, 0, 0, FlagBegin, "a")
+	h.add(1, 0, 0, chunk.FlagBeginning, "a")
 	h.add(2, 0, 0, 0, "b")
 	if h.d.Partial() != true {
 		t.Fatal("partial delivery did not start")
@@ -137,8 +137,8 @@ func TestPartialDeliveryHoldsOnlyItsStream(t *testing.T) {
 	if got := h.messages(); !eq(got, []string{"ab…"}) {
 		t.Fatalf("got %v", got)
 	}
-	h.add(5, 1, 0, BE, "other")            // another stream: delivered
-	h.add(6, 0, 9, BE|FlagUnordered, "uo") // its own stream: waits
+	h.add(5, 1, 0, BE, "other")                  // another stream: delivered
+	h.add(6, 0, 9, BE|chunk.FlagUnordered, "uo") // its own stream: waits
 	if f := h.d.PeekStream(0); f != nil {
 		t.Fatalf("stream 0 queued %q behind its partial delivery", f.Data)
 	}
@@ -148,7 +148,7 @@ func TestPartialDeliveryHoldsOnlyItsStream(t *testing.T) {
 	if got := h.messages(); !eq(got, []string{"other"}) {
 		t.Fatalf("got %v, want [other]", got)
 	}
-	h.add(4, 0, 0, FlagEnd, "d")
+	h.add(4, 0, 0, chunk.FlagEnd, "d")
 	if got := h.messages(); len(got) != 0 {
 		t.Fatalf("out-of-sequence fragment released: %v", got)
 	}
@@ -165,7 +165,7 @@ func TestPartialDeliveryHoldsOnlyItsStream(t *testing.T) {
 // dropped and skipped streams move past their SSN.
 func TestForwardTSN(t *testing.T) {
 	h := harness{t, must(newData(2))}
-	h.add(2, 0, 0, FlagBegin, "lost-start") // its end was abandoned
+	h.add(2, 0, 0, chunk.FlagBeginning, "lost-start") // its end was abandoned
 	h.add(5, 0, 1, BE, "next")
 	h.add(6, 1, 3, BE, "s1")
 	h.d.ForwardTSN(4, []Skip{{SID: 0, SSN: 0}, {SID: 1, SSN: 2}})
@@ -191,9 +191,9 @@ func TestPoolReuse(t *testing.T) {
 
 func TestDropHighest(t *testing.T) {
 	h := harness{t, must(newData(2))}
-	h.add(5, 0, 1, BE, "a")               // held: SSN 0 missing
-	h.add(9, 1, 0, FlagBegin, "b")        // held: incomplete
-	h.add(7, 1, 5, BE|FlagUnordered, "u") // delivered at once: not droppable
+	h.add(5, 0, 1, BE, "a")                     // held: SSN 0 missing
+	h.add(9, 1, 0, chunk.FlagBeginning, "b")    // held: incomplete
+	h.add(7, 1, 5, BE|chunk.FlagUnordered, "u") // delivered at once: not droppable
 	if tsn, n, ok := h.d.DropHighest(6); !ok || tsn != 9 || n != 1 {
 		t.Fatalf("dropped %d (%d bytes) %v, want TSN 9", tsn, n, ok)
 	}

@@ -7,14 +7,6 @@ import (
 	"github.com/usctp/usctp/stream"
 )
 
-// Fragment flags: the low bits of the DATA and I-DATA chunk flags (RFC 9260
-// section 3.3.1, RFC 8260 section 2.1).
-const (
-	FlagEnd       = 0x01 // E: last fragment of a message
-	FlagBegin     = 0x02 // B: first fragment of a message
-	FlagUnordered = 0x04 // U: unordered message
-)
-
 // Frag is one received fragment held for reassembly and delivery. Frags
 // come from a Pool and own their Data buffer, which is kept across reuse.
 type Frag struct {
@@ -36,8 +28,10 @@ type Frag struct {
 	// head of a stream's delivery queue can be partly read).
 	Off int32
 	// SSN is the stream sequence number (DATA).
-	SSN   stream.SSN
-	SID   uint16
+	SSN stream.SSN
+	SID uint16
+	// Flags holds the chunk's E, B and U bits (chunk.FlagEnd,
+	// FlagBeginning, FlagUnordered), or FlagAborted for a marker.
 	Flags uint8
 	// next links the fragment in a reassembly list, a stream's delivery
 	// queue or the pool's free list; gprev and gnext in the delivery
@@ -194,11 +188,11 @@ func (l *fragList) removeTail() *Frag {
 // It returns the last fragment of the run.
 func completeRun(f *Frag) (*Frag, bool) {
 	for {
-		if f.Flags&FlagEnd != 0 {
+		if f.Flags&chunk.FlagEnd != 0 {
 			return f, true
 		}
 		n := f.next
-		if n == nil || n.TSN != f.TSN+1 || n.Flags&FlagBegin != 0 {
+		if n == nil || n.TSN != f.TSN+1 || n.Flags&chunk.FlagBeginning != 0 {
 			return f, false
 		}
 		f = n

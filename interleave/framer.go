@@ -16,7 +16,7 @@ type OutFrag struct {
 	// only; 0 on the first fragment).
 	FSN     uint32
 	SID     uint16
-	Flags   uint8 // FlagBegin, FlagEnd, FlagUnordered (FlagImmediate passes through)
+	Flags   uint8 // chunk.FlagBeginning, chunk.FlagEnd, chunk.FlagUnordered (FlagImmediate passes through)
 	Payload []byte
 }
 

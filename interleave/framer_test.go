@@ -34,14 +34,14 @@ func TestDataFramerSSN(t *testing.T) {
 
 func TestDataFramerAppend(t *testing.T) {
 	f := NewDataFramer(stream.NewTable[struct{}, struct{}](1, 1))
-	b := f.Append(nil, OutFrag{TSN: 9, PPID: 51, MID: 3, SID: 0, Flags: FlagBegin, Payload: []byte("abcde")})
+	b := f.Append(nil, OutFrag{TSN: 9, PPID: 51, MID: 3, SID: 0, Flags: chunk.FlagBeginning, Payload: []byte("abcde")})
 	if len(b) != 24 || f.HeaderLen() != 16 {
 		t.Fatalf("chunk of %d bytes, want 16+5 padded to 24", len(b))
 	}
 	it := chunk.Chunks(b)
 	c, _ := it.Next()
 	d, err := chunk.ParseData(c)
-	if err != nil || d.TSN != 9 || d.SSN != 3 || d.PPID != 51 || d.Flags != FlagBegin || string(d.Payload) != "abcde" {
+	if err != nil || d.TSN != 9 || d.SSN != 3 || d.PPID != 51 || d.Flags != chunk.FlagBeginning || string(d.Payload) != "abcde" {
 		t.Fatalf("parsed %+v %v", d, err)
 	}
 }

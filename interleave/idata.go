@@ -123,8 +123,8 @@ func (d *IDataReassembler) stream(sid uint16) *InSide {
 	return s
 }
 
-func isBegin(f *Frag) bool { return f.Flags&FlagBegin != 0 }
-func isEnd(f *Frag) bool   { return f.Flags&FlagEnd != 0 }
+func isBegin(f *Frag) bool { return f.Flags&chunk.FlagBeginning != 0 }
+func isEnd(f *Frag) bool   { return f.Flags&chunk.FlagEnd != 0 }
 
 // before reports whether a sorts before b in a stream's list: by MID, then
 // the first fragment, then FSN.
@@ -229,7 +229,7 @@ func (d *IDataReassembler) Add(f *Frag) bool {
 		d.conv = FSNLinux
 	}
 	in := d.streams.In(f.SID)
-	unordered := f.Flags&FlagUnordered != 0
+	unordered := f.Flags&chunk.FlagUnordered != 0
 	if !unordered && f.MID.LT(in.MID) {
 		d.pool.Put(f)
 		return false
@@ -334,7 +334,7 @@ func (d *IDataReassembler) deliver(s *InSide) {
 // have become deliverable, so only its place in the lists is looked at.
 func (d *IDataReassembler) deliverAfter(s *InSide, f *Frag) {
 	in := d.streams.In(s.sid)
-	if f.Flags&FlagUnordered == 0 {
+	if f.Flags&chunk.FlagUnordered == 0 {
 		if f.MID == in.MID {
 			d.deliverOrdered(s, in)
 		}
@@ -704,7 +704,7 @@ func (d *IDataReassembler) deliverAll() {
 // fragments of its message.
 func (d *IDataReassembler) abortPD(s *InSide, in *stream.In, unordered bool) {
 	if unordered {
-		d.pushAborted(s, FlagUnordered, in.MIDUO)
+		d.pushAborted(s, chunk.FlagUnordered, in.MIDUO)
 		d.dropWhere(&s.unordered, func(f *Frag) bool { return f.MID == in.MIDUO })
 		in.PDUO, in.MIDUO, in.FSNUO = false, 0, 0
 	} else {
@@ -722,7 +722,7 @@ func (d *IDataReassembler) pushAborted(s *InSide, flags uint8, mid stream.MID) {
 	m := d.pool.Get(nil)
 	m.SID, m.MID, m.Flags = s.sid, mid, flags|FlagAborted
 	var first chunk.TSN
-	if p := d.pd(s.sid, flags&FlagUnordered != 0); p != nil {
+	if p := d.pd(s.sid, flags&chunk.FlagUnordered != 0); p != nil {
 		first = p.firstTSN
 	}
 	d.push(s, m, first)

@@ -75,7 +75,7 @@ func fuzzIData(t *testing.T, in []byte) {
 				sid := uint16(next() % (streams + 1)) // sometimes outside
 				mid := stream.MID(next()%4) - 1       // around the wrap
 				fsn := uint32(next()%5) - 1
-				flags := next() & (FlagBegin | FlagEnd | FlagUnordered)
+				flags := next() & (chunk.FlagBeginning | chunk.FlagEnd | chunk.FlagUnordered)
 				n := int(next()%9) + 1
 				if seen[tsn] {
 					continue
@@ -90,7 +90,7 @@ func fuzzIData(t *testing.T, in []byte) {
 				}
 				fr := d.Pool().Get(make([]byte, n))
 				fr.TSN, fr.SID, fr.MID, fr.Flags = tsn, sid, mid, flags
-				if flags&FlagBegin != 0 {
+				if flags&chunk.FlagBeginning != 0 {
 					fr.PPID = fsn
 				} else {
 					fr.FSN = stream.FSN(fsn)
@@ -127,7 +127,7 @@ func fuzzIData(t *testing.T, in []byte) {
 					}
 				}
 				for fr := pop(); fr != nil; fr = pop() {
-					k := key{fr.SID, fr.Flags&FlagUnordered != 0, fr.MID}
+					k := key{fr.SID, fr.Flags&chunk.FlagUnordered != 0, fr.MID}
 					st := open[k]
 					if fr.Flags&FlagAborted != 0 {
 						if st == nil || st.ended || len(fr.Data) != 0 {
@@ -137,7 +137,7 @@ func fuzzIData(t *testing.T, in []byte) {
 						d.Pool().Put(fr)
 						continue
 					}
-					begin, end := fr.Flags&FlagBegin != 0, fr.Flags&FlagEnd != 0
+					begin, end := fr.Flags&chunk.FlagBeginning != 0, fr.Flags&chunk.FlagEnd != 0
 					switch {
 					case begin:
 						if st != nil && !st.ended {

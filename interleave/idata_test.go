@@ -23,10 +23,10 @@ func newIH(t testing.TB, streams uint16, conv FSNConvention) *ih {
 
 // frag flags shorthands.
 const (
-	B  = FlagBegin
-	E  = FlagEnd
-	U  = FlagUnordered
-	BU = FlagBegin | FlagEnd | FlagUnordered
+	B  = chunk.FlagBeginning
+	E  = chunk.FlagEnd
+	U  = chunk.FlagUnordered
+	BU = chunk.FlagBeginning | chunk.FlagEnd | chunk.FlagUnordered
 )
 
 // add adds a fragment; fsn is the value on the wire (ignored with B, where
@@ -34,7 +34,7 @@ const (
 func (h *ih) add(tsn chunk.TSN, sid uint16, mid stream.MID, fsn uint32, flags uint8, data string) bool {
 	f := h.d.Pool().Get([]byte(data))
 	f.TSN, f.SID, f.MID, f.Flags = tsn, sid, mid, flags
-	if flags&FlagBegin != 0 {
+	if flags&chunk.FlagBeginning != 0 {
 		f.PPID = fsn
 	} else {
 		f.FSN = stream.FSN(fsn)
@@ -63,7 +63,7 @@ func (h *ih) read() []string {
 	parts := map[key]*strings.Builder{}
 	done := map[key]bool{}
 	for f := h.d.Pop(); f != nil; f = h.d.Pop() {
-		k := key{f.SID, f.Flags&FlagUnordered != 0, f.MID}
+		k := key{f.SID, f.Flags&chunk.FlagUnordered != 0, f.MID}
 		b, ok := parts[k]
 		if !ok {
 			b = &strings.Builder{}
@@ -74,7 +74,7 @@ func (h *ih) read() []string {
 		if f.Flags&FlagAborted != 0 {
 			b.WriteString("✗")
 		}
-		if f.Flags&FlagEnd != 0 {
+		if f.Flags&chunk.FlagEnd != 0 {
 			done[k] = true
 		}
 		h.d.Pool().Put(f)
@@ -161,7 +161,7 @@ func TestIDataPPIDOnFirstFragment(t *testing.T) {
 	}
 	h.mustAdd(2, 0, 0, 1, E, "y")
 	f = h.d.Pop()
-	if f == nil || f.PPID != 51 || f.Flags&FlagEnd == 0 {
+	if f == nil || f.PPID != 51 || f.Flags&chunk.FlagEnd == 0 {
 		t.Fatalf("last part %+v", f)
 	}
 }

@@ -40,7 +40,7 @@ func ParseIForwardTSN(c chunk.Chunk, inStreams int, dst []MIDSkip) (newCum chunk
 // chunk: the PPID from a first fragment, the FSN from the others.
 func FragFromIData(p *Pool, d *chunk.IData) *Frag {
 	f := p.Get(d.Payload)
-	f.TSN, f.SID, f.MID, f.Flags = d.TSN, d.SID, stream.MID(d.MID), d.Flags&(FlagBegin|FlagEnd|FlagUnordered)
+	f.TSN, f.SID, f.MID, f.Flags = d.TSN, d.SID, stream.MID(d.MID), d.Flags&(chunk.FlagBeginning|chunk.FlagEnd|chunk.FlagUnordered)
 	if d.Beginning() {
 		f.PPID = d.PPID
 	} else {

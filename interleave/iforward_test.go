@@ -39,7 +39,7 @@ func TestIDataFramerWire(t *testing.T) {
 		}
 		return d
 	}
-	if d := frag(0, FlagBegin); d.PPID != 51 || d.MID != 9 || d.TSN != 7 {
+	if d := frag(0, chunk.FlagBeginning); d.PPID != 51 || d.MID != 9 || d.TSN != 7 {
 		t.Fatalf("first fragment %+v", d)
 	}
 	if d := frag(1, 0); d.FSN != 1 {
@@ -49,7 +49,7 @@ func TestIDataFramerWire(t *testing.T) {
 	if d := frag(1, 0); d.FSN != 0 {
 		t.Fatalf("Linux-numbered second fragment FSN %d, want 0", d.FSN)
 	}
-	if d := frag(2, FlagEnd); d.FSN != 1 {
+	if d := frag(2, chunk.FlagEnd); d.FSN != 1 {
 		t.Fatalf("Linux-numbered third fragment FSN %d, want 1", d.FSN)
 	}
 	// The receiver ignores the reserved field.
@@ -70,18 +70,15 @@ func TestIDataMalformed(t *testing.T) {
 		t.Fatal("16-byte I-DATA parsed")
 	}
 	var p Pool
-	f := FragFromIData(&p, &chunk.IData{Flags: FlagBegin | FlagImmediateForTest, TSN: 4, SID: 1, MID: 5, PPID: 6, Payload: []byte("x")})
-	if f.PPID != 6 || f.FSN != 0 || f.Flags != FlagBegin || f.MID != 5 || f.TSN != 4 {
+	f := FragFromIData(&p, &chunk.IData{Flags: chunk.FlagBeginning | chunk.FlagImmediate, TSN: 4, SID: 1, MID: 5, PPID: 6, Payload: []byte("x")})
+	if f.PPID != 6 || f.FSN != 0 || f.Flags != chunk.FlagBeginning || f.MID != 5 || f.TSN != 4 {
 		t.Fatalf("frag %+v", f)
 	}
-	f = FragFromIData(&p, &chunk.IData{Flags: FlagEnd, FSN: 3, Payload: []byte("x")})
+	f = FragFromIData(&p, &chunk.IData{Flags: chunk.FlagEnd, FSN: 3, Payload: []byte("x")})
 	if f.PPID != 0 || f.FSN != 3 {
 		t.Fatalf("frag %+v", f)
 	}
 }
-
-// FlagImmediateForTest is the I bit, which fragments do not keep.
-const FlagImmediateForTest = 0x08
 
 // RFC 8260 section 2.3.1: the I-FORWARD-TSN's entries are 8 bytes each, so
 // its length is 8 + 8k; a trailing partial entry (the Linux bug fixed in

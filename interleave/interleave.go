@@ -16,7 +16,7 @@ import (
 // in the order they became deliverable across streams (Peek, Pop) and per
 // stream (PeekStream, PopStream): a reader of one stream never waits for
 // another stream's reader. A message is a run from a fragment with
-// FlagBegin to one with FlagEnd. When partial delivery starts (see
+// chunk.FlagBeginning to one with chunk.FlagEnd. When partial delivery starts (see
 // Partial), the first fragments of a message are queued before its end has
 // arrived; with DATA nothing else of that stream is queued until that end,
 // while the other streams go on, so in arrival order the parts of a

@@ -40,10 +40,10 @@ func TestDeliveryQueueModel(t *testing.T) {
 			for i := range n {
 				flags := uint8(0)
 				if i == 0 {
-					flags |= FlagBegin
+					flags |= chunk.FlagBeginning
 				}
 				if i == n-1 {
-					flags |= FlagEnd
+					flags |= chunk.FlagEnd
 				}
 				f := d.Pool().Get(make([]byte, 1+rng.IntN(9)))
 				f.TSN, f.SID, f.SSN, f.Flags = tsn, sid, ssn[sid], flags

@@ -115,7 +115,7 @@ func TestKernelIDataFSN(t *testing.T) {
 		}
 		for f := re.Pop(); f != nil; f = re.Pop() {
 			got = append(got, f.Data...)
-			done = done || f.Flags&interleave.FlagEnd != 0
+			done = done || f.Flags&chunk.FlagEnd != 0
 		}
 	}
 	t.Logf("kernel %s: the fragments of one message carry FSNs %v (B: the first, with the PPID instead); read as %v",

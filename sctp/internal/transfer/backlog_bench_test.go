@@ -3,6 +3,8 @@ package transfer
 import (
 	"fmt"
 	"testing"
+
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // BenchmarkReceiverBacklog measures a receiver whose reader is behind: it
@@ -40,7 +42,7 @@ func benchBacklog(b *testing.B, n int, idata bool) {
 	frags := [2]struct {
 		flags uint8
 		p     []byte
-	}{{FlagBegin, first}, {FlagEnd, second}}
+	}{{chunk.FlagBeginning, first}, {chunk.FlagEnd, second}}
 	var d Data
 	var id IData
 	sid := 0

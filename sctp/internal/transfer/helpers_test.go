@@ -3,6 +3,8 @@ package transfer
 import (
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // tx is a single engine under test on the sending side; the test plays
@@ -130,7 +132,7 @@ func (r *rx) data(tsn TSN, sid, ssn uint16, flags uint8, payload []byte) Verdict
 // whole delivers an unfragmented ordered message.
 func (r *rx) whole(tsn TSN, sid, ssn uint16, n int) Verdict {
 	r.t.Helper()
-	return r.data(tsn, sid, ssn, FlagBegin|FlagEnd, make([]byte, n))
+	return r.data(tsn, sid, ssn, chunk.FlagBeginning|chunk.FlagEnd, make([]byte, n))
 }
 
 // sack builds the SACK now due and parses it back.

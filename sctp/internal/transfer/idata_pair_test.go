@@ -252,7 +252,7 @@ func TestIDataWrongVariant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := Data{Flags: FlagBegin | FlagEnd, TSN: 0, Payload: []byte("x")}
+	d := Data{Flags: chunk.FlagBeginning | chunk.FlagEnd, TSN: 0, Payload: []byte("x")}
 	if _, err := ei.Recv.HandleData(epoch, &d); !errors.Is(err, ErrProtocolViolation) {
 		t.Fatalf("DATA with I-DATA negotiated: %v", err)
 	}
@@ -260,7 +260,7 @@ func TestIDataWrongVariant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := IData{Flags: FlagBegin | FlagEnd, Payload: []byte("x")}
+	id := IData{Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte("x")}
 	if _, err := ed.Recv.HandleIData(epoch, &id); !errors.Is(err, ErrProtocolViolation) {
 		t.Fatalf("I-DATA without I-DATA negotiated: %v", err)
 	}
@@ -278,9 +278,9 @@ func TestIDataReceiverIForwardTSN(t *testing.T) {
 	r := &e.Recv
 	big := make([]byte, 1500)
 	for i, d := range []IData{
-		{TSN: 10, SID: 0, MID: 0, Flags: FlagBegin, PPID: 5, Payload: big},
+		{TSN: 10, SID: 0, MID: 0, Flags: chunk.FlagBeginning, PPID: 5, Payload: big},
 		{TSN: 11, SID: 0, MID: 0, FSN: 1, Payload: big},
-		{TSN: 13, SID: 1, MID: 0, Flags: FlagBegin | FlagEnd, Payload: []byte("after")},
+		{TSN: 13, SID: 1, MID: 0, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte("after")},
 	} {
 		if v, err := r.HandleIData(epoch, &d); err != nil || v != Accepted {
 			t.Fatalf("chunk %d: %v %v", i, v, err)
@@ -376,9 +376,9 @@ func TestIDataSenderFollowsLinuxFSN(t *testing.T) {
 	}
 	linuxMsg := func(e *Engine) {
 		for _, d := range []IData{
-			{TSN: 0, Flags: FlagBegin, Payload: []byte("a")},
+			{TSN: 0, Flags: chunk.FlagBeginning, Payload: []byte("a")},
 			{TSN: 1, FSN: 0, Payload: []byte("b")},
-			{TSN: 2, FSN: 1, Flags: FlagEnd, Payload: []byte("c")},
+			{TSN: 2, FSN: 1, Flags: chunk.FlagEnd, Payload: []byte("c")},
 		} {
 			if _, err := e.Recv.HandleIData(epoch, &d); err != nil {
 				t.Fatal(err)
@@ -416,7 +416,7 @@ func TestIDataSenderFollowsLinuxFSN(t *testing.T) {
 func TestIDataReceiveWindowFullHoleFiller(t *testing.T) {
 	r := newRx(t, Config{RecvBuffer: 2000, Interleaved: true})
 	id := func(tsn TSN, sid uint16, mid uint32, n int) Verdict {
-		d := IData{TSN: tsn, SID: sid, MID: mid, Flags: FlagBegin | FlagEnd, Payload: make([]byte, n)}
+		d := IData{TSN: tsn, SID: sid, MID: mid, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: make([]byte, n)}
 		v, err := r.e.Recv.HandleIData(r.now, &d)
 		if err != nil {
 			t.Fatal(err)

@@ -50,15 +50,15 @@ func FuzzPartialNotes(f *testing.F) {
 				switch {
 				case op < 5 && idata: // an I-DATA chunk: as DATA, with a MID and an FSN
 					d := IData{TSN: r.tsns.cum + 1 + TSN(x[0]%12), SID: uint16(x[1] % 12), MID: uint32(x[2] % 6),
-						FSN: uint32(x[2] / 6 % 4), PPID: 7, Flags: x[3] & (flagBegin | flagEnd | flagUnordered), Payload: payload[:1+int(x[4])]}
-					if d.Flags&flagBegin != 0 {
+						FSN: uint32(x[2] / 6 % 4), PPID: 7, Flags: x[3] & (chunk.FlagBeginning | chunk.FlagEnd | chunk.FlagUnordered), Payload: payload[:1+int(x[4])]}
+					if d.Flags&chunk.FlagBeginning != 0 {
 						d.FSN = 0
 					}
 					r.HandleIData(epoch, &d)
 					r.EndPacket(epoch)
 				case op < 5: // a DATA chunk: TSN near the cumulative one, a stream, an SSN, flags
 					d := Data{TSN: r.tsns.cum + 1 + TSN(x[0]%12), SID: uint16(x[1] % 12), SSN: uint16(x[2] % 6),
-						Flags: x[3] & (flagBegin | flagEnd | flagUnordered), Payload: payload[:1+int(x[4])]}
+						Flags: x[3] & (chunk.FlagBeginning | chunk.FlagEnd | chunk.FlagUnordered), Payload: payload[:1+int(x[4])]}
 					r.HandleData(epoch, &d)
 					r.EndPacket(epoch)
 				case op == 5 && idata: // an I-FORWARD-TSN with one entry

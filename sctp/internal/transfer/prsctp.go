@@ -238,9 +238,9 @@ func (s *Sender) placeholder(m *message) {
 	r := s.rec(t)
 	flags := uint8(0)
 	if m.unordered {
-		flags = flagUnordered
+		flags = chunk.FlagUnordered
 	}
-	*r = record{msg: m, off: m.off, sid: m.sid, mid: m.mid, flags: flags | flagEnd, state: recAbandoned}
+	*r = record{msg: m, off: m.off, sid: m.sid, mid: m.mid, flags: flags | chunk.FlagEnd, state: recAbandoned}
 	m.refs++
 	s.stats.AbandonedChunks++
 }
@@ -387,7 +387,7 @@ func (s *Sender) AppendForward(now time.Time, pkt []byte, room int) []byte {
 	cum := s.cumAck
 	for t := s.cumAck + 1; t.LEQ(s.advPeerAck); t++ {
 		r := s.rec(t)
-		uo := r.flags&flagUnordered != 0
+		uo := r.flags&chunk.FlagUnordered != 0
 		if s.cfg.Interleaved {
 			i := 0
 			for i < len(s.fwdMID) && (s.fwdMID[i].SID != r.sid || s.fwdMID[i].Unordered != uo) {

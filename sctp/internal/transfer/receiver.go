@@ -119,7 +119,7 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 	}
 	t := d.TSN
 	f := r.pool.Get(d.Payload)
-	f.TSN, f.PPID, f.SSN, f.SID, f.Flags = t, d.PPID, stream.SSN(d.SSN), d.SID, d.Flags&(flagBegin|flagEnd|flagUnordered)
+	f.TSN, f.PPID, f.SSN, f.SID, f.Flags = t, d.PPID, stream.SSN(d.SSN), d.SID, d.Flags&(chunk.FlagBeginning|chunk.FlagEnd|chunk.FlagUnordered)
 	if !r.addFrag(f) {
 		return Dropped, ErrProtocolViolation
 	}
@@ -137,7 +137,7 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 // whether the chunk's TSN was taken and its fragment must be added; otherwise
 // v and err are the answer to the chunk.
 func (r *Receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Verdict, ok bool, err error) {
-	if flags&flagImmediate != 0 {
+	if flags&chunk.FlagImmediate != 0 {
 		r.immediate = true
 	}
 	if n == 0 {
@@ -443,7 +443,7 @@ func (r *Receiver) continuing() (uint16, bool) {
 		return 0, false
 	}
 	if h := r.reasm.PeekStream(r.curSID); h != nil {
-		if h.FirstTSN == r.curFirst && h.Flags&flagBegin == 0 {
+		if h.FirstTSN == r.curFirst && h.Flags&chunk.FlagBeginning == 0 {
 			return r.curSID, true // its next part, or the marker of its abort
 		}
 	} else if r.reasm.InPartial(r.curSID) {
@@ -504,7 +504,7 @@ func (r *Receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo)
 	sid, first := f.SID, f.FirstTSN
 	info = RecvInfo{
 		SID: sid, SSN: uint16(f.SSN), PPID: f.PPID, TSN: first, MID: uint32(f.MID),
-		Unordered: f.Flags&flagUnordered != 0,
+		Unordered: f.Flags&chunk.FlagUnordered != 0,
 	}
 	if f.Flags&interleave.FlagAborted != 0 {
 		r.reasm.PopStream(sid)
@@ -522,7 +522,7 @@ func (r *Receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo)
 			break
 		}
 		r.reasm.PopStream(sid)
-		end := f.Flags&flagEnd != 0
+		end := f.Flags&chunk.FlagEnd != 0
 		r.pool.Put(f)
 		if end {
 			info.EOR = true
@@ -536,7 +536,7 @@ func (r *Receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo)
 			break
 		}
 		f = r.reasm.PeekStream(sid)
-		if f == nil || f.FirstTSN != first || f.Flags&(flagBegin|interleave.FlagAborted) != 0 {
+		if f == nil || f.FirstTSN != first || f.Flags&(chunk.FlagBeginning|interleave.FlagAborted) != 0 {
 			break // not queued yet, or another message's part: the next read
 		}
 	}

@@ -27,7 +27,7 @@ func (r *rx) fwd(cum TSN, entries ...uint16) error {
 func TestForwardTSNAdvancesCumulative(t *testing.T) {
 	r := newRx(t, Config{PeerTSN: 100})
 	for _, tsn := range []TSN{100, 101, 102, 104, 105, 107} {
-		r.data(tsn, 1, 0, FlagBegin|FlagEnd|FlagUnordered, make([]byte, 10))
+		r.data(tsn, 1, 0, chunk.FlagBeginning|chunk.FlagEnd|chunk.FlagUnordered, make([]byte, 10))
 	}
 	if err := r.fwd(103); err != nil {
 		t.Fatal(err)
@@ -78,9 +78,9 @@ func TestForwardTSNSkipsSSN(t *testing.T) {
 // the point waiting for its turn is delivered, not dropped.
 func TestForwardTSNDropsIncomplete(t *testing.T) {
 	r := newRx(t, Config{})
-	r.data(1, 0, 0, FlagBegin, make([]byte, 100)) // TSN 2, 3 (rest of SSN 0) abandoned
+	r.data(1, 0, 0, chunk.FlagBeginning, make([]byte, 100)) // TSN 2, 3 (rest of SSN 0) abandoned
 	r.whole(4, 0, 1, 30)
-	r.data(5, 1, 0, FlagBegin|FlagUnordered, make([]byte, 100)) // its end (6) abandoned
+	r.data(5, 1, 0, chunk.FlagBeginning|chunk.FlagUnordered, make([]byte, 100)) // its end (6) abandoned
 	if err := r.fwd(6, 0, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestForwardTSNDropsIncomplete(t *testing.T) {
 // go and the stream moves on to its next message.
 func TestForwardTSNStaleDropsCutMessage(t *testing.T) {
 	r := newRx(t, Config{})
-	r.data(1, 1, 0, FlagBegin, make([]byte, 100))
+	r.data(1, 1, 0, chunk.FlagBeginning, make([]byte, 100))
 	r.data(2, 1, 0, 0, make([]byte, 100))
 	r.data(3, 1, 0, 0, make([]byte, 100)) // the rest of SSN 0 was never sent
 	r.whole(4, 1, 1, 40)
@@ -126,7 +126,7 @@ func TestForwardTSNStaleDropsCutMessage(t *testing.T) {
 // be completed."
 func TestForwardTSNAbortsPartialDelivery(t *testing.T) {
 	r := newRx(t, Config{RecvBuffer: 4000})
-	r.data(1, 0, 0, FlagBegin, make([]byte, 1200))
+	r.data(1, 0, 0, chunk.FlagBeginning, make([]byte, 1200))
 	r.data(2, 0, 0, 0, make([]byte, 1200))
 	if r.e.Stats.PartialDeliveries != 1 {
 		t.Fatalf("partial delivery did not start")
@@ -209,7 +209,7 @@ func FuzzForwardTSN(f *testing.F) {
 		r := newRx(t, Config{RecvBuffer: 3000})
 		for i := 0; i+2 < len(data); i += 3 {
 			tsn := TSN(1 + data[i]%16)
-			flags := data[i+1] & (FlagBegin | FlagEnd | FlagUnordered)
+			flags := data[i+1] & (chunk.FlagBeginning | chunk.FlagEnd | chunk.FlagUnordered)
 			if _, err := r.e.Recv.HandleData(r.now, &Data{TSN: tsn, SID: uint16(data[i+2] % 4), SSN: uint16(data[i+2] / 4 % 4),
 				Flags: flags, Payload: make([]byte, 300)}); err != nil {
 				return
@@ -245,13 +245,13 @@ func FuzzForwardTSN(f *testing.F) {
 // have been acknowledged already by a FORWARD-TSN that raced ahead).
 func TestPartialDeliveryEndsOnForeignFragment(t *testing.T) {
 	r := newRx(t, Config{RecvBuffer: 4000})
-	r.data(1, 0, 0, FlagBegin, make([]byte, 1200))
+	r.data(1, 0, 0, chunk.FlagBeginning, make([]byte, 1200))
 	r.data(2, 0, 0, 0, make([]byte, 1200))
 	if r.e.Stats.PartialDeliveries != 1 {
 		t.Fatal("partial delivery did not start")
 	}
-	r.data(3, 1, 0, FlagBegin|FlagEnd, make([]byte, 10))
-	r.data(4, 0, 1, FlagBegin|FlagEnd, make([]byte, 20))
+	r.data(3, 1, 0, chunk.FlagBeginning|chunk.FlagEnd, make([]byte, 10))
+	r.data(4, 0, 1, chunk.FlagBeginning|chunk.FlagEnd, make([]byte, 20))
 	buf := make([]byte, 4096)
 	var sizes []int
 	aborted := false
@@ -281,9 +281,9 @@ func TestPartialDeliveryEndsOnForeignFragment(t *testing.T) {
 // delivery of SSN 0; it ends at once with the Aborted marker.
 func TestPartialDeliveryForeignFragmentFirst(t *testing.T) {
 	r := newRx(t, Config{RecvBuffer: 4000})
-	r.data(1, 0, 0, FlagBegin, make([]byte, 1000))
-	r.data(2, 1, 0, FlagBegin|FlagEnd, make([]byte, 10))
-	r.data(4, 1, 2, FlagBegin|FlagEnd, make([]byte, 1200)) // TSN 3 (stream 1 SSN 1) missing
+	r.data(1, 0, 0, chunk.FlagBeginning, make([]byte, 1000))
+	r.data(2, 1, 0, chunk.FlagBeginning|chunk.FlagEnd, make([]byte, 10))
+	r.data(4, 1, 2, chunk.FlagBeginning|chunk.FlagEnd, make([]byte, 1200)) // TSN 3 (stream 1 SSN 1) missing
 	if r.e.Stats.PartialDeliveries != 1 {
 		t.Fatal("partial delivery did not start")
 	}
@@ -307,8 +307,8 @@ func TestPartialDeliveryForeignFragmentFirst(t *testing.T) {
 	if !aborted || len(got) != 2 || got[0]+got[1] != -990 {
 		t.Fatalf("aborted %v, reads %v; want SSN 0's part (-1000), the abort and stream 1's SSN 0 (10)", aborted, got)
 	}
-	r.data(3, 1, 1, FlagBegin|FlagEnd, make([]byte, 30))
-	r.data(5, 0, 1, FlagBegin|FlagEnd, make([]byte, 50))
+	r.data(3, 1, 1, chunk.FlagBeginning|chunk.FlagEnd, make([]byte, 30))
+	r.data(5, 0, 1, chunk.FlagBeginning|chunk.FlagEnd, make([]byte, 50))
 	got = got[:0]
 	for {
 		n, info, err := r.e.Recv.Read(buf)
@@ -328,14 +328,14 @@ func TestPartialDeliveryForeignFragmentFirst(t *testing.T) {
 // the complete message and ran past its end).
 func TestPartialDeliveryAbortReleasesStream(t *testing.T) {
 	r := newRx(t, Config{RecvBuffer: 4000})
-	r.data(1, 0, 0, FlagBegin, make([]byte, 1200))
+	r.data(1, 0, 0, chunk.FlagBeginning, make([]byte, 1200))
 	r.data(2, 0, 0, 0, make([]byte, 1200))
-	r.data(4, 0, 1, FlagBegin, make([]byte, 300))
-	r.data(5, 0, 1, FlagEnd, make([]byte, 300))
+	r.data(4, 0, 1, chunk.FlagBeginning, make([]byte, 300))
+	r.data(5, 0, 1, chunk.FlagEnd, make([]byte, 300))
 	if r.e.Stats.PartialDeliveries != 1 {
 		t.Fatal("partial delivery did not start")
 	}
-	r.data(3, 1, 0, FlagBegin|FlagEnd, make([]byte, 10)) // SSN 0's TSN 3 holds another message
+	r.data(3, 1, 0, chunk.FlagBeginning|chunk.FlagEnd, make([]byte, 10)) // SSN 0's TSN 3 holds another message
 	buf := make([]byte, 4096)
 	var reads []string
 	for {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // RFC 9260 section 6.2: "Specifically, an acknowledgement SHOULD be
@@ -13,8 +15,8 @@ import (
 func TestSACKDelayed(t *testing.T) {
 	r := newRx(t, Config{})
 	// Two DATA chunks in one packet count as one packet.
-	r.e.Recv.HandleData(r.now, &Data{TSN: 1, Flags: FlagBegin | FlagEnd, Payload: []byte{1}})
-	r.e.Recv.HandleData(r.now, &Data{TSN: 2, Flags: FlagBegin | FlagEnd, Payload: []byte{1}})
+	r.e.Recv.HandleData(r.now, &Data{TSN: 1, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte{1}})
+	r.e.Recv.HandleData(r.now, &Data{TSN: 2, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte{1}})
 	r.e.Recv.EndPacket(r.now)
 	if r.e.Recv.SACKDue(r.now) {
 		t.Fatal("SACK due after one packet")
@@ -47,7 +49,7 @@ func TestSACKDelayed(t *testing.T) {
 // respond with the corresponding SACK chunk."
 func TestSACKImmediateBit(t *testing.T) {
 	r := newRx(t, Config{})
-	r.data(1, 0, 0, FlagBegin|FlagEnd|FlagImmediate, []byte{1})
+	r.data(1, 0, 0, chunk.FlagBeginning|chunk.FlagEnd|chunk.FlagImmediate, []byte{1})
 	if !r.e.Recv.SACKDue(r.now) {
 		t.Fatal("SACK delayed for a DATA chunk with the I bit")
 	}
@@ -246,7 +248,7 @@ func TestInvalidStream(t *testing.T) {
 // chunk with a "No User Data" error cause."
 func TestNoUserData(t *testing.T) {
 	r := newRx(t, Config{})
-	_, err := r.e.Recv.HandleData(r.now, &Data{TSN: 1, Flags: FlagBegin | FlagEnd})
+	_, err := r.e.Recv.HandleData(r.now, &Data{TSN: 1, Flags: chunk.FlagBeginning | chunk.FlagEnd})
 	if !errors.Is(err, ErrEmptyMessage) {
 		t.Fatalf("err %v, want ErrEmptyMessage", err)
 	}
@@ -263,8 +265,8 @@ func TestNoUserData(t *testing.T) {
 // data sender)."
 func TestOrderedAndUnorderedDelivery(t *testing.T) {
 	r := newRx(t, Config{})
-	r.data(2, 1, 1, FlagBegin|FlagEnd, []byte("second"))
-	r.data(3, 1, 0, FlagBegin|FlagEnd|FlagUnordered, []byte("unordered"))
+	r.data(2, 1, 1, chunk.FlagBeginning|chunk.FlagEnd, []byte("second"))
+	r.data(3, 1, 0, chunk.FlagBeginning|chunk.FlagEnd|chunk.FlagUnordered, []byte("unordered"))
 	buf := make([]byte, 100)
 	n, info, err := r.e.Recv.Read(buf)
 	if err != nil || string(buf[:n]) != "unordered" || !info.Unordered || !info.EOR {
@@ -273,7 +275,7 @@ func TestOrderedAndUnorderedDelivery(t *testing.T) {
 	if _, _, err := r.e.Recv.Read(buf); !errors.Is(err, ErrWouldBlock) {
 		t.Fatal("SSN 1 delivered before SSN 0")
 	}
-	r.data(1, 1, 0, FlagBegin|FlagEnd, []byte("first"))
+	r.data(1, 1, 0, chunk.FlagBeginning|chunk.FlagEnd, []byte("first"))
 	for _, want := range []string{"first", "second"} {
 		n, info, err := r.e.Recv.Read(buf)
 		if err != nil || string(buf[:n]) != want || info.SID != 1 {
@@ -290,8 +292,8 @@ func TestOrderedAndUnorderedDelivery(t *testing.T) {
 // arriving out of order are reassembled by TSN.
 func TestReassembly(t *testing.T) {
 	r := newRx(t, Config{})
-	r.data(12, 0, 0, FlagEnd, []byte("c"))
-	r.data(10, 0, 0, FlagBegin, []byte("a"))
+	r.data(12, 0, 0, chunk.FlagEnd, []byte("c"))
+	r.data(10, 0, 0, chunk.FlagBeginning, []byte("a"))
 	if r.e.Recv.Readable() {
 		t.Fatal("incomplete message readable")
 	}
@@ -328,10 +330,10 @@ func TestPartialDelivery(t *testing.T) {
 	for i := range 10 {
 		flags := uint8(0)
 		if i == 0 {
-			flags = FlagBegin
+			flags = chunk.FlagBeginning
 		}
 		if i == 9 {
-			flags = FlagEnd
+			flags = chunk.FlagEnd
 		}
 		if v := r.data(TSN(1+i), 0, 0, flags, payload(i)); v != Accepted {
 			t.Fatalf("fragment %d: %v", i, v)
@@ -404,7 +406,7 @@ func TestOldSSN(t *testing.T) {
 	r := newRx(t, Config{})
 	r.whole(1, 0, 0, 1)
 	r.readAll()
-	if _, err := r.e.Recv.HandleData(r.now, &Data{TSN: 2, SSN: 0, Flags: FlagBegin | FlagEnd, Payload: []byte{1}}); !errors.Is(err, ErrProtocolViolation) {
+	if _, err := r.e.Recv.HandleData(r.now, &Data{TSN: 2, SSN: 0, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte{1}}); !errors.Is(err, ErrProtocolViolation) {
 		t.Fatalf("old SSN: %v, want ErrProtocolViolation", err)
 	}
 	if len(r.readAll()) != 0 {
@@ -441,7 +443,7 @@ func TestPartialDeliveryFullWindow(t *testing.T) {
 	r := newRx(t, Config{RecvBuffer: 4000})
 	r.whole(2, 1, 1, 1400) // stream 1 waits for SSN 0 (TSN 1)
 	r.whole(3, 1, 2, 1400)
-	r.data(4, 0, 0, FlagBegin, make([]byte, 600)) // held 3400: partial delivery of stream 0 starts
+	r.data(4, 0, 0, chunk.FlagBeginning, make([]byte, 600)) // held 3400: partial delivery of stream 0 starts
 	r.data(5, 0, 0, 0, make([]byte, 600))
 	buf := make([]byte, 4000)
 	if n, info, err := r.e.Recv.Read(buf); err != nil || n != 1200 || info.EOR || info.SID != 0 {
@@ -454,7 +456,7 @@ func TestPartialDeliveryFullWindow(t *testing.T) {
 	if r.e.Recv.Readable() || r.e.Recv.Window() != 0 {
 		t.Fatalf("readable %v window %d, want waiting messages and a full window", r.e.Recv.Readable(), r.e.Recv.Window())
 	}
-	if v := r.data(6, 0, 0, FlagEnd, make([]byte, 500)); v != Accepted {
+	if v := r.data(6, 0, 0, chunk.FlagEnd, make([]byte, 500)); v != Accepted {
 		t.Fatalf("next fragment of the partial delivery: %v, want accepted", v)
 	}
 	n, info, _ := r.e.Recv.Read(buf)

@@ -336,7 +336,7 @@ func (s *Sender) size(r *record) int { return s.hdr + pad4(int(r.n)) }
 func (s *Sender) appendChunk(pkt []byte, t TSN, r *record) []byte {
 	flags := r.flags
 	if s.immediate {
-		flags |= flagImmediate
+		flags |= chunk.FlagImmediate
 	}
 	f := interleave.OutFrag{
 		TSN: uint32(t), PPID: r.ppid, MID: r.mid, FSN: r.fsn, SID: r.sid, Flags: flags,
@@ -566,16 +566,16 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	var flags uint8
 	if m.off == 0 {
 		s.cur = m // pin the stream until the last fragment
-		flags |= flagBegin
+		flags |= chunk.FlagBeginning
 		m.mid = s.frame.NewMessage(m.sid, m.unordered)
 		m.nextFSN = 0
 	}
 	if m.unordered {
-		flags |= flagUnordered
+		flags |= chunk.FlagUnordered
 	}
 	end := int(m.off)+size == len(m.buf)
 	if end {
-		flags |= flagEnd
+		flags |= chunk.FlagEnd
 	}
 	if s.Outstanding() == len(s.recs) {
 		s.grow()

@@ -6,10 +6,12 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 const testPMDCS = DefaultMTU - 12 // 1440
-const chunk1000 = dataHeaderLen + 1000
+const chunk1000 = chunk.DataHeaderLen + 1000
 
 func TestQueueChecks(t *testing.T) {
 	x := newTx(t, Config{OutStreams: 2, InStreams: 2, SendBuffer: 3000})
@@ -59,16 +61,16 @@ func TestSSNAndFragmentFlags(t *testing.T) {
 		flags uint8
 		n     int
 	}{
-		{0, FlagBegin, 1424}, {0, 0, 1424}, {0, FlagEnd, 152},
-		{1, FlagBegin | FlagEnd | FlagUnordered, 10}, // SSN not used
-		{1, FlagBegin | FlagEnd, 10},
+		{0, chunk.FlagBeginning, 1424}, {0, 0, 1424}, {0, chunk.FlagEnd, 152},
+		{1, chunk.FlagBeginning | chunk.FlagEnd | chunk.FlagUnordered, 10}, // SSN not used
+		{1, chunk.FlagBeginning | chunk.FlagEnd, 10},
 	}
 	if len(ds) != len(want) {
 		t.Fatalf("%d chunks, want %d", len(ds), len(want))
 	}
 	for i, w := range want {
 		d := ds[i]
-		if d.TSN != 1000+TSN(i) || d.Flags != w.flags || len(d.Payload) != w.n || (w.flags&FlagUnordered == 0 && d.SSN != w.ssn) || d.PPID != 9 || d.SID != 1 {
+		if d.TSN != 1000+TSN(i) || d.Flags != w.flags || len(d.Payload) != w.n || (w.flags&chunk.FlagUnordered == 0 && d.SSN != w.ssn) || d.PPID != 9 || d.SID != 1 {
 			t.Errorf("chunk %d: TSN %d SSN %d flags %x len %d, want TSN %d SSN %d flags %x len %d",
 				i, d.TSN, d.SSN, d.Flags, len(d.Payload), 1000+i, w.ssn, w.flags, w.n)
 		}
@@ -118,7 +120,7 @@ func TestRuleBCwnd(t *testing.T) {
 func TestMaxBurst(t *testing.T) {
 	x := newTx(t, Config{})
 	x.e.Path.cwnd = 1 << 20
-	full := testPMDCS - dataHeaderLen // one chunk fills a packet
+	full := testPMDCS - chunk.DataHeaderLen // one chunk fills a packet
 	x.queue(60, full)
 	if got := x.flush(); len(got) != DefaultMaxBurst {
 		t.Fatalf("sent %d packets in one burst, want Max.Burst %d", len(got), DefaultMaxBurst)
@@ -593,7 +595,7 @@ func TestMTUShrinkRetransmission(t *testing.T) {
 	x.advance(time.Second)
 	x.e.OnTimeout(x.now)
 	pkt, n := x.e.Send.AppendData(x.now, nil, 1000-12)
-	if n != 1 || len(pkt) != dataHeaderLen+1400 {
+	if n != 1 || len(pkt) != chunk.DataHeaderLen+1400 {
 		t.Fatalf("retransmitted %d chunks in %d bytes, want the 1416-byte chunk", n, len(pkt))
 	}
 	x.mustSACK(1000, DefaultBuffer)
@@ -628,7 +630,7 @@ func TestSetImmediate(t *testing.T) {
 	x := newTx(t, Config{})
 	x.e.Send.SetImmediate(true)
 	x.queue(1, 10)
-	if ds := x.packet(); len(ds) != 1 || ds[0].Flags&FlagImmediate == 0 {
+	if ds := x.packet(); len(ds) != 1 || ds[0].Flags&chunk.FlagImmediate == 0 {
 		t.Fatalf("chunk without the I bit: %+v", ds)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/internal/testsupport"
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // RFC 9260 section 1.5.2: "On the receiving side, SCTP ensures that
@@ -17,8 +18,8 @@ import (
 // 0 sits unread, and Read still returns stream 0's first.
 func TestReadStreamIndependent(t *testing.T) {
 	r := newRx(t, Config{})
-	r.data(1, 0, 0, FlagBegin|FlagEnd, []byte("zero"))
-	r.data(2, 1, 0, FlagBegin|FlagEnd, []byte("one"))
+	r.data(1, 0, 0, chunk.FlagBeginning|chunk.FlagEnd, []byte("zero"))
+	r.data(2, 1, 0, chunk.FlagBeginning|chunk.FlagEnd, []byte("one"))
 	buf := make([]byte, 100)
 	if !r.e.Recv.ReadableStream(1) || r.e.Recv.ReadableStream(2) {
 		t.Fatal("ReadableStream wrong")
@@ -49,11 +50,11 @@ func TestReadStreamIndependent(t *testing.T) {
 // complete first, before stream 0's, which waited for SSN 0.
 func TestReadArrivalOrder(t *testing.T) {
 	r := newRx(t, Config{})
-	r.data(2, 0, 1, FlagBegin|FlagEnd, []byte("0/1"))
-	r.data(3, 1, 0, FlagBegin|FlagEnd, []byte("1/0"))
-	r.data(4, 2, 7, FlagBegin|FlagEnd|FlagUnordered, []byte("2/u"))
-	r.data(1, 0, 0, FlagBegin|FlagEnd, []byte("0/0"))
-	r.data(5, 1, 1, FlagBegin|FlagEnd, []byte("1/1"))
+	r.data(2, 0, 1, chunk.FlagBeginning|chunk.FlagEnd, []byte("0/1"))
+	r.data(3, 1, 0, chunk.FlagBeginning|chunk.FlagEnd, []byte("1/0"))
+	r.data(4, 2, 7, chunk.FlagBeginning|chunk.FlagEnd|chunk.FlagUnordered, []byte("2/u"))
+	r.data(1, 0, 0, chunk.FlagBeginning|chunk.FlagEnd, []byte("0/0"))
+	r.data(5, 1, 1, chunk.FlagBeginning|chunk.FlagEnd, []byte("1/1"))
 	var got []string
 	buf := make([]byte, 100)
 	for {
@@ -73,11 +74,11 @@ func TestReadArrivalOrder(t *testing.T) {
 // every part names the message (stream, SSN, PPID, first TSN).
 func TestReadPartsMixed(t *testing.T) {
 	r := newRx(t, Config{})
-	r.data(10, 2, 0, FlagBegin, []byte("abc"))
+	r.data(10, 2, 0, chunk.FlagBeginning, []byte("abc"))
 	r.data(11, 2, 0, 0, []byte("def"))
-	r.data(12, 2, 0, FlagEnd, []byte("gh"))
-	r.data(13, 2, 1, FlagBegin|FlagEnd, []byte("next"))
-	r.data(14, 3, 0, FlagBegin|FlagEnd, []byte("other"))
+	r.data(12, 2, 0, chunk.FlagEnd, []byte("gh"))
+	r.data(13, 2, 1, chunk.FlagBeginning|chunk.FlagEnd, []byte("next"))
+	r.data(14, 3, 0, chunk.FlagBeginning|chunk.FlagEnd, []byte("other"))
 	var got []byte
 	check := func(n int, info RecvInfo, err error, eor bool, p []byte) {
 		t.Helper()
@@ -132,13 +133,13 @@ func TestReadPartsMixed(t *testing.T) {
 // once its stream was read, or the association would stall.
 func TestPartialDeliveryOtherStreams(t *testing.T) {
 	r := newRx(t, Config{RecvBuffer: 4000})
-	r.data(1, 0, 0, FlagBegin, make([]byte, 1000))
+	r.data(1, 0, 0, chunk.FlagBeginning, make([]byte, 1000))
 	r.data(2, 0, 0, 0, make([]byte, 1000)) // held 2000: partial delivery starts
 	if r.e.Stats.PartialDeliveries != 1 {
 		t.Fatalf("PartialDeliveries %d", r.e.Stats.PartialDeliveries)
 	}
-	r.data(4, 1, 0, FlagBegin|FlagEnd, []byte("s1"))
-	r.data(5, 0, 9, FlagBegin|FlagEnd|FlagUnordered, []byte("s0 unordered")) // waits for the end of stream 0's message
+	r.data(4, 1, 0, chunk.FlagBeginning|chunk.FlagEnd, []byte("s1"))
+	r.data(5, 0, 9, chunk.FlagBeginning|chunk.FlagEnd|chunk.FlagUnordered, []byte("s0 unordered")) // waits for the end of stream 0's message
 	buf := make([]byte, 5000)
 	n, info, err := r.e.Recv.Read(buf)
 	if err != nil || n != 2000 || info.SID != 0 || info.EOR {
@@ -156,12 +157,12 @@ func TestPartialDeliveryOtherStreams(t *testing.T) {
 	}
 	// Fill the window with stream 2, which nobody reads yet.
 	for i := range 3 {
-		r.data(TSN(6+i), 2, uint16(i), FlagBegin|FlagEnd, make([]byte, 1000))
+		r.data(TSN(6+i), 2, uint16(i), chunk.FlagBeginning|chunk.FlagEnd, make([]byte, 1000))
 	}
 	if r.e.Recv.Window() >= 1000 {
 		t.Fatalf("window %d, want nearly full", r.e.Recv.Window())
 	}
-	if v := r.data(3, 0, 0, FlagEnd, make([]byte, 1000)); v != Accepted {
+	if v := r.data(3, 0, 0, chunk.FlagEnd, make([]byte, 1000)); v != Accepted {
 		t.Fatalf("end of the partial message: %v, want accepted", v)
 	}
 	n, info, _ = r.e.Recv.Read(buf)
@@ -188,14 +189,14 @@ func TestPartialDeliveryOtherStreams(t *testing.T) {
 // waiting for it when ReadStream reads the rest.
 func TestPartialDeliveryFinishedByStreamReader(t *testing.T) {
 	r := newRx(t, Config{RecvBuffer: 4000})
-	r.data(1, 0, 0, FlagBegin, make([]byte, 1000))
+	r.data(1, 0, 0, chunk.FlagBeginning, make([]byte, 1000))
 	r.data(2, 0, 0, 0, make([]byte, 1000))
-	r.data(4, 1, 0, FlagBegin|FlagEnd, []byte("s1"))
+	r.data(4, 1, 0, chunk.FlagBeginning|chunk.FlagEnd, []byte("s1"))
 	buf := make([]byte, 5000)
 	if n, info, _ := r.e.Recv.Read(buf); n != 2000 || info.EOR {
 		t.Fatalf("partial read %d %+v", n, info)
 	}
-	r.data(3, 0, 0, FlagEnd, make([]byte, 10))
+	r.data(3, 0, 0, chunk.FlagEnd, make([]byte, 10))
 	if n, info, _ := r.e.Recv.ReadStream(0, buf); n != 10 || !info.EOR {
 		t.Fatalf("stream 0's end %d %+v", n, info)
 	}
@@ -209,10 +210,10 @@ func TestPartialDeliveryFinishedByStreamReader(t *testing.T) {
 // again.
 func TestAppendReadable(t *testing.T) {
 	r := newRx(t, Config{})
-	r.data(1, 3, 0, FlagBegin|FlagEnd, []byte("a"))
-	r.data(2, 1, 0, FlagBegin|FlagEnd, []byte("b"))
-	r.data(3, 3, 1, FlagBegin|FlagEnd, []byte("c"))
-	r.data(5, 2, 1, FlagBegin|FlagEnd, []byte("held")) // waits for SSN 0
+	r.data(1, 3, 0, chunk.FlagBeginning|chunk.FlagEnd, []byte("a"))
+	r.data(2, 1, 0, chunk.FlagBeginning|chunk.FlagEnd, []byte("b"))
+	r.data(3, 3, 1, chunk.FlagBeginning|chunk.FlagEnd, []byte("c"))
+	r.data(5, 2, 1, chunk.FlagBeginning|chunk.FlagEnd, []byte("held")) // waits for SSN 0
 	got := r.e.Recv.AppendReadable(nil)
 	if !slices.Equal(got, []uint16{3, 1}) {
 		t.Fatalf("AppendReadable %v, want [3 1]", got)
@@ -220,8 +221,8 @@ func TestAppendReadable(t *testing.T) {
 	if got := r.e.Recv.AppendReadable(nil); len(got) != 0 {
 		t.Fatalf("again: %v", got)
 	}
-	r.data(6, 3, 2, FlagBegin|FlagEnd, []byte("d")) // stream 3 not empty: no news
-	r.data(4, 2, 0, FlagBegin|FlagEnd, []byte("e"))
+	r.data(6, 3, 2, chunk.FlagBeginning|chunk.FlagEnd, []byte("d")) // stream 3 not empty: no news
+	r.data(4, 2, 0, chunk.FlagBeginning|chunk.FlagEnd, []byte("e"))
 	if got := r.e.Recv.AppendReadable(nil); !slices.Equal(got, []uint16{2}) {
 		t.Fatalf("AppendReadable %v, want [2]", got)
 	}
@@ -240,9 +241,9 @@ func TestReadStreamIData(t *testing.T) {
 		}
 		r.e.Recv.EndPacket(r.now)
 	}
-	idata(1, 0, 0, 0, FlagBegin, 1200)
+	idata(1, 0, 0, 0, chunk.FlagBeginning, 1200)
 	idata(2, 0, 0, 1, 0, 1200) // partial delivery of stream 0's MID 0
-	idata(3, 1, 0, 0, FlagBegin|FlagEnd, 10)
+	idata(3, 1, 0, 0, chunk.FlagBeginning|chunk.FlagEnd, 10)
 	buf := make([]byte, 5000)
 	n, info, err := r.e.Recv.ReadStream(1, buf)
 	if err != nil || n != 10 || info.SID != 1 || !info.EOR {
@@ -252,7 +253,7 @@ func TestReadStreamIData(t *testing.T) {
 	if n != 2400 || info.EOR || info.MID != 0 || info.TSN != 1 {
 		t.Fatalf("stream 0 part: %d %+v", n, info)
 	}
-	idata(4, 0, 0, 2, FlagEnd, 100)
+	idata(4, 0, 0, 2, chunk.FlagEnd, 100)
 	n, info, _ = r.e.Recv.Read(buf)
 	if n != 100 || !info.EOR || info.SID != 0 || info.TSN != 1 {
 		t.Fatalf("stream 0 end: %d %+v", n, info)
@@ -335,7 +336,7 @@ func BenchmarkReceiveStreams(b *testing.B) {
 			buf := make([]byte, 2048)
 			var ssn [10]uint16
 			tsn := TSN(1)
-			d := Data{Flags: FlagBegin | FlagEnd, Payload: payload}
+			d := Data{Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: payload}
 			b.SetBytes(int64(len(payload)))
 			b.ReportAllocs()
 			for i := 0; i < b.N; i += 10 {

@@ -1,25 +1,7 @@
 package transfer
 
-import "github.com/usctp/usctp/sctp/chunk"
-
-// Sizes and flags of the DATA and SACK chunks (RFC 9260 section 3.3).
-const (
-	dataHeaderLen = chunk.DataHeaderLen
-	sackHeaderLen = 16
-
-	flagEnd       = chunk.FlagEnd
-	flagBegin     = chunk.FlagBeginning
-	flagUnordered = chunk.FlagUnordered
-	flagImmediate = chunk.FlagImmediate
-)
-
-// FlagEnd, FlagBegin, FlagUnordered and FlagImmediate are the DATA chunk
-// flags (RFC 9260 section 3.3.1) as they appear in Data.Flags.
-const (
-	FlagEnd       = flagEnd
-	FlagBegin     = flagBegin
-	FlagUnordered = flagUnordered
-	FlagImmediate = flagImmediate
-)
+// sackHeaderLen is the length of a SACK chunk without Gap Ack Blocks and
+// duplicate TSNs (RFC 9260 section 3.3.4).
+const sackHeaderLen = 16
 
 func pad4(n int) int { return (n + 3) &^ 3 }
