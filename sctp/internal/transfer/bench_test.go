@@ -6,16 +6,21 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/internal/testsupport"
+	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // memPair joins a Sender and a Receiver of two engines directly in memory
 // (no network): packets go from a to b at once, SACKs back from b to a.
+// With I-DATA (newIMemPair) the engines use a round-robin scheduler that
+// may switch streams after every chunk.
 type memPair struct {
 	a, b *Engine
 	now  time.Time
 	pkt  []byte
 	sack []byte
 	d    Data
+	id   IData
 	sk   SACK
 	rbuf []byte
 }
@@ -30,6 +35,57 @@ func newMemPair(tb testing.TB) *memPair {
 	return &memPair{a: a, b: b, now: epoch, pkt: make([]byte, 0, 2048), sack: make([]byte, 0, 2048), rbuf: make([]byte, 4096)}
 }
 
+func newIMemPair(tb testing.TB) *memPair {
+	mk := func() *Engine {
+		s, err := sched.New(sched.RoundRobin, sched.Options{Interleaved: true, Streams: 10})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 10, InStreams: 10, PeerRwnd: DefaultBuffer,
+			Interleaved: true, Scheduler: s})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return e
+	}
+	return &memPair{a: mk(), b: mk(), now: epoch, pkt: make([]byte, 0, 2048),
+		sack: make([]byte, 0, 2048), rbuf: make([]byte, 1<<17)}
+}
+
+// deliver hands every DATA or I-DATA chunk of pkt to b, then ends the
+// packet.
+func (m *memPair) deliver(tb testing.TB, pkt []byte) {
+	it := chunk.Chunks(pkt)
+	for c, ok := it.Next(); ok; c, ok = it.Next() {
+		var err error
+		switch c.Type {
+		case chunk.TypeData:
+			if m.d, err = chunk.ParseData(c); err == nil {
+				_, err = m.b.Recv.HandleData(m.now, &m.d)
+			}
+		case chunk.TypeIData:
+			if m.id, err = chunk.ParseIData(c); err == nil {
+				_, err = m.b.Recv.HandleIData(m.now, &m.id)
+			}
+		default:
+			err = fmt.Errorf("chunk type %v in a data packet", c.Type)
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
+	m.b.Recv.EndPacket(m.now)
+}
+
+// ack gives b's SACK to a.
+func (m *memPair) ack(tb testing.TB) {
+	s := m.b.Recv.AppendSACK(m.now, m.sack[:0], DefaultMTU-12)
+	parseSACK(s, &m.sk)
+	if _, err := m.a.Send.HandleSACK(m.now, &m.sk); err != nil {
+		tb.Fatal(err)
+	}
+}
+
 // step sends what a can send to b, reads everything at b and returns b's
 // SACK to a. It returns the number of messages b read.
 func (m *memPair) step(tb testing.TB) int {
@@ -39,15 +95,7 @@ func (m *memPair) step(tb testing.TB) int {
 		if n == 0 {
 			break
 		}
-		for len(pkt) > 0 {
-			l := chunkLen(pkt)
-			parseData(pkt[:l], &m.d)
-			if _, err := m.b.Recv.HandleData(m.now, &m.d); err != nil {
-				tb.Fatal(err)
-			}
-			pkt = pkt[l:]
-		}
-		m.b.Recv.EndPacket(m.now)
+		m.deliver(tb, pkt)
 		for {
 			_, info, err := m.b.Recv.Read(m.rbuf)
 			if err != nil {
@@ -58,18 +106,12 @@ func (m *memPair) step(tb testing.TB) int {
 			}
 		}
 		if m.b.Recv.SACKDue(m.now) {
-			s := m.b.Recv.AppendSACK(m.now, m.sack[:0], DefaultMTU-12)
-			parseSACK(s, &m.sk)
-			if _, err := m.a.Send.HandleSACK(m.now, &m.sk); err != nil {
-				tb.Fatal(err)
-			}
+			m.ack(tb)
 		}
 	}
 	m.now = m.now.Add(time.Millisecond)
 	if d := m.b.Recv.Deadline(); !d.IsZero() && !m.now.Before(d) {
-		s := m.b.Recv.AppendSACK(m.now, m.sack[:0], DefaultMTU-12)
-		parseSACK(s, &m.sk)
-		m.a.Send.HandleSACK(m.now, &m.sk)
+		m.ack(tb)
 	}
 	return read
 }
@@ -80,12 +122,11 @@ func (m *memPair) step(tb testing.TB) int {
 // of 1452 (fragment point 1424); 1024-byte ones one.
 func BenchmarkMessages(b *testing.B) {
 	for _, size := range []int{1452, 1024, 64, 16 << 10} {
-		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) { benchMessages(b, size) })
+		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) { benchMessages(b, newMemPair(b), size) })
 	}
 }
 
-func benchMessages(b *testing.B, size int) {
-	m := newMemPair(b)
+func benchMessages(b *testing.B, m *memPair, size int) {
 	msg := make([]byte, size)
 	// Warm up the free lists.
 	for range 1000 {

@@ -278,15 +278,7 @@ func TestNoAllocsReadStream(t *testing.T) {
 			if n == 0 {
 				break
 			}
-			for len(pkt) > 0 {
-				l := chunkLen(pkt)
-				parseData(pkt[:l], &m.d)
-				if _, err := m.b.Recv.HandleData(m.now, &m.d); err != nil {
-					t.Fatal(err)
-				}
-				pkt = pkt[l:]
-			}
-			m.b.Recv.EndPacket(m.now)
+			m.deliver(t, pkt)
 			sids = m.b.Recv.AppendReadable(sids[:0])
 			// Streams backwards, each in 300-byte parts; every third
 			// stream through Read.
@@ -303,11 +295,7 @@ func TestNoAllocsReadStream(t *testing.T) {
 					}
 				}
 			}
-			s := m.b.Recv.AppendSACK(m.now, m.sack[:0], DefaultMTU-12)
-			parseSACK(s, &m.sk)
-			if _, err := m.a.Send.HandleSACK(m.now, &m.sk); err != nil {
-				t.Fatal(err)
-			}
+			m.ack(t)
 		}
 	}
 	for range 200 {
