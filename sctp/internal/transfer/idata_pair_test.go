@@ -96,55 +96,6 @@ func newIPair(t testing.TB, seed uint64, link simnet.LinkConfig, cfg Config) (*p
 	return p, [2]*iside{{p.a, map[msgKey][]byte{}}, {p.b, map[msgKey][]byte{}}}
 }
 
-// runI is pair.run for I-DATA sides.
-func runI(t testing.TB, p *pair, sides [2]*iside, limit time.Duration) {
-	end := p.now.Add(limit)
-	for steps := 0; ; steps++ {
-		for _, s := range sides {
-			if d := s.e.Deadline(); !d.IsZero() && !d.After(p.now) {
-				s.e.OnTimeout(p.now)
-			}
-		}
-		for pk := p.n.Pop(p.now); pk != nil; pk = p.n.Pop(p.now) {
-			dst := sides[1-pk.Link]
-			dst.input(p.now, pk.Data)
-			p.n.Free(pk)
-			dst.flush(p.now, p.n)
-		}
-		for _, s := range sides {
-			s.produce()
-			s.consume()
-			if s.err != nil {
-				t.Fatal(s.err)
-			}
-		}
-		for _, s := range sides {
-			s.flush(p.now, p.n)
-			if steps%64 == 0 {
-				checkInvariants(t, &s.e.Send)
-			}
-		}
-		if p.done() {
-			return
-		}
-		next, ok := p.n.Next()
-		for _, s := range sides {
-			if d := s.e.Deadline(); !d.IsZero() && (!ok || d.Before(next)) {
-				next, ok = d, true
-			}
-		}
-		if !ok {
-			t.Fatalf("stalled at %v: A %s; B %s", p.now.Sub(epoch), p.a.state(), p.b.state())
-		}
-		if next.After(p.now) {
-			p.now = next
-		}
-		if p.now.After(end) {
-			t.Fatalf("not done after %v: A %s; B %s", limit, p.a.state(), p.b.state())
-		}
-	}
-}
-
 // Large messages on many streams, interleaved chunk by chunk, over a
 // network that loses, duplicates and reorders: every message arrives
 // exactly once, intact, and in MID order on its stream where ordered
@@ -158,7 +109,7 @@ func TestIDataPairLossy(t *testing.T) {
 			s.maxMsg = 40000
 			s.unordPct = 20
 		}
-		runI(t, p, sides, 10*time.Minute)
+		p.drive(t, 10*time.Minute, sides[0], sides[1])
 		if p.a.e.Stats.Retransmits == 0 || p.b.e.Stats.Retransmits == 0 {
 			t.Errorf("seed %d: no retransmissions: the network was not lossy", seed)
 		}
@@ -178,7 +129,7 @@ func TestIDataPairPartialDelivery(t *testing.T) {
 		s.maxMsg = 120 << 10
 		s.readSize = 3000
 	}
-	runI(t, p, sides, 10*time.Minute)
+	p.drive(t, 10*time.Minute, sides[0], sides[1])
 	pd := p.a.e.Stats.PartialDeliveries + p.b.e.Stats.PartialDeliveries
 	if pd == 0 {
 		t.Fatal("no partial delivery")

@@ -251,31 +251,46 @@ func newPair(t testing.TB, seed uint64, link simnet.LinkConfig, cfgA, cfgB Confi
 	return p
 }
 
+// peer is a side as pair.drive sees it: a side (DATA) or an iside
+// (I-DATA), which brings its own input and reader.
+type peer interface {
+	base() *side
+	input(now time.Time, pkt []byte)
+	consume()
+}
+
+func (s *side) base() *side { return s }
+
 // run drives the pair until both have sent and received everything or the
 // virtual time limit passes.
-func (p *pair) run(t testing.TB, limit time.Duration) {
+func (p *pair) run(t testing.TB, limit time.Duration) { p.drive(t, limit, p.a, p.b) }
+
+// drive is run with a and b standing for p.a and p.b.
+func (p *pair) drive(t testing.TB, limit time.Duration, a, b peer) {
 	end := p.now.Add(limit)
-	sides := [2]*side{p.a, p.b}
+	peers := [2]peer{a, b}
 	for steps := 0; ; steps++ {
-		for _, s := range sides {
-			if d := s.e.Deadline(); !d.IsZero() && !d.After(p.now) {
-				s.e.OnTimeout(p.now)
+		for _, ps := range peers {
+			if d := ps.base().e.Deadline(); !d.IsZero() && !d.After(p.now) {
+				ps.base().e.OnTimeout(p.now)
 			}
 		}
 		for pk := p.n.Pop(p.now); pk != nil; pk = p.n.Pop(p.now) {
-			dst := sides[1-pk.Link] // link 0 is A→B
+			dst := peers[1-pk.Link] // link 0 is A→B
 			dst.input(p.now, pk.Data)
 			p.n.Free(pk)
-			dst.flush(p.now, p.n)
+			dst.base().flush(p.now, p.n)
 		}
-		for _, s := range sides {
+		for _, ps := range peers {
+			s := ps.base()
 			s.produce()
-			s.consume()
+			ps.consume()
 			if s.err != nil {
 				t.Fatal(s.err)
 			}
 		}
-		for _, s := range sides {
+		for _, ps := range peers {
+			s := ps.base()
 			s.flush(p.now, p.n)
 			if steps%64 == 0 {
 				checkInvariants(t, &s.e.Send)
@@ -286,12 +301,14 @@ func (p *pair) run(t testing.TB, limit time.Duration) {
 		}
 		// Advance the clock to the next event.
 		next, ok := p.n.Next()
-		for _, s := range sides {
+		for _, ps := range peers {
+			s := ps.base()
 			if d := s.e.Deadline(); !d.IsZero() && (!ok || d.Before(next)) {
 				next, ok = d, true
 			}
 		}
-		for _, s := range sides {
+		for _, ps := range peers {
+			s := ps.base()
 			if s.readStep > 0 && s.e.Recv.Readable() && (!ok || p.now.Add(time.Millisecond).Before(next)) {
 				next, ok = p.now.Add(time.Millisecond), true // the slow reader's next read
 			}
