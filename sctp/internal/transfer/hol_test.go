@@ -45,15 +45,6 @@ func holRun(t testing.TB, kind sched.Kind, interleaved bool, link simnet.LinkCon
 	}
 	p := newPair(t, 1, link, mk(), mk())
 	a, b := p.a, p.b
-	ib := &iside{b, map[msgKey][]byte{}}
-	ia := &iside{a, map[msgKey][]byte{}}
-	input := func(s *side, is *iside, pkt []byte) {
-		if interleaved {
-			is.input(p.now, pkt)
-		} else {
-			s.input(p.now, pkt)
-		}
-	}
 	bulk := make([]byte, bulkMsg)
 	msg := make([]byte, small)
 	var lat []time.Duration
@@ -85,9 +76,9 @@ func holRun(t testing.TB, kind sched.Kind, interleaved bool, link simnet.LinkCon
 		}
 		for pk := p.n.Pop(p.now); pk != nil; pk = p.n.Pop(p.now) {
 			if pk.Link == 0 {
-				input(b, ib, pk.Data)
+				b.input(p.now, pk.Data)
 			} else {
-				input(a, ia, pk.Data)
+				a.input(p.now, pk.Data)
 			}
 			p.n.Free(pk)
 		}

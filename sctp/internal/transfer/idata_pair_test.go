@@ -20,44 +20,11 @@ type msgKey struct {
 	mid uint32
 }
 
-// iside is a pair side speaking I-DATA: its own input (I-DATA chunks) and
-// reader (assembling parts per message).
+// iside is a pair side speaking I-DATA, with its own reader (assembling
+// parts per message).
 type iside struct {
 	*side
 	parts map[msgKey][]byte
-}
-
-func (s *iside) input(now time.Time, pkt []byte) {
-	it := chunk.Chunks(pkt)
-	for c, ok := it.Next(); ok; c, ok = it.Next() {
-		switch c.Type {
-		case chunk.TypeIData:
-			d, err := chunk.ParseIData(c)
-			if err != nil {
-				s.fail("bad I-DATA: %v", err)
-				return
-			}
-			if _, err := s.e.Recv.HandleIData(now, &d); err != nil {
-				s.fail("HandleIData: %v", err)
-			}
-		case chunk.TypeSack:
-			sk, err := chunk.ParseSack(c)
-			if err != nil {
-				s.fail("bad SACK: %v", err)
-				return
-			}
-			s.sk.SetFrom(&sk)
-			if _, err := s.e.Send.HandleSACK(now, &s.sk); err != nil {
-				s.fail("HandleSACK: %v", err)
-			}
-		default:
-			s.fail("chunk %v on an I-DATA association", c.Type)
-		}
-	}
-	if err := it.Err(); err != nil {
-		s.fail("bad packet: %v", err)
-	}
-	s.e.Recv.EndPacket(now)
 }
 
 func (s *iside) consume() {

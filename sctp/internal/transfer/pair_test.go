@@ -195,12 +195,14 @@ func (s *side) flush(now time.Time, n *simnet.Network) {
 	}
 }
 
-// input processes one packet of chunks.
+// input processes one packet of chunks: DATA, or I-DATA when the side
+// speaks it (Config.Interleaved), and SACKs.
 func (s *side) input(now time.Time, pkt []byte) {
+	interleaved := s.e.Config().Interleaved
 	it := chunk.Chunks(pkt)
 	for c, ok := it.Next(); ok; c, ok = it.Next() {
-		switch c.Type {
-		case chunk.TypeData:
+		switch {
+		case c.Type == chunk.TypeData && !interleaved:
 			d, err := chunk.ParseData(c)
 			if err != nil {
 				s.fail("bad DATA: %v", err)
@@ -209,7 +211,16 @@ func (s *side) input(now time.Time, pkt []byte) {
 			if _, err := s.e.Recv.HandleData(now, &d); err != nil {
 				s.fail("HandleData: %v", err)
 			}
-		case chunk.TypeSack:
+		case c.Type == chunk.TypeIData && interleaved:
+			d, err := chunk.ParseIData(c)
+			if err != nil {
+				s.fail("bad I-DATA: %v", err)
+				return
+			}
+			if _, err := s.e.Recv.HandleIData(now, &d); err != nil {
+				s.fail("HandleIData: %v", err)
+			}
+		case c.Type == chunk.TypeSack:
 			sk, err := chunk.ParseSack(c)
 			if err != nil {
 				s.fail("bad SACK: %v", err)
@@ -219,6 +230,8 @@ func (s *side) input(now time.Time, pkt []byte) {
 			if _, err := s.e.Send.HandleSACK(now, &s.sk); err != nil {
 				s.fail("HandleSACK: %v", err)
 			}
+		case interleaved:
+			s.fail("chunk %v on an I-DATA association", c.Type)
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -251,11 +264,10 @@ func newPair(t testing.TB, seed uint64, link simnet.LinkConfig, cfgA, cfgB Confi
 	return p
 }
 
-// peer is a side as pair.drive sees it: a side (DATA) or an iside
-// (I-DATA), which brings its own input and reader.
+// peer is a side as pair.drive sees it: a side, or an iside (I-DATA),
+// which brings its own reader.
 type peer interface {
 	base() *side
-	input(now time.Time, pkt []byte)
 	consume()
 }
 
@@ -277,7 +289,7 @@ func (p *pair) drive(t testing.TB, limit time.Duration, a, b peer) {
 		}
 		for pk := p.n.Pop(p.now); pk != nil; pk = p.n.Pop(p.now) {
 			dst := peers[1-pk.Link] // link 0 is A→B
-			dst.input(p.now, pk.Data)
+			dst.base().input(p.now, pk.Data)
 			p.n.Free(pk)
 			dst.base().flush(p.now, p.n)
 		}
