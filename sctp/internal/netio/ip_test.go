@@ -304,18 +304,7 @@ func BenchmarkRawIPRoundTrip(b *testing.B) {
 			}
 			defer tx.Close()
 			defer rx.Close()
-			const batch = 32
-			pkts := newPackets(batch, 2048)
-			fill(pkts, 0, payloadSize, rx.LocalAddr())
-			in := newPackets(batch, 2048)
-			b.SetBytes(payloadSize * batch)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				roundTrip(b, tx, rx, pkts, in)
-			}
-			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "pkts/s")
-			b.ReportMetric(float64(b.N*batch)*payloadSize*8/b.Elapsed().Seconds()/1e6, "Mbit/s")
+			benchRoundTrip(b, tx, rx)
 		})
 	}
 }
