@@ -3,12 +3,22 @@
 //
 // Usage:
 //
-//	sctpdump [-udp-port 9899] [-stats] [-zero-checksum] [-no-checksum] FILE
+//	sctpdump [-udp-port 9899[,PORT...]] [-udp-detect=true] [-stats] [-zero-checksum] [-no-checksum] FILE
 //
 // It reads SCTP directly over IPv4 or IPv6 (protocol 132) and SCTP over UDP
-// (RFC 6951) when either UDP port is -udp-port (default 9899; 0 disables
-// it), on Ethernet (with VLAN tags), Linux cooked (SLL, SLL2), raw IP and
-// BSD loopback links. Other packets and IP fragments are skipped.
+// (RFC 6951), on Ethernet (with VLAN tags), Linux cooked (SLL, SLL2), raw
+// IP and BSD loopback links. Other packets and IP fragments are skipped.
+//
+// A UDP datagram is taken for SCTP when either of its ports is one of
+// -udp-port (default 9899, IANA's port; 0 for none), or, with -udp-detect
+// (on by default), when its payload is an SCTP packet whose CRC32c
+// checksum is valid, whatever its ports: usctp's clients and the kernel's
+// often encapsulate from ephemeral ports, and a datagram of another
+// protocol passes the checksum about once in 2^32. A datagram recognised
+// that way is decoded like any other and counted as udp_detected in
+// -stats. With -udp-detect=false, only -udp-port's datagrams are decoded,
+// so a packet with a bad checksum on such a port is reported MALFORMED
+// while one on another port is skipped.
 //
 // # Line format
 //
@@ -83,6 +93,6 @@
 //
 // With -stats, after the chunk lines:
 //
-//	stats packets=N sctp=N chunks=N malformed=N skipped=N
+//	stats packets=N sctp=N chunks=N malformed=N skipped=N udp_detected=N
 //	stats chunk=NAME count=N     (one line per chunk type seen, by type number)
 package main

@@ -20,10 +20,11 @@ func FuzzFrame(f *testing.F) {
 		f.Add(fr)
 	}
 	f.Fuzz(func(t *testing.T, frame []byte) {
-		d := dumper{cfg: config{udpPort: 9899}, out: bufio.NewWriter(io.Discard)}
+		rule := udpRule{ports: []int{9899}, detect: true}
+		d := dumper{cfg: config{udp: rule}, out: bufio.NewWriter(io.Discard)}
 		for _, lt := range []layers.LinkType{layers.LinkTypeEthernet, layers.LinkTypeLinuxSLL, linkTypeSLL2,
 			layers.LinkTypeRaw, layers.LinkTypeNull} {
-			if p, ok := sctpPayload(frame, lt, 9899); ok {
+			if p, kind := sctpPayload(frame, lt, rule); kind != notSCTP {
 				d.packet(p)
 			}
 		}

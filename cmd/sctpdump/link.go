@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 
 	"github.com/google/gopacket/layers"
+
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // Link, network and transport decoding, by hand: only the few headers on the
@@ -20,35 +22,60 @@ const (
 // other link type uses).
 const linkTypeSLL2 layers.LinkType = 276 & 0xff
 
-// sctpPayload returns the SCTP packet carried by a captured frame, or false
-// if the frame holds no SCTP (or is an IP fragment).
-func sctpPayload(frame []byte, link layers.LinkType, udpPort int) ([]byte, bool) {
+// udpRule says which UDP datagrams carry SCTP (RFC 6951): those with a
+// port in ports, and, with detect, those on any other port whose payload
+// is an SCTP packet with a valid CRC32c checksum (a check that a datagram
+// of another protocol passes about once in 2^32).
+type udpRule struct {
+	ports  []int
+	detect bool
+}
+
+// Kinds of SCTP payload that sctpPayload finds.
+const (
+	notSCTP     = iota
+	plainSCTP   // IP protocol 132
+	udpPortSCTP // UDP, on a -udp-port port
+	udpSeenSCTP // UDP on another port, recognised by its checksum
+)
+
+// sctpPayload returns the SCTP packet carried by a captured frame and how
+// it was found, or notSCTP if the frame holds no SCTP (or is an IP
+// fragment).
+func sctpPayload(frame []byte, link layers.LinkType, udp udpRule) ([]byte, int) {
 	ip, ok := networkPayload(frame, link)
 	if !ok {
-		return nil, false
+		return nil, notSCTP
 	}
 	proto, seg, ok := transport(ip)
 	if !ok {
-		return nil, false
+		return nil, notSCTP
 	}
 	switch proto {
 	case protoSCTP:
-		return seg, true
+		return seg, plainSCTP
 	case protoUDP:
-		if udpPort == 0 || len(seg) < 8 {
-			return nil, false
+		if len(seg) < 8 {
+			return nil, notSCTP
 		}
 		src, dst := binary.BigEndian.Uint16(seg), binary.BigEndian.Uint16(seg[2:])
-		if int(src) != udpPort && int(dst) != udpPort {
-			return nil, false
-		}
 		l := int(binary.BigEndian.Uint16(seg[4:]))
 		if l < 8 || l > len(seg) {
 			l = len(seg)
 		}
-		return seg[8:l], true
+		payload := seg[8:l]
+		for _, p := range udp.ports {
+			if int(src) == p || int(dst) == p {
+				return payload, udpPortSCTP
+			}
+		}
+		if udp.detect && len(payload) >= chunk.HeaderLen+4 {
+			if r, err := chunk.VerifyChecksum(payload, false); err == nil && r == chunk.ChecksumValid {
+				return payload, udpSeenSCTP
+			}
+		}
 	}
-	return nil, false
+	return nil, notSCTP
 }
 
 // networkPayload strips the link layer and returns the IP packet.

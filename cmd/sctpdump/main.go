@@ -23,7 +23,7 @@ func main() {
 
 // config holds the command-line options.
 type config struct {
-	udpPort      int
+	udp          udpRule
 	stats        bool
 	zeroChecksum bool
 	noChecksum   bool
@@ -35,7 +35,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sctpdump", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg config
-	fs.IntVar(&cfg.udpPort, "udp-port", 9899, "UDP port of SCTP over UDP (RFC 6951); 0 disables")
+	ports := "9899"
+	fs.StringVar(&ports, "udp-port", ports, "UDP `ports` of SCTP over UDP (RFC 6951), comma-separated; 0 for none")
+	fs.BoolVar(&cfg.udp.detect, "udp-detect", true, "also decode UDP datagrams on other ports whose payload is an SCTP packet with a valid checksum")
 	fs.BoolVar(&cfg.stats, "stats", false, "print a count per chunk type at the end")
 	fs.BoolVar(&cfg.zeroChecksum, "zero-checksum", false, "accept a zero checksum field (RFC 9653)")
 	fs.BoolVar(&cfg.noChecksum, "no-checksum", false, "do not verify checksums")
@@ -46,7 +48,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() != 1 || cfg.udpPort < 0 || cfg.udpPort > 65535 {
+	var err error
+	if cfg.udp.ports, err = parsePorts(ports); err != nil {
+		fmt.Fprintln(stderr, "sctpdump: -udp-port:", err)
+		return 2
+	}
+	if fs.NArg() != 1 {
 		fs.Usage()
 		return 2
 	}
@@ -88,6 +95,7 @@ type dumper struct {
 	chunks    int
 	malformed int
 	skipped   int
+	detected  int // SCTP found by its checksum in UDP on another port
 	perType   [256]int
 }
 
@@ -130,10 +138,13 @@ func (d *dumper) file(r io.Reader) error {
 			return fmt.Errorf("packet %d: %w", d.packets+1, err)
 		}
 		d.packets++
-		payload, ok := sctpPayload(data, linkOf(ci), d.cfg.udpPort)
-		if !ok {
+		payload, kind := sctpPayload(data, linkOf(ci), d.cfg.udp)
+		if kind == notSCTP {
 			d.skipped++
 			continue
+		}
+		if kind == udpSeenSCTP {
+			d.detected++
 		}
 		d.sctp++
 		if ci.CaptureLength < ci.Length {
@@ -217,11 +228,26 @@ func reason(err error) string {
 }
 
 func (d *dumper) printStats() {
-	fmt.Fprintf(d.out, "stats packets=%d sctp=%d chunks=%d malformed=%d skipped=%d\n",
-		d.packets, d.sctp, d.chunks, d.malformed, d.skipped)
+	fmt.Fprintf(d.out, "stats packets=%d sctp=%d chunks=%d malformed=%d skipped=%d udp_detected=%d\n",
+		d.packets, d.sctp, d.chunks, d.malformed, d.skipped, d.detected)
 	for t, n := range d.perType {
 		if n > 0 {
 			fmt.Fprintf(d.out, "stats chunk=%s count=%d\n", chunk.Type(t), n)
 		}
 	}
+}
+
+// parsePorts parses -udp-port: comma-separated ports; 0 alone means none.
+func parsePorts(s string) ([]int, error) {
+	var ports []int
+	for f := range strings.SplitSeq(s, ",") {
+		p, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || p < 0 || p > 65535 {
+			return nil, fmt.Errorf("%q is not a port", f)
+		}
+		if p != 0 {
+			ports = append(ports, p)
+		}
+	}
+	return ports, nil
 }

@@ -203,19 +203,43 @@ func TestDumpCleanFileExitsZero(t *testing.T) {
 func TestDumpStatsCountMalformed(t *testing.T) {
 	name := writePcap(t, testFrames(), false)
 	out, _, code := runDump(t, "-stats", name)
-	if code != 1 || !strings.Contains(out, "stats packets=8 sctp=7 chunks=8 malformed=3 skipped=1\n") {
+	if code != 1 || !strings.Contains(out, "stats packets=8 sctp=7 chunks=8 malformed=3 skipped=1 udp_detected=0\n") {
 		t.Fatalf("exit %d, output:\n%s", code, out)
 	}
 }
 
+// TestDumpUDPPort checks how sctpdump decides that a UDP datagram carries
+// SCTP: a port of -udp-port, or (-udp-detect, the default) a payload with a
+// valid SCTP checksum; a datagram of another protocol is skipped.
 func TestDumpUDPPort(t *testing.T) {
-	frames := [][]byte{ether(0x0800, ipv4(17, udp(40000, 7777, sctpPacket(1, chunk.AppendEmpty(nil, chunk.TypeCookieAck, 0)))))}
-	name := writePcap(t, frames, false)
-	if out, _, code := runDump(t, name); code != 0 || out != "" {
-		t.Errorf("default port: exit %d, output %q", code, out)
+	good := sctpPacket(1, chunk.AppendEmpty(nil, chunk.TypeCookieAck, 0))
+	bad := append([]byte(nil), good...)
+	bad[8] ^= 0xff // checksum off: not recognised on another port
+	frames := [][]byte{
+		ether(0x0800, ipv4(17, udp(40000, 7777, good))),
+		ether(0x0800, ipv4(17, udp(40000, 7777, bad))),
+		ether(0x0800, ipv4(17, udp(53, 53, []byte("not sctp, but twenty bytes")))),
 	}
-	if out, _, code := runDump(t, "-udp-port", "7777", name); code != 0 || out != "1 COOKIE-ACK vtag=0x1\n" {
-		t.Errorf("-udp-port 7777: exit %d, output %q", code, out)
+	name := writePcap(t, frames, false)
+	for _, c := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{nil, 0, "1 COOKIE-ACK vtag=0x1\nstats packets=3 sctp=1 chunks=1 malformed=0 skipped=2 udp_detected=1\n"},
+		{[]string{"-udp-detect=false"}, 0, "stats packets=3 sctp=0 chunks=0 malformed=0 skipped=3 udp_detected=0\n"},
+		{[]string{"-udp-port", "9899,7777"}, 1, "1 COOKIE-ACK vtag=0x1\n2 MALFORMED vtag=0x1 malformed=packet: bad checksum: field "},
+		{[]string{"-udp-port", "0", "-udp-detect=false"}, 0, "stats packets=3 sctp=0 chunks=0 malformed=0 skipped=3 udp_detected=0\n"},
+	} {
+		out, _, code := runDump(t, append(append([]string{"-stats"}, c.args...), name)...)
+		if code != c.code || !strings.HasPrefix(out, c.out) {
+			t.Errorf("%q: exit %d, output %q, want %d and %q...", c.args, code, out, c.code, c.out)
+		}
+	}
+	for _, bad := range []string{"x", "65536", "-1", "9899,"} {
+		if _, _, code := runDump(t, "-udp-port", bad, name); code != 2 {
+			t.Errorf("-udp-port %q: exit %d, want 2", bad, code)
+		}
 	}
 }
 

@@ -66,7 +66,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.json, "json", false, "print results as JSON")
 	fs.BoolVar(&o.verbose, "v", false, "verbose: bytes delivered per stream")
 	fs.BoolVar(&o.memory, "memory", false, "memory mode: heap per association and allocations per message (in-process stacks)")
-	fs.DurationVar(&o.interim, "D", -1, "interim result interval (default 1s for runs of 5 s or more, 0 for none)")
+	var interim interimFlag
+	fs.Var(&interim, "D", "interim result interval, a `duration` (default 1s for runs of 5 s or more, 0 for none)")
 	fs.StringVar(&o.cpuprof, "cpuprofile", "", "write a CPU profile of this process (and the spawned server's to FILE.server)")
 	fs.StringVar(&o.memprof, "memprofile", "", "-memory: write heap profiles taken with every association idle (FILE) and after traffic (FILE.traffic)")
 	if err := fs.Parse(args); err != nil {
@@ -107,7 +108,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if o.rounds < 1 {
 		return nil, errors.New("-rounds must be at least 1")
 	}
-	if o.interim < 0 {
+	o.interim = interim.d
+	if !interim.set {
 		o.interim = 0
 		if p.Duration >= 5*time.Second {
 			o.interim = time.Second
@@ -153,4 +155,34 @@ func parseList(s string) ([]uint16, error) {
 		out = append(out, uint16(v))
 	}
 	return out, nil
+}
+
+// interimFlag is -D: a duration whose default depends on the test length,
+// so the flag package must print no default of its own for it (a
+// DurationVar with a sentinel printed "(default -1ns)" after the usage's
+// own description of the default).
+type interimFlag struct {
+	d   time.Duration
+	set bool
+}
+
+// String returns the duration given, or "" when -D was not given.
+func (f *interimFlag) String() string {
+	if f == nil || !f.set {
+		return ""
+	}
+	return f.d.String()
+}
+
+// Set parses a duration of at least zero.
+func (f *interimFlag) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	if d < 0 {
+		return errors.New("must not be negative")
+	}
+	f.d, f.set = d, true
+	return nil
 }

@@ -58,11 +58,35 @@ func TestParseFlags(t *testing.T) {
 	}
 }
 
+// TestHelpDefaults checks that -h states each flag's default once: -D's
+// default depends on -l, and its usage says so; the flag package must not
+// print a sentinel beside it.
+func TestHelpDefaults(t *testing.T) {
+	var out bytes.Buffer
+	if _, err := parseFlags([]string{"-h"}, &out); err == nil {
+		t.Fatal("-h: no error")
+	}
+	help := out.String()
+	i := strings.Index(help, "  -D ")
+	if i < 0 {
+		t.Fatalf("no -D in help:\n%s", help)
+	}
+	d, _, _ := strings.Cut(help[i+5:], "\n  -")
+	if n := strings.Count(d, "default"); n != 1 {
+		t.Errorf("-D's help names %d defaults, want 1: %q", n, d)
+	}
+	for _, args := range []string{"-D 0", "-D 250ms"} {
+		if _, err := parseFlags(strings.Fields(args), &bytes.Buffer{}); err != nil {
+			t.Errorf("%s: %v", args, err)
+		}
+	}
+}
+
 func TestParseFlagsErrors(t *testing.T) {
 	for _, args := range []string{
 		"-t TCP_STREAM", "-l 0", "-r 0,1", "-r a,b", "-weights 1,x", "-prios 70000",
 		"-weights 1 -prios 1", "-stack quic", "-compare usctp,nope", "-rounds 0", "-streams 65536", "extra",
-		"-streams 2 -weights 1,2,3",
+		"-streams 2 -weights 1,2,3", "-D -1s", "-D x",
 	} {
 		if _, err := parseFlags(strings.Fields(args), &bytes.Buffer{}); err == nil {
 			t.Errorf("%q: no error", args)
