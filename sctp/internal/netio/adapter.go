@@ -88,7 +88,7 @@ func (a *Adapter) ReadBatch(pkts []Packet) (int, error) {
 			if err != nil {
 				return 0, err
 			}
-			p.N, p.Addr = n, a.remote
+			p.N, p.Addr, p.Notice, p.MTU = n, a.remote, NoticeNone, 0
 			return 1, nil
 		case a.udp != nil:
 			n, _, flags, from, err := a.udp.ReadMsgUDPAddrPort(p.Buf, nil)
@@ -98,14 +98,14 @@ func (a *Adapter) ReadBatch(pkts []Packet) (int, error) {
 			if flags&msgTrunc != 0 || from.Port() == 0 {
 				continue // too large, or unanswerable (see batchIO.unpack)
 			}
-			p.N, p.Addr = n, netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
+			p.N, p.Addr, p.Notice, p.MTU = n, netip.AddrPortFrom(from.Addr().Unmap(), from.Port()), NoticeNone, 0
 			return 1, nil
 		default:
 			n, from, err := a.pc.ReadFrom(p.Buf)
 			if err != nil {
 				return 0, err
 			}
-			p.N, p.Addr = n, netAddrPort(from)
+			p.N, p.Addr, p.Notice, p.MTU = n, netAddrPort(from), NoticeNone, 0
 			a.last = from
 			return 1, nil
 		}

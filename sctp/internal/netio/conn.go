@@ -22,6 +22,14 @@ type Packet struct {
 	// peer's UDP port. Raw IP conns use port 0. IPv4 addresses are always
 	// in their 4-byte form (never IPv4-mapped IPv6).
 	Addr netip.AddrPort
+	// Notice is NoticeNone for a received packet. Otherwise the entry is
+	// what the network said about a packet this end sent to Addr (only
+	// from a conn opened with Notices): Buf[:N] then holds as much of
+	// that packet as the error quoted, from its SCTP common header on,
+	// at most maxNoticeQuote bytes and possibly none.
+	Notice NoticeKind
+	// MTU is the MTU reported with NoticeTooBig, 0 if none was.
+	MTU int
 }
 
 // Data returns the valid bytes of p, Buf[:N].

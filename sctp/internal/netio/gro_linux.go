@@ -81,6 +81,12 @@ func (b *batchIO) readGRO(pkts []Packet, view bool) (int, error) {
 			return 0, err
 		}
 		if b.r.err != nil {
+			if b.ns != nil && isNoticeErrno(b.r.err) {
+				if k := b.readNotices(pkts, view); k > 0 {
+					return k, nil
+				}
+				continue
+			}
 			return 0, os.NewSyscallError("recvmmsg", b.r.err)
 		}
 		g.count, g.next, g.off = b.r.n, 0, 0
@@ -110,10 +116,10 @@ func (b *batchIO) splitGRO(pkts []Packet, view bool) int {
 			end := min(g.off+seg, len(data))
 			p := &pkts[k]
 			if view {
-				p.Buf, p.N, p.Addr = data[g.off:end:end], end-g.off, addr
+				p.Buf, p.N, p.Addr, p.Notice, p.MTU = data[g.off:end:end], end-g.off, addr, NoticeNone, 0
 				k++
 			} else if n := copy(p.Buf, data[g.off:end]); n == end-g.off {
-				p.N, p.Addr = n, addr
+				p.N, p.Addr, p.Notice, p.MTU = n, addr, NoticeNone, 0
 				k++
 			} else {
 				b.dropped.Add(1)

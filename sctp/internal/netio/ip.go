@@ -24,6 +24,10 @@ type IPConfig struct {
 	DontFragment bool
 	// NoBatch disables recvmmsg/sendmmsg: one packet per system call.
 	NoBatch bool
+	// Notices is as UDPConfig.Notices: ICMP errors about sent packets
+	// (protocol unreachable when the peer host has no SCTP, host and
+	// network unreachable, fragmentation needed) come out of ReadBatch.
+	Notices bool
 	// SocketBuffer is the requested SO_RCVBUF and SO_SNDBUF; zero means
 	// 4 MiB.
 	SocketBuffer int
@@ -78,7 +82,7 @@ func ListenIP(cfg IPConfig) (*IPConn, error) {
 	if cfg.NoBatch {
 		// IPConn.ReadFrom strips the IPv4 header, so the adapter fits.
 		ic.b = single{NewAdapter(c, AdapterConfig{})}
-	} else if ic.b, err = newIPBatcher(c, ic.v6, cfg.DontFragment, pollBudget(cfg.BusyPoll)); err != nil {
+	} else if ic.b, err = newIPBatcher(c, ic.v6, cfg.DontFragment, cfg.Notices, pollBudget(cfg.BusyPoll)); err != nil {
 		c.Close()
 		return nil, err
 	}

@@ -67,6 +67,9 @@ type batchIO struct {
 	sendPkts     atomic.Uint64
 	busyPolls    atomic.Uint64
 	busyPollHits atomic.Uint64
+	notices      atomic.Uint64
+
+	ns *noticeState // non-nil when notices are on (enableNotices)
 
 	r struct {
 		sync.Mutex
@@ -243,6 +246,12 @@ func (b *batchIO) readBatch(pkts []Packet) (int, error) {
 			return 0, err
 		}
 		if b.r.err != nil {
+			if b.ns != nil && isNoticeErrno(b.r.err) {
+				if k := b.readNotices(pkts[:count], false); k > 0 {
+					return k, nil
+				}
+				continue
+			}
 			return 0, os.NewSyscallError("recvmmsg", b.r.err)
 		}
 		k := 0
@@ -284,7 +293,7 @@ func (b *batchIO) unpack(i int, p *Packet) bool {
 			n -= extra
 		}
 	}
-	p.N = n
+	p.N, p.Notice, p.MTU = n, NoticeNone, 0
 	p.Addr = sockaddrToAddrPort(&b.r.sa[i])
 	if !p.Addr.IsValid() {
 		return false

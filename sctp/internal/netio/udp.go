@@ -36,6 +36,13 @@ type UDPConfig struct {
 	// NoBatch disables recvmmsg/sendmmsg: one datagram per system call
 	// (for comparison and for kernels without them).
 	NoBatch bool
+	// Notices asks for the errors the network reports about sent
+	// datagrams (IP_RECVERR / IPV6_RECVERR): ICMP port unreachable when
+	// nothing listens on the peer's port, unreachable hosts and networks,
+	// packet too big. ReadBatch then returns them as entries whose
+	// Packet.Notice is set. Linux only, with the batched engine;
+	// elsewhere the option is ignored.
+	Notices bool
 	// SocketBuffer is the requested SO_RCVBUF and SO_SNDBUF size; zero
 	// means 4 MiB. The kernel caps it at net.core.rmem_max / wmem_max.
 	SocketBuffer int
@@ -65,6 +72,7 @@ type Stats struct {
 	GSOSends     uint64 // messages sent with UDP_SEGMENT
 	GSOFailure   uint64 // GSO sends the kernel refused and that were resent without it
 	GROCoalesced uint64 // received buffers that held more than one datagram
+	Notices      uint64 // network errors delivered as notices (Notices option)
 	BusyPolls    uint64 // reads that busy-polled an empty socket
 	BusyPollHits uint64 // busy polls that found data before their budget ran out
 
@@ -119,7 +127,7 @@ func ListenUDP(cfg UDPConfig) (*UDPConn, error) {
 	u := &UDPConn{c: c, local: netAddrPort(c.LocalAddr()), remotePort: port}
 	if cfg.NoBatch {
 		u.b = single{NewAdapter(c, AdapterConfig{RemotePort: port})}
-	} else if u.b, err = newUDPBatcher(c, port, !cfg.NoGSO, cfg.GRO, cfg.DontFragment, pollBudget(cfg.BusyPoll)); err != nil {
+	} else if u.b, err = newUDPBatcher(c, port, !cfg.NoGSO, cfg.GRO, cfg.DontFragment, cfg.Notices, pollBudget(cfg.BusyPoll)); err != nil {
 		c.Close()
 		return nil, err
 	}

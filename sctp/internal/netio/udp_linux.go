@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro, df bool, busyPoll time.Duration) (batcher, error) {
+func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro, df, notices bool, busyPoll time.Duration) (batcher, error) {
 	rc, err := c.SyscallConn()
 	if err != nil {
 		return nil, err
@@ -22,6 +22,11 @@ func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro, df bool, busyPol
 		}
 	}
 	b := newBatchIO(rc, v6, false, true, remotePort, busyPoll)
+	if notices {
+		if err := b.enableNotices(); err != nil {
+			return nil, err
+		}
+	}
 	b.gso.Store(gso && probeGSO(rc))
 	if gro && enableGRO(rc) {
 		b.initGRO()
@@ -34,7 +39,7 @@ func (b *batchIO) gsoEnabled() bool { return b.gso.Load() }
 func (b *batchIO) groEnabled() bool { return b.g != nil }
 
 func (b *batchIO) stats() Stats {
-	return Stats{Dropped: b.dropped.Load(), GSOSends: b.gsoSends.Load(), GSOFailure: b.gsoFailure.Load(), GROCoalesced: b.groCoalesced.Load(),
+	return Stats{Dropped: b.dropped.Load(), GSOSends: b.gsoSends.Load(), GSOFailure: b.gsoFailure.Load(), GROCoalesced: b.groCoalesced.Load(), Notices: b.notices.Load(),
 		BusyPolls: b.busyPolls.Load(), BusyPollHits: b.busyPollHits.Load(),
 		RecvCalls: b.recvCalls.Load(), RecvMessages: b.recvMsgs.Load(),
 		SendCalls: b.sendCalls.Load(), SendMessages: b.sendMsgs.Load(), SendPackets: b.sendPkts.Load()}

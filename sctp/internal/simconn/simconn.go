@@ -230,7 +230,7 @@ func (c *Conn) take(pkts []netio.Packet) int {
 		p := &pkts[k]
 		if len(d.data) <= len(p.Buf) {
 			p.N = copy(p.Buf, d.data)
-			p.Addr = d.from
+			p.Addr, p.Notice, p.MTU = d.from, netio.NoticeNone, 0
 			k++
 		} else {
 			c.dropped++
