@@ -7,6 +7,7 @@ import (
 
 	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/internal/assoc"
 	"github.com/usctp/usctp/sctp/internal/transport"
 )
 
@@ -202,25 +203,25 @@ const defaultUnsentLimit = 256 << 10
 const maxPacket = 9216
 
 // core returns the sans-I/O core's configuration.
-func (c *Config) core(overhead int) config {
-	cc := config{
-		RTOInitial:      c.RTOInitial,
-		RTOMin:          c.RTOMin,
-		RTOMax:          c.RTOMax,
-		HBInterval:      c.HeartbeatInterval,
-		AssocMaxRetrans: c.MaxRetransmits,
-		OutStreams:      c.OutStreams,
-		InStreams:       c.InStreams,
-		RecvWindow:      uint32(c.RecvBuffer),
-		SendBuffer:      c.SendBuffer,
-		SendUnsent:      max(c.UnsentLimit, 0),
-		MaxAssociations: c.MaxAssociations,
-		PMTU:            c.MTU - overhead,
-		Interleave:      c.Interleaving,
-		InterleaveFSN:   c.InterleaveFSN,
-		NoReconfig:      c.DisableStreamReconfig,
-		DenyAssocReset:  c.DenyAssocReset,
-		NoPR:            c.DisablePartialReliability,
+func (c *Config) core(overhead int) assoc.Config {
+	cc := assoc.Config{
+		RTOInitial:                c.RTOInitial,
+		RTOMin:                    c.RTOMin,
+		RTOMax:                    c.RTOMax,
+		HeartbeatInterval:         c.HeartbeatInterval,
+		MaxRetransmits:            c.MaxRetransmits,
+		OutStreams:                c.OutStreams,
+		InStreams:                 c.InStreams,
+		RecvBuffer:                c.RecvBuffer,
+		SendBuffer:                c.SendBuffer,
+		UnsentLimit:               max(c.UnsentLimit, 0),
+		MaxAssociations:           c.MaxAssociations,
+		MTU:                       c.MTU - overhead,
+		Interleaving:              c.Interleaving,
+		InterleaveFSN:             c.InterleaveFSN,
+		DisableStreamReconfig:     c.DisableStreamReconfig,
+		DenyAssocReset:            c.DenyAssocReset,
+		DisablePartialReliability: c.DisablePartialReliability,
 	}
 	cc.Scheduler = c.Scheduler
 	return cc

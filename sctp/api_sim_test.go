@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/simconn"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
@@ -183,7 +184,7 @@ func TestSimDeadlines(t *testing.T) {
 		if !errors.Is(err, ErrPeerAborted) {
 			t.Fatalf("peer: %v", err)
 		}
-		if ae := (*AbortError)(nil); !errors.As(err, &ae) || ae.Cause != causeUserInitiatedAbort {
+		if ae := (*AbortError)(nil); !errors.As(err, &ae) || ae.Cause != uint16(chunk.CauseUserAbort) {
 			t.Fatalf("cause: %v", err)
 		}
 	})

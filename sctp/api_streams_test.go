@@ -27,13 +27,7 @@ func simPairCfg(t *testing.T, link simnet.LinkConfig, adj func(*Config), f func(
 func waitRecvHeld(t *testing.T, as *Association, want int) {
 	t.Helper()
 	for range 1000 {
-		as.ep.mu.Lock()
-		held := -1
-		if eng := as.engine(); eng != nil {
-			held = eng.Recv.Held()
-		}
-		as.ep.mu.Unlock()
-		if held == want {
+		if as.Stats().RecvBuffered == want {
 			return
 		}
 		time.Sleep(10 * time.Millisecond) // virtual: inside the synctest bubble

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // loopCfg is a configuration for tests over UDP on loopback: ephemeral
@@ -151,7 +153,7 @@ func TestUDPAbort(t *testing.T) {
 	if !errors.Is(err, ErrPeerAborted) || !errors.Is(err, ErrAborted) || errors.Is(err, ErrLocalAbort) || !errors.As(err, &ae) {
 		t.Fatalf("peer side: %v", err)
 	}
-	if ae.Cause != causeUserInitiatedAbort {
+	if ae.Cause != uint16(chunk.CauseUserAbort) {
 		t.Fatalf("cause %d", ae.Cause)
 	}
 	if _, err := c.WriteMsg([]byte("x"), SendInfo{}); !errors.Is(err, ErrLocalAbort) {
@@ -311,7 +313,7 @@ func TestUDPBacklogFull(t *testing.T) {
 	defer cancel()
 	_, err := Dial(ctx, "127.0.0.1:5000", dc)
 	var ae *AbortError
-	if !errors.Is(err, ErrPeerAborted) || !errors.As(err, &ae) || ae.Cause != causeUserInitiatedAbort {
+	if !errors.Is(err, ErrPeerAborted) || !errors.As(err, &ae) || ae.Cause != uint16(chunk.CauseUserAbort) {
 		t.Fatalf("second dial: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/internal/assoc"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
@@ -17,18 +18,17 @@ import (
 // its methods at once.
 type Association struct {
 	ep *Endpoint
-	a  *assoc
+	a  *assoc.Assoc
 
 	// Guarded by ep.mu.
 	up, closed  bool
-	shutdown    bool             // Shutdown was called
-	err         error            // terminal error; nil with closed: graceful shutdown
-	final       *Stats           // counters at close (kept apart: 4 KiB an open association does not need)
-	lastEng     *transfer.Engine // engine kept after close for unread data
-	busy        bool             // data written since the last sender-dry event
-	touched     bool             // listed in ep.touched
-	directWait  bool             // a ReadMsg caller that reads the socket itself waits in rwait
-	waitSince   time.Time        // when it started to wait
+	shutdown    bool      // Shutdown was called
+	err         error     // terminal error; nil with closed: graceful shutdown
+	final       *Stats    // counters at close (kept apart: 4 KiB an open association does not need)
+	busy        bool      // data written since the last sender-dry event
+	touched     bool      // listed in ep.touched
+	directWait  bool      // a ReadMsg caller that reads the socket itself waits in rwait
+	waitSince   time.Time // when it started to wait
 	abortReason string
 	rwait       waitq            // readable by ReadMsg, or closed
 	wwait       waitq            // send buffer space, or closed
@@ -54,7 +54,7 @@ type Association struct {
 // maxEvents bounds the events queued for a user who is not reading them.
 const maxEvents = 64
 
-func newAssociation(e *Endpoint, a *assoc) *Association {
+func newAssociation(e *Endpoint, a *assoc.Assoc) *Association {
 	return &Association{ep: e, a: a, done: make(chan struct{})}
 }
 
@@ -117,7 +117,7 @@ func (as *Association) write(p []byte, info SendInfo, dl *deadline) (int, error)
 		// goroutine at once; behind other data it is left to the owner
 		// goroutine and the reader, which send in batches as the windows
 		// open.
-		idle := as.a.data.eng != nil && as.a.data.eng.Send.Idle()
+		idle := as.a.SendIdle()
 		// A clock read per message is not free (3% of a bulk sender):
 		// only a PR-SCTP message needs one (a lifetime starts, or a
 		// priority write makes room). canSendNow uses the time only
@@ -126,11 +126,11 @@ func (as *Association) write(p []byte, info SendInfo, dl *deadline) (int, error)
 		if info.PR.Policy != PRNone {
 			now = time.Now()
 		}
-		err := as.a.sendPR(now, info.Stream, info.PPID, info.Unordered, p, info.PR)
+		err := as.a.Send(now, info.Stream, info.PPID, info.Unordered, p, assoc.PR{Policy: assoc.PRPolicy(info.PR.Policy), Value: info.PR.Value})
 		as.takeFailed() // messages a priority write made room by giving up
 		if err == nil {
 			as.busy = true
-			flush := as.a.canSendNow(now)
+			flush := as.a.CanSendNow(now)
 			e.mu.Unlock()
 			if idle {
 				e.sendNow()
@@ -163,20 +163,6 @@ func (as *Association) termErr() error {
 	return ErrClosed
 }
 
-func mapErr(err error) error {
-	switch {
-	case errors.Is(err, transfer.ErrStreamID):
-		return ErrStreamID
-	case errors.Is(err, transfer.ErrEmptyMessage):
-		return ErrEmptyMessage
-	case errors.Is(err, errShuttingDown):
-		return ErrShutdown
-	case errors.Is(err, errClosed):
-		return ErrClosed
-	}
-	return err
-}
-
 // ReadMsg reads the next message, or the next part of a message larger
 // than p (RecvInfo.EOR false until its last part), of any stream: messages
 // come in the order they became deliverable. It blocks until data arrives
@@ -204,26 +190,21 @@ func (as *Association) read(p []byte, s *Stream, dl *deadline) (int, RecvInfo, e
 	e := as.ep
 	e.mu.Lock()
 	for {
-		if eng := as.engine(); eng != nil {
+		{
 			var n int
-			var ri transfer.RecvInfo
+			var ri assoc.RecvInfo
 			var err error
 			if s == nil {
-				n, ri, err = eng.Recv.Read(p)
+				n, ri, err = as.a.Read(p)
 			} else {
-				n, ri, err = eng.Recv.ReadStream(s.sid, p)
+				n, ri, err = as.a.ReadStream(s.sid, p)
 			}
 			if err == nil {
-				kick := false
-				// The zero time: only a SACK due now (a window update);
-				// a delayed SACK's deadline is the owner's timer's, and
-				// a clock read per message is not free.
-				if !as.closed && eng.Recv.SACKDue(time.Time{}) {
-					e.core.markReady(as.a) // window update
-					kick = true
-				}
-				as.wakeReaders(eng)
-				if s != nil && s.rwait.waiting() && eng.Recv.ReadableStream(s.sid) {
+				// Only a SACK due now (a window update); a delayed
+				// SACK's deadline is the owner's timer's.
+				kick := as.a.WindowUpdate()
+				as.wakeReaders()
+				if s != nil && s.rwait.waiting() && as.a.ReadableStream(s.sid) {
 					s.rwait.wake()
 				}
 				e.mu.Unlock()
@@ -270,9 +251,9 @@ func (as *Association) read(p []byte, s *Stream, dl *deadline) (int, RecvInfo, e
 // its stream got data. Called with ep.mu held, after input and after
 // reads (a read can start a partial delivery, or end a message that
 // ReadMsg was continuing); it costs a look at the streams that got data.
-func (as *Association) wakeReaders(eng *transfer.Engine) {
+func (as *Association) wakeReaders() {
 	e := as.ep
-	if as.rwait.waiting() && eng.Recv.Readable() {
+	if as.rwait.waiting() && as.a.Readable() {
 		e.wokeReaders += len(as.rwait.ws)
 		e.nHandoffs.Add(uint64(len(as.rwait.ws)))
 		// Lend the reader role only to a reader whose data came
@@ -284,7 +265,7 @@ func (as *Association) wakeReaders(eng *transfer.Engine) {
 		}
 		as.rwait.wake()
 	}
-	as.readable = eng.Recv.AppendReadable(as.readable[:0])
+	as.readable = as.a.AppendReadable(as.readable[:0])
 	if len(as.streams) == 0 {
 		return
 	}
@@ -294,14 +275,6 @@ func (as *Association) wakeReaders(eng *transfer.Engine) {
 			s.rwait.wake()
 		}
 	}
-}
-
-// engine returns the transfer engine, live or kept after close.
-func (as *Association) engine() *transfer.Engine {
-	if eng := as.a.data.eng; eng != nil {
-		return eng
-	}
-	return as.lastEng
 }
 
 // SetDeadline sets the read and write deadlines of ReadMsg and WriteMsg.
@@ -339,7 +312,7 @@ func (as *Association) Shutdown(ctx context.Context) error {
 	e.mu.Lock()
 	if !as.closed && !as.shutdown {
 		as.shutdown = true
-		as.a.userShutdown(time.Now())
+		as.a.Shutdown(time.Now())
 		e.afterInput()
 	}
 	e.mu.Unlock()
@@ -368,7 +341,7 @@ func (as *Association) Abort(reason string) error {
 		return ErrClosed
 	}
 	as.abortReason = reason
-	as.a.userAbort(time.Now(), []byte(reason))
+	as.a.Abort(time.Now(), []byte(reason))
 	e.afterInput()
 	e.mu.Unlock()
 	e.flush()
@@ -446,17 +419,16 @@ func (as *Association) terminate(err error) {
 
 // progress wakes waiters after input; called with ep.mu held.
 func (as *Association) progress() {
-	eng := as.a.data.eng
-	if eng == nil {
+	if !as.a.Started() {
 		return
 	}
-	as.wakeReaders(eng)
-	if as.wwait.waiting() && as.writable(eng) {
+	as.wakeReaders()
+	if as.wwait.waiting() && as.writable() {
 		as.wantRoom = 0
 		as.wwait.wake()
 	}
 	as.takeFailed()
-	if as.busy && eng.Send.Idle() {
+	if as.busy && as.a.SendIdle() {
 		as.busy = false
 		as.emit(Event{Kind: EventSenderDry})
 	}
@@ -469,19 +441,15 @@ func (as *Association) progress() {
 // every SACK that frees a few packets' worth (a goroutine wake-up costs
 // more than the copies of several messages). TCP wakes its writers in the
 // same way, once a third of their buffer is free.
-func (as *Association) writable(eng *transfer.Engine) bool {
-	room := eng.Send.Room()
-	return room >= as.wantRoom && room >= eng.Send.Capacity()/2
+func (as *Association) writable() bool {
+	room, capacity := as.a.SendRoom()
+	return room >= as.wantRoom && room >= capacity/2
 }
 
 // takeFailed reports the messages the engine gave up under their PR-SCTP
 // policy as EventSendFailed events.
 func (as *Association) takeFailed() {
-	eng := as.a.data.eng
-	if eng == nil || !eng.Send.HasFailed() {
-		return
-	}
-	eng.Send.TakeFailed(func(f transfer.Failed) {
+	as.a.TakeFailed(func(f assoc.Failed) {
 		as.emit(Event{Kind: EventSendFailed, Stream: f.SID, PPID: f.PPID, Unordered: f.Unordered, Msg: f.Payload,
 			Sent: f.Sent, PR: PRPolicy(f.Policy)})
 	})
@@ -558,14 +526,15 @@ func (as *Association) Stats() Stats {
 		}
 		return *as.final
 	}
-	return as.a.snapshot()
+	s := as.a.Stats()
+	return statsOf(&s)
 }
 
 // Streams returns the negotiated outbound and inbound stream counts.
 func (as *Association) Streams() (out, in uint16) {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
-	return as.a.outStreams, as.a.inStreams
+	return as.a.Streams()
 }
 
 // Addr is an SCTP transport address: an IP address and SCTP port, and the
@@ -606,7 +575,7 @@ func (as *Association) LocalAddrs() []Addr {
 	la := as.ep.conn.LocalAddr()
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
-	a := Addr{IP: la.Addr(), Port: as.a.key.localPort, UDPPort: la.Port()}
+	a := Addr{IP: la.Addr(), Port: as.a.LocalPort(), UDPPort: la.Port()}
 	return []Addr{a}
 }
 
@@ -615,12 +584,10 @@ func (as *Association) LocalAddrs() []Addr {
 func (as *Association) RemoteAddrs() []Addr {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
-	k := as.a.key
-	out := []Addr{{IP: k.peer.Addr(), Port: k.peerPort, UDPPort: k.peer.Port()}}
-	for _, ip := range as.a.peerAddrs {
-		if ip != k.peer.Addr().Unmap() {
-			out = append(out, Addr{IP: ip, Port: k.peerPort, UDPPort: k.peer.Port()})
-		}
+	peer, port := as.a.Peer()
+	out := []Addr{{IP: peer.Addr(), Port: port, UDPPort: peer.Port()}}
+	for _, ip := range as.a.AppendPeerAddrs(nil) {
+		out = append(out, Addr{IP: ip, Port: port, UDPPort: peer.Port()})
 	}
 	return out
 }
@@ -637,7 +604,7 @@ func (as *Association) SetStreamValue(sid uint16, v uint16) error {
 	if as.closed {
 		return as.termErr()
 	}
-	return mapErr(as.a.setStreamValue(sid, v))
+	return mapErr(as.a.SetStreamValue(sid, v))
 }
 
 // StreamValue returns the scheduler value of outbound stream sid: its
@@ -648,7 +615,7 @@ func (as *Association) StreamValue(sid uint16) (uint16, error) {
 	if as.closed {
 		return 0, as.termErr()
 	}
-	v, err := as.a.streamValue(sid)
+	v, err := as.a.StreamValue(sid)
 	return v, mapErr(err)
 }
 
@@ -664,12 +631,12 @@ func (as *Association) SetScheduler(k sched.Kind) error {
 	if as.closed {
 		return as.termErr()
 	}
-	return mapErr(as.a.setScheduler(k))
+	return mapErr(as.a.SetScheduler(k))
 }
 
 // Scheduler returns the kind of the association's stream scheduler.
 func (as *Association) Scheduler() sched.Kind {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
-	return as.a.scheduler()
+	return as.a.Scheduler()
 }

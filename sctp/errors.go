@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/usctp/usctp/sctp/internal/assoc"
+	"github.com/usctp/usctp/sctp/internal/transfer"
 	"github.com/usctp/usctp/sctp/internal/transport"
 )
 
@@ -55,6 +57,22 @@ var (
 	ErrNeedRaw = transport.ErrNeedRaw
 )
 
+// Errors of stream reconfiguration (RFC 6525), for errors.Is.
+var (
+	// ErrReconfigUnsupported: the peer did not negotiate RE-CONFIG, or
+	// Config.DisableStreamReconfig is set.
+	ErrReconfigUnsupported = errors.New("sctp: stream reconfiguration (RFC 6525) not negotiated")
+	// ErrReconfigDenied: the peer answered "Denied".
+	ErrReconfigDenied = errors.New("sctp: stream reconfiguration denied by peer")
+	// ErrReconfigFailed: the peer answered with an error result.
+	ErrReconfigFailed = errors.New("sctp: stream reconfiguration failed")
+	// ErrReconfigBusy: too many reconfiguration requests are waiting.
+	ErrReconfigBusy = errors.New("sctp: too many stream reconfiguration requests waiting")
+	// ErrAssocResetTooSoon: an SSN/TSN Reset Request was sent less than
+	// 30 seconds ago, or one is already waiting (RFC 6525 section 5.1.4).
+	ErrAssocResetTooSoon = errors.New("sctp: an association reset was requested less than 30 seconds ago")
+)
+
 // AbortError is the terminal error of an association that ended without
 // a graceful shutdown. errors.Is matches ErrAborted and, as the case may
 // be, ErrPeerAborted or ErrLocalAbort, and ErrTimeout for timeouts.
@@ -98,8 +116,8 @@ func (e *AbortError) Is(target error) bool {
 	case ErrLocalAbort:
 		return !e.ByPeer
 	case ErrTimeout:
-		return e.Reason == reasonInitTimeout.String() || e.Reason == reasonPeerUnreachable.String() ||
-			e.Reason == reasonShutdownGuard.String()
+		return e.Reason == assoc.ReasonInitTimeout.String() || e.Reason == assoc.ReasonPeerUnreachable.String() ||
+			e.Reason == assoc.ReasonShutdownGuard.String()
 	}
 	return false
 }
@@ -109,3 +127,48 @@ func (e *AbortError) Timeout() bool { return e.Is(ErrTimeout) }
 
 // Temporary reports false (net.Error).
 func (e *AbortError) Temporary() bool { return false }
+
+// coreErrs maps the errors of the core and its transfer engine to the
+// public ones.
+var coreErrs = [...]struct{ core, public error }{
+	{transfer.ErrStreamID, ErrStreamID},
+	{transfer.ErrEmptyMessage, ErrEmptyMessage},
+	{transfer.ErrWouldBlock, ErrWouldBlock},
+	{assoc.ErrShuttingDown, ErrShutdown},
+	{assoc.ErrClosed, ErrClosed},
+	{assoc.ErrReconfigUnsupported, ErrReconfigUnsupported},
+	{assoc.ErrReconfigDenied, ErrReconfigDenied},
+	{assoc.ErrReconfigFailed, ErrReconfigFailed},
+	{assoc.ErrReconfigBusy, ErrReconfigBusy},
+	{assoc.ErrAssocResetTooSoon, ErrAssocResetTooSoon},
+}
+
+// mapErr returns the public error for an error of the core: the public
+// sentinel itself for a core sentinel, and for an error that wraps one
+// (adding detail) an error with the same text that matches the public
+// sentinel with errors.Is. Other errors (sched.ErrValue, ...) pass as they
+// are.
+func mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, m := range coreErrs {
+		if err == m.core {
+			return m.public
+		}
+		if errors.Is(err, m.core) {
+			return &detailed{err: err, public: m.public}
+		}
+	}
+	return err
+}
+
+// detailed is a core error that wraps a core sentinel, seen from the
+// public API: its text, matching the public sentinel.
+type detailed struct {
+	err    error
+	public error
+}
+
+func (e *detailed) Error() string { return e.err.Error() }
+func (e *detailed) Unwrap() error { return e.public }

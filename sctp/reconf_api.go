@@ -3,6 +3,8 @@ package sctp
 import (
 	"context"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/assoc"
 )
 
 // ResetStreams resets the numbering of streams (RFC 6525): each stream
@@ -54,19 +56,19 @@ func (as *Association) AddStreams(ctx context.Context, out, in uint16) error {
 // 30 seconds of the last request sent, or while one waits, returns
 // ErrAssocResetTooSoon.
 func (as *Association) ResetAssociation(ctx context.Context) error {
-	return as.reconfigureWith(ctx, func(a *assoc) (uint64, error) { return a.userAssocReset(time.Now()) })
+	return as.reconfigureWith(ctx, func(a *assoc.Assoc) (uint64, error) { return a.ResetAssoc(time.Now()) })
 }
 
 // reconfigure queues a reconfiguration request and waits for its result.
 func (as *Association) reconfigure(ctx context.Context, reset bool, dir StreamDirection, sids []uint16, out, in uint16) error {
-	return as.reconfigureWith(ctx, func(a *assoc) (uint64, error) {
-		return a.userReconf(time.Now(), reset, dir, sids, out, in)
+	return as.reconfigureWith(ctx, func(a *assoc.Assoc) (uint64, error) {
+		return a.Reconfigure(time.Now(), reset, assoc.Direction(dir), sids, out, in)
 	})
 }
 
 // reconfigureWith queues a reconfiguration request with queue, called
 // with ep.mu held, and waits for its result.
-func (as *Association) reconfigureWith(ctx context.Context, queue func(a *assoc) (uint64, error)) error {
+func (as *Association) reconfigureWith(ctx context.Context, queue func(a *assoc.Assoc) (uint64, error)) error {
 	e := as.ep
 	e.mu.Lock()
 	if as.closed {
@@ -109,28 +111,30 @@ func (as *Association) rcForget(op uint64) {
 
 // reconfDone turns a core reconfiguration event into the user's event
 // and the waiting call's result; called with ep.mu held.
-func (as *Association) reconfDone(ev *reconfEvent) {
-	if ev.op != 0 {
-		if as.rcGone[ev.op] {
-			delete(as.rcGone, ev.op)
+func (as *Association) reconfDone(ev *assoc.ReconfEvent) {
+	err := mapErr(ev.Err)
+	if ev.Op != 0 {
+		if as.rcGone[ev.Op] {
+			delete(as.rcGone, ev.Op)
 		} else {
 			if as.rcDone == nil {
 				as.rcDone = make(map[uint64]error)
 			}
-			as.rcDone[ev.op] = ev.err
+			as.rcDone[ev.Op] = err
 			as.rcwait.wake()
 		}
 	}
-	if ev.quiet {
+	if ev.Quiet {
 		return
 	}
+	dir := StreamDirection(ev.Dir)
 	switch {
-	case ev.assoc:
-		as.emit(Event{Kind: EventAssocReset, Direction: ev.dir, NextTSN: ev.next[0], PeerNextTSN: ev.next[1], Err: ev.err})
-	case ev.added:
-		as.emit(Event{Kind: EventStreamsAdded, Direction: ev.dir, Added: ev.n, Err: ev.err})
+	case ev.AssocReset:
+		as.emit(Event{Kind: EventAssocReset, Direction: dir, NextTSN: uint32(ev.Next[0]), PeerNextTSN: uint32(ev.Next[1]), Err: err})
+	case ev.Added:
+		as.emit(Event{Kind: EventStreamsAdded, Direction: dir, Added: ev.Count, Err: err})
 	default:
-		as.emit(Event{Kind: EventStreamReset, Direction: ev.dir, Streams: ev.sids, Err: ev.err})
+		as.emit(Event{Kind: EventStreamReset, Direction: dir, Streams: ev.SIDs, Err: err})
 	}
 }
 

@@ -177,8 +177,9 @@ func TestDirectReaderGoesAway(t *testing.T) {
 			}
 		}
 		time.Sleep(3 * readerCheck)
+		out := c.Stats().Unacked
 		c.ep.mu.Lock()
-		out, r := c.a.data.eng.Send.Outstanding(), c.ep.reader
+		r := c.ep.reader
 		c.ep.mu.Unlock()
 		if out != 0 || r != readerLoop {
 			t.Fatalf("%v after the last ReadMsg: %d DATA chunks unacknowledged, reader role %d; want 0 and readLoop", 3*readerCheck, out, r)

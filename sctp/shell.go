@@ -2,7 +2,6 @@ package sctp
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -14,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/usctp/usctp/sctp/internal/transfer"
+	"github.com/usctp/usctp/sctp/internal/assoc"
 	"github.com/usctp/usctp/sctp/internal/transport"
 )
 
@@ -38,8 +37,8 @@ type Endpoint struct {
 	connPeer netip.AddrPort // the peer's address on a connected net.Conn
 
 	mu         sync.Mutex
-	core       *endpoint
-	assocs     map[*assoc]*Association
+	core       *assoc.Endpoint
+	assocs     map[*assoc.Assoc]*Association
 	listenPort uint16 // SCTP port accepted on; 0: none
 	// sharedPorts is set on the raw-IP transport, where every raw socket
 	// on the host sees every SCTP packet: packets for ports this endpoint
@@ -125,6 +124,7 @@ func Listen(laddr string, cfg *Config) (*Endpoint, error) {
 	}
 	e.mu.Lock()
 	e.listenPort = port
+	e.core.SetPortFilter(port, e.sharedPorts)
 	e.mu.Unlock()
 	return e, nil
 }
@@ -141,7 +141,7 @@ func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Endpoint{cfg: c, conn: conn, connPeer: peer, assocs: make(map[*assoc]*Association),
+	e := &Endpoint{cfg: c, conn: conn, connPeer: peer, assocs: make(map[*assoc.Assoc]*Association),
 		kick: make(chan struct{}, 1), done: make(chan struct{}), rkick: make(chan struct{}, 1),
 		sharedPorts: c.conn == nil && c.PacketConn == nil && c.Conn == nil && c.Transport == IP}
 	if c.Pcap != "" {
@@ -157,14 +157,15 @@ func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 	if ip.Is4() || ip.Is4In6() || peer.Addr().Is4() {
 		fam = netip.IPv4Unspecified()
 	}
-	e.core = newEndpoint(c.core(e.conn.Overhead(fam)), time.Now())
-	e.core.onDestroy = e.onDestroy
+	e.core = assoc.NewEndpoint(c.core(e.conn.Overhead(fam)), time.Now())
+	e.core.SetCloseHook(e.onDestroy)
+	e.core.SetPortFilter(0, e.sharedPorts)
 	// The packets of one write lie side by side, each a PMTU (rounded to
 	// a cache line) apart, not maxPacket: 128 of them (192 KiB) stay in
 	// the CPU caches that the packet building and the kernel's copy both
 	// walk. A larger
 	// packet gets a buffer of its own (append).
-	stride := min((e.core.cfg.PMTU+63)&^63, maxPacket)
+	stride := min((e.core.MTU()+63)&^63, maxPacket)
 	arena := make([]byte, writeBatch*stride)
 	e.out = make([]transport.Packet, writeBatch)
 	for i := range e.out {
@@ -348,15 +349,15 @@ func (e *Endpoint) dial(ctx context.Context, peer netip.AddrPort, owned bool) (*
 		e.mu.Unlock()
 		return nil, err
 	}
-	var a *assoc
+	var a *assoc.Assoc
 	var err error
 	for range 16 {
 		lport := e.cfg.LocalPort
 		if lport == 0 {
 			lport = uint16(49152 + rand.IntN(16384))
 		}
-		a, err = e.core.connect(time.Now(), to, lport, peer.Port())
-		if !errors.Is(err, errExists) || e.cfg.LocalPort != 0 {
+		a, err = e.core.Connect(time.Now(), to, lport, peer.Port())
+		if !errors.Is(err, assoc.ErrExists) || e.cfg.LocalPort != 0 {
 			break
 		}
 	}
@@ -474,25 +475,17 @@ func (e *Endpoint) process(n int, loop bool) {
 	now := time.Now()
 	e.wmu.Lock()
 	e.mu.Lock()
-	e.core.beginBatch() // one SACK per batch (endpoint_batch.go)
+	e.core.BeginBatch() // one SACK per batch (endpoint_batch.go)
 	pkts := e.rpkts
-	var last assocKey
+	var last *assoc.Assoc
 	for i := range pkts[:n] {
-		p := pkts[i].Data()
-		if !e.acceptable(pkts[i].Addr, p) {
-			continue
-		}
-		e.core.receive(now, pkts[i].Addr, p)
 		// Note the association the packet reached, to wake its
 		// waiters below without visiting every association.
-		if len(p) >= 12 {
-			k := assocKey{peer: pkts[i].Addr, localPort: binary.BigEndian.Uint16(p[2:]), peerPort: binary.BigEndian.Uint16(p)}
-			if k != last {
-				last = k
-				if as := e.assocs[e.core.assocs[k]]; as != nil && !as.touched {
-					as.touched = true
-					e.touched = append(e.touched, as)
-				}
+		if a := e.core.Receive(now, pkts[i].Addr, pkts[i].Data()); a != nil && a != last {
+			last = a
+			if as := e.assocs[a]; as != nil && !as.touched {
+				as.touched = true
+				e.touched = append(e.touched, as)
 			}
 		}
 		// Collect what this packet caused before the next one is
@@ -506,7 +499,7 @@ func (e *Endpoint) process(n int, loop bool) {
 			e.mu.Lock()
 		}
 	}
-	e.core.endBatch()
+	e.core.EndBatch()
 	e.userWoke, e.wokeReaders = false, 0
 	e.afterPackets()
 	yield := loop && e.mayYield()
@@ -521,28 +514,6 @@ func (e *Endpoint) process(n int, loop bool) {
 	if yield {
 		e.poke() // the owner starts its checks of the reader role
 	}
-}
-
-// acceptable drops INITs to an SCTP port nobody listens on, unless they
-// are for an association of ours (an INIT collision or a peer restart).
-// On the raw-IP transport, whose SCTP port space is shared by every raw
-// socket on the host, it drops every packet that is neither for our
-// listening port nor for one of our associations: such a packet is out of
-// the blue only for us, and answering it (RFC 9260 section 8.4) would
-// abort another endpoint's association.
-func (e *Endpoint) acceptable(from netip.AddrPort, p []byte) bool {
-	if len(p) < 12 {
-		return true // the core counts it as malformed
-	}
-	dst := binary.BigEndian.Uint16(p[2:])
-	if e.listenPort != 0 && dst == e.listenPort {
-		return true
-	}
-	isInit := len(p) >= 16 && p[12] == ctInit && binary.BigEndian.Uint32(p[4:]) == 0
-	if !isInit && !e.sharedPorts {
-		return true
-	}
-	return e.core.assocs[assocKey{peer: from, localPort: dst, peerPort: binary.BigEndian.Uint16(p)}] != nil
 }
 
 // ownerLoop sends what user calls queued and runs the timers.
@@ -561,15 +532,15 @@ func (e *Endpoint) ownerLoop() {
 		e.nOwnerWakes.Add(1)
 		now := time.Now()
 		e.mu.Lock()
-		if d := e.core.deadline(); !d.IsZero() && !d.After(now) {
-			e.core.timeout(now)
+		if d := e.core.Deadline(); !d.IsZero() && !d.After(now) {
+			e.core.Expire(now)
 			e.afterInput()
 		}
 		e.checkReader(now)
 		e.mu.Unlock()
 		e.flush()
 		e.mu.Lock()
-		d := e.core.deadline()
+		d := e.core.Deadline()
 		if e.reader != readerLoop && (d.IsZero() || e.readerNext.Before(d)) {
 			d = e.readerNext
 		}
@@ -626,7 +597,7 @@ func (e *Endpoint) flushHeld() {
 		full := e.collect(now)
 		rearm := false
 		if !full {
-			if d := e.core.deadline(); !d.IsZero() && (e.armed.IsZero() || d.Before(e.armed)) {
+			if d := e.core.Deadline(); !d.IsZero() && (e.armed.IsZero() || d.Before(e.armed)) {
 				rearm = true
 			}
 		}
@@ -650,7 +621,7 @@ func (e *Endpoint) flushHeld() {
 func (e *Endpoint) collect(now time.Time) bool {
 	for e.nout < len(e.out) {
 		o := &e.out[e.nout]
-		to, b, ok := e.core.poll(now, o.Buf[:0])
+		to, b, ok := e.core.Poll(now, o.Buf[:0])
 		if !ok {
 			return false
 		}
@@ -689,7 +660,7 @@ func (e *Endpoint) fail(err error) {
 		e.err = fmt.Errorf("sctp: endpoint socket: %w", err)
 		e.closed = true
 		for a := range e.assocs {
-			a.userAbort(time.Now(), []byte("socket failed"))
+			a.Abort(time.Now(), []byte("socket failed"))
 		}
 		e.afterInput()
 		e.acceptWait.wake()
@@ -707,7 +678,7 @@ func (e *Endpoint) Close() error {
 		e.closed = true
 		for a, as := range e.assocs {
 			as.abortReason = "endpoint closed"
-			a.userAbort(time.Now(), []byte(as.abortReason))
+			a.Abort(time.Now(), []byte(as.abortReason))
 		}
 		e.afterInput()
 		e.acceptWait.wake()
@@ -728,7 +699,8 @@ func (e *Endpoint) Addr() netip.AddrPort { return e.conn.LocalAddr() }
 func (e *Endpoint) Stats() Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.core.statsSnapshot()
+	s := e.core.Stats()
+	return statsOf(&s)
 }
 
 // afterInput hands the core's events to the associations and wakes the
@@ -754,7 +726,7 @@ func (e *Endpoint) afterPackets() {
 
 func (e *Endpoint) events() {
 	for {
-		ev, ok := e.core.nextEvent()
+		ev, ok := e.core.NextEvent()
 		if !ok {
 			break
 		}
@@ -764,12 +736,12 @@ func (e *Endpoint) events() {
 
 // handle turns one core event into the association's state and a user
 // event.
-func (e *Endpoint) handle(ev event) {
-	as := e.assocs[ev.assoc]
-	switch ev.kind {
-	case evCommUp:
+func (e *Endpoint) handle(ev assoc.Event) {
+	as := e.assocs[ev.Assoc]
+	switch ev.Kind {
+	case assoc.EventCommUp:
 		if as == nil {
-			as = e.accepted(ev.assoc)
+			as = e.accepted(ev.Assoc)
 			if as == nil {
 				return
 			}
@@ -782,20 +754,21 @@ func (e *Endpoint) handle(ev event) {
 	if as == nil {
 		return
 	}
-	switch ev.kind {
-	case evRestart:
+	switch ev.Kind {
+	case assoc.EventRestart:
 		as.emit(Event{Kind: EventRestart})
-	case evPeerError:
-		as.emit(Event{Kind: EventPeerError, Cause: ev.cause})
-	case evReconf:
-		as.reconfDone(ev.rc)
-	case evPathDown, evPathUp:
-		as.emit(Event{Kind: EventPeerAddrChange, Addr: ev.assoc.key.peer, Reachable: ev.kind == evPathUp})
-	case evShutdownComplete:
+	case assoc.EventPeerError:
+		as.emit(Event{Kind: EventPeerError, Cause: ev.Cause})
+	case assoc.EventReconf:
+		as.reconfDone(ev.Reconf)
+	case assoc.EventPathDown, assoc.EventPathUp:
+		peer, _ := ev.Assoc.Peer()
+		as.emit(Event{Kind: EventPeerAddrChange, Addr: peer, Reachable: ev.Kind == assoc.EventPathUp})
+	case assoc.EventShutdownComplete:
 		as.terminate(nil)
-	case evCommLost, evCantStart:
-		ae := &AbortError{ByPeer: ev.reason == reasonPeerAbort, Reason: ev.reason.String(), Cause: ev.cause}
-		if ev.reason == reasonUserAbort {
+	case assoc.EventCommLost, assoc.EventCantStart:
+		ae := &AbortError{ByPeer: ev.Reason == assoc.ReasonPeerAbort, Reason: ev.Reason.String(), Cause: ev.Cause}
+		if ev.Reason == assoc.ReasonUserAbort {
 			ae.UserReason = as.abortReason
 		}
 		as.terminate(ae)
@@ -804,9 +777,9 @@ func (e *Endpoint) handle(ev event) {
 
 // accepted wraps a new passive association and queues it for Accept, or
 // aborts it when nobody can take it.
-func (e *Endpoint) accepted(a *assoc) *Association {
+func (e *Endpoint) accepted(a *assoc.Assoc) *Association {
 	if e.closed || e.listenPort == 0 || len(e.acceptq) >= e.cfg.Backlog {
-		a.userAbort(time.Now(), []byte(ErrAcceptQueueFull.Error()))
+		a.Abort(time.Now(), []byte(ErrAcceptQueueFull.Error()))
 		return nil
 	}
 	as := newAssociation(e, a)
@@ -819,17 +792,17 @@ func (e *Endpoint) accepted(a *assoc) *Association {
 // onDestroy is the core's hook as an association closes: keep its final
 // counters and its receive side (unread messages stay readable), and
 // report its unsent messages.
-func (e *Endpoint) onDestroy(a *assoc, r closeReason) {
+func (e *Endpoint) onDestroy(a *assoc.Assoc, r assoc.Reason) {
 	as := e.assocs[a]
 	if as == nil {
 		return
 	}
-	final := a.snapshot()
+	s := a.Stats()
+	final := statsOf(&s)
 	as.final = &final
-	as.lastEng = a.data.eng
 	as.takeFailed()
-	if eng := a.data.eng; eng != nil && r != reasonShutdown {
-		eng.Send.Drain(func(m transfer.Unsent) {
+	if r != assoc.ReasonShutdown {
+		a.DrainUnsent(func(m assoc.Unsent) {
 			if as.eventRoom() > 0 {
 				as.emit(Event{Kind: EventSendFailed, Stream: m.SID, PPID: m.PPID, Unordered: m.Unordered,
 					Msg: append([]byte(nil), m.Payload...), Sent: m.Sent})

@@ -1,0 +1,20 @@
+package assoc
+
+import (
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/transfer"
+)
+
+// send queues a reliable message (the tests' shorthand for Send).
+func (a *Assoc) send(now time.Time, sid uint16, ppid uint32, unordered bool, msg []byte) error {
+	return a.Send(now, sid, ppid, unordered, msg, transfer.PR{})
+}
+
+// read reads the next delivered message part and, as the shell does, lets
+// a SACK go when reading opened the window.
+func (a *Assoc) read(b []byte) (int, transfer.RecvInfo, error) {
+	n, info, err := a.Read(b)
+	a.WindowUpdate()
+	return n, info, err
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package assoc
+
+const raceEnabled = false
