@@ -29,6 +29,7 @@ var layers = []layer{
 	{prefix: "sched", mayUse: []string{"stream", "flexarray"}},
 	{prefix: "sctp/chunk"},
 	{prefix: "interleave", mayUse: []string{"stream", "flexarray", "sctp/chunk"}},
+	{prefix: "sctp/internal/assoc", mayUse: []string{"sctp/internal/transfer", "sctp/chunk", "interleave", "sched", "stream", "flexarray"}},
 	{prefix: "sctp", mayUse: []string{"sctp", "interleave", "sched", "stream", "flexarray"},
 		extern: []string{"golang.org/x/net", "golang.org/x/sys", "github.com/google/gopacket"}},
 	{prefix: "perf", mayUse: []string{"perf", "sctp", "interleave", "sched", "stream", "flexarray"},
@@ -140,6 +141,9 @@ func TestLayeringRules(t *testing.T) {
 		{"sctp", "interleave", true},
 		{"sctp", "perf", false},
 		{"sctp/internal/simnet", "sctp/chunk", true},
+		{"sctp/internal/assoc", "sctp/internal/transfer", true},
+		{"sctp/internal/assoc", "sctp/internal/transport", false},
+		{"sctp/internal/assoc", "sctp", false},
 		{"perf", "sctp", true},
 		{"perf", "cmd/sctpperf", false},
 		{"cmd/sctpperf", "perf", true},
@@ -154,7 +158,7 @@ func TestLayeringRules(t *testing.T) {
 			t.Errorf("%s -> %s: allowed=%v, want %v", c.pkg, c.dep, got, c.ok)
 		}
 	}
-	if allowedExtern("github.com/pion/sctp", layers[5].extern) {
+	if allowedExtern("github.com/pion/sctp", layers[6].extern) {
 		t.Error("sctp may not depend on pion")
 	}
 }
