@@ -758,7 +758,7 @@ func (e *Endpoint) handle(ev assoc.Event) {
 	case assoc.EventRestart:
 		as.emit(Event{Kind: EventRestart})
 	case assoc.EventPeerError:
-		as.emit(Event{Kind: EventPeerError, Cause: ev.Cause})
+		as.emit(Event{Kind: EventPeerError, Cause: uint16(ev.Cause)})
 	case assoc.EventReconf:
 		as.reconfDone(ev.Reconf)
 	case assoc.EventPathDown, assoc.EventPathUp:
@@ -767,7 +767,7 @@ func (e *Endpoint) handle(ev assoc.Event) {
 	case assoc.EventShutdownComplete:
 		as.terminate(nil)
 	case assoc.EventCommLost, assoc.EventCantStart:
-		ae := &AbortError{ByPeer: ev.Reason == assoc.ReasonPeerAbort, Reason: ev.Reason.String(), Cause: ev.Cause}
+		ae := &AbortError{ByPeer: ev.Reason == assoc.ReasonPeerAbort, Reason: ev.Reason.String(), Cause: uint16(ev.Cause)}
 		if ev.Reason == assoc.ReasonUserAbort {
 			ae.UserReason = as.abortReason
 		}

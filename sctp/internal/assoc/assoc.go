@@ -3,6 +3,8 @@ package assoc
 import (
 	"net/netip"
 	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // assoc is one association's complete control-plane state (the TCB of RFC
@@ -129,7 +131,7 @@ func (a *Assoc) currentRTO() time.Duration {
 }
 
 // emit queues an event for the user.
-func (a *Assoc) emit(k EventKind, r Reason, cause uint16) {
+func (a *Assoc) emit(k EventKind, r Reason, cause chunk.CauseCode) {
 	a.ep.events = append(a.ep.events, Event{Kind: k, Assoc: a, Reason: r, Cause: cause})
 }
 
@@ -158,7 +160,7 @@ func (a *Assoc) destroy(r Reason) {
 }
 
 // fail closes the association after a failure and tells the user.
-func (a *Assoc) fail(r Reason, cause uint16) {
+func (a *Assoc) fail(r Reason, cause chunk.CauseCode) {
 	if a.state == stateCookieWait || a.state == stateCookieEchoed {
 		a.emit(EventCantStart, r, cause)
 	} else {

@@ -1,6 +1,10 @@
 package assoc
 
-import "time"
+import (
+	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
+)
 
 // abort9_1 handles an ABORT whose verification tag passed rule B of section
 // 8.5.1. Section 9.1: "After checking the Verification Tag, the receiving
@@ -26,10 +30,10 @@ func (a *Assoc) sendAbort(cause []byte) {
 // cause carrying info.
 func (a *Assoc) protocolViolation(info string) {
 	a.stats.Violations++
-	cause := appendCause(a.ep.scratch[:0], causeProtocolViolation, []byte(info))
+	cause := appendCause(a.ep.scratch[:0], chunk.CauseProtocolViolation, []byte(info))
 	a.ep.scratch = cause[:0]
 	a.sendAbort(cause)
-	a.fail(ReasonProtocolViolation, causeProtocolViolation)
+	a.fail(ReasonProtocolViolation, chunk.CauseProtocolViolation)
 }
 
 // shutdown9_2 handles SHUTDOWN in ESTABLISHED, SHUTDOWN-PENDING and
@@ -208,7 +212,7 @@ const maxQueuedPeerErrors = 64
 
 // queueErrorCause adds one error cause to the ERROR chunk owed to the peer.
 // Causes that do not fit the bound are dropped (the ERROR is advisory).
-func (a *Assoc) queueErrorCause(code uint16, info []byte) {
+func (a *Assoc) queueErrorCause(code chunk.CauseCode, info []byte) {
 	if a.peerTag == 0 {
 		return // no tag to send it with yet
 	}
@@ -253,10 +257,10 @@ func (a *Assoc) Abort(now time.Time, reason []byte) error {
 	if len(reason) > 256 {
 		reason = reason[:256]
 	}
-	cause := appendCause(a.ep.scratch[:0], causeUserInitiatedAbort, reason)
+	cause := appendCause(a.ep.scratch[:0], chunk.CauseUserAbort, reason)
 	a.ep.scratch = cause[:0]
 	a.sendAbort(cause)
-	a.emit(EventCommLost, ReasonUserAbort, causeUserInitiatedAbort)
+	a.emit(EventCommLost, ReasonUserAbort, chunk.CauseUserAbort)
 	a.destroy(ReasonUserAbort)
 	return nil
 }

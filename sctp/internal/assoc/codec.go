@@ -15,35 +15,6 @@ import (
 
 const commonHeaderLen = chunk.HeaderLen
 
-// Error cause codes (RFC 9260 section 3.3.10), as plain numbers for the
-// association's tables and events.
-const (
-	causeInvalidStream         = uint16(chunk.CauseInvalidStream)
-	causeMissingMandatoryParam = uint16(chunk.CauseMissingParam)
-	causeStaleCookie           = uint16(chunk.CauseStaleCookie)
-	causeOutOfResource         = uint16(chunk.CauseOutOfResource)
-	causeUnresolvableAddress   = uint16(chunk.CauseUnresolvableAddress)
-	causeUnrecognizedChunk     = uint16(chunk.CauseUnrecognizedChunk)
-	causeInvalidMandatoryParam = uint16(chunk.CauseInvalidParam)
-	causeUnrecognizedParams    = uint16(chunk.CauseUnrecognizedParams)
-	causeNoUserData            = uint16(chunk.CauseNoUserData)
-	causeCookieWhileShutdown   = uint16(chunk.CauseCookieWhileShutdown)
-	causeRestartNewAddrs       = uint16(chunk.CauseRestartNewAddresses)
-	causeUserInitiatedAbort    = uint16(chunk.CauseUserAbort)
-	causeProtocolViolation     = uint16(chunk.CauseProtocolViolation)
-)
-
-// Parameter types the association uses.
-const (
-	paramHeartbeatInfo  = uint16(chunk.ParamHeartbeatInfo)
-	paramIPv4           = uint16(chunk.ParamIPv4Address)
-	paramIPv6           = uint16(chunk.ParamIPv6Address)
-	paramStateCookie    = uint16(chunk.ParamStateCookie)
-	paramUnrecognized   = uint16(chunk.ParamUnrecognizedParameter)
-	paramCookiePreserve = uint16(chunk.ParamCookiePreservative)
-	paramHostName       = uint16(chunk.ParamHostNameAddress)
-)
-
 type parseResult uint8
 
 const (
@@ -72,7 +43,7 @@ func parsePacket(b []byte, p *inPacket) parseResult {
 		if !ok {
 			break
 		}
-		p.chunks = append(p.chunks, rxChunk{typ: uint8(c.Type), flags: c.Flags, raw: pk.Chunks[off : off+c.Len()]})
+		p.chunks = append(p.chunks, rxChunk{typ: c.Type, flags: c.Flags, raw: pk.Chunks[off : off+c.Len()]})
 	}
 	if it.Err() != nil || len(p.chunks) == 0 {
 		return parseMalformed
@@ -87,26 +58,10 @@ func chunkOfRx(c *rxChunk) chunk.Chunk {
 
 // forEachChunkType calls fn with the type of each chunk of a packet we
 // built.
-func forEachChunkType(pkt []byte, fn func(t uint8)) {
+func forEachChunkType(pkt []byte, fn func(t chunk.Type)) {
 	it := chunk.Chunks(pkt[min(len(pkt), commonHeaderLen):])
 	for c, ok := it.Next(); ok; c, ok = it.Next() {
-		fn(uint8(c.Type))
-	}
-}
-
-// walkParams calls fn for each TLV of b; fn returns false to stop. It
-// reports false when b is malformed (before fn stopped the walk).
-func walkParams(b []byte, fn func(typ uint16, val, raw []byte) bool) bool {
-	it := chunk.Params(b)
-	for {
-		off := it.Offset()
-		p, ok := it.Next()
-		if !ok {
-			return it.Err() == nil
-		}
-		if !fn(uint16(p.Type), p.Value, b[off:off+p.Len()]) {
-			return true
-		}
+		fn(c.Type)
 	}
 }
 
@@ -306,7 +261,7 @@ func appendErrorChunk(b []byte, causes []byte) []byte {
 }
 
 // appendCause appends one error cause (section 3.3.10), padded.
-func appendCause(b []byte, code uint16, info []byte) []byte {
+func appendCause(b []byte, code chunk.CauseCode, info []byte) []byte {
 	b, _ = chunk.AppendCause(b, chunk.CauseCode(code), info)
 	return b
 }
@@ -318,7 +273,7 @@ func appendStaleCookieError(b []byte, usec uint32) []byte {
 	return b
 }
 
-func appendMissingParamCause(b []byte, param uint16) []byte {
+func appendMissingParamCause(b []byte, param chunk.ParamType) []byte {
 	pt := [1]chunk.ParamType{chunk.ParamType(param)}
 	b, _ = chunk.AppendMissingParamsCause(b, pt[:])
 	return b
@@ -347,19 +302,19 @@ func appendInvalidStreamCause(b []byte, sid uint16) []byte {
 }
 
 // firstCause returns the code of the first error cause in v, or 0.
-func firstCause(v []byte) uint16 {
+func firstCause(v []byte) chunk.CauseCode {
 	it := chunk.Causes(v)
 	if c, ok := it.Next(); ok {
-		return uint16(c.Code)
+		return c.Code
 	}
 	return 0
 }
 
 // hasCause reports whether the causes v include code.
-func hasCause(v []byte, code uint16) bool {
+func hasCause(v []byte, code chunk.CauseCode) bool {
 	it := chunk.Causes(v)
 	for c, ok := it.Next(); ok; c, ok = it.Next() {
-		if uint16(c.Code) == code {
+		if c.Code == code {
 			return true
 		}
 	}

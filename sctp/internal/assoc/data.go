@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
@@ -175,7 +176,7 @@ func (a *Assoc) data6_2(now time.Time, p *inPacket, c *rxChunk) disp {
 		cause := appendNoUserDataCause(a.ep.scratch[:0], uint32(a.data.d.TSN))
 		a.ep.scratch = cause[:0]
 		a.sendAbort(cause)
-		a.fail(ReasonProtocolViolation, causeNoUserData)
+		a.fail(ReasonProtocolViolation, chunk.CauseNoUserData)
 		return dispDeleted
 	case err != nil:
 		a.protocolViolation("DATA chunk breaks the fragment sequence")
@@ -194,7 +195,7 @@ func (a *Assoc) data6_2(now time.Time, p *inPacket, c *rxChunk) disp {
 		// DATA chunk."
 		var info [4]byte
 		binary.BigEndian.PutUint16(info[:], a.data.d.SID)
-		a.queueErrorCause(causeInvalidStream, info[:])
+		a.queueErrorCause(chunk.CauseInvalidStream, info[:])
 	}
 	return dispNext
 }

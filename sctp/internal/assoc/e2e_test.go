@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
@@ -331,8 +332,8 @@ func TestEndToEndCollision(t *testing.T) {
 		a0, a1 := p.as[0], p.as[1]
 		if seed == 1 {
 			s0, s1 := p.eps[0].Stats(), p.eps[1].Stats()
-			t.Logf("INIT ACKs sent %d/%d, COOKIE ECHOs %d/%d, COOKIE ACKs %d/%d", s0.ChunksOut[ctInitAck], s1.ChunksOut[ctInitAck],
-				s0.ChunksOut[ctCookieEcho], s1.ChunksOut[ctCookieEcho], s0.ChunksOut[ctCookieAck], s1.ChunksOut[ctCookieAck])
+			t.Logf("INIT ACKs sent %d/%d, COOKIE ECHOs %d/%d, COOKIE ACKs %d/%d", s0.ChunksOut[chunk.TypeInitAck], s1.ChunksOut[chunk.TypeInitAck],
+				s0.ChunksOut[chunk.TypeCookieEcho], s1.ChunksOut[chunk.TypeCookieEcho], s0.ChunksOut[chunk.TypeCookieAck], s1.ChunksOut[chunk.TypeCookieAck])
 		}
 		if a0.peerTag != a1.localTag || a1.peerTag != a0.localTag {
 			t.Fatalf("seed %d: tags %08x/%08x vs %08x/%08x", seed, a0.localTag, a0.peerTag, a1.localTag, a1.peerTag)

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/netip"
 	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // endpoint is the sans-I/O endpoint core: it demultiplexes incoming packets
@@ -266,7 +268,7 @@ func (ep *Endpoint) countOut(a *Assoc, pkt []byte) {
 	}
 	s.PacketsOut++
 	s.BytesOut += uint64(len(pkt))
-	forEachChunkType(pkt, func(t uint8) {
+	forEachChunkType(pkt, func(t chunk.Type) {
 		if k := chunkKindOf[t]; a != nil && k > 0 {
 			a.chunks.out[k-1]++
 		} else {

@@ -3,6 +3,8 @@ package assoc
 import (
 	"net/netip"
 	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // Receive processes one SCTP packet that arrived from the transport address
@@ -43,13 +45,13 @@ func (ep *Endpoint) Receive(now time.Time, from netip.AddrPort, pkt []byte) *Ass
 	}
 	s.PacketsIn++
 	s.BytesIn += uint64(len(pkt))
-	if p.chunks[0].typ == ctInit || p.vtag == 0 {
+	if p.chunks[0].typ == chunk.TypeInit || p.vtag == 0 {
 		// Section 8.5.1 A: "When an endpoint receives an SCTP packet with
 		// the Verification Tag set to 0, it SHOULD verify that the packet
 		// contains only an INIT chunk. Otherwise, the receiver MUST
 		// silently discard the packet." An INIT is sent with tag 0 ("The
 		// sender MUST set the Verification Tag of the packet to 0").
-		if p.vtag != 0 || len(p.chunks) != 1 || p.chunks[0].typ != ctInit {
+		if p.vtag != 0 || len(p.chunks) != 1 || p.chunks[0].typ != chunk.TypeInit {
 			s.BadVTag++
 			return nil
 		}
@@ -79,18 +81,18 @@ func (ep *Endpoint) outOfTheBlue(now time.Time, p *inPacket) {
 	}
 	// 8.4 (2): "If the OOTB packet contains an ABORT chunk, the receiver
 	// MUST silently discard the OOTB packet and take no further action."
-	if p.find(ctAbort) != nil {
+	if p.find(chunk.TypeAbort) != nil {
 		s.OOTB++
 		return
 	}
 	switch p.chunks[0].typ {
-	case ctInit:
+	case chunk.TypeInit:
 		// 8.4 (3): "If the packet contains an INIT chunk with a
 		// Verification Tag set to 0, it SHOULD be processed as described
 		// in Section 5.1."
 		ep.initStateless(now, p)
 		return
-	case ctCookieEcho:
+	case chunk.TypeCookieEcho:
 		// 8.4 (4): "If the packet contains a COOKIE ECHO chunk as the
 		// first chunk, it MUST be processed as described in Section
 		// 5.1."
@@ -98,7 +100,7 @@ func (ep *Endpoint) outOfTheBlue(now time.Time, p *inPacket) {
 		return
 	}
 	s.OOTB++
-	if p.find(ctShutdownAck) != nil {
+	if p.find(chunk.TypeShutdownAck) != nil {
 		// 8.4 (5): "the receiver SHOULD respond to the sender of the OOTB
 		// packet with a SHUTDOWN COMPLETE chunk ... MUST fill in the
 		// Verification Tag field of the outbound packet with the
@@ -108,16 +110,16 @@ func (ep *Endpoint) outOfTheBlue(now time.Time, p *inPacket) {
 		return
 	}
 	// 8.4 (6): SHUTDOWN COMPLETE: silently discard.
-	if p.find(ctShutdownComplete) != nil {
+	if p.find(chunk.TypeShutdownComplete) != nil {
 		return
 	}
 	// 8.4 (7): "If the packet contains an ERROR chunk with the "Stale
 	// Cookie" error cause or a COOKIE ACK chunk, the SCTP packet SHOULD be
 	// silently discarded."
-	if p.find(ctCookieAck) != nil {
+	if p.find(chunk.TypeCookieAck) != nil {
 		return
 	}
-	if c := p.find(ctError); c != nil && hasCause(c.value(), causeStaleCookie) {
+	if c := p.find(chunk.TypeError); c != nil && hasCause(c.value(), chunk.CauseStaleCookie) {
 		return
 	}
 	// 8.4 (8): "The receiver SHOULD respond to the sender of the OOTB
@@ -205,11 +207,11 @@ func (ep *Endpoint) rejectInit(p *inPacket, in *initInfo, prob initProblem) {
 	var cause []byte
 	switch prob {
 	case initBadMandatory:
-		cause = appendCause(ep.scratch[:0], causeInvalidMandatoryParam, nil)
+		cause = appendCause(ep.scratch[:0], chunk.CauseInvalidParam, nil)
 	case initHostName:
-		cause = appendCause(ep.scratch[:0], causeUnresolvableAddress, nil)
+		cause = appendCause(ep.scratch[:0], chunk.CauseUnresolvableAddress, nil)
 	case initNoCookie:
-		cause = appendMissingParamCause(ep.scratch[:0], paramStateCookie)
+		cause = appendMissingParamCause(ep.scratch[:0], chunk.ParamStateCookie)
 	}
 	ep.scratch = cause[:0]
 	ep.replyAbort(p.from, p.dstPort, p.srcPort, in.tag, false, cause)
@@ -342,7 +344,7 @@ func (ep *Endpoint) cookieEchoNoTCB(now time.Time, p *inPacket) {
 		// association due to ... lack of local resources, it SHOULD
 		// respond with an ABORT chunk."
 		ep.stats.AssocsRefused++
-		cause := appendCause(ep.scratch[:0], causeOutOfResource, nil)
+		cause := appendCause(ep.scratch[:0], chunk.CauseOutOfResource, nil)
 		ep.scratch = cause[:0]
 		ep.replyAbort(p.from, p.dstPort, p.srcPort, c.peerTag, false, cause)
 		return

@@ -1,5 +1,7 @@
 package assoc
 
+import "github.com/usctp/usctp/sctp/chunk"
+
 // eventKind names a notification for the user of an association (RFC 9260
 // section 11.2.1 names them as ULP notifications).
 type EventKind uint8
@@ -57,9 +59,9 @@ func (r Reason) String() string {
 type Event struct {
 	Kind   EventKind
 	Assoc  *Assoc
-	Reason Reason       // for EventCommLost, EventCantStart, EventShutdownComplete
-	Cause  uint16       // error cause code of an ERROR or ABORT, if any
-	Reconf *ReconfEvent // for EventReconf
+	Reason Reason          // for EventCommLost, EventCantStart, EventShutdownComplete
+	Cause  chunk.CauseCode // error cause code of an ERROR or ABORT, if any
+	Reconf *ReconfEvent    // for EventReconf
 }
 
 // Direction names the direction of the streams a reconfiguration touches,

@@ -18,18 +18,18 @@ func FuzzEndpoint(f *testing.F) {
 	tc := newTestEndpoint(&testing.T{}, testConfig())
 	seeds := [][]byte{
 		tc.peerInit(),
-		initChunk(ctInitAck, 9, 65536, 10, 10, 1, param(paramStateCookie, []byte("cookie"))),
+		initChunk(chunk.TypeInitAck, 9, 65536, 10, 10, 1, param(chunk.ParamStateCookie, []byte("cookie"))),
 		dataChunk(3, tc.peerTSN, 0, 0, 0, []byte("data")),
 		sackChunk(1, 65536),
-		chunkOf(ctHeartbeat, 0, param(paramHeartbeatInfo, []byte("info"))),
-		chunkOf(ctAbort, 1, nil),
-		chunkOf(ctShutdown, 0, u32(1)),
-		chunkOf(ctShutdownAck, 0, nil),
-		chunkOf(ctShutdownComplete, 0, nil),
-		chunkOf(ctCookieEcho, 0, make([]byte, cookieLen)),
-		chunkOf(ctCookieAck, 0, nil),
-		chunkOf(ctError, 0, param(causeStaleCookie, u32(1))),
-		chunkOf(ctForwardTSN, 0, append(u32(tc.peerTSN+2), 0, 1, 0, 3)),
+		chunkOf(chunk.TypeHeartbeat, 0, param(chunk.ParamHeartbeatInfo, []byte("info"))),
+		chunkOf(chunk.TypeAbort, 1, nil),
+		chunkOf(chunk.TypeShutdown, 0, u32(1)),
+		chunkOf(chunk.TypeShutdownAck, 0, nil),
+		chunkOf(chunk.TypeShutdownComplete, 0, nil),
+		chunkOf(chunk.TypeCookieEcho, 0, make([]byte, cookieLen)),
+		chunkOf(chunk.TypeCookieAck, 0, nil),
+		chunkOf(chunk.TypeError, 0, cause(chunk.CauseStaleCookie, u32(1))),
+		chunkOf(chunk.TypeForwardTSN, 0, append(u32(tc.peerTSN+2), 0, 1, 0, 3)),
 	}
 	for i, c := range seeds {
 		for s := range numStates {

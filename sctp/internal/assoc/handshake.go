@@ -3,6 +3,7 @@ package assoc
 import (
 	"time"
 
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
@@ -57,7 +58,7 @@ func (a *Assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 		// set."
 		a.stats.Violations++
 		a.ep.replyAbort(p.from, p.dstPort, p.srcPort, a.localTag, true, nil)
-		a.fail(ReasonInvalidParameter, causeInvalidMandatoryParam)
+		a.fail(ReasonInvalidParameter, chunk.CauseInvalidParam)
 		return dispDeleted
 	case initBadMandatory:
 		a.stats.Violations++
@@ -73,7 +74,7 @@ func (a *Assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 		// "If an endpoint in the COOKIE-WAIT state receives an INIT ACK
 		// chunk with the OS value set to 0, it MUST destroy the TCB and
 		// SHOULD send an ABORT chunk."
-		a.fail(ReasonInvalidParameter, causeInvalidMandatoryParam)
+		a.fail(ReasonInvalidParameter, chunk.CauseInvalidParam)
 		return dispDeleted
 	case initHostName:
 		// Section 3.3.3 note 3: "The receiver of INIT ACK chunks
@@ -81,12 +82,12 @@ func (a *Assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 		// chunk and MAY include an "Unresolvable Address" error cause."
 		a.stats.Violations++
 		a.ep.rejectInit(p, &in, initHostName)
-		a.fail(ReasonInvalidParameter, causeUnresolvableAddress)
+		a.fail(ReasonInvalidParameter, chunk.CauseUnresolvableAddress)
 		return dispDeleted
 	case initNoCookie:
 		a.stats.Violations++
 		a.ep.rejectInit(p, &in, initNoCookie)
-		a.fail(ReasonInvalidParameter, causeMissingMandatoryParam)
+		a.fail(ReasonInvalidParameter, chunk.CauseMissingParam)
 		return dispDeleted
 	}
 	a.timers.stop(timerT1Init)
@@ -306,7 +307,7 @@ func (a *Assoc) cookieRestartA(now time.Time, p *inPacket, ck *cookie) disp {
 		// chunk and send an ERROR chunk with a "Cookie Received While
 		// Shutting Down" error cause to its peer."
 		a.pend.shutdownAck = true
-		a.queueErrorCause(causeCookieWhileShutdown, nil)
+		a.queueErrorCause(chunk.CauseCookieWhileShutdown, nil)
 		return dispStop
 	}
 	// "the existing session is treated the same as if it received an
@@ -375,7 +376,7 @@ func (a *Assoc) staleCookie5_2_6(now time.Time, staleness time.Duration) {
 	a.initRetx++
 	a.stats.HandshakeRetx++
 	if a.initRetx > a.ep.cfg.MaxInitRetransmits {
-		a.fail(ReasonInitTimeout, causeStaleCookie)
+		a.fail(ReasonInitTimeout, chunk.CauseStaleCookie)
 		return
 	}
 	// "When calculating the time extension, an implementation SHOULD use

@@ -100,7 +100,7 @@ func (tc *testConn) readPackets() {
 		if tc.ignoreHB {
 			cs := sp.p.chunks[:0]
 			for _, c := range sp.p.chunks {
-				if c.typ != ctHeartbeat {
+				if c.typ != chunk.TypeHeartbeat {
 					cs = append(cs, c)
 				}
 			}
@@ -128,7 +128,7 @@ func (tc *testConn) wantPacket() *sentPacket {
 
 // wantChunk returns the first chunk of the next packet, which must be of
 // type typ, sent with tag vtag.
-func (tc *testConn) wantChunk(typ uint8) (*sentPacket, *rxChunk) {
+func (tc *testConn) wantChunk(typ chunk.Type) (*sentPacket, *rxChunk) {
 	tc.t.Helper()
 	p := tc.wantPacket()
 	if p.p.chunks[0].typ != typ {
@@ -137,8 +137,8 @@ func (tc *testConn) wantChunk(typ uint8) (*sentPacket, *rxChunk) {
 	return p, &p.p.chunks[0]
 }
 
-func chunkTypes(p *inPacket) []uint8 {
-	var ts []uint8
+func chunkTypes(p *inPacket) []chunk.Type {
+	var ts []chunk.Type
 	for _, c := range p.chunks {
 		ts = append(ts, c.typ)
 	}
@@ -223,8 +223,8 @@ func (tc *testConn) advanceToTimer() {
 
 // Chunk builders for the test peer, on the sctp/chunk codec.
 
-func initChunk(typ uint8, tag, rwnd uint32, os, mis uint16, tsn uint32, params ...[]byte) []byte {
-	m := chunk.Init{Ack: typ == ctInitAck, Tag: tag, ARwnd: rwnd, OutStreams: os, InStreams: mis,
+func initChunk(typ chunk.Type, tag, rwnd uint32, os, mis uint16, tsn uint32, params ...[]byte) []byte {
+	m := chunk.Init{Ack: typ == chunk.TypeInitAck, Tag: tag, ARwnd: rwnd, OutStreams: os, InStreams: mis,
 		InitialTSN: chunk.TSN(tsn)}
 	for _, p := range params {
 		m.Params = append(m.Params, p...)
@@ -236,8 +236,8 @@ func initChunk(typ uint8, tag, rwnd uint32, os, mis uint16, tsn uint32, params .
 	return b
 }
 
-func param(typ uint16, val []byte) []byte {
-	b, err := chunk.AppendParam(nil, chunk.ParamType(typ), val)
+func param(typ chunk.ParamType, val []byte) []byte {
+	b, err := chunk.AppendParam(nil, typ, val)
 	if err != nil {
 		panic(err)
 	}
@@ -245,11 +245,14 @@ func param(typ uint16, val []byte) []byte {
 }
 
 func (tc *testConn) peerInit(params ...[]byte) []byte {
-	return initChunk(ctInit, tc.peerTag, 65536, 100, 100, tc.peerTSN, params...)
+	return initChunk(chunk.TypeInit, tc.peerTag, 65536, 100, 100, tc.peerTSN, params...)
 }
 
-func chunkOf(typ, flags uint8, val []byte) []byte {
-	b, err := chunk.Chunk{Type: chunk.Type(typ), Flags: flags, Value: val}.Append(nil)
+// cause returns an error cause (a TLV like a parameter).
+func cause(code chunk.CauseCode, val []byte) []byte { return param(chunk.ParamType(code), val) }
+
+func chunkOf(typ chunk.Type, flags uint8, val []byte) []byte {
+	b, err := chunk.Chunk{Type: typ, Flags: flags, Value: val}.Append(nil)
 	if err != nil {
 		panic(err)
 	}
@@ -294,16 +297,16 @@ func (tc *testConn) connectClient() {
 		tc.t.Fatal(err)
 	}
 	tc.a = a
-	tc.wantChunk(ctInit)
+	tc.wantChunk(chunk.TypeInit)
 	tc.wantState(stateCookieWait)
-	tc.writeChunks(initChunk(ctInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN,
-		param(paramStateCookie, []byte("peer cookie"))))
-	_, c := tc.wantChunk(ctCookieEcho)
+	tc.writeChunks(initChunk(chunk.TypeInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN,
+		param(chunk.ParamStateCookie, []byte("peer cookie"))))
+	_, c := tc.wantChunk(chunk.TypeCookieEcho)
 	if string(c.value()) != "peer cookie" {
 		tc.t.Fatalf("COOKIE ECHO carries %q", c.value())
 	}
 	tc.wantState(stateCookieEchoed)
-	tc.writeChunks(chunkOf(ctCookieAck, 0, nil))
+	tc.writeChunks(chunkOf(chunk.TypeCookieAck, 0, nil))
 	tc.wantState(stateEstablished)
 	tc.wantEvent(EventCommUp)
 }
@@ -312,14 +315,14 @@ func (tc *testConn) connectClient() {
 func (tc *testConn) connectServer() {
 	tc.t.Helper()
 	tc.writePacket(0, tc.peerInit())
-	_, c := tc.wantChunk(ctInitAck)
+	_, c := tc.wantChunk(chunk.TypeInitAck)
 	in := initValue(tc.t, c)
-	tc.writePacket(in.tag, chunkOf(ctCookieEcho, 0, in.cookie))
+	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
 	tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
 	if tc.a == nil {
 		tc.t.Fatalf("no association after COOKIE ECHO")
 	}
-	tc.wantChunk(ctCookieAck)
+	tc.wantChunk(chunk.TypeCookieAck)
 	tc.wantState(stateEstablished)
 	tc.wantEvent(EventCommUp)
 }
@@ -328,8 +331,8 @@ func (tc *testConn) connectServer() {
 // Initiate Tag and cookie (copied).
 func (tc *testConn) cookieFor(tag uint32, params ...[]byte) (uint32, []byte) {
 	tc.t.Helper()
-	tc.writePacket(0, initChunk(ctInit, tag, 65536, 100, 100, tc.peerTSN, params...))
-	p, c := tc.wantChunk(ctInitAck)
+	tc.writePacket(0, initChunk(chunk.TypeInit, tag, 65536, 100, 100, tc.peerTSN, params...))
+	p, c := tc.wantChunk(chunk.TypeInitAck)
 	if p.p.vtag != tag {
 		tc.t.Fatalf("INIT ACK sent with tag %08x, want the INIT's Initiate Tag %08x", p.p.vtag, tag)
 	}

@@ -3,6 +3,7 @@ package assoc
 import (
 	"time"
 
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
@@ -17,4 +18,20 @@ func (a *Assoc) read(b []byte) (int, transfer.RecvInfo, error) {
 	n, info, err := a.Read(b)
 	a.WindowUpdate()
 	return n, info, err
+}
+
+// walkParams calls fn for each TLV of b; fn returns false to stop. It
+// reports false when b is malformed (before fn stopped the walk).
+func walkParams(b []byte, fn func(typ chunk.ParamType, val, raw []byte) bool) bool {
+	it := chunk.Params(b)
+	for {
+		off := it.Offset()
+		p, ok := it.Next()
+		if !ok {
+			return it.Err() == nil
+		}
+		if !fn(p.Type, p.Value, b[off:off+p.Len()]) {
+			return true
+		}
+	}
 }

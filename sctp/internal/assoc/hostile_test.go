@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // An INIT flood costs no memory: the endpoint answers each INIT from the
@@ -16,7 +18,7 @@ func TestInitFloodMemoryFlat(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	pkt := func(i int) []byte {
 		b := appendHeader(nil, uint16(1024+i%60000), tc.lport, 0)
-		b = append(b, initChunk(ctInit, uint32(i)|1, 65536, 10, 10, uint32(i))...)
+		b = append(b, initChunk(chunk.TypeInit, uint32(i)|1, 65536, 10, 10, uint32(i))...)
 		return finishPacket(b, 0)
 	}
 	buf := make([]byte, 0, 2048)
@@ -59,7 +61,7 @@ func TestInitFloodMemoryFlat(t *testing.T) {
 func TestInitAnswerNoAllocs(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	b := appendHeader(nil, 7000, tc.lport, 0)
-	b = append(b, initChunk(ctInit, 77, 65536, 10, 10, 1)...)
+	b = append(b, initChunk(chunk.TypeInit, 77, 65536, 10, 10, 1)...)
 	b = finishPacket(b, 0)
 	buf := make([]byte, 0, 2048)
 	n := testing.AllocsPerRun(1000, func() {
@@ -88,10 +90,10 @@ func TestForgedVerificationTags(t *testing.T) {
 		if tag == tc.a.localTag || tag == tc.a.peerTag {
 			continue
 		}
-		tc.writePacket(tag, chunkOf(ctAbort, 0, nil))
-		tc.writePacket(tag, chunkOf(ctAbort, 1, nil))
-		tc.writePacket(tag, chunkOf(ctShutdown, 0, u32(1)))
-		tc.writePacket(tag, chunkOf(ctShutdownComplete, 1, nil))
+		tc.writePacket(tag, chunkOf(chunk.TypeAbort, 0, nil))
+		tc.writePacket(tag, chunkOf(chunk.TypeAbort, 1, nil))
+		tc.writePacket(tag, chunkOf(chunk.TypeShutdown, 0, u32(1)))
+		tc.writePacket(tag, chunkOf(chunk.TypeShutdownComplete, 1, nil))
 		tc.writePacket(tag, dataChunk(3, tc.peerTSN, 0, 0, 0, []byte("x")))
 	}
 	tc.wantIdle()
@@ -113,16 +115,16 @@ func TestCookieReplay(t *testing.T) {
 	// Close it, then replay its cookie: still within lifetime, the cookie
 	// is valid and rebuilds an association (this is why cookies have a
 	// short life); after the lifetime it is stale.
-	tc.writeChunks(chunkOf(ctAbort, 0, nil))
+	tc.writeChunks(chunkOf(chunk.TypeAbort, 0, nil))
 	tc.wantEvent(EventCommLost)
 	tc2 := newTestEndpoint(t, testConfig())
 	tc2.writePacket(0, tc2.peerInit())
-	_, c := tc2.wantChunk(ctInitAck)
+	_, c := tc2.wantChunk(chunk.TypeInitAck)
 	in := initValue(t, c)
 	ck := append([]byte(nil), in.cookie...)
 	tc2.now = tc2.now.Add(61 * time.Second)
-	tc2.writePacket(in.tag, chunkOf(ctCookieEcho, 0, ck))
-	tc2.wantChunk(ctError)
+	tc2.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, ck))
+	tc2.wantChunk(chunk.TypeError)
 	if len(tc2.ep.assocs) != 0 {
 		t.Fatal("stale replayed cookie created an association")
 	}
@@ -135,7 +137,7 @@ func TestMalformedPackets(t *testing.T) {
 	tc.connectServer()
 	b := appendHeader(nil, tc.pport, tc.lport, tc.a.localTag)
 	b = append(b, dataChunk(3, tc.peerTSN, 0, 0, 0, []byte("hello world"))...)
-	b = append(b, chunkOf(ctHeartbeat, 0, param(paramHeartbeatInfo, []byte("x")))...)
+	b = append(b, chunkOf(chunk.TypeHeartbeat, 0, param(chunk.ParamHeartbeatInfo, []byte("x")))...)
 	b = finishPacket(b, 0)
 	for n := range len(b) {
 		p := append([]byte(nil), b[:n]...)
@@ -213,9 +215,9 @@ func TestMaxAssociations(t *testing.T) {
 	tc.connectServer()
 	tc.pport++
 	tag, ck := tc.cookieFor(0x4242)
-	tc.writePacket(tag, chunkOf(ctCookieEcho, 0, ck))
-	p, c := tc.wantChunk(ctAbort)
-	if p.p.vtag != 0x4242 || firstCause(c.value()) != causeOutOfResource {
+	tc.writePacket(tag, chunkOf(chunk.TypeCookieEcho, 0, ck))
+	p, c := tc.wantChunk(chunk.TypeAbort)
+	if p.p.vtag != 0x4242 || firstCause(c.value()) != chunk.CauseOutOfResource {
 		t.Fatalf("ABORT tag %08x cause %d", p.p.vtag, firstCause(c.value()))
 	}
 	if len(tc.ep.assocs) != 1 || tc.ep.stats.AssocsRefused != 1 {

@@ -74,7 +74,7 @@ func (a *Assoc) iData8260_2_2_3(now time.Time, p *inPacket, c *rxChunk) disp {
 		cause := appendNoUserDataCause(a.ep.scratch[:0], uint32(d.TSN))
 		a.ep.scratch = cause[:0]
 		a.sendAbort(cause)
-		a.fail(ReasonProtocolViolation, causeNoUserData)
+		a.fail(ReasonProtocolViolation, chunk.CauseNoUserData)
 		return dispDeleted
 	case err != nil:
 		a.protocolViolation("I-DATA chunk breaks the fragment sequence")
@@ -90,7 +90,7 @@ func (a *Assoc) iData8260_2_2_3(now time.Time, p *inPacket, c *rxChunk) disp {
 	if v == transfer.InvalidStream {
 		var info [4]byte
 		binary.BigEndian.PutUint16(info[:], d.SID)
-		a.queueErrorCause(causeInvalidStream, info[:])
+		a.queueErrorCause(chunk.CauseInvalidStream, info[:])
 	}
 	return dispNext
 }

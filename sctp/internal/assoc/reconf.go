@@ -540,7 +540,7 @@ func (a *Assoc) reconfig6525(now time.Time, p *inPacket, c *rxChunk) disp {
 			act := prm.Type.Action()
 			a.stats.Reconf.Malformed++
 			if act.Report() {
-				a.queueErrorCause(causeUnrecognizedParams, rc.Params[off:off+prm.Len()])
+				a.queueErrorCause(chunk.CauseUnrecognizedParams, rc.Params[off:off+prm.Len()])
 			}
 			if !act.Skip() {
 				return dispNext

@@ -63,9 +63,9 @@ func FuzzReconfig(f *testing.F) {
 		if mode&0x80 != 0 {
 			rebase(val, a)
 		}
-		tc.writeChunks(chunkOf(ctReconfig, 0, val))
+		tc.writeChunks(chunkOf(chunk.TypeReconfig, 0, val))
 		tc.writeChunks(dataChunk(3, tc.peerTSN, 1, 0, 0, []byte("x")), dataChunk(3, tc.peerTSN+2, 1, 0, 0, []byte("y")))
-		tc.writeChunks(chunkOf(ctReconfig, 0, val))
+		tc.writeChunks(chunkOf(chunk.TypeReconfig, 0, val))
 		tc.writeChunks(dataChunk(3, tc.peerTSN+1, 1, 1, 0, []byte("z")))
 		tc.readPackets()
 		for range 3 {

@@ -3,6 +3,8 @@ package assoc
 import (
 	"net/netip"
 	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // inPacket is a received SCTP packet after the common header was checked
@@ -17,7 +19,7 @@ type inPacket struct {
 // rxChunk is one chunk of a received packet: its header fields and the
 // whole chunk (header included, padding excluded), aliasing the packet.
 type rxChunk struct {
-	typ   uint8
+	typ   chunk.Type
 	flags uint8
 	raw   []byte
 }
@@ -29,7 +31,7 @@ func (c *rxChunk) value() []byte { return c.raw[4:] }
 func (c *rxChunk) tBit() bool { return c.flags&0x01 != 0 }
 
 // find returns the first chunk of type t, or nil.
-func (p *inPacket) find(t uint8) *rxChunk {
+func (p *inPacket) find(t chunk.Type) *rxChunk {
 	for i := range p.chunks {
 		if p.chunks[i].typ == t {
 			return &p.chunks[i]
@@ -52,7 +54,7 @@ func (a *Assoc) dispatch(now time.Time, p *inPacket, i int) {
 	dataSeen := false
 	for ; i < len(p.chunks); i++ {
 		c := &p.chunks[i]
-		if c.typ == ctData || c.typ == ctIData {
+		if c.typ == chunk.TypeData || c.typ == chunk.TypeIData {
 			dataSeen = true
 		}
 		switch fsm[c.typ][a.state](a, now, p, c) {
@@ -70,15 +72,15 @@ func (a *Assoc) dispatch(now time.Time, p *inPacket, i int) {
 func (a *Assoc) checkVTag(now time.Time, p *inPacket) bool {
 	first := p.chunks[0].typ
 	switch {
-	case first == ctInit:
+	case first == chunk.TypeInit:
 		// Rule A was checked by the endpoint: vtag 0, INIT alone.
 		return true
-	case first == ctCookieEcho:
+	case first == chunk.TypeCookieEcho:
 		// Rule D: the tag is checked against the State Cookie
 		// (section 5.1.5 step 3) by the COOKIE ECHO handler.
 		return true
 	}
-	if c := p.find(ctAbort); c != nil {
+	if c := p.find(chunk.TypeAbort); c != nil {
 		// Rule B: "The receiver of an ABORT chunk MUST accept the packet
 		// if the Verification Tag field of the packet matches its own tag
 		// and the T bit is not set OR if it is set to its Peer's Tag and
@@ -90,7 +92,7 @@ func (a *Assoc) checkVTag(now time.Time, p *inPacket) bool {
 		a.stats.BadVTag++
 		return false
 	}
-	if c := p.find(ctShutdownComplete); c != nil {
+	if c := p.find(chunk.TypeShutdownComplete); c != nil {
 		// Rule C, same test as for ABORT.
 		if a.reflectedTagOK(p.vtag, c.tBit()) {
 			return true
@@ -98,7 +100,7 @@ func (a *Assoc) checkVTag(now time.Time, p *inPacket) bool {
 		a.stats.BadVTag++
 		return false
 	}
-	if (a.state == stateCookieWait || a.state == stateCookieEchoed) && p.find(ctShutdownAck) != nil {
+	if (a.state == stateCookieWait || a.state == stateCookieEchoed) && p.find(chunk.TypeShutdownAck) != nil {
 		// Rule E: "If the receiver is in COOKIE-ECHOED or COOKIE-WAIT
 		// state, the procedures in Section 8.4 SHOULD be followed; in
 		// other words, it is treated as an OOTB packet."

@@ -3,6 +3,7 @@ package assoc
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -31,7 +32,7 @@ func (tc *testConn) wantData() chunk.Data {
 	tc.t.Helper()
 	p := tc.wantPacket()
 	for i := range p.p.chunks {
-		if c := &p.p.chunks[i]; c.typ == ctData {
+		if c := &p.p.chunks[i]; c.typ == chunk.TypeData {
 			d, err := chunk.ParseData(chunkOfRx(c))
 			if err != nil {
 				tc.t.Fatal(err)
@@ -162,7 +163,7 @@ func TestAssocResetOurs(t *testing.T) {
 	a.send(tc.now, 2, 0, false, []byte("o after"))
 	tc.readPackets()
 	for _, p := range tc.sent {
-		if ts := chunkTypes(&p.p); bytes.Contains(ts, []byte{ctData}) || bytes.Contains(ts, []byte{ctReconfig}) {
+		if ts := chunkTypes(&p.p); slices.Contains(ts, chunk.TypeData) || slices.Contains(ts, chunk.TypeReconfig) {
 			t.Fatalf("sent %v before the outstanding DATA was acknowledged", ts)
 		}
 	}
@@ -284,12 +285,12 @@ func TestAssocResetPeerNoEarlySACK(t *testing.T) {
 	tc.writeChunks(dataChunk(3, tsn, 1, 0, 0, []byte("p0")))
 	tc.writeChunks(reconfChunk(tsnReset(seq)))
 	p := tc.wantPacket()
-	if ts := chunkTypes(&p.p); !bytes.Equal(ts, []byte{ctReconfig}) {
+	if ts := chunkTypes(&p.p); !slices.Equal(ts, []chunk.Type{chunk.TypeReconfig}) {
 		t.Fatalf("answer packet %v, want the RE-CONFIG alone", ts)
 	}
 	tc.writeChunks(reconfChunk(tsnReset(seq)))
 	p = tc.wantPacket()
-	if ts := chunkTypes(&p.p); !bytes.Equal(ts, []byte{ctReconfig}) {
+	if ts := chunkTypes(&p.p); !slices.Equal(ts, []chunk.Type{chunk.TypeReconfig}) {
 		t.Fatalf("answer packet %v, want the RE-CONFIG alone", ts)
 	}
 	tc.advance(time.Second)
@@ -297,7 +298,7 @@ func TestAssocResetPeerNoEarlySACK(t *testing.T) {
 	next := tsn + 1 + 1<<31
 	tc.writeChunks(dataChunk(3, next, 1, 0, 0, []byte("n0")))
 	tc.advance(time.Second)
-	_, c := tc.wantChunk(ctSack)
+	_, c := tc.wantChunk(chunk.TypeSack)
 	if sk, err := chunk.ParseSack(chunkOfRx(c)); err != nil || uint32(sk.CumTSN) != next {
 		t.Fatalf("SACK %+v %v, want cumulative TSN %d", sk, err, next)
 	}
@@ -359,11 +360,11 @@ func TestAssocResetPeerDenied(t *testing.T) {
 	cfg.DenyAssocReset = true
 	tc := newTestEndpoint(t, cfg)
 	tc.writePacket(0, tc.peerInit(reconfExt()))
-	_, c := tc.wantChunk(ctInitAck)
+	_, c := tc.wantChunk(chunk.TypeInitAck)
 	in := initValue(t, c)
-	tc.writePacket(in.tag, chunkOf(ctCookieEcho, 0, in.cookie))
+	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
 	tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
-	tc.wantChunk(ctCookieAck)
+	tc.wantChunk(chunk.TypeCookieAck)
 	tc.wantEvent(EventCommUp)
 	tsn := tc.peerTSN
 	tc.writeChunks(dataChunk(3, tsn, 1, 0, 0, []byte("p0")))

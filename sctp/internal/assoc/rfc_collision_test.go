@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"net/netip"
 	"testing"
+
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // RFC 9260 section 5.2.1: "Upon receipt of an INIT chunk in the COOKIE-WAIT
@@ -16,11 +18,11 @@ func TestInitInCookieWait(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
-	_, ic := tc.wantChunk(ctInit)
+	_, ic := tc.wantChunk(chunk.TypeInit)
 	ours := initValue(t, ic)
 	t1 := a.timers.at[timerT1Init]
 	tc.writePacket(0, tc.peerInit())
-	p, c := tc.wantChunk(ctInitAck)
+	p, c := tc.wantChunk(chunk.TypeInitAck)
 	in := initValue(t, c)
 	if p.p.vtag != tc.peerTag || in.tag != ours.tag || in.tsn != ours.tsn || in.os != ours.os || in.mis != ours.mis {
 		t.Fatalf("INIT ACK tag %08x/%08x tsn %d, want our INIT's parameters", p.p.vtag, in.tag, in.tsn)
@@ -30,8 +32,8 @@ func TestInitInCookieWait(t *testing.T) {
 		t.Fatalf("T1-init changed")
 	}
 	// The peer echoes that cookie: action B of section 5.2.4 (M 0 A A).
-	tc.writePacket(in.tag, chunkOf(ctCookieEcho, 0, in.cookie))
-	tc.wantChunk(ctCookieAck)
+	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
+	tc.wantChunk(chunk.TypeCookieAck)
 	tc.wantState(stateEstablished)
 	tc.wantEvent(EventCommUp)
 	if a.peerTag != tc.peerTag || a.timers.running(timerT1Init) {
@@ -50,11 +52,11 @@ func TestInitInCookieEchoed(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
-	tc.wantChunk(ctInit)
-	tc.writeChunks(initChunk(ctInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(paramStateCookie, []byte("c"))))
-	tc.wantChunk(ctCookieEcho)
-	tc.writePacket(0, initChunk(ctInit, 0x5555, 65536, 100, 100, 9))
-	p, c := tc.wantChunk(ctInitAck)
+	tc.wantChunk(chunk.TypeInit)
+	tc.writeChunks(initChunk(chunk.TypeInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(chunk.ParamStateCookie, []byte("c"))))
+	tc.wantChunk(chunk.TypeCookieEcho)
+	tc.writePacket(0, initChunk(chunk.TypeInit, 0x5555, 65536, 100, 100, 9))
+	p, c := tc.wantChunk(chunk.TypeInitAck)
 	in := initValue(t, c)
 	if p.p.vtag != 0x5555 || in.tag != a.localTag {
 		t.Fatalf("INIT ACK tag %08x Initiate Tag %08x", p.p.vtag, in.tag)
@@ -70,9 +72,9 @@ func TestInitInCookieEchoed(t *testing.T) {
 	// A new address: "the entire INIT chunk MUST be discarded" and an
 	// ABORT is sent.
 	v4 := netip.MustParseAddr("198.51.100.9").As4()
-	tc.writePacket(0, initChunk(ctInit, 0x6666, 65536, 100, 100, 9, param(paramIPv4, v4[:])))
-	p, c = tc.wantChunk(ctAbort)
-	if p.p.vtag != 0x6666 || firstCause(c.value()) != causeRestartNewAddrs {
+	tc.writePacket(0, initChunk(chunk.TypeInit, 0x6666, 65536, 100, 100, 9, param(chunk.ParamIPv4Address, v4[:])))
+	p, c = tc.wantChunk(chunk.TypeAbort)
+	if p.p.vtag != 0x6666 || firstCause(c.value()) != chunk.CauseRestartNewAddresses {
 		t.Fatalf("ABORT tag %08x cause %d", p.p.vtag, firstCause(c.value()))
 	}
 	tc.wantState(stateCookieEchoed)
@@ -104,9 +106,9 @@ func TestInitUnexpectedEstablished(t *testing.T) {
 	// copying the 'Initiate Tag' of the unexpected INIT chunk into the
 	// 'Verification Tag' of the outbound packet carrying the ABORT chunk."
 	v6 := netip.MustParseAddr("2001:db8::1").As16()
-	tc.writePacket(0, initChunk(ctInit, 0x8888, 65536, 100, 100, 9, param(paramIPv6, v6[:])))
-	p, ab := tc.wantChunk(ctAbort)
-	if p.p.vtag != 0x8888 || firstCause(ab.value()) != causeRestartNewAddrs {
+	tc.writePacket(0, initChunk(chunk.TypeInit, 0x8888, 65536, 100, 100, 9, param(chunk.ParamIPv6Address, v6[:])))
+	p, ab := tc.wantChunk(chunk.TypeAbort)
+	if p.p.vtag != 0x8888 || firstCause(ab.value()) != chunk.CauseRestartNewAddresses {
 		t.Fatalf("ABORT tag %08x cause %d", p.p.vtag, firstCause(ab.value()))
 	}
 	tc.wantState(stateEstablished)
@@ -118,7 +120,7 @@ func TestInitUnexpectedEstablished(t *testing.T) {
 func TestInitAckUnexpected(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectClient()
-	tc.writeChunks(initChunk(ctInitAck, 1, 65536, 100, 100, 1, param(paramStateCookie, []byte("c"))))
+	tc.writeChunks(initChunk(chunk.TypeInitAck, 1, 65536, 100, 100, 1, param(chunk.ParamStateCookie, []byte("c"))))
 	tc.wantIdle()
 	tc.wantState(stateEstablished)
 }
@@ -137,18 +139,18 @@ func TestCookieEchoRestartA(t *testing.T) {
 	if err := a.send(tc.now, 3, 7, false, []byte("unacknowledged")); err != nil {
 		t.Fatal(err)
 	}
-	tc.wantChunk(ctData)
+	tc.wantChunk(chunk.TypeData)
 	eng := a.data.eng
 	// The peer restarts with a new tag.
 	tag, ck := tc.cookieFor(0x9999)
-	tc.writePacket(tag, chunkOf(ctCookieEcho, 0, ck))
-	p, _ := tc.wantChunk(ctCookieAck)
+	tc.writePacket(tag, chunkOf(chunk.TypeCookieEcho, 0, ck))
+	p, _ := tc.wantChunk(chunk.TypeCookieAck)
 	if p.p.vtag != 0x9999 {
 		t.Fatalf("COOKIE ACK tag %08x, want the new peer tag", p.p.vtag)
 	}
 	// "Any SCTP DATA chunks MAY be retained": the unacknowledged message
 	// goes again, with the new association's first TSN.
-	if ts := chunkTypes(&p.p); len(ts) != 2 || ts[1] != ctData ||
+	if ts := chunkTypes(&p.p); len(ts) != 2 || ts[1] != chunk.TypeData ||
 		binary.BigEndian.Uint32(p.p.chunks[1].value()) != a.localTSN {
 		t.Fatalf("chunks %v after restart, want COOKIE ACK + DATA with TSN %d", ts, a.localTSN)
 	}
@@ -170,8 +172,8 @@ func TestCookieEchoRestartA(t *testing.T) {
 func TestCookieEchoRestartInShutdownAckSent(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectServer()
-	tc.writeChunks(chunkOf(ctShutdown, 0, u32(tc.a.localTSN-1)))
-	tc.wantChunk(ctShutdownAck)
+	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(tc.a.localTSN-1)))
+	tc.wantChunk(chunk.TypeShutdownAck)
 	tc.wantState(stateShutdownAckSent)
 	// An INIT in SHUTDOWN-ACK-SENT gets the SHUTDOWN ACK again (9.2), so
 	// build the restart cookie while still ESTABLISHED: use a second
@@ -180,12 +182,12 @@ func TestCookieEchoRestartInShutdownAckSent(t *testing.T) {
 		localTag: 0x1234, peerTag: 0x4321, localTie: tc.a.localTag, peerTie: tc.a.peerTag,
 		localTSN: 1, peerTSN: 1, peerRwnd: 65536, localOS: 10, localMIS: 10, peerOS: 10, peerMIS: 10, peer: tc.peer}
 	b := tc.ep.jar.appendCookie(nil, &ck)
-	tc.writePacket(0x1234, chunkOf(ctCookieEcho, 0, b))
+	tc.writePacket(0x1234, chunkOf(chunk.TypeCookieEcho, 0, b))
 	p := tc.wantPacket()
-	if ts := chunkTypes(&p.p); len(ts) != 2 || ts[0] != ctShutdownAck || ts[1] != ctError {
+	if ts := chunkTypes(&p.p); len(ts) != 2 || ts[0] != chunk.TypeShutdownAck || ts[1] != chunk.TypeError {
 		t.Fatalf("chunks %v, want SHUTDOWN ACK and ERROR", ts)
 	}
-	if firstCause(p.p.chunks[1].value()) != causeCookieWhileShutdown {
+	if firstCause(p.p.chunks[1].value()) != chunk.CauseCookieWhileShutdown {
 		t.Fatalf("cause %d", firstCause(p.p.chunks[1].value()))
 	}
 	tc.wantState(stateShutdownAckSent)
@@ -201,7 +203,7 @@ func TestCookieEchoLateC(t *testing.T) {
 	if oldTag == tc.a.localTag {
 		t.Fatal("tags collide")
 	}
-	tc.writePacket(oldTag, chunkOf(ctCookieEcho, 0, oldCookie))
+	tc.writePacket(oldTag, chunkOf(chunk.TypeCookieEcho, 0, oldCookie))
 	tc.wantIdle()
 	tc.wantNoEvent()
 	if tc.a.localTag == oldTag {
@@ -220,18 +222,18 @@ func TestCookieEchoLateC(t *testing.T) {
 func TestCookieEchoDuplicateD(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.writePacket(0, tc.peerInit())
-	_, c := tc.wantChunk(ctInitAck)
+	_, c := tc.wantChunk(chunk.TypeInitAck)
 	in := initValue(t, c)
 	ck := append([]byte(nil), in.cookie...)
-	tc.writePacket(in.tag, chunkOf(ctCookieEcho, 0, ck))
+	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, ck))
 	tc.a = tc.ep.assocs[assocKey{tc.peer, tc.lport, tc.pport}]
-	tc.wantChunk(ctCookieAck)
+	tc.wantChunk(chunk.TypeCookieAck)
 	tc.wantEvent(EventCommUp)
 	tc.advance(2 * tc.ep.cfg.CookieLife)
 	tc.readPackets()
 	tc.sent = nil
-	tc.writePacket(in.tag, chunkOf(ctCookieEcho, 0, ck))
-	tc.wantChunk(ctCookieAck)
+	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, ck))
+	tc.wantChunk(chunk.TypeCookieAck)
 	tc.wantNoEvent()
 	tc.wantState(stateEstablished)
 }
@@ -249,8 +251,8 @@ func TestCookieEchoStaleWithTCB(t *testing.T) {
 	tc.advance(2 * tc.ep.cfg.CookieLife)
 	tc.readPackets()
 	tc.sent = nil
-	tc.writePacket(tag, chunkOf(ctCookieEcho, 0, ck))
-	p, _ := tc.wantChunk(ctError)
+	tc.writePacket(tag, chunkOf(chunk.TypeCookieEcho, 0, ck))
+	p, _ := tc.wantChunk(chunk.TypeError)
 	if p.p.vtag != 0x9999 {
 		t.Fatalf("ERROR tag %08x", p.p.vtag)
 	}
@@ -262,7 +264,7 @@ func TestCookieEchoStaleWithTCB(t *testing.T) {
 func TestCookieAckDuplicate(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectClient()
-	tc.writeChunks(chunkOf(ctCookieAck, 0, nil))
+	tc.writeChunks(chunkOf(chunk.TypeCookieAck, 0, nil))
 	tc.wantIdle()
 	tc.wantNoEvent()
 }
@@ -277,15 +279,15 @@ func TestStaleCookieError(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
-	tc.wantChunk(ctInit)
-	tc.writeChunks(initChunk(ctInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(paramStateCookie, []byte("c"))))
-	tc.wantChunk(ctCookieEcho)
-	tc.writeChunks(chunkOf(ctError, 0, param(causeStaleCookie, u32(3000))))
-	_, c := tc.wantChunk(ctInit)
+	tc.wantChunk(chunk.TypeInit)
+	tc.writeChunks(initChunk(chunk.TypeInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(chunk.ParamStateCookie, []byte("c"))))
+	tc.wantChunk(chunk.TypeCookieEcho)
+	tc.writeChunks(chunkOf(chunk.TypeError, 0, cause(chunk.CauseStaleCookie, u32(3000))))
+	_, c := tc.wantChunk(chunk.TypeInit)
 	tc.wantState(stateCookieWait)
 	var pres uint32
-	walkParams(c.value()[16:], func(typ uint16, val, _ []byte) bool {
-		if typ == paramCookiePreserve {
+	walkParams(c.value()[16:], func(typ chunk.ParamType, val, _ []byte) bool {
+		if typ == chunk.ParamCookiePreservative {
 			pres = uint32(val[0])<<24 | uint32(val[1])<<16 | uint32(val[2])<<8 | uint32(val[3])
 		}
 		return true
@@ -296,7 +298,7 @@ func TestStaleCookieError(t *testing.T) {
 	// In ESTABLISHED the same ERROR is discarded.
 	tc2 := newTestEndpoint(t, testConfig())
 	tc2.connectClient()
-	tc2.writeChunks(chunkOf(ctError, 0, param(causeStaleCookie, u32(3000))))
+	tc2.writeChunks(chunkOf(chunk.TypeError, 0, cause(chunk.CauseStaleCookie, u32(3000))))
 	tc2.wantIdle()
 	tc2.wantState(stateEstablished)
 }
@@ -310,25 +312,25 @@ func TestCollisionPeerTSNFromCookie(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
-	tc.wantChunk(ctInit)
+	tc.wantChunk(chunk.TypeInit)
 	a.send(tc.now, 0, 0, false, []byte("x")) // not yet: no engine
-	tc.writeChunks(initChunk(ctInitAck, 0x1111, 65536, 100, 100, 500, param(paramStateCookie, []byte("c"))))
+	tc.writeChunks(initChunk(chunk.TypeInitAck, 0x1111, 65536, 100, 100, 500, param(chunk.ParamStateCookie, []byte("c"))))
 	if err := a.send(tc.now, 0, 0, false, []byte("queued early")); err != nil {
 		t.Fatal(err)
 	}
-	tc.wantChunk(ctCookieEcho)
-	tc.writePacket(0, initChunk(ctInit, 0x2222, 65536, 100, 100, 9000))
-	_, c := tc.wantChunk(ctInitAck)
+	tc.wantChunk(chunk.TypeCookieEcho)
+	tc.writePacket(0, initChunk(chunk.TypeInit, 0x2222, 65536, 100, 100, 9000))
+	_, c := tc.wantChunk(chunk.TypeInitAck)
 	in := initValue(t, c)
-	tc.writePacket(in.tag, chunkOf(ctCookieEcho, 0, in.cookie), dataChunk(3, 9000, 0, 0, 0, []byte("hi")))
-	p, _ := tc.wantChunk(ctCookieAck)
+	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie), dataChunk(3, 9000, 0, 0, 0, []byte("hi")))
+	p, _ := tc.wantChunk(chunk.TypeCookieAck)
 	var cum uint32
 	var sawData bool
 	for _, ch := range p.p.chunks {
 		switch ch.typ {
-		case ctSack:
+		case chunk.TypeSack:
 			cum = binary.BigEndian.Uint32(ch.value())
-		case ctData:
+		case chunk.TypeData:
 			sawData = true
 		}
 	}
@@ -350,11 +352,11 @@ func TestCookieEchoRestartKeepsUnordered(t *testing.T) {
 	if err := a.send(tc.now, 4, 8, true, []byte("unordered")); err != nil {
 		t.Fatal(err)
 	}
-	tc.wantChunk(ctData)
+	tc.wantChunk(chunk.TypeData)
 	tag, ck := tc.cookieFor(0x9999)
-	tc.writePacket(tag, chunkOf(ctCookieEcho, 0, ck))
-	p, _ := tc.wantChunk(ctCookieAck)
-	if ts := chunkTypes(&p.p); len(ts) != 2 || ts[1] != ctData {
+	tc.writePacket(tag, chunkOf(chunk.TypeCookieEcho, 0, ck))
+	p, _ := tc.wantChunk(chunk.TypeCookieAck)
+	if ts := chunkTypes(&p.p); len(ts) != 2 || ts[1] != chunk.TypeData {
 		t.Fatalf("chunks %v after restart, want COOKIE ACK + DATA", ts)
 	}
 	if flags := p.p.chunks[1].flags; flags&0x04 == 0 {

@@ -3,6 +3,8 @@ package assoc
 import (
 	"encoding/binary"
 	"testing"
+
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // RFC 9260 section 5.1: "After the reception of the first DATA chunk in an
@@ -12,7 +14,7 @@ func TestFirstDataSackedAtOnce(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectServer()
 	tc.writeChunks(dataChunk(3, tc.peerTSN, 0, 0, 0, []byte("first")))
-	_, c := tc.wantChunk(ctSack)
+	_, c := tc.wantChunk(chunk.TypeSack)
 	if cum := binary.BigEndian.Uint32(c.value()); cum != tc.peerTSN {
 		t.Fatalf("SACK cum %d", cum)
 	}
@@ -30,12 +32,12 @@ func TestFirstDataSackedAtOnce(t *testing.T) {
 func TestCookieEchoWithData(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.writePacket(0, tc.peerInit())
-	_, c := tc.wantChunk(ctInitAck)
+	_, c := tc.wantChunk(chunk.TypeInitAck)
 	in := initValue(t, c)
-	tc.writePacket(in.tag, chunkOf(ctCookieEcho, 0, in.cookie), dataChunk(3, tc.peerTSN, 2, 0, 9, []byte("early")))
+	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie), dataChunk(3, tc.peerTSN, 2, 0, 9, []byte("early")))
 	tc.a = tc.ep.assocs[assocKey{tc.peer, tc.lport, tc.pport}]
-	p, _ := tc.wantChunk(ctCookieAck)
-	if ts := chunkTypes(&p.p); len(ts) != 2 || ts[1] != ctSack {
+	p, _ := tc.wantChunk(chunk.TypeCookieAck)
+	if ts := chunkTypes(&p.p); len(ts) != 2 || ts[1] != chunk.TypeSack {
 		t.Fatalf("chunks %v, want COOKIE ACK + SACK", ts)
 	}
 }
@@ -47,16 +49,16 @@ func TestCookieEchoBundlesData(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
-	tc.wantChunk(ctInit)
+	tc.wantChunk(chunk.TypeInit)
 	if err := a.send(tc.now, 0, 0, false, []byte("x")); err == nil {
 		t.Fatal("send accepted before the INIT ACK")
 	}
-	tc.writeChunks(initChunk(ctInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(paramStateCookie, []byte("c"))))
+	tc.writeChunks(initChunk(chunk.TypeInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(chunk.ParamStateCookie, []byte("c"))))
 	if err := a.send(tc.now, 0, 0, false, []byte("with the cookie")); err != nil {
 		t.Fatal(err)
 	}
-	p, _ := tc.wantChunk(ctCookieEcho)
-	if ts := chunkTypes(&p.p); len(ts) != 2 || ts[1] != ctData {
+	p, _ := tc.wantChunk(chunk.TypeCookieEcho)
+	if ts := chunkTypes(&p.p); len(ts) != 2 || ts[1] != chunk.TypeData {
 		t.Fatalf("chunks %v, want COOKIE ECHO + DATA", ts)
 	}
 	tc.wantIdle()
@@ -69,8 +71,8 @@ func TestDataNoUserData(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectServer()
 	tc.writeChunks(dataChunk(3, tc.peerTSN, 0, 0, 0, nil))
-	p, c := tc.wantChunk(ctAbort)
-	if p.p.vtag != tc.peerTag || firstCause(c.value()) != causeNoUserData {
+	p, c := tc.wantChunk(chunk.TypeAbort)
+	if p.p.vtag != tc.peerTag || firstCause(c.value()) != chunk.CauseNoUserData {
 		t.Fatalf("ABORT tag %08x cause %d", p.p.vtag, firstCause(c.value()))
 	}
 	tc.wantEvent(EventCommLost)
@@ -82,8 +84,8 @@ func TestSackUnsentTSN(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectServer()
 	tc.writeChunks(sackChunk(tc.a.localTSN+5, 65536))
-	_, c := tc.wantChunk(ctAbort)
-	if firstCause(c.value()) != causeProtocolViolation {
+	_, c := tc.wantChunk(chunk.TypeAbort)
+	if firstCause(c.value()) != chunk.CauseProtocolViolation {
 		t.Fatalf("cause %d", firstCause(c.value()))
 	}
 	tc.wantEvent(EventCommLost)
@@ -100,8 +102,8 @@ func TestSackGapBlockFFFF(t *testing.T) {
 	v := binary.BigEndian.AppendUint32(nil, tc.a.localTSN-1)
 	v = binary.BigEndian.AppendUint32(v, 65536)
 	v = append(v, 0, 1, 0, 0, 0xff, 0xff, 0xff, 0xff)
-	tc.writeChunks(chunkOf(ctSack, 0, v))
-	tc.wantChunk(ctAbort)
+	tc.writeChunks(chunkOf(chunk.TypeSack, 0, v))
+	tc.wantChunk(chunk.TypeAbort)
 	tc.wantEvent(EventCommLost)
 }
 
@@ -119,9 +121,9 @@ func TestDataInvalidStream(t *testing.T) {
 	var sawErr, sawSack bool
 	for _, c := range p.p.chunks {
 		switch c.typ {
-		case ctError:
-			sawErr = firstCause(c.value()) == causeInvalidStream && binary.BigEndian.Uint16(c.value()[4:]) == 60000
-		case ctSack:
+		case chunk.TypeError:
+			sawErr = firstCause(c.value()) == chunk.CauseInvalidStream && binary.BigEndian.Uint16(c.value()[4:]) == 60000
+		case chunk.TypeSack:
 			sawSack = binary.BigEndian.Uint32(c.value()) == tc.peerTSN
 		}
 	}
@@ -136,16 +138,16 @@ func TestLargeCookieEcho(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
-	tc.wantChunk(ctInit)
+	tc.wantChunk(chunk.TypeInit)
 	big := make([]byte, 3000)
-	tc.writeChunks(initChunk(ctInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(paramStateCookie, big)))
+	tc.writeChunks(initChunk(chunk.TypeInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(chunk.ParamStateCookie, big)))
 	if err := a.send(tc.now, 0, 0, false, []byte("after the cookie")); err != nil {
 		t.Fatal(err)
 	}
-	p, c := tc.wantChunk(ctCookieEcho)
+	p, c := tc.wantChunk(chunk.TypeCookieEcho)
 	if len(c.value()) != 3000 || len(p.p.chunks) != 1 {
 		t.Fatalf("COOKIE ECHO of %d bytes with chunks %v", len(c.value()), chunkTypes(&p.p))
 	}
-	tc.writeChunks(chunkOf(ctCookieAck, 0, nil))
-	tc.wantChunk(ctData)
+	tc.writeChunks(chunkOf(chunk.TypeCookieAck, 0, nil))
+	tc.wantChunk(chunk.TypeData)
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // RFC 9260 section 8.3: "A receiver of a HEARTBEAT chunk MUST respond to a
@@ -18,16 +20,16 @@ import (
 func TestHeartbeatAnswered(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectServer()
-	v := append(param(paramHeartbeatInfo, []byte("opaque sender info")), param(0x8777, []byte("extra"))...)
-	tc.writeChunks(chunkOf(ctHeartbeat, 0, v))
-	_, c := tc.wantChunk(ctHeartbeatAck)
+	v := append(param(chunk.ParamHeartbeatInfo, []byte("opaque sender info")), param(0x8777, []byte("extra"))...)
+	tc.writeChunks(chunkOf(chunk.TypeHeartbeat, 0, v))
+	_, c := tc.wantChunk(chunk.TypeHeartbeatAck)
 	if !bytes.Equal(c.value(), v) {
 		t.Fatalf("HEARTBEAT ACK value %x, want %x", c.value(), v)
 	}
 	// Not answered in SHUTDOWN-SENT.
 	tc.a.Shutdown(tc.now)
-	tc.wantChunk(ctShutdown)
-	tc.writeChunks(chunkOf(ctHeartbeat, 0, v))
+	tc.wantChunk(chunk.TypeShutdown)
+	tc.writeChunks(chunkOf(chunk.TypeHeartbeat, 0, v))
 	tc.wantIdle()
 }
 
@@ -39,17 +41,17 @@ func TestHeartbeatDuringHandshake(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
-	tc.wantChunk(ctInit)
-	hb := chunkOf(ctHeartbeat, 0, param(paramHeartbeatInfo, []byte("x")))
+	tc.wantChunk(chunk.TypeInit)
+	hb := chunkOf(chunk.TypeHeartbeat, 0, param(chunk.ParamHeartbeatInfo, []byte("x")))
 	tc.writeChunks(hb)
 	tc.wantIdle()
-	tc.writeChunks(initChunk(ctInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(paramStateCookie, []byte("c"))))
-	tc.wantChunk(ctCookieEcho)
+	tc.writeChunks(initChunk(chunk.TypeInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(chunk.ParamStateCookie, []byte("c"))))
+	tc.wantChunk(chunk.TypeCookieEcho)
 	tc.writeChunks(hb)
 	tc.wantIdle()
 	tc.advanceToTimer()
-	p, _ := tc.wantChunk(ctCookieEcho)
-	if ts := chunkTypes(&p.p); len(ts) != 2 || ts[1] != ctHeartbeatAck {
+	p, _ := tc.wantChunk(chunk.TypeCookieEcho)
+	if ts := chunkTypes(&p.p); len(ts) != 2 || ts[1] != chunk.TypeHeartbeatAck {
 		t.Fatalf("chunks %v, want COOKIE ECHO + HEARTBEAT ACK", ts)
 	}
 }
@@ -63,10 +65,10 @@ func TestHeartbeatRTT(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectServer()
 	tc.advanceToTimer()
-	_, c := tc.wantChunk(ctHeartbeat)
+	_, c := tc.wantChunk(chunk.TypeHeartbeat)
 	tc.a.errCount = 3
 	tc.now = tc.now.Add(40 * time.Millisecond)
-	tc.writeChunks(chunkOf(ctHeartbeatAck, 0, c.value()))
+	tc.writeChunks(chunkOf(chunk.TypeHeartbeatAck, 0, c.value()))
 	if tc.a.stats.HeartbeatAcks != 1 || tc.a.errCount != 0 {
 		t.Fatalf("HeartbeatAcks %d errCount %d", tc.a.stats.HeartbeatAcks, tc.a.errCount)
 	}
@@ -76,7 +78,7 @@ func TestHeartbeatRTT(t *testing.T) {
 	// A forged HEARTBEAT ACK (wrong nonce) is ignored.
 	forged := append([]byte(nil), c.value()...)
 	forged[5] ^= 1
-	tc.writeChunks(chunkOf(ctHeartbeatAck, 0, forged))
+	tc.writeChunks(chunkOf(chunk.TypeHeartbeatAck, 0, forged))
 	if tc.a.stats.HeartbeatAcks != 1 {
 		t.Fatal("forged HEARTBEAT ACK accepted")
 	}
@@ -125,8 +127,8 @@ func TestHeartbeatOnDemand(t *testing.T) {
 	if err := tc2.a.requestHeartbeat(tc2.now); err != nil {
 		t.Fatal(err)
 	}
-	_, c := tc2.wantChunk(ctHeartbeat)
-	tc2.writeChunks(chunkOf(ctHeartbeatAck, 0, c.value()))
+	_, c := tc2.wantChunk(chunk.TypeHeartbeat)
+	tc2.writeChunks(chunkOf(chunk.TypeHeartbeatAck, 0, c.value()))
 	if tc2.a.stats.HeartbeatAcks != 1 {
 		t.Fatal("HEARTBEAT ACK not matched")
 	}

@@ -12,7 +12,7 @@ import (
 // paramSupportedExtIData is the Supported Extensions parameter listing
 // I-DATA and I-FORWARD-TSN.
 func paramSupportedExtIData() []byte {
-	return param(uint16(chunk.ParamSupportedExtensions), []byte{byte(chunk.TypeIData), byte(chunk.TypeIForwardTSN)})
+	return param(chunk.ParamSupportedExtensions, []byte{byte(chunk.TypeIData), byte(chunk.TypeIForwardTSN)})
 }
 
 func iDataChunk(flags uint8, tsn uint32, sid uint16, mid, ppidOrFSN uint32, payload []byte) []byte {
@@ -56,17 +56,17 @@ func TestIDataAdvertised(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc.a = a
-	if _, c := tc.wantChunk(ctInit); !listsIData(t, c) {
+	if _, c := tc.wantChunk(chunk.TypeInit); !listsIData(t, c) {
 		t.Fatal("INIT does not list I-DATA and I-FORWARD-TSN")
 	}
 	tc = newTestEndpoint(t, interleaveConfig())
 	tc.writePacket(0, tc.peerInit())
-	if _, c := tc.wantChunk(ctInitAck); !listsIData(t, c) {
+	if _, c := tc.wantChunk(chunk.TypeInitAck); !listsIData(t, c) {
 		t.Fatal("INIT ACK does not list I-DATA and I-FORWARD-TSN")
 	}
 	tc = newTestEndpoint(t, testConfig())
 	tc.writePacket(0, tc.peerInit(paramSupportedExtIData()))
-	if _, c := tc.wantChunk(ctInitAck); listsIData(t, c) {
+	if _, c := tc.wantChunk(chunk.TypeInitAck); listsIData(t, c) {
 		t.Fatal("INIT ACK lists I-DATA without interleaving configured")
 	}
 }
@@ -75,14 +75,14 @@ func TestIDataAdvertised(t *testing.T) {
 func (tc *testConn) connectServerIData() {
 	tc.t.Helper()
 	tc.writePacket(0, tc.peerInit(paramSupportedExtIData()))
-	_, c := tc.wantChunk(ctInitAck)
+	_, c := tc.wantChunk(chunk.TypeInitAck)
 	in := initValue(tc.t, c)
-	tc.writePacket(in.tag, chunkOf(ctCookieEcho, 0, in.cookie))
+	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
 	tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
 	if tc.a == nil {
 		tc.t.Fatalf("no association after COOKIE ECHO")
 	}
-	tc.wantChunk(ctCookieAck)
+	tc.wantChunk(chunk.TypeCookieAck)
 	tc.wantState(stateEstablished)
 	tc.wantEvent(EventCommUp)
 }
@@ -101,7 +101,7 @@ func TestIDataNegotiatedSendsIData(t *testing.T) {
 	tc.writeChunks(iDataChunk(chunk.FlagBeginning, tc.peerTSN, 1, 0, 77, []byte("a")),
 		iDataChunk(chunk.FlagEnd, tc.peerTSN+2, 1, 0, 2, []byte("c")),
 		iDataChunk(0, tc.peerTSN+1, 1, 0, 1, []byte("b")))
-	tc.wantChunk(ctSack)
+	tc.wantChunk(chunk.TypeSack)
 	b := make([]byte, 100)
 	n, info, err := tc.a.read(b)
 	if err != nil || string(b[:n]) != "abc" || !info.EOR || info.PPID != 77 || info.SID != 1 {
@@ -114,10 +114,10 @@ func TestIDataNegotiatedSendsIData(t *testing.T) {
 	found := false
 	for _, p := range tc.sent {
 		for _, ct := range chunkTypes(&p.p) {
-			if ct == ctData {
+			if ct == chunk.TypeData {
 				t.Fatal("DATA sent on an I-DATA association")
 			}
-			found = found || ct == ctIData
+			found = found || ct == chunk.TypeIData
 		}
 	}
 	if !found {
@@ -134,8 +134,8 @@ func TestIDataNegotiatedDataAborts(t *testing.T) {
 	tc := newTestEndpoint(t, interleaveConfig())
 	tc.connectServerIData()
 	tc.writeChunks(dataChunk(3, tc.peerTSN, 0, 0, 0, []byte("x")))
-	_, c := tc.wantChunk(ctAbort)
-	if firstCause(c.value()) != causeProtocolViolation {
+	_, c := tc.wantChunk(chunk.TypeAbort)
+	if firstCause(c.value()) != chunk.CauseProtocolViolation {
 		t.Fatalf("cause %d", firstCause(c.value()))
 	}
 	tc.wantEvent(EventCommLost)
@@ -158,8 +158,8 @@ func TestIDataNotNegotiatedAborts(t *testing.T) {
 			t.Fatal("interleaving negotiated with one side only")
 		}
 		tc.writeChunks(iDataChunk(3, tc.peerTSN, 0, 0, 0, []byte("x")))
-		_, c := tc.wantChunk(ctAbort)
-		if firstCause(c.value()) != causeProtocolViolation {
+		_, c := tc.wantChunk(chunk.TypeAbort)
+		if firstCause(c.value()) != chunk.CauseProtocolViolation {
 			t.Fatalf("ours %v: cause %d", ours, firstCause(c.value()))
 		}
 		tc.wantEvent(EventCommLost)
@@ -172,9 +172,9 @@ func TestIDataNotNegotiatedAborts(t *testing.T) {
 func TestIDataForwardTSNAborts(t *testing.T) {
 	tc := newTestEndpoint(t, interleaveConfig())
 	tc.connectServerIData()
-	tc.writeChunks(chunkOf(ctForwardTSN, 0, u32(tc.peerTSN)))
-	_, c := tc.wantChunk(ctAbort)
-	if firstCause(c.value()) != causeProtocolViolation {
+	tc.writeChunks(chunkOf(chunk.TypeForwardTSN, 0, u32(tc.peerTSN)))
+	_, c := tc.wantChunk(chunk.TypeAbort)
+	if firstCause(c.value()) != chunk.CauseProtocolViolation {
 		t.Fatalf("cause %d", firstCause(c.value()))
 	}
 	tc.wantEvent(EventCommLost)
@@ -188,16 +188,16 @@ func TestIDataForwardTSNAborts(t *testing.T) {
 func TestIDataIForwardTSN(t *testing.T) {
 	tc := newTestEndpoint(t, interleaveConfig())
 	tc.connectServerIData()
-	bad := chunkOf(ctIForwardTSN, 0, append(u32(tc.peerTSN+5), 0, 0, 0, 1, 0, 0)) // 8 + 6
+	bad := chunkOf(chunk.TypeIForwardTSN, 0, append(u32(tc.peerTSN+5), 0, 0, 0, 1, 0, 0)) // 8 + 6
 	tc.writeChunks(bad)
-	badSID := chunkOf(ctIForwardTSN, 0, append(u32(tc.peerTSN+5), 0xff, 0xff, 0, 0, 0, 0, 0, 1))
+	badSID := chunkOf(chunk.TypeIForwardTSN, 0, append(u32(tc.peerTSN+5), 0xff, 0xff, 0, 0, 0, 0, 0, 1))
 	tc.writeChunks(badSID)
 	if tc.a.state != stateEstablished || tc.a.data.eng.Recv.CumulativeTSN() != transferTSN(tc.peerTSN-1) {
 		t.Fatalf("state %v cum %d after malformed I-FORWARD-TSNs", tc.a.state, tc.a.data.eng.Recv.CumulativeTSN())
 	}
-	good := chunkOf(ctIForwardTSN, 0, append(u32(tc.peerTSN+1), 0, 0, 0, 0, 0, 0, 0, 3))
+	good := chunkOf(chunk.TypeIForwardTSN, 0, append(u32(tc.peerTSN+1), 0, 0, 0, 0, 0, 0, 0, 3))
 	tc.writeChunks(good)
-	_, c := tc.wantChunk(ctSack)
+	_, c := tc.wantChunk(chunk.TypeSack)
 	if cum := chunkTSN(c.value()); cum != tc.peerTSN+1 {
 		t.Fatalf("SACK cum %d, want %d", cum, tc.peerTSN+1)
 	}
@@ -205,8 +205,8 @@ func TestIDataIForwardTSN(t *testing.T) {
 	tc = newTestEndpoint(t, testConfig())
 	tc.connectServer()
 	tc.writeChunks(good)
-	_, c = tc.wantChunk(ctAbort)
-	if firstCause(c.value()) != causeProtocolViolation {
+	_, c = tc.wantChunk(chunk.TypeAbort)
+	if firstCause(c.value()) != chunk.CauseProtocolViolation {
 		t.Fatalf("cause %d", firstCause(c.value()))
 	}
 }

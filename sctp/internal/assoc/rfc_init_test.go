@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // RFC 9260 section 8.5.1 A: "When an endpoint receives an SCTP packet with
@@ -13,9 +15,9 @@ import (
 // packet."
 func TestVTagZeroOnlyINIT(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	tc.writePacket(0, tc.peerInit(), chunkOf(ctCookieAck, 0, nil))
+	tc.writePacket(0, tc.peerInit(), chunkOf(chunk.TypeCookieAck, 0, nil))
 	tc.wantIdle()
-	tc.writePacket(0, chunkOf(ctHeartbeat, 0, param(paramHeartbeatInfo, []byte("x"))))
+	tc.writePacket(0, chunkOf(chunk.TypeHeartbeat, 0, param(chunk.ParamHeartbeatInfo, []byte("x"))))
 	tc.wantIdle()
 	tc.writePacket(1234, tc.peerInit()) // INIT with a non-zero tag
 	tc.wantIdle()
@@ -51,7 +53,7 @@ func TestInitAckVerificationTag(t *testing.T) {
 // packet."
 func TestInitZeroInitiateTag(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	tc.writePacket(0, initChunk(ctInit, 0, 65536, 10, 10, 1))
+	tc.writePacket(0, initChunk(chunk.TypeInit, 0, 65536, 10, 10, 1))
 	tc.wantIdle()
 }
 
@@ -68,18 +70,18 @@ func TestInitInvalidMandatoryAbort(t *testing.T) {
 	}{{"os0", 65536, 0, 10}, {"mis0", 65536, 10, 0}, {"rwnd1499", 1499, 10, 10}} {
 		t.Run(tt.name, func(t *testing.T) {
 			tc := newTestEndpoint(t, testConfig())
-			tc.writePacket(0, initChunk(ctInit, 0xabcd, tt.rwnd, tt.os, tt.mis, 1))
-			p, c := tc.wantChunk(ctAbort)
+			tc.writePacket(0, initChunk(chunk.TypeInit, 0xabcd, tt.rwnd, tt.os, tt.mis, 1))
+			p, c := tc.wantChunk(chunk.TypeAbort)
 			if p.p.vtag != 0xabcd || c.tBit() {
 				t.Fatalf("ABORT tag %08x T=%v, want the Initiate Tag and T=0", p.p.vtag, c.tBit())
 			}
-			if firstCause(c.value()) != causeInvalidMandatoryParam {
+			if firstCause(c.value()) != chunk.CauseInvalidParam {
 				t.Fatalf("ABORT cause %d", firstCause(c.value()))
 			}
 			// An existing association is not changed.
 			tc.connectServer()
-			tc.writePacket(0, initChunk(ctInit, 0xabcd, tt.rwnd, tt.os, tt.mis, 1))
-			tc.wantChunk(ctAbort)
+			tc.writePacket(0, initChunk(chunk.TypeInit, 0xabcd, tt.rwnd, tt.os, tt.mis, 1))
+			tc.wantChunk(chunk.TypeAbort)
 			tc.wantState(stateEstablished)
 		})
 	}
@@ -90,9 +92,9 @@ func TestInitInvalidMandatoryAbort(t *testing.T) {
 // "Unresolvable Address" error cause."
 func TestInitHostNameAbort(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	tc.writePacket(0, tc.peerInit(param(paramHostName, []byte("example.com\x00"))))
-	_, c := tc.wantChunk(ctAbort)
-	if firstCause(c.value()) != causeUnresolvableAddress {
+	tc.writePacket(0, tc.peerInit(param(chunk.ParamHostNameAddress, []byte("example.com\x00"))))
+	_, c := tc.wantChunk(chunk.TypeAbort)
+	if firstCause(c.value()) != chunk.CauseUnresolvableAddress {
 		t.Fatalf("ABORT cause %d", firstCause(c.value()))
 	}
 }
@@ -108,10 +110,10 @@ func TestInitUnrecognizedParamsReported(t *testing.T) {
 	stopReport := param(0x4123, []byte("stop+report"))
 	after := param(0xc124, []byte("never seen"))
 	tc.writePacket(0, tc.peerInit(skipReport, skip, stopReport, after))
-	_, c := tc.wantChunk(ctInitAck)
+	_, c := tc.wantChunk(chunk.TypeInitAck)
 	var reported [][]byte
-	walkParams(c.value()[16:], func(typ uint16, val, _ []byte) bool {
-		if typ == paramUnrecognized {
+	walkParams(c.value()[16:], func(typ chunk.ParamType, val, _ []byte) bool {
+		if typ == chunk.ParamUnrecognizedParameter {
 			reported = append(reported, val)
 		}
 		return true
@@ -128,7 +130,7 @@ func TestCookieEchoForgedDiscarded(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tag, ck := tc.cookieFor(tc.peerTag)
 	ck[20] ^= 0x40
-	tc.writePacket(tag, chunkOf(ctCookieEcho, 0, ck), dataChunk(3, tc.peerTSN, 0, 0, 0, []byte("x")))
+	tc.writePacket(tag, chunkOf(chunk.TypeCookieEcho, 0, ck), dataChunk(3, tc.peerTSN, 0, 0, 0, []byte("x")))
 	tc.wantIdle()
 	if len(tc.ep.assocs) != 0 || tc.ep.stats.CookieBadMAC != 1 {
 		t.Fatalf("forged cookie: %d associations, CookieBadMAC %d", len(tc.ep.assocs), tc.ep.stats.CookieBadMAC)
@@ -136,7 +138,7 @@ func TestCookieEchoForgedDiscarded(t *testing.T) {
 	// A cookie made of random bytes of the right length fails too.
 	junk := make([]byte, cookieLen)
 	junk[0] = cookieVersion << 1
-	tc.writePacket(tag, chunkOf(ctCookieEcho, 0, junk))
+	tc.writePacket(tag, chunkOf(chunk.TypeCookieEcho, 0, junk))
 	tc.wantIdle()
 }
 
@@ -148,10 +150,10 @@ func TestCookieEchoForgedDiscarded(t *testing.T) {
 func TestCookieEchoTagAndPortsChecked(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tag, ck := tc.cookieFor(tc.peerTag)
-	tc.writePacket(tag+1, chunkOf(ctCookieEcho, 0, ck))
+	tc.writePacket(tag+1, chunkOf(chunk.TypeCookieEcho, 0, ck))
 	tc.wantIdle()
 	tc.pport++
-	tc.writePacket(tag, chunkOf(ctCookieEcho, 0, ck))
+	tc.writePacket(tag, chunkOf(chunk.TypeCookieEcho, 0, ck))
 	tc.wantIdle()
 	if len(tc.ep.assocs) != 0 || tc.ep.stats.CookieMismatch != 2 {
 		t.Fatalf("%d associations, CookieMismatch %d", len(tc.ep.assocs), tc.ep.stats.CookieMismatch)
@@ -168,8 +170,8 @@ func TestCookieEchoStale(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tag, ck := tc.cookieFor(tc.peerTag)
 	tc.now = tc.now.Add(60*time.Second + 2500*time.Microsecond)
-	tc.writePacket(tag, chunkOf(ctCookieEcho, 0, ck))
-	p, c := tc.wantChunk(ctError)
+	tc.writePacket(tag, chunkOf(chunk.TypeCookieEcho, 0, ck))
+	p, c := tc.wantChunk(chunk.TypeError)
 	if p.p.vtag != tc.peerTag {
 		t.Fatalf("ERROR sent with tag %08x, want the peer's %08x", p.p.vtag, tc.peerTag)
 	}
@@ -186,13 +188,13 @@ func TestCookieEchoStale(t *testing.T) {
 // cookie's life; this endpoint caps the increment (CookiePreserveMax).
 func TestCookiePreservativeCapped(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	_, ck := tc.cookieFor(tc.peerTag, param(paramCookiePreserve, u32(5000)))
+	_, ck := tc.cookieFor(tc.peerTag, param(chunk.ParamCookiePreservative, u32(5000)))
 	var c cookie
 	tc.ep.jar.openCookie(ck, tc.peer, &c)
 	if c.life != 65*time.Second {
 		t.Fatalf("cookie life %v, want 65s", c.life)
 	}
-	_, ck = tc.cookieFor(tc.peerTag, param(paramCookiePreserve, u32(1<<31)))
+	_, ck = tc.cookieFor(tc.peerTag, param(chunk.ParamCookiePreservative, u32(1<<31)))
 	tc.ep.jar.openCookie(ck, tc.peer, &c)
 	if c.life != 70*time.Second {
 		t.Fatalf("cookie life %v, want the 70s cap", c.life)
@@ -207,10 +209,10 @@ func TestStreamNegotiation(t *testing.T) {
 	cfg := testConfig()
 	cfg.OutStreams, cfg.InStreams = 50, 20
 	tc := newTestEndpoint(t, cfg)
-	tc.writePacket(0, initChunk(ctInit, tc.peerTag, 65536, 100, 7, 1))
-	_, c := tc.wantChunk(ctInitAck)
+	tc.writePacket(0, initChunk(chunk.TypeInit, tc.peerTag, 65536, 100, 7, 1))
+	_, c := tc.wantChunk(chunk.TypeInitAck)
 	in := initValue(t, c)
-	tc.writePacket(in.tag, chunkOf(ctCookieEcho, 0, in.cookie))
+	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
 	tc.a = tc.ep.assocs[assocKey{tc.peer, tc.lport, tc.pport}]
 	if tc.a.outStreams != 7 || tc.a.inStreams != 20 {
 		t.Fatalf("streams out %d in %d, want 7 and 20", tc.a.outStreams, tc.a.inStreams)
@@ -230,11 +232,11 @@ func TestT1InitRetransmitAndGiveUp(t *testing.T) {
 	tc := newTestEndpoint(t, cfg)
 	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
-	_, first := tc.wantChunk(ctInit)
+	_, first := tc.wantChunk(chunk.TypeInit)
 	start := tc.now
 	for i := range 3 {
 		tc.advanceToTimer()
-		_, c := tc.wantChunk(ctInit)
+		_, c := tc.wantChunk(chunk.TypeInit)
 		if !bytes.Equal(c.raw, first.raw) {
 			t.Fatalf("retransmitted INIT differs")
 		}
@@ -259,13 +261,13 @@ func TestT1CookieRetransmit(t *testing.T) {
 	tc := newTestEndpoint(t, cfg)
 	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
-	tc.wantChunk(ctInit)
-	tc.writeChunks(initChunk(ctInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(paramStateCookie, []byte("c"))))
-	tc.wantChunk(ctCookieEcho)
+	tc.wantChunk(chunk.TypeInit)
+	tc.writeChunks(initChunk(chunk.TypeInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(chunk.ParamStateCookie, []byte("c"))))
+	tc.wantChunk(chunk.TypeCookieEcho)
 	tc.advanceToTimer()
-	tc.wantChunk(ctCookieEcho)
+	tc.wantChunk(chunk.TypeCookieEcho)
 	tc.advanceToTimer()
-	tc.wantChunk(ctCookieEcho)
+	tc.wantChunk(chunk.TypeCookieEcho)
 	tc.advanceToTimer()
 	tc.wantEvent(EventCantStart)
 	if got := a.stats.HandshakeRetx; got != 0 && !a.closed {
@@ -283,9 +285,9 @@ func TestInitAckZeroTag(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
-	tc.wantChunk(ctInit)
-	tc.writeChunks(initChunk(ctInitAck, 0, 65536, 100, 100, 1, param(paramStateCookie, []byte("c"))))
-	p, c := tc.wantChunk(ctAbort)
+	tc.wantChunk(chunk.TypeInit)
+	tc.writeChunks(initChunk(chunk.TypeInitAck, 0, 65536, 100, 100, 1, param(chunk.ParamStateCookie, []byte("c"))))
+	p, c := tc.wantChunk(chunk.TypeAbort)
 	if !c.tBit() || p.p.vtag != a.localTag {
 		t.Fatalf("ABORT T=%v tag %08x, want T=1 with our tag reflected", c.tBit(), p.p.vtag)
 	}
@@ -302,10 +304,10 @@ func TestInitAckZeroOS(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
-	tc.wantChunk(ctInit)
-	tc.writeChunks(initChunk(ctInitAck, 77, 65536, 0, 100, 1, param(paramStateCookie, []byte("c"))))
-	p, c := tc.wantChunk(ctAbort)
-	if p.p.vtag != 77 || firstCause(c.value()) != causeInvalidMandatoryParam {
+	tc.wantChunk(chunk.TypeInit)
+	tc.writeChunks(initChunk(chunk.TypeInitAck, 77, 65536, 0, 100, 1, param(chunk.ParamStateCookie, []byte("c"))))
+	p, c := tc.wantChunk(chunk.TypeAbort)
+	if p.p.vtag != 77 || firstCause(c.value()) != chunk.CauseInvalidParam {
 		t.Fatalf("ABORT tag %d cause %d", p.p.vtag, firstCause(c.value()))
 	}
 	tc.wantEvent(EventCantStart)
@@ -319,11 +321,11 @@ func TestInitAckMissingCookie(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
-	tc.wantChunk(ctInit)
-	tc.writeChunks(initChunk(ctInitAck, 77, 65536, 10, 100, 1))
-	_, c := tc.wantChunk(ctAbort)
+	tc.wantChunk(chunk.TypeInit)
+	tc.writeChunks(initChunk(chunk.TypeInitAck, 77, 65536, 10, 100, 1))
+	_, c := tc.wantChunk(chunk.TypeAbort)
 	v := c.value()
-	if firstCause(v) != causeMissingMandatoryParam || binary.BigEndian.Uint16(v[8:]) != paramStateCookie {
+	if firstCause(v) != chunk.CauseMissingParam || chunk.ParamType(binary.BigEndian.Uint16(v[8:])) != chunk.ParamStateCookie {
 		t.Fatalf("ABORT causes %x", v)
 	}
 	tc.wantEvent(EventCantStart)
@@ -338,14 +340,14 @@ func TestInitAckUnrecognizedParamsWithCookieEcho(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
-	tc.wantChunk(ctInit)
-	tc.writeChunks(initChunk(ctInitAck, 77, 65536, 10, 100, 1,
-		param(paramStateCookie, []byte("c")), param(0xc777, []byte("what"))))
-	p, _ := tc.wantChunk(ctCookieEcho)
-	if len(p.p.chunks) < 2 || p.p.chunks[1].typ != ctError {
+	tc.wantChunk(chunk.TypeInit)
+	tc.writeChunks(initChunk(chunk.TypeInitAck, 77, 65536, 10, 100, 1,
+		param(chunk.ParamStateCookie, []byte("c")), param(0xc777, []byte("what"))))
+	p, _ := tc.wantChunk(chunk.TypeCookieEcho)
+	if len(p.p.chunks) < 2 || p.p.chunks[1].typ != chunk.TypeError {
 		t.Fatalf("chunks %v, want COOKIE ECHO then ERROR", chunkTypes(&p.p))
 	}
-	if firstCause(p.p.chunks[1].value()) != causeUnrecognizedParams {
+	if firstCause(p.p.chunks[1].value()) != chunk.CauseUnrecognizedParams {
 		t.Fatalf("ERROR cause %d", firstCause(p.p.chunks[1].value()))
 	}
 }
@@ -356,9 +358,9 @@ func TestHandshakeRTTSample(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
-	tc.wantChunk(ctInit)
+	tc.wantChunk(chunk.TypeInit)
 	tc.now = tc.now.Add(80 * time.Millisecond)
-	tc.writeChunks(initChunk(ctInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(paramStateCookie, []byte("c"))))
+	tc.writeChunks(initChunk(chunk.TypeInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(chunk.ParamStateCookie, []byte("c"))))
 	if srtt := a.Stats().SRTT; srtt != 80*time.Millisecond {
 		t.Fatalf("SRTT %v after the handshake, want 80ms", srtt)
 	}

@@ -3,6 +3,8 @@ package assoc
 import (
 	"net/netip"
 	"testing"
+
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // RFC 9260 section 8.4 (2): "If the OOTB packet contains an ABORT chunk,
@@ -10,8 +12,8 @@ import (
 // action."
 func TestOOTBAbort(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	tc.writePacket(42, chunkOf(ctAbort, 0, nil))
-	tc.writePacket(42, chunkOf(ctHeartbeat, 0, param(paramHeartbeatInfo, []byte("x"))), chunkOf(ctAbort, 1, nil))
+	tc.writePacket(42, chunkOf(chunk.TypeAbort, 0, nil))
+	tc.writePacket(42, chunkOf(chunk.TypeHeartbeat, 0, param(chunk.ParamHeartbeatInfo, []byte("x"))), chunkOf(chunk.TypeAbort, 1, nil))
 	tc.wantIdle()
 }
 
@@ -22,8 +24,8 @@ func TestOOTBAbort(t *testing.T) {
 // Verification Tag is reflected."
 func TestOOTBShutdownAck(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	tc.writePacket(0x31415926, chunkOf(ctShutdownAck, 0, nil))
-	p, c := tc.wantChunk(ctShutdownComplete)
+	tc.writePacket(0x31415926, chunkOf(chunk.TypeShutdownAck, 0, nil))
+	p, c := tc.wantChunk(chunk.TypeShutdownComplete)
 	if p.p.vtag != 0x31415926 || !c.tBit() {
 		t.Fatalf("SHUTDOWN COMPLETE tag %08x T=%v", p.p.vtag, c.tBit())
 	}
@@ -33,9 +35,9 @@ func TestOOTBShutdownAck(t *testing.T) {
 // ERROR with "Stale Cookie" are silently discarded.
 func TestOOTBSilent(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	tc.writePacket(1, chunkOf(ctShutdownComplete, 0, nil))
-	tc.writePacket(1, chunkOf(ctCookieAck, 0, nil))
-	tc.writePacket(1, chunkOf(ctError, 0, param(causeStaleCookie, u32(1))))
+	tc.writePacket(1, chunkOf(chunk.TypeShutdownComplete, 0, nil))
+	tc.writePacket(1, chunkOf(chunk.TypeCookieAck, 0, nil))
+	tc.writePacket(1, chunkOf(chunk.TypeError, 0, cause(chunk.CauseStaleCookie, u32(1))))
 	tc.wantIdle()
 	if got := tc.ep.stats.OOTB; got != 3 {
 		t.Fatalf("OOTB = %d", got)
@@ -51,13 +53,13 @@ func TestOOTBAbortReply(t *testing.T) {
 	for _, ch := range [][]byte{
 		dataChunk(3, 1, 0, 0, 0, []byte("hello")),
 		sackChunk(1, 65536),
-		chunkOf(ctHeartbeat, 0, param(paramHeartbeatInfo, []byte("x"))),
-		chunkOf(ctShutdown, 0, u32(1)),
+		chunkOf(chunk.TypeHeartbeat, 0, param(chunk.ParamHeartbeatInfo, []byte("x"))),
+		chunkOf(chunk.TypeShutdown, 0, u32(1)),
 		chunkOf(0x3f, 0, nil),
 	} {
 		tc := newTestEndpoint(t, testConfig())
 		tc.writePacket(0xdeadbeef, ch)
-		p, c := tc.wantChunk(ctAbort)
+		p, c := tc.wantChunk(chunk.TypeAbort)
 		if p.p.vtag != 0xdeadbeef || !c.tBit() {
 			t.Fatalf("chunk %d: ABORT tag %08x T=%v", ch[0], p.p.vtag, c.tBit())
 		}
@@ -72,7 +74,7 @@ func TestOOTBAbortReply(t *testing.T) {
 func TestOOTBNonUnicast(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.peer = netip.MustParseAddrPort("224.0.0.1:9899")
-	tc.writePacket(7, chunkOf(ctHeartbeat, 0, param(paramHeartbeatInfo, []byte("x"))))
+	tc.writePacket(7, chunkOf(chunk.TypeHeartbeat, 0, param(chunk.ParamHeartbeatInfo, []byte("x"))))
 	tc.writePacket(0, tc.peerInit())
 	tc.wantIdle()
 }
@@ -84,8 +86,8 @@ func TestBadVTagDiscarded(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectServer()
 	for _, tag := range []uint32{tc.a.localTag + 1, tc.a.peerTag, 1} {
-		tc.writePacket(tag, chunkOf(ctHeartbeat, 0, param(paramHeartbeatInfo, []byte("x"))),
-			dataChunk(3, tc.peerTSN, 0, 0, 0, []byte("x")), chunkOf(ctShutdown, 0, u32(1)))
+		tc.writePacket(tag, chunkOf(chunk.TypeHeartbeat, 0, param(chunk.ParamHeartbeatInfo, []byte("x"))),
+			dataChunk(3, tc.peerTSN, 0, 0, 0, []byte("x")), chunkOf(chunk.TypeShutdown, 0, u32(1)))
 	}
 	tc.wantIdle()
 	tc.wantState(stateEstablished)
@@ -122,7 +124,7 @@ func TestAbortVTagRules(t *testing.T) {
 			if tt.tBit {
 				f = 1
 			}
-			tc.writePacket(tag, chunkOf(ctAbort, f, nil))
+			tc.writePacket(tag, chunkOf(chunk.TypeAbort, f, nil))
 			if tt.accept {
 				tc.wantEvent(EventCommLost)
 				if !tc.a.closed {
@@ -148,13 +150,13 @@ func TestAbortVTagRules(t *testing.T) {
 func TestShutdownCompleteVTagRules(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectServer()
-	tc.writeChunks(chunkOf(ctShutdownComplete, 0, nil)) // ESTABLISHED: ignored
+	tc.writeChunks(chunkOf(chunk.TypeShutdownComplete, 0, nil)) // ESTABLISHED: ignored
 	tc.wantState(stateEstablished)
-	tc.writeChunks(chunkOf(ctShutdown, 0, u32(tc.a.localTSN-1)))
-	tc.wantChunk(ctShutdownAck)
-	tc.writePacket(tc.a.localTag, chunkOf(ctShutdownComplete, 1, nil)) // own tag with T: discard
+	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(tc.a.localTSN-1)))
+	tc.wantChunk(chunk.TypeShutdownAck)
+	tc.writePacket(tc.a.localTag, chunkOf(chunk.TypeShutdownComplete, 1, nil)) // own tag with T: discard
 	tc.wantState(stateShutdownAckSent)
-	tc.writePacket(tc.a.peerTag, chunkOf(ctShutdownComplete, 1, nil)) // reflected: accept
+	tc.writePacket(tc.a.peerTag, chunkOf(chunk.TypeShutdownComplete, 1, nil)) // reflected: accept
 	tc.wantEvent(EventShutdownComplete)
 	if !tc.a.closed {
 		t.Fatal("not closed")
@@ -171,9 +173,9 @@ func TestShutdownAckInCookieWait(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
-	tc.wantChunk(ctInit)
-	tc.writePacket(0x2468, chunkOf(ctShutdownAck, 0, nil))
-	p, c := tc.wantChunk(ctShutdownComplete)
+	tc.wantChunk(chunk.TypeInit)
+	tc.writePacket(0x2468, chunkOf(chunk.TypeShutdownAck, 0, nil))
+	p, c := tc.wantChunk(chunk.TypeShutdownComplete)
 	if p.p.vtag != 0x2468 || !c.tBit() {
 		t.Fatalf("SHUTDOWN COMPLETE tag %08x T=%v", p.p.vtag, c.tBit())
 	}
@@ -186,9 +188,9 @@ func TestShutdownAckInCookieWait(t *testing.T) {
 // RFC 9260 section 3.2: the two high bits of an unrecognized chunk type
 // select stop/skip and report/no report.
 func TestUnknownChunkActionBits(t *testing.T) {
-	hb := chunkOf(ctHeartbeat, 0, param(paramHeartbeatInfo, []byte("probe")))
+	hb := chunkOf(chunk.TypeHeartbeat, 0, param(chunk.ParamHeartbeatInfo, []byte("probe")))
 	for _, tt := range []struct {
-		typ             uint8
+		typ             chunk.Type
 		report, process bool
 	}{
 		{0x3e, false, false}, // 00: stop, discard
@@ -204,9 +206,9 @@ func TestUnknownChunkActionBits(t *testing.T) {
 		for _, p := range tc.sent {
 			for _, c := range p.p.chunks {
 				switch c.typ {
-				case ctError:
-					gotErr = firstCause(c.value()) == causeUnrecognizedChunk
-				case ctHeartbeatAck:
+				case chunk.TypeError:
+					gotErr = firstCause(c.value()) == chunk.CauseUnrecognizedChunk
+				case chunk.TypeHeartbeatAck:
 					gotHBAck = true
 				}
 			}
@@ -230,11 +232,11 @@ func TestUserAbort(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc.a.Abort(tc.now, []byte("bye"))
-	p, c := tc.wantChunk(ctAbort)
+	p, c := tc.wantChunk(chunk.TypeAbort)
 	if p.p.vtag != tc.peerTag || c.tBit() || len(p.p.chunks) != 1 {
 		t.Fatalf("ABORT tag %08x T=%v chunks %v", p.p.vtag, c.tBit(), chunkTypes(&p.p))
 	}
-	if firstCause(c.value()) != causeUserInitiatedAbort || string(c.value()[4:7]) != "bye" {
+	if firstCause(c.value()) != chunk.CauseUserAbort || string(c.value()[4:7]) != "bye" {
 		t.Fatalf("cause %x", c.value())
 	}
 	tc.wantEvent(EventCommLost)

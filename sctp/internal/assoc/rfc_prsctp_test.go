@@ -25,7 +25,7 @@ func offersPR(t *testing.T, c *rxChunk) (param, listed bool) {
 	return param, listed
 }
 
-func paramForwardTSNSupported() []byte { return param(uint16(chunk.ParamForwardTSNSupported), nil) }
+func paramForwardTSNSupported() []byte { return param(chunk.ParamForwardTSNSupported, nil) }
 
 // RFC 3758 section 3.3.1: "If an SCTP endpoint supports the FORWARD TSN
 // chunk, then any time it sends an INIT during association establishment,
@@ -43,19 +43,19 @@ func TestPRSCTPAdvertised(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc.a = a
-	if _, c := tc.wantChunk(ctInit); !all(offersPR(t, c)) {
+	if _, c := tc.wantChunk(chunk.TypeInit); !all(offersPR(t, c)) {
 		t.Fatal("INIT does not offer PR-SCTP")
 	}
 	tc = newTestEndpoint(t, testConfig())
 	tc.writePacket(0, tc.peerInit(paramForwardTSNSupported()))
-	if _, c := tc.wantChunk(ctInitAck); !all(offersPR(t, c)) {
+	if _, c := tc.wantChunk(chunk.TypeInitAck); !all(offersPR(t, c)) {
 		t.Fatal("INIT ACK does not offer PR-SCTP")
 	}
 	cfg := testConfig()
 	cfg.DisablePartialReliability = true
 	tc = newTestEndpoint(t, cfg)
 	tc.writePacket(0, tc.peerInit(paramForwardTSNSupported()))
-	if _, c := tc.wantChunk(ctInitAck); either(offersPR(t, c)) {
+	if _, c := tc.wantChunk(chunk.TypeInitAck); either(offersPR(t, c)) {
 		t.Fatal("INIT ACK offers PR-SCTP with it disabled")
 	}
 }
@@ -74,9 +74,9 @@ func TestPRSCTPForwardTSNNotOffered(t *testing.T) {
 	cfg.DisablePartialReliability = true
 	tc := newTestEndpoint(t, cfg)
 	tc.connectServer()
-	tc.writeChunks(chunkOf(ctForwardTSN, 0, u32(tc.peerTSN+3)))
-	_, c := tc.wantChunk(ctError)
-	if firstCause(c.value()) != causeUnrecognizedChunk {
+	tc.writeChunks(chunkOf(chunk.TypeForwardTSN, 0, u32(tc.peerTSN+3)))
+	_, c := tc.wantChunk(chunk.TypeError)
+	if firstCause(c.value()) != chunk.CauseUnrecognizedChunk {
 		t.Fatalf("cause %d", firstCause(c.value()))
 	}
 	if tc.a.state != stateEstablished || tc.a.data.eng.Recv.CumulativeTSN() != transferTSN(tc.peerTSN-1) {
@@ -92,20 +92,20 @@ func TestPRSCTPForwardTSNNotOffered(t *testing.T) {
 func TestPRSCTPForwardTSN(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.writePacket(0, tc.peerInit(paramForwardTSNSupported()))
-	_, c := tc.wantChunk(ctInitAck)
+	_, c := tc.wantChunk(chunk.TypeInitAck)
 	in := initValue(tc.t, c)
-	tc.writePacket(in.tag, chunkOf(ctCookieEcho, 0, in.cookie))
+	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
 	tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
-	tc.wantChunk(ctCookieAck)
+	tc.wantChunk(chunk.TypeCookieAck)
 	tc.wantEvent(EventCommUp)
 	if !tc.a.PartialReliability() || !tc.a.data.eng.Config().PartialReliability {
 		t.Fatal("PR-SCTP not negotiated")
 	}
 	// TSN peerTSN (SSN 0 of stream 1) was abandoned; peerTSN+1 (SSN 1) arrives.
 	tc.writeChunks(dataChunk(3, tc.peerTSN+1, 1, 1, 0, []byte("later")))
-	tc.wantChunk(ctSack)
-	tc.writeChunks(chunkOf(ctForwardTSN, 0, append(u32(tc.peerTSN), 0, 1, 0, 0)))
-	_, c = tc.wantChunk(ctSack)
+	tc.wantChunk(chunk.TypeSack)
+	tc.writeChunks(chunkOf(chunk.TypeForwardTSN, 0, append(u32(tc.peerTSN), 0, 1, 0, 0)))
+	_, c = tc.wantChunk(chunk.TypeSack)
 	if cum := chunkTSN(c.value()); cum != tc.peerTSN+1 {
 		t.Fatalf("SACK cum %d, want %d", cum, tc.peerTSN+1)
 	}
@@ -114,7 +114,7 @@ func TestPRSCTPForwardTSN(t *testing.T) {
 		t.Fatalf("read %q %+v %v", b[:n], info, err)
 	}
 	// Stream 65535 is beyond the inbound streams.
-	bad := chunkOf(ctForwardTSN, 0, append(u32(tc.peerTSN+9), 0xff, 0xff, 0, 0))
+	bad := chunkOf(chunk.TypeForwardTSN, 0, append(u32(tc.peerTSN+9), 0xff, 0xff, 0, 0))
 	tc.writeChunks(bad)
 	if tc.a.state != stateEstablished || tc.a.data.eng.Recv.CumulativeTSN() != transferTSN(tc.peerTSN+1) {
 		t.Fatal("FORWARD-TSN naming a stream out of range was applied")
@@ -134,25 +134,25 @@ func TestPRSCTPSenderNeedsPeer(t *testing.T) {
 			params = append(params, paramForwardTSNSupported())
 		}
 		tc.writePacket(0, tc.peerInit(params...))
-		_, c := tc.wantChunk(ctInitAck)
+		_, c := tc.wantChunk(chunk.TypeInitAck)
 		in := initValue(tc.t, c)
-		tc.writePacket(in.tag, chunkOf(ctCookieEcho, 0, in.cookie))
+		tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
 		tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
-		tc.wantChunk(ctCookieAck)
+		tc.wantChunk(chunk.TypeCookieAck)
 		tc.wantEvent(EventCommUp)
 		if err := tc.a.Send(tc.now, 0, 0, false, []byte("once"), transfer.PR{Policy: transfer.PRRtx, Value: 0}); err != nil {
 			t.Fatal(err)
 		}
-		tc.wantChunk(ctData)
+		tc.wantChunk(chunk.TypeData)
 		tc.advanceToTimer()
 		tc.readPackets()
 		var data, fwd int
 		for _, p := range tc.sent {
 			for _, ct := range chunkTypes(&p.p) {
 				switch ct {
-				case ctData:
+				case chunk.TypeData:
 					data++
-				case ctForwardTSN:
+				case chunk.TypeForwardTSN:
 					fwd++
 				}
 			}

@@ -15,7 +15,7 @@ import (
 
 // reconfExt is the peer's Supported Extensions parameter listing RE-CONFIG.
 func reconfExt() []byte {
-	return param(uint16(chunk.ParamSupportedExtensions), []byte{byte(chunk.TypeReconfig)})
+	return param(chunk.ParamSupportedExtensions, []byte{byte(chunk.TypeReconfig)})
 }
 
 // connectReconf establishes an association (server side) with a peer that
@@ -24,14 +24,14 @@ func connectReconf(t *testing.T) *testConn {
 	t.Helper()
 	tc := newTestEndpoint(t, testConfig())
 	tc.writePacket(0, tc.peerInit(reconfExt()))
-	_, c := tc.wantChunk(ctInitAck)
+	_, c := tc.wantChunk(chunk.TypeInitAck)
 	in := initValue(t, c)
 	if in.ext&extReconfig == 0 {
 		t.Fatal("INIT ACK does not list RE-CONFIG in Supported Extensions")
 	}
-	tc.writePacket(in.tag, chunkOf(ctCookieEcho, 0, in.cookie))
+	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
 	tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
-	tc.wantChunk(ctCookieAck)
+	tc.wantChunk(chunk.TypeCookieAck)
 	tc.wantEvent(EventCommUp)
 	if !tc.a.reconfOn() {
 		t.Fatal("RE-CONFIG not negotiated")
@@ -75,7 +75,7 @@ func reconfParams(t *testing.T, p *sentPacket) []chunk.ReconfigParam {
 	var out []chunk.ReconfigParam
 	for i := range p.p.chunks {
 		c := &p.p.chunks[i]
-		if c.typ != ctReconfig {
+		if c.typ != chunk.TypeReconfig {
 			continue
 		}
 		rc, err := chunk.ParseReconfig(chunkOfRx(c))
@@ -161,7 +161,7 @@ func (tc *testConn) readMsg() (string, uint16) {
 func TestReconfNegotiation(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
-	_, c := tc.wantChunk(ctInit)
+	_, c := tc.wantChunk(chunk.TypeInit)
 	if in := initValue(t, c); in.ext&extReconfig == 0 {
 		t.Fatal("INIT does not offer RE-CONFIG")
 	}
@@ -170,7 +170,7 @@ func TestReconfNegotiation(t *testing.T) {
 	cfg.DisableStreamReconfig = true
 	tc = newTestEndpoint(t, cfg)
 	tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
-	_, c = tc.wantChunk(ctInit)
+	_, c = tc.wantChunk(chunk.TypeInit)
 	if in := initValue(t, c); in.ext&extReconfig != 0 {
 		t.Fatal("INIT offers RE-CONFIG with DisableStreamReconfig")
 	}
@@ -202,7 +202,7 @@ func TestReconfPeerOutgoingReset(t *testing.T) {
 	tc.readMsg()
 	tc.writeChunks(reconfChunk(outReset(tc.peerTSN, 0, tsn+1, 1)))
 	p := tc.wantPacket()
-	if ts := chunkTypes(&p.p); !slices.Contains(ts, ctSack) {
+	if ts := chunkTypes(&p.p); !slices.Contains(ts, chunk.TypeSack) {
 		t.Fatalf("chunks %v: section 5.2.1 wants a SACK with the response", ts)
 	}
 	ps := reconfParams(t, p)
@@ -303,7 +303,7 @@ func TestReconfOurOutgoingReset(t *testing.T) {
 	if err := a.send(tc.now, 2, 0, false, []byte("s2 ssn0")); err != nil {
 		t.Fatal(err)
 	}
-	tc.wantChunk(ctData)
+	tc.wantChunk(chunk.TypeData)
 	first := a.localTSN
 	op, err := a.Reconfigure(tc.now, true, DirOutgoing, []uint16{2}, 0, 0)
 	if err != nil {
@@ -321,7 +321,7 @@ func TestReconfOurOutgoingReset(t *testing.T) {
 	a.send(tc.now, 2, 0, false, []byte("s2 after"))
 	a.send(tc.now, 3, 0, false, []byte("s3"))
 	tc.writeChunks(sackChunk(first, 65536))
-	p, _ := tc.wantChunk(ctData)
+	p, _ := tc.wantChunk(chunk.TypeData)
 	if len(p.p.chunks) != 1 {
 		t.Fatalf("chunks %v: stream 2 sent during its reset", chunkTypes(&p.p))
 	}
@@ -346,7 +346,7 @@ func TestReconfOurOutgoingReset(t *testing.T) {
 		t.Fatalf("completion %+v", e.Reconf)
 	}
 	// The waiting message leaves with SSN 0.
-	_, c := tc.wantChunk(ctData)
+	_, c := tc.wantChunk(chunk.TypeData)
 	d, err := chunk.ParseData(chunkOfRx(c))
 	if err != nil || d.SID != 2 || d.SSN != 0 || !bytes.Equal(d.Payload, []byte("s2 after")) {
 		t.Fatalf("DATA %+v %v", d, err)
@@ -365,7 +365,7 @@ func TestReconfOurResetDenied(t *testing.T) {
 	tc := connectReconf(t)
 	a := tc.a
 	a.send(tc.now, 0, 0, false, []byte("ssn0"))
-	tc.wantChunk(ctData)
+	tc.wantChunk(chunk.TypeData)
 	tc.writeChunks(sackChunk(a.localTSN, 65536))
 	a.Reconfigure(tc.now, true, DirOutgoing, nil, 0, 0)
 	ps := tc.wantReconf()
@@ -378,7 +378,7 @@ func TestReconfOurResetDenied(t *testing.T) {
 		t.Fatalf("event %+v", ev)
 	}
 	a.send(tc.now, 0, 0, false, []byte("ssn1"))
-	_, c := tc.wantChunk(ctData)
+	_, c := tc.wantChunk(chunk.TypeData)
 	if d, _ := chunk.ParseData(chunkOfRx(c)); d.SSN != 1 {
 		t.Fatalf("SSN %d after a denied reset", d.SSN)
 	}
@@ -472,7 +472,7 @@ func TestReconfAddStreams(t *testing.T) {
 	if err := a.send(tc.now, out0+2, 0, false, []byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	_, c := tc.wantChunk(ctData)
+	_, c := tc.wantChunk(chunk.TypeData)
 	if d, _ := chunk.ParseData(chunkOfRx(c)); d.SID != out0+2 || d.SSN != 0 {
 		t.Fatalf("DATA sid %d ssn %d", d.SID, d.SSN)
 	}
@@ -530,13 +530,13 @@ func TestReconfTimerGivesUp(t *testing.T) {
 func TestReconfHostile(t *testing.T) {
 	tc := connectReconf(t)
 	bad := [][]byte{
-		chunkOf(ctReconfig, 0, nil),                                  // no parameter
-		chunkOf(ctReconfig, 0, []byte{0, 13, 0, 8, 0, 0, 0, 1}),      // outgoing reset too short
-		chunkOf(ctReconfig, 0, []byte{0, 16, 0, 12, 0, 0, 0, 1, 0}),  // truncated TLV
-		chunkOf(ctReconfig, 0, []byte{0, 17, 0, 8, 0, 0, 0, 1}),      // add streams too short
-		chunkOf(ctReconfig, 0, []byte{0x80, 99, 0, 4}),               // unknown, skip
-		reconfChunk(response(12345, chunk.ReconfigSuccessPerformed)), // stale
-		reconfChunk(response(1, 0), response(2, 0), response(3, 0)),  // three parameters
+		chunkOf(chunk.TypeReconfig, 0, nil),                                 // no parameter
+		chunkOf(chunk.TypeReconfig, 0, []byte{0, 13, 0, 8, 0, 0, 0, 1}),     // outgoing reset too short
+		chunkOf(chunk.TypeReconfig, 0, []byte{0, 16, 0, 12, 0, 0, 0, 1, 0}), // truncated TLV
+		chunkOf(chunk.TypeReconfig, 0, []byte{0, 17, 0, 8, 0, 0, 0, 1}),     // add streams too short
+		chunkOf(chunk.TypeReconfig, 0, []byte{0x80, 99, 0, 4}),              // unknown, skip
+		reconfChunk(response(12345, chunk.ReconfigSuccessPerformed)),        // stale
+		reconfChunk(response(1, 0), response(2, 0), response(3, 0)),         // three parameters
 	}
 	for _, c := range bad {
 		tc.writeChunks(c)
@@ -561,13 +561,13 @@ func TestReconfHostile(t *testing.T) {
 // each stream at 0, on our side and on the peer's.
 func TestReconfIData(t *testing.T) {
 	tc := newTestEndpoint(t, interleaveConfig())
-	tc.writePacket(0, tc.peerInit(param(uint16(chunk.ParamSupportedExtensions),
+	tc.writePacket(0, tc.peerInit(param(chunk.ParamSupportedExtensions,
 		[]byte{byte(chunk.TypeIData), byte(chunk.TypeIForwardTSN), byte(chunk.TypeReconfig)})))
-	_, c := tc.wantChunk(ctInitAck)
+	_, c := tc.wantChunk(chunk.TypeInitAck)
 	in := initValue(t, c)
-	tc.writePacket(in.tag, chunkOf(ctCookieEcho, 0, in.cookie))
+	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
 	tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
-	tc.wantChunk(ctCookieAck)
+	tc.wantChunk(chunk.TypeCookieAck)
 	a := tc.a
 	if !a.Interleaved() || !a.reconfOn() {
 		t.Fatal("I-DATA and RE-CONFIG not both negotiated")
@@ -576,7 +576,7 @@ func TestReconfIData(t *testing.T) {
 		tc.readPackets()
 		for _, p := range tc.sent {
 			for i := range p.p.chunks {
-				if c := &p.p.chunks[i]; c.typ == ctIData {
+				if c := &p.p.chunks[i]; c.typ == chunk.TypeIData {
 					d, _ := chunk.ParseIData(chunkOfRx(c))
 					out = append(out, d.MID)
 				}
@@ -627,7 +627,7 @@ func TestReconfChunkLength(t *testing.T) {
 	tc.readPackets()
 	for _, p := range tc.sent {
 		for i := range p.p.chunks {
-			if c := &p.p.chunks[i]; c.typ == ctReconfig {
+			if c := &p.p.chunks[i]; c.typ == chunk.TypeReconfig {
 				if n := len(c.raw); n != 4+20+10 {
 					t.Fatalf("RE-CONFIG chunk length %d, want 34 (outgoing 18 padded to 20, incoming 10 unpadded)", n)
 				}

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // RFC 9260 section 9.2: "Once all its outstanding data has been
@@ -17,11 +19,11 @@ func TestShutdownGraceful(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectServer()
 	tc.writeChunks(dataChunk(3, tc.peerTSN, 0, 0, 0, []byte("hi")))
-	tc.wantChunk(ctSack)
+	tc.wantChunk(chunk.TypeSack)
 	if err := tc.a.Shutdown(tc.now); err != nil {
 		t.Fatal(err)
 	}
-	_, c := tc.wantChunk(ctShutdown)
+	_, c := tc.wantChunk(chunk.TypeShutdown)
 	if cum := binary.BigEndian.Uint32(c.value()); cum != tc.peerTSN {
 		t.Fatalf("SHUTDOWN Cumulative TSN Ack %d, want %d", cum, tc.peerTSN)
 	}
@@ -29,8 +31,8 @@ func TestShutdownGraceful(t *testing.T) {
 	if !tc.a.timers.running(timerT2Shutdown) || !tc.a.timers.running(timerT5Guard) {
 		t.Fatal("T2 or T5 not running")
 	}
-	tc.writeChunks(chunkOf(ctShutdownAck, 0, nil))
-	p, sc := tc.wantChunk(ctShutdownComplete)
+	tc.writeChunks(chunkOf(chunk.TypeShutdownAck, 0, nil))
+	p, sc := tc.wantChunk(chunk.TypeShutdownComplete)
 	// Section 8.5.1 C: "if the receiver of the SHUTDOWN ACK chunk has a TCB,
 	// then the destination endpoint's tag MUST be used and the T bit MUST
 	// NOT be set."
@@ -52,12 +54,12 @@ func TestShutdownGraceful(t *testing.T) {
 func TestShutdownReceived(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectClient()
-	tc.writeChunks(chunkOf(ctShutdown, 0, u32(tc.a.localTSN-1)))
-	tc.wantChunk(ctShutdownAck)
+	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(tc.a.localTSN-1)))
+	tc.wantChunk(chunk.TypeShutdownAck)
 	tc.wantState(stateShutdownAckSent)
 	tc.advanceToTimer()
-	tc.wantChunk(ctShutdownAck)
-	tc.writeChunks(chunkOf(ctShutdownComplete, 0, nil))
+	tc.wantChunk(chunk.TypeShutdownAck)
+	tc.writeChunks(chunkOf(chunk.TypeShutdownComplete, 0, nil))
 	tc.wantEvent(EventShutdownComplete)
 	tc.wantIdle()
 }
@@ -74,14 +76,14 @@ func TestShutdownPendingWaitsForData(t *testing.T) {
 	}
 	tc.a.Shutdown(tc.now)
 	tc.wantState(stateShutdownPending)
-	_, d := tc.wantChunk(ctData)
+	_, d := tc.wantChunk(chunk.TypeData)
 	tsn := binary.BigEndian.Uint32(d.value())
 	tc.wantIdle()
 	if err := tc.a.send(tc.now, 1, 0, false, []byte("more")); err == nil {
 		t.Fatal("send accepted in SHUTDOWN-PENDING")
 	}
 	tc.writeChunks(sackChunk(tsn, 65536))
-	tc.wantChunk(ctShutdown)
+	tc.wantChunk(chunk.TypeShutdown)
 	tc.wantState(stateShutdownSent)
 }
 
@@ -94,12 +96,12 @@ func TestDataInShutdownSent(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectServer()
 	tc.a.Shutdown(tc.now)
-	tc.wantChunk(ctShutdown)
+	tc.wantChunk(chunk.TypeShutdown)
 	tc.now = tc.now.Add(500 * time.Millisecond)
 	tc.writeChunks(dataChunk(3, tc.peerTSN, 0, 0, 0, []byte("late")))
 	p := tc.wantPacket()
 	ts := chunkTypes(&p.p)
-	if len(ts) != 2 || ts[0] != ctShutdown || ts[1] != ctSack {
+	if len(ts) != 2 || ts[0] != chunk.TypeShutdown || ts[1] != chunk.TypeSack {
 		t.Fatalf("chunks %v, want SHUTDOWN and SACK", ts)
 	}
 	if got := binary.BigEndian.Uint32(p.p.chunks[0].value()); got != tc.peerTSN {
@@ -121,12 +123,12 @@ func TestShutdownSimultaneous(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectServer()
 	tc.a.Shutdown(tc.now)
-	tc.wantChunk(ctShutdown)
-	tc.writeChunks(chunkOf(ctShutdown, 0, u32(tc.a.localTSN-1)))
-	tc.wantChunk(ctShutdownAck)
+	tc.wantChunk(chunk.TypeShutdown)
+	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(tc.a.localTSN-1)))
+	tc.wantChunk(chunk.TypeShutdownAck)
 	tc.wantState(stateShutdownAckSent)
-	tc.writeChunks(chunkOf(ctShutdownAck, 0, nil))
-	tc.wantChunk(ctShutdownComplete)
+	tc.writeChunks(chunkOf(chunk.TypeShutdownAck, 0, nil))
+	tc.wantChunk(chunk.TypeShutdownComplete)
 	tc.wantEvent(EventShutdownComplete)
 }
 
@@ -141,11 +143,11 @@ func TestT2ShutdownRetransmit(t *testing.T) {
 	tc := newTestEndpoint(t, cfg)
 	tc.connectServer()
 	tc.a.Shutdown(tc.now)
-	tc.wantChunk(ctShutdown)
+	tc.wantChunk(chunk.TypeShutdown)
 	tc.advanceToTimer()
-	tc.wantChunk(ctShutdown)
+	tc.wantChunk(chunk.TypeShutdown)
 	tc.advanceToTimer()
-	tc.wantChunk(ctShutdown)
+	tc.wantChunk(chunk.TypeShutdown)
 	tc.advanceToTimer()
 	tc.wantEvent(EventCommLost)
 	tc.wantIdle()
@@ -161,7 +163,7 @@ func TestT5ShutdownGuard(t *testing.T) {
 	tc := newTestEndpoint(t, cfg)
 	tc.connectServer()
 	tc.a.Shutdown(tc.now)
-	tc.wantChunk(ctShutdown)
+	tc.wantChunk(chunk.TypeShutdown)
 	start := tc.now
 	for !tc.a.closed {
 		tc.advanceToTimer()
@@ -171,7 +173,7 @@ func TestT5ShutdownGuard(t *testing.T) {
 		t.Fatalf("T5 expired after %v", d)
 	}
 	last := tc.sent[len(tc.sent)-1]
-	if last.p.chunks[0].typ != ctAbort {
+	if last.p.chunks[0].typ != chunk.TypeAbort {
 		t.Fatalf("last packet %v, want ABORT", chunkTypes(&last.p))
 	}
 	tc.wantEvent(EventCommLost)
@@ -183,10 +185,10 @@ func TestT5ShutdownGuard(t *testing.T) {
 func TestInitInShutdownAckSent(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectServer()
-	tc.writeChunks(chunkOf(ctShutdown, 0, u32(tc.a.localTSN-1)))
-	tc.wantChunk(ctShutdownAck)
+	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(tc.a.localTSN-1)))
+	tc.wantChunk(chunk.TypeShutdownAck)
 	tc.writePacket(0, tc.peerInit())
-	tc.wantChunk(ctShutdownAck)
+	tc.wantChunk(chunk.TypeShutdownAck)
 	tc.wantState(stateShutdownAckSent)
 }
 
@@ -196,10 +198,10 @@ func TestShutdownInCookieEchoed(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
-	tc.wantChunk(ctInit)
-	tc.writeChunks(initChunk(ctInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(paramStateCookie, []byte("c"))))
-	tc.wantChunk(ctCookieEcho)
-	tc.writeChunks(chunkOf(ctShutdown, 0, u32(a.localTSN-1)))
+	tc.wantChunk(chunk.TypeInit)
+	tc.writeChunks(initChunk(chunk.TypeInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(chunk.ParamStateCookie, []byte("c"))))
+	tc.wantChunk(chunk.TypeCookieEcho)
+	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(a.localTSN-1)))
 	tc.wantIdle()
 	tc.wantState(stateCookieEchoed)
 }
@@ -215,8 +217,8 @@ func TestShutdownReceivedRejectsSend(t *testing.T) {
 	if err := tc.a.send(tc.now, 0, 0, false, []byte("unacked")); err != nil {
 		t.Fatal(err)
 	}
-	tc.wantChunk(ctData)
-	tc.writeChunks(chunkOf(ctShutdown, 0, u32(tc.a.localTSN-1)))
+	tc.wantChunk(chunk.TypeData)
+	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(tc.a.localTSN-1)))
 	tc.wantState(stateShutdownReceived)
 	if err := tc.a.send(tc.now, 0, 0, false, []byte("x")); err == nil {
 		t.Fatal("send accepted in SHUTDOWN-RECEIVED")
@@ -224,7 +226,7 @@ func TestShutdownReceivedRejectsSend(t *testing.T) {
 	tc.a.Shutdown(tc.now)
 	tc.wantState(stateShutdownReceived)
 	// The peer repeats its SHUTDOWN acknowledging our DATA: SHUTDOWN ACK.
-	tc.writeChunks(chunkOf(ctShutdown, 0, u32(tc.a.localTSN)))
-	tc.wantChunk(ctShutdownAck)
+	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(tc.a.localTSN)))
+	tc.wantChunk(chunk.TypeShutdownAck)
 	tc.wantState(stateShutdownAckSent)
 }

@@ -22,28 +22,28 @@ func driveTo(t *testing.T, s state) *testConn {
 	case stateCookieWait, stateCookieEchoed:
 		a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
 		tc.a = a
-		tc.wantChunk(ctInit)
+		tc.wantChunk(chunk.TypeInit)
 		if s == stateCookieEchoed {
-			tc.writeChunks(initChunk(ctInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(paramStateCookie, []byte("c"))))
-			tc.wantChunk(ctCookieEcho)
+			tc.writeChunks(initChunk(chunk.TypeInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(chunk.ParamStateCookie, []byte("c"))))
+			tc.wantChunk(chunk.TypeCookieEcho)
 		}
 	default:
 		tc.connectServer()
 		switch s {
 		case stateShutdownPending, stateShutdownReceived:
 			tc.a.send(tc.now, 0, 0, false, []byte("unacked"))
-			tc.wantChunk(ctData)
+			tc.wantChunk(chunk.TypeData)
 			if s == stateShutdownPending {
 				tc.a.Shutdown(tc.now)
 			} else {
-				tc.writeChunks(chunkOf(ctShutdown, 0, u32(tc.a.localTSN-1)))
+				tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(tc.a.localTSN-1)))
 			}
 		case stateShutdownSent:
 			tc.a.Shutdown(tc.now)
-			tc.wantChunk(ctShutdown)
+			tc.wantChunk(chunk.TypeShutdown)
 		case stateShutdownAckSent:
-			tc.writeChunks(chunkOf(ctShutdown, 0, u32(tc.a.localTSN-1)))
-			tc.wantChunk(ctShutdownAck)
+			tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(tc.a.localTSN-1)))
+			tc.wantChunk(chunk.TypeShutdownAck)
 		}
 	}
 	if tc.a != nil {
@@ -57,28 +57,28 @@ func driveTo(t *testing.T, s state) *testConn {
 
 // chunkBodies returns chunk values to try for chunk type typ: empty, a
 // well-formed one for the known types, and random bytes.
-func chunkBodies(tc *testConn, typ uint8, r *rand.Rand) [][]byte {
+func chunkBodies(tc *testConn, typ chunk.Type, r *rand.Rand) [][]byte {
 	bodies := [][]byte{nil}
 	var ltsn uint32 = 1
 	if tc.a != nil {
 		ltsn = tc.a.localTSN
 	}
 	switch typ {
-	case ctData, ctIData:
+	case chunk.TypeData, chunk.TypeIData:
 		bodies = append(bodies, dataChunk(3, tc.peerTSN, 0, 0, 0, []byte("payload"))[4:])
-	case ctInit:
+	case chunk.TypeInit:
 		bodies = append(bodies, tc.peerInit()[4:])
-	case ctInitAck:
-		bodies = append(bodies, initChunk(ctInitAck, 0x4444, 65536, 10, 10, 5, param(paramStateCookie, []byte("c")))[4:])
-	case ctSack, ctNRSack:
+	case chunk.TypeInitAck:
+		bodies = append(bodies, initChunk(chunk.TypeInitAck, 0x4444, 65536, 10, 10, 5, param(chunk.ParamStateCookie, []byte("c")))[4:])
+	case chunk.TypeSack, chunk.TypeNRSack:
 		bodies = append(bodies, sackChunk(ltsn-1, 65536)[4:])
-	case ctHeartbeat, ctHeartbeatAck:
-		bodies = append(bodies, param(paramHeartbeatInfo, make([]byte, 16)))
-	case ctAbort, ctError:
-		bodies = append(bodies, param(causeStaleCookie, u32(5)), param(causeProtocolViolation, []byte("x")))
-	case ctShutdown:
+	case chunk.TypeHeartbeat, chunk.TypeHeartbeatAck:
+		bodies = append(bodies, param(chunk.ParamHeartbeatInfo, make([]byte, 16)))
+	case chunk.TypeAbort, chunk.TypeError:
+		bodies = append(bodies, cause(chunk.CauseStaleCookie, u32(5)), cause(chunk.CauseProtocolViolation, []byte("x")))
+	case chunk.TypeShutdown:
 		bodies = append(bodies, u32(ltsn-1))
-	case ctCookieEcho:
+	case chunk.TypeCookieEcho:
 		j := tc.ep.jar
 		c := cookie{created: tc.now, life: 60e9, peerPort: tc.pport, localPort: tc.lport, localTag: 0x5151,
 			peerTag: 0x1515, localTSN: 1, peerTSN: 1, peerRwnd: 65536, localOS: 1, localMIS: 1, peerOS: 1, peerMIS: 1,
@@ -110,7 +110,7 @@ func TestEveryChunkInEveryState(t *testing.T) {
 					// one flag pattern and our own tag reach the table.
 					flagSet, tagSet = flagSet[:1], tagSet[:1]
 				}
-				for bi, body := range chunkBodies(probe, uint8(typ), r) {
+				for bi, body := range chunkBodies(probe, chunk.Type(typ), r) {
 					for _, flags := range flagSet {
 						for _, tagKind := range tagSet {
 							tc := driveTo(t, s)
@@ -123,7 +123,7 @@ func TestEveryChunkInEveryState(t *testing.T) {
 							}
 							name := fmt.Sprintf("type %d body %d flags %d tag %s", typ, bi, flags, tagKind)
 							checkEffect(t, tc, name, func() {
-								tc.writePacket(tag, chunkOf(uint8(typ), flags, body))
+								tc.writePacket(tag, chunkOf(chunk.Type(typ), flags, body))
 							})
 						}
 					}

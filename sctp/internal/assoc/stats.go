@@ -1,6 +1,10 @@
 package assoc
 
-import "time"
+import (
+	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
+)
 
 // Stats is a snapshot of an endpoint's or an association's counters: what a
 // user or an operator asks when something goes wrong. Counters only grow;
@@ -183,14 +187,16 @@ func (s *Counters) add(o *Counters) {
 // chunkKinds numbers the chunk types this stack knows, for the compact
 // per-association counts; other types count at the endpoint.
 var (
-	chunkKindOf [256]uint8 // type -> kind+1, 0 for unknown types
-	kindType    []uint8    // kind -> type
+	chunkKindOf [256]uint8   // type -> kind+1, 0 for unknown types
+	kindType    []chunk.Type // kind -> type
 )
 
 func init() {
-	for _, t := range []uint8{ctData, ctInit, ctInitAck, ctSack, ctHeartbeat, ctHeartbeatAck, ctAbort,
-		ctShutdown, ctShutdownAck, ctError, ctCookieEcho, ctCookieAck, ctECNE, ctCWR, ctShutdownComplete,
-		ctAuth, ctNRSack, ctIData, ctASCONFAck, ctReconfig, ctPad, ctForwardTSN, ctASCONF, ctIForwardTSN} {
+	for _, t := range []chunk.Type{chunk.TypeData, chunk.TypeInit, chunk.TypeInitAck, chunk.TypeSack,
+		chunk.TypeHeartbeat, chunk.TypeHeartbeatAck, chunk.TypeAbort, chunk.TypeShutdown, chunk.TypeShutdownAck,
+		chunk.TypeError, chunk.TypeCookieEcho, chunk.TypeCookieAck, chunk.TypeECNE, chunk.TypeCWR,
+		chunk.TypeShutdownComplete, chunk.TypeAuth, chunk.TypeNRSack, chunk.TypeIData, chunk.TypeASCONFAck,
+		chunk.TypeReconfig, chunk.TypePad, chunk.TypeForwardTSN, chunk.TypeASCONF, chunk.TypeIForwardTSN} {
 		kindType = append(kindType, t)
 		chunkKindOf[t] = uint8(len(kindType))
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // TestStatsSnapshot checks that the counters an operator reads follow what
@@ -16,7 +18,7 @@ func TestStatsSnapshot(t *testing.T) {
 	tc.connectServer()
 	tc.now = tc.now.Add(30 * time.Millisecond)
 	tc.writeChunks(dataChunk(3, tc.peerTSN, 0, 0, 0, []byte("hello")))
-	tc.wantChunk(ctSack)
+	tc.wantChunk(chunk.TypeSack)
 	tc.writePacket(tc.a.localTag+1, dataChunk(3, tc.peerTSN+1, 0, 1, 0, []byte("forged")))
 	tc.writePacket(tc.a.localTag, chunkOf(0x3f, 0, nil))
 	s := tc.ep.Stats()
@@ -26,11 +28,11 @@ func TestStatsSnapshot(t *testing.T) {
 	}{
 		{"PacketsIn", s.PacketsIn, 5}, // INIT, COOKIE ECHO, DATA, forged DATA, unknown
 		{"PacketsOut", s.PacketsOut, 3},
-		{"ChunksIn[INIT]", s.ChunksIn[ctInit], 1},
-		{"ChunksIn[DATA]", s.ChunksIn[ctData], 2},
-		{"ChunksOut[INIT ACK]", s.ChunksOut[ctInitAck], 1},
-		{"ChunksOut[COOKIE ACK]", s.ChunksOut[ctCookieAck], 1},
-		{"ChunksOut[SACK]", s.ChunksOut[ctSack], 1},
+		{"ChunksIn[INIT]", s.ChunksIn[chunk.TypeInit], 1},
+		{"ChunksIn[DATA]", s.ChunksIn[chunk.TypeData], 2},
+		{"ChunksOut[INIT ACK]", s.ChunksOut[chunk.TypeInitAck], 1},
+		{"ChunksOut[COOKIE ACK]", s.ChunksOut[chunk.TypeCookieAck], 1},
+		{"ChunksOut[SACK]", s.ChunksOut[chunk.TypeSack], 1},
 		{"BadVTag", s.BadVTag, 1},
 		{"UnknownChunks", s.UnknownChunks, 1},
 		{"InitsIn", s.InitsIn, 1},
@@ -58,7 +60,7 @@ func TestAssocFootprint(t *testing.T) {
 	open := func(i int) {
 		from := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 2, byte(i >> 8), byte(i)}), 9899)
 		b := appendHeader(nil, 7000, tc.lport, 0)
-		b = append(b, initChunk(ctInit, uint32(i)+1, 65536, 10, 10, 1)...)
+		b = append(b, initChunk(chunk.TypeInit, uint32(i)+1, 65536, 10, 10, 1)...)
 		tc.ep.Receive(tc.now, from, finishPacket(b, 0))
 		_, pkt, _ := tc.ep.Poll(tc.now, buf[:0])
 		var sp inPacket
@@ -66,7 +68,7 @@ func TestAssocFootprint(t *testing.T) {
 		var in initInfo
 		parseInit(&sp.chunks[0], &in)
 		e := appendHeader(nil, 7000, tc.lport, in.tag)
-		e = append(e, chunkOf(ctCookieEcho, 0, in.cookie)...)
+		e = append(e, chunkOf(chunk.TypeCookieEcho, 0, in.cookie)...)
 		tc.ep.Receive(tc.now, from, finishPacket(e, 0))
 		for {
 			if _, _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {

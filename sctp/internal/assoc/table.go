@@ -1,34 +1,9 @@
 package assoc
 
-import "time"
+import (
+	"time"
 
-// Chunk types of RFC 9260 section 3.2 and its extensions, as the dispatch
-// table indexes them. The values are the wire values.
-const (
-	ctData             = 0
-	ctInit             = 1
-	ctInitAck          = 2
-	ctSack             = 3
-	ctHeartbeat        = 4
-	ctHeartbeatAck     = 5
-	ctAbort            = 6
-	ctShutdown         = 7
-	ctShutdownAck      = 8
-	ctError            = 9
-	ctCookieEcho       = 10
-	ctCookieAck        = 11
-	ctECNE             = 12
-	ctCWR              = 13
-	ctShutdownComplete = 14
-	ctAuth             = 15
-	ctNRSack           = 16
-	ctIData            = 64
-	ctASCONFAck        = 128
-	ctReconfig         = 130
-	ctPad              = 132
-	ctForwardTSN       = 192
-	ctASCONF           = 193
-	ctIForwardTSN      = 194
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // disp is what a chunk handler tells the packet loop to do next.
@@ -77,7 +52,7 @@ type handler func(a *Assoc, now time.Time, p *inPacket, c *rxChunk) disp
 var fsm [256][numStates]handler
 
 // row fills one chunk type's row; states not listed get def.
-func row(ct uint8, def handler, per map[state]handler) {
+func row(ct chunk.Type, def handler, per map[state]handler) {
 	for s := range numStates {
 		fsm[ct][s] = def
 		if h, ok := per[s]; ok {
@@ -93,26 +68,26 @@ func init() {
 	cw, ce, est := stateCookieWait, stateCookieEchoed, stateEstablished
 	sp, ss, sr, sas := stateShutdownPending, stateShutdownSent, stateShutdownReceived, stateShutdownAckSent
 
-	row(ctInit, (*Assoc).initUnexpected5_2_2, map[state]handler{
+	row(chunk.TypeInit, (*Assoc).initUnexpected5_2_2, map[state]handler{
 		cw: (*Assoc).initCollision5_2_1, ce: (*Assoc).initCollision5_2_1,
 		sas: (*Assoc).initInShutdownAckSent9_2})
-	row(ctInitAck, (*Assoc).discardInitAck5_2_3, map[state]handler{cw: (*Assoc).initAck5_1B})
-	row(ctCookieEcho, (*Assoc).cookieEchoTCB5_2_4, nil)
-	row(ctCookieAck, (*Assoc).discardCookieAck5_2_5, map[state]handler{ce: (*Assoc).cookieAck5_1E})
-	row(ctAbort, (*Assoc).abort9_1, nil)
-	row(ctShutdown, (*Assoc).shutdown9_2, map[state]handler{
+	row(chunk.TypeInitAck, (*Assoc).discardInitAck5_2_3, map[state]handler{cw: (*Assoc).initAck5_1B})
+	row(chunk.TypeCookieEcho, (*Assoc).cookieEchoTCB5_2_4, nil)
+	row(chunk.TypeCookieAck, (*Assoc).discardCookieAck5_2_5, map[state]handler{ce: (*Assoc).cookieAck5_1E})
+	row(chunk.TypeAbort, (*Assoc).abort9_1, nil)
+	row(chunk.TypeShutdown, (*Assoc).shutdown9_2, map[state]handler{
 		cw: (*Assoc).discardShutdown9_2, ce: (*Assoc).discardShutdown9_2,
 		ss: (*Assoc).shutdownInShutdownSent9_2, sas: (*Assoc).shutdownInShutdownAckSent9_2})
-	row(ctShutdownAck, (*Assoc).discardChunk, map[state]handler{
+	row(chunk.TypeShutdownAck, (*Assoc).discardChunk, map[state]handler{
 		cw: (*Assoc).shutdownAckCookieState8_5_1E, ce: (*Assoc).shutdownAckCookieState8_5_1E,
 		ss: (*Assoc).shutdownAck9_2, sas: (*Assoc).shutdownAck9_2})
-	row(ctShutdownComplete, (*Assoc).discardShutdownComplete8_5_1C, map[state]handler{
+	row(chunk.TypeShutdownComplete, (*Assoc).discardShutdownComplete8_5_1C, map[state]handler{
 		sas: (*Assoc).shutdownComplete9_2})
-	row(ctError, (*Assoc).error3_3_10, nil)
-	row(ctHeartbeat, (*Assoc).discardChunk, map[state]handler{
+	row(chunk.TypeError, (*Assoc).error3_3_10, nil)
+	row(chunk.TypeHeartbeat, (*Assoc).discardChunk, map[state]handler{
 		ce: (*Assoc).heartbeat8_3, est: (*Assoc).heartbeat8_3, sp: (*Assoc).heartbeat8_3,
 		sr: (*Assoc).heartbeat8_3})
-	row(ctHeartbeatAck, (*Assoc).heartbeatAck8_3, map[state]handler{
+	row(chunk.TypeHeartbeatAck, (*Assoc).heartbeatAck8_3, map[state]handler{
 		cw: (*Assoc).discardChunk, ce: (*Assoc).discardChunk})
 	// DATA: accepted from COOKIE-ECHOED on (the peer is ESTABLISHED once it
 	// sent COOKIE ACK, which may be lost or reordered behind its DATA), up
@@ -121,37 +96,37 @@ func init() {
 	// DATA chunks with a SHUTDOWN chunk"). A peer that sent SHUTDOWN sends
 	// no new DATA, but retransmissions can still arrive in
 	// SHUTDOWN-RECEIVED.
-	row(ctData, (*Assoc).discardChunk, map[state]handler{
+	row(chunk.TypeData, (*Assoc).discardChunk, map[state]handler{
 		ce: (*Assoc).data6_2, est: (*Assoc).data6_2, sp: (*Assoc).data6_2,
 		ss: (*Assoc).dataInShutdownSent9_2, sr: (*Assoc).data6_2})
-	row(ctSack, (*Assoc).discardChunk, map[state]handler{
+	row(chunk.TypeSack, (*Assoc).discardChunk, map[state]handler{
 		ce: (*Assoc).sack6_2_1, est: (*Assoc).sack6_2_1, sp: (*Assoc).sack6_2_1,
 		ss: (*Assoc).sack6_2_1, sr: (*Assoc).sack6_2_1})
 	// Chunks of extensions this stack does not negotiate: a peer that sends
 	// them anyway gets the action-bit treatment of an unknown chunk
 	// (section 3.2), which is what it would get from a stack that has never
 	// heard of them.
-	for _, ct := range []uint8{ctECNE, ctCWR, ctAuth, ctNRSack, ctASCONFAck, ctASCONF} {
+	for _, ct := range []chunk.Type{chunk.TypeECNE, chunk.TypeCWR, chunk.TypeAuth, chunk.TypeNRSack, chunk.TypeASCONFAck, chunk.TypeASCONF} {
 		row(ct, (*Assoc).unknownChunk3_2, nil)
 	}
 	// I-DATA and I-FORWARD-TSN (RFC 8260) where DATA and SACK are
 	// accepted; each handler checks that interleaving was negotiated
 	// (ABORT otherwise), and FORWARD-TSN is refused when it was.
-	row(ctIData, (*Assoc).discardChunk, map[state]handler{
+	row(chunk.TypeIData, (*Assoc).discardChunk, map[state]handler{
 		ce: (*Assoc).iData8260_2_2_3, est: (*Assoc).iData8260_2_2_3, sp: (*Assoc).iData8260_2_2_3,
 		ss: (*Assoc).iData8260_2_2_3, sr: (*Assoc).iData8260_2_2_3})
-	row(ctIForwardTSN, (*Assoc).discardChunk, map[state]handler{
+	row(chunk.TypeIForwardTSN, (*Assoc).discardChunk, map[state]handler{
 		ce: (*Assoc).iForwardTSN8260_2_3_2, est: (*Assoc).iForwardTSN8260_2_3_2, sp: (*Assoc).iForwardTSN8260_2_3_2,
 		ss: (*Assoc).iForwardTSN8260_2_3_2, sr: (*Assoc).iForwardTSN8260_2_3_2})
-	row(ctForwardTSN, (*Assoc).forwardTSN3758_3_6, nil)
+	row(chunk.TypeForwardTSN, (*Assoc).forwardTSN3758_3_6, nil)
 	// RE-CONFIG (RFC 6525) where DATA is accepted; without negotiation it
 	// is an unknown chunk (section 3.2 action bits).
-	row(ctReconfig, (*Assoc).discardChunk, map[state]handler{
+	row(chunk.TypeReconfig, (*Assoc).discardChunk, map[state]handler{
 		ce: (*Assoc).reconfig6525, est: (*Assoc).reconfig6525, sp: (*Assoc).reconfig6525,
 		ss: (*Assoc).reconfig6525, sr: (*Assoc).reconfig6525})
 	// PAD (RFC 4820): "The receiver of the PAD chunk MUST discard this
 	// chunk and continue processing the rest of the chunks in the packet."
-	row(ctPad, (*Assoc).ignoreChunk, nil)
+	row(chunk.TypePad, (*Assoc).ignoreChunk, nil)
 	for s := range numStates {
 		for ct := range 256 {
 			if fsm[ct][s] == nil {
@@ -193,7 +168,7 @@ func (a *Assoc) closedOOTB8_4(now time.Time, p *inPacket, c *rxChunk) disp {
 func (a *Assoc) unknownChunk3_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.stats.UnknownChunks++
 	if c.typ&0x40 != 0 {
-		a.queueErrorCause(causeUnrecognizedChunk, c.raw)
+		a.queueErrorCause(chunk.CauseUnrecognizedChunk, c.raw)
 	}
 	if c.typ&0x80 == 0 {
 		return dispStop
