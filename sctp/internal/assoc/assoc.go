@@ -26,7 +26,7 @@ type Assoc struct {
 	localTag, peerTag uint32
 	localTie, peerTie uint32
 
-	localTSN, peerTSN uint32 // initial TSNs
+	localTSN, peerTSN chunk.TSN // initial TSNs
 	peerRwnd          uint32
 	localOS, localMIS uint16 // what we announced
 	peerOS, peerMIS   uint16 // what the peer announced

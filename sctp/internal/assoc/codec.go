@@ -74,7 +74,7 @@ func parseInit(c *rxChunk, in *initInfo) bool {
 	}
 	in.tag, in.rwnd = m.Tag, m.ARwnd
 	in.os, in.mis = m.OutStreams, m.InStreams
-	in.tsn = uint32(m.InitialTSN)
+	in.tsn = m.InitialTSN
 	it := m.Walk()
 	for {
 		off := it.Offset()
@@ -158,7 +158,7 @@ func (a *Assoc) appendInit(b []byte) []byte {
 	b = binary.BigEndian.AppendUint32(b, a.ep.cfg.rwnd())
 	b = binary.BigEndian.AppendUint16(b, a.localOS)
 	b = binary.BigEndian.AppendUint16(b, a.localMIS)
-	b = binary.BigEndian.AppendUint32(b, a.localTSN)
+	b = binary.BigEndian.AppendUint32(b, uint32(a.localTSN))
 	if a.preserve > 0 {
 		b = chunk.AppendUint32Param(b, chunk.ParamCookiePreservative, uint32(a.preserve/time.Millisecond))
 	}
@@ -179,7 +179,7 @@ func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognize
 	b = binary.BigEndian.AppendUint32(b, rwnd)
 	b = binary.BigEndian.AppendUint16(b, c.localOS)
 	b = binary.BigEndian.AppendUint16(b, c.localMIS)
-	b = binary.BigEndian.AppendUint32(b, c.localTSN)
+	b = binary.BigEndian.AppendUint32(b, uint32(c.localTSN))
 	if offer != 0 {
 		// Before the cookie, so the cookie or an Unrecognized Parameter
 		// stays last (unpadLastParam).

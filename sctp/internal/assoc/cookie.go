@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/netip"
 	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // The State Cookie (RFC 9260 section 5.1.3) is all the state this endpoint
@@ -70,8 +72,8 @@ type cookie struct {
 	peerTag    uint32
 	localTie   uint32 // Local-Tie-Tag
 	peerTie    uint32 // Peer's-Tie-Tag
-	localTSN   uint32
-	peerTSN    uint32
+	localTSN   chunk.TSN
+	peerTSN    chunk.TSN
 	peerRwnd   uint32
 	localOS    uint16
 	localMIS   uint16
@@ -170,8 +172,8 @@ func (j *cookieJar) appendCookie(b []byte, c *cookie) []byte {
 	b = binary.BigEndian.AppendUint32(b, c.peerTag)
 	b = binary.BigEndian.AppendUint32(b, c.localTie)
 	b = binary.BigEndian.AppendUint32(b, c.peerTie)
-	b = binary.BigEndian.AppendUint32(b, c.localTSN)
-	b = binary.BigEndian.AppendUint32(b, c.peerTSN)
+	b = binary.BigEndian.AppendUint32(b, uint32(c.localTSN))
+	b = binary.BigEndian.AppendUint32(b, uint32(c.peerTSN))
 	b = binary.BigEndian.AppendUint32(b, c.peerRwnd)
 	b = binary.BigEndian.AppendUint16(b, c.localOS)
 	b = binary.BigEndian.AppendUint16(b, c.localMIS)
@@ -222,8 +224,8 @@ func (j *cookieJar) openCookie(b []byte, peer netip.AddrPort, c *cookie) cookieR
 		peerTag:    be.Uint32(b[21:]),
 		localTie:   be.Uint32(b[25:]),
 		peerTie:    be.Uint32(b[29:]),
-		localTSN:   be.Uint32(b[33:]),
-		peerTSN:    be.Uint32(b[37:]),
+		localTSN:   chunk.TSN(be.Uint32(b[33:])),
+		peerTSN:    chunk.TSN(be.Uint32(b[37:])),
 		peerRwnd:   be.Uint32(b[41:]),
 		localOS:    be.Uint16(b[45:]),
 		localMIS:   be.Uint16(b[47:]),

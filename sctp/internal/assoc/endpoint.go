@@ -176,7 +176,7 @@ func (ep *Endpoint) Connect(now time.Time, peer netip.AddrPort, localPort, peerP
 	}
 	a := ep.newAssoc(key)
 	a.localTag = ep.newTag()
-	a.localTSN = ep.random32()
+	a.localTSN = chunk.TSN(ep.random32())
 	ep.insert(a)
 	a.setState(stateCookieWait)
 	a.sendInit(now)

@@ -158,7 +158,7 @@ type initInfo struct {
 	tag      uint32
 	rwnd     uint32
 	os, mis  uint16
-	tsn      uint32
+	tsn      chunk.TSN
 	addrs    [maxPeerAddrs]netip.Addr
 	naddrs   int
 	hostName bool
@@ -241,7 +241,7 @@ func (ep *Endpoint) initStateless(now time.Time, p *inPacket) {
 	ep.stats.InitsIn++
 	c := cookie{
 		localTag:  ep.newTag(),
-		localTSN:  ep.random32(),
+		localTSN:  chunk.TSN(ep.random32()),
 		localOS:   ep.cfg.OutStreams,
 		localMIS:  ep.cfg.InStreams,
 		localPort: p.dstPort,

@@ -206,7 +206,7 @@ func (a *Assoc) initUnexpected5_2_2(now time.Time, p *inPacket, c *rxChunk) disp
 	// association".
 	a.localTie, a.peerTie = a.localTag, a.peerTag
 	ck := cookie{
-		localTag: a.ep.newTag(), localTSN: a.ep.random32(),
+		localTag: a.ep.newTag(), localTSN: chunk.TSN(a.ep.random32()),
 		localOS: a.localOS, localMIS: a.localMIS,
 		localTie: a.localTie, peerTie: a.peerTie,
 	}

@@ -111,7 +111,7 @@ func (a *Assoc) initReconf() {
 // initial TSN").
 func (a *Assoc) reconfState() *reconf {
 	if a.rc == nil {
-		a.rc = &reconf{nextSeq: a.localTSN, peerSeq: a.peerTSN,
+		a.rc = &reconf{nextSeq: uint32(a.localTSN), peerSeq: uint32(a.peerTSN),
 			lastResults: [2]chunk.ReconfigResult{chunk.ReconfigBadSeq, chunk.ReconfigBadSeq}}
 	}
 	return a.rc

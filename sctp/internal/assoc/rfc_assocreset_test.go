@@ -72,17 +72,17 @@ func TestAssocResetPeer(t *testing.T) {
 	tc.readMsg()
 	tc.readMsg()
 	a.send(tc.now, 0, 0, false, []byte("o0"))
-	if d := tc.wantData(); d.SSN != 0 || d.TSN != chunk.TSN(a.localTSN) {
+	if d := tc.wantData(); d.SSN != 0 || d.TSN != chunk.TSN(uint32(a.localTSN)) {
 		t.Fatalf("DATA %+v", d)
 	}
 	// Our DATA is outstanding: "In progress", nothing reset.
 	tc.writeChunks(reconfChunk(tsnReset(seq)))
 	tc.wantResponse(seq, chunk.ReconfigPending)
 	tc.wantNoEvent()
-	tc.writeChunks(sackChunk(a.localTSN, 65536))
+	tc.writeChunks(sackChunk(uint32(a.localTSN), 65536))
 	tc.writeChunks(reconfChunk(tsnReset(seq)))
 	ps := tc.wantReconf()
-	wantSend, wantRecv := a.localTSN+1, tsn+2+1<<31
+	wantSend, wantRecv := uint32(a.localTSN)+1, tsn+2+1<<31
 	want := tsnResponse(seq, chunk.ReconfigSuccessPerformed, wantSend, wantRecv)
 	if len(ps) != 1 || !sameResponse(ps[0], want) {
 		t.Fatalf("response %+v, want %+v", ps, want)
@@ -168,23 +168,23 @@ func TestAssocResetOurs(t *testing.T) {
 		}
 	}
 	tc.sent = nil
-	tc.writeChunks(sackChunk(a.localTSN, 65536))
+	tc.writeChunks(sackChunk(uint32(a.localTSN), 65536))
 	ps := tc.wantReconf()
-	if len(ps) != 1 || ps[0].Type != chunk.ParamSSNTSNReset || ps[0].ReqSeq != a.localTSN {
+	if len(ps) != 1 || ps[0].Type != chunk.ParamSSNTSNReset || ps[0].ReqSeq != uint32(a.localTSN) {
 		t.Fatalf("request %+v", ps)
 	}
 	// Lost, then "In progress": sent again.
 	tc.advanceToTimer()
 	tc.wantReconf()
-	tc.writeChunks(reconfChunk(tsnResponse(a.localTSN, chunk.ReconfigPending, 0, 0)))
+	tc.writeChunks(reconfChunk(tsnResponse(uint32(a.localTSN), chunk.ReconfigPending, 0, 0)))
 	tc.wantNoEvent()
 	tc.advanceToTimer()
 	tc.wantReconf()
 	// "Performed" without the next TSNs cannot be applied.
-	tc.writeChunks(reconfChunk(response(a.localTSN, chunk.ReconfigSuccessPerformed)))
+	tc.writeChunks(reconfChunk(response(uint32(a.localTSN), chunk.ReconfigSuccessPerformed)))
 	tc.wantNoEvent()
 	const sendNext, recvNext = 0x10000000, 0x80000000
-	tc.writeChunks(reconfChunk(tsnResponse(a.localTSN, chunk.ReconfigSuccessPerformed, recvNext, sendNext)))
+	tc.writeChunks(reconfChunk(tsnResponse(uint32(a.localTSN), chunk.ReconfigSuccessPerformed, recvNext, sendNext)))
 	ev := tc.wantReconfEvent()
 	if !ev.AssocReset || ev.Err != nil || ev.Next != [2]chunk.TSN{chunk.TSN(sendNext), chunk.TSN(recvNext)} {
 		t.Fatalf("event %+v", ev)
@@ -219,7 +219,7 @@ func TestAssocResetDenied(t *testing.T) {
 	a := tc.a
 	a.send(tc.now, 0, 0, false, []byte("ssn0"))
 	tc.wantData()
-	tc.writeChunks(sackChunk(a.localTSN, 65536))
+	tc.writeChunks(sackChunk(uint32(a.localTSN), 65536))
 	a.ResetAssoc(tc.now)
 	ps := tc.wantReconf()
 	tc.writeChunks(reconfChunk(tsnResponse(ps[0].ReqSeq, chunk.ReconfigDenied, 0, 0)))
@@ -227,7 +227,7 @@ func TestAssocResetDenied(t *testing.T) {
 		t.Fatalf("event %+v", ev)
 	}
 	a.send(tc.now, 0, 0, false, []byte("ssn1"))
-	if d := tc.wantData(); d.SSN != 1 || d.TSN != chunk.TSN(a.localTSN+1) {
+	if d := tc.wantData(); d.SSN != 1 || d.TSN != chunk.TSN(uint32(a.localTSN)+1) {
 		t.Fatalf("DATA %+v after a denied reset", d)
 	}
 }
@@ -247,8 +247,8 @@ func TestAssocResetOursHold(t *testing.T) {
 	a.ResetAssoc(tc.now)
 	ps := tc.wantReconf()
 	tc.writeChunks(dataChunk(3, tsn, 1, 0, 0, []byte("old")))
-	tc.writeChunks(sackChunk(a.localTSN+1000, 65536))
-	if a.closed || a.data.eng.Send.CumulativeAck() != chunk.TSN(a.localTSN-1) {
+	tc.writeChunks(sackChunk(uint32(a.localTSN)+1000, 65536))
+	if a.closed || a.data.eng.Send.CumulativeAck() != chunk.TSN(uint32(a.localTSN)-1) {
 		t.Fatalf("closed %v, cumulative ack %d", a.closed, a.data.eng.Send.CumulativeAck())
 	}
 	tc.writeChunks(dataChunk(3, tsn+1, 1, 0, 0, []byte("new")))

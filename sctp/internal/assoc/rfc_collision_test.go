@@ -151,8 +151,8 @@ func TestCookieEchoRestartA(t *testing.T) {
 	// "Any SCTP DATA chunks MAY be retained": the unacknowledged message
 	// goes again, with the new association's first TSN.
 	if ts := chunkTypes(&p.p); len(ts) != 2 || ts[1] != chunk.TypeData ||
-		binary.BigEndian.Uint32(p.p.chunks[1].value()) != a.localTSN {
-		t.Fatalf("chunks %v after restart, want COOKIE ACK + DATA with TSN %d", ts, a.localTSN)
+		binary.BigEndian.Uint32(p.p.chunks[1].value()) != uint32(a.localTSN) {
+		t.Fatalf("chunks %v after restart, want COOKIE ACK + DATA with TSN %d", ts, uint32(a.localTSN))
 	}
 	tc.wantEvent(EventRestart)
 	tc.wantState(stateEstablished)
@@ -172,7 +172,7 @@ func TestCookieEchoRestartA(t *testing.T) {
 func TestCookieEchoRestartInShutdownAckSent(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectServer()
-	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(tc.a.localTSN-1)))
+	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(uint32(tc.a.localTSN)-1)))
 	tc.wantChunk(chunk.TypeShutdownAck)
 	tc.wantState(stateShutdownAckSent)
 	// An INIT in SHUTDOWN-ACK-SENT gets the SHUTDOWN ACK again (9.2), so

@@ -83,7 +83,7 @@ func TestDataNoUserData(t *testing.T) {
 func TestSackUnsentTSN(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectServer()
-	tc.writeChunks(sackChunk(tc.a.localTSN+5, 65536))
+	tc.writeChunks(sackChunk(uint32(tc.a.localTSN)+5, 65536))
 	_, c := tc.wantChunk(chunk.TypeAbort)
 	if firstCause(c.value()) != chunk.CauseProtocolViolation {
 		t.Fatalf("cause %d", firstCause(c.value()))
@@ -99,7 +99,7 @@ func TestSackUnsentTSN(t *testing.T) {
 func TestSackGapBlockFFFF(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectServer()
-	v := binary.BigEndian.AppendUint32(nil, tc.a.localTSN-1)
+	v := binary.BigEndian.AppendUint32(nil, uint32(tc.a.localTSN)-1)
 	v = binary.BigEndian.AppendUint32(v, 65536)
 	v = append(v, 0, 1, 0, 0, 0xff, 0xff, 0xff, 0xff)
 	tc.writeChunks(chunkOf(chunk.TypeSack, 0, v))

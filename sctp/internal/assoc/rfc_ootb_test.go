@@ -152,7 +152,7 @@ func TestShutdownCompleteVTagRules(t *testing.T) {
 	tc.connectServer()
 	tc.writeChunks(chunkOf(chunk.TypeShutdownComplete, 0, nil)) // ESTABLISHED: ignored
 	tc.wantState(stateEstablished)
-	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(tc.a.localTSN-1)))
+	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(uint32(tc.a.localTSN)-1)))
 	tc.wantChunk(chunk.TypeShutdownAck)
 	tc.writePacket(tc.a.localTag, chunkOf(chunk.TypeShutdownComplete, 1, nil)) // own tag with T: discard
 	tc.wantState(stateShutdownAckSent)

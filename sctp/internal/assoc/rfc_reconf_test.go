@@ -304,13 +304,13 @@ func TestReconfOurOutgoingReset(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc.wantChunk(chunk.TypeData)
-	first := a.localTSN
+	first := uint32(a.localTSN)
 	op, err := a.Reconfigure(tc.now, true, DirOutgoing, []uint16{2}, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ps := tc.wantReconf()
-	if len(ps) != 1 || ps[0].Type != chunk.ParamOutgoingSSNReset || ps[0].ReqSeq != a.localTSN ||
+	if len(ps) != 1 || ps[0].Type != chunk.ParamOutgoingSSNReset || ps[0].ReqSeq != uint32(a.localTSN) ||
 		uint32(ps[0].LastTSN) != first || !slices.Equal(list16(ps[0].Streams), []uint16{2}) {
 		t.Fatalf("request %+v (first TSN %d)", ps, first)
 	}
@@ -329,15 +329,15 @@ func TestReconfOurOutgoingReset(t *testing.T) {
 	// Lost: the timer sends it again with the same sequence number.
 	tc.advanceToTimer()
 	ps = tc.wantReconf()
-	if len(ps) != 1 || ps[0].ReqSeq != a.localTSN || uint32(ps[0].LastTSN) != first {
+	if len(ps) != 1 || ps[0].ReqSeq != uint32(a.localTSN) || uint32(ps[0].LastTSN) != first {
 		t.Fatalf("retransmission %+v", ps)
 	}
 	// "In progress" keeps it outstanding.
-	tc.writeChunks(reconfChunk(response(a.localTSN, chunk.ReconfigPending)))
+	tc.writeChunks(reconfChunk(response(uint32(a.localTSN), chunk.ReconfigPending)))
 	tc.wantNoEvent()
 	tc.advanceToTimer()
 	tc.wantReconf()
-	tc.writeChunks(reconfChunk(response(a.localTSN, chunk.ReconfigSuccessPerformed)))
+	tc.writeChunks(reconfChunk(response(uint32(a.localTSN), chunk.ReconfigSuccessPerformed)))
 	ev := tc.wantReconfEvent()
 	if ev.Dir != DirOutgoing || !slices.Equal(ev.SIDs, []uint16{2}) || ev.Err != nil {
 		t.Fatalf("event %+v", ev)
@@ -366,7 +366,7 @@ func TestReconfOurResetDenied(t *testing.T) {
 	a := tc.a
 	a.send(tc.now, 0, 0, false, []byte("ssn0"))
 	tc.wantChunk(chunk.TypeData)
-	tc.writeChunks(sackChunk(a.localTSN, 65536))
+	tc.writeChunks(sackChunk(uint32(a.localTSN), 65536))
 	a.Reconfigure(tc.now, true, DirOutgoing, nil, 0, 0)
 	ps := tc.wantReconf()
 	if len(ps) != 1 || ps[0].Streams.Len() != 0 {
@@ -394,12 +394,12 @@ func TestReconfPeerIncomingReset(t *testing.T) {
 	tc.writeChunks(reconfChunk(inReset(tc.peerTSN, 3)))
 	ps := tc.wantReconf()
 	if len(ps) != 1 || ps[0].Type != chunk.ParamOutgoingSSNReset || ps[0].RespSeq != tc.peerTSN ||
-		ps[0].ReqSeq != a.localTSN || !slices.Equal(list16(ps[0].Streams), []uint16{3}) {
+		ps[0].ReqSeq != uint32(a.localTSN) || !slices.Equal(list16(ps[0].Streams), []uint16{3}) {
 		t.Fatalf("answer %+v", ps)
 	}
 	tc.writeChunks(reconfChunk(inReset(tc.peerTSN+1, 4)))
 	tc.wantResponse(tc.peerTSN+1, chunk.ReconfigInProgress)
-	tc.writeChunks(reconfChunk(response(a.localTSN, chunk.ReconfigSuccessPerformed)))
+	tc.writeChunks(reconfChunk(response(uint32(a.localTSN), chunk.ReconfigSuccessPerformed)))
 	if ev := tc.wantReconfEvent(); ev.Dir != DirOutgoing || !slices.Equal(ev.SIDs, []uint16{3}) {
 		t.Fatalf("event %+v", ev)
 	}
@@ -591,7 +591,7 @@ func TestReconfIData(t *testing.T) {
 	if got := mids(); !slices.Equal(got, []uint32{0, 0, 1, 1}) {
 		t.Fatalf("MIDs %v", got)
 	}
-	tc.writeChunks(sackChunk(a.localTSN+3, 65536))
+	tc.writeChunks(sackChunk(uint32(a.localTSN)+3, 65536))
 	a.Reconfigure(tc.now, true, DirOutgoing, []uint16{2}, 0, 0)
 	ps := tc.wantReconf()
 	tc.writeChunks(reconfChunk(response(ps[0].ReqSeq, chunk.ReconfigSuccessPerformed)))

@@ -54,7 +54,7 @@ func TestShutdownGraceful(t *testing.T) {
 func TestShutdownReceived(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectClient()
-	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(tc.a.localTSN-1)))
+	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(uint32(tc.a.localTSN)-1)))
 	tc.wantChunk(chunk.TypeShutdownAck)
 	tc.wantState(stateShutdownAckSent)
 	tc.advanceToTimer()
@@ -124,7 +124,7 @@ func TestShutdownSimultaneous(t *testing.T) {
 	tc.connectServer()
 	tc.a.Shutdown(tc.now)
 	tc.wantChunk(chunk.TypeShutdown)
-	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(tc.a.localTSN-1)))
+	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(uint32(tc.a.localTSN)-1)))
 	tc.wantChunk(chunk.TypeShutdownAck)
 	tc.wantState(stateShutdownAckSent)
 	tc.writeChunks(chunkOf(chunk.TypeShutdownAck, 0, nil))
@@ -185,7 +185,7 @@ func TestT5ShutdownGuard(t *testing.T) {
 func TestInitInShutdownAckSent(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.connectServer()
-	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(tc.a.localTSN-1)))
+	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(uint32(tc.a.localTSN)-1)))
 	tc.wantChunk(chunk.TypeShutdownAck)
 	tc.writePacket(0, tc.peerInit())
 	tc.wantChunk(chunk.TypeShutdownAck)
@@ -201,7 +201,7 @@ func TestShutdownInCookieEchoed(t *testing.T) {
 	tc.wantChunk(chunk.TypeInit)
 	tc.writeChunks(initChunk(chunk.TypeInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(chunk.ParamStateCookie, []byte("c"))))
 	tc.wantChunk(chunk.TypeCookieEcho)
-	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(a.localTSN-1)))
+	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(uint32(a.localTSN)-1)))
 	tc.wantIdle()
 	tc.wantState(stateCookieEchoed)
 }
@@ -218,7 +218,7 @@ func TestShutdownReceivedRejectsSend(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc.wantChunk(chunk.TypeData)
-	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(tc.a.localTSN-1)))
+	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(uint32(tc.a.localTSN)-1)))
 	tc.wantState(stateShutdownReceived)
 	if err := tc.a.send(tc.now, 0, 0, false, []byte("x")); err == nil {
 		t.Fatal("send accepted in SHUTDOWN-RECEIVED")
@@ -226,7 +226,7 @@ func TestShutdownReceivedRejectsSend(t *testing.T) {
 	tc.a.Shutdown(tc.now)
 	tc.wantState(stateShutdownReceived)
 	// The peer repeats its SHUTDOWN acknowledging our DATA: SHUTDOWN ACK.
-	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(tc.a.localTSN)))
+	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(uint32(tc.a.localTSN))))
 	tc.wantChunk(chunk.TypeShutdownAck)
 	tc.wantState(stateShutdownAckSent)
 }

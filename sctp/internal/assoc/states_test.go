@@ -36,13 +36,13 @@ func driveTo(t *testing.T, s state) *testConn {
 			if s == stateShutdownPending {
 				tc.a.Shutdown(tc.now)
 			} else {
-				tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(tc.a.localTSN-1)))
+				tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(uint32(tc.a.localTSN)-1)))
 			}
 		case stateShutdownSent:
 			tc.a.Shutdown(tc.now)
 			tc.wantChunk(chunk.TypeShutdown)
 		case stateShutdownAckSent:
-			tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(tc.a.localTSN-1)))
+			tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(uint32(tc.a.localTSN)-1)))
 			tc.wantChunk(chunk.TypeShutdownAck)
 		}
 	}
@@ -61,7 +61,7 @@ func chunkBodies(tc *testConn, typ chunk.Type, r *rand.Rand) [][]byte {
 	bodies := [][]byte{nil}
 	var ltsn uint32 = 1
 	if tc.a != nil {
-		ltsn = tc.a.localTSN
+		ltsn = uint32(tc.a.localTSN)
 	}
 	switch typ {
 	case chunk.TypeData, chunk.TypeIData:
