@@ -45,7 +45,7 @@ func prMessage(sid uint16, seq uint32) []byte {
 	return b
 }
 
-func runPR(t *testing.T, link simnet.LinkConfig, interleave bool) {
+func runPR(t testing.TB, link simnet.LinkConfig, interleave bool) {
 	p := newPair(t, 7, link)
 	for _, ep := range p.eps {
 		ep.cfg.Interleaving = interleave

@@ -21,7 +21,7 @@ import (
 // clock: deliver the packets due, run the timers due, let the applications
 // act, send what the endpoints produce, jump to the next event.
 type pair struct {
-	t      *testing.T
+	t      testing.TB
 	now    time.Time
 	net    *simnet.Network
 	eps    [2]*Endpoint
@@ -33,7 +33,7 @@ type pair struct {
 	trace  uint64 // hash of everything that happened, for determinism
 }
 
-func newPair(t *testing.T, seed uint64, link simnet.LinkConfig) *pair {
+func newPair(t testing.TB, seed uint64, link simnet.LinkConfig) *pair {
 	p := &pair{t: t, now: t0, net: simnet.New(seed), buf: make([]byte, 0, 2048)}
 	p.addrs = [2]netip.AddrPort{netip.MustParseAddrPort("10.0.0.1:9899"), netip.MustParseAddrPort("10.0.0.2:9899")}
 	for i := range 2 {
@@ -184,7 +184,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 }
 
-func runEndToEnd(t *testing.T, seed uint64, link simnet.LinkConfig, perSide int) uint64 {
+func runEndToEnd(t testing.TB, seed uint64, link simnet.LinkConfig, perSide int) uint64 {
 	p := newPair(t, seed, link)
 	p.connect()
 	var flows [2]flowState
@@ -268,7 +268,7 @@ func runEndToEnd(t *testing.T, seed uint64, link simnet.LinkConfig, perSide int)
 	return h.Sum64() ^ p.trace ^ uint64(p.now.UnixNano())
 }
 
-func checkMessage(t *testing.T, from int, msg []byte, info transfer.RecvInfo, f *flowState) {
+func checkMessage(t testing.TB, from int, msg []byte, info transfer.RecvInfo, f *flowState) {
 	t.Helper()
 	if len(msg) < 8 || int(msg[0]) != from {
 		t.Fatalf("message from the wrong side or too short: %x", msg[:min(len(msg), 16)])

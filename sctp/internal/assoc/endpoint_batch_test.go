@@ -5,7 +5,7 @@ import "testing"
 // sackBatch sends n one-packet messages from side 0 and hands the packets
 // to side 1 in one receive batch (batch) or one by one, dropping the
 // packet of index lose (-1: none); it returns the SACKs side 1 sends.
-func sackBatch(t *testing.T, n, lose int, batch bool) int {
+func sackBatch(t testing.TB, n, lose int, batch bool) int {
 	t.Helper()
 	p := newCorePair(t)
 	for range 21 { // past the first DATA (acknowledged at once), then pairs

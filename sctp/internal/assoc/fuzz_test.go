@@ -15,7 +15,7 @@ import (
 // is what gets explored. Nothing may panic, and every packet the endpoint
 // produces must parse.
 func FuzzEndpoint(f *testing.F) {
-	tc := newTestEndpoint(&testing.T{}, testConfig())
+	tc := newTestEndpoint(f, testConfig())
 	seeds := [][]byte{
 		tc.peerInit(),
 		initChunk(chunk.TypeInitAck, 9, 65536, 10, 10, 1, param(chunk.ParamStateCookie, []byte("cookie"))),

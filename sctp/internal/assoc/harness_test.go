@@ -15,7 +15,7 @@ import (
 // harness writes packets into it, reads the packets it produces, and moves
 // the clock to its deadline.
 type testConn struct {
-	t        *testing.T
+	t        testing.TB
 	now      time.Time
 	ep       *Endpoint
 	a        *Assoc
@@ -45,7 +45,7 @@ func testConfig() Config {
 	return Config{Rand: newTestRand(7), HeartbeatInterval: 30 * time.Second}
 }
 
-func newTestEndpoint(t *testing.T, cfg Config) *testConn {
+func newTestEndpoint(t testing.TB, cfg Config) *testConn {
 	t.Helper()
 	if cfg.Rand == nil {
 		cfg.Rand = newTestRand(7)
@@ -279,7 +279,7 @@ func sackChunk(cum uint32, rwnd uint32) []byte {
 }
 
 // initValue parses the fixed part of an INIT or INIT ACK we received.
-func initValue(t *testing.T, c *rxChunk) initInfo {
+func initValue(t testing.TB, c *rxChunk) initInfo {
 	t.Helper()
 	var in initInfo
 	if !parseInit(c, &in) {

@@ -318,7 +318,7 @@ func BenchmarkAssocReset(b *testing.B) {
 		}
 	}
 	b.Run("peer", func(b *testing.B) {
-		tc := connectReconf(&testing.T{})
+		tc := connectReconf(b)
 		seq := tc.peerTSN
 		b.ReportAllocs()
 		for b.Loop() {
@@ -331,7 +331,7 @@ func BenchmarkAssocReset(b *testing.B) {
 		}
 	})
 	b.Run("ours", func(b *testing.B) {
-		tc := connectReconf(&testing.T{})
+		tc := connectReconf(b)
 		a := tc.a
 		b.ReportAllocs()
 		for b.Loop() {

@@ -32,7 +32,7 @@ func interleaveConfig() Config {
 
 // listsIData reports whether an INIT or INIT ACK value lists I-DATA and
 // I-FORWARD-TSN in a Supported Extensions parameter.
-func listsIData(t *testing.T, c *rxChunk) bool {
+func listsIData(t testing.TB, c *rxChunk) bool {
 	t.Helper()
 	it := chunk.Params(c.value()[16:])
 	for p, ok := it.Next(); ok; p, ok = it.Next() {

@@ -11,7 +11,7 @@ import (
 // offersPR reports whether an INIT or INIT ACK value carries the
 // Forward-TSN-Supported parameter and lists FORWARD-TSN in its Supported
 // Extensions.
-func offersPR(t *testing.T, c *rxChunk) (param, listed bool) {
+func offersPR(t testing.TB, c *rxChunk) (param, listed bool) {
 	t.Helper()
 	it := chunk.Params(c.value()[16:])
 	for p, ok := it.Next(); ok; p, ok = it.Next() {

@@ -20,7 +20,7 @@ func reconfExt() []byte {
 
 // connectReconf establishes an association (server side) with a peer that
 // negotiated RE-CONFIG.
-func connectReconf(t *testing.T) *testConn {
+func connectReconf(t testing.TB) *testConn {
 	t.Helper()
 	tc := newTestEndpoint(t, testConfig())
 	tc.writePacket(0, tc.peerInit(reconfExt()))
@@ -70,7 +70,7 @@ func addStreams(typ chunk.ParamType, seq uint32, n uint16) chunk.ReconfigParam {
 }
 
 // reconfParams returns the RE-CONFIG parameters among the chunks of p.
-func reconfParams(t *testing.T, p *sentPacket) []chunk.ReconfigParam {
+func reconfParams(t testing.TB, p *sentPacket) []chunk.ReconfigParam {
 	t.Helper()
 	var out []chunk.ReconfigParam
 	for i := range p.p.chunks {
@@ -642,8 +642,7 @@ func TestReconfChunkLength(t *testing.T) {
 // core: the request built and sent, the peer's response handled, the
 // stream reopened.
 func BenchmarkStreamReset(b *testing.B) {
-	t := &testing.T{}
-	tc := connectReconf(t)
+	tc := connectReconf(b)
 	a := tc.a
 	sids := []uint16{1, 2, 3}
 	buf := make([]byte, 0, 1500)

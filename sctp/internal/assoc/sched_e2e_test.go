@@ -30,7 +30,7 @@ func sd(d time.Duration) time.Duration {
 
 // newConfigPair is newPair with a receive window of 64 KiB and the config
 // changed by mod on both sides.
-func newConfigPair(t *testing.T, link simnet.LinkConfig, mod func(*Config)) *pair {
+func newConfigPair(t testing.TB, link simnet.LinkConfig, mod func(*Config)) *pair {
 	p := newPair(t, 1, link)
 	for i := range 2 {
 		cfg := Config{Rand: newTestRand(byte(7 + i)), MTU: 1452, OutStreams: 16, InStreams: 16, RecvBuffer: 64 << 10}
@@ -45,7 +45,7 @@ func newConfigPair(t *testing.T, link simnet.LinkConfig, mod func(*Config)) *pai
 // shareRun keeps some streams of side 0 saturated and records, per stream,
 // the bytes side 1 reads in a window of virtual time.
 type shareRun struct {
-	t        *testing.T
+	t        testing.TB
 	p        *pair
 	sizes    []int // message size per stream
 	fed      []bool
@@ -61,7 +61,7 @@ type shareRun struct {
 	at func(since time.Duration)
 }
 
-func newShareRun(t *testing.T, p *pair, sizes []int, from, to time.Duration) *shareRun {
+func newShareRun(t testing.TB, p *pair, sizes []int, from, to time.Duration) *shareRun {
 	n := len(sizes)
 	r := &shareRun{t: t, p: p, sizes: sizes, fed: make([]bool, n), queued: make([]uint32, n), got: make([]uint32, n),
 		from: from, to: to, bytes: make([]int64, n), after: make([]int64, n),

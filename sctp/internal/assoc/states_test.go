@@ -14,7 +14,7 @@ import (
 
 // driveTo returns a harness whose association is in state s (a fresh
 // endpoint without association for CLOSED).
-func driveTo(t *testing.T, s state) *testConn {
+func driveTo(t testing.TB, s state) *testConn {
 	t.Helper()
 	tc := newTestEndpoint(t, testConfig())
 	switch s {
@@ -146,7 +146,7 @@ func effectCounters(tc *testConn) uint64 {
 	return n
 }
 
-func checkEffect(t *testing.T, tc *testConn, name string, f func()) {
+func checkEffect(t testing.TB, tc *testConn, name string, f func()) {
 	t.Helper()
 	before := effectCounters(tc)
 	var st state = stateClosed
