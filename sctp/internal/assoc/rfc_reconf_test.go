@@ -273,6 +273,46 @@ func TestReconfDeferredReset(t *testing.T) {
 	}
 }
 
+// RFC 6525 section 5.2.1: "If the received RE-CONFIG chunk contains at
+// least one request and based on the analysis of the Re-configuration
+// Request Sequence Numbers this is the last received RE-CONFIG chunk (i.e.,
+// a retransmission), the same RE-CONFIG chunk MUST to be sent back in
+// response, as it was earlier." A chunk that carried two requests is
+// retransmitted: its first request is now two sequence numbers behind the
+// expected one and must get its earlier result, not "Error - Bad Sequence
+// Number".
+func TestReconfRetransmittedPairAnsweredAsBefore(t *testing.T) {
+	tc := connectReconf(t)
+	seq := tc.peerTSN
+	pair := reconfChunk(outReset(seq, 0, tc.peerTSN-1, 1), addStreams(chunk.ParamAddOutgoingStreams, seq+1, 65535))
+	want := map[uint32]chunk.ReconfigResult{seq: chunk.ReconfigSuccessPerformed, seq + 1: chunk.ReconfigDenied}
+	check := func(what string) {
+		t.Helper()
+		ps := tc.wantReconf()
+		got := map[uint32]chunk.ReconfigResult{}
+		for _, p := range ps {
+			if p.Type != chunk.ParamReconfigResponse {
+				t.Fatalf("%s: answer %+v, want responses only", what, ps)
+			}
+			got[p.RespSeq] = p.Result
+		}
+		if len(got) != len(want) || got[seq] != want[seq] || got[seq+1] != want[seq+1] {
+			t.Fatalf("%s: results %v, want %v", what, got, want)
+		}
+	}
+	tc.writeChunks(pair)
+	check("first")
+	if ev := tc.wantReconfEvent(); ev.Dir != DirIncoming || !slices.Equal(ev.SIDs, []uint16{1}) {
+		t.Fatalf("event %+v", ev)
+	}
+	tc.writeChunks(pair)
+	check("retransmission")
+	tc.wantNoEvent()
+	if r := tc.a.stats.Reconf; r.DupRequests != 2 || r.BadSeq != 0 || r.StreamResetsIn != 1 {
+		t.Fatalf("counters %+v", r)
+	}
+}
+
 // RFC 6525 section 4.4 results: a request whose sequence number is neither
 // the expected one nor one just answered gets "Error - Bad Sequence
 // Number"; a stream number out of range gets "Error - Wrong SSN" (as in
