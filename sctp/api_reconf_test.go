@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"slices"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/usctp/usctp/sctp/internal/simconn"
@@ -172,7 +171,7 @@ func TestSimStreamReconfig(t *testing.T) {
 // Without negotiation ResetStreams fails at once with
 // ErrReconfigUnsupported.
 func TestSimReconfigUnsupported(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		n := simconn.New(1, simconn.Config{Link: simnet.LinkConfig{Delay: time.Millisecond}, Overhead: 28})
 		ca, _ := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
 		cb, _ := n.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))

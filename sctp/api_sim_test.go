@@ -9,7 +9,6 @@ import (
 	"net/netip"
 	"os"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/usctp/usctp/sched"
@@ -28,7 +27,7 @@ func simPair(t *testing.T, link simnet.LinkConfig, f func(t *testing.T, c, s *As
 // simPairAdj is simPair with both endpoints' configurations adjusted by
 // adj (streams, buffers, interleaving) when it is not nil.
 func simPairAdj(t *testing.T, link simnet.LinkConfig, adj func(*Config), f func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network)) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		n := simconn.New(1, simconn.Config{Link: link, Overhead: 28})
 		ca, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
 		if err != nil {
@@ -254,7 +253,7 @@ func TestSimScheduler(t *testing.T) {
 // other at the same moment (an INIT collision, RFC 9260 section 5.2.1):
 // both get the one association.
 func TestSimSimultaneousOpen(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		n := simconn.New(3, simconn.Config{Link: simnet.LinkConfig{Delay: 20 * time.Millisecond}, Overhead: 28})
 		var eps [2]*Endpoint
 		for i := range eps {

@@ -31,7 +31,19 @@ type pair struct {
 	buf    []byte
 	events [2][]Event
 	trace  uint64 // hash of everything that happened, for determinism
+
+	// Bounds of step, so that a bug which keeps the endpoints busy fails
+	// the test in seconds instead of spinning until the package timeout:
+	// steps taken, and steps in a row at the same virtual time.
+	steps, stalled int
 }
+
+// Step budgets of a pair: the longest test takes under 20,000 steps, and
+// every step moves the virtual clock when the endpoints make progress.
+const (
+	maxSteps   = 500_000
+	maxStalled = 1_000
+)
 
 func newPair(t testing.TB, seed uint64, link simnet.LinkConfig) *pair {
 	p := &pair{t: t, now: t0, net: simnet.New(seed), buf: make([]byte, 0, 2048)}
@@ -71,8 +83,14 @@ func (p *pair) step() bool {
 	if !ok {
 		return false
 	}
+	p.steps++
 	if next.After(p.now) {
-		p.now = next
+		p.now, p.stalled = next, 0
+	} else if p.stalled++; p.stalled > maxStalled {
+		p.t.Fatalf("no progress: %d steps at virtual time %v", p.stalled, p.now.Sub(t0))
+	}
+	if p.steps > maxSteps {
+		p.t.Fatalf("not done after %d steps (%v of virtual time)", p.steps, p.now.Sub(t0))
 	}
 	// The packets due now arrive as one receive batch, as from one
 	// recvmmsg call: one SACK per batch (endpoint_batch.go).
