@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/netip"
 	"os"
 	"time"
 
-	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp/internal/assoc"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
@@ -50,9 +48,6 @@ type Association struct {
 	rdl    deadline
 	wdl    deadline
 }
-
-// maxEvents bounds the events queued for a user who is not reading them.
-const maxEvents = 64
 
 func newAssociation(e *Endpoint, a *assoc.Assoc) *Association {
 	return &Association{ep: e, a: a, done: make(chan struct{})}
@@ -227,9 +222,9 @@ func (as *Association) read(p []byte, s *Stream, dl *deadline) (int, RecvInfo, e
 			return 0, RecvInfo{}, err
 		}
 		// ReadMsg without a deadline reads the socket itself when the
-		// reader role is free (shell_reader.go).
+		// reader role is free (reader.go).
 		direct := s == nil && dl == &as.rdl && dl.none()
-		if direct && e.reader == readerNone {
+		if direct && e.rd.role == readerNone {
 			e.readDirect()
 			continue
 		}
@@ -254,14 +249,14 @@ func (as *Association) read(p []byte, s *Stream, dl *deadline) (int, RecvInfo, e
 func (as *Association) wakeReaders() {
 	e := as.ep
 	if as.rwait.waiting() && as.a.Readable() {
-		e.wokeReaders += len(as.rwait.ws)
+		e.rd.woke += len(as.rwait.ws)
 		e.nHandoffs.Add(uint64(len(as.rwait.ws)))
 		// Lend the reader role only to a reader whose data came
 		// quickly: one that waits longer than the owner's check
 		// would hand the role back before it returns, and the
 		// hand-offs the lending saves cost less than that round.
 		if as.directWait && time.Since(as.waitSince) < readerCheck/2 {
-			e.userWoke = true
+			e.rd.userWoke = true
 		}
 		as.rwait.wake()
 	}
@@ -271,7 +266,7 @@ func (as *Association) wakeReaders() {
 	}
 	for _, sid := range as.readable {
 		if s := as.streams[sid]; s != nil && s.rwait.waiting() {
-			e.wokeReaders += len(s.rwait.ws)
+			e.rd.woke += len(s.rwait.ws)
 			s.rwait.wake()
 		}
 	}
@@ -446,76 +441,6 @@ func (as *Association) writable() bool {
 	return room >= as.wantRoom && room >= capacity/2
 }
 
-// takeFailed reports the messages the engine gave up under their PR-SCTP
-// policy as EventSendFailed events.
-func (as *Association) takeFailed() {
-	as.a.TakeFailed(func(f assoc.Failed) {
-		as.emit(Event{Kind: EventSendFailed, Stream: f.SID, PPID: f.PPID, Unordered: f.Unordered, Msg: f.Payload,
-			Sent: f.Sent, PR: PRPolicy(f.Policy)})
-	})
-}
-
-// emit queues an event for the user, dropping it when the channel is full.
-func (as *Association) emit(ev Event) {
-	if as.closed && ev.Kind != EventDown && ev.Kind != EventShutdown {
-		return
-	}
-	if as.events == nil {
-		if n := len(as.early); ev.Kind == EventSenderDry && n > 0 && as.early[n-1].Kind == EventSenderDry {
-			return // one wait for the first Events call says it
-		}
-		if len(as.early) < maxEvents {
-			as.early = append(as.early, ev)
-		} else {
-			as.dropped++
-		}
-		return
-	}
-	select {
-	case as.events <- ev:
-	default:
-		as.dropped++
-	}
-}
-
-// Events returns the channel of the association's events. It holds at
-// most 64; events that find it full are dropped (and counted in
-// EventsDropped). It is closed after the association's last event
-// (EventShutdown or EventDown). The channel is made by the first call:
-// events before it wait for it, in order, except that EventSenderDry
-// events in a row wait as one.
-func (as *Association) Events() <-chan Event {
-	as.ep.mu.Lock()
-	defer as.ep.mu.Unlock()
-	if as.events == nil {
-		as.events = make(chan Event, maxEvents)
-		for _, ev := range as.early {
-			as.events <- ev
-		}
-		as.early = nil
-		if as.closed {
-			close(as.events)
-		}
-	}
-	return as.events
-}
-
-// eventRoom returns how many more events fit before they are dropped;
-// called with ep.mu held.
-func (as *Association) eventRoom() int {
-	if as.events == nil {
-		return maxEvents - len(as.early)
-	}
-	return cap(as.events) - len(as.events)
-}
-
-// EventsDropped returns how many events found the channel full.
-func (as *Association) EventsDropped() uint64 {
-	as.ep.mu.Lock()
-	defer as.ep.mu.Unlock()
-	return as.dropped
-}
-
 // Stats returns the association's counters (the final ones once closed).
 func (as *Association) Stats() Stats {
 	as.ep.mu.Lock()
@@ -535,39 +460,6 @@ func (as *Association) Streams() (out, in uint16) {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
 	return as.a.Streams()
-}
-
-// Addr is an SCTP transport address: an IP address and SCTP port, and the
-// UDP encapsulation port when there is one.
-type Addr struct {
-	IP      netip.Addr
-	Port    uint16 // SCTP port
-	UDPPort uint16 // UDP encapsulation port; 0 for plain SCTP
-}
-
-// Network returns "sctp".
-func (a Addr) Network() string { return "sctp" }
-
-// String returns "IP:PORT", with "/udp:N" for UDP encapsulation.
-func (a Addr) String() string {
-	s := netip.AddrPortFrom(a.IP, a.Port).String()
-	if a.UDPPort != 0 {
-		s += "/udp:" + itoa(int(a.UDPPort))
-	}
-	return s
-}
-
-func itoa(n int) string {
-	var b [8]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			return string(b[i:])
-		}
-	}
 }
 
 // LocalAddrs returns the local transport addresses of the association.
@@ -590,53 +482,4 @@ func (as *Association) RemoteAddrs() []Addr {
 		out = append(out, Addr{IP: ip, Port: port, UDPPort: peer.Port()})
 	}
 	return out
-}
-
-// SetStreamValue sets the scheduler value of outbound stream sid: its
-// priority under sched.Priority (lower is served first) or its weight under
-// sched.WFQ (1 to 65535); the other schedulers accept and ignore it, as
-// Linux does. Values last until the next SetScheduler, which resets them
-// to their defaults. A stream id outside the negotiated range gives
-// ErrStreamID, a WFQ weight of 0 an error matching sched.ErrValue.
-func (as *Association) SetStreamValue(sid uint16, v uint16) error {
-	as.ep.mu.Lock()
-	defer as.ep.mu.Unlock()
-	if as.closed {
-		return as.termErr()
-	}
-	return mapErr(as.a.SetStreamValue(sid, v))
-}
-
-// StreamValue returns the scheduler value of outbound stream sid: its
-// priority or weight, 0 under the schedulers that have none.
-func (as *Association) StreamValue(sid uint16) (uint16, error) {
-	as.ep.mu.Lock()
-	defer as.ep.mu.Unlock()
-	if as.closed {
-		return 0, as.termErr()
-	}
-	v, err := as.a.StreamValue(sid)
-	return v, mapErr(err)
-}
-
-// SetScheduler changes the association's stream scheduler at any time,
-// also with messages queued: none is lost, duplicated or reordered within
-// its stream, a message already partly sent finishes first, and the new
-// scheduler takes the queued messages in the order they were written.
-// Per-stream values (SetStreamValue) go back to their defaults, as in
-// Linux.
-func (as *Association) SetScheduler(k sched.Kind) error {
-	as.ep.mu.Lock()
-	defer as.ep.mu.Unlock()
-	if as.closed {
-		return as.termErr()
-	}
-	return mapErr(as.a.SetScheduler(k))
-}
-
-// Scheduler returns the kind of the association's stream scheduler.
-func (as *Association) Scheduler() sched.Kind {
-	as.ep.mu.Lock()
-	defer as.ep.mu.Unlock()
-	return as.a.Scheduler()
 }

@@ -1,6 +1,11 @@
 package sctp
 
-import "net/netip"
+import (
+	"net/netip"
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/assoc"
+)
 
 // EventKind names an association event.
 type EventKind uint8
@@ -77,4 +82,185 @@ type Event struct {
 	Added       uint16          // EventStreamsAdded: how many streams were added
 	NextTSN     uint32          // EventAssocReset: the TSN of our next DATA chunk
 	PeerNextTSN uint32          // EventAssocReset: the TSN expected next from the peer
+}
+
+// afterInput hands the core's events to the associations and wakes the
+// goroutines waiting on any of them. Called with e.mu held.
+func (e *Endpoint) afterInput() {
+	e.events()
+	for _, as := range e.assocs {
+		as.progress()
+	}
+}
+
+// afterPackets is afterInput for the associations that packets reached
+// (e.touched). Called with e.mu held.
+func (e *Endpoint) afterPackets() {
+	e.events()
+	for i, as := range e.touched {
+		as.touched = false
+		as.progress()
+		e.touched[i] = nil
+	}
+	e.touched = e.touched[:0]
+}
+
+func (e *Endpoint) events() {
+	for {
+		ev, ok := e.core.NextEvent()
+		if !ok {
+			break
+		}
+		e.handle(ev)
+	}
+}
+
+// handle turns one core event into the association's state and a user
+// event.
+func (e *Endpoint) handle(ev assoc.Event) {
+	as := e.assocs[ev.Assoc]
+	switch ev.Kind {
+	case assoc.EventCommUp:
+		if as == nil {
+			as = e.accepted(ev.Assoc)
+			if as == nil {
+				return
+			}
+		}
+		as.up = true
+		as.swait.wake()
+		as.emit(Event{Kind: EventUp})
+		return
+	}
+	if as == nil {
+		return
+	}
+	switch ev.Kind {
+	case assoc.EventRestart:
+		as.emit(Event{Kind: EventRestart})
+	case assoc.EventPeerError:
+		as.emit(Event{Kind: EventPeerError, Cause: uint16(ev.Cause)})
+	case assoc.EventReconf:
+		as.reconfDone(ev.Reconf)
+	case assoc.EventPathDown, assoc.EventPathUp:
+		peer, _ := ev.Assoc.Peer()
+		as.emit(Event{Kind: EventPeerAddrChange, Addr: peer, Reachable: ev.Kind == assoc.EventPathUp})
+	case assoc.EventShutdownComplete:
+		as.terminate(nil)
+	case assoc.EventCommLost, assoc.EventCantStart:
+		ae := &AbortError{ByPeer: ev.Reason == assoc.ReasonPeerAbort, Reason: ev.Reason.String(), Cause: uint16(ev.Cause)}
+		if ev.Reason == assoc.ReasonUserAbort {
+			ae.UserReason = as.abortReason
+		}
+		as.terminate(ae)
+	}
+}
+
+// accepted wraps a new passive association and queues it for Accept, or
+// aborts it when nobody can take it.
+func (e *Endpoint) accepted(a *assoc.Assoc) *Association {
+	if e.closed || e.listenPort == 0 || len(e.acceptq) >= e.cfg.Backlog {
+		a.Abort(time.Now(), []byte(ErrAcceptQueueFull.Error()))
+		return nil
+	}
+	as := newAssociation(e, a)
+	e.assocs[a] = as
+	e.acceptq = append(e.acceptq, as)
+	e.acceptWait.wake()
+	return as
+}
+
+// onDestroy is the core's hook as an association closes: keep its final
+// counters and its receive side (unread messages stay readable), and
+// report its unsent messages.
+func (e *Endpoint) onDestroy(a *assoc.Assoc, r assoc.Reason) {
+	as := e.assocs[a]
+	if as == nil {
+		return
+	}
+	s := a.Stats()
+	final := statsOf(&s)
+	as.final = &final
+	as.takeFailed()
+	if r != assoc.ReasonShutdown {
+		a.DrainUnsent(func(m assoc.Unsent) {
+			if as.eventRoom() > 0 {
+				as.emit(Event{Kind: EventSendFailed, Stream: m.SID, PPID: m.PPID, Unordered: m.Unordered,
+					Msg: append([]byte(nil), m.Payload...), Sent: m.Sent})
+			}
+		})
+	}
+}
+
+// maxEvents bounds the events queued for a user who is not reading them.
+const maxEvents = 64
+
+// takeFailed reports the messages the engine gave up under their PR-SCTP
+// policy as EventSendFailed events.
+func (as *Association) takeFailed() {
+	as.a.TakeFailed(func(f assoc.Failed) {
+		as.emit(Event{Kind: EventSendFailed, Stream: f.SID, PPID: f.PPID, Unordered: f.Unordered, Msg: f.Payload,
+			Sent: f.Sent, PR: PRPolicy(f.Policy)})
+	})
+}
+
+// emit queues an event for the user, dropping it when the channel is full.
+func (as *Association) emit(ev Event) {
+	if as.closed && ev.Kind != EventDown && ev.Kind != EventShutdown {
+		return
+	}
+	if as.events == nil {
+		if n := len(as.early); ev.Kind == EventSenderDry && n > 0 && as.early[n-1].Kind == EventSenderDry {
+			return // one wait for the first Events call says it
+		}
+		if len(as.early) < maxEvents {
+			as.early = append(as.early, ev)
+		} else {
+			as.dropped++
+		}
+		return
+	}
+	select {
+	case as.events <- ev:
+	default:
+		as.dropped++
+	}
+}
+
+// Events returns the channel of the association's events. It holds at
+// most 64; events that find it full are dropped (and counted in
+// EventsDropped). It is closed after the association's last event
+// (EventShutdown or EventDown). The channel is made by the first call:
+// events before it wait for it, in order, except that EventSenderDry
+// events in a row wait as one.
+func (as *Association) Events() <-chan Event {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	if as.events == nil {
+		as.events = make(chan Event, maxEvents)
+		for _, ev := range as.early {
+			as.events <- ev
+		}
+		as.early = nil
+		if as.closed {
+			close(as.events)
+		}
+	}
+	return as.events
+}
+
+// eventRoom returns how many more events fit before they are dropped;
+// called with ep.mu held.
+func (as *Association) eventRoom() int {
+	if as.events == nil {
+		return maxEvents - len(as.early)
+	}
+	return cap(as.events) - len(as.events)
+}
+
+// EventsDropped returns how many events found the channel full.
+func (as *Association) EventsDropped() uint64 {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	return as.dropped
 }

@@ -107,3 +107,40 @@ func (w *waitq) wake() {
 	}
 	w.ws = w.ws[:0]
 }
+
+// block waits on q until woken, or until stop1 or stop2 is closed (then it
+// reports false). It is called and returns with e.mu held.
+func (e *Endpoint) block(q *waitq, stop1, stop2 <-chan struct{}) bool {
+	var c chan struct{}
+	if n := len(e.free); n > 0 {
+		c = e.free[n-1]
+		e.free = e.free[:n-1]
+	} else {
+		c = make(chan struct{}, 1)
+	}
+	q.add(c)
+	e.nblocked++
+	if e.rd.role == readerNone {
+		e.handToLoop() // someone must read the socket for this waiter
+	}
+	e.mu.Unlock()
+	ok := true
+	select {
+	case <-c:
+	case <-stop1:
+		ok = false
+	case <-stop2:
+		ok = false
+	}
+	e.mu.Lock()
+	e.nblocked--
+	if !ok {
+		q.cancel(c)
+	}
+	select {
+	case <-c:
+	default:
+	}
+	e.free = append(e.free, c)
+	return ok
+}

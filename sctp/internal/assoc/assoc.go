@@ -56,8 +56,8 @@ type Assoc struct {
 	heapIdx int       // index in the endpoint's timer heap, -1 if not in it
 	stats   Counters
 	chunks  chunkCounts // chunks in and out by type
-	data    dataPlane   // DATA/SACK engine glue (assoc_data.go)
-	rc      *reconf     // stream reconfiguration, RFC 6525 (assoc_reconf.go); nil until used
+	data    dataPlane   // DATA/SACK engine glue (data.go)
+	rc      *reconf     // stream reconfiguration, RFC 6525 (reconf.go); nil until used
 }
 
 // assocKey identifies an association at its endpoint: the peer's transport

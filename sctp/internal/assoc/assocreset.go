@@ -11,7 +11,7 @@ import (
 // stream sequence numbers (with I-DATA, message ids) of every stream.
 //
 // Our request (userAssocReset) rides the reconfiguration machinery of
-// assoc_reconf.go as request kind rqAssocReset: every stream is blocked
+// reconf.go as request kind rqAssocReset: every stream is blocked
 // once what was written before has been cut into chunks, the request
 // leaves once all of it is acknowledged, and a "Success - Performed"
 // response applies the next TSNs it carries (resetTSNs).
