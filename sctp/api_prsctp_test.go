@@ -21,7 +21,7 @@ func TestUDPPartialReliability(t *testing.T) {
 			t.Fatalf("disabled on the dialer %v: negotiated %v / %v", disable, c.PartialReliability(), s.PartialReliability())
 		}
 		st := c.Stream(2)
-		st.PR = MaxRetransmits(0)
+		st.SetPR(MaxRetransmits(0))
 		if _, err := st.Write([]byte("stream")); err != nil {
 			t.Fatal(err)
 		}

@@ -88,6 +88,8 @@ type AbortError struct {
 	// UserReason is the Upper Layer Abort Reason given to Abort, when
 	// this side aborted.
 	UserReason string
+
+	timeout bool // lost to a timeout: errors.Is matches ErrTimeout
 }
 
 // Error returns a one-line description.
@@ -116,8 +118,7 @@ func (e *AbortError) Is(target error) bool {
 	case ErrLocalAbort:
 		return !e.ByPeer
 	case ErrTimeout:
-		return e.Reason == assoc.ReasonInitTimeout.String() || e.Reason == assoc.ReasonPeerUnreachable.String() ||
-			e.Reason == assoc.ReasonShutdownGuard.String()
+		return e.timeout
 	}
 	return false
 }

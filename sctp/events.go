@@ -148,7 +148,8 @@ func (e *Endpoint) handle(ev assoc.Event) {
 	case assoc.EventShutdownComplete:
 		as.terminate(nil)
 	case assoc.EventCommLost, assoc.EventCantStart:
-		ae := &AbortError{ByPeer: ev.Reason == assoc.ReasonPeerAbort, Reason: ev.Reason.String(), Cause: uint16(ev.Cause)}
+		ae := &AbortError{ByPeer: ev.Reason == assoc.ReasonPeerAbort, Reason: ev.Reason.String(), Cause: uint16(ev.Cause),
+			timeout: ev.Reason.Timeout()}
 		if ev.Reason == assoc.ReasonUserAbort {
 			ae.UserReason = as.abortReason
 		}

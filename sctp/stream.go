@@ -18,16 +18,70 @@ import (
 // and it waits for its own stream's data only. ReadMsg on the association
 // takes messages of every stream in the order they became deliverable; a
 // message partly read by one continues where the other left it.
+//
+// The settings of written messages (SetPPID, SetUnordered, SetPR) may be
+// changed at any time, also while other goroutines write: each Write uses
+// the settings of the moment it starts.
 type Stream struct {
-	as        *Association
-	sid       uint16
-	PPID      uint32 // payload protocol identifier of written messages
-	Unordered bool   // write messages unordered
-	PR        PR     // partial reliability of written messages (default reliable)
-	rdl, wdl  deadline
-	rwait     waitq // the stream got data, or the association ended; guarded by ep.mu
-	closed    atomic.Bool
+	as       *Association
+	sid      uint16
+	send     atomic.Pointer[streamSend] // settings of written messages; nil: the defaults
+	rdl, wdl deadline
+	rwait    waitq // the stream got data, or the association ended; guarded by ep.mu
+	closed   atomic.Bool
 }
+
+// streamSend is what a Stream's Write puts in SendInfo. It is replaced
+// whole, never changed, so Write reads it without a lock.
+type streamSend struct {
+	ppid      uint32
+	unordered bool
+	pr        PR
+}
+
+// settings returns the current settings of written messages.
+func (s *Stream) settings() streamSend {
+	if p := s.send.Load(); p != nil {
+		return *p
+	}
+	return streamSend{}
+}
+
+// update changes the settings of written messages with fn.
+func (s *Stream) update(fn func(*streamSend)) {
+	for {
+		old := s.send.Load()
+		var next streamSend
+		if old != nil {
+			next = *old
+		}
+		fn(&next)
+		if s.send.CompareAndSwap(old, &next) {
+			return
+		}
+	}
+}
+
+// SetPPID sets the payload protocol identifier of the messages Write
+// sends (default 0).
+func (s *Stream) SetPPID(ppid uint32) { s.update(func(x *streamSend) { x.ppid = ppid }) }
+
+// PPID returns the payload protocol identifier of written messages.
+func (s *Stream) PPID() uint32 { return s.settings().ppid }
+
+// SetUnordered makes Write send unordered messages (U bit), or ordered
+// ones again (the default).
+func (s *Stream) SetUnordered(u bool) { s.update(func(x *streamSend) { x.unordered = u }) }
+
+// Unordered reports whether Write sends unordered messages.
+func (s *Stream) Unordered() bool { return s.settings().unordered }
+
+// SetPR sets the partial reliability of the messages Write sends (default
+// reliable; see SendInfo.PR).
+func (s *Stream) SetPR(pr PR) { s.update(func(x *streamSend) { x.pr = pr }) }
+
+// PR returns the partial reliability of written messages.
+func (s *Stream) PR() PR { return s.settings().pr }
 
 // Stream returns the handle of stream sid (the same one on every call).
 func (as *Association) Stream(sid uint16) *Stream {
@@ -86,12 +140,14 @@ func (s *Stream) ReadMsg(p []byte) (int, RecvInfo, error) {
 	return s.as.read(p, s, &s.rdl)
 }
 
-// Write sends p as one message on the stream.
+// Write sends p as one message on the stream, with the stream's PPID,
+// ordering and partial reliability (SetPPID, SetUnordered, SetPR).
 func (s *Stream) Write(p []byte) (int, error) {
 	if s.closed.Load() {
 		return 0, ErrClosed
 	}
-	return s.as.write(p, SendInfo{Stream: s.sid, PPID: s.PPID, Unordered: s.Unordered, PR: s.PR}, &s.wdl)
+	x := s.settings()
+	return s.as.write(p, SendInfo{Stream: s.sid, PPID: x.ppid, Unordered: x.unordered, PR: x.pr}, &s.wdl)
 }
 
 // Close releases the handle: later Reads and Writes fail with ErrClosed

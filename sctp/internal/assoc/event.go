@@ -74,3 +74,9 @@ const (
 	DirIncoming                       // our inbound streams
 	DirBoth     = DirOutgoing | DirIncoming
 )
+
+// Timeout reports whether the association was lost to a timeout: the
+// handshake, the peer, or the shutdown stopped answering.
+func (r Reason) Timeout() bool {
+	return r == ReasonInitTimeout || r == ReasonPeerUnreachable || r == ReasonShutdownGuard
+}
