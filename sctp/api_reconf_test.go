@@ -175,12 +175,12 @@ func TestSimReconfigUnsupported(t *testing.T) {
 		n := simconn.New(1, simconn.Config{Link: simnet.LinkConfig{Delay: time.Millisecond}, Overhead: 28})
 		ca, _ := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
 		cb, _ := n.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
-		l, err := Listen("10.0.0.2:5000", &Config{conn: cb, DisableStreamReconfig: true})
+		l, err := listen("10.0.0.2:5000", &Config{DisableStreamReconfig: true}, cb)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer l.Close()
-		c, err := Dial(context.Background(), "10.0.0.2:5000", &Config{conn: ca})
+		c, err := dialNew(context.Background(), "10.0.0.2:5000", nil, ca)
 		if err != nil {
 			t.Fatal(err)
 		}

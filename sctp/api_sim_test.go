@@ -37,20 +37,20 @@ func simPairAdj(t *testing.T, link simnet.LinkConfig, adj func(*Config), f func(
 		if err != nil {
 			t.Fatal(err)
 		}
-		lc := &Config{OutStreams: 16, InStreams: 16, conn: cb}
-		dc := &Config{OutStreams: 16, InStreams: 16, conn: ca}
+		lc := &Config{OutStreams: 16, InStreams: 16}
+		dc := &Config{OutStreams: 16, InStreams: 16}
 		if adj != nil {
 			adj(lc)
 			adj(dc)
 		}
-		l, err := Listen("10.0.0.2:5000", lc)
+		l, err := listen("10.0.0.2:5000", lc, cb)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer l.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		c, err := Dial(ctx, "10.0.0.2:5000", dc)
+		c, err := dialNew(ctx, "10.0.0.2:5000", dc, ca)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,7 +261,7 @@ func TestSimSimultaneousOpen(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			eps[i], err = NewEndpoint(netip.Addr{}, &Config{conn: c, LocalPort: 5000})
+			eps[i], err = newEndpoint(netip.Addr{}, &Config{LocalPort: 5000}, c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -312,7 +312,7 @@ func TestSimRestart(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		c2, err := Dial(ctx, "10.0.0.2:5000", &Config{OutStreams: 16, InStreams: 16, conn: conn, LocalPort: lport})
+		c2, err := dialNew(ctx, "10.0.0.2:5000", &Config{OutStreams: 16, InStreams: 16, LocalPort: lport}, conn)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -144,9 +144,6 @@ type Config struct {
 	// CloseTimeout bounds the graceful shutdown Close performs before it
 	// aborts (default 5 s).
 	CloseTimeout time.Duration
-
-	// conn, for tests in this package, is the transport to use.
-	conn transport.Conn
 }
 
 func (c *Config) withDefaults() Config {

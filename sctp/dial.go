@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/internal/assoc"
+	"github.com/usctp/usctp/sctp/internal/transport"
 )
 
 func splitHostPort(s string) (string, uint16, error) {
@@ -29,6 +30,12 @@ func splitHostPort(s string) (string, uint16, error) {
 // address and SCTP port) on a new endpoint of its own, and waits until it
 // is established or ctx is done. The endpoint closes with the association.
 func Dial(ctx context.Context, raddr string, cfg *Config) (*Association, error) {
+	return dialNew(ctx, raddr, cfg, nil)
+}
+
+// dialNew is Dial over conn, or over the socket cfg selects when conn is
+// nil.
+func dialNew(ctx context.Context, raddr string, cfg *Config, conn transport.Conn) (*Association, error) {
 	peer, err := resolve(ctx, raddr)
 	if err != nil {
 		return nil, err
@@ -40,7 +47,7 @@ func Dial(ctx context.Context, raddr string, cfg *Config) (*Association, error) 
 	if peer.Addr().Is6() && !peer.Addr().Is4In6() {
 		ip = netip.IPv6Unspecified()
 	}
-	e, err := NewEndpoint(ip, cfg)
+	e, err := newEndpoint(ip, cfg, conn)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +144,7 @@ func (e *Endpoint) transportAddr(ip netip.Addr) netip.AddrPort {
 	switch {
 	case e.cfg.Conn != nil:
 		return e.connPeer
-	case e.cfg.conn == nil && e.cfg.PacketConn == nil && e.cfg.Transport == IP:
+	case e.rawIP:
 		return netip.AddrPortFrom(ip, 0)
 	}
 	return netip.AddrPortFrom(ip, e.cfg.RemoteUDPPort)

@@ -52,6 +52,7 @@ type Endpoint struct {
 	// on the host sees every SCTP packet: packets for ports this endpoint
 	// does not own belong to someone else and get no answer from us.
 	sharedPorts bool
+	rawIP       bool // the transport is plain SCTP over raw IP (set at creation)
 	acceptq     []*Association
 	acceptWait  waitq
 	closed      bool
@@ -99,6 +100,12 @@ const (
 // with an IP address (or empty host for all) and the SCTP port. With UDP
 // encapsulation the socket is bound to HOST and Config.UDPPort.
 func Listen(laddr string, cfg *Config) (*Endpoint, error) {
+	return listen(laddr, cfg, nil)
+}
+
+// listen is Listen over conn, or over the socket cfg selects when conn is
+// nil.
+func listen(laddr string, cfg *Config, conn transport.Conn) (*Endpoint, error) {
 	host, port, err := splitHostPort(laddr)
 	if err != nil {
 		return nil, err
@@ -112,7 +119,7 @@ func Listen(laddr string, cfg *Config) (*Endpoint, error) {
 			return nil, fmt.Errorf("sctp: listen %s: %w", laddr, err)
 		}
 	}
-	e, err := NewEndpoint(ip, cfg)
+	e, err := newEndpoint(ip, cfg, conn)
 	if err != nil {
 		return nil, err
 	}
@@ -127,17 +134,27 @@ func Listen(laddr string, cfg *Config) (*Endpoint, error) {
 // Addr: all addresses) that accepts no association: it dials many from
 // one socket (Endpoint.Dial).
 func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
+	return newEndpoint(ip, cfg, nil)
+}
+
+// newEndpoint is NewEndpoint over conn (the simulated network of the
+// tests), or over the socket cfg selects when conn is nil.
+func newEndpoint(ip netip.Addr, cfg *Config, conn transport.Conn) (*Endpoint, error) {
 	c := cfg.withDefaults()
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	conn, peer, err := openConn(&c, ip)
-	if err != nil {
-		return nil, err
+	var peer netip.AddrPort
+	rawIP := conn == nil && c.PacketConn == nil && c.Conn == nil && c.Transport == IP
+	if conn == nil {
+		var err error
+		if conn, peer, err = openConn(&c, ip); err != nil {
+			return nil, err
+		}
 	}
 	e := &Endpoint{cfg: c, conn: conn, connPeer: peer, assocs: make(map[*assoc.Assoc]*Association),
 		kick: make(chan struct{}, 1), done: make(chan struct{}), rd: socketReader{kick: make(chan struct{}, 1)},
-		sharedPorts: c.conn == nil && c.PacketConn == nil && c.Conn == nil && c.Transport == IP}
+		rawIP: rawIP, sharedPorts: rawIP}
 	if c.Pcap != "" {
 		w, err := transport.CreatePcap(c.Pcap, transport.PcapOptions{})
 		if err != nil {
@@ -179,8 +196,6 @@ func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 // openConn opens the transport that cfg selects.
 func openConn(c *Config, ip netip.Addr) (transport.Conn, netip.AddrPort, error) {
 	switch {
-	case c.conn != nil:
-		return c.conn, netip.AddrPort{}, nil
 	case c.Conn != nil:
 		return transport.NewConnAdapter(c.Conn, transport.AdapterConfig{RemotePort: c.RemoteUDPPort}),
 			netAddrPort(c.Conn.RemoteAddr()), nil
