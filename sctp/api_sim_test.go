@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -333,5 +334,25 @@ func TestSimRestart(t *testing.T) {
 		if n, _, err := s.ReadMsg(b); err != nil || string(b[:n]) != "again" {
 			t.Fatalf("after restart: %q %v", b[:n], err)
 		}
+	})
+}
+
+// TestSimDialTimeout dials a peer that never answers: the INIT is given up
+// after Max.Init.Retransmits, and Dial's error says so once, matching
+// ErrTimeout ("sctp: dial ADDR: association aborted locally (init
+// timeout)", not "sctp: dial ADDR: sctp: ...").
+func TestSimDialTimeout(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		n := simconn.New(1, simconn.Config{Link: simnet.LinkConfig{Loss: 1}, Overhead: 28})
+		ca, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = dialNew(context.Background(), "10.0.0.2:5000", &Config{RTOMax: 2 * time.Second}, ca)
+		if !errors.Is(err, ErrTimeout) || strings.Count(err.Error(), "sctp:") != 1 ||
+			!strings.HasPrefix(err.Error(), "sctp: dial 10.0.0.2:5000: ") {
+			t.Fatalf("dial: %v", err)
+		}
+		t.Log(err)
 	})
 }

@@ -18,7 +18,7 @@ import (
 // loopCfg is a configuration for tests over UDP on loopback: ephemeral
 // UDP ports.
 func loopCfg() *Config {
-	return &Config{UDPPort: -1, OutStreams: 32, InStreams: 32, RTOMin: 100 * time.Millisecond,
+	return &Config{EphemeralUDPPort: true, OutStreams: 32, InStreams: 32, RTOMin: 100 * time.Millisecond,
 		RTOInitial: 200 * time.Millisecond, CloseTimeout: 5 * time.Second}
 }
 

@@ -101,9 +101,12 @@ type Config struct {
 	// Transport is UDP (default) or IP. Ignored when PacketConn or Conn
 	// is set.
 	Transport Transport
-	// UDPPort is the local UDP encapsulation port: 0 means 9899, a
-	// negative value an ephemeral port.
-	UDPPort int
+	// UDPPort is the local UDP encapsulation port (default 9899).
+	UDPPort uint16
+	// EphemeralUDPPort binds the local UDP encapsulation port to a free
+	// port the system picks instead (UDPPort must then be 0); Addr tells
+	// which.
+	EphemeralUDPPort bool
 	// RemoteUDPPort is the peer's UDP encapsulation port (default 9899)
 	// for Dial. An accepted association answers the port its peer sent
 	// from (RFC 6951 section 5.4).
@@ -178,6 +181,9 @@ func (c *Config) validate() error {
 	}
 	if c.Backlog < 0 || c.SendBuffer < 0 || c.RecvBuffer < 0 {
 		return fmt.Errorf("sctp: negative Backlog or buffer size")
+	}
+	if c.EphemeralUDPPort && c.UDPPort != 0 {
+		return fmt.Errorf("sctp: UDPPort %d with EphemeralUDPPort", c.UDPPort)
 	}
 	if !c.Scheduler.Valid() {
 		return fmt.Errorf("sctp: scheduler: %w", sched.ErrKind)

@@ -81,7 +81,7 @@ func resolve(ctx context.Context, raddr string) (netip.AddrPort, error) {
 	if err != nil {
 		ips, lerr := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 		if lerr != nil || len(ips) == 0 {
-			return netip.AddrPort{}, fmt.Errorf("sctp: dial %s: %w", raddr, lerr)
+			return netip.AddrPort{}, &opError{op: "dial", addr: raddr, err: lerr}
 		}
 		ip = ips[0]
 	}
@@ -111,7 +111,7 @@ func (e *Endpoint) dial(ctx context.Context, peer netip.AddrPort, owned bool) (*
 	}
 	if err != nil {
 		e.mu.Unlock()
-		return nil, fmt.Errorf("sctp: dial %v: %w", peer, err)
+		return nil, &opError{op: "dial", addr: peer.String(), err: err}
 	}
 	as := newAssociation(e, a)
 	e.assocs[a] = as
@@ -129,7 +129,7 @@ func (e *Endpoint) dial(ctx context.Context, peer netip.AddrPort, owned bool) (*
 		if as.closed {
 			err := as.err
 			e.mu.Unlock()
-			return nil, fmt.Errorf("sctp: dial %v: %w", peer, err)
+			return nil, &opError{op: "dial", addr: peer.String(), err: err}
 		}
 		if !e.block(&as.swait, ctx.Done(), nil) {
 			e.mu.Unlock()

@@ -116,7 +116,7 @@ func listen(laddr string, cfg *Config, conn transport.Conn) (*Endpoint, error) {
 	var ip netip.Addr
 	if host != "" {
 		if ip, err = netip.ParseAddr(host); err != nil {
-			return nil, fmt.Errorf("sctp: listen %s: %w", laddr, err)
+			return nil, &opError{op: "listen", addr: laddr, err: err}
 		}
 	}
 	e, err := newEndpoint(ip, cfg, conn)
@@ -210,18 +210,13 @@ func openConn(c *Config, ip netip.Addr) (transport.Conn, netip.AddrPort, error) 
 		return conn, netip.AddrPort{}, nil
 	}
 	port := c.UDPPort
-	switch {
-	case port == 0:
+	if port == 0 && !c.EphemeralUDPPort {
 		port = transport.DefaultUDPPort
-	case port < 0:
-		port = 0
-	case port > 65535:
-		return nil, netip.AddrPort{}, fmt.Errorf("sctp: UDP port %d", port)
 	}
 	if !ip.IsValid() {
 		ip = netip.IPv6Unspecified()
 	}
-	conn, err := transport.ListenUDP(transport.UDPConfig{Addr: netip.AddrPortFrom(ip, uint16(port)),
+	conn, err := transport.ListenUDP(transport.UDPConfig{Addr: netip.AddrPortFrom(ip, port),
 		RemotePort: c.RemoteUDPPort, GRO: true, BusyPoll: c.BusyPoll})
 	if err != nil {
 		return nil, netip.AddrPort{}, fmt.Errorf("sctp: UDP encapsulation: %w", err)

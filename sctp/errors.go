@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 
 	"github.com/usctp/usctp/sctp/internal/assoc"
 	"github.com/usctp/usctp/sctp/internal/transfer"
@@ -173,3 +174,17 @@ type detailed struct {
 
 func (e *detailed) Error() string { return e.err.Error() }
 func (e *detailed) Unwrap() error { return e.public }
+
+// opError is the error of an operation on an address (dial, listen): "sctp:
+// dial ADDR: " and the cause, whose own "sctp: " is not repeated. It
+// unwraps to the cause.
+type opError struct {
+	op, addr string
+	err      error
+}
+
+func (e *opError) Error() string {
+	return "sctp: " + e.op + " " + e.addr + ": " + strings.TrimPrefix(e.err.Error(), "sctp: ")
+}
+
+func (e *opError) Unwrap() error { return e.err }

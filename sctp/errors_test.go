@@ -41,3 +41,17 @@ func TestMapErr(t *testing.T) {
 		t.Fatal("an error of no core sentinel changed")
 	}
 }
+
+// Dial's errors name the operation once: "sctp: dial ADDR: " and the
+// cause without a second "sctp: ".
+func TestDialErrorNoStutter(t *testing.T) {
+	cause := &AbortError{Reason: assoc.ReasonInitTimeout.String(), timeout: true}
+	err := error(&opError{op: "dial", addr: "192.0.2.1:5000", err: cause})
+	want := "sctp: dial 192.0.2.1:5000: association aborted locally (init timeout)"
+	if err.Error() != want {
+		t.Fatalf("%q, want %q", err, want)
+	}
+	if !errors.Is(err, ErrTimeout) || !errors.Is(err, ErrAborted) {
+		t.Fatal("the cause does not unwrap")
+	}
+}
