@@ -40,9 +40,6 @@ var (
 	// ErrEmptyMessage is returned for a zero-length message (SCTP carries
 	// no empty user messages).
 	ErrEmptyMessage = errors.New("sctp: empty message")
-	// ErrUnsupported is returned for a configuration this version cannot
-	// serve (for example I-DATA interleaving).
-	ErrUnsupported = errors.New("sctp: not supported")
 	// ErrAcceptQueueFull is the cause of the ABORT sent for an association
 	// that arrived while the accept queue was full.
 	ErrAcceptQueueFull = errors.New("sctp: accept queue full")

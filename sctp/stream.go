@@ -151,8 +151,9 @@ func (s *Stream) Write(p []byte) (int, error) {
 }
 
 // Close releases the handle: later Reads and Writes fail with ErrClosed
-// and blocked ones return. The association and the stream stay open
-// (closing a stream needs a stream reset, RFC 6525, not supported yet);
+// and blocked ones return. The association and the stream stay open:
+// Close is local, the peer learns nothing (Reset, a stream reset of RFC
+// 6525, is what restarts the stream's numbering at both ends);
 // Association.Stream returns a fresh handle afterwards.
 func (s *Stream) Close() error {
 	if s.closed.Swap(true) {

@@ -75,9 +75,6 @@ func (ep *Endpoint) MTU() int { return ep.cfg.MTU }
 // the INIT ACK (or the COOKIE ECHO that created it) until it closes.
 func (a *Assoc) Started() bool { return a.data.eng != nil }
 
-// Closed reports whether the association went to CLOSED.
-func (a *Assoc) Closed() bool { return a.closed }
-
 // Streams returns the negotiated outbound and inbound stream counts.
 func (a *Assoc) Streams() (out, in uint16) { return a.outStreams, a.inStreams }
 

@@ -7,16 +7,14 @@ import (
 	"github.com/usctp/usctp/sctp/chunk"
 )
 
-// assoc is one association's complete control-plane state (the TCB of RFC
+// Assoc is one association's complete control-plane state (the TCB of RFC
 // 9260 section 14): its state, tags, negotiated parameters, control timers
-// and what it owes the peer. It is sans-I/O: it is fed packets, timer
-// expiries and user calls, each with the current time, and it produces
-// packets (appendPacket), events and one deadline.
-//
-// The type is unexported on purpose: the public goroutine/socket API of a
-// later issue wraps it (in this package, so with no exported surface to
-// freeze now); tests drive it through the endpoint exactly as the network
-// and the user will.
+// and what it owes the peer, with its transfer engine. It is sans-I/O: its
+// Endpoint feeds it packets and timer expiries, the user calls its
+// methods (Send, Read, Shutdown, Abort, Reconfigure, ...), each with the
+// current time, and it produces packets (through Endpoint.Poll), events
+// and one deadline. An Assoc is created by Endpoint.Connect or by a valid
+// COOKIE ECHO (announced by EventCommUp); its fields are its own.
 type Assoc struct {
 	ep    *Endpoint
 	key   assocKey
