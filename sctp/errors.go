@@ -169,7 +169,10 @@ type detailed struct {
 	public error
 }
 
+// Error returns the core error's text.
 func (e *detailed) Error() string { return e.err.Error() }
+
+// Unwrap returns the public sentinel.
 func (e *detailed) Unwrap() error { return e.public }
 
 // opError is the error of an operation on an address (dial, listen): "sctp:
@@ -180,8 +183,10 @@ type opError struct {
 	err      error
 }
 
+// Error returns "sctp: OP ADDR: " and the cause.
 func (e *opError) Error() string {
 	return "sctp: " + e.op + " " + e.addr + ": " + strings.TrimPrefix(e.err.Error(), "sctp: ")
 }
 
+// Unwrap returns the cause.
 func (e *opError) Unwrap() error { return e.err }

@@ -217,7 +217,7 @@ func (e *Endpoint) process(n int, loop bool) {
 	now := time.Now()
 	e.wmu.Lock()
 	e.mu.Lock()
-	e.core.BeginBatch() // one SACK per batch (endpoint_batch.go)
+	e.core.BeginBatch() // one SACK per batch (assoc/endpoint_batch.go)
 	pkts := e.rd.pkts
 	var last *assoc.Assoc
 	for i := range pkts[:n] {

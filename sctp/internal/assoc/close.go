@@ -206,7 +206,7 @@ func (a *Assoc) error3_3_10(now time.Time, p *inPacket, c *rxChunk) disp {
 	return dispNext
 }
 
-// maxQueuedPeerErrors bounds the queued evPeerError events, so a peer that
+// maxQueuedPeerErrors bounds the queued EventPeerError events, so a peer that
 // floods ERROR chunks cannot grow memory while the user is not reading.
 const maxQueuedPeerErrors = 64
 

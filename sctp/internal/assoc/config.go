@@ -11,7 +11,7 @@ import (
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
-// config holds the protocol parameters of RFC 9260 section 16 and this
+// Config holds the protocol parameters of RFC 9260 section 16 and this
 // stack's limits. The public API fills it from its options; the zero value
 // of every field means the RFC default.
 type Config struct {

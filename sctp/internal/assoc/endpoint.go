@@ -10,7 +10,7 @@ import (
 	"github.com/usctp/usctp/sctp/chunk"
 )
 
-// endpoint is the sans-I/O endpoint core: it demultiplexes incoming packets
+// Endpoint is the sans-I/O endpoint core: it demultiplexes incoming packets
 // to associations by the peer's transport address and the SCTP ports, checks
 // verification tags, answers INITs statelessly with a State Cookie (RFC 9260
 // section 5.1: "After sending an INIT ACK chunk with the State Cookie
@@ -18,9 +18,10 @@ import (
 // new association."), creates associations from valid COOKIE ECHOs, and
 // handles out-of-the-blue packets (section 8.4).
 //
-// It is fed with receive(now, from, packet), timeout(now) and the user
-// calls (connect, and the methods of assoc); it produces packets through
-// poll, events through nextEvent, and one deadline.
+// It is fed with Receive(now, from, packet), Expire(now) and the user
+// calls (Connect, and the methods of Assoc); it produces packets through
+// Poll, events through NextEvent, and one deadline (Deadline). It is not
+// safe for concurrent use: its owner serializes every call.
 type Endpoint struct {
 	cfg    Config
 	jar    *cookieJar
@@ -78,6 +79,8 @@ type reply struct {
 	pkt []byte
 }
 
+// NewEndpoint returns an endpoint with configuration cfg (zero fields take
+// their defaults) whose cookie secrets start at now.
 func NewEndpoint(cfg Config, now time.Time) *Endpoint {
 	cfg.setDefaults()
 	ep := &Endpoint{
@@ -288,6 +291,7 @@ func (ep *Endpoint) Stats() Stats {
 	return s
 }
 
+// String returns "PEER:PEERPORT->LOCALPORT".
 func (k assocKey) String() string {
 	return fmt.Sprintf("%v:%d->%d", k.peer, k.peerPort, k.localPort)
 }

@@ -2,7 +2,7 @@ package assoc
 
 import "github.com/usctp/usctp/sctp/chunk"
 
-// eventKind names a notification for the user of an association (RFC 9260
+// EventKind names a notification for the user of an association (RFC 9260
 // section 11.2.1 names them as ULP notifications).
 type EventKind uint8
 
@@ -12,10 +12,10 @@ const (
 	EventRestart                           // RESTART: the peer restarted (section 5.2.4 action A)
 	EventShutdownComplete                  // SHUTDOWN COMPLETE: graceful close finished
 	EventCantStart                         // CANNOT START ASSOCIATION: the handshake failed
-	EventPeerError                         // an ERROR chunk arrived (cause code in event.cause)
+	EventPeerError                         // an ERROR chunk arrived (cause code in Event.Cause)
 	EventPathDown                          // the primary path exceeded Path.Max.Retrans
 	EventPathUp                            // the primary path answered again
-	EventReconf                            // a stream reconfiguration completed (event.rc)
+	EventReconf                            // a stream reconfiguration completed (Event.Reconf)
 )
 
 var eventNames = [...]string{"COMMUNICATION UP", "COMMUNICATION LOST", "RESTART", "SHUTDOWN COMPLETE",
@@ -29,19 +29,19 @@ func (k EventKind) String() string {
 	return "event(?)"
 }
 
-// closeReason says why an association went to CLOSED.
+// Reason says why an association went to CLOSED.
 type Reason uint8
 
 const (
-	ReasonNone              Reason = iota
-	ReasonShutdown                 // graceful shutdown completed
-	ReasonPeerAbort                // the peer sent ABORT
-	ReasonUserAbort                // the local user aborted
-	ReasonInitTimeout              // Max.Init.Retransmits exceeded
-	ReasonPeerUnreachable          // Association.Max.Retrans exceeded
-	ReasonShutdownGuard            // T5-shutdown-guard expired
-	ReasonProtocolViolation        // the peer broke the protocol; we sent ABORT
-	ReasonInvalidParameter         // INIT or INIT ACK with an invalid mandatory parameter
+	ReasonNone              Reason = iota // not closed, or no reason to tell
+	ReasonShutdown                        // graceful shutdown completed
+	ReasonPeerAbort                       // the peer sent ABORT
+	ReasonUserAbort                       // the local user aborted
+	ReasonInitTimeout                     // Max.Init.Retransmits exceeded
+	ReasonPeerUnreachable                 // Association.Max.Retrans exceeded
+	ReasonShutdownGuard                   // T5-shutdown-guard expired
+	ReasonProtocolViolation               // the peer broke the protocol; we sent ABORT
+	ReasonInvalidParameter                // INIT or INIT ACK with an invalid mandatory parameter
 )
 
 var reasonNames = [...]string{"none", "shutdown", "peer abort", "user abort", "init timeout",
@@ -55,7 +55,7 @@ func (r Reason) String() string {
 	return "reason(?)"
 }
 
-// event is one notification, queued by the association for its user.
+// Event is one notification, queued by the association for its user.
 type Event struct {
 	Kind   EventKind
 	Assoc  *Assoc
