@@ -44,7 +44,7 @@ func simPairAdj(t *testing.T, link simnet.LinkConfig, adj func(*Config), f func(
 			adj(lc)
 			adj(dc)
 		}
-		l, err := listen("10.0.0.2:5000", lc, cb)
+		l, err := listenOn("10.0.0.2:5000", lc, cb)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -262,7 +262,7 @@ func TestSimSimultaneousOpen(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			eps[i], err = newEndpoint(netip.Addr{}, &Config{LocalPort: 5000}, c)
+			eps[i], err = newEndpointOn(netip.Addr{}, &Config{LocalPort: 5000}, c)
 			if err != nil {
 				t.Fatal(err)
 			}

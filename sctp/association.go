@@ -88,10 +88,11 @@ type RecvInfo struct {
 // full, until the write deadline, unless info.NonBlocking is set. It
 // returns len(p) when the message was queued: the association owns a copy.
 func (as *Association) WriteMsg(p []byte, info SendInfo) (int, error) {
-	return as.write(p, info, &as.wdl)
+	return as.sendMsg(p, info, &as.wdl)
 }
 
-func (as *Association) write(p []byte, info SendInfo, dl *deadline) (int, error) {
+// sendMsg queues one message, waiting on dl while the send buffer is full.
+func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline) (int, error) {
 	if dl.passed() {
 		return 0, os.ErrDeadlineExceeded
 	}
@@ -170,11 +171,11 @@ func (as *Association) termErr() error {
 // of each part. A Stream's reader may take (or finish) messages of its
 // stream first; ReadMsg then returns the others.
 func (as *Association) ReadMsg(p []byte) (int, RecvInfo, error) {
-	return as.read(p, nil, &as.rdl)
+	return as.recvMsg(p, nil, &as.rdl)
 }
 
-// read reads from any stream (s nil) or from stream s only.
-func (as *Association) read(p []byte, s *Stream, dl *deadline) (int, RecvInfo, error) {
+// recvMsg reads from any stream (s nil) or from stream s only.
+func (as *Association) recvMsg(p []byte, s *Stream, dl *deadline) (int, RecvInfo, error) {
 	if dl.passed() {
 		return 0, RecvInfo{}, os.ErrDeadlineExceeded
 	}

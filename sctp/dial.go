@@ -47,11 +47,11 @@ func dialNew(ctx context.Context, raddr string, cfg *Config, conn transport.Conn
 	if peer.Addr().Is6() && !peer.Addr().Is4In6() {
 		ip = netip.IPv6Unspecified()
 	}
-	e, err := newEndpoint(ip, cfg, conn)
+	e, err := newEndpointOn(ip, cfg, conn)
 	if err != nil {
 		return nil, err
 	}
-	as, err := e.dial(ctx, peer, true)
+	as, err := e.associate(ctx, peer, true)
 	if err != nil {
 		e.Close()
 		return nil, err
@@ -66,7 +66,7 @@ func (e *Endpoint) Dial(ctx context.Context, raddr string) (*Association, error)
 	if err != nil {
 		return nil, err
 	}
-	return e.dial(ctx, peer, false)
+	return e.associate(ctx, peer, false)
 }
 
 func resolve(ctx context.Context, raddr string) (netip.AddrPort, error) {
@@ -88,8 +88,8 @@ func resolve(ctx context.Context, raddr string) (netip.AddrPort, error) {
 	return netip.AddrPortFrom(ip.Unmap(), port), nil
 }
 
-// dial runs the ASSOCIATE primitive to peer (IP and SCTP port).
-func (e *Endpoint) dial(ctx context.Context, peer netip.AddrPort, owned bool) (*Association, error) {
+// associate runs the ASSOCIATE primitive to peer (IP and SCTP port).
+func (e *Endpoint) associate(ctx context.Context, peer netip.AddrPort, owned bool) (*Association, error) {
 	to := e.transportAddr(peer.Addr())
 	e.mu.Lock()
 	if e.closed {

@@ -100,12 +100,12 @@ const (
 // with an IP address (or empty host for all) and the SCTP port. With UDP
 // encapsulation the socket is bound to HOST and Config.UDPPort.
 func Listen(laddr string, cfg *Config) (*Endpoint, error) {
-	return listen(laddr, cfg, nil)
+	return listenOn(laddr, cfg, nil)
 }
 
-// listen is Listen over conn, or over the socket cfg selects when conn is
+// listenOn is Listen over conn, or over the socket cfg selects when conn is
 // nil.
-func listen(laddr string, cfg *Config, conn transport.Conn) (*Endpoint, error) {
+func listenOn(laddr string, cfg *Config, conn transport.Conn) (*Endpoint, error) {
 	host, port, err := splitHostPort(laddr)
 	if err != nil {
 		return nil, err
@@ -119,7 +119,7 @@ func listen(laddr string, cfg *Config, conn transport.Conn) (*Endpoint, error) {
 			return nil, &opError{op: "listen", addr: laddr, err: err}
 		}
 	}
-	e, err := newEndpoint(ip, cfg, conn)
+	e, err := newEndpointOn(ip, cfg, conn)
 	if err != nil {
 		return nil, err
 	}
@@ -134,12 +134,12 @@ func listen(laddr string, cfg *Config, conn transport.Conn) (*Endpoint, error) {
 // Addr: all addresses) that accepts no association: it dials many from
 // one socket (Endpoint.Dial).
 func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
-	return newEndpoint(ip, cfg, nil)
+	return newEndpointOn(ip, cfg, nil)
 }
 
-// newEndpoint is NewEndpoint over conn (the simulated network of the
+// newEndpointOn is NewEndpoint over conn (the simulated network of the
 // tests), or over the socket cfg selects when conn is nil.
-func newEndpoint(ip netip.Addr, cfg *Config, conn transport.Conn) (*Endpoint, error) {
+func newEndpointOn(ip netip.Addr, cfg *Config, conn transport.Conn) (*Endpoint, error) {
 	c := cfg.withDefaults()
 	if err := c.validate(); err != nil {
 		return nil, err

@@ -87,7 +87,7 @@ type Event struct {
 // afterInput hands the core's events to the associations and wakes the
 // goroutines waiting on any of them. Called with e.mu held.
 func (e *Endpoint) afterInput() {
-	e.events()
+	e.deliverEvents()
 	for _, as := range e.assocs {
 		as.progress()
 	}
@@ -96,7 +96,7 @@ func (e *Endpoint) afterInput() {
 // afterPackets is afterInput for the associations that packets reached
 // (e.touched). Called with e.mu held.
 func (e *Endpoint) afterPackets() {
-	e.events()
+	e.deliverEvents()
 	for i, as := range e.touched {
 		as.touched = false
 		as.progress()
@@ -105,7 +105,8 @@ func (e *Endpoint) afterPackets() {
 	e.touched = e.touched[:0]
 }
 
-func (e *Endpoint) events() {
+// deliverEvents hands every event the core queued to its association.
+func (e *Endpoint) deliverEvents() {
 	for {
 		ev, ok := e.core.NextEvent()
 		if !ok {

@@ -234,7 +234,7 @@ func (e *Endpoint) process(n int, loop bool) {
 		// processed: each SACK is its own send opportunity (Max.Burst
 		// packets), as if packets were processed one by one, while
 		// everything still leaves in one WriteBatch.
-		e.events() // first: an association refused here sends no COOKIE ACK
+		e.deliverEvents() // first: an association refused here sends no COOKIE ACK
 		if e.collect(now) {
 			e.mu.Unlock()
 			e.writeOut()

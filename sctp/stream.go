@@ -122,7 +122,7 @@ func (s *Stream) Read(p []byte) (int, error) {
 	if s.closed.Load() {
 		return 0, ErrClosed
 	}
-	n, ri, err := s.as.read(p, s, &s.rdl)
+	n, ri, err := s.as.recvMsg(p, s, &s.rdl)
 	if err == nil && ri.Aborted {
 		return 0, ErrMessageAborted
 	}
@@ -137,7 +137,7 @@ func (s *Stream) ReadMsg(p []byte) (int, RecvInfo, error) {
 	if s.closed.Load() {
 		return 0, RecvInfo{}, ErrClosed
 	}
-	return s.as.read(p, s, &s.rdl)
+	return s.as.recvMsg(p, s, &s.rdl)
 }
 
 // Write sends p as one message on the stream, with the stream's PPID,
@@ -147,7 +147,7 @@ func (s *Stream) Write(p []byte) (int, error) {
 		return 0, ErrClosed
 	}
 	x := s.settings()
-	return s.as.write(p, SendInfo{Stream: s.sid, PPID: x.ppid, Unordered: x.unordered, PR: x.pr}, &s.wdl)
+	return s.as.sendMsg(p, SendInfo{Stream: s.sid, PPID: x.ppid, Unordered: x.unordered, PR: x.pr}, &s.wdl)
 }
 
 // Close releases the handle: later Reads and Writes fail with ErrClosed

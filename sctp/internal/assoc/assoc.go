@@ -101,9 +101,9 @@ func (a *Assoc) setState(s state) {
 	a.state = s
 }
 
-// deadline returns the association's one next deadline: the earliest of
+// nextDeadline returns the association's one next deadline: the earliest of
 // its control timers and the transfer engine's deadline.
-func (a *Assoc) deadline() time.Time {
+func (a *Assoc) nextDeadline() time.Time {
 	if a.closed {
 		return time.Time{}
 	}

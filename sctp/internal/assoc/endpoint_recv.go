@@ -57,7 +57,7 @@ func (ep *Endpoint) Receive(now time.Time, from netip.AddrPort, pkt []byte) *Ass
 		}
 	}
 	if a != nil {
-		a.receive(now, p)
+		a.handlePacket(now, p)
 		ep.touch(a)
 		if a.closed {
 			return nil

@@ -76,7 +76,7 @@ func (h *timerHeap) remove(a *Assoc) {
 // touch records a's current deadline after anything that may have changed
 // it (every entry point that reaches an association calls it).
 func (ep *Endpoint) touch(a *Assoc) {
-	d := a.deadline()
+	d := a.nextDeadline()
 	if d.Equal(a.heapAt) && (a.heapIdx >= 0) == !d.IsZero() {
 		return
 	}
@@ -126,7 +126,7 @@ func (ep *Endpoint) Expire(now time.Time) {
 		due = append(due, a)
 	}
 	for i, a := range due {
-		a.timeout(now)
+		a.expire(now)
 		ep.touch(a)
 		due[i] = nil
 	}

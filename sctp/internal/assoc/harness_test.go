@@ -209,7 +209,7 @@ func (tc *testConn) advanceToTimer() {
 	tc.t.Helper()
 	d := tc.ep.Deadline()
 	if tc.a != nil && !tc.a.closed {
-		d = tc.a.deadline()
+		d = tc.a.nextDeadline()
 	}
 	if d.IsZero() {
 		tc.t.Fatalf("advanceToTimer: no timer armed")

@@ -40,9 +40,9 @@ func (p *inPacket) find(t chunk.Type) *rxChunk {
 	return nil
 }
 
-// receive processes one packet of the association: the verification tag
+// handlePacket processes one packet of the association: the verification tag
 // rules of section 8.5 and 8.5.1, then each chunk through the state table.
-func (a *Assoc) receive(now time.Time, p *inPacket) {
+func (a *Assoc) handlePacket(now time.Time, p *inPacket) {
 	if !a.checkVTag(now, p) {
 		return
 	}

@@ -2,8 +2,8 @@ package assoc
 
 import "time"
 
-// timeout runs every timer of the association that expired at now.
-func (a *Assoc) timeout(now time.Time) {
+// expire runs every timer of the association that expired at now.
+func (a *Assoc) expire(now time.Time) {
 	for !a.closed {
 		id, ok := a.timers.expired(now)
 		if !ok {
