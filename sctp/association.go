@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/internal/assoc"
-	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // Association is one SCTP association. Any number of goroutines may call
@@ -135,7 +134,7 @@ func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline) (int, erro
 			}
 			return len(p), nil
 		}
-		if !errors.Is(err, transfer.ErrWouldBlock) {
+		if !errors.Is(err, assoc.ErrWouldBlock) {
 			e.mu.Unlock()
 			return 0, mapErr(err)
 		}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/usctp/usctp/sctp/internal/assoc"
-	"github.com/usctp/usctp/sctp/internal/transfer"
 	"github.com/usctp/usctp/sctp/internal/transport"
 )
 
@@ -130,9 +129,9 @@ func (e *AbortError) Temporary() bool { return false }
 // coreErrs maps the errors of the core and its transfer engine to the
 // public ones.
 var coreErrs = [...]struct{ core, public error }{
-	{transfer.ErrStreamID, ErrStreamID},
-	{transfer.ErrEmptyMessage, ErrEmptyMessage},
-	{transfer.ErrWouldBlock, ErrWouldBlock},
+	{assoc.ErrStreamID, ErrStreamID},
+	{assoc.ErrEmptyMessage, ErrEmptyMessage},
+	{assoc.ErrWouldBlock, ErrWouldBlock},
 	{assoc.ErrShuttingDown, ErrShutdown},
 	{assoc.ErrClosed, ErrClosed},
 	{assoc.ErrReconfigUnsupported, ErrReconfigUnsupported},

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/internal/assoc"
-	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // AbortError matches ErrTimeout by what ended the association, never by
@@ -28,7 +27,7 @@ func TestAbortErrorIsByIdentity(t *testing.T) {
 // The core's errors reach the user as the public ones: the sentinel
 // itself, or, when the core added detail, the same text matching it.
 func TestMapErr(t *testing.T) {
-	if mapErr(assoc.ErrShuttingDown) != ErrShutdown || mapErr(transfer.ErrStreamID) != ErrStreamID || mapErr(nil) != nil {
+	if mapErr(assoc.ErrShuttingDown) != ErrShutdown || mapErr(assoc.ErrStreamID) != ErrStreamID || mapErr(nil) != nil {
 		t.Fatal("sentinels not mapped to themselves")
 	}
 	inner := fmt.Errorf("%w: peer said no", assoc.ErrReconfigFailed)

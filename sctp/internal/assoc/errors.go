@@ -3,6 +3,8 @@ package assoc
 import (
 	"errors"
 	"fmt"
+
+	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // The core's errors. They are the core's own sentinels: package sctp
@@ -24,6 +26,11 @@ var (
 	ErrInvalidPort = errors.New("sctp: invalid port 0")
 	// ErrTooMany: Config.MaxAssociations is reached.
 	ErrTooMany = errors.New("sctp: too many associations")
+
+	// The transfer engine's errors of Send, as the core returns them.
+	ErrStreamID     = transfer.ErrStreamID     // a stream id outside the negotiated range
+	ErrEmptyMessage = transfer.ErrEmptyMessage // a message of no bytes
+	ErrWouldBlock   = transfer.ErrWouldBlock   // the send buffer is full
 
 	// ErrReconfigUnsupported: the peer did not negotiate RE-CONFIG, or
 	// Config.DisableStreamReconfig is set.
