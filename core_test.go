@@ -25,6 +25,11 @@ const corePkg = modulePath + "/sctp/internal/assoc"
 // the core a socket, a lock or a clock of its own.)
 var coreForbidden = []string{"net", "os", "sync", "syscall"}
 
+// moduleForbidden are the standard packages that no package of this
+// module the core depends on may import (sync is allowed there: the
+// transfer engine keeps sync.Pool free lists).
+var moduleForbidden = []string{"net", "os", "syscall"}
+
 // coreForbiddenDeps must not be anywhere in its dependencies.
 var coreForbiddenDeps = []string{"net", "golang.org/x/sys", modulePath + "/sctp/internal/transport"}
 
@@ -43,9 +48,28 @@ func TestCoreImports(t *testing.T) {
 			t.Errorf("%s imports %s", corePkg, p)
 		}
 	}
+	var mods []string
 	for _, p := range strings.Fields(deps) {
 		if banned(p, coreForbiddenDeps) {
 			t.Errorf("%s depends on %s", corePkg, p)
+		}
+		if strings.HasPrefix(p, modulePath+"/") {
+			mods = append(mods, p)
+		}
+	}
+	if len(mods) == 0 {
+		t.Fatal("the core depends on no package of the module: go list failed?")
+	}
+	out, err = exec.Command("go", append([]string{"list", "-f", `{{.ImportPath}} {{join .Imports " "}}`}, mods...)...).Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		for _, p := range f[1:] {
+			if banned(p, moduleForbidden) {
+				t.Errorf("%s, which the core uses, imports %s", f[0], p)
+			}
 		}
 	}
 }
