@@ -53,24 +53,24 @@ import (
 // With a request of our own outstanding the answer is "Error - Request
 // already in progress"; with Config.DenyAssocReset it is "Denied".
 func (a *Assoc) peerAssocReset(now time.Time, q *chunk.ReconfigParam) {
-	if !a.peerRequest(q.ReqSeq) {
+	if !a.peerRequest(reqSeq(q.ReqSeq)) {
 		return
 	}
 	if a.ep.cfg.DenyAssocReset {
 		// Section 5.2.1: "The decision to deny a re-configuration
 		// request is an administrative decision".
-		a.answer(q.ReqSeq, chunk.ReconfigDenied)
+		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigDenied)
 		a.settle(chunk.ReconfigDenied)
 		return
 	}
 	if a.rc.out != nil || a.rc.deferring {
-		a.answer(q.ReqSeq, chunk.ReconfigInProgress)
+		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigInProgress)
 		a.settle(chunk.ReconfigInProgress)
 		return
 	}
 	if !a.assocResetReady() {
 		a.stats.Reconf.AssocResetsPending++
-		a.answer(q.ReqSeq, chunk.ReconfigPending)
+		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigPending)
 		return
 	}
 	eng := a.data.eng

@@ -41,8 +41,8 @@ const (
 type reconfParam struct {
 	kind    uint8
 	done    bool
-	seq     uint32    // Re-configuration Request Sequence Number
-	respSeq uint32    // rqOutReset: the peer's Incoming request this answers
+	seq     reqSeq    // Re-configuration Request Sequence Number
+	respSeq reqSeq    // rqOutReset: the peer's Incoming request this answers
 	hasResp bool      // respSeq is set
 	lastTSN chunk.TSN // rqOutReset: Sender's Last Assigned TSN, set when first sent
 	sids    []uint16  // rqOutReset, rqInReset: streams (empty: all)
@@ -64,16 +64,16 @@ type reconfReq struct {
 
 // reconf is the association's stream reconfiguration state.
 type reconf struct {
-	nextSeq uint32      // our next Re-configuration Request Sequence Number
+	nextSeq reqSeq      // our next Re-configuration Request Sequence Number
 	out     *reconfReq  // our outstanding request, nil when none
 	queue   []reconfReq // user requests waiting for it
 	due     bool        // the outstanding request must be (re)transmitted
 	rto     time.Duration
 	retx    int
 
-	peerSeq     uint32                  // the peer's next expected Request Sequence Number
+	peerSeq     reqSeq                  // the peer's next expected Request Sequence Number
 	lastResults [2]chunk.ReconfigResult // results of peerSeq-1 and peerSeq-2
-	deferSeq    uint32                  // the peer's Outgoing request in deferred reset processing
+	deferSeq    reqSeq                  // the peer's Outgoing request in deferred reset processing
 	deferSids   []uint16
 	deferring   bool
 
@@ -111,11 +111,19 @@ func (a *Assoc) initReconf() {
 // initial TSN").
 func (a *Assoc) reconfState() *reconf {
 	if a.rc == nil {
-		a.rc = &reconf{nextSeq: uint32(a.localTSN), peerSeq: uint32(a.peerTSN),
+		a.rc = &reconf{nextSeq: reqSeq(a.localTSN), peerSeq: reqSeq(a.peerTSN),
 			lastResults: [2]chunk.ReconfigResult{chunk.ReconfigBadSeq, chunk.ReconfigBadSeq}}
 	}
 	return a.rc
 }
+
+// reqSeq is a Re-configuration Request Sequence Number (RFC 6525 section
+// 4.1): 32 bits that wrap, starting at the sender's initial TSN.
+type reqSeq uint32
+
+// behind returns how many numbers seq is behind next (0: it is next),
+// in serial arithmetic: a number just after next is far behind.
+func (seq reqSeq) behind(next reqSeq) uint32 { return uint32(next - seq) }
 
 // assocResetGap is the least time between two SSN/TSN Reset Requests of
 // ours. RFC 6525 section 5.1.4: "Only one SSN/TSN Reset Request SHOULD be
@@ -346,7 +354,7 @@ func (a *Assoc) appendReconf(now time.Time, b []byte, limit int) []byte {
 		if p.done {
 			continue
 		}
-		q := chunk.ReconfigParam{ReqSeq: p.seq}
+		q := chunk.ReconfigParam{ReqSeq: uint32(p.seq)}
 		switch p.kind {
 		case rqOutReset, rqAssocReset:
 			// Section 5.1.4 for the SSN/TSN Reset Request: the sender
@@ -378,7 +386,7 @@ func (a *Assoc) appendReconf(now time.Time, b []byte, limit int) []byte {
 			if !r.sent {
 				p.lastTSN = chunk.TSN(a.data.eng.Send.LastAssignedTSN())
 			}
-			q.Type, q.LastTSN, q.RespSeq = chunk.ParamOutgoingSSNReset, p.lastTSN, p.respSeq
+			q.Type, q.LastTSN, q.RespSeq = chunk.ParamOutgoingSSNReset, p.lastTSN, uint32(p.respSeq)
 			q.Streams = chunk.MakeList16(nil, p.sids...)
 		case rqInReset:
 			q.Type = chunk.ParamIncomingSSNReset
@@ -453,8 +461,8 @@ func (a *Assoc) reconfTimer(now time.Time) {
 }
 
 // answer queues a Re-configuration Response Parameter for the peer.
-func (a *Assoc) answer(seq uint32, r chunk.ReconfigResult) {
-	a.answerParam(chunk.ReconfigParam{Type: chunk.ParamReconfigResponse, RespSeq: seq, Result: r})
+func (a *Assoc) answer(seq reqSeq, r chunk.ReconfigResult) {
+	a.answerParam(chunk.ReconfigParam{Type: chunk.ParamReconfigResponse, RespSeq: uint32(seq), Result: r})
 }
 
 // answerParam queues response parameter q for the peer.
@@ -477,13 +485,13 @@ func (a *Assoc) answerParam(q chunk.ReconfigParam) {
 // response, as it was earlier."; the RFC does not say which numbers count
 // as a retransmission); anything else is answered "Error - Bad Sequence
 // Number".
-func (a *Assoc) peerRequest(seq uint32) (fresh bool) {
-	switch d := a.rc.peerSeq - seq; {
+func (a *Assoc) peerRequest(seq reqSeq) (fresh bool) {
+	switch d := seq.behind(a.rc.peerSeq); {
 	case d == 0:
 		return true
 	case d == 1 || d == 2:
 		a.stats.Reconf.DupRequests++
-		if t := a.rc.tsnResp; t.HasTSNs && t.RespSeq == seq {
+		if t := a.rc.tsnResp; t.HasTSNs && reqSeq(t.RespSeq) == seq {
 			a.answerParam(t) // an SSN/TSN reset performed: its next TSNs again
 			break
 		}
@@ -596,7 +604,7 @@ func sidsOf(l chunk.List16, limit uint16) (sids []uint16, ok bool) {
 
 // ourParam returns our outstanding request parameter of kind k with
 // sequence number seq (any sequence number when any), or nil.
-func (a *Assoc) ourParam(k uint8, seq uint32, any bool) *reconfParam {
+func (a *Assoc) ourParam(k uint8, seq reqSeq, any bool) *reconfParam {
 	r := a.rc.out
 	if r == nil {
 		return nil
@@ -618,23 +626,23 @@ func (a *Assoc) peerOutReset(now time.Time, q *chunk.ReconfigParam) {
 	// Re-configuration Response Sequence Number field, the
 	// Re-configuration Request Sequence Number MUST be marked as
 	// acknowledged." That is our Incoming SSN Reset Request.
-	if p := a.ourParam(rqInReset, q.RespSeq, false); p != nil {
+	if p := a.ourParam(rqInReset, reqSeq(q.RespSeq), false); p != nil {
 		p.done, p.result = true, chunk.ReconfigSuccessPerformed
 		defer a.finishReq(now)
 	}
-	if !a.peerRequest(q.ReqSeq) {
+	if !a.peerRequest(reqSeq(q.ReqSeq)) {
 		return
 	}
 	sids, ok := sidsOf(q.Streams, a.inStreams)
 	if !ok {
 		a.stats.Reconf.BadStream++
-		a.answer(q.ReqSeq, chunk.ReconfigWrongSSN)
+		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigWrongSSN)
 		a.settle(chunk.ReconfigWrongSSN)
 		return
 	}
 	if p := a.ourParam(rqAssocReset, 0, true); p != nil && a.rc.out.sent {
 		// Our SSN/TSN Reset Request holds all incoming data already.
-		a.answer(q.ReqSeq, chunk.ReconfigInProgress)
+		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigInProgress)
 		a.settle(chunk.ReconfigInProgress)
 		return
 	}
@@ -646,18 +654,18 @@ func (a *Assoc) peerOutReset(now time.Time, q *chunk.ReconfigParam) {
 	// into a RE-CONFIG chunk indicating 'In progress' and MUST send the
 	// RE-CONFIG chunk."
 	if recv.CumulativeTSN().LT(q.LastTSN) {
-		a.rc.deferring, a.rc.deferSeq, a.rc.deferSids = true, q.ReqSeq, sids
+		a.rc.deferring, a.rc.deferSeq, a.rc.deferSids = true, reqSeq(q.ReqSeq), sids
 		recv.DeferReset(q.LastTSN, sids)
-		a.answer(q.ReqSeq, chunk.ReconfigPending)
+		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigPending)
 		return
 	}
-	a.performInReset(q.ReqSeq, sids)
+	a.performInReset(reqSeq(q.ReqSeq), sids)
 }
 
 // performInReset resets inbound streams sids (E3), releases the data a
 // deferral held (E4), answers "Success - Performed" (E5, E6) and expects
 // the next request.
-func (a *Assoc) performInReset(seq uint32, sids []uint16) {
+func (a *Assoc) performInReset(seq reqSeq, sids []uint16) {
 	a.rc.deferring = false
 	if !a.data.eng.Recv.ResetIncoming(sids) {
 		a.protocolViolation("DATA held for a stream reset breaks the fragment sequence")
@@ -696,24 +704,24 @@ func (a *Assoc) reconfProgress() {
 // Linux). With a request of ours outstanding the answer is "Error -
 // Request already in progress".
 func (a *Assoc) peerInReset(now time.Time, q *chunk.ReconfigParam) {
-	if !a.peerRequest(q.ReqSeq) {
+	if !a.peerRequest(reqSeq(q.ReqSeq)) {
 		return
 	}
 	sids, ok := sidsOf(q.Streams, a.outStreams)
 	switch {
 	case !ok:
 		a.stats.Reconf.BadStream++
-		a.answer(q.ReqSeq, chunk.ReconfigWrongSSN)
+		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigWrongSSN)
 		a.settle(chunk.ReconfigWrongSSN)
 		return
 	case a.rc.out != nil:
-		a.answer(q.ReqSeq, chunk.ReconfigInProgress)
+		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigInProgress)
 		a.settle(chunk.ReconfigInProgress)
 		return
 	}
 	a.settle(chunk.ReconfigSuccessPerformed)
 	r := reconfReq{np: 1}
-	r.params[0] = reconfParam{kind: rqOutReset, sids: sids, respSeq: q.ReqSeq, hasResp: true}
+	r.params[0] = reconfParam{kind: rqOutReset, sids: sids, respSeq: reqSeq(q.ReqSeq), hasResp: true}
 	a.beginReq(now, &r)
 }
 
@@ -725,22 +733,22 @@ func (a *Assoc) peerAddOut(now time.Time, q *chunk.ReconfigParam) {
 		p.done, p.result = true, chunk.ReconfigSuccessPerformed
 		defer a.finishReq(now)
 	}
-	if !a.peerRequest(q.ReqSeq) {
+	if !a.peerRequest(reqSeq(q.ReqSeq)) {
 		return
 	}
 	if q.NewStreams == 0 {
-		a.answer(q.ReqSeq, chunk.ReconfigSuccessNothing)
+		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigSuccessNothing)
 		a.settle(chunk.ReconfigSuccessNothing)
 		return
 	}
 	n, err := a.data.eng.Recv.AddIncoming(q.NewStreams)
 	if err != nil {
-		a.answer(q.ReqSeq, chunk.ReconfigDenied)
+		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigDenied)
 		a.settle(chunk.ReconfigDenied)
 		return
 	}
 	a.inStreams = uint16(n)
-	a.answer(q.ReqSeq, chunk.ReconfigSuccessPerformed)
+	a.answer(reqSeq(q.ReqSeq), chunk.ReconfigSuccessPerformed)
 	a.settle(chunk.ReconfigSuccessPerformed)
 	a.stats.Reconf.StreamsAddedIn += uint64(q.NewStreams)
 	a.emitReconf(&ReconfEvent{Added: true, Dir: DirIncoming, Count: q.NewStreams})
@@ -752,20 +760,20 @@ func (a *Assoc) peerAddOut(now time.Time, q *chunk.ReconfigParam) {
 // "Error - Request already in progress" while a request of ours is
 // outstanding.
 func (a *Assoc) peerAddIn(now time.Time, q *chunk.ReconfigParam) {
-	if !a.peerRequest(q.ReqSeq) {
+	if !a.peerRequest(reqSeq(q.ReqSeq)) {
 		return
 	}
 	switch {
 	case q.NewStreams == 0:
-		a.answer(q.ReqSeq, chunk.ReconfigSuccessNothing)
+		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigSuccessNothing)
 		a.settle(chunk.ReconfigSuccessNothing)
 		return
 	case int(a.outStreams)+int(q.NewStreams) > stream.MaxStreams:
-		a.answer(q.ReqSeq, chunk.ReconfigDenied)
+		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigDenied)
 		a.settle(chunk.ReconfigDenied)
 		return
 	case a.rc.out != nil:
-		a.answer(q.ReqSeq, chunk.ReconfigInProgress)
+		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigInProgress)
 		a.settle(chunk.ReconfigInProgress)
 		return
 	}
@@ -784,7 +792,7 @@ func (a *Assoc) reconfResponse(now time.Time, q *chunk.ReconfigParam) {
 	var p *reconfParam
 	if r != nil {
 		for i := range r.np {
-			if x := &r.params[i]; !x.done && x.seq == q.RespSeq {
+			if x := &r.params[i]; !x.done && x.seq == reqSeq(q.RespSeq) {
 				p = x
 			}
 		}

@@ -104,11 +104,11 @@ func rebase(val []byte, a *Assoc) {
 		n := int(binary.BigEndian.Uint16(val[off+2:]))
 		switch chunk.ParamType(typ) {
 		case chunk.ParamReconfigResponse:
-			base := rc.nextSeq - 2
+			base := uint32(rc.nextSeq) - 2
 			binary.BigEndian.PutUint32(val[off+4:], base+binary.BigEndian.Uint32(val[off+4:])%4)
 		case chunk.ParamOutgoingSSNReset, chunk.ParamIncomingSSNReset, chunk.ParamSSNTSNReset,
 			chunk.ParamAddOutgoingStreams, chunk.ParamAddIncomingStreams:
-			binary.BigEndian.PutUint32(val[off+4:], rc.peerSeq+binary.BigEndian.Uint32(val[off+4:])%4)
+			binary.BigEndian.PutUint32(val[off+4:], uint32(rc.peerSeq)+binary.BigEndian.Uint32(val[off+4:])%4)
 		}
 		if n < 4 {
 			return

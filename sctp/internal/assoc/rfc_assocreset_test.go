@@ -343,7 +343,7 @@ func BenchmarkAssocReset(b *testing.B) {
 				b.Fatal("no request")
 			}
 			next := a.data.eng.Send.NextTSN() + 1<<31
-			tc.writeChunks(reconfChunk(tsnResponse(a.rc.out.params[0].seq, chunk.ReconfigSuccessPerformed, tc.peerTSN, uint32(next))))
+			tc.writeChunks(reconfChunk(tsnResponse(uint32(a.rc.out.params[0].seq), chunk.ReconfigSuccessPerformed, tc.peerTSN, uint32(next))))
 			drain(tc)
 		}
 		if a.stats.Reconf.AssocResetsOut != uint64(b.N) {

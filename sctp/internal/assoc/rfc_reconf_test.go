@@ -697,7 +697,7 @@ func BenchmarkStreamReset(b *testing.B) {
 			b.Fatal("no request")
 		}
 		_ = pkt
-		resp = reconfChunk(response(a.rc.out.params[0].seq, chunk.ReconfigSuccessPerformed))
+		resp = reconfChunk(response(uint32(a.rc.out.params[0].seq), chunk.ReconfigSuccessPerformed))
 		tc.writeChunks(resp)
 		tc.events = tc.events[:0]
 		for {
