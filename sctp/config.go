@@ -158,7 +158,7 @@ func (c *Config) withDefaults() Config {
 		d.RemoteUDPPort = transport.DefaultUDPPort
 	}
 	if d.MTU == 0 {
-		d.MTU = 1500
+		d.MTU = assoc.DefaultMTU
 	}
 	if d.Backlog == 0 {
 		d.Backlog = 128

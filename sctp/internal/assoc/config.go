@@ -8,7 +8,6 @@ import (
 
 	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sched"
-	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // Config holds the protocol parameters of RFC 9260 section 16 and this
@@ -29,7 +28,7 @@ type Config struct {
 	OutStreams                uint16                   // OS we ask for, 10
 	InStreams                 uint16                   // MIS we accept, 65535
 	RecvBuffer                int                      // receive buffer per association, advertised as a_rwnd; 1 MiB
-	MTU                       int                      // largest SCTP packet (the path MTU less the IP and UDP headers); transfer.DefaultMTU
+	MTU                       int                      // largest SCTP packet: the path MTU less the IP and UDP headers; DefaultMTU less maxOverhead
 	Interleaving              bool                     // offer I-DATA and I-FORWARD-TSN (RFC 8260); used when the peer lists I-DATA too
 	InterleaveFSN             interleave.FSNConvention // FSN of a message's second I-DATA fragment: detected (default), RFC 8260's 1 or Linux's 0
 	DisableStreamReconfig     bool                     // do not offer RE-CONFIG (RFC 6525 stream reconfiguration); offered by default
@@ -73,9 +72,7 @@ func (c *Config) setDefaults() {
 		c.RecvBuffer = 1 << 20
 	}
 	if c.MTU == 0 {
-		// One default for the stack: sctp.Config's MTU of 1500 less an
-		// IPv6 and a UDP header, as the shell computes it.
-		c.MTU = transfer.DefaultMTU
+		c.MTU = DefaultMTU - maxOverhead
 	}
 	if !c.Scheduler.Valid() {
 		c.Scheduler = sched.FCFS
@@ -84,6 +81,16 @@ func (c *Config) setDefaults() {
 		c.Rand = rand.Reader
 	}
 }
+
+// DefaultMTU is the stack's one default path MTU, IP header included (the
+// default of sctp.Config.MTU). The core's Config.MTU is the SCTP packet:
+// the shell subtracts the headers of the transport in use; without it the
+// core assumes the largest, an IPv6 and a UDP header (1452 bytes, the
+// transfer engine's default too).
+const DefaultMTU = 1500
+
+// maxOverhead is an IPv6 and a UDP header.
+const maxOverhead = 40 + 8
 
 // rwnd returns the receive window to advertise in INIT and INIT ACK: the
 // receive buffer, capped to the field's 32 bits.
