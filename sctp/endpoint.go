@@ -182,7 +182,7 @@ func newEndpointOn(ip netip.Addr, cfg *Config, conn transport.Conn) (*Endpoint, 
 	for i := range e.out {
 		e.out[i].Buf = arena[i*stride : (i+1)*stride : (i+1)*stride]
 	}
-	e.initRead()
+	e.rd.init(e.conn)
 	// The reader role is only lent to ReadMsg callers on a socket whose
 	// read deadline works (transport.Conn's contract; a net.Conn given
 	// in Config may refuse deadlines).

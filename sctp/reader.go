@@ -74,13 +74,13 @@ func (e *Endpoint) awaitReader() bool {
 }
 
 // handToLoop gives the reader role to readLoop and wakes it. Called with
-// e.mu held.
-func (e *Endpoint) handToLoop() {
-	e.rd.role = readerLoop
-	if e.rd.parked {
-		e.rd.parked = false
+// Endpoint.mu held.
+func (r *socketReader) handToLoop() {
+	r.role = readerLoop
+	if r.parked {
+		r.parked = false
 		select {
-		case e.rd.kick <- struct{}{}:
+		case r.kick <- struct{}{}:
 		default:
 		}
 	}
@@ -100,7 +100,7 @@ func (e *Endpoint) readDirect() {
 	e.rd.role = readerUser
 	e.rd.gen++
 	e.mu.Unlock()
-	n, err := e.readSocket()
+	n, err := e.rd.readSocket()
 	if err == nil {
 		e.process(n, false)
 	}
@@ -112,10 +112,10 @@ func (e *Endpoint) readDirect() {
 	switch {
 	case err != nil && !errors.Is(err, net.ErrClosed) && !errors.Is(err, os.ErrDeadlineExceeded):
 		// A transient socket error: readLoop has the policy for those.
-		e.handToLoop()
+		e.rd.handToLoop()
 	case e.nblocked > 0 || e.rd.revert || err != nil:
 		e.rd.revert = false
-		e.handToLoop()
+		e.rd.handToLoop()
 	default:
 		e.rd.role = readerNone
 	}
@@ -143,7 +143,7 @@ func (e *Endpoint) checkReader(now time.Time) {
 	if e.rd.gen == e.rd.seen {
 		switch e.rd.role {
 		case readerNone:
-			e.handToLoop()
+			e.rd.handToLoop()
 		case readerUser:
 			e.rd.revert = true
 			e.interruptReader()
@@ -160,7 +160,7 @@ func (e *Endpoint) readLoop() {
 		if !e.awaitReader() {
 			return
 		}
-		n, err := e.readSocket()
+		n, err := e.rd.readSocket()
 		if err != nil {
 			select {
 			case <-e.done:
@@ -180,33 +180,33 @@ func (e *Endpoint) readLoop() {
 	}
 }
 
-// initRead sets up the reads of the socket: as views of the socket's GRO
+// init sets up the reads of the socket: as views of the socket's GRO
 // buffers when it has them (one copy less, no buffers of ours, and a
 // batch as large as one recvmmsg brings), else into buffers of our own.
-func (e *Endpoint) initRead() {
-	e.rd.read = e.conn.ReadBatch
+func (r *socketReader) init(conn transport.Conn) {
+	r.read = conn.ReadBatch
 	batch := readBatch
-	if v, ok := e.conn.(interface {
+	if v, ok := conn.(interface {
 		ReadBatchView([]transport.Packet) (int, error)
 		GRO() bool
 	}); ok && v.GRO() {
-		e.rd.read, batch = v.ReadBatchView, viewBatch
+		r.read, batch = v.ReadBatchView, viewBatch
 	} else {
-		e.rd.bufs = make([][]byte, batch)
-		for i := range e.rd.bufs {
-			e.rd.bufs[i] = make([]byte, maxPacket)
+		r.bufs = make([][]byte, batch)
+		for i := range r.bufs {
+			r.bufs[i] = make([]byte, maxPacket)
 		}
 	}
-	e.rd.pkts = make([]transport.Packet, batch)
+	r.pkts = make([]transport.Packet, batch)
 }
 
-// readSocket reads one batch into e.rd.pkts. Called by the holder of the
+// readSocket reads one batch into r.pkts. Called by the holder of the
 // reader role.
-func (e *Endpoint) readSocket() (int, error) {
-	for i, b := range e.rd.bufs {
-		e.rd.pkts[i].Buf = b // ReadBatch may have swapped them
+func (r *socketReader) readSocket() (int, error) {
+	for i, b := range r.bufs {
+		r.pkts[i].Buf = b // ReadBatch may have swapped them
 	}
-	return e.rd.read(e.rd.pkts)
+	return r.read(r.pkts)
 }
 
 // process feeds the core the n packets read into e.rd.pkts, sends what they

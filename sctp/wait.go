@@ -121,7 +121,7 @@ func (e *Endpoint) block(q *waitq, stop1, stop2 <-chan struct{}) bool {
 	q.add(c)
 	e.nblocked++
 	if e.rd.role == readerNone {
-		e.handToLoop() // someone must read the socket for this waiter
+		e.rd.handToLoop() // someone must read the socket for this waiter
 	}
 	e.mu.Unlock()
 	ok := true
