@@ -1,7 +1,6 @@
 package assoc
 
 import (
-	"testing"
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
@@ -34,18 +33,5 @@ func walkParams(b []byte, fn func(typ chunk.ParamType, val, raw []byte) bool) bo
 		if !fn(p.Type, p.Value, b[off:off+p.Len()]) {
 			return true
 		}
-	}
-}
-
-// The stack has one MTU default: the core's packet size is it less an
-// IPv6 and a UDP header, which is the transfer engine's default too.
-func TestOneMTUDefault(t *testing.T) {
-	var c Config
-	c.setDefaults()
-	if c.MTU != DefaultMTU-40-8 {
-		t.Fatalf("core MTU %d, stack default %d", c.MTU, DefaultMTU)
-	}
-	if engine := transfer.DefaultMTU; c.MTU != engine {
-		t.Fatalf("core MTU %d, transfer engine's %d", c.MTU, engine)
 	}
 }
