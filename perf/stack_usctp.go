@@ -29,14 +29,14 @@ const usctpDataPort = 5001
 func usctpConfig(cfg *Config) (*sctp.Config, error) {
 	n := uint16(max(min(cfg.Streams, 65535), 1))
 	c := &sctp.Config{
-		OutStreams:   n,
-		InStreams:    n,
-		SendBuffer:   cfg.SndBuf,
-		RecvBuffer:   cfg.RcvBuf,
-		Interleaving: cfg.Interleave,
-		UDPPort:      -1,
-		Backlog:      1024,
-		BusyPoll:     cfg.BusyPoll,
+		OutStreams:       n,
+		InStreams:        n,
+		SendBuffer:       cfg.SndBuf,
+		RecvBuffer:       cfg.RcvBuf,
+		Interleaving:     cfg.Interleave,
+		EphemeralUDPPort: true,
+		Backlog:          1024,
+		BusyPoll:         cfg.BusyPoll,
 	}
 	switch cfg.Transport {
 	case "", "udp":

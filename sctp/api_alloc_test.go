@@ -2,13 +2,15 @@ package sctp
 
 import (
 	"testing"
+
+	"github.com/usctp/usctp/internal/testsupport"
 )
 
 // TestUDPAllocs checks that sending and receiving a message costs no
 // allocation in steady state, in the whole process: the user calls, the
 // endpoint goroutines, the core and the transport.
 func TestUDPAllocs(t *testing.T) {
-	if raceEnabled {
+	if testsupport.RaceEnabled {
 		t.Skip("the race detector allocates")
 	}
 	l, dc := listenLoop(t, nil)

@@ -60,7 +60,7 @@ func simAssocReset(t *testing.T, c, s *Association, checkSSN bool) {
 				}
 				if asks(r) {
 					if r >= 2 {
-						time.Sleep(assocResetGap) // "Only one SSN/TSN Reset Request SHOULD be sent within 30 seconds"
+						time.Sleep(30 * time.Second) // "Only one SSN/TSN Reset Request SHOULD be sent within 30 seconds"
 					}
 					if err := a.ResetAssociation(ctx); err != nil {
 						return fmt.Errorf("round %d: %w", r, err)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/internal/testsupport"
 )
 
 var (
@@ -33,7 +35,7 @@ func TestUDPBulk(t *testing.T) {
 	switch {
 	case *bulkMB > 0:
 		total, limit = int64(*bulkMB)<<20, time.Hour
-	case raceEnabled || testing.Short():
+	case testsupport.RaceEnabled || testing.Short():
 		limit = 2 * time.Second
 	}
 	start := time.Now()

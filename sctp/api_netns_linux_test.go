@@ -17,6 +17,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/usctp/usctp/sctp/internal/netnstest"
+
+	"github.com/usctp/usctp/internal/testsupport"
 )
 
 // apiNetns creates the namespaces of the API tests (netnstest.Pair):
@@ -65,7 +67,7 @@ func TestRawIPNetns(t *testing.T) {
 				t.Fatal(err)
 			}
 			total := 16 << 20
-			if raceEnabled || testing.Short() {
+			if testsupport.RaceEnabled || testing.Short() {
 				total = 4 << 20
 			}
 			go func() {

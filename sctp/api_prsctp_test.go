@@ -21,7 +21,7 @@ func TestUDPPartialReliability(t *testing.T) {
 			t.Fatalf("disabled on the dialer %v: negotiated %v / %v", disable, c.PartialReliability(), s.PartialReliability())
 		}
 		st := c.Stream(2)
-		st.PR = MaxRetransmits(0)
+		st.SetPR(MaxRetransmits(0))
 		if _, err := st.Write([]byte("stream")); err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestStreamReadAbortedMessage(t *testing.T) {
 			adj := func(c *Config) { c.RecvBuffer = 16 << 10; c.Interleaving = il }
 			simPairCfg(t, simnet.LinkConfig{Delay: 10 * time.Millisecond}, adj, func(t *testing.T, c, s *Association) {
 				s.ep.mu.Lock()
-				sil := s.a.interleaved()
+				sil := s.a.Interleaved()
 				s.ep.mu.Unlock()
 				if sil != il || !s.PartialReliability() {
 					t.Fatalf("interleaving %v, PR-SCTP %v", sil, s.PartialReliability())

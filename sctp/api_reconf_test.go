@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"slices"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/usctp/usctp/sctp/internal/simconn"
@@ -172,16 +171,16 @@ func TestSimStreamReconfig(t *testing.T) {
 // Without negotiation ResetStreams fails at once with
 // ErrReconfigUnsupported.
 func TestSimReconfigUnsupported(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		n := simconn.New(1, simconn.Config{Link: simnet.LinkConfig{Delay: time.Millisecond}, Overhead: 28})
 		ca, _ := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
 		cb, _ := n.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
-		l, err := Listen("10.0.0.2:5000", &Config{conn: cb, DisableStreamReconfig: true})
+		l, err := listenOn("10.0.0.2:5000", &Config{DisableStreamReconfig: true}, cb)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer l.Close()
-		c, err := Dial(context.Background(), "10.0.0.2:5000", &Config{conn: ca})
+		c, err := dialNew(context.Background(), "10.0.0.2:5000", nil, ca)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,11 +8,12 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/simconn"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
@@ -27,7 +28,7 @@ func simPair(t *testing.T, link simnet.LinkConfig, f func(t *testing.T, c, s *As
 // simPairAdj is simPair with both endpoints' configurations adjusted by
 // adj (streams, buffers, interleaving) when it is not nil.
 func simPairAdj(t *testing.T, link simnet.LinkConfig, adj func(*Config), f func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network)) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		n := simconn.New(1, simconn.Config{Link: link, Overhead: 28})
 		ca, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
 		if err != nil {
@@ -37,20 +38,20 @@ func simPairAdj(t *testing.T, link simnet.LinkConfig, adj func(*Config), f func(
 		if err != nil {
 			t.Fatal(err)
 		}
-		lc := &Config{OutStreams: 16, InStreams: 16, conn: cb}
-		dc := &Config{OutStreams: 16, InStreams: 16, conn: ca}
+		lc := &Config{OutStreams: 16, InStreams: 16}
+		dc := &Config{OutStreams: 16, InStreams: 16}
 		if adj != nil {
 			adj(lc)
 			adj(dc)
 		}
-		l, err := Listen("10.0.0.2:5000", lc)
+		l, err := listenOn("10.0.0.2:5000", lc, cb)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer l.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		c, err := Dial(ctx, "10.0.0.2:5000", dc)
+		c, err := dialNew(ctx, "10.0.0.2:5000", dc, ca)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +184,7 @@ func TestSimDeadlines(t *testing.T) {
 		if !errors.Is(err, ErrPeerAborted) {
 			t.Fatalf("peer: %v", err)
 		}
-		if ae := (*AbortError)(nil); !errors.As(err, &ae) || ae.Cause != causeUserInitiatedAbort {
+		if ae := (*AbortError)(nil); !errors.As(err, &ae) || ae.Cause != uint16(chunk.CauseUserAbort) {
 			t.Fatalf("cause: %v", err)
 		}
 	})
@@ -253,7 +254,7 @@ func TestSimScheduler(t *testing.T) {
 // other at the same moment (an INIT collision, RFC 9260 section 5.2.1):
 // both get the one association.
 func TestSimSimultaneousOpen(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		n := simconn.New(3, simconn.Config{Link: simnet.LinkConfig{Delay: 20 * time.Millisecond}, Overhead: 28})
 		var eps [2]*Endpoint
 		for i := range eps {
@@ -261,7 +262,7 @@ func TestSimSimultaneousOpen(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			eps[i], err = NewEndpoint(netip.Addr{}, &Config{conn: c, LocalPort: 5000})
+			eps[i], err = newEndpointOn(netip.Addr{}, &Config{LocalPort: 5000}, c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -312,7 +313,7 @@ func TestSimRestart(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		c2, err := Dial(ctx, "10.0.0.2:5000", &Config{OutStreams: 16, InStreams: 16, conn: conn, LocalPort: lport})
+		c2, err := dialNew(ctx, "10.0.0.2:5000", &Config{OutStreams: 16, InStreams: 16, LocalPort: lport}, conn)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -333,5 +334,25 @@ func TestSimRestart(t *testing.T) {
 		if n, _, err := s.ReadMsg(b); err != nil || string(b[:n]) != "again" {
 			t.Fatalf("after restart: %q %v", b[:n], err)
 		}
+	})
+}
+
+// TestSimDialTimeout dials a peer that never answers: the INIT is given up
+// after Max.Init.Retransmits, and Dial's error says so once, matching
+// ErrTimeout ("sctp: dial ADDR: association aborted locally (init
+// timeout)", not "sctp: dial ADDR: sctp: ...").
+func TestSimDialTimeout(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		n := simconn.New(1, simconn.Config{Link: simnet.LinkConfig{Loss: 1}, Overhead: 28})
+		ca, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = dialNew(context.Background(), "10.0.0.2:5000", &Config{RTOMax: 2 * time.Second}, ca)
+		if !errors.Is(err, ErrTimeout) || strings.Count(err.Error(), "sctp:") != 1 ||
+			!strings.HasPrefix(err.Error(), "sctp: dial 10.0.0.2:5000: ") {
+			t.Fatalf("dial: %v", err)
+		}
+		t.Log(err)
 	})
 }

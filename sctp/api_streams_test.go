@@ -27,13 +27,7 @@ func simPairCfg(t *testing.T, link simnet.LinkConfig, adj func(*Config), f func(
 func waitRecvHeld(t *testing.T, as *Association, want int) {
 	t.Helper()
 	for range 1000 {
-		as.ep.mu.Lock()
-		held := -1
-		if eng := as.engine(); eng != nil {
-			held = eng.Recv.Held()
-		}
-		as.ep.mu.Unlock()
-		if held == want {
+		if as.Stats().RecvBuffered == want {
 			return
 		}
 		time.Sleep(10 * time.Millisecond) // virtual: inside the synctest bubble
@@ -329,4 +323,56 @@ func manyReaders(t *testing.T, c, s *Association) {
 			t.Fatalf("message %d read %d times", i, k)
 		}
 	}
+}
+
+// A Stream's settings change while other goroutines write: each Write
+// takes the settings of its start (no data race, which -race would
+// report), so on an ordered stream the PPIDs arrive in the order they
+// were set, and the unordered setting applies to the writes after it.
+func TestStreamSettingsWhileWriting(t *testing.T) {
+	simPair(t, simnet.LinkConfig{Delay: 10 * time.Millisecond}, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
+		st := c.Stream(3)
+		const writes = 200
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for i := range writes {
+				st.SetPPID(uint32(i))
+				time.Sleep(time.Millisecond)
+			}
+		}()
+		for range writes {
+			if _, err := st.Write([]byte("m")); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Millisecond / 2)
+		}
+		<-done
+		st.SetUnordered(true)
+		st.SetPR(MaxRetransmits(3))
+		if _, err := st.Write([]byte("last")); err != nil {
+			t.Fatal(err)
+		}
+		if st.PPID() != writes-1 || !st.Unordered() || st.PR() != MaxRetransmits(3) {
+			t.Fatalf("settings %d %v %v", st.PPID(), st.Unordered(), st.PR())
+		}
+		buf := make([]byte, 10)
+		last := uint32(0)
+		for i := range writes + 1 {
+			k, info, err := s.Stream(3).ReadMsg(buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i == writes {
+				if string(buf[:k]) != "last" || !info.Unordered || info.PPID != writes-1 {
+					t.Fatalf("last message %q %+v", buf[:k], info)
+				}
+				break
+			}
+			if info.PPID < last || info.Unordered {
+				t.Fatalf("message %d: PPID %d after %d, unordered %v", i, info.PPID, last, info.Unordered)
+			}
+			last = info.PPID
+		}
+	})
 }

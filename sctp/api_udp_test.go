@@ -11,12 +11,16 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
+
+	"github.com/usctp/usctp/internal/testsupport"
 )
 
 // loopCfg is a configuration for tests over UDP on loopback: ephemeral
 // UDP ports.
 func loopCfg() *Config {
-	return &Config{UDPPort: -1, OutStreams: 32, InStreams: 32, RTOMin: 100 * time.Millisecond,
+	return &Config{EphemeralUDPPort: true, OutStreams: 32, InStreams: 32, RTOMin: 100 * time.Millisecond,
 		RTOInitial: 200 * time.Millisecond, CloseTimeout: 5 * time.Second}
 }
 
@@ -151,7 +155,7 @@ func TestUDPAbort(t *testing.T) {
 	if !errors.Is(err, ErrPeerAborted) || !errors.Is(err, ErrAborted) || errors.Is(err, ErrLocalAbort) || !errors.As(err, &ae) {
 		t.Fatalf("peer side: %v", err)
 	}
-	if ae.Cause != causeUserInitiatedAbort {
+	if ae.Cause != uint16(chunk.CauseUserAbort) {
 		t.Fatalf("cause %d", ae.Cause)
 	}
 	if _, err := c.WriteMsg([]byte("x"), SendInfo{}); !errors.Is(err, ErrLocalAbort) {
@@ -211,7 +215,7 @@ func TestUDPDeadlines(t *testing.T) {
 
 func TestUDPManyAssociations(t *testing.T) {
 	n := 200
-	if raceEnabled {
+	if testsupport.RaceEnabled {
 		n = 20
 	}
 	// All n may complete their handshakes within one read batch, before
@@ -311,7 +315,7 @@ func TestUDPBacklogFull(t *testing.T) {
 	defer cancel()
 	_, err := Dial(ctx, "127.0.0.1:5000", dc)
 	var ae *AbortError
-	if !errors.Is(err, ErrPeerAborted) || !errors.As(err, &ae) || ae.Cause != causeUserInitiatedAbort {
+	if !errors.Is(err, ErrPeerAborted) || !errors.As(err, &ae) || ae.Cause != uint16(chunk.CauseUserAbort) {
 		t.Fatalf("second dial: %v", err)
 	}
 }

@@ -1,82 +1,231 @@
 package sctp
 
 import (
-	"crypto/rand"
-	"io"
+	"fmt"
+	"net"
 	"time"
 
 	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/internal/assoc"
+	"github.com/usctp/usctp/sctp/internal/netio"
 )
 
-// config holds the protocol parameters of RFC 9260 section 16 and this
-// stack's limits. The public API fills it from its options; the zero value
-// of every field means the RFC default.
-type config struct {
-	RTOInitial         time.Duration            // RTO.Initial, 1 s
-	RTOMin             time.Duration            // RTO.Min, 1 s
-	RTOMax             time.Duration            // RTO.Max, 60 s
-	CookieLife         time.Duration            // Valid.Cookie.Life, 60 s
-	CookiePreserveMax  time.Duration            // cap on a peer's Cookie Preservative increment, 10 s
-	SecretRotation     time.Duration            // how often the cookie secret changes, 1 h
-	AssocMaxRetrans    int                      // Association.Max.Retrans, 10
-	PathMaxRetrans     int                      // Path.Max.Retrans, 5
-	MaxInitRetransmits int                      // Max.Init.Retransmits, 8
-	HBInterval         time.Duration            // HB.interval, 30 s; negative disables heartbeats
-	MaxAssociations    int                      // associations an endpoint holds at most; 0: no limit
-	OutStreams         uint16                   // OS we ask for, 10
-	InStreams          uint16                   // MIS we accept, 65535
-	RecvWindow         uint32                   // a_rwnd we advertise, 1 MiB
-	PMTU               int                      // path MTU of the SCTP packet (no IP/UDP header), 1200
-	Interleave         bool                     // offer I-DATA and I-FORWARD-TSN (RFC 8260); used when the peer lists I-DATA too
-	InterleaveFSN      interleave.FSNConvention // FSN of a message's second I-DATA fragment: detected (default), RFC 8260's 1 or Linux's 0
-	NoReconfig         bool                     // do not offer RE-CONFIG (RFC 6525 stream reconfiguration); offered by default
-	DenyAssocReset     bool                     // answer the peer's SSN/TSN Reset Requests "Denied"
-	NoPR               bool                     // do not offer PR-SCTP (RFC 3758 Forward-TSN-Supported); offered by default
-	Rand               io.Reader                // source of tags, nonces and secrets; crypto/rand
-	SendBuffer         int                      // send buffer bytes per association (transfer default, 1 MiB)
-	SendUnsent         int                      // bytes of it waiting to be sent at most; 0: no bound but SendBuffer
-	Scheduler          sched.Kind               // stream scheduler of new associations, FCFS
+// Transport selects how SCTP packets reach the network.
+type Transport uint8
+
+const (
+	// UDP is UDP encapsulation (RFC 6951), the default: unprivileged,
+	// local port Config.UDPPort (9899) and peer port Config.RemoteUDPPort
+	// (9899).
+	UDP Transport = iota
+	// IP is plain SCTP in IP protocol 132 over a raw socket; it needs
+	// CAP_NET_RAW.
+	IP
+)
+
+// String returns "udp" or "ip".
+func (t Transport) String() string {
+	if t == IP {
+		return "ip"
+	}
+	return "udp"
 }
 
-func (c *config) setDefaults() {
-	def := func(d *time.Duration, v time.Duration) {
-		if *d == 0 {
-			*d = v
-		}
+// Config configures an Endpoint and its associations. The zero value, or
+// a nil *Config, gives the defaults named on each field.
+type Config struct {
+	// OutStreams is the number of outbound streams requested (default
+	// 10); InStreams the most inbound streams accepted (default 65535).
+	// The association uses the minimum of each side's offer.
+	OutStreams, InStreams uint16
+
+	// RTOInitial, RTOMin and RTOMax bound the retransmission timeout
+	// (RFC 9260 section 16: 1 s, 1 s, 60 s).
+	RTOInitial, RTOMin, RTOMax time.Duration
+	// HeartbeatInterval is HB.interval (30 s); negative disables heartbeats.
+	HeartbeatInterval time.Duration
+	// MaxRetransmits is Association.Max.Retrans (10).
+	MaxRetransmits int
+
+	// SendBuffer bounds the bytes queued or unacknowledged per
+	// association (default 1 MiB): WriteMsg blocks (or fails with
+	// ErrWouldBlock) beyond it. A single larger message is accepted
+	// when the buffer is empty.
+	SendBuffer int
+	// UnsentLimit bounds the part of the send buffer that waits to be
+	// sent (default 256 KiB; negative: no bound but SendBuffer). WriteMsg
+	// blocks beyond it as on a full send buffer, one message is always
+	// accepted when none waits. The data a writer queues ahead of the
+	// congestion window then stays small enough to be in the CPU's caches
+	// when it is packed, as with Linux's TCP_NOTSENT_LOWAT.
+	UnsentLimit int
+	// RecvBuffer is the receive window advertised per association
+	// (default 1 MiB).
+	RecvBuffer int
+
+	// Scheduler is the outbound stream scheduler (default sched.FCFS).
+	Scheduler sched.Kind
+	// Interleaving offers user-message interleaving (I-DATA and
+	// I-FORWARD-TSN, RFC 8260); an association uses it when the peer
+	// offers it too. The stream scheduler may then switch streams after
+	// every chunk, so small messages do not wait behind large ones.
+	Interleaving bool
+	// InterleaveFSN is how the second I-DATA fragment of a message is
+	// numbered: interleave.FSNAuto (default) sends RFC 8260's numbering
+	// (FSN 1) until the peer shows Linux's (FSN 0) and reads both;
+	// interleave.FSNLinux fixes Linux's, which Linux (6.1 to 6.12) needs
+	// to reassemble our first multi-fragment messages; interleave.FSNRFC
+	// fixes RFC 8260's.
+	InterleaveFSN interleave.FSNConvention
+	// DisableStreamReconfig stops offering stream reconfiguration (RFC
+	// 6525: resetting stream numbering and adding streams, see
+	// Association.ResetStreams and AddStreams), which is offered by
+	// default: WebRTC data channels close with stream resets (RFC 8831),
+	// and a peer's requests only touch stream numbering and bounded
+	// stream tables.
+	DisableStreamReconfig bool
+	// DenyAssocReset answers a peer's SSN/TSN Reset Request (RFC 6525
+	// section 5.2.4: a reset of both directions' TSNs and every stream's
+	// numbering) "Denied", as Linux does unless SCTP_ENABLE_RESET_ASSOC_REQ
+	// is set; by default it is performed, like the other requests. It
+	// does not limit Association.ResetAssociation.
+	DenyAssocReset bool
+	// DisablePartialReliability stops offering partial reliability
+	// (PR-SCTP, RFC 3758: the Forward-TSN-Supported parameter), which is
+	// offered by default, as Linux does (net.sctp.prsctp_enable=1) and
+	// WebRTC data channels need (RFC 8831). Without it on both sides,
+	// SendInfo.PR policies only drop messages not yet sent.
+	DisablePartialReliability bool
+
+	// Transport is UDP (default) or IP. Ignored when PacketConn or Conn
+	// is set.
+	Transport Transport
+	// UDPPort is the local UDP encapsulation port (default 9899).
+	UDPPort uint16
+	// EphemeralUDPPort binds the local UDP encapsulation port to a free
+	// port the system picks instead (UDPPort must then be 0); Addr tells
+	// which.
+	EphemeralUDPPort bool
+	// RemoteUDPPort is the peer's UDP encapsulation port (default 9899)
+	// for Dial. An accepted association answers the port its peer sent
+	// from (RFC 6951 section 5.4).
+	RemoteUDPPort uint16
+	// PacketConn, when set, carries SCTP packets as datagrams over the
+	// user's connection (for example DTLS for WebRTC). The endpoint
+	// closes it when it closes.
+	PacketConn net.PacketConn
+	// Conn, when set, carries SCTP packets over a connected datagram
+	// connection; the endpoint then has one peer. It is closed with the
+	// endpoint.
+	Conn net.Conn
+
+	// BusyPoll is how long a read of the endpoint's UDP or raw IP socket
+	// that finds it empty keeps polling it before it sleeps (default
+	// DefaultBusyPoll; negative: never), as Linux's SO_BUSY_POLL does in
+	// the kernel: waking a sleeping reader takes tens of microseconds,
+	// more than a request and its answer take over a fast network. It is
+	// adaptive: a read polls only when the previous wait for data ended
+	// within BusyPoll, so idle associations and sparse traffic never spin;
+	// request/response traffic spends some CPU for about twice the
+	// transactions per second. Linux only, and never when GOMAXPROCS is 1.
+	BusyPoll time.Duration
+
+	// MTU is the path MTU in bytes, IP header included (default 1500).
+	MTU int
+	// LocalPort is the SCTP port Dial uses (default: random from 49152).
+	LocalPort uint16
+	// MaxAssociations bounds the associations of an endpoint (0: no
+	// limit); INITs beyond it are refused.
+	MaxAssociations int
+	// Backlog bounds the accept queue (default 128). An association
+	// that arrives while it is full is aborted.
+	Backlog int
+	// Pcap, when set, is a file every packet sent and received is
+	// written to (pcap, decodable by Wireshark, tshark and sctpdump).
+	Pcap string
+	// CloseTimeout bounds the graceful shutdown Close performs before it
+	// aborts (default 5 s).
+	CloseTimeout time.Duration
+}
+
+func (c *Config) withDefaults() Config {
+	var d Config
+	if c != nil {
+		d = *c
 	}
-	def(&c.RTOInitial, time.Second)
-	def(&c.RTOMin, time.Second)
-	def(&c.RTOMax, 60*time.Second)
-	def(&c.CookieLife, 60*time.Second)
-	def(&c.CookiePreserveMax, 10*time.Second)
-	def(&c.SecretRotation, time.Hour)
-	def(&c.HBInterval, 30*time.Second)
-	if c.AssocMaxRetrans == 0 {
-		c.AssocMaxRetrans = 10
+	if d.RemoteUDPPort == 0 {
+		d.RemoteUDPPort = netio.DefaultUDPPort
 	}
-	if c.PathMaxRetrans == 0 {
-		c.PathMaxRetrans = 5
+	if d.MTU == 0 {
+		d.MTU = assoc.DefaultMTU
 	}
-	if c.MaxInitRetransmits == 0 {
-		c.MaxInitRetransmits = 8
+	if d.Backlog == 0 {
+		d.Backlog = 128
 	}
-	if c.OutStreams == 0 {
-		c.OutStreams = 10
+	if d.CloseTimeout == 0 {
+		d.CloseTimeout = 5 * time.Second
 	}
-	if c.InStreams == 0 {
-		c.InStreams = 65535
+	if d.UnsentLimit == 0 {
+		d.UnsentLimit = defaultUnsentLimit
 	}
-	if c.RecvWindow == 0 {
-		c.RecvWindow = 1 << 20
+	if d.BusyPoll == 0 {
+		d.BusyPoll = DefaultBusyPoll
 	}
-	if c.PMTU == 0 {
-		c.PMTU = 1200
+	return d
+}
+
+func (c *Config) validate() error {
+	if c.MTU < 576 || c.MTU > maxPacket {
+		return fmt.Errorf("sctp: MTU %d outside 576..%d", c.MTU, maxPacket)
+	}
+	if c.Backlog < 0 || c.SendBuffer < 0 || c.RecvBuffer < 0 {
+		return fmt.Errorf("sctp: negative Backlog or buffer size")
+	}
+	if c.EphemeralUDPPort && c.UDPPort != 0 {
+		return fmt.Errorf("sctp: UDPPort %d with EphemeralUDPPort", c.UDPPort)
 	}
 	if !c.Scheduler.Valid() {
-		c.Scheduler = sched.FCFS
+		return fmt.Errorf("sctp: scheduler: %w", sched.ErrKind)
 	}
-	if c.Rand == nil {
-		c.Rand = rand.Reader
+	return nil
+}
+
+// DefaultBusyPoll is Config.BusyPoll's default: a round trip over
+// loopback or a LAN plus the peer's processing, and a small fraction of a
+// CPU at any packet rate where it does not pay off (no poll follows a
+// wait longer than it).
+const DefaultBusyPoll = 50 * time.Microsecond
+
+// defaultUnsentLimit is Config.UnsentLimit's default: 256 KiB, about 180
+// full packets, several SACKs' worth of refill at any rate this stack
+// reaches, and less than the CPU caches.
+const defaultUnsentLimit = 256 << 10
+
+// maxPacket is the largest packet the shell reads or writes.
+const maxPacket = 9216
+
+// core returns the sans-I/O core's configuration.
+func (c *Config) core(overhead int) assoc.Config {
+	cc := assoc.Config{
+		RTOInitial:                c.RTOInitial,
+		RTOMin:                    c.RTOMin,
+		RTOMax:                    c.RTOMax,
+		HeartbeatInterval:         c.HeartbeatInterval,
+		MaxRetransmits:            c.MaxRetransmits,
+		OutStreams:                c.OutStreams,
+		InStreams:                 c.InStreams,
+		RecvBuffer:                c.RecvBuffer,
+		SendBuffer:                c.SendBuffer,
+		UnsentLimit:               max(c.UnsentLimit, 0),
+		MaxAssociations:           c.MaxAssociations,
+		MTU:                       c.MTU - overhead,
+		Interleaving:              c.Interleaving,
+		InterleaveFSN:             c.InterleaveFSN,
+		DisableStreamReconfig:     c.DisableStreamReconfig,
+		DenyAssocReset:            c.DenyAssocReset,
+		DisablePartialReliability: c.DisablePartialReliability,
 	}
+	cc.Scheduler = c.Scheduler
+	return cc
 }

@@ -26,69 +26,29 @@
 // one goroutine per stream and one goroutine for all both work (and mix).
 //
 // The transport is UDP encapsulation (RFC 6951) by default: local UDP
-// port Config.UDPPort (9899), peer port Config.RemoteUDPPort (9899). With
+// port Config.UDPPort (9899; Config.EphemeralUDPPort for one the system
+// picks), peer port Config.RemoteUDPPort (9899). With
 // Config.Transport = IP it is plain SCTP over a raw IP socket (protocol
 // 132, needs CAP_NET_RAW). Config.PacketConn or Config.Conn carry the
 // packets over a connection the program supplies (for example DTLS).
 // Config.Pcap records every packet in a pcap file.
 //
-// # Partial reliability
+// # Partial reliability and stream reconfiguration
 //
-// SendInfo.PR (or Stream.PR for a stream's writes) makes a message
-// partially reliable (PR-SCTP, RFC 3758 with the policies of RFC 7496):
+// SendInfo.PR (or Stream.SetPR for a stream's writes) makes a message
+// partially reliable (PR-SCTP, RFC 3758 and RFC 7496): Lifetime,
+// MaxRetransmits and Priority build the policies. A message given up is
+// reported whole in an EventSendFailed event; a reader that was reading
+// it in parts gets RecvInfo.Aborted (Stream.Read: ErrMessageAborted, not
+// a terminal error).
 //
-//	as.WriteMsg(frame, sctp.SendInfo{Stream: 1, PR: sctp.Lifetime(100 * time.Millisecond)})
-//	as.WriteMsg(state, sctp.SendInfo{Stream: 2, Unordered: true, PR: sctp.MaxRetransmits(0)})
-//	as.WriteMsg(log, sctp.SendInfo{Stream: 3, PR: sctp.Priority(7)})
-//
-// Lifetime gives up a message not acknowledged in time, MaxRetransmits one
-// whose chunks would be retransmitted more often, Priority lets a more
-// important message push less important queued ones out of a full send
-// buffer. A message given up is reported whole in an EventSendFailed event
-// (Event.PR names the policy; Event.Sent says whether any of it went out)
-// and counted in Stats.PRAbandoned and PRAbandonedBytes. Messages still
-// queued are dropped without using a TSN; for sent ones the association
-// sends FORWARD-TSN (I-FORWARD-TSN with interleaving) so the peer skips
-// them and delivers what follows; that needs both endpoints to offer
-// PR-SCTP, which usctp does by default, as Linux does
-// (Config.DisablePartialReliability turns it off); otherwise sent messages
-// stay reliable. On the receiving side a message the peer gave up while
-// it was being read in parts ends with an empty read whose
-// RecvInfo.Aborted is set, and an EventPartialDeliveryAborted event;
-// Stream.Read returns ErrMessageAborted there instead (not a terminal
-// error: the next Read goes on with the stream's next message).
-//
-// # Stream reconfiguration
-//
-// Stream reconfiguration (RFC 6525) is negotiated by default
-// (Config.DisableStreamReconfig turns it off). Association.ResetStreams
-// restarts the numbering of some or all streams, ours (DirOutgoing), the
-// peer's (DirIncoming) or both; AddStreams adds streams each way:
-//
-//	err = as.ResetStreams(ctx, sctp.DirOutgoing, 3, 4) // streams 3 and 4 start again at SSN 0
-//	err = as.AddStreams(ctx, 10, 0)                    // 10 more outbound streams
-//	out, in := as.Streams()                            // the new counts
-//
-// Both calls wait for the peer's answer (one request is in flight at a
-// time; later ones queue behind it); a refusal is an error matching
-// ErrReconfigDenied or ErrReconfigFailed. Both ends get an
-// EventStreamReset or EventStreamsAdded, for their own requests and for
-// the peer's (Event.Direction is seen from the receiving end, Event.Err
-// is nil on success). Streams being reset keep their queued messages and
-// send them, numbered from 0, once the peer has answered.
-//
-// Association.ResetAssociation (RFC 6525 SSN/TSN Reset Request) resets the
-// whole association: the TSNs of both directions and every stream both
-// ways start again, the next message on each stream has SSN 0:
-//
-//	err = as.ResetAssociation(ctx) // both ends get an EventAssocReset
-//
-// It sends nothing new from the call on, waits until everything sent is
-// acknowledged, then asks; messages written meanwhile go out with the new
-// numbering afterwards. At most one request is sent within 30 seconds
-// (ErrAssocResetTooSoon). A peer's request is performed once nothing of
-// ours is unacknowledged and everything received is in sequence (until
-// then it is answered "In progress" and the peer asks again).
+// Association.ResetStreams, AddStreams and ResetAssociation (RFC 6525)
+// restart stream numbering, add streams and reset the whole association;
+// each waits for the peer's answer and returns nil when it was performed,
+// else an error matching ErrReconfigDenied, ErrReconfigFailed,
+// ErrReconfigUnsupported or ErrAssocResetTooSoon. Both ends get an event
+// (EventStreamReset, EventStreamsAdded, EventAssocReset) for their own
+// requests and the peer's.
 //
 // # Events
 //
@@ -118,31 +78,14 @@
 // protocol violation by the peer). After a graceful shutdown ReadMsg
 // returns io.EOF once every message was read, and WriteMsg ErrClosed.
 //
-// # Concurrency and performance
+// # Concurrency
 //
-// Each endpoint's state is owned by one lock and driven by two
-// goroutines: a reader that takes packets from the socket in batches
-// (recvmmsg, with GRO on Linux), feeds them all to the sans-I/O core and
-// sends what they caused in one batch (sendmmsg, with GSO), and an owner
-// that sends what user calls queued and runs one timer armed at the
-// core's earliest deadline. User goroutines queue work under the lock
-// and wake the owner; any number may call at once. Sending and receiving
-// a message allocates nothing in steady state.
-//
-// The packets of one read from the socket (with GRO: views of the
-// socket's buffers, no copy) count as one reception event for RFC 9260's
-// "at least every second packet" acknowledgement rule: the receiver sends
-// one SACK for the batch, as TCP acknowledges a GRO super-packet once;
-// SACKs for gaps and duplicates still go at once for every packet. The
-// sender applies Max.Burst as RFC 9260 section 6.1 rule D's temporary
-// cwnd, so such a SACK lets it refill what it acknowledged plus Max.Burst
-// packets. Endpoint.SocketStats counts the system calls.
-//
-// A read of the socket that finds it empty busy-polls it for up to
-// Config.BusyPoll (50 µs) before it sleeps, when the previous wait for
-// data was that short: request/response traffic then sees its answer a
-// few microseconds after it arrives instead of after a wake-up, at some
-// CPU cost, while idle endpoints and sparse traffic never poll.
+// Any number of goroutines may call the methods of an Endpoint, an
+// Association and a Stream at once. Each endpoint's state is owned by one
+// lock and driven by two goroutines of its own (a socket reader and an
+// owner that runs the timers); user calls never wait for them, and
+// sending and receiving a message allocates nothing in steady state.
+// Config.BusyPoll trades some CPU for request/response latency.
 //
 // # Limitations
 //

@@ -1,296 +1,339 @@
 package sctp
 
 import (
-	"encoding/binary"
+	"context"
 	"errors"
 	"fmt"
-	"io"
+	"net"
 	"net/netip"
+	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/assoc"
+	"github.com/usctp/usctp/sctp/internal/netio"
 )
 
-// endpoint is the sans-I/O endpoint core: it demultiplexes incoming packets
-// to associations by the peer's transport address and the SCTP ports, checks
-// verification tags, answers INITs statelessly with a State Cookie (RFC 9260
-// section 5.1: "After sending an INIT ACK chunk with the State Cookie
-// parameter, "Z" MUST NOT allocate any resources or keep any states for the
-// new association."), creates associations from valid COOKIE ECHOs, and
-// handles out-of-the-blue packets (section 8.4).
+// Endpoint is a one-to-many SCTP endpoint: one packet socket serving any
+// number of associations, accepted (Listen, Accept) or started (Dial).
 //
-// It is fed with receive(now, from, packet), timeout(now) and the user
-// calls (connect, and the methods of assoc); it produces packets through
-// poll, events through nextEvent, and one deadline.
-type endpoint struct {
-	cfg    config
-	jar    *cookieJar
-	assocs map[assocKey]*assoc
-	tags   map[uint32]*assoc // local verification tag -> association, for unique tags
-	events []event           // queued events; events[evHead:] are not yet taken
-	evHead int
-	stats  Stats // endpoint-level counters (OOTB, cookies, stateless replies)
+// The sans-I/O core (package sctp/internal/assoc) is owned by the
+// endpoint's lock; two goroutines drive it: a reader that takes packets
+// from the socket in batches, feeds them all to the core and sends what
+// they caused in one batch (reader.go), and an owner that sends what user
+// calls queued and runs the one timer armed at the core's earliest
+// deadline (owner.go). User goroutines queue work under the lock and wake
+// the owner; they never wait for it. Two shortcuts serve request/response
+// without goroutine hand-offs: a message written to an idle association is
+// sent by the writing goroutine (sendNow), and a ReadMsg caller with
+// nothing to read may read the socket itself when the reader goroutine
+// lent it that role (reader.go).
+//
+// Lock order: wmu, then mu. A goroutine that sends (process, flushHeld)
+// takes wmu first and mu inside it, and releases mu before it writes to
+// the socket; no goroutine takes wmu while it holds mu (sendNow only tries
+// it). Each deadline's own lock (wait.go) is a leaf: it is never held
+// while another is taken. Nobody blocks on a channel while holding mu
+// (block releases it), and the core calls back into the shell (the close
+// hook) only from calls made with mu held.
+type Endpoint struct {
+	cfg      Config
+	conn     netio.Conn
+	pcap     *netio.PcapWriter
+	connPeer netip.AddrPort // the peer's address on a connected net.Conn
 
-	// Stateless replies (INIT ACK, OOTB ABORT, SHUTDOWN COMPLETE, Stale
-	// Cookie ERROR): a fixed ring of reused buffers, so an INIT flood costs
-	// CPU and no memory. When the ring is full, replies are dropped and
-	// counted (the peer retransmits its INIT).
-	replies     [maxReplies]reply
-	replyHead   int
-	replyCount  int
-	repliesLost uint64
+	// mu guards the core, the associations' shell state (Association's
+	// fields marked so) and the fields below down to rd.
+	mu         sync.Mutex
+	core       *assoc.Endpoint
+	assocs     map[*assoc.Assoc]*Association
+	listenPort uint16 // SCTP port accepted on; 0: none
+	// sharedPorts is set on the raw-IP transport, where every raw socket
+	// on the host sees every SCTP packet: packets for ports this endpoint
+	// does not own belong to someone else and get no answer from us.
+	sharedPorts bool
+	rawIP       bool // the transport is plain SCTP over raw IP (set at creation)
+	acceptq     []*Association
+	acceptWait  waitq
+	closed      bool
+	err         error           // why the endpoint stopped, when it did by itself
+	armed       time.Time       // deadline the owner's timer is set for
+	owner       *Association    // the association Dial created this endpoint for
+	ownerGone   bool            // owner ended: close the socket after the last flush
+	free        []chan struct{} // waiter channels for block
+	touched     []*Association  // reached by the packets being processed
+	nblocked    int             // goroutines waiting in block
+	rd          socketReader    // the socket reader role (reader.go)
 
-	// ready lists associations that may have something to send.
-	ready []*assoc
-	// batched lists the associations a receive batch reached while
-	// batching (endpoint_batch.go).
-	batched  []*assoc
-	batching bool
-	// timerq orders the associations' deadlines (endpoint_timers.go).
-	timerq timerHeap
-	// polled is the association poll last took a packet from: its place
-	// in timerq is updated once, when its burst ends or before timerq is
-	// read (syncPolled), not after every packet.
-	polled *assoc
-	due    []*assoc // scratch for timeout
+	// wmu serializes flushes; it guards out and nout.
+	wmu  sync.Mutex
+	out  []netio.Packet
+	nout int // packets collected in out, not yet written
+	// sendReq asks whoever holds wmu next to flush once more: set by a
+	// writer that found wmu taken (sendNow), checked by every holder
+	// after it unlocks wmu (unlockW).
+	sendReq atomic.Bool
 
-	rnd     [256]byte // random bytes read ahead (one Read per 64 tags)
-	rndOff  int
-	in      inPacket // reused parse state for receive
-	scratch []byte   // reused encoding buffer
-	tracef  func(format string, args ...any)
+	// Counters of the goroutine work per packet, for tests that pin the
+	// cost of a request/response exchange without timing it.
+	nOwnerWakes atomic.Uint64 // owner loop iterations
+	nWrites     atomic.Uint64 // WriteBatch calls
+	nReads      atomic.Uint64 // ReadBatch calls that returned packets
+	nHandoffs   atomic.Uint64 // ReadMsg callers woken by another goroutine's read
 
-	// onDestroy, when set, is called as an association closes, before its
-	// engine and counters are dropped (the shell takes the unsent messages
-	// and the final counters there).
-	onDestroy func(a *assoc, r closeReason)
+	kick      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+	wg        sync.WaitGroup
 }
 
-const maxReplies = 16
-
-// reply is one queued stateless packet.
-type reply struct {
-	to  netip.AddrPort
-	pkt []byte
-}
-
-// errors returned to the user of the core.
-var (
-	errClosed       = errors.New("sctp: association closed")
-	errShuttingDown = errors.New("sctp: association is shutting down")
-	errExists       = errors.New("sctp: association already exists")
-	errInvalidPort  = errors.New("sctp: invalid port 0")
-	errTooMany      = errors.New("sctp: too many associations")
+const (
+	readBatch = 32  // packets per ReadBatch
+	viewBatch = 128 // packets per ReadBatchView (GRO: about 3 buffers' worth)
+	// writeBatch is the packets per WriteBatch: three GSO sends of 43
+	// packets of 1480 bytes, half the sendmmsg calls of 64 on a bulk send
+	// (and about 15% less CPU per byte on each side).
+	writeBatch = 128
 )
 
-func newEndpoint(cfg config, now time.Time) *endpoint {
-	cfg.setDefaults()
-	ep := &endpoint{
-		cfg:    cfg,
-		assocs: make(map[assocKey]*assoc),
-		tags:   make(map[uint32]*assoc),
-	}
-	ep.rndOff = len(ep.rnd)
-	ep.jar = newCookieJar(cfg.Rand, cfg.SecretRotation, now)
-	for i := range ep.replies {
-		ep.replies[i].pkt = make([]byte, 0, cfg.PMTU)
-	}
-	return ep
+// Listen returns an endpoint accepting associations on laddr, "HOST:PORT"
+// with an IP address (or empty host for all) and the SCTP port. With UDP
+// encapsulation the socket is bound to HOST and Config.UDPPort.
+func Listen(laddr string, cfg *Config) (*Endpoint, error) {
+	return listenOn(laddr, cfg, nil)
 }
 
-func (ep *endpoint) trace(a *assoc, format string, args ...any) {
-	if ep.tracef != nil {
-		ep.tracef("%08x: "+format, append([]any{a.localTag}, args...)...)
+// listenOn is Listen over conn, or over the socket cfg selects when conn is
+// nil.
+func listenOn(laddr string, cfg *Config, conn netio.Conn) (*Endpoint, error) {
+	host, port, err := splitHostPort(laddr)
+	if err != nil {
+		return nil, err
 	}
-}
-
-// random32 returns a random 32-bit value.
-func (ep *endpoint) random32() uint32 {
-	if ep.rndOff+4 > len(ep.rnd) {
-		if _, err := io.ReadFull(ep.cfg.Rand, ep.rnd[:]); err != nil {
-			panic("sctp: random source failed: " + err.Error())
+	if port == 0 {
+		return nil, fmt.Errorf("sctp: listen %s: SCTP port 0", laddr)
+	}
+	var ip netip.Addr
+	if host != "" {
+		if ip, err = netip.ParseAddr(host); err != nil {
+			return nil, &opError{op: "listen", addr: laddr, err: err}
 		}
-		ep.rndOff = 0
 	}
-	v := binary.BigEndian.Uint32(ep.rnd[ep.rndOff:])
-	ep.rndOff += 4
-	return v
+	e, err := newEndpointOn(ip, cfg, conn)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	e.listenPort = port
+	e.core.SetPortFilter(port, e.sharedPorts)
+	e.mu.Unlock()
+	return e, nil
 }
 
-// newTag returns a random verification tag in 1..2^32-1 (section 5.3.1)
-// that no association of this endpoint uses.
-func (ep *endpoint) newTag() uint32 {
+// NewEndpoint returns an endpoint whose socket is bound to ip (the zero
+// Addr: all addresses) that accepts no association: it dials many from
+// one socket (Endpoint.Dial).
+func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
+	return newEndpointOn(ip, cfg, nil)
+}
+
+// newEndpointOn is NewEndpoint over conn (the simulated network of the
+// tests), or over the socket cfg selects when conn is nil.
+func newEndpointOn(ip netip.Addr, cfg *Config, conn netio.Conn) (*Endpoint, error) {
+	c := cfg.withDefaults()
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	var peer netip.AddrPort
+	rawIP := conn == nil && c.PacketConn == nil && c.Conn == nil && c.Transport == IP
+	if conn == nil {
+		var err error
+		if conn, peer, err = openConn(&c, ip); err != nil {
+			return nil, err
+		}
+	}
+	e := &Endpoint{cfg: c, conn: conn, connPeer: peer, assocs: make(map[*assoc.Assoc]*Association),
+		kick: make(chan struct{}, 1), done: make(chan struct{}), rd: socketReader{kick: make(chan struct{}, 1)},
+		rawIP: rawIP, sharedPorts: rawIP}
+	if c.Pcap != "" {
+		w, err := netio.CreatePcap(c.Pcap, netio.PcapOptions{})
+		if err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("sctp: pcap: %w", err)
+		}
+		e.pcap = w
+		e.conn = netio.Capture(conn, w)
+	}
+	fam := netip.IPv6Unspecified()
+	if ip.Is4() || ip.Is4In6() || peer.Addr().Is4() {
+		fam = netip.IPv4Unspecified()
+	}
+	e.core = assoc.NewEndpoint(c.core(e.conn.Overhead(fam)), time.Now())
+	e.core.SetCloseHook(e.onDestroy)
+	e.core.SetPortFilter(0, e.sharedPorts)
+	// The packets of one write lie side by side, each a PMTU (rounded to
+	// a cache line) apart, not maxPacket: 128 of them (192 KiB) stay in
+	// the CPU caches that the packet building and the kernel's copy both
+	// walk. A larger
+	// packet gets a buffer of its own (append).
+	stride := min((e.core.MTU()+63)&^63, maxPacket)
+	arena := make([]byte, writeBatch*stride)
+	e.out = make([]netio.Packet, writeBatch)
+	for i := range e.out {
+		e.out[i].Buf = arena[i*stride : (i+1)*stride : (i+1)*stride]
+	}
+	e.rd.init(e.conn)
+	// The reader role is only lent to ReadMsg callers on a socket whose
+	// read deadline works (netio.Conn's contract; a net.Conn given
+	// in Config may refuse deadlines).
+	e.rd.direct = e.conn.SetReadDeadline(time.Time{}) == nil
+	e.wg.Add(2)
+	go e.readLoop()
+	go e.ownerLoop()
+	return e, nil
+}
+
+// openConn opens the transport that cfg selects.
+func openConn(c *Config, ip netip.Addr) (netio.Conn, netip.AddrPort, error) {
+	switch {
+	case c.Conn != nil:
+		return netio.NewConnAdapter(c.Conn, netio.AdapterConfig{RemotePort: c.RemoteUDPPort}),
+			netAddrPort(c.Conn.RemoteAddr()), nil
+	case c.PacketConn != nil:
+		return netio.NewAdapter(c.PacketConn, netio.AdapterConfig{RemotePort: c.RemoteUDPPort}),
+			netip.AddrPort{}, nil
+	case c.Transport == IP:
+		conn, err := netio.ListenIP(netio.IPConfig{Addr: ip, BusyPoll: c.BusyPoll})
+		if err != nil {
+			return nil, netip.AddrPort{}, fmt.Errorf("sctp: raw IP: %w", err)
+		}
+		return conn, netip.AddrPort{}, nil
+	}
+	port := c.UDPPort
+	if port == 0 && !c.EphemeralUDPPort {
+		port = netio.DefaultUDPPort
+	}
+	if !ip.IsValid() {
+		ip = netip.IPv6Unspecified()
+	}
+	conn, err := netio.ListenUDP(netio.UDPConfig{Addr: netip.AddrPortFrom(ip, port),
+		RemotePort: c.RemoteUDPPort, GRO: true, BusyPoll: c.BusyPoll})
+	if err != nil {
+		return nil, netip.AddrPort{}, fmt.Errorf("sctp: UDP encapsulation: %w", err)
+	}
+	return conn, netip.AddrPort{}, nil
+}
+
+func netAddrPort(a net.Addr) netip.AddrPort {
+	switch a := a.(type) {
+	case *net.UDPAddr:
+		ap := a.AddrPort()
+		return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+	case *net.IPAddr:
+		ip, _ := netip.AddrFromSlice(a.IP)
+		return netip.AddrPortFrom(ip.Unmap(), 0)
+	}
+	return netip.AddrPort{}
+}
+
+// Accept waits for the next association on the listening port.
+func (e *Endpoint) Accept() (*Association, error) {
+	return e.AcceptContext(context.Background())
+}
+
+// AcceptContext waits for the next association until ctx is done.
+func (e *Endpoint) AcceptContext(ctx context.Context) (*Association, error) {
+	e.mu.Lock()
 	for {
-		if t := ep.random32(); t != 0 && ep.tags[t] == nil {
-			return t
+		if len(e.acceptq) > 0 {
+			as := e.acceptq[0]
+			copy(e.acceptq, e.acceptq[1:])
+			e.acceptq[len(e.acceptq)-1] = nil
+			e.acceptq = e.acceptq[:len(e.acceptq)-1]
+			e.mu.Unlock()
+			return as, nil
+		}
+		if e.closed {
+			err := e.closedErr()
+			e.mu.Unlock()
+			return nil, err
+		}
+		if e.listenPort == 0 {
+			e.mu.Unlock()
+			return nil, errors.New("sctp: endpoint is not listening")
+		}
+		if !e.block(&e.acceptWait, ctx.Done(), nil) {
+			e.mu.Unlock()
+			return nil, ctx.Err()
 		}
 	}
 }
 
-// newAssoc creates an association in COOKIE-WAIT or from a cookie.
-func (ep *endpoint) newAssoc(key assocKey) *assoc {
-	a := &assoc{ep: ep, key: key, rto: ep.cfg.RTOInitial, t1RTO: ep.cfg.RTOInitial, heapIdx: -1}
-	a.localOS, a.localMIS = ep.cfg.OutStreams, ep.cfg.InStreams
-	return a
+func (e *Endpoint) closedErr() error {
+	if e.err != nil {
+		return e.err
+	}
+	return ErrClosed
 }
 
-func (ep *endpoint) insert(a *assoc) {
-	ep.assocs[a.key] = a
-	ep.tags[a.localTag] = a
-}
-
-// retag changes the local tag under which a is indexed.
-func (ep *endpoint) retag(a *assoc, tag uint32) {
-	if ep.tags[a.localTag] == a {
-		delete(ep.tags, a.localTag)
-	}
-	a.localTag = tag
-	ep.tags[tag] = a
-}
-
-func (ep *endpoint) remove(a *assoc) {
-	if ep.polled == a {
-		ep.polled = nil
-	}
-	ep.timerq.remove(a)
-	a.heapAt = time.Time{}
-	if ep.assocs[a.key] == a {
-		delete(ep.assocs, a.key)
-	}
-	if ep.tags[a.localTag] == a {
-		delete(ep.tags, a.localTag)
-	}
-	ep.stats.Counters.add(&a.stats)
-	a.chunks.expand(&ep.stats)
-	a.stats, a.chunks = Counters{}, chunkCounts{}
-}
-
-// connect starts an association to peer (the ASSOCIATE primitive, section
-// 11.1 C): it builds a TCB, sends INIT, starts T1-init and enters
-// COOKIE-WAIT.
-func (ep *endpoint) connect(now time.Time, peer netip.AddrPort, localPort, peerPort uint16) (*assoc, error) {
-	if localPort == 0 || peerPort == 0 {
-		return nil, errInvalidPort
-	}
-	key := assocKey{peer: peer, localPort: localPort, peerPort: peerPort}
-	if ep.assocs[key] != nil {
-		return nil, errExists
-	}
-	if max := ep.cfg.MaxAssociations; max > 0 && len(ep.assocs) >= max {
-		return nil, errTooMany
-	}
-	a := ep.newAssoc(key)
-	a.localTag = ep.newTag()
-	a.localTSN = ep.random32()
-	ep.insert(a)
-	a.setState(stateCookieWait)
-	a.sendInit(now)
-	ep.touch(a)
-	return a, nil
-}
-
-// nextEvent returns the oldest queued event.
-func (ep *endpoint) nextEvent() (event, bool) {
-	if ep.evHead == len(ep.events) {
-		ep.events, ep.evHead = ep.events[:0], 0
-		return event{}, false
-	}
-	e := ep.events[ep.evHead]
-	ep.events[ep.evHead] = event{}
-	ep.evHead++
-	return e, true
-}
-
-// markReady notes that a may have a packet to send.
-func (ep *endpoint) markReady(a *assoc) {
-	if a.ready {
-		return
-	}
-	a.ready = true
-	ep.ready = append(ep.ready, a)
-}
-
-// replyBuf returns the buffer for the next stateless packet to to, or nil
-// when the ring is full (the reply is dropped and counted). The caller
-// appends the packet and hands it to commitReply.
-func (ep *endpoint) replyBuf(to netip.AddrPort) []byte {
-	if ep.replyCount == maxReplies {
-		ep.repliesLost++
-		return nil
-	}
-	r := &ep.replies[(ep.replyHead+ep.replyCount)%maxReplies]
-	r.to = to
-	return r.pkt[:0]
-}
-
-// commitReply queues the packet built in the buffer from replyBuf.
-func (ep *endpoint) commitReply(b []byte) {
-	if b == nil {
-		return
-	}
-	ep.replies[(ep.replyHead+ep.replyCount)%maxReplies].pkt = b
-	ep.replyCount++
-}
-
-// poll appends the next packet to send to buf and returns it with its
-// destination; ok is false when nothing is left to send now.
-func (ep *endpoint) poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []byte, ok bool) {
-	if ep.replyCount > 0 {
-		r := &ep.replies[ep.replyHead]
-		ep.replyHead = (ep.replyHead + 1) % maxReplies
-		ep.replyCount--
-		ep.countOut(nil, r.pkt)
-		return r.to, append(buf, r.pkt...), true
-	}
-	for len(ep.ready) > 0 {
-		a := ep.ready[0]
-		if !a.closed {
-			p := a.appendPacket(now, buf)
-			if len(p) > len(buf) {
-				ep.polled = a
-				ep.countOut(a, p[len(buf):])
-				return a.key.peer, p, true
-			}
-			ep.touch(a)
-		}
-		if ep.polled == a {
-			ep.polled = nil
-		}
-		a.ready = false
-		copy(ep.ready, ep.ready[1:])
-		ep.ready[len(ep.ready)-1] = nil
-		ep.ready = ep.ready[:len(ep.ready)-1]
-	}
-	return netip.AddrPort{}, buf, false
-}
-
-// countOut counts an outgoing packet and its chunks, for association a or
-// (nil) for the endpoint.
-func (ep *endpoint) countOut(a *assoc, pkt []byte) {
-	s := &ep.stats.Counters
-	if a != nil {
-		s = &a.stats
-	}
-	s.PacketsOut++
-	s.BytesOut += uint64(len(pkt))
-	forEachChunkType(pkt, func(t uint8) {
-		if k := chunkKindOf[t]; a != nil && k > 0 {
-			a.chunks.out[k-1]++
-		} else {
-			ep.stats.ChunksOut[t]++
+// stop ends the goroutines and closes the socket (the owner association
+// ended, or Close).
+func (e *Endpoint) stop() {
+	e.closeOnce.Do(func() {
+		close(e.done)
+		e.conn.Close()
+		if e.pcap != nil {
+			e.pcap.Close() // later captures fail quietly
 		}
 	})
 }
 
-// statsSnapshot returns the endpoint's counters, including those of its
-// live associations.
-func (ep *endpoint) statsSnapshot() Stats {
-	s := ep.stats
-	for _, a := range ep.assocs {
-		as := a.snapshot()
-		s.add(&as)
+// fail ends every association after the socket failed.
+func (e *Endpoint) fail(err error) {
+	e.mu.Lock()
+	if !e.closed {
+		e.err = fmt.Errorf("sctp: endpoint socket: %w", err)
+		e.closed = true
+		for a := range e.assocs {
+			a.Abort(time.Now(), []byte("socket failed"))
+		}
+		e.afterInput()
+		e.acceptWait.wake()
 	}
-	return s
+	e.mu.Unlock()
+	e.stop()
 }
 
-func (k assocKey) String() string {
-	return fmt.Sprintf("%v:%d->%d", k.peer, k.peerPort, k.localPort)
+// Close aborts every association of the endpoint (use Association.Shutdown
+// first for a graceful end), closes its socket and waits for its
+// goroutines.
+func (e *Endpoint) Close() error {
+	e.mu.Lock()
+	if !e.closed {
+		e.closed = true
+		for a, as := range e.assocs {
+			as.abortReason = "endpoint closed"
+			a.Abort(time.Now(), []byte(as.abortReason))
+		}
+		e.afterInput()
+		e.acceptWait.wake()
+		e.acceptq = nil // aborted above with the others
+	}
+	e.mu.Unlock()
+	e.flush()
+	e.stop()
+	e.wg.Wait()
+	return nil
+}
+
+// Addr returns the endpoint's local transport address: for UDP
+// encapsulation, the local UDP port.
+func (e *Endpoint) Addr() netip.AddrPort { return e.conn.LocalAddr() }
+
+// Stats returns the endpoint's counters, including its live associations'.
+func (e *Endpoint) Stats() Stats {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.core.Stats()
+	return statsOf(&s)
 }

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 
+	"github.com/usctp/usctp/sctp/internal/assoc"
 	"github.com/usctp/usctp/sctp/internal/netio"
 )
 
@@ -37,9 +39,6 @@ var (
 	// ErrEmptyMessage is returned for a zero-length message (SCTP carries
 	// no empty user messages).
 	ErrEmptyMessage = errors.New("sctp: empty message")
-	// ErrUnsupported is returned for a configuration this version cannot
-	// serve (for example I-DATA interleaving).
-	ErrUnsupported = errors.New("sctp: not supported")
 	// ErrAcceptQueueFull is the cause of the ABORT sent for an association
 	// that arrived while the accept queue was full.
 	ErrAcceptQueueFull = errors.New("sctp: accept queue full")
@@ -53,6 +52,22 @@ var (
 	// Listen, NewEndpoint or Dial with the IP transport when the process
 	// lacks CAP_NET_RAW.
 	ErrNeedRaw = netio.ErrNeedRaw
+)
+
+// Errors of stream reconfiguration (RFC 6525), for errors.Is.
+var (
+	// ErrReconfigUnsupported: the peer did not negotiate RE-CONFIG, or
+	// Config.DisableStreamReconfig is set.
+	ErrReconfigUnsupported = errors.New("sctp: stream reconfiguration (RFC 6525) not negotiated")
+	// ErrReconfigDenied: the peer answered "Denied".
+	ErrReconfigDenied = errors.New("sctp: stream reconfiguration denied by peer")
+	// ErrReconfigFailed: the peer answered with an error result.
+	ErrReconfigFailed = errors.New("sctp: stream reconfiguration failed")
+	// ErrReconfigBusy: too many reconfiguration requests are waiting.
+	ErrReconfigBusy = errors.New("sctp: too many stream reconfiguration requests waiting")
+	// ErrAssocResetTooSoon: an SSN/TSN Reset Request was sent less than
+	// 30 seconds ago, or one is already waiting (RFC 6525 section 5.1.4).
+	ErrAssocResetTooSoon = errors.New("sctp: an association reset was requested less than 30 seconds ago")
 )
 
 // AbortError is the terminal error of an association that ended without
@@ -70,6 +85,8 @@ type AbortError struct {
 	// UserReason is the Upper Layer Abort Reason given to Abort, when
 	// this side aborted.
 	UserReason string
+
+	timeout bool // lost to a timeout: errors.Is matches ErrTimeout
 }
 
 // Error returns a one-line description.
@@ -98,8 +115,7 @@ func (e *AbortError) Is(target error) bool {
 	case ErrLocalAbort:
 		return !e.ByPeer
 	case ErrTimeout:
-		return e.Reason == reasonInitTimeout.String() || e.Reason == reasonPeerUnreachable.String() ||
-			e.Reason == reasonShutdownGuard.String()
+		return e.timeout
 	}
 	return false
 }
@@ -109,3 +125,67 @@ func (e *AbortError) Timeout() bool { return e.Is(ErrTimeout) }
 
 // Temporary reports false (net.Error).
 func (e *AbortError) Temporary() bool { return false }
+
+// coreErrs maps the errors of the core and its transfer engine to the
+// public ones.
+var coreErrs = [...]struct{ core, public error }{
+	{assoc.ErrStreamID, ErrStreamID},
+	{assoc.ErrEmptyMessage, ErrEmptyMessage},
+	{assoc.ErrWouldBlock, ErrWouldBlock},
+	{assoc.ErrShuttingDown, ErrShutdown},
+	{assoc.ErrClosed, ErrClosed},
+	{assoc.ErrReconfigUnsupported, ErrReconfigUnsupported},
+	{assoc.ErrReconfigDenied, ErrReconfigDenied},
+	{assoc.ErrReconfigFailed, ErrReconfigFailed},
+	{assoc.ErrReconfigBusy, ErrReconfigBusy},
+	{assoc.ErrAssocResetTooSoon, ErrAssocResetTooSoon},
+}
+
+// mapErr returns the public error for an error of the core: the public
+// sentinel itself for a core sentinel, and for an error that wraps one
+// (adding detail) an error with the same text that matches the public
+// sentinel with errors.Is. Other errors (sched.ErrValue, ...) pass as they
+// are.
+func mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, m := range coreErrs {
+		if err == m.core {
+			return m.public
+		}
+		if errors.Is(err, m.core) {
+			return &detailed{err: err, public: m.public}
+		}
+	}
+	return err
+}
+
+// detailed is a core error that wraps a core sentinel, seen from the
+// public API: its text, matching the public sentinel.
+type detailed struct {
+	err    error
+	public error
+}
+
+// Error returns the core error's text.
+func (e *detailed) Error() string { return e.err.Error() }
+
+// Unwrap returns the public sentinel.
+func (e *detailed) Unwrap() error { return e.public }
+
+// opError is the error of an operation on an address (dial, listen): "sctp:
+// dial ADDR: " and the cause, whose own "sctp: " is not repeated. It
+// unwraps to the cause.
+type opError struct {
+	op, addr string
+	err      error
+}
+
+// Error returns "sctp: OP ADDR: " and the cause.
+func (e *opError) Error() string {
+	return "sctp: " + e.op + " " + e.addr + ": " + strings.TrimPrefix(e.err.Error(), "sctp: ")
+}
+
+// Unwrap returns the cause.
+func (e *opError) Unwrap() error { return e.err }

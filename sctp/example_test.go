@@ -14,7 +14,7 @@ import (
 // encapsulation on loopback.
 func Example() {
 	// The server: UDP encapsulation on an ephemeral port, SCTP port 5000.
-	l, err := sctp.Listen("127.0.0.1:5000", &sctp.Config{UDPPort: -1})
+	l, err := sctp.Listen("127.0.0.1:5000", &sctp.Config{EphemeralUDPPort: true})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func Example() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	as, err := sctp.Dial(ctx, "127.0.0.1:5000", &sctp.Config{UDPPort: -1, RemoteUDPPort: l.Addr().Port()})
+	as, err := sctp.Dial(ctx, "127.0.0.1:5000", &sctp.Config{EphemeralUDPPort: true, RemoteUDPPort: l.Addr().Port()})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func Example() {
 
 // ExampleAssociation_Stream uses one stream as an io.ReadWriter.
 func ExampleAssociation_Stream() {
-	l, err := sctp.Listen("127.0.0.1:5001", &sctp.Config{UDPPort: -1})
+	l, err := sctp.Listen("127.0.0.1:5001", &sctp.Config{EphemeralUDPPort: true})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func ExampleAssociation_Stream() {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	as, err := sctp.Dial(ctx, "127.0.0.1:5001", &sctp.Config{UDPPort: -1, RemoteUDPPort: l.Addr().Port()})
+	as, err := sctp.Dial(ctx, "127.0.0.1:5001", &sctp.Config{EphemeralUDPPort: true, RemoteUDPPort: l.Addr().Port()})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func ExampleAssociation_Stream() {
 // ExampleAssociation_ResetStreams restarts the numbering of stream 3 after
 // two messages, and adds streams (RFC 6525).
 func ExampleAssociation_ResetStreams() {
-	l, err := sctp.Listen("127.0.0.1:5003", &sctp.Config{UDPPort: -1})
+	l, err := sctp.Listen("127.0.0.1:5003", &sctp.Config{EphemeralUDPPort: true})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func ExampleAssociation_ResetStreams() {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	as, err := sctp.Dial(ctx, "127.0.0.1:5003", &sctp.Config{UDPPort: -1, RemoteUDPPort: l.Addr().Port(), OutStreams: 8})
+	as, err := sctp.Dial(ctx, "127.0.0.1:5003", &sctp.Config{EphemeralUDPPort: true, RemoteUDPPort: l.Addr().Port(), OutStreams: 8})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -40,4 +41,24 @@ func leakedGoroutines() string {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return s
+}
+
+// bubbleBound is the real time a test in a synctest bubble may run. The
+// bubble's clock runs as fast as the test works, so a bug that keeps an
+// association busy (a timer re-armed at once, data sent in circles) would
+// spin on through hours of virtual time until the package timeout; the
+// simulated-network tests take well under a second each.
+const bubbleBound = 30 * time.Second
+
+// bubble runs f in a synctest bubble (synctest.Test) and ends the test
+// binary, with the stacks of every goroutine, when it is still running
+// after bubbleBound of real time.
+func bubble(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	name := t.Name()
+	watchdog := time.AfterFunc(bubbleBound, func() {
+		panic(fmt.Sprintf("%s: still running after %v of real time: no progress", name, bubbleBound))
+	})
+	defer watchdog.Stop()
+	synctest.Test(t, f)
 }

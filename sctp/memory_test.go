@@ -95,10 +95,10 @@ func settle(t *testing.T, as []*Association) {
 	deadline := time.Now().Add(10 * time.Second)
 	for _, a := range as {
 		for {
-			a.ep.mu.Lock()
-			eng := a.a.data.eng
-			quiet := eng != nil && eng.Send.Idle() && eng.Recv.Deadline().IsZero()
-			a.ep.mu.Unlock()
+			// Nothing unacknowledged on any side also means no SACK is
+			// owed (a delayed SACK leaves the peer's data unacknowledged).
+			s := a.Stats()
+			quiet := s.Unacked == 0 && s.SendBuffered == 0 && peerQuiet(as)
 			if quiet {
 				break
 			}
@@ -171,4 +171,14 @@ func TestEventsMadeOnDemand(t *testing.T) {
 	if n != maxEvents || as.Events() != ch {
 		t.Fatalf("%d events, want %d, on one channel", n, maxEvents)
 	}
+}
+
+// peerQuiet reports whether no association of as has data unacknowledged.
+func peerQuiet(as []*Association) bool {
+	for _, a := range as {
+		if s := a.Stats(); s.Unacked != 0 || s.SendBuffered != 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -103,5 +103,5 @@ func (p PR) valid() bool { return p.Policy <= PRPrio }
 func (as *Association) PartialReliability() bool {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
-	return as.a.partialReliability()
+	return as.a.PartialReliability()
 }

@@ -1,6 +1,10 @@
 package sctp
 
-import "time"
+import (
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/assoc"
+)
 
 // Stats is a snapshot of an endpoint's or an association's counters: what a
 // user or an operator asks when something goes wrong. Counters only grow;
@@ -17,6 +21,15 @@ type Stats struct {
 	SRTT time.Duration
 	RTO  time.Duration
 	Cwnd uint32
+
+	// The association's queues now (zero for an endpoint snapshot), as
+	// Linux's SCTP_STATUS reports them: DATA chunks sent and not yet
+	// acknowledged (sstat_unackdata), bytes of messages in the send
+	// buffer (queued or unacknowledged), and bytes received and held:
+	// waiting for reassembly or ordering, or ready to be read.
+	Unacked      int
+	SendBuffered int
+	RecvBuffered int
 }
 
 // Counters are the scalar counters of Stats. An association keeps these
@@ -95,109 +108,84 @@ type ReconfCounters struct {
 	AssocResetsPending uint64 // the peer's SSN/TSN Reset Requests answered "In progress" (data outstanding)
 }
 
-func (s *ReconfCounters) add(o *ReconfCounters) {
-	s.ChunksIn += o.ChunksIn
-	s.ChunksOut += o.ChunksOut
-	s.Retransmits += o.Retransmits
-	s.Pending += o.Pending
-	s.Stale += o.Stale
-	s.DupRequests += o.DupRequests
-	s.BadSeq += o.BadSeq
-	s.BadStream += o.BadStream
-	s.Malformed += o.Malformed
-	s.AnswersDropped += o.AnswersDropped
-	s.StreamResetsOut += o.StreamResetsOut
-	s.StreamResetsIn += o.StreamResetsIn
-	s.StreamsAddedOut += o.StreamsAddedOut
-	s.StreamsAddedIn += o.StreamsAddedIn
-	s.AssocResetsOut += o.AssocResetsOut
-	s.AssocResetsIn += o.AssocResetsIn
-	s.AssocResetsPending += o.AssocResetsPending
-}
+// statsOf converts the core's counters to the public Stats.
+func statsOf(s *assoc.Stats) Stats {
+	return Stats{
+		Counters:  countersOf(&s.Counters),
+		ChunksIn:  s.ChunksIn,
+		ChunksOut: s.ChunksOut,
+		SRTT:      s.SRTT,
+		RTO:       s.RTO,
+		Cwnd:      s.Cwnd,
 
-// add adds the counters of o to s (for an endpoint total); path values are
-// not added.
-func (s *Stats) add(o *Stats) {
-	s.Counters.add(&o.Counters)
-	for i := range s.ChunksIn {
-		s.ChunksIn[i] += o.ChunksIn[i]
-		s.ChunksOut[i] += o.ChunksOut[i]
+		Unacked:      s.Unacked,
+		SendBuffered: s.SendBuffered,
+		RecvBuffered: s.RecvBuffered,
 	}
 }
 
-// add adds the counters of o to s.
-func (s *Counters) add(o *Counters) {
-	s.PacketsIn += o.PacketsIn
-	s.PacketsOut += o.PacketsOut
-	s.BytesIn += o.BytesIn
-	s.BytesOut += o.BytesOut
-	s.Malformed += o.Malformed
-	s.BadChecksum += o.BadChecksum
-	s.BadVTag += o.BadVTag
-	s.OOTB += o.OOTB
-	s.CookieBadMAC += o.CookieBadMAC
-	s.CookieStale += o.CookieStale
-	s.CookieMismatch += o.CookieMismatch
-	s.Ignored += o.Ignored
-	s.UnknownChunks += o.UnknownChunks
-	s.Violations += o.Violations
-	s.InitsIn += o.InitsIn
-	s.HandshakeRetx += o.HandshakeRetx
-	s.ShutdownRetx += o.ShutdownRetx
-	s.HeartbeatsOut += o.HeartbeatsOut
-	s.HeartbeatAcks += o.HeartbeatAcks
-	s.HeartbeatsIn += o.HeartbeatsIn
-	s.AbortsOut += o.AbortsOut
-	s.AbortsIn += o.AbortsIn
-	s.ErrorsOut += o.ErrorsOut
-	s.ErrorsIn += o.ErrorsIn
-	s.Restarts += o.Restarts
-	s.AssocsUp += o.AssocsUp
-	s.AssocsDown += o.AssocsDown
-	s.AssocsFailed += o.AssocsFailed
-	s.AssocsRefused += o.AssocsRefused
-	s.Retransmits += o.Retransmits
-	s.FastRetransmit += o.FastRetransmit
-	s.T3Expiries += o.T3Expiries
-	s.Reconf.add(&o.Reconf)
-	for p := range s.PRAbandoned {
-		s.PRAbandoned[p] += o.PRAbandoned[p]
-		s.PRAbandonedBytes[p] += o.PRAbandonedBytes[p]
-	}
-	s.PRAbandonedUnsent += o.PRAbandonedUnsent
-	s.ForwardTSNsOut += o.ForwardTSNsOut
-	s.ForwardTSNsIn += o.ForwardTSNsIn
-	s.ForwardTSNsInvalid += o.ForwardTSNsInvalid
-	s.PartialDeliveriesAborted += o.PartialDeliveriesAborted
-}
-
-// chunkKinds numbers the chunk types this stack knows, for the compact
-// per-association counts; other types count at the endpoint.
-var (
-	chunkKindOf [256]uint8 // type -> kind+1, 0 for unknown types
-	kindType    []uint8    // kind -> type
-)
-
-func init() {
-	for _, t := range []uint8{ctData, ctInit, ctInitAck, ctSack, ctHeartbeat, ctHeartbeatAck, ctAbort,
-		ctShutdown, ctShutdownAck, ctError, ctCookieEcho, ctCookieAck, ctECNE, ctCWR, ctShutdownComplete,
-		ctAuth, ctNRSack, ctIData, ctASCONFAck, ctReconfig, ctPad, ctForwardTSN, ctASCONF, ctIForwardTSN} {
-		kindType = append(kindType, t)
-		chunkKindOf[t] = uint8(len(kindType))
-	}
-}
-
-const numChunkKinds = 24
-
-// chunkCounts counts an association's chunks by known type.
-type chunkCounts struct {
-	in, out [numChunkKinds]uint64
-}
-
-// expand adds the counts to the per-type arrays of s.
-func (c *chunkCounts) expand(s *Stats) {
-	for k, t := range kindType {
-		s.ChunksIn[t] += c.in[k]
-		s.ChunksOut[t] += c.out[k]
+// countersOf converts the core's scalar counters (a field-by-field copy:
+// the core keeps its own types so that it does not import the public
+// API; TestStatsOfCopiesEveryField checks that no field is missed).
+func countersOf(c *assoc.Counters) Counters {
+	return Counters{
+		PacketsIn:                c.PacketsIn,
+		PacketsOut:               c.PacketsOut,
+		BytesIn:                  c.BytesIn,
+		BytesOut:                 c.BytesOut,
+		Malformed:                c.Malformed,
+		BadChecksum:              c.BadChecksum,
+		BadVTag:                  c.BadVTag,
+		OOTB:                     c.OOTB,
+		CookieBadMAC:             c.CookieBadMAC,
+		CookieStale:              c.CookieStale,
+		CookieMismatch:           c.CookieMismatch,
+		Ignored:                  c.Ignored,
+		UnknownChunks:            c.UnknownChunks,
+		Violations:               c.Violations,
+		InitsIn:                  c.InitsIn,
+		HandshakeRetx:            c.HandshakeRetx,
+		ShutdownRetx:             c.ShutdownRetx,
+		HeartbeatsOut:            c.HeartbeatsOut,
+		HeartbeatAcks:            c.HeartbeatAcks,
+		HeartbeatsIn:             c.HeartbeatsIn,
+		AbortsOut:                c.AbortsOut,
+		AbortsIn:                 c.AbortsIn,
+		ErrorsOut:                c.ErrorsOut,
+		ErrorsIn:                 c.ErrorsIn,
+		Restarts:                 c.Restarts,
+		AssocsUp:                 c.AssocsUp,
+		AssocsDown:               c.AssocsDown,
+		AssocsFailed:             c.AssocsFailed,
+		AssocsRefused:            c.AssocsRefused,
+		Retransmits:              c.Retransmits,
+		FastRetransmit:           c.FastRetransmit,
+		T3Expiries:               c.T3Expiries,
+		PRAbandoned:              c.PRAbandoned,
+		PRAbandonedBytes:         c.PRAbandonedBytes,
+		PRAbandonedUnsent:        c.PRAbandonedUnsent,
+		ForwardTSNsOut:           c.ForwardTSNsOut,
+		ForwardTSNsIn:            c.ForwardTSNsIn,
+		ForwardTSNsInvalid:       c.ForwardTSNsInvalid,
+		PartialDeliveriesAborted: c.PartialDeliveriesAborted,
+		Reconf: ReconfCounters{
+			ChunksIn:           c.Reconf.ChunksIn,
+			ChunksOut:          c.Reconf.ChunksOut,
+			Retransmits:        c.Reconf.Retransmits,
+			Pending:            c.Reconf.Pending,
+			Stale:              c.Reconf.Stale,
+			DupRequests:        c.Reconf.DupRequests,
+			BadSeq:             c.Reconf.BadSeq,
+			BadStream:          c.Reconf.BadStream,
+			Malformed:          c.Reconf.Malformed,
+			AnswersDropped:     c.Reconf.AnswersDropped,
+			StreamResetsOut:    c.Reconf.StreamResetsOut,
+			StreamResetsIn:     c.Reconf.StreamResetsIn,
+			StreamsAddedOut:    c.Reconf.StreamsAddedOut,
+			StreamsAddedIn:     c.Reconf.StreamsAddedIn,
+			AssocResetsOut:     c.Reconf.AssocResetsOut,
+			AssocResetsIn:      c.Reconf.AssocResetsIn,
+			AssocResetsPending: c.Reconf.AssocResetsPending,
+		},
 	}
 }

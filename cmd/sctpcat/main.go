@@ -98,9 +98,9 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 	case o.udpPort < 0 || o.udpPort > 65535:
 		return nil, nil, fmt.Errorf("-udp-port %d out of range", o.udpPort)
 	case o.udpPort == 0:
-		cfg.UDPPort = -1
+		cfg.EphemeralUDPPort = true
 	default:
-		cfg.UDPPort = o.udpPort
+		cfg.UDPPort = uint16(o.udpPort)
 	}
 	if o.remoteUDPPort < 1 || o.remoteUDPPort > 65535 {
 		return nil, nil, fmt.Errorf("-remote-udp-port %d out of range", o.remoteUDPPort)

@@ -24,7 +24,7 @@ func BenchmarkRR(b *testing.B) {
 func benchRRUsctp(b *testing.B, busyPoll time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, s := usctpPair(ctx, b, &sctp.Config{UDPPort: -1, BusyPoll: busyPoll})
+	c, s := usctpPair(ctx, b, &sctp.Config{EphemeralUDPPort: true, BusyPoll: busyPoll})
 	go func() {
 		buf := make([]byte, 64)
 		for {

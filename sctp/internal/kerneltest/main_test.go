@@ -218,7 +218,7 @@ func newPair(t *testing.T, s setup) *pair {
 	local := netip.MustParseAddr("127.0.0.1")
 	if s.tr == udp {
 		cfg.Transport = sctp.UDP
-		cfg.UDPPort = -1 // ephemeral: the kernel dials it as encap=PORT
+		cfg.EphemeralUDPPort = true // ephemeral: the kernel dials it as encap=PORT
 		cfg.RemoteUDPPort = uint16(vm.UDPAddr().Port)
 	} else {
 		cfg.Transport = sctp.IP

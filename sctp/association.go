@@ -1,0 +1,485 @@
+package sctp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/assoc"
+)
+
+// Association is one SCTP association. Any number of goroutines may call
+// its methods at once.
+type Association struct {
+	ep *Endpoint
+	a  *assoc.Assoc
+
+	// Guarded by ep.mu.
+	up, closed  bool
+	shutdown    bool      // Shutdown was called
+	err         error     // terminal error; nil with closed: graceful shutdown
+	final       *Stats    // counters at close (kept apart: 4 KiB an open association does not need)
+	busy        bool      // data written since the last sender-dry event
+	touched     bool      // listed in ep.touched
+	directWait  bool      // a ReadMsg caller that reads the socket itself waits in rwait
+	waitSince   time.Time // when it started to wait
+	abortReason string
+	rwait       waitq            // readable by ReadMsg, or closed
+	wwait       waitq            // send buffer space, or closed
+	wantRoom    int              // bytes of the largest message a writer in wwait waits to queue
+	swait       waitq            // state change (up, closed)
+	rcwait      waitq            // a stream reconfiguration completed, or closed
+	rcDone      map[uint64]error // results of reconfiguration requests not yet collected
+	rcGone      map[uint64]bool  // requests whose caller gave up
+	streams     map[uint16]*Stream
+	readable    []uint16 // scratch: streams that got data (Receiver.AppendReadable)
+	dropped     uint64   // events dropped because the channel was full
+
+	// events is made by the first Events call: until then emitted events
+	// wait in early (at most maxEvents), so an association whose user
+	// never asks for events holds a few of them, not a 64-slot channel.
+	events chan Event
+	early  []Event
+	done   chan struct{} // closed when the association ended
+	rdl    deadline
+	wdl    deadline
+}
+
+func newAssociation(e *Endpoint, a *assoc.Assoc) *Association {
+	return &Association{ep: e, a: a, done: make(chan struct{})}
+}
+
+// SendInfo describes a message to send.
+type SendInfo struct {
+	Stream    uint16 // stream id, below the negotiated outbound count
+	PPID      uint32 // payload protocol identifier
+	Unordered bool   // deliver as soon as it arrives (U bit)
+	// NonBlocking makes WriteMsg fail with ErrWouldBlock instead of
+	// waiting when the send buffer is full.
+	NonBlocking bool
+	// PR is the message's partial reliability (PR-SCTP): for example
+	// Lifetime(100*time.Millisecond) or MaxRetransmits(0). The zero value
+	// is reliable.
+	PR PR
+}
+
+// RecvInfo describes data returned by ReadMsg.
+type RecvInfo struct {
+	Stream    uint16 // stream id
+	PPID      uint32 // payload protocol identifier
+	Unordered bool   // sent unordered
+	// EOR is true when the read ended the message; when false the
+	// message was larger than the buffer and the next read continues it.
+	EOR bool
+	SSN uint16 // stream sequence number (ordered messages)
+	TSN uint32 // TSN of the message's first fragment
+	// Aborted reports that the message whose first parts earlier reads
+	// returned (partial delivery, EOR false) will not complete: the peer
+	// gave it up under a PR-SCTP policy. The read returns no data; an
+	// EventPartialDeliveryAborted event tells the same.
+	Aborted bool
+}
+
+// WriteMsg sends p as one message. It blocks while the send buffer is
+// full, until the write deadline, unless info.NonBlocking is set. It
+// returns len(p) when the message was queued: the association owns a copy.
+func (as *Association) WriteMsg(p []byte, info SendInfo) (int, error) {
+	return as.sendMsg(p, info, &as.wdl)
+}
+
+// sendMsg queues one message, waiting on dl while the send buffer is full.
+func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline) (int, error) {
+	if dl.passed() {
+		return 0, os.ErrDeadlineExceeded
+	}
+	e := as.ep
+	e.mu.Lock()
+	for {
+		if as.closed {
+			err := as.termErr()
+			e.mu.Unlock()
+			return 0, err
+		}
+		if !info.PR.valid() {
+			e.mu.Unlock()
+			return 0, fmt.Errorf("sctp: invalid PR-SCTP policy %d", info.PR.Policy)
+		}
+		// A message written to an idle association (nothing queued or in
+		// flight: a request, or the response to one) is sent by this
+		// goroutine at once; behind other data it is left to the owner
+		// goroutine and the reader, which send in batches as the windows
+		// open.
+		idle := as.a.SendIdle()
+		// A clock read per message is not free (3% of a bulk sender):
+		// only a PR-SCTP message needs one (a lifetime starts, or a
+		// priority write makes room). canSendNow uses the time only
+		// with nothing in flight, which it answers before.
+		var now time.Time
+		if info.PR.Policy != PRNone {
+			now = time.Now()
+		}
+		err := as.a.Send(now, info.Stream, info.PPID, info.Unordered, p, assoc.PR{Policy: assoc.PRPolicy(info.PR.Policy), Value: info.PR.Value})
+		as.takeFailed() // messages a priority write made room by giving up
+		if err == nil {
+			as.busy = true
+			flush := as.a.CanSendNow(now)
+			e.mu.Unlock()
+			if idle {
+				e.sendNow()
+			} else if flush {
+				e.poke()
+			}
+			return len(p), nil
+		}
+		if !errors.Is(err, assoc.ErrWouldBlock) {
+			e.mu.Unlock()
+			return 0, mapErr(err)
+		}
+		if info.NonBlocking {
+			e.mu.Unlock()
+			return 0, ErrWouldBlock
+		}
+		as.wantRoom = max(as.wantRoom, len(p))
+		if !e.block(&as.wwait, dl.wait(), nil) {
+			e.mu.Unlock()
+			return 0, os.ErrDeadlineExceeded
+		}
+	}
+}
+
+// termErr is the error of a call on a closed association.
+func (as *Association) termErr() error {
+	if as.err != nil {
+		return as.err
+	}
+	return ErrClosed
+}
+
+// ReadMsg reads the next message, or the next part of a message larger
+// than p (RecvInfo.EOR false until its last part), of any stream: messages
+// come in the order they became deliverable. It blocks until data arrives
+// or the read deadline passes. After a graceful shutdown it returns io.EOF
+// once every message was read; after an abort, the AbortError.
+//
+// Without interleaving (I-DATA), a message returned in part is continued
+// by the next ReadMsg, as on a one-to-one socket. With interleaving, parts
+// of messages of several streams may alternate: RecvInfo names the stream
+// of each part. A Stream's reader may take (or finish) messages of its
+// stream first; ReadMsg then returns the others.
+func (as *Association) ReadMsg(p []byte) (int, RecvInfo, error) {
+	return as.recvMsg(p, nil, &as.rdl)
+}
+
+// recvMsg reads from any stream (s nil) or from stream s only.
+func (as *Association) recvMsg(p []byte, s *Stream, dl *deadline) (int, RecvInfo, error) {
+	if dl.passed() {
+		return 0, RecvInfo{}, os.ErrDeadlineExceeded
+	}
+	q := &as.rwait
+	if s != nil {
+		q = &s.rwait
+	}
+	e := as.ep
+	e.mu.Lock()
+	for {
+		{
+			var n int
+			var ri assoc.RecvInfo
+			var err error
+			if s == nil {
+				n, ri, err = as.a.Read(p)
+			} else {
+				n, ri, err = as.a.ReadStream(s.sid, p)
+			}
+			if err == nil {
+				// Only a SACK due now (a window update); a delayed
+				// SACK's deadline is the owner's timer's.
+				kick := as.a.WindowUpdate()
+				as.wakeReaders()
+				if s != nil && s.rwait.waiting() && as.a.ReadableStream(s.sid) {
+					s.rwait.wake()
+				}
+				e.mu.Unlock()
+				if kick {
+					e.poke()
+				}
+				if ri.Aborted {
+					as.emit(Event{Kind: EventPartialDeliveryAborted, Stream: ri.SID})
+				}
+				return n, RecvInfo{Stream: ri.SID, PPID: ri.PPID, Unordered: ri.Unordered, EOR: ri.EOR,
+					SSN: ri.SSN, TSN: uint32(ri.TSN), Aborted: ri.Aborted}, nil
+			}
+		}
+		if as.closed {
+			err := as.err
+			if err == nil {
+				err = io.EOF
+			}
+			e.mu.Unlock()
+			return 0, RecvInfo{}, err
+		}
+		// ReadMsg without a deadline reads the socket itself when the
+		// reader role is free (reader.go).
+		direct := s == nil && dl == &as.rdl && dl.none()
+		if direct && e.rd.role == readerNone {
+			e.readDirect()
+			continue
+		}
+		if s == nil {
+			as.directWait = direct
+			if direct {
+				as.waitSince = time.Now()
+			}
+		}
+		if !e.block(q, dl.wait(), nil) {
+			e.mu.Unlock()
+			return 0, RecvInfo{}, os.ErrDeadlineExceeded
+		}
+	}
+}
+
+// wakeReaders wakes the readers whose data arrived: the ReadMsg waiters
+// when ReadMsg would return something, and a Stream's waiters only when
+// its stream got data. Called with ep.mu held, after input and after
+// reads (a read can start a partial delivery, or end a message that
+// ReadMsg was continuing); it costs a look at the streams that got data.
+func (as *Association) wakeReaders() {
+	e := as.ep
+	if as.rwait.waiting() && as.a.Readable() {
+		e.rd.woke += len(as.rwait.ws)
+		e.nHandoffs.Add(uint64(len(as.rwait.ws)))
+		// Lend the reader role only to a reader whose data came
+		// quickly: one that waits longer than the owner's check
+		// would hand the role back before it returns, and the
+		// hand-offs the lending saves cost less than that round.
+		if as.directWait && time.Since(as.waitSince) < readerCheck/2 {
+			e.rd.userWoke = true
+		}
+		as.rwait.wake()
+	}
+	as.readable = as.a.AppendReadable(as.readable[:0])
+	if len(as.streams) == 0 {
+		return
+	}
+	for _, sid := range as.readable {
+		if s := as.streams[sid]; s != nil && s.rwait.waiting() {
+			e.rd.woke += len(s.rwait.ws)
+			s.rwait.wake()
+		}
+	}
+}
+
+// SetDeadline sets the read and write deadlines of ReadMsg and WriteMsg.
+func (as *Association) SetDeadline(t time.Time) error {
+	as.rdl.set(t)
+	as.wdl.set(t)
+	as.deadlineChanged()
+	return nil
+}
+
+// SetReadDeadline sets the deadline of ReadMsg; the zero time means none.
+func (as *Association) SetReadDeadline(t time.Time) error {
+	as.rdl.set(t)
+	as.deadlineChanged()
+	return nil
+}
+
+// deadlineChanged makes a ReadMsg caller reading the socket itself look
+// at its new deadline.
+func (as *Association) deadlineChanged() {
+	as.ep.mu.Lock()
+	as.ep.interruptReader()
+	as.ep.mu.Unlock()
+}
+
+// SetWriteDeadline sets the deadline of WriteMsg; the zero time means none.
+func (as *Association) SetWriteDeadline(t time.Time) error { as.wdl.set(t); return nil }
+
+// Shutdown closes the association gracefully (RFC 9260 section 9.2): the
+// data already written is delivered, then SHUTDOWN, SHUTDOWN ACK and
+// SHUTDOWN COMPLETE are exchanged. It waits until that is done or ctx is
+// done; then the shutdown goes on in the background (Abort stops it).
+func (as *Association) Shutdown(ctx context.Context) error {
+	e := as.ep
+	e.mu.Lock()
+	if !as.closed && !as.shutdown {
+		as.shutdown = true
+		as.a.Shutdown(time.Now())
+		e.afterInput()
+	}
+	e.mu.Unlock()
+	e.poke()
+	e.mu.Lock()
+	for !as.closed {
+		if !e.block(&as.swait, ctx.Done(), nil) {
+			e.mu.Unlock()
+			return ctx.Err()
+		}
+	}
+	err := as.err
+	e.mu.Unlock()
+	as.release()
+	return err
+}
+
+// Abort ends the association at once with an ABORT chunk carrying reason
+// as its Upper Layer Abort Reason (RFC 9260 section 9.1). Queued data is
+// reported in EventSendFailed events.
+func (as *Association) Abort(reason string) error {
+	e := as.ep
+	e.mu.Lock()
+	if as.closed {
+		e.mu.Unlock()
+		return ErrClosed
+	}
+	as.abortReason = reason
+	as.a.Abort(time.Now(), []byte(reason))
+	e.afterInput()
+	e.mu.Unlock()
+	e.flush()
+	as.release()
+	return nil
+}
+
+// Close shuts the association down gracefully, waiting at most
+// Config.CloseTimeout, and aborts it if that did not complete. It returns
+// nil once the association is closed, whatever ended it.
+func (as *Association) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), as.ep.cfg.CloseTimeout)
+	defer cancel()
+	if err := as.Shutdown(ctx); err != nil && ctx.Err() != nil {
+		as.Abort("close timeout")
+	}
+	as.release()
+	return nil
+}
+
+// release closes the association's own endpoint (Dial) once it ended.
+func (as *Association) release() {
+	e := as.ep
+	e.mu.Lock()
+	own := e.owner == as && as.closed
+	e.mu.Unlock()
+	if own {
+		e.Close()
+	}
+}
+
+// Done returns a channel closed when the association has ended.
+func (as *Association) Done() <-chan struct{} {
+	return as.done
+}
+
+// Err returns why the association ended: nil while it runs and after a
+// graceful shutdown, else an *AbortError.
+func (as *Association) Err() error {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	return as.err
+}
+
+// terminate records the end of the association; called with ep.mu held.
+func (as *Association) terminate(err error) {
+	if as.closed {
+		return
+	}
+	e := as.ep
+	as.closed, as.err = true, err
+	delete(e.assocs, as.a)
+	e.interruptReader()
+	as.rwait.wake()
+	as.wwait.wake()
+	as.swait.wake()
+	as.rcwait.wake()
+	for _, s := range as.streams {
+		s.rwait.wake()
+	}
+	if err == nil {
+		as.emit(Event{Kind: EventShutdown})
+	} else {
+		as.emit(Event{Kind: EventDown, Err: err})
+	}
+	if as.events != nil {
+		close(as.events)
+	}
+	close(as.done)
+	if e.owner == as {
+		e.ownerGone = true
+		e.poke()
+	}
+}
+
+// progress wakes waiters after input; called with ep.mu held.
+func (as *Association) progress() {
+	if !as.a.Started() {
+		return
+	}
+	as.wakeReaders()
+	if as.wwait.waiting() && as.writable() {
+		as.wantRoom = 0
+		as.wwait.wake()
+	}
+	as.takeFailed()
+	if as.busy && as.a.SendIdle() {
+		as.busy = false
+		as.emit(Event{Kind: EventSenderDry})
+	}
+}
+
+// writable reports whether the writers waiting for send buffer space are
+// to be woken: there is room for the message they wait to queue and for
+// half the buffer besides (the unsent limit, usually), so that a bulk
+// writer is woken once per half buffer it can fill rather than after
+// every SACK that frees a few packets' worth (a goroutine wake-up costs
+// more than the copies of several messages). TCP wakes its writers in the
+// same way, once a third of their buffer is free.
+func (as *Association) writable() bool {
+	room, capacity := as.a.SendRoom()
+	return room >= as.wantRoom && room >= capacity/2
+}
+
+// Stats returns the association's counters (the final ones once closed).
+func (as *Association) Stats() Stats {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	if as.closed {
+		if as.final == nil {
+			return Stats{}
+		}
+		return *as.final
+	}
+	s := as.a.Stats()
+	return statsOf(&s)
+}
+
+// Streams returns the negotiated outbound and inbound stream counts.
+func (as *Association) Streams() (out, in uint16) {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	return as.a.Streams()
+}
+
+// LocalAddrs returns the local transport addresses of the association.
+func (as *Association) LocalAddrs() []Addr {
+	la := as.ep.conn.LocalAddr()
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	a := Addr{IP: la.Addr(), Port: as.a.LocalPort(), UDPPort: la.Port()}
+	return []Addr{a}
+}
+
+// RemoteAddrs returns the peer's transport addresses: the primary one
+// first, then the others it listed in its INIT or INIT ACK.
+func (as *Association) RemoteAddrs() []Addr {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	peer, port := as.a.Peer()
+	out := []Addr{{IP: peer.Addr(), Port: port, UDPPort: peer.Port()}}
+	for _, ip := range as.a.AppendPeerAddrs(nil) {
+		out = append(out, Addr{IP: ip, Port: port, UDPPort: peer.Port()})
+	}
+	return out
+}

@@ -1,0 +1,192 @@
+package assoc
+
+import (
+	"encoding/binary"
+	"net/netip"
+	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/transfer"
+)
+
+// This file is the rest of the core's exported surface for the shell
+// (package sctp): the Endpoint's packet, timer and user entry points are
+// on Endpoint (endpoint.go, endpoint_recv.go, endpoint_timers.go,
+// endpoint_batch.go), the Assoc's primitives next to their handlers
+// (close.go, data.go, reconf.go, assocreset.go, sched.go). What follows
+// are the accessors the shell needs to deliver data and events without
+// reaching into the association.
+
+// Types of the transfer engine that cross the core's surface.
+type (
+	// PR is a message's partial reliability policy and value.
+	PR = transfer.PR
+	// RecvInfo describes a message part returned by Read.
+	RecvInfo = transfer.RecvInfo
+	// Failed is a message given up under its PR-SCTP policy.
+	Failed = transfer.Failed
+	// Unsent is a message left in the send queue when an association
+	// ended.
+	Unsent = transfer.Unsent
+	// PRPolicy is a partial reliability policy.
+	PRPolicy = transfer.PRPolicy
+)
+
+// SetCloseHook sets fn to be called as an association closes, before its
+// counters are folded into the endpoint's and its send queue dropped: the
+// shell takes the final counters (Assoc.Stats) and the unsent messages
+// (Assoc.DrainUnsent) there.
+func (ep *Endpoint) SetCloseHook(fn func(a *Assoc, r Reason)) { ep.onDestroy = fn }
+
+// SetPortFilter makes Receive drop, before any other processing, an INIT
+// (Verification Tag 0) to an SCTP port other than listen that is for no
+// association of this endpoint; with shared set (a raw IP socket, which
+// sees every SCTP packet of the host), it drops every packet that is
+// neither for listen nor for one of its associations: such a packet is
+// out of the blue only for this endpoint, and answering it (RFC 9260
+// section 8.4) would abort another endpoint's association. listen 0 is no
+// port. Without a call, every packet is processed.
+func (ep *Endpoint) SetPortFilter(listen uint16, shared bool) {
+	ep.filter = true
+	ep.listenPort, ep.sharedPorts = listen, shared
+}
+
+// refused reports whether the port filter drops packet p from from.
+func (ep *Endpoint) refused(from netip.AddrPort, p []byte) bool {
+	if !ep.filter || len(p) < 12 {
+		return false // the parser counts a short packet as malformed
+	}
+	dst := binary.BigEndian.Uint16(p[2:])
+	if ep.listenPort != 0 && dst == ep.listenPort {
+		return false
+	}
+	isInit := len(p) >= 16 && p[12] == byte(chunk.TypeInit) && binary.BigEndian.Uint32(p[4:]) == 0
+	if !isInit && !ep.sharedPorts {
+		return false
+	}
+	return ep.assocs[assocKey{peer: from, localPort: dst, peerPort: binary.BigEndian.Uint16(p)}] == nil
+}
+
+// MTU returns the largest SCTP packet the endpoint builds (Config.MTU
+// after defaults).
+func (ep *Endpoint) MTU() int { return ep.cfg.MTU }
+
+// Started reports whether the association has its transfer engine: from
+// the INIT ACK (or the COOKIE ECHO that created it) until it closes.
+func (a *Assoc) Started() bool { return a.data.eng != nil }
+
+// Streams returns the negotiated outbound and inbound stream counts.
+func (a *Assoc) Streams() (out, in uint16) { return a.outStreams, a.inStreams }
+
+// LocalPort returns the association's SCTP port.
+func (a *Assoc) LocalPort() uint16 { return a.key.localPort }
+
+// Peer returns the peer's primary transport address as the lower layer
+// sees it (IP, and UDP port with RFC 6951 encapsulation) and its SCTP
+// port.
+func (a *Assoc) Peer() (netip.AddrPort, uint16) { return a.key.peer, a.key.peerPort }
+
+// AppendPeerAddrs appends the other IP addresses the peer listed in its
+// INIT or INIT ACK to dst (not its primary one).
+func (a *Assoc) AppendPeerAddrs(dst []netip.Addr) []netip.Addr {
+	primary := a.key.peer.Addr().Unmap()
+	for _, ip := range a.peerAddrs {
+		if ip != primary {
+			dst = append(dst, ip)
+		}
+	}
+	return dst
+}
+
+// recv returns the receive side: the engine's, live or kept after close.
+func (a *Assoc) recv() *transfer.Receiver {
+	if e := a.data.eng; e != nil {
+		return &e.Recv
+	}
+	if e := a.data.kept; e != nil {
+		return &e.Recv
+	}
+	return nil
+}
+
+// Read returns the next message part deliverable on any stream, in the
+// order they became deliverable; it fails with ErrNotReady before the
+// engine exists. The messages received stay readable after close.
+// Reading can open the receive window: WindowUpdate sends the SACK.
+func (a *Assoc) Read(p []byte) (int, RecvInfo, error) {
+	r := a.recv()
+	if r == nil {
+		return 0, RecvInfo{}, ErrNotReady
+	}
+	return r.Read(p)
+}
+
+// ReadStream is Read for stream sid only.
+func (a *Assoc) ReadStream(sid uint16, p []byte) (int, RecvInfo, error) {
+	r := a.recv()
+	if r == nil {
+		return 0, RecvInfo{}, ErrNotReady
+	}
+	return r.ReadStream(sid, p)
+}
+
+// Readable reports whether Read would return a message part.
+func (a *Assoc) Readable() bool {
+	r := a.recv()
+	return r != nil && r.Readable()
+}
+
+// ReadableStream reports whether ReadStream(sid) would return one.
+func (a *Assoc) ReadableStream(sid uint16) bool {
+	r := a.recv()
+	return r != nil && r.ReadableStream(sid)
+}
+
+// AppendReadable appends to dst the streams that got deliverable data
+// since the last call.
+func (a *Assoc) AppendReadable(dst []uint16) []uint16 {
+	if r := a.recv(); r != nil {
+		return r.AppendReadable(dst)
+	}
+	return dst
+}
+
+// WindowUpdate queues the SACK that reading made due (a window update,
+// RFC 9260 section 6.2) and reports whether it did; a delayed SACK waits
+// for the deadline instead.
+func (a *Assoc) WindowUpdate() bool {
+	if a.closed || a.data.eng == nil || !a.data.eng.Recv.SACKDue(time.Time{}) {
+		return false
+	}
+	a.ep.markReady(a)
+	return true
+}
+
+// SendIdle reports whether the association has a transfer engine and
+// nothing queued or in flight.
+func (a *Assoc) SendIdle() bool { return a.data.eng != nil && a.data.eng.Send.Idle() }
+
+// SendRoom returns the free bytes of the send buffer and its capacity
+// (both 0 without an engine).
+func (a *Assoc) SendRoom() (room, capacity int) {
+	if e := a.data.eng; e != nil {
+		return e.Send.Room(), e.Send.Capacity()
+	}
+	return 0, 0
+}
+
+// TakeFailed calls fn for each message given up under its PR-SCTP policy
+// since the last call.
+func (a *Assoc) TakeFailed(fn func(Failed)) {
+	if e := a.data.eng; e != nil && e.Send.HasFailed() {
+		e.Send.TakeFailed(fn)
+	}
+}
+
+// DrainUnsent calls fn for each message still queued, and empties the
+// queue; for the close hook.
+func (a *Assoc) DrainUnsent(fn func(Unsent)) {
+	if e := a.data.eng; e != nil {
+		e.Send.Drain(fn)
+	}
+}

@@ -1,0 +1,202 @@
+package assoc
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
+)
+
+// Assoc is one association's complete control-plane state (the TCB of RFC
+// 9260 section 14): its state, tags, negotiated parameters, control timers
+// and what it owes the peer, with its transfer engine. It is sans-I/O: its
+// Endpoint feeds it packets and timer expiries, the user calls its
+// methods (Send, Read, Shutdown, Abort, Reconfigure, ...), each with the
+// current time, and it produces packets (through Endpoint.Poll), events
+// and one deadline. An Assoc is created by Endpoint.Connect or by a valid
+// COOKIE ECHO (announced by EventCommUp); its fields are its own.
+type Assoc struct {
+	ep    *Endpoint
+	key   assocKey
+	state state
+
+	// Verification tags (section 8.5) and Tie-Tags (section 5.2.2).
+	localTag, peerTag uint32
+	localTie, peerTie uint32
+
+	localTSN, peerTSN chunk.TSN // initial TSNs
+	peerRwnd          uint32
+	localOS, localMIS uint16 // what we announced
+	peerOS, peerMIS   uint16 // what the peer announced
+	outStreams        uint16 // min(local OS, peer MIS) (section 5.1.1)
+	inStreams         uint16 // min(local MIS, peer OS)
+	peerExt           extFlags
+	peerAddrs         []netip.Addr // addresses the peer listed (bounded), for 5.2.2
+
+	timers   timers
+	t1RTO    time.Duration // RTO used by T1-init / T1-cookie, backed off on expiry
+	initRetx int           // INIT or COOKIE ECHO retransmissions so far
+	initSent time.Time     // when the last INIT / COOKIE ECHO was sent (for 5.2.6 RTT)
+	preserve time.Duration // Cookie Preservative to put in the next INIT (section 5.2.6)
+	cookie   []byte        // State Cookie from the INIT ACK, echoed in COOKIE ECHO
+	t2Retx   int           // SHUTDOWN / SHUTDOWN ACK retransmissions
+	errCount int           // association overall error count (section 8.1)
+	rto      time.Duration // control RTO when no transfer engine (handshake)
+	hb       heartbeatState
+
+	// Control chunks owed to the peer, built lazily into the next packet.
+	pend pending
+
+	closed  bool
+	ready   bool      // listed in the endpoint's ready list
+	inBatch bool      // listed in the endpoint's receive batch
+	heapAt  time.Time // deadline recorded in the endpoint's timer heap
+	heapIdx int       // index in the endpoint's timer heap, -1 if not in it
+	stats   Counters
+	chunks  chunkCounts // chunks in and out by type
+	data    dataPlane   // DATA/SACK engine glue (data.go)
+	rc      *reconf     // stream reconfiguration, RFC 6525 (reconf.go); nil until used
+}
+
+// assocKey identifies an association at its endpoint: the peer's transport
+// address as the lower layer sees it (IP, or IP and UDP port for RFC 6951
+// encapsulation) and the two SCTP ports.
+type assocKey struct {
+	peer      netip.AddrPort
+	localPort uint16
+	peerPort  uint16
+}
+
+// pending is the set of control chunks the association must send. Most are
+// flags, because the chunk is rebuilt from the TCB when the packet is built
+// (lazy building: a retransmitted INIT is the same INIT).
+type pending struct {
+	init          bool
+	cookieEcho    bool
+	cookieAck     bool
+	shutdown      bool
+	shutdownAck   bool
+	heartbeat     bool
+	errorCauses   []byte   // encoded error causes for one ERROR chunk
+	heartbeatAcks [][]byte // Heartbeat Info of HEARTBEATs to answer (bounded)
+	unrecognized  []byte   // Unrecognized Parameter causes to send after INIT ACK (with COOKIE ECHO)
+	sackNow       bool     // SACK must go in the next packet (e.g. SHUTDOWN-SENT rule)
+}
+
+// maxPendingHeartbeatAcks bounds the HEARTBEAT ACKs owed at once: a flood
+// of HEARTBEATs costs at most this many buffers.
+const maxPendingHeartbeatAcks = 4
+
+// maxPeerAddrs bounds the peer addresses recorded from an INIT.
+const maxPeerAddrs = 8
+
+// maxPendingCauses bounds the bytes of error causes queued for one ERROR.
+const maxPendingCauses = 512
+
+func (a *Assoc) setState(s state) {
+	if a.state == s {
+		return
+	}
+	a.ep.trace(a, "state %v -> %v", a.state, s)
+	a.state = s
+}
+
+// nextDeadline returns the association's one next deadline: the earliest of
+// its control timers and the transfer engine's deadline.
+func (a *Assoc) nextDeadline() time.Time {
+	if a.closed {
+		return time.Time{}
+	}
+	d := a.timers.next()
+	if e := a.data.eng; e != nil {
+		d = earliest(d, e.Send.Deadline())
+		if a.state != stateCookieEchoed {
+			// In COOKIE-ECHOED no SACK may leave before the COOKIE ACK
+			// (section 5.1), so a delayed SACK cannot be served: its
+			// deadline must not make the shell spin.
+			d = earliest(d, e.Recv.Deadline())
+		}
+	}
+	return d
+}
+
+// currentRTO returns the RTO of the primary path.
+func (a *Assoc) currentRTO() time.Duration {
+	if r := a.data.rto(); r > 0 {
+		return r
+	}
+	return a.rto
+}
+
+// emit queues an event for the user.
+func (a *Assoc) emit(k EventKind, r Reason, cause chunk.CauseCode) {
+	a.ep.events = append(a.ep.events, Event{Kind: k, Assoc: a, Reason: r, Cause: cause})
+}
+
+// destroy moves the association to CLOSED and removes it from its endpoint
+// ("remove all record of the association").
+func (a *Assoc) destroy(r Reason) {
+	if a.closed {
+		return
+	}
+	if a.ep.onDestroy != nil {
+		a.ep.onDestroy(a, r)
+	}
+	a.setState(stateClosed)
+	a.closed = true
+	a.timers.stopAll()
+	a.stats.AssocsDown++
+	switch r {
+	case ReasonShutdown, ReasonNone:
+	default:
+		a.stats.AssocsFailed++
+	}
+	a.dropReconf(ErrClosed)
+	a.data.kept = a.data.eng // unread messages stay readable
+	a.data.close(&a.stats)
+	a.ep.remove(a)
+}
+
+// fail closes the association after a failure and tells the user.
+func (a *Assoc) fail(r Reason, cause chunk.CauseCode) {
+	if a.state == stateCookieWait || a.state == stateCookieEchoed {
+		a.emit(EventCantStart, r, cause)
+	} else {
+		a.emit(EventCommLost, r, cause)
+	}
+	a.destroy(r)
+}
+
+// addPeerAddr records a peer address listed in INIT or INIT ACK.
+func (a *Assoc) addPeerAddr(ip netip.Addr) {
+	ip = ip.Unmap()
+	for _, x := range a.peerAddrs {
+		if x == ip {
+			return
+		}
+	}
+	if len(a.peerAddrs) < maxPeerAddrs {
+		a.peerAddrs = append(a.peerAddrs, ip)
+	}
+}
+
+// knowsPeerAddr reports whether ip is one of the peer's addresses.
+func (a *Assoc) knowsPeerAddr(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	if ip == a.key.peer.Addr().Unmap() {
+		return true
+	}
+	for _, x := range a.peerAddrs {
+		if x == ip {
+			return true
+		}
+	}
+	return false
+}
+
+// negotiateStreams applies section 5.1.1: "the endpoint MUST use MIS
+// outbound streams" when the peer's MIS is below our OS.
+func (a *Assoc) negotiateStreams() {
+	a.outStreams = min(a.localOS, a.peerMIS)
+	a.inStreams = min(a.localMIS, a.peerOS)
+}

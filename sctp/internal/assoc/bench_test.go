@@ -1,0 +1,140 @@
+package assoc
+
+import (
+	"errors"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/transfer"
+
+	"github.com/usctp/usctp/internal/testsupport"
+)
+
+// corePair is two endpoints joined in memory: every packet one produces is
+// handed to the other at once, with a virtual clock that moves 50 µs per
+// exchange. It measures the cores alone: no sockets, no goroutines.
+type corePair struct {
+	now   time.Time
+	eps   [2]*Endpoint
+	addrs [2]netip.AddrPort
+	as    [2]*Assoc
+	buf   []byte
+	rbuf  []byte
+	got   int // messages read by side 1
+}
+
+func newCorePair(tb testing.TB) *corePair {
+	p := &corePair{now: t0, buf: make([]byte, 0, 2048), rbuf: make([]byte, 64<<10)}
+	p.addrs = [2]netip.AddrPort{netip.MustParseAddrPort("10.0.0.1:9899"), netip.MustParseAddrPort("10.0.0.2:9899")}
+	for i := range 2 {
+		p.eps[i] = NewEndpoint(Config{Rand: newTestRand(byte(i)), MTU: 1500, RecvBuffer: 1 << 20}, p.now)
+	}
+	a, err := p.eps[0].Connect(p.now, p.addrs[1], 5000, 5001)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p.as[0] = a
+	for range 10 {
+		p.pump()
+	}
+	for _, a := range p.eps[1].assocs {
+		p.as[1] = a
+	}
+	if p.as[1] == nil || p.as[0].state != stateEstablished {
+		tb.Fatal("no association")
+	}
+	for {
+		if _, ok := p.eps[0].NextEvent(); !ok {
+			break
+		}
+	}
+	for {
+		if _, ok := p.eps[1].NextEvent(); !ok {
+			break
+		}
+	}
+	return p
+}
+
+// pump moves every packet across once each way, reads what side 1 got,
+// and advances the clock.
+func (p *corePair) pump() {
+	for i := range 2 {
+		for {
+			_, b, ok := p.eps[i].Poll(p.now, p.buf[:0])
+			if !ok {
+				break
+			}
+			p.eps[1-i].Receive(p.now, p.addrs[i], b)
+		}
+	}
+	if a := p.as[1]; a != nil {
+		for a.data.eng.Recv.Readable() {
+			if _, _, err := a.read(p.rbuf); err != nil {
+				panic(err)
+			}
+			p.got++
+		}
+	}
+	p.now = p.now.Add(50 * time.Microsecond)
+	for _, ep := range p.eps {
+		if d := ep.Deadline(); !d.IsZero() && !d.After(p.now) {
+			ep.Expire(p.now)
+		}
+	}
+}
+
+// send queues one message on side 0, pumping while the buffer is full.
+func (p *corePair) send(msg []byte) {
+	for {
+		err := p.as[0].send(p.now, 0, 0, false, msg)
+		if err == nil {
+			return
+		}
+		if !errors.Is(err, transfer.ErrWouldBlock) {
+			panic(err)
+		}
+		p.pump()
+	}
+}
+
+// BenchmarkCorePair1452 sends 1452-byte messages through two cores joined
+// in memory (one DATA chunk per packet at a MTU of 1500) and reports
+// messages per second and allocations per message.
+func BenchmarkCorePair1452(b *testing.B) {
+	p := newCorePair(b)
+	msg := make([]byte, 1452)
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		p.send(msg)
+		p.pump()
+	}
+	for p.got < b.N {
+		p.pump()
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+}
+
+// TestCorePairNoAllocs: in steady state, a message through two cores
+// (queue, packetize, CRC, parse, SACK, deliver, read) allocates nothing.
+func TestCorePairNoAllocs(t *testing.T) {
+	if testsupport.RaceEnabled {
+		t.Skip("allocation counts differ under the race detector")
+	}
+	p := newCorePair(t)
+	msg := make([]byte, 1452)
+	for range 2000 { // warm up: grow buffers, pools, rings
+		p.send(msg)
+		p.pump()
+	}
+	n := testing.AllocsPerRun(1000, func() {
+		p.send(msg)
+		p.pump()
+	})
+	if n > 0 {
+		t.Fatalf("%v allocations per message", n)
+	}
+}

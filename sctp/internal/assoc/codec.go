@@ -1,0 +1,385 @@
+package assoc
+
+import (
+	"encoding/binary"
+	"net/netip"
+	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/transfer"
+)
+
+// This file is the association's only contact with the wire format: thin
+// adapters over the sctp/chunk codec that parse into the association's views
+// and append the chunks it sends.
+
+const commonHeaderLen = chunk.HeaderLen
+
+type parseResult uint8
+
+const (
+	parseOK parseResult = iota
+	parseBadChecksum
+	parseMalformed
+)
+
+// parsePacket checks the common header and CRC32c of b and delimits its
+// chunks into p.chunks (aliasing b). A packet with a malformed chunk is
+// dropped whole.
+func parsePacket(b []byte, p *inPacket) parseResult {
+	if len(b) < commonHeaderLen+4 {
+		return parseMalformed
+	}
+	if _, err := chunk.VerifyChecksum(b, false); err != nil {
+		return parseBadChecksum
+	}
+	pk, _ := chunk.ParsePacket(b)
+	p.srcPort, p.dstPort, p.vtag = pk.SrcPort, pk.DstPort, pk.Tag
+	p.chunks = p.chunks[:0]
+	it := pk.Walk()
+	for {
+		off := it.Offset()
+		c, ok := it.Next()
+		if !ok {
+			break
+		}
+		p.chunks = append(p.chunks, rxChunk{typ: c.Type, flags: c.Flags, raw: pk.Chunks[off : off+c.Len()]})
+	}
+	if it.Err() != nil || len(p.chunks) == 0 {
+		return parseMalformed
+	}
+	return parseOK
+}
+
+// chunkOfRx returns the codec's view of c.
+func chunkOfRx(c *rxChunk) chunk.Chunk {
+	return chunk.Chunk{Type: chunk.Type(c.typ), Flags: c.flags, Value: c.raw[4:]}
+}
+
+// forEachChunkType calls fn with the type of each chunk of a packet we
+// built.
+func forEachChunkType(pkt []byte, fn func(t chunk.Type)) {
+	it := chunk.Chunks(pkt[min(len(pkt), commonHeaderLen):])
+	for c, ok := it.Next(); ok; c, ok = it.Next() {
+		fn(c.Type)
+	}
+}
+
+// parseInit parses an INIT or INIT ACK chunk into in, applying the action
+// bits of unknown parameters (section 3.2.1).
+func parseInit(c *rxChunk, in *initInfo) bool {
+	m, err := chunk.ParseInit(chunkOfRx(c))
+	if err != nil {
+		return false
+	}
+	in.tag, in.rwnd = m.Tag, m.ARwnd
+	in.os, in.mis = m.OutStreams, m.InStreams
+	in.tsn = m.InitialTSN
+	it := m.Walk()
+	for {
+		off := it.Offset()
+		p, ok := it.Next()
+		if !ok {
+			break
+		}
+		switch p.Type {
+		case chunk.ParamIPv4Address, chunk.ParamIPv6Address:
+			if ip, err := p.Addr(); err == nil && in.naddrs < maxPeerAddrs {
+				in.addrs[in.naddrs] = ip
+				in.naddrs++
+			}
+		case chunk.ParamCookiePreservative:
+			if v, err := p.Uint32(); err == nil {
+				in.preserve = time.Duration(v) * time.Millisecond
+			}
+		case chunk.ParamHostNameAddress:
+			in.hostName = true
+		case chunk.ParamStateCookie:
+			if m.Ack {
+				in.cookie = p.Value
+			}
+		case chunk.ParamSupportedAddressTypes, chunk.ParamUnrecognizedParameter, chunk.ParamAdaptationLayer,
+			chunk.ParamPadding, chunk.ParamRandom, chunk.ParamChunkList, chunk.ParamHMACAlgo, chunk.ParamZeroChecksum:
+			// Known, not used by this stack.
+		case chunk.ParamECNCapable:
+			in.ext |= extECN
+		case chunk.ParamForwardTSNSupported:
+			in.ext |= extForwardTSN
+		case chunk.ParamSupportedExtensions:
+			for _, t := range p.Types() {
+				switch chunk.Type(t) {
+				case chunk.TypeForwardTSN:
+					in.ext |= extForwardTSN
+				case chunk.TypeIData:
+					in.ext |= extIData
+				case chunk.TypeIForwardTSN:
+					in.ext |= extIForwardTSN
+				case chunk.TypeReconfig:
+					in.ext |= extReconfig
+				case chunk.TypeASCONF:
+					in.ext |= extASCONF
+				case chunk.TypeAuth:
+					in.ext |= extAuth
+				}
+			}
+		default:
+			a := p.Type.Action()
+			if a.Report() && len(in.unrecognized)+p.Len()+8 <= maxPendingCauses {
+				// Reported in an INIT ACK as Unrecognized Parameter
+				// parameters, and after an INIT ACK as the body of an
+				// "Unrecognized Parameters" cause: both wrap the
+				// parameter in a type-8 TLV.
+				in.unrecognized, _ = chunk.AppendParam(in.unrecognized, chunk.ParamUnrecognizedParameter,
+					m.Params[off:off+p.Len()])
+			}
+			if !a.Skip() {
+				return true // 00 and 01: process no further parameters
+			}
+		}
+	}
+	return true
+}
+
+func appendHeader(b []byte, src, dst uint16, vtag uint32) []byte {
+	return chunk.Header{SrcPort: src, DstPort: dst, Tag: vtag}.Append(b)
+}
+
+// finishPacket fills in the CRC32c of the packet that starts at b[start].
+func finishPacket(b []byte, start int) []byte {
+	chunk.SetChecksum(b[start:])
+	return b
+}
+
+// appendInit appends our INIT (section 3.3.2), with a Cookie Preservative
+// after a Stale Cookie error.
+func (a *Assoc) appendInit(b []byte) []byte {
+	b, at := chunk.BeginChunk(b, chunk.TypeInit, 0)
+	b = binary.BigEndian.AppendUint32(b, a.localTag)
+	b = binary.BigEndian.AppendUint32(b, a.ep.cfg.rwnd())
+	b = binary.BigEndian.AppendUint16(b, a.localOS)
+	b = binary.BigEndian.AppendUint16(b, a.localMIS)
+	b = binary.BigEndian.AppendUint32(b, uint32(a.localTSN))
+	if a.preserve > 0 {
+		b = chunk.AppendUint32Param(b, chunk.ParamCookiePreservative, uint32(a.preserve/time.Millisecond))
+	}
+	last := -1
+	if offer := a.ep.cfg.offered(); offer != 0 {
+		b = appendForwardTSNSupported(b, offer)
+		last = len(b)
+		b = appendSupportedExt(b, offer) // its padding is not counted
+	}
+	b, _ = chunk.EndChunk(b, at)
+	return unpadLastParam(b, at, last)
+}
+
+// appendInitAck appends an INIT ACK carrying the signed cookie c.
+func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognized []byte, offer extFlags) []byte {
+	b, at := chunk.BeginChunk(b, chunk.TypeInitAck, 0)
+	b = binary.BigEndian.AppendUint32(b, c.localTag)
+	b = binary.BigEndian.AppendUint32(b, rwnd)
+	b = binary.BigEndian.AppendUint16(b, c.localOS)
+	b = binary.BigEndian.AppendUint16(b, c.localMIS)
+	b = binary.BigEndian.AppendUint32(b, uint32(c.localTSN))
+	if offer != 0 {
+		// Before the cookie, so the cookie or an Unrecognized Parameter
+		// stays last (unpadLastParam).
+		b = appendForwardTSNSupported(b, offer)
+		b = appendSupportedExt(b, offer)
+	}
+	b, pat := chunk.BeginParam(b, chunk.ParamStateCookie)
+	b = jar.appendCookie(b, c)
+	b, _ = chunk.EndParam(b, pat)
+	last := pat
+	for off := 0; off+4 <= len(unrecognized); {
+		last = len(b) + off
+		off += (int(binary.BigEndian.Uint16(unrecognized[off+2:])) + 3) &^ 3
+	}
+	b = append(b, unrecognized...)
+	b, _ = chunk.EndChunk(b, at)
+	return unpadLastParam(b, at, last)
+}
+
+// unpadLastParam sets the length of the chunk at b[at:] that ends with the parameter at
+// b[last:] so that it leaves out that parameter's padding: "The Chunk Length field does
+// not count any chunk padding. However, it does include any padding of variable-length
+// parameters other than the last parameter in the chunk." (RFC 9260 section 3.2). The
+// padding bytes stay, as the chunk's padding.
+func unpadLastParam(b []byte, at, last int) []byte {
+	if last < at || last+4 > len(b) {
+		return b
+	}
+	n := last - at + int(binary.BigEndian.Uint16(b[last+2:]))
+	if n <= len(b)-at {
+		binary.BigEndian.PutUint16(b[at+2:], uint16(n))
+	}
+	return b
+}
+
+func appendCookieEcho(b []byte, ck []byte) []byte {
+	b, _ = chunk.AppendCookieEcho(b, ck)
+	return b
+}
+
+func appendCookieAck(b []byte) []byte { return chunk.AppendEmpty(b, chunk.TypeCookieAck, 0) }
+
+func appendShutdown(b []byte, cum uint32) []byte { return chunk.AppendShutdown(b, chunk.TSN(cum)) }
+
+func appendShutdownAck(b []byte) []byte { return chunk.AppendEmpty(b, chunk.TypeShutdownAck, 0) }
+
+func tFlag(t bool) uint8 {
+	if t {
+		return chunk.FlagT
+	}
+	return 0
+}
+
+func appendShutdownComplete(b []byte, t bool) []byte {
+	return chunk.AppendEmpty(b, chunk.TypeShutdownComplete, tFlag(t))
+}
+
+func appendAbort(b []byte, t bool, cause []byte) []byte {
+	ab := chunk.Abort{Flags: tFlag(t), Causes: cause}
+	b, _ = ab.Append(b)
+	return b
+}
+
+func appendHeartbeat(b []byte, info []byte) []byte {
+	b, _ = chunk.AppendHeartbeat(b, false, info)
+	return b
+}
+
+// appendHeartbeatAck appends a HEARTBEAT ACK whose value is v, the value of
+// the HEARTBEAT it answers, copied unchanged.
+func appendHeartbeatAck(b []byte, v []byte) []byte {
+	b, _ = chunk.Chunk{Type: chunk.TypeHeartbeatAck, Value: v}.Append(b)
+	return b
+}
+
+func appendErrorChunk(b []byte, causes []byte) []byte {
+	b, _ = chunk.AppendError(b, causes)
+	return b
+}
+
+// appendCause appends one error cause (section 3.3.10), padded.
+func appendCause(b []byte, code chunk.CauseCode, info []byte) []byte {
+	b, _ = chunk.AppendCause(b, chunk.CauseCode(code), info)
+	return b
+}
+
+func appendStaleCookieError(b []byte, usec uint32) []byte {
+	b, at := chunk.BeginChunk(b, chunk.TypeError, 0)
+	b = chunk.AppendUint32Cause(b, chunk.CauseStaleCookie, usec)
+	b, _ = chunk.EndChunk(b, at)
+	return b
+}
+
+func appendMissingParamCause(b []byte, param chunk.ParamType) []byte {
+	pt := [1]chunk.ParamType{chunk.ParamType(param)}
+	b, _ = chunk.AppendMissingParamsCause(b, pt[:])
+	return b
+}
+
+func appendNoUserDataCause(b []byte, tsn uint32) []byte {
+	return chunk.AppendUint32Cause(b, chunk.CauseNoUserData, tsn)
+}
+
+// appendRestartNewAddrCause appends a "Restart of an Association with New
+// Addresses" cause listing the addresses a does not know.
+func appendRestartNewAddrCause(b []byte, addrs []netip.Addr, a *Assoc) []byte {
+	b, at := chunk.BeginCause(b, chunk.CauseRestartNewAddresses)
+	for _, ip := range addrs {
+		if !a.knowsPeerAddr(ip) {
+			b, _ = chunk.AppendAddrParam(b, ip)
+		}
+	}
+	b, _ = chunk.EndCause(b, at)
+	return b
+}
+
+// appendInvalidStreamCause appends an "Invalid Stream Identifier" cause.
+func appendInvalidStreamCause(b []byte, sid uint16) []byte {
+	return chunk.AppendInvalidStreamCause(b, sid)
+}
+
+// firstCause returns the code of the first error cause in v, or 0.
+func firstCause(v []byte) chunk.CauseCode {
+	it := chunk.Causes(v)
+	if c, ok := it.Next(); ok {
+		return c.Code
+	}
+	return 0
+}
+
+// hasCause reports whether the causes v include code.
+func hasCause(v []byte, code chunk.CauseCode) bool {
+	it := chunk.Causes(v)
+	for c, ok := it.Next(); ok; c, ok = it.Next() {
+		if c.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+// staleCookieMeasure returns the Measure of Staleness of a "Stale Cookie"
+// cause among the causes v.
+func staleCookieMeasure(v []byte) (time.Duration, bool) {
+	it := chunk.Causes(v)
+	for c, ok := it.Next(); ok; c, ok = it.Next() {
+		if c.Code == chunk.CauseStaleCookie {
+			if us, err := c.Uint32(); err == nil {
+				return time.Duration(us) * time.Microsecond, true
+			}
+		}
+	}
+	return 0, false
+}
+
+func parseShutdown(c *rxChunk) (uint32, bool) {
+	t, err := chunk.ParseShutdown(chunkOfRx(c))
+	return uint32(t), err == nil
+}
+
+// validHeartbeat reports whether a HEARTBEAT value holds a Heartbeat Info
+// parameter.
+func validHeartbeat(v []byte) bool {
+	_, ok := heartbeatInfo(v)
+	return ok
+}
+
+// heartbeatInfo returns the value of the Heartbeat Info parameter of a
+// HEARTBEAT or HEARTBEAT ACK value v.
+func heartbeatInfo(v []byte) ([]byte, bool) {
+	h, err := chunk.ParseHeartbeat(chunk.Chunk{Type: chunk.TypeHeartbeat, Value: v})
+	return h.Info, err == nil
+}
+
+// parseData fills the transfer engine's view of a DATA chunk.
+func parseData(c *rxChunk, d *transfer.Data) bool {
+	x, err := chunk.ParseData(chunkOfRx(c))
+	if err != nil {
+		return false
+	}
+	*d = transfer.Data{TSN: transfer.TSN(x.TSN), SID: x.SID, SSN: x.SSN, PPID: x.PPID, Flags: x.Flags, Payload: x.Payload}
+	return true
+}
+
+// parseSack fills the transfer engine's view of a SACK chunk, reusing its
+// slices.
+func parseSack(c *rxChunk, s *transfer.SACK) bool {
+	x, err := chunk.ParseSack(chunkOfRx(c))
+	if err != nil {
+		return false
+	}
+	s.CumTSNAck = transfer.TSN(x.CumTSN)
+	s.ARwnd = x.ARwnd
+	s.Gaps, s.Dups = s.Gaps[:0], s.Dups[:0]
+	for i := range x.Gaps.Len() {
+		g := x.Gaps.At(i)
+		s.Gaps = append(s.Gaps, transfer.GapBlock{Start: g.Start, End: g.End})
+	}
+	for i := range x.Dups.Len() {
+		s.Dups = append(s.Dups, transfer.TSN(x.Dups.At(i)))
+	}
+	return true
+}

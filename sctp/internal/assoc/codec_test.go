@@ -1,0 +1,72 @@
+package assoc
+
+import (
+	"encoding/binary"
+	"testing"
+	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
+)
+
+// TestInitAckLengthLeavesOutLastPadding: an INIT ACK whose last parameter (the State
+// Cookie, or an Unrecognized Parameter after it) has padding does not count that
+// padding in its chunk length (RFC 9260 section 3.2). Found against the Linux kernel
+// by tshark (issue 7), which flags the other form as malformed.
+func TestInitAckLengthLeavesOutLastPadding(t *testing.T) {
+	j := newCookieJar(newTestRand(1), time.Hour, t0)
+	c := testCookie()
+	unrec, _ := chunk.AppendParam(nil, chunk.ParamUnrecognizedParameter, []byte{0x80, 0x77, 0, 5, 1})
+	for _, tc := range []struct {
+		u          []byte
+		interleave bool
+	}{{nil, false}, {unrec, false}, {nil, true}, {unrec, true}} {
+		u := tc.u
+		offer := extForwardTSN
+		if tc.interleave {
+			offer |= extIData
+		}
+		b := appendInitAck(nil, &c, 1<<20, j, u, offer)
+		if len(b)%4 != 0 {
+			t.Fatalf("INIT ACK of %d bytes: not padded", len(b))
+		}
+		n := int(binary.BigEndian.Uint16(b[2:]))
+		// Walk the parameters after the 20-byte fixed part: the chunk must end
+		// exactly where the last one's declared length ends.
+		off, end := 20, 0
+		for off+4 <= len(b) {
+			l := int(binary.BigEndian.Uint16(b[off+2:]))
+			end = off + l
+			off += (l + 3) &^ 3
+		}
+		if n != end {
+			t.Errorf("unrecognized=%d bytes: chunk length %d, want %d (the last parameter's end, without its padding)", len(u), n, end)
+		}
+		if _, err := chunk.ParsePacket(append(make([]byte, 12), b...)); err != nil {
+			t.Errorf("unrecognized=%d bytes: %v", len(u), err)
+		}
+	}
+}
+
+// TestInitLengthLeavesOutLastPadding: our INIT offering I-DATA ends with the
+// 6-byte Supported Extensions parameter, whose padding the chunk length must
+// not count (RFC 9260 section 3.2).
+func TestInitLengthLeavesOutLastPadding(t *testing.T) {
+	for _, interleave := range []bool{false, true} {
+		ep := NewEndpoint(Config{Interleaving: interleave, Rand: newTestRand(2)}, t0)
+		a := ep.newAssoc(assocKey{})
+		b := a.appendInit(nil)
+		if len(b)%4 != 0 {
+			t.Fatalf("INIT of %d bytes: not padded", len(b))
+		}
+		n := int(binary.BigEndian.Uint16(b[2:]))
+		off, end := 20, 20
+		for off+4 <= len(b) {
+			l := int(binary.BigEndian.Uint16(b[off+2:]))
+			end = off + l
+			off += (l + 3) &^ 3
+		}
+		if n != end {
+			t.Errorf("interleave=%v: chunk length %d, want %d", interleave, n, end)
+		}
+	}
+}

@@ -1,0 +1,97 @@
+package assoc
+
+import (
+	"crypto/rand"
+	"io"
+	"math"
+	"time"
+
+	"github.com/usctp/usctp/interleave"
+	"github.com/usctp/usctp/sched"
+)
+
+// Config holds the protocol parameters of RFC 9260 section 16 and this
+// stack's limits. The public API fills it from its options; the zero value
+// of every field means the RFC default.
+type Config struct {
+	RTOInitial                time.Duration            // RTO.Initial, 1 s
+	RTOMin                    time.Duration            // RTO.Min, 1 s
+	RTOMax                    time.Duration            // RTO.Max, 60 s
+	CookieLife                time.Duration            // Valid.Cookie.Life, 60 s
+	CookiePreserveMax         time.Duration            // cap on a peer's Cookie Preservative increment, 10 s
+	SecretRotation            time.Duration            // how often the cookie secret changes, 1 h
+	MaxRetransmits            int                      // Association.Max.Retrans, 10
+	PathMaxRetrans            int                      // Path.Max.Retrans, 5
+	MaxInitRetransmits        int                      // Max.Init.Retransmits, 8
+	HeartbeatInterval         time.Duration            // HB.interval, 30 s; negative disables heartbeats
+	MaxAssociations           int                      // associations an endpoint holds at most; 0: no limit
+	OutStreams                uint16                   // OS we ask for, 10
+	InStreams                 uint16                   // MIS we accept, 65535
+	RecvBuffer                int                      // receive buffer per association, advertised as a_rwnd; 1 MiB
+	MTU                       int                      // largest SCTP packet: the path MTU less the IP and UDP headers; DefaultMTU less maxOverhead
+	Interleaving              bool                     // offer I-DATA and I-FORWARD-TSN (RFC 8260); used when the peer lists I-DATA too
+	InterleaveFSN             interleave.FSNConvention // FSN of a message's second I-DATA fragment: detected (default), RFC 8260's 1 or Linux's 0
+	DisableStreamReconfig     bool                     // do not offer RE-CONFIG (RFC 6525 stream reconfiguration); offered by default
+	DenyAssocReset            bool                     // answer the peer's SSN/TSN Reset Requests "Denied"
+	DisablePartialReliability bool                     // do not offer PR-SCTP (RFC 3758 Forward-TSN-Supported); offered by default
+	Rand                      io.Reader                // source of tags, nonces and secrets; crypto/rand
+	SendBuffer                int                      // send buffer bytes per association (transfer default, 1 MiB)
+	UnsentLimit               int                      // bytes of it waiting to be sent at most; 0: no bound but SendBuffer
+	Scheduler                 sched.Kind               // stream scheduler of new associations, FCFS
+}
+
+func (c *Config) setDefaults() {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&c.RTOInitial, time.Second)
+	def(&c.RTOMin, time.Second)
+	def(&c.RTOMax, 60*time.Second)
+	def(&c.CookieLife, 60*time.Second)
+	def(&c.CookiePreserveMax, 10*time.Second)
+	def(&c.SecretRotation, time.Hour)
+	def(&c.HeartbeatInterval, 30*time.Second)
+	if c.MaxRetransmits == 0 {
+		c.MaxRetransmits = 10
+	}
+	if c.PathMaxRetrans == 0 {
+		c.PathMaxRetrans = 5
+	}
+	if c.MaxInitRetransmits == 0 {
+		c.MaxInitRetransmits = 8
+	}
+	if c.OutStreams == 0 {
+		c.OutStreams = 10
+	}
+	if c.InStreams == 0 {
+		c.InStreams = 65535
+	}
+	if c.RecvBuffer == 0 {
+		c.RecvBuffer = 1 << 20
+	}
+	if c.MTU == 0 {
+		c.MTU = DefaultMTU - maxOverhead
+	}
+	if !c.Scheduler.Valid() {
+		c.Scheduler = sched.FCFS
+	}
+	if c.Rand == nil {
+		c.Rand = rand.Reader
+	}
+}
+
+// DefaultMTU is the stack's one default path MTU, IP header included (the
+// default of sctp.Config.MTU). The core's Config.MTU is the SCTP packet:
+// the shell subtracts the headers of the transport in use; without it the
+// core assumes the largest, an IPv6 and a UDP header (1452 bytes, the
+// transfer engine's default too).
+const DefaultMTU = 1500
+
+// maxOverhead is an IPv6 and a UDP header.
+const maxOverhead = 40 + 8
+
+// rwnd returns the receive window to advertise in INIT and INIT ACK: the
+// receive buffer, capped to the field's 32 bits.
+func (c *Config) rwnd() uint32 { return uint32(min(c.RecvBuffer, math.MaxUint32)) }

@@ -1,0 +1,265 @@
+package assoc
+
+import (
+	"encoding/binary"
+	"errors"
+	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/transfer"
+)
+
+// dataPlane connects the association to its transfer engine (package
+// sctp/internal/transfer): DATA and SACK chunks go in, DATA and SACK chunks
+// come out, and the engine's deadline joins the association's. The engine
+// exists from the moment both initial TSNs are known (INIT ACK received,
+// or a valid COOKIE ECHO) until the association closes.
+type dataPlane struct {
+	eng     *transfer.Engine
+	kept    *transfer.Engine // the engine after close, for the messages not read yet
+	gotData bool             // a DATA chunk was received (the first one is SACKed at once)
+	d       transfer.Data    // reused views
+	sack    transfer.SACK
+}
+
+// startData creates the transfer engine from the negotiated parameters.
+func (a *Assoc) startData(now time.Time) {
+	cfg := a.ep.cfg
+	e, err := transfer.New(transfer.Config{
+		LocalTSN:   transfer.TSN(a.localTSN),
+		PeerTSN:    transfer.TSN(a.peerTSN),
+		PeerRwnd:   a.peerRwnd,
+		RecvBuffer: cfg.RecvBuffer,
+		OutStreams: int(a.outStreams),
+		InStreams:  int(a.inStreams),
+		MTU:        cfg.MTU,
+		RTOInitial: cfg.RTOInitial,
+		RTOMin:     cfg.RTOMin,
+		RTOMax:     cfg.RTOMax,
+		SendBuffer: cfg.SendBuffer,
+		SendUnsent: cfg.UnsentLimit,
+		Scheduler:  a.newStreamScheduler(),
+		// RFC 8260 section 2.2.1: "User message interleaving has been
+		// negotiated for an association if both endpoints have
+		// indicated I-DATA support."
+		Interleaved:        a.Interleaved(),
+		FSN:                cfg.InterleaveFSN,
+		PartialReliability: a.PartialReliability(),
+	})
+	if err != nil {
+		// The negotiated values were checked: a failure here is a bug.
+		panic("sctp: transfer engine: " + err.Error())
+	}
+	a.data.close(&a.stats)
+	a.data.eng = e
+	a.initReconf()
+}
+
+func (d *dataPlane) deadline() time.Time {
+	if d.eng == nil {
+		return time.Time{}
+	}
+	return d.eng.Deadline()
+}
+
+func (d *dataPlane) rto() time.Duration {
+	if d.eng == nil {
+		return 0
+	}
+	return d.eng.Path.RTO()
+}
+
+// timeout runs the engine's timers and reports a T3-rtx expiry.
+func (d *dataPlane) timeout(now time.Time) bool {
+	if d.eng == nil {
+		return false
+	}
+	return d.eng.OnTimeout(now)
+}
+
+func (d *dataPlane) endPacket(now time.Time) {
+	if d.eng != nil {
+		d.eng.Recv.EndPacket(now)
+	}
+}
+
+// idle reports whether nothing is queued or unacknowledged.
+func (d *dataPlane) idle() bool { return d.eng == nil || d.eng.Send.Idle() }
+
+func (d *dataPlane) clearPathErrors() {
+	if d.eng != nil {
+		d.eng.Path.ClearErrors()
+	}
+}
+
+// close drops the engine (its queued data is discarded) after adding its
+// counters to s.
+func (d *dataPlane) close(s *Counters) {
+	d.fold(s)
+	d.eng, d.gotData = nil, false
+}
+
+// Stats returns the association's counters with the engine's and the
+// primary path's current values.
+func (a *Assoc) Stats() Stats {
+	s := Stats{Counters: a.stats}
+	a.chunks.expand(&s)
+	a.data.fold(&s.Counters)
+	if e := a.data.eng; e != nil {
+		s.SRTT, s.RTO, s.Cwnd = e.Path.SRTT(), e.Path.RTO(), uint32(e.Path.Cwnd())
+		s.Unacked, s.SendBuffered, s.RecvBuffered = e.Send.Outstanding(), e.Send.Buffered(), e.Recv.Held()
+	}
+	return s
+}
+
+// fold adds the engine's counters to s.
+func (d *dataPlane) fold(s *Counters) {
+	if d.eng == nil {
+		return
+	}
+	es := &d.eng.Stats
+	s.Retransmits += es.Retransmits
+	s.FastRetransmit += es.FastRetransmits
+	s.T3Expiries += es.T3Expiries
+	for p := range s.PRAbandoned {
+		s.PRAbandoned[p] += es.AbandonedMessages[p]
+		s.PRAbandonedBytes[p] += es.AbandonedBytes[p]
+	}
+	s.PRAbandonedUnsent += es.AbandonedUnsent
+	s.ForwardTSNsOut += es.ForwardTSNsSent
+	s.ForwardTSNsIn += es.ForwardTSNs
+	s.ForwardTSNsInvalid += es.ForwardTSNsInvalid
+	s.PartialDeliveriesAborted += es.PartialAborted
+}
+
+// cumAck applies the Cumulative TSN Ack of a SHUTDOWN chunk as a SACK
+// without gap blocks.
+func (d *dataPlane) cumAck(now time.Time, cum uint32) error {
+	if d.eng == nil {
+		return nil
+	}
+	d.sack.CumTSNAck = transfer.TSN(cum)
+	d.sack.ARwnd = uint32(d.eng.Send.PeerRwnd())
+	d.sack.Gaps, d.sack.Dups = d.sack.Gaps[:0], d.sack.Dups[:0]
+	_, err := d.eng.Send.HandleSACK(now, &d.sack)
+	return err
+}
+
+// rttSample feeds an RTT measurement of a handshake or heartbeat exchange.
+func (a *Assoc) rttSample(now time.Time, rtt time.Duration) {
+	if a.data.eng != nil {
+		a.data.eng.Path.RTTSample(now, rtt)
+	}
+}
+
+// data6_2 hands a DATA chunk to the receiver (section 6.2).
+func (a *Assoc) data6_2(now time.Time, p *inPacket, c *rxChunk) disp {
+	if a.data.eng == nil {
+		a.stats.Ignored++
+		return dispNext
+	}
+	if a.Interleaved() {
+		a.protocolViolation("DATA chunk on an association that negotiated I-DATA")
+		return dispDeleted
+	}
+	if !parseData(c, &a.data.d) {
+		a.stats.Malformed++
+		return dispStop
+	}
+	v, err := a.data.eng.Recv.HandleData(now, &a.data.d)
+	switch {
+	case errors.Is(err, transfer.ErrEmptyMessage):
+		// Section 6.2: "If an endpoint receives a DATA chunk with no user
+		// data (i.e., the Length field is set to 16), it SHOULD send an
+		// ABORT chunk with a "No User Data" error cause."
+		a.stats.Violations++
+		cause := appendNoUserDataCause(a.ep.scratch[:0], uint32(a.data.d.TSN))
+		a.ep.scratch = cause[:0]
+		a.sendAbort(cause)
+		a.fail(ReasonProtocolViolation, chunk.CauseNoUserData)
+		return dispDeleted
+	case err != nil:
+		a.protocolViolation("DATA chunk breaks the fragment sequence")
+		return dispDeleted
+	}
+	if !a.data.gotData {
+		// Section 5.1: "After the reception of the first DATA chunk in an
+		// association, the endpoint MUST immediately respond with a SACK
+		// chunk to acknowledge the DATA chunk."
+		a.data.gotData = true
+		a.pend.sackNow = true
+	}
+	if v == transfer.InvalidStream {
+		// Section 6.5: "immediately send an ERROR chunk with cause set to
+		// "Invalid Stream Identifier" (see Section 3.3.10), and discard the
+		// DATA chunk."
+		var info [4]byte
+		binary.BigEndian.PutUint16(info[:], a.data.d.SID)
+		a.queueErrorCause(chunk.CauseInvalidStream, info[:])
+	}
+	return dispNext
+}
+
+// dataInShutdownSent9_2 accepts DATA in SHUTDOWN-SENT; endPacket answers
+// the packet with a SHUTDOWN (section 9.2).
+func (a *Assoc) dataInShutdownSent9_2(now time.Time, p *inPacket, c *rxChunk) disp {
+	return a.data6_2(now, p, c)
+}
+
+// sack6_2_1 hands a SACK to the sender (section 6.2.1). A SACK that
+// acknowledges TSNs never sent is a protocol violation: ABORT.
+func (a *Assoc) sack6_2_1(now time.Time, p *inPacket, c *rxChunk) disp {
+	if a.data.eng == nil {
+		a.stats.Ignored++
+		return dispNext
+	}
+	if !parseSack(c, &a.data.sack) {
+		a.stats.Malformed++
+		return dispStop
+	}
+	acked, err := a.data.eng.Send.HandleSACK(now, &a.data.sack)
+	if err != nil {
+		a.protocolViolation("SACK acknowledges a TSN that was never sent")
+		return dispDeleted
+	}
+	if acked {
+		// Section 8.1: "The counter used for endpoint failure detection
+		// MUST be reset each time a DATA chunk sent to that peer endpoint
+		// is acknowledged (by the reception of a SACK chunk)."
+		a.clearErrors()
+	}
+	return dispNext
+}
+
+// Send is the SEND primitive (section 11.1 F): it queues one message
+// with partial reliability pr (the zero PR is reliable).
+func (a *Assoc) Send(now time.Time, sid uint16, ppid uint32, unordered bool, msg []byte, pr transfer.PR) error {
+	defer a.ep.touch(a)
+	switch {
+	case a.closed:
+		return ErrClosed
+	case !a.state.acceptsUserData():
+		// Section 9.2: "An endpoint SHOULD reject any new data request
+		// from its upper layer if it is in the SHUTDOWN-PENDING,
+		// SHUTDOWN-SENT, SHUTDOWN-RECEIVED, or SHUTDOWN-ACK-SENT state."
+		return ErrShuttingDown
+	case a.data.eng == nil:
+		return ErrNotReady
+	}
+	if err := a.data.eng.Send.QueuePR(now, sid, ppid, unordered, msg, pr); err != nil {
+		return err
+	}
+	a.ep.markReady(a)
+	return nil
+}
+
+// CanSendNow reports whether a flush now would send data just queued: the
+// windows allow it, or nothing is in flight (then no SACK is coming to
+// open them, and a zero window probe may have to be scheduled). Otherwise
+// the next SACK (the reader sends after each) or T3-rtx (running while
+// data is outstanding) sends it, and waking the owner goroutine for each
+// message written behind a full window is wasted.
+func (a *Assoc) CanSendNow(now time.Time) bool {
+	eng := a.data.eng
+	return eng == nil || eng.Send.Outstanding() == 0 || eng.Send.Pending(now)
+}

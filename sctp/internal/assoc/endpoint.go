@@ -1,0 +1,297 @@
+package assoc
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net/netip"
+	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
+)
+
+// Endpoint is the sans-I/O endpoint core: it demultiplexes incoming packets
+// to associations by the peer's transport address and the SCTP ports, checks
+// verification tags, answers INITs statelessly with a State Cookie (RFC 9260
+// section 5.1: "After sending an INIT ACK chunk with the State Cookie
+// parameter, "Z" MUST NOT allocate any resources or keep any states for the
+// new association."), creates associations from valid COOKIE ECHOs, and
+// handles out-of-the-blue packets (section 8.4).
+//
+// It is fed with Receive(now, from, packet), Expire(now) and the user
+// calls (Connect, and the methods of Assoc); it produces packets through
+// Poll, events through NextEvent, and one deadline (Deadline). It is not
+// safe for concurrent use: its owner serializes every call.
+type Endpoint struct {
+	cfg    Config
+	jar    *cookieJar
+	assocs map[assocKey]*Assoc
+	tags   map[uint32]*Assoc // local verification tag -> association, for unique tags
+	events []Event           // queued events; events[evHead:] are not yet taken
+	evHead int
+	stats  Stats // endpoint-level counters (OOTB, cookies, stateless replies)
+
+	// Stateless replies (INIT ACK, OOTB ABORT, SHUTDOWN COMPLETE, Stale
+	// Cookie ERROR): a fixed ring of reused buffers, so an INIT flood costs
+	// CPU and no memory. When the ring is full, replies are dropped and
+	// counted (the peer retransmits its INIT).
+	replies     [maxReplies]reply
+	replyHead   int
+	replyCount  int
+	repliesLost uint64
+
+	// ready lists associations that may have something to send.
+	ready []*Assoc
+	// batched lists the associations a receive batch reached while
+	// batching (endpoint_batch.go).
+	batched  []*Assoc
+	batching bool
+	// timerq orders the associations' deadlines (endpoint_timers.go).
+	timerq timerHeap
+	// polled is the association poll last took a packet from: its place
+	// in timerq is updated once, when its burst ends or before timerq is
+	// read (syncPolled), not after every packet.
+	polled *Assoc
+	due    []*Assoc // scratch for timeout
+
+	rnd     [256]byte // random bytes read ahead (one Read per 64 tags)
+	rndOff  int
+	in      inPacket // reused parse state for receive
+	scratch []byte   // reused encoding buffer
+	tracef  func(format string, args ...any)
+
+	// The port filter (SetPortFilter).
+	filter      bool
+	sharedPorts bool
+	listenPort  uint16
+
+	// onDestroy, when set, is called as an association closes, before its
+	// engine and counters are dropped (the shell takes the unsent messages
+	// and the final counters there).
+	onDestroy func(a *Assoc, r Reason)
+}
+
+const maxReplies = 16
+
+// reply is one queued stateless packet.
+type reply struct {
+	to  netip.AddrPort
+	pkt []byte
+}
+
+// NewEndpoint returns an endpoint with configuration cfg (zero fields take
+// their defaults) whose cookie secrets start at now.
+func NewEndpoint(cfg Config, now time.Time) *Endpoint {
+	cfg.setDefaults()
+	ep := &Endpoint{
+		cfg:    cfg,
+		assocs: make(map[assocKey]*Assoc),
+		tags:   make(map[uint32]*Assoc),
+	}
+	ep.rndOff = len(ep.rnd)
+	ep.jar = newCookieJar(cfg.Rand, cfg.SecretRotation, now)
+	for i := range ep.replies {
+		ep.replies[i].pkt = make([]byte, 0, cfg.MTU)
+	}
+	return ep
+}
+
+func (ep *Endpoint) trace(a *Assoc, format string, args ...any) {
+	if ep.tracef != nil {
+		ep.tracef("%08x: "+format, append([]any{a.localTag}, args...)...)
+	}
+}
+
+// random32 returns a random 32-bit value.
+func (ep *Endpoint) random32() uint32 {
+	if ep.rndOff+4 > len(ep.rnd) {
+		if _, err := io.ReadFull(ep.cfg.Rand, ep.rnd[:]); err != nil {
+			panic("sctp: random source failed: " + err.Error())
+		}
+		ep.rndOff = 0
+	}
+	v := binary.BigEndian.Uint32(ep.rnd[ep.rndOff:])
+	ep.rndOff += 4
+	return v
+}
+
+// newTag returns a random verification tag in 1..2^32-1 (section 5.3.1)
+// that no association of this endpoint uses.
+func (ep *Endpoint) newTag() uint32 {
+	for {
+		if t := ep.random32(); t != 0 && ep.tags[t] == nil {
+			return t
+		}
+	}
+}
+
+// newAssoc creates an association in COOKIE-WAIT or from a cookie.
+func (ep *Endpoint) newAssoc(key assocKey) *Assoc {
+	a := &Assoc{ep: ep, key: key, rto: ep.cfg.RTOInitial, t1RTO: ep.cfg.RTOInitial, heapIdx: -1}
+	a.localOS, a.localMIS = ep.cfg.OutStreams, ep.cfg.InStreams
+	return a
+}
+
+func (ep *Endpoint) insert(a *Assoc) {
+	ep.assocs[a.key] = a
+	ep.tags[a.localTag] = a
+}
+
+// retag changes the local tag under which a is indexed.
+func (ep *Endpoint) retag(a *Assoc, tag uint32) {
+	if ep.tags[a.localTag] == a {
+		delete(ep.tags, a.localTag)
+	}
+	a.localTag = tag
+	ep.tags[tag] = a
+}
+
+func (ep *Endpoint) remove(a *Assoc) {
+	if ep.polled == a {
+		ep.polled = nil
+	}
+	ep.timerq.remove(a)
+	a.heapAt = time.Time{}
+	if ep.assocs[a.key] == a {
+		delete(ep.assocs, a.key)
+	}
+	if ep.tags[a.localTag] == a {
+		delete(ep.tags, a.localTag)
+	}
+	ep.stats.Counters.add(&a.stats)
+	a.chunks.expand(&ep.stats)
+	a.stats, a.chunks = Counters{}, chunkCounts{}
+}
+
+// Connect starts an association to peer (the ASSOCIATE primitive, section
+// 11.1 C): it builds a TCB, sends INIT, starts T1-init and enters
+// COOKIE-WAIT.
+func (ep *Endpoint) Connect(now time.Time, peer netip.AddrPort, localPort, peerPort uint16) (*Assoc, error) {
+	if localPort == 0 || peerPort == 0 {
+		return nil, ErrInvalidPort
+	}
+	key := assocKey{peer: peer, localPort: localPort, peerPort: peerPort}
+	if ep.assocs[key] != nil {
+		return nil, ErrExists
+	}
+	if max := ep.cfg.MaxAssociations; max > 0 && len(ep.assocs) >= max {
+		return nil, ErrTooMany
+	}
+	a := ep.newAssoc(key)
+	a.localTag = ep.newTag()
+	a.localTSN = chunk.TSN(ep.random32())
+	ep.insert(a)
+	a.setState(stateCookieWait)
+	a.sendInit(now)
+	ep.touch(a)
+	return a, nil
+}
+
+// NextEvent returns the oldest queued event.
+func (ep *Endpoint) NextEvent() (Event, bool) {
+	if ep.evHead == len(ep.events) {
+		ep.events, ep.evHead = ep.events[:0], 0
+		return Event{}, false
+	}
+	e := ep.events[ep.evHead]
+	ep.events[ep.evHead] = Event{}
+	ep.evHead++
+	return e, true
+}
+
+// markReady notes that a may have a packet to send.
+func (ep *Endpoint) markReady(a *Assoc) {
+	if a.ready {
+		return
+	}
+	a.ready = true
+	ep.ready = append(ep.ready, a)
+}
+
+// replyBuf returns the buffer for the next stateless packet to to, or nil
+// when the ring is full (the reply is dropped and counted). The caller
+// appends the packet and hands it to commitReply.
+func (ep *Endpoint) replyBuf(to netip.AddrPort) []byte {
+	if ep.replyCount == maxReplies {
+		ep.repliesLost++
+		return nil
+	}
+	r := &ep.replies[(ep.replyHead+ep.replyCount)%maxReplies]
+	r.to = to
+	return r.pkt[:0]
+}
+
+// commitReply queues the packet built in the buffer from replyBuf.
+func (ep *Endpoint) commitReply(b []byte) {
+	if b == nil {
+		return
+	}
+	ep.replies[(ep.replyHead+ep.replyCount)%maxReplies].pkt = b
+	ep.replyCount++
+}
+
+// Poll appends the next packet to send to buf and returns it with its
+// destination; ok is false when nothing is left to send now.
+func (ep *Endpoint) Poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []byte, ok bool) {
+	if ep.replyCount > 0 {
+		r := &ep.replies[ep.replyHead]
+		ep.replyHead = (ep.replyHead + 1) % maxReplies
+		ep.replyCount--
+		ep.countOut(nil, r.pkt)
+		return r.to, append(buf, r.pkt...), true
+	}
+	for len(ep.ready) > 0 {
+		a := ep.ready[0]
+		if !a.closed {
+			p := a.appendPacket(now, buf)
+			if len(p) > len(buf) {
+				ep.polled = a
+				ep.countOut(a, p[len(buf):])
+				return a.key.peer, p, true
+			}
+			ep.touch(a)
+		}
+		if ep.polled == a {
+			ep.polled = nil
+		}
+		a.ready = false
+		copy(ep.ready, ep.ready[1:])
+		ep.ready[len(ep.ready)-1] = nil
+		ep.ready = ep.ready[:len(ep.ready)-1]
+	}
+	return netip.AddrPort{}, buf, false
+}
+
+// countOut counts an outgoing packet and its chunks, for association a or
+// (nil) for the endpoint.
+func (ep *Endpoint) countOut(a *Assoc, pkt []byte) {
+	s := &ep.stats.Counters
+	if a != nil {
+		s = &a.stats
+	}
+	s.PacketsOut++
+	s.BytesOut += uint64(len(pkt))
+	forEachChunkType(pkt, func(t chunk.Type) {
+		if k := chunkKindOf[t]; a != nil && k > 0 {
+			a.chunks.out[k-1]++
+		} else {
+			ep.stats.ChunksOut[t]++
+		}
+	})
+}
+
+// Stats returns the endpoint's counters, including those of its
+// live associations.
+func (ep *Endpoint) Stats() Stats {
+	s := ep.stats
+	for _, a := range ep.assocs {
+		as := a.Stats()
+		s.add(&as)
+	}
+	return s
+}
+
+// String returns "PEER:PEERPORT->LOCALPORT".
+func (k assocKey) String() string {
+	return fmt.Sprintf("%v:%d->%d", k.peer, k.peerPort, k.localPort)
+}

@@ -1,0 +1,77 @@
+package assoc
+
+import "testing"
+
+// sackBatch sends n one-packet messages from side 0 and hands the packets
+// to side 1 in one receive batch (batch) or one by one, dropping the
+// packet of index lose (-1: none); it returns the SACKs side 1 sends.
+func sackBatch(t testing.TB, n, lose int, batch bool) int {
+	t.Helper()
+	p := newCorePair(t)
+	for range 21 { // past the first DATA (acknowledged at once), then pairs
+		p.send(make([]byte, 1000))
+		p.pump()
+	}
+	var pkts [][]byte
+	for range n {
+		if err := p.as[0].send(p.now, 0, 0, false, make([]byte, 1000)); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			_, b, ok := p.eps[0].Poll(p.now, nil)
+			if !ok {
+				break
+			}
+			pkts = append(pkts, b)
+		}
+	}
+	if len(pkts) != n {
+		t.Fatalf("%d packets for %d messages", len(pkts), n)
+	}
+	before := p.as[1].data.eng.Stats.SACKsSent
+	if batch {
+		p.eps[1].BeginBatch()
+	}
+	for i, b := range pkts {
+		if i == lose {
+			continue
+		}
+		p.eps[1].Receive(p.now, p.addrs[0], b)
+		for {
+			_, _, ok := p.eps[1].Poll(p.now, nil) // what the shell collects after each packet
+			if !ok {
+				break
+			}
+		}
+	}
+	if batch {
+		p.eps[1].EndBatch()
+	}
+	for {
+		if _, _, ok := p.eps[1].Poll(p.now, nil); !ok {
+			break
+		}
+	}
+	return int(p.as[1].data.eng.Stats.SACKsSent - before)
+}
+
+// RFC 9260 section 6.2: "An acknowledgement SHOULD be generated for at least
+// every second packet". The packets of one receive batch count as one
+// reception event: one SACK at its end. A gap still gets its SACK at once
+// for every packet (6.7), so fast retransmit counts as before.
+func TestSACKPerBatch(t *testing.T) {
+	// Four packets: what the initial cwnd lets out at once.
+	if got := sackBatch(t, 4, -1, false); got != 2 {
+		t.Errorf("4 packets one by one: %d SACKs, want 2", got)
+	}
+	if got := sackBatch(t, 4, -1, true); got != 1 {
+		t.Errorf("4 packets in one batch: %d SACKs, want 1", got)
+	}
+	if got := sackBatch(t, 1, -1, true); got != 0 {
+		t.Errorf("1 packet in a batch: %d SACKs, want 0 (delayed)", got)
+	}
+	// Packet 1 lost: packets 2 and 3 each report the gap at once.
+	if got := sackBatch(t, 4, 1, true); got != 2 {
+		t.Errorf("a gap in a batch: %d SACKs, want one per packet after it (2)", got)
+	}
+}

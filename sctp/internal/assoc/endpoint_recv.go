@@ -1,0 +1,364 @@
+package assoc
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
+)
+
+// Receive processes one SCTP packet that arrived from the transport address
+// from. It never keeps a reference to pkt. It returns the association
+// the packet was for when it still exists, else nil (a packet out of the
+// blue, one dropped, or one that ended its association).
+func (ep *Endpoint) Receive(now time.Time, from netip.AddrPort, pkt []byte) *Assoc {
+	if ep.refused(from, pkt) {
+		return nil
+	}
+	ep.jar.rotate(now)
+	p := &ep.in
+	switch parsePacket(pkt, p) {
+	case parseBadChecksum:
+		ep.stats.BadChecksum++
+		return nil
+	case parseMalformed:
+		ep.stats.Malformed++
+		return nil
+	}
+	p.from = from
+	key := assocKey{peer: from, localPort: p.dstPort, peerPort: p.srcPort}
+	a := ep.assocs[key]
+	s := &ep.stats.Counters
+	if a != nil {
+		s = &a.stats
+		for i := range p.chunks {
+			if k := chunkKindOf[p.chunks[i].typ]; k > 0 {
+				a.chunks.in[k-1]++
+			} else {
+				ep.stats.ChunksIn[p.chunks[i].typ]++
+			}
+		}
+	} else {
+		for i := range p.chunks {
+			ep.stats.ChunksIn[p.chunks[i].typ]++
+		}
+	}
+	s.PacketsIn++
+	s.BytesIn += uint64(len(pkt))
+	if p.chunks[0].typ == chunk.TypeInit || p.vtag == 0 {
+		// Section 8.5.1 A: "When an endpoint receives an SCTP packet with
+		// the Verification Tag set to 0, it SHOULD verify that the packet
+		// contains only an INIT chunk. Otherwise, the receiver MUST
+		// silently discard the packet." An INIT is sent with tag 0 ("The
+		// sender MUST set the Verification Tag of the packet to 0").
+		if p.vtag != 0 || len(p.chunks) != 1 || p.chunks[0].typ != chunk.TypeInit {
+			s.BadVTag++
+			return nil
+		}
+	}
+	if a != nil {
+		a.handlePacket(now, p)
+		ep.touch(a)
+		if a.closed {
+			return nil
+		}
+		return a
+	}
+	ep.outOfTheBlue(now, p)
+	return nil
+}
+
+// outOfTheBlue handles a packet for which no association exists (RFC 9260
+// section 8.4), including the INIT and COOKIE ECHO that start one.
+func (ep *Endpoint) outOfTheBlue(now time.Time, p *inPacket) {
+	s := &ep.stats
+	// 8.4 (1): "If the OOTB packet is to or from a non-unicast address, a
+	// receiver SHOULD silently discard the packet."
+	if ip := p.from.Addr(); ip.IsMulticast() || ip == netip.IPv4Unspecified() ||
+		ip == netip.AddrFrom4([4]byte{255, 255, 255, 255}) || p.dstPort == 0 || p.srcPort == 0 {
+		s.OOTB++
+		return
+	}
+	// 8.4 (2): "If the OOTB packet contains an ABORT chunk, the receiver
+	// MUST silently discard the OOTB packet and take no further action."
+	if p.find(chunk.TypeAbort) != nil {
+		s.OOTB++
+		return
+	}
+	switch p.chunks[0].typ {
+	case chunk.TypeInit:
+		// 8.4 (3): "If the packet contains an INIT chunk with a
+		// Verification Tag set to 0, it SHOULD be processed as described
+		// in Section 5.1."
+		ep.initStateless(now, p)
+		return
+	case chunk.TypeCookieEcho:
+		// 8.4 (4): "If the packet contains a COOKIE ECHO chunk as the
+		// first chunk, it MUST be processed as described in Section
+		// 5.1."
+		ep.cookieEchoNoTCB(now, p)
+		return
+	}
+	s.OOTB++
+	if p.find(chunk.TypeShutdownAck) != nil {
+		// 8.4 (5): "the receiver SHOULD respond to the sender of the OOTB
+		// packet with a SHUTDOWN COMPLETE chunk ... MUST fill in the
+		// Verification Tag field of the outbound packet with the
+		// Verification Tag received in the SHUTDOWN ACK chunk and set the
+		// T bit".
+		ep.replyShutdownComplete(p)
+		return
+	}
+	// 8.4 (6): SHUTDOWN COMPLETE: silently discard.
+	if p.find(chunk.TypeShutdownComplete) != nil {
+		return
+	}
+	// 8.4 (7): "If the packet contains an ERROR chunk with the "Stale
+	// Cookie" error cause or a COOKIE ACK chunk, the SCTP packet SHOULD be
+	// silently discarded."
+	if p.find(chunk.TypeCookieAck) != nil {
+		return
+	}
+	if c := p.find(chunk.TypeError); c != nil && hasCause(c.value(), chunk.CauseStaleCookie) {
+		return
+	}
+	// 8.4 (8): "The receiver SHOULD respond to the sender of the OOTB
+	// packet with an ABORT chunk. When sending the ABORT chunk, the
+	// receiver of the OOTB packet MUST fill in the Verification Tag field
+	// of the outbound packet with the value found in the Verification Tag
+	// field of the OOTB packet and set the T bit in the Chunk Flags to
+	// indicate that the Verification Tag is reflected."
+	ep.replyAbort(p.from, p.dstPort, p.srcPort, p.vtag, true, nil)
+}
+
+// replyShutdownComplete answers a SHUTDOWN ACK for which there is no TCB:
+// tag reflected, T bit set (sections 8.4 (5) and 8.5.1 C).
+func (ep *Endpoint) replyShutdownComplete(p *inPacket) {
+	if b := ep.replyBuf(p.from); b != nil {
+		b = appendHeader(b, p.dstPort, p.srcPort, p.vtag)
+		b = appendShutdownComplete(b, true)
+		ep.commitReply(finishPacket(b, 0))
+	}
+}
+
+// replyAbort queues a stateless ABORT. cause, if not nil, is one encoded
+// error cause.
+func (ep *Endpoint) replyAbort(to netip.AddrPort, srcPort, dstPort uint16, vtag uint32, t bool, cause []byte) {
+	ep.stats.AbortsOut++
+	if b := ep.replyBuf(to); b != nil {
+		b = appendHeader(b, srcPort, dstPort, vtag)
+		b = appendAbort(b, t, cause)
+		ep.commitReply(finishPacket(b, 0))
+	}
+}
+
+// initInfo is what an INIT or INIT ACK chunk says, after its parameters
+// were walked with the action bits of section 3.2.1.
+type initInfo struct {
+	tag      uint32
+	rwnd     uint32
+	os, mis  uint16
+	tsn      chunk.TSN
+	addrs    [maxPeerAddrs]netip.Addr
+	naddrs   int
+	hostName bool
+	preserve time.Duration // Cookie Preservative (section 5.2.6)
+	cookie   []byte        // State Cookie of an INIT ACK, aliasing the packet
+	ext      extFlags
+	// unrecognized holds the parameters to report (action bits x1):
+	// encoded as Unrecognized Parameter parameters (for an INIT ACK we
+	// send) or error cause bodies (for the ERROR after an INIT ACK).
+	unrecognized []byte
+}
+
+// initProblem is what is wrong with an INIT or INIT ACK.
+type initProblem uint8
+
+const (
+	initOK           initProblem = iota
+	initMalformed                // cannot be parsed: discard
+	initZeroTag                  // Initiate Tag 0
+	initBadMandatory             // a_rwnd < 1500, OS 0 or MIS 0: ABORT, Invalid Mandatory Parameter
+	initHostName                 // Host Name Address: ABORT, Unresolvable Address
+	initNoCookie                 // INIT ACK without State Cookie: ABORT, Missing Mandatory Parameter
+)
+
+// check validates the fixed fields (sections 3.3.2 and 3.3.3).
+func (in *initInfo) check(isAck bool) initProblem {
+	switch {
+	case in.tag == 0:
+		return initZeroTag
+	case in.rwnd < 1500 || in.os == 0 || in.mis == 0:
+		return initBadMandatory
+	case in.hostName:
+		return initHostName
+	case isAck && in.cookie == nil:
+		return initNoCookie
+	}
+	return initOK
+}
+
+// rejectInit answers an INIT (or INIT ACK) that cannot be processed with
+// an ABORT carrying the cause, tagged with its Initiate Tag, T bit clear
+// (section 5.1: "The Verification Tag field in the common header of the
+// outbound SCTP packet containing the ABORT chunk MUST be set to the
+// Initiate Tag value of the received INIT or INIT ACK chunk").
+func (ep *Endpoint) rejectInit(p *inPacket, in *initInfo, prob initProblem) {
+	var cause []byte
+	switch prob {
+	case initBadMandatory:
+		cause = appendCause(ep.scratch[:0], chunk.CauseInvalidParam, nil)
+	case initHostName:
+		cause = appendCause(ep.scratch[:0], chunk.CauseUnresolvableAddress, nil)
+	case initNoCookie:
+		cause = appendMissingParamCause(ep.scratch[:0], chunk.ParamStateCookie)
+	}
+	ep.scratch = cause[:0]
+	ep.replyAbort(p.from, p.dstPort, p.srcPort, in.tag, false, cause)
+}
+
+// initStateless answers an INIT for which no association exists with an
+// INIT ACK carrying a State Cookie and keeps no state (section 5.1).
+func (ep *Endpoint) initStateless(now time.Time, p *inPacket) {
+	var in initInfo
+	if !parseInit(&p.chunks[0], &in) {
+		ep.stats.Malformed++
+		return
+	}
+	switch prob := in.check(false); prob {
+	case initOK:
+	case initZeroTag:
+		// Section 3.3.2: "If the value of the Initiate Tag in a received
+		// INIT chunk is found to be 0, the receiver MUST silently discard
+		// the packet."
+		ep.stats.Malformed++
+		return
+	default:
+		ep.stats.Violations++
+		ep.rejectInit(p, &in, prob)
+		return
+	}
+	ep.stats.InitsIn++
+	c := cookie{
+		localTag:  ep.newTag(),
+		localTSN:  chunk.TSN(ep.random32()),
+		localOS:   ep.cfg.OutStreams,
+		localMIS:  ep.cfg.InStreams,
+		localPort: p.dstPort,
+	}
+	ep.sendInitAck(now, p, &in, &c)
+}
+
+// sendInitAck completes c from the INIT in and queues the INIT ACK, tagged
+// with the INIT's Initiate Tag. Our own fields (tag, TSN, streams, Tie-Tags)
+// are already in c.
+func (ep *Endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *cookie) {
+	c.created = now
+	c.life = ep.cfg.CookieLife
+	if in.preserve > 0 {
+		// Section 5.2.6 / 3.3.2.1: honour the Cookie Preservative, with a
+		// cap so that a peer cannot make cookies live for ever.
+		c.life += min(in.preserve, ep.cfg.CookiePreserveMax)
+	}
+	c.peer = p.from
+	c.peerPort = p.srcPort
+	c.localPort = p.dstPort
+	c.peerTag = in.tag
+	c.peerTSN = in.tsn
+	c.peerRwnd = in.rwnd
+	c.peerOS, c.peerMIS = in.os, in.mis
+	c.peerExt = in.ext
+	if b := ep.replyBuf(p.from); b != nil {
+		b = appendHeader(b, p.dstPort, p.srcPort, in.tag)
+		b = appendInitAck(b, c, ep.cfg.rwnd(), ep.jar, in.unrecognized, ep.cfg.offered())
+		ep.commitReply(finishPacket(b, 0))
+	}
+}
+
+// openCookieEcho authenticates the State Cookie of a COOKIE ECHO (section
+// 5.1.5 steps 1 to 3) and reports whether it may be used; the staleness is
+// left to the caller. Failures are counted in s.
+func (ep *Endpoint) openCookieEcho(p *inPacket, c *cookie, s *Counters) bool {
+	switch ep.jar.openCookie(p.chunks[0].value(), p.from, c) {
+	case cookieOK:
+	case cookieMalformed:
+		s.Malformed++
+		return false
+	default:
+		// Steps 1 and 2: key no longer kept, or MAC mismatch: "the SCTP
+		// packet, including the COOKIE ECHO chunk and any DATA chunks,
+		// MUST be silently discarded."
+		s.CookieBadMAC++
+		return false
+	}
+	// Step 3: "Compare the port numbers and the Verification Tag contained
+	// within the COOKIE ECHO chunk to the actual port numbers and the
+	// Verification Tag within the SCTP common header of the received
+	// packet. If these values do not match, the packet MUST be silently
+	// discarded."
+	if c.peerPort != p.srcPort || c.localPort != p.dstPort || c.localTag != p.vtag {
+		s.CookieMismatch++
+		return false
+	}
+	return true
+}
+
+// replyStaleCookie sends the ERROR with a "Stale Cookie" cause of section
+// 5.1.5 step 4, with the Measure of Staleness in microseconds.
+func (ep *Endpoint) replyStaleCookie(now time.Time, p *inPacket, c *cookie, s *Counters) {
+	s.CookieStale++
+	s.ErrorsOut++
+	stale := c.staleness(now) / time.Microsecond
+	if b := ep.replyBuf(p.from); b != nil {
+		b = appendHeader(b, p.dstPort, p.srcPort, c.peerTag)
+		b = appendStaleCookieError(b, uint32(min(stale, 1<<32-1)))
+		ep.commitReply(finishPacket(b, 0))
+	}
+}
+
+// cookieEchoNoTCB creates an association from a valid COOKIE ECHO (section
+// 5.1.5) and processes the rest of the packet (bundled DATA) in it.
+func (ep *Endpoint) cookieEchoNoTCB(now time.Time, p *inPacket) {
+	var c cookie
+	if !ep.openCookieEcho(p, &c, &ep.stats.Counters) {
+		return
+	}
+	if c.staleness(now) > 0 {
+		// Step 4: "If the elapsed time is longer than the lifespan carried
+		// in the State Cookie, then the packet, including the COOKIE ECHO
+		// chunk and any attached DATA chunks, SHOULD be discarded, and the
+		// endpoint MUST transmit an ERROR chunk with a "Stale Cookie"
+		// error cause to the peer endpoint."
+		ep.replyStaleCookie(now, p, &c, &ep.stats.Counters)
+		return
+	}
+	if ep.tags[c.localTag] != nil {
+		// Our tag is in use by another association (a replayed cookie for
+		// a restarted peer that now has another TCB): discard.
+		ep.stats.CookieMismatch++
+		return
+	}
+	if max := ep.cfg.MaxAssociations; max > 0 && len(ep.assocs) >= max {
+		// Section 5.1: "If an endpoint receives an INIT, INIT ACK, or
+		// COOKIE ECHO chunk but decides not to establish the new
+		// association due to ... lack of local resources, it SHOULD
+		// respond with an ABORT chunk."
+		ep.stats.AssocsRefused++
+		cause := appendCause(ep.scratch[:0], chunk.CauseOutOfResource, nil)
+		ep.scratch = cause[:0]
+		ep.replyAbort(p.from, p.dstPort, p.srcPort, c.peerTag, false, cause)
+		return
+	}
+	key := assocKey{peer: p.from, localPort: p.dstPort, peerPort: p.srcPort}
+	a := ep.newAssoc(key)
+	a.localTag = c.localTag
+	ep.insert(a)
+	a.fromCookie(now, &c)
+	a.setState(stateEstablished)
+	a.pend.cookieAck = true
+	a.stats.AssocsUp++
+	a.emit(EventCommUp, ReasonNone, 0)
+	a.startHeartbeat(now)
+	a.dispatch(now, p, 1)
+	ep.touch(a)
+}

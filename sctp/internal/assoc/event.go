@@ -1,0 +1,82 @@
+package assoc
+
+import "github.com/usctp/usctp/sctp/chunk"
+
+// EventKind names a notification for the user of an association (RFC 9260
+// section 11.2.1 names them as ULP notifications).
+type EventKind uint8
+
+const (
+	EventCommUp           EventKind = iota // COMMUNICATION UP: the association reached ESTABLISHED
+	EventCommLost                          // COMMUNICATION LOST: ABORT received, or the peer became unreachable
+	EventRestart                           // RESTART: the peer restarted (section 5.2.4 action A)
+	EventShutdownComplete                  // SHUTDOWN COMPLETE: graceful close finished
+	EventCantStart                         // CANNOT START ASSOCIATION: the handshake failed
+	EventPeerError                         // an ERROR chunk arrived (cause code in Event.Cause)
+	EventPathDown                          // the primary path exceeded Path.Max.Retrans
+	EventPathUp                            // the primary path answered again
+	EventReconf                            // a stream reconfiguration completed (Event.Reconf)
+)
+
+var eventNames = [...]string{"COMMUNICATION UP", "COMMUNICATION LOST", "RESTART", "SHUTDOWN COMPLETE",
+	"CANNOT START ASSOCIATION", "PEER ERROR", "PATH DOWN", "PATH UP", "RECONFIGURATION"}
+
+// String returns the RFC name of the notification.
+func (k EventKind) String() string {
+	if int(k) < len(eventNames) {
+		return eventNames[k]
+	}
+	return "event(?)"
+}
+
+// Reason says why an association went to CLOSED.
+type Reason uint8
+
+const (
+	ReasonNone              Reason = iota // not closed, or no reason to tell
+	ReasonShutdown                        // graceful shutdown completed
+	ReasonPeerAbort                       // the peer sent ABORT
+	ReasonUserAbort                       // the local user aborted
+	ReasonInitTimeout                     // Max.Init.Retransmits exceeded
+	ReasonPeerUnreachable                 // Association.Max.Retrans exceeded
+	ReasonShutdownGuard                   // T5-shutdown-guard expired
+	ReasonProtocolViolation               // the peer broke the protocol; we sent ABORT
+	ReasonInvalidParameter                // INIT or INIT ACK with an invalid mandatory parameter
+)
+
+var reasonNames = [...]string{"none", "shutdown", "peer abort", "user abort", "init timeout",
+	"peer unreachable", "shutdown guard timeout", "protocol violation", "invalid parameter"}
+
+// String returns a short description of the reason.
+func (r Reason) String() string {
+	if int(r) < len(reasonNames) {
+		return reasonNames[r]
+	}
+	return "reason(?)"
+}
+
+// Event is one notification, queued by the association for its user.
+type Event struct {
+	Kind   EventKind
+	Assoc  *Assoc
+	Reason Reason          // for EventCommLost, EventCantStart, EventShutdownComplete
+	Cause  chunk.CauseCode // error cause code of an ERROR or ABORT, if any
+	Reconf *ReconfEvent    // for EventReconf
+}
+
+// Direction names the direction of the streams a reconfiguration touches,
+// seen from this end. The values are those of sctp.StreamDirection.
+type Direction uint8
+
+// Stream directions.
+const (
+	DirOutgoing Direction = 1 << iota // our outbound streams
+	DirIncoming                       // our inbound streams
+	DirBoth     = DirOutgoing | DirIncoming
+)
+
+// Timeout reports whether the association was lost to a timeout: the
+// handshake, the peer, or the shutdown stopped answering.
+func (r Reason) Timeout() bool {
+	return r == ReasonInitTimeout || r == ReasonPeerUnreachable || r == ReasonShutdownGuard
+}

@@ -1,0 +1,176 @@
+package assoc
+
+import (
+	"encoding/binary"
+	"time"
+)
+
+// heartbeatState is the heartbeat of the primary path (section 8.3).
+type heartbeatState struct {
+	nonce       uint64    // nonce of the outstanding HEARTBEAT
+	sentAt      time.Time // when it was sent
+	outstanding bool      // a HEARTBEAT awaits its ACK
+	down        bool      // the path exceeded Path.Max.Retrans
+}
+
+// heartbeatInfoLen is the length of our Heartbeat Information: a 64-bit
+// random nonce and the send time (section 8.3: "The sender of the
+// HEARTBEAT chunk SHOULD include in the Heartbeat Information field of the
+// chunk the current time when the packet is sent and the destination
+// address to which the packet is sent." With one path, the nonce stands for
+// the address).
+const heartbeatInfoLen = 16
+
+// startHeartbeat arms the heartbeat timer on entering ESTABLISHED.
+func (a *Assoc) startHeartbeat(now time.Time) {
+	if a.ep.cfg.HeartbeatInterval < 0 {
+		return
+	}
+	a.timers.start(timerHeartbeat, now, a.heartbeatPeriod())
+}
+
+// heartbeatPeriod is RTO + HB.interval with a jitter of +/- 50% of the RTO
+// (section 8.3: "it is RECOMMENDED that a HEARTBEAT chunk is sent once per
+// RTO of that destination address plus the protocol parameter
+// 'HB.interval', with jittering of +/- 50% of the RTO value").
+func (a *Assoc) heartbeatPeriod() time.Duration {
+	rto := a.currentRTO()
+	jitter := time.Duration(a.ep.random32()%1000) * rto / 1000
+	return a.ep.cfg.HeartbeatInterval + rto/2 + jitter
+}
+
+// heartbeatTimer is the expiry of the heartbeat timer: count an
+// unanswered HEARTBEAT as an error, then send a new one.
+func (a *Assoc) heartbeatTimer(now time.Time) {
+	if a.hb.outstanding {
+		// "The endpoint SHOULD increment the respective error counter of
+		// the destination transport address each time a HEARTBEAT chunk
+		// is sent to that address and not acknowledged within one RTO."
+		if a.countError(now) {
+			return
+		}
+	}
+	if e := a.data.eng; e != nil && e.Send.Outstanding() > 0 && !a.hb.outstanding {
+		// Section 8.3: only an idle destination is probed ("no new chunk
+		// that can be used for updating path RTT ... has been sent to it
+		// within the current heartbeat period"); with DATA outstanding,
+		// T3-rtx watches the path.
+		a.timers.start(timerHeartbeat, now, a.heartbeatPeriod())
+		return
+	}
+	a.sendHeartbeat(now)
+}
+
+// sendHeartbeat queues a HEARTBEAT with a fresh nonce and restarts the
+// heartbeat timer.
+func (a *Assoc) sendHeartbeat(now time.Time) {
+	a.hb.nonce = uint64(a.ep.random32())<<32 | uint64(a.ep.random32())
+	a.hb.sentAt = now
+	a.hb.outstanding = true
+	a.pend.heartbeat = true
+	a.stats.HeartbeatsOut++
+	a.ep.markReady(a)
+	a.timers.start(timerHeartbeat, now, a.heartbeatPeriod())
+}
+
+// requestHeartbeat is the REQUEST HEARTBEAT primitive (section 11.1 J):
+// send a HEARTBEAT now. It is refused outside the states where the peer
+// answers heartbeats.
+func (a *Assoc) requestHeartbeat(now time.Time) error {
+	defer a.ep.touch(a)
+	switch {
+	case a.closed:
+		return ErrClosed
+	case a.state != stateEstablished && a.state != stateShutdownPending && a.state != stateShutdownReceived:
+		return ErrNotReady
+	}
+	a.sendHeartbeat(now)
+	return nil
+}
+
+// countError counts one error against the path and the association
+// (sections 8.1 and 8.2) and reports whether the association failed.
+func (a *Assoc) countError(now time.Time) bool {
+	a.errCount++
+	if a.errCount > a.ep.cfg.PathMaxRetrans && !a.hb.down {
+		a.hb.down = true
+		a.emit(EventPathDown, ReasonNone, 0)
+	}
+	// Section 8.1: "If the value of this counter exceeds the limit
+	// indicated in the protocol parameter 'Association.Max.Retrans', the
+	// endpoint SHOULD consider the peer endpoint unreachable and SHALL
+	// stop transmitting any more data to it".
+	if a.errCount > a.ep.cfg.MaxRetransmits {
+		a.fail(ReasonPeerUnreachable, 0)
+		return true
+	}
+	return false
+}
+
+// clearErrors resets the error counters after the peer answered.
+func (a *Assoc) clearErrors() {
+	a.errCount = 0
+	if a.hb.down {
+		a.hb.down = false
+		a.emit(EventPathUp, ReasonNone, 0)
+	}
+}
+
+// appendHeartbeatInfo appends our Heartbeat Information value.
+func (a *Assoc) appendHeartbeatInfo(b []byte) []byte {
+	b = binary.BigEndian.AppendUint64(b, a.hb.nonce)
+	return binary.BigEndian.AppendUint64(b, uint64(a.hb.sentAt.UnixNano()))
+}
+
+// heartbeat8_3: "A receiver of a HEARTBEAT chunk MUST respond to a
+// HEARTBEAT chunk with a HEARTBEAT ACK chunk after entering the
+// COOKIE-ECHOED state (sender of the INIT chunk) or the ESTABLISHED state
+// (receiver of the INIT chunk), up until reaching the SHUTDOWN-SENT state
+// (sender of the SHUTDOWN chunk) or the SHUTDOWN-ACK-SENT state (receiver
+// of the SHUTDOWN chunk)." The ACK carries the HEARTBEAT's parameters
+// "copied unchanged".
+func (a *Assoc) heartbeat8_3(now time.Time, p *inPacket, c *rxChunk) disp {
+	v := c.value()
+	if !validHeartbeat(v) {
+		a.stats.Malformed++
+		return dispNext
+	}
+	if len(a.pend.heartbeatAcks) >= maxPendingHeartbeatAcks || 4+len(v)+commonHeaderLen > a.ep.cfg.MTU {
+		a.stats.Ignored++
+		return dispNext
+	}
+	a.stats.HeartbeatsIn++
+	n := len(a.pend.heartbeatAcks)
+	if n < cap(a.pend.heartbeatAcks) {
+		a.pend.heartbeatAcks = a.pend.heartbeatAcks[:n+1]
+		a.pend.heartbeatAcks[n] = append(a.pend.heartbeatAcks[n][:0], v...)
+	} else {
+		a.pend.heartbeatAcks = append(a.pend.heartbeatAcks, append([]byte(nil), v...))
+	}
+	return dispNext
+}
+
+// heartbeatAck8_3 takes an RTT sample and clears the error counters when
+// the HEARTBEAT ACK answers our outstanding HEARTBEAT (section 8.3: "The
+// receiver of the HEARTBEAT ACK chunk SHOULD also perform an RTT
+// measurement for that destination transport address using the time value
+// carried in the HEARTBEAT ACK chunk.").
+func (a *Assoc) heartbeatAck8_3(now time.Time, p *inPacket, c *rxChunk) disp {
+	info, ok := heartbeatInfo(c.value())
+	if !ok || len(info) != heartbeatInfoLen {
+		a.stats.Malformed++
+		return dispNext
+	}
+	nonce := binary.BigEndian.Uint64(info)
+	sent := time.Unix(0, int64(binary.BigEndian.Uint64(info[8:])))
+	if !a.hb.outstanding || nonce != a.hb.nonce || !sent.Equal(a.hb.sentAt) {
+		a.stats.Ignored++
+		return dispNext
+	}
+	a.hb.outstanding = false
+	a.stats.HeartbeatAcks++
+	a.rttSample(now, now.Sub(sent))
+	a.clearErrors()
+	a.data.clearPathErrors()
+	return dispNext
+}

@@ -1,0 +1,129 @@
+package assoc
+
+import "time"
+
+// appendPacket builds the next packet the association owes its peer into
+// buf and returns buf extended by it, or buf unchanged when there is
+// nothing to send. Control chunks are built lazily from the TCB, in the
+// order the RFC requires (COOKIE ECHO and COOKIE ACK first, INIT alone),
+// then SACK, then DATA up to the MTU.
+func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
+	start := len(buf)
+	limit := start + a.ep.cfg.MTU
+	lp, pp := a.key.localPort, a.key.peerPort
+	if a.pend.init {
+		// Section 5.1: "An INIT or INIT ACK chunk MUST NOT be bundled with
+		// any other chunk." Section 8.5.1 A: "The sender MUST set the
+		// Verification Tag of the packet to 0."
+		a.pend.init = false
+		b := appendHeader(buf, lp, pp, 0)
+		b = a.appendInit(b)
+		return finishPacket(b, start)
+	}
+	switch a.state {
+	case stateClosed, stateCookieWait:
+		return buf
+	case stateCookieEchoed:
+		// Section 5.1: "until the COOKIE ACK chunk is returned, the sender
+		// MUST NOT send any other packets to the peer."
+		if !a.pend.cookieEcho {
+			return buf
+		}
+	}
+	eng := a.data.eng
+	b := appendHeader(buf, lp, pp, a.peerTag)
+	hdrEnd := len(b)
+	if a.pend.cookieEcho {
+		// "The COOKIE ECHO chunk MAY be bundled with any pending outbound
+		// DATA chunks, but it MUST be the first chunk in the packet".
+		a.pend.cookieEcho = false
+		b = appendCookieEcho(b, a.cookie)
+		if len(a.pend.unrecognized) > 0 && len(b)+4+len(a.pend.unrecognized) <= limit {
+			b = appendErrorChunk(b, a.pend.unrecognized)
+			a.stats.ErrorsOut++
+		}
+		a.pend.unrecognized = a.pend.unrecognized[:0]
+	}
+	if a.pend.cookieAck {
+		// "A COOKIE ACK chunk MAY be bundled with any pending DATA chunks
+		// (and/or SACK chunks), but the COOKIE ACK chunk MUST be the first
+		// chunk in the packet."
+		a.pend.cookieAck = false
+		b = appendCookieAck(b)
+	}
+	if a.pend.shutdownAck {
+		a.pend.shutdownAck = false
+		b = appendShutdownAck(b)
+	}
+	if a.pend.shutdown && eng != nil {
+		a.pend.shutdown = false
+		b = appendShutdown(b, uint32(eng.Recv.CumulativeTSN()))
+	}
+	for len(a.pend.heartbeatAcks) > 0 {
+		v := a.pend.heartbeatAcks[0]
+		if len(b)+4+len(v)+3 > limit {
+			break
+		}
+		b = appendHeartbeatAck(b, v)
+		n := len(a.pend.heartbeatAcks) - 1
+		copy(a.pend.heartbeatAcks, a.pend.heartbeatAcks[1:])
+		a.pend.heartbeatAcks[n] = v[:0]
+		a.pend.heartbeatAcks = a.pend.heartbeatAcks[:n]
+	}
+	if a.pend.heartbeat && len(b)+8+heartbeatInfoLen <= limit {
+		a.pend.heartbeat = false
+		b = appendHeartbeat(b, a.appendHeartbeatInfo(a.ep.scratch[:0]))
+	}
+	if len(a.pend.errorCauses) > 0 && len(b)+4+len(a.pend.errorCauses) <= limit {
+		b = appendErrorChunk(b, a.pend.errorCauses)
+		a.pend.errorCauses = a.pend.errorCauses[:0]
+		a.stats.ErrorsOut++
+	}
+	if eng != nil {
+		// A peer's large State Cookie can fill the packet on its own: the
+		// SACK and DATA then wait for the next one.
+		// A SACK goes when due, and also whenever DATA leaves while
+		// received DATA waits for its delayed SACK. RFC 9260 section 6.1:
+		// "Before an endpoint transmits a DATA chunk, if any received
+		// DATA chunks have not been acknowledged (e.g., due to delayed
+		// ack), the sender SHOULD create a SACK chunk and bundle it with
+		// the outbound DATA chunk, as long as the size of the final SCTP
+		// packet does not exceed the current MTU." For
+		// request/response this makes the response carry the request's
+		// acknowledgement: one packet each way per transaction instead
+		// of a SACK-only packet for every second request (6.2's "at
+		// least every second packet" counts from the last SACK sent,
+		// bundled or not).
+		sack := a.pend.sackNow || eng.Recv.SACKDue(now)
+		if !sack && eng.Recv.Unacked() {
+			switch a.state {
+			case stateEstablished, stateShutdownPending, stateShutdownReceived:
+				sack = eng.Send.Pending(now)
+			}
+		}
+		if sack && limit-len(b) >= 16 {
+			a.pend.sackNow = false
+			b = eng.Recv.AppendSACK(now, b, limit-len(b))
+		}
+		if a.state != stateCookieEchoed {
+			b = a.appendReconf(now, b, limit)
+		}
+		switch a.state {
+		case stateCookieEchoed, stateEstablished, stateShutdownPending, stateShutdownReceived:
+			if eng.Send.ForwardDue() {
+				// RFC 3758 section 3.5 F2: "The data sender SHOULD always
+				// attempt to bundle an outgoing FORWARD TSN with outbound
+				// DATA chunks for efficiency": it goes now, with whatever
+				// DATA follows in this packet.
+				b = eng.Send.AppendForward(now, b, limit-len(b))
+			}
+			if limit-len(b) > 16 {
+				b, _ = eng.Send.AppendData(now, b, limit-len(b))
+			}
+		}
+	}
+	if len(b) == hdrEnd {
+		return buf
+	}
+	return finishPacket(b, start)
+}

@@ -1,0 +1,98 @@
+package assoc
+
+import (
+	"net/netip"
+	"runtime"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/usctp/usctp/sctp/chunk"
+)
+
+// TestStatsSnapshot checks that the counters an operator reads follow what
+// happened: packets and chunks by type each way, drops by reason, and the
+// primary path's RTT, RTO and cwnd.
+func TestStatsSnapshot(t *testing.T) {
+	tc := newTestEndpoint(t, testConfig())
+	tc.connectServer()
+	tc.now = tc.now.Add(30 * time.Millisecond)
+	tc.writeChunks(dataChunk(3, tc.peerTSN, 0, 0, 0, []byte("hello")))
+	tc.wantChunk(chunk.TypeSack)
+	tc.writePacket(tc.a.localTag+1, dataChunk(3, tc.peerTSN+1, 0, 1, 0, []byte("forged")))
+	tc.writePacket(tc.a.localTag, chunkOf(0x3f, 0, nil))
+	s := tc.ep.Stats()
+	checks := []struct {
+		name      string
+		got, want uint64
+	}{
+		{"PacketsIn", s.PacketsIn, 5}, // INIT, COOKIE ECHO, DATA, forged DATA, unknown
+		{"PacketsOut", s.PacketsOut, 3},
+		{"ChunksIn[INIT]", s.ChunksIn[chunk.TypeInit], 1},
+		{"ChunksIn[DATA]", s.ChunksIn[chunk.TypeData], 2},
+		{"ChunksOut[INIT ACK]", s.ChunksOut[chunk.TypeInitAck], 1},
+		{"ChunksOut[COOKIE ACK]", s.ChunksOut[chunk.TypeCookieAck], 1},
+		{"ChunksOut[SACK]", s.ChunksOut[chunk.TypeSack], 1},
+		{"BadVTag", s.BadVTag, 1},
+		{"UnknownChunks", s.UnknownChunks, 1},
+		{"InitsIn", s.InitsIn, 1},
+		{"AssocsUp", s.AssocsUp, 1},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)
+		}
+	}
+	if as := tc.a.Stats(); as.RTO != time.Second || as.Cwnd == 0 {
+		t.Errorf("association RTO %v cwnd %d", as.RTO, as.Cwnd)
+	}
+}
+
+// TestAssocFootprint measures the memory of an idle established
+// association (TCB, counters, transfer engine) on the server side.
+func TestAssocFootprint(t *testing.T) {
+	if len(kindType) != numChunkKinds {
+		t.Fatalf("numChunkKinds %d, %d kinds listed", numChunkKinds, len(kindType))
+	}
+	tc := newTestEndpoint(t, testConfig())
+	const n = 1000
+	buf := make([]byte, 0, 2048)
+	open := func(i int) {
+		from := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 2, byte(i >> 8), byte(i)}), 9899)
+		b := appendHeader(nil, 7000, tc.lport, 0)
+		b = append(b, initChunk(chunk.TypeInit, uint32(i)+1, 65536, 10, 10, 1)...)
+		tc.ep.Receive(tc.now, from, finishPacket(b, 0))
+		_, pkt, _ := tc.ep.Poll(tc.now, buf[:0])
+		var sp inPacket
+		parsePacket(pkt, &sp)
+		var in initInfo
+		parseInit(&sp.chunks[0], &in)
+		e := appendHeader(nil, 7000, tc.lport, in.tag)
+		e = append(e, chunkOf(chunk.TypeCookieEcho, 0, in.cookie)...)
+		tc.ep.Receive(tc.now, from, finishPacket(e, 0))
+		for {
+			if _, _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
+				break
+			}
+		}
+	}
+	open(0)
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	for i := 1; i <= n; i++ {
+		open(i)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	for {
+		if _, ok := tc.ep.NextEvent(); !ok {
+			break
+		}
+	}
+	if len(tc.ep.assocs) != n+1 {
+		t.Fatalf("%d associations", len(tc.ep.assocs))
+	}
+	per := (int64(m1.HeapAlloc) - int64(m0.HeapAlloc)) / n
+	t.Logf("idle established association: %d bytes of heap each (assoc struct %d bytes)", per, unsafe.Sizeof(Assoc{}))
+}

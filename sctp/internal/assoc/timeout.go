@@ -1,0 +1,96 @@
+package assoc
+
+import "time"
+
+// expire runs every timer of the association that expired at now.
+func (a *Assoc) expire(now time.Time) {
+	for !a.closed {
+		id, ok := a.timers.expired(now)
+		if !ok {
+			break
+		}
+		a.timers.stop(id)
+		a.ep.trace(a, "%v expired", id)
+		switch id {
+		case timerT1Init:
+			a.t1Expired(now, false)
+		case timerT1Cookie:
+			a.t1Expired(now, true)
+		case timerT2Shutdown:
+			a.t2Expired(now)
+		case timerT5Guard:
+			// Section 9.2: "At the expiration of this timer, the sender
+			// SHOULD abort the association by sending an ABORT chunk."
+			a.sendAbort(nil)
+			a.fail(ReasonShutdownGuard, 0)
+		case timerHeartbeat:
+			a.heartbeatTimer(now)
+		case timerReconf:
+			a.reconfTimer(now)
+		}
+	}
+	if a.closed {
+		return
+	}
+	if d := a.data.deadline(); !d.IsZero() && !d.After(now) {
+		if a.data.timeout(now) {
+			// A T3-rtx expiry counts against the association (section
+			// 8.1: "consecutive retransmissions to its peer").
+			if a.countError(now) {
+				return
+			}
+		}
+		a.ep.markReady(a)
+	}
+}
+
+// t1Expired retransmits INIT or COOKIE ECHO (section 4: "If the T1-init
+// timer expires, the endpoint MUST retransmit the INIT chunk and restart
+// the T1-init timer ... This MUST be repeated up to 'Max.Init.Retransmits'
+// times. After that, the endpoint MUST abort the initialization process and
+// report the error to the SCTP user.").
+func (a *Assoc) t1Expired(now time.Time, cookie bool) {
+	a.initRetx++
+	if a.initRetx > a.ep.cfg.MaxInitRetransmits {
+		a.fail(ReasonInitTimeout, 0)
+		return
+	}
+	a.stats.HandshakeRetx++
+	a.t1RTO = backoff(a.t1RTO, a.ep.cfg.RTOMax)
+	if cookie {
+		a.sendCookieEcho(now)
+	} else {
+		a.sendInit(now)
+	}
+}
+
+// t2Expired retransmits SHUTDOWN or SHUTDOWN ACK (section 9.2), at most
+// Association.Max.Retrans times.
+func (a *Assoc) t2Expired(now time.Time) {
+	a.t2Retx++
+	if a.t2Retx > a.ep.cfg.MaxRetransmits {
+		// "If this threshold is exceeded, the endpoint SHOULD destroy the
+		// TCB and SHOULD report the peer endpoint unreachable to the upper
+		// layer".
+		a.fail(ReasonPeerUnreachable, 0)
+		return
+	}
+	a.stats.ShutdownRetx++
+	rto := a.currentRTO()
+	for range a.t2Retx {
+		rto = backoff(rto, a.ep.cfg.RTOMax)
+	}
+	switch a.state {
+	case stateShutdownSent:
+		// "If the timer expires, the endpoint MUST resend the SHUTDOWN
+		// chunk with the updated last sequential TSN received from its
+		// peer."
+		a.pend.shutdown = true
+	case stateShutdownAckSent:
+		// "If the timer expires, the endpoint MUST resend the SHUTDOWN ACK
+		// chunk."
+		a.pend.shutdownAck = true
+	}
+	a.timers.start(timerT2Shutdown, now, rto)
+	a.ep.markReady(a)
+}

@@ -1,5 +1,0 @@
-//go:build !race
-
-package sctp
-
-const raceEnabled = false

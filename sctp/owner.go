@@ -1,0 +1,138 @@
+package sctp
+
+import (
+	"time"
+)
+
+// poke wakes the owner goroutine to send what the core has queued.
+func (e *Endpoint) poke() {
+	select {
+	case e.kick <- struct{}{}:
+	default:
+	}
+}
+
+// ownerLoop sends what user calls queued and runs the timers.
+func (e *Endpoint) ownerLoop() {
+	defer e.wg.Done()
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	for {
+		select {
+		case <-e.kick:
+		case <-t.C:
+		case <-e.done:
+			t.Stop()
+			return
+		}
+		e.nOwnerWakes.Add(1)
+		now := time.Now()
+		e.mu.Lock()
+		if d := e.core.Deadline(); !d.IsZero() && !d.After(now) {
+			e.core.Expire(now)
+			e.afterInput()
+		}
+		e.checkReader(now)
+		e.mu.Unlock()
+		e.flush()
+		e.mu.Lock()
+		d := e.core.Deadline()
+		if e.rd.role != readerLoop && (d.IsZero() || e.rd.next.Before(d)) {
+			d = e.rd.next
+		}
+		e.armed = d
+		e.mu.Unlock()
+		if !d.IsZero() {
+			// A deadline the core could not serve must not make this
+			// loop spin.
+			t.Reset(max(time.Until(d), 50*time.Microsecond))
+		} else {
+			t.Stop()
+		}
+	}
+}
+
+// flush sends every packet the core has, in batches.
+func (e *Endpoint) flush() {
+	e.wmu.Lock()
+	e.flushHeld()
+	e.unlockW()
+}
+
+// sendNow sends what a user call just queued from the calling goroutine
+// (write-through): no hand-off to the owner goroutine, so a request or a
+// response leaves with one sendmmsg on the writer's thread. When another
+// goroutine is flushing, that goroutine sends it instead (e.sendReq).
+func (e *Endpoint) sendNow() {
+	e.sendReq.Store(true)
+	for e.sendReq.Load() && e.wmu.TryLock() {
+		e.sendReq.Store(false)
+		e.flushHeld()
+		e.wmu.Unlock()
+	}
+}
+
+// unlockW releases e.wmu, then flushes again for a sendNow that found it
+// taken: a writer sets e.sendReq before its TryLock, and every holder
+// looks at it after unlocking, so no request is left behind.
+func (e *Endpoint) unlockW() {
+	e.wmu.Unlock()
+	for e.sendReq.Load() && e.wmu.TryLock() {
+		e.sendReq.Store(false)
+		e.flushHeld()
+		e.wmu.Unlock()
+	}
+}
+
+// flushHeld is flush with e.wmu held: it sends what is collected in e.out
+// and everything the core has besides.
+func (e *Endpoint) flushHeld() {
+	for {
+		now := time.Now()
+		e.mu.Lock()
+		full := e.collect(now)
+		rearm := false
+		if !full {
+			if d := e.core.Deadline(); !d.IsZero() && (e.armed.IsZero() || d.Before(e.armed)) {
+				rearm = true
+			}
+		}
+		gone := e.ownerGone && !full
+		e.mu.Unlock()
+		e.writeOut()
+		if rearm {
+			e.poke()
+		}
+		if gone {
+			e.stop()
+		}
+		if !full {
+			return
+		}
+	}
+}
+
+// collect polls the core's packets into e.out after the e.nout already
+// there; it reports whether e.out is full. Called with e.wmu and e.mu held.
+func (e *Endpoint) collect(now time.Time) bool {
+	for e.nout < len(e.out) {
+		o := &e.out[e.nout]
+		to, b, ok := e.core.Poll(now, o.Buf[:0])
+		if !ok {
+			return false
+		}
+		o.Buf, o.N, o.Addr = b[:cap(b)], len(b), to
+		e.nout++
+	}
+	return true
+}
+
+// writeOut sends the packets collected in e.out with one WriteBatch.
+// Called with e.wmu held and e.mu not held.
+func (e *Endpoint) writeOut() {
+	if e.nout > 0 {
+		e.nWrites.Add(1)
+		e.conn.WriteBatch(e.out[:e.nout]) // a lost packet is a lost packet
+		e.nout = 0
+	}
+}

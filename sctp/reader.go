@@ -1,0 +1,259 @@
+package sctp
+
+import (
+	"errors"
+	"net"
+	"os"
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/assoc"
+	"github.com/usctp/usctp/sctp/internal/netio"
+)
+
+// The socket reader role. One goroutine at a time reads the endpoint's
+// socket and feeds the core: normally the endpoint's reader goroutine
+// (readLoop). When a batch it read woke a goroutine waiting in ReadMsg and
+// nobody else waits, it yields the role and parks; that goroutine, when it
+// next finds nothing to read, reads the socket itself (readDirect), so in
+// a request/response exchange the packet wakes the goroutine that wants
+// it straight from the netpoller, with no hand-off between goroutines and
+// no OS thread woken to run the reader. The role goes back to readLoop as
+// soon as another goroutine has to wait (block), when the reading
+// goroutine went away (no one took the role within readerCheck: the owner
+// goroutine checks), or when one has read nothing for that long.
+const (
+	readerLoop = iota // readLoop reads the socket
+	readerUser        // a goroutine in ReadMsg reads it (readDirect)
+	readerNone        // nobody: a ReadMsg caller is expected back soon
+)
+
+// socketReader is the state of the reader role. Its fields are guarded by
+// Endpoint.mu, except pkts, bufs and read, which belong to the role's
+// holder.
+type socketReader struct {
+	direct   bool      // ReadMsg callers may take the role: the socket's deadline interrupts a read
+	role     int       // who holds it: readerLoop, readerUser or readerNone
+	gen      uint64    // times a ReadMsg caller took the role
+	seen     uint64    // gen at the owner's last check
+	next     time.Time // the owner's next check
+	parked   bool      // readLoop waits for kick
+	intr     bool      // the socket's read deadline is set to interrupt a reader
+	revert   bool      // the ReadMsg caller reading is to hand the role back
+	userWoke bool      // the batch being processed woke a direct reader
+	woke     int       // ReadMsg callers the batch being processed woke
+	kick     chan struct{}
+
+	pkts []netio.Packet // read buffers of the role
+	bufs [][]byte       // their own buffers (nil when reading views)
+	read func([]netio.Packet) (int, error)
+}
+
+// readerCheck is the period of the owner goroutine's checks of the reader
+// role while readLoop is parked: the longest the socket stays unread
+// before readLoop takes over, and the longest a ReadMsg caller idles on
+// the socket before it hands the role back.
+const readerCheck = time.Millisecond
+
+// awaitReader parks readLoop until it holds the reader role; it reports
+// false when the endpoint stopped.
+func (e *Endpoint) awaitReader() bool {
+	e.mu.Lock()
+	for e.rd.role != readerLoop {
+		e.rd.parked = true
+		e.mu.Unlock()
+		select {
+		case <-e.rd.kick:
+		case <-e.done:
+			return false
+		}
+		e.mu.Lock()
+	}
+	e.rd.parked = false
+	e.mu.Unlock()
+	return true
+}
+
+// handToLoop gives the reader role to readLoop and wakes it. Called with
+// Endpoint.mu held.
+func (r *socketReader) handToLoop() {
+	r.role = readerLoop
+	if r.parked {
+		r.parked = false
+		select {
+		case r.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// mayYield reports whether readLoop, having processed a batch, should
+// leave the socket to the ReadMsg caller it woke: one was woken that reads
+// directly and no other goroutine waits for input. Called with e.mu held.
+func (e *Endpoint) mayYield() bool {
+	return e.rd.direct && e.rd.userWoke && e.nblocked <= e.rd.woke && !e.closed
+}
+
+// readDirect reads and processes one batch from the socket in the calling
+// goroutine, which takes the reader role meanwhile; the caller saw
+// e.rd.role == readerNone. Called and returns with e.mu held.
+func (e *Endpoint) readDirect() {
+	e.rd.role = readerUser
+	e.rd.gen++
+	e.mu.Unlock()
+	n, err := e.rd.readSocket()
+	if err == nil {
+		e.process(n, false)
+	}
+	e.mu.Lock()
+	if e.rd.intr {
+		e.conn.SetReadDeadline(time.Time{})
+		e.rd.intr = false
+	}
+	switch {
+	case err != nil && !errors.Is(err, net.ErrClosed) && !errors.Is(err, os.ErrDeadlineExceeded):
+		// A transient socket error: readLoop has the policy for those.
+		e.rd.handToLoop()
+	case e.nblocked > 0 || e.rd.revert || err != nil:
+		e.rd.revert = false
+		e.rd.handToLoop()
+	default:
+		e.rd.role = readerNone
+	}
+}
+
+// interruptReader makes a ReadMsg caller reading the socket return to
+// check its association (it ended, or its deadline changed). Called with
+// e.mu held.
+func (e *Endpoint) interruptReader() {
+	if e.rd.role == readerUser && !e.rd.intr {
+		e.rd.intr = true
+		e.conn.SetReadDeadline(time.Unix(1, 0))
+	}
+}
+
+// checkReader is the owner goroutine's periodic look at the reader role
+// while readLoop is parked: if no ReadMsg caller took the role since the
+// last check, the socket goes back to readLoop (a caller blocked on it
+// that long is interrupted). Called with e.mu held.
+func (e *Endpoint) checkReader(now time.Time) {
+	if e.rd.role == readerLoop || now.Before(e.rd.next) {
+		return
+	}
+	e.rd.next = now.Add(readerCheck)
+	if e.rd.gen == e.rd.seen {
+		switch e.rd.role {
+		case readerNone:
+			e.rd.handToLoop()
+		case readerUser:
+			e.rd.revert = true
+			e.interruptReader()
+		}
+	}
+	e.rd.seen = e.rd.gen
+}
+
+// readLoop reads packets in batches and feeds them to the core while it
+// holds the reader role.
+func (e *Endpoint) readLoop() {
+	defer e.wg.Done()
+	for {
+		if !e.awaitReader() {
+			return
+		}
+		n, err := e.rd.readSocket()
+		if err != nil {
+			select {
+			case <-e.done:
+				return
+			default:
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				continue
+			}
+			if errors.Is(err, net.ErrClosed) {
+				e.fail(err)
+				return
+			}
+			continue // a transient socket error (for example ICMP)
+		}
+		e.process(n, true)
+	}
+}
+
+// init sets up the reads of the socket: as views of the socket's GRO
+// buffers when it has them (one copy less, no buffers of ours, and a
+// batch as large as one recvmmsg brings), else into buffers of our own.
+func (r *socketReader) init(conn netio.Conn) {
+	r.read = conn.ReadBatch
+	batch := readBatch
+	if v, ok := conn.(interface {
+		ReadBatchView([]netio.Packet) (int, error)
+		GRO() bool
+	}); ok && v.GRO() {
+		r.read, batch = v.ReadBatchView, viewBatch
+	} else {
+		r.bufs = make([][]byte, batch)
+		for i := range r.bufs {
+			r.bufs[i] = make([]byte, maxPacket)
+		}
+	}
+	r.pkts = make([]netio.Packet, batch)
+}
+
+// readSocket reads one batch into r.pkts. Called by the holder of the
+// reader role.
+func (r *socketReader) readSocket() (int, error) {
+	for i, b := range r.bufs {
+		r.pkts[i].Buf = b // ReadBatch may have swapped them
+	}
+	return r.read(r.pkts)
+}
+
+// process feeds the core the n packets read into e.rd.pkts, sends what they
+// caused and wakes the goroutines they concern. Called by the holder of
+// the reader role (loop: readLoop, which may yield the role here).
+func (e *Endpoint) process(n int, loop bool) {
+	e.nReads.Add(1)
+	now := time.Now()
+	e.wmu.Lock()
+	e.mu.Lock()
+	e.core.BeginBatch() // one SACK per batch (assoc/endpoint_batch.go)
+	pkts := e.rd.pkts
+	var last *assoc.Assoc
+	for i := range pkts[:n] {
+		// Note the association the packet reached, to wake its
+		// waiters below without visiting every association.
+		if a := e.core.Receive(now, pkts[i].Addr, pkts[i].Data()); a != nil && a != last {
+			last = a
+			if as := e.assocs[a]; as != nil && !as.touched {
+				as.touched = true
+				e.touched = append(e.touched, as)
+			}
+		}
+		// Collect what this packet caused before the next one is
+		// processed: each SACK is its own send opportunity (Max.Burst
+		// packets), as if packets were processed one by one, while
+		// everything still leaves in one WriteBatch.
+		e.deliverEvents() // first: an association refused here sends no COOKIE ACK
+		if e.collect(now) {
+			e.mu.Unlock()
+			e.writeOut()
+			e.mu.Lock()
+		}
+	}
+	e.core.EndBatch()
+	e.rd.userWoke, e.rd.woke = false, 0
+	e.afterPackets()
+	yield := loop && e.mayYield()
+	if yield {
+		e.rd.role = readerNone
+		e.rd.seen = e.rd.gen
+		e.rd.next = now.Add(readerCheck)
+	}
+	e.mu.Unlock()
+	e.flushHeld()
+	e.unlockW()
+	if yield {
+		e.poke() // the owner starts its checks of the reader role
+	}
+}

@@ -1,0 +1,146 @@
+package sctp
+
+import (
+	"context"
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/assoc"
+)
+
+// ResetStreams resets the numbering of streams (RFC 6525): each stream
+// reset starts again at stream sequence number 0 (with I-DATA: message
+// id 0, ordered and unordered), and both ends get an EventStreamReset.
+// dir selects our outgoing streams (an Outgoing SSN Reset Request), our
+// incoming ones (an Incoming SSN Reset Request: the peer resets its
+// outgoing streams) or both; no sids means every stream of that
+// direction, and at most 64 may be listed.
+//
+// Outgoing streams being reset send nothing new until the peer answers:
+// messages written to them meanwhile wait in the send buffer and go out
+// numbered from 0 afterwards; a message already partly sent finishes
+// first. ResetStreams waits until the peer answered or ctx is done (the
+// request then still completes in the background). It returns nil when
+// the peer performed the reset, an error matching ErrReconfigDenied or
+// ErrReconfigFailed when it refused, and ErrReconfigUnsupported when the
+// peer did not negotiate stream reconfiguration. One request is
+// outstanding at a time; later ones wait behind it (ErrReconfigBusy when
+// too many wait).
+func (as *Association) ResetStreams(ctx context.Context, dir StreamDirection, sids ...uint16) error {
+	return as.reconfigure(ctx, true, dir, sids, 0, 0)
+}
+
+// AddStreams adds out outbound and in inbound streams (RFC 6525 Add
+// Outgoing and Add Incoming Streams Requests), up to 65535 each way. It
+// waits as ResetStreams does and returns nil when the peer added them;
+// Streams reports the new counts, and both ends get an EventStreamsAdded.
+// New outbound streams take messages once the peer has answered.
+func (as *Association) AddStreams(ctx context.Context, out, in uint16) error {
+	return as.reconfigure(ctx, false, 0, nil, out, in)
+}
+
+// ResetAssociation resets the association's numbering (RFC 6525 SSN/TSN
+// Reset Request): the TSNs of both directions start again where the
+// peer's answer says, and every stream of both directions starts again at
+// stream sequence number 0 (with I-DATA: message id 0). Both ends get an
+// EventAssocReset.
+//
+// As RFC 6525 section 5.1.4 asks, no new DATA is sent from the call on:
+// messages written before it are sent and must all be acknowledged
+// before the request leaves; messages written meanwhile wait in the send
+// buffer and go out with the new numbering once the peer answered. The
+// peer may answer "In progress" while its own data is outstanding; the
+// request is then sent again after a retransmission timeout until the
+// peer performs or refuses it. ResetAssociation waits as ResetStreams
+// does and returns nil when the peer performed the reset. "Only one
+// SSN/TSN Reset Request SHOULD be sent within 30 seconds": a call within
+// 30 seconds of the last request sent, or while one waits, returns
+// ErrAssocResetTooSoon.
+func (as *Association) ResetAssociation(ctx context.Context) error {
+	return as.reconfigureWith(ctx, func(a *assoc.Assoc) (uint64, error) { return a.ResetAssoc(time.Now()) })
+}
+
+// reconfigure queues a reconfiguration request and waits for its result.
+func (as *Association) reconfigure(ctx context.Context, reset bool, dir StreamDirection, sids []uint16, out, in uint16) error {
+	return as.reconfigureWith(ctx, func(a *assoc.Assoc) (uint64, error) {
+		return a.Reconfigure(time.Now(), reset, assoc.Direction(dir), sids, out, in)
+	})
+}
+
+// reconfigureWith queues a reconfiguration request with queue, called
+// with ep.mu held, and waits for its result.
+func (as *Association) reconfigureWith(ctx context.Context, queue func(a *assoc.Assoc) (uint64, error)) error {
+	e := as.ep
+	e.mu.Lock()
+	if as.closed {
+		err := as.termErr()
+		e.mu.Unlock()
+		return err
+	}
+	op, err := queue(as.a)
+	e.afterInput()
+	e.mu.Unlock()
+	if err != nil {
+		return mapErr(err)
+	}
+	e.poke()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for {
+		if err, ok := as.rcDone[op]; ok {
+			delete(as.rcDone, op)
+			return mapErr(err)
+		}
+		if as.closed {
+			return as.termErr()
+		}
+		if !e.block(&as.rcwait, ctx.Done(), nil) {
+			as.rcForget(op)
+			return ctx.Err()
+		}
+	}
+}
+
+// rcForget stops keeping the result of op, whose caller gave up; called
+// with ep.mu held.
+func (as *Association) rcForget(op uint64) {
+	if as.rcGone == nil {
+		as.rcGone = make(map[uint64]bool)
+	}
+	as.rcGone[op] = true
+}
+
+// reconfDone turns a core reconfiguration event into the user's event
+// and the waiting call's result; called with ep.mu held.
+func (as *Association) reconfDone(ev *assoc.ReconfEvent) {
+	err := mapErr(ev.Err)
+	if ev.Op != 0 {
+		if as.rcGone[ev.Op] {
+			delete(as.rcGone, ev.Op)
+		} else {
+			if as.rcDone == nil {
+				as.rcDone = make(map[uint64]error)
+			}
+			as.rcDone[ev.Op] = err
+			as.rcwait.wake()
+		}
+	}
+	if ev.Quiet {
+		return
+	}
+	dir := StreamDirection(ev.Dir)
+	switch {
+	case ev.AssocReset:
+		as.emit(Event{Kind: EventAssocReset, Direction: dir, NextTSN: uint32(ev.Next[0]), PeerNextTSN: uint32(ev.Next[1]), Err: err})
+	case ev.Added:
+		as.emit(Event{Kind: EventStreamsAdded, Direction: dir, Added: ev.Count, Err: err})
+	default:
+		as.emit(Event{Kind: EventStreamReset, Direction: dir, Streams: ev.SIDs, Err: err})
+	}
+}
+
+// Reset resets the numbering of this stream's outgoing direction (RFC
+// 6525 Outgoing SSN Reset Request): Association.ResetStreams with
+// DirOutgoing and this stream id.
+func (s *Stream) Reset(ctx context.Context) error {
+	return s.as.ResetStreams(ctx, DirOutgoing, s.sid)
+}

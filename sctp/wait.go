@@ -1,0 +1,146 @@
+package sctp
+
+import (
+	"sync"
+	"time"
+)
+
+// deadline is a settable deadline whose channel closes when it passes (the
+// net.Conn deadline model). Setting one allocates at most a timer; waiting
+// allocates nothing.
+type deadline struct {
+	mu     sync.Mutex
+	timer  *time.Timer
+	c      chan struct{}
+	closed bool
+}
+
+func (d *deadline) set(t time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.timer != nil {
+		d.timer.Stop()
+		d.timer = nil
+	}
+	if d.c == nil || d.closed {
+		d.c, d.closed = make(chan struct{}), false
+	}
+	if t.IsZero() {
+		return
+	}
+	dur := time.Until(t)
+	if dur <= 0 {
+		close(d.c)
+		d.closed = true
+		return
+	}
+	c := d.c
+	d.timer = time.AfterFunc(dur, func() {
+		d.mu.Lock()
+		if d.c == c && !d.closed {
+			close(c)
+			d.closed = true
+		}
+		d.mu.Unlock()
+	})
+}
+
+// none reports whether no deadline is set.
+func (d *deadline) none() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.timer == nil && !d.closed
+}
+
+// passed reports whether the deadline has passed: calls fail then even
+// when they could proceed, as with net.Conn.
+func (d *deadline) passed() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.closed
+}
+
+// wait returns a channel closed once the deadline has passed.
+func (d *deadline) wait() <-chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.c == nil {
+		d.c = make(chan struct{})
+	}
+	return d.c
+}
+
+// waitq wakes the goroutines waiting for a condition guarded by the
+// endpoint lock. Each waiter takes a one-slot channel from its endpoint's
+// free list, so waiting allocates nothing in steady state (a per-endpoint
+// list rather than a sync.Pool keeps channels inside one synctest bubble). Waiters re-check their
+// condition after waking: a stale wake-up is harmless.
+type waitq struct{ ws []chan struct{} }
+
+// add registers waiter c; call with the lock held.
+func (w *waitq) add(c chan struct{}) { w.ws = append(w.ws, c) }
+
+// cancel removes waiter c that gave up; call with the lock held.
+func (w *waitq) cancel(c chan struct{}) {
+	for i, x := range w.ws {
+		if x == c {
+			last := len(w.ws) - 1
+			w.ws[i] = w.ws[last]
+			w.ws[last] = nil
+			w.ws = w.ws[:last]
+			return
+		}
+	}
+}
+
+// waiting reports whether anyone waits.
+func (w *waitq) waiting() bool { return len(w.ws) > 0 }
+
+// wake wakes every waiter; call with the lock held.
+func (w *waitq) wake() {
+	for i, c := range w.ws {
+		select {
+		case c <- struct{}{}:
+		default:
+		}
+		w.ws[i] = nil
+	}
+	w.ws = w.ws[:0]
+}
+
+// block waits on q until woken, or until stop1 or stop2 is closed (then it
+// reports false). It is called and returns with e.mu held.
+func (e *Endpoint) block(q *waitq, stop1, stop2 <-chan struct{}) bool {
+	var c chan struct{}
+	if n := len(e.free); n > 0 {
+		c = e.free[n-1]
+		e.free = e.free[:n-1]
+	} else {
+		c = make(chan struct{}, 1)
+	}
+	q.add(c)
+	e.nblocked++
+	if e.rd.role == readerNone {
+		e.rd.handToLoop() // someone must read the socket for this waiter
+	}
+	e.mu.Unlock()
+	ok := true
+	select {
+	case <-c:
+	case <-stop1:
+		ok = false
+	case <-stop2:
+		ok = false
+	}
+	e.mu.Lock()
+	e.nblocked--
+	if !ok {
+		q.cancel(c)
+	}
+	select {
+	case <-c:
+	default:
+	}
+	e.free = append(e.free, c)
+	return ok
+}
