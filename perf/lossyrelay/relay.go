@@ -76,7 +76,7 @@ type direction struct {
 	hold  time.Duration
 	rng   *rand.Rand
 	mu    sync.Mutex
-	held  []byte    // a datagram held back for reordering
+	held  []byte // a datagram held back for reordering
 	timer *time.Timer
 	stats struct {
 		in, out, dropped, duplicated, reordered atomic.Uint64

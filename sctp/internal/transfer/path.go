@@ -22,6 +22,8 @@ type Path struct {
 	fastRecoverTSN TSN // exit point of fast recovery
 
 	errors int // error count (section 8.2)
+
+	rack rack // loss detection by time (RecoveryRACK)
 }
 
 func (p *Path) init(cfg *Config) {
@@ -126,6 +128,29 @@ func (p *Path) RTTSample(now time.Time, rtt time.Duration) {
 	// "After the computation, update: RTO = SRTT + 4 * RTTVAR"
 	p.rto = p.srtt + 4*p.rttvar
 	p.clampRTO()
+}
+
+// undoBackoff ends an RTO back-off when new data (chunks sent once, so
+// Karn's rule holds) was acknowledged: the path works again, and its RTO
+// is the estimator's, SRTT + 4 * RTTVAR, without waiting for the next RTT
+// measurement (usrsctp does the same). It reports whether the RTO changed.
+func (p *Path) undoBackoff() bool {
+	if !p.measured {
+		return false
+	}
+	rto := p.rto
+	p.rto = p.srtt + 4*p.rttvar
+	p.clampRTO()
+	return p.rto != rto
+}
+
+// baseRTO returns the RTO without back-off: the estimator's value, or
+// RTO.Initial before the first measurement.
+func (p *Path) baseRTO() time.Duration {
+	if !p.measured {
+		return p.cfg.RTOInitial
+	}
+	return min(max(p.srtt+4*p.rttvar, p.cfg.RTOMin), p.cfg.RTOMax)
 }
 
 // clampRTO applies C6 and C7: RTO.Min and RTO.Max.

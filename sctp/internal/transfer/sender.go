@@ -127,6 +127,8 @@ type Sender struct {
 	sackSince bool // a SACK arrived since T3 was last started
 
 	immediate bool // set the I bit on DATA chunks (RFC 7053)
+	probing   bool // the next packet is a tail loss probe (sender_rack.go)
+	onceAcked bool // HandleSACK: a chunk sent once was newly acknowledged
 	resetAll  bool // an outgoing reset of every stream is under way (BeginReset)
 
 	// PR-SCTP (RFC 3758 section 3.5): the Advanced.Peer.Ack.Point, a
@@ -335,7 +337,7 @@ func (s *Sender) size(r *record) int { return s.hdr + pad4(int(r.n)) }
 // framer.
 func (s *Sender) appendChunk(pkt []byte, t TSN, r *record) []byte {
 	flags := r.flags
-	if s.immediate {
+	if s.immediate || s.probing {
 		flags |= flagImmediate
 	}
 	f := interleave.OutFrag{
@@ -389,7 +391,7 @@ func (s *Sender) canSendNew(now time.Time, size int) bool {
 	// address if it has cwnd + (PMDCS - 1) or more bytes of data
 	// outstanding"; we exceed cwnd by at most one chunk. Max.Burst
 	// lowers cwnd for the current send opportunity (rule D).
-	if s.path.flight >= s.window() {
+	if s.path.flight >= s.window() && !s.probing {
 		s.stats.CwndLimited++
 		return false
 	}
@@ -454,7 +456,7 @@ func (s *Sender) Pending(now time.Time) bool {
 	if s.rtxPending > 0 && (s.fastRtx || s.t3Recovery || s.path.flight < s.window()) {
 		return true
 	}
-	if s.unsent == 0 || s.path.flight >= s.window() {
+	if s.unsent == 0 || s.path.flight >= s.window() && !s.probing {
 		return false
 	}
 	size := s.nextChunkSize()
@@ -556,6 +558,11 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 			s.t3Sent = true
 		}
 		s.startT3(now)
+		s.probing = false
+		s.path.rack.pto = time.Time{}
+		if !s.path.rack.tlpOn {
+			s.armPTO(now)
+		}
 	}
 	return pkt, n
 }
@@ -714,10 +721,14 @@ func (s *Sender) SetImmediate(on bool) { s.immediate = on }
 // Deadline returns when the T3-rtx timer expires or a zero window probe
 // is due, or the zero time when neither is pending.
 func (s *Sender) Deadline() time.Time {
-	if !s.probeAt.IsZero() && s.unsent > 0 && (s.t3.IsZero() || s.probeAt.Before(s.t3)) {
-		return s.probeAt
+	d := s.t3
+	if !s.probeAt.IsZero() && s.unsent > 0 && (d.IsZero() || s.probeAt.Before(d)) {
+		d = s.probeAt
 	}
-	return s.t3
+	if r := s.rackDeadline(); !r.IsZero() && (d.IsZero() || r.Before(d)) {
+		d = r
+	}
+	return d
 }
 
 // Unsent is a message Drain took out of the send buffer.
@@ -784,6 +795,7 @@ func (s *Sender) Drain(fn func(Unsent)) {
 	s.gapAcked, s.unackedData = 0, 0
 	s.path.flight = 0
 	s.t3 = time.Time{}
+	s.path.rack.timer, s.path.rack.pto, s.probing = time.Time{}, time.Time{}, false
 	s.timing = false
 	s.rest()
 }
