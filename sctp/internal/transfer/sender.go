@@ -72,6 +72,7 @@ const (
 type record struct {
 	msg      *message
 	sent     time.Time // last transmission
+	seq      uint32    // transmission number of the last transmission (serial)
 	off, n   int32     // payload = msg.buf[off:off+n]
 	ppid     uint32
 	mid      uint32 // SSN or MID
@@ -149,6 +150,8 @@ type Sender struct {
 	jumped     bool
 	jumpCum    TSN
 	expectJump bool // our SSN/TSN Reset Request is out (ExpectJump)
+
+	xmitSeq uint32 // transmission number of the last chunk sent (serial)
 
 	timing   bool // an RTT measurement is running
 	timedTSN TSN
@@ -560,9 +563,7 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 		s.startT3(now)
 		s.probing = false
 		s.path.rack.pto = time.Time{}
-		if !s.path.rack.tlpOn {
-			s.armPTO(now)
-		}
+		s.armPTO(now)
 	}
 	return pkt, n
 }
@@ -591,7 +592,7 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	s.nextTSN++
 	r := s.rec(tsn)
 	*r = record{
-		msg: m, sent: now, off: m.off, n: int32(size),
+		msg: m, sent: now, seq: s.nextSeq(), off: m.off, n: int32(size),
 		ppid: m.ppid, sid: m.sid, mid: m.mid, fsn: m.nextFSN, flags: flags,
 		state: recInFlight, xmits: 1,
 	}
@@ -672,6 +673,7 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 		}
 		r.state = recInFlight
 		r.sent = now
+		r.seq = s.nextSeq()
 		if r.xmits < 255 {
 			r.xmits++
 		}
@@ -699,6 +701,14 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 	}
 	s.fastRtx = false
 	return pkt, room, n
+}
+
+// nextSeq numbers a transmission: chunks sent at the same time (in one
+// burst, or within the clock's resolution) are still ordered, which TSNs
+// do not do for retransmissions.
+func (s *Sender) nextSeq() uint32 {
+	s.xmitSeq++
+	return s.xmitSeq
 }
 
 // startT3 applies rule R1 of section 6.3.2: "Every time a DATA chunk is

@@ -27,7 +27,7 @@ import "time"
 // rack is the loss-detection state of one path.
 type rack struct {
 	xmit   time.Time     // send time of the newest chunk acknowledged
-	tsn    TSN           // its TSN (orders chunks sent at the same time)
+	seq    uint32        // its transmission number (Sender.nextSeq)
 	rtt    time.Duration // its round-trip time
 	valid  bool          // xmit, tsn and rtt are set
 	minRTT time.Duration // smallest RTT of an acknowledged chunk sent once
@@ -40,24 +40,27 @@ type rack struct {
 	dsackOn    bool
 	recoveries int // loss recoveries since reoMult was last reset
 
-	timer time.Time // reordering timeout: a suspect becomes lost then
-	pto   time.Time // tail loss probe deadline
-	tlpOn bool      // a probe went out, no new acknowledgement since
+	timer  time.Time // reordering timeout: a suspect becomes lost then
+	pto    time.Time // tail loss probe deadline
+	probes int       // probes sent since the last new acknowledgement
 }
 
 // PTO bounds: a probe waits at least tlpFloor (timer granularity and the
 // peer's processing), and a flight of a single packet also waits for the
 // peer's delayed SACK.
+// A lost probe is followed by another, after twice the wait, up to
+// maxProbes before T3-rtx (RFC 8985 sends one; the later ones cost
+// nothing when the path works and spare an RTO when a probe is lost).
 const (
 	tlpFloor      = 10 * time.Millisecond
+	maxProbes     = 3
 	reoRecoveries = 16 // window multiplier reset, as RFC 8985 section 6.2 step 4
 )
 
-// sentAfter reports whether (t1, s1) was sent after (t2, s2): RFC 8985's
-// RACK_sent_after, with the TSN breaking ties of equal send times.
-func sentAfter(t1 time.Time, s1 TSN, t2 time.Time, s2 TSN) bool {
-	return t1.After(t2) || t1.Equal(t2) && s1.GT(s2)
-}
+// sentAfter reports whether transmission s1 came after s2: RFC 8985's
+// RACK_sent_after, by transmission number instead of time and sequence
+// number (a retransmission has an old TSN, and a burst one send time).
+func sentAfter(s1, s2 uint32) bool { return int32(s1-s2) > 0 }
 
 // rackAcked feeds the acknowledgement of chunk r (TSN t) into RACK (RFC
 // 8985 section 6.2 steps 1 and 2), before r's state changes.
@@ -83,8 +86,8 @@ func (s *Sender) rackAcked(now time.Time, t TSN, r *record) {
 	if !k.fackOK || t.GT(k.fack) {
 		k.fack, k.fackOK = t, true
 	}
-	if !k.valid || sentAfter(r.sent, t, k.xmit, k.tsn) {
-		k.xmit, k.tsn, k.rtt, k.valid = r.sent, t, rtt, true
+	if !k.valid || sentAfter(r.seq, k.seq) {
+		k.xmit, k.seq, k.rtt, k.valid = r.sent, r.seq, rtt, true
 	}
 }
 
@@ -148,7 +151,7 @@ func (s *Sender) rackDetect(now time.Time) bool {
 		if r.state != recInFlight {
 			continue
 		}
-		if !sentAfter(k.xmit, k.tsn, r.sent, t) {
+		if !sentAfter(k.seq, r.seq) {
 			if r.xmits == 1 {
 				// Chunks sent once go out in TSN order: every later
 				// one was sent after this one.
@@ -180,10 +183,10 @@ func (s *Sender) rackDetect(now time.Time) bool {
 // rackLost starts fast recovery for chunks rackDetect marked: the
 // congestion window is reduced once per window of data (7.2.4 step 2),
 // and the retransmissions may go out at once, one packet beyond cwnd.
-func (s *Sender) rackLost() {
+func (s *Sender) rackLost(now time.Time) {
 	s.fastRtx = true
 	if !s.path.inFastRecovery {
-		s.path.enterFastRecovery(s.nextTSN - 1)
+		s.path.enterFastRecovery(now, s.nextTSN-1)
 		s.stats.FastRecoveries++
 		k := &s.path.rack
 		if k.recoveries++; k.recoveries >= reoRecoveries {
@@ -193,18 +196,20 @@ func (s *Sender) rackLost() {
 }
 
 // armPTO schedules the tail loss probe (RFC 8985 section 7.2) when chunks
-// are in flight and no probe is out. The probe is not armed past T3-rtx,
+// are in flight and fewer than maxProbes went out since the last new
+// acknowledgement. The probe is not armed past T3-rtx,
 // which then covers the tail.
 func (s *Sender) armPTO(now time.Time) {
 	k := &s.path.rack
 	k.pto = time.Time{}
-	if s.cfg.Recovery != RecoveryRACK || k.tlpOn || s.inFlight == 0 || !s.path.measured {
+	if s.cfg.Recovery != RecoveryRACK || k.probes >= maxProbes || s.inFlight == 0 || !s.path.measured {
 		return
 	}
 	pto := max(2*s.path.srtt, tlpFloor)
-	if s.inFlight == 1 {
+	if s.inFlight == 1 && k.probes == 0 {
 		pto += s.cfg.SACKDelay // the peer may delay the SACK of a lone chunk
 	}
+	pto <<= k.probes
 	at := now.Add(pto)
 	if !s.t3.IsZero() && !at.Before(s.t3) {
 		return
@@ -218,7 +223,7 @@ func (s *Sender) armPTO(now time.Time) {
 func (s *Sender) probe(now time.Time) {
 	k := &s.path.rack
 	k.pto = time.Time{}
-	k.tlpOn = true
+	k.probes++
 	s.stats.Probes++
 	s.probing = true
 	if size := s.nextChunkSize(); size > 0 && size <= s.peerRwnd {
@@ -239,7 +244,7 @@ func (s *Sender) rackTimers(now time.Time) {
 	k := &s.path.rack
 	if !k.timer.IsZero() && !now.Before(k.timer) {
 		if s.rackDetect(now) {
-			s.rackLost()
+			s.rackLost(now)
 		}
 	}
 	if !k.pto.IsZero() && !now.Before(k.pto) {

@@ -100,7 +100,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	// 7.2.4 note: "if the received SACK chunk also acknowledges new DATA
 	// chunks and advances the Cumulative TSN Ack Point, the cwnd adjustment
 	// rules defined in Sections 7.2.1 and 7.2.2 MUST be applied first."
-	s.path.onAck(newBytes, flightBefore)
+	s.path.onAck(now, newBytes, flightBefore)
 	// "When a SACK chunk acknowledges all TSNs up to and including this
 	// exit point, Fast Recovery is exited."
 	if s.path.inFastRecovery && s.cumAck.GEQ(s.path.fastRecoverTSN) {
@@ -111,7 +111,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 			// One packet of retransmissions beyond cwnd per SACK that
 			// acknowledged new data (or entered recovery): a peer's SACKs
 			// that acknowledge nothing new buy no bypass.
-			s.rackLost()
+			s.rackLost(now)
 		}
 		if s.onceAcked && s.path.rto > s.path.baseRTO() && s.path.undoBackoff() {
 			s.stats.RTOUndos++
@@ -122,7 +122,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 		// Fast Recovery, enter Fast Recovery and mark the highest
 		// outstanding TSN as the Fast Recovery exit point."
 		s.fastRtx = true
-		s.path.enterFastRecovery(s.nextTSN - 1)
+		s.path.enterFastRecovery(now, s.nextTSN-1)
 		s.stats.FastRecoveries++
 	}
 	if s.Outstanding() == 0 {
@@ -167,7 +167,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	if newBytes > 0 {
 		s.path.ClearErrors()
 		s.t3Recovery, s.t3Sent = false, false
-		s.path.rack.tlpOn = false
+		s.path.rack.probes = 0
 	}
 	s.onceAcked = false
 	s.armPTO(now)
@@ -332,12 +332,12 @@ func (s *Sender) OnTimeout(now time.Time) (expired bool) {
 	if s.cfg.Recovery == RecoveryRACK {
 		age = s.path.baseRTO()
 		k := &s.path.rack
-		k.timer, k.pto, k.tlpOn = time.Time{}, time.Time{}, false
+		k.timer, k.pto, k.probes = time.Time{}, time.Time{}, 0
 		s.probing = false
 	}
 	// E1: "adjust its ssthresh with rules defined in Section 7.2.3 and set
 	// cwnd = PMDCS."
-	s.path.onT3Expiry()
+	s.path.onT3Expiry(now)
 	// E2: "set RTO = RTO * 2 ("back off the timer")."
 	s.path.Backoff()
 	probing := s.peerRwnd == 0 && s.sackSince
