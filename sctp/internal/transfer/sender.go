@@ -58,6 +58,12 @@ type OutSide struct {
 	resetting bool
 }
 
+// Record marks.
+const (
+	markFastDone = 1 << 0 // was fast-retransmitted once already (RecoveryRFC9260)
+	markDupSeen  = 1 << 1 // the peer reported a duplicate of this transmission
+)
+
 // Record states.
 const (
 	recInFlight  uint8 = iota // sent, not acknowledged
@@ -70,20 +76,20 @@ const (
 // record is the retransmission record of one DATA chunk: compact, separate
 // from the wire format; its payload is a slice of the message's buffer.
 type record struct {
-	msg      *message
-	sent     time.Time // last transmission
-	seq      uint32    // transmission number of the last transmission (serial)
-	off, n   int32     // payload = msg.buf[off:off+n]
-	ppid     uint32
-	mid      uint32 // SSN or MID
-	fsn      uint32 // I-DATA fragment sequence number
-	sid      uint16
-	flags    uint8
-	state    uint8
-	misses   uint8 // miss indications (7.2.4)
-	xmits    uint8 // transmissions so far
-	fastRtx  bool  // marked by fast retransmit, not yet resent
-	fastDone bool  // was fast-retransmitted once already
+	msg     *message
+	sent    time.Time // last transmission
+	seq     uint32    // transmission number of the last transmission (serial)
+	off, n  int32     // payload = msg.buf[off:off+n]
+	ppid    uint32
+	mid     uint32 // SSN or MID
+	fsn     uint32 // I-DATA fragment sequence number
+	sid     uint16
+	flags   uint8
+	state   uint8
+	misses  uint8 // miss indications (7.2.4)
+	xmits   uint8 // transmissions so far
+	fastRtx bool  // marked by fast retransmit, not yet resent
+	marks   uint8 // markFastDone, markDupSeen
 }
 
 // Sender is the sending half of the engine: the send buffer, lazy
@@ -674,6 +680,7 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 		r.state = recInFlight
 		r.sent = now
 		r.seq = s.nextSeq()
+		r.marks &^= markDupSeen
 		if r.xmits < 255 {
 			r.xmits++
 		}

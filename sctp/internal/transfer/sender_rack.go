@@ -94,8 +94,8 @@ func (s *Sender) rackAcked(now time.Time, t TSN, r *record) {
 // rackDuplicates adapts the reordering window to the duplicate TSNs the
 // peer reported (RFC 8985 section 6.2 step 4, with a duplicate report of
 // a chunk we sent more than once as the DSACK) and counts spurious
-// retransmissions. Reports of chunks sent once are the network's
-// duplicates and change nothing.
+// retransmissions, once per chunk transmission. Reports of chunks sent
+// once are the network's duplicates and change nothing.
 func (s *Sender) rackDuplicates(dups []TSN) {
 	k := &s.path.rack
 	for _, d := range dups {
@@ -105,9 +105,11 @@ func (s *Sender) rackDuplicates(dups []TSN) {
 			continue
 		}
 		r := s.rec(d)
-		if r.xmits < 2 {
+		if r.xmits < 2 || r.marks&markDupSeen != 0 {
 			continue
 		}
+		// Counted once per transmission, however often it is reported.
+		r.marks |= markDupSeen
 		s.stats.SpuriousRetransmits++
 		if s.cfg.Recovery != RecoveryRACK {
 			continue

@@ -194,7 +194,7 @@ func (s *Sender) missIndications(sk *SACK, cum, htna TSN, haveHTNA, cumAdvanced 
 		}
 		for t := cum + 1; haveHTNA && t.LT(limit); t++ {
 			r := s.rec(t)
-			if r.state != recInFlight || r.fastDone {
+			if r.state != recInFlight || r.marks&markFastDone != 0 {
 				continue
 			}
 			if r.misses++; r.misses >= 3 {
@@ -268,7 +268,7 @@ func (s *Sender) ack(now time.Time, t TSN, r *record) bool {
 // Fast Retransmit".
 func (s *Sender) markFast(r *record) {
 	r.misses = 0
-	r.fastDone = true
+	r.marks |= markFastDone
 	r.fastRtx = true
 	s.markRtx(r)
 }
