@@ -254,6 +254,11 @@ func newPair(t testing.TB, seed uint64, link simnet.LinkConfig, cfgA, cfgB Confi
 // run drives the pair until both have sent and received everything or the
 // virtual time limit passes.
 func (p *pair) run(t testing.TB, limit time.Duration) {
+	p.runUntil(t, p.done, limit)
+}
+
+// runUntil drives the pair until stop reports true.
+func (p *pair) runUntil(t testing.TB, stop func() bool, limit time.Duration) {
 	end := p.now.Add(limit)
 	sides := [2]*side{p.a, p.b}
 	for steps := 0; ; steps++ {
@@ -281,7 +286,7 @@ func (p *pair) run(t testing.TB, limit time.Duration) {
 				checkInvariants(t, &s.e.Send)
 			}
 		}
-		if p.done() {
+		if stop() {
 			return
 		}
 		// Advance the clock to the next event.
