@@ -7,6 +7,7 @@ import (
 
 	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // config holds the protocol parameters of RFC 9260 section 16 and this
@@ -37,6 +38,13 @@ type config struct {
 	SendBuffer         int                      // send buffer bytes per association (transfer default, 1 MiB)
 	SendUnsent         int                      // bytes of it waiting to be sent at most; 0: no bound but SendBuffer
 	Scheduler          sched.Kind               // stream scheduler of new associations, FCFS
+
+	// Loss recovery and congestion control; zero values take the
+	// transfer engine's defaults (issue 17).
+	MaxBurst      int                        // Max.Burst, 4
+	Recovery      transfer.Recovery          // loss recovery, RACK-style
+	Congestion    transfer.CongestionControl // congestion controller, RFC 9260's
+	InitialWindow int                        // initial cwnd in packets; 0: RFC 9260's
 }
 
 func (c *config) setDefaults() {
