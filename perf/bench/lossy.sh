@@ -9,6 +9,7 @@
 #
 #   perf/bench/lossy.sh                 # LOSSES="0.01 0.05" SEEDS="1 2 3"
 #   STACKS=usctp LOSSES=0.05 perf/bench/lossy.sh
+#   STACKS=usctp USCTP_FLAGS=-rfc9260 perf/bench/lossy.sh   # RFC 9260 loss recovery
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 LOSSES=${LOSSES:-"0.01 0.05"}
@@ -19,6 +20,7 @@ SIZE=${SIZE:-1400}
 DUP=${DUP:-0.01}
 REORDER=${REORDER:-0.02}
 TIMEOUT=${TIMEOUT:-300}
+USCTP_FLAGS=${USCTP_FLAGS:-} # e.g. -cubic or -rfc9260
 
 bin=$(mktemp -d)
 pids=()
@@ -47,7 +49,7 @@ run() {
 	port=$((port + 4))
 	local server
 	if [ "$stack" = usctp ]; then
-		"$bin/usctpecho" -s -udp "$sudp" -port "$sport" & server=$!
+		"$bin/usctpecho" -s -udp "$sudp" -port "$sport" $USCTP_FLAGS & server=$!
 	else
 		"$bin/usrsctpecho" -s "$sudp" "$sport" & server=$!
 	fi
@@ -59,7 +61,7 @@ run() {
 	sleep 0.3
 	local t
 	if [ "$stack" = usctp ]; then
-		t=$(timeout "$TIMEOUT" "$bin/usctpecho" -c -udp "$cudp" -remote-udp "$rudp" -port "$sport" -bytes "$BYTES" -size "$SIZE" || echo fail)
+		t=$(timeout "$TIMEOUT" "$bin/usctpecho" -c -udp "$cudp" -remote-udp "$rudp" -port "$sport" -bytes "$BYTES" -size "$SIZE" $USCTP_FLAGS || echo fail)
 	else
 		t=$(timeout "$TIMEOUT" "$bin/usrsctpecho" -c "$cudp" "$rudp" "$sport" "$BYTES" "$SIZE" || echo fail)
 	fi

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/usctp/usctp/perf"
 	"github.com/usctp/usctp/sctp"
 )
 
@@ -31,8 +32,16 @@ func main() {
 	total := flag.Int("bytes", 16<<20, "bytes to send (client)")
 	size := flag.Int("size", 1400, "message size (client)")
 	verbose := flag.Bool("v", false, "print the association's counters at the end")
+	cubic := flag.Bool("cubic", false, "CUBIC congestion control")
+	rfc := flag.Bool("rfc9260", false, "RFC 9260 loss recovery instead of RACK-style")
 	flag.Parse()
 	cfg := &sctp.Config{UDPPort: *udp, RemoteUDPPort: uint16(*remoteUDP)}
+	if *cubic {
+		cfg.CongestionControl = sctp.CongestionCubic
+	}
+	if *rfc {
+		cfg.Recovery = sctp.RecoveryRFC9260
+	}
 	switch {
 	case *server:
 		serve(cfg, *port, *verbose)
@@ -116,6 +125,6 @@ func run(cfg *sctp.Config, port, total, size int, verbose bool) {
 }
 
 func printStats(who string, st sctp.Stats) {
-	fmt.Fprintf(os.Stderr, "%s: packets out %d in %d, retransmits %d, fast %d, T3 %d, srtt %v rto %v cwnd %d\n",
-		who, st.PacketsOut, st.PacketsIn, st.Retransmits, st.FastRetransmit, st.T3Expiries, st.SRTT, st.RTO, st.Cwnd)
+	fmt.Fprintf(os.Stderr, "%s: packets out %d in %d, retransmits %d (%s), srtt %v rto %v cwnd %d\n",
+		who, st.PacketsOut, st.PacketsIn, st.Retransmits, perf.LossLine(st.Counters), st.SRTT, st.RTO, st.Cwnd)
 }
