@@ -31,12 +31,15 @@ func bdpRun(t testing.TB, volume int64, adj func(*Config)) (float64, Stats) {
 }
 
 // TestHighBDP: one association on a 100 Mbit/s, 100 ms path without loss
-// fills at least 90% of the link with CUBIC once its buffers hold a
-// bandwidth-delay product (here set in Config: 4 MiB each way; they do not
-// grow by themselves yet). RFC 9260's controller, one PMDCS per RTT after
-// the slow-start overshoot, is logged for comparison.
+// carries at least 90% of the link in user data (the headers take 4%)
+// once its buffers hold a bandwidth-delay product (here set in Config: 4
+// MiB each way; they do not grow by themselves yet), with RACK-style
+// recovery and either controller: the slow-start overshoot loses
+// thousands of chunks, recovered within a few round trips. With RFC 9260's
+// rules that recovery needs T3-rtx and the window restarts from one
+// chunk; logged for comparison.
 func TestHighBDP(t *testing.T) {
-	volume := int64(48 << 20)
+	volume := int64(96 << 20)
 	if testing.Short() || raceEnabled {
 		t.Skip("long")
 	}
@@ -44,7 +47,7 @@ func TestHighBDP(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			bps, st := bdpRun(t, volume, m.adj)
 			t.Logf("%.1f Mbit/s; fast rtx %d, recoveries %d, T3 %d, probes %d", bps/1e6, st.FastRetransmits, st.FastRecoveries, st.T3Expiries, st.Probes)
-			if m.name == "RACK+CUBIC" && bps < 90e6 {
+			if m.name != "RFC 9260" && bps < 90e6 {
 				t.Errorf("%.1f Mbit/s, want at least 90", bps/1e6)
 			}
 		})

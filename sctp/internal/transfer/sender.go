@@ -136,7 +136,10 @@ type Sender struct {
 	immediate bool // set the I bit on DATA chunks (RFC 7053)
 	probing   bool // the next packet is a tail loss probe (sender_rack.go)
 	onceAcked bool // HandleSACK: a chunk sent once was newly acknowledged
-	resetAll  bool // an outgoing reset of every stream is under way (BeginReset)
+	// HandleSACK: the newest transmissions newly acknowledged, sent once
+	// and retransmitted (sender_rack.go).
+	newestOnce, newestRtx *record
+	resetAll              bool // an outgoing reset of every stream is under way (BeginReset)
 
 	// PR-SCTP (RFC 3758 section 3.5): the Advanced.Peer.Ack.Point, a
 	// FORWARD-TSN due, reused entry buffers, the messages abandoned and
@@ -567,9 +570,16 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 			s.t3Sent = true
 		}
 		s.startT3(now)
-		s.probing = false
-		s.path.rack.pto = time.Time{}
-		s.armPTO(now)
+		if s.probing {
+			s.probing = false
+			s.path.rack.pto = time.Time{}
+		}
+		if k := &s.path.rack; k.pto.IsZero() || k.lone {
+			// Armed from the first transmission after an
+			// acknowledgement (HandleSACK rearms it on each), and
+			// again once more than a lone chunk is in flight.
+			s.armPTO(now)
+		}
 	}
 	return pkt, n
 }

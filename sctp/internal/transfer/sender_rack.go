@@ -43,6 +43,7 @@ type rack struct {
 	timer  time.Time // reordering timeout: a suspect becomes lost then
 	pto    time.Time // tail loss probe deadline
 	probes int       // probes sent since the last new acknowledgement
+	lone   bool      // pto was armed for a lone chunk in flight
 }
 
 // PTO bounds: a probe waits at least tlpFloor (timer granularity and the
@@ -62,30 +63,58 @@ const (
 // number (a retransmission has an old TSN, and a burst one send time).
 func sentAfter(s1, s2 uint32) bool { return int32(s1-s2) > 0 }
 
-// rackAcked feeds the acknowledgement of chunk r (TSN t) into RACK (RFC
-// 8985 section 6.2 steps 1 and 2), before r's state changes.
-func (s *Sender) rackAcked(now time.Time, t TSN, r *record) {
+// rackAcked notes the acknowledgement of chunk r (TSN t) for RACK (RFC
+// 8985 section 6.2 steps 1 to 3), before r's state changes. Only the
+// newest transmission acknowledged by a SACK can move RACK's reference
+// (and has the smallest RTT of them), so per chunk this keeps the newest
+// sent once and the newest retransmitted; rackUpdate then reads the clock
+// once per SACK.
+func (s *Sender) rackAcked(t TSN, r *record) {
 	k := &s.path.rack
-	rtt := now.Sub(r.sent)
-	if r.xmits > 1 && rtt < k.minRTT {
-		// "If the segment was retransmitted and ... the ACK arrived less
-		// than min_RTT after the retransmission": it acknowledges an
-		// earlier transmission; its time says nothing.
-		return
-	}
 	if r.xmits == 1 {
-		if k.minRTT == 0 || rtt < k.minRTT {
-			k.minRTT = rtt
-		}
+		s.onceAcked = true
 		// Step 3: reordering is a chunk sent once arriving after a higher
 		// TSN did.
 		if k.fackOK && t.LT(k.fack) {
 			k.reordering = true
 		}
+		if s.newestOnce == nil || sentAfter(r.seq, s.newestOnce.seq) {
+			s.newestOnce = r
+		}
+	} else if s.newestRtx == nil || sentAfter(r.seq, s.newestRtx.seq) {
+		s.newestRtx = r
 	}
 	if !k.fackOK || t.GT(k.fack) {
 		k.fack, k.fackOK = t, true
 	}
+}
+
+// rackUpdate moves RACK's reference to the newest transmission this SACK
+// acknowledged (steps 1 and 2) and updates the minimum RTT.
+func (s *Sender) rackUpdate(now time.Time) {
+	k := &s.path.rack
+	if r := s.newestOnce; r != nil {
+		rtt := now.Sub(r.sent)
+		if k.minRTT == 0 || rtt < k.minRTT {
+			k.minRTT = rtt
+		}
+		s.rackMove(r, rtt)
+	}
+	if r := s.newestRtx; r != nil {
+		// "If the segment was retransmitted and ... the ACK arrived less
+		// than min_RTT after the retransmission": it acknowledges an
+		// earlier transmission; its time says nothing.
+		if rtt := now.Sub(r.sent); rtt >= k.minRTT {
+			s.rackMove(r, rtt)
+		}
+	}
+	s.newestOnce, s.newestRtx = nil, nil
+}
+
+// rackMove makes transmission r, acknowledged after rtt, the reference
+// when it is newer than the current one.
+func (s *Sender) rackMove(r *record, rtt time.Duration) {
+	k := &s.path.rack
 	if !k.valid || sentAfter(r.seq, k.seq) {
 		k.xmit, k.seq, k.rtt, k.valid = r.sent, r.seq, rtt, true
 	}
@@ -208,7 +237,8 @@ func (s *Sender) armPTO(now time.Time) {
 		return
 	}
 	pto := max(2*s.path.srtt, tlpFloor)
-	if s.inFlight == 1 && k.probes == 0 {
+	k.lone = s.inFlight == 1
+	if k.lone && k.probes == 0 {
 		pto += s.cfg.SACKDelay // the peer may delay the SACK of a lone chunk
 	}
 	pto <<= k.probes

@@ -92,6 +92,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	rack := s.cfg.Recovery == RecoveryRACK
 	marked := false
 	if rack {
+		s.rackUpdate(now)
 		marked = s.rackDetect(now)
 	} else {
 		marked = s.missIndications(sk, cum, htna, haveHTNA, cumAdvanced)
@@ -247,10 +248,7 @@ func (s *Sender) ack(now time.Time, t TSN, r *record) bool {
 	}
 	s.unackedData -= int(r.n)
 	if s.cfg.Recovery == RecoveryRACK {
-		s.rackAcked(now, t, r)
-		if r.xmits == 1 {
-			s.onceAcked = true
-		}
+		s.rackAcked(t, r)
 	}
 	if s.timing && s.timedTSN == t {
 		s.timing = false
