@@ -294,6 +294,10 @@ func TestT3MarksOldChunks(t *testing.T) {
 	if n := x.e.Send.rtxPending; n != 3 {
 		t.Fatalf("%d chunks marked, want the 3 sent 100 ms ago", n)
 	}
+	x.flush()
+	if d := x.e.Send.Deadline(); !d.Equal(x.e.Send.t3) {
+		t.Fatalf("after T3 the next deadline is %v, T3 at %v: no probe while one packet may be in flight", d.Sub(x.now), x.e.Send.t3.Sub(x.now))
+	}
 	checkInvariants(t, &x.e.Send)
 }
 

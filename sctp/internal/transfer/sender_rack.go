@@ -233,7 +233,9 @@ func (s *Sender) rackLost(now time.Time) {
 func (s *Sender) armPTO(now time.Time) {
 	k := &s.path.rack
 	k.pto = time.Time{}
-	if s.cfg.Recovery != RecoveryRACK || k.probes >= maxProbes || s.inFlight == 0 || !s.path.measured {
+	if s.cfg.Recovery != RecoveryRACK || k.probes >= maxProbes || s.inFlight == 0 || !s.path.measured || s.t3Recovery {
+		// After a T3-rtx expiry one packet is in flight until an
+		// acknowledgement (7.2.3): T3-rtx itself covers it.
 		return
 	}
 	pto := max(2*s.path.srtt, tlpFloor)
