@@ -141,8 +141,8 @@ func (c *cubic) onAck(p *Path, now time.Time, acked, flightBefore int) {
 		// Reno-friendly region.
 		grow = math.Max(c.wEst-cwnd, 0)
 	} else {
-		// Concave and convex regions: "cwnd MUST be incremented by
-		// (target - cwnd) / cwnd for each received new ACK".
+		// Concave and convex regions (section 4.4, paraphrased): cwnd
+		// grows by (target - cwnd) / cwnd per chunk acknowledged.
 		grow = (target - cwnd) / cwnd * ackedSeg
 	}
 	c.acc += grow * mss
@@ -182,7 +182,7 @@ func (c *cubic) reduce(p *Path, now time.Time) {
 	mss := float64(p.pmdcs())
 	cwnd := float64(p.cwnd) / mss
 	if cwnd < c.wLastMax {
-		// Fast convergence: "W_max = cwnd * (1 + beta_cubic) / 2".
+		// Fast convergence (section 4.7): W_max = cwnd * (1 + beta) / 2.
 		c.wMax = cwnd * (1 + cubicBeta) / 2
 	} else {
 		c.wMax = cwnd

@@ -37,11 +37,11 @@ func ackFor(p *Path, start time.Time, d time.Duration) time.Time {
 	return now
 }
 
-// RFC 9438 section 4.6: "ssthresh = cwnd * beta_cubic" with beta_cubic
-// 0.7; section 4.2: after the reduction the window follows W_cubic(t) =
-// C * (t - K)^3 + W_max, back at W_max after K seconds and above it (the
-// convex region) after that, whatever the RTT; RFC 9260's controller grows
-// by one PMDCS per RTT.
+// RFC 9438, paraphrased: on a loss ssthresh = cwnd * beta_cubic with
+// beta_cubic 0.7 (section 4.6); after the reduction the window follows
+// W_cubic(t) = C * (t - K)^3 + W_max (section 4.2), back at W_max after K
+// seconds and above it (the convex region) after that, whatever the RTT;
+// RFC 9260's controller grows by one PMDCS per RTT.
 func TestCubicWindowCurve(t *testing.T) {
 	const w = 100
 	p := ccPath(t, CCCubic, 100*time.Millisecond, w)
@@ -70,9 +70,10 @@ func TestCubicWindowCurve(t *testing.T) {
 	}
 }
 
-// RFC 9438 section 4.7 (fast convergence): "W_max = cwnd * (1 +
-// beta_cubic) / 2" when a loss comes before the window reached the last
-// W_max; section 4.8: a timeout sets cwnd to one chunk, ssthresh as a loss.
+// RFC 9438, paraphrased: fast convergence (section 4.7) sets W_max = cwnd *
+// (1 + beta_cubic) / 2 when a loss comes before the window reached the
+// last W_max; a timeout (section 4.8) sets cwnd to one chunk and ssthresh
+// as a loss does.
 func TestCubicFastConvergenceAndTimeout(t *testing.T) {
 	p := ccPath(t, CCCubic, 50*time.Millisecond, 100)
 	p.enterFastRecovery(epoch, 0) // W_max 100, cwnd 70

@@ -101,9 +101,10 @@ func (s *Sender) rackUpdate(now time.Time) {
 		s.rackMove(r, rtt)
 	}
 	if r := s.newestRtx; r != nil {
-		// "If the segment was retransmitted and ... the ACK arrived less
-		// than min_RTT after the retransmission": it acknowledges an
-		// earlier transmission; its time says nothing.
+		// RFC 8985 section 6.2 step 2, paraphrased: a retransmitted
+		// chunk acknowledged less than min_RTT after its retransmission
+		// was acknowledged for an earlier transmission; its time says
+		// nothing.
 		if rtt := now.Sub(r.sent); rtt >= k.minRTT {
 			s.rackMove(r, rtt)
 		}
