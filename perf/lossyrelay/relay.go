@@ -68,6 +68,7 @@ type Relay struct {
 	fwd, bwd    direction
 	wg          sync.WaitGroup
 	closed      atomic.Bool
+	done        chan struct{}
 }
 
 // direction holds the state of one direction of traffic.
@@ -82,6 +83,15 @@ type direction struct {
 		in, out, dropped, duplicated, reordered atomic.Uint64
 	}
 	send func([]byte)
+	// With a delay, datagrams wait in line for one goroutine that sends
+	// them in order when their time comes.
+	line chan delayed
+}
+
+// delayed is a datagram waiting for its time.
+type delayed struct {
+	at time.Time
+	p  []byte
 }
 
 // New starts a relay.
@@ -118,13 +128,20 @@ func New(cfg Config) (*Relay, error) {
 		c.SetReadBuffer(4 << 20)
 		c.SetWriteBuffer(4 << 20)
 	}
-	r := &Relay{front: front, back: back, server: server}
+	r := &Relay{front: front, back: back, server: server, done: make(chan struct{})}
 	r.fwd = direction{imp: cfg.Forward, hold: cfg.ReorderHold, rng: rand.New(rand.NewPCG(cfg.Seed, 1))}
 	r.bwd = direction{imp: cfg.Backward, hold: cfg.ReorderHold, rng: rand.New(rand.NewPCG(cfg.Seed, 2))}
 	r.fwd.send = func(b []byte) { back.WriteToUDPAddrPort(b, r.server) }
 	r.bwd.send = func(b []byte) {
 		if c := r.client.Load(); c != nil {
 			front.WriteToUDPAddrPort(b, *c)
+		}
+	}
+	for _, d := range []*direction{&r.fwd, &r.bwd} {
+		if d.imp.Delay > 0 {
+			d.line = make(chan delayed, 65536)
+			r.wg.Add(1)
+			go r.delayLine(d)
 		}
 	}
 	r.wg.Add(2)
@@ -143,6 +160,7 @@ func (r *Relay) Stats() (fwd, bwd Stats) { return r.fwd.snapshot(), r.bwd.snapsh
 // Close stops the relay and waits for its goroutines.
 func (r *Relay) Close() error {
 	r.closed.Store(true)
+	close(r.done)
 	r.front.Close()
 	r.back.Close()
 	r.wg.Wait()
@@ -154,6 +172,31 @@ func (r *Relay) Close() error {
 		d.mu.Unlock()
 	}
 	return nil
+}
+
+// delayLine sends a direction's delayed datagrams in order, each at its
+// time, until the relay closes.
+func (r *Relay) delayLine(d *direction) {
+	defer r.wg.Done()
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
+	for {
+		var x delayed
+		select {
+		case x = <-d.line:
+		case <-r.done:
+			return
+		}
+		if w := time.Until(x.at); w > 0 {
+			t.Reset(w)
+			select {
+			case <-t.C:
+			case <-r.done:
+				return
+			}
+		}
+		d.send(x.p)
+	}
 }
 
 func (r *Relay) loop(c *net.UDPConn, d *direction, fromClient bool) {
@@ -224,11 +267,15 @@ func (d *direction) handle(b []byte) {
 // emit sends p now or after the direction's delay. Called with d.mu held.
 func (d *direction) emit(p []byte) {
 	d.stats.out.Add(1)
-	if d.imp.Delay <= 0 {
+	if d.line == nil {
 		d.send(p)
 		return
 	}
-	time.AfterFunc(d.imp.Delay, func() { d.send(p) })
+	select {
+	case d.line <- delayed{time.Now().Add(d.imp.Delay), p}:
+	default:
+		d.stats.dropped.Add(1) // the line is full: a queue overflow
+	}
 }
 
 func (d *direction) snapshot() Stats {

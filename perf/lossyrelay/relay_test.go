@@ -18,7 +18,7 @@ func through(t *testing.T, imp Impairment, seed uint64, n int) ([]uint32, Stats)
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	r, err := New(Config{Server: srv.LocalAddr().String(), Forward: imp, Seed: seed, ReorderHold: 30 * time.Millisecond})
+	r, err := New(Config{Server: srv.LocalAddr().String(), Forward: imp, Seed: seed, ReorderHold: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,9 +40,9 @@ func through(t *testing.T, imp Impairment, seed uint64, n int) ([]uint32, Stats)
 		}
 		// Ten at a time, so that loopback never drops and the order of
 		// arrival is the relay's; a datagram held at the end of a burst
-		// comes after the hold time.
+		// goes after the first of the next (well before the hold time).
 		for {
-			srv.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+			srv.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
 			m, _, err := srv.ReadFromUDP(buf)
 			if err != nil {
 				break
@@ -52,6 +52,15 @@ func through(t *testing.T, imp Impairment, seed uint64, n int) ([]uint32, Stats)
 				break
 			}
 		}
+	}
+	// A datagram held back at the very end comes after the hold time.
+	for f, _ := r.Stats(); uint64(len(got)) < f.In-f.Dropped+f.Duplicated; f, _ = r.Stats() {
+		srv.SetReadDeadline(time.Now().Add(2 * time.Second))
+		m, _, err := srv.ReadFromUDP(buf)
+		if err != nil {
+			break
+		}
+		got = append(got, binary.BigEndian.Uint32(buf[:m]))
 	}
 	f, _ := r.Stats()
 	return got, f
@@ -83,5 +92,17 @@ func TestRelaySeeded(t *testing.T) {
 	c, _ := through(t, imp, 8, 300)
 	if slices.Equal(a, c) {
 		t.Fatal("different seeds, same fates")
+	}
+}
+
+// A delay holds every datagram for its time and keeps their order.
+func TestRelayDelay(t *testing.T) {
+	start := time.Now()
+	got, st := through(t, Impairment{Delay: 30 * time.Millisecond}, 1, 20)
+	if len(got) != 20 || !slices.IsSorted(got) || st.Out != 20 {
+		t.Fatalf("delayed relay delivered %v, stats %+v", got, st)
+	}
+	if d := time.Since(start); d < 30*time.Millisecond {
+		t.Fatalf("20 datagrams through a 30 ms delay in %v", d)
 	}
 }
