@@ -10,6 +10,7 @@
 #   perf/bench/lossy.sh                 # LOSSES="0.01 0.05" SEEDS="1 2 3"
 #   STACKS=usctp LOSSES=0.05 perf/bench/lossy.sh
 #   STACKS=usctp USCTP_FLAGS=-rfc9260 perf/bench/lossy.sh   # RFC 9260 loss recovery
+#   DELAY=10ms BYTES=4194304 perf/bench/lossy.sh            # a 20 ms round trip
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 LOSSES=${LOSSES:-"0.01 0.05"}
@@ -19,6 +20,7 @@ BYTES=${BYTES:-16777216}
 SIZE=${SIZE:-1400}
 DUP=${DUP:-0.01}
 REORDER=${REORDER:-0.02}
+DELAY=${DELAY:-0} # one-way delay added by the relay, each way (e.g. 10ms)
 TIMEOUT=${TIMEOUT:-300}
 USCTP_FLAGS=${USCTP_FLAGS:-} # e.g. -cubic or -rfc9260
 
@@ -55,7 +57,7 @@ run() {
 	fi
 	pids+=("$server")
 	"$bin/lossyrelay" -listen "127.0.0.1:$rudp" -server "127.0.0.1:$sudp" \
-		-loss "$loss" -dup "$DUP" -reorder "$REORDER" -seed "$seed" >/dev/null 2>&1 &
+		-loss "$loss" -dup "$DUP" -reorder "$REORDER" -delay "$DELAY" -seed "$seed" >/dev/null 2>&1 &
 	local relay=$!
 	pids+=("$relay")
 	sleep 0.3
@@ -72,7 +74,7 @@ run() {
 
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-echo "# $BYTES bytes echoed in $SIZE-byte messages; dup $DUP, reorder $REORDER each way; seeds $SEEDS"
+echo "# $BYTES bytes echoed in $SIZE-byte messages; dup $DUP, reorder $REORDER, delay $DELAY each way; seeds $SEEDS"
 printf '%-6s %-8s %s\n' loss stack "seconds per seed -> median"
 declare -A med
 for loss in $LOSSES; do
