@@ -19,17 +19,22 @@ import "time"
 // TCP's DSACK (a spurious retransmission, section 6.2 of RFC 8985).
 //
 // TLP: when chunks are in flight and no acknowledgement came for two
-// SRTTs, one probe goes out (new data if the windows allow, else the last
-// chunk in flight again), with the I bit (RFC 7053) asking for an
+// SRTTs, a probe goes out (new data if the peer's window takes it, else
+// the last chunk in flight again), with the I bit (RFC 7053) asking for an
 // immediate SACK; that SACK lets RACK find what was lost at the tail, for
-// about two round trips instead of an RTO.
+// about two round trips instead of an RTO. A lost probe is followed by
+// another after twice the wait, up to maxProbes, before T3-rtx.
+//
+// Transmissions are ordered by a send number (record.seq), not by TSN and
+// time: a retransmission carries an old TSN, and a burst shares one send
+// time.
 
 // rack is the loss-detection state of one path.
 type rack struct {
 	xmit   time.Time     // send time of the newest chunk acknowledged
 	seq    uint32        // its transmission number (Sender.nextSeq)
 	rtt    time.Duration // its round-trip time
-	valid  bool          // xmit, tsn and rtt are set
+	valid  bool          // xmit, seq and rtt are set
 	minRTT time.Duration // smallest RTT of an acknowledged chunk sent once
 	fack   TSN           // highest TSN acknowledged by the peer so far
 	fackOK bool
@@ -48,10 +53,10 @@ type rack struct {
 
 // PTO bounds: a probe waits at least tlpFloor (timer granularity and the
 // peer's processing), and a flight of a single packet also waits for the
-// peer's delayed SACK.
-// A lost probe is followed by another, after twice the wait, up to
-// maxProbes before T3-rtx (RFC 8985 sends one; the later ones cost
-// nothing when the path works and spare an RTO when a probe is lost).
+// peer's delayed SACK. A lost probe is followed by another, after twice
+// the wait, up to maxProbes before T3-rtx (RFC 8985 sends one; the later
+// ones cost nothing when the path works and spare an RTO when a probe is
+// lost).
 const (
 	tlpFloor      = 10 * time.Millisecond
 	maxProbes     = 3
