@@ -201,10 +201,19 @@ func (c *usctpConn) Recv(p []byte) (int, uint16, uint32, error) {
 // per direction, retransmissions and the path.
 func (c *usctpConn) StatsLine() string {
 	st := c.a.Stats()
-	return fmt.Sprintf("packets out %d in %d; DATA out %d in %d; SACK out %d in %d; retransmits %d (fast %d, T3 %d); SRTT %v cwnd %d",
+	return fmt.Sprintf("packets out %d in %d; DATA out %d in %d; SACK out %d in %d; retransmits %d (%s); SRTT %v cwnd %d",
 		st.PacketsOut, st.PacketsIn, st.ChunksOut[chunk.TypeData], st.ChunksIn[chunk.TypeData],
-		st.ChunksOut[chunk.TypeSack], st.ChunksIn[chunk.TypeSack], st.Retransmits, st.FastRetransmit, st.T3Expiries, st.SRTT, st.Cwnd) +
+		st.ChunksOut[chunk.TypeSack], st.ChunksIn[chunk.TypeSack], st.Retransmits, LossLine(st.Counters), st.SRTT, st.Cwnd) +
 		socketLine(c.a.Endpoint().SocketStats())
+}
+
+// LossLine summarizes an association's loss recovery: fast
+// retransmissions and how many were repeats of a lost retransmission, tail
+// loss probes, T3-rtx expiries, retransmissions the peer already had, and
+// fast recoveries.
+func LossLine(c sctp.Counters) string {
+	return fmt.Sprintf("fast %d, repeat fast %d, probes %d, T3 %d, spurious %d, recoveries %d",
+		c.FastRetransmit, c.RepeatFastRetransmits, c.Probes, c.T3Expiries, c.SpuriousRetransmits, c.FastRecoveries)
 }
 
 // socketLine summarizes an endpoint's socket counters (its whole life, all

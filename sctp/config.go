@@ -47,6 +47,22 @@ type Config struct {
 	HeartbeatInterval time.Duration
 	// MaxRetransmits is Association.Max.Retrans (10).
 	MaxRetransmits int
+	// PathMaxRetransmits is Path.Max.Retrans (5).
+	PathMaxRetransmits int
+	// MaxBurst is Max.Burst (4): the packets one send opportunity may add
+	// to the flight (RFC 9260 section 6.1 rule D).
+	MaxBurst int
+
+	// Recovery is how lost DATA chunks are found: RecoveryRACK (default)
+	// or RecoveryRFC9260.
+	Recovery Recovery
+	// CongestionControl is the congestion controller of each path:
+	// CongestionRFC9260 (default) or CongestionCubic.
+	CongestionControl CongestionControl
+	// InitialWindow, when positive, is the initial congestion window in
+	// full-sized packets (RFC 6928 uses 10; at most 100) instead of RFC
+	// 9260's min(4 * MTU, max(2 * MTU, 4404)) bytes.
+	InitialWindow int
 
 	// SendBuffer bounds the bytes queued or unacknowledged per
 	// association (default 1 MiB): WriteMsg blocks (or fails with
@@ -179,6 +195,12 @@ func (c *Config) validate() error {
 	if c.MTU < 576 || c.MTU > maxPacket {
 		return fmt.Errorf("sctp: MTU %d outside 576..%d", c.MTU, maxPacket)
 	}
+	if c.Recovery > RecoveryRFC9260 || c.CongestionControl > CongestionCubic {
+		return fmt.Errorf("sctp: unknown Recovery %d or CongestionControl %d", c.Recovery, c.CongestionControl)
+	}
+	if c.InitialWindow < 0 || c.InitialWindow > 100 || c.MaxBurst < 0 || c.PathMaxRetransmits < 0 {
+		return fmt.Errorf("sctp: InitialWindow %d outside 0..100, or negative MaxBurst or PathMaxRetransmits", c.InitialWindow)
+	}
 	if c.Backlog < 0 || c.SendBuffer < 0 || c.RecvBuffer < 0 {
 		return fmt.Errorf("sctp: negative Backlog or buffer size")
 	}
@@ -190,6 +212,36 @@ func (c *Config) validate() error {
 	}
 	return nil
 }
+
+// Recovery selects how an association finds lost DATA chunks.
+type Recovery uint8
+
+const (
+	// RecoveryRACK finds lost chunks by time while acknowledgements
+	// arrive, in the spirit of RACK-TLP (RFC 8985) adapted to SACK chunks:
+	// a lost retransmission is found and sent again without waiting for
+	// the retransmission timer, a lost tail costs a probe after two round
+	// trips, the timer's back-off ends as soon as new data is acknowledged,
+	// and a timer expiry retransmits only what was outstanding for an RTO.
+	RecoveryRACK Recovery = iota
+	// RecoveryRFC9260 follows RFC 9260 sections 6.3.3 and 7.2.4 to the
+	// letter: a chunk is fast-retransmitted once, after three miss
+	// indications; anything else waits for T3-rtx.
+	RecoveryRFC9260
+)
+
+// CongestionControl selects the congestion controller of an association's
+// paths.
+type CongestionControl uint8
+
+const (
+	// CongestionRFC9260 is RFC 9260 section 7.2's: slow start, one MTU
+	// per round trip in congestion avoidance, halving on loss.
+	CongestionRFC9260 CongestionControl = iota
+	// CongestionCubic is CUBIC (RFC 9438), which fills paths with a large
+	// bandwidth-delay product much sooner.
+	CongestionCubic
+)
 
 // DefaultBusyPoll is Config.BusyPoll's default: a round trip over
 // loopback or a LAN plus the peer's processing, and a small fraction of a
@@ -213,6 +265,11 @@ func (c *Config) core(overhead int) assoc.Config {
 		RTOMax:                    c.RTOMax,
 		HeartbeatInterval:         c.HeartbeatInterval,
 		MaxRetransmits:            c.MaxRetransmits,
+		PathMaxRetrans:            c.PathMaxRetransmits,
+		MaxBurst:                  c.MaxBurst,
+		Recovery:                  assoc.Recovery(c.Recovery),
+		Congestion:                assoc.CongestionControl(c.CongestionControl),
+		InitialWindow:             c.InitialWindow,
 		OutStreams:                c.OutStreams,
 		InStreams:                 c.InStreams,
 		RecvBuffer:                c.RecvBuffer,

@@ -72,6 +72,16 @@ type Counters struct {
 	FastRetransmit uint64 // fast retransmissions (transfer engine)
 	T3Expiries     uint64 // T3-rtx expirations (transfer engine)
 
+	// Loss recovery (transfer engine): entries into fast recovery, chunks
+	// found lost again after a retransmission, tail loss probes sent,
+	// retransmissions the peer reported it had already (spurious), and
+	// RTO back-offs ended by the acknowledgement of new data.
+	FastRecoveries        uint64
+	RepeatFastRetransmits uint64
+	Probes                uint64
+	SpuriousRetransmits   uint64
+	RTOUndos              uint64
+
 	// Partial reliability (RFC 3758, RFC 7496), like Linux's
 	// SCTP_PR_ASSOC_STATUS: messages and bytes abandoned by policy
 	// (indexed by PRPolicy; PRNone counts nothing).
@@ -161,6 +171,11 @@ func countersOf(c *assoc.Counters) Counters {
 		Retransmits:              c.Retransmits,
 		FastRetransmit:           c.FastRetransmit,
 		T3Expiries:               c.T3Expiries,
+		FastRecoveries:           c.FastRecoveries,
+		RepeatFastRetransmits:    c.RepeatFastRetransmits,
+		Probes:                   c.Probes,
+		SpuriousRetransmits:      c.SpuriousRetransmits,
+		RTOUndos:                 c.RTOUndos,
 		PRAbandoned:              c.PRAbandoned,
 		PRAbandonedBytes:         c.PRAbandonedBytes,
 		PRAbandonedUnsent:        c.PRAbandonedUnsent,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // Config holds the protocol parameters of RFC 9260 section 16 and this
@@ -38,7 +39,22 @@ type Config struct {
 	SendBuffer                int                      // send buffer bytes per association (transfer default, 1 MiB)
 	UnsentLimit               int                      // bytes of it waiting to be sent at most; 0: no bound but SendBuffer
 	Scheduler                 sched.Kind               // stream scheduler of new associations, FCFS
+
+	// Loss recovery and congestion control; zero values take the
+	// transfer engine's defaults.
+	MaxBurst      int               // Max.Burst, 4
+	Recovery      Recovery          // loss recovery, RACK-style
+	Congestion    CongestionControl // congestion controller, RFC 9260's
+	InitialWindow int               // initial cwnd in packets; 0: RFC 9260's
 }
+
+// Recovery and CongestionControl are the transfer engine's choices of loss
+// recovery and of congestion controller, named here so that the shell
+// configures them through the core.
+type (
+	Recovery          = transfer.Recovery
+	CongestionControl = transfer.CongestionControl
+)
 
 func (c *Config) setDefaults() {
 	def := func(d *time.Duration, v time.Duration) {

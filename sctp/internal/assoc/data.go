@@ -38,7 +38,12 @@ func (a *Assoc) startData(now time.Time) {
 		RTOMax:     cfg.RTOMax,
 		SendBuffer: cfg.SendBuffer,
 		SendUnsent: cfg.UnsentLimit,
-		Scheduler:  a.newStreamScheduler(),
+		MaxBurst:   cfg.MaxBurst,
+		// Loss recovery and congestion control (issue 17).
+		Recovery:          cfg.Recovery,
+		CongestionControl: cfg.Congestion,
+		InitialWindow:     cfg.InitialWindow,
+		Scheduler:         a.newStreamScheduler(),
 		// RFC 8260 section 2.2.1: "User message interleaving has been
 		// negotiated for an association if both endpoints have
 		// indicated I-DATA support."
@@ -121,6 +126,11 @@ func (d *dataPlane) fold(s *Counters) {
 	s.Retransmits += es.Retransmits
 	s.FastRetransmit += es.FastRetransmits
 	s.T3Expiries += es.T3Expiries
+	s.FastRecoveries += es.FastRecoveries
+	s.RepeatFastRetransmits += es.RepeatFastRetransmits
+	s.Probes += es.Probes
+	s.SpuriousRetransmits += es.SpuriousRetransmits
+	s.RTOUndos += es.RTOUndos
 	for p := range s.PRAbandoned {
 		s.PRAbandoned[p] += es.AbandonedMessages[p]
 		s.PRAbandonedBytes[p] += es.AbandonedBytes[p]

@@ -72,6 +72,16 @@ type Counters struct {
 	FastRetransmit uint64 // fast retransmissions (transfer engine)
 	T3Expiries     uint64 // T3-rtx expirations (transfer engine)
 
+	// Loss recovery (transfer engine): entries into fast recovery, chunks
+	// found lost again after a retransmission, tail loss probes sent,
+	// retransmissions the peer reported it had already (spurious), and
+	// RTO back-offs ended by the acknowledgement of new data.
+	FastRecoveries        uint64
+	RepeatFastRetransmits uint64
+	Probes                uint64
+	SpuriousRetransmits   uint64
+	RTOUndos              uint64
+
 	// Partial reliability (RFC 3758, RFC 7496), like Linux's
 	// SCTP_PR_ASSOC_STATUS: messages and bytes abandoned by policy
 	// (indexed by PRPolicy; PRNone counts nothing).
@@ -172,6 +182,11 @@ func (s *Counters) add(o *Counters) {
 	s.Retransmits += o.Retransmits
 	s.FastRetransmit += o.FastRetransmit
 	s.T3Expiries += o.T3Expiries
+	s.FastRecoveries += o.FastRecoveries
+	s.RepeatFastRetransmits += o.RepeatFastRetransmits
+	s.Probes += o.Probes
+	s.SpuriousRetransmits += o.SpuriousRetransmits
+	s.RTOUndos += o.RTOUndos
 	s.Reconf.add(&o.Reconf)
 	for p := range s.PRAbandoned {
 		s.PRAbandoned[p] += o.PRAbandoned[p]

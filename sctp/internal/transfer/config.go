@@ -53,6 +53,16 @@ type Config struct {
 	Granularity time.Duration
 	// MaxBurst limits the packets sent at one send opportunity (4).
 	MaxBurst int
+	// Recovery selects how lost DATA chunks are found: RecoveryRACK (the
+	// default) or RecoveryRFC9260.
+	Recovery Recovery
+	// CongestionControl selects the congestion controller of each path:
+	// CCRFC9260 (the default) or CCCubic.
+	CongestionControl CongestionControl
+	// InitialWindow, when positive, is the initial congestion window in
+	// full-sized packets (RFC 6928 uses 10) instead of RFC 9260's
+	// min(4 * PMDCS, max(2 * PMDCS, 4404)) bytes.
+	InitialWindow int
 	// SACKDelay is the delayed-SACK timeout (200 ms; at most 500 ms).
 	SACKDelay time.Duration
 	// SACKFreq is the number of packets that trigger a SACK (2).
@@ -82,6 +92,35 @@ type Config struct {
 	// 8260's numbering (1) or Linux's (0) from what the peer sends.
 	FSN interleave.FSNConvention
 }
+
+// Recovery is a loss-detection and retransmission-timeout policy.
+type Recovery uint8
+
+const (
+	// RecoveryRACK finds lost chunks by time (RACK-TLP, RFC 8985, adapted
+	// to SACK chunks; see sender_rack.go): a lost retransmission is found
+	// again while SACKs arrive, a lost tail costs a probe after two SRTTs,
+	// the RTO back-off ends as soon as new data is acknowledged and T3-rtx
+	// marks only what was outstanding for one RTO.
+	RecoveryRACK Recovery = iota
+	// RecoveryRFC9260 follows RFC 9260 sections 6.3.3 and 7.2.4 to the
+	// letter: three miss indications, one fast retransmit per chunk, then
+	// T3-rtx, whose back-off stays until a new RTT measurement.
+	RecoveryRFC9260
+)
+
+// CongestionControl is a congestion controller.
+type CongestionControl uint8
+
+const (
+	// CCRFC9260 is the controller of RFC 9260 section 7.2: slow start,
+	// congestion avoidance by one PMDCS per window, halving on loss.
+	CCRFC9260 CongestionControl = iota
+	// CCCubic is CUBIC (RFC 9438): a cubic window growth in time since the
+	// last reduction, a reduction to 0.7 of the window on loss, and
+	// Reno-friendly growth where that is faster.
+	CCCubic
+)
 
 // Errors returned by the engine. They work with errors.Is.
 var (
@@ -174,6 +213,10 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: RTO bounds", ErrConfig)
 	case c.FSN > interleave.FSNLinux:
 		return c, fmt.Errorf("%w: FSN convention %d", ErrConfig, c.FSN)
+	case c.Recovery > RecoveryRFC9260 || c.CongestionControl > CCCubic:
+		return c, fmt.Errorf("%w: recovery %d or congestion control %d", ErrConfig, c.Recovery, c.CongestionControl)
+	case c.InitialWindow < 0 || c.InitialWindow > 100:
+		return c, fmt.Errorf("%w: initial window %d packets outside 0..100", ErrConfig, c.InitialWindow)
 	case c.SACKDelay > 500*time.Millisecond:
 		return c, fmt.Errorf("%w: SACK delay over 500 ms (RFC 9260 section 6.2)", ErrConfig)
 	}

@@ -76,7 +76,7 @@ func TestIDataPairLossy(t *testing.T) {
 			s.maxMsg = 40000
 			s.unordPct = 20
 		}
-		p.drive(t, 10*time.Minute, sides[0], sides[1])
+		p.drive(t, 10*time.Minute, p.done, sides[0], sides[1])
 		if p.a.e.Stats.Retransmits == 0 || p.b.e.Stats.Retransmits == 0 {
 			t.Errorf("seed %d: no retransmissions: the network was not lossy", seed)
 		}
@@ -96,7 +96,7 @@ func TestIDataPairPartialDelivery(t *testing.T) {
 		s.maxMsg = 120 << 10
 		s.readSize = 3000
 	}
-	p.drive(t, 10*time.Minute, sides[0], sides[1])
+	p.drive(t, 10*time.Minute, p.done, sides[0], sides[1])
 	pd := p.a.e.Stats.PartialDeliveries + p.b.e.Stats.PartialDeliveries
 	if pd == 0 {
 		t.Fatal("no partial delivery")

@@ -275,10 +275,16 @@ func (s *side) base() *side { return s }
 
 // run drives the pair until both have sent and received everything or the
 // virtual time limit passes.
-func (p *pair) run(t testing.TB, limit time.Duration) { p.drive(t, limit, p.a, p.b) }
+func (p *pair) run(t testing.TB, limit time.Duration) { p.drive(t, limit, p.done, p.a, p.b) }
 
-// drive is run with a and b standing for p.a and p.b.
-func (p *pair) drive(t testing.TB, limit time.Duration, a, b peer) {
+// runUntil drives the pair until stop reports true.
+func (p *pair) runUntil(t testing.TB, stop func() bool, limit time.Duration) {
+	p.drive(t, limit, stop, p.a, p.b)
+}
+
+// drive runs the pair, with a and b standing for p.a and p.b, until stop
+// reports true.
+func (p *pair) drive(t testing.TB, limit time.Duration, stop func() bool, a, b peer) {
 	end := p.now.Add(limit)
 	peers := [2]peer{a, b}
 	for steps := 0; ; steps++ {
@@ -308,7 +314,7 @@ func (p *pair) drive(t testing.TB, limit time.Duration, a, b peer) {
 				checkInvariants(t, &s.e.Send)
 			}
 		}
-		if p.done() {
+		if stop() {
 			return
 		}
 		// Advance the clock to the next event.

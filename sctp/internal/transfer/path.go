@@ -22,6 +22,9 @@ type Path struct {
 	fastRecoverTSN TSN // exit point of fast recovery
 
 	errors int // error count (section 8.2)
+
+	rack rack       // loss detection by time (RecoveryRACK)
+	cc   controller // congestion control (Config.CongestionControl)
 }
 
 func (p *Path) init(cfg *Config) {
@@ -37,6 +40,11 @@ func (p *Path) init(cfg *Config) {
 		initial = 4344
 	}
 	p.cwnd = min(4*p.pmdcs(), max(2*p.pmdcs(), initial))
+	if cfg.InitialWindow > 0 {
+		// RFC 6928 style: a number of full-sized packets.
+		p.cwnd = cfg.InitialWindow * p.pmdcs()
+	}
+	p.cc = newController(cfg.CongestionControl)
 	// "The initial value of ssthresh SHOULD be arbitrarily high (e.g.,
 	// the size of the largest-possible advertised window)."
 	p.ssthresh = int(max(cfg.PeerRwnd, 1<<30))
@@ -128,6 +136,29 @@ func (p *Path) RTTSample(now time.Time, rtt time.Duration) {
 	p.clampRTO()
 }
 
+// undoBackoff ends an RTO back-off when new data (chunks sent once, so
+// Karn's rule holds) was acknowledged: the path works again, and its RTO
+// is the estimator's, SRTT + 4 * RTTVAR, without waiting for the next RTT
+// measurement (usrsctp does the same). It reports whether the RTO changed.
+func (p *Path) undoBackoff() bool {
+	if !p.measured {
+		return false
+	}
+	rto := p.rto
+	p.rto = p.srtt + 4*p.rttvar
+	p.clampRTO()
+	return p.rto != rto
+}
+
+// baseRTO returns the RTO without back-off: the estimator's value, or
+// RTO.Initial before the first measurement.
+func (p *Path) baseRTO() time.Duration {
+	if !p.measured {
+		return p.cfg.RTOInitial
+	}
+	return min(max(p.srtt+4*p.rttvar, p.cfg.RTOMin), p.cfg.RTOMax)
+}
+
 // clampRTO applies C6 and C7: RTO.Min and RTO.Max.
 func (p *Path) clampRTO() {
 	if p.rto < p.cfg.RTOMin {
@@ -146,63 +177,32 @@ func (p *Path) Backoff() {
 	p.clampRTO()
 }
 
-// onT3Expiry applies section 7.2.3 for a retransmission timeout: "ssthresh
-// = max(cwnd / 2, 4 * PMDCS) cwnd = PMDCS partial_bytes_acked = 0".
-func (p *Path) onT3Expiry() {
-	p.ssthresh = max(p.cwnd/2, 4*p.pmdcs())
-	p.cwnd = p.pmdcs()
+// onT3Expiry reacts to a retransmission timeout through the path's
+// congestion controller and leaves fast recovery.
+func (p *Path) onT3Expiry(now time.Time) {
+	p.cc.onTimeout(p, now)
 	p.pba = 0
 	p.inFastRecovery = false
 }
 
-// enterFastRecovery applies section 7.2.4 step 2 with 7.2.3 ("ssthresh =
-// max(cwnd / 2, 4 * PMDCS) cwnd = ssthresh partial_bytes_acked = 0") and
-// marks the exit point.
-func (p *Path) enterFastRecovery(highest TSN) {
+// enterFastRecovery reduces the window through the congestion controller
+// (section 7.2.4 step 2 with 7.2.3 for RFC 9260's) and marks the exit
+// point.
+func (p *Path) enterFastRecovery(now time.Time, highest TSN) {
 	p.inFastRecovery = true
 	p.fastRecoverTSN = highest
-	p.ssthresh = max(p.cwnd/2, 4*p.pmdcs())
-	p.cwnd = p.ssthresh
+	p.cc.onCongestion(p, now)
 	p.pba = 0
 }
 
 // onAck adjusts cwnd for a SACK that newly acknowledged acked bytes of
-// DATA chunks; flightBefore is the flight size before the SACK.
-func (p *Path) onAck(acked, flightBefore int) {
+// DATA chunks; flightBefore is the flight size before the SACK. Nothing
+// grows in fast recovery.
+func (p *Path) onAck(now time.Time, acked, flightBefore int) {
 	if acked <= 0 || p.inFastRecovery {
 		return
 	}
-	if p.cwnd <= p.ssthresh {
-		// 7.2.1: "When cwnd is less than or equal to ssthresh, an SCTP
-		// endpoint MUST use the slow-start algorithm to increase cwnd only
-		// if the current congestion window is being fully utilized and the
-		// data sender is not in Fast Recovery. ... cwnd MUST be increased
-		// by, at most, the lesser of 1) the total size of the previously
-		// outstanding DATA chunk(s) acknowledged and 2) L times the
-		// destination's PMDCS." (L = 1.) The window counts as fully
-		// utilized when no further full-sized chunk would have fitted.
-		if flightBefore+p.pmdcs() > p.cwnd {
-			p.cwnd += min(acked, p.pmdcs())
-		}
-		return
-	}
-	// 7.2.2: "Whenever cwnd is greater than ssthresh, upon each SACK chunk
-	// arrival, increase partial_bytes_acked by the total number of bytes
-	// ... of all new DATA chunks acknowledged in that SACK chunk".
-	p.pba += acked
-	switch {
-	case p.pba > p.cwnd && flightBefore < p.cwnd:
-		// "When (1) partial_bytes_acked is greater than cwnd and (2)
-		// before the arrival of the SACK chunk the sender had less than
-		// cwnd bytes of data outstanding ..., reset partial_bytes_acked to
-		// cwnd."
-		p.pba = p.cwnd
-	case p.pba >= p.cwnd && flightBefore >= p.cwnd:
-		// "... partial_bytes_acked is reset to (partial_bytes_acked -
-		// cwnd). Next, cwnd is increased by PMDCS."
-		p.pba -= p.cwnd
-		p.cwnd += p.pmdcs()
-	}
+	p.cc.onAck(p, now, acked, flightBefore)
 }
 
 // idle applies the rule of 7.2.1 and 7.2.2 for a path without

@@ -58,6 +58,12 @@ type OutSide struct {
 	resetting bool
 }
 
+// Record marks.
+const (
+	markFastDone = 1 << 0 // was fast-retransmitted once already (RecoveryRFC9260)
+	markDupSeen  = 1 << 1 // the peer reported a duplicate of this transmission
+)
+
 // Record states.
 const (
 	recInFlight  uint8 = iota // sent, not acknowledged
@@ -70,19 +76,20 @@ const (
 // record is the retransmission record of one DATA chunk: compact, separate
 // from the wire format; its payload is a slice of the message's buffer.
 type record struct {
-	msg      *message
-	sent     time.Time // last transmission
-	off, n   int32     // payload = msg.buf[off:off+n]
-	ppid     uint32
-	mid      uint32 // SSN or MID
-	fsn      uint32 // I-DATA fragment sequence number
-	sid      uint16
-	flags    uint8
-	state    uint8
-	misses   uint8 // miss indications (7.2.4)
-	xmits    uint8 // transmissions so far
-	fastRtx  bool  // marked by fast retransmit, not yet resent
-	fastDone bool  // was fast-retransmitted once already
+	msg     *message
+	sent    time.Time // last transmission
+	seq     uint32    // transmission number of the last transmission (serial)
+	off, n  int32     // payload = msg.buf[off:off+n]
+	ppid    uint32
+	mid     uint32 // SSN or MID
+	fsn     uint32 // I-DATA fragment sequence number
+	sid     uint16
+	flags   uint8
+	state   uint8
+	misses  uint8 // miss indications (7.2.4)
+	xmits   uint8 // transmissions so far
+	fastRtx bool  // marked by fast retransmit, not yet resent
+	marks   uint8 // markFastDone, markDupSeen
 }
 
 // Sender is the sending half of the engine: the send buffer, lazy
@@ -127,7 +134,12 @@ type Sender struct {
 	sackSince bool // a SACK arrived since T3 was last started
 
 	immediate bool // set the I bit on DATA chunks (RFC 7053)
-	resetAll  bool // an outgoing reset of every stream is under way (BeginReset)
+	probing   bool // the next packet is a tail loss probe (sender_rack.go)
+	onceAcked bool // HandleSACK: a chunk sent once was newly acknowledged
+	// HandleSACK: the newest transmissions newly acknowledged, sent once
+	// and retransmitted (sender_rack.go).
+	newestOnce, newestRtx *record
+	resetAll              bool // an outgoing reset of every stream is under way (BeginReset)
 
 	// PR-SCTP (RFC 3758 section 3.5): the Advanced.Peer.Ack.Point, a
 	// FORWARD-TSN due, reused entry buffers, the messages abandoned and
@@ -147,6 +159,8 @@ type Sender struct {
 	jumped     bool
 	jumpCum    TSN
 	expectJump bool // our SSN/TSN Reset Request is out (ExpectJump)
+
+	xmitSeq uint32 // transmission number of the last chunk sent (serial)
 
 	timing   bool // an RTT measurement is running
 	timedTSN TSN
@@ -335,7 +349,7 @@ func (s *Sender) size(r *record) int { return s.hdr + pad4(int(r.n)) }
 // framer.
 func (s *Sender) appendChunk(pkt []byte, t TSN, r *record) []byte {
 	flags := r.flags
-	if s.immediate {
+	if s.immediate || s.probing {
 		flags |= chunk.FlagImmediate
 	}
 	f := interleave.OutFrag{
@@ -389,7 +403,7 @@ func (s *Sender) canSendNew(now time.Time, size int) bool {
 	// address if it has cwnd + (PMDCS - 1) or more bytes of data
 	// outstanding"; we exceed cwnd by at most one chunk. Max.Burst
 	// lowers cwnd for the current send opportunity (rule D).
-	if s.path.flight >= s.window() {
+	if s.path.flight >= s.window() && !s.probing {
 		s.stats.CwndLimited++
 		return false
 	}
@@ -454,7 +468,7 @@ func (s *Sender) Pending(now time.Time) bool {
 	if s.rtxPending > 0 && (s.fastRtx || s.t3Recovery || s.path.flight < s.window()) {
 		return true
 	}
-	if s.unsent == 0 || s.path.flight >= s.window() {
+	if s.unsent == 0 || s.path.flight >= s.window() && !s.probing {
 		return false
 	}
 	size := s.nextChunkSize()
@@ -556,6 +570,16 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 			s.t3Sent = true
 		}
 		s.startT3(now)
+		if s.probing {
+			s.probing = false
+			s.path.rack.pto = time.Time{}
+		}
+		if k := &s.path.rack; k.pto.IsZero() || k.lone {
+			// Armed from the first transmission after an
+			// acknowledgement (HandleSACK rearms it on each), and
+			// again once more than a lone chunk is in flight.
+			s.armPTO(now)
+		}
 	}
 	return pkt, n
 }
@@ -584,7 +608,7 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	s.nextTSN++
 	r := s.rec(tsn)
 	*r = record{
-		msg: m, sent: now, off: m.off, n: int32(size),
+		msg: m, sent: now, seq: s.nextSeq(), off: m.off, n: int32(size),
 		ppid: m.ppid, sid: m.sid, mid: m.mid, fsn: m.nextFSN, flags: flags,
 		state: recInFlight, xmits: 1,
 	}
@@ -665,6 +689,8 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 		}
 		r.state = recInFlight
 		r.sent = now
+		r.seq = s.nextSeq()
+		r.marks &^= markDupSeen
 		if r.xmits < 255 {
 			r.xmits++
 		}
@@ -694,6 +720,14 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 	return pkt, room, n
 }
 
+// nextSeq numbers a transmission: chunks sent at the same time (in one
+// burst, or within the clock's resolution) are still ordered, which TSNs
+// do not do for retransmissions.
+func (s *Sender) nextSeq() uint32 {
+	s.xmitSeq++
+	return s.xmitSeq
+}
+
 // startT3 applies rule R1 of section 6.3.2: "Every time a DATA chunk is
 // sent to any address (including a retransmission), if the T3-rtx timer of
 // that address is not running, start it running so that it will expire
@@ -714,10 +748,14 @@ func (s *Sender) SetImmediate(on bool) { s.immediate = on }
 // Deadline returns when the T3-rtx timer expires or a zero window probe
 // is due, or the zero time when neither is pending.
 func (s *Sender) Deadline() time.Time {
-	if !s.probeAt.IsZero() && s.unsent > 0 && (s.t3.IsZero() || s.probeAt.Before(s.t3)) {
-		return s.probeAt
+	d := s.t3
+	if !s.probeAt.IsZero() && s.unsent > 0 && (d.IsZero() || s.probeAt.Before(d)) {
+		d = s.probeAt
 	}
-	return s.t3
+	if r := s.rackDeadline(); !r.IsZero() && (d.IsZero() || r.Before(d)) {
+		d = r
+	}
+	return d
 }
 
 // Unsent is a message Drain took out of the send buffer.
@@ -784,6 +822,7 @@ func (s *Sender) Drain(fn func(Unsent)) {
 	s.gapAcked, s.unackedData = 0, 0
 	s.path.flight = 0
 	s.t3 = time.Time{}
+	s.path.rack.timer, s.path.rack.pto, s.probing = time.Time{}, time.Time{}, false
 	s.timing = false
 	s.rest()
 }

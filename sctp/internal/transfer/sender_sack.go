@@ -88,46 +88,42 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 		s.renege(now, t)
 	}
 
-	// Miss indications (7.2.4): "For each incoming SACK chunk, miss
-	// indications are incremented only for missing TSNs prior to the HTNA
-	// in the SACK chunk." "If an endpoint is in Fast Recovery and a SACK
-	// chunks arrives that advances the Cumulative TSN Ack Point, the miss
-	// indications are incremented for all TSNs reported missing in the
-	// SACK chunk."
+	s.rackDuplicates(sk.Dups)
+	rack := s.cfg.Recovery == RecoveryRACK
 	marked := false
-	if len(sk.Gaps) > 0 {
-		limit := htna
-		if s.path.inFastRecovery && cumAdvanced {
-			limit, haveHTNA = cum.Add(uint32(sk.Gaps[len(sk.Gaps)-1].End)), true
-		}
-		for t := cum + 1; haveHTNA && t.LT(limit); t++ {
-			r := s.rec(t)
-			if r.state != recInFlight || r.fastDone {
-				continue
-			}
-			if r.misses++; r.misses >= 3 {
-				s.markFast(r)
-				marked = true
-			}
-		}
+	if rack {
+		s.rackUpdate(now)
+		marked = s.rackDetect(now)
+	} else {
+		marked = s.missIndications(sk, cum, htna, haveHTNA, cumAdvanced)
 	}
 
 	// 7.2.4 note: "if the received SACK chunk also acknowledges new DATA
 	// chunks and advances the Cumulative TSN Ack Point, the cwnd adjustment
 	// rules defined in Sections 7.2.1 and 7.2.2 MUST be applied first."
-	s.path.onAck(newBytes, flightBefore)
+	s.path.onAck(now, newBytes, flightBefore)
 	// "When a SACK chunk acknowledges all TSNs up to and including this
 	// exit point, Fast Recovery is exited."
 	if s.path.inFastRecovery && s.cumAck.GEQ(s.path.fastRecoverTSN) {
 		s.path.inFastRecovery = false
 	}
-	if marked && !s.path.inFastRecovery {
+	if rack {
+		if marked && (newBytes > 0 || !s.path.inFastRecovery) {
+			// One packet of retransmissions beyond cwnd per SACK that
+			// acknowledged new data (or entered recovery): a peer's SACKs
+			// that acknowledge nothing new buy no bypass.
+			s.rackLost(now)
+		}
+		if s.onceAcked && s.path.rto > s.path.baseRTO() && s.path.undoBackoff() {
+			s.stats.RTOUndos++
+		}
+	} else if marked && !s.path.inFastRecovery {
 		// "If not in Fast Recovery, adjust the ssthresh and cwnd ...
 		// Retransmit those K DATA chunks in a single packet ... If not in
 		// Fast Recovery, enter Fast Recovery and mark the highest
 		// outstanding TSN as the Fast Recovery exit point."
 		s.fastRtx = true
-		s.path.enterFastRecovery(s.nextTSN - 1)
+		s.path.enterFastRecovery(now, s.nextTSN-1)
 		s.stats.FastRecoveries++
 	}
 	if s.Outstanding() == 0 {
@@ -172,10 +168,43 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	if newBytes > 0 {
 		s.path.ClearErrors()
 		s.t3Recovery, s.t3Sent = false, false
+		s.path.rack.probes = 0
 	}
+	s.onceAcked = false
+	s.armPTO(now)
 	s.sendOpportunity(newBytes)
 	s.stats.BytesAcked += uint64(newBytes)
 	return newBytes > 0, nil
+}
+
+// missIndications counts the miss indications of RFC 9260 section 7.2.4
+// (RecoveryRFC9260) and marks chunks with three for fast retransmit. It
+// reports whether it marked any.
+func (s *Sender) missIndications(sk *SACK, cum, htna TSN, haveHTNA, cumAdvanced bool) bool {
+	// Miss indications (7.2.4): "For each incoming SACK chunk, miss
+	// indications are incremented only for missing TSNs prior to the HTNA
+	// in the SACK chunk." "If an endpoint is in Fast Recovery and a SACK
+	// chunks arrives that advances the Cumulative TSN Ack Point, the miss
+	// indications are incremented for all TSNs reported missing in the
+	// SACK chunk."
+	marked := false
+	if len(sk.Gaps) > 0 {
+		limit := htna
+		if s.path.inFastRecovery && cumAdvanced {
+			limit, haveHTNA = cum.Add(uint32(sk.Gaps[len(sk.Gaps)-1].End)), true
+		}
+		for t := cum + 1; haveHTNA && t.LT(limit); t++ {
+			r := s.rec(t)
+			if r.state != recInFlight || r.marks&markFastDone != 0 {
+				continue
+			}
+			if r.misses++; r.misses >= 3 {
+				s.markFast(r)
+				marked = true
+			}
+		}
+	}
+	return marked
 }
 
 // errMalformedGaps marks a SACK whose Gap Ack Blocks are malformed, out of
@@ -218,6 +247,9 @@ func (s *Sender) ack(now time.Time, t TSN, r *record) bool {
 		return false
 	}
 	s.unackedData -= int(r.n)
+	if s.cfg.Recovery == RecoveryRACK {
+		s.rackAcked(t, r)
+	}
 	if s.timing && s.timedTSN == t {
 		s.timing = false
 		if r.xmits == 1 { // C5, Karn's algorithm
@@ -234,7 +266,7 @@ func (s *Sender) ack(now time.Time, t TSN, r *record) bool {
 // Fast Retransmit".
 func (s *Sender) markFast(r *record) {
 	r.misses = 0
-	r.fastDone = true
+	r.marks |= markFastDone
 	r.fastRtx = true
 	s.markRtx(r)
 }
@@ -285,22 +317,36 @@ func (s *Sender) renege(now time.Time, t TSN) {
 // unanswered zero window probes do not count while SACKs keep arriving
 // (6.1 rule A).
 func (s *Sender) OnTimeout(now time.Time) (expired bool) {
+	s.rackTimers(now)
 	if s.t3.IsZero() || now.Before(s.t3) {
 		return false
 	}
 	s.t3 = time.Time{}
 	s.stats.T3Expiries++
+	// With RecoveryRACK, only chunks outstanding for at least the RTO
+	// without back-off are marked (as usrsctp does): younger ones may
+	// still be acknowledged, and RACK finds them if they are not.
+	age := time.Duration(0)
+	if s.cfg.Recovery == RecoveryRACK {
+		age = s.path.baseRTO()
+		k := &s.path.rack
+		k.timer, k.pto, k.probes = time.Time{}, time.Time{}, 0
+		s.probing = false
+	}
 	// E1: "adjust its ssthresh with rules defined in Section 7.2.3 and set
 	// cwnd = PMDCS."
-	s.path.onT3Expiry()
+	s.path.onT3Expiry(now)
 	// E2: "set RTO = RTO * 2 ("back off the timer")."
 	s.path.Backoff()
 	probing := s.peerRwnd == 0 && s.sackSince
 	s.sackSince = false
+	first := true
 	for t := s.cumAck + 1; t != s.nextTSN; t++ {
 		r := s.rec(t)
-		if r.state == recInFlight {
+		if r.state == recInFlight && (first || now.Sub(r.sent) >= age) {
+			// E3 retransmits the earliest outstanding chunk in any case.
 			s.markRtx(r)
+			first = false
 		}
 		r.fastRtx = false
 		r.misses = 0

@@ -229,7 +229,7 @@ func TestZeroWindowProbe(t *testing.T) {
 // the T3-rtx timer for that address with its current RTO (if there is
 // still outstanding data on that address)."
 func TestT3Rules(t *testing.T) {
-	x := newTx(t, Config{})
+	x := newTx(t, Config{Recovery: RecoveryRFC9260})
 	if !x.e.Deadline().IsZero() {
 		t.Fatal("T3 running before any DATA")
 	}
@@ -395,7 +395,7 @@ func TestCongestionAvoidance(t *testing.T) {
 // DATA chunks in a single packet. When a Fast Retransmit is being
 // performed, the sender SHOULD ignore the value of cwnd".
 func TestFastRetransmit(t *testing.T) {
-	x := newTx(t, Config{MaxBurst: 100})
+	x := newTx(t, Config{Recovery: RecoveryRFC9260, MaxBurst: 100})
 	p := &x.e.Path
 	p.cwnd = 10 * chunk1000
 	x.queue(10, 1000)
@@ -425,7 +425,7 @@ func TestFastRetransmit(t *testing.T) {
 // indications are incremented only for missing TSNs prior to the HTNA in
 // the SACK chunk."
 func TestMissIndicationsHTNA(t *testing.T) {
-	x := newTx(t, Config{MaxBurst: 100})
+	x := newTx(t, Config{Recovery: RecoveryRFC9260, MaxBurst: 100})
 	x.e.Path.cwnd = 10 * chunk1000
 	x.queue(6, 1000)
 	x.flush()
@@ -502,7 +502,7 @@ func TestStaleSACKDropped(t *testing.T) {
 // (Section 6.3.3) or via Fast Retransmit (Section 7.2.4), add the data size
 // of those chunks to the rwnd."
 func TestSACKRwnd(t *testing.T) {
-	x := newTx(t, Config{MaxBurst: 100})
+	x := newTx(t, Config{Recovery: RecoveryRFC9260, MaxBurst: 100})
 	x.queue(4, 1000)
 	x.flush()
 	x.mustSACK(1000, 10000, 2, 2) // 1000 and 1002 acked; 1001 and 1003 outstanding
@@ -524,7 +524,7 @@ func TestSACKRwnd(t *testing.T) {
 // which the DATA chunk was originally transmitted, then T3-rtx is started
 // for that destination address."
 func TestRenege(t *testing.T) {
-	x := newTx(t, Config{MaxBurst: 100})
+	x := newTx(t, Config{Recovery: RecoveryRFC9260, MaxBurst: 100})
 	x.queue(3, 1000)
 	x.flush()
 	x.mustSACK(999, DefaultBuffer, 2, 3) // 1001, 1002 gap-acked

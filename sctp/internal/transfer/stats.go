@@ -3,24 +3,33 @@ package transfer
 // Stats counts what the engine did. All counters only grow.
 type Stats struct {
 	// Sending.
-	MessagesQueued   uint64
-	DataPackets      uint64 // packets AppendData put DATA into
-	DataChunksSent   uint64 // new DATA chunks (not retransmissions)
-	BytesSent        uint64 // user bytes in new DATA chunks
-	BytesAcked       uint64 // bytes of DATA chunks (headers included) newly acknowledged
-	Retransmits      uint64 // DATA chunks retransmitted (all causes)
-	FastRetransmits  uint64 // of which by fast retransmit
-	FastRecoveries   uint64 // entries into fast recovery
-	T3Expiries       uint64
-	ZeroWindowProbes uint64
-	CwndLimited      uint64 // AppendData stopped by cwnd
-	RwndLimited      uint64 // AppendData stopped by the peer's window
-	SACKsReceived    uint64
-	SACKsStale       uint64 // ignored: older than the cumulative ack point
-	SACKsInvalid     uint64 // protocol violations (unsent TSNs, bad blocks)
-	DupTSNsReported  uint64 // duplicate TSNs the peer reported
-	Reneged          uint64 // gap-acked chunks the peer reneged on
-	RTTSamples       uint64
+	MessagesQueued  uint64
+	DataPackets     uint64 // packets AppendData put DATA into
+	DataChunksSent  uint64 // new DATA chunks (not retransmissions)
+	BytesSent       uint64 // user bytes in new DATA chunks
+	BytesAcked      uint64 // bytes of DATA chunks (headers included) newly acknowledged
+	Retransmits     uint64 // DATA chunks retransmitted (all causes)
+	FastRetransmits uint64 // of which by fast retransmit
+	FastRecoveries  uint64 // entries into fast recovery
+	T3Expiries      uint64
+	// RepeatFastRetransmits counts chunks found lost again after a
+	// retransmission (RecoveryRACK), Probes the tail loss probes sent,
+	// SpuriousRetransmits the duplicates the peer reported of chunks we
+	// sent more than once (a retransmission that was not needed), and
+	// RTOUndos the RTO back-offs ended by the acknowledgement of new data.
+	RepeatFastRetransmits uint64
+	Probes                uint64
+	SpuriousRetransmits   uint64
+	RTOUndos              uint64
+	ZeroWindowProbes      uint64
+	CwndLimited           uint64 // AppendData stopped by cwnd
+	RwndLimited           uint64 // AppendData stopped by the peer's window
+	SACKsReceived         uint64
+	SACKsStale            uint64 // ignored: older than the cumulative ack point
+	SACKsInvalid          uint64 // protocol violations (unsent TSNs, bad blocks)
+	DupTSNsReported       uint64 // duplicate TSNs the peer reported
+	Reneged               uint64 // gap-acked chunks the peer reneged on
+	RTTSamples            uint64
 
 	// Partial reliability (RFC 3758, RFC 7496), indexed by PRPolicy like
 	// Linux's SCTP_PR_ASSOC_STATUS.

@@ -1,0 +1,305 @@
+package transfer
+
+import "time"
+
+// Loss detection by time, in the spirit of RACK-TLP (RFC 8985), adapted to
+// SCTP's SACK chunks (Config.Recovery = RecoveryRACK, the default).
+//
+// RACK: every chunk acknowledged (by the cumulative TSN ack or a Gap Ack
+// Block) tells when the newest chunk known to have arrived was sent. A
+// chunk still in flight that was sent before it, longer ago than that
+// chunk's round trip plus a reordering window, is lost. Retransmissions
+// are chunks like the others, with the time of their last transmission:
+// a lost retransmission is found as soon as data sent after it is
+// acknowledged, where RFC 9260's rule ("ineligible for a subsequent Fast
+// Retransmit") leaves it to T3-rtx. The reordering window starts at a
+// quarter of the minimum RTT (zero in recovery until reordering is seen),
+// and grows by that much, up to SRTT, each round trip in which the peer
+// reports a duplicate of a chunk we retransmitted: the SCTP counterpart of
+// TCP's DSACK (a spurious retransmission, section 6.2 of RFC 8985).
+//
+// TLP: when chunks are in flight and no acknowledgement came for two
+// SRTTs, a probe goes out (new data if the peer's window takes it, else
+// the last chunk in flight again), with the I bit (RFC 7053) asking for an
+// immediate SACK; that SACK lets RACK find what was lost at the tail, for
+// about two round trips instead of an RTO. A lost probe is followed by
+// another after twice the wait, up to maxProbes, before T3-rtx.
+//
+// Transmissions are ordered by a send number (record.seq), not by TSN and
+// time: a retransmission carries an old TSN, and a burst shares one send
+// time.
+
+// rack is the loss-detection state of one path.
+type rack struct {
+	xmit   time.Time     // send time of the newest chunk acknowledged
+	seq    uint32        // its transmission number (Sender.nextSeq)
+	rtt    time.Duration // its round-trip time
+	valid  bool          // xmit, seq and rtt are set
+	minRTT time.Duration // smallest RTT of an acknowledged chunk sent once
+	fack   TSN           // highest TSN acknowledged by the peer so far
+	fackOK bool
+
+	reordering bool // a chunk sent once arrived after a later one
+	reoMult    int  // reordering window in quarters of minRTT
+	dsackRound TSN  // a window increase waits until this TSN is acknowledged
+	dsackOn    bool
+	recoveries int // loss recoveries since reoMult was last reset
+
+	timer  time.Time // reordering timeout: a suspect becomes lost then
+	pto    time.Time // tail loss probe deadline
+	probes int       // probes sent since the last new acknowledgement
+	lone   bool      // pto was armed for a lone chunk in flight
+}
+
+// PTO bounds: a probe waits at least tlpFloor (timer granularity and the
+// peer's processing), and a flight of a single packet also waits for the
+// peer's delayed SACK. A lost probe is followed by another, after twice
+// the wait, up to maxProbes before T3-rtx (RFC 8985 sends one; the later
+// ones cost nothing when the path works and spare an RTO when a probe is
+// lost).
+const (
+	tlpFloor      = 10 * time.Millisecond
+	maxProbes     = 3
+	reoRecoveries = 16 // window multiplier reset, as RFC 8985 section 6.2 step 4
+)
+
+// sentAfter reports whether transmission s1 came after s2: RFC 8985's
+// RACK_sent_after, by transmission number instead of time and sequence
+// number (a retransmission has an old TSN, and a burst one send time).
+func sentAfter(s1, s2 uint32) bool { return int32(s1-s2) > 0 }
+
+// rackAcked notes the acknowledgement of chunk r (TSN t) for RACK (RFC
+// 8985 section 6.2 steps 1 to 3), before r's state changes. Only the
+// newest transmission acknowledged by a SACK can move RACK's reference
+// (and has the smallest RTT of them), so per chunk this keeps the newest
+// sent once and the newest retransmitted; rackUpdate then reads the clock
+// once per SACK.
+func (s *Sender) rackAcked(t TSN, r *record) {
+	k := &s.path.rack
+	if r.xmits == 1 {
+		s.onceAcked = true
+		// Step 3: reordering is a chunk sent once arriving after a higher
+		// TSN did.
+		if k.fackOK && t.LT(k.fack) {
+			k.reordering = true
+		}
+		if s.newestOnce == nil || sentAfter(r.seq, s.newestOnce.seq) {
+			s.newestOnce = r
+		}
+	} else if s.newestRtx == nil || sentAfter(r.seq, s.newestRtx.seq) {
+		s.newestRtx = r
+	}
+	if !k.fackOK || t.GT(k.fack) {
+		k.fack, k.fackOK = t, true
+	}
+}
+
+// rackUpdate moves RACK's reference to the newest transmission this SACK
+// acknowledged (steps 1 and 2) and updates the minimum RTT.
+func (s *Sender) rackUpdate(now time.Time) {
+	k := &s.path.rack
+	if r := s.newestOnce; r != nil {
+		rtt := now.Sub(r.sent)
+		if k.minRTT == 0 || rtt < k.minRTT {
+			k.minRTT = rtt
+		}
+		s.rackMove(r, rtt)
+	}
+	if r := s.newestRtx; r != nil {
+		// RFC 8985 section 6.2 step 2, paraphrased: a retransmitted
+		// chunk acknowledged less than min_RTT after its retransmission
+		// was acknowledged for an earlier transmission; its time says
+		// nothing.
+		if rtt := now.Sub(r.sent); rtt >= k.minRTT {
+			s.rackMove(r, rtt)
+		}
+	}
+	s.newestOnce, s.newestRtx = nil, nil
+}
+
+// rackMove makes transmission r, acknowledged after rtt, the reference
+// when it is newer than the current one.
+func (s *Sender) rackMove(r *record, rtt time.Duration) {
+	k := &s.path.rack
+	if !k.valid || sentAfter(r.seq, k.seq) {
+		k.xmit, k.seq, k.rtt, k.valid = r.sent, r.seq, rtt, true
+	}
+}
+
+// rackDuplicates adapts the reordering window to the duplicate TSNs the
+// peer reported (RFC 8985 section 6.2 step 4, with a duplicate report of
+// a chunk we sent more than once as the DSACK) and counts spurious
+// retransmissions, once per chunk transmission. Reports of chunks sent
+// once are the network's duplicates and change nothing.
+func (s *Sender) rackDuplicates(dups []TSN) {
+	k := &s.path.rack
+	for _, d := range dups {
+		// The ring still holds d's record while fewer than len(recs)
+		// TSNs were used since.
+		if !d.LT(s.nextTSN) || s.nextTSN-d > TSN(len(s.recs)) {
+			continue
+		}
+		r := s.rec(d)
+		if r.xmits < 2 || r.marks&markDupSeen != 0 {
+			continue
+		}
+		// Counted once per transmission, however often it is reported.
+		r.marks |= markDupSeen
+		s.stats.SpuriousRetransmits++
+		if s.cfg.Recovery != RecoveryRACK {
+			continue
+		}
+		if k.dsackOn && s.cumAck.LT(k.dsackRound) {
+			continue // once per round trip
+		}
+		k.reoMult++
+		k.dsackRound, k.dsackOn = s.nextTSN, true
+		k.recoveries = 0
+	}
+}
+
+// reoWnd returns the reordering window (RFC 8985 section 6.2 step 4).
+func (s *Sender) reoWnd() time.Duration {
+	k := &s.path.rack
+	if !k.reordering && (s.path.inFastRecovery || s.t3Recovery || s.gapAcked >= 3) {
+		return 0
+	}
+	w := time.Duration(max(k.reoMult, 1)) * k.minRTT / 4
+	if s.path.measured && w > s.path.srtt {
+		w = s.path.srtt
+	}
+	return w
+}
+
+// rackDetect marks the chunks RACK finds lost (RFC 8985 section 6.2 step
+// 5) for retransmission and sets the reordering timer for the suspects.
+// It reports whether it marked any.
+func (s *Sender) rackDetect(now time.Time) bool {
+	k := &s.path.rack
+	k.timer = time.Time{}
+	if !k.valid || s.inFlight == 0 {
+		return false
+	}
+	wnd := s.reoWnd()
+	marked := false
+	var wait time.Duration
+	for t := s.cumAck + 1; t != s.nextTSN; t++ {
+		r := s.rec(t)
+		if r.state != recInFlight {
+			continue
+		}
+		if !sentAfter(k.seq, r.seq) {
+			if r.xmits == 1 {
+				// Chunks sent once go out in TSN order: every later
+				// one was sent after this one.
+				break
+			}
+			continue
+		}
+		left := r.sent.Add(k.rtt + wnd).Sub(now)
+		if left > 0 {
+			if wait == 0 || left < wait {
+				wait = left
+			}
+			continue
+		}
+		if r.xmits > 1 {
+			s.stats.RepeatFastRetransmits++
+		}
+		r.misses = 0
+		r.fastRtx = true
+		s.markRtx(r)
+		marked = true
+	}
+	if wait > 0 {
+		k.timer = now.Add(wait)
+	}
+	return marked
+}
+
+// rackLost starts fast recovery for chunks rackDetect marked: the
+// congestion window is reduced once per window of data (7.2.4 step 2),
+// and the retransmissions may go out at once, one packet beyond cwnd.
+func (s *Sender) rackLost(now time.Time) {
+	s.fastRtx = true
+	if !s.path.inFastRecovery {
+		s.path.enterFastRecovery(now, s.nextTSN-1)
+		s.stats.FastRecoveries++
+		k := &s.path.rack
+		if k.recoveries++; k.recoveries >= reoRecoveries {
+			k.reoMult, k.recoveries = 1, 0
+		}
+	}
+}
+
+// armPTO schedules the tail loss probe (RFC 8985 section 7.2) when chunks
+// are in flight and fewer than maxProbes went out since the last new
+// acknowledgement. The probe is not armed past T3-rtx,
+// which then covers the tail.
+func (s *Sender) armPTO(now time.Time) {
+	k := &s.path.rack
+	k.pto = time.Time{}
+	if s.cfg.Recovery != RecoveryRACK || k.probes >= maxProbes || s.inFlight == 0 || !s.path.measured || s.t3Recovery {
+		// After a T3-rtx expiry one packet is in flight until an
+		// acknowledgement (7.2.3): T3-rtx itself covers it.
+		return
+	}
+	pto := max(2*s.path.srtt, tlpFloor)
+	k.lone = s.inFlight == 1
+	if k.lone && k.probes == 0 {
+		pto += s.cfg.SACKDelay // the peer may delay the SACK of a lone chunk
+	}
+	pto <<= k.probes
+	at := now.Add(pto)
+	if !s.t3.IsZero() && !at.Before(s.t3) {
+		return
+	}
+	k.pto = at
+}
+
+// probe sends the tail loss probe (RFC 8985 section 7.3): new data if the
+// peer's window takes it (AppendData then ignores cwnd for one packet),
+// else the highest chunk in flight again.
+func (s *Sender) probe(now time.Time) {
+	k := &s.path.rack
+	k.pto = time.Time{}
+	k.probes++
+	s.stats.Probes++
+	s.probing = true
+	if size := s.nextChunkSize(); size > 0 && size <= s.peerRwnd {
+		return
+	}
+	for t := s.nextTSN - 1; t != s.cumAck; t-- {
+		if r := s.rec(t); r.state == recInFlight {
+			s.markRtx(r)
+			s.fastRtx = true
+			return
+		}
+	}
+	s.probing = false
+}
+
+// rackTimers runs the reordering timer and the probe timer when due.
+func (s *Sender) rackTimers(now time.Time) {
+	k := &s.path.rack
+	if !k.timer.IsZero() && !now.Before(k.timer) {
+		if s.rackDetect(now) {
+			s.rackLost(now)
+		}
+	}
+	if !k.pto.IsZero() && !now.Before(k.pto) {
+		s.probe(now)
+	}
+}
+
+// rackDeadline returns the earlier of the reordering and probe timers.
+func (s *Sender) rackDeadline() time.Time {
+	k := &s.path.rack
+	switch {
+	case k.timer.IsZero():
+		return k.pto
+	case k.pto.IsZero() || k.timer.Before(k.pto):
+		return k.timer
+	}
+	return k.pto
+}
