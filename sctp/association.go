@@ -87,11 +87,12 @@ type RecvInfo struct {
 // full, until the write deadline, unless info.NonBlocking is set. It
 // returns len(p) when the message was queued: the association owns a copy.
 func (as *Association) WriteMsg(p []byte, info SendInfo) (int, error) {
-	return as.sendMsg(p, info, &as.wdl)
+	return as.sendMsg(p, info, &as.wdl, nil)
 }
 
-// sendMsg queues one message, waiting on dl while the send buffer is full.
-func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline) (int, error) {
+// sendMsg queues one message, waiting on dl while the send buffer is full;
+// a Stream's Write passes the channel its Close closes as closed.
+func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline, closed <-chan struct{}) (int, error) {
 	if dl.passed() {
 		return 0, os.ErrDeadlineExceeded
 	}
@@ -143,10 +144,21 @@ func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline) (int, erro
 			return 0, ErrWouldBlock
 		}
 		as.wantRoom = max(as.wantRoom, len(p))
-		if !e.block(&as.wwait, dl.wait(), nil) {
+		if !e.block(&as.wwait, dl.wait(), closed) {
 			e.mu.Unlock()
-			return 0, os.ErrDeadlineExceeded
+			return 0, stopErr(closed)
 		}
+	}
+}
+
+// stopErr is the error of a call that stopped waiting: ErrClosed when
+// closed (a Stream's Close) is closed, else the deadline's.
+func stopErr(closed <-chan struct{}) error {
+	select {
+	case <-closed:
+		return ErrClosed
+	default:
+		return os.ErrDeadlineExceeded
 	}
 }
 
@@ -234,9 +246,13 @@ func (as *Association) recvMsg(p []byte, s *Stream, dl *deadline) (int, RecvInfo
 				as.waitSince = time.Now()
 			}
 		}
-		if !e.block(q, dl.wait(), nil) {
+		var closed <-chan struct{}
+		if s != nil {
+			closed = s.done
+		}
+		if !e.block(q, dl.wait(), closed) {
 			e.mu.Unlock()
-			return 0, RecvInfo{}, os.ErrDeadlineExceeded
+			return 0, RecvInfo{}, stopErr(closed)
 		}
 	}
 }
