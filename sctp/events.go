@@ -139,6 +139,8 @@ func (e *Endpoint) handle(ev assoc.Event) {
 	switch ev.Kind {
 	case assoc.EventRestart:
 		as.emit(Event{Kind: EventRestart})
+	case assoc.EventSendFailure:
+		as.progress()
 	case assoc.EventPeerError:
 		as.emit(Event{Kind: EventPeerError, Cause: uint16(ev.Cause)})
 	case assoc.EventReconf:

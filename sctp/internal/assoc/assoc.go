@@ -47,15 +47,16 @@ type Assoc struct {
 	// Control chunks owed to the peer, built lazily into the next packet.
 	pend pending
 
-	closed  bool
-	ready   bool      // listed in the endpoint's ready list
-	inBatch bool      // listed in the endpoint's receive batch
-	heapAt  time.Time // deadline recorded in the endpoint's timer heap
-	heapIdx int       // index in the endpoint's timer heap, -1 if not in it
-	stats   Counters
-	chunks  chunkCounts // chunks in and out by type
-	data    dataPlane   // DATA/SACK engine glue (data.go)
-	rc      *reconf     // stream reconfiguration, RFC 6525 (reconf.go); nil until used
+	closed    bool
+	ready     bool      // listed in the endpoint's ready list
+	failNoted bool      // EventSendFailure queued, TakeFailed not called since
+	inBatch   bool      // listed in the endpoint's receive batch
+	heapAt    time.Time // deadline recorded in the endpoint's timer heap
+	heapIdx   int       // index in the endpoint's timer heap, -1 if not in it
+	stats     Counters
+	chunks    chunkCounts // chunks in and out by type
+	data      dataPlane   // DATA/SACK engine glue (data.go)
+	rc        *reconf     // stream reconfiguration, RFC 6525 (reconf.go); nil until used
 }
 
 // assocKey identifies an association at its endpoint: the peer's transport
@@ -109,7 +110,7 @@ func (a *Assoc) nextDeadline() time.Time {
 	}
 	d := a.timers.next()
 	if e := a.data.eng; e != nil {
-		d = earliest(d, e.Send.Deadline())
+		d = earliest(d, e.SendDeadline())
 		if a.state != stateCookieEchoed {
 			// In COOKIE-ECHOED no SACK may leave before the COOKIE ACK
 			// (section 5.1), so a delayed SACK cannot be served: its

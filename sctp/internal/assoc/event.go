@@ -16,10 +16,16 @@ const (
 	EventPathDown                          // the primary path exceeded Path.Max.Retrans
 	EventPathUp                            // the primary path answered again
 	EventReconf                            // a stream reconfiguration completed (Event.Reconf)
+	// EventSendFailure (SEND FAILURE): messages were given up under their
+	// PR-SCTP policy while packets were being built (Poll), freeing send
+	// buffer space; Assoc.TakeFailed has them. Failures found while
+	// processing input or timers come without it: the shell looks at
+	// every association those reached.
+	EventSendFailure
 )
 
 var eventNames = [...]string{"COMMUNICATION UP", "COMMUNICATION LOST", "RESTART", "SHUTDOWN COMPLETE",
-	"CANNOT START ASSOCIATION", "PEER ERROR", "PATH DOWN", "PATH UP", "RECONFIGURATION"}
+	"CANNOT START ASSOCIATION", "PEER ERROR", "PATH DOWN", "PATH UP", "RECONFIGURATION", "SEND FAILURE"}
 
 // String returns the RFC name of the notification.
 func (k EventKind) String() string {

@@ -87,6 +87,7 @@ func (s *Sender) QueuePR(now time.Time, sid uint16, ppid uint32, unordered bool,
 		m.prValue = pr.Value
 		if pr.Policy == PRTTL {
 			m.prValue = s.prClock(now) + min(pr.Value, maxLifetime)
+			s.watchLifetime(m)
 		}
 	}
 	return nil

@@ -1,0 +1,110 @@
+package sctp
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/simconn"
+	"github.com/usctp/usctp/sctp/internal/simnet"
+)
+
+// closeWindow writes reliable messages until the peer, which reads
+// nothing, has closed its receive window (recvBuffer bytes), and waits for
+// that to be acknowledged: later messages wait in the send buffer, unsent.
+func closeWindow(t *testing.T, c *Association, recvBuffer int) {
+	t.Helper()
+	msg := make([]byte, 1000)
+	for range recvBuffer/len(msg) + 4 {
+		if _, err := c.WriteMsg(msg, SendInfo{Stream: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+}
+
+// fillBuffer writes msg with pr until the send buffer is full and returns
+// how many writes succeeded.
+func fillBuffer(t *testing.T, c *Association, msg []byte, pr PR) int {
+	t.Helper()
+	for n := 0; ; n++ {
+		_, err := c.WriteMsg(msg, SendInfo{Stream: 1, PR: pr, NonBlocking: true})
+		if errors.Is(err, ErrWouldBlock) {
+			return n
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSimLifetimeExpiryWakesWriter: messages with a 50 ms lifetime queued
+// toward a receiver that reads nothing are given up when their lifetime
+// ends (within a few milliseconds: a deadline of the core's timers, not
+// the next zero window probe a second later), every one is reported in an
+// EventSendFailed, and a WriteMsg blocked on the full send buffer is woken
+// by the space that frees and completes at the same moment.
+func TestSimLifetimeExpiryWakesWriter(t *testing.T) {
+	adj := func(c *Config) { c.SendBuffer, c.RecvBuffer = 64<<10, 16<<10 }
+	simPairAdj(t, simnet.LinkConfig{Delay: time.Millisecond}, adj, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
+		const life = 50 * time.Millisecond
+		evs := c.Events()
+		msg := make([]byte, 1000)
+		closeWindow(t, c, 16<<10)
+		t0 := time.Now()
+		queued := fillBuffer(t, c, msg, Lifetime(life))
+		if queued < 10 {
+			t.Fatalf("only %d messages fit in the send buffer", queued)
+		}
+		type result struct {
+			at  time.Time
+			err error
+		}
+		wrote := make(chan result, 1)
+		go func() {
+			_, err := c.WriteMsg(msg, SendInfo{Stream: 1, PR: Lifetime(time.Hour)})
+			wrote <- result{time.Now(), err}
+		}()
+		failed := 0
+		var firstFail, lastFail time.Time
+		timeout := time.After(5 * time.Second)
+		for failed < queued {
+			select {
+			case ev := <-evs:
+				if ev.Kind != EventSendFailed {
+					continue
+				}
+				if ev.PR != PRTTL {
+					t.Fatalf("send failure of a message with policy %v", ev.PR)
+				}
+				if failed == 0 {
+					firstFail = time.Now()
+				}
+				lastFail = time.Now()
+				failed++
+			case <-timeout:
+				t.Fatalf("%d of %d messages given up after 5 s", failed, queued)
+			}
+		}
+		if d := firstFail.Sub(t0); d < life || d > life+5*time.Millisecond {
+			t.Errorf("first message given up %v after it was written with a lifetime of %v", d, life)
+		}
+		if d := lastFail.Sub(t0); d > life+5*time.Millisecond {
+			t.Errorf("last message given up %v after it was written with a lifetime of %v", d, life)
+		}
+		select {
+		case r := <-wrote:
+			if r.err != nil {
+				t.Fatalf("blocked write: %v", r.err)
+			}
+			if d := r.at.Sub(t0); d > life+5*time.Millisecond {
+				t.Errorf("blocked writer woken %v after the start, the lifetime was %v", d, life)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the writer blocked on the full send buffer was not woken when abandoning freed it")
+		}
+		if d := c.EventsDropped(); d != 0 {
+			t.Errorf("%d events dropped", d)
+		}
+	})
+}
