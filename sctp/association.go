@@ -36,16 +36,24 @@ type Association struct {
 	rcGone      map[uint64]bool  // requests whose caller gave up
 	streams     map[uint16]*Stream
 	readable    []uint16 // scratch: streams that got data (Receiver.AppendReadable)
-	dropped     uint64   // events dropped because the channel was full
+	dropped     uint64   // events dropped (EventsDropped)
 
 	// events is made by the first Events call: until then emitted events
-	// wait in early (at most maxEvents), so an association whose user
-	// never asks for events holds a few of them, not a 64-slot channel.
-	events chan Event
-	early  []Event
-	done   chan struct{} // closed when the association ended
-	rdl    deadline
-	wdl    deadline
+	// wait in early (at most Config.EventQueue), so an association whose
+	// user never asks for events holds a few of them, not a channel.
+	// Events that find the channel full wait in pending (from pendHead),
+	// fed into it by the pump goroutine while pumping (events.go).
+	events    chan Event
+	early     []Event
+	pending   []Event
+	pendHead  int
+	pendOther int           // events in pending other than send failures and terminal ones
+	failHeld  int           // bytes of the messages of the send failures in pending
+	pumping   bool          // the pump goroutine runs
+	evClosed  bool          // events is closed
+	done      chan struct{} // closed when the association ended
+	rdl       deadline
+	wdl       deadline
 }
 
 func newAssociation(e *Endpoint, a *assoc.Assoc) *Association {
@@ -122,7 +130,15 @@ func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline, closed <-c
 		if info.PR.Policy != PRNone {
 			now = time.Now()
 		}
-		err := as.a.Send(now, info.Stream, info.PPID, info.Unordered, p, assoc.PR{Policy: assoc.PRPolicy(info.PR.Policy), Value: info.PR.Value})
+		var err error
+		if as.failHeld > 0 {
+			if room, _ := as.room(); room < len(p) {
+				err = assoc.ErrWouldBlock // the event reader is behind
+			}
+		}
+		if err == nil {
+			err = as.a.Send(now, info.Stream, info.PPID, info.Unordered, p, assoc.PR{Policy: assoc.PRPolicy(info.PR.Policy), Value: info.PR.Value})
+		}
 		as.takeFailed() // messages a priority write made room by giving up
 		if err == nil {
 			as.busy = true
@@ -418,9 +434,7 @@ func (as *Association) terminate(err error) {
 	} else {
 		as.emit(Event{Kind: EventDown, Err: err})
 	}
-	if as.events != nil {
-		close(as.events)
-	}
+	as.closeEvents()
 	close(as.done)
 	if e.owner == as {
 		e.ownerGone = true
@@ -453,8 +467,19 @@ func (as *Association) progress() {
 // more than the copies of several messages). TCP wakes its writers in the
 // same way, once a third of their buffer is free.
 func (as *Association) writable() bool {
-	room, capacity := as.a.SendRoom()
+	room, capacity := as.room()
 	return room >= as.wantRoom && room >= capacity/2
+}
+
+// room returns the send buffer's free bytes and capacity, less the bytes
+// of send failures waiting to be reported (flow control of events: see
+// Events). Called with ep.mu held.
+func (as *Association) room() (room, capacity int) {
+	room, capacity = as.a.SendRoom()
+	if as.failHeld > 0 {
+		room = min(room, capacity) - as.failHeld
+	}
+	return room, capacity
 }
 
 // Stats returns the association's counters (the final ones once closed).
@@ -463,12 +488,16 @@ func (as *Association) Stats() Stats {
 	defer as.ep.mu.Unlock()
 	if as.closed {
 		if as.final == nil {
-			return Stats{}
+			return Stats{EventsDropped: as.dropped}
 		}
-		return *as.final
+		s := *as.final
+		s.EventsDropped = as.dropped
+		return s
 	}
 	s := as.a.Stats()
-	return statsOf(&s)
+	st := statsOf(&s)
+	st.EventsDropped = as.dropped
+	return st
 }
 
 // Streams returns the negotiated outbound and inbound stream counts.

@@ -147,6 +147,11 @@ type Config struct {
 	// CloseTimeout bounds the graceful shutdown Close performs before it
 	// aborts (default 5 s).
 	CloseTimeout time.Duration
+	// EventQueue is the capacity of each association's Events channel
+	// (default DefaultEventQueue, 64). Events that find it full wait
+	// behind it; none is lost by a program that keeps reading (see
+	// Association.Events).
+	EventQueue int
 }
 
 func (c *Config) withDefaults() Config {
@@ -172,6 +177,9 @@ func (c *Config) withDefaults() Config {
 	if d.BusyPoll == 0 {
 		d.BusyPoll = DefaultBusyPoll
 	}
+	if d.EventQueue == 0 {
+		d.EventQueue = DefaultEventQueue
+	}
 	return d
 }
 
@@ -179,8 +187,8 @@ func (c *Config) validate() error {
 	if c.MTU < 576 || c.MTU > maxPacket {
 		return fmt.Errorf("sctp: MTU %d outside 576..%d", c.MTU, maxPacket)
 	}
-	if c.Backlog < 0 || c.SendBuffer < 0 || c.RecvBuffer < 0 {
-		return fmt.Errorf("sctp: negative Backlog or buffer size")
+	if c.Backlog < 0 || c.SendBuffer < 0 || c.RecvBuffer < 0 || c.EventQueue < 0 {
+		return fmt.Errorf("sctp: negative Backlog, EventQueue or buffer size")
 	}
 	if c.EphemeralUDPPort && c.UDPPort != 0 {
 		return fmt.Errorf("sctp: UDPPort %d with EphemeralUDPPort", c.UDPPort)
