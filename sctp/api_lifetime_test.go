@@ -103,8 +103,70 @@ func TestSimLifetimeExpiryWakesWriter(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("the writer blocked on the full send buffer was not woken when abandoning freed it")
 		}
-		if d := c.EventsDropped(); d != 0 {
+		if d := c.Stats().EventsDropped; d != 0 {
 			t.Errorf("%d events dropped", d)
 		}
 	})
+}
+
+// TestUDPLifetimeExpiryWakesWriter is TestSimLifetimeExpiryWakesWriter
+// over UDP loopback: the messages are given up and the blocked writer
+// woken well before the zero window probe (RTO.Min, 1 s) that used to be
+// the first chance to look at them.
+func TestUDPLifetimeExpiryWakesWriter(t *testing.T) {
+	cfg := loopCfg()
+	cfg.SendBuffer, cfg.RecvBuffer = 64<<10, 16<<10
+	l, dc := listenLoop(t, cfg)
+	c := dialLoop(t, dc)
+	defer c.Abort("")
+	s := accept(t, l)
+	defer s.Abort("")
+	evs := c.Events()
+	msg := make([]byte, 1000)
+	for range 20 {
+		if _, err := c.WriteMsg(msg, SendInfo{Stream: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The peer's window closed: all that was sent is acknowledged, the
+	// rest waits.
+	waitFor(t, func() bool { st := c.Stats(); return st.Unacked == 0 && st.SendBuffered > 0 })
+	const life = 50 * time.Millisecond
+	t0 := time.Now()
+	queued := fillBuffer(t, c, msg, Lifetime(life))
+	if queued < 10 {
+		t.Fatalf("only %d messages fit in the send buffer", queued)
+	}
+	wrote := make(chan time.Time, 1)
+	go func() {
+		c.SetWriteDeadline(time.Now().Add(30 * time.Second))
+		if _, err := c.WriteMsg(msg, SendInfo{Stream: 1, PR: Lifetime(time.Hour)}); err != nil {
+			t.Error(err)
+		}
+		wrote <- time.Now()
+	}()
+	const bound = 900 * time.Millisecond
+	failed := 0
+	timeout := time.After(30 * time.Second)
+	for failed < queued {
+		select {
+		case ev := <-evs:
+			if ev.Kind == EventSendFailed {
+				failed++
+			}
+		case <-timeout:
+			t.Fatalf("%d of %d messages given up after 30 s", failed, queued)
+		}
+	}
+	if d := time.Since(t0); d > bound {
+		t.Errorf("messages with a lifetime of %v given up after %v", life, d)
+	}
+	select {
+	case at := <-wrote:
+		if d := at.Sub(t0); d > bound {
+			t.Errorf("blocked writer woken after %v", d)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the blocked writer was not woken")
+	}
 }
