@@ -432,7 +432,11 @@ func (as *Association) terminate(err error) {
 	if err == nil {
 		as.emit(Event{Kind: EventShutdown})
 	} else {
-		as.emit(Event{Kind: EventDown, Err: err})
+		ev := Event{Kind: EventDown, Err: err}
+		if ae, ok := err.(*AbortError); ok {
+			ev.Cause = ae.Cause
+		}
+		as.emit(ev)
 	}
 	as.closeEvents()
 	close(as.done)

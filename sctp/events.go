@@ -76,7 +76,7 @@ type Event struct {
 	Sent        bool            // EventSendFailed: part of it had been transmitted
 	Unordered   bool            // EventSendFailed: it was sent unordered
 	PR          PRPolicy        // EventSendFailed: the policy that gave it up (PRNone: the association ended)
-	Cause       uint16          // EventPeerError: the error cause code
+	Cause       uint16          // EventPeerError: the error cause code; EventDown: the first cause of the ABORT (Err has them all)
 	Direction   StreamDirection // EventStreamReset, EventStreamsAdded: which streams
 	Streams     []uint16        // EventStreamReset: the streams reset; empty: all of them
 	Added       uint16          // EventStreamsAdded: how many streams were added
@@ -155,6 +155,9 @@ func (e *Endpoint) handle(ev assoc.Event) {
 			timeout: ev.Reason.Timeout()}
 		if ev.Reason == assoc.ReasonUserAbort {
 			ae.UserReason = as.abortReason
+		}
+		if len(ev.Causes) > 0 {
+			ae.Causes, ae.UserReason = peerAbortCauses(ev.Causes)
 		}
 		as.terminate(ae)
 	}

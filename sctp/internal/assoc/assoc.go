@@ -168,6 +168,22 @@ func (a *Assoc) fail(r Reason, cause chunk.CauseCode) {
 	a.destroy(r)
 }
 
+// failWith is fail for an ABORT from the peer carrying the error causes
+// causes (chunk value): the event has a copy of them (the packet's buffer
+// is reused) and the first one's code.
+func (a *Assoc) failWith(r Reason, causes []byte) {
+	k := EventCommLost
+	if a.state == stateCookieWait || a.state == stateCookieEchoed {
+		k = EventCantStart
+	}
+	ev := Event{Kind: k, Assoc: a, Reason: r, Cause: firstCause(causes)}
+	if len(causes) > 0 {
+		ev.Causes = append([]byte(nil), causes...)
+	}
+	a.ep.events = append(a.ep.events, ev)
+	a.destroy(r)
+}
+
 // addPeerAddr records a peer address listed in INIT or INIT ACK.
 func (a *Assoc) addPeerAddr(ip netip.Addr) {
 	ip = ip.Unmap()

@@ -67,7 +67,12 @@ type Event struct {
 	Assoc  *Assoc
 	Reason Reason          // for EventCommLost, EventCantStart, EventShutdownComplete
 	Cause  chunk.CauseCode // error cause code of an ERROR or ABORT, if any
-	Reconf *ReconfEvent    // for EventReconf
+	// Causes are the error causes of the peer's ABORT (EventCommLost,
+	// EventCantStart with ReasonPeerAbort), as on the wire (RFC 9260
+	// section 3.3.10): the Upper Layer Abort Reason among them. The
+	// event owns them.
+	Causes []byte
+	Reconf *ReconfEvent // for EventReconf
 }
 
 // Direction names the direction of the streams a reconfiguration touches,
