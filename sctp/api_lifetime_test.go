@@ -2,6 +2,7 @@ package sctp
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -44,13 +45,29 @@ func fillBuffer(t *testing.T, c *Association, msg []byte, pr PR) int {
 // the next zero window probe a second later), every one is reported in an
 // EventSendFailed, and a WriteMsg blocked on the full send buffer is woken
 // by the space that frees and completes at the same moment.
+//
+// With stuck set, most of the send buffer holds reliable messages the
+// peer's closed window keeps: the space the given-up messages free is less
+// than half the buffer, and the writer, whose message fits in it, must
+// still be woken.
 func TestSimLifetimeExpiryWakesWriter(t *testing.T) {
+	for _, stuck := range []int{0, 40} {
+		t.Run(fmt.Sprintf("stuck=%d", stuck), func(t *testing.T) { lifetimeExpiry(t, stuck) })
+	}
+}
+
+func lifetimeExpiry(t *testing.T, stuck int) {
 	adj := func(c *Config) { c.SendBuffer, c.RecvBuffer = 64<<10, 16<<10 }
 	simPairAdj(t, simnet.LinkConfig{Delay: time.Millisecond}, adj, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
 		const life = 50 * time.Millisecond
 		evs := c.Events()
 		msg := make([]byte, 1000)
 		closeWindow(t, c, 16<<10)
+		for range stuck {
+			if _, err := c.WriteMsg(msg, SendInfo{Stream: 1}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		t0 := time.Now()
 		queued := fillBuffer(t, c, msg, Lifetime(life))
 		if queued < 10 {

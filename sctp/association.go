@@ -452,11 +452,11 @@ func (as *Association) progress() {
 		return
 	}
 	as.wakeReaders()
-	if as.wwait.waiting() && as.writable() {
+	gaveUp := as.takeFailed()
+	if as.wwait.waiting() && (as.writable() || gaveUp && as.fits()) {
 		as.wantRoom = 0
 		as.wwait.wake()
 	}
-	as.takeFailed()
 	if as.busy && as.a.SendIdle() {
 		as.busy = false
 		as.emit(Event{Kind: EventSenderDry})
@@ -473,6 +473,15 @@ func (as *Association) progress() {
 func (as *Association) writable() bool {
 	room, capacity := as.room()
 	return room >= as.wantRoom && room >= capacity/2
+}
+
+// fits reports whether the message the writers in wwait wait to queue
+// fits now. Messages given up free space without a SACK to follow (the
+// peer's window may be shut): the writers are woken when their message
+// fits, not only once half the buffer is free (writable).
+func (as *Association) fits() bool {
+	room, _ := as.room()
+	return room >= max(as.wantRoom, 1)
 }
 
 // room returns the send buffer's free bytes and capacity, less the bytes

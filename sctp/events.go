@@ -226,12 +226,15 @@ func (as *Association) eventCap() int {
 }
 
 // takeFailed reports the messages the engine gave up under their PR-SCTP
-// policy as EventSendFailed events.
-func (as *Association) takeFailed() {
+// policy as EventSendFailed events, and whether there were any.
+func (as *Association) takeFailed() bool {
+	any := false
 	as.a.TakeFailed(func(f assoc.Failed) {
+		any = true
 		as.emit(Event{Kind: EventSendFailed, Stream: f.SID, PPID: f.PPID, Unordered: f.Unordered, Msg: f.Payload,
 			Sent: f.Sent, PR: PRPolicy(f.Policy)})
 	})
+	return any
 }
 
 // terminal reports whether ev is an association's last event.
@@ -323,7 +326,7 @@ func (as *Association) pump() {
 		switch {
 		case ev.Kind == EventSendFailed && as.failHeld > 0:
 			as.failHeld = max(as.failHeld-len(ev.Msg), 0)
-			if as.wwait.waiting() && as.writable() {
+			if as.wwait.waiting() && as.fits() {
 				as.wantRoom = 0
 				as.wwait.wake()
 			}
