@@ -215,3 +215,51 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestSimEventsFlowControl: send failures the program has not read yet
+// hold send buffer space. A writer whose messages are given up while the
+// event reader is away fills the buffer with reports and then waits
+// (ErrWouldBlock) although nothing is queued; once the reader takes the
+// events the writer goes on, and every message given up was reported:
+// the events' memory is bounded by the send buffer, and none is dropped.
+func TestSimEventsFlowControl(t *testing.T) {
+	adj := func(c *Config) { c.SendBuffer, c.RecvBuffer = 64<<10, 16<<10 }
+	simPairAdj(t, simnet.LinkConfig{Delay: time.Millisecond}, adj, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
+		evs := c.Events()
+		closeWindow(t, c, 16<<10)
+		written, blocked := 0, false
+		for range 100 {
+			k := fillBuffer(t, c, numbered(written), Lifetime(10*time.Millisecond))
+			written += k
+			if k == 0 {
+				blocked = true
+				break
+			}
+			time.Sleep(20 * time.Millisecond) // they are given up
+		}
+		if !blocked {
+			t.Fatalf("%d messages written and given up without the events being read", written)
+		}
+		if st := c.Stats(); st.SendBuffered > 8<<10 {
+			t.Fatalf("%d bytes in the send buffer: the writer is not waiting for the event reader", st.SendBuffered)
+		}
+		// A writer waiting for room is woken as the reader catches up.
+		wrote := make(chan error, 1)
+		go func() {
+			_, err := c.WriteMsg(numbered(written), SendInfo{Stream: 1, PR: Lifetime(10 * time.Millisecond)})
+			wrote <- err
+		}()
+		failed := 0
+		for failed < written {
+			if ev := <-evs; ev.Kind == EventSendFailed {
+				failed++
+			}
+		}
+		if err := <-wrote; err != nil {
+			t.Fatal(err)
+		}
+		if d := c.Stats().EventsDropped; d != 0 {
+			t.Fatalf("%d events dropped", d)
+		}
+	})
+}

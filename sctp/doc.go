@@ -69,9 +69,9 @@
 // given up (PR-SCTP) faster than the program reads its events waits for
 // the reader: a program that calls Events must keep reading it until it
 // is closed. Events before the first Events call wait for it (at most
-// Config.EventQueue, the rest dropped); once the association ended and
-// its endpoint was closed, an event not taken within 2 seconds is dropped
-// with those behind it. Every drop is counted in Stats.EventsDropped.
+// Config.EventQueue, the rest dropped); once the association ended, an
+// event not taken within 2 seconds is dropped with those behind it. Every
+// drop is counted in Stats.EventsDropped.
 //
 // # Cancellation
 //

@@ -211,8 +211,8 @@ const DefaultEventQueue = 64
 // terminal events are never dropped.
 const maxPendingOther = 4096
 
-// eventLinger is how long the events of an association that ended, on an
-// endpoint that was closed, wait for the reader to take each of them;
+// eventLinger is how long the events of an association that ended wait
+// for the reader to take each of them;
 // then the rest are dropped (counted) and the channel closed, so that a
 // program that stopped reading leaks no goroutine.
 const eventLinger = 2 * time.Second
@@ -333,7 +333,7 @@ func (as *Association) pump() {
 		case !terminal(&ev) && ev.Kind != EventSendFailed:
 			as.pendOther--
 		}
-		gone := as.closed && e.closed
+		gone := as.closed
 		e.mu.Unlock()
 		if !gone {
 			as.events <- ev
@@ -367,9 +367,9 @@ func (as *Association) pump() {
 // first call: until then events wait for it (at most Config.EventQueue of
 // them, the rest dropped and counted in EventsDropped and
 // Stats.EventsDropped), in order, except that EventSenderDry events in a
-// row wait as one. Once the association ended and its endpoint was
-// closed, an event the reader does not take within 2 seconds is dropped
-// with those behind it, and the channel closed.
+// row wait as one. Once the association ended, an event the reader does
+// not take within 2 seconds is dropped with those behind it, and the
+// channel closed.
 func (as *Association) Events() <-chan Event {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
