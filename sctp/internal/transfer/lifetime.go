@@ -29,7 +29,8 @@ type ttlEntry struct {
 // ttlHeap is a binary min-heap of lifetimes (serial order).
 type ttlHeap struct {
 	h    []ttlEntry
-	live int // entries after the last compaction
+	live int        // entries after the last compaction
+	sent []*message // scratch: sent messages ExpireLifetimes abandons
 }
 
 func (t *ttlHeap) less(i, j int) bool { return int32(t.h[i].at-t.h[j].at) < 0 }
@@ -137,6 +138,7 @@ func (s *Sender) ExpireLifetimes(now time.Time) {
 		return
 	}
 	clock := s.prClock(now)
+	sent := t.sent[:0]
 	for len(t.h) > 0 && int32(clock-t.h[0].at) >= 0 {
 		e := t.pop()
 		if !e.valid() {
@@ -147,10 +149,42 @@ func (s *Sender) ExpireLifetimes(now time.Time) {
 		case m.off == 0 && s.cur != m:
 			s.dropQueued(m)
 		case s.cfg.PartialReliability:
-			s.abandon(now, m)
+			sent = append(sent, m)
 		}
 	}
 	if t.live > len(t.h) {
 		t.live = len(t.h)
 	}
+	if len(sent) == 1 {
+		s.abandon(now, sent[0])
+	} else if len(sent) > 1 {
+		s.abandonAll(sent)
+	}
+	clear(sent)
+	t.sent = sent[:0]
+}
+
+// abandonAll is abandon for several messages at once with one pass over
+// the outstanding chunks, not one per message: thousands of small
+// messages in flight whose lifetimes end together cost O(flight), not
+// O(messages x flight). The effect is that of abandoning them one after
+// the other in order.
+func (s *Sender) abandonAll(ms []*message) {
+	for _, m := range ms {
+		m.bits |= msgAbandoned
+		s.report(m, true)
+	}
+	for t := s.cumAck + 1; t != s.nextTSN; t++ {
+		if r := s.rec(t); r.msg != nil && r.msg.abandoned() {
+			s.abandonRec(r) // no-op for chunks abandoned before
+		}
+	}
+	for _, m := range ms {
+		if int(m.off) < len(m.buf) {
+			s.unqueue(m)
+			s.placeholder(m)
+			m.refs--
+		}
+	}
+	s.advance()
 }

@@ -72,3 +72,49 @@ func TestLifetimeHeapCompacts(t *testing.T) {
 		t.Fatalf("acknowledged messages given up: %+v", f)
 	}
 }
+
+// TestLifetimeManyInFlight: hundreds of sent messages whose lifetimes end
+// together are abandoned in one pass (abandonAll) with the effect of
+// abandoning them one by one: every one reported sent, the flight
+// emptied, the Advanced.Peer.Ack.Point past all of them (including the
+// placeholder TSN of a message cut short) and a FORWARD-TSN due.
+func TestLifetimeManyInFlight(t *testing.T) {
+	x := prTx(t, Config{PeerRwnd: 1 << 20})
+	for i := range 30 {
+		x.queuePR(uint16(i%3), i%7 == 0, 100, PR{Policy: PRTTL, Value: 100})
+	}
+	x.queuePR(3, false, 200_000, PR{Policy: PRTTL, Value: 100}) // cut short by cwnd
+	for i := range 270 {
+		x.queuePR(uint16(i%3), false, 100, PR{Policy: PRTTL, Value: 100})
+	}
+	if tsns := x.flush(); len(tsns) < 31 {
+		t.Fatalf("sent %d chunks", len(tsns))
+	}
+	x.now = x.e.Deadline()
+	x.e.OnTimeout(x.now)
+	f := x.failed()
+	if len(f) != 301 {
+		t.Fatalf("%d messages given up, want 301", len(f))
+	}
+	sent, big := 0, false
+	for _, m := range f {
+		if m.Sent {
+			sent++
+			big = big || len(m.Payload) == 200_000
+		}
+	}
+	if sent < 31 || !big {
+		t.Fatalf("%d given up after they were sent (the large one: %v), want the 30 small ones and the large one", sent, big)
+	}
+	checkInvariants(t, &x.e.Send)
+	if x.e.Path.FlightSize() != 0 {
+		t.Fatalf("flight %d after abandoning everything", x.e.Path.FlightSize())
+	}
+	if got, want := x.e.Send.AdvancedPeerAckPoint(), x.e.Send.NextTSN()-1; got != want || !x.e.Send.ForwardDue() {
+		t.Fatalf("Advanced.Peer.Ack.Point %d, want %d; FORWARD-TSN due %v", got, want, x.e.Send.ForwardDue())
+	}
+	x.mustSACK(x.e.Send.NextTSN()-1, DefaultBuffer)
+	if !x.e.Send.Idle() {
+		t.Fatal("not idle once the peer moved past the abandoned TSNs")
+	}
+}
