@@ -152,10 +152,11 @@ func (s *Stream) Write(p []byte) (int, error) {
 }
 
 // Close releases the handle: later Reads and Writes fail with ErrClosed
-// and blocked ones return. The association and the stream stay open:
-// Close is local, the peer learns nothing (Reset, a stream reset of RFC
-// 6525, is what restarts the stream's numbering at both ends);
-// Association.Stream returns a fresh handle afterwards.
+// and blocked ones return ErrClosed too (not a timeout). The association
+// and the stream stay open: Close is local, the peer learns nothing
+// (Reset, a stream reset of RFC 6525, is what restarts the stream's
+// numbering at both ends); Association.Stream returns a fresh handle
+// afterwards.
 func (s *Stream) Close() error {
 	if s.closed.Swap(true) {
 		return ErrClosed
