@@ -116,11 +116,16 @@ func (s *Sender) compactLifetimes() {
 }
 
 // LifetimeDeadline returns when the earliest lifetime of a message in the
-// send buffer ends, or the zero time when none is watched. An entry whose
-// message already left may make it early: ExpireLifetimes then finds
-// nothing to do and the deadline moves on.
+// send buffer ends, or the zero time when none is watched. Entries of
+// messages that left come off the top first, so that a message
+// acknowledged long before its lifetime ends wakes nobody then (the
+// association asks after every packet: amortised O(log n) per message).
 func (s *Sender) LifetimeDeadline() time.Time {
-	if len(s.ttl.h) == 0 {
+	t := &s.ttl
+	for len(t.h) > 0 && !t.h[0].valid() {
+		t.pop()
+	}
+	if len(t.h) == 0 {
 		return time.Time{}
 	}
 	return s.prBase.Add(time.Duration(s.ttl.h[0].at) * time.Millisecond)

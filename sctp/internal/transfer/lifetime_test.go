@@ -71,6 +71,11 @@ func TestLifetimeHeapCompacts(t *testing.T) {
 	if f := x.failed(); len(f) != 0 {
 		t.Fatalf("acknowledged messages given up: %+v", f)
 	}
+	// Nothing left in the buffer: no lifetime deadline (a message
+	// acknowledged before its lifetime ends wakes nobody then).
+	if d := x.e.Send.LifetimeDeadline(); !d.IsZero() {
+		t.Fatalf("lifetime deadline %v with every message acknowledged", d)
+	}
 }
 
 // TestLifetimeManyInFlight: hundreds of sent messages whose lifetimes end
