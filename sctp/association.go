@@ -36,16 +36,24 @@ type Association struct {
 	rcGone      map[uint64]bool  // requests whose caller gave up
 	streams     map[uint16]*Stream
 	readable    []uint16 // scratch: streams that got data (Receiver.AppendReadable)
-	dropped     uint64   // events dropped because the channel was full
+	dropped     uint64   // events dropped (EventsDropped)
 
 	// events is made by the first Events call: until then emitted events
-	// wait in early (at most maxEvents), so an association whose user
-	// never asks for events holds a few of them, not a 64-slot channel.
-	events chan Event
-	early  []Event
-	done   chan struct{} // closed when the association ended
-	rdl    deadline
-	wdl    deadline
+	// wait in early (at most Config.EventQueue), so an association whose
+	// user never asks for events holds a few of them, not a channel.
+	// Events that find the channel full wait in pending (from pendHead),
+	// fed into it by the pump goroutine while pumping (events.go).
+	events    chan Event
+	early     []Event
+	pending   []Event
+	pendHead  int
+	pendOther int           // events in pending other than send failures and terminal ones
+	failHeld  int           // bytes of the messages of the send failures in pending
+	pumping   bool          // the pump goroutine runs
+	evClosed  bool          // events is closed
+	done      chan struct{} // closed when the association ended
+	rdl       deadline
+	wdl       deadline
 }
 
 func newAssociation(e *Endpoint, a *assoc.Assoc) *Association {
@@ -87,11 +95,12 @@ type RecvInfo struct {
 // full, until the write deadline, unless info.NonBlocking is set. It
 // returns len(p) when the message was queued: the association owns a copy.
 func (as *Association) WriteMsg(p []byte, info SendInfo) (int, error) {
-	return as.sendMsg(p, info, &as.wdl)
+	return as.sendMsg(p, info, &as.wdl, nil)
 }
 
-// sendMsg queues one message, waiting on dl while the send buffer is full.
-func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline) (int, error) {
+// sendMsg queues one message, waiting on dl while the send buffer is full;
+// a Stream's Write passes the channel its Close closes as closed.
+func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline, closed <-chan struct{}) (int, error) {
 	if dl.passed() {
 		return 0, os.ErrDeadlineExceeded
 	}
@@ -121,7 +130,15 @@ func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline) (int, erro
 		if info.PR.Policy != PRNone {
 			now = time.Now()
 		}
-		err := as.a.Send(now, info.Stream, info.PPID, info.Unordered, p, assoc.PR{Policy: assoc.PRPolicy(info.PR.Policy), Value: info.PR.Value})
+		var err error
+		if as.failHeld > 0 {
+			if room, _ := as.room(); room < len(p) {
+				err = assoc.ErrWouldBlock // the event reader is behind
+			}
+		}
+		if err == nil {
+			err = as.a.Send(now, info.Stream, info.PPID, info.Unordered, p, assoc.PR{Policy: assoc.PRPolicy(info.PR.Policy), Value: info.PR.Value})
+		}
 		as.takeFailed() // messages a priority write made room by giving up
 		if err == nil {
 			as.busy = true
@@ -143,10 +160,21 @@ func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline) (int, erro
 			return 0, ErrWouldBlock
 		}
 		as.wantRoom = max(as.wantRoom, len(p))
-		if !e.block(&as.wwait, dl.wait(), nil) {
+		if !e.block(&as.wwait, dl.wait(), closed) {
 			e.mu.Unlock()
-			return 0, os.ErrDeadlineExceeded
+			return 0, stopErr(closed)
 		}
+	}
+}
+
+// stopErr is the error of a call that stopped waiting: ErrClosed when
+// closed (a Stream's Close) is closed, else the deadline's.
+func stopErr(closed <-chan struct{}) error {
+	select {
+	case <-closed:
+		return ErrClosed
+	default:
+		return os.ErrDeadlineExceeded
 	}
 }
 
@@ -234,9 +262,13 @@ func (as *Association) recvMsg(p []byte, s *Stream, dl *deadline) (int, RecvInfo
 				as.waitSince = time.Now()
 			}
 		}
-		if !e.block(q, dl.wait(), nil) {
+		var closed <-chan struct{}
+		if s != nil {
+			closed = s.done
+		}
+		if !e.block(q, dl.wait(), closed) {
 			e.mu.Unlock()
-			return 0, RecvInfo{}, os.ErrDeadlineExceeded
+			return 0, RecvInfo{}, stopErr(closed)
 		}
 	}
 }
@@ -400,11 +432,13 @@ func (as *Association) terminate(err error) {
 	if err == nil {
 		as.emit(Event{Kind: EventShutdown})
 	} else {
-		as.emit(Event{Kind: EventDown, Err: err})
+		ev := Event{Kind: EventDown, Err: err}
+		if ae, ok := err.(*AbortError); ok {
+			ev.Cause = ae.Cause
+		}
+		as.emit(ev)
 	}
-	if as.events != nil {
-		close(as.events)
-	}
+	as.closeEvents()
 	close(as.done)
 	if e.owner == as {
 		e.ownerGone = true
@@ -418,11 +452,11 @@ func (as *Association) progress() {
 		return
 	}
 	as.wakeReaders()
-	if as.wwait.waiting() && as.writable() {
+	gaveUp := as.takeFailed()
+	if as.wwait.waiting() && (as.writable() || gaveUp && as.fits()) {
 		as.wantRoom = 0
 		as.wwait.wake()
 	}
-	as.takeFailed()
 	if as.busy && as.a.SendIdle() {
 		as.busy = false
 		as.emit(Event{Kind: EventSenderDry})
@@ -437,8 +471,28 @@ func (as *Association) progress() {
 // more than the copies of several messages). TCP wakes its writers in the
 // same way, once a third of their buffer is free.
 func (as *Association) writable() bool {
-	room, capacity := as.a.SendRoom()
+	room, capacity := as.room()
 	return room >= as.wantRoom && room >= capacity/2
+}
+
+// fits reports whether the message the writers in wwait wait to queue
+// fits now. Messages given up free space without a SACK to follow (the
+// peer's window may be shut): the writers are woken when their message
+// fits, not only once half the buffer is free (writable).
+func (as *Association) fits() bool {
+	room, _ := as.room()
+	return room >= max(as.wantRoom, 1)
+}
+
+// room returns the send buffer's free bytes and capacity, less the bytes
+// of send failures waiting to be reported (flow control of events: see
+// Events). Called with ep.mu held.
+func (as *Association) room() (room, capacity int) {
+	room, capacity = as.a.SendRoom()
+	if as.failHeld > 0 {
+		room = min(room, capacity) - as.failHeld
+	}
+	return room, capacity
 }
 
 // Stats returns the association's counters (the final ones once closed).
@@ -447,12 +501,16 @@ func (as *Association) Stats() Stats {
 	defer as.ep.mu.Unlock()
 	if as.closed {
 		if as.final == nil {
-			return Stats{}
+			return Stats{EventsDropped: as.dropped}
 		}
-		return *as.final
+		s := *as.final
+		s.EventsDropped = as.dropped
+		return s
 	}
 	s := as.a.Stats()
-	return statsOf(&s)
+	st := statsOf(&s)
+	st.EventsDropped = as.dropped
+	return st
 }
 
 // Streams returns the negotiated outbound and inbound stream counts.

@@ -163,6 +163,11 @@ type Config struct {
 	// CloseTimeout bounds the graceful shutdown Close performs before it
 	// aborts (default 5 s).
 	CloseTimeout time.Duration
+	// EventQueue is the capacity of each association's Events channel
+	// (default DefaultEventQueue, 64). Events that find it full wait
+	// behind it; none is lost by a program that keeps reading (see
+	// Association.Events).
+	EventQueue int
 }
 
 func (c *Config) withDefaults() Config {
@@ -188,6 +193,9 @@ func (c *Config) withDefaults() Config {
 	if d.BusyPoll == 0 {
 		d.BusyPoll = DefaultBusyPoll
 	}
+	if d.EventQueue == 0 {
+		d.EventQueue = DefaultEventQueue
+	}
 	return d
 }
 
@@ -201,8 +209,8 @@ func (c *Config) validate() error {
 	if c.InitialWindow < 0 || c.InitialWindow > 100 || c.MaxBurst < 0 || c.PathMaxRetransmits < 0 {
 		return fmt.Errorf("sctp: InitialWindow %d outside 0..100, or negative MaxBurst or PathMaxRetransmits", c.InitialWindow)
 	}
-	if c.Backlog < 0 || c.SendBuffer < 0 || c.RecvBuffer < 0 {
-		return fmt.Errorf("sctp: negative Backlog or buffer size")
+	if c.Backlog < 0 || c.SendBuffer < 0 || c.RecvBuffer < 0 || c.EventQueue < 0 {
+		return fmt.Errorf("sctp: negative Backlog, EventQueue or buffer size")
 	}
 	if c.EphemeralUDPPort && c.UDPPort != 0 {
 		return fmt.Errorf("sctp: UDPPort %d with EphemeralUDPPort", c.UDPPort)

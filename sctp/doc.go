@@ -37,7 +37,11 @@
 //
 // SendInfo.PR (or Stream.SetPR for a stream's writes) makes a message
 // partially reliable (PR-SCTP, RFC 3758 and RFC 7496): Lifetime,
-// MaxRetransmits and Priority build the policies. A message given up is
+// MaxRetransmits and Priority build the policies. A message with a
+// Lifetime is given up when its lifetime ends (a deadline among the
+// association's timers), also after it was sent when PR-SCTP was
+// negotiated (Association.PartialReliability), and the send buffer space
+// it held wakes writers blocked in WriteMsg at once. A message given up is
 // reported whole in an EventSendFailed event; a reader that was reading
 // it in parts gets RecvInfo.Aborted (Stream.Read: ErrMessageAborted, not
 // a terminal error).
@@ -55,8 +59,19 @@
 // Events (association up and down, restart, peer address changes, send
 // failures with the unsent message, partial deliveries aborted, shutdown
 // complete, sender dry, stream resets and additions, association resets) arrive
-// on Association.Events, a bounded channel: events that find it full are
-// dropped and counted, so a program that ignores them loses nothing else.
+// on Association.Events, a channel of Config.EventQueue (64) events. A
+// program that keeps reading it receives every event, in order: events
+// that find the channel full wait behind it and are handed over at the
+// reader's pace. The last event (EventDown or EventShutdown) is never
+// dropped, and an abort reports every message still queued in an
+// EventSendFailed event before EventDown. Send failures waiting behind a
+// full channel hold send buffer space, so a writer whose messages are
+// given up (PR-SCTP) faster than the program reads its events waits for
+// the reader: a program that calls Events must keep reading it until it
+// is closed. Events before the first Events call wait for it (at most
+// Config.EventQueue, the rest dropped); once the association ended, an
+// event not taken within 2 seconds is dropped with those behind it. Every
+// drop is counted in Stats.EventsDropped.
 //
 // # Cancellation
 //
@@ -67,14 +82,17 @@
 // deadline returns an error that is os.ErrDeadlineExceeded. WriteMsg
 // blocks while the send buffer (Config.SendBuffer) is full or
 // Config.UnsentLimit bytes of it wait to be sent; with
-// SendInfo.NonBlocking it returns ErrWouldBlock instead. Close and Abort
-// unblock every call on the association; Endpoint.Close unblocks every
-// call on the endpoint.
+// SendInfo.NonBlocking it returns ErrWouldBlock instead. Every release of
+// send buffer space (acknowledgement, a message given up, the end of the
+// association) wakes it. Close and Abort unblock every call on the
+// association, Stream.Close the Reads and Writes of its handle (with
+// ErrClosed); Endpoint.Close unblocks every call on the endpoint.
 //
 // Errors work with errors.Is: an association that ended without a
 // graceful shutdown returns an *AbortError matching ErrAborted and either
-// ErrPeerAborted (the peer sent ABORT; AbortError.Cause has its cause
-// code) or ErrLocalAbort (Abort, a timeout — also ErrTimeout — or a
+// ErrPeerAborted (the peer sent ABORT; AbortError.Cause has its first
+// cause code, AbortError.Causes every cause and AbortError.UserReason the
+// peer's Upper Layer Abort Reason) or ErrLocalAbort (Abort, a timeout — also ErrTimeout — or a
 // protocol violation by the peer). After a graceful shutdown ReadMsg
 // returns io.EOF once every message was read, and WriteMsg ErrClosed.
 //

@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/assoc"
 	"github.com/usctp/usctp/sctp/internal/netio"
 )
@@ -82,11 +83,49 @@ type AbortError struct {
 	// Cause is the first error cause code of the ABORT (RFC 9260 section
 	// 3.3.10), zero when none.
 	Cause uint16
-	// UserReason is the Upper Layer Abort Reason given to Abort, when
-	// this side aborted.
+	// UserReason is the Upper Layer Abort Reason (RFC 9260 section
+	// 3.3.10.12): the one given to Abort when this side aborted, the
+	// peer's when the peer's ABORT carried one.
 	UserReason string
+	// Causes are the error causes of the peer's ABORT, every one, in
+	// order (nil when this side aborted).
+	Causes []ErrorCause
 
 	timeout bool // lost to a timeout: errors.Is matches ErrTimeout
+}
+
+// ErrorCause is one error cause of an ABORT or ERROR chunk (RFC 9260
+// section 3.3.10): its code and its value as sent.
+type ErrorCause struct {
+	Code  uint16
+	Value []byte
+}
+
+// String returns the cause's RFC name and code, and the value as text
+// for the causes that carry text (Upper Layer Abort Reason, Protocol
+// Violation).
+func (c ErrorCause) String() string {
+	s := fmt.Sprintf("%v (%d)", chunk.CauseCode(c.Code), c.Code)
+	switch chunk.CauseCode(c.Code) {
+	case chunk.CauseUserAbort, chunk.CauseProtocolViolation:
+		if len(c.Value) > 0 {
+			s += fmt.Sprintf(": %q", c.Value)
+		}
+	}
+	return s
+}
+
+// peerAbortCauses parses the error causes of a peer's ABORT and returns
+// them with the Upper Layer Abort Reason, if one came.
+func peerAbortCauses(b []byte) (causes []ErrorCause, reason string) {
+	it := chunk.Causes(b)
+	for c, ok := it.Next(); ok; c, ok = it.Next() {
+		causes = append(causes, ErrorCause{Code: uint16(c.Code), Value: append([]byte(nil), c.Value...)})
+		if c.Code == chunk.CauseUserAbort && reason == "" {
+			reason = string(c.Value)
+		}
+	}
+	return causes, reason
 }
 
 // Error returns a one-line description.

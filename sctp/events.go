@@ -76,7 +76,7 @@ type Event struct {
 	Sent        bool            // EventSendFailed: part of it had been transmitted
 	Unordered   bool            // EventSendFailed: it was sent unordered
 	PR          PRPolicy        // EventSendFailed: the policy that gave it up (PRNone: the association ended)
-	Cause       uint16          // EventPeerError: the error cause code
+	Cause       uint16          // EventPeerError: the error cause code; EventDown: the first cause of the ABORT (Err has them all)
 	Direction   StreamDirection // EventStreamReset, EventStreamsAdded: which streams
 	Streams     []uint16        // EventStreamReset: the streams reset; empty: all of them
 	Added       uint16          // EventStreamsAdded: how many streams were added
@@ -139,6 +139,8 @@ func (e *Endpoint) handle(ev assoc.Event) {
 	switch ev.Kind {
 	case assoc.EventRestart:
 		as.emit(Event{Kind: EventRestart})
+	case assoc.EventSendFailure:
+		as.progress()
 	case assoc.EventPeerError:
 		as.emit(Event{Kind: EventPeerError, Cause: uint16(ev.Cause)})
 	case assoc.EventReconf:
@@ -153,6 +155,9 @@ func (e *Endpoint) handle(ev assoc.Event) {
 			timeout: ev.Reason.Timeout()}
 		if ev.Reason == assoc.ReasonUserAbort {
 			ae.UserReason = as.abortReason
+		}
+		if len(ev.Causes) > 0 {
+			ae.Causes, ae.UserReason = peerAbortCauses(ev.Causes)
 		}
 		as.terminate(ae)
 	}
@@ -174,7 +179,7 @@ func (e *Endpoint) accepted(a *assoc.Assoc) *Association {
 
 // onDestroy is the core's hook as an association closes: keep its final
 // counters and its receive side (unread messages stay readable), and
-// report its unsent messages.
+// report its unsent messages, every one (before EventDown).
 func (e *Endpoint) onDestroy(a *assoc.Assoc, r assoc.Reason) {
 	as := e.assocs[a]
 	if as == nil {
@@ -186,81 +191,229 @@ func (e *Endpoint) onDestroy(a *assoc.Assoc, r assoc.Reason) {
 	as.takeFailed()
 	if r != assoc.ReasonShutdown {
 		a.DrainUnsent(func(m assoc.Unsent) {
-			if as.eventRoom() > 0 {
-				as.emit(Event{Kind: EventSendFailed, Stream: m.SID, PPID: m.PPID, Unordered: m.Unordered,
-					Msg: append([]byte(nil), m.Payload...), Sent: m.Sent})
+			if as.events == nil && len(as.early) >= as.eventCap() {
+				as.dropped++ // nobody asked for events yet: no copy to make
+				return
 			}
+			as.emit(Event{Kind: EventSendFailed, Stream: m.SID, PPID: m.PPID, Unordered: m.Unordered,
+				Msg: append([]byte(nil), m.Payload...), Sent: m.Sent})
 		})
 	}
 }
 
-// maxEvents bounds the events queued for a user who is not reading them.
-const maxEvents = 64
+// DefaultEventQueue is Config.EventQueue's default: the capacity of an
+// association's Events channel.
+const DefaultEventQueue = 64
+
+// maxPendingOther bounds the events other than send failures and the
+// terminal ones waiting behind a full Events channel; more are dropped
+// and counted. Send failures are bounded by the send buffer (failHeld),
+// terminal events are never dropped.
+const maxPendingOther = 4096
+
+// eventLinger is how long the events of an association that ended wait
+// for the reader to take each of them;
+// then the rest are dropped (counted) and the channel closed, so that a
+// program that stopped reading leaks no goroutine.
+const eventLinger = 2 * time.Second
+
+// eventCap returns the capacity of the Events channel.
+func (as *Association) eventCap() int {
+	if n := as.ep.cfg.EventQueue; n > 0 {
+		return n
+	}
+	return DefaultEventQueue
+}
 
 // takeFailed reports the messages the engine gave up under their PR-SCTP
-// policy as EventSendFailed events.
-func (as *Association) takeFailed() {
+// policy as EventSendFailed events, and whether there were any.
+func (as *Association) takeFailed() bool {
+	any := false
 	as.a.TakeFailed(func(f assoc.Failed) {
+		any = true
 		as.emit(Event{Kind: EventSendFailed, Stream: f.SID, PPID: f.PPID, Unordered: f.Unordered, Msg: f.Payload,
 			Sent: f.Sent, PR: PRPolicy(f.Policy)})
 	})
+	return any
 }
 
-// emit queues an event for the user, dropping it when the channel is full.
+// terminal reports whether ev is an association's last event.
+func terminal(ev *Event) bool { return ev.Kind == EventDown || ev.Kind == EventShutdown }
+
+// emit queues an event for the user; called with ep.mu held. Before the
+// first Events call events wait in early (non-terminal ones beyond the
+// channel's capacity are dropped and counted: nobody may ever ask).
+// Afterwards an event goes straight into the channel when nothing waits
+// and it has room, else behind the others in pending, which the pump
+// goroutine feeds into the channel at the reader's pace: nothing is
+// dropped for a reader that keeps reading. Send failures in pending hold
+// send buffer space (failHeld) until they are in the channel, so that a
+// writer whose messages are given up faster than the events are read
+// waits for the reader instead of growing the queue; other events are
+// few (at most maxPendingOther wait), terminal ones are never dropped.
 func (as *Association) emit(ev Event) {
-	if as.closed && ev.Kind != EventDown && ev.Kind != EventShutdown {
+	if as.closed && !terminal(&ev) {
 		return
 	}
 	if as.events == nil {
 		if n := len(as.early); ev.Kind == EventSenderDry && n > 0 && as.early[n-1].Kind == EventSenderDry {
 			return // one wait for the first Events call says it
 		}
-		if len(as.early) < maxEvents {
+		if len(as.early) < as.eventCap() || terminal(&ev) {
 			as.early = append(as.early, ev)
 		} else {
 			as.dropped++
 		}
 		return
 	}
-	select {
-	case as.events <- ev:
-	default:
+	if as.evClosed {
 		as.dropped++
+		return
+	}
+	if as.pendHead == len(as.pending) && !as.pumping {
+		select {
+		case as.events <- ev:
+			return
+		default:
+		}
+	}
+	as.queue(ev)
+}
+
+// queue puts ev in pending and starts the pump; called with ep.mu held.
+func (as *Association) queue(ev Event) {
+	switch {
+	case ev.Kind == EventSendFailed && !as.closed:
+		as.failHeld += len(ev.Msg)
+	case !terminal(&ev) && ev.Kind != EventSendFailed:
+		if as.pendOther >= maxPendingOther {
+			as.dropped++
+			return
+		}
+		as.pendOther++
+	}
+	as.pending = append(as.pending, ev)
+	if !as.pumping {
+		as.pumping = true
+		go as.pump()
 	}
 }
 
-// Events returns the channel of the association's events. It holds at
-// most 64; events that find it full are dropped (and counted in
-// EventsDropped). It is closed after the association's last event
-// (EventShutdown or EventDown). The channel is made by the first call:
-// events before it wait for it, in order, except that EventSenderDry
-// events in a row wait as one.
+// pump feeds the pending events into the Events channel, blocking on it
+// at the reader's pace, and closes the channel after the last event of an
+// association that ended. It runs only while events wait.
+func (as *Association) pump() {
+	e := as.ep
+	var linger *time.Timer
+	e.mu.Lock()
+	for {
+		if as.pendHead == len(as.pending) {
+			as.pending, as.pendHead = as.pending[:0], 0
+			as.pumping = false
+			if as.closed && !as.evClosed {
+				as.evClosed = true
+				close(as.events)
+			}
+			e.mu.Unlock()
+			if linger != nil {
+				linger.Stop()
+			}
+			return
+		}
+		ev := as.pending[as.pendHead]
+		as.pending[as.pendHead] = Event{}
+		as.pendHead++
+		switch {
+		case ev.Kind == EventSendFailed && as.failHeld > 0:
+			as.failHeld = max(as.failHeld-len(ev.Msg), 0)
+			if as.wwait.waiting() && as.fits() {
+				as.wantRoom = 0
+				as.wwait.wake()
+			}
+		case !terminal(&ev) && ev.Kind != EventSendFailed:
+			as.pendOther--
+		}
+		gone := as.closed
+		e.mu.Unlock()
+		if !gone {
+			as.events <- ev
+			e.mu.Lock()
+			continue
+		}
+		if linger == nil {
+			linger = time.NewTimer(eventLinger)
+		} else {
+			linger.Reset(eventLinger)
+		}
+		select {
+		case as.events <- ev:
+			e.mu.Lock()
+		case <-linger.C:
+			e.mu.Lock()
+			as.dropped += uint64(1 + len(as.pending) - as.pendHead)
+			clear(as.pending[as.pendHead:])
+			as.pendHead = len(as.pending)
+		}
+	}
+}
+
+// Events returns the channel of the association's events. A program that
+// keeps reading it receives every event, in order: events that find the
+// channel full (Config.EventQueue, default 64) wait behind it, and
+// EventSendFailed events waiting so hold send buffer space, so a writer
+// whose messages are given up faster than they are reported waits for the
+// reader. The channel is closed after the association's last event
+// (EventShutdown or EventDown, never dropped). The channel is made by the
+// first call: until then events wait for it (at most Config.EventQueue of
+// them, the rest dropped and counted in EventsDropped and
+// Stats.EventsDropped), in order, except that EventSenderDry events in a
+// row wait as one. Once the association ended, an event the reader does
+// not take within 2 seconds is dropped with those behind it, and the
+// channel closed.
 func (as *Association) Events() <-chan Event {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
 	if as.events == nil {
-		as.events = make(chan Event, maxEvents)
-		for _, ev := range as.early {
-			as.events <- ev
-		}
+		as.events = make(chan Event, as.eventCap())
+		early := as.early
 		as.early = nil
-		if as.closed {
+		for _, ev := range early {
+			as.emitAgain(ev)
+		}
+		if as.closed && !as.pumping && !as.evClosed {
+			as.evClosed = true
 			close(as.events)
 		}
 	}
 	return as.events
 }
 
-// eventRoom returns how many more events fit before they are dropped;
-// called with ep.mu held.
-func (as *Association) eventRoom() int {
-	if as.events == nil {
-		return maxEvents - len(as.early)
+// emitAgain is emit for an event that waited in early, also after the
+// association ended.
+func (as *Association) emitAgain(ev Event) {
+	if !as.pumping {
+		select {
+		case as.events <- ev:
+			return
+		default:
+		}
 	}
-	return cap(as.events) - len(as.events)
+	as.queue(ev)
 }
 
-// EventsDropped returns how many events found the channel full.
+// closeEvents closes the Events channel at the end of the association,
+// unless the pump still feeds it (then the pump closes it); called with
+// ep.mu held.
+func (as *Association) closeEvents() {
+	if as.events != nil && !as.pumping && !as.evClosed {
+		as.evClosed = true
+		close(as.events)
+	}
+}
+
+// EventsDropped returns how many events were dropped: they came before
+// the first Events call and found Config.EventQueue others waiting, or the
+// reader stopped taking them (see Events).
 func (as *Association) EventsDropped() uint64 {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()

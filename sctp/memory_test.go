@@ -136,10 +136,10 @@ func TestHeapPerAssociation(t *testing.T) {
 }
 
 // TestEventsMadeOnDemand checks the events of a user who has not asked
-// for them yet: they wait (at most maxEvents, the rest dropped and
-// counted; sender-dry events in a row as one) without a channel, and the first Events call hands them over
-// in order; after the association ended, that channel is closed behind
-// them.
+// for them yet: they wait (at most DefaultEventQueue, the rest dropped and
+// counted, except the terminal event; sender-dry events in a row as one)
+// without a channel, and the first Events call hands them over in order;
+// after the association ended, that channel is closed behind them.
 func TestEventsMadeOnDemand(t *testing.T) {
 	as := newAssociation(&Endpoint{}, nil)
 	for range 3 {
@@ -149,27 +149,31 @@ func TestEventsMadeOnDemand(t *testing.T) {
 		t.Fatalf("%d sender-dry events in a row wait, want 1", len(as.early))
 	}
 	as.early = as.early[:0]
-	for i := range maxEvents + 6 {
+	for i := range DefaultEventQueue + 6 {
 		as.emit(Event{Kind: EventPeerError, Cause: uint16(i)})
 	}
 	if as.events != nil {
 		t.Fatal("events channel made before Events was called")
 	}
-	if as.dropped != 6 || as.eventRoom() != 0 {
-		t.Fatalf("dropped %d, room %d; want 6 and 0", as.dropped, as.eventRoom())
+	if as.dropped != 6 || len(as.early) != DefaultEventQueue {
+		t.Fatalf("dropped %d, %d waiting; want 6 and %d", as.dropped, len(as.early), DefaultEventQueue)
 	}
 	as.closed = true
-	as.emit(Event{Kind: EventDown}) // no room: dropped too
+	as.emit(Event{Kind: EventDown}) // never dropped
 	ch := as.Events()
 	n := 0
 	for ev := range ch {
-		if ev.Cause != uint16(n) {
+		if n == DefaultEventQueue {
+			if ev.Kind != EventDown {
+				t.Fatalf("last event %v, want down", ev.Kind)
+			}
+		} else if ev.Cause != uint16(n) {
 			t.Fatalf("event %d has cause %d", n, ev.Cause)
 		}
 		n++
 	}
-	if n != maxEvents || as.Events() != ch {
-		t.Fatalf("%d events, want %d, on one channel", n, maxEvents)
+	if n != DefaultEventQueue+1 || as.Events() != ch {
+		t.Fatalf("%d events, want %d, on one channel", n, DefaultEventQueue+1)
 	}
 }
 

@@ -91,6 +91,11 @@ func (e *Endpoint) flushHeld() {
 		now := time.Now()
 		e.mu.Lock()
 		full := e.collect(now)
+		if e.core.HasEvents() {
+			// Building packets gave messages up (PR-SCTP): report
+			// them and wake the writers the space freed.
+			e.deliverEvents()
+		}
 		rearm := false
 		if !full {
 			if d := e.core.Deadline(); !d.IsZero() && (e.armed.IsZero() || d.Before(e.armed)) {

@@ -30,6 +30,11 @@ type Stats struct {
 	Unacked      int
 	SendBuffered int
 	RecvBuffered int
+
+	// EventsDropped counts the association's events dropped
+	// (Association.EventsDropped): none for a program that reads Events
+	// from before the events until the channel is closed.
+	EventsDropped uint64
 }
 
 // Counters are the scalar counters of Stats. An association keeps these

@@ -29,6 +29,7 @@ type Stream struct {
 	rdl, wdl deadline
 	rwait    waitq // the stream got data, or the association ended; guarded by ep.mu
 	closed   atomic.Bool
+	done     chan struct{} // closed by Close: wakes blocked Reads and Writes
 }
 
 // streamSend is what a Stream's Write puts in SendInfo. It is replaced
@@ -93,7 +94,7 @@ func (as *Association) Stream(sid uint16) *Stream {
 	if as.streams == nil {
 		as.streams = make(map[uint16]*Stream)
 	}
-	s := &Stream{as: as, sid: sid}
+	s := &Stream{as: as, sid: sid, done: make(chan struct{})}
 	as.streams[sid] = s
 	return s
 }
@@ -147,14 +148,15 @@ func (s *Stream) Write(p []byte) (int, error) {
 		return 0, ErrClosed
 	}
 	x := s.settings()
-	return s.as.sendMsg(p, SendInfo{Stream: s.sid, PPID: x.ppid, Unordered: x.unordered, PR: x.pr}, &s.wdl)
+	return s.as.sendMsg(p, SendInfo{Stream: s.sid, PPID: x.ppid, Unordered: x.unordered, PR: x.pr}, &s.wdl, s.done)
 }
 
 // Close releases the handle: later Reads and Writes fail with ErrClosed
-// and blocked ones return. The association and the stream stay open:
-// Close is local, the peer learns nothing (Reset, a stream reset of RFC
-// 6525, is what restarts the stream's numbering at both ends);
-// Association.Stream returns a fresh handle afterwards.
+// and blocked ones return ErrClosed too (not a timeout). The association
+// and the stream stay open: Close is local, the peer learns nothing
+// (Reset, a stream reset of RFC 6525, is what restarts the stream's
+// numbering at both ends); Association.Stream returns a fresh handle
+// afterwards.
 func (s *Stream) Close() error {
 	if s.closed.Swap(true) {
 		return ErrClosed
@@ -165,8 +167,7 @@ func (s *Stream) Close() error {
 		delete(as.streams, s.sid)
 	}
 	as.ep.mu.Unlock()
-	s.rdl.set(time.Unix(1, 0))
-	s.wdl.set(time.Unix(1, 0))
+	close(s.done)
 	return nil
 }
 

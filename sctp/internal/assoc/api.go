@@ -178,6 +178,7 @@ func (a *Assoc) SendRoom() (room, capacity int) {
 // TakeFailed calls fn for each message given up under its PR-SCTP policy
 // since the last call.
 func (a *Assoc) TakeFailed(fn func(Failed)) {
+	a.failNoted = false
 	if e := a.data.eng; e != nil && e.Send.HasFailed() {
 		e.Send.TakeFailed(fn)
 	}

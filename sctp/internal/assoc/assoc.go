@@ -47,15 +47,16 @@ type Assoc struct {
 	// Control chunks owed to the peer, built lazily into the next packet.
 	pend pending
 
-	closed  bool
-	ready   bool      // listed in the endpoint's ready list
-	inBatch bool      // listed in the endpoint's receive batch
-	heapAt  time.Time // deadline recorded in the endpoint's timer heap
-	heapIdx int       // index in the endpoint's timer heap, -1 if not in it
-	stats   Counters
-	chunks  chunkCounts // chunks in and out by type
-	data    dataPlane   // DATA/SACK engine glue (data.go)
-	rc      *reconf     // stream reconfiguration, RFC 6525 (reconf.go); nil until used
+	closed    bool
+	ready     bool      // listed in the endpoint's ready list
+	failNoted bool      // EventSendFailure queued, TakeFailed not called since
+	inBatch   bool      // listed in the endpoint's receive batch
+	heapAt    time.Time // deadline recorded in the endpoint's timer heap
+	heapIdx   int       // index in the endpoint's timer heap, -1 if not in it
+	stats     Counters
+	chunks    chunkCounts // chunks in and out by type
+	data      dataPlane   // DATA/SACK engine glue (data.go)
+	rc        *reconf     // stream reconfiguration, RFC 6525 (reconf.go); nil until used
 }
 
 // assocKey identifies an association at its endpoint: the peer's transport
@@ -109,7 +110,7 @@ func (a *Assoc) nextDeadline() time.Time {
 	}
 	d := a.timers.next()
 	if e := a.data.eng; e != nil {
-		d = earliest(d, e.Send.Deadline())
+		d = earliest(d, e.SendDeadline())
 		if a.state != stateCookieEchoed {
 			// In COOKIE-ECHOED no SACK may leave before the COOKIE ACK
 			// (section 5.1), so a delayed SACK cannot be served: its
@@ -164,6 +165,22 @@ func (a *Assoc) fail(r Reason, cause chunk.CauseCode) {
 	} else {
 		a.emit(EventCommLost, r, cause)
 	}
+	a.destroy(r)
+}
+
+// failWith is fail for an ABORT from the peer carrying the error causes
+// causes (chunk value): the event has a copy of them (the packet's buffer
+// is reused) and the first one's code.
+func (a *Assoc) failWith(r Reason, causes []byte) {
+	k := EventCommLost
+	if a.state == stateCookieWait || a.state == stateCookieEchoed {
+		k = EventCantStart
+	}
+	ev := Event{Kind: k, Assoc: a, Reason: r, Cause: firstCause(causes)}
+	if len(causes) > 0 {
+		ev.Causes = append([]byte(nil), causes...)
+	}
+	a.ep.events = append(a.ep.events, ev)
 	a.destroy(r)
 }
 

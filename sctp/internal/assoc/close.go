@@ -12,7 +12,9 @@ import (
 // the termination to its upper layer."
 func (a *Assoc) abort9_1(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.stats.AbortsIn++
-	a.fail(ReasonPeerAbort, firstCause(c.value()))
+	// The user learns every cause, the Upper Layer Abort Reason (section
+	// 3.3.10.12) among them.
+	a.failWith(ReasonPeerAbort, c.value())
 	return dispDeleted
 }
 

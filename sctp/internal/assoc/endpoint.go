@@ -199,6 +199,18 @@ func (ep *Endpoint) NextEvent() (Event, bool) {
 	return e, true
 }
 
+// HasEvents reports whether NextEvent has an event.
+func (ep *Endpoint) HasEvents() bool { return ep.evHead < len(ep.events) }
+
+// noteFailed queues EventSendFailure once for messages that building a
+// packet gave up (RFC 3758 TR3/TR4), until TakeFailed takes them.
+func (a *Assoc) noteFailed() {
+	if !a.failNoted && a.data.eng != nil && a.data.eng.Send.HasFailed() {
+		a.failNoted = true
+		a.emit(EventSendFailure, ReasonNone, 0)
+	}
+}
+
 // markReady notes that a may have a packet to send.
 func (ep *Endpoint) markReady(a *Assoc) {
 	if a.ready {
@@ -244,6 +256,7 @@ func (ep *Endpoint) Poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []by
 		a := ep.ready[0]
 		if !a.closed {
 			p := a.appendPacket(now, buf)
+			a.noteFailed()
 			if len(p) > len(buf) {
 				ep.polled = a
 				ep.countOut(a, p[len(buf):])

@@ -16,10 +16,16 @@ const (
 	EventPathDown                          // the primary path exceeded Path.Max.Retrans
 	EventPathUp                            // the primary path answered again
 	EventReconf                            // a stream reconfiguration completed (Event.Reconf)
+	// EventSendFailure (SEND FAILURE): messages were given up under their
+	// PR-SCTP policy while packets were being built (Poll), freeing send
+	// buffer space; Assoc.TakeFailed has them. Failures found while
+	// processing input or timers come without it: the shell looks at
+	// every association those reached.
+	EventSendFailure
 )
 
 var eventNames = [...]string{"COMMUNICATION UP", "COMMUNICATION LOST", "RESTART", "SHUTDOWN COMPLETE",
-	"CANNOT START ASSOCIATION", "PEER ERROR", "PATH DOWN", "PATH UP", "RECONFIGURATION"}
+	"CANNOT START ASSOCIATION", "PEER ERROR", "PATH DOWN", "PATH UP", "RECONFIGURATION", "SEND FAILURE"}
 
 // String returns the RFC name of the notification.
 func (k EventKind) String() string {
@@ -61,7 +67,12 @@ type Event struct {
 	Assoc  *Assoc
 	Reason Reason          // for EventCommLost, EventCantStart, EventShutdownComplete
 	Cause  chunk.CauseCode // error cause code of an ERROR or ABORT, if any
-	Reconf *ReconfEvent    // for EventReconf
+	// Causes are the error causes of the peer's ABORT (EventCommLost,
+	// EventCantStart with ReasonPeerAbort), as on the wire (RFC 9260
+	// section 3.3.10): the Upper Layer Abort Reason among them. The
+	// event owns them.
+	Causes []byte
+	Reconf *ReconfEvent // for EventReconf
 }
 
 // Direction names the direction of the streams a reconfiguration touches,

@@ -87,11 +87,13 @@
 // accepted even over a full window once its stream was read, so the
 // messages waiting elsewhere cannot keep the window shut.
 //
-// Timers. Engine.Deadline is the earliest of the T3-rtx, zero-window-probe
-// and delayed-SACK deadlines (zero when none runs). When it passes, the
-// association calls Engine.OnTimeout(now): true means T3-rtx expired and
-// counts as an error for the association (section 8.1). Then it builds
-// packets as above.
+// Timers. Engine.Deadline is the earliest of the T3-rtx, zero-window-probe,
+// message-lifetime (PR-SCTP timed reliability: a min-heap of the lifetimes
+// in the send buffer) and delayed-SACK deadlines (zero when none runs).
+// When it passes, the association calls Engine.OnTimeout(now), which first
+// gives up the messages whose lifetime ended (TakeFailed reports them):
+// true means T3-rtx expired and counts as an error for the association
+// (section 8.1). Then it builds packets as above.
 //
 // The Path holds the RTO estimator (section 6.3.1) and the congestion state
 // of the one destination. The association uses Path.RTO for its own timers
@@ -127,6 +129,7 @@
 // QueuePR policy (RFC 3758 section 3.5, RFC 7496), keeps the
 // Advanced.Peer.Ack.Point and writes FORWARD-TSN or I-FORWARD-TSN
 // (ForwardDue, AppendForward); abandoned messages are reported through
-// TakeFailed. The receiver applies FORWARD-TSN (HandleForwardTSN, RFC 3758
+// TakeFailed, every one (the association takes them after each step, so
+// they are at most what the send buffer held). The receiver applies FORWARD-TSN (HandleForwardTSN, RFC 3758
 // section 3.6) and I-FORWARD-TSN.
 package transfer

@@ -45,10 +45,21 @@ func New(cfg Config) (*Engine, error) {
 // Config returns the configuration in force (defaults filled in).
 func (e *Engine) Config() Config { return e.cfg }
 
-// Deadline returns the earliest timer deadline of the engine (T3-rtx or
-// the delayed SACK), or the zero time when no timer runs.
+// Deadline returns the earliest timer deadline of the engine (T3-rtx,
+// the end of a message's lifetime or the delayed SACK), or the zero time
+// when no timer runs.
 func (e *Engine) Deadline() time.Time {
-	a, b := e.Send.Deadline(), e.Recv.Deadline()
+	return earliest(e.SendDeadline(), e.Recv.Deadline())
+}
+
+// SendDeadline returns the earliest deadline of the sending half: T3-rtx,
+// a zero window probe or the end of a message's lifetime.
+func (e *Engine) SendDeadline() time.Time {
+	return earliest(e.Send.Deadline(), e.Send.LifetimeDeadline())
+}
+
+// earliest returns the earlier of two deadlines, zero meaning none.
+func earliest(a, b time.Time) time.Time {
 	switch {
 	case a.IsZero():
 		return b
@@ -58,10 +69,13 @@ func (e *Engine) Deadline() time.Time {
 	return b
 }
 
-// OnTimeout runs the timers whose deadline is at or before now. It reports
-// whether T3-rtx expired (an error for the association's counters). A due
-// delayed SACK shows in Recv.SACKDue afterwards.
+// OnTimeout runs the timers whose deadline is at or before now: messages
+// whose lifetime ended are given up (TakeFailed reports them), then
+// T3-rtx. It reports whether T3-rtx expired (an error for the
+// association's counters). A due delayed SACK shows in Recv.SACKDue
+// afterwards.
 func (e *Engine) OnTimeout(now time.Time) (t3Expired bool) {
+	e.Send.ExpireLifetimes(now)
 	return e.Send.OnTimeout(now)
 }
 

@@ -62,10 +62,6 @@ func (s *Sender) prClock(now time.Time) uint32 {
 	return uint32(now.Sub(s.prBase) / time.Millisecond)
 }
 
-// maxFailed bounds the abandoned messages kept for TakeFailed; more are
-// counted (Stats.FailedDropped) but not kept.
-const maxFailed = 1024
-
 // QueuePR is Queue for a message with partial reliability pr (see PR);
 // now starts the lifetime of PRTTL. A PRPrio message that finds the send
 // buffer full first abandons queued messages of less important priority
@@ -87,6 +83,7 @@ func (s *Sender) QueuePR(now time.Time, sid uint16, ppid uint32, unordered bool,
 		m.prValue = pr.Value
 		if pr.Policy == PRTTL {
 			m.prValue = s.prClock(now) + min(pr.Value, maxLifetime)
+			s.watchLifetime(m)
 		}
 	}
 	return nil
@@ -269,16 +266,14 @@ func (s *Sender) abandonRec(r *record) {
 	s.stats.AbandonedChunks++
 }
 
-// report records m as failed for TakeFailed and counts it.
+// report records m as failed for TakeFailed and counts it. Every one is
+// kept: the association takes them after each packet, timer or call, so
+// they are at most what its send buffer held.
 func (s *Sender) report(m *message, sent bool) {
 	m.bits |= msgDrained // Drain must not report it again
 	p := m.policy()
 	s.stats.AbandonedMessages[p]++
 	s.stats.AbandonedBytes[p] += uint64(len(m.buf))
-	if len(s.failed) >= maxFailed {
-		s.stats.FailedDropped++
-		return
-	}
 	s.failed = append(s.failed, Failed{SID: m.sid, PPID: m.ppid, Unordered: m.unordered, Policy: p, Sent: sent,
 		Payload: append([]byte(nil), m.buf...)})
 }

@@ -153,6 +153,7 @@ type Sender struct {
 	failed     []Failed
 	prOut      int       // chunks of PRTTL and PRRtx messages outstanding, not abandoned
 	prBase     time.Time // time base of the PRTTL lifetimes
+	ttl        ttlHeap   // lifetimes of the PRTTL messages (lifetime.go)
 
 	// An SSN/TSN reset (RFC 6525) that moved nextTSN: the cumulative
 	// TSN ack point before it, while SACKs from before it may arrive.

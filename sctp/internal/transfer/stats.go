@@ -37,7 +37,6 @@ type Stats struct {
 	AbandonedBytes    [numPolicies]uint64 // their user bytes
 	AbandonedUnsent   uint64              // of which never given a TSN
 	AbandonedChunks   uint64              // DATA chunks abandoned after being sent
-	FailedDropped     uint64              // abandoned messages not kept for reporting (too many)
 	ForwardTSNsSent   uint64
 
 	// Receiving.

@@ -1,0 +1,265 @@
+package sctp
+
+import (
+	"encoding/binary"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/simconn"
+	"github.com/usctp/usctp/sctp/internal/simnet"
+)
+
+// eventLog reads an association's events until the channel is closed,
+// pausing now and then (pause) so that the channel fills, and keeps what
+// it read.
+type eventLog struct {
+	failed map[uint32]int // EventSendFailed by message number
+	sent   int            // of them, messages partly transmitted
+	down   int            // EventDown events
+	last   EventKind
+	after  int // events after EventDown
+	done   chan struct{}
+}
+
+func readEvents(ch <-chan Event, pause func(i int)) *eventLog {
+	l := &eventLog{failed: map[uint32]int{}, done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		i := 0
+		for ev := range ch {
+			if l.down > 0 {
+				l.after++
+			}
+			switch ev.Kind {
+			case EventSendFailed:
+				if len(ev.Msg) >= 4 {
+					l.failed[binary.BigEndian.Uint32(ev.Msg)]++
+				}
+				if ev.Sent {
+					l.sent++
+				}
+			case EventDown:
+				l.down++
+			}
+			l.last = ev.Kind
+			i++
+			if pause != nil {
+				pause(i)
+			}
+		}
+	}()
+	return l
+}
+
+// numbered returns a 100-byte message carrying i.
+func numbered(i int) []byte {
+	b := make([]byte, 100)
+	binary.BigEndian.PutUint32(b, uint32(i)+1)
+	return b
+}
+
+// readAll reads what s holds (Stats.RecvBuffered) and returns the
+// message numbers it got; wait bounds each read.
+func readAll(t *testing.T, s *Association, wait time.Duration) map[uint32]bool {
+	t.Helper()
+	got := map[uint32]bool{}
+	buf := make([]byte, 200)
+	for s.Stats().RecvBuffered > 0 {
+		s.SetReadDeadline(time.Now().Add(wait))
+		n, _, err := s.ReadMsg(buf)
+		if err != nil {
+			return got
+		}
+		if n == 100 {
+			got[binary.BigEndian.Uint32(buf)] = true
+		}
+	}
+	return got
+}
+
+const burst = 10000
+
+// eventsCfg has a send buffer for the whole burst and a small receive
+// buffer: the receiver, which reads nothing, takes a few messages only.
+func eventsCfg(c *Config) {
+	c.SendBuffer, c.UnsentLimit, c.RecvBuffer = 4<<20, 4<<20, 16<<10
+}
+
+// burstGivenUp writes burst messages with a 50 ms lifetime to s, which
+// reads nothing until the end, while a reader that keeps reading (with
+// pauses) takes c's events: every message the receiver did not get is
+// reported exactly once, none twice, and no event is dropped.
+func burstGivenUp(t *testing.T, c, s *Association, pause func(int), settle func()) {
+	l := readEvents(c.Events(), pause)
+	c.SetWriteDeadline(time.Now().Add(time.Minute))
+	for i := range burst {
+		if _, err := c.WriteMsg(numbered(i), SendInfo{Stream: 1, PR: Lifetime(50 * time.Millisecond)}); err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+	}
+	settle()
+	got := readAll(t, s, 10*time.Second)
+	c.Abort("done") // nothing is left to report
+	<-l.done
+	missing := 0
+	for i := range burst {
+		n := uint32(i) + 1
+		if l.failed[n] > 1 {
+			t.Fatalf("message %d reported failed %d times", i, l.failed[n])
+		}
+		if !got[n] && l.failed[n] == 0 {
+			missing++
+		}
+	}
+	if missing > 0 || len(l.failed) < burst-len(got) {
+		t.Errorf("%d messages neither received nor reported failed; %d received, %d reported", missing, len(got), len(l.failed))
+	}
+	if d := c.EventsDropped(); d != 0 {
+		t.Errorf("%d events dropped", d)
+	}
+	if l.down != 1 || l.last != EventDown {
+		t.Errorf("%d EventDown, last event %v", l.down, l.last)
+	}
+}
+
+// abortQueued aborts c with burst messages queued toward s (which reads
+// nothing) while a reader that keeps reading takes c's events: every
+// queued message is reported, then EventDown, last and once.
+func abortQueued(t *testing.T, c *Association, pause func(int), settle func()) {
+	l := readEvents(c.Events(), pause)
+	for i := range burst {
+		if _, err := c.WriteMsg(numbered(i), SendInfo{Stream: 1}); err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+	}
+	settle()
+	queued := c.Stats().SendBuffered / 100
+	if queued < burst/2 {
+		t.Fatalf("only %d messages queued", queued)
+	}
+	c.Abort("enough")
+	<-l.done
+	if len(l.failed) < queued || len(l.failed) > burst {
+		t.Errorf("%d messages reported failed, %d were queued", len(l.failed), queued)
+	}
+	for n, k := range l.failed {
+		if k != 1 {
+			t.Fatalf("message %d reported %d times", n, k)
+		}
+	}
+	if l.down != 1 || l.last != EventDown || l.after != 0 {
+		t.Errorf("%d EventDown, last event %v, %d events after it", l.down, l.last, l.after)
+	}
+	if d := c.EventsDropped(); d != 0 {
+		t.Errorf("%d events dropped", d)
+	}
+}
+
+// slowReader pauses the event reader 1 ms every 100 events, in virtual
+// time, so that the channel fills many times over.
+func slowReader(i int) {
+	if i%100 == 0 {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestSimEventsBurstGivenUp: 10,000 messages given up at once reach a
+// reader that keeps reading, every one (the Events channel holds 64).
+func TestSimEventsBurstGivenUp(t *testing.T) {
+	simPairAdj(t, simnet.LinkConfig{Delay: time.Millisecond}, eventsCfg, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
+		burstGivenUp(t, c, s, slowReader, func() { time.Sleep(time.Second) })
+	})
+}
+
+// TestSimEventsAbortQueued: an abort with 10,000 messages queued reports
+// every one to a reader that keeps reading, then EventDown, last.
+func TestSimEventsAbortQueued(t *testing.T) {
+	simPairAdj(t, simnet.LinkConfig{Delay: time.Millisecond}, eventsCfg, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
+		abortQueued(t, c, slowReader, func() { time.Sleep(time.Second); synctest.Wait() })
+	})
+}
+
+// TestUDPEventsBurstGivenUp is TestSimEventsBurstGivenUp over UDP loopback.
+func TestUDPEventsBurstGivenUp(t *testing.T) {
+	cfg := loopCfg()
+	eventsCfg(cfg)
+	l, dc := listenLoop(t, cfg)
+	c := dialLoop(t, dc)
+	s := accept(t, l)
+	defer s.Close()
+	// Wait until every message was given up or delivered: the send
+	// buffer empties (bounded: the lifetimes are 50 ms).
+	burstGivenUp(t, c, s, nil, func() { waitFor(t, func() bool { return c.Stats().SendBuffered == 0 }) })
+}
+
+// TestUDPEventsAbortQueued is TestSimEventsAbortQueued over UDP loopback.
+func TestUDPEventsAbortQueued(t *testing.T) {
+	cfg := loopCfg()
+	eventsCfg(cfg)
+	l, dc := listenLoop(t, cfg)
+	c := dialLoop(t, dc)
+	s := accept(t, l)
+	defer s.Close()
+	abortQueued(t, c, nil, func() {})
+}
+
+// waitFor waits until cond holds, at most 30 s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatal("condition not reached in 30 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestSimEventsFlowControl: send failures the program has not read yet
+// hold send buffer space. A writer whose messages are given up while the
+// event reader is away fills the buffer with reports and then waits
+// (ErrWouldBlock) although nothing is queued; once the reader takes the
+// events the writer goes on, and every message given up was reported:
+// the events' memory is bounded by the send buffer, and none is dropped.
+func TestSimEventsFlowControl(t *testing.T) {
+	adj := func(c *Config) { c.SendBuffer, c.RecvBuffer = 64<<10, 16<<10 }
+	simPairAdj(t, simnet.LinkConfig{Delay: time.Millisecond}, adj, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
+		evs := c.Events()
+		closeWindow(t, c, 16<<10)
+		written, blocked := 0, false
+		for range 100 {
+			k := fillBuffer(t, c, numbered(written), Lifetime(10*time.Millisecond))
+			written += k
+			if k == 0 {
+				blocked = true
+				break
+			}
+			time.Sleep(20 * time.Millisecond) // they are given up
+		}
+		if !blocked {
+			t.Fatalf("%d messages written and given up without the events being read", written)
+		}
+		if st := c.Stats(); st.SendBuffered > 8<<10 {
+			t.Fatalf("%d bytes in the send buffer: the writer is not waiting for the event reader", st.SendBuffered)
+		}
+		// A writer waiting for room is woken as the reader catches up.
+		wrote := make(chan error, 1)
+		go func() {
+			_, err := c.WriteMsg(numbered(written), SendInfo{Stream: 1, PR: Lifetime(10 * time.Millisecond)})
+			wrote <- err
+		}()
+		failed := 0
+		for failed < written {
+			if ev := <-evs; ev.Kind == EventSendFailed {
+				failed++
+			}
+		}
+		if err := <-wrote; err != nil {
+			t.Fatal(err)
+		}
+		if d := c.Stats().EventsDropped; d != 0 {
+			t.Fatalf("%d events dropped", d)
+		}
+	})
+}

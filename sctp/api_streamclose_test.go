@@ -1,0 +1,60 @@
+package sctp
+
+import (
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/simconn"
+	"github.com/usctp/usctp/sctp/internal/simnet"
+)
+
+// TestStreamCloseWakesBlocked: Stream.Close wakes a Read waiting for data
+// and a Write waiting for send buffer space with ErrClosed, as documented,
+// not with a timeout (os.ErrDeadlineExceeded): retry-on-timeout code must
+// not take a closed handle for a slow peer.
+func TestStreamCloseWakesBlocked(t *testing.T) {
+	adj := func(c *Config) { c.SendBuffer, c.RecvBuffer = 8<<10, 4<<10 }
+	simPairAdj(t, simnet.LinkConfig{Delay: time.Millisecond}, adj, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
+		rs := s.Stream(1)
+		ws := c.Stream(2)
+		msg := make([]byte, 1000)
+		// Fill the peer's receive window, then the send buffer.
+		for wrote := true; wrote; {
+			wrote = false
+			for {
+				if _, err := c.WriteMsg(msg, SendInfo{Stream: 2, NonBlocking: true}); errors.Is(err, ErrWouldBlock) {
+					break
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				wrote = true
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		rerr, werr := make(chan error, 1), make(chan error, 1)
+		go func() { _, err := rs.Read(make([]byte, 10)); rerr <- err }()
+		go func() { _, err := ws.Write(msg); werr <- err }()
+		time.Sleep(time.Second) // both block: nothing arrives on stream 1, the peer reads nothing
+		select {
+		case err := <-rerr:
+			t.Fatalf("Read returned before Close: %v", err)
+		case err := <-werr:
+			t.Fatalf("Write returned before Close: %v", err)
+		default:
+		}
+		rs.Close()
+		ws.Close()
+		for name, ch := range map[string]chan error{"Read": rerr, "Write": werr} {
+			err := <-ch
+			if !errors.Is(err, ErrClosed) || errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Errorf("%s blocked at Close: %v, want ErrClosed", name, err)
+			}
+			var ne interface{ Timeout() bool }
+			if errors.As(err, &ne) && ne.Timeout() {
+				t.Errorf("%s blocked at Close: %v is a timeout", name, err)
+			}
+		}
+	})
+}
