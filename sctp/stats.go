@@ -71,6 +71,8 @@ type Counters struct {
 	Retransmits    uint64 // DATA chunks retransmitted (transfer engine)
 	FastRetransmit uint64 // fast retransmissions (transfer engine)
 	T3Expiries     uint64 // T3-rtx expirations (transfer engine)
+	NoticesIn      uint64 // ICMP errors matched to an association (RFC 9260 appendix C)
+	NoticesDropped uint64 // ICMP errors dropped: no association, or a tag that does not match
 
 	// Partial reliability (RFC 3758, RFC 7496), like Linux's
 	// SCTP_PR_ASSOC_STATUS: messages and bytes abandoned by policy
@@ -161,6 +163,8 @@ func countersOf(c *assoc.Counters) Counters {
 		Retransmits:              c.Retransmits,
 		FastRetransmit:           c.FastRetransmit,
 		T3Expiries:               c.T3Expiries,
+		NoticesIn:                c.NoticesIn,
+		NoticesDropped:           c.NoticesDropped,
 		PRAbandoned:              c.PRAbandoned,
 		PRAbandonedBytes:         c.PRAbandonedBytes,
 		PRAbandonedUnsent:        c.PRAbandonedUnsent,

@@ -12,7 +12,11 @@ import (
 // the termination to its upper layer."
 func (a *Assoc) abort9_1(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.stats.AbortsIn++
-	a.fail(ReasonPeerAbort, firstCause(c.value()))
+	r := ReasonPeerAbort
+	if a.state == stateCookieWait || a.state == stateCookieEchoed {
+		r = ReasonRefused // as a kernel's connect reports ECONNREFUSED
+	}
+	a.fail(r, firstCause(c.value()))
 	return dispDeleted
 }
 

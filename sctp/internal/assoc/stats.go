@@ -71,6 +71,8 @@ type Counters struct {
 	Retransmits    uint64 // DATA chunks retransmitted (transfer engine)
 	FastRetransmit uint64 // fast retransmissions (transfer engine)
 	T3Expiries     uint64 // T3-rtx expirations (transfer engine)
+	NoticesIn      uint64 // ICMP errors matched to an association (RFC 9260 appendix C)
+	NoticesDropped uint64 // ICMP errors dropped: no association, or a tag that does not match
 
 	// Partial reliability (RFC 3758, RFC 7496), like Linux's
 	// SCTP_PR_ASSOC_STATUS: messages and bytes abandoned by policy
@@ -172,6 +174,8 @@ func (s *Counters) add(o *Counters) {
 	s.Retransmits += o.Retransmits
 	s.FastRetransmit += o.FastRetransmit
 	s.T3Expiries += o.T3Expiries
+	s.NoticesIn += o.NoticesIn
+	s.NoticesDropped += o.NoticesDropped
 	s.Reconf.add(&o.Reconf)
 	for p := range s.PRAbandoned {
 		s.PRAbandoned[p] += o.PRAbandoned[p]
