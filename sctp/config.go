@@ -47,6 +47,15 @@ type Config struct {
 	HeartbeatInterval time.Duration
 	// MaxRetransmits is Association.Max.Retrans (10).
 	MaxRetransmits int
+	// MaxInitRetransmits is Max.Init.Retransmits (8): how many times an
+	// INIT or COOKIE ECHO is sent again before Dial gives up.
+	MaxInitRetransmits int
+	// InitRTOMax bounds the INIT and COOKIE ECHO retransmission timeout,
+	// which starts at RTOInitial and doubles on each retransmission
+	// (default RTOMax), as Linux's SCTP_INITMSG sinit_max_init_timeo. With
+	// the defaults a Dial that gets no answer fails after 1+2+4+...+32+60+60+60
+	// = 243 s (see the package documentation).
+	InitRTOMax time.Duration
 
 	// SendBuffer bounds the bytes queued or unacknowledged per
 	// association (default 1 MiB): WriteMsg blocks (or fails with
@@ -179,6 +188,9 @@ func (c *Config) validate() error {
 	if c.MTU < 576 || c.MTU > maxPacket {
 		return fmt.Errorf("sctp: MTU %d outside 576..%d", c.MTU, maxPacket)
 	}
+	if c.MaxInitRetransmits < 0 || c.InitRTOMax < 0 {
+		return fmt.Errorf("sctp: negative MaxInitRetransmits or InitRTOMax")
+	}
 	if c.Backlog < 0 || c.SendBuffer < 0 || c.RecvBuffer < 0 {
 		return fmt.Errorf("sctp: negative Backlog or buffer size")
 	}
@@ -213,6 +225,8 @@ func (c *Config) core(overhead int) assoc.Config {
 		RTOMax:                    c.RTOMax,
 		HeartbeatInterval:         c.HeartbeatInterval,
 		MaxRetransmits:            c.MaxRetransmits,
+		MaxInitRetransmits:        c.MaxInitRetransmits,
+		InitRTOMax:                c.InitRTOMax,
 		OutStreams:                c.OutStreams,
 		InStreams:                 c.InStreams,
 		RecvBuffer:                c.RecvBuffer,

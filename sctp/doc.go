@@ -71,11 +71,27 @@
 // unblock every call on the association; Endpoint.Close unblocks every
 // call on the endpoint.
 //
+// A Dial without a deadline waits as long as the handshake may take: the
+// INIT (then the COOKIE ECHO) is sent again Config.MaxInitRetransmits
+// times (8), the timeout starting at Config.RTOInitial (1 s) and doubling
+// up to Config.InitRTOMax (60 s): 1+2+4+8+16+32+60+60+60 = 243 s (about 4
+// minutes) when nothing ever answers. It fails at once when the peer
+// refuses: a usctp or kernel endpoint answers an INIT to an SCTP port
+// nobody listens on with an ABORT (RFC 9260 section 8.4), and the ICMP
+// port or protocol unreachable the network sends back when nothing
+// listens on the UDP encapsulation port (or the host has no SCTP) is
+// handled like one (RFC 9260 appendix C, RFC 6951 section 5.5, only when
+// it quotes the association's own verification tag). Such an error
+// matches ErrConnRefused and syscall.ECONNREFUSED. ICMP host or network
+// unreachable only counts (Stats.NoticesIn): the handshake goes on until
+// its retransmissions run out.
+//
 // Errors work with errors.Is: an association that ended without a
 // graceful shutdown returns an *AbortError matching ErrAborted and either
 // ErrPeerAborted (the peer sent ABORT; AbortError.Cause has its cause
 // code) or ErrLocalAbort (Abort, a timeout — also ErrTimeout — or a
-// protocol violation by the peer). After a graceful shutdown ReadMsg
+// protocol violation by the peer); a refused Dial also matches
+// ErrConnRefused. After a graceful shutdown ReadMsg
 // returns io.EOF once every message was read, and WriteMsg ErrClosed.
 //
 // # Concurrency

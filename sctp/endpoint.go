@@ -203,7 +203,7 @@ func openConn(c *Config, ip netip.Addr) (netio.Conn, netip.AddrPort, error) {
 		return netio.NewAdapter(c.PacketConn, netio.AdapterConfig{RemotePort: c.RemoteUDPPort}),
 			netip.AddrPort{}, nil
 	case c.Transport == IP:
-		conn, err := netio.ListenIP(netio.IPConfig{Addr: ip, BusyPoll: c.BusyPoll})
+		conn, err := netio.ListenIP(netio.IPConfig{Addr: ip, BusyPoll: c.BusyPoll, Notices: true})
 		if err != nil {
 			return nil, netip.AddrPort{}, fmt.Errorf("sctp: raw IP: %w", err)
 		}
@@ -217,7 +217,7 @@ func openConn(c *Config, ip netip.Addr) (netio.Conn, netip.AddrPort, error) {
 		ip = netip.IPv6Unspecified()
 	}
 	conn, err := netio.ListenUDP(netio.UDPConfig{Addr: netip.AddrPortFrom(ip, port),
-		RemotePort: c.RemoteUDPPort, GRO: true, BusyPoll: c.BusyPoll})
+		RemotePort: c.RemoteUDPPort, GRO: true, BusyPoll: c.BusyPoll, Notices: true})
 	if err != nil {
 		return nil, netip.AddrPort{}, fmt.Errorf("sctp: UDP encapsulation: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"syscall"
 
 	"github.com/usctp/usctp/sctp/internal/assoc"
 	"github.com/usctp/usctp/sctp/internal/netio"
@@ -26,6 +27,13 @@ var (
 	// ErrTimeout matches an AbortError for an association lost to a
 	// timeout: the handshake or the peer stopped answering.
 	ErrTimeout = errors.New("sctp: peer unreachable")
+	// ErrConnRefused matches the AbortError of an association refused
+	// before it was established: the peer answered the handshake with an
+	// ABORT (an SCTP port nobody listens on, a full accept queue, ...),
+	// or the network said nothing listens at its address (ICMP port or
+	// protocol unreachable). Such an error also matches
+	// syscall.ECONNREFUSED, as a kernel's connect reports it.
+	ErrConnRefused = errors.New("sctp: connection refused")
 	// ErrShutdown is returned by writes once a graceful shutdown began
 	// (either side). Reads return io.EOF once the shutdown completed and
 	// every message was read.
@@ -87,6 +95,7 @@ type AbortError struct {
 	UserReason string
 
 	timeout bool // lost to a timeout: errors.Is matches ErrTimeout
+	refused bool // refused: errors.Is matches ErrConnRefused and ECONNREFUSED
 }
 
 // Error returns a one-line description.
@@ -105,9 +114,12 @@ func (e *AbortError) Error() string {
 	return s + ")"
 }
 
-// Is matches ErrAborted, ErrPeerAborted or ErrLocalAbort, and ErrTimeout.
+// Is matches ErrAborted, ErrPeerAborted or ErrLocalAbort, ErrTimeout, and
+// ErrConnRefused and syscall.ECONNREFUSED.
 func (e *AbortError) Is(target error) bool {
 	switch target {
+	case ErrConnRefused, syscall.ECONNREFUSED:
+		return e.refused
 	case ErrAborted:
 		return true
 	case ErrPeerAborted:

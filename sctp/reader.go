@@ -221,9 +221,14 @@ func (e *Endpoint) process(n int, loop bool) {
 	pkts := e.rd.pkts
 	var last *assoc.Assoc
 	for i := range pkts[:n] {
-		// Note the association the packet reached, to wake its
-		// waiters below without visiting every association.
-		if a := e.core.Receive(now, pkts[i].Addr, pkts[i].Data()); a != nil && a != last {
+		if pkts[i].Notice != netio.NoticeNone {
+			// What the network said about a packet we sent (ICMP): the
+			// core checks it against the association it names; one it
+			// ends is reported through its events below.
+			e.notice(now, &pkts[i])
+		} else if a := e.core.Receive(now, pkts[i].Addr, pkts[i].Data()); a != nil && a != last {
+			// Note the association the packet reached, to wake its
+			// waiters below without visiting every association.
 			last = a
 			if as := e.assocs[a]; as != nil && !as.touched {
 				as.touched = true
@@ -256,4 +261,20 @@ func (e *Endpoint) process(n int, loop bool) {
 	if yield {
 		e.poke() // the owner starts its checks of the reader role
 	}
+}
+
+// notice hands the core a notice read from the socket.
+func (e *Endpoint) notice(now time.Time, p *netio.Packet) {
+	var k assoc.NoticeKind
+	switch p.Notice {
+	case netio.NoticeRefused:
+		k = assoc.NoticeRefused
+	case netio.NoticeUnreachable:
+		k = assoc.NoticeUnreachable
+	case netio.NoticeTooBig:
+		k = assoc.NoticeTooBig
+	default:
+		return
+	}
+	e.core.Notice(now, p.Addr, k, p.Data())
 }

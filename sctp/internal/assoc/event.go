@@ -47,7 +47,7 @@ const (
 )
 
 var reasonNames = [...]string{"none", "shutdown", "peer abort", "user abort", "init timeout",
-	"peer unreachable", "shutdown guard timeout", "protocol violation", "invalid parameter", "refused", "port unreachable"}
+	"peer unreachable", "shutdown guard timeout", "protocol violation", "invalid parameter", "connection refused", "connection refused: port unreachable"}
 
 // String returns a short description of the reason.
 func (r Reason) String() string {

@@ -256,6 +256,9 @@ func (c *captureConn) ReadBatch(pkts []Packet) (int, error) {
 	local := c.Conn.LocalAddr()
 	for i := range pkts[:n] {
 		p := &pkts[i]
+		if p.Notice != NoticeNone {
+			continue // what the network said about a packet we sent
+		}
 		c.w.WritePacket(p.Addr, local, p.Data())
 	}
 	return n, err
