@@ -16,8 +16,8 @@ type Transport uint8
 
 const (
 	// UDP is UDP encapsulation (RFC 6951), the default: unprivileged,
-	// local port Config.UDPPort (9899) and peer port Config.RemoteUDPPort
-	// (9899).
+	// local port Config.UDPPort (9899 for Listen, ephemeral for Dial) and
+	// peer port Config.RemoteUDPPort (9899).
 	UDP Transport = iota
 	// IP is plain SCTP in IP protocol 132 over a raw socket; it needs
 	// CAP_NET_RAW.
@@ -110,11 +110,17 @@ type Config struct {
 	// Transport is UDP (default) or IP. Ignored when PacketConn or Conn
 	// is set.
 	Transport Transport
-	// UDPPort is the local UDP encapsulation port (default 9899).
-	UDPPort uint16
-	// EphemeralUDPPort binds the local UDP encapsulation port to a free
-	// port the system picks instead (UDPPort must then be 0); Addr tells
+	// UDPPort is the local UDP encapsulation port. 0 means the default of
+	// the endpoint's role, as with TCP: 9899 (IANA's port) for Listen, a
+	// free port the system picks for Dial and NewEndpoint, so that any
+	// number of dialing endpoints (and a listener on 9899) coexist in one
+	// process or host; the peer answers the port an association's
+	// packets come from (RFC 6951 section 5.4). Endpoint.Addr tells
 	// which.
+	UDPPort uint16
+	// EphemeralUDPPort makes Listen bind its UDP encapsulation port to a
+	// free port the system picks, as dialing endpoints do by default
+	// (UDPPort must then be 0).
 	EphemeralUDPPort bool
 	// RemoteUDPPort is the peer's UDP encapsulation port (default 9899)
 	// for Dial. An accepted association answers the port its peer sent

@@ -26,8 +26,15 @@
 // one goroutine per stream and one goroutine for all both work (and mix).
 //
 // The transport is UDP encapsulation (RFC 6951) by default: local UDP
-// port Config.UDPPort (9899; Config.EphemeralUDPPort for one the system
-// picks), peer port Config.RemoteUDPPort (9899). With
+// port Config.UDPPort, peer port Config.RemoteUDPPort (9899). As with
+// TCP, UDPPort 0 means the default of the endpoint's role: 9899 (IANA's
+// port) for a Listen, where peers send their INITs, and a port the system
+// picks for Dial and NewEndpoint, so that a server and any number of
+// clients run in one process or host with the defaults (the peer answers
+// the port an association's packets come from, RFC 6951 section 5.4).
+// Config.EphemeralUDPPort gives a Listen a port the system picks.
+// Endpoints do not share a socket: two Listens with the defaults on one
+// host collide on 9899. With
 // Config.Transport = IP it is plain SCTP over a raw IP socket (protocol
 // 132, needs CAP_NET_RAW). Config.PacketConn or Config.Conn carry the
 // packets over a connection the program supplies (for example DTLS).
@@ -143,5 +150,8 @@
 //     messages mixed. Read such a stream with Stream.ReadMsg.
 //   - No path MTU discovery: packets are sized for Config.MTU (1500).
 //   - Only one SCTP port is accepted on per endpoint (the one given to
-//     Listen); INITs to other ports are dropped.
+//     Listen); INITs to other ports are answered with an ABORT, so the
+//     dialer fails at once (on the raw IP transport, where every raw
+//     socket sees every SCTP packet of the host, they are dropped: another
+//     endpoint may own the port).
 package sctp

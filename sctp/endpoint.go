@@ -98,7 +98,8 @@ const (
 
 // Listen returns an endpoint accepting associations on laddr, "HOST:PORT"
 // with an IP address (or empty host for all) and the SCTP port. With UDP
-// encapsulation the socket is bound to HOST and Config.UDPPort.
+// encapsulation the socket is bound to HOST and Config.UDPPort (default
+// 9899).
 func Listen(laddr string, cfg *Config) (*Endpoint, error) {
 	return listenOn(laddr, cfg, nil)
 }
@@ -119,7 +120,7 @@ func listenOn(laddr string, cfg *Config, conn netio.Conn) (*Endpoint, error) {
 			return nil, &opError{op: "listen", addr: laddr, err: err}
 		}
 	}
-	e, err := newEndpointOn(ip, cfg, conn)
+	e, err := newEndpointRole(ip, cfg, conn, true)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +133,8 @@ func listenOn(laddr string, cfg *Config, conn netio.Conn) (*Endpoint, error) {
 
 // NewEndpoint returns an endpoint whose socket is bound to ip (the zero
 // Addr: all addresses) that accepts no association: it dials many from
-// one socket (Endpoint.Dial).
+// one socket (Endpoint.Dial). With UDP encapsulation its port is
+// Config.UDPPort, by default one the system picks.
 func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 	return newEndpointOn(ip, cfg, nil)
 }
@@ -140,6 +142,13 @@ func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 // newEndpointOn is NewEndpoint over conn (the simulated network of the
 // tests), or over the socket cfg selects when conn is nil.
 func newEndpointOn(ip netip.Addr, cfg *Config, conn netio.Conn) (*Endpoint, error) {
+	return newEndpointRole(ip, cfg, conn, false)
+}
+
+// newEndpointRole is newEndpointOn for an endpoint that will listen
+// (Listen) or only dial (Dial, NewEndpoint): they differ in their default
+// UDP encapsulation port.
+func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listening bool) (*Endpoint, error) {
 	c := cfg.withDefaults()
 	if err := c.validate(); err != nil {
 		return nil, err
@@ -148,7 +157,7 @@ func newEndpointOn(ip netip.Addr, cfg *Config, conn netio.Conn) (*Endpoint, erro
 	rawIP := conn == nil && c.PacketConn == nil && c.Conn == nil && c.Transport == IP
 	if conn == nil {
 		var err error
-		if conn, peer, err = openConn(&c, ip); err != nil {
+		if conn, peer, err = openConn(&c, ip, listening); err != nil {
 			return nil, err
 		}
 	}
@@ -193,8 +202,9 @@ func newEndpointOn(ip netip.Addr, cfg *Config, conn netio.Conn) (*Endpoint, erro
 	return e, nil
 }
 
-// openConn opens the transport that cfg selects.
-func openConn(c *Config, ip netip.Addr) (netio.Conn, netip.AddrPort, error) {
+// openConn opens the transport that cfg selects, for an endpoint that
+// listens or only dials.
+func openConn(c *Config, ip netip.Addr, listening bool) (netio.Conn, netip.AddrPort, error) {
 	switch {
 	case c.Conn != nil:
 		return netio.NewConnAdapter(c.Conn, netio.AdapterConfig{RemotePort: c.RemoteUDPPort}),
@@ -209,8 +219,14 @@ func openConn(c *Config, ip netip.Addr) (netio.Conn, netip.AddrPort, error) {
 		}
 		return conn, netip.AddrPort{}, nil
 	}
+	// UDPPort 0 is the default port of the endpoint's role, as with TCP:
+	// a listener's is the well-known 9899, where peers send their INITs;
+	// a dialer's is one the system picks, so that any number of Dials
+	// (and a Listen on 9899) live side by side in a process or on a host.
+	// The peer answers the port an association's packets come from (RFC
+	// 6951 section 5.4), so nobody needs to know a dialer's in advance.
 	port := c.UDPPort
-	if port == 0 && !c.EphemeralUDPPort {
+	if port == 0 && listening && !c.EphemeralUDPPort {
 		port = netio.DefaultUDPPort
 	}
 	if !ip.IsValid() {
