@@ -63,6 +63,7 @@ type Endpoint struct {
 	free        []chan struct{} // waiter channels for block
 	touched     []*Association  // reached by the packets being processed
 	nblocked    int             // goroutines waiting in block
+	pktLocal    netip.Addr      // Packet.Local of the packet being processed (wildcard-bound sockets)
 	rd          socketReader    // the socket reader role (reader.go)
 
 	// wmu serializes flushes; it guards out and nout.
