@@ -34,9 +34,10 @@
 // the port an association's packets come from, RFC 6951 section 5.4).
 // Config.EphemeralUDPPort gives a Listen a port the system picks.
 // Endpoints do not share a socket: two Listens with the defaults on one
-// host collide on 9899. With
-// Config.Transport = IP it is plain SCTP over a raw IP socket (protocol
-// 132, needs CAP_NET_RAW). Config.PacketConn or Config.Conn carry the
+// host collide on 9899. With Config.Transport = IP it is plain SCTP over
+// a raw IP socket (protocol 132, needs CAP_NET_RAW). On an endpoint bound
+// to the wildcard address, Association.LocalAddrs and the capture give
+// the address the peer's packets arrive on. Config.PacketConn or Config.Conn carry the
 // packets over a connection the program supplies (for example DTLS).
 // Config.Pcap records every packet in a pcap file.
 //
@@ -88,10 +89,12 @@
 // port or protocol unreachable the network sends back when nothing
 // listens on the UDP encapsulation port (or the host has no SCTP) is
 // handled like one (RFC 9260 appendix C, RFC 6951 section 5.5, only when
-// it quotes the association's own verification tag). Such an error
-// matches ErrConnRefused and syscall.ECONNREFUSED. ICMP host or network
-// unreachable only counts (Stats.NoticesIn): the handshake goes on until
-// its retransmissions run out.
+// it quotes the association's own verification tag; on an established
+// association it ends the association too, as appendix C asks). Such an
+// error matches ErrConnRefused and syscall.ECONNREFUSED. ICMP host or
+// network unreachable only counts (Stats.NoticesIn): the handshake goes
+// on until its retransmissions run out, and an established association
+// is never ended by one.
 //
 // Errors work with errors.Is: an association that ended without a
 // graceful shutdown returns an *AbortError matching ErrAborted and either
