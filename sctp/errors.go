@@ -27,11 +27,11 @@ var (
 	// ErrTimeout matches an AbortError for an association lost to a
 	// timeout: the handshake or the peer stopped answering.
 	ErrTimeout = errors.New("sctp: peer unreachable")
-	// ErrConnRefused matches the AbortError of an association refused
-	// before it was established: the peer answered the handshake with an
-	// ABORT (an SCTP port nobody listens on, a full accept queue, ...),
-	// or the network said nothing listens at its address (ICMP port or
-	// protocol unreachable). Such an error also matches
+	// ErrConnRefused matches the AbortError of an association refused:
+	// the peer answered the handshake with an ABORT (an SCTP port nobody
+	// listens on, a full accept queue, ...), or the network said nothing
+	// listens at its address (ICMP port or protocol unreachable, during
+	// the handshake or after). Such an error also matches
 	// syscall.ECONNREFUSED, as a kernel's connect reports it.
 	ErrConnRefused = errors.New("sctp: connection refused")
 	// ErrShutdown is returned by writes once a graceful shutdown began
