@@ -154,7 +154,10 @@
 //   - No path MTU discovery: packets are sized for Config.MTU (1500).
 //   - Only one SCTP port is accepted on per endpoint (the one given to
 //     Listen); INITs to other ports are answered with an ABORT, so the
-//     dialer fails at once (on the raw IP transport, where every raw
-//     socket sees every SCTP packet of the host, they are dropped: another
-//     endpoint may own the port).
+//     dialer fails at once. They are dropped instead on the raw IP
+//     transport, where every raw socket sees every SCTP packet of the host
+//     (another endpoint may own the port), and when sent to a fixed
+//     Config.LocalPort that has no association yet (the peer's half of a
+//     simultaneous open, as WebRTC peers both dial port 5000, that came
+//     before our own INIT).
 package sctp

@@ -181,6 +181,7 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listening bool
 	e.core = assoc.NewEndpoint(c.core(e.conn.Overhead(fam)), time.Now())
 	e.core.SetCloseHook(e.onDestroy)
 	e.core.SetPortFilter(0, e.sharedPorts)
+	e.core.SetDialPort(c.LocalPort)
 	// The packets of one write lie side by side, each a PMTU (rounded to
 	// a cache line) apart, not maxPacket: 128 of them (192 KiB) stay in
 	// the CPU caches that the packet building and the kernel's copy both

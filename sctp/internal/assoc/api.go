@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
@@ -53,6 +54,15 @@ func (ep *Endpoint) SetPortFilter(listen uint16, shared bool) {
 	ep.listenPort, ep.sharedPorts = listen, shared
 }
 
+// SetDialPort names the SCTP port the endpoint dials from when it is fixed
+// (0: none): with the port filter on, an INIT to it that finds no
+// association is dropped, uncounted and unanswered, not aborted. It is the
+// peer's half of a simultaneous open (RFC 9260 section 5.2.1, as WebRTC
+// peers both dial port 5000) that arrived before our own INIT left; once
+// our association exists its INIT is processed, and until then aborting
+// it would end the peer's dial.
+func (ep *Endpoint) SetDialPort(port uint16) { ep.dialPort = port }
+
 // refused reports whether the port filter drops packet p from from.
 func (ep *Endpoint) refused(from netip.AddrPort, p []byte) bool {
 	if !ep.filter || len(p) < 12 {
@@ -61,6 +71,9 @@ func (ep *Endpoint) refused(from netip.AddrPort, p []byte) bool {
 	dst := binary.BigEndian.Uint16(p[2:])
 	if ep.listenPort != 0 && dst == ep.listenPort {
 		return false
+	}
+	if ep.dialPort != 0 && dst == ep.dialPort && len(p) >= 16 && p[12] == byte(chunk.TypeInit) {
+		return ep.assocs[assocKey{peer: from, localPort: dst, peerPort: binary.BigEndian.Uint16(p)}] == nil
 	}
 	if !ep.sharedPorts {
 		// A port space of our own: an INIT to a port nobody listens on

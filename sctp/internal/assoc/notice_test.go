@@ -116,3 +116,21 @@ func TestInitToUnknownPortAborted(t *testing.T) {
 		t.Fatalf("reason %v", ev.Reason)
 	}
 }
+
+// An endpoint that dials from a fixed port (SetDialPort) drops an INIT to
+// that port that finds no association instead of aborting it: it is the
+// peer's half of a simultaneous open (RFC 9260 section 5.2.1) that came
+// before our own INIT; INITs to other ports are still aborted.
+func TestInitToDialPortQuiet(t *testing.T) {
+	tc := newTestEndpoint(t, testConfig())
+	tc.ep.SetPortFilter(0, false)
+	tc.ep.SetDialPort(tc.lport)
+	tc.writePacket(0, tc.peerInit())
+	tc.wantIdle()
+	if s := tc.ep.Stats(); s.PacketsIn != 0 || s.AbortsOut != 0 {
+		t.Fatalf("counted or answered: %+v", s.Counters)
+	}
+	tc.ep.SetDialPort(tc.lport + 1)
+	tc.writePacket(0, tc.peerInit())
+	tc.wantChunk(chunk.TypeAbort)
+}
