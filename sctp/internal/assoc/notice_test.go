@@ -1,6 +1,7 @@
 package assoc
 
 import (
+	"encoding/binary"
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
@@ -133,4 +134,39 @@ func TestInitToDialPortQuiet(t *testing.T) {
 	tc.ep.SetDialPort(tc.lport + 1)
 	tc.writePacket(0, tc.peerInit())
 	tc.wantChunk(chunk.TypeAbort)
+}
+
+// FuzzNotice feeds arbitrary quotes to Notice for an association in
+// COOKIE-WAIT or ESTABLISHED: nothing may panic, and only a quote that
+// carries the right tag may end the association.
+func FuzzNotice(f *testing.F) {
+	f.Add(false, uint8(NoticeRefused), []byte{})
+	f.Add(false, uint8(NoticeRefused), appendHeader(nil, 5000, 6000, 0))
+	f.Add(true, uint8(NoticeRefused), appendHeader(nil, 5000, 6000, 0xfeedf00d))
+	f.Add(true, uint8(NoticeUnreachable), appendHeader(nil, 5000, 6000, 0xfeedf00d))
+	f.Add(false, uint8(NoticeTooBig), append(appendHeader(nil, 5000, 6000, 0), initChunk(chunk.TypeInit, 1, 65536, 1, 1, 1)...))
+	f.Fuzz(func(t *testing.T, established bool, kind uint8, quote []byte) {
+		tc := newTestEndpoint(t, testConfig())
+		if established {
+			tc.connectClient()
+		} else {
+			a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.a = a
+			tc.readPackets()
+		}
+		tag := tc.a.peerTag
+		tc.ep.Notice(tc.now, tc.peer, NoticeKind(kind%4), quote)
+		if tc.a.closed {
+			if len(quote) < 12 || NoticeKind(kind%4) != NoticeRefused {
+				t.Fatalf("ended by %v with a %d-byte quote", NoticeKind(kind%4), len(quote))
+			}
+			vtag := binary.BigEndian.Uint32(quote[4:])
+			if vtag != tag && !(vtag == 0 && len(quote) >= 20 && binary.BigEndian.Uint32(quote[16:]) == tc.a.localTag) {
+				t.Fatalf("ended by a quote with tag %#x (peer's %#x)", vtag, tag)
+			}
+		}
+	})
 }
