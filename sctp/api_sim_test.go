@@ -254,6 +254,12 @@ func TestSimScheduler(t *testing.T) {
 // other at the same moment (an INIT collision, RFC 9260 section 5.2.1):
 // both get the one association.
 func TestSimSimultaneousOpen(t *testing.T) {
+	for _, late := range []bool{false, true} {
+		t.Run(fmt.Sprint("late=", late), func(t *testing.T) { simultaneousOpen(t, late) })
+	}
+}
+
+func simultaneousOpen(t *testing.T, late bool) {
 	bubble(t, func(t *testing.T) {
 		n := simconn.New(3, simconn.Config{Link: simnet.LinkConfig{Delay: 20 * time.Millisecond}, Overhead: 28})
 		var eps [2]*Endpoint
@@ -278,6 +284,11 @@ func TestSimSimultaneousOpen(t *testing.T) {
 				as[i], err = eps[i].Dial(ctx, fmt.Sprintf("10.0.0.%d:5000", 2-i))
 				errc <- err
 			}()
+			if late {
+				// The first INIT reaches the other endpoint before it
+				// dials: it must not abort it.
+				time.Sleep(100 * time.Millisecond)
+			}
 		}
 		for range 2 {
 			if err := <-errc; err != nil {

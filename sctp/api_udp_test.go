@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"os"
 	"sync"
@@ -201,10 +202,19 @@ func TestUDPDeadlines(t *testing.T) {
 	if !errors.Is(err, ErrWouldBlock) {
 		t.Fatalf("non-blocking write: %v", err)
 	}
-	// Dial with a context that ends: nobody listens on port 5001.
+	// Dial with a context that ends: a UDP socket that never answers (a
+	// usctp endpoint on another SCTP port, or a closed UDP port, would
+	// refuse at once).
+	sink, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sink.Close()
+	mute := *dc
+	mute.RemoteUDPPort = uint16(sink.LocalAddr().(*net.UDPAddr).Port)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if _, err := Dial(ctx, "127.0.0.1:5001", dc); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := Dial(ctx, "127.0.0.1:5000", &mute); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("dial: %v", err)
 	}
 	// A stream handle.

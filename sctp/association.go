@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"time"
 
@@ -37,6 +38,9 @@ type Association struct {
 	streams     map[uint16]*Stream
 	readable    []uint16 // scratch: streams that got data (Receiver.AppendReadable)
 	dropped     uint64   // events dropped (EventsDropped)
+	// local is the local IP address the peer's packets arrive on, on an
+	// endpoint bound to the wildcard address (netio's Packet.Local).
+	local netip.Addr
 
 	// events is made by the first Events call: until then emitted events
 	// wait in early (at most Config.EventQueue), so an association whose
@@ -57,7 +61,9 @@ type Association struct {
 }
 
 func newAssociation(e *Endpoint, a *assoc.Assoc) *Association {
-	return &Association{ep: e, a: a, done: make(chan struct{})}
+	// An association created by a packet (the peer's COOKIE ECHO) starts
+	// with the local address that packet arrived on.
+	return &Association{ep: e, a: a, done: make(chan struct{}), local: e.pktLocal}
 }
 
 // SendInfo describes a message to send.
@@ -521,11 +527,16 @@ func (as *Association) Streams() (out, in uint16) {
 }
 
 // LocalAddrs returns the local transport addresses of the association.
+// On an endpoint bound to the wildcard address, the IP address is the one
+// the peer's packets arrive on, once one arrived.
 func (as *Association) LocalAddrs() []Addr {
 	la := as.ep.conn.LocalAddr()
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
 	a := Addr{IP: la.Addr(), Port: as.a.LocalPort(), UDPPort: la.Port()}
+	if as.local.IsValid() && a.IP.IsUnspecified() {
+		a.IP = as.local
+	}
 	return []Addr{a}
 }
 

@@ -16,8 +16,8 @@ type Transport uint8
 
 const (
 	// UDP is UDP encapsulation (RFC 6951), the default: unprivileged,
-	// local port Config.UDPPort (9899) and peer port Config.RemoteUDPPort
-	// (9899).
+	// local port Config.UDPPort (9899 for Listen, ephemeral for Dial) and
+	// peer port Config.RemoteUDPPort (9899).
 	UDP Transport = iota
 	// IP is plain SCTP in IP protocol 132 over a raw socket; it needs
 	// CAP_NET_RAW.
@@ -63,6 +63,15 @@ type Config struct {
 	// full-sized packets (RFC 6928 uses 10; at most 100) instead of RFC
 	// 9260's min(4 * MTU, max(2 * MTU, 4404)) bytes.
 	InitialWindow int
+	// MaxInitRetransmits is Max.Init.Retransmits (8): how many times an
+	// INIT or COOKIE ECHO is sent again before Dial gives up.
+	MaxInitRetransmits int
+	// InitRTOMax bounds the INIT and COOKIE ECHO retransmission timeout,
+	// which starts at RTOInitial and doubles on each retransmission
+	// (default RTOMax), as Linux's SCTP_INITMSG sinit_max_init_timeo. With
+	// the defaults a Dial that gets no answer fails after 1+2+4+...+32+60+60+60
+	// = 243 s (see the package documentation).
+	InitRTOMax time.Duration
 
 	// SendBuffer bounds the bytes queued or unacknowledged per
 	// association (default 1 MiB): WriteMsg blocks (or fails with
@@ -117,11 +126,17 @@ type Config struct {
 	// Transport is UDP (default) or IP. Ignored when PacketConn or Conn
 	// is set.
 	Transport Transport
-	// UDPPort is the local UDP encapsulation port (default 9899).
-	UDPPort uint16
-	// EphemeralUDPPort binds the local UDP encapsulation port to a free
-	// port the system picks instead (UDPPort must then be 0); Addr tells
+	// UDPPort is the local UDP encapsulation port. 0 means the default of
+	// the endpoint's role, as with TCP: 9899 (IANA's port) for Listen, a
+	// free port the system picks for Dial and NewEndpoint, so that any
+	// number of dialing endpoints (and a listener on 9899) coexist in one
+	// process or host; the peer answers the port an association's
+	// packets come from (RFC 6951 section 5.4). Endpoint.Addr tells
 	// which.
+	UDPPort uint16
+	// EphemeralUDPPort makes Listen bind its UDP encapsulation port to a
+	// free port the system picks, as dialing endpoints do by default
+	// (UDPPort must then be 0).
 	EphemeralUDPPort bool
 	// RemoteUDPPort is the peer's UDP encapsulation port (default 9899)
 	// for Dial. An accepted association answers the port its peer sent
@@ -209,6 +224,9 @@ func (c *Config) validate() error {
 	if c.InitialWindow < 0 || c.InitialWindow > 100 || c.MaxBurst < 0 || c.PathMaxRetransmits < 0 {
 		return fmt.Errorf("sctp: InitialWindow %d outside 0..100, or negative MaxBurst or PathMaxRetransmits", c.InitialWindow)
 	}
+	if c.MaxInitRetransmits < 0 || c.InitRTOMax < 0 {
+		return fmt.Errorf("sctp: negative MaxInitRetransmits or InitRTOMax")
+	}
 	if c.Backlog < 0 || c.SendBuffer < 0 || c.RecvBuffer < 0 || c.EventQueue < 0 {
 		return fmt.Errorf("sctp: negative Backlog, EventQueue or buffer size")
 	}
@@ -278,6 +296,8 @@ func (c *Config) core(overhead int) assoc.Config {
 		Recovery:                  assoc.Recovery(c.Recovery),
 		Congestion:                assoc.CongestionControl(c.CongestionControl),
 		InitialWindow:             c.InitialWindow,
+		MaxInitRetransmits:        c.MaxInitRetransmits,
+		InitRTOMax:                c.InitRTOMax,
 		OutStreams:                c.OutStreams,
 		InStreams:                 c.InStreams,
 		RecvBuffer:                c.RecvBuffer,

@@ -26,10 +26,18 @@
 // one goroutine per stream and one goroutine for all both work (and mix).
 //
 // The transport is UDP encapsulation (RFC 6951) by default: local UDP
-// port Config.UDPPort (9899; Config.EphemeralUDPPort for one the system
-// picks), peer port Config.RemoteUDPPort (9899). With
-// Config.Transport = IP it is plain SCTP over a raw IP socket (protocol
-// 132, needs CAP_NET_RAW). Config.PacketConn or Config.Conn carry the
+// port Config.UDPPort, peer port Config.RemoteUDPPort (9899). As with
+// TCP, UDPPort 0 means the default of the endpoint's role: 9899 (IANA's
+// port) for a Listen, where peers send their INITs, and a port the system
+// picks for Dial and NewEndpoint, so that a server and any number of
+// clients run in one process or host with the defaults (the peer answers
+// the port an association's packets come from, RFC 6951 section 5.4).
+// Config.EphemeralUDPPort gives a Listen a port the system picks.
+// Endpoints do not share a socket: two Listens with the defaults on one
+// host collide on 9899. With Config.Transport = IP it is plain SCTP over
+// a raw IP socket (protocol 132, needs CAP_NET_RAW). On an endpoint bound
+// to the wildcard address, Association.LocalAddrs and the capture give
+// the address the peer's packets arrive on. Config.PacketConn or Config.Conn carry the
 // packets over a connection the program supplies (for example DTLS).
 // Config.Pcap records every packet in a pcap file.
 //
@@ -88,12 +96,30 @@
 // association, Stream.Close the Reads and Writes of its handle (with
 // ErrClosed); Endpoint.Close unblocks every call on the endpoint.
 //
+// A Dial without a deadline waits as long as the handshake may take: the
+// INIT (then the COOKIE ECHO) is sent again Config.MaxInitRetransmits
+// times (8), the timeout starting at Config.RTOInitial (1 s) and doubling
+// up to Config.InitRTOMax (60 s): 1+2+4+8+16+32+60+60+60 = 243 s (about 4
+// minutes) when nothing ever answers. It fails at once when the peer
+// refuses: a usctp or kernel endpoint answers an INIT to an SCTP port
+// nobody listens on with an ABORT (RFC 9260 section 8.4), and the ICMP
+// port or protocol unreachable the network sends back when nothing
+// listens on the UDP encapsulation port (or the host has no SCTP) is
+// handled like one (RFC 9260 appendix C, RFC 6951 section 5.5, only when
+// it quotes the association's own verification tag; on an established
+// association it ends the association too, as appendix C asks). Such an
+// error matches ErrConnRefused and syscall.ECONNREFUSED. ICMP host or
+// network unreachable only counts (Stats.NoticesIn): the handshake goes
+// on until its retransmissions run out, and an established association
+// is never ended by one.
+//
 // Errors work with errors.Is: an association that ended without a
 // graceful shutdown returns an *AbortError matching ErrAborted and either
 // ErrPeerAborted (the peer sent ABORT; AbortError.Cause has its first
 // cause code, AbortError.Causes every cause and AbortError.UserReason the
-// peer's Upper Layer Abort Reason) or ErrLocalAbort (Abort, a timeout — also ErrTimeout — or a
-// protocol violation by the peer). After a graceful shutdown ReadMsg
+// peer's Upper Layer Abort Reason) or ErrLocalAbort (Abort, a timeout — also
+// ErrTimeout — or a protocol violation by the peer); a refused Dial also
+// matches ErrConnRefused. After a graceful shutdown ReadMsg
 // returns io.EOF once every message was read, and WriteMsg ErrClosed.
 //
 // # Concurrency
@@ -145,5 +171,11 @@
 //     messages mixed. Read such a stream with Stream.ReadMsg.
 //   - No path MTU discovery: packets are sized for Config.MTU (1500).
 //   - Only one SCTP port is accepted on per endpoint (the one given to
-//     Listen); INITs to other ports are dropped.
+//     Listen); INITs to other ports are answered with an ABORT, so the
+//     dialer fails at once. They are dropped instead on the raw IP
+//     transport, where every raw socket sees every SCTP packet of the host
+//     (another endpoint may own the port), and when sent to a fixed
+//     Config.LocalPort that has no association yet (the peer's half of a
+//     simultaneous open, as WebRTC peers both dial port 5000, that came
+//     before our own INIT).
 package sctp

@@ -63,6 +63,7 @@ type Endpoint struct {
 	free        []chan struct{} // waiter channels for block
 	touched     []*Association  // reached by the packets being processed
 	nblocked    int             // goroutines waiting in block
+	pktLocal    netip.Addr      // Packet.Local of the packet being processed (wildcard-bound sockets)
 	rd          socketReader    // the socket reader role (reader.go)
 
 	// wmu serializes flushes; it guards out and nout.
@@ -98,7 +99,8 @@ const (
 
 // Listen returns an endpoint accepting associations on laddr, "HOST:PORT"
 // with an IP address (or empty host for all) and the SCTP port. With UDP
-// encapsulation the socket is bound to HOST and Config.UDPPort.
+// encapsulation the socket is bound to HOST and Config.UDPPort (default
+// 9899).
 func Listen(laddr string, cfg *Config) (*Endpoint, error) {
 	return listenOn(laddr, cfg, nil)
 }
@@ -119,7 +121,7 @@ func listenOn(laddr string, cfg *Config, conn netio.Conn) (*Endpoint, error) {
 			return nil, &opError{op: "listen", addr: laddr, err: err}
 		}
 	}
-	e, err := newEndpointOn(ip, cfg, conn)
+	e, err := newEndpointRole(ip, cfg, conn, true)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +134,8 @@ func listenOn(laddr string, cfg *Config, conn netio.Conn) (*Endpoint, error) {
 
 // NewEndpoint returns an endpoint whose socket is bound to ip (the zero
 // Addr: all addresses) that accepts no association: it dials many from
-// one socket (Endpoint.Dial).
+// one socket (Endpoint.Dial). With UDP encapsulation its port is
+// Config.UDPPort, by default one the system picks.
 func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 	return newEndpointOn(ip, cfg, nil)
 }
@@ -140,6 +143,13 @@ func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 // newEndpointOn is NewEndpoint over conn (the simulated network of the
 // tests), or over the socket cfg selects when conn is nil.
 func newEndpointOn(ip netip.Addr, cfg *Config, conn netio.Conn) (*Endpoint, error) {
+	return newEndpointRole(ip, cfg, conn, false)
+}
+
+// newEndpointRole is newEndpointOn for an endpoint that will listen
+// (Listen) or only dial (Dial, NewEndpoint): they differ in their default
+// UDP encapsulation port.
+func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listening bool) (*Endpoint, error) {
 	c := cfg.withDefaults()
 	if err := c.validate(); err != nil {
 		return nil, err
@@ -148,7 +158,7 @@ func newEndpointOn(ip netip.Addr, cfg *Config, conn netio.Conn) (*Endpoint, erro
 	rawIP := conn == nil && c.PacketConn == nil && c.Conn == nil && c.Transport == IP
 	if conn == nil {
 		var err error
-		if conn, peer, err = openConn(&c, ip); err != nil {
+		if conn, peer, err = openConn(&c, ip, listening); err != nil {
 			return nil, err
 		}
 	}
@@ -171,6 +181,7 @@ func newEndpointOn(ip netip.Addr, cfg *Config, conn netio.Conn) (*Endpoint, erro
 	e.core = assoc.NewEndpoint(c.core(e.conn.Overhead(fam)), time.Now())
 	e.core.SetCloseHook(e.onDestroy)
 	e.core.SetPortFilter(0, e.sharedPorts)
+	e.core.SetDialPort(c.LocalPort)
 	// The packets of one write lie side by side, each a PMTU (rounded to
 	// a cache line) apart, not maxPacket: 128 of them (192 KiB) stay in
 	// the CPU caches that the packet building and the kernel's copy both
@@ -193,8 +204,9 @@ func newEndpointOn(ip netip.Addr, cfg *Config, conn netio.Conn) (*Endpoint, erro
 	return e, nil
 }
 
-// openConn opens the transport that cfg selects.
-func openConn(c *Config, ip netip.Addr) (netio.Conn, netip.AddrPort, error) {
+// openConn opens the transport that cfg selects, for an endpoint that
+// listens or only dials.
+func openConn(c *Config, ip netip.Addr, listening bool) (netio.Conn, netip.AddrPort, error) {
 	switch {
 	case c.Conn != nil:
 		return netio.NewConnAdapter(c.Conn, netio.AdapterConfig{RemotePort: c.RemoteUDPPort}),
@@ -203,21 +215,27 @@ func openConn(c *Config, ip netip.Addr) (netio.Conn, netip.AddrPort, error) {
 		return netio.NewAdapter(c.PacketConn, netio.AdapterConfig{RemotePort: c.RemoteUDPPort}),
 			netip.AddrPort{}, nil
 	case c.Transport == IP:
-		conn, err := netio.ListenIP(netio.IPConfig{Addr: ip, BusyPoll: c.BusyPoll})
+		conn, err := netio.ListenIP(netio.IPConfig{Addr: ip, BusyPoll: c.BusyPoll, Notices: true})
 		if err != nil {
 			return nil, netip.AddrPort{}, fmt.Errorf("sctp: raw IP: %w", err)
 		}
 		return conn, netip.AddrPort{}, nil
 	}
+	// UDPPort 0 is the default port of the endpoint's role, as with TCP:
+	// a listener's is the well-known 9899, where peers send their INITs;
+	// a dialer's is one the system picks, so that any number of Dials
+	// (and a Listen on 9899) live side by side in a process or on a host.
+	// The peer answers the port an association's packets come from (RFC
+	// 6951 section 5.4), so nobody needs to know a dialer's in advance.
 	port := c.UDPPort
-	if port == 0 && !c.EphemeralUDPPort {
+	if port == 0 && listening && !c.EphemeralUDPPort {
 		port = netio.DefaultUDPPort
 	}
 	if !ip.IsValid() {
 		ip = netip.IPv6Unspecified()
 	}
 	conn, err := netio.ListenUDP(netio.UDPConfig{Addr: netip.AddrPortFrom(ip, port),
-		RemotePort: c.RemoteUDPPort, GRO: true, BusyPoll: c.BusyPoll})
+		RemotePort: c.RemoteUDPPort, GRO: true, BusyPoll: c.BusyPoll, Notices: true})
 	if err != nil {
 		return nil, netip.AddrPort{}, fmt.Errorf("sctp: UDP encapsulation: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"syscall"
 
 	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/assoc"
@@ -27,6 +28,13 @@ var (
 	// ErrTimeout matches an AbortError for an association lost to a
 	// timeout: the handshake or the peer stopped answering.
 	ErrTimeout = errors.New("sctp: peer unreachable")
+	// ErrConnRefused matches the AbortError of an association refused:
+	// the peer answered the handshake with an ABORT (an SCTP port nobody
+	// listens on, a full accept queue, ...), or the network said nothing
+	// listens at its address (ICMP port or protocol unreachable, during
+	// the handshake or after). Such an error also matches
+	// syscall.ECONNREFUSED, as a kernel's connect reports it.
+	ErrConnRefused = errors.New("sctp: connection refused")
 	// ErrShutdown is returned by writes once a graceful shutdown began
 	// (either side). Reads return io.EOF once the shutdown completed and
 	// every message was read.
@@ -92,6 +100,7 @@ type AbortError struct {
 	Causes []ErrorCause
 
 	timeout bool // lost to a timeout: errors.Is matches ErrTimeout
+	refused bool // refused: errors.Is matches ErrConnRefused and ECONNREFUSED
 }
 
 // ErrorCause is one error cause of an ABORT or ERROR chunk (RFC 9260
@@ -144,9 +153,12 @@ func (e *AbortError) Error() string {
 	return s + ")"
 }
 
-// Is matches ErrAborted, ErrPeerAborted or ErrLocalAbort, and ErrTimeout.
+// Is matches ErrAborted, ErrPeerAborted or ErrLocalAbort, ErrTimeout, and
+// ErrConnRefused and syscall.ECONNREFUSED.
 func (e *AbortError) Is(target error) bool {
 	switch target {
+	case ErrConnRefused, syscall.ECONNREFUSED:
+		return e.refused
 	case ErrAborted:
 		return true
 	case ErrPeerAborted:

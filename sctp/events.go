@@ -151,8 +151,8 @@ func (e *Endpoint) handle(ev assoc.Event) {
 	case assoc.EventShutdownComplete:
 		as.terminate(nil)
 	case assoc.EventCommLost, assoc.EventCantStart:
-		ae := &AbortError{ByPeer: ev.Reason == assoc.ReasonPeerAbort, Reason: ev.Reason.String(), Cause: uint16(ev.Cause),
-			timeout: ev.Reason.Timeout()}
+		ae := &AbortError{ByPeer: ev.Reason.ByPeer(), Reason: ev.Reason.String(), Cause: uint16(ev.Cause),
+			timeout: ev.Reason.Timeout(), refused: ev.Reason.Refused()}
 		if ev.Reason == assoc.ReasonUserAbort {
 			ae.UserReason = as.abortReason
 		}

@@ -3,6 +3,7 @@ package sctp
 import (
 	"errors"
 	"net"
+	"net/netip"
 	"os"
 	"time"
 
@@ -221,20 +222,27 @@ func (e *Endpoint) process(n int, loop bool) {
 	pkts := e.rd.pkts
 	var last *assoc.Assoc
 	for i := range pkts[:n] {
-		// Note the association the packet reached, to wake its
-		// waiters below without visiting every association.
-		if a := e.core.Receive(now, pkts[i].Addr, pkts[i].Data()); a != nil && a != last {
+		if pkts[i].Notice != netio.NoticeNone {
+			// What the network said about a packet we sent (ICMP): the
+			// core checks it against the association it names; one it
+			// ends is reported through its events below.
+			e.notice(now, &pkts[i])
+		} else if l := pkts[i].Local; l.IsValid() {
+			e.receiveAt(now, &pkts[i], l)
+		} else if a := e.core.Receive(now, pkts[i].Addr, pkts[i].Data()); a != nil && a != last {
+			// Note the association the packet reached, to wake its
+			// waiters below without visiting every association.
 			last = a
-			if as := e.assocs[a]; as != nil && !as.touched {
-				as.touched = true
-				e.touched = append(e.touched, as)
-			}
+			e.touch(a)
 		}
 		// Collect what this packet caused before the next one is
 		// processed: each SACK is its own send opportunity (Max.Burst
 		// packets), as if packets were processed one by one, while
 		// everything still leaves in one WriteBatch.
 		e.deliverEvents() // first: an association refused here sends no COOKIE ACK
+		if e.pktLocal.IsValid() {
+			e.pktLocal = netip.Addr{} // read by newAssociation in deliverEvents
+		}
 		if e.collect(now) {
 			e.mu.Unlock()
 			e.writeOut()
@@ -256,4 +264,42 @@ func (e *Endpoint) process(n int, loop bool) {
 	if yield {
 		e.poke() // the owner starts its checks of the reader role
 	}
+}
+
+// touch lists the association a packet reached for the wake-ups of
+// afterPackets.
+func (e *Endpoint) touch(a *assoc.Assoc) {
+	if as := e.assocs[a]; as != nil && !as.touched {
+		as.touched = true
+		e.touched = append(e.touched, as)
+	}
+}
+
+// receiveAt is the core's Receive for a packet that arrived on local, an
+// address of a wildcard-bound socket: the association it reaches (or
+// creates, newAssociation) records the address for LocalAddrs.
+func (e *Endpoint) receiveAt(now time.Time, p *netio.Packet, local netip.Addr) {
+	e.pktLocal = local
+	if a := e.core.Receive(now, p.Addr, p.Data()); a != nil {
+		e.touch(a)
+		if as := e.assocs[a]; as != nil && as.local != local {
+			as.local = local
+		}
+	}
+}
+
+// notice hands the core a notice read from the socket.
+func (e *Endpoint) notice(now time.Time, p *netio.Packet) {
+	var k assoc.NoticeKind
+	switch p.Notice {
+	case netio.NoticeRefused:
+		k = assoc.NoticeRefused
+	case netio.NoticeUnreachable:
+		k = assoc.NoticeUnreachable
+	case netio.NoticeTooBig:
+		k = assoc.NoticeTooBig
+	default:
+		return
+	}
+	e.core.Notice(now, p.Addr, k, p.Data())
 }

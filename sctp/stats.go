@@ -76,6 +76,8 @@ type Counters struct {
 	Retransmits    uint64 // DATA chunks retransmitted (transfer engine)
 	FastRetransmit uint64 // fast retransmissions (transfer engine)
 	T3Expiries     uint64 // T3-rtx expirations (transfer engine)
+	NoticesIn      uint64 // ICMP errors matched to an association (RFC 9260 appendix C)
+	NoticesDropped uint64 // ICMP errors dropped: no association, or a tag that does not match
 
 	// Loss recovery (transfer engine): entries into fast recovery, chunks
 	// found lost again after a retransmission, tail loss probes sent,
@@ -181,6 +183,8 @@ func countersOf(c *assoc.Counters) Counters {
 		Probes:                   c.Probes,
 		SpuriousRetransmits:      c.SpuriousRetransmits,
 		RTOUndos:                 c.RTOUndos,
+		NoticesIn:                c.NoticesIn,
+		NoticesDropped:           c.NoticesDropped,
 		PRAbandoned:              c.PRAbandoned,
 		PRAbandonedBytes:         c.PRAbandonedBytes,
 		PRAbandonedUnsent:        c.PRAbandonedUnsent,

@@ -60,7 +60,7 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 	}
 	fs.BoolVar(&o.listen, "l", false, "listen on HOST:PORT instead of connecting")
 	fs.StringVar(&o.transport, "transport", "udp", "transport: udp (RFC 6951 encapsulation) or ip (raw IP, needs CAP_NET_RAW)")
-	fs.IntVar(&o.udpPort, "udp-port", 9899, "local UDP encapsulation port (0: ephemeral)")
+	fs.IntVar(&o.udpPort, "udp-port", 0, "local UDP encapsulation `port` (0: the default, 9899 with -l, one the system picks when dialing)")
 	fs.IntVar(&o.remoteUDPPort, "remote-udp-port", 9899, "peer's UDP encapsulation port")
 	fs.IntVar(&o.os, "os", 10, "outbound streams requested")
 	fs.IntVar(&o.is, "is", 65535, "inbound streams accepted")
@@ -97,8 +97,7 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 	switch {
 	case o.udpPort < 0 || o.udpPort > 65535:
 		return nil, nil, fmt.Errorf("-udp-port %d out of range", o.udpPort)
-	case o.udpPort == 0:
-		cfg.EphemeralUDPPort = true
+	case o.udpPort == 0: // sctp.Config's default for the role
 	default:
 		cfg.UDPPort = uint16(o.udpPort)
 	}

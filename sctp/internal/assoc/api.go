@@ -38,18 +38,30 @@ type (
 // (Assoc.DrainUnsent) there.
 func (ep *Endpoint) SetCloseHook(fn func(a *Assoc, r Reason)) { ep.onDestroy = fn }
 
-// SetPortFilter makes Receive drop, before any other processing, an INIT
-// (Verification Tag 0) to an SCTP port other than listen that is for no
-// association of this endpoint; with shared set (a raw IP socket, which
-// sees every SCTP packet of the host), it drops every packet that is
+// SetPortFilter sets the one SCTP port the endpoint accepts associations
+// on (listen; 0: none). Without shared (a port space of the endpoint's
+// own, as a UDP socket), an INIT to another port is answered with an
+// ABORT (RFC 9260 section 8.4 (3): it cannot be processed normally), as
+// a kernel answers an INIT to a port nobody listens on. With shared set
+// (a raw IP socket, which sees every SCTP packet of the host), Receive
+// drops, before any other processing and uncounted, every packet that is
 // neither for listen nor for one of its associations: such a packet is
-// out of the blue only for this endpoint, and answering it (RFC 9260
-// section 8.4) would abort another endpoint's association. listen 0 is no
-// port. Without a call, every packet is processed.
+// out of the blue only for this endpoint, and answering it would abort
+// another endpoint's association. Without a call, every INIT is
+// processed, whatever its port.
 func (ep *Endpoint) SetPortFilter(listen uint16, shared bool) {
 	ep.filter = true
 	ep.listenPort, ep.sharedPorts = listen, shared
 }
+
+// SetDialPort names the SCTP port the endpoint dials from when it is fixed
+// (0: none): with the port filter on, an INIT to it that finds no
+// association is dropped, uncounted and unanswered, not aborted. It is the
+// peer's half of a simultaneous open (RFC 9260 section 5.2.1, as WebRTC
+// peers both dial port 5000) that arrived before our own INIT left; once
+// our association exists its INIT is processed, and until then aborting
+// it would end the peer's dial.
+func (ep *Endpoint) SetDialPort(port uint16) { ep.dialPort = port }
 
 // refused reports whether the port filter drops packet p from from.
 func (ep *Endpoint) refused(from netip.AddrPort, p []byte) bool {
@@ -60,8 +72,13 @@ func (ep *Endpoint) refused(from netip.AddrPort, p []byte) bool {
 	if ep.listenPort != 0 && dst == ep.listenPort {
 		return false
 	}
-	isInit := len(p) >= 16 && p[12] == byte(chunk.TypeInit) && binary.BigEndian.Uint32(p[4:]) == 0
-	if !isInit && !ep.sharedPorts {
+	if ep.dialPort != 0 && dst == ep.dialPort && len(p) >= 16 && p[12] == byte(chunk.TypeInit) {
+		return ep.assocs[assocKey{peer: from, localPort: dst, peerPort: binary.BigEndian.Uint16(p)}] == nil
+	}
+	if !ep.sharedPorts {
+		// A port space of our own: an INIT to a port nobody listens on
+		// is answered with ABORT (outOfTheBlue), everything else goes
+		// through section 8.4 as usual.
 		return false
 	}
 	return ep.assocs[assocKey{peer: from, localPort: dst, peerPort: binary.BigEndian.Uint16(p)}] == nil

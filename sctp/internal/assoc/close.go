@@ -13,8 +13,13 @@ import (
 func (a *Assoc) abort9_1(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.stats.AbortsIn++
 	// The user learns every cause, the Upper Layer Abort Reason (section
-	// 3.3.10.12) among them.
-	a.failWith(ReasonPeerAbort, c.value())
+	// 3.3.10.12) among them. An ABORT answering our INIT or COOKIE ECHO is
+	// a refusal, as a kernel's connect reports ECONNREFUSED.
+	r := ReasonPeerAbort
+	if a.state == stateCookieWait || a.state == stateCookieEchoed {
+		r = ReasonRefused
+	}
+	a.failWith(r, c.value())
 	return dispDeleted
 }
 

@@ -24,6 +24,7 @@ type Config struct {
 	MaxRetransmits            int                      // Association.Max.Retrans, 10
 	PathMaxRetrans            int                      // Path.Max.Retrans, 5
 	MaxInitRetransmits        int                      // Max.Init.Retransmits, 8
+	InitRTOMax                time.Duration            // bound of the backed-off T1-init and T1-cookie timeouts, RTO.Max
 	HeartbeatInterval         time.Duration            // HB.interval, 30 s; negative disables heartbeats
 	MaxAssociations           int                      // associations an endpoint holds at most; 0: no limit
 	OutStreams                uint16                   // OS we ask for, 10
@@ -65,6 +66,7 @@ func (c *Config) setDefaults() {
 	def(&c.RTOInitial, time.Second)
 	def(&c.RTOMin, time.Second)
 	def(&c.RTOMax, 60*time.Second)
+	def(&c.InitRTOMax, c.RTOMax)
 	def(&c.CookieLife, 60*time.Second)
 	def(&c.CookiePreserveMax, 10*time.Second)
 	def(&c.SecretRotation, time.Hour)

@@ -64,6 +64,7 @@ type Endpoint struct {
 	filter      bool
 	sharedPorts bool
 	listenPort  uint16
+	dialPort    uint16 // SetDialPort
 
 	// onDestroy, when set, is called as an association closes, before its
 	// engine and counters are dropped (the shell takes the unsent messages

@@ -1,6 +1,7 @@
 package assoc
 
 import (
+	"encoding/binary"
 	"net/netip"
 	"time"
 
@@ -89,7 +90,15 @@ func (ep *Endpoint) outOfTheBlue(now time.Time, p *inPacket) {
 	case chunk.TypeInit:
 		// 8.4 (3): "If the packet contains an INIT chunk with a
 		// Verification Tag set to 0, it SHOULD be processed as described
-		// in Section 5.1."
+		// in Section 5.1. If, for whatever reason, the INIT cannot be
+		// processed normally and an ABORT has to be sent in response, the
+		// Verification Tag of the packet containing the ABORT chunk MUST be
+		// the Initiate Tag of the received INIT chunk, and the T bit of the
+		// ABORT chunk has to be set to 0".
+		if ep.filter && p.dstPort != ep.listenPort {
+			ep.initNoListener(p)
+			return
+		}
 		ep.initStateless(now, p)
 		return
 	case chunk.TypeCookieEcho:
@@ -129,6 +138,26 @@ func (ep *Endpoint) outOfTheBlue(now time.Time, p *inPacket) {
 	// field of the OOTB packet and set the T bit in the Chunk Flags to
 	// indicate that the Verification Tag is reflected."
 	ep.replyAbort(p.from, p.dstPort, p.srcPort, p.vtag, true, nil)
+}
+
+// initNoListener answers an INIT to an SCTP port nobody listens on (the
+// port filter is on, the port space is the endpoint's own) with an ABORT
+// tagged with its Initiate Tag, T bit clear (section 8.4 (3)): the
+// initiator fails at once, as with a kernel's ECONNREFUSED, instead of
+// retransmitting its INIT for minutes. An INIT too short to carry an
+// Initiate Tag, or carrying 0, is dropped.
+func (ep *Endpoint) initNoListener(p *inPacket) {
+	ep.stats.OOTB++
+	v := p.chunks[0].value()
+	if len(v) < 4 {
+		ep.stats.Malformed++
+		return
+	}
+	tag := binary.BigEndian.Uint32(v)
+	if tag == 0 {
+		return
+	}
+	ep.replyAbort(p.from, p.dstPort, p.srcPort, tag, false, nil)
 }
 
 // replyShutdownComplete answers a SHUTDOWN ACK for which there is no TCB:

@@ -48,10 +48,12 @@ const (
 	ReasonShutdownGuard                   // T5-shutdown-guard expired
 	ReasonProtocolViolation               // the peer broke the protocol; we sent ABORT
 	ReasonInvalidParameter                // INIT or INIT ACK with an invalid mandatory parameter
+	ReasonRefused                         // the peer answered our INIT or COOKIE ECHO with ABORT
+	ReasonPortUnreachable                 // the network said nothing listens at the peer's address (ICMP, RFC 9260 appendix C)
 )
 
 var reasonNames = [...]string{"none", "shutdown", "peer abort", "user abort", "init timeout",
-	"peer unreachable", "shutdown guard timeout", "protocol violation", "invalid parameter"}
+	"peer unreachable", "shutdown guard timeout", "protocol violation", "invalid parameter", "connection refused", "connection refused: port unreachable"}
 
 // String returns a short description of the reason.
 func (r Reason) String() string {
@@ -91,3 +93,11 @@ const (
 func (r Reason) Timeout() bool {
 	return r == ReasonInitTimeout || r == ReasonPeerUnreachable || r == ReasonShutdownGuard
 }
+
+// Refused reports whether the association was refused: the peer aborted
+// the handshake, or the network said nothing listens at its address (what
+// a kernel's connect reports as ECONNREFUSED).
+func (r Reason) Refused() bool { return r == ReasonRefused || r == ReasonPortUnreachable }
+
+// ByPeer reports whether the peer ended the association with an ABORT.
+func (r Reason) ByPeer() bool { return r == ReasonPeerAbort || r == ReasonRefused }

@@ -6,15 +6,17 @@ import (
 	"github.com/usctp/usctp/sctp/chunk"
 )
 
-// The port filter of the shell (SetPortFilter): an INIT to a port nobody
-// listens on gets no answer and costs nothing; on a shared port space
-// (raw IP), a packet out of the blue for another port is someone else's
-// and gets no ABORT (RFC 9260 section 8.4 (8) would abort another
+// The port filter of the shell (SetPortFilter): on a shared port space
+// (raw IP), an INIT to a port nobody listens on gets no answer and costs
+// nothing, and a packet out of the blue for another port is someone
+// else's and gets no ABORT (RFC 9260 section 8.4 (8) would abort another
 // endpoint's association); packets of our own associations always pass.
+// On a port space of the endpoint's own, the INIT is answered with ABORT
+// (TestInitToUnknownPortAborted).
 func TestPortFilter(t *testing.T) {
 	t.Run("init to another port", func(t *testing.T) {
 		tc := newTestEndpoint(t, testConfig())
-		tc.ep.SetPortFilter(tc.lport+1, false)
+		tc.ep.SetPortFilter(tc.lport+1, true)
 		tc.writePacket(0, tc.peerInit())
 		tc.wantIdle()
 		if s := tc.ep.Stats(); s.PacketsIn != 0 || s.InitsIn != 0 {

@@ -71,6 +71,8 @@ type Counters struct {
 	Retransmits    uint64 // DATA chunks retransmitted (transfer engine)
 	FastRetransmit uint64 // fast retransmissions (transfer engine)
 	T3Expiries     uint64 // T3-rtx expirations (transfer engine)
+	NoticesIn      uint64 // ICMP errors matched to an association (RFC 9260 appendix C)
+	NoticesDropped uint64 // ICMP errors dropped: no association, or a tag that does not match
 
 	// Loss recovery (transfer engine): entries into fast recovery, chunks
 	// found lost again after a retransmission, tail loss probes sent,
@@ -187,6 +189,8 @@ func (s *Counters) add(o *Counters) {
 	s.Probes += o.Probes
 	s.SpuriousRetransmits += o.SpuriousRetransmits
 	s.RTOUndos += o.RTOUndos
+	s.NoticesIn += o.NoticesIn
+	s.NoticesDropped += o.NoticesDropped
 	s.Reconf.add(&o.Reconf)
 	for p := range s.PRAbandoned {
 		s.PRAbandoned[p] += o.PRAbandoned[p]

@@ -56,7 +56,7 @@ func (a *Assoc) t1Expired(now time.Time, cookie bool) {
 		return
 	}
 	a.stats.HandshakeRetx++
-	a.t1RTO = backoff(a.t1RTO, a.ep.cfg.RTOMax)
+	a.t1RTO = backoff(a.t1RTO, a.ep.cfg.InitRTOMax)
 	if cookie {
 		a.sendCookieEcho(now)
 	} else {

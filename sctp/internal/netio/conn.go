@@ -30,6 +30,11 @@ type Packet struct {
 	Notice NoticeKind
 	// MTU is the MTU reported with NoticeTooBig, 0 if none was.
 	MTU int
+	// Local is the local IP address a received packet was sent to, on a
+	// UDP or raw IP conn bound to the wildcard address (learned with
+	// IP_PKTINFO / IPV6_RECVPKTINFO, or from the IPv4 header); the zero
+	// Addr otherwise (the conn's LocalAddr is the address).
+	Local netip.Addr
 }
 
 // Data returns the valid bytes of p, Buf[:N].

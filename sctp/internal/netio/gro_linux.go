@@ -4,6 +4,7 @@ package netio
 
 import (
 	"encoding/binary"
+	"net/netip"
 	"os"
 	"syscall"
 	"unsafe"
@@ -27,7 +28,8 @@ const (
 // groState is the GRO side of batchIO, guarded by batchIO.r.
 type groState struct {
 	bufs  []byte // groBuffers * groBufSize
-	oob   []byte // groBuffers * groCmsgSpace
+	oob   []byte // groBuffers * space
+	space int    // control buffer per message: groCmsgSpace, and pktinfoSpace with pktinfo
 	count int    // messages in the current batch
 	next  int    // message being split
 	off   int    // offset of its next segment
@@ -44,9 +46,14 @@ func enableGRO(rc syscall.RawConn) bool {
 }
 
 func (b *batchIO) initGRO() {
+	space := groCmsgSpace
+	if b.pi {
+		space += pktinfoSpace
+	}
 	b.g = &groState{
-		bufs: make([]byte, groBuffers*groBufSize),
-		oob:  make([]byte, groBuffers*groCmsgSpace),
+		bufs:  make([]byte, groBuffers*groBufSize),
+		oob:   make([]byte, groBuffers*space),
+		space: space,
 	}
 }
 
@@ -72,8 +79,8 @@ func (b *batchIO) readGRO(pkts []Packet, view bool) (int, error) {
 			iov.SetLen(groBufSize)
 			h.hdr.Iov = iov
 			h.hdr.SetIovlen(1)
-			h.hdr.Control = &g.oob[i*groCmsgSpace]
-			h.hdr.SetControllen(groCmsgSpace)
+			h.hdr.Control = &g.oob[i*g.space]
+			h.hdr.SetControllen(g.space)
 		}
 		b.r.count, b.r.n, b.r.err = groBuffers, 0, nil
 		b.r.poll.reset()
@@ -108,7 +115,12 @@ func (b *batchIO) splitGRO(pkts []Packet, view bool) int {
 			g.next, g.off = g.next+1, 0
 			continue
 		}
-		seg := groSegment(g.oob[i*groCmsgSpace:i*groCmsgSpace+int(h.hdr.Controllen)], len(data))
+		oob := g.oob[i*g.space : i*g.space+int(h.hdr.Controllen)]
+		seg := groSegment(oob, len(data))
+		var local netip.Addr
+		if b.pi {
+			local = pktinfoAddr(oob)
+		}
 		if g.off == 0 && seg < len(data) {
 			b.groCoalesced.Add(1)
 		}
@@ -116,10 +128,10 @@ func (b *batchIO) splitGRO(pkts []Packet, view bool) int {
 			end := min(g.off+seg, len(data))
 			p := &pkts[k]
 			if view {
-				p.Buf, p.N, p.Addr, p.Notice, p.MTU = data[g.off:end:end], end-g.off, addr, NoticeNone, 0
+				p.Buf, p.N, p.Addr, p.Notice, p.MTU, p.Local = data[g.off:end:end], end-g.off, addr, NoticeNone, 0, local
 				k++
 			} else if n := copy(p.Buf, data[g.off:end]); n == end-g.off {
-				p.N, p.Addr, p.Notice, p.MTU = n, addr, NoticeNone, 0
+				p.N, p.Addr, p.Notice, p.MTU, p.Local = n, addr, NoticeNone, 0, local
 				k++
 			} else {
 				b.dropped.Add(1)

@@ -82,7 +82,7 @@ func ListenIP(cfg IPConfig) (*IPConn, error) {
 	if cfg.NoBatch {
 		// IPConn.ReadFrom strips the IPv4 header, so the adapter fits.
 		ic.b = single{NewAdapter(c, AdapterConfig{})}
-	} else if ic.b, err = newIPBatcher(c, ic.v6, cfg.DontFragment, cfg.Notices, pollBudget(cfg.BusyPoll)); err != nil {
+	} else if ic.b, err = newIPBatcher(c, ic.v6, cfg.DontFragment, cfg.Notices, addr.IsUnspecified(), pollBudget(cfg.BusyPoll)); err != nil {
 		c.Close()
 		return nil, err
 	}

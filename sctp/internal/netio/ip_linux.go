@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-func newIPBatcher(c *net.IPConn, v6, df, notices bool, busyPoll time.Duration) (batcher, error) {
+func newIPBatcher(c *net.IPConn, v6, df, notices, pktinfo bool, busyPoll time.Duration) (batcher, error) {
 	rc, err := c.SyscallConn()
 	if err != nil {
 		return nil, err
@@ -20,6 +20,11 @@ func newIPBatcher(c *net.IPConn, v6, df, notices bool, busyPoll time.Duration) (
 	b := newBatchIO(rc, v6, !v6, false, 0, busyPoll)
 	if notices {
 		if err := b.enableNotices(); err != nil {
+			return nil, err
+		}
+	}
+	if pktinfo {
+		if err := b.enablePktinfo(); err != nil {
 			return nil, err
 		}
 	}

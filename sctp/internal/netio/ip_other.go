@@ -8,6 +8,6 @@ import (
 )
 
 // newIPBatcher falls back to one packet per call outside Linux.
-func newIPBatcher(c *net.IPConn, v6, df, _ bool, busyPoll time.Duration) (batcher, error) {
+func newIPBatcher(c *net.IPConn, v6, df, _, _ bool, busyPoll time.Duration) (batcher, error) {
 	return single{NewAdapter(c, AdapterConfig{})}, nil
 }

@@ -70,6 +70,7 @@ type batchIO struct {
 	notices      atomic.Uint64
 
 	ns *noticeState // non-nil when notices are on (enableNotices)
+	pi bool         // learn each packet's local address (enablePktinfo)
 
 	r struct {
 		sync.Mutex
@@ -77,6 +78,7 @@ type batchIO struct {
 		iov   []unix.Iovec // 2 per message for raw4 (header, payload), else 1
 		sa    []unix.RawSockaddrInet6
 		hdr   []byte // raw4 header scratch, v4HeaderScratch per message
+		oob   []byte // pktinfoSpace per message when pi (not raw4)
 		count int
 		n     int
 		err   error
@@ -239,6 +241,10 @@ func (b *batchIO) readBatch(pkts []Packet) (int, error) {
 				h.hdr.Iov = iov
 				h.hdr.SetIovlen(1)
 			}
+			if b.r.oob != nil {
+				h.hdr.Control = &b.r.oob[i*pktinfoSpace]
+				h.hdr.SetControllen(pktinfoSpace)
+			}
 		}
 		b.r.count, b.r.n, b.r.err = count, 0, nil
 		b.r.poll.reset()
@@ -293,7 +299,15 @@ func (b *batchIO) unpack(i int, p *Packet) bool {
 			n -= extra
 		}
 	}
-	p.N, p.Notice, p.MTU = n, NoticeNone, 0
+	p.N, p.Notice, p.MTU, p.Local = n, NoticeNone, 0, netip.Addr{}
+	if b.pi {
+		if b.raw4 {
+			hdr := b.r.hdr[i*v4HeaderScratch:]
+			p.Local = netip.AddrFrom4([4]byte(hdr[16:20])) // the IPv4 header's destination
+		} else {
+			p.Local = pktinfoAddr(b.r.oob[i*pktinfoSpace : i*pktinfoSpace+int(h.hdr.Controllen)])
+		}
+	}
 	p.Addr = sockaddrToAddrPort(&b.r.sa[i])
 	if !p.Addr.IsValid() {
 		return false

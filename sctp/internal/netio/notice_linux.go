@@ -3,6 +3,7 @@
 package netio
 
 import (
+	"net/netip"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -106,7 +107,7 @@ func (b *batchIO) readNotices(pkts []Packet, view bool) int {
 			if view {
 				p.Buf = buf
 			}
-			p.N, p.Addr, p.Notice, p.MTU = min(int(n), len(buf)), addr, kind, mtu
+			p.N, p.Addr, p.Notice, p.MTU, p.Local = min(int(n), len(buf)), addr, kind, mtu, netip.Addr{}
 			k++
 		}
 	})

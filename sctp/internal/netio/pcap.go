@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"net"
 	"net/netip"
 	"os"
 	"sync"
@@ -249,16 +250,85 @@ func Capture(c Conn, w *PcapWriter) Conn {
 type captureConn struct {
 	Conn
 	w *PcapWriter
+
+	// On a conn bound to the wildcard address, the local address each
+	// peer's packets arrived on (Packet.Local), so that the packets sent
+	// to it are recorded from that address, not 0.0.0.0 or ::.
+	mu     sync.Mutex
+	locals map[netip.Addr]netip.Addr // peer IP -> local IP, at most maxCaptureLocals
 }
+
+// maxCaptureLocals bounds captureConn.locals; peers beyond it are recorded
+// with the conn's own address.
+const maxCaptureLocals = 4096
 
 func (c *captureConn) ReadBatch(pkts []Packet) (int, error) {
 	n, err := c.Conn.ReadBatch(pkts)
 	local := c.Conn.LocalAddr()
 	for i := range pkts[:n] {
 		p := &pkts[i]
-		c.w.WritePacket(p.Addr, local, p.Data())
+		if p.Notice != NoticeNone {
+			continue // what the network said about a packet we sent
+		}
+		to := local
+		if p.Local.IsValid() {
+			to = netip.AddrPortFrom(p.Local, local.Port())
+			c.learn(p.Addr.Addr(), p.Local)
+		}
+		c.w.WritePacket(p.Addr, to, p.Data())
 	}
 	return n, err
+}
+
+// learn records that peer's packets arrive on local.
+func (c *captureConn) learn(peer, local netip.Addr) {
+	c.mu.Lock()
+	if c.locals == nil {
+		c.locals = make(map[netip.Addr]netip.Addr)
+	}
+	if old, ok := c.locals[peer]; ok && old != local || !ok && len(c.locals) < maxCaptureLocals {
+		c.locals[peer] = local
+	}
+	c.mu.Unlock()
+}
+
+// source returns the address a packet to dst is recorded from: local,
+// or on a wildcard-bound conn the address dst's packets arrived on.
+func (c *captureConn) source(local netip.AddrPort, dst netip.Addr) netip.AddrPort {
+	if !local.Addr().IsUnspecified() {
+		return local
+	}
+	c.mu.Lock()
+	l, ok := c.locals[dst]
+	c.mu.Unlock()
+	if !ok {
+		// Nothing came from dst yet (our INIT): the address the
+		// kernel's route to dst picks, once per peer.
+		if l = routeSource(dst); !l.IsValid() {
+			return local
+		}
+		c.mu.Lock()
+		if _, ok := c.locals[dst]; !ok && len(c.locals) < maxCaptureLocals {
+			if c.locals == nil {
+				c.locals = make(map[netip.Addr]netip.Addr)
+			}
+			c.locals[dst] = l
+		}
+		c.mu.Unlock()
+	}
+	return netip.AddrPortFrom(l, local.Port())
+}
+
+// routeSource returns the source address the kernel picks for packets to
+// dst (a connected UDP socket's local address: no packet is sent), or the
+// zero Addr.
+func routeSource(dst netip.Addr) netip.Addr {
+	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(netip.AddrPortFrom(dst, 9)))
+	if err != nil {
+		return netip.Addr{}
+	}
+	defer c.Close()
+	return c.LocalAddr().(*net.UDPAddr).AddrPort().Addr().Unmap()
 }
 
 func (c *captureConn) WriteBatch(pkts []Packet) (int, error) {
@@ -274,7 +344,7 @@ func (c *captureConn) WriteBatch(pkts []Packet) (int, error) {
 		if dst.Port() == 0 && port != 0 {
 			dst = netip.AddrPortFrom(dst.Addr(), port) // where UDPConn sent it
 		}
-		c.w.WritePacket(local, dst, p.Data())
+		c.w.WritePacket(c.source(local, dst.Addr()), dst, p.Data())
 	}
 	return n, err
 }

@@ -127,7 +127,8 @@ func ListenUDP(cfg UDPConfig) (*UDPConn, error) {
 	u := &UDPConn{c: c, local: netAddrPort(c.LocalAddr()), remotePort: port}
 	if cfg.NoBatch {
 		u.b = single{NewAdapter(c, AdapterConfig{RemotePort: port})}
-	} else if u.b, err = newUDPBatcher(c, port, !cfg.NoGSO, cfg.GRO, cfg.DontFragment, cfg.Notices, pollBudget(cfg.BusyPoll)); err != nil {
+	} else if u.b, err = newUDPBatcher(c, port, !cfg.NoGSO, cfg.GRO, cfg.DontFragment, cfg.Notices,
+		addr.Addr().IsUnspecified(), pollBudget(cfg.BusyPoll)); err != nil {
 		c.Close()
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro, df, notices bool, busyPoll time.Duration) (batcher, error) {
+func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro, df, notices, pktinfo bool, busyPoll time.Duration) (batcher, error) {
 	rc, err := c.SyscallConn()
 	if err != nil {
 		return nil, err
@@ -24,6 +24,11 @@ func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro, df, notices bool
 	b := newBatchIO(rc, v6, false, true, remotePort, busyPoll)
 	if notices {
 		if err := b.enableNotices(); err != nil {
+			return nil, err
+		}
+	}
+	if pktinfo {
+		if err := b.enablePktinfo(); err != nil {
 			return nil, err
 		}
 	}

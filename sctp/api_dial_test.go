@@ -1,0 +1,145 @@
+package sctp
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/netip"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/simconn"
+	"github.com/usctp/usctp/sctp/internal/simnet"
+)
+
+// wantRefused fails t unless err is a dial error that matches
+// ErrConnRefused and syscall.ECONNREFUSED.
+func wantRefused(t *testing.T, err error) {
+	t.Helper()
+	var ae *AbortError
+	if !errors.Is(err, ErrConnRefused) || !errors.Is(err, syscall.ECONNREFUSED) || !errors.As(err, &ae) ||
+		errors.Is(err, ErrTimeout) {
+		t.Fatalf("dial: %v, want ErrConnRefused and ECONNREFUSED", err)
+	}
+}
+
+// RFC 9260 section 8.4 (3), quoted in the core's
+// TestInitToUnknownPortAborted: a usctp endpoint answers an INIT to an
+// SCTP port nobody listens on with an ABORT, and a Dial that gets it
+// fails at once with ErrConnRefused (it took Max.Init.Retransmits T1
+// expiries, about 4 minutes, before).
+func TestSimDialOtherSCTPPort(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		n := simconn.New(1, simconn.Config{Overhead: 28})
+		ca, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cb, err := n.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := listenOn("10.0.0.2:5000", nil, cb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		start := time.Now()
+		_, err = dialNew(context.Background(), "10.0.0.2:5001", nil, ca)
+		wantRefused(t, err)
+		if !errors.Is(err, ErrPeerAborted) {
+			t.Fatalf("dial: %v, want the peer's ABORT", err)
+		}
+		if d := time.Since(start); d >= time.Second {
+			t.Fatalf("dial failed after %v, want one round trip", d)
+		}
+		if s := l.Stats(); s.AbortsOut != 1 || s.InitsIn != 0 {
+			t.Fatalf("listener: AbortsOut %d InitsIn %d", s.AbortsOut, s.InitsIn)
+		}
+	})
+}
+
+// The same over UDP on loopback: a usctp endpoint on another SCTP port
+// refuses at once.
+func TestUDPDialOtherSCTPPort(t *testing.T) {
+	_, dc := listenLoop(t, nil)
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := Dial(ctx, "127.0.0.1:5001", dc)
+	wantRefused(t, err)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("dial failed after %v", d)
+	}
+}
+
+// freeUDPPort returns a UDP port of ip on which nothing listens.
+func freeUDPPort(t *testing.T, ip string) uint16 {
+	t.Helper()
+	c, err := net.ListenPacket("udp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		t.Skipf("no %s: %v", ip, err)
+	}
+	port := c.LocalAddr().(*net.UDPAddr).Port
+	c.Close()
+	return uint16(port)
+}
+
+// RFC 6951 section 5.5 (paraphrased): ICMP port unreachable for UDP
+// encapsulation is treated as protocol unreachable, which RFC 9260
+// appendix C (ICMP8, paraphrased) handles like an ABORT for an INIT in
+// COOKIE-WAIT. A Dial to a UDP port where nothing listens fails within a
+// few seconds with ErrConnRefused, from the ICMP error the kernel reports
+// (IP_RECVERR), not after 4 minutes of INIT retransmissions.
+func TestUDPDialClosedPort(t *testing.T) {
+	for _, ip := range []string{"127.0.0.1", "::1"} {
+		t.Run(ip, func(t *testing.T) {
+			port := freeUDPPort(t, ip)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			start := time.Now()
+			_, err := Dial(ctx, net.JoinHostPort(ip, "5000"), &Config{RemoteUDPPort: port})
+			wantRefused(t, err)
+			if errors.Is(err, ErrPeerAborted) {
+				t.Fatalf("dial: %v: no peer answered", err)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Fatalf("dial failed after %v, want a few seconds at most", d)
+			}
+			t.Log(err)
+		})
+	}
+}
+
+// Config.MaxInitRetransmits and InitRTOMax bound how long a Dial nobody
+// answers takes: RTOInitial, then doubled up to InitRTOMax, for
+// MaxInitRetransmits retransmissions; with the defaults 243 s, as the
+// package documentation says.
+func TestSimDialInitBounds(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  *Config
+		want time.Duration
+	}{
+		{nil, 243 * time.Second}, // 1+2+4+8+16+32+60+60+60
+		{&Config{MaxInitRetransmits: 2}, 7 * time.Second},
+		{&Config{InitRTOMax: 3 * time.Second}, 24 * time.Second}, // 1+2+3+3+3+3+3+3+3
+		{&Config{MaxInitRetransmits: 3, RTOInitial: 500 * time.Millisecond, InitRTOMax: time.Second}, 3500 * time.Millisecond},
+	} {
+		bubble(t, func(t *testing.T) {
+			n := simconn.New(1, simconn.Config{Link: simnet.LinkConfig{Loss: 1}, Overhead: 28})
+			ca, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			_, err = dialNew(context.Background(), "10.0.0.2:5000", tc.cfg, ca)
+			if !errors.Is(err, ErrTimeout) || errors.Is(err, ErrConnRefused) {
+				t.Fatalf("dial: %v", err)
+			}
+			if d := time.Since(start); d != tc.want {
+				t.Fatalf("%+v: dial failed after %v, want %v", tc.cfg, d, tc.want)
+			}
+		})
+	}
+}
