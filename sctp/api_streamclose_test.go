@@ -3,6 +3,7 @@ package sctp
 import (
 	"errors"
 	"os"
+	"runtime"
 	"testing"
 	"time"
 
@@ -57,4 +58,60 @@ func TestStreamCloseWakesBlocked(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestUDPStreamCloseWakesBlocked is TestStreamCloseWakesBlocked over real
+// UDP on loopback: a Read with nothing to read and a Write with no send
+// buffer space, both blocked, end with ErrClosed at Stream.Close.
+func TestUDPStreamCloseWakesBlocked(t *testing.T) {
+	cfg := loopCfg()
+	cfg.SendBuffer, cfg.RecvBuffer = 64<<10, 16<<10
+	l, dc := listenLoop(t, cfg)
+	c := dialLoop(t, dc)
+	defer c.Abort("")
+	s := accept(t, l)
+	defer s.Abort("")
+	msg := make([]byte, 1000)
+	// s reads nothing: its window closes, then c's send buffer fills.
+	for range 20 {
+		if _, err := c.WriteMsg(msg, SendInfo{Stream: 2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, func() bool { st := c.Stats(); return st.Unacked == 0 && st.SendBuffered > 0 })
+	for {
+		if _, err := c.WriteMsg(msg, SendInfo{Stream: 2, NonBlocking: true}); errors.Is(err, ErrWouldBlock) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	rs, ws := s.Stream(1), c.Stream(2)
+	rerr, werr := make(chan error, 1), make(chan error, 1)
+	go func() { _, err := rs.Read(make([]byte, 10)); rerr <- err }()
+	go func() { _, err := ws.Write(msg); werr <- err }()
+	// Let both calls reach their wait (no real sleep: yield a while and
+	// check that neither returned).
+	for range 10000 {
+		runtime.Gosched()
+	}
+	select {
+	case err := <-rerr:
+		t.Fatalf("Read returned before Close: %v", err)
+	case err := <-werr:
+		t.Fatalf("Write returned before Close: %v", err)
+	default:
+	}
+	rs.Close()
+	ws.Close()
+	for name, ch := range map[string]chan error{"Read": rerr, "Write": werr} {
+		select {
+		case err := <-ch:
+			if !errors.Is(err, ErrClosed) || errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Errorf("%s blocked at Close: %v, want ErrClosed", name, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s still blocked 10 s after Close", name)
+		}
+	}
 }
