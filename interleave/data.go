@@ -13,8 +13,13 @@ type InSide struct {
 	ordered   fragList // ordered fragments waiting, by TSN
 	unordered fragList // unordered fragments waiting, by TSN
 	ready     fragList // fragments queued for delivery (see delivery)
-	sid       uint16
-	fresh     bool // listed in delivery.fresh
+	// pdO and pdU are the I-DATA messages in partial delivery, ordered
+	// and unordered (while the In record's PD and PDUO are set).
+	pdO, pdU pdState
+	pdKey    uint32 // candidates: the key while pdAt is set
+	pdAt     int32  // candidates: the position in the heap + 1, 0 when out
+	sid      uint16
+	fresh    bool // listed in delivery.fresh
 }
 
 // InStreams is the part of the association's stream table the receiving
@@ -52,7 +57,9 @@ type Data struct {
 // stream table: the next SSN of each inbound stream is its In record's
 // NextSSN, and fragments wait in its InSide, created on first use.
 func NewData(streams InStreams) *Data {
-	return &Data{delivery: delivery{streams: streams}}
+	d := &Data{delivery: delivery{streams: streams}}
+	d.keys = d
+	return d
 }
 
 // Pool returns the fragment pool.
@@ -74,6 +81,15 @@ func ssnLT(a, b uint16) bool { return a != b && int16(a-b) < 0 }
 
 // Add takes an accepted fragment.
 func (d *Data) Add(f *Frag) bool {
+	sid := f.SID
+	ok := d.add(f)
+	if s := d.streams.PeekInSide(sid); s != nil {
+		d.touch(s)
+	}
+	return ok
+}
+
+func (d *Data) add(f *Frag) bool {
 	s := d.stream(f.SID)
 	if s == nil {
 		d.pool.Put(f)
@@ -81,7 +97,7 @@ func (d *Data) Add(f *Frag) bool {
 	}
 	if d.pd != nil && f.TSN == d.pdNext {
 		if d.pd == s && f.Flags&FlagBegin == 0 && (f.Flags&FlagUnordered == 0) == d.pdOrdered {
-			d.held += len(f.Data)
+			d.hold(f)
 			d.continuePartial(f)
 			return true
 		}
@@ -95,7 +111,7 @@ func (d *Data) Add(f *Frag) bool {
 		d.pool.Put(f)
 		return false
 	}
-	d.held += len(f.Data)
+	d.hold(f)
 	list := &s.ordered
 	if f.Flags&FlagUnordered != 0 {
 		if f.Flags&(FlagBegin|FlagEnd) == FlagBegin|FlagEnd && d.pd != s {
@@ -105,7 +121,7 @@ func (d *Data) Add(f *Frag) bool {
 		list = &s.unordered
 	}
 	if !list.insert(f) {
-		d.held -= len(f.Data)
+		d.unhold(f)
 		d.pool.Put(f)
 		return false
 	}
@@ -191,50 +207,28 @@ func (d *Data) unlink(s *InSide, l *fragList, prev, first, last *Frag) {
 // fragments are in sequence, among the streams with nothing queued for
 // delivery (one with something queued frees window when it is read). One
 // message at a time: DATA fragments of a message have consecutive TSNs, and
-// the window-full exception of the receiver follows that one message.
-// It looks at every stream in use.
+// the window-full exception of the receiver follows that one message. It
+// reports whether it started one.
+//
+// The streams it can start on are kept in a heap as they change (see
+// candidates): choosing costs O(log n) in the streams, never a look at
+// every stream.
 func (d *Data) Partial() bool {
-	started, _ := d.partialNotingAll(nil)
+	if d.pd != nil {
+		return false
+	}
+	s := d.cands.min()
+	if s == nil {
+		return false
+	}
+	c := pdCandidate{s: s, list: d.candidate(s)}
+	started := d.startPartial(&c)
+	d.touch(s)
 	return started
 }
 
-// PartialNoting is Partial that also notes the streams that could still
-// start one, so that a receiver can look at those and the ones that change
-// from then on instead of at every stream. It looks at every stream when
-// all is set, else at sids only (the receiver's notes). Then sids[:n], up
-// to cap(sids), holds the streams that could still start one besides the
-// one it started; n is -1 when they do not fit.
-func (d *Data) PartialNoting(sids []uint16, all bool) (started bool, n int) {
-	if all {
-		return d.partialNotingAll(sids)
-	}
-	var c pdCandidate
-	for _, sid := range sids {
-		if s := d.streams.PeekInSide(sid); s != nil {
-			c.consider(d, s)
-		}
-	}
-	if d.pd == nil {
-		started = d.startPartial(&c)
-	}
-	return started, keepCandidates(d.streams, sids, d)
-}
-
-// partialNotingAll is PartialNoting over every stream. (Apart, so that
-// what its loops capture stays off the heap in the other case.)
-func (d *Data) partialNotingAll(sids []uint16) (started bool, n int) {
-	var c pdCandidate
-	for _, s := range d.streams.InSides() {
-		c.consider(d, s)
-	}
-	if d.pd == nil {
-		started = d.startPartial(&c)
-	}
-	return started, noteCandidates(d.streams, sids, d)
-}
-
-// pdCandidate is the best message found so far to start partial delivery
-// with: the first fragment with the lowest TSN.
+// pdCandidate is a message to start partial delivery with: the head of
+// list of stream s.
 type pdCandidate struct {
 	s    *InSide
 	list *fragList
@@ -258,50 +252,13 @@ func (d *Data) candidate(s *InSide) *fragList {
 	return l
 }
 
-// canStart reports whether partial delivery can start on stream s
-// (pdStreams).
-func (d *Data) canStart(_ uint16, s *InSide) bool { return d.candidate(s) != nil }
-
-// pdStreams is a reassembler that can tell whether partial delivery can
-// start on a stream.
-type pdStreams interface {
-	canStart(sid uint16, s *InSide) bool
-}
-
-// keepCandidates moves the streams of sids on which partial delivery can
-// start to the front of sids and returns their number.
-func keepCandidates(streams InStreams, sids []uint16, d pdStreams) int {
-	n := 0
-	for _, sid := range sids {
-		if s := streams.PeekInSide(sid); s != nil && d.canStart(sid, s) {
-			sids[n] = sid
-			n++
-		}
+// candidateKey is the candidates rule of DATA (candidateKeyer): the TSN of
+// the head of s's candidate list.
+func (d *Data) candidateKey(s *InSide) (uint32, bool) {
+	if l := d.candidate(s); l != nil {
+		return l.head.TSN, true
 	}
-	return n
-}
-
-// noteCandidates writes the streams on which partial delivery can start
-// to sids[:n], up to cap(sids), looking at every stream; n is -1 when they
-// do not fit.
-func noteCandidates(streams InStreams, sids []uint16, d pdStreams) int {
-	sids = sids[:0]
-	for sid, s := range streams.InSides() {
-		if d.canStart(sid, s) {
-			if len(sids) == cap(sids) {
-				return -1
-			}
-			sids = append(sids, sid)
-		}
-	}
-	return len(sids)
-}
-
-// consider makes s's candidate message the best if it has a lower TSN.
-func (c *pdCandidate) consider(d *Data, s *InSide) {
-	if l := d.candidate(s); l != nil && (c.s == nil || tsnLT(l.head.TSN, c.list.head.TSN)) {
-		c.s, c.list = s, l
-	}
+	return 0, false
 }
 
 // startPartial starts partial delivery of c's message, if there is one.
@@ -363,13 +320,14 @@ func (d *Data) InPartial(sid uint16) bool { return d.pd != nil && d.pd.sid == si
 // was delivered already).
 func (d *Data) DropHighest(after uint32) (uint32, int, bool) {
 	var bestList *fragList
+	var bestS *InSide
 	for _, s := range d.streams.InSides() {
 		for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
 			if l.tail == nil || !tsnLT(after, l.tail.TSN) || l == d.pdList {
 				continue
 			}
 			if bestList == nil || tsnLT(bestList.tail.TSN, l.tail.TSN) {
-				bestList = l
+				bestList, bestS = l, s
 			}
 		}
 	}
@@ -378,9 +336,9 @@ func (d *Data) DropHighest(after uint32) (uint32, int, bool) {
 	}
 	f := bestList.removeTail()
 	tsn, n := f.TSN, len(f.Data)
-
-	d.held -= n
+	d.unhold(f)
 	d.pool.Put(f)
+	d.touch(bestS)
 	return tsn, n, true
 }
 
@@ -438,7 +396,7 @@ func (d *Data) ForwardTSN(newCum uint32, skips []Skip) {
 				}
 			}
 			s.ordered.pop()
-			d.held -= len(h.Data)
+			d.unhold(h)
 			d.pool.Put(h)
 		}
 		in.MID = stream.MID(k.SSN + 1)
@@ -450,6 +408,7 @@ func (d *Data) ForwardTSN(newCum uint32, skips []Skip) {
 			d.dropDead(&s.unordered, newCum)
 		}
 		d.deliver(s)
+		d.touch(s)
 	}
 }
 
@@ -478,7 +437,7 @@ func (d *Data) dropDead(l *fragList, newCum uint32) {
 			l.tail = prev
 		}
 		l.n--
-		d.held -= len(f.Data)
+		d.unhold(f)
 		d.pool.Put(f)
 		f = next
 	}
@@ -503,13 +462,14 @@ func (d *Data) abortPartial() {
 	in := d.in(s)
 	for h := l.head; h != nil && h.Flags&FlagBegin == 0; h = l.head {
 		l.pop()
-		d.held -= len(h.Data)
+		d.unhold(h)
 		d.pool.Put(h)
 		if h.Flags&FlagEnd != 0 {
 			break
 		}
 	}
 	m := d.pool.Get(nil)
+	d.hold(m) // no user bytes, but memory
 	m.SID, m.Flags = s.sid, FlagAborted
 	if d.pdOrdered {
 		m.SSN = uint16(in.NextSSN())
@@ -521,4 +481,5 @@ func (d *Data) abortPartial() {
 	in.PD, in.PDUO = false, false
 	d.pd, d.pdList = nil, nil
 	d.deliver(s) // what the partial delivery held back
+	d.touch(s)
 }

@@ -42,14 +42,12 @@ type MIDSkip struct {
 	MID       uint32
 }
 
-// pdState is one message in partial delivery: its stream, kind and PPID
-// (I-DATA carries the PPID on the first fragment only; the later parts
-// get it from here) and the TSN of its first fragment.
+// pdState is one I-DATA message in partial delivery, kept in its stream's
+// InSide: its PPID (I-DATA carries the PPID on the first fragment only;
+// the later parts get it from here) and the TSN of its first fragment.
 type pdState struct {
-	sid       uint16
-	unordered bool
-	ppid      uint32
-	firstTSN  uint32
+	ppid     uint32
+	firstTSN uint32
 }
 
 // IData is the I-DATA variant's reassembler (RFC 8260 section 2.2.3):
@@ -80,8 +78,6 @@ type IData struct {
 	cumKnown  bool
 	highest   uint32 // highest TSN added
 	anyTSN    bool
-
-	pds []pdState
 }
 
 // NewIData returns the I-DATA variant's reassembler over the association's
@@ -90,7 +86,9 @@ type IData struct {
 // fragments wait in the stream's InSide, created on first use. conv says
 // how to read the FSN of the second fragment (FSNAuto to detect it).
 func NewIData(streams InStreams, conv FSNConvention) *IData {
-	return &IData{delivery: delivery{streams: streams}, conv: conv}
+	d := &IData{delivery: delivery{streams: streams}, conv: conv}
+	d.keys = d
+	return d
 }
 
 // Pool returns the fragment pool.
@@ -110,6 +108,7 @@ func (d *IData) SetCumulativeTSN(cum uint32) {
 		for sid, s := range d.streams.InSides() {
 			s.sid = sid
 			d.deliver(s)
+			d.touch(s)
 		}
 	}
 }
@@ -218,6 +217,15 @@ func (d *IData) complete(h *Frag) (*Frag, bool) {
 // ordered MID already delivered, a fragment already held under another
 // TSN, or one of a message in partial delivery that was delivered already.
 func (d *IData) Add(f *Frag) bool {
+	sid := f.SID
+	ok := d.add(f)
+	if s := d.streams.PeekInSide(sid); s != nil {
+		d.touch(s)
+	}
+	return ok
+}
+
+func (d *IData) add(f *Frag) bool {
 	s := d.stream(f.SID)
 	if s == nil {
 		d.pool.Put(f)
@@ -244,7 +252,7 @@ func (d *IData) Add(f *Frag) bool {
 	if !d.anyTSN || tsnLT(d.highest, f.TSN) {
 		d.highest, d.anyTSN = f.TSN, true
 	}
-	d.held += len(f.Data)
+	d.hold(f)
 	if begin && isEnd(f) {
 		// A whole message in one chunk.
 		if unordered {
@@ -263,7 +271,7 @@ func (d *IData) Add(f *Frag) bool {
 		list = &s.unordered
 	}
 	if !insertKey(list, f) {
-		d.held -= len(f.Data)
+		d.unhold(f)
 		d.pool.Put(f)
 		return false
 	}
@@ -306,25 +314,18 @@ func (d *IData) position(f *Frag) (uint32, bool) {
 	return 0, false
 }
 
-// pd returns the partial-delivery record of (sid, unordered).
-func (d *IData) pd(sid uint16, unordered bool) *pdState {
-	for i := range d.pds {
-		if p := &d.pds[i]; p.sid == sid && p.unordered == unordered {
-			return p
-		}
+// pd returns the partial-delivery record of s's ordered or unordered
+// message.
+func pdOf(s *InSide, unordered bool) *pdState {
+	if unordered {
+		return &s.pdU
 	}
-	return nil
+	return &s.pdO
 }
 
-func (d *IData) endPD(sid uint16, unordered bool) {
-	for i := range d.pds {
-		if p := d.pds[i]; p.sid == sid && p.unordered == unordered {
-			d.pds[i] = d.pds[len(d.pds)-1]
-			d.pds = d.pds[:len(d.pds)-1]
-			return
-		}
-	}
-}
+// endPD clears the partial-delivery record of s's ordered or unordered
+// message.
+func endPD(s *InSide, unordered bool) { *pdOf(s, unordered) = pdState{} }
 
 // deliver moves what became deliverable on s to the ready queue.
 func (d *IData) deliver(s *InSide) {
@@ -374,7 +375,7 @@ func (d *IData) deliverOrdered(s *InSide, in *stream.In) {
 		// end) would block the stream: drop them.
 		for h := s.ordered.head; h != nil && midLT(h.MID, uint32(in.MID)); h = s.ordered.head {
 			s.ordered.pop()
-			d.held -= len(h.Data)
+			d.unhold(h)
 			d.pool.Put(h)
 		}
 		h := s.ordered.head
@@ -419,11 +420,7 @@ func (d *IData) continuePD(s *InSide, in *stream.In, l *fragList, unordered bool
 	if unordered {
 		mid, next = &in.MIDUO, &in.FSNUO
 	}
-	p := d.pd(s.sid, unordered)
-	if p == nil {
-		d.pds = append(d.pds, pdState{sid: s.sid, unordered: unordered})
-		p = &d.pds[len(d.pds)-1]
-	}
+	p := pdOf(s, unordered)
 	var prev *Frag
 	f := l.head
 	for f != nil && midLT(f.MID, uint32(*mid)) {
@@ -436,7 +433,7 @@ func (d *IData) continuePD(s *InSide, in *stream.In, l *fragList, unordered bool
 		d.push(s, f, p.firstTSN)
 		*next = next.Next()
 		if isEnd(f) {
-			d.endPD(s.sid, unordered)
+			endPD(s, unordered)
 			if unordered {
 				in.PDUO, in.MIDUO, in.FSNUO = false, 0, 0
 			} else {
@@ -494,7 +491,7 @@ func (d *IData) moveRun(s *InSide, l *fragList, prev, first, last *Frag) {
 func (d *IData) dropMID(l *fragList, mid uint32) {
 	for h := l.head; h != nil && !midLT(mid, h.MID); h = l.head {
 		l.pop()
-		d.held -= len(h.Data)
+		d.unhold(h)
 		d.pool.Put(h)
 	}
 }
@@ -503,38 +500,19 @@ func (d *IData) dropMID(l *fragList, mid uint32) {
 // nothing queued for delivery and the kinds not in partial delivery
 // already, the message whose first fragment has the lowest TSN and is next
 // in order (any, for unordered messages) starts to be queued with the
-// fragments in sequence after it. Called again, it starts another.
+// fragments in sequence after it. Called again, it starts another. The
+// streams it can start on are kept in a heap as they change (see
+// candidates): choosing costs O(log n) in the streams.
 func (d *IData) Partial() bool {
-	started, _ := d.partialNotingAll(nil)
+	s := d.cands.min()
+	if s == nil {
+		return false
+	}
+	var c ipdCandidate
+	d.consider(&c, s.sid, s)
+	started := d.startPartial(&c)
+	d.touch(s)
 	return started
-}
-
-// PartialNoting is Partial among the streams sids, or every stream when
-// all is set, that also notes the streams that could still start one:
-// sids[:n], up to cap(sids); n is -1 when they do not fit.
-func (d *IData) PartialNoting(sids []uint16, all bool) (started bool, n int) {
-	if all {
-		return d.partialNotingAll(sids)
-	}
-	var c ipdCandidate
-	for _, sid := range sids {
-		if s := d.streams.PeekInSide(sid); s != nil {
-			d.consider(&c, sid, s)
-		}
-	}
-	started = d.startPartial(&c)
-	return started, keepCandidates(d.streams, sids, d)
-}
-
-// partialNotingAll is PartialNoting over every stream. (Apart, so that
-// what its loops capture stays off the heap in the other case.)
-func (d *IData) partialNotingAll(sids []uint16) (started bool, n int) {
-	var c ipdCandidate
-	for sid, s := range d.streams.InSides() {
-		d.consider(&c, sid, s)
-	}
-	started = d.startPartial(&c)
-	return started, noteCandidates(d.streams, sids, d)
 }
 
 // ipdCandidate is the best message found so far to start partial delivery
@@ -570,12 +548,15 @@ func (d *IData) consider(c *ipdCandidate, sid uint16, s *InSide) {
 	}
 }
 
-// canStart reports whether partial delivery can start on stream sid
-// (pdStreams).
-func (d *IData) canStart(sid uint16, s *InSide) bool {
+// candidateKey is the candidates rule of I-DATA (candidateKeyer): the TSN
+// of the first fragment of the message consider picks on s.
+func (d *IData) candidateKey(s *InSide) (uint32, bool) {
 	var c ipdCandidate
-	d.consider(&c, sid, s)
-	return c.s != nil
+	d.consider(&c, s.sid, s)
+	if c.f == nil {
+		return 0, false
+	}
+	return c.f.TSN, true
 }
 
 // startPartial starts partial delivery of c's message, if there is one.
@@ -585,7 +566,7 @@ func (d *IData) startPartial(c *ipdCandidate) bool {
 		return false
 	}
 	in := d.streams.In(best.sid)
-	d.pds = append(d.pds, pdState{sid: best.sid, unordered: bestUO, ppid: bestF.PPID, firstTSN: bestF.TSN})
+	*pdOf(best, bestUO) = pdState{ppid: bestF.PPID, firstTSN: bestF.TSN}
 	if bestUO {
 		in.PDUO, in.MIDUO, in.FSNUO = true, stream.MID(bestF.MID), 0
 		d.continuePD(best, in, &best.unordered, true)
@@ -648,12 +629,13 @@ func (d *IData) wants(fsn, want uint32) bool {
 func (d *IData) DropHighest(after uint32) (uint32, int, bool) {
 	var bestL *fragList
 	var bestPrev, best *Frag
+	var bestS *InSide
 	for _, s := range d.streams.InSides() {
 		for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
 			var prev *Frag
 			for f := l.head; f != nil; prev, f = f, f.next {
 				if tsnLT(after, f.TSN) && (best == nil || tsnLT(best.TSN, f.TSN)) {
-					bestL, bestPrev, best = l, prev, f
+					bestL, bestPrev, best, bestS = l, prev, f, s
 				}
 			}
 		}
@@ -663,8 +645,9 @@ func (d *IData) DropHighest(after uint32) (uint32, int, bool) {
 	}
 	d.unlinkOne(bestL, bestPrev, best)
 	tsn, n := best.TSN, len(best.Data)
-	d.held -= n
+	d.unhold(best)
 	d.pool.Put(best)
+	d.touch(bestS)
 	return tsn, n, true
 }
 
@@ -700,6 +683,7 @@ func (d *IData) deliverAll() {
 	for sid, s := range d.streams.InSides() {
 		s.sid = sid
 		d.deliver(s)
+		d.touch(s)
 	}
 }
 
@@ -716,19 +700,16 @@ func (d *IData) abortPD(s *InSide, in *stream.In, unordered bool) {
 		in.PD, in.FSN = false, 0
 		in.MID = in.MID.Next()
 	}
-	d.endPD(s.sid, unordered)
+	endPD(s, unordered)
 }
 
 // pushAborted queues the FlagAborted marker of a message of s in partial
 // delivery.
 func (d *IData) pushAborted(s *InSide, flags uint8, mid uint32) {
 	m := d.pool.Get(nil)
+	d.hold(m) // no user bytes, but memory
 	m.SID, m.MID, m.Flags = s.sid, mid, flags|FlagAborted
-	var first uint32
-	if p := d.pd(s.sid, flags&FlagUnordered != 0); p != nil {
-		first = p.firstTSN
-	}
-	d.push(s, m, first)
+	d.push(s, m, pdOf(s, flags&FlagUnordered != 0).firstTSN)
 }
 
 // dropWhere drops the fragments of l for which drop reports true.
@@ -738,7 +719,7 @@ func (d *IData) dropWhere(l *fragList, drop func(*Frag) bool) {
 		n := f.next
 		if drop(f) {
 			d.unlinkOne(l, prev, f)
-			d.held -= len(f.Data)
+			d.unhold(f)
 			d.pool.Put(f)
 		} else {
 			prev = f
@@ -777,7 +758,7 @@ func (d *IData) skip(k MIDSkip) {
 			}
 		}
 		s.ordered.pop()
-		d.held -= len(h.Data)
+		d.unhold(h)
 		d.pool.Put(h)
 	}
 	in.MID = stream.MID(k.MID).Next()
@@ -832,7 +813,7 @@ func (d *IData) applyCum(newCum uint32) {
 					for g := f; g != end; {
 						n := g.next
 						d.unlinkOne(l, prev, g)
-						d.held -= len(g.Data)
+						d.unhold(g)
 						d.pool.Put(g)
 						g = n
 					}

@@ -25,8 +25,11 @@ package interleave
 // delivery (each fragment names its message: SID, MID, U flag, FirstTSN).
 type delivery struct {
 	streams    InStreams
+	keys       candidateKeyer // the variant: a stream's partial delivery candidate
+	cands      candidates     // the streams partial delivery can start on
 	head, tail *Frag
 	held       int      // user bytes held: queued here, or waiting for reassembly or ordering
+	charged    int      // what the held fragments cost in memory (Frag.Cost)
 	ready      int      // user bytes queued here
 	fresh      []uint16 // streams whose queue became non-empty since AppendReadable
 }
@@ -45,6 +48,9 @@ func (q *delivery) push(s *InSide, f *Frag, first uint32) {
 	if s.ready.head == nil && !s.fresh {
 		s.fresh = true
 		q.fresh = append(q.fresh, s.sid)
+	}
+	if s.pdAt != 0 {
+		q.cands.remove(s) // a stream with data queued is not a candidate
 	}
 	s.ready.push(f)
 	q.ready += len(f.Data)
@@ -95,13 +101,67 @@ func (q *delivery) PopStream(sid uint16) *Frag {
 	}
 	f.gprev, f.gnext = nil, nil
 	q.ready -= len(f.Data)
-	q.held -= len(f.Data)
+	q.unhold(f)
+	if s.ready.head == nil {
+		q.touch(s) // its queue read empty: it may be a candidate now
+	}
 	return f
+}
+
+// candidateKeyer is a reassembler variant's rule for partial delivery
+// candidates: whether partial delivery can start on stream s, and the TSN
+// of the first fragment of the message it would start with.
+type candidateKeyer interface {
+	candidateKey(s *InSide) (tsn uint32, ok bool)
+}
+
+// touch updates s's entry in the candidate set after something that
+// decides it changed.
+func (q *delivery) touch(s *InSide) {
+	tsn, ok := q.keys.candidateKey(s)
+	q.cands.set(s, tsn, ok)
+}
+
+// Recheck updates stream sid's partial delivery candidacy after its In
+// record changed outside the reassembler (a stream reset, RFC 6525).
+func (q *delivery) Recheck(sid uint16) {
+	if s := q.streams.PeekInSide(sid); s != nil {
+		s.sid = sid
+		q.touch(s)
+	}
+}
+
+// RecheckAll rebuilds the partial delivery candidates by looking at every
+// stream in use (O(streams in use)): after every inbound stream was reset
+// (RFC 6525), which changes their In records outside the reassembler.
+func (q *delivery) RecheckAll() {
+	q.cands.clear()
+	for sid, s := range q.streams.InSides() {
+		s.sid = sid
+		q.touch(s)
+	}
 }
 
 // Held returns the user bytes held: queued for delivery or waiting for
 // reassembly or ordering.
 func (q *delivery) Held() int { return q.held }
+
+// Charged returns what the held fragments cost in memory: the sum of their
+// Cost, the fragment records and their whole buffers, as Linux charges an
+// skb's truesize against the socket's receive buffer.
+func (q *delivery) Charged() int { return q.charged }
+
+// hold counts f, taken in.
+func (q *delivery) hold(f *Frag) {
+	q.held += len(f.Data)
+	q.charged += f.Cost()
+}
+
+// unhold uncounts f, leaving.
+func (q *delivery) unhold(f *Frag) {
+	q.held -= len(f.Data)
+	q.charged -= f.Cost()
+}
 
 // Ready returns the user bytes queued for delivery (on every stream).
 func (q *delivery) Ready() int { return q.ready }

@@ -41,9 +41,6 @@ func (r *Receiver) HandleIData(now time.Time, d *IData) (Verdict, error) {
 		return Dropped, ErrProtocolViolation
 	}
 	r.stats.BytesReceived += uint64(len(d.Payload))
-	// A fragment changes its own stream only; what the cumulative TSN
-	// settles on others is delivered, which starts no partial delivery.
-	r.pdChanged(d.SID)
 	r.checkPartial()
 	return Accepted, nil
 }
@@ -114,7 +111,6 @@ func (r *Receiver) HandleIForwardTSN(now time.Time, c chunk.Chunk) error {
 	}
 	r.idata.ForwardMID(cum, skips)
 	r.idata.SetCumulativeTSN(uint32(r.tsns.cum))
-	r.pdAll = true // what it dropped may let any stream start a partial delivery
 	return nil
 }
 

@@ -1,0 +1,130 @@
+package interleave
+
+import (
+	"testing"
+
+	"github.com/usctp/usctp/stream"
+)
+
+// checkCandidates compares the candidate heap, kept up to date as the
+// streams change, with what looking at every stream gives now: the same
+// streams, with the same keys, in heap order.
+func checkCandidates(t *testing.T, q *delivery) {
+	t.Helper()
+	n := 0
+	for sid, s := range q.streams.InSides() {
+		s.sid = sid
+		key, ok := q.keys.candidateKey(s)
+		in := s.pdAt != 0
+		if ok != in || (ok && key != s.pdKey) {
+			t.Fatalf("stream %d: candidate %v key %d by looking at it, %v key %d in the heap", sid, ok, key, in, s.pdKey)
+		}
+		if ok {
+			n++
+		}
+	}
+	if n != q.cands.len() {
+		t.Fatalf("%d candidates by looking at every stream, %d in the heap", n, q.cands.len())
+	}
+	for i, s := range q.cands.heap {
+		if int(s.pdAt) != i+1 {
+			t.Fatalf("heap slot %d holds a stream that says %d", i, s.pdAt-1)
+		}
+		if i > 0 && q.cands.less(i, (i-1)/2) {
+			t.Fatalf("heap order broken at %d", i)
+		}
+	}
+}
+
+// FuzzPartialCandidates drives either reassembler (the first byte: even
+// DATA, odd I-DATA) with fragments, partial delivery starts, reneging,
+// forward-TSNs, stream resets and reads, and checks after every step that
+// the partial delivery candidates it keeps up to date are exactly those
+// that looking at every stream finds (checkCandidates), and that Partial
+// starts on the stream with the lowest key.
+func FuzzPartialCandidates(f *testing.F) {
+	f.Add([]byte{0, 0, 1, 0, 0, 2, 3, 0, 2, 1, 0, 2, 3, 4, 0, 5, 7, 1})
+	f.Add([]byte{1, 0, 1, 0, 0, 2, 3, 0, 2, 1, 1, 6, 3, 4, 0, 5, 7, 1, 0, 3, 2, 1, 4, 4})
+	f.Add([]byte{0, 0, 1, 1, 0, 6, 3, 0, 2, 2, 0, 2, 3, 0, 3, 1, 0, 2, 4, 4, 6, 7, 2, 3})
+	f.Fuzz(fuzzCandidates)
+}
+
+func fuzzCandidates(t *testing.T, in []byte) {
+	{
+		if len(in) == 0 {
+			return
+		}
+		const streams = 6
+		idata, conv := in[0]%2 == 1, FSNConvention(in[0]/2%3)
+		in = in[1:]
+		tab := stream.NewTable[struct{}, InSide](streams, streams)
+		var r Reassembler
+		var q *delivery
+		if idata {
+			d := NewIData(tab, conv)
+			r, q = d, &d.delivery
+		} else {
+			d := NewData(tab)
+			r, q = d, &d.delivery
+		}
+		next := func() byte {
+			if len(in) == 0 {
+				return 0
+			}
+			b := in[0]
+			in = in[1:]
+			return b
+		}
+		seen := map[uint32]bool{}
+		for len(in) > 0 {
+			switch op := next(); op % 8 {
+			case 0, 1, 2, 3: // a fragment
+				tsn := uint32(next() % 32)
+				sid := uint16(next() % streams)
+				seq := next() % 4
+				flags := next() & (FlagBegin | FlagEnd | FlagUnordered)
+				if seen[tsn] {
+					continue
+				}
+				fr := r.Pool().Get([]byte{1, 2, 3})
+				fr.TSN, fr.SID, fr.SSN, fr.MID, fr.FSN, fr.Flags = tsn, sid, uint16(seq), uint32(seq), uint32(op>>3)%3, flags
+				if r.Add(fr) {
+					seen[tsn] = true
+				}
+			case 4:
+				want := q.cands.min()
+				if r.Partial() && want == nil {
+					t.Fatal("Partial started one with no candidate")
+				}
+			case 5:
+				if tsn, _, ok := r.DropHighest(uint32(next() % 32)); ok {
+					delete(seen, tsn)
+				}
+			case 6:
+				cum := uint32(next() % 32)
+				sid, seq := uint16(next()%streams), next()%4
+				if d, ok := r.(*IData); ok {
+					d.ForwardMID(cum, []MIDSkip{{SID: sid, MID: uint32(seq), Unordered: op&8 != 0}})
+				} else {
+					r.ForwardTSN(cum, []Skip{{SID: sid, SSN: uint16(seq)}})
+				}
+			default:
+				switch x := next(); x % 4 {
+				case 0:
+					r.Pop()
+				case 1:
+					r.PopStream(uint16(x/4) % streams)
+				case 2: // a stream reset from outside the reassembler
+					sid := uint16(x/4) % streams
+					tab.In(sid).ResetSequence()
+					r.Recheck(sid)
+				default:
+					if d, ok := r.(*IData); ok {
+						d.SetCumulativeTSN(uint32(x % 32))
+					}
+				}
+			}
+			checkCandidates(t, q)
+		}
+	}
+}
