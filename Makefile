@@ -1,9 +1,10 @@
 # The commands of the README's quick start, and the long runs CI keeps short.
 
-.PHONY: run test fuzz
+.PHONY: run test fuzz hostile
 
 FUZZTIME ?= 10m
 FUZZCORPUS ?= .fuzzcorpus
+HOSTILETIME ?= 60s
 
 # run: a 10 s SCTP_STREAM throughput run of usctp over UDP encapsulation on loopback.
 run:
@@ -18,3 +19,9 @@ test:
 # next run; failing inputs go to the package's testdata/fuzz.
 fuzz:
 	FUZZTIME=$(FUZZTIME) FUZZCORPUS=$(FUZZCORPUS) bash .ci/fuzz.sh
+
+# hostile: every attack pattern of cmd/sctpattack for HOSTILETIME each against an echo
+# server in its own process, with a legitimate client alongside; reports the server's
+# CPU and RSS per pattern (make hostile HOSTILETIME=5m PATTERNS=pdstreams,tinyfrags).
+hostile:
+	HOSTILETIME=$(HOSTILETIME) bash .ci/hostile.sh
