@@ -32,6 +32,8 @@ type Receiver struct {
 
 	capacity int // receive buffer: a_rwnd when empty
 	memLimit int // what held data may cost in memory (see Charged)
+	budget   *Budget
+	budgeted int // what this receiver charged to budget
 	pdPoint  int // held bytes that start partial delivery
 	// pdAlways (tests): every partial delivery check rebuilds the
 	// reassembler's candidates by looking at every stream, instead of
@@ -71,6 +73,7 @@ func (r *Receiver) init(cfg *Config, st *Stats, streams *Streams) {
 	}
 	r.capacity = cfg.RecvBuffer
 	r.memLimit = memFactor * r.capacity
+	r.budget = cfg.Budget
 	r.pdPoint = max(r.capacity/2, 1)
 	r.lastAdv = r.capacity
 	r.updateMin = max(r.capacity/4, cfg.MTU)
@@ -92,8 +95,16 @@ const memFactor = 2
 // room left in the receive buffer, or less when what the held data costs
 // in memory (Charged) nears the memory limit, so that a peer sending tiny
 // fragments sees the window close with the memory it really uses.
+//
+// With an endpoint Budget it advertises at most half of what is left of
+// the budget too, so that the windows of every association shrink as the
+// endpoint's memory fills.
 func (r *Receiver) Window() int {
-	return max(min(r.capacity-r.held(), (r.memLimit-r.charged())/memFactor), 0)
+	w := min(r.capacity-r.held(), (r.memLimit-r.charged())/memFactor)
+	if r.budget != nil {
+		w = min(w, r.budget.room()/memFactor)
+	}
+	return max(w, 0)
 }
 
 // Charged returns what the data the receiver holds costs in memory: the
@@ -109,7 +120,8 @@ func chunkCost(n int) int { return interleave.FragCost(n) }
 // full reports whether a chunk of n user bytes does not fit: in the
 // receive buffer, or within the memory limit.
 func (r *Receiver) full(n int) bool {
-	return r.held()+n > r.capacity || r.charged()+chunkCost(n) > r.memLimit
+	return r.held()+n > r.capacity || r.charged()+chunkCost(n) > r.memLimit ||
+		(r.budget != nil && chunkCost(n) > r.budget.room())
 }
 
 // advertise returns the a_rwnd to put in a SACK. 6.2: "The receiver MUST
@@ -134,6 +146,7 @@ func (r *Receiver) Held() int { return r.held() }
 // association must ABORT: ErrEmptyMessage ("No User Data" cause) or
 // ErrProtocolViolation.
 func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
+	defer r.settle()
 	r.stats.DataChunksReceived++
 	if r.idata != nil {
 		return r.wrongVariant()
@@ -488,6 +501,7 @@ func (r *Receiver) ReadStream(sid uint16, p []byte) (n int, info RecvInfo, err e
 // stream's delivery queue, into p: the fragments of f's message queued in
 // a row, up to p's size.
 func (r *Receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo) {
+	defer r.settle()
 	sid, first := f.SID, f.FirstTSN
 	info = RecvInfo{
 		SID: sid, SSN: f.SSN, PPID: f.PPID, TSN: TSN(first), MID: f.MID,

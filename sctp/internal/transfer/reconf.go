@@ -258,6 +258,7 @@ func (r *Receiver) charged() int {
 // false when a held fragment broke the fragment rules (the association
 // should abort: protocol violation).
 func (r *Receiver) ResetIncoming(sids []uint16) bool {
+	defer r.settle()
 	n := r.reconfStreams.InCount()
 	if len(sids) == 0 {
 		for _, in := range r.reconfStreams.Ins() {
@@ -384,6 +385,7 @@ func (r *Receiver) HoldAll() { r.DeferReset(r.tsns.cum, nil) }
 // held is released unchanged. It reports false when a released fragment
 // broke the fragment rules (the association should abort).
 func (r *Receiver) EndHold(performed bool, next TSN) bool {
+	defer r.settle()
 	d := r.deferred
 	r.deferred = nil
 	ok := true
