@@ -17,8 +17,15 @@ package interleave
 //
 // Side objects of streams that hold fragments are never released (inbound
 // streams only grow), so the heap can hold their addresses.
+//
+// The same structure, as a max-heap (slot 1), keeps the streams that hold
+// fragments the receiver may drop to make room (RFC 9260 section 6.2
+// reneging), keyed by the highest TSN among them, so DropHighest finds its
+// stream in O(1) instead of looking at every stream.
 type candidates struct {
 	heap []*InSide
+	slot uint8 // which of InSide.hkey and InSide.hat this heap uses
+	max  bool  // a max-heap: min returns the highest key
 }
 
 // set makes s a candidate with key tsn (ok), or removes it (!ok).
@@ -26,25 +33,25 @@ func (c *candidates) set(s *InSide, tsn uint32, ok bool) {
 	switch {
 	case !ok:
 		c.remove(s)
-	case s.pdAt == 0:
-		s.pdKey = tsn
+	case s.hat[c.slot] == 0:
+		s.hkey[c.slot] = tsn
 		c.heap = append(c.heap, s)
-		s.pdAt = int32(len(c.heap))
+		s.hat[c.slot] = int32(len(c.heap))
 		c.up(len(c.heap) - 1)
-	case s.pdKey != tsn:
-		old := s.pdKey
-		s.pdKey = tsn
-		if tsnLT(tsn, old) {
-			c.up(int(s.pdAt) - 1)
+	case s.hkey[c.slot] != tsn:
+		old := s.hkey[c.slot]
+		s.hkey[c.slot] = tsn
+		if tsnLT(tsn, old) != c.max {
+			c.up(int(s.hat[c.slot]) - 1)
 		} else {
-			c.down(int(s.pdAt) - 1)
+			c.down(int(s.hat[c.slot]) - 1)
 		}
 	}
 }
 
 // remove takes s out of the set, if it is in.
 func (c *candidates) remove(s *InSide) {
-	i := int(s.pdAt) - 1
+	i := int(s.hat[c.slot]) - 1
 	if i < 0 {
 		return
 	}
@@ -54,14 +61,21 @@ func (c *candidates) remove(s *InSide) {
 	}
 	c.heap[last] = nil
 	c.heap = c.heap[:last]
-	s.pdAt = 0
+	s.hat[c.slot] = 0
 	if i != last {
 		c.down(i)
 		c.up(i)
 	}
 }
 
-// min returns the candidate with the lowest key, or nil.
+// key returns s's key in this heap (valid while s is in it).
+func (c *candidates) key(s *InSide) uint32 { return s.hkey[c.slot] }
+
+// in reports whether s is in this heap.
+func (c *candidates) in(s *InSide) bool { return s.hat[c.slot] != 0 }
+
+// min returns the candidate with the lowest key (the highest in a
+// max-heap), or nil.
 func (c *candidates) min() *InSide {
 	if len(c.heap) == 0 {
 		return nil
@@ -75,18 +89,24 @@ func (c *candidates) len() int { return len(c.heap) }
 // clear empties the set.
 func (c *candidates) clear() {
 	for i, s := range c.heap {
-		s.pdAt = 0
+		s.hat[c.slot] = 0
 		c.heap[i] = nil
 	}
 	c.heap = c.heap[:0]
 }
 
-func (c *candidates) less(i, j int) bool { return tsnLT(c.heap[i].pdKey, c.heap[j].pdKey) }
+func (c *candidates) less(i, j int) bool {
+	a, b := c.heap[i].hkey[c.slot], c.heap[j].hkey[c.slot]
+	if c.max {
+		return tsnLT(b, a)
+	}
+	return tsnLT(a, b)
+}
 
 func (c *candidates) swap(i, j int) {
 	h := c.heap
 	h[i], h[j] = h[j], h[i]
-	h[i].pdAt, h[j].pdAt = int32(i+1), int32(j+1)
+	h[i].hat[c.slot], h[j].hat[c.slot] = int32(i+1), int32(j+1)
 }
 
 func (c *candidates) up(i int) {

@@ -6,32 +6,38 @@ import (
 	"github.com/usctp/usctp/stream"
 )
 
-// checkCandidates compares the candidate heap, kept up to date as the
-// streams change, with what looking at every stream gives now: the same
-// streams, with the same keys, in heap order.
+// checkCandidates compares the heaps, kept up to date as the streams
+// change, with what looking at every stream gives now: the same streams,
+// with the same keys, in heap order.
 func checkCandidates(t *testing.T, q *delivery) {
 	t.Helper()
-	n := 0
-	for sid, s := range q.streams.InSides() {
-		s.sid = sid
-		key, ok := q.keys.candidateKey(s)
-		in := s.pdAt != 0
-		if ok != in || (ok && key != s.pdKey) {
-			t.Fatalf("stream %d: candidate %v key %d by looking at it, %v key %d in the heap", sid, ok, key, in, s.pdKey)
+	for _, h := range []*candidates{&q.cands, &q.drops} {
+		rule := q.keys.candidateKey
+		if h == &q.drops {
+			rule = q.keys.dropKey
 		}
-		if ok {
-			n++
+		n := 0
+		for sid, s := range q.streams.InSides() {
+			s.sid = sid
+			key, ok := rule(s)
+			in := h.in(s)
+			if ok != in || (ok && key != h.key(s)) {
+				t.Fatalf("heap %d, stream %d: %v key %d by looking at it, %v key %d in the heap", h.slot, sid, ok, key, in, h.key(s))
+			}
+			if ok {
+				n++
+			}
 		}
-	}
-	if n != q.cands.len() {
-		t.Fatalf("%d candidates by looking at every stream, %d in the heap", n, q.cands.len())
-	}
-	for i, s := range q.cands.heap {
-		if int(s.pdAt) != i+1 {
-			t.Fatalf("heap slot %d holds a stream that says %d", i, s.pdAt-1)
+		if n != h.len() {
+			t.Fatalf("heap %d: %d streams by looking at every stream, %d in the heap", h.slot, n, h.len())
 		}
-		if i > 0 && q.cands.less(i, (i-1)/2) {
-			t.Fatalf("heap order broken at %d", i)
+		for i, s := range h.heap {
+			if int(s.hat[h.slot]) != i+1 {
+				t.Fatalf("heap %d: slot %d holds a stream that says %d", h.slot, i, s.hat[h.slot]-1)
+			}
+			if i > 0 && h.less(i, (i-1)/2) {
+				t.Fatalf("heap %d: order broken at %d", h.slot, i)
+			}
 		}
 	}
 }
@@ -97,7 +103,25 @@ func fuzzCandidates(t *testing.T, in []byte) {
 					t.Fatal("Partial started one with no candidate")
 				}
 			case 5:
-				if tsn, _, ok := r.DropHighest(uint32(next() % 32)); ok {
+				after := uint32(next() % 32)
+				want, any := uint32(0), false // the highest TSN held for reassembly above after, by looking at every stream
+				for _, s := range tab.InSides() {
+					for _, l := range []*fragList{&s.ordered, &s.unordered} {
+						if d, ok := r.(*Data); ok && l == d.pdList {
+							continue
+						}
+						for f := l.head; f != nil; f = f.next {
+							if tsnLT(after, f.TSN) && (!any || tsnLT(want, f.TSN)) {
+								want, any = f.TSN, true
+							}
+						}
+					}
+				}
+				tsn, _, ok := r.DropHighest(after)
+				if ok != any || tsn != want {
+					t.Fatalf("DropHighest(%d) dropped %d (%v), the highest held above it is %d (%v)", after, tsn, ok, want, any)
+				}
+				if ok {
 					delete(seen, tsn)
 				}
 			case 6:

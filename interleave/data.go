@@ -16,10 +16,13 @@ type InSide struct {
 	// pdO and pdU are the I-DATA messages in partial delivery, ordered
 	// and unordered (while the In record's PD and PDUO are set).
 	pdO, pdU pdState
-	pdKey    uint32 // candidates: the key while pdAt is set
-	pdAt     int32  // candidates: the position in the heap + 1, 0 when out
-	sid      uint16
-	fresh    bool // listed in delivery.fresh
+	// hkey and hat are the stream's key and position + 1 (0: out) in
+	// the reassembler's two heaps (see candidates): partial delivery
+	// candidates (0) and droppable fragments (1).
+	hkey  [2]uint32
+	hat   [2]int32
+	sid   uint16
+	fresh bool // listed in delivery.fresh
 }
 
 // InStreams is the part of the association's stream table the receiving
@@ -57,8 +60,8 @@ type Data struct {
 // stream table: the next SSN of each inbound stream is its In record's
 // NextSSN, and fragments wait in its InSide, created on first use.
 func NewData(streams InStreams) *Data {
-	d := &Data{delivery: delivery{streams: streams}}
-	d.keys = d
+	d := &Data{}
+	d.delivery = newDelivery(streams, d)
 	return d
 }
 
@@ -317,29 +320,42 @@ func (d *Data) InPartial(sid uint16) bool { return d.pd != nil && d.pd.sid == si
 
 // DropHighest removes the held fragment with the highest TSN above after.
 // Fragments of a message in partial delivery are not dropped (some of it
-// was delivered already).
+// was delivered already). The stream comes from a heap kept up to date
+// (see candidates): no look at every stream.
 func (d *Data) DropHighest(after uint32) (uint32, int, bool) {
-	var bestList *fragList
-	var bestS *InSide
-	for _, s := range d.streams.InSides() {
-		for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
-			if l.tail == nil || !tsnLT(after, l.tail.TSN) || l == d.pdList {
-				continue
-			}
-			if bestList == nil || tsnLT(bestList.tail.TSN, l.tail.TSN) {
-				bestList, bestS = l, s
-			}
-		}
-	}
-	if bestList == nil {
+	s := d.drops.min()
+	if s == nil || !tsnLT(after, d.drops.key(s)) {
 		return 0, 0, false
 	}
-	f := bestList.removeTail()
+	l := d.droppable(s)
+	f := l.removeTail()
 	tsn, n := f.TSN, len(f.Data)
 	d.unhold(f)
 	d.pool.Put(f)
-	d.touch(bestS)
+	d.touch(s)
 	return tsn, n, true
+}
+
+// droppable returns the list of s whose tail has the highest TSN among
+// those DropHighest may drop (not the list of a message in partial
+// delivery), or nil.
+func (d *Data) droppable(s *InSide) *fragList {
+	var best *fragList
+	for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
+		if l.tail != nil && l != d.pdList && (best == nil || tsnLT(best.tail.TSN, l.tail.TSN)) {
+			best = l
+		}
+	}
+	return best
+}
+
+// dropKey is the droppable rule of DATA (candidateKeyer): the TSN of the
+// tail of droppable's list.
+func (d *Data) dropKey(s *InSide) (uint32, bool) {
+	if l := d.droppable(s); l != nil {
+		return l.tail.TSN, true
+	}
+	return 0, false
 }
 
 // ForwardTSN applies a FORWARD-TSN whose entries were validated (streams

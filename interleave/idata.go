@@ -86,8 +86,8 @@ type IData struct {
 // fragments wait in the stream's InSide, created on first use. conv says
 // how to read the FSN of the second fragment (FSNAuto to detect it).
 func NewIData(streams InStreams, conv FSNConvention) *IData {
-	d := &IData{delivery: delivery{streams: streams}, conv: conv}
-	d.keys = d
+	d := &IData{conv: conv}
+	d.delivery = newDelivery(streams, d)
 	return d
 }
 
@@ -625,30 +625,43 @@ func (d *IData) wants(fsn, want uint32) bool {
 // that waits for reassembly or ordering (reneging, RFC 9260 section 6.2).
 // Any such fragment may go, including later fragments of a message in
 // partial delivery: they were not delivered, and the peer sends them
-// again.
+// again. The stream comes from a heap kept up to date (see candidates);
+// within it, the fragment is looked for (its lists are in MID order).
 func (d *IData) DropHighest(after uint32) (uint32, int, bool) {
-	var bestL *fragList
-	var bestPrev, best *Frag
-	var bestS *InSide
-	for _, s := range d.streams.InSides() {
-		for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
-			var prev *Frag
-			for f := l.head; f != nil; prev, f = f, f.next {
-				if tsnLT(after, f.TSN) && (best == nil || tsnLT(best.TSN, f.TSN)) {
-					bestL, bestPrev, best, bestS = l, prev, f, s
-				}
-			}
-		}
-	}
-	if best == nil {
+	s := d.drops.min()
+	if s == nil || !tsnLT(after, d.drops.key(s)) {
 		return 0, 0, false
 	}
-	d.unlinkOne(bestL, bestPrev, best)
+	l, prev, best := highestHeld(s)
+	d.unlinkOne(l, prev, best)
 	tsn, n := best.TSN, len(best.Data)
 	d.unhold(best)
 	d.pool.Put(best)
-	d.touch(bestS)
+	d.touch(s)
 	return tsn, n, true
+}
+
+// highestHeld returns the fragment of s's lists with the highest TSN, its
+// list and its predecessor there, or a nil fragment.
+func highestHeld(s *InSide) (bestL *fragList, bestPrev, best *Frag) {
+	for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
+		var prev *Frag
+		for f := l.head; f != nil; prev, f = f, f.next {
+			if best == nil || tsnLT(best.TSN, f.TSN) {
+				bestL, bestPrev, best = l, prev, f
+			}
+		}
+	}
+	return bestL, bestPrev, best
+}
+
+// dropKey is the droppable rule of I-DATA (candidateKeyer): the highest
+// TSN held on s.
+func (d *IData) dropKey(s *InSide) (uint32, bool) {
+	if _, _, f := highestHeld(s); f != nil {
+		return f.TSN, true
+	}
+	return 0, false
 }
 
 // ForwardTSN applies a DATA-style FORWARD-TSN; with I-DATA the peer must

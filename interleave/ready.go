@@ -27,6 +27,7 @@ type delivery struct {
 	streams    InStreams
 	keys       candidateKeyer // the variant: a stream's partial delivery candidate
 	cands      candidates     // the streams partial delivery can start on
+	drops      candidates     // the streams holding fragments DropHighest may drop
 	head, tail *Frag
 	held       int      // user bytes held: queued here, or waiting for reassembly or ordering
 	charged    int      // what the held fragments cost in memory (Frag.Cost)
@@ -49,7 +50,7 @@ func (q *delivery) push(s *InSide, f *Frag, first uint32) {
 		s.fresh = true
 		q.fresh = append(q.fresh, s.sid)
 	}
-	if s.pdAt != 0 {
+	if q.cands.in(s) {
 		q.cands.remove(s) // a stream with data queued is not a candidate
 	}
 	s.ready.push(f)
@@ -108,18 +109,27 @@ func (q *delivery) PopStream(sid uint16) *Frag {
 	return f
 }
 
-// candidateKeyer is a reassembler variant's rule for partial delivery
-// candidates: whether partial delivery can start on stream s, and the TSN
-// of the first fragment of the message it would start with.
+// candidateKeyer is a reassembler variant's rule for its two heaps:
+// whether partial delivery can start on stream s, and the TSN of the first
+// fragment of the message it would start with; whether s holds fragments
+// DropHighest may drop, and the highest TSN among them.
 type candidateKeyer interface {
 	candidateKey(s *InSide) (tsn uint32, ok bool)
+	dropKey(s *InSide) (tsn uint32, ok bool)
 }
 
-// touch updates s's entry in the candidate set after something that
-// decides it changed.
+// newDelivery returns the delivery queue of a reassembler variant.
+func newDelivery(streams InStreams, keys candidateKeyer) delivery {
+	return delivery{streams: streams, keys: keys, drops: candidates{slot: 1, max: true}}
+}
+
+// touch updates s's entries in the heaps after something that decides
+// them changed.
 func (q *delivery) touch(s *InSide) {
 	tsn, ok := q.keys.candidateKey(s)
 	q.cands.set(s, tsn, ok)
+	tsn, ok = q.keys.dropKey(s)
+	q.drops.set(s, tsn, ok)
 }
 
 // Recheck updates stream sid's partial delivery candidacy after its In
@@ -136,6 +146,7 @@ func (q *delivery) Recheck(sid uint16) {
 // (RFC 6525), which changes their In records outside the reassembler.
 func (q *delivery) RecheckAll() {
 	q.cands.clear()
+	q.drops.clear()
 	for sid, s := range q.streams.InSides() {
 		s.sid = sid
 		q.touch(s)

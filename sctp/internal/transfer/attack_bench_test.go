@@ -104,3 +104,68 @@ func benchAttack(b *testing.B, n int, idata bool) {
 		}
 	}
 }
+
+// BenchmarkRenegeAttack measures the receiver when every chunk makes it
+// renege (RFC 9260 section 6.2: with the window full, a chunk below the
+// highest TSN received makes it drop the highest TSN held for reordering):
+// a fragment is held on every stream, the window is full of chunks with
+// holes between them, and each op fills a hole. Each op is one chunk and
+// one fragment dropped; its cost must not grow with the number of
+// streams.
+func BenchmarkRenegeAttack(b *testing.B) {
+	for _, idata := range []bool{false, true} {
+		for _, n := range []int{64, 4096, 65535} {
+			name := fmt.Sprintf("streams=%d", n)
+			if idata {
+				name = "idata/" + name
+			}
+			b.Run(name, func(b *testing.B) { benchRenege(b, n, idata) })
+		}
+	}
+}
+
+// renegeSetup makes the receiver of BenchmarkRenegeAttack and returns the
+// first hole's TSN and how many holes there are.
+func (a *attacker) renegeSetup() (hole TSN, holes int) {
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: a.n, Interleaved: a.idata, RecvBuffer: attackBuffer})
+	if err != nil {
+		panic(err)
+	}
+	a.r, a.tsn, a.sid = &e.Recv, 1, 0
+	one, k := []byte{1}, make([]byte, 1000)
+	for range a.n {
+		a.chunk(1, one) // held for good: message 0 never comes
+	}
+	hole = a.tsn
+	for a.r.Window() >= 2*len(k) && uint32(a.tsn-hole) < tsnMapBits-2 {
+		a.tsn++ // a hole
+		a.sid = 0
+		a.chunk(uint32(a.tsn), k)
+		holes++
+	}
+	return hole, holes
+}
+
+func benchRenege(b *testing.B, n int, idata bool) {
+	a := &attacker{n: n, idata: idata}
+	hole, holes := a.renegeSetup()
+	k := make([]byte, 1000)
+	dropped := a.r.stats.DroppedReneged
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i, used := 0, 0; i < b.N; i, used = i+1, used+1 {
+		if used >= holes/3 {
+			b.StopTimer()
+			dropped -= a.r.stats.DroppedReneged
+			hole, holes = a.renegeSetup()
+			dropped += a.r.stats.DroppedReneged
+			used = 0
+			b.StartTimer()
+		}
+		a.tsn, a.sid = hole, 0
+		a.chunk(uint32(hole), k)
+		hole += 2
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(a.r.stats.DroppedReneged-dropped)/float64(b.N), "drops/op")
+}
