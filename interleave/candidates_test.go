@@ -27,6 +27,14 @@ func checkCandidates(t *testing.T, q *delivery) {
 			if ok {
 				n++
 			}
+			// I-DATA's droppable key is an upper bound of the highest TSN
+			// held (DATA's is exact, checked above).
+			if _, idata := q.keys.(*IData); !idata || h != &q.drops || !ok {
+				continue
+			}
+			if _, _, f, _, _ := highestHeld(s); tsnLT(key, f.TSN) {
+				t.Fatalf("stream %d: droppable key %d below the highest TSN held, %d", sid, key, f.TSN)
+			}
 		}
 		if n != h.len() {
 			t.Fatalf("heap %d: %d streams by looking at every stream, %d in the heap", h.slot, n, h.len())

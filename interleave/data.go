@@ -19,10 +19,15 @@ type InSide struct {
 	// hkey and hat are the stream's key and position + 1 (0: out) in
 	// the reassembler's two heaps (see candidates): partial delivery
 	// candidates (0) and droppable fragments (1).
-	hkey  [2]uint32
-	hat   [2]int32
-	sid   uint16
-	fresh bool // listed in delivery.fresh
+	hkey [2]uint32
+	hat  [2]int32
+	// maxTSN (I-DATA, valid with maxOK) is at least the highest TSN held
+	// in ordered and unordered: raised as fragments come, lowered when
+	// DropHighest looks (see IData.DropHighest).
+	maxTSN uint32
+	sid    uint16
+	maxOK  bool
+	fresh  bool // listed in delivery.fresh
 }
 
 // InStreams is the part of the association's stream table the receiving

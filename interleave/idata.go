@@ -275,6 +275,9 @@ func (d *IData) add(f *Frag) bool {
 		d.pool.Put(f)
 		return false
 	}
+	if !s.maxOK || tsnLT(s.maxTSN, f.TSN) {
+		s.maxTSN, s.maxOK = f.TSN, true
+	}
 	d.deliverAfter(s, f)
 	return true
 }
@@ -625,43 +628,76 @@ func (d *IData) wants(fsn, want uint32) bool {
 // that waits for reassembly or ordering (reneging, RFC 9260 section 6.2).
 // Any such fragment may go, including later fragments of a message in
 // partial delivery: they were not delivered, and the peer sends them
-// again. The stream comes from a heap kept up to date (see candidates);
-// within it, the fragment is looked for (its lists are in MID order).
+// again.
+//
+// The stream comes from a heap (see candidates) keyed by an upper bound of
+// each stream's highest TSN held (InSide.maxTSN, raised in O(1) as
+// fragments come): the stream on top is looked through (its lists are in
+// MID order, not TSN order) and either holds that TSN, or gets its true
+// highest TSN as its key and the next stream is tried. Each look lowers a
+// key to a TSN really held, so looks are bounded by drops and arrivals.
 func (d *IData) DropHighest(after uint32) (uint32, int, bool) {
-	s := d.drops.min()
-	if s == nil || !tsnLT(after, d.drops.key(s)) {
-		return 0, 0, false
+	for {
+		s := d.drops.min()
+		if s == nil || !tsnLT(after, d.drops.key(s)) {
+			return 0, 0, false
+		}
+		l, prev, best, next, more := highestHeld(s)
+		if best == nil {
+			s.maxOK = false
+			d.drops.remove(s)
+			continue
+		}
+		if best.TSN != d.drops.key(s) {
+			s.maxTSN = best.TSN // what was above it left since
+			d.drops.set(s, best.TSN, true)
+			continue
+		}
+		d.unlinkOne(l, prev, best)
+		tsn, n := best.TSN, len(best.Data)
+		d.unhold(best)
+		d.pool.Put(best)
+		if more {
+			s.maxTSN = next
+		}
+		d.touch(s)
+		return tsn, n, true
 	}
-	l, prev, best := highestHeld(s)
-	d.unlinkOne(l, prev, best)
-	tsn, n := best.TSN, len(best.Data)
-	d.unhold(best)
-	d.pool.Put(best)
-	d.touch(s)
-	return tsn, n, true
 }
 
 // highestHeld returns the fragment of s's lists with the highest TSN, its
-// list and its predecessor there, or a nil fragment.
-func highestHeld(s *InSide) (bestL *fragList, bestPrev, best *Frag) {
+// list and its predecessor there, or a nil fragment; and the second
+// highest TSN held, if there is one (more).
+func highestHeld(s *InSide) (bestL *fragList, bestPrev, best *Frag, next uint32, more bool) {
 	for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
 		var prev *Frag
 		for f := l.head; f != nil; prev, f = f, f.next {
-			if best == nil || tsnLT(best.TSN, f.TSN) {
+			switch {
+			case best == nil || tsnLT(best.TSN, f.TSN):
+				if best != nil {
+					next, more = best.TSN, true
+				}
 				bestL, bestPrev, best = l, prev, f
+			case !more || tsnLT(next, f.TSN):
+				next, more = f.TSN, true
 			}
 		}
 	}
-	return bestL, bestPrev, best
+	return bestL, bestPrev, best, next, more
 }
 
-// dropKey is the droppable rule of I-DATA (candidateKeyer): the highest
-// TSN held on s.
+// dropKey is the droppable rule of I-DATA (candidateKeyer): an upper
+// bound of the highest TSN held on s (InSide.maxTSN), when s holds any.
 func (d *IData) dropKey(s *InSide) (uint32, bool) {
-	if _, _, f := highestHeld(s); f != nil {
-		return f.TSN, true
+	if s.ordered.head == nil && s.unordered.head == nil {
+		s.maxOK = false
+		return 0, false
 	}
-	return 0, false
+	if !s.maxOK {
+		_, _, f, _, _ := highestHeld(s)
+		s.maxTSN, s.maxOK = f.TSN, true
+	}
+	return s.maxTSN, true
 }
 
 // ForwardTSN applies a DATA-style FORWARD-TSN; with I-DATA the peer must
