@@ -106,3 +106,33 @@ func TestBudgetReadGivesBack(t *testing.T) {
 		t.Fatalf("budget used %d, receiver charged %d after reading everything", b.Used(), r.Charged())
 	}
 }
+
+// TestSetRecvBuffer: an association kept on a small receive buffer (not
+// accepted yet) holds within it, keeps what it holds when the buffer
+// shrinks, and announces the larger window at once when it grows.
+func TestSetRecvBuffer(t *testing.T) {
+	e, err := New(Config{PeerTSN: 1, OutStreams: 1, InStreams: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &e.Recv
+	r.SetRecvBuffer(64 << 10)
+	if r.RecvBuffer() != 64<<10 || r.Window() != 64<<10 {
+		t.Fatalf("buffer %d window %d, want 64 KiB", r.RecvBuffer(), r.Window())
+	}
+	n := fillTiny(t, r)
+	if r.Charged() > memFactor*(64<<10)+chunkCost(DefaultMTU) {
+		t.Fatalf("%d fragments cost %d on a 64 KiB buffer", n, r.Charged())
+	}
+	held := r.Held()
+	r.SetRecvBuffer(1) // at least one MTU; what is held stays
+	if r.RecvBuffer() != DefaultMTU || r.Held() != held || r.Window() != 0 {
+		t.Fatalf("shrunk: buffer %d held %d (was %d) window %d", r.RecvBuffer(), r.Held(), held, r.Window())
+	}
+	r.AppendSACK(epoch, nil, 1500)
+	updates := e.Stats.WindowUpdates
+	r.SetRecvBuffer(DefaultBuffer)
+	if !r.SACKDue(epoch) || e.Stats.WindowUpdates != updates+1 || r.Window() == 0 {
+		t.Fatalf("grown: SACK due %v, window updates %d, window %d", r.SACKDue(epoch), e.Stats.WindowUpdates-updates, r.Window())
+	}
+}

@@ -71,13 +71,42 @@ func (r *Receiver) init(cfg *Config, st *Stats, streams *Streams) {
 		d := interleave.NewData(streams)
 		r.reasm, r.pool = d, d.Pool()
 	}
-	r.capacity = cfg.RecvBuffer
-	r.memLimit = memFactor * r.capacity
 	r.budget = cfg.Budget
-	r.pdPoint = max(r.capacity/2, 1)
+	r.setCapacity(cfg.RecvBuffer)
 	r.lastAdv = r.capacity
-	r.updateMin = max(r.capacity/4, cfg.MTU)
 }
+
+// setCapacity sets the receive buffer and what follows from it.
+func (r *Receiver) setCapacity(n int) {
+	r.capacity = n
+	r.memLimit = memFactor * n
+	r.pdPoint = max(n/2, 1)
+	r.updateMin = max(n/4, r.cfg.MTU)
+}
+
+// SetRecvBuffer changes the receive buffer of a live association (at least
+// one MTU): the endpoint keeps the associations not accepted yet on a small
+// one, so that a full accept queue of peers sending data costs little, and
+// gives them the configured one when they are accepted. Data held beyond a
+// smaller buffer stays (nothing accepted is dropped); the window is closed
+// until it drains. A larger buffer makes a window update due.
+func (r *Receiver) SetRecvBuffer(n int) {
+	n = max(n, r.cfg.MTU)
+	if n == r.capacity {
+		return
+	}
+	grew := n > r.capacity
+	r.setCapacity(n)
+	r.cfg.RecvBuffer = n
+	if grew && r.Window()-r.lastAdv >= r.updateMin {
+		r.sackNow = true
+		r.stats.WindowUpdates++
+	}
+	r.checkPartial()
+}
+
+// RecvBuffer returns the receive buffer in force.
+func (r *Receiver) RecvBuffer() int { return r.capacity }
 
 // CumulativeTSN returns the cumulative TSN of received data (the
 // Cumulative TSN Ack of our SACKs and of a SHUTDOWN chunk).
