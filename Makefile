@@ -1,6 +1,10 @@
-# The two commands of the README's quick start.
+# The commands of the README's quick start, and the long runs CI keeps short.
 
-.PHONY: run test bench-lossy
+.PHONY: run test bench-lossy fuzz hostile
+
+FUZZTIME ?= 10m
+FUZZCORPUS ?= .fuzzcorpus
+HOSTILETIME ?= 60s
 
 # run: a 10 s SCTP_STREAM throughput run of usctp over UDP encapsulation on loopback.
 run:
@@ -10,8 +14,19 @@ run:
 test:
 	bash .ci/test.sh
 
-.PHONY: bench-lossy
 # bench-lossy: usctp against usrsctp through a lossy UDP relay on loopback
 # (1% and 5% loss, 1% duplication, 2% reordering; medians of 3 seeds).
 bench-lossy:
 	bash perf/bench/lossy.sh
+
+# fuzz: every fuzz target for FUZZTIME each (make fuzz FUZZTIME=10m), keeping the
+# corpus it grows in FUZZCORPUS (one directory per package and target) for the
+# next run; failing inputs go to the package's testdata/fuzz.
+fuzz:
+	FUZZTIME=$(FUZZTIME) FUZZCORPUS=$(FUZZCORPUS) bash .ci/fuzz.sh
+
+# hostile: every attack pattern of cmd/sctpattack for HOSTILETIME each against an echo
+# server in its own process, with a legitimate client alongside; reports the server's
+# CPU and RSS per pattern (make hostile HOSTILETIME=5m PATTERNS=pdstreams,tinyfrags).
+hostile:
+	HOSTILETIME=$(HOSTILETIME) bash .ci/hostile.sh

@@ -14,8 +14,21 @@ type InSide struct {
 	ordered   fragList // ordered fragments waiting, by TSN
 	unordered fragList // unordered fragments waiting, by TSN
 	ready     fragList // fragments queued for delivery (see delivery)
-	sid       uint16
-	fresh     bool // listed in delivery.fresh
+	// pdO and pdU are the I-DATA messages in partial delivery, ordered
+	// and unordered (while the In record's PD and PDUO are set).
+	pdO, pdU pdState
+	// hkey and hat are the stream's key and position + 1 (0: out) in
+	// the reassembler's two heaps (see candidates): partial delivery
+	// candidates (0) and droppable fragments (1).
+	hkey [2]chunk.TSN
+	hat  [2]int32
+	// maxTSN (I-DATA, valid with maxOK) is at least the highest TSN held
+	// in ordered and unordered: raised as fragments come, lowered when
+	// DropHighest looks (see IData.DropHighest).
+	maxTSN chunk.TSN
+	sid    uint16
+	maxOK  bool
+	fresh  bool // listed in delivery.fresh
 }
 
 // InStreams is the part of the association's stream table the receiving
@@ -53,7 +66,9 @@ type DataReassembler struct {
 // stream table: the next SSN of each inbound stream is its In record's
 // NextSSN, and fragments wait in its InSide, created on first use.
 func NewDataReassembler(streams InStreams) *DataReassembler {
-	return &DataReassembler{delivery: delivery{streams: streams}}
+	d := &DataReassembler{}
+	d.delivery = newDelivery(streams, d)
+	return d
 }
 
 // Pool returns the fragment pool.
@@ -73,6 +88,15 @@ func (d *DataReassembler) in(s *InSide) *stream.In { return d.streams.In(s.sid) 
 
 // Add takes an accepted fragment.
 func (d *DataReassembler) Add(f *Frag) bool {
+	sid := f.SID
+	ok := d.add(f)
+	if s := d.streams.PeekInSide(sid); s != nil {
+		d.touch(s)
+	}
+	return ok
+}
+
+func (d *DataReassembler) add(f *Frag) bool {
 	s := d.stream(f.SID)
 	if s == nil {
 		d.pool.Put(f)
@@ -80,7 +104,7 @@ func (d *DataReassembler) Add(f *Frag) bool {
 	}
 	if d.pd != nil && f.TSN == d.pdNext {
 		if d.pd == s && f.Flags&chunk.FlagBeginning == 0 && (f.Flags&chunk.FlagUnordered == 0) == d.pdOrdered {
-			d.held += len(f.Data)
+			d.hold(f)
 			d.continuePartial(f)
 			return true
 		}
@@ -94,7 +118,7 @@ func (d *DataReassembler) Add(f *Frag) bool {
 		d.pool.Put(f)
 		return false
 	}
-	d.held += len(f.Data)
+	d.hold(f)
 	list := &s.ordered
 	if f.Flags&chunk.FlagUnordered != 0 {
 		if f.Flags&(chunk.FlagBeginning|chunk.FlagEnd) == chunk.FlagBeginning|chunk.FlagEnd && d.pd != s {
@@ -104,7 +128,7 @@ func (d *DataReassembler) Add(f *Frag) bool {
 		list = &s.unordered
 	}
 	if !list.insert(f) {
-		d.held -= len(f.Data)
+		d.unhold(f)
 		d.pool.Put(f)
 		return false
 	}
@@ -190,50 +214,28 @@ func (d *DataReassembler) unlink(s *InSide, l *fragList, prev, first, last *Frag
 // fragments are in sequence, among the streams with nothing queued for
 // delivery (one with something queued frees window when it is read). One
 // message at a time: DATA fragments of a message have consecutive TSNs, and
-// the window-full exception of the receiver follows that one message.
-// It looks at every stream in use.
+// the window-full exception of the receiver follows that one message. It
+// reports whether it started one.
+//
+// The streams it can start on are kept in a heap as they change (see
+// candidates): choosing costs O(log n) in the streams, never a look at
+// every stream.
 func (d *DataReassembler) Partial() bool {
-	started, _ := d.partialNotingAll(nil)
+	if d.pd != nil {
+		return false
+	}
+	s := d.cands.min()
+	if s == nil {
+		return false
+	}
+	c := pdCandidate{s: s, list: d.candidate(s)}
+	started := d.startPartial(&c)
+	d.touch(s)
 	return started
 }
 
-// PartialNoting is Partial that also notes the streams that could still
-// start one, so that a receiver can look at those and the ones that change
-// from then on instead of at every stream. It looks at every stream when
-// all is set, else at sids only (the receiver's notes). Then sids[:n], up
-// to cap(sids), holds the streams that could still start one besides the
-// one it started; n is -1 when they do not fit.
-func (d *DataReassembler) PartialNoting(sids []uint16, all bool) (started bool, n int) {
-	if all {
-		return d.partialNotingAll(sids)
-	}
-	var c pdCandidate
-	for _, sid := range sids {
-		if s := d.streams.PeekInSide(sid); s != nil {
-			c.consider(d, s)
-		}
-	}
-	if d.pd == nil {
-		started = d.startPartial(&c)
-	}
-	return started, keepCandidates(d.streams, sids, d)
-}
-
-// partialNotingAll is PartialNoting over every stream. (Apart, so that
-// what its loops capture stays off the heap in the other case.)
-func (d *DataReassembler) partialNotingAll(sids []uint16) (started bool, n int) {
-	var c pdCandidate
-	for _, s := range d.streams.InSides() {
-		c.consider(d, s)
-	}
-	if d.pd == nil {
-		started = d.startPartial(&c)
-	}
-	return started, noteCandidates(d.streams, sids, d)
-}
-
-// pdCandidate is the best message found so far to start partial delivery
-// with: the first fragment with the lowest TSN.
+// pdCandidate is a message to start partial delivery with: the head of
+// list of stream s.
 type pdCandidate struct {
 	s    *InSide
 	list *fragList
@@ -257,50 +259,13 @@ func (d *DataReassembler) candidate(s *InSide) *fragList {
 	return l
 }
 
-// canStart reports whether partial delivery can start on stream s
-// (pdStreams).
-func (d *DataReassembler) canStart(_ uint16, s *InSide) bool { return d.candidate(s) != nil }
-
-// pdStreams is a reassembler that can tell whether partial delivery can
-// start on a stream.
-type pdStreams interface {
-	canStart(sid uint16, s *InSide) bool
-}
-
-// keepCandidates moves the streams of sids on which partial delivery can
-// start to the front of sids and returns their number.
-func keepCandidates(streams InStreams, sids []uint16, d pdStreams) int {
-	n := 0
-	for _, sid := range sids {
-		if s := streams.PeekInSide(sid); s != nil && d.canStart(sid, s) {
-			sids[n] = sid
-			n++
-		}
+// candidateKey is the candidates rule of DATA (candidateKeyer): the TSN of
+// the head of s's candidate list.
+func (d *DataReassembler) candidateKey(s *InSide) (chunk.TSN, bool) {
+	if l := d.candidate(s); l != nil {
+		return l.head.TSN, true
 	}
-	return n
-}
-
-// noteCandidates writes the streams on which partial delivery can start
-// to sids[:n], up to cap(sids), looking at every stream; n is -1 when they
-// do not fit.
-func noteCandidates(streams InStreams, sids []uint16, d pdStreams) int {
-	sids = sids[:0]
-	for sid, s := range streams.InSides() {
-		if d.canStart(sid, s) {
-			if len(sids) == cap(sids) {
-				return -1
-			}
-			sids = append(sids, sid)
-		}
-	}
-	return len(sids)
-}
-
-// consider makes s's candidate message the best if it has a lower TSN.
-func (c *pdCandidate) consider(d *DataReassembler, s *InSide) {
-	if l := d.candidate(s); l != nil && (c.s == nil || l.head.TSN.LT(c.list.head.TSN)) {
-		c.s, c.list = s, l
-	}
+	return 0, false
 }
 
 // startPartial starts partial delivery of c's message, if there is one.
@@ -359,28 +324,42 @@ func (d *DataReassembler) InPartial(sid uint16) bool { return d.pd != nil && d.p
 
 // DropHighest removes the held fragment with the highest TSN above after.
 // Fragments of a message in partial delivery are not dropped (some of it
-// was delivered already).
+// was delivered already). The stream comes from a heap kept up to date
+// (see candidates): no look at every stream.
 func (d *DataReassembler) DropHighest(after chunk.TSN) (chunk.TSN, int, bool) {
-	var bestList *fragList
-	for _, s := range d.streams.InSides() {
-		for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
-			if l.tail == nil || !after.LT(l.tail.TSN) || l == d.pdList {
-				continue
-			}
-			if bestList == nil || bestList.tail.TSN.LT(l.tail.TSN) {
-				bestList = l
-			}
-		}
-	}
-	if bestList == nil {
+	s := d.drops.min()
+	if s == nil || !after.LT(d.drops.key(s)) {
 		return 0, 0, false
 	}
-	f := bestList.removeTail()
+	l := d.droppable(s)
+	f := l.removeTail()
 	tsn, n := f.TSN, len(f.Data)
-
-	d.held -= n
+	d.unhold(f)
 	d.pool.Put(f)
+	d.touch(s)
 	return tsn, n, true
+}
+
+// droppable returns the list of s whose tail has the highest TSN among
+// those DropHighest may drop (not the list of a message in partial
+// delivery), or nil.
+func (d *DataReassembler) droppable(s *InSide) *fragList {
+	var best *fragList
+	for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
+		if l.tail != nil && l != d.pdList && (best == nil || best.tail.TSN.LT(l.tail.TSN)) {
+			best = l
+		}
+	}
+	return best
+}
+
+// dropKey is the droppable rule of DATA (candidateKeyer): the TSN of the
+// tail of droppable's list.
+func (d *DataReassembler) dropKey(s *InSide) (chunk.TSN, bool) {
+	if l := d.droppable(s); l != nil {
+		return l.tail.TSN, true
+	}
+	return 0, false
 }
 
 // ForwardTSN applies a FORWARD-TSN whose entries were validated (streams
@@ -437,7 +416,7 @@ func (d *DataReassembler) ForwardTSN(newCum chunk.TSN, skips []Skip) {
 				}
 			}
 			s.ordered.pop()
-			d.held -= len(h.Data)
+			d.unhold(h)
 			d.pool.Put(h)
 		}
 		in.MID = stream.MID(k.SSN + 1)
@@ -449,6 +428,7 @@ func (d *DataReassembler) ForwardTSN(newCum chunk.TSN, skips []Skip) {
 			d.dropDead(&s.unordered, newCum)
 		}
 		d.deliver(s)
+		d.touch(s)
 	}
 }
 
@@ -477,7 +457,7 @@ func (d *DataReassembler) dropDead(l *fragList, newCum chunk.TSN) {
 			l.tail = prev
 		}
 		l.n--
-		d.held -= len(f.Data)
+		d.unhold(f)
 		d.pool.Put(f)
 		f = next
 	}
@@ -502,13 +482,14 @@ func (d *DataReassembler) abortPartial() {
 	in := d.in(s)
 	for h := l.head; h != nil && h.Flags&chunk.FlagBeginning == 0; h = l.head {
 		l.pop()
-		d.held -= len(h.Data)
+		d.unhold(h)
 		d.pool.Put(h)
 		if h.Flags&chunk.FlagEnd != 0 {
 			break
 		}
 	}
 	m := d.pool.Get(nil)
+	d.hold(m) // no user bytes, but memory
 	m.SID, m.Flags = s.sid, FlagAborted
 	if d.pdOrdered {
 		m.SSN = in.NextSSN()
@@ -520,4 +501,5 @@ func (d *DataReassembler) abortPartial() {
 	in.PD, in.PDUO = false, false
 	d.pd, d.pdList = nil, nil
 	d.deliver(s) // what the partial delivery held back
+	d.touch(s)
 }

@@ -2,6 +2,7 @@ package interleave
 
 import (
 	"sync"
+	"unsafe"
 
 	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/stream"
@@ -31,7 +32,7 @@ type Frag struct {
 	SSN stream.SSN
 	SID uint16
 	// Flags holds the chunk's E, B and U bits (chunk.FlagEnd,
-	// FlagBeginning, FlagUnordered), or FlagAborted for a marker.
+	// FlagBeginning, chunk.FlagUnordered), or FlagAborted for a marker.
 	Flags uint8
 	// next links the fragment in a reassembly list, a stream's delivery
 	// queue or the pool's free list; gprev and gnext in the delivery
@@ -39,34 +40,84 @@ type Frag struct {
 	next, gprev, gnext *Frag
 }
 
-// Pool is a free list of fragments. Its zero value is ready to use. A
-// fragment keeps its buffer while free, so a steady flow of same-sized
-// fragments allocates nothing. Trim hands free fragments to a process-wide
-// pool (a sync.Pool) that every Pool draws from before it allocates: an
-// idle association gives back what its traffic needed, and the garbage
-// collector frees what nobody takes again.
+// FragOverhead is what a held fragment costs besides its buffer: its
+// record, rounded up to the allocator's 16-byte size classes.
+const FragOverhead = int(unsafe.Sizeof(Frag{})+15) &^ 15
+
+// bufClasses are the buffer sizes fragments hold data in: a fragment of n
+// bytes gets a buffer of the smallest class of at least n (class 0: no
+// buffer), so what it costs is known from n alone, the same on every run,
+// and a buffer kept across reuse never holds a tiny fragment in a large
+// buffer (the pool keeps one free list per class). Classes follow the
+// chunk sizes seen in practice: tiny, small, one 1500-byte MTU's chunk,
+// jumbo frames, the largest chunk.
+var bufClasses = [...]int{0, 16, 64, 256, 512, 1024, 1536, 2048, 4096, 9216, 16384, 32768, 65536}
+
+const nClasses = len(bufClasses)
+
+// bufClass returns the index of the smallest buffer class that holds n
+// bytes, or -1 when none does (n over 65536, which no chunk carries).
+func bufClass(n int) int {
+	for i, c := range bufClasses {
+		if n <= c {
+			return i
+		}
+	}
+	return -1
+}
+
+// bufCap returns the capacity of the buffer a fragment of n bytes gets.
+func bufCap(n int) int {
+	if c := bufClass(n); c >= 0 {
+		return bufClasses[c]
+	}
+	return n
+}
+
+// Cost returns what f costs in memory while held: its record and its whole
+// buffer. A receiver charges it against its memory limit, as Linux charges
+// an skb's truesize, so a window of tiny fragments cannot hold many times
+// the window in memory. It is FragCost(len(f.Data)).
+func (f *Frag) Cost() int { return FragOverhead + cap(f.Data) }
+
+// FragCost returns what a fragment of n user bytes costs held (Frag.Cost).
+func FragCost(n int) int { return FragOverhead + bufCap(n) }
+
+// Pool is a free list of fragments, one per buffer class. Its zero value
+// is ready to use. A fragment keeps its buffer while free, so a steady
+// flow of same-sized fragments allocates nothing. Trim hands free
+// fragments to a process-wide pool (a sync.Pool per class) that every Pool
+// draws from before it allocates: an idle association gives back what its
+// traffic needed, and the garbage collector frees what nobody takes again.
 type Pool struct {
-	free  *Frag
+	free  [nClasses]*Frag
 	count int
 	// Max bounds the free fragments kept (default 4096).
 	Max int
 }
 
-// shared holds the fragments Pools trimmed off.
-var shared sync.Pool // of *Frag
+// shared holds the fragments Pools trimmed off, by buffer class.
+var shared [nClasses]sync.Pool // of *Frag
 
 // Get returns a fragment holding a copy of payload, its other fields zero.
 func (p *Pool) Get(payload []byte) *Frag {
-	f := p.free
+	c := bufClass(len(payload))
+	if c < 0 {
+		return &Frag{Data: append([]byte(nil), payload...)}
+	}
+	f := p.free[c]
 	if f != nil {
-		p.free = f.next
+		p.free[c] = f.next
 		p.count--
 		buf := f.Data[:0]
 		*f = Frag{Data: buf}
-	} else if g, ok := shared.Get().(*Frag); ok {
+	} else if g, ok := shared[c].Get().(*Frag); ok {
 		f = g
 	} else {
 		f = &Frag{}
+		if n := bufClasses[c]; n > 0 {
+			f.Data = make([]byte, 0, n)
+		}
 	}
 	f.Data = append(f.Data, payload...)
 	return f
@@ -78,26 +129,30 @@ func (p *Pool) Free() int { return p.count }
 // Trim keeps at most keep free fragments and hands the others to the
 // process-wide pool. The receiver calls it when it holds no data.
 func (p *Pool) Trim(keep int) {
-	for p.count > keep {
-		f := p.free
-		p.free = f.next
-		p.count--
-		*f = Frag{Data: f.Data[:0]}
-		shared.Put(f)
+	for c := nClasses - 1; c >= 0 && p.count > keep; c-- {
+		for p.count > keep && p.free[c] != nil {
+			f := p.free[c]
+			p.free[c] = f.next
+			p.count--
+			*f = Frag{Data: f.Data[:0]}
+			shared[c].Put(f)
+		}
 	}
 }
 
-// Put returns a fragment to the pool.
+// Put returns a fragment to the pool. One whose buffer is not of a class
+// (not from Get) is left to the garbage collector.
 func (p *Pool) Put(f *Frag) {
 	limit := p.Max
 	if limit == 0 {
 		limit = 4096
 	}
-	if p.count >= limit {
+	c := bufClass(cap(f.Data))
+	if p.count >= limit || c < 0 || bufClasses[c] != cap(f.Data) {
 		return
 	}
-	f.next = p.free
-	p.free = f
+	f.next = p.free[c]
+	p.free[c] = f
 	p.count++
 }
 

@@ -43,14 +43,12 @@ type MIDSkip struct {
 	MID       stream.MID
 }
 
-// pdState is one message in partial delivery: its stream, kind and PPID
-// (I-DATA carries the PPID on the first fragment only; the later parts
-// get it from here) and the TSN of its first fragment.
+// pdState is one I-DATA message in partial delivery, kept in its stream's
+// InSide: its PPID (I-DATA carries the PPID on the first fragment only;
+// the later parts get it from here) and the TSN of its first fragment.
 type pdState struct {
-	sid       uint16
-	unordered bool
-	ppid      uint32
-	firstTSN  chunk.TSN
+	ppid     uint32
+	firstTSN chunk.TSN
 }
 
 // IDataReassembler is the I-DATA variant's reassembler (RFC 8260 section 2.2.3):
@@ -81,8 +79,6 @@ type IDataReassembler struct {
 	cumKnown  bool
 	highest   chunk.TSN // highest TSN added
 	anyTSN    bool
-
-	pds []pdState
 }
 
 // NewIDataReassembler returns the I-DATA variant's reassembler over the association's
@@ -91,7 +87,9 @@ type IDataReassembler struct {
 // fragments wait in the stream's InSide, created on first use. conv says
 // how to read the FSN of the second fragment (FSNAuto to detect it).
 func NewIDataReassembler(streams InStreams, conv FSNConvention) *IDataReassembler {
-	return &IDataReassembler{delivery: delivery{streams: streams}, conv: conv}
+	d := &IDataReassembler{conv: conv}
+	d.delivery = newDelivery(streams, d)
+	return d
 }
 
 // Pool returns the fragment pool.
@@ -111,6 +109,7 @@ func (d *IDataReassembler) SetCumulativeTSN(cum chunk.TSN) {
 		for sid, s := range d.streams.InSides() {
 			s.sid = sid
 			d.deliver(s)
+			d.touch(s)
 		}
 	}
 }
@@ -215,6 +214,15 @@ func (d *IDataReassembler) complete(h *Frag) (*Frag, bool) {
 // ordered MID already delivered, a fragment already held under another
 // TSN, or one of a message in partial delivery that was delivered already.
 func (d *IDataReassembler) Add(f *Frag) bool {
+	sid := f.SID
+	ok := d.add(f)
+	if s := d.streams.PeekInSide(sid); s != nil {
+		d.touch(s)
+	}
+	return ok
+}
+
+func (d *IDataReassembler) add(f *Frag) bool {
 	s := d.stream(f.SID)
 	if s == nil {
 		d.pool.Put(f)
@@ -241,7 +249,7 @@ func (d *IDataReassembler) Add(f *Frag) bool {
 	if !d.anyTSN || d.highest.LT(f.TSN) {
 		d.highest, d.anyTSN = f.TSN, true
 	}
-	d.held += len(f.Data)
+	d.hold(f)
 	if begin && isEnd(f) {
 		// A whole message in one chunk.
 		if unordered {
@@ -260,9 +268,12 @@ func (d *IDataReassembler) Add(f *Frag) bool {
 		list = &s.unordered
 	}
 	if !insertKey(list, f) {
-		d.held -= len(f.Data)
+		d.unhold(f)
 		d.pool.Put(f)
 		return false
+	}
+	if !s.maxOK || s.maxTSN.LT(f.TSN) {
+		s.maxTSN, s.maxOK = f.TSN, true
 	}
 	d.deliverAfter(s, f)
 	return true
@@ -303,25 +314,18 @@ func (d *IDataReassembler) position(f *Frag) (stream.FSN, bool) {
 	return 0, false
 }
 
-// pd returns the partial-delivery record of (sid, unordered).
-func (d *IDataReassembler) pd(sid uint16, unordered bool) *pdState {
-	for i := range d.pds {
-		if p := &d.pds[i]; p.sid == sid && p.unordered == unordered {
-			return p
-		}
+// pd returns the partial-delivery record of s's ordered or unordered
+// message.
+func pdOf(s *InSide, unordered bool) *pdState {
+	if unordered {
+		return &s.pdU
 	}
-	return nil
+	return &s.pdO
 }
 
-func (d *IDataReassembler) endPD(sid uint16, unordered bool) {
-	for i := range d.pds {
-		if p := d.pds[i]; p.sid == sid && p.unordered == unordered {
-			d.pds[i] = d.pds[len(d.pds)-1]
-			d.pds = d.pds[:len(d.pds)-1]
-			return
-		}
-	}
-}
+// endPD clears the partial-delivery record of s's ordered or unordered
+// message.
+func endPD(s *InSide, unordered bool) { *pdOf(s, unordered) = pdState{} }
 
 // deliver moves what became deliverable on s to the ready queue.
 func (d *IDataReassembler) deliver(s *InSide) {
@@ -371,7 +375,7 @@ func (d *IDataReassembler) deliverOrdered(s *InSide, in *stream.In) {
 		// end) would block the stream: drop them.
 		for h := s.ordered.head; h != nil && h.MID.LT(in.MID); h = s.ordered.head {
 			s.ordered.pop()
-			d.held -= len(h.Data)
+			d.unhold(h)
 			d.pool.Put(h)
 		}
 		h := s.ordered.head
@@ -416,11 +420,7 @@ func (d *IDataReassembler) continuePD(s *InSide, in *stream.In, l *fragList, uno
 	if unordered {
 		mid, next = &in.MIDUO, &in.FSNUO
 	}
-	p := d.pd(s.sid, unordered)
-	if p == nil {
-		d.pds = append(d.pds, pdState{sid: s.sid, unordered: unordered})
-		p = &d.pds[len(d.pds)-1]
-	}
+	p := pdOf(s, unordered)
 	var prev *Frag
 	f := l.head
 	for f != nil && f.MID.LT(*mid) {
@@ -433,7 +433,7 @@ func (d *IDataReassembler) continuePD(s *InSide, in *stream.In, l *fragList, uno
 		d.push(s, f, p.firstTSN)
 		*next = next.Next()
 		if isEnd(f) {
-			d.endPD(s.sid, unordered)
+			endPD(s, unordered)
 			if unordered {
 				in.PDUO, in.MIDUO, in.FSNUO = false, 0, 0
 			} else {
@@ -491,7 +491,7 @@ func (d *IDataReassembler) moveRun(s *InSide, l *fragList, prev, first, last *Fr
 func (d *IDataReassembler) dropMID(l *fragList, mid stream.MID) {
 	for h := l.head; h != nil && !mid.LT(h.MID); h = l.head {
 		l.pop()
-		d.held -= len(h.Data)
+		d.unhold(h)
 		d.pool.Put(h)
 	}
 }
@@ -500,38 +500,19 @@ func (d *IDataReassembler) dropMID(l *fragList, mid stream.MID) {
 // nothing queued for delivery and the kinds not in partial delivery
 // already, the message whose first fragment has the lowest TSN and is next
 // in order (any, for unordered messages) starts to be queued with the
-// fragments in sequence after it. Called again, it starts another.
+// fragments in sequence after it. Called again, it starts another. The
+// streams it can start on are kept in a heap as they change (see
+// candidates): choosing costs O(log n) in the streams.
 func (d *IDataReassembler) Partial() bool {
-	started, _ := d.partialNotingAll(nil)
+	s := d.cands.min()
+	if s == nil {
+		return false
+	}
+	var c ipdCandidate
+	d.consider(&c, s.sid, s)
+	started := d.startPartial(&c)
+	d.touch(s)
 	return started
-}
-
-// PartialNoting is Partial among the streams sids, or every stream when
-// all is set, that also notes the streams that could still start one:
-// sids[:n], up to cap(sids); n is -1 when they do not fit.
-func (d *IDataReassembler) PartialNoting(sids []uint16, all bool) (started bool, n int) {
-	if all {
-		return d.partialNotingAll(sids)
-	}
-	var c ipdCandidate
-	for _, sid := range sids {
-		if s := d.streams.PeekInSide(sid); s != nil {
-			d.consider(&c, sid, s)
-		}
-	}
-	started = d.startPartial(&c)
-	return started, keepCandidates(d.streams, sids, d)
-}
-
-// partialNotingAll is PartialNoting over every stream. (Apart, so that
-// what its loops capture stays off the heap in the other case.)
-func (d *IDataReassembler) partialNotingAll(sids []uint16) (started bool, n int) {
-	var c ipdCandidate
-	for sid, s := range d.streams.InSides() {
-		d.consider(&c, sid, s)
-	}
-	started = d.startPartial(&c)
-	return started, noteCandidates(d.streams, sids, d)
 }
 
 // ipdCandidate is the best message found so far to start partial delivery
@@ -567,12 +548,15 @@ func (d *IDataReassembler) consider(c *ipdCandidate, sid uint16, s *InSide) {
 	}
 }
 
-// canStart reports whether partial delivery can start on stream sid
-// (pdStreams).
-func (d *IDataReassembler) canStart(sid uint16, s *InSide) bool {
+// candidateKey is the candidates rule of I-DATA (candidateKeyer): the TSN
+// of the first fragment of the message consider picks on s.
+func (d *IDataReassembler) candidateKey(s *InSide) (chunk.TSN, bool) {
 	var c ipdCandidate
-	d.consider(&c, sid, s)
-	return c.s != nil
+	d.consider(&c, s.sid, s)
+	if c.f == nil {
+		return 0, false
+	}
+	return c.f.TSN, true
 }
 
 // startPartial starts partial delivery of c's message, if there is one.
@@ -582,7 +566,7 @@ func (d *IDataReassembler) startPartial(c *ipdCandidate) bool {
 		return false
 	}
 	in := d.streams.In(best.sid)
-	d.pds = append(d.pds, pdState{sid: best.sid, unordered: bestUO, ppid: bestF.PPID, firstTSN: bestF.TSN})
+	*pdOf(best, bestUO) = pdState{ppid: bestF.PPID, firstTSN: bestF.TSN}
 	if bestUO {
 		in.PDUO, in.MIDUO, in.FSNUO = true, stream.MID(bestF.MID), 0
 		d.continuePD(best, in, &best.unordered, true)
@@ -642,27 +626,75 @@ func (d *IDataReassembler) wants(fsn, want stream.FSN) bool {
 // Any such fragment may go, including later fragments of a message in
 // partial delivery: they were not delivered, and the peer sends them
 // again.
+//
+// The stream comes from a heap (see candidates) keyed by an upper bound of
+// each stream's highest TSN held (InSide.maxTSN, raised in O(1) as
+// fragments come): the stream on top is looked through (its lists are in
+// MID order, not TSN order) and either holds that TSN, or gets its true
+// highest TSN as its key and the next stream is tried. Each look lowers a
+// key to a TSN really held, so looks are bounded by drops and arrivals.
 func (d *IDataReassembler) DropHighest(after chunk.TSN) (chunk.TSN, int, bool) {
-	var bestL *fragList
-	var bestPrev, best *Frag
-	for _, s := range d.streams.InSides() {
-		for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
-			var prev *Frag
-			for f := l.head; f != nil; prev, f = f, f.next {
-				if after.LT(f.TSN) && (best == nil || best.TSN.LT(f.TSN)) {
-					bestL, bestPrev, best = l, prev, f
+	for {
+		s := d.drops.min()
+		if s == nil || !after.LT(d.drops.key(s)) {
+			return 0, 0, false
+		}
+		l, prev, best, next, more := highestHeld(s)
+		if best == nil {
+			s.maxOK = false
+			d.drops.remove(s)
+			continue
+		}
+		if best.TSN != d.drops.key(s) {
+			s.maxTSN = best.TSN // what was above it left since
+			d.drops.set(s, best.TSN, true)
+			continue
+		}
+		d.unlinkOne(l, prev, best)
+		tsn, n := best.TSN, len(best.Data)
+		d.unhold(best)
+		d.pool.Put(best)
+		if more {
+			s.maxTSN = next
+		}
+		d.touch(s)
+		return tsn, n, true
+	}
+}
+
+// highestHeld returns the fragment of s's lists with the highest TSN, its
+// list and its predecessor there, or a nil fragment; and the second
+// highest TSN held, if there is one (more).
+func highestHeld(s *InSide) (bestL *fragList, bestPrev, best *Frag, next chunk.TSN, more bool) {
+	for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
+		var prev *Frag
+		for f := l.head; f != nil; prev, f = f, f.next {
+			switch {
+			case best == nil || best.TSN.LT(f.TSN):
+				if best != nil {
+					next, more = best.TSN, true
 				}
+				bestL, bestPrev, best = l, prev, f
+			case !more || next.LT(f.TSN):
+				next, more = f.TSN, true
 			}
 		}
 	}
-	if best == nil {
-		return 0, 0, false
+	return bestL, bestPrev, best, next, more
+}
+
+// dropKey is the droppable rule of I-DATA (candidateKeyer): an upper
+// bound of the highest TSN held on s (InSide.maxTSN), when s holds any.
+func (d *IDataReassembler) dropKey(s *InSide) (chunk.TSN, bool) {
+	if s.ordered.head == nil && s.unordered.head == nil {
+		s.maxOK = false
+		return 0, false
 	}
-	d.unlinkOne(bestL, bestPrev, best)
-	tsn, n := best.TSN, len(best.Data)
-	d.held -= n
-	d.pool.Put(best)
-	return tsn, n, true
+	if !s.maxOK {
+		_, _, f, _, _ := highestHeld(s)
+		s.maxTSN, s.maxOK = f.TSN, true
+	}
+	return s.maxTSN, true
 }
 
 // ForwardTSN applies a DATA-style FORWARD-TSN; with I-DATA the peer must
@@ -697,6 +729,7 @@ func (d *IDataReassembler) deliverAll() {
 	for sid, s := range d.streams.InSides() {
 		s.sid = sid
 		d.deliver(s)
+		d.touch(s)
 	}
 }
 
@@ -713,19 +746,16 @@ func (d *IDataReassembler) abortPD(s *InSide, in *stream.In, unordered bool) {
 		in.PD, in.FSN = false, 0
 		in.MID = in.MID.Next()
 	}
-	d.endPD(s.sid, unordered)
+	endPD(s, unordered)
 }
 
 // pushAborted queues the FlagAborted marker of a message of s in partial
 // delivery.
 func (d *IDataReassembler) pushAborted(s *InSide, flags uint8, mid stream.MID) {
 	m := d.pool.Get(nil)
+	d.hold(m) // no user bytes, but memory
 	m.SID, m.MID, m.Flags = s.sid, mid, flags|FlagAborted
-	var first chunk.TSN
-	if p := d.pd(s.sid, flags&chunk.FlagUnordered != 0); p != nil {
-		first = p.firstTSN
-	}
-	d.push(s, m, first)
+	d.push(s, m, pdOf(s, flags&chunk.FlagUnordered != 0).firstTSN)
 }
 
 // dropWhere drops the fragments of l for which drop reports true.
@@ -735,7 +765,7 @@ func (d *IDataReassembler) dropWhere(l *fragList, drop func(*Frag) bool) {
 		n := f.next
 		if drop(f) {
 			d.unlinkOne(l, prev, f)
-			d.held -= len(f.Data)
+			d.unhold(f)
 			d.pool.Put(f)
 		} else {
 			prev = f
@@ -774,7 +804,7 @@ func (d *IDataReassembler) skip(k MIDSkip) {
 			}
 		}
 		s.ordered.pop()
-		d.held -= len(h.Data)
+		d.unhold(h)
 		d.pool.Put(h)
 	}
 	in.MID = stream.MID(k.MID).Next()
@@ -829,7 +859,7 @@ func (d *IDataReassembler) applyCum(newCum chunk.TSN) {
 					for g := f; g != end; {
 						n := g.next
 						d.unlinkOne(l, prev, g)
-						d.held -= len(g.Data)
+						d.unhold(g)
 						d.pool.Put(g)
 						g = n
 					}

@@ -49,21 +49,26 @@ type Reassembler interface {
 	// Held returns the user bytes held: queued for delivery or waiting for
 	// reassembly or ordering.
 	Held() int
+	// Charged returns what the held fragments cost in memory (the sum of
+	// their Frag.Cost): a receiver limits it besides the user bytes, so
+	// tiny fragments cannot hold many times the window in memory.
+	Charged() int
 	// Ready returns the user bytes queued for delivery.
 	Ready() int
-	// PartialNoting starts partial delivery of one message on a stream
-	// with nothing queued for delivery: the earliest message that has its
+	// Partial starts partial delivery of one message on a stream with
+	// nothing queued for delivery: the earliest message that has its
 	// first fragments in sequence starts being queued before it is
 	// complete. It reports whether it started. The caller uses it when the
 	// held bytes reach its partial delivery point, so a message larger
-	// than the receive buffer cannot stall the association.
-	//
-	// It looks at the streams sids, or at every stream when all is set,
-	// and notes which streams could still start one: sids[:n], up to
-	// cap(sids), or n is -1 when they do not fit or the reassembler cannot
-	// tell. A caller that notes the streams that change from then on can
-	// pass those instead of looking at every stream.
-	PartialNoting(sids []uint16, all bool) (started bool, n int)
+	// than the receive buffer cannot stall the association. It costs
+	// O(log n) in the streams: the streams it can start on are kept as
+	// they change.
+	Partial() bool
+	// Recheck updates what Partial knows of stream sid after the caller
+	// changed the stream's In record (a stream reset).
+	Recheck(sid uint16)
+	// RecheckAll is Recheck for every stream in use, O(streams in use).
+	RecheckAll()
 	// PartialNext reports the TSN of the next fragment of the message in
 	// partial delivery, if one is in progress (DATA only). Nothing else of
 	// its stream is queued before it, so the receiver accepts that fragment

@@ -27,8 +27,12 @@ import "github.com/usctp/usctp/sctp/chunk"
 // delivery (each fragment names its message: SID, MID, U flag, FirstTSN).
 type delivery struct {
 	streams    InStreams
+	keys       candidateKeyer // the variant: a stream's partial delivery candidate
+	cands      candidates     // the streams partial delivery can start on
+	drops      candidates     // the streams holding fragments DropHighest may drop
 	head, tail *Frag
 	held       int      // user bytes held: queued here, or waiting for reassembly or ordering
+	charged    int      // what the held fragments cost in memory (Frag.Cost)
 	ready      int      // user bytes queued here
 	fresh      []uint16 // streams whose queue became non-empty since AppendReadable
 }
@@ -47,6 +51,9 @@ func (q *delivery) push(s *InSide, f *Frag, first chunk.TSN) {
 	if s.ready.head == nil && !s.fresh {
 		s.fresh = true
 		q.fresh = append(q.fresh, s.sid)
+	}
+	if q.cands.in(s) {
+		q.cands.remove(s) // a stream with data queued is not a candidate
 	}
 	s.ready.push(f)
 	q.ready += len(f.Data)
@@ -97,13 +104,77 @@ func (q *delivery) PopStream(sid uint16) *Frag {
 	}
 	f.gprev, f.gnext = nil, nil
 	q.ready -= len(f.Data)
-	q.held -= len(f.Data)
+	q.unhold(f)
+	if s.ready.head == nil {
+		q.touch(s) // its queue read empty: it may be a candidate now
+	}
 	return f
+}
+
+// candidateKeyer is a reassembler variant's rule for its two heaps:
+// whether partial delivery can start on stream s, and the TSN of the first
+// fragment of the message it would start with; whether s holds fragments
+// DropHighest may drop, and the highest TSN among them.
+type candidateKeyer interface {
+	candidateKey(s *InSide) (tsn chunk.TSN, ok bool)
+	dropKey(s *InSide) (tsn chunk.TSN, ok bool)
+}
+
+// newDelivery returns the delivery queue of a reassembler variant.
+func newDelivery(streams InStreams, keys candidateKeyer) delivery {
+	return delivery{streams: streams, keys: keys, drops: candidates{slot: 1, max: true}}
+}
+
+// touch updates s's entries in the heaps after something that decides
+// them changed.
+func (q *delivery) touch(s *InSide) {
+	tsn, ok := q.keys.candidateKey(s)
+	q.cands.set(s, tsn, ok)
+	tsn, ok = q.keys.dropKey(s)
+	q.drops.set(s, tsn, ok)
+}
+
+// Recheck updates stream sid's partial delivery candidacy after its In
+// record changed outside the reassembler (a stream reset, RFC 6525).
+func (q *delivery) Recheck(sid uint16) {
+	if s := q.streams.PeekInSide(sid); s != nil {
+		s.sid = sid
+		q.touch(s)
+	}
+}
+
+// RecheckAll rebuilds the partial delivery candidates by looking at every
+// stream in use (O(streams in use)): after every inbound stream was reset
+// (RFC 6525), which changes their In records outside the reassembler.
+func (q *delivery) RecheckAll() {
+	q.cands.clear()
+	q.drops.clear()
+	for sid, s := range q.streams.InSides() {
+		s.sid = sid
+		q.touch(s)
+	}
 }
 
 // Held returns the user bytes held: queued for delivery or waiting for
 // reassembly or ordering.
 func (q *delivery) Held() int { return q.held }
+
+// Charged returns what the held fragments cost in memory: the sum of their
+// Cost, the fragment records and their whole buffers, as Linux charges an
+// skb's truesize against the socket's receive buffer.
+func (q *delivery) Charged() int { return q.charged }
+
+// hold counts f, taken in.
+func (q *delivery) hold(f *Frag) {
+	q.held += len(f.Data)
+	q.charged += f.Cost()
+}
+
+// unhold uncounts f, leaving.
+func (q *delivery) unhold(f *Frag) {
+	q.held -= len(f.Data)
+	q.charged -= f.Cost()
+}
 
 // Ready returns the user bytes queued for delivery (on every stream).
 func (q *delivery) Ready() int { return q.ready }

@@ -5,8 +5,11 @@
 //
 // HOST:PORT is the IP address and the SCTP port. Stdin is cut into
 // messages of -msg-size bytes. In listen mode -echo sends every message
-// back on its stream with its PPID instead, serving associations one
-// after another until killed; in connect mode -echo-wait waits after the
+// back on its stream with its PPID instead, serving every association at
+// once until killed (an idle peer keeps no other waiting). The echo holds
+// at most -echo-buffer bytes of a message per association: a longer
+// message comes back as several messages of at most that size, in order,
+// whose bytes are the message's; in connect mode -echo-wait waits after the
 // end of input until as many bytes came back as were sent. Connect mode
 // then shuts the association down gracefully and exits 0; an ABORT, a
 // failure or a timeout exits 1 with the reason on stderr; bad usage
@@ -45,7 +48,7 @@ type options struct {
 	transport, schedName, pcap, prPolicy                   string
 	prValue                                                uint
 	udpPort, remoteUDPPort, os, is, sid, ppid, msgSize     int
-	resetAfter                                             int
+	resetAfter, echoBuffer                                 int
 	timeout                                                time.Duration
 	addr                                                   string
 }
@@ -76,6 +79,7 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 	fs.StringVar(&o.pcap, "pcap", "", "write every packet sent and received to this pcap file")
 	fs.BoolVar(&o.verbose, "v", false, "print events and final statistics on stderr")
 	fs.BoolVar(&o.echo, "echo", false, "listen mode: send every message back instead of printing it")
+	fs.IntVar(&o.echoBuffer, "echo-buffer", 64<<10, "listen mode with -echo: most bytes of a message held per association; longer messages are echoed in parts of this size")
 	fs.BoolVar(&o.echoWait, "echo-wait", false, "connect mode: after end of input, wait until as many bytes came back as were sent")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "connect, echo-wait and shutdown timeout")
 	if err := fs.Parse(args); err != nil {
@@ -117,6 +121,9 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 	}
 	if o.resetAfter < 0 {
 		return nil, nil, fmt.Errorf("-reset-after %d out of range", o.resetAfter)
+	}
+	if o.echoBuffer < 1 || o.echoBuffer > 1<<24 {
+		return nil, nil, fmt.Errorf("-echo-buffer %d out of range", o.echoBuffer)
 	}
 	if o.msgSize < 1 || o.msgSize > 1<<24 {
 		return nil, nil, fmt.Errorf("-msg-size %d out of range", o.msgSize)
@@ -202,8 +209,8 @@ func printStats(o *options, as *sctp.Association, stderr io.Writer) {
 	}
 }
 
-// listen serves one association (or, with -echo, one after another until
-// ctx is done).
+// listen serves one association, or with -echo every association at
+// once until ctx is done.
 func listen(ctx context.Context, o *options, cfg *sctp.Config, stdout, stderr io.Writer) error {
 	l, err := sctp.Listen(o.addr, cfg)
 	if err != nil {
@@ -213,10 +220,23 @@ func listen(ctx context.Context, o *options, cfg *sctp.Config, stdout, stderr io
 	if o.verbose {
 		fmt.Fprintf(stderr, "listening on %s (%s transport, local %v)\n", o.addr, cfg.Transport, l.Addr())
 	}
+	if !o.echo {
+		as, err := l.AcceptContext(ctx)
+		if err != nil {
+			return err
+		}
+		if o.verbose {
+			fmt.Fprintf(stderr, "association from %v\n", as.RemoteAddrs()[0])
+		}
+		return serve(ctx, o, as, stdout, stderr)
+	}
+	stderr = &lockedWriter{w: stderr} // the associations' goroutines share it
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	for {
 		as, err := l.AcceptContext(ctx)
 		if err != nil {
-			if ctx.Err() != nil && o.echo {
+			if ctx.Err() != nil {
 				return nil // killed: the normal end of an echo server
 			}
 			return err
@@ -224,14 +244,26 @@ func listen(ctx context.Context, o *options, cfg *sctp.Config, stdout, stderr io
 		if o.verbose {
 			fmt.Fprintf(stderr, "association from %v\n", as.RemoteAddrs()[0])
 		}
-		err = serve(ctx, o, as, stdout, stderr)
-		if !o.echo {
-			return err
-		}
-		if err != nil {
-			fmt.Fprintln(stderr, "sctpcat:", err)
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := serve(ctx, o, as, stdout, stderr); err != nil {
+				fmt.Fprintln(stderr, "sctpcat:", err)
+			}
+		}()
 	}
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // serve copies or echoes one association's messages until it ends.
@@ -240,36 +272,21 @@ func serve(ctx context.Context, o *options, as *sctp.Association, stdout, stderr
 	logEvents(o, as, stderr, &wg)
 	stop := context.AfterFunc(ctx, func() { as.Abort("sctpcat killed") })
 	defer stop()
-	buf := make([]byte, 64<<10)
-	msg := buf[:0]
 	var err error
-	for {
-		var n int
-		var info sctp.RecvInfo
-		n, info, err = as.ReadMsg(buf[len(msg):cap(buf)])
-		if err != nil {
-			break
-		}
-		if !o.echo {
-			if _, err = stdout.Write(buf[len(msg) : len(msg)+n]); err != nil {
+	if o.echo {
+		err = echo(as, o.echoBuffer)
+	} else {
+		buf := make([]byte, 64<<10)
+		for {
+			var n int
+			if n, _, err = as.ReadMsg(buf); err != nil {
+				break
+			}
+			if _, err = stdout.Write(buf[:n]); err != nil {
 				as.Abort("stdout: " + err.Error())
 				break
 			}
-			continue
 		}
-		msg = buf[:len(msg)+n]
-		if !info.EOR {
-			if len(msg) == cap(buf) {
-				nb := make([]byte, len(msg), 2*cap(buf))
-				copy(nb, msg)
-				buf, msg = nb[:cap(nb)], nb
-			}
-			continue
-		}
-		if _, err = as.WriteMsg(msg, sctp.SendInfo{Stream: info.Stream, PPID: info.PPID, Unordered: info.Unordered}); err != nil {
-			break
-		}
-		msg = buf[:0]
 	}
 	if err == io.EOF {
 		err = nil
@@ -278,6 +295,49 @@ func serve(ctx context.Context, o *options, as *sctp.Association, stdout, stderr
 	wg.Wait()
 	printStats(o, as, stderr)
 	return err
+}
+
+// echo sends every message of as back on its stream with its PPID and
+// order, holding at most size bytes of it: a message that fills the
+// buffer before its end goes back in parts of size bytes, each its own
+// message, the last one with the rest. A peer announcing a message of any
+// size costs the echo no more than size bytes. With I-DATA the parts of
+// messages on several streams may alternate between reads: a part of
+// another message sends what is held of the first one back first.
+func echo(as *sctp.Association, size int) error {
+	buf := make([]byte, size)
+	n := 0
+	var cur sctp.RecvInfo // the message whose first n bytes buf holds
+	send := func(p []byte, info sctp.RecvInfo) error {
+		_, err := as.WriteMsg(p, sctp.SendInfo{Stream: info.Stream, PPID: info.PPID, Unordered: info.Unordered})
+		return err
+	}
+	for {
+		m, info, err := as.ReadMsg(buf[n:])
+		if err != nil {
+			return err
+		}
+		if n > 0 && (info.Stream != cur.Stream || info.TSN != cur.TSN || info.Unordered != cur.Unordered) {
+			if err := send(buf[:n], cur); err != nil {
+				return err
+			}
+			copy(buf, buf[n:n+m])
+			n = 0
+		}
+		n += m
+		cur = info
+		if info.Aborted {
+			n = 0 // the peer gave the message up (PR-SCTP): drop its parts held
+			continue
+		}
+		if !info.EOR && n < len(buf) {
+			continue
+		}
+		if err := send(buf[:n], info); err != nil {
+			return err
+		}
+		n = 0
+	}
 }
 
 // connect sends stdin and copies what arrives to stdout.

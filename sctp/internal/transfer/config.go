@@ -23,6 +23,10 @@ type Config struct {
 	// RecvBuffer is our receive buffer in bytes: the a_rwnd we advertise
 	// when it is empty. Default 1 MiB.
 	RecvBuffer int
+	// Budget, when set, is the endpoint-wide memory budget this
+	// association's received data shares with the other associations of
+	// the endpoint (see Budget). Nil: only RecvBuffer bounds it.
+	Budget *Budget
 	// SendBuffer bounds the bytes Sender.Queue accepts (queued plus
 	// unacknowledged). Default 1 MiB.
 	SendBuffer int

@@ -32,17 +32,16 @@ type Receiver struct {
 	muteCum       TSN
 
 	capacity int // receive buffer: a_rwnd when empty
+	memLimit int // what held data may cost in memory (see Charged)
+	budget   *Budget
+	budgeted int // what this receiver charged to budget
 	pdPoint  int // held bytes that start partial delivery
-	// Partial delivery checks (checkPartial): pdAll asks for a look at
-	// every stream; otherwise only the pdN streams in pdDirty can start
-	// one: those the reassembler's last look noted, and those changed
-	// since.
-	pdAll     bool
-	pdN       uint8
-	pdDirty   [8]uint16
-	pdAlways  bool // tests: every check looks at every stream, without notes
-	lastAdv   int  // a_rwnd of the last SACK
-	updateMin int  // window opening that warrants a window update
+	// pdAlways (tests): every partial delivery check rebuilds the
+	// reassembler's candidates by looking at every stream, instead of
+	// trusting what it kept up to date as the streams changed.
+	pdAlways  bool
+	lastAdv   int // a_rwnd of the last SACK
+	updateMin int // window opening that warrants a window update
 
 	// SACK scheduling.
 	packets     int       // packets with DATA since the last SACK
@@ -73,19 +72,87 @@ func (r *Receiver) init(cfg *Config, st *Stats, streams *Streams) {
 		d := interleave.NewDataReassembler(streams)
 		r.reasm, r.pool = d, d.Pool()
 	}
-	r.capacity = cfg.RecvBuffer
-	r.pdPoint = max(r.capacity/2, 1)
-	r.pdAll = true
+	r.budget = cfg.Budget
+	r.setCapacity(cfg.RecvBuffer)
 	r.lastAdv = r.capacity
-	r.updateMin = max(r.capacity/4, cfg.MTU)
 }
+
+// setCapacity sets the receive buffer and what follows from it.
+func (r *Receiver) setCapacity(n int) {
+	r.capacity = n
+	r.memLimit = memFactor * n
+	r.pdPoint = max(n/2, 1)
+	r.updateMin = max(n/4, r.cfg.MTU)
+}
+
+// SetRecvBuffer changes the receive buffer of a live association (at least
+// one MTU): the endpoint keeps the associations not accepted yet on a small
+// one, so that a full accept queue of peers sending data costs little, and
+// gives them the configured one when they are accepted. Data held beyond a
+// smaller buffer stays (nothing accepted is dropped); the window is closed
+// until it drains. A larger buffer makes a window update due.
+func (r *Receiver) SetRecvBuffer(n int) {
+	n = max(n, r.cfg.MTU)
+	if n == r.capacity {
+		return
+	}
+	grew := n > r.capacity
+	r.setCapacity(n)
+	r.cfg.RecvBuffer = n
+	if grew && r.Window()-r.lastAdv >= r.updateMin {
+		r.sackNow = true
+		r.stats.WindowUpdates++
+	}
+	r.checkPartial()
+}
+
+// RecvBuffer returns the receive buffer in force.
+func (r *Receiver) RecvBuffer() int { return r.capacity }
 
 // CumulativeTSN returns the cumulative TSN of received data (the
 // Cumulative TSN Ack of our SACKs and of a SHUTDOWN chunk).
 func (r *Receiver) CumulativeTSN() TSN { return r.tsns.cum }
 
-// Window returns the receive window we would advertise now (a_rwnd).
-func (r *Receiver) Window() int { return max(r.capacity-r.held(), 0) }
+// memFactor is the memory limit of held data over the receive buffer: what
+// Linux allows by doubling SO_RCVBUF for the overhead of its buffers. Data
+// that arrives in chunks of a reasonable size (a 1452-byte fragment costs
+// 1616 bytes) stays below it before the window is full; tiny fragments
+// (a 1-byte one costs 96 bytes) reach it first, and then it bounds the
+// memory, not the user bytes.
+const memFactor = 2
+
+// Window returns the receive window we would advertise now (a_rwnd): the
+// room left in the receive buffer, or less when what the held data costs
+// in memory (Charged) nears the memory limit, so that a peer sending tiny
+// fragments sees the window close with the memory it really uses.
+//
+// With an endpoint Budget it advertises at most half of what is left of
+// the budget too, so that the windows of every association shrink as the
+// endpoint's memory fills.
+func (r *Receiver) Window() int {
+	w := min(r.capacity-r.held(), (r.memLimit-r.charged())/memFactor)
+	if r.budget != nil {
+		w = min(w, r.budget.room()/memFactor)
+	}
+	return max(w, 0)
+}
+
+// Charged returns what the data the receiver holds costs in memory: the
+// fragment records and their whole buffers (interleave.Frag.Cost), as Linux
+// charges an skb's truesize against the receive buffer. It stays within
+// twice the receive buffer plus one chunk, whatever the size of the chunks
+// the peer sends.
+func (r *Receiver) Charged() int { return r.charged() }
+
+// chunkCost is what a chunk of n user bytes costs held.
+func chunkCost(n int) int { return interleave.FragCost(n) }
+
+// full reports whether a chunk of n user bytes does not fit: in the
+// receive buffer, or within the memory limit.
+func (r *Receiver) full(n int) bool {
+	return r.held()+n > r.capacity || r.charged()+chunkCost(n) > r.memLimit ||
+		(r.budget != nil && chunkCost(n) > r.budget.room())
+}
 
 // advertise returns the a_rwnd to put in a SACK. 6.2: "The receiver MUST
 // also have an algorithm for advertising its receive window to avoid
@@ -109,6 +176,7 @@ func (r *Receiver) Held() int { return r.held() }
 // association must ABORT: ErrEmptyMessage ("No User Data" cause) or
 // ErrProtocolViolation.
 func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
+	defer r.settle()
 	r.stats.DataChunksReceived++
 	if r.idata != nil {
 		return r.wrongVariant()
@@ -124,7 +192,6 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 		return Dropped, ErrProtocolViolation
 	}
 	r.stats.BytesReceived += uint64(len(d.Payload))
-	r.pdChanged(d.SID) // a fragment changes its own stream only
 	r.checkPartial()
 	return Accepted, nil
 }
@@ -163,7 +230,7 @@ func (r *Receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 		r.sackNow = true
 		return Dropped, false, nil
 	}
-	if r.held()+n > r.capacity {
+	if r.full(n) {
 		// 6.2: "When the receiver's advertised window is 0, the receiver
 		// MUST drop any new incoming DATA chunk with a TSN larger than the
 		// largest TSN received so far. Also, if the new incoming DATA chunk
@@ -174,7 +241,8 @@ func (r *Receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 		// SACK chunk".
 		r.sackNow = true
 		r.maybePartial()
-		if r.partialWants(t, sid, id) && r.reasm.Held()+n <= r.capacity+r.cfg.MTU {
+		if r.partialWants(t, sid, id) && r.reasm.Held()+n <= r.capacity+r.cfg.MTU &&
+			r.reasm.Charged()+chunkCost(n) <= r.memLimit+chunkCost(r.cfg.MTU) {
 			// The next fragment of a message in partial delivery, with all
 			// of its stream delivered so far read: accept it (at most one
 			// chunk over the window, which the stream's waiting reader
@@ -188,16 +256,15 @@ func (r *Receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 				r.stats.DroppedWindow++
 				return Dropped, false, nil
 			}
-			for r.held()+n > r.capacity {
+			for r.full(n) {
 				dt, _, dropped := r.reasm.DropHighest(t)
 				if !dropped {
 					break
 				}
 				r.tsns.remove(dt)
 				r.stats.DroppedReneged++
-				r.pdAll = true
 			}
-			if r.held()+n > r.capacity+r.cfg.MTU {
+			if r.held()+n > r.capacity+r.cfg.MTU || r.charged()+chunkCost(n) > r.memLimit+chunkCost(r.cfg.MTU) {
 				// Nothing held above t could go (all of it is delivered and
 				// waits for the reader): at most one chunk's overrun.
 				r.stats.DroppedWindow++
@@ -251,66 +318,29 @@ func (r *Receiver) partialWants(t TSN, sid uint16, id *IData) bool {
 // when the fragments it sent were all acknowledged (a lifetime that
 // expires between fragments). The partial delivery ends at once, with the
 // Aborted marker after the parts, instead of waiting for good.
-func (r *Receiver) maybePartial() {
-	r.pdAll = true
-	r.checkPartial()
-}
+func (r *Receiver) maybePartial() { r.checkPartial() }
 
-// pdChanged notes that stream sid may have become one whose message
-// partial delivery can start with (its delivery queue is empty), after a
-// fragment was added to it or read from it: the next check looks at it
-// besides the streams noted before, not at every stream.
-func (r *Receiver) pdChanged(sid uint16) {
-	if r.pdAll {
-		return // every stream gets looked at
-	}
-	if r.reasm.Held() < r.pdPoint {
-		// No check starts one below the point: the first check above it
-		// looks at every stream, and the usual case, a reader that keeps
-		// up, costs no more than that test.
-		r.pdAll = true
-		return
-	}
-	if r.reasm.PeekStream(sid) != nil {
-		return // something queued: not a candidate
-	}
-	if r.pdN > 0 && r.pdDirty[r.pdN-1] == sid {
-		return
-	}
-	if int(r.pdN) == len(r.pdDirty) {
-		r.pdAll = true
-		return
-	}
-	r.pdDirty[r.pdN] = sid
-	r.pdN++
-}
-
-// checkPartial is maybePartial after pdChanged. Partial delivery can start
-// only on a stream noted by the reassembler's last look or changed since
-// (pdAll: on any stream), so a reader behind on many streams, which keeps
-// the held bytes above the partial delivery point, does not cost a walk
-// over every stream in use for each DATA chunk and each read.
+// checkPartial is maybePartial. The reassembler keeps the streams partial
+// delivery can start on as they change (interleave.Reassembler.Partial),
+// so a check costs O(log n) in the streams whatever the peer sends: a peer
+// spreading first fragments over every stream, or a reader behind on many
+// streams, does not cost a walk over every stream in use for each DATA
+// chunk and each read.
 func (r *Receiver) checkPartial() {
-	r.pdAll = r.pdAll || r.pdAlways
-	if !r.pdAll && r.pdN == 0 {
+	h := r.reasm.Held()
+	if (h < r.pdPoint && r.reasm.Charged() < r.memLimit/2) || h <= r.reasm.Ready() {
 		return
 	}
-	h := r.reasm.Held()
-	if h < r.pdPoint || h <= r.reasm.Ready() {
-		return // the notes stand until the check can start one
+	if r.pdAlways {
+		r.reasm.RecheckAll()
 	}
-	started, n := r.reasm.PartialNoting(r.pdDirty[:r.pdN], r.pdAll)
-	if n < 0 {
-		r.pdAll, r.pdN = true, 0 // more than the notes hold, or I-DATA
-	} else {
-		r.pdAll, r.pdN = false, uint8(n)
+	if !r.reasm.Partial() {
+		return
 	}
-	if started {
-		r.stats.PartialDeliveries++
-		if d, ok := r.reasm.(*interleave.DataReassembler); ok {
-			if next, ok := d.PartialNext(); ok && r.tsns.has(next) {
-				d.AbortPartial()
-			}
+	r.stats.PartialDeliveries++
+	if d, ok := r.reasm.(*interleave.DataReassembler); ok {
+		if next, ok := d.PartialNext(); ok && r.tsns.has(next) {
+			d.AbortPartial()
 		}
 	}
 }
@@ -501,6 +531,7 @@ func (r *Receiver) ReadStream(sid uint16, p []byte) (n int, info RecvInfo, err e
 // stream's delivery queue, into p: the fragments of f's message queued in
 // a row, up to p's size.
 func (r *Receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo) {
+	defer r.settle()
 	sid, first := f.SID, f.FirstTSN
 	info = RecvInfo{
 		SID: sid, SSN: uint16(f.SSN), PPID: f.PPID, TSN: first, MID: uint32(f.MID),
@@ -509,7 +540,6 @@ func (r *Receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo)
 	if f.Flags&interleave.FlagAborted != 0 {
 		r.reasm.PopStream(sid)
 		r.pool.Put(f)
-		r.pdAll = true
 		info.Aborted = true
 		r.stats.PartialAborted++
 		return 0, info
@@ -540,7 +570,6 @@ func (r *Receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo)
 			break // not queued yet, or another message's part: the next read
 		}
 	}
-	r.pdChanged(sid)
 	r.checkPartial()
 	r.rest()
 	if r.Window()-r.lastAdv >= r.updateMin {

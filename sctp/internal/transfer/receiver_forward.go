@@ -47,6 +47,7 @@ import (
 // and the error returned, as Linux does. With I-DATA negotiated it returns
 // ErrProtocolViolation (RFC 8260 section 2.3.1).
 func (r *Receiver) HandleForwardTSN(now time.Time, c chunk.Chunk) error {
+	defer r.settle()
 	r.stats.ForwardTSNs++
 	if r.idata != nil {
 		return ErrProtocolViolation

@@ -29,6 +29,7 @@ func (r *Receiver) wrongVariant() (Verdict, error) {
 // fragment of a message in partial delivery goes by MID and FSN, since
 // I-DATA fragments of one message need not have consecutive TSNs.
 func (r *Receiver) HandleIData(now time.Time, d *IData) (Verdict, error) {
+	defer r.settle()
 	r.stats.DataChunksReceived++
 	if r.idata == nil {
 		return r.wrongVariant()
@@ -41,9 +42,6 @@ func (r *Receiver) HandleIData(now time.Time, d *IData) (Verdict, error) {
 		return Dropped, ErrProtocolViolation
 	}
 	r.stats.BytesReceived += uint64(len(d.Payload))
-	// A fragment changes its own stream only; what the cumulative TSN
-	// settles on others is delivered, which starts no partial delivery.
-	r.pdChanged(d.SID)
 	r.checkPartial()
 	return Accepted, nil
 }
@@ -95,6 +93,7 @@ func (m *tsnMap) forwardTo(newCum TSN) bool {
 // "The I-FORWARD-TSN chunk MUST be used in combination with the I-DATA
 // chunk and MUST NOT be used in combination with the DATA chunk."
 func (r *Receiver) HandleIForwardTSN(now time.Time, c chunk.Chunk) error {
+	defer r.settle()
 	r.stats.ForwardTSNs++
 	if r.idata == nil {
 		return ErrProtocolViolation
@@ -114,7 +113,6 @@ func (r *Receiver) HandleIForwardTSN(now time.Time, c chunk.Chunk) error {
 	}
 	r.idata.ForwardMID(cum, skips)
 	r.idata.SetCumulativeTSN(r.tsns.cum)
-	r.pdAll = true // what it dropped may let any stream start a partial delivery
 	return nil
 }
 

@@ -176,6 +176,7 @@ type deferredReset struct {
 	sids  []uint16 // sorted; empty: every stream
 	held  []*interleave.Frag
 	bytes int
+	cost  int // what held costs in memory (Frag.Cost)
 }
 
 // DeferReset starts "deferred reset processing" (RFC 6525 section 5.2.2
@@ -217,6 +218,7 @@ func (r *Receiver) defers(f *interleave.Frag) bool {
 	}
 	d.held = append(d.held, f)
 	d.bytes += len(f.Data)
+	d.cost += f.Cost()
 	r.stats.ReconfHeld++
 	return true
 }
@@ -240,21 +242,34 @@ func (r *Receiver) held() int {
 	return n
 }
 
+// charged returns what the data the receiver holds costs in memory, a
+// deferred reset's included (see Receiver.Charged).
+func (r *Receiver) charged() int {
+	n := r.reasm.Charged()
+	if r.deferred != nil {
+		n += r.deferred.cost
+	}
+	return n
+}
+
 // ResetIncoming resets inbound streams sids (every stream when empty) to
 // expect SSN (or MID) 0 again, ends a deferred reset and releases the data
 // it held to reassembly (RFC 6525 section 5.2.2 E3 and E4). It reports
 // false when a held fragment broke the fragment rules (the association
 // should abort: protocol violation).
 func (r *Receiver) ResetIncoming(sids []uint16) bool {
+	defer r.settle()
 	n := r.reconfStreams.InCount()
 	if len(sids) == 0 {
 		for _, in := range r.reconfStreams.Ins() {
 			in.ResetSequence()
 		}
+		r.reasm.RecheckAll()
 	} else {
 		for _, sid := range sids {
 			if int(sid) < n {
 				r.reconfStreams.In(sid).ResetSequence()
+				r.reasm.Recheck(sid)
 			}
 		}
 	}
@@ -370,6 +385,7 @@ func (r *Receiver) HoldAll() { r.DeferReset(r.tsns.cum, nil) }
 // held is released unchanged. It reports false when a released fragment
 // broke the fragment rules (the association should abort).
 func (r *Receiver) EndHold(performed bool, next TSN) bool {
+	defer r.settle()
 	d := r.deferred
 	r.deferred = nil
 	ok := true
@@ -417,6 +433,7 @@ func (r *Receiver) resetSequences() {
 	for _, in := range r.reconfStreams.Ins() {
 		in.ResetSequence()
 	}
+	r.reasm.RecheckAll()
 }
 
 // ExpectJump is called when our SSN/TSN Reset Request leaves: until

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/netip"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/usctp/usctp/sctp"
+
+	"github.com/usctp/usctp/internal/testsupport"
+)
+
+// echoTarget runs an echo server on an in-process endpoint over UDP
+// encapsulation on loopback, serving every association at once, and
+// returns its SCTP address and UDP port.
+func echoTarget(t *testing.T) (netip.AddrPort, int) {
+	t.Helper()
+	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := c.LocalAddr().(*net.UDPAddr).Port
+	c.Close()
+	addr := netip.MustParseAddrPort("127.0.0.1:7100")
+	l, err := sctp.Listen(addr.String(), &sctp.Config{UDPPort: uint16(port)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		cancel()
+		l.Close()
+		wg.Wait()
+	})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			as, err := l.AcceptContext(ctx)
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer as.Close()
+				stop := context.AfterFunc(ctx, func() { as.Abort("test over") })
+				defer stop()
+				buf := make([]byte, 64<<10)
+				for {
+					n, info, err := as.ReadMsg(buf)
+					if err != nil {
+						return
+					}
+					if _, err := as.WriteMsg(buf[:n], sctp.SendInfo{Stream: info.Stream, PPID: info.PPID}); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return addr, port
+}
+
+// peakHeap samples the heap in use every 20 ms until stop is closed and
+// returns the highest value seen.
+func peakHeap(stop <-chan struct{}) uint64 {
+	var peak uint64
+	var m runtime.MemStats
+	for {
+		runtime.ReadMemStats(&m)
+		peak = max(peak, m.HeapInuse)
+		select {
+		case <-stop:
+			return peak
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// heapInUse returns the heap in use after a garbage collection.
+func heapInUse() uint64 {
+	var m runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
+}
+
+// TestPatterns runs every attack pattern briefly against an in-process
+// echo endpoint while a legitimate client has 64 KiB echoed again and
+// again: the client must complete every round, in reasonable time, and the
+// heap must stay bounded during the attack, not only after it. (The long
+// runs: make hostile.) Before issue 23's fixes, pdstreams held the
+// legitimate client up for 5 s and tinyfrags took the heap past 100 MB.
+func TestPatterns(t *testing.T) {
+	addr, port := echoTarget(t)
+	before := heapInUse()
+	for _, pat := range patterns {
+		t.Run(pat.name, func(t *testing.T) {
+			o := &options{target: addr, udpPort: port, duration: 500 * time.Millisecond, rate: 0, legitBytes: 64 << 10, seed: 7}
+			stop, peak := make(chan struct{}), make(chan uint64)
+			go func() { peak <- peakHeap(stop) }()
+			r, err := attack(context.Background(), o, pat)
+			close(stop)
+			top := <-peak
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Log(r)
+			if r.legitErr != nil || len(r.legit) == 0 || len(r.legit) != r.legitRuns {
+				t.Fatalf("legitimate client: %d of %d rounds, %v", len(r.legit), r.legitRuns, r.legitErr)
+			}
+			limit := 2 * time.Second
+			if testsupport.RaceEnabled {
+				limit = 10 * time.Second
+			}
+			for _, d := range r.legit {
+				if d > limit {
+					t.Errorf("legitimate client took %v for 64 KiB", d)
+				}
+			}
+			if top > before+48<<20 {
+				t.Errorf("heap in use reached %d MB during the attack, %d MB before", top>>20, before>>20)
+			}
+			if r.sent.packets < 50 {
+				t.Errorf("the attack sent only %d packets", r.sent.packets)
+			}
+			if h := heapInUse(); h > before+16<<20 {
+				t.Errorf("heap in use %d MB, %d MB before the attacks", h>>20, before>>20)
+			}
+		})
+	}
+}
+
+// TestAmplify: the answers to single packets stay small, in particular the
+// INIT ACK to a minimal INIT (a cookie of 73 bytes): under 4 times the
+// INIT, the reflection factor the README states.
+func TestAmplify(t *testing.T) {
+	addr, port := echoTarget(t)
+	var out bytes.Buffer
+	if err := amplify(&options{target: addr, udpPort: port, seed: 3}, &out); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + out.String())
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n")[1:] {
+		f := strings.Fields(line)
+		factor, err := strconv.ParseFloat(strings.TrimSuffix(f[len(f)-1], "x"), 64)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if factor > 4 {
+			t.Errorf("%s: answer %.2f times the trigger", strings.Join(f[:len(f)-3], " "), factor)
+		}
+		if strings.HasPrefix(line, "INIT, no parameters") && factor < 1 {
+			t.Errorf("no INIT ACK to an INIT: %q", line)
+		}
+	}
+}
+
+// TestUsage: bad command lines exit 2.
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{{}, {"-patterns", "nope", "127.0.0.1:1"}, {"not-an-address"}, {"-rate", "-1", "127.0.0.1:1"}} {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), args, &out, &errb); code != 2 {
+			t.Errorf("%q: exit %d, want 2 (%s)", args, code, errb.String())
+		}
+	}
+}

@@ -1,0 +1,164 @@
+package interleave
+
+import (
+	"testing"
+
+	"github.com/usctp/usctp/stream"
+
+	"github.com/usctp/usctp/sctp/chunk"
+)
+
+// checkCandidates compares the heaps, kept up to date as the streams
+// change, with what looking at every stream gives now: the same streams,
+// with the same keys, in heap order.
+func checkCandidates(t *testing.T, q *delivery) {
+	t.Helper()
+	for _, h := range []*candidates{&q.cands, &q.drops} {
+		rule := q.keys.candidateKey
+		if h == &q.drops {
+			rule = q.keys.dropKey
+		}
+		n := 0
+		for sid, s := range q.streams.InSides() {
+			s.sid = sid
+			key, ok := rule(s)
+			in := h.in(s)
+			if ok != in || (ok && key != h.key(s)) {
+				t.Fatalf("heap %d, stream %d: %v key %d by looking at it, %v key %d in the heap", h.slot, sid, ok, key, in, h.key(s))
+			}
+			if ok {
+				n++
+			}
+			// I-DATA's droppable key is an upper bound of the highest TSN
+			// held (DATA's is exact, checked above).
+			if _, idata := q.keys.(*IDataReassembler); !idata || h != &q.drops || !ok {
+				continue
+			}
+			if _, _, f, _, _ := highestHeld(s); key.LT(f.TSN) {
+				t.Fatalf("stream %d: droppable key %d below the highest TSN held, %d", sid, key, f.TSN)
+			}
+		}
+		if n != h.len() {
+			t.Fatalf("heap %d: %d streams by looking at every stream, %d in the heap", h.slot, n, h.len())
+		}
+		for i, s := range h.heap {
+			if int(s.hat[h.slot]) != i+1 {
+				t.Fatalf("heap %d: slot %d holds a stream that says %d", h.slot, i, s.hat[h.slot]-1)
+			}
+			if i > 0 && h.less(i, (i-1)/2) {
+				t.Fatalf("heap %d: order broken at %d", h.slot, i)
+			}
+		}
+	}
+}
+
+// FuzzPartialCandidates drives either reassembler (the first byte: even
+// DATA, odd I-DATA) with fragments, partial delivery starts, reneging,
+// forward-TSNs, stream resets and reads, and checks after every step that
+// the partial delivery candidates it keeps up to date are exactly those
+// that looking at every stream finds (checkCandidates), and that Partial
+// starts on the stream with the lowest key.
+func FuzzPartialCandidates(f *testing.F) {
+	f.Add([]byte{0, 0, 1, 0, 0, 2, 3, 0, 2, 1, 0, 2, 3, 4, 0, 5, 7, 1})
+	f.Add([]byte{1, 0, 1, 0, 0, 2, 3, 0, 2, 1, 1, 6, 3, 4, 0, 5, 7, 1, 0, 3, 2, 1, 4, 4})
+	f.Add([]byte{0, 0, 1, 1, 0, 6, 3, 0, 2, 2, 0, 2, 3, 0, 3, 1, 0, 2, 4, 4, 6, 7, 2, 3})
+	f.Fuzz(fuzzCandidates)
+}
+
+func fuzzCandidates(t *testing.T, in []byte) {
+	{
+		if len(in) == 0 {
+			return
+		}
+		const streams = 6
+		idata, conv := in[0]%2 == 1, FSNConvention(in[0]/2%3)
+		in = in[1:]
+		tab := stream.NewTable[struct{}, InSide](streams, streams)
+		var r Reassembler
+		var q *delivery
+		if idata {
+			d := NewIDataReassembler(tab, conv)
+			r, q = d, &d.delivery
+		} else {
+			d := NewDataReassembler(tab)
+			r, q = d, &d.delivery
+		}
+		next := func() byte {
+			if len(in) == 0 {
+				return 0
+			}
+			b := in[0]
+			in = in[1:]
+			return b
+		}
+		seen := map[chunk.TSN]bool{}
+		for len(in) > 0 {
+			switch op := next(); op % 8 {
+			case 0, 1, 2, 3: // a fragment
+				tsn := chunk.TSN(next() % 32)
+				sid := uint16(next() % streams)
+				seq := next() % 4
+				flags := next() & (chunk.FlagBeginning | chunk.FlagEnd | chunk.FlagUnordered)
+				if seen[tsn] {
+					continue
+				}
+				fr := r.Pool().Get([]byte{1, 2, 3})
+				fr.TSN, fr.SID, fr.SSN, fr.MID, fr.FSN, fr.Flags = tsn, sid, stream.SSN(seq), stream.MID(seq), stream.FSN(op>>3)%3, flags
+				if r.Add(fr) {
+					seen[tsn] = true
+				}
+			case 4:
+				want := q.cands.min()
+				if r.Partial() && want == nil {
+					t.Fatal("Partial started one with no candidate")
+				}
+			case 5:
+				after := chunk.TSN(next() % 32)
+				want, any := chunk.TSN(0), false // the highest TSN held for reassembly above after, by looking at every stream
+				for _, s := range tab.InSides() {
+					for _, l := range []*fragList{&s.ordered, &s.unordered} {
+						if d, ok := r.(*DataReassembler); ok && l == d.pdList {
+							continue
+						}
+						for f := l.head; f != nil; f = f.next {
+							if after.LT(f.TSN) && (!any || want.LT(f.TSN)) {
+								want, any = f.TSN, true
+							}
+						}
+					}
+				}
+				tsn, _, ok := r.DropHighest(after)
+				if ok != any || tsn != want {
+					t.Fatalf("DropHighest(%d) dropped %d (%v), the highest held above it is %d (%v)", after, tsn, ok, want, any)
+				}
+				if ok {
+					delete(seen, tsn)
+				}
+			case 6:
+				cum := chunk.TSN(next() % 32)
+				sid, seq := uint16(next()%streams), next()%4
+				if d, ok := r.(*IDataReassembler); ok {
+					d.ForwardMID(cum, []MIDSkip{{SID: sid, MID: stream.MID(seq), Unordered: op&8 != 0}})
+				} else {
+					r.ForwardTSN(cum, []Skip{{SID: sid, SSN: stream.SSN(seq)}})
+				}
+			default:
+				switch x := next(); x % 4 {
+				case 0:
+					r.Pop()
+				case 1:
+					r.PopStream(uint16(x/4) % streams)
+				case 2: // a stream reset from outside the reassembler
+					sid := uint16(x/4) % streams
+					tab.In(sid).ResetSequence()
+					r.Recheck(sid)
+				default:
+					if d, ok := r.(*IDataReassembler); ok {
+						d.SetCumulativeTSN(chunk.TSN(x % 32))
+					}
+				}
+			}
+			checkCandidates(t, q)
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package transfer
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/usctp/usctp/sctp/chunk"
+
+	"github.com/usctp/usctp/internal/testsupport"
+)
+
+// heldTinyFragments fills a receiver with 1-byte first fragments (B bit,
+// no E bit) of ordered messages that never complete, spread over 16
+// streams, until it drops them, as a hostile peer filling the window would.
+// It returns the fragments the receiver kept and the heap they hold.
+func heldTinyFragments(t testing.TB, buffer int, idata bool) (frags int, heap uint64, r *Receiver) {
+	e, err := New(Config{PeerTSN: 1, OutStreams: 1, InStreams: 16, RecvBuffer: buffer, Interleaved: idata})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = &e.Recv
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.GC() // sync.Pools keep what they hold through one collection
+	runtime.ReadMemStats(&before)
+	one := []byte{1}
+	var d Data
+	var id IData
+	tsn := TSN(1)
+	for i := 0; i < 4*buffer; i++ {
+		var v Verdict
+		sid, seq := uint16(i%16), uint32(1+i/16) // seq 0 never comes: nothing is deliverable
+		if idata {
+			id = IData{TSN: tsn, SID: sid, MID: seq, Flags: chunk.FlagBeginning, Payload: one}
+			v, err = r.HandleIData(epoch, &id)
+		} else {
+			d = Data{TSN: tsn, SID: sid, SSN: uint16(seq), Flags: chunk.FlagBeginning, Payload: one}
+			v, err = r.HandleData(epoch, &d)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.EndPacket(epoch)
+		if v != Accepted {
+			break
+		}
+		frags++
+		tsn++
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	return frags, max(after.HeapAlloc, before.HeapAlloc) - before.HeapAlloc, r
+}
+
+// TestTinyFragmentsMemory checks that a window full of 1-byte fragments
+// holds memory within a small factor of the receive buffer: held data is
+// charged by what it costs (fragment record and buffer, as Linux charges
+// skb truesize), not by its user bytes, so the window closes when the
+// memory limit (twice the buffer) is reached.
+func TestTinyFragmentsMemory(t *testing.T) {
+	if testsupport.RaceEnabled {
+		t.Skip("allocation sizes differ under -race")
+	}
+	const buffer = 64 << 10
+	for _, idata := range []bool{false, true} {
+		frags, heap, r := heldTinyFragments(t, buffer, idata)
+		t.Logf("idata %v: %d fragments of 1 byte held, heap +%d bytes (%.0f per fragment, %.2fx the %d-byte buffer), charged %d, a_rwnd %d",
+			idata, frags, heap, float64(heap)/float64(frags), float64(heap)/buffer, buffer, r.Charged(), r.advertise())
+		if heap > 3*buffer {
+			t.Errorf("idata %v: %d bytes held for a %d-byte receive buffer, want at most 3x", idata, heap, buffer)
+		}
+		if r.Charged() > memFactor*buffer+chunkCost(DefaultMTU) {
+			t.Errorf("idata %v: charged %d over the memory limit", idata, r.Charged())
+		}
+		if a := r.advertise(); a != 0 {
+			t.Errorf("idata %v: a_rwnd %d once full", idata, a)
+		}
+		runtime.KeepAlive(r)
+	}
+}
