@@ -71,6 +71,11 @@ type Counters struct {
 	Retransmits    uint64 // DATA chunks retransmitted (transfer engine)
 	FastRetransmit uint64 // fast retransmissions (transfer engine)
 	T3Expiries     uint64 // T3-rtx expirations (transfer engine)
+	// PeerAddrsIgnored counts addresses in a peer's INIT or INIT ACK that
+	// were not recorded: beyond the bound (32), or addresses the peer
+	// cannot own (unspecified, multicast, broadcast, or loopback listed
+	// by a peer that is not on a loopback address).
+	PeerAddrsIgnored uint64
 
 	// Loss recovery (transfer engine): entries into fast recovery, chunks
 	// found lost again after a retransmission, tail loss probes sent,
@@ -171,6 +176,7 @@ func countersOf(c *assoc.Counters) Counters {
 		Retransmits:              c.Retransmits,
 		FastRetransmit:           c.FastRetransmit,
 		T3Expiries:               c.T3Expiries,
+		PeerAddrsIgnored:         c.PeerAddrsIgnored,
 		FastRecoveries:           c.FastRecoveries,
 		RepeatFastRetransmits:    c.RepeatFastRetransmits,
 		Probes:                   c.Probes,

@@ -161,6 +161,7 @@ type initInfo struct {
 	tsn      chunk.TSN
 	addrs    [maxPeerAddrs]netip.Addr
 	naddrs   int
+	ignored  int // addresses beyond maxPeerAddrs
 	hostName bool
 	preserve time.Duration // Cookie Preservative (section 5.2.6)
 	cookie   []byte        // State Cookie of an INIT ACK, aliasing the packet
@@ -270,7 +271,7 @@ func (ep *Endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *coo
 	c.peerExt = in.ext
 	if b := ep.replyBuf(p.from); b != nil {
 		b = appendHeader(b, p.dstPort, p.srcPort, in.tag)
-		b = appendInitAck(b, c, ep.cfg.rwnd(), ep.jar, in.unrecognized, ep.cfg.offered())
+		b = appendInitAck(b, c, ep.cfg.rwnd(), ep.jar, in.unrecognized, ep.cfg.offered(), ep.cfg.LocalAddrs)
 		ep.commitReply(finishPacket(b, 0))
 	}
 }

@@ -99,6 +99,7 @@ func (a *Assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 	for _, ip := range in.addrs[:in.naddrs] {
 		a.addPeerAddr(ip)
 	}
+	a.stats.PeerAddrsIgnored += uint64(in.ignored)
 	a.negotiateStreams()
 	a.cookie = append(a.cookie[:0], in.cookie...)
 	// Section 3.2.2: "it SHOULD bundle the ERROR chunk containing the
@@ -143,7 +144,7 @@ func (a *Assoc) validateInit(p *inPacket, c *rxChunk, in *initInfo) bool {
 // Association with New Addresses" cause if so (sections 5.2.1, 5.2.2).
 func (a *Assoc) addsAddresses(p *inPacket, in *initInfo) bool {
 	for _, ip := range in.addrs[:in.naddrs] {
-		if !a.knowsPeerAddr(ip) {
+		if !a.knowsPeerAddr(ip) && ownableAddr(ip, p.from.Addr()) {
 			cause := appendRestartNewAddrCause(a.ep.scratch[:0], in.addrs[:in.naddrs], a)
 			a.ep.scratch = cause[:0]
 			a.ep.replyAbort(p.from, p.dstPort, p.srcPort, in.tag, false, cause)

@@ -71,6 +71,11 @@ type Counters struct {
 	Retransmits    uint64 // DATA chunks retransmitted (transfer engine)
 	FastRetransmit uint64 // fast retransmissions (transfer engine)
 	T3Expiries     uint64 // T3-rtx expirations (transfer engine)
+	// PeerAddrsIgnored counts addresses in a peer's INIT or INIT ACK that
+	// were not recorded: beyond the bound of maxPeerAddrs, or addresses
+	// the peer cannot own (unspecified, multicast, broadcast, or loopback
+	// listed by a peer that is not on a loopback address).
+	PeerAddrsIgnored uint64
 
 	// Loss recovery (transfer engine): entries into fast recovery, chunks
 	// found lost again after a retransmission, tail loss probes sent,
@@ -182,6 +187,7 @@ func (s *Counters) add(o *Counters) {
 	s.Retransmits += o.Retransmits
 	s.FastRetransmit += o.FastRetransmit
 	s.T3Expiries += o.T3Expiries
+	s.PeerAddrsIgnored += o.PeerAddrsIgnored
 	s.FastRecoveries += o.FastRecoveries
 	s.RepeatFastRetransmits += o.RepeatFastRetransmits
 	s.Probes += o.Probes
