@@ -76,6 +76,11 @@ type Counters struct {
 	// cannot own (unspecified, multicast, broadcast, or loopback listed
 	// by a peer that is not on a loopback address).
 	PeerAddrsIgnored uint64
+	// Multi-homing: peer addresses confirmed by a HEARTBEAT ACK with
+	// their nonce (RFC 9260 section 5.4), and paths that left the active
+	// state (potentially failed or inactive).
+	PathsConfirmed uint64
+	PathFailovers  uint64
 
 	// Loss recovery (transfer engine): entries into fast recovery, chunks
 	// found lost again after a retransmission, tail loss probes sent,
@@ -177,6 +182,8 @@ func countersOf(c *assoc.Counters) Counters {
 		FastRetransmit:           c.FastRetransmit,
 		T3Expiries:               c.T3Expiries,
 		PeerAddrsIgnored:         c.PeerAddrsIgnored,
+		PathsConfirmed:           c.PathsConfirmed,
+		PathFailovers:            c.PathFailovers,
 		FastRecoveries:           c.FastRecoveries,
 		RepeatFastRetransmits:    c.RepeatFastRetransmits,
 		Probes:                   c.Probes,

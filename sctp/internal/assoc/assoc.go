@@ -32,6 +32,8 @@ type Assoc struct {
 	inStreams         uint16 // min(local MIS, peer OS)
 	peerExt           extFlags
 	peerAddrs         []netip.Addr // addresses the peer listed (bounded), for 5.2.2
+	paths             []peerPath   // multi-homing (paths.go); nil with one path
+	dest              netip.AddrPort
 
 	timers   timers
 	t1RTO    time.Duration // RTO used by T1-init / T1-cookie, backed off on expiry
@@ -81,6 +83,7 @@ type pending struct {
 	heartbeatAcks [][]byte // Heartbeat Info of HEARTBEATs to answer (bounded)
 	unrecognized  []byte   // Unrecognized Parameter causes to send after INIT ACK (with COOKIE ECHO)
 	sackNow       bool     // SACK must go in the next packet (e.g. SHUTDOWN-SENT rule)
+	pathHB        uint32   // paths owed a HEARTBEAT (paths.go), bit i for a.paths[i]
 }
 
 // maxPendingHeartbeatAcks bounds the HEARTBEAT ACKs owed at once: a flood

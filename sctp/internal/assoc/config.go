@@ -45,6 +45,18 @@ type Config struct {
 	// ACK when there are two or more (RFC 9260 section 5.1.2); with one
 	// or none the source address of the packets stands for the endpoint.
 	LocalAddrs []netip.Addr
+	// Multihoming uses the peer's other addresses as alternate paths
+	// (paths.go): verified with HEARTBEATs, taken by the data when the
+	// path in use is potentially failed. Off, the association uses the
+	// address of its handshake only, as before.
+	Multihoming bool
+	// PFThreshold is RFC 7829's PFMR: a path whose error count exceeds it
+	// is potentially failed and the data moves to another path; 0, the
+	// default, moves at the first T3-rtx expiry or unanswered HEARTBEAT.
+	PFThreshold int
+	// NoPrimaryReturn keeps the data on the path it moved to when the
+	// primary answers again (by default the primary takes it back).
+	NoPrimaryReturn bool
 
 	// Loss recovery and congestion control; zero values take the
 	// transfer engine's defaults.

@@ -325,6 +325,8 @@ func (a *Assoc) cookieRestartA(now time.Time, p *inPacket, ck *cookie) disp {
 	a.data.gotData = false
 	a.timers.stopAll()
 	a.pend = pending{heartbeatAcks: a.pend.heartbeatAcks[:0]}
+	a.removePaths() // the new engine has one path; a restart has no address list
+	a.paths = nil
 	a.ep.retag(a, ck.localTag)
 	a.fromCookie(now, ck)
 	a.requeue(now, old)
@@ -350,6 +352,7 @@ func (a *Assoc) establish(now time.Time) {
 	a.stats.AssocsUp++
 	a.emit(EventCommUp, ReasonNone, 0)
 	a.startHeartbeat(now)
+	a.setupPaths(now)
 }
 
 // cookieAck5_1E: "Upon reception of the COOKIE ACK chunk, endpoint "A"

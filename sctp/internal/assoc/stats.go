@@ -76,6 +76,11 @@ type Counters struct {
 	// the peer cannot own (unspecified, multicast, broadcast, or loopback
 	// listed by a peer that is not on a loopback address).
 	PeerAddrsIgnored uint64
+	// Multi-homing: peer addresses confirmed by a HEARTBEAT ACK with
+	// their nonce (RFC 9260 section 5.4), and paths that left the active
+	// state (potentially failed or inactive).
+	PathsConfirmed uint64
+	PathFailovers  uint64
 
 	// Loss recovery (transfer engine): entries into fast recovery, chunks
 	// found lost again after a retransmission, tail loss probes sent,
@@ -188,6 +193,8 @@ func (s *Counters) add(o *Counters) {
 	s.FastRetransmit += o.FastRetransmit
 	s.T3Expiries += o.T3Expiries
 	s.PeerAddrsIgnored += o.PeerAddrsIgnored
+	s.PathsConfirmed += o.PathsConfirmed
+	s.PathFailovers += o.PathFailovers
 	s.FastRecoveries += o.FastRecoveries
 	s.RepeatFastRetransmits += o.RepeatFastRetransmits
 	s.Probes += o.Probes
