@@ -33,6 +33,7 @@ type Assoc struct {
 	peerExt           extFlags
 	peerAddrs         []netip.Addr // addresses the peer listed (bounded), for 5.2.2
 	paths             []peerPath   // multi-homing (paths.go); nil with one path
+	primary           int          // index in paths of the primary path
 	dest              netip.AddrPort
 
 	timers   timers

@@ -198,10 +198,10 @@ func TestMultihomeUnconfirmedAddressVerified(t *testing.T) {
 	n := newMHNet(t, 1, [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}, nil)
 	n.connect()
 	p := &n.ca.paths[1]
-	if p.addr != n.srvAddrs[1] || p.state != pathUnconfirmed {
+	if p.addr != n.srvAddrs[1] || p.state != PathUnconfirmed {
 		t.Fatalf("path 1: %v %v, want %v unconfirmed", p.addr, p.state, n.srvAddrs[1])
 	}
-	n.run(time.Minute, func() bool { return n.ca.paths[1].state == pathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
 	if n.ca.stats.PathsConfirmed != 1 || n.ca.data.eng.NumPaths() != 2 {
 		t.Fatalf("confirmed %d, engine paths %d", n.ca.stats.PathsConfirmed, n.ca.data.eng.NumPaths())
 	}
@@ -231,7 +231,7 @@ func TestMultihomeForgedNonceNeverConfirms(t *testing.T) {
 		b = appendHeartbeatAck(b, param(chunk.ParamHeartbeatInfo, info))
 		n.cli.Receive(n.now, n.srvAddrs[1], finishPacket(b, 0))
 	}
-	if n.ca.paths[1].state != pathUnconfirmed || n.ca.stats.PathsConfirmed != 0 {
+	if n.ca.paths[1].state != PathUnconfirmed || n.ca.stats.PathsConfirmed != 0 {
 		t.Fatalf("forged HEARTBEAT ACKs confirmed the path: %v", n.ca.paths[1].state)
 	}
 	if n.ca.stats.Ignored-ignored != 5 {
@@ -255,7 +255,7 @@ func TestMultihomeCoreFailover(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		n := newMHNet(t, seed, links, nil)
 		n.connect()
-		n.run(time.Minute, func() bool { return n.ca.paths[1].state == pathActive })
+		n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
 		n.toSend = 4000
 		n.run(time.Minute, func() bool { return n.recv > 1000 })
 		rto := n.ca.data.eng.Path.RTO()
@@ -268,7 +268,7 @@ func TestMultihomeCoreFailover(t *testing.T) {
 		if failover <= 0 || failover > 2*rto {
 			t.Errorf("seed %d: data on the second path %v after the cut (RTO %v)", seed, failover, rto)
 		}
-		if n.ca.paths[0].state == pathActive {
+		if n.ca.paths[0].state == PathActive {
 			t.Errorf("seed %d: the cut primary is still active", seed)
 		}
 	}
@@ -280,14 +280,14 @@ func TestMultihomeCorePrimaryReturns(t *testing.T) {
 	links := [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}
 	n := newMHNet(t, 4, links, nil)
 	n.connect()
-	n.run(time.Minute, func() bool { return n.ca.paths[1].state == pathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
 	n.toSend = 20000
 	n.run(time.Minute, func() bool { return n.recv > 1000 })
 	n.cut(0, 1)
-	n.run(time.Minute, func() bool { return n.ca.paths[0].state != pathActive && n.recv > 3000 })
+	n.run(time.Minute, func() bool { return n.ca.paths[0].state != PathActive && n.recv > 3000 })
 	n.cut(0, 0)
 	before := n.dataTo[0]
-	n.run(time.Minute, func() bool { return n.ca.paths[0].state == pathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[0].state == PathActive })
 	n.run(5*time.Minute, func() bool { return n.recv == n.toSend })
 	if n.dataTo[0] == before || n.ca.data.eng.Primary() != 0 {
 		t.Fatalf("primary not used again: %d DATA packets after the restore, engine primary %d", n.dataTo[0]-before, n.ca.data.eng.Primary())
@@ -302,12 +302,44 @@ func TestMultihomeCoreNoSpuriousFailover(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		n := newMHNet(t, seed, links, nil)
 		n.connect()
-		n.run(time.Minute, func() bool { return n.ca.paths[1].state == pathActive })
+		n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
 		n.toSend = 3000
 		n.run(5*time.Minute, func() bool { return n.recv == n.toSend })
 		t.Logf("seed %d: failovers %d, DATA to the second address %d, T3 %d", seed, n.ca.stats.PathFailovers, n.dataTo[1], n.ca.data.eng.Stats.T3Expiries)
 		if n.ca.stats.PathFailovers != 0 {
 			t.Errorf("seed %d: %d failovers at 5%% loss", seed, n.ca.stats.PathFailovers)
 		}
+	}
+}
+
+// Paths reports each address with its state; SetPrimary refuses an
+// unconfirmed address and, once it is confirmed, sends the data there.
+func TestMultihomePathsAndSetPrimary(t *testing.T) {
+	links := [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}
+	n := newMHNet(t, 6, links, nil)
+	n.connect()
+	if err := n.ca.SetPrimary(n.now, n.srvAddrs[1].Addr()); !errors.Is(err, ErrUnconfirmedAddress) {
+		t.Fatalf("SetPrimary(unconfirmed): %v", err)
+	}
+	if err := n.ca.SetPrimary(n.now, netip.MustParseAddr("10.9.9.9")); !errors.Is(err, ErrUnknownAddress) {
+		t.Fatalf("SetPrimary(unknown): %v", err)
+	}
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	ps := n.ca.Paths(nil)
+	if len(ps) != 2 || ps[0].Addr != n.srvAddrs[0] || !ps[0].Primary || !ps[0].InUse ||
+		ps[1].Addr != n.srvAddrs[1] || ps[1].State != PathActive || ps[1].Primary || ps[1].SRTT <= 0 {
+		t.Fatalf("paths %+v", ps)
+	}
+	if err := n.ca.SetPrimary(n.now, n.srvAddrs[1].Addr()); err != nil {
+		t.Fatal(err)
+	}
+	n.toSend = 500
+	n.mark = n.now
+	n.run(time.Minute, func() bool { return n.recv == n.toSend })
+	if n.dataTo[1] == 0 || !n.firstData[0].IsZero() {
+		t.Fatalf("DATA packets after SetPrimary: %d to the new primary, first to the old at %v", n.dataTo[1], n.firstData[0])
+	}
+	if ps = n.ca.Paths(nil); !ps[1].Primary || !ps[1].InUse || ps[0].InUse {
+		t.Fatalf("paths after SetPrimary %+v", ps)
 	}
 }

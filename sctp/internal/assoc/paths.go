@@ -2,6 +2,7 @@ package assoc
 
 import (
 	"encoding/binary"
+	"errors"
 	"net/netip"
 	"time"
 )
@@ -26,24 +27,31 @@ import (
 // Config.NoPrimaryReturn. The association's own error count and
 // Association.Max.Retrans are kept by heartbeat.go as before.
 
-// pathState is the state of a peer address.
-type pathState uint8
+// PathState is the state of a peer address.
+type PathState uint8
 
+// Path states.
 const (
-	pathUnconfirmed pathState = iota
-	pathActive
-	pathPF       // potentially failed (RFC 7829)
-	pathInactive // error count beyond Path.Max.Retrans
+	PathUnconfirmed       PathState = iota // not yet verified by a HEARTBEAT (section 5.4)
+	PathActive                             // confirmed and answering
+	PathPotentiallyFailed                  // error count beyond the PF threshold (RFC 7829)
+	PathInactive                           // error count beyond Path.Max.Retrans (section 8.2)
 )
 
 var pathStateNames = [...]string{"unconfirmed", "active", "potentially-failed", "inactive"}
 
-func (s pathState) String() string { return pathStateNames[s] }
+// String returns the state's name.
+func (s PathState) String() string {
+	if int(s) < len(pathStateNames) {
+		return pathStateNames[s]
+	}
+	return "PathState(?)"
+}
 
 // peerPath is one peer address of a multi-homed association.
 type peerPath struct {
 	addr   netip.AddrPort
-	state  pathState
+	state  PathState
 	eng    int // transfer engine path index; -1 while unconfirmed
 	errors int // errors while unconfirmed (the engine path counts after)
 	// Heartbeat: nonce and send time of the outstanding HEARTBEAT, and
@@ -66,7 +74,7 @@ func (a *Assoc) setupPaths(now time.Time) {
 			continue
 		}
 		if a.paths == nil {
-			a.paths = append(a.paths, peerPath{addr: a.key.peer, state: pathActive, eng: 0})
+			a.paths = append(a.paths, peerPath{addr: a.key.peer, state: PathActive, eng: 0})
 		}
 		addr := netip.AddrPortFrom(ip, a.key.peer.Port())
 		key := assocKey{peer: addr, localPort: a.key.localPort, peerPort: a.key.peerPort}
@@ -124,7 +132,7 @@ func (a *Assoc) schedulePaths() {
 
 // probed reports whether path i is heartbeated by this file: every path
 // but the primary while it is active (heartbeat.go watches that one).
-func (a *Assoc) probed(i int) bool { return i > 0 || a.paths[0].state != pathActive }
+func (a *Assoc) probed(i int) bool { return i > 0 || a.paths[0].state != PathActive }
 
 // pathTimer sends the heartbeats that are due and counts the unanswered
 // ones ("The endpoint SHOULD increment the respective error counter of the
@@ -149,10 +157,10 @@ func (a *Assoc) pathTimer(now time.Time) {
 		a.stats.HeartbeatsOut++
 		a.ep.markReady(a)
 		rto := a.pathRTO(i)
-		if p.state == pathActive {
+		if p.state == PathActive {
 			jitter := time.Duration(a.ep.random32()%1000) * rto / 1000
 			p.next = now.Add(a.ep.cfg.HeartbeatInterval + rto/2 + jitter)
-		} else if p.state == pathUnconfirmed && p.errors > a.ep.cfg.PathMaxRetrans {
+		} else if p.state == PathUnconfirmed && p.errors > a.ep.cfg.PathMaxRetrans {
 			// An address that never answered: probed at the pace of an
 			// idle path from now on.
 			p.next = now.Add(a.ep.cfg.HeartbeatInterval + rto)
@@ -186,21 +194,21 @@ func (a *Assoc) pathError(now time.Time, i int) {
 // potentially failed).
 func (a *Assoc) pathThresholds(now time.Time, i, n int) {
 	p := &a.paths[i]
-	if p.state == pathUnconfirmed {
+	if p.state == PathUnconfirmed {
 		return
 	}
 	st := p.state
 	switch {
 	case n > a.ep.cfg.PathMaxRetrans:
-		st = pathInactive
+		st = PathInactive
 	case n > a.ep.cfg.PFThreshold:
-		st = pathPF
+		st = PathPotentiallyFailed
 	}
 	if st == p.state {
 		return
 	}
 	a.ep.trace(a, "path %v %v -> %v", p.addr, p.state, st)
-	if p.state == pathActive {
+	if p.state == PathActive {
 		a.stats.PathFailovers++
 		if p.next.IsZero() || p.next.Sub(now) > a.pathRTO(i) {
 			p.next = now.Add(a.pathRTO(i)) // probe it every RTO
@@ -210,6 +218,7 @@ func (a *Assoc) pathThresholds(now time.Time, i, n int) {
 	a.data.eng.SetPathDown(p.eng, true)
 	if a.data.eng.Primary() == p.eng {
 		if j := a.alternatePath(i); j >= 0 {
+			a.ep.trace(a, "data moves to path %v", a.paths[j].addr)
 			a.data.eng.SetPrimary(a.paths[j].eng)
 		}
 	}
@@ -221,9 +230,9 @@ func (a *Assoc) pathThresholds(now time.Time, i, n int) {
 func (a *Assoc) alternatePath(i int) int {
 	best := -1
 	for j := range a.paths {
-		if j != i && a.paths[j].state == pathActive {
-			if j == 0 {
-				return 0
+		if j != i && a.paths[j].state == PathActive {
+			if j == a.primary {
+				return j
 			}
 			if best < 0 {
 				best = j
@@ -258,7 +267,7 @@ func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bo
 		p.out = false
 		a.stats.HeartbeatAcks++
 		eng := a.data.eng
-		if p.state == pathUnconfirmed {
+		if p.state == PathUnconfirmed {
 			e, err := eng.AddPath(p.addr.Addr().Is6())
 			if err != nil {
 				return true
@@ -271,10 +280,10 @@ func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bo
 		ep.RTTSample(now, now.Sub(sent))
 		ep.ClearErrors()
 		p.errors = 0
-		if p.state != pathActive {
-			p.state = pathActive
+		if p.state != PathActive {
+			p.state = PathActive
 			eng.SetPathDown(p.eng, false)
-			if i == 0 && !a.ep.cfg.NoPrimaryReturn {
+			if i == a.primary && !a.ep.cfg.NoPrimaryReturn || a.paths[a.enginePrimary()].state != PathActive {
 				eng.SetPrimary(p.eng)
 			}
 		}
@@ -321,3 +330,96 @@ func (a *Assoc) dataDest() {
 	}
 	a.dest = a.key.peer
 }
+
+// enginePrimary returns the index in a.paths of the path new data goes to.
+func (a *Assoc) enginePrimary() int {
+	e := a.data.eng.Primary()
+	for i := range a.paths {
+		if a.paths[i].eng == e {
+			return i
+		}
+	}
+	return 0
+}
+
+// PathInfo describes one peer address of the association (RFC 6458's
+// SCTP_GET_PEER_ADDR_INFO).
+type PathInfo struct {
+	Addr      netip.AddrPort
+	State     PathState
+	Primary   bool // the primary path: the handshake's address or SetPrimary's
+	InUse     bool // new data goes there now (the primary, or the path it moved to)
+	SRTT, RTO time.Duration
+	Cwnd, MTU int
+	Errors    int // error count (section 8.2)
+}
+
+// Paths appends a description of each peer address to dst: the address
+// of the handshake first. Without Config.Multihoming (or when the peer
+// listed no other address) there is that one.
+func (a *Assoc) Paths(dst []PathInfo) []PathInfo {
+	eng := a.data.eng
+	if eng == nil {
+		eng = a.data.kept
+	}
+	if a.paths == nil {
+		pi := PathInfo{Addr: a.key.peer, State: PathActive, Primary: true, InUse: true, RTO: a.currentRTO()}
+		if eng != nil {
+			p := &eng.Path
+			pi.SRTT, pi.RTO, pi.Cwnd, pi.MTU, pi.Errors = p.SRTT(), p.RTO(), p.Cwnd(), p.MTU(), p.ErrorCount()
+		}
+		return append(dst, pi)
+	}
+	for i := range a.paths {
+		p := &a.paths[i]
+		pi := PathInfo{Addr: p.addr, State: p.state, Primary: i == a.primary, RTO: a.ep.cfg.RTOInitial, Errors: p.errors, MTU: a.ep.cfg.MTU}
+		if ep := eng.PathAt(p.eng); ep != nil {
+			pi.SRTT, pi.RTO, pi.Cwnd, pi.MTU, pi.Errors = ep.SRTT(), ep.RTO(), ep.Cwnd(), ep.MTU(), ep.ErrorCount()
+			pi.InUse = eng.Primary() == p.eng
+		}
+		dst = append(dst, pi)
+	}
+	return dst
+}
+
+// SetPrimary makes the peer address ip the primary path (RFC 9260 section
+// 11.1 "Set Primary"): new data goes there while it is active. It returns
+// ErrUnknownAddress for an address that is not the peer's, and
+// ErrUnconfirmedAddress for one not yet confirmed (section 5.4: no data
+// to an unconfirmed address).
+func (a *Assoc) SetPrimary(now time.Time, ip netip.Addr) error {
+	defer a.ep.touch(a)
+	ip = ip.Unmap()
+	if a.closed {
+		return ErrClosed
+	}
+	if a.paths == nil {
+		if ip == a.key.peer.Addr().Unmap() {
+			return nil
+		}
+		return ErrUnknownAddress
+	}
+	for i := range a.paths {
+		p := &a.paths[i]
+		if p.addr.Addr().Unmap() != ip {
+			continue
+		}
+		if p.state == PathUnconfirmed {
+			return ErrUnconfirmedAddress
+		}
+		a.primary = i
+		if p.state == PathActive {
+			a.data.eng.SetPrimary(p.eng)
+		}
+		return nil
+	}
+	return ErrUnknownAddress
+}
+
+// Errors of SetPrimary.
+var (
+	// ErrUnknownAddress: the address is none of the peer's.
+	ErrUnknownAddress = errors.New("sctp: not an address of the peer")
+	// ErrUnconfirmedAddress: the peer address is not confirmed yet.
+	ErrUnconfirmedAddress = errors.New("sctp: peer address not confirmed")
+)
