@@ -37,6 +37,7 @@ type mhNet struct {
 	// that they arrive once each and in order.
 	toSend, sent, recv int
 	rbuf               []byte
+	onEvent            func(Event)
 }
 
 func newMHNet(t testing.TB, seed uint64, links [2]simnet.LinkConfig, adj func(*Config)) *mhNet {
@@ -131,6 +132,9 @@ func (n *mhNet) run(limit time.Duration, stop func() bool) {
 				e, ok := ep.NextEvent()
 				if !ok {
 					break
+				}
+				if n.onEvent != nil {
+					n.onEvent(e)
 				}
 				switch {
 				case e.Kind == EventCommUp && ep == n.srv:
@@ -341,5 +345,40 @@ func TestMultihomePathsAndSetPrimary(t *testing.T) {
 	}
 	if ps = n.ca.Paths(nil); !ps[1].Primary || !ps[1].InUse || ps[0].InUse {
 		t.Fatalf("paths after SetPrimary %+v", ps)
+	}
+}
+
+// Path state changes are reported with the address and the new state:
+// the second address confirmed (up, active), then the cut primary
+// potentially failed (down), then active again after the restore (up).
+func TestMultihomePathEvents(t *testing.T) {
+	links := [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}
+	n := newMHNet(t, 8, links, nil)
+	var got []Event
+	n.onEvent = func(e Event) {
+		if e.Assoc == n.ca && (e.Kind == EventPathUp || e.Kind == EventPathDown) {
+			got = append(got, e)
+		}
+	}
+	n.connect()
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.toSend = 3000
+	n.run(time.Minute, func() bool { return n.recv > 500 })
+	n.cut(0, 1)
+	n.run(time.Minute, func() bool { return n.ca.paths[0].state != PathActive })
+	n.cut(0, 0)
+	n.run(time.Minute, func() bool { return n.ca.paths[0].state == PathActive })
+	want := []struct {
+		k    EventKind
+		addr netip.AddrPort
+		st   PathState
+	}{{EventPathUp, n.srvAddrs[1], PathActive}, {EventPathDown, n.srvAddrs[0], PathPotentiallyFailed}, {EventPathUp, n.srvAddrs[0], PathActive}}
+	if len(got) != len(want) {
+		t.Fatalf("%d path events: %+v", len(got), got)
+	}
+	for i, w := range want {
+		if got[i].Kind != w.k || got[i].Addr != w.addr || got[i].Path != w.st {
+			t.Errorf("event %d: %v %v %v, want %v %v %v", i, got[i].Kind, got[i].Addr, got[i].Path, w.k, w.addr, w.st)
+		}
 	}
 }

@@ -215,6 +215,7 @@ func (a *Assoc) pathThresholds(now time.Time, i, n int) {
 		}
 	}
 	p.state = st
+	a.emitPath(EventPathDown, i)
 	a.data.eng.SetPathDown(p.eng, true)
 	if a.data.eng.Primary() == p.eng {
 		if j := a.alternatePath(i); j >= 0 {
@@ -276,6 +277,7 @@ func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bo
 			a.stats.PathsConfirmed++
 			a.ep.trace(a, "path %v confirmed", p.addr)
 		}
+		changed := p.state != PathActive
 		ep := eng.PathAt(p.eng)
 		ep.RTTSample(now, now.Sub(sent))
 		ep.ClearErrors()
@@ -286,6 +288,9 @@ func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bo
 			if i == a.primary && !a.ep.cfg.NoPrimaryReturn || a.paths[a.enginePrimary()].state != PathActive {
 				eng.SetPrimary(p.eng)
 			}
+		}
+		if changed {
+			a.emitPath(EventPathUp, i)
 		}
 		jitter := time.Duration(a.ep.random32()%1000) * ep.RTO() / 1000
 		p.next = now.Add(a.ep.cfg.HeartbeatInterval + ep.RTO()/2 + jitter)
@@ -423,3 +428,8 @@ var (
 	// ErrUnconfirmedAddress: the peer address is not confirmed yet.
 	ErrUnconfirmedAddress = errors.New("sctp: peer address not confirmed")
 )
+
+// emitPath reports a state change of path i (SCTP_PEER_ADDR_CHANGE).
+func (a *Assoc) emitPath(k EventKind, i int) {
+	a.ep.events = append(a.ep.events, Event{Kind: k, Assoc: a, Addr: a.paths[i].addr, Path: a.paths[i].state})
+}
