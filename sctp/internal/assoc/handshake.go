@@ -1,6 +1,7 @@
 package assoc
 
 import (
+	"net/netip"
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
@@ -34,6 +35,9 @@ func (a *Assoc) fromCookie(now time.Time, c *cookie) {
 	a.localOS, a.localMIS = c.localOS, c.localMIS
 	a.peerOS, a.peerMIS = c.peerOS, c.peerMIS
 	a.peerExt = c.peerExt
+	for i := 0; i+16 <= len(c.addrs); i += 16 {
+		a.addPeerAddr(netip.AddrFrom16([16]byte(c.addrs[i : i+16])).Unmap())
+	}
 	a.negotiateStreams()
 	a.startData(now)
 }

@@ -149,3 +149,54 @@ func TestHandshakeListsLocalAddresses(t *testing.T) {
 		}
 	}
 }
+
+// The server side of a multi-homed association: the client's other
+// address, listed in its INIT, travels in the State Cookie (the server
+// keeps no state before COOKIE ECHO), becomes an unconfirmed path, and is
+// confirmed by the HEARTBEAT ACK of the HEARTBEAT sent to it (RFC 9260
+// section 5.4: "For the receiver of the COOKIE ECHO chunk, the only
+// CONFIRMED address is the address to which the packet containing the
+// INIT ACK chunk was sent.").
+func TestServerMultihomeAddressFromCookie(t *testing.T) {
+	cfg := testConfig()
+	cfg.Multihoming = true
+	tc := newTestEndpoint(t, cfg)
+	tc.writePacket(0, tc.peerInit(addrParam(t, peerAddr2.Addr().String())))
+	_, c := tc.wantChunk(chunk.TypeInitAck)
+	in := initValue(t, c)
+	if len(in.cookie) != cookieLen+1+16 {
+		t.Fatalf("cookie of %d bytes, want the address in it", len(in.cookie))
+	}
+	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
+	tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
+	if tc.a == nil {
+		t.Fatal("no association")
+	}
+	tc.wantChunk(chunk.TypeCookieAck)
+	if len(tc.a.paths) != 2 || tc.a.paths[1].addr != peerAddr2 || tc.a.paths[1].state != PathUnconfirmed {
+		t.Fatalf("paths %+v", tc.a.paths)
+	}
+	tc.advanceToTimer()
+	p, hb := tc.wantChunk(chunk.TypeHeartbeat)
+	if p.to != peerAddr2 {
+		t.Fatalf("HEARTBEAT sent to %v, want %v", p.to, peerAddr2)
+	}
+	// The peer answers from its second address.
+	b := appendHeader(nil, tc.pport, tc.lport, tc.a.localTag)
+	b = appendHeartbeatAck(b, hb.value())
+	tc.ep.Receive(tc.now, peerAddr2, finishPacket(b, 0))
+	if tc.a.paths[1].state != PathActive || tc.a.stats.PathsConfirmed != 1 {
+		t.Fatalf("path after the HEARTBEAT ACK: %v", tc.a.paths[1].state)
+	}
+}
+
+// Without Config.Multihoming the cookie is as before and the association
+// has one path, whatever the INIT lists.
+func TestServerWithoutMultihomeCookieUnchanged(t *testing.T) {
+	tc := newTestEndpoint(t, testConfig())
+	tc.writePacket(0, tc.peerInit(addrParam(t, peerAddr2.Addr().String())))
+	_, c := tc.wantChunk(chunk.TypeInitAck)
+	if in := initValue(t, c); len(in.cookie) != cookieLen {
+		t.Fatalf("cookie of %d bytes", len(in.cookie))
+	}
+}
