@@ -38,6 +38,8 @@ type mhNet struct {
 	toSend, sent, recv int
 	rbuf               []byte
 	onEvent            func(Event)
+	lost               bool // EventCommLost seen (else it fails the test)
+	allowLost          bool
 }
 
 func newMHNet(t testing.TB, seed uint64, links [2]simnet.LinkConfig, adj func(*Config)) *mhNet {
@@ -139,6 +141,8 @@ func (n *mhNet) run(limit time.Duration, stop func() bool) {
 				switch {
 				case e.Kind == EventCommUp && ep == n.srv:
 					n.sa = e.Assoc
+				case e.Kind == EventCommLost && n.allowLost:
+					n.lost = true
 				case e.Kind == EventCommLost || e.Kind == EventCantStart:
 					n.t.Fatalf("event %v", e.Kind)
 				}
@@ -149,7 +153,7 @@ func (n *mhNet) run(limit time.Duration, stop func() bool) {
 
 // app queues the client's messages and checks what the server reads.
 func (n *mhNet) app() {
-	if n.ca == nil || n.sa == nil {
+	if n.ca == nil || n.sa == nil || n.lost {
 		return
 	}
 	for n.sent < n.toSend {
@@ -256,8 +260,13 @@ func TestMultihomeForgedNonceNeverConfirms(t *testing.T) {
 // the cut, and every message arrives once and in order.
 func TestMultihomeCoreFailover(t *testing.T) {
 	links := [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}
-	for seed := uint64(1); seed <= 3; seed++ {
-		n := newMHNet(t, seed, links, nil)
+	for seed := uint64(1); seed <= 4; seed++ {
+		var adj func(*Config)
+		if seed == 4 {
+			// A telecom configuration: RTO.Min 100 ms.
+			adj = func(c *Config) { c.RTOMin, c.RTOInitial = 100*time.Millisecond, 500*time.Millisecond }
+		}
+		n := newMHNet(t, seed, links, adj)
 		n.connect()
 		n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
 		n.toSend = 4000
@@ -380,5 +389,29 @@ func TestMultihomePathEvents(t *testing.T) {
 		if got[i].Kind != w.k || got[i].Addr != w.addr || got[i].Path != w.st {
 			t.Errorf("event %d: %v %v %v, want %v %v %v", i, got[i].Kind, got[i].Addr, got[i].Path, w.k, w.addr, w.st)
 		}
+	}
+}
+
+// RFC 9260 section 8.1: "If the value of this counter exceeds the limit
+// indicated in the protocol parameter 'Association.Max.Retrans', the
+// endpoint SHOULD consider the peer endpoint unreachable and SHALL stop
+// transmitting any more data to it". With both links cut, the
+// retransmissions on both paths count and the association ends.
+func TestMultihomeAssociationMaxRetrans(t *testing.T) {
+	links := [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}
+	n := newMHNet(t, 3, links, func(c *Config) { c.MaxRetransmits = 4; c.RTOMax = 4 * time.Second })
+	n.allowLost = true
+	n.connect()
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.toSend = 2000
+	n.run(time.Minute, func() bool { return n.recv > 200 })
+	n.cut(0, 1)
+	n.cut(1, 1)
+	n.run(5*time.Minute, func() bool { return n.lost })
+	if !n.ca.closed {
+		t.Fatal("association still open")
+	}
+	if n.dataTo[1] == 0 {
+		t.Fatal("no retransmission tried the second path")
 	}
 }
