@@ -303,6 +303,16 @@ func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bo
 // appendPathHeartbeat builds a packet holding the HEARTBEAT owed to one
 // path, addressed to it, and reports whether it did.
 func (a *Assoc) appendPathHeartbeat(buf []byte) ([]byte, bool) {
+	if a.pend.heartbeat {
+		// heartbeat.go's HEARTBEAT is for the handshake's address: it
+		// goes there alone, not wherever the data goes now.
+		a.pend.heartbeat = false
+		start := len(buf)
+		b := appendHeader(buf, a.key.localPort, a.key.peerPort, a.peerTag)
+		b = appendHeartbeat(b, a.appendHeartbeatInfo(a.ep.scratch[:0]))
+		a.dest = a.key.peer
+		return finishPacket(b, start), true
+	}
 	for i := range a.paths {
 		if a.pend.pathHB&(1<<i) == 0 {
 			continue
