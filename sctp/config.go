@@ -49,6 +49,20 @@ type Config struct {
 	MaxRetransmits int
 	// PathMaxRetransmits is Path.Max.Retrans (5).
 	PathMaxRetransmits int
+	// Multihoming uses the peer's other addresses (those of its INIT or
+	// INIT ACK) as alternate paths: each is verified with a HEARTBEAT
+	// before data goes there, and the data moves to another path when
+	// the one in use is potentially failed (RFC 7829). Off by default: the
+	// association uses the address of its handshake only.
+	Multihoming bool
+	// PFThreshold is RFC 7829's PFMR with Multihoming: a path whose error
+	// count exceeds it is potentially failed and the data moves to another
+	// active path. 0, the default, moves at the first T3-rtx expiry or
+	// unanswered HEARTBEAT (failover in about one RTO).
+	PFThreshold int
+	// NoPrimaryReturn keeps the data on the path it moved to when the
+	// primary answers again; by default the primary takes it back.
+	NoPrimaryReturn bool
 	// MaxBurst is Max.Burst (4): the packets one send opportunity may add
 	// to the flight (RFC 9260 section 6.1 rule D).
 	MaxBurst int
@@ -221,8 +235,8 @@ func (c *Config) validate() error {
 	if c.Recovery > RecoveryRFC9260 || c.CongestionControl > CongestionCubic {
 		return fmt.Errorf("sctp: unknown Recovery %d or CongestionControl %d", c.Recovery, c.CongestionControl)
 	}
-	if c.InitialWindow < 0 || c.InitialWindow > 100 || c.MaxBurst < 0 || c.PathMaxRetransmits < 0 {
-		return fmt.Errorf("sctp: InitialWindow %d outside 0..100, or negative MaxBurst or PathMaxRetransmits", c.InitialWindow)
+	if c.InitialWindow < 0 || c.InitialWindow > 100 || c.MaxBurst < 0 || c.PathMaxRetransmits < 0 || c.PFThreshold < 0 {
+		return fmt.Errorf("sctp: InitialWindow %d outside 0..100, or negative MaxBurst, PathMaxRetransmits or PFThreshold", c.InitialWindow)
 	}
 	if c.MaxInitRetransmits < 0 || c.InitRTOMax < 0 {
 		return fmt.Errorf("sctp: negative MaxInitRetransmits or InitRTOMax")
@@ -292,6 +306,9 @@ func (c *Config) core(overhead int) assoc.Config {
 		HeartbeatInterval:         c.HeartbeatInterval,
 		MaxRetransmits:            c.MaxRetransmits,
 		PathMaxRetrans:            c.PathMaxRetransmits,
+		Multihoming:               c.Multihoming,
+		PFThreshold:               c.PFThreshold,
+		NoPrimaryReturn:           c.NoPrimaryReturn,
 		MaxBurst:                  c.MaxBurst,
 		Recovery:                  assoc.Recovery(c.Recovery),
 		Congestion:                assoc.CongestionControl(c.CongestionControl),

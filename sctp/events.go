@@ -70,6 +70,7 @@ type Event struct {
 	Err         error           // EventDown: why (an *AbortError); EventStreamReset, EventStreamsAdded, EventAssocReset: nil on success, else ErrReconfigDenied or ErrReconfigFailed
 	Addr        netip.AddrPort  // EventPeerAddrChange: the peer address (IP, UDP port)
 	Reachable   bool            // EventPeerAddrChange: the address answers again
+	PathState   PathState       // EventPeerAddrChange: the address's new state (multi-homing; PathActive or PathInactive otherwise)
 	Stream      uint16          // EventSendFailed, EventPartialDeliveryAborted: the stream
 	PPID        uint32          // EventSendFailed: the message's PPID
 	Msg         []byte          // EventSendFailed: a copy of the unsent message
@@ -147,7 +148,14 @@ func (e *Endpoint) handle(ev assoc.Event) {
 		as.reconfDone(ev.Reconf)
 	case assoc.EventPathDown, assoc.EventPathUp:
 		peer, _ := ev.Assoc.Peer()
-		as.emit(Event{Kind: EventPeerAddrChange, Addr: peer, Reachable: ev.Kind == assoc.EventPathUp})
+		st := PathInactive
+		if ev.Kind == assoc.EventPathUp {
+			st = PathActive
+		}
+		if ev.Addr.IsValid() { // a path of a multi-homed peer
+			peer, st = ev.Addr, PathState(ev.Path)
+		}
+		as.emit(Event{Kind: EventPeerAddrChange, Addr: peer, Reachable: ev.Kind == assoc.EventPathUp, PathState: st})
 	case assoc.EventShutdownComplete:
 		as.terminate(nil)
 	case assoc.EventCommLost, assoc.EventCantStart:

@@ -78,6 +78,16 @@ type Counters struct {
 	T3Expiries     uint64 // T3-rtx expirations (transfer engine)
 	NoticesIn      uint64 // ICMP errors matched to an association (RFC 9260 appendix C)
 	NoticesDropped uint64 // ICMP errors dropped: no association, or a tag that does not match
+	// PeerAddrsIgnored counts addresses in a peer's INIT or INIT ACK that
+	// were not recorded: beyond the bound (32), or addresses the peer
+	// cannot own (unspecified, multicast, broadcast, or loopback listed
+	// by a peer that is not on a loopback address).
+	PeerAddrsIgnored uint64
+	// Multi-homing: peer addresses confirmed by a HEARTBEAT ACK with
+	// their nonce (RFC 9260 section 5.4), and paths that left the active
+	// state (potentially failed or inactive).
+	PathsConfirmed uint64
+	PathFailovers  uint64
 
 	// Loss recovery (transfer engine): entries into fast recovery, chunks
 	// found lost again after a retransmission, tail loss probes sent,
@@ -178,6 +188,9 @@ func countersOf(c *assoc.Counters) Counters {
 		Retransmits:              c.Retransmits,
 		FastRetransmit:           c.FastRetransmit,
 		T3Expiries:               c.T3Expiries,
+		PeerAddrsIgnored:         c.PeerAddrsIgnored,
+		PathsConfirmed:           c.PathsConfirmed,
+		PathFailovers:            c.PathFailovers,
 		FastRecoveries:           c.FastRecoveries,
 		RepeatFastRetransmits:    c.RepeatFastRetransmits,
 		Probes:                   c.Probes,

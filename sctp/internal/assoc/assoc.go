@@ -32,6 +32,9 @@ type Assoc struct {
 	inStreams         uint16 // min(local MIS, peer OS)
 	peerExt           extFlags
 	peerAddrs         []netip.Addr // addresses the peer listed (bounded), for 5.2.2
+	paths             []peerPath   // multi-homing (paths.go); nil with one path
+	primary           int          // index in paths of the primary path
+	dest              netip.AddrPort
 
 	timers   timers
 	t1RTO    time.Duration // RTO used by T1-init / T1-cookie, backed off on expiry
@@ -82,14 +85,16 @@ type pending struct {
 	heartbeatAcks [][]byte // Heartbeat Info of HEARTBEATs to answer (bounded)
 	unrecognized  []byte   // Unrecognized Parameter causes to send after INIT ACK (with COOKIE ECHO)
 	sackNow       bool     // SACK must go in the next packet (e.g. SHUTDOWN-SENT rule)
+	pathHB        uint32   // paths owed a HEARTBEAT (paths.go), bit i for a.paths[i]
 }
 
 // maxPendingHeartbeatAcks bounds the HEARTBEAT ACKs owed at once: a flood
 // of HEARTBEATs costs at most this many buffers.
 const maxPendingHeartbeatAcks = 4
 
-// maxPeerAddrs bounds the peer addresses recorded from an INIT.
-const maxPeerAddrs = 8
+// maxPeerAddrs bounds the peer addresses recorded from an INIT or INIT
+// ACK; the rest are ignored and counted (Counters.PeerAddrsIgnored).
+const maxPeerAddrs = 32
 
 // maxPendingCauses bounds the bytes of error causes queued for one ERROR.
 const maxPendingCauses = 512
@@ -184,9 +189,14 @@ func (a *Assoc) failWith(r Reason, causes []byte) {
 	a.destroy(r)
 }
 
-// addPeerAddr records a peer address listed in INIT or INIT ACK.
+// addPeerAddr records a peer address listed in INIT or INIT ACK, unless
+// the peer cannot own it (ownableAddr), which is counted.
 func (a *Assoc) addPeerAddr(ip netip.Addr) {
 	ip = ip.Unmap()
+	if !ownableAddr(ip, a.key.peer.Addr()) {
+		a.stats.PeerAddrsIgnored++
+		return
+	}
 	for _, x := range a.peerAddrs {
 		if x == ip {
 			return
@@ -195,6 +205,23 @@ func (a *Assoc) addPeerAddr(ip netip.Addr) {
 	if len(a.peerAddrs) < maxPeerAddrs {
 		a.peerAddrs = append(a.peerAddrs, ip)
 	}
+}
+
+// ownableAddr reports whether a peer whose packets come from src can own
+// address ip: not the unspecified address, not multicast or broadcast,
+// and not a loopback address unless src is one (a remote host listing
+// 127.0.0.1 names this host, not itself).
+func ownableAddr(ip, src netip.Addr) bool {
+	ip, src = ip.Unmap(), src.Unmap()
+	switch {
+	case !ip.IsValid() || ip.IsUnspecified() || ip.IsMulticast():
+		return false
+	case ip == netip.AddrFrom4([4]byte{255, 255, 255, 255}):
+		return false
+	case ip.IsLoopback() && !src.IsLoopback():
+		return false
+	}
+	return true
 }
 
 // knowsPeerAddr reports whether ip is one of the peer's addresses.

@@ -85,8 +85,10 @@ func parseInit(c *rxChunk, in *initInfo) bool {
 		switch p.Type {
 		case chunk.ParamIPv4Address, chunk.ParamIPv6Address:
 			if ip, err := p.Addr(); err == nil && in.naddrs < maxPeerAddrs {
-				in.addrs[in.naddrs] = ip
+				in.addrs[in.naddrs] = ip.Unmap()
 				in.naddrs++
+			} else if err == nil {
+				in.ignored++ // beyond the bound
 			}
 		case chunk.ParamCookiePreservative:
 			if v, err := p.Uint32(); err == nil {
@@ -162,6 +164,7 @@ func (a *Assoc) appendInit(b []byte) []byte {
 	if a.preserve > 0 {
 		b = chunk.AppendUint32Param(b, chunk.ParamCookiePreservative, uint32(a.preserve/time.Millisecond))
 	}
+	b = appendLocalAddrs(b, a.ep.cfg.LocalAddrs)
 	last := -1
 	if offer := a.ep.cfg.offered(); offer != 0 {
 		b = appendForwardTSNSupported(b, offer)
@@ -173,13 +176,15 @@ func (a *Assoc) appendInit(b []byte) []byte {
 }
 
 // appendInitAck appends an INIT ACK carrying the signed cookie c.
-func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognized []byte, offer extFlags) []byte {
+// local lists the endpoint's addresses (appendLocalAddrs).
+func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognized []byte, offer extFlags, local []netip.Addr) []byte {
 	b, at := chunk.BeginChunk(b, chunk.TypeInitAck, 0)
 	b = binary.BigEndian.AppendUint32(b, c.localTag)
 	b = binary.BigEndian.AppendUint32(b, rwnd)
 	b = binary.BigEndian.AppendUint16(b, c.localOS)
 	b = binary.BigEndian.AppendUint16(b, c.localMIS)
 	b = binary.BigEndian.AppendUint32(b, uint32(c.localTSN))
+	b = appendLocalAddrs(b, local)
 	if offer != 0 {
 		// Before the cookie, so the cookie or an Unrecognized Parameter
 		// stays last (unpadLastParam).
@@ -197,6 +202,23 @@ func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognize
 	b = append(b, unrecognized...)
 	b, _ = chunk.EndChunk(b, at)
 	return unpadLastParam(b, at, last)
+}
+
+// appendLocalAddrs appends an IPv4 or IPv6 Address parameter for each of
+// the endpoint's addresses when it has more than one (RFC 9260 section
+// 5.1.2: "If there are only IPv4/IPv6 addresses present in the received
+// INIT or INIT ACK chunk, the receiver MUST derive and record all the
+// transport addresses from the received chunk AND the source IP address
+// that sent the INIT or INIT ACK chunk"; with a single address the source
+// address says it all, and the chunk stays as it was).
+func appendLocalAddrs(b []byte, local []netip.Addr) []byte {
+	if len(local) < 2 {
+		return b
+	}
+	for _, ip := range local {
+		b, _ = chunk.AppendAddrParam(b, ip)
+	}
+	return b
 }
 
 // unpadLastParam sets the length of the chunk at b[at:] that ends with the parameter at
@@ -288,7 +310,7 @@ func appendNoUserDataCause(b []byte, tsn uint32) []byte {
 func appendRestartNewAddrCause(b []byte, addrs []netip.Addr, a *Assoc) []byte {
 	b, at := chunk.BeginCause(b, chunk.CauseRestartNewAddresses)
 	for _, ip := range addrs {
-		if !a.knowsPeerAddr(ip) {
+		if !a.knowsPeerAddr(ip) && ownableAddr(ip, a.key.peer.Addr()) {
 			b, _ = chunk.AppendAddrParam(b, ip)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"io"
 	"math"
+	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/usctp/usctp/interleave"
@@ -40,6 +42,22 @@ type Config struct {
 	SendBuffer                int                      // send buffer bytes per association (transfer default, 1 MiB)
 	UnsentLimit               int                      // bytes of it waiting to be sent at most; 0: no bound but SendBuffer
 	Scheduler                 sched.Kind               // stream scheduler of new associations, FCFS
+	// LocalAddrs are the endpoint's addresses, listed in INIT and INIT
+	// ACK when there are two or more (RFC 9260 section 5.1.2); with one
+	// or none the source address of the packets stands for the endpoint.
+	LocalAddrs []netip.Addr
+	// Multihoming uses the peer's other addresses as alternate paths
+	// (paths.go): verified with HEARTBEATs, taken by the data when the
+	// path in use is potentially failed. Off, the association uses the
+	// address of its handshake only, as before.
+	Multihoming bool
+	// PFThreshold is RFC 7829's PFMR: a path whose error count exceeds it
+	// is potentially failed and the data moves to another path; 0, the
+	// default, moves at the first T3-rtx expiry or unanswered HEARTBEAT.
+	PFThreshold int
+	// NoPrimaryReturn keeps the data on the path it moved to when the
+	// primary answers again (by default the primary takes it back).
+	NoPrimaryReturn bool
 
 	// Loss recovery and congestion control; zero values take the
 	// transfer engine's defaults.
@@ -58,6 +76,7 @@ type (
 )
 
 func (c *Config) setDefaults() {
+	c.LocalAddrs = sanitizeLocalAddrs(c.LocalAddrs)
 	def := func(d *time.Duration, v time.Duration) {
 		if *d == 0 {
 			*d = v
@@ -113,3 +132,18 @@ const maxOverhead = 40 + 8
 // rwnd returns the receive window to advertise in INIT and INIT ACK: the
 // receive buffer, capped to the field's 32 bits.
 func (c *Config) rwnd() uint32 { return uint32(min(c.RecvBuffer, math.MaxUint32)) }
+
+// sanitizeLocalAddrs returns the usable addresses of local, unmapped and
+// without duplicates, at most maxPeerAddrs of them (a copy: the caller's
+// slice is not changed).
+func sanitizeLocalAddrs(local []netip.Addr) []netip.Addr {
+	var out []netip.Addr
+	for _, ip := range local {
+		ip = ip.Unmap()
+		if !ip.IsValid() || ip.IsUnspecified() || ip.IsMulticast() || slices.Contains(out, ip) || len(out) == maxPeerAddrs {
+			continue
+		}
+		out = append(out, ip)
+	}
+	return out
+}

@@ -81,6 +81,12 @@ type cookie struct {
 	peerMIS    uint16
 	peerExt    extFlags
 	generation uint8 // low bit of the secret generation that signed it
+	// addrs holds the other addresses of the peer's INIT, 16 bytes each
+	// (As16), when the endpoint does multi-homing (Config.Multihoming):
+	// the TCB is built from the cookie and would not know them else. It
+	// aliases the packet while a cookie is opened. Without it the cookie
+	// is as before.
+	addrs []byte
 
 	// peer is the transport address the INIT came from and the INIT ACK
 	// went to. It is not in the cookie but in its MAC: a cookie echoed from
@@ -180,6 +186,10 @@ func (j *cookieJar) appendCookie(b []byte, c *cookie) []byte {
 	b = binary.BigEndian.AppendUint16(b, c.peerOS)
 	b = binary.BigEndian.AppendUint16(b, c.peerMIS)
 	b = binary.BigEndian.AppendUint32(b, uint32(c.peerExt))
+	if n := len(c.addrs) / 16; n > 0 {
+		b = append(b, byte(n))
+		b = append(b, c.addrs[:16*n]...)
+	}
 	return append(b, j.sum(&j.cur, b[start:], c.peer)...)
 }
 
@@ -198,8 +208,19 @@ const (
 // section 5.2.4 accepts an expired cookie whose tags match the existing
 // association.
 func (j *cookieJar) openCookie(b []byte, peer netip.AddrPort, c *cookie) cookieResult {
-	if len(b) != cookieLen || b[0]>>1 != cookieVersion {
+	if len(b) < cookieLen || b[0]>>1 != cookieVersion {
 		return cookieMalformed
+	}
+	body := cookieBody
+	var addrs []byte
+	if len(b) > cookieLen {
+		// The peer's other addresses: a count, then 16 bytes each.
+		n := int(b[cookieBody])
+		if n == 0 || n > maxPeerAddrs || len(b) != cookieLen+1+16*n {
+			return cookieMalformed
+		}
+		body = cookieBody + 1 + 16*n
+		addrs = b[cookieBody+1 : body]
 	}
 	gen := b[0] & 1
 	var s *cookieSecret
@@ -211,7 +232,7 @@ func (j *cookieJar) openCookie(b []byte, peer netip.AddrPort, c *cookie) cookieR
 	default:
 		return cookieNoKey
 	}
-	if subtle.ConstantTimeCompare(j.sum(s, b[:cookieBody], peer), b[cookieBody:]) != 1 {
+	if subtle.ConstantTimeCompare(j.sum(s, b[:body], peer), b[body:]) != 1 {
 		return cookieBadMAC
 	}
 	be := binary.BigEndian
@@ -234,6 +255,7 @@ func (j *cookieJar) openCookie(b []byte, peer netip.AddrPort, c *cookie) cookieR
 		peerExt:    extFlags(be.Uint32(b[53:])),
 		generation: gen,
 		peer:       peer,
+		addrs:      addrs,
 	}
 	return cookieOK
 }

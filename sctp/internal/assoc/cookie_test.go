@@ -3,6 +3,7 @@ package assoc
 import (
 	"math/rand/v2"
 	"net/netip"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -45,7 +46,7 @@ func TestCookieRoundTrip(t *testing.T) {
 		t.Fatalf("created %v, want %v", got.created, c.created)
 	}
 	got.created = c.created
-	if got != c {
+	if !reflect.DeepEqual(got, c) {
 		t.Fatalf("got %+v\nwant %+v", got, c)
 	}
 }
@@ -138,5 +139,35 @@ func TestCookieBoundToPeerAddress(t *testing.T) {
 	}
 	if r := j.openCookie(b, netip.MustParseAddrPort("198.51.100.1:9899"), &got); r != cookieBadMAC {
 		t.Fatalf("from another address: %v", r)
+	}
+}
+
+// A cookie carrying the peer's other addresses (Config.Multihoming) opens
+// with them; one whose address count disagrees with its length, or whose
+// addresses were changed, does not.
+func TestCookieAddresses(t *testing.T) {
+	j := newCookieJar(newTestRand(1), time.Hour, t0)
+	c := testCookie()
+	for _, s := range []string{"192.0.2.7", "2001:db8::7"} {
+		a16 := netip.MustParseAddr(s).As16()
+		c.addrs = append(c.addrs, a16[:]...)
+	}
+	b := j.appendCookie(nil, &c)
+	if len(b) != cookieLen+1+32 {
+		t.Fatalf("cookie length %d", len(b))
+	}
+	var got cookie
+	if r := j.openCookie(b, netip.AddrPort{}, &got); r != cookieOK || string(got.addrs) != string(c.addrs) {
+		t.Fatalf("openCookie = %v, addresses %x", r, got.addrs)
+	}
+	bad := append([]byte(nil), b...)
+	bad[cookieBody] = 3
+	if r := j.openCookie(bad, netip.AddrPort{}, &got); r != cookieMalformed {
+		t.Fatalf("wrong address count: %v", r)
+	}
+	bad[cookieBody] = 2
+	bad[cookieBody+5] ^= 1
+	if r := j.openCookie(bad, netip.AddrPort{}, &got); r != cookieBadMAC {
+		t.Fatalf("changed address: %v", r)
 	}
 }

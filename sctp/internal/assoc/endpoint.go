@@ -156,6 +156,7 @@ func (ep *Endpoint) remove(a *Assoc) {
 	if ep.assocs[a.key] == a {
 		delete(ep.assocs, a.key)
 	}
+	a.removePaths()
 	if ep.tags[a.localTag] == a {
 		delete(ep.tags, a.localTag)
 	}
@@ -261,7 +262,7 @@ func (ep *Endpoint) Poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []by
 			if len(p) > len(buf) {
 				ep.polled = a
 				ep.countOut(a, p[len(buf):])
-				return a.key.peer, p, true
+				return a.sendTo(), p, true
 			}
 			ep.touch(a)
 		}

@@ -190,6 +190,7 @@ type initInfo struct {
 	tsn      chunk.TSN
 	addrs    [maxPeerAddrs]netip.Addr
 	naddrs   int
+	ignored  int // addresses beyond maxPeerAddrs
 	hostName bool
 	preserve time.Duration // Cookie Preservative (section 5.2.6)
 	cookie   []byte        // State Cookie of an INIT ACK, aliasing the packet
@@ -297,9 +298,18 @@ func (ep *Endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *coo
 	c.peerRwnd = in.rwnd
 	c.peerOS, c.peerMIS = in.os, in.mis
 	c.peerExt = in.ext
+	c.addrs = c.addrs[:0]
+	if ep.cfg.Multihoming {
+		for _, ip := range in.addrs[:in.naddrs] {
+			if ip != p.from.Addr().Unmap() && ownableAddr(ip, p.from.Addr()) {
+				a16 := ip.As16()
+				c.addrs = append(c.addrs, a16[:]...)
+			}
+		}
+	}
 	if b := ep.replyBuf(p.from); b != nil {
 		b = appendHeader(b, p.dstPort, p.srcPort, in.tag)
-		b = appendInitAck(b, c, ep.cfg.rwnd(), ep.jar, in.unrecognized, ep.cfg.offered())
+		b = appendInitAck(b, c, ep.cfg.rwnd(), ep.jar, in.unrecognized, ep.cfg.offered(), ep.cfg.LocalAddrs)
 		ep.commitReply(finishPacket(b, 0))
 	}
 }
@@ -388,6 +398,7 @@ func (ep *Endpoint) cookieEchoNoTCB(now time.Time, p *inPacket) {
 	a.stats.AssocsUp++
 	a.emit(EventCommUp, ReasonNone, 0)
 	a.startHeartbeat(now)
+	a.setupPaths(now)
 	a.dispatch(now, p, 1)
 	ep.touch(a)
 }

@@ -1,6 +1,10 @@
 package assoc
 
-import "github.com/usctp/usctp/sctp/chunk"
+import (
+	"net/netip"
+
+	"github.com/usctp/usctp/sctp/chunk"
+)
 
 // EventKind names a notification for the user of an association (RFC 9260
 // section 11.2.1 names them as ULP notifications).
@@ -75,6 +79,11 @@ type Event struct {
 	// event owns them.
 	Causes []byte
 	Reconf *ReconfEvent // for EventReconf
+	// For EventPathDown and EventPathUp of a multi-homed peer's path
+	// (paths.go): its address and new state; zero for the primary path
+	// of heartbeat.go.
+	Addr netip.AddrPort
+	Path PathState
 }
 
 // Direction names the direction of the streams a reconfiguration touches,

@@ -1,6 +1,7 @@
 package assoc
 
 import (
+	"net/netip"
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
@@ -34,6 +35,9 @@ func (a *Assoc) fromCookie(now time.Time, c *cookie) {
 	a.localOS, a.localMIS = c.localOS, c.localMIS
 	a.peerOS, a.peerMIS = c.peerOS, c.peerMIS
 	a.peerExt = c.peerExt
+	for i := 0; i+16 <= len(c.addrs); i += 16 {
+		a.addPeerAddr(netip.AddrFrom16([16]byte(c.addrs[i : i+16])).Unmap())
+	}
 	a.negotiateStreams()
 	a.startData(now)
 }
@@ -99,6 +103,7 @@ func (a *Assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 	for _, ip := range in.addrs[:in.naddrs] {
 		a.addPeerAddr(ip)
 	}
+	a.stats.PeerAddrsIgnored += uint64(in.ignored)
 	a.negotiateStreams()
 	a.cookie = append(a.cookie[:0], in.cookie...)
 	// Section 3.2.2: "it SHOULD bundle the ERROR chunk containing the
@@ -143,7 +148,7 @@ func (a *Assoc) validateInit(p *inPacket, c *rxChunk, in *initInfo) bool {
 // Association with New Addresses" cause if so (sections 5.2.1, 5.2.2).
 func (a *Assoc) addsAddresses(p *inPacket, in *initInfo) bool {
 	for _, ip := range in.addrs[:in.naddrs] {
-		if !a.knowsPeerAddr(ip) {
+		if !a.knowsPeerAddr(ip) && ownableAddr(ip, p.from.Addr()) {
 			cause := appendRestartNewAddrCause(a.ep.scratch[:0], in.addrs[:in.naddrs], a)
 			a.ep.scratch = cause[:0]
 			a.ep.replyAbort(p.from, p.dstPort, p.srcPort, in.tag, false, cause)
@@ -324,6 +329,8 @@ func (a *Assoc) cookieRestartA(now time.Time, p *inPacket, ck *cookie) disp {
 	a.data.gotData = false
 	a.timers.stopAll()
 	a.pend = pending{heartbeatAcks: a.pend.heartbeatAcks[:0]}
+	a.removePaths() // the new engine has one path; a restart has no address list
+	a.paths = nil
 	a.ep.retag(a, ck.localTag)
 	a.fromCookie(now, ck)
 	a.requeue(now, old)
@@ -349,6 +356,7 @@ func (a *Assoc) establish(now time.Time) {
 	a.stats.AssocsUp++
 	a.emit(EventCommUp, ReasonNone, 0)
 	a.startHeartbeat(now)
+	a.setupPaths(now)
 }
 
 // cookieAck5_1E: "Upon reception of the COOKIE ACK chunk, endpoint "A"

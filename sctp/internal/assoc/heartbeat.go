@@ -163,6 +163,9 @@ func (a *Assoc) heartbeatAck8_3(now time.Time, p *inPacket, c *rxChunk) disp {
 	}
 	nonce := binary.BigEndian.Uint64(info)
 	sent := time.Unix(0, int64(binary.BigEndian.Uint64(info[8:])))
+	if a.paths != nil && a.pathHeartbeatAck(now, nonce, sent) {
+		return dispNext
+	}
 	if !a.hb.outstanding || nonce != a.hb.nonce || !sent.Equal(a.hb.sentAt) {
 		a.stats.Ignored++
 		return dispNext

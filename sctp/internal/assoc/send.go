@@ -30,6 +30,11 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 			return buf
 		}
 	}
+	if a.paths != nil {
+		if b, ok := a.appendPathHeartbeat(buf); ok {
+			return b
+		}
+	}
 	eng := a.data.eng
 	b := appendHeader(buf, lp, pp, a.peerTag)
 	hdrEnd := len(b)
@@ -124,6 +129,9 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 	}
 	if len(b) == hdrEnd {
 		return buf
+	}
+	if a.paths != nil {
+		a.dataDest()
 	}
 	return finishPacket(b, start)
 }

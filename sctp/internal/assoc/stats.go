@@ -73,6 +73,16 @@ type Counters struct {
 	T3Expiries     uint64 // T3-rtx expirations (transfer engine)
 	NoticesIn      uint64 // ICMP errors matched to an association (RFC 9260 appendix C)
 	NoticesDropped uint64 // ICMP errors dropped: no association, or a tag that does not match
+	// PeerAddrsIgnored counts addresses in a peer's INIT or INIT ACK that
+	// were not recorded: beyond the bound of maxPeerAddrs, or addresses
+	// the peer cannot own (unspecified, multicast, broadcast, or loopback
+	// listed by a peer that is not on a loopback address).
+	PeerAddrsIgnored uint64
+	// Multi-homing: peer addresses confirmed by a HEARTBEAT ACK with
+	// their nonce (RFC 9260 section 5.4), and paths that left the active
+	// state (potentially failed or inactive).
+	PathsConfirmed uint64
+	PathFailovers  uint64
 
 	// Loss recovery (transfer engine): entries into fast recovery, chunks
 	// found lost again after a retransmission, tail loss probes sent,
@@ -184,6 +194,9 @@ func (s *Counters) add(o *Counters) {
 	s.Retransmits += o.Retransmits
 	s.FastRetransmit += o.FastRetransmit
 	s.T3Expiries += o.T3Expiries
+	s.PeerAddrsIgnored += o.PeerAddrsIgnored
+	s.PathsConfirmed += o.PathsConfirmed
+	s.PathFailovers += o.PathFailovers
 	s.FastRecoveries += o.FastRecoveries
 	s.RepeatFastRetransmits += o.RepeatFastRetransmits
 	s.Probes += o.Probes

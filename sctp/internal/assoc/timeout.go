@@ -27,6 +27,8 @@ func (a *Assoc) expire(now time.Time) {
 			a.heartbeatTimer(now)
 		case timerReconf:
 			a.reconfTimer(now)
+		case timerPaths:
+			a.pathTimer(now)
 		}
 	}
 	if a.closed {
@@ -34,6 +36,9 @@ func (a *Assoc) expire(now time.Time) {
 	}
 	if d := a.data.deadline(); !d.IsZero() && !d.After(now) {
 		if a.data.timeout(now) {
+			if a.paths != nil {
+				a.pathFaults(now)
+			}
 			// A T3-rtx expiry counts against the association (section
 			// 8.1: "consecutive retransmissions to its peer").
 			if a.countError(now) {

@@ -14,10 +14,11 @@ const (
 	timerT5Guard                   // section 9.2: T5-shutdown-guard, 5 x RTO.Max
 	timerHeartbeat                 // section 8.3: heartbeat of an idle path
 	timerReconf                    // RFC 6525 section 5.1.1: RE-CONFIG request retransmission
+	timerPaths                     // sections 5.4, 8.3: heartbeats of the other paths (paths.go)
 	numTimers
 )
 
-var timerNames = [numTimers]string{"T1-init", "T1-cookie", "T2-shutdown", "T5-shutdown-guard", "heartbeat", "reconf"}
+var timerNames = [numTimers]string{"T1-init", "T1-cookie", "T2-shutdown", "T5-shutdown-guard", "heartbeat", "reconf", "path-heartbeat"}
 
 // String returns the RFC name of the timer.
 func (t timerID) String() string {

@@ -191,14 +191,20 @@ func checkInvariants(t testing.TB, s *Sender) {
 			t.Fatalf("TSN %d has no message", tsn)
 		}
 	}
-	if flight != s.path.flight || inFlight != s.inFlight || rtx != s.rtxPending || gap != s.gapAcked || unacked != s.unackedData {
+	pathFlight := 0
+	timer := !s.t3.IsZero()
+	for _, p := range s.paths {
+		pathFlight += p.flight
+		timer = timer || !p.t3.IsZero()
+	}
+	if flight != pathFlight || inFlight != s.inFlight || rtx != s.rtxPending || gap != s.gapAcked || unacked != s.unackedData {
 		t.Fatalf("counters flight %d/%d inFlight %d/%d rtx %d/%d gap %d/%d unacked %d/%d (want/have)",
-			flight, s.path.flight, inFlight, s.inFlight, rtx, s.rtxPending, gap, s.gapAcked, unacked, s.unackedData)
+			flight, pathFlight, inFlight, s.inFlight, rtx, s.rtxPending, gap, s.gapAcked, unacked, s.unackedData)
 	}
 	if prOut != s.prOut {
 		t.Fatalf("%d outstanding chunks with a PR policy, counted %d", prOut, s.prOut)
 	}
-	if (s.inFlight+s.rtxPending > 0) && s.t3.IsZero() {
+	if (s.inFlight+s.rtxPending > 0) && !timer {
 		t.Fatalf("data outstanding without T3-rtx running")
 	}
 }

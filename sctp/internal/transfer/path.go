@@ -25,9 +25,22 @@ type Path struct {
 
 	rack rack       // loss detection by time (RecoveryRACK)
 	cc   controller // congestion control (Config.CongestionControl)
+
+	// Multi-homing (paths.go): the path's T3-rtx deadline while it is not
+	// the primary (the primary's runs in Sender.t3), bytes a SACK newly
+	// acknowledged on it while it is not the primary, whether the
+	// association lets retransmissions use it, and its index.
+	t3       time.Time
+	ackedNow int
+	down     bool
+	index    uint8
 }
 
-func (p *Path) init(cfg *Config) {
+func (p *Path) init(cfg *Config) { p.initFor(cfg, cfg.IPv6) }
+
+// initFor initializes the path for a peer address of the family given by
+// ipv6 (the initial cwnd differs).
+func (p *Path) initFor(cfg *Config, ipv6 bool) {
 	p.cfg = cfg
 	p.rto = cfg.RTOInitial
 	p.mtu = cfg.MTU
@@ -36,7 +49,7 @@ func (p *Path) init(cfg *Config) {
 	// address is an IPv4 address and to min(4 * PMDCS, max(2 * PMDCS,
 	// 4344)) bytes if the peer address is an IPv6 address."
 	initial := 4404
-	if cfg.IPv6 {
+	if ipv6 {
 		initial = 4344
 	}
 	p.cwnd = min(4*p.pmdcs(), max(2*p.pmdcs(), initial))

@@ -249,7 +249,7 @@ func (s *Sender) placeholder(m *message) {
 func (s *Sender) abandonRec(r *record) {
 	switch r.state {
 	case recInFlight:
-		s.path.flight -= s.size(r)
+		s.pathOf(r).flight -= s.size(r)
 		s.inFlight--
 		s.unackedData -= int(r.n)
 	case recRtx:

@@ -89,19 +89,29 @@ type record struct {
 	misses  uint8 // miss indications (7.2.4)
 	xmits   uint8 // transmissions so far
 	fastRtx bool  // marked by fast retransmit, not yet resent
-	marks   uint8 // markFastDone, markDupSeen
+	marks   uint8 // markFastDone, markDupSeen, markT3, and the path index (paths.go)
 }
 
 // Sender is the sending half of the engine: the send buffer, lazy
 // fragmentation, the retransmission records, T3-rtx, fast retransmit and
 // congestion control (RFC 9260 sections 6.1, 6.2.1, 6.3, 7).
 type Sender struct {
-	cfg   *Config
-	path  *Path
-	stats *Stats
-	sched sched.Scheduler
-	frame interleave.Framer
-	hdr   int // chunk header length of the variant
+	cfg  *Config
+	path *Path // the primary: the path new data goes to (paths.go)
+	// paths is every path, the primary among them at index pri; dest is
+	// the path of the packet AppendData built last, faulted the paths
+	// whose T3-rtx expired in the last OnTimeout, altAcked the bytes a
+	// SACK acknowledged on other paths than the primary.
+	paths    []*Path
+	one      [1]*Path // paths' first backing array
+	pri      uint8
+	dest     uint8
+	faulted  uint32
+	altAcked int
+	stats    *Stats
+	sched    sched.Scheduler
+	frame    interleave.Framer
+	hdr      int // chunk header length of the variant
 
 	streams *Streams
 	free    *message // free list of messages
@@ -171,6 +181,8 @@ type Sender struct {
 
 func (s *Sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
 	s.cfg, s.path, s.stats, s.streams = cfg, path, st, streams
+	s.one[0] = path
+	s.paths = s.one[:]
 	s.sched = cfg.Scheduler
 	if cfg.Interleaved {
 		s.frame = interleave.NewIDataFramer(streams)
@@ -466,7 +478,7 @@ func (s *Sender) Pending(now time.Time) bool {
 	if s.t3Recovery && s.t3Sent {
 		return false
 	}
-	if s.rtxPending > 0 && (s.fastRtx || s.t3Recovery || s.path.flight < s.window()) {
+	if s.rtxPending > 0 && (s.fastRtx || s.t3Recovery || s.rtxRoom()) {
 		return true
 	}
 	if s.unsent == 0 || s.path.flight >= s.window() && !s.probing {
@@ -503,10 +515,20 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 	// only when none was left to retransmit (PR-SCTP may have abandoned
 	// them all), still one packet until an acknowledgement.
 	newData := !s.t3Recovery || s.rtxPending == 0
+	dest := s.pri
 	if s.rtxPending > 0 {
-		pkt, room, n = s.appendRtx(now, pkt, room)
+		if len(s.paths) > 1 {
+			dest = s.rtxDest()
+		}
+		pkt, room, n = s.appendRtx(now, pkt, room, dest)
+		if n == 0 {
+			dest = s.pri
+		}
 	}
-	for s.unsent > 0 && newData {
+	s.dest = dest
+	// New data goes to the primary only: a packet of retransmissions to
+	// another path carries none.
+	for s.unsent > 0 && newData && dest == s.pri {
 		m := s.cur
 		if m == nil {
 			sid, ok := s.sched.Next()
@@ -570,6 +592,13 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 		if s.t3Recovery {
 			s.t3Sent = true
 		}
+		if dest != s.pri {
+			// R1 for the other path; the probe state is the primary's.
+			if p := s.paths[dest]; p.t3.IsZero() {
+				p.t3 = now.Add(p.rto)
+			}
+			return pkt, n
+		}
 		s.startT3(now)
 		if s.probing {
 			s.probing = false
@@ -611,7 +640,7 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	*r = record{
 		msg: m, sent: now, seq: s.nextSeq(), off: m.off, n: int32(size),
 		ppid: m.ppid, sid: m.sid, mid: m.mid, fsn: m.nextFSN, flags: flags,
-		state: recInFlight, xmits: 1,
+		state: recInFlight, xmits: 1, marks: s.pri << pathShift,
 	}
 	m.nextFSN++
 	m.refs++
@@ -660,12 +689,17 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 // limited by cwnd, except for the one packet of a fast retransmit (7.2.4:
 // "the sender SHOULD ignore the value of cwnd") or after a T3-rtx expiry
 // (6.3.3 E3: the earliest chunks that fit in one packet).
-func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, int) {
+//
+// The packet goes to path dest and takes the chunks whose retransmission
+// goes there (destFor); with one path, all of them.
+func (s *Sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]byte, int, int) {
 	n := 0
 	bypass := s.fastRtx || s.t3Recovery
+	multi := len(s.paths) > 1
+	dp := s.paths[dest]
 	for t := s.cumAck + 1; t != s.nextTSN && s.rtxPending > 0; t++ {
 		r := s.rec(t)
-		if r.state != recRtx {
+		if r.state != recRtx || multi && s.destFor(r) != dest {
 			continue
 		}
 		if m := r.msg; m.bits != 0 && s.cfg.PartialReliability && m.expired(s, now, r.xmits) {
@@ -676,11 +710,11 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 			// A chunk cut before the path MTU shrank fits no packet now:
 			// it goes alone, over room; the association lets IP fragment
 			// it (RFC 9260 section 7.3 allows that for such chunks).
-			if n > 0 || need <= s.path.pmdcs() {
+			if n > 0 || need <= dp.pmdcs() {
 				break
 			}
 		}
-		if !bypass && s.path.flight >= s.window() {
+		if !bypass && (dp == s.path && dp.flight >= s.window() || dp != s.path && dp.flight >= dp.cwnd) {
 			s.stats.CwndLimited++
 			break
 		}
@@ -691,7 +725,13 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 		r.state = recInFlight
 		r.sent = now
 		r.seq = s.nextSeq()
-		r.marks &^= markDupSeen
+		r.marks &^= markDupSeen | markT3
+		if multi {
+			if r.marks>>pathShift != dest {
+				s.stats.RetransmitsMoved++
+			}
+			r.setPath(dest)
+		}
 		if r.xmits < 255 {
 			r.xmits++
 		}
@@ -702,7 +742,7 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 			// was sent first."
 			s.timing = false
 		}
-		if t == s.cumAck+1 && !s.t3.IsZero() {
+		if t == s.cumAck+1 && dp == s.path && !s.t3.IsZero() {
 			// 6.1: "the sender MUST restart the timer if the earliest
 			// (i.e., lowest TSN) outstanding DATA chunk sent to that
 			// address is being retransmitted."
@@ -710,7 +750,7 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int) ([]byte, int, in
 		}
 		s.rtxPending--
 		s.inFlight++
-		s.path.flight += s.size(r)
+		dp.flight += s.size(r)
 		s.peerRwnd = max(s.peerRwnd-int(r.n), 0)
 		s.stats.Retransmits++
 		pkt = s.appendChunk(pkt, t, r)
@@ -755,6 +795,11 @@ func (s *Sender) Deadline() time.Time {
 	}
 	if r := s.rackDeadline(); !r.IsZero() && (d.IsZero() || r.Before(d)) {
 		d = r
+	}
+	if len(s.paths) > 1 {
+		if p := s.pathDeadline(); !p.IsZero() && (d.IsZero() || p.Before(d)) {
+			d = p
+		}
 	}
 	return d
 }
@@ -821,7 +866,10 @@ func (s *Sender) Drain(fn func(Unsent)) {
 	s.advPeerAck, s.fwdDue, s.prOut = s.cumAck, false, 0
 	s.unsent, s.buffered, s.inFlight, s.rtxPending = 0, 0, 0, 0
 	s.gapAcked, s.unackedData = 0, 0
-	s.path.flight = 0
+	for _, p := range s.paths {
+		p.flight, p.t3, p.ackedNow = 0, time.Time{}, 0
+	}
+	s.altAcked = 0
 	s.t3 = time.Time{}
 	s.path.rack.timer, s.path.rack.pto, s.probing = time.Time{}, time.Time{}, false
 	s.timing = false

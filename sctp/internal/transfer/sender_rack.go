@@ -185,7 +185,9 @@ func (s *Sender) rackDetect(now time.Time) bool {
 	var wait time.Duration
 	for t := s.cumAck + 1; t != s.nextTSN; t++ {
 		r := s.rec(t)
-		if r.state != recInFlight {
+		if r.state != recInFlight || r.marks>>pathShift != s.pri {
+			// RACK's reference is the primary's (rackAcked): chunks on
+			// other paths are left to their T3-rtx.
 			continue
 		}
 		if !sentAfter(k.seq, r.seq) {

@@ -101,7 +101,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	// 7.2.4 note: "if the received SACK chunk also acknowledges new DATA
 	// chunks and advances the Cumulative TSN Ack Point, the cwnd adjustment
 	// rules defined in Sections 7.2.1 and 7.2.2 MUST be applied first."
-	s.path.onAck(now, newBytes, flightBefore)
+	s.path.onAck(now, newBytes-s.altAcked, flightBefore)
 	// "When a SACK chunk acknowledges all TSNs up to and including this
 	// exit point, Fast Recovery is exited."
 	if s.path.inFastRecovery && s.cumAck.GEQ(s.path.fastRecoverTSN) {
@@ -157,6 +157,14 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	switch {
 	case s.inFlight == 0 && s.rtxPending == 0 && !s.advPeerAck.GT(s.cumAck):
 		s.t3 = time.Time{}
+	case len(s.paths) > 1 && s.path.flight == 0 && s.rtxPending == 0 && !s.advPeerAck.GT(s.cumAck):
+		// Nothing outstanding on the primary (R2 for it); the other
+		// paths' timers follow in creditPaths.
+		s.t3 = time.Time{}
+	case len(s.paths) > 1 && newBytes > s.altAcked && s.path.flight > 0:
+		// R3 for the primary: its earliest chunk may be above a
+		// cumulative ack point held back by chunks of another path.
+		s.t3 = now.Add(s.path.rto)
 	case cumAdvanced:
 		s.t3 = now.Add(s.path.rto)
 	case s.t3.IsZero():
@@ -166,7 +174,12 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	}
 	s.sackSince = true
 	if newBytes > 0 {
-		s.path.ClearErrors()
+		if newBytes > s.altAcked {
+			s.path.ClearErrors()
+		}
+		if len(s.paths) > 1 {
+			s.creditPaths(now)
+		}
 		s.t3Recovery, s.t3Sent = false, false
 		s.path.rack.probes = 0
 	}
@@ -236,9 +249,10 @@ func (s *Sender) validate(sk *SACK) error {
 // its first acknowledgement and takes an RTT measurement from it when
 // allowed. It reports whether the chunk was newly acknowledged.
 func (s *Sender) ack(now time.Time, t TSN, r *record) bool {
+	p := s.pathOf(r)
 	switch r.state {
 	case recInFlight:
-		s.path.flight -= s.size(r)
+		p.flight -= s.size(r)
 		s.inFlight--
 	case recRtx:
 		s.rtxPending--
@@ -246,14 +260,18 @@ func (s *Sender) ack(now time.Time, t TSN, r *record) bool {
 	default:
 		return false
 	}
+	if p != s.path {
+		p.ackedNow += s.size(r)
+		s.altAcked += s.size(r)
+	}
 	s.unackedData -= int(r.n)
-	if s.cfg.Recovery == RecoveryRACK {
+	if s.cfg.Recovery == RecoveryRACK && p == s.path {
 		s.rackAcked(t, r)
 	}
 	if s.timing && s.timedTSN == t {
 		s.timing = false
 		if r.xmits == 1 { // C5, Karn's algorithm
-			s.path.RTTSample(now, now.Sub(r.sent))
+			p.RTTSample(now, now.Sub(r.sent))
 			s.stats.RTTSamples++
 		}
 	}
@@ -279,7 +297,7 @@ func (s *Sender) markRtx(r *record) {
 	r.state = recRtx
 	s.rtxPending++
 	s.inFlight--
-	s.path.flight -= s.size(r)
+	s.pathOf(r).flight -= s.size(r)
 	s.peerRwnd += int(r.n)
 }
 
@@ -301,9 +319,14 @@ func (s *Sender) renege(now time.Time, t TSN) {
 	s.gapAcked--
 	s.unackedData += int(r.n)
 	s.inFlight++
-	s.path.flight += s.size(r)
+	p := s.pathOf(r)
+	p.flight += s.size(r)
 	s.stats.Reneged++
-	if s.t3.IsZero() {
+	if p != s.path {
+		if p.t3.IsZero() {
+			p.t3 = now.Add(p.rto)
+		}
+	} else if s.t3.IsZero() {
 		s.t3 = now.Add(s.path.rto)
 	}
 }
@@ -318,8 +341,12 @@ func (s *Sender) renege(now time.Time, t TSN) {
 // (6.1 rule A).
 func (s *Sender) OnTimeout(now time.Time) (expired bool) {
 	s.rackTimers(now)
+	s.faulted = 0
+	if len(s.paths) > 1 {
+		expired = s.pathTimers(now)
+	}
 	if s.t3.IsZero() || now.Before(s.t3) {
-		return false
+		return expired
 	}
 	s.t3 = time.Time{}
 	s.stats.T3Expiries++
@@ -341,11 +368,16 @@ func (s *Sender) OnTimeout(now time.Time) (expired bool) {
 	probing := s.peerRwnd == 0 && s.sackSince
 	s.sackSince = false
 	first := true
+	multi := len(s.paths) > 1
 	for t := s.cumAck + 1; t != s.nextTSN; t++ {
 		r := s.rec(t)
-		if r.state == recInFlight && (first || now.Sub(r.sent) >= age) {
-			// E3 retransmits the earliest outstanding chunk in any case.
+		if r.state == recInFlight && (first || now.Sub(r.sent) >= age) && r.marks>>pathShift == s.pri {
+			// E3 retransmits the earliest outstanding chunk in any case;
+			// with several paths, a chunk of this path, to an alternate.
 			s.markRtx(r)
+			if multi {
+				r.marks |= markT3
+			}
 			first = false
 		}
 		r.fastRtx = false
@@ -376,6 +408,7 @@ func (s *Sender) OnTimeout(now time.Time) (expired bool) {
 		return false
 	}
 	s.path.Fault()
+	s.faulted |= 1 << s.pri
 	return true
 }
 

@@ -12,6 +12,9 @@ type Stats struct {
 	FastRetransmits uint64 // of which by fast retransmit
 	FastRecoveries  uint64 // entries into fast recovery
 	T3Expiries      uint64
+	// RetransmitsMoved counts retransmissions sent on another path than
+	// the chunk's previous transmission (multi-homing, section 6.4.1).
+	RetransmitsMoved uint64
 	// RepeatFastRetransmits counts chunks found lost again after a
 	// retransmission (RecoveryRACK), Probes the tail loss probes sent,
 	// SpuriousRetransmits the duplicates the peer reported of chunks we

@@ -1,0 +1,438 @@
+package assoc
+
+import (
+	"encoding/binary"
+	"errors"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/simnet"
+	"github.com/usctp/usctp/sctp/internal/transfer"
+)
+
+// mhNet is a client endpoint with one address and a server endpoint with
+// two (listed in its INIT ACK), joined by two independent links: link 2i
+// carries the client's packets to server address i, link 2i+1 the
+// server's answers from that address. The server answers from the
+// address the last packet came to, as a transport with IP_PKTINFO does.
+type mhNet struct {
+	t        testing.TB
+	now      time.Time
+	net      *simnet.Network
+	cli, srv *Endpoint
+	cliAddr  netip.AddrPort
+	srvAddrs [2]netip.AddrPort
+	ca, sa   *Assoc
+	srvLast  int // index of the server address the last packet came to
+	buf      []byte
+
+	// Client DATA packets per server address, and the first after mark.
+	dataTo    [2]int
+	firstData [2]time.Time
+	mark      time.Time
+
+	// Application: the client sends numbered messages, the server checks
+	// that they arrive once each and in order.
+	toSend, sent, recv int
+	rbuf               []byte
+	onEvent            func(Event)
+	lost               bool // EventCommLost seen (else it fails the test)
+	allowLost          bool
+}
+
+func newMHNet(t testing.TB, seed uint64, links [2]simnet.LinkConfig, adj func(*Config)) *mhNet {
+	n := &mhNet{t: t, now: t0, net: simnet.New(seed), buf: make([]byte, 0, 2048), rbuf: make([]byte, 64<<10)}
+	n.cliAddr = netip.MustParseAddrPort("10.0.0.1:9899")
+	n.srvAddrs = [2]netip.AddrPort{netip.MustParseAddrPort("10.0.1.1:9899"), netip.MustParseAddrPort("10.0.2.1:9899")}
+	cc := Config{Rand: newTestRand(byte(seed)), MTU: 1452, Multihoming: true, HeartbeatInterval: 30 * time.Second}
+	sc := Config{Rand: newTestRand(byte(seed) + 1), MTU: 1452, LocalAddrs: []netip.Addr{n.srvAddrs[0].Addr(), n.srvAddrs[1].Addr()}}
+	if adj != nil {
+		adj(&cc)
+	}
+	n.cli, n.srv = NewEndpoint(cc, n.now), NewEndpoint(sc, n.now)
+	for _, l := range links {
+		n.net.AddLink(l)
+		n.net.AddLink(l)
+	}
+	return n
+}
+
+func (n *mhNet) flush() {
+	for {
+		to, b, ok := n.cli.Poll(n.now, n.buf[:0])
+		if !ok {
+			break
+		}
+		i := 0
+		if to == n.srvAddrs[1] {
+			i = 1
+		} else if to != n.srvAddrs[0] {
+			n.t.Fatalf("client sent to %v", to)
+		}
+		hasData := false
+		forEachChunkType(b, func(t chunk.Type) { hasData = hasData || t == chunk.TypeData })
+		if hasData {
+			n.dataTo[i]++
+			if !n.mark.IsZero() && n.firstData[i].IsZero() {
+				n.firstData[i] = n.now
+			}
+		}
+		n.net.Send(n.now, 2*i, b)
+	}
+	for {
+		to, b, ok := n.srv.Poll(n.now, n.buf[:0])
+		if !ok {
+			break
+		}
+		if to != n.cliAddr {
+			n.t.Fatalf("server sent to %v", to)
+		}
+		n.net.Send(n.now, 2*n.srvLast+1, b)
+	}
+}
+
+// run drives the network until stop reports true.
+func (n *mhNet) run(limit time.Duration, stop func() bool) {
+	n.t.Helper()
+	end := n.now.Add(limit)
+	for {
+		n.app()
+		n.flush()
+		if stop() {
+			return
+		}
+		next, ok := n.net.Next()
+		for _, ep := range []*Endpoint{n.cli, n.srv} {
+			if d := ep.Deadline(); !d.IsZero() && (!ok || d.Before(next)) {
+				next, ok = d, true
+			}
+		}
+		if !ok {
+			n.t.Fatalf("stalled at %v", n.now.Sub(t0))
+		}
+		if next.After(n.now) {
+			n.now = next
+		}
+		if n.now.After(end) {
+			n.t.Fatalf("not done after %v: sent %d received %d", limit, n.sent, n.recv)
+		}
+		for pk := n.net.Pop(n.now); pk != nil; pk = n.net.Pop(n.now) {
+			if pk.Link%2 == 0 {
+				n.srvLast = pk.Link / 2
+				n.srv.Receive(n.now, n.cliAddr, pk.Data)
+			} else {
+				n.cli.Receive(n.now, n.srvAddrs[pk.Link/2], pk.Data)
+			}
+			n.net.Free(pk)
+		}
+		n.cli.Expire(n.now)
+		n.srv.Expire(n.now)
+		for _, ep := range []*Endpoint{n.cli, n.srv} {
+			for {
+				e, ok := ep.NextEvent()
+				if !ok {
+					break
+				}
+				if n.onEvent != nil {
+					n.onEvent(e)
+				}
+				switch {
+				case e.Kind == EventCommUp && ep == n.srv:
+					n.sa = e.Assoc
+				case e.Kind == EventCommLost && n.allowLost:
+					n.lost = true
+				case e.Kind == EventCommLost || e.Kind == EventCantStart:
+					n.t.Fatalf("event %v", e.Kind)
+				}
+			}
+		}
+	}
+}
+
+// app queues the client's messages and checks what the server reads.
+func (n *mhNet) app() {
+	if n.ca == nil || n.sa == nil || n.lost {
+		return
+	}
+	for n.sent < n.toSend {
+		msg := make([]byte, 1000)
+		binary.BigEndian.PutUint32(msg, uint32(n.sent))
+		if err := n.ca.send(n.now, 0, 0, false, msg); errors.Is(err, transfer.ErrWouldBlock) {
+			break
+		} else if err != nil {
+			n.t.Fatal(err)
+		}
+		n.sent++
+	}
+	for {
+		m, _, err := n.sa.read(n.rbuf)
+		if err != nil {
+			return
+		}
+		if seq := int(binary.BigEndian.Uint32(n.rbuf[:m])); seq != n.recv {
+			n.t.Fatalf("message %d received, want %d (duplicate or out of order)", seq, n.recv)
+		}
+		n.recv++
+	}
+}
+
+// connect runs the handshake and lets the second path be confirmed.
+func (n *mhNet) connect() {
+	n.t.Helper()
+	a, err := n.cli.Connect(n.now, n.srvAddrs[0], 5000, 6000)
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	n.ca = a
+	n.run(time.Minute, func() bool { return n.sa != nil && a.state == stateEstablished && len(a.paths) == 2 })
+}
+
+func (n *mhNet) cut(i int, lossy float64) {
+	for l := 2 * i; l <= 2*i+1; l++ {
+		cfg := simnet.LinkConfig{Delay: 10 * time.Millisecond, Loss: lossy}
+		n.net.Link(l).SetConfig(cfg)
+	}
+}
+
+// RFC 9260 section 5.4: "Upon receipt of the HEARTBEAT ACK, a
+// verification is made that the nonce included in the HEARTBEAT chunk is
+// the one sent. If the nonce matches, the address that the original
+// HEARTBEAT was sent to is now considered CONFIRMED and available for
+// normal data transfer." The server's second address, listed in its INIT
+// ACK, is confirmed by a HEARTBEAT sent to it, before any data goes there.
+func TestMultihomeUnconfirmedAddressVerified(t *testing.T) {
+	n := newMHNet(t, 1, [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}, nil)
+	n.connect()
+	p := &n.ca.paths[1]
+	if p.addr != n.srvAddrs[1] || p.state != PathUnconfirmed {
+		t.Fatalf("path 1: %v %v, want %v unconfirmed", p.addr, p.state, n.srvAddrs[1])
+	}
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	if n.ca.stats.PathsConfirmed != 1 || n.ca.data.eng.NumPaths() != 2 {
+		t.Fatalf("confirmed %d, engine paths %d", n.ca.stats.PathsConfirmed, n.ca.data.eng.NumPaths())
+	}
+	if n.dataTo[1] != 0 {
+		t.Fatalf("%d DATA packets to the second address", n.dataTo[1])
+	}
+	if took := n.now.Sub(t0); took > time.Second {
+		t.Errorf("confirmation took %v", took)
+	}
+}
+
+// RFC 9260 section 5.4: "an endpoint MUST NOT send any chunks to an
+// UNCONFIRMED address, with the following exceptions: A HEARTBEAT chunk
+// MAY be sent to an UNCONFIRMED address" and the nonce check above: a
+// HEARTBEAT ACK with another nonce never confirms the address (counted as
+// ignored), and while it is unconfirmed no DATA goes there even when the
+// primary fails.
+func TestMultihomeForgedNonceNeverConfirms(t *testing.T) {
+	n := newMHNet(t, 2, [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond, Loss: 1}}, nil)
+	n.connect()
+	n.run(time.Minute, func() bool { return n.ca.paths[1].out })
+	ignored := n.ca.stats.Ignored
+	for k := range 5 {
+		info := binary.BigEndian.AppendUint64(nil, n.ca.paths[1].nonce^uint64(k+1))
+		info = binary.BigEndian.AppendUint64(info, uint64(n.ca.paths[1].sentAt.UnixNano()))
+		b := appendHeader(nil, 6000, 5000, n.ca.localTag)
+		b = appendHeartbeatAck(b, param(chunk.ParamHeartbeatInfo, info))
+		n.cli.Receive(n.now, n.srvAddrs[1], finishPacket(b, 0))
+	}
+	if n.ca.paths[1].state != PathUnconfirmed || n.ca.stats.PathsConfirmed != 0 {
+		t.Fatalf("forged HEARTBEAT ACKs confirmed the path: %v", n.ca.paths[1].state)
+	}
+	if n.ca.stats.Ignored-ignored != 5 {
+		t.Fatalf("%d forged HEARTBEAT ACKs counted, want 5", n.ca.stats.Ignored-ignored)
+	}
+	n.toSend = 300
+	n.run(time.Minute, func() bool { return n.recv > 50 })
+	n.cut(0, 1)
+	cut := n.now
+	n.run(time.Minute, func() bool { return n.now.Sub(cut) > 20*time.Second })
+	if n.dataTo[1] != 0 {
+		t.Fatalf("%d DATA packets to the unconfirmed address", n.dataTo[1])
+	}
+}
+
+// The primary link is cut for good in the middle of a transfer: with the
+// PF threshold at 0 the data flows on the second path within two RTOs of
+// the cut, and every message arrives once and in order.
+func TestMultihomeCoreFailover(t *testing.T) {
+	links := [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}
+	for seed := uint64(1); seed <= 4; seed++ {
+		var adj func(*Config)
+		if seed == 4 {
+			// A telecom configuration: RTO.Min 100 ms.
+			adj = func(c *Config) { c.RTOMin, c.RTOInitial = 100*time.Millisecond, 500*time.Millisecond }
+		}
+		n := newMHNet(t, seed, links, adj)
+		n.connect()
+		n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+		n.toSend = 4000
+		n.run(time.Minute, func() bool { return n.recv > 1000 })
+		rto := n.ca.data.eng.Path.RTO()
+		n.cut(0, 1)
+		n.mark = n.now
+		n.run(5*time.Minute, func() bool { return n.recv == n.toSend })
+		failover := n.firstData[1].Sub(n.mark)
+		t.Logf("seed %d: RTO %v, DATA to the second address %v after the cut; failovers %d",
+			seed, rto, failover, n.ca.stats.PathFailovers)
+		if failover <= 0 || failover > 2*rto {
+			t.Errorf("seed %d: data on the second path %v after the cut (RTO %v)", seed, failover, rto)
+		}
+		if n.ca.paths[0].state == PathActive {
+			t.Errorf("seed %d: the cut primary is still active", seed)
+		}
+	}
+}
+
+// Cut and restore: the primary answers the HEARTBEATs that probe it again,
+// becomes active and takes the data back (Config.NoPrimaryReturn off).
+func TestMultihomeCorePrimaryReturns(t *testing.T) {
+	links := [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}
+	n := newMHNet(t, 4, links, nil)
+	n.connect()
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.toSend = 20000
+	n.run(time.Minute, func() bool { return n.recv > 1000 })
+	n.cut(0, 1)
+	n.run(time.Minute, func() bool { return n.ca.paths[0].state != PathActive && n.recv > 3000 })
+	n.cut(0, 0)
+	before := n.dataTo[0]
+	n.run(time.Minute, func() bool { return n.ca.paths[0].state == PathActive })
+	n.run(5*time.Minute, func() bool { return n.recv == n.toSend })
+	if n.dataTo[0] == before || n.ca.data.eng.Primary() != 0 {
+		t.Fatalf("primary not used again: %d DATA packets after the restore, engine primary %d", n.dataTo[0]-before, n.ca.data.eng.Primary())
+	}
+	t.Logf("DATA packets to the primary %d (%d after it came back), to the second %d", n.dataTo[0], n.dataTo[0]-before, n.dataTo[1])
+}
+
+// No spurious failover at 5% random loss on the primary (both
+// directions): loss recovery repairs it on the primary.
+func TestMultihomeCoreNoSpuriousFailover(t *testing.T) {
+	links := [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond, Loss: 0.05}, {Delay: 10 * time.Millisecond}}
+	for seed := uint64(1); seed <= 3; seed++ {
+		n := newMHNet(t, seed, links, nil)
+		n.connect()
+		n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+		n.toSend = 3000
+		n.run(5*time.Minute, func() bool { return n.recv == n.toSend })
+		t.Logf("seed %d: failovers %d, DATA to the second address %d, T3 %d", seed, n.ca.stats.PathFailovers, n.dataTo[1], n.ca.data.eng.Stats.T3Expiries)
+		if n.ca.stats.PathFailovers != 0 {
+			t.Errorf("seed %d: %d failovers at 5%% loss", seed, n.ca.stats.PathFailovers)
+		}
+	}
+}
+
+// Paths reports each address with its state; SetPrimary refuses an
+// unconfirmed address and, once it is confirmed, sends the data there.
+func TestMultihomePathsAndSetPrimary(t *testing.T) {
+	links := [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}
+	n := newMHNet(t, 6, links, nil)
+	n.connect()
+	if err := n.ca.SetPrimary(n.now, n.srvAddrs[1].Addr()); !errors.Is(err, ErrUnconfirmedAddress) {
+		t.Fatalf("SetPrimary(unconfirmed): %v", err)
+	}
+	if err := n.ca.SetPrimary(n.now, netip.MustParseAddr("10.9.9.9")); !errors.Is(err, ErrUnknownAddress) {
+		t.Fatalf("SetPrimary(unknown): %v", err)
+	}
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	ps := n.ca.Paths(nil)
+	if len(ps) != 2 || ps[0].Addr != n.srvAddrs[0] || !ps[0].Primary || !ps[0].InUse ||
+		ps[1].Addr != n.srvAddrs[1] || ps[1].State != PathActive || ps[1].Primary || ps[1].SRTT <= 0 {
+		t.Fatalf("paths %+v", ps)
+	}
+	if err := n.ca.SetPrimary(n.now, n.srvAddrs[1].Addr()); err != nil {
+		t.Fatal(err)
+	}
+	n.toSend = 500
+	n.mark = n.now
+	n.run(time.Minute, func() bool { return n.recv == n.toSend })
+	if n.dataTo[1] == 0 || !n.firstData[0].IsZero() {
+		t.Fatalf("DATA packets after SetPrimary: %d to the new primary, first to the old at %v", n.dataTo[1], n.firstData[0])
+	}
+	if ps = n.ca.Paths(nil); !ps[1].Primary || !ps[1].InUse || ps[0].InUse {
+		t.Fatalf("paths after SetPrimary %+v", ps)
+	}
+}
+
+// Path state changes are reported with the address and the new state:
+// the second address confirmed (up, active), then the cut primary
+// potentially failed (down), then active again after the restore (up).
+func TestMultihomePathEvents(t *testing.T) {
+	links := [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}
+	n := newMHNet(t, 8, links, nil)
+	var got []Event
+	n.onEvent = func(e Event) {
+		if e.Assoc == n.ca && (e.Kind == EventPathUp || e.Kind == EventPathDown) {
+			got = append(got, e)
+		}
+	}
+	n.connect()
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.toSend = 3000
+	n.run(time.Minute, func() bool { return n.recv > 500 })
+	n.cut(0, 1)
+	n.run(time.Minute, func() bool { return n.ca.paths[0].state != PathActive })
+	n.cut(0, 0)
+	n.run(time.Minute, func() bool { return n.ca.paths[0].state == PathActive })
+	want := []struct {
+		k    EventKind
+		addr netip.AddrPort
+		st   PathState
+	}{{EventPathUp, n.srvAddrs[1], PathActive}, {EventPathDown, n.srvAddrs[0], PathPotentiallyFailed}, {EventPathUp, n.srvAddrs[0], PathActive}}
+	if len(got) != len(want) {
+		t.Fatalf("%d path events: %+v", len(got), got)
+	}
+	for i, w := range want {
+		if got[i].Kind != w.k || got[i].Addr != w.addr || got[i].Path != w.st {
+			t.Errorf("event %d: %v %v %v, want %v %v %v", i, got[i].Kind, got[i].Addr, got[i].Path, w.k, w.addr, w.st)
+		}
+	}
+}
+
+// RFC 9260 section 8.1: "If the value of this counter exceeds the limit
+// indicated in the protocol parameter 'Association.Max.Retrans', the
+// endpoint SHOULD consider the peer endpoint unreachable and SHALL stop
+// transmitting any more data to it". With both links cut, the
+// retransmissions on both paths count and the association ends.
+func TestMultihomeAssociationMaxRetrans(t *testing.T) {
+	links := [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}
+	n := newMHNet(t, 3, links, func(c *Config) { c.MaxRetransmits = 4; c.RTOMax = 4 * time.Second })
+	n.allowLost = true
+	n.connect()
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.toSend = 2000
+	n.run(time.Minute, func() bool { return n.recv > 200 })
+	n.cut(0, 1)
+	n.cut(1, 1)
+	n.run(5*time.Minute, func() bool { return n.lost })
+	if !n.ca.closed {
+		t.Fatal("association still open")
+	}
+	if n.dataTo[1] == 0 {
+		t.Fatal("no retransmission tried the second path")
+	}
+}
+
+// With an aggressive RTO.Min (100 ms on a 20 ms path) a T3-rtx at 5% loss
+// happens now and then; PFThreshold 1 keeps the data on the primary (the
+// timed-out chunks alone go to the other path, 6.4.1), where PF 0 would
+// move it until the primary answers a HEARTBEAT.
+func TestMultihomePFThresholdOneAtLoss(t *testing.T) {
+	links := [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond, Loss: 0.05}, {Delay: 10 * time.Millisecond}}
+	for seed := uint64(1); seed <= 3; seed++ {
+		n := newMHNet(t, seed, links, func(c *Config) {
+			c.RTOMin, c.RTOInitial, c.PFThreshold = 100*time.Millisecond, 500*time.Millisecond, 1
+		})
+		n.connect()
+		n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+		n.toSend = 3000
+		n.run(5*time.Minute, func() bool { return n.recv == n.toSend })
+		t.Logf("seed %d: failovers %d, DATA packets to the second address %d, T3 %d", seed, n.ca.stats.PathFailovers, n.dataTo[1], n.ca.data.eng.Stats.T3Expiries)
+		if n.ca.stats.PathFailovers != 0 {
+			t.Errorf("seed %d: %d failovers", seed, n.ca.stats.PathFailovers)
+		}
+	}
+}

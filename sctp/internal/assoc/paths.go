@@ -1,0 +1,445 @@
+package assoc
+
+import (
+	"encoding/binary"
+	"errors"
+	"net/netip"
+	"time"
+)
+
+// Path management of a multi-homed peer (Config.Multihoming): RFC 9260
+// sections 5.4, 8.2, 8.3 and RFC 7829 (potentially failed). Without it,
+// or when the peer lists no other address, a.paths is nil and nothing
+// here runs: the association has the one path of its key and the
+// heartbeat of heartbeat.go.
+//
+// a.paths[0] is the address the handshake used (confirmed, the primary,
+// transfer engine path 0). The other addresses the peer listed start
+// unconfirmed; each gets HEARTBEATs with a nonce of its own, one per RTO,
+// until a HEARTBEAT ACK carrying that nonce confirms it (section 5.4);
+// only then does the transfer engine get a path for it. Confirmed paths
+// get a HEARTBEAT every HB.interval + RTO with jitter when idle (8.3).
+// A path whose error count exceeds the PF threshold is potentially
+// failed: new data moves to another active path (transfer.SetPrimary),
+// its chunks in flight are retransmitted there, and a HEARTBEAT probes it
+// every RTO; beyond Path.Max.Retrans it is inactive. A HEARTBEAT ACK
+// makes it active again, and the primary takes the data back unless
+// Config.NoPrimaryReturn. The association's own error count and
+// Association.Max.Retrans are kept by heartbeat.go as before.
+
+// PathState is the state of a peer address.
+type PathState uint8
+
+// Path states.
+const (
+	PathUnconfirmed       PathState = iota // not yet verified by a HEARTBEAT (section 5.4)
+	PathActive                             // confirmed and answering
+	PathPotentiallyFailed                  // error count beyond the PF threshold (RFC 7829)
+	PathInactive                           // error count beyond Path.Max.Retrans (section 8.2)
+)
+
+var pathStateNames = [...]string{"unconfirmed", "active", "potentially-failed", "inactive"}
+
+// String returns the state's name.
+func (s PathState) String() string {
+	if int(s) < len(pathStateNames) {
+		return pathStateNames[s]
+	}
+	return "PathState(?)"
+}
+
+// peerPath is one peer address of a multi-homed association.
+type peerPath struct {
+	addr   netip.AddrPort
+	state  PathState
+	eng    int // transfer engine path index; -1 while unconfirmed
+	errors int // errors while unconfirmed (the engine path counts after)
+	// Heartbeat: nonce and send time of the outstanding HEARTBEAT, and
+	// when the next is due.
+	nonce  uint64
+	sentAt time.Time
+	out    bool
+	next   time.Time
+}
+
+// setupPaths creates the paths of the peer's other addresses on entering
+// ESTABLISHED (Config.Multihoming).
+func (a *Assoc) setupPaths(now time.Time) {
+	if !a.ep.cfg.Multihoming || a.data.eng == nil || a.paths != nil {
+		return
+	}
+	primary := a.key.peer.Addr().Unmap()
+	for _, ip := range a.peerAddrs {
+		if ip == primary {
+			continue
+		}
+		if a.paths == nil {
+			a.paths = append(a.paths, peerPath{addr: a.key.peer, state: PathActive, eng: 0})
+		}
+		addr := netip.AddrPortFrom(ip, a.key.peer.Port())
+		key := assocKey{peer: addr, localPort: a.key.localPort, peerPort: a.key.peerPort}
+		if a.ep.assocs[key] != nil {
+			continue // another association has it: not ours to use
+		}
+		a.ep.assocs[key] = a
+		// 5.4: "an endpoint SHOULD send a HEARTBEAT chunk to an
+		// UNCONFIRMED address" as soon as the association is up.
+		a.paths = append(a.paths, peerPath{addr: addr, eng: -1, next: now})
+	}
+	a.dest = a.key.peer
+	a.schedulePaths()
+}
+
+// removePaths takes the extra addresses out of the endpoint's index.
+func (a *Assoc) removePaths() {
+	for i := 1; i < len(a.paths); i++ {
+		key := assocKey{peer: a.paths[i].addr, localPort: a.key.localPort, peerPort: a.key.peerPort}
+		if a.ep.assocs[key] == a {
+			delete(a.ep.assocs, key)
+		}
+	}
+}
+
+// sendTo returns the destination of the packet appendPacket built last.
+func (a *Assoc) sendTo() netip.AddrPort {
+	if a.paths == nil {
+		return a.key.peer
+	}
+	return a.dest
+}
+
+// pathRTO returns the RTO of path i: its engine path's, or RTO.Initial
+// while unconfirmed (6.3.1 C1).
+func (a *Assoc) pathRTO(i int) time.Duration {
+	if e := a.paths[i].eng; e >= 0 {
+		return a.data.eng.PathAt(e).RTO()
+	}
+	return a.ep.cfg.RTOInitial
+}
+
+// schedulePaths arms the path heartbeat timer at the earliest due path.
+func (a *Assoc) schedulePaths() {
+	var d time.Time
+	for i := range a.paths {
+		d = earliest(d, a.paths[i].next)
+	}
+	if d.IsZero() {
+		a.timers.stop(timerPaths)
+		return
+	}
+	a.timers.at[timerPaths], a.timers.stale = d, true
+}
+
+// probed reports whether path i is heartbeated by this file: every path
+// but the primary while it is active (heartbeat.go watches that one).
+func (a *Assoc) probed(i int) bool { return i > 0 || a.paths[0].state != PathActive }
+
+// pathTimer sends the heartbeats that are due and counts the unanswered
+// ones ("The endpoint SHOULD increment the respective error counter of the
+// destination transport address each time a HEARTBEAT chunk is sent to
+// that address and not acknowledged within one RTO", 8.3).
+func (a *Assoc) pathTimer(now time.Time) {
+	for i := range a.paths {
+		p := &a.paths[i]
+		if p.next.IsZero() || p.next.After(now) {
+			continue
+		}
+		if !a.probed(i) {
+			p.next = time.Time{}
+			continue
+		}
+		if p.out {
+			a.pathError(now, i)
+		}
+		p.nonce = uint64(a.ep.random32())<<32 | uint64(a.ep.random32())
+		p.sentAt, p.out = now, true
+		a.pend.pathHB |= 1 << i
+		a.stats.HeartbeatsOut++
+		a.ep.markReady(a)
+		rto := a.pathRTO(i)
+		if p.state == PathActive {
+			jitter := time.Duration(a.ep.random32()%1000) * rto / 1000
+			p.next = now.Add(a.ep.cfg.HeartbeatInterval + rto/2 + jitter)
+		} else if p.state == PathUnconfirmed && p.errors > a.ep.cfg.PathMaxRetrans {
+			// An address that never answered: probed at the pace of an
+			// idle path from now on.
+			p.next = now.Add(a.ep.cfg.HeartbeatInterval + rto)
+		} else {
+			// Unconfirmed (5.4, at most HB.Max.Burst per RTO: one), and
+			// potentially failed or inactive (RFC 7829 section 5.1:
+			// "the sender SHOULD send HEARTBEAT ... once per RTO").
+			p.next = now.Add(rto)
+		}
+	}
+	a.schedulePaths()
+}
+
+// pathError counts one error on path i and applies the thresholds.
+func (a *Assoc) pathError(now time.Time, i int) {
+	p := &a.paths[i]
+	n := 0
+	if p.eng >= 0 {
+		n = a.data.eng.PathAt(p.eng).Fault()
+	} else {
+		p.errors++
+		n = p.errors
+	}
+	a.pathThresholds(now, i, n)
+}
+
+// pathThresholds moves path i to potentially failed or inactive for an
+// error count of n (8.2: "When the value of this counter exceeds the
+// protocol parameter 'Path.Max.Retrans', the endpoint SHOULD mark the
+// destination transport address as inactive"; RFC 7829: beyond PFMR,
+// potentially failed).
+func (a *Assoc) pathThresholds(now time.Time, i, n int) {
+	p := &a.paths[i]
+	if p.state == PathUnconfirmed {
+		return
+	}
+	st := p.state
+	switch {
+	case n > a.ep.cfg.PathMaxRetrans:
+		st = PathInactive
+	case n > a.ep.cfg.PFThreshold:
+		st = PathPotentiallyFailed
+	}
+	if st == p.state {
+		return
+	}
+	a.ep.trace(a, "path %v %v -> %v", p.addr, p.state, st)
+	if p.state == PathActive {
+		a.stats.PathFailovers++
+		if p.next.IsZero() || p.next.Sub(now) > a.pathRTO(i) {
+			p.next = now.Add(a.pathRTO(i)) // probe it every RTO
+		}
+	}
+	p.state = st
+	a.emitPath(EventPathDown, i)
+	a.data.eng.SetPathDown(p.eng, true)
+	if a.data.eng.Primary() == p.eng {
+		if j := a.alternatePath(i); j >= 0 {
+			a.ep.trace(a, "data moves to path %v", a.paths[j].addr)
+			a.data.eng.SetPrimary(a.paths[j].eng)
+		}
+	}
+	a.schedulePaths()
+}
+
+// alternatePath returns an active confirmed path other than i (the
+// primary first), or -1.
+func (a *Assoc) alternatePath(i int) int {
+	best := -1
+	for j := range a.paths {
+		if j != i && a.paths[j].state == PathActive {
+			if j == a.primary {
+				return j
+			}
+			if best < 0 {
+				best = j
+			}
+		}
+	}
+	return best
+}
+
+// pathFaults applies the T3-rtx expiries the engine reports per path.
+func (a *Assoc) pathFaults(now time.Time) {
+	f := a.data.eng.Send.Faulted()
+	for i := range a.paths {
+		if e := a.paths[i].eng; e >= 0 && f&(1<<e) != 0 {
+			a.pathThresholds(now, i, a.data.eng.PathAt(e).ErrorCount())
+		}
+	}
+}
+
+// pathHeartbeatAck handles a HEARTBEAT ACK whose nonce is that of a path's
+// outstanding HEARTBEAT and reports whether it was one. Section 5.4: "Upon
+// receipt of the HEARTBEAT ACK, a verification is made that the nonce
+// included in the HEARTBEAT chunk is the one sent. If the nonce matches,
+// the address that the original HEARTBEAT was sent to is now considered
+// CONFIRMED and available for normal data transfer."
+func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bool {
+	for i := range a.paths {
+		p := &a.paths[i]
+		if !p.out || p.nonce != nonce || !sent.Equal(p.sentAt) {
+			continue
+		}
+		p.out = false
+		a.stats.HeartbeatAcks++
+		eng := a.data.eng
+		if p.state == PathUnconfirmed {
+			e, err := eng.AddPath(p.addr.Addr().Is6())
+			if err != nil {
+				return true
+			}
+			p.eng = e
+			a.stats.PathsConfirmed++
+			a.ep.trace(a, "path %v confirmed", p.addr)
+		}
+		changed := p.state != PathActive
+		ep := eng.PathAt(p.eng)
+		ep.RTTSample(now, now.Sub(sent))
+		ep.ClearErrors()
+		p.errors = 0
+		if p.state != PathActive {
+			p.state = PathActive
+			eng.SetPathDown(p.eng, false)
+			if i == a.primary && !a.ep.cfg.NoPrimaryReturn || a.paths[a.enginePrimary()].state != PathActive {
+				eng.SetPrimary(p.eng)
+			}
+		}
+		if changed {
+			a.emitPath(EventPathUp, i)
+		}
+		jitter := time.Duration(a.ep.random32()%1000) * ep.RTO() / 1000
+		p.next = now.Add(a.ep.cfg.HeartbeatInterval + ep.RTO()/2 + jitter)
+		a.schedulePaths()
+		return true
+	}
+	return false
+}
+
+// appendPathHeartbeat builds a packet holding the HEARTBEAT owed to one
+// path, addressed to it, and reports whether it did.
+func (a *Assoc) appendPathHeartbeat(buf []byte) ([]byte, bool) {
+	if a.pend.heartbeat {
+		// heartbeat.go's HEARTBEAT is for the handshake's address: it
+		// goes there alone, not wherever the data goes now.
+		a.pend.heartbeat = false
+		start := len(buf)
+		b := appendHeader(buf, a.key.localPort, a.key.peerPort, a.peerTag)
+		b = appendHeartbeat(b, a.appendHeartbeatInfo(a.ep.scratch[:0]))
+		a.dest = a.key.peer
+		return finishPacket(b, start), true
+	}
+	for i := range a.paths {
+		if a.pend.pathHB&(1<<i) == 0 {
+			continue
+		}
+		a.pend.pathHB &^= 1 << i
+		p := &a.paths[i]
+		if !p.out {
+			continue
+		}
+		start := len(buf)
+		b := appendHeader(buf, a.key.localPort, a.key.peerPort, a.peerTag)
+		info := binary.BigEndian.AppendUint64(a.ep.scratch[:0], p.nonce)
+		info = binary.BigEndian.AppendUint64(info, uint64(p.sentAt.UnixNano()))
+		b = appendHeartbeat(b, info)
+		a.dest = p.addr
+		return finishPacket(b, start), true
+	}
+	return buf, false
+}
+
+// dataDest sets the destination of a packet appendPacket built: the path
+// the transfer engine chose for its DATA, else the engine's primary.
+func (a *Assoc) dataDest() {
+	e := a.data.eng.Send.Dest()
+	for i := range a.paths {
+		if a.paths[i].eng == e {
+			a.dest = a.paths[i].addr
+			return
+		}
+	}
+	a.dest = a.key.peer
+}
+
+// enginePrimary returns the index in a.paths of the path new data goes to.
+func (a *Assoc) enginePrimary() int {
+	e := a.data.eng.Primary()
+	for i := range a.paths {
+		if a.paths[i].eng == e {
+			return i
+		}
+	}
+	return 0
+}
+
+// PathInfo describes one peer address of the association (RFC 6458's
+// SCTP_GET_PEER_ADDR_INFO).
+type PathInfo struct {
+	Addr      netip.AddrPort
+	State     PathState
+	Primary   bool // the primary path: the handshake's address or SetPrimary's
+	InUse     bool // new data goes there now (the primary, or the path it moved to)
+	SRTT, RTO time.Duration
+	Cwnd, MTU int
+	Errors    int // error count (section 8.2)
+}
+
+// Paths appends a description of each peer address to dst: the address
+// of the handshake first. Without Config.Multihoming (or when the peer
+// listed no other address) there is that one.
+func (a *Assoc) Paths(dst []PathInfo) []PathInfo {
+	eng := a.data.eng
+	if eng == nil {
+		eng = a.data.kept
+	}
+	if a.paths == nil {
+		pi := PathInfo{Addr: a.key.peer, State: PathActive, Primary: true, InUse: true, RTO: a.currentRTO()}
+		if eng != nil {
+			p := &eng.Path
+			pi.SRTT, pi.RTO, pi.Cwnd, pi.MTU, pi.Errors = p.SRTT(), p.RTO(), p.Cwnd(), p.MTU(), p.ErrorCount()
+		}
+		return append(dst, pi)
+	}
+	for i := range a.paths {
+		p := &a.paths[i]
+		pi := PathInfo{Addr: p.addr, State: p.state, Primary: i == a.primary, RTO: a.ep.cfg.RTOInitial, Errors: p.errors, MTU: a.ep.cfg.MTU}
+		if ep := eng.PathAt(p.eng); ep != nil {
+			pi.SRTT, pi.RTO, pi.Cwnd, pi.MTU, pi.Errors = ep.SRTT(), ep.RTO(), ep.Cwnd(), ep.MTU(), ep.ErrorCount()
+			pi.InUse = eng.Primary() == p.eng
+		}
+		dst = append(dst, pi)
+	}
+	return dst
+}
+
+// SetPrimary makes the peer address ip the primary path (RFC 9260 section
+// 11.1 "Set Primary"): new data goes there while it is active. It returns
+// ErrUnknownAddress for an address that is not the peer's, and
+// ErrUnconfirmedAddress for one not yet confirmed (section 5.4: no data
+// to an unconfirmed address).
+func (a *Assoc) SetPrimary(now time.Time, ip netip.Addr) error {
+	defer a.ep.touch(a)
+	ip = ip.Unmap()
+	if a.closed {
+		return ErrClosed
+	}
+	if a.paths == nil {
+		if ip == a.key.peer.Addr().Unmap() {
+			return nil
+		}
+		return ErrUnknownAddress
+	}
+	for i := range a.paths {
+		p := &a.paths[i]
+		if p.addr.Addr().Unmap() != ip {
+			continue
+		}
+		if p.state == PathUnconfirmed {
+			return ErrUnconfirmedAddress
+		}
+		a.primary = i
+		if p.state == PathActive {
+			a.data.eng.SetPrimary(p.eng)
+		}
+		return nil
+	}
+	return ErrUnknownAddress
+}
+
+// Errors of SetPrimary.
+var (
+	// ErrUnknownAddress: the address is none of the peer's.
+	ErrUnknownAddress = errors.New("sctp: not an address of the peer")
+	// ErrUnconfirmedAddress: the peer address is not confirmed yet.
+	ErrUnconfirmedAddress = errors.New("sctp: peer address not confirmed")
+)
+
+// emitPath reports a state change of path i (SCTP_PEER_ADDR_CHANGE).
+func (a *Assoc) emitPath(k EventKind, i int) {
+	a.ep.events = append(a.ep.events, Event{Kind: k, Assoc: a, Addr: a.paths[i].addr, Path: a.paths[i].state})
+}

@@ -1,0 +1,281 @@
+package transfer
+
+import (
+	"errors"
+	"time"
+)
+
+// Multi-homing (RFC 9260 sections 6.4, 6.3.2, 7): the engine keeps one Path
+// per peer address. Engine.Path is element 0, the path of the address the
+// handshake used; AddPath adds the others. The association (the core)
+// decides what the addresses' states are and which path is the primary;
+// the engine:
+//
+//   - sends new data on the primary (SetPrimary), the one path whose
+//     send opportunity, Max.Burst limit, RACK state and T3-rtx the
+//     sender's single-path fields hold (Sender.t3 is the primary's
+//     timer; the other paths keep theirs in Path.t3);
+//   - remembers in every chunk record the path it was last sent on
+//     (the high bits of record.marks, from pathShift), so that flight
+//     size, acknowledgements, cwnd growth, RTT measurements and the
+//     clearing of the error counter credit that path;
+//   - sends chunks that a T3-rtx expiry marked for retransmission to an
+//     alternate path when one is up (section 6.4.1: "the endpoint SHOULD
+//     try to retransmit a chunk that timed out to an active destination
+//     transport address that is different from the last destination
+//     address to which the DATA chunk was sent"), and chunks of a path the
+//     association took down (SetPathDown) likewise; fast retransmissions
+//     stay on their path, as usrsctp and Linux do (the path works, a chunk
+//     was lost);
+//   - runs T3-rtx per path (6.3.2 R1 to R3, 6.3.3 for the expired path
+//     only) and reports which paths' timers expired (Faulted), for the
+//     association's Path.Max.Retrans and potentially-failed logic.
+//
+// Each packet AppendData builds goes to one path, Dest. With a single
+// path all of this reduces to what it was: the path index is always 0 and
+// the multi-path branches are skipped on len(paths) == 1.
+
+// Record path bits: markT3 marks a chunk a T3-rtx expiry marked for
+// retransmission (it goes to an alternate path); the bits from pathShift
+// up hold the index of the path the chunk was last sent on.
+const (
+	markT3    = 1 << 2
+	pathShift = 3
+)
+
+// MaxPaths is the most paths (peer addresses) an engine keeps.
+const MaxPaths = 1 << (8 - pathShift)
+
+// ErrTooManyPaths is returned by AddPath beyond MaxPaths.
+var ErrTooManyPaths = errors.New("transfer: too many paths")
+
+// setPath records that r was (re)sent on path i.
+func (r *record) setPath(i uint8) { r.marks = r.marks&(1<<pathShift-1) | i<<pathShift }
+
+// pathOf returns the path chunk r was last sent on.
+func (s *Sender) pathOf(r *record) *Path { return s.paths[r.marks>>pathShift] }
+
+// AddPath adds a path for another peer address (ipv6 selects the initial
+// cwnd of section 7.2.1) and returns its index. The path starts up;
+// new data goes to it only once it is made the primary.
+func (e *Engine) AddPath(ipv6 bool) (int, error) {
+	s := &e.Send
+	n := len(s.paths)
+	if n >= MaxPaths {
+		return -1, ErrTooManyPaths
+	}
+	p := &Path{}
+	p.initFor(&e.cfg, ipv6)
+	p.index = uint8(n)
+	s.paths = append(s.paths, p)
+	return n, nil
+}
+
+// NumPaths returns the number of paths.
+func (e *Engine) NumPaths() int { return len(e.Send.paths) }
+
+// PathAt returns path i, or nil when there is none.
+func (e *Engine) PathAt(i int) *Path {
+	if i < 0 || i >= len(e.Send.paths) {
+		return nil
+	}
+	return e.Send.paths[i]
+}
+
+// Primary returns the index of the path new data goes to.
+func (e *Engine) Primary() int { return int(e.Send.pri) }
+
+// SetPrimary makes path i the one new data goes to (the primary path, or
+// the path the association selected while the primary is potentially
+// failed or inactive). It reports whether i is a path.
+func (e *Engine) SetPrimary(i int) bool {
+	s := &e.Send
+	if i < 0 || i >= len(s.paths) {
+		return false
+	}
+	np := s.paths[i]
+	if np == s.path {
+		return true
+	}
+	old := s.path
+	// T3-rtx follows its path: the sender's timer is the primary's.
+	old.t3, s.t3 = s.t3, np.t3
+	np.t3 = time.Time{}
+	if old.flight == 0 {
+		old.t3 = time.Time{} // R2
+	}
+	old.rack.timer, old.rack.pto = time.Time{}, time.Time{}
+	s.probing = false
+	s.path, s.pri = np, uint8(i)
+	// The one-packet rule of 7.2.3 was for the path that timed out; the
+	// new primary starts from its own window.
+	s.t3Recovery, s.t3Sent = false, false
+	s.setFragPoint()
+	s.sendOpportunity(0)
+	return true
+}
+
+// SetPathDown tells the engine whether the association considers path i
+// unusable (potentially failed, inactive or unconfirmed): chunks to
+// retransmit whose last path is down go to another path, and the chunks
+// in flight on it when it goes down are marked for retransmission there
+// at once (they would otherwise hold the cumulative ack point back until
+// the path's backed-off T3-rtx). The primary is not changed (SetPrimary
+// does that).
+func (e *Engine) SetPathDown(i int, down bool) {
+	p := e.PathAt(i)
+	if p == nil || p.down == down {
+		return
+	}
+	p.down = down
+	s := &e.Send
+	if !down || len(s.paths) == 1 || s.alternate(p.index) == p.index {
+		return
+	}
+	for t := s.cumAck + 1; t != s.nextTSN; t++ {
+		if r := s.rec(t); r.state == recInFlight && r.marks>>pathShift == p.index {
+			s.markRtx(r)
+			r.marks |= markT3
+			r.misses = 0
+		}
+	}
+	if p != s.path {
+		p.t3 = time.Time{}
+	}
+}
+
+// SetPathMTU changes the MTU of path i (see SetMTU).
+func (e *Engine) SetPathMTU(i, mtu int) {
+	p := e.PathAt(i)
+	if p == nil || mtu < 256 || mtu > 65535 {
+		return
+	}
+	p.mtu = mtu
+	e.Send.setFragPoint()
+}
+
+// Dest returns the index of the path the packet of the last AppendData
+// call must be sent to.
+func (s *Sender) Dest() int { return int(s.dest) }
+
+// Faulted returns the set of paths (bit i for path i) whose T3-rtx expired
+// in the last OnTimeout call and counted an error on the path.
+func (s *Sender) Faulted() uint32 { return s.faulted }
+
+// alternate returns the path a chunk last sent on path i is retransmitted
+// on: the primary when it is another path and up, else the path up with
+// the largest cwnd (as usrsctp's sctp_find_alternate_net), else i itself.
+func (s *Sender) alternate(i uint8) uint8 {
+	if s.pri != i && !s.path.down {
+		return s.pri
+	}
+	best, cw := i, -1
+	for _, p := range s.paths {
+		if p.index != i && !p.down && p.cwnd > cw {
+			best, cw = p.index, p.cwnd
+		}
+	}
+	return best
+}
+
+// destFor returns the path chunk r, marked for retransmission, goes to.
+func (s *Sender) destFor(r *record) uint8 {
+	i := r.marks >> pathShift
+	if r.marks&markT3 != 0 || s.paths[i].down {
+		return s.alternate(i)
+	}
+	return i
+}
+
+// rtxDest returns the path of the next retransmission packet: that of the
+// lowest TSN marked for retransmission.
+func (s *Sender) rtxDest() uint8 {
+	for t := s.cumAck + 1; t != s.nextTSN; t++ {
+		if r := s.rec(t); r.state == recRtx {
+			return s.destFor(r)
+		}
+	}
+	return s.pri
+}
+
+// rtxRoom reports whether the congestion window of the next
+// retransmission packet's path has room.
+func (s *Sender) rtxRoom() bool {
+	if len(s.paths) == 1 {
+		return s.path.flight < s.window()
+	}
+	d := s.paths[s.rtxDest()]
+	if d == s.path {
+		return d.flight < s.window()
+	}
+	return d.flight < d.cwnd
+}
+
+// creditPaths applies, after a SACK, what it acknowledged on paths other
+// than the primary: cwnd growth (7.2.1, 7.2.2), the error counter (8.2)
+// and the T3-rtx rules R2 and R3 of section 6.3.2 for those paths.
+func (s *Sender) creditPaths(now time.Time) {
+	for _, p := range s.paths {
+		if p == s.path {
+			continue
+		}
+		if p.ackedNow > 0 {
+			p.onAck(now, p.ackedNow, p.flight+p.ackedNow)
+			p.ClearErrors()
+			p.ackedNow = 0
+			if p.flight > 0 {
+				p.t3 = now.Add(p.rto) // R3
+			}
+		}
+		if p.flight == 0 {
+			p.t3 = time.Time{} // R2
+		}
+	}
+	s.altAcked = 0
+}
+
+// pathTimers runs the T3-rtx timers of the paths other than the primary
+// (section 6.3.3, for "the destination address for which the timer
+// expires"). It reports whether one expired and counted an error.
+func (s *Sender) pathTimers(now time.Time) bool {
+	expired := false
+	for _, p := range s.paths {
+		if p == s.path || p.t3.IsZero() || now.Before(p.t3) {
+			continue
+		}
+		p.t3 = time.Time{}
+		s.stats.T3Expiries++
+		p.onT3Expiry(now)
+		p.Backoff()
+		marked := false
+		for t := s.cumAck + 1; t != s.nextTSN; t++ {
+			r := s.rec(t)
+			if r.state == recInFlight && r.marks>>pathShift == p.index {
+				s.markRtx(r)
+				r.marks |= markT3
+				r.misses = 0
+				marked = true
+			}
+		}
+		if !marked {
+			continue // nothing was outstanding there: no error
+		}
+		s.timing = false
+		p.Fault()
+		s.faulted |= 1 << p.index
+		expired = true
+	}
+	return expired
+}
+
+// pathDeadline returns the earliest T3-rtx deadline of the paths other
+// than the primary, or the zero time.
+func (s *Sender) pathDeadline() time.Time {
+	var d time.Time
+	for _, p := range s.paths {
+		if p != s.path && !p.t3.IsZero() && (d.IsZero() || p.t3.Before(d)) {
+			d = p.t3
+		}
+	}
+	return d
+}
