@@ -85,6 +85,16 @@ type Config struct {
 	// congestion window then stays small enough to be in the CPU's caches
 	// when it is packed, as with Linux's TCP_NOTSENT_LOWAT.
 	UnsentLimit int
+	// StreamUnsentLimit bounds the bytes of one stream that wait to be
+	// sent (default 0: the send buffer the flight leaves, bounded by
+	// UnsentLimit, shared evenly among the streams with data waiting).
+	// A write on a stream blocks (or fails with ErrWouldBlock) while the
+	// stream's own waiting bytes are at the bound, one message is always
+	// accepted on a stream with none waiting. Greedy writers, one per
+	// stream, are then admitted at the rate the scheduler serves their
+	// streams, so WFQ weights and priorities shape them; with one stream
+	// the rule is the send buffer's.
+	StreamUnsentLimit int
 	// RecvBuffer is the receive window advertised per association
 	// (default 1 MiB).
 	RecvBuffer int
@@ -303,6 +313,7 @@ func (c *Config) core(overhead int) assoc.Config {
 		RecvBuffer:                c.RecvBuffer,
 		SendBuffer:                c.SendBuffer,
 		UnsentLimit:               max(c.UnsentLimit, 0),
+		StreamUnsentLimit:         max(c.StreamUnsentLimit, 0),
 		MaxAssociations:           c.MaxAssociations,
 		MTU:                       c.MTU - overhead,
 		Interleaving:              c.Interleaving,

@@ -39,6 +39,7 @@ type Config struct {
 	Rand                      io.Reader                // source of tags, nonces and secrets; crypto/rand
 	SendBuffer                int                      // send buffer bytes per association (transfer default, 1 MiB)
 	UnsentLimit               int                      // bytes of it waiting to be sent at most; 0: no bound but SendBuffer
+	StreamUnsentLimit         int                      // bytes of one stream waiting to be sent at most; 0: an even share (transfer.Config.StreamUnsent)
 	Scheduler                 sched.Kind               // stream scheduler of new associations, FCFS
 
 	// Loss recovery and congestion control; zero values take the
