@@ -457,6 +457,14 @@ func (as *Association) terminate(err error) {
 		as.emit(ev)
 	}
 	as.closeEvents()
+	if as.stwait != nil {
+		for i, x := range e.stAssocs {
+			if x == as {
+				e.stAssocs = append(e.stAssocs[:i], e.stAssocs[i+1:]...)
+				break
+			}
+		}
+	}
 	close(as.done)
 	if e.owner == as {
 		e.ownerGone = true
@@ -472,6 +480,15 @@ func (as *Association) progress() {
 	as.wakeReaders()
 	gaveUp := as.takeFailed()
 	as.wakeStreamWriters()
+	if gaveUp {
+		// Messages given up free space without the SACKs the stream
+		// limits' hysteresis waits for (the peer's window may be
+		// shut): every stream's writers try again (a rare event, so
+		// the walk over the waiting streams is cheap).
+		for _, q := range as.stwait {
+			q.wake()
+		}
+	}
 	if as.wwait.waiting() && (as.writable() || gaveUp && as.fits()) {
 		as.wantRoom = 0
 		as.wwait.wake()
@@ -490,6 +507,7 @@ func (as *Association) streamWaitq(sid uint16) *waitq {
 	if q == nil {
 		if as.stwait == nil {
 			as.stwait = make(map[uint16]*waitq)
+			as.ep.stAssocs = append(as.ep.stAssocs, as)
 		}
 		q = new(waitq)
 		as.stwait[sid] = q

@@ -121,8 +121,8 @@ type Sender struct {
 	// roomy lists the streams whose writers, refused by the stream's
 	// limit, may queue again (TakeStreamRoom).
 	roomy []uint16
-	// newcomers lists the streams whose writers the send buffer or the
-	// unsent bound refused (with ErrStreamFull); newMin is the smallest message they wait to
+	// newcomers lists the streams whose writers the send buffer refused
+	// (with ErrStreamFull); newMin is the smallest message they wait to
 	// queue (0: none waits). release lists them in roomy once it fits.
 	newcomers   []uint16
 	newMin      int
@@ -243,12 +243,11 @@ func (s *Sender) queue(sid uint16, ppid uint32, unordered bool, payload []byte, 
 		s.refuse(st, len(payload))
 		return ErrStreamFull
 	}
-	// The unsent bound leaves one message to a stream with none waiting:
-	// the other streams' shares shrink to make room for it (streamLimit),
-	// while a writer waiting for the whole bound to drain would wait
-	// behind writers that refill their streams as they drain.
-	if s.buffered > 0 && s.buffered+len(payload) > s.cfg.SendBuffer ||
-		st.unsent > 0 && s.cfg.SendUnsent > 0 && s.unsent+len(payload) > s.cfg.SendUnsent {
+	// With the stream limit, the unsent bound is part of it (streamLimit).
+	if !perStream && s.unsent > 0 && s.cfg.SendUnsent > 0 && s.unsent+len(payload) > s.cfg.SendUnsent {
+		return ErrWouldBlock
+	}
+	if s.buffered > 0 && s.buffered+len(payload) > s.cfg.SendBuffer {
 		if !perStream {
 			return ErrWouldBlock
 		}
@@ -340,8 +339,12 @@ const (
 // cut into chunks (OutSide.unsent) before Queue refuses its next message
 // with ErrStreamFull (one message is always accepted on a stream with
 // none waiting): Config.StreamUnsent when set, else the part of the send
-// buffer the flight leaves (bounded by Config.SendUnsent) shared evenly
-// among the streams with unsent data. Every stream with data then keeps
+// buffer the flight leaves shared evenly among the streams with unsent
+// data or a refused writer, bounded by Config.SendUnsent while there is
+// one such stream. (With several, a share of SendUnsent is too little
+// to keep every stream's queue from running dry between a writer's
+// wake-ups, measured over loopback: the scheduler then cannot apply its
+// weights.) Every stream with data then keeps
 // some queued while its writer is held back, so the scheduler, not the
 // order in which writers get room, decides each stream's share of the
 // bytes sent; with one stream the rule is the send buffer's own.
@@ -350,7 +353,7 @@ func (s *Sender) streamLimit() int {
 		return s.cfg.StreamUnsent
 	}
 	avail := s.cfg.SendBuffer - (s.buffered - s.unsent)
-	if s.cfg.SendUnsent > 0 {
+	if s.cfg.SendUnsent > 0 && s.active <= 1 {
 		avail = min(avail, s.cfg.SendUnsent)
 	}
 	return avail / max(s.active, 1)
@@ -364,19 +367,25 @@ func (s *Sender) takeUnsent(st *OutSide, sid uint16, size int) {
 	if st.unsent == 0 && st.want == 0 {
 		s.active--
 	}
-	if st.want > 0 && (st.unsent == 0 || st.unsent+st.want <= s.streamLimit()) {
-		s.listRoom(st, sid)
+	if st.want > 0 {
+		// Listed once the refused message fits and half the stream's
+		// share is free (or none is left): a bulk writer is woken once
+		// per half share it can fill, not after every chunk (a
+		// goroutine wake-up costs more than copying several messages),
+		// as the association's writers are (sctp's writable).
+		if lim := s.streamLimit(); st.unsent == 0 || st.unsent+st.want <= lim && st.unsent <= lim/2 {
+			s.listRoom(st, sid)
+		}
 	}
 	if s.newMin > 0 {
 		s.sharedRoom()
 	}
 }
 
-// sharedRoom lists the newcomers in roomy when the send buffer and the
-// unsent bound have room for the smallest message they wait to queue.
+// sharedRoom lists the newcomers in roomy when the send buffer has room
+// for the smallest message they wait to queue.
 func (s *Sender) sharedRoom() {
-	if s.buffered > 0 && s.buffered+s.newMin > s.cfg.SendBuffer ||
-		s.unsent > 0 && s.cfg.SendUnsent > 0 && s.unsent+s.newMin > s.cfg.SendUnsent {
+	if s.buffered > 0 && s.buffered+s.newMin > s.cfg.SendBuffer {
 		return
 	}
 	s.roomNewcomers()
