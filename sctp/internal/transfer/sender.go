@@ -356,7 +356,10 @@ func (s *Sender) streamLimit() int {
 	if s.cfg.SendUnsent > 0 && s.active <= 1 {
 		avail = min(avail, s.cfg.SendUnsent)
 	}
-	return avail / max(s.active, 1)
+	if s.active > 1 {
+		return avail / s.active
+	}
+	return avail // one stream: no division on the bulk path
 }
 
 // takeUnsent accounts size bytes of stream sid's queue (st) cut into
