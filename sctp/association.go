@@ -28,16 +28,20 @@ type Association struct {
 	directWait  bool      // a ReadMsg caller that reads the socket itself waits in rwait
 	waitSince   time.Time // when it started to wait
 	abortReason string
-	rwait       waitq            // readable by ReadMsg, or closed
-	wwait       waitq            // send buffer space, or closed
-	wantRoom    int              // bytes of the largest message a writer in wwait waits to queue
-	swait       waitq            // state change (up, closed)
-	rcwait      waitq            // a stream reconfiguration completed, or closed
-	rcDone      map[uint64]error // results of reconfiguration requests not yet collected
-	rcGone      map[uint64]bool  // requests whose caller gave up
-	streams     map[uint16]*Stream
-	readable    []uint16 // scratch: streams that got data (Receiver.AppendReadable)
-	dropped     uint64   // events dropped (EventsDropped)
+	rwait       waitq // readable by ReadMsg, or closed
+	wwait       waitq // send buffer space, or closed
+	wantRoom    int   // bytes of the largest message a writer in wwait waits to queue
+	// stwait holds, per outbound stream, the writers its own limit
+	// refused (Config.StreamUnsentLimit): woken when the engine lists the
+	// stream in TakeStreamRoom, or when the association ends.
+	stwait   map[uint16]*waitq
+	swait    waitq            // state change (up, closed)
+	rcwait   waitq            // a stream reconfiguration completed, or closed
+	rcDone   map[uint64]error // results of reconfiguration requests not yet collected
+	rcGone   map[uint64]bool  // requests whose caller gave up
+	streams  map[uint16]*Stream
+	readable []uint16 // scratch: streams that got data (Receiver.AppendReadable)
+	dropped  uint64   // events dropped (EventsDropped)
 	// local is the local IP address the peer's packets arrive on, on an
 	// endpoint bound to the wildcard address (netio's Packet.Local).
 	local netip.Addr
@@ -165,8 +169,13 @@ func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline, closed <-c
 			e.mu.Unlock()
 			return 0, ErrWouldBlock
 		}
-		as.wantRoom = max(as.wantRoom, len(p))
-		if !e.block(&as.wwait, dl.wait(), closed) {
+		q := &as.wwait
+		if errors.Is(err, assoc.ErrStreamFull) {
+			q = as.streamWaitq(info.Stream)
+		} else {
+			as.wantRoom = max(as.wantRoom, len(p))
+		}
+		if !e.block(q, dl.wait(), closed) {
 			e.mu.Unlock()
 			return 0, stopErr(closed)
 		}
@@ -430,6 +439,9 @@ func (as *Association) terminate(err error) {
 	e.interruptReader()
 	as.rwait.wake()
 	as.wwait.wake()
+	for _, q := range as.stwait {
+		q.wake()
+	}
 	as.swait.wake()
 	as.rcwait.wake()
 	for _, s := range as.streams {
@@ -445,6 +457,14 @@ func (as *Association) terminate(err error) {
 		as.emit(ev)
 	}
 	as.closeEvents()
+	if as.stwait != nil {
+		for i, x := range e.stAssocs {
+			if x == as {
+				e.stAssocs = append(e.stAssocs[:i], e.stAssocs[i+1:]...)
+				break
+			}
+		}
+	}
 	close(as.done)
 	if e.owner == as {
 		e.ownerGone = true
@@ -459,6 +479,16 @@ func (as *Association) progress() {
 	}
 	as.wakeReaders()
 	gaveUp := as.takeFailed()
+	as.wakeStreamWriters()
+	if gaveUp {
+		// Messages given up free space without the SACKs the stream
+		// limits' hysteresis waits for (the peer's window may be
+		// shut): every stream's writers try again (a rare event, so
+		// the walk over the waiting streams is cheap).
+		for _, q := range as.stwait {
+			q.wake()
+		}
+	}
 	if as.wwait.waiting() && (as.writable() || gaveUp && as.fits()) {
 		as.wantRoom = 0
 		as.wwait.wake()
@@ -466,6 +496,40 @@ func (as *Association) progress() {
 	if as.busy && as.a.SendIdle() {
 		as.busy = false
 		as.emit(Event{Kind: EventSenderDry})
+	}
+}
+
+// streamWaitq returns the queue of the writers of stream sid that its own
+// limit refused (made on first use: one per stream that ever waited).
+// Called with ep.mu held.
+func (as *Association) streamWaitq(sid uint16) *waitq {
+	q := as.stwait[sid]
+	if q == nil {
+		if as.stwait == nil {
+			as.stwait = make(map[uint16]*waitq)
+			as.ep.stAssocs = append(as.ep.stAssocs, as)
+		}
+		q = new(waitq)
+		as.stwait[sid] = q
+	}
+	return q
+}
+
+// wakeStreamWriters wakes the writers of the streams the engine lists as
+// having room again (Assoc.TakeStreamRoom): only those, not every writer
+// of the association. A stream whose writer waits has unsent data, so the
+// scheduler serves it and the engine lists it once the refused message
+// fits; the SACK that follows every packet sent brings the wake-up here
+// (progress runs after each input). Called with ep.mu held.
+func (as *Association) wakeStreamWriters() {
+	room := as.a.TakeStreamRoom() // taken also when nobody waits: the list stays short
+	if as.stwait == nil {
+		return
+	}
+	for _, sid := range room {
+		if q := as.stwait[sid]; q != nil {
+			q.wake()
+		}
 	}
 }
 

@@ -93,12 +93,25 @@ type Config struct {
 	// when the buffer is empty.
 	SendBuffer int
 	// UnsentLimit bounds the part of the send buffer that waits to be
-	// sent (default 256 KiB; negative: no bound but SendBuffer). WriteMsg
+	// sent (default 256 KiB; negative: no bound but SendBuffer) while one
+	// stream has data waiting; with several, each stream's own limit
+	// applies instead (StreamUnsentLimit). WriteMsg
 	// blocks beyond it as on a full send buffer, one message is always
 	// accepted when none waits. The data a writer queues ahead of the
 	// congestion window then stays small enough to be in the CPU's caches
 	// when it is packed, as with Linux's TCP_NOTSENT_LOWAT.
 	UnsentLimit int
+	// StreamUnsentLimit bounds the bytes of one stream that wait to be
+	// sent (default 0: the send buffer the flight leaves, shared evenly
+	// among the streams with data waiting or a writer waiting; UnsentLimit
+	// bounds it while there is one such stream).
+	// A write on a stream blocks (or fails with ErrWouldBlock) while the
+	// stream's own waiting bytes are at the bound, one message is always
+	// accepted on a stream with none waiting. Greedy writers, one per
+	// stream, are then admitted at the rate the scheduler serves their
+	// streams, so WFQ weights and priorities shape them; with one stream
+	// the rule is the send buffer's.
+	StreamUnsentLimit int
 	// RecvBuffer is the receive window advertised per association
 	// (default 1 MiB).
 	RecvBuffer int
@@ -320,6 +333,7 @@ func (c *Config) core(overhead int) assoc.Config {
 		RecvBuffer:                c.RecvBuffer,
 		SendBuffer:                c.SendBuffer,
 		UnsentLimit:               max(c.UnsentLimit, 0),
+		StreamUnsentLimit:         max(c.StreamUnsentLimit, 0),
 		MaxAssociations:           c.MaxAssociations,
 		MTU:                       c.MTU - overhead,
 		Interleaving:              c.Interleaving,

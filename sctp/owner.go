@@ -91,6 +91,11 @@ func (e *Endpoint) flushHeld() {
 		now := time.Now()
 		e.mu.Lock()
 		full := e.collect(now)
+		// Building packets cut queued messages: wake the writers whose
+		// streams got room now rather than at the next SACK.
+		for _, as := range e.stAssocs {
+			as.wakeStreamWriters()
+		}
 		if e.core.HasEvents() {
 			// Building packets gave messages up (PR-SCTP): report
 			// them and wake the writers the space freed.

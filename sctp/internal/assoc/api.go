@@ -183,6 +183,17 @@ func (a *Assoc) WindowUpdate() bool {
 // nothing queued or in flight.
 func (a *Assoc) SendIdle() bool { return a.data.eng != nil && a.data.eng.Send.Idle() }
 
+// TakeStreamRoom returns the streams whose writers, refused with
+// ErrStreamFull, may queue again since the last call (see
+// transfer.Sender.TakeStreamRoom); valid until the next call into the
+// association.
+func (a *Assoc) TakeStreamRoom() []uint16 {
+	if e := a.data.eng; e != nil {
+		return e.Send.TakeStreamRoom()
+	}
+	return nil
+}
+
 // SendRoom returns the free bytes of the send buffer and its capacity
 // (both 0 without an engine).
 func (a *Assoc) SendRoom() (room, capacity int) {

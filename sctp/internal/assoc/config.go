@@ -41,6 +41,7 @@ type Config struct {
 	Rand                      io.Reader                // source of tags, nonces and secrets; crypto/rand
 	SendBuffer                int                      // send buffer bytes per association (transfer default, 1 MiB)
 	UnsentLimit               int                      // bytes of it waiting to be sent at most; 0: no bound but SendBuffer
+	StreamUnsentLimit         int                      // bytes of one stream waiting to be sent at most; 0: an even share (transfer.Config.StreamUnsent)
 	Scheduler                 sched.Kind               // stream scheduler of new associations, FCFS
 	// LocalAddrs are the endpoint's addresses, listed in INIT and INIT
 	// ACK when there are two or more (RFC 9260 section 5.1.2); with one

@@ -39,6 +39,8 @@ func (a *Assoc) startData(now time.Time) {
 		SendBuffer: cfg.SendBuffer,
 		SendUnsent: cfg.UnsentLimit,
 		MaxBurst:   cfg.MaxBurst,
+		// Per-stream back-pressure (issue 21).
+		StreamUnsent: cfg.StreamUnsentLimit,
 		// Loss recovery and congestion control (issue 17).
 		Recovery:          cfg.Recovery,
 		CongestionControl: cfg.Congestion,

@@ -31,6 +31,7 @@ var (
 	ErrStreamID     = transfer.ErrStreamID     // a stream id outside the negotiated range
 	ErrEmptyMessage = transfer.ErrEmptyMessage // a message of no bytes
 	ErrWouldBlock   = transfer.ErrWouldBlock   // the send buffer is full
+	ErrStreamFull   = transfer.ErrStreamFull   // the stream's share of it is full (matches ErrWouldBlock)
 
 	// ErrReconfigUnsupported: the peer did not negotiate RE-CONFIG, or
 	// Config.DisableStreamReconfig is set.

@@ -37,6 +37,12 @@ type Config struct {
 	// instead of the whole send buffer less the flight. Zero: no bound but
 	// SendBuffer.
 	SendUnsent int
+	// StreamUnsent, when positive, bounds the bytes of one stream queued
+	// and not yet cut into chunks: Sender.Queue returns ErrStreamFull
+	// beyond it (one message is accepted on a stream with none waiting).
+	// Zero: the part of the send buffer the flight leaves, shared evenly
+	// among the streams with unsent data (see Sender.streamLimit).
+	StreamUnsent int
 	// OutStreams and InStreams are the negotiated stream counts (1..65535).
 	OutStreams, InStreams int
 	// MTU is the largest SCTP packet (common header plus chunks) the path
@@ -131,6 +137,10 @@ var (
 	// ErrWouldBlock: the send buffer is full (Queue) or no message is
 	// ready (Read). Retry after the engine made progress.
 	ErrWouldBlock = errors.New("transfer: would block")
+	// ErrStreamFull: the stream's own unsent bytes are at its limit
+	// (Config.StreamUnsent, Sender.TakeStreamRoom). It matches
+	// ErrWouldBlock with errors.Is.
+	ErrStreamFull = fmt.Errorf("%w: stream queue full", ErrWouldBlock)
 	// ErrStreamID: a stream id outside the negotiated range.
 	ErrStreamID = errors.New("transfer: invalid stream identifier")
 	// ErrEmptyMessage: a user message with no data (SCTP cannot carry

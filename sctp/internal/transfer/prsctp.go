@@ -74,7 +74,7 @@ func (s *Sender) QueuePR(now time.Time, sid uint16, ppid uint32, unordered bool,
 	if pr.Policy == PRPrio && s.buffered > 0 && s.buffered+len(payload) > s.cfg.SendBuffer {
 		s.makeRoom(now, len(payload), pr.Value)
 	}
-	if err := s.Queue(sid, ppid, unordered, payload); err != nil {
+	if err := s.queue(sid, ppid, unordered, payload, pr.Policy != PRPrio); err != nil {
 		return err
 	}
 	if pr.Policy != PRNone {
@@ -172,6 +172,7 @@ func (s *Sender) unqueue(m *message) {
 		s.cur = nil
 	}
 	s.unsent -= len(m.buf) - int(m.off)
+	s.takeUnsent(st, m.sid, len(m.buf)-int(m.off))
 	s.sched.Sent(m.sid, 0, true, st.head == nil)
 }
 

@@ -56,6 +56,12 @@ type OutSide struct {
 	// for the reset (BeginReset).
 	resetAt   uint32
 	resetting bool
+	// unsent is the stream's bytes queued and not yet cut into chunks;
+	// want is the largest message a writer refused by the stream's
+	// limit waits to queue (0: none waits). See Sender.streamLimit.
+	unsent, want int
+	listed       bool // in Sender.roomy
+	newcomer     bool // in Sender.newcomers
 }
 
 // Record marks.
@@ -119,8 +125,17 @@ type Sender struct {
 	cur     *message // message being cut into chunks (pinned stream)
 	arrived uint32   // arrival number of the next queued message
 
-	buffered    int // bytes queued and not yet acknowledged
-	unsent      int // bytes queued and not yet cut into chunks
+	buffered int // bytes queued and not yet acknowledged
+	unsent   int // bytes queued and not yet cut into chunks
+	active   int // streams with unsent bytes (OutSide.unsent > 0)
+	// roomy lists the streams whose writers, refused by the stream's
+	// limit, may queue again (TakeStreamRoom).
+	roomy []uint16
+	// newcomers lists the streams whose writers the send buffer refused
+	// (with ErrStreamFull); newMin is the smallest message they wait to
+	// queue (0: none waits). release lists them in roomy once it fits.
+	newcomers   []uint16
+	newMin      int
 	fragPoint   int // largest DATA payload per chunk
 	burstCap    int // flight size this send opportunity may reach (Max.Burst, 6.1 rule D)
 	peerRwnd    int
@@ -213,9 +228,19 @@ func (s *Sender) setFragPoint() {
 // ErrEmptyMessage for an empty payload and ErrWouldBlock when the send
 // buffer has no room (a message larger than the whole buffer is accepted
 // when the buffer is empty) or Config.SendUnsent bytes would wait to be
-// sent (one message is accepted when none waits). Fragmentation and
+// sent (one message is accepted when none waits), and ErrStreamFull (which
+// matches ErrWouldBlock) when the stream's own unsent bytes would pass its
+// share (see streamLimit; one message is accepted on a stream with none
+// waiting). Fragmentation and
 // TSN/SSN assignment happen later, in AppendData.
 func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) error {
+	return s.queue(sid, ppid, unordered, payload, true)
+}
+
+// queue is Queue; perStream applies the stream's own limit (streamLimit),
+// which messages of the priority policy skip: they compete for the send
+// buffer by their priority (RFC 7496 section 3.2), not by stream.
+func (s *Sender) queue(sid uint16, ppid uint32, unordered bool, payload []byte, perStream bool) error {
 	if int(sid) >= s.cfg.OutStreams {
 		return fmt.Errorf("%w: %d, %d outbound streams", ErrStreamID, sid, s.cfg.OutStreams)
 	}
@@ -225,13 +250,35 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 	if len(payload) > maxMessage {
 		return fmt.Errorf("%w: %d bytes", ErrMessageTooLarge, len(payload))
 	}
-	if s.buffered > 0 && s.buffered+len(payload) > s.cfg.SendBuffer {
-		return ErrWouldBlock
-	}
-	if s.unsent > 0 && s.cfg.SendUnsent > 0 && s.unsent+len(payload) > s.cfg.SendUnsent {
-		return ErrWouldBlock
-	}
 	st := s.streams.OutSide(sid)
+	if perStream && st.unsent > 0 && st.unsent+len(payload) > s.streamLimit() {
+		s.refuse(st, len(payload))
+		return ErrStreamFull
+	}
+	// With the stream limit, the unsent bound is part of it (streamLimit).
+	if !perStream && s.unsent > 0 && s.cfg.SendUnsent > 0 && s.unsent+len(payload) > s.cfg.SendUnsent {
+		return ErrWouldBlock
+	}
+	if s.buffered > 0 && s.buffered+len(payload) > s.cfg.SendBuffer {
+		if !perStream {
+			return ErrWouldBlock
+		}
+		// The writer waits for its stream, not for the association:
+		// it counts among the streams sharing the buffer, so the
+		// others' shares shrink, and the stream is listed in roomy
+		// once its message fits (sharedRoom), not only once half the
+		// buffer is free, which writers refilling their streams as
+		// they drain may never leave.
+		s.refuse(st, len(payload))
+		if !st.newcomer {
+			st.newcomer = true
+			s.newcomers = append(s.newcomers, sid)
+		}
+		if s.newMin == 0 || len(payload) < s.newMin {
+			s.newMin = len(payload)
+		}
+		return ErrStreamFull
+	}
 	m := s.newMessage()
 	m.buf = append(m.buf[:0], payload...)
 	m.ppid, m.sid, m.unordered, m.bits = ppid, sid, unordered, 0
@@ -251,6 +298,10 @@ func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) 
 	}
 	s.buffered += len(payload)
 	s.unsent += len(payload)
+	if st.unsent == 0 && st.want == 0 {
+		s.active++
+	}
+	st.unsent += len(payload)
 	if o := s.streams.Out(sid); o.State != stream.Open {
 		// A stream that cannot send keeps its data, out of the
 		// scheduler's way (see SetStreamState).
@@ -273,6 +324,9 @@ func (s *Sender) release(m *message) {
 		return
 	}
 	s.buffered -= len(m.buf)
+	if s.newMin > 0 {
+		s.sharedRoom()
+	}
 	if s.nfree >= maxFreeMessages {
 		return
 	}
@@ -292,6 +346,130 @@ const (
 	maxKeptBuffer   = 64 << 10
 	maxMessage      = 1<<31 - 1 // bytes of one message (offsets are int32)
 )
+
+// streamLimit returns the bytes one stream may have queued and not yet
+// cut into chunks (OutSide.unsent) before Queue refuses its next message
+// with ErrStreamFull (one message is always accepted on a stream with
+// none waiting): Config.StreamUnsent when set, else the part of the send
+// buffer the flight leaves shared evenly among the streams with unsent
+// data or a refused writer, bounded by Config.SendUnsent while there is
+// one such stream. (With several, a share of SendUnsent is too little
+// to keep every stream's queue from running dry between a writer's
+// wake-ups, measured over loopback: the scheduler then cannot apply its
+// weights.) Every stream with data then keeps
+// some queued while its writer is held back, so the scheduler, not the
+// order in which writers get room, decides each stream's share of the
+// bytes sent; with one stream the rule is the send buffer's own.
+func (s *Sender) streamLimit() int {
+	if s.cfg.StreamUnsent > 0 {
+		return s.cfg.StreamUnsent
+	}
+	avail := s.cfg.SendBuffer - (s.buffered - s.unsent)
+	if s.cfg.SendUnsent > 0 && s.active <= 1 {
+		avail = min(avail, s.cfg.SendUnsent)
+	}
+	if s.active > 1 {
+		return avail / s.active
+	}
+	return avail // one stream: no division on the bulk path
+}
+
+// takeUnsent accounts size bytes of stream sid's queue (st) cut into
+// chunks or given up, and lists the stream in roomy when a writer its
+// limit refused may queue now.
+func (s *Sender) takeUnsent(st *OutSide, sid uint16, size int) {
+	st.unsent -= size
+	if st.unsent == 0 && st.want == 0 {
+		s.active--
+	}
+	if st.want > 0 {
+		// Listed once the refused message fits and half the stream's
+		// share is free (or none is left): a bulk writer is woken once
+		// per half share it can fill, not after every chunk (a
+		// goroutine wake-up costs more than copying several messages),
+		// as the association's writers are (sctp's writable).
+		if lim := s.streamLimit(); st.unsent == 0 || st.unsent+st.want <= lim && st.unsent <= lim/2 {
+			s.listRoom(st, sid)
+		}
+	}
+	if s.newMin > 0 {
+		s.sharedRoom()
+	}
+}
+
+// sharedRoom lists the newcomers in roomy when the send buffer has room
+// for the smallest message they wait to queue.
+func (s *Sender) sharedRoom() {
+	if s.buffered > 0 && s.buffered+s.newMin > s.cfg.SendBuffer {
+		return
+	}
+	s.roomNewcomers()
+}
+
+// refuse records that a writer of stream st was refused a message of n
+// bytes: the stream counts among the active ones (streamLimit) until
+// listRoom.
+func (s *Sender) refuse(st *OutSide, n int) {
+	if st.unsent == 0 && st.want == 0 {
+		s.active++
+	}
+	st.want = max(st.want, n)
+}
+
+// roomNewcomers lists the newcomers in roomy: the send buffer has room for
+// the smallest message they wait to queue.
+func (s *Sender) roomNewcomers() {
+	for _, sid := range s.newcomers {
+		if st := s.streams.PeekOutSide(sid); st != nil {
+			st.newcomer = false
+			if st.want > 0 && st.unsent == 0 {
+				s.listRoom(st, sid)
+			}
+		}
+	}
+	s.newcomers = s.newcomers[:0]
+	s.newMin = 0
+}
+
+// listRoom lists stream sid in roomy (once until TakeStreamRoom).
+func (s *Sender) listRoom(st *OutSide, sid uint16) {
+	st.want = 0
+	if st.unsent == 0 {
+		s.active--
+	}
+	if !st.listed {
+		st.listed = true
+		s.roomy = append(s.roomy, sid)
+	}
+}
+
+// TakeStreamRoom returns the streams whose writers, refused with
+// ErrStreamFull, may queue again since the last call: each such stream is
+// listed once after its unsent bytes fell to where the refused message
+// fits (or to none). The slice is valid until the next call into the
+// Sender.
+func (s *Sender) TakeStreamRoom() []uint16 {
+	r := s.roomy
+	for _, sid := range r {
+		if st := s.streams.PeekOutSide(sid); st != nil {
+			st.listed = false
+		}
+	}
+	s.roomy = s.roomy[:0]
+	return r
+}
+
+// StreamUnsent returns the bytes of stream sid queued and not yet cut
+// into chunks.
+func (s *Sender) StreamUnsent(sid uint16) int {
+	if int(sid) >= s.cfg.OutStreams {
+		return 0
+	}
+	if st := s.streams.PeekOutSide(sid); st != nil {
+		return st.unsent
+	}
+	return 0
+}
 
 // Buffered returns the bytes in the send buffer: queued or unacknowledged.
 func (s *Sender) Buffered() int { return s.buffered }
@@ -649,6 +827,7 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	}
 	m.off += int32(size)
 	s.unsent -= size
+	s.takeUnsent(st, m.sid, size)
 	if end {
 		// Unpin: the scheduler may pick another stream now.
 		st.head = m.next
@@ -859,12 +1038,17 @@ func (s *Sender) Drain(fn func(Unsent)) {
 			m = next
 		}
 		st.head, st.tail = nil, nil
+		st.unsent = 0
+		if st.want > 0 {
+			s.listRoom(st, uint16(sid))
+		}
 		s.sched.Forget(sid)
 	}
 	s.cur = nil
 	s.cumAck = s.nextTSN - 1
 	s.advPeerAck, s.fwdDue, s.prOut = s.cumAck, false, 0
 	s.unsent, s.buffered, s.inFlight, s.rtxPending = 0, 0, 0, 0
+	s.active = 0
 	s.gapAcked, s.unackedData = 0, 0
 	for _, p := range s.paths {
 		p.flight, p.t3, p.ackedNow = 0, time.Time{}, 0

@@ -1,0 +1,156 @@
+package transfer
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/usctp/usctp/internal/testsupport"
+)
+
+// TestStreamLimitFixed: with Config.StreamUnsent, each stream's own unsent
+// bytes are bounded apart from the others'; the refused stream is listed
+// once by TakeStreamRoom when its data is cut and the message fits.
+func TestStreamLimitFixed(t *testing.T) {
+	x := newTx(t, Config{StreamUnsent: 3000})
+	s := &x.e.Send
+	msg := make([]byte, 1000)
+	for sid := range uint16(2) {
+		for i := range 3 {
+			if err := s.Queue(sid, 0, false, msg); err != nil {
+				t.Fatalf("stream %d message %d: %v", sid, i, err)
+			}
+		}
+	}
+	err := s.Queue(0, 0, false, msg)
+	if !errors.Is(err, ErrStreamFull) || !errors.Is(err, ErrWouldBlock) {
+		t.Fatalf("fourth message of stream 0: %v, want ErrStreamFull matching ErrWouldBlock", err)
+	}
+	if got := s.TakeStreamRoom(); len(got) != 0 {
+		t.Fatalf("room before anything was sent: %v", got)
+	}
+	if len(sendAll(x)) == 0 {
+		t.Fatal("nothing sent")
+	}
+	if got := s.StreamUnsent(0); got > 2000 {
+		t.Fatalf("stream 0 has %d unsent bytes after a flush, want at most 2000", got)
+	}
+	if got := s.TakeStreamRoom(); !slices.Equal(got, []uint16{0}) {
+		t.Fatalf("room %v, want [0]", got)
+	}
+	if got := s.TakeStreamRoom(); len(got) != 0 {
+		t.Fatalf("listed twice: %v", got)
+	}
+	if err := s.Queue(0, 0, false, msg); err != nil {
+		t.Fatalf("stream 0 after its room was listed: %v", err)
+	}
+}
+
+// TestStreamLimitShared: without Config.StreamUnsent the streams with data
+// share the buffer the flight leaves. A writer of a stream without data
+// that the full send buffer refuses shrinks the others' shares and is
+// listed once the buffer has room for its message.
+func TestStreamLimitShared(t *testing.T) {
+	x := newTx(t, Config{SendBuffer: 8000})
+	s := &x.e.Send
+	msg := make([]byte, 1000)
+	for i := range 8 {
+		if err := s.Queue(0, 0, false, msg); err != nil {
+			t.Fatalf("message %d of the only stream: %v", i, err)
+		}
+	}
+	if err := s.Queue(0, 0, false, msg); !errors.Is(err, ErrStreamFull) {
+		t.Fatalf("ninth message: %v, want ErrStreamFull", err)
+	}
+	if err := s.Queue(1, 0, false, msg); !errors.Is(err, ErrStreamFull) {
+		t.Fatalf("stream 1 on a full buffer: %v, want ErrStreamFull", err)
+	}
+	if got := s.streamLimit(); got != 4000 {
+		t.Fatalf("limit %d with a second stream waiting, want 4000", got)
+	}
+	tsns := sendAll(x)
+	if len(tsns) == 0 {
+		t.Fatal("nothing sent")
+	}
+	x.mustSACK(tsns[len(tsns)-1], DefaultBuffer)
+	room := s.TakeStreamRoom()
+	if !slices.Contains(room, 1) {
+		t.Fatalf("room %v after the SACK freed %d chunks, want stream 1 listed", room, len(tsns))
+	}
+	if err := s.Queue(1, 0, false, msg); err != nil {
+		t.Fatalf("stream 1 after its room was listed: %v", err)
+	}
+	if u := s.StreamUnsent(0); u >= s.streamLimit() {
+		if err := s.Queue(0, 0, false, msg); !errors.Is(err, ErrStreamFull) {
+			t.Fatalf("stream 0 with %d unsent of a limit of %d: %v, want ErrStreamFull", u, s.streamLimit(), err)
+		}
+	}
+}
+
+// TestStreamLimitPriorityPolicy: messages of the priority policy (RFC 7496)
+// compete for the send buffer by priority, not by stream: the stream limit
+// does not refuse them.
+func TestStreamLimitPriorityPolicy(t *testing.T) {
+	x := newTx(t, Config{StreamUnsent: 1000})
+	s := &x.e.Send
+	msg := make([]byte, 1000)
+	if err := s.Queue(0, 0, false, msg); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Queue(0, 0, false, msg); !errors.Is(err, ErrStreamFull) {
+		t.Fatalf("reliable message over the limit: %v", err)
+	}
+	if err := s.QueuePR(x.now, 0, 0, false, msg, PR{Policy: PRPrio, Value: 1}); err != nil {
+		t.Fatalf("priority message: %v", err)
+	}
+}
+
+// TestStreamLimitAllocs: refusing and listing streams allocates nothing in
+// steady state.
+func TestStreamLimitAllocs(t *testing.T) {
+	if testsupport.RaceEnabled {
+		t.Skip("allocation counts differ under -race")
+	}
+	x := newTx(t, Config{StreamUnsent: 2000})
+	s := &x.e.Send
+	msg := make([]byte, 1000)
+	sack := &SACK{ARwnd: DefaultBuffer}
+	run := func() {
+		for s.Queue(0, 0, false, msg) == nil {
+		}
+		for s.Queue(1, 0, false, msg) == nil {
+		}
+		for {
+			next := s.NextTSN()
+			x.pkt, _ = s.AppendData(x.now, x.pkt[:0], 1400)
+			if s.NextTSN() == next {
+				break
+			}
+		}
+		sack.CumTSNAck = s.NextTSN() - 1
+		if _, err := s.HandleSACK(x.now, sack); err != nil {
+			t.Fatal(err)
+		}
+		s.TakeStreamRoom()
+	}
+	run()
+	if n := testing.AllocsPerRun(100, run); n != 0 {
+		t.Fatalf("%v allocations per round", n)
+	}
+}
+
+// sendAll sends packets of up to 1400 bytes while the windows allow and
+// returns the TSNs sent.
+func sendAll(x *tx) []TSN {
+	var tsns []TSN
+	for {
+		next := x.e.Send.NextTSN()
+		x.pkt, _ = x.e.Send.AppendData(x.now, x.pkt[:0], 1400)
+		if x.e.Send.NextTSN() == next {
+			return tsns
+		}
+		for t := next; t != x.e.Send.NextTSN(); t++ {
+			tsns = append(tsns, t)
+		}
+	}
+}
