@@ -47,8 +47,9 @@ type Assoc struct {
 	// Control chunks owed to the peer, built lazily into the next packet.
 	pend pending
 
-	closed    bool
-	ready     bool      // listed in the endpoint's ready list
+	closed        bool
+	pendingAccept bool      // created from a COOKIE ECHO, not accepted yet (admission.go)
+	ready         bool      // listed in the endpoint's ready list
 	failNoted bool      // EventSendFailure queued, TakeFailed not called since
 	inBatch   bool      // listed in the endpoint's receive batch
 	heapAt    time.Time // deadline recorded in the endpoint's timer heap

@@ -29,7 +29,8 @@ func (a *Assoc) startData(now time.Time) {
 		LocalTSN:   transfer.TSN(a.localTSN),
 		PeerTSN:    transfer.TSN(a.peerTSN),
 		PeerRwnd:   a.peerRwnd,
-		RecvBuffer: cfg.RecvBuffer,
+		RecvBuffer: a.recvBuffer(),
+		Budget:     a.ep.budget,
 		OutStreams: int(a.outStreams),
 		InStreams:  int(a.inStreams),
 		MTU:        cfg.MTU,
@@ -101,6 +102,12 @@ func (d *dataPlane) clearPathErrors() {
 // counters to s.
 func (d *dataPlane) close(s *Counters) {
 	d.fold(s)
+	if d.eng != nil {
+		// The association ends or restarts: what its data cost goes back
+		// to the endpoint's budget (what stays readable is no longer
+		// charged).
+		d.eng.Recv.Release()
+	}
 	d.eng, d.gotData = nil, false
 }
 
