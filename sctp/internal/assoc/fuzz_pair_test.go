@@ -19,8 +19,9 @@ import (
 // chunks; the CRC is recomputed so that the endpoints parse the result.
 // Bits are not flipped in the chunks whose corruption no receiver can
 // detect and that change what the data is (DATA, SACK, SHUTDOWN and the
-// others carrying TSNs): with the CRC recomputed, those would be forgeries
-// of the peer's data, which no protocol without authentication resists.
+// others carrying TSNs, and the Initial TSN of INIT and INIT ACK): with
+// the CRC recomputed, those would be forgeries of the peer's data, which
+// no protocol without authentication resists.
 type linkMutator struct {
 	in     []byte
 	replay [8][]byte
@@ -63,6 +64,12 @@ func protected(pkt []byte, i int) bool {
 			case chunk.TypeData, chunk.TypeIData, chunk.TypeSack, chunk.TypeShutdown,
 				chunk.TypeForwardTSN, chunk.TypeIForwardTSN, chunk.TypeReconfig:
 				return true
+			case chunk.TypeInit, chunk.TypeInitAck:
+				// The Initial TSN: a peer told another one waits for a
+				// TSN that never comes, while its HEARTBEAT ACKs keep the
+				// association up (RFC 9260 section 8.1 resets the error
+				// count on them).
+				return i >= off+16 && i < off+20
 			}
 			return false
 		}
