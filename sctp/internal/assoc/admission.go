@@ -88,8 +88,8 @@ func (ep *Endpoint) refuseOutOfResource(p *inPacket, c *cookie) {
 }
 
 // startPending marks a, being created from a COOKIE ECHO, as not accepted
-// yet: until Accept its engine is made with a small receive buffer
-// (recvBuffer), also after a restart of the peer.
+// yet: until Accept its engine has a small receive buffer (pendingBuffer),
+// also after a restart of the peer.
 func (ep *Endpoint) startPending(a *Assoc) {
 	if ep.cfg.Backlog <= 0 {
 		return
@@ -98,13 +98,15 @@ func (ep *Endpoint) startPending(a *Assoc) {
 	ep.pending++
 }
 
-// recvBuffer returns the receive buffer of a's engine: the configured
-// one, or pendingRecvBuffer (when smaller) until a is accepted.
-func (a *Assoc) recvBuffer() int {
-	if a.pendingAccept {
-		return min(pendingRecvBuffer, a.ep.cfg.RecvBuffer)
+// pendingBuffer puts the new engine of an association not accepted yet on
+// pendingRecvBuffer (when smaller than the configured buffer). The engine
+// is made with the configured buffer first: that is the a_rwnd our INIT
+// ACK announced, so the engine knows what the peer was told, and Accept
+// sends a window update only if a smaller window was advertised since.
+func (a *Assoc) pendingBuffer() {
+	if a.pendingAccept && a.data.eng != nil {
+		a.data.eng.Recv.SetRecvBuffer(min(pendingRecvBuffer, a.ep.cfg.RecvBuffer))
 	}
-	return a.ep.cfg.RecvBuffer
 }
 
 // Accept tells the core that the user took the association (the shell's

@@ -29,7 +29,7 @@ func (a *Assoc) startData(now time.Time) {
 		LocalTSN:   transfer.TSN(a.localTSN),
 		PeerTSN:    transfer.TSN(a.peerTSN),
 		PeerRwnd:   a.peerRwnd,
-		RecvBuffer: a.recvBuffer(),
+		RecvBuffer: cfg.RecvBuffer,
 		Budget:     a.ep.budget,
 		OutStreams: int(a.outStreams),
 		InStreams:  int(a.inStreams),
@@ -58,6 +58,7 @@ func (a *Assoc) startData(now time.Time) {
 	}
 	a.data.close(&a.stats)
 	a.data.eng = e
+	a.pendingBuffer()
 	a.initReconf()
 }
 
