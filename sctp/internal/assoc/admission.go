@@ -18,19 +18,23 @@ import (
 // costs little; Accept gives it the configured one.
 const pendingRecvBuffer = 64 << 10
 
-// setupLimits makes the endpoint's budget and rate limiter from its
-// configuration.
+// setupLimits makes the endpoint's budget from its configuration; the
+// rate limiter is made when first needed (newLimiter).
 func (ep *Endpoint) setupLimits() {
 	if ep.cfg.MemoryBudget >= 0 {
 		ep.budget = transfer.NewBudget(ep.cfg.MemoryBudget)
 	}
-	if r := ep.cfg.InitRate; r >= 0 {
-		var c ratelimit.Config
-		if r > 0 {
-			c.Rate, c.Burst = r, 2*r
-		}
-		ep.limiter = ratelimit.New(c)
+}
+
+// newLimiter makes the rate limiter of out-of-the-blue answers. Its table
+// of sources is some 200 KB: made on the first packet to answer, so that
+// the endpoint of each dialed association does not carry one for nothing.
+func (ep *Endpoint) newLimiter() {
+	var c ratelimit.Config
+	if r := ep.cfg.InitRate; r > 0 {
+		c.Rate, c.Burst = r, 2*r
 	}
+	ep.limiter = ratelimit.New(c)
 }
 
 // Budget returns the endpoint's memory budget (nil when
@@ -44,7 +48,13 @@ func (ep *Endpoint) Pending() int { return ep.pending }
 // mayAnswer reports whether the rate limit lets the endpoint answer the
 // out-of-the-blue packet p; a refusal is counted and the packet dropped.
 func (ep *Endpoint) mayAnswer(now time.Time, p *inPacket) bool {
-	if ep.limiter == nil || ep.limiter.Allow(now, p.from.Addr()) {
+	if ep.cfg.InitRate < 0 {
+		return true
+	}
+	if ep.limiter == nil {
+		ep.newLimiter()
+	}
+	if ep.limiter.Allow(now, p.from.Addr()) {
 		return true
 	}
 	ep.stats.RateLimited++

@@ -35,7 +35,7 @@ type Endpoint struct {
 
 	// Limits against hostile peers (admission.go).
 	budget  *transfer.Budget   // shared by every association's receiver; nil: none
-	limiter *ratelimit.Limiter // out-of-the-blue answers; nil: no limit
+	limiter *ratelimit.Limiter // out-of-the-blue answers; nil until needed (or no limit)
 	pending int                // associations not accepted yet
 
 	// Stateless replies (INIT ACK, OOTB ABORT, SHUTDOWN COMPLETE, Stale
