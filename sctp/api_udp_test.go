@@ -313,21 +313,28 @@ func TestUDPManyAssociations(t *testing.T) {
 	}
 }
 
-// TestUDPBacklogFull aborts an association that finds the accept queue
-// full; the dialer learns it from Dial.
+// TestUDPBacklogFull: with the backlog full (associations Accept has not
+// returned), a new peer's COOKIE ECHO is dropped, not aborted (its Dial
+// keeps waiting for a retransmission to be served); once Accept made room,
+// the next peer is served.
 func TestUDPBacklogFull(t *testing.T) {
 	cfg := loopCfg()
 	cfg.Backlog = 1
-	_, dc := listenLoop(t, cfg)
+	l, dc := listenLoop(t, cfg)
 	c1 := dialLoop(t, dc)
 	defer c1.Abort("done")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	_, err := Dial(ctx, "127.0.0.1:5000", dc)
-	var ae *AbortError
-	if !errors.Is(err, ErrPeerAborted) || !errors.As(err, &ae) || ae.Cause != uint16(chunk.CauseUserAbort) {
-		t.Fatalf("second dial: %v", err)
+	if _, err := Dial(ctx, "127.0.0.1:5000", dc); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("second dial with the backlog full: %v, want to be left waiting", err)
 	}
+	if n := l.Stats().BacklogDropped; n == 0 {
+		t.Fatal("no COOKIE ECHO dropped for the backlog")
+	}
+	s1 := accept(t, l)
+	defer s1.Close()
+	c2 := dialLoop(t, dc)
+	defer c2.Abort("done")
 }
 
 // TestUDPDialIPv4FragmentPoint: a dialed association to an IPv4 peer over

@@ -9,6 +9,8 @@ import (
 	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp/internal/assoc"
 	"github.com/usctp/usctp/sctp/internal/netio"
+	"github.com/usctp/usctp/sctp/internal/ratelimit"
+	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // Transport selects how SCTP packets reach the network.
@@ -193,12 +195,34 @@ type Config struct {
 	MTU int
 	// LocalPort is the SCTP port Dial uses (default: random from 49152).
 	LocalPort uint16
-	// MaxAssociations bounds the associations of an endpoint (0: no
-	// limit); INITs beyond it are refused.
+	// MaxAssociations bounds the associations of an endpoint (default
+	// DefaultMaxAssociations, 4096; negative: no limit). A COOKIE ECHO
+	// that would create one more is answered with an ABORT "Out of
+	// Resource" (counted in Stats.AssocsRefused), and Dial fails.
 	MaxAssociations int
-	// Backlog bounds the accept queue (default 128). An association
-	// that arrives while it is full is aborted.
+	// Backlog bounds the associations that arrived and that Accept has
+	// not returned yet (default 128). A COOKIE ECHO beyond it is dropped
+	// without an answer (counted in Stats.BacklogDropped): the peer
+	// retransmits it and is served once Accept made room. Until Accept
+	// returns it, an association has a receive buffer of 64 KiB at most;
+	// then RecvBuffer (the larger window is advertised at once).
 	Backlog int
+	// MemoryBudget is the memory in bytes that the received data of all
+	// the endpoint's associations may cost together (default
+	// DefaultMemoryBudget, 256 MiB; negative: no budget, each association
+	// is bounded by its receive buffer only). As it fills, windows
+	// shrink; with less than an eighth left, new associations are refused
+	// with an ABORT "Out of Resource" (Stats.MemoryRefused).
+	MemoryBudget int
+	// InitRate bounds the packets the endpoint answers without an
+	// association (INIT ACK to an INIT, ABORT to an out-of-the-blue
+	// packet, SHUTDOWN COMPLETE to a SHUTDOWN ACK), against reflection:
+	// answers per second per source (an IPv4 address or an IPv6 /64),
+	// with bursts of twice that (default DefaultInitRate, 100; negative:
+	// no limit); all sources together get at most 20,000 a second. The
+	// packets it does not answer are dropped and counted
+	// (Stats.RateLimited).
+	InitRate int
 	// Pcap, when set, is a file every packet sent and received is
 	// written to (pcap, decodable by Wireshark, tshark and sctpdump).
 	Pcap string
@@ -211,6 +235,14 @@ type Config struct {
 	// Association.Events).
 	EventQueue int
 }
+
+// Defaults of the Config fields that bound what peers may cost an
+// endpoint (issue 23).
+const (
+	DefaultMaxAssociations = 4096
+	DefaultMemoryBudget    = transfer.DefaultBudget // 256 MiB
+	DefaultInitRate        = ratelimit.DefaultRate  // per source and second
+)
 
 func (c *Config) withDefaults() Config {
 	var d Config
@@ -225,6 +257,9 @@ func (c *Config) withDefaults() Config {
 	}
 	if d.Backlog == 0 {
 		d.Backlog = 128
+	}
+	if d.MaxAssociations == 0 {
+		d.MaxAssociations = DefaultMaxAssociations
 	}
 	if d.CloseTimeout == 0 {
 		d.CloseTimeout = 5 * time.Second
@@ -334,7 +369,10 @@ func (c *Config) core(overhead int) assoc.Config {
 		SendBuffer:                c.SendBuffer,
 		UnsentLimit:               max(c.UnsentLimit, 0),
 		StreamUnsentLimit:         max(c.StreamUnsentLimit, 0),
-		MaxAssociations:           c.MaxAssociations,
+		MaxAssociations:           max(c.MaxAssociations, 0),
+		Backlog:                   c.Backlog,
+		MemoryBudget:              c.MemoryBudget,
+		InitRate:                  c.InitRate,
 		MTU:                       c.MTU - overhead,
 		Interleaving:              c.Interleaving,
 		InterleaveFSN:             c.InterleaveFSN,

@@ -272,7 +272,10 @@ func (e *Endpoint) AcceptContext(ctx context.Context) (*Association, error) {
 			copy(e.acceptq, e.acceptq[1:])
 			e.acceptq[len(e.acceptq)-1] = nil
 			e.acceptq = e.acceptq[:len(e.acceptq)-1]
+			// Out of the backlog, onto the configured receive buffer.
+			as.a.Accept(time.Now())
 			e.mu.Unlock()
+			e.flush()
 			return as, nil
 		}
 		if e.closed {

@@ -172,8 +172,21 @@ func (e *Endpoint) handle(ev assoc.Event) {
 }
 
 // accepted wraps a new passive association and queues it for Accept, or
-// aborts it when nobody can take it.
+// aborts it when nobody can take it. The core bounds the associations not
+// accepted yet by Config.Backlog (it drops a COOKIE ECHO beyond it); the
+// queue also holds those that ended before Accept, and drops them to
+// make room.
 func (e *Endpoint) accepted(a *assoc.Assoc) *Association {
+	if len(e.acceptq) >= e.cfg.Backlog {
+		q := e.acceptq[:0]
+		for _, as := range e.acceptq {
+			if !as.closed {
+				q = append(q, as)
+			}
+		}
+		clear(e.acceptq[len(q):])
+		e.acceptq = q
+	}
 	if e.closed || e.listenPort == 0 || len(e.acceptq) >= e.cfg.Backlog {
 		a.Abort(time.Now(), []byte(ErrAcceptQueueFull.Error()))
 		return nil

@@ -73,6 +73,9 @@ type Counters struct {
 	AssocsDown     uint64 // associations that went to CLOSED
 	AssocsFailed   uint64 // associations lost to a timeout or an ABORT
 	AssocsRefused  uint64 // valid COOKIE ECHOs refused: MaxAssociations reached
+	MemoryRefused  uint64 // valid COOKIE ECHOs refused: MemoryBudget nearly spent
+	BacklogDropped uint64 // valid COOKIE ECHOs dropped: Backlog associations not accepted yet
+	RateLimited    uint64 // out-of-the-blue packets left unanswered: InitRate
 	Retransmits    uint64 // DATA chunks retransmitted (transfer engine)
 	FastRetransmit uint64 // fast retransmissions (transfer engine)
 	T3Expiries     uint64 // T3-rtx expirations (transfer engine)
@@ -185,6 +188,9 @@ func countersOf(c *assoc.Counters) Counters {
 		AssocsDown:               c.AssocsDown,
 		AssocsFailed:             c.AssocsFailed,
 		AssocsRefused:            c.AssocsRefused,
+		MemoryRefused:            c.MemoryRefused,
+		BacklogDropped:           c.BacklogDropped,
+		RateLimited:              c.RateLimited,
 		Retransmits:              c.Retransmits,
 		FastRetransmit:           c.FastRetransmit,
 		T3Expiries:               c.T3Expiries,

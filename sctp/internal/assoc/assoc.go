@@ -50,16 +50,17 @@ type Assoc struct {
 	// Control chunks owed to the peer, built lazily into the next packet.
 	pend pending
 
-	closed    bool
-	ready     bool      // listed in the endpoint's ready list
-	failNoted bool      // EventSendFailure queued, TakeFailed not called since
-	inBatch   bool      // listed in the endpoint's receive batch
-	heapAt    time.Time // deadline recorded in the endpoint's timer heap
-	heapIdx   int       // index in the endpoint's timer heap, -1 if not in it
-	stats     Counters
-	chunks    chunkCounts // chunks in and out by type
-	data      dataPlane   // DATA/SACK engine glue (data.go)
-	rc        *reconf     // stream reconfiguration, RFC 6525 (reconf.go); nil until used
+	closed        bool
+	pendingAccept bool      // created from a COOKIE ECHO, not accepted yet (admission.go)
+	ready         bool      // listed in the endpoint's ready list
+	failNoted     bool      // EventSendFailure queued, TakeFailed not called since
+	inBatch       bool      // listed in the endpoint's receive batch
+	heapAt        time.Time // deadline recorded in the endpoint's timer heap
+	heapIdx       int       // index in the endpoint's timer heap, -1 if not in it
+	stats         Counters
+	chunks        chunkCounts // chunks in and out by type
+	data          dataPlane   // DATA/SACK engine glue (data.go)
+	rc            *reconf     // stream reconfiguration, RFC 6525 (reconf.go); nil until used
 }
 
 // assocKey identifies an association at its endpoint: the peer's transport

@@ -29,6 +29,9 @@ type Config struct {
 	InitRTOMax                time.Duration            // bound of the backed-off T1-init and T1-cookie timeouts, RTO.Max
 	HeartbeatInterval         time.Duration            // HB.interval, 30 s; negative disables heartbeats
 	MaxAssociations           int                      // associations an endpoint holds at most; 0: no limit
+	Backlog                   int                      // associations from COOKIE ECHO not yet accepted (Assoc.Accept) at most; 0: no accepting
+	MemoryBudget              int                      // bytes the received data of all associations may cost together; 0: transfer.DefaultBudget; negative: none
+	InitRate                  int                      // out-of-the-blue answers (INIT ACK, ABORT, SHUTDOWN COMPLETE) per second per source /32 or /64, burst twice that; 0: ratelimit.DefaultRate; negative: no limit
 	OutStreams                uint16                   // OS we ask for, 10
 	InStreams                 uint16                   // MIS we accept, 65535
 	RecvBuffer                int                      // receive buffer per association, advertised as a_rwnd; 1 MiB

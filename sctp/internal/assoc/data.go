@@ -30,6 +30,7 @@ func (a *Assoc) startData(now time.Time) {
 		PeerTSN:    transfer.TSN(a.peerTSN),
 		PeerRwnd:   a.peerRwnd,
 		RecvBuffer: cfg.RecvBuffer,
+		Budget:     a.ep.budget,
 		OutStreams: int(a.outStreams),
 		InStreams:  int(a.inStreams),
 		MTU:        cfg.MTU,
@@ -59,6 +60,7 @@ func (a *Assoc) startData(now time.Time) {
 	}
 	a.data.close(&a.stats)
 	a.data.eng = e
+	a.pendingBuffer()
 	a.initReconf()
 }
 
@@ -103,6 +105,12 @@ func (d *dataPlane) clearPathErrors() {
 // counters to s.
 func (d *dataPlane) close(s *Counters) {
 	d.fold(s)
+	if d.eng != nil {
+		// The association ends or restarts: what its data cost goes back
+		// to the endpoint's budget (what stays readable is no longer
+		// charged).
+		d.eng.Recv.Release()
+	}
 	d.eng, d.gotData = nil, false
 }
 

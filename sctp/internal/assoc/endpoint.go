@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/ratelimit"
+	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // Endpoint is the sans-I/O endpoint core: it demultiplexes incoming packets
@@ -30,6 +32,11 @@ type Endpoint struct {
 	events []Event           // queued events; events[evHead:] are not yet taken
 	evHead int
 	stats  Stats // endpoint-level counters (OOTB, cookies, stateless replies)
+
+	// Limits against hostile peers (admission.go).
+	budget  *transfer.Budget   // shared by every association's receiver; nil: none
+	limiter *ratelimit.Limiter // out-of-the-blue answers; nil until needed (or no limit)
+	pending int                // associations not accepted yet
 
 	// Stateless replies (INIT ACK, OOTB ABORT, SHUTDOWN COMPLETE, Stale
 	// Cookie ERROR): a fixed ring of reused buffers, so an INIT flood costs
@@ -91,6 +98,7 @@ func NewEndpoint(cfg Config, now time.Time) *Endpoint {
 	}
 	ep.rndOff = len(ep.rnd)
 	ep.jar = newCookieJar(cfg.Rand, cfg.SecretRotation, now)
+	ep.setupLimits()
 	for i := range ep.replies {
 		ep.replies[i].pkt = make([]byte, 0, cfg.MTU)
 	}
@@ -160,6 +168,7 @@ func (ep *Endpoint) remove(a *Assoc) {
 	if ep.tags[a.localTag] == a {
 		delete(ep.tags, a.localTag)
 	}
+	ep.leave(a)
 	ep.stats.Counters.add(&a.stats)
 	a.chunks.expand(&ep.stats)
 	a.stats, a.chunks = Counters{}, chunkCounts{}

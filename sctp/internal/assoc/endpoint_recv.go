@@ -95,6 +95,9 @@ func (ep *Endpoint) outOfTheBlue(now time.Time, p *inPacket) {
 		// Verification Tag of the packet containing the ABORT chunk MUST be
 		// the Initiate Tag of the received INIT chunk, and the T bit of the
 		// ABORT chunk has to be set to 0".
+		if !ep.mayAnswer(now, p) {
+			return
+		}
 		if ep.filter && p.dstPort != ep.listenPort {
 			ep.initNoListener(p)
 			return
@@ -115,7 +118,9 @@ func (ep *Endpoint) outOfTheBlue(now time.Time, p *inPacket) {
 		// Verification Tag field of the outbound packet with the
 		// Verification Tag received in the SHUTDOWN ACK chunk and set the
 		// T bit".
-		ep.replyShutdownComplete(p)
+		if ep.mayAnswer(now, p) {
+			ep.replyShutdownComplete(p)
+		}
 		return
 	}
 	// 8.4 (6): SHUTDOWN COMPLETE: silently discard.
@@ -137,7 +142,9 @@ func (ep *Endpoint) outOfTheBlue(now time.Time, p *inPacket) {
 	// of the outbound packet with the value found in the Verification Tag
 	// field of the OOTB packet and set the T bit in the Chunk Flags to
 	// indicate that the Verification Tag is reflected."
-	ep.replyAbort(p.from, p.dstPort, p.srcPort, p.vtag, true, nil)
+	if ep.mayAnswer(now, p) {
+		ep.replyAbort(p.from, p.dstPort, p.srcPort, p.vtag, true, nil)
+	}
 }
 
 // initNoListener answers an INIT to an SCTP port nobody listens on (the
@@ -377,21 +384,14 @@ func (ep *Endpoint) cookieEchoNoTCB(now time.Time, p *inPacket) {
 		ep.stats.CookieMismatch++
 		return
 	}
-	if max := ep.cfg.MaxAssociations; max > 0 && len(ep.assocs) >= max {
-		// Section 5.1: "If an endpoint receives an INIT, INIT ACK, or
-		// COOKIE ECHO chunk but decides not to establish the new
-		// association due to ... lack of local resources, it SHOULD
-		// respond with an ABORT chunk."
-		ep.stats.AssocsRefused++
-		cause := appendCause(ep.scratch[:0], chunk.CauseOutOfResource, nil)
-		ep.scratch = cause[:0]
-		ep.replyAbort(p.from, p.dstPort, p.srcPort, c.peerTag, false, cause)
+	if !ep.admit(p, &c) {
 		return
 	}
 	key := assocKey{peer: p.from, localPort: p.dstPort, peerPort: p.srcPort}
 	a := ep.newAssoc(key)
 	a.localTag = c.localTag
 	ep.insert(a)
+	ep.startPending(a)
 	a.fromCookie(now, &c)
 	a.setState(stateEstablished)
 	a.pend.cookieAck = true

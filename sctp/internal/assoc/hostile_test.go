@@ -17,7 +17,9 @@ import (
 // "Z" will be vulnerable to resource attacks."). 100,000 INITs from
 // different addresses and ports leave the heap where it was.
 func TestInitFloodMemoryFlat(t *testing.T) {
-	tc := newTestEndpoint(t, testConfig())
+	cfg := testConfig()
+	cfg.InitRate = -1 // every INIT answered (the limit would drop most)
+	tc := newTestEndpoint(t, cfg)
 	pkt := func(i int) []byte {
 		b := appendHeader(nil, uint16(1024+i%60000), tc.lport, 0)
 		b = append(b, initChunk(chunk.TypeInit, uint32(i)|1, 65536, 10, 10, uint32(i))...)
@@ -59,19 +61,27 @@ func TestInitFloodMemoryFlat(t *testing.T) {
 	}
 }
 
-// The stateless INIT answer allocates nothing per INIT.
+// The stateless INIT answer allocates nothing per INIT, nor does the rate
+// limit that drops INITs beyond it.
 func TestInitAnswerNoAllocs(t *testing.T) {
-	tc := newTestEndpoint(t, testConfig())
-	b := appendHeader(nil, 7000, tc.lport, 0)
-	b = append(b, initChunk(chunk.TypeInit, 77, 65536, 10, 10, 1)...)
-	b = finishPacket(b, 0)
-	buf := make([]byte, 0, 2048)
-	n := testing.AllocsPerRun(1000, func() {
-		tc.ep.Receive(tc.now, peerAddr, b)
-		tc.ep.Poll(tc.now, buf[:0])
-	})
-	if n > 0 {
-		t.Fatalf("%v allocations per INIT", n)
+	for _, rate := range []int{-1, 0} {
+		cfg := testConfig()
+		cfg.InitRate = rate
+		tc := newTestEndpoint(t, cfg)
+		b := appendHeader(nil, 7000, tc.lport, 0)
+		b = append(b, initChunk(chunk.TypeInit, 77, 65536, 10, 10, 1)...)
+		b = finishPacket(b, 0)
+		buf := make([]byte, 0, 2048)
+		n := testing.AllocsPerRun(1000, func() {
+			tc.ep.Receive(tc.now, peerAddr, b)
+			tc.ep.Poll(tc.now, buf[:0])
+		})
+		if n > 0 {
+			t.Fatalf("InitRate %d: %v allocations per INIT", rate, n)
+		}
+		if s := tc.ep.Stats(); rate < 0 && s.RateLimited != 0 || rate == 0 && s.RateLimited == 0 {
+			t.Fatalf("InitRate %d: %d INITs limited", rate, s.RateLimited)
+		}
 	}
 }
 

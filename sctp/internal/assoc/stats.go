@@ -68,6 +68,9 @@ type Counters struct {
 	AssocsDown     uint64 // associations that went to CLOSED
 	AssocsFailed   uint64 // associations lost to a timeout or an ABORT
 	AssocsRefused  uint64 // valid COOKIE ECHOs refused: MaxAssociations reached
+	MemoryRefused  uint64 // valid COOKIE ECHOs refused: the memory budget is nearly spent
+	BacklogDropped uint64 // valid COOKIE ECHOs dropped: Backlog associations not accepted yet
+	RateLimited    uint64 // out-of-the-blue packets left unanswered by the INIT rate limit
 	Retransmits    uint64 // DATA chunks retransmitted (transfer engine)
 	FastRetransmit uint64 // fast retransmissions (transfer engine)
 	T3Expiries     uint64 // T3-rtx expirations (transfer engine)
@@ -191,6 +194,9 @@ func (s *Counters) add(o *Counters) {
 	s.AssocsDown += o.AssocsDown
 	s.AssocsFailed += o.AssocsFailed
 	s.AssocsRefused += o.AssocsRefused
+	s.MemoryRefused += o.MemoryRefused
+	s.BacklogDropped += o.BacklogDropped
+	s.RateLimited += o.RateLimited
 	s.Retransmits += o.Retransmits
 	s.FastRetransmit += o.FastRetransmit
 	s.T3Expiries += o.T3Expiries

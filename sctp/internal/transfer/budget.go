@@ -86,10 +86,12 @@ func (r *Receiver) settle() {
 
 // Release gives back to the endpoint's budget everything the receiver
 // charged to it, for an association that ended: its held data is garbage
-// from then on (the fragments go back to the pools with the engine).
+// from then on (the fragments go back to the pools with the engine). The
+// receiver leaves the budget: reading what it still holds charges nothing.
 func (r *Receiver) Release() {
 	if r.budget != nil {
 		r.budget.charge(-r.budgeted)
 		r.budgeted = 0
+		r.budget = nil
 	}
 }

@@ -1,0 +1,113 @@
+package sctp
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/simconn"
+	"github.com/usctp/usctp/sctp/internal/simnet"
+)
+
+// The limits against hostile peers have defaults (issue 23): 4096
+// associations, a 256 MiB memory budget, 100 out-of-the-blue answers a
+// second per source; negative values turn MaxAssociations and the others
+// off.
+func TestConfigHostileDefaults(t *testing.T) {
+	d := (*Config)(nil).withDefaults()
+	if d.MaxAssociations != DefaultMaxAssociations || DefaultMaxAssociations != 4096 || d.Backlog != 128 {
+		t.Fatalf("MaxAssociations %d, Backlog %d", d.MaxAssociations, d.Backlog)
+	}
+	if DefaultMemoryBudget != 256<<20 || DefaultInitRate != 100 {
+		t.Fatalf("DefaultMemoryBudget %d, DefaultInitRate %d", DefaultMemoryBudget, DefaultInitRate)
+	}
+	cc := d.core(48)
+	if cc.MaxAssociations != 4096 || cc.Backlog != 128 || cc.MemoryBudget != 0 || cc.InitRate != 0 {
+		t.Fatalf("core config %d/%d/%d/%d", cc.MaxAssociations, cc.Backlog, cc.MemoryBudget, cc.InitRate)
+	}
+	neg := (&Config{MaxAssociations: -1, MemoryBudget: -1, InitRate: -1}).withDefaults()
+	if cc := neg.core(48); cc.MaxAssociations != 0 || cc.MemoryBudget >= 0 || cc.InitRate >= 0 {
+		t.Fatalf("negative limits give core config %d/%d/%d", cc.MaxAssociations, cc.MemoryBudget, cc.InitRate)
+	}
+	bubble(t, func(t *testing.T) {
+		n := simconn.New(1, simconn.Config{})
+		conn, err := n.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := listenOn("10.0.0.2:5000", nil, conn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		if b := l.core.Budget(); b == nil || b.Limit() != DefaultMemoryBudget {
+			t.Fatalf("endpoint budget %v", b)
+		}
+	})
+}
+
+// Backlog bounds the associations Accept has not returned: a peer beyond
+// it is not refused, its COOKIE ECHO is dropped (counted) and its
+// retransmission served once Accept made room.
+func TestBacklogHoldsPeerUntilAccept(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		n := simconn.New(1, simconn.Config{Link: simnet.LinkConfig{Delay: time.Millisecond}, Overhead: 28})
+		sc, err := n.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := listenOn("10.0.0.2:5000", &Config{Backlog: 2}, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		type result struct {
+			as  *Association
+			err error
+			at  time.Duration
+		}
+		start := time.Now()
+		done := make(chan result, 3)
+		for i := range 3 {
+			cc, err := n.Listen(netip.MustParseAddrPort(fmt.Sprintf("10.0.1.%d:9899", i+1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			go func() {
+				as, err := dialNew(ctx, "10.0.0.2:5000", nil, cc)
+				done <- result{as, err, time.Since(start)}
+			}()
+			time.Sleep(10 * time.Millisecond) // in order
+		}
+		for range 2 {
+			if r := <-done; r.err != nil {
+				t.Fatal(r.err)
+			} else {
+				defer r.as.Close()
+			}
+		}
+		time.Sleep(5 * time.Second)
+		select {
+		case r := <-done:
+			t.Fatalf("third association up (%v) with the backlog full", r.err)
+		default:
+		}
+		if s := l.Stats(); s.BacklogDropped == 0 || s.AssocsRefused != 0 {
+			t.Fatalf("BacklogDropped %d, AssocsRefused %d", s.BacklogDropped, s.AssocsRefused)
+		}
+		as, err := l.AcceptContext(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer as.Close()
+		r := <-done
+		if r.err != nil {
+			t.Fatalf("third association after Accept: %v", r.err)
+		}
+		defer r.as.Close()
+	})
+}

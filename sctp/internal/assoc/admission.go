@@ -1,0 +1,145 @@
+package assoc
+
+import (
+	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/ratelimit"
+	"github.com/usctp/usctp/sctp/internal/transfer"
+)
+
+// What an endpoint lets hostile peers cost it (issue 23): a memory budget
+// shared by the received data of all its associations, bounds on the
+// associations it holds and on those not accepted yet, and a rate limit on
+// the packets it answers without an association.
+
+// pendingRecvBuffer is the receive buffer of an association not accepted
+// yet (Config.Backlog > 0): a full accept queue of peers sending data
+// costs little; Accept gives it the configured one.
+const pendingRecvBuffer = 64 << 10
+
+// setupLimits makes the endpoint's budget from its configuration; the
+// rate limiter is made when first needed (newLimiter).
+func (ep *Endpoint) setupLimits() {
+	if ep.cfg.MemoryBudget >= 0 {
+		ep.budget = transfer.NewBudget(ep.cfg.MemoryBudget)
+	}
+}
+
+// newLimiter makes the rate limiter of out-of-the-blue answers. Its table
+// of sources is some 200 KB: made on the first packet to answer, so that
+// the endpoint of each dialed association does not carry one for nothing.
+func (ep *Endpoint) newLimiter() {
+	var c ratelimit.Config
+	if r := ep.cfg.InitRate; r > 0 {
+		c.Rate, c.Burst = r, 2*r
+	}
+	ep.limiter = ratelimit.New(c)
+}
+
+// Budget returns the endpoint's memory budget (nil when
+// Config.MemoryBudget is negative).
+func (ep *Endpoint) Budget() *transfer.Budget { return ep.budget }
+
+// Pending returns the associations created from a COOKIE ECHO that are
+// not accepted yet (counted when Config.Backlog > 0).
+func (ep *Endpoint) Pending() int { return ep.pending }
+
+// mayAnswer reports whether the rate limit lets the endpoint answer the
+// out-of-the-blue packet p; a refusal is counted and the packet dropped.
+func (ep *Endpoint) mayAnswer(now time.Time, p *inPacket) bool {
+	if ep.cfg.InitRate < 0 {
+		return true
+	}
+	if ep.limiter == nil {
+		ep.newLimiter()
+	}
+	if ep.limiter.Allow(now, p.from.Addr()) {
+		return true
+	}
+	ep.stats.RateLimited++
+	return false
+}
+
+// admit decides whether a valid COOKIE ECHO from p may create an
+// association (c is its cookie): not when the endpoint holds
+// MaxAssociations, or its memory budget is nearly spent (both answered
+// with an ABORT "Out of Resource"), nor when Backlog associations wait to
+// be accepted (dropped silently: the peer retransmits its COOKIE ECHO and
+// may find room then).
+func (ep *Endpoint) admit(p *inPacket, c *cookie) bool {
+	if max := ep.cfg.MaxAssociations; max > 0 && len(ep.assocs) >= max {
+		ep.stats.AssocsRefused++
+		ep.refuseOutOfResource(p, c)
+		return false
+	}
+	if ep.budget != nil && !ep.budget.Admit() {
+		ep.stats.MemoryRefused++
+		ep.refuseOutOfResource(p, c)
+		return false
+	}
+	if b := ep.cfg.Backlog; b > 0 && ep.pending >= b {
+		ep.stats.BacklogDropped++
+		return false
+	}
+	return true
+}
+
+// refuseOutOfResource answers a COOKIE ECHO the endpoint has no resources
+// for. Section 5.1: "If an endpoint receives an INIT, INIT ACK, or COOKIE
+// ECHO chunk but decides not to establish the new association due to
+// missing mandatory parameters in the received INIT or INIT ACK chunk,
+// invalid parameter values, or lack of local resources, it SHOULD respond
+// with an ABORT chunk."
+func (ep *Endpoint) refuseOutOfResource(p *inPacket, c *cookie) {
+	cause := appendCause(ep.scratch[:0], chunk.CauseOutOfResource, nil)
+	ep.scratch = cause[:0]
+	ep.replyAbort(p.from, p.dstPort, p.srcPort, c.peerTag, false, cause)
+}
+
+// startPending marks a, being created from a COOKIE ECHO, as not accepted
+// yet: until Accept its engine has a small receive buffer (pendingBuffer),
+// also after a restart of the peer.
+func (ep *Endpoint) startPending(a *Assoc) {
+	if ep.cfg.Backlog <= 0 {
+		return
+	}
+	a.pendingAccept = true
+	ep.pending++
+}
+
+// pendingBuffer puts the new engine of an association not accepted yet on
+// pendingRecvBuffer (when smaller than the configured buffer). The engine
+// is made with the configured buffer first: that is the a_rwnd our INIT
+// ACK announced, so the engine knows what the peer was told, and Accept
+// sends a window update only if a smaller window was advertised since.
+func (a *Assoc) pendingBuffer() {
+	if a.pendingAccept && a.data.eng != nil {
+		a.data.eng.Recv.SetRecvBuffer(min(pendingRecvBuffer, a.ep.cfg.RecvBuffer))
+	}
+}
+
+// Accept tells the core that the user took the association (the shell's
+// Accept returned it): it no longer counts against Config.Backlog, and
+// gets the configured receive buffer, a window update being sent at once
+// when the window grew.
+func (a *Assoc) Accept(now time.Time) {
+	if !a.pendingAccept {
+		return
+	}
+	a.pendingAccept = false
+	a.ep.pending--
+	if e := a.data.eng; e != nil && !a.closed {
+		e.Recv.SetRecvBuffer(a.ep.cfg.RecvBuffer)
+		a.ep.markReady(a) // the window update, when due
+	}
+}
+
+// leave undoes, as a leaves the endpoint's table, what it counted against
+// the endpoint's limits.
+func (ep *Endpoint) leave(a *Assoc) {
+	if a.pendingAccept {
+		a.pendingAccept = false
+		ep.pending--
+	}
+}
