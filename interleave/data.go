@@ -188,23 +188,18 @@ func (d *DataReassembler) move(s *InSide, l *fragList, last *Frag) {
 // unlink moves the run first..last (prev precedes first, nil at the head)
 // from l (a list of s) to s's delivery queue.
 func (d *DataReassembler) unlink(s *InSide, l *fragList, prev, first, last *Frag) {
-	next := last.next
-	if prev == nil {
-		l.head = next
-	} else {
-		prev.next = next
-	}
-	if l.tail == last {
-		l.tail = prev
-	}
-	for f := first; ; {
-		n := f.next
-		l.n--
-		d.push(s, f, first.TSN)
-		if f == last {
+	msg := first.TSN
+	for {
+		f := first
+		done := f == last
+		if !done {
+			first = f.next
+		}
+		l.unlinkAfter(prev, f)
+		d.push(s, f, msg)
+		if done {
 			break
 		}
-		f = n
 	}
 }
 
@@ -448,15 +443,7 @@ func (d *DataReassembler) dropDead(l *fragList, newCum chunk.TSN) {
 			prev, f = f, next
 			continue
 		}
-		if prev == nil {
-			l.head = next
-		} else {
-			prev.next = next
-		}
-		if l.tail == f {
-			l.tail = prev
-		}
-		l.n--
+		l.unlinkAfter(prev, f)
 		d.unhold(f)
 		d.pool.Put(f)
 		f = next
