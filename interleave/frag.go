@@ -199,7 +199,9 @@ func (l *fragList) insert(f *Frag) bool {
 	f.next, f.gprev, f.gnext = nil, nil, nil
 	switch {
 	case l.head == nil:
-		l.head, l.tail = f, f
+		l.head, l.tail, l.root = f, f, f // the in-order case: no tree work
+		l.n++
+		return true
 	case l.tail.TSN.LT(f.TSN):
 		l.tail.next = f
 		l.tail = f
