@@ -147,15 +147,39 @@ func (d *DataReassembler) add(f *Frag) bool {
 		// look at s, paid for by their arrival.
 		d.fwd.set(s, f.TSN, true)
 	}
-	d.deliver(s)
+	if d.pd != s {
+		if list == &s.unordered {
+			d.deliverRun(s, f)
+		} else {
+			d.deliverOrdered(s)
+		}
+	}
 	return true
 }
 
-// deliver moves the deliverable messages of s to its delivery queue:
-// ordered ones in SSN order, unordered ones when complete. While s has a
-// message in partial delivery it does nothing: that message's end delivers
-// the rest.
-func (d *DataReassembler) deliver(s *InSide) {
+// deliverRun moves the unordered message f (just added to s.unordered)
+// completes, if it does, to s's delivery queue: only f's own message is
+// looked at (found through the list's tree), not the whole list.
+func (d *DataReassembler) deliverRun(s *InSide, f *Frag) {
+	l := &s.unordered
+	b := f
+	for b.Flags&chunk.FlagBeginning == 0 {
+		p := l.floor(b.TSN - 1)
+		if p == nil || p.TSN != b.TSN-1 || p.Flags&chunk.FlagEnd != 0 {
+			return // f's message lacks its first fragments
+		}
+		b = p
+	}
+	last, ok := completeRun(b)
+	if !ok {
+		return
+	}
+	d.unlink(s, l, l.floor(b.TSN-1), b, last)
+}
+
+// deliverOrdered moves the deliverable ordered messages of s to its
+// delivery queue, in SSN order (see deliver).
+func (d *DataReassembler) deliverOrdered(s *InSide) {
 	if d.pd == s {
 		return
 	}
@@ -172,7 +196,19 @@ func (d *DataReassembler) deliver(s *InSide) {
 		d.move(s, &s.ordered, last)
 		in.MID = stream.MID(in.NextSSN().Next())
 	}
-	// Unordered: any complete run anywhere in the list.
+}
+
+// deliver moves the deliverable messages of s to its delivery queue:
+// ordered ones in SSN order, unordered ones when complete. While s has a
+// message in partial delivery it does nothing: that message's end delivers
+// the rest.
+func (d *DataReassembler) deliver(s *InSide) {
+	if d.pd == s {
+		return
+	}
+	d.deliverOrdered(s)
+	// Unordered: any complete run anywhere in the list (after a partial
+	// delivery of s, which held them back).
 	var prev *Frag
 	for f := s.unordered.head; f != nil; {
 		if f.Flags&chunk.FlagBeginning != 0 {
@@ -430,7 +466,7 @@ func (d *DataReassembler) ForwardTSN(newCum chunk.TSN, skips []Skip) {
 			d.pool.Put(h)
 		}
 		in.MID = stream.MID(k.SSN + 1)
-		d.deliver(s)
+		d.deliverOrdered(s) // dropping completes no unordered message
 		d.touch(s)
 	}
 	// The streams holding fragments at or below newCum not yet looked at
@@ -448,7 +484,7 @@ func (d *DataReassembler) ForwardTSN(newCum chunk.TSN, skips []Skip) {
 		if !s.fwdOK || s.fwdSeen.LT(newCum) {
 			s.fwdSeen, s.fwdOK = newCum, true
 		}
-		d.deliver(s)
+		d.deliverOrdered(s)
 		d.touch(s)
 		d.fwdTouch(s)
 	}
