@@ -13,6 +13,9 @@ import (
 // with the same keys, in heap order.
 func checkCandidates(t *testing.T, q *delivery) {
 	t.Helper()
+	if d, ok := q.keys.(*DataReassembler); ok {
+		checkForwardHeap(t, d)
+	}
 	for _, h := range []*candidates{&q.cands, &q.drops} {
 		rule := q.keys.candidateKey
 		if h == &q.drops {
@@ -140,7 +143,10 @@ func fuzzCandidates(t *testing.T, in []byte) {
 				if d, ok := r.(*IDataReassembler); ok {
 					d.ForwardMID(cum, []MIDSkip{{SID: sid, MID: stream.MID(seq), Unordered: op&8 != 0}})
 				} else {
+					d := r.(*DataReassembler)
+					before := forwardSeen(d)
 					r.ForwardTSN(cum, []Skip{{SID: sid, SSN: stream.SSN(seq)}})
+					checkForwardDropped(t, d, cum, before)
 				}
 			default:
 				switch x := next(); x % 4 {
@@ -159,6 +165,74 @@ func fuzzCandidates(t *testing.T, in []byte) {
 				}
 			}
 			checkCandidates(t, q)
+		}
+	}
+}
+
+// checkForwardHeap checks DATA's fwd heap: every stream holding a
+// fragment above its fwdSeen is in it, keyed at or below the lowest such
+// TSN, and the heap is in order.
+func checkForwardHeap(t *testing.T, d *DataReassembler) {
+	t.Helper()
+	for sid, s := range d.streams.InSides() {
+		for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
+			for f := l.head; f != nil; f = f.next {
+				if s.fwdOK && !s.fwdSeen.LT(f.TSN) {
+					continue
+				}
+				if !d.fwd.in(s) {
+					t.Fatalf("stream %d holds TSN %d above its fwdSeen %d (%v) but is not in the fwd heap", sid, f.TSN, s.fwdSeen, s.fwdOK)
+				}
+				if f.TSN.LT(d.fwd.key(s)) {
+					t.Fatalf("stream %d holds TSN %d below its fwd key %d", sid, f.TSN, d.fwd.key(s))
+				}
+			}
+		}
+	}
+	for i, s := range d.fwd.heap {
+		if int(s.hat[d.fwd.slot]) != i+1 || (i > 0 && d.fwd.less(i, (i-1)/2)) {
+			t.Fatalf("fwd heap broken at %d", i)
+		}
+	}
+}
+
+// forwardSeen returns each stream's fwdSeen, if set.
+func forwardSeen(d *DataReassembler) map[uint16]chunk.TSN {
+	m := map[uint16]chunk.TSN{}
+	for sid, s := range d.streams.InSides() {
+		if s.fwdOK {
+			m[sid] = s.fwdSeen
+		}
+	}
+	return m
+}
+
+// checkForwardDropped checks, by looking at every fragment held, what
+// ForwardTSN(newCum) must leave: no fragment at or below newCum (and above
+// what an earlier ForwardTSN looked at, before) outside a complete message,
+// except the rest of a message begun at or below before (kept then).
+func checkForwardDropped(t *testing.T, d *DataReassembler, newCum chunk.TSN, before map[uint16]chunk.TSN) {
+	t.Helper()
+	for sid, s := range d.streams.InSides() {
+		seen, had := before[sid]
+		for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
+			inRun := false // f continues a complete message or a kept one
+			var prev *Frag
+			for f := l.head; f != nil; prev, f = f, f.next {
+				cont := prev != nil && f.TSN == prev.TSN+1 && f.Flags&chunk.FlagBeginning == 0 && prev.Flags&chunk.FlagEnd == 0
+				if f.Flags&chunk.FlagBeginning != 0 {
+					_, inRun = completeRun(f)
+				} else if !cont {
+					inRun = false
+				}
+				if newCum.LT(f.TSN) || (had && !seen.LT(f.TSN)) || inRun {
+					if had && !seen.LT(f.TSN) {
+						inRun = true // kept earlier: its rest is kept too
+					}
+					continue
+				}
+				t.Fatalf("stream %d: TSN %d at or below the new cumulative TSN %d held outside a complete message", sid, f.TSN, newCum)
+			}
 		}
 	}
 }

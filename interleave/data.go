@@ -18,10 +18,16 @@ type InSide struct {
 	// and unordered (while the In record's PD and PDUO are set).
 	pdO, pdU pdState
 	// hkey and hat are the stream's key and position + 1 (0: out) in
-	// the reassembler's two heaps (see candidates): partial delivery
-	// candidates (0) and droppable fragments (1).
-	hkey [2]chunk.TSN
-	hat  [2]int32
+	// the reassembler's heaps (see candidates): partial delivery
+	// candidates (0), droppable fragments (1) and, for DATA, fragments a
+	// FORWARD-TSN has not looked at (2, see DataReassembler.ForwardTSN).
+	hkey [3]chunk.TSN
+	hat  [3]int32
+	// fwdSeen (DATA, valid with fwdOK) is the highest New Cumulative TSN
+	// ForwardTSN applied to this stream: what it holds at or below it is
+	// kept for good (complete messages waiting for their turn).
+	fwdSeen chunk.TSN
+	fwdOK   bool
 	// maxTSN (I-DATA, valid with maxOK) is at least the highest TSN held
 	// in ordered and unordered: raised as fragments come, lowered when
 	// DropHighest looks (see IData.DropHighest).
@@ -52,6 +58,10 @@ type InStreams interface {
 type DataReassembler struct {
 	delivery
 	pool Pool
+	// fwd holds the streams with fragments above their fwdSeen, keyed by
+	// (at most) the lowest TSN among them: the streams a FORWARD-TSN may
+	// have to drop fragments from.
+	fwd candidates
 
 	// Partial delivery in progress: the stream and list the message comes
 	// from, the TSN of its first fragment and of its next one.
@@ -66,7 +76,7 @@ type DataReassembler struct {
 // stream table: the next SSN of each inbound stream is its In record's
 // NextSSN, and fragments wait in its InSide, created on first use.
 func NewDataReassembler(streams InStreams) *DataReassembler {
-	d := &DataReassembler{}
+	d := &DataReassembler{fwd: candidates{slot: 2}}
 	d.delivery = newDelivery(streams, d)
 	return d
 }
@@ -132,15 +142,44 @@ func (d *DataReassembler) add(f *Frag) bool {
 		d.pool.Put(f)
 		return false
 	}
-	d.deliver(s)
+	if !d.fwd.in(s) || f.TSN.LT(d.fwd.key(s)) {
+		// A key left low by fragments gone since costs ForwardTSN one
+		// look at s, paid for by their arrival.
+		d.fwd.set(s, f.TSN, true)
+	}
+	if d.pd != s {
+		if list == &s.unordered {
+			d.deliverRun(s, f)
+		} else {
+			d.deliverOrdered(s)
+		}
+	}
 	return true
 }
 
-// deliver moves the deliverable messages of s to its delivery queue:
-// ordered ones in SSN order, unordered ones when complete. While s has a
-// message in partial delivery it does nothing: that message's end delivers
-// the rest.
-func (d *DataReassembler) deliver(s *InSide) {
+// deliverRun moves the unordered message f (just added to s.unordered)
+// completes, if it does, to s's delivery queue: only f's own message is
+// looked at (found through the list's tree), not the whole list.
+func (d *DataReassembler) deliverRun(s *InSide, f *Frag) {
+	l := &s.unordered
+	b := f
+	for b.Flags&chunk.FlagBeginning == 0 {
+		p := l.floor(b.TSN - 1)
+		if p == nil || p.TSN != b.TSN-1 || p.Flags&chunk.FlagEnd != 0 {
+			return // f's message lacks its first fragments
+		}
+		b = p
+	}
+	last, ok := completeRun(b)
+	if !ok {
+		return
+	}
+	d.unlink(s, l, l.floor(b.TSN-1), b, last)
+}
+
+// deliverOrdered moves the deliverable ordered messages of s to its
+// delivery queue, in SSN order (see deliver).
+func (d *DataReassembler) deliverOrdered(s *InSide) {
 	if d.pd == s {
 		return
 	}
@@ -157,7 +196,19 @@ func (d *DataReassembler) deliver(s *InSide) {
 		d.move(s, &s.ordered, last)
 		in.MID = stream.MID(in.NextSSN().Next())
 	}
-	// Unordered: any complete run anywhere in the list.
+}
+
+// deliver moves the deliverable messages of s to its delivery queue:
+// ordered ones in SSN order, unordered ones when complete. While s has a
+// message in partial delivery it does nothing: that message's end delivers
+// the rest.
+func (d *DataReassembler) deliver(s *InSide) {
+	if d.pd == s {
+		return
+	}
+	d.deliverOrdered(s)
+	// Unordered: any complete run anywhere in the list (after a partial
+	// delivery of s, which held them back).
 	var prev *Frag
 	for f := s.unordered.head; f != nil; {
 		if f.Flags&chunk.FlagBeginning != 0 {
@@ -188,23 +239,18 @@ func (d *DataReassembler) move(s *InSide, l *fragList, last *Frag) {
 // unlink moves the run first..last (prev precedes first, nil at the head)
 // from l (a list of s) to s's delivery queue.
 func (d *DataReassembler) unlink(s *InSide, l *fragList, prev, first, last *Frag) {
-	next := last.next
-	if prev == nil {
-		l.head = next
-	} else {
-		prev.next = next
-	}
-	if l.tail == last {
-		l.tail = prev
-	}
-	for f := first; ; {
-		n := f.next
-		l.n--
-		d.push(s, f, first.TSN)
-		if f == last {
+	msg := first.TSN
+	for {
+		f := first
+		done := f == last
+		if !done {
+			first = f.next
+		}
+		l.unlinkAfter(prev, f)
+		d.push(s, f, msg)
+		if done {
 			break
 		}
-		f = n
 	}
 }
 
@@ -420,46 +466,81 @@ func (d *DataReassembler) ForwardTSN(newCum chunk.TSN, skips []Skip) {
 			d.pool.Put(h)
 		}
 		in.MID = stream.MID(k.SSN + 1)
-	}
-	for sid, s := range d.streams.InSides() {
-		s.sid = sid
-		if s != d.pd {
-			d.dropDead(&s.ordered, newCum)
-			d.dropDead(&s.unordered, newCum)
-		}
-		d.deliver(s)
+		d.deliverOrdered(s) // dropping completes no unordered message
 		d.touch(s)
+	}
+	// The streams holding fragments at or below newCum not yet looked at
+	// come from the fwd heap: no look at every stream. Once a stream was
+	// looked at up to newCum, nothing at or below newCum comes again (the
+	// TSN map has it), so each fragment is looked at by one ForwardTSN.
+	for {
+		s := d.fwd.min()
+		if s == nil || newCum.LT(d.fwd.key(s)) {
+			break
+		}
+		d.fwd.remove(s)
+		d.dropDead(s, &s.ordered, newCum)
+		d.dropDead(s, &s.unordered, newCum)
+		if !s.fwdOK || s.fwdSeen.LT(newCum) {
+			s.fwdSeen, s.fwdOK = newCum, true
+		}
+		d.deliverOrdered(s)
+		d.touch(s)
+		d.fwdTouch(s)
 	}
 }
 
-// dropDead drops from l the fragments at or below newCum that are not part
-// of a complete message.
-func (d *DataReassembler) dropDead(l *fragList, newCum chunk.TSN) {
-	var prev *Frag
-	for f := l.head; f != nil; {
-		if f.Flags&chunk.FlagBeginning != 0 {
-			if last, ok := completeRun(f); ok {
-				prev, f = last, last.next
-				continue
+// fwdTouch puts s in the fwd heap keyed by the lowest TSN it holds above
+// fwdSeen, if any.
+func (d *DataReassembler) fwdTouch(s *InSide) {
+	var key chunk.TSN
+	ok := false
+	for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
+		f := l.head
+		if s.fwdOK && f != nil && !s.fwdSeen.LT(f.TSN) {
+			f = nil
+			if p := l.floor(s.fwdSeen); p != nil {
+				f = p.next
 			}
 		}
+		if f != nil && (!ok || f.TSN.LT(key)) {
+			key, ok = f.TSN, true
+		}
+	}
+	d.fwd.set(s, key, ok)
+}
+
+// dropDead drops from l (a list of s) the fragments at or below newCum
+// that are not part of a complete message. It starts after the fragments
+// at or below s.fwdSeen, which an earlier ForwardTSN kept, and stops past
+// newCum: what it looks at is what arrived since.
+func (d *DataReassembler) dropDead(s *InSide, l *fragList, newCum chunk.TSN) {
+	var prev *Frag
+	f := l.head
+	if s.fwdOK {
+		if p := l.floor(s.fwdSeen); p != nil {
+			prev, f = p, p.next
+		}
+	}
+	for f != nil && !newCum.LT(f.TSN) {
 		next := f.next
-		if newCum.LT(f.TSN) {
-			prev, f = f, next
+		switch {
+		case prev != nil && f.TSN == prev.TSN+1 && f.Flags&chunk.FlagBeginning == 0 && prev.Flags&chunk.FlagEnd == 0:
+			// The rest of a message kept (complete, or begun at or
+			// below fwdSeen and kept then).
+		case f.Flags&chunk.FlagBeginning != 0:
+			if _, ok := completeRun(f); ok {
+				break
+			}
+			fallthrough
+		default:
+			l.unlinkAfter(prev, f)
+			d.unhold(f)
+			d.pool.Put(f)
+			f = next
 			continue
 		}
-		if prev == nil {
-			l.head = next
-		} else {
-			prev.next = next
-		}
-		if l.tail == f {
-			l.tail = prev
-		}
-		l.n--
-		d.unhold(f)
-		d.pool.Put(f)
-		f = next
+		prev, f = f, next
 	}
 }
 

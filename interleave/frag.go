@@ -1,6 +1,7 @@
 package interleave
 
 import (
+	"math/rand/v2"
 	"sync"
 	"unsafe"
 
@@ -36,7 +37,9 @@ type Frag struct {
 	Flags uint8
 	// next links the fragment in a reassembly list, a stream's delivery
 	// queue or the pool's free list; gprev and gnext in the delivery
-	// queue's arrival order across streams.
+	// queue's arrival order across streams, and before that, while the
+	// fragment waits in a DATA reassembly list, are its left and right
+	// children in the list's tree (see fragList).
 	next, gprev, gnext *Frag
 }
 
@@ -158,18 +161,47 @@ func (p *Pool) Put(f *Frag) {
 
 // fragList is a singly linked list of fragments sorted by TSN (serial
 // order), with a tail pointer for in-order appends.
+//
+// The DATA reassembler's lists (those filled by insert) are also a treap
+// keyed by TSN, rooted at root: while a fragment waits for reassembly its
+// gprev and gnext links (the delivery queue's, free until it is queued)
+// are its left and right children, and its priority is a hash of its TSN
+// under a per-process random seed, so a peer cannot choose TSNs that
+// unbalance it. Finding a fragment's place (insert), the new tail
+// (removeTail) and unlinking any fragment cost O(log n) expected in the
+// fragments held on the list, whatever order they come in, where a walk
+// along the list cost O(n); the list order (next) is kept for in-order
+// walks. Lists filled by push or by I-DATA's insertKey have no tree (root
+// nil) and every tree step is skipped for them.
 type fragList struct {
 	head, tail *Frag
+	root       *Frag
 	n          int
+}
+
+// treapSeed keys the treap priorities (see fragList).
+var treapSeed = rand.Uint32()
+
+// prio returns the treap priority of a fragment with TSN t.
+func prio(t chunk.TSN) uint32 {
+	x := uint32(t) ^ treapSeed
+	x ^= x >> 16
+	x *= 0x7feb352d
+	x ^= x >> 15
+	x *= 0x846ca68b
+	x ^= x >> 16
+	return x
 }
 
 // insert adds f in TSN order; it reports false (and keeps nothing) for a
 // TSN already present.
 func (l *fragList) insert(f *Frag) bool {
-	f.next = nil
+	f.next, f.gprev, f.gnext = nil, nil, nil
 	switch {
 	case l.head == nil:
-		l.head, l.tail = f, f
+		l.head, l.tail, l.root = f, f, f // the in-order case: no tree work
+		l.n++
+		return true
 	case l.tail.TSN.LT(f.TSN):
 		l.tail.next = f
 		l.tail = f
@@ -177,18 +209,119 @@ func (l *fragList) insert(f *Frag) bool {
 		f.next = l.head
 		l.head = f
 	default:
-		p := l.head
-		for p.next != nil && p.next.TSN.LT(f.TSN) {
-			p = p.next
-		}
-		if p.TSN == f.TSN || (p.next != nil && p.next.TSN == f.TSN) {
+		p := l.floor(f.TSN)
+		if p == nil || p.TSN == f.TSN {
 			return false
 		}
 		f.next = p.next
 		p.next = f
 	}
+	l.treeInsert(f)
 	l.n++
 	return true
+}
+
+// floor returns the fragment of l's tree with the highest TSN at or below
+// t, or nil.
+func (l *fragList) floor(t chunk.TSN) *Frag {
+	var best *Frag
+	for x := l.root; x != nil; {
+		switch {
+		case x.TSN == t:
+			return x
+		case x.TSN.LT(t):
+			best, x = x, x.gnext
+		default:
+			x = x.gprev
+		}
+	}
+	return best
+}
+
+// treeInsert links f (not in the tree, its children nil) into l's tree.
+func (l *fragList) treeInsert(f *Frag) {
+	pf := prio(f.TSN)
+	p := &l.root
+	for *p != nil && prio((*p).TSN) >= pf {
+		if (*p).TSN.LT(f.TSN) {
+			p = &(*p).gnext
+		} else {
+			p = &(*p).gprev
+		}
+	}
+	// Split the subtree at *p around f's TSN into f's children.
+	t := *p
+	lp, rp := &f.gprev, &f.gnext
+	for t != nil {
+		if t.TSN.LT(f.TSN) {
+			*lp = t
+			lp = &t.gnext
+			t = t.gnext
+		} else {
+			*rp = t
+			rp = &t.gprev
+			t = t.gprev
+		}
+	}
+	*lp, *rp = nil, nil
+	*p = f
+}
+
+// treeDelete unlinks f from l's tree, if l has one.
+func (l *fragList) treeDelete(f *Frag) {
+	if l.root == nil {
+		return
+	}
+	p := &l.root
+	for *p != f {
+		x := *p
+		if x == nil {
+			return // not in the tree
+		}
+		if x.TSN.LT(f.TSN) {
+			p = &x.gnext
+		} else {
+			p = &x.gprev
+		}
+	}
+	// Merge f's children in its place.
+	a, b := f.gprev, f.gnext
+	for {
+		if a == nil {
+			*p = b
+			break
+		}
+		if b == nil {
+			*p = a
+			break
+		}
+		if prio(a.TSN) >= prio(b.TSN) {
+			*p = a
+			p = &a.gnext
+			a = a.gnext
+		} else {
+			*p = b
+			p = &b.gprev
+			b = b.gprev
+		}
+	}
+	f.gprev, f.gnext = nil, nil
+}
+
+// unlinkAfter removes f from l, prev being the fragment before it (nil at
+// the head).
+func (l *fragList) unlinkAfter(prev, f *Frag) {
+	if prev == nil {
+		l.head = f.next
+	} else {
+		prev.next = f.next
+	}
+	if l.tail == f {
+		l.tail = prev
+	}
+	l.treeDelete(f)
+	f.next = nil
+	l.n--
 }
 
 // push appends f at the tail without ordering (the ready queue).
@@ -213,12 +346,14 @@ func (l *fragList) pop() *Frag {
 	if l.head == nil {
 		l.tail = nil
 	}
+	l.treeDelete(f)
 	f.next = nil
 	l.n--
 	return f
 }
 
-// removeTail removes and returns the last fragment.
+// removeTail removes and returns the last fragment. On a list with a tree
+// the new tail is found in the tree; on one without, by a walk.
 func (l *fragList) removeTail() *Frag {
 	t := l.tail
 	if t == nil {
@@ -226,6 +361,15 @@ func (l *fragList) removeTail() *Frag {
 	}
 	if l.head == t {
 		l.head, l.tail = nil, nil
+		l.treeDelete(t)
+	} else if l.root != nil {
+		l.treeDelete(t)
+		p := l.root
+		for p.gnext != nil {
+			p = p.gnext
+		}
+		p.next = nil
+		l.tail = p
 	} else {
 		p := l.head
 		for p.next != t {

@@ -2,6 +2,8 @@ package transfer
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
@@ -170,4 +172,138 @@ func benchRenege(b *testing.B, n int, idata bool) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(a.r.stats.DroppedReneged-dropped)/float64(b.N), "drops/op")
+}
+
+// BenchmarkReorderAttack measures the receiver when the fragments of one
+// stream come in an order that makes each find its place among many held
+// on that stream (issue 23: the work per chunk must not grow with the
+// fragments held). The first fragment of ordered message 0 of stream 0
+// never comes, so every later fragment of it waits; held fragments start
+// at every other TSN of a range (placed in random order off the clock),
+// and each op is one DATA chunk filling one of the holes between them, in
+// random order or from the highest hole down (each just below the tail:
+// the worst case for a walk from the head). The receiver is rebuilt off
+// the clock when the holes are used up; fragments held grow from held to
+// twice held.
+func BenchmarkReorderAttack(b *testing.B) {
+	for _, order := range []string{"random", "descending"} {
+		for _, held := range []int{1 << 10, 1 << 12, 1<<13 - 8} {
+			b.Run(fmt.Sprintf("%s/held=%d", order, held), func(b *testing.B) {
+				benchReorder(b, held, order == "random")
+			})
+		}
+	}
+}
+
+// reorderSetup makes the receiver of BenchmarkReorderAttack holding held
+// fragments and returns the TSNs of the holes, in the order to fill them.
+func (a *attacker) reorderSetup(held int, random bool, rng *rand.Rand) []TSN {
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: 1, RecvBuffer: attackBuffer})
+	if err != nil {
+		panic(err)
+	}
+	a.r, a.n = &e.Recv, 1
+	p := []byte{1}
+	// TSN 1 (the message's first fragment) never comes; the message's
+	// middle fragments are at 2, 3, ...: the held ones at even offsets.
+	first := TSN(2)
+	held0 := rng.Perm(held)
+	for _, i := range held0 {
+		a.d = Data{TSN: first + TSN(2*i), SID: 0, SSN: 0, PPID: 1, Payload: p}
+		if v, err := a.r.HandleData(epoch, &a.d); v != Accepted || err != nil {
+			panic(fmt.Sprint("setup chunk not accepted: ", v, err))
+		}
+		a.r.EndPacket(epoch)
+	}
+	holes := make([]TSN, held-1)
+	for i := range holes {
+		holes[i] = first + TSN(2*i+1)
+	}
+	if random {
+		rng.Shuffle(len(holes), func(i, j int) { holes[i], holes[j] = holes[j], holes[i] })
+	} else {
+		slices.Reverse(holes)
+	}
+	return holes
+}
+
+func benchReorder(b *testing.B, held int, random bool) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	a := &attacker{}
+	holes := a.reorderSetup(held, random, rng)
+	p := []byte{1}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if len(holes) == 0 {
+			b.StopTimer()
+			holes = a.reorderSetup(held, random, rng)
+			b.StartTimer()
+		}
+		a.d = Data{TSN: holes[0], SID: 0, SSN: 0, PPID: 1, Payload: p}
+		holes = holes[1:]
+		if v, err := a.r.HandleData(epoch, &a.d); v != Accepted || err != nil {
+			b.Fatal("chunk not accepted: ", v, err)
+		}
+		a.r.EndPacket(epoch)
+	}
+}
+
+// BenchmarkForwardFlood measures the receiver under a flood of FORWARD-TSN
+// chunks (RFC 3758) while every inbound stream holds a fragment (issue 23:
+// the work per packet must not grow with the streams in use). Each op is
+// one FORWARD-TSN: out of date (its New Cumulative TSN at the cumulative
+// TSN, which the receiver still applies), or moving the cumulative TSN on
+// by one, with no stream entry or naming the next stream. One FORWARD-TSN
+// is applied before the clock starts: the first looks at the fragments
+// held once (each fragment is looked at by one FORWARD-TSN).
+func BenchmarkForwardFlood(b *testing.B) {
+	for _, mode := range []string{"stale", "advance", "advance+entry"} {
+		for _, n := range []int{64, 4096, 65535} {
+			b.Run(fmt.Sprintf("%s/streams=%d", mode, n), func(b *testing.B) { benchForwardFlood(b, n, mode) })
+		}
+	}
+}
+
+func benchForwardFlood(b *testing.B, n int, mode string) {
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: n, RecvBuffer: attackBuffer, PartialReliability: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := &attacker{r: &e.Recv, n: n, tsn: 1}
+	one := []byte{1}
+	for range n {
+		a.chunk(1, one) // held for good: message 0 never comes
+	}
+	cum := a.tsn - 1
+	var buf []byte
+	var entry [1]chunk.StreamSSN
+	forward := func(i int) {
+		es := entry[:0]
+		if mode != "stale" {
+			cum++
+		}
+		if mode == "advance+entry" {
+			entry[0] = chunk.StreamSSN{SID: uint16(i % n), SSN: 0}
+			es = entry[:]
+		}
+		buf, _ = chunk.AppendForwardTSN(buf[:0], cum, es)
+		it := chunk.Chunks(buf)
+		c, _ := it.Next()
+		if err := a.r.HandleForwardTSN(epoch, c); err != nil {
+			b.Fatal(err)
+		}
+		a.r.EndPacket(epoch)
+	}
+	forward(0)
+	held := a.r.Held()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		forward(i + 1)
+	}
+	b.StopTimer()
+	if a.r.Held() > held {
+		b.Fatalf("held %d bytes, %d before", a.r.Held(), held)
+	}
 }
