@@ -89,3 +89,36 @@ func TestIdleAssociationsCostNoTimerWork(t *testing.T) {
 		}
 	}
 }
+
+// TestExpiredListsOnlyDueAssociations: Expire reports the associations
+// whose timers ran, so that the shell wakes only their goroutines; at the
+// earliest deadline of 101 associations that is not all of them.
+func TestExpiredListsOnlyDueAssociations(t *testing.T) {
+	p := newCorePair(t)
+	p.addIdle(t, 100)
+	ep := p.eps[0]
+	d := ep.Deadline()
+	if d.IsZero() {
+		t.Fatal("no deadline with 101 associations")
+	}
+	var due []*Assoc
+	for _, a := range ep.assocs {
+		if a.heapIdx >= 0 && !a.heapAt.After(d) {
+			due = append(due, a)
+		}
+	}
+	ep.Expire(d)
+	got := ep.Expired()
+	if len(got) != len(due) || len(got) == 0 || len(got) == len(ep.assocs) {
+		t.Fatalf("Expired lists %d associations, %d were due, of %d", len(got), len(due), len(ep.assocs))
+	}
+	for _, a := range due {
+		found := false
+		for _, b := range got {
+			found = found || a == b
+		}
+		if !found {
+			t.Fatalf("due association %v not listed", a.key)
+		}
+	}
+}
