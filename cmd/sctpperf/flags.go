@@ -29,6 +29,7 @@ type options struct {
 	cpuprof  string
 	memprof  string
 	memAssoc int
+	memMsgs  int
 }
 
 // parseFlags parses args (without the program name).
@@ -70,6 +71,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	var interim interimFlag
 	fs.Var(&interim, "D", "interim result interval, a `duration` (default 1s for runs of 5 s or more, 0 for none)")
 	fs.StringVar(&o.cpuprof, "cpuprofile", "", "write a CPU profile of this process (and the spawned server's to FILE.server)")
+	fs.IntVar(&o.memMsgs, "msgs", 0, "-memory: messages each association carries in the traffic phase (0: 100)")
 	fs.StringVar(&o.memprof, "memprofile", "", "-memory: write heap profiles taken with every association idle (FILE) and after traffic (FILE.traffic)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
