@@ -39,7 +39,21 @@ type MemoryResult struct {
 	Goroutines   float64      `json:"goroutines_per_assoc"`
 	AllocsPerMsg float64      `json:"allocs_per_msg"`      // send and receive paths together
 	BytesPerMsg  float64      `json:"alloc_bytes_per_msg"` // heap bytes allocated per message
+	// SetupRate is associations set up per second: Assocs handshakes, 16
+	// at a time, from the first INIT to the last Accept (both ends in
+	// this process, so each costs both sides' work).
+	SetupRate float64 `json:"setups_per_sec"`
+	// IdleCPU is the process's CPU use (percent of one core) while every
+	// association is up and idle, measured over idleCPUWindow: the cost of
+	// timers and anything else that runs per association without traffic.
+	IdleCPU float64 `json:"idle_cpu_pct_of_core"`
 }
+
+// idleCPUWindow is how long memory mode watches the idle associations'
+// CPU use. Heartbeats (RFC 9260 section 8.3, every 30 s plus RTO per idle
+// path) are real protocol work: with n associations they cost about
+// n/30 exchanges a second.
+const idleCPUWindow = time.Second
 
 func (p *MemoryParams) normalize() {
 	if p.Assocs <= 0 {
@@ -144,6 +158,7 @@ func Memory(ctx context.Context, p MemoryParams) (*MemoryResult, error) {
 	}()
 	clients := make([]Conn, p.Assocs)
 	errs := make([]error, p.Assocs)
+	setupStart := time.Now()
 	var dwg sync.WaitGroup
 	sem := make(chan struct{}, 16)
 	for i := range clients {
@@ -175,7 +190,11 @@ func Memory(ctx context.Context, p MemoryParams) (*MemoryResult, error) {
 	if err := <-acceptErr; err != nil {
 		return nil, err
 	}
+	setup := time.Since(setupStart)
 	idle := snapMem()
+	cpu0 := markCPU()
+	time.Sleep(idleCPUWindow)
+	idleCPU := cpu0.since()
 	if p.IdleProfile != nil {
 		if err := pprof.Lookup("heap").WriteTo(p.IdleProfile, 0); err != nil {
 			return nil, err
@@ -285,6 +304,8 @@ func Memory(ctx context.Context, p MemoryParams) (*MemoryResult, error) {
 		Goroutines:   float64(idle.goroutines-base.goroutines) / per,
 		AllocsPerMsg: float64(after.mallocs-before.mallocs) / float64(n),
 		BytesPerMsg:  float64(after.allocBytes-before.allocBytes) / float64(n),
+		SetupRate:    PerSecond(uint64(p.Assocs), setup),
+		IdleCPU:      idleCPU.Util * float64(idleCPU.Cores),
 	}
 	return r, nil
 }
@@ -296,8 +317,9 @@ func WriteMemory(w io.Writer, rs []*MemoryResult) {
 	}
 	p := rs[0].Params
 	fmt.Fprintf(w, "Memory per association (one end): %d associations, %d streams each way, %d used, %d-byte messages\n", p.Assocs, p.Streams, p.Used, p.MsgSize)
-	fmt.Fprintf(w, "%-12s %12s %12s %12s %10s %11s %12s\n", "stack", "idle heap B", "after B", "stacks B", "goroutines", "allocs/msg", "alloc B/msg")
+	fmt.Fprintf(w, "%-12s %12s %12s %12s %10s %11s %12s %10s %9s\n", "stack", "idle heap B", "after B", "stacks B", "goroutines", "allocs/msg", "alloc B/msg", "setups/s", "idle CPU%")
 	for _, r := range rs {
-		fmt.Fprintf(w, "%-12s %12.0f %12.0f %12.0f %10.1f %11.2f %12.0f\n", r.Params.Stack, r.IdleHeap, r.TrafficHeap, r.IdleStack, r.Goroutines, r.AllocsPerMsg, r.BytesPerMsg)
+		fmt.Fprintf(w, "%-12s %12.0f %12.0f %12.0f %10.1f %11.2f %12.0f %10.0f %9.2f\n", r.Params.Stack, r.IdleHeap, r.TrafficHeap, r.IdleStack, r.Goroutines, r.AllocsPerMsg, r.BytesPerMsg, r.SetupRate, r.IdleCPU)
 	}
+	fmt.Fprintf(w, "(setups/s: associations set up per second, both ends in this process; idle CPU: %% of one core over %v with every association idle)\n", idleCPUWindow)
 }

@@ -39,6 +39,7 @@ func (p *Params) IsStream() bool { return p.Test == Stream || p.Test == StreamMa
 const (
 	MaxMessageSize = 64 << 20 // bytes in a message, request or response
 	MaxAssocs      = 65535    // associations of one test
+	MaxShards      = 256      // server endpoints sharing the port
 	MaxBuffer      = 1 << 30  // socket send and receive buffer sizes
 	MinInterim     = 10 * time.Millisecond
 )
@@ -79,6 +80,9 @@ func (p *Params) Normalize() error {
 	}
 	if p.Assocs > MaxAssocs {
 		return fmt.Errorf("perf: %d associations: at most %d", p.Assocs, MaxAssocs)
+	}
+	if p.Config.Shards < 0 || p.Config.Shards > MaxShards {
+		return fmt.Errorf("perf: %d shards: want 0 to %d", p.Config.Shards, MaxShards)
 	}
 	for _, b := range []struct {
 		name string

@@ -82,7 +82,7 @@ func TestNormalize(t *testing.T) {
 	for _, bad := range []Params{{Test: "TCP_STREAM"}, {Config: Config{Streams: 70000}},
 		{Config: Config{Streams: 2, Weights: []uint16{1, 2, 3}}},
 		{MsgSize: MaxMessageSize + 1}, {Test: RR, RespSize: 1 << 40}, {Config: Config{MaxMsg: 1 << 62}},
-		{Assocs: MaxAssocs + 1}, {Config: Config{SndBuf: -1}}, {Config: Config{RcvBuf: MaxBuffer + 1}},
+		{Assocs: MaxAssocs + 1}, {Config: Config{Shards: MaxShards + 1}}, {Config: Config{Shards: -1}}, {Config: Config{SndBuf: -1}}, {Config: Config{RcvBuf: MaxBuffer + 1}},
 		{Interim: time.Nanosecond}, {Interim: -time.Second}} {
 		if err := bad.Normalize(); err == nil {
 			t.Errorf("%+v: no error", bad)

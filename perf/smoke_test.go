@@ -110,3 +110,25 @@ func TestInterimDuringRun(t *testing.T) {
 		}
 	}
 }
+
+// TestSmokeShards runs the many-association tests against a usctp server
+// of two endpoints sharing its port (-shards 2).
+func TestSmokeShards(t *testing.T) {
+	addr := startServer(t)
+	for _, test := range []string{StreamMany, RRMany} {
+		t.Run(test, func(t *testing.T) {
+			p := Params{Test: test, Stack: "usctp", Duration: 200 * time.Millisecond, Assocs: 8}
+			p.Config.Streams, p.Config.Shards = 8, 2
+			p.Config.SndBuf = 64 << 10
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			r, err := Run(ctx, addr, p, RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Primary() <= 0 {
+				t.Errorf("%s with 2 shards: %v %s", test, r.Primary(), r.PrimaryUnit())
+			}
+		})
+	}
+}

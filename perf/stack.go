@@ -98,6 +98,10 @@ type Config struct {
 	// BusyPoll is usctp's sctp.Config.BusyPoll: 0 means its default,
 	// negative no busy polling. Other stacks ignore it.
 	BusyPoll time.Duration `json:"busy_poll,omitempty"`
+	// Shards is the number of usctp server endpoints that share the
+	// listening UDP port (sctp.ListenShards, SO_REUSEPORT): 0 or 1 is one
+	// endpoint. Other stacks ignore it.
+	Shards int `json:"shards,omitempty"`
 }
 
 // ErrUnsupported is returned (wrapped) when a stack cannot do what a

@@ -2,6 +2,7 @@ package perf
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -64,20 +65,67 @@ func (usctpStack) Listen(ctx context.Context, addr string, cfg *Config) (Listene
 	if err != nil {
 		return nil, err
 	}
-	e, err := sctp.Listen(net.JoinHostPort(host, strconv.Itoa(usctpDataPort)), c)
+	laddr := net.JoinHostPort(host, strconv.Itoa(usctpDataPort))
+	if cfg.Shards > 1 {
+		return listenShards(laddr, host, cfg, c)
+	}
+	e, err := sctp.Listen(laddr, c)
 	if err != nil {
 		return nil, err
 	}
 	return &usctpListener{e: e, cfg: *cfg, host: host}, nil
 }
 
+// listenShards listens with cfg.Shards endpoints on one port; every
+// shard's associations come out of one Accept.
+func listenShards(laddr, host string, cfg *Config, c *sctp.Config) (Listener, error) {
+	eps, err := sctp.ListenShards(laddr, cfg.Shards, c)
+	if err != nil {
+		return nil, err
+	}
+	l := &usctpListener{e: eps[0], shards: eps, cfg: *cfg, host: host,
+		accepted: make(chan *sctp.Association, 64), done: make(chan struct{})}
+	for _, e := range eps {
+		go func() {
+			for {
+				a, err := e.Accept()
+				if err != nil {
+					return
+				}
+				select {
+				case l.accepted <- a:
+				case <-l.done:
+					a.Close()
+					return
+				}
+			}
+		}()
+	}
+	return l, nil
+}
+
 type usctpListener struct {
 	e    *sctp.Endpoint
 	cfg  Config
 	host string
+	// With shards: every endpoint (e is the first), the associations
+	// they accept, and done, closed by Close.
+	shards   []*sctp.Endpoint
+	accepted chan *sctp.Association
+	done     chan struct{}
 }
 
 func (l *usctpListener) Accept(ctx context.Context) (Conn, error) {
+	if l.shards != nil {
+		select {
+		case a := <-l.accepted:
+			return newUsctpConn(a, &l.cfg)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-l.done:
+			return nil, net.ErrClosed
+		}
+	}
 	a, err := l.e.AcceptContext(ctx)
 	if err != nil {
 		return nil, err
@@ -99,7 +147,17 @@ func (l *usctpListener) Addr() string {
 	return net.JoinHostPort(host, strconv.Itoa(int(ap.Port())))
 }
 
-func (l *usctpListener) Close() error { return l.e.Close() }
+func (l *usctpListener) Close() error {
+	if l.shards == nil {
+		return l.e.Close()
+	}
+	close(l.done)
+	var errs []error
+	for _, e := range l.shards {
+		errs = append(errs, e.Close())
+	}
+	return errors.Join(errs...)
+}
 
 // usctpTarget turns a listener address into the SCTP address to dial and
 // the config that reaches it.

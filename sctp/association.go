@@ -355,7 +355,7 @@ func (as *Association) Shutdown(ctx context.Context) error {
 	if !as.closed && !as.shutdown {
 		as.shutdown = true
 		as.a.Shutdown(time.Now())
-		e.afterInput()
+		e.afterCall(as)
 	}
 	e.mu.Unlock()
 	e.poke()
@@ -384,7 +384,7 @@ func (as *Association) Abort(reason string) error {
 	}
 	as.abortReason = reason
 	as.a.Abort(time.Now(), []byte(reason))
-	e.afterInput()
+	e.afterCall(as)
 	e.mu.Unlock()
 	e.flush()
 	as.release()

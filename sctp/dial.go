@@ -99,10 +99,14 @@ func (e *Endpoint) associate(ctx context.Context, peer netip.AddrPort, owned boo
 	}
 	var a *assoc.Assoc
 	var err error
-	for range 16 {
+	// An ephemeral SCTP port (RFC 6335's 49152-65535) from a random
+	// start, then the next free one: with thousands of associations to
+	// one peer from this endpoint random tries alone would collide.
+	start := rand.IntN(16384)
+	for i := range 16384 {
 		lport := e.cfg.LocalPort
 		if lport == 0 {
-			lport = uint16(49152 + rand.IntN(16384))
+			lport = uint16(49152 + (start+i)%16384)
 		}
 		a, err = e.core.Connect(time.Now(), to, lport, peer.Port())
 		if !errors.Is(err, assoc.ErrExists) || e.cfg.LocalPort != 0 {

@@ -225,6 +225,16 @@ func openConn(c *Config, ip netip.Addr, listening bool) (netio.Conn, netip.AddrP
 		}
 		return conn, netip.AddrPort{}, nil
 	}
+	conn, err := netio.ListenUDP(udpConfig(c, ip, listening))
+	if err != nil {
+		return nil, netip.AddrPort{}, fmt.Errorf("sctp: UDP encapsulation: %w", err)
+	}
+	return conn, netip.AddrPort{}, nil
+}
+
+// udpConfig is the UDP encapsulation socket cfg selects for an endpoint
+// bound to ip that listens or only dials.
+func udpConfig(c *Config, ip netip.Addr, listening bool) netio.UDPConfig {
 	// UDPPort 0 is the default port of the endpoint's role, as with TCP:
 	// a listener's is the well-known 9899, where peers send their INITs;
 	// a dialer's is one the system picks, so that any number of Dials
@@ -238,12 +248,8 @@ func openConn(c *Config, ip netip.Addr, listening bool) (netio.Conn, netip.AddrP
 	if !ip.IsValid() {
 		ip = netip.IPv6Unspecified()
 	}
-	conn, err := netio.ListenUDP(netio.UDPConfig{Addr: netip.AddrPortFrom(ip, port),
-		RemotePort: c.RemoteUDPPort, GRO: true, BusyPoll: c.BusyPoll, Notices: true})
-	if err != nil {
-		return nil, netip.AddrPort{}, fmt.Errorf("sctp: UDP encapsulation: %w", err)
-	}
-	return conn, netip.AddrPort{}, nil
+	return netio.UDPConfig{Addr: netip.AddrPortFrom(ip, port),
+		RemotePort: c.RemoteUDPPort, GRO: true, BusyPoll: c.BusyPoll, Notices: true}
 }
 
 func netAddrPort(a net.Addr) netip.AddrPort {

@@ -94,6 +94,14 @@ func (e *Endpoint) afterInput() {
 	}
 }
 
+// afterCall is afterInput after a user call on as alone: it wakes as's
+// goroutines, not every association's (closing each of 10,000
+// associations would otherwise cost 10,000 visits). Called with e.mu held.
+func (e *Endpoint) afterCall(as *Association) {
+	e.touch(as.a)
+	e.afterPackets()
+}
+
 // afterPackets is afterInput for the associations that packets reached
 // (e.touched). Called with e.mu held.
 func (e *Endpoint) afterPackets() {

@@ -30,7 +30,12 @@ func (e *Endpoint) ownerLoop() {
 		e.mu.Lock()
 		if d := e.core.Deadline(); !d.IsZero() && !d.After(now) {
 			e.core.Expire(now)
-			e.afterInput()
+			// Wake the goroutines of the associations whose timers
+			// ran (and of those the events name), not of all of them.
+			for _, a := range e.core.Expired() {
+				e.touch(a)
+			}
+			e.afterPackets()
 		}
 		e.checkReader(now)
 		e.mu.Unlock()

@@ -77,7 +77,7 @@ func (as *Association) reconfigureWith(ctx context.Context, queue func(a *assoc.
 		return err
 	}
 	op, err := queue(as.a)
-	e.afterInput()
+	e.afterCall(as)
 	e.mu.Unlock()
 	if err != nil {
 		return mapErr(err)

@@ -29,6 +29,7 @@ type options struct {
 	cpuprof  string
 	memprof  string
 	memAssoc int
+	memMsgs  int
 }
 
 // parseFlags parses args (without the program name).
@@ -56,6 +57,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&p.Assocs, "assocs", 1, "associations")
 	fs.StringVar(&p.Config.Sched, "sched", "", "stream scheduler: fcfs, prio, rr, fc, wfq, rrp (default: the stack's)")
 	fs.BoolVar(&p.Config.Interleave, "interleave", false, "negotiate I-DATA (RFC 8260)")
+	fs.IntVar(&p.Config.Shards, "shards", 0, "usctp server: endpoints sharing the port through SO_REUSEPORT (0, 1: one)")
 	fs.DurationVar(&p.Config.BusyPoll, "busypoll", 0, "usctp: busy-poll budget of socket reads (0: the default, 50µs adaptive; negative: off)")
 	fs.StringVar(&weights, "weights", "", "per-stream weights w0,w1,... (wfq, fc)")
 	fs.StringVar(&prios, "prios", "", "per-stream priorities p0,p1,... (prio, lower first)")
@@ -69,6 +71,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	var interim interimFlag
 	fs.Var(&interim, "D", "interim result interval, a `duration` (default 1s for runs of 5 s or more, 0 for none)")
 	fs.StringVar(&o.cpuprof, "cpuprofile", "", "write a CPU profile of this process (and the spawned server's to FILE.server)")
+	fs.IntVar(&o.memMsgs, "msgs", 0, "-memory: messages each association carries in the traffic phase (0: 100)")
 	fs.StringVar(&o.memprof, "memprofile", "", "-memory: write heap profiles taken with every association idle (FILE) and after traffic (FILE.traffic)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

@@ -135,7 +135,7 @@ func memory(ctx context.Context, o *options, stdout io.Writer) error {
 	streams := o.params.Config.Streams
 	var rs []*perf.MemoryResult
 	for _, s := range stacks {
-		mp := perf.MemoryParams{Stack: s, Assocs: o.memAssoc, Streams: streams, MsgSize: o.params.MsgSize}
+		mp := perf.MemoryParams{Stack: s, Assocs: o.memAssoc, Streams: streams, MsgSize: o.params.MsgSize, PerAssoc: o.memMsgs}
 		if o.memprof != "" {
 			name := o.memprof
 			if len(stacks) > 1 {

@@ -48,7 +48,11 @@ type Endpoint struct {
 	repliesLost uint64
 
 	// ready lists associations that may have something to send.
-	ready []*Assoc
+	// ready[readyHead:] are pending; Poll takes them from the head, so
+	// draining n associations costs O(n), not O(n^2) (10,000 at once
+	// after a timer tick or a burst of writes).
+	ready     []*Assoc
+	readyHead int
 	// batched lists the associations a receive batch reached while
 	// batching (endpoint_batch.go).
 	batched  []*Assoc
@@ -228,6 +232,13 @@ func (ep *Endpoint) markReady(a *Assoc) {
 		return
 	}
 	a.ready = true
+	if h := ep.readyHead; h >= 64 && h >= len(ep.ready)/2 {
+		// Drop the taken head before the array grows: amortised O(1)
+		// while the list never runs empty.
+		n := copy(ep.ready, ep.ready[h:])
+		clear(ep.ready[n:])
+		ep.ready, ep.readyHead = ep.ready[:n], 0
+	}
 	ep.ready = append(ep.ready, a)
 }
 
@@ -263,8 +274,8 @@ func (ep *Endpoint) Poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []by
 		ep.countOut(nil, r.pkt)
 		return r.to, append(buf, r.pkt...), true
 	}
-	for len(ep.ready) > 0 {
-		a := ep.ready[0]
+	for ep.readyHead < len(ep.ready) {
+		a := ep.ready[ep.readyHead]
 		if !a.closed {
 			p := a.appendPacket(now, buf)
 			a.noteFailed()
@@ -279,10 +290,11 @@ func (ep *Endpoint) Poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []by
 			ep.polled = nil
 		}
 		a.ready = false
-		copy(ep.ready, ep.ready[1:])
-		ep.ready[len(ep.ready)-1] = nil
-		ep.ready = ep.ready[:len(ep.ready)-1]
+		ep.ready[ep.readyHead] = nil
+		ep.readyHead++
 	}
+	// Empty: start again at the front, keeping the array.
+	ep.ready, ep.readyHead = ep.ready[:0], 0
 	return netip.AddrPort{}, buf, false
 }
 

@@ -1,6 +1,7 @@
 package netio
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/netip"
@@ -52,6 +53,12 @@ type UDPConfig struct {
 	// Linux only, with the batched engine, and only when GOMAXPROCS is
 	// at least 2 when the socket opens.
 	BusyPoll time.Duration
+	// ReusePort sets SO_REUSEPORT (Linux): several sockets bind one
+	// address and port, and the kernel hands each datagram to one of
+	// them by a hash of its source and destination addresses and ports,
+	// so one peer's datagrams always reach the same socket while the set
+	// of sockets stays the same (endpoint shards, sctp.ListenShards).
+	ReusePort bool
 }
 
 // batcher is the batched I/O engine behind a UDPConn or IPConn.
@@ -111,7 +118,19 @@ func ListenUDP(cfg UDPConfig) (*UDPConn, error) {
 	case addr.Addr().IsUnspecified():
 		network = "udp" // dual-stack [::]
 	}
-	c, err := net.ListenUDP(network, net.UDPAddrFromAddrPort(addr))
+	var (
+		c   *net.UDPConn
+		err error
+	)
+	if cfg.ReusePort {
+		lc := net.ListenConfig{Control: reusePortControl}
+		var pc net.PacketConn
+		if pc, err = lc.ListenPacket(context.Background(), network, addr.String()); err == nil {
+			c = pc.(*net.UDPConn)
+		}
+	} else {
+		c, err = net.ListenUDP(network, net.UDPAddrFromAddrPort(addr))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("netio: UDP encapsulation socket on %v: %w", addr, err)
 	}

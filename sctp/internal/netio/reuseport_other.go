@@ -1,0 +1,13 @@
+//go:build !linux
+
+package netio
+
+import (
+	"errors"
+	"syscall"
+)
+
+// reusePortControl: SO_REUSEPORT load balancing is Linux's.
+func reusePortControl(network, address string, c syscall.RawConn) error {
+	return errors.New("netio: ReusePort is supported on Linux only")
+}

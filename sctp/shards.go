@@ -1,0 +1,73 @@
+package sctp
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+
+	"github.com/usctp/usctp/sctp/internal/netio"
+)
+
+// ListenShards returns n endpoints that accept associations on laddr
+// (as Listen) and share its UDP encapsulation port through SO_REUSEPORT
+// (Linux), so that a server's protocol work spreads over n cores: each
+// endpoint has its own lock, socket, reader and owner goroutines, and
+// holds the associations whose packets its socket receives.
+//
+// The kernel hands each datagram to one of the sockets by a hash of its
+// source and destination addresses and ports, so all packets of one peer
+// transport address, from its INIT to its last SHUTDOWN COMPLETE, reach
+// the same endpoint as long as the set of sockets stays the same: close
+// the shards together. Peers reach the shards from different addresses or
+// UDP ports (associations from one peer socket all land on one shard).
+// Each endpoint is used as one returned by Listen; callers accept from
+// every shard. Only UDP encapsulation (the default Transport) can be
+// sharded; Config.Conn and Config.PacketConn cannot.
+func ListenShards(laddr string, n int, cfg *Config) ([]*Endpoint, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("sctp: listen %s: %d shards", laddr, n)
+	}
+	var c Config
+	if cfg != nil {
+		c = *cfg
+	}
+	if c.Transport == IP || c.Conn != nil || c.PacketConn != nil {
+		return nil, errors.New("sctp: ListenShards: only UDP encapsulation sockets can be sharded")
+	}
+	host, _, err := splitHostPort(laddr)
+	if err != nil {
+		return nil, err
+	}
+	var ip netip.Addr
+	if host != "" {
+		if ip, err = netip.ParseAddr(host); err != nil {
+			return nil, &opError{op: "listen", addr: laddr, err: err}
+		}
+	}
+	d := c.withDefaults()
+	uc := udpConfig(&d, ip, true)
+	uc.ReusePort = true
+	eps := make([]*Endpoint, 0, n)
+	fail := func(err error) ([]*Endpoint, error) {
+		for _, e := range eps {
+			e.Close()
+		}
+		return nil, err
+	}
+	for range n {
+		conn, err := netio.ListenUDP(uc)
+		if err != nil {
+			return fail(fmt.Errorf("sctp: UDP encapsulation: %w", err))
+		}
+		// The first socket's port (the one the system picked for an
+		// ephemeral one) is every other shard's.
+		uc.Addr = netip.AddrPortFrom(uc.Addr.Addr(), conn.LocalAddr().Port())
+		e, err := listenOn(laddr, &c, conn)
+		if err != nil {
+			conn.Close()
+			return fail(err)
+		}
+		eps = append(eps, e)
+	}
+	return eps, nil
+}
