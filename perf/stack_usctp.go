@@ -38,6 +38,12 @@ func usctpConfig(cfg *Config) (*sctp.Config, error) {
 		EphemeralUDPPort: true,
 		Backlog:          1024,
 		BusyPoll:         cfg.BusyPoll,
+		// A benchmark's peers are trusted: up to MaxAssocs associations
+		// from one client, set up at once, must not meet the limits that
+		// protect a server from hostile peers (4096 associations, 100
+		// out-of-the-blue answers per second per source).
+		MaxAssociations: -1,
+		InitRate:        -1,
 	}
 	switch cfg.Transport {
 	case "", "udp":

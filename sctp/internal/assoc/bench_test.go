@@ -28,7 +28,10 @@ func newCorePair(tb testing.TB) *corePair {
 	p := &corePair{now: t0, buf: make([]byte, 0, 2048), rbuf: make([]byte, 64<<10)}
 	p.addrs = [2]netip.AddrPort{netip.MustParseAddrPort("10.0.0.1:9899"), netip.MustParseAddrPort("10.0.0.2:9899")}
 	for i := range 2 {
-		p.eps[i] = NewEndpoint(Config{Rand: newTestRand(byte(i)), MTU: 1500, RecvBuffer: 1 << 20}, p.now)
+		// Two trusted endpoints: the scale tests set up thousands of
+		// associations from one source at one instant, which the
+		// out-of-the-blue rate limit would cut to its burst.
+		p.eps[i] = NewEndpoint(Config{Rand: newTestRand(byte(i)), MTU: 1500, RecvBuffer: 1 << 20, InitRate: -1}, p.now)
 	}
 	a, err := p.eps[0].Connect(p.now, p.addrs[1], 5000, 5001)
 	if err != nil {
