@@ -187,19 +187,27 @@ func (a *Assoc) data6_2(now time.Time, p *inPacket, c *rxChunk) disp {
 		return dispStop
 	}
 	v, err := a.data.eng.Recv.HandleData(now, &a.data.d)
+	return a.dataHandled(v, err, a.data.d.TSN, a.data.d.SID, "DATA")
+}
+
+// dataHandled answers what the receiver made of a DATA or I-DATA chunk
+// (kind names it): the RFC's reply to an empty one or to one that breaks
+// the fragment sequence, the first chunk's immediate SACK, and the ERROR
+// for an invalid stream.
+func (a *Assoc) dataHandled(v transfer.Verdict, err error, tsn chunk.TSN, sid uint16, kind string) disp {
 	switch {
 	case errors.Is(err, transfer.ErrEmptyMessage):
 		// Section 6.2: "If an endpoint receives a DATA chunk with no user
 		// data (i.e., the Length field is set to 16), it SHOULD send an
 		// ABORT chunk with a "No User Data" error cause."
 		a.stats.Violations++
-		cause := appendNoUserDataCause(a.ep.scratch[:0], uint32(a.data.d.TSN))
+		cause := appendNoUserDataCause(a.ep.scratch[:0], uint32(tsn))
 		a.ep.scratch = cause[:0]
 		a.sendAbort(cause)
 		a.fail(ReasonProtocolViolation, chunk.CauseNoUserData)
 		return dispDeleted
 	case err != nil:
-		a.protocolViolation("DATA chunk breaks the fragment sequence")
+		a.protocolViolation(kind + " chunk breaks the fragment sequence")
 		return dispDeleted
 	}
 	if !a.data.gotData {
@@ -214,7 +222,7 @@ func (a *Assoc) data6_2(now time.Time, p *inPacket, c *rxChunk) disp {
 		// "Invalid Stream Identifier" (see Section 3.3.10), and discard the
 		// DATA chunk."
 		var info [4]byte
-		binary.BigEndian.PutUint16(info[:], a.data.d.SID)
+		binary.BigEndian.PutUint16(info[:], sid)
 		a.queueErrorCause(chunk.CauseInvalidStream, info[:])
 	}
 	return dispNext

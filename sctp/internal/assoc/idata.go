@@ -1,12 +1,9 @@
 package assoc
 
 import (
-	"encoding/binary"
-	"errors"
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
-	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // Interleaved reports whether the association uses I-DATA (RFC 8260
@@ -68,31 +65,7 @@ func (a *Assoc) iData8260_2_2_3(now time.Time, p *inPacket, c *rxChunk) disp {
 		return dispStop
 	}
 	v, err := a.data.eng.Recv.HandleIData(now, &d)
-	switch {
-	case errors.Is(err, transfer.ErrEmptyMessage):
-		a.stats.Violations++
-		cause := appendNoUserDataCause(a.ep.scratch[:0], uint32(d.TSN))
-		a.ep.scratch = cause[:0]
-		a.sendAbort(cause)
-		a.fail(ReasonProtocolViolation, chunk.CauseNoUserData)
-		return dispDeleted
-	case err != nil:
-		a.protocolViolation("I-DATA chunk breaks the fragment sequence")
-		return dispDeleted
-	}
-	if !a.data.gotData {
-		// RFC 9260 section 5.1: "After the reception of the first DATA
-		// chunk in an association, the endpoint MUST immediately respond
-		// with a SACK chunk to acknowledge the DATA chunk."
-		a.data.gotData = true
-		a.pend.sackNow = true
-	}
-	if v == transfer.InvalidStream {
-		var info [4]byte
-		binary.BigEndian.PutUint16(info[:], d.SID)
-		a.queueErrorCause(chunk.CauseInvalidStream, info[:])
-	}
-	return dispNext
+	return a.dataHandled(v, err, d.TSN, d.SID, "I-DATA")
 }
 
 // iForwardTSN8260_2_3_2 hands an I-FORWARD-TSN to the receiver (RFC 8260

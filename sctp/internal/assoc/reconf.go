@@ -503,6 +503,13 @@ func (a *Assoc) peerRequest(seq reqSeq) (fresh bool) {
 	return false
 }
 
+// reply answers the peer's fresh request seq with r and settles it:
+// the answer and the result remembered for a retransmission are one.
+func (a *Assoc) reply(seq reqSeq, r chunk.ReconfigResult) {
+	a.answer(seq, r)
+	a.settle(r)
+}
+
 // settle records the final result of the peer's fresh request and
 // expects the next sequence number (section 4.1: the Re-configuration
 // Request Sequence Number "is increased by 1 whenever sending a new
@@ -636,14 +643,12 @@ func (a *Assoc) peerOutReset(now time.Time, q *chunk.ReconfigParam) {
 	sids, ok := sidsOf(q.Streams, a.inStreams)
 	if !ok {
 		a.stats.Reconf.BadStream++
-		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigWrongSSN)
-		a.settle(chunk.ReconfigWrongSSN)
+		a.reply(reqSeq(q.ReqSeq), chunk.ReconfigWrongSSN)
 		return
 	}
 	if p := a.ourParam(rqAssocReset, 0, true); p != nil && a.rc.out.sent {
 		// Our SSN/TSN Reset Request holds all incoming data already.
-		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigInProgress)
-		a.settle(chunk.ReconfigInProgress)
+		a.reply(reqSeq(q.ReqSeq), chunk.ReconfigInProgress)
 		return
 	}
 	recv := &a.data.eng.Recv
@@ -671,8 +676,7 @@ func (a *Assoc) performInReset(seq reqSeq, sids []uint16) {
 		a.protocolViolation("DATA held for a stream reset breaks the fragment sequence")
 		return
 	}
-	a.answer(seq, chunk.ReconfigSuccessPerformed)
-	a.settle(chunk.ReconfigSuccessPerformed)
+	a.reply(seq, chunk.ReconfigSuccessPerformed)
 	a.stats.Reconf.StreamResetsIn++
 	a.emitReconf(&ReconfEvent{Dir: DirIncoming, SIDs: sids})
 }
@@ -711,12 +715,10 @@ func (a *Assoc) peerInReset(now time.Time, q *chunk.ReconfigParam) {
 	switch {
 	case !ok:
 		a.stats.Reconf.BadStream++
-		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigWrongSSN)
-		a.settle(chunk.ReconfigWrongSSN)
+		a.reply(reqSeq(q.ReqSeq), chunk.ReconfigWrongSSN)
 		return
 	case a.rc.out != nil:
-		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigInProgress)
-		a.settle(chunk.ReconfigInProgress)
+		a.reply(reqSeq(q.ReqSeq), chunk.ReconfigInProgress)
 		return
 	}
 	a.settle(chunk.ReconfigSuccessPerformed)
@@ -737,19 +739,16 @@ func (a *Assoc) peerAddOut(now time.Time, q *chunk.ReconfigParam) {
 		return
 	}
 	if q.NewStreams == 0 {
-		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigSuccessNothing)
-		a.settle(chunk.ReconfigSuccessNothing)
+		a.reply(reqSeq(q.ReqSeq), chunk.ReconfigSuccessNothing)
 		return
 	}
 	n, err := a.data.eng.Recv.AddIncoming(q.NewStreams)
 	if err != nil {
-		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigDenied)
-		a.settle(chunk.ReconfigDenied)
+		a.reply(reqSeq(q.ReqSeq), chunk.ReconfigDenied)
 		return
 	}
 	a.inStreams = uint16(n)
-	a.answer(reqSeq(q.ReqSeq), chunk.ReconfigSuccessPerformed)
-	a.settle(chunk.ReconfigSuccessPerformed)
+	a.reply(reqSeq(q.ReqSeq), chunk.ReconfigSuccessPerformed)
 	a.stats.Reconf.StreamsAddedIn += uint64(q.NewStreams)
 	a.emitReconf(&ReconfEvent{Added: true, Dir: DirIncoming, Count: q.NewStreams})
 }
@@ -765,16 +764,13 @@ func (a *Assoc) peerAddIn(now time.Time, q *chunk.ReconfigParam) {
 	}
 	switch {
 	case q.NewStreams == 0:
-		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigSuccessNothing)
-		a.settle(chunk.ReconfigSuccessNothing)
+		a.reply(reqSeq(q.ReqSeq), chunk.ReconfigSuccessNothing)
 		return
 	case int(a.outStreams)+int(q.NewStreams) > stream.MaxStreams:
-		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigDenied)
-		a.settle(chunk.ReconfigDenied)
+		a.reply(reqSeq(q.ReqSeq), chunk.ReconfigDenied)
 		return
 	case a.rc.out != nil:
-		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigInProgress)
-		a.settle(chunk.ReconfigInProgress)
+		a.reply(reqSeq(q.ReqSeq), chunk.ReconfigInProgress)
 		return
 	}
 	a.settle(chunk.ReconfigSuccessPerformed)
