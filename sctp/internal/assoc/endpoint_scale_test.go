@@ -49,18 +49,7 @@ func BenchmarkCorePairAmongIdle(b *testing.B) {
 		b.Run(fmt.Sprintf("idle=%d", n), func(b *testing.B) {
 			p := newCorePair(b)
 			p.addIdle(b, n)
-			msg := make([]byte, 1452)
-			b.SetBytes(int64(len(msg)))
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				p.send(msg)
-				p.pump()
-			}
-			for p.got < b.N {
-				p.pump()
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+			benchCorePair(b, p)
 		})
 	}
 }
