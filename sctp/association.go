@@ -25,6 +25,7 @@ type Association struct {
 	final       *Stats    // counters at close (kept apart: 4 KiB an open association does not need)
 	busy        bool      // data written since the last sender-dry event
 	touched     bool      // listed in ep.touched
+	muxPort     uint16    // the SCTP port claimed on the endpoint's shared socket for this dial; 0: none
 	directWait  bool      // a ReadMsg caller that reads the socket itself waits in rwait
 	waitSince   time.Time // when it started to wait
 	abortReason string
