@@ -248,7 +248,6 @@ func TestStatusAndAddrs(t *testing.T) {
 	}
 }
 
-
 // TestDeadlines: SetReadDeadline ends a read with os.ErrDeadlineExceeded
 // (the kernel-backed original returns EOPNOTSUPP: going beyond it).
 func TestDeadlines(t *testing.T) {

@@ -72,11 +72,17 @@ var ErrUnsupported = fmt.Errorf("sctp (usctp): no kernel socket behind this conn
 // transport, for a listener or a connection dialed (from a UDP port the
 // system picks, so that programs on one host do not compete for
 // UDPPort).
-func config(init InitMsg, t Transport, listening bool) *usctp.Config {
+//
+// Multi-homing (the peer's other addresses as alternate paths) is on when
+// the program named several addresses, local or remote: a peer's other
+// addresses are not always reachable from here, and with UDP
+// encapsulation a HEARTBEAT to one that answers ICMP port unreachable
+// ends the association in package sctp today.
+func config(init InitMsg, t Transport, listening, multi bool) *usctp.Config {
 	c := &usctp.Config{
 		OutStreams:   init.NumOstreams,
 		InStreams:    init.MaxInstreams,
-		Multihoming:  true,
+		Multihoming:  multi,
 		CloseTimeout: 5 * time.Second,
 	}
 	if c.OutStreams == 0 {
@@ -158,7 +164,7 @@ func listen(network string, laddr *SCTPAddr, init InitMsg, handler NotificationH
 	}
 	bound := port
 	ep, err := withTransport(func(t Transport) (*usctp.Endpoint, error) {
-		cfg := config(init, t, true)
+		cfg := config(init, t, true, laddr != nil && len(laddr.IPAddrs) > 1)
 		if port != 0 {
 			return listenHosts(host, port, cfg)
 		}
@@ -228,12 +234,12 @@ func dial(network string, laddr, raddr *SCTPAddr, init InitMsg, handler Notifica
 		ep *usctp.Endpoint
 	}
 	r, err := withTransport(func(t Transport) (result, error) {
-		cfg := config(init, t, false)
+		cfg := config(init, t, false, len(peers) > 1 || len(local) > 1)
 		if laddr != nil {
 			cfg.LocalPort = uint16(laddr.Port)
 		}
-		// The peer's other addresses come with its INIT ACK
-		// (Config.Multihoming); the first is dialed.
+		// The first address is dialed; the peer's others come with its
+		// INIT ACK (used as alternate paths with Config.Multihoming).
 		to := netip.AddrPortFrom(peers[0], uint16(raddr.Port)).String()
 		ctx := context.Background()
 		if len(local) == 0 || local[0].IsUnspecified() {
