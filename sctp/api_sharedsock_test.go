@@ -25,6 +25,7 @@ func sharedListen(t *testing.T, laddr string) *Endpoint {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { l.Close() })
 	return l
 }
 

@@ -58,11 +58,15 @@ type sharedSock struct {
 	rmu  sync.Mutex    // held by the leader, which reads the socket
 	free chan struct{} // a token posted when the leader lets go of the socket
 
-	// dlmu guards leader and applied: the read deadline on the socket is
-	// the leader's.
+	// dlmu guards leader, applied and viewHeld: the read deadline on the
+	// socket is the leader's.
 	dlmu    sync.Mutex
 	leader  *portConn
 	applied time.Time
+	// viewHeld is the endpoint that holds views of the socket's receive
+	// buffers (ReadBatchView) until its next read: nobody else reads the
+	// socket meanwhile, as that would overwrite them.
+	viewHeld *portConn
 }
 
 // portConn is an endpoint's view of a shared socket (netio.Conn).
@@ -178,6 +182,7 @@ func (pc *portConn) Close() error {
 	pc.q = nil
 	pc.mu.Unlock()
 	pc.signal()
+	s.releaseViews(pc)
 	s.dlmu.Lock()
 	if s.leader == pc {
 		s.conn.SetReadDeadline(time.Unix(1, 0)) // interrupt our read
@@ -272,6 +277,7 @@ func (pc *portConn) read(pkts []netio.Packet, view bool) (int, error) {
 		return 0, errors.New("netio: ReadBatch with no packets")
 	}
 	s := pc.s
+	s.releaseViews(pc)
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {
@@ -300,11 +306,15 @@ func (pc *portConn) read(pkts []netio.Packet, view bool) (int, error) {
 			return 0, os.ErrDeadlineExceeded
 		}
 		if s.rmu.TryLock() {
-			n, err, done := pc.lead(pkts, view)
-			if done {
+			n, err, st := pc.lead(pkts, view)
+			if st == leadDone {
 				return n, err
 			}
-			continue
+			if st == leadAgain {
+				continue
+			}
+			// leadBlocked: another endpoint still reads views of the
+			// socket's buffers; it posts free when it is done.
 		}
 		var tc <-chan time.Time
 		if !dl.IsZero() {
@@ -339,13 +349,37 @@ func (s *sharedSock) postFree() {
 	}
 }
 
+// releaseViews ends pc's hold on views of the socket's buffers: its
+// endpoint is done with the packets of its last read.
+func (s *sharedSock) releaseViews(pc *portConn) {
+	s.dlmu.Lock()
+	held := s.viewHeld == pc
+	if held {
+		s.viewHeld = nil
+	}
+	s.dlmu.Unlock()
+	if held {
+		s.postFree()
+	}
+}
+
+// What lead did.
+const (
+	leadDone    = iota // it returns packets or an error
+	leadAgain          // back to read's loop: packets were queued, or pc closed
+	leadBlocked        // another endpoint holds views of the socket's buffers
+)
+
 // lead reads the socket while pc holds s.rmu, until it has packets of
-// its own (done with n, or an error), and lets go of the socket. It
-// returns done false to go back to read's loop (packets were queued for
-// pc meanwhile, or its deadline changed).
-func (pc *portConn) lead(pkts []netio.Packet, view bool) (n int, err error, done bool) {
+// its own (leadDone with n, or an error), and lets go of the socket.
+func (pc *portConn) lead(pkts []netio.Packet, view bool) (n int, err error, st int) {
 	s := pc.s
 	s.dlmu.Lock()
+	if s.viewHeld != nil && s.viewHeld != pc {
+		s.dlmu.Unlock()
+		s.rmu.Unlock() // no free token: the holder posts one
+		return 0, nil, leadBlocked
+	}
 	s.leader = pc
 	pc.mu.Lock()
 	dl, closed, queued := pc.deadline, pc.closed, len(pc.q) > 0
@@ -355,15 +389,21 @@ func (pc *portConn) lead(pkts []netio.Packet, view bool) (n int, err error, done
 		s.applied = dl
 	}
 	s.dlmu.Unlock()
+	viewed := false // pc returns views of the socket's buffers
 	defer func() {
 		s.dlmu.Lock()
 		s.leader = nil
+		if viewed {
+			s.viewHeld = pc
+		}
 		s.dlmu.Unlock()
 		s.rmu.Unlock()
-		s.postFree()
+		if !viewed {
+			s.postFree()
+		}
 	}()
 	if closed || queued {
-		return 0, nil, false
+		return 0, nil, leadAgain
 	}
 	for {
 		if view {
@@ -376,21 +416,22 @@ func (pc *portConn) lead(pkts []netio.Packet, view bool) (n int, err error, done
 			closed := pc.closed
 			pc.mu.Unlock()
 			if closed {
-				return 0, net.ErrClosed, true
+				return 0, net.ErrClosed, leadDone
 			}
-			return 0, err, true
+			return 0, err, leadDone
 		}
-		if s.solo.Load() {
-			return n, nil, true
+		if !s.solo.Load() {
+			n = s.dispatch(pc, pkts[:n])
 		}
-		if n = s.dispatch(pc, pkts[:n]); n > 0 {
-			return n, nil, true
+		if n > 0 {
+			viewed = view
+			return n, nil, leadDone
 		}
 		pc.mu.Lock()
 		closed := pc.closed
 		pc.mu.Unlock()
 		if closed {
-			return 0, net.ErrClosed, true
+			return 0, net.ErrClosed, leadDone
 		}
 	}
 }
