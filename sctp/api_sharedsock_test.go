@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -190,4 +191,40 @@ func TestUDPSharedSocketManyListeners(t *testing.T) {
 	if left != nil {
 		t.Fatal("the shared socket outlived its last endpoint")
 	}
+}
+
+// TestRawIPSharedSocket: listeners on the raw IP transport share the
+// process's raw socket of their address, each reached by a dialer (whose
+// own raw socket sees every packet of the host and keeps its own).
+func TestRawIPSharedSocket(t *testing.T) {
+	cfg := &Config{Transport: IP, RTOInitial: 200 * time.Millisecond, RTOMin: 100 * time.Millisecond}
+	l1, err := Listen("127.0.0.1:6001", cfg)
+	if errors.Is(err, os.ErrPermission) {
+		t.Skipf("raw IP: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l1.Close()
+	l2, err := Listen("127.0.0.1:6002", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	if l1.mux == nil || l1.mux.s != l2.mux.s {
+		t.Fatal("the raw IP listeners do not share their socket")
+	}
+	if _, err := Listen("127.0.0.1:6001", cfg); !errors.Is(err, syscall.EADDRINUSE) {
+		t.Fatalf("second raw IP Listen on 6001: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, l := range []*Endpoint{l1, l2} {
+		addr := fmt.Sprintf("127.0.0.1:%d", l.listenPort)
+		c := echoOnce(t, l, func() (*Association, error) { return Dial(ctx, addr, cfg) }, "raw to "+addr)
+		c.Close()
+	}
+	// A listener dials the other over their shared raw socket.
+	c := echoOnce(t, l2, func() (*Association, error) { return l1.Dial(ctx, "127.0.0.1:6002") }, "l1 to l2")
+	c.Close()
 }

@@ -216,8 +216,8 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 // openConn opens the transport that cfg selects, for an endpoint that
 // listens on SCTP port listen or only dials (listen 0). A UDP
 // encapsulation socket bound to a fixed port is the process's shared
-// socket of that address and port (sharedsock.go), on which listen is
-// claimed.
+// socket of that address and port, and a raw IP socket the process's of
+// that address (sharedsock.go); listen is claimed on it.
 func openConn(c *Config, ip netip.Addr, listen uint16) (netio.Conn, netip.AddrPort, error) {
 	switch {
 	case c.Conn != nil:
@@ -227,7 +227,7 @@ func openConn(c *Config, ip netip.Addr, listen uint16) (netio.Conn, netip.AddrPo
 		return netio.NewAdapter(c.PacketConn, netio.AdapterConfig{RemotePort: c.RemoteUDPPort}),
 			netip.AddrPort{}, nil
 	case c.Transport == IP:
-		conn, err := netio.ListenIP(netio.IPConfig{Addr: ip, BusyPoll: c.BusyPoll, Notices: true})
+		conn, err := openSharedIP(netio.IPConfig{Addr: ip, BusyPoll: c.BusyPoll, Notices: true}, listen)
 		if err != nil {
 			return nil, netip.AddrPort{}, fmt.Errorf("sctp: raw IP: %w", err)
 		}

@@ -32,10 +32,12 @@ import (
 // answer as for a socket of its own: an ABORT to an INIT for a port
 // nobody listens on (RFC 9260 section 8.4), rate-limited.
 
-// sockKey names a shared socket: the local UDP address and port.
+// sockKey names a shared socket: the local address and UDP port, or for
+// raw IP (port 0) the local address.
 type sockKey struct {
 	ip   netip.Addr
 	port uint16
+	raw  bool
 }
 
 var sockRegistry struct {
@@ -100,15 +102,30 @@ var errPortInUse = fmt.Errorf("sctp: SCTP port in use: %w", syscall.EADDRINUSE)
 // names, opening it if no endpoint of the process has; port, unless 0, is
 // claimed for the new view (its listening port).
 func openShared(uc netio.UDPConfig, port uint16) (*portConn, error) {
-	key := sockKey{uc.Addr.Addr().Unmap(), uc.Addr.Port()}
+	key := sockKey{ip: uc.Addr.Addr().Unmap(), port: uc.Addr.Port()}
 	if uc.Addr.Addr().Is4In6() {
 		key.ip = uc.Addr.Addr() // a different socket from the IPv4 one
 	}
+	return openSharedKey(key, func() (netio.Conn, error) { return netio.ListenUDP(uc) }, port)
+}
+
+// openSharedIP is openShared for the raw IP socket ic names: one per
+// local address (and so per family) in the process. Every raw socket of
+// the host sees every SCTP packet; the endpoints sharing this one get
+// those of their ports, and the packets of nobody's go to the default
+// endpoint, whose core drops them (another process may own the port).
+func openSharedIP(ic netio.IPConfig, port uint16) (*portConn, error) {
+	key := sockKey{ip: ic.Addr, raw: true}
+	return openSharedKey(key, func() (netio.Conn, error) { return netio.ListenIP(ic) }, port)
+}
+
+// openSharedKey is openShared for the socket key names, which open opens.
+func openSharedKey(key sockKey, open func() (netio.Conn, error), port uint16) (*portConn, error) {
 	sockRegistry.mu.Lock()
 	defer sockRegistry.mu.Unlock()
 	s := sockRegistry.socks[key]
 	if s == nil {
-		conn, err := netio.ListenUDP(uc)
+		conn, err := open()
 		if err != nil {
 			return nil, err
 		}
@@ -129,7 +146,7 @@ func openShared(uc netio.UDPConfig, port uint16) (*portConn, error) {
 	defer s.mu.Unlock()
 	if port != 0 {
 		if s.ports[port] != nil {
-			return nil, fmt.Errorf("%w: %d on UDP %v", errPortInUse, port, s.conn.LocalAddr())
+			return nil, fmt.Errorf("%w: %d on %v", errPortInUse, port, s)
 		}
 		s.ports[port] = pc
 		pc.claims[port] = 1
@@ -137,6 +154,14 @@ func openShared(uc netio.UDPConfig, port uint16) (*portConn, error) {
 	s.members = append(s.members, pc)
 	s.solo.Store(len(s.members) == 1)
 	return pc, nil
+}
+
+// String names the socket in errors: "UDP ADDR:PORT" or "raw IP ADDR".
+func (s *sharedSock) String() string {
+	if s.key.raw {
+		return fmt.Sprintf("raw IP %v", s.conn.LocalAddr().Addr())
+	}
+	return fmt.Sprintf("UDP %v", s.conn.LocalAddr())
 }
 
 // claim takes SCTP port for pc (a dialed association's): it fails,
@@ -147,7 +172,7 @@ func (pc *portConn) claim(port uint16) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if other := s.ports[port]; other != nil && other != pc {
-		return fmt.Errorf("%w: %d on UDP %v", errPortInUse, port, s.conn.LocalAddr())
+		return fmt.Errorf("%w: %d on %v", errPortInUse, port, s)
 	}
 	s.ports[port] = pc
 	pc.claims[port]++
