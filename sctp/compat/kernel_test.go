@@ -37,19 +37,25 @@ func TestKernelCompat(t *testing.T) {
 	defer cancel()
 
 	t.Run("KernelServer", func(t *testing.T) {
-		res := make(chan kernelvm.RunResult, 1)
-		go func() {
-			r, err := vm.Run(ctx, "ksrv", "/ngapkernel", "-server", "-addr", "0.0.0.0:38412", "-conns", "1")
-			if err != nil {
-				r.Stderr = append(r.Stderr, err.Error())
-			}
-			res <- r
-		}()
-		// The server prints its listening line once it listens.
-		if _, err := vm.Wait(ctx, func(l kernelvm.Line) bool {
-			return strings.HasPrefix(l.Raw, "OUT id=ksrv ") || strings.HasPrefix(l.Raw, "EXIT id=ksrv ")
-		}); err != nil {
+		// kpeer's run command, its lines read here (vm.Run would take
+		// the server's listening line itself).
+		if err := vm.Command("run id=ksrv /ngapkernel -server -addr 0.0.0.0:38412 -conns 1"); err != nil {
 			t.Fatal(err)
+		}
+		prefixed := func(ps ...string) func(kernelvm.Line) bool {
+			return func(l kernelvm.Line) bool {
+				for _, p := range ps {
+					if strings.HasPrefix(l.Raw, p) {
+						return true
+					}
+				}
+				return false
+			}
+		}
+		// The server prints its listening line once it listens.
+		l, err := vm.Wait(ctx, prefixed("OUT id=ksrv ", "EXIT id=ksrv ", "ERR id=ksrv "))
+		if err != nil || l.Verb != "OUT" {
+			t.Fatalf("kernel server: %v %q", err, l.Raw)
 		}
 		env := append(os.Environ(), fmt.Sprintf("USCTP_UDP_PORT=%d", vm.UDPAddr().Port), "USCTP_TRANSPORT=udp")
 		cl := exec.CommandContext(ctx, demo, "-addr", "127.0.0.1:38412", "-n", "20")
@@ -59,9 +65,8 @@ func TestKernelCompat(t *testing.T) {
 			t.Fatalf("usctp client: %v\n%s\nkernel lines:\n%v", err, out, vm.Lines())
 		}
 		t.Logf("usctp client: %s", strings.TrimSpace(string(out)))
-		r := <-res
-		if r.Code != 0 {
-			t.Fatalf("kernel server: exit %d\n%s\n%s", r.Code, strings.Join(r.Stdout, "\n"), strings.Join(r.Stderr, "\n"))
+		if l, err = vm.Wait(ctx, prefixed("EXIT id=ksrv ")); err != nil || l.Int("code") != 0 {
+			t.Fatalf("kernel server: %v %q\n%v", err, l.Raw, vm.Lines())
 		}
 	})
 

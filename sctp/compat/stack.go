@@ -172,7 +172,7 @@ func listen(network string, laddr *SCTPAddr, init InitMsg, handler NotificationH
 		for i := range 16384 {
 			bound = 49152 + (start+i)%16384
 			ep, err := listenHosts(host, bound, cfg)
-			if !errors.Is(err, syscall.EADDRINUSE) || t == TransportIP {
+			if !errors.Is(err, syscall.EADDRINUSE) {
 				return ep, err
 			}
 		}
