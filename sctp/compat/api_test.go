@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -385,5 +386,42 @@ func TestTransports(t *testing.T) {
 		}
 		c.Close()
 		ln.Close()
+	}
+}
+
+// TestMultiAddressListen: a listener on several addresses (the
+// "10.0.0.1/10.0.0.2:38412" form) is reached on its first; its Addr lists
+// them all.
+func TestMultiAddressListen(t *testing.T) {
+	laddr, err := ResolveSCTPAddr("sctp", "127.0.0.1/127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := ListenSCTP("sctp", laddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	a := ln.Addr().(*SCTPAddr)
+	if len(a.IPAddrs) != 2 || a.Port == 0 {
+		t.Fatalf("Addr %v", a)
+	}
+	go func() {
+		if c, err := ln.AcceptSCTP(); err == nil {
+			io.Copy(c, c)
+			c.Close()
+		}
+	}()
+	raddr, _ := ResolveSCTPAddr("sctp", "127.0.0.1/127.0.0.2:"+strconv.Itoa(a.Port))
+	c, err := DialSCTP("sctp", nil, raddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte("multi"))
+	buf := make([]byte, 10)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if n, err := c.Read(buf); err != nil || string(buf[:n]) != "multi" {
+		t.Fatalf("read %q %v", buf[:n], err)
 	}
 }
