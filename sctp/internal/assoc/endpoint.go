@@ -38,6 +38,10 @@ type Endpoint struct {
 	limiter *ratelimit.Limiter // out-of-the-blue answers; nil until needed (or no limit)
 	pending int                // associations not accepted yet
 
+	// sendBudget is shared by every association's sender (issue 21); nil:
+	// none.
+	sendBudget *transfer.SendBudget
+
 	// Stateless replies (INIT ACK, OOTB ABORT, SHUTDOWN COMPLETE, Stale
 	// Cookie ERROR): a fixed ring of reused buffers, so an INIT flood costs
 	// CPU and no memory. When the ring is full, replies are dropped and
