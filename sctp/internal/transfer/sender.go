@@ -464,6 +464,9 @@ func (s *Sender) TakeStreamRoom() []uint16 {
 	return r
 }
 
+// HasStreamRoom reports whether TakeStreamRoom has streams to return.
+func (s *Sender) HasStreamRoom() bool { return len(s.roomy) > 0 }
+
 // StreamUnsent returns the bytes of stream sid queued and not yet cut
 // into chunks.
 func (s *Sender) StreamUnsent(sid uint16) int {
