@@ -102,6 +102,10 @@ type Config struct {
 	// listening UDP port (sctp.ListenShards, SO_REUSEPORT): 0 or 1 is one
 	// endpoint. Other stacks ignore it.
 	Shards int `json:"shards,omitempty"`
+	// SendBudget is usctp's sctp.Config.SendBudget, the bytes all the
+	// associations of an endpoint hold together in their send buffers: 0
+	// means its default, negative none. Other stacks ignore it.
+	SendBudget int `json:"send_budget,omitempty"`
 }
 
 // ErrUnsupported is returned (wrapped) when a stack cannot do what a

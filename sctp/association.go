@@ -458,14 +458,6 @@ func (as *Association) terminate(err error) {
 		as.emit(ev)
 	}
 	as.closeEvents()
-	if as.stwait != nil {
-		for i, x := range e.stAssocs {
-			if x == as {
-				e.stAssocs = append(e.stAssocs[:i], e.stAssocs[i+1:]...)
-				break
-			}
-		}
-	}
 	close(as.done)
 	if e.owner == as {
 		e.ownerGone = true
@@ -508,7 +500,6 @@ func (as *Association) streamWaitq(sid uint16) *waitq {
 	if q == nil {
 		if as.stwait == nil {
 			as.stwait = make(map[uint16]*waitq)
-			as.ep.stAssocs = append(as.ep.stAssocs, as)
 		}
 		q = new(waitq)
 		as.stwait[sid] = q

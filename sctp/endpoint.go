@@ -65,10 +65,7 @@ type Endpoint struct {
 	owner       *Association    // the association Dial created this endpoint for
 	ownerGone   bool            // owner ended: close the socket after the last flush
 	free        []chan struct{} // waiter channels for block
-	// stAssocs are the associations whose writers ever waited for their
-	// stream's room (Association.stwait): flushes wake those whose
-	// streams got room.
-	stAssocs []*Association
+	// Input processing and waiting.
 	touched  []*Association // reached by the packets being processed
 	nblocked int            // goroutines waiting in block
 	pktLocal netip.Addr     // Packet.Local of the packet being processed (wildcard-bound sockets)

@@ -58,6 +58,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&p.Config.Sched, "sched", "", "stream scheduler: fcfs, prio, rr, fc, wfq, rrp (default: the stack's)")
 	fs.BoolVar(&p.Config.Interleave, "interleave", false, "negotiate I-DATA (RFC 8260)")
 	fs.IntVar(&p.Config.Shards, "shards", 0, "usctp server: endpoints sharing the port through SO_REUSEPORT (0, 1: one)")
+	fs.IntVar(&p.Endpoints, "endpoints", 0, "client: local endpoints the associations are dialed from, in turn (usctp; 0: one per association)")
+	fs.IntVar(&p.Config.SendBudget, "budget", 0, "usctp: bytes the associations of an endpoint hold together in their send buffers (0: the default; negative: none)")
 	fs.DurationVar(&p.Config.BusyPoll, "busypoll", 0, "usctp: busy-poll budget of socket reads (0: the default, 50µs adaptive; negative: off)")
 	fs.StringVar(&weights, "weights", "", "per-stream weights w0,w1,... (wfq, fc)")
 	fs.StringVar(&prios, "prios", "", "per-stream priorities p0,p1,... (prio, lower first)")
