@@ -150,6 +150,7 @@ func (d *dataPlane) fold(s *Counters) {
 	s.ForwardTSNsIn += es.ForwardTSNs
 	s.ForwardTSNsInvalid += es.ForwardTSNsInvalid
 	s.PartialDeliveriesAborted += es.PartialAborted
+	s.ECNReductions += es.ECNReductions
 }
 
 // cumAck applies the Cumulative TSN Ack of a SHUTDOWN chunk as a SACK
