@@ -151,6 +151,15 @@ type Config struct {
 	// WebRTC data channels need (RFC 8831). Without it on both sides,
 	// SendInfo.PR policies only drop messages not yet sent.
 	DisablePartialReliability bool
+	// DisableECN stops offering Explicit Congestion Notification (RFC 9260
+	// appendix A: the ECN Capable parameter, ECNE and CWR chunks), which
+	// is offered by default, as Linux does (net.sctp.ecn_enable=1). With
+	// ECN the UDP and raw IP transports send every packet with ECT(0)
+	// and read the ECN field of what arrives (as Linux's SCTP socket
+	// does, the field is set for the whole socket); an association whose
+	// peer offered ECN too answers CE marks with ECNE and halves its
+	// window, once per window of data, for the peer's ECNEs.
+	DisableECN bool
 
 	// Transport is UDP (default) or IP. Ignored when PacketConn or Conn
 	// is set.
@@ -379,6 +388,7 @@ func (c *Config) core(overhead int) assoc.Config {
 		DisableStreamReconfig:     c.DisableStreamReconfig,
 		DenyAssocReset:            c.DenyAssocReset,
 		DisablePartialReliability: c.DisablePartialReliability,
+		DisableECN:                c.DisableECN,
 	}
 	cc.Scheduler = c.Scheduler
 	return cc
