@@ -299,7 +299,10 @@ func (b *batchIO) unpack(i int, p *Packet) bool {
 			n -= extra
 		}
 	}
-	p.N, p.Notice, p.MTU, p.Local = n, NoticeNone, 0, netip.Addr{}
+	p.N, p.Notice, p.MTU, p.Local, p.ECN = n, NoticeNone, 0, netip.Addr{}, 0
+	if b.raw4 {
+		p.ECN = b.r.hdr[i*v4HeaderScratch+1] & 3 // the IPv4 header's ECN field
+	}
 	if b.pi {
 		if b.raw4 {
 			hdr := b.r.hdr[i*v4HeaderScratch:]

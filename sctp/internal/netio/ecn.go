@@ -1,0 +1,36 @@
+package netio
+
+import "syscall"
+
+// ECN codepoints of the IP header's ECN field (RFC 3168 section 5).
+const (
+	NotECT = 0 // not ECN-capable transport
+	ECT1   = 1 // ECN-capable transport, ECT(1)
+	ECT0   = 2 // ECN-capable transport, ECT(0)
+	CE     = 3 // congestion experienced
+)
+
+// EnableECN makes the UDP or raw IP socket under c send every packet with
+// ECT(0) in the IP header (IP_TOS, and IPV6_TCLASS on an IPv6 socket), as
+// Linux's SCTP socket does (sctp_v4_ecn_capable, INET_ECN_xmit): the
+// field is the socket's, not the packet's, so the batch sends and their
+// GSO runs stay as they are. Raw IPv4 reads already report the received
+// field in Packet.ECN from the IP header. Other conns are left alone (the
+// simulated network carries Packet.ECN per packet); outside Linux it does
+// nothing.
+func EnableECN(c Conn) error {
+	var sc syscall.Conn
+	switch c := c.(type) {
+	case *UDPConn:
+		sc = c.c
+	case *IPConn:
+		sc = c.c
+	default:
+		return nil
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	return setECT0(rc)
+}
