@@ -17,7 +17,7 @@ import (
 // bottleneck with a 20 ms round trip whose queue drops beyond 64 KB and
 // marks ECN-capable packets CE beyond 16 KB, and returns both ends'
 // counters and the forward link's.
-func simECNTransfer(t *testing.T, volume int, adj func(*Config)) (cs, ss Stats, ls simnet.LinkStats) {
+func simECNTransfer(t *testing.T, volume int, adj func(*Config)) (cs, ss Stats, ls simnet.LinkStats, on bool) {
 	link := simnet.LinkConfig{Delay: 10 * time.Millisecond, Rate: 10e6 / 8, QueueBytes: 64 << 10, MarkQueueBytes: 16 << 10}
 	simPairAdj(t, link, adj, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
 		done := make(chan error, 1)
@@ -43,10 +43,10 @@ func simECNTransfer(t *testing.T, volume int, adj func(*Config)) (cs, ss Stats, 
 		if err := <-done; err != nil && err != io.EOF {
 			t.Fatal(err)
 		}
-		cs, ss = c.Stats(), s.Stats()
+		cs, ss, on = c.Stats(), s.Stats(), c.ECN() && s.ECN()
 		ls = n.LinkStats(netip.MustParseAddrPort("10.0.0.1:9899"), netip.MustParseAddrPort("10.0.0.2:9899"))
 	})
-	return cs, ss, ls
+	return cs, ss, ls, on
 }
 
 // TestSimECN: over the public API through a bottleneck that marks CE
@@ -60,7 +60,10 @@ func TestSimECN(t *testing.T) {
 	if testing.Short() || testsupport.RaceEnabled {
 		volume = 1 << 20
 	}
-	cs, ss, ls := simECNTransfer(t, volume, nil)
+	cs, ss, ls, on := simECNTransfer(t, volume, nil)
+	if !on {
+		t.Error("ECN not negotiated by default")
+	}
 	t.Logf("ECN: marked %d, queue drops %d; receiver marks %d, ECNEs out %d, CWRs in %d; sender ECNEs in %d, reductions %d, CWRs out %d, %s",
 		ls.Marked, ls.QueueDrops, ss.ECNMarks, ss.ECNEchoesOut, ss.CWRsIn, cs.ECNEchoesIn, cs.ECNReductions, cs.CWRsOut, lossCounters(cs))
 	if ls.Marked == 0 || ss.ECNMarks == 0 || ss.ECNEchoesOut == 0 || cs.ECNEchoesIn == 0 || cs.ECNReductions == 0 || cs.CWRsOut == 0 || ss.CWRsIn == 0 {
@@ -72,7 +75,10 @@ func TestSimECN(t *testing.T) {
 	if cs.ECNReductions >= cs.ECNEchoesIn && cs.ECNEchoesIn > 1 {
 		t.Errorf("%d reductions for %d ECNEs: not once per window", cs.ECNReductions, cs.ECNEchoesIn)
 	}
-	cs, ss, ls = simECNTransfer(t, volume, func(c *Config) { c.DisableECN = true })
+	cs, ss, ls, on = simECNTransfer(t, volume, func(c *Config) { c.DisableECN = true })
+	if on {
+		t.Error("ECN negotiated with DisableECN")
+	}
 	t.Logf("no ECN: marked %d, queue drops %d; %s", ls.Marked, ls.QueueDrops, lossCounters(cs))
 	if ls.Marked != 0 || ss.ECNEchoesOut != 0 || cs.ECNReductions != 0 {
 		t.Errorf("DisableECN: %d marked, %d ECNEs, %d reductions", ls.Marked, ss.ECNEchoesOut, cs.ECNReductions)
