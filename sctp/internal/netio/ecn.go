@@ -14,17 +14,21 @@ const (
 // ECT(0) in the IP header (IP_TOS, and IPV6_TCLASS on an IPv6 socket), as
 // Linux's SCTP socket does (sctp_v4_ecn_capable, INET_ECN_xmit): the
 // field is the socket's, not the packet's, so the batch sends and their
-// GSO runs stay as they are. Raw IPv4 reads already report the received
-// field in Packet.ECN from the IP header. Other conns are left alone (the
-// simulated network carries Packet.ECN per packet); outside Linux it does
-// nothing.
+// GSO runs stay as they are. It also makes the batched reads report each
+// packet's ECN field in Packet.ECN (IP_RECVTOS / IPV6_RECVTCLASS control
+// messages; raw IPv4 reads take it from the IP header); call it before
+// the first read. Other conns are left alone (the simulated network
+// carries Packet.ECN per packet); outside Linux it does nothing.
 func EnableECN(c Conn) error {
-	var sc syscall.Conn
+	var (
+		sc syscall.Conn
+		b  batcher
+	)
 	switch c := c.(type) {
 	case *UDPConn:
-		sc = c.c
+		sc, b = c.c, c.b
 	case *IPConn:
-		sc = c.c
+		sc, b = c.c, c.b
 	default:
 		return nil
 	}
@@ -32,5 +36,8 @@ func EnableECN(c Conn) error {
 	if err != nil {
 		return err
 	}
-	return setECT0(rc)
+	if err := setECT0(rc); err != nil {
+		return err
+	}
+	return recvECN(b)
 }

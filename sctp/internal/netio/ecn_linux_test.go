@@ -76,3 +76,74 @@ func TestEnableECNSendsECT0(t *testing.T) {
 		}
 	}
 }
+
+// TestEnableECNReadsField: after EnableECN a UDP encapsulation socket
+// reports the ECN field of each datagram it reads (IP_RECVTOS), with
+// plain batches, with GRO and with the local address (pktinfo) on a
+// wildcard socket; datagrams sent CE read as CE and Not-ECT ones as 0.
+func TestEnableECNReadsField(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		gro, any bool
+	}{{"batch", false, false}, {"gro", true, false}, {"pktinfo", false, true}, {"gro+pktinfo", true, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr := netip.AddrPortFrom(loopback(false), 0)
+			if tc.any {
+				addr = netip.AddrPortFrom(netip.IPv4Unspecified(), 0)
+			}
+			c, err := ListenUDP(UDPConfig{Addr: addr, GRO: tc.gro})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if err := EnableECN(c); err != nil {
+				t.Fatal(err)
+			}
+			s, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			sc, _ := s.SyscallConn()
+			setTOS := func(tos int) {
+				var serr error
+				sc.Control(func(fd uintptr) { serr = unix.SetsockoptInt(int(fd), unix.IPPROTO_IP, unix.IP_TOS, tos) })
+				if serr != nil {
+					t.Fatal(serr)
+				}
+			}
+			to := net.UDPAddrFromAddrPort(netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), c.LocalAddr().Port()))
+			want := []uint8{CE, CE, NotECT, ECT0, CE}
+			for _, e := range want {
+				setTOS(int(e))
+				if _, err := s.WriteToUDP(make([]byte, 100), to); err != nil {
+					t.Fatal(err)
+				}
+			}
+			pkts := make([]Packet, 8)
+			for i := range pkts {
+				pkts[i].Buf = make([]byte, 2048)
+				pkts[i].ECN = 1 // stale: every read must overwrite it
+			}
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			var got []uint8
+			for len(got) < len(want) {
+				n, err := c.ReadBatch(pkts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range pkts[:n] {
+					got = append(got, p.ECN)
+					if tc.any && !p.Local.IsValid() {
+						t.Errorf("no local address with pktinfo")
+					}
+				}
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("ECN fields %v, want %v", got, want)
+				}
+			}
+		})
+	}
+}
