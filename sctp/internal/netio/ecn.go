@@ -39,5 +39,23 @@ func EnableECN(c Conn) error {
 	if err := setECT0(rc); err != nil {
 		return err
 	}
+	switch c := c.(type) {
+	case *UDPConn:
+		c.ect = true
+	case *IPConn:
+		c.ect = true
+	}
 	return recvECN(b)
+}
+
+// ectAll reports whether EnableECN set ECT(0) on c's socket, for the
+// captures (captureConn records the field as the wire has it).
+func ectAll(c Conn) bool {
+	switch c := c.(type) {
+	case *UDPConn:
+		return c.ect
+	case *IPConn:
+		return c.ect
+	}
+	return false
 }
