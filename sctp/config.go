@@ -117,6 +117,17 @@ type Config struct {
 	// RecvBuffer is the receive window advertised per association
 	// (default 1 MiB).
 	RecvBuffer int
+	// RecvBufferMax and SendBufferMax bound buffer autotuning (default
+	// 16 MiB each; negative: the buffers stay at RecvBuffer and
+	// SendBuffer). An association's receive buffer grows from RecvBuffer
+	// when the application reads more in one round trip than it did
+	// before (to twice that, as Linux TCP's receive buffer autotuning
+	// does), and its send buffer from SendBuffer to twice its congestion
+	// window, so that a long fat path is filled without hand-set
+	// buffers. The endpoint's MemoryBudget still bounds every receive
+	// window.
+	RecvBufferMax int
+	SendBufferMax int
 
 	// Scheduler is the outbound stream scheduler (default sched.FCFS).
 	Scheduler sched.Kind
@@ -276,6 +287,12 @@ func (c *Config) withDefaults() Config {
 	if d.UnsentLimit == 0 {
 		d.UnsentLimit = defaultUnsentLimit
 	}
+	if d.RecvBufferMax == 0 {
+		d.RecvBufferMax = defaultBufferMax
+	}
+	if d.SendBufferMax == 0 {
+		d.SendBufferMax = defaultBufferMax
+	}
 	if d.BusyPoll == 0 {
 		d.BusyPoll = DefaultBusyPoll
 	}
@@ -351,6 +368,10 @@ const DefaultBusyPoll = 50 * time.Microsecond
 // reaches, and less than the CPU caches.
 const defaultUnsentLimit = 256 << 10
 
+// defaultBufferMax is the default bound of buffer autotuning
+// (Config.RecvBufferMax, SendBufferMax).
+const defaultBufferMax = 16 << 20
+
 // maxPacket is the largest packet the shell reads or writes.
 const maxPacket = 9216
 
@@ -389,6 +410,8 @@ func (c *Config) core(overhead int) assoc.Config {
 		DenyAssocReset:            c.DenyAssocReset,
 		DisablePartialReliability: c.DisablePartialReliability,
 		DisableECN:                c.DisableECN,
+		RecvBufferMax:             max(c.RecvBufferMax, 0),
+		SendBufferMax:             max(c.SendBufferMax, 0),
 	}
 	cc.Scheduler = c.Scheduler
 	return cc

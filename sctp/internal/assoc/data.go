@@ -46,6 +46,8 @@ func (a *Assoc) startData(now time.Time) {
 		Recovery:          cfg.Recovery,
 		CongestionControl: cfg.Congestion,
 		InitialWindow:     cfg.InitialWindow,
+		RecvBufferMax:     cfg.RecvBufferMax, // buffer autotuning
+		SendBufferMax:     cfg.SendBufferMax,
 		Scheduler:         a.newStreamScheduler(),
 		// RFC 8260 section 2.2.1: "User message interleaving has been
 		// negotiated for an association if both endpoints have

@@ -259,7 +259,7 @@ func (s *Sender) queue(sid uint16, ppid uint32, unordered bool, payload []byte, 
 	if !perStream && s.unsent > 0 && s.cfg.SendUnsent > 0 && s.unsent+len(payload) > s.cfg.SendUnsent {
 		return ErrWouldBlock
 	}
-	if s.buffered > 0 && s.buffered+len(payload) > s.cfg.SendBuffer {
+	if s.buffered > 0 && s.buffered+len(payload) > s.sendBuffer() {
 		if !perStream {
 			return ErrWouldBlock
 		}
@@ -364,7 +364,7 @@ func (s *Sender) streamLimit() int {
 	if s.cfg.StreamUnsent > 0 {
 		return s.cfg.StreamUnsent
 	}
-	avail := s.cfg.SendBuffer - (s.buffered - s.unsent)
+	avail := s.sendBuffer() - (s.buffered - s.unsent)
 	if s.cfg.SendUnsent > 0 && s.active <= 1 {
 		avail = min(avail, s.cfg.SendUnsent)
 	}
@@ -400,7 +400,7 @@ func (s *Sender) takeUnsent(st *OutSide, sid uint16, size int) {
 // sharedRoom lists the newcomers in roomy when the send buffer has room
 // for the smallest message they wait to queue.
 func (s *Sender) sharedRoom() {
-	if s.buffered > 0 && s.buffered+s.newMin > s.cfg.SendBuffer {
+	if s.buffered > 0 && s.buffered+s.newMin > s.sendBuffer() {
 		return
 	}
 	s.roomNewcomers()
@@ -481,7 +481,7 @@ func (s *Sender) Buffered() int { return s.buffered }
 func (s *Sender) Room() int {
 	r := maxMessage
 	if s.buffered > 0 {
-		r = s.cfg.SendBuffer - s.buffered
+		r = s.sendBuffer() - s.buffered
 	}
 	if s.unsent > 0 && s.cfg.SendUnsent > 0 {
 		r = min(r, s.cfg.SendUnsent-s.unsent)
@@ -493,9 +493,9 @@ func (s *Sender) Room() int {
 // without exceeding either bound: the send buffer or the unsent limit.
 func (s *Sender) Capacity() int {
 	if s.cfg.SendUnsent > 0 {
-		return min(s.cfg.SendBuffer, s.cfg.SendUnsent)
+		return min(s.sendBuffer(), s.cfg.SendUnsent)
 	}
-	return s.cfg.SendBuffer
+	return s.sendBuffer()
 }
 
 // Outstanding returns the number of DATA chunks sent and not yet covered

@@ -69,4 +69,7 @@ type Stats struct {
 	// window of data per path).
 	ECNEchoes     uint64
 	ECNReductions uint64
+
+	// RecvBufferGrowths counts the receive buffer's autotuning steps.
+	RecvBufferGrowths uint64
 }
