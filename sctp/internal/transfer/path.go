@@ -26,7 +26,6 @@ type Path struct {
 	rack rack       // loss detection by time (RecoveryRACK)
 	cc   controller // congestion control (Config.CongestionControl)
 	ecn  ecnState   // last reduction for an ECN-Echo (ecn.go)
-	prr  prrState   // sending in fast recovery (prr.go)
 
 	// Multi-homing (paths.go): the path's T3-rtx deadline while it is not
 	// the primary (the primary's runs in Sender.t3), bytes a SACK newly
@@ -206,11 +205,7 @@ func (p *Path) onT3Expiry(now time.Time) {
 func (p *Path) enterFastRecovery(now time.Time, highest TSN) {
 	p.inFastRecovery = true
 	p.fastRecoverTSN = highest
-	recoverFS := p.cwnd
 	p.cc.onCongestion(p, now)
-	if p.cfg.Recovery == RecoveryRACK {
-		p.prrStart(recoverFS)
-	}
 	p.pba = 0
 }
 

@@ -849,7 +849,7 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 		s.cur = nil
 	}
 	s.sched.Sent(m.sid, size, end, st.head == nil)
-	s.path.addFlight(s.size(r))
+	s.path.flight += s.size(r)
 	s.inFlight++
 	s.unackedData += size
 	// 6.2.1 B: "Any time a DATA chunk is transmitted (or retransmitted) to
@@ -929,7 +929,7 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]b
 		}
 		s.rtxPending--
 		s.inFlight++
-		dp.addFlight(s.size(r))
+		dp.flight += s.size(r)
 		s.peerRwnd = max(s.peerRwnd-int(r.n), 0)
 		s.stats.Retransmits++
 		pkt = s.appendChunk(pkt, t, r)

@@ -106,14 +106,8 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	// exit point, Fast Recovery is exited."
 	if s.path.inFastRecovery && s.cumAck.GEQ(s.path.fastRecoverTSN) {
 		s.path.inFastRecovery = false
-		if rack {
-			s.path.cwnd = s.path.ssthresh // RFC 6937: "cwnd = ssthresh" on leaving recovery
-		}
 	}
 	if rack {
-		if s.path.inFastRecovery {
-			s.path.prrAck(newBytes - s.altAcked) // before a new recovery starts PRR afresh
-		}
 		if marked && (newBytes > 0 || !s.path.inFastRecovery) {
 			// One packet of retransmissions beyond cwnd per SACK that
 			// acknowledged new data (or entered recovery): a peer's SACKs

@@ -449,17 +449,9 @@ func TestMissIndicationsHTNA(t *testing.T) {
 // SHOULD NOT change for any destinations due to a subsequent Fast Recovery
 // event (i.e., one SHOULD NOT reduce the cwnd further due to a subsequent
 // Fast Retransmit)." And: "When a SACK chunk acknowledges all TSNs up to
-// and including this exit point, Fast Recovery is exited." With
-// RecoveryRACK the window follows PRR (RFC 6937) through the recovery,
-// but ssthresh is not reduced again; with RecoveryRFC9260 neither moves.
+// and including this exit point, Fast Recovery is exited."
 func TestFastRecovery(t *testing.T) {
-	for _, rec := range []Recovery{RecoveryRFC9260, RecoveryRACK} {
-		testFastRecovery(t, rec)
-	}
-}
-
-func testFastRecovery(t *testing.T, rec Recovery) {
-	x := newTx(t, Config{MaxBurst: 100, Recovery: rec})
+	x := newTx(t, Config{MaxBurst: 100})
 	p := &x.e.Path
 	p.cwnd = 20 * chunk1000
 	x.queue(20, 1000)
@@ -476,8 +468,8 @@ func testFastRecovery(t *testing.T, rec Recovery) {
 	for i := uint16(7); i <= 9; i++ {
 		x.mustSACK(1001, DefaultBuffer, 5, i)
 	}
-	if p.Ssthresh() != ssthresh || rec == RecoveryRFC9260 && p.Cwnd() != cwnd {
-		t.Fatalf("recovery %d: cwnd/ssthresh changed in fast recovery: %d/%d -> %d/%d", rec, cwnd, ssthresh, p.Cwnd(), p.Ssthresh())
+	if p.Cwnd() != cwnd || p.Ssthresh() != ssthresh {
+		t.Fatalf("cwnd/ssthresh changed in fast recovery: %d/%d -> %d/%d", cwnd, ssthresh, p.Cwnd(), p.Ssthresh())
 	}
 	x.flush()
 	x.mustSACK(1019, DefaultBuffer)
