@@ -274,11 +274,13 @@ func (c *usctpConn) StatsLine() string {
 
 // LossLine summarizes an association's loss recovery: fast
 // retransmissions and how many were repeats of a lost retransmission, tail
-// loss probes, T3-rtx expiries, retransmissions the peer already had, and
-// fast recoveries.
+// loss probes, T3-rtx expiries, retransmissions the peer already had, fast
+// recoveries, and the ECN reactions: CE marks received (echoed in ECNEs),
+// ECNEs received and the window reductions they caused.
 func LossLine(c sctp.Counters) string {
-	return fmt.Sprintf("fast %d, repeat fast %d, probes %d, T3 %d, spurious %d, recoveries %d",
-		c.FastRetransmit, c.RepeatFastRetransmits, c.Probes, c.T3Expiries, c.SpuriousRetransmits, c.FastRecoveries)
+	return fmt.Sprintf("fast %d, repeat fast %d, probes %d, T3 %d, spurious %d, recoveries %d, ECN: CE marks %d, ECNE in %d, reductions %d",
+		c.FastRetransmit, c.RepeatFastRetransmits, c.Probes, c.T3Expiries, c.SpuriousRetransmits, c.FastRecoveries,
+		c.ECNMarks, c.ECNEchoesIn, c.ECNReductions)
 }
 
 // socketLine summarizes an endpoint's socket counters (its whole life, all

@@ -133,6 +133,17 @@ type Config struct {
 	// RecvBuffer is the receive window advertised per association
 	// (default 1 MiB).
 	RecvBuffer int
+	// RecvBufferMax and SendBufferMax bound buffer autotuning (default
+	// 16 MiB each; negative: the buffers stay at RecvBuffer and
+	// SendBuffer). An association's receive buffer grows from RecvBuffer
+	// when the application reads more in one round trip than it did
+	// before (to twice that, as Linux TCP's receive buffer autotuning
+	// does), and its send buffer from SendBuffer to twice its congestion
+	// window, so that a long fat path is filled without hand-set
+	// buffers. The endpoint's MemoryBudget still bounds every receive
+	// window.
+	RecvBufferMax int
+	SendBufferMax int
 
 	// Scheduler is the outbound stream scheduler (default sched.FCFS).
 	Scheduler sched.Kind
@@ -167,6 +178,15 @@ type Config struct {
 	// WebRTC data channels need (RFC 8831). Without it on both sides,
 	// SendInfo.PR policies only drop messages not yet sent.
 	DisablePartialReliability bool
+	// DisableECN stops offering Explicit Congestion Notification (RFC 9260
+	// appendix A: the ECN Capable parameter, ECNE and CWR chunks), which
+	// is offered by default, as Linux does (net.sctp.ecn_enable=1). With
+	// ECN the UDP and raw IP transports send every packet with ECT(0)
+	// and read the ECN field of what arrives (as Linux's SCTP socket
+	// does, the field is set for the whole socket); an association whose
+	// peer offered ECN too answers CE marks with ECNE and halves its
+	// window, once per window of data, for the peer's ECNEs.
+	DisableECN bool
 
 	// Transport is UDP (default) or IP. Ignored when PacketConn or Conn
 	// is set.
@@ -287,6 +307,12 @@ func (c *Config) withDefaults() Config {
 		// One association keeps the send buffer it is given.
 		d.SendBudget = max(DefaultSendBudget, d.SendBuffer)
 	}
+	if d.RecvBufferMax == 0 {
+		d.RecvBufferMax = defaultBufferMax
+	}
+	if d.SendBufferMax == 0 {
+		d.SendBufferMax = defaultBufferMax
+	}
 	if d.BusyPoll == 0 {
 		d.BusyPoll = DefaultBusyPoll
 	}
@@ -369,6 +395,9 @@ const defaultUnsentLimit = 256 << 10
 // the best throughput and CPU per byte of 256 KiB to 2 MiB and none
 // (README, Scale).
 const DefaultSendBudget = 1 << 20
+// defaultBufferMax is the default bound of buffer autotuning
+// (Config.RecvBufferMax, SendBufferMax).
+const defaultBufferMax = 16 << 20
 
 // maxPacket is the largest packet the shell reads or writes.
 const maxPacket = 9216
@@ -408,6 +437,9 @@ func (c *Config) core(overhead int) assoc.Config {
 		DisableStreamReconfig:     c.DisableStreamReconfig,
 		DenyAssocReset:            c.DenyAssocReset,
 		DisablePartialReliability: c.DisablePartialReliability,
+		DisableECN:                c.DisableECN,
+		RecvBufferMax:             max(c.RecvBufferMax, 0),
+		SendBufferMax:             max(c.SendBufferMax, 0),
 	}
 	cc.Scheduler = c.Scheduler
 	return cc

@@ -167,6 +167,11 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 			return nil, err
 		}
 	}
+	if !c.DisableECN {
+		// Best effort: a socket that refuses sends Not-ECT, and ECN
+		// still works in the direction that marks.
+		_ = netio.EnableECN(conn)
+	}
 	e := &Endpoint{cfg: c, conn: conn, connPeer: peer, assocs: make(map[*assoc.Assoc]*Association),
 		kick: make(chan struct{}, 1), done: make(chan struct{}), rd: socketReader{kick: make(chan struct{}, 1)},
 		rawIP: rawIP, sharedPorts: rawIP}

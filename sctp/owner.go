@@ -141,6 +141,10 @@ func (e *Endpoint) collect(now time.Time) bool {
 			return false
 		}
 		o.Buf, o.N, o.Addr = b[:cap(b)], len(b), to
+		o.ECN = 0
+		if e.core.PolledECT() {
+			o.ECN = ecnECT0
+		}
 		e.nout++
 	}
 	return true

@@ -229,7 +229,7 @@ func (e *Endpoint) process(n int, loop bool) {
 			e.notice(now, &pkts[i])
 		} else if l := pkts[i].Local; l.IsValid() {
 			e.receiveAt(now, &pkts[i], l)
-		} else if a := e.core.Receive(now, pkts[i].Addr, pkts[i].Data()); a != nil && a != last {
+		} else if a := e.core.ReceiveECN(now, pkts[i].Addr, pkts[i].Data(), pkts[i].ECN); a != nil && a != last {
 			// Note the association the packet reached, to wake its
 			// waiters below without visiting every association.
 			last = a
@@ -280,7 +280,7 @@ func (e *Endpoint) touch(a *assoc.Assoc) {
 // creates, newAssociation) records the address for LocalAddrs.
 func (e *Endpoint) receiveAt(now time.Time, p *netio.Packet, local netip.Addr) {
 	e.pktLocal = local
-	if a := e.core.Receive(now, p.Addr, p.Data()); a != nil {
+	if a := e.core.ReceiveECN(now, p.Addr, p.Data(), p.ECN); a != nil {
 		e.touch(a)
 		if as := e.assocs[a]; as != nil && as.local != local {
 			as.local = local

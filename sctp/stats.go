@@ -113,6 +113,17 @@ type Counters struct {
 	ForwardTSNsInvalid       uint64 // received ones discarded (stream out of range, beyond the TSN window)
 	PartialDeliveriesAborted uint64 // messages whose partial delivery a FORWARD-TSN ended
 
+	// ECN (RFC 9260 appendix A, Config.DisableECN): packets with DATA
+	// received with the CE codepoint, ECNE chunks sent and received,
+	// congestion window reductions the received ECNEs caused (at most one
+	// per window of data per path), and CWR chunks sent and received.
+	ECNMarks      uint64
+	ECNEchoesOut  uint64
+	ECNEchoesIn   uint64
+	ECNReductions uint64
+	CWRsOut       uint64
+	CWRsIn        uint64
+
 	Reconf ReconfCounters // stream reconfiguration (RFC 6525)
 }
 
@@ -211,6 +222,12 @@ func countersOf(c *assoc.Counters) Counters {
 		ForwardTSNsIn:            c.ForwardTSNsIn,
 		ForwardTSNsInvalid:       c.ForwardTSNsInvalid,
 		PartialDeliveriesAborted: c.PartialDeliveriesAborted,
+		ECNMarks:                 c.ECNMarks,
+		ECNEchoesOut:             c.ECNEchoesOut,
+		ECNEchoesIn:              c.ECNEchoesIn,
+		ECNReductions:            c.ECNReductions,
+		CWRsOut:                  c.CWRsOut,
+		CWRsIn:                   c.CWRsIn,
 		Reconf: ReconfCounters{
 			ChunksIn:           c.Reconf.ChunksIn,
 			ChunksOut:          c.Reconf.ChunksOut,

@@ -203,6 +203,8 @@ func printStats(o *options, as *sctp.Association, stderr io.Writer) {
 	s := as.Stats()
 	fmt.Fprintf(stderr, "stats: packets in %d out %d, bytes in %d out %d, retransmits %d (fast %d, repeat fast %d, probes %d, T3 %d, spurious %d), srtt %v rto %v cwnd %d\n",
 		s.PacketsIn, s.PacketsOut, s.BytesIn, s.BytesOut, s.Retransmits, s.FastRetransmit, s.RepeatFastRetransmits, s.Probes, s.T3Expiries, s.SpuriousRetransmits, s.SRTT, s.RTO, s.Cwnd)
+	fmt.Fprintf(stderr, "stats: ECN %v: CE marks received %d, ECNE out %d in %d, window reductions %d, CWR out %d in %d\n",
+		as.ECN(), s.ECNMarks, s.ECNEchoesOut, s.ECNEchoesIn, s.ECNReductions, s.CWRsOut, s.CWRsIn)
 	if ab := s.PRAbandoned; ab[1]+ab[2]+ab[3] > 0 || s.ForwardTSNsIn > 0 {
 		fmt.Fprintf(stderr, "stats: abandoned ttl %d rtx %d prio %d (%d never sent), FORWARD-TSN out %d in %d, partial deliveries aborted %d\n",
 			ab[sctp.PRTTL], ab[sctp.PRRtx], ab[sctp.PRPrio], s.PRAbandonedUnsent, s.ForwardTSNsOut, s.ForwardTSNsIn, s.PartialDeliveriesAborted)

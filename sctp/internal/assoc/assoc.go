@@ -62,6 +62,7 @@ type Assoc struct {
 	chunks        chunkCounts // chunks in and out by type
 	data          dataPlane   // DATA/SACK engine glue (data.go)
 	rc            *reconf     // stream reconfiguration, RFC 6525 (reconf.go); nil until used
+	ecn           ecnAssoc    // ECNE and CWR owed to the peer (ecn.go)
 }
 
 // assocKey identifies an association at its endpoint: the peer's transport

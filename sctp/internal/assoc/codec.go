@@ -167,6 +167,7 @@ func (a *Assoc) appendInit(b []byte) []byte {
 	b = appendLocalAddrs(b, a.ep.cfg.LocalAddrs)
 	last := -1
 	if offer := a.ep.cfg.offered(); offer != 0 {
+		b = appendECNCapable(b, offer)
 		b = appendForwardTSNSupported(b, offer)
 		last = len(b)
 		b = appendSupportedExt(b, offer) // its padding is not counted
@@ -188,6 +189,7 @@ func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognize
 	if offer != 0 {
 		// Before the cookie, so the cookie or an Unrecognized Parameter
 		// stays last (unpadLastParam).
+		b = appendECNCapable(b, offer)
 		b = appendForwardTSNSupported(b, offer)
 		b = appendSupportedExt(b, offer)
 	}

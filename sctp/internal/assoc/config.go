@@ -42,6 +42,9 @@ type Config struct {
 	DisableStreamReconfig     bool                     // do not offer RE-CONFIG (RFC 6525 stream reconfiguration); offered by default
 	DenyAssocReset            bool                     // answer the peer's SSN/TSN Reset Requests "Denied"
 	DisablePartialReliability bool                     // do not offer PR-SCTP (RFC 3758 Forward-TSN-Supported); offered by default
+	DisableECN                bool                     // do not offer ECN (RFC 9260 appendix A ECN Capable parameter); offered by default
+	RecvBufferMax             int                      // receive buffer autotuning bound (transfer.Config.RecvBufferMax); 0: fixed RecvBuffer
+	SendBufferMax             int                      // send buffer autotuning bound (transfer.Config.SendBufferMax); 0: fixed SendBuffer
 	Rand                      io.Reader                // source of tags, nonces and secrets; crypto/rand
 	SendBuffer                int                      // send buffer bytes per association (transfer default, 1 MiB)
 	UnsentLimit               int                      // bytes of it waiting to be sent at most; 0: no bound but SendBuffer

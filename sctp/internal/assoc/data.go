@@ -47,6 +47,8 @@ func (a *Assoc) startData(now time.Time) {
 		Recovery:          cfg.Recovery,
 		CongestionControl: cfg.Congestion,
 		InitialWindow:     cfg.InitialWindow,
+		RecvBufferMax:     cfg.RecvBufferMax, // buffer autotuning
+		SendBufferMax:     cfg.SendBufferMax,
 		Scheduler:         a.newStreamScheduler(),
 		// RFC 8260 section 2.2.1: "User message interleaving has been
 		// negotiated for an association if both endpoints have
@@ -152,6 +154,7 @@ func (d *dataPlane) fold(s *Counters) {
 	s.ForwardTSNsIn += es.ForwardTSNs
 	s.ForwardTSNsInvalid += es.ForwardTSNsInvalid
 	s.PartialDeliveriesAborted += es.PartialAborted
+	s.ECNReductions += es.ECNReductions
 }
 
 // cumAck applies the Cumulative TSN Ack of a SHUTDOWN chunk as a SACK

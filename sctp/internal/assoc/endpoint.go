@@ -71,6 +71,7 @@ type Endpoint struct {
 	// read (syncPolled), not after every packet.
 	polled *Assoc
 	due    []*Assoc // scratch for timeout
+	ect    bool     // the packet Poll returned last goes with ECT(0) (ecn.go)
 
 	rnd     [256]byte // random bytes read ahead (one Read per 64 tags)
 	rndOff  int
@@ -279,6 +280,7 @@ func (ep *Endpoint) Poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []by
 		ep.replyHead = (ep.replyHead + 1) % maxReplies
 		ep.replyCount--
 		ep.countOut(nil, r.pkt)
+		ep.ect = false
 		return r.to, append(buf, r.pkt...), true
 	}
 	for ep.readyHead < len(ep.ready) {
@@ -287,7 +289,7 @@ func (ep *Endpoint) Poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []by
 			p := a.appendPacket(now, buf)
 			a.noteFailed()
 			if len(p) > len(buf) {
-				ep.polled = a
+				ep.polled, ep.ect = a, a.ect()
 				if eng := a.data.eng; eng != nil && !a.roomListed && eng.Send.HasStreamRoom() {
 					a.roomListed = true
 					ep.roomy = append(ep.roomy, a)

@@ -84,6 +84,7 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 		a.pend.errorCauses = a.pend.errorCauses[:0]
 		a.stats.ErrorsOut++
 	}
+	b, ecneAt := a.appendECN(b, limit)
 	if eng != nil {
 		// A peer's large State Cookie can fill the packet on its own: the
 		// SACK and DATA then wait for the next one.
@@ -127,8 +128,11 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 			}
 		}
 	}
-	if len(b) == hdrEnd {
-		return buf
+	if len(b) == hdrEnd || ecneAt == hdrEnd && len(b) == hdrEnd+8 {
+		return buf // nothing, or an ECNE alone
+	}
+	if ecneAt >= 0 {
+		a.stats.ECNEchoesOut++
 	}
 	if a.paths != nil {
 		a.dataDest()

@@ -108,6 +108,17 @@ type Counters struct {
 	ForwardTSNsInvalid       uint64 // received ones discarded (stream out of range, beyond the TSN window)
 	PartialDeliveriesAborted uint64 // messages whose partial delivery a FORWARD-TSN ended
 
+	// ECN (RFC 9260 appendix A): packets with DATA received with the CE
+	// codepoint, ECNE chunks sent and received, window reductions the
+	// ECNEs caused (at most one per window of data per path), and CWR
+	// chunks sent and received.
+	ECNMarks      uint64
+	ECNEchoesOut  uint64
+	ECNEchoesIn   uint64
+	ECNReductions uint64
+	CWRsOut       uint64
+	CWRsIn        uint64
+
 	Reconf ReconfCounters // stream reconfiguration (RFC 6525)
 }
 
@@ -220,6 +231,12 @@ func (s *Counters) add(o *Counters) {
 	s.ForwardTSNsIn += o.ForwardTSNsIn
 	s.ForwardTSNsInvalid += o.ForwardTSNsInvalid
 	s.PartialDeliveriesAborted += o.PartialDeliveriesAborted
+	s.ECNMarks += o.ECNMarks
+	s.ECNEchoesOut += o.ECNEchoesOut
+	s.ECNEchoesIn += o.ECNEchoesIn
+	s.ECNReductions += o.ECNReductions
+	s.CWRsOut += o.CWRsOut
+	s.CWRsIn += o.CWRsIn
 }
 
 // chunkKinds numbers the chunk types this stack knows, for the compact

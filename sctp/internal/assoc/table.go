@@ -44,7 +44,8 @@ type handler func(a *Assoc, now time.Time, p *inPacket, c *rxChunk) disp
 //	FORWARD-TSN        RFC 3758 3.6; ABORT with I-DATA (RFC 8260 2.3.1); 3.2 action bits unless offered
 //	RE-CONFIG          drop      RFC 6525 5.2 (3.2 action bits unless negotiated)  drop
 //	PAD                RFC 4820: discarded, the rest of the packet is processed
-//	anything else      3.2 action bits (ECNE, CWR, AUTH, NR-SACK, ASCONF,
+//	ECNE, CWR          appendix A where SACK is accepted, if ECN was negotiated; else 3.2
+//	anything else      3.2 action bits (AUTH, NR-SACK, ASCONF,
 //	                   ASCONF-ACK are not negotiated by this stack)
 //
 // CLOSED has no TCB: its packets go to the endpoint's out-of-the-blue rules
@@ -106,9 +107,16 @@ func init() {
 	// them anyway gets the action-bit treatment of an unknown chunk
 	// (section 3.2), which is what it would get from a stack that has never
 	// heard of them.
-	for _, ct := range []chunk.Type{chunk.TypeECNE, chunk.TypeCWR, chunk.TypeAuth, chunk.TypeNRSack, chunk.TypeASCONFAck, chunk.TypeASCONF} {
+	for _, ct := range []chunk.Type{chunk.TypeAuth, chunk.TypeNRSack, chunk.TypeASCONFAck, chunk.TypeASCONF} {
 		row(ct, (*Assoc).unknownChunk3_2, nil)
 	}
+	// ECNE and CWR (RFC 9260 appendix A, ecn.go) where SACK and DATA are
+	// accepted; each handler falls back to the section 3.2 rules when
+	// ECN was not negotiated.
+	row(chunk.TypeECNE, (*Assoc).unknownChunk3_2, map[state]handler{
+		ce: (*Assoc).ecne9260_A, est: (*Assoc).ecne9260_A, sp: (*Assoc).ecne9260_A, ss: (*Assoc).ecne9260_A, sr: (*Assoc).ecne9260_A})
+	row(chunk.TypeCWR, (*Assoc).unknownChunk3_2, map[state]handler{
+		ce: (*Assoc).cwr9260_A, est: (*Assoc).cwr9260_A, sp: (*Assoc).cwr9260_A, ss: (*Assoc).cwr9260_A, sr: (*Assoc).cwr9260_A})
 	// I-DATA and I-FORWARD-TSN (RFC 8260) where DATA and SACK are
 	// accepted; each handler checks that interleaving was negotiated
 	// (ABORT otherwise), and FORWARD-TSN is refused when it was.

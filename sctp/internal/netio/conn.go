@@ -35,6 +35,12 @@ type Packet struct {
 	// IP_PKTINFO / IPV6_RECVPKTINFO, or from the IPv4 header); the zero
 	// Addr otherwise (the conn's LocalAddr is the address).
 	Local netip.Addr
+	// ECN is the IP header's ECN field (RFC 3168: 0 Not-ECT, 1 ECT(1),
+	// 2 ECT(0), 3 CE). On read, what arrived, from conns that report it
+	// (ecn.go), else 0. On write, what to send, for conns that set it per
+	// packet (the simulated network); the UDP and raw IP conns set ECT(0)
+	// for the whole socket instead (EnableECN).
+	ECN uint8
 }
 
 // Data returns the valid bytes of p, Buf[:N].

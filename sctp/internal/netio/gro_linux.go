@@ -50,6 +50,9 @@ func (b *batchIO) initGRO() {
 	if b.pi {
 		space += pktinfoSpace
 	}
+	if b.ecn {
+		space += ecnSpace
+	}
 	b.g = &groState{
 		bufs:  make([]byte, groBuffers*groBufSize),
 		oob:   make([]byte, groBuffers*space),
@@ -121,6 +124,10 @@ func (b *batchIO) splitGRO(pkts []Packet, view bool) int {
 		if b.pi {
 			local = pktinfoAddr(oob)
 		}
+		var ecn uint8
+		if b.ecn {
+			ecn = cmsgECN(oob) // GRO merges only datagrams of one TOS
+		}
 		if g.off == 0 && seg < len(data) {
 			b.groCoalesced.Add(1)
 		}
@@ -128,10 +135,10 @@ func (b *batchIO) splitGRO(pkts []Packet, view bool) int {
 			end := min(g.off+seg, len(data))
 			p := &pkts[k]
 			if view {
-				p.Buf, p.N, p.Addr, p.Notice, p.MTU, p.Local = data[g.off:end:end], end-g.off, addr, NoticeNone, 0, local
+				p.Buf, p.N, p.Addr, p.Notice, p.MTU, p.Local, p.ECN = data[g.off:end:end], end-g.off, addr, NoticeNone, 0, local, ecn
 				k++
 			} else if n := copy(p.Buf, data[g.off:end]); n == end-g.off {
-				p.N, p.Addr, p.Notice, p.MTU, p.Local = n, addr, NoticeNone, 0, local
+				p.N, p.Addr, p.Notice, p.MTU, p.Local, p.ECN = n, addr, NoticeNone, 0, local, ecn
 				k++
 			} else {
 				b.dropped.Add(1)

@@ -50,6 +50,7 @@ type IPConn struct {
 	local netip.AddrPort
 	v6    bool
 	b     batcher
+	ect   bool // EnableECN set ECT(0) on the socket (ecn.go)
 }
 
 var _ Conn = (*IPConn)(nil)

@@ -72,13 +72,16 @@ type batchIO struct {
 	ns *noticeState // non-nil when notices are on (enableNotices)
 	pi bool         // learn each packet's local address (enablePktinfo)
 
+	ecn bool // learn each packet's ECN field from a control message (enableRecvECN)
+
 	r struct {
 		sync.Mutex
 		hs    []mmsghdr
 		iov   []unix.Iovec // 2 per message for raw4 (header, payload), else 1
 		sa    []unix.RawSockaddrInet6
 		hdr   []byte // raw4 header scratch, v4HeaderScratch per message
-		oob   []byte // pktinfoSpace per message when pi (not raw4)
+		oob   []byte // space per message when pi or ecn (not raw4)
+		space int    // control buffer per message
 		count int
 		n     int
 		err   error
@@ -242,8 +245,8 @@ func (b *batchIO) readBatch(pkts []Packet) (int, error) {
 				h.hdr.SetIovlen(1)
 			}
 			if b.r.oob != nil {
-				h.hdr.Control = &b.r.oob[i*pktinfoSpace]
-				h.hdr.SetControllen(pktinfoSpace)
+				h.hdr.Control = &b.r.oob[i*b.r.space]
+				h.hdr.SetControllen(b.r.space)
 			}
 		}
 		b.r.count, b.r.n, b.r.err = count, 0, nil
@@ -299,14 +302,20 @@ func (b *batchIO) unpack(i int, p *Packet) bool {
 			n -= extra
 		}
 	}
-	p.N, p.Notice, p.MTU, p.Local = n, NoticeNone, 0, netip.Addr{}
+	p.N, p.Notice, p.MTU, p.Local, p.ECN = n, NoticeNone, 0, netip.Addr{}, 0
+	if b.raw4 {
+		p.ECN = b.r.hdr[i*v4HeaderScratch+1] & 3 // the IPv4 header's ECN field
+	}
 	if b.pi {
 		if b.raw4 {
 			hdr := b.r.hdr[i*v4HeaderScratch:]
 			p.Local = netip.AddrFrom4([4]byte(hdr[16:20])) // the IPv4 header's destination
 		} else {
-			p.Local = pktinfoAddr(b.r.oob[i*pktinfoSpace : i*pktinfoSpace+int(h.hdr.Controllen)])
+			p.Local = pktinfoAddr(b.r.oob[i*b.r.space : i*b.r.space+int(h.hdr.Controllen)])
 		}
+	}
+	if b.ecn {
+		p.ECN = cmsgECN(b.r.oob[i*b.r.space : i*b.r.space+int(h.hdr.Controllen)])
 	}
 	p.Addr = sockaddrToAddrPort(&b.r.sa[i])
 	if !p.Addr.IsValid() {

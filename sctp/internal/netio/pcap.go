@@ -84,6 +84,13 @@ func CreatePcap(path string, opt PcapOptions) (*PcapWriter, error) {
 // family follows dst; an unspecified or invalid src address is recorded
 // as the unspecified address of that family.
 func (w *PcapWriter) WritePacket(src, dst netip.AddrPort, sctp []byte) error {
+	return w.WritePacketECN(src, dst, sctp, NotECT)
+}
+
+// WritePacketECN is WritePacket for a packet whose IP header carried ecn
+// in its ECN field (the low two bits of the IPv4 TOS or IPv6 Traffic
+// Class).
+func (w *PcapWriter) WritePacketECN(src, dst netip.AddrPort, sctp []byte, ecn uint8) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {
@@ -127,7 +134,7 @@ func (w *PcapWriter) WritePacket(src, dst netip.AddrPort, sctp []byte) error {
 	b := w.buf[:hl+l4]
 	copy(b[hl+l4-len(sctp):], sctp)
 	if v6 {
-		binary.BigEndian.PutUint32(b[0:], 6<<28)
+		binary.BigEndian.PutUint32(b[0:], 6<<28|uint32(ecn&3)<<20)
 		binary.BigEndian.PutUint16(b[4:], uint16(l4))
 		b[6] = proto
 		b[7] = 64 // hop limit
@@ -137,7 +144,7 @@ func (w *PcapWriter) WritePacket(src, dst netip.AddrPort, sctp []byte) error {
 	} else {
 		w.ipID++
 		b[0] = 0x45
-		b[1] = 0
+		b[1] = ecn & 3
 		binary.BigEndian.PutUint16(b[2:], uint16(hl+l4))
 		binary.BigEndian.PutUint16(b[4:], w.ipID)
 		binary.BigEndian.PutUint16(b[6:], 0x4000) // DF
@@ -275,7 +282,7 @@ func (c *captureConn) ReadBatch(pkts []Packet) (int, error) {
 			to = netip.AddrPortFrom(p.Local, local.Port())
 			c.learn(p.Addr.Addr(), p.Local)
 		}
-		c.w.WritePacket(p.Addr, to, p.Data())
+		c.w.WritePacketECN(p.Addr, to, p.Data(), p.ECN)
 	}
 	return n, err
 }
@@ -344,7 +351,11 @@ func (c *captureConn) WriteBatch(pkts []Packet) (int, error) {
 		if dst.Port() == 0 && port != 0 {
 			dst = netip.AddrPortFrom(dst.Addr(), port) // where UDPConn sent it
 		}
-		c.w.WritePacket(c.source(local, dst.Addr()), dst, p.Data())
+		ecn := p.ECN
+		if ectAll(c.Conn) {
+			ecn = ECT0 // the socket's field (EnableECN)
+		}
+		c.w.WritePacketECN(c.source(local, dst.Addr()), dst, p.Data(), ecn)
 	}
 	return n, err
 }

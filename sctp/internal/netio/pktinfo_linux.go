@@ -42,7 +42,8 @@ func (b *batchIO) enablePktinfo() error {
 		return err
 	}
 	b.pi = true
-	b.r.oob = make([]byte, maxBatch*pktinfoSpace)
+	b.r.space = pktinfoSpace
+	b.r.oob = make([]byte, maxBatch*b.r.space)
 	return nil
 }
 

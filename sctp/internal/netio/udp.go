@@ -100,6 +100,7 @@ type UDPConn struct {
 	local      netip.AddrPort
 	remotePort uint16 // for a Packet.Addr with port 0
 	b          batcher
+	ect        bool // EnableECN set ECT(0) on the socket (ecn.go)
 }
 
 var _ Conn = (*UDPConn)(nil)

@@ -116,8 +116,8 @@ func (n *Network) Listen(addr netip.AddrPort) (*Conn, error) {
 }
 
 // send puts data on the link and arms the delivery timer. n.mu is held.
-func (n *Network) send(now time.Time, from, to netip.AddrPort, data []byte) {
-	n.sim.Send(now, n.link(from, to), data)
+func (n *Network) send(now time.Time, from, to netip.AddrPort, data []byte, ecn uint8) {
+	n.sim.SendECN(now, n.link(from, to), data, ecn)
 	n.arm(now)
 }
 
@@ -146,7 +146,7 @@ func (n *Network) deliver() {
 		if c := n.conns[e.to]; c != nil {
 			buf := n.getBuf(len(p.Data))
 			copy(buf, p.Data)
-			c.queue = append(c.queue, delivered{from: e.from, data: buf})
+			c.queue = append(c.queue, delivered{from: e.from, data: buf, ecn: p.ECN})
 			select {
 			case c.notify <- struct{}{}:
 			default:
@@ -174,6 +174,7 @@ func (n *Network) getBuf(size int) []byte {
 type delivered struct {
 	from netip.AddrPort
 	data []byte
+	ecn  uint8 // IP ECN field on arrival
 }
 
 // Conn is one endpoint on a Network; it implements netio.Conn.
@@ -230,7 +231,7 @@ func (c *Conn) take(pkts []netio.Packet) int {
 		p := &pkts[k]
 		if len(d.data) <= len(p.Buf) {
 			p.N = copy(p.Buf, d.data)
-			p.Addr, p.Notice, p.MTU = d.from, netio.NoticeNone, 0
+			p.Addr, p.Notice, p.MTU, p.ECN = d.from, netio.NoticeNone, 0, d.ecn
 			k++
 		} else {
 			c.dropped++
@@ -262,7 +263,7 @@ func (c *Conn) WriteBatch(pkts []netio.Packet) (int, error) {
 		if p.N < 0 || p.N > len(p.Buf) {
 			return i, errors.New("simconn: packet length N outside its Buf")
 		}
-		n.send(now, c.addr, p.Addr, p.Data())
+		n.send(now, c.addr, p.Addr, p.Data(), p.ECN)
 	}
 	return len(pkts), nil
 }

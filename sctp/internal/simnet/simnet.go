@@ -49,12 +49,21 @@ type LinkConfig struct {
 	// and a packet finding more than QueueBytes ahead of it is dropped.
 	Rate       int64
 	QueueBytes int
+	// ECN marking (RFC 3168) of packets sent ECN-capable (ECT(0) or
+	// ECT(1), SendECN): CE is the probability that one is marked CE, and
+	// with a Rate, MarkQueueBytes marks every one that finds more than
+	// that many bytes queued ahead of it (a step threshold, as an AQM
+	// that marks instead of dropping); 0 disables either. Packets sent
+	// Not-ECT are never marked.
+	CE             float64
+	MarkQueueBytes int
 }
 
 // LinkStats counts what a link did.
 type LinkStats struct {
 	Sent, Delivered, Lost, Duplicated, Reordered, TooBig, QueueDrops uint64
 	Bytes                                                            uint64
+	Marked                                                           uint64 // packets marked CE
 }
 
 // Link is one direction between two endpoints.
@@ -73,7 +82,10 @@ type Packet struct {
 	Link int
 	// Data is the packet's bytes, owned by the network until Free.
 	Data []byte
-	seq  uint64
+	// ECN is the IP ECN field on delivery: what SendECN was given, or
+	// CE (3) if the link marked the packet.
+	ECN uint8
+	seq uint64
 }
 
 // Network is a set of links and the packets in flight on them.
@@ -110,8 +122,17 @@ func (l *Link) SetConfig(cfg LinkConfig) {
 	l.cfg = cfg
 }
 
-// Send puts a copy of data on link id at time now.
-func (n *Network) Send(now time.Time, id int, data []byte) {
+// Send puts a copy of data on link id at time now, Not-ECT.
+func (n *Network) Send(now time.Time, id int, data []byte) { n.SendECN(now, id, data, 0) }
+
+// ecnCE is the CE codepoint of the ECN field.
+const ecnCE = 3
+
+// SendECN is Send for a packet whose IP ECN field is ecn (0 Not-ECT, 1
+// ECT(1), 2 ECT(0), 3 CE).
+func (n *Network) SendECN(now time.Time, id int, data []byte, ecn uint8) {
+	ecn &= 3
+	ect := ecn == 1 || ecn == 2
 	l := n.links[id]
 	c := &l.cfg
 	l.Stats.Sent++
@@ -129,8 +150,17 @@ func (n *Network) Send(now time.Time, id int, data []byte) {
 			l.Stats.QueueDrops++
 			return
 		}
+		if ect && c.MarkQueueBytes > 0 && ahead > int64(c.MarkQueueBytes) {
+			ecn = ecnCE
+		}
 		l.busy = l.busy.Add(time.Duration(int64(len(data)) * int64(time.Second) / c.Rate))
 		at = l.busy
+	}
+	if ect && ecn != ecnCE && c.CE > 0 && n.rng.Float64() < c.CE {
+		ecn = ecnCE
+	}
+	if ect && ecn == ecnCE {
+		l.Stats.Marked++
 	}
 	if c.Loss > 0 && n.rng.Float64() < c.Loss {
 		l.Stats.Lost++
@@ -156,7 +186,7 @@ func (n *Network) Send(now time.Time, id int, data []byte) {
 			l.last = d
 		}
 		p := n.get()
-		p.At, p.Link, p.seq = d, id, n.seq
+		p.At, p.Link, p.seq, p.ECN = d, id, n.seq, ecn
 		p.Data = append(p.Data[:0], data...)
 		n.seq++
 		heap.Push(&n.q, p)

@@ -35,6 +35,12 @@ type Config struct {
 	// endpoint (see SendBudget): Queue refuses beyond it as beyond
 	// SendBuffer. Nil: only SendBuffer bounds it.
 	SendBudget *SendBudget
+	// RecvBufferMax and SendBufferMax bound buffer autotuning
+	// (autotune.go): the receive and send buffers grow from RecvBuffer
+	// and SendBuffer up to them as the path needs; 0, or a value not
+	// above the buffer, keeps that buffer fixed.
+	RecvBufferMax int
+	SendBufferMax int
 	// SendUnsent, when positive, also bounds the bytes queued and not yet
 	// cut into chunks: Sender.Queue returns ErrWouldBlock beyond it (as
 	// Linux's TCP_NOTSENT_LOWAT does for TCP). What waits to be sent then

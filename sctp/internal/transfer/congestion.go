@@ -68,7 +68,7 @@ func (rfc9260CC) onAck(p *Path, _ time.Time, acked, flightBefore int) {
 // would have fitted.
 func slowStart(p *Path, acked, flightBefore int) {
 	if flightBefore+p.pmdcs() > p.cwnd {
-		p.cwnd += min(acked, p.pmdcs())
+		p.cwnd += p.hsGrowth(min(acked, p.pmdcs())) // HyStart++'s CSS grows a quarter as fast
 	}
 }
 

@@ -25,6 +25,8 @@ type Path struct {
 
 	rack rack       // loss detection by time (RecoveryRACK)
 	cc   controller // congestion control (Config.CongestionControl)
+	ecn  ecnState   // last reduction for an ECN-Echo (ecn.go)
+	hs   hystart    // slow start exit (hystart.go)
 
 	// Multi-homing (paths.go): the path's T3-rtx deadline while it is not
 	// the primary (the primary's runs in Sender.t3), bytes a SACK newly

@@ -31,6 +31,8 @@ type Receiver struct {
 	muted         bool           // no SACK until DATA moves the cumulative TSN past muteCum (ResetTSN)
 	muteCum       TSN
 
+	tune rcvTune // buffer autotuning (autotune.go)
+
 	capacity int // receive buffer: a_rwnd when empty
 	memLimit int // what held data may cost in memory (see Charged)
 	budget   *Budget
@@ -75,6 +77,7 @@ func (r *Receiver) init(cfg *Config, st *Stats, streams *Streams) {
 	r.budget = cfg.Budget
 	r.setCapacity(cfg.RecvBuffer)
 	r.lastAdv = r.capacity
+	r.tune.base = cfg.RecvBuffer
 }
 
 // setCapacity sets the receive buffer and what follows from it.
@@ -193,6 +196,7 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 	}
 	r.stats.BytesReceived += uint64(len(d.Payload))
 	r.checkPartial()
+	r.tuneOnData(now)
 	return Accepted, nil
 }
 
@@ -508,6 +512,7 @@ func (r *Receiver) Read(p []byte) (n int, info RecvInfo, err error) {
 		return 0, RecvInfo{}, ErrWouldBlock
 	}
 	n, info = r.readFrom(f, p)
+	r.tune.read += uint64(n)
 	if r.idata == nil && !info.EOR {
 		r.cur, r.curSID, r.curFirst = true, info.SID, info.TSN
 	}
@@ -524,6 +529,7 @@ func (r *Receiver) ReadStream(sid uint16, p []byte) (n int, info RecvInfo, err e
 		return 0, RecvInfo{}, ErrWouldBlock
 	}
 	n, info = r.readFrom(f, p)
+	r.tune.read += uint64(n)
 	return n, info, nil
 }
 

@@ -43,6 +43,7 @@ func (r *Receiver) HandleIData(now time.Time, d *IData) (Verdict, error) {
 	}
 	r.stats.BytesReceived += uint64(len(d.Payload))
 	r.checkPartial()
+	r.tuneOnData(now)
 	return Accepted, nil
 }
 

@@ -69,8 +69,9 @@ func (b *SendBudget) Active() int { return b.active }
 // nothing buffered is not bound by it (Queue takes one message).
 func (s *Sender) bufLimit() int {
 	b := s.budget
-	if b == nil {
-		return s.cfg.SendBuffer
+	if b == nil || b.active <= 1 {
+		// Alone, the sender keeps its own (autotuned) send buffer.
+		return s.sendBuffer()
 	}
 	// What the other senders leave of the budget.
 	lim := b.limit - (b.used - s.buffered)
@@ -83,7 +84,7 @@ func (s *Sender) bufLimit() int {
 		fair := max(b.limit/b.active, b.minShare)
 		lim = max(lim-(b.active-1)*(fair/2), fair)
 	}
-	return min(s.cfg.SendBuffer, lim)
+	return min(s.sendBuffer(), lim)
 }
 
 // charge adds n bytes (negative: gives them back) to what the sender holds,

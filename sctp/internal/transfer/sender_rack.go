@@ -103,6 +103,7 @@ func (s *Sender) rackUpdate(now time.Time) {
 		if k.minRTT == 0 || rtt < k.minRTT {
 			k.minRTT = rtt
 		}
+		s.path.hsSample(rtt)
 		s.rackMove(r, rtt)
 	}
 	if r := s.newestRtx; r != nil {

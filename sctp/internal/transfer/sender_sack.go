@@ -92,6 +92,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	rack := s.cfg.Recovery == RecoveryRACK
 	marked := false
 	if rack {
+		s.path.hsRound(s.cumAck, s.nextTSN)
 		s.rackUpdate(now)
 		marked = s.rackDetect(now)
 	} else {

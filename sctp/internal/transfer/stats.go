@@ -62,4 +62,14 @@ type Stats struct {
 	ForwardTSNsInvalid  uint64 // discarded: stream out of range or TSN beyond the window
 	PartialAborted      uint64 // partial deliveries ended by a FORWARD-TSN
 	ReconfHeld          uint64 // fragments held for a deferred stream reset (RFC 6525)
+
+	// ECN (RFC 9260 appendix A), sending side: ECNEchoes counts the ECNE
+	// chunks the peer sent (each reports a packet that arrived with CE),
+	// ECNReductions the window reductions they caused (at most one per
+	// window of data per path).
+	ECNEchoes     uint64
+	ECNReductions uint64
+
+	// RecvBufferGrowths counts the receive buffer's autotuning steps.
+	RecvBufferGrowths uint64
 }
