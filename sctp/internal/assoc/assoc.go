@@ -61,6 +61,7 @@ type Assoc struct {
 	chunks        chunkCounts // chunks in and out by type
 	data          dataPlane   // DATA/SACK engine glue (data.go)
 	rc            *reconf     // stream reconfiguration, RFC 6525 (reconf.go); nil until used
+	auth          *authState  // RFC 4895 (auth.go); nil when the endpoint does not offer AUTH
 }
 
 // assocKey identifies an association at its endpoint: the peer's transport

@@ -26,10 +26,17 @@ const (
 	// processing input or timers come without it: the shell looks at
 	// every association those reached.
 	EventSendFailure
+	// EventAuthNewKey (SCTP_AUTH_NEW_KEY): the peer's AUTH chunks now use
+	// another shared key (Event.KeyID).
+	EventAuthNewKey
+	// EventAuthKeyFree (SCTP_AUTH_FREE_KEY): a shared key was deleted
+	// and is no longer used (Event.KeyID).
+	EventAuthKeyFree
 )
 
 var eventNames = [...]string{"COMMUNICATION UP", "COMMUNICATION LOST", "RESTART", "SHUTDOWN COMPLETE",
-	"CANNOT START ASSOCIATION", "PEER ERROR", "PATH DOWN", "PATH UP", "RECONFIGURATION", "SEND FAILURE"}
+	"CANNOT START ASSOCIATION", "PEER ERROR", "PATH DOWN", "PATH UP", "RECONFIGURATION", "SEND FAILURE",
+	"AUTHENTICATION NEW KEY", "AUTHENTICATION FREE KEY"}
 
 // String returns the RFC name of the notification.
 func (k EventKind) String() string {
@@ -84,6 +91,9 @@ type Event struct {
 	// of heartbeat.go.
 	Addr netip.AddrPort
 	Path PathState
+	// KeyID is the shared key identifier of EventAuthNewKey and
+	// EventAuthKeyFree.
+	KeyID uint16
 }
 
 // Direction names the direction of the streams a reconfiguration touches,

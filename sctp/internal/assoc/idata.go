@@ -24,7 +24,7 @@ func (a *Assoc) Interleaved() bool {
 // the RE-CONFIG chunk in the Supported Extensions Parameter in either the
 // INIT or INIT-ACK."
 func appendSupportedExt(b []byte, offer extFlags) []byte {
-	var types [4]byte
+	var types [5]byte
 	n := 0
 	if offer&extForwardTSN != 0 {
 		types[n] = byte(chunk.TypeForwardTSN)
@@ -36,6 +36,11 @@ func appendSupportedExt(b []byte, offer extFlags) []byte {
 	}
 	if offer&extReconfig != 0 {
 		types[n] = byte(chunk.TypeReconfig)
+		n++
+	}
+	if offer&extAuth != 0 {
+		// As Linux lists it when net.sctp.auth_enable is set.
+		types[n] = byte(chunk.TypeAuth)
 		n++
 	}
 	if n == 0 {

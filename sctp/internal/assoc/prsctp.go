@@ -18,6 +18,9 @@ func (c *Config) offered() extFlags {
 	if !c.DisableStreamReconfig {
 		f |= extReconfig
 	}
+	if c.authOffered() {
+		f |= extAuth
+	}
 	return f
 }
 

@@ -9,7 +9,8 @@ import "time"
 // then SACK, then DATA up to the MTU.
 func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 	start := len(buf)
-	limit := start + a.ep.cfg.MTU
+	// Room for the AUTH chunk the packet may need (auth.go).
+	limit := start + a.ep.cfg.MTU - a.authOverhead()
 	lp, pp := a.key.localPort, a.key.peerPort
 	if a.pend.init {
 		// Section 5.1: "An INIT or INIT ACK chunk MUST NOT be bundled with
@@ -133,5 +134,5 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 	if a.paths != nil {
 		a.dataDest()
 	}
-	return finishPacket(b, start)
+	return finishPacket(a.sealAuth(b, start), start)
 }

@@ -109,6 +109,28 @@ type Counters struct {
 	PartialDeliveriesAborted uint64 // messages whose partial delivery a FORWARD-TSN ended
 
 	Reconf ReconfCounters // stream reconfiguration (RFC 6525)
+
+	Auth AuthCounters // authenticated chunks (RFC 4895)
+}
+
+// AuthCounters counts AUTH chunks (RFC 4895) and what was dropped for want
+// of one.
+type AuthCounters struct {
+	Sent            uint64 // AUTH chunks sent
+	Verified        uint64 // AUTH chunks received with a valid HMAC
+	BadHMAC         uint64 // AUTH chunks whose HMAC was wrong or of the wrong length (dropped with the chunks after them)
+	UnknownKey      uint64 // AUTH chunks naming no shared key (dropped with the chunks after them)
+	UnsupportedHMAC uint64 // AUTH chunks with a HMAC identifier we did not offer (ERROR sent, chunks dropped)
+	Missing         uint64 // chunks of a type we require authenticated that came without a valid AUTH (dropped)
+}
+
+func (s *AuthCounters) add(o *AuthCounters) {
+	s.Sent += o.Sent
+	s.Verified += o.Verified
+	s.BadHMAC += o.BadHMAC
+	s.UnknownKey += o.UnknownKey
+	s.UnsupportedHMAC += o.UnsupportedHMAC
+	s.Missing += o.Missing
 }
 
 // ReconfCounters counts the RE-CONFIG exchange (RFC 6525).
@@ -211,6 +233,7 @@ func (s *Counters) add(o *Counters) {
 	s.NoticesIn += o.NoticesIn
 	s.NoticesDropped += o.NoticesDropped
 	s.Reconf.add(&o.Reconf)
+	s.Auth.add(&o.Auth)
 	for p := range s.PRAbandoned {
 		s.PRAbandoned[p] += o.PRAbandoned[p]
 		s.PRAbandonedBytes[p] += o.PRAbandonedBytes[p]
