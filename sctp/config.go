@@ -7,6 +7,7 @@ import (
 
 	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/assoc"
 	"github.com/usctp/usctp/sctp/internal/netio"
 	"github.com/usctp/usctp/sctp/internal/ratelimit"
@@ -139,6 +140,21 @@ type Config struct {
 	// and a peer's requests only touch stream numbering and bounded
 	// stream tables.
 	DisableStreamReconfig bool
+	// AuthKeys, AuthChunks and AuthHMAC configure authenticated chunks
+	// (RFC 4895, AUTH), offered when AuthKeys or AuthChunks is set and
+	// used when the peer offers it too (Linux: net.sctp.auth_enable=1).
+	// AuthKeys are the endpoint-pair shared keys with their identifiers,
+	// the first one active (none: the empty key with identifier 0, as
+	// the RFC says); AuthChunks the chunk types the peer must
+	// authenticate (INIT, INIT ACK, SHUTDOWN COMPLETE and AUTH are left
+	// out); AuthHMAC the HMAC identifiers offered in order of preference,
+	// AuthHMACSHA1 and AuthHMACSHA256 (default SHA-256 then SHA-1; SHA-1
+	// is always listed, the RFC requires it). Keys are copied and never
+	// printed. Association.AddKey, SetActiveKey and DeleteKey change an
+	// association's keys.
+	AuthKeys   []AuthKey
+	AuthChunks []chunk.Type
+	AuthHMAC   []uint16
 	// DenyAssocReset answers a peer's SSN/TSN Reset Request (RFC 6525
 	// section 5.2.4: a reset of both directions' TSNs and every stream's
 	// numbering) "Denied", as Linux does unless SCTP_ENABLE_RESET_ASSOC_REQ
@@ -381,5 +397,10 @@ func (c *Config) core(overhead int) assoc.Config {
 		DisablePartialReliability: c.DisablePartialReliability,
 	}
 	cc.Scheduler = c.Scheduler
+	for _, k := range c.AuthKeys {
+		cc.AuthKeys = append(cc.AuthKeys, assoc.AuthKey{ID: k.ID, Key: k.Key})
+	}
+	cc.AuthChunks = c.AuthChunks
+	cc.AuthHMAC = c.AuthHMAC
 	return cc
 }

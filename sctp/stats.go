@@ -114,6 +114,19 @@ type Counters struct {
 	PartialDeliveriesAborted uint64 // messages whose partial delivery a FORWARD-TSN ended
 
 	Reconf ReconfCounters // stream reconfiguration (RFC 6525)
+
+	Auth AuthCounters // authenticated chunks (RFC 4895)
+}
+
+// AuthCounters counts AUTH chunks (RFC 4895) and the chunks dropped for
+// want of a valid one.
+type AuthCounters struct {
+	Sent            uint64 // AUTH chunks sent
+	Verified        uint64 // AUTH chunks received with a valid HMAC
+	BadHMAC         uint64 // AUTH chunks with a wrong HMAC, or one of the wrong length (dropped with the chunks after them)
+	UnknownKey      uint64 // AUTH chunks naming no shared key (dropped with the chunks after them)
+	UnsupportedHMAC uint64 // AUTH chunks with an HMAC identifier not offered (ERROR sent, chunks dropped)
+	Missing         uint64 // chunks of a type Config.AuthChunks lists that came without a valid AUTH (dropped)
 }
 
 // ReconfCounters counts the RE-CONFIG exchange (RFC 6525).
@@ -230,5 +243,6 @@ func countersOf(c *assoc.Counters) Counters {
 			AssocResetsIn:      c.Reconf.AssocResetsIn,
 			AssocResetsPending: c.Reconf.AssocResetsPending,
 		},
+		Auth: AuthCounters(c.Auth),
 	}
 }
