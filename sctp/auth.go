@@ -90,12 +90,10 @@ func (as *Association) DeleteKey(id uint16) error {
 }
 
 // Authenticated reports whether the association uses AUTH (both ends
-// offered it) and the HMAC identifier of the AUTH chunks it sends.
+// offered it) and the HMAC identifier of the AUTH chunks it sends; after
+// the association ended, whether it did.
 func (as *Association) Authenticated() (hmacID uint16, ok bool) {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
-	if as.closed {
-		return 0, false
-	}
 	return as.a.Authenticated()
 }
