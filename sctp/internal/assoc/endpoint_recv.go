@@ -328,14 +328,14 @@ func (ep *Endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *coo
 	}
 	var random []byte
 	c.authVec = nil
-	if ep.cfg.authOffered() {
-		if in.auth.present() {
-			// The peer's key vector goes in the cookie (RFC 4895
-			// section 6.3: the AUTH bundled with the COOKIE ECHO is
-			// checked with the association the cookie makes).
-			var vec [maxAuthVector]byte
-			c.authVec = in.auth.appendVector(vec[:0])
-		}
+	if ep.cfg.authOffered() && in.auth.present() {
+		// Our AUTH parameters only answer an INIT that offers AUTH
+		// (without, AUTH cannot be used, and they would add 52 bytes to
+		// the answer to a minimal INIT). The peer's key vector goes in the
+		// cookie (RFC 4895 section 6.3: the AUTH bundled with the COOKIE
+		// ECHO is checked with the association the cookie makes).
+		var vec [maxAuthVector]byte
+		c.authVec = in.auth.appendVector(vec[:0])
 		if !c.randomIn {
 			ep.jar.authRandom(&ep.jar.cur, c)
 		}
