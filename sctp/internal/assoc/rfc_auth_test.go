@@ -325,3 +325,44 @@ func TestAuthCookieCompact(t *testing.T) {
 		t.Fatalf("cookie of %d bytes, want %d", len(ck), want)
 	}
 }
+
+// TestAuth4895CookieEchoBundle: the client bundles DATA with its COOKIE
+// ECHO; the peer listed DATA and ABORT, so the AUTH goes right after the
+// COOKIE ECHO (RFC 4895 section 6.2, paraphrase: a COOKIE ECHO stays
+// first, with the AUTH chunk after it) and covers the DATA; an ABORT later
+// is authenticated too.
+func TestAuth4895CookieEchoBundle(t *testing.T) {
+	cfg := testConfig()
+	cfg.AuthChunks = []chunk.Type{chunk.TypeData}
+	tc := newTestEndpoint(t, cfg)
+	a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc.a = a
+	_, ic := tc.wantChunk(chunk.TypeInit)
+	peer := newTestAuthPeer([]byte{byte(chunk.TypeData), byte(chunk.TypeAbort)}, chunk.HMACSHA1)
+	peer.learn(t, ic)
+	tc.writeChunks(initChunk(chunk.TypeInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN,
+		append(peer.params(), param(chunk.ParamStateCookie, []byte("peer cookie")))...))
+	if err := a.send(tc.now, 0, 1, false, []byte("early")); err != nil {
+		t.Fatal(err)
+	}
+	sp, _ := tc.wantChunk(chunk.TypeCookieEcho)
+	if got := chunkTypes(&sp.p); len(got) != 3 || got[1] != chunk.TypeAuth || got[2] != chunk.TypeData {
+		t.Fatalf("COOKIE ECHO packet %v, want COOKIE ECHO, AUTH, DATA", got)
+	}
+	if id := peer.checkAuth(t, sp, 1); id != 0 {
+		t.Fatalf("AUTH key id %d, want 0 (no key configured: the empty key)", id)
+	}
+	tc.writeChunks(chunkOf(chunk.TypeCookieAck, 0, nil))
+	tc.wantState(stateEstablished)
+	tc.readPackets()
+	tc.sent = nil
+	a.Abort(tc.now, nil)
+	sp, _ = tc.wantChunk(chunk.TypeAuth)
+	if got := chunkTypes(&sp.p); len(got) != 2 || got[1] != chunk.TypeAbort {
+		t.Fatalf("ABORT packet %v, want AUTH, ABORT", got)
+	}
+	peer.checkAuth(t, sp, 0)
+}
