@@ -56,6 +56,11 @@ type Config struct {
 	AuthKeys   []AuthKey
 	AuthChunks []chunk.Type
 	AuthHMAC   []uint16
+	// DynamicAddrs accepts the peer's address changes (RFC 5061 ASCONF:
+	// Add IP Address, Delete IP Address, Set Primary Address). It needs
+	// AUTH: ASCONF and ASCONF-ACK are added to AuthChunks (so AUTH is
+	// offered), and Multihoming is turned on.
+	DynamicAddrs bool
 	// LocalAddrs are the endpoint's addresses, listed in INIT and INIT
 	// ACK when there are two or more (RFC 9260 section 5.1.2); with one
 	// or none the source address of the packets stands for the endpoint.
@@ -91,6 +96,10 @@ type (
 
 func (c *Config) setDefaults() {
 	c.LocalAddrs = sanitizeLocalAddrs(c.LocalAddrs)
+	if c.DynamicAddrs {
+		c.Multihoming = true
+		c.AuthChunks = append(c.AuthChunks[:len(c.AuthChunks):len(c.AuthChunks)], chunk.TypeASCONF, chunk.TypeASCONFAck)
+	}
 	c.sanitizeAuth()
 	def := func(d *time.Duration, v time.Duration) {
 		if *d == 0 {

@@ -32,11 +32,17 @@ const (
 	// EventAuthKeyFree (SCTP_AUTH_FREE_KEY): a shared key was deleted
 	// and is no longer used (Event.KeyID).
 	EventAuthKeyFree
+	// EventPeerAddrAdded, EventPeerAddrRemoved and EventPeerAddrPrimary:
+	// the peer added or deleted one of its addresses, or asked to be sent
+	// to it (RFC 5061 ASCONF; Event.Addr).
+	EventPeerAddrAdded
+	EventPeerAddrRemoved
+	EventPeerAddrPrimary
 )
 
 var eventNames = [...]string{"COMMUNICATION UP", "COMMUNICATION LOST", "RESTART", "SHUTDOWN COMPLETE",
 	"CANNOT START ASSOCIATION", "PEER ERROR", "PATH DOWN", "PATH UP", "RECONFIGURATION", "SEND FAILURE",
-	"AUTHENTICATION NEW KEY", "AUTHENTICATION FREE KEY"}
+	"AUTHENTICATION NEW KEY", "AUTHENTICATION FREE KEY", "ADDRESS ADDED", "ADDRESS REMOVED", "ADDRESS MADE PRIMARY"}
 
 // String returns the RFC name of the notification.
 func (k EventKind) String() string {

@@ -21,6 +21,9 @@ func (c *Config) offered() extFlags {
 	if c.authOffered() {
 		f |= extAuth
 	}
+	if c.DynamicAddrs {
+		f |= extASCONF
+	}
 	return f
 }
 

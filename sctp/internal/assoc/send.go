@@ -80,6 +80,9 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 		a.pend.heartbeat = false
 		b = appendHeartbeat(b, a.appendHeartbeatInfo(a.ep.scratch[:0]))
 	}
+	if a.pend.asconfAck {
+		b = a.appendASCONFAck(b, limit)
+	}
 	if len(a.pend.errorCauses) > 0 && len(b)+4+len(a.pend.errorCauses) <= limit {
 		b = appendErrorChunk(b, a.pend.errorCauses)
 		a.pend.errorCauses = a.pend.errorCauses[:0]

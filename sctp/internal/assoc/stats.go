@@ -111,6 +111,31 @@ type Counters struct {
 	Reconf ReconfCounters // stream reconfiguration (RFC 6525)
 
 	Auth AuthCounters // authenticated chunks (RFC 4895)
+
+	ASCONF ASCONFCounters // the peer's address reconfiguration (RFC 5061)
+}
+
+// ASCONFCounters count the peer's ASCONF requests (RFC 5061).
+type ASCONFCounters struct {
+	In            uint64 // ASCONF chunks performed
+	Retransmitted uint64 // ASCONF chunks seen again, answered from the cached ASCONF-ACK
+	BadSerial     uint64 // ASCONF chunks with an unexpected serial number (dropped)
+	Malformed     uint64 // malformed ASCONF chunks or parameters (skipped)
+	Refused       uint64 // requests answered with an error cause
+	AddrsAdded    uint64 // peer addresses added
+	AddrsDeleted  uint64 // peer addresses deleted
+	AcksOut       uint64 // ASCONF-ACK chunks sent
+}
+
+func (s *ASCONFCounters) add(o *ASCONFCounters) {
+	s.In += o.In
+	s.Retransmitted += o.Retransmitted
+	s.BadSerial += o.BadSerial
+	s.Malformed += o.Malformed
+	s.Refused += o.Refused
+	s.AddrsAdded += o.AddrsAdded
+	s.AddrsDeleted += o.AddrsDeleted
+	s.AcksOut += o.AcksOut
 }
 
 // AuthCounters counts AUTH chunks (RFC 4895) and what was dropped for want
@@ -234,6 +259,7 @@ func (s *Counters) add(o *Counters) {
 	s.NoticesDropped += o.NoticesDropped
 	s.Reconf.add(&o.Reconf)
 	s.Auth.add(&o.Auth)
+	s.ASCONF.add(&o.ASCONF)
 	for p := range s.PRAbandoned {
 		s.PRAbandoned[p] += o.PRAbandoned[p]
 		s.PRAbandonedBytes[p] += o.PRAbandonedBytes[p]
