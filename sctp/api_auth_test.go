@@ -77,3 +77,27 @@ func TestAuthAPI(t *testing.T) {
 		}
 	})
 }
+
+// TestDynamicAddrsConfig: Config.DynamicAddrs makes both ends offer ASCONF
+// and authenticate it; the association is authenticated even with no key
+// configured (the empty key, id 0).
+func TestDynamicAddrsConfig(t *testing.T) {
+	link := simnet.LinkConfig{Delay: 5 * time.Millisecond}
+	simPairCfg(t, link, func(c *Config) { c.DynamicAddrs = true }, func(t *testing.T, cl, sv *Association) {
+		for _, as := range []*Association{cl, sv} {
+			if _, ok := as.Authenticated(); !ok {
+				t.Fatal("DynamicAddrs without AUTH")
+			}
+		}
+		if _, err := cl.WriteMsg([]byte("hello"), SendInfo{}); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 64)
+		if n, _, err := sv.ReadMsg(buf); err != nil || string(buf[:n]) != "hello" {
+			t.Fatalf("read %q, %v", buf[:n], err)
+		}
+		if AddrAdded.String() != "added" {
+			t.Fatal(AddrAdded.String())
+		}
+	})
+}

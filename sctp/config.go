@@ -155,6 +155,14 @@ type Config struct {
 	AuthKeys   []AuthKey
 	AuthChunks []chunk.Type
 	AuthHMAC   []uint16
+	// DynamicAddrs accepts the peer's address changes (RFC 5061 ASCONF,
+	// Linux: net.sctp.addip_enable=1): an added address is used once a
+	// HEARTBEAT confirmed it, a deleted one is dropped with its data
+	// moved, and the peer may choose our primary path; each shows as an
+	// EventPeerAddrChange (Event.Change). ASCONF must come authenticated:
+	// it turns on AUTH (ASCONF and ASCONF-ACK join AuthChunks) and
+	// Multihoming. This end does not send ASCONF yet.
+	DynamicAddrs bool
 	// DenyAssocReset answers a peer's SSN/TSN Reset Request (RFC 6525
 	// section 5.2.4: a reset of both directions' TSNs and every stream's
 	// numbering) "Denied", as Linux does unless SCTP_ENABLE_RESET_ASSOC_REQ
@@ -402,5 +410,6 @@ func (c *Config) core(overhead int) assoc.Config {
 	}
 	cc.AuthChunks = c.AuthChunks
 	cc.AuthHMAC = c.AuthHMAC
+	cc.DynamicAddrs = c.DynamicAddrs
 	return cc
 }

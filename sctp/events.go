@@ -87,6 +87,28 @@ type Event struct {
 	NextTSN     uint32          // EventAssocReset: the TSN of our next DATA chunk
 	PeerNextTSN uint32          // EventAssocReset: the TSN expected next from the peer
 	KeyID       uint16          // EventAuthNewKey, EventAuthKeyFree: the shared key identifier
+	Change      AddrChange      // EventPeerAddrChange: what changed (reachability, or the peer's ASCONF)
+}
+
+// AddrChange says what an EventPeerAddrChange reports.
+type AddrChange uint8
+
+// Address changes.
+const (
+	AddrReachability AddrChange = iota // the address's reachability changed (Reachable, PathState)
+	AddrAdded                          // the peer added the address (RFC 5061 ASCONF)
+	AddrRemoved                        // the peer deleted the address
+	AddrMadePrimary                    // the peer asked to be sent to the address (Set Primary Address)
+)
+
+var addrChangeNames = [...]string{"reachability", "added", "removed", "made primary"}
+
+// String returns a short name of the change.
+func (c AddrChange) String() string {
+	if int(c) < len(addrChangeNames) {
+		return addrChangeNames[c]
+	}
+	return "change(?)"
 }
 
 // afterInput hands the core's events to the associations and wakes the
@@ -162,6 +184,12 @@ func (e *Endpoint) handle(ev assoc.Event) {
 		as.emit(Event{Kind: EventAuthNewKey, KeyID: ev.KeyID})
 	case assoc.EventAuthKeyFree:
 		as.emit(Event{Kind: EventAuthKeyFree, KeyID: ev.KeyID})
+	case assoc.EventPeerAddrAdded:
+		as.emit(Event{Kind: EventPeerAddrChange, Addr: ev.Addr, Change: AddrAdded, PathState: PathUnconfirmed})
+	case assoc.EventPeerAddrRemoved:
+		as.emit(Event{Kind: EventPeerAddrChange, Addr: ev.Addr, Change: AddrRemoved, PathState: PathInactive})
+	case assoc.EventPeerAddrPrimary:
+		as.emit(Event{Kind: EventPeerAddrChange, Addr: ev.Addr, Change: AddrMadePrimary, Reachable: true})
 	case assoc.EventPathDown, assoc.EventPathUp:
 		peer, _ := ev.Assoc.Peer()
 		st := PathInactive

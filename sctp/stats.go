@@ -116,6 +116,20 @@ type Counters struct {
 	Reconf ReconfCounters // stream reconfiguration (RFC 6525)
 
 	Auth AuthCounters // authenticated chunks (RFC 4895)
+
+	ASCONF ASCONFCounters // the peer's address reconfiguration (RFC 5061)
+}
+
+// ASCONFCounters count the peer's ASCONF requests (RFC 5061).
+type ASCONFCounters struct {
+	In            uint64 // ASCONF chunks performed
+	Retransmitted uint64 // ASCONF chunks seen again, answered from the cached ASCONF-ACK
+	BadSerial     uint64 // ASCONF chunks with an unexpected serial number (dropped)
+	Malformed     uint64 // malformed ASCONF chunks or parameters (skipped)
+	Refused       uint64 // requests answered with an error cause
+	AddrsAdded    uint64 // peer addresses added
+	AddrsDeleted  uint64 // peer addresses deleted
+	AcksOut       uint64 // ASCONF-ACK chunks sent
 }
 
 // AuthCounters counts AUTH chunks (RFC 4895) and the chunks dropped for
@@ -243,6 +257,7 @@ func countersOf(c *assoc.Counters) Counters {
 			AssocResetsIn:      c.Reconf.AssocResetsIn,
 			AssocResetsPending: c.Reconf.AssocResetsPending,
 		},
-		Auth: AuthCounters(c.Auth),
+		Auth:   AuthCounters(c.Auth),
+		ASCONF: ASCONFCounters(c.ASCONF),
 	}
 }
