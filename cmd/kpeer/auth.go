@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -157,5 +158,38 @@ func (p *peer) authDel(id string, a *args) error {
 		return err
 	}
 	p.printf("OK cmd=authdel id=%s conn=%d keyid=%d", id, cn.n, kid)
+	return nil
+}
+
+// Dynamic addresses (RFC 5061; needs net.sctp.addip_enable=1 before the socket exists).
+const (
+	optBindxAdd = 100 // SCTP_SOCKOPT_BINDX_ADD: packed struct sockaddr array
+	optBindxRem = 101 // SCTP_SOCKOPT_BINDX_REM
+)
+
+// bindx runs "bindx id=C [conn=N] addr=A op=add|del": adds or removes a local IPv4
+// address of the association's socket (sctp_bindx), which makes the kernel send an ASCONF
+// to the peer.
+func (p *peer) bindx(id string, a *args) error {
+	cn, err := p.find(id, a)
+	if err != nil {
+		return err
+	}
+	ip := net.ParseIP(a.str("addr", "")).To4()
+	op := a.str("op", "add")
+	if ip == nil || (op != "add" && op != "del") {
+		return fmt.Errorf("bindx: want addr=IPv4 op=add|del")
+	}
+	var sa [16]byte // struct sockaddr_in, port 0: the socket's port
+	binary.NativeEndian.PutUint16(sa[0:], 2)
+	copy(sa[4:], ip)
+	opt := optBindxAdd
+	if op == "del" {
+		opt = optBindxRem
+	}
+	if err := setRaw(cn.fd, opt, unsafe.Pointer(&sa[0]), 16); err != nil {
+		return fmt.Errorf("sctp_bindx %s %v: %w", op, ip, err)
+	}
+	p.printf("OK cmd=bindx id=%s conn=%d op=%s", id, cn.n, op)
 	return nil
 }

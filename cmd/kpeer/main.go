@@ -22,6 +22,7 @@
 //	addstreams id=C [conn=N] in=N out=N (SCTP_ADD_STREAMS)           -> OK cmd=addstreams id=C ...
 //	authkey id=C [conn=N] keyid=K [key=HEX] [active=1] (SCTP_AUTH_KEY, SCTP_AUTH_ACTIVE_KEY) -> OK cmd=authkey id=C ...
 //	authdel id=C [conn=N] keyid=K (SCTP_AUTH_DELETE_KEY)               -> OK cmd=authdel id=C ...
+//	bindx id=C [conn=N] addr=A op=add|del (sctp_bindx: the kernel sends ASCONF) -> OK cmd=bindx id=C ...
 //	sysctl net.sctp.NAME=VALUE                                        -> OK cmd=sysctl
 //	echo WORDS...                                                     -> ECHO WORDS...
 //	run id=R PROG [ARGS...]  (a program, e.g. /sctpperf; blank-separated words) -> STARTED id=R pid=N
@@ -172,6 +173,8 @@ func (p *peer) command(line string) {
 		err = p.authKey(id, args)
 	case "authdel":
 		err = p.authDel(id, args)
+	case "bindx":
+		err = p.bindx(id, args)
 	case "addstreams":
 		err = p.addStreams(id, args)
 	case "sysctl":

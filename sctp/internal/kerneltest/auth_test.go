@@ -2,6 +2,7 @@ package kerneltest
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"fmt"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/usctp/usctp/sctp"
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/kernelvm"
 )
 
 // TestKernelAuth runs authenticated associations (RFC 4895) against Linux 6.1
@@ -36,10 +38,7 @@ func TestKernelAuth(t *testing.T) {
 }
 
 func kernelAuth(t *testing.T, tr, role, hmacOpts string, ids []uint16) {
-	vm := kvm.Get(t)
-	if _, err := vm.Do(ctxFor(t, time.Minute), "sysctl net.sctp.auth_enable=1", "OK cmd=sysctl"); err != nil {
-		t.Fatal(err)
-	}
+	sysctls(t, "auth_enable")
 	key1, key2 := []byte("usctp kernel interop key one"), []byte("and the second key, rotated in")
 	kopts := fmt.Sprintf("mode=echo authchunks=0,3 %s authkey=1:%s", hmacOpts, hex.EncodeToString(key1))
 	cfg := sctp.Config{AuthChunks: []chunk.Type{chunk.TypeData, chunk.TypeSack}, AuthHMAC: ids,
@@ -99,4 +98,87 @@ func kernelAuth(t *testing.T, tr, role, hmacOpts string, ids []uint16) {
 		p.failf("usctp AUTH counters %+v", a)
 	}
 	t.Logf("AUTH counters %+v", a)
+}
+
+// sysctls sets the net.sctp sysctls named to 1 in the guest for the test (kernel sockets
+// created from now on), and back to 0 when it ends.
+func sysctls(t *testing.T, names ...string) {
+	t.Helper()
+	vm := kvm.Get(t)
+	for _, n := range names {
+		if _, err := vm.Do(ctxFor(t, time.Minute), "sysctl net.sctp."+n+"=1", "OK cmd=sysctl"); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			vm.Do(ctx, "sysctl net.sctp."+n+"=0", "OK cmd=sysctl")
+		})
+	}
+}
+
+// TestKernelAuthASCONF: Linux 6.1 (auth_enable=1, addip_enable=1) adds and then deletes
+// an address of its end of an association with usctp (kpeer bindx: sctp_bindx on the
+// connected socket, which sends ASCONF), while messages are echoed: usctp
+// (Config.DynamicAddrs) accepts the authenticated ASCONFs, answers them (the kernel
+// goes on), reports EventPeerAddrChange added and removed, and every message comes back
+// byte-exact. The added address is not reachable from the host: its path stays
+// unconfirmed and carries no data, as RFC 5061 wants.
+func TestKernelAuthASCONF(t *testing.T) {
+	batchPcaps(t)
+	vm := kvm.Get(t)
+	sysctls(t, "auth_enable", "addip_enable")
+	ctx := ctxFor(t, 2*time.Minute)
+	const extra = "10.0.2.99"
+	if _, err := vm.Do(ctx, "run id=ipadd /bin/ip addr add "+extra+"/32 dev lo", "STARTED id=ipadd"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := vm.WaitLine(ctx, "EXIT id=ipadd "); err != nil {
+		t.Fatal(err)
+	}
+	p := newPair(t, setup{tr: udp, role: client, kopts: "mode=echo addr=" + kernelvm.GuestUserIP,
+		cfg: sctp.Config{DynamicAddrs: true}})
+	buf := make([]byte, 64<<10)
+	seq := 0
+	echo := func(n int) {
+		t.Helper()
+		for range n {
+			msg := payload(make([]byte, 100+seq*53%3000), seq)
+			p.write(msg, sctp.SendInfo{PPID: uint32(ppidBase + seq)})
+			got, _, err := p.readMsg(buf)
+			if err != nil || !bytes.Equal(got, msg) {
+				p.failf("echo %d: %v, %d bytes", seq, err, len(got))
+			}
+			seq++
+		}
+	}
+	waitChange := func(c sctp.AddrChange) {
+		t.Helper()
+		timeout := time.After(time.Minute)
+		for {
+			select {
+			case ev := <-p.as.Events():
+				if ev.Kind == sctp.EventPeerAddrChange && ev.Change == c {
+					if ev.Addr.Addr().String() != extra {
+						p.failf("%v for %v, want %s", c, ev.Addr, extra)
+					}
+					return
+				}
+			case <-timeout:
+				p.failf("no EventPeerAddrChange %v", c)
+			}
+		}
+	}
+	echo(20)
+	p.do("bindx id=%s addr="+extra+" op=add", "OK cmd=bindx id=%s ")
+	waitChange(sctp.AddrAdded)
+	echo(20)
+	p.do("bindx id=%s addr="+extra+" op=del", "OK cmd=bindx id=%s ")
+	waitChange(sctp.AddrRemoved)
+	echo(20)
+	st := p.as.Stats()
+	if st.ASCONF.In != 2 || st.ASCONF.AddrsAdded != 1 || st.ASCONF.AddrsDeleted != 1 || st.Auth.Missing+st.Auth.BadHMAC != 0 {
+		p.failf("ASCONF counters %+v, AUTH %+v", st.ASCONF, st.Auth)
+	}
+	t.Logf("ASCONF %+v AUTH %+v", st.ASCONF, st.Auth)
 }
