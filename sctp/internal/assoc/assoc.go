@@ -63,6 +63,7 @@ type Assoc struct {
 	rc            *reconf      // stream reconfiguration, RFC 6525 (reconf.go); nil until used
 	auth          *authState   // RFC 4895 (auth.go); nil when the endpoint does not offer AUTH
 	asc           *asconfState // RFC 5061 receiver (asconf.go); nil until the peer's first ASCONF
+	ascOut        *asconfSender // RFC 5061 sender (asconf_send.go); nil until the first request
 }
 
 // assocKey identifies an association at its endpoint: the peer's transport
@@ -90,6 +91,7 @@ type pending struct {
 	sackNow       bool     // SACK must go in the next packet (e.g. SHUTDOWN-SENT rule)
 	pathHB        uint32   // paths owed a HEARTBEAT (paths.go), bit i for a.paths[i]
 	asconfAck     bool     // the cached ASCONF-ACK is owed (asconf.go)
+	asconf        bool     // the outstanding ASCONF is to be sent (asconf_send.go)
 }
 
 // maxPendingHeartbeatAcks bounds the HEARTBEAT ACKs owed at once: a flood

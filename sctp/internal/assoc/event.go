@@ -38,11 +38,16 @@ const (
 	EventPeerAddrAdded
 	EventPeerAddrRemoved
 	EventPeerAddrPrimary
+	// EventASCONFDone: the peer answered one of our address requests
+	// (AddLocalAddr, RemoveLocalAddr, SetPeerPrimary): Event.Op names it,
+	// Event.Cause is 0 on success or the error cause of the refusal,
+	// Event.Addr the address.
+	EventASCONFDone
 )
 
 var eventNames = [...]string{"COMMUNICATION UP", "COMMUNICATION LOST", "RESTART", "SHUTDOWN COMPLETE",
 	"CANNOT START ASSOCIATION", "PEER ERROR", "PATH DOWN", "PATH UP", "RECONFIGURATION", "SEND FAILURE",
-	"AUTHENTICATION NEW KEY", "AUTHENTICATION FREE KEY", "ADDRESS ADDED", "ADDRESS REMOVED", "ADDRESS MADE PRIMARY"}
+	"AUTHENTICATION NEW KEY", "AUTHENTICATION FREE KEY", "ADDRESS ADDED", "ADDRESS REMOVED", "ADDRESS MADE PRIMARY", "ASCONF DONE"}
 
 // String returns the RFC name of the notification.
 func (k EventKind) String() string {
@@ -100,6 +105,8 @@ type Event struct {
 	// KeyID is the shared key identifier of EventAuthNewKey and
 	// EventAuthKeyFree.
 	KeyID uint16
+	// Op names the request an EventASCONFDone answers.
+	Op uint64
 }
 
 // Direction names the direction of the streams a reconfiguration touches,

@@ -35,7 +35,7 @@ func (a *Assoc) fromCookie(now time.Time, c *cookie) {
 	a.localOS, a.localMIS = c.localOS, c.localMIS
 	a.peerOS, a.peerMIS = c.peerOS, c.peerMIS
 	a.peerExt = c.peerExt
-	a.asc = nil
+	a.asc, a.ascOut = nil, nil
 	if a.auth != nil && len(c.authVec) > 0 {
 		a.auth.random = c.random
 		a.auth.negotiate(&a.ep.cfg, c.authVec)

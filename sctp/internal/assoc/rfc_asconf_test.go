@@ -315,3 +315,59 @@ func TestASCONFPathLifecycle(t *testing.T) {
 		t.Fatal("the DATA in flight on the deleted path was not sent again to the remaining one")
 	}
 }
+
+// TestASCONF5061SenderRetransmits: our ASCONF carries our Initial TSN as
+// its serial, goes authenticated (the peer listed ASCONF), is sent again
+// with the same serial when the retransmission timer expires, and only
+// an ASCONF-ACK with that serial completes it; one ASCONF is outstanding at
+// a time, the next request waits for the answer.
+func TestASCONF5061SenderRetransmits(t *testing.T) {
+	tc, peer := asconfServer(t)
+	op, err := tc.a.AddLocalAddr(tc.now, netip.MustParseAddr("192.0.2.77"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, _ := tc.wantChunk(chunk.TypeAuth)
+	peer.checkAuth(t, sp, 0)
+	c := sp.p.find(chunk.TypeASCONF)
+	if c == nil {
+		t.Fatalf("no ASCONF: %v", chunkTypes(&sp.p))
+	}
+	m, err := chunk.ParseASCONF(chunkOfRx(c))
+	if err != nil || m.Serial != uint32(tc.a.localTSN) {
+		t.Fatalf("ASCONF serial %d (%v), want the Initial TSN %d", m.Serial, err, tc.a.localTSN)
+	}
+	op2, _ := tc.a.SetPeerPrimary(tc.now, netip.MustParseAddr("192.0.2.77"))
+	tc.readPackets()
+	for _, sp := range tc.sent {
+		if sp.p.find(chunk.TypeASCONF) != nil {
+			t.Fatal("a second ASCONF while one is outstanding")
+		}
+	}
+	tc.sent = nil
+	tc.advanceToTimer()
+	sp, _ = tc.wantChunk(chunk.TypeAuth)
+	if c := sp.p.find(chunk.TypeASCONF); c == nil || binary.BigEndian.Uint32(c.value()) != m.Serial {
+		t.Fatal("no retransmission of the same ASCONF")
+	}
+	ack := func(serial uint32) []byte {
+		a := chunk.ASCONF{Ack: true, Serial: serial}
+		b, _ := a.Append(nil)
+		return b
+	}
+	tc.writeChunks(peer.sign(0, chunk.HMACSHA1, ack(m.Serial+7)))
+	if tc.a.stats.ASCONF.StaleAcks != 1 {
+		t.Fatalf("a wrong serial was taken: %+v", tc.a.stats.ASCONF)
+	}
+	tc.writeChunks(peer.sign(0, chunk.HMACSHA1, ack(m.Serial)))
+	if e := tc.wantEvent(EventASCONFDone); e.Op != op || e.Cause != 0 {
+		t.Fatalf("event %+v", e)
+	}
+	// The waiting request goes now, with the next serial.
+	sp, _ = tc.wantChunk(chunk.TypeAuth)
+	m2, _ := chunk.ParseASCONF(chunkOfRx(sp.p.find(chunk.TypeASCONF)))
+	if m2.Serial != m.Serial+1 {
+		t.Fatalf("second ASCONF serial %d", m2.Serial)
+	}
+	_ = op2
+}

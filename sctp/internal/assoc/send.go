@@ -83,6 +83,9 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 	if a.pend.asconfAck {
 		b = a.appendASCONFAck(b, limit)
 	}
+	if a.pend.asconf {
+		b = a.appendASCONF(now, b, limit)
+	}
 	if len(a.pend.errorCauses) > 0 && len(b)+4+len(a.pend.errorCauses) <= limit {
 		b = appendErrorChunk(b, a.pend.errorCauses)
 		a.pend.errorCauses = a.pend.errorCauses[:0]

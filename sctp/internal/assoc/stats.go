@@ -125,6 +125,12 @@ type ASCONFCounters struct {
 	AddrsAdded    uint64 // peer addresses added
 	AddrsDeleted  uint64 // peer addresses deleted
 	AcksOut       uint64 // ASCONF-ACK chunks sent
+
+	// Our requests (AddLocalAddr, RemoveLocalAddr, SetPeerPrimary).
+	Sent        uint64 // ASCONF chunks sent, retransmissions included
+	Retransmits uint64 // ASCONF retransmission timer expiries
+	AcksIn      uint64 // requests answered by the peer's ASCONF-ACK
+	StaleAcks   uint64 // ASCONF-ACKs matching no outstanding ASCONF (dropped)
 }
 
 func (s *ASCONFCounters) add(o *ASCONFCounters) {
@@ -136,6 +142,10 @@ func (s *ASCONFCounters) add(o *ASCONFCounters) {
 	s.AddrsAdded += o.AddrsAdded
 	s.AddrsDeleted += o.AddrsDeleted
 	s.AcksOut += o.AcksOut
+	s.Sent += o.Sent
+	s.Retransmits += o.Retransmits
+	s.AcksIn += o.AcksIn
+	s.StaleAcks += o.StaleAcks
 }
 
 // AuthCounters counts AUTH chunks (RFC 4895) and what was dropped for want

@@ -106,9 +106,10 @@ func init() {
 	// them anyway gets the action-bit treatment of an unknown chunk
 	// (section 3.2), which is what it would get from a stack that has never
 	// heard of them.
-	for _, ct := range []chunk.Type{chunk.TypeECNE, chunk.TypeCWR, chunk.TypeAuth, chunk.TypeNRSack, chunk.TypeASCONFAck} {
+	for _, ct := range []chunk.Type{chunk.TypeECNE, chunk.TypeCWR, chunk.TypeAuth, chunk.TypeNRSack} {
 		row(ct, (*Assoc).unknownChunk3_2, nil)
 	}
+	row(chunk.TypeASCONFAck, (*Assoc).asconfAck5061, nil)
 	// ASCONF (RFC 5061), with Config.DynamicAddrs; an unknown chunk else.
 	row(chunk.TypeASCONF, (*Assoc).asconf5061, nil)
 	// I-DATA and I-FORWARD-TSN (RFC 8260) where DATA and SACK are
