@@ -130,6 +130,12 @@ type ASCONFCounters struct {
 	AddrsAdded    uint64 // peer addresses added
 	AddrsDeleted  uint64 // peer addresses deleted
 	AcksOut       uint64 // ASCONF-ACK chunks sent
+
+	// Our requests (Association.AddLocalAddr, RemoveLocalAddr, SetPeerPrimary).
+	Sent        uint64 // ASCONF chunks sent, retransmissions included
+	Retransmits uint64 // ASCONF retransmission timer expiries
+	AcksIn      uint64 // requests answered by the peer's ASCONF-ACK
+	StaleAcks   uint64 // ASCONF-ACKs matching no outstanding ASCONF (dropped)
 }
 
 // AuthCounters counts AUTH chunks (RFC 4895) and the chunks dropped for

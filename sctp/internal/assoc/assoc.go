@@ -58,11 +58,11 @@ type Assoc struct {
 	heapAt        time.Time // deadline recorded in the endpoint's timer heap
 	heapIdx       int       // index in the endpoint's timer heap, -1 if not in it
 	stats         Counters
-	chunks        chunkCounts  // chunks in and out by type
-	data          dataPlane    // DATA/SACK engine glue (data.go)
-	rc            *reconf      // stream reconfiguration, RFC 6525 (reconf.go); nil until used
-	auth          *authState   // RFC 4895 (auth.go); nil when the endpoint does not offer AUTH
-	asc           *asconfState // RFC 5061 receiver (asconf.go); nil until the peer's first ASCONF
+	chunks        chunkCounts   // chunks in and out by type
+	data          dataPlane     // DATA/SACK engine glue (data.go)
+	rc            *reconf       // stream reconfiguration, RFC 6525 (reconf.go); nil until used
+	auth          *authState    // RFC 4895 (auth.go); nil when the endpoint does not offer AUTH
+	asc           *asconfState  // RFC 5061 receiver (asconf.go); nil until the peer's first ASCONF
 	ascOut        *asconfSender // RFC 5061 sender (asconf_send.go); nil until the first request
 }
 
