@@ -2,6 +2,9 @@ package sctp
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"net/netip"
 	"fmt"
 	"strings"
 	"testing"
@@ -98,6 +101,17 @@ func TestDynamicAddrsConfig(t *testing.T) {
 		}
 		if AddrAdded.String() != "added" {
 			t.Fatal(AddrAdded.String())
+		}
+		ctx := context.Background()
+		if err := cl.AddLocalAddr(ctx, netip.MustParseAddr("10.0.0.9")); err != ErrNotLocalAddr {
+			t.Fatalf("AddLocalAddr of an address the endpoint does not own: %v", err)
+		}
+		if err := cl.SetPeerPrimary(ctx, netip.MustParseAddr("10.0.0.1")); err != nil {
+			t.Fatalf("SetPeerPrimary: %v", err)
+		}
+		var ae *ASCONFError
+		if err := cl.RemoveLocalAddr(ctx, netip.MustParseAddr("10.0.0.1")); !errors.As(err, &ae) || ae.Cause != 0xA0 {
+			t.Fatalf("RemoveLocalAddr of the last address: %v", err)
 		}
 	})
 }

@@ -184,6 +184,8 @@ func (e *Endpoint) handle(ev assoc.Event) {
 		as.emit(Event{Kind: EventAuthNewKey, KeyID: ev.KeyID})
 	case assoc.EventAuthKeyFree:
 		as.emit(Event{Kind: EventAuthKeyFree, KeyID: ev.KeyID})
+	case assoc.EventASCONFDone:
+		as.asconfDone(ev)
 	case assoc.EventPeerAddrAdded:
 		as.emit(Event{Kind: EventPeerAddrChange, Addr: ev.Addr, Change: AddrAdded, PathState: PathUnconfirmed})
 	case assoc.EventPeerAddrRemoved:
