@@ -22,6 +22,10 @@
 // net.sctp.auth_enable=1), -auth-chunks the chunk types the peer must
 // authenticate (default DATA and SACK when a key is given), -auth-hmac the
 // HMAC identifiers (1 SHA-1, 3 SHA-256) in order of preference.
+// -dynamic-addrs accepts the peer's address changes (ASCONF, RFC 5061);
+// in connect mode -add-addr IP and -del-addr IP ask the peer, after
+// -addr-after messages, to add or delete one of our addresses, and a
+// refusal ends the association with exit status 1.
 package main
 
 import (
@@ -31,6 +35,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strconv"
@@ -61,6 +66,9 @@ type options struct {
 	timeout                                                time.Duration
 	addr                                                   string
 	authKey, authChunks, authHMAC                          string
+	addAddr, delAddr                                       string
+	addrAfter                                              int
+	dynamicAddrs                                           bool
 }
 
 func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
@@ -94,6 +102,10 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "connect, echo-wait and shutdown timeout")
 	fs.StringVar(&o.authKey, "auth-key", "", "authenticate chunks (AUTH, RFC 4895) with this endpoint-pair shared key: `[ID:]HEX` (key id 0 by default)")
 	fs.StringVar(&o.authChunks, "auth-chunks", "", "chunk types the peer must authenticate, comma-separated numbers (default with -auth-key: 0,3, DATA and SACK)")
+	fs.BoolVar(&o.dynamicAddrs, "dynamic-addrs", false, "accept the peer's address changes (ASCONF, RFC 5061; turns on AUTH and multi-homing)")
+	fs.StringVar(&o.addAddr, "add-addr", "", "connect mode: after -addr-after messages, ask the peer to add this local `IP` (ASCONF; implies -dynamic-addrs)")
+	fs.StringVar(&o.delAddr, "del-addr", "", "connect mode: after -addr-after messages (and the -add-addr), ask the peer to delete this local `IP`")
+	fs.IntVar(&o.addrAfter, "addr-after", 1, "connect mode: messages sent before -add-addr and -del-addr")
 	fs.StringVar(&o.authHMAC, "auth-hmac", "", "HMAC identifiers offered, comma-separated, in order of preference: 1 (SHA-1), 3 (SHA-256); default 3,1")
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
@@ -155,6 +167,18 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 	if err := parseAuth(&o, cfg); err != nil {
 		return nil, nil, err
 	}
+	for _, a := range []struct{ flag, v string }{{"-add-addr", o.addAddr}, {"-del-addr", o.delAddr}} {
+		if a.v != "" {
+			if _, err := netip.ParseAddr(a.v); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", a.flag, err)
+			}
+			o.dynamicAddrs = true
+		}
+	}
+	if o.addrAfter < 1 {
+		return nil, nil, fmt.Errorf("-addr-after %d out of range", o.addrAfter)
+	}
+	cfg.DynamicAddrs = o.dynamicAddrs
 	return &o, cfg, nil
 }
 
@@ -248,7 +272,7 @@ func logEvents(o *options, as *sctp.Association, stderr io.Writer, wg *sync.Wait
 			case sctp.EventDown:
 				s += ": " + ev.Err.Error()
 			case sctp.EventPeerAddrChange:
-				s += fmt.Sprintf(": %v reachable=%v", ev.Addr, ev.Reachable)
+				s += fmt.Sprintf(": %v %v reachable=%v", ev.Addr, ev.Change, ev.Reachable)
 			case sctp.EventSendFailed:
 				s += fmt.Sprintf(": stream %d, %d bytes, sent %v, policy %v", ev.Stream, len(ev.Msg), ev.Sent, ev.PR)
 			case sctp.EventPartialDeliveryAborted:
@@ -473,6 +497,12 @@ func connect(ctx context.Context, o *options, cfg *sctp.Config, stdin io.Reader,
 				break
 			}
 			sent += int64(n)
+			if msgs == o.addrAfter {
+				if werr = changeAddrs(ctx, o, as, stderr); werr != nil {
+					as.Abort("address change failed")
+					break
+				}
+			}
 			if o.resetAfter > 0 && msgs%o.resetAfter == 0 {
 				if werr = as.ResetStreams(ctx, sctp.DirOutgoing, info.Stream); werr != nil {
 					werr = fmt.Errorf("reset stream %d: %w", info.Stream, werr)
@@ -528,4 +558,29 @@ func connect(ctx context.Context, o *options, cfg *sctp.Config, stdin io.Reader,
 		return werr
 	}
 	return rerr
+}
+
+// changeAddrs sends -add-addr and -del-addr's requests (ASCONF) and waits
+// for the peer's answers.
+func changeAddrs(ctx context.Context, o *options, as *sctp.Association, stderr io.Writer) error {
+	for _, r := range []struct {
+		name string
+		v    string
+		f    func(context.Context, netip.Addr) error
+	}{{"add", o.addAddr, as.AddLocalAddr}, {"delete", o.delAddr, as.RemoveLocalAddr}} {
+		if r.v == "" {
+			continue
+		}
+		ip := netip.MustParseAddr(r.v)
+		cctx, cancel := context.WithTimeout(ctx, o.timeout)
+		err := r.f(cctx, ip)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("%s address %v: %w", r.name, ip, err)
+		}
+		if o.verbose {
+			fmt.Fprintf(stderr, "asconf: %s %v: done\n", r.name, ip)
+		}
+	}
+	return nil
 }

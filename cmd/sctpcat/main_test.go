@@ -192,3 +192,27 @@ func TestAuthEcho(t *testing.T) {
 		t.Fatal("-auth-key zz accepted")
 	}
 }
+
+// TestAddrFlags: -add-addr and -del-addr after N messages send ASCONF
+// requests. On loopback the listener's association has one address, so
+// the delete of it is refused as the last remaining one (RFC 5061), and
+// the peer's answer reaches the command, which exits 1 saying so.
+func TestAddrFlags(t *testing.T) {
+	port := freeUDPPort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	lcode := make(chan int, 1)
+	go func() {
+		lcode <- run(ctx, []string{"-l", "-echo", "-dynamic-addrs", "-udp-port", fmt.Sprint(port), "127.0.0.1:7003"}, nil, &syncBuffer{}, &syncBuffer{})
+	}()
+	time.Sleep(100 * time.Millisecond) // let the listener bind
+	var out, errb syncBuffer
+	code := run(context.Background(), []string{"-del-addr", "127.0.0.1", "-addr-after", "2", "-udp-port", "0",
+		"-remote-udp-port", fmt.Sprint(port), "-msg-size", "100", "127.0.0.1:7003"}, bytes.NewReader(input(1000)), &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "delete address 127.0.0.1") || !strings.Contains(errb.String(), "DELETE-LAST-REMAINING-ADDRESS") {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if _, _, err := parse([]string{"-add-addr", "nope", "x:1"}, &syncBuffer{}); err == nil {
+		t.Fatal("-add-addr nope accepted")
+	}
+}
