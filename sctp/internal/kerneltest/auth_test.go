@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -123,7 +125,9 @@ func sysctls(t *testing.T, names ...string) {
 // (Config.DynamicAddrs) accepts the authenticated ASCONFs, answers them (the kernel
 // goes on), reports EventPeerAddrChange added and removed, and every message comes back
 // byte-exact. The added address is not reachable from the host: its path stays
-// unconfirmed and carries no data, as RFC 5061 wants.
+// unconfirmed and carries no data, as RFC 5061 wants. Then usctp sends its own
+// authenticated ASCONFs: Set Primary Address of its address (accepted) and Delete IP
+// Address of it, which the kernel refuses as the last remaining one.
 func TestKernelAuthASCONF(t *testing.T) {
 	batchPcaps(t)
 	vm := kvm.Get(t)
@@ -176,7 +180,22 @@ func TestKernelAuthASCONF(t *testing.T) {
 	p.do("bindx id=%s addr="+extra+" op=del", "OK cmd=bindx id=%s ")
 	waitChange(sctp.AddrRemoved)
 	echo(20)
+	// usctp's own requests: the kernel sees us at HostUserIP (QEMU's NAT). Set Primary
+	// to it succeeds; deleting it, the only address, is refused.
+	us := netip.MustParseAddr(kernelvm.HostUserIP)
+	if err := p.as.SetPeerPrimary(p.ctx, us); err != nil {
+		p.failf("SetPeerPrimary(%v): %v", us, err)
+	}
+	var ae *sctp.ASCONFError
+	if err := p.as.RemoveLocalAddr(p.ctx, us); !errors.As(err, &ae) || (ae.Cause != 0xA0 && ae.Cause != 0xA2) {
+		p.failf("RemoveLocalAddr(%v) = %v, want the kernel's refusal", us, err)
+	}
+	t.Logf("the kernel refused the delete: %v", ae)
+	echo(20)
 	st := p.as.Stats()
+	if st.ASCONF.AcksIn != 2 {
+		p.failf("ASCONF counters %+v", st.ASCONF)
+	}
 	if st.ASCONF.In != 2 || st.ASCONF.AddrsAdded != 1 || st.ASCONF.AddrsDeleted != 1 || st.Auth.Missing+st.Auth.BadHMAC != 0 {
 		p.failf("ASCONF counters %+v, AUTH %+v", st.ASCONF, st.Auth)
 	}
