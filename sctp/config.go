@@ -161,7 +161,8 @@ type Config struct {
 	// moved, and the peer may choose our primary path; each shows as an
 	// EventPeerAddrChange (Event.Change). ASCONF must come authenticated:
 	// it turns on AUTH (ASCONF and ASCONF-ACK join AuthChunks) and
-	// Multihoming. This end does not send ASCONF yet.
+	// Multihoming. Association.AddLocalAddr, RemoveLocalAddr and
+	// SetPeerPrimary send this end's changes.
 	DynamicAddrs bool
 	// DenyAssocReset answers a peer's SSN/TSN Reset Request (RFC 6525
 	// section 5.2.4: a reset of both directions' TSNs and every stream's
