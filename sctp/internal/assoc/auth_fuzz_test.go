@@ -3,6 +3,7 @@ package assoc
 import (
 	"bytes"
 	"encoding/binary"
+	"net/netip"
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
@@ -84,6 +85,44 @@ func FuzzAuthCookie(f *testing.F) {
 		b[len(b)-1] ^= 1
 		if j.openCookie(b, peerAddr, &out) == cookieOK {
 			t.Fatalf("altered cookie accepted")
+		}
+	})
+}
+
+// FuzzASCONF feeds an association that accepts ASCONF authenticated ASCONF
+// and ASCONF-ACK chunks with arbitrary serial numbers and parameters.
+// Nothing may panic, every packet sent must parse, the association stays
+// established with at most 32 paths, and the first path stays the
+// handshake's.
+func FuzzASCONF(f *testing.F) {
+	add, _ := chunk.AppendASCONFAddrParam(nil, chunk.ParamAddIPAddress, 1, netip.MustParseAddr("192.0.2.9"))
+	del, _ := chunk.AppendASCONFAddrParam(nil, chunk.ParamDeleteIPAddress, 2, netip.MustParseAddr("192.0.2.2"))
+	f.Add(false, uint32(0), add)
+	f.Add(false, uint32(0), append(add, del...))
+	f.Add(true, uint32(0), []byte{0xc0, 0x05, 0, 8, 0, 0, 0, 1})
+	f.Add(false, uint32(1), []byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, ack bool, serialOff uint32, params []byte) {
+		tc, peer := asconfServer(t)
+		m := chunk.ASCONF{Ack: ack, Serial: tc.peerTSN + serialOff, Params: params}
+		if !ack {
+			m.Address = chunk.Param{Type: chunk.ParamIPv4Address, Value: []byte{192, 0, 2, 2}}
+		}
+		if ack {
+			m.Serial = uint32(tc.a.localTSN) + serialOff
+		}
+		b, err := m.Append(nil)
+		if err != nil {
+			return
+		}
+		for range 2 {
+			tc.writeChunks(peer.sign(0, chunk.HMACSHA1, b))
+			tc.readPackets()
+		}
+		if tc.a.state != stateEstablished || len(tc.a.Paths(nil)) > maxPeerAddrs {
+			t.Fatalf("state %v, %d paths", tc.a.state, len(tc.a.Paths(nil)))
+		}
+		if ps := tc.a.Paths(nil); ps[0].Addr != peerAddr {
+			t.Fatalf("first path %v", ps[0].Addr)
 		}
 	})
 }
