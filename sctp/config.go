@@ -7,6 +7,7 @@ import (
 
 	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/assoc"
 	"github.com/usctp/usctp/sctp/internal/netio"
 	"github.com/usctp/usctp/sctp/internal/ratelimit"
@@ -166,6 +167,30 @@ type Config struct {
 	// and a peer's requests only touch stream numbering and bounded
 	// stream tables.
 	DisableStreamReconfig bool
+	// AuthKeys, AuthChunks and AuthHMAC configure authenticated chunks
+	// (RFC 4895, AUTH), offered when AuthKeys or AuthChunks is set and
+	// used when the peer offers it too (Linux: net.sctp.auth_enable=1).
+	// AuthKeys are the endpoint-pair shared keys with their identifiers,
+	// the first one active (none: the empty key with identifier 0, as
+	// the RFC says); AuthChunks the chunk types the peer must
+	// authenticate (INIT, INIT ACK, SHUTDOWN COMPLETE and AUTH are left
+	// out); AuthHMAC the HMAC identifiers offered in order of preference,
+	// AuthHMACSHA1 and AuthHMACSHA256 (default SHA-256 then SHA-1; SHA-1
+	// is always listed, the RFC requires it). Keys are copied and never
+	// printed. Association.AddKey, SetActiveKey and DeleteKey change an
+	// association's keys.
+	AuthKeys   []AuthKey
+	AuthChunks []chunk.Type
+	AuthHMAC   []uint16
+	// DynamicAddrs accepts the peer's address changes (RFC 5061 ASCONF,
+	// Linux: net.sctp.addip_enable=1): an added address is used once a
+	// HEARTBEAT confirmed it, a deleted one is dropped with its data
+	// moved, and the peer may choose our primary path; each shows as an
+	// EventPeerAddrChange (Event.Change). ASCONF must come authenticated:
+	// it turns on AUTH (ASCONF and ASCONF-ACK join AuthChunks) and
+	// Multihoming. Association.AddLocalAddr, RemoveLocalAddr and
+	// SetPeerPrimary send this end's changes.
+	DynamicAddrs bool
 	// DenyAssocReset answers a peer's SSN/TSN Reset Request (RFC 6525
 	// section 5.2.4: a reset of both directions' TSNs and every stream's
 	// numbering) "Denied", as Linux does unless SCTP_ENABLE_RESET_ASSOC_REQ
@@ -442,5 +467,11 @@ func (c *Config) core(overhead int) assoc.Config {
 		SendBufferMax:             max(c.SendBufferMax, 0),
 	}
 	cc.Scheduler = c.Scheduler
+	for _, k := range c.AuthKeys {
+		cc.AuthKeys = append(cc.AuthKeys, assoc.AuthKey{ID: k.ID, Key: k.Key})
+	}
+	cc.AuthChunks = c.AuthChunks
+	cc.AuthHMAC = c.AuthHMAC
+	cc.DynamicAddrs = c.DynamicAddrs
 	return cc
 }

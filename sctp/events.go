@@ -24,10 +24,13 @@ const (
 	EventPeerError                               // the peer sent an ERROR chunk (Event.Cause)
 	EventStreamsAdded                            // streams were added, or an addition failed (RFC 6525; Event.Direction, Added, Err)
 	EventAssocReset                              // the TSNs and every stream's numbering were reset, or a reset failed (RFC 6525 SSN/TSN Reset; Event.NextTSN, PeerNextTSN, Err)
+	EventAuthNewKey                              // the peer's AUTH chunks use another shared key (RFC 6458 SCTP_AUTH_NEW_KEY; Event.KeyID)
+	EventAuthKeyFree                             // a deleted shared key is no longer used (SCTP_AUTH_FREE_KEY; Event.KeyID)
 )
 
 var eventKindNames = [...]string{"up", "down", "restart", "shutdown", "peer address change",
-	"send failed", "partial delivery aborted", "sender dry", "stream reset", "peer error", "streams added", "association reset"}
+	"send failed", "partial delivery aborted", "sender dry", "stream reset", "peer error", "streams added", "association reset",
+	"auth new key", "auth key free"}
 
 // String returns a short name of the event kind.
 func (k EventKind) String() string {
@@ -83,6 +86,29 @@ type Event struct {
 	Added       uint16          // EventStreamsAdded: how many streams were added
 	NextTSN     uint32          // EventAssocReset: the TSN of our next DATA chunk
 	PeerNextTSN uint32          // EventAssocReset: the TSN expected next from the peer
+	KeyID       uint16          // EventAuthNewKey, EventAuthKeyFree: the shared key identifier
+	Change      AddrChange      // EventPeerAddrChange: what changed (reachability, or the peer's ASCONF)
+}
+
+// AddrChange says what an EventPeerAddrChange reports.
+type AddrChange uint8
+
+// Address changes.
+const (
+	AddrReachability AddrChange = iota // the address's reachability changed (Reachable, PathState)
+	AddrAdded                          // the peer added the address (RFC 5061 ASCONF)
+	AddrRemoved                        // the peer deleted the address
+	AddrMadePrimary                    // the peer asked to be sent to the address (Set Primary Address)
+)
+
+var addrChangeNames = [...]string{"reachability", "added", "removed", "made primary"}
+
+// String returns a short name of the change.
+func (c AddrChange) String() string {
+	if int(c) < len(addrChangeNames) {
+		return addrChangeNames[c]
+	}
+	return "change(?)"
 }
 
 // afterInput hands the core's events to the associations and wakes the
@@ -154,6 +180,18 @@ func (e *Endpoint) handle(ev assoc.Event) {
 		as.emit(Event{Kind: EventPeerError, Cause: uint16(ev.Cause)})
 	case assoc.EventReconf:
 		as.reconfDone(ev.Reconf)
+	case assoc.EventAuthNewKey:
+		as.emit(Event{Kind: EventAuthNewKey, KeyID: ev.KeyID})
+	case assoc.EventAuthKeyFree:
+		as.emit(Event{Kind: EventAuthKeyFree, KeyID: ev.KeyID})
+	case assoc.EventASCONFDone:
+		as.asconfDone(ev)
+	case assoc.EventPeerAddrAdded:
+		as.emit(Event{Kind: EventPeerAddrChange, Addr: ev.Addr, Change: AddrAdded, PathState: PathUnconfirmed})
+	case assoc.EventPeerAddrRemoved:
+		as.emit(Event{Kind: EventPeerAddrChange, Addr: ev.Addr, Change: AddrRemoved, PathState: PathInactive})
+	case assoc.EventPeerAddrPrimary:
+		as.emit(Event{Kind: EventPeerAddrChange, Addr: ev.Addr, Change: AddrMadePrimary, Reachable: true})
 	case assoc.EventPathDown, assoc.EventPathUp:
 		peer, _ := ev.Assoc.Peer()
 		st := PathInactive

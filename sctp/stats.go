@@ -125,6 +125,39 @@ type Counters struct {
 	CWRsIn        uint64
 
 	Reconf ReconfCounters // stream reconfiguration (RFC 6525)
+
+	Auth AuthCounters // authenticated chunks (RFC 4895)
+
+	ASCONF ASCONFCounters // the peer's address reconfiguration (RFC 5061)
+}
+
+// ASCONFCounters count the peer's ASCONF requests (RFC 5061).
+type ASCONFCounters struct {
+	In            uint64 // ASCONF chunks performed
+	Retransmitted uint64 // ASCONF chunks seen again, answered from the cached ASCONF-ACK
+	BadSerial     uint64 // ASCONF chunks with an unexpected serial number (dropped)
+	Malformed     uint64 // malformed ASCONF chunks or parameters (skipped)
+	Refused       uint64 // requests answered with an error cause
+	AddrsAdded    uint64 // peer addresses added
+	AddrsDeleted  uint64 // peer addresses deleted
+	AcksOut       uint64 // ASCONF-ACK chunks sent
+
+	// Our requests (Association.AddLocalAddr, RemoveLocalAddr, SetPeerPrimary).
+	Sent        uint64 // ASCONF chunks sent, retransmissions included
+	Retransmits uint64 // ASCONF retransmission timer expiries
+	AcksIn      uint64 // requests answered by the peer's ASCONF-ACK
+	StaleAcks   uint64 // ASCONF-ACKs matching no outstanding ASCONF (dropped)
+}
+
+// AuthCounters counts AUTH chunks (RFC 4895) and the chunks dropped for
+// want of a valid one.
+type AuthCounters struct {
+	Sent            uint64 // AUTH chunks sent
+	Verified        uint64 // AUTH chunks received with a valid HMAC
+	BadHMAC         uint64 // AUTH chunks with a wrong HMAC, or one of the wrong length (dropped with the chunks after them)
+	UnknownKey      uint64 // AUTH chunks naming no shared key (dropped with the chunks after them)
+	UnsupportedHMAC uint64 // AUTH chunks with an HMAC identifier not offered (ERROR sent, chunks dropped)
+	Missing         uint64 // chunks of a type Config.AuthChunks lists that came without a valid AUTH (dropped)
 }
 
 // ReconfCounters counts the RE-CONFIG exchange (RFC 6525).
@@ -247,5 +280,7 @@ func countersOf(c *assoc.Counters) Counters {
 			AssocResetsIn:      c.Reconf.AssocResetsIn,
 			AssocResetsPending: c.Reconf.AssocResetsPending,
 		},
+		Auth:   AuthCounters(c.Auth),
+		ASCONF: ASCONFCounters(c.ASCONF),
 	}
 }

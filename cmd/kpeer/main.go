@@ -20,6 +20,9 @@
 //	reset id=C [conn=N] sids=S,S... [dir=in|out|both] (SCTP_RESET_STREAMS) -> OK cmd=reset id=C ...
 //	resetassoc id=C [conn=N]  (SCTP_RESET_ASSOC, SSN/TSN reset)       -> OK cmd=resetassoc id=C ...
 //	addstreams id=C [conn=N] in=N out=N (SCTP_ADD_STREAMS)           -> OK cmd=addstreams id=C ...
+//	authkey id=C [conn=N] keyid=K [key=HEX] [active=1] (SCTP_AUTH_KEY, SCTP_AUTH_ACTIVE_KEY) -> OK cmd=authkey id=C ...
+//	authdel id=C [conn=N] keyid=K (SCTP_AUTH_DELETE_KEY)               -> OK cmd=authdel id=C ...
+//	bindx id=C [conn=N] addr=A op=add|del (sctp_bindx: the kernel sends ASCONF) -> OK cmd=bindx id=C ...
 //	sysctl net.sctp.NAME=VALUE                                        -> OK cmd=sysctl
 //	echo WORDS...                                                     -> ECHO WORDS...
 //	run id=R PROG [ARGS...]  (a program, e.g. /sctpperf; blank-separated words) -> STARTED id=R pid=N
@@ -30,6 +33,10 @@
 //	sched=fcfs|prio|rr|fc|wfq or 0-4  stream scheduler (SCTP_STREAM_SCHEDULER)
 //	intl=1                 I-DATA (SCTP_FRAGMENT_INTERLEAVE=2, SCTP_INTERLEAVING_SUPPORTED)
 //	reset=1                stream reconfiguration requests allowed (SCTP_ENABLE_STREAM_RESET)
+//	authchunks=T,T... hmac=ID,ID... authkey=ID:HEX  AUTH (RFC 4895; needs
+//	                       net.sctp.auth_enable=1): chunk types the peer must authenticate
+//	                       (SCTP_AUTH_CHUNK), HMAC identifiers offered (SCTP_HMAC_IDENT), an
+//	                       endpoint shared key made active (SCTP_AUTH_KEY, ACTIVE_KEY)
 //	buf=N                  SO_SNDBUF and SO_RCVBUF
 //	log=0                  no MSG line per message (bulk transfers); DONE still reports
 //	count=N size=N[,N...] streams=K ppid=P unordered=0|1|alt  what a source sends: message i
@@ -162,6 +169,12 @@ func (p *peer) command(line string) {
 		err = p.resetStreams(id, args)
 	case "resetassoc":
 		err = p.resetAssoc(id, args)
+	case "authkey":
+		err = p.authKey(id, args)
+	case "authdel":
+		err = p.authDel(id, args)
+	case "bindx":
+		err = p.bindx(id, args)
 	case "addstreams":
 		err = p.addStreams(id, args)
 	case "sysctl":

@@ -34,6 +34,7 @@ type opts struct {
 	expect             int
 	then               string   // wait, close or abort
 	pr                 []prInfo // partial reliability of the messages sent (message i: pr[i%len])
+	auth               authOpts // AUTH chunks, HMACs and key (auth.go)
 }
 
 func parseOpts(a *args, defMode string) opts {
@@ -56,6 +57,7 @@ func parseOpts(a *args, defMode string) opts {
 	}
 	o.sched, o.hasSched = a.sched()
 	o.pr = a.prinfo()
+	o.auth = parseAuthOpts(a)
 	switch o.mode {
 	case "echo", "sink", "source":
 	default:
@@ -93,6 +95,9 @@ func (o *opts) control(fd int) error {
 		if err := setAssocValue(fd, optStreamScheduler, uint32(o.sched)); err != nil {
 			return fmt.Errorf("SCTP_STREAM_SCHEDULER %d: %w", o.sched, err)
 		}
+	}
+	if err := o.auth.set(fd); err != nil {
+		return err
 	}
 	if o.encap > 0 {
 		if err := setRemoteEncapsPort(fd, uint16(o.encap)); err != nil {

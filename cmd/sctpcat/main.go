@@ -16,23 +16,37 @@
 // exits 2. -pr-policy ttl|rtx|prio with -pr-value N sends the messages
 // partially reliable (PR-SCTP, RFC 3758 and RFC 7496: a lifetime of N ms,
 // at most N retransmissions, or priority N); with -v, messages given up
-// show as send-failed events and in the final statistics.
+// show as send-failed events and in the final statistics. -auth-key
+// [ID:]HEX authenticates chunks (AUTH, RFC 4895) with that endpoint-pair
+// shared key (the peer must offer AUTH too: Linux needs
+// net.sctp.auth_enable=1), -auth-chunks the chunk types the peer must
+// authenticate (default DATA and SACK when a key is given), -auth-hmac the
+// HMAC identifiers (1 SHA-1, 3 SHA-256) in order of preference.
+// -dynamic-addrs accepts the peer's address changes (ASCONF, RFC 5061);
+// in connect mode -add-addr IP and -del-addr IP ask the peer, after
+// -addr-after messages, to add or delete one of our addresses, and a
+// refusal ends the association with exit status 1.
 package main
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp"
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 func main() {
@@ -51,6 +65,10 @@ type options struct {
 	resetAfter, echoBuffer                                 int
 	timeout                                                time.Duration
 	addr                                                   string
+	authKey, authChunks, authHMAC                          string
+	addAddr, delAddr                                       string
+	addrAfter                                              int
+	dynamicAddrs                                           bool
 }
 
 func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
@@ -82,6 +100,13 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 	fs.IntVar(&o.echoBuffer, "echo-buffer", 64<<10, "listen mode with -echo: most bytes of a message held per association; longer messages are echoed in parts of this size")
 	fs.BoolVar(&o.echoWait, "echo-wait", false, "connect mode: after end of input, wait until as many bytes came back as were sent")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "connect, echo-wait and shutdown timeout")
+	fs.StringVar(&o.authKey, "auth-key", "", "authenticate chunks (AUTH, RFC 4895) with this endpoint-pair shared key: `[ID:]HEX` (key id 0 by default)")
+	fs.StringVar(&o.authChunks, "auth-chunks", "", "chunk types the peer must authenticate, comma-separated numbers (default with -auth-key: 0,3, DATA and SACK)")
+	fs.BoolVar(&o.dynamicAddrs, "dynamic-addrs", false, "accept the peer's address changes (ASCONF, RFC 5061; turns on AUTH and multi-homing)")
+	fs.StringVar(&o.addAddr, "add-addr", "", "connect mode: after -addr-after messages, ask the peer to add this local `IP` (ASCONF; implies -dynamic-addrs)")
+	fs.StringVar(&o.delAddr, "del-addr", "", "connect mode: after -addr-after messages (and the -add-addr), ask the peer to delete this local `IP`")
+	fs.IntVar(&o.addrAfter, "addr-after", 1, "connect mode: messages sent before -add-addr and -del-addr")
+	fs.StringVar(&o.authHMAC, "auth-hmac", "", "HMAC identifiers offered, comma-separated, in order of preference: 1 (SHA-1), 3 (SHA-256); default 3,1")
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
 	}
@@ -139,7 +164,78 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 		return nil, nil, fmt.Errorf("-sched: %w", err)
 	}
 	cfg.Scheduler = k
+	if err := parseAuth(&o, cfg); err != nil {
+		return nil, nil, err
+	}
+	for _, a := range []struct{ flag, v string }{{"-add-addr", o.addAddr}, {"-del-addr", o.delAddr}} {
+		if a.v != "" {
+			if _, err := netip.ParseAddr(a.v); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", a.flag, err)
+			}
+			o.dynamicAddrs = true
+		}
+	}
+	if o.addrAfter < 1 {
+		return nil, nil, fmt.Errorf("-addr-after %d out of range", o.addrAfter)
+	}
+	cfg.DynamicAddrs = o.dynamicAddrs
 	return &o, cfg, nil
+}
+
+// parseAuth sets the AUTH fields of cfg from -auth-key, -auth-chunks and
+// -auth-hmac.
+func parseAuth(o *options, cfg *sctp.Config) error {
+	if o.authKey != "" {
+		id, hx := uint64(0), o.authKey
+		if i, h, ok := strings.Cut(o.authKey, ":"); ok {
+			n, err := strconv.ParseUint(i, 10, 16)
+			if err != nil {
+				return fmt.Errorf("-auth-key: key id %q: want 0..65535", i)
+			}
+			id, hx = n, h
+		}
+		key, err := hex.DecodeString(hx)
+		if err != nil {
+			return errors.New("-auth-key: the key is not hexadecimal")
+		}
+		cfg.AuthKeys = []sctp.AuthKey{{ID: uint16(id), Key: key}}
+		if o.authChunks == "" {
+			cfg.AuthChunks = []chunk.Type{chunk.TypeData, chunk.TypeSack}
+		}
+	}
+	nums := func(flag, s string, max uint64) ([]uint64, error) {
+		var out []uint64
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
+			if err != nil || n > max {
+				return nil, fmt.Errorf("%s: %q: want numbers up to %d", flag, f, max)
+			}
+			out = append(out, n)
+		}
+		return out, nil
+	}
+	if o.authChunks != "" {
+		ts, err := nums("-auth-chunks", o.authChunks, 255)
+		if err != nil {
+			return err
+		}
+		for _, t := range ts {
+			cfg.AuthChunks = append(cfg.AuthChunks, chunk.Type(t))
+		}
+	}
+	if o.authHMAC != "" {
+		ids, err := nums("-auth-hmac", o.authHMAC, 65535)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if id != uint64(sctp.AuthHMACSHA1) && id != uint64(sctp.AuthHMACSHA256) {
+				return fmt.Errorf("-auth-hmac: %d: want 1 (SHA-1) or 3 (SHA-256)", id)
+			}
+			cfg.AuthHMAC = append(cfg.AuthHMAC, uint16(id))
+		}
+	}
+	return nil
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -176,7 +272,7 @@ func logEvents(o *options, as *sctp.Association, stderr io.Writer, wg *sync.Wait
 			case sctp.EventDown:
 				s += ": " + ev.Err.Error()
 			case sctp.EventPeerAddrChange:
-				s += fmt.Sprintf(": %v reachable=%v", ev.Addr, ev.Reachable)
+				s += fmt.Sprintf(": %v %v reachable=%v", ev.Addr, ev.Change, ev.Reachable)
 			case sctp.EventSendFailed:
 				s += fmt.Sprintf(": stream %d, %d bytes, sent %v, policy %v", ev.Stream, len(ev.Msg), ev.Sent, ev.PR)
 			case sctp.EventPartialDeliveryAborted:
@@ -187,6 +283,8 @@ func logEvents(o *options, as *sctp.Association, stderr io.Writer, wg *sync.Wait
 				s += fmt.Sprintf(": %v streams %v", ev.Direction, ev.Streams)
 			case sctp.EventStreamsAdded:
 				s += fmt.Sprintf(": %d %v", ev.Added, ev.Direction)
+			case sctp.EventAuthNewKey, sctp.EventAuthKeyFree:
+				s += fmt.Sprintf(": key %d", ev.KeyID)
 			}
 			if ev.Err != nil && ev.Kind != sctp.EventDown {
 				s += ": " + ev.Err.Error()
@@ -208,6 +306,11 @@ func printStats(o *options, as *sctp.Association, stderr io.Writer) {
 	if ab := s.PRAbandoned; ab[1]+ab[2]+ab[3] > 0 || s.ForwardTSNsIn > 0 {
 		fmt.Fprintf(stderr, "stats: abandoned ttl %d rtx %d prio %d (%d never sent), FORWARD-TSN out %d in %d, partial deliveries aborted %d\n",
 			ab[sctp.PRTTL], ab[sctp.PRRtx], ab[sctp.PRPrio], s.PRAbandonedUnsent, s.ForwardTSNsOut, s.ForwardTSNsIn, s.PartialDeliveriesAborted)
+	}
+	if id, ok := as.Authenticated(); ok {
+		a := s.Auth
+		fmt.Fprintf(stderr, "stats: auth hmac %d, AUTH sent %d verified %d, dropped: bad HMAC %d, unknown key %d, unsupported HMAC %d, unauthenticated chunks %d\n",
+			id, a.Sent, a.Verified, a.BadHMAC, a.UnknownKey, a.UnsupportedHMAC, a.Missing)
 	}
 }
 
@@ -396,6 +499,12 @@ func connect(ctx context.Context, o *options, cfg *sctp.Config, stdin io.Reader,
 				break
 			}
 			sent += int64(n)
+			if msgs == o.addrAfter {
+				if werr = changeAddrs(ctx, o, as, stderr); werr != nil {
+					as.Abort("address change failed")
+					break
+				}
+			}
 			if o.resetAfter > 0 && msgs%o.resetAfter == 0 {
 				if werr = as.ResetStreams(ctx, sctp.DirOutgoing, info.Stream); werr != nil {
 					werr = fmt.Errorf("reset stream %d: %w", info.Stream, werr)
@@ -451,4 +560,29 @@ func connect(ctx context.Context, o *options, cfg *sctp.Config, stdin io.Reader,
 		return werr
 	}
 	return rerr
+}
+
+// changeAddrs sends -add-addr and -del-addr's requests (ASCONF) and waits
+// for the peer's answers.
+func changeAddrs(ctx context.Context, o *options, as *sctp.Association, stderr io.Writer) error {
+	for _, r := range []struct {
+		name string
+		v    string
+		f    func(context.Context, netip.Addr) error
+	}{{"add", o.addAddr, as.AddLocalAddr}, {"delete", o.delAddr, as.RemoveLocalAddr}} {
+		if r.v == "" {
+			continue
+		}
+		ip := netip.MustParseAddr(r.v)
+		cctx, cancel := context.WithTimeout(ctx, o.timeout)
+		err := r.f(cctx, ip)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("%s address %v: %w", r.name, ip, err)
+		}
+		if o.verbose {
+			fmt.Fprintf(stderr, "asconf: %s %v: done\n", r.name, ip)
+		}
+	}
+	return nil
 }

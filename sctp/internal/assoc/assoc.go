@@ -59,10 +59,13 @@ type Assoc struct {
 	heapAt        time.Time // deadline recorded in the endpoint's timer heap
 	heapIdx       int       // index in the endpoint's timer heap, -1 if not in it
 	stats         Counters
-	chunks        chunkCounts // chunks in and out by type
-	data          dataPlane   // DATA/SACK engine glue (data.go)
-	rc            *reconf     // stream reconfiguration, RFC 6525 (reconf.go); nil until used
-	ecn           ecnAssoc    // ECNE and CWR owed to the peer (ecn.go)
+	chunks        chunkCounts   // chunks in and out by type
+	data          dataPlane     // DATA/SACK engine glue (data.go)
+	rc            *reconf       // stream reconfiguration, RFC 6525 (reconf.go); nil until used
+	auth          *authState    // RFC 4895 (auth.go); nil when the endpoint does not offer AUTH
+	asc           *asconfState  // RFC 5061 receiver (asconf.go); nil until the peer's first ASCONF
+	ascOut        *asconfSender // RFC 5061 sender (asconf_send.go); nil until the first request
+	ecn           ecnAssoc      // ECNE and CWR owed to the peer (ecn.go)
 }
 
 // assocKey identifies an association at its endpoint: the peer's transport
@@ -89,6 +92,8 @@ type pending struct {
 	unrecognized  []byte   // Unrecognized Parameter causes to send after INIT ACK (with COOKIE ECHO)
 	sackNow       bool     // SACK must go in the next packet (e.g. SHUTDOWN-SENT rule)
 	pathHB        uint32   // paths owed a HEARTBEAT (paths.go), bit i for a.paths[i]
+	asconfAck     bool     // the cached ASCONF-ACK is owed (asconf.go)
+	asconf        bool     // the outstanding ASCONF is to be sent (asconf_send.go)
 }
 
 // maxPendingHeartbeatAcks bounds the HEARTBEAT ACKs owed at once: a flood

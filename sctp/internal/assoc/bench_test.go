@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 
 	"github.com/usctp/usctp/internal/testsupport"
@@ -24,14 +25,22 @@ type corePair struct {
 	got   int // messages read by side 1
 }
 
-func newCorePair(tb testing.TB) *corePair {
+func newCorePair(tb testing.TB) *corePair { return newCorePairWith(tb, nil) }
+
+// newCorePairWith is newCorePair with both endpoints' configurations
+// adjusted by adj when it is not nil.
+func newCorePairWith(tb testing.TB, adj func(*Config)) *corePair {
 	p := &corePair{now: t0, buf: make([]byte, 0, 2048), rbuf: make([]byte, 64<<10)}
 	p.addrs = [2]netip.AddrPort{netip.MustParseAddrPort("10.0.0.1:9899"), netip.MustParseAddrPort("10.0.0.2:9899")}
 	for i := range 2 {
 		// Two trusted endpoints: the scale tests set up thousands of
 		// associations from one source at one instant, which the
 		// out-of-the-blue rate limit would cut to its burst.
-		p.eps[i] = NewEndpoint(Config{Rand: newTestRand(byte(i)), MTU: 1500, RecvBuffer: 1 << 20, InitRate: -1}, p.now)
+		cfg := Config{Rand: newTestRand(byte(i)), MTU: 1500, RecvBuffer: 1 << 20, InitRate: -1}
+		if adj != nil {
+			adj(&cfg)
+		}
+		p.eps[i] = NewEndpoint(cfg, p.now)
 	}
 	a, err := p.eps[0].Connect(p.now, p.addrs[1], 5000, 5001)
 	if err != nil {
@@ -106,6 +115,20 @@ func (p *corePair) send(msg []byte) {
 // in memory (one DATA chunk per packet at a MTU of 1500) and reports
 // messages per second and allocations per message.
 func BenchmarkCorePair1452(b *testing.B) { benchCorePair(b, newCorePair(b)) }
+
+// BenchmarkCorePairAuth is BenchmarkCorePair1452 with DATA and SACK
+// authenticated (RFC 4895) both ways: an HMAC computed per packet sent and
+// checked per packet received.
+func BenchmarkCorePairAuth(b *testing.B) {
+	for _, hm := range []uint16{chunk.HMACSHA1, chunk.HMACSHA256} {
+		b.Run(map[uint16]string{1: "sha1", 3: "sha256"}[hm], func(b *testing.B) {
+			benchCorePair(b, newCorePairWith(b, func(c *Config) {
+				c.AuthChunks = []chunk.Type{chunk.TypeData, chunk.TypeSack}
+				c.AuthHMAC = []uint16{hm}
+			}))
+		})
+	}
+}
 
 // benchCorePair is BenchmarkCorePair1452's loop over the pair p.
 func benchCorePair(b *testing.B, p *corePair) {

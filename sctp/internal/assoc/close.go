@@ -28,8 +28,20 @@ func (a *Assoc) abort9_1(now time.Time, p *inPacket, c *rxChunk) disp {
 // Verification Tag in the outbound packet and MUST NOT bundle any DATA chunk
 // with the ABORT chunk.").
 func (a *Assoc) sendAbort(cause []byte) {
-	if a.peerTag != 0 {
+	if a.peerTag == 0 {
+		return
+	}
+	if a.authOverhead() == 0 {
 		a.ep.replyAbort(a.key.peer, a.key.localPort, a.key.peerPort, a.peerTag, false, cause)
+		return
+	}
+	// An authenticated association: the ABORT gets its AUTH chunk when
+	// the peer listed ABORT (RFC 4895 section 6.2).
+	a.ep.stats.AbortsOut++
+	if b := a.ep.replyBuf(a.key.peer); b != nil {
+		b = appendHeader(b, a.key.localPort, a.key.peerPort, a.peerTag)
+		b = appendAbort(b, false, cause)
+		a.ep.commitReply(finishPacket(a.sealAuth(b, 0), 0))
 	}
 }
 

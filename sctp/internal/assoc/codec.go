@@ -36,6 +36,7 @@ func parsePacket(b []byte, p *inPacket) parseResult {
 	pk, _ := chunk.ParsePacket(b)
 	p.srcPort, p.dstPort, p.vtag = pk.SrcPort, pk.DstPort, pk.Tag
 	p.chunks = p.chunks[:0]
+	p.body = pk.Chunks
 	it := pk.Walk()
 	for {
 		off := it.Offset()
@@ -43,7 +44,7 @@ func parsePacket(b []byte, p *inPacket) parseResult {
 		if !ok {
 			break
 		}
-		p.chunks = append(p.chunks, rxChunk{typ: c.Type, flags: c.Flags, raw: pk.Chunks[off : off+c.Len()]})
+		p.chunks = append(p.chunks, rxChunk{typ: c.Type, flags: c.Flags, off: int32(off), raw: pk.Chunks[off : off+c.Len()]})
 	}
 	if it.Err() != nil || len(p.chunks) == 0 {
 		return parseMalformed
@@ -101,8 +102,20 @@ func parseInit(c *rxChunk, in *initInfo) bool {
 				in.cookie = p.Value
 			}
 		case chunk.ParamSupportedAddressTypes, chunk.ParamUnrecognizedParameter, chunk.ParamAdaptationLayer,
-			chunk.ParamPadding, chunk.ParamRandom, chunk.ParamChunkList, chunk.ParamHMACAlgo, chunk.ParamZeroChecksum:
+			chunk.ParamPadding, chunk.ParamZeroChecksum:
 			// Known, not used by this stack.
+		case chunk.ParamRandom:
+			if in.auth.random == nil {
+				in.auth.random = m.Params[off : off+p.Len()]
+			}
+		case chunk.ParamChunkList:
+			if in.auth.chunks == nil {
+				in.auth.chunks = m.Params[off : off+p.Len()]
+			}
+		case chunk.ParamHMACAlgo:
+			if in.auth.hmacs == nil {
+				in.auth.hmacs = m.Params[off : off+p.Len()]
+			}
 		case chunk.ParamECNCapable:
 			in.ext |= extECN
 		case chunk.ParamForwardTSNSupported:
@@ -168,6 +181,9 @@ func (a *Assoc) appendInit(b []byte) []byte {
 	last := -1
 	if offer := a.ep.cfg.offered(); offer != 0 {
 		b = appendECNCapable(b, offer)
+		if a.auth != nil {
+			b = appendAuthParams(b, a.auth.random[:], &a.ep.cfg)
+		}
 		b = appendForwardTSNSupported(b, offer)
 		last = len(b)
 		b = appendSupportedExt(b, offer) // its padding is not counted
@@ -178,7 +194,9 @@ func (a *Assoc) appendInit(b []byte) []byte {
 
 // appendInitAck appends an INIT ACK carrying the signed cookie c.
 // local lists the endpoint's addresses (appendLocalAddrs).
-func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognized []byte, offer extFlags, local []netip.Addr) []byte {
+// random, when not nil, is the RANDOM of the AUTH parameters (RFC 4895)
+// sent with cfg's chunk and HMAC lists.
+func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognized []byte, offer extFlags, local []netip.Addr, random []byte, cfg *Config) []byte {
 	b, at := chunk.BeginChunk(b, chunk.TypeInitAck, 0)
 	b = binary.BigEndian.AppendUint32(b, c.localTag)
 	b = binary.BigEndian.AppendUint32(b, rwnd)
@@ -190,6 +208,9 @@ func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognize
 		// Before the cookie, so the cookie or an Unrecognized Parameter
 		// stays last (unpadLastParam).
 		b = appendECNCapable(b, offer)
+		if random != nil {
+			b = appendAuthParams(b, random, cfg)
+		}
 		b = appendForwardTSNSupported(b, offer)
 		b = appendSupportedExt(b, offer)
 	}

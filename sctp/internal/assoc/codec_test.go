@@ -25,7 +25,7 @@ func TestInitAckLengthLeavesOutLastPadding(t *testing.T) {
 		if tc.interleave {
 			offer |= extIData
 		}
-		b := appendInitAck(nil, &c, 1<<20, j, u, offer, nil)
+		b := appendInitAck(nil, &c, 1<<20, j, u, offer, nil, nil, nil)
 		if len(b)%4 != 0 {
 			t.Fatalf("INIT ACK of %d bytes: not padded", len(b))
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
@@ -50,6 +51,20 @@ type Config struct {
 	UnsentLimit               int                      // bytes of it waiting to be sent at most; 0: no bound but SendBuffer
 	StreamUnsentLimit         int                      // bytes of one stream waiting to be sent at most; 0: an even share (transfer.Config.StreamUnsent)
 	Scheduler                 sched.Kind               // stream scheduler of new associations, FCFS
+	// AUTH (RFC 4895): offered when AuthKeys or AuthChunks is set.
+	// AuthKeys are the endpoint-pair shared keys, the first one active
+	// (none: the empty key with id 0); AuthChunks the chunk types the
+	// peer must authenticate; AuthHMAC the HMAC identifiers offered in
+	// order of preference (default HMAC-SHA-256, HMAC-SHA-1; SHA-1 is
+	// always listed).
+	AuthKeys   []AuthKey
+	AuthChunks []chunk.Type
+	AuthHMAC   []uint16
+	// DynamicAddrs accepts the peer's address changes (RFC 5061 ASCONF:
+	// Add IP Address, Delete IP Address, Set Primary Address). It needs
+	// AUTH: ASCONF and ASCONF-ACK are added to AuthChunks (so AUTH is
+	// offered), and Multihoming is turned on.
+	DynamicAddrs bool
 	// LocalAddrs are the endpoint's addresses, listed in INIT and INIT
 	// ACK when there are two or more (RFC 9260 section 5.1.2); with one
 	// or none the source address of the packets stands for the endpoint.
@@ -85,6 +100,11 @@ type (
 
 func (c *Config) setDefaults() {
 	c.LocalAddrs = sanitizeLocalAddrs(c.LocalAddrs)
+	if c.DynamicAddrs {
+		c.Multihoming = true
+		c.AuthChunks = append(c.AuthChunks[:len(c.AuthChunks):len(c.AuthChunks)], chunk.TypeASCONF, chunk.TypeASCONFAck)
+	}
+	c.sanitizeAuth()
 	def := func(d *time.Duration, v time.Duration) {
 		if *d == 0 {
 			*d = v

@@ -36,14 +36,28 @@ import (
 //	53     4    peer extension bits (extFlags)
 //	57     16   HMAC-SHA-256 over bytes 0..56, truncated to 128 bits
 //
+// With multi-homing the peer's other addresses come before the MAC: a
+// count, then 16 bytes each. A cookie of an authenticated association
+// (RFC 4895) has version 2 and after the body: the address count (maybe
+// 0) and addresses, then a 16-bit length L whose high bit says that our
+// RANDOM follows the peer's key vector, the peer's key vector (L&0x7fff
+// bytes: its RANDOM, CHUNKS and HMAC-ALGO parameters unpadded, at most
+// maxAuthVector), our 32-byte RANDOM when flagged, then the MAC. Our
+// RANDOM is normally not carried: it is derived from the cookie secret and
+// the cookie's fields (authRandom), so an authenticated association
+// started by the peer costs the cookie 3 + the peer's vector bytes (50
+// with Linux's defaults). It is carried when the INIT ACK repeats the
+// RANDOM of our own INIT (a setup collision, RFC 9260 section 5.2.1).
+//
 // The cookie is not encrypted and holds nothing the peer does not know
 // already (section 5.1.3: "it MUST NOT contain information that is not being
 // envisioned to be shared").
 const (
-	cookieVersion = 1
-	cookieBody    = 57
-	cookieMACLen  = 16
-	cookieLen     = cookieBody + cookieMACLen
+	cookieVersion     = 1
+	cookieVersionAuth = 2
+	cookieBody        = 57
+	cookieMACLen      = 16
+	cookieLen         = cookieBody + cookieMACLen
 )
 
 // extFlags records the extensions a peer announced in its INIT or INIT ACK
@@ -87,6 +101,13 @@ type cookie struct {
 	// aliases the packet while a cookie is opened. Without it the cookie
 	// is as before.
 	addrs []byte
+	// authVec is the peer's key vector (RFC 4895 section 6.1) when the
+	// association is authenticated; it aliases the packet while a cookie
+	// is opened. random is our RANDOM for it; randomIn says it is
+	// carried in the cookie rather than derived.
+	authVec  []byte
+	random   [authRandomLen]byte
+	randomIn bool
 
 	// peer is the transport address the INIT came from and the INIT ACK
 	// went to. It is not in the cookie but in its MAC: a cookie echoed from
@@ -169,7 +190,11 @@ func (j *cookieJar) sum(s *cookieSecret, body []byte, peer netip.AddrPort) []byt
 // from the current secret.
 func (j *cookieJar) appendCookie(b []byte, c *cookie) []byte {
 	start := len(b)
-	b = append(b, cookieVersion<<1|byte(j.cur.gen&1))
+	version := byte(cookieVersion)
+	if len(c.authVec) > 0 {
+		version = cookieVersionAuth
+	}
+	b = append(b, version<<1|byte(j.cur.gen&1))
 	b = binary.BigEndian.AppendUint64(b, uint64(c.created.UnixNano()))
 	b = binary.BigEndian.AppendUint32(b, uint32(c.life/time.Millisecond))
 	b = binary.BigEndian.AppendUint16(b, c.peerPort)
@@ -186,9 +211,20 @@ func (j *cookieJar) appendCookie(b []byte, c *cookie) []byte {
 	b = binary.BigEndian.AppendUint16(b, c.peerOS)
 	b = binary.BigEndian.AppendUint16(b, c.peerMIS)
 	b = binary.BigEndian.AppendUint32(b, uint32(c.peerExt))
-	if n := len(c.addrs) / 16; n > 0 {
+	if n := len(c.addrs) / 16; n > 0 || version == cookieVersionAuth {
 		b = append(b, byte(n))
 		b = append(b, c.addrs[:16*n]...)
+	}
+	if version == cookieVersionAuth {
+		l := uint16(len(c.authVec))
+		if c.randomIn {
+			l |= 0x8000
+		}
+		b = binary.BigEndian.AppendUint16(b, l)
+		b = append(b, c.authVec...)
+		if c.randomIn {
+			b = append(b, c.random[:]...)
+		}
 	}
 	return append(b, j.sum(&j.cur, b[start:], c.peer)...)
 }
@@ -208,12 +244,33 @@ const (
 // section 5.2.4 accepts an expired cookie whose tags match the existing
 // association.
 func (j *cookieJar) openCookie(b []byte, peer netip.AddrPort, c *cookie) cookieResult {
-	if len(b) < cookieLen || b[0]>>1 != cookieVersion {
+	if len(b) < cookieLen || (b[0]>>1 != cookieVersion && b[0]>>1 != cookieVersionAuth) {
 		return cookieMalformed
 	}
 	body := cookieBody
-	var addrs []byte
-	if len(b) > cookieLen {
+	var addrs, vec, random []byte
+	if b[0]>>1 == cookieVersionAuth {
+		// Addresses (count maybe 0), then the peer's key vector.
+		n := int(b[cookieBody])
+		at := cookieBody + 1 + 16*n
+		if n > maxPeerAddrs || len(b) < at+2+cookieMACLen {
+			return cookieMalformed
+		}
+		addrs = b[cookieBody+1 : at]
+		l := int(binary.BigEndian.Uint16(b[at:]))
+		vl := l & 0x7fff
+		body = at + 2 + vl
+		if l&0x8000 != 0 {
+			body += authRandomLen
+		}
+		if vl == 0 || vl > maxAuthVector || len(b) != body+cookieMACLen {
+			return cookieMalformed
+		}
+		vec = b[at+2 : at+2+vl]
+		if l&0x8000 != 0 {
+			random = b[at+2+vl : body]
+		}
+	} else if len(b) > cookieLen {
 		// The peer's other addresses: a count, then 16 bytes each.
 		n := int(b[cookieBody])
 		if n == 0 || n > maxPeerAddrs || len(b) != cookieLen+1+16*n {
@@ -256,6 +313,15 @@ func (j *cookieJar) openCookie(b []byte, peer netip.AddrPort, c *cookie) cookieR
 		generation: gen,
 		peer:       peer,
 		addrs:      addrs,
+		authVec:    vec,
+	}
+	if vec != nil {
+		if random != nil {
+			copy(c.random[:], random)
+			c.randomIn = true
+		} else {
+			j.authRandom(s, c)
+		}
 	}
 	return cookieOK
 }
@@ -267,4 +333,20 @@ func (c *cookie) staleness(now time.Time) time.Duration {
 		return d
 	}
 	return 0
+}
+
+// authRandom sets c.random to the RANDOM (RFC 4895 section 3.1) of the INIT
+// ACK that carries c: an HMAC under the cookie secret s of the cookie's
+// own tag, initial TSN and creation time, so that the cookie need not carry
+// it. The leading 0xff keeps it apart from the cookie MACs (whose input
+// starts with the version byte).
+func (j *cookieJar) authRandom(s *cookieSecret, c *cookie) {
+	var in [17]byte
+	in[0] = 0xff
+	binary.BigEndian.PutUint32(in[1:], c.localTag)
+	binary.BigEndian.PutUint32(in[5:], uint32(c.localTSN))
+	binary.BigEndian.PutUint64(in[9:], uint64(c.created.UnixNano()))
+	s.mac.Reset()
+	s.mac.Write(in[:])
+	copy(c.random[:], s.mac.Sum(j.macBuf[:0]))
 }

@@ -150,6 +150,9 @@ func (ep *Endpoint) newTag() uint32 {
 func (ep *Endpoint) newAssoc(key assocKey) *Assoc {
 	a := &Assoc{ep: ep, key: key, rto: ep.cfg.RTOInitial, t1RTO: ep.cfg.RTOInitial, heapIdx: -1}
 	a.localOS, a.localMIS = ep.cfg.OutStreams, ep.cfg.InStreams
+	if ep.cfg.authOffered() {
+		a.auth = ep.newAuthState()
+	}
 	return a
 }
 
@@ -203,6 +206,9 @@ func (ep *Endpoint) Connect(now time.Time, peer netip.AddrPort, localPort, peerP
 	a := ep.newAssoc(key)
 	a.localTag = ep.newTag()
 	a.localTSN = chunk.TSN(ep.random32())
+	if a.auth != nil {
+		a.auth.fillRandom(ep.cfg.Rand)
+	}
 	ep.insert(a)
 	a.setState(stateCookieWait)
 	a.sendInit(now)

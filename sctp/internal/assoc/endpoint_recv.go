@@ -202,6 +202,7 @@ type initInfo struct {
 	preserve time.Duration // Cookie Preservative (section 5.2.6)
 	cookie   []byte        // State Cookie of an INIT ACK, aliasing the packet
 	ext      extFlags
+	auth     authParams // RFC 4895 parameters
 	// unrecognized holds the parameters to report (action bits x1):
 	// encoded as Unrecognized Parameter parameters (for an INIT ACK we
 	// send) or error cause bodies (for the ERROR after an INIT ACK).
@@ -218,6 +219,7 @@ const (
 	initBadMandatory             // a_rwnd < 1500, OS 0 or MIS 0: ABORT, Invalid Mandatory Parameter
 	initHostName                 // Host Name Address: ABORT, Unresolvable Address
 	initNoCookie                 // INIT ACK without State Cookie: ABORT, Missing Mandatory Parameter
+	initAuthBad                  // RANDOM, CHUNKS or HMAC-ALGO against RFC 4895 section 6.1: ABORT, Protocol Violation
 )
 
 // check validates the fixed fields (sections 3.3.2 and 3.3.3).
@@ -231,6 +233,14 @@ func (in *initInfo) check(isAck bool) initProblem {
 		return initHostName
 	case isAck && in.cookie == nil:
 		return initNoCookie
+	case in.auth.bad():
+		// RFC 4895 section 6.1: "If the random number is not 32 byte
+		// long the association MUST be aborted. The ABORT chunk SHOULD
+		// contain the error cause 'Protocol Violation'." The same
+		// for a HMAC-ALGO without SHA-1: "The HMAC algorithm based on
+		// SHA-1 MUST be supported and included in the HMAC-ALGO
+		// parameter."
+		return initAuthBad
 	}
 	return initOK
 }
@@ -249,6 +259,8 @@ func (ep *Endpoint) rejectInit(p *inPacket, in *initInfo, prob initProblem) {
 		cause = appendCause(ep.scratch[:0], chunk.CauseUnresolvableAddress, nil)
 	case initNoCookie:
 		cause = appendMissingParamCause(ep.scratch[:0], chunk.ParamStateCookie)
+	case initAuthBad:
+		cause = appendCause(ep.scratch[:0], chunk.CauseProtocolViolation, []byte("AUTH parameters"))
 	}
 	ep.scratch = cause[:0]
 	ep.replyAbort(p.from, p.dstPort, p.srcPort, in.tag, false, cause)
@@ -314,9 +326,24 @@ func (ep *Endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *coo
 			}
 		}
 	}
+	var random []byte
+	c.authVec = nil
+	if ep.cfg.authOffered() && in.auth.present() {
+		// Our AUTH parameters only answer an INIT that offers AUTH
+		// (without, AUTH cannot be used, and they would add 52 bytes to
+		// the answer to a minimal INIT). The peer's key vector goes in the
+		// cookie (RFC 4895 section 6.3: the AUTH bundled with the COOKIE
+		// ECHO is checked with the association the cookie makes).
+		var vec [maxAuthVector]byte
+		c.authVec = in.auth.appendVector(vec[:0])
+		if !c.randomIn {
+			ep.jar.authRandom(&ep.jar.cur, c)
+		}
+		random = c.random[:]
+	}
 	if b := ep.replyBuf(p.from); b != nil {
 		b = appendHeader(b, p.dstPort, p.srcPort, in.tag)
-		b = appendInitAck(b, c, ep.cfg.rwnd(), ep.jar, in.unrecognized, ep.cfg.offered(), ep.cfg.LocalAddrs)
+		b = appendInitAck(b, c, ep.cfg.rwnd(), ep.jar, in.unrecognized, ep.cfg.offered(), ep.cfg.LocalAddrs, random, &ep.cfg)
 		ep.commitReply(finishPacket(b, 0))
 	}
 }

@@ -26,10 +26,28 @@ const (
 	// processing input or timers come without it: the shell looks at
 	// every association those reached.
 	EventSendFailure
+	// EventAuthNewKey (SCTP_AUTH_NEW_KEY): the peer's AUTH chunks now use
+	// another shared key (Event.KeyID).
+	EventAuthNewKey
+	// EventAuthKeyFree (SCTP_AUTH_FREE_KEY): a shared key was deleted
+	// and is no longer used (Event.KeyID).
+	EventAuthKeyFree
+	// EventPeerAddrAdded, EventPeerAddrRemoved and EventPeerAddrPrimary:
+	// the peer added or deleted one of its addresses, or asked to be sent
+	// to it (RFC 5061 ASCONF; Event.Addr).
+	EventPeerAddrAdded
+	EventPeerAddrRemoved
+	EventPeerAddrPrimary
+	// EventASCONFDone: the peer answered one of our address requests
+	// (AddLocalAddr, RemoveLocalAddr, SetPeerPrimary): Event.Op names it,
+	// Event.Cause is 0 on success or the error cause of the refusal,
+	// Event.Addr the address.
+	EventASCONFDone
 )
 
 var eventNames = [...]string{"COMMUNICATION UP", "COMMUNICATION LOST", "RESTART", "SHUTDOWN COMPLETE",
-	"CANNOT START ASSOCIATION", "PEER ERROR", "PATH DOWN", "PATH UP", "RECONFIGURATION", "SEND FAILURE"}
+	"CANNOT START ASSOCIATION", "PEER ERROR", "PATH DOWN", "PATH UP", "RECONFIGURATION", "SEND FAILURE",
+	"AUTHENTICATION NEW KEY", "AUTHENTICATION FREE KEY", "ADDRESS ADDED", "ADDRESS REMOVED", "ADDRESS MADE PRIMARY", "ASCONF DONE"}
 
 // String returns the RFC name of the notification.
 func (k EventKind) String() string {
@@ -84,6 +102,11 @@ type Event struct {
 	// of heartbeat.go.
 	Addr netip.AddrPort
 	Path PathState
+	// KeyID is the shared key identifier of EventAuthNewKey and
+	// EventAuthKeyFree.
+	KeyID uint16
+	// Op names the request an EventASCONFDone answers.
+	Op uint64
 }
 
 // Direction names the direction of the streams a reconfiguration touches,

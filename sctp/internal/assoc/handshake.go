@@ -35,6 +35,11 @@ func (a *Assoc) fromCookie(now time.Time, c *cookie) {
 	a.localOS, a.localMIS = c.localOS, c.localMIS
 	a.peerOS, a.peerMIS = c.peerOS, c.peerMIS
 	a.peerExt = c.peerExt
+	a.asc, a.ascOut = nil, nil
+	if a.auth != nil && len(c.authVec) > 0 {
+		a.auth.random = c.random
+		a.auth.negotiate(&a.ep.cfg, c.authVec)
+	}
 	for i := 0; i+16 <= len(c.addrs); i += 16 {
 		a.addPeerAddr(netip.AddrFrom16([16]byte(c.addrs[i : i+16])).Unmap())
 	}
@@ -100,6 +105,10 @@ func (a *Assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.peerRwnd = in.rwnd
 	a.peerOS, a.peerMIS = in.os, in.mis
 	a.peerExt = in.ext
+	if a.auth != nil && in.auth.present() {
+		var vec [maxAuthVector]byte
+		a.auth.negotiate(&a.ep.cfg, in.auth.appendVector(vec[:0]))
+	}
 	for _, ip := range in.addrs[:in.naddrs] {
 		a.addPeerAddr(ip)
 	}
@@ -167,6 +176,10 @@ func (a *Assoc) initCollision5_2_1(now time.Time, p *inPacket, c *rxChunk) disp 
 		return dispStop
 	}
 	ck := cookie{localTag: a.localTag, localTSN: a.localTSN, localOS: a.localOS, localMIS: a.localMIS}
+	if a.auth != nil {
+		// The INIT ACK uses the parameters of our INIT, its RANDOM too.
+		ck.random, ck.randomIn = a.auth.random, true
+	}
 	if a.state == stateCookieEchoed {
 		// "If the INIT chunk indicates that a new address has been added
 		// to the association, then the entire INIT chunk MUST be

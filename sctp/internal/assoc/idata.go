@@ -24,7 +24,7 @@ func (a *Assoc) Interleaved() bool {
 // the RE-CONFIG chunk in the Supported Extensions Parameter in either the
 // INIT or INIT-ACK."
 func appendSupportedExt(b []byte, offer extFlags) []byte {
-	var types [4]byte
+	var types [7]byte
 	n := 0
 	if offer&extForwardTSN != 0 {
 		types[n] = byte(chunk.TypeForwardTSN)
@@ -37,6 +37,17 @@ func appendSupportedExt(b []byte, offer extFlags) []byte {
 	if offer&extReconfig != 0 {
 		types[n] = byte(chunk.TypeReconfig)
 		n++
+	}
+	if offer&extAuth != 0 {
+		// As Linux lists it when net.sctp.auth_enable is set.
+		types[n] = byte(chunk.TypeAuth)
+		n++
+	}
+	if offer&extASCONF != 0 {
+		// RFC 5061 section 4.2.7: the chunks of dynamic address
+		// reconfiguration.
+		types[n], types[n+1] = byte(chunk.TypeASCONF), byte(chunk.TypeASCONFAck)
+		n += 2
 	}
 	if n == 0 {
 		return b

@@ -21,6 +21,12 @@ func (c *Config) offered() extFlags {
 	if !c.DisableECN {
 		f |= extECN
 	}
+	if c.authOffered() {
+		f |= extAuth
+	}
+	if c.DynamicAddrs {
+		f |= extASCONF
+	}
 	return f
 }
 

@@ -14,6 +14,7 @@ type inPacket struct {
 	srcPort, dstPort uint16
 	vtag             uint32
 	chunks           []rxChunk // reused across packets
+	body             []byte    // the chunks, padding included (AUTH's HMAC covers them)
 }
 
 // rxChunk is one chunk of a received packet: its header fields and the
@@ -21,6 +22,7 @@ type inPacket struct {
 type rxChunk struct {
 	typ   chunk.Type
 	flags uint8
+	off   int32 // offset of the chunk in inPacket.body
 	raw   []byte
 }
 
@@ -52,8 +54,31 @@ func (a *Assoc) handlePacket(now time.Time, p *inPacket) {
 // dispatch runs the chunks of p from index i on through the state table.
 func (a *Assoc) dispatch(now time.Time, p *inPacket, i int) {
 	dataSeen := false
+	authed := false // a valid AUTH came before the current chunk
 	for ; i < len(p.chunks); i++ {
 		c := &p.chunks[i]
+		if s := a.auth; s != nil && s.negotiated {
+			if c.typ == chunk.TypeAuth {
+				if authed {
+					// One AUTH per packet; a second one is covered by
+					// the first and means nothing.
+					a.stats.Ignored++
+					continue
+				}
+				if authed = a.authChunk(p, c); !authed {
+					break // the AUTH and everything after it are dropped
+				}
+				continue
+			}
+			if !authed && s.weNeed.has(c.typ) {
+				// RFC 4895 section 6.3 (paraphrase): a chunk of a type
+				// this end listed in its CHUNKS parameter that does not
+				// come after a valid AUTH in the same packet is
+				// silently discarded.
+				a.stats.Auth.Missing++
+				continue
+			}
+		}
 		if c.typ == chunk.TypeData || c.typ == chunk.TypeIData {
 			dataSeen = true
 		}

@@ -9,7 +9,8 @@ import "time"
 // then SACK, then DATA up to the MTU.
 func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 	start := len(buf)
-	limit := start + a.ep.cfg.MTU
+	// Room for the AUTH chunk the packet may need (auth.go).
+	limit := start + a.ep.cfg.MTU - a.authOverhead()
 	lp, pp := a.key.localPort, a.key.peerPort
 	if a.pend.init {
 		// Section 5.1: "An INIT or INIT ACK chunk MUST NOT be bundled with
@@ -79,6 +80,12 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 		a.pend.heartbeat = false
 		b = appendHeartbeat(b, a.appendHeartbeatInfo(a.ep.scratch[:0]))
 	}
+	if a.pend.asconfAck {
+		b = a.appendASCONFAck(b, limit)
+	}
+	if a.pend.asconf {
+		b = a.appendASCONF(now, b, limit)
+	}
 	if len(a.pend.errorCauses) > 0 && len(b)+4+len(a.pend.errorCauses) <= limit {
 		b = appendErrorChunk(b, a.pend.errorCauses)
 		a.pend.errorCauses = a.pend.errorCauses[:0]
@@ -137,5 +144,5 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 	if a.paths != nil {
 		a.dataDest()
 	}
-	return finishPacket(b, start)
+	return finishPacket(a.sealAuth(b, start), start)
 }

@@ -120,6 +120,63 @@ type Counters struct {
 	CWRsIn        uint64
 
 	Reconf ReconfCounters // stream reconfiguration (RFC 6525)
+
+	Auth AuthCounters // authenticated chunks (RFC 4895)
+
+	ASCONF ASCONFCounters // the peer's address reconfiguration (RFC 5061)
+}
+
+// ASCONFCounters count the peer's ASCONF requests (RFC 5061).
+type ASCONFCounters struct {
+	In            uint64 // ASCONF chunks performed
+	Retransmitted uint64 // ASCONF chunks seen again, answered from the cached ASCONF-ACK
+	BadSerial     uint64 // ASCONF chunks with an unexpected serial number (dropped)
+	Malformed     uint64 // malformed ASCONF chunks or parameters (skipped)
+	Refused       uint64 // requests answered with an error cause
+	AddrsAdded    uint64 // peer addresses added
+	AddrsDeleted  uint64 // peer addresses deleted
+	AcksOut       uint64 // ASCONF-ACK chunks sent
+
+	// Our requests (AddLocalAddr, RemoveLocalAddr, SetPeerPrimary).
+	Sent        uint64 // ASCONF chunks sent, retransmissions included
+	Retransmits uint64 // ASCONF retransmission timer expiries
+	AcksIn      uint64 // requests answered by the peer's ASCONF-ACK
+	StaleAcks   uint64 // ASCONF-ACKs matching no outstanding ASCONF (dropped)
+}
+
+func (s *ASCONFCounters) add(o *ASCONFCounters) {
+	s.In += o.In
+	s.Retransmitted += o.Retransmitted
+	s.BadSerial += o.BadSerial
+	s.Malformed += o.Malformed
+	s.Refused += o.Refused
+	s.AddrsAdded += o.AddrsAdded
+	s.AddrsDeleted += o.AddrsDeleted
+	s.AcksOut += o.AcksOut
+	s.Sent += o.Sent
+	s.Retransmits += o.Retransmits
+	s.AcksIn += o.AcksIn
+	s.StaleAcks += o.StaleAcks
+}
+
+// AuthCounters counts AUTH chunks (RFC 4895) and what was dropped for want
+// of one.
+type AuthCounters struct {
+	Sent            uint64 // AUTH chunks sent
+	Verified        uint64 // AUTH chunks received with a valid HMAC
+	BadHMAC         uint64 // AUTH chunks whose HMAC was wrong or of the wrong length (dropped with the chunks after them)
+	UnknownKey      uint64 // AUTH chunks naming no shared key (dropped with the chunks after them)
+	UnsupportedHMAC uint64 // AUTH chunks with a HMAC identifier we did not offer (ERROR sent, chunks dropped)
+	Missing         uint64 // chunks of a type we require authenticated that came without a valid AUTH (dropped)
+}
+
+func (s *AuthCounters) add(o *AuthCounters) {
+	s.Sent += o.Sent
+	s.Verified += o.Verified
+	s.BadHMAC += o.BadHMAC
+	s.UnknownKey += o.UnknownKey
+	s.UnsupportedHMAC += o.UnsupportedHMAC
+	s.Missing += o.Missing
 }
 
 // ReconfCounters counts the RE-CONFIG exchange (RFC 6525).
@@ -222,6 +279,8 @@ func (s *Counters) add(o *Counters) {
 	s.NoticesIn += o.NoticesIn
 	s.NoticesDropped += o.NoticesDropped
 	s.Reconf.add(&o.Reconf)
+	s.Auth.add(&o.Auth)
+	s.ASCONF.add(&o.ASCONF)
 	for p := range s.PRAbandoned {
 		s.PRAbandoned[p] += o.PRAbandoned[p]
 		s.PRAbandonedBytes[p] += o.PRAbandonedBytes[p]

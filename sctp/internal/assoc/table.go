@@ -107,9 +107,12 @@ func init() {
 	// them anyway gets the action-bit treatment of an unknown chunk
 	// (section 3.2), which is what it would get from a stack that has never
 	// heard of them.
-	for _, ct := range []chunk.Type{chunk.TypeAuth, chunk.TypeNRSack, chunk.TypeASCONFAck, chunk.TypeASCONF} {
+	for _, ct := range []chunk.Type{chunk.TypeAuth, chunk.TypeNRSack} {
 		row(ct, (*Assoc).unknownChunk3_2, nil)
 	}
+	row(chunk.TypeASCONFAck, (*Assoc).asconfAck5061, nil)
+	// ASCONF (RFC 5061), with Config.DynamicAddrs; an unknown chunk else.
+	row(chunk.TypeASCONF, (*Assoc).asconf5061, nil)
 	// ECNE and CWR (RFC 9260 appendix A, ecn.go) where SACK and DATA are
 	// accepted; each handler falls back to the section 3.2 rules when
 	// ECN was not negotiated.

@@ -29,6 +29,8 @@ func (a *Assoc) expire(now time.Time) {
 			a.reconfTimer(now)
 		case timerPaths:
 			a.pathTimer(now)
+		case timerASCONF:
+			a.asconfTimer(now)
 		}
 	}
 	if a.closed {

@@ -1,0 +1,278 @@
+package assoc
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
+)
+
+// Dynamic address reconfiguration, RFC 5061: the receiving side. An
+// endpoint with Config.DynamicAddrs lists ASCONF and ASCONF-ACK in its
+// Supported Extensions and in the chunk types it requires authenticated
+// (RFC 5061 section 4.1.1: "the ASCONF chunk MUST be sent in an
+// authenticated way"), so an ASCONF without a valid AUTH never reaches
+// asconf5061: dispatch drops and counts it (Stats.Auth.Missing). The
+// peer's Add IP Address, Delete IP Address and Set Primary Address change
+// the path set of paths.go: an added address starts unconfirmed and is
+// used only after a HEARTBEAT ACK confirms it (section 5.4 of RFC 9260),
+// which is what keeps an ASCONF from redirecting the association to an
+// address the peer does not own.
+
+// maxASCONFParams bounds the requests of one ASCONF that are performed;
+// the rest are refused with "Operation Refused Due to Resource Shortage".
+const maxASCONFParams = 16
+
+// asconfState is the receiver's side of the ASCONF exchange.
+type asconfState struct {
+	peerSerial uint32 // serial number of the last ASCONF processed
+	ack        []byte // the ASCONF-ACK answering it, resent for a retransmission
+}
+
+// asconfOK reports whether the association accepts ASCONF: configured,
+// announced by the peer, and AUTH in use with ASCONF in our CHUNKS.
+func (a *Assoc) asconfOK() bool {
+	return a.ep.cfg.DynamicAddrs && a.peerExt&extASCONF != 0 && a.auth != nil && a.auth.negotiated &&
+		a.auth.weNeed.has(chunk.TypeASCONF)
+}
+
+// asconf5061 handles an ASCONF (RFC 5061 section 5.2). Without negotiation
+// it is an unknown chunk (RFC 9260 section 3.2 action bits).
+func (a *Assoc) asconf5061(now time.Time, p *inPacket, c *rxChunk) disp {
+	if !a.asconfOK() {
+		return a.unknownChunk3_2(now, p, c)
+	}
+	if a.state != stateEstablished && a.state != stateShutdownPending && a.state != stateShutdownReceived {
+		a.stats.Ignored++
+		return dispNext
+	}
+	m, err := chunk.ParseASCONF(chunkOfRx(c))
+	if err != nil {
+		a.stats.Malformed++
+		a.stats.ASCONF.Malformed++
+		return dispNext
+	}
+	if a.asc == nil {
+		// Section 5.2 (paraphrase): the Peer-Serial-Number starts at the
+		// peer's Initial TSN minus one, its first ASCONF carrying the
+		// Initial TSN.
+		a.asc = &asconfState{peerSerial: uint32(a.peerTSN) - 1}
+	}
+	s := a.asc
+	switch {
+	case m.Serial == s.peerSerial+1:
+		a.stats.ASCONF.In++
+		s.peerSerial = m.Serial
+		s.ack = a.performASCONF(now, p, &m, s.ack[:0])
+		a.pend.asconfAck = true
+	case m.Serial == s.peerSerial && s.ack != nil:
+		// Section 5.2 (paraphrase): an ASCONF whose Sequence Number is not
+		// above the Peer-Serial-Number is skipped, and the cached
+		// ASCONF-ACK of that Sequence Number is sent again.
+		a.stats.ASCONF.Retransmitted++
+		a.pend.asconfAck = true
+	default:
+		// An old serial without a cached answer, or one beyond the next:
+		// silently discarded.
+		a.stats.ASCONF.BadSerial++
+	}
+	a.ep.markReady(a)
+	return dispNext
+}
+
+// performASCONF performs the requests of m and appends the ASCONF-ACK to b.
+func (a *Assoc) performASCONF(now time.Time, p *inPacket, m *chunk.ASCONF, b []byte) []byte {
+	var resp []byte
+	it := m.Walk()
+	n := 0
+	for {
+		off := it.Offset()
+		pr, ok := it.Next()
+		if !ok {
+			break
+		}
+		raw := m.Params[off : off+pr.Len()]
+		q, err := chunk.ParseASCONFParam(pr)
+		if err != nil || q.Type == chunk.ParamSuccessIndication || q.Type == chunk.ParamErrorCauseIndication {
+			a.stats.ASCONF.Malformed++
+			continue
+		}
+		ip, _ := q.Address.Addr()
+		ip = ip.Unmap()
+		if ip.IsUnspecified() && q.Type != chunk.ParamDeleteIPAddress {
+			// Section 4.2.1 (paraphrase): the wildcard address stands for
+			// the source address of the packet.
+			ip = p.from.Addr().Unmap()
+		}
+		var cause chunk.CauseCode
+		n++
+		switch {
+		case n > maxASCONFParams:
+			cause = chunk.CauseResourceShortage
+		case q.Type == chunk.ParamAddIPAddress:
+			cause = a.peerAddAddr(now, ip)
+		case q.Type == chunk.ParamDeleteIPAddress:
+			cause = a.peerDeleteAddr(ip, p.from.Addr().Unmap())
+		case q.Type == chunk.ParamSetPrimaryAddress:
+			cause = a.peerSetPrimary(now, ip)
+		}
+		r := chunk.ASCONFParam{Type: chunk.ParamSuccessIndication, CorrelationID: q.CorrelationID}
+		if cause != 0 {
+			a.stats.ASCONF.Refused++
+			r.Type = chunk.ParamErrorCauseIndication
+			r.Causes = appendCause(nil, cause, raw)
+		}
+		resp, _ = r.Append(resp)
+	}
+	ack := chunk.ASCONF{Ack: true, Serial: m.Serial, Params: resp}
+	b, _ = ack.Append(b)
+	return b
+}
+
+// ensurePaths starts the path set with the handshake's address when the
+// association had one path.
+func (a *Assoc) ensurePaths() {
+	if a.paths == nil {
+		a.paths = append(a.paths, peerPath{addr: a.key.peer, state: PathActive, eng: 0})
+		a.dest = a.key.peer
+	}
+}
+
+// pathIndex returns the index in a.paths of the peer address ip, or -1.
+func (a *Assoc) pathIndex(ip netip.Addr) int {
+	for i := range a.paths {
+		if a.paths[i].addr.Addr().Unmap() == ip {
+			return i
+		}
+	}
+	return -1
+}
+
+// peerAddAddr performs an Add IP Address (RFC 5061 section 5.2): the new
+// address gets an unconfirmed path, heartbeated at once.
+func (a *Assoc) peerAddAddr(now time.Time, ip netip.Addr) chunk.CauseCode {
+	if !ownableAddr(ip, a.key.peer.Addr()) {
+		return chunk.CauseNoAuthorization
+	}
+	if ip == a.key.peer.Addr().Unmap() || a.pathIndex(ip) >= 0 {
+		return 0 // already an address of the association
+	}
+	if len(a.paths) >= maxPeerAddrs || a.data.eng == nil {
+		return chunk.CauseResourceShortage
+	}
+	addr := netip.AddrPortFrom(ip, a.key.peer.Port())
+	key := assocKey{peer: addr, localPort: a.key.localPort, peerPort: a.key.peerPort}
+	if b := a.ep.assocs[key]; b != nil && b != a {
+		// The address is another association's peer: adding it would let
+		// this peer take that association's packets.
+		return chunk.CauseNoAuthorization
+	}
+	a.ensurePaths()
+	a.ep.assocs[key] = a
+	a.addPeerAddr(ip)
+	a.paths = append(a.paths, peerPath{addr: addr, eng: -1, next: now})
+	a.schedulePaths()
+	a.stats.ASCONF.AddrsAdded++
+	a.emitAddr(EventPeerAddrAdded, addr)
+	return 0
+}
+
+// peerDeleteAddr performs a Delete IP Address: the path is removed, the
+// data goes to another path, and what was in flight on it is retransmitted
+// there.
+func (a *Assoc) peerDeleteAddr(ip, src netip.Addr) chunk.CauseCode {
+	i := a.pathIndex(ip)
+	known := i >= 0 || ip == a.key.peer.Addr().Unmap()
+	if known && len(a.paths) <= 1 {
+		// Section 5.2 (paraphrase): a request to delete the last
+		// remaining address is refused with "Request to Delete Last
+		// Remaining IP Address" (checked first, as Linux does).
+		return chunk.CauseDeleteLastAddress
+	}
+	if ip == src {
+		// Section 5.2 (paraphrase): a request to delete the source address
+		// of the ASCONF is refused with "Request to Delete Source IP
+		// Address".
+		return chunk.CauseDeleteSourceAddress
+	}
+	if !known {
+		return 0 // not an address of the association
+	}
+	if i == 0 {
+		// The handshake's address keys the association at its
+		// endpoint; this stack does not move that key.
+		return chunk.CauseResourceShortage
+	}
+	pp := a.paths[i]
+	if e := pp.eng; e >= 0 {
+		eng := a.data.eng
+		if eng.Primary() == e {
+			j := a.alternatePath(i)
+			if j < 0 {
+				j = 0
+			}
+			eng.SetPrimary(a.paths[j].eng)
+		}
+		eng.SetPathDown(e, true)
+	}
+	key := assocKey{peer: pp.addr, localPort: a.key.localPort, peerPort: a.key.peerPort}
+	if a.ep.assocs[key] == a {
+		delete(a.ep.assocs, key)
+	}
+	for k, x := range a.peerAddrs {
+		if x == ip {
+			a.peerAddrs = append(a.peerAddrs[:k], a.peerAddrs[k+1:]...)
+			break
+		}
+	}
+	// Take the path out, keeping the indexes of the others consistent.
+	a.paths = append(a.paths[:i], a.paths[i+1:]...)
+	low := a.pend.pathHB & (1<<i - 1)
+	a.pend.pathHB = low | a.pend.pathHB>>(i+1)<<i
+	switch {
+	case a.primary == i:
+		a.primary = 0
+	case a.primary > i:
+		a.primary--
+	}
+	if a.dest == pp.addr {
+		a.dataDest()
+	}
+	a.schedulePaths()
+	a.stats.ASCONF.AddrsDeleted++
+	a.emitAddr(EventPeerAddrRemoved, pp.addr)
+	return 0
+}
+
+// peerSetPrimary performs a Set Primary Address: the peer asks us to send
+// to ip. An address that is not confirmed yet becomes the primary when a
+// HEARTBEAT ACK confirms it.
+func (a *Assoc) peerSetPrimary(now time.Time, ip netip.Addr) chunk.CauseCode {
+	i := a.pathIndex(ip)
+	if i < 0 {
+		if ip == a.key.peer.Addr().Unmap() {
+			return 0
+		}
+		return chunk.CauseUnresolvableAddress
+	}
+	a.primary = i
+	if p := &a.paths[i]; p.state == PathActive {
+		a.data.eng.SetPrimary(p.eng)
+	}
+	a.emitAddr(EventPeerAddrPrimary, a.paths[i].addr)
+	return 0
+}
+
+func (a *Assoc) emitAddr(k EventKind, addr netip.AddrPort) {
+	a.ep.events = append(a.ep.events, Event{Kind: k, Assoc: a, Addr: addr})
+}
+
+// appendASCONFAck appends the cached ASCONF-ACK when one is owed.
+func (a *Assoc) appendASCONFAck(b []byte, limit int) []byte {
+	if !a.pend.asconfAck || a.asc == nil || len(b)+len(a.asc.ack) > limit {
+		return b
+	}
+	a.pend.asconfAck = false
+	a.stats.ASCONF.AcksOut++
+	return append(b, a.asc.ack...)
+}
