@@ -420,6 +420,7 @@ const defaultUnsentLimit = 256 << 10
 // the best throughput and CPU per byte of 256 KiB to 2 MiB and none
 // (README, Scale).
 const DefaultSendBudget = 1 << 20
+
 // defaultBufferMax is the default bound of buffer autotuning
 // (Config.RecvBufferMax, SendBufferMax).
 const defaultBufferMax = 16 << 20
