@@ -69,9 +69,18 @@ func (b *SendBudget) Active() int { return b.active }
 // nothing buffered is not bound by it (Queue takes one message).
 func (s *Sender) bufLimit() int {
 	b := s.budget
-	if b == nil || b.active <= 1 {
-		// Alone, the sender keeps its own (autotuned) send buffer.
+	if b == nil {
 		return s.sendBuffer()
+	}
+	if b.active <= 1 {
+		// Alone, the sender may use the whole budget, and more when
+		// autotuning grew its send buffer past the configured one for
+		// the path's bandwidth-delay product (autotune.go).
+		lim, own := b.limit, s.sendBuffer()
+		if own > s.cfg.SendBuffer {
+			lim = max(lim, own)
+		}
+		return min(own, lim)
 	}
 	// What the other senders leave of the budget.
 	lim := b.limit - (b.used - s.buffered)
