@@ -13,6 +13,7 @@ import (
 // with the same keys, in heap order.
 func checkCandidates(t *testing.T, q *delivery) {
 	t.Helper()
+	q.sync()
 	if d, ok := q.keys.(*DataReassembler); ok {
 		checkForwardHeap(t, d)
 	}
@@ -111,6 +112,7 @@ func fuzzCandidates(t *testing.T, in []byte) {
 					seen[tsn] = true
 				}
 			case 4:
+				q.sync()
 				want := q.cands.min()
 				if r.Partial() && want == nil {
 					t.Fatal("Partial started one with no candidate")

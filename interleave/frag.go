@@ -1,6 +1,7 @@
 package interleave
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"sync"
 	"unsafe"
@@ -59,15 +60,40 @@ var bufClasses = [...]int{0, 16, 64, 256, 512, 1024, 1536, 2048, 4096, 9216, 163
 const nClasses = len(bufClasses)
 
 // bufClass returns the index of the smallest buffer class that holds n
-// bytes, or -1 when none does (n over 65536, which no chunk carries).
+// bytes, or -1 when none does (n over 65536, which no chunk carries). It
+// costs a table look-up (n up to 2048) or a bit length, not a walk over
+// the classes: it runs for every fragment taken and given back.
 func bufClass(n int) int {
-	for i, c := range bufClasses {
-		if n <= c {
-			return i
-		}
+	if uint(n) <= smallClassMax {
+		return int(smallClass[(n+15)>>4])
 	}
-	return -1
+	switch k := bits.Len(uint(n - 1)); {
+	case k > 16: // over 65536
+		return -1
+	case k == 12: // 2049..4096
+		return 8
+	case k == 13 || n <= 9216: // 4097..9216
+		return 9
+	default: // 9217..16384, ..32768, ..65536
+		return k - 4
+	}
 }
+
+// smallClassMax is the largest fragment bufClass finds in smallClass.
+const smallClassMax = 2048
+
+// smallClass[i] is the class of fragments of 16(i-1)+1 to 16i bytes (i = 0:
+// empty), up to smallClassMax.
+var smallClass = func() (t [smallClassMax/16 + 1]uint8) {
+	c := 0
+	for i := range t {
+		for bufClasses[c] < i*16 {
+			c++
+		}
+		t[i] = uint8(c)
+	}
+	return t
+}()
 
 // bufCap returns the capacity of the buffer a fragment of n bytes gets.
 func bufCap(n int) int {

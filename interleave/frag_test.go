@@ -166,3 +166,27 @@ func TestFragListDepth(t *testing.T) {
 		}
 	}
 }
+
+// TestBufClass checks bufClass against the smallest class that holds n,
+// found by a walk over the classes, for every size a chunk can carry and
+// some it cannot.
+func TestBufClass(t *testing.T) {
+	walk := func(n int) int {
+		for i, c := range bufClasses {
+			if n <= c {
+				return i
+			}
+		}
+		return -1
+	}
+	for n := 0; n <= 70000; n++ {
+		if got, want := bufClass(n), walk(n); got != want {
+			t.Fatalf("bufClass(%d) = %d, want %d", n, got, want)
+		}
+	}
+	for _, n := range []int{-1, 1 << 20, 1<<31 - 1} {
+		if got := bufClass(n); got != -1 {
+			t.Fatalf("bufClass(%d) = %d, want -1", n, got)
+		}
+	}
+}

@@ -504,6 +504,7 @@ func (d *IDataReassembler) dropMID(l *fragList, mid stream.MID) {
 // streams it can start on are kept in a heap as they change (see
 // candidates): choosing costs O(log n) in the streams.
 func (d *IDataReassembler) Partial() bool {
+	d.sync()
 	s := d.cands.min()
 	if s == nil {
 		return false
@@ -634,6 +635,7 @@ func (d *IDataReassembler) wants(fsn, want stream.FSN) bool {
 // highest TSN as its key and the next stream is tried. Each look lowers a
 // key to a TSN really held, so looks are bounded by drops and arrivals.
 func (d *IDataReassembler) DropHighest(after chunk.TSN) (chunk.TSN, int, bool) {
+	d.sync()
 	for {
 		s := d.drops.min()
 		if s == nil || !after.LT(d.drops.key(s)) {

@@ -35,6 +35,7 @@ type delivery struct {
 	charged    int      // what the held fragments cost in memory (Frag.Cost)
 	ready      int      // user bytes queued here
 	fresh      []uint16 // streams whose queue became non-empty since AppendReadable
+	dirty      []*InSide // streams touched since the heaps were brought up to date (see touch)
 }
 
 // push queues f (the next deliverable fragment of stream s, which holds
@@ -125,9 +126,42 @@ func newDelivery(streams InStreams, keys candidateKeyer) delivery {
 	return delivery{streams: streams, keys: keys, drops: candidates{slot: 1, max: true}}
 }
 
-// touch updates s's entries in the heaps after something that decides
-// them changed.
+// touch notes that something that decides s's entries in the heaps
+// changed. The entries are brought up to date (rekey) when the heaps are
+// next used (sync), not at once: a stream changes with every fragment, but
+// the heaps are used only when partial delivery or reneging is due, so a
+// stream whose fragments come and leave in between (a message of a few
+// fragments arriving in order) costs a note, not two heap updates per
+// fragment. Each stream is noted once until sync, so sync's work is
+// bounded by the touches it settles.
+//
+// A stream that holds nothing for reassembly or ordering and is in
+// neither heap (a stream read as fast as its messages come) is keyed by
+// nothing: touch returns at once.
 func (q *delivery) touch(s *InSide) {
+	if s.ordered.head == nil && s.unordered.head == nil && s.hat[0] == 0 && s.hat[1] == 0 {
+		s.maxOK = false
+		return
+	}
+	if !s.dirty {
+		s.dirty = true
+		q.dirty = append(q.dirty, s)
+	}
+}
+
+// sync brings the heap entries of the streams touched since its last call
+// up to date. Whatever reads the heaps calls it first.
+func (q *delivery) sync() {
+	for i, s := range q.dirty {
+		s.dirty = false
+		q.rekey(s)
+		q.dirty[i] = nil
+	}
+	q.dirty = q.dirty[:0]
+}
+
+// rekey updates s's entries in the heaps from its state now.
+func (q *delivery) rekey(s *InSide) {
 	tsn, ok := q.keys.candidateKey(s)
 	q.cands.set(s, tsn, ok)
 	tsn, ok = q.keys.dropKey(s)
@@ -151,7 +185,7 @@ func (q *delivery) RecheckAll() {
 	q.drops.clear()
 	for sid, s := range q.streams.InSides() {
 		s.sid = sid
-		q.touch(s)
+		q.rekey(s)
 	}
 }
 
