@@ -31,10 +31,10 @@ type delivery struct {
 	cands      candidates     // the streams partial delivery can start on
 	drops      candidates     // the streams holding fragments DropHighest may drop
 	head, tail *Frag
-	held       int      // user bytes held: queued here, or waiting for reassembly or ordering
-	charged    int      // what the held fragments cost in memory (Frag.Cost)
-	ready      int      // user bytes queued here
-	fresh      []uint16 // streams whose queue became non-empty since AppendReadable
+	held       int       // user bytes held: queued here, or waiting for reassembly or ordering
+	charged    int       // what the held fragments cost in memory (Frag.Cost)
+	ready      int       // user bytes queued here
+	fresh      []uint16  // streams whose queue became non-empty since AppendReadable
 	dirty      []*InSide // streams touched since the heaps were brought up to date (see touch)
 }
 
