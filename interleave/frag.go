@@ -188,21 +188,30 @@ func (p *Pool) Put(f *Frag) {
 // fragList is a singly linked list of fragments sorted by TSN (serial
 // order), with a tail pointer for in-order appends.
 //
-// The DATA reassembler's lists (those filled by insert) are also a treap
-// keyed by TSN, rooted at root: while a fragment waits for reassembly its
-// gprev and gnext links (the delivery queue's, free until it is queued)
-// are its left and right children, and its priority is a hash of its TSN
-// under a per-process random seed, so a peer cannot choose TSNs that
-// unbalance it. Finding a fragment's place (insert), the new tail
-// (removeTail) and unlinking any fragment cost O(log n) expected in the
-// fragments held on the list, whatever order they come in, where a walk
-// along the list cost O(n); the list order (next) is kept for in-order
-// walks. Lists filled by push or by I-DATA's insertKey have no tree (root
-// nil) and every tree step is skipped for them.
+// The DATA reassembler's lists (those filled by insert) can also be a
+// treap keyed by TSN, rooted at root: while a fragment waits for
+// reassembly its gprev and gnext links (the delivery queue's, free until
+// it is queued) are its left and right children, and its priority is a
+// hash of its TSN under a per-process random seed, so a peer cannot choose
+// TSNs that unbalance it. Finding a fragment's place (insert), the new tail
+// (removeTail), the fragment at or below a TSN (floor) and unlinking any
+// fragment cost O(log n) expected in the fragments held on the list,
+// whatever order they come in, where a walk along the list cost O(n); the
+// list order (next) is kept for in-order walks.
+//
+// The tree is built only when a list needs it (tree): fragments that come
+// in order (appended at the tail, or put before the head) and leave from
+// the head, the usual case, cost no tree work at all. The first insert
+// in the middle, floor below the tail or removeTail builds it from the
+// list, each fragment inserted once (O(log n) amortised over the
+// fragments that came without it), and it is kept up to date from then
+// on until the list is empty again. Lists filled by push or by I-DATA's
+// insertKey never build one.
 type fragList struct {
 	head, tail *Frag
 	root       *Frag
 	n          int
+	tree       bool // root is a treap of the list (see fragList)
 }
 
 // treapSeed keys the treap priorities (see fragList).
@@ -219,13 +228,32 @@ func prio(t chunk.TSN) uint32 {
 	return x
 }
 
+// build makes l's tree from its list, if it has none.
+func (l *fragList) build() {
+	if l.tree || l.head == nil {
+		return
+	}
+	l.tree, l.root = true, nil
+	for f := l.head; f != nil; f = f.next {
+		f.gprev, f.gnext = nil, nil
+		l.treeInsert(f)
+	}
+}
+
+// emptied drops the tree of a list that became empty.
+func (l *fragList) emptied() {
+	if l.head == nil {
+		l.root, l.tree = nil, false
+	}
+}
+
 // insert adds f in TSN order; it reports false (and keeps nothing) for a
 // TSN already present.
 func (l *fragList) insert(f *Frag) bool {
 	f.next, f.gprev, f.gnext = nil, nil, nil
 	switch {
 	case l.head == nil:
-		l.head, l.tail, l.root = f, f, f // the in-order case: no tree work
+		l.head, l.tail = f, f
 		l.n++
 		return true
 	case l.tail.TSN.LT(f.TSN):
@@ -235,6 +263,7 @@ func (l *fragList) insert(f *Frag) bool {
 		f.next = l.head
 		l.head = f
 	default:
+		l.build()
 		p := l.floor(f.TSN)
 		if p == nil || p.TSN == f.TSN {
 			return false
@@ -242,14 +271,25 @@ func (l *fragList) insert(f *Frag) bool {
 		f.next = p.next
 		p.next = f
 	}
-	l.treeInsert(f)
+	if l.tree {
+		l.treeInsert(f)
+	}
 	l.n++
 	return true
 }
 
-// floor returns the fragment of l's tree with the highest TSN at or below
-// t, or nil.
+// floor returns the fragment of l with the highest TSN at or below t, or
+// nil. At or past either end of the list it needs no tree.
 func (l *fragList) floor(t chunk.TSN) *Frag {
+	switch {
+	case l.head == nil || t.LT(l.head.TSN):
+		return nil
+	case !t.LT(l.tail.TSN):
+		return l.tail
+	case t == l.head.TSN:
+		return l.head
+	}
+	l.build()
 	var best *Frag
 	for x := l.root; x != nil; {
 		switch {
@@ -295,7 +335,7 @@ func (l *fragList) treeInsert(f *Frag) {
 
 // treeDelete unlinks f from l's tree, if l has one.
 func (l *fragList) treeDelete(f *Frag) {
-	if l.root == nil {
+	if !l.tree {
 		return
 	}
 	p := &l.root
@@ -348,6 +388,7 @@ func (l *fragList) unlinkAfter(prev, f *Frag) {
 	l.treeDelete(f)
 	f.next = nil
 	l.n--
+	l.emptied()
 }
 
 // push appends f at the tail without ordering (the ready queue).
@@ -375,11 +416,12 @@ func (l *fragList) pop() *Frag {
 	l.treeDelete(f)
 	f.next = nil
 	l.n--
+	l.emptied()
 	return f
 }
 
-// removeTail removes and returns the last fragment. On a list with a tree
-// the new tail is found in the tree; on one without, by a walk.
+// removeTail removes and returns the last fragment, the new tail found
+// in the list's tree (built if need be).
 func (l *fragList) removeTail() *Frag {
 	t := l.tail
 	if t == nil {
@@ -388,18 +430,13 @@ func (l *fragList) removeTail() *Frag {
 	if l.head == t {
 		l.head, l.tail = nil, nil
 		l.treeDelete(t)
-	} else if l.root != nil {
+		l.emptied()
+	} else {
+		l.build()
 		l.treeDelete(t)
 		p := l.root
 		for p.gnext != nil {
 			p = p.gnext
-		}
-		p.next = nil
-		l.tail = p
-	} else {
-		p := l.head
-		for p.next != t {
-			p = p.next
 		}
 		p.next = nil
 		l.tail = p
