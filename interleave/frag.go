@@ -121,6 +121,7 @@ func FragCost(n int) int { return FragOverhead + bufCap(n) }
 type Pool struct {
 	free  [nClasses]*Frag
 	count int
+	cost  int // what the free fragments cost (their Cost)
 	// Max bounds the free fragments kept (default 4096).
 	Max int
 }
@@ -138,6 +139,7 @@ func (p *Pool) Get(payload []byte) *Frag {
 	if f != nil {
 		p.free[c] = f.next
 		p.count--
+		p.cost -= FragOverhead + bufClasses[c]
 		buf := f.Data[:0]
 		*f = Frag{Data: buf}
 	} else if g, ok := shared[c].Get().(*Frag); ok {
@@ -155,14 +157,25 @@ func (p *Pool) Get(payload []byte) *Frag {
 // Free returns the number of free fragments the pool holds.
 func (p *Pool) Free() int { return p.count }
 
-// Trim keeps at most keep free fragments and hands the others to the
-// process-wide pool. The receiver calls it when it holds no data.
+// FreeCost returns what the free fragments the pool holds cost in memory
+// (the sum of their Cost).
+func (p *Pool) FreeCost() int { return p.cost }
+
+// Trim keeps free fragments costing at most keep bytes (their Cost) and
+// hands the others, the largest first, to the process-wide pool. The
+// receiver calls it when it holds no data: a budget in bytes rather than
+// in fragments lets a flow of messages of a few small fragments (an
+// MTU-sized chunk and a short tail) keep what each message needs, instead
+// of handing a fragment to the process-wide pool and taking it back for
+// every message, and it bounds what an idle receiver keeps whatever the
+// size of the fragments it saw.
 func (p *Pool) Trim(keep int) {
-	for c := nClasses - 1; c >= 0 && p.count > keep; c-- {
-		for p.count > keep && p.free[c] != nil {
+	for c := nClasses - 1; c >= 0 && p.cost > keep; c-- {
+		for p.cost > keep && p.free[c] != nil {
 			f := p.free[c]
 			p.free[c] = f.next
 			p.count--
+			p.cost -= FragOverhead + bufClasses[c]
 			*f = Frag{Data: f.Data[:0]}
 			shared[c].Put(f)
 		}
@@ -183,6 +196,7 @@ func (p *Pool) Put(f *Frag) {
 	f.next = p.free[c]
 	p.free[c] = f
 	p.count++
+	p.cost += FragOverhead + bufClasses[c]
 }
 
 // fragList is a singly linked list of fragments sorted by TSN (serial
