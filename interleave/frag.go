@@ -427,10 +427,12 @@ func (l *fragList) pop() *Frag {
 	if l.head == nil {
 		l.tail = nil
 	}
-	l.treeDelete(f)
+	if l.tree {
+		l.treeDelete(f)
+		l.emptied()
+	}
 	f.next = nil
 	l.n--
-	l.emptied()
 	return f
 }
 

@@ -31,9 +31,7 @@ type delivery struct {
 	cands      candidates     // the streams partial delivery can start on
 	drops      candidates     // the streams holding fragments DropHighest may drop
 	head, tail *Frag
-	held       int       // user bytes held: queued here, or waiting for reassembly or ordering
-	charged    int       // what the held fragments cost in memory (Frag.Cost)
-	ready      int       // user bytes queued here
+	n          Counts    // held, charged and ready bytes
 	fresh      []uint16  // streams whose queue became non-empty since AppendReadable
 	dirty      []*InSide // streams touched since the heaps were brought up to date (see touch)
 }
@@ -57,7 +55,7 @@ func (q *delivery) push(s *InSide, f *Frag, first chunk.TSN) {
 		q.cands.remove(s) // a stream with data queued is not a candidate
 	}
 	s.ready.push(f)
-	q.ready += len(f.Data)
+	q.n.Ready += len(f.Data)
 }
 
 // Peek returns the next fragment to deliver in arrival order across
@@ -104,7 +102,7 @@ func (q *delivery) PopStream(sid uint16) *Frag {
 		f.gnext.gprev = f.gprev
 	}
 	f.gprev, f.gnext = nil, nil
-	q.ready -= len(f.Data)
+	q.n.Ready -= len(f.Data)
 	q.unhold(f)
 	if s.ready.head == nil {
 		q.touch(s) // its queue read empty: it may be a candidate now
@@ -191,27 +189,31 @@ func (q *delivery) RecheckAll() {
 
 // Held returns the user bytes held: queued for delivery or waiting for
 // reassembly or ordering.
-func (q *delivery) Held() int { return q.held }
+func (q *delivery) Held() int { return q.n.Held }
 
 // Charged returns what the held fragments cost in memory: the sum of their
 // Cost, the fragment records and their whole buffers, as Linux charges an
 // skb's truesize against the socket's receive buffer.
-func (q *delivery) Charged() int { return q.charged }
+func (q *delivery) Charged() int { return q.n.Charged }
 
 // hold counts f, taken in.
 func (q *delivery) hold(f *Frag) {
-	q.held += len(f.Data)
-	q.charged += f.Cost()
+	q.n.Held += len(f.Data)
+	q.n.Charged += f.Cost()
 }
 
 // unhold uncounts f, leaving.
 func (q *delivery) unhold(f *Frag) {
-	q.held -= len(f.Data)
-	q.charged -= f.Cost()
+	q.n.Held -= len(f.Data)
+	q.n.Charged -= f.Cost()
 }
 
 // Ready returns the user bytes queued for delivery (on every stream).
-func (q *delivery) Ready() int { return q.ready }
+func (q *delivery) Ready() int { return q.n.Ready }
+
+// Counts returns the reassembler's byte counts, kept up to date as it
+// changes (see Counts).
+func (q *delivery) Counts() *Counts { return &q.n }
 
 // AppendReadable appends to dst the streams whose delivery queue became
 // non-empty since the last call, each once, and returns the extended

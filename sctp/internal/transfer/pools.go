@@ -89,7 +89,7 @@ const keepFreeFragBytes = 2048
 
 // rest trims the fragment pool once every byte received was read.
 func (r *Receiver) rest() {
-	if r.reasm.Held() == 0 && r.pool.FreeCost() > keepFreeFragBytes {
+	if r.counts.Held == 0 && r.pool.FreeCost() > keepFreeFragBytes {
 		r.pool.Trim(keepFreeFragBytes)
 	}
 }
