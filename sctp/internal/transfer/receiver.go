@@ -21,7 +21,7 @@ type Receiver struct {
 	dups   []TSN
 	gapBuf []GapBlock
 	reasm  interleave.Reassembler
-	counts *interleave.Counts // reasm's byte counts, read for every chunk and read
+	counts *interleave.Counts           // reasm's byte counts, read for every chunk and read
 	idata  *interleave.IDataReassembler // the reassembler with I-DATA, else nil
 	skips  []interleave.MIDSkip
 	fwd    []interleave.Skip // FORWARD-TSN entries, reused
