@@ -108,6 +108,12 @@ func (r *Receiver) SetRecvBuffer(n int) {
 	r.checkPartial()
 }
 
+// SetAdvertised tells the receiver the a_rwnd the peer was last told
+// outside its SACKs (the INIT or INIT ACK that announced a window other
+// than the receive buffer it was made with), so that a window opening
+// past it makes a window update due.
+func (r *Receiver) SetAdvertised(n int) { r.lastAdv = n }
+
 // RecvBuffer returns the receive buffer in force.
 func (r *Receiver) RecvBuffer() int { return r.capacity }
 
