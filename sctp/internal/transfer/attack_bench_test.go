@@ -257,20 +257,29 @@ func benchReorder(b *testing.B, held int, random bool) {
 // by one, with no stream entry or naming the next stream. One FORWARD-TSN
 // is applied before the clock starts: the first looks at the fragments
 // held once (each fragment is looked at by one FORWARD-TSN).
+//
+// With I-DATA (idata/...) the flood is of I-FORWARD-TSN chunks (RFC 8260
+// section 2.3.1), the entry naming ordered MID 0.
 func BenchmarkForwardFlood(b *testing.B) {
-	for _, mode := range []string{"stale", "advance", "advance+entry"} {
-		for _, n := range []int{64, 4096, 65535} {
-			b.Run(fmt.Sprintf("%s/streams=%d", mode, n), func(b *testing.B) { benchForwardFlood(b, n, mode) })
+	for _, idata := range []bool{false, true} {
+		for _, mode := range []string{"stale", "advance", "advance+entry"} {
+			for _, n := range []int{64, 4096, 65535} {
+				name := fmt.Sprintf("%s/streams=%d", mode, n)
+				if idata {
+					name = "idata/" + name
+				}
+				b.Run(name, func(b *testing.B) { benchForwardFlood(b, n, mode, idata) })
+			}
 		}
 	}
 }
 
-func benchForwardFlood(b *testing.B, n int, mode string) {
-	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: n, RecvBuffer: attackBuffer, PartialReliability: true})
+func benchForwardFlood(b *testing.B, n int, mode string, idata bool) {
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: n, RecvBuffer: attackBuffer, PartialReliability: true, Interleaved: idata})
 	if err != nil {
 		b.Fatal(err)
 	}
-	a := &attacker{r: &e.Recv, n: n, tsn: 1}
+	a := &attacker{r: &e.Recv, n: n, tsn: 1, idata: idata}
 	one := []byte{1}
 	for range n {
 		a.chunk(1, one) // held for good: message 0 never comes
@@ -278,19 +287,31 @@ func benchForwardFlood(b *testing.B, n int, mode string) {
 	cum := a.tsn - 1
 	var buf []byte
 	var entry [1]chunk.StreamSSN
+	var ientry [1]chunk.StreamMID
 	forward := func(i int) {
-		es := entry[:0]
+		es, ies := entry[:0], ientry[:0]
 		if mode != "stale" {
 			cum++
 		}
 		if mode == "advance+entry" {
 			entry[0] = chunk.StreamSSN{SID: uint16(i % n), SSN: 0}
-			es = entry[:]
+			ientry[0] = chunk.StreamMID{SID: uint16(i % n), MID: 0}
+			es, ies = entry[:], ientry[:]
 		}
-		buf, _ = chunk.AppendForwardTSN(buf[:0], cum, es)
+		if idata {
+			buf, _ = chunk.AppendIForwardTSN(buf[:0], cum, ies)
+		} else {
+			buf, _ = chunk.AppendForwardTSN(buf[:0], cum, es)
+		}
 		it := chunk.Chunks(buf)
 		c, _ := it.Next()
-		if err := a.r.HandleForwardTSN(epoch, c); err != nil {
+		var err error
+		if idata {
+			err = a.r.HandleIForwardTSN(epoch, c)
+		} else {
+			err = a.r.HandleForwardTSN(epoch, c)
+		}
+		if err != nil {
 			b.Fatal(err)
 		}
 		a.r.EndPacket(epoch)
