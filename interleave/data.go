@@ -98,14 +98,6 @@ func (d *DataReassembler) stream(sid uint16) *InSide {
 	return s
 }
 
-// in returns the In record of s's stream (its next SSN, partial delivery).
-func (d *DataReassembler) in(s *InSide) *stream.In {
-	if s.in == nil {
-		s.in = d.streams.In(s.sid)
-	}
-	return s.in
-}
-
 // Add takes an accepted fragment.
 //
 // A whole message that can be delivered at once (an unordered one, or the

@@ -267,7 +267,7 @@ func (d *IDataReassembler) add(f *Frag) bool {
 		// numbered 0 comes from a sender counting as Linux does.
 		d.conv = FSNLinux
 	}
-	in := d.streams.In(f.SID)
+	in := d.in(s)
 	unordered := f.Flags&chunk.FlagUnordered != 0
 	if !unordered && f.MID.LT(in.MID) {
 		d.pool.Put(f)
@@ -367,7 +367,7 @@ func endPD(s *InSide, unordered bool) { *pdOf(s, unordered) = pdState{} }
 
 // deliver moves what became deliverable on s to the ready queue.
 func (d *IDataReassembler) deliver(s *InSide) {
-	in := d.streams.In(s.sid)
+	in := d.in(s)
 	d.deliverOrdered(s, in)
 	d.deliverUnordered(s, in)
 }
@@ -375,7 +375,7 @@ func (d *IDataReassembler) deliver(s *InSide) {
 // deliverAfter is deliver after f was added to s: only f's message can
 // have become deliverable, so only its place in the lists is looked at.
 func (d *IDataReassembler) deliverAfter(s *InSide, f *Frag) {
-	in := d.streams.In(s.sid)
+	in := d.in(s)
 	if f.Flags&chunk.FlagUnordered == 0 {
 		if f.MID == in.MID {
 			d.deliverOrdered(s, in)
@@ -573,7 +573,7 @@ func (d *IDataReassembler) consider(c *ipdCandidate, sid uint16, s *InSide) {
 	if s.ready.head != nil {
 		return
 	}
-	in := d.streams.In(sid)
+	in := d.in(s)
 	if h := s.ordered.head; !in.PD && h != nil && h.MID == in.MID && isBegin(h) {
 		if c.f == nil || h.TSN.LT(c.f.TSN) {
 			c.s, c.f, c.uo = s, h, false
@@ -605,7 +605,7 @@ func (d *IDataReassembler) startPartial(c *ipdCandidate) bool {
 	if best == nil {
 		return false
 	}
-	in := d.streams.In(best.sid)
+	in := d.in(best)
 	*pdOf(best, bestUO) = pdState{ppid: bestF.PPID, firstTSN: bestF.TSN}
 	if bestUO {
 		in.PDUO, in.MIDUO, in.FSNUO = true, stream.MID(bestF.MID), 0
@@ -838,7 +838,7 @@ func (d *IDataReassembler) skip(k MIDSkip) {
 		return
 	}
 	d.visit = append(d.visit, s)
-	in := d.streams.In(k.SID)
+	in := d.in(s)
 	if k.Unordered {
 		if in.PDUO && in.MIDUO.LEQ(k.MID) {
 			d.abortPD(s, in, true)
@@ -914,7 +914,7 @@ func (d *IDataReassembler) fwdRekey(s *InSide) {
 
 // applyCumTo is applyCum on stream s.
 func (d *IDataReassembler) applyCumTo(s *InSide, newCum chunk.TSN) {
-	in := d.streams.In(s.sid)
+	in := d.in(s)
 	for _, uo := range [...]bool{false, true} {
 		l := &s.ordered
 		inPD, pdMID := in.PD, in.MID

@@ -1,6 +1,9 @@
 package interleave
 
-import "github.com/usctp/usctp/sctp/chunk"
+import (
+	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/stream"
+)
 
 // delivery is the delivery queue both reassemblers embed: the fragments
 // ready for the reader (complete messages, and the parts of messages in
@@ -34,6 +37,15 @@ type delivery struct {
 	n          Counts    // held, charged and ready bytes
 	fresh      []uint16  // streams whose queue became non-empty since AppendReadable
 	dirty      []*InSide // streams touched since the heaps were brought up to date (see touch)
+}
+
+// in returns the In record of s's stream (its next SSN or MID, partial
+// delivery), looked up once per side object (see InSide.in).
+func (q *delivery) in(s *InSide) *stream.In {
+	if s.in == nil {
+		s.in = q.streams.In(s.sid)
+	}
+	return s.in
 }
 
 // push queues f (the next deliverable fragment of stream s, which holds
