@@ -13,8 +13,12 @@ import (
 // with the same keys, in heap order.
 func checkCandidates(t *testing.T, q *delivery) {
 	t.Helper()
+	q.sync()
 	if d, ok := q.keys.(*DataReassembler); ok {
 		checkForwardHeap(t, d)
+	}
+	if d, ok := q.keys.(*IDataReassembler); ok {
+		checkIForward(t, d)
 	}
 	for _, h := range []*candidates{&q.cands, &q.drops} {
 		rule := q.keys.candidateKey
@@ -95,6 +99,16 @@ func fuzzCandidates(t *testing.T, in []byte) {
 			return b
 		}
 		seen := map[chunk.TSN]bool{}
+		// cum is the highest cumulative TSN the reassembler was told of
+		// (forward-TSNs, SetCumulativeTSN): every TSN up to it arrived,
+		// so the TSN map passes no fragment at or below it.
+		var cum chunk.TSN
+		cumOK := false
+		raise := func(c chunk.TSN) {
+			if !cumOK || cum.LT(c) {
+				cum, cumOK = c, true
+			}
+		}
 		for len(in) > 0 {
 			switch op := next(); op % 8 {
 			case 0, 1, 2, 3: // a fragment
@@ -102,7 +116,7 @@ func fuzzCandidates(t *testing.T, in []byte) {
 				sid := uint16(next() % streams)
 				seq := next() % 4
 				flags := next() & (chunk.FlagBeginning | chunk.FlagEnd | chunk.FlagUnordered)
-				if seen[tsn] {
+				if seen[tsn] || (cumOK && !cum.LT(tsn)) {
 					continue
 				}
 				fr := r.Pool().Get([]byte{1, 2, 3})
@@ -111,6 +125,7 @@ func fuzzCandidates(t *testing.T, in []byte) {
 					seen[tsn] = true
 				}
 			case 4:
+				q.sync()
 				want := q.cands.min()
 				if r.Partial() && want == nil {
 					t.Fatal("Partial started one with no candidate")
@@ -139,6 +154,7 @@ func fuzzCandidates(t *testing.T, in []byte) {
 				}
 			case 6:
 				cum := chunk.TSN(next() % 32)
+				raise(cum)
 				sid, seq := uint16(next()%streams), next()%4
 				if d, ok := r.(*IDataReassembler); ok {
 					d.ForwardMID(cum, []MIDSkip{{SID: sid, MID: stream.MID(seq), Unordered: op&8 != 0}})
@@ -160,6 +176,7 @@ func fuzzCandidates(t *testing.T, in []byte) {
 					r.Recheck(sid)
 				default:
 					if d, ok := r.(*IDataReassembler); ok {
+						raise(chunk.TSN(x % 32))
 						d.SetCumulativeTSN(chunk.TSN(x % 32))
 					}
 				}
@@ -174,6 +191,16 @@ func fuzzCandidates(t *testing.T, in []byte) {
 // TSN, and the heap is in order.
 func checkForwardHeap(t *testing.T, d *DataReassembler) {
 	t.Helper()
+	checkFwd(t, d.streams, &d.fwd)
+}
+
+// checkFwd checks a reassembler's fwd heap (see checkForwardHeap).
+func checkFwd(t *testing.T, streams InStreams, fwd *candidates) {
+	t.Helper()
+	d := struct {
+		streams InStreams
+		fwd     *candidates
+	}{streams, fwd}
 	for sid, s := range d.streams.InSides() {
 		for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
 			for f := l.head; f != nil; f = f.next {
@@ -192,6 +219,27 @@ func checkForwardHeap(t *testing.T, d *DataReassembler) {
 	for i, s := range d.fwd.heap {
 		if int(s.hat[d.fwd.slot]) != i+1 || (i > 0 && d.fwd.less(i, (i-1)/2)) {
 			t.Fatalf("fwd heap broken at %d", i)
+		}
+	}
+}
+
+// checkIForward checks I-DATA's fwd heap (as checkForwardHeap) and what
+// applyCum leaves out of it: on a stream an I-FORWARD-TSN looked at
+// (fwdSeen), applying that New Cumulative TSN again, as looking at every
+// stream would, finds no dead message.
+func checkIForward(t *testing.T, d *IDataReassembler) {
+	t.Helper()
+	checkFwd(t, d.streams, &d.fwd)
+	for sid, s := range d.streams.InSides() {
+		if !s.fwdOK || (d.fwd.in(s) && !s.fwdSeen.LT(d.fwd.key(s))) {
+			continue // not looked at yet, or to be looked at again (relook)
+		}
+		s.sid = sid
+		held, ready := d.Held(), d.Ready()
+		d.applyCumTo(s, s.fwdSeen)
+		if d.Held() != held || d.Ready() != ready {
+			t.Fatalf("stream %d held a dead message at or below its fwdSeen %d: held %d -> %d, ready %d -> %d",
+				sid, s.fwdSeen, held, d.Held(), ready, d.Ready())
 		}
 	}
 }

@@ -32,9 +32,14 @@ type InSide struct {
 	// in ordered and unordered: raised as fragments come, lowered when
 	// DropHighest looks (see IData.DropHighest).
 	maxTSN chunk.TSN
-	sid    uint16
-	maxOK  bool
-	fresh  bool // listed in delivery.fresh
+	// in is the stream's In record, looked up once (see
+	// DataReassembler.in): records do not move while their stream, and so
+	// its side object, exists, and a released side object is zeroed.
+	in    *stream.In
+	sid   uint16
+	maxOK bool
+	fresh bool // listed in delivery.fresh
+	dirty bool // listed in delivery.dirty
 }
 
 // InStreams is the part of the association's stream table the receiving
@@ -93,25 +98,52 @@ func (d *DataReassembler) stream(sid uint16) *InSide {
 	return s
 }
 
-// in returns the In record of s's stream (its next SSN, partial delivery).
-func (d *DataReassembler) in(s *InSide) *stream.In { return d.streams.In(s.sid) }
-
 // Add takes an accepted fragment.
+//
+// A whole message that can be delivered at once (an unordered one, or the
+// next ordered one of a stream holding no ordered fragment) is queued for
+// delivery straight away: in the in-order case of a flow of small
+// messages, a fragment costs no list, tree or heap work, and nothing is
+// held back for it (see addNow).
 func (d *DataReassembler) Add(f *Frag) bool {
-	sid := f.SID
-	ok := d.add(f)
-	if s := d.streams.PeekInSide(sid); s != nil {
-		d.touch(s)
-	}
-	return ok
-}
-
-func (d *DataReassembler) add(f *Frag) bool {
 	s := d.stream(f.SID)
 	if s == nil {
 		d.pool.Put(f)
 		return false
 	}
+	if d.addNow(s, f) {
+		return true
+	}
+	ok := d.add(s, f)
+	d.touch(s)
+	return ok
+}
+
+// addNow queues f for delivery at once when it is a whole message
+// deliverable now: unordered, or ordered with the stream's next SSN and no
+// ordered fragment of the stream held; and no partial delivery stands in
+// its way (of its stream, or one that f's TSN would continue). It reports
+// whether it did. Nothing the heaps key on changes (see touch): the lists
+// are untouched, and push takes s out of the partial delivery candidates
+// as a stream with data queued.
+func (d *DataReassembler) addNow(s *InSide, f *Frag) bool {
+	const whole = chunk.FlagBeginning | chunk.FlagEnd
+	if f.Flags&whole != whole || d.pd == s || (d.pd != nil && f.TSN == d.pdNext) {
+		return false
+	}
+	if f.Flags&chunk.FlagUnordered == 0 {
+		in := d.in(s)
+		if f.SSN != in.NextSSN() || s.ordered.head != nil {
+			return false
+		}
+		in.MID = stream.MID(f.SSN.Next())
+	}
+	d.hold(f)
+	d.push(s, f, f.TSN)
+	return true
+}
+
+func (d *DataReassembler) add(s *InSide, f *Frag) bool {
 	if d.pd != nil && f.TSN == d.pdNext {
 		if d.pd == s && f.Flags&chunk.FlagBeginning == 0 && (f.Flags&chunk.FlagUnordered == 0) == d.pdOrdered {
 			d.hold(f)
@@ -131,10 +163,6 @@ func (d *DataReassembler) add(f *Frag) bool {
 	d.hold(f)
 	list := &s.ordered
 	if f.Flags&chunk.FlagUnordered != 0 {
-		if f.Flags&(chunk.FlagBeginning|chunk.FlagEnd) == chunk.FlagBeginning|chunk.FlagEnd && d.pd != s {
-			d.push(s, f, f.TSN) // a whole unordered message: deliver at once
-			return true
-		}
 		list = &s.unordered
 	}
 	if !list.insert(f) {
@@ -270,6 +298,7 @@ func (d *DataReassembler) Partial() bool {
 	if d.pd != nil {
 		return false
 	}
+	d.sync()
 	s := d.cands.min()
 	if s == nil {
 		return false
@@ -373,6 +402,7 @@ func (d *DataReassembler) InPartial(sid uint16) bool { return d.pd != nil && d.p
 // was delivered already). The stream comes from a heap kept up to date
 // (see candidates): no look at every stream.
 func (d *DataReassembler) DropHighest(after chunk.TSN) (chunk.TSN, int, bool) {
+	d.sync()
 	s := d.drops.min()
 	if s == nil || !after.LT(d.drops.key(s)) {
 		return 0, 0, false

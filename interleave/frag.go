@@ -1,6 +1,7 @@
 package interleave
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"sync"
 	"unsafe"
@@ -59,15 +60,40 @@ var bufClasses = [...]int{0, 16, 64, 256, 512, 1024, 1536, 2048, 4096, 9216, 163
 const nClasses = len(bufClasses)
 
 // bufClass returns the index of the smallest buffer class that holds n
-// bytes, or -1 when none does (n over 65536, which no chunk carries).
+// bytes, or -1 when none does (n over 65536, which no chunk carries). It
+// costs a table look-up (n up to 2048) or a bit length, not a walk over
+// the classes: it runs for every fragment taken and given back.
 func bufClass(n int) int {
-	for i, c := range bufClasses {
-		if n <= c {
-			return i
-		}
+	if uint(n) <= smallClassMax {
+		return int(smallClass[(n+15)>>4])
 	}
-	return -1
+	switch k := bits.Len(uint(n - 1)); {
+	case k > 16: // over 65536
+		return -1
+	case k == 12: // 2049..4096
+		return 8
+	case k == 13 || n <= 9216: // 4097..9216
+		return 9
+	default: // 9217..16384, ..32768, ..65536
+		return k - 4
+	}
 }
+
+// smallClassMax is the largest fragment bufClass finds in smallClass.
+const smallClassMax = 2048
+
+// smallClass[i] is the class of fragments of 16(i-1)+1 to 16i bytes (i = 0:
+// empty), up to smallClassMax.
+var smallClass = func() (t [smallClassMax/16 + 1]uint8) {
+	c := 0
+	for i := range t {
+		for bufClasses[c] < i*16 {
+			c++
+		}
+		t[i] = uint8(c)
+	}
+	return t
+}()
 
 // bufCap returns the capacity of the buffer a fragment of n bytes gets.
 func bufCap(n int) int {
@@ -95,6 +121,7 @@ func FragCost(n int) int { return FragOverhead + bufCap(n) }
 type Pool struct {
 	free  [nClasses]*Frag
 	count int
+	cost  int // what the free fragments cost (their Cost)
 	// Max bounds the free fragments kept (default 4096).
 	Max int
 }
@@ -112,6 +139,7 @@ func (p *Pool) Get(payload []byte) *Frag {
 	if f != nil {
 		p.free[c] = f.next
 		p.count--
+		p.cost -= FragOverhead + bufClasses[c]
 		buf := f.Data[:0]
 		*f = Frag{Data: buf}
 	} else if g, ok := shared[c].Get().(*Frag); ok {
@@ -129,14 +157,25 @@ func (p *Pool) Get(payload []byte) *Frag {
 // Free returns the number of free fragments the pool holds.
 func (p *Pool) Free() int { return p.count }
 
-// Trim keeps at most keep free fragments and hands the others to the
-// process-wide pool. The receiver calls it when it holds no data.
+// FreeCost returns what the free fragments the pool holds cost in memory
+// (the sum of their Cost).
+func (p *Pool) FreeCost() int { return p.cost }
+
+// Trim keeps free fragments costing at most keep bytes (their Cost) and
+// hands the others, the largest first, to the process-wide pool. The
+// receiver calls it when it holds no data: a budget in bytes rather than
+// in fragments lets a flow of messages of a few small fragments (an
+// MTU-sized chunk and a short tail) keep what each message needs, instead
+// of handing a fragment to the process-wide pool and taking it back for
+// every message, and it bounds what an idle receiver keeps whatever the
+// size of the fragments it saw.
 func (p *Pool) Trim(keep int) {
-	for c := nClasses - 1; c >= 0 && p.count > keep; c-- {
-		for p.count > keep && p.free[c] != nil {
+	for c := nClasses - 1; c >= 0 && p.cost > keep; c-- {
+		for p.cost > keep && p.free[c] != nil {
 			f := p.free[c]
 			p.free[c] = f.next
 			p.count--
+			p.cost -= FragOverhead + bufClasses[c]
 			*f = Frag{Data: f.Data[:0]}
 			shared[c].Put(f)
 		}
@@ -157,26 +196,36 @@ func (p *Pool) Put(f *Frag) {
 	f.next = p.free[c]
 	p.free[c] = f
 	p.count++
+	p.cost += FragOverhead + bufClasses[c]
 }
 
 // fragList is a singly linked list of fragments sorted by TSN (serial
 // order), with a tail pointer for in-order appends.
 //
-// The DATA reassembler's lists (those filled by insert) are also a treap
-// keyed by TSN, rooted at root: while a fragment waits for reassembly its
-// gprev and gnext links (the delivery queue's, free until it is queued)
-// are its left and right children, and its priority is a hash of its TSN
-// under a per-process random seed, so a peer cannot choose TSNs that
-// unbalance it. Finding a fragment's place (insert), the new tail
-// (removeTail) and unlinking any fragment cost O(log n) expected in the
-// fragments held on the list, whatever order they come in, where a walk
-// along the list cost O(n); the list order (next) is kept for in-order
-// walks. Lists filled by push or by I-DATA's insertKey have no tree (root
-// nil) and every tree step is skipped for them.
+// The DATA reassembler's lists (those filled by insert) can also be a
+// treap keyed by TSN, rooted at root: while a fragment waits for
+// reassembly its gprev and gnext links (the delivery queue's, free until
+// it is queued) are its left and right children, and its priority is a
+// hash of its TSN under a per-process random seed, so a peer cannot choose
+// TSNs that unbalance it. Finding a fragment's place (insert), the new tail
+// (removeTail), the fragment at or below a TSN (floor) and unlinking any
+// fragment cost O(log n) expected in the fragments held on the list,
+// whatever order they come in, where a walk along the list cost O(n); the
+// list order (next) is kept for in-order walks.
+//
+// The tree is built only when a list needs it (tree): fragments that come
+// in order (appended at the tail, or put before the head) and leave from
+// the head, the usual case, cost no tree work at all. The first insert
+// in the middle, floor below the tail or removeTail builds it from the
+// list, each fragment inserted once (O(log n) amortised over the
+// fragments that came without it), and it is kept up to date from then
+// on until the list is empty again. Lists filled by push or by I-DATA's
+// insertKey never build one.
 type fragList struct {
 	head, tail *Frag
 	root       *Frag
 	n          int
+	tree       bool // root is a treap of the list (see fragList)
 }
 
 // treapSeed keys the treap priorities (see fragList).
@@ -193,13 +242,32 @@ func prio(t chunk.TSN) uint32 {
 	return x
 }
 
+// build makes l's tree from its list, if it has none.
+func (l *fragList) build() {
+	if l.tree || l.head == nil {
+		return
+	}
+	l.tree, l.root = true, nil
+	for f := l.head; f != nil; f = f.next {
+		f.gprev, f.gnext = nil, nil
+		l.treeInsert(f)
+	}
+}
+
+// emptied drops the tree of a list that became empty.
+func (l *fragList) emptied() {
+	if l.head == nil {
+		l.root, l.tree = nil, false
+	}
+}
+
 // insert adds f in TSN order; it reports false (and keeps nothing) for a
 // TSN already present.
 func (l *fragList) insert(f *Frag) bool {
 	f.next, f.gprev, f.gnext = nil, nil, nil
 	switch {
 	case l.head == nil:
-		l.head, l.tail, l.root = f, f, f // the in-order case: no tree work
+		l.head, l.tail = f, f
 		l.n++
 		return true
 	case l.tail.TSN.LT(f.TSN):
@@ -209,6 +277,7 @@ func (l *fragList) insert(f *Frag) bool {
 		f.next = l.head
 		l.head = f
 	default:
+		l.build()
 		p := l.floor(f.TSN)
 		if p == nil || p.TSN == f.TSN {
 			return false
@@ -216,14 +285,25 @@ func (l *fragList) insert(f *Frag) bool {
 		f.next = p.next
 		p.next = f
 	}
-	l.treeInsert(f)
+	if l.tree {
+		l.treeInsert(f)
+	}
 	l.n++
 	return true
 }
 
-// floor returns the fragment of l's tree with the highest TSN at or below
-// t, or nil.
+// floor returns the fragment of l with the highest TSN at or below t, or
+// nil. At or past either end of the list it needs no tree.
 func (l *fragList) floor(t chunk.TSN) *Frag {
+	switch {
+	case l.head == nil || t.LT(l.head.TSN):
+		return nil
+	case !t.LT(l.tail.TSN):
+		return l.tail
+	case t == l.head.TSN:
+		return l.head
+	}
+	l.build()
 	var best *Frag
 	for x := l.root; x != nil; {
 		switch {
@@ -269,7 +349,7 @@ func (l *fragList) treeInsert(f *Frag) {
 
 // treeDelete unlinks f from l's tree, if l has one.
 func (l *fragList) treeDelete(f *Frag) {
-	if l.root == nil {
+	if !l.tree {
 		return
 	}
 	p := &l.root
@@ -322,6 +402,7 @@ func (l *fragList) unlinkAfter(prev, f *Frag) {
 	l.treeDelete(f)
 	f.next = nil
 	l.n--
+	l.emptied()
 }
 
 // push appends f at the tail without ordering (the ready queue).
@@ -346,14 +427,17 @@ func (l *fragList) pop() *Frag {
 	if l.head == nil {
 		l.tail = nil
 	}
-	l.treeDelete(f)
+	if l.tree {
+		l.treeDelete(f)
+		l.emptied()
+	}
 	f.next = nil
 	l.n--
 	return f
 }
 
-// removeTail removes and returns the last fragment. On a list with a tree
-// the new tail is found in the tree; on one without, by a walk.
+// removeTail removes and returns the last fragment, the new tail found
+// in the list's tree (built if need be).
 func (l *fragList) removeTail() *Frag {
 	t := l.tail
 	if t == nil {
@@ -362,18 +446,13 @@ func (l *fragList) removeTail() *Frag {
 	if l.head == t {
 		l.head, l.tail = nil, nil
 		l.treeDelete(t)
-	} else if l.root != nil {
+		l.emptied()
+	} else {
+		l.build()
 		l.treeDelete(t)
 		p := l.root
 		for p.gnext != nil {
 			p = p.gnext
-		}
-		p.next = nil
-		l.tail = p
-	} else {
-		p := l.head
-		for p.next != t {
-			p = p.next
 		}
 		p.next = nil
 		l.tail = p

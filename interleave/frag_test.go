@@ -27,6 +27,12 @@ func checkFragList(t *testing.T, l *fragList, want []chunk.TSN) {
 	if l.tail != last || l.n != len(want) {
 		t.Fatalf("tail %p (last %p), n %d, want %d", l.tail, last, l.n, len(want))
 	}
+	if !l.tree {
+		if l.root != nil {
+			t.Fatal("a list without a tree has a root")
+		}
+		return
+	}
 	var inorder []chunk.TSN
 	var walk func(x *Frag, depth int)
 	walk = func(x *Frag, depth int) {
@@ -46,7 +52,7 @@ func checkFragList(t *testing.T, l *fragList, want []chunk.TSN) {
 		walk(x.gnext, depth+1)
 	}
 	walk(l.root, 0)
-	if len(want) == 0 && l.root != nil {
+	if len(want) == 0 {
 		t.Fatal("empty list with a tree")
 	}
 	if !slices.Equal(inorder, want) {
@@ -77,7 +83,7 @@ func FuzzFragList(f *testing.F) {
 		}
 		for i := 0; i+1 < len(ops); i += 2 {
 			arg := ops[i+1]
-			switch ops[i] % 4 {
+			switch ops[i] % 5 {
 			case 0: // insert
 				tsn := base + chunk.TSN(arg)
 				fr := &Frag{TSN: tsn}
@@ -125,6 +131,23 @@ func FuzzFragList(f *testing.F) {
 				}
 				l.unlinkAfter(prev, fr)
 				want = slices.Delete(want, k, k+1)
+			case 4: // floor
+				tsn := base + chunk.TSN(arg)
+				var wantF *Frag
+				at, found := slices.BinarySearchFunc(want, tsn, cmp)
+				if found {
+					at++
+				}
+				got := l.floor(tsn)
+				if at > 0 {
+					wantF = l.head
+					for range at - 1 {
+						wantF = wantF.next
+					}
+				}
+				if got != wantF {
+					t.Fatalf("floor(%d) = %v, want %v", tsn, got, wantF)
+				}
 			}
 			checkFragList(t, &l, want)
 		}
@@ -151,6 +174,9 @@ func TestFragListDepth(t *testing.T) {
 			if !l.insert(&Frag{TSN: tsn(i)}) {
 				t.Fatalf("%s: insert %d failed", name, tsn(i))
 			}
+			if i == 1 {
+				l.build() // in order, the list would build no tree
+			}
 		}
 		var depth func(x *Frag) int
 		depth = func(x *Frag) int {
@@ -161,8 +187,32 @@ func TestFragListDepth(t *testing.T) {
 		}
 		// A random binary search tree of 2^14 keys is about 2.99 ln n
 		// (29) deep on average; 100 would be a broken balance.
-		if d := depth(l.root); d > 100 {
+		if d := depth(l.root); d > 100 || !l.tree {
 			t.Errorf("%s: tree of %d fragments is %d deep", name, n, d)
+		}
+	}
+}
+
+// TestBufClass checks bufClass against the smallest class that holds n,
+// found by a walk over the classes, for every size a chunk can carry and
+// some it cannot.
+func TestBufClass(t *testing.T) {
+	walk := func(n int) int {
+		for i, c := range bufClasses {
+			if n <= c {
+				return i
+			}
+		}
+		return -1
+	}
+	for n := 0; n <= 70000; n++ {
+		if got, want := bufClass(n), walk(n); got != want {
+			t.Fatalf("bufClass(%d) = %d, want %d", n, got, want)
+		}
+	}
+	for _, n := range []int{-1, 1 << 20, 1<<31 - 1} {
+		if got := bufClass(n); got != -1 {
+			t.Fatalf("bufClass(%d) = %d, want -1", n, got)
 		}
 	}
 }

@@ -72,6 +72,14 @@ type pdState struct {
 type IDataReassembler struct {
 	delivery
 	pool Pool
+	// fwd holds the streams with fragments above their fwdSeen (the
+	// highest New Cumulative TSN applyCum looked at them with), keyed by
+	// (at most) the lowest TSN among them: the streams an I-FORWARD-TSN
+	// may find dead messages on (see applyCum).
+	fwd candidates
+	// visit lists the streams an I-FORWARD-TSN changed, delivered from
+	// once it is applied (reused).
+	visit []*InSide
 
 	conv      FSNConvention // FSNAuto until decided
 	ambiguous bool          // a message waits for the FSN convention
@@ -87,7 +95,7 @@ type IDataReassembler struct {
 // fragments wait in the stream's InSide, created on first use. conv says
 // how to read the FSN of the second fragment (FSNAuto to detect it).
 func NewIDataReassembler(streams InStreams, conv FSNConvention) *IDataReassembler {
-	d := &IDataReassembler{conv: conv}
+	d := &IDataReassembler{conv: conv, fwd: candidates{slot: 2}}
 	d.delivery = newDelivery(streams, d)
 	return d
 }
@@ -110,6 +118,7 @@ func (d *IDataReassembler) SetCumulativeTSN(cum chunk.TSN) {
 			s.sid = sid
 			d.deliver(s)
 			d.touch(s)
+			d.relook(s)
 		}
 	}
 }
@@ -215,11 +224,33 @@ func (d *IDataReassembler) complete(h *Frag) (*Frag, bool) {
 // TSN, or one of a message in partial delivery that was delivered already.
 func (d *IDataReassembler) Add(f *Frag) bool {
 	sid := f.SID
+	n0 := 0
+	if s := d.streams.PeekInSide(sid); s != nil {
+		n0 = s.ordered.n + s.unordered.n
+	}
 	ok := d.add(f)
 	if s := d.streams.PeekInSide(sid); s != nil {
 		d.touch(s)
+		if s.ordered.n+s.unordered.n <= n0 {
+			d.relook(s) // fragments left (delivered or dropped)
+		}
 	}
 	return ok
+}
+
+// relook makes the next applyCum look at s again (see applyCum) after
+// fragments left its lists some other way: a peer that numbers the
+// fragments of a message out of TSN order, or sends two first fragments
+// for one message, can leave a fragment at or below fwdSeen after a gap
+// that way, dead from the next I-FORWARD-TSN on. A stream no
+// I-FORWARD-TSN looked at yet, or holding nothing, needs no new look.
+func (d *IDataReassembler) relook(s *InSide) {
+	if !s.fwdOK || (s.ordered.head == nil && s.unordered.head == nil) {
+		return
+	}
+	if !d.fwd.in(s) || s.fwdSeen.LT(d.fwd.key(s)) {
+		d.fwd.set(s, s.fwdSeen, true)
+	}
 }
 
 func (d *IDataReassembler) add(f *Frag) bool {
@@ -236,7 +267,7 @@ func (d *IDataReassembler) add(f *Frag) bool {
 		// numbered 0 comes from a sender counting as Linux does.
 		d.conv = FSNLinux
 	}
-	in := d.streams.In(f.SID)
+	in := d.in(s)
 	unordered := f.Flags&chunk.FlagUnordered != 0
 	if !unordered && f.MID.LT(in.MID) {
 		d.pool.Put(f)
@@ -274,6 +305,13 @@ func (d *IDataReassembler) add(f *Frag) bool {
 	}
 	if !s.maxOK || s.maxTSN.LT(f.TSN) {
 		s.maxTSN, s.maxOK = f.TSN, true
+	}
+	if !d.fwd.in(s) || f.TSN.LT(d.fwd.key(s)) {
+		// A fragment held is above the stream's fwdSeen: every TSN
+		// up to the cumulative TSN, which fwdSeen never passes, has
+		// arrived. A key left low by fragments gone since costs
+		// applyCum one look at s, paid for by their arrival.
+		d.fwd.set(s, f.TSN, true)
 	}
 	d.deliverAfter(s, f)
 	return true
@@ -329,7 +367,7 @@ func endPD(s *InSide, unordered bool) { *pdOf(s, unordered) = pdState{} }
 
 // deliver moves what became deliverable on s to the ready queue.
 func (d *IDataReassembler) deliver(s *InSide) {
-	in := d.streams.In(s.sid)
+	in := d.in(s)
 	d.deliverOrdered(s, in)
 	d.deliverUnordered(s, in)
 }
@@ -337,7 +375,7 @@ func (d *IDataReassembler) deliver(s *InSide) {
 // deliverAfter is deliver after f was added to s: only f's message can
 // have become deliverable, so only its place in the lists is looked at.
 func (d *IDataReassembler) deliverAfter(s *InSide, f *Frag) {
-	in := d.streams.In(s.sid)
+	in := d.in(s)
 	if f.Flags&chunk.FlagUnordered == 0 {
 		if f.MID == in.MID {
 			d.deliverOrdered(s, in)
@@ -504,6 +542,7 @@ func (d *IDataReassembler) dropMID(l *fragList, mid stream.MID) {
 // streams it can start on are kept in a heap as they change (see
 // candidates): choosing costs O(log n) in the streams.
 func (d *IDataReassembler) Partial() bool {
+	d.sync()
 	s := d.cands.min()
 	if s == nil {
 		return false
@@ -512,6 +551,7 @@ func (d *IDataReassembler) Partial() bool {
 	d.consider(&c, s.sid, s)
 	started := d.startPartial(&c)
 	d.touch(s)
+	d.relook(s)
 	return started
 }
 
@@ -533,7 +573,7 @@ func (d *IDataReassembler) consider(c *ipdCandidate, sid uint16, s *InSide) {
 	if s.ready.head != nil {
 		return
 	}
-	in := d.streams.In(sid)
+	in := d.in(s)
 	if h := s.ordered.head; !in.PD && h != nil && h.MID == in.MID && isBegin(h) {
 		if c.f == nil || h.TSN.LT(c.f.TSN) {
 			c.s, c.f, c.uo = s, h, false
@@ -565,7 +605,7 @@ func (d *IDataReassembler) startPartial(c *ipdCandidate) bool {
 	if best == nil {
 		return false
 	}
-	in := d.streams.In(best.sid)
+	in := d.in(best)
 	*pdOf(best, bestUO) = pdState{ppid: bestF.PPID, firstTSN: bestF.TSN}
 	if bestUO {
 		in.PDUO, in.MIDUO, in.FSNUO = true, stream.MID(bestF.MID), 0
@@ -634,6 +674,7 @@ func (d *IDataReassembler) wants(fsn, want stream.FSN) bool {
 // highest TSN as its key and the next stream is tried. Each look lowers a
 // key to a TSN really held, so looks are bounded by drops and arrivals.
 func (d *IDataReassembler) DropHighest(after chunk.TSN) (chunk.TSN, int, bool) {
+	d.sync()
 	for {
 		s := d.drops.min()
 		if s == nil || !after.LT(d.drops.key(s)) {
@@ -658,6 +699,7 @@ func (d *IDataReassembler) DropHighest(after chunk.TSN) (chunk.TSN, int, bool) {
 			s.maxTSN = next
 		}
 		d.touch(s)
+		d.relook(s)
 		return tsn, n, true
 	}
 }
@@ -701,11 +743,12 @@ func (d *IDataReassembler) dropKey(s *InSide) (chunk.TSN, bool) {
 // send I-FORWARD-TSN instead (RFC 8260 section 2.3), so the association
 // never calls this. It treats each entry as an ordered skip of MID SSN.
 func (d *IDataReassembler) ForwardTSN(newCum chunk.TSN, skips []Skip) {
+	d.visit = d.visit[:0]
 	d.applyCum(newCum)
 	for _, k := range skips {
 		d.skip(MIDSkip{SID: k.SID, MID: stream.MID(k.SSN)})
 	}
-	d.deliverAll()
+	d.deliverVisited()
 }
 
 // ForwardMID applies an I-FORWARD-TSN whose entries were validated
@@ -717,20 +760,34 @@ func (d *IDataReassembler) ForwardTSN(newCum chunk.TSN, skips []Skip) {
 // of a skipped unordered message and drops what is held of skipped
 // unordered messages. Each partial delivery ended queues a FlagAborted
 // marker.
+//
+// Its work is bounded by the chunk's entries and the fragments it looks
+// at, not by the streams in use: only the streams the entries name and
+// those holding fragments that arrived since an earlier I-FORWARD-TSN
+// looked at them (the fwd heap) are looked at and delivered from.
 func (d *IDataReassembler) ForwardMID(newCum chunk.TSN, skips []MIDSkip) {
+	d.visit = d.visit[:0]
 	for _, k := range skips {
 		d.skip(k)
 	}
 	d.applyCum(newCum)
-	d.deliverAll()
+	d.deliverVisited()
 }
 
-func (d *IDataReassembler) deliverAll() {
-	for sid, s := range d.streams.InSides() {
-		s.sid = sid
+// deliverVisited delivers what became deliverable on the streams an
+// I-FORWARD-TSN changed (d.visit; a stream listed twice is delivered from
+// twice, which finds nothing more the second time).
+func (d *IDataReassembler) deliverVisited() {
+	for i, s := range d.visit {
+		n0 := s.ordered.n + s.unordered.n
 		d.deliver(s)
 		d.touch(s)
+		if s.ordered.n+s.unordered.n < n0 {
+			d.relook(s)
+		}
+		d.visit[i] = nil
 	}
+	d.visit = d.visit[:0]
 }
 
 // abortPD ends the partial delivery on (sid, unordered) and drops the held
@@ -780,7 +837,8 @@ func (d *IDataReassembler) skip(k MIDSkip) {
 	if s == nil {
 		return
 	}
-	in := d.streams.In(k.SID)
+	d.visit = append(d.visit, s)
+	in := d.in(s)
 	if k.Unordered {
 		if in.PDUO && in.MIDUO.LEQ(k.MID) {
 			d.abortPD(s, in, true)
@@ -816,63 +874,99 @@ func (d *IDataReassembler) skip(k MIDSkip) {
 // and will never come). A message whose missing fragments may still be on
 // their way is kept: with I-DATA its fragments can straddle newCum while it
 // is alive. A partial delivery whose message died this way is aborted.
+//
+// The streams it looks at come from the fwd heap: those holding a
+// fragment above their fwdSeen at or below newCum. A stream not there
+// holds nothing newCum can prove dead: what it held at or below fwdSeen was
+// looked at then, and is kept for good (the in-sequence start of a
+// message), and only a fragment arriving since (above fwdSeen) can make a
+// message dead. So each arrival costs at most one look at its stream.
 func (d *IDataReassembler) applyCum(newCum chunk.TSN) {
-	for sid, s := range d.streams.InSides() {
-		s.sid = sid
-		in := d.streams.In(sid)
-		for _, uo := range [...]bool{false, true} {
-			l := &s.ordered
-			inPD, pdMID := in.PD, in.MID
-			if uo {
-				l, inPD, pdMID = &s.unordered, in.PDUO, in.MIDUO
+	for {
+		s := d.fwd.min()
+		if s == nil || newCum.LT(d.fwd.key(s)) {
+			return
+		}
+		d.fwd.remove(s)
+		d.visit = append(d.visit, s)
+		d.applyCumTo(s, newCum)
+		if !s.fwdOK || s.fwdSeen.LT(newCum) {
+			s.fwdSeen, s.fwdOK = newCum, true
+		}
+		d.fwdRekey(s)
+	}
+}
+
+// fwdRekey puts s in the fwd heap keyed by the lowest TSN it holds above
+// its fwdSeen, if any.
+func (d *IDataReassembler) fwdRekey(s *InSide) {
+	var key chunk.TSN
+	ok := false
+	for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
+		for f := l.head; f != nil; f = f.next {
+			if (!s.fwdOK || s.fwdSeen.LT(f.TSN)) && (!ok || f.TSN.LT(key)) {
+				key, ok = f.TSN, true
 			}
-			abort := false
-			var prev *Frag
-			for f := l.head; f != nil; {
-				m := f.MID
-				isPD := inPD && m == pdMID
-				start := f
-				if isBegin(f) && !isPD {
-					p, pos := f, stream.FSN(0)
-					for !isEnd(p) && p.next != nil && p.next.MID == m && d.at(p.next, pos+1, f.TSN) {
-						p, pos = p.next, pos+1
-					}
-					start = p.next
-					if isEnd(p) {
-						start = nil // complete
-					}
+		}
+	}
+	d.fwd.set(s, key, ok)
+}
+
+// applyCumTo is applyCum on stream s.
+func (d *IDataReassembler) applyCumTo(s *InSide, newCum chunk.TSN) {
+	in := d.in(s)
+	for _, uo := range [...]bool{false, true} {
+		l := &s.ordered
+		inPD, pdMID := in.PD, in.MID
+		if uo {
+			l, inPD, pdMID = &s.unordered, in.PDUO, in.MIDUO
+		}
+		abort := false
+		var prev *Frag
+		for f := l.head; f != nil; {
+			m := f.MID
+			isPD := inPD && m == pdMID
+			start := f
+			if isBegin(f) && !isPD {
+				p, pos := f, stream.FSN(0)
+				for !isEnd(p) && p.next != nil && p.next.MID == m && d.at(p.next, pos+1, f.TSN) {
+					p, pos = p.next, pos+1
 				}
-				end := f
-				for end != nil && end.MID == m {
-					end = end.next
-				}
-				dead := false
-				for g := start; g != nil && g != end; g = g.next {
-					if !newCum.LT(g.TSN) {
-						dead = true
-					}
-				}
-				switch {
-				case dead && isPD:
-					abort = true
-				case dead:
-					for g := f; g != end; {
-						n := g.next
-						d.unlinkOne(l, prev, g)
-						d.unhold(g)
-						d.pool.Put(g)
-						g = n
-					}
-					f = end
-					continue
-				}
-				for f != end {
-					prev, f = f, f.next
+				start = p.next
+				if isEnd(p) {
+					start = nil // complete
 				}
 			}
-			if abort {
-				d.abortPD(s, in, uo)
+			end := f
+			for end != nil && end.MID == m {
+				end = end.next
 			}
+			dead := false
+			for g := start; g != nil && g != end; g = g.next {
+				if !newCum.LT(g.TSN) {
+					dead = true
+				}
+			}
+			switch {
+			case dead && isPD:
+				abort = true
+			case dead:
+				for g := f; g != end; {
+					n := g.next
+					d.unlinkOne(l, prev, g)
+					d.unhold(g)
+					d.pool.Put(g)
+					g = n
+				}
+				f = end
+				continue
+			}
+			for f != end {
+				prev, f = f, f.next
+			}
+		}
+		if abort {
+			d.abortPD(s, in, uo)
 		}
 	}
 }

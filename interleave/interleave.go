@@ -55,6 +55,9 @@ type Reassembler interface {
 	Charged() int
 	// Ready returns the user bytes queued for delivery.
 	Ready() int
+	// Counts returns Held, Charged and Ready as fields kept up to date,
+	// for a caller that looks at them for every chunk and read.
+	Counts() *Counts
 	// Partial starts partial delivery of one message on a stream with
 	// nothing queued for delivery: the earliest message that has its
 	// first fragments in sequence starts being queued before it is
@@ -101,4 +104,18 @@ type Reassembler interface {
 type Skip struct {
 	SID uint16
 	SSN stream.SSN
+}
+
+// Counts are a reassembler's byte counts (see Reassembler.Held, Charged
+// and Ready), read through Reassembler.Counts. Only the reassembler
+// changes them.
+type Counts struct {
+	// Held is the user bytes held: queued for delivery, or waiting for
+	// reassembly or ordering.
+	Held int
+	// Charged is what the held fragments cost in memory (the sum of their
+	// Frag.Cost).
+	Charged int
+	// Ready is the user bytes queued for delivery.
+	Ready int
 }

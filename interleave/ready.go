@@ -1,6 +1,9 @@
 package interleave
 
-import "github.com/usctp/usctp/sctp/chunk"
+import (
+	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/stream"
+)
 
 // delivery is the delivery queue both reassemblers embed: the fragments
 // ready for the reader (complete messages, and the parts of messages in
@@ -31,10 +34,18 @@ type delivery struct {
 	cands      candidates     // the streams partial delivery can start on
 	drops      candidates     // the streams holding fragments DropHighest may drop
 	head, tail *Frag
-	held       int      // user bytes held: queued here, or waiting for reassembly or ordering
-	charged    int      // what the held fragments cost in memory (Frag.Cost)
-	ready      int      // user bytes queued here
-	fresh      []uint16 // streams whose queue became non-empty since AppendReadable
+	n          Counts    // held, charged and ready bytes
+	fresh      []uint16  // streams whose queue became non-empty since AppendReadable
+	dirty      []*InSide // streams touched since the heaps were brought up to date (see touch)
+}
+
+// in returns the In record of s's stream (its next SSN or MID, partial
+// delivery), looked up once per side object (see InSide.in).
+func (q *delivery) in(s *InSide) *stream.In {
+	if s.in == nil {
+		s.in = q.streams.In(s.sid)
+	}
+	return s.in
 }
 
 // push queues f (the next deliverable fragment of stream s, which holds
@@ -56,7 +67,7 @@ func (q *delivery) push(s *InSide, f *Frag, first chunk.TSN) {
 		q.cands.remove(s) // a stream with data queued is not a candidate
 	}
 	s.ready.push(f)
-	q.ready += len(f.Data)
+	q.n.Ready += len(f.Data)
 }
 
 // Peek returns the next fragment to deliver in arrival order across
@@ -103,7 +114,7 @@ func (q *delivery) PopStream(sid uint16) *Frag {
 		f.gnext.gprev = f.gprev
 	}
 	f.gprev, f.gnext = nil, nil
-	q.ready -= len(f.Data)
+	q.n.Ready -= len(f.Data)
 	q.unhold(f)
 	if s.ready.head == nil {
 		q.touch(s) // its queue read empty: it may be a candidate now
@@ -125,9 +136,42 @@ func newDelivery(streams InStreams, keys candidateKeyer) delivery {
 	return delivery{streams: streams, keys: keys, drops: candidates{slot: 1, max: true}}
 }
 
-// touch updates s's entries in the heaps after something that decides
-// them changed.
+// touch notes that something that decides s's entries in the heaps
+// changed. The entries are brought up to date (rekey) when the heaps are
+// next used (sync), not at once: a stream changes with every fragment, but
+// the heaps are used only when partial delivery or reneging is due, so a
+// stream whose fragments come and leave in between (a message of a few
+// fragments arriving in order) costs a note, not two heap updates per
+// fragment. Each stream is noted once until sync, so sync's work is
+// bounded by the touches it settles.
+//
+// A stream that holds nothing for reassembly or ordering and is in
+// neither heap (a stream read as fast as its messages come) is keyed by
+// nothing: touch returns at once.
 func (q *delivery) touch(s *InSide) {
+	if s.ordered.head == nil && s.unordered.head == nil && s.hat[0] == 0 && s.hat[1] == 0 {
+		s.maxOK = false
+		return
+	}
+	if !s.dirty {
+		s.dirty = true
+		q.dirty = append(q.dirty, s)
+	}
+}
+
+// sync brings the heap entries of the streams touched since its last call
+// up to date. Whatever reads the heaps calls it first.
+func (q *delivery) sync() {
+	for i, s := range q.dirty {
+		s.dirty = false
+		q.rekey(s)
+		q.dirty[i] = nil
+	}
+	q.dirty = q.dirty[:0]
+}
+
+// rekey updates s's entries in the heaps from its state now.
+func (q *delivery) rekey(s *InSide) {
 	tsn, ok := q.keys.candidateKey(s)
 	q.cands.set(s, tsn, ok)
 	tsn, ok = q.keys.dropKey(s)
@@ -151,33 +195,37 @@ func (q *delivery) RecheckAll() {
 	q.drops.clear()
 	for sid, s := range q.streams.InSides() {
 		s.sid = sid
-		q.touch(s)
+		q.rekey(s)
 	}
 }
 
 // Held returns the user bytes held: queued for delivery or waiting for
 // reassembly or ordering.
-func (q *delivery) Held() int { return q.held }
+func (q *delivery) Held() int { return q.n.Held }
 
 // Charged returns what the held fragments cost in memory: the sum of their
 // Cost, the fragment records and their whole buffers, as Linux charges an
 // skb's truesize against the socket's receive buffer.
-func (q *delivery) Charged() int { return q.charged }
+func (q *delivery) Charged() int { return q.n.Charged }
 
 // hold counts f, taken in.
 func (q *delivery) hold(f *Frag) {
-	q.held += len(f.Data)
-	q.charged += f.Cost()
+	q.n.Held += len(f.Data)
+	q.n.Charged += f.Cost()
 }
 
 // unhold uncounts f, leaving.
 func (q *delivery) unhold(f *Frag) {
-	q.held -= len(f.Data)
-	q.charged -= f.Cost()
+	q.n.Held -= len(f.Data)
+	q.n.Charged -= f.Cost()
 }
 
 // Ready returns the user bytes queued for delivery (on every stream).
-func (q *delivery) Ready() int { return q.ready }
+func (q *delivery) Ready() int { return q.n.Ready }
+
+// Counts returns the reassembler's byte counts, kept up to date as it
+// changes (see Counts).
+func (q *delivery) Counts() *Counts { return &q.n }
 
 // AppendReadable appends to dst the streams whose delivery queue became
 // non-empty since the last call, each once, and returns the extended

@@ -111,3 +111,73 @@ func TestBacklogHoldsPeerUntilAccept(t *testing.T) {
 		defer r.as.Close()
 	})
 }
+
+// Endpoint.Stats reads out the memory budget: its limit, and what the data
+// held by its associations costs against it, which grows while a reader
+// leaves messages unread and returns to zero once they are read.
+func TestStatsMemoryBudget(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		n := simconn.New(1, simconn.Config{Link: simnet.LinkConfig{Delay: time.Millisecond}, Overhead: 28})
+		sc, err := n.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := listenOn("10.0.0.2:5000", &Config{MemoryBudget: 8 << 20}, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		if s := l.Stats(); s.MemoryBudget != 8<<20 || s.MemoryInUse != 0 {
+			t.Fatalf("idle endpoint: MemoryBudget %d, MemoryInUse %d", s.MemoryBudget, s.MemoryInUse)
+		}
+		cc, err := n.Listen(netip.MustParseAddrPort("10.0.1.1:9899"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		as, err := dialNew(ctx, "10.0.0.2:5000", nil, cc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer as.Close()
+		srv, err := l.AcceptContext(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		const msgs, size = 20, 1000
+		for range msgs {
+			if _, err := as.WriteMsg(make([]byte, size), SendInfo{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(time.Second) // delivered, not read
+		s := l.Stats()
+		if s.MemoryInUse < msgs*size || s.MemoryInUse > s.MemoryBudget {
+			t.Fatalf("%d bytes unread: MemoryInUse %d (budget %d)", msgs*size, s.MemoryInUse, s.MemoryBudget)
+		}
+		buf := make([]byte, 2*size)
+		for range msgs {
+			if _, _, err := srv.ReadMsg(buf); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if s := l.Stats(); s.MemoryInUse != 0 {
+			t.Fatalf("everything read: MemoryInUse %d", s.MemoryInUse)
+		}
+		// No budget: nothing to read out.
+		sc2, err := n.Listen(netip.MustParseAddrPort("10.0.0.3:9899"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l2, err := listenOn("10.0.0.3:5000", &Config{MemoryBudget: -1}, sc2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l2.Close()
+		if s := l2.Stats(); s.MemoryBudget != 0 || s.MemoryInUse != 0 {
+			t.Fatalf("no budget: MemoryBudget %d, MemoryInUse %d", s.MemoryBudget, s.MemoryInUse)
+		}
+	})
+}

@@ -384,5 +384,9 @@ func (e *Endpoint) Stats() Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.core.Stats()
-	return statsOf(&s)
+	st := statsOf(&s)
+	if b := e.core.Budget(); b != nil {
+		st.MemoryInUse, st.MemoryBudget = b.Used(), b.Limit()
+	}
+	return st
 }

@@ -35,6 +35,16 @@ type Stats struct {
 	// (Association.EventsDropped): none for a program that reads Events
 	// from before the events until the channel is closed.
 	EventsDropped uint64
+
+	// The endpoint's memory budget now (Config.MemoryBudget; zero for an
+	// association snapshot and for an endpoint without a budget):
+	// MemoryBudget is its limit in bytes and MemoryInUse what the data its
+	// associations hold costs against it (fragment records and buffers,
+	// received and not yet read). As MemoryInUse nears MemoryBudget,
+	// receive windows shrink, and new associations are refused
+	// (MemoryRefused).
+	MemoryInUse  int
+	MemoryBudget int
 }
 
 // Counters are the scalar counters of Stats. An association keeps these

@@ -116,14 +116,27 @@ func (ep *Endpoint) startPending(a *Assoc) {
 }
 
 // pendingBuffer puts the new engine of an association not accepted yet on
-// pendingRecvBuffer (when smaller than the configured buffer). The engine
-// is made with the configured buffer first: that is the a_rwnd our INIT
-// ACK announced, so the engine knows what the peer was told, and Accept
-// sends a window update only if a smaller window was advertised since.
+// pendingRecvBuffer (when smaller than the configured buffer), the a_rwnd
+// our INIT ACK announced (initAckRwnd): the engine knows what the peer was
+// told, and Accept sends a window update at once.
 func (a *Assoc) pendingBuffer() {
 	if a.pendingAccept && a.data.eng != nil {
-		a.data.eng.Recv.SetRecvBuffer(min(pendingRecvBuffer, a.ep.cfg.RecvBuffer))
+		n := min(pendingRecvBuffer, a.ep.cfg.RecvBuffer)
+		a.data.eng.Recv.SetRecvBuffer(n)
+		a.data.eng.Recv.SetAdvertised(n)
 	}
+}
+
+// initAckRwnd returns the a_rwnd our INIT ACK announces: the window the
+// association its COOKIE ECHO creates will have. With a backlog
+// (Config.Backlog > 0) that association is not accepted yet and runs on
+// pendingRecvBuffer until Accept; announcing the configured buffer would
+// invite the peer to send more than it will take.
+func (ep *Endpoint) initAckRwnd() uint32 {
+	if ep.cfg.Backlog > 0 {
+		return uint32(min(pendingRecvBuffer, ep.cfg.RecvBuffer))
+	}
+	return ep.cfg.rwnd()
 }
 
 // Accept tells the core that the user took the association (the shell's

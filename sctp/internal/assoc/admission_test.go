@@ -172,6 +172,40 @@ func TestPendingAssocSmallWindow(t *testing.T) {
 	}
 }
 
+// The INIT ACK of an endpoint with a backlog announces the window the
+// association will really have until it is accepted (64 KiB), not the
+// configured buffer; Accept sends the larger window at once, even with
+// nothing received yet. Without a backlog it announces the configured
+// buffer.
+func TestPendingAssocInitAckWindow(t *testing.T) {
+	initAckRwnd := func(tc *testConn) uint32 {
+		t.Helper()
+		tc.writePacket(0, tc.peerInit())
+		_, c := tc.wantChunk(chunk.TypeInitAck)
+		in := initValue(t, c)
+		tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
+		tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
+		tc.wantChunk(chunk.TypeCookieAck)
+		return binary.BigEndian.Uint32(c.value()[4:])
+	}
+	cfg := testConfig()
+	cfg.Backlog = 4
+	cfg.RecvBuffer = 1 << 20
+	tc := newTestEndpoint(t, cfg)
+	tc.ignoreHB = true
+	if w := initAckRwnd(tc); w != pendingRecvBuffer {
+		t.Fatalf("INIT ACK a_rwnd %d with a backlog, want %d", w, pendingRecvBuffer)
+	}
+	tc.a.Accept(tc.now)
+	if w := sackRwnd(t, tc); w < 1<<19 {
+		t.Fatalf("a_rwnd %d after Accept, want the 1 MiB buffer's", w)
+	}
+	tc2 := newTestEndpoint(t, Config{Rand: newTestRand(8), RecvBuffer: 1 << 20})
+	if w := initAckRwnd(tc2); w != 1<<20 {
+		t.Fatalf("INIT ACK a_rwnd %d without a backlog, want %d", w, 1<<20)
+	}
+}
+
 // A churn of 1,000 associations, each holding received data and each
 // ending one of the ways an association leaves the endpoint (ABORT from
 // the peer, local ABORT, graceful shutdown, restart then ABORT, failure

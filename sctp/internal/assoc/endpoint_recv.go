@@ -343,7 +343,7 @@ func (ep *Endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *coo
 	}
 	if b := ep.replyBuf(p.from); b != nil {
 		b = appendHeader(b, p.dstPort, p.srcPort, in.tag)
-		b = appendInitAck(b, c, ep.cfg.rwnd(), ep.jar, in.unrecognized, ep.cfg.offered(), ep.cfg.LocalAddrs, random, &ep.cfg)
+		b = appendInitAck(b, c, ep.initAckRwnd(), ep.jar, in.unrecognized, ep.cfg.offered(), ep.cfg.LocalAddrs, random, &ep.cfg)
 		ep.commitReply(finishPacket(b, 0))
 	}
 }

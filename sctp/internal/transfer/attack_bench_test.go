@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sctp/chunk"
 )
 
@@ -185,32 +186,56 @@ func benchRenege(b *testing.B, n int, idata bool) {
 // the worst case for a walk from the head). The receiver is rebuilt off
 // the clock when the holes are used up; fragments held grow from held to
 // twice held.
+//
+// With I-DATA (idata/...) the fragments are placed by FSN, not TSN: the
+// held ones at odd FSNs of ordered message 0, the holes at even FSNs, each
+// chunk with the next TSN.
 func BenchmarkReorderAttack(b *testing.B) {
-	for _, order := range []string{"random", "descending"} {
-		for _, held := range []int{1 << 10, 1 << 12, 1<<13 - 8} {
-			b.Run(fmt.Sprintf("%s/held=%d", order, held), func(b *testing.B) {
-				benchReorder(b, held, order == "random")
-			})
+	for _, idata := range []bool{false, true} {
+		for _, order := range []string{"random", "descending"} {
+			for _, held := range []int{1 << 10, 1 << 12, 1<<13 - 8} {
+				name := fmt.Sprintf("%s/held=%d", order, held)
+				if idata {
+					name = "idata/" + name
+				}
+				b.Run(name, func(b *testing.B) {
+					benchReorder(b, held, order == "random", idata)
+				})
+			}
 		}
 	}
+}
+
+var reorderPayload = [1]byte{1}
+
+// reorderChunk sends the fragment at offset off of the held message:
+// DATA at TSN off, I-DATA at FSN off with the next TSN.
+func (a *attacker) reorderChunk(off TSN) (Verdict, error) {
+	p := reorderPayload[:]
+	if a.idata {
+		a.id = IData{TSN: a.tsn, SID: 0, MID: 0, FSN: uint32(off), PPID: 1, Payload: p}
+		a.tsn++
+		return a.r.HandleIData(epoch, &a.id)
+	}
+	a.d = Data{TSN: off, SID: 0, SSN: 0, PPID: 1, Payload: p}
+	return a.r.HandleData(epoch, &a.d)
 }
 
 // reorderSetup makes the receiver of BenchmarkReorderAttack holding held
 // fragments and returns the TSNs of the holes, in the order to fill them.
 func (a *attacker) reorderSetup(held int, random bool, rng *rand.Rand) []TSN {
-	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: 1, RecvBuffer: attackBuffer})
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: 1, RecvBuffer: attackBuffer,
+		Interleaved: a.idata, FSN: interleave.FSNRFC})
 	if err != nil {
 		panic(err)
 	}
-	a.r, a.n = &e.Recv, 1
-	p := []byte{1}
+	a.r, a.n, a.tsn = &e.Recv, 1, 1
 	// TSN 1 (the message's first fragment) never comes; the message's
 	// middle fragments are at 2, 3, ...: the held ones at even offsets.
 	first := TSN(2)
 	held0 := rng.Perm(held)
 	for _, i := range held0 {
-		a.d = Data{TSN: first + TSN(2*i), SID: 0, SSN: 0, PPID: 1, Payload: p}
-		if v, err := a.r.HandleData(epoch, &a.d); v != Accepted || err != nil {
+		if v, err := a.reorderChunk(first + TSN(2*i)); v != Accepted || err != nil {
 			panic(fmt.Sprint("setup chunk not accepted: ", v, err))
 		}
 		a.r.EndPacket(epoch)
@@ -227,11 +252,10 @@ func (a *attacker) reorderSetup(held int, random bool, rng *rand.Rand) []TSN {
 	return holes
 }
 
-func benchReorder(b *testing.B, held int, random bool) {
+func benchReorder(b *testing.B, held int, random, idata bool) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	a := &attacker{}
+	a := &attacker{idata: idata}
 	holes := a.reorderSetup(held, random, rng)
-	p := []byte{1}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -240,9 +264,9 @@ func benchReorder(b *testing.B, held int, random bool) {
 			holes = a.reorderSetup(held, random, rng)
 			b.StartTimer()
 		}
-		a.d = Data{TSN: holes[0], SID: 0, SSN: 0, PPID: 1, Payload: p}
+		v, err := a.reorderChunk(holes[0])
 		holes = holes[1:]
-		if v, err := a.r.HandleData(epoch, &a.d); v != Accepted || err != nil {
+		if v != Accepted || err != nil {
 			b.Fatal("chunk not accepted: ", v, err)
 		}
 		a.r.EndPacket(epoch)
@@ -257,20 +281,29 @@ func benchReorder(b *testing.B, held int, random bool) {
 // by one, with no stream entry or naming the next stream. One FORWARD-TSN
 // is applied before the clock starts: the first looks at the fragments
 // held once (each fragment is looked at by one FORWARD-TSN).
+//
+// With I-DATA (idata/...) the flood is of I-FORWARD-TSN chunks (RFC 8260
+// section 2.3.1), the entry naming ordered MID 0.
 func BenchmarkForwardFlood(b *testing.B) {
-	for _, mode := range []string{"stale", "advance", "advance+entry"} {
-		for _, n := range []int{64, 4096, 65535} {
-			b.Run(fmt.Sprintf("%s/streams=%d", mode, n), func(b *testing.B) { benchForwardFlood(b, n, mode) })
+	for _, idata := range []bool{false, true} {
+		for _, mode := range []string{"stale", "advance", "advance+entry"} {
+			for _, n := range []int{64, 4096, 65535} {
+				name := fmt.Sprintf("%s/streams=%d", mode, n)
+				if idata {
+					name = "idata/" + name
+				}
+				b.Run(name, func(b *testing.B) { benchForwardFlood(b, n, mode, idata) })
+			}
 		}
 	}
 }
 
-func benchForwardFlood(b *testing.B, n int, mode string) {
-	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: n, RecvBuffer: attackBuffer, PartialReliability: true})
+func benchForwardFlood(b *testing.B, n int, mode string, idata bool) {
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: n, RecvBuffer: attackBuffer, PartialReliability: true, Interleaved: idata})
 	if err != nil {
 		b.Fatal(err)
 	}
-	a := &attacker{r: &e.Recv, n: n, tsn: 1}
+	a := &attacker{r: &e.Recv, n: n, tsn: 1, idata: idata}
 	one := []byte{1}
 	for range n {
 		a.chunk(1, one) // held for good: message 0 never comes
@@ -278,19 +311,31 @@ func benchForwardFlood(b *testing.B, n int, mode string) {
 	cum := a.tsn - 1
 	var buf []byte
 	var entry [1]chunk.StreamSSN
+	var ientry [1]chunk.StreamMID
 	forward := func(i int) {
-		es := entry[:0]
+		es, ies := entry[:0], ientry[:0]
 		if mode != "stale" {
 			cum++
 		}
 		if mode == "advance+entry" {
 			entry[0] = chunk.StreamSSN{SID: uint16(i % n), SSN: 0}
-			es = entry[:]
+			ientry[0] = chunk.StreamMID{SID: uint16(i % n), MID: 0}
+			es, ies = entry[:], ientry[:]
 		}
-		buf, _ = chunk.AppendForwardTSN(buf[:0], cum, es)
+		if idata {
+			buf, _ = chunk.AppendIForwardTSN(buf[:0], cum, ies)
+		} else {
+			buf, _ = chunk.AppendForwardTSN(buf[:0], cum, es)
+		}
 		it := chunk.Chunks(buf)
 		c, _ := it.Next()
-		if err := a.r.HandleForwardTSN(epoch, c); err != nil {
+		var err error
+		if idata {
+			err = a.r.HandleIForwardTSN(epoch, c)
+		} else {
+			err = a.r.HandleForwardTSN(epoch, c)
+		}
+		if err != nil {
 			b.Fatal(err)
 		}
 		a.r.EndPacket(epoch)

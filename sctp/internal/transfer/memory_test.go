@@ -66,8 +66,8 @@ func TestRestingGivesBack(t *testing.T) {
 		t.Errorf("resting sender keeps %d free messages and a ring of %d, want at most %d and %d",
 			s.nfree, len(s.recs), keepFreeMessages, initialRecords)
 	}
-	if n := r.pool.Free(); n > keepFreeFrags {
-		t.Errorf("resting receiver keeps %d free fragments, want at most %d", n, keepFreeFrags)
+	if n := r.pool.FreeCost(); n > keepFreeFragBytes {
+		t.Errorf("resting receiver keeps free fragments costing %d bytes, want at most %d", n, keepFreeFragBytes)
 	}
 	// A ring grown for a large flight goes back to the first size.
 	s.grow()

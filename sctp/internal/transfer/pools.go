@@ -79,13 +79,17 @@ func putRing(recs []record) {
 	ringPools[bits.TrailingZeros(uint(len(recs)))].Put(unsafe.SliceData(recs))
 }
 
-// keepFreeFrags is the free fragments a Receiver keeps when it holds no
-// data; the others go to interleave's process-wide pool (Pool.Trim).
-const keepFreeFrags = 1
+// keepFreeFragBytes is what the free fragments a Receiver keeps when it
+// holds no data may cost (interleave.Frag.Cost); the others go to
+// interleave's process-wide pool (Pool.Trim). It holds the fragments of a
+// message of an MTU-sized chunk and a short tail (1616 + 144 bytes), so a
+// flow of such messages read as they come keeps its fragments instead of
+// trading one with the process-wide pool for every message.
+const keepFreeFragBytes = 2048
 
 // rest trims the fragment pool once every byte received was read.
 func (r *Receiver) rest() {
-	if r.reasm.Held() == 0 {
-		r.pool.Trim(keepFreeFrags)
+	if r.counts.Held == 0 && r.pool.FreeCost() > keepFreeFragBytes {
+		r.pool.Trim(keepFreeFragBytes)
 	}
 }

@@ -21,6 +21,7 @@ type Receiver struct {
 	dups   []TSN
 	gapBuf []GapBlock
 	reasm  interleave.Reassembler
+	counts *interleave.Counts           // reasm's byte counts, read for every chunk and read
 	idata  *interleave.IDataReassembler // the reassembler with I-DATA, else nil
 	skips  []interleave.MIDSkip
 	fwd    []interleave.Skip // FORWARD-TSN entries, reused
@@ -74,6 +75,7 @@ func (r *Receiver) init(cfg *Config, st *Stats, streams *Streams) {
 		d := interleave.NewDataReassembler(streams)
 		r.reasm, r.pool = d, d.Pool()
 	}
+	r.counts = r.reasm.Counts()
 	r.budget = cfg.Budget
 	r.setCapacity(cfg.RecvBuffer)
 	r.lastAdv = r.capacity
@@ -108,6 +110,12 @@ func (r *Receiver) SetRecvBuffer(n int) {
 	}
 	r.checkPartial()
 }
+
+// SetAdvertised tells the receiver the a_rwnd the peer was last told
+// outside its SACKs (the INIT or INIT ACK that announced a window other
+// than the receive buffer it was made with), so that a window opening
+// past it makes a window update due.
+func (r *Receiver) SetAdvertised(n int) { r.lastAdv = n }
 
 // RecvBuffer returns the receive buffer in force.
 func (r *Receiver) RecvBuffer() int { return r.capacity }
@@ -245,8 +253,8 @@ func (r *Receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 		// SACK chunk".
 		r.sackNow = true
 		r.maybePartial()
-		if r.partialWants(t, sid, id) && r.reasm.Held()+n <= r.capacity+r.cfg.MTU &&
-			r.reasm.Charged()+chunkCost(n) <= r.memLimit+chunkCost(r.cfg.MTU) {
+		if r.partialWants(t, sid, id) && r.counts.Held+n <= r.capacity+r.cfg.MTU &&
+			r.counts.Charged+chunkCost(n) <= r.memLimit+chunkCost(r.cfg.MTU) {
 			// The next fragment of a message in partial delivery, with all
 			// of its stream delivered so far read: accept it (at most one
 			// chunk over the window, which the stream's waiting reader
@@ -331,8 +339,8 @@ func (r *Receiver) maybePartial() { r.checkPartial() }
 // streams, does not cost a walk over every stream in use for each DATA
 // chunk and each read.
 func (r *Receiver) checkPartial() {
-	h := r.reasm.Held()
-	if (h < r.pdPoint && r.reasm.Charged() < r.memLimit/2) || h <= r.reasm.Ready() {
+	h := r.counts.Held
+	if (h < r.pdPoint && r.counts.Charged < r.memLimit/2) || h <= r.counts.Ready {
 		return
 	}
 	if r.pdAlways {

@@ -235,7 +235,7 @@ func (r *Receiver) addFrag(f *interleave.Frag) bool {
 // held returns the user bytes the receiver holds, a deferred reset's
 // included.
 func (r *Receiver) held() int {
-	n := r.reasm.Held()
+	n := r.counts.Held
 	if r.deferred != nil {
 		n += r.deferred.bytes
 	}
@@ -245,7 +245,7 @@ func (r *Receiver) held() int {
 // charged returns what the data the receiver holds costs in memory, a
 // deferred reset's included (see Receiver.Charged).
 func (r *Receiver) charged() int {
-	n := r.reasm.Charged()
+	n := r.counts.Charged
 	if r.deferred != nil {
 		n += r.deferred.cost
 	}
@@ -348,7 +348,7 @@ func (s *Sender) beforeJump(cum TSN) bool {
 // waits for reassembly or ordering (what is held is ready to read), and
 // no incoming stream reset is deferred.
 func (r *Receiver) Settled() bool {
-	return !r.tsns.hasGaps() && r.reasm.Held() == r.reasm.Ready() && r.deferred == nil
+	return !r.tsns.hasGaps() && r.counts.Held == r.counts.Ready && r.deferred == nil
 }
 
 // ResetTSN performs the receiver's part of an SSN/TSN reset (RFC 6525
