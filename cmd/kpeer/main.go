@@ -20,6 +20,7 @@
 //	reset id=C [conn=N] sids=S,S... [dir=in|out|both] (SCTP_RESET_STREAMS) -> OK cmd=reset id=C ...
 //	resetassoc id=C [conn=N]  (SCTP_RESET_ASSOC, SSN/TSN reset)       -> OK cmd=resetassoc id=C ...
 //	addstreams id=C [conn=N] in=N out=N (SCTP_ADD_STREAMS)           -> OK cmd=addstreams id=C ...
+//	status id=C [conn=N]  (SCTP_STATUS)  -> STATUS id=C conn=N unack=U pending=P cwnd=W srtt=MS mtu=M
 //	sysctl net.sctp.NAME=VALUE                                        -> OK cmd=sysctl
 //	echo WORDS...                                                     -> ECHO WORDS...
 //	run id=R PROG [ARGS...]  (a program, e.g. /sctpperf; blank-separated words) -> STARTED id=R pid=N
@@ -164,6 +165,8 @@ func (p *peer) command(line string) {
 		err = p.resetAssoc(id, args)
 	case "addstreams":
 		err = p.addStreams(id, args)
+	case "status":
+		err = p.status(id, args)
 	case "sysctl":
 		err = sysctl(rest)
 		if err == nil {
