@@ -13,11 +13,13 @@ step() { printf '\n=== %s\n' "$*"; }
 step "toolchain"
 go version
 
-# Debian packages the tests use: ip (network namespaces for raw IP tests) and tshark
-# (an independent decoder for the pcaps the tests write).
+# Debian packages the tests use: ip (network namespaces for raw IP tests), tshark
+# (an independent decoder for the pcaps the tests write) and nft (TestKernelECN marks
+# CE on the guest's packets in transport B's network namespace).
 missing=()
 command -v ip >/dev/null 2>&1 || missing+=(iproute2)
 command -v tshark >/dev/null 2>&1 || missing+=(tshark)
+command -v nft >/dev/null 2>&1 || missing+=(nftables)
 if [ ${#missing[@]} -gt 0 ]; then
 	step "installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive

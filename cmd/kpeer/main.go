@@ -23,6 +23,7 @@
 //	authkey id=C [conn=N] keyid=K [key=HEX] [active=1] (SCTP_AUTH_KEY, SCTP_AUTH_ACTIVE_KEY) -> OK cmd=authkey id=C ...
 //	authdel id=C [conn=N] keyid=K (SCTP_AUTH_DELETE_KEY)               -> OK cmd=authdel id=C ...
 //	bindx id=C [conn=N] addr=A op=add|del (sctp_bindx: the kernel sends ASCONF) -> OK cmd=bindx id=C ...
+//	status id=C [conn=N]  (SCTP_STATUS)  -> STATUS id=C conn=N unack=U pending=P cwnd=W srtt=MS mtu=M
 //	sysctl net.sctp.NAME=VALUE                                        -> OK cmd=sysctl
 //	echo WORDS...                                                     -> ECHO WORDS...
 //	run id=R PROG [ARGS...]  (a program, e.g. /sctpperf; blank-separated words) -> STARTED id=R pid=N
@@ -177,6 +178,8 @@ func (p *peer) command(line string) {
 		err = p.bindx(id, args)
 	case "addstreams":
 		err = p.addStreams(id, args)
+	case "status":
+		err = p.status(id, args)
 	case "sysctl":
 		err = sysctl(rest)
 		if err == nil {

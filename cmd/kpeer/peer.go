@@ -497,6 +497,21 @@ func (p *peer) closeConn(id, verb string, a *args) error {
 	return nil
 }
 
+// status reports the association's SCTP_STATUS: its unacknowledged and pending DATA
+// chunks and its primary path's congestion window, smoothed RTT and MTU.
+func (p *peer) status(id string, a *args) error {
+	cn, err := p.find(id, a)
+	if err != nil {
+		return err
+	}
+	st, err := getStatus(cn.fd)
+	if err != nil {
+		return err
+	}
+	p.printf("STATUS id=%s conn=%d unack=%d pending=%d cwnd=%d srtt=%d mtu=%d", id, cn.n, st.unack, st.pending, st.cwnd, st.srtt, st.mtu)
+	return nil
+}
+
 func (p *peer) prio(id string, a *args) error {
 	cn, err := p.find(id, a)
 	if err != nil {

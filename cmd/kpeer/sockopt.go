@@ -124,6 +124,10 @@ func subscribeEvents(fd int) error {
 // status is the part of struct sctp_status that kpeer reports.
 type status struct {
 	state, inStreams, outStreams int
+	unack, pending               int // DATA chunks unacknowledged, and waiting to be sent
+	// The primary path's (sstat_primary, struct sctp_paddrinfo) congestion window in
+	// bytes, smoothed RTT in milliseconds and path MTU.
+	cwnd, srtt, mtu int
 }
 
 func getStatus(fd int) (status, error) {
@@ -133,9 +137,17 @@ func getStatus(fd int) (status, error) {
 	}
 	// sstat_assoc_id s32, sstat_state s32, sstat_rwnd u32, sstat_unackdata u16,
 	// sstat_penddata u16, sstat_instrms u16, sstat_outstrms u16, ...
+	// sstat_fragmentation_point u32, then sstat_primary at 24 (packed, aligned 4):
+	// spinfo_assoc_id s32, spinfo_address (sockaddr_storage, 128 bytes),
+	// spinfo_state s32, spinfo_cwnd u32, spinfo_srtt u32, spinfo_rto u32, spinfo_mtu u32.
 	return status{
 		state:      int(binary.NativeEndian.Uint32(b[4:])),
+		unack:      int(binary.NativeEndian.Uint16(b[12:])),
+		pending:    int(binary.NativeEndian.Uint16(b[14:])),
 		inStreams:  int(binary.NativeEndian.Uint16(b[16:])),
 		outStreams: int(binary.NativeEndian.Uint16(b[18:])),
+		cwnd:       int(binary.NativeEndian.Uint32(b[24+4+128+4:])),
+		srtt:       int(binary.NativeEndian.Uint32(b[24+4+128+8:])),
+		mtu:        int(binary.NativeEndian.Uint32(b[24+4+128+16:])),
 	}, nil
 }
