@@ -87,6 +87,7 @@ type pending struct {
 	unrecognized  []byte   // Unrecognized Parameter causes to send after INIT ACK (with COOKIE ECHO)
 	sackNow       bool     // SACK must go in the next packet (e.g. SHUTDOWN-SENT rule)
 	pathHB        uint32   // paths owed a HEARTBEAT (paths.go), bit i for a.paths[i]
+	pmtuProbe     uint32   // engine paths owed a PLPMTU probe (pmtu.go), bit i for engine path i
 }
 
 // maxPendingHeartbeatAcks bounds the HEARTBEAT ACKs owed at once: a flood

@@ -26,10 +26,13 @@ const (
 	// processing input or timers come without it: the shell looks at
 	// every association those reached.
 	EventSendFailure
+	// EventPathMTU: the PLPMTU of the path to Event.Addr changed to
+	// Event.MTU (RFC 8899 path MTU discovery, Config.PMTUDiscovery).
+	EventPathMTU
 )
 
 var eventNames = [...]string{"COMMUNICATION UP", "COMMUNICATION LOST", "RESTART", "SHUTDOWN COMPLETE",
-	"CANNOT START ASSOCIATION", "PEER ERROR", "PATH DOWN", "PATH UP", "RECONFIGURATION", "SEND FAILURE"}
+	"CANNOT START ASSOCIATION", "PEER ERROR", "PATH DOWN", "PATH UP", "RECONFIGURATION", "SEND FAILURE", "PATH MTU CHANGE"}
 
 // String returns the RFC name of the notification.
 func (k EventKind) String() string {
@@ -84,6 +87,8 @@ type Event struct {
 	// of heartbeat.go.
 	Addr netip.AddrPort
 	Path PathState
+	// MTU is the new PLPMTU of EventPathMTU (an SCTP packet size).
+	MTU int
 }
 
 // Direction names the direction of the streams a reconfiguration touches,

@@ -9,7 +9,7 @@ import "time"
 // then SACK, then DATA up to the MTU.
 func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 	start := len(buf)
-	limit := start + a.ep.cfg.MTU
+	limit := start + a.sendLimit()
 	lp, pp := a.key.localPort, a.key.peerPort
 	if a.pend.init {
 		// Section 5.1: "An INIT or INIT ACK chunk MUST NOT be bundled with
@@ -28,6 +28,11 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 		// MUST NOT send any other packets to the peer."
 		if !a.pend.cookieEcho {
 			return buf
+		}
+	}
+	if a.pend.pmtuProbe != 0 {
+		if b, ok := a.appendPMTUProbe(buf); ok {
+			return b
 		}
 	}
 	if a.paths != nil {
@@ -133,5 +138,7 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 	if a.paths != nil {
 		a.dataDest()
 	}
+	// A chunk cut before the PLPMTU shrank goes over it (pmtu.go).
+	a.ep.fragmentable = len(b)-start > limit-start
 	return finishPacket(b, start)
 }

@@ -108,6 +108,20 @@ type Counters struct {
 	ForwardTSNsInvalid       uint64 // received ones discarded (stream out of range, beyond the TSN window)
 	PartialDeliveriesAborted uint64 // messages whose partial delivery a FORWARD-TSN ended
 
+	// Path MTU discovery (RFC 8899, pmtu.go): probes sent, acknowledged
+	// and lost; PLPMTU increases and decreases; black-hole suspicions
+	// (a T3-rtx expiry above BASE_PLPMTU); Packet Too Big reports used as
+	// hints, and those ignored (a quote that names no outstanding TSN or
+	// probe, a size below BASE_PLPMTU or not below the quoted packet).
+	PMTUProbes     uint64
+	PMTUProbeAcks  uint64
+	PMTUProbesLost uint64
+	PMTUIncreases  uint64
+	PMTUDecreases  uint64
+	PMTUBlackHoles uint64
+	PTBUsed        uint64
+	PTBIgnored     uint64
+
 	Reconf ReconfCounters // stream reconfiguration (RFC 6525)
 }
 
@@ -220,6 +234,14 @@ func (s *Counters) add(o *Counters) {
 	s.ForwardTSNsIn += o.ForwardTSNsIn
 	s.ForwardTSNsInvalid += o.ForwardTSNsInvalid
 	s.PartialDeliveriesAborted += o.PartialDeliveriesAborted
+	s.PMTUProbes += o.PMTUProbes
+	s.PMTUProbeAcks += o.PMTUProbeAcks
+	s.PMTUProbesLost += o.PMTUProbesLost
+	s.PMTUIncreases += o.PMTUIncreases
+	s.PMTUDecreases += o.PMTUDecreases
+	s.PMTUBlackHoles += o.PMTUBlackHoles
+	s.PTBUsed += o.PTBUsed
+	s.PTBIgnored += o.PTBIgnored
 }
 
 // chunkKinds numbers the chunk types this stack knows, for the compact

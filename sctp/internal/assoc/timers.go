@@ -15,10 +15,11 @@ const (
 	timerHeartbeat                 // section 8.3: heartbeat of an idle path
 	timerReconf                    // RFC 6525 section 5.1.1: RE-CONFIG request retransmission
 	timerPaths                     // sections 5.4, 8.3: heartbeats of the other paths (paths.go)
+	timerPMTU                      // RFC 8899: PLPMTU probes, lost-probe and raise timers (pmtu.go)
 	numTimers
 )
 
-var timerNames = [numTimers]string{"T1-init", "T1-cookie", "T2-shutdown", "T5-shutdown-guard", "heartbeat", "reconf", "path-heartbeat"}
+var timerNames = [numTimers]string{"T1-init", "T1-cookie", "T2-shutdown", "T5-shutdown-guard", "heartbeat", "reconf", "path-heartbeat", "pmtu"}
 
 // String returns the RFC name of the timer.
 func (t timerID) String() string {
