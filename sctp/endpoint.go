@@ -83,6 +83,7 @@ type Endpoint struct {
 	// cost of a request/response exchange without timing it.
 	nOwnerWakes atomic.Uint64 // owner loop iterations
 	nWrites     atomic.Uint64 // WriteBatch calls
+	fragAt      int           // e.out[fragAt-1] may be IP-fragmented (core.Fragmentable); 0: none
 	nReads      atomic.Uint64 // ReadBatch calls that returned packets
 	nHandoffs   atomic.Uint64 // ReadMsg callers woken by another goroutine's read
 
@@ -191,13 +192,13 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listening bool
 	// the CPU caches that the packet building and the kernel's copy both
 	// walk. A larger
 	// packet gets a buffer of its own (append).
-	stride := min((e.core.MTU()+63)&^63, maxPacket)
+	stride := min((e.core.MTU()+63)&^63, max(maxPacket, c.MTU))
 	arena := make([]byte, writeBatch*stride)
 	e.out = make([]netio.Packet, writeBatch)
 	for i := range e.out {
 		e.out[i].Buf = arena[i*stride : (i+1)*stride : (i+1)*stride]
 	}
-	e.rd.init(e.conn)
+	e.rd.init(e.conn, max(maxPacket, c.MTU))
 	// The reader role is only lent to ReadMsg callers on a socket whose
 	// read deadline works (netio.Conn's contract; a net.Conn given
 	// in Config may refuse deadlines).
@@ -219,7 +220,7 @@ func openConn(c *Config, ip netip.Addr, listening bool) (netio.Conn, netip.AddrP
 		return netio.NewAdapter(c.PacketConn, netio.AdapterConfig{RemotePort: c.RemoteUDPPort}),
 			netip.AddrPort{}, nil
 	case c.Transport == IP:
-		conn, err := netio.ListenIP(netio.IPConfig{Addr: ip, BusyPoll: c.BusyPoll, Notices: true})
+		conn, err := netio.ListenIP(netio.IPConfig{Addr: ip, BusyPoll: c.BusyPoll, Notices: true, DontFragment: !c.DisablePMTUDiscovery})
 		if err != nil {
 			return nil, netip.AddrPort{}, fmt.Errorf("sctp: raw IP: %w", err)
 		}
@@ -249,7 +250,7 @@ func udpConfig(c *Config, ip netip.Addr, listening bool) netio.UDPConfig {
 		ip = netip.IPv6Unspecified()
 	}
 	return netio.UDPConfig{Addr: netip.AddrPortFrom(ip, port),
-		RemotePort: c.RemoteUDPPort, GRO: true, BusyPoll: c.BusyPoll, Notices: true}
+		RemotePort: c.RemoteUDPPort, GRO: true, BusyPoll: c.BusyPoll, Notices: true, DontFragment: !c.DisablePMTUDiscovery}
 }
 
 func netAddrPort(a net.Addr) netip.AddrPort {

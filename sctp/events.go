@@ -24,10 +24,11 @@ const (
 	EventPeerError                               // the peer sent an ERROR chunk (Event.Cause)
 	EventStreamsAdded                            // streams were added, or an addition failed (RFC 6525; Event.Direction, Added, Err)
 	EventAssocReset                              // the TSNs and every stream's numbering were reset, or a reset failed (RFC 6525 SSN/TSN Reset; Event.NextTSN, PeerNextTSN, Err)
+	EventPathMTU                                 // a path's PLPMTU changed (path MTU discovery; Event.Addr, MTU)
 )
 
 var eventKindNames = [...]string{"up", "down", "restart", "shutdown", "peer address change",
-	"send failed", "partial delivery aborted", "sender dry", "stream reset", "peer error", "streams added", "association reset"}
+	"send failed", "partial delivery aborted", "sender dry", "stream reset", "peer error", "streams added", "association reset", "path MTU"}
 
 // String returns a short name of the event kind.
 func (k EventKind) String() string {
@@ -83,6 +84,7 @@ type Event struct {
 	Added       uint16          // EventStreamsAdded: how many streams were added
 	NextTSN     uint32          // EventAssocReset: the TSN of our next DATA chunk
 	PeerNextTSN uint32          // EventAssocReset: the TSN expected next from the peer
+	MTU         int             // EventPathMTU: the path's new PLPMTU, the largest SCTP packet (IP and UDP headers not included)
 }
 
 // afterInput hands the core's events to the associations and wakes the
@@ -164,6 +166,8 @@ func (e *Endpoint) handle(ev assoc.Event) {
 			peer, st = ev.Addr, PathState(ev.Path)
 		}
 		as.emit(Event{Kind: EventPeerAddrChange, Addr: peer, Reachable: ev.Kind == assoc.EventPathUp, PathState: st})
+	case assoc.EventPathMTU:
+		as.emit(Event{Kind: EventPathMTU, Addr: ev.Addr, MTU: ev.MTU})
 	case assoc.EventShutdownComplete:
 		as.terminate(nil)
 	case assoc.EventCommLost, assoc.EventCantStart:

@@ -113,6 +113,21 @@ type Counters struct {
 	ForwardTSNsInvalid       uint64 // received ones discarded (stream out of range, beyond the TSN window)
 	PartialDeliveriesAborted uint64 // messages whose partial delivery a FORWARD-TSN ended
 
+	// Path MTU discovery (RFC 8899): probes sent, acknowledged and lost;
+	// PLPMTU increases and decreases; black-hole suspicions (a
+	// retransmission timeout above 1200-byte packets); ICMP Packet Too
+	// Big reports used as hints, and those ignored (a quote naming no
+	// outstanding TSN or probe, a size below 1200 bytes or not below the
+	// quoted packet's).
+	PMTUProbes     uint64
+	PMTUProbeAcks  uint64
+	PMTUProbesLost uint64
+	PMTUIncreases  uint64
+	PMTUDecreases  uint64
+	PMTUBlackHoles uint64
+	PTBUsed        uint64
+	PTBIgnored     uint64
+
 	Reconf ReconfCounters // stream reconfiguration (RFC 6525)
 }
 
@@ -211,6 +226,14 @@ func countersOf(c *assoc.Counters) Counters {
 		ForwardTSNsIn:            c.ForwardTSNsIn,
 		ForwardTSNsInvalid:       c.ForwardTSNsInvalid,
 		PartialDeliveriesAborted: c.PartialDeliveriesAborted,
+		PMTUProbes:               c.PMTUProbes,
+		PMTUProbeAcks:            c.PMTUProbeAcks,
+		PMTUProbesLost:           c.PMTUProbesLost,
+		PMTUIncreases:            c.PMTUIncreases,
+		PMTUDecreases:            c.PMTUDecreases,
+		PMTUBlackHoles:           c.PMTUBlackHoles,
+		PTBUsed:                  c.PTBUsed,
+		PTBIgnored:               c.PTBIgnored,
 		Reconf: ReconfCounters{
 			ChunksIn:           c.Reconf.ChunksIn,
 			ChunksOut:          c.Reconf.ChunksOut,

@@ -53,6 +53,7 @@ type batchIO struct {
 	raw4        bool   // raw IPv4: received data starts with the IPv4 header
 	udp         bool   // UDP encapsulation: drop source port 0, default port
 	defaultPort uint16 // peer UDP port for a Packet.Addr with port 0
+	df          bool   // sends with DF (setDontFragment)
 
 	gso          atomic.Bool // UDP_SEGMENT works; cleared on EIO
 	g            *groState   // non-nil when UDP_GRO is on
@@ -399,6 +400,39 @@ func (b *batchIO) putSockaddr(sa *unix.RawSockaddrInet6, ap netip.AddrPort) (uin
 func (b *batchIO) writeBatch(pkts []Packet) (int, error) {
 	b.w.Lock()
 	defer b.w.Unlock()
+	return b.writeLocked(pkts)
+}
+
+// writeFragmentable is writeBatch for packets the IP layer may fragment:
+// a socket that sends with DF (setDontFragment) lets the kernel fragment
+// them for the duration of the call (IP_PMTUDISC_DONT, and
+// IPV6_PMTUDISC_DONT, which fragments at the route's path MTU) and then
+// goes back to IP_PMTUDISC_PROBE. The write lock makes the switch
+// invisible to other writes.
+func (b *batchIO) writeFragmentable(pkts []Packet) (int, error) {
+	b.w.Lock()
+	defer b.w.Unlock()
+	if !b.df {
+		return b.writeLocked(pkts)
+	}
+	b.setPMTUDisc(unix.IP_PMTUDISC_DONT, unix.IPV6_PMTUDISC_DONT)
+	defer b.setPMTUDisc(unix.IP_PMTUDISC_PROBE, unix.IPV6_PMTUDISC_PROBE)
+	return b.writeLocked(pkts)
+}
+
+// setPMTUDisc sets IP_MTU_DISCOVER (and IPV6_MTU_DISCOVER on an IPv6
+// socket) to v4 (v6).
+func (b *batchIO) setPMTUDisc(v4, v6 int) {
+	b.rc.Control(func(fd uintptr) {
+		if b.v6 {
+			_ = unix.SetsockoptInt(int(fd), unix.IPPROTO_IPV6, unix.IPV6_MTU_DISCOVER, v6)
+		}
+		_ = unix.SetsockoptInt(int(fd), unix.IPPROTO_IP, unix.IP_MTU_DISCOVER, v4)
+	})
+}
+
+// writeLocked is writeBatch with b.w held.
+func (b *batchIO) writeLocked(pkts []Packet) (int, error) {
 	done := 0
 	gsoOK := b.gso.Load()
 	for done < len(pkts) {

@@ -53,8 +53,9 @@ const (
 	// searchGranule ends a search: a PLPMTU within this many bytes of
 	// the smallest size lost is as good as found.
 	searchGranule = 16
-	// minProbeTimeout bounds the lost-probe timer from below.
-	minProbeTimeout = 10 * time.Millisecond
+	// minProbeTimeout bounds the lost-probe timer from below: RFC 8899
+	// section 5.1.1, PROBE_TIMER "MUST NOT be smaller than 1 second".
+	minProbeTimeout = time.Second
 )
 
 // commonSizes are IP MTUs met in practice (IPv6 minimum, tunnels, PPPoE,
@@ -228,10 +229,10 @@ func probeTimeout(d time.Duration) time.Duration { return max(d, minProbeTimeout
 // ProbeTimeout returns how long a probe on path p waits for its
 // acknowledgement: RFC 8899's PROBE_TIMER must exceed the round trip; a
 // HEARTBEAT ACK is never delayed by the peer, so twice the smoothed RTT
-// (at least SRTT + 4 RTTVAR) suffices, without RTO.Min's floor, which is
-// made for delayed SACKs; RTO.Initial before the first measurement. A
-// probe acknowledged after it still counts while its size is retried
-// (the retries keep the nonce).
+// (at least SRTT + 4 RTTVAR) suffices; RTO.Initial before the first
+// measurement; never under 1 s (minProbeTimeout). A probe acknowledged
+// after it still counts while its size is retried (the retries keep the
+// nonce).
 func (p *Path) ProbeTimeout() time.Duration {
 	if !p.measured {
 		return p.rto
