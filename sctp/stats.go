@@ -21,6 +21,10 @@ type Stats struct {
 	SRTT time.Duration
 	RTO  time.Duration
 	Cwnd uint32
+	// PLPMTU is the primary path's largest SCTP packet (its PLPMTU with
+	// path MTU discovery; IP and UDP headers not included), also after
+	// the association ended.
+	PLPMTU int
 
 	// The association's queues now (zero for an endpoint snapshot), as
 	// Linux's SCTP_STATUS reports them: DATA chunks sent and not yet
@@ -162,6 +166,7 @@ func statsOf(s *assoc.Stats) Stats {
 		SRTT:      s.SRTT,
 		RTO:       s.RTO,
 		Cwnd:      s.Cwnd,
+		PLPMTU:    s.PLPMTU,
 
 		Unacked:      s.Unacked,
 		SendBuffered: s.SendBuffered,

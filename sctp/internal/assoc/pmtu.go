@@ -236,7 +236,8 @@ func (a *Assoc) pmtuSuspect(now time.Time) {
 // The quote is validated further: a quoted probe must carry the
 // outstanding probe's nonce, a quoted DATA or I-DATA chunk an outstanding
 // TSN. An invalid quote or a size the prober refuses (below BASE_PLPMTU,
-// not below the packet it quotes) is counted in PTBIgnored.
+// not below the probe it quotes, at least Config.MTU) is counted in
+// PTBIgnored.
 func (a *Assoc) pmtuTooBig(now time.Time, to netip.AddrPort, quote []byte, mtu int) {
 	eng := a.data.eng
 	i := a.engineIndex(to)
@@ -269,10 +270,13 @@ func (a *Assoc) pmtuTooBig(now time.Time, to netip.AddrPort, quote []byte, mtu i
 			}
 		}
 	}
-	used, changed := pr.PTB(now, mtu, probe)
-	if !used {
+	valid, used, changed := pr.PTB(now, mtu, probe)
+	if !valid {
 		a.stats.PTBIgnored++
 		return
+	}
+	if !used {
+		return // about a packet sent before the PLPMTU fell
 	}
 	a.stats.PTBUsed++
 	if changed {

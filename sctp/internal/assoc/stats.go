@@ -21,6 +21,9 @@ type Stats struct {
 	SRTT time.Duration
 	RTO  time.Duration
 	Cwnd uint32
+	// PLPMTU is the primary path's largest SCTP packet (its PLPMTU with
+	// path MTU discovery), also after the association ended.
+	PLPMTU int
 
 	// The association's queues now (zero for an endpoint snapshot), as
 	// Linux's SCTP_STATUS reports them: DATA chunks sent and not yet

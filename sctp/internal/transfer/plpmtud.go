@@ -333,23 +333,24 @@ func (p *Prober) Acked(now time.Time, nonce uint64) (ours, changed bool) {
 // unknown) and probe whether the quote was the outstanding probe. RFC
 // 8899 section 4.6: the PTB is a hint, never trusted to raise the PLPMTU;
 // a reported size below BASE_PLPMTU (section 4.6.2: "less than
-// MIN_PLPMTU") or not below the size of the packet it quotes is
-// discarded. It reports whether the hint was used and whether the PLPMTU
+// MIN_PLPMTU"), not below the probe it quotes, or at least the upper
+// bound (we never sent a larger packet) is invalid (valid false). A
+// valid one that says nothing new (the PLPMTU already at or below it:
+// the reports about packets sent before the PLPMTU fell) is not used. It
+// reports whether the hint was valid, used, and whether the PLPMTU
 // changed.
-func (p *Prober) PTB(now time.Time, mtu int, probe bool) (used, changed bool) {
+func (p *Prober) PTB(now time.Time, mtu int, probe bool) (valid, used, changed bool) {
 	if p.state == PMTUDisabled || mtu <= 0 {
-		return false, false
+		return false, false, false
 	}
 	size := (mtu - p.overhead) &^ 3
-	limit := p.plpmtu
-	if probe && p.probe != 0 {
-		limit = p.probe
-	}
-	if p.state == PMTUSearch && p.probe != 0 {
-		limit = max(limit, p.probe)
-	}
-	if size < p.base || size >= limit {
-		return false, false
+	switch {
+	case size < p.base, size >= p.max:
+		return false, false, false
+	case probe && size >= p.probe:
+		return false, false, false
+	case !probe && size >= p.plpmtu:
+		return true, false, false
 	}
 	old := p.plpmtu
 	if probe {
@@ -361,21 +362,19 @@ func (p *Prober) PTB(now time.Time, mtu int, probe bool) (used, changed bool) {
 		if size <= p.lo {
 			p.complete(now)
 		}
-		return true, false
+		return true, true, false
 	}
 	// A packet of the current PLPMTU was too big (section 4.6.2: a PTB
 	// below the PLPMTU means the path changed): use the reported size
 	// at once and confirm it with a probe; if that is lost, search from
 	// BASE_PLPMTU.
-	if size < p.plpmtu {
-		p.plpmtu = max(size, p.base)
-		p.state = PMTUSearch
-		p.probe, p.count = 0, 0
-		p.lo, p.hi = p.base, p.plpmtu+4
-		p.suspect = p.plpmtu
-		p.due = now
-	}
-	return true, p.plpmtu != old
+	p.plpmtu = size
+	p.state = PMTUSearch
+	p.probe, p.count = 0, 0
+	p.lo, p.hi = p.base, p.plpmtu+4
+	p.suspect = p.plpmtu
+	p.due = now
+	return true, true, p.plpmtu != old
 }
 
 // Suspect reports a sign of a black hole: DATA sent at the PLPMTU needed

@@ -153,13 +153,18 @@ func TestPMTUPTBNeverRaises(t *testing.T) {
 	if p.PLPMTU() != 1352 {
 		t.Fatalf("PLPMTU %d", p.PLPMTU())
 	}
-	for _, mtu := range []int{1500, 1400, 1400 + 4, 9000, 1000, 1199} {
-		if used, changed := p.PTB(pmtuT0, mtu, false); used || changed {
-			t.Fatalf("PTB %d used (%v) or changed the PLPMTU (%v)", mtu, used, changed)
+	for _, mtu := range []int{1500, 9000, 1000, 1199} {
+		if valid, used, changed := p.PTB(pmtuT0, mtu, false); valid || used || changed {
+			t.Fatalf("PTB %d valid (%v), used (%v) or changed the PLPMTU (%v)", mtu, valid, used, changed)
 		}
 	}
-	if used, changed := p.PTB(pmtuT0, 1280, false); !used || !changed || p.PLPMTU() != 1232 {
-		t.Fatalf("PTB 1280: used %v changed %v PLPMTU %d", used, changed, p.PLPMTU())
+	for _, mtu := range []int{1400, 1400 + 4, 1480} {
+		if _, used, changed := p.PTB(pmtuT0, mtu, false); used || changed {
+			t.Fatalf("PTB %d at or above the PLPMTU used (%v) or changed it (%v)", mtu, used, changed)
+		}
+	}
+	if valid, used, changed := p.PTB(pmtuT0, 1280, false); !valid || !used || !changed || p.PLPMTU() != 1232 {
+		t.Fatalf("PTB 1280: valid %v used %v changed %v PLPMTU %d", valid, used, changed, p.PLPMTU())
 	}
 }
 
