@@ -290,3 +290,31 @@ func TestPMTULostProbesKeepAssociation(t *testing.T) {
 	}
 	pmtuBulk(t, p, 1<<20, nil)
 }
+
+// FuzzPTB feeds Packet Too Big reports with arbitrary quotes (after a
+// common header with the association's ports and, optionally, its tag)
+// and MTUs: nothing panics, and the PLPMTU never rises nor leaves
+// BASE_PLPMTU..Config.MTU.
+func FuzzPTB(f *testing.F) {
+	f.Add(true, 1280, dataChunk(0x03, 1, 0, 0, 0, make([]byte, 8)))
+	f.Add(true, 900, []byte{4, 0, 0, 20, 0, 1, 0, 16, 1, 2, 3, 4, 5, 6, 7, 8})
+	f.Add(false, 70000, []byte{0, 0})
+	f.Fuzz(func(t *testing.T, tagged bool, mtu int, rest []byte) {
+		cfg := testConfig()
+		cfg.PMTUDiscovery = true
+		tc := newTestEndpoint(t, cfg)
+		tc.connectClient()
+		a := tc.a
+		before := a.Paths(nil)[0].MTU
+		tag := a.peerTag ^ 1
+		if tagged {
+			tag = a.peerTag
+		}
+		quote := append(appendHeader(nil, tc.lport, tc.pport, tag), rest...)
+		tc.ep.NoticeMTU(tc.now, tc.peer, NoticeTooBig, quote, mtu)
+		after := a.Paths(nil)[0].MTU
+		if after > before || after < a.ep.cfg.PMTUBase || after > a.ep.cfg.MTU {
+			t.Fatalf("PLPMTU %d -> %d (base %d, max %d)", before, after, a.ep.cfg.PMTUBase, a.ep.cfg.MTU)
+		}
+	})
+}

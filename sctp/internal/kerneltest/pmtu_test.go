@@ -9,13 +9,15 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp"
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // TestKernelPMTU runs usctp's path MTU discovery (on by default) against Linux 6.1 with
 // its own PLPMTUD off and on (net.sctp.plpmtud_probe_interval 0 and 5000 ms), over both
 // transports and both roles: usctp's probes (HEARTBEAT padded with PAD) are acknowledged
 // by the kernel and the path converges on the link's MTU (1500 less the headers), the
-// kernel's probes are answered, and 4 MB go each way byte-exact.
+// kernel's probes (HEARTBEAT and PAD chunks, with its PLPMTUD on) are answered, and 4 MB
+// go each way byte-exact (echoed by the kernel).
 func TestKernelPMTU(t *testing.T) {
 	batchPcaps(t)
 	vm := kvm.Get(t)
@@ -73,13 +75,25 @@ func TestKernelPMTU(t *testing.T) {
 						break
 					}
 				}
+				if interval > 0 {
+					// The kernel's probes (HEARTBEAT and PAD) come one interval
+					// after the association starts: answer a few.
+					for start := time.Now(); ; time.Sleep(100 * time.Millisecond) { // polling a real peer
+						if s := p.as.Stats(); s.ChunksIn[chunk.TypePad] >= 2 && s.HeartbeatsIn >= 2 {
+							break
+						}
+						if time.Since(start) > 40*time.Second {
+							p.failf("no kernel probes answered in 40 s: %d HEARTBEATs, %d PAD chunks", p.as.Stats().HeartbeatsIn, p.as.Stats().ChunksIn[chunk.TypePad])
+						}
+					}
+				}
 				st := p.as.Stats()
 				wantMTU := 1500 - 20 // IPv4 header; UDP's too with encapsulation
 				if tr == udp {
 					wantMTU -= 8
 				}
-				t.Logf("PLPMTU %d (%v); probes %d acked %d lost %d; heartbeats answered %d; %s",
-					pi.MTU, pi.PMTU, st.PMTUProbes, st.PMTUProbeAcks, st.PMTUProbesLost, st.HeartbeatsIn, statsLine(st))
+				t.Logf("PLPMTU %d (%v); probes %d acked %d lost %d; kernel probes answered %d (PAD chunks %d); %s",
+					pi.MTU, pi.PMTU, st.PMTUProbes, st.PMTUProbeAcks, st.PMTUProbesLost, st.HeartbeatsIn, st.ChunksIn[chunk.TypePad], statsLine(st))
 				if pi.PMTU != sctp.PMTUSearchComplete || pi.MTU != wantMTU {
 					p.failf("PLPMTU %d (%v), want %d (search complete)", pi.MTU, pi.PMTU, wantMTU)
 				}
