@@ -116,8 +116,12 @@ func (n *Network) Listen(addr netip.AddrPort) (*Conn, error) {
 }
 
 // send puts data on the link and arms the delivery timer. n.mu is held.
-func (n *Network) send(now time.Time, from, to netip.AddrPort, data []byte) {
-	n.sim.Send(now, n.link(from, to), data)
+func (n *Network) send(now time.Time, from, to netip.AddrPort, data []byte, frag bool) {
+	if frag {
+		n.sim.SendFragmentable(now, n.link(from, to), data)
+	} else {
+		n.sim.Send(now, n.link(from, to), data)
+	}
 	n.arm(now)
 }
 
@@ -246,8 +250,15 @@ func (c *Conn) take(pkts []netio.Packet) int {
 }
 
 // WriteBatch implements netio.Conn: every packet goes on the link
-// from this Conn to its Addr at the current time.
-func (c *Conn) WriteBatch(pkts []netio.Packet) (int, error) {
+// from this Conn to its Addr at the current time, with the Don't
+// Fragment bit (a link's MTU drops larger ones).
+func (c *Conn) WriteBatch(pkts []netio.Packet) (int, error) { return c.write(pkts, false) }
+
+// WriteFragmentable implements netio.FragmentWriter: the packets pass a
+// link's MTU (simnet.Network.SendFragmentable).
+func (c *Conn) WriteFragmentable(pkts []netio.Packet) (int, error) { return c.write(pkts, true) }
+
+func (c *Conn) write(pkts []netio.Packet, frag bool) (int, error) {
 	select {
 	case <-c.closed:
 		return 0, net.ErrClosed
@@ -262,7 +273,7 @@ func (c *Conn) WriteBatch(pkts []netio.Packet) (int, error) {
 		if p.N < 0 || p.N > len(p.Buf) {
 			return i, errors.New("simconn: packet length N outside its Buf")
 		}
-		n.send(now, c.addr, p.Addr, p.Data())
+		n.send(now, c.addr, p.Addr, p.Data(), frag)
 	}
 	return len(pkts), nil
 }
