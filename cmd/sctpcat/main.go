@@ -205,9 +205,10 @@ func printStats(o *options, as *sctp.Association, stderr io.Writer) {
 	s := as.Stats()
 	fmt.Fprintf(stderr, "stats: packets in %d out %d, bytes in %d out %d, retransmits %d (fast %d, repeat fast %d, probes %d, T3 %d, spurious %d), srtt %v rto %v cwnd %d\n",
 		s.PacketsIn, s.PacketsOut, s.BytesIn, s.BytesOut, s.Retransmits, s.FastRetransmit, s.RepeatFastRetransmits, s.Probes, s.T3Expiries, s.SpuriousRetransmits, s.SRTT, s.RTO, s.Cwnd)
-	for _, p := range as.Paths() {
-		fmt.Fprintf(stderr, "path %v: PLPMTU %d (%v), PMTU probes %d acked %d lost %d, PTB used %d ignored %d, black holes %d\n",
-			p.Addr, p.MTU, p.PMTU, s.PMTUProbes, s.PMTUProbeAcks, s.PMTUProbesLost, s.PTBUsed, s.PTBIgnored, s.PMTUBlackHoles)
+	fmt.Fprintf(stderr, "stats: PLPMTU %d, PMTU probes %d acked %d lost %d, PTB used %d ignored %d, black holes %d\n",
+		s.PLPMTU, s.PMTUProbes, s.PMTUProbeAcks, s.PMTUProbesLost, s.PTBUsed, s.PTBIgnored, s.PMTUBlackHoles)
+	for _, p := range as.Paths() { // none once the association ended
+		fmt.Fprintf(stderr, "path %v: PLPMTU %d (%v)\n", p.Addr, p.MTU, p.PMTU)
 	}
 	if ab := s.PRAbandoned; ab[1]+ab[2]+ab[3] > 0 || s.ForwardTSNsIn > 0 {
 		fmt.Fprintf(stderr, "stats: abandoned ttl %d rtx %d prio %d (%d never sent), FORWARD-TSN out %d in %d, partial deliveries aborted %d\n",
