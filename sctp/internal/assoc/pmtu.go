@@ -34,6 +34,13 @@ import (
 // which must be outstanding, or the nonce of a quoted probe), shorten
 // the search and are never trusted to raise the PLPMTU.
 
+// pmtuStartDelay is how long after ESTABLISHED (or a path's
+// confirmation) the first probe waits: an association that a peer
+// aborts at once (or whose peer's socket is already gone) does not draw
+// an ICMP error for a probe that would overtake the peer's ABORT (Linux
+// reports a socket's pending ICMP error before its queued packets).
+const pmtuStartDelay = 100 * time.Millisecond
+
 // startPMTU starts discovery on every engine path on entering
 // ESTABLISHED.
 func (a *Assoc) startPMTU(now time.Time) {
@@ -57,7 +64,8 @@ func (a *Assoc) startPathPMTU(now time.Time, i int) {
 		return
 	}
 	c := &a.ep.cfg
-	mtu := pr.Start(now, transfer.PMTUConfig{Base: c.PMTUBase, Max: c.MTU, Overhead: c.PMTUOverhead, Raise: c.PMTURaise})
+	mtu := pr.Start(now, transfer.PMTUConfig{Base: c.PMTUBase, Max: c.MTU, Overhead: c.PMTUOverhead, Raise: c.PMTURaise,
+		Delay: pmtuStartDelay})
 	eng.SetPathMTU(i, mtu)
 	a.schedulePMTU()
 }

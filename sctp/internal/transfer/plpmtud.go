@@ -87,10 +87,11 @@ type PMTUConfig struct {
 	Max      int           // MAX_PLPMTU as an SCTP packet size (Config.MTU)
 	Overhead int           // IP and UDP header bytes of the path (for PTB's IP MTUs)
 	Raise    time.Duration // PMTU_RAISE_TIMER; 0: DefaultPMTURaise
+	Delay    time.Duration // before the first probe
 }
 
 // Start enables discovery on the path: the PLPMTU is BASE_PLPMTU and a
-// probe of that size is due now. It returns the PLPMTU.
+// probe of that size is due after c.Delay. It returns the PLPMTU.
 func (p *Prober) Start(now time.Time, c PMTUConfig) int {
 	c.Base &^= 3
 	c.Max &^= 3
@@ -101,7 +102,7 @@ func (p *Prober) Start(now time.Time, c PMTUConfig) int {
 		c.Raise = DefaultPMTURaise
 	}
 	*p = Prober{state: PMTUBase, base: c.Base, max: c.Max, overhead: c.Overhead, plpmtu: c.Base,
-		lo: c.Base, hi: c.Max + 4, due: now, raise: c.Raise}
+		lo: c.Base, hi: c.Max + 4, due: now.Add(c.Delay), raise: c.Raise}
 	if c.Base == c.Max {
 		// Nothing to search: confirm the one size, as BASE does.
 		p.hi = c.Max + 4
