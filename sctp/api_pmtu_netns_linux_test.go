@@ -71,6 +71,14 @@ func pmtuRouterRun(t *testing.T, nsA, nsR, nsB string, tr Transport, server stri
 	if err != nil {
 		t.Fatal(err)
 	}
+	settled := func() {
+		for start := time.Now(); c.Paths()[0].PMTU != PMTUSearchComplete; time.Sleep(5 * time.Millisecond) { // polling real sockets
+			if time.Since(start) > 20*time.Second {
+				t.Fatalf("path MTU search not complete after 20 s: %+v", c.Paths())
+			}
+		}
+	}
+	settled() // the first probe waits 100 ms
 	const total = 8 << 20
 	src := make([]byte, total)
 	for i := range src {
@@ -108,6 +116,7 @@ func pmtuRouterRun(t *testing.T, nsA, nsR, nsB string, tr Transport, server stri
 	if !bytes.Equal(got, src) {
 		t.Fatal("received bytes differ from the sent ones")
 	}
+	settled()
 	paths := c.Paths()
 	st := c.Stats()
 	t.Logf("PLPMTU %d (%v); longest gap between reads %v; probes %d acked %d lost %d, PTB used %d ignored %d, black holes %d, T3 %d",
