@@ -51,12 +51,15 @@ func Run(ctx context.Context, ctlAddr string, p Params, opt RunOptions) (*Result
 	host, _, _ := net.SplitHostPort(ctlAddr)
 	dataAddr := net.JoinHostPort(host, strconv.Itoa(m.Port))
 
-	conns, err := dialAll(ctx, st, dataAddr, &p)
+	conns, dialers, err := dialAll(ctx, st, dataAddr, &p)
 	defer func() {
 		for _, c := range conns {
 			if c != nil {
 				c.Close()
 			}
+		}
+		for _, d := range dialers {
+			d.Close()
 		}
 	}()
 	if err != nil {
@@ -139,25 +142,44 @@ func Run(ctx context.Context, ctlAddr string, p Params, opt RunOptions) (*Result
 	return res, nil
 }
 
-// dialAll opens p.Assocs associations, several at a time.
-func dialAll(ctx context.Context, st Stack, addr string, p *Params) ([]Conn, error) {
+// dialAll opens p.Assocs associations, several at a time: each from its
+// own endpoint, or in turn from p.Endpoints endpoints when the stack has
+// them (the caller closes the dialers after the associations).
+func dialAll(ctx context.Context, st Stack, addr string, p *Params) ([]Conn, []Dialer, error) {
 	conns := make([]Conn, p.Assocs)
 	errs := make([]error, p.Assocs)
-	sem := make(chan struct{}, 32)
-	var wg sync.WaitGroup
 	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
+	var dialers []Dialer
+	if ed, ok := st.(EndpointDialer); ok && p.Endpoints > 0 {
+		for range min(p.Endpoints, p.Assocs) {
+			d, err := ed.NewDialer(dctx, addr, &p.Config)
+			if err != nil {
+				for _, d := range dialers {
+					d.Close()
+				}
+				return conns, nil, err
+			}
+			dialers = append(dialers, d)
+		}
+	}
+	sem := make(chan struct{}, 32)
+	var wg sync.WaitGroup
 	for i := range conns {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			conns[i], errs[i] = st.Dial(dctx, addr, &p.Config)
+			if dialers != nil {
+				conns[i], errs[i] = dialers[i%len(dialers)].Dial(dctx)
+			} else {
+				conns[i], errs[i] = st.Dial(dctx, addr, &p.Config)
+			}
 		}()
 	}
 	wg.Wait()
-	return conns, errors.Join(errs...)
+	return conns, dialers, errors.Join(errs...)
 }
 
 // clientSide runs the sending half of a test.

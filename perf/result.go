@@ -29,6 +29,10 @@ type Params struct {
 	Config    Config        `json:"config"`              // per-association settings (Streams is the number used)
 	Interim   time.Duration `json:"interim_ns,omitempty"`
 	PerStream bool          `json:"per_stream,omitempty"` // count bytes delivered per stream
+	// Endpoints is the number of local endpoints (sockets) the client
+	// dials its associations from, in turn, with a stack that has them
+	// (EndpointDialer); 0: one per association (each Dial its own).
+	Endpoints int `json:"endpoints,omitempty"`
 }
 
 // IsStream reports whether the test is a bulk-transfer test.
@@ -80,6 +84,9 @@ func (p *Params) Normalize() error {
 	}
 	if p.Assocs > MaxAssocs {
 		return fmt.Errorf("perf: %d associations: at most %d", p.Assocs, MaxAssocs)
+	}
+	if p.Endpoints < 0 || p.Endpoints > MaxAssocs {
+		return fmt.Errorf("perf: %d client endpoints: want 0 to %d", p.Endpoints, MaxAssocs)
 	}
 	if p.Config.Shards < 0 || p.Config.Shards > MaxShards {
 		return fmt.Errorf("perf: %d shards: want 0 to %d", p.Config.Shards, MaxShards)

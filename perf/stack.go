@@ -108,6 +108,10 @@ type Config struct {
 	// ignore both.
 	MTU     int  `json:"mtu,omitempty"`
 	NoPMTUD bool `json:"no_pmtud,omitempty"`
+	// SendBudget is usctp's sctp.Config.SendBudget, the bytes all the
+	// associations of an endpoint hold together in their send buffers: 0
+	// means its default, negative none. Other stacks ignore it.
+	SendBudget int `json:"send_budget,omitempty"`
 }
 
 // ErrUnsupported is returned (wrapped) when a stack cannot do what a

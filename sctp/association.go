@@ -25,6 +25,7 @@ type Association struct {
 	final       *Stats    // counters at close (kept apart: 4 KiB an open association does not need)
 	busy        bool      // data written since the last sender-dry event
 	touched     bool      // listed in ep.touched
+	muxPort     uint16    // the SCTP port claimed on the endpoint's shared socket for this dial; 0: none
 	directWait  bool      // a ReadMsg caller that reads the socket itself waits in rwait
 	waitSince   time.Time // when it started to wait
 	abortReason string
@@ -457,14 +458,6 @@ func (as *Association) terminate(err error) {
 		as.emit(ev)
 	}
 	as.closeEvents()
-	if as.stwait != nil {
-		for i, x := range e.stAssocs {
-			if x == as {
-				e.stAssocs = append(e.stAssocs[:i], e.stAssocs[i+1:]...)
-				break
-			}
-		}
-	}
 	close(as.done)
 	if e.owner == as {
 		e.ownerGone = true
@@ -507,7 +500,6 @@ func (as *Association) streamWaitq(sid uint16) *waitq {
 	if q == nil {
 		if as.stwait == nil {
 			as.stwait = make(map[uint16]*waitq)
-			as.ep.stAssocs = append(as.ep.stAssocs, as)
 		}
 		q = new(waitq)
 		as.stwait[sid] = q

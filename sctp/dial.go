@@ -108,7 +108,20 @@ func (e *Endpoint) associate(ctx context.Context, peer netip.AddrPort, owned boo
 		if lport == 0 {
 			lport = uint16(49152 + (start+i)%16384)
 		}
+		if e.mux != nil {
+			// A socket shared with other endpoints of the process: the
+			// port must be free on all of them.
+			if err = e.mux.claim(lport); err != nil {
+				if e.cfg.LocalPort != 0 {
+					break
+				}
+				continue
+			}
+		}
 		a, err = e.core.Connect(time.Now(), to, lport, peer.Port())
+		if err != nil && e.mux != nil {
+			e.mux.release(lport)
+		}
 		if !errors.Is(err, assoc.ErrExists) || e.cfg.LocalPort != 0 {
 			break
 		}
@@ -119,6 +132,9 @@ func (e *Endpoint) associate(ctx context.Context, peer netip.AddrPort, owned boo
 	}
 	as := newAssociation(e, a)
 	e.assocs[a] = as
+	if e.mux != nil {
+		as.muxPort = a.LocalPort()
+	}
 	if owned {
 		e.owner = as
 	}

@@ -33,8 +33,11 @@
 // clients run in one process or host with the defaults (the peer answers
 // the port an association's packets come from, RFC 6951 section 5.4).
 // Config.EphemeralUDPPort gives a Listen a port the system picks.
-// Endpoints do not share a socket: two Listens with the defaults on one
-// host collide on 9899. With Config.Transport = IP it is plain SCTP over
+// The endpoints of a process bound to one UDP address and port share one
+// socket, told apart by SCTP port, as the kernel serves every SCTP socket
+// of a host: two Listens on different SCTP ports with the defaults both
+// use 9899, and an SCTP port already served on the socket fails with an
+// error matching syscall.EADDRINUSE. With Config.Transport = IP it is plain SCTP over
 // a raw IP socket (protocol 132, needs CAP_NET_RAW). On an endpoint bound
 // to the wildcard address, Association.LocalAddrs and the capture give
 // the address the peer's packets arrive on. Config.PacketConn or Config.Conn carry the

@@ -41,6 +41,10 @@ type Endpoint struct {
 	conn     netio.Conn
 	pcap     *netio.PcapWriter
 	connPeer netip.AddrPort // the peer's address on a connected net.Conn
+	// mux is conn when it is a view of a socket shared with other
+	// endpoints of the process (sharedsock.go): a dialed association's
+	// SCTP port is claimed on it.
+	mux *portConn
 
 	// mu guards the core, the associations' shell state (Association's
 	// fields marked so) and the fields below down to rd.
@@ -61,10 +65,7 @@ type Endpoint struct {
 	owner       *Association    // the association Dial created this endpoint for
 	ownerGone   bool            // owner ended: close the socket after the last flush
 	free        []chan struct{} // waiter channels for block
-	// stAssocs are the associations whose writers ever waited for their
-	// stream's room (Association.stwait): flushes wake those whose
-	// streams got room.
-	stAssocs []*Association
+	// Input processing and waiting.
 	touched  []*Association // reached by the packets being processed
 	nblocked int            // goroutines waiting in block
 	pktLocal netip.Addr     // Packet.Local of the packet being processed (wildcard-bound sockets)
@@ -126,7 +127,7 @@ func listenOn(laddr string, cfg *Config, conn netio.Conn) (*Endpoint, error) {
 			return nil, &opError{op: "listen", addr: laddr, err: err}
 		}
 	}
-	e, err := newEndpointRole(ip, cfg, conn, true)
+	e, err := newEndpointRole(ip, cfg, conn, port)
 	if err != nil {
 		return nil, err
 	}
@@ -148,13 +149,13 @@ func NewEndpoint(ip netip.Addr, cfg *Config) (*Endpoint, error) {
 // newEndpointOn is NewEndpoint over conn (the simulated network of the
 // tests), or over the socket cfg selects when conn is nil.
 func newEndpointOn(ip netip.Addr, cfg *Config, conn netio.Conn) (*Endpoint, error) {
-	return newEndpointRole(ip, cfg, conn, false)
+	return newEndpointRole(ip, cfg, conn, 0)
 }
 
-// newEndpointRole is newEndpointOn for an endpoint that will listen
-// (Listen) or only dial (Dial, NewEndpoint): they differ in their default
-// UDP encapsulation port.
-func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listening bool) (*Endpoint, error) {
+// newEndpointRole is newEndpointOn for an endpoint that will listen on
+// SCTP port listen (Listen) or only dial (Dial, NewEndpoint; listen 0):
+// they differ in their default UDP encapsulation port.
+func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16) (*Endpoint, error) {
 	c := cfg.withDefaults()
 	if err := c.validate(); err != nil {
 		return nil, err
@@ -163,13 +164,14 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listening bool
 	rawIP := conn == nil && c.PacketConn == nil && c.Conn == nil && c.Transport == IP
 	if conn == nil {
 		var err error
-		if conn, peer, err = openConn(&c, ip, listening); err != nil {
+		if conn, peer, err = openConn(&c, ip, listen); err != nil {
 			return nil, err
 		}
 	}
 	e := &Endpoint{cfg: c, conn: conn, connPeer: peer, assocs: make(map[*assoc.Assoc]*Association),
 		kick: make(chan struct{}, 1), done: make(chan struct{}), rd: socketReader{kick: make(chan struct{}, 1)},
 		rawIP: rawIP, sharedPorts: rawIP}
+	e.mux, _ = conn.(*portConn)
 	if c.Pcap != "" {
 		w, err := netio.CreatePcap(c.Pcap, netio.PcapOptions{})
 		if err != nil {
@@ -210,8 +212,11 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listening bool
 }
 
 // openConn opens the transport that cfg selects, for an endpoint that
-// listens or only dials.
-func openConn(c *Config, ip netip.Addr, listening bool) (netio.Conn, netip.AddrPort, error) {
+// listens on SCTP port listen or only dials (listen 0). A UDP
+// encapsulation socket bound to a fixed port is the process's shared
+// socket of that address and port, and a raw IP socket the process's of
+// that address (sharedsock.go); listen is claimed on it.
+func openConn(c *Config, ip netip.Addr, listen uint16) (netio.Conn, netip.AddrPort, error) {
 	switch {
 	case c.Conn != nil:
 		return netio.NewConnAdapter(c.Conn, netio.AdapterConfig{RemotePort: c.RemoteUDPPort}),
@@ -220,13 +225,21 @@ func openConn(c *Config, ip netip.Addr, listening bool) (netio.Conn, netip.AddrP
 		return netio.NewAdapter(c.PacketConn, netio.AdapterConfig{RemotePort: c.RemoteUDPPort}),
 			netip.AddrPort{}, nil
 	case c.Transport == IP:
-		conn, err := netio.ListenIP(netio.IPConfig{Addr: ip, BusyPoll: c.BusyPoll, Notices: true, DontFragment: !c.DisablePMTUDiscovery})
+		conn, err := openSharedIP(netio.IPConfig{Addr: ip, BusyPoll: c.BusyPoll, Notices: true, DontFragment: !c.DisablePMTUDiscovery}, listen)
 		if err != nil {
 			return nil, netip.AddrPort{}, fmt.Errorf("sctp: raw IP: %w", err)
 		}
 		return conn, netip.AddrPort{}, nil
 	}
-	conn, err := netio.ListenUDP(udpConfig(c, ip, listening))
+	uc := udpConfig(c, ip, listen != 0)
+	if uc.Addr.Port() != 0 {
+		conn, err := openShared(uc, listen)
+		if err != nil {
+			return nil, netip.AddrPort{}, fmt.Errorf("sctp: UDP encapsulation: %w", err)
+		}
+		return conn, netip.AddrPort{}, nil
+	}
+	conn, err := netio.ListenUDP(uc)
 	if err != nil {
 		return nil, netip.AddrPort{}, fmt.Errorf("sctp: UDP encapsulation: %w", err)
 	}

@@ -218,6 +218,10 @@ func (e *Endpoint) onDestroy(a *assoc.Assoc, r assoc.Reason) {
 	if as == nil {
 		return
 	}
+	if as.muxPort != 0 {
+		e.mux.release(as.muxPort)
+		as.muxPort = 0
+	}
 	s := a.Stats()
 	final := statsOf(&s)
 	as.final = &final

@@ -100,9 +100,13 @@ func (e *Endpoint) flushHeld() {
 		e.mu.Lock()
 		full := e.collect(now)
 		// Building packets cut queued messages: wake the writers whose
-		// streams got room now rather than at the next SACK.
-		for _, as := range e.stAssocs {
-			as.wakeStreamWriters()
+		// streams got room now rather than at the next SACK. The core
+		// lists the associations concerned, so the cost does not grow
+		// with the number of associations.
+		for _, a := range e.core.TakeRoomy() {
+			if as := e.assocs[a]; as != nil {
+				as.wakeStreamWriters()
+			}
 		}
 		if e.core.HasEvents() {
 			// Building packets gave messages up (PR-SCTP): report

@@ -24,6 +24,9 @@ func (ep *Endpoint) setupLimits() {
 	if ep.cfg.MemoryBudget >= 0 {
 		ep.budget = transfer.NewBudget(ep.cfg.MemoryBudget)
 	}
+	if ep.cfg.SendBudget > 0 {
+		ep.sendBudget = transfer.NewSendBudget(ep.cfg.SendBudget)
+	}
 }
 
 // newLimiter makes the rate limiter of out-of-the-blue answers. Its table
@@ -40,6 +43,10 @@ func (ep *Endpoint) newLimiter() {
 // Budget returns the endpoint's memory budget (nil when
 // Config.MemoryBudget is negative).
 func (ep *Endpoint) Budget() *transfer.Budget { return ep.budget }
+
+// SendBudget returns the endpoint's send budget (nil when
+// Config.SendBudget is not positive).
+func (ep *Endpoint) SendBudget() *transfer.SendBudget { return ep.sendBudget }
 
 // Pending returns the associations created from a COOKIE ECHO that are
 // not accepted yet (counted when Config.Backlog > 0).

@@ -55,6 +55,7 @@ type Assoc struct {
 	ready         bool      // listed in the endpoint's ready list
 	failNoted     bool      // EventSendFailure queued, TakeFailed not called since
 	inBatch       bool      // listed in the endpoint's receive batch
+	roomListed    bool      // listed in the endpoint's roomy list (TakeRoomy)
 	heapAt        time.Time // deadline recorded in the endpoint's timer heap
 	heapIdx       int       // index in the endpoint's timer heap, -1 if not in it
 	stats         Counters

@@ -40,6 +40,7 @@ func (a *Assoc) startData(now time.Time) {
 		RTOMax:     cfg.RTOMax,
 		SendBuffer: cfg.SendBuffer,
 		SendUnsent: cfg.UnsentLimit,
+		SendBudget: a.ep.sendBudget,
 		MaxBurst:   cfg.MaxBurst,
 		// Per-stream back-pressure (issue 21).
 		StreamUnsent: cfg.StreamUnsentLimit,
@@ -111,6 +112,7 @@ func (d *dataPlane) close(s *Counters) {
 		// to the endpoint's budget (what stays readable is no longer
 		// charged).
 		d.eng.Recv.Release()
+		d.eng.Send.LeaveBudget()
 	}
 	d.eng, d.gotData = nil, false
 }

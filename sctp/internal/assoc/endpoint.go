@@ -38,6 +38,10 @@ type Endpoint struct {
 	limiter *ratelimit.Limiter // out-of-the-blue answers; nil until needed (or no limit)
 	pending int                // associations not accepted yet
 
+	// sendBudget is shared by every association's sender (issue 21); nil:
+	// none.
+	sendBudget *transfer.SendBudget
+
 	// Stateless replies (INIT ACK, OOTB ABORT, SHUTDOWN COMPLETE, Stale
 	// Cookie ERROR): a fixed ring of reused buffers, so an INIT flood costs
 	// CPU and no memory. When the ring is full, replies are dropped and
@@ -53,6 +57,9 @@ type Endpoint struct {
 	// after a timer tick or a burst of writes).
 	ready     []*Assoc
 	readyHead int
+	// roomy lists the associations whose streams got room for a refused
+	// writer while Poll built their packets (TakeRoomy).
+	roomy, roomyOut []*Assoc
 	// batched lists the associations a receive batch reached while
 	// batching (endpoint_batch.go).
 	batched  []*Assoc
@@ -285,6 +292,10 @@ func (ep *Endpoint) Poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []by
 			a.noteFailed()
 			if len(p) > len(buf) {
 				ep.polled = a
+				if eng := a.data.eng; eng != nil && !a.roomListed && eng.Send.HasStreamRoom() {
+					a.roomListed = true
+					ep.roomy = append(ep.roomy, a)
+				}
 				ep.countOut(a, p[len(buf):])
 				return a.sendTo(), p, true
 			}
@@ -300,6 +311,22 @@ func (ep *Endpoint) Poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []by
 	// Empty: start again at the front, keeping the array.
 	ep.ready, ep.readyHead = ep.ready[:0], 0
 	return netip.AddrPort{}, buf, false
+}
+
+// TakeRoomy returns the associations whose packets, built by Poll since
+// the last call, cut messages of streams whose writers the stream limits
+// refused, so that they may queue again (Assoc.TakeStreamRoom names the
+// streams): the shell wakes those writers, and only those, without a walk
+// over the associations. An association may be listed after its streams
+// were taken by other means, or after it closed. The slice is valid until
+// the next call.
+func (ep *Endpoint) TakeRoomy() []*Assoc {
+	clear(ep.roomyOut) // the previous call's: no closed association stays reachable
+	ep.roomyOut, ep.roomy = ep.roomy, ep.roomyOut[:0]
+	for _, a := range ep.roomyOut {
+		a.roomListed = false
+	}
+	return ep.roomyOut
 }
 
 // countOut counts an outgoing packet and its chunks, for association a or

@@ -1,8 +1,11 @@
 package assoc
 
 import (
+	"errors"
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // TestReadyQueueOrderAndCompaction checks the endpoint's ready list: Poll
@@ -79,4 +82,47 @@ func BenchmarkPollManyReady(b *testing.B) {
 		ep.Poll(time.Unix(0, 0), nil)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(as)), "ns/assoc")
+}
+
+// TestTakeRoomyListsOnlyChanged: the endpoint lists an association in
+// TakeRoomy when the packets Poll built for it gave room to a stream whose
+// writer its limit refused, once, and not an association that only sent
+// (the shell wakes the writers of the listed ones instead of visiting
+// every association after each flush).
+func TestTakeRoomyListsOnlyChanged(t *testing.T) {
+	cfg := testConfig()
+	cfg.StreamUnsentLimit = 2000
+	tc := newTestEndpoint(t, cfg)
+	tc.connectClient()
+	msg := make([]byte, 1500)
+	if err := tc.a.send(tc.now, 1, 0, false, msg); err != nil {
+		t.Fatal(err)
+	}
+	tc.readPackets() // sent at once: nobody was refused
+	if r := tc.ep.TakeRoomy(); len(r) != 0 {
+		t.Fatalf("listed %d associations after a send nobody waited for", len(r))
+	}
+	// Stream 0 gets a message queued behind a closed window, and the
+	// next is refused by the stream's limit; building the packet of the
+	// first, once the window opens, gives it room.
+	tc.writeChunks(sackChunk(uint32(tc.a.data.eng.Send.NextTSN()-1), 0))
+	tc.readPackets()
+	if err := tc.a.send(tc.now, 0, 0, false, msg); err != nil {
+		t.Fatal(err)
+	}
+	if err := tc.a.send(tc.now, 0, 0, false, msg); !errors.Is(err, transfer.ErrStreamFull) {
+		t.Fatalf("second message on the stream: %v, want ErrStreamFull", err)
+	}
+	tc.writeChunks(sackChunk(uint32(tc.a.data.eng.Send.NextTSN()-1), 65536))
+	tc.readPackets()
+	r := tc.ep.TakeRoomy()
+	if len(r) != 1 || r[0] != tc.a {
+		t.Fatalf("TakeRoomy = %v, want the association", r)
+	}
+	if sids := tc.a.TakeStreamRoom(); len(sids) != 1 || sids[0] != 0 {
+		t.Fatalf("streams with room %v, want [0]", sids)
+	}
+	if r := tc.ep.TakeRoomy(); len(r) != 0 {
+		t.Fatalf("listed again: %v", r)
+	}
 }

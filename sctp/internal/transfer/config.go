@@ -30,6 +30,11 @@ type Config struct {
 	// SendBuffer bounds the bytes Sender.Queue accepts (queued plus
 	// unacknowledged). Default 1 MiB.
 	SendBuffer int
+	// SendBudget, when set, is the endpoint-wide send budget this
+	// association's send buffer shares with the other associations of the
+	// endpoint (see SendBudget): Queue refuses beyond it as beyond
+	// SendBuffer. Nil: only SendBuffer bounds it.
+	SendBudget *SendBudget
 	// SendUnsent, when positive, also bounds the bytes queued and not yet
 	// cut into chunks: Sender.Queue returns ErrWouldBlock beyond it (as
 	// Linux's TCP_NOTSENT_LOWAT does for TCP). What waits to be sent then

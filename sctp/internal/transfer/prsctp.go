@@ -71,7 +71,7 @@ func (s *Sender) QueuePR(now time.Time, sid uint16, ppid uint32, unordered bool,
 	if pr.Policy >= numPolicies {
 		return ErrConfig
 	}
-	if pr.Policy == PRPrio && s.buffered > 0 && s.buffered+len(payload) > s.cfg.SendBuffer {
+	if pr.Policy == PRPrio && s.buffered > 0 && s.buffered+len(payload) > s.bufLimit() {
 		s.makeRoom(now, len(payload), pr.Value)
 	}
 	if err := s.queue(sid, ppid, unordered, payload, pr.Policy != PRPrio); err != nil {
@@ -105,10 +105,13 @@ func (s *Sender) makeRoom(now time.Time, n int, prio uint32) {
 			}
 		}
 	}
-	if s.buffered-freeable+n > s.cfg.SendBuffer && s.buffered > freeable {
+	// Dropping its own messages leaves bufLimit unchanged: it counts
+	// what the other associations hold.
+	limit := s.bufLimit()
+	if s.buffered-freeable+n > limit && s.buffered > freeable {
 		return
 	}
-	for s.buffered > 0 && s.buffered+n > s.cfg.SendBuffer {
+	for s.buffered > 0 && s.buffered+n > limit {
 		var victim *message
 		for _, st := range s.streams.OutSides() {
 			for m := st.head; m != nil; m = m.next {

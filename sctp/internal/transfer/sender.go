@@ -125,7 +125,7 @@ type Sender struct {
 	cur     *message // message being cut into chunks (pinned stream)
 	arrived uint32   // arrival number of the next queued message
 
-	buffered int // bytes queued and not yet acknowledged
+	buffered int // bytes queued and not yet acknowledged (changed by charge)
 	unsent   int // bytes queued and not yet cut into chunks
 	active   int // streams with unsent bytes (OutSide.unsent > 0)
 	// roomy lists the streams whose writers, refused by the stream's
@@ -188,6 +188,10 @@ type Sender struct {
 
 	xmitSeq uint32 // transmission number of the last chunk sent (serial)
 
+	// budget is the endpoint's send budget this sender shares
+	// (Config.SendBudget; nil: none).
+	budget *SendBudget
+
 	timing   bool // an RTT measurement is running
 	timedTSN TSN
 	t3       time.Time // T3-rtx deadline, zero when stopped
@@ -196,6 +200,7 @@ type Sender struct {
 
 func (s *Sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
 	s.cfg, s.path, s.stats, s.streams = cfg, path, st, streams
+	s.budget = cfg.SendBudget
 	s.one[0] = path
 	s.paths = s.one[:]
 	s.sched = cfg.Scheduler
@@ -259,7 +264,7 @@ func (s *Sender) queue(sid uint16, ppid uint32, unordered bool, payload []byte, 
 	if !perStream && s.unsent > 0 && s.cfg.SendUnsent > 0 && s.unsent+len(payload) > s.cfg.SendUnsent {
 		return ErrWouldBlock
 	}
-	if s.buffered > 0 && s.buffered+len(payload) > s.cfg.SendBuffer {
+	if s.buffered > 0 && s.buffered+len(payload) > s.bufLimit() {
 		if !perStream {
 			return ErrWouldBlock
 		}
@@ -296,7 +301,7 @@ func (s *Sender) queue(sid uint16, ppid uint32, unordered bool, payload []byte, 
 		// an acknowledgement opened and nothing used stays open.
 		s.burstCap = max(s.burstCap, s.path.flight+s.cfg.MaxBurst*s.path.pmdcs())
 	}
-	s.buffered += len(payload)
+	s.charge(len(payload))
 	s.unsent += len(payload)
 	if st.unsent == 0 && st.want == 0 {
 		s.active++
@@ -323,7 +328,7 @@ func (s *Sender) release(m *message) {
 	if m.refs > 0 {
 		return
 	}
-	s.buffered -= len(m.buf)
+	s.charge(-len(m.buf))
 	if s.newMin > 0 {
 		s.sharedRoom()
 	}
@@ -364,7 +369,7 @@ func (s *Sender) streamLimit() int {
 	if s.cfg.StreamUnsent > 0 {
 		return s.cfg.StreamUnsent
 	}
-	avail := s.cfg.SendBuffer - (s.buffered - s.unsent)
+	avail := s.bufLimit() - (s.buffered - s.unsent)
 	if s.cfg.SendUnsent > 0 && s.active <= 1 {
 		avail = min(avail, s.cfg.SendUnsent)
 	}
@@ -400,7 +405,7 @@ func (s *Sender) takeUnsent(st *OutSide, sid uint16, size int) {
 // sharedRoom lists the newcomers in roomy when the send buffer has room
 // for the smallest message they wait to queue.
 func (s *Sender) sharedRoom() {
-	if s.buffered > 0 && s.buffered+s.newMin > s.cfg.SendBuffer {
+	if s.buffered > 0 && s.buffered+s.newMin > s.bufLimit() {
 		return
 	}
 	s.roomNewcomers()
@@ -459,6 +464,9 @@ func (s *Sender) TakeStreamRoom() []uint16 {
 	return r
 }
 
+// HasStreamRoom reports whether TakeStreamRoom has streams to return.
+func (s *Sender) HasStreamRoom() bool { return len(s.roomy) > 0 }
+
 // StreamUnsent returns the bytes of stream sid queued and not yet cut
 // into chunks.
 func (s *Sender) StreamUnsent(sid uint16) int {
@@ -481,7 +489,7 @@ func (s *Sender) Buffered() int { return s.buffered }
 func (s *Sender) Room() int {
 	r := maxMessage
 	if s.buffered > 0 {
-		r = s.cfg.SendBuffer - s.buffered
+		r = s.bufLimit() - s.buffered
 	}
 	if s.unsent > 0 && s.cfg.SendUnsent > 0 {
 		r = min(r, s.cfg.SendUnsent-s.unsent)
@@ -490,12 +498,13 @@ func (s *Sender) Room() int {
 }
 
 // Capacity returns the most bytes Queue accepts from an empty sender
-// without exceeding either bound: the send buffer or the unsent limit.
+// without exceeding either bound: the send buffer (or what the endpoint's
+// send budget lets the sender hold now) or the unsent limit.
 func (s *Sender) Capacity() int {
 	if s.cfg.SendUnsent > 0 {
-		return min(s.cfg.SendBuffer, s.cfg.SendUnsent)
+		return min(s.bufLimit(), s.cfg.SendUnsent)
 	}
-	return s.cfg.SendBuffer
+	return s.bufLimit()
 }
 
 // Outstanding returns the number of DATA chunks sent and not yet covered
@@ -1047,7 +1056,10 @@ func (s *Sender) Drain(fn func(Unsent)) {
 	s.cur = nil
 	s.cumAck = s.nextTSN - 1
 	s.advPeerAck, s.fwdDue, s.prOut = s.cumAck, false, 0
-	s.unsent, s.buffered, s.inFlight, s.rtxPending = 0, 0, 0, 0
+	if s.buffered != 0 {
+		s.charge(-s.buffered) // every message was released above
+	}
+	s.unsent, s.inFlight, s.rtxPending = 0, 0, 0
 	s.active = 0
 	s.gapAcked, s.unackedData = 0, 0
 	for _, p := range s.paths {
