@@ -220,7 +220,9 @@ type Config struct {
 	// ICMP Packet Too Big reports as hints; packets go with the Don't
 	// Fragment bit. Association.Paths shows each path's PLPMTU and
 	// search state, EventPathMTU reports changes. Off, every packet is
-	// sized for MTU and the kernel's PMTU defaults apply.
+	// sized for MTU and the kernel's PMTU defaults apply. Endpoints that
+	// share a socket (same address and UDP port, or raw IP address) send
+	// with the Don't Fragment setting of the first one.
 	DisablePMTUDiscovery bool
 	// LocalPort is the SCTP port Dial uses (default: random from 49152).
 	LocalPort uint16
