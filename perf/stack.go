@@ -102,6 +102,12 @@ type Config struct {
 	// listening UDP port (sctp.ListenShards, SO_REUSEPORT): 0 or 1 is one
 	// endpoint. Other stacks ignore it.
 	Shards int `json:"shards,omitempty"`
+	// MTU is usctp's sctp.Config.MTU, the path MTU (the upper bound of
+	// path MTU discovery); 0 means its default. NoPMTUD turns path MTU
+	// discovery off (sctp.Config.DisablePMTUDiscovery). Other stacks
+	// ignore both.
+	MTU     int  `json:"mtu,omitempty"`
+	NoPMTUD bool `json:"no_pmtud,omitempty"`
 	// SendBudget is usctp's sctp.Config.SendBudget, the bytes all the
 	// associations of an endpoint hold together in their send buffers: 0
 	// means its default, negative none. Other stacks ignore it.

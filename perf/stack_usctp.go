@@ -45,6 +45,9 @@ func usctpConfig(cfg *Config) (*sctp.Config, error) {
 		// out-of-the-blue answers per second per source).
 		MaxAssociations: -1,
 		InitRate:        -1,
+		MTU:             cfg.MTU,
+
+		DisablePMTUDiscovery: cfg.NoPMTUD,
 	}
 	switch cfg.Transport {
 	case "", "udp":
@@ -235,7 +238,8 @@ func (d *usctpDialer) Close() error { return d.e.Close() }
 
 // usctpConn is an sctp.Association; it sets the per-stream scheduler values.
 type usctpConn struct {
-	a *sctp.Association
+	a    *sctp.Association
+	pmtu string // PMTULine when Close was called (Paths is empty after)
 }
 
 func newUsctpConn(a *sctp.Association, cfg *Config) (*usctpConn, error) {
@@ -269,7 +273,28 @@ func (c *usctpConn) StatsLine() string {
 	return fmt.Sprintf("packets out %d in %d; DATA out %d in %d; SACK out %d in %d; retransmits %d (%s); SRTT %v cwnd %d",
 		st.PacketsOut, st.PacketsIn, st.ChunksOut[chunk.TypeData], st.ChunksIn[chunk.TypeData],
 		st.ChunksOut[chunk.TypeSack], st.ChunksIn[chunk.TypeSack], st.Retransmits, LossLine(st.Counters), st.SRTT, st.Cwnd) +
-		socketLine(c.a.Endpoint().SocketStats())
+		c.pmtuLine() + socketLine(c.a.Endpoint().SocketStats())
+}
+
+// pmtuLine is PMTULine, or what it was at Close.
+func (c *usctpConn) pmtuLine() string {
+	if s := PMTULine(c.a); s != "" {
+		return s
+	}
+	if c.pmtu != "" {
+		return c.pmtu
+	}
+	return fmt.Sprintf("; PLPMTU %d", c.a.Stats().PLPMTU)
+}
+
+// PMTULine reports the PLPMTU (largest SCTP packet) and path MTU
+// discovery state each path of a ended with.
+func PMTULine(a *sctp.Association) string {
+	s := ""
+	for _, p := range a.Paths() {
+		s += fmt.Sprintf("; PLPMTU %d (%v)", p.MTU, p.PMTU)
+	}
+	return s
 }
 
 // LossLine summarizes an association's loss recovery: fast
@@ -293,4 +318,7 @@ func socketLine(s sctp.SocketStats) string {
 		s.RecvCalls, s.RecvMessages, s.GROCoalesced, s.SendCalls, s.SendMessages, s.SendPackets, s.BusyPolls, s.BusyPollHits, s.OwnerWakes)
 }
 
-func (c *usctpConn) Close() error { return c.a.Close() }
+func (c *usctpConn) Close() error {
+	c.pmtu = PMTULine(c.a)
+	return c.a.Close()
+}

@@ -340,13 +340,25 @@ func TestUDPBacklogFull(t *testing.T) {
 // TestUDPDialIPv4FragmentPoint: a dialed association to an IPv4 peer over
 // UDP encapsulation sizes its packets for IPv4 (20-byte IP and 8-byte UDP
 // headers): at MTU 1500 a 1444-byte message fits one DATA chunk (1500 - 20 -
-// 8 - 12 - 16), where an IPv6 assumption would cut it in two.
+// 8 - 12 - 16), where an IPv6 assumption would cut it in two. Path MTU
+// discovery reaches that size (EventPathMTU with 1472) first.
 func TestUDPDialIPv4FragmentPoint(t *testing.T) {
 	l, dc := listenLoop(t, nil)
 	c := dialLoop(t, dc)
 	defer c.Close()
 	s := accept(t, l)
 	defer s.Close()
+	timeout := time.After(10 * time.Second)
+	for mtu := 0; mtu != 1472; {
+		select {
+		case ev := <-c.Events():
+			if ev.Kind == EventPathMTU {
+				mtu = ev.MTU
+			}
+		case <-timeout:
+			t.Fatalf("no EventPathMTU with 1472 in 10 s: %+v", c.Paths())
+		}
+	}
 	msg := bytes.Repeat([]byte{7}, 1444)
 	if _, err := c.WriteMsg(msg, SendInfo{Stream: 1}); err != nil {
 		t.Fatal(err)

@@ -252,8 +252,23 @@ type Config struct {
 	// transactions per second. Linux only, and never when GOMAXPROCS is 1.
 	BusyPoll time.Duration
 
-	// MTU is the path MTU in bytes, IP header included (default 1500).
+	// MTU is the path MTU in bytes, IP header included (default 1500):
+	// with path MTU discovery the upper bound of every path's PLPMTU,
+	// else the size of every packet. At most 65535 (loopback's 65536 is
+	// one more than an IPv4 packet holds).
 	MTU int
+	// DisablePMTUDiscovery turns off Packetization Layer Path MTU
+	// Discovery (RFC 8899). With it on (the default) every path starts
+	// at 1200-byte packets (BASE_PLPMTU) and grows to MTU as padded
+	// HEARTBEAT probes confirm the path carries them, falls back when
+	// full-size packets stop getting through (black holes) and uses
+	// ICMP Packet Too Big reports as hints; packets go with the Don't
+	// Fragment bit. Association.Paths shows each path's PLPMTU and
+	// search state, EventPathMTU reports changes. Off, every packet is
+	// sized for MTU and the kernel's PMTU defaults apply. Endpoints that
+	// share a socket (same address and UDP port, or raw IP address) send
+	// with the Don't Fragment setting of the first one.
+	DisablePMTUDiscovery bool
 	// LocalPort is the SCTP port Dial uses (default: random from 49152).
 	LocalPort uint16
 	// MaxAssociations bounds the associations of an endpoint (default
@@ -348,8 +363,8 @@ func (c *Config) withDefaults() Config {
 }
 
 func (c *Config) validate() error {
-	if c.MTU < 576 || c.MTU > maxPacket {
-		return fmt.Errorf("sctp: MTU %d outside 576..%d", c.MTU, maxPacket)
+	if c.MTU < 576 || c.MTU > maxMTU {
+		return fmt.Errorf("sctp: MTU %d outside 576..%d", c.MTU, maxMTU)
 	}
 	if c.Recovery > RecoveryRFC9260 || c.CongestionControl > CongestionCubic {
 		return fmt.Errorf("sctp: unknown Recovery %d or CongestionControl %d", c.Recovery, c.CongestionControl)
@@ -425,8 +440,13 @@ const DefaultSendBudget = 1 << 20
 // (Config.RecvBufferMax, SendBufferMax).
 const defaultBufferMax = 16 << 20
 
-// maxPacket is the largest packet the shell reads or writes.
+// maxPacket is the size of the shell's own read buffers (the UDP GRO
+// path reads into the socket's larger buffers) and of the largest write
+// stride; a larger Config.MTU enlarges both.
 const maxPacket = 9216
+
+// maxMTU is the largest Config.MTU: an IPv4 packet's 65535 bytes.
+const maxMTU = 65535
 
 // core returns the sans-I/O core's configuration.
 func (c *Config) core(overhead int) assoc.Config {
@@ -458,6 +478,9 @@ func (c *Config) core(overhead int) assoc.Config {
 		MemoryBudget:              c.MemoryBudget,
 		InitRate:                  c.InitRate,
 		MTU:                       c.MTU - overhead,
+		PMTUDiscovery:             !c.DisablePMTUDiscovery,
+		PMTUOverhead:              overhead,
+		PMTUBase:                  assoc.BasePLPMTU - overhead,
 		Interleaving:              c.Interleaving,
 		InterleaveFSN:             c.InterleaveFSN,
 		DisableStreamReconfig:     c.DisableStreamReconfig,

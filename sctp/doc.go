@@ -172,7 +172,9 @@
 //     one stream delivered in parts at once may alternate parts: on a
 //     stream that carries both, Stream.Read can return bytes of the two
 //     messages mixed. Read such a stream with Stream.ReadMsg.
-//   - No path MTU discovery: packets are sized for Config.MTU (1500).
+//   - Path MTU discovery (RFC 8899, on by default) searches up to
+//     Config.MTU, 1500 by default, not the interface's MTU: loopback
+//     and jumbo-frame links need a larger Config.MTU (up to 65535).
 //   - Only one SCTP port is accepted on per endpoint (the one given to
 //     Listen); INITs to other ports are answered with an ABORT, so the
 //     dialer fails at once. They are dropped instead on the raw IP

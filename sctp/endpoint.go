@@ -84,6 +84,7 @@ type Endpoint struct {
 	// cost of a request/response exchange without timing it.
 	nOwnerWakes atomic.Uint64 // owner loop iterations
 	nWrites     atomic.Uint64 // WriteBatch calls
+	fragAt      int           // e.out[fragAt-1] may be IP-fragmented (core.Fragmentable); 0: none
 	nReads      atomic.Uint64 // ReadBatch calls that returned packets
 	nHandoffs   atomic.Uint64 // ReadMsg callers woken by another goroutine's read
 
@@ -198,13 +199,13 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	// the CPU caches that the packet building and the kernel's copy both
 	// walk. A larger
 	// packet gets a buffer of its own (append).
-	stride := min((e.core.MTU()+63)&^63, maxPacket)
+	stride := min((e.core.MTU()+63)&^63, max(maxPacket, c.MTU))
 	arena := make([]byte, writeBatch*stride)
 	e.out = make([]netio.Packet, writeBatch)
 	for i := range e.out {
 		e.out[i].Buf = arena[i*stride : (i+1)*stride : (i+1)*stride]
 	}
-	e.rd.init(e.conn)
+	e.rd.init(e.conn, max(maxPacket, c.MTU))
 	// The reader role is only lent to ReadMsg callers on a socket whose
 	// read deadline works (netio.Conn's contract; a net.Conn given
 	// in Config may refuse deadlines).
@@ -229,7 +230,7 @@ func openConn(c *Config, ip netip.Addr, listen uint16) (netio.Conn, netip.AddrPo
 		return netio.NewAdapter(c.PacketConn, netio.AdapterConfig{RemotePort: c.RemoteUDPPort}),
 			netip.AddrPort{}, nil
 	case c.Transport == IP:
-		conn, err := openSharedIP(netio.IPConfig{Addr: ip, BusyPoll: c.BusyPoll, Notices: true}, listen)
+		conn, err := openSharedIP(netio.IPConfig{Addr: ip, BusyPoll: c.BusyPoll, Notices: true, DontFragment: !c.DisablePMTUDiscovery}, listen)
 		if err != nil {
 			return nil, netip.AddrPort{}, fmt.Errorf("sctp: raw IP: %w", err)
 		}
@@ -267,7 +268,7 @@ func udpConfig(c *Config, ip netip.Addr, listening bool) netio.UDPConfig {
 		ip = netip.IPv6Unspecified()
 	}
 	return netio.UDPConfig{Addr: netip.AddrPortFrom(ip, port),
-		RemotePort: c.RemoteUDPPort, GRO: true, BusyPoll: c.BusyPoll, Notices: true}
+		RemotePort: c.RemoteUDPPort, GRO: true, BusyPoll: c.BusyPoll, Notices: true, DontFragment: !c.DisablePMTUDiscovery}
 }
 
 func netAddrPort(a net.Addr) netip.AddrPort {

@@ -26,11 +26,12 @@ const (
 	EventAssocReset                              // the TSNs and every stream's numbering were reset, or a reset failed (RFC 6525 SSN/TSN Reset; Event.NextTSN, PeerNextTSN, Err)
 	EventAuthNewKey                              // the peer's AUTH chunks use another shared key (RFC 6458 SCTP_AUTH_NEW_KEY; Event.KeyID)
 	EventAuthKeyFree                             // a deleted shared key is no longer used (SCTP_AUTH_FREE_KEY; Event.KeyID)
+	EventPathMTU                                 // a path's PLPMTU changed (path MTU discovery; Event.Addr, MTU)
 )
 
 var eventKindNames = [...]string{"up", "down", "restart", "shutdown", "peer address change",
 	"send failed", "partial delivery aborted", "sender dry", "stream reset", "peer error", "streams added", "association reset",
-	"auth new key", "auth key free"}
+	"auth new key", "auth key free", "path MTU"}
 
 // String returns a short name of the event kind.
 func (k EventKind) String() string {
@@ -86,6 +87,7 @@ type Event struct {
 	Added       uint16          // EventStreamsAdded: how many streams were added
 	NextTSN     uint32          // EventAssocReset: the TSN of our next DATA chunk
 	PeerNextTSN uint32          // EventAssocReset: the TSN expected next from the peer
+	MTU         int             // EventPathMTU: the path's new PLPMTU, the largest SCTP packet (IP and UDP headers not included)
 	KeyID       uint16          // EventAuthNewKey, EventAuthKeyFree: the shared key identifier
 	Change      AddrChange      // EventPeerAddrChange: what changed (reachability, or the peer's ASCONF)
 }
@@ -202,6 +204,8 @@ func (e *Endpoint) handle(ev assoc.Event) {
 			peer, st = ev.Addr, PathState(ev.Path)
 		}
 		as.emit(Event{Kind: EventPeerAddrChange, Addr: peer, Reachable: ev.Kind == assoc.EventPathUp, PathState: st})
+	case assoc.EventPathMTU:
+		as.emit(Event{Kind: EventPathMTU, Addr: ev.Addr, MTU: ev.MTU})
 	case assoc.EventShutdownComplete:
 		as.terminate(nil)
 	case assoc.EventCommLost, assoc.EventCantStart:

@@ -1,7 +1,10 @@
 package sctp
 
 import (
+	"errors"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/netio"
 )
 
 // poke wakes the owner goroutine to send what the core has queued.
@@ -146,6 +149,12 @@ func (e *Endpoint) collect(now time.Time) bool {
 			o.ECN = ecnECT0
 		}
 		e.nout++
+		if e.core.Fragmentable() {
+			// Larger than its path's PLPMTU (chunks cut before it
+			// shrank): it goes alone, with IP fragmentation allowed.
+			e.fragAt = e.nout
+			return true
+		}
 	}
 	return true
 }
@@ -155,7 +164,28 @@ func (e *Endpoint) collect(now time.Time) bool {
 func (e *Endpoint) writeOut() {
 	if e.nout > 0 {
 		e.nWrites.Add(1)
-		e.conn.WriteBatch(e.out[:e.nout]) // a lost packet is a lost packet
+		pkts := e.out[:e.nout]
+		var frag []netio.Packet
+		if e.fragAt > 0 {
+			pkts, frag = pkts[:e.fragAt-1], pkts[e.fragAt-1:e.fragAt]
+			e.fragAt = 0
+		}
+		// A lost packet is a lost packet; one over the local MTU
+		// (netio.ErrPacketTooBig, with DF) costs only itself.
+		for len(pkts) > 0 {
+			n, err := e.conn.WriteBatch(pkts)
+			if err == nil || !errors.Is(err, netio.ErrPacketTooBig) {
+				break
+			}
+			pkts = pkts[n+1:]
+		}
+		if len(frag) > 0 {
+			if f, ok := e.conn.(netio.FragmentWriter); ok {
+				f.WriteFragmentable(frag)
+			} else {
+				e.conn.WriteBatch(frag)
+			}
+		}
 		e.nout = 0
 	}
 }

@@ -39,8 +39,10 @@ type PathInfo struct {
 	SRTT    time.Duration
 	RTO     time.Duration
 	Cwnd    int // congestion window in bytes
-	MTU     int // largest SCTP packet on the path
+	MTU     int // largest SCTP packet on the path: its PLPMTU with path MTU discovery
 	Errors  int // error count (RFC 9260 section 8.2)
+	// PMTU is the path MTU discovery state (RFC 8899).
+	PMTU PMTUState
 }
 
 // Errors of SetPrimary.
@@ -65,7 +67,7 @@ func (as *Association) Paths() []PathInfo {
 		out = append(out, PathInfo{
 			Addr:  Addr{IP: p.Addr.Addr(), Port: port, UDPPort: p.Addr.Port()},
 			State: PathState(p.State), Primary: p.Primary, InUse: p.InUse,
-			SRTT: p.SRTT, RTO: p.RTO, Cwnd: p.Cwnd, MTU: p.MTU, Errors: p.Errors,
+			SRTT: p.SRTT, RTO: p.RTO, Cwnd: p.Cwnd, MTU: p.MTU, Errors: p.Errors, PMTU: PMTUState(p.PMTU),
 		})
 	}
 	return out

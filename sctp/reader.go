@@ -184,7 +184,7 @@ func (e *Endpoint) readLoop() {
 // init sets up the reads of the socket: as views of the socket's GRO
 // buffers when it has them (one copy less, no buffers of ours, and a
 // batch as large as one recvmmsg brings), else into buffers of our own.
-func (r *socketReader) init(conn netio.Conn) {
+func (r *socketReader) init(conn netio.Conn, size int) {
 	r.read = conn.ReadBatch
 	batch := readBatch
 	if v, ok := conn.(interface {
@@ -195,7 +195,7 @@ func (r *socketReader) init(conn netio.Conn) {
 	} else {
 		r.bufs = make([][]byte, batch)
 		for i := range r.bufs {
-			r.bufs[i] = make([]byte, maxPacket)
+			r.bufs[i] = make([]byte, size)
 		}
 	}
 	r.pkts = make([]netio.Packet, batch)
@@ -301,5 +301,5 @@ func (e *Endpoint) notice(now time.Time, p *netio.Packet) {
 	default:
 		return
 	}
-	e.core.Notice(now, p.Addr, k, p.Data())
+	e.core.NoticeMTU(now, p.Addr, k, p.Data(), p.MTU)
 }

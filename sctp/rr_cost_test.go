@@ -65,6 +65,7 @@ func TestRRCost(t *testing.T) {
 			}
 		}
 		rr(10) // past the handshake's packets and the first RTT samples
+		pmtuSettled(t, c, s)
 		c0, s0 := costOf(c), costOf(s)
 		const trans = 200
 		start := time.Now()
@@ -229,6 +230,7 @@ func TestRRCostSlow(t *testing.T) {
 			}
 		}
 		rr(5)
+		pmtuSettled(t, c, s)
 		c0, s0 := costOf(c), costOf(s)
 		const trans = 50
 		rr(trans)
@@ -247,4 +249,19 @@ func TestRRCostSlow(t *testing.T) {
 			}
 		}
 	})
+}
+
+// pmtuSettled waits (virtual time) until path MTU discovery ended its
+// search on both associations, so that its probes (a few packets in the
+// first round trips) stay out of a measured window.
+func pmtuSettled(t *testing.T, as ...*Association) {
+	t.Helper()
+	for _, a := range as {
+		for i := 0; a.Paths()[0].PMTU != PMTUSearchComplete; i++ {
+			if i > 100 {
+				t.Fatalf("path MTU search not complete: %+v", a.Paths())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 }

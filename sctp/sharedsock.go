@@ -283,6 +283,23 @@ func (pc *portConn) WriteBatch(pkts []netio.Packet) (int, error) {
 	return pc.s.conn.WriteBatch(pkts)
 }
 
+// WriteFragmentable implements netio.FragmentWriter: the socket's own
+// (path MTU discovery's oversized retransmissions), else WriteBatch. The
+// socket's Don't Fragment setting is that of the endpoint that opened it.
+func (pc *portConn) WriteFragmentable(pkts []netio.Packet) (int, error) {
+	f, ok := pc.s.conn.(netio.FragmentWriter)
+	if !ok {
+		return pc.WriteBatch(pkts)
+	}
+	pc.mu.Lock()
+	closed := pc.closed
+	pc.mu.Unlock()
+	if closed {
+		return 0, net.ErrClosed
+	}
+	return f.WriteFragmentable(pkts)
+}
+
 // GRO reports whether ReadBatchView returns views of the socket's buffers.
 func (pc *portConn) GRO() bool { return pc.s.view != nil }
 

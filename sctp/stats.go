@@ -21,6 +21,10 @@ type Stats struct {
 	SRTT time.Duration
 	RTO  time.Duration
 	Cwnd uint32
+	// PLPMTU is the primary path's largest SCTP packet (its PLPMTU with
+	// path MTU discovery; IP and UDP headers not included), also after
+	// the association ended.
+	PLPMTU int
 
 	// The association's queues now (zero for an endpoint snapshot), as
 	// Linux's SCTP_STATUS reports them: DATA chunks sent and not yet
@@ -133,6 +137,20 @@ type Counters struct {
 	ECNReductions uint64
 	CWRsOut       uint64
 	CWRsIn        uint64
+	// Path MTU discovery (RFC 8899): probes sent, acknowledged and lost;
+	// PLPMTU increases and decreases; black-hole suspicions (a
+	// retransmission timeout above 1200-byte packets); ICMP Packet Too
+	// Big reports used as hints, and those ignored (a quote naming no
+	// outstanding TSN or probe, a size below 1200 bytes or not below the
+	// quoted packet's).
+	PMTUProbes     uint64
+	PMTUProbeAcks  uint64
+	PMTUProbesLost uint64
+	PMTUIncreases  uint64
+	PMTUDecreases  uint64
+	PMTUBlackHoles uint64
+	PTBUsed        uint64
+	PTBIgnored     uint64
 
 	Reconf ReconfCounters // stream reconfiguration (RFC 6525)
 
@@ -201,6 +219,7 @@ func statsOf(s *assoc.Stats) Stats {
 		SRTT:      s.SRTT,
 		RTO:       s.RTO,
 		Cwnd:      s.Cwnd,
+		PLPMTU:    s.PLPMTU,
 
 		Unacked:      s.Unacked,
 		SendBuffered: s.SendBuffered,
@@ -271,6 +290,14 @@ func countersOf(c *assoc.Counters) Counters {
 		ECNReductions:            c.ECNReductions,
 		CWRsOut:                  c.CWRsOut,
 		CWRsIn:                   c.CWRsIn,
+		PMTUProbes:               c.PMTUProbes,
+		PMTUProbeAcks:            c.PMTUProbeAcks,
+		PMTUProbesLost:           c.PMTUProbesLost,
+		PMTUIncreases:            c.PMTUIncreases,
+		PMTUDecreases:            c.PMTUDecreases,
+		PMTUBlackHoles:           c.PMTUBlackHoles,
+		PTBUsed:                  c.PTBUsed,
+		PTBIgnored:               c.PTBIgnored,
 		Reconf: ReconfCounters{
 			ChunksIn:           c.Reconf.ChunksIn,
 			ChunksOut:          c.Reconf.ChunksOut,

@@ -34,7 +34,18 @@ func amplify(o *options, w io.Writer) error {
 			rows = append(rows, amplification{what: what + ": " + err.Error()})
 			return
 		}
-		for p.recv(300*time.Millisecond) != nil {
+		for {
+			pkt := p.recv(300 * time.Millisecond)
+			if pkt == nil {
+				break
+			}
+			if _, ok := find(pkt, chunk.TypePad); ok {
+				// The target's path MTU probe (RFC 8899: a HEARTBEAT
+				// padded with PAD), sent on its own timer once an
+				// association is up: no answer to the trigger.
+				p.received.packets--
+				p.received.bytes -= int64(len(pkt))
+			}
 		}
 		rows = append(rows, amplification{what, int(p.sent.bytes), int(p.received.bytes), int(p.received.packets)})
 	}

@@ -285,6 +285,8 @@ func logEvents(o *options, as *sctp.Association, stderr io.Writer, wg *sync.Wait
 				s += fmt.Sprintf(": %d %v", ev.Added, ev.Direction)
 			case sctp.EventAuthNewKey, sctp.EventAuthKeyFree:
 				s += fmt.Sprintf(": key %d", ev.KeyID)
+			case sctp.EventPathMTU:
+				s += fmt.Sprintf(": %v PLPMTU %d", ev.Addr, ev.MTU)
 			}
 			if ev.Err != nil && ev.Kind != sctp.EventDown {
 				s += ": " + ev.Err.Error()
@@ -303,6 +305,11 @@ func printStats(o *options, as *sctp.Association, stderr io.Writer) {
 		s.PacketsIn, s.PacketsOut, s.BytesIn, s.BytesOut, s.Retransmits, s.FastRetransmit, s.RepeatFastRetransmits, s.Probes, s.T3Expiries, s.SpuriousRetransmits, s.SRTT, s.RTO, s.Cwnd)
 	fmt.Fprintf(stderr, "stats: ECN %v: CE marks received %d, ECNE out %d in %d, window reductions %d, CWR out %d in %d\n",
 		as.ECN(), s.ECNMarks, s.ECNEchoesOut, s.ECNEchoesIn, s.ECNReductions, s.CWRsOut, s.CWRsIn)
+	fmt.Fprintf(stderr, "stats: PLPMTU %d, PMTU probes %d acked %d lost %d, PTB used %d ignored %d, black holes %d\n",
+		s.PLPMTU, s.PMTUProbes, s.PMTUProbeAcks, s.PMTUProbesLost, s.PTBUsed, s.PTBIgnored, s.PMTUBlackHoles)
+	for _, p := range as.Paths() { // none once the association ended
+		fmt.Fprintf(stderr, "path %v: PLPMTU %d (%v)\n", p.Addr, p.MTU, p.PMTU)
+	}
 	if ab := s.PRAbandoned; ab[1]+ab[2]+ab[3] > 0 || s.ForwardTSNsIn > 0 {
 		fmt.Fprintf(stderr, "stats: abandoned ttl %d rtx %d prio %d (%d never sent), FORWARD-TSN out %d in %d, partial deliveries aborted %d\n",
 			ab[sctp.PRTTL], ab[sctp.PRRtx], ab[sctp.PRPrio], s.PRAbandonedUnsent, s.ForwardTSNsOut, s.ForwardTSNsIn, s.PartialDeliveriesAborted)

@@ -94,6 +94,7 @@ type pending struct {
 	pathHB        uint32   // paths owed a HEARTBEAT (paths.go), bit i for a.paths[i]
 	asconfAck     bool     // the cached ASCONF-ACK is owed (asconf.go)
 	asconf        bool     // the outstanding ASCONF is to be sent (asconf_send.go)
+	pmtuProbe     uint32   // engine paths owed a PLPMTU probe (pmtu.go), bit i for engine path i
 }
 
 // maxPendingHeartbeatAcks bounds the HEARTBEAT ACKs owed at once: a flood

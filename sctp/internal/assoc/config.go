@@ -82,6 +82,22 @@ type Config struct {
 	// primary answers again (by default the primary takes it back).
 	NoPrimaryReturn bool
 
+	// PMTUDiscovery runs Packetization Layer Path MTU Discovery (RFC
+	// 8899, pmtu.go) on every path: packets start at PMTUBase and grow
+	// up to MTU as probes confirm the path carries them. Off, every
+	// packet is sized for MTU.
+	PMTUDiscovery bool
+	// PMTUBase is BASE_PLPMTU as an SCTP packet size: RFC 8899's 1200
+	// bytes less PMTUOverhead by default.
+	PMTUBase int
+	// PMTUOverhead is the IP (and UDP) header bytes of a packet, to turn
+	// the IP MTU of an ICMP Packet Too Big into a packet size; maxOverhead
+	// by default.
+	PMTUOverhead int
+	// PMTURaise is PMTU_RAISE_TIMER: how long a search that ended below
+	// MTU waits before probing for more (RFC 8899 section 5.1.1); 600 s.
+	PMTURaise time.Duration
+
 	// Loss recovery and congestion control; zero values take the
 	// transfer engine's defaults.
 	MaxBurst      int               // Max.Burst, 4
@@ -139,6 +155,13 @@ func (c *Config) setDefaults() {
 	if c.MTU == 0 {
 		c.MTU = DefaultMTU - maxOverhead
 	}
+	if c.PMTUOverhead == 0 {
+		c.PMTUOverhead = maxOverhead
+	}
+	if c.PMTUBase == 0 {
+		c.PMTUBase = BasePLPMTU - c.PMTUOverhead
+	}
+	c.PMTUBase = min(max(c.PMTUBase, 256), c.MTU) &^ 3
 	if !c.Scheduler.Valid() {
 		c.Scheduler = sched.FCFS
 	}
@@ -153,6 +176,10 @@ func (c *Config) setDefaults() {
 // core assumes the largest, an IPv6 and a UDP header (1452 bytes, the
 // transfer engine's default too).
 const DefaultMTU = 1500
+
+// BasePLPMTU is RFC 8899's BASE_PLPMTU for SCTP, IP header included:
+// "a default BASE_PLPMTU of 1200 bytes" (section 5.1.2).
+const BasePLPMTU = 1200
 
 // maxOverhead is an IPv6 and a UDP header.
 const maxOverhead = 40 + 8

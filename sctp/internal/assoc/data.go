@@ -1,6 +1,7 @@
 package assoc
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"time"
@@ -127,6 +128,9 @@ func (a *Assoc) Stats() Stats {
 	if e := a.data.eng; e != nil {
 		s.SRTT, s.RTO, s.Cwnd = e.Path.SRTT(), e.Path.RTO(), uint32(e.Path.Cwnd())
 		s.Unacked, s.SendBuffered, s.RecvBuffered = e.Send.Outstanding(), e.Send.Buffered(), e.Recv.Held()
+	}
+	if e := cmp.Or(a.data.eng, a.data.kept); e != nil {
+		s.PLPMTU = e.PathAt(e.Primary()).MTU()
 	}
 	return s
 }

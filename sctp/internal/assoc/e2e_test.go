@@ -67,7 +67,11 @@ func (p *pair) flush() {
 			if !ok {
 				break
 			}
-			p.net.Send(p.now, p.links[i], b)
+			if ep.Fragmentable() {
+				p.net.SendFragmentable(p.now, p.links[i], b)
+			} else {
+				p.net.Send(p.now, p.links[i], b)
+			}
 		}
 	}
 }
@@ -103,6 +107,14 @@ func (p *pair) step() bool {
 		to := 1
 		if pk.Link == p.links[1] {
 			to = 0
+		}
+		if pk.TooBig {
+			// A Packet Too Big goes back to the sender of the quoted
+			// packet; the link MTU is a packet size, the notice an IP
+			// MTU.
+			p.eps[1-to].NoticeMTU(p.now, p.addrs[to], NoticeTooBig, pk.Data, pk.MTU+maxOverhead)
+			p.net.Free(pk)
+			continue
 		}
 		p.eps[to].Receive(p.now, p.addrs[1-to], pk.Data)
 		p.net.Free(pk)

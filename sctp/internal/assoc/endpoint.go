@@ -77,7 +77,10 @@ type Endpoint struct {
 	rndOff  int
 	in      inPacket // reused parse state for receive
 	scratch []byte   // reused encoding buffer
-	tracef  func(format string, args ...any)
+	// fragmentable: the packet Poll returned last exceeds its path's
+	// PLPMTU (chunks cut before it shrank) and may be IP-fragmented.
+	fragmentable bool
+	tracef       func(format string, args ...any)
 
 	// The port filter (SetPortFilter).
 	filter      bool
@@ -281,6 +284,7 @@ func (ep *Endpoint) commitReply(b []byte) {
 // Poll appends the next packet to send to buf and returns it with its
 // destination; ok is false when nothing is left to send now.
 func (ep *Endpoint) Poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []byte, ok bool) {
+	ep.fragmentable = false
 	if ep.replyCount > 0 {
 		r := &ep.replies[ep.replyHead]
 		ep.replyHead = (ep.replyHead + 1) % maxReplies
@@ -366,3 +370,10 @@ func (ep *Endpoint) Stats() Stats {
 func (k assocKey) String() string {
 	return fmt.Sprintf("%v:%d->%d", k.peer, k.peerPort, k.localPort)
 }
+
+// Fragmentable reports whether the packet Poll returned last is larger
+// than its path's PLPMTU, because it carries DATA chunks cut before the
+// PLPMTU shrank (which cannot be cut again): the shell sends it with IP
+// fragmentation allowed. Other packets go with the Don't Fragment bit
+// when path MTU discovery is on.
+func (ep *Endpoint) Fragmentable() bool { return ep.fragmentable }

@@ -43,11 +43,14 @@ const (
 	// Event.Cause is 0 on success or the error cause of the refusal,
 	// Event.Addr the address.
 	EventASCONFDone
+	// EventPathMTU: the PLPMTU of the path to Event.Addr changed to
+	// Event.MTU (RFC 8899 path MTU discovery, Config.PMTUDiscovery).
+	EventPathMTU
 )
 
 var eventNames = [...]string{"COMMUNICATION UP", "COMMUNICATION LOST", "RESTART", "SHUTDOWN COMPLETE",
 	"CANNOT START ASSOCIATION", "PEER ERROR", "PATH DOWN", "PATH UP", "RECONFIGURATION", "SEND FAILURE",
-	"AUTHENTICATION NEW KEY", "AUTHENTICATION FREE KEY", "ADDRESS ADDED", "ADDRESS REMOVED", "ADDRESS MADE PRIMARY", "ASCONF DONE"}
+	"AUTHENTICATION NEW KEY", "AUTHENTICATION FREE KEY", "ADDRESS ADDED", "ADDRESS REMOVED", "ADDRESS MADE PRIMARY", "ASCONF DONE", "PATH MTU CHANGE"}
 
 // String returns the RFC name of the notification.
 func (k EventKind) String() string {
@@ -107,6 +110,8 @@ type Event struct {
 	KeyID uint16
 	// Op names the request an EventASCONFDone answers.
 	Op uint64
+	// MTU is the new PLPMTU of EventPathMTU (an SCTP packet size).
+	MTU int
 }
 
 // Direction names the direction of the streams a reconfiguration touches,

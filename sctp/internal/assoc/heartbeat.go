@@ -23,6 +23,7 @@ const heartbeatInfoLen = 16
 
 // startHeartbeat arms the heartbeat timer on entering ESTABLISHED.
 func (a *Assoc) startHeartbeat(now time.Time) {
+	a.startPMTU(now)
 	if a.ep.cfg.HeartbeatInterval < 0 {
 		return
 	}
@@ -163,6 +164,9 @@ func (a *Assoc) heartbeatAck8_3(now time.Time, p *inPacket, c *rxChunk) disp {
 	}
 	nonce := binary.BigEndian.Uint64(info)
 	sent := time.Unix(0, int64(binary.BigEndian.Uint64(info[8:])))
+	if a.pmtuAck(now, nonce) {
+		return dispNext
+	}
 	if a.paths != nil && a.pathHeartbeatAck(now, nonce, sent) {
 		return dispNext
 	}

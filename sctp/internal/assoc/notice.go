@@ -48,8 +48,16 @@ const (
 // draws one also expires a retransmission timer, which already counts
 // against the association (counting both would halve
 // Association.Max.Retrans); a transient routing error thus never ends an
-// association by itself. NoticeTooBig is counted (no path MTU discovery).
+// association by itself. NoticeTooBig is counted, and feeds path MTU
+// discovery when it is on (NoticeMTU).
 func (ep *Endpoint) Notice(now time.Time, to netip.AddrPort, kind NoticeKind, quote []byte) {
+	ep.NoticeMTU(now, to, kind, quote, 0)
+}
+
+// NoticeMTU is Notice with the IP MTU a NoticeTooBig reported (0 when
+// none). With Config.PMTUDiscovery a valid NoticeTooBig is a hint to the
+// path's PLPMTU search (pmtu.go).
+func (ep *Endpoint) NoticeMTU(now time.Time, to netip.AddrPort, kind NoticeKind, quote []byte, mtu int) {
 	if len(quote) < 12 {
 		ep.stats.NoticesDropped++
 		return
@@ -75,6 +83,11 @@ func (ep *Endpoint) Notice(now time.Time, to netip.AddrPort, kind NoticeKind, qu
 		return
 	}
 	a.stats.NoticesIn++
+	if kind == NoticeTooBig {
+		a.pmtuTooBig(now, to, quote, mtu)
+		ep.touch(a)
+		return
+	}
 	if kind != NoticeRefused {
 		return
 	}

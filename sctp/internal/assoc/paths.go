@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/netip"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // Path management of a multi-homed peer (Config.Multihoming): RFC 9260
@@ -275,6 +277,7 @@ func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bo
 			}
 			p.eng = e
 			a.stats.PathsConfirmed++
+			a.startPathPMTU(now, e)
 			a.ep.trace(a, "path %v confirmed", p.addr)
 		}
 		changed := p.state != PathActive
@@ -367,6 +370,9 @@ type PathInfo struct {
 	SRTT, RTO time.Duration
 	Cwnd, MTU int
 	Errors    int // error count (section 8.2)
+	// PMTU is the path's path MTU discovery state (RFC 8899); MTU is
+	// then its PLPMTU.
+	PMTU transfer.PMTUState
 }
 
 // Paths appends a description of each peer address to dst: the address
@@ -382,6 +388,7 @@ func (a *Assoc) Paths(dst []PathInfo) []PathInfo {
 		if eng != nil {
 			p := &eng.Path
 			pi.SRTT, pi.RTO, pi.Cwnd, pi.MTU, pi.Errors = p.SRTT(), p.RTO(), p.Cwnd(), p.MTU(), p.ErrorCount()
+			pi.PMTU = p.Prober().State()
 		}
 		return append(dst, pi)
 	}
@@ -390,6 +397,7 @@ func (a *Assoc) Paths(dst []PathInfo) []PathInfo {
 		pi := PathInfo{Addr: p.addr, State: p.state, Primary: i == a.primary, RTO: a.ep.cfg.RTOInitial, Errors: p.errors, MTU: a.ep.cfg.MTU}
 		if ep := eng.PathAt(p.eng); ep != nil {
 			pi.SRTT, pi.RTO, pi.Cwnd, pi.MTU, pi.Errors = ep.SRTT(), ep.RTO(), ep.Cwnd(), ep.MTU(), ep.ErrorCount()
+			pi.PMTU = ep.Prober().State()
 			pi.InUse = eng.Primary() == p.eng
 		}
 		dst = append(dst, pi)

@@ -10,7 +10,7 @@ import "time"
 func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 	start := len(buf)
 	// Room for the AUTH chunk the packet may need (auth.go).
-	limit := start + a.ep.cfg.MTU - a.authOverhead()
+	limit := start + a.sendLimit() - a.authOverhead()
 	lp, pp := a.key.localPort, a.key.peerPort
 	if a.pend.init {
 		// Section 5.1: "An INIT or INIT ACK chunk MUST NOT be bundled with
@@ -29,6 +29,11 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 		// MUST NOT send any other packets to the peer."
 		if !a.pend.cookieEcho {
 			return buf
+		}
+	}
+	if a.pend.pmtuProbe != 0 {
+		if b, ok := a.appendPMTUProbe(buf); ok {
+			return b
 		}
 	}
 	if a.paths != nil {
@@ -144,5 +149,7 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 	if a.paths != nil {
 		a.dataDest()
 	}
+	// A chunk cut before the PLPMTU shrank goes over it (pmtu.go).
+	a.ep.fragmentable = len(b)-start > limit-start
 	return finishPacket(a.sealAuth(b, start), start)
 }

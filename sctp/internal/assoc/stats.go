@@ -21,6 +21,9 @@ type Stats struct {
 	SRTT time.Duration
 	RTO  time.Duration
 	Cwnd uint32
+	// PLPMTU is the primary path's largest SCTP packet (its PLPMTU with
+	// path MTU discovery), also after the association ended.
+	PLPMTU int
 
 	// The association's queues now (zero for an endpoint snapshot), as
 	// Linux's SCTP_STATUS reports them: DATA chunks sent and not yet
@@ -118,6 +121,19 @@ type Counters struct {
 	ECNReductions uint64
 	CWRsOut       uint64
 	CWRsIn        uint64
+	// Path MTU discovery (RFC 8899, pmtu.go): probes sent, acknowledged
+	// and lost; PLPMTU increases and decreases; black-hole suspicions
+	// (a T3-rtx expiry above BASE_PLPMTU); Packet Too Big reports used as
+	// hints, and those ignored (a quote that names no outstanding TSN or
+	// probe, a size below BASE_PLPMTU or not below the quoted packet).
+	PMTUProbes     uint64
+	PMTUProbeAcks  uint64
+	PMTUProbesLost uint64
+	PMTUIncreases  uint64
+	PMTUDecreases  uint64
+	PMTUBlackHoles uint64
+	PTBUsed        uint64
+	PTBIgnored     uint64
 
 	Reconf ReconfCounters // stream reconfiguration (RFC 6525)
 
@@ -296,6 +312,14 @@ func (s *Counters) add(o *Counters) {
 	s.ECNReductions += o.ECNReductions
 	s.CWRsOut += o.CWRsOut
 	s.CWRsIn += o.CWRsIn
+	s.PMTUProbes += o.PMTUProbes
+	s.PMTUProbeAcks += o.PMTUProbeAcks
+	s.PMTUProbesLost += o.PMTUProbesLost
+	s.PMTUIncreases += o.PMTUIncreases
+	s.PMTUDecreases += o.PMTUDecreases
+	s.PMTUBlackHoles += o.PMTUBlackHoles
+	s.PTBUsed += o.PTBUsed
+	s.PTBIgnored += o.PTBIgnored
 }
 
 // chunkKinds numbers the chunk types this stack knows, for the compact

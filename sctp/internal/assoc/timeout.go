@@ -31,6 +31,8 @@ func (a *Assoc) expire(now time.Time) {
 			a.pathTimer(now)
 		case timerASCONF:
 			a.asconfTimer(now)
+		case timerPMTU:
+			a.pmtuTimer(now)
 		}
 	}
 	if a.closed {
@@ -41,6 +43,7 @@ func (a *Assoc) expire(now time.Time) {
 			if a.paths != nil {
 				a.pathFaults(now)
 			}
+			a.pmtuSuspect(now)
 			// A T3-rtx expiry counts against the association (section
 			// 8.1: "consecutive retransmissions to its peer").
 			if a.countError(now) {

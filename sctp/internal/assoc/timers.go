@@ -16,10 +16,11 @@ const (
 	timerReconf                    // RFC 6525 section 5.1.1: RE-CONFIG request retransmission
 	timerPaths                     // sections 5.4, 8.3: heartbeats of the other paths (paths.go)
 	timerASCONF                    // RFC 5061 section 5.1: ASCONF retransmission (asconf_send.go)
+	timerPMTU                      // RFC 8899: PLPMTU probes, lost-probe and raise timers (pmtu.go)
 	numTimers
 )
 
-var timerNames = [numTimers]string{"T1-init", "T1-cookie", "T2-shutdown", "T5-shutdown-guard", "heartbeat", "reconf", "path-heartbeat", "asconf"}
+var timerNames = [numTimers]string{"T1-init", "T1-cookie", "T2-shutdown", "T5-shutdown-guard", "heartbeat", "reconf", "path-heartbeat", "asconf", "pmtu"}
 
 // String returns the RFC name of the timer.
 func (t timerID) String() string {

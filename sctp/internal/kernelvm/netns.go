@@ -158,3 +158,28 @@ func (n *netns) close() {
 		unix.Close(n.fd)
 	}
 }
+
+// SetTapMTU sets the MTU of the host side of transport B (the tap device in the test's
+// namespace): packets from the host larger than it no longer reach the guest, as if a
+// link on the path had a smaller MTU. The guest's own MTU is unchanged.
+func (vm *VM) SetTapMTU(mtu int) error {
+	if vm.ns == nil {
+		return fmt.Errorf("kernelvm: no tap (transport B needs root)")
+	}
+	return vm.ns.do(func() error {
+		s, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(s)
+		ifr, err := unix.NewIfreq(tapName)
+		if err != nil {
+			return err
+		}
+		ifr.SetUint32(uint32(mtu))
+		if err := unix.IoctlIfreq(s, unix.SIOCSIFMTU, ifr); err != nil {
+			return fmt.Errorf("SIOCSIFMTU %s %d: %w", tapName, mtu, err)
+		}
+		return nil
+	})
+}

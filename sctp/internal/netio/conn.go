@@ -108,6 +108,16 @@ var ErrNeedRaw = errors.New("raw IP sockets for SCTP need CAP_NET_RAW (run as ro
 // its path MTU estimate, and go on with pkts[n+1:].
 var ErrPacketTooBig = errors.New("netio: packet exceeds the local MTU and may not be fragmented")
 
+// FragmentWriter is implemented by conns that send with the Don't
+// Fragment bit (DontFragment) and can send some packets without it.
+type FragmentWriter interface {
+	// WriteFragmentable is WriteBatch for packets the IP layer may
+	// fragment: larger than the path MTU the sender discovered, yet
+	// unable to be cut smaller (SCTP chunks cut before the path MTU
+	// shrank).
+	WriteFragmentable(pkts []Packet) (int, error)
+}
+
 // errBadLength is returned by WriteBatch for a Packet whose N is
 // negative or larger than its Buf.
 var errBadLength = errors.New("netio: packet length N outside its Buf")

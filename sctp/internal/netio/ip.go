@@ -96,6 +96,10 @@ func (c *IPConn) ReadBatch(pkts []Packet) (int, error) { return c.b.readBatch(pk
 // WriteBatch implements Conn.
 func (c *IPConn) WriteBatch(pkts []Packet) (int, error) { return c.b.writeBatch(pkts) }
 
+// WriteFragmentable is WriteBatch with IP fragmentation allowed (see
+// FragmentWriter).
+func (c *IPConn) WriteFragmentable(pkts []Packet) (int, error) { return writeFragmentable(c.b, pkts) }
+
 // SetReadDeadline implements Conn.
 func (c *IPConn) SetReadDeadline(t time.Time) error {
 	err := c.c.SetReadDeadline(t)

@@ -18,6 +18,7 @@ func newIPBatcher(c *net.IPConn, v6, df, notices, pktinfo bool, busyPoll time.Du
 		}
 	}
 	b := newBatchIO(rc, v6, !v6, false, 0, busyPoll)
+	b.df = df
 	if notices {
 		if err := b.enableNotices(); err != nil {
 			return nil, err

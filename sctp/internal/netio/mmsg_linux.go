@@ -53,6 +53,7 @@ type batchIO struct {
 	raw4        bool   // raw IPv4: received data starts with the IPv4 header
 	udp         bool   // UDP encapsulation: drop source port 0, default port
 	defaultPort uint16 // peer UDP port for a Packet.Addr with port 0
+	df          bool   // sends with DF (setDontFragment)
 
 	gso          atomic.Bool // UDP_SEGMENT works; cleared on EIO
 	g            *groState   // non-nil when UDP_GRO is on
@@ -408,6 +409,45 @@ func (b *batchIO) putSockaddr(sa *unix.RawSockaddrInet6, ap netip.AddrPort) (uin
 func (b *batchIO) writeBatch(pkts []Packet) (int, error) {
 	b.w.Lock()
 	defer b.w.Unlock()
+	return b.writeLocked(pkts)
+}
+
+// writeFragmentable is writeBatch for packets the IP layer may fragment:
+// a socket that sends with DF (setDontFragment) lets the kernel fragment
+// them for the duration of the call (IP_PMTUDISC_DONT: IPv4 routers may
+// fragment further; IPV6_PMTUDISC_DONT with IPV6_MTU 1280: IPv6 routers
+// never fragment, so the fragments are cut for the IPv6 minimum MTU,
+// which every path carries, also when no Packet Too Big told the kernel
+// the path's) and then goes back to IP_PMTUDISC_PROBE. The write lock
+// makes the switch invisible to other writes.
+func (b *batchIO) writeFragmentable(pkts []Packet) (int, error) {
+	b.w.Lock()
+	defer b.w.Unlock()
+	if !b.df {
+		return b.writeLocked(pkts)
+	}
+	b.setPMTUDisc(unix.IP_PMTUDISC_DONT, unix.IPV6_PMTUDISC_DONT, ipv6MinMTU)
+	defer b.setPMTUDisc(unix.IP_PMTUDISC_PROBE, unix.IPV6_PMTUDISC_PROBE, 0)
+	return b.writeLocked(pkts)
+}
+
+// ipv6MinMTU is the IPv6 minimum link MTU (RFC 8200 section 5).
+const ipv6MinMTU = 1280
+
+// setPMTUDisc sets IP_MTU_DISCOVER to v4 and, on an IPv6 socket,
+// IPV6_MTU_DISCOVER to v6 and IPV6_MTU to mtu (0: the route's).
+func (b *batchIO) setPMTUDisc(v4, v6, mtu int) {
+	b.rc.Control(func(fd uintptr) {
+		if b.v6 {
+			_ = unix.SetsockoptInt(int(fd), unix.IPPROTO_IPV6, unix.IPV6_MTU_DISCOVER, v6)
+			_ = unix.SetsockoptInt(int(fd), unix.IPPROTO_IPV6, unix.IPV6_MTU, mtu)
+		}
+		_ = unix.SetsockoptInt(int(fd), unix.IPPROTO_IP, unix.IP_MTU_DISCOVER, v4)
+	})
+}
+
+// writeLocked is writeBatch with b.w held.
+func (b *batchIO) writeLocked(pkts []Packet) (int, error) {
 	done := 0
 	gsoOK := b.gso.Load()
 	for done < len(pkts) {

@@ -340,12 +340,32 @@ func routeSource(dst netip.Addr) netip.Addr {
 
 func (c *captureConn) WriteBatch(pkts []Packet) (int, error) {
 	n, err := c.Conn.WriteBatch(pkts)
+	c.record(pkts[:n])
+	return n, err
+}
+
+// WriteFragmentable is the wrapped conn's WriteFragmentable (WriteBatch
+// when it has none), recorded as WriteBatch is.
+func (c *captureConn) WriteFragmentable(pkts []Packet) (int, error) {
+	var n int
+	var err error
+	if f, ok := c.Conn.(FragmentWriter); ok {
+		n, err = f.WriteFragmentable(pkts)
+	} else {
+		n, err = c.Conn.WriteBatch(pkts)
+	}
+	c.record(pkts[:n])
+	return n, err
+}
+
+// record writes the sent packets to the capture.
+func (c *captureConn) record(pkts []Packet) {
 	local := c.Conn.LocalAddr()
 	var port uint16
 	if u, ok := c.Conn.(*UDPConn); ok {
 		port = u.remotePort
 	}
-	for i := range pkts[:n] {
+	for i := range pkts {
 		p := &pkts[i]
 		dst := p.Addr
 		if dst.Port() == 0 && port != 0 {
@@ -357,5 +377,4 @@ func (c *captureConn) WriteBatch(pkts []Packet) (int, error) {
 		}
 		c.w.WritePacketECN(c.source(local, dst.Addr()), dst, p.Data(), ecn)
 	}
-	return n, err
 }

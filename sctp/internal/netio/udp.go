@@ -176,6 +176,21 @@ func (u *UDPConn) ReadBatchView(pkts []Packet) (int, error) {
 // where the kernel supports UDP_SEGMENT.
 func (u *UDPConn) WriteBatch(pkts []Packet) (int, error) { return u.b.writeBatch(pkts) }
 
+// WriteFragmentable is WriteBatch with IP fragmentation allowed (see
+// FragmentWriter).
+func (u *UDPConn) WriteFragmentable(pkts []Packet) (int, error) { return writeFragmentable(u.b, pkts) }
+
+// writeFragmentable sends pkts through b with IP fragmentation allowed
+// where the platform's batcher supports it.
+func writeFragmentable(b batcher, pkts []Packet) (int, error) {
+	if f, ok := b.(interface {
+		writeFragmentable([]Packet) (int, error)
+	}); ok {
+		return f.writeFragmentable(pkts)
+	}
+	return b.writeBatch(pkts)
+}
+
 // SetReadDeadline implements Conn.
 func (u *UDPConn) SetReadDeadline(t time.Time) error {
 	err := u.c.SetReadDeadline(t)

@@ -22,6 +22,7 @@ func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro, df, notices, pkt
 		}
 	}
 	b := newBatchIO(rc, v6, false, true, remotePort, busyPoll)
+	b.df = df
 	if notices {
 		if err := b.enableNotices(); err != nil {
 			return nil, err

@@ -119,3 +119,55 @@ func In(t testing.TB, name string, f func()) {
 		t.Fatal(err)
 	}
 }
+
+// Routed creates three network namespaces, NAME-PID-a, NAME-PID-r and
+// NAME-PID-b: host a and router r joined by a veth pair (device v0 at
+// both ends, subnet s of Pair's numbering: a is host 1, r host 2), and r
+// and host b joined by another (device v1, subnet s+1: r is host 1, b
+// host 2), with forwarding on in r and routes through it in a and b. Every
+// link has MTU 1500; a test lowers the router's outgoing one with
+// SetMTU(r, "v1", mtu). It removes them when the test ends. Without root
+// the test is skipped.
+func Routed(t testing.TB, name string, s int) (a, r, b string) {
+	t.Helper()
+	a, r = Pair(t, name+"-ar", "v0", s)
+	r2, b := Pair(t, name+"-rb", "v1", s+1)
+	// Move the second pair's a end (the router's v1) into r.
+	ip(t, "-n", r2, "link", "set", "v1", "netns", r)
+	ip(t, "-n", r, "addr", "add", fmt.Sprintf("10.201.%d.1/24", s+1), "dev", "v1")
+	ip(t, "-n", r, "addr", "add", fmt.Sprintf("fd00:201:%x::1/64", s+1), "dev", "v1", "nodad")
+	ip(t, "-n", r, "link", "set", "v1", "up")
+	mac := func(sub, host int) string { return fmt.Sprintf("02:00:00:00:%02x:%02d", sub, host) }
+	ip(t, "-n", r, "neigh", "replace", fmt.Sprintf("10.201.%d.2", s+1), "lladdr", mac(s+1, 2), "dev", "v1", "nud", "permanent")
+	ip(t, "-n", r, "neigh", "replace", fmt.Sprintf("fd00:201:%x::2", s+1), "lladdr", mac(s+1, 2), "dev", "v1", "nud", "permanent")
+	ip(t, "-n", b, "neigh", "replace", fmt.Sprintf("10.201.%d.1", s+1), "lladdr", mac(s+1, 1), "dev", "v1", "nud", "permanent")
+	ip(t, "-n", b, "neigh", "replace", fmt.Sprintf("fd00:201:%x::1", s+1), "lladdr", mac(s+1, 1), "dev", "v1", "nud", "permanent")
+	for _, f := range []string{"/proc/sys/net/ipv4/ip_forward", "/proc/sys/net/ipv6/conf/all/forwarding"} {
+		if out, err := exec.Command("ip", "netns", "exec", r, "sh", "-c", "echo 1 > "+f).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", f, err, out)
+		}
+	}
+	ip(t, "-n", a, "route", "add", fmt.Sprintf("10.201.%d.0/24", s+1), "via", fmt.Sprintf("10.201.%d.2", s))
+	ip(t, "-n", a, "route", "add", fmt.Sprintf("fd00:201:%x::/64", s+1), "via", fmt.Sprintf("fd00:201:%x::2", s))
+	ip(t, "-n", b, "route", "add", fmt.Sprintf("10.201.%d.0/24", s), "via", fmt.Sprintf("10.201.%d.1", s+1))
+	ip(t, "-n", b, "route", "add", fmt.Sprintf("fd00:201:%x::/64", s), "via", fmt.Sprintf("fd00:201:%x::1", s+1))
+	// ICMP errors from the router unthrottled, so that every Packet Too
+	// Big a test expects is sent.
+	for _, f := range []string{"/proc/sys/net/ipv4/icmp_ratelimit", "/proc/sys/net/ipv6/icmp/ratelimit"} {
+		exec.Command("ip", "netns", "exec", r, "sh", "-c", "echo 0 > "+f).Run()
+	}
+	return a, r, b
+}
+
+// SetMTU sets the MTU of device dev in namespace ns.
+func SetMTU(t testing.TB, ns, dev string, mtu int) {
+	t.Helper()
+	ip(t, "-n", ns, "link", "set", dev, "mtu", fmt.Sprint(mtu))
+}
+
+func ip(t testing.TB, args ...string) {
+	t.Helper()
+	if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+		t.Fatalf("ip %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}

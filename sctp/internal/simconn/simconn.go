@@ -116,8 +116,12 @@ func (n *Network) Listen(addr netip.AddrPort) (*Conn, error) {
 }
 
 // send puts data on the link and arms the delivery timer. n.mu is held.
-func (n *Network) send(now time.Time, from, to netip.AddrPort, data []byte, ecn uint8) {
-	n.sim.SendECN(now, n.link(from, to), data, ecn)
+func (n *Network) send(now time.Time, from, to netip.AddrPort, data []byte, ecn uint8, frag bool) {
+	if frag {
+		n.sim.SendECNFragmentable(now, n.link(from, to), data, ecn)
+	} else {
+		n.sim.SendECN(now, n.link(from, to), data, ecn)
+	}
 	n.arm(now)
 }
 
@@ -247,8 +251,15 @@ func (c *Conn) take(pkts []netio.Packet) int {
 }
 
 // WriteBatch implements netio.Conn: every packet goes on the link
-// from this Conn to its Addr at the current time.
-func (c *Conn) WriteBatch(pkts []netio.Packet) (int, error) {
+// from this Conn to its Addr at the current time, with the Don't
+// Fragment bit (a link's MTU drops larger ones).
+func (c *Conn) WriteBatch(pkts []netio.Packet) (int, error) { return c.write(pkts, false) }
+
+// WriteFragmentable implements netio.FragmentWriter: the packets pass a
+// link's MTU (simnet.Network.SendFragmentable).
+func (c *Conn) WriteFragmentable(pkts []netio.Packet) (int, error) { return c.write(pkts, true) }
+
+func (c *Conn) write(pkts []netio.Packet, frag bool) (int, error) {
 	select {
 	case <-c.closed:
 		return 0, net.ErrClosed
@@ -263,7 +274,7 @@ func (c *Conn) WriteBatch(pkts []netio.Packet) (int, error) {
 		if p.N < 0 || p.N > len(p.Buf) {
 			return i, errors.New("simconn: packet length N outside its Buf")
 		}
-		n.send(now, c.addr, p.Addr, p.Data(), p.ECN)
+		n.send(now, c.addr, p.Addr, p.Data(), p.ECN, frag)
 	}
 	return len(pkts), nil
 }

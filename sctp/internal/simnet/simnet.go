@@ -42,8 +42,17 @@ type LinkConfig struct {
 	// ReorderDelay (default 2*Delay+1ms), so later packets overtake it.
 	Reorder      float64
 	ReorderDelay time.Duration
-	// MTU drops packets longer than it; 0 means no limit.
+	// MTU drops packets longer than it; 0 means no limit. A packet sent
+	// with SendFragmentable passes whole instead (as if the IP layer had
+	// fragmented it and the receiver reassembled it).
 	MTU int
+	// PTB sends a Packet Too Big notice back for each packet the MTU
+	// drops: Pop returns it, after Delay, with TooBig set, the MTU in
+	// PTBMTU (MTU when zero, so that a test can forge other values) and
+	// the dropped packet's first QuoteLen bytes (all when zero) in Data.
+	PTB      bool
+	PTBMTU   int
+	QuoteLen int
 	// Rate is the bottleneck rate in bytes per second; 0 means infinite.
 	// With a rate, packets queue behind each other (serialization delay)
 	// and a packet finding more than QueueBytes ahead of it is dropped.
@@ -64,6 +73,9 @@ type LinkStats struct {
 	Sent, Delivered, Lost, Duplicated, Reordered, TooBig, QueueDrops uint64
 	Bytes                                                            uint64
 	Marked                                                           uint64 // packets marked CE
+	// Fragmented counts packets over the MTU that SendFragmentable let
+	// through; PTBs the Packet Too Big notices sent.
+	Fragmented, PTBs uint64
 }
 
 // Link is one direction between two endpoints.
@@ -85,7 +97,12 @@ type Packet struct {
 	// ECN is the IP ECN field on delivery: what SendECN was given, or
 	// CE (3) if the link marked the packet.
 	ECN uint8
-	seq uint64
+	// TooBig marks a Packet Too Big notice about a packet sent on Link
+	// (LinkConfig.PTB): Data is the quote, MTU the reported MTU. It goes
+	// back to the sender of the quoted packet.
+	TooBig bool
+	MTU    int
+	seq    uint64
 }
 
 // Network is a set of links and the packets in flight on them.
@@ -122,8 +139,15 @@ func (l *Link) SetConfig(cfg LinkConfig) {
 	l.cfg = cfg
 }
 
-// Send puts a copy of data on link id at time now, Not-ECT.
-func (n *Network) Send(now time.Time, id int, data []byte) { n.SendECN(now, id, data, 0) }
+// Send puts a copy of data on link id at time now, Not-ECT, with the
+// Don't Fragment bit: a packet over the link's MTU is dropped.
+func (n *Network) Send(now time.Time, id int, data []byte) { n.send(now, id, data, 0, false) }
+
+// SendFragmentable is Send for a packet the IP layer may fragment: it
+// passes a link's MTU (counted in LinkStats.Fragmented).
+func (n *Network) SendFragmentable(now time.Time, id int, data []byte) {
+	n.send(now, id, data, 0, true)
+}
 
 // ecnCE is the CE codepoint of the ECN field.
 const ecnCE = 3
@@ -131,14 +155,29 @@ const ecnCE = 3
 // SendECN is Send for a packet whose IP ECN field is ecn (0 Not-ECT, 1
 // ECT(1), 2 ECT(0), 3 CE).
 func (n *Network) SendECN(now time.Time, id int, data []byte, ecn uint8) {
+	n.send(now, id, data, ecn, false)
+}
+
+// SendECNFragmentable is SendECN for a packet the IP layer may fragment.
+func (n *Network) SendECNFragmentable(now time.Time, id int, data []byte, ecn uint8) {
+	n.send(now, id, data, ecn, true)
+}
+
+func (n *Network) send(now time.Time, id int, data []byte, ecn uint8, frag bool) {
 	ecn &= 3
 	ect := ecn == 1 || ecn == 2
 	l := n.links[id]
 	c := &l.cfg
 	l.Stats.Sent++
 	if c.MTU > 0 && len(data) > c.MTU {
-		l.Stats.TooBig++
-		return
+		if !frag {
+			l.Stats.TooBig++
+			if c.PTB {
+				n.ptb(now, id, data)
+			}
+			return
+		}
+		l.Stats.Fragmented++
 	}
 	at := now
 	if c.Rate > 0 {
@@ -186,12 +225,31 @@ func (n *Network) SendECN(now time.Time, id int, data []byte, ecn uint8) {
 			l.last = d
 		}
 		p := n.get()
-		p.At, p.Link, p.seq, p.ECN = d, id, n.seq, ecn
+		p.At, p.Link, p.seq, p.ECN, p.TooBig, p.MTU = d, id, n.seq, ecn, false, 0
 		p.Data = append(p.Data[:0], data...)
 		n.seq++
 		heap.Push(&n.q, p)
 		l.Stats.Bytes += uint64(len(data))
 	}
+}
+
+// ptb queues the Packet Too Big notice about data, dropped on link id.
+func (n *Network) ptb(now time.Time, id int, data []byte) {
+	l := n.links[id]
+	c := &l.cfg
+	l.Stats.PTBs++
+	q := data
+	if c.QuoteLen > 0 && len(q) > c.QuoteLen {
+		q = q[:c.QuoteLen]
+	}
+	p := n.get()
+	p.At, p.Link, p.seq, p.ECN, p.TooBig, p.MTU = now.Add(c.Delay), id, n.seq, 0, true, c.MTU
+	if c.PTBMTU != 0 {
+		p.MTU = c.PTBMTU
+	}
+	p.Data = append(p.Data[:0], q...)
+	n.seq++
+	heap.Push(&n.q, p)
 }
 
 func (n *Network) get() *Packet {
@@ -222,7 +280,9 @@ func (n *Network) Pop(now time.Time) *Packet {
 		return nil
 	}
 	p := heap.Pop(&n.q).(*Packet)
-	n.links[p.Link].Stats.Delivered++
+	if !p.TooBig {
+		n.links[p.Link].Stats.Delivered++
+	}
 	return p
 }
 

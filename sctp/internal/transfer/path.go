@@ -23,6 +23,7 @@ type Path struct {
 
 	errors int // error count (section 8.2)
 
+	pmtu Prober     // DPLPMTUD (plpmtud.go), driven by the association
 	rack rack       // loss detection by time (RecoveryRACK)
 	cc   controller // congestion control (Config.CongestionControl)
 	ecn  ecnState   // last reduction for an ECN-Echo (ecn.go)
