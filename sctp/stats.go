@@ -91,6 +91,10 @@ type Counters struct {
 	// state (potentially failed or inactive).
 	PathsConfirmed uint64
 	PathFailovers  uint64
+	// UnboundAddrDropped counts packets a multi-homed endpoint (whose
+	// socket is bound to the wildcard address) dropped because they were
+	// sent to an address of the host that is not one of its own.
+	UnboundAddrDropped uint64
 
 	// Loss recovery (transfer engine): entries into fast recovery, chunks
 	// found lost again after a retransmission, tail loss probes sent,

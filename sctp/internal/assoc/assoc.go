@@ -35,6 +35,7 @@ type Assoc struct {
 	paths             []peerPath   // multi-homing (paths.go); nil with one path
 	primary           int          // index in paths of the primary path
 	dest              netip.AddrPort
+	initAddrs         []netip.AddrPort // COOKIE-WAIT: the peer addresses the INIT tries in turn (connectx.go)
 
 	timers   timers
 	t1RTO    time.Duration // RTO used by T1-init / T1-cookie, backed off on expiry
