@@ -35,7 +35,6 @@ type Assoc struct {
 	paths             []peerPath   // multi-homing (paths.go); nil with one path
 	primary           int          // index in paths of the primary path
 	dest              netip.AddrPort
-	initAddrs         []netip.AddrPort // COOKIE-WAIT: the peer addresses the INIT tries in turn (connectx.go)
 
 	timers   timers
 	t1RTO    time.Duration // RTO used by T1-init / T1-cookie, backed off on expiry
@@ -47,6 +46,10 @@ type Assoc struct {
 	errCount int           // association overall error count (section 8.1)
 	rto      time.Duration // control RTO when no transfer engine (handshake)
 	hb       heartbeatState
+
+	// initAddrs are, in COOKIE-WAIT, the peer addresses the INIT tries in
+	// turn (connectx.go); nil with one.
+	initAddrs []netip.AddrPort
 
 	// Control chunks owed to the peer, built lazily into the next packet.
 	pend pending
