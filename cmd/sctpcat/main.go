@@ -10,7 +10,8 @@
 // the local addresses of a client ("10.0.0.2,10.0.1.2"). Either list of
 // two or more turns multi-homing on, and -v prints each path's state
 // changes ("event: peer address change: 10.0.0.1:9899
-// potentially-failed reachable=false") and the paths at the end.
+// potentially-failed reachable=false") and, in connect mode, the paths
+// at the end of the input.
 //
 // Stdin is cut into messages of -msg-size bytes. In listen mode -echo sends every message
 // back on its stream with its PPID instead, serving every association at
@@ -223,18 +224,25 @@ func printStats(o *options, as *sctp.Association, stderr io.Writer) {
 	if !o.verbose {
 		return
 	}
-	if p := as.Paths(); len(p) > 1 {
-		for _, x := range p {
-			fmt.Fprintf(stderr, "path: %v %v primary=%v in-use=%v srtt %v rto %v cwnd %d errors %d\n",
-				x.Addr, x.State, x.Primary, x.InUse, x.SRTT, x.RTO, x.Cwnd, x.Errors)
-		}
-	}
 	s := as.Stats()
 	fmt.Fprintf(stderr, "stats: packets in %d out %d, bytes in %d out %d, retransmits %d (fast %d, repeat fast %d, probes %d, T3 %d, spurious %d), srtt %v rto %v cwnd %d\n",
 		s.PacketsIn, s.PacketsOut, s.BytesIn, s.BytesOut, s.Retransmits, s.FastRetransmit, s.RepeatFastRetransmits, s.Probes, s.T3Expiries, s.SpuriousRetransmits, s.SRTT, s.RTO, s.Cwnd)
 	if ab := s.PRAbandoned; ab[1]+ab[2]+ab[3] > 0 || s.ForwardTSNsIn > 0 {
 		fmt.Fprintf(stderr, "stats: abandoned ttl %d rtx %d prio %d (%d never sent), FORWARD-TSN out %d in %d, partial deliveries aborted %d\n",
 			ab[sctp.PRTTL], ab[sctp.PRRtx], ab[sctp.PRPrio], s.PRAbandonedUnsent, s.ForwardTSNsOut, s.ForwardTSNsIn, s.PartialDeliveriesAborted)
+	}
+}
+
+// printPaths prints the paths of a multi-homed association when -v is set.
+func printPaths(o *options, as *sctp.Association, stderr io.Writer) {
+	if !o.verbose {
+		return
+	}
+	if p := as.Paths(); len(p) > 1 {
+		for _, x := range p {
+			fmt.Fprintf(stderr, "path: %v %v primary=%v in-use=%v srtt %v rto %v cwnd %d errors %d\n",
+				x.Addr, x.State, x.Primary, x.InUse, x.SRTT, x.RTO, x.Cwnd, x.Errors)
+		}
 	}
 }
 
@@ -462,6 +470,7 @@ func connect(ctx context.Context, o *options, cfg *sctp.Config, stdin io.Reader,
 			}
 		}
 	}
+	printPaths(o, as, stderr) // while the association lives
 	if werr == nil {
 		sctx, cancel := context.WithTimeout(ctx, o.timeout)
 		werr = as.Shutdown(sctx)
