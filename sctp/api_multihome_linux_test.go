@@ -216,3 +216,49 @@ func TestSplitAddrList(t *testing.T) {
 		}
 	}
 }
+
+// A dual-stack multi-homed association on one host: the server listens on
+// 127.0.0.1 and ::1 (one dual-stack UDP socket), the client dials both with
+// addresses of both families of its own; each side's paths to the other's
+// IPv4 and IPv6 addresses are confirmed, packets of each family leaving
+// from the endpoint's address of that family.
+func TestMultihomedDualStackLoopback(t *testing.T) {
+	cfg := mhCfg()
+	l, err := ListenAddrs(addrs("127.0.0.1", "::1"), 5000, cfg)
+	if err != nil {
+		t.Skipf("no IPv6 loopback? %v", err)
+	}
+	defer l.Close()
+	dc := *cfg
+	dc.RemoteUDPPort = l.Addr().Port()
+	dc.LocalAddrs = addrs("127.0.0.5", "::1")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := Dial(ctx, "[::1],127.0.0.1:5000", &dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s := accept(t, l)
+	cp := waitPaths(t, c, allActive(2))
+	if cp[0].Addr.IP != netip.MustParseAddr("::1") || cp[1].Addr.IP != netip.MustParseAddr("127.0.0.1") {
+		t.Errorf("client paths %+v", cp)
+	}
+	sp := waitPaths(t, s, allActive(2))
+	got := []netip.Addr{sp[0].Addr.IP, sp[1].Addr.IP}
+	if !slices.Contains(got, netip.MustParseAddr("127.0.0.5")) || !slices.Contains(got, netip.MustParseAddr("::1")) {
+		t.Errorf("server paths %+v: want the client's 127.0.0.5 and ::1", sp)
+	}
+	buf := make([]byte, 16)
+	for _, ip := range []string{"127.0.0.1", "::1"} {
+		if err := c.SetPrimary(netip.MustParseAddr(ip)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.WriteMsg([]byte(ip), SendInfo{}); err != nil {
+			t.Fatal(err)
+		}
+		if n, _, err := s.ReadMsg(buf); err != nil || string(buf[:n]) != ip {
+			t.Fatalf("read %q %v", buf[:n], err)
+		}
+	}
+}
