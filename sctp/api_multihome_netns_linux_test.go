@@ -98,10 +98,13 @@ func multihomeFailover(t *testing.T, tr Transport, restore bool) {
 	nsA, nsB := mhNetns(t)
 	// Quick failover, and patience with a loaded machine: RTO.Min 200 ms
 	// (a telecom setting), HB.interval 300 ms, and Association.Max.Retrans
-	// 30, since spurious timeouts on a busy host (the race detector
-	// slows both ends tenfold) count against the association too.
+	// 100, since spurious timeouts on a busy host (the race detector
+	// slows both ends tenfold) count against the association too, and so
+	// do the second path's while the server's SACKs still go to the cut
+	// one (until it sees the cut by its heartbeats, or when SACKs follow
+	// the DATA's source, RFC 9260 section 6.4).
 	cfg := &Config{Transport: tr, RTOInitial: 500 * time.Millisecond, RTOMin: 200 * time.Millisecond,
-		RTOMax: 2 * time.Second, HeartbeatInterval: 300 * time.Millisecond, MaxRetransmits: 30,
+		RTOMax: 2 * time.Second, HeartbeatInterval: 300 * time.Millisecond, MaxRetransmits: 100,
 		SendBuffer: 4 << 20, RecvBuffer: 4 << 20}
 	var l *Endpoint
 	var err error
