@@ -112,6 +112,11 @@ type Config struct {
 	// associations of an endpoint hold together in their send buffers: 0
 	// means its default, negative none. Other stacks ignore it.
 	SendBudget int `json:"send_budget,omitempty"`
+	// Hosts are the server's IP addresses for a multi-homed association
+	// (sctpperf -H a,b): the usctp server listens on all of them and the
+	// client dials them all, one path each. Other stacks refuse more than
+	// one.
+	Hosts []string `json:"hosts,omitempty"`
 }
 
 // ErrUnsupported is returned (wrapped) when a stack cannot do what a

@@ -2,6 +2,7 @@ package sctp
 
 import (
 	"errors"
+	"net"
 	"time"
 
 	"github.com/usctp/usctp/sctp/internal/netio"
@@ -148,6 +149,9 @@ func (e *Endpoint) collect(now time.Time) bool {
 		if e.core.PolledECT() {
 			o.ECN = ecnECT0
 		}
+		if e.mh.locals != nil {
+			o.Local = e.mh.source(to.Addr())
+		}
 		e.nout++
 		if e.core.Fragmentable() {
 			// Larger than its path's PLPMTU (chunks cut before it
@@ -170,11 +174,12 @@ func (e *Endpoint) writeOut() {
 			pkts, frag = pkts[:e.fragAt-1], pkts[e.fragAt-1:e.fragAt]
 			e.fragAt = 0
 		}
-		// A lost packet is a lost packet; one over the local MTU
-		// (netio.ErrPacketTooBig, with DF) costs only itself.
 		for len(pkts) > 0 {
+			// A lost packet is a lost packet; the error of WriteBatch
+			// concerns pkts[n] alone (no route to one path's address, a
+			// packet over the local MTU with DF): the rest go on.
 			n, err := e.conn.WriteBatch(pkts)
-			if err == nil || !errors.Is(err, netio.ErrPacketTooBig) {
+			if err == nil || n >= len(pkts) || errors.Is(err, net.ErrClosed) {
 				break
 			}
 			pkts = pkts[n+1:]
