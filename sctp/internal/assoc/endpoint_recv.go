@@ -27,8 +27,12 @@ func (ep *Endpoint) Receive(now time.Time, from netip.AddrPort, pkt []byte) *Ass
 		return nil
 	}
 	p.from = from
+	p.unknownSrc = false
 	key := assocKey{peer: from, localPort: p.dstPort, peerPort: p.srcPort}
 	a := ep.assocs[key]
+	if a == nil && ep.cfg.Multihoming {
+		a = ep.lookupOther(p)
+	}
 	s := &ep.stats.Counters
 	if a != nil {
 		s = &a.stats
@@ -58,6 +62,9 @@ func (ep *Endpoint) Receive(now time.Time, from netip.AddrPort, pkt []byte) *Ass
 		}
 	}
 	if a != nil {
+		if p.unknownSrc {
+			a.stats.UnknownSource++
+		}
 		a.handlePacket(now, p)
 		ep.touch(a)
 		if a.closed {
@@ -367,6 +374,11 @@ func (ep *Endpoint) replyStaleCookie(now time.Time, p *inPacket, c *cookie, s *C
 func (ep *Endpoint) cookieEchoNoTCB(now time.Time, p *inPacket) {
 	var c cookie
 	if !ep.openCookieEcho(p, &c, &ep.stats.Counters) {
+		return
+	}
+	if a := ep.restartedBy(p, &c); a != nil {
+		a.handlePacket(now, p)
+		ep.touch(a)
 		return
 	}
 	if c.staleness(now) > 0 {

@@ -2,6 +2,7 @@ package assoc
 
 import (
 	"encoding/binary"
+	"net/netip"
 	"time"
 )
 
@@ -146,6 +147,15 @@ func (a *Assoc) heartbeat8_3(now time.Time, p *inPacket, c *rxChunk) disp {
 		a.pend.heartbeatAcks[n] = append(a.pend.heartbeatAcks[n][:0], v...)
 	} else {
 		a.pend.heartbeatAcks = append(a.pend.heartbeatAcks, append([]byte(nil), v...))
+	}
+	if a.paths != nil {
+		// Section 6.4: the HEARTBEAT ACK goes to the HEARTBEAT's source
+		// (reply.go).
+		to := netip.AddrPort{}
+		if a.knownSource(p) {
+			to = p.from
+		}
+		a.pend.hbAckTo = append(a.pend.hbAckTo, to)
 	}
 	return dispNext
 }

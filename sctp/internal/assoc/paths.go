@@ -87,6 +87,10 @@ func (a *Assoc) setupPaths(now time.Time) {
 		a.paths = append(a.paths, peerPath{addr: addr, eng: -1, next: now})
 	}
 	a.dest = a.key.peer
+	if a.paths != nil {
+		// HEARTBEAT ACKs owed from before: to the default destination.
+		a.pend.hbAckTo = append(a.pend.hbAckTo[:0], make([]netip.AddrPort, len(a.pend.heartbeatAcks))...)
+	}
 	a.schedulePaths()
 }
 

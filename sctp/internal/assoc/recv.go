@@ -14,6 +14,9 @@ type inPacket struct {
 	srcPort, dstPort uint16
 	vtag             uint32
 	chunks           []rxChunk // reused across packets
+	// unknownSrc: from an address that is none of the peer's, accepted by
+	// its Verification Tag (lookup.go); its source gets no reply.
+	unknownSrc bool
 }
 
 // rxChunk is one chunk of a received packet: its header fields and the
@@ -63,6 +66,9 @@ func (a *Assoc) dispatch(now time.Time, p *inPacket, i int) {
 		case dispDeleted:
 			return
 		}
+	}
+	if a.paths != nil {
+		a.noteReplySource(p, dataSeen)
 	}
 	a.endPacket(now, dataSeen)
 }
