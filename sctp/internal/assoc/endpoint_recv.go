@@ -314,8 +314,15 @@ func (ep *Endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *coo
 	c.peerExt = in.ext
 	c.addrs = c.addrs[:0]
 	if ep.cfg.Multihoming {
+		// Addresses beyond the bound, and those the peer cannot own, are
+		// ignored and counted (once per INIT: the endpoint keeps no state).
+		ep.stats.PeerAddrsIgnored += uint64(in.ignored)
 		for _, ip := range in.addrs[:in.naddrs] {
-			if ip != p.from.Addr().Unmap() && ownableAddr(ip, p.from.Addr()) {
+			switch {
+			case ip == p.from.Addr().Unmap():
+			case !ownableAddr(ip, p.from.Addr()):
+				ep.stats.PeerAddrsIgnored++
+			default:
 				a16 := ip.As16()
 				c.addrs = append(c.addrs, a16[:]...)
 			}
@@ -374,11 +381,6 @@ func (ep *Endpoint) replyStaleCookie(now time.Time, p *inPacket, c *cookie, s *C
 func (ep *Endpoint) cookieEchoNoTCB(now time.Time, p *inPacket) {
 	var c cookie
 	if !ep.openCookieEcho(p, &c, &ep.stats.Counters) {
-		return
-	}
-	if a := ep.restartedBy(p, &c); a != nil {
-		a.handlePacket(now, p)
-		ep.touch(a)
 		return
 	}
 	if c.staleness(now) > 0 {

@@ -217,6 +217,19 @@ func (a *Assoc) initCollision5_2_1(now time.Time, p *inPacket, c *rxChunk) disp 
 	// "After that, the endpoint MUST NOT change its state, the T1-init
 	// timer MUST be left running, and the corresponding TCB MUST NOT be
 	// destroyed."
+	if p.from != a.key.peer {
+		// An INIT from another address of the peer (found by the address
+		// of ours it lists, lookup.go). Section 5.2.1's rules for the INIT
+		// ACK (paraphrased): it MUST only go to an address the upper layer
+		// gave for the association and that the INIT reports, and SHOULD
+		// go to the INIT's source; the MUSTs win, so it goes to the
+		// address we sent our INIT to. The State Cookie is bound to that
+		// address (its MAC covers it).
+		q := *p
+		q.from = a.key.peer
+		a.ep.sendInitAck(now, &q, &in, &ck)
+		return dispStop
+	}
 	a.ep.sendInitAck(now, p, &in, &ck)
 	return dispStop
 }

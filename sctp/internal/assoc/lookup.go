@@ -121,19 +121,3 @@ func (a *Assoc) pathIndex(addr netip.AddrPort) int {
 	return -1
 }
 
-// restartedBy returns the association a valid COOKIE ECHO from an address
-// it is not indexed under restarts (Config.Multihoming), or nil: the
-// cookie's Tie-Tags are the association's tags (section 5.2.2: the INIT
-// ACK answering an INIT for an existing association carries them), and the
-// INIT it answers was found by the addresses it listed (lookupOther). The
-// association's action table (section 5.2.4) then decides.
-func (ep *Endpoint) restartedBy(p *inPacket, c *cookie) *Assoc {
-	if !ep.cfg.Multihoming || c.localTie == 0 {
-		return nil
-	}
-	a := ep.tags[c.localTie]
-	if a == nil || a.closed || a.peerTag != c.peerTie || a.key.localPort != p.dstPort || a.key.peerPort != p.srcPort {
-		return nil
-	}
-	return a
-}
