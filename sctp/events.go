@@ -83,6 +83,7 @@ type Event struct {
 	Added       uint16          // EventStreamsAdded: how many streams were added
 	NextTSN     uint32          // EventAssocReset: the TSN of our next DATA chunk
 	PeerNextTSN uint32          // EventAssocReset: the TSN expected next from the peer
+	MadePrimary bool            // EventPeerAddrChange: the address became the primary (SetPrimary, or the data came back to it), as SCTP_ADDR_MADE_PRIM
 }
 
 // afterInput hands the core's events to the associations and wakes the
@@ -164,6 +165,9 @@ func (e *Endpoint) handle(ev assoc.Event) {
 			peer, st = ev.Addr, PathState(ev.Path)
 		}
 		as.emit(Event{Kind: EventPeerAddrChange, Addr: peer, Reachable: ev.Kind == assoc.EventPathUp, PathState: st})
+	case assoc.EventPathPrimary:
+		st := PathState(ev.Path)
+		as.emit(Event{Kind: EventPeerAddrChange, Addr: ev.Addr, Reachable: st == PathActive, PathState: st, MadePrimary: true})
 	case assoc.EventShutdownComplete:
 		as.terminate(nil)
 	case assoc.EventCommLost, assoc.EventCantStart:

@@ -26,10 +26,15 @@ const (
 	// processing input or timers come without it: the shell looks at
 	// every association those reached.
 	EventSendFailure
+	// EventPathPrimary (RFC 6458's SCTP_ADDR_MADE_PRIM): a peer address
+	// of a multi-homed association became the primary (SetPrimary), or
+	// the data came back to the primary after it answered again;
+	// Event.Addr and Event.Path tell which and its state.
+	EventPathPrimary
 )
 
 var eventNames = [...]string{"COMMUNICATION UP", "COMMUNICATION LOST", "RESTART", "SHUTDOWN COMPLETE",
-	"CANNOT START ASSOCIATION", "PEER ERROR", "PATH DOWN", "PATH UP", "RECONFIGURATION", "SEND FAILURE"}
+	"CANNOT START ASSOCIATION", "PEER ERROR", "PATH DOWN", "PATH UP", "RECONFIGURATION", "SEND FAILURE", "PATH MADE PRIMARY"}
 
 // String returns the RFC name of the notification.
 func (k EventKind) String() string {

@@ -24,7 +24,7 @@ const heartbeatInfoLen = 16
 
 // startHeartbeat arms the heartbeat timer on entering ESTABLISHED.
 func (a *Assoc) startHeartbeat(now time.Time) {
-	if a.ep.cfg.HeartbeatInterval < 0 {
+	if a.primaryParams().HeartbeatOff {
 		return
 	}
 	a.timers.start(timerHeartbeat, now, a.heartbeatPeriod())
@@ -37,7 +37,7 @@ func (a *Assoc) startHeartbeat(now time.Time) {
 func (a *Assoc) heartbeatPeriod() time.Duration {
 	rto := a.currentRTO()
 	jitter := time.Duration(a.ep.random32()%1000) * rto / 1000
-	return a.ep.cfg.HeartbeatInterval + rto/2 + jitter
+	return a.primaryParams().HeartbeatInterval + rto/2 + jitter
 }
 
 // heartbeatTimer is the expiry of the heartbeat timer: count an
@@ -93,7 +93,7 @@ func (a *Assoc) requestHeartbeat(now time.Time) error {
 // (sections 8.1 and 8.2) and reports whether the association failed.
 func (a *Assoc) countError(now time.Time) bool {
 	a.errCount++
-	if a.errCount > a.ep.cfg.PathMaxRetrans && !a.hb.down {
+	if a.errCount > a.primaryParams().PathMaxRetrans && !a.hb.down {
 		a.hb.down = true
 		a.emit(EventPathDown, ReasonNone, 0)
 	}

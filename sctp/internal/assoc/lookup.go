@@ -120,4 +120,3 @@ func (a *Assoc) pathIndex(addr netip.AddrPort) int {
 	}
 	return -1
 }
-

@@ -82,9 +82,9 @@ func TestHeartbeatAckToSource(t *testing.T) {
 }
 
 // Section 6.4 for an ERROR: an unrecognized chunk whose action bits ask for
-// a report (section 3.2: "11 - Skip this chunk and continue processing,
-// but report in an ERROR chunk using the 'Unrecognized Chunk Type' cause
-// of error") is reported to the packet's source.
+// a report (section 3.2, action bits 11, paraphrased: skip the chunk,
+// continue, and report it in an ERROR chunk with the "Unrecognized Chunk
+// Type" cause) is reported to the packet's source.
 func TestErrorToSource(t *testing.T) {
 	tc := mhServer(t)
 	tc.ignoreHB = true
