@@ -108,6 +108,9 @@ func (a *Assoc) removePaths() {
 // sendTo returns the destination of the packet appendPacket built last.
 func (a *Assoc) sendTo() netip.AddrPort {
 	if a.paths == nil {
+		if a.initAddrs != nil {
+			return a.initDest()
+		}
 		return a.key.peer
 	}
 	return a.dest
