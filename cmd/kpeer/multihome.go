@@ -25,12 +25,12 @@ const (
 	optPeerAddrThlds    = 31 // SCTP_PEER_ADDR_THLDS
 	sctpPeerAddrChange  = 0x8002
 	sizeofSockaddrStore = 128
-	sizeofPrim          = 4 + sizeofSockaddrStore                   // struct sctp_prim
-	sizeofPaddrParams   = 4 + sizeofSockaddrStore + 4 + 2 + 4*5 + 1 // struct sctp_paddrparams, 155, padded to 156
-	sizeofPaddrThlds    = 4 + sizeofSockaddrStore + 2 + 2           // struct sctp_paddrthlds
-	sizeofPaddrInfo     = 4 + sizeofSockaddrStore + 4*6             // struct sctp_paddrinfo
-	sppHBEnable         = 1                                         // SPP_HB_ENABLE
-	sppHBDisable        = 2                                         // SPP_HB_DISABLE
+	sizeofPrim          = 4 + sizeofSockaddrStore         // struct sctp_prim
+	sizeofPaddrParams   = 156                             // struct sctp_paddrparams: 155 bytes packed, aligned to 4
+	sizeofPaddrThlds    = 4 + sizeofSockaddrStore + 2 + 2 // struct sctp_paddrthlds
+	sizeofPaddrInfo     = 4 + sizeofSockaddrStore + 4*6   // struct sctp_paddrinfo
+	sppHBEnable         = 1                               // SPP_HB_ENABLE
+	sppHBDisable        = 2                               // SPP_HB_DISABLE
 )
 
 // paddrStates names SCTP_PEER_ADDR_CHANGE's spc_state values.

@@ -93,7 +93,18 @@ func (a *Assoc) requestHeartbeat(now time.Time) error {
 // (sections 8.1 and 8.2) and reports whether the association failed.
 func (a *Assoc) countError(now time.Time) bool {
 	a.errCount++
-	if a.errCount > a.primaryParams().PathMaxRetrans && !a.hb.down {
+	if a.paths != nil {
+		// Several paths: the unanswered HEARTBEAT was the handshake
+		// address's, whose state paths.go keeps. The count is the one
+		// an acknowledgement of our DATA or any HEARTBEAT ACK clears (the
+		// engine's per-path count is for T3-rtx expiries): beyond the PF
+		// threshold the data and the control chunks move to another path
+		// and paths.go probes the address from then on (its events carry
+		// the address).
+		if a.paths[0].state == PathActive {
+			a.pathThresholds(now, 0, a.errCount)
+		}
+	} else if a.errCount > a.primaryParams().PathMaxRetrans && !a.hb.down {
 		a.hb.down = true
 		a.emit(EventPathDown, ReasonNone, 0)
 	}

@@ -285,6 +285,9 @@ func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bo
 			a.ep.trace(a, "path %v confirmed", p.addr)
 		}
 		changed := p.state != PathActive
+		// Section 8.3: "The receiver of the HEARTBEAT ACK chunk SHOULD
+		// also clear the association overall error counter".
+		a.errCount = 0
 		ep := eng.PathAt(p.eng)
 		ep.RTTSample(now, now.Sub(sent))
 		ep.ClearErrors()

@@ -171,3 +171,33 @@ func TestUnknownSourceTakenByTag(t *testing.T) {
 		t.Fatal("the unknown source became a peer address")
 	}
 }
+
+// The primary cut while no DATA flows (the peer sends, we only SACK): its
+// unanswered HEARTBEATs make it potentially failed (RFC 7829 section 5.1,
+// with the default PFMR 0: at the first), so control chunks move to the
+// other path; the HEARTBEAT ACKs of that path clear the association's
+// error count (section 8.3: "The receiver of the HEARTBEAT ACK chunk
+// SHOULD also clear the association overall error counter"), so the
+// association lives on; the peer's SHUTDOWN, from its second address, gets
+// its SHUTDOWN ACK there. (Found with Linux: the SHUTDOWN ACK went to the
+// dead primary until the kernel gave up.)
+func TestIdlePrimaryCutShutdownAckOnOtherPath(t *testing.T) {
+	tc := mhServer(t)
+	tc.ignoreHB = false
+	a := tc.a
+	tc.pathRun(3*time.Minute, map[netip.AddrPort]bool{peerAddr2: true}, nil)
+	if a.closed {
+		t.Fatal("association lost with its second path answering")
+	}
+	if pi := tc.pathInfo(peerAddr); pi.State == PathActive || pi.InUse {
+		t.Fatalf("primary after 3 minutes of silence: %+v", pi)
+	}
+	if !tc.pathInfo(peerAddr2).InUse {
+		t.Fatalf("paths %+v", a.Paths(nil))
+	}
+	tc.writeFrom(peerAddr2, a.localTag, chunkOf(chunk.TypeShutdown, 0, u32(tc.peerTSN-1)))
+	p := tc.wantReply(chunk.TypeShutdownAck)
+	if p.to != peerAddr2 {
+		t.Fatalf("SHUTDOWN ACK sent to %v, want %v", p.to, peerAddr2)
+	}
+}

@@ -59,6 +59,11 @@ func newMHPair(t *testing.T, role, kopts string, events chan<- sctp.Event) *pair
 		}
 	}
 	kopts += " paddr=1 buf=4194304"
+	// SCTP_PEER_ADDR_CHANGE with SCTP_ADDR_POTENTIALLY_FAILED only when PF is
+	// exposed (net.sctp.pf_expose=1); sockets take it when they are created.
+	if _, err := vm.Do(ctx, "sysctl net.sctp.pf_expose=1", "OK cmd=sysctl"); err != nil {
+		t.Fatal(err)
+	}
 	var err error
 	switch role {
 	case client:
@@ -169,6 +174,8 @@ func TestKernelMultihom(t *testing.T) {
 						crc = crc32.Update(crc, crc32.IEEETable, msg)
 						p.write(msg, sctp.SendInfo{PPID: ppidBase})
 					}
+					// The kernel's view before the association ends.
+					kernelSawCut(p)
 					if err := p.as.Shutdown(p.ctx); err != nil {
 						p.failf("usctp Shutdown after %d bytes: %v", mhBytes, err)
 					}
@@ -199,6 +206,7 @@ func TestKernelMultihom(t *testing.T) {
 					if n != count {
 						p.failf("usctp read %d messages, want %d", n, count)
 					}
+					kernelSawCut(p) // the sender: its T3-rtx on the cut path
 				}
 				t.Logf("%d MB in %v, the first link cut %v after the start", mhBytes>>20,
 					time.Since(start).Round(time.Millisecond), cutAt.Sub(start).Round(time.Millisecond))
@@ -223,15 +231,51 @@ func TestKernelMultihom(t *testing.T) {
 					p.failf("usctp PathFailovers 0 after the cut")
 				}
 				t.Logf("usctp: %v went %v; PathFailovers %d, T3 expiries %d", guestIPs[0], down, st.PathFailovers, st.T3Expiries)
-				// The kernel saw it too (its data, or its heartbeats, to our first
-				// address went unanswered).
-				kl := p.wait("EVENT", func(l kernelvm.Line) bool {
-					return l.Get("type") == "peer_addr_change" && l.Get("addr") == hostIPs[0].String() &&
-						(l.Get("state") == "potentially_failed" || l.Get("state") == "unreachable")
-				})
-				t.Logf("kernel: %s", kl)
+				p.ep.Close() // flushes the pcap (the cleanup's Close does nothing more)
 				checkHeartbeatsPerPath(t, p.pcap)
 			})
+		}
+	}
+}
+
+// kernelSawCut checks that the kernel noticed the cut: its SCTP_GET_PEER_ADDR_INFO
+// shows usctp's first address not active, or it reported it potentially failed or
+// unreachable (SCTP_PEER_ADDR_CHANGE) within 20 seconds. The association must still
+// be up when the paths are asked for; after it ended only the event can tell.
+func kernelSawCut(p *pair) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
+	defer cancel()
+	down := func(l kernelvm.Line) bool {
+		return l.Verb == "EVENT" && l.Get("id") == p.id && l.Get("type") == "peer_addr_change" &&
+			l.Get("addr") == hostIPs[0].String() && (l.Get("state") == "potentially_failed" || l.Get("state") == "unreachable")
+	}
+	for {
+		pathDown := false
+		if _, err := p.vm.Do(ctx, fmt.Sprintf("paths id=%s", p.id), fmt.Sprintf("OK cmd=paths id=%s", p.id)); err == nil {
+			for range hostIPs {
+				l, err := p.vm.Wait(ctx, func(l kernelvm.Line) bool { return l.Verb == "PATH" && l.Get("id") == p.id })
+				if err != nil {
+					break
+				}
+				p.t.Logf("kernel: %s", l)
+				if l.Get("addr") == hostIPs[0].String() && l.Get("state") != "active" {
+					pathDown = true
+				}
+			}
+		}
+		wctx, wcancel := context.WithTimeout(ctx, 2*time.Second)
+		l, err := p.vm.Wait(wctx, down)
+		wcancel()
+		if err == nil {
+			p.t.Logf("kernel: %s", l)
+			return
+		}
+		if pathDown {
+			return
+		}
+		if ctx.Err() != nil {
+			p.failf("the kernel shows no failure of %v", hostIPs[0])
 		}
 	}
 }
