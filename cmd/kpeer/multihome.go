@@ -52,9 +52,10 @@ func sctpAddrs(list string, port int) (*sctp.SCTPAddr, error) {
 	return a, nil
 }
 
-// putSockaddrIn4 writes a sockaddr_in for ip (port 0) at b; the unspecified
-// address leaves b zero (the association as a whole).
-func putSockaddrIn4(b []byte, ip net.IP) error {
+// putSockaddrIn4 writes a sockaddr_in for ip and port at b (the kernel finds
+// a peer address by both); the unspecified address leaves b zero (the
+// association as a whole).
+func putSockaddrIn4(b []byte, ip net.IP, port int) error {
 	if ip == nil || ip.IsUnspecified() {
 		return nil
 	}
@@ -63,8 +64,17 @@ func putSockaddrIn4(b []byte, ip net.IP) error {
 		return fmt.Errorf("%v: IPv4 only", ip)
 	}
 	binary.NativeEndian.PutUint16(b[0:], 2) // AF_INET
+	binary.BigEndian.PutUint16(b[2:], uint16(port))
 	copy(b[4:8], v4)
 	return nil
+}
+
+// peerPort returns the peer's SCTP port.
+func (cn *conn) peerPort() int {
+	if ra, ok := cn.c.RemoteAddr().(*sctp.SCTPAddr); ok && ra != nil {
+		return ra.Port
+	}
+	return 0
 }
 
 // primary sets the peer's primary address (SCTP_PRIMARY_ADDR).
@@ -74,7 +84,7 @@ func (p *peer) primary(id string, a *args) error {
 		return err
 	}
 	var b [sizeofPrim]byte
-	if err := putSockaddrIn4(b[4:], net.ParseIP(a.str("addr", ""))); err != nil {
+	if err := putSockaddrIn4(b[4:], net.ParseIP(a.str("addr", "")), cn.peerPort()); err != nil {
 		return err
 	}
 	if err := setRaw(cn.fd, optPrimaryAddr, unsafe.Pointer(&b[0]), sizeofPrim); err != nil {
@@ -101,7 +111,7 @@ func (p *peer) paddrParams(id string, a *args) error {
 		return a.err
 	}
 	var b [156]byte
-	if err := putSockaddrIn4(b[4:], ip); err != nil {
+	if err := putSockaddrIn4(b[4:], ip, cn.peerPort()); err != nil {
 		return err
 	}
 	off := 4 + sizeofSockaddrStore
@@ -122,7 +132,7 @@ func (p *peer) paddrParams(id string, a *args) error {
 	}
 	if pf >= 0 {
 		var t [sizeofPaddrThlds]byte
-		putSockaddrIn4(t[4:], ip)
+		putSockaddrIn4(t[4:], ip, cn.peerPort())
 		binary.NativeEndian.PutUint16(t[off:], uint16(pmr))
 		binary.NativeEndian.PutUint16(t[off+2:], uint16(pf))
 		if err := setRaw(cn.fd, optPeerAddrThlds, unsafe.Pointer(&t[0]), sizeofPaddrThlds); err != nil {
@@ -146,7 +156,7 @@ func (p *peer) paths(id string, a *args) error {
 	}
 	for _, pa := range ra.IPAddrs {
 		var b [sizeofPaddrInfo]byte
-		if err := putSockaddrIn4(b[4:], pa.IP); err != nil {
+		if err := putSockaddrIn4(b[4:], pa.IP, ra.Port); err != nil {
 			return err
 		}
 		if _, err := getRaw(cn.fd, optGetPeerAddrInfo, b[:]); err != nil {

@@ -191,6 +191,9 @@ func TestKernelMultihom(t *testing.T) {
 						if n == count/4 {
 							cut()
 						}
+						if n == count*3/4 {
+							kernelSawCut(p) // the sender: its T3-rtx on the cut path
+						}
 						got, info, err := p.readMsg(buf)
 						if err == io.EOF {
 							break
@@ -206,7 +209,6 @@ func TestKernelMultihom(t *testing.T) {
 					if n != count {
 						p.failf("usctp read %d messages, want %d", n, count)
 					}
-					kernelSawCut(p) // the sender: its T3-rtx on the cut path
 				}
 				t.Logf("%d MB in %v, the first link cut %v after the start", mhBytes>>20,
 					time.Since(start).Round(time.Millisecond), cutAt.Sub(start).Round(time.Millisecond))
