@@ -59,9 +59,11 @@ func newMHPair(t *testing.T, role, kopts string, events chan<- sctp.Event) *pair
 		}
 	}
 	kopts += " paddr=1 buf=4194304"
-	// SCTP_PEER_ADDR_CHANGE with SCTP_ADDR_POTENTIALLY_FAILED only when PF is
-	// exposed (net.sctp.pf_expose=1); sockets take it when they are created.
-	if _, err := vm.Do(ctx, "sysctl net.sctp.pf_expose=1", "OK cmd=sysctl"); err != nil {
+	// SCTP_PEER_ADDR_CHANGE with SCTP_ADDR_POTENTIALLY_FAILED, and the PF state in
+	// SCTP_GET_PEER_ADDR_INFO, only when PF is exposed (net.sctp.pf_expose=2,
+	// SCTP_PF_EXPOSE_ENABLE; 1 makes the getsockopt fail with EACCES on a PF path);
+	// sockets take it when they are created.
+	if _, err := vm.Do(ctx, "sysctl net.sctp.pf_expose=2", "OK cmd=sysctl"); err != nil {
 		t.Fatal(err)
 	}
 	var err error
