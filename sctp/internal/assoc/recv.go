@@ -67,10 +67,11 @@ func (a *Assoc) dispatch(now time.Time, p *inPacket, i int) {
 			return
 		}
 	}
-	if a.paths != nil {
+	a.endPacket(now, dataSeen)
+	if a.paths != nil && !a.closed {
+		// After endPacket: it queues the SHUTDOWN ACK a SHUTDOWN leads to.
 		a.noteReplySource(p, dataSeen)
 	}
-	a.endPacket(now, dataSeen)
 }
 
 // checkVTag applies RFC 9260 sections 8.5 and 8.5.1 to a packet for an

@@ -13,7 +13,9 @@ import "net/netip"
 //     (the RFC allows one of the sources when a SACK acknowledges DATA
 //     from several);
 //   - each HEARTBEAT ACK to the source of its HEARTBEAT;
-//   - a COOKIE ACK or an ERROR to the source of the packet that caused it.
+//   - a COOKIE ACK, a SHUTDOWN ACK or an ERROR to the source of the packet
+//     that caused it (a SHUTDOWN ACK that T2-shutdown resends goes where
+//     the data goes).
 //
 // A source that is none of the peer's addresses (a packet taken by its tag
 // alone, lookup.go) is never a reply destination: the reply goes where the
@@ -36,7 +38,7 @@ func (a *Assoc) noteReplySource(p *inPacket, dataSeen bool) {
 	if dataSeen && from.IsValid() {
 		a.sackTo = from
 	}
-	if a.pend.cookieAck || len(a.pend.errorCauses) > 0 {
+	if a.pend.cookieAck || a.pend.shutdownAck || len(a.pend.errorCauses) > 0 {
 		if !a.ctlTo.IsValid() {
 			a.ctlTo = from
 		}
@@ -47,7 +49,7 @@ func (a *Assoc) noteReplySource(p *inPacket, dataSeen bool) {
 // (the zero AddrPort: where the data goes). sack says a SACK goes in it.
 func (a *Assoc) replyDest(sack bool) netip.AddrPort {
 	switch {
-	case (a.pend.cookieAck || len(a.pend.errorCauses) > 0) && a.ctlTo.IsValid():
+	case (a.pend.cookieAck || a.pend.shutdownAck || len(a.pend.errorCauses) > 0) && a.ctlTo.IsValid():
 		return a.ctlTo
 	case len(a.pend.hbAckTo) > 0:
 		return a.pend.hbAckTo[0]

@@ -201,3 +201,41 @@ func TestIdlePrimaryCutShutdownAckOnOtherPath(t *testing.T) {
 		t.Fatalf("SHUTDOWN ACK sent to %v, want %v", p.to, peerAddr2)
 	}
 }
+
+// The SHUTDOWN ACK answers the SHUTDOWN at its source (section 6.4); when
+// T2-shutdown expires the unanswered SHUTDOWN ACK counts against its path
+// and is sent again on the other one. (Found with Linux: after the
+// primary was cut, the SHUTDOWN ACK and its resends went to it until the
+// kernel gave up on the association.)
+func TestShutdownAckToSourceAndT2OnOtherPath(t *testing.T) {
+	tc := mhServer(t)
+	tc.ignoreHB = true
+	a := tc.a
+	tc.writeFrom(peerAddr2, a.localTag, chunkOf(chunk.TypeShutdown, 0, u32(tc.peerTSN-1)))
+	if p := tc.wantReply(chunk.TypeShutdownAck); p.to != peerAddr2 {
+		t.Fatalf("SHUTDOWN ACK for a SHUTDOWN from %v sent to %v", peerAddr2, p.to)
+	}
+
+	tc = mhServer(t)
+	tc.ignoreHB = true
+	a = tc.a
+	tc.writeFrom(peerAddr, a.localTag, chunkOf(chunk.TypeShutdown, 0, u32(tc.peerTSN-1)))
+	if p := tc.wantReply(chunk.TypeShutdownAck); p.to != peerAddr {
+		t.Fatalf("SHUTDOWN ACK sent to %v, want %v", p.to, peerAddr)
+	}
+	// No answer: T2-shutdown expires.
+	for a.timers.running(timerT2Shutdown) && tc.now.Before(t0.Add(time.Hour)) {
+		tc.advanceToTimer()
+		tc.readPackets()
+		for _, p := range tc.sent {
+			if p.p.chunks[0].typ == chunk.TypeShutdownAck {
+				if p.to != peerAddr2 {
+					t.Fatalf("SHUTDOWN ACK resent to %v, want %v (paths %+v, t2 %d)", p.to, peerAddr2, a.Paths(nil), a.t2Retx)
+				}
+				return
+			}
+		}
+		tc.sent = nil
+	}
+	t.Fatal("no SHUTDOWN ACK resent")
+}

@@ -160,12 +160,17 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 		return buf
 	}
 	if multi {
-		if dataLen == 0 && rd.IsValid() {
-			a.dest = rd
-		} else {
+		switch {
+		case dataLen > 0:
 			a.dataDest()
+		case rd.IsValid():
+			a.dest = rd
+		default:
+			// Control chunks alone: where new data goes (the engine's
+			// last destination is stale when it built nothing).
+			a.dest = a.dataTo()
 		}
-		if !a.pend.cookieAck && len(a.pend.errorCauses) == 0 {
+		if !a.pend.cookieAck && !a.pend.shutdownAck && len(a.pend.errorCauses) == 0 {
 			a.ctlTo = netip.AddrPort{}
 		}
 	}

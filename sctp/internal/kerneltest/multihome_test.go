@@ -152,6 +152,13 @@ func TestKernelMultihom(t *testing.T) {
 				events := make(chan sctp.Event, 64)
 				p := newMHPair(t, role, kopts, events)
 				p.waitPaths(2)
+				// Heartbeats go every second (+ RTO, with jitter) on each path at
+				// both ends: give each path time for some both ways before the
+				// cut, which checkHeartbeatsPerPath then finds in the pcap.
+				select {
+				case <-time.After(6 * time.Second):
+				case <-p.ctx.Done():
+				}
 				var cutOnce sync.Once
 				var cutAt time.Time
 				cut := func() {
