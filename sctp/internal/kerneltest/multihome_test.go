@@ -202,6 +202,7 @@ func TestKernelMultihom(t *testing.T) {
 						}
 						if n == count*3/4 {
 							kernelSawCut(p) // the sender: its T3-rtx on the cut path
+							usctpSawCut(p)  // the receiver: its HEARTBEATs there
 						}
 						got, info, err := p.readMsg(buf)
 						if err == io.EOF {
@@ -288,6 +289,25 @@ func kernelSawCut(p *pair) {
 		if ctx.Err() != nil {
 			p.failf("the kernel shows no failure of %v", hostIPs[0])
 		}
+	}
+}
+
+// usctpSawCut waits (20 s at most) until usctp's Paths shows the kernel's first
+// address not active: as a receiver it learns it from its unanswered HEARTBEATs.
+func usctpSawCut(p *pair) {
+	p.t.Helper()
+	end := time.Now().Add(20 * time.Second)
+	for {
+		for _, pi := range p.as.Paths() {
+			if pi.Addr.IP == guestIPs[0] && pi.State != sctp.PathActive {
+				p.t.Logf("usctp: %v %v", pi.Addr.IP, pi.State)
+				return
+			}
+		}
+		if time.Now().After(end) {
+			p.failf("usctp paths %+v 20 s after the cut", p.as.Paths())
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
