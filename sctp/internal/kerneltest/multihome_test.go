@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"net/netip"
 	"os/exec"
 	"strings"
@@ -147,7 +146,10 @@ func TestKernelMultihom(t *testing.T) {
 			t.Run(role+"/"+dir, func(t *testing.T) {
 				kopts := "mode=sink log=0"
 				if dir == "from-kernel" {
-					kopts = fmt.Sprintf("mode=source log=0 count=%d size=%d ppid=%d then=close", count, bulkMsg, ppidBase)
+					// then=wait: the association stays up after the data, so that
+					// usctp, a receiver that learns the cut from its HEARTBEATs
+					// only, has the time to; usctp then shuts it down.
+					kopts = fmt.Sprintf("mode=source log=0 count=%d size=%d ppid=%d then=wait", count, bulkMsg, ppidBase)
 				}
 				events := make(chan sctp.Event, 64)
 				p := newMHPair(t, role, kopts, events)
@@ -195,29 +197,26 @@ func TestKernelMultihom(t *testing.T) {
 				} else {
 					buf := make([]byte, 2*bulkMsg)
 					want := make([]byte, bulkMsg)
-					n := 0
-					for ; ; n++ {
+					for n := range count {
 						if n == count/4 {
 							cut()
 						}
-						if n == count*3/4 {
-							kernelSawCut(p) // the sender: its T3-rtx on the cut path
-							usctpSawCut(p)  // the receiver: its HEARTBEATs there
-						}
 						got, info, err := p.readMsg(buf)
-						if err == io.EOF {
-							break
-						}
 						if err != nil {
 							p.failf("usctp ReadMsg after %d messages: %v", n, err)
 						}
-						if n >= count || info.PPID != ppidBase || !bytes.Equal(got, payload(want, n)) {
+						if info.PPID != ppidBase || !bytes.Equal(got, payload(want, n)) {
 							p.failf("usctp message %d: PPID %d %d bytes (crc %s); want PPID %d %d bytes (crc %s) of %d",
 								n, info.PPID, len(got), crcHex(got), ppidBase, bulkMsg, crcHex(want), count)
 						}
 					}
-					if n != count {
-						p.failf("usctp read %d messages, want %d", n, count)
+					kernelSawCut(p) // the sender: its T3-rtx on the cut path
+					usctpSawCut(p)  // the receiver: its HEARTBEATs there
+					if err := p.as.Shutdown(p.ctx); err != nil {
+						p.failf("usctp Shutdown: %v", err)
+					}
+					if l := p.wait("DONE", nil); l.Get("end") != "eof" {
+						p.failf("kernel: %s; want end=eof", l)
 					}
 				}
 				t.Logf("%d MB in %v, the first link cut %v after the start", mhBytes>>20,
