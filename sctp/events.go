@@ -87,6 +87,7 @@ type Event struct {
 	Added       uint16          // EventStreamsAdded: how many streams were added
 	NextTSN     uint32          // EventAssocReset: the TSN of our next DATA chunk
 	PeerNextTSN uint32          // EventAssocReset: the TSN expected next from the peer
+	MadePrimary bool            // EventPeerAddrChange: the address became the primary (SetPrimary, or the data came back to it), as SCTP_ADDR_MADE_PRIM
 	MTU         int             // EventPathMTU: the path's new PLPMTU, the largest SCTP packet (IP and UDP headers not included)
 	KeyID       uint16          // EventAuthNewKey, EventAuthKeyFree: the shared key identifier
 	Change      AddrChange      // EventPeerAddrChange: what changed (reachability, or the peer's ASCONF)
@@ -206,6 +207,9 @@ func (e *Endpoint) handle(ev assoc.Event) {
 		as.emit(Event{Kind: EventPeerAddrChange, Addr: peer, Reachable: ev.Kind == assoc.EventPathUp, PathState: st})
 	case assoc.EventPathMTU:
 		as.emit(Event{Kind: EventPathMTU, Addr: ev.Addr, MTU: ev.MTU})
+	case assoc.EventPathPrimary:
+		st := PathState(ev.Path)
+		as.emit(Event{Kind: EventPeerAddrChange, Addr: ev.Addr, Reachable: st == PathActive, PathState: st, MadePrimary: true})
 	case assoc.EventShutdownComplete:
 		as.terminate(nil)
 	case assoc.EventCommLost, assoc.EventCantStart:

@@ -84,6 +84,7 @@ func (as *Association) SetPrimary(ip netip.Addr) error {
 		return ErrClosed
 	}
 	err := as.a.SetPrimary(time.Now(), ip)
+	as.ep.afterCall(as) // the "made primary" event
 	switch {
 	case errors.Is(err, assoc.ErrUnknownAddress):
 		return ErrUnknownAddress
@@ -92,5 +93,65 @@ func (as *Association) SetPrimary(ip netip.Addr) error {
 	case errors.Is(err, assoc.ErrClosed):
 		return ErrClosed
 	}
+	return err
+}
+
+// PathParams are the settings of one of the peer's addresses, as RFC 6458's
+// SCTP_PEER_ADDR_PARAMS: Config.HeartbeatInterval, PathMaxRetransmits and
+// PFThreshold are the defaults.
+type PathParams struct {
+	// HeartbeatInterval is HB.interval (RFC 9260 section 8.3).
+	HeartbeatInterval time.Duration
+	// HeartbeatOff stops the HEARTBEATs of the address while it is idle
+	// and active; an unconfirmed, potentially failed or inactive address
+	// is still probed (that is how it comes back).
+	HeartbeatOff bool
+	// PathMaxRetransmits is Path.Max.Retrans (section 8.2), at least 1.
+	PathMaxRetransmits int
+	// PFThreshold is RFC 7829's PFMR (multi-homing); at or above
+	// PathMaxRetransmits there is no potentially-failed state.
+	PFThreshold int
+}
+
+// ErrInvalidPathParams is returned by SetPathParams for a negative
+// interval or threshold, or a PathMaxRetransmits below 1.
+var ErrInvalidPathParams = errors.New("sctp: invalid path parameters")
+
+// PathParams returns the settings of the peer address ip, or the
+// association's (those new paths take) for the zero Addr.
+func (as *Association) PathParams(ip netip.Addr) (PathParams, error) {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	if as.closed {
+		return PathParams{}, ErrClosed
+	}
+	pp, err := as.a.PathParams(ip)
+	if err != nil {
+		return PathParams{}, ErrUnknownAddress
+	}
+	return PathParams{HeartbeatInterval: pp.HeartbeatInterval, HeartbeatOff: pp.HeartbeatOff,
+		PathMaxRetransmits: pp.PathMaxRetrans, PFThreshold: pp.PFThreshold}, nil
+}
+
+// SetPathParams changes the settings of the peer address ip, or of all of
+// them (and of those to come) for the zero Addr, as SCTP_PEER_ADDR_PARAMS
+// does. Read them with PathParams first and change what you need.
+func (as *Association) SetPathParams(ip netip.Addr, p PathParams) error {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	if as.closed {
+		return ErrClosed
+	}
+	err := as.a.SetPathParams(time.Now(), ip, assoc.PathParams{HeartbeatInterval: p.HeartbeatInterval,
+		HeartbeatOff: p.HeartbeatOff, PathMaxRetrans: p.PathMaxRetransmits, PFThreshold: p.PFThreshold})
+	switch {
+	case errors.Is(err, assoc.ErrUnknownAddress):
+		return ErrUnknownAddress
+	case errors.Is(err, assoc.ErrInvalidPathParams):
+		return ErrInvalidPathParams
+	case errors.Is(err, assoc.ErrClosed):
+		return ErrClosed
+	}
+	as.ep.afterCall(as)
 	return err
 }

@@ -44,3 +44,30 @@ func TestPathsSingleHomed(t *testing.T) {
 		}
 	})
 }
+
+// TestPathParamsPublic: the association's path settings start from the
+// Config, change for the one address or for all, and refuse bad values
+// and addresses that are not the peer's.
+func TestPathParamsPublic(t *testing.T) {
+	simPair(t, simnet.LinkConfig{Delay: 5 * time.Millisecond}, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
+		peer := c.RemoteAddrs()[0].IP
+		pp, err := c.PathParams(peer)
+		if err != nil || pp.PathMaxRetransmits != 5 || pp.HeartbeatInterval != 30*time.Second || pp.HeartbeatOff {
+			t.Fatalf("defaults %+v, %v", pp, err)
+		}
+		pp.PathMaxRetransmits, pp.HeartbeatInterval = 3, 2*time.Second
+		if err := c.SetPathParams(peer, pp); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := c.PathParams(netip.Addr{}); got != pp {
+			t.Fatalf("after SetPathParams %+v, want %+v", got, pp)
+		}
+		pp.PathMaxRetransmits = 0
+		if err := c.SetPathParams(netip.Addr{}, pp); !errors.Is(err, ErrInvalidPathParams) {
+			t.Fatalf("PathMaxRetransmits 0: %v", err)
+		}
+		if _, err := c.PathParams(netip.MustParseAddr("203.0.113.9")); !errors.Is(err, ErrUnknownAddress) {
+			t.Fatalf("unknown address: %v", err)
+		}
+	})
+}

@@ -109,6 +109,13 @@ type Counters struct {
 	// state (potentially failed or inactive).
 	PathsConfirmed uint64
 	PathFailovers  uint64
+	// UnknownSource counts packets from an address that is none of the
+	// peer's, taken by their Verification Tag (RFC 9260 section 8.5);
+	// their source gets no reply and does not become a path.
+	UnknownSource uint64
+	// RestartsRefused counts INITs for an existing association refused
+	// because they add peer addresses (RFC 9260 sections 5.2.1, 5.2.2).
+	RestartsRefused uint64
 
 	// Loss recovery (transfer engine): entries into fast recovery, chunks
 	// found lost again after a retransmission, tail loss probes sent,
@@ -274,6 +281,8 @@ func countersOf(c *assoc.Counters) Counters {
 		PeerAddrsIgnored:         c.PeerAddrsIgnored,
 		PathsConfirmed:           c.PathsConfirmed,
 		PathFailovers:            c.PathFailovers,
+		UnknownSource:            c.UnknownSource,
+		RestartsRefused:          c.RestartsRefused,
 		FastRecoveries:           c.FastRecoveries,
 		RepeatFastRetransmits:    c.RepeatFastRetransmits,
 		Probes:                   c.Probes,

@@ -11,8 +11,8 @@
 //
 // Commands:
 //
-//	listen id=L port=P [addr=A] [mode=echo|sink|source] [options]    -> READY id=L port=P
-//	dial id=C addr=A port=P [encap=U] [mode=source|echo|sink] [options] -> CONNECTED id=C conn=N ...
+//	listen id=L port=P [addr=A[,A...]] [mode=echo|sink|source] [options] -> READY id=L port=P
+//	dial id=C addr=A[,A...] port=P [bind=A[,A...]] [encap=U] [mode=source|echo|sink] [options] -> CONNECTED id=C conn=N ...
 //	send id=C [conn=N] sid=S ppid=P len=N [unordered=1]             -> SENT id=C conn=N ...
 //	close id=C [conn=N]   (graceful SHUTDOWN)                         -> CLOSED id=C conn=N
 //	abort id=C [conn=N]   (ABORT)                                     -> ABORTED id=C conn=N
@@ -24,6 +24,11 @@
 //	authdel id=C [conn=N] keyid=K (SCTP_AUTH_DELETE_KEY)               -> OK cmd=authdel id=C ...
 //	bindx id=C [conn=N] addr=A op=add|del (sctp_bindx: the kernel sends ASCONF) -> OK cmd=bindx id=C ...
 //	status id=C [conn=N]  (SCTP_STATUS)  -> STATUS id=C conn=N unack=U pending=P cwnd=W srtt=MS mtu=M
+//	primary id=C [conn=N] addr=A  (SCTP_PRIMARY_ADDR)                 -> OK cmd=primary id=C
+//	paddrparams id=C [conn=N] [addr=A] [hbinterval=MS] [pathmaxrxt=N] [pfthld=N]
+//	                      (SCTP_PEER_ADDR_PARAMS, SCTP_PEER_ADDR_THLDS; hbinterval=0: off; no addr: all)
+//	                                                                  -> OK cmd=paddrparams id=C
+//	paths id=C [conn=N]   (SCTP_GET_PEER_ADDR_INFO per peer address)  -> PATH id=C conn=N addr=A state=S cwnd=N srtt=MS rto=MS ..., OK cmd=paths id=C
 //	sysctl net.sctp.NAME=VALUE                                        -> OK cmd=sysctl
 //	echo WORDS...                                                     -> ECHO WORDS...
 //	run id=R PROG [ARGS...]  (a program, e.g. /sctpperf; blank-separated words) -> STARTED id=R pid=N
@@ -49,6 +54,9 @@
 //	                       sends (PR-SCTP: sinfo_flags SCTP_PR_SCTP_TTL/RTX/PRIO,
 //	                       sinfo_timetolive); a source's message i takes entry i modulo
 //	                       their count, echoes and send the first
+//	paddr=1                report peer address changes (SCTP_PEER_ADDR_CHANGE)
+//	addr=A,B (listen), addr=A,B and bind=A,B (dial): several addresses (sctp_bindx,
+//	                       sctp_connectx): multi-homing
 //
 // Output lines (besides the answers above):
 //
@@ -56,6 +64,7 @@
 //	MSG id=X conn=N sid=S ppid=P len=N unordered=0|1 crc=CRC32(IEEE, hex) ssn=SSN
 //	EVENT id=X conn=N type=assoc_change state=comm_up|comm_lost|restart|shutdown_comp|cant_start error=E ...
 //	EVENT id=X conn=N type=shutdown|remote_error|send_failed|partial_delivery
+//	EVENT id=X conn=N type=peer_addr_change addr=A state=available|unreachable|made_prim|confirmed|potentially_failed|... error=E
 //	EVENT id=X conn=N type=stream_reset flags=F
 //	EVENT id=X conn=N type=assoc_reset flags=F local_tsn=T remote_tsn=T
 //	EVENT id=X conn=N type=stream_change flags=F istreams=I ostreams=O
@@ -180,6 +189,12 @@ func (p *peer) command(line string) {
 		err = p.addStreams(id, args)
 	case "status":
 		err = p.status(id, args)
+	case "primary":
+		err = p.primary(id, args)
+	case "paddrparams":
+		err = p.paddrParams(id, args)
+	case "paths":
+		err = p.paths(id, args)
 	case "sysctl":
 		err = sysctl(rest)
 		if err == nil {

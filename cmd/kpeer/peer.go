@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"net"
 	"sync"
 	"syscall"
 	"time"
@@ -35,6 +34,7 @@ type opts struct {
 	then               string   // wait, close or abort
 	pr                 []prInfo // partial reliability of the messages sent (message i: pr[i%len])
 	auth               authOpts // AUTH chunks, HMACs and key (auth.go)
+	paddr              bool     // report SCTP_PEER_ADDR_CHANGE notifications (multihome.go)
 }
 
 func parseOpts(a *args, defMode string) opts {
@@ -54,6 +54,7 @@ func parseOpts(a *args, defMode string) opts {
 		unordered: a.str("unordered", "0"),
 		expect:    a.int("expect", 0, 0, 1<<30),
 		then:      a.str("then", "wait"),
+		paddr:     a.str("paddr", "0") == "1",
 	}
 	o.sched, o.hasSched = a.sched()
 	o.pr = a.prinfo()
@@ -78,7 +79,7 @@ func (o *opts) control(fd int) error {
 			return err
 		}
 	}
-	if err := subscribeEvents(fd); err != nil {
+	if err := subscribeEvents(fd, o.paddr); err != nil {
 		return err
 	}
 	if o.intl {
@@ -120,17 +121,9 @@ func (o *opts) socketConfig() sctp.SocketConfig {
 	}
 }
 
-func sctpAddr(host string, port int) (*sctp.SCTPAddr, error) {
-	ip := net.ParseIP(host)
-	if ip == nil {
-		return nil, fmt.Errorf("addr=%q: not an IP address", host)
-	}
-	return &sctp.SCTPAddr{IPAddrs: []net.IPAddr{{IP: ip}}, Port: port}, nil
-}
-
 func (p *peer) listen(id string, a *args) error {
 	o := parseOpts(a, "echo")
-	laddr, err := sctpAddr(a.str("addr", "0.0.0.0"), a.int("port", 0, 0, 65535))
+	laddr, err := sctpAddrs(a.str("addr", "0.0.0.0"), a.int("port", 0, 0, 65535))
 	if a.err != nil || err != nil {
 		return errors.Join(a.err, err)
 	}
@@ -159,12 +152,16 @@ func (p *peer) listen(id string, a *args) error {
 
 func (p *peer) dial(id string, a *args) error {
 	o := parseOpts(a, "source")
-	raddr, err := sctpAddr(a.str("addr", ""), a.int("port", 0, 1, 65535))
+	raddr, err := sctpAddrs(a.str("addr", ""), a.int("port", 0, 1, 65535))
+	var laddr *sctp.SCTPAddr
+	if b := a.str("bind", ""); b != "" && err == nil {
+		laddr, err = sctpAddrs(b, 0)
+	}
 	if a.err != nil || err != nil {
 		return errors.Join(a.err, err)
 	}
 	cfg := o.socketConfig()
-	c, err := cfg.Dial("sctp4", nil, raddr)
+	c, err := cfg.Dial("sctp4", laddr, raddr)
 	if err != nil {
 		return fmt.Errorf("dial %v: %w", raddr, err)
 	}
@@ -199,7 +196,7 @@ func (p *peer) start(id, verb string, c *sctp.SCTPConn, o opts) {
 	cn.cond = sync.NewCond(&cn.mu)
 	p.conns[id] = append(p.conns[id], cn)
 	p.mu.Unlock()
-	subscribeEvents(fd)
+	subscribeEvents(fd, o.paddr)
 	st, err := getStatus(fd)
 	peerAddr := "?"
 	if ra := c.RemoteAddr(); ra != nil {
@@ -432,6 +429,8 @@ func (cn *conn) event(b []byte) {
 			binary.NativeEndian.Uint16(b[12:]), binary.NativeEndian.Uint16(b[14:]))
 	case sctpShutdownEvent:
 		cn.p.printf("EVENT id=%s conn=%d type=shutdown", cn.id, cn.n)
+	case sctpPeerAddrChange:
+		cn.paddrEvent(b)
 	case sctpRemoteError:
 		cn.p.printf("EVENT id=%s conn=%d type=remote_error", cn.id, cn.n)
 	case sctpSendFailed:

@@ -106,11 +106,15 @@ func setRemoteEncapsPort(fd int, port uint16) error {
 }
 
 // subscribeEvents turns on the SCTP_SNDRCV ancillary data (data I/O event) and the
-// association, shutdown, send-failure, peer-error, stream-reset and sender-dry events.
-func subscribeEvents(fd int) error {
+// association, shutdown, send-failure, peer-error, stream-reset and sender-dry events;
+// paddr adds the peer address changes (multi-homing).
+func subscribeEvents(fd int, paddr bool) error {
 	var ev [sizeofSCTPEventSubscribe]byte
-	ev[0] = 1  // sctp_data_io_event
-	ev[1] = 1  // sctp_association_event
+	ev[0] = 1 // sctp_data_io_event
+	ev[1] = 1 // sctp_association_event
+	if paddr {
+		ev[2] = 1 // sctp_address_event
+	}
 	ev[3] = 1  // sctp_send_failure_event
 	ev[4] = 1  // sctp_peer_error_event
 	ev[5] = 1  // sctp_shutdown_event

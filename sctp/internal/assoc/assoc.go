@@ -34,7 +34,11 @@ type Assoc struct {
 	peerAddrs         []netip.Addr // addresses the peer listed (bounded), for 5.2.2
 	paths             []peerPath   // multi-homing (paths.go); nil with one path
 	primary           int          // index in paths of the primary path
+	pp                PathParams   // path settings of the association, taken by new paths (pathparams.go)
 	dest              netip.AddrPort
+	// Reply destinations with several paths (reply.go): the source of the
+	// last DATA, and of the chunk a COOKIE ACK or ERROR answers.
+	sackTo, ctlTo netip.AddrPort
 
 	timers   timers
 	t1RTO    time.Duration // RTO used by T1-init / T1-cookie, backed off on expiry
@@ -91,14 +95,15 @@ type pending struct {
 	shutdown      bool
 	shutdownAck   bool
 	heartbeat     bool
-	errorCauses   []byte   // encoded error causes for one ERROR chunk
-	heartbeatAcks [][]byte // Heartbeat Info of HEARTBEATs to answer (bounded)
-	unrecognized  []byte   // Unrecognized Parameter causes to send after INIT ACK (with COOKIE ECHO)
-	sackNow       bool     // SACK must go in the next packet (e.g. SHUTDOWN-SENT rule)
-	pathHB        uint32   // paths owed a HEARTBEAT (paths.go), bit i for a.paths[i]
-	asconfAck     bool     // the cached ASCONF-ACK is owed (asconf.go)
-	asconf        bool     // the outstanding ASCONF is to be sent (asconf_send.go)
-	pmtuProbe     uint32   // engine paths owed a PLPMTU probe (pmtu.go), bit i for engine path i
+	errorCauses   []byte           // encoded error causes for one ERROR chunk
+	heartbeatAcks [][]byte         // Heartbeat Info of HEARTBEATs to answer (bounded)
+	hbAckTo       []netip.AddrPort // with several paths: where each HEARTBEAT ACK goes (reply.go)
+	unrecognized  []byte           // Unrecognized Parameter causes to send after INIT ACK (with COOKIE ECHO)
+	sackNow       bool             // SACK must go in the next packet (e.g. SHUTDOWN-SENT rule)
+	pathHB        uint32           // paths owed a HEARTBEAT (paths.go), bit i for a.paths[i]
+	asconfAck     bool             // the cached ASCONF-ACK is owed (asconf.go)
+	asconf        bool             // the outstanding ASCONF is to be sent (asconf_send.go)
+	pmtuProbe     uint32           // engine paths owed a PLPMTU probe (pmtu.go), bit i for engine path i
 }
 
 // maxPendingHeartbeatAcks bounds the HEARTBEAT ACKs owed at once: a flood

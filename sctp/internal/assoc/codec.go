@@ -328,19 +328,6 @@ func appendNoUserDataCause(b []byte, tsn uint32) []byte {
 	return chunk.AppendUint32Cause(b, chunk.CauseNoUserData, tsn)
 }
 
-// appendRestartNewAddrCause appends a "Restart of an Association with New
-// Addresses" cause listing the addresses a does not know.
-func appendRestartNewAddrCause(b []byte, addrs []netip.Addr, a *Assoc) []byte {
-	b, at := chunk.BeginCause(b, chunk.CauseRestartNewAddresses)
-	for _, ip := range addrs {
-		if !a.knowsPeerAddr(ip) && ownableAddr(ip, a.key.peer.Addr()) {
-			b, _ = chunk.AppendAddrParam(b, ip)
-		}
-	}
-	b, _ = chunk.EndCause(b, at)
-	return b
-}
-
 // appendInvalidStreamCause appends an "Invalid Stream Identifier" cause.
 func appendInvalidStreamCause(b []byte, sid uint16) []byte {
 	return chunk.AppendInvalidStreamCause(b, sid)

@@ -151,7 +151,7 @@ func (ep *Endpoint) newTag() uint32 {
 
 // newAssoc creates an association in COOKIE-WAIT or from a cookie.
 func (ep *Endpoint) newAssoc(key assocKey) *Assoc {
-	a := &Assoc{ep: ep, key: key, rto: ep.cfg.RTOInitial, t1RTO: ep.cfg.RTOInitial, heapIdx: -1}
+	a := &Assoc{ep: ep, key: key, rto: ep.cfg.RTOInitial, t1RTO: ep.cfg.RTOInitial, heapIdx: -1, pp: ep.cfg.defaultPathParams()}
 	a.localOS, a.localMIS = ep.cfg.OutStreams, ep.cfg.InStreams
 	if ep.cfg.authOffered() {
 		a.auth = ep.newAuthState()

@@ -27,10 +27,14 @@ func (ep *Endpoint) Receive(now time.Time, from netip.AddrPort, pkt []byte) *Ass
 		return nil
 	}
 	p.from = from
+	p.unknownSrc = false
 	key := assocKey{peer: from, localPort: p.dstPort, peerPort: p.srcPort}
 	a := ep.assocs[key]
 	if a == nil && from.Port() != 0 {
 		a = ep.encapsPortMoved(p) // a known peer address on another UDP port (encapsport.go)
+	}
+	if a == nil && ep.cfg.Multihoming {
+		a = ep.lookupOther(p)
 	}
 	s := &ep.stats.Counters
 	if a != nil {
@@ -61,6 +65,9 @@ func (ep *Endpoint) Receive(now time.Time, from netip.AddrPort, pkt []byte) *Ass
 		}
 	}
 	if a != nil {
+		if p.unknownSrc {
+			a.stats.UnknownSource++
+		}
 		a.handlePacket(now, p)
 		ep.touch(a)
 		if a.closed {
@@ -322,8 +329,15 @@ func (ep *Endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *coo
 	c.peerExt = in.ext
 	c.addrs = c.addrs[:0]
 	if ep.cfg.Multihoming {
+		// Addresses beyond the bound, and those the peer cannot own, are
+		// ignored and counted (once per INIT: the endpoint keeps no state).
+		ep.stats.PeerAddrsIgnored += uint64(in.ignored)
 		for _, ip := range in.addrs[:in.naddrs] {
-			if ip != p.from.Addr().Unmap() && ownableAddr(ip, p.from.Addr()) {
+			switch {
+			case ip == p.from.Addr().Unmap():
+			case !ownableAddr(ip, p.from.Addr()):
+				ep.stats.PeerAddrsIgnored++
+			default:
 				a16 := ip.As16()
 				c.addrs = append(c.addrs, a16[:]...)
 			}

@@ -46,11 +46,16 @@ const (
 	// EventPathMTU: the PLPMTU of the path to Event.Addr changed to
 	// Event.MTU (RFC 8899 path MTU discovery, Config.PMTUDiscovery).
 	EventPathMTU
+	// EventPathPrimary (RFC 6458's SCTP_ADDR_MADE_PRIM): a peer address
+	// of a multi-homed association became the primary (SetPrimary), or
+	// the data came back to the primary after it answered again;
+	// Event.Addr and Event.Path tell which and its state.
+	EventPathPrimary
 )
 
 var eventNames = [...]string{"COMMUNICATION UP", "COMMUNICATION LOST", "RESTART", "SHUTDOWN COMPLETE",
 	"CANNOT START ASSOCIATION", "PEER ERROR", "PATH DOWN", "PATH UP", "RECONFIGURATION", "SEND FAILURE",
-	"AUTHENTICATION NEW KEY", "AUTHENTICATION FREE KEY", "ADDRESS ADDED", "ADDRESS REMOVED", "ADDRESS MADE PRIMARY", "ASCONF DONE", "PATH MTU CHANGE"}
+	"AUTHENTICATION NEW KEY", "AUTHENTICATION FREE KEY", "ADDRESS ADDED", "ADDRESS REMOVED", "ADDRESS MADE PRIMARY", "ASCONF DONE", "PATH MTU CHANGE", "PATH MADE PRIMARY"}
 
 // String returns the RFC name of the notification.
 func (k EventKind) String() string {

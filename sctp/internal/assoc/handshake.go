@@ -113,6 +113,13 @@ func (a *Assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 	for _, ip := range in.addrs[:in.naddrs] {
 		a.addPeerAddr(ip)
 	}
+	if src := p.from.Addr().Unmap(); src != a.key.peer.Addr().Unmap() {
+		// Section 5.1.2: "the receiver MUST derive and record all the
+		// transport addresses from the received chunk AND the source IP
+		// address that sent the INIT or INIT ACK chunk" (an INIT ACK
+		// from another address of the peer, found by lookupOther).
+		a.addPeerAddr(src)
+	}
 	a.stats.PeerAddrsIgnored += uint64(in.ignored)
 	a.negotiateStreams()
 	a.cookie = append(a.cookie[:0], in.cookie...)
@@ -153,19 +160,44 @@ func (a *Assoc) validateInit(p *inPacket, c *rxChunk, in *initInfo) bool {
 	return false
 }
 
-// addsAddresses reports whether an INIT lists a peer address this
-// association does not know, and queues the ABORT with the "Restart of an
-// Association with New Addresses" cause if so (sections 5.2.1, 5.2.2).
+// addsAddresses reports whether an INIT adds a peer address to this
+// association, and queues the ABORT with the "Restart of an Association
+// with New Addresses" cause listing the new ones if so (sections 5.2.1,
+// 5.2.2). The addresses compared are those the INIT lists and its source
+// (section 5.1.2: the peer's transport addresses are the listed ones "AND
+// the source IP address"), against the peer addresses the association
+// holds; addresses the peer cannot own are ignored there as at the
+// handshake, and so are those beyond the bound of maxPeerAddrs (the INIT
+// is read with the same bound, in the same order). Without
+// Config.Multihoming the association uses the one address of its key and
+// never the others a peer lists, so a listed address adds nothing to it:
+// only the source counts, and it is the key's (the INIT was found by it).
 func (a *Assoc) addsAddresses(p *inPacket, in *initInfo) bool {
+	if !a.ep.cfg.Multihoming {
+		return false
+	}
+	isNew := func(ip netip.Addr) bool { return !a.knowsPeerAddr(ip) && ownableAddr(ip, p.from.Addr()) }
+	found := isNew(p.from.Addr())
 	for _, ip := range in.addrs[:in.naddrs] {
-		if !a.knowsPeerAddr(ip) && ownableAddr(ip, p.from.Addr()) {
-			cause := appendRestartNewAddrCause(a.ep.scratch[:0], in.addrs[:in.naddrs], a)
-			a.ep.scratch = cause[:0]
-			a.ep.replyAbort(p.from, p.dstPort, p.srcPort, in.tag, false, cause)
-			return true
+		found = found || isNew(ip)
+	}
+	if !found {
+		return false
+	}
+	b, at := chunk.BeginCause(a.ep.scratch[:0], chunk.CauseRestartNewAddresses)
+	if isNew(p.from.Addr()) {
+		b, _ = chunk.AppendAddrParam(b, p.from.Addr().Unmap())
+	}
+	for _, ip := range in.addrs[:in.naddrs] {
+		if isNew(ip) && ip != p.from.Addr().Unmap() {
+			b, _ = chunk.AppendAddrParam(b, ip)
 		}
 	}
-	return false
+	b, _ = chunk.EndCause(b, at)
+	a.ep.scratch = b[:0]
+	a.stats.RestartsRefused++
+	a.ep.replyAbort(p.from, p.dstPort, p.srcPort, in.tag, false, b)
+	return true
 }
 
 // initCollision5_2_1 handles an INIT in COOKIE-WAIT or COOKIE-ECHOED
@@ -199,6 +231,19 @@ func (a *Assoc) initCollision5_2_1(now time.Time, p *inPacket, c *rxChunk) disp 
 	// "After that, the endpoint MUST NOT change its state, the T1-init
 	// timer MUST be left running, and the corresponding TCB MUST NOT be
 	// destroyed."
+	if p.from != a.key.peer {
+		// An INIT from another address of the peer (found by the address
+		// of ours it lists, lookup.go). Section 5.2.1's rules for the INIT
+		// ACK (paraphrased): it MUST only go to an address the upper layer
+		// gave for the association and that the INIT reports, and SHOULD
+		// go to the INIT's source; the MUSTs win, so it goes to the
+		// address we sent our INIT to. The State Cookie is bound to that
+		// address (its MAC covers it).
+		q := *p
+		q.from = a.key.peer
+		a.ep.sendInitAck(now, &q, &in, &ck)
+		return dispStop
+	}
 	a.ep.sendInitAck(now, p, &in, &ck)
 	return dispStop
 }
@@ -342,17 +387,25 @@ func (a *Assoc) cookieRestartA(now time.Time, p *inPacket, ck *cookie) disp {
 	old := a.data.eng
 	a.data.gotData = false
 	a.timers.stopAll()
-	a.pend = pending{heartbeatAcks: a.pend.heartbeatAcks[:0]}
-	a.removePaths() // the new engine has one path; a restart has no address list
+	a.pend = pending{heartbeatAcks: a.pend.heartbeatAcks[:0], hbAckTo: a.pend.hbAckTo[:0]}
+	a.sackTo, a.ctlTo = netip.AddrPort{}, netip.AddrPort{}
+	// The new engine has one path: the paths are made again from the
+	// addresses in the cookie (the restart INIT's, which added none).
+	a.removePaths()
 	a.paths = nil
+	a.peerAddrs = a.peerAddrs[:0]
 	a.ep.retag(a, ck.localTag)
 	a.fromCookie(now, ck)
+	if src := p.from.Addr().Unmap(); src != a.key.peer.Addr().Unmap() {
+		a.addPeerAddr(src) // the restart came from another of its addresses
+	}
 	a.requeue(now, old)
 	a.initRetx, a.t2Retx, a.errCount = 0, 0, 0
 	a.setState(stateEstablished)
 	a.pend.cookieAck = true
 	a.emit(EventRestart, ReasonNone, 0)
 	a.startHeartbeat(now)
+	a.setupPaths(now)
 	return dispNext
 }
 

@@ -2,6 +2,7 @@ package assoc
 
 import (
 	"encoding/binary"
+	"net/netip"
 	"time"
 )
 
@@ -24,7 +25,7 @@ const heartbeatInfoLen = 16
 // startHeartbeat arms the heartbeat timer on entering ESTABLISHED.
 func (a *Assoc) startHeartbeat(now time.Time) {
 	a.startPMTU(now)
-	if a.ep.cfg.HeartbeatInterval < 0 {
+	if a.primaryParams().HeartbeatOff {
 		return
 	}
 	a.timers.start(timerHeartbeat, now, a.heartbeatPeriod())
@@ -37,7 +38,7 @@ func (a *Assoc) startHeartbeat(now time.Time) {
 func (a *Assoc) heartbeatPeriod() time.Duration {
 	rto := a.currentRTO()
 	jitter := time.Duration(a.ep.random32()%1000) * rto / 1000
-	return a.ep.cfg.HeartbeatInterval + rto/2 + jitter
+	return a.primaryParams().HeartbeatInterval + rto/2 + jitter
 }
 
 // heartbeatTimer is the expiry of the heartbeat timer: count an
@@ -47,12 +48,6 @@ func (a *Assoc) heartbeatTimer(now time.Time) {
 		// "The endpoint SHOULD increment the respective error counter of
 		// the destination transport address each time a HEARTBEAT chunk
 		// is sent to that address and not acknowledged within one RTO."
-		// With several paths that is the handshake's path too (paths.go
-		// probes it once it is no longer active): a path that carries
-		// no DATA, as a receiver's, fails over on its heartbeats alone.
-		if a.paths != nil && a.paths[0].state == PathActive {
-			a.pathError(now, 0)
-		}
 		if a.countError(now) {
 			return
 		}
@@ -99,7 +94,18 @@ func (a *Assoc) requestHeartbeat(now time.Time) error {
 // (sections 8.1 and 8.2) and reports whether the association failed.
 func (a *Assoc) countError(now time.Time) bool {
 	a.errCount++
-	if a.errCount > a.ep.cfg.PathMaxRetrans && !a.hb.down {
+	if a.paths != nil {
+		// Several paths: the unanswered HEARTBEAT was the handshake
+		// address's, whose state paths.go keeps. The count is the one
+		// an acknowledgement of our DATA or any HEARTBEAT ACK clears (the
+		// engine's per-path count is for T3-rtx expiries): beyond the PF
+		// threshold the data and the control chunks move to another path
+		// and paths.go probes the address from then on (its events carry
+		// the address).
+		if a.paths[0].state == PathActive {
+			a.pathThresholds(now, 0, a.errCount)
+		}
+	} else if a.errCount > a.primaryParams().PathMaxRetrans && !a.hb.down {
 		a.hb.down = true
 		a.emit(EventPathDown, ReasonNone, 0)
 	}
@@ -153,6 +159,15 @@ func (a *Assoc) heartbeat8_3(now time.Time, p *inPacket, c *rxChunk) disp {
 		a.pend.heartbeatAcks[n] = append(a.pend.heartbeatAcks[n][:0], v...)
 	} else {
 		a.pend.heartbeatAcks = append(a.pend.heartbeatAcks, append([]byte(nil), v...))
+	}
+	if a.paths != nil {
+		// Section 6.4: the HEARTBEAT ACK goes to the HEARTBEAT's source
+		// (reply.go).
+		to := netip.AddrPort{}
+		if a.knownSource(p) {
+			to = p.from
+		}
+		a.pend.hbAckTo = append(a.pend.hbAckTo, to)
 	}
 	return dispNext
 }

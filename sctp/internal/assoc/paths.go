@@ -54,8 +54,9 @@ func (s PathState) String() string {
 type peerPath struct {
 	addr   netip.AddrPort
 	state  PathState
-	eng    int // transfer engine path index; -1 while unconfirmed
-	errors int // errors while unconfirmed (the engine path counts after)
+	pp     PathParams // its settings (pathparams.go)
+	eng    int        // transfer engine path index; -1 while unconfirmed
+	errors int        // errors while unconfirmed (the engine path counts after)
 	// Heartbeat: nonce and send time of the outstanding HEARTBEAT, and
 	// when the next is due.
 	nonce  uint64
@@ -76,7 +77,7 @@ func (a *Assoc) setupPaths(now time.Time) {
 			continue
 		}
 		if a.paths == nil {
-			a.paths = append(a.paths, peerPath{addr: a.key.peer, state: PathActive, eng: 0})
+			a.paths = append(a.paths, peerPath{addr: a.key.peer, state: PathActive, eng: 0, pp: a.pp})
 		}
 		addr := netip.AddrPortFrom(ip, a.key.peer.Port())
 		key := assocKey{peer: addr, localPort: a.key.localPort, peerPort: a.key.peerPort}
@@ -86,9 +87,13 @@ func (a *Assoc) setupPaths(now time.Time) {
 		a.ep.assocs[key] = a
 		// 5.4: "an endpoint SHOULD send a HEARTBEAT chunk to an
 		// UNCONFIRMED address" as soon as the association is up.
-		a.paths = append(a.paths, peerPath{addr: addr, eng: -1, next: now})
+		a.paths = append(a.paths, peerPath{addr: addr, eng: -1, next: now, pp: a.pp})
 	}
 	a.dest = a.key.peer
+	if a.paths != nil {
+		// HEARTBEAT ACKs owed from before: to the default destination.
+		a.pend.hbAckTo = append(a.pend.hbAckTo[:0], make([]netip.AddrPort, len(a.pend.heartbeatAcks))...)
+	}
 	a.schedulePaths()
 }
 
@@ -163,12 +168,11 @@ func (a *Assoc) pathTimer(now time.Time) {
 		a.ep.markReady(a)
 		rto := a.pathRTO(i)
 		if p.state == PathActive {
-			jitter := time.Duration(a.ep.random32()%1000) * rto / 1000
-			p.next = now.Add(a.ep.cfg.HeartbeatInterval + rto/2 + jitter)
-		} else if p.state == PathUnconfirmed && p.errors > a.ep.cfg.PathMaxRetrans {
+			p.next = a.idleHeartbeat(now, i)
+		} else if p.state == PathUnconfirmed && p.errors > p.pp.PathMaxRetrans {
 			// An address that never answered: probed at the pace of an
 			// idle path from now on.
-			p.next = now.Add(a.ep.cfg.HeartbeatInterval + rto)
+			p.next = now.Add(p.pp.HeartbeatInterval + rto)
 		} else {
 			// Unconfirmed (5.4, at most HB.Max.Burst per RTO: one), and
 			// potentially failed or inactive (RFC 7829 section 5.1:
@@ -204,9 +208,9 @@ func (a *Assoc) pathThresholds(now time.Time, i, n int) {
 	}
 	st := p.state
 	switch {
-	case n > a.ep.cfg.PathMaxRetrans:
+	case n > p.pp.PathMaxRetrans:
 		st = PathInactive
-	case n > a.ep.cfg.PFThreshold:
+	case n > p.pp.PFThreshold:
 		st = PathPotentiallyFailed
 	}
 	if st == p.state {
@@ -284,22 +288,30 @@ func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bo
 			a.ep.trace(a, "path %v confirmed", p.addr)
 		}
 		changed := p.state != PathActive
+		// Section 8.3: "The receiver of the HEARTBEAT ACK chunk SHOULD
+		// also clear the association overall error counter".
+		a.errCount = 0
 		ep := eng.PathAt(p.eng)
 		ep.RTTSample(now, now.Sub(sent))
 		ep.ClearErrors()
 		p.errors = 0
+		returned := false
 		if p.state != PathActive {
 			p.state = PathActive
 			eng.SetPathDown(p.eng, false)
 			if i == a.primary && !a.ep.cfg.NoPrimaryReturn || a.paths[a.enginePrimary()].state != PathActive {
+				returned = i == a.primary && eng.Primary() != p.eng
 				eng.SetPrimary(p.eng)
 			}
 		}
 		if changed {
 			a.emitPath(EventPathUp, i)
 		}
-		jitter := time.Duration(a.ep.random32()%1000) * ep.RTO() / 1000
-		p.next = now.Add(a.ep.cfg.HeartbeatInterval + ep.RTO()/2 + jitter)
+		if returned {
+			// The data is back on the primary: "made primary" again.
+			a.emitPath(EventPathPrimary, i)
+		}
+		p.next = a.idleHeartbeat(now, i)
 		a.schedulePaths()
 		return true
 	}
@@ -439,9 +451,15 @@ func (a *Assoc) SetPrimary(now time.Time, ip netip.Addr) error {
 		if p.state == PathUnconfirmed {
 			return ErrUnconfirmedAddress
 		}
+		made := a.primary != i
 		a.primary = i
 		if p.state == PathActive {
+			made = made || a.data.eng.Primary() != p.eng
 			a.data.eng.SetPrimary(p.eng)
+		}
+		if made {
+			// RFC 6458's SCTP_ADDR_MADE_PRIM.
+			a.emitPath(EventPathPrimary, i)
 		}
 		return nil
 	}

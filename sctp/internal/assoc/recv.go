@@ -15,6 +15,9 @@ type inPacket struct {
 	vtag             uint32
 	chunks           []rxChunk // reused across packets
 	body             []byte    // the chunks, padding included (AUTH's HMAC covers them)
+	// unknownSrc: from an address that is none of the peer's, accepted by
+	// its Verification Tag (lookup.go); its source gets no reply.
+	unknownSrc bool
 }
 
 // rxChunk is one chunk of a received packet: its header fields and the
@@ -90,6 +93,10 @@ func (a *Assoc) dispatch(now time.Time, p *inPacket, i int) {
 		}
 	}
 	a.endPacket(now, dataSeen)
+	if a.paths != nil && !a.closed {
+		// After endPacket: it queues the SHUTDOWN ACK a SHUTDOWN leads to.
+		a.noteReplySource(p, dataSeen)
+	}
 }
 
 // checkVTag applies RFC 9260 sections 8.5 and 8.5.1 to a packet for an

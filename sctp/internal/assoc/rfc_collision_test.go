@@ -49,7 +49,9 @@ func TestInitInCookieWait(t *testing.T) {
 // COOKIE-ECHOED state, it MUST populate its Tie-Tags within both the
 // association TCB and inside the State Cookie".
 func TestInitInCookieEchoed(t *testing.T) {
-	tc := newTestEndpoint(t, testConfig())
+	cfg := testConfig()
+	cfg.Multihoming = true // new addresses count only where they are used
+	tc := newTestEndpoint(t, cfg)
 	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
@@ -86,7 +88,9 @@ func TestInitInCookieEchoed(t *testing.T) {
 // Initiate Tag" and "the existing association, including its current state,
 // and the corresponding TCB MUST NOT be changed."
 func TestInitUnexpectedEstablished(t *testing.T) {
-	tc := newTestEndpoint(t, testConfig())
+	cfg := testConfig()
+	cfg.Multihoming = true // new addresses count only where they are used
+	tc := newTestEndpoint(t, cfg)
 	tc.connectServer()
 	a := tc.a
 	localTag, peerTag := a.localTag, a.peerTag

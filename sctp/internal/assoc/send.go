@@ -1,6 +1,9 @@
 package assoc
 
-import "time"
+import (
+	"net/netip"
+	"time"
+)
 
 // appendPacket builds the next packet the association owes its peer into
 // buf and returns buf extended by it, or buf unchanged when there is
@@ -44,6 +47,23 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 	eng := a.data.eng
 	b := appendHeader(buf, lp, pp, a.peerTag)
 	hdrEnd := len(b)
+	// With several paths the replies in this packet go to one destination
+	// (reply.go); the others wait for the next packet.
+	multi := a.paths != nil
+	var rd netip.AddrPort
+	sack := false
+	if eng != nil {
+		sack = a.pend.sackNow || eng.Recv.SACKDue(now)
+		if !sack && eng.Recv.Unacked() {
+			switch a.state {
+			case stateEstablished, stateShutdownPending, stateShutdownReceived:
+				sack = eng.Send.Pending(now)
+			}
+		}
+	}
+	if multi {
+		rd = a.replyDest(sack)
+	}
 	if a.pend.cookieEcho {
 		// "The COOKIE ECHO chunk MAY be bundled with any pending outbound
 		// DATA chunks, but it MUST be the first chunk in the packet".
@@ -70,16 +90,23 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 		a.pend.shutdown = false
 		b = appendShutdown(b, uint32(eng.Recv.CumulativeTSN()))
 	}
-	for len(a.pend.heartbeatAcks) > 0 {
-		v := a.pend.heartbeatAcks[0]
+	for i := 0; i < len(a.pend.heartbeatAcks); {
+		v := a.pend.heartbeatAcks[i]
+		if multi && i < len(a.pend.hbAckTo) && a.pend.hbAckTo[i] != rd {
+			i++
+			continue
+		}
 		if len(b)+4+len(v)+3 > limit {
 			break
 		}
 		b = appendHeartbeatAck(b, v)
 		n := len(a.pend.heartbeatAcks) - 1
-		copy(a.pend.heartbeatAcks, a.pend.heartbeatAcks[1:])
+		copy(a.pend.heartbeatAcks[i:], a.pend.heartbeatAcks[i+1:])
 		a.pend.heartbeatAcks[n] = v[:0]
 		a.pend.heartbeatAcks = a.pend.heartbeatAcks[:n]
+		if i < len(a.pend.hbAckTo) {
+			a.pend.hbAckTo = append(a.pend.hbAckTo[:i], a.pend.hbAckTo[i+1:]...)
+		}
 	}
 	if a.pend.heartbeat && len(b)+8+heartbeatInfoLen <= limit {
 		a.pend.heartbeat = false
@@ -91,12 +118,13 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 	if a.pend.asconf {
 		b = a.appendASCONF(now, b, limit)
 	}
-	if len(a.pend.errorCauses) > 0 && len(b)+4+len(a.pend.errorCauses) <= limit {
+	if len(a.pend.errorCauses) > 0 && len(b)+4+len(a.pend.errorCauses) <= limit && (!multi || a.ctlTo == rd) {
 		b = appendErrorChunk(b, a.pend.errorCauses)
 		a.pend.errorCauses = a.pend.errorCauses[:0]
 		a.stats.ErrorsOut++
 	}
 	b, ecneAt := a.appendECN(b, limit)
+	dataLen := 0
 	if eng != nil {
 		// A peer's large State Cookie can fill the packet on its own: the
 		// SACK and DATA then wait for the next one.
@@ -112,12 +140,8 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 		// of a SACK-only packet for every second request (6.2's "at
 		// least every second packet" counts from the last SACK sent,
 		// bundled or not).
-		sack := a.pend.sackNow || eng.Recv.SACKDue(now)
-		if !sack && eng.Recv.Unacked() {
-			switch a.state {
-			case stateEstablished, stateShutdownPending, stateShutdownReceived:
-				sack = eng.Send.Pending(now)
-			}
+		if multi && sack && a.sackTo.IsValid() && a.sackTo != rd {
+			sack = false // it goes to its own destination next
 		}
 		if sack && limit-len(b) >= 16 {
 			a.pend.sackNow = false
@@ -128,6 +152,10 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 		}
 		switch a.state {
 		case stateCookieEchoed, stateEstablished, stateShutdownPending, stateShutdownReceived:
+			if multi && rd.IsValid() && rd != a.dataTo() {
+				break // replies to another path than the data's
+			}
+			dataLen = len(b)
 			if eng.Send.ForwardDue() {
 				// RFC 3758 section 3.5 F2: "The data sender SHOULD always
 				// attempt to bundle an outgoing FORWARD TSN with outbound
@@ -138,6 +166,7 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 			if limit-len(b) > 16 {
 				b, _ = eng.Send.AppendData(now, b, limit-len(b))
 			}
+			dataLen = len(b) - dataLen
 		}
 	}
 	if len(b) == hdrEnd || ecneAt == hdrEnd && len(b) == hdrEnd+8 {
@@ -146,8 +175,20 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 	if ecneAt >= 0 {
 		a.stats.ECNEchoesOut++
 	}
-	if a.paths != nil {
-		a.dataDest()
+	if multi {
+		switch {
+		case dataLen > 0:
+			a.dataDest()
+		case rd.IsValid():
+			a.dest = rd
+		default:
+			// Control chunks alone: where new data goes (the engine's
+			// last destination is stale when it built nothing).
+			a.dest = a.dataTo()
+		}
+		if !a.pend.cookieAck && !a.pend.shutdownAck && len(a.pend.errorCauses) == 0 {
+			a.ctlTo = netip.AddrPort{}
+		}
 	}
 	// A chunk cut before the PLPMTU shrank goes over it (pmtu.go).
 	a.ep.fragmentable = len(b)-start > limit-start

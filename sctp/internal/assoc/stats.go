@@ -89,6 +89,13 @@ type Counters struct {
 	// state (potentially failed or inactive).
 	PathsConfirmed uint64
 	PathFailovers  uint64
+	// UnknownSource counts packets from an address that is none of the
+	// peer's, taken by their Verification Tag (RFC 9260 section 8.5);
+	// their source gets no reply and does not become a path.
+	UnknownSource uint64
+	// RestartsRefused counts INITs for an existing association refused
+	// because they add peer addresses (RFC 9260 sections 5.2.1, 5.2.2).
+	RestartsRefused uint64
 
 	// Loss recovery (transfer engine): entries into fast recovery, chunks
 	// found lost again after a retransmission, tail loss probes sent,
@@ -287,6 +294,8 @@ func (s *Counters) add(o *Counters) {
 	s.PeerAddrsIgnored += o.PeerAddrsIgnored
 	s.PathsConfirmed += o.PathsConfirmed
 	s.PathFailovers += o.PathFailovers
+	s.UnknownSource += o.UnknownSource
+	s.RestartsRefused += o.RestartsRefused
 	s.FastRecoveries += o.FastRecoveries
 	s.RepeatFastRetransmits += o.RepeatFastRetransmits
 	s.Probes += o.Probes

@@ -1,6 +1,9 @@
 package assoc
 
-import "time"
+import (
+	"net/netip"
+	"time"
+)
 
 // expire runs every timer of the association that expired at now.
 func (a *Assoc) expire(now time.Time) {
@@ -110,6 +113,18 @@ func (a *Assoc) t2Expired(now time.Time) {
 		// "If the timer expires, the endpoint MUST resend the SHUTDOWN ACK
 		// chunk."
 		a.pend.shutdownAck = true
+	}
+	if a.paths != nil {
+		// The unanswered SHUTDOWN or SHUTDOWN ACK counts against the path
+		// it went to, as a T3-rtx expiry does (section 8.2, paraphrased:
+		// the error counter of a destination grows with each T3-rtx
+		// expiry there and each unacknowledged HEARTBEAT): beyond the PF
+		// threshold the resend goes to another path, as section 6.4.1 has
+		// retransmissions do.
+		a.ctlTo = netip.AddrPort{}
+		if i := a.enginePrimary(); a.paths[i].state == PathActive {
+			a.pathError(now, i)
+		}
 	}
 	a.timers.start(timerT2Shutdown, now, rto)
 	a.ep.markReady(a)

@@ -45,10 +45,14 @@ func TestMain(m *testing.M) {
 	if selected("TestKernelSchedulers612") {
 		kvm612.start(kvm)
 	}
+	if selected("TestKernelMultihom") && !selected("TestKernelMessages") {
+		kvmMH.start(nil)
+	}
 	go buildSctpdump()
 	code := m.Run()
 	kvm.Close()
 	kvm612.Close()
+	kvmMH.Close()
 	os.Exit(code)
 }
 

@@ -37,6 +37,10 @@
 // namespace to open the host side's sockets. The namespace vanishes with the VM, even if
 // the test process dies.
 //
+// Config.Tap2 adds a second tap in that namespace on a second subnet (HostTap2IP, the
+// guest GuestTap2IP on a second NIC): two paths for multi-homing (issue 18). SetLink
+// brings the host side of either tap down and up again, to cut a path and restore it.
+//
 // # Usage
 //
 // One VM serves a whole test package:

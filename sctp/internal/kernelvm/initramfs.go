@@ -20,10 +20,14 @@ const (
 	HostTapIP   = "198.18.0.1"
 	GuestTapIP  = "198.18.0.2"
 	tapPrefix   = 24
+	// HostTap2IP and GuestTap2IP are the second tap's (Config.Tap2), on a second subnet.
+	HostTap2IP  = "198.19.0.1"
+	GuestTap2IP = "198.19.0.2"
 	// GuestUDPPort is the guest kernel's SCTP-over-UDP port (net.sctp.udp_port).
 	GuestUDPPort = 9899
 	macUser      = "52:54:00:12:34:01"
 	macTap       = "52:54:00:12:34:02"
+	macTap2      = "52:54:00:12:34:03"
 )
 
 // initScript is the guest's /init: it mounts the pseudo file systems, loads the modules,
@@ -54,6 +58,9 @@ for d in /sys/class/net/*; do
 		ip route add default via {{hostuser}} ;;
 	{{mactap}})
 		ip addr add {{guesttap}}/{{tapprefix}} dev $i
+		ip link set $i up ;;
+	{{mactap2}})
+		ip addr add {{guesttap2}}/{{tapprefix}} dev $i
 		ip link set $i up ;;
 	esac
 done
@@ -177,7 +184,7 @@ func writeInitramfs(path string, g *Guest, programs map[string]string, cfg *Conf
 	script := strings.NewReplacer(
 		"{{udpport}}", fmt.Sprint(GuestUDPPort),
 		"{{sysctls}}", strings.Join(sysctls, "\n"),
-		"{{macuser}}", macUser, "{{mactap}}", macTap,
+		"{{macuser}}", macUser, "{{mactap}}", macTap, "{{mactap2}}", macTap2, "{{guesttap2}}", GuestTap2IP,
 		"{{guestuser}}", GuestUserIP, "{{hostuser}}", HostUserIP,
 		"{{guesttap}}", GuestTapIP, "{{tapprefix}}", fmt.Sprint(tapPrefix),
 	).Replace(initScript)

@@ -9,8 +9,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// tapName is the host side of transport B inside the test's network namespace.
-const tapName = "usctp0"
+// tapName is the host side of transport B inside the test's network namespace;
+// tapName2 the second tap of Config.Tap2.
+const (
+	tapName  = "usctp0"
+	tapName2 = "usctp1"
+)
+
+var tapNames = [2]string{tapName, tapName2}
 
 // netns is an anonymous network namespace holding the tap device of transport B and a
 // raw SCTP socket that stays open so that the host kernel, which has no SCTP, does not
@@ -19,11 +25,13 @@ const tapName = "usctp0"
 type netns struct {
 	fd    int      // the namespace (/proc/thread-self/ns/net)
 	tap   *os.File // the tap device, handed to QEMU
+	tap2  *os.File // the second tap (Config.Tap2), or nil
 	guard int      // raw IPPROTO_SCTP socket
 }
 
-// newNetns creates the namespace, the tap with HostTapIP, and the guard socket.
-func newNetns() (*netns, error) {
+// newNetns creates the namespace, the tap with HostTapIP (and with two, the second
+// with HostTap2IP), and the guard socket.
+func newNetns(two bool) (*netns, error) {
 	n := &netns{fd: -1, guard: -1}
 	err := onThread(func() error {
 		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
@@ -34,7 +42,10 @@ func newNetns() (*netns, error) {
 			return err
 		}
 		n.fd = fd
-		return n.setup()
+		if err := n.setup(); err != nil || !two {
+			return err
+		}
+		return n.setupSecond()
 	}, -1)
 	if err != nil {
 		n.close()
@@ -92,6 +103,85 @@ func (n *netns) setup() error {
 	}
 	// The guard only has to exist; it keeps a small buffer and is never read.
 	unix.SetsockoptInt(n.guard, unix.SOL_SOCKET, unix.SO_RCVBUF, 4096)
+	return nil
+}
+
+// setupSecond creates the second tap, with HostTap2IP.
+func (n *netns) setupSecond() error {
+	f, err := openTap(tapName2)
+	if err != nil {
+		return err
+	}
+	n.tap2 = f
+	s, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(s)
+	return setAddrUp(s, tapName2, HostTap2IP)
+}
+
+// openTap opens /dev/net/tun as the tap device name.
+func openTap(name string) (*os.File, error) {
+	tfd, err := unix.Open("/dev/net/tun", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("/dev/net/tun: %w", err)
+	}
+	f := os.NewFile(uintptr(tfd), "/dev/net/tun")
+	ifr, err := unix.NewIfreq(name)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	ifr.SetUint16(unix.IFF_TAP | unix.IFF_NO_PI)
+	if err := unix.IoctlIfreq(tfd, unix.TUNSETIFF, ifr); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("TUNSETIFF %s: %w", name, err)
+	}
+	return f, nil
+}
+
+// setAddrUp gives the interface name the address ip/tapPrefix and brings it up.
+func setAddrUp(s int, name, ip string) error {
+	ifr, _ := unix.NewIfreq(name)
+	if err := ifr.SetInet4Addr(net.ParseIP(ip).To4()); err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(s, unix.SIOCSIFADDR, ifr); err != nil {
+		return fmt.Errorf("SIOCSIFADDR %s: %w", name, err)
+	}
+	ifr, _ = unix.NewIfreq(name)
+	ifr.SetInet4Addr(net.CIDRMask(tapPrefix, 32))
+	if err := unix.IoctlIfreq(s, unix.SIOCSIFNETMASK, ifr); err != nil {
+		return fmt.Errorf("SIOCSIFNETMASK %s: %w", name, err)
+	}
+	return ifUp(s, name)
+}
+
+// setLink brings the interface name up or down (inside the namespace).
+func (n *netns) setLink(name string, up bool) error {
+	s, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(s)
+	ifr, err := unix.NewIfreq(name)
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(s, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("SIOCGIFFLAGS %s: %w", name, err)
+	}
+	fl := ifr.Uint16()
+	if up {
+		fl |= unix.IFF_UP
+	} else {
+		fl &^= unix.IFF_UP
+	}
+	ifr.SetUint16(fl)
+	if err := unix.IoctlIfreq(s, unix.SIOCSIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("SIOCSIFFLAGS %s: %w", name, err)
+	}
 	return nil
 }
 
@@ -153,6 +243,9 @@ func (n *netns) close() {
 	}
 	if n.tap != nil {
 		n.tap.Close()
+	}
+	if n.tap2 != nil {
+		n.tap2.Close()
 	}
 	if n.fd >= 0 {
 		unix.Close(n.fd)

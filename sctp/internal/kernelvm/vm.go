@@ -35,6 +35,10 @@ type Config struct {
 	Programs []string
 	// Tap adds transport B: a tap device in a new network namespace (needs root).
 	Tap bool
+	// Tap2 adds a second tap in that namespace, on a second subnet (HostTap2IP, the
+	// guest GuestTap2IP), on a second NIC of the guest: two paths for multi-homing
+	// (issue 18). It implies Tap. SetLink cuts and restores either.
+	Tap2 bool
 	// MemoryMB is the guest's memory (default 256).
 	MemoryMB int
 	// BootTimeout bounds the boot up to kpeer's BOOTED line (default 3 minutes: TCG on
@@ -111,8 +115,8 @@ func Start(ctx context.Context, cfg Config) (*VM, error) {
 	}
 	vm.PrepTime = time.Since(prep)
 	vm.logf("kernelvm: programs and initramfs in %v", vm.PrepTime.Round(time.Millisecond))
-	if cfg.Tap {
-		if vm.ns, err = newNetns(); err != nil {
+	if cfg.Tap || cfg.Tap2 {
+		if vm.ns, err = newNetns(cfg.Tap2); err != nil {
 			os.RemoveAll(dir)
 			return nil, err
 		}
@@ -170,6 +174,11 @@ func (vm *VM) boot(ctx context.Context, qemu, initrd string) error {
 		args = append(args, "-netdev", "tap,id=n1,fd=3",
 			"-device", "virtio-net-pci,netdev=n1,mac="+macTap+",romfile=")
 		cmd.ExtraFiles = []*os.File{vm.ns.tap}
+		if vm.ns.tap2 != nil {
+			args = append(args, "-netdev", "tap,id=n2,fd=4",
+				"-device", "virtio-net-pci,netdev=n2,mac="+macTap2+",romfile=")
+			cmd.ExtraFiles = append(cmd.ExtraFiles, vm.ns.tap2)
+		}
 	}
 	cmd.Args = append(cmd.Args, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -377,6 +386,16 @@ func (vm *VM) InNetns(fn func() error) error {
 		return errors.New("kernelvm: the VM has no tap (Config.Tap)")
 	}
 	return vm.ns.do(fn)
+}
+
+// SetLink brings the host side of tap i (0: HostTapIP's, 1: HostTap2IP's) up or
+// down: down, the host's packets on it fail (no route) and the guest's are dropped, as
+// when a cable is pulled; up again, its address and route come back.
+func (vm *VM) SetLink(i int, up bool) error {
+	if vm.ns == nil || i == 1 && vm.ns.tap2 == nil || i < 0 || i > 1 {
+		return fmt.Errorf("kernelvm: no tap %d (Config.Tap, Tap2)", i)
+	}
+	return vm.ns.do(func() error { return vm.ns.setLink(tapNames[i], up) })
 }
 
 // Dir is the VM's working directory (initramfs, console.log, qemu.log); Close removes it.
