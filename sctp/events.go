@@ -101,7 +101,7 @@ const (
 	AddrReachability AddrChange = iota // the address's reachability changed (Reachable, PathState)
 	AddrAdded                          // the peer added the address (RFC 5061 ASCONF)
 	AddrRemoved                        // the peer deleted the address
-	AddrMadePrimary                    // the peer asked to be sent to the address (Set Primary Address)
+	AddrMadePrimary                    // the address became the primary: the peer asked for it (Set Primary Address), or SetPrimary, or the data came back to it (Event.MadePrimary)
 )
 
 var addrChangeNames = [...]string{"reachability", "added", "removed", "made primary"}
@@ -209,7 +209,7 @@ func (e *Endpoint) handle(ev assoc.Event) {
 		as.emit(Event{Kind: EventPathMTU, Addr: ev.Addr, MTU: ev.MTU})
 	case assoc.EventPathPrimary:
 		st := PathState(ev.Path)
-		as.emit(Event{Kind: EventPeerAddrChange, Addr: ev.Addr, Reachable: st == PathActive, PathState: st, MadePrimary: true})
+		as.emit(Event{Kind: EventPeerAddrChange, Addr: ev.Addr, Reachable: st == PathActive, PathState: st, MadePrimary: true, Change: AddrMadePrimary})
 	case assoc.EventShutdownComplete:
 		as.terminate(nil)
 	case assoc.EventCommLost, assoc.EventCantStart:
