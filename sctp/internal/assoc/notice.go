@@ -50,7 +50,9 @@ const (
 // draws one also expires a retransmission timer, which already counts
 // against the association (counting both would halve
 // Association.Max.Retrans); a transient routing error thus never ends an
-// association by itself. NoticeTooBig is counted (no path MTU discovery).
+// association by itself (with several paths, one that quotes a path's
+// outstanding HEARTBEAT counts that HEARTBEAT against the path at once,
+// noticePath). NoticeTooBig is counted (no path MTU discovery).
 func (ep *Endpoint) Notice(now time.Time, to netip.AddrPort, kind NoticeKind, quote []byte) {
 	if len(quote) < 12 {
 		ep.stats.NoticesDropped++
@@ -77,7 +79,7 @@ func (ep *Endpoint) Notice(now time.Time, to netip.AddrPort, kind NoticeKind, qu
 		return
 	}
 	a.stats.NoticesIn++
-	if !init && a.paths != nil && a.noticePath(now, to, kind) {
+	if !init && a.paths != nil && a.noticePath(now, to, kind, quote) {
 		ep.touch(a)
 		return
 	}
@@ -110,10 +112,17 @@ func (ep *Endpoint) Notice(now time.Time, to netip.AddrPort, kind NoticeKind, qu
 // unconfirmed address is marked as one that never answered (probed at
 // the pace of an idle path). Only a refusal for the association's last
 // reachable path (active or potentially failed, with no other path so)
-// ends the association as ICMP8 says. Unreachable and too big notices
-// are left to Notice (counted only).
-func (a *Assoc) noticePath(now time.Time, to netip.AddrPort, kind NoticeKind) bool {
-	if kind != NoticeRefused {
+// ends the association as ICMP8 says.
+//
+// An unreachable notice that quotes the outstanding HEARTBEAT of a path
+// (its nonce) counts that HEARTBEAT's error at once, ICMP9's "increment
+// the path error counter", instead of one RTO later when it would have
+// gone unanswered: the HEARTBEAT is no longer outstanding, so it is
+// counted once. Other unreachable notices (a DATA packet's, whose loss its
+// T3-rtx expiry counts) and too big notices are left to Notice (counted
+// only).
+func (a *Assoc) noticePath(now time.Time, to netip.AddrPort, kind NoticeKind, quote []byte) bool {
+	if kind != NoticeRefused && kind != NoticeUnreachable {
 		return false
 	}
 	i := a.pathOf(to)
@@ -121,6 +130,19 @@ func (a *Assoc) noticePath(now time.Time, to netip.AddrPort, kind NoticeKind) bo
 		return false
 	}
 	p := &a.paths[i]
+	if kind == NoticeUnreachable {
+		// The HEARTBEAT of appendPathHeartbeat, alone in its packet:
+		// chunk header at 12, Heartbeat Info parameter header at 16,
+		// the nonce at 20.
+		if !p.out || len(quote) < 28 || quote[12] != byte(chunk.TypeHeartbeat) ||
+			binary.BigEndian.Uint64(quote[20:]) != p.nonce {
+			return false
+		}
+		p.out = false
+		a.ep.trace(a, "path %v unreachable (%v)", p.addr, p.state)
+		a.pathError(now, i)
+		return true
+	}
 	if p.state != PathUnconfirmed && !a.otherReachable(i) {
 		return false // the last path the peer answers on: ICMP8
 	}

@@ -159,3 +159,65 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 		}
 	})
 }
+
+// RFC 9260 appendix C, ICMP9 (quoted): on "Destination Unreachable" the
+// implementation "MAY move the destination to the unreachable state or,
+// alternatively, increment the path error counter". For a HEARTBEAT sent
+// to one path of a multi-homed association (its nonce quoted), the
+// error is counted at once and only once: not again when the HEARTBEAT
+// goes unanswered, not for a duplicate notice or one quoting another
+// nonce, and the association lives.
+func TestNoticeUnreachableCountsPathHeartbeatOnce(t *testing.T) {
+	up := simnet.LinkConfig{Delay: 10 * time.Millisecond}
+	unreachable := simnet.LinkConfig{Delay: 10 * time.Millisecond, Loss: 1}
+	n := newMHNet(t, 5, [2]simnet.LinkConfig{up, unreachable}, nil)
+	n.connect()
+	n.run(time.Minute, func() bool { return n.ca.paths[1].out })
+	p := &n.ca.paths[1]
+	before, sent := p.errors, p.sentAt
+	quote := n.heartbeatQuote(1)
+	forged := append([]byte(nil), quote...)
+	forged[27] ^= 1 // another nonce
+	n.cli.Notice(n.now, n.srvAddrs[1], NoticeUnreachable, forged)
+	n.cli.Notice(n.now, n.srvAddrs[1], NoticeUnreachable, quote[:27]) // too short to show the nonce
+	if p.errors != before || !p.out {
+		t.Fatalf("errors %d -> %d, outstanding %v: counted without the HEARTBEAT's nonce", before, p.errors, p.out)
+	}
+	n.cli.Notice(n.now, n.srvAddrs[1], NoticeUnreachable, quote)
+	n.cli.Notice(n.now, n.srvAddrs[1], NoticeUnreachable, quote)
+	if p.errors != before+1 || p.out {
+		t.Fatalf("errors %d -> %d, outstanding %v, want one more and none outstanding", before, p.errors, p.out)
+	}
+	// The next HEARTBEAT goes out on time; the first is not counted again.
+	n.run(time.Minute, func() bool { return p.out && !p.sentAt.Equal(sent) })
+	if p.errors != before+1 {
+		t.Fatalf("errors %d, want %d: the refused HEARTBEAT counted twice", p.errors, before+1)
+	}
+	if n.ca.closed || n.ca.stats.NoticesIn != 4 {
+		t.Fatalf("closed %v, NoticesIn %d (want 4)", n.ca.closed, n.ca.stats.NoticesIn)
+	}
+}
+
+// FuzzNoticeMultihomed feeds arbitrary quotes to Notice for either address
+// of a multi-homed association whose second address is unconfirmed:
+// nothing may panic, and only a refusal with the peer's tag for the
+// address the peer answers on may end the association.
+func FuzzNoticeMultihomed(f *testing.F) {
+	f.Add(uint8(0), uint8(NoticeRefused), appendHeader(nil, 5000, 6000, 0))
+	f.Add(uint8(1), uint8(NoticeRefused), appendHeader(nil, 5000, 6000, 0))
+	f.Add(uint8(1), uint8(NoticeUnreachable), finishPacket(appendHeartbeat(appendHeader(nil, 5000, 6000, 0), make([]byte, 16)), 0))
+	f.Fuzz(func(t *testing.T, to, kind uint8, quote []byte) {
+		up := simnet.LinkConfig{Delay: 10 * time.Millisecond}
+		n := newMHNet(t, 6, [2]simnet.LinkConfig{up, {Delay: 10 * time.Millisecond, Loss: 1}}, nil)
+		n.connect()
+		tag := n.ca.peerTag
+		if len(quote) >= 8 && to&0x80 != 0 {
+			binary.BigEndian.PutUint32(quote[4:], tag) // a valid tag half the time
+		}
+		i := int(to & 1)
+		n.cli.Notice(n.now, n.srvAddrs[i], NoticeKind(kind%4), quote)
+		if n.ca.closed && (i != 0 || NoticeKind(kind%4) != NoticeRefused || len(quote) < 12 || binary.BigEndian.Uint32(quote[4:]) != tag) {
+			t.Fatalf("ended by %v for address %d with a %d-byte quote", NoticeKind(kind%4), i, len(quote))
+		}
+	})
+}
