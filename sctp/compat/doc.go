@@ -86,10 +86,10 @@
 //     addresses come with its INIT ACK. They are used as alternate paths
 //     (package sctp's Config.Multihoming) only when the program named
 //     several addresses, local or remote: a peer may list addresses that
-//     are not reachable from here (a guest's private address), and
-//     package sctp ends an association over UDP when a HEARTBEAT to one
-//     of them is answered with ICMP port unreachable. A local address given to DialSCTP binds the
-//     connection's own endpoint to it.
+//     are not reachable from here (a guest's private address), which
+//     would only cost HEARTBEATs (an ICMP refusal for one of them counts
+//     against that path, never ends the association). A local address
+//     given to DialSCTP binds the connection's own endpoint to it.
 //   - MaxInitTimeout bounds the INIT retransmission timeout in
 //     milliseconds, MaxAttempts the INIT retransmissions (package sctp's
 //     Config.InitRTOMax and MaxInitRetransmits).

@@ -75,9 +75,9 @@ var ErrUnsupported = fmt.Errorf("sctp (usctp): no kernel socket behind this conn
 //
 // Multi-homing (the peer's other addresses as alternate paths) is on when
 // the program named several addresses, local or remote: a peer's other
-// addresses are not always reachable from here, and with UDP
-// encapsulation a HEARTBEAT to one that answers ICMP port unreachable
-// ends the association in package sctp today.
+// addresses are not always reachable from here, and each costs HEARTBEATs
+// (one that answers ICMP port unreachable only counts against its own
+// path in package sctp).
 func config(init InitMsg, t Transport, listening, multi bool) *usctp.Config {
 	c := &usctp.Config{
 		OutStreams:   init.NumOstreams,
