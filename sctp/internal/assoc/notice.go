@@ -2,6 +2,7 @@ package assoc
 
 import (
 	"encoding/binary"
+	"math"
 	"net/netip"
 	"time"
 
@@ -153,7 +154,7 @@ func (a *Assoc) noticePath(now time.Time, to netip.AddrPort, kind NoticeKind, qu
 		a.schedulePaths()
 		return true
 	}
-	a.pathThresholds(now, i, a.ep.cfg.PathMaxRetrans+1)
+	a.pathThresholds(now, i, math.MaxInt) // beyond any Path.Max.Retrans
 	return true
 }
 
