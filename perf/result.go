@@ -2,6 +2,7 @@ package perf
 
 import (
 	"fmt"
+	"net/netip"
 	"strings"
 	"time"
 )
@@ -80,6 +81,19 @@ func (p *Params) Normalize() error {
 	}
 	if p.Assocs > MaxAssocs {
 		return fmt.Errorf("perf: %d associations: at most %d", p.Assocs, MaxAssocs)
+	}
+	if len(p.Config.Hosts) > 1 {
+		if p.Stack != "usctp" || p.Config.Shards > 1 {
+			return fmt.Errorf("perf: several server addresses (multi-homing): usctp without shards only, not %s", p.Stack)
+		}
+		if len(p.Config.Hosts) > 32 {
+			return fmt.Errorf("perf: %d server addresses, at most 32", len(p.Config.Hosts))
+		}
+		for _, h := range p.Config.Hosts {
+			if _, err := netip.ParseAddr(h); err != nil {
+				return fmt.Errorf("perf: server address %q: %w", h, err)
+			}
+		}
 	}
 	if p.Config.Shards < 0 || p.Config.Shards > MaxShards {
 		return fmt.Errorf("perf: %d shards: want 0 to %d", p.Config.Shards, MaxShards)

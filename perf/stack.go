@@ -102,6 +102,11 @@ type Config struct {
 	// listening UDP port (sctp.ListenShards, SO_REUSEPORT): 0 or 1 is one
 	// endpoint. Other stacks ignore it.
 	Shards int `json:"shards,omitempty"`
+	// Hosts are the server's IP addresses for a multi-homed association
+	// (sctpperf -H a,b): the usctp server listens on all of them and the
+	// client dials them all, one path each. Other stacks refuse more than
+	// one.
+	Hosts []string `json:"hosts,omitempty"`
 }
 
 // ErrUnsupported is returned (wrapped) when a stack cannot do what a

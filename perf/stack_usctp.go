@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+	"strings"
 
 	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp"
@@ -72,6 +73,10 @@ func (usctpStack) Listen(ctx context.Context, addr string, cfg *Config) (Listene
 		return nil, err
 	}
 	laddr := net.JoinHostPort(host, strconv.Itoa(usctpDataPort))
+	if len(cfg.Hosts) > 1 {
+		// Multi-homed: the server's data endpoint is on every address.
+		laddr = hostList(cfg.Hosts) + ":" + strconv.Itoa(usctpDataPort)
+	}
 	if cfg.Shards > 1 {
 		return listenShards(laddr, host, cfg, c)
 	}
@@ -183,7 +188,26 @@ func usctpTarget(addr string, cfg *Config) (string, *sctp.Config, error) {
 		}
 		c.RemoteUDPPort = uint16(p)
 	}
+	if len(cfg.Hosts) > 1 {
+		return hostList(cfg.Hosts) + ":" + strconv.Itoa(usctpDataPort), c, nil
+	}
 	return net.JoinHostPort(host, strconv.Itoa(usctpDataPort)), c, nil
+}
+
+// hostList joins IP addresses in sctp's address list form, "a,b" (IPv6
+// in brackets), for Listen and Dial.
+func hostList(hosts []string) string {
+	var b strings.Builder
+	for i, h := range hosts {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if strings.Contains(h, ":") {
+			h = "[" + h + "]"
+		}
+		b.WriteString(h)
+	}
+	return b.String()
 }
 
 func (usctpStack) Dial(ctx context.Context, addr string, cfg *Config) (Conn, error) {

@@ -3,6 +3,7 @@ package sctp
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"time"
 
 	"github.com/usctp/usctp/interleave"
@@ -65,6 +66,14 @@ type Config struct {
 	// NoPrimaryReturn keeps the data on the path it moved to when the
 	// primary answers again; by default the primary takes it back.
 	NoPrimaryReturn bool
+	// LocalAddrs are the local IP addresses of an endpoint that Dial or
+	// NewEndpoint (with the zero address) creates, and of Listen with an
+	// empty host: one binds the socket to it; two or more make the
+	// endpoint multi-homed (multihome.go): it listens on all of them,
+	// lists them in its INIT and INIT ACK, sends each packet from one of
+	// them, and turns Multihoming on. ListenAddrs and an address list in
+	// Listen's string override it.
+	LocalAddrs []netip.Addr
 	// MaxBurst is Max.Burst (4): the packets one send opportunity may add
 	// to the flight (RFC 9260 section 6.1 rule D).
 	MaxBurst int

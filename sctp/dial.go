@@ -29,6 +29,10 @@ func splitHostPort(s string) (string, uint16, error) {
 // Dial starts an association to raddr ("HOST:PORT", the peer's IP
 // address and SCTP port) on a new endpoint of its own, and waits until it
 // is established or ctx is done. The endpoint closes with the association.
+//
+// A peer with several addresses is "IP,IP,...:PORT" (IPv6 addresses in
+// brackets): as DialAddrs, the INIT tries them in turn and Multihoming is
+// on. Config.LocalAddrs chooses the local addresses.
 func Dial(ctx context.Context, raddr string, cfg *Config) (*Association, error) {
 	return dialNew(ctx, raddr, cfg, nil)
 }
@@ -36,22 +40,35 @@ func Dial(ctx context.Context, raddr string, cfg *Config) (*Association, error) 
 // dialNew is Dial over conn, or over the socket cfg selects when conn is
 // nil.
 func dialNew(ctx context.Context, raddr string, cfg *Config, conn netio.Conn) (*Association, error) {
-	peer, err := resolve(ctx, raddr)
+	ips, port, err := resolve(ctx, raddr)
 	if err != nil {
 		return nil, err
+	}
+	return dialAddrsOn(ctx, ips, port, cfg, conn)
+}
+
+// dialAddrsOn is DialAddrs over conn, or over the socket cfg selects when
+// conn is nil.
+func dialAddrsOn(ctx context.Context, ips []netip.Addr, port uint16, cfg *Config, conn netio.Conn) (*Association, error) {
+	peers, err := peerAddrs(ips, port)
+	if err != nil {
+		return nil, err
+	}
+	var c Config
+	if cfg != nil {
+		c = *cfg
+	}
+	if len(peers) > 1 {
+		c.Multihoming = true // the user named alternate addresses: use them
 	}
 	// The endpoint serves this one peer: bind to its address family, so
 	// the path MTU accounts for that family's header (an IPv4 peer gains
 	// 20 bytes per packet over a dual-stack socket's IPv6 assumption).
-	ip := netip.IPv4Unspecified()
-	if peer.Addr().Is6() && !peer.Addr().Is4In6() {
-		ip = netip.IPv6Unspecified()
-	}
-	e, err := newEndpointOn(ip, cfg, conn)
+	e, err := newEndpointOn(familyWildcard(ips), &c, conn)
 	if err != nil {
 		return nil, err
 	}
-	as, err := e.associate(ctx, peer, true)
+	as, err := e.associate(ctx, peers, true)
 	if err != nil {
 		e.Close()
 		return nil, err
@@ -59,38 +76,67 @@ func dialNew(ctx context.Context, raddr string, cfg *Config, conn netio.Conn) (*
 	return as, nil
 }
 
-// Dial starts an association from this endpoint to raddr ("HOST:PORT")
-// and waits until it is established or ctx is done.
+// Dial starts an association from this endpoint to raddr ("HOST:PORT", or
+// "IP,IP,...:PORT" as DialAddrs) and waits until it is established or ctx
+// is done.
 func (e *Endpoint) Dial(ctx context.Context, raddr string) (*Association, error) {
-	peer, err := resolve(ctx, raddr)
+	ips, port, err := resolve(ctx, raddr)
 	if err != nil {
 		return nil, err
 	}
-	return e.associate(ctx, peer, false)
+	return e.DialAddrs(ctx, ips, port)
 }
 
-func resolve(ctx context.Context, raddr string) (netip.AddrPort, error) {
-	host, port, err := splitHostPort(raddr)
+// DialAddrs starts an association from this endpoint to the peer known by
+// the addresses ips, all with SCTP port port, and waits until it is
+// established or ctx is done. As sctp_connectx, the INIT goes to the
+// first address and each retransmission of it to the next one, until one
+// answers; the others are then paths if the peer lists them and the
+// endpoint's Config.Multihoming is on.
+func (e *Endpoint) DialAddrs(ctx context.Context, ips []netip.Addr, port uint16) (*Association, error) {
+	peers, err := peerAddrs(ips, port)
 	if err != nil {
-		return netip.AddrPort{}, err
+		return nil, err
+	}
+	return e.associate(ctx, peers, false)
+}
+
+// resolve parses "HOST:PORT" or "IP,IP,...:PORT"; a single HOST may be a
+// name.
+func resolve(ctx context.Context, raddr string) ([]netip.Addr, uint16, error) {
+	hosts, port, err := splitAddrList(raddr)
+	if err != nil {
+		return nil, 0, err
 	}
 	if port == 0 {
-		return netip.AddrPort{}, fmt.Errorf("sctp: dial %s: SCTP port 0", raddr)
+		return nil, 0, fmt.Errorf("sctp: dial %s: SCTP port 0", raddr)
 	}
-	ip, err := netip.ParseAddr(host)
+	if len(hosts) > 1 {
+		ips, err := parseIPs(hosts)
+		if err != nil {
+			return nil, 0, &opError{op: "dial", addr: raddr, err: err}
+		}
+		return ips, port, nil
+	}
+	ip, err := netip.ParseAddr(hosts[0])
 	if err != nil {
-		ips, lerr := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		ips, lerr := net.DefaultResolver.LookupNetIP(ctx, "ip", hosts[0])
 		if lerr != nil || len(ips) == 0 {
-			return netip.AddrPort{}, &opError{op: "dial", addr: raddr, err: lerr}
+			return nil, 0, &opError{op: "dial", addr: raddr, err: lerr}
 		}
 		ip = ips[0]
 	}
-	return netip.AddrPortFrom(ip.Unmap(), port), nil
+	return []netip.Addr{ip.Unmap()}, port, nil
 }
 
-// associate runs the ASSOCIATE primitive to peer (IP and SCTP port).
-func (e *Endpoint) associate(ctx context.Context, peer netip.AddrPort, owned bool) (*Association, error) {
-	to := e.transportAddr(peer.Addr())
+// associate runs the ASSOCIATE primitive to peers (the peer's IP addresses
+// and SCTP port; the INIT tries them in turn).
+func (e *Endpoint) associate(ctx context.Context, peers []netip.AddrPort, owned bool) (*Association, error) {
+	peer := peers[0]
+	to := make([]netip.AddrPort, len(peers))
+	for i, p := range peers {
+		to[i] = e.transportAddr(p.Addr())
+	}
 	e.mu.Lock()
 	if e.closed {
 		err := e.closedErr()
@@ -118,7 +164,7 @@ func (e *Endpoint) associate(ctx context.Context, peer netip.AddrPort, owned boo
 				continue
 			}
 		}
-		a, err = e.core.Connect(time.Now(), to, lport, peer.Port())
+		a, err = e.core.ConnectAddrs(time.Now(), to, lport, peer.Port())
 		if err != nil && e.mux != nil {
 			e.mux.release(lport)
 		}

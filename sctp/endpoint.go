@@ -72,6 +72,7 @@ type Endpoint struct {
 	touched  []*Association // reached by the packets being processed
 	nblocked int            // goroutines waiting in block
 	pktLocal netip.Addr     // Packet.Local of the packet being processed (wildcard-bound sockets)
+	mh       multiHome      // local addresses of a multi-homed endpoint (multihome.go)
 	rd       socketReader   // the socket reader role (reader.go)
 
 	// wmu serializes flushes; it guards out and nout.
@@ -116,7 +117,7 @@ func Listen(laddr string, cfg *Config) (*Endpoint, error) {
 // listenOn is Listen over conn, or over the socket cfg selects when conn is
 // nil.
 func listenOn(laddr string, cfg *Config, conn netio.Conn) (*Endpoint, error) {
-	host, port, err := splitHostPort(laddr)
+	hosts, port, err := splitAddrList(laddr)
 	if err != nil {
 		return nil, err
 	}
@@ -124,8 +125,15 @@ func listenOn(laddr string, cfg *Config, conn netio.Conn) (*Endpoint, error) {
 		return nil, fmt.Errorf("sctp: listen %s: SCTP port 0", laddr)
 	}
 	var ip netip.Addr
-	if host != "" {
-		if ip, err = netip.ParseAddr(host); err != nil {
+	if len(hosts) > 1 {
+		ips, err := parseIPs(hosts)
+		if err != nil {
+			return nil, &opError{op: "listen", addr: laddr, err: err}
+		}
+		return listenAddrsOn(ips, port, cfg, conn)
+	}
+	if hosts[0] != "" {
+		if ip, err = netip.ParseAddr(hosts[0]); err != nil {
 			return nil, &opError{op: "listen", addr: laddr, err: err}
 		}
 	}
@@ -164,8 +172,11 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	}
 	var peer netip.AddrPort
 	rawIP := conn == nil && c.PacketConn == nil && c.Conn == nil && c.Transport == IP
+	ip, locals, err := bindAddrs(ip, c.LocalAddrs, rawIP)
+	if err != nil {
+		return nil, err
+	}
 	if conn == nil {
-		var err error
 		if conn, peer, err = openConn(&c, ip, listen); err != nil {
 			return nil, err
 		}
@@ -174,6 +185,10 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 		kick: make(chan struct{}, 1), done: make(chan struct{}), rd: socketReader{kick: make(chan struct{}, 1)},
 		rawIP: rawIP, sharedPorts: rawIP}
 	e.mux, _ = conn.(*portConn)
+	if err := e.mh.init(locals, c.PacketConn == nil && c.Conn == nil); err != nil {
+		conn.Close()
+		return nil, err
+	}
 	if c.Pcap != "" {
 		w, err := netio.CreatePcap(c.Pcap, netio.PcapOptions{})
 		if err != nil {
@@ -187,7 +202,11 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	if ip.Is4() || ip.Is4In6() || peer.Addr().Is4() {
 		fam = netip.IPv4Unspecified()
 	}
-	e.core = assoc.NewEndpoint(c.core(e.conn.Overhead(fam)), time.Now())
+	cc := c.core(e.conn.Overhead(fam))
+	if locals != nil {
+		cc.LocalAddrs, cc.Multihoming = locals, true
+	}
+	e.core = assoc.NewEndpoint(cc, time.Now())
 	e.core.SetCloseHook(e.onDestroy)
 	e.core.SetPortFilter(0, e.sharedPorts)
 	e.core.SetDialPort(c.LocalPort)
@@ -329,6 +348,9 @@ func (e *Endpoint) stop() {
 	e.closeOnce.Do(func() {
 		close(e.done)
 		e.conn.Close()
+		if e.mh.probe != nil {
+			e.mh.probe.Close()
+		}
 		if e.pcap != nil {
 			e.pcap.Close() // later captures fail quietly
 		}
@@ -382,5 +404,7 @@ func (e *Endpoint) Stats() Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.core.Stats()
-	return statsOf(&s)
+	st := statsOf(&s)
+	st.UnboundAddrDropped = e.mh.dropped.Load()
+	return st
 }

@@ -1,6 +1,8 @@
 package sctp
 
 import (
+	"errors"
+	"net"
 	"time"
 )
 
@@ -137,6 +139,9 @@ func (e *Endpoint) collect(now time.Time) bool {
 			return false
 		}
 		o.Buf, o.N, o.Addr = b[:cap(b)], len(b), to
+		if e.mh.locals != nil {
+			o.Local = e.mh.source(to.Addr())
+		}
 		e.nout++
 	}
 	return true
@@ -147,7 +152,17 @@ func (e *Endpoint) collect(now time.Time) bool {
 func (e *Endpoint) writeOut() {
 	if e.nout > 0 {
 		e.nWrites.Add(1)
-		e.conn.WriteBatch(e.out[:e.nout]) // a lost packet is a lost packet
+		out := e.out[:e.nout]
+		for {
+			// A lost packet is a lost packet; the error of WriteBatch
+			// concerns out[n] alone (no route to one path's address, a
+			// packet too big): the rest go on.
+			n, err := e.conn.WriteBatch(out)
+			if err == nil || n >= len(out) || errors.Is(err, net.ErrClosed) {
+				break
+			}
+			out = out[n+1:]
+		}
 		e.nout = 0
 	}
 }

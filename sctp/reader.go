@@ -279,6 +279,9 @@ func (e *Endpoint) touch(a *assoc.Assoc) {
 // address of a wildcard-bound socket: the association it reaches (or
 // creates, newAssociation) records the address for LocalAddrs.
 func (e *Endpoint) receiveAt(now time.Time, p *netio.Packet, local netip.Addr) {
+	if e.mh.locals != nil && !e.mh.arrived(p.Addr.Addr(), local) {
+		return
+	}
 	e.pktLocal = local
 	if a := e.core.Receive(now, p.Addr, p.Data()); a != nil {
 		e.touch(a)

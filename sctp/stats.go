@@ -81,6 +81,10 @@ type Counters struct {
 	T3Expiries     uint64 // T3-rtx expirations (transfer engine)
 	NoticesIn      uint64 // ICMP errors matched to an association (RFC 9260 appendix C)
 	NoticesDropped uint64 // ICMP errors dropped: no association, or a tag that does not match
+	// UnboundAddrDropped counts packets a multi-homed endpoint (whose
+	// socket is bound to the wildcard address) dropped because they were
+	// sent to an address of the host that is not one of its own.
+	UnboundAddrDropped uint64
 	// PeerAddrsIgnored counts addresses in a peer's INIT or INIT ACK that
 	// were not recorded: beyond the bound (32), or addresses the peer
 	// cannot own (unspecified, multicast, broadcast, or loopback listed

@@ -3,8 +3,17 @@
 //	sctpcat [flags] HOST:PORT      connect, send stdin, copy what arrives to stdout
 //	sctpcat -l [flags] HOST:PORT   listen, copy every message to stdout
 //
-// HOST:PORT is the IP address and the SCTP port. Stdin is cut into
-// messages of -msg-size bytes. In listen mode -echo sends every message
+// HOST:PORT is the IP address and the SCTP port. A multi-homed endpoint
+// takes a list of IP addresses and one port, "10.0.0.1,10.0.1.1:7000"
+// (IPv6 addresses in brackets): with -l the addresses to listen on, else
+// the peer's addresses, tried in turn for the INIT; -bind ADDRS chooses
+// the local addresses of a client ("10.0.0.2,10.0.1.2"). Either list of
+// two or more turns multi-homing on, and -v prints each path's state
+// changes ("event: peer address change: 10.0.0.1:9899
+// potentially-failed reachable=false") and, in connect mode, the paths
+// at the end of the input.
+//
+// Stdin is cut into messages of -msg-size bytes. In listen mode -echo sends every message
 // back on its stream with its PPID instead, serving every association at
 // once until killed (an idle peer keeps no other waiting). The echo holds
 // at most -echo-buffer bytes of a message per association: a longer
@@ -25,8 +34,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -45,7 +56,7 @@ func main() {
 // options are the parsed command line.
 type options struct {
 	listen, unordered, interleave, verbose, echo, echoWait bool
-	transport, schedName, pcap, prPolicy                   string
+	transport, schedName, pcap, prPolicy, bind             string
 	prValue                                                uint
 	udpPort, remoteUDPPort, os, is, sid, ppid, msgSize     int
 	resetAfter, echoBuffer                                 int
@@ -62,6 +73,7 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 		fs.PrintDefaults()
 	}
 	fs.BoolVar(&o.listen, "l", false, "listen on HOST:PORT instead of connecting")
+	fs.StringVar(&o.bind, "bind", "", "connect mode: local IP `addresses` to bind, comma-separated (IPv6 in brackets); two or more make the association multi-homed")
 	fs.StringVar(&o.transport, "transport", "udp", "transport: udp (RFC 6951 encapsulation) or ip (raw IP, needs CAP_NET_RAW)")
 	fs.IntVar(&o.udpPort, "udp-port", 0, "local UDP encapsulation `port` (0: the default, 9899 with -l, one the system picks when dialing)")
 	fs.IntVar(&o.remoteUDPPort, "remote-udp-port", 9899, "peer's UDP encapsulation port")
@@ -139,6 +151,18 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 		return nil, nil, fmt.Errorf("-sched: %w", err)
 	}
 	cfg.Scheduler = k
+	if o.bind != "" {
+		if o.listen {
+			return nil, nil, errors.New("-bind is for connect mode: with -l, list the addresses in HOST:PORT")
+		}
+		for _, s := range strings.Split(o.bind, ",") {
+			ip, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(s, "["), "]"))
+			if err != nil {
+				return nil, nil, fmt.Errorf("-bind: %w", err)
+			}
+			cfg.LocalAddrs = append(cfg.LocalAddrs, ip)
+		}
+	}
 	return &o, cfg, nil
 }
 
@@ -176,7 +200,7 @@ func logEvents(o *options, as *sctp.Association, stderr io.Writer, wg *sync.Wait
 			case sctp.EventDown:
 				s += ": " + ev.Err.Error()
 			case sctp.EventPeerAddrChange:
-				s += fmt.Sprintf(": %v reachable=%v", ev.Addr, ev.Reachable)
+				s += fmt.Sprintf(": %v %v reachable=%v", ev.Addr, ev.PathState, ev.Reachable)
 			case sctp.EventSendFailed:
 				s += fmt.Sprintf(": stream %d, %d bytes, sent %v, policy %v", ev.Stream, len(ev.Msg), ev.Sent, ev.PR)
 			case sctp.EventPartialDeliveryAborted:
@@ -206,6 +230,19 @@ func printStats(o *options, as *sctp.Association, stderr io.Writer) {
 	if ab := s.PRAbandoned; ab[1]+ab[2]+ab[3] > 0 || s.ForwardTSNsIn > 0 {
 		fmt.Fprintf(stderr, "stats: abandoned ttl %d rtx %d prio %d (%d never sent), FORWARD-TSN out %d in %d, partial deliveries aborted %d\n",
 			ab[sctp.PRTTL], ab[sctp.PRRtx], ab[sctp.PRPrio], s.PRAbandonedUnsent, s.ForwardTSNsOut, s.ForwardTSNsIn, s.PartialDeliveriesAborted)
+	}
+}
+
+// printPaths prints the paths of a multi-homed association when -v is set.
+func printPaths(o *options, as *sctp.Association, stderr io.Writer) {
+	if !o.verbose {
+		return
+	}
+	if p := as.Paths(); len(p) > 1 {
+		for _, x := range p {
+			fmt.Fprintf(stderr, "path: %v %v primary=%v in-use=%v srtt %v rto %v cwnd %d errors %d\n",
+				x.Addr, x.State, x.Primary, x.InUse, x.SRTT, x.RTO, x.Cwnd, x.Errors)
+		}
 	}
 }
 
@@ -433,6 +470,7 @@ func connect(ctx context.Context, o *options, cfg *sctp.Config, stdin io.Reader,
 			}
 		}
 	}
+	printPaths(o, as, stderr) // while the association lives
 	if werr == nil {
 		sctx, cancel := context.WithTimeout(ctx, o.timeout)
 		werr = as.Shutdown(sctx)

@@ -43,7 +43,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		rr, weights, prios, cmp, stk string
 	)
 	fs.StringVar(&p.Test, "t", perf.Stream, "test: "+strings.Join(perf.Tests, ", "))
-	fs.StringVar(&o.host, "H", "", "server host (none: run a server on loopback in a child process)")
+	fs.StringVar(&o.host, "H", "", "server host (none: run a server on loopback in a child process); a list of IP addresses a,b runs over a multi-homed association (usctp): the control connection goes to the first, the server listens on all")
 	fs.IntVar(&o.port, "p", perf.DefaultPort, "control port")
 	fs.StringVar(&o.listen, "L", "", "-server: host to listen on (default all)")
 	fs.Float64Var(&secs, "l", 10, "test length in seconds")
@@ -80,6 +80,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
 	p.Stack = stk
+	if hosts := strings.Split(o.host, ","); len(hosts) > 1 {
+		for i, h := range hosts {
+			hosts[i] = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(h), "["), "]")
+		}
+		o.host, p.Config.Hosts = hosts[0], hosts
+	}
 	if secs <= 0 {
 		return nil, errors.New("-l: the test length must be positive")
 	}

@@ -47,6 +47,10 @@ type Assoc struct {
 	rto      time.Duration // control RTO when no transfer engine (handshake)
 	hb       heartbeatState
 
+	// initAddrs are, in COOKIE-WAIT, the peer addresses the INIT tries in
+	// turn (connectx.go); nil with one.
+	initAddrs []netip.AddrPort
+
 	// Control chunks owed to the peer, built lazily into the next packet.
 	pend pending
 

@@ -119,8 +119,16 @@ func (a *Assoc) shutdownAck9_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.timers.stop(timerT2Shutdown)
 	// Section 8.5.1 C: "if the receiver of the SHUTDOWN ACK chunk has a
 	// TCB, then the destination endpoint's tag MUST be used and the T bit
-	// MUST NOT be set."
-	if b := a.ep.replyBuf(a.key.peer); b != nil {
+	// MUST NOT be set." With several paths it goes to the SHUTDOWN ACK's
+	// source (section 6.4: "An endpoint SHOULD transmit reply chunks ...
+	// to the same destination transport address from which it received
+	// the DATA or control chunk to which it is replying"), not to the
+	// handshake's address, which may be the path that failed.
+	to := a.key.peer
+	if a.paths != nil && a.knowsPeerAddr(p.from.Addr()) {
+		to = p.from
+	}
+	if b := a.ep.replyBuf(to); b != nil {
 		b = appendHeader(b, a.key.localPort, a.key.peerPort, a.peerTag)
 		b = appendShutdownComplete(b, false)
 		a.ep.commitReply(finishPacket(b, 0))

@@ -169,6 +169,7 @@ func (ep *Endpoint) remove(a *Assoc) {
 		delete(ep.assocs, a.key)
 	}
 	a.removePaths()
+	a.removeInitAddrs(netip.AddrPort{})
 	if ep.tags[a.localTag] == a {
 		delete(ep.tags, a.localTag)
 	}

@@ -29,6 +29,9 @@ func (ep *Endpoint) Receive(now time.Time, from netip.AddrPort, pkt []byte) *Ass
 	p.from = from
 	key := assocKey{peer: from, localPort: p.dstPort, peerPort: p.srcPort}
 	a := ep.assocs[key]
+	if a == nil && from.Port() != 0 {
+		a = ep.encapsPortMoved(p) // a known peer address on another UDP port (encapsport.go)
+	}
 	s := &ep.stats.Counters
 	if a != nil {
 		s = &a.stats

@@ -95,6 +95,7 @@ func (a *Assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 		return dispDeleted
 	}
 	a.timers.stop(timerT1Init)
+	a.initAnswered(p.from)
 	a.peerTag = in.tag
 	a.peerTSN = in.tsn
 	a.peerRwnd = in.rwnd

@@ -46,6 +46,12 @@ func (a *Assoc) heartbeatTimer(now time.Time) {
 		// "The endpoint SHOULD increment the respective error counter of
 		// the destination transport address each time a HEARTBEAT chunk
 		// is sent to that address and not acknowledged within one RTO."
+		// With several paths that is the handshake's path too (paths.go
+		// probes it once it is no longer active): a path that carries
+		// no DATA, as a receiver's, fails over on its heartbeats alone.
+		if a.paths != nil && a.paths[0].state == PathActive {
+			a.pathError(now, 0)
+		}
 		if a.countError(now) {
 			return
 		}

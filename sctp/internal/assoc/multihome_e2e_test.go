@@ -38,7 +38,8 @@ type mhNet struct {
 	toSend, sent, recv int
 	rbuf               []byte
 	onEvent            func(Event)
-	lost               bool // EventCommLost seen (else it fails the test)
+	onSend             func(to netip.AddrPort, pkt []byte) // sees each client packet
+	lost               bool                                // EventCommLost seen (else it fails the test)
 	allowLost          bool
 }
 
@@ -70,6 +71,9 @@ func (n *mhNet) flush() {
 			i = 1
 		} else if to != n.srvAddrs[0] {
 			n.t.Fatalf("client sent to %v", to)
+		}
+		if n.onSend != nil {
+			n.onSend(to, b)
 		}
 		hasData := false
 		forEachChunkType(b, func(t chunk.Type) { hasData = hasData || t == chunk.TypeData })
@@ -434,5 +438,96 @@ func TestMultihomePFThresholdOneAtLoss(t *testing.T) {
 		if n.ca.stats.PathFailovers != 0 {
 			t.Errorf("seed %d: %d failovers", seed, n.ca.stats.PathFailovers)
 		}
+	}
+}
+
+// RFC 9260 section 8.3: "The endpoint SHOULD increment the respective
+// error counter of the destination transport address each time a
+// HEARTBEAT chunk is sent to that address and not acknowledged within one
+// RTO." That holds for the primary path too when nothing else watches it:
+// an association that sends no DATA (a receiver, whose SACKs and control
+// chunks follow the primary) finds its cut primary potentially failed by
+// its heartbeats alone, and moves to the other path.
+func TestMultihomeIdlePrimaryFailsOnHeartbeats(t *testing.T) {
+	links := [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}
+	n := newMHNet(t, 5, links, func(c *Config) { c.HeartbeatInterval = time.Second })
+	n.connect()
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.cut(0, 1)
+	n.mark = n.now
+	n.run(time.Minute, func() bool { return n.ca.paths[0].state != PathActive })
+	took := n.now.Sub(n.mark)
+	t.Logf("idle primary potentially failed %v after the cut", took)
+	if took > 2*time.Second+3*n.ca.pathRTO(0) {
+		t.Errorf("idle primary found failed only %v after the cut", took)
+	}
+	if e := n.ca.enginePrimary(); e != 1 {
+		t.Errorf("data path %d after the primary failed, want 1", e)
+	}
+}
+
+// A graceful close over a cut primary: the SHUTDOWN sent to it goes
+// unanswered, its T2-shutdown expiry counts against the path, and the
+// retransmission goes to the other address (RFC 9260 section 6.4.1: "the
+// sender SHOULD try to retransmit to a different active destination
+// address"), where the shutdown completes.
+func TestMultihomeShutdownFailsOver(t *testing.T) {
+	links := [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}
+	n := newMHNet(t, 6, links, nil)
+	done := false
+	var shutdownTo []netip.AddrPort
+	n.onEvent = func(e Event) {
+		if e.Assoc == n.ca && e.Kind == EventShutdownComplete {
+			done = true
+		}
+	}
+	n.onSend = func(to netip.AddrPort, b []byte) {
+		forEachChunkType(b, func(t chunk.Type) {
+			if t == chunk.TypeShutdown {
+				shutdownTo = append(shutdownTo, to)
+			}
+		})
+	}
+	n.connect()
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.toSend = 100
+	n.run(time.Minute, func() bool { return n.recv == n.toSend && n.ca.SendIdle() })
+	n.cut(0, 1)
+	if err := n.ca.Shutdown(n.now); err != nil {
+		t.Fatal(err)
+	}
+	n.run(time.Minute, func() bool { return done })
+	if len(shutdownTo) < 2 || shutdownTo[0] != n.srvAddrs[0] || shutdownTo[len(shutdownTo)-1] != n.srvAddrs[1] {
+		t.Errorf("SHUTDOWNs sent to %v: want the cut primary first, the other address last", shutdownTo)
+	}
+}
+
+// RFC 9260 section 6.4: "An endpoint SHOULD transmit reply chunks (e.g.,
+// SACK, HEARTBEAT ACK) to the same destination transport address from
+// which it received the DATA or control chunk to which it is replying."
+// The SHUTDOWN COMPLETE answering a SHUTDOWN ACK that came from the
+// second address goes back there, not to the cut primary.
+func TestMultihomeShutdownCompleteToSource(t *testing.T) {
+	links := [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}
+	n := newMHNet(t, 7, links, nil)
+	var completeTo []netip.AddrPort
+	n.onSend = func(to netip.AddrPort, b []byte) {
+		forEachChunkType(b, func(t chunk.Type) {
+			if t == chunk.TypeShutdownComplete {
+				completeTo = append(completeTo, to)
+			}
+		})
+	}
+	n.connect()
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.toSend = 10
+	n.run(time.Minute, func() bool { return n.recv == n.toSend && n.ca.SendIdle() })
+	n.cut(0, 1)
+	if err := n.ca.Shutdown(n.now); err != nil {
+		t.Fatal(err)
+	}
+	n.run(time.Minute, func() bool { return len(completeTo) > 0 })
+	if completeTo[0] != n.srvAddrs[1] {
+		t.Errorf("SHUTDOWN COMPLETE sent to %v, want %v (the SHUTDOWN ACK's source)", completeTo[0], n.srvAddrs[1])
 	}
 }

@@ -90,6 +90,9 @@ func (ep *Endpoint) Notice(now time.Time, to netip.AddrPort, kind NoticeKind, qu
 	if init && a.state != stateCookieWait {
 		return // an old INIT's answer: the handshake went on
 	}
+	if init && a.initAddrs != nil {
+		return // one of the peer's addresses refused: T1-init tries the next (connectx.go)
+	}
 	a.fail(ReasonPortUnreachable, 0)
 	ep.touch(a)
 }

@@ -103,6 +103,9 @@ func (a *Assoc) removePaths() {
 // sendTo returns the destination of the packet appendPacket built last.
 func (a *Assoc) sendTo() netip.AddrPort {
 	if a.paths == nil {
+		if a.initAddrs != nil {
+			return a.initDest()
+		}
 		return a.key.peer
 	}
 	return a.dest
@@ -334,9 +337,15 @@ func (a *Assoc) appendPathHeartbeat(buf []byte) ([]byte, bool) {
 }
 
 // dataDest sets the destination of a packet appendPacket built: the path
-// the transfer engine chose for its DATA, else the engine's primary.
+// the transfer engine chose for its DATA, else the engine's primary. In
+// SHUTDOWN-SENT and SHUTDOWN-ACK-SENT no packet holds DATA: the SHUTDOWN
+// or SHUTDOWN ACK goes to the engine's primary, which moved off a failed
+// path (the engine's choice for the last DATA may be older).
 func (a *Assoc) dataDest() {
 	e := a.data.eng.Send.Dest()
+	if a.state == stateShutdownSent || a.state == stateShutdownAckSent {
+		e = a.data.eng.Primary()
+	}
 	for i := range a.paths {
 		if a.paths[i].eng == e {
 			a.dest = a.paths[i].addr

@@ -81,6 +81,16 @@ func (a *Assoc) t2Expired(now time.Time) {
 		return
 	}
 	a.stats.ShutdownRetx++
+	if a.paths != nil {
+		// The unanswered SHUTDOWN or SHUTDOWN ACK counts against the path
+		// it went to, as Linux counts it (section 8.2 names T3-rtx and
+		// heartbeats; a peer that only answers control chunks would
+		// otherwise keep a cut path): once it is potentially failed the
+		// chunk is resent to an alternate active path (section 6.4.1: "the
+		// sender SHOULD try to retransmit to a different active
+		// destination address").
+		a.pathError(now, a.enginePrimary())
+	}
 	rto := a.currentRTO()
 	for range a.t2Retx {
 		rto = backoff(rto, a.ep.cfg.RTOMax)

@@ -34,6 +34,13 @@ type Packet struct {
 	// UDP or raw IP conn bound to the wildcard address (learned with
 	// IP_PKTINFO / IPV6_RECVPKTINFO, or from the IPv4 header); the zero
 	// Addr otherwise (the conn's LocalAddr is the address).
+	//
+	// On WriteBatch, Local is the source address to send the packet from:
+	// a conn bound to the wildcard address passes it to the kernel with
+	// IP_PKTINFO / IPV6_PKTINFO (Linux, batched engine), which is how a
+	// multi-homed endpoint sends each path's packets from that path's
+	// own address. The zero Addr lets the kernel choose by its routes;
+	// conns bound to one address, and other systems, ignore it.
 	Local netip.Addr
 }
 

@@ -90,7 +90,7 @@ type batchIO struct {
 		hs    []mmsghdr
 		iov   []unix.Iovec
 		sa    []unix.RawSockaddrInet6
-		oob   []byte // gsoCmsgSpace per message
+		oob   []byte // sendCmsgSpace per message: UDP_SEGMENT, then the source (pktinfo_send_linux.go)
 		runs  []int  // packets per message
 		raw   bool   // small: sendmmsg by RawSyscall6
 		count int
@@ -115,7 +115,7 @@ func newBatchIO(rc syscall.RawConn, v6, raw4, udp bool, defaultPort uint16, busy
 	b.w.hs = make([]mmsghdr, maxBatch)
 	b.w.iov = make([]unix.Iovec, maxBatch*maxGSOSegments)
 	b.w.sa = make([]unix.RawSockaddrInet6, maxBatch)
-	b.w.oob = make([]byte, maxBatch*gsoCmsgSpace)
+	b.w.oob = make([]byte, maxBatch*sendCmsgSpace)
 	b.w.runs = make([]int, maxBatch)
 	b.w.fn = b.sendF
 	return b
@@ -485,7 +485,7 @@ func (b *batchIO) pack(pkts []Packet, gso bool) (int, error) {
 			size := p.N
 			for i+run < len(pkts) && run < maxGSOSegments && (run+1)*size <= maxGSOBytes {
 				q := &pkts[i+run]
-				if q.Addr != p.Addr || q.N > size || q.N <= 0 || q.N > len(q.Buf) {
+				if q.Addr != p.Addr || q.N > size || q.N <= 0 || q.N > len(q.Buf) || b.pi && q.Local != p.Local {
 					break
 				}
 				run++
@@ -511,12 +511,18 @@ func (b *batchIO) pack(pkts []Packet, gso bool) (int, error) {
 		}
 		h.hdr.Iov = &iov[0]
 		h.hdr.SetIovlen(run)
+		oob, no := b.w.oob[msgs*sendCmsgSpace:(msgs+1)*sendCmsgSpace], 0
 		if run > 1 {
-			oob := b.w.oob[msgs*gsoCmsgSpace : (msgs+1)*gsoCmsgSpace]
-			putSegmentCmsg(oob, uint16(p.N))
-			h.hdr.Control = &oob[0]
-			h.hdr.SetControllen(len(oob))
+			putSegmentCmsg(oob[:gsoCmsgSpace], uint16(p.N))
+			no = gsoCmsgSpace
 			b.gsoSends.Add(1)
+		}
+		if b.pi && p.Local.IsValid() {
+			no += putSourceCmsg(oob[no:], p.Local, p.Addr.Addr())
+		}
+		if no > 0 {
+			h.hdr.Control = &oob[0]
+			h.hdr.SetControllen(no)
 		}
 		b.w.runs[msgs] = run
 		iovs += run

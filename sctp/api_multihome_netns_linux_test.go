@@ -1,0 +1,234 @@
+//go:build linux
+
+package sctp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/netip"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/usctp/usctp/internal/testsupport"
+	"github.com/usctp/usctp/sctp/internal/netnstest"
+)
+
+// mhNetns makes two namespaces joined by two veth pairs on two subnets:
+//
+//	a: m0 10.201.3.1/24   m1 10.201.4.1/24
+//	b: m0 10.201.3.2/24   m1 10.201.4.2/24
+func mhNetns(t *testing.T) (a, b string) {
+	t.Helper()
+	a, b = netnstest.Pair(t, "usctp-mh", "m0", 3)
+	netnstest.Link(t, a, b, "m1", 4)
+	return a, b
+}
+
+// pathEvents collects an association's EventPeerAddrChange events.
+type pathEvents struct {
+	mu  sync.Mutex
+	evs []Event
+	wg  sync.WaitGroup
+}
+
+func watchPaths(as *Association) *pathEvents {
+	pe := &pathEvents{}
+	pe.wg.Add(1)
+	go func() {
+		defer pe.wg.Done()
+		for ev := range as.Events() {
+			if ev.Kind == EventPeerAddrChange {
+				pe.mu.Lock()
+				pe.evs = append(pe.evs, ev)
+				pe.mu.Unlock()
+			}
+		}
+	}()
+	return pe
+}
+
+// saw reports whether ip went to one of the states.
+func (pe *pathEvents) saw(ip string, states ...PathState) bool {
+	pe.mu.Lock()
+	defer pe.mu.Unlock()
+	for _, ev := range pe.evs {
+		for _, s := range states {
+			if ev.Addr.Addr() == netip.MustParseAddr(ip) && ev.PathState == s {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (pe *pathEvents) String() string {
+	pe.mu.Lock()
+	defer pe.mu.Unlock()
+	s := ""
+	for _, ev := range pe.evs {
+		s += fmt.Sprintf("%v %v; ", ev.Addr.Addr(), ev.PathState)
+	}
+	return s
+}
+
+// TestMultihomeNetnsFailover: two usctp endpoints in two namespaces joined
+// by two links, each endpoint with an address on each, over raw IP and
+// UDP encapsulation. During a bulk transfer (32 MB; 4 MB under the race
+// detector) the client's end of the primary link is taken down (`ip link
+// set m0 down`): the transfer completes on the other path, byte for byte
+// in order, and both ends report the cut path's state changes as
+// EventPeerAddrChange. In the restore variant the link comes back midway:
+// the path is reported active again and the primary takes the data back.
+func TestMultihomeNetnsFailover(t *testing.T) {
+	for _, tr := range []Transport{IP, UDP} {
+		for _, restore := range []bool{false, true} {
+			name := tr.String() + "/cut"
+			if restore {
+				name = tr.String() + "/cut-restore"
+			}
+			t.Run(name, func(t *testing.T) { multihomeFailover(t, tr, restore) })
+		}
+	}
+}
+
+func multihomeFailover(t *testing.T, tr Transport, restore bool) {
+	nsA, nsB := mhNetns(t)
+	// Quick failover, and patience with a loaded machine: RTO.Min 200 ms
+	// (a telecom setting), HB.interval 300 ms, and Association.Max.Retrans
+	// 100, since spurious timeouts on a busy host (the race detector
+	// slows both ends tenfold) count against the association too, and so
+	// do the second path's while the server's SACKs still go to the cut
+	// one (until it sees the cut by its heartbeats, or when SACKs follow
+	// the DATA's source, RFC 9260 section 6.4).
+	cfg := &Config{Transport: tr, RTOInitial: 500 * time.Millisecond, RTOMin: 200 * time.Millisecond,
+		RTOMax: 2 * time.Second, HeartbeatInterval: 300 * time.Millisecond, MaxRetransmits: 100,
+		SendBuffer: 4 << 20, RecvBuffer: 4 << 20}
+	var l *Endpoint
+	var err error
+	netnstest.In(t, nsB, func() {
+		l, err = ListenAddrs([]netip.Addr{netip.MustParseAddr("10.201.3.2"), netip.MustParseAddr("10.201.4.2")}, 5000, cfg)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dc := *cfg
+	dc.LocalAddrs = []netip.Addr{netip.MustParseAddr("10.201.3.1"), netip.MustParseAddr("10.201.4.1")}
+	var c *Association
+	netnstest.In(t, nsA, func() { c, err = Dial(ctx, "10.201.3.2,10.201.4.2:5000", &dc) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := l.AcceptContext(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cev, sev := watchPaths(c), watchPaths(s)
+	waitPaths(t, c, allActive(2))
+	waitPaths(t, s, allActive(2))
+
+	total := 32 << 20
+	if testsupport.RaceEnabled || testing.Short() {
+		total = 4 << 20
+	}
+	const size = 16000
+	go func() {
+		r := rand.New(rand.NewPCG(18, uint64(tr)))
+		msg := make([]byte, size)
+		for sent := 0; sent < total; sent += size {
+			for i := range msg {
+				msg[i] = byte(r.Uint32())
+			}
+			if _, err := c.WriteMsg(msg, SendInfo{Stream: 1}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+		if restore {
+			// Close once the client saw the restored path answer again
+			// (a path's return is reported while the association lives).
+			for end := time.Now().Add(30 * time.Second); !cev.saw(cutPeer, PathActive) && time.Now().Before(end); {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		if err := c.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+	r := rand.New(rand.NewPCG(18, uint64(tr)))
+	buf, want := make([]byte, 2*size), make([]byte, size)
+	got, cut, back := 0, false, false
+	start := time.Now()
+	var cutAt time.Time
+	for {
+		// A message may come in parts (partial delivery): read to its end.
+		n := 0
+		for {
+			m, info, err := s.ReadMsg(buf[n:])
+			if err == io.EOF && n == 0 {
+				break
+			}
+			if err != nil {
+				t.Fatalf("after %d bytes: %v (client paths %+v)", got, err, c.Paths())
+			}
+			n += m
+			if info.EOR || n >= len(buf) {
+				break
+			}
+		}
+		if n == 0 {
+			break
+		}
+		for i := range want {
+			want[i] = byte(r.Uint32())
+		}
+		if n != size || string(buf[:n]) != string(want) {
+			t.Fatalf("message at byte %d: %d bytes, not the ones sent", got, n)
+		}
+		got += n
+		if !cut && got >= total/4 {
+			netnstest.SetLink(t, nsA, "m0", false) // the primary path's link
+			cut, cutAt = true, time.Now()
+		}
+		if restore && !back && got >= total/2 {
+			// Both ends see the cut before the link comes back (the
+			// server, whose SACKs follow the client's DATA to the other
+			// path, only by its heartbeats: reading stops meanwhile).
+			waitFor(t, func() bool { return cev.saw(cutPeer, failed...) && sev.saw(cutLocal, failed...) })
+			netnstest.SetLink(t, nsA, "m0", true)
+			back = true
+		}
+	}
+	el := time.Since(start)
+	if got != (total+size-1)/size*size {
+		t.Fatalf("received %d bytes of %d", got, total)
+	}
+	cs := c.Stats()
+	t.Logf("%d MB in %v (cut after %v), client: %d retransmits, %d T3, %d failovers; paths %+v",
+		got>>20, el.Round(time.Millisecond), cutAt.Sub(start).Round(time.Millisecond), cs.Retransmits, cs.T3Expiries, cs.PathFailovers, c.Paths())
+	// Events travel to the watchers on goroutines of their own: wait
+	// for them (each side reports the cut path's failure, and in the
+	// restore variant the client its return).
+	for end := time.Now().Add(30 * time.Second); !(cev.saw(cutPeer, failed...) && sev.saw(cutLocal, failed...) &&
+		(!restore || cev.saw(cutPeer, PathActive))); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("path events: client %v; server %v; client paths %+v", cev, sev, c.Paths())
+		}
+	}
+	t.Logf("client path events: %v; server: %v", cev, sev)
+}
+
+// The addresses of the link the failover tests cut, and the states a cut
+// path goes to.
+const (
+	cutPeer  = "10.201.3.2" // the client's primary: the server's address on m0
+	cutLocal = "10.201.3.1" // the client's address on m0, the server's primary
+)
+
+var failed = []PathState{PathPotentiallyFailed, PathInactive}

@@ -1,0 +1,90 @@
+//go:build linux
+
+package netio
+
+import (
+	"net/netip"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// RouteProbe asks the kernel which local address it would send from to a
+// destination (the source of the route), in the network namespace the
+// probe was opened in, whichever thread asks later: one unbound UDP socket
+// per family, connected to the destination (which sends nothing) and
+// read back with getsockname.
+type RouteProbe struct {
+	mu     sync.Mutex
+	fd4    int
+	fd6    int
+	closed bool
+}
+
+// NewRouteProbe opens a probe in the calling thread's network namespace.
+// A family the host lacks is left out (its lookups find nothing).
+func NewRouteProbe() (*RouteProbe, error) {
+	fd4, err4 := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	fd6, err6 := unix.Socket(unix.AF_INET6, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err4 != nil && err6 != nil {
+		return nil, err4
+	}
+	if err4 != nil {
+		fd4 = -1
+	}
+	if err6 != nil {
+		fd6 = -1
+	}
+	return &RouteProbe{fd4: fd4, fd6: fd6}, nil
+}
+
+// Source returns the local address the kernel chooses for packets to dst,
+// or the zero Addr when it has no route there.
+func (r *RouteProbe) Source(dst netip.Addr) netip.Addr {
+	dst = dst.Unmap()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || !dst.IsValid() {
+		return netip.Addr{}
+	}
+	if dst.Is4() {
+		if r.fd4 < 0 || unix.Connect(r.fd4, &unix.SockaddrInet4{Addr: dst.As4(), Port: 9}) != nil {
+			return netip.Addr{}
+		}
+		if sa, err := unix.Getsockname(r.fd4); err == nil {
+			if s, ok := sa.(*unix.SockaddrInet4); ok {
+				return netip.AddrFrom4(s.Addr)
+			}
+		}
+		return netip.Addr{}
+	}
+	if r.fd6 < 0 || unix.Connect(r.fd6, &unix.SockaddrInet6{Addr: dst.As16(), Port: 9, ZoneId: zoneIndex(dst.Zone())}) != nil {
+		return netip.Addr{}
+	}
+	if sa, err := unix.Getsockname(r.fd6); err == nil {
+		if s, ok := sa.(*unix.SockaddrInet6); ok {
+			a := netip.AddrFrom16(s.Addr)
+			if s.ZoneId != 0 && a.IsLinkLocalUnicast() {
+				a = a.WithZone(zoneName(s.ZoneId))
+			}
+			return a
+		}
+	}
+	return netip.Addr{}
+}
+
+// Close closes the probe's sockets.
+func (r *RouteProbe) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.closed {
+		r.closed = true
+		if r.fd4 >= 0 {
+			unix.Close(r.fd4)
+		}
+		if r.fd6 >= 0 {
+			unix.Close(r.fd6)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,38 @@
+//go:build linux
+
+package netio
+
+import (
+	"net/netip"
+	"testing"
+)
+
+// The route probe names the source address the kernel picks: loopback for
+// loopback, and nothing for a destination without a route.
+func TestRouteProbeSource(t *testing.T) {
+	r, err := NewRouteProbe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if got := r.Source(netip.MustParseAddr("127.0.0.5")); got != netip.MustParseAddr("127.0.0.1") {
+		t.Errorf("source for 127.0.0.5: %v, want 127.0.0.1", got)
+	}
+	if got := r.Source(netip.MustParseAddr("::1")); got.IsValid() && got != netip.MustParseAddr("::1") {
+		t.Errorf("source for ::1: %v", got)
+	}
+	// In a namespace of its own, the probe sees that namespace's routes.
+	nsA, _ := netnsPair(t)
+	var p *RouteProbe
+	inNetns(t, nsA, func() { p, err = NewRouteProbe() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if got := p.Source(netip.MustParseAddr("10.201.0.2")); got != netip.MustParseAddr("10.201.0.1") {
+		t.Errorf("in the namespace, source for 10.201.0.2: %v, want 10.201.0.1", got)
+	}
+	if got := p.Source(netip.MustParseAddr("192.0.2.1")); got.IsValid() {
+		t.Errorf("in the namespace (no default route), source for 192.0.2.1: %v, want none", got)
+	}
+}

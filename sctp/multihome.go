@@ -1,0 +1,285 @@
+package sctp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/usctp/usctp/sctp/internal/netio"
+)
+
+// Multi-homed endpoints: several local addresses.
+//
+// An endpoint with two or more local addresses (ListenAddrs, an address
+// list in Listen, Config.LocalAddrs) binds one socket to the wildcard
+// address of their family (dual-stack [::] for UDP encapsulation with
+// both families; raw IP sockets are one family, so a raw IP endpoint's
+// addresses must be too), rather than one socket per address: one reader
+// serves them all, and the core sees one transport. It then
+//   - lists its addresses in INIT and INIT ACK (RFC 9260 section 5.1.2),
+//     and turns Config.Multihoming on, so the peer's addresses are paths;
+//   - accepts only packets sent to one of its addresses: the socket
+//     learns each packet's destination (IP_PKTINFO), and a packet to
+//     another address of the host is dropped and counted
+//     (Counters.UnboundAddrDropped);
+//   - sends each packet from one of its addresses (Packet.Local, which
+//     netio passes to the kernel with IP_PKTINFO / IPV6_PKTINFO): the
+//     address the last packet from that peer address arrived on, so that
+//     an answer leaves from the address its question was sent to; for a
+//     peer address not heard from yet, the source the kernel's routes
+//     choose (asked once per destination with netio.RouteProbe, in the
+//     network namespace the endpoint was created in) if it is one of the
+//     endpoint's, else its first address of the destination's family.
+//
+// The kernel routes by destination, so the path to a peer address leaves
+// through the interface of that address's route: with one subnet per
+// link (the usual multi-homing set-up) the source chosen is that link's
+// own address. A wildcard endpoint (no address given) announces no
+// address and lets the kernel choose every source, as before.
+
+// maxSources bounds the per-destination source cache; beyond it the cache
+// starts again (it is refilled from the routes and the packets).
+const maxSources = 4096
+
+// multiHome is the local address set of a multi-homed endpoint; the zero
+// value (locals nil) is a single-homed one. Its fields but dropped are
+// guarded by the endpoint's mu.
+type multiHome struct {
+	locals  []netip.Addr              // the endpoint's addresses; nil: not multi-homed
+	probe   *netio.RouteProbe         // the kernel's source choice; nil on a user's conn
+	srcs    map[netip.Addr]netip.Addr // peer IP -> source of packets to it
+	dropped atomic.Uint64             // packets to an address not in locals
+}
+
+// init sets the address set up; probe asks for the kernel's route lookups
+// (a socket of the operating system's, not a user's net.Conn).
+func (m *multiHome) init(locals []netip.Addr, probe bool) error {
+	if len(locals) < 2 {
+		return nil
+	}
+	m.locals = locals
+	m.srcs = make(map[netip.Addr]netip.Addr)
+	if probe {
+		p, err := netio.NewRouteProbe()
+		if err != nil {
+			return fmt.Errorf("sctp: route probe: %w", err)
+		}
+		m.probe = p
+	}
+	return nil
+}
+
+// arrived notes that a packet from peer arrived on the local address
+// local, and reports whether local is one of the endpoint's.
+func (m *multiHome) arrived(peer, local netip.Addr) bool {
+	if !slices.Contains(m.locals, local) {
+		m.dropped.Add(1)
+		return false
+	}
+	if s, ok := m.srcs[peer]; !ok || s != local {
+		m.remember(peer, local)
+	}
+	return true
+}
+
+// source returns the local address to send a packet to dst from.
+func (m *multiHome) source(dst netip.Addr) netip.Addr {
+	if s, ok := m.srcs[dst]; ok {
+		return s
+	}
+	s := m.choose(dst)
+	m.remember(dst, s)
+	return s
+}
+
+func (m *multiHome) remember(dst, src netip.Addr) {
+	if len(m.srcs) >= maxSources {
+		clear(m.srcs)
+	}
+	m.srcs[dst] = src
+}
+
+// choose returns the source for a destination not heard from: the
+// kernel's choice when it is one of the endpoint's addresses, else the
+// first of dst's family, else none (the kernel's).
+func (m *multiHome) choose(dst netip.Addr) netip.Addr {
+	if m.probe != nil {
+		if s := m.probe.Source(dst); slices.Contains(m.locals, s) {
+			return s
+		}
+	}
+	v4 := dst.Unmap().Is4()
+	for _, l := range m.locals {
+		if l.Is4() == v4 {
+			return l
+		}
+	}
+	return netip.Addr{}
+}
+
+// bindAddrs returns the address to bind the socket to and, for a
+// multi-homed endpoint, its address set: ip when it is a specific
+// address; else the addresses of list (Config.LocalAddrs), one bound as
+// ip, two or more through the wildcard of their family (the unspecified
+// ip given keeps its family when list is empty).
+func bindAddrs(ip netip.Addr, list []netip.Addr, rawIP bool) (netip.Addr, []netip.Addr, error) {
+	if ip.IsValid() && !ip.IsUnspecified() {
+		return ip, nil, nil
+	}
+	var locals []netip.Addr
+	for _, l := range list {
+		l = l.Unmap()
+		if !l.IsValid() || l.IsUnspecified() || l.IsMulticast() {
+			return ip, nil, fmt.Errorf("sctp: local address %v: not a unicast address", l)
+		}
+		if !slices.Contains(locals, l) {
+			locals = append(locals, l)
+		}
+	}
+	switch len(locals) {
+	case 0:
+		return ip, nil, nil
+	case 1:
+		return locals[0], nil, nil
+	}
+	if len(locals) > maxLocalAddrs {
+		return ip, nil, fmt.Errorf("sctp: %d local addresses, at most %d", len(locals), maxLocalAddrs)
+	}
+	w := familyWildcard(locals)
+	if rawIP && w.Is6() && slices.ContainsFunc(locals, netip.Addr.Is4) {
+		return ip, nil, errors.New("sctp: a raw IP endpoint's local addresses must be all IPv4 or all IPv6 (a raw socket is one family)")
+	}
+	return w, locals, nil
+}
+
+// maxLocalAddrs is the most local addresses an endpoint takes: as many as
+// a peer's list keeps (the core's bound).
+const maxLocalAddrs = 32
+
+// familyWildcard returns the unspecified address that covers ips: IPv4's
+// when all are IPv4, else IPv6's (dual-stack for UDP).
+func familyWildcard(ips []netip.Addr) netip.Addr {
+	for _, ip := range ips {
+		if ip = ip.Unmap(); ip.Is6() {
+			return netip.IPv6Unspecified()
+		}
+	}
+	return netip.IPv4Unspecified()
+}
+
+// splitAddrList splits "HOST:PORT" or "IP,IP,...:PORT" into its hosts and
+// port. IPv6 addresses go in brackets, "[::1]:5000" or
+// "[fd00::1],[fd00:1::1]:5000"; an empty HOST is one empty host.
+func splitAddrList(s string) ([]string, uint16, error) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return nil, 0, fmt.Errorf("sctp: address %q: missing port", s)
+	}
+	p, err := strconv.ParseUint(s[i+1:], 10, 16)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sctp: address %q: bad port", s)
+	}
+	hosts := strings.Split(s[:i], ",")
+	for j, h := range hosts {
+		if len(h) >= 2 && h[0] == '[' && h[len(h)-1] == ']' {
+			hosts[j] = h[1 : len(h)-1]
+		} else if strings.ContainsAny(h, ":[]") {
+			return nil, 0, fmt.Errorf("sctp: address %q: IPv6 addresses go in brackets", s)
+		}
+		if hosts[j] == "" && len(hosts) > 1 {
+			return nil, 0, fmt.Errorf("sctp: address %q: empty address in the list", s)
+		}
+	}
+	return hosts, uint16(p), nil
+}
+
+// parseIPs parses the IP addresses of an address list.
+func parseIPs(hosts []string) ([]netip.Addr, error) {
+	ips := make([]netip.Addr, len(hosts))
+	for i, h := range hosts {
+		ip, err := netip.ParseAddr(h)
+		if err != nil {
+			return nil, err
+		}
+		ips[i] = ip.Unmap()
+	}
+	return ips, nil
+}
+
+// peerAddrs checks a peer's addresses and port and pairs them.
+func peerAddrs(ips []netip.Addr, port uint16) ([]netip.AddrPort, error) {
+	if len(ips) == 0 {
+		return nil, errors.New("sctp: dial: no peer address")
+	}
+	if port == 0 {
+		return nil, errors.New("sctp: dial: SCTP port 0")
+	}
+	peers := make([]netip.AddrPort, 0, len(ips))
+	for _, ip := range ips {
+		ip = ip.Unmap()
+		if !ip.IsValid() || ip.IsUnspecified() || ip.IsMulticast() {
+			return nil, fmt.Errorf("sctp: dial: peer address %v: not a unicast address", ip)
+		}
+		if ap := netip.AddrPortFrom(ip, port); !slices.Contains(peers, ap) {
+			peers = append(peers, ap)
+		}
+	}
+	return peers, nil
+}
+
+// ListenAddrs returns an endpoint accepting associations on SCTP port port
+// at the local addresses ips: with two or more, a multi-homed endpoint
+// (see Config.LocalAddrs); with one, Listen on it; with none, on all
+// addresses. It is Listen("IP,IP,...:PORT", cfg) with the addresses
+// typed.
+func ListenAddrs(ips []netip.Addr, port uint16, cfg *Config) (*Endpoint, error) {
+	return listenAddrsOn(ips, port, cfg, nil)
+}
+
+// listenAddrsOn is ListenAddrs over conn, or over the socket cfg selects
+// when conn is nil.
+func listenAddrsOn(ips []netip.Addr, port uint16, cfg *Config, conn netio.Conn) (*Endpoint, error) {
+	if port == 0 {
+		return nil, errors.New("sctp: listen: SCTP port 0")
+	}
+	var c Config
+	if cfg != nil {
+		c = *cfg
+	}
+	c.LocalAddrs = ips
+	e, err := newEndpointRole(netip.Addr{}, &c, conn, port)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	e.listenPort = port
+	e.core.SetPortFilter(port, e.sharedPorts)
+	e.mu.Unlock()
+	return e, nil
+}
+
+// DialAddrs starts an association to the peer known by the addresses ips,
+// all with SCTP port port, on a new endpoint of its own, and waits until
+// it is established or ctx is done; the endpoint closes with the
+// association. As sctp_connectx, the INIT goes to the first address and
+// each retransmission to the next one, until one answers. With two or
+// more addresses Multihoming is on: the addresses the peer lists become
+// paths. Config.LocalAddrs chooses the local addresses.
+func DialAddrs(ctx context.Context, ips []netip.Addr, port uint16, cfg *Config) (*Association, error) {
+	return dialAddrsOn(ctx, ips, port, cfg, nil)
+}
+
+// LocalAddrs returns the endpoint's local IP addresses: those it was given
+// (ListenAddrs, Config.LocalAddrs), or the one its socket is bound to
+// (the unspecified address on a wildcard socket).
+func (e *Endpoint) LocalAddrs() []netip.Addr {
+	if e.mh.locals != nil {
+		return slices.Clone(e.mh.locals)
+	}
+	return []netip.Addr{e.conn.LocalAddr().Addr()}
+}
