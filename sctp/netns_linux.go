@@ -1,19 +1,15 @@
 package sctp
 
-import (
-	"os"
-	"syscall"
-)
+import "syscall"
 
-// netnsID returns the inode of the calling thread's network namespace (0
-// if it cannot be read): the sockets the thread opens are in it.
+// netnsID identifies the network namespace of the calling thread (the
+// inode of /proc/thread-self/ns/net), so that sockets opened in different
+// namespaces (tests, or a program that setns's a locked thread) are never
+// taken for one another by the shared socket registry. 0 if unknown.
 func netnsID() uint64 {
-	fi, err := os.Stat("/proc/thread-self/ns/net")
-	if err != nil {
+	var st syscall.Stat_t
+	if syscall.Stat("/proc/thread-self/ns/net", &st) != nil {
 		return 0
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return st.Ino
-	}
-	return 0
+	return st.Ino
 }

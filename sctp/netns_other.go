@@ -2,5 +2,5 @@
 
 package sctp
 
-// netnsID returns 0: network namespaces are Linux's.
+// netnsID is 0 where network namespaces do not exist.
 func netnsID() uint64 { return 0 }

@@ -33,9 +33,8 @@ import (
 // nobody listens on (RFC 9260 section 8.4), rate-limited.
 
 // sockKey names a shared socket: the local address and UDP port, or for
-// raw IP (port 0) the local address, in the network namespace of the
-// thread that opens it (netns; a process may have endpoints in several,
-// as the namespace tests do, and the wildcard address is in each).
+// raw IP (port 0) the local address, in the network namespace netns (the
+// same address in two namespaces is two sockets).
 type sockKey struct {
 	ip    netip.Addr
 	port  uint16
