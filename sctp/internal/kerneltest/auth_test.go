@@ -222,10 +222,14 @@ func TestKernelAuthASCONF(t *testing.T) {
 //   - the kernel adds its own (kpeer bindx 198.19.0.2): usctp reports
 //     EventPeerAddrChange added and confirms it; both ends then have two active paths;
 //   - the first link is cut (VM.SetLink): the echoes go on over the second link, both
-//     ways.
+//     ways;
+//   - both ends delete the address the association was set up with: the kernel its
+//     198.18.0.2 (kpeer bindx del; usctp moves the association's key to 198.19.0.2 and
+//     RemoteAddrs lists it alone), usctp its 198.18.0.1 (RemoveLocalAddr; the kernel
+//     accepts), and the echoes go on.
 //
 // tshark reads usctp's pcap: DATA went to 198.19.0.2 and came from it to 198.19.0.1,
-// after the cut; every ASCONF and ASCONF-ACK carried an AUTH chunk.
+// after the cut; the four ASCONFs and their ASCONF-ACKs each carried an AUTH chunk.
 func TestKernelAuthASCONFPaths(t *testing.T) {
 	batchPcaps(t)
 	vm := kvmMH.Get(t)
@@ -318,8 +322,34 @@ func TestKernelAuthASCONFPaths(t *testing.T) {
 	cutAt := time.Now()
 	echo(60)
 	t.Logf("60 echoes after the cut in %v", time.Since(cutAt).Round(time.Millisecond))
+
+	// Both ends delete the address the association was set up with, now
+	// unreachable: the kernel its own (usctp re-keys the association on
+	// 198.19.0.2), usctp its own (its ASCONF goes from 198.19.0.1).
+	p.do("bindx id=%s addr="+guestIPs[0].String()+" op=del", "OK cmd=bindx id=%s ")
+	timeout = time.After(time.Minute)
+	for removed := false; !removed; {
+		select {
+		case ev := <-p.as.Events():
+			if ev.Kind == sctp.EventPeerAddrChange && ev.Change == sctp.AddrRemoved {
+				if ev.Addr.Addr() != guestIPs[0] {
+					p.failf("EventPeerAddrChange removed %v, want %v", ev.Addr, guestIPs[0])
+				}
+				removed = true
+			}
+		case <-timeout:
+			p.failf("no EventPeerAddrChange removed for %v", guestIPs[0])
+		}
+	}
+	if ra := p.as.RemoteAddrs(); len(ra) != 1 || ra[0].IP != guestIPs[1] {
+		p.failf("usctp RemoteAddrs %+v after the kernel deleted %v, want %v alone", ra, guestIPs[0], guestIPs[1])
+	}
+	if err := p.as.RemoveLocalAddr(ctx, hostIPs[0]); err != nil {
+		p.failf("RemoveLocalAddr(%v): %v", hostIPs[0], err)
+	}
+	echo(20)
 	st := p.as.Stats()
-	if st.ASCONF.AcksIn != 1 || st.ASCONF.In != 1 || st.ASCONF.AddrsAdded != 1 || st.Auth.Missing+st.Auth.BadHMAC != 0 {
+	if st.ASCONF.AcksIn != 2 || st.ASCONF.In != 2 || st.ASCONF.AddrsAdded != 1 || st.ASCONF.AddrsDeleted != 1 || st.Auth.Missing+st.Auth.BadHMAC != 0 {
 		p.failf("ASCONF counters %+v, AUTH %+v", st.ASCONF, st.Auth)
 	}
 	t.Logf("usctp paths %+v; ASCONF %+v AUTH %+v", p.as.Paths(), st.ASCONF, st.Auth)
@@ -370,8 +400,8 @@ func checkASCONFPaths(t *testing.T, path string, cut time.Time) {
 			fromKernel++
 		}
 	}
-	if toKernel == 0 || fromKernel == 0 || asconf != 4 {
-		t.Errorf("%s: after the cut %d DATA packets %v -> %v and %d back; %d ASCONF and ASCONF-ACK (want 4)",
+	if toKernel == 0 || fromKernel == 0 || asconf != 8 {
+		t.Errorf("%s: after the cut %d DATA packets %v -> %v and %d back; %d ASCONF and ASCONF-ACK (want 8)",
 			path, toKernel, hostIPs[1], guestIPs[1], fromKernel, asconf)
 	}
 	t.Logf("after the cut: %d DATA packets to the kernel's added address, %d from it to usctp's; %d ASCONF/ASCONF-ACK, each authenticated", toKernel, fromKernel, asconf)
