@@ -226,7 +226,7 @@ func TestKernelAuthASCONF(t *testing.T) {
 //   - both ends delete the address the association was set up with: the kernel its
 //     198.18.0.2 (kpeer bindx del; usctp moves the association's key to 198.19.0.2 and
 //     RemoteAddrs lists it alone), usctp its 198.18.0.1 (RemoveLocalAddr; the kernel
-//     accepts), and the echoes go on.
+//     accepts, its paths list 198.19.0.1 alone), and the echoes go on.
 //
 // tshark reads usctp's pcap: DATA went to 198.19.0.2 and came from it to 198.19.0.1,
 // after the cut; the four ASCONFs and their ASCONF-ACKs each carried an AUTH chunk.
@@ -347,6 +347,22 @@ func TestKernelAuthASCONFPaths(t *testing.T) {
 	if err := p.as.RemoveLocalAddr(ctx, hostIPs[0]); err != nil {
 		p.failf("RemoveLocalAddr(%v): %v", hostIPs[0], err)
 	}
+	// The kernel's view: usctp's one address left (SCTP_GET_PEER_ADDR_INFO).
+	p.do("paths id=%s", "OK cmd=paths id=%s")
+	var kpaths []string
+	wctx, wcancel := context.WithTimeout(ctx, 2*time.Second)
+	for {
+		l, err := vm.Wait(wctx, func(l kernelvm.Line) bool { return l.Verb == "PATH" && l.Get("id") == p.id })
+		if err != nil {
+			break
+		}
+		kpaths = append(kpaths, l.Get("addr")+" "+l.Get("state"))
+	}
+	wcancel()
+	if len(kpaths) != 1 || kpaths[0] != hostIPs[1].String()+" active" {
+		p.failf("the kernel's paths after usctp deleted %v: %v, want %v active alone", hostIPs[0], kpaths, hostIPs[1])
+	}
+	t.Logf("the kernel's paths: %v", kpaths)
 	echo(20)
 	st := p.as.Stats()
 	if st.ASCONF.AcksIn != 2 || st.ASCONF.In != 2 || st.ASCONF.AddrsAdded != 1 || st.ASCONF.AddrsDeleted != 1 || st.Auth.Missing+st.Auth.BadHMAC != 0 {
