@@ -469,12 +469,21 @@ func (c *SCTPConn) GetSackTimer() (*SackTimer, error) {
 	return &SackTimer{AssocID: c.id, SackDelay: 200, SackFrequency: 2}, nil
 }
 
-// Getsockopt fails with ErrUnsupported: there is no kernel socket.
+// Getsockopt fails with ErrUnsupported: there is no kernel socket. The
+// options are not interpreted either: optval is a pointer passed as a
+// uintptr, which only a system call may turn back into memory safely (a
+// goroutine's stack moves). SCTP_STATUS, SCTP_PRIMARY_ADDR,
+// SCTP_GET_PEER_ADDR_INFO, SCTP_PEER_ADDR_PARAMS and SCTP_PEER_ADDR_THLDS
+// have methods: GetStatus, SCTPGetPrimaryPeerAddr, GetPeerAddrInfo,
+// GetPeerAddrParams, GetPeerAddrThlds.
 func (c *SCTPConn) Getsockopt(optname, optval, optlen uintptr) (uintptr, uintptr, error) {
 	return 0, 0, ErrUnsupported
 }
 
-// Setsockopt fails with ErrUnsupported: there is no kernel socket.
+// Setsockopt fails with ErrUnsupported: there is no kernel socket, and
+// optval is not interpreted (see Getsockopt). SCTP_PRIMARY_ADDR,
+// SCTP_PEER_ADDR_PARAMS and SCTP_PEER_ADDR_THLDS have methods:
+// SCTPSetPrimaryPeerAddr, SetPeerAddrParams, SetPeerAddrThlds.
 func (c *SCTPConn) Setsockopt(optname, optval, optlen uintptr) (uintptr, uintptr, error) {
 	return 0, 0, ErrUnsupported
 }

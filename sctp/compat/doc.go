@@ -43,12 +43,36 @@
 //   - "auto" (TransportAuto): raw IP when the process may open raw
 //     sockets, else UDP; when neither works the error gives both reasons.
 //
+// # Beyond the original: primary path and peer address parameters
+//
+// What the original leaves to raw socket options has methods here, with
+// the kernel's semantics and errno values (the errors also say why, and
+// match package usctp's ErrUnknownAddress and ErrUnconfirmedAddress where
+// they apply):
+//   - SCTPConn.SCTPSetPrimaryPeerAddr (SCTP_PRIMARY_ADDR): new data goes
+//     to that peer address; SCTPGetPrimaryPeerAddr and GetStatus report it.
+//     Unlike the kernel, an address not yet confirmed is refused
+//     (EADDRNOTAVAIL).
+//   - SCTPConn.GetPeerAddrInfo (SCTP_GET_PEER_ADDR_INFO): state, cwnd,
+//     SRTT, RTO and MTU of one peer address (SCTPRemoteAddr lists them).
+//   - SCTPConn.GetPeerAddrParams and SetPeerAddrParams
+//     (SCTP_PEER_ADDR_PARAMS, type PeerAddrParams, flags SPP_*): heartbeat
+//     interval, heartbeats on and off, Path.Max.Retrans, of one address or
+//     all. Fixed path MTUs, other SACK delays, on-demand HEARTBEATs, flow
+//     labels and DSCP fail with errors.ErrUnsupported (EOPNOTSUPP).
+//   - SCTPConn.GetPeerAddrThlds and SetPeerAddrThlds
+//     (SCTP_PEER_ADDR_THLDS, type PeerAddrThlds): Path.Max.Retrans and the
+//     potentially-failed threshold (RFC 7829).
+//
 // # Differences from the original
 //
 // There is no kernel socket, so what is fd-level by nature has no
 // meaning here; these return an error matching ErrUnsupported (and
 // errors.ErrUnsupported):
-//   - SCTPConn.Getsockopt and Setsockopt (raw socket options), SyscallConn,
+//   - SCTPConn.Getsockopt and Setsockopt (raw socket options: their
+//     optval, a pointer passed as a uintptr, cannot be read safely outside
+//     a system call; the methods above replace the options that matter),
+//     SyscallConn,
 //     PeelOff; SCTPListener.SyscallConn; FileListener; SCTPConnect.
 //   - SCTPBind (ErrUnsupported for SCTP_BINDX_ADD_ADDR and
 //     SCTP_BINDX_REM_ADDR, EINVAL for other flags): give the addresses in
