@@ -66,6 +66,9 @@ func TestStreamCloseWakesBlocked(t *testing.T) {
 func TestUDPStreamCloseWakesBlocked(t *testing.T) {
 	cfg := loopCfg()
 	cfg.SendBuffer, cfg.RecvBuffer = 64<<10, 16<<10
+	// A receiver takes up to one MTU over its buffer: at loopback's
+	// 65535 (the default) the 20 KB below would all fit.
+	cfg.MTU = 1500
 	l, dc := listenLoop(t, cfg)
 	c := dialLoop(t, dc)
 	defer c.Abort("")

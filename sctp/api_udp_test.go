@@ -341,9 +341,12 @@ func TestUDPBacklogFull(t *testing.T) {
 // UDP encapsulation sizes its packets for IPv4 (20-byte IP and 8-byte UDP
 // headers): at MTU 1500 a 1444-byte message fits one DATA chunk (1500 - 20 -
 // 8 - 12 - 16), where an IPv6 assumption would cut it in two. Path MTU
-// discovery reaches that size (EventPathMTU with 1472) first.
+// discovery reaches that size (EventPathMTU with 1472) first (MTU 1500
+// set: loopback's default is 65535).
 func TestUDPDialIPv4FragmentPoint(t *testing.T) {
-	l, dc := listenLoop(t, nil)
+	cfg := loopCfg()
+	cfg.MTU = 1500
+	l, dc := listenLoop(t, cfg)
 	c := dialLoop(t, dc)
 	defer c.Close()
 	s := accept(t, l)

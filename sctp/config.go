@@ -261,10 +261,18 @@ type Config struct {
 	// transactions per second. Linux only, and never when GOMAXPROCS is 1.
 	BusyPoll time.Duration
 
-	// MTU is the path MTU in bytes, IP header included (default 1500):
-	// with path MTU discovery the upper bound of every path's PLPMTU,
-	// else the size of every packet. At most 65535 (loopback's 65536 is
-	// one more than an IPv4 packet holds).
+	// MTU is the path MTU in bytes, IP header included: with path MTU
+	// discovery the upper bound of every path's PLPMTU, else the size of
+	// every packet. At most 65535 (loopback's 65536 is one more than an
+	// IPv4 packet holds). 0 (the default) takes the MTU of the local
+	// interface, capped at 65535: for Dial, of the route to the peer;
+	// for an endpoint bound to addresses, the largest of their
+	// interfaces'; bound to all addresses, the largest of the host's
+	// interfaces that are up (usually loopback's), each path then
+	// learning its own route's smaller MTU from the kernel's refusal of
+	// its first larger probe; without path MTU discovery an endpoint
+	// bound to all addresses takes 1500. On a PacketConn or Conn given
+	// here: 1500. The memory of an endpoint does not grow with it.
 	MTU int
 	// DisablePMTUDiscovery turns off Packetization Layer Path MTU
 	// Discovery (RFC 8899). With it on (the default) every path starts
@@ -450,8 +458,8 @@ const DefaultSendBudget = 1 << 20
 const defaultBufferMax = 16 << 20
 
 // maxPacket is the size of the shell's own read buffers (the UDP GRO
-// path reads into the socket's larger buffers) and of the largest write
-// stride; a larger Config.MTU enlarges both.
+// path reads into the socket's larger buffers); a larger Config.MTU
+// enlarges them, and there are fewer (reader.go).
 const maxPacket = 9216
 
 // maxMTU is the largest Config.MTU: an IPv4 packet's 65535 bytes.

@@ -61,6 +61,9 @@ func dialAddrsOn(ctx context.Context, ips []netip.Addr, port uint16, cfg *Config
 	if len(peers) > 1 {
 		c.Multihoming = true // the user named alternate addresses: use them
 	}
+	if c.MTU == 0 && conn == nil && c.PacketConn == nil && c.Conn == nil {
+		c.MTU = peerMTU(ips) // the route's (mtudefault.go)
+	}
 	// The endpoint serves this one peer: bind to its address family, so
 	// the path MTU accounts for that family's header (an IPv4 peer gains
 	// 20 bytes per packet over a dual-stack socket's IPv6 assumption).

@@ -175,8 +175,10 @@
 //     stream that carries both, Stream.Read can return bytes of the two
 //     messages mixed. Read such a stream with Stream.ReadMsg.
 //   - Path MTU discovery (RFC 8899, on by default) searches up to
-//     Config.MTU, 1500 by default, not the interface's MTU: loopback
-//     and jumbo-frame links need a larger Config.MTU (up to 65535).
+//     Config.MTU, by default the MTU of the local interface (of the
+//     route to the peer for Dial, the largest one for an endpoint bound
+//     to all addresses), at most 65535; on a PacketConn or Conn of the
+//     user's, 1500.
 //   - Only one SCTP port is accepted on per endpoint (the one given to
 //     Listen); INITs to other ports are answered with an ABORT, so the
 //     dialer fails at once. They are dropped instead on the raw IP

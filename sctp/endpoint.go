@@ -72,10 +72,17 @@ type Endpoint struct {
 	mh       multiHome      // local addresses of a multi-homed endpoint (multihome.go)
 	rd       socketReader   // the socket reader role (reader.go)
 
-	// wmu serializes flushes; it guards out and nout.
+	// wmu serializes flushes; it guards out, nout, slab and slabOff.
 	wmu  sync.Mutex
 	out  []netio.Packet
 	nout int // packets collected in out, not yet written
+	// slab is the write area (owner.go): the packets collected in out
+	// lie in it back to back, each rounded up to a cache line, from 0 to
+	// slabOff; maxOut is the largest packet the core builds.
+	slab    []byte
+	slabOff int
+	maxOut  int
+	refused refusedPacket // the last packet refused as too big (toobig.go)
 	// sendReq asks whoever holds wmu next to flush once more: set by a
 	// writer that found wmu taken (sendNow), checked by every holder
 	// after it unlocks wmu (unlockW).
@@ -102,6 +109,9 @@ const (
 	// packets of 1480 bytes, half the sendmmsg calls of 64 on a bulk send
 	// (and about 15% less CPU per byte on each side).
 	writeBatch = 128
+	// writeArea is the size of the write area (writearea.go): 128
+	// packets of 1500 bytes (a cache line each), whatever Config.MTU.
+	writeArea = writeBatch * 1536
 )
 
 // Listen returns an endpoint accepting associations on laddr, "HOST:PORT"
@@ -174,6 +184,9 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	if err != nil {
 		return nil, err
 	}
+	if (cfg == nil || cfg.MTU == 0) && conn == nil && c.PacketConn == nil && c.Conn == nil {
+		c.MTU = localMTU(ip, locals, !c.DisablePMTUDiscovery) // mtudefault.go
+	}
 	if conn == nil {
 		if conn, peer, err = openConn(&c, ip, listen); err != nil {
 			return nil, err
@@ -213,17 +226,7 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	e.core.SetCloseHook(e.onDestroy)
 	e.core.SetPortFilter(0, e.sharedPorts)
 	e.core.SetDialPort(c.LocalPort)
-	// The packets of one write lie side by side, each a PMTU (rounded to
-	// a cache line) apart, not maxPacket: 128 of them (192 KiB) stay in
-	// the CPU caches that the packet building and the kernel's copy both
-	// walk. A larger
-	// packet gets a buffer of its own (append).
-	stride := min((e.core.MTU()+63)&^63, max(maxPacket, c.MTU))
-	arena := make([]byte, writeBatch*stride)
-	e.out = make([]netio.Packet, writeBatch)
-	for i := range e.out {
-		e.out[i].Buf = arena[i*stride : (i+1)*stride : (i+1)*stride]
-	}
+	e.initWriteArea()
 	e.rd.init(e.conn, max(maxPacket, c.MTU))
 	// The reader role is only lent to ReadMsg callers on a socket whose
 	// read deadline works (netio.Conn's contract; a net.Conn given

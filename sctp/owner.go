@@ -136,15 +136,21 @@ func (e *Endpoint) flushHeld() {
 }
 
 // collect polls the core's packets into e.out after the e.nout already
-// there; it reports whether e.out is full. Called with e.wmu and e.mu held.
+// there, built in the write area (writearea.go); it reports whether the
+// batch is full. Called with e.wmu and e.mu held.
 func (e *Endpoint) collect(now time.Time) bool {
-	for e.nout < len(e.out) {
-		o := &e.out[e.nout]
-		to, b, ok := e.core.Poll(now, o.Buf[:0])
+	for {
+		buf := e.nextOut()
+		if buf == nil {
+			return true
+		}
+		to, b, ok := e.core.Poll(now, buf)
 		if !ok {
 			return false
 		}
-		o.Buf, o.N, o.Addr = b[:cap(b)], len(b), to
+		e.tookOut(b)
+		o := &e.out[e.nout]
+		o.Buf, o.N, o.Addr = b, len(b), to
 		o.ECN = 0
 		if e.core.PolledECT() {
 			o.ECN = ecnECT0
@@ -160,7 +166,6 @@ func (e *Endpoint) collect(now time.Time) bool {
 			return true
 		}
 	}
-	return true
 }
 
 // writeOut sends the packets collected in e.out with one WriteBatch.
@@ -182,6 +187,7 @@ func (e *Endpoint) writeOut() {
 			if err == nil || n >= len(pkts) || errors.Is(err, net.ErrClosed) {
 				break
 			}
+			e.noteRefused(&pkts[n], err) // toobig.go
 			pkts = pkts[n+1:]
 		}
 		if len(frag) > 0 {
@@ -191,6 +197,9 @@ func (e *Endpoint) writeOut() {
 				e.conn.WriteBatch(frag)
 			}
 		}
-		e.nout = 0
+		e.nout, e.slabOff = 0, 0
+		if e.passRefused() {
+			e.poke() // the core may send a probe of the local MTU now
+		}
 	}
 }

@@ -193,6 +193,10 @@ func (r *socketReader) init(conn netio.Conn, size int) {
 	}); ok && v.GRO() {
 		r.read, batch = v.ReadBatchView, viewBatch
 	} else {
+		// The read buffers hold readBatch packets of maxPacket bytes in
+		// all: a larger MTU gets fewer of them (4 of 64 KiB), not more
+		// memory.
+		batch = max(4, min(readBatch, readBatch*maxPacket/size))
 		r.bufs = make([][]byte, batch)
 		for i := range r.bufs {
 			r.bufs[i] = make([]byte, size)
@@ -301,6 +305,9 @@ func (e *Endpoint) notice(now time.Time, p *netio.Packet) {
 		k = assoc.NoticeUnreachable
 	case netio.NoticeTooBig:
 		k = assoc.NoticeTooBig
+	case netio.NoticeLocalTooBig:
+		e.localTooBig(now, p) // toobig.go
+		return
 	default:
 		return
 	}

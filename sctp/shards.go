@@ -44,6 +44,11 @@ func ListenShards(laddr string, n int, cfg *Config) ([]*Endpoint, error) {
 			return nil, &opError{op: "listen", addr: laddr, err: err}
 		}
 	}
+	if c.MTU == 0 {
+		// The shards' sockets are ours: the interface's MTU
+		// (mtudefault.go), as Listen's.
+		c.MTU = localMTU(ip, nil, !c.DisablePMTUDiscovery)
+	}
 	d := c.withDefaults()
 	uc := udpConfig(&d, ip, true)
 	uc.ReusePort = true

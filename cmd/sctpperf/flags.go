@@ -58,7 +58,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&p.Config.Sched, "sched", "", "stream scheduler: fcfs, prio, rr, fc, wfq, rrp (default: the stack's)")
 	fs.BoolVar(&p.Config.Interleave, "interleave", false, "negotiate I-DATA (RFC 8260)")
 	fs.IntVar(&p.Config.Shards, "shards", 0, "usctp server: endpoints sharing the port through SO_REUSEPORT (0, 1: one)")
-	fs.IntVar(&p.Config.MTU, "mtu", 0, "usctp: path MTU, IP header included: the upper bound of path MTU discovery (0: 1500; loopback carries 65535)")
+	fs.IntVar(&p.Config.MTU, "mtu", 0, "usctp: path MTU, IP header included: the upper bound of path MTU discovery (0: the interface's MTU, 65535 on loopback)")
 	fs.BoolVar(&p.Config.NoPMTUD, "no-pmtud", false, "usctp: no path MTU discovery: every packet sized for -mtu")
 	fs.IntVar(&p.Endpoints, "endpoints", 0, "client: local endpoints the associations are dialed from, in turn (usctp; 0: one per association)")
 	fs.IntVar(&p.Config.SendBudget, "budget", 0, "usctp: bytes the associations of an endpoint hold together in their send buffers (0: the default; negative: none)")

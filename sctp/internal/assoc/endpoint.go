@@ -115,7 +115,9 @@ func NewEndpoint(cfg Config, now time.Time) *Endpoint {
 	ep.jar = newCookieJar(cfg.Rand, cfg.SecretRotation, now)
 	ep.setupLimits()
 	for i := range ep.replies {
-		ep.replies[i].pkt = make([]byte, 0, cfg.MTU)
+		// Replies are small (an INIT ACK, an ABORT): a large MTU does
+		// not size them; one that grows keeps its buffer.
+		ep.replies[i].pkt = make([]byte, 0, min(cfg.MTU, DefaultMTU))
 	}
 	return ep
 }

@@ -2,6 +2,7 @@ package netio
 
 import (
 	"errors"
+	"fmt"
 	"net/netip"
 	"time"
 )
@@ -28,7 +29,8 @@ type Packet struct {
 	// that packet as the error quoted, from its SCTP common header on,
 	// at most maxNoticeQuote bytes and possibly none.
 	Notice NoticeKind
-	// MTU is the MTU reported with NoticeTooBig, 0 if none was.
+	// MTU is the MTU reported with NoticeTooBig or NoticeLocalTooBig, 0
+	// if none was.
 	MTU int
 	// Local is the local IP address a received packet was sent to, on a
 	// UDP or raw IP conn bound to the wildcard address (learned with
@@ -114,6 +116,25 @@ var ErrNeedRaw = errors.New("raw IP sockets for SCTP need CAP_NET_RAW (run as ro
 // (DontFragment). The packet is not sent; the caller may drop it, lower
 // its path MTU estimate, and go on with pkts[n+1:].
 var ErrPacketTooBig = errors.New("netio: packet exceeds the local MTU and may not be fragmented")
+
+// TooBigError is the error of WriteBatch for a packet larger than the
+// local MTU (it wraps ErrPacketTooBig and the system call's error). MTU
+// is the route's MTU the kernel reported with its refusal (a conn opened
+// with Notices reads it from the local report on the socket's error
+// queue), 0 when unknown.
+type TooBigError struct {
+	Size int // the packet's size
+	MTU  int
+	Err  error
+}
+
+// Error describes the refusal.
+func (e *TooBigError) Error() string {
+	return fmt.Sprintf("%v (%d bytes, MTU %d): %v", ErrPacketTooBig, e.Size, e.MTU, e.Err)
+}
+
+// Unwrap returns ErrPacketTooBig and the system call's error.
+func (e *TooBigError) Unwrap() []error { return []error{ErrPacketTooBig, e.Err} }
 
 // FragmentWriter is implemented by conns that send with the Don't
 // Fragment bit (DontFragment) and can send some packets without it.

@@ -5,7 +5,6 @@ package netio
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"net"
 	"net/netip"
 	"os"
@@ -476,7 +475,7 @@ func (b *batchIO) writeLocked(pkts []Packet) (int, error) {
 				continue
 			}
 			if werr == unix.EMSGSIZE {
-				return done, fmt.Errorf("%w (%d bytes): %w", ErrPacketTooBig, pkts[done].N, os.NewSyscallError("sendmmsg", werr))
+				return done, &TooBigError{Size: pkts[done].N, MTU: b.localMTU(), Err: os.NewSyscallError("sendmmsg", werr)}
 			}
 			return done, os.NewSyscallError("sendmmsg", werr)
 		}

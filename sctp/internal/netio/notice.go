@@ -18,12 +18,18 @@ const (
 	// administratively prohibited, time exceeded).
 	NoticeUnreachable
 	// NoticeTooBig: the packet was larger than a link on the way (ICMP
-	// fragmentation needed, ICMPv6 packet too big, or a local interface
-	// MTU); Packet.MTU holds the MTU reported, if any.
+	// fragmentation needed, ICMPv6 packet too big); Packet.MTU holds the
+	// MTU reported, if any.
 	NoticeTooBig
+	// NoticeLocalTooBig: this host refused to send a packet larger than
+	// the MTU of its route (the EMSGSIZE a write with Don't Fragment
+	// returned, as the kernel queues it locally); Packet.MTU holds that
+	// MTU. It quotes nothing of the packet: the writer knows which one
+	// it was (the packet WriteBatch failed with ErrPacketTooBig).
+	NoticeLocalTooBig
 )
 
-var noticeNames = [...]string{"none", "refused", "unreachable", "too-big"}
+var noticeNames = [...]string{"none", "refused", "unreachable", "too-big", "local-too-big"}
 
 // String returns the kind's name.
 func (k NoticeKind) String() string {

@@ -191,8 +191,49 @@ func classify(origin, typ, code uint8, errno, info uint32) (NoticeKind, int) {
 		}
 	case unix.SO_EE_ORIGIN_LOCAL:
 		if unix.Errno(errno) == unix.EMSGSIZE {
-			return NoticeTooBig, int(info)
+			return NoticeLocalTooBig, int(info)
 		}
 	}
 	return NoticeNone, 0
+}
+
+// localMTU takes the kernel's report of the send it just refused with
+// EMSGSIZE from the socket's error queue and returns the MTU it carries,
+// or 0 (no notices on this socket, or no such report). The report is
+// queued before the send returns, so the writer finds it at once; the
+// reader, which is not woken for a local report (it sets no pending
+// socket error), would find it late. ICMP reports queued before it are
+// read and dropped (at most a few: the reader drains the queue as soon
+// as an ICMP error arrives). Called by the writer (b.w held).
+func (b *batchIO) localMTU() int {
+	if b.ns == nil {
+		return 0
+	}
+	var buf [64]byte
+	var oob [128]byte
+	var sa unix.RawSockaddrInet6
+	iov := unix.Iovec{Base: &buf[0]}
+	iov.SetLen(len(buf))
+	mtu := 0
+	b.rc.Control(func(fd uintptr) {
+		for range 4 {
+			hdr := unix.Msghdr{Name: (*byte)(unsafe.Pointer(&sa)), Namelen: unix.SizeofSockaddrInet6, Iov: &iov}
+			hdr.SetIovlen(1)
+			hdr.Control = &oob[0]
+			hdr.SetControllen(len(oob))
+			_, _, errno := unix.Syscall(unix.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&hdr)),
+				unix.MSG_ERRQUEUE|unix.MSG_DONTWAIT)
+			if errno == unix.EINTR {
+				continue
+			}
+			if errno != 0 {
+				return
+			}
+			if kind, m := noticeOf(oob[:hdr.Controllen]); kind == NoticeLocalTooBig {
+				mtu = m
+				return
+			}
+		}
+	})
+	return mtu
 }

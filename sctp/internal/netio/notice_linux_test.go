@@ -149,7 +149,7 @@ func TestNoticeClassify(t *testing.T) {
 		{unix.SO_EE_ORIGIN_ICMP6, 3, 0, 0, 0, NoticeUnreachable, 0},
 		{unix.SO_EE_ORIGIN_ICMP6, 4, 1, 0, 0, NoticeRefused, 0}, // unrecognized next header: no SCTP
 		{unix.SO_EE_ORIGIN_ICMP6, 4, 0, 0, 0, NoticeNone, 0},
-		{unix.SO_EE_ORIGIN_LOCAL, 0, 0, uint32(unix.EMSGSIZE), 1500, NoticeTooBig, 1500},
+		{unix.SO_EE_ORIGIN_LOCAL, 0, 0, uint32(unix.EMSGSIZE), 1500, NoticeLocalTooBig, 1500},
 		{unix.SO_EE_ORIGIN_LOCAL, 0, 0, uint32(unix.ENOBUFS), 0, NoticeNone, 0},
 	} {
 		kind, mtu := classify(c.origin, c.typ, c.code, c.errno, c.info)

@@ -73,6 +73,35 @@ func (r *RouteProbe) Source(dst netip.Addr) netip.Addr {
 	return netip.Addr{}
 }
 
+// MTU returns the MTU of the route to dst, IP header included (the
+// device's, or a smaller one the route or a Packet Too Big set), as the
+// kernel reports it on a socket connected there (IP_MTU, IPV6_MTU), or 0
+// when it has no route there.
+func (r *RouteProbe) MTU(dst netip.Addr) int {
+	dst = dst.Unmap()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || !dst.IsValid() {
+		return 0
+	}
+	var sa unix.Sockaddr
+	fd, lvl, opt := r.fd6, unix.IPPROTO_IPV6, unix.IPV6_MTU
+	if dst.Is4() {
+		fd, lvl, opt = r.fd4, unix.IPPROTO_IP, unix.IP_MTU
+		sa = &unix.SockaddrInet4{Addr: dst.As4(), Port: 9}
+	} else {
+		sa = &unix.SockaddrInet6{Addr: dst.As16(), Port: 9, ZoneId: zoneIndex(dst.Zone())}
+	}
+	if fd < 0 || unix.Connect(fd, sa) != nil {
+		return 0
+	}
+	mtu, err := unix.GetsockoptInt(fd, lvl, opt)
+	if err != nil || mtu <= 0 {
+		return 0
+	}
+	return mtu
+}
+
 // Close closes the probe's sockets.
 func (r *RouteProbe) Close() error {
 	r.mu.Lock()

@@ -15,5 +15,8 @@ func NewRouteProbe() (*RouteProbe, error) { return &RouteProbe{}, nil }
 // Source returns the zero Addr: unknown.
 func (r *RouteProbe) Source(dst netip.Addr) netip.Addr { return netip.Addr{} }
 
+// MTU returns 0: unknown.
+func (r *RouteProbe) MTU(dst netip.Addr) int { return 0 }
+
 // Close does nothing.
 func (r *RouteProbe) Close() error { return nil }
