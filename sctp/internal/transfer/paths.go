@@ -164,13 +164,7 @@ func (s *Sender) Faulted() uint32 { return s.faulted }
 
 // alternate returns the path a chunk last sent on path i is retransmitted
 // on: the primary when it is another path and up, else the path up with
-// the largest cwnd (as usrsctp's sctp_find_alternate_net). When every
-// other path is down too, the one with the fewest errors, the primary
-// first among equals (RFC 7829 section 5.1: "If all paths are in PF
-// state, the sender SHOULD select the PF path with the lowest error count
-// ... as the destination of its data"): staying on i would send the
-// chunks of a cut path to it again and again while the association has
-// chosen another one for its data. i itself only when it is the only path.
+// the largest cwnd (as usrsctp's sctp_find_alternate_net), else i itself.
 func (s *Sender) alternate(i uint8) uint8 {
 	if s.pri != i && !s.path.down {
 		return s.pri
@@ -179,18 +173,6 @@ func (s *Sender) alternate(i uint8) uint8 {
 	for _, p := range s.paths {
 		if p.index != i && !p.down && p.cwnd > cw {
 			best, cw = p.index, p.cwnd
-		}
-	}
-	if best != i {
-		return best
-	}
-	errs := 0
-	if s.pri != i {
-		best, errs = s.pri, s.path.errors
-	}
-	for _, p := range s.paths {
-		if p.index != i && (best == i || p.errors < errs) {
-			best, errs = p.index, p.errors
 		}
 	}
 	return best
