@@ -150,9 +150,15 @@ func multihomeFailover(t *testing.T, tr Transport, restore bool) {
 				return
 			}
 		}
+		// Close once the server, which only receives, saw the cut by its
+		// heartbeats (a path's failure is reported while the association
+		// lives; on a slow host the data may all be through before its
+		// next heartbeat to the cut path is due), and in the restore
+		// variant once the client saw the restored path answer again.
+		for end := time.Now().Add(30 * time.Second); !sev.saw(cutLocal, failed...) && time.Now().Before(end); {
+			time.Sleep(10 * time.Millisecond)
+		}
 		if restore {
-			// Close once the client saw the restored path answer again
-			// (a path's return is reported while the association lives).
 			for end := time.Now().Add(30 * time.Second); !cev.saw(cutPeer, PathActive) && time.Now().Before(end); {
 				time.Sleep(10 * time.Millisecond)
 			}

@@ -584,12 +584,21 @@ func (as *Association) Streams() (out, in uint16) {
 
 // LocalAddrs returns the local transport addresses of the association.
 // On an endpoint bound to the wildcard address, the IP address is the one
-// the peer's packets arrive on, once one arrived.
+// the peer's packets arrive on, once one arrived; a multi-homed endpoint's
+// associations have all its addresses.
 func (as *Association) LocalAddrs() []Addr {
 	la := as.ep.conn.LocalAddr()
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
 	a := Addr{IP: la.Addr(), Port: as.a.LocalPort(), UDPPort: la.Port()}
+	if locals := as.ep.mh.locals; locals != nil {
+		out := make([]Addr, len(locals))
+		for i, ip := range locals {
+			a.IP = ip
+			out[i] = a
+		}
+		return out
+	}
 	if as.local.IsValid() && a.IP.IsUnspecified() {
 		a.IP = as.local
 	}

@@ -110,7 +110,9 @@
 // listens on the UDP encapsulation port (or the host has no SCTP) is
 // handled like one (RFC 9260 appendix C, RFC 6951 section 5.5, only when
 // it quotes the association's own verification tag; on an established
-// association it ends the association too, as appendix C asks). Such an
+// association it ends the association too, as appendix C asks, unless the
+// association is multi-homed and another of its paths is reachable: then
+// only the refused path is marked failed, and data goes on elsewhere). Such an
 // error matches ErrConnRefused and syscall.ECONNREFUSED. ICMP host or
 // network unreachable only counts (Stats.NoticesIn): the handshake goes
 // on until its retransmissions run out, and an established association

@@ -33,11 +33,13 @@ import (
 // nobody listens on (RFC 9260 section 8.4), rate-limited.
 
 // sockKey names a shared socket: the local address and UDP port, or for
-// raw IP (port 0) the local address.
+// raw IP (port 0) the local address, in the network namespace netns (the
+// same address in two namespaces is two sockets).
 type sockKey struct {
-	ip   netip.Addr
-	port uint16
-	raw  bool
+	ip    netip.Addr
+	port  uint16
+	raw   bool
+	netns uint64
 }
 
 var sockRegistry struct {
@@ -102,7 +104,7 @@ var errPortInUse = fmt.Errorf("sctp: SCTP port in use: %w", syscall.EADDRINUSE)
 // names, opening it if no endpoint of the process has; port, unless 0, is
 // claimed for the new view (its listening port).
 func openShared(uc netio.UDPConfig, port uint16) (*portConn, error) {
-	key := sockKey{ip: uc.Addr.Addr().Unmap(), port: uc.Addr.Port()}
+	key := sockKey{ip: uc.Addr.Addr().Unmap(), port: uc.Addr.Port(), netns: netnsID()}
 	if uc.Addr.Addr().Is4In6() {
 		key.ip = uc.Addr.Addr() // a different socket from the IPv4 one
 	}
@@ -115,7 +117,7 @@ func openShared(uc netio.UDPConfig, port uint16) (*portConn, error) {
 // those of their ports, and the packets of nobody's go to the default
 // endpoint, whose core drops them (another process may own the port).
 func openSharedIP(ic netio.IPConfig, port uint16) (*portConn, error) {
-	key := sockKey{ip: ic.Addr, raw: true}
+	key := sockKey{ip: ic.Addr, raw: true, netns: netnsID()}
 	return openSharedKey(key, func() (netio.Conn, error) { return netio.ListenIP(ic) }, port)
 }
 

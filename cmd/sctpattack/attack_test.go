@@ -130,7 +130,13 @@ func TestPatterns(t *testing.T) {
 			if top > before+48<<20 {
 				t.Errorf("heap in use reached %d MB during the attack, %d MB before", top>>20, before>>20)
 			}
-			if r.sent.packets < 50 {
+			// The attack happened: a host loaded by the race detector and
+			// other tests sends far fewer in the half second.
+			atLeast := int64(50)
+			if testsupport.RaceEnabled {
+				atLeast = 10
+			}
+			if r.sent.packets < atLeast {
 				t.Errorf("the attack sent only %d packets", r.sent.packets)
 			}
 			if h := heapInUse(); h > before+16<<20 {

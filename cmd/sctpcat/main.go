@@ -294,7 +294,10 @@ func logEvents(o *options, as *sctp.Association, stderr io.Writer, wg *sync.Wait
 			case sctp.EventDown:
 				s += ": " + ev.Err.Error()
 			case sctp.EventPeerAddrChange:
-				s += fmt.Sprintf(": %v %v %v reachable=%v", ev.Addr, ev.Change, ev.PathState, ev.Reachable)
+				s += fmt.Sprintf(": %v %v reachable=%v", ev.Addr, ev.PathState, ev.Reachable)
+				if ev.Change != sctp.AddrReachability {
+					s += " " + ev.Change.String()
+				}
 			case sctp.EventSendFailed:
 				s += fmt.Sprintf(": stream %d, %d bytes, sent %v, policy %v", ev.Stream, len(ev.Msg), ev.Sent, ev.PR)
 			case sctp.EventPartialDeliveryAborted:

@@ -79,17 +79,22 @@
 //     wildcard when none were), not every address of the host.
 //   - Accepted conns stay open when their listener closes, as accepted
 //     kernel sockets do; new associations are then refused.
-//   - Several local addresses in ListenSCTP's SCTPAddr are passed to
-//     package sctp as its address list ("10.0.0.1,10.0.1.1:PORT"); where
-//     that package takes one address only, the listener is bound to the
-//     first. DialSCTP dials the first address of raddr; the peer's other
-//     addresses come with its INIT ACK. They are used as alternate paths
-//     (package sctp's Config.Multihoming) only when the program named
-//     several addresses, local or remote: a peer may list addresses that
-//     are not reachable from here (a guest's private address), and
-//     package sctp ends an association over UDP when a HEARTBEAT to one
-//     of them is answered with ICMP port unreachable. A local address given to DialSCTP binds the
-//     connection's own endpoint to it.
+//   - Several local addresses in ListenSCTP's SCTPAddr make a
+//     multi-homed listener (package sctp's ListenAddrs): one socket on the
+//     wildcard address of their family, the addresses listed in the INIT
+//     ACK, packets to the host's other addresses dropped. That socket
+//     cannot share the UDP encapsulation port with a listener of the same
+//     process bound to one of those addresses (the second Listen fails
+//     with EADDRINUSE). DialSCTP tries raddr's addresses in turn, as
+//     sctp_connectx does (package sctp's DialAddrs); several local
+//     addresses make the connection's endpoint multi-homed, one binds it
+//     to that address. The peer's other addresses, named or from its INIT
+//     ACK, are used as alternate paths (package sctp's
+//     Config.Multihoming) only when the program named several addresses,
+//     local or remote: a peer may list addresses that are not reachable
+//     from here (a guest's private address), which would only cost
+//     HEARTBEATs (an ICMP refusal for one of them counts against that
+//     path, never ends the association).
 //   - MaxInitTimeout bounds the INIT retransmission timeout in
 //     milliseconds, MaxAttempts the INIT retransmissions (package sctp's
 //     Config.InitRTOMax and MaxInitRetransmits).

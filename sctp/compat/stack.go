@@ -75,9 +75,9 @@ var ErrUnsupported = fmt.Errorf("sctp (usctp): no kernel socket behind this conn
 //
 // Multi-homing (the peer's other addresses as alternate paths) is on when
 // the program named several addresses, local or remote: a peer's other
-// addresses are not always reachable from here, and with UDP
-// encapsulation a HEARTBEAT to one that answers ICMP port unreachable
-// ends the association in package sctp today.
+// addresses are not always reachable from here, and each costs HEARTBEATs
+// (one that answers ICMP port unreachable only counts against its own
+// path in package sctp).
 func config(init InitMsg, t Transport, listening, multi bool) *usctp.Config {
 	c := &usctp.Config{
 		OutStreams:   init.NumOstreams,
@@ -185,19 +185,9 @@ func listen(network string, laddr *SCTPAddr, init InitMsg, handler NotificationH
 }
 
 // listenHosts is usctp.Listen on host (one address, or several separated
-// by commas) and port. Several addresses need package usctp's address
-// lists; where it takes one address only, the listener is bound to the
-// first.
+// by commas: a multi-homed endpoint) and port.
 func listenHosts(host string, port int, cfg *usctp.Config) (*usctp.Endpoint, error) {
-	ep, err := usctp.Listen(net.JoinHostPort(host, strconv.Itoa(port)), cfg)
-	if err != nil && !errors.Is(err, syscall.EADDRINUSE) {
-		if first, _, ok := cutComma(host); ok {
-			if ep, ferr := usctp.Listen(net.JoinHostPort(first, strconv.Itoa(port)), cfg); ferr == nil {
-				return ep, nil
-			}
-		}
-	}
-	return ep, err
+	return usctp.Listen(net.JoinHostPort(host, strconv.Itoa(port)), cfg)
 }
 
 func cutComma(s string) (string, string, bool) {
@@ -238,19 +228,22 @@ func dial(network string, laddr, raddr *SCTPAddr, init InitMsg, handler Notifica
 		if laddr != nil {
 			cfg.LocalPort = uint16(laddr.Port)
 		}
-		// The first address is dialed; the peer's others come with its
-		// INIT ACK (used as alternate paths with Config.Multihoming).
-		to := netip.AddrPortFrom(peers[0], uint16(raddr.Port)).String()
-		ctx := context.Background()
-		if len(local) == 0 || local[0].IsUnspecified() {
-			as, err := usctp.Dial(ctx, to, cfg)
+		// As sctp_connectx: the INIT goes to the first address and each
+		// retransmission to the next; the peer's other addresses come
+		// with its INIT ACK (alternate paths with Config.Multihoming).
+		port, ctx := uint16(raddr.Port), context.Background()
+		if len(local) > 1 {
+			cfg.LocalAddrs = local // a multi-homed endpoint of the connection's own
+		}
+		if len(local) != 1 || local[0].IsUnspecified() {
+			as, err := usctp.DialAddrs(ctx, peers, port, cfg)
 			return result{as: as}, err
 		}
 		ep, err := usctp.NewEndpoint(local[0], cfg)
 		if err != nil {
 			return result{}, err
 		}
-		as, err := ep.Dial(ctx, to)
+		as, err := ep.DialAddrs(ctx, peers, port)
 		if err != nil {
 			ep.Close()
 			return result{}, err

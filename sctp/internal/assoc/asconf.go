@@ -99,10 +99,13 @@ func (a *Assoc) performASCONF(now time.Time, p *inPacket, m *chunk.ASCONF, b []b
 		}
 		ip, _ := q.Address.Addr()
 		ip = ip.Unmap()
-		if ip.IsUnspecified() && q.Type != chunk.ParamDeleteIPAddress {
-			// Section 4.2.1 (paraphrase): the wildcard address stands for
-			// the source address of the packet.
-			ip = p.from.Addr().Unmap()
+		src := p.from.Addr().Unmap()
+		wildcard := ip.IsUnspecified()
+		if wildcard && q.Type != chunk.ParamDeleteIPAddress {
+			// Sections 4.2.1 and 4.2.4 (paraphrase): in an Add IP Address
+			// or a Set Primary Address the wildcard address stands for the
+			// source address of the packet.
+			ip = src
 		}
 		var cause chunk.CauseCode
 		n++
@@ -111,8 +114,13 @@ func (a *Assoc) performASCONF(now time.Time, p *inPacket, m *chunk.ASCONF, b []b
 			cause = chunk.CauseResourceShortage
 		case q.Type == chunk.ParamAddIPAddress:
 			cause = a.peerAddAddr(now, ip)
+		case q.Type == chunk.ParamDeleteIPAddress && wildcard:
+			// Section 4.2.2 (paraphrase): a Delete IP Address of the
+			// wildcard address deletes all the addresses of the peer but
+			// the source address of the packet.
+			cause = a.peerDeleteAll(src)
 		case q.Type == chunk.ParamDeleteIPAddress:
-			cause = a.peerDeleteAddr(ip, p.from.Addr().Unmap())
+			cause = a.peerDeleteAddr(ip, src)
 		case q.Type == chunk.ParamSetPrimaryAddress:
 			cause = a.peerSetPrimary(now, ip)
 		}
@@ -199,9 +207,19 @@ func (a *Assoc) peerDeleteAddr(ip, src netip.Addr) chunk.CauseCode {
 		return 0 // not an address of the association
 	}
 	if i == 0 {
-		// The handshake's address keys the association at its
-		// endpoint; this stack does not move that key.
-		return chunk.CauseResourceShortage
+		// The handshake's address keys the association at its endpoint
+		// and is the path heartbeat.go watches (a.paths[0]): another
+		// confirmed address takes that role, then the old one goes as
+		// any other. With no other confirmed address it stays.
+		j := a.rekeyPath(src)
+		if j < 0 {
+			return chunk.CauseResourceShortage
+		}
+		a.swapPaths(0, j)
+		a.key.peer = a.paths[0].addr
+		a.ep.assocs[a.key] = a
+		a.hb.outstanding = false // the HEARTBEAT in flight went to the old address
+		i = j
 	}
 	pp := a.paths[i]
 	if e := pp.eng; e >= 0 {
@@ -242,6 +260,80 @@ func (a *Assoc) peerDeleteAddr(ip, src netip.Addr) chunk.CauseCode {
 	a.stats.ASCONF.AddrsDeleted++
 	a.emitAddr(EventPeerAddrRemoved, pp.addr)
 	return 0
+}
+
+// peerDeleteAll performs a Delete IP Address of the wildcard address:
+// every address of the association but src, the source of the ASCONF, is
+// deleted. The first refusal is the answer; the addresses deleted before
+// it stay deleted.
+func (a *Assoc) peerDeleteAll(src netip.Addr) chunk.CauseCode {
+	if a.paths == nil {
+		if src == a.key.peer.Addr().Unmap() {
+			return 0 // src is the only address: nothing else to delete
+		}
+		return chunk.CauseDeleteLastAddress
+	}
+	var del []netip.Addr
+	for i := range a.paths {
+		if ip := a.paths[i].addr.Addr().Unmap(); ip != src {
+			del = append(del, ip)
+		}
+	}
+	if len(del) == len(a.paths) {
+		// src is not an address of the association: deleting them all
+		// would leave none.
+		return chunk.CauseDeleteLastAddress
+	}
+	for _, ip := range del {
+		if cause := a.peerDeleteAddr(ip, src); cause != 0 {
+			return cause
+		}
+	}
+	return 0
+}
+
+// rekeyPath returns the index of the path that takes the handshake
+// address's role when that address is deleted: src's (the address the
+// ASCONF came from) when it is confirmed and active, else the first
+// confirmed active path, else the first confirmed one; -1 when no other
+// path is confirmed.
+func (a *Assoc) rekeyPath(src netip.Addr) int {
+	best, any := -1, -1
+	for j := 1; j < len(a.paths); j++ {
+		p := &a.paths[j]
+		if p.eng < 0 {
+			continue
+		}
+		if p.state == PathActive {
+			if p.addr.Addr().Unmap() == src {
+				return j
+			}
+			if best < 0 {
+				best = j
+			}
+		}
+		if any < 0 {
+			any = j
+		}
+	}
+	if best >= 0 {
+		return best
+	}
+	return any
+}
+
+// swapPaths exchanges paths i and j, with their pending HEARTBEAT bits and
+// the primary index.
+func (a *Assoc) swapPaths(i, j int) {
+	a.paths[i], a.paths[j] = a.paths[j], a.paths[i]
+	bi, bj := a.pend.pathHB>>i&1, a.pend.pathHB>>j&1
+	a.pend.pathHB = a.pend.pathHB&^(1<<i|1<<j) | bj<<i | bi<<j
+	switch a.primary {
+	case i:
+		a.primary = j
+	case j:
+		a.primary = i
+	}
 }
 
 // peerSetPrimary performs a Set Primary Address: the peer asks us to send

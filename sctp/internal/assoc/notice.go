@@ -2,6 +2,7 @@ package assoc
 
 import (
 	"encoding/binary"
+	"math"
 	"net/netip"
 	"time"
 
@@ -42,14 +43,18 @@ const (
 // Unreachable" (paraphrased: treated as an ABORT with the T bit set if
 // it does not quote an INIT; if it quotes an INIT and the association is
 // in COOKIE-WAIT, handled like an ABORT): the association ends with
-// ReasonPortUnreachable. NoticeUnreachable is only counted: ICMP9 lets an
+// ReasonPortUnreachable, unless the association has several paths and
+// another of them is reachable: then the refusal only counts against the
+// path of to (noticePath). NoticeUnreachable is only counted: ICMP9 lets an
 // implementation "MAY move the destination to the unreachable state or,
 // alternatively, increment the path error counter", and each packet that
 // draws one also expires a retransmission timer, which already counts
 // against the association (counting both would halve
 // Association.Max.Retrans); a transient routing error thus never ends an
-// association by itself. NoticeTooBig is counted, and feeds path MTU
-// discovery when it is on (NoticeMTU).
+// association by itself (with several paths, one that quotes a path's
+// outstanding HEARTBEAT counts that HEARTBEAT against the path at once,
+// noticePath). NoticeTooBig is counted, and feeds path MTU discovery
+// when it is on (NoticeMTU).
 func (ep *Endpoint) Notice(now time.Time, to netip.AddrPort, kind NoticeKind, quote []byte) {
 	ep.NoticeMTU(now, to, kind, quote, 0)
 }
@@ -88,6 +93,10 @@ func (ep *Endpoint) NoticeMTU(now time.Time, to netip.AddrPort, kind NoticeKind,
 		ep.touch(a)
 		return
 	}
+	if !init && a.paths != nil && a.noticePath(now, to, kind, quote) {
+		ep.touch(a)
+		return
+	}
 	if kind != NoticeRefused {
 		return
 	}
@@ -99,4 +108,94 @@ func (ep *Endpoint) NoticeMTU(now time.Time, to netip.AddrPort, kind NoticeKind,
 	}
 	a.fail(ReasonPortUnreachable, 0)
 	ep.touch(a)
+}
+
+// noticePath handles a notice about a packet sent to to, one of the
+// addresses of a multi-homed peer, and reports whether it did; if not,
+// Notice goes on as for a single path.
+//
+// ICMP8 was written for a peer with one address: a refusal there means
+// the peer has no SCTP. A multi-homed peer that refuses at one of its
+// addresses (no SCTP or no UDP encapsulation listening on that address,
+// a firewall rejecting it) may still be reachable at the others, and
+// ending the association for it would throw away a working association
+// for an address that never carried data (an unconfirmed address's
+// HEARTBEAT draws most such refusals). So a refusal counts against the
+// path, as ICMP9 allows for an unreachable destination ("MAY move the
+// destination to the unreachable state"): a confirmed path becomes
+// inactive at once (section 8.2, as if its error count had passed
+// Path.Max.Retrans: data moves to another active path, and the path is
+// probed every RTO until a HEARTBEAT ACK makes it active again), and an
+// unconfirmed address is marked as one that never answered (probed at
+// the pace of an idle path). Only a refusal for the association's last
+// reachable path (active or potentially failed, with no other path so)
+// ends the association as ICMP8 says.
+//
+// An unreachable notice that quotes the outstanding HEARTBEAT of a path
+// (its nonce) counts that HEARTBEAT's error at once, ICMP9's "increment
+// the path error counter", instead of one RTO later when it would have
+// gone unanswered: the HEARTBEAT is no longer outstanding, so it is
+// counted once. Other unreachable notices (a DATA packet's, whose loss its
+// T3-rtx expiry counts) and too big notices are left to Notice (counted
+// only).
+func (a *Assoc) noticePath(now time.Time, to netip.AddrPort, kind NoticeKind, quote []byte) bool {
+	if kind != NoticeRefused && kind != NoticeUnreachable {
+		return false
+	}
+	i := a.pathOf(to)
+	if i < 0 {
+		return false
+	}
+	p := &a.paths[i]
+	if kind == NoticeUnreachable {
+		// The HEARTBEAT of appendPathHeartbeat, alone in its packet:
+		// chunk header at 12, Heartbeat Info parameter header at 16,
+		// the nonce at 20.
+		if !p.out || len(quote) < 28 || quote[12] != byte(chunk.TypeHeartbeat) ||
+			binary.BigEndian.Uint64(quote[20:]) != p.nonce {
+			return false
+		}
+		p.out = false
+		a.ep.trace(a, "path %v unreachable (%v)", p.addr, p.state)
+		a.pathError(now, i)
+		return true
+	}
+	if p.state != PathUnconfirmed && !a.otherReachable(i) {
+		return false // the last path the peer answers on: ICMP8
+	}
+	a.ep.trace(a, "path %v refused (%v)", p.addr, p.state)
+	if p.state == PathUnconfirmed {
+		p.errors = max(p.errors, p.pp.PathMaxRetrans+1)
+		p.next = now.Add(p.pp.HeartbeatInterval + a.pathRTO(i))
+		a.schedulePaths()
+		return true
+	}
+	a.pathThresholds(now, i, math.MaxInt) // beyond any Path.Max.Retrans
+	return true
+}
+
+// pathOf returns the index in a.paths of the peer transport address to,
+// or of its IP address when no path has that port, or -1.
+func (a *Assoc) pathOf(to netip.AddrPort) int {
+	ip, j := to.Addr().Unmap(), -1
+	for i := range a.paths {
+		switch {
+		case a.paths[i].addr == to:
+			return i
+		case j < 0 && a.paths[i].addr.Addr().Unmap() == ip:
+			j = i
+		}
+	}
+	return j
+}
+
+// otherReachable reports whether a path other than i is active or
+// potentially failed (confirmed, and not given up by section 8.2).
+func (a *Assoc) otherReachable(i int) bool {
+	for j := range a.paths {
+		if st := a.paths[j].state; j != i && (st == PathActive || st == PathPotentiallyFailed) {
+			return true
+		}
+	}
+	return false
 }

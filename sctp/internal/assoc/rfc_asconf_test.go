@@ -177,8 +177,11 @@ func TestASCONF5061Refusals(t *testing.T) {
 	tc.wantState(stateEstablished)
 }
 
-// TestASCONF5061Unauthenticated: RFC 5061 section 6 (paraphrase): an ASCONF
-// that is not authenticated MUST be silently discarded. Forged or missing
+// TestASCONF5061Unauthenticated: RFC 5061 section 4.1.1, of the ASCONF
+// chunk: "This chunk MUST be sent in an authenticated way by using the
+// mechanism defined in [RFC4895]. If this chunk is received
+// unauthenticated it MUST be silently discarded as described in
+// [RFC4895]." Forged or missing
 // AUTH: nothing is performed, no ASCONF-ACK, counted.
 func TestASCONF5061Unauthenticated(t *testing.T) {
 	tc, peer := asconfServer(t)
@@ -199,8 +202,12 @@ func TestASCONF5061Unauthenticated(t *testing.T) {
 // TestASCONF5061Serials: a retransmitted ASCONF (the serial just
 // processed) is answered again from the cached ASCONF-ACK without being
 // performed twice; an old or a future serial is dropped and counted. RFC
-// 5061 section 5.2 (paraphrase): an ASCONF whose Sequence Number is below
-// Peer-Serial-Number + 1 is skipped and the cached ASCONF-ACK sent again.
+// 5061 section 5.2: "E2) If the value found in the Sequence Number is
+// less than the ('Peer- Sequence-Number' + 1), simply skip to the next
+// ASCONF, and include in the outbound response packet any previously
+// cached ASCONF-ACK response that was sent and saved that matches the
+// Sequence Number ..." "E5) Otherwise, the ASCONF Chunk is
+// discarded since it must be either a stale packet or from an attacker."
 func TestASCONF5061Serials(t *testing.T) {
 	tc, peer := asconfServer(t)
 	add := peer.sign(0, chunk.HMACSHA1, asconfChunk(t, tc.peerTSN, asconfReq(t, chunk.ParamAddIPAddress, 1, "192.0.2.9")))

@@ -134,8 +134,10 @@ func (p *testAuthPeer) checkAuth(t *testing.T, sp *sentPacket, i int) uint16 {
 
 // TestAuth4895InitParameters: the INIT carries RANDOM, CHUNKS and
 // HMAC-ALGO, and the Supported Extensions list AUTH.
-// RFC 4895 section 3.1 (paraphrase): the RANDOM parameter carries a 32-byte
-// random number. Section 3.2: "The chunk types for INIT, INIT-ACK,
+// RFC 4895 section 6.1: "An SCTP endpoint willing to receive or send
+// authenticated chunks MUST send one RANDOM parameter in its INIT or
+// INIT-ACK chunk." (The 32 bytes of its Random Number are checked too;
+// that sentence was not found word for word, so it is not quoted.) Section 3.2: "The chunk types for INIT, INIT-ACK,
 // SHUTDOWN-COMPLETE, and AUTH chunks MUST NOT be listed in the CHUNKS
 // parameter." Section 6.1: "The HMAC algorithm based on SHA-1 MUST be
 // supported and included in the HMAC-ALGO parameter."
@@ -181,9 +183,10 @@ func TestAuth4895InitParameters(t *testing.T) {
 // authServer establishes an association with the endpoint as server, the
 // test peer asking for SACK to be authenticated and the endpoint for
 // DATA. The COOKIE ECHO carries an AUTH and a DATA chunk.
-// RFC 4895 section 6.3 (paraphrase): when a packet holds a COOKIE ECHO
-// first and an AUTH second, the receiver processes the COOKIE ECHO, builds
-// the association, and then processes the AUTH chunk with it.
+// RFC 4895 section 6.3, of a COOKIE-ECHO bundled with authenticated
+// chunks (paraphrase: the exact sentence was not found in the reference
+// text): the receiver processes the COOKIE ECHO, builds the association,
+// and then checks the AUTH chunk after it with the association's keys.
 func authServer(t *testing.T, hmacs ...uint16) (*testConn, *testAuthPeer) {
 	cfg := testConfig()
 	cfg.AuthChunks = []chunk.Type{chunk.TypeData}
@@ -207,8 +210,10 @@ func authServer(t *testing.T, hmacs ...uint16) (*testConn, *testAuthPeer) {
 // TestAuth4895CookieEchoWithAuth: the AUTH bundled with the COOKIE ECHO is
 // checked with the keys of the association the cookie made; the DATA
 // after it is accepted. Our answer carries SACK, a type the peer listed:
-// RFC 4895 section 6.2, "the AUTH chunk MUST be placed as the first chunk"
-// (paraphrase), and its HMAC verifies under the association shared key,
+// RFC 4895 section 6.2: "To send chunks in an authenticated way, the
+// sender MUST include these chunks after an AUTH chunk. This means that a
+// sender MUST bundle chunks in order to authenticate them." The AUTH comes
+// first, and its HMAC verifies under the association shared key,
 // with the key id of the endpoint-pair key in use. The INIT chunk type
 // the peer listed is ignored (section 3.2: "if a CHUNKS parameter is
 // received then the types for INIT, INIT-ACK, SHUTDOWN-COMPLETE, and AUTH
@@ -240,12 +245,19 @@ func TestAuth4895CookieEchoWithAuth(t *testing.T) {
 // forged, unknown-key, truncated and unsupported-HMAC AUTH chunks and DATA
 // without AUTH are dropped and counted, nothing is delivered from them, and
 // the association goes on: a correctly signed DATA is accepted afterwards.
-// RFC 4895 section 6.3 (paraphrases): a received chunk of a type listed
-// in the receiver's CHUNKS without a preceding valid AUTH is silently
-// discarded; an AUTH with an unknown Shared Key Identifier, or whose HMAC
-// does not match, is silently discarded with the chunks it authenticates;
-// an unsupported HMAC Identifier is answered with an ERROR chunk with the
-// "Unsupported HMAC Identifier" error cause.
+// RFC 4895 section 6.3: "The receiver has a list of chunk types that it
+// expects to be received only after an AUTH-chunk. This list has been sent
+// to the peer during the association setup. It MUST silently discard these
+// chunks if they are not placed after an AUTH chunk in the packet." "The
+// receiver MUST use the HMAC algorithm indicated in the HMAC Identifier
+// field. If this algorithm was not specified by the receiver in the
+// HMAC-ALGO parameter in the INIT or INIT-ACK chunk during association
+// setup, the AUTH chunk and all the chunks after it MUST be discarded and
+// an ERROR chunk SHOULD be sent with the error cause defined in Section
+// 4.1." "If no endpoint pair shared key has been configured for that
+// Shared Key Identifier, all authenticated chunks MUST be silently
+// discarded." An AUTH whose HMAC does not match is discarded with the
+// chunks after it too (paraphrase of the same section).
 func TestAuth4895HostileAuth(t *testing.T) {
 	tc, peer := authServer(t, chunk.HMACSHA256, chunk.HMACSHA1)
 	tc.readPackets()
@@ -328,8 +340,9 @@ func TestAuthCookieCompact(t *testing.T) {
 
 // TestAuth4895CookieEchoBundle: the client bundles DATA with its COOKIE
 // ECHO; the peer listed DATA and ABORT, so the AUTH goes right after the
-// COOKIE ECHO (RFC 4895 section 6.2, paraphrase: a COOKIE ECHO stays
-// first, with the AUTH chunk after it) and covers the DATA; an ABORT later
+// COOKIE ECHO (RFC 9260 section 5.1 wants the COOKIE ECHO first, paraphrase; RFC
+// 4895 section 6.2: "the sender MUST include these chunks after an AUTH
+// chunk") and covers the DATA; an ABORT later
 // is authenticated too.
 func TestAuth4895CookieEchoBundle(t *testing.T) {
 	cfg := testConfig()

@@ -75,12 +75,21 @@ func TestRawIPLocalAddr(t *testing.T) {
 		to := netip.MustParseAddr(tc.to)
 		pkts := newPackets(1, 2048)
 		fill(pkts, 0, 100, netip.AddrPortFrom(to, 0))
-		if _, err := a.WriteBatch(pkts); err != nil {
-			t.Fatal(err)
-		}
-		b.SetReadDeadline(time.Now().Add(5 * time.Second))
+		// Sent again until it arrives: a veth just set up may drop the
+		// first packets (its queueing discipline is noop until the
+		// kernel's link watch runs), more so on a loaded host.
 		in := newPackets(4, 2048)
-		n, err := b.ReadBatch(in)
+		var n int
+		var err error
+		for try := 0; ; try++ {
+			if _, err := a.WriteBatch(pkts); err != nil {
+				t.Fatal(err)
+			}
+			b.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+			if n, err = b.ReadBatch(in); err == nil && n >= 1 || try == 50 {
+				break
+			}
+		}
 		if err != nil || n < 1 {
 			t.Fatalf("%s: read %d %v", tc.bind, n, err)
 		}

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package sctp
+
+// netnsID is 0 where network namespaces do not exist.
+func netnsID() uint64 { return 0 }
