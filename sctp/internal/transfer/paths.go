@@ -129,6 +129,19 @@ func (e *Engine) SetPathDown(i int, down bool) {
 	}
 	p.down = down
 	s := &e.Send
+	if !down && len(s.paths) > 1 {
+		// A path is usable again: the chunks still in flight on paths
+		// that are down (sent there while no other path was up) go to
+		// it now, rather than wait for their path's backed-off T3-rtx.
+		for t := s.cumAck + 1; t != s.nextTSN; t++ {
+			if r := s.rec(t); r.state == recInFlight && s.paths[r.marks>>pathShift].down {
+				s.markRtx(r)
+				r.marks |= markT3
+				r.misses = 0
+			}
+		}
+		return
+	}
 	if !down || len(s.paths) == 1 || s.alternate(p.index) == p.index {
 		return
 	}
