@@ -82,19 +82,53 @@ func (pe *pathEvents) String() string {
 // in order, and both ends report the cut path's state changes as
 // EventPeerAddrChange. In the restore variant the link comes back midway:
 // the path is reported active again and the primary takes the data back.
+//
+// The same over IPv6 (both links' fd00:201:s:: addresses: ip6, udp6) and
+// dual-stack (the primary link's IPv4 address and the other link's IPv6
+// one at each end: udp46; a raw IP endpoint is one family).
 func TestMultihomeNetnsFailover(t *testing.T) {
-	for _, tr := range []Transport{IP, UDP} {
-		for _, restore := range []bool{false, true} {
-			name := tr.String() + "/cut"
-			if restore {
-				name = tr.String() + "/cut-restore"
+	for _, fam := range []mhFamily{mhIPv4, mhIPv6, mhDual} {
+		for _, tr := range []Transport{IP, UDP} {
+			if fam == mhDual && tr == IP {
+				continue
 			}
-			t.Run(name, func(t *testing.T) { multihomeFailover(t, tr, restore) })
+			for _, restore := range []bool{false, true} {
+				name := tr.String() + fam.suffix() + "/cut"
+				if restore {
+					name = tr.String() + fam.suffix() + "/cut-restore"
+				}
+				t.Run(name, func(t *testing.T) { multihomeFailover(t, tr, fam, restore) })
+			}
 		}
 	}
 }
 
-func multihomeFailover(t *testing.T, tr Transport, restore bool) {
+// mhFamily is the address family of the two links' addresses in a
+// failover test.
+type mhFamily int
+
+const (
+	mhIPv4 mhFamily = iota // both links IPv4
+	mhIPv6                 // both links IPv6
+	mhDual                 // link m0 IPv4, link m1 IPv6
+)
+
+// suffix names the family in a subtest's name (none for IPv4).
+func (f mhFamily) suffix() string { return [...]string{"", "6", "46"}[f] }
+
+// addr returns the address of end host (1: a, 2: b) on link m<link>.
+func (f mhFamily) addr(link, host int) netip.Addr {
+	if f == mhIPv6 || f == mhDual && link == 1 {
+		return netip.MustParseAddr(fmt.Sprintf("fd00:201:%d::%d", 3+link, host))
+	}
+	return netip.MustParseAddr(fmt.Sprintf("10.201.%d.%d", 3+link, host))
+}
+
+func multihomeFailover(t *testing.T, tr Transport, fam mhFamily, restore bool) {
+	// The addresses of the link the test cuts: the client's primary (the
+	// server's address on m0) and the client's own there (the server's
+	// primary).
+	cutPeer, cutLocal := fam.addr(0, 2).String(), fam.addr(0, 1).String()
 	nsA, nsB := mhNetns(t)
 	// Quick failover, and patience with a loaded machine: RTO.Min 200 ms
 	// (a telecom setting), HB.interval 300 ms, and Association.Max.Retrans
@@ -109,7 +143,7 @@ func multihomeFailover(t *testing.T, tr Transport, restore bool) {
 	var l *Endpoint
 	var err error
 	netnstest.In(t, nsB, func() {
-		l, err = ListenAddrs([]netip.Addr{netip.MustParseAddr("10.201.3.2"), netip.MustParseAddr("10.201.4.2")}, 5000, cfg)
+		l, err = ListenAddrs([]netip.Addr{fam.addr(0, 2), fam.addr(1, 2)}, 5000, cfg)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -118,9 +152,9 @@ func multihomeFailover(t *testing.T, tr Transport, restore bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	dc := *cfg
-	dc.LocalAddrs = []netip.Addr{netip.MustParseAddr("10.201.3.1"), netip.MustParseAddr("10.201.4.1")}
+	dc.LocalAddrs = []netip.Addr{fam.addr(0, 1), fam.addr(1, 1)}
 	var c *Association
-	netnstest.In(t, nsA, func() { c, err = Dial(ctx, "10.201.3.2,10.201.4.2:5000", &dc) })
+	netnstest.In(t, nsA, func() { c, err = DialAddrs(ctx, []netip.Addr{fam.addr(0, 2), fam.addr(1, 2)}, 5000, &dc) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,11 +264,5 @@ func multihomeFailover(t *testing.T, tr Transport, restore bool) {
 	t.Logf("client path events: %v; server: %v", cev, sev)
 }
 
-// The addresses of the link the failover tests cut, and the states a cut
-// path goes to.
-const (
-	cutPeer  = "10.201.3.2" // the client's primary: the server's address on m0
-	cutLocal = "10.201.3.1" // the client's address on m0, the server's primary
-)
-
+// The states a cut path goes to.
 var failed = []PathState{PathPotentiallyFailed, PathInactive}

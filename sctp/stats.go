@@ -162,6 +162,12 @@ type Counters struct {
 	PMTUBlackHoles uint64
 	PTBUsed        uint64
 	PTBIgnored     uint64
+	// EncapsPortMoves counts peer addresses whose UDP encapsulation port
+	// changed (RFC 6951 section 5.4: a packet with the association's
+	// tag came from a known peer address on another UDP port, a NAT
+	// rebinding; the packets to that address go to the new port). It is
+	// counted, not reported as an event: no socket API has one.
+	EncapsPortMoves uint64
 
 	Reconf ReconfCounters // stream reconfiguration (RFC 6525)
 
@@ -311,6 +317,7 @@ func countersOf(c *assoc.Counters) Counters {
 		PMTUBlackHoles:           c.PMTUBlackHoles,
 		PTBUsed:                  c.PTBUsed,
 		PTBIgnored:               c.PTBIgnored,
+		EncapsPortMoves:          c.EncapsPortMoves,
 		Reconf: ReconfCounters{
 			ChunksIn:           c.Reconf.ChunksIn,
 			ChunksOut:          c.Reconf.ChunksOut,

@@ -67,6 +67,7 @@ func (ep *Endpoint) encapsPortMoved(p *inPacket) *Assoc {
 // movedPort replaces the transport address old of a peer address by now,
 // wherever the association keeps it.
 func (a *Assoc) movedPort(old, now netip.AddrPort) {
+	a.stats.EncapsPortMoves++
 	for i := range a.paths {
 		if a.paths[i].addr == old {
 			a.paths[i].addr = now

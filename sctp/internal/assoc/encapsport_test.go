@@ -34,6 +34,9 @@ func TestEncapsPortStoredPerPeerAddress(t *testing.T) {
 	if p, _ := tc.wantChunk(chunk.TypeData); p.to != moved {
 		t.Errorf("DATA sent to %v, want %v", p.to, moved)
 	}
+	if n := tc.a.stats.EncapsPortMoves; n != 1 {
+		t.Errorf("EncapsPortMoves %d, want 1", n)
+	}
 }
 
 // A packet from the peer's address on another port with a tag that is not
@@ -51,6 +54,9 @@ func TestEncapsPortNotMovedByWrongTag(t *testing.T) {
 	tc.writePacket(tc.peerTag, chunkOf(chunk.TypeAbort, 1, nil))
 	if a.closed {
 		t.Errorf("an ABORT (T bit) from another port ended the association")
+	}
+	if n := a.stats.EncapsPortMoves; n != 0 {
+		t.Errorf("EncapsPortMoves %d, want 0", n)
 	}
 }
 

@@ -299,8 +299,12 @@ func (c *captureConn) learn(peer, local netip.Addr) {
 	c.mu.Unlock()
 }
 
-// source returns the address a packet to dst is recorded from: local,
-// or on a wildcard-bound conn the address dst's packets arrived on.
+// source returns the address a packet to dst is recorded from when the
+// packet names no source (Packet.Local, which record takes when set: a
+// multi-homed endpoint sends every packet from one of its addresses):
+// local, or on a wildcard-bound conn the address dst's packets arrived
+// on, else the source the routes of the calling goroutine's network
+// namespace choose (which may not be the conn's).
 func (c *captureConn) source(local netip.AddrPort, dst netip.Addr) netip.AddrPort {
 	if !local.Addr().IsUnspecified() {
 		return local
@@ -375,6 +379,10 @@ func (c *captureConn) record(pkts []Packet) {
 		if ectAll(c.Conn) {
 			ecn = ECT0 // the socket's field (EnableECN)
 		}
-		c.w.WritePacketECN(c.source(local, dst.Addr()), dst, p.Data(), ecn)
+		src := netip.AddrPortFrom(p.Local, local.Port())
+		if !p.Local.IsValid() {
+			src = c.source(local, dst.Addr())
+		}
+		c.w.WritePacketECN(src, dst, p.Data(), ecn)
 	}
 }

@@ -255,3 +255,55 @@ func TestSum16MatchesWordSum(t *testing.T) {
 		}
 	}
 }
+
+// sinkConn is a wildcard-bound Conn that accepts every write and sends
+// nothing.
+type sinkConn struct {
+	Conn
+	local netip.AddrPort
+}
+
+func (c sinkConn) WriteBatch(pkts []Packet) (int, error) { return len(pkts), nil }
+func (c sinkConn) LocalAddr() netip.AddrPort             { return c.local }
+
+// A packet written with a source address (Packet.Local, as a multi-homed
+// endpoint sends each path's packets from that path's address) is recorded
+// from that address, before any packet came from its destination: not
+// from whatever address the routes of the writing goroutine's namespace
+// would choose (TestKernelMultihom's capture showed its INIT and first
+// HEARTBEATs from the host's 192.0.2.2). Without Local, the address the
+// destination's packets arrived on.
+func TestCaptureRecordsPacketSource(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "src.pcap")
+	w, err := CreatePcap(path, PcapOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Capture(sinkConn{local: netip.MustParseAddrPort("0.0.0.0:0")}, w).(*captureConn)
+	pkt := sctpPacket([]byte("hello, world"))
+	srcs := []netip.Addr{netip.MustParseAddr("198.18.0.1"), netip.MustParseAddr("198.19.0.1")}
+	dsts := []netip.AddrPort{netip.MustParseAddrPort("198.18.0.2:0"), netip.MustParseAddrPort("198.19.0.2:0")}
+	for i := range dsts {
+		if _, err := c.WriteBatch([]Packet{{Buf: pkt, N: len(pkt), Addr: dsts[i], Local: srcs[i]}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Learned from a packet that arrived: used when Local is not set.
+	c.learn(netip.MustParseAddr("203.0.113.9"), netip.MustParseAddr("198.51.100.1"))
+	if _, err := c.WriteBatch([]Packet{{Buf: pkt, N: len(pkt), Addr: netip.MustParseAddrPort("203.0.113.9:0")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs := readPcap(t, path)
+	want := []netip.Addr{srcs[0], srcs[1], netip.MustParseAddr("198.51.100.1")}
+	if len(recs) != len(want) {
+		t.Fatalf("%d records, want %d", len(recs), len(want))
+	}
+	for i, r := range recs {
+		if r.src.Addr() != want[i] {
+			t.Errorf("record %d: %v -> %v, want from %v", i, r.src, r.dst, want[i])
+		}
+	}
+}

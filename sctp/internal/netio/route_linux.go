@@ -5,6 +5,7 @@ package netio
 import (
 	"net/netip"
 	"sync"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -48,7 +49,7 @@ func (r *RouteProbe) Source(dst netip.Addr) netip.Addr {
 		return netip.Addr{}
 	}
 	if dst.Is4() {
-		if r.fd4 < 0 || unix.Connect(r.fd4, &unix.SockaddrInet4{Addr: dst.As4(), Port: 9}) != nil {
+		if r.fd4 < 0 || disconnect(r.fd4) != nil || unix.Connect(r.fd4, &unix.SockaddrInet4{Addr: dst.As4(), Port: 9}) != nil {
 			return netip.Addr{}
 		}
 		if sa, err := unix.Getsockname(r.fd4); err == nil {
@@ -58,7 +59,7 @@ func (r *RouteProbe) Source(dst netip.Addr) netip.Addr {
 		}
 		return netip.Addr{}
 	}
-	if r.fd6 < 0 || unix.Connect(r.fd6, &unix.SockaddrInet6{Addr: dst.As16(), Port: 9, ZoneId: zoneIndex(dst.Zone())}) != nil {
+	if r.fd6 < 0 || disconnect(r.fd6) != nil || unix.Connect(r.fd6, &unix.SockaddrInet6{Addr: dst.As16(), Port: 9, ZoneId: zoneIndex(dst.Zone())}) != nil {
 		return netip.Addr{}
 	}
 	if sa, err := unix.Getsockname(r.fd6); err == nil {
@@ -114,6 +115,19 @@ func (r *RouteProbe) Close() error {
 		if r.fd6 >= 0 {
 			unix.Close(r.fd6)
 		}
+	}
+	return nil
+}
+
+// disconnect dissolves the association of the UDP socket fd (connect to an
+// AF_UNSPEC address), which also forgets the source address the previous
+// connect chose: without it, the kernel keeps the first destination's
+// source for every later one, and the probe would name it for all.
+func disconnect(fd int) error {
+	var sa [16]byte // struct sockaddr, sa_family AF_UNSPEC (0)
+	_, _, e := unix.Syscall(unix.SYS_CONNECT, uintptr(fd), uintptr(unsafe.Pointer(&sa[0])), uintptr(len(sa)))
+	if e != 0 {
+		return e
 	}
 	return nil
 }

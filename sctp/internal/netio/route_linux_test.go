@@ -37,6 +37,16 @@ func TestRouteProbeSource(t *testing.T) {
 	if got := p.Source(netip.MustParseAddr("192.0.2.1")); got.IsValid() {
 		t.Errorf("in the namespace (no default route), source for 192.0.2.1: %v, want none", got)
 	}
+	// Each lookup is the route's own, not the first destination's source
+	// (a connected UDP socket keeps the source it was given: the probe
+	// named the first multi-homed path's address for the second path's
+	// peer address, TestKernelMultihom's first HEARTBEATs to it).
+	if got := p.Source(netip.MustParseAddr("127.0.0.5")); got != netip.MustParseAddr("127.0.0.1") {
+		t.Errorf("in the namespace, source for 127.0.0.5 after 10.201.0.2: %v, want 127.0.0.1", got)
+	}
+	if got := p.Source(netip.MustParseAddr("10.201.0.2")); got != netip.MustParseAddr("10.201.0.1") {
+		t.Errorf("in the namespace, source for 10.201.0.2 after 127.0.0.5: %v, want 10.201.0.1", got)
+	}
 }
 
 // The route probe reports the MTU of the route's device: loopback's (65535,

@@ -199,13 +199,20 @@ func waitUp(t testing.TB, ns, dev string) {
 }
 
 // SetLink takes dev in namespace ns down (up false: `ip link set dev
-// down`, the cut of a link: its routes go, its IPv4 addresses stay) or up
+// down`, the cut of a link: its routes go, its addresses stay) or up
 // again, and waits until an up link carries packets.
 func SetLink(t testing.TB, ns, dev string, up bool) {
 	t.Helper()
 	state := "down"
 	if up {
 		state = "up"
+	} else {
+		// Keep the IPv6 addresses too (Linux removes them with the link
+		// by default), so that the link comes back as it was.
+		knob := "net.ipv6.conf." + dev + ".keep_addr_on_down=1"
+		if out, err := exec.Command("ip", "netns", "exec", ns, "sysctl", "-q", "-w", knob).CombinedOutput(); err != nil {
+			t.Fatalf("sysctl %s in %s: %v\n%s", knob, ns, err, out)
+		}
 	}
 	if out, err := exec.Command("ip", "-n", ns, "link", "set", dev, state).CombinedOutput(); err != nil {
 		t.Fatalf("ip -n %s link set %s %s: %v\n%s", ns, dev, state, err, out)

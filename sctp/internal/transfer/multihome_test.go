@@ -382,3 +382,67 @@ func TestMultihomeReturnCutDuplicates(t *testing.T) {
 	}
 	t.Logf("receiver duplicates %d, messages %d/%d, failovers %d", p.b.e.Stats.DupTSNs, p.b.recvMsgs, p.a.sentMsgs, p.failovers)
 }
+
+// RFC 9260 section 6.3.2 R2: "Whenever all outstanding data sent to an
+// address have been acknowledged, turn off the T3-rtx timer of that
+// address." The primary's timer expiring while nothing sent to it is
+// outstanding (its data moved to it from a failed path, whose chunks are
+// marked for retransmission and not yet resent) is not a timeout of that
+// path: no error counted, no back-off, no one-packet recovery.
+func TestMultihomePrimaryT3WithNothingInFlightIsNoFault(t *testing.T) {
+	x := newTx(t, Config{LocalTSN: 1, MTU: 1200})
+	if _, err := x.e.AddPath(false); err != nil {
+		t.Fatal(err)
+	}
+	x.queue(3, 1000)
+	if got := x.flush(); len(got) != 3 || x.e.Send.Dest() != 0 {
+		t.Fatalf("sent %v to path %d", got, x.e.Send.Dest())
+	}
+	// Path 0 fails while path 1 is down too: its chunks stay on it
+	// (SetPathDown has no alternate), and path 1 takes the data.
+	x.e.SetPathDown(1, true)
+	x.e.SetPathDown(0, true)
+	x.e.SetPrimary(1)
+	x.e.Send.t3 = x.now.Add(x.e.PathAt(1).RTO()) // a timer of path 1 still running
+	rto := x.e.PathAt(1).RTO()
+	x.advance(rto)
+	x.e.OnTimeout(x.now)
+	if f := x.e.Send.Faulted(); f&2 != 0 {
+		t.Errorf("path 1 faulted with nothing outstanding on it (faulted %b)", f)
+	}
+	if n := x.e.PathAt(1).ErrorCount(); n != 0 || x.e.PathAt(1).RTO() != rto || x.e.Send.t3Recovery {
+		t.Errorf("path 1: %d errors, RTO %v (was %v), T3 recovery %v", n, x.e.PathAt(1).RTO(), rto, x.e.Send.t3Recovery)
+	}
+}
+
+// RFC 9260 section 6.4.1: "the endpoint SHOULD try to retransmit a chunk
+// that timed out to an active destination transport address that is
+// different from the last destination address to which the DATA chunk was
+// sent." Chunks sent to a failed path while no other path was up (the
+// T3-rtx retransmission had nowhere else to go) move to the first path
+// that comes up again, rather than wait for the failed path's backed-off
+// timer.
+func TestMultihomePathUpTakesChunksOfDownPaths(t *testing.T) {
+	x := newTx(t, Config{LocalTSN: 1, MTU: 1200})
+	if _, err := x.e.AddPath(false); err != nil {
+		t.Fatal(err)
+	}
+	x.queue(3, 1000)
+	if got := x.flush(); len(got) != 3 {
+		t.Fatalf("sent %v", got)
+	}
+	x.e.SetPathDown(1, true)
+	x.e.SetPathDown(0, true) // no alternate up: the chunks stay in flight on 0
+	if x.e.PathAt(0).FlightSize() == 0 {
+		t.Fatal("no flight on path 0")
+	}
+	x.e.SetPathDown(1, false)
+	ds := x.packet()
+	if len(ds) == 0 || x.e.Send.Dest() != 1 || ds[0].TSN != 1 {
+		t.Fatalf("after path 1 came up: %d chunks to path %d, want TSN 1 on path 1", len(ds), x.e.Send.Dest())
+	}
+	if x.e.PathAt(0).FlightSize() != 0 {
+		t.Errorf("path 0 still has %d bytes in flight", x.e.PathAt(0).FlightSize())
+	}
+	checkPathFlight(t, &x.e.Send)
+}

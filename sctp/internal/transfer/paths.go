@@ -129,6 +129,19 @@ func (e *Engine) SetPathDown(i int, down bool) {
 	}
 	p.down = down
 	s := &e.Send
+	if !down && len(s.paths) > 1 {
+		// A path is usable again: the chunks still in flight on paths
+		// that are down (sent there while no other path was up) go to
+		// it now, rather than wait for their path's backed-off T3-rtx.
+		for t := s.cumAck + 1; t != s.nextTSN; t++ {
+			if r := s.rec(t); r.state == recInFlight && s.paths[r.marks>>pathShift].down {
+				s.markRtx(r)
+				r.marks |= markT3
+				r.misses = 0
+			}
+		}
+		return
+	}
 	if !down || len(s.paths) == 1 || s.alternate(p.index) == p.index {
 		return
 	}
@@ -260,6 +273,11 @@ func (s *Sender) pathTimers(now time.Time) bool {
 		if !marked {
 			continue // nothing was outstanding there: no error
 		}
+		// The packet a T3-rtx recovery of the primary allowed may be
+		// what was lost here (it went to this alternate): without an
+		// acknowledgement to end the recovery, this expiry allows the
+		// next one, or nothing would be sent again.
+		s.t3Sent = false
 		s.timing = false
 		p.Fault()
 		s.faulted |= 1 << p.index
@@ -278,4 +296,14 @@ func (s *Sender) pathDeadline() time.Time {
 		}
 	}
 	return d
+}
+
+// flightOn reports whether a chunk last sent on path i is in flight.
+func (s *Sender) flightOn(i uint8) bool {
+	for t := s.cumAck + 1; t != s.nextTSN; t++ {
+		if r := s.rec(t); r.state == recInFlight && r.marks>>pathShift == i {
+			return true
+		}
+	}
+	return false
 }

@@ -350,6 +350,14 @@ func (s *Sender) OnTimeout(now time.Time) (expired bool) {
 		return expired
 	}
 	s.t3 = time.Time{}
+	if len(s.paths) > 1 && !s.flightOn(s.pri) {
+		// Nothing outstanding on the primary (its chunks were acked
+		// or moved to another path, or it took over the data from a
+		// failed path whose chunks are still marked): R2 would have
+		// stopped its timer; an expiry now would back off and fault a
+		// path that lost nothing, and hold every send to one packet.
+		return expired
+	}
 	s.stats.T3Expiries++
 	// With RecoveryRACK, only chunks outstanding for at least the RTO
 	// without back-off are marked (as usrsctp does): younger ones may
