@@ -347,13 +347,16 @@ func (ep *Endpoint) countOut(a *Assoc, pkt []byte) {
 	}
 	s.PacketsOut++
 	s.BytesOut += uint64(len(pkt))
-	forEachChunkType(pkt, func(t chunk.Type) {
-		if k := chunkKindOf[t]; a != nil && k > 0 {
+	// A loop rather than forEachChunkType's callback: this runs for every
+	// packet sent.
+	it := chunk.Chunks(pkt[min(len(pkt), commonHeaderLen):])
+	for c, ok := it.Next(); ok; c, ok = it.Next() {
+		if k := chunkKindOf[c.Type]; a != nil && k > 0 {
 			a.chunks.out[k-1]++
 		} else {
-			ep.stats.ChunksOut[t]++
+			ep.stats.ChunksOut[c.Type]++
 		}
-	})
+	}
 }
 
 // Stats returns the endpoint's counters, including those of its
