@@ -28,6 +28,7 @@ type Endpoint struct {
 	cfg    Config
 	jar    *cookieJar
 	assocs map[assocKey]*Assoc
+	hit    lookupHit         // the last association Receive found in assocs
 	tags   map[uint32]*Assoc // local verification tag -> association, for unique tags
 	events []Event           // queued events; events[evHead:] are not yet taken
 	evHead int
@@ -160,6 +161,7 @@ func (ep *Endpoint) newAssoc(key assocKey) *Assoc {
 }
 
 func (ep *Endpoint) insert(a *Assoc) {
+	ep.hit = lookupHit{}
 	ep.assocs[a.key] = a
 	ep.tags[a.localTag] = a
 }
@@ -174,6 +176,7 @@ func (ep *Endpoint) retag(a *Assoc, tag uint32) {
 }
 
 func (ep *Endpoint) remove(a *Assoc) {
+	ep.hit = lookupHit{}
 	if ep.polled == a {
 		ep.polled = nil
 	}
