@@ -133,12 +133,16 @@ func (a *Assoc) nextDeadline() time.Time {
 	}
 	d := a.timers.next()
 	if e := a.data.eng; e != nil {
-		d = earliest(d, e.SendDeadline())
-		if a.state != stateCookieEchoed {
+		// Asked after every packet: zero deadlines (the usual delayed
+		// SACK) cost no comparison.
+		if s := e.SendDeadline(); !s.IsZero() {
+			d = earliest(d, s)
+		}
+		if r := e.Recv.Deadline(); !r.IsZero() && a.state != stateCookieEchoed {
 			// In COOKIE-ECHOED no SACK may leave before the COOKIE ACK
 			// (section 5.1), so a delayed SACK cannot be served: its
 			// deadline must not make the shell spin.
-			d = earliest(d, e.Recv.Deadline())
+			d = earliest(d, r)
 		}
 	}
 	return d

@@ -139,6 +139,7 @@ type cookieJar struct {
 	every   time.Duration // rotation period
 	cur     cookieSecret
 	prev    cookieSecret
+	due     time.Time // when cur is to be replaced (zero: never)
 	macBuf  [sha256.Size]byte
 	peerBuf [18]byte
 }
@@ -146,6 +147,7 @@ type cookieJar struct {
 func newCookieJar(rand io.Reader, every time.Duration, now time.Time) *cookieJar {
 	j := &cookieJar{rand: rand, every: every}
 	j.cur = j.newSecret(0, now)
+	j.due = j.nextRotation()
 	return j
 }
 
@@ -161,11 +163,14 @@ func (j *cookieJar) newSecret(gen uint32, now time.Time) cookieSecret {
 // rotate replaces the current secret when it is older than the rotation
 // period; the current one becomes the previous one.
 func (j *cookieJar) rotate(now time.Time) {
-	if j.every <= 0 || now.Sub(j.cur.created) < j.every {
+	// Asked for every packet received: one comparison with the due time
+	// kept since the last rotation.
+	if j.due.IsZero() || now.Before(j.due) {
 		return
 	}
 	j.prev = j.cur
 	j.cur = j.newSecret(j.cur.gen+1, now)
+	j.due = j.nextRotation()
 }
 
 // nextRotation returns when the current secret is due to be replaced.

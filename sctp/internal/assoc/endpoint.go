@@ -28,6 +28,7 @@ type Endpoint struct {
 	cfg    Config
 	jar    *cookieJar
 	assocs map[assocKey]*Assoc
+	hit    lookupHit         // the last association Receive found in assocs
 	tags   map[uint32]*Assoc // local verification tag -> association, for unique tags
 	events []Event           // queued events; events[evHead:] are not yet taken
 	evHead int
@@ -162,6 +163,7 @@ func (ep *Endpoint) newAssoc(key assocKey) *Assoc {
 }
 
 func (ep *Endpoint) insert(a *Assoc) {
+	ep.hit = lookupHit{}
 	ep.assocs[a.key] = a
 	ep.tags[a.localTag] = a
 }
@@ -176,6 +178,7 @@ func (ep *Endpoint) retag(a *Assoc, tag uint32) {
 }
 
 func (ep *Endpoint) remove(a *Assoc) {
+	ep.hit = lookupHit{}
 	if ep.polled == a {
 		ep.polled = nil
 	}
@@ -349,13 +352,16 @@ func (ep *Endpoint) countOut(a *Assoc, pkt []byte) {
 	}
 	s.PacketsOut++
 	s.BytesOut += uint64(len(pkt))
-	forEachChunkType(pkt, func(t chunk.Type) {
-		if k := chunkKindOf[t]; a != nil && k > 0 {
+	// A loop rather than forEachChunkType's callback: this runs for every
+	// packet sent.
+	it := chunk.Chunks(pkt[min(len(pkt), commonHeaderLen):])
+	for c, ok := it.Next(); ok; c, ok = it.Next() {
+		if k := chunkKindOf[c.Type]; a != nil && k > 0 {
 			a.chunks.out[k-1]++
 		} else {
-			ep.stats.ChunksOut[t]++
+			ep.stats.ChunksOut[c.Type]++
 		}
-	})
+	}
 }
 
 // Stats returns the endpoint's counters, including those of its

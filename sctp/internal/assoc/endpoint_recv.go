@@ -29,7 +29,7 @@ func (ep *Endpoint) Receive(now time.Time, from netip.AddrPort, pkt []byte) *Ass
 	p.from = from
 	p.unknownSrc = false
 	key := assocKey{peer: from, localPort: p.dstPort, peerPort: p.srcPort}
-	a := ep.assocs[key]
+	a := ep.lookup(key)
 	if a == nil && from.Port() != 0 {
 		a = ep.encapsPortMoved(p) // a known peer address on another UDP port (encapsport.go)
 	}

@@ -121,3 +121,28 @@ func (a *Assoc) pathAt(addr netip.AddrPort) int {
 	}
 	return -1
 }
+
+// lookupHit is the association Receive found last, by the key it was
+// found under: a stream of packets from one peer costs one key comparison
+// per packet instead of hashing the key into assocs.
+type lookupHit struct {
+	key assocKey
+	a   *Assoc
+	n   int // len(assocs) when a was found
+}
+
+// lookup returns the association indexed under key, or nil. The hit is
+// trusted only while it cannot be stale: insert and remove forget it; the
+// other writers of assocs (a path or a moved peer port indexed, a path
+// removed) change its length or the association's own key, and a closed
+// association is never trusted.
+func (ep *Endpoint) lookup(key assocKey) *Assoc {
+	if h := &ep.hit; h.a != nil && h.key == key && h.a.key == key && !h.a.closed && h.n == len(ep.assocs) {
+		return h.a
+	}
+	a := ep.assocs[key]
+	if a != nil && a.key == key {
+		ep.hit = lookupHit{key: key, a: a, n: len(ep.assocs)}
+	}
+	return a
+}

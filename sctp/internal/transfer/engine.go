@@ -55,7 +55,11 @@ func (e *Engine) Deadline() time.Time {
 // SendDeadline returns the earliest deadline of the sending half: T3-rtx,
 // a zero window probe or the end of a message's lifetime.
 func (e *Engine) SendDeadline() time.Time {
-	return earliest(e.Send.Deadline(), e.Send.LifetimeDeadline())
+	d := e.Send.Deadline()
+	if len(e.Send.ttl.h) == 0 {
+		return d // no lifetime watched: the usual case, asked per packet
+	}
+	return earliest(d, e.Send.LifetimeDeadline())
 }
 
 // earliest returns the earlier of two deadlines, zero meaning none.

@@ -981,8 +981,10 @@ func (s *Sender) Deadline() time.Time {
 	if !s.probeAt.IsZero() && s.unsent > 0 && (d.IsZero() || s.probeAt.Before(d)) {
 		d = s.probeAt
 	}
-	if r := s.rackDeadline(); !r.IsZero() && (d.IsZero() || r.Before(d)) {
-		d = r
+	if k := &s.path.rack; !k.timer.IsZero() || !k.pto.IsZero() {
+		if r := s.rackDeadline(); d.IsZero() || r.Before(d) {
+			d = r
+		}
 	}
 	if len(s.paths) > 1 {
 		if p := s.pathDeadline(); !p.IsZero() && (d.IsZero() || p.Before(d)) {
