@@ -87,7 +87,10 @@ func TestSetPrimaryPeerAddr(t *testing.T) {
 	if want := appendSockaddr(nil, loop2, uint16(c.RemoteAddr().(*SCTPAddr).Port)); string(st.PrimaryPeerAddr.Address[:len(want)]) != string(want) {
 		t.Errorf("GetStatus's primary address % x, want % x", st.PrimaryPeerAddr.Address[:len(want)], want)
 	}
-	msg := make([]byte, 1000)
+	// Enough to fill the initial window many times over at any path MTU
+	// (65535 on loopback: an initial cwnd of 128 KiB), so the path the
+	// data takes grows its cwnd.
+	msg := make([]byte, 16000)
 	for i := range 400 {
 		if _, err := c.Write(msg); err != nil {
 			t.Fatalf("write %d: %v", i, err)
