@@ -54,6 +54,20 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 	sack := false
 	if eng != nil {
 		sack = a.pend.sackNow || eng.Recv.SACKDue(now)
+		if sack && a.state == stateShutdownAckSent && !a.pend.shutdownAck {
+			// RFC 9260 section 9.2: the peer sent its SHUTDOWN once all
+			// its DATA was acknowledged and sends no more, so a SACK after
+			// our SHUTDOWN ACK is only a window update (as reading frees
+			// the receive buffer), and it may reach a peer that has
+			// already ended the association on the SHUTDOWN ACK: Linux
+			// answers it as out of the blue with an ABORT, which ended
+			// the association here before the SHUTDOWN COMPLETE arrived.
+			// The SHUTDOWN ACK (sent again by T2-shutdown) carries what
+			// the peer needs.
+			sack = false
+			a.pend.sackNow = false
+			eng.Recv.SkipSACK()
+		}
 		if !sack && eng.Recv.Unacked() {
 			switch a.state {
 			case stateEstablished, stateShutdownPending, stateShutdownReceived:

@@ -461,6 +461,17 @@ func (r *Receiver) AppendSACK(now time.Time, pkt []byte, room int) []byte {
 	return pkt
 }
 
+// SkipSACK clears the SACK schedule without a SACK: for an association
+// whose peer sends no more DATA (SHUTDOWN-ACK-SENT), a window update or
+// duplicate report would only reach a peer that may have ended the
+// association already.
+func (r *Receiver) SkipSACK() {
+	r.dups = r.dups[:0]
+	r.packets = 0
+	r.sackNow, r.batchDue = false, false
+	r.ackDeadline = time.Time{}
+}
+
 // Readable reports whether Read would return data.
 func (r *Receiver) Readable() bool {
 	if sid, ok := r.continuing(); ok {
