@@ -54,21 +54,7 @@ func (b *batchIO) enableRecvECN() error {
 	if b.raw4 {
 		return nil
 	}
-	var serr error
-	err := b.rc.Control(func(fd uintptr) {
-		if b.v6 {
-			if serr = unix.SetsockoptInt(int(fd), unix.IPPROTO_IPV6, unix.IPV6_RECVTCLASS, 1); serr != nil {
-				return
-			}
-			_ = unix.SetsockoptInt(int(fd), unix.IPPROTO_IP, unix.IP_RECVTOS, 1) // an IPv6-only socket may refuse
-			return
-		}
-		serr = unix.SetsockoptInt(int(fd), unix.IPPROTO_IP, unix.IP_RECVTOS, 1)
-	})
-	if err == nil {
-		err = serr
-	}
-	if err != nil {
+	if err := b.setRecvOption(unix.IPV6_RECVTCLASS, unix.IP_RECVTOS); err != nil {
 		return err
 	}
 	b.r.Lock()

@@ -24,21 +24,7 @@ func (b *batchIO) enablePktinfo() error {
 		b.pi = true
 		return nil
 	}
-	var serr error
-	err := b.rc.Control(func(fd uintptr) {
-		if b.v6 {
-			if serr = unix.SetsockoptInt(int(fd), unix.IPPROTO_IPV6, unix.IPV6_RECVPKTINFO, 1); serr != nil {
-				return
-			}
-			_ = unix.SetsockoptInt(int(fd), unix.IPPROTO_IP, unix.IP_PKTINFO, 1) // an IPv6-only socket may refuse
-			return
-		}
-		serr = unix.SetsockoptInt(int(fd), unix.IPPROTO_IP, unix.IP_PKTINFO, 1)
-	})
-	if err == nil {
-		err = serr
-	}
-	if err != nil {
+	if err := b.setRecvOption(unix.IPV6_RECVPKTINFO, unix.IP_PKTINFO); err != nil {
 		return err
 	}
 	b.pi = true
@@ -76,4 +62,26 @@ func pktinfoAddr(oob []byte) netip.Addr {
 		oob = oob[sp:]
 	}
 	return netip.Addr{}
+}
+
+// setRecvOption turns on a receive option of the socket: v6opt
+// (IPPROTO_IPV6) on an IPv6 socket, where v4opt (IPPROTO_IP) is also tried
+// for the IPv4 traffic of a dual-stack one (an IPv6-only socket may refuse
+// it), else v4opt.
+func (b *batchIO) setRecvOption(v6opt, v4opt int) error {
+	var serr error
+	err := b.rc.Control(func(fd uintptr) {
+		if b.v6 {
+			if serr = unix.SetsockoptInt(int(fd), unix.IPPROTO_IPV6, v6opt, 1); serr != nil {
+				return
+			}
+			_ = unix.SetsockoptInt(int(fd), unix.IPPROTO_IP, v4opt, 1)
+			return
+		}
+		serr = unix.SetsockoptInt(int(fd), unix.IPPROTO_IP, v4opt, 1)
+	})
+	if err == nil {
+		err = serr
+	}
+	return err
 }
