@@ -25,8 +25,9 @@
 //	bindx id=C [conn=N] addr=A op=add|del (sctp_bindx: the kernel sends ASCONF) -> OK cmd=bindx id=C ...
 //	status id=C [conn=N]  (SCTP_STATUS)  -> STATUS id=C conn=N unack=U pending=P cwnd=W srtt=MS mtu=M
 //	primary id=C [conn=N] addr=A  (SCTP_PRIMARY_ADDR)                 -> OK cmd=primary id=C
-//	paddrparams id=C [conn=N] [addr=A] [hbinterval=MS] [pathmaxrxt=N] [pfthld=N]
-//	                      (SCTP_PEER_ADDR_PARAMS, SCTP_PEER_ADDR_THLDS; hbinterval=0: off; no addr: all)
+//	paddrparams id=C [conn=N] [addr=A] [hbinterval=MS] [pathmaxrxt=N] [pfthld=N] [demand=1]
+//	                      (SCTP_PEER_ADDR_PARAMS, SCTP_PEER_ADDR_THLDS; hbinterval=0: off; no addr: all;
+//	                      demand=1: a HEARTBEAT to addr now, SPP_HB_DEMAND)
 //	                                                                  -> OK cmd=paddrparams id=C
 //	paths id=C [conn=N]   (SCTP_GET_PEER_ADDR_INFO per peer address)  -> PATH id=C conn=N addr=A state=S cwnd=N srtt=MS rto=MS ..., OK cmd=paths id=C
 //	sysctl net.sctp.NAME=VALUE                                        -> OK cmd=sysctl

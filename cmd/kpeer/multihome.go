@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -31,6 +32,7 @@ const (
 	sizeofPaddrInfo     = 4 + sizeofSockaddrStore + 4*6   // struct sctp_paddrinfo
 	sppHBEnable         = 1                               // SPP_HB_ENABLE
 	sppHBDisable        = 2                               // SPP_HB_DISABLE
+	sppHBDemand         = 4                               // SPP_HB_DEMAND
 )
 
 // paddrStates names SCTP_PEER_ADDR_CHANGE's spc_state values.
@@ -97,7 +99,10 @@ func (p *peer) primary(id string, a *args) error {
 // paddrParams sets the heartbeat interval (hbinterval=MS, 0: off),
 // Path.Max.Retrans (pathmaxrxt=N) and the potentially-failed threshold
 // (pfthld=N) of one peer address (addr=IP) or of all (no addr):
-// SCTP_PEER_ADDR_PARAMS and SCTP_PEER_ADDR_THLDS.
+// SCTP_PEER_ADDR_PARAMS and SCTP_PEER_ADDR_THLDS. demand=1 (with addr)
+// also sends a HEARTBEAT there at once (SPP_HB_DEMAND): Linux keeps a
+// heartbeat timer armed with the old interval (30 s by default) until it
+// next fires, and the HEARTBEAT re-arms it with the new one.
 func (p *peer) paddrParams(id string, a *args) error {
 	cn, err := p.find(id, a)
 	if err != nil {
@@ -107,8 +112,12 @@ func (p *peer) paddrParams(id string, a *args) error {
 	hb := a.int("hbinterval", -1, -1, 1<<30)
 	pmr := a.int("pathmaxrxt", 0, 0, 65535)
 	pf := a.int("pfthld", -1, -1, 65535)
+	demand := a.int("demand", 0, 0, 1)
 	if a.err != nil {
 		return a.err
+	}
+	if demand == 1 && ip.IsUnspecified() {
+		return errors.New("demand=1 needs addr=")
 	}
 	var b [156]byte
 	if err := putSockaddrIn4(b[4:], ip, cn.peerPort()); err != nil {
@@ -123,9 +132,12 @@ func (p *peer) paddrParams(id string, a *args) error {
 		flags |= sppHBEnable
 		binary.NativeEndian.PutUint32(b[off:], uint32(hb))
 	}
+	if demand == 1 {
+		flags |= sppHBDemand
+	}
 	binary.NativeEndian.PutUint16(b[off+4:], uint16(pmr))
 	binary.NativeEndian.PutUint32(b[off+4+2+4+4:], flags) // after spp_pathmtu, spp_sackdelay
-	if hb >= 0 || pmr > 0 {
+	if hb >= 0 || pmr > 0 || demand == 1 {
 		if err := setRaw(cn.fd, optPeerAddrParams, unsafe.Pointer(&b[0]), sizeofPaddrParams); err != nil {
 			return fmt.Errorf("SCTP_PEER_ADDR_PARAMS: %w", err)
 		}

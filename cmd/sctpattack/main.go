@@ -191,7 +191,9 @@ func size(n int64) string {
 }
 
 // attack runs one pattern for o.duration with the legitimate client
-// alongside.
+// alongside. The duration counts from the pattern's first attack packet,
+// after any handshake it needs: on a loaded host a handshake that needed a
+// retransmitted INIT would otherwise use up a short run.
 func attack(ctx context.Context, o *options, pat pattern) (report, error) {
 	r := report{pattern: pat.name}
 	p, err := newPeer(o.udpTarget(), o.target.Port(), o.seed)
@@ -206,8 +208,14 @@ func attack(ctx context.Context, o *options, pat pattern) (report, error) {
 			return r, err
 		}
 	}
-	actx, cancel := context.WithTimeout(ctx, o.duration)
+	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var clock *time.Timer
+	defer func() {
+		if clock != nil {
+			clock.Stop()
+		}
+	}()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	if o.legitBytes > 0 {
@@ -241,6 +249,9 @@ func attack(ctx context.Context, o *options, pat pattern) (report, error) {
 		defer tick.Stop()
 	}
 	pace := func() bool {
+		if clock == nil {
+			clock = time.AfterFunc(o.duration, cancel)
+		}
 		if tick == nil {
 			return actx.Err() == nil
 		}

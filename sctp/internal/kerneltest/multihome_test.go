@@ -105,8 +105,15 @@ func newMHPair(t *testing.T, role, kopts string, events chan<- sctp.Event) *pair
 			}
 		}
 	}()
-	// The kernel's heartbeats: every second on each path, like usctp's.
+	// The kernel's heartbeats: every second on each path, like usctp's. Its
+	// timers still run with the default 30 s until they fire: a HEARTBEAT on
+	// demand to each address now re-arms them (only the one address that
+	// confirmed itself in the handshake, not always the same, had one before
+	// the transfer otherwise, and checkHeartbeatsPerPath failed).
 	p.do("paddrparams id=%s hbinterval=1000", "OK cmd=paddrparams id=%s")
+	for _, a := range hostIPs {
+		p.do(fmt.Sprintf("paddrparams id=%%s addr=%s hbinterval=1000 demand=1", a), "OK cmd=paddrparams id=%s")
+	}
 	return p
 }
 
