@@ -1,8 +1,6 @@
 package sctp
 
 import (
-	"fmt"
-	"io"
 	"testing"
 	"time"
 
@@ -27,33 +25,12 @@ func TestSimHighBDPAutotune(t *testing.T) {
 	const volume = 48 << 20
 	run := func(adj func(*Config)) (bps float64, cs Stats) {
 		simPairAdj(t, link, adj, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
-			done := make(chan error, 1)
 			var half time.Time
-			go func() {
-				buf := make([]byte, 64<<10)
-				got := 0
-				for got < volume {
-					n, _, err := s.ReadMsg(buf)
-					if err != nil {
-						done <- fmt.Errorf("read after %d bytes: %w", got, err)
-						return
-					}
-					if got < volume/2 && got+n >= volume/2 {
-						half = time.Now()
-					}
-					got += n
+			simBulk(t, c, s, volume, func(got int) {
+				if half.IsZero() && got >= volume/2 {
+					half = time.Now()
 				}
-				done <- nil
-			}()
-			msg := make([]byte, 1400)
-			for sent := 0; sent < volume; sent += len(msg) {
-				if _, err := c.WriteMsg(msg, SendInfo{}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := <-done; err != nil && err != io.EOF {
-				t.Fatal(err)
-			}
+			})
 			bps = float64(volume/2) * 8 / time.Since(half).Seconds()
 			cs = c.Stats()
 		})

@@ -1,8 +1,6 @@
 package sctp
 
 import (
-	"fmt"
-	"io"
 	"net/netip"
 	"testing"
 	"time"
@@ -20,29 +18,7 @@ import (
 func simECNTransfer(t *testing.T, volume int, adj func(*Config)) (cs, ss Stats, ls simnet.LinkStats, on bool) {
 	link := simnet.LinkConfig{Delay: 10 * time.Millisecond, Rate: 10e6 / 8, QueueBytes: 64 << 10, MarkQueueBytes: 16 << 10}
 	simPairAdj(t, link, adj, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
-		done := make(chan error, 1)
-		go func() {
-			buf := make([]byte, 4096)
-			got := 0
-			for got < volume {
-				n, _, err := s.ReadMsg(buf)
-				if err != nil {
-					done <- fmt.Errorf("read after %d bytes: %w", got, err)
-					return
-				}
-				got += n
-			}
-			done <- nil
-		}()
-		msg := make([]byte, 1400)
-		for sent := 0; sent < volume; sent += len(msg) {
-			if _, err := c.WriteMsg(msg, SendInfo{}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := <-done; err != nil && err != io.EOF {
-			t.Fatal(err)
-		}
+		simBulk(t, c, s, volume, nil)
 		cs, ss, on = c.Stats(), s.Stats(), c.ECN() && s.ECN()
 		ls = n.LinkStats(netip.MustParseAddrPort("10.0.0.1:9899"), netip.MustParseAddrPort("10.0.0.2:9899"))
 	})

@@ -2,7 +2,6 @@ package sctp
 
 import (
 	"fmt"
-	"io"
 	"testing"
 	"time"
 
@@ -18,29 +17,7 @@ func simLossTransfer(t *testing.T, loss float64, volume int, adj func(*Config)) 
 	link := simnet.LinkConfig{Delay: 10 * time.Millisecond, Loss: loss}
 	simPairAdj(t, link, adj, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
 		start := time.Now()
-		done := make(chan error, 1)
-		go func() {
-			buf := make([]byte, 4096)
-			got := 0
-			for got < volume {
-				n, _, err := s.ReadMsg(buf)
-				if err != nil {
-					done <- fmt.Errorf("read after %d bytes: %w", got, err)
-					return
-				}
-				got += n
-			}
-			done <- nil
-		}()
-		msg := make([]byte, 1400)
-		for sent := 0; sent < volume; sent += len(msg) {
-			if _, err := c.WriteMsg(msg, SendInfo{}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := <-done; err != nil && err != io.EOF {
-			t.Fatal(err)
-		}
+		simBulk(t, c, s, volume, nil)
 		d, st = time.Since(start), c.Stats()
 	})
 	return d, st

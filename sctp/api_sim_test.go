@@ -367,3 +367,36 @@ func TestSimDialTimeout(t *testing.T) {
 		t.Log(err)
 	})
 }
+
+// simBulk writes volume bytes in 1400-byte messages from c while a
+// goroutine reads them at s, and returns when all were read. progress, if
+// not nil, is told the bytes read after each message.
+func simBulk(t *testing.T, c, s *Association, volume int, progress func(got int)) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		buf := make([]byte, 64<<10)
+		got := 0
+		for got < volume {
+			n, _, err := s.ReadMsg(buf)
+			if err != nil {
+				done <- fmt.Errorf("read after %d bytes: %w", got, err)
+				return
+			}
+			got += n
+			if progress != nil {
+				progress(got)
+			}
+		}
+		done <- nil
+	}()
+	msg := make([]byte, 1400)
+	for sent := 0; sent < volume; sent += len(msg) {
+		if _, err := c.WriteMsg(msg, SendInfo{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-done; err != nil && err != io.EOF {
+		t.Fatal(err)
+	}
+}
