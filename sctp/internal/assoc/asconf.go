@@ -64,13 +64,13 @@ func (a *Assoc) asconf5061(now time.Time, p *inPacket, c *rxChunk) disp {
 		a.stats.ASCONF.In++
 		s.peerSerial = m.Serial
 		s.ack = a.performASCONF(now, p, &m, s.ack[:0])
-		a.pend.asconfAck = true
+		a.pend.set(ctlASCONFAck)
 	case m.Serial == s.peerSerial && s.ack != nil:
 		// Section 5.2 (paraphrase): an ASCONF whose Sequence Number is not
 		// above the Peer-Serial-Number is skipped, and the cached
 		// ASCONF-ACK of that Sequence Number is sent again.
 		a.stats.ASCONF.Retransmitted++
-		a.pend.asconfAck = true
+		a.pend.set(ctlASCONFAck)
 	default:
 		// An old serial without a cached answer, or one beyond the next:
 		// silently discarded.
@@ -361,10 +361,10 @@ func (a *Assoc) emitAddr(k EventKind, addr netip.AddrPort) {
 
 // appendASCONFAck appends the cached ASCONF-ACK when one is owed.
 func (a *Assoc) appendASCONFAck(b []byte, limit int) []byte {
-	if !a.pend.asconfAck || a.asc == nil || len(b)+len(a.asc.ack) > limit {
+	if !a.pend.has(ctlASCONFAck) || a.asc == nil || len(b)+len(a.asc.ack) > limit {
 		return b
 	}
-	a.pend.asconfAck = false
+	a.pend.clear(ctlASCONFAck)
 	a.stats.ASCONF.AcksOut++
 	return append(b, a.asc.ack...)
 }

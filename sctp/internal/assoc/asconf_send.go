@@ -125,7 +125,7 @@ func (a *Assoc) asconfNext(now time.Time) {
 	s.serial++
 	s.retx = 0
 	s.rto = a.currentRTO()
-	a.pend.asconf = true
+	a.pend.set(ctlASCONF)
 	a.timers.start(timerASCONF, now, s.rto)
 	a.ep.markReady(a)
 }
@@ -136,7 +136,7 @@ func (a *Assoc) appendASCONF(now time.Time, b []byte, limit int) []byte {
 	if s == nil || s.out == nil || len(b)+len(s.out) > limit {
 		return b
 	}
-	a.pend.asconf = false
+	a.pend.clear(ctlASCONF)
 	a.stats.ASCONF.Sent++
 	return append(b, s.out...)
 }
@@ -158,7 +158,7 @@ func (a *Assoc) asconfTimer(now time.Time) {
 		return
 	}
 	s.rto = min(2*s.rto, a.ep.cfg.RTOMax)
-	a.pend.asconf = true
+	a.pend.set(ctlASCONF)
 	a.timers.start(timerASCONF, now, s.rto)
 	a.ep.markReady(a)
 }
@@ -194,7 +194,7 @@ func (a *Assoc) asconfAck5061(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.timers.stop(timerASCONF)
 	a.errCount = 0
 	s.out = nil
-	a.pend.asconf = false
+	a.pend.clear(ctlASCONF)
 	for i, r := range s.reqs {
 		a.stats.ASCONF.AcksIn++
 		a.ep.events = append(a.ep.events, Event{Kind: EventASCONFDone, Assoc: a, Op: r.op, Cause: causes[i],

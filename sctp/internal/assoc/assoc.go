@@ -90,21 +90,39 @@ type assocKey struct {
 // (lazy building: a retransmitted INIT is the same INIT).
 type pending struct {
 	init          bool
-	cookieEcho    bool
-	cookieAck     bool
-	shutdown      bool
-	shutdownAck   bool
-	heartbeat     bool
+	ctl           ctlFlags         // control chunks owed (cookie, shutdown, heartbeat, ASCONF)
 	errorCauses   []byte           // encoded error causes for one ERROR chunk
 	heartbeatAcks [][]byte         // Heartbeat Info of HEARTBEATs to answer (bounded)
 	hbAckTo       []netip.AddrPort // with several paths: where each HEARTBEAT ACK goes (reply.go)
 	unrecognized  []byte           // Unrecognized Parameter causes to send after INIT ACK (with COOKIE ECHO)
 	sackNow       bool             // SACK must go in the next packet (e.g. SHUTDOWN-SENT rule)
 	pathHB        uint32           // paths owed a HEARTBEAT (paths.go), bit i for a.paths[i]
-	asconfAck     bool             // the cached ASCONF-ACK is owed (asconf.go)
-	asconf        bool             // the outstanding ASCONF is to be sent (asconf_send.go)
 	pmtuProbe     uint32           // engine paths owed a PLPMTU probe (pmtu.go), bit i for engine path i
 }
+
+// ctlFlags are the control chunks an association owes its peer besides
+// SACK and DATA, one bit each, so that building a packet tests them all
+// with one comparison (they are rare on the data path).
+type ctlFlags uint8
+
+const (
+	ctlCookieEcho  ctlFlags = 1 << iota // COOKIE ECHO (with any Unrecognized Parameter causes)
+	ctlCookieAck                        // COOKIE ACK
+	ctlShutdown                         // SHUTDOWN
+	ctlShutdownAck                      // SHUTDOWN ACK
+	ctlHeartbeat                        // HEARTBEAT (single path)
+	ctlASCONFAck                        // the cached ASCONF-ACK (asconf.go)
+	ctlASCONF                           // the outstanding ASCONF (asconf_send.go)
+)
+
+// has reports whether control chunk f is owed.
+func (p *pending) has(f ctlFlags) bool { return p.ctl&f != 0 }
+
+// set notes that control chunk f is owed.
+func (p *pending) set(f ctlFlags) { p.ctl |= f }
+
+// clear notes that control chunk f is no longer owed.
+func (p *pending) clear(f ctlFlags) { p.ctl &^= f }
 
 // maxPendingHeartbeatAcks bounds the HEARTBEAT ACKs owed at once: a flood
 // of HEARTBEATs costs at most this many buffers.

@@ -98,7 +98,7 @@ func (a *Assoc) shutdownInShutdownSent9_2(now time.Time, p *inPacket, c *rxChunk
 		a.protocolViolation("SHUTDOWN acknowledges a TSN that was never sent")
 		return dispDeleted
 	}
-	a.pend.shutdown = false
+	a.pend.clear(ctlShutdown)
 	a.sendShutdownAck(now)
 	return dispNext
 }
@@ -106,7 +106,7 @@ func (a *Assoc) shutdownInShutdownSent9_2(now time.Time, p *inPacket, c *rxChunk
 // shutdownInShutdownAckSent9_2: the peer did not get our SHUTDOWN ACK and
 // repeats its SHUTDOWN: send the SHUTDOWN ACK again.
 func (a *Assoc) shutdownInShutdownAckSent9_2(now time.Time, p *inPacket, c *rxChunk) disp {
-	a.pend.shutdownAck = true
+	a.pend.set(ctlShutdownAck)
 	return dispNext
 }
 
@@ -114,7 +114,7 @@ func (a *Assoc) shutdownInShutdownAckSent9_2(now time.Time, p *inPacket, c *rxCh
 // MUST send a SHUTDOWN ACK chunk and start a T2-shutdown timer of its own,
 // entering the SHUTDOWN-ACK-SENT state."
 func (a *Assoc) sendShutdownAck(now time.Time) {
-	a.pend.shutdownAck = true
+	a.pend.set(ctlShutdownAck)
 	a.t2Retx = 0
 	a.timers.start(timerT2Shutdown, now, a.currentRTO())
 	a.timers.stop(timerHeartbeat)
@@ -188,7 +188,7 @@ func (a *Assoc) checkShutdownProgress(now time.Time) {
 		// Cumulative TSN Ack field the last sequential TSN it has received
 		// from the peer. It SHOULD then start the T2-shutdown timer and
 		// enter the SHUTDOWN-SENT state." We also start T5.
-		a.pend.shutdown = true
+		a.pend.set(ctlShutdown)
 		a.t2Retx = 0
 		a.timers.start(timerT2Shutdown, now, a.currentRTO())
 		a.timers.start(timerT5Guard, now, 5*a.ep.cfg.RTOMax)

@@ -438,7 +438,7 @@ func (ep *Endpoint) cookieEchoNoTCB(now time.Time, p *inPacket) {
 	ep.startPending(a)
 	a.fromCookie(now, &c)
 	a.setState(stateEstablished)
-	a.pend.cookieAck = true
+	a.pend.set(ctlCookieAck)
 	a.stats.AssocsUp++
 	a.emit(EventCommUp, ReasonNone, 0)
 	a.startHeartbeat(now)

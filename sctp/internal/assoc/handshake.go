@@ -20,7 +20,7 @@ func (a *Assoc) sendInit(now time.Time) {
 // sendCookieEcho queues the COOKIE ECHO (or its retransmission) and starts
 // T1-cookie (section 5.1 C).
 func (a *Assoc) sendCookieEcho(now time.Time) {
-	a.pend.cookieEcho = true
+	a.pend.set(ctlCookieEcho)
 	a.initSent = now
 	a.timers.start(timerT1Cookie, now, a.t1RTO)
 	a.ep.markReady(a)
@@ -285,7 +285,7 @@ func (a *Assoc) initUnexpected5_2_2(now time.Time, p *inPacket, c *rxChunk) disp
 // SHUTDOWN ACK chunk."
 func (a *Assoc) initInShutdownAckSent9_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.stats.Ignored++
-	a.pend.shutdownAck = true
+	a.pend.set(ctlShutdownAck)
 	return dispStop
 }
 
@@ -341,7 +341,7 @@ func (a *Assoc) cookieEchoTCB5_2_4(now time.Time, p *inPacket, c *rxChunk) disp 
 		}
 		a.peerTag = ck.peerTag
 		a.establish(now)
-		a.pend.cookieAck = true
+		a.pend.set(ctlCookieAck)
 		return dispNext
 	case !lt && pt && ck.localTie == 0 && ck.peerTie == 0:
 		// Action C: "The cookie SHOULD be silently discarded. The endpoint
@@ -353,7 +353,7 @@ func (a *Assoc) cookieEchoTCB5_2_4(now time.Time, p *inPacket, c *rxChunk) disp 
 		// is in the COOKIE-ECHOED state. It SHOULD stop any T1-cookie
 		// timer that is running and send a COOKIE ACK chunk."
 		a.establish(now)
-		a.pend.cookieAck = true
+		a.pend.set(ctlCookieAck)
 		return dispNext
 	}
 	// "For any case not shown in Table 12, the cookie SHOULD be silently
@@ -370,7 +370,7 @@ func (a *Assoc) cookieRestartA(now time.Time, p *inPacket, ck *cookie) disp {
 		// set up a new association but instead resend the SHUTDOWN ACK
 		// chunk and send an ERROR chunk with a "Cookie Received While
 		// Shutting Down" error cause to its peer."
-		a.pend.shutdownAck = true
+		a.pend.set(ctlShutdownAck)
 		a.queueErrorCause(chunk.CauseCookieWhileShutdown, nil)
 		return dispStop
 	}
@@ -402,7 +402,7 @@ func (a *Assoc) cookieRestartA(now time.Time, p *inPacket, ck *cookie) disp {
 	a.requeue(now, old)
 	a.initRetx, a.t2Retx, a.errCount = 0, 0, 0
 	a.setState(stateEstablished)
-	a.pend.cookieAck = true
+	a.pend.set(ctlCookieAck)
 	a.emit(EventRestart, ReasonNone, 0)
 	a.startHeartbeat(now)
 	a.setupPaths(now)
@@ -417,7 +417,8 @@ func (a *Assoc) establish(now time.Time) {
 	if a.state != stateCookieWait && a.state != stateCookieEchoed {
 		return
 	}
-	a.pend.init, a.pend.cookieEcho = false, false
+	a.pend.init = false
+	a.pend.clear(ctlCookieEcho)
 	a.initRetx = 0
 	a.setState(stateEstablished)
 	a.stats.AssocsUp++
@@ -461,7 +462,7 @@ func (a *Assoc) staleCookie5_2_6(now time.Time, staleness time.Duration) {
 	rtt := min(now.Sub(a.initSent), time.Second)
 	a.preserve = staleness + rtt
 	a.timers.stop(timerT1Cookie)
-	a.pend.cookieEcho = false
+	a.pend.clear(ctlCookieEcho)
 	a.cookie = a.cookie[:0]
 	a.peerTag = 0
 	a.data.close(&a.stats)

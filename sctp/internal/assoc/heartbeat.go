@@ -69,7 +69,7 @@ func (a *Assoc) sendHeartbeat(now time.Time) {
 	a.hb.nonce = uint64(a.ep.random32())<<32 | uint64(a.ep.random32())
 	a.hb.sentAt = now
 	a.hb.outstanding = true
-	a.pend.heartbeat = true
+	a.pend.set(ctlHeartbeat)
 	a.stats.HeartbeatsOut++
 	a.ep.markReady(a)
 	a.timers.start(timerHeartbeat, now, a.heartbeatPeriod())

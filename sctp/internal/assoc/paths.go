@@ -321,10 +321,10 @@ func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bo
 // appendPathHeartbeat builds a packet holding the HEARTBEAT owed to one
 // path, addressed to it, and reports whether it did.
 func (a *Assoc) appendPathHeartbeat(buf []byte) ([]byte, bool) {
-	if a.pend.heartbeat {
+	if a.pend.has(ctlHeartbeat) {
 		// heartbeat.go's HEARTBEAT is for the handshake's address: it
 		// goes there alone, not wherever the data goes now.
-		a.pend.heartbeat = false
+		a.pend.clear(ctlHeartbeat)
 		start := len(buf)
 		b := appendHeader(buf, a.key.localPort, a.key.peerPort, a.peerTag)
 		b = appendHeartbeat(b, a.appendHeartbeatInfo(a.ep.scratch[:0]))

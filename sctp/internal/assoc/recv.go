@@ -175,7 +175,7 @@ func (a *Assoc) endPacket(now time.Time, dataSeen bool) {
 			// "the SHUTDOWN chunk sender MUST immediately respond to each
 			// received packet containing one or more DATA chunks with a
 			// SHUTDOWN chunk and restart the T2-shutdown timer."
-			a.pend.shutdown = true
+			a.pend.set(ctlShutdown)
 			a.pend.sackNow = true
 		}
 	}

@@ -38,7 +38,7 @@ func (a *Assoc) noteReplySource(p *inPacket, dataSeen bool) {
 	if dataSeen && from.IsValid() {
 		a.sackTo = from
 	}
-	if a.pend.cookieAck || a.pend.shutdownAck || len(a.pend.errorCauses) > 0 {
+	if a.pend.has(ctlCookieAck) || a.pend.has(ctlShutdownAck) || len(a.pend.errorCauses) > 0 {
 		if !a.ctlTo.IsValid() {
 			a.ctlTo = from
 		}
@@ -49,7 +49,7 @@ func (a *Assoc) noteReplySource(p *inPacket, dataSeen bool) {
 // (the zero AddrPort: where the data goes). sack says a SACK goes in it.
 func (a *Assoc) replyDest(sack bool) netip.AddrPort {
 	switch {
-	case (a.pend.cookieAck || a.pend.shutdownAck || len(a.pend.errorCauses) > 0) && a.ctlTo.IsValid():
+	case (a.pend.has(ctlCookieAck) || a.pend.has(ctlShutdownAck) || len(a.pend.errorCauses) > 0) && a.ctlTo.IsValid():
 		return a.ctlTo
 	case len(a.pend.hbAckTo) > 0:
 		return a.pend.hbAckTo[0]

@@ -3,6 +3,8 @@ package assoc
 import (
 	"net/netip"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // appendPacket builds the next packet the association owes its peer into
@@ -30,7 +32,7 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 	case stateCookieEchoed:
 		// Section 5.1: "until the COOKIE ACK chunk is returned, the sender
 		// MUST NOT send any other packets to the peer."
-		if !a.pend.cookieEcho {
+		if !a.pend.has(ctlCookieEcho) {
 			return buf
 		}
 	}
@@ -54,7 +56,7 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 	sack := false
 	if eng != nil {
 		sack = a.pend.sackNow || eng.Recv.SACKDue(now)
-		if sack && a.state == stateShutdownAckSent && !a.pend.shutdownAck {
+		if sack && a.state == stateShutdownAckSent && !a.pend.has(ctlShutdownAck) {
 			// RFC 9260 section 9.2: the peer sent its SHUTDOWN once all
 			// its DATA was acknowledged and sends no more, so a SACK after
 			// our SHUTDOWN ACK is only a window update (as reading frees
@@ -78,64 +80,9 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 	if multi {
 		rd = a.replyDest(sack)
 	}
-	if a.pend.cookieEcho {
-		// "The COOKIE ECHO chunk MAY be bundled with any pending outbound
-		// DATA chunks, but it MUST be the first chunk in the packet".
-		a.pend.cookieEcho = false
-		b = appendCookieEcho(b, a.cookie)
-		if len(a.pend.unrecognized) > 0 && len(b)+4+len(a.pend.unrecognized) <= limit {
-			b = appendErrorChunk(b, a.pend.unrecognized)
-			a.stats.ErrorsOut++
-		}
-		a.pend.unrecognized = a.pend.unrecognized[:0]
-	}
-	if a.pend.cookieAck {
-		// "A COOKIE ACK chunk MAY be bundled with any pending DATA chunks
-		// (and/or SACK chunks), but the COOKIE ACK chunk MUST be the first
-		// chunk in the packet."
-		a.pend.cookieAck = false
-		b = appendCookieAck(b)
-	}
-	if a.pend.shutdownAck {
-		a.pend.shutdownAck = false
-		b = appendShutdownAck(b)
-	}
-	if a.pend.shutdown && eng != nil {
-		a.pend.shutdown = false
-		b = appendShutdown(b, uint32(eng.Recv.CumulativeTSN()))
-	}
-	for i := 0; i < len(a.pend.heartbeatAcks); {
-		v := a.pend.heartbeatAcks[i]
-		if multi && i < len(a.pend.hbAckTo) && a.pend.hbAckTo[i] != rd {
-			i++
-			continue
-		}
-		if len(b)+4+len(v)+3 > limit {
-			break
-		}
-		b = appendHeartbeatAck(b, v)
-		n := len(a.pend.heartbeatAcks) - 1
-		copy(a.pend.heartbeatAcks[i:], a.pend.heartbeatAcks[i+1:])
-		a.pend.heartbeatAcks[n] = v[:0]
-		a.pend.heartbeatAcks = a.pend.heartbeatAcks[:n]
-		if i < len(a.pend.hbAckTo) {
-			a.pend.hbAckTo = append(a.pend.hbAckTo[:i], a.pend.hbAckTo[i+1:]...)
-		}
-	}
-	if a.pend.heartbeat && len(b)+8+heartbeatInfoLen <= limit {
-		a.pend.heartbeat = false
-		b = appendHeartbeat(b, a.appendHeartbeatInfo(a.ep.scratch[:0]))
-	}
-	if a.pend.asconfAck {
-		b = a.appendASCONFAck(b, limit)
-	}
-	if a.pend.asconf {
-		b = a.appendASCONF(now, b, limit)
-	}
-	if len(a.pend.errorCauses) > 0 && len(b)+4+len(a.pend.errorCauses) <= limit && (!multi || a.ctlTo == rd) {
-		b = appendErrorChunk(b, a.pend.errorCauses)
-		a.pend.errorCauses = a.pend.errorCauses[:0]
-		a.stats.ErrorsOut++
+	if a.pend.ctl != 0 || len(a.pend.heartbeatAcks) > 0 || len(a.pend.errorCauses) > 0 {
+		// Control chunks are rare on the data path: one test for all.
+		b = a.appendControl(now, b, limit, eng, multi, rd)
 	}
 	b, ecneAt := a.appendECN(b, limit)
 	dataLen := 0
@@ -200,11 +147,77 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 			// last destination is stale when it built nothing).
 			a.dest = a.dataTo()
 		}
-		if !a.pend.cookieAck && !a.pend.shutdownAck && len(a.pend.errorCauses) == 0 {
+		if !a.pend.has(ctlCookieAck) && !a.pend.has(ctlShutdownAck) && len(a.pend.errorCauses) == 0 {
 			a.ctlTo = netip.AddrPort{}
 		}
 	}
 	// A chunk cut before the PLPMTU shrank goes over it (pmtu.go).
 	a.ep.fragmentable = len(b)-start > limit-start
 	return finishPacket(a.sealAuth(b, start), start)
+}
+
+// appendControl appends the control chunks owed besides SACK and DATA
+// (appendPacket), COOKIE ECHO and COOKIE ACK first as the RFC requires;
+// with several paths, the replies for destination rd only.
+func (a *Assoc) appendControl(now time.Time, b []byte, limit int, eng *transfer.Engine, multi bool, rd netip.AddrPort) []byte {
+	if a.pend.has(ctlCookieEcho) {
+		// "The COOKIE ECHO chunk MAY be bundled with any pending outbound
+		// DATA chunks, but it MUST be the first chunk in the packet".
+		a.pend.clear(ctlCookieEcho)
+		b = appendCookieEcho(b, a.cookie)
+		if len(a.pend.unrecognized) > 0 && len(b)+4+len(a.pend.unrecognized) <= limit {
+			b = appendErrorChunk(b, a.pend.unrecognized)
+			a.stats.ErrorsOut++
+		}
+		a.pend.unrecognized = a.pend.unrecognized[:0]
+	}
+	if a.pend.has(ctlCookieAck) {
+		// "A COOKIE ACK chunk MAY be bundled with any pending DATA chunks
+		// (and/or SACK chunks), but the COOKIE ACK chunk MUST be the first
+		// chunk in the packet."
+		a.pend.clear(ctlCookieAck)
+		b = appendCookieAck(b)
+	}
+	if a.pend.has(ctlShutdownAck) {
+		a.pend.clear(ctlShutdownAck)
+		b = appendShutdownAck(b)
+	}
+	if a.pend.has(ctlShutdown) && eng != nil {
+		a.pend.clear(ctlShutdown)
+		b = appendShutdown(b, uint32(eng.Recv.CumulativeTSN()))
+	}
+	for i := 0; i < len(a.pend.heartbeatAcks); {
+		v := a.pend.heartbeatAcks[i]
+		if multi && i < len(a.pend.hbAckTo) && a.pend.hbAckTo[i] != rd {
+			i++
+			continue
+		}
+		if len(b)+4+len(v)+3 > limit {
+			break
+		}
+		b = appendHeartbeatAck(b, v)
+		n := len(a.pend.heartbeatAcks) - 1
+		copy(a.pend.heartbeatAcks[i:], a.pend.heartbeatAcks[i+1:])
+		a.pend.heartbeatAcks[n] = v[:0]
+		a.pend.heartbeatAcks = a.pend.heartbeatAcks[:n]
+		if i < len(a.pend.hbAckTo) {
+			a.pend.hbAckTo = append(a.pend.hbAckTo[:i], a.pend.hbAckTo[i+1:]...)
+		}
+	}
+	if a.pend.has(ctlHeartbeat) && len(b)+8+heartbeatInfoLen <= limit {
+		a.pend.clear(ctlHeartbeat)
+		b = appendHeartbeat(b, a.appendHeartbeatInfo(a.ep.scratch[:0]))
+	}
+	if a.pend.has(ctlASCONFAck) {
+		b = a.appendASCONFAck(b, limit)
+	}
+	if a.pend.has(ctlASCONF) {
+		b = a.appendASCONF(now, b, limit)
+	}
+	if len(a.pend.errorCauses) > 0 && len(b)+4+len(a.pend.errorCauses) <= limit && (!multi || a.ctlTo == rd) {
+		b = appendErrorChunk(b, a.pend.errorCauses)
+		a.pend.errorCauses = a.pend.errorCauses[:0]
+		a.stats.ErrorsOut++
+	}
+	return b
 }

@@ -108,11 +108,11 @@ func (a *Assoc) t2Expired(now time.Time) {
 		// "If the timer expires, the endpoint MUST resend the SHUTDOWN
 		// chunk with the updated last sequential TSN received from its
 		// peer."
-		a.pend.shutdown = true
+		a.pend.set(ctlShutdown)
 	case stateShutdownAckSent:
 		// "If the timer expires, the endpoint MUST resend the SHUTDOWN ACK
 		// chunk."
-		a.pend.shutdownAck = true
+		a.pend.set(ctlShutdownAck)
 	}
 	if a.paths != nil {
 		// The unanswered SHUTDOWN or SHUTDOWN ACK counts against the path
