@@ -13,8 +13,9 @@ import (
 )
 
 // dataBytes returns the user bytes of the DATA and I-DATA chunks of an
-// SCTP packet and the size of its largest chunk of either kind.
-func dataBytes(pkt []byte) (total, largest int) {
+// SCTP packet, the size of its largest chunk of either kind, and whether
+// it holds I-DATA.
+func dataBytes(pkt []byte) (total, largest int, idata bool) {
 	for b := pkt[min(12, len(pkt)):]; len(b) >= 4; {
 		n := int(binary.BigEndian.Uint16(b[2:]))
 		if n < 4 || n > len(b) {
@@ -25,7 +26,7 @@ func dataBytes(pkt []byte) (total, largest int) {
 		case 0: // DATA
 			hdr = 16
 		case 64: // I-DATA
-			hdr = 20
+			hdr, idata = 20, true
 		}
 		if hdr > 0 && n > hdr {
 			total += n - hdr
@@ -33,7 +34,7 @@ func dataBytes(pkt []byte) (total, largest int) {
 		}
 		b = b[min((n+3)&^3, len(b)):]
 	}
-	return total, largest
+	return total, largest, idata
 }
 
 // TestPMTUSmallPeerWindow: a 64 KB path (PLPMTUD settles on the bound) to
@@ -46,6 +47,15 @@ func dataBytes(pkt []byte) (total, largest int) {
 // such chunks: 150 KB messages arrive byte-exact, the receiver never
 // waiting as long as a delayed SACK.
 func TestPMTUSmallPeerWindow(t *testing.T) {
+	for _, idata := range []bool{false, true} {
+		t.Run(map[bool]string{false: "DATA", true: "I-DATA"}[idata], func(t *testing.T) {
+			smallPeerWindow(t, idata)
+		})
+	}
+}
+
+// smallPeerWindow is TestPMTUSmallPeerWindow with DATA or I-DATA chunks.
+func smallPeerWindow(t *testing.T, idata bool) {
 	const (
 		ov     = maxOverhead
 		bound  = 65535 - ov
@@ -55,13 +65,19 @@ func TestPMTUSmallPeerWindow(t *testing.T) {
 	)
 	link := simnet.LinkConfig{Delay: 5 * time.Millisecond}
 	p := newPMTUPair(t, 3, link, bound)
-	cfg := p.eps[1].cfg
-	cfg.RecvBuffer = window
-	cfg.RecvBufferMax = 0 // a fixed buffer, as a socket's SO_RCVBUF
-	p.eps[1] = NewEndpoint(cfg, p.now)
-	dropped, largest := 0, 0
+	for i := range 2 {
+		cfg := p.eps[i].cfg
+		cfg.Interleaving = idata
+		if i == 1 {
+			cfg.RecvBuffer = window
+			cfg.RecvBufferMax = 0 // a fixed buffer, as a socket's SO_RCVBUF
+		}
+		p.eps[i] = NewEndpoint(cfg, p.now)
+	}
+	dropped, largest, sawIData := 0, 0, false
 	p.admit = func(to int, data []byte) bool {
-		n, l := dataBytes(data)
+		n, l, id := dataBytes(data)
+		sawIData = sawIData || id
 		if to != 1 || n == 0 || p.as[1] == nil {
 			return true
 		}
@@ -125,6 +141,9 @@ func TestPMTUSmallPeerWindow(t *testing.T) {
 	}
 	t.Logf("%d bytes in %v; longest stall %v; largest chunk %d bytes; %d packets dropped by the receiver",
 		len(src), p.now.Sub(began), stall, largest, dropped)
+	if sawIData != idata {
+		t.Fatalf("I-DATA sent: %v, want %v", sawIData, idata)
+	}
 	if largest > window/4 {
 		t.Fatalf("a chunk of %d bytes, over a quarter of the peer's %d-byte window", largest, window)
 	}

@@ -255,8 +255,10 @@ const (
 // of a fast retransmit. The peer's largest window, not its current one,
 // bounds it: the current one shrinks with every chunk in flight and would
 // cut the flight into slivers. The floor keeps chunks the size of a
-// BASE_PLPMTU packet's for a peer that advertises a tiny window (RFC 9260
-// requires an initial a_rwnd of at least 1500 bytes).
+// BASE_PLPMTU packet's for a peer that advertises a tiny window, and still
+// fits the smallest initial window a peer may announce (section 6: "an
+// SCTP endpoint MUST NOT indicate less than 1500 bytes in its initial
+// a_rwnd sent in the INIT or INIT ACK").
 //
 // Bounded so, a packet carries at most two chunks (dataRoom): half the
 // window. A receiver acknowledges every second packet at once and a lone
