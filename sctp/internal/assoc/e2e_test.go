@@ -33,6 +33,10 @@ type pair struct {
 	buf    []byte
 	events [2][]Event
 	trace  uint64 // hash of everything that happened, for determinism
+	// admit, when set, may refuse a packet arriving at side to (a
+	// receiver that drops whole packets, as Linux does when its buffer
+	// cannot hold one): it is freed undelivered.
+	admit func(to int, data []byte) bool
 
 	// Bounds of step, so that a bug which keeps the endpoints busy fails
 	// the test in seconds instead of spinning until the package timeout:
@@ -113,6 +117,10 @@ func (p *pair) step() bool {
 			// packet; the link MTU is a packet size, the notice an IP
 			// MTU.
 			p.eps[1-to].NoticeMTU(p.now, p.addrs[to], NoticeTooBig, pk.Data, pk.MTU+maxOverhead)
+			p.net.Free(pk)
+			continue
+		}
+		if p.admit != nil && !p.admit(to, pk.Data) {
 			p.net.Free(pk)
 			continue
 		}

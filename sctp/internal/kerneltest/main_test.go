@@ -223,14 +223,6 @@ func newPair(t *testing.T, s setup) *pair {
 	if s.tr == udp {
 		cfg.Transport = sctp.UDP
 		cfg.EphemeralUDPPort = true // ephemeral: the kernel dials it as encap=PORT
-		if cfg.MTU == 0 {
-			// The guest's UDP port is a QEMU user-network forward on
-			// loopback: the route's MTU is loopback's, and QEMU cuts what
-			// it forwards into IP fragments for the guest's 1500-byte
-			// link, so 64 KB packets would get through. These tests are
-			// about the guest's link: size packets for it.
-			cfg.MTU = 1500
-		}
 		cfg.RemoteUDPPort = uint16(vm.UDPAddr().Port)
 	} else {
 		cfg.Transport = sctp.IP

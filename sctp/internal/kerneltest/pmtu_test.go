@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"net"
 	"testing"
 	"time"
 
@@ -15,9 +16,20 @@ import (
 // TestKernelPMTU runs usctp's path MTU discovery (on by default) against Linux 6.1 with
 // its own PLPMTUD off and on (net.sctp.plpmtud_probe_interval 0 and 5000 ms), over both
 // transports and both roles: usctp's probes (HEARTBEAT padded with PAD) are acknowledged
-// by the kernel and the path converges on the link's MTU (1500 less the headers), the
+// by the kernel and the search completes on the largest packet the path carries, the
 // kernel's probes (HEARTBEAT and PAD chunks, with its PLPMTUD on) are answered, and 4 MB
 // go each way byte-exact (echoed by the kernel).
+//
+// The largest packet differs by transport. Over raw IP (transport B) packets cross the
+// host's tap link to the guest, 1500 bytes with Don't Fragment: the search ends at 1500
+// less the IPv4 header, which proves it finds a link's MTU against Linux. Over UDP the
+// guest's port is a QEMU user-network forward on the host's loopback: the route's MTU,
+// and so Config.MTU's default, is loopback's (capped at 65535), and QEMU cuts what it
+// forwards into IP fragments for the guest's 1500-byte link, so a 64 KB probe does reach
+// the kernel, which acknowledges it: the search rightly ends at the bound, 65535 less
+// the IPv4 and UDP headers (a multiple of 4). That proves the kernel takes and answers
+// probes of every size up to 64 KB, and the echo then runs with 64 KB packets (DATA
+// chunks bounded by the kernel's window, see TestKernelSmallWindow).
 func TestKernelPMTU(t *testing.T) {
 	batchPcaps(t)
 	vm := kvm.Get(t)
@@ -88,9 +100,9 @@ func TestKernelPMTU(t *testing.T) {
 					}
 				}
 				st := p.as.Stats()
-				wantMTU := 1500 - 20 // IPv4 header; UDP's too with encapsulation
+				wantMTU := 1500 - 20 // the tap link less the IPv4 header
 				if tr == udp {
-					wantMTU -= 8
+					wantMTU = loopbackPMTU(t)
 				}
 				t.Logf("PLPMTU %d (%v); probes %d acked %d lost %d; kernel probes answered %d (PAD chunks %d); %s",
 					pi.MTU, pi.PMTU, st.PMTUProbes, st.PMTUProbeAcks, st.PMTUProbesLost, st.HeartbeatsIn, st.ChunksIn[chunk.TypePad], statsLine(st))
@@ -159,4 +171,22 @@ func TestKernelPMTUDrop(t *testing.T) {
 			p.failf("PLPMTU %d (%v), want 1260 (search complete)", pi.MTU, pi.PMTU)
 		}
 	})
+}
+
+// loopbackPMTU is the PLPMTU the search ends on over UDP encapsulation (the QEMU forward
+// on loopback, see TestKernelPMTU): loopback's MTU capped at 65535 (Config.MTU's
+// default), less the IPv4 and UDP headers, rounded down to a multiple of 4.
+func loopbackPMTU(t *testing.T) int {
+	t.Helper()
+	ifs, err := net.Interfaces()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ifc := range ifs {
+		if ifc.Flags&net.FlagLoopback != 0 {
+			return (min(ifc.MTU, 65535) - 20 - 8) &^ 3
+		}
+	}
+	t.Fatal("no loopback interface")
+	return 0
 }

@@ -87,7 +87,11 @@ func (r *Receiver) setCapacity(n int) {
 	r.capacity = n
 	r.memLimit = memFactor * n
 	r.pdPoint = max(n/2, 1)
-	r.updateMin = max(n/4, r.cfg.MTU)
+	// A quarter of the buffer or an MTU, but never over half the buffer
+	// (RFC 1122 4.2.3.3's min(buffer/2, MSS)): with 64 KB packets and a
+	// small buffer an MTU is more than the whole window, which would then
+	// never open enough for a window update.
+	r.updateMin = min(max(n/4, r.cfg.MTU), max(n/2, 1))
 }
 
 // SetRecvBuffer changes the receive buffer of a live association (at least

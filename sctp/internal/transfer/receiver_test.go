@@ -507,3 +507,35 @@ func TestTSNWindowEdge(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowUpdateLargeMTU: a receive buffer smaller than the MTU (32 KiB
+// with 64 KB packets) still sends window updates. RFC 9260 section 6.2:
+// "The receiver MUST also have an algorithm for advertising its receive
+// window to avoid receiver silly window syndrome (SWS), as described in
+// [RFC1122]": RFC 1122's update threshold is the smaller of half the
+// buffer and a full segment, and a threshold of one MTU would exceed the
+// whole buffer here: the window, once closed, would open only through the
+// peer's zero window probes.
+func TestWindowUpdateLargeMTU(t *testing.T) {
+	r := newRx(t, Config{RecvBuffer: 32 << 10, MTU: 65535})
+	for i := range 32 {
+		r.whole(TSN(1+i), 0, uint16(i), 1024)
+	}
+	if s := r.sack(); s.ARwnd != 0 {
+		t.Fatalf("a_rwnd %d, want 0", s.ARwnd)
+	}
+	buf := make([]byte, 1024)
+	for range 15 {
+		r.e.Recv.Read(buf)
+	}
+	if r.e.Recv.SACKDue(r.now) {
+		t.Fatal("window update before half the buffer is free")
+	}
+	r.e.Recv.Read(buf)
+	if !r.e.Recv.SACKDue(r.now) {
+		t.Fatal("no window update with half the buffer free")
+	}
+	if s := r.sack(); s.ARwnd != 16<<10 {
+		t.Fatalf("window update a_rwnd %d, want %d", s.ARwnd, 16<<10)
+	}
+}

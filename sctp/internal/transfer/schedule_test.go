@@ -560,13 +560,15 @@ func TestSwitchSparseArrivals(t *testing.T) {
 // message the scheduler would start, and is false when every stream with
 // data is blocked.
 func TestPendingFollowsScheduler(t *testing.T) {
-	p := newSchedPair(t, Config{OutStreams: 4, InStreams: 4, PeerRwnd: 1200})
+	// A window below the smallest fragment point the window allows
+	// (minWinFragPoint), so that a full chunk exceeds it.
+	p := newSchedPair(t, Config{OutStreams: 4, InStreams: 4, PeerRwnd: 1000})
 	s := &p.a.Send
 	buf := make([]byte, 0, 4096)
-	s.Queue(1, 0, false, payload(buf, 1, 0, 1000)) // fits the 1200-byte window
+	s.Queue(1, 0, false, payload(buf, 1, 0, 900)) // fits the 1000-byte window
 	s.Queue(2, 0, false, payload(buf, 2, 0, 3000))
 	if !s.Pending(p.now) {
-		t.Fatal("a 1000-byte message and a 1200-byte window: Pending false")
+		t.Fatal("a 900-byte message and a 1000-byte window: Pending false")
 	}
 	s.SetStreamState(1, stream.ResetPending)
 	if s.Pending(p.now) {

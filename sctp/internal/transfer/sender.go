@@ -139,6 +139,8 @@ type Sender struct {
 	fragPoint   int // largest DATA payload per chunk
 	burstCap    int // flight size this send opportunity may reach (Max.Burst, 6.1 rule D)
 	peerRwnd    int
+	peerWinMax  int // largest a_rwnd the peer advertised (INIT, SACKs): bounds fragPoint
+	dataRoom    int // bytes of DATA chunks per packet when the window bounds fragPoint (0: no bound)
 	cumAck      TSN // cumulative TSN ack point
 	nextTSN     TSN // next TSN to assign
 	recs        []record
@@ -218,14 +220,68 @@ func (s *Sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
 	s.recs = getRing(initialRecords)
 	s.mask = initialRecords - 1
 	s.peerRwnd = int(cfg.PeerRwnd)
+	s.peerWinMax = s.peerRwnd
 	s.setFragPoint()
 	s.sendOpportunity(0)
 }
 
-// setFragPoint derives the fragment point from the path MTU: the MTU less
-// the common header and a DATA chunk header, a multiple of 4.
+// Bounds of the fragment point by the peer's receive window
+// (setFragPoint): a new chunk carries at most winFragShare of the largest
+// window the peer advertised, and the bound never goes below
+// minWinFragPoint.
+const (
+	winFragShare    = 4
+	minWinFragPoint = 1024
+)
+
+// setFragPoint derives the fragment point, the largest user payload of a
+// new chunk: what fits a packet of the path MTU (the MTU less the common
+// header and a DATA chunk header), a multiple of 4, and at most a quarter
+// of the largest window the peer advertised, though never below 1 KiB.
+//
+// RFC 9260 section 6.9 makes fragmenting for the MTU a MUST (paraphrase:
+// an endpoint that fragments must fragment a message whose packet would
+// exceed the current MTU) and leaves a smaller fragment point to the
+// sender, while a chunk, once sent, keeps its size for good. The window
+// bound is for a peer whose buffer is small next to the MTU (64 KB packets
+// on loopback or through a forward that fragments): a chunk as large as
+// the peer's whole window is only accepted when the peer's buffer is
+// empty, and a receiver may drop it even then (Linux's sctp_eat_data
+// discards a chunk longer than its rwnd plus its own fragment point, which
+// its 1500-byte link makes about 1.4 KB), so a stream of such chunks
+// stalls on the first one dropped. A quarter of the window keeps four
+// chunks in it: the peer takes the next one while it reads the previous
+// ones (no stop-and-wait), and a loss can still draw the miss indications
+// of a fast retransmit. The peer's largest window, not its current one,
+// bounds it: the current one shrinks with every chunk in flight and would
+// cut the flight into slivers. The floor keeps chunks the size of a
+// BASE_PLPMTU packet's for a peer that advertises a tiny window, and still
+// fits the smallest initial window a peer may announce (section 6: "an
+// SCTP endpoint MUST NOT indicate less than 1500 bytes in its initial
+// a_rwnd sent in the INIT or INIT ACK").
+//
+// Bounded so, a packet carries at most two chunks (dataRoom): half the
+// window. A receiver acknowledges every second packet at once and a lone
+// one only when its delayed SACK timer fires (RFC 9260 section 6.2, 200 ms
+// at most; Linux acknowledges so too), so a packet holding the whole window
+// would wait that timer out on every round trip.
 func (s *Sender) setFragPoint() {
-	s.fragPoint = (s.path.mtu - 12 - s.hdr) &^ 3
+	fp := (s.path.mtu - 12 - s.hdr) &^ 3
+	s.dataRoom = 0
+	if w := (s.peerWinMax / winFragShare) &^ 3; w < fp {
+		fp = min(fp, max(w, minWinFragPoint))
+		s.dataRoom = 2 * (s.hdr + fp)
+	}
+	s.fragPoint = fp
+}
+
+// learnWindow takes the a_rwnd of a SACK: a window larger than any the
+// peer advertised before raises the bound it sets on the fragment point.
+func (s *Sender) learnWindow(arwnd uint32) {
+	if int(arwnd) > s.peerWinMax {
+		s.peerWinMax = int(arwnd)
+		s.setFragPoint()
+	}
 }
 
 // Queue copies a user message of stream sid into the send buffer. It
@@ -696,6 +752,9 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 			s.path.idle(int(idle / s.path.rto))
 			s.lastSend = now
 		}
+	}
+	if s.dataRoom > 0 && room > s.dataRoom {
+		room = s.dataRoom // the window bounds the packet too (setFragPoint)
 	}
 	n := 0
 	// After a T3-rtx expiry the packet goes to retransmissions; new data

@@ -1,0 +1,58 @@
+package transfer
+
+import "testing"
+
+// TestFragPointFollowsPeerWindow: new chunks carry at most a quarter of the
+// largest window the peer advertised (never less than minWinFragPoint), a
+// packet then at most two of them, and a SACK advertising a larger window
+// lets chunks grow back to what the path MTU allows. With a window large
+// next to the MTU nothing changes.
+func TestFragPointFollowsPeerWindow(t *testing.T) {
+	const mtu = 65487
+	x := newTx(t, Config{MTU: mtu, PeerRwnd: 32 << 10, MaxBurst: 100, SendBuffer: 1 << 20})
+	x.e.Path.cwnd = 1 << 20
+	x.queue(1, 100000)
+	sizes := func(ds []Data) (s []int) {
+		for _, d := range ds {
+			s = append(s, len(d.Payload))
+		}
+		return s
+	}
+	for i := range 2 {
+		if got := sizes(x.packet()); len(got) != 2 || got[0] != 8192 || got[1] != 8192 {
+			t.Fatalf("packet %d: chunks %v, want two of 8192 bytes (a quarter of the 32 KiB window each)", i, got)
+		}
+	}
+	if got := x.packet(); len(got) != 0 {
+		t.Fatalf("%d chunks past the peer's window", len(got))
+	}
+	// The peer took all four and advertises 1 MiB: chunks follow the MTU.
+	x.mustSACK(1003, 1<<20)
+	want := (mtu - 12 - 16) &^ 3
+	if got := sizes(x.packet()); len(got) != 1 || got[0] != want {
+		t.Fatalf("after a 1 MiB window: chunks %v, want one of %d bytes", got, want)
+	}
+	// A smaller window later does not shrink them again (the largest
+	// window advertised bounds them, not the current one).
+	x.mustSACK(1004, 32<<10)
+	if x.e.Send.fragPoint != want {
+		t.Fatalf("after a 32 KiB window: fragment point %d, want %d", x.e.Send.fragPoint, want)
+	}
+
+	for _, tt := range []struct {
+		mtu, rwnd, want int
+	}{
+		{mtu, 1500, minWinFragPoint},        // a tiny window: the floor
+		{mtu, 200000, 50000},                // a quarter of the window
+		{mtu, 1 << 20, (mtu - 28) &^ 3},     // the MTU
+		{DefaultMTU, 32 << 10, 1424},        // a 32 KiB window and 1452-byte packets: the MTU
+		{DefaultMTU, 1500, minWinFragPoint}, // the floor, below the MTU
+	} {
+		x := newTx(t, Config{MTU: tt.mtu, PeerRwnd: uint32(tt.rwnd), MaxBurst: 100})
+		x.e.Path.cwnd = 1 << 20
+		x.queue(1, 70000)
+		if got := sizes(x.packet()); len(got) == 0 || got[0] != tt.want {
+			t.Errorf("MTU %d, peer window %d: chunks %v, want the first of %d bytes", tt.mtu, tt.rwnd, got, tt.want)
+		}
+	}
+}
