@@ -187,6 +187,7 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	if (cfg == nil || cfg.MTU == 0) && conn == nil && c.PacketConn == nil && c.Conn == nil {
 		c.MTU = localMTU(ip, locals, !c.DisablePMTUDiscovery) // mtudefault.go
 	}
+	ownSocket := conn == nil && c.PacketConn == nil && c.Conn == nil
 	if conn == nil {
 		if conn, peer, err = openConn(&c, ip, listen); err != nil {
 			return nil, err
@@ -205,6 +206,15 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 		conn.Close()
 		return nil, err
 	}
+	// A wildcard endpoint on a socket of ours with Multihoming announces
+	// the host's addresses (multihome.go).
+	wild := c.Multihoming && locals == nil && ownSocket && (!ip.IsValid() || ip.IsUnspecified())
+	if wild {
+		if err := e.mh.initWild(); err != nil {
+			conn.Close()
+			return nil, err
+		}
+	}
 	if c.Pcap != "" {
 		w, err := netio.CreatePcap(c.Pcap, netio.PcapOptions{})
 		if err != nil {
@@ -222,6 +232,9 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	if locals != nil {
 		cc.LocalAddrs, cc.Multihoming = locals, true
 	}
+	if wild {
+		cc.HostAddrs, cc.Families = e.mh.hostAddrs, socketFamilies(ip, rawIP)
+	}
 	e.core = assoc.NewEndpoint(cc, time.Now())
 	e.core.SetCloseHook(e.onDestroy)
 	e.core.SetPortFilter(0, e.sharedPorts)
@@ -236,6 +249,21 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	go e.readLoop()
 	go e.ownerLoop()
 	return e, nil
+}
+
+// socketFamilies returns the address families of the socket an endpoint
+// bound to ip opens: a raw IP socket is one family (IPv4 when ip is not
+// given); a UDP one bound to [::] or to no address is dual-stack.
+func socketFamilies(ip netip.Addr, rawIP bool) assoc.AddrFamilies {
+	switch {
+	case ip.IsValid() && ip.Unmap().Is4():
+		return assoc.FamilyIPv4
+	case rawIP && !ip.IsValid():
+		return assoc.FamilyIPv4
+	case rawIP:
+		return assoc.FamilyIPv6
+	}
+	return assoc.FamilyBoth
 }
 
 // openConn opens the transport that cfg selects, for an endpoint that
@@ -354,9 +382,7 @@ func (e *Endpoint) stop() {
 	e.closeOnce.Do(func() {
 		close(e.done)
 		e.conn.Close()
-		if e.mh.probe != nil {
-			e.mh.probe.Close()
-		}
+		e.mh.close()
 		if e.pcap != nil {
 			e.pcap.Close() // later captures fail quietly
 		}

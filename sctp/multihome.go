@@ -39,8 +39,18 @@ import (
 // The kernel routes by destination, so the path to a peer address leaves
 // through the interface of that address's route: with one subnet per
 // link (the usual multi-homing set-up) the source chosen is that link's
-// own address. A wildcard endpoint (no address given) announces no
-// address and lets the kernel choose every source, as before.
+// own address.
+//
+// A wildcard endpoint (no address given) with Config.Multihoming receives
+// on every address of the host, and so announces them: the core lists in
+// each INIT and INIT ACK those of the host's addresses that suit the peer
+// (assoc/hostaddrs.go: scope, families, loopback), read from the kernel's
+// address list (netio.HostAddrs, read again only after a change). Such an
+// endpoint accepts packets to any address (wild) and sends each packet as
+// a multi-homed one does, from the address its peer address's packets
+// arrive on, else from the route's choice. Without Multihoming a wildcard
+// endpoint announces no address and lets the kernel choose every source,
+// as before.
 
 // maxSources bounds the per-destination source cache; beyond it the cache
 // starts again (it is refilled from the routes and the packets).
@@ -54,6 +64,47 @@ type multiHome struct {
 	probe   *netio.RouteProbe         // the kernel's source choice; nil on a user's conn
 	srcs    map[netip.Addr]netip.Addr // peer IP -> source of packets to it
 	dropped atomic.Uint64             // packets to an address not in locals
+	// wild is set on a wildcard endpoint that announces the host's
+	// addresses (hosts): every address of the host is its own.
+	wild  bool
+	hosts *netio.HostAddrs
+}
+
+// on reports whether the endpoint chooses each packet's source.
+func (m *multiHome) on() bool { return m.locals != nil || m.wild }
+
+// initWild sets up a wildcard endpoint that announces the host's
+// addresses: the kernel's list of them and its route lookups, opened in
+// the calling thread's network namespace.
+func (m *multiHome) initWild() error {
+	h, err := netio.NewHostAddrs()
+	if err != nil {
+		return fmt.Errorf("sctp: the host's addresses: %w", err)
+	}
+	p, err := netio.NewRouteProbe()
+	if err != nil {
+		h.Close()
+		return fmt.Errorf("sctp: route probe: %w", err)
+	}
+	m.wild, m.hosts, m.probe = true, h, p
+	m.srcs = make(map[netip.Addr]netip.Addr)
+	return nil
+}
+
+// hostAddrs is the core's Config.HostAddrs: the host's addresses, and the
+// source of the packets to peer. Called with the endpoint's mu held.
+func (m *multiHome) hostAddrs(peer netip.Addr) ([]netip.Addr, netip.Addr) {
+	return m.hosts.Addrs(), m.source(peer)
+}
+
+// close releases the kernel lookups.
+func (m *multiHome) close() {
+	if m.probe != nil {
+		m.probe.Close()
+	}
+	if m.hosts != nil {
+		m.hosts.Close()
+	}
 }
 
 // init sets the address set up; probe asks for the kernel's route lookups
@@ -77,7 +128,7 @@ func (m *multiHome) init(locals []netip.Addr, probe bool) error {
 // arrived notes that a packet from peer arrived on the local address
 // local, and reports whether local is one of the endpoint's.
 func (m *multiHome) arrived(peer, local netip.Addr) bool {
-	if !slices.Contains(m.locals, local) {
+	if !m.wild && !slices.Contains(m.locals, local) {
 		m.dropped.Add(1)
 		return false
 	}
@@ -109,7 +160,7 @@ func (m *multiHome) remember(dst, src netip.Addr) {
 // first of dst's family, else none (the kernel's).
 func (m *multiHome) choose(dst netip.Addr) netip.Addr {
 	if m.probe != nil {
-		if s := m.probe.Source(dst); slices.Contains(m.locals, s) {
+		if s := m.probe.Source(dst); m.wild && s.IsValid() || slices.Contains(m.locals, s) {
 			return s
 		}
 	}

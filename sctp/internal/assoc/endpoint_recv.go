@@ -208,6 +208,10 @@ type initInfo struct {
 	addrs    [maxPeerAddrs]netip.Addr
 	naddrs   int
 	ignored  int // addresses beyond maxPeerAddrs
+	// types are the families of a Supported Address Types parameter,
+	// when typesSeen (hostaddrs.go).
+	types     AddrFamilies
+	typesSeen bool
 	hostName bool
 	preserve time.Duration // Cookie Preservative (section 5.2.6)
 	cookie   []byte        // State Cookie of an INIT ACK, aliasing the packet
@@ -360,7 +364,11 @@ func (ep *Endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *coo
 	}
 	if b := ep.replyBuf(p.from); b != nil {
 		b = appendHeader(b, p.dstPort, p.srcPort, in.tag)
+		at := len(b)
 		b = appendInitAck(b, c, ep.initAckRwnd(), ep.jar, in.unrecognized, ep.cfg.offered(), ep.cfg.LocalAddrs, random, &ep.cfg)
+		if ep.cfg.HostAddrs != nil {
+			b = ep.insertHostAddrs(b, at, p, in, commonHeaderLen+len(p.body))
+		}
 		ep.commitReply(finishPacket(b, 0))
 	}
 }
