@@ -201,26 +201,27 @@ func (ep *Endpoint) replyAbort(to netip.AddrPort, srcPort, dstPort uint16, vtag 
 // initInfo is what an INIT or INIT ACK chunk says, after its parameters
 // were walked with the action bits of section 3.2.1.
 type initInfo struct {
-	tag     uint32
-	rwnd    uint32
-	os, mis uint16
-	tsn     chunk.TSN
-	addrs   [maxPeerAddrs]netip.Addr
-	naddrs  int
-	ignored int // addresses beyond maxPeerAddrs
-	// types are the families of a Supported Address Types parameter,
-	// when typesSeen (hostaddrs.go).
-	types     AddrFamilies
-	typesSeen bool
-	hostName  bool
-	preserve  time.Duration // Cookie Preservative (section 5.2.6)
-	cookie    []byte        // State Cookie of an INIT ACK, aliasing the packet
-	ext       extFlags
-	auth      authParams // RFC 4895 parameters
+	tag      uint32
+	rwnd     uint32
+	os, mis  uint16
+	tsn      chunk.TSN
+	addrs    [maxPeerAddrs]netip.Addr
+	naddrs   int
+	ignored  int // addresses beyond maxPeerAddrs
+	hostName bool
+	preserve time.Duration // Cookie Preservative (section 5.2.6)
+	cookie   []byte        // State Cookie of an INIT ACK, aliasing the packet
+	ext      extFlags
+	auth     authParams // RFC 4895 parameters
 	// unrecognized holds the parameters to report (action bits x1):
 	// encoded as Unrecognized Parameter parameters (for an INIT ACK we
 	// send) or error cause bodies (for the ERROR after an INIT ACK).
 	unrecognized []byte
+
+	// types are the families of a Supported Address Types parameter,
+	// when typesSeen (hostaddrs.go).
+	types     AddrFamilies
+	typesSeen bool
 }
 
 // initProblem is what is wrong with an INIT or INIT ACK.
