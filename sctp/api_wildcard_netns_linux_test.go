@@ -1,0 +1,192 @@
+//go:build linux
+
+package sctp
+
+import (
+	"context"
+	"io"
+	"math/rand/v2"
+	"net/netip"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/usctp/usctp/internal/testsupport"
+	"github.com/usctp/usctp/sctp/internal/netnstest"
+)
+
+// TestWildcardMultihomeNetnsFailover: endpoints bound to the wildcard
+// address with Multihoming announce the host's addresses. Two namespaces
+// joined by two links (mhNetns); the server listens on ":5000", the client
+// dials only the server's address on link m0, from the wildcard address
+// too. Each learns the other's address on link m1 from the INIT or INIT
+// ACK alone (the client's IPv4 socket names its family, so the server's
+// IPv6 addresses are left out), both paths are confirmed, and when link
+// m0 is cut during a transfer the data moves to m1: byte-exact, both ends
+// report the cut path's failure. Over raw IP and UDP encapsulation.
+func TestWildcardMultihomeNetnsFailover(t *testing.T) {
+	for _, tr := range []Transport{IP, UDP} {
+		t.Run(tr.String(), func(t *testing.T) { wildcardFailover(t, tr) })
+	}
+}
+
+func wildcardFailover(t *testing.T, tr Transport) {
+	nsA, nsB := mhNetns(t)
+	cfg := &Config{Transport: tr, Multihoming: true, RTOInitial: 500 * time.Millisecond, RTOMin: 200 * time.Millisecond,
+		RTOMax: 2 * time.Second, HeartbeatInterval: 300 * time.Millisecond, MaxRetransmits: 100,
+		SendBuffer: 4 << 20, RecvBuffer: 4 << 20}
+	var l *Endpoint
+	var err error
+	netnstest.In(t, nsB, func() { l, err = Listen(":5000", cfg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var c *Association
+	netnstest.In(t, nsA, func() { c, err = Dial(ctx, "10.201.3.2:5000", cfg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := l.AcceptContext(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cev, sev := watchPaths(c), watchPaths(s)
+	ips := func(p []PathInfo) []netip.Addr {
+		var out []netip.Addr
+		for _, x := range p {
+			out = append(out, x.Addr.IP)
+		}
+		slices.SortFunc(out, netip.Addr.Compare)
+		return out
+	}
+	cp, sp := waitPaths(t, c, allActive(2)), waitPaths(t, s, allActive(2))
+	if got, want := ips(cp), addrs("10.201.3.2", "10.201.4.2"); !slices.Equal(got, want) {
+		t.Fatalf("client's paths %v, want %v", got, want)
+	}
+	if got, want := ips(sp), addrs("10.201.3.1", "10.201.4.1"); !slices.Equal(got, want) {
+		t.Fatalf("server's paths %v, want %v", got, want)
+	}
+
+	total := 8 << 20
+	if testsupport.RaceEnabled || testing.Short() {
+		total = 2 << 20
+	}
+	const size = 16000
+	go func() {
+		r := rand.New(rand.NewPCG(18, uint64(tr)))
+		msg := make([]byte, size)
+		for sent := 0; sent < total; sent += size {
+			for i := range msg {
+				msg[i] = byte(r.Uint32())
+			}
+			if _, err := c.WriteMsg(msg, SendInfo{Stream: 1}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+		// The server, which only receives, sees the cut by its
+		// heartbeats: close once it did.
+		for end := time.Now().Add(30 * time.Second); !sev.saw("10.201.3.1", failed...) && time.Now().Before(end); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if err := c.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+	r := rand.New(rand.NewPCG(18, uint64(tr)))
+	buf, want := make([]byte, 2*size), make([]byte, size)
+	got, cut := 0, false
+	for {
+		n := 0
+		for {
+			m, info, err := s.ReadMsg(buf[n:])
+			if err == io.EOF && n == 0 {
+				break
+			}
+			if err != nil {
+				t.Fatalf("after %d bytes: %v (client paths %+v)", got, err, c.Paths())
+			}
+			n += m
+			if info.EOR || n >= len(buf) {
+				break
+			}
+		}
+		if n == 0 {
+			break
+		}
+		for i := range want {
+			want[i] = byte(r.Uint32())
+		}
+		if n != size || string(buf[:n]) != string(want) {
+			t.Fatalf("message at byte %d: %d bytes, not the ones sent", got, n)
+		}
+		got += n
+		if !cut && got >= total/4 {
+			netnstest.SetLink(t, nsA, "m0", false)
+			cut = true
+		}
+	}
+	if got != (total+size-1)/size*size {
+		t.Fatalf("received %d bytes of %d", got, total)
+	}
+	for end := time.Now().Add(30 * time.Second); !(cev.saw("10.201.3.2", failed...) && sev.saw("10.201.3.1", failed...)); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("path events: client %v; server %v", cev, sev)
+		}
+	}
+	t.Logf("%d MB; client %d failovers; path events: client %v; server %v", got>>20, c.Stats().PathFailovers, cev, sev)
+}
+
+// TestWildcardMultihomeLoopbackPeer: a wildcard endpoint with Multihoming
+// on a host with other addresses (namespace a of mhNetns: 10.201.3.1 and
+// 10.201.4.1) lists none of them to a peer on loopback: every path would
+// cross the same loopback device, so the association stays on one path
+// each side (Linux would list them all). The same endpoints dialing the
+// host's 10.201.3.1 list the other address, 10.201.4.1: two paths.
+func TestWildcardMultihomeLoopbackPeer(t *testing.T) {
+	for _, tr := range []Transport{IP, UDP} {
+		t.Run(tr.String(), func(t *testing.T) {
+			nsA, _ := mhNetns(t)
+			cfg := &Config{Transport: tr, Multihoming: true, HeartbeatInterval: 200 * time.Millisecond}
+			for _, tc := range []struct {
+				dial  string
+				paths []netip.Addr
+			}{
+				{"127.0.0.1:5000", addrs("127.0.0.1")},
+				{"10.201.3.1:5000", addrs("10.201.3.1", "10.201.4.1")},
+			} {
+				var l *Endpoint
+				var c *Association
+				var err error
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				netnstest.In(t, nsA, func() {
+					if l, err = Listen(":5000", cfg); err == nil {
+						c, err = Dial(ctx, tc.dial, cfg)
+					}
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := accept(t, l)
+				for side, as := range map[string]*Association{"client": c, "server": s} {
+					ps := waitPaths(t, as, allActive(len(tc.paths)))
+					var got []netip.Addr
+					for _, p := range ps {
+						got = append(got, p.Addr.IP)
+					}
+					slices.SortFunc(got, netip.Addr.Compare)
+					if !slices.Equal(got, tc.paths) {
+						t.Errorf("dial %s: %s paths %v, want %v", tc.dial, side, got, tc.paths)
+					}
+				}
+				c.Abort("test over")
+				l.Close()
+				cancel()
+			}
+		})
+	}
+}
