@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,9 +43,9 @@ type Endpoint struct {
 	pcap     *netio.PcapWriter
 	connPeer netip.AddrPort // the peer's address on a connected net.Conn
 	// mux is conn when it is a view of a socket shared with other
-	// endpoints of the process (sharedsock.go): a dialed association's
-	// SCTP port is claimed on it.
-	mux *portConn
+	// endpoints of the process (sharedsock.go), or of two (rawdual.go):
+	// a dialed association's SCTP port is claimed on it.
+	mux portClaimer
 
 	// mu guards the core, the associations' shell state (Association's
 	// fields marked so) and the fields below down to rd.
@@ -188,6 +189,14 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 		c.MTU = localMTU(ip, locals, !c.DisablePMTUDiscovery) // mtudefault.go
 	}
 	ownSocket := conn == nil && c.PacketConn == nil && c.Conn == nil
+	if rawIP && ip.Is6() && slices.ContainsFunc(locals, netip.Addr.Is4) {
+		// Both families over raw IP: two sockets (rawdual.go).
+		d, err := openDualIP(netio.IPConfig{BusyPoll: c.BusyPoll, Notices: true, DontFragment: !c.DisablePMTUDiscovery}, listen, max(maxPacket, c.MTU))
+		if err != nil {
+			return nil, fmt.Errorf("sctp: raw IP: %w", err)
+		}
+		conn = d
+	}
 	if conn == nil {
 		if conn, peer, err = openConn(&c, ip, listen); err != nil {
 			return nil, err
@@ -201,7 +210,7 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	e := &Endpoint{cfg: c, conn: conn, connPeer: peer, assocs: make(map[*assoc.Assoc]*Association),
 		kick: make(chan struct{}, 1), done: make(chan struct{}), rd: socketReader{kick: make(chan struct{}, 1)},
 		rawIP: rawIP, sharedPorts: rawIP}
-	e.mux, _ = conn.(*portConn)
+	e.mux, _ = conn.(portClaimer)
 	if err := e.mh.init(locals, c.PacketConn == nil && c.Conn == nil); err != nil {
 		conn.Close()
 		return nil, err

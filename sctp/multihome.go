@@ -18,8 +18,8 @@ import (
 // An endpoint with two or more local addresses (ListenAddrs, an address
 // list in Listen, Config.LocalAddrs) binds one socket to the wildcard
 // address of their family (dual-stack [::] for UDP encapsulation with
-// both families; raw IP sockets are one family, so a raw IP endpoint's
-// addresses must be too), rather than one socket per address: one reader
+// both families; raw IP sockets are one family, so a raw IP endpoint
+// with both has a pair, rawdual.go), rather than one socket per address: one reader
 // serves them all, and the core sees one transport. It then
 //   - lists its addresses in INIT and INIT ACK (RFC 9260 section 5.1.2),
 //     and turns Config.Multihoming on, so the peer's addresses are paths;
@@ -201,11 +201,9 @@ func bindAddrs(ip netip.Addr, list []netip.Addr, rawIP bool) (netip.Addr, []neti
 	if len(locals) > maxLocalAddrs {
 		return ip, nil, fmt.Errorf("sctp: %d local addresses, at most %d", len(locals), maxLocalAddrs)
 	}
-	w := familyWildcard(locals)
-	if rawIP && w.Is6() && slices.ContainsFunc(locals, netip.Addr.Is4) {
-		return ip, nil, errors.New("sctp: a raw IP endpoint's local addresses must be all IPv4 or all IPv6 (a raw socket is one family)")
-	}
-	return w, locals, nil
+	// Both families over raw IP: the IPv6 wildcard stands for a pair of
+	// raw sockets (rawdual.go).
+	return familyWildcard(locals), locals, nil
 }
 
 // maxLocalAddrs is the most local addresses an endpoint takes: as many as
