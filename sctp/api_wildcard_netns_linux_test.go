@@ -204,7 +204,7 @@ func TestDualConnDeadlineAndClose(t *testing.T) {
 	nsA, _ := mhNetns(t)
 	var d *dualConn
 	var err error
-	netnstest.In(t, nsA, func() { d, err = openDualIP(netio.IPConfig{}, 5001, 2048) })
+	netnstest.In(t, nsA, func() { d, err = openDualIP(netio.IPConfig{}, 5001, 2048, true) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestDualConnDeadlineAndClose(t *testing.T) {
 	}
 	// Another endpoint of the process on the same pair of sockets.
 	var d2 *dualConn
-	netnstest.In(t, nsA, func() { d2, err = openDualIP(netio.IPConfig{}, 0, 2048) })
+	netnstest.In(t, nsA, func() { d2, err = openDualIP(netio.IPConfig{}, 0, 2048, true) })
 	if err != nil {
 		t.Fatal(err)
 	}

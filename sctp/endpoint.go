@@ -191,7 +191,7 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	ownSocket := conn == nil && c.PacketConn == nil && c.Conn == nil
 	if rawIP && ip.Is6() && slices.ContainsFunc(locals, netip.Addr.Is4) {
 		// Both families over raw IP: two sockets (rawdual.go).
-		d, err := openDualIP(netio.IPConfig{BusyPoll: c.BusyPoll, Notices: true, DontFragment: !c.DisablePMTUDiscovery}, listen, max(maxPacket, c.MTU))
+		d, err := openDualIP(netio.IPConfig{BusyPoll: c.BusyPoll, Notices: true, DontFragment: !c.DisablePMTUDiscovery}, listen, max(maxPacket, c.MTU), !c.DisableECN)
 		if err != nil {
 			return nil, fmt.Errorf("sctp: raw IP: %w", err)
 		}
@@ -205,7 +205,7 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	if !c.DisableECN {
 		// Best effort: a socket that refuses sends Not-ECT, and ECN
 		// still works in the direction that marks.
-		_ = netio.EnableECN(conn)
+		_ = enableECN(conn) // sharedsock.go
 	}
 	e := &Endpoint{cfg: c, conn: conn, connPeer: peer, assocs: make(map[*assoc.Assoc]*Association),
 		kick: make(chan struct{}, 1), done: make(chan struct{}), rd: socketReader{kick: make(chan struct{}, 1)},

@@ -54,8 +54,9 @@ const dualBatchLen = 16
 
 // openDualIP opens (or shares) the raw IPv4 and IPv6 sockets of ic (its
 // Addr is ignored) and claims SCTP port listen, unless 0, on both;
-// packets are read into buffers of size bytes.
-func openDualIP(ic netio.IPConfig, listen uint16, size int) (*dualConn, error) {
+// packets are read into buffers of size bytes. With ecn the sockets it
+// opens send ECT(0) and report the ECN field (before the first read).
+func openDualIP(ic netio.IPConfig, listen uint16, size int, ecn bool) (*dualConn, error) {
 	ic.Addr = netip.IPv4Unspecified()
 	c4, err := openSharedIP(ic, listen)
 	if err != nil {
@@ -66,6 +67,11 @@ func openDualIP(ic netio.IPConfig, listen uint16, size int) (*dualConn, error) {
 	if err != nil {
 		c4.Close()
 		return nil, err
+	}
+	if ecn {
+		// Best effort, as for a single socket (endpoint.go).
+		_ = enableECN(c4)
+		_ = enableECN(c6)
 	}
 	d := &dualConn{c4: c4, c6: c6, in: make(chan *dualBatch), done: make(chan struct{}), dlset: make(chan struct{}, 1)}
 	d.wg.Add(2)
