@@ -5,9 +5,14 @@ package sctp
 import (
 	"net"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+	"github.com/google/gopacket/pcapgo"
 	"golang.org/x/sys/unix"
 
 	"github.com/usctp/usctp/sctp/chunk"
@@ -16,7 +21,8 @@ import (
 // TestSharedSocketSendsECT0: an endpoint on a shared socket (a listener on
 // a fixed UDP port, sharedsock.go) sends ECT(0) as one on a socket of its
 // own does (ECN is negotiated by default): its INIT ACK to a plain UDP
-// socket arrives with the IP header's ECN field 2.
+// socket arrives with the IP header's ECN field 2, and its capture
+// records that.
 func TestSharedSocketSendsECT0(t *testing.T) {
 	rc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
@@ -33,13 +39,14 @@ func TestSharedSocketSendsECT0(t *testing.T) {
 		t.Skip("IP_RECVTOS:", serr)
 	}
 	port := freeUDPPort(t, "127.0.0.1")
-	l, err := Listen("127.0.0.1:7000", &Config{UDPPort: port})
+	pcap := filepath.Join(t.TempDir(), "l.pcap")
+	l, err := Listen("127.0.0.1:7000", &Config{UDPPort: port, Pcap: pcap})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	if _, ok := l.conn.(*portConn); !ok {
-		t.Fatalf("listener on %T, not a shared socket", l.conn)
+	if _, ok := l.mux.(*portConn); !ok {
+		t.Fatal("listener not on a shared socket")
 	}
 	m := chunk.Init{Tag: 0x01020304, ARwnd: 65536, OutStreams: 1, InStreams: 1, InitialTSN: 1}
 	b := chunk.Header{SrcPort: 6000, DstPort: 7000}.Append(nil)
@@ -68,5 +75,35 @@ func TestSharedSocketSendsECT0(t *testing.T) {
 	}
 	if tos&3 != 2 {
 		t.Errorf("INIT ACK's TOS %#x, want ECN field ECT(0)", tos)
+	}
+	l.Close()
+	f, err := os.Open(pcap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := pcapgo.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := 0
+	for {
+		data, _, err := r.ReadPacketData()
+		if err != nil {
+			break
+		}
+		pk := gopacket.NewPacket(data, layers.LayerTypeIPv4, gopacket.Default)
+		ip, _ := pk.NetworkLayer().(*layers.IPv4)
+		udp, _ := pk.TransportLayer().(*layers.UDP)
+		if ip == nil || udp == nil || uint16(udp.SrcPort) != port {
+			continue // not sent by the listener
+		}
+		sent++
+		if ip.TOS&3 != 2 {
+			t.Errorf("capture: packet sent with ECN field %d", ip.TOS&3)
+		}
+	}
+	if sent == 0 {
+		t.Error("capture: no packet sent")
 	}
 }

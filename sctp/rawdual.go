@@ -271,3 +271,6 @@ type portClaimer interface {
 	claim(port uint16) error
 	release(port uint16)
 }
+
+// ECTAll reports whether the sockets send ECT(0) (netio.ECTAll).
+func (d *dualConn) ECTAll() bool { return d.c4.ECTAll() && d.c6.ECTAll() }

@@ -601,3 +601,7 @@ func enableECN(c netio.Conn) error {
 	}
 	return netio.EnableECN(c)
 }
+
+// ECTAll reports whether the shared socket sends ECT(0) (netio.ECTAll),
+// so that a capture records the ECN field the wire has.
+func (pc *portConn) ECTAll() bool { return netio.ECTAll(pc.s.conn) }
