@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strconv"
 	"sync"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -18,21 +19,28 @@ import (
 // namespace that made it), whichever thread asks later. The list is read
 // with an RTM_GETADDR dump when opened, and again only after the kernel
 // announced a change: the socket is subscribed to the address groups, so
-// Addrs costs one non-blocking read while nothing changes.
+// Addrs costs one non-blocking read every hostAddrsRecheck while nothing
+// changes (the socket is non-blocking; a dump waits in poll).
 type HostAddrs struct {
-	mu     sync.Mutex
-	fd     int
-	seq    uint32
-	addrs  []netip.Addr
-	stale  bool // a change was announced: dump again
-	closed bool
-	buf    []byte
-	dumps  int // dumps done (tests)
+	mu      sync.Mutex
+	fd      int
+	seq     uint32
+	addrs   []netip.Addr
+	stale   bool // a change was announced: dump again
+	closed  bool
+	buf     []byte
+	dumps   int       // dumps done (tests)
+	checked time.Time // when the notifications were last read
 }
+
+// hostAddrsRecheck is how long Addrs trusts its list before it reads the
+// notifications again: under a flood of INITs a system call each would
+// double the cost of an answer, and a change shows within this time.
+const hostAddrsRecheck = 50 * time.Millisecond
 
 // NewHostAddrs opens the list in the calling thread's network namespace.
 func NewHostAddrs() (*HostAddrs, error) {
-	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_ROUTE)
+	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, unix.NETLINK_ROUTE)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +68,10 @@ func (h *HostAddrs) Addrs() []netip.Addr {
 	if h.closed {
 		return nil
 	}
-	h.drain()
+	if now := time.Now(); h.stale || now.Sub(h.checked) >= hostAddrsRecheck {
+		h.checked = now
+		h.drain()
+	}
 	if h.stale {
 		h.refresh() // on failure the old list stays, marked stale
 	}
@@ -89,7 +100,7 @@ func (h *HostAddrs) Close() error {
 // (or a lost one: ENOBUFS) makes the list stale.
 func (h *HostAddrs) drain() {
 	for {
-		n, _, err := unix.Recvfrom(h.fd, h.buf, unix.MSG_DONTWAIT)
+		n, err := unix.Read(h.fd, h.buf)
 		if err == unix.EINTR {
 			continue
 		}
@@ -124,9 +135,21 @@ func (h *HostAddrs) refresh() error {
 	h.stale = false
 	var addrs []netip.Addr
 	for {
-		n, _, err := unix.Recvfrom(h.fd, h.buf, 0)
+		n, err := unix.Read(h.fd, h.buf)
 		if err == unix.EINTR {
 			continue
+		}
+		if err == unix.EAGAIN {
+			// The kernel writes a dump's parts as they are read; wait
+			// for the next (a second at most).
+			fds := []unix.PollFd{{Fd: int32(h.fd), Events: unix.POLLIN}}
+			if k, perr := unix.Poll(fds, 1000); perr == unix.EINTR || k > 0 {
+				continue
+			} else if perr == nil {
+				err = unix.ETIMEDOUT
+			} else {
+				err = perr
+			}
 		}
 		if err != nil {
 			h.stale = true
