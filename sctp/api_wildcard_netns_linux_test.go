@@ -28,13 +28,19 @@ import (
 // IPv6 addresses are left out), both paths are confirmed, and when link
 // m0 is cut during a transfer the data moves to m1: byte-exact, both ends
 // report the cut path's failure. Over raw IP and UDP encapsulation.
+//
+// In the ip46 variant the client is NewEndpoint with no address, which
+// over raw IP with Multihoming opens a raw socket of each family
+// (rawdual.go), as the listener does: both list their IPv4 and IPv6
+// addresses, and each end has four paths, two per link.
 func TestWildcardMultihomeNetnsFailover(t *testing.T) {
 	for _, tr := range []Transport{IP, UDP} {
-		t.Run(tr.String(), func(t *testing.T) { wildcardFailover(t, tr) })
+		t.Run(tr.String(), func(t *testing.T) { wildcardFailover(t, tr, false) })
 	}
+	t.Run("ip46", func(t *testing.T) { wildcardFailover(t, IP, true) })
 }
 
-func wildcardFailover(t *testing.T, tr Transport) {
+func wildcardFailover(t *testing.T, tr Transport, both bool) {
 	nsA, nsB := mhNetns(t)
 	cfg := &Config{Transport: tr, Multihoming: true, RTOInitial: 500 * time.Millisecond, RTOMin: 200 * time.Millisecond,
 		RTOMax: 2 * time.Second, HeartbeatInterval: 300 * time.Millisecond, MaxRetransmits: 100,
@@ -49,7 +55,17 @@ func wildcardFailover(t *testing.T, tr Transport) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var c *Association
-	netnstest.In(t, nsA, func() { c, err = Dial(ctx, "10.201.3.2:5000", cfg) })
+	netnstest.In(t, nsA, func() {
+		if !both {
+			c, err = Dial(ctx, "10.201.3.2:5000", cfg)
+			return
+		}
+		var e *Endpoint
+		if e, err = NewEndpoint(netip.Addr{}, cfg); err == nil {
+			t.Cleanup(func() { e.Close() })
+			c, err = e.Dial(ctx, "10.201.3.2:5000")
+		}
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,12 +83,17 @@ func wildcardFailover(t *testing.T, tr Transport) {
 		slices.SortFunc(out, netip.Addr.Compare)
 		return out
 	}
-	cp, sp := waitPaths(t, c, allActive(2)), waitPaths(t, s, allActive(2))
-	if got, want := ips(cp), addrs("10.201.3.2", "10.201.4.2"); !slices.Equal(got, want) {
-		t.Fatalf("client's paths %v, want %v", got, want)
+	cwant, swant := addrs("10.201.3.2", "10.201.4.2"), addrs("10.201.3.1", "10.201.4.1")
+	if both {
+		cwant = addrs("10.201.3.2", "10.201.4.2", "fd00:201:3::2", "fd00:201:4::2")
+		swant = addrs("10.201.3.1", "10.201.4.1", "fd00:201:3::1", "fd00:201:4::1")
 	}
-	if got, want := ips(sp), addrs("10.201.3.1", "10.201.4.1"); !slices.Equal(got, want) {
-		t.Fatalf("server's paths %v, want %v", got, want)
+	cp, sp := waitPaths(t, c, allActive(len(cwant))), waitPaths(t, s, allActive(len(swant)))
+	if got := ips(cp); !slices.Equal(got, cwant) {
+		t.Fatalf("client's paths %v, want %v", got, cwant)
+	}
+	if got := ips(sp); !slices.Equal(got, swant) {
+		t.Fatalf("server's paths %v, want %v", got, swant)
 	}
 
 	total := 8 << 20

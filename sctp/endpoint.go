@@ -189,13 +189,23 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 		c.MTU = localMTU(ip, locals, !c.DisablePMTUDiscovery) // mtudefault.go
 	}
 	ownSocket := conn == nil && c.PacketConn == nil && c.Conn == nil
-	if rawIP && ip.Is6() && slices.ContainsFunc(locals, netip.Addr.Is4) {
-		// Both families over raw IP: two sockets (rawdual.go).
+	// A wildcard endpoint on a socket of ours with Multihoming announces
+	// the host's addresses (multihome.go).
+	wild := c.Multihoming && locals == nil && ownSocket && (!ip.IsValid() || ip.IsUnspecified())
+	// Both families over raw IP: two sockets (rawdual.go), for addresses
+	// of both, or for a wildcard endpoint announcing the host's addresses
+	// that was given no family.
+	dual := rawIP && (ip.Is6() && slices.ContainsFunc(locals, netip.Addr.Is4) || wild && !ip.IsValid())
+	if dual {
 		d, err := openDualIP(netio.IPConfig{BusyPoll: c.BusyPoll, Notices: true, DontFragment: !c.DisablePMTUDiscovery}, listen, max(maxPacket, c.MTU), !c.DisableECN)
-		if err != nil {
+		switch {
+		case err == nil:
+			conn = d
+		case locals == nil:
+			dual = false // a host without IPv6: the wildcard is IPv4's, as before
+		default:
 			return nil, fmt.Errorf("sctp: raw IP: %w", err)
 		}
-		conn = d
 	}
 	if conn == nil {
 		if conn, peer, err = openConn(&c, ip, listen); err != nil {
@@ -215,9 +225,6 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 		conn.Close()
 		return nil, err
 	}
-	// A wildcard endpoint on a socket of ours with Multihoming announces
-	// the host's addresses (multihome.go).
-	wild := c.Multihoming && locals == nil && ownSocket && (!ip.IsValid() || ip.IsUnspecified())
 	if wild {
 		if err := e.mh.initWild(); err != nil {
 			conn.Close()
@@ -242,7 +249,7 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 		cc.LocalAddrs, cc.Multihoming = locals, true
 	}
 	if wild {
-		cc.HostAddrs, cc.Families = e.mh.hostAddrs, socketFamilies(ip, rawIP)
+		cc.HostAddrs, cc.Families = e.mh.hostAddrs, socketFamilies(ip, rawIP && !dual)
 	}
 	e.core = assoc.NewEndpoint(cc, time.Now())
 	e.core.SetCloseHook(e.onDestroy)
@@ -262,14 +269,15 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 
 // socketFamilies returns the address families of the socket an endpoint
 // bound to ip opens: a raw IP socket is one family (IPv4 when ip is not
-// given); a UDP one bound to [::] or to no address is dual-stack.
-func socketFamilies(ip netip.Addr, rawIP bool) assoc.AddrFamilies {
+// given; oneRaw false for a pair of them); a UDP one bound to [::] or to
+// no address is dual-stack.
+func socketFamilies(ip netip.Addr, oneRaw bool) assoc.AddrFamilies {
 	switch {
 	case ip.IsValid() && ip.Unmap().Is4():
 		return assoc.FamilyIPv4
-	case rawIP && !ip.IsValid():
+	case oneRaw && !ip.IsValid():
 		return assoc.FamilyIPv4
-	case rawIP:
+	case oneRaw:
 		return assoc.FamilyIPv6
 	}
 	return assoc.FamilyBoth
