@@ -260,3 +260,57 @@ func BenchmarkInitAck(b *testing.B) {
 		})
 	}
 }
+
+// FuzzInitAckHostAddrs: an arbitrary INIT from an arbitrary peer address
+// to a wildcard endpoint announcing a host of every scope. Nothing panics;
+// an INIT ACK parses, lists each address once, never its own source, no
+// loopback address to a peer off loopback and no link-local one to a
+// peer that is not link-local, and with any address listed stays within
+// four times the INIT.
+func FuzzInitAckHostAddrs(f *testing.F) {
+	tc := newTestEndpoint(f, testConfig())
+	f.Add([]byte{192, 0, 2, 2}, tc.peerInit(param(chunk.ParamPadding, make([]byte, 40))))
+	f.Add([]byte{10, 0, 0, 9}, tc.peerInit(param(chunk.ParamSupportedAddressTypes, []byte{0, 5})))
+	f.Add(netip.MustParseAddr("fe80::9").AsSlice(), tc.peerInit(param(chunk.ParamSupportedAddressTypes, []byte{0, 6, 0, 5, 0, 11})))
+	f.Add([]byte{127, 0, 0, 1}, tc.peerInit(addrParam(f, "2001:db8::7")))
+	f.Fuzz(func(t *testing.T, peerIP, init []byte) {
+		ip, ok := netip.AddrFromSlice(peerIP)
+		if !ok || !ip.IsValid() || ip.IsUnspecified() || ip.IsMulticast() {
+			return
+		}
+		if ip.Is6() && ip.IsLinkLocalUnicast() {
+			ip = ip.WithZone("3")
+		}
+		const src = "192.0.2.1"
+		tc := newTestEndpoint(t, hostConfig(testHost, src, 0))
+		tc.peer = netip.AddrPortFrom(ip, 9899)
+		pkt := finishPacket(append(appendHeader(nil, tc.pport, tc.lport, 0), init...), 0)
+		tc.ep.Receive(tc.now, tc.peer, pkt)
+		tc.readPackets()
+		for _, p := range tc.sent {
+			if p.p.chunks[0].typ != chunk.TypeInitAck {
+				continue
+			}
+			var in initInfo
+			if !parseInit(&p.p.chunks[0], &in) {
+				t.Fatalf("INIT ACK does not parse: %x", p.raw)
+			}
+			listed := in.addrs[:in.naddrs]
+			for i, a := range listed {
+				switch {
+				case slices.Contains(listed[:i], a):
+					t.Errorf("%v listed twice", a)
+				case a == netip.MustParseAddr(src):
+					t.Errorf("the source %v listed", a)
+				case a.IsLoopback() && !ip.Unmap().IsLoopback():
+					t.Errorf("loopback %v listed to %v", a, ip)
+				case a.IsLinkLocalUnicast() && !ip.Unmap().IsLinkLocalUnicast() && !ip.Unmap().IsLoopback():
+					t.Errorf("link-local %v listed to %v", a, ip)
+				}
+			}
+			if len(listed) > 0 && len(p.raw) > 4*len(pkt) {
+				t.Errorf("INIT of %d bytes: INIT ACK of %d with %d addresses", len(pkt), len(p.raw), len(listed))
+			}
+		}
+	})
+}

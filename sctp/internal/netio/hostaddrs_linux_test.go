@@ -97,3 +97,22 @@ func BenchmarkHostAddrs(b *testing.B) {
 		b.Logf("%d dumps: the host's addresses changed meanwhile", h.Dumps())
 	}
 }
+
+// FuzzHostAddrsParse: whatever a netlink datagram holds, parsing it never
+// panics, and addresses come out only of RTM_NEWADDR messages of the dump.
+func FuzzHostAddrsParse(f *testing.F) {
+	f.Add([]byte{})
+	f.Add(make([]byte, 16))
+	f.Add([]byte{40, 0, 0, 0, 20, 0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 24, 0, 0, 3, 0, 0, 0, 8, 0, 2, 0, 10, 0, 0, 1, 8, 0, 1, 0, 10, 0, 0, 1})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h := &HostAddrs{seq: 1}
+		var addrs []netip.Addr
+		h.parse(b, &addrs)
+		for _, a := range addrs {
+			if !a.IsValid() {
+				t.Errorf("invalid address from %x", b)
+			}
+		}
+		parseIfAddr(b)
+	})
+}
