@@ -181,7 +181,7 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	}
 	var peer netip.AddrPort
 	rawIP := conn == nil && c.PacketConn == nil && c.Conn == nil && c.Transport == IP
-	ip, locals, err := bindAddrs(ip, c.LocalAddrs, rawIP)
+	ip, locals, err := bindAddrs(ip, c.LocalAddrs)
 	if err != nil {
 		return nil, err
 	}

@@ -19,8 +19,9 @@ import (
 // list in Listen, Config.LocalAddrs) binds one socket to the wildcard
 // address of their family (dual-stack [::] for UDP encapsulation with
 // both families; raw IP sockets are one family, so a raw IP endpoint
-// with both has a pair, rawdual.go), rather than one socket per address: one reader
-// serves them all, and the core sees one transport. It then
+// with both has a pair, rawdual.go), rather than one socket per
+// address: one reader serves them all, and the core sees one transport.
+// It then
 //   - lists its addresses in INIT and INIT ACK (RFC 9260 section 5.1.2),
 //     and turns Config.Multihoming on, so the peer's addresses are paths;
 //   - accepts only packets sent to one of its addresses: the socket
@@ -178,7 +179,7 @@ func (m *multiHome) choose(dst netip.Addr) netip.Addr {
 // address; else the addresses of list (Config.LocalAddrs), one bound as
 // ip, two or more through the wildcard of their family (the unspecified
 // ip given keeps its family when list is empty).
-func bindAddrs(ip netip.Addr, list []netip.Addr, rawIP bool) (netip.Addr, []netip.Addr, error) {
+func bindAddrs(ip netip.Addr, list []netip.Addr) (netip.Addr, []netip.Addr, error) {
 	if ip.IsValid() && !ip.IsUnspecified() {
 		return ip, nil, nil
 	}

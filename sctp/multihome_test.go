@@ -16,7 +16,6 @@ func TestBindAddrs(t *testing.T) {
 	for _, tc := range []struct {
 		ip     netip.Addr
 		list   []netip.Addr
-		raw    bool
 		bind   netip.Addr
 		locals []netip.Addr
 		bad    bool
@@ -27,14 +26,13 @@ func TestBindAddrs(t *testing.T) {
 		{ip: v4, list: addrsOf("10.0.1.1", "10.0.2.1", "10.0.1.1"), bind: v4, locals: addrsOf("10.0.1.1", "10.0.2.1")},
 		{ip: v6, list: addrsOf("fd00::1", "fd00:1::1"), bind: v6, locals: addrsOf("fd00::1", "fd00:1::1")},
 		{list: addrsOf("10.0.1.1", "fd00::1"), bind: v6, locals: addrsOf("10.0.1.1", "fd00::1")},
-		{list: addrsOf("10.0.1.1", "fd00::1"), raw: true, bind: v6, locals: addrsOf("10.0.1.1", "fd00::1")},
 		{list: addrsOf("10.0.1.1", "0.0.0.0"), bad: true},
 		{list: addrsOf("10.0.1.1", "224.0.0.1"), bad: true},
 	} {
-		bind, locals, err := bindAddrs(tc.ip, tc.list, tc.raw)
+		bind, locals, err := bindAddrs(tc.ip, tc.list)
 		if tc.bad {
 			if err == nil {
-				t.Errorf("%v %v raw %v: no error", tc.ip, tc.list, tc.raw)
+				t.Errorf("%v %v: no error", tc.ip, tc.list)
 			}
 			continue
 		}
