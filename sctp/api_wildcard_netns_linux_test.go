@@ -52,6 +52,13 @@ func wildcardFailover(t *testing.T, tr Transport, both bool) {
 		t.Fatal(err)
 	}
 	defer l.Close()
+	// The listener's addresses: the namespace's, both families (UDP's
+	// dual-stack socket, raw IP's pair).
+	for _, want := range addrs("10.201.3.2", "10.201.4.2", "fd00:201:3::2", "fd00:201:4::2", "127.0.0.1") {
+		if !slices.Contains(l.LocalAddrs(), want) {
+			t.Errorf("listener's LocalAddrs %v lack %v", l.LocalAddrs(), want)
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var c *Association

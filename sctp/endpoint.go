@@ -249,7 +249,8 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 		cc.LocalAddrs, cc.Multihoming = locals, true
 	}
 	if wild {
-		cc.HostAddrs, cc.Families = e.mh.hostAddrs, socketFamilies(ip, rawIP && !dual)
+		e.mh.fams = socketFamilies(ip, rawIP && !dual)
+		cc.HostAddrs, cc.Families = e.mh.hostAddrs, e.mh.fams
 	}
 	e.core = assoc.NewEndpoint(cc, time.Now())
 	e.core.SetCloseHook(e.onDestroy)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/usctp/usctp/sctp/internal/assoc"
 	"github.com/usctp/usctp/sctp/internal/netio"
 )
 
@@ -69,6 +70,7 @@ type multiHome struct {
 	// addresses (hosts): every address of the host is its own.
 	wild  bool
 	hosts *netio.HostAddrs
+	fams  assoc.AddrFamilies // the socket's families (wild)
 }
 
 // on reports whether the endpoint chooses each packet's source.
@@ -325,11 +327,26 @@ func DialAddrs(ctx context.Context, ips []netip.Addr, port uint16, cfg *Config) 
 }
 
 // LocalAddrs returns the endpoint's local IP addresses: those it was given
-// (ListenAddrs, Config.LocalAddrs), or the one its socket is bound to
-// (the unspecified address on a wildcard socket).
+// (ListenAddrs, Config.LocalAddrs); on a wildcard endpoint with
+// Multihoming, the host's addresses of its socket's families (those it
+// picks from for each peer); else the one its socket is bound to (the
+// unspecified address on a wildcard socket).
 func (e *Endpoint) LocalAddrs() []netip.Addr {
 	if e.mh.locals != nil {
 		return slices.Clone(e.mh.locals)
+	}
+	if e.mh.wild {
+		e.mu.Lock()
+		host := e.mh.hosts.Addrs()
+		fam := e.mh.fams
+		var out []netip.Addr
+		for _, ip := range host {
+			if ip.Is4() && fam&assoc.FamilyIPv4 != 0 || ip.Is6() && fam&assoc.FamilyIPv6 != 0 {
+				out = append(out, ip)
+			}
+		}
+		e.mu.Unlock()
+		return out
 	}
 	return []netip.Addr{e.conn.LocalAddr().Addr()}
 }
