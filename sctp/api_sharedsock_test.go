@@ -71,7 +71,7 @@ func TestUDPSharedSocketTwoListens(t *testing.T) {
 	if l1.Addr() != l2.Addr() || l1.Addr().Port() != 9899 {
 		t.Fatalf("listeners on UDP %v and %v, want one socket on 9899", l1.Addr(), l2.Addr())
 	}
-	if l1.mux == nil || l1.mux.s != l2.mux.s {
+	if l1.mux == nil || l1.mux.(*portConn).s != l2.mux.(*portConn).s {
 		t.Fatal("the listeners do not share their socket")
 	}
 	dial := func(addr string) func() (*Association, error) {
@@ -181,7 +181,7 @@ func TestUDPSharedSocketManyListeners(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := ls[0].mux.s
+	s := ls[0].mux.(*portConn).s
 	for _, l := range ls {
 		l.Close()
 	}
@@ -211,7 +211,7 @@ func TestRawIPSharedSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l2.Close()
-	if l1.mux == nil || l1.mux.s != l2.mux.s {
+	if l1.mux == nil || l1.mux.(*portConn).s != l2.mux.(*portConn).s {
 		t.Fatal("the raw IP listeners do not share their socket")
 	}
 	if _, err := Listen("127.0.0.1:6001", cfg); !errors.Is(err, syscall.EADDRINUSE) {

@@ -57,7 +57,11 @@ type Config struct {
 	// INIT ACK) as alternate paths: each is verified with a HEARTBEAT
 	// before data goes there, and the data moves to another path when
 	// the one in use is potentially failed (RFC 7829). Off by default: the
-	// association uses the address of its handshake only.
+	// association uses the address of its handshake only. On an endpoint
+	// bound to the wildcard address (no address given, and no LocalAddrs)
+	// it also lists the host's addresses in INIT and INIT ACK, those that
+	// suit each peer (none to a peer on loopback), so that the peer has a
+	// path to each (README "Multi-homing").
 	Multihoming bool
 	// PFThreshold is RFC 7829's PFMR with Multihoming: a path whose error
 	// count exceeds it is potentially failed and the data moves to another

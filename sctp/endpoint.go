@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,9 +43,9 @@ type Endpoint struct {
 	pcap     *netio.PcapWriter
 	connPeer netip.AddrPort // the peer's address on a connected net.Conn
 	// mux is conn when it is a view of a socket shared with other
-	// endpoints of the process (sharedsock.go): a dialed association's
-	// SCTP port is claimed on it.
-	mux *portConn
+	// endpoints of the process (sharedsock.go), or of two (rawdual.go):
+	// a dialed association's SCTP port is claimed on it.
+	mux portClaimer
 
 	// mu guards the core, the associations' shell state (Association's
 	// fields marked so) and the fields below down to rd.
@@ -180,12 +181,31 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	}
 	var peer netip.AddrPort
 	rawIP := conn == nil && c.PacketConn == nil && c.Conn == nil && c.Transport == IP
-	ip, locals, err := bindAddrs(ip, c.LocalAddrs, rawIP)
+	ip, locals, err := bindAddrs(ip, c.LocalAddrs)
 	if err != nil {
 		return nil, err
 	}
 	if (cfg == nil || cfg.MTU == 0) && conn == nil && c.PacketConn == nil && c.Conn == nil {
 		c.MTU = localMTU(ip, locals, !c.DisablePMTUDiscovery) // mtudefault.go
+	}
+	ownSocket := conn == nil && c.PacketConn == nil && c.Conn == nil
+	// A wildcard endpoint on a socket of ours with Multihoming announces
+	// the host's addresses (multihome.go).
+	wild := c.Multihoming && locals == nil && ownSocket && (!ip.IsValid() || ip.IsUnspecified())
+	// Both families over raw IP: two sockets (rawdual.go), for addresses
+	// of both, or for a wildcard endpoint announcing the host's addresses
+	// that was given no family.
+	dual := rawIP && (ip.Is6() && slices.ContainsFunc(locals, netip.Addr.Is4) || wild && !ip.IsValid())
+	if dual {
+		d, err := openDualIP(netio.IPConfig{BusyPoll: c.BusyPoll, Notices: true, DontFragment: !c.DisablePMTUDiscovery}, listen, max(maxPacket, c.MTU), !c.DisableECN)
+		switch {
+		case err == nil:
+			conn = d
+		case locals == nil:
+			dual = false // a host without IPv6: the wildcard is IPv4's, as before
+		default:
+			return nil, fmt.Errorf("sctp: raw IP: %w", err)
+		}
 	}
 	if conn == nil {
 		if conn, peer, err = openConn(&c, ip, listen); err != nil {
@@ -195,15 +215,21 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	if !c.DisableECN {
 		// Best effort: a socket that refuses sends Not-ECT, and ECN
 		// still works in the direction that marks.
-		_ = netio.EnableECN(conn)
+		_ = enableECN(conn) // sharedsock.go
 	}
 	e := &Endpoint{cfg: c, conn: conn, connPeer: peer, assocs: make(map[*assoc.Assoc]*Association),
 		kick: make(chan struct{}, 1), done: make(chan struct{}), rd: socketReader{kick: make(chan struct{}, 1)},
 		rawIP: rawIP, sharedPorts: rawIP}
-	e.mux, _ = conn.(*portConn)
+	e.mux, _ = conn.(portClaimer)
 	if err := e.mh.init(locals, c.PacketConn == nil && c.Conn == nil); err != nil {
 		conn.Close()
 		return nil, err
+	}
+	if wild {
+		if err := e.mh.initWild(); err != nil {
+			conn.Close()
+			return nil, err
+		}
 	}
 	if c.Pcap != "" {
 		w, err := netio.CreatePcap(c.Pcap, netio.PcapOptions{})
@@ -222,6 +248,10 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	if locals != nil {
 		cc.LocalAddrs, cc.Multihoming = locals, true
 	}
+	if wild {
+		e.mh.fams = socketFamilies(ip, rawIP && !dual)
+		cc.HostAddrs, cc.Families = e.mh.hostAddrs, e.mh.fams
+	}
 	e.core = assoc.NewEndpoint(cc, time.Now())
 	e.core.SetCloseHook(e.onDestroy)
 	e.core.SetPortFilter(0, e.sharedPorts)
@@ -236,6 +266,22 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	go e.readLoop()
 	go e.ownerLoop()
 	return e, nil
+}
+
+// socketFamilies returns the address families of the socket an endpoint
+// bound to ip opens: a raw IP socket is one family (IPv4 when ip is not
+// given; oneRaw false for a pair of them); a UDP one bound to [::] or to
+// no address is dual-stack.
+func socketFamilies(ip netip.Addr, oneRaw bool) assoc.AddrFamilies {
+	switch {
+	case ip.IsValid() && ip.Unmap().Is4():
+		return assoc.FamilyIPv4
+	case oneRaw && !ip.IsValid():
+		return assoc.FamilyIPv4
+	case oneRaw:
+		return assoc.FamilyIPv6
+	}
+	return assoc.FamilyBoth
 }
 
 // openConn opens the transport that cfg selects, for an endpoint that
@@ -354,9 +400,7 @@ func (e *Endpoint) stop() {
 	e.closeOnce.Do(func() {
 		close(e.done)
 		e.conn.Close()
-		if e.mh.probe != nil {
-			e.mh.probe.Close()
-		}
+		e.mh.close()
 		if e.pcap != nil {
 			e.pcap.Close() // later captures fail quietly
 		}

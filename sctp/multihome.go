@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/usctp/usctp/sctp/internal/assoc"
 	"github.com/usctp/usctp/sctp/internal/netio"
 )
 
@@ -18,9 +19,10 @@ import (
 // An endpoint with two or more local addresses (ListenAddrs, an address
 // list in Listen, Config.LocalAddrs) binds one socket to the wildcard
 // address of their family (dual-stack [::] for UDP encapsulation with
-// both families; raw IP sockets are one family, so a raw IP endpoint's
-// addresses must be too), rather than one socket per address: one reader
-// serves them all, and the core sees one transport. It then
+// both families; raw IP sockets are one family, so a raw IP endpoint
+// with both has a pair, rawdual.go), rather than one socket per
+// address: one reader serves them all, and the core sees one transport.
+// It then
 //   - lists its addresses in INIT and INIT ACK (RFC 9260 section 5.1.2),
 //     and turns Config.Multihoming on, so the peer's addresses are paths;
 //   - accepts only packets sent to one of its addresses: the socket
@@ -39,8 +41,18 @@ import (
 // The kernel routes by destination, so the path to a peer address leaves
 // through the interface of that address's route: with one subnet per
 // link (the usual multi-homing set-up) the source chosen is that link's
-// own address. A wildcard endpoint (no address given) announces no
-// address and lets the kernel choose every source, as before.
+// own address.
+//
+// A wildcard endpoint (no address given) with Config.Multihoming receives
+// on every address of the host, and so announces them: the core lists in
+// each INIT and INIT ACK those of the host's addresses that suit the peer
+// (assoc/hostaddrs.go: scope, families, loopback), read from the kernel's
+// address list (netio.HostAddrs, read again only after a change). Such an
+// endpoint accepts packets to any address (wild) and sends each packet as
+// a multi-homed one does, from the address its peer address's packets
+// arrive on, else from the route's choice. Without Multihoming a wildcard
+// endpoint announces no address and lets the kernel choose every source,
+// as before.
 
 // maxSources bounds the per-destination source cache; beyond it the cache
 // starts again (it is refilled from the routes and the packets).
@@ -54,6 +66,48 @@ type multiHome struct {
 	probe   *netio.RouteProbe         // the kernel's source choice; nil on a user's conn
 	srcs    map[netip.Addr]netip.Addr // peer IP -> source of packets to it
 	dropped atomic.Uint64             // packets to an address not in locals
+	// wild is set on a wildcard endpoint that announces the host's
+	// addresses (hosts): every address of the host is its own.
+	wild  bool
+	hosts *netio.HostAddrs
+	fams  assoc.AddrFamilies // the socket's families (wild)
+}
+
+// on reports whether the endpoint chooses each packet's source.
+func (m *multiHome) on() bool { return m.locals != nil || m.wild }
+
+// initWild sets up a wildcard endpoint that announces the host's
+// addresses: the kernel's list of them and its route lookups, opened in
+// the calling thread's network namespace.
+func (m *multiHome) initWild() error {
+	h, err := netio.NewHostAddrs()
+	if err != nil {
+		return fmt.Errorf("sctp: the host's addresses: %w", err)
+	}
+	p, err := netio.NewRouteProbe()
+	if err != nil {
+		h.Close()
+		return fmt.Errorf("sctp: route probe: %w", err)
+	}
+	m.wild, m.hosts, m.probe = true, h, p
+	m.srcs = make(map[netip.Addr]netip.Addr)
+	return nil
+}
+
+// hostAddrs is the core's Config.HostAddrs: the host's addresses, and the
+// source of the packets to peer. Called with the endpoint's mu held.
+func (m *multiHome) hostAddrs(peer netip.Addr) ([]netip.Addr, netip.Addr) {
+	return m.hosts.Addrs(), m.source(peer)
+}
+
+// close releases the kernel lookups.
+func (m *multiHome) close() {
+	if m.probe != nil {
+		m.probe.Close()
+	}
+	if m.hosts != nil {
+		m.hosts.Close()
+	}
 }
 
 // init sets the address set up; probe asks for the kernel's route lookups
@@ -77,7 +131,7 @@ func (m *multiHome) init(locals []netip.Addr, probe bool) error {
 // arrived notes that a packet from peer arrived on the local address
 // local, and reports whether local is one of the endpoint's.
 func (m *multiHome) arrived(peer, local netip.Addr) bool {
-	if !slices.Contains(m.locals, local) {
+	if !m.wild && !slices.Contains(m.locals, local) {
 		m.dropped.Add(1)
 		return false
 	}
@@ -109,7 +163,7 @@ func (m *multiHome) remember(dst, src netip.Addr) {
 // first of dst's family, else none (the kernel's).
 func (m *multiHome) choose(dst netip.Addr) netip.Addr {
 	if m.probe != nil {
-		if s := m.probe.Source(dst); slices.Contains(m.locals, s) {
+		if s := m.probe.Source(dst); m.wild && s.IsValid() || slices.Contains(m.locals, s) {
 			return s
 		}
 	}
@@ -127,7 +181,7 @@ func (m *multiHome) choose(dst netip.Addr) netip.Addr {
 // address; else the addresses of list (Config.LocalAddrs), one bound as
 // ip, two or more through the wildcard of their family (the unspecified
 // ip given keeps its family when list is empty).
-func bindAddrs(ip netip.Addr, list []netip.Addr, rawIP bool) (netip.Addr, []netip.Addr, error) {
+func bindAddrs(ip netip.Addr, list []netip.Addr) (netip.Addr, []netip.Addr, error) {
 	if ip.IsValid() && !ip.IsUnspecified() {
 		return ip, nil, nil
 	}
@@ -150,11 +204,9 @@ func bindAddrs(ip netip.Addr, list []netip.Addr, rawIP bool) (netip.Addr, []neti
 	if len(locals) > maxLocalAddrs {
 		return ip, nil, fmt.Errorf("sctp: %d local addresses, at most %d", len(locals), maxLocalAddrs)
 	}
-	w := familyWildcard(locals)
-	if rawIP && w.Is6() && slices.ContainsFunc(locals, netip.Addr.Is4) {
-		return ip, nil, errors.New("sctp: a raw IP endpoint's local addresses must be all IPv4 or all IPv6 (a raw socket is one family)")
-	}
-	return w, locals, nil
+	// Both families over raw IP: the IPv6 wildcard stands for a pair of
+	// raw sockets (rawdual.go).
+	return familyWildcard(locals), locals, nil
 }
 
 // maxLocalAddrs is the most local addresses an endpoint takes: as many as
@@ -275,11 +327,26 @@ func DialAddrs(ctx context.Context, ips []netip.Addr, port uint16, cfg *Config) 
 }
 
 // LocalAddrs returns the endpoint's local IP addresses: those it was given
-// (ListenAddrs, Config.LocalAddrs), or the one its socket is bound to
-// (the unspecified address on a wildcard socket).
+// (ListenAddrs, Config.LocalAddrs); on a wildcard endpoint with
+// Multihoming, the host's addresses of its socket's families (those it
+// picks from for each peer); else the one its socket is bound to (the
+// unspecified address on a wildcard socket).
 func (e *Endpoint) LocalAddrs() []netip.Addr {
 	if e.mh.locals != nil {
 		return slices.Clone(e.mh.locals)
+	}
+	if e.mh.wild {
+		e.mu.Lock()
+		host := e.mh.hosts.Addrs()
+		fam := e.mh.fams
+		var out []netip.Addr
+		for _, ip := range host {
+			if ip.Is4() && fam&assoc.FamilyIPv4 != 0 || ip.Is6() && fam&assoc.FamilyIPv6 != 0 {
+				out = append(out, ip)
+			}
+		}
+		e.mu.Unlock()
+		return out
 	}
 	return []netip.Addr{e.conn.LocalAddr().Addr()}
 }

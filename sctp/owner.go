@@ -155,7 +155,7 @@ func (e *Endpoint) collect(now time.Time) bool {
 		if e.core.PolledECT() {
 			o.ECN = ecnECT0
 		}
-		if e.mh.locals != nil {
+		if e.mh.on() {
 			o.Local = e.mh.source(to.Addr())
 		}
 		e.nout++

@@ -283,7 +283,7 @@ func (e *Endpoint) touch(a *assoc.Assoc) {
 // address of a wildcard-bound socket: the association it reaches (or
 // creates, newAssociation) records the address for LocalAddrs.
 func (e *Endpoint) receiveAt(now time.Time, p *netio.Packet, local netip.Addr) {
-	if e.mh.locals != nil && !e.mh.arrived(p.Addr.Addr(), local) {
+	if e.mh.on() && !e.mh.arrived(p.Addr.Addr(), local) {
 		return
 	}
 	e.pktLocal = local

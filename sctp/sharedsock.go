@@ -77,6 +77,7 @@ type sharedSock struct {
 type portConn struct {
 	s      *sharedSock
 	claims map[uint16]int // SCTP ports held, with their use counts (guarded by s.mu)
+	opener bool           // the first endpoint on the socket: its settings are the socket's
 
 	mu       sync.Mutex // guards the fields below
 	q        []netio.Packet
@@ -143,7 +144,7 @@ func openSharedKey(key sockKey, open func() (netio.Conn, error), port uint16) (*
 		}
 		sockRegistry.socks[key] = s
 	}
-	pc := &portConn{s: s, claims: make(map[uint16]int), wake: make(chan struct{}, 1)}
+	pc := &portConn{s: s, claims: make(map[uint16]int), wake: make(chan struct{}, 1), opener: len(s.members) == 0}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if port != 0 {
@@ -584,3 +585,23 @@ func (pc *portConn) dequeue(pkts []netio.Packet, view bool) int {
 	}
 	return n
 }
+
+// enableECN is netio.EnableECN for the socket under c: a shared socket's
+// is set by the endpoint that opened it (ECN marking is per socket, like
+// Don't Fragment), through its portConn.
+func enableECN(c netio.Conn) error {
+	switch c := c.(type) {
+	case *portConn:
+		if !c.opener {
+			return nil
+		}
+		return netio.EnableECN(c.s.conn)
+	case *dualConn:
+		return nil // set as it opened, before its readers started (rawdual.go)
+	}
+	return netio.EnableECN(c)
+}
+
+// ECTAll reports whether the shared socket sends ECT(0) (netio.ECTAll),
+// so that a capture records the ECN field the wire has.
+func (pc *portConn) ECTAll() bool { return netio.ECTAll(pc.s.conn) }

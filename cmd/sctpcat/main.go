@@ -78,6 +78,7 @@ type options struct {
 	addAddr, delAddr                                       string
 	addrAfter                                              int
 	dynamicAddrs                                           bool
+	multihome                                              bool
 }
 
 func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
@@ -112,6 +113,7 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "connect, echo-wait and shutdown timeout")
 	fs.StringVar(&o.authKey, "auth-key", "", "authenticate chunks (AUTH, RFC 4895) with this endpoint-pair shared key: `[ID:]HEX` (key id 0 by default)")
 	fs.StringVar(&o.authChunks, "auth-chunks", "", "chunk types the peer must authenticate, comma-separated numbers (default with -auth-key: 0,3, DATA and SACK)")
+	fs.BoolVar(&o.multihome, "multihome", false, "use the peer's other addresses as paths; an endpoint bound to no address (-l :PORT, or connect mode without -bind) also lists the host's addresses")
 	fs.BoolVar(&o.dynamicAddrs, "dynamic-addrs", false, "accept the peer's address changes (ASCONF, RFC 5061; turns on AUTH and multi-homing)")
 	fs.StringVar(&o.addAddr, "add-addr", "", "connect mode: after -addr-after messages, ask the peer to add this local `IP` (ASCONF; implies -dynamic-addrs)")
 	fs.StringVar(&o.delAddr, "del-addr", "", "connect mode: after -addr-after messages (and the -add-addr), ask the peer to delete this local `IP`")
@@ -189,6 +191,7 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 		return nil, nil, fmt.Errorf("-addr-after %d out of range", o.addrAfter)
 	}
 	cfg.DynamicAddrs = o.dynamicAddrs
+	cfg.Multihoming = cfg.Multihoming || o.multihome
 	if o.bind != "" {
 		if o.listen {
 			return nil, nil, errors.New("-bind is for connect mode: with -l, list the addresses in HOST:PORT")

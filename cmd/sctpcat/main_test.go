@@ -216,3 +216,20 @@ func TestAddrFlags(t *testing.T) {
 		t.Fatal("-add-addr nope accepted")
 	}
 }
+
+// TestMultihomeFlag: -multihome turns Config.Multihoming on (a listener on
+// no address then lists the host's addresses); it is off by default.
+func TestMultihomeFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{{[]string{"-l", ":7000"}, false}, {[]string{"-multihome", "-l", ":7000"}, true}, {[]string{"-multihome", "127.0.0.1:7000"}, true}} {
+		_, cfg, err := parse(tc.args, &syncBuffer{})
+		if err != nil {
+			t.Fatalf("%q: %v", tc.args, err)
+		}
+		if cfg.Multihoming != tc.want {
+			t.Errorf("%q: Multihoming %v", tc.args, cfg.Multihoming)
+		}
+	}
+}

@@ -101,7 +101,11 @@ func parseInit(c *rxChunk, in *initInfo) bool {
 			if m.Ack {
 				in.cookie = p.Value
 			}
-		case chunk.ParamSupportedAddressTypes, chunk.ParamUnrecognizedParameter, chunk.ParamAdaptationLayer,
+		case chunk.ParamSupportedAddressTypes:
+			if !in.typesSeen {
+				in.types, in.typesSeen = parseAddrTypes(p.Value), true
+			}
+		case chunk.ParamUnrecognizedParameter, chunk.ParamAdaptationLayer,
 			chunk.ParamPadding, chunk.ParamZeroChecksum:
 			// Known, not used by this stack.
 		case chunk.ParamRandom:
@@ -179,6 +183,18 @@ func (a *Assoc) appendInit(b []byte) []byte {
 	}
 	b = appendLocalAddrs(b, a.ep.cfg.LocalAddrs)
 	last := -1
+	if cfg := &a.ep.cfg; cfg.HostAddrs != nil {
+		dst := a.key.peer.Addr()
+		if a.initAddrs != nil {
+			dst = a.initDest().Addr()
+		}
+		b = appendAddrParams(b, a.ep.hostAddrsFor(dst, FamilyBoth))
+		if cfg.Families == FamilyIPv4 || cfg.Families == FamilyIPv6 {
+			// Section 3.3.2.1: the peer lists only addresses we can use.
+			last = len(b)
+			b = appendSupportedAddrTypes(b, cfg.Families)
+		}
+	}
 	if offer := a.ep.cfg.offered(); offer != 0 {
 		b = appendECNCapable(b, offer)
 		if a.auth != nil {

@@ -69,6 +69,18 @@ type Config struct {
 	// ACK when there are two or more (RFC 9260 section 5.1.2); with one
 	// or none the source address of the packets stands for the endpoint.
 	LocalAddrs []netip.Addr
+	// HostAddrs, when not nil and LocalAddrs is empty, makes a wildcard
+	// endpoint list the host's addresses in its INIT and INIT ACK, those
+	// that suit the peer (hostaddrs.go). It is called when one is built,
+	// with the peer address it goes to, and returns the host's addresses
+	// and the one the packet will leave from (not listed: the peer
+	// records the source anyway).
+	HostAddrs func(peer netip.Addr) (host []netip.Addr, src netip.Addr)
+	// Families are the address families the endpoint's socket can send
+	// and receive (0: both). With HostAddrs, only those are listed, and
+	// an endpoint of one family says so in its INIT (Supported Address
+	// Types), so that the peer lists only addresses of that family.
+	Families AddrFamilies
 	// Multihoming uses the peer's other addresses as alternate paths
 	// (paths.go): verified with HEARTBEATs, taken by the data when the
 	// path in use is potentially failed. Off, the association uses the

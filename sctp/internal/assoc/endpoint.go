@@ -78,6 +78,9 @@ type Endpoint struct {
 	rndOff  int
 	in      inPacket // reused parse state for receive
 	scratch []byte   // reused encoding buffer
+	// announce is the list of the host's addresses for the INIT or INIT
+	// ACK being built (hostaddrs.go).
+	announce []netip.Addr
 	// fragmentable: the packet Poll returned last exceeds its path's
 	// PLPMTU (chunks cut before it shrank) and may be IP-fragmented.
 	fragmentable bool

@@ -217,6 +217,11 @@ type initInfo struct {
 	// encoded as Unrecognized Parameter parameters (for an INIT ACK we
 	// send) or error cause bodies (for the ERROR after an INIT ACK).
 	unrecognized []byte
+
+	// types are the families of a Supported Address Types parameter,
+	// when typesSeen (hostaddrs.go).
+	types     AddrFamilies
+	typesSeen bool
 }
 
 // initProblem is what is wrong with an INIT or INIT ACK.
@@ -360,7 +365,11 @@ func (ep *Endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *coo
 	}
 	if b := ep.replyBuf(p.from); b != nil {
 		b = appendHeader(b, p.dstPort, p.srcPort, in.tag)
+		at := len(b)
 		b = appendInitAck(b, c, ep.initAckRwnd(), ep.jar, in.unrecognized, ep.cfg.offered(), ep.cfg.LocalAddrs, random, &ep.cfg)
+		if ep.cfg.HostAddrs != nil {
+			b = ep.insertHostAddrs(b, at, p, in, commonHeaderLen+len(p.body))
+		}
 		ep.commitReply(finishPacket(b, 0))
 	}
 }

@@ -33,8 +33,9 @@ const mhBytes = 8 << 20
 // newMHPair starts a multi-homed association between usctp (the host side of both
 // taps) and the guest kernel (both NICs) over SCTP on IP, with usctp in role. Both ends
 // list both addresses; the primaries are the first tap's. Heartbeats go every second
-// on each path, at both ends.
-func newMHPair(t *testing.T, role, kopts string, events chan<- sctp.Event) *pair {
+// on each path, at both ends. With wild usctp is bound to no address and lists the
+// host's (Config.Multihoming on a wildcard endpoint).
+func newMHPair(t *testing.T, role, kopts string, events chan<- sctp.Event, wild bool) *pair {
 	t.Helper()
 	vm := kvmMH.Get(t)
 	if !vm.HasTap() {
@@ -50,6 +51,10 @@ func newMHPair(t *testing.T, role, kopts string, events chan<- sctp.Event) *pair
 	cfg := sctp.Config{
 		Transport: sctp.IP, Pcap: p.pcap, SendBuffer: 4 << 20, RecvBuffer: 4 << 20,
 		Multihoming: true, LocalAddrs: hostIPs, HeartbeatInterval: time.Second,
+	}
+	laddr := fmt.Sprintf("%s,%s", hostIPs[0], hostIPs[1])
+	if wild {
+		cfg.LocalAddrs, laddr = nil, ""
 	}
 	open := func(f func() error) {
 		t.Helper()
@@ -83,7 +88,7 @@ func newMHPair(t *testing.T, role, kopts string, events chan<- sctp.Event) *pair
 	case server:
 		port := 20000 + int(n)
 		open(func() (err error) {
-			p.ep, err = sctp.Listen(fmt.Sprintf("%s,%s:%d", hostIPs[0], hostIPs[1], port), &cfg)
+			p.ep, err = sctp.Listen(fmt.Sprintf("%s:%d", laddr, port), &cfg)
 			return err
 		})
 		p.cleanup()
@@ -145,12 +150,24 @@ func (p *pair) waitPaths(want int) {
 // the second path; both ends report the first path's failure (usctp's
 // EventPeerAddrChange and Paths, the kernel's SCTP_PEER_ADDR_CHANGE); HEARTBEATs went
 // on both paths both ways; tshark reads every packet of usctp's pcap.
+//
+// In the wildcard variants (to the kernel) usctp is bound to no address, with
+// Multihoming: it lists the host's addresses (its namespace's two taps) in its INIT or
+// INIT ACK, and the kernel learns usctp's second address from that list alone (it
+// must, to take usctp's DATA from there after the cut and to send HEARTBEATs there).
 func TestKernelMultihom(t *testing.T) {
 	batchPcaps(t)
 	count := mhBytes / bulkMsg
 	for _, role := range roles {
-		for _, dir := range []string{"to-kernel", "from-kernel"} {
-			t.Run(role+"/"+dir, func(t *testing.T) {
+		for _, v := range []struct {
+			dir  string
+			wild bool
+		}{{"to-kernel", false}, {"from-kernel", false}, {"to-kernel", true}} {
+			dir, name := v.dir, role+"/"+v.dir
+			if v.wild {
+				name += "-wildcard"
+			}
+			t.Run(name, func(t *testing.T) {
 				kopts := "mode=sink log=0"
 				if dir == "from-kernel" {
 					// then=wait: the association stays up after the data, so that
@@ -159,7 +176,7 @@ func TestKernelMultihom(t *testing.T) {
 					kopts = fmt.Sprintf("mode=source log=0 count=%d size=%d ppid=%d then=wait", count, bulkMsg, ppidBase)
 				}
 				events := make(chan sctp.Event, 64)
-				p := newMHPair(t, role, kopts, events)
+				p := newMHPair(t, role, kopts, events, v.wild)
 				p.waitPaths(2)
 				// Heartbeats go every second (+ RTO, with jitter) on each path at
 				// both ends: give each path time for some both ways before the

@@ -56,6 +56,12 @@ func ectAll(c Conn) bool {
 		return c.ect
 	case *IPConn:
 		return c.ect
+	case interface{ ECTAll() bool }:
+		return c.ECTAll() // a view of another Conn (package sctp's shared sockets)
 	}
 	return false
 }
+
+// ECTAll reports whether EnableECN set ECT(0) on the socket of c, a Conn
+// of this package or one that answers ECTAll itself.
+func ECTAll(c Conn) bool { return ectAll(c) }

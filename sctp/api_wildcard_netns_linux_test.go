@@ -1,0 +1,282 @@
+//go:build linux
+
+package sctp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/usctp/usctp/internal/testsupport"
+	"github.com/usctp/usctp/sctp/internal/netio"
+	"github.com/usctp/usctp/sctp/internal/netnstest"
+)
+
+// TestWildcardMultihomeNetnsFailover: endpoints bound to the wildcard
+// address with Multihoming announce the host's addresses. Two namespaces
+// joined by two links (mhNetns); the server listens on ":5000", the client
+// dials only the server's address on link m0, from the wildcard address
+// too. Each learns the other's address on link m1 from the INIT or INIT
+// ACK alone (the client's IPv4 socket names its family, so the server's
+// IPv6 addresses are left out), both paths are confirmed, and when link
+// m0 is cut during a transfer the data moves to m1: byte-exact, both ends
+// report the cut path's failure. Over raw IP and UDP encapsulation.
+//
+// In the ip46 variant the client is NewEndpoint with no address, which
+// over raw IP with Multihoming opens a raw socket of each family
+// (rawdual.go), as the listener does: both list their IPv4 and IPv6
+// addresses, and each end has four paths, two per link.
+func TestWildcardMultihomeNetnsFailover(t *testing.T) {
+	for _, tr := range []Transport{IP, UDP} {
+		t.Run(tr.String(), func(t *testing.T) { wildcardFailover(t, tr, false) })
+	}
+	t.Run("ip46", func(t *testing.T) { wildcardFailover(t, IP, true) })
+}
+
+func wildcardFailover(t *testing.T, tr Transport, both bool) {
+	nsA, nsB := mhNetns(t)
+	cfg := &Config{Transport: tr, Multihoming: true, RTOInitial: 500 * time.Millisecond, RTOMin: 200 * time.Millisecond,
+		RTOMax: 2 * time.Second, HeartbeatInterval: 300 * time.Millisecond, MaxRetransmits: 100,
+		SendBuffer: 4 << 20, RecvBuffer: 4 << 20}
+	var l *Endpoint
+	var err error
+	netnstest.In(t, nsB, func() { l, err = Listen(":5000", cfg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	// The listener's addresses: the namespace's, both families (UDP's
+	// dual-stack socket, raw IP's pair).
+	for _, want := range addrs("10.201.3.2", "10.201.4.2", "fd00:201:3::2", "fd00:201:4::2", "127.0.0.1") {
+		if !slices.Contains(l.LocalAddrs(), want) {
+			t.Errorf("listener's LocalAddrs %v lack %v", l.LocalAddrs(), want)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var c *Association
+	netnstest.In(t, nsA, func() {
+		if !both {
+			c, err = Dial(ctx, "10.201.3.2:5000", cfg)
+			return
+		}
+		var e *Endpoint
+		if e, err = NewEndpoint(netip.Addr{}, cfg); err == nil {
+			t.Cleanup(func() { e.Close() })
+			c, err = e.Dial(ctx, "10.201.3.2:5000")
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := l.AcceptContext(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cev, sev := watchPaths(c), watchPaths(s)
+	ips := func(p []PathInfo) []netip.Addr {
+		var out []netip.Addr
+		for _, x := range p {
+			out = append(out, x.Addr.IP)
+		}
+		slices.SortFunc(out, netip.Addr.Compare)
+		return out
+	}
+	cwant, swant := addrs("10.201.3.2", "10.201.4.2"), addrs("10.201.3.1", "10.201.4.1")
+	if both {
+		cwant = addrs("10.201.3.2", "10.201.4.2", "fd00:201:3::2", "fd00:201:4::2")
+		swant = addrs("10.201.3.1", "10.201.4.1", "fd00:201:3::1", "fd00:201:4::1")
+	}
+	cp, sp := waitPaths(t, c, allActive(len(cwant))), waitPaths(t, s, allActive(len(swant)))
+	if got := ips(cp); !slices.Equal(got, cwant) {
+		t.Fatalf("client's paths %v, want %v", got, cwant)
+	}
+	if got := ips(sp); !slices.Equal(got, swant) {
+		t.Fatalf("server's paths %v, want %v", got, swant)
+	}
+
+	total := 8 << 20
+	if testsupport.RaceEnabled || testing.Short() {
+		total = 2 << 20
+	}
+	const size = 16000
+	go func() {
+		r := rand.New(rand.NewPCG(18, uint64(tr)))
+		msg := make([]byte, size)
+		for sent := 0; sent < total; sent += size {
+			for i := range msg {
+				msg[i] = byte(r.Uint32())
+			}
+			if _, err := c.WriteMsg(msg, SendInfo{Stream: 1}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+		// The server, which only receives, sees the cut by its
+		// heartbeats: close once it did.
+		for end := time.Now().Add(30 * time.Second); !sev.saw("10.201.3.1", failed...) && time.Now().Before(end); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if err := c.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+	r := rand.New(rand.NewPCG(18, uint64(tr)))
+	buf, want := make([]byte, 2*size), make([]byte, size)
+	got, cut := 0, false
+	for {
+		n := 0
+		for {
+			m, info, err := s.ReadMsg(buf[n:])
+			if err == io.EOF && n == 0 {
+				break
+			}
+			if err != nil {
+				t.Fatalf("after %d bytes: %v (client paths %+v)", got, err, c.Paths())
+			}
+			n += m
+			if info.EOR || n >= len(buf) {
+				break
+			}
+		}
+		if n == 0 {
+			break
+		}
+		for i := range want {
+			want[i] = byte(r.Uint32())
+		}
+		if n != size || string(buf[:n]) != string(want) {
+			t.Fatalf("message at byte %d: %d bytes, not the ones sent", got, n)
+		}
+		got += n
+		if !cut && got >= total/4 {
+			netnstest.SetLink(t, nsA, "m0", false)
+			cut = true
+		}
+	}
+	if got != (total+size-1)/size*size {
+		t.Fatalf("received %d bytes of %d", got, total)
+	}
+	for end := time.Now().Add(30 * time.Second); !(cev.saw("10.201.3.2", failed...) && sev.saw("10.201.3.1", failed...)); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("path events: client %v; server %v", cev, sev)
+		}
+	}
+	t.Logf("%d MB; client %d failovers; path events: client %v; server %v", got>>20, c.Stats().PathFailovers, cev, sev)
+}
+
+// TestWildcardMultihomeLoopbackPeer: a wildcard endpoint with Multihoming
+// on a host with other addresses (namespace a of mhNetns: 10.201.3.1 and
+// 10.201.4.1) lists none of them to a peer on loopback: every path would
+// cross the same loopback device, so the association stays on one path
+// each side (Linux would list them all). The same endpoints dialing the
+// host's 10.201.3.1 list the other address, 10.201.4.1: two paths.
+func TestWildcardMultihomeLoopbackPeer(t *testing.T) {
+	for _, tr := range []Transport{IP, UDP} {
+		t.Run(tr.String(), func(t *testing.T) {
+			nsA, _ := mhNetns(t)
+			cfg := &Config{Transport: tr, Multihoming: true, HeartbeatInterval: 200 * time.Millisecond}
+			for _, tc := range []struct {
+				dial  string
+				paths []netip.Addr
+			}{
+				{"127.0.0.1:5000", addrs("127.0.0.1")},
+				{"10.201.3.1:5000", addrs("10.201.3.1", "10.201.4.1")},
+			} {
+				var l *Endpoint
+				var c *Association
+				var err error
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				netnstest.In(t, nsA, func() {
+					if l, err = Listen(":5000", cfg); err == nil {
+						c, err = Dial(ctx, tc.dial, cfg)
+					}
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := accept(t, l)
+				for side, as := range map[string]*Association{"client": c, "server": s} {
+					ps := waitPaths(t, as, allActive(len(tc.paths)))
+					var got []netip.Addr
+					for _, p := range ps {
+						got = append(got, p.Addr.IP)
+					}
+					slices.SortFunc(got, netip.Addr.Compare)
+					if !slices.Equal(got, tc.paths) {
+						t.Errorf("dial %s: %s paths %v, want %v", tc.dial, side, got, tc.paths)
+					}
+				}
+				c.Abort("test over")
+				l.Close()
+				cancel()
+			}
+		})
+	}
+}
+
+// TestDualConnDeadlineAndClose: the pair of raw sockets behind a raw IP
+// endpoint with both families (rawdual.go) keeps netio.Conn's contract: a
+// read deadline in the past, or one that passes while ReadBatch waits,
+// unblocks it with os.ErrDeadlineExceeded, and Close with net.ErrClosed;
+// its port claims hold on both sockets.
+func TestDualConnDeadlineAndClose(t *testing.T) {
+	nsA, _ := mhNetns(t)
+	var d *dualConn
+	var err error
+	netnstest.In(t, nsA, func() { d, err = openDualIP(netio.IPConfig{}, 5001, 2048, true) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkts := []netio.Packet{{Buf: make([]byte, 2048)}}
+	d.SetReadDeadline(time.Now().Add(-time.Second))
+	if _, err := d.ReadBatch(pkts); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("past deadline: %v", err)
+	}
+	d.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	if _, err := d.ReadBatch(pkts); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("deadline: %v", err)
+	}
+	// Another endpoint of the process on the same pair of sockets.
+	var d2 *dualConn
+	netnstest.In(t, nsA, func() { d2, err = openDualIP(netio.IPConfig{}, 0, 2048, true) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d2.c4.s != d.c4.s || d2.c6.s != d.c6.s {
+		t.Fatal("the second endpoint did not share the sockets")
+	}
+	if err := d2.claim(5001); !errors.Is(err, errPortInUse) {
+		t.Errorf("port 5001 claimed by the second endpoint: %v", err)
+	}
+	if err := d.claim(5002); err != nil {
+		t.Fatal(err)
+	}
+	if err := d2.claim(5002); err == nil {
+		t.Error("port 5002 claimed by both")
+	}
+	d.release(5002)
+	if err := d2.claim(5002); err != nil {
+		t.Errorf("port 5002 after its release: %v", err)
+	}
+	d2.Close()
+	d.SetReadDeadline(time.Time{})
+	errc := make(chan error, 1)
+	go func() {
+		_, err := d.ReadBatch(pkts)
+		errc <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	d.Close()
+	if err := <-errc; !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("after Close: %v", err)
+	}
+}
