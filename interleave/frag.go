@@ -240,6 +240,13 @@ type fragList struct {
 	// IDataReassembler.rekeyPD).
 	fbase stream.FSN
 	pdMID stream.MID
+	// run is the last fragment in sequence from the first of message
+	// runMID (at position runPos) that the I-DATA reassembler's last
+	// completeness walk on the list reached; nil when unknown (see
+	// IDataReassembler.complete).
+	run    *Frag
+	runMID stream.MID
+	runPos stream.FSN
 }
 
 // treapSeed keys the treap priorities (see fragList).

@@ -219,18 +219,47 @@ func (d *IDataReassembler) at(f *Frag, want stream.FSN, firstTSN chunk.TSN) bool
 	return false
 }
 
-// complete reports whether the list from h (a first fragment) holds its
-// whole message and returns its last fragment.
-func (d *IDataReassembler) complete(h *Frag) (*Frag, bool) {
+// complete reports whether list l from h (a first fragment) holds its
+// whole message and returns its last fragment (the last in sequence, when
+// incomplete).
+//
+// The walk resumes where the last one on the message stopped (see
+// fragList.run and Frag.FSN of a first fragment), so a message whose
+// fragments come in sequence costs O(1) per fragment rather than a walk
+// from its start each time; a message looked at after another one of the
+// list resumes through the list's tree (O(log n)) once its run is longer
+// than smallWalk. What the walks pass is in sequence for good unless a
+// fragment of the message leaves (see unlinkOne, iunlink), which makes the
+// next walk start again from h.
+func (d *IDataReassembler) complete(l *fragList, h *Frag) (*Frag, bool) {
 	f, pos := h, stream.FSN(0)
+	switch {
+	case l.run != nil && l.runMID == h.MID:
+		f, pos = l.run, l.runPos
+	case h.FSN > smallWalk:
+		if g := l.ifind(h.MID, d.wireFSN(h.FSN)); g != nil {
+			f, pos = g, h.FSN
+		}
+	}
 	for !isEnd(f) {
 		n := f.next
 		if n == nil || n.MID != h.MID || !d.at(n, pos+1, h.TSN) {
-			return f, false
+			break
 		}
 		f, pos = n, pos+1
 	}
-	return f, true
+	l.run, l.runMID, l.runPos = f, h.MID, pos
+	h.FSN = pos // a first fragment's FSN is 0: it keeps the run's length
+	return f, isEnd(f)
+}
+
+// wireFSN returns the FSN a later fragment at position pos carries under
+// the convention in force (decided: a run past position 0 decided it).
+func (d *IDataReassembler) wireFSN(pos stream.FSN) stream.FSN {
+	if d.conv == FSNLinux {
+		return pos - 1
+	}
+	return pos
 }
 
 // Add takes an accepted fragment. It reports false (and keeps nothing)
@@ -434,7 +463,7 @@ func (d *IDataReassembler) deliverAfter(s *InSide, f *Frag) {
 	// The first fragment of f's message, if held, and what precedes it.
 	prev, g := s.unordered.iseek(f.MID)
 	if g != nil && g.MID == f.MID && isBegin(g) {
-		if last, ok := d.complete(g); ok {
+		if last, ok := d.complete(&s.unordered, g); ok {
 			d.moveRun(s, &s.unordered, prev, g, last)
 		}
 	}
@@ -461,7 +490,7 @@ func (d *IDataReassembler) deliverOrdered(s *InSide, in *stream.In) {
 		if h == nil || h.MID != in.MID || !isBegin(h) {
 			break
 		}
-		last, ok := d.complete(h)
+		last, ok := d.complete(&s.ordered, h)
 		if !ok {
 			break
 		}
@@ -480,7 +509,7 @@ func (d *IDataReassembler) deliverUnordered(s *InSide, in *stream.In) {
 	var prev *Frag
 	for f := s.unordered.head; f != nil; {
 		if isBegin(f) && !(in.PDUO && f.MID == in.MIDUO) {
-			if last, ok := d.complete(f); ok {
+			if last, ok := d.complete(&s.unordered, f); ok {
 				next := last.next
 				d.moveRun(s, &s.unordered, prev, f, last)
 				f = next
@@ -504,6 +533,9 @@ func (d *IDataReassembler) continuePD(s *InSide, in *stream.In, l *fragList, uno
 	for f != nil && f.MID == *mid && d.at(f, *next, p.firstTSN) {
 		n := f.next
 		d.unlinkOne(l, prev, f)
+		if isBegin(f) {
+			f.FSN = 0 // it held the run's length (see complete)
+		}
 		f.PPID = p.ppid
 		d.push(s, f, p.firstTSN)
 		*next = next.Next()
@@ -524,9 +556,17 @@ func (d *IDataReassembler) continuePD(s *InSide, in *stream.In, l *fragList, uno
 	return false
 }
 
-// unlinkOne removes f (after prev, nil at the head) from l.
+// unlinkOne removes f (after prev, nil at the head) from l, a fragment
+// alone rather than its whole message: the run of its message that
+// complete knows of (kept in the message's first fragment) may have lost
+// a fragment, so it is forgotten.
 func (d *IDataReassembler) unlinkOne(l *fragList, prev, f *Frag) {
 	l.iunlink(prev, f)
+	if !isBegin(f) {
+		if _, h := l.iseek(f.MID); h != nil && h.MID == f.MID && isBegin(h) {
+			h.FSN = 0
+		}
+	}
 }
 
 // moveRun moves the run first..last (prev precedes first, nil at the head)
@@ -536,6 +576,9 @@ func (d *IDataReassembler) moveRun(s *InSide, l *fragList, prev, first, last *Fr
 		n := f.next
 		l.iunlink(prev, f)
 		f.PPID = first.PPID // every part names the message's PPID
+		if f == first {
+			f.FSN = 0 // it held the run's length (see complete)
+		}
 		d.push(s, f, first.TSN)
 		if f == last {
 			return
@@ -869,7 +912,7 @@ func (d *IDataReassembler) skip(k MIDSkip) {
 	// skipped one); the rest of those MIDs is dropped.
 	for h := s.ordered.head; h != nil && h.MID.LEQ(k.MID); h = s.ordered.head {
 		if isBegin(h) {
-			if last, ok := d.complete(h); ok {
+			if last, ok := d.complete(&s.ordered, h); ok {
 				d.moveRun(s, &s.ordered, nil, h, last)
 				continue
 			}

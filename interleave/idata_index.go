@@ -78,8 +78,8 @@ func (l *fragList) ilt(a, b *Frag) bool {
 	if ra != rb {
 		return ra < rb
 	}
-	if ab, bb := isBegin(a), isBegin(b); ab != bb {
-		return ab
+	if ab, bb := isBegin(a), isBegin(b); ab != bb || ab {
+		return ab && !bb // a message's first fragments are one key
 	}
 	return l.fsnKey(a) < l.fsnKey(b)
 }
@@ -96,7 +96,35 @@ func (l *fragList) fsnKey(f *Frag) stream.FSN {
 
 // sameKey reports whether a and b have the same key (a duplicate).
 func sameKey(a, b *Frag) bool {
-	return a.MID == b.MID && isBegin(a) == isBegin(b) && a.FSN == b.FSN
+	return a.MID == b.MID && isBegin(a) == isBegin(b) && (isBegin(a) || a.FSN == b.FSN)
+}
+
+// ifind returns the later fragment (no B bit) of message mid with FSN fsn
+// in l, or nil. It builds the tree.
+func (l *fragList) ifind(mid stream.MID, fsn stream.FSN) *Frag {
+	l.ibuild()
+	rel := mid - l.base
+	for x := l.root; x != nil; {
+		r := x.MID - l.base
+		switch {
+		case r < rel || (r == rel && (isBegin(x) || l.fsnKey(x) < fsn-l.fbaseOf(mid))):
+			x = x.gnext
+		case r == rel && !isBegin(x) && x.FSN == fsn:
+			return x
+		default:
+			x = x.gprev
+		}
+	}
+	return nil
+}
+
+// fbaseOf returns what the FSNs of message mid are relative to in l (see
+// fsnKey).
+func (l *fragList) fbaseOf(mid stream.MID) stream.FSN {
+	if mid == l.pdMID {
+		return l.fbase
+	}
+	return 0
 }
 
 // fix recomputes x's subtree summaries from its own TSN and its
@@ -284,6 +312,9 @@ func (l *fragList) ipred(f *Frag) *Frag {
 
 // iunlink removes f (after prev, nil at the head) from I-DATA list l.
 func (l *fragList) iunlink(prev, f *Frag) {
+	if l.run != nil && l.runMID == f.MID {
+		l.run = nil // complete's walk passed a fragment of f's message
+	}
 	if prev == nil {
 		l.head = f.next
 	} else {
@@ -424,7 +455,7 @@ func (d *IDataReassembler) rebase(s *InSide, mid stream.MID) {
 	}
 	// high keeps its order and comes first; low (distance from the old
 	// base below cut) follows it.
-	l.root, l.tree, l.base = nil, false, mid
+	l.root, l.tree, l.base, l.run = nil, false, mid, nil
 	switch {
 	case high == nil:
 		l.head, l.tail = low, lowTail

@@ -358,3 +358,84 @@ func benchForwardFlood(b *testing.B, n int, mode string, idata bool) {
 		b.Fatalf("held %d bytes, %d before", a.r.Held(), held)
 	}
 }
+
+// BenchmarkSequenceAttack measures the receiver when a peer sends the
+// fragments of I-DATA messages in sequence and never their end (issue 23:
+// the work per chunk must not grow with the fragments held): each op is
+// the next fragment (1 byte) of a message that already has held fragments
+// in sequence, so a receiver that looks for the message's end from its
+// start walks them all. "ordered": one ordered message; "unordered": two
+// unordered messages of one stream whose fragments alternate. The
+// receiver is rebuilt off the clock when the fragments held reach twice
+// held.
+func BenchmarkSequenceAttack(b *testing.B) {
+	for _, mode := range []string{"ordered", "unordered"} {
+		for _, held := range []int{1 << 10, 1 << 12, 1 << 13, 1 << 15} {
+			b.Run(fmt.Sprintf("%s/held=%d", mode, held), func(b *testing.B) {
+				benchSequence(b, held, mode == "unordered")
+			})
+		}
+	}
+}
+
+// seqAttacker is the peer of BenchmarkSequenceAttack.
+type seqAttacker struct {
+	r     *Receiver
+	tsn   TSN
+	fsn   [2]uint32 // next FSN of each message
+	n     int       // fragments sent
+	uo    bool
+	chunk IData
+}
+
+func (a *seqAttacker) send() {
+	m := 0
+	if a.uo {
+		m = a.n % 2
+	}
+	flags := uint8(0)
+	if a.fsn[m] == 0 {
+		flags = chunk.FlagBeginning
+	}
+	if a.uo {
+		flags |= chunk.FlagUnordered
+	}
+	a.chunk = IData{TSN: a.tsn, SID: 0, MID: uint32(m), FSN: a.fsn[m], PPID: 1, Flags: flags, Payload: reorderPayload[:]}
+	if v, err := a.r.HandleIData(epoch, &a.chunk); v != Accepted || err != nil {
+		panic(fmt.Sprint("chunk not accepted: ", v, err))
+	}
+	a.r.EndPacket(epoch)
+	a.tsn++
+	a.fsn[m]++
+	a.n++
+}
+
+func (a *seqAttacker) setup(held int) {
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: 1, RecvBuffer: attackBuffer,
+		Interleaved: true, FSN: interleave.FSNRFC})
+	if err != nil {
+		panic(err)
+	}
+	*a = seqAttacker{r: &e.Recv, tsn: 1, uo: a.uo}
+	for range held {
+		a.send()
+	}
+}
+
+func benchSequence(b *testing.B, held int, uo bool) {
+	a := &seqAttacker{uo: uo}
+	a.setup(held)
+	if a.r.reasm.InPartial(0) {
+		b.Fatal("partial delivery started during the setup")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if a.n >= 2*held {
+			b.StopTimer()
+			a.setup(held)
+			b.StartTimer()
+		}
+		a.send()
+	}
+}
