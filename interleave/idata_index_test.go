@@ -93,6 +93,41 @@ func checkIndex(t *testing.T, d *IDataReassembler) {
 					seen[f.MID] = true
 				}
 			}
+			// complete's caches (the list's run cursor, a first
+			// fragment's run length) claim fragments in sequence: check
+			// them against the list.
+			posOf := func(f *Frag) stream.FSN {
+				if d.conv == FSNLinux {
+					return f.FSN + 1
+				}
+				return f.FSN
+			}
+			inSeq := func(h *Frag, n stream.FSN) *Frag {
+				f := h
+				for p := stream.FSN(1); p <= n; p++ {
+					if f.next == nil || f.next.MID != h.MID || isBegin(f.next) || posOf(f.next) != p {
+						t.Fatalf("stream %d uo %v: message %d claimed in sequence to %d, not at %d", sid, uo, h.MID, n, p)
+					}
+					f = f.next
+				}
+				return f
+			}
+			for i, f := range got {
+				if isBegin(f) && f.FSN != 0 && (i == 0 || got[i-1].MID != f.MID) {
+					inSeq(f, f.FSN)
+				}
+			}
+			if l.run != nil {
+				var h *Frag
+				for _, f := range got {
+					if f.MID == l.runMID && isBegin(f) {
+						h = f
+					}
+				}
+				if h == nil || inSeq(h, l.runPos) != l.run {
+					t.Fatalf("stream %d uo %v: run cursor of message %d wrong", sid, uo, l.runMID)
+				}
+			}
 			if !l.tree {
 				if l.root != nil {
 					t.Fatalf("stream %d uo %v: a root without a tree", sid, uo)
@@ -377,5 +412,41 @@ func TestIDataIndexSummaries(t *testing.T) {
 	checkIndex(t, h.d)
 	if got, want := s.unordered.iminBegin(), walkMin(); got != want {
 		t.Fatalf("after drops: lowest unordered first fragment %v, want %v", got, want)
+	}
+}
+
+// The completeness walk resumes where it stopped (see complete), which is
+// right only while what it passed stays: a fragment of the run reneged
+// (RFC 9260 section 6.2: "the receiver SHOULD drop the largest TSN held for
+// reordering") makes the message incomplete again, and a later end must
+// not complete it over the hole.
+func TestIDataRunForgottenOnRenege(t *testing.T) {
+	for _, cursor := range []bool{true, false} {
+		h := newIH(t, 2, FSNRFC)
+		h.mustAdd(1, 0, 0, 0, B, "<")
+		for p := uint32(1); p <= 11; p++ {
+			tsn := chunk.TSN(1 + p)
+			if p == 5 {
+				tsn = 100 // the highest TSN: the one reneging drops
+			}
+			h.mustAdd(tsn, 0, 0, p, 0, "x")
+		}
+		if !cursor {
+			// Another message of the list walked since: stream 0's
+			// cursor is elsewhere, the run length in the first fragment
+			// is what a walk would resume from.
+			h.mustAdd(50, 0, 1, 0, B, "o")
+			h.mustAdd(51, 0, 1, 1, 0, "o")
+		}
+		checkIndex(t, h.d)
+		if tsn, _, ok := h.d.DropHighest(0); !ok || tsn != 100 {
+			t.Fatalf("DropHighest dropped %d %v", tsn, ok)
+		}
+		checkIndex(t, h.d)
+		h.mustAdd(20, 0, 0, 12, E, ">")
+		h.want()
+		h.mustAdd(101, 0, 0, 5, 0, "y")
+		h.want("0/0:<xxxxyxxxxxx>")
+		checkIndex(t, h.d)
 	}
 }
