@@ -86,6 +86,9 @@ type IDataReassembler struct {
 
 	conv      FSNConvention // FSNAuto until decided
 	ambiguous bool          // a message waits for the FSN convention
+	// ambigTSN is at most the TSN of every second fragment (FSN 1) found
+	// ambiguous since SetCumulativeTSN last looked (see at).
+	ambigTSN chunk.TSN
 	cum       chunk.TSN     // cumulative TSN (SetCumulativeTSN)
 	cumKnown  bool
 	highest   chunk.TSN // highest TSN added
@@ -167,10 +170,13 @@ func (d *IDataReassembler) Convention() FSNConvention { return d.conv }
 
 // SetCumulativeTSN tells the reassembler the receiver's cumulative TSN:
 // every TSN up to cum has arrived. With FSNAuto it settles messages whose
-// FSN reading waited for a possibly missing fragment.
+// FSN reading waited for a possibly missing fragment, looking at every
+// stream once cum reaches such a fragment (the looks then decide the
+// convention, so this happens about once per association; before, it
+// costs one comparison per chunk).
 func (d *IDataReassembler) SetCumulativeTSN(cum chunk.TSN) {
 	d.cum, d.cumKnown = cum, true
-	if d.ambiguous && d.conv == FSNAuto {
+	if d.ambiguous && d.conv == FSNAuto && !cum.LT(d.ambigTSN) {
 		d.ambiguous = false
 		for sid, s := range d.streams.InSides() {
 			s.sid = sid
@@ -214,6 +220,9 @@ func (d *IDataReassembler) at(f *Frag, want stream.FSN, firstTSN chunk.TSN) bool
 	if f.TSN == firstTSN+1 || (d.cumKnown && !d.cum.LT(f.TSN)) {
 		d.conv = FSNRFC
 		return true
+	}
+	if !d.ambiguous || f.TSN.LT(d.ambigTSN) {
+		d.ambigTSN = f.TSN
 	}
 	d.ambiguous = true
 	return false

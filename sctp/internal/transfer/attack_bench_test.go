@@ -439,3 +439,55 @@ func benchSequence(b *testing.B, held int, uo bool) {
 		a.send()
 	}
 }
+
+// BenchmarkAmbiguityAttack measures the I-DATA receiver with the FSN
+// convention left to detect (FSNAuto, the default) when a peer keeps it
+// undecided: the second fragment (FSN 1) of a message comes after a TSN
+// hole that is never filled, so the receiver cannot tell RFC 8260's
+// numbering from Linux's, and each op is one more fragment of that message
+// while every other inbound stream holds a fragment. The cost per chunk
+// must not grow with the streams in use.
+func BenchmarkAmbiguityAttack(b *testing.B) {
+	for _, n := range []int{64, 4096, 65535} {
+		b.Run(fmt.Sprintf("streams=%d", n), func(b *testing.B) {
+			a := &attacker{n: n, idata: true}
+			var fsn uint32
+			setup := func() {
+				e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: n, Interleaved: true, RecvBuffer: attackBuffer})
+				if err != nil {
+					panic(err)
+				}
+				a.r, a.tsn, a.sid = &e.Recv, 1, 1%n
+				for range n - 1 {
+					a.chunk(1, reorderPayload[:]) // held: message 0 never comes
+				}
+				a.sid = 0
+				a.chunk(0, reorderPayload[:]) // stream 0's next message starts
+				a.tsn++                       // a hole that is never filled
+				fsn = 1
+			}
+			send := func() {
+				a.id = IData{TSN: a.tsn, SID: 0, MID: 0, FSN: fsn, Payload: reorderPayload[:]}
+				if v, err := a.r.HandleIData(epoch, &a.id); v != Accepted || err != nil {
+					panic(fmt.Sprint("chunk not accepted: ", v, err))
+				}
+				a.r.EndPacket(epoch)
+				a.tsn++
+				fsn++
+			}
+			setup()
+			send()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if a.r.Window() < 64<<10 {
+					b.StopTimer()
+					setup()
+					send()
+					b.StartTimer()
+				}
+				send()
+			}
+		})
+	}
+}
