@@ -41,7 +41,7 @@ func checkCandidates(t *testing.T, q *delivery) {
 			if _, idata := q.keys.(*IDataReassembler); !idata || h != &q.drops || !ok {
 				continue
 			}
-			if _, _, f, _, _ := highestHeld(s); key.LT(f.TSN) {
+			if _, f := highestHeld(s); key.LT(f.TSN) {
 				t.Fatalf("stream %d: droppable key %d below the highest TSN held, %d", sid, key, f.TSN)
 			}
 		}
@@ -114,13 +114,16 @@ func fuzzCandidates(t *testing.T, in []byte) {
 			case 0, 1, 2, 3: // a fragment
 				tsn := chunk.TSN(next() % 32)
 				sid := uint16(next() % streams)
-				seq := next() % 4
+				sb := next()
+				seq := sb % 4
 				flags := next() & (chunk.FlagBeginning | chunk.FlagEnd | chunk.FlagUnordered)
 				if seen[tsn] || (cumOK && !cum.LT(tsn)) {
 					continue
 				}
 				fr := r.Pool().Get([]byte{1, 2, 3})
-				fr.TSN, fr.SID, fr.SSN, fr.MID, fr.FSN, fr.Flags = tsn, sid, stream.SSN(seq), stream.MID(seq), stream.FSN(op>>3)%3, flags
+				// I-DATA MIDs are sometimes far apart (sb's high bits).
+				mid := stream.MID(seq) + hostileSpread[sb>>2%8]
+				fr.TSN, fr.SID, fr.SSN, fr.MID, fr.FSN, fr.Flags = tsn, sid, stream.SSN(seq), mid, stream.FSN(op>>3)%3, flags
 				if r.Add(fr) {
 					seen[tsn] = true
 				}
@@ -182,6 +185,9 @@ func fuzzCandidates(t *testing.T, in []byte) {
 				}
 			}
 			checkCandidates(t, q)
+			if d, ok := r.(*IDataReassembler); ok {
+				checkIndex(t, d)
+			}
 		}
 	}
 }

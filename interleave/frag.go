@@ -26,6 +26,9 @@ type Frag struct {
 	FSN stream.FSN
 	// FirstTSN is the TSN of the first fragment of the fragment's message,
 	// set when it is queued for delivery: with SID it names the message.
+	// While the fragment is in an I-DATA list's tree, FirstTSN, Off and
+	// SSN hold its subtree's summaries instead (see idata_index.go); they
+	// are cleared when it leaves the tree.
 	FirstTSN chunk.TSN
 	// Off is how many bytes of Data the reader has taken already (the
 	// head of a stream's delivery queue can be partly read).
@@ -219,13 +222,31 @@ func (p *Pool) Put(f *Frag) {
 // in the middle, floor below the tail or removeTail builds it from the
 // list, each fragment inserted once (O(log n) amortised over the
 // fragments that came without it), and it is kept up to date from then
-// on until the list is empty again. Lists filled by push or by I-DATA's
-// insertKey never build one.
+// on until the list is empty again. Lists filled by push never build one;
+// the I-DATA reassembler's lists build their own, keyed by MID and FSN
+// (see idata_index.go).
 type fragList struct {
 	head, tail *Frag
 	root       *Frag
 	n          int
 	tree       bool // root is a treap of the list (see fragList)
+	// base is what an I-DATA list's keys are relative to (see
+	// IDataReassembler and idata_index.go): MIDs are serial numbers, so
+	// the list and its tree order them by their distance from base.
+	base stream.MID
+	// fbase is what the FSNs of message pdMID in an I-DATA list are
+	// relative to (0 for every other message): nonzero only for a message
+	// in partial delivery past FSN 2^30, whose FSNs may wrap (see
+	// IDataReassembler.rekeyPD).
+	fbase stream.FSN
+	pdMID stream.MID
+	// run is the last fragment in sequence from the first of message
+	// runMID (at position runPos) that the I-DATA reassembler's last
+	// completeness walk on the list reached; nil when unknown (see
+	// IDataReassembler.complete).
+	run    *Frag
+	runMID stream.MID
+	runPos stream.FSN
 }
 
 // treapSeed keys the treap priorities (see fragList).

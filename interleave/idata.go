@@ -67,8 +67,11 @@ type pdState struct {
 // queues a FlagAborted marker, a fragment without data.
 //
 // Each stream's InSide keeps its ordered and unordered fragments sorted by
-// (MID, B first, FSN) in serial order. Frag.FSN holds the FSN as sent (0
-// for the first fragment).
+// (MID, B first, FSN), MIDs by their distance from a base (the next
+// expected MID for ordered ones), with a tree built on demand so that
+// finding a place costs O(log n) in the fragments held (see
+// idata_index.go). Frag.FSN holds the FSN as sent (0 for the first
+// fragment).
 type IDataReassembler struct {
 	delivery
 	pool Pool
@@ -83,10 +86,68 @@ type IDataReassembler struct {
 
 	conv      FSNConvention // FSNAuto until decided
 	ambiguous bool          // a message waits for the FSN convention
+	// ambigTSN is at most the TSN of every second fragment (FSN 1) found
+	// ambiguous since SetCumulativeTSN last looked (see at).
+	ambigTSN chunk.TSN
 	cum       chunk.TSN     // cumulative TSN (SetCumulativeTSN)
 	cumKnown  bool
 	highest   chunk.TSN // highest TSN added
 	anyTSN    bool
+	// midRefused counts the ordered fragments refused for a MID outside
+	// the ordered window (see MIDRefused).
+	midRefused uint64
+}
+
+// MIDRefused returns how many ordered fragments Add refused because the
+// receiver cannot place their MID: serially before the stream's next
+// expected MID (already delivered), or 2^31 or more ahead of it, which
+// serial arithmetic (RFC 1982, as RFC 8260 section 2.1 asks) reads as
+// behind or leaves undefined. RFC 8260 section 2.1: "the sender MUST NOT
+// have more than 2**31 - 1 ordered messages for each outgoing stream in
+// flight", so no conforming peer sends one.
+func (d *IDataReassembler) MIDRefused() uint64 { return d.midRefused }
+
+// Recheck is delivery.Recheck after stream sid's In record changed outside
+// the reassembler (a stream reset, RFC 6525: the next expected MID is 0
+// again, and partial deliveries end): the stream's ordered list is rebased
+// on the new next expected MID (dropping what is held of MIDs serially
+// before it, which can never be delivered), and a message whose partial
+// delivery ended this way loses its rebased FSN keys (see unkeyPD). It
+// costs O(n) in the fragments held on the stream.
+func (d *IDataReassembler) Recheck(sid uint16) {
+	if s := d.streams.PeekInSide(sid); s != nil {
+		s.sid = sid
+		d.reset(s)
+	}
+	d.delivery.Recheck(sid)
+}
+
+// RecheckAll is Recheck for every stream in use.
+func (d *IDataReassembler) RecheckAll() {
+	for sid, s := range d.streams.InSides() {
+		s.sid = sid
+		d.reset(s)
+	}
+	d.delivery.RecheckAll()
+}
+
+// reset brings s's lists in line with its In record after a stream reset
+// (see Recheck).
+func (d *IDataReassembler) reset(s *InSide) {
+	in := d.in(s)
+	n0 := s.ordered.n + s.unordered.n
+	if !in.PD {
+		d.unkeyPD(&s.ordered)
+	}
+	if !in.PDUO {
+		d.unkeyPD(&s.unordered)
+	}
+	if s.ordered.head != nil && s.ordered.base != in.MID {
+		d.rebase(s, in.MID)
+	}
+	if s.ordered.n+s.unordered.n < n0 {
+		d.relook(s)
+	}
 }
 
 // NewIDataReassembler returns the I-DATA variant's reassembler over the association's
@@ -109,10 +170,13 @@ func (d *IDataReassembler) Convention() FSNConvention { return d.conv }
 
 // SetCumulativeTSN tells the reassembler the receiver's cumulative TSN:
 // every TSN up to cum has arrived. With FSNAuto it settles messages whose
-// FSN reading waited for a possibly missing fragment.
+// FSN reading waited for a possibly missing fragment, looking at every
+// stream once cum reaches such a fragment (the looks then decide the
+// convention, so this happens about once per association; before, it
+// costs one comparison per chunk).
 func (d *IDataReassembler) SetCumulativeTSN(cum chunk.TSN) {
 	d.cum, d.cumKnown = cum, true
-	if d.ambiguous && d.conv == FSNAuto {
+	if d.ambiguous && d.conv == FSNAuto && !cum.LT(d.ambigTSN) {
 		d.ambiguous = false
 		for sid, s := range d.streams.InSides() {
 			s.sid = sid
@@ -133,49 +197,6 @@ func (d *IDataReassembler) stream(sid uint16) *InSide {
 
 func isBegin(f *Frag) bool { return f.Flags&chunk.FlagBeginning != 0 }
 func isEnd(f *Frag) bool   { return f.Flags&chunk.FlagEnd != 0 }
-
-// before reports whether a sorts before b in a stream's list: by MID, then
-// the first fragment, then FSN.
-func before(a, b *Frag) bool {
-	if a.MID != b.MID {
-		return a.MID.LT(b.MID)
-	}
-	if ab, bb := isBegin(a), isBegin(b); ab != bb {
-		return ab
-	}
-	return a.FSN.LT(b.FSN)
-}
-
-func sameKey(a, b *Frag) bool {
-	return a.MID == b.MID && isBegin(a) == isBegin(b) && a.FSN == b.FSN
-}
-
-// insertKey adds f to l in (MID, B, FSN) order; false for a duplicate key.
-func insertKey(l *fragList, f *Frag) bool {
-	f.next = nil
-	switch {
-	case l.head == nil:
-		l.head, l.tail = f, f
-	case before(l.tail, f):
-		l.tail.next = f
-		l.tail = f
-	case before(f, l.head):
-		f.next = l.head
-		l.head = f
-	default:
-		p := l.head
-		for p.next != nil && before(p.next, f) {
-			p = p.next
-		}
-		if sameKey(p, f) || (p.next != nil && sameKey(p.next, f)) {
-			return false
-		}
-		f.next = p.next
-		p.next = f
-	}
-	l.n++
-	return true
-}
 
 // at reports whether f is the fragment at position want (0 is the first
 // fragment) of its message, whose first fragment had TSN firstTSN. With
@@ -200,28 +221,62 @@ func (d *IDataReassembler) at(f *Frag, want stream.FSN, firstTSN chunk.TSN) bool
 		d.conv = FSNRFC
 		return true
 	}
+	if !d.ambiguous || f.TSN.LT(d.ambigTSN) {
+		d.ambigTSN = f.TSN
+	}
 	d.ambiguous = true
 	return false
 }
 
-// complete reports whether the list from h (a first fragment) holds its
-// whole message and returns its last fragment.
-func (d *IDataReassembler) complete(h *Frag) (*Frag, bool) {
+// complete reports whether list l from h (a first fragment) holds its
+// whole message and returns its last fragment (the last in sequence, when
+// incomplete).
+//
+// The walk resumes where the last one on the message stopped (see
+// fragList.run and Frag.FSN of a first fragment), so a message whose
+// fragments come in sequence costs O(1) per fragment rather than a walk
+// from its start each time; a message looked at after another one of the
+// list resumes through the list's tree (O(log n)) once its run is longer
+// than smallWalk. What the walks pass is in sequence for good unless a
+// fragment of the message leaves (see unlinkOne, iunlink), which makes the
+// next walk start again from h.
+func (d *IDataReassembler) complete(l *fragList, h *Frag) (*Frag, bool) {
 	f, pos := h, stream.FSN(0)
+	switch {
+	case l.run != nil && l.runMID == h.MID:
+		f, pos = l.run, l.runPos
+	case h.FSN > smallWalk:
+		if g := l.ifind(h.MID, d.wireFSN(h.FSN)); g != nil {
+			f, pos = g, h.FSN
+		}
+	}
 	for !isEnd(f) {
 		n := f.next
 		if n == nil || n.MID != h.MID || !d.at(n, pos+1, h.TSN) {
-			return f, false
+			break
 		}
 		f, pos = n, pos+1
 	}
-	return f, true
+	l.run, l.runMID, l.runPos = f, h.MID, pos
+	h.FSN = pos // a first fragment's FSN is 0: it keeps the run's length
+	return f, isEnd(f)
+}
+
+// wireFSN returns the FSN a later fragment at position pos carries under
+// the convention in force (decided: a run past position 0 decided it).
+func (d *IDataReassembler) wireFSN(pos stream.FSN) stream.FSN {
+	if d.conv == FSNLinux {
+		return pos - 1
+	}
+	return pos
 }
 
 // Add takes an accepted fragment. It reports false (and keeps nothing)
 // for a fragment that cannot be valid: a stream outside the table, an
-// ordered MID already delivered, a fragment already held under another
-// TSN, or one of a message in partial delivery that was delivered already.
+// ordered MID already delivered or 2^31 or more ahead of the next expected
+// one (which serial arithmetic reads as behind it: the receiver cannot
+// place it), a fragment already held under another TSN, or one of a
+// message in partial delivery that was delivered already.
 func (d *IDataReassembler) Add(f *Frag) bool {
 	sid := f.SID
 	n0 := 0
@@ -269,7 +324,8 @@ func (d *IDataReassembler) add(f *Frag) bool {
 	}
 	in := d.in(s)
 	unordered := f.Flags&chunk.FlagUnordered != 0
-	if !unordered && f.MID.LT(in.MID) {
+	if !unordered && f.MID-in.MID >= orderedWindow {
+		d.midRefused++
 		d.pool.Put(f)
 		return false
 	}
@@ -290,15 +346,34 @@ func (d *IDataReassembler) add(f *Frag) bool {
 		if f.MID == in.MID && !in.PD {
 			d.push(s, f, f.TSN)
 			in.MID = in.MID.Next()
-			d.deliver(s)
+			if s.ordered.head != nil {
+				// Only ordered messages can have become deliverable.
+				d.deliverOrdered(s, in)
+			}
 			return true
 		}
 	}
 	list := &s.ordered
-	if unordered {
+	switch {
+	case unordered:
 		list = &s.unordered
+	case list.head == nil:
+		list.base = in.MID
+	case in.MID-list.base >= rebaseDrift:
+		d.rebase(s, in.MID)
+		if list.head == nil {
+			list.base = in.MID
+		}
 	}
-	if !insertKey(list, f) {
+	if !begin {
+		switch {
+		case unordered && in.PDUO && f.MID == in.MIDUO:
+			d.rekeyPD(list, f.MID, in.FSNUO)
+		case !unordered && in.PD && f.MID == in.MID:
+			d.rekeyPD(list, f.MID, in.FSN)
+		}
+	}
+	if !list.iinsert(f) {
 		d.unhold(f)
 		d.pool.Put(f)
 		return false
@@ -361,6 +436,14 @@ func pdOf(s *InSide, unordered bool) *pdState {
 	return &s.pdO
 }
 
+// pdList returns s's ordered or unordered list.
+func pdList(s *InSide, unordered bool) *fragList {
+	if unordered {
+		return &s.unordered
+	}
+	return &s.ordered
+}
+
 // endPD clears the partial-delivery record of s's ordered or unordered
 // message.
 func endPD(s *InSide, unordered bool) { *pdOf(s, unordered) = pdState{} }
@@ -387,13 +470,9 @@ func (d *IDataReassembler) deliverAfter(s *InSide, f *Frag) {
 		return
 	}
 	// The first fragment of f's message, if held, and what precedes it.
-	var prev *Frag
-	g := s.unordered.head
-	for g != nil && g.MID.LT(f.MID) {
-		prev, g = g, g.next
-	}
+	prev, g := s.unordered.iseek(f.MID)
 	if g != nil && g.MID == f.MID && isBegin(g) {
-		if last, ok := d.complete(g); ok {
+		if last, ok := d.complete(&s.unordered, g); ok {
 			d.moveRun(s, &s.unordered, prev, g, last)
 		}
 	}
@@ -412,7 +491,7 @@ func (d *IDataReassembler) deliverOrdered(s *InSide, in *stream.In) {
 		// Fragments of delivered MIDs (a peer sending past a message's
 		// end) would block the stream: drop them.
 		for h := s.ordered.head; h != nil && h.MID.LT(in.MID); h = s.ordered.head {
-			s.ordered.pop()
+			s.ordered.iunlink(nil, h)
 			d.unhold(h)
 			d.pool.Put(h)
 		}
@@ -420,7 +499,7 @@ func (d *IDataReassembler) deliverOrdered(s *InSide, in *stream.In) {
 		if h == nil || h.MID != in.MID || !isBegin(h) {
 			break
 		}
-		last, ok := d.complete(h)
+		last, ok := d.complete(&s.ordered, h)
 		if !ok {
 			break
 		}
@@ -439,7 +518,7 @@ func (d *IDataReassembler) deliverUnordered(s *InSide, in *stream.In) {
 	var prev *Frag
 	for f := s.unordered.head; f != nil; {
 		if isBegin(f) && !(in.PDUO && f.MID == in.MIDUO) {
-			if last, ok := d.complete(f); ok {
+			if last, ok := d.complete(&s.unordered, f); ok {
 				next := last.next
 				d.moveRun(s, &s.unordered, prev, f, last)
 				f = next
@@ -459,14 +538,13 @@ func (d *IDataReassembler) continuePD(s *InSide, in *stream.In, l *fragList, uno
 		mid, next = &in.MIDUO, &in.FSNUO
 	}
 	p := pdOf(s, unordered)
-	var prev *Frag
-	f := l.head
-	for f != nil && f.MID.LT(*mid) {
-		prev, f = f, f.next
-	}
+	prev, f := l.iseek(*mid)
 	for f != nil && f.MID == *mid && d.at(f, *next, p.firstTSN) {
 		n := f.next
 		d.unlinkOne(l, prev, f)
+		if isBegin(f) {
+			f.FSN = 0 // it held the run's length (see complete)
+		}
 		f.PPID = p.ppid
 		d.push(s, f, p.firstTSN)
 		*next = next.Next()
@@ -479,6 +557,7 @@ func (d *IDataReassembler) continuePD(s *InSide, in *stream.In, l *fragList, uno
 				d.dropMID(l, in.MID)
 				in.MID = in.MID.Next()
 			}
+			d.unkeyPD(l)
 			return true
 		}
 		f = n
@@ -486,36 +565,29 @@ func (d *IDataReassembler) continuePD(s *InSide, in *stream.In, l *fragList, uno
 	return false
 }
 
-// unlinkOne removes f (after prev, nil at the head) from l.
+// unlinkOne removes f (after prev, nil at the head) from l, a fragment
+// alone rather than its whole message: the run of its message that
+// complete knows of (kept in the message's first fragment) may have lost
+// a fragment, so it is forgotten.
 func (d *IDataReassembler) unlinkOne(l *fragList, prev, f *Frag) {
-	if prev == nil {
-		l.head = f.next
-	} else {
-		prev.next = f.next
+	l.iunlink(prev, f)
+	if !isBegin(f) {
+		if _, h := l.iseek(f.MID); h != nil && h.MID == f.MID && isBegin(h) {
+			h.FSN = 0
+		}
 	}
-	if l.tail == f {
-		l.tail = prev
-	}
-	f.next = nil
-	l.n--
 }
 
 // moveRun moves the run first..last (prev precedes first, nil at the head)
 // from l (a list of s) to s's delivery queue.
 func (d *IDataReassembler) moveRun(s *InSide, l *fragList, prev, first, last *Frag) {
-	next := last.next
-	if prev == nil {
-		l.head = next
-	} else {
-		prev.next = next
-	}
-	if l.tail == last {
-		l.tail = prev
-	}
 	for f := first; ; {
 		n := f.next
-		l.n--
+		l.iunlink(prev, f)
 		f.PPID = first.PPID // every part names the message's PPID
+		if f == first {
+			f.FSN = 0 // it held the run's length (see complete)
+		}
 		d.push(s, f, first.TSN)
 		if f == last {
 			return
@@ -528,7 +600,7 @@ func (d *IDataReassembler) moveRun(s *InSide, l *fragList, prev, first, last *Fr
 // peer sending fragments past a message's end).
 func (d *IDataReassembler) dropMID(l *fragList, mid stream.MID) {
 	for h := l.head; h != nil && !mid.LT(h.MID); h = l.head {
-		l.pop()
+		l.iunlink(nil, h)
 		d.unhold(h)
 		d.pool.Put(h)
 	}
@@ -580,10 +652,8 @@ func (d *IDataReassembler) consider(c *ipdCandidate, sid uint16, s *InSide) {
 		}
 	}
 	if !in.PDUO {
-		for f := s.unordered.head; f != nil; f = f.next {
-			if isBegin(f) && (c.f == nil || f.TSN.LT(c.f.TSN)) {
-				c.s, c.f, c.uo = s, f, true
-			}
+		if f := s.unordered.iminBegin(); f != nil && (c.f == nil || f.TSN.LT(c.f.TSN)) {
+			c.s, c.f, c.uo = s, f, true
 		}
 	}
 }
@@ -606,6 +676,9 @@ func (d *IDataReassembler) startPartial(c *ipdCandidate) bool {
 		return false
 	}
 	in := d.in(best)
+	if l := pdList(best, bestUO); l.pdMID != bestF.MID {
+		d.unkeyPD(l) // left by a partial delivery ended outside (a stream reset)
+	}
 	*pdOf(best, bestUO) = pdState{ppid: bestF.PPID, firstTSN: bestF.TSN}
 	if bestUO {
 		in.PDUO, in.MIDUO, in.FSNUO = true, stream.MID(bestF.MID), 0
@@ -613,7 +686,7 @@ func (d *IDataReassembler) startPartial(c *ipdCandidate) bool {
 	} else {
 		in.PD, in.FSN = true, 0
 		if d.continuePD(best, in, &best.ordered, false) {
-			d.deliver(best)
+			d.deliverOrdered(best, in) // only ordered ones can follow
 		}
 	}
 	return true
@@ -669,10 +742,12 @@ func (d *IDataReassembler) wants(fsn, want stream.FSN) bool {
 //
 // The stream comes from a heap (see candidates) keyed by an upper bound of
 // each stream's highest TSN held (InSide.maxTSN, raised in O(1) as
-// fragments come): the stream on top is looked through (its lists are in
-// MID order, not TSN order) and either holds that TSN, or gets its true
-// highest TSN as its key and the next stream is tried. Each look lowers a
-// key to a TSN really held, so looks are bounded by drops and arrivals.
+// fragments come): the stream on top either holds that TSN, or gets its
+// true highest TSN as its key and the next stream is tried. Each look
+// lowers a key to a TSN really held, so looks are bounded by drops and
+// arrivals. Within a stream, the fragment with the highest TSN and its
+// place in its list are found through the list's tree (see
+// idata_index.go), in O(log n) in the fragments held there.
 func (d *IDataReassembler) DropHighest(after chunk.TSN) (chunk.TSN, int, bool) {
 	d.sync()
 	for {
@@ -680,7 +755,7 @@ func (d *IDataReassembler) DropHighest(after chunk.TSN) (chunk.TSN, int, bool) {
 		if s == nil || !after.LT(d.drops.key(s)) {
 			return 0, 0, false
 		}
-		l, prev, best, next, more := highestHeld(s)
+		l, best := highestHeld(s)
 		if best == nil {
 			s.maxOK = false
 			d.drops.remove(s)
@@ -691,12 +766,12 @@ func (d *IDataReassembler) DropHighest(after chunk.TSN) (chunk.TSN, int, bool) {
 			d.drops.set(s, best.TSN, true)
 			continue
 		}
-		d.unlinkOne(l, prev, best)
+		d.unlinkOne(l, l.ipred(best), best)
 		tsn, n := best.TSN, len(best.Data)
 		d.unhold(best)
 		d.pool.Put(best)
-		if more {
-			s.maxTSN = next
+		if _, f := highestHeld(s); f != nil {
+			s.maxTSN = f.TSN
 		}
 		d.touch(s)
 		d.relook(s)
@@ -704,25 +779,14 @@ func (d *IDataReassembler) DropHighest(after chunk.TSN) (chunk.TSN, int, bool) {
 	}
 }
 
-// highestHeld returns the fragment of s's lists with the highest TSN, its
-// list and its predecessor there, or a nil fragment; and the second
-// highest TSN held, if there is one (more).
-func highestHeld(s *InSide) (bestL *fragList, bestPrev, best *Frag, next chunk.TSN, more bool) {
-	for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
-		var prev *Frag
-		for f := l.head; f != nil; prev, f = f, f.next {
-			switch {
-			case best == nil || best.TSN.LT(f.TSN):
-				if best != nil {
-					next, more = best.TSN, true
-				}
-				bestL, bestPrev, best = l, prev, f
-			case !more || next.LT(f.TSN):
-				next, more = f.TSN, true
-			}
-		}
+// highestHeld returns the fragment of s's lists with the highest TSN and
+// its list, or a nil fragment.
+func highestHeld(s *InSide) (*fragList, *Frag) {
+	o, u := s.ordered.imax(), s.unordered.imax()
+	if u != nil && (o == nil || o.TSN.LT(u.TSN)) {
+		return &s.unordered, u
 	}
-	return bestL, bestPrev, best, next, more
+	return &s.ordered, o
 }
 
 // dropKey is the droppable rule of I-DATA (candidateKeyer): an upper
@@ -733,7 +797,7 @@ func (d *IDataReassembler) dropKey(s *InSide) (chunk.TSN, bool) {
 		return 0, false
 	}
 	if !s.maxOK {
-		_, _, f, _, _ := highestHeld(s)
+		_, f := highestHeld(s)
 		s.maxTSN, s.maxOK = f.TSN, true
 	}
 	return s.maxTSN, true
@@ -803,6 +867,7 @@ func (d *IDataReassembler) abortPD(s *InSide, in *stream.In, unordered bool) {
 		in.PD, in.FSN = false, 0
 		in.MID = in.MID.Next()
 	}
+	d.unkeyPD(pdList(s, unordered))
 	endPD(s, unordered)
 }
 
@@ -846,8 +911,8 @@ func (d *IDataReassembler) skip(k MIDSkip) {
 		d.dropWhere(&s.unordered, func(f *Frag) bool { return f.MID.LEQ(k.MID) })
 		return
 	}
-	if k.MID.LT(in.MID) {
-		return // already past it
+	if k.MID-in.MID >= orderedWindow {
+		return // already past it (or, at 2^31 ahead, undefined in serial arithmetic)
 	}
 	if in.PD {
 		d.abortPD(s, in, false)
@@ -856,12 +921,12 @@ func (d *IDataReassembler) skip(k MIDSkip) {
 	// skipped one); the rest of those MIDs is dropped.
 	for h := s.ordered.head; h != nil && h.MID.LEQ(k.MID); h = s.ordered.head {
 		if isBegin(h) {
-			if last, ok := d.complete(h); ok {
+			if last, ok := d.complete(&s.ordered, h); ok {
 				d.moveRun(s, &s.ordered, nil, h, last)
 				continue
 			}
 		}
-		s.ordered.pop()
+		s.ordered.iunlink(nil, h)
 		d.unhold(h)
 		d.pool.Put(h)
 	}

@@ -66,6 +66,7 @@ func fuzzIData(t *testing.T, in []byte) {
 			if total != d.Held() || d.Held() > capacity || ready != d.Ready() {
 				t.Fatalf("held %d, queued %d, ready %d of %d, capacity %d", d.Held(), total, d.Ready(), ready, capacity)
 			}
+			checkIndex(t, d)
 		}
 		for len(in) > 0 {
 			op := next()
@@ -73,8 +74,10 @@ func fuzzIData(t *testing.T, in []byte) {
 			case 0, 1, 2, 3: // a fragment
 				tsn := chunk.TSN(next())
 				sid := uint16(next() % (streams + 1)) // sometimes outside
-				mid := stream.MID(next()%4) - 1       // around the wrap
-				fsn := uint32(next()%5) - 1
+				mb := next()
+				mid := stream.MID(mb%4) - 1 + hostileSpread[mb>>2%8] // around the wrap, or far apart
+				fb := next()
+				fsn := uint32(fb%5) - 1 + uint32(hostileSpread[fb>>3%8])
 				flags := next() & (chunk.FlagBeginning | chunk.FlagEnd | chunk.FlagUnordered)
 				n := int(next()%9) + 1
 				if seen[tsn] {
@@ -192,3 +195,8 @@ func (l *fragList) count() int {
 	}
 	return n
 }
+
+// hostileSpread are offsets the fuzzers add to MIDs and FSNs: none mostly,
+// and distances around 2^31 and 2^30 where serial comparison stops being
+// transitive.
+var hostileSpread = [8]stream.MID{0, 0, 0, 0, 1<<31 - 1, 1 << 31, 1 << 30, 3 << 30}

@@ -185,7 +185,7 @@ func benchRenege(b *testing.B, n int, idata bool) {
 // random order or from the highest hole down (each just below the tail:
 // the worst case for a walk from the head). The receiver is rebuilt off
 // the clock when the holes are used up; fragments held grow from held to
-// twice held.
+// twice held (held=32768: I-DATA only).
 //
 // With I-DATA (idata/...) the fragments are placed by FSN, not TSN: the
 // held ones at odd FSNs of ordered message 0, the holes at even FSNs, each
@@ -193,7 +193,13 @@ func benchRenege(b *testing.B, n int, idata bool) {
 func BenchmarkReorderAttack(b *testing.B) {
 	for _, idata := range []bool{false, true} {
 		for _, order := range []string{"random", "descending"} {
-			for _, held := range []int{1 << 10, 1 << 12, 1<<13 - 8} {
+			helds := []int{1 << 10, 1 << 12, 1<<13 - 8}
+			if idata {
+				// I-DATA's fragments are placed by FSN and come with
+				// consecutive TSNs: the TSN map does not bound them.
+				helds = append(helds, 1<<15)
+			}
+			for _, held := range helds {
 				name := fmt.Sprintf("%s/held=%d", order, held)
 				if idata {
 					name = "idata/" + name
@@ -350,5 +356,138 @@ func benchForwardFlood(b *testing.B, n int, mode string, idata bool) {
 	b.StopTimer()
 	if a.r.Held() > held {
 		b.Fatalf("held %d bytes, %d before", a.r.Held(), held)
+	}
+}
+
+// BenchmarkSequenceAttack measures the receiver when a peer sends the
+// fragments of I-DATA messages in sequence and never their end (issue 23:
+// the work per chunk must not grow with the fragments held): each op is
+// the next fragment (1 byte) of a message that already has held fragments
+// in sequence, so a receiver that looks for the message's end from its
+// start walks them all. "ordered": one ordered message; "unordered": two
+// unordered messages of one stream whose fragments alternate. The
+// receiver is rebuilt off the clock when the fragments held reach twice
+// held.
+func BenchmarkSequenceAttack(b *testing.B) {
+	for _, mode := range []string{"ordered", "unordered"} {
+		for _, held := range []int{1 << 10, 1 << 12, 1 << 13, 1 << 15} {
+			b.Run(fmt.Sprintf("%s/held=%d", mode, held), func(b *testing.B) {
+				benchSequence(b, held, mode == "unordered")
+			})
+		}
+	}
+}
+
+// seqAttacker is the peer of BenchmarkSequenceAttack.
+type seqAttacker struct {
+	r     *Receiver
+	tsn   TSN
+	fsn   [2]uint32 // next FSN of each message
+	n     int       // fragments sent
+	uo    bool
+	chunk IData
+}
+
+func (a *seqAttacker) send() {
+	m := 0
+	if a.uo {
+		m = a.n % 2
+	}
+	flags := uint8(0)
+	if a.fsn[m] == 0 {
+		flags = chunk.FlagBeginning
+	}
+	if a.uo {
+		flags |= chunk.FlagUnordered
+	}
+	a.chunk = IData{TSN: a.tsn, SID: 0, MID: uint32(m), FSN: a.fsn[m], PPID: 1, Flags: flags, Payload: reorderPayload[:]}
+	if v, err := a.r.HandleIData(epoch, &a.chunk); v != Accepted || err != nil {
+		panic(fmt.Sprint("chunk not accepted: ", v, err))
+	}
+	a.r.EndPacket(epoch)
+	a.tsn++
+	a.fsn[m]++
+	a.n++
+}
+
+func (a *seqAttacker) setup(held int) {
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: 1, RecvBuffer: attackBuffer,
+		Interleaved: true, FSN: interleave.FSNRFC})
+	if err != nil {
+		panic(err)
+	}
+	*a = seqAttacker{r: &e.Recv, tsn: 1, uo: a.uo}
+	for range held {
+		a.send()
+	}
+}
+
+func benchSequence(b *testing.B, held int, uo bool) {
+	a := &seqAttacker{uo: uo}
+	a.setup(held)
+	if a.r.reasm.InPartial(0) {
+		b.Fatal("partial delivery started during the setup")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if a.n >= 2*held {
+			b.StopTimer()
+			a.setup(held)
+			b.StartTimer()
+		}
+		a.send()
+	}
+}
+
+// BenchmarkAmbiguityAttack measures the I-DATA receiver with the FSN
+// convention left to detect (FSNAuto, the default) when a peer keeps it
+// undecided: the second fragment (FSN 1) of a message comes after a TSN
+// hole that is never filled, so the receiver cannot tell RFC 8260's
+// numbering from Linux's, and each op is one more fragment of that message
+// while every other inbound stream holds a fragment. The cost per chunk
+// must not grow with the streams in use.
+func BenchmarkAmbiguityAttack(b *testing.B) {
+	for _, n := range []int{64, 4096, 65535} {
+		b.Run(fmt.Sprintf("streams=%d", n), func(b *testing.B) {
+			a := &attacker{n: n, idata: true}
+			var fsn uint32
+			setup := func() {
+				e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: n, Interleaved: true, RecvBuffer: attackBuffer})
+				if err != nil {
+					panic(err)
+				}
+				a.r, a.tsn, a.sid = &e.Recv, 1, 1%n
+				for range n - 1 {
+					a.chunk(1, reorderPayload[:]) // held: message 0 never comes
+				}
+				a.sid = 0
+				a.chunk(0, reorderPayload[:]) // stream 0's next message starts
+				a.tsn++                       // a hole that is never filled
+				fsn = 1
+			}
+			send := func() {
+				a.id = IData{TSN: a.tsn, SID: 0, MID: 0, FSN: fsn, Payload: reorderPayload[:]}
+				if v, err := a.r.HandleIData(epoch, &a.id); v != Accepted || err != nil {
+					panic(fmt.Sprint("chunk not accepted: ", v, err))
+				}
+				a.r.EndPacket(epoch)
+				a.tsn++
+				fsn++
+			}
+			setup()
+			send()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if a.r.Window() < 64<<10 {
+					b.StopTimer()
+					setup()
+					send()
+					b.StartTimer()
+				}
+				send()
+			}
+		})
 	}
 }

@@ -365,3 +365,27 @@ func TestIDataReceiveWindowFullHoleFiller(t *testing.T) {
 		t.Fatalf("read %v after the retransmission", got)
 	}
 }
+
+// RFC 8260 section 2.1: "the sender MUST NOT have more than 2**31 - 1
+// ordered messages for each outgoing stream in flight". An ordered I-DATA
+// chunk whose MID is 2^31 or more ahead of the stream's next expected one
+// (which serial arithmetic reads as behind it, or leaves undefined) cannot
+// be placed: the receiver refuses it with a protocol violation (ABORT)
+// and counts it; 2^31 - 1 ahead is held.
+func TestIDataMIDOutsideWindow(t *testing.T) {
+	r := newRx(t, Config{RecvBuffer: 4000, Interleaved: true})
+	send := func(tsn TSN, mid uint32) error {
+		d := IData{TSN: tsn, SID: 1, MID: mid, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte{1}}
+		_, err := r.e.Recv.HandleIData(r.now, &d)
+		return err
+	}
+	if err := send(1, 1<<31-1); err != nil {
+		t.Fatalf("MID 2^31 - 1 ahead: %v", err)
+	}
+	if err := send(2, 1<<31); !errors.Is(err, ErrProtocolViolation) {
+		t.Fatalf("MID 2^31 ahead: %v, want a protocol violation", err)
+	}
+	if r.e.Stats.IDataMIDRefused != 1 {
+		t.Fatalf("IDataMIDRefused %d, want 1", r.e.Stats.IDataMIDRefused)
+	}
+}

@@ -39,6 +39,7 @@ func (r *Receiver) HandleIData(now time.Time, d *IData) (Verdict, error) {
 	}
 	r.idata.SetCumulativeTSN(r.tsns.cum)
 	if !r.addFrag(interleave.FragFromIData(r.pool, d)) {
+		r.stats.IDataMIDRefused = r.idata.MIDRefused()
 		return Dropped, ErrProtocolViolation
 	}
 	r.stats.BytesReceived += uint64(len(d.Payload))

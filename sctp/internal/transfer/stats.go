@@ -62,6 +62,10 @@ type Stats struct {
 	ForwardTSNsInvalid  uint64 // discarded: stream out of range or TSN beyond the window
 	PartialAborted      uint64 // partial deliveries ended by a FORWARD-TSN
 	ReconfHeld          uint64 // fragments held for a deferred stream reset (RFC 6525)
+	// IDataMIDRefused counts I-DATA chunks refused (ABORT, protocol
+	// violation) for an ordered MID the receiver cannot place: already
+	// delivered, or 2^31 or more ahead of the next expected one.
+	IDataMIDRefused uint64
 
 	// ECN (RFC 9260 appendix A), sending side: ECNEchoes counts the ECNE
 	// chunks the peer sent (each reports a packet that arrived with CE),

@@ -1,0 +1,525 @@
+package interleave
+
+import (
+	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/stream"
+)
+
+// An I-DATA list (a stream's ordered or unordered fragments waiting for
+// reassembly or ordering) is sorted by key: (MID, first fragment before
+// the others, FSN). Every operation a peer's chunk can trigger finds its
+// place in it in O(log n) expected in the fragments held, whatever order
+// they come in, through a treap over the list built on demand, as the DATA
+// lists build theirs (see fragList): while a fragment is in the tree its
+// gprev and gnext are its children and its priority is prio of its TSN.
+// A list that fills in order (appends at the tail, or before the head)
+// and empties from the head, the usual case, builds no tree; the first
+// insert in the middle, or a look-up that would otherwise walk (a message
+// of an unordered list, the highest TSN held, the unordered first fragment
+// with the lowest TSN), builds it, each fragment inserted once, and it is
+// kept until the list is empty again.
+//
+// MIDs are 32-bit serial numbers, and serial comparison is not transitive
+// over values 2^31 or more apart: a tree ordered by it could be corrupted
+// by a peer that sends such MIDs. Keys therefore compare MIDs by their
+// distance from the list's base (plain unsigned arithmetic: a total order
+// whatever the MIDs):
+//
+//   - An ordered list's base is the stream's next expected MID when the
+//     list was started (or last rebased). The reassembler takes an ordered
+//     fragment only if its MID is less than 2^31 ahead of the next
+//     expected one (ordered window), and rebases the list when the next
+//     expected MID has moved 2^30 or more past the base (see rebase), so
+//     the distance from base orders held MIDs as serial order from the next
+//     expected MID does.
+//   - An unordered list's base is 0: unordered messages are delivered as
+//     each completes, so their order in the list does not matter, only
+//     that a message's fragments are together and in FSN order, which any
+//     total order on MIDs gives.
+//
+// FSNs compare as plain unsigned numbers: a message's FSNs count up from
+// 0, and before partial delivery starts the fragments held of a message
+// lie within the receive window of its first. Only a message in partial
+// delivery can go on past FSN 2^31 and wrap (RFC 8260 section 2.1: "the
+// FSN MAY wrap completely multiple times"): once its next FSN is 2^30 past
+// the list's fbase, its fragments are keyed by their distance from the
+// FSN before the next one to deliver (see rekeyPD).
+//
+// Each node of the tree carries two summaries of its subtree, in fields
+// that are free while a fragment waits for reassembly: the highest TSN
+// (FirstTSN; TSNs held lie within the receive window, so serial order is a
+// total order among them), for reneging (DropHighest), and the lowest TSN
+// of a first fragment (Off, valid when SSN has bit sumBegin set), for
+// choosing an unordered message to start partial delivery with.
+
+// sumBegin is the bit of Frag.SSN that says Frag.Off holds the lowest TSN
+// of a first fragment in the subtree (see idata_index.go).
+const sumBegin = 1
+
+// smallWalk is the length up to which a look-up walks a list without a
+// tree rather than building one.
+const smallWalk = 8
+
+// orderedWindow is how far ahead of a stream's next expected MID an
+// ordered MID may be: a MID at least this far ahead reads, in serial
+// arithmetic, as behind it (or is undefined, at exactly 2^31), and is
+// refused (see IDataReassembler.Add).
+const orderedWindow = 1 << 31
+
+// rebaseDrift is how far a stream's next expected MID may move past its
+// ordered list's base before the list is rebased (see rebase): with held
+// MIDs less than orderedWindow ahead of it, their distance from base stays
+// below rebaseDrift+orderedWindow < 2^32.
+const rebaseDrift = 1 << 30
+
+// ilt reports whether a sorts before b in I-DATA list l.
+func (l *fragList) ilt(a, b *Frag) bool {
+	ra, rb := a.MID-l.base, b.MID-l.base
+	if ra != rb {
+		return ra < rb
+	}
+	if ab, bb := isBegin(a), isBegin(b); ab != bb || ab {
+		return ab && !bb // a message's first fragments are one key
+	}
+	return l.fsnKey(a) < l.fsnKey(b)
+}
+
+// fsnKey returns what f's FSN sorts by in I-DATA list l: the FSN itself,
+// or, for the message in partial delivery that rekeyPD rebased, its
+// distance from the list's fbase.
+func (l *fragList) fsnKey(f *Frag) stream.FSN {
+	if l.fbase != 0 && f.MID == l.pdMID {
+		return f.FSN - l.fbase
+	}
+	return f.FSN
+}
+
+// sameKey reports whether a and b have the same key (a duplicate).
+func sameKey(a, b *Frag) bool {
+	return a.MID == b.MID && isBegin(a) == isBegin(b) && (isBegin(a) || a.FSN == b.FSN)
+}
+
+// ifind returns the later fragment (no B bit) of message mid with FSN fsn
+// in l, or nil. It builds the tree.
+func (l *fragList) ifind(mid stream.MID, fsn stream.FSN) *Frag {
+	l.ibuild()
+	rel := mid - l.base
+	for x := l.root; x != nil; {
+		r := x.MID - l.base
+		switch {
+		case r < rel || (r == rel && (isBegin(x) || l.fsnKey(x) < fsn-l.fbaseOf(mid))):
+			x = x.gnext
+		case r == rel && !isBegin(x) && x.FSN == fsn:
+			return x
+		default:
+			x = x.gprev
+		}
+	}
+	return nil
+}
+
+// fbaseOf returns what the FSNs of message mid are relative to in l (see
+// fsnKey).
+func (l *fragList) fbaseOf(mid stream.MID) stream.FSN {
+	if mid == l.pdMID {
+		return l.fbase
+	}
+	return 0
+}
+
+// fix recomputes x's subtree summaries from its own TSN and its
+// children's.
+func fix(x *Frag) {
+	hi := x.TSN
+	var lo chunk.TSN
+	has := isBegin(x)
+	if has {
+		lo = x.TSN
+	}
+	for _, c := range [2]*Frag{x.gprev, x.gnext} {
+		if c == nil {
+			continue
+		}
+		if hi.LT(c.FirstTSN) {
+			hi = c.FirstTSN
+		}
+		if c.SSN&sumBegin != 0 {
+			if t := chunk.TSN(uint32(c.Off)); !has || t.LT(lo) {
+				lo, has = t, true
+			}
+		}
+	}
+	x.FirstTSN = hi
+	x.Off, x.SSN = 0, 0
+	if has {
+		x.Off, x.SSN = int32(uint32(lo)), sumBegin
+	}
+}
+
+// clearNode resets the fields a fragment used while in a tree.
+func clearNode(f *Frag) {
+	f.gprev, f.gnext = nil, nil
+	f.FirstTSN, f.Off, f.SSN = 0, 0, 0
+}
+
+// ibuild makes l's tree from its list, if it has none.
+func (l *fragList) ibuild() {
+	if l.tree || l.head == nil {
+		return
+	}
+	l.tree, l.root = true, nil
+	for f := l.head; f != nil; f = f.next {
+		clearNode(f)
+		l.root = l.tins(l.root, f)
+	}
+}
+
+// tins inserts f (not in the tree) into the subtree t and returns the
+// subtree's new root.
+func (l *fragList) tins(t, f *Frag) *Frag {
+	if t == nil || prio(f.TSN) > prio(t.TSN) {
+		f.gprev, f.gnext = l.split(t, f)
+		fix(f)
+		return f
+	}
+	if l.ilt(t, f) {
+		t.gnext = l.tins(t.gnext, f)
+	} else {
+		t.gprev = l.tins(t.gprev, f)
+	}
+	fix(t)
+	return t
+}
+
+// split splits subtree t into the keys before f and those after it.
+func (l *fragList) split(t, f *Frag) (lo, hi *Frag) {
+	if t == nil {
+		return nil, nil
+	}
+	if l.ilt(t, f) {
+		a, b := l.split(t.gnext, f)
+		t.gnext = a
+		fix(t)
+		return t, b
+	}
+	a, b := l.split(t.gprev, f)
+	t.gprev = b
+	fix(t)
+	return a, t
+}
+
+// merge joins subtrees a and b, every key of a before every key of b.
+func merge(a, b *Frag) *Frag {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	case prio(a.TSN) >= prio(b.TSN):
+		a.gnext = merge(a.gnext, b)
+		fix(a)
+		return a
+	}
+	b.gprev = merge(a, b.gprev)
+	fix(b)
+	return b
+}
+
+// tdel removes f from subtree t and returns the subtree's new root.
+func (l *fragList) tdel(t, f *Frag) *Frag {
+	if t == nil {
+		return nil // not in the tree (cannot happen)
+	}
+	if t == f {
+		return merge(f.gprev, f.gnext)
+	}
+	if l.ilt(t, f) {
+		t.gnext = l.tdel(t.gnext, f)
+	} else {
+		t.gprev = l.tdel(t.gprev, f)
+	}
+	fix(t)
+	return t
+}
+
+// iinsert adds f to I-DATA list l in key order; false for a duplicate
+// key (f is then not linked).
+func (l *fragList) iinsert(f *Frag) bool {
+	f.next = nil
+	clearNode(f) // Off and SSN, which the tree borrows, may have been set by the caller
+	switch {
+	case l.head == nil:
+		l.head, l.tail = f, f
+	case l.ilt(l.tail, f):
+		l.tail.next = f
+		l.tail = f
+	case l.ilt(f, l.head):
+		f.next = l.head
+		l.head = f
+	default:
+		l.ibuild()
+		p := l.ifloor(f)
+		if p == nil || sameKey(p, f) {
+			return false
+		}
+		f.next = p.next
+		p.next = f
+	}
+	if l.tree {
+		l.root = l.tins(l.root, f)
+	}
+	l.n++
+	return true
+}
+
+// ifloor returns the fragment of l's tree with the highest key at or
+// before f's, or nil.
+func (l *fragList) ifloor(f *Frag) *Frag {
+	var best *Frag
+	for x := l.root; x != nil; {
+		if x == f || !l.ilt(f, x) {
+			best, x = x, x.gnext
+		} else {
+			x = x.gprev
+		}
+	}
+	return best
+}
+
+// ipred returns the fragment before f (which is in l) in l, or nil.
+func (l *fragList) ipred(f *Frag) *Frag {
+	if l.head == f {
+		return nil
+	}
+	if !l.tree && l.n <= smallWalk {
+		p := l.head
+		for p.next != f {
+			p = p.next
+		}
+		return p
+	}
+	l.ibuild()
+	var best *Frag
+	for x := l.root; x != nil; {
+		if l.ilt(x, f) {
+			best, x = x, x.gnext
+		} else {
+			x = x.gprev
+		}
+	}
+	return best
+}
+
+// iunlink removes f (after prev, nil at the head) from I-DATA list l.
+func (l *fragList) iunlink(prev, f *Frag) {
+	if l.run != nil && l.runMID == f.MID {
+		l.run = nil // complete's walk passed a fragment of f's message
+	}
+	if prev == nil {
+		l.head = f.next
+	} else {
+		prev.next = f.next
+	}
+	if l.tail == f {
+		l.tail = prev
+	}
+	if l.tree {
+		l.root = l.tdel(l.root, f)
+		clearNode(f)
+		if l.head == nil {
+			l.root, l.tree = nil, false
+		}
+	}
+	f.next = nil
+	l.n--
+}
+
+// iseek returns the first fragment of l at or after the first fragment
+// of message mid (the message's fragments, if any are held, start there)
+// and the fragment before it (nil at the head).
+func (l *fragList) iseek(mid stream.MID) (prev, g *Frag) {
+	h := l.head
+	if h == nil || h.MID == mid {
+		return nil, h
+	}
+	rel := mid - l.base
+	if !l.tree && l.n <= smallWalk {
+		for g = h; g != nil && g.MID-l.base < rel; prev, g = g, g.next {
+		}
+		return prev, g
+	}
+	l.ibuild()
+	for x := l.root; x != nil; {
+		if x.MID-l.base < rel {
+			prev, x = x, x.gnext
+		} else {
+			g, x = x, x.gprev
+		}
+	}
+	return prev, g
+}
+
+// imax returns the fragment of l with the highest TSN, or nil.
+func (l *fragList) imax() *Frag {
+	if l.head == nil {
+		return nil
+	}
+	if !l.tree && l.n <= smallWalk {
+		best := l.head
+		for f := best.next; f != nil; f = f.next {
+			if best.TSN.LT(f.TSN) {
+				best = f
+			}
+		}
+		return best
+	}
+	l.ibuild()
+	x, t := l.root, l.root.FirstTSN
+	for x.TSN != t {
+		if c := x.gprev; c != nil && c.FirstTSN == t {
+			x = c
+		} else {
+			x = x.gnext
+		}
+	}
+	return x
+}
+
+// iminBegin returns the first fragment (B bit) of l with the lowest TSN,
+// or nil.
+func (l *fragList) iminBegin() *Frag {
+	if l.head == nil {
+		return nil
+	}
+	if !l.tree && l.n <= smallWalk {
+		var best *Frag
+		for f := l.head; f != nil; f = f.next {
+			if isBegin(f) && (best == nil || f.TSN.LT(best.TSN)) {
+				best = f
+			}
+		}
+		return best
+	}
+	l.ibuild()
+	x := l.root
+	if x.SSN&sumBegin == 0 {
+		return nil
+	}
+	t := chunk.TSN(uint32(x.Off))
+	for !(isBegin(x) && x.TSN == t) {
+		if c := x.gprev; c != nil && c.SSN&sumBegin != 0 && chunk.TSN(uint32(c.Off)) == t {
+			x = c
+		} else {
+			x = x.gnext
+		}
+	}
+	return x
+}
+
+// rebase makes the stream's next expected MID mid the base of s's ordered
+// list (see idata_index.go), dropping the fragments of MIDs before it
+// (serial order: they can never be delivered). Distances from the new
+// base keep the order of the others but move those below it to the end,
+// so the list is rotated there and its tree dropped (built again when
+// needed). It costs O(n) in the fragments of the list, once every
+// rebaseDrift messages delivered on the stream or after a stream reset.
+func (d *IDataReassembler) rebase(s *InSide, mid stream.MID) {
+	l := &s.ordered
+	var low, lowTail, high, highTail *Frag // MIDs from mid, before and after the wrap of the new key
+	cut := mid - l.base
+	for f := l.head; f != nil; {
+		n := f.next
+		clearNode(f)
+		f.next = nil
+		switch {
+		case f.MID-mid >= orderedWindow:
+			l.n--
+			d.unhold(f)
+			d.pool.Put(f)
+		case f.MID-l.base >= cut:
+			if highTail == nil {
+				high = f
+			} else {
+				highTail.next = f
+			}
+			highTail = f
+		default:
+			if lowTail == nil {
+				low = f
+			} else {
+				lowTail.next = f
+			}
+			lowTail = f
+		}
+		f = n
+	}
+	// high keeps its order and comes first; low (distance from the old
+	// base below cut) follows it.
+	l.root, l.tree, l.base, l.run = nil, false, mid, nil
+	switch {
+	case high == nil:
+		l.head, l.tail = low, lowTail
+	case low == nil:
+		l.head, l.tail = high, highTail
+	default:
+		highTail.next = low
+		l.head, l.tail = high, lowTail
+	}
+}
+
+// fsnDrift is how far the next fragment of a message in partial delivery
+// may get past its list's fbase before rekeyPD rebases it.
+const fsnDrift = 1 << 30
+
+// rekeyPD keys the held fragments of message mid of list l, in partial
+// delivery with next position next, by their FSN's distance from next-1,
+// when next has moved fsnDrift or more past the current base: every FSN
+// still to come (RFC 8260's reading, next and later; Linux's, next-1 and
+// later) is then less than 2^31 past the base. Fragments serially before
+// the new base, which the reader already had, are dropped. It costs
+// O(k log n) for the k fragments of the message held, once every fsnDrift
+// fragments delivered.
+func (d *IDataReassembler) rekeyPD(l *fragList, mid stream.MID, next stream.FSN) {
+	base := stream.FSN(0)
+	if l.pdMID == mid {
+		base = l.fbase
+	}
+	nb := next - 1
+	if next-1-base < fsnDrift {
+		return
+	}
+	var chain *Frag
+	for {
+		prev, g := l.iseek(mid)
+		if g == nil || g.MID != mid {
+			break
+		}
+		l.iunlink(prev, g)
+		g.next = chain
+		chain = g
+	}
+	l.pdMID, l.fbase = mid, nb
+	for chain != nil {
+		g := chain
+		chain = g.next
+		if g.FSN-nb >= 1<<31 || !l.iinsert(g) {
+			d.unhold(g)
+			d.pool.Put(g)
+		}
+	}
+}
+
+// unkeyPD ends the FSN rebase of list l (see rekeyPD) when its message's
+// partial delivery ends: what is left of the message (fragments past its
+// end) is dropped, since its keys would no longer follow the list's order.
+func (d *IDataReassembler) unkeyPD(l *fragList) {
+	if l.fbase == 0 {
+		return
+	}
+	for prev, g := l.iseek(l.pdMID); g != nil && g.MID == l.pdMID; prev, g = l.iseek(l.pdMID) {
+		l.iunlink(prev, g)
+		d.unhold(g)
+		d.pool.Put(g)
+	}
+	l.fbase = 0
+}
