@@ -16,7 +16,8 @@ import (
 	"github.com/google/gopacket/pcapgo"
 )
 
-// pcapSnapLen is the largest packet a capture records whole.
+// pcapSnapLen is the largest packet a capture records whole; longer
+// ones are recorded cut to it.
 const pcapSnapLen = 65535
 
 // PcapOptions configures a PcapWriter.
@@ -96,7 +97,7 @@ func (w *PcapWriter) WritePacketECN(src, dst netip.AddrPort, sctp []byte, ecn ui
 	if w.err != nil {
 		return w.err
 	}
-	if len(sctp) > pcapSnapLen-IPv6HeaderLen-UDPHeaderLen {
+	if len(sctp) > pcapSnapLen {
 		return errors.New("netio: packet too large to capture")
 	}
 	udp := !w.opt.PlainSCTP && src.Port() != 0 && dst.Port() != 0
@@ -130,6 +131,9 @@ func (w *PcapWriter) WritePacketECN(src, dst netip.AddrPort, sctp []byte, ecn ui
 	if udp {
 		proto = 17
 		l4 += UDPHeaderLen
+	}
+	if !v6 && hl+l4 > 0xffff {
+		return errors.New("netio: packet too large for IPv4 to capture")
 	}
 	b := w.buf[:hl+l4]
 	copy(b[hl+l4-len(sctp):], sctp)
@@ -176,8 +180,11 @@ func (w *PcapWriter) WritePacketECN(src, dst netip.AddrPort, sctp []byte, ecn ui
 		}
 		binary.BigEndian.PutUint16(u[6:], c)
 	}
-	ci := gopacket.CaptureInfo{Timestamp: w.opt.Now(), CaptureLength: len(b), Length: len(b)}
-	w.err = w.pw.WritePacket(ci, b)
+	// A packet longer than the snap length (an IPv6 one near 64 KiB) is
+	// recorded cut, with its real length, as tcpdump records it.
+	c := b[:min(len(b), pcapSnapLen)]
+	ci := gopacket.CaptureInfo{Timestamp: w.opt.Now(), CaptureLength: len(c), Length: len(b)}
+	w.err = w.pw.WritePacket(ci, c)
 	return w.err
 }
 

@@ -307,3 +307,57 @@ func TestCaptureRecordsPacketSource(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureLargePackets: the largest packets an MTU of 65535 makes are
+// recorded, IPv4 ones whole (65,504 bytes of SCTP in UDP fill IPv4's
+// 65,535) and an IPv6 one longer than the snap length cut to it with its
+// real length. They were dropped before ("packet too large to capture"),
+// so a 64 KB transfer's capture had no DATA.
+func TestCaptureLargePackets(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "large.pcap")
+	w, err := CreatePcap(path, PcapOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v4a, v4b := netip.MustParseAddrPort("10.0.0.1:9899"), netip.MustParseAddrPort("10.0.0.2:9899")
+	v6a, v6b := netip.MustParseAddrPort("[fd00::1]:9899"), netip.MustParseAddrPort("[fd00::2]:9899")
+	big4 := sctpPacket(make([]byte, 65535-IPv4HeaderLen-UDPHeaderLen-28))
+	big6 := sctpPacket(make([]byte, 65535-UDPHeaderLen-28))
+	if err := w.WritePacket(v4a, v4b, big4); err != nil {
+		t.Fatalf("IPv4 packet of %d bytes: %v", len(big4), err)
+	}
+	if err := w.WritePacket(v6a, v6b, big6); err != nil {
+		t.Fatalf("IPv6 packet of %d bytes: %v", len(big6), err)
+	}
+	if err := w.WritePacket(v4a, v4b, big6); err == nil {
+		t.Errorf("an IPv4 packet longer than IPv4 allows was captured")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := pcapgo.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ caplen, length int }{
+		{65535, 65535},
+		{pcapSnapLen, IPv6HeaderLen + UDPHeaderLen + len(big6)},
+	}
+	for i, wnt := range want {
+		_, ci, err := r.ReadPacketData()
+		if err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		if ci.CaptureLength != wnt.caplen || ci.Length != wnt.length {
+			t.Errorf("record %d: captured %d of %d bytes, want %d of %d", i, ci.CaptureLength, ci.Length, wnt.caplen, wnt.length)
+		}
+	}
+	if _, _, err := r.ReadPacketData(); err != io.EOF {
+		t.Errorf("a third record: %v", err)
+	}
+}
