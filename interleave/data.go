@@ -40,6 +40,7 @@ type InSide struct {
 	maxOK bool
 	fresh bool // listed in delivery.fresh
 	dirty bool // listed in delivery.dirty
+	seqd  bool // listed in delivery.seqd
 }
 
 // InStreams is the part of the association's stream table the receiving
