@@ -16,6 +16,10 @@ func checkCandidates(t *testing.T, q *delivery) {
 	q.sync()
 	if d, ok := q.keys.(*DataReassembler); ok {
 		checkForwardHeap(t, d)
+		for _, s := range q.streams.InSides() {
+			checkRuns(t, &s.ordered)
+			checkRuns(t, &s.unordered)
+		}
 	}
 	if d, ok := q.keys.(*IDataReassembler); ok {
 		checkIForward(t, d)
@@ -269,7 +273,7 @@ func checkForwardDropped(t *testing.T, d *DataReassembler, newCum chunk.TSN, bef
 			for f := l.head; f != nil; prev, f = f, f.next {
 				cont := prev != nil && f.TSN == prev.TSN+1 && f.Flags&chunk.FlagBeginning == 0 && prev.Flags&chunk.FlagEnd == 0
 				if f.Flags&chunk.FlagBeginning != 0 {
-					_, inRun = completeRun(f)
+					_, inRun = walkRun(f)
 				} else if !cont {
 					inRun = false
 				}

@@ -166,7 +166,8 @@ func (d *DataReassembler) add(s *InSide, f *Frag) bool {
 	if f.Flags&chunk.FlagUnordered != 0 {
 		list = &s.unordered
 	}
-	if !list.insert(f) {
+	prev, first, last, ok := list.insertRun(f)
+	if !ok {
 		d.unhold(f)
 		d.pool.Put(f)
 		return false
@@ -178,7 +179,7 @@ func (d *DataReassembler) add(s *InSide, f *Frag) bool {
 	}
 	if d.pd != s {
 		if list == &s.unordered {
-			d.deliverRun(s, f)
+			d.deliverRun(s, f, prev, first, last)
 		} else {
 			d.deliverOrdered(s)
 		}
@@ -186,24 +187,19 @@ func (d *DataReassembler) add(s *InSide, f *Frag) bool {
 	return true
 }
 
-// deliverRun moves the unordered message f (just added to s.unordered)
-// completes, if it does, to s's delivery queue: only f's own message is
-// looked at (found through the list's tree), not the whole list.
-func (d *DataReassembler) deliverRun(s *InSide, f *Frag) {
+// deliverRun moves the unordered message f (just added to s.unordered,
+// after prev, in the run first..last) completes, if it does, to s's
+// delivery queue: only f's own run is looked at, through its ends (see
+// fragList), not the whole list or the whole message.
+func (d *DataReassembler) deliverRun(s *InSide, f, prev, first, last *Frag) {
+	if first.Flags&chunk.FlagBeginning == 0 || last.Flags&chunk.FlagEnd == 0 {
+		return // f's message lacks its first or its last fragments
+	}
 	l := &s.unordered
-	b := f
-	for b.Flags&chunk.FlagBeginning == 0 {
-		p := l.floor(b.TSN - 1)
-		if p == nil || p.TSN != b.TSN-1 || p.Flags&chunk.FlagEnd != 0 {
-			return // f's message lacks its first fragments
-		}
-		b = p
+	if first != f {
+		prev = l.floor(first.TSN - 1)
 	}
-	last, ok := completeRun(b)
-	if !ok {
-		return
-	}
-	d.unlink(s, l, l.floor(b.TSN-1), b, last)
+	d.unlink(s, l, prev, first, last)
 }
 
 // deliverOrdered moves the deliverable ordered messages of s to its
@@ -218,7 +214,7 @@ func (d *DataReassembler) deliverOrdered(s *InSide) {
 		if h == nil || h.SSN != in.NextSSN() || h.Flags&chunk.FlagBeginning == 0 {
 			break
 		}
-		last, ok := completeRun(h)
+		last, ok := s.ordered.completeRun(h)
 		if !ok {
 			break
 		}
@@ -237,23 +233,23 @@ func (d *DataReassembler) deliver(s *InSide) {
 	}
 	d.deliverOrdered(s)
 	// Unordered: any complete run anywhere in the list (after a partial
-	// delivery of s, which held them back).
+	// delivery of s, which held them back), looked at run by run.
+	l := &s.unordered
 	var prev *Frag
-	for f := s.unordered.head; f != nil; {
-		if f.Flags&chunk.FlagBeginning != 0 {
-			if last, ok := completeRun(f); ok {
-				next := last.next
-				d.unlink(s, &s.unordered, prev, f, last)
-				f = next
-				continue
-			}
+	for f := l.head; f != nil; {
+		last := l.runEnd(f)
+		next := last.next
+		if f.Flags&chunk.FlagBeginning != 0 && last.Flags&chunk.FlagEnd != 0 {
+			d.unlink(s, l, prev, f, last)
+		} else {
+			prev = last
 		}
-		prev, f = f, f.next
+		f = next
 	}
 }
 
 // move moves the fragments from the head of l (a list of s) through last
-// to s's delivery queue.
+// (a whole run) to s's delivery queue.
 func (d *DataReassembler) move(s *InSide, l *fragList, last *Frag) {
 	first := l.head.TSN
 	for {
@@ -265,8 +261,8 @@ func (d *DataReassembler) move(s *InSide, l *fragList, last *Frag) {
 	}
 }
 
-// unlink moves the run first..last (prev precedes first, nil at the head)
-// from l (a list of s) to s's delivery queue.
+// unlink moves the run first..last (a whole run; prev precedes first, nil
+// at the head) from l (a list of s) to s's delivery queue.
 func (d *DataReassembler) unlink(s *InSide, l *fragList, prev, first, last *Frag) {
 	msg := first.TSN
 	for {
@@ -361,7 +357,7 @@ func (d *DataReassembler) startPartial(c *pdCandidate) bool {
 	// Queue the fragments in sequence; should they reach the message's
 	// end (a complete message not yet moved), the partial delivery ends
 	// there as it would on that fragment's arrival.
-	d.continuePartial(bestList.pop())
+	d.continuePartial(bestList.popRun())
 	return true
 }
 
@@ -387,7 +383,7 @@ func (d *DataReassembler) continuePartial(f *Frag) {
 		if h == nil || h.TSN != d.pdNext {
 			return
 		}
-		f = d.pdList.pop()
+		f = d.pdList.popRun()
 	}
 }
 
@@ -409,7 +405,7 @@ func (d *DataReassembler) DropHighest(after chunk.TSN) (chunk.TSN, int, bool) {
 		return 0, 0, false
 	}
 	l := d.droppable(s)
-	f := l.removeTail()
+	f := l.removeTailRun()
 	tsn, n := f.TSN, len(f.Data)
 	d.unhold(f)
 	d.pool.Put(f)
@@ -487,12 +483,12 @@ func (d *DataReassembler) ForwardTSN(newCum chunk.TSN, skips []Skip) {
 		}
 		for h := s.ordered.head; h != nil && !k.SSN.LT(h.SSN); h = s.ordered.head {
 			if h.Flags&chunk.FlagBeginning != 0 {
-				if last, ok := completeRun(h); ok {
+				if last, ok := s.ordered.completeRun(h); ok {
 					d.move(s, &s.ordered, last)
 					continue
 				}
 			}
-			s.ordered.pop()
+			s.ordered.popRun()
 			d.unhold(h)
 			d.pool.Put(h)
 		}
@@ -560,12 +556,12 @@ func (d *DataReassembler) dropDead(s *InSide, l *fragList, newCum chunk.TSN) {
 			// The rest of a message kept (complete, or begun at or
 			// below fwdSeen and kept then).
 		case f.Flags&chunk.FlagBeginning != 0:
-			if _, ok := completeRun(f); ok {
+			if _, ok := l.completeRun(f); ok {
 				break
 			}
 			fallthrough
 		default:
-			l.unlinkAfter(prev, f)
+			l.unlinkFirst(prev, f) // f begins its run: the case above did not match
 			d.unhold(f)
 			d.pool.Put(f)
 			f = next
@@ -593,7 +589,7 @@ func (d *DataReassembler) abortPartial() {
 	s, l := d.pd, d.pdList
 	in := d.in(s)
 	for h := l.head; h != nil && h.Flags&chunk.FlagBeginning == 0; h = l.head {
-		l.pop()
+		l.popRun()
 		d.unhold(h)
 		d.pool.Put(h)
 		if h.Flags&chunk.FlagEnd != 0 {
