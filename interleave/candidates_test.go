@@ -16,9 +16,17 @@ func checkCandidates(t *testing.T, q *delivery) {
 	q.sync()
 	if d, ok := q.keys.(*DataReassembler); ok {
 		checkForwardHeap(t, d)
-		for _, s := range q.streams.InSides() {
+		for sid, s := range q.streams.InSides() {
 			checkRuns(t, &s.ordered)
 			checkRuns(t, &s.unordered)
+			if d.pd == s {
+				continue
+			}
+			for f := s.unordered.head; f != nil; f = f.next {
+				if _, ok := walkRun(f); ok && f.Flags&chunk.FlagBeginning != 0 {
+					t.Fatalf("stream %d: the complete unordered message from TSN %d was not delivered", sid, f.TSN)
+				}
+			}
 		}
 	}
 	if d, ok := q.keys.(*IDataReassembler); ok {

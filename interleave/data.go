@@ -2,6 +2,7 @@ package interleave
 
 import (
 	"iter"
+	"slices"
 
 	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/stream"
@@ -76,6 +77,10 @@ type DataReassembler struct {
 	pdOrdered bool
 	pdFirst   chunk.TSN
 	pdNext    chunk.TSN
+	// pdDone holds the first TSNs of the unordered messages of pd's
+	// stream that became complete during the partial delivery, held back
+	// until its end (see deliver).
+	pdDone []chunk.TSN
 }
 
 // NewDataReassembler returns the DATA variant's reassembler over the association's
@@ -177,12 +182,15 @@ func (d *DataReassembler) add(s *InSide, f *Frag) bool {
 		// look at s, paid for by their arrival.
 		d.fwd.set(s, f.TSN, true)
 	}
-	if d.pd != s {
-		if list == &s.unordered {
-			d.deliverRun(s, f, prev, first, last)
-		} else {
-			d.deliverOrdered(s)
+	switch {
+	case d.pd == s:
+		if list == &s.unordered && first.Flags&chunk.FlagBeginning != 0 && last.Flags&chunk.FlagEnd != 0 {
+			d.pdDone = append(d.pdDone, first.TSN) // delivered at the partial delivery's end
 		}
+	case list == &s.unordered:
+		d.deliverRun(s, f, prev, first, last)
+	default:
+		d.deliverOrdered(s)
 	}
 	return true
 }
@@ -223,29 +231,42 @@ func (d *DataReassembler) deliverOrdered(s *InSide) {
 	}
 }
 
-// deliver moves the deliverable messages of s to its delivery queue:
-// ordered ones in SSN order, unordered ones when complete. While s has a
-// message in partial delivery it does nothing: that message's end delivers
-// the rest.
+// deliver moves the deliverable messages of s to its delivery queue at
+// the end of a partial delivery of s, which held them back: ordered ones in
+// SSN order, and the unordered ones that became complete meanwhile
+// (pdDone), in TSN order. Any other complete unordered message was
+// delivered when it became complete (deliverRun), so deliver looks at no
+// fragment the partial delivery did not see arrive, whatever s holds.
 func (d *DataReassembler) deliver(s *InSide) {
 	if d.pd == s {
 		return
 	}
 	d.deliverOrdered(s)
-	// Unordered: any complete run anywhere in the list (after a partial
-	// delivery of s, which held them back), looked at run by run.
-	l := &s.unordered
-	var prev *Frag
-	for f := l.head; f != nil; {
-		last := l.runEnd(f)
-		next := last.next
-		if f.Flags&chunk.FlagBeginning != 0 && last.Flags&chunk.FlagEnd != 0 {
-			d.unlink(s, l, prev, f, last)
-		} else {
-			prev = last
-		}
-		f = next
+	if len(d.pdDone) == 0 {
+		return
 	}
+	slices.SortFunc(d.pdDone, func(a, b chunk.TSN) int {
+		switch {
+		case a.LT(b):
+			return -1
+		case b.LT(a):
+			return 1
+		}
+		return 0
+	})
+	l := &s.unordered
+	for _, t := range d.pdDone {
+		// The message may have lost fragments since (DropHighest), or
+		// left (listed twice): it is looked up again.
+		f := l.floor(t)
+		if f == nil || f.TSN != t || f.Flags&chunk.FlagBeginning == 0 {
+			continue
+		}
+		if last, ok := l.completeRun(f); ok {
+			d.unlink(s, l, l.floor(t-1), f, last)
+		}
+	}
+	d.pdDone = d.pdDone[:0]
 }
 
 // move moves the fragments from the head of l (a list of s) through last
