@@ -493,9 +493,13 @@ func joined(a, b *Frag) bool {
 func link(first, last *Frag) { first.FirstTSN, last.FirstTSN = last.TSN, first.TSN }
 
 // runEnd returns the other end of the run that f (of l) begins or ends.
+// A run of one or two fragments needs no look-up.
 func (l *fragList) runEnd(f *Frag) *Frag {
-	if f.FirstTSN == f.TSN {
+	switch {
+	case f.FirstTSN == f.TSN:
 		return f
+	case f.next != nil && f.next.TSN == f.FirstTSN:
+		return f.next
 	}
 	return l.floor(f.FirstTSN)
 }
