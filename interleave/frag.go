@@ -495,11 +495,11 @@ func link(first, last *Frag) { first.FirstTSN, last.FirstTSN = last.TSN, first.T
 // runEnd returns the other end of the run that f (of l) begins or ends.
 // A run of one or two fragments needs no look-up.
 func (l *fragList) runEnd(f *Frag) *Frag {
-	switch {
-	case f.FirstTSN == f.TSN:
+	if f.FirstTSN == f.TSN {
 		return f
-	case f.next != nil && f.next.TSN == f.FirstTSN:
-		return f.next
+	}
+	if n := f.next; n != nil && n.TSN == f.FirstTSN {
+		return n
 	}
 	return l.floor(f.FirstTSN)
 }
@@ -508,6 +508,20 @@ func (l *fragList) runEnd(f *Frag) *Frag {
 // the runs before and after it, and returns the first and last fragment of
 // f's run besides the fragment before f.
 func (l *fragList) insertRun(f *Frag) (prev, first, last *Frag, ok bool) {
+	if t := l.tail; t != nil && !l.tree && t.TSN.LT(f.TSN) {
+		// Appended, the usual case (a message's fragments in order),
+		// without a tree: nothing follows f, and the run before it
+		// ends at the tail.
+		f.next, f.gprev, f.gnext = nil, nil, nil
+		t.next, l.tail = f, f
+		l.n++
+		first = f
+		if joined(t, f) {
+			first = l.runEnd(t)
+		}
+		link(first, f)
+		return t, first, f, true
+	}
 	prev, ok = l.insert(f)
 	if !ok {
 		return nil, nil, nil, false
