@@ -498,6 +498,15 @@ func (l *fragList) runEnd(f *Frag) *Frag {
 	if f.FirstTSN == f.TSN {
 		return f
 	}
+	return l.runFar(f)
+}
+
+// runFar is runEnd for a run of two fragments or more. It is kept out of
+// line so that runEnd, inlined, costs a run of one fragment (a first
+// fragment, most of the time) no call.
+//
+//go:noinline
+func (l *fragList) runFar(f *Frag) *Frag {
 	if n := f.next; n != nil && n.TSN == f.FirstTSN {
 		return n
 	}
@@ -508,17 +517,24 @@ func (l *fragList) runEnd(f *Frag) *Frag {
 // the runs before and after it, and returns the first and last fragment of
 // f's run besides the fragment before f.
 func (l *fragList) insertRun(f *Frag) (prev, first, last *Frag, ok bool) {
-	if t := l.tail; t != nil && !l.tree && t.TSN.LT(f.TSN) {
-		// Appended, the usual case (a message's fragments in order),
-		// without a tree: nothing follows f, and the run before it
-		// ends at the tail.
-		f.next, f.gprev, f.gnext = nil, nil, nil
-		t.next, l.tail = f, f
-		l.n++
+	if t := l.tail; t == nil || (!l.tree && t.TSN.LT(f.TSN)) {
+		// The list's first fragment, or one appended without a tree:
+		// the usual cases (a message's fragments in order), done here.
+		// Nothing follows f, and the run before it ends at the tail.
+		// Its tree links are not cleared: there is no tree, and build
+		// clears them for every fragment when it makes one.
+		f.next = nil
 		first = f
-		if joined(t, f) {
-			first = l.runEnd(t)
+		if t == nil {
+			l.head = f
+		} else {
+			t.next = f
+			if joined(t, f) {
+				first = l.runEnd(t)
+			}
 		}
+		l.tail = f
+		l.n++
 		link(first, f)
 		return t, first, f, true
 	}
