@@ -2,6 +2,7 @@ package interleave
 
 import (
 	"iter"
+	"slices"
 
 	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/stream"
@@ -40,6 +41,7 @@ type InSide struct {
 	maxOK bool
 	fresh bool // listed in delivery.fresh
 	dirty bool // listed in delivery.dirty
+	seqd  bool // listed in delivery.seqd
 }
 
 // InStreams is the part of the association's stream table the receiving
@@ -75,6 +77,10 @@ type DataReassembler struct {
 	pdOrdered bool
 	pdFirst   chunk.TSN
 	pdNext    chunk.TSN
+	// pdDone holds the first TSNs of the unordered messages of pd's
+	// stream that became complete during the partial delivery, held back
+	// until its end (see deliver).
+	pdDone []chunk.TSN
 }
 
 // NewDataReassembler returns the DATA variant's reassembler over the association's
@@ -165,7 +171,8 @@ func (d *DataReassembler) add(s *InSide, f *Frag) bool {
 	if f.Flags&chunk.FlagUnordered != 0 {
 		list = &s.unordered
 	}
-	if !list.insert(f) {
+	prev, first, last, ok := list.insertRun(f)
+	if !ok {
 		d.unhold(f)
 		d.pool.Put(f)
 		return false
@@ -175,34 +182,32 @@ func (d *DataReassembler) add(s *InSide, f *Frag) bool {
 		// look at s, paid for by their arrival.
 		d.fwd.set(s, f.TSN, true)
 	}
-	if d.pd != s {
-		if list == &s.unordered {
-			d.deliverRun(s, f)
-		} else {
-			d.deliverOrdered(s)
+	switch {
+	case d.pd == s:
+		if list == &s.unordered && first.Flags&chunk.FlagBeginning != 0 && last.Flags&chunk.FlagEnd != 0 {
+			d.pdDone = append(d.pdDone, first.TSN) // delivered at the partial delivery's end
 		}
+	case list == &s.unordered:
+		d.deliverRun(s, f, prev, first, last)
+	default:
+		d.deliverOrdered(s)
 	}
 	return true
 }
 
-// deliverRun moves the unordered message f (just added to s.unordered)
-// completes, if it does, to s's delivery queue: only f's own message is
-// looked at (found through the list's tree), not the whole list.
-func (d *DataReassembler) deliverRun(s *InSide, f *Frag) {
+// deliverRun moves the unordered message f (just added to s.unordered,
+// after prev, in the run first..last) completes, if it does, to s's
+// delivery queue: only f's own run is looked at, through its ends (see
+// fragList), not the whole list or the whole message.
+func (d *DataReassembler) deliverRun(s *InSide, f, prev, first, last *Frag) {
+	if first.Flags&chunk.FlagBeginning == 0 || last.Flags&chunk.FlagEnd == 0 {
+		return // f's message lacks its first or its last fragments
+	}
 	l := &s.unordered
-	b := f
-	for b.Flags&chunk.FlagBeginning == 0 {
-		p := l.floor(b.TSN - 1)
-		if p == nil || p.TSN != b.TSN-1 || p.Flags&chunk.FlagEnd != 0 {
-			return // f's message lacks its first fragments
-		}
-		b = p
+	if first != f {
+		prev = l.floor(first.TSN - 1)
 	}
-	last, ok := completeRun(b)
-	if !ok {
-		return
-	}
-	d.unlink(s, l, l.floor(b.TSN-1), b, last)
+	d.unlink(s, l, prev, first, last)
 }
 
 // deliverOrdered moves the deliverable ordered messages of s to its
@@ -217,7 +222,7 @@ func (d *DataReassembler) deliverOrdered(s *InSide) {
 		if h == nil || h.SSN != in.NextSSN() || h.Flags&chunk.FlagBeginning == 0 {
 			break
 		}
-		last, ok := completeRun(h)
+		last, ok := s.ordered.completeRun(h)
 		if !ok {
 			break
 		}
@@ -226,33 +231,46 @@ func (d *DataReassembler) deliverOrdered(s *InSide) {
 	}
 }
 
-// deliver moves the deliverable messages of s to its delivery queue:
-// ordered ones in SSN order, unordered ones when complete. While s has a
-// message in partial delivery it does nothing: that message's end delivers
-// the rest.
+// deliver moves the deliverable messages of s to its delivery queue at
+// the end of a partial delivery of s, which held them back: ordered ones in
+// SSN order, and the unordered ones that became complete meanwhile
+// (pdDone), in TSN order. Any other complete unordered message was
+// delivered when it became complete (deliverRun), so deliver looks at no
+// fragment the partial delivery did not see arrive, whatever s holds.
 func (d *DataReassembler) deliver(s *InSide) {
 	if d.pd == s {
 		return
 	}
 	d.deliverOrdered(s)
-	// Unordered: any complete run anywhere in the list (after a partial
-	// delivery of s, which held them back).
-	var prev *Frag
-	for f := s.unordered.head; f != nil; {
-		if f.Flags&chunk.FlagBeginning != 0 {
-			if last, ok := completeRun(f); ok {
-				next := last.next
-				d.unlink(s, &s.unordered, prev, f, last)
-				f = next
-				continue
-			}
-		}
-		prev, f = f, f.next
+	if len(d.pdDone) == 0 {
+		return
 	}
+	slices.SortFunc(d.pdDone, func(a, b chunk.TSN) int {
+		switch {
+		case a.LT(b):
+			return -1
+		case b.LT(a):
+			return 1
+		}
+		return 0
+	})
+	l := &s.unordered
+	for _, t := range d.pdDone {
+		// The message may have lost fragments since (DropHighest), or
+		// left (listed twice): it is looked up again.
+		f := l.floor(t)
+		if f == nil || f.TSN != t || f.Flags&chunk.FlagBeginning == 0 {
+			continue
+		}
+		if last, ok := l.completeRun(f); ok {
+			d.unlink(s, l, l.floor(t-1), f, last)
+		}
+	}
+	d.pdDone = d.pdDone[:0]
 }
 
 // move moves the fragments from the head of l (a list of s) through last
-// to s's delivery queue.
+// (a whole run) to s's delivery queue.
 func (d *DataReassembler) move(s *InSide, l *fragList, last *Frag) {
 	first := l.head.TSN
 	for {
@@ -264,8 +282,8 @@ func (d *DataReassembler) move(s *InSide, l *fragList, last *Frag) {
 	}
 }
 
-// unlink moves the run first..last (prev precedes first, nil at the head)
-// from l (a list of s) to s's delivery queue.
+// unlink moves the run first..last (a whole run; prev precedes first, nil
+// at the head) from l (a list of s) to s's delivery queue.
 func (d *DataReassembler) unlink(s *InSide, l *fragList, prev, first, last *Frag) {
 	msg := first.TSN
 	for {
@@ -360,7 +378,7 @@ func (d *DataReassembler) startPartial(c *pdCandidate) bool {
 	// Queue the fragments in sequence; should they reach the message's
 	// end (a complete message not yet moved), the partial delivery ends
 	// there as it would on that fragment's arrival.
-	d.continuePartial(bestList.pop())
+	d.continuePartial(bestList.popRun())
 	return true
 }
 
@@ -386,7 +404,7 @@ func (d *DataReassembler) continuePartial(f *Frag) {
 		if h == nil || h.TSN != d.pdNext {
 			return
 		}
-		f = d.pdList.pop()
+		f = d.pdList.popRun()
 	}
 }
 
@@ -408,7 +426,7 @@ func (d *DataReassembler) DropHighest(after chunk.TSN) (chunk.TSN, int, bool) {
 		return 0, 0, false
 	}
 	l := d.droppable(s)
-	f := l.removeTail()
+	f := l.removeTailRun()
 	tsn, n := f.TSN, len(f.Data)
 	d.unhold(f)
 	d.pool.Put(f)
@@ -486,12 +504,12 @@ func (d *DataReassembler) ForwardTSN(newCum chunk.TSN, skips []Skip) {
 		}
 		for h := s.ordered.head; h != nil && !k.SSN.LT(h.SSN); h = s.ordered.head {
 			if h.Flags&chunk.FlagBeginning != 0 {
-				if last, ok := completeRun(h); ok {
+				if last, ok := s.ordered.completeRun(h); ok {
 					d.move(s, &s.ordered, last)
 					continue
 				}
 			}
-			s.ordered.pop()
+			s.ordered.popRun()
 			d.unhold(h)
 			d.pool.Put(h)
 		}
@@ -559,12 +577,12 @@ func (d *DataReassembler) dropDead(s *InSide, l *fragList, newCum chunk.TSN) {
 			// The rest of a message kept (complete, or begun at or
 			// below fwdSeen and kept then).
 		case f.Flags&chunk.FlagBeginning != 0:
-			if _, ok := completeRun(f); ok {
+			if _, ok := l.completeRun(f); ok {
 				break
 			}
 			fallthrough
 		default:
-			l.unlinkAfter(prev, f)
+			l.unlinkFirst(prev, f) // f begins its run: the case above did not match
 			d.unhold(f)
 			d.pool.Put(f)
 			f = next
@@ -592,7 +610,7 @@ func (d *DataReassembler) abortPartial() {
 	s, l := d.pd, d.pdList
 	in := d.in(s)
 	for h := l.head; h != nil && h.Flags&chunk.FlagBeginning == 0; h = l.head {
-		l.pop()
+		l.popRun()
 		d.unhold(h)
 		d.pool.Put(h)
 		if h.Flags&chunk.FlagEnd != 0 {

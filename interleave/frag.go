@@ -28,7 +28,9 @@ type Frag struct {
 	// set when it is queued for delivery: with SID it names the message.
 	// While the fragment is in an I-DATA list's tree, FirstTSN, Off and
 	// SSN hold its subtree's summaries instead (see idata_index.go); they
-	// are cleared when it leaves the tree.
+	// are cleared when it leaves the tree. While it waits in a DATA
+	// reassembly list, FirstTSN names the other end of the fragment's
+	// run, if the fragment is one (see fragList).
 	FirstTSN chunk.TSN
 	// Off is how many bytes of Data the reader has taken already (the
 	// head of a stream's delivery queue can be partly read).
@@ -282,16 +284,18 @@ func (l *fragList) emptied() {
 	}
 }
 
-// insert adds f in TSN order; it reports false (and keeps nothing) for a
-// TSN already present.
-func (l *fragList) insert(f *Frag) bool {
+// insert adds f in TSN order and returns the fragment now before it (nil
+// at the head); it reports false (and keeps nothing) for a TSN already
+// present.
+func (l *fragList) insert(f *Frag) (prev *Frag, ok bool) {
 	f.next, f.gprev, f.gnext = nil, nil, nil
 	switch {
 	case l.head == nil:
 		l.head, l.tail = f, f
 		l.n++
-		return true
+		return nil, true
 	case l.tail.TSN.LT(f.TSN):
+		prev = l.tail
 		l.tail.next = f
 		l.tail = f
 	case f.TSN.LT(l.head.TSN):
@@ -301,8 +305,9 @@ func (l *fragList) insert(f *Frag) bool {
 		l.build()
 		p := l.floor(f.TSN)
 		if p == nil || p.TSN == f.TSN {
-			return false
+			return nil, false
 		}
+		prev = p
 		f.next = p.next
 		p.next = f
 	}
@@ -310,7 +315,7 @@ func (l *fragList) insert(f *Frag) bool {
 		l.treeInsert(f)
 	}
 	l.n++
-	return true
+	return prev, true
 }
 
 // floor returns the fragment of l with the highest TSN at or below t, or
@@ -482,18 +487,134 @@ func (l *fragList) removeTail() *Frag {
 	return t
 }
 
-// completeRun reports whether the list starting at f (which has B set)
-// holds a whole message: fragments with consecutive TSNs up to one with E.
-// It returns the last fragment of the run.
-func completeRun(f *Frag) (*Frag, bool) {
-	for {
-		if f.Flags&chunk.FlagEnd != 0 {
-			return f, true
-		}
-		n := f.next
-		if n == nil || n.TSN != f.TSN+1 || n.Flags&chunk.FlagBeginning != 0 {
-			return f, false
-		}
-		f = n
+// Runs. The fragments of a DATA reassembly list fall into runs: maximal
+// sequences of fragments with consecutive TSNs in which only the first may
+// have the B bit and only the last the E bit, the pieces of messages
+// received so far (RFC 9260 section 6.9: the fragments of a message have
+// consecutive TSNs). The first and the last fragment of each run name each
+// other in FirstTSN, free while a fragment waits (push sets it when the
+// fragment is queued for delivery): the first holds the last's TSN and the
+// last the first's, a run of one fragment its own. So whether the message
+// a first fragment begins is complete, and where the run of a fragment
+// just received starts, cost a look-up in the list (O(1) at its ends,
+// O(log n) in its tree) rather than a walk along the message, which a
+// peer can make as long as the window allows with 1-byte fragments.
+//
+// The lists keep their runs linked through insertRun, popRun, unlinkFirst
+// and removeTailRun; a whole run (a complete message) may leave through
+// pop and unlinkAfter, since no other run names its fragments.
+
+// joined reports whether b, right after a in a list, continues a's run.
+func joined(a, b *Frag) bool {
+	return b.TSN == a.TSN+1 && a.Flags&chunk.FlagEnd == 0 && b.Flags&chunk.FlagBeginning == 0
+}
+
+// link makes first..last one run.
+func link(first, last *Frag) { first.FirstTSN, last.FirstTSN = last.TSN, first.TSN }
+
+// runEnd returns the other end of the run that f (of l) begins or ends.
+// A run of one or two fragments needs no look-up.
+func (l *fragList) runEnd(f *Frag) *Frag {
+	if f.FirstTSN == f.TSN {
+		return f
 	}
+	return l.runFar(f)
+}
+
+// runFar is runEnd for a run of two fragments or more. It is kept out of
+// line so that runEnd, inlined, costs a run of one fragment (a first
+// fragment, most of the time) no call.
+//
+//go:noinline
+func (l *fragList) runFar(f *Frag) *Frag {
+	if n := f.next; n != nil && n.TSN == f.FirstTSN {
+		return n
+	}
+	return l.floor(f.FirstTSN)
+}
+
+// insertRun is insert for a list that keeps its runs: it also joins f with
+// the runs before and after it, and returns the first and last fragment of
+// f's run besides the fragment before f.
+func (l *fragList) insertRun(f *Frag) (prev, first, last *Frag, ok bool) {
+	if t := l.tail; t == nil || (!l.tree && t.TSN.LT(f.TSN)) {
+		// The list's first fragment, or one appended without a tree:
+		// the usual cases (a message's fragments in order), done here.
+		// Nothing follows f, and the run before it ends at the tail.
+		// Its tree links are not cleared: there is no tree, and build
+		// clears them for every fragment when it makes one.
+		f.next = nil
+		first = f
+		if t == nil {
+			l.head = f
+		} else {
+			t.next = f
+			if joined(t, f) {
+				first = l.runEnd(t)
+			}
+		}
+		l.tail = f
+		l.n++
+		link(first, f)
+		return t, first, f, true
+	}
+	prev, ok = l.insert(f)
+	if !ok {
+		return nil, nil, nil, false
+	}
+	first, last = f, f
+	if prev != nil && joined(prev, f) {
+		first = l.runEnd(prev)
+	}
+	if n := f.next; n != nil && joined(f, n) {
+		last = l.runEnd(n)
+	}
+	link(first, last)
+	return prev, first, last, true
+}
+
+// completeRun reports whether the run f (of l, with the B bit) begins is a
+// whole message: it ends with the E bit. It returns the run's last
+// fragment.
+func (l *fragList) completeRun(f *Frag) (*Frag, bool) {
+	last := l.runEnd(f)
+	return last, last.Flags&chunk.FlagEnd != 0
+}
+
+// popRun is pop for a list that keeps its runs.
+func (l *fragList) popRun() *Frag {
+	n := l.head
+	if n != nil {
+		n = n.next
+	}
+	f := l.pop()
+	if f != nil {
+		l.cutFirst(f, n)
+	}
+	return f
+}
+
+// unlinkFirst is unlinkAfter for a list that keeps its runs, for f the
+// first fragment of its run.
+func (l *fragList) unlinkFirst(prev, f *Frag) {
+	n := f.next
+	l.unlinkAfter(prev, f)
+	l.cutFirst(f, n)
+}
+
+// cutFirst relinks the run whose first fragment f left l: its rest starts
+// at n, f's successor then.
+func (l *fragList) cutFirst(f, n *Frag) {
+	if f.FirstTSN != f.TSN {
+		link(n, l.floor(f.FirstTSN))
+	}
+}
+
+// removeTailRun is removeTail for a list that keeps its runs.
+func (l *fragList) removeTailRun() *Frag {
+	t := l.removeTail()
+	if t != nil && t.FirstTSN != t.TSN {
+		link(l.floor(t.FirstTSN), l.tail)
+	}
+	return t
 }

@@ -60,15 +60,64 @@ func checkFragList(t *testing.T, l *fragList, want []chunk.TSN) {
 	}
 }
 
+// walkRun is what fragList.completeRun stands for, by walking: whether the
+// list from f (with the B bit) holds a whole message, fragments with
+// consecutive TSNs up to one with the E bit, and the last fragment of the
+// run.
+func walkRun(f *Frag) (*Frag, bool) {
+	for {
+		if f.Flags&chunk.FlagEnd != 0 {
+			return f, true
+		}
+		n := f.next
+		if n == nil || n.TSN != f.TSN+1 || n.Flags&chunk.FlagBeginning != 0 {
+			return f, false
+		}
+		f = n
+	}
+}
+
+// checkRuns checks the run links of a DATA reassembly list (see fragList)
+// by walking it: the first and the last fragment of each run name each
+// other, and completeRun agrees with walkRun.
+func checkRuns(t *testing.T, l *fragList) {
+	t.Helper()
+	for f := l.head; f != nil; {
+		last := f
+		for last.next != nil && joined(last, last.next) {
+			last = last.next
+		}
+		if f.FirstTSN != last.TSN || last.FirstTSN != f.TSN {
+			t.Fatalf("run %d..%d: its first names %d, its last %d", f.TSN, last.TSN, f.FirstTSN, last.FirstTSN)
+		}
+		if f.Flags&chunk.FlagBeginning != 0 {
+			wl, wok := walkRun(f)
+			if gl, gok := l.completeRun(f); gl != wl || gok != wok {
+				t.Fatalf("run from %d: completeRun says %d %v, walking %d %v", f.TSN, gl.TSN, gok, wl.TSN, wok)
+			}
+		}
+		f = last.next
+	}
+}
+
 // FuzzFragList checks the DATA reassembly list (a sorted list with a
 // treap index, see fragList) against a sorted slice under any sequence of
 // inserts, pops, tail removals and removals in the middle, with TSNs
 // around the serial number wrap.
+//
+// An input of odd length drives the list as the DATA reassembler does,
+// keeping its runs (insertRun, popRun, removeTailRun, unlinkFirst, whole
+// runs leaving through unlinkAfter) with B and E bits from the op bytes,
+// and also checks the runs' links and completeRun against a walk
+// (checkRuns).
 func FuzzFragList(f *testing.F) {
 	f.Add([]byte{0, 5, 0, 3, 0, 4, 1, 0, 2, 0, 3, 1})
 	f.Add([]byte{0, 1, 0, 2, 0, 3, 0, 4, 2, 0, 2, 0, 1, 0})
 	f.Add([]byte{0, 200, 0, 100, 0, 150, 0, 120, 3, 1, 2, 0, 0, 130, 3, 0})
+	f.Add([]byte{10, 1, 0, 2, 0, 4, 0, 3, 15, 5, 1, 0, 0, 9, 5, 8, 0, 7, 3, 2, 0, 6, 2, 0, 8, 1, 1})
+	f.Add([]byte{10, 1, 0, 2, 0, 3, 5, 4, 10, 6, 0, 7, 15, 8, 8, 3, 13, 1, 0})
 	f.Fuzz(func(t *testing.T, ops []byte) {
+		runs := len(ops)%2 == 1
 		base := chunk.TSN(0xffffff80) // lists straddle the wrap
 		var l fragList
 		var want []chunk.TSN
@@ -86,9 +135,22 @@ func FuzzFragList(f *testing.F) {
 			switch ops[i] % 5 {
 			case 0: // insert
 				tsn := base + chunk.TSN(arg)
-				fr := &Frag{TSN: tsn}
+				fr := &Frag{TSN: tsn, Flags: ops[i] / 5 & (chunk.FlagBeginning | chunk.FlagEnd)}
 				_, dup := slices.BinarySearchFunc(want, tsn, cmp)
-				if ok := l.insert(fr); ok == dup {
+				var ok bool
+				if runs {
+					var first, last *Frag
+					_, first, last, ok = l.insertRun(fr)
+					if ok {
+						checkRuns(t, &l)
+						if first.FirstTSN != last.TSN || last.FirstTSN != first.TSN || tsn.LT(first.TSN) || last.TSN.LT(tsn) {
+							t.Fatalf("insertRun %d returned the run %d..%d", tsn, first.TSN, last.TSN)
+						}
+					}
+				} else {
+					_, ok = l.insert(fr)
+				}
+				if ok == dup {
 					t.Fatalf("insert %d reported %v, duplicate %v", tsn, ok, dup)
 				}
 				if !dup {
@@ -96,7 +158,12 @@ func FuzzFragList(f *testing.F) {
 					want = slices.Insert(want, at, tsn)
 				}
 			case 1: // pop
-				fr := l.pop()
+				var fr *Frag
+				if runs {
+					fr = l.popRun()
+				} else {
+					fr = l.pop()
+				}
 				if len(want) == 0 {
 					if fr != nil {
 						t.Fatal("pop of an empty list returned a fragment")
@@ -108,7 +175,12 @@ func FuzzFragList(f *testing.F) {
 				}
 				want = want[1:]
 			case 2: // removeTail
-				fr := l.removeTail()
+				var fr *Frag
+				if runs {
+					fr = l.removeTailRun()
+				} else {
+					fr = l.removeTail()
+				}
 				if len(want) == 0 {
 					if fr != nil {
 						t.Fatal("removeTail of an empty list returned a fragment")
@@ -124,13 +196,47 @@ func FuzzFragList(f *testing.F) {
 					continue
 				}
 				k := int(arg) % len(want)
-				var prev *Frag
+				var prev, before *Frag
 				fr := l.head
 				for range k {
 					prev, fr = fr, fr.next
 				}
-				l.unlinkAfter(prev, fr)
-				want = slices.Delete(want, k, k+1)
+				if !runs {
+					l.unlinkAfter(prev, fr)
+					want = slices.Delete(want, k, k+1)
+					break
+				}
+				// The first fragment of the k-th's run, or the whole run.
+				start := 0
+				for x := l.head; x != nil; x = x.next {
+					if x == l.head || !joined(before, x) {
+						start = 0
+					}
+					if x == fr {
+						break
+					}
+					before, start = x, start+1
+				}
+				k -= start
+				prev, fr = nil, l.head
+				for range k {
+					prev, fr = fr, fr.next
+				}
+				if arg%2 == 0 {
+					l.unlinkFirst(prev, fr)
+					want = slices.Delete(want, k, k+1)
+					break
+				}
+				n := 1
+				for x := fr; x.next != nil && joined(x, x.next); x = x.next {
+					n++
+				}
+				for range n {
+					next := fr.next
+					l.unlinkAfter(prev, fr)
+					fr = next
+				}
+				want = slices.Delete(want, k, k+n)
 			case 4: // floor
 				tsn := base + chunk.TSN(arg)
 				var wantF *Frag
@@ -150,6 +256,9 @@ func FuzzFragList(f *testing.F) {
 				}
 			}
 			checkFragList(t, &l, want)
+			if runs {
+				checkRuns(t, &l)
+			}
 		}
 	})
 }
@@ -171,7 +280,7 @@ func TestFragListDepth(t *testing.T) {
 	for name, tsn := range orders {
 		var l fragList
 		for i := range n {
-			if !l.insert(&Frag{TSN: tsn(i)}) {
+			if _, ok := l.insert(&Frag{TSN: tsn(i)}); !ok {
 				t.Fatalf("%s: insert %d failed", name, tsn(i))
 			}
 			if i == 1 {

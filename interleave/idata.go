@@ -131,6 +131,21 @@ func (d *IDataReassembler) RecheckAll() {
 	d.delivery.RecheckAll()
 }
 
+// ResetAll is delivery.ResetAll with each reset stream's lists brought in
+// line with its In record (see Recheck). Only the streams whose In record
+// was used since the last reset can have lists based on a next expected
+// MID other than 0, so only they are looked at, as delivery.ResetAll
+// looks only at them; each costs what Recheck costs.
+func (d *IDataReassembler) ResetAll() {
+	for _, s := range d.seqd {
+		if s.seqd {
+			s.in.ResetSequence()
+			d.reset(s)
+		}
+	}
+	d.delivery.ResetAll()
+}
+
 // reset brings s's lists in line with its In record after a stream reset
 // (see Recheck).
 func (d *IDataReassembler) reset(s *InSide) {

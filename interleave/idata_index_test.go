@@ -279,6 +279,33 @@ func TestIDataResetRebase(t *testing.T) {
 	h.want("0/0:a", "0/1:b")
 }
 
+// ResetAll (a reset of every stream, RFC 6525 section 5.2.2 with no
+// stream listed, or an SSN/TSN reset) rebases the ordered lists of the
+// streams it resets as Recheck does: a fragment of MID 2^31 + 1, held
+// while 3 was the next expected, is behind the new next expected 0 and
+// dropped; MID 5 stays, in order from 0.
+func TestIDataResetAllRebase(t *testing.T) {
+	h := newIH(t, 2, FSNRFC)
+	for i := range 3 {
+		h.mustAdd(chunk.TSN(1+i), 0, stream.MID(i), 0, B|E, "m")
+	}
+	h.read()
+	h.mustAdd(10, 0, 1<<31+1, 0, B, "x")
+	h.mustAdd(11, 0, 5, 0, B|E, "y")
+	h.mustAdd(12, 1, 3, 0, B|E, "z") // stream 1, never used: next expected 0
+	h.held(3)
+	h.d.ResetAll()
+	checkIndex(t, h.d)
+	h.held(2)
+	if l := &h.tab.InSide(0).ordered; l.base != 0 {
+		t.Fatalf("stream 0's ordered list based on MID %d after the reset", l.base)
+	}
+	for i := range 5 {
+		h.mustAdd(chunk.TSN(20+i), 0, stream.MID(i), 0, B|E, "n")
+	}
+	h.want("0/0:n", "0/1:n", "0/2:n", "0/3:n", "0/4:n", "0/5:y")
+}
+
 // RFC 8260 section 2.1: "Note that the FSN MAY wrap completely multiple
 // times, thus allowing arbitrarily large user messages." Fragments of a
 // message in partial delivery held across the FSN wrap, coming in any

@@ -72,6 +72,11 @@ type Reassembler interface {
 	Recheck(sid uint16)
 	// RecheckAll is Recheck for every stream in use, O(streams in use).
 	RecheckAll()
+	// ResetAll resets the In record of every inbound stream (RFC 6525: an
+	// Outgoing SSN Reset Request naming no stream, an SSN/TSN Reset) and
+	// updates what Partial knows of them: amortised O(1), it looks only at
+	// the streams used since the last ResetAll.
+	ResetAll()
 	// PartialNext reports the TSN of the next fragment of the message in
 	// partial delivery, if one is in progress (DATA only). Nothing else of
 	// its stream is queued before it, so the receiver accepts that fragment

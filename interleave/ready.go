@@ -37,15 +37,31 @@ type delivery struct {
 	n          Counts    // held, charged and ready bytes
 	fresh      []uint16  // streams whose queue became non-empty since AppendReadable
 	dirty      []*InSide // streams touched since the heaps were brought up to date (see touch)
+	seqd       []*InSide // streams whose In record was used since ResetAll (see in)
 }
 
 // in returns the In record of s's stream (its next SSN or MID, partial
 // delivery), looked up once per side object (see InSide.in).
+//
+// It is the reassemblers' only way to an In record they change, so it also
+// lists s, once, among the streams whose record may have left the reset
+// state (all zero) since the last ResetAll: ResetAll resets those and no
+// others, the records of the rest being zero still.
 func (q *delivery) in(s *InSide) *stream.In {
+	if !s.seqd {
+		q.noteSeq(s)
+	}
+	return s.in
+}
+
+// noteSeq looks up s's In record, if it was not yet, and lists s in
+// q.seqd (see in).
+func (q *delivery) noteSeq(s *InSide) {
 	if s.in == nil {
 		s.in = q.streams.In(s.sid)
 	}
-	return s.in
+	s.seqd = true
+	q.seqd = append(q.seqd, s)
 }
 
 // push queues f (the next deliverable fragment of stream s, which holds
@@ -187,9 +203,35 @@ func (q *delivery) Recheck(sid uint16) {
 	}
 }
 
+// ResetAll resets every inbound stream's In record (next SSN or MID 0, no
+// partial delivery: an Outgoing SSN Reset Request naming no stream, or an
+// SSN/TSN Reset, RFC 6525 sections 5.2.2 and 5.2.4) and brings what the
+// heaps know of them up to date, as resetting each record and calling
+// RecheckAll would.
+//
+// It looks only at the streams whose In record the reassembler used since
+// the last ResetAll (see in): every other record is zero already and its
+// heap entries, which depend on nothing else that changed, are right. So a
+// flood of resets costs O(1) each, and one costs O(log n) for each stream
+// used since the one before (amortised over the chunks and reads that used
+// them), never a walk over every stream in use.
+func (q *delivery) ResetAll() {
+	for i, s := range q.seqd {
+		q.seqd[i] = nil
+		if !s.seqd {
+			continue // released since (a zeroed side object), or listed twice
+		}
+		s.seqd = false
+		s.in.ResetSequence()
+		q.touch(s)
+	}
+	q.seqd = q.seqd[:0]
+}
+
 // RecheckAll rebuilds the partial delivery candidates by looking at every
-// stream in use (O(streams in use)): after every inbound stream was reset
-// (RFC 6525), which changes their In records outside the reassembler.
+// stream in use (O(streams in use)). The receiver's tests use it as the
+// plain rule the kept heaps stand for (Receiver.pdAlways), and, with every
+// In record reset by hand, as the eager form of ResetAll.
 func (q *delivery) RecheckAll() {
 	q.cands.clear()
 	q.drops.clear()

@@ -100,3 +100,56 @@ func TestDeliveryQueueModel(t *testing.T) {
 		}
 	}
 }
+
+// ResetAll looks only at the streams whose In record was used since the
+// last reset: after every stream in use delivered a message and one reset,
+// a reset costs nothing more until a stream is used again, then looks at
+// that stream alone, and every record reads as reset each time (the
+// heaps: FuzzPartialCandidates).
+func TestResetAllLooksAtStreamsUsedSince(t *testing.T) {
+	const streams = 1000
+	d, tab := newData(streams)
+	h := harness{t: t, d: d}
+	tsn := chunk.TSN(1)
+	send := func(sid uint16, ssn stream.SSN) {
+		if !h.add(tsn, sid, ssn, BE, "m") {
+			t.Fatalf("message on stream %d, SSN %d, not taken", sid, ssn)
+		}
+		tsn++
+	}
+	allReset := func() {
+		t.Helper()
+		for sid := range uint16(streams) {
+			if in := tab.In(sid); in.MID != 0 || in.PD || in.PDUO {
+				t.Fatalf("stream %d after ResetAll: %+v", sid, *in)
+			}
+		}
+	}
+	for sid := range uint16(streams) {
+		send(sid, 0)
+		send(sid, 1)
+	}
+	if n := len(d.seqd); n != streams {
+		t.Fatalf("%d streams listed as used, want %d", n, streams)
+	}
+	d.ResetAll()
+	allReset()
+	for range 3 {
+		if n := len(d.seqd); n != 0 {
+			t.Fatalf("%d streams listed as used after a reset, want 0", n)
+		}
+		d.ResetAll()
+	}
+	send(7, 0) // the new numbering
+	send(7, 1)
+	send(9, 0)
+	if n := len(d.seqd); n != 2 {
+		t.Fatalf("%d streams listed as used, want 2", n)
+	}
+	d.ResetAll()
+	allReset()
+	send(7, 0)
+	if got := len(h.messages()); got != 2*streams+4 {
+		t.Fatalf("%d messages delivered, want %d", got, 2*streams+4)
+	}
+}

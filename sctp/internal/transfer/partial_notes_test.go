@@ -14,12 +14,22 @@ import (
 // return the same bytes, message parts and stream ids, step by step. A small
 // window keeps the held bytes around the partial delivery point.
 //
+// Stream resets (RFC 6525: every stream, one stream, an SSN/TSN reset)
+// are done the lazy way (interleave.Reassembler.ResetAll) by the first and
+// the eager way (every In record reset, then every stream looked at) by the
+// twin, whose In records must then match the first's.
+//
 // The first byte picks the variant: even DATA, odd I-DATA (RFC 8260), whose
 // chunks carry a MID and an FSN, and whose FORWARD-TSN is an I-FORWARD-TSN.
 func FuzzPartialNotes(f *testing.F) {
 	f.Add([]byte{0, 0, 1, 0, 2, 200, 1, 2, 1, 0, 1, 200, 0, 3, 2, 0, 3, 250, 3, 9, 0, 0, 1, 100, 2})
 	f.Add([]byte{0, 0, 0, 0, 2, 255, 0, 1, 1, 0, 2, 255, 0, 2, 2, 0, 2, 255, 0, 3, 3, 0, 3, 255, 1, 4, 0, 1, 2, 255, 1})
 	f.Add([]byte{1, 0, 0, 0, 2, 200, 0, 1, 1, 0, 0, 200, 0, 2, 0, 1, 1, 200, 1, 7, 0, 0, 0, 90, 0})
+	resets := []byte{0, 0, 0, 1, 0, 3, 10, 0, 0, 1, 1, 2, 200, 0, 1, 2, 0, 3, 20, 8, 0, 0, 0, 0, 0,
+		0, 0, 1, 0, 3, 5, 7, 0, 9, 0, 0, 0, 8, 2, 1, 0, 0, 0, 0, 0, 1, 0, 2, 250, 0, 1, 2, 1, 2, 250,
+		8, 3, 0, 0, 0, 0, 7, 0, 200, 0, 0, 0, 0, 0, 3, 0, 3, 9, 7, 0, 20, 0, 0, 0}
+	f.Add(resets)
+	f.Add(append([]byte{1}, resets[1:]...))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) == 0 {
 			return
@@ -44,7 +54,7 @@ func FuzzPartialNotes(f *testing.F) {
 			bufs[i] = make([]byte, 300)
 		}
 		for step := 0; len(b) >= 6; step++ {
-			op, x := b[0]%8, b[1:6]
+			op, x := b[0]%9, b[1:6]
 			b = b[6:]
 			for i, r := range rs {
 				switch {
@@ -69,9 +79,24 @@ func FuzzPartialNotes(f *testing.F) {
 				case op == 6:
 					n, info, err := r.ReadStream(uint16(x[0]%12), bufs[i][:1+int(x[1])])
 					recs[i] = readRecord(recs[i][:0], n, info, err, bufs[i])
-				default:
+				case op == 7:
 					n, info, err := r.Read(bufs[i][:1+int(x[1])])
 					recs[i] = readRecord(recs[i][:0], n, info, err, bufs[i])
+				default: // a stream reset
+					switch x[0] % 4 {
+					case 0, 1:
+						r.ResetIncoming(nil)
+					case 2:
+						r.ResetIncoming([]uint16{uint16(x[1] % 12)})
+					case 3:
+						// An SSN/TSN reset with fragments waiting above the
+						// cumulative TSN would let their TSNs come again:
+						// the peer can ask one only with nothing in flight.
+						if r.Held() == r.reasm.Ready() {
+							r.ResetTSN(r.tsns.cum + 1)
+						}
+					}
+					r.maybePartial()
 				}
 			}
 			a, z := rs[0], rs[1]
@@ -81,7 +106,13 @@ func FuzzPartialNotes(f *testing.F) {
 					step, op, a.Held(), a.reasm.Ready(), a.stats.PartialDeliveries, a.tsns.cum,
 					z.Held(), z.reasm.Ready(), z.stats.PartialDeliveries, z.tsns.cum)
 			}
-			if op >= 6 && !bytes.Equal(recs[0], recs[1]) {
+			for sid := range uint16(12) {
+				ia, iz := a.reconfStreams.In(sid), z.reconfStreams.In(sid)
+				if ia.MID != iz.MID || ia.MIDUO != iz.MIDUO || ia.FSN != iz.FSN || ia.FSNUO != iz.FSNUO || ia.PD != iz.PD || ia.PDUO != iz.PDUO {
+					t.Fatalf("step %d (op %d): stream %d's record %+v with the lazy reset, %+v with the eager one", step, op, sid, *ia, *iz)
+				}
+			}
+			if (op == 6 || op == 7) && !bytes.Equal(recs[0], recs[1]) {
 				t.Fatalf("step %d: read %x with notes, %x looking at every stream", step, recs[0], recs[1])
 			}
 		}

@@ -261,10 +261,7 @@ func (r *Receiver) ResetIncoming(sids []uint16) bool {
 	defer r.settle()
 	n := r.reconfStreams.InCount()
 	if len(sids) == 0 {
-		for _, in := range r.reconfStreams.Ins() {
-			in.ResetSequence()
-		}
-		r.reasm.RecheckAll()
+		r.resetAllIn()
 	} else {
 		for _, sid := range sids {
 			if int(sid) < n {
@@ -429,11 +426,23 @@ func (r *Receiver) EndHold(performed bool, next TSN) bool {
 
 // resetSequences makes every inbound stream expect stream sequence number
 // (or message id) 0 again.
-func (r *Receiver) resetSequences() {
-	for _, in := range r.reconfStreams.Ins() {
-		in.ResetSequence()
+func (r *Receiver) resetSequences() { r.resetAllIn() }
+
+// resetAllIn resets the In record of every inbound stream. The reassembler
+// does it looking only at the streams used since its last reset
+// (interleave.Reassembler.ResetAll), so a flood of RE-CONFIG requests
+// costs O(1) each, not a walk over every stream in use. The twin receiver
+// of the tests that looks at every stream (pdAlways) does it the eager
+// way, every record and RecheckAll, which the lazy reset must match.
+func (r *Receiver) resetAllIn() {
+	if r.pdAlways {
+		for _, in := range r.reconfStreams.Ins() {
+			in.ResetSequence()
+		}
+		r.reasm.RecheckAll()
+		return
 	}
-	r.reasm.RecheckAll()
+	r.reasm.ResetAll()
 }
 
 // ExpectJump is called when our SSN/TSN Reset Request leaves: until
