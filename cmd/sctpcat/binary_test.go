@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -24,14 +25,38 @@ func TestBinary(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	port := freeUDPPort(t)
-	var serr bytes.Buffer
+	var serr syncBuffer
 	srv := exec.Command(bin, "-l", "-echo", "-v", "-udp-port", fmt.Sprint(port), "127.0.0.1:7010")
-	srv.Stderr = &serr
+	pipe, err := srv.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Process.Kill()
-	time.Sleep(200 * time.Millisecond)
+	// The client starts once the server says it listens (-v): a fixed
+	// pause was too short on a loaded host, and the INIT met a closed port.
+	ready, drained := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(drained)
+		sc := bufio.NewScanner(pipe)
+		said := false
+		for sc.Scan() {
+			serr.Write(append(sc.Bytes(), '\n'))
+			if !said && strings.HasPrefix(sc.Text(), "listening on ") {
+				close(ready)
+				said = true
+			}
+		}
+	}()
+	select {
+	case <-ready:
+	case <-drained:
+		t.Fatalf("the server ended before it listened: %s", serr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the server did not say it listens: %s", serr.String())
+	}
 	in := input(200 << 10)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -50,6 +75,7 @@ func TestBinary(t *testing.T) {
 		t.Fatalf("client -v: %s", cerr.String())
 	}
 	srv.Process.Signal(syscall.SIGTERM)
+	<-drained // Wait closes the pipe: read it to its end first
 	if err := srv.Wait(); err != nil {
 		t.Fatalf("server: %v\n%s", err, serr.String())
 	}
@@ -58,7 +84,7 @@ func TestBinary(t *testing.T) {
 	cli.Stdin = strings.NewReader("x")
 	cerr.Reset()
 	cli.Stderr = &cerr
-	err := cli.Run()
+	err = cli.Run()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(cerr.String(), "sctpcat:") {
 		t.Fatalf("no server: %v, %s", err, cerr.String())
 	}
