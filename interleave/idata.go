@@ -89,10 +89,10 @@ type IDataReassembler struct {
 	// ambigTSN is at most the TSN of every second fragment (FSN 1) found
 	// ambiguous since SetCumulativeTSN last looked (see at).
 	ambigTSN chunk.TSN
-	cum       chunk.TSN     // cumulative TSN (SetCumulativeTSN)
-	cumKnown  bool
-	highest   chunk.TSN // highest TSN added
-	anyTSN    bool
+	cum      chunk.TSN // cumulative TSN (SetCumulativeTSN)
+	cumKnown bool
+	highest  chunk.TSN // highest TSN added
+	anyTSN   bool
 	// midRefused counts the ordered fragments refused for a MID outside
 	// the ordered window (see MIDRefused).
 	midRefused uint64
@@ -802,4 +802,3 @@ func (d *IDataReassembler) dropKey(s *InSide) (chunk.TSN, bool) {
 	}
 	return s.maxTSN, true
 }
-
