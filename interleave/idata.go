@@ -83,6 +83,13 @@ type IDataReassembler struct {
 	// visit lists the streams an I-FORWARD-TSN changed, delivered from
 	// once it is applied (reused).
 	visit []*InSide
+	// scan and dead are applyCumAbove's work lists (reused).
+	scan []*Frag
+	dead []fwdMsg
+	// fullFwd makes every I-FORWARD-TSN look at all the fragments of the
+	// streams it looks at, as before the incremental look (tests compare
+	// the two).
+	fullFwd bool
 
 	conv      FSNConvention // FSNAuto until decided
 	ambiguous bool          // a message waits for the FSN convention
@@ -113,7 +120,8 @@ func (d *IDataReassembler) MIDRefused() uint64 { return d.midRefused }
 // on the new next expected MID (dropping what is held of MIDs serially
 // before it, which can never be delivered), and a message whose partial
 // delivery ended this way loses its rebased FSN keys (see unkeyPD). It
-// costs O(n) in the fragments held on the stream.
+// costs O(log n) in the fragments held on the stream, plus O(log n) per
+// fragment dropped (see rebase).
 func (d *IDataReassembler) Recheck(sid uint16) {
 	if s := d.streams.PeekInSide(sid); s != nil {
 		s.sid = sid
@@ -142,7 +150,7 @@ func (d *IDataReassembler) reset(s *InSide) {
 	if !in.PDUO {
 		d.unkeyPD(&s.unordered)
 	}
-	if s.ordered.head != nil && s.ordered.base != in.MID {
+	if s.ordered.head != nil {
 		d.rebase(s, in.MID)
 	}
 	if s.ordered.n+s.unordered.n < n0 {
