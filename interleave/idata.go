@@ -90,6 +90,8 @@ type IDataReassembler struct {
 	// streams it looks at, as before the incremental look (tests compare
 	// the two).
 	fullFwd bool
+	// linked says that add linked its fragment into a list.
+	linked bool
 
 	conv      FSNConvention // FSNAuto until decided
 	ambiguous bool          // a message waits for the FSN convention
@@ -291,11 +293,19 @@ func (d *IDataReassembler) Add(f *Frag) bool {
 	if s := d.streams.PeekInSide(sid); s != nil {
 		n0 = s.ordered.n + s.unordered.n
 	}
+	d.linked = false
 	ok := d.add(f)
 	if s := d.streams.PeekInSide(sid); s != nil {
 		d.touch(s)
-		if s.ordered.n+s.unordered.n <= n0 {
-			d.relook(s) // fragments left (delivered or dropped)
+		if d.linked {
+			n0++
+		}
+		if s.ordered.n+s.unordered.n < n0 {
+			// Fragments left (delivered or dropped); not for f refused,
+			// or delivered without entering a list (a whole message in
+			// one chunk), which would send the stream to a full look at
+			// the next I-FORWARD-TSN for nothing.
+			d.relook(s)
 		}
 	}
 	return ok
@@ -386,6 +396,7 @@ func (d *IDataReassembler) add(f *Frag) bool {
 		d.pool.Put(f)
 		return false
 	}
+	d.linked = true
 	if !s.maxOK || s.maxTSN.LT(f.TSN) {
 		s.maxTSN, s.maxOK = f.TSN, true
 	}

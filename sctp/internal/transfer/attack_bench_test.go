@@ -503,18 +503,21 @@ func BenchmarkAmbiguityAttack(b *testing.B) {
 // stream has a fragment a receiver must judge) and whose entry skips
 // nothing held ("nothing": an unordered MID far from those held) or one
 // message ("one": each op also sends the first fragment of a new unordered
-// message first, which the entry then skips). The time is per op.
+// message first, which the entry then skips; "whole": each op also sends
+// a whole unordered message in one chunk first, which is delivered at
+// once). The time is per op.
 func BenchmarkIForwardAttack(b *testing.B) {
-	for _, mode := range []string{"ordered/nothing", "unordered/nothing", "ordered/one", "unordered/one"} {
+	for _, mode := range []string{"ordered/nothing", "unordered/nothing", "ordered/one", "unordered/one", "ordered/whole"} {
 		for _, held := range []int{1 << 10, 1 << 12, 1 << 13, 1 << 15} {
 			b.Run(fmt.Sprintf("%s/held=%d", mode, held), func(b *testing.B) {
-				benchIForward(b, held, strings.HasPrefix(mode, "unordered"), strings.HasSuffix(mode, "/one"))
+				benchIForward(b, held, strings.HasPrefix(mode, "unordered"), strings.TrimLeft(mode, "ordered/un"))
 			})
 		}
 	}
 }
 
-func benchIForward(b *testing.B, held int, uo, one bool) {
+func benchIForward(b *testing.B, held int, uo bool, extra string) {
+	one := extra == "one"
 	a := &seqAttacker{uo: uo}
 	a.setup(held)
 	var buf []byte
@@ -533,6 +536,17 @@ func benchIForward(b *testing.B, held int, uo, one bool) {
 			a.r.EndPacket(epoch)
 			a.tsn++
 			skip = victim
+		}
+		if extra == "whole" {
+			c := IData{TSN: a.tsn, SID: 0, MID: 7, PPID: 1, Flags: chunk.FlagBeginning | chunk.FlagEnd | chunk.FlagUnordered, Payload: reorderPayload[:]}
+			if v, err := a.r.HandleIData(epoch, &c); v != Accepted || err != nil {
+				b.Fatal("chunk not accepted: ", v, err)
+			}
+			a.r.EndPacket(epoch)
+			a.tsn++
+			if f := a.r.reasm.Pop(); f != nil {
+				a.r.reasm.Pool().Put(f)
+			}
 		}
 		a.send()
 		entry[0] = chunk.StreamMID{SID: 0, Unordered: true, MID: skip}
