@@ -92,6 +92,10 @@ type IDataReassembler struct {
 	fullFwd bool
 	// linked says that add linked its fragment into a list.
 	linked bool
+	// split says that fragments left a list while later fragments of
+	// their message stayed (see relook): set by moveRun and rekeyPD,
+	// cleared by the callers that relook only then.
+	split bool
 
 	conv      FSNConvention // FSNAuto until decided
 	ambiguous bool          // a message waits for the FSN convention
@@ -146,6 +150,7 @@ func (d *IDataReassembler) RecheckAll() {
 func (d *IDataReassembler) reset(s *InSide) {
 	in := d.in(s)
 	n0 := s.ordered.n + s.unordered.n
+	d.split = false
 	if !in.PD {
 		d.unkeyPD(&s.ordered)
 	}
@@ -155,7 +160,7 @@ func (d *IDataReassembler) reset(s *InSide) {
 	if s.ordered.head != nil {
 		d.rebase(s, in.MID)
 	}
-	if s.ordered.n+s.unordered.n < n0 {
+	if s.ordered.n+s.unordered.n < n0 && d.split {
 		d.relook(s)
 	}
 }
@@ -293,18 +298,19 @@ func (d *IDataReassembler) Add(f *Frag) bool {
 	if s := d.streams.PeekInSide(sid); s != nil {
 		n0 = s.ordered.n + s.unordered.n
 	}
-	d.linked = false
+	d.linked, d.split = false, false
 	ok := d.add(f)
 	if s := d.streams.PeekInSide(sid); s != nil {
 		d.touch(s)
 		if d.linked {
 			n0++
 		}
-		if s.ordered.n+s.unordered.n < n0 {
-			// Fragments left (delivered or dropped); not for f refused,
-			// or delivered without entering a list (a whole message in
-			// one chunk), which would send the stream to a full look at
-			// the next I-FORWARD-TSN for nothing.
+		if s.ordered.n+s.unordered.n < n0 && d.split {
+			// Fragments left (delivered or dropped) and others of their
+			// message stayed; not for f refused, delivered without
+			// entering a list (a whole message in one chunk), or whole
+			// messages leaving, which would send the stream to a full
+			// look at the next I-FORWARD-TSN for nothing.
 			d.relook(s)
 		}
 	}
@@ -397,6 +403,17 @@ func (d *IDataReassembler) add(f *Frag) bool {
 		return false
 	}
 	d.linked = true
+	if !begin && f.FSN == 0 && d.conv == FSNRFC {
+		// A later fragment numbered 0, which RFC 8260 gives to none,
+		// sorts between its message's first fragment and the second: the
+		// run in sequence complete kept for the message is broken.
+		if list.run != nil && list.runMID == f.MID {
+			list.run = nil
+		}
+		if _, h := list.iseek(f.MID); h != nil && h.MID == f.MID && isBegin(h) {
+			h.FSN = 0
+		}
+	}
 	if !s.maxOK || s.maxTSN.LT(f.TSN) {
 		s.maxTSN, s.maxOK = f.TSN, true
 	}
@@ -600,6 +617,9 @@ func (d *IDataReassembler) unlinkOne(l *fragList, prev, f *Frag) {
 // moveRun moves the run first..last (prev precedes first, nil at the head)
 // from l (a list of s) to s's delivery queue.
 func (d *IDataReassembler) moveRun(s *InSide, l *fragList, prev, first, last *Frag) {
+	if n := last.next; n != nil && n.MID == first.MID {
+		d.split = true // fragments past the message's end stay
+	}
 	for f := first; ; {
 		n := f.next
 		l.iunlink(prev, f)
@@ -640,9 +660,12 @@ func (d *IDataReassembler) Partial() bool {
 	}
 	var c ipdCandidate
 	d.consider(&c, s.sid, s)
+	d.split = false
 	started := d.startPartial(&c)
 	d.touch(s)
-	d.relook(s)
+	if d.split {
+		d.relook(s)
+	}
 	return started
 }
 

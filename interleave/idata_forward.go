@@ -54,6 +54,7 @@ func (d *IDataReassembler) ForwardMID(newCum chunk.TSN, skips []MIDSkip) {
 func (d *IDataReassembler) deliverVisited(conv bool) {
 	for i, s := range d.visit {
 		n0 := s.ordered.n + s.unordered.n
+		d.split = false
 		if conv || d.fullFwd {
 			d.deliver(s)
 		} else {
@@ -64,7 +65,7 @@ func (d *IDataReassembler) deliverVisited(conv bool) {
 			}
 		}
 		d.touch(s)
-		if s.ordered.n+s.unordered.n < n0 {
+		if s.ordered.n+s.unordered.n < n0 && d.split {
 			d.relook(s)
 		}
 		d.visit[i] = nil

@@ -520,6 +520,7 @@ func (d *IDataReassembler) rekeyPD(l *fragList, mid stream.MID, next stream.FSN)
 		g := chain
 		chain = g.next
 		if g.FSN-nb >= 1<<31 || !l.iinsert(g) {
+			d.split = true
 			d.unhold(g)
 			d.pool.Put(g)
 		}
