@@ -200,3 +200,138 @@ func (l *fragList) count() int {
 // and distances around 2^31 and 2^30 where serial comparison stops being
 // transitive.
 var hostileSpread = [8]stream.MID{0, 0, 0, 0, 1<<31 - 1, 1 << 31, 1 << 30, 3 << 30}
+
+// FuzzIForwardIncremental runs one sequence of fragments, I-FORWARD-TSNs
+// (ordered and unordered entries), stream resets, partial-delivery starts,
+// reneging, cumulative TSNs and reads through two I-DATA reassemblers: one
+// whose I-FORWARD-TSNs look only at the fragments above each stream's
+// fwdSeen and deliver only from what can have changed (the fast way), one
+// that looks at every fragment of the streams it visits and delivers from
+// all of them (fullFwd, the way before). Both must hold and deliver the
+// same fragments in the same order after every step, and their lists must
+// match the model of checkIndex. TSNs mostly rise, as a peer's do, so that
+// the fast way is taken; sometimes they jump back.
+func FuzzIForwardIncremental(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 5, 3, 0, 5, 2})
+	f.Add([]byte{1, 0, 0, 1, 0, 0, 0, 0, 2, 2, 0, 0, 3, 3, 5, 8, 1, 0, 5, 1, 4, 0, 5, 0, 2})
+	f.Add([]byte{2, 0, 1, 1, 0, 0, 0, 1, 2, 1, 0, 5, 3, 1, 0, 4, 0, 7, 6, 0, 6, 1, 5, 2, 3})
+	f.Fuzz(fuzzIForward)
+}
+
+func fuzzIForward(t *testing.T, in []byte) {
+	{
+		if len(in) == 0 {
+			return
+		}
+		const streams = 3
+		conv := FSNConvention(in[0] % 3)
+		in = in[1:]
+		next := func() byte {
+			if len(in) == 0 {
+				return 0
+			}
+			b := in[0]
+			in = in[1:]
+			return b
+		}
+		var tabs [2]*stream.Table[struct{}, InSide]
+		var ds [2]*IDataReassembler
+		for i := range ds {
+			tabs[i] = stream.NewTable[struct{}, InSide](streams, streams)
+			ds[i] = NewIDataReassembler(tabs[i], conv)
+		}
+		ds[1].fullFwd = true
+		seen := map[chunk.TSN]bool{}
+		tsn := chunk.TSN(100)
+		each := func(fn func(d *IDataReassembler, tab *stream.Table[struct{}, InSide])) {
+			for i := range ds {
+				fn(ds[i], tabs[i])
+			}
+		}
+		for len(in) > 0 {
+			op := next()
+			switch op % 8 {
+			case 0, 1, 2: // a fragment
+				b := next()
+				if b&0xc0 == 0xc0 {
+					tsn -= chunk.TSN(b & 7) // back
+				} else {
+					tsn += 1 + chunk.TSN(b&3)
+				}
+				sid := uint16(next() % streams)
+				mid := stream.MID(next()%6) - 1
+				if op&0x80 != 0 {
+					mid += 1 << 31
+				}
+				fsn := stream.FSN(next() % 6)
+				flags := next() & (chunk.FlagBeginning | chunk.FlagEnd | chunk.FlagUnordered)
+				if seen[tsn] {
+					continue
+				}
+				seen[tsn] = true
+				each(func(d *IDataReassembler, _ *stream.Table[struct{}, InSide]) {
+					fr := d.Pool().Get([]byte{byte(tsn)})
+					fr.TSN, fr.SID, fr.MID, fr.Flags = tsn, sid, mid, flags
+					if flags&chunk.FlagBeginning != 0 {
+						fr.PPID = uint32(fsn)
+					} else {
+						fr.FSN = fsn
+					}
+					d.Add(fr)
+				})
+			case 3, 4: // an I-FORWARD-TSN
+				var skips []MIDSkip
+				for range next() % 3 {
+					skips = append(skips, MIDSkip{SID: uint16(next() % streams), Unordered: next()&1 != 0, MID: stream.MID(next()%6) - 1})
+				}
+				cum := tsn - chunk.TSN(next()%8)
+				each(func(d *IDataReassembler, _ *stream.Table[struct{}, InSide]) { d.ForwardMID(cum, skips) })
+			case 5:
+				x := next()
+				each(func(d *IDataReassembler, tab *stream.Table[struct{}, InSide]) {
+					switch x % 4 {
+					case 0: // a stream reset from outside the reassembler
+						sid := uint16(x/4) % streams
+						tab.In(sid).ResetSequence()
+						d.Recheck(sid)
+					case 1:
+						d.Partial()
+					case 2:
+						d.DropHighest(tsn - chunk.TSN(x/4%16))
+					default:
+						d.SetCumulativeTSN(tsn - chunk.TSN(x/4%16))
+					}
+				})
+			default: // read what is ready from both, and compare
+				type out struct {
+					tsn   chunk.TSN
+					sid   uint16
+					mid   stream.MID
+					fsn   stream.FSN
+					flags uint8
+					ppid  uint32
+				}
+				var got [2][]out
+				for i, d := range ds {
+					for fr := d.Pop(); fr != nil; fr = d.Pop() {
+						got[i] = append(got[i], out{fr.TSN, fr.SID, fr.MID, fr.FSN, fr.Flags, fr.PPID})
+						d.Pool().Put(fr)
+					}
+				}
+				if len(got[0]) != len(got[1]) {
+					t.Fatalf("incremental delivered %d fragments, full %d:\n%+v\n%+v", len(got[0]), len(got[1]), got[0], got[1])
+				}
+				for i := range got[0] {
+					if got[0][i] != got[1][i] {
+						t.Fatalf("fragment %d: incremental %+v, full %+v", i, got[0][i], got[1][i])
+					}
+				}
+			}
+			if ds[0].Held() != ds[1].Held() || ds[0].Ready() != ds[1].Ready() {
+				t.Fatalf("incremental holds %d (ready %d), full %d (ready %d)", ds[0].Held(), ds[0].Ready(), ds[1].Held(), ds[1].Ready())
+			}
+			checkIndex(t, ds[0])
+			checkIndex(t, ds[1])
+		}
+	}
+}

@@ -417,54 +417,71 @@ func (l *fragList) iminBegin() *Frag {
 }
 
 // rebase makes the stream's next expected MID mid the base of s's ordered
-// list (see idata_index.go), dropping the fragments of MIDs before it
-// (serial order: they can never be delivered). Distances from the new
-// base keep the order of the others but move those below it to the end,
-// so the list is rotated there and its tree dropped (built again when
-// needed). It costs O(n) in the fragments of the list, once every
-// rebaseDrift messages delivered on the stream or after a stream reset.
+// list (see idata_index.go), dropping the fragments of MIDs serially before
+// it (2^31 or more behind it in plain arithmetic: they can never be
+// delivered), also when mid is the base already (a stream reset to the MID
+// the list started from).
+//
+// Distances from the new base keep the order of what is left, except that
+// those below mid's distance from the old base (c) move after the others:
+// what is left lies from c to c+2^31 (modulo 2^32) in the old order, one
+// span when that does not wrap, whose tree stays as it is; otherwise the
+// part before c is moved behind the rest, in the list and, by a split and a
+// merge, in the tree. So it costs O(log n) in the fragments held plus
+// O(log n) per fragment dropped, whether it runs every rebaseDrift
+// messages delivered or after every stream reset.
 func (d *IDataReassembler) rebase(s *InSide, mid stream.MID) {
 	l := &s.ordered
-	var low, lowTail, high, highTail *Frag // MIDs from mid, before and after the wrap of the new key
-	cut := mid - l.base
-	for f := l.head; f != nil; {
-		n := f.next
-		clearNode(f)
-		f.next = nil
-		switch {
-		case f.MID-mid >= orderedWindow:
-			l.n--
-			d.unhold(f)
-			d.pool.Put(f)
-		case f.MID-l.base >= cut:
-			if highTail == nil {
-				high = f
-			} else {
-				highTail.next = f
+	d.dropCircular(l, mid+orderedWindow, mid-1)
+	l.run = nil
+	if l.head == nil {
+		l.base = mid
+		return
+	}
+	c := mid - l.base
+	if c >= orderedWindow {
+		// What is left: from c to the end of the old order, then from
+		// its start to c-2^31.
+		if prev, g := l.iseek(mid); prev != nil && g != nil {
+			if l.tree {
+				lo, hi := l.splitRel(l.root, c)
+				l.root = merge(hi, lo)
 			}
-			highTail = f
-		default:
-			if lowTail == nil {
-				low = f
-			} else {
-				lowTail.next = f
-			}
-			lowTail = f
+			l.tail.next = l.head
+			l.head, l.tail = g, prev
+			prev.next = nil
 		}
-		f = n
 	}
-	// high keeps its order and comes first; low (distance from the old
-	// base below cut) follows it.
-	l.root, l.tree, l.base, l.run = nil, false, mid, nil
-	switch {
-	case high == nil:
-		l.head, l.tail = low, lowTail
-	case low == nil:
-		l.head, l.tail = high, highTail
-	default:
-		highTail.next = low
-		l.head, l.tail = high, lowTail
+	l.base = mid
+}
+
+// splitRel splits subtree t of I-DATA list l into the keys whose MID is
+// less than rel from l's base and the others.
+func (l *fragList) splitRel(t *Frag, rel stream.MID) (lo, hi *Frag) {
+	if t == nil {
+		return nil, nil
 	}
+	if t.MID-l.base < rel {
+		a, b := l.splitRel(t.gnext, rel)
+		t.gnext = a
+		fix(t)
+		return t, b
+	}
+	a, b := l.splitRel(t.gprev, rel)
+	t.gprev = b
+	fix(t)
+	return a, t
+}
+
+// dropCircular drops the fragments of l whose MID lies from lo to hi
+// (modulo 2^32, which may pass l's base: then two spans of l's order).
+func (d *IDataReassembler) dropCircular(l *fragList, lo, hi stream.MID) {
+	if lo-l.base <= hi-l.base {
+		d.dropSpan(l, lo, hi)
+		return
+	}
+	d.dropSpan(l, l.base, hi)
+	d.dropSpan(l, lo, l.base-1)
 }
 
 // fsnDrift is how far the next fragment of a message in partial delivery
@@ -503,6 +520,7 @@ func (d *IDataReassembler) rekeyPD(l *fragList, mid stream.MID, next stream.FSN)
 		g := chain
 		chain = g.next
 		if g.FSN-nb >= 1<<31 || !l.iinsert(g) {
+			d.split = true
 			d.unhold(g)
 			d.pool.Put(g)
 		}

@@ -477,3 +477,27 @@ func TestIDataRunForgottenOnRenege(t *testing.T) {
 		checkIndex(t, h.d)
 	}
 }
+
+// A stream reset to the MID its ordered list is based on (the list was
+// started when the next expected MID was 0, and has not drifted far enough
+// to be rebased since) still drops what is held of MIDs that 0 reads as
+// behind it: accepted when the next expected MID was 2^30 - 1, MID 2^31 +
+// 5 is 2^31 + 5 past 0.
+func TestIDataResetToBaseDropsBehind(t *testing.T) {
+	h := newIH(t, 1, FSNRFC)
+	h.mustAdd(10, 0, 1<<30+3, 0, B, "x") // based on 0
+	h.tab.In(0).MID = 1<<30 - 1
+	h.mustAdd(11, 0, 1<<31+5, 0, B, "y")
+	if h.add(12, 0, 7, 0, B, "z") {
+		t.Fatal("MID 7, behind 2^30 - 1, accepted")
+	}
+	if l := &h.tab.InSide(0).ordered; l.base != 0 || l.n != 2 {
+		t.Fatalf("base %d, %d held", l.base, l.n)
+	}
+	h.tab.In(0).ResetSequence()
+	h.d.Recheck(0)
+	checkIndex(t, h.d)
+	h.held(1) // 2^30 + 3 stays, less than 2^31 past 0
+	h.mustAdd(13, 0, 0, 0, B|E, "a")
+	h.want("0/0:a")
+}

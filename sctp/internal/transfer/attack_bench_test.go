@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/usctp/usctp/interleave"
@@ -489,5 +490,90 @@ func BenchmarkAmbiguityAttack(b *testing.B) {
 				send()
 			}
 		})
+	}
+}
+
+// BenchmarkIForwardAttack measures the I-DATA receiver when a peer holds
+// many fragments on one stream and alternates one more fragment with one
+// I-FORWARD-TSN (issue 23: the work per chunk must not grow with the
+// fragments held). The fragments held are those of BenchmarkSequenceAttack
+// (one ordered message, or two unordered ones, in sequence and never
+// ended). Each op is two chunks: the next fragment in sequence, then an
+// I-FORWARD-TSN whose New Cumulative TSN is that fragment's TSN (so the
+// stream has a fragment a receiver must judge) and whose entry skips
+// nothing held ("nothing": an unordered MID far from those held) or one
+// message ("one": each op also sends the first fragment of a new unordered
+// message first, which the entry then skips; "whole": each op also sends
+// a whole unordered message in one chunk first, which is delivered at
+// once). The time is per op.
+func BenchmarkIForwardAttack(b *testing.B) {
+	for _, mode := range []string{"ordered/nothing", "unordered/nothing", "ordered/one", "unordered/one", "ordered/whole"} {
+		for _, held := range []int{1 << 10, 1 << 12, 1 << 13, 1 << 15} {
+			b.Run(fmt.Sprintf("%s/held=%d", mode, held), func(b *testing.B) {
+				benchIForward(b, held, strings.HasPrefix(mode, "unordered"), strings.TrimLeft(mode, "ordered/un"))
+			})
+		}
+	}
+}
+
+func benchIForward(b *testing.B, held int, uo bool, extra string) {
+	one := extra == "one"
+	a := &seqAttacker{uo: uo}
+	a.setup(held)
+	var buf []byte
+	var entry [1]chunk.StreamMID
+	// The unordered MIDs of the skipped messages, 2^31 or more past those
+	// held (0 and 1), which serial arithmetic reads as behind them.
+	victim := uint32(1<<31 + 1<<20)
+	op := func() {
+		skip := uint32(1<<31 + 1<<20) // serially after nothing held
+		if one {
+			victim++
+			c := IData{TSN: a.tsn, SID: 0, MID: victim, PPID: 1, Flags: chunk.FlagBeginning | chunk.FlagUnordered, Payload: reorderPayload[:]}
+			if v, err := a.r.HandleIData(epoch, &c); v != Accepted || err != nil {
+				b.Fatal("chunk not accepted: ", v, err)
+			}
+			a.r.EndPacket(epoch)
+			a.tsn++
+			skip = victim
+		}
+		if extra == "whole" {
+			c := IData{TSN: a.tsn, SID: 0, MID: 7, PPID: 1, Flags: chunk.FlagBeginning | chunk.FlagEnd | chunk.FlagUnordered, Payload: reorderPayload[:]}
+			if v, err := a.r.HandleIData(epoch, &c); v != Accepted || err != nil {
+				b.Fatal("chunk not accepted: ", v, err)
+			}
+			a.r.EndPacket(epoch)
+			a.tsn++
+			if f := a.r.reasm.Pop(); f != nil {
+				a.r.reasm.Pool().Put(f)
+			}
+		}
+		a.send()
+		entry[0] = chunk.StreamMID{SID: 0, Unordered: true, MID: skip}
+		buf, _ = chunk.AppendIForwardTSN(buf[:0], a.tsn-1, entry[:])
+		it := chunk.Chunks(buf)
+		c, _ := it.Next()
+		if err := a.r.HandleIForwardTSN(epoch, c); err != nil {
+			b.Fatal(err)
+		}
+		a.r.EndPacket(epoch)
+	}
+	op()
+	if a.r.reasm.InPartial(0) {
+		b.Fatal("partial delivery started during the setup")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if a.n >= 2*held {
+			b.StopTimer()
+			a.setup(held)
+			b.StartTimer()
+		}
+		op()
+	}
+	b.StopTimer()
+	if a.r.Held() < held || (one && a.r.Held() > 2*held+8) {
+		b.Fatalf("held %d bytes: the skipped messages stayed", a.r.Held())
 	}
 }

@@ -1,0 +1,373 @@
+package interleave
+
+import (
+	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/stream"
+)
+
+// ForwardTSN applies a DATA-style FORWARD-TSN; with I-DATA the peer must
+// send I-FORWARD-TSN instead (RFC 8260 section 2.3), so the association
+// never calls this. It treats each entry as an ordered skip of MID SSN.
+func (d *IDataReassembler) ForwardTSN(newCum chunk.TSN, skips []Skip) {
+	d.visit = d.visit[:0]
+	conv := d.conv
+	d.applyCum(newCum)
+	for _, k := range skips {
+		d.skip(MIDSkip{SID: k.SID, MID: stream.MID(k.SSN)})
+	}
+	d.deliverVisited(d.conv != conv)
+}
+
+// ForwardMID applies an I-FORWARD-TSN whose entries were validated
+// (ParseIForwardTSN). Following RFC 8260 section 2.3.2 and RFC 3758
+// section 3.6: incomplete messages that newCum proves dead are dropped
+// (see applyCum); an ordered entry makes its stream skip past MID, ending a
+// partial delivery of a skipped message and delivering the complete
+// messages the skip unblocks; an unordered entry ends the partial delivery
+// of a skipped unordered message and drops what is held of skipped
+// unordered messages. Each partial delivery ended queues a FlagAborted
+// marker.
+//
+// Its work is bounded by the chunk's entries and the fragments it looks
+// at, not by the streams in use: only the streams the entries name and
+// those holding fragments that arrived since an earlier I-FORWARD-TSN
+// looked at them (the fwd heap) are looked at and delivered from.
+func (d *IDataReassembler) ForwardMID(newCum chunk.TSN, skips []MIDSkip) {
+	d.visit = d.visit[:0]
+	conv := d.conv
+	for _, k := range skips {
+		d.skip(k)
+	}
+	d.applyCum(newCum)
+	d.deliverVisited(d.conv != conv)
+}
+
+// deliverVisited delivers what became deliverable on the streams an
+// I-FORWARD-TSN changed (d.visit; a stream listed twice is delivered from
+// twice, which finds nothing more the second time).
+//
+// An I-FORWARD-TSN only takes fragments away, so no unordered message can
+// have become complete: unless the FSN convention was decided meanwhile
+// (conv, which can complete messages that waited for it), only the
+// ordered messages next in line and an unordered message in partial
+// delivery are looked at, not every unordered fragment held.
+func (d *IDataReassembler) deliverVisited(conv bool) {
+	for i, s := range d.visit {
+		n0 := s.ordered.n + s.unordered.n
+		d.split = false
+		if conv || d.fullFwd {
+			d.deliver(s)
+		} else {
+			in := d.in(s)
+			d.deliverOrdered(s, in)
+			if in.PDUO {
+				d.continuePD(s, in, &s.unordered, true)
+			}
+		}
+		d.touch(s)
+		if s.ordered.n+s.unordered.n < n0 && d.split {
+			d.relook(s)
+		}
+		d.visit[i] = nil
+	}
+	d.visit = d.visit[:0]
+}
+
+// abortPD ends the partial delivery on (sid, unordered) and drops the held
+// fragments of its message.
+func (d *IDataReassembler) abortPD(s *InSide, in *stream.In, unordered bool) {
+	if unordered {
+		d.pushAborted(s, chunk.FlagUnordered, in.MIDUO)
+		d.dropSpan(&s.unordered, in.MIDUO, in.MIDUO)
+		in.PDUO, in.MIDUO, in.FSNUO = false, 0, 0
+	} else {
+		d.pushAborted(s, 0, in.MID)
+		d.dropSpan(&s.ordered, in.MID, in.MID)
+		in.PD, in.FSN = false, 0
+		in.MID = in.MID.Next()
+	}
+	d.unkeyPD(pdList(s, unordered))
+	endPD(s, unordered)
+}
+
+// pushAborted queues the FlagAborted marker of a message of s in partial
+// delivery.
+func (d *IDataReassembler) pushAborted(s *InSide, flags uint8, mid stream.MID) {
+	m := d.pool.Get(nil)
+	d.hold(m) // no user bytes, but memory
+	m.SID, m.MID, m.Flags = s.sid, mid, flags|FlagAborted
+	d.push(s, m, pdOf(s, flags&chunk.FlagUnordered != 0).firstTSN)
+}
+
+// dropSpan drops the fragments of l whose MID lies from lo to hi in l's
+// key order (distance from l's base, see idata_index.go): they are
+// together in the list, found through its tree, so it costs O(log n) in
+// the fragments held plus O(log n) per fragment dropped.
+func (d *IDataReassembler) dropSpan(l *fragList, lo, hi stream.MID) {
+	width := hi - lo
+	prev, g := l.iseek(lo)
+	for g != nil && g.MID-lo <= width && g.MID-l.base >= lo-l.base {
+		n := g.next
+		l.iunlink(prev, g) // its whole message goes: no run to forget
+		d.unhold(g)
+		d.pool.Put(g)
+		g = n
+	}
+}
+
+// dropUnorderedUpTo drops the fragments of s's unordered list whose MID
+// is serially at or before mid (RFC 1982: less than 2^31 behind it): one
+// span of the list's order, or two when it passes the list's base (see
+// dropCircular).
+func (d *IDataReassembler) dropUnorderedUpTo(s *InSide, mid stream.MID) {
+	d.dropCircular(&s.unordered, mid-(1<<31-1), mid)
+}
+
+// skip applies one I-FORWARD-TSN entry.
+func (d *IDataReassembler) skip(k MIDSkip) {
+	s := d.stream(k.SID)
+	if s == nil {
+		return
+	}
+	d.visit = append(d.visit, s)
+	in := d.in(s)
+	if k.Unordered {
+		if in.PDUO && in.MIDUO.LEQ(k.MID) {
+			d.abortPD(s, in, true)
+		}
+		d.dropUnorderedUpTo(s, k.MID)
+		return
+	}
+	if k.MID-in.MID >= orderedWindow {
+		return // already past it (or, at 2^31 ahead, undefined in serial arithmetic)
+	}
+	if in.PD {
+		d.abortPD(s, in, false)
+	}
+	// Complete messages up to k.MID leave now (they were waiting for a
+	// skipped one); the rest of those MIDs is dropped.
+	for h := s.ordered.head; h != nil && h.MID.LEQ(k.MID); h = s.ordered.head {
+		if isBegin(h) {
+			if last, ok := d.complete(&s.ordered, h); ok {
+				d.moveRun(s, &s.ordered, nil, h, last)
+				continue
+			}
+		}
+		s.ordered.iunlink(nil, h)
+		d.unhold(h)
+		d.pool.Put(h)
+	}
+	in.MID = stream.MID(k.MID).Next()
+}
+
+// applyCum drops the messages that a cumulative TSN of newCum proves
+// dead: an incomplete message holding a fragment at or below newCum after
+// a missing one (the missing fragment was sent earlier, with a lower TSN,
+// and will never come). A message whose missing fragments may still be on
+// their way is kept: with I-DATA its fragments can straddle newCum while it
+// is alive. A partial delivery whose message died this way is aborted.
+//
+// The streams it looks at come from the fwd heap: those holding a
+// fragment above their fwdSeen at or below newCum. A stream not there
+// holds nothing newCum can prove dead: what it held at or below fwdSeen was
+// looked at then, and is kept for good (the in-sequence start of a
+// message), and only a fragment arriving since (above fwdSeen) can make a
+// message dead. So each arrival costs at most one look at its stream.
+func (d *IDataReassembler) applyCum(newCum chunk.TSN) {
+	for {
+		s := d.fwd.min()
+		if s == nil || newCum.LT(d.fwd.key(s)) {
+			return
+		}
+		// A key at or below fwdSeen was set by relook (fragments left,
+		// which can leave one at or below fwdSeen out of sequence) or by
+		// a fragment at or below it (a peer's TSNs out of line with its
+		// cumulative TSN): then every fragment is looked at.
+		full := d.fullFwd || !s.fwdOK || !s.fwdSeen.LT(d.fwd.key(s))
+		d.fwd.remove(s)
+		d.visit = append(d.visit, s)
+		if full {
+			d.applyCumTo(s, newCum)
+		} else {
+			d.applyCumAbove(s, newCum)
+		}
+		// Everything at or below newCum was looked at against it now
+		// (a full look with newCum below fwdSeen did not look at what
+		// lies between against fwdSeen: it comes above it again).
+		s.fwdSeen, s.fwdOK = newCum, true
+		d.fwdRekey(s)
+	}
+}
+
+// fwdRekey puts s in the fwd heap keyed by the lowest TSN it holds above
+// its fwdSeen, if any. The lists' trees find the fragments above fwdSeen
+// without passing the others (see scanAbove).
+func (d *IDataReassembler) fwdRekey(s *InSide) {
+	var key chunk.TSN
+	ok := false
+	for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
+		d.scan = l.scanAbove(s.fwdSeen, d.scan[:0])
+		for _, f := range d.scan {
+			if !ok || f.TSN.LT(key) {
+				key, ok = f.TSN, true
+			}
+		}
+	}
+	clear(d.scan)
+	d.fwd.set(s, key, ok)
+}
+
+// scanAbove appends to dst, in key order, the fragments of I-DATA list l
+// with a TSN above seen. A list longer than smallWalk is searched through
+// its tree (built if need be), whose nodes know the highest TSN below
+// them (see fix): a subtree with nothing above seen is passed over, so it
+// costs O((k+1) log n) for k fragments found among n.
+func (l *fragList) scanAbove(seen chunk.TSN, dst []*Frag) []*Frag {
+	if l.head == nil {
+		return dst
+	}
+	if !l.tree && l.n <= smallWalk {
+		for f := l.head; f != nil; f = f.next {
+			if seen.LT(f.TSN) {
+				dst = append(dst, f)
+			}
+		}
+		return dst
+	}
+	l.ibuild()
+	return scanTree(l.root, seen, dst)
+}
+
+func scanTree(x *Frag, seen chunk.TSN, dst []*Frag) []*Frag {
+	for x != nil && seen.LT(x.FirstTSN) {
+		dst = scanTree(x.gprev, seen, dst)
+		if seen.LT(x.TSN) {
+			dst = append(dst, x)
+		}
+		x = x.gnext
+	}
+	return dst
+}
+
+// fwdMsg is a message applyCumAbove found a fragment of at or below the
+// New Cumulative TSN: its MID and the key of the last such fragment in the
+// list's order.
+type fwdMsg struct {
+	last Frag // MID, FSN and Flags only, compared with ilt
+}
+
+// applyCumAbove is applyCumTo on stream s when only the fragments above
+// its fwdSeen can make a message dead (see applyCum): what s holds at or
+// below fwdSeen was looked at by an earlier I-FORWARD-TSN, found in
+// sequence from its message's first fragment, and stays so (the run of a
+// message only grows while none of its fragments leave, and relook sends
+// a stream whose fragments left to applyCumTo). A message is dead when a
+// fragment of it above fwdSeen and at or below newCum lies past the run in
+// sequence from its first fragment (or it has no first fragment held, or
+// is in partial delivery). The fragments above fwdSeen are found through
+// the lists' trees, and a message's run through complete (which resumes
+// where it stopped): O(log n) per fragment above fwdSeen, each of which
+// was paid for by its arrival, plus what is dropped.
+func (d *IDataReassembler) applyCumAbove(s *InSide, newCum chunk.TSN) {
+	in := d.in(s)
+	for _, uo := range [...]bool{false, true} {
+		l := &s.ordered
+		inPD, pdMID := in.PD, in.MID
+		if uo {
+			l, inPD, pdMID = &s.unordered, in.PDUO, in.MIDUO
+		}
+		d.scan = l.scanAbove(s.fwdSeen, d.scan[:0])
+		d.dead = d.dead[:0]
+		for _, f := range d.scan {
+			if newCum.LT(f.TSN) {
+				continue
+			}
+			if n := len(d.dead); n > 0 && d.dead[n-1].last.MID == f.MID {
+				d.dead = d.dead[:n-1] // keep the last in key order
+			}
+			d.dead = append(d.dead, fwdMsg{last: Frag{MID: f.MID, FSN: f.FSN, Flags: f.Flags}})
+		}
+		clear(d.scan)
+		abort := false
+		for i := range d.dead {
+			m := &d.dead[i].last
+			if inPD && m.MID == pdMID {
+				abort = true
+				continue
+			}
+			_, h := l.iseek(m.MID)
+			if h == nil || h.MID != m.MID {
+				continue
+			}
+			if isBegin(h) {
+				last, complete := d.complete(l, h)
+				if complete || !l.ilt(last, m) {
+					continue // in sequence from the first fragment
+				}
+			}
+			d.dropSpan(l, m.MID, m.MID)
+		}
+		if abort {
+			d.abortPD(s, in, uo)
+		}
+	}
+}
+
+// applyCumTo is applyCum on stream s.
+func (d *IDataReassembler) applyCumTo(s *InSide, newCum chunk.TSN) {
+	in := d.in(s)
+	for _, uo := range [...]bool{false, true} {
+		l := &s.ordered
+		inPD, pdMID := in.PD, in.MID
+		if uo {
+			l, inPD, pdMID = &s.unordered, in.PDUO, in.MIDUO
+		}
+		abort := false
+		var prev *Frag
+		for f := l.head; f != nil; {
+			m := f.MID
+			isPD := inPD && m == pdMID
+			start := f
+			if isBegin(f) && !isPD {
+				p, pos := f, stream.FSN(0)
+				for !isEnd(p) && p.next != nil && p.next.MID == m && d.at(p.next, pos+1, f.TSN) {
+					p, pos = p.next, pos+1
+				}
+				start = p.next
+				if isEnd(p) {
+					start = nil // complete
+				}
+			}
+			end := f
+			for end != nil && end.MID == m {
+				end = end.next
+			}
+			dead := false
+			for g := start; g != nil && g != end; g = g.next {
+				if !newCum.LT(g.TSN) {
+					dead = true
+				}
+			}
+			switch {
+			case dead && isPD:
+				abort = true
+			case dead:
+				for g := f; g != end; {
+					n := g.next
+					d.unlinkOne(l, prev, g)
+					d.unhold(g)
+					d.pool.Put(g)
+					g = n
+				}
+				f = end
+				continue
+			}
+			for f != end {
+				prev, f = f, f.next
+			}
+		}
+		if abort {
+			d.abortPD(s, in, uo)
+		}
+	}
+}
