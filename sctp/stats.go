@@ -130,12 +130,17 @@ type Counters struct {
 	// Partial reliability (RFC 3758, RFC 7496), like Linux's
 	// SCTP_PR_ASSOC_STATUS: messages and bytes abandoned by policy
 	// (indexed by PRPolicy; PRNone counts nothing).
-	PRAbandoned              [4]uint64
-	PRAbandonedBytes         [4]uint64
-	PRAbandonedUnsent        uint64 // abandoned messages never sent (no TSN used)
-	ForwardTSNsOut           uint64 // FORWARD-TSN and I-FORWARD-TSN chunks sent
-	ForwardTSNsIn            uint64 // FORWARD-TSN and I-FORWARD-TSN chunks received
-	ForwardTSNsInvalid       uint64 // received ones discarded (stream out of range, beyond the TSN window)
+	PRAbandoned        [4]uint64
+	PRAbandonedBytes   [4]uint64
+	PRAbandonedUnsent  uint64 // abandoned messages never sent (no TSN used)
+	ForwardTSNsOut     uint64 // FORWARD-TSN and I-FORWARD-TSN chunks sent
+	ForwardTSNsIn      uint64 // FORWARD-TSN and I-FORWARD-TSN chunks received
+	ForwardTSNsInvalid uint64 // received ones discarded (stream out of range, beyond the TSN window)
+	// IDataMIDRefused counts I-DATA chunks refused with an ABORT (protocol
+	// violation) for an ordered MID the receiver cannot place: already
+	// delivered, or 2^31 or more ahead of the next expected one (RFC 8260
+	// section 2.1).
+	IDataMIDRefused          uint64
 	PartialDeliveriesAborted uint64 // messages whose partial delivery a FORWARD-TSN ended
 
 	// ECN (RFC 9260 appendix A, Config.DisableECN): packets with DATA
@@ -302,6 +307,7 @@ func countersOf(c *assoc.Counters) Counters {
 		ForwardTSNsOut:           c.ForwardTSNsOut,
 		ForwardTSNsIn:            c.ForwardTSNsIn,
 		ForwardTSNsInvalid:       c.ForwardTSNsInvalid,
+		IDataMIDRefused:          c.IDataMIDRefused,
 		PartialDeliveriesAborted: c.PartialDeliveriesAborted,
 		ECNMarks:                 c.ECNMarks,
 		ECNEchoesOut:             c.ECNEchoesOut,

@@ -157,6 +157,7 @@ func (d *dataPlane) fold(s *Counters) {
 	s.ForwardTSNsOut += es.ForwardTSNsSent
 	s.ForwardTSNsIn += es.ForwardTSNs
 	s.ForwardTSNsInvalid += es.ForwardTSNsInvalid
+	s.IDataMIDRefused += es.IDataMIDRefused
 	s.PartialDeliveriesAborted += es.PartialAborted
 	s.ECNReductions += es.ECNReductions
 }

@@ -116,6 +116,7 @@ type Counters struct {
 	ForwardTSNsOut           uint64 // FORWARD-TSN and I-FORWARD-TSN chunks sent
 	ForwardTSNsIn            uint64 // FORWARD-TSN and I-FORWARD-TSN chunks received
 	ForwardTSNsInvalid       uint64 // received ones discarded (stream out of range, beyond the TSN window)
+	IDataMIDRefused          uint64 // I-DATA refused (ABORT) for an ordered MID it cannot place (transfer engine)
 	PartialDeliveriesAborted uint64 // messages whose partial delivery a FORWARD-TSN ended
 
 	// ECN (RFC 9260 appendix A): packets with DATA received with the CE
@@ -320,6 +321,7 @@ func (s *Counters) add(o *Counters) {
 	s.ForwardTSNsOut += o.ForwardTSNsOut
 	s.ForwardTSNsIn += o.ForwardTSNsIn
 	s.ForwardTSNsInvalid += o.ForwardTSNsInvalid
+	s.IDataMIDRefused += o.IDataMIDRefused
 	s.PartialDeliveriesAborted += o.PartialDeliveriesAborted
 	s.ECNMarks += o.ECNMarks
 	s.ECNEchoesOut += o.ECNEchoesOut
