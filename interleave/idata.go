@@ -825,13 +825,20 @@ func (d *IDataReassembler) DropHighest(after chunk.TSN) (chunk.TSN, int, bool) {
 		}
 		d.unlinkOne(l, l.ipred(best), best)
 		tsn, n := best.TSN, len(best.Data)
+		// Only the fragments of best's message after it can have left
+		// their message's run: the stream needs a new look only if one
+		// of them is at or below fwdSeen (see relook), found through the
+		// list's tree without a walk.
+		again := d.fullFwd || (s.fwdOK && l.heldAfter(best, s.fwdSeen))
 		d.unhold(best)
 		d.pool.Put(best)
 		if _, f := highestHeld(s); f != nil {
 			s.maxTSN = f.TSN
 		}
 		d.touch(s)
-		d.relook(s)
+		if again {
+			d.relook(s)
+		}
 		return tsn, n, true
 	}
 }

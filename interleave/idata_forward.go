@@ -200,48 +200,82 @@ func (d *IDataReassembler) applyCum(newCum chunk.TSN) {
 }
 
 // fwdRekey puts s in the fwd heap keyed by the lowest TSN it holds above
-// its fwdSeen, if any. The lists' trees find the fragments above fwdSeen
-// without passing the others (see scanAbove).
+// its fwdSeen, if any. The lists' trees find it without passing the
+// fragments above it (see lowAbove).
 func (d *IDataReassembler) fwdRekey(s *InSide) {
 	var key chunk.TSN
 	ok := false
 	for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
-		d.scan = l.scanAbove(s.fwdSeen, d.scan[:0])
-		for _, f := range d.scan {
-			if !ok || f.TSN.LT(key) {
-				key, ok = f.TSN, true
-			}
+		if t, found := l.lowAbove(s.fwdSeen); found && (!ok || t.LT(key)) {
+			key, ok = t, true
 		}
 	}
-	clear(d.scan)
 	d.fwd.set(s, key, ok)
 }
 
-// scanAbove appends to dst, in key order, the fragments of I-DATA list l
-// with a TSN above seen. A list longer than smallWalk is searched through
-// its tree (built if need be), whose nodes know the highest TSN below
-// them (see fix): a subtree with nothing above seen is passed over, so it
-// costs O((k+1) log n) for k fragments found among n.
-func (l *fragList) scanAbove(seen chunk.TSN, dst []*Frag) []*Frag {
+// lowAbove returns the lowest TSN above seen held in I-DATA list l, if
+// any. A list longer than smallWalk is searched through its tree (built
+// if need be): a subtree with nothing above seen is passed over, and one
+// with nothing at or below seen gives its lowest TSN at once.
+func (l *fragList) lowAbove(seen chunk.TSN) (chunk.TSN, bool) {
+	if l.head == nil {
+		return 0, false
+	}
+	if !l.tree && l.n <= smallWalk {
+		var low chunk.TSN
+		ok := false
+		for f := l.head; f != nil; f = f.next {
+			if seen.LT(f.TSN) && (!ok || f.TSN.LT(low)) {
+				low, ok = f.TSN, true
+			}
+		}
+		return low, ok
+	}
+	l.ibuild()
+	return lowAboveTree(l.root, seen)
+}
+
+func lowAboveTree(x *Frag, seen chunk.TSN) (chunk.TSN, bool) {
+	if x == nil || !seen.LT(x.FirstTSN) {
+		return 0, false
+	}
+	if t := lowTSN(x); seen.LT(t) {
+		return t, true
+	}
+	low, ok := x.TSN, seen.LT(x.TSN)
+	for _, c := range [2]*Frag{x.gprev, x.gnext} {
+		if t, found := lowAboveTree(c, seen); found && (!ok || t.LT(low)) {
+			low, ok = t, true
+		}
+	}
+	return low, ok
+}
+
+// scanRange appends to dst, in key order, the fragments of I-DATA list l
+// with a TSN above seen and at or below upTo. A list longer than
+// smallWalk is searched through its tree (built if need be), whose nodes
+// know the highest and the lowest TSN below them (see fix): a subtree with
+// nothing above seen, or nothing at or below upTo, is passed over.
+func (l *fragList) scanRange(seen, upTo chunk.TSN, dst []*Frag) []*Frag {
 	if l.head == nil {
 		return dst
 	}
 	if !l.tree && l.n <= smallWalk {
 		for f := l.head; f != nil; f = f.next {
-			if seen.LT(f.TSN) {
+			if seen.LT(f.TSN) && !upTo.LT(f.TSN) {
 				dst = append(dst, f)
 			}
 		}
 		return dst
 	}
 	l.ibuild()
-	return scanTree(l.root, seen, dst)
+	return scanTree(l.root, seen, upTo, dst)
 }
 
-func scanTree(x *Frag, seen chunk.TSN, dst []*Frag) []*Frag {
-	for x != nil && seen.LT(x.FirstTSN) {
-		dst = scanTree(x.gprev, seen, dst)
-		if seen.LT(x.TSN) {
+func scanTree(x *Frag, seen, upTo chunk.TSN, dst []*Frag) []*Frag {
+	for x != nil && seen.LT(x.FirstTSN) && !upTo.LT(lowTSN(x)) {
+		dst = scanTree(x.gprev, seen, upTo, dst)
+		if seen.LT(x.TSN) && !upTo.LT(x.TSN) {
 			dst = append(dst, x)
 		}
 		x = x.gnext
@@ -264,10 +298,12 @@ type fwdMsg struct {
 // a stream whose fragments left to applyCumTo). A message is dead when a
 // fragment of it above fwdSeen and at or below newCum lies past the run in
 // sequence from its first fragment (or it has no first fragment held, or
-// is in partial delivery). The fragments above fwdSeen are found through
-// the lists' trees, and a message's run through complete (which resumes
-// where it stopped): O(log n) per fragment above fwdSeen, each of which
-// was paid for by its arrival, plus what is dropped.
+// is in partial delivery). The fragments above fwdSeen and at or below
+// newCum are found through the lists' trees (see scanRange), and a
+// message's run through complete (which resumes where it stopped): O(log
+// n) per such fragment, each of which was paid for by its arrival, plus
+// what is dropped; fragments above newCum are passed over by subtree
+// where the tree keeps them apart from those at or below fwdSeen.
 func (d *IDataReassembler) applyCumAbove(s *InSide, newCum chunk.TSN) {
 	in := d.in(s)
 	for _, uo := range [...]bool{false, true} {
@@ -276,12 +312,9 @@ func (d *IDataReassembler) applyCumAbove(s *InSide, newCum chunk.TSN) {
 		if uo {
 			l, inPD, pdMID = &s.unordered, in.PDUO, in.MIDUO
 		}
-		d.scan = l.scanAbove(s.fwdSeen, d.scan[:0])
+		d.scan = l.scanRange(s.fwdSeen, newCum, d.scan[:0])
 		d.dead = d.dead[:0]
 		for _, f := range d.scan {
-			if newCum.LT(f.TSN) {
-				continue
-			}
 			if n := len(d.dead); n > 0 && d.dead[n-1].last.MID == f.MID {
 				d.dead = d.dead[:n-1] // keep the last in key order
 			}

@@ -45,16 +45,22 @@ import (
 // the list's fbase, its fragments are keyed by their distance from the
 // FSN before the next one to deliver (see rekeyPD).
 //
-// Each node of the tree carries two summaries of its subtree, in fields
-// that are free while a fragment waits for reassembly: the highest TSN
-// (FirstTSN; TSNs held lie within the receive window, so serial order is a
-// total order among them), for reneging (DropHighest), and the lowest TSN
-// of a first fragment (Off, valid when SSN has bit sumBegin set), for
-// choosing an unordered message to start partial delivery with.
+// Each node of the tree carries three summaries of its subtree, in fields
+// that are free while a fragment waits for reassembly (TSNs held lie
+// within the receive window, so serial order is a total order among them):
+// the highest TSN (FirstTSN), for reneging (DropHighest) and for finding
+// the fragments above a TSN; the lowest TSN (SSN, low half, and tlo, high
+// half), for finding the fragments at or below a TSN (an I-FORWARD-TSN's
+// New Cumulative TSN); and the lowest TSN of a first fragment (Off, valid
+// when tbits has bit sumBegin set), for choosing an unordered message to
+// start partial delivery with.
 
-// sumBegin is the bit of Frag.SSN that says Frag.Off holds the lowest TSN
-// of a first fragment in the subtree (see idata_index.go).
+// sumBegin is the bit of Frag.tbits that says Frag.Off holds the lowest
+// TSN of a first fragment in the subtree (see idata_index.go).
 const sumBegin = 1
+
+// lowTSN returns the lowest TSN in the subtree of x (which is in a tree).
+func lowTSN(x *Frag) chunk.TSN { return chunk.TSN(uint32(x.SSN) | uint32(x.tlo)<<16) }
 
 // smallWalk is the length up to which a look-up walks a list without a
 // tree rather than building one.
@@ -130,7 +136,7 @@ func (l *fragList) fbaseOf(mid stream.MID) stream.FSN {
 // fix recomputes x's subtree summaries from its own TSN and its
 // children's.
 func fix(x *Frag) {
-	hi := x.TSN
+	hi, low := x.TSN, x.TSN
 	var lo chunk.TSN
 	has := isBegin(x)
 	if has {
@@ -143,23 +149,27 @@ func fix(x *Frag) {
 		if hi.LT(c.FirstTSN) {
 			hi = c.FirstTSN
 		}
-		if c.SSN&sumBegin != 0 {
+		if t := lowTSN(c); t.LT(low) {
+			low = t
+		}
+		if c.tbits&sumBegin != 0 {
 			if t := chunk.TSN(uint32(c.Off)); !has || t.LT(lo) {
 				lo, has = t, true
 			}
 		}
 	}
 	x.FirstTSN = hi
-	x.Off, x.SSN = 0, 0
+	x.SSN, x.tlo = stream.SSN(uint32(low)), uint16(uint32(low)>>16)
+	x.Off, x.tbits = 0, 0
 	if has {
-		x.Off, x.SSN = int32(uint32(lo)), sumBegin
+		x.Off, x.tbits = int32(uint32(lo)), sumBegin
 	}
 }
 
 // clearNode resets the fields a fragment used while in a tree.
 func clearNode(f *Frag) {
 	f.gprev, f.gnext = nil, nil
-	f.FirstTSN, f.Off, f.SSN = 0, 0, 0
+	f.FirstTSN, f.Off, f.SSN, f.tbits, f.tlo = 0, 0, 0, 0, 0
 }
 
 // ibuild makes l's tree from its list, if it has none.
@@ -385,6 +395,47 @@ func (l *fragList) imax() *Frag {
 	return x
 }
 
+// heldAfter reports whether I-DATA list l holds a fragment of f's
+// message with a key after f's (f itself need not be in l) and a TSN at
+// or below seen. Through the tree it costs O(log n): a subtree whose
+// lowest TSN is above seen is passed over, and one that has a fragment in
+// the range somewhere is not left until it is found.
+func (l *fragList) heldAfter(f *Frag, seen chunk.TSN) bool {
+	if l.head == nil {
+		return false
+	}
+	if !l.tree && l.n <= smallWalk {
+		for g := l.head; g != nil; g = g.next {
+			if g.MID == f.MID && l.ilt(f, g) && !seen.LT(g.TSN) {
+				return true
+			}
+		}
+		return false
+	}
+	l.ibuild()
+	return l.heldAfterTree(l.root, f, seen)
+}
+
+func (l *fragList) heldAfterTree(x, f *Frag, seen chunk.TSN) bool {
+	rel := f.MID - l.base
+	for x != nil && !seen.LT(lowTSN(x)) {
+		switch {
+		case !l.ilt(f, x): // at or before f: only later keys matter
+			x = x.gnext
+		case x.MID-l.base != rel: // past f's message
+			x = x.gprev
+		case !seen.LT(x.TSN):
+			return true
+		default:
+			if l.heldAfterTree(x.gprev, f, seen) {
+				return true
+			}
+			x = x.gnext
+		}
+	}
+	return false
+}
+
 // iminBegin returns the first fragment (B bit) of l with the lowest TSN,
 // or nil.
 func (l *fragList) iminBegin() *Frag {
@@ -402,12 +453,12 @@ func (l *fragList) iminBegin() *Frag {
 	}
 	l.ibuild()
 	x := l.root
-	if x.SSN&sumBegin == 0 {
+	if x.tbits&sumBegin == 0 {
 		return nil
 	}
 	t := chunk.TSN(uint32(x.Off))
 	for !(isBegin(x) && x.TSN == t) {
-		if c := x.gprev; c != nil && c.SSN&sumBegin != 0 && chunk.TSN(uint32(c.Off)) == t {
+		if c := x.gprev; c != nil && c.tbits&sumBegin != 0 && chunk.TSN(uint32(c.Off)) == t {
 			x = c
 		} else {
 			x = x.gnext

@@ -133,7 +133,7 @@ func checkIndex(t *testing.T, d *IDataReassembler) {
 					t.Fatalf("stream %d uo %v: a root without a tree", sid, uo)
 				}
 				for _, f := range got {
-					if f.gprev != nil || f.gnext != nil || f.Off != 0 || f.SSN != 0 || f.FirstTSN != 0 {
+					if f.gprev != nil || f.gnext != nil || f.Off != 0 || f.SSN != 0 || f.tbits != 0 || f.tlo != 0 || f.FirstTSN != 0 {
 						t.Fatalf("stream %d uo %v: fragment outside a tree with tree fields set: %+v", sid, uo, *f)
 					}
 				}
@@ -143,6 +143,15 @@ func checkIndex(t *testing.T, d *IDataReassembler) {
 			var visit func(x *Frag) (hi chunk.TSN, lo chunk.TSN, has bool)
 			visit = func(x *Frag) (chunk.TSN, chunk.TSN, bool) {
 				hi, lo, has := x.TSN, chunk.TSN(0), isBegin(x)
+				low := x.TSN
+				for _, c := range []*Frag{x.gprev, x.gnext} {
+					if c != nil && lowTSN(c).LT(low) {
+						low = lowTSN(c)
+					}
+				}
+				if lowTSN(x) != low {
+					t.Fatalf("stream %d uo %v: lowest TSN summary of TSN %d wrong", sid, uo, x.TSN)
+				}
 				if has {
 					lo = x.TSN
 				}
@@ -171,7 +180,7 @@ func checkIndex(t *testing.T, d *IDataReassembler) {
 						lo, has = o, true
 					}
 				}
-				if x.FirstTSN != hi || (x.SSN&sumBegin != 0) != has || (has && chunk.TSN(uint32(x.Off)) != lo) {
+				if x.FirstTSN != hi || (x.tbits&sumBegin != 0) != has || (has && chunk.TSN(uint32(x.Off)) != lo) {
 					t.Fatalf("stream %d uo %v: summaries of TSN %d wrong", sid, uo, x.TSN)
 				}
 				return hi, lo, has
