@@ -587,6 +587,10 @@ func benchIForward(b *testing.B, held int, uo bool, extra string) {
 //     other TSN; each op is one more such fragment at the top and one
 //     I-FORWARD-TSN that passes exactly one hole and one fragment (which
 //     stays, in sequence). held is bounded by the TSN map (16384 TSNs).
+//   - mixed: as sparse, but held/2 more fragments at or below the
+//     cumulative TSN, looked at by an I-FORWARD-TSN, lie between those
+//     above it in the order of MIDs (odd MIDs looked at, even ones
+//     above), so that no subtree of a stream's tree holds only one kind.
 //   - renege: the fragments held are at or below the cumulative TSN
 //     (looked at by an I-FORWARD-TSN), and the window is full of 1000-byte
 //     fragments above it on every other TSN; each op fills the lowest
@@ -595,14 +599,14 @@ func benchIForward(b *testing.B, held int, uo bool, extra string) {
 //
 // The time is per op (two chunks).
 func BenchmarkIForwardPassAttack(b *testing.B) {
-	for _, mode := range []string{"sparse", "renege"} {
+	for _, mode := range []string{"sparse", "mixed", "renege"} {
 		helds := []int{1 << 10, 1 << 12, 1<<13 - 8}
 		if mode == "renege" {
 			helds = append(helds, 1<<15)
 		}
 		for _, held := range helds {
 			b.Run(fmt.Sprintf("%s/held=%d", mode, held), func(b *testing.B) {
-				benchIForwardPass(b, held, mode == "renege")
+				benchIForwardPass(b, held, mode)
 			})
 		}
 	}
@@ -642,7 +646,7 @@ func (a *passAttacker) forward(b *testing.B, cum TSN) {
 	a.r.EndPacket(epoch)
 }
 
-func (a *passAttacker) setup(b *testing.B, held int, renege bool) {
+func (a *passAttacker) setup(b *testing.B, held int, mode string) {
 	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: 1, RecvBuffer: attackBuffer,
 		Interleaved: true, FSN: interleave.FSNRFC})
 	if err != nil {
@@ -650,7 +654,21 @@ func (a *passAttacker) setup(b *testing.B, held int, renege bool) {
 	}
 	*a = passAttacker{r: &e.Recv, mid: 1, buf: a.buf}
 	one := reorderPayload[:]
-	if !renege {
+	if mode == "mixed" {
+		h := held / 2
+		for i := range h {
+			a.mid = uint32(2*i + 1)
+			a.send(b, TSN(i+1), one) // in sequence: the cumulative TSN follows
+		}
+		for i := range h {
+			a.mid = uint32(2*i + 2)
+			a.send(b, TSN(h+2+2*i), one) // TSN h+1, h+3, ... never come
+		}
+		a.forward(b, TSN(h+2)) // the stream is looked at once
+		a.top, a.hole = TSN(3*h+2), TSN(h+3)
+		return
+	}
+	if mode == "sparse" {
 		// TSN 1, 3, 5, ... never come.
 		for i := range held {
 			a.send(b, TSN(2*i+2), one)
@@ -671,9 +689,10 @@ func (a *passAttacker) setup(b *testing.B, held int, renege bool) {
 	}
 }
 
-func benchIForwardPass(b *testing.B, held int, renege bool) {
+func benchIForwardPass(b *testing.B, held int, mode string) {
+	renege := mode == "renege"
 	a := &passAttacker{}
-	a.setup(b, held, renege)
+	a.setup(b, held, mode)
 	k := make([]byte, 1000)
 	reneged := a.r.stats.DroppedReneged
 	op := func() {
@@ -696,10 +715,10 @@ func benchIForwardPass(b *testing.B, held int, renege bool) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i, used := 0, 0; i < b.N; i, used = i+1, used+1 {
-		if (renege && a.holes < 8) || (!renege && used >= held) {
+		if (renege && a.holes < 8) || (!renege && used >= held/2) {
 			b.StopTimer()
 			reneged -= a.r.stats.DroppedReneged
-			a.setup(b, held, renege)
+			a.setup(b, held, mode)
 			reneged += a.r.stats.DroppedReneged
 			used = 0
 			b.StartTimer()
@@ -707,8 +726,8 @@ func benchIForwardPass(b *testing.B, held int, renege bool) {
 		op()
 	}
 	b.StopTimer()
-	if a.r.Held() < held {
-		b.Fatalf("held %d bytes, want at least %d", a.r.Held(), held)
+	if a.r.Held() < held/2 {
+		b.Fatalf("held %d bytes, want at least %d", a.r.Held(), held/2)
 	}
 	if renege {
 		b.ReportMetric(float64(a.r.stats.DroppedReneged-reneged)/float64(b.N), "reneged/op")
