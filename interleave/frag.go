@@ -40,12 +40,14 @@ type Frag struct {
 	SID uint16
 	// Flags holds the chunk's E, B and U bits (chunk.FlagEnd,
 	// FlagBeginning, chunk.FlagUnordered), or FlagAborted for a marker.
+	// While the fragment waits in an I-DATA list, the reassembler also
+	// keeps a bit of its own there (flagJudged), cleared when it leaves.
 	Flags uint8
 	// tbits and tlo serve the tree of an I-DATA list while the fragment
-	// is in it (see idata_index.go): tbits says whether Off holds a
-	// subtree summary, tlo is the high half of the subtree's lowest TSN
-	// (SSN the low half). They fill what was padding: the record does
-	// not grow.
+	// is in it (see idata_index.go): tbits says which subtree summaries
+	// are there, tlo is the high half of the lowest TSN not looked at by
+	// an I-FORWARD-TSN (SSN the low half). They fill what was padding:
+	// the record does not grow (80 bytes).
 	tbits uint8
 	tlo   uint16
 	// next links the fragment in a reassembly list, a stream's delivery

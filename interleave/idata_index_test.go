@@ -143,14 +143,21 @@ func checkIndex(t *testing.T, d *IDataReassembler) {
 			var visit func(x *Frag) (hi chunk.TSN, lo chunk.TSN, has bool)
 			visit = func(x *Frag) (chunk.TSN, chunk.TSN, bool) {
 				hi, lo, has := x.TSN, chunk.TSN(0), isBegin(x)
+				// The other summaries, from the children's (each checked
+				// when visited).
+				pend, judged := x.Flags&flagJudged == 0, x.Flags&flagJudged != 0
 				low := x.TSN
 				for _, c := range []*Frag{x.gprev, x.gnext} {
-					if c != nil && lowTSN(c).LT(low) {
-						low = lowTSN(c)
+					if c == nil {
+						continue
+					}
+					judged = judged || c.tbits&sumJudged != 0
+					if c.tbits&sumPending != 0 && (!pend || lowTSN(c).LT(low)) {
+						low, pend = lowTSN(c), true
 					}
 				}
-				if lowTSN(x) != low {
-					t.Fatalf("stream %d uo %v: lowest TSN summary of TSN %d wrong", sid, uo, x.TSN)
+				if (x.tbits&sumPending != 0) != pend || (pend && lowTSN(x) != low) || (x.tbits&sumJudged != 0) != judged {
+					t.Fatalf("stream %d uo %v: summaries of what I-FORWARD-TSNs looked at wrong at TSN %d", sid, uo, x.TSN)
 				}
 				if has {
 					lo = x.TSN
