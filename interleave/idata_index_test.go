@@ -517,3 +517,46 @@ func TestIDataResetToBaseDropsBehind(t *testing.T) {
 	h.mustAdd(13, 0, 0, 0, B|E, "a")
 	h.want("0/0:a")
 }
+
+// TestIDataRenegeRelooksOnlyItsMessage: reneging a fragment sends its
+// stream to a full I-FORWARD-TSN look only when a fragment of the same
+// message after it was looked at already (it may now lie past its run);
+// otherwise the stream keeps no key at all, and a later fragment of such
+// a message that is now out of sequence is still found dead.
+func TestIDataRenegeRelooksOnlyItsMessage(t *testing.T) {
+	h := newIH(t, 1, FSNRFC)
+	for i := range 20 {
+		h.mustAdd(chunk.TSN(i+1), 0, stream.MID(i+1), 1, B, "x") // MID 0 never comes
+	}
+	// Message 50: first fragment and FSN 2 at or below the New Cumulative
+	// TSN, FSN 1 above it (a peer numbering out of TSN order).
+	h.mustAdd(21, 0, 50, 1, B, "x")
+	h.mustAdd(22, 0, 50, 2, 0, "x")
+	h.mustAdd(30, 0, 50, 1, 0, "x")
+	h.d.ForwardMID(22, nil)
+	s := h.tab.InSide(0)
+	if h.d.Held() != 23 {
+		t.Fatalf("%d bytes held after the first look, want 23", h.d.Held())
+	}
+	// A whole message's only fragment reneged: nothing to look at again.
+	h.mustAdd(40, 0, 60, 1, B, "x")
+	if tsn, _, ok := h.d.DropHighest(22); !ok || tsn != 40 {
+		t.Fatalf("DropHighest dropped %d, %v; want TSN 40", tsn, ok)
+	}
+	if h.d.fwd.in(s) && h.d.fwd.key(s) == s.fwdSeen {
+		t.Fatal("reneging a lone first fragment sent its stream to a full look")
+	}
+	// FSN 1 of message 50 reneged: FSN 2 (TSN 22, looked at) is past the
+	// run now, so the next I-FORWARD-TSN finds message 50 dead.
+	if tsn, _, ok := h.d.DropHighest(22); !ok || tsn != 30 {
+		t.Fatalf("DropHighest dropped %d, %v; want TSN 30", tsn, ok)
+	}
+	if !h.d.fwd.in(s) || s.fwdSeen.LT(h.d.fwd.key(s)) {
+		t.Fatal("reneging a fragment with a looked-at one after it left the stream out of the next look")
+	}
+	h.d.ForwardMID(23, nil)
+	if h.d.Held() != 20 {
+		t.Fatalf("%d bytes held, want 20: message 50 is dead", h.d.Held())
+	}
+	checkIndex(t, h.d)
+}
