@@ -632,8 +632,11 @@ func (d *IDataReassembler) unlinkOne(l *fragList, prev, f *Frag) {
 // moveRun moves the run first..last (prev precedes first, nil at the head)
 // from l (a list of s) to s's delivery queue.
 func (d *IDataReassembler) moveRun(s *InSide, l *fragList, prev, first, last *Frag) {
-	if n := last.next; n != nil && n.MID == first.MID {
-		d.split = true // fragments past the message's end stay
+	if n := last.next; n != nil && n.MID == first.MID && (d.fullFwd || (s.fwdOK && l.heldAfter(last, s.fwdSeen))) {
+		// Fragments past the message's end stay, one of them looked at
+		// by an I-FORWARD-TSN or at or below fwdSeen (see relook): those
+		// not looked at yet are judged at the next one, by themselves.
+		d.split = true
 	}
 	for f := first; ; {
 		n := f.next

@@ -596,12 +596,17 @@ func benchIForward(b *testing.B, held int, uo bool, extra string) {
 //     fragments above it on every other TSN; each op fills the lowest
 //     hole, which makes the receiver renege the highest fragment held, and
 //     sends an I-FORWARD-TSN past the next hole.
+//   - pastend: the fragments held are at or below the cumulative TSN
+//     (looked at by an I-FORWARD-TSN); each op is an unordered message of
+//     two fragments and one more past its end (sent first), so that the
+//     message is delivered with a fragment of it left behind, and an
+//     I-FORWARD-TSN past them (which finds the fragment left dead).
 //
-// The time is per op (two chunks).
+// The time is per op (two chunks; pastend: four).
 func BenchmarkIForwardPassAttack(b *testing.B) {
-	for _, mode := range []string{"sparse", "mixed", "renege"} {
+	for _, mode := range []string{"sparse", "mixed", "renege", "pastend"} {
 		helds := []int{1 << 10, 1 << 12, 1<<13 - 8}
-		if mode == "renege" {
+		if mode == "renege" || mode == "pastend" {
 			helds = append(helds, 1<<15)
 		}
 		for _, held := range helds {
@@ -668,6 +673,15 @@ func (a *passAttacker) setup(b *testing.B, held int, mode string) {
 		a.top, a.hole = TSN(3*h+2), TSN(h+3)
 		return
 	}
+	if mode == "pastend" {
+		for i := range held {
+			a.send(b, TSN(i+1), one)
+		}
+		a.send(b, TSN(held+2), one)
+		a.forward(b, TSN(held+1)) // the stream is looked at once
+		a.top = TSN(held + 3)
+		return
+	}
 	if mode == "sparse" {
 		// TSN 1, 3, 5, ... never come.
 		for i := range held {
@@ -695,7 +709,30 @@ func benchIForwardPass(b *testing.B, held int, mode string) {
 	a.setup(b, held, mode)
 	k := make([]byte, 1000)
 	reneged := a.r.stats.DroppedReneged
+	var umid uint32
 	op := func() {
+		if mode == "pastend" {
+			// TSN a.top never comes: the I-FORWARD-TSN passes it.
+			umid++
+			for i, c := range [...]IData{
+				{TSN: a.top + 1, MID: umid, FSN: 5, Flags: chunk.FlagUnordered},
+				{TSN: a.top + 2, MID: umid, PPID: 1, Flags: chunk.FlagUnordered | chunk.FlagBeginning},
+				{TSN: a.top + 3, MID: umid, FSN: 1, Flags: chunk.FlagUnordered | chunk.FlagEnd},
+			} {
+				a.c = c
+				a.c.Payload = reorderPayload[:]
+				if v, err := a.r.HandleIData(epoch, &a.c); v != Accepted || err != nil {
+					b.Fatal("chunk ", i, " not accepted: ", v, err)
+				}
+				a.r.EndPacket(epoch)
+			}
+			for f := a.r.reasm.Pop(); f != nil; f = a.r.reasm.Pop() {
+				a.r.reasm.Pool().Put(f)
+			}
+			a.forward(b, a.top+3)
+			a.top += 4
+			return
+		}
 		if renege {
 			a.send(b, a.hole, k) // fills the lowest hole: the receiver reneges
 			a.forward(b, a.hole+2)
@@ -715,7 +752,7 @@ func benchIForwardPass(b *testing.B, held int, mode string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i, used := 0, 0; i < b.N; i, used = i+1, used+1 {
-		if (renege && a.holes < 8) || (!renege && used >= held/2) {
+		if (renege && a.holes < 8) || (mode != "renege" && mode != "pastend" && used >= held/2) {
 			b.StopTimer()
 			reneged -= a.r.stats.DroppedReneged
 			a.setup(b, held, mode)
@@ -728,6 +765,9 @@ func benchIForwardPass(b *testing.B, held int, mode string) {
 	b.StopTimer()
 	if a.r.Held() < held/2 {
 		b.Fatalf("held %d bytes, want at least %d", a.r.Held(), held/2)
+	}
+	if mode == "pastend" && a.r.Held() > held+8 {
+		b.Fatalf("held %d bytes: the fragments left past their message's end stayed", a.r.Held())
 	}
 	if renege {
 		b.ReportMetric(float64(a.r.stats.DroppedReneged-reneged)/float64(b.N), "reneged/op")
