@@ -26,9 +26,9 @@ type Frag struct {
 	FSN stream.FSN
 	// FirstTSN is the TSN of the first fragment of the fragment's message,
 	// set when it is queued for delivery: with SID it names the message.
-	// While the fragment is in an I-DATA list's tree, FirstTSN, Off and
-	// SSN hold its subtree's summaries instead (see idata_index.go); they
-	// are cleared when it leaves the tree. While it waits in a DATA
+	// While the fragment is in an I-DATA list's tree, FirstTSN, Off,
+	// SSN, tbits and tlo hold its subtree's summaries instead (see
+	// idata_index.go); they are cleared when it leaves the tree. While it waits in a DATA
 	// reassembly list, FirstTSN names the other end of the fragment's
 	// run, if the fragment is one (see fragList).
 	FirstTSN chunk.TSN
@@ -40,7 +40,16 @@ type Frag struct {
 	SID uint16
 	// Flags holds the chunk's E, B and U bits (chunk.FlagEnd,
 	// FlagBeginning, chunk.FlagUnordered), or FlagAborted for a marker.
+	// While the fragment waits in an I-DATA list, the reassembler also
+	// keeps a bit of its own there (flagJudged), cleared when it leaves.
 	Flags uint8
+	// tbits and tlo serve the tree of an I-DATA list while the fragment
+	// is in it (see idata_index.go): tbits says which subtree summaries
+	// are there, tlo is the high half of the lowest TSN not looked at by
+	// an I-FORWARD-TSN (SSN the low half). They fill what was padding:
+	// the record does not grow (80 bytes).
+	tbits uint8
+	tlo   uint16
 	// next links the fragment in a reassembly list, a stream's delivery
 	// queue or the pool's free list; gprev and gnext in the delivery
 	// queue's arrival order across streams, and before that, while the

@@ -632,8 +632,11 @@ func (d *IDataReassembler) unlinkOne(l *fragList, prev, f *Frag) {
 // moveRun moves the run first..last (prev precedes first, nil at the head)
 // from l (a list of s) to s's delivery queue.
 func (d *IDataReassembler) moveRun(s *InSide, l *fragList, prev, first, last *Frag) {
-	if n := last.next; n != nil && n.MID == first.MID {
-		d.split = true // fragments past the message's end stay
+	if n := last.next; n != nil && n.MID == first.MID && (d.fullFwd || (s.fwdOK && l.heldAfter(last, s.fwdSeen))) {
+		// Fragments past the message's end stay, one of them looked at
+		// by an I-FORWARD-TSN or at or below fwdSeen (see relook): those
+		// not looked at yet are judged at the next one, by themselves.
+		d.split = true
 	}
 	for f := first; ; {
 		n := f.next
@@ -825,13 +828,20 @@ func (d *IDataReassembler) DropHighest(after chunk.TSN) (chunk.TSN, int, bool) {
 		}
 		d.unlinkOne(l, l.ipred(best), best)
 		tsn, n := best.TSN, len(best.Data)
+		// Only the fragments of best's message after it can have left
+		// their message's run: the stream needs a new look only if one
+		// of them is at or below fwdSeen (see relook), found through the
+		// list's tree without a walk.
+		again := d.fullFwd || (s.fwdOK && l.heldAfter(best, s.fwdSeen))
 		d.unhold(best)
 		d.pool.Put(best)
 		if _, f := highestHeld(s); f != nil {
 			s.maxTSN = f.TSN
 		}
 		d.touch(s)
-		d.relook(s)
+		if again {
+			d.relook(s)
+		}
 		return tsn, n, true
 	}
 }

@@ -173,6 +173,12 @@ func (d *IDataReassembler) skip(k MIDSkip) {
 // looked at then, and is kept for good (the in-sequence start of a
 // message), and only a fragment arriving since (above fwdSeen) can make a
 // message dead. So each arrival costs at most one look at its stream.
+//
+// Within a stream, the fragments an I-FORWARD-TSN looked at carry
+// flagJudged (all of those at or below fwdSeen, none above it), so that the
+// next finds those it must look at, and the stream's new key, through the
+// lists' trees without passing the others, however the two kinds are
+// mixed in the lists' order (see judge and lowPending).
 func (d *IDataReassembler) applyCum(newCum chunk.TSN) {
 	for {
 		s := d.fwd.min()
@@ -188,6 +194,8 @@ func (d *IDataReassembler) applyCum(newCum chunk.TSN) {
 		d.visit = append(d.visit, s)
 		if full {
 			d.applyCumTo(s, newCum)
+			s.ordered.rejudge(newCum)
+			s.unordered.rejudge(newCum)
 		} else {
 			d.applyCumAbove(s, newCum)
 		}
@@ -199,54 +207,95 @@ func (d *IDataReassembler) applyCum(newCum chunk.TSN) {
 	}
 }
 
-// fwdRekey puts s in the fwd heap keyed by the lowest TSN it holds above
-// its fwdSeen, if any. The lists' trees find the fragments above fwdSeen
-// without passing the others (see scanAbove).
+// fwdRekey puts s in the fwd heap keyed by the lowest TSN it holds of a
+// fragment no I-FORWARD-TSN looked at, if any: the summary at the root of
+// each list's tree (see idata_index.go), or a walk of a short list.
 func (d *IDataReassembler) fwdRekey(s *InSide) {
 	var key chunk.TSN
 	ok := false
 	for _, l := range [...]*fragList{&s.ordered, &s.unordered} {
-		d.scan = l.scanAbove(s.fwdSeen, d.scan[:0])
-		for _, f := range d.scan {
-			if !ok || f.TSN.LT(key) {
-				key, ok = f.TSN, true
-			}
+		if t, found := l.lowPending(); found && (!ok || t.LT(key)) {
+			key, ok = t, true
 		}
 	}
-	clear(d.scan)
 	d.fwd.set(s, key, ok)
 }
 
-// scanAbove appends to dst, in key order, the fragments of I-DATA list l
-// with a TSN above seen. A list longer than smallWalk is searched through
-// its tree (built if need be), whose nodes know the highest TSN below
-// them (see fix): a subtree with nothing above seen is passed over, so it
-// costs O((k+1) log n) for k fragments found among n.
-func (l *fragList) scanAbove(seen chunk.TSN, dst []*Frag) []*Frag {
+// lowPending returns the lowest TSN of a fragment of I-DATA list l that no
+// I-FORWARD-TSN looked at, if any.
+func (l *fragList) lowPending() (chunk.TSN, bool) {
+	if l.head == nil {
+		return 0, false
+	}
+	if !l.tree && l.n <= smallWalk {
+		var low chunk.TSN
+		ok := false
+		for f := l.head; f != nil; f = f.next {
+			if f.Flags&flagJudged == 0 && (!ok || f.TSN.LT(low)) {
+				low, ok = f.TSN, true
+			}
+		}
+		return low, ok
+	}
+	l.ibuild()
+	if l.root.tbits&sumPending == 0 {
+		return 0, false
+	}
+	return lowTSN(l.root), true
+}
+
+// judge appends to dst, in key order, the fragments of I-DATA list l that
+// no I-FORWARD-TSN looked at with a TSN at or below upTo, and marks them
+// looked at (flagJudged). A list longer than smallWalk is searched through
+// its tree (built if need be), whose nodes know the lowest TSN not looked
+// at below them (see fix): a subtree with none at or below upTo is passed
+// over, so it costs O((k+1) log n) for k fragments found among n, whatever
+// else the list holds.
+func (l *fragList) judge(upTo chunk.TSN, dst []*Frag) []*Frag {
 	if l.head == nil {
 		return dst
 	}
 	if !l.tree && l.n <= smallWalk {
 		for f := l.head; f != nil; f = f.next {
-			if seen.LT(f.TSN) {
+			if f.Flags&flagJudged == 0 && !upTo.LT(f.TSN) {
+				f.Flags |= flagJudged
 				dst = append(dst, f)
 			}
 		}
 		return dst
 	}
 	l.ibuild()
-	return scanTree(l.root, seen, dst)
+	return judgeTree(l.root, upTo, dst)
 }
 
-func scanTree(x *Frag, seen chunk.TSN, dst []*Frag) []*Frag {
-	for x != nil && seen.LT(x.FirstTSN) {
-		dst = scanTree(x.gprev, seen, dst)
-		if seen.LT(x.TSN) {
-			dst = append(dst, x)
-		}
-		x = x.gnext
+func judgeTree(x *Frag, upTo chunk.TSN, dst []*Frag) []*Frag {
+	if x == nil || x.tbits&sumPending == 0 || upTo.LT(lowTSN(x)) {
+		return dst
 	}
+	dst = judgeTree(x.gprev, upTo, dst)
+	if x.Flags&flagJudged == 0 && !upTo.LT(x.TSN) {
+		x.Flags |= flagJudged
+		dst = append(dst, x)
+	}
+	dst = judgeTree(x.gnext, upTo, dst)
+	fix(x)
 	return dst
+}
+
+// rejudge marks the fragments of I-DATA list l looked at (flagJudged)
+// when their TSN is at or below upTo and not looked at otherwise, after
+// applyCumTo looked at all of them against upTo: O(n), as that look.
+func (l *fragList) rejudge(upTo chunk.TSN) {
+	for f := l.head; f != nil; f = f.next {
+		if upTo.LT(f.TSN) {
+			f.Flags &^= flagJudged
+		} else {
+			f.Flags |= flagJudged
+		}
+	}
+	if l.tree {
+		refix(l.root)
+	}
 }
 
 // fwdMsg is a message applyCumAbove found a fragment of at or below the
@@ -264,10 +313,11 @@ type fwdMsg struct {
 // a stream whose fragments left to applyCumTo). A message is dead when a
 // fragment of it above fwdSeen and at or below newCum lies past the run in
 // sequence from its first fragment (or it has no first fragment held, or
-// is in partial delivery). The fragments above fwdSeen are found through
-// the lists' trees, and a message's run through complete (which resumes
-// where it stopped): O(log n) per fragment above fwdSeen, each of which
-// was paid for by its arrival, plus what is dropped.
+// is in partial delivery). The fragments above fwdSeen (not looked at
+// yet: without flagJudged) and at or below newCum are found through the
+// lists' trees (see judge), and a message's run through complete (which
+// resumes where it stopped): O(log n) per such fragment, each of which was
+// paid for by its arrival, plus what is dropped, whatever else is held.
 func (d *IDataReassembler) applyCumAbove(s *InSide, newCum chunk.TSN) {
 	in := d.in(s)
 	for _, uo := range [...]bool{false, true} {
@@ -276,12 +326,9 @@ func (d *IDataReassembler) applyCumAbove(s *InSide, newCum chunk.TSN) {
 		if uo {
 			l, inPD, pdMID = &s.unordered, in.PDUO, in.MIDUO
 		}
-		d.scan = l.scanAbove(s.fwdSeen, d.scan[:0])
+		d.scan = l.judge(newCum, d.scan[:0])
 		d.dead = d.dead[:0]
 		for _, f := range d.scan {
-			if newCum.LT(f.TSN) {
-				continue
-			}
 			if n := len(d.dead); n > 0 && d.dead[n-1].last.MID == f.MID {
 				d.dead = d.dead[:n-1] // keep the last in key order
 			}

@@ -45,16 +45,32 @@ import (
 // the list's fbase, its fragments are keyed by their distance from the
 // FSN before the next one to deliver (see rekeyPD).
 //
-// Each node of the tree carries two summaries of its subtree, in fields
-// that are free while a fragment waits for reassembly: the highest TSN
-// (FirstTSN; TSNs held lie within the receive window, so serial order is a
-// total order among them), for reneging (DropHighest), and the lowest TSN
-// of a first fragment (Off, valid when SSN has bit sumBegin set), for
-// choosing an unordered message to start partial delivery with.
+// Each node of the tree carries summaries of its subtree, in fields that
+// are free while a fragment waits for reassembly (TSNs held lie within the
+// receive window, so serial order is a total order among them): the
+// highest TSN (FirstTSN), for reneging (DropHighest); the lowest TSN of a
+// fragment no I-FORWARD-TSN looked at yet (SSN, low half, and tlo, high
+// half, valid when tbits has bit sumPending set; a fragment looked at has
+// flagJudged set), for finding those at or below a New Cumulative TSN
+// without passing the others (see judge); whether a fragment looked at is
+// there (tbits bit sumJudged); and the lowest TSN of a first fragment
+// (Off, valid when tbits has bit sumBegin set), for choosing an unordered
+// message to start partial delivery with.
 
-// sumBegin is the bit of Frag.SSN that says Frag.Off holds the lowest TSN
-// of a first fragment in the subtree (see idata_index.go).
-const sumBegin = 1
+// Bits of Frag.tbits in a tree (see idata_index.go).
+const (
+	sumBegin   = 1 // Off holds the lowest TSN of a first fragment
+	sumPending = 2 // SSN and tlo hold the lowest TSN not looked at
+	sumJudged  = 4 // a fragment looked at is in the subtree
+)
+
+// flagJudged is the bit of Frag.Flags that says an I-FORWARD-TSN looked at
+// the fragment (see applyCum); cleared when it leaves its list.
+const flagJudged = 0x40
+
+// lowTSN returns the lowest TSN of a fragment not looked at in the subtree
+// of x (which is in a tree), valid when x.tbits has sumPending.
+func lowTSN(x *Frag) chunk.TSN { return chunk.TSN(uint32(x.SSN) | uint32(x.tlo)<<16) }
 
 // smallWalk is the length up to which a look-up walks a list without a
 // tree rather than building one.
@@ -131,10 +147,18 @@ func (l *fragList) fbaseOf(mid stream.MID) stream.FSN {
 // children's.
 func fix(x *Frag) {
 	hi := x.TSN
-	var lo chunk.TSN
+	var lo, low chunk.TSN
 	has := isBegin(x)
 	if has {
 		lo = x.TSN
+	}
+	pend := x.Flags&flagJudged == 0
+	if pend {
+		low = x.TSN
+	}
+	bits := uint8(0)
+	if !pend {
+		bits = sumJudged
 	}
 	for _, c := range [2]*Frag{x.gprev, x.gnext} {
 		if c == nil {
@@ -143,23 +167,46 @@ func fix(x *Frag) {
 		if hi.LT(c.FirstTSN) {
 			hi = c.FirstTSN
 		}
-		if c.SSN&sumBegin != 0 {
+		if c.tbits&sumPending != 0 {
+			if t := lowTSN(c); !pend || t.LT(low) {
+				low, pend = t, true
+			}
+		}
+		bits |= c.tbits & sumJudged
+		if c.tbits&sumBegin != 0 {
 			if t := chunk.TSN(uint32(c.Off)); !has || t.LT(lo) {
 				lo, has = t, true
 			}
 		}
 	}
 	x.FirstTSN = hi
-	x.Off, x.SSN = 0, 0
-	if has {
-		x.Off, x.SSN = int32(uint32(lo)), sumBegin
+	x.SSN, x.tlo, x.Off = 0, 0, 0
+	if pend {
+		x.SSN, x.tlo = stream.SSN(uint32(low)), uint16(uint32(low)>>16)
+		bits |= sumPending
 	}
+	if has {
+		x.Off = int32(uint32(lo))
+		bits |= sumBegin
+	}
+	x.tbits = bits
+}
+
+// refix recomputes the summaries of the subtree x, every node's (after
+// flagJudged changed on many fragments).
+func refix(x *Frag) {
+	if x == nil {
+		return
+	}
+	refix(x.gprev)
+	refix(x.gnext)
+	fix(x)
 }
 
 // clearNode resets the fields a fragment used while in a tree.
 func clearNode(f *Frag) {
 	f.gprev, f.gnext = nil, nil
-	f.FirstTSN, f.Off, f.SSN = 0, 0, 0
+	f.FirstTSN, f.Off, f.SSN, f.tbits, f.tlo = 0, 0, 0, 0, 0
 }
 
 // ibuild makes l's tree from its list, if it has none.
@@ -331,6 +378,7 @@ func (l *fragList) iunlink(prev, f *Frag) {
 		}
 	}
 	f.next = nil
+	f.Flags &^= flagJudged
 	l.n--
 }
 
@@ -385,6 +433,47 @@ func (l *fragList) imax() *Frag {
 	return x
 }
 
+// heldAfter reports whether I-DATA list l holds a fragment of f's
+// message with a key after f's (f itself need not be in l) that an
+// I-FORWARD-TSN looked at or whose TSN is at or below seen. Through the
+// tree it costs O(log n): a subtree with neither is passed over, and one
+// that has one in the range somewhere is not left until it is found.
+func (l *fragList) heldAfter(f *Frag, seen chunk.TSN) bool {
+	if l.head == nil {
+		return false
+	}
+	if !l.tree && l.n <= smallWalk {
+		for g := l.head; g != nil; g = g.next {
+			if g.MID == f.MID && l.ilt(f, g) && (g.Flags&flagJudged != 0 || !seen.LT(g.TSN)) {
+				return true
+			}
+		}
+		return false
+	}
+	l.ibuild()
+	return l.heldAfterTree(l.root, f, seen)
+}
+
+func (l *fragList) heldAfterTree(x, f *Frag, seen chunk.TSN) bool {
+	rel := f.MID - l.base
+	for x != nil && (x.tbits&sumJudged != 0 || (x.tbits&sumPending != 0 && !seen.LT(lowTSN(x)))) {
+		switch {
+		case !l.ilt(f, x): // at or before f: only later keys matter
+			x = x.gnext
+		case x.MID-l.base != rel: // past f's message
+			x = x.gprev
+		case x.Flags&flagJudged != 0 || !seen.LT(x.TSN):
+			return true
+		default:
+			if l.heldAfterTree(x.gprev, f, seen) {
+				return true
+			}
+			x = x.gnext
+		}
+	}
+	return false
+}
+
 // iminBegin returns the first fragment (B bit) of l with the lowest TSN,
 // or nil.
 func (l *fragList) iminBegin() *Frag {
@@ -402,12 +491,12 @@ func (l *fragList) iminBegin() *Frag {
 	}
 	l.ibuild()
 	x := l.root
-	if x.SSN&sumBegin == 0 {
+	if x.tbits&sumBegin == 0 {
 		return nil
 	}
 	t := chunk.TSN(uint32(x.Off))
 	for !(isBegin(x) && x.TSN == t) {
-		if c := x.gprev; c != nil && c.SSN&sumBegin != 0 && chunk.TSN(uint32(c.Off)) == t {
+		if c := x.gprev; c != nil && c.tbits&sumBegin != 0 && chunk.TSN(uint32(c.Off)) == t {
 			x = c
 		} else {
 			x = x.gnext

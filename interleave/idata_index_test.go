@@ -133,7 +133,7 @@ func checkIndex(t *testing.T, d *IDataReassembler) {
 					t.Fatalf("stream %d uo %v: a root without a tree", sid, uo)
 				}
 				for _, f := range got {
-					if f.gprev != nil || f.gnext != nil || f.Off != 0 || f.SSN != 0 || f.FirstTSN != 0 {
+					if f.gprev != nil || f.gnext != nil || f.Off != 0 || f.SSN != 0 || f.tbits != 0 || f.tlo != 0 || f.FirstTSN != 0 {
 						t.Fatalf("stream %d uo %v: fragment outside a tree with tree fields set: %+v", sid, uo, *f)
 					}
 				}
@@ -143,6 +143,22 @@ func checkIndex(t *testing.T, d *IDataReassembler) {
 			var visit func(x *Frag) (hi chunk.TSN, lo chunk.TSN, has bool)
 			visit = func(x *Frag) (chunk.TSN, chunk.TSN, bool) {
 				hi, lo, has := x.TSN, chunk.TSN(0), isBegin(x)
+				// The other summaries, from the children's (each checked
+				// when visited).
+				pend, judged := x.Flags&flagJudged == 0, x.Flags&flagJudged != 0
+				low := x.TSN
+				for _, c := range []*Frag{x.gprev, x.gnext} {
+					if c == nil {
+						continue
+					}
+					judged = judged || c.tbits&sumJudged != 0
+					if c.tbits&sumPending != 0 && (!pend || lowTSN(c).LT(low)) {
+						low, pend = lowTSN(c), true
+					}
+				}
+				if (x.tbits&sumPending != 0) != pend || (pend && lowTSN(x) != low) || (x.tbits&sumJudged != 0) != judged {
+					t.Fatalf("stream %d uo %v: summaries of what I-FORWARD-TSNs looked at wrong at TSN %d", sid, uo, x.TSN)
+				}
 				if has {
 					lo = x.TSN
 				}
@@ -171,7 +187,7 @@ func checkIndex(t *testing.T, d *IDataReassembler) {
 						lo, has = o, true
 					}
 				}
-				if x.FirstTSN != hi || (x.SSN&sumBegin != 0) != has || (has && chunk.TSN(uint32(x.Off)) != lo) {
+				if x.FirstTSN != hi || (x.tbits&sumBegin != 0) != has || (has && chunk.TSN(uint32(x.Off)) != lo) {
 					t.Fatalf("stream %d uo %v: summaries of TSN %d wrong", sid, uo, x.TSN)
 				}
 				return hi, lo, has
@@ -500,4 +516,47 @@ func TestIDataResetToBaseDropsBehind(t *testing.T) {
 	h.held(1) // 2^30 + 3 stays, less than 2^31 past 0
 	h.mustAdd(13, 0, 0, 0, B|E, "a")
 	h.want("0/0:a")
+}
+
+// TestIDataRenegeRelooksOnlyItsMessage: reneging a fragment sends its
+// stream to a full I-FORWARD-TSN look only when a fragment of the same
+// message after it was looked at already (it may now lie past its run);
+// otherwise the stream keeps no key at all, and a later fragment of such
+// a message that is now out of sequence is still found dead.
+func TestIDataRenegeRelooksOnlyItsMessage(t *testing.T) {
+	h := newIH(t, 1, FSNRFC)
+	for i := range 20 {
+		h.mustAdd(chunk.TSN(i+1), 0, stream.MID(i+1), 1, B, "x") // MID 0 never comes
+	}
+	// Message 50: first fragment and FSN 2 at or below the New Cumulative
+	// TSN, FSN 1 above it (a peer numbering out of TSN order).
+	h.mustAdd(21, 0, 50, 1, B, "x")
+	h.mustAdd(22, 0, 50, 2, 0, "x")
+	h.mustAdd(30, 0, 50, 1, 0, "x")
+	h.d.ForwardMID(22, nil)
+	s := h.tab.InSide(0)
+	if h.d.Held() != 23 {
+		t.Fatalf("%d bytes held after the first look, want 23", h.d.Held())
+	}
+	// A whole message's only fragment reneged: nothing to look at again.
+	h.mustAdd(40, 0, 60, 1, B, "x")
+	if tsn, _, ok := h.d.DropHighest(22); !ok || tsn != 40 {
+		t.Fatalf("DropHighest dropped %d, %v; want TSN 40", tsn, ok)
+	}
+	if h.d.fwd.in(s) && h.d.fwd.key(s) == s.fwdSeen {
+		t.Fatal("reneging a lone first fragment sent its stream to a full look")
+	}
+	// FSN 1 of message 50 reneged: FSN 2 (TSN 22, looked at) is past the
+	// run now, so the next I-FORWARD-TSN finds message 50 dead.
+	if tsn, _, ok := h.d.DropHighest(22); !ok || tsn != 30 {
+		t.Fatalf("DropHighest dropped %d, %v; want TSN 30", tsn, ok)
+	}
+	if !h.d.fwd.in(s) || s.fwdSeen.LT(h.d.fwd.key(s)) {
+		t.Fatal("reneging a fragment with a looked-at one after it left the stream out of the next look")
+	}
+	h.d.ForwardMID(23, nil)
+	if h.d.Held() != 20 {
+		t.Fatalf("%d bytes held, want 20: message 50 is dead", h.d.Held())
+	}
+	checkIndex(t, h.d)
 }

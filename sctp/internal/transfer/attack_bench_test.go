@@ -577,3 +577,199 @@ func benchIForward(b *testing.B, held int, uo bool, extra string) {
 		b.Fatalf("held %d bytes: the skipped messages stayed", a.r.Held())
 	}
 }
+
+// BenchmarkIForwardPassAttack measures the I-DATA receiver under two more
+// I-FORWARD-TSN patterns of issue 23 (the work per chunk must not grow
+// with the fragments held). Stream 0 holds held first fragments of ordered
+// messages whose message 0 never comes, so they stay.
+//
+//   - sparse: the fragments held are above the cumulative TSN, on every
+//     other TSN; each op is one more such fragment at the top and one
+//     I-FORWARD-TSN that passes exactly one hole and one fragment (which
+//     stays, in sequence). held is bounded by the TSN map (16384 TSNs).
+//   - mixed: as sparse, but held/2 more fragments at or below the
+//     cumulative TSN, looked at by an I-FORWARD-TSN, lie between those
+//     above it in the order of MIDs (odd MIDs looked at, even ones
+//     above), so that no subtree of a stream's tree holds only one kind.
+//   - renege: the fragments held are at or below the cumulative TSN
+//     (looked at by an I-FORWARD-TSN), and the window is full of 1000-byte
+//     fragments above it on every other TSN; each op fills the lowest
+//     hole, which makes the receiver renege the highest fragment held, and
+//     sends an I-FORWARD-TSN past the next hole.
+//   - pastend: the fragments held are at or below the cumulative TSN
+//     (looked at by an I-FORWARD-TSN); each op is an unordered message of
+//     two fragments and one more past its end (sent first), so that the
+//     message is delivered with a fragment of it left behind, and an
+//     I-FORWARD-TSN past them (which finds the fragment left dead).
+//
+// The time is per op (two chunks; pastend: four).
+func BenchmarkIForwardPassAttack(b *testing.B) {
+	for _, mode := range []string{"sparse", "mixed", "renege", "pastend"} {
+		helds := []int{1 << 10, 1 << 12, 1<<13 - 8}
+		if mode == "renege" || mode == "pastend" {
+			helds = append(helds, 1<<15)
+		}
+		for _, held := range helds {
+			b.Run(fmt.Sprintf("%s/held=%d", mode, held), func(b *testing.B) {
+				benchIForwardPass(b, held, mode)
+			})
+		}
+	}
+}
+
+// passAttacker is the peer of BenchmarkIForwardPassAttack.
+type passAttacker struct {
+	r     *Receiver
+	mid   uint32 // next MID
+	top   TSN    // next TSN at the top
+	hole  TSN    // lowest hole
+	holes int    // holes left to use
+	buf   []byte
+	c     IData
+}
+
+// send sends the first fragment of the next ordered message of stream 0
+// with TSN t.
+func (a *passAttacker) send(b *testing.B, t TSN, p []byte) {
+	a.c = IData{TSN: t, SID: 0, MID: a.mid, PPID: 1, Flags: chunk.FlagBeginning, Payload: p}
+	a.mid++
+	if v, err := a.r.HandleIData(epoch, &a.c); v != Accepted || err != nil {
+		b.Fatal("chunk not accepted: ", v, err)
+	}
+	a.r.EndPacket(epoch)
+}
+
+// forward sends an I-FORWARD-TSN with New Cumulative TSN cum and no
+// entries.
+func (a *passAttacker) forward(b *testing.B, cum TSN) {
+	a.buf, _ = chunk.AppendIForwardTSN(a.buf[:0], cum, nil)
+	it := chunk.Chunks(a.buf)
+	c, _ := it.Next()
+	if err := a.r.HandleIForwardTSN(epoch, c); err != nil {
+		b.Fatal(err)
+	}
+	a.r.EndPacket(epoch)
+}
+
+func (a *passAttacker) setup(b *testing.B, held int, mode string) {
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: 1, RecvBuffer: attackBuffer,
+		Interleaved: true, FSN: interleave.FSNRFC})
+	if err != nil {
+		b.Fatal(err)
+	}
+	*a = passAttacker{r: &e.Recv, mid: 1, buf: a.buf}
+	one := reorderPayload[:]
+	if mode == "mixed" {
+		h := held / 2
+		for i := range h {
+			a.mid = uint32(2*i + 1)
+			a.send(b, TSN(i+1), one) // in sequence: the cumulative TSN follows
+		}
+		for i := range h {
+			a.mid = uint32(2*i + 2)
+			a.send(b, TSN(h+2+2*i), one) // TSN h+1, h+3, ... never come
+		}
+		a.forward(b, TSN(h+2)) // the stream is looked at once
+		a.top, a.hole = TSN(3*h+2), TSN(h+3)
+		return
+	}
+	if mode == "pastend" {
+		for i := range held {
+			a.send(b, TSN(i+1), one)
+		}
+		a.send(b, TSN(held+2), one)
+		a.forward(b, TSN(held+1)) // the stream is looked at once
+		a.top = TSN(held + 3)
+		return
+	}
+	if mode == "sparse" {
+		// TSN 1, 3, 5, ... never come.
+		for i := range held {
+			a.send(b, TSN(2*i+2), one)
+		}
+		a.top, a.hole = TSN(2*held+2), 1
+		return
+	}
+	for i := range held {
+		a.send(b, TSN(i+1), one) // in sequence: the cumulative TSN follows
+	}
+	a.send(b, TSN(held+2), one)
+	a.forward(b, TSN(held+1)) // the stream is looked at once
+	k := make([]byte, 1000)
+	a.hole = TSN(held + 3)
+	for t := a.hole + 1; a.r.Window() >= 2*len(k) && uint32(t-a.hole) < tsnMapBits-2; t += 2 {
+		a.send(b, t, k)
+		a.holes++
+	}
+}
+
+func benchIForwardPass(b *testing.B, held int, mode string) {
+	renege := mode == "renege"
+	a := &passAttacker{}
+	a.setup(b, held, mode)
+	k := make([]byte, 1000)
+	reneged := a.r.stats.DroppedReneged
+	var umid uint32
+	op := func() {
+		if mode == "pastend" {
+			// TSN a.top never comes: the I-FORWARD-TSN passes it.
+			umid++
+			for i, c := range [...]IData{
+				{TSN: a.top + 1, MID: umid, FSN: 5, Flags: chunk.FlagUnordered},
+				{TSN: a.top + 2, MID: umid, PPID: 1, Flags: chunk.FlagUnordered | chunk.FlagBeginning},
+				{TSN: a.top + 3, MID: umid, FSN: 1, Flags: chunk.FlagUnordered | chunk.FlagEnd},
+			} {
+				a.c = c
+				a.c.Payload = reorderPayload[:]
+				if v, err := a.r.HandleIData(epoch, &a.c); v != Accepted || err != nil {
+					b.Fatal("chunk ", i, " not accepted: ", v, err)
+				}
+				a.r.EndPacket(epoch)
+			}
+			for f := a.r.reasm.Pop(); f != nil; f = a.r.reasm.Pop() {
+				a.r.reasm.Pool().Put(f)
+			}
+			a.forward(b, a.top+3)
+			a.top += 4
+			return
+		}
+		if renege {
+			a.send(b, a.hole, k) // fills the lowest hole: the receiver reneges
+			a.forward(b, a.hole+2)
+			a.hole += 4
+			a.holes -= 3 // two used, one lost with the fragment reneged at the top
+			return
+		}
+		a.send(b, a.top, reorderPayload[:])
+		a.top += 2
+		a.forward(b, a.hole+1)
+		a.hole += 2
+	}
+	op()
+	if a.r.reasm.InPartial(0) {
+		b.Fatal("partial delivery started during the setup")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i, used := 0, 0; i < b.N; i, used = i+1, used+1 {
+		if (renege && a.holes < 8) || (mode != "renege" && mode != "pastend" && used >= held/2) {
+			b.StopTimer()
+			reneged -= a.r.stats.DroppedReneged
+			a.setup(b, held, mode)
+			reneged += a.r.stats.DroppedReneged
+			used = 0
+			b.StartTimer()
+		}
+		op()
+	}
+	b.StopTimer()
+	if a.r.Held() < held/2 {
+		b.Fatalf("held %d bytes, want at least %d", a.r.Held(), held/2)
+	}
+	if mode == "pastend" && a.r.Held() > held+8 {
+		b.Fatalf("held %d bytes: the fragments left past their message's end stayed", a.r.Held())
+	}
+	if renege {
+		b.ReportMetric(float64(a.r.stats.DroppedReneged-reneged)/float64(b.N), "reneged/op")
+	}
+}
