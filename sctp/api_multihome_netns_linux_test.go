@@ -205,21 +205,7 @@ func multihomeFailover(t *testing.T, tr Transport, fam mhFamily, restore bool) {
 	start := time.Now()
 	var cutAt time.Time
 	for {
-		// A message may come in parts (partial delivery): read to its end.
-		n := 0
-		for {
-			m, info, err := s.ReadMsg(buf[n:])
-			if err == io.EOF && n == 0 {
-				break
-			}
-			if err != nil {
-				t.Fatalf("after %d bytes: %v (client paths %+v)", got, err, c.Paths())
-			}
-			n += m
-			if info.EOR || n >= len(buf) {
-				break
-			}
-		}
+		n := readWhole(t, s, c, buf, got)
 		if n == 0 {
 			break
 		}
@@ -264,3 +250,24 @@ func multihomeFailover(t *testing.T, tr Transport, fam mhFamily, restore bool) {
 
 // The states a cut path goes to.
 var failed = []PathState{PathPotentiallyFailed, PathInactive}
+
+// readWhole reads one whole message from s into buf (partial delivery may
+// hand it over in parts) and returns its length, 0 at the end of the
+// association. got and c only name the failure.
+func readWhole(t *testing.T, s, c *Association, buf []byte, got int) int {
+	t.Helper()
+	n := 0
+	for {
+		m, info, err := s.ReadMsg(buf[n:])
+		if err == io.EOF && n == 0 {
+			return 0
+		}
+		if err != nil {
+			t.Fatalf("after %d bytes: %v (client paths %+v)", got, err, c.Paths())
+		}
+		n += m
+		if info.EOR || n >= len(buf) {
+			return n
+		}
+	}
+}

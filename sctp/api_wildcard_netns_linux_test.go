@@ -5,7 +5,6 @@ package sctp
 import (
 	"context"
 	"errors"
-	"io"
 	"math/rand/v2"
 	"net"
 	"net/netip"
@@ -133,20 +132,7 @@ func wildcardFailover(t *testing.T, tr Transport, both bool) {
 	buf, want := make([]byte, 2*size), make([]byte, size)
 	got, cut := 0, false
 	for {
-		n := 0
-		for {
-			m, info, err := s.ReadMsg(buf[n:])
-			if err == io.EOF && n == 0 {
-				break
-			}
-			if err != nil {
-				t.Fatalf("after %d bytes: %v (client paths %+v)", got, err, c.Paths())
-			}
-			n += m
-			if info.EOR || n >= len(buf) {
-				break
-			}
-		}
+		n := readWhole(t, s, c, buf, got)
 		if n == 0 {
 			break
 		}
