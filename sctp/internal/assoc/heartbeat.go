@@ -44,6 +44,9 @@ func (a *Assoc) heartbeatPeriod() time.Duration {
 // heartbeatTimer is the expiry of the heartbeat timer: count an
 // unanswered HEARTBEAT as an error, then send a new one.
 func (a *Assoc) heartbeatTimer(now time.Time) {
+	if a.heartbeatsStopped() {
+		return // the timer stays stopped: T2-shutdown watches the peer now
+	}
 	if a.hb.outstanding {
 		// "The endpoint SHOULD increment the respective error counter of
 		// the destination transport address each time a HEARTBEAT chunk
@@ -73,6 +76,21 @@ func (a *Assoc) sendHeartbeat(now time.Time) {
 	a.stats.HeartbeatsOut++
 	a.ep.markReady(a)
 	a.timers.start(timerHeartbeat, now, a.heartbeatPeriod())
+}
+
+// heartbeatsStopped reports whether the association is in SHUTDOWN-SENT or
+// SHUTDOWN-ACK-SENT, where no HEARTBEAT goes (path heartbeats and PLPMTU
+// probes included). Section 8.3 has the peer answer HEARTBEATs only "up
+// until reaching the SHUTDOWN-SENT state (sender of the SHUTDOWN chunk) or
+// the SHUTDOWN-ACK-SENT state (receiver of the SHUTDOWN chunk)"; and a
+// peer that has our SHUTDOWN ACK may have ended the association already
+// and answer anything more as out of the blue, with an ABORT that would
+// end ours before its SHUTDOWN COMPLETE (Linux did, and the reader lost
+// the messages still queued: TestKernelPRPolicies failed once). Linux
+// ignores its heartbeat timer in both states; T2-shutdown watches the
+// peer there.
+func (a *Assoc) heartbeatsStopped() bool {
+	return a.state == stateShutdownSent || a.state == stateShutdownAckSent
 }
 
 // requestHeartbeat is the REQUEST HEARTBEAT primitive (section 11.1 J):

@@ -149,6 +149,12 @@ func (a *Assoc) probed(i int) bool { return i > 0 || a.paths[0].state != PathAct
 // destination transport address each time a HEARTBEAT chunk is sent to
 // that address and not acknowledged within one RTO", 8.3).
 func (a *Assoc) pathTimer(now time.Time) {
+	if a.heartbeatsStopped() {
+		for i := range a.paths {
+			a.paths[i].next = time.Time{}
+		}
+		return
+	}
 	for i := range a.paths {
 		p := &a.paths[i]
 		if p.next.IsZero() || p.next.After(now) {

@@ -91,8 +91,8 @@ func (a *Assoc) schedulePMTU() {
 // counted, due probes queued.
 func (a *Assoc) pmtuTimer(now time.Time) {
 	eng := a.data.eng
-	if eng == nil {
-		return
+	if eng == nil || a.heartbeatsStopped() {
+		return // the timer stays stopped (see heartbeatsStopped)
 	}
 	for i := range eng.NumPaths() {
 		p := eng.PathAt(i)

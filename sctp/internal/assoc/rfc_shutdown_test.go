@@ -230,3 +230,41 @@ func TestShutdownReceivedRejectsSend(t *testing.T) {
 	tc.wantChunk(chunk.TypeShutdownAck)
 	tc.wantState(stateShutdownAckSent)
 }
+
+// RFC 9260 section 8.3: "A receiver of a HEARTBEAT chunk MUST respond to a
+// HEARTBEAT chunk with a HEARTBEAT ACK chunk after entering the
+// COOKIE-ECHOED state (sender of the INIT chunk) or the ESTABLISHED state
+// (receiver of the INIT chunk), up until reaching the SHUTDOWN-SENT state
+// (sender of the SHUTDOWN chunk) or the SHUTDOWN-ACK-SENT state (receiver
+// of the SHUTDOWN chunk)." After our SHUTDOWN ACK no HEARTBEAT goes, PLPMTU
+// probes included: the peer, which may have ended the association on the
+// SHUTDOWN ACK, answered a probe there with an ABORT that ended ours before
+// its SHUTDOWN COMPLETE (Linux, TestKernelPRPolicies). Only SHUTDOWN ACKs
+// (T2-shutdown) go until the association ends.
+func TestNoHeartbeatAfterShutdownAck(t *testing.T) {
+	cfg := testConfig()
+	cfg.HeartbeatInterval = time.Second
+	cfg.MaxRetransmits = 10
+	cfg.PMTUDiscovery, cfg.MTU = true, 9000
+	tc := newTestEndpoint(t, cfg)
+	tc.ignoreHB = false
+	tc.connectClient()
+	if !tc.a.timers.running(timerPMTU) {
+		t.Fatal("no path MTU probe scheduled")
+	}
+	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(uint32(tc.a.localTSN)-1)))
+	tc.wantChunk(chunk.TypeShutdownAck)
+	tc.wantState(stateShutdownAckSent)
+	for i := 0; i < 8 && !tc.a.closed; i++ {
+		tc.advanceToTimer()
+		tc.readPackets()
+		for _, p := range tc.sent {
+			for _, c := range p.p.chunks {
+				if c.typ != chunk.TypeShutdownAck {
+					t.Fatalf("after %v in SHUTDOWN-ACK-SENT: a packet with %v", tc.now.Sub(t0), chunkTypes(&p.p))
+				}
+			}
+		}
+		tc.sent = tc.sent[:0]
+	}
+}

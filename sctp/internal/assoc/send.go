@@ -36,6 +36,11 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 			return buf
 		}
 	}
+	if a.heartbeatsStopped() {
+		// Owed before the SHUTDOWN or SHUTDOWN ACK: not sent now.
+		a.pend.pmtuProbe, a.pend.pathHB = 0, 0
+		a.pend.clear(ctlHeartbeat)
+	}
 	if a.pend.pmtuProbe != 0 {
 		if b, ok := a.appendPMTUProbe(buf); ok {
 			return b
