@@ -171,16 +171,8 @@ func multihomeFailover(t *testing.T, tr Transport, fam mhFamily, restore bool) {
 	}
 	const size = 16000
 	go func() {
-		r := rand.New(rand.NewPCG(18, uint64(tr)))
-		msg := make([]byte, size)
-		for sent := 0; sent < total; sent += size {
-			for i := range msg {
-				msg[i] = byte(r.Uint32())
-			}
-			if _, err := c.WriteMsg(msg, SendInfo{Stream: 1}); err != nil {
-				t.Error(err)
-				return
-			}
+		if !writeSeeded(t, c, uint64(tr), total, size) {
+			return
 		}
 		// Close once the server, which only receives, saw the cut by its
 		// heartbeats (a path's failure is reported while the association
@@ -270,4 +262,22 @@ func readWhole(t *testing.T, s, c *Association, buf []byte, got int) int {
 			return n
 		}
 	}
+}
+
+// writeSeeded writes total bytes to c on stream 1 in messages of size
+// bytes drawn from a generator seeded with seed (the reader draws the same
+// to check them), and reports whether every write succeeded.
+func writeSeeded(t *testing.T, c *Association, seed uint64, total, size int) bool {
+	r := rand.New(rand.NewPCG(18, seed))
+	msg := make([]byte, size)
+	for sent := 0; sent < total; sent += size {
+		for i := range msg {
+			msg[i] = byte(r.Uint32())
+		}
+		if _, err := c.WriteMsg(msg, SendInfo{Stream: 1}); err != nil {
+			t.Error(err)
+			return false
+		}
+	}
+	return true
 }

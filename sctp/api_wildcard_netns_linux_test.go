@@ -108,16 +108,8 @@ func wildcardFailover(t *testing.T, tr Transport, both bool) {
 	}
 	const size = 16000
 	go func() {
-		r := rand.New(rand.NewPCG(18, uint64(tr)))
-		msg := make([]byte, size)
-		for sent := 0; sent < total; sent += size {
-			for i := range msg {
-				msg[i] = byte(r.Uint32())
-			}
-			if _, err := c.WriteMsg(msg, SendInfo{Stream: 1}); err != nil {
-				t.Error(err)
-				return
-			}
+		if !writeSeeded(t, c, uint64(tr), total, size) {
+			return
 		}
 		// The server, which only receives, sees the cut by its
 		// heartbeats: close once it did.
