@@ -101,6 +101,22 @@ func wildcardFailover(t *testing.T, tr Transport, both bool) {
 	if got := ips(sp); !slices.Equal(got, swant) {
 		t.Fatalf("server's paths %v, want %v", got, swant)
 	}
+	// Each side's local addresses are the other's paths: the address in
+	// use first, then those it announced.
+	locals := func(as *Association) []netip.Addr {
+		var out []netip.Addr
+		for _, a := range as.LocalAddrs() {
+			out = append(out, a.IP)
+		}
+		slices.SortFunc(out, netip.Addr.Compare)
+		return out
+	}
+	if got := locals(c); !slices.Equal(got, swant) {
+		t.Errorf("client's LocalAddrs %v, want %v", got, swant)
+	}
+	if got := locals(s); !slices.Equal(got, cwant) {
+		t.Errorf("server's LocalAddrs %v, want %v", got, cwant)
+	}
 
 	total := 8 << 20
 	if testsupport.RaceEnabled || testing.Short() {
@@ -191,6 +207,16 @@ func TestWildcardMultihomeLoopbackPeer(t *testing.T) {
 					slices.SortFunc(got, netip.Addr.Compare)
 					if !slices.Equal(got, tc.paths) {
 						t.Errorf("dial %s: %s paths %v, want %v", tc.dial, side, got, tc.paths)
+					}
+					// Client and server are the same host: each side's
+					// local addresses are its peer's paths.
+					var locals []netip.Addr
+					for _, a := range as.LocalAddrs() {
+						locals = append(locals, a.IP)
+					}
+					slices.SortFunc(locals, netip.Addr.Compare)
+					if !slices.Equal(locals, tc.paths) {
+						t.Errorf("dial %s: %s LocalAddrs %v, want %v", tc.dial, side, locals, tc.paths)
 					}
 				}
 				c.Abort("test over")

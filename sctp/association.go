@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/usctp/usctp/sctp/internal/assoc"
@@ -585,7 +586,11 @@ func (as *Association) Streams() (out, in uint16) {
 // LocalAddrs returns the local transport addresses of the association.
 // On an endpoint bound to the wildcard address, the IP address is the one
 // the peer's packets arrive on, once one arrived; a multi-homed endpoint's
-// associations have all its addresses.
+// associations have all its addresses. On a wildcard endpoint with
+// Config.Multihoming (which announces the host's addresses), the address
+// the peer's packets arrive on comes first, then the host's addresses
+// listed to this peer by the rule its INIT or INIT ACK followed, worked
+// out again from the host's addresses now.
 func (as *Association) LocalAddrs() []Addr {
 	la := as.ep.conn.LocalAddr()
 	as.ep.mu.Lock()
@@ -602,7 +607,16 @@ func (as *Association) LocalAddrs() []Addr {
 	if as.local.IsValid() && a.IP.IsUnspecified() {
 		a.IP = as.local
 	}
-	return []Addr{a}
+	out := []Addr{a}
+	if as.ep.mh.wild {
+		for _, ip := range as.a.AppendAnnouncedAddrs(nil) {
+			if !slices.ContainsFunc(out, func(o Addr) bool { return o.IP == ip }) {
+				a.IP = ip
+				out = append(out, a)
+			}
+		}
+	}
+	return out
 }
 
 // RemoteAddrs returns the peer's transport addresses: the primary one

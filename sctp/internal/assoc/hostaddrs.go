@@ -240,3 +240,29 @@ func appendSupportedAddrTypes(b []byte, fam AddrFamilies) []byte {
 	b, _ = chunk.AppendParam(b, chunk.ParamSupportedAddressTypes, v[:n])
 	return b
 }
+
+// AppendAnnouncedAddrs appends to dst the host's addresses a wildcard
+// endpoint that announces them uses with a's peer: the source of its
+// packets to the peer's primary address, then those announced lists (the
+// rule for that address, and the families of the addresses the peer
+// listed, each of which it supports). The list is worked out again
+// from the host's addresses now, so it follows addresses added or removed
+// since the handshake; it can hold addresses an INIT ACK left out to stay
+// within its size bound, which the association receives on all the same.
+// Nothing is appended when the endpoint does not announce the host's
+// addresses.
+func (a *Assoc) AppendAnnouncedAddrs(dst []netip.Addr) []netip.Addr {
+	peer := a.key.peer.Addr().Unmap()
+	fam := familyOf(peer)
+	for _, ip := range a.peerAddrs {
+		fam |= familyOf(ip)
+	}
+	list := a.ep.hostAddrsFor(peer, fam)
+	if list == nil {
+		return dst
+	}
+	if _, src := a.ep.cfg.HostAddrs(peer); src.IsValid() {
+		dst = append(dst, src)
+	}
+	return append(dst, list...)
+}
