@@ -433,45 +433,72 @@ func (l *fragList) imax() *Frag {
 	return x
 }
 
-// heldAfter reports whether I-DATA list l holds a fragment of f's
-// message with a key after f's (f itself need not be in l) that an
-// I-FORWARD-TSN looked at or whose TSN is at or below seen. Through the
-// tree it costs O(log n): a subtree with neither is passed over, and one
-// that has one in the range somewhere is not left until it is found.
-func (l *fragList) heldAfter(f *Frag, seen chunk.TSN) bool {
+// lastJudged returns the fragment of message mid in I-DATA list l with
+// the highest key among those an I-FORWARD-TSN looked at (flagJudged), or
+// nil. Through the tree it costs O(log n): a subtree without such a
+// fragment (sumJudged) is passed over, and the message's fragments are
+// together in key order, so the search follows at most the two paths to
+// the ends of the message's range.
+func (l *fragList) lastJudged(mid stream.MID) *Frag {
 	if l.head == nil {
-		return false
+		return nil
 	}
 	if !l.tree && l.n <= smallWalk {
+		var last *Frag
 		for g := l.head; g != nil; g = g.next {
-			if g.MID == f.MID && l.ilt(f, g) && (g.Flags&flagJudged != 0 || !seen.LT(g.TSN)) {
-				return true
+			if g.MID == mid && g.Flags&flagJudged != 0 {
+				last = g
 			}
 		}
-		return false
+		return last
 	}
 	l.ibuild()
-	return l.heldAfterTree(l.root, f, seen)
+	return l.lastJudgedTree(l.root, mid-l.base)
 }
 
-func (l *fragList) heldAfterTree(x, f *Frag, seen chunk.TSN) bool {
-	rel := f.MID - l.base
-	for x != nil && (x.tbits&sumJudged != 0 || (x.tbits&sumPending != 0 && !seen.LT(lowTSN(x)))) {
-		switch {
-		case !l.ilt(f, x): // at or before f: only later keys matter
+func (l *fragList) lastJudgedTree(x *Frag, rel stream.MID) *Frag {
+	for x != nil && x.tbits&sumJudged != 0 {
+		switch r := x.MID - l.base; {
+		case r < rel:
 			x = x.gnext
-		case x.MID-l.base != rel: // past f's message
+		case r > rel:
 			x = x.gprev
-		case x.Flags&flagJudged != 0 || !seen.LT(x.TSN):
-			return true
 		default:
-			if l.heldAfterTree(x.gprev, f, seen) {
-				return true
+			if g := l.lastJudgedTree(x.gnext, rel); g != nil {
+				return g
 			}
-			x = x.gnext
+			if x.Flags&flagJudged != 0 {
+				return x
+			}
+			x = x.gprev
 		}
 	}
-	return false
+	return nil
+}
+
+// unjudge clears flagJudged on f (in I-DATA list l) and brings the
+// summaries of the tree nodes above it up to date: O(log n).
+func (l *fragList) unjudge(f *Frag) {
+	f.Flags &^= flagJudged
+	if l.tree {
+		l.refixPath(l.root, f)
+	}
+}
+
+// refixPath recomputes the summaries of the nodes on the path from x down
+// to f, bottom up.
+func (l *fragList) refixPath(x, f *Frag) {
+	if x == nil {
+		return
+	}
+	if x != f {
+		if l.ilt(x, f) {
+			l.refixPath(x.gnext, f)
+		} else {
+			l.refixPath(x.gprev, f)
+		}
+	}
+	fix(x)
 }
 
 // iminBegin returns the first fragment (B bit) of l with the lowest TSN,
@@ -609,7 +636,8 @@ func (d *IDataReassembler) rekeyPD(l *fragList, mid stream.MID, next stream.FSN)
 		g := chain
 		chain = g.next
 		if g.FSN-nb >= 1<<31 || !l.iinsert(g) {
-			d.split = true
+			// The others went back in unjudged (iunlink): no fragment
+			// of the message looked at is left to cover (see cover).
 			d.unhold(g)
 			d.pool.Put(g)
 		}

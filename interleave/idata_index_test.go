@@ -519,8 +519,8 @@ func TestIDataResetToBaseDropsBehind(t *testing.T) {
 }
 
 // TestIDataRenegeRelooksOnlyItsMessage: reneging a fragment sends its
-// stream to a full I-FORWARD-TSN look only when a fragment of the same
-// message after it was looked at already (it may now lie past its run);
+// stream to the next I-FORWARD-TSN only when a fragment of the same message
+// was looked at already (it may now lie past its run: see cover);
 // otherwise the stream keeps no key at all, and a later fragment of such
 // a message that is now out of sequence is still found dead.
 func TestIDataRenegeRelooksOnlyItsMessage(t *testing.T) {
@@ -544,7 +544,7 @@ func TestIDataRenegeRelooksOnlyItsMessage(t *testing.T) {
 		t.Fatalf("DropHighest dropped %d, %v; want TSN 40", tsn, ok)
 	}
 	if h.d.fwd.in(s) && h.d.fwd.key(s) == s.fwdSeen {
-		t.Fatal("reneging a lone first fragment sent its stream to a full look")
+		t.Fatal("reneging a lone first fragment sent its stream to the next look")
 	}
 	// FSN 1 of message 50 reneged: FSN 2 (TSN 22, looked at) is past the
 	// run now, so the next I-FORWARD-TSN finds message 50 dead.
