@@ -284,6 +284,15 @@ func (d *IDataReassembler) complete(l *fragList, h *Frag) (*Frag, bool) {
 		}
 		f, pos = n, pos+1
 		d.examined++
+		if n.Flags&flagTail != 0 {
+			// n starts a known run (see unlinkOne): pass it in one step.
+			// The run of the message now covers it.
+			end := stream.FSN(n.PPID)
+			l.setFlags(n, n.Flags&^flagTail)
+			if g := l.ifind(h.MID, d.wireFSN(end)); g != nil {
+				f, pos = g, end
+			}
+		}
 	}
 	l.run, l.runMID, l.runPos = f, h.MID, pos
 	h.FSN = pos // a first fragment's FSN is 0: it keeps the run's length
@@ -429,6 +438,12 @@ func (d *IDataReassembler) add(f *Frag) bool {
 			list.run = nil
 		}
 		if _, h := list.iseek(f.MID); h != nil && h.MID == f.MID && isBegin(h) {
+			if n := f.next; h.FSN >= 2 && n != nil && n.MID == f.MID && !isBegin(n) && n.FSN == 1 {
+				// What the run held from the second fragment on stays
+				// known (see unlinkOne), for when f leaves.
+				n.PPID = uint32(h.FSN)
+				list.setFlags(n, n.Flags|flagTail)
+			}
 			h.FSN = 0
 		}
 		d.cover(s, list, f.MID)
@@ -627,19 +642,58 @@ func (d *IDataReassembler) continuePD(s *InSide, in *stream.In, l *fragList, uno
 }
 
 // unlinkOne removes f (after prev, nil at the head) from l, a fragment
-// alone rather than its whole message: the run of its message that
-// complete knows of (its length kept in the message's first fragment) is
-// cut before f's position, if it reached it, rather than forgotten.
+// alone rather than its whole message. What complete knew in sequence of
+// the message is cut at f rather than forgotten: the run from the first
+// fragment (its length kept there) ends before f's position, and what the
+// run or a known run through f (flagTail) held after f, from f's
+// successor on, becomes a known run of its own, marked on the successor
+// (with the end position in its PPID), so that the next walk passes it in
+// one step once f's position is filled again. A known run through f is
+// cut before f, found through the tree. O(log n).
 func (d *IDataReassembler) unlinkOne(l *fragList, prev, f *Frag) {
-	l.iunlink(prev, f)
-	if !isBegin(f) {
-		if _, h := l.iseek(f.MID); h != nil && h.MID == f.MID && isBegin(h) && h.FSN != 0 {
-			// A run past position 0 decided the convention.
-			if pos, ok := d.position(f); !ok || pos == 0 {
-				h.FSN = 0
-			} else if h.FSN >= pos {
-				h.FSN = pos - 1
+	nx := f.next
+	if isBegin(f) {
+		l.iunlink(prev, f)
+		return
+	}
+	_, h := l.iseek(f.MID)
+	if h != nil && (h.MID != f.MID || !isBegin(h)) {
+		h = nil
+	}
+	pos, ok := d.position(f)
+	end := pos // the last position known in sequence after f
+	switch {
+	case !ok || pos == 0:
+		// Undecided convention (no run past the first fragment), or a
+		// later fragment numbered 0 under RFC 8260's FSNs (which broke
+		// the run when it came).
+		if h != nil {
+			h.FSN = 0
+		}
+	case h != nil && h.FSN >= pos:
+		end = h.FSN
+		h.FSN = pos - 1
+	case f.Flags&flagTail != 0:
+		end = stream.FSN(f.PPID)
+	default:
+		if y := l.tailBefore(f); y != nil {
+			// Positions compare by their distance from y's (a message in
+			// partial delivery may pass the FSN wrap).
+			if yp, _ := d.position(y); pos-yp <= stream.FSN(y.PPID)-yp {
+				end = stream.FSN(y.PPID)
+				if pos-yp >= 2 {
+					y.PPID = uint32(pos - 1)
+				} else {
+					l.setFlags(y, y.Flags&^flagTail)
+				}
 			}
+		}
+	}
+	l.iunlink(prev, f)
+	if end-pos >= 2 && end-pos < 1<<31 && nx != nil && nx.MID == f.MID && !isBegin(nx) {
+		if np, _ := d.position(nx); np == pos+1 {
+			nx.PPID = uint32(end)
+			l.setFlags(nx, nx.Flags|flagTail)
 		}
 	}
 }

@@ -120,3 +120,65 @@ func TestIForwardLateFSN0KeepsNoDeadMessage(t *testing.T) {
 		checkIndex(t, h.d)
 	}
 }
+
+// The misnumbered pattern inside one long message: what the cut leaves
+// known in sequence after the reneged fragment (FSN 2 to 1001) stays
+// known (flagTail), so neither the I-FORWARD-TSN after the resend nor the
+// next completeness walk goes over the message's thousand fragments again.
+func TestIForwardRenegeLongMessageNoWalk(t *testing.T) {
+	const n = 1000
+	h := newIH(t, 1, FSNRFC)
+	m := stream.MID(1) // message 0 never comes
+	hi := chunk.TSN(100000)
+	h.mustAdd(1, 0, m, 1, B, "a")
+	for i := range n {
+		h.mustAdd(chunk.TSN(2+i), 0, m, uint32(2+i), 0, "c")
+	}
+	h.mustAdd(hi, 0, m, 1, 0, "b")
+	cum := chunk.TSN(n + 1)
+	h.d.ForwardMID(cum, nil) // walks the message once
+	for i := range 20 {
+		if got, _, ok := h.d.DropHighest(cum); !ok || got != hi {
+			t.Fatalf("round %d: DropHighest dropped %d, %v; want %d", i, got, ok, hi)
+		}
+		h.mustAdd(hi, 0, m, 1, 0, "b")
+		cum++
+		if got := forwardLooks(h, cum); got > 8 {
+			t.Fatalf("round %d: the I-FORWARD-TSN looked at %d fragments, want at most 8 (%d held)", i, got, n+2)
+		}
+		h.held(n + 2)
+		checkIndex(t, h.d)
+	}
+}
+
+// The same for the completeness walk on arrival: the stream's next ordered
+// message, long and without its end, has a fragment near its start
+// reneged and resent again and again; each resend looks at the message
+// from where the run was cut, passing what it knew in one step, and the
+// end completes it.
+func TestIDataRenegeLongMessageNoWalk(t *testing.T) {
+	const n = 1000
+	h := newIH(t, 1, FSNRFC)
+	hi := chunk.TSN(100000)
+	h.mustAdd(1, 0, 0, 1, B, "a")
+	h.mustAdd(hi, 0, 0, 1, 0, "b")
+	for i := range n {
+		h.mustAdd(chunk.TSN(2+i), 0, 0, uint32(2+i), 0, "c")
+	}
+	for i := range 20 {
+		if got, _, ok := h.d.DropHighest(0); !ok || got != hi {
+			t.Fatalf("round %d: DropHighest dropped %d, %v; want %d", i, got, ok, hi)
+		}
+		before := h.d.examined
+		h.mustAdd(hi, 0, 0, 1, 0, "b")
+		if got := h.d.examined - before; got > 8 {
+			t.Fatalf("round %d: the resend walked %d fragments, want at most 8 (%d held)", i, got, n+2)
+		}
+		checkIndex(t, h.d)
+	}
+	h.mustAdd(hi+1, 0, 0, n+2, E, "d")
+	if got := h.read(); len(got) != 1 || len(got[0]) != len("0/0:")+n+3 {
+		t.Fatalf("read %q", got)
+	}
+	h.held(0)
+}

@@ -62,11 +62,20 @@ const (
 	sumBegin   = 1 // Off holds the lowest TSN of a first fragment
 	sumPending = 2 // SSN and tlo hold the lowest TSN not looked at
 	sumJudged  = 4 // a fragment looked at is in the subtree
+	sumTail    = 8 // a fragment with flagTail is in the subtree
 )
 
 // flagJudged is the bit of Frag.Flags that says an I-FORWARD-TSN looked at
 // the fragment (see applyCum); cleared when it leaves its list.
 const flagJudged = 0x40
+
+// flagTail is the bit of Frag.Flags that says a later fragment (no B
+// bit) of an I-DATA list starts a known run in sequence: the fragments at
+// its position up to the position in its PPID (free while it waits; the
+// message's PPID is set when it is queued) are held, in sequence, with no
+// end before the last (see IDataReassembler.unlinkOne and complete);
+// cleared when it leaves its list.
+const flagTail = 0x10
 
 // lowTSN returns the lowest TSN of a fragment not looked at in the subtree
 // of x (which is in a tree), valid when x.tbits has sumPending.
@@ -160,6 +169,9 @@ func fix(x *Frag) {
 	if !pend {
 		bits = sumJudged
 	}
+	if x.Flags&flagTail != 0 {
+		bits |= sumTail
+	}
 	for _, c := range [2]*Frag{x.gprev, x.gnext} {
 		if c == nil {
 			continue
@@ -172,7 +184,7 @@ func fix(x *Frag) {
 				low, pend = t, true
 			}
 		}
-		bits |= c.tbits & sumJudged
+		bits |= c.tbits & (sumJudged | sumTail)
 		if c.tbits&sumBegin != 0 {
 			if t := chunk.TSN(uint32(c.Off)); !has || t.LT(lo) {
 				lo, has = t, true
@@ -378,7 +390,7 @@ func (l *fragList) iunlink(prev, f *Frag) {
 		}
 	}
 	f.next = nil
-	f.Flags &^= flagJudged
+	f.Flags &^= flagJudged | flagTail
 	l.n--
 }
 
@@ -478,11 +490,52 @@ func (l *fragList) lastJudgedTree(x *Frag, rel stream.MID) *Frag {
 
 // unjudge clears flagJudged on f (in I-DATA list l) and brings the
 // summaries of the tree nodes above it up to date: O(log n).
-func (l *fragList) unjudge(f *Frag) {
-	f.Flags &^= flagJudged
+func (l *fragList) unjudge(f *Frag) { l.setFlags(f, f.Flags&^flagJudged) }
+
+// setFlags sets the flags of f (in I-DATA list l) and brings the
+// summaries of the tree nodes above it up to date: O(log n).
+func (l *fragList) setFlags(f *Frag, flags uint8) {
+	f.Flags = flags
 	if l.tree {
 		l.refixPath(l.root, f)
 	}
+}
+
+// tailBefore returns the fragment of f's message in I-DATA list l with
+// the highest key before f's among those with flagTail, or nil: O(log n)
+// through the tree (a subtree without one, sumTail, is passed over).
+func (l *fragList) tailBefore(f *Frag) *Frag {
+	if !l.tree {
+		var last *Frag
+		for g := l.head; g != nil && g != f; g = g.next {
+			if g.MID == f.MID && g.Flags&flagTail != 0 {
+				last = g
+			}
+		}
+		return last
+	}
+	return l.tailBeforeTree(l.root, f)
+}
+
+func (l *fragList) tailBeforeTree(x, f *Frag) *Frag {
+	rel := f.MID - l.base
+	for x != nil && x.tbits&sumTail != 0 {
+		switch r := x.MID - l.base; {
+		case r < rel:
+			x = x.gnext
+		case r > rel || !l.ilt(x, f):
+			x = x.gprev
+		default: // in f's message, before f
+			if g := l.tailBeforeTree(x.gnext, f); g != nil {
+				return g
+			}
+			if x.Flags&flagTail != 0 {
+				return x
+			}
+			x = x.gprev
+		}
+	}
+	return nil
 }
 
 // refixPath recomputes the summaries of the nodes on the path from x down

@@ -116,6 +116,19 @@ func checkIndex(t *testing.T, d *IDataReassembler) {
 				if isBegin(f) && f.FSN != 0 && (i == 0 || got[i-1].MID != f.MID) {
 					inSeq(f, f.FSN)
 				}
+				if f.Flags&flagTail != 0 {
+					// A known run from f to the position in its PPID.
+					if isBegin(f) {
+						t.Fatalf("stream %d uo %v: flagTail on a first fragment", sid, uo)
+					}
+					g, end := f, stream.FSN(f.PPID)
+					for p := posOf(f); p != end; p++ {
+						if isEnd(g) || g.next == nil || g.next.MID != f.MID || isBegin(g.next) || posOf(g.next) != p+1 {
+							t.Fatalf("stream %d uo %v: message %d claimed in sequence from %d to %d, not at %d", sid, uo, f.MID, posOf(f), end, p+1)
+						}
+						g = g.next
+					}
+				}
 			}
 			if l.run != nil {
 				var h *Frag
@@ -146,17 +159,19 @@ func checkIndex(t *testing.T, d *IDataReassembler) {
 				// The other summaries, from the children's (each checked
 				// when visited).
 				pend, judged := x.Flags&flagJudged == 0, x.Flags&flagJudged != 0
+				tail := x.Flags&flagTail != 0
 				low := x.TSN
 				for _, c := range []*Frag{x.gprev, x.gnext} {
 					if c == nil {
 						continue
 					}
 					judged = judged || c.tbits&sumJudged != 0
+					tail = tail || c.tbits&sumTail != 0
 					if c.tbits&sumPending != 0 && (!pend || lowTSN(c).LT(low)) {
 						low, pend = lowTSN(c), true
 					}
 				}
-				if (x.tbits&sumPending != 0) != pend || (pend && lowTSN(x) != low) || (x.tbits&sumJudged != 0) != judged {
+				if (x.tbits&sumPending != 0) != pend || (pend && lowTSN(x) != low) || (x.tbits&sumJudged != 0) != judged || (x.tbits&sumTail != 0) != tail {
 					t.Fatalf("stream %d uo %v: summaries of what I-FORWARD-TSNs looked at wrong at TSN %d", sid, uo, x.TSN)
 				}
 				if has {

@@ -794,13 +794,14 @@ func benchIForwardPass(b *testing.B, held int, mode string) {
 //     the window, then a first fragment of a new message at the cumulative
 //     TSN + 1, which makes the receiver renege it, and an I-FORWARD-TSN:
 //     three chunks.
-//   - long: as misnumbered, but the fragments held are message held+1's
-//     own, FSN 2 to held+1, in sequence: the completeness walk the cut
-//     makes (see interleave's cover) is what this one measures.
+//   - long, longfsn0: as misnumbered and fsn0, but the fragments held are
+//     those of message 1 (the one whose fragments leave), in sequence:
+//     these measure the completeness walk after the cut (interleave's
+//     unlinkOne and flagTail).
 //
 // The time is per op (three chunks).
 func BenchmarkIForwardCoverAttack(b *testing.B) {
-	for _, mode := range []string{"misnumbered", "fsn0", "long"} {
+	for _, mode := range []string{"misnumbered", "fsn0", "long", "longfsn0"} {
 		for _, held := range []int{1 << 10, 1 << 12, 1 << 13, 1 << 15} {
 			b.Run(fmt.Sprintf("%s/held=%d", mode, held), func(b *testing.B) {
 				benchIForwardCover(b, held, mode)
@@ -856,11 +857,16 @@ func (a *coverAttacker) setup(b *testing.B, held int, k []byte) {
 	*a = coverAttacker{passAttacker: passAttacker{r: &e.Recv, mid: 1, buf: a.buf}, mode: a.mode}
 	one := reorderPayload[:]
 	t := TSN(1)
-	if a.mode == "long" {
+	fsn0 := strings.HasSuffix(a.mode, "fsn0")
+	if strings.HasPrefix(a.mode, "long") {
 		a.m, a.mid = 1, 2
 		a.frag(b, t, 0, chunk.FlagBeginning, one)
+		first := 2 // FSN 1 comes at X
+		if fsn0 {
+			first = 1
+		}
 		for i := range held {
-			a.frag(b, t+1+TSN(i), uint32(i+2), 0, one)
+			a.frag(b, t+1+TSN(i), uint32(first+i), 0, one)
 		}
 		t += TSN(held) + 1
 	} else {
@@ -885,7 +891,7 @@ func (a *coverAttacker) setup(b *testing.B, held int, k []byte) {
 		a.floor--
 		a.send(b, a.floor, k)
 	}
-	if a.mode != "fsn0" {
+	if !fsn0 {
 		a.frag(b, a.x, 1, 0, a.fill(b, a.top[:])) // FSN 1 above what the look passes
 	}
 	a.forward(b, a.cum)
@@ -896,13 +902,14 @@ func benchIForwardCover(b *testing.B, held int, mode string) {
 	a := &coverAttacker{mode: mode}
 	a.setup(b, held, k)
 	one := reorderPayload[:]
+	fsn0 := strings.HasSuffix(mode, "fsn0")
 	op := func() {
-		if mode == "fsn0" {
+		if fsn0 {
 			a.frag(b, a.x, 0, chunk.FlagEnd, a.fill(b, a.top[:]))
 		}
 		a.cum++
 		a.send(b, a.cum, one) // the window is full: the fragment at X goes
-		if mode != "fsn0" {
+		if !fsn0 {
 			a.frag(b, a.x, 1, 0, a.fill(b, a.top[:]))
 		}
 		a.forward(b, a.cum)
