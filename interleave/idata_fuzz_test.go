@@ -320,8 +320,8 @@ func fuzzIForward(t *testing.T, in []byte) {
 				var got [2][]out
 				for i, d := range ds {
 					for fr := d.Pop(); fr != nil; fr = d.Pop() {
-						if fr.Flags&flagJudged != 0 {
-							t.Fatalf("fragment TSN %d delivered with the reassembler's flagJudged", fr.TSN)
+						if fr.Flags&(flagJudged|flagTail) != 0 {
+							t.Fatalf("fragment TSN %d delivered with the reassembler's flagJudged or flagTail", fr.TSN)
 						}
 						got[i] = append(got[i], out{fr.TSN, fr.SID, fr.MID, fr.FSN, fr.Flags, fr.PPID})
 						d.Pool().Put(fr)
