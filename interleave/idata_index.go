@@ -389,6 +389,9 @@ func (l *fragList) iunlink(prev, f *Frag) {
 			l.root, l.tree = nil, false
 		}
 	}
+	if l.head == nil {
+		l.tails = false
+	}
 	f.next = nil
 	f.Flags &^= flagJudged | flagTail
 	l.n--
@@ -496,6 +499,7 @@ func (l *fragList) unjudge(f *Frag) { l.setFlags(f, f.Flags&^flagJudged) }
 // summaries of the tree nodes above it up to date: O(log n).
 func (l *fragList) setFlags(f *Frag, flags uint8) {
 	f.Flags = flags
+	l.tails = l.tails || flags&flagTail != 0
 	if l.tree {
 		l.refixPath(l.root, f)
 	}
@@ -505,6 +509,12 @@ func (l *fragList) setFlags(f *Frag, flags uint8) {
 // the highest key before f's among those with flagTail, or nil: O(log n)
 // through the tree (a subtree without one, sumTail, is passed over).
 func (l *fragList) tailBefore(f *Frag) *Frag {
+	if !l.tails || l.head == f {
+		return nil
+	}
+	if !l.tree && l.n > smallWalk {
+		l.ibuild()
+	}
 	if !l.tree {
 		var last *Frag
 		for g := l.head; g != nil && g != f; g = g.next {
