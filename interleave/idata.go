@@ -418,9 +418,9 @@ func (d *IDataReassembler) add(f *Frag) bool {
 	if !begin {
 		switch {
 		case unordered && in.PDUO && f.MID == in.MIDUO:
-			d.rekeyPD(list, f.MID, in.FSNUO)
+			d.rekeyPD(s, list, f.MID, in.FSNUO)
 		case !unordered && in.PD && f.MID == in.MID:
-			d.rekeyPD(list, f.MID, in.FSN)
+			d.rekeyPD(s, list, f.MID, in.FSN)
 		}
 	}
 	if !list.iinsert(f) {

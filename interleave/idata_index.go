@@ -675,7 +675,7 @@ const fsnDrift = 1 << 30
 // the new base, which the reader already had, are dropped. It costs
 // O(k log n) for the k fragments of the message held, once every fsnDrift
 // fragments delivered.
-func (d *IDataReassembler) rekeyPD(l *fragList, mid stream.MID, next stream.FSN) {
+func (d *IDataReassembler) rekeyPD(s *InSide, l *fragList, mid stream.MID, next stream.FSN) {
 	base := stream.FSN(0)
 	if l.pdMID == mid {
 		base = l.fbase
@@ -690,20 +690,26 @@ func (d *IDataReassembler) rekeyPD(l *fragList, mid stream.MID, next stream.FSN)
 		if g == nil || g.MID != mid {
 			break
 		}
+		judged := g.Flags & flagJudged
 		l.iunlink(prev, g)
+		g.Flags |= judged // what I-FORWARD-TSNs looked at stays so
 		g.next = chain
 		chain = g
 	}
 	l.pdMID, l.fbase = mid, nb
+	dropped := false
 	for chain != nil {
 		g := chain
 		chain = g.next
 		if g.FSN-nb >= 1<<31 || !l.iinsert(g) {
-			// The others went back in unjudged (iunlink): no fragment
-			// of the message looked at is left to cover (see cover).
+			g.Flags &^= flagJudged
 			d.unhold(g)
 			d.pool.Put(g)
+			dropped = true
 		}
+	}
+	if dropped {
+		d.cover(s, l, mid) // the one covering the others may have gone
 	}
 }
 
