@@ -264,7 +264,7 @@ func checkIForward(t *testing.T, d *IDataReassembler) {
 	checkFwd(t, d.streams, &d.fwd)
 	for sid, s := range d.streams.InSides() {
 		if !s.fwdOK || (d.fwd.in(s) && !s.fwdSeen.LT(d.fwd.key(s))) {
-			continue // not looked at yet, or to be looked at again (relook)
+			continue // not looked at yet, or to be looked at again (cover)
 		}
 		s.sid = sid
 		held, ready := d.Held(), d.Ready()

@@ -241,6 +241,10 @@ type fragList struct {
 	root       *Frag
 	n          int
 	tree       bool // root is a treap of the list (see fragList)
+	// tails says that an I-DATA list may hold a fragment with flagTail
+	// (set when one is marked, cleared when the list empties), so that a
+	// list that never had one is not searched for one.
+	tails bool
 	// base is what an I-DATA list's keys are relative to (see
 	// IDataReassembler and idata_index.go): MIDs are serial numbers, so
 	// the list and its tree order them by their distance from base.

@@ -75,10 +75,10 @@ type pdState struct {
 type IDataReassembler struct {
 	delivery
 	pool Pool
-	// fwd holds the streams with fragments above their fwdSeen (the
-	// highest New Cumulative TSN applyCum looked at them with), keyed by
-	// (at most) the lowest TSN among them: the streams an I-FORWARD-TSN
-	// may find dead messages on (see applyCum).
+	// fwd holds the streams with fragments no I-FORWARD-TSN looked at
+	// (without flagJudged), keyed by (at most) the lowest TSN among them:
+	// the streams an I-FORWARD-TSN may find dead messages on (see
+	// applyCum and cover).
 	fwd candidates
 	// visit lists the streams an I-FORWARD-TSN changed, delivered from
 	// once it is applied (reused).
@@ -90,12 +90,15 @@ type IDataReassembler struct {
 	// streams it looks at, as before the incremental look (tests compare
 	// the two).
 	fullFwd bool
-	// linked says that add linked its fragment into a list.
-	linked bool
-	// split says that fragments left a list while later fragments of
-	// their message stayed (see relook): set by moveRun and rekeyPD,
-	// cleared by the callers that relook only then.
-	split bool
+	// fwdMax (valid with fwdAny) is the highest New Cumulative TSN
+	// applyCum applied: every fragment an I-FORWARD-TSN looked at
+	// (flagJudged) has a TSN at or below it.
+	fwdMax chunk.TSN
+	fwdAny bool
+	// examined counts the fragments looked at by I-FORWARD-TSNs (judged,
+	// or walked over by applyCumTo) and by completeness walks (complete):
+	// what tests measure the work of a look by.
+	examined uint64
 
 	conv      FSNConvention // FSNAuto until decided
 	ambiguous bool          // a message waits for the FSN convention
@@ -164,8 +167,6 @@ func (d *IDataReassembler) ResetAll() {
 // (see Recheck).
 func (d *IDataReassembler) reset(s *InSide) {
 	in := d.in(s)
-	n0 := s.ordered.n + s.unordered.n
-	d.split = false
 	if !in.PD {
 		d.unkeyPD(&s.ordered)
 	}
@@ -174,9 +175,6 @@ func (d *IDataReassembler) reset(s *InSide) {
 	}
 	if s.ordered.head != nil {
 		d.rebase(s, in.MID)
-	}
-	if s.ordered.n+s.unordered.n < n0 && d.split {
-		d.relook(s)
 	}
 }
 
@@ -212,7 +210,6 @@ func (d *IDataReassembler) SetCumulativeTSN(cum chunk.TSN) {
 			s.sid = sid
 			d.deliver(s)
 			d.touch(s)
-			d.relook(s)
 		}
 	}
 }
@@ -286,6 +283,16 @@ func (d *IDataReassembler) complete(l *fragList, h *Frag) (*Frag, bool) {
 			break
 		}
 		f, pos = n, pos+1
+		d.examined++
+		if n.Flags&flagTail != 0 {
+			// n starts a known run (see unlinkOne): pass it in one step.
+			// The run of the message now covers it.
+			end := stream.FSN(n.PPID)
+			l.setFlags(n, n.Flags&^flagTail)
+			if g := l.ifind(h.MID, d.wireFSN(end)); g != nil {
+				f, pos = g, end
+			}
+		}
 	}
 	l.run, l.runMID, l.runPos = f, h.MID, pos
 	h.FSN = pos // a first fragment's FSN is 0: it keeps the run's length
@@ -309,41 +316,45 @@ func (d *IDataReassembler) wireFSN(pos stream.FSN) stream.FSN {
 // message in partial delivery that was delivered already.
 func (d *IDataReassembler) Add(f *Frag) bool {
 	sid := f.SID
-	n0 := 0
-	if s := d.streams.PeekInSide(sid); s != nil {
-		n0 = s.ordered.n + s.unordered.n
-	}
-	d.linked, d.split = false, false
 	ok := d.add(f)
 	if s := d.streams.PeekInSide(sid); s != nil {
 		d.touch(s)
-		if d.linked {
-			n0++
-		}
-		if s.ordered.n+s.unordered.n < n0 && d.split {
-			// Fragments left (delivered or dropped) and others of their
-			// message stayed; not for f refused, delivered without
-			// entering a list (a whole message in one chunk), or whole
-			// messages leaving, which would send the stream to a full
-			// look at the next I-FORWARD-TSN for nothing.
-			d.relook(s)
-		}
 	}
 	return ok
 }
 
-// relook makes the next applyCum look at s again (see applyCum) after
-// fragments left its lists some other way: a peer that numbers the
-// fragments of a message out of TSN order, or sends two first fragments
-// for one message, can leave a fragment at or below fwdSeen after a gap
-// that way, dead from the next I-FORWARD-TSN on. A stream no
-// I-FORWARD-TSN looked at yet, or holding nothing, needs no new look.
-func (d *IDataReassembler) relook(s *InSide) {
-	if !s.fwdOK || (s.ordered.head == nil && s.unordered.head == nil) {
+// cover keeps what an I-FORWARD-TSN judged of message mid of list l (a
+// list of s) right after the message changed other than by an arrival in
+// sequence: a fragment of it left (delivered, reneged, or its partial
+// delivery went on) while others stayed, or a later fragment numbered 0
+// under RFC 8260's FSNs came between its first fragment and its second.
+//
+// A fragment looked at (flagJudged) was kept then because it was in
+// sequence from its message's first fragment, or the message was complete
+// (see applyCumAbove); after such a change it may no longer be, and the
+// message may be dead at the next I-FORWARD-TSN. Rather than looking at
+// the stream's fragments again, cover marks one fragment of the message
+// not looked at: the one looked at with the highest key. The invariant
+// kept is that every fragment looked at that is no longer in sequence (or
+// whose message is in partial delivery) has a fragment of its message not
+// looked at after it, with a TSN at or below fwdMax: the next
+// I-FORWARD-TSN, whose New Cumulative TSN is at least fwdMax (see
+// applyCum), judges that one, finds it out of sequence (were it in
+// sequence, so would everything before it be) and drops the message. So
+// the next I-FORWARD-TSN looks at this message's one fragment, not at the
+// stream's, and a fragment unmarked here is looked at once more at most:
+// O(log n) through the tree.
+func (d *IDataReassembler) cover(s *InSide, l *fragList, mid stream.MID) {
+	if !s.fwdOK {
+		return // no I-FORWARD-TSN looked at the stream yet
+	}
+	g := l.lastJudged(mid)
+	if g == nil {
 		return
 	}
-	if !d.fwd.in(s) || s.fwdSeen.LT(d.fwd.key(s)) {
-		d.fwd.set(s, s.fwdSeen, true)
+	l.unjudge(g)
+	if !d.fwd.in(s) || g.TSN.LT(d.fwd.key(s)) {
+		d.fwd.set(s, g.TSN, true)
 	}
 }
 
@@ -407,9 +418,9 @@ func (d *IDataReassembler) add(f *Frag) bool {
 	if !begin {
 		switch {
 		case unordered && in.PDUO && f.MID == in.MIDUO:
-			d.rekeyPD(list, f.MID, in.FSNUO)
+			d.rekeyPD(s, list, f.MID, in.FSNUO)
 		case !unordered && in.PD && f.MID == in.MID:
-			d.rekeyPD(list, f.MID, in.FSN)
+			d.rekeyPD(s, list, f.MID, in.FSN)
 		}
 	}
 	if !list.iinsert(f) {
@@ -417,26 +428,33 @@ func (d *IDataReassembler) add(f *Frag) bool {
 		d.pool.Put(f)
 		return false
 	}
-	d.linked = true
 	if !begin && f.FSN == 0 && d.conv == FSNRFC {
 		// A later fragment numbered 0, which RFC 8260 gives to none,
 		// sorts between its message's first fragment and the second: the
-		// run in sequence complete kept for the message is broken.
+		// run in sequence complete kept for the message is broken, and
+		// what an I-FORWARD-TSN kept of it for being in sequence may no
+		// longer be.
 		if list.run != nil && list.runMID == f.MID {
 			list.run = nil
 		}
 		if _, h := list.iseek(f.MID); h != nil && h.MID == f.MID && isBegin(h) {
+			if n := f.next; h.FSN >= 2 && n != nil && n.MID == f.MID && !isBegin(n) && n.FSN == 1 {
+				// What the run held from the second fragment on stays
+				// known (see unlinkOne), for when f leaves.
+				n.PPID = uint32(h.FSN)
+				list.setFlags(n, n.Flags|flagTail)
+			}
 			h.FSN = 0
 		}
+		d.cover(s, list, f.MID)
 	}
 	if !s.maxOK || s.maxTSN.LT(f.TSN) {
 		s.maxTSN, s.maxOK = f.TSN, true
 	}
 	if !d.fwd.in(s) || f.TSN.LT(d.fwd.key(s)) {
-		// A fragment held is above the stream's fwdSeen: every TSN
-		// up to the cumulative TSN, which fwdSeen never passes, has
-		// arrived. A key left low by fragments gone since costs
-		// applyCum one look at s, paid for by their arrival.
+		// A fragment no I-FORWARD-TSN looked at. A key left low by
+		// fragments gone since costs applyCum one look at s, paid for
+		// by their arrival.
 		d.fwd.set(s, f.TSN, true)
 	}
 	d.deliverAfter(s, f)
@@ -589,8 +607,15 @@ func (d *IDataReassembler) continuePD(s *InSide, in *stream.In, l *fragList, uno
 		mid, next = &in.MIDUO, &in.FSNUO
 	}
 	p := pdOf(s, unordered)
-	prev, f := l.iseek(*mid)
-	for f != nil && f.MID == *mid && d.at(f, *next, p.firstTSN) {
+	m := *mid
+	prev, f := l.iseek(m)
+	if f != nil && f.MID == m && d.at(f, *next, p.firstTSN) {
+		// What this leaves of the message follows a gap (or, unordered,
+		// its end): see cover. Its fragments looked at are found now,
+		// before the list changes.
+		d.cover(s, l, m)
+	}
+	for f != nil && f.MID == m && d.at(f, *next, p.firstTSN) {
 		n := f.next
 		d.unlinkOne(l, prev, f)
 		if isBegin(f) {
@@ -617,14 +642,58 @@ func (d *IDataReassembler) continuePD(s *InSide, in *stream.In, l *fragList, uno
 }
 
 // unlinkOne removes f (after prev, nil at the head) from l, a fragment
-// alone rather than its whole message: the run of its message that
-// complete knows of (kept in the message's first fragment) may have lost
-// a fragment, so it is forgotten.
+// alone rather than its whole message. What complete knew in sequence of
+// the message is cut at f rather than forgotten: the run from the first
+// fragment (its length kept there) ends before f's position, and what the
+// run or a known run through f (flagTail) held after f, from f's
+// successor on, becomes a known run of its own, marked on the successor
+// (with the end position in its PPID), so that the next walk passes it in
+// one step once f's position is filled again. A known run through f is
+// cut before f, found through the tree. O(log n).
 func (d *IDataReassembler) unlinkOne(l *fragList, prev, f *Frag) {
-	l.iunlink(prev, f)
-	if !isBegin(f) {
-		if _, h := l.iseek(f.MID); h != nil && h.MID == f.MID && isBegin(h) {
+	nx := f.next
+	if isBegin(f) {
+		l.iunlink(prev, f)
+		return
+	}
+	_, h := l.iseek(f.MID)
+	if h != nil && (h.MID != f.MID || !isBegin(h)) {
+		h = nil
+	}
+	pos, ok := d.position(f)
+	end := pos // the last position known in sequence after f
+	switch {
+	case !ok || pos == 0:
+		// Undecided convention (no run past the first fragment), or a
+		// later fragment numbered 0 under RFC 8260's FSNs (which broke
+		// the run when it came).
+		if h != nil {
 			h.FSN = 0
+		}
+	case h != nil && h.FSN >= pos:
+		end = h.FSN
+		h.FSN = pos - 1
+	case f.Flags&flagTail != 0:
+		end = stream.FSN(f.PPID)
+	default:
+		if y := l.tailBefore(f); y != nil {
+			// Positions compare by their distance from y's (a message in
+			// partial delivery may pass the FSN wrap).
+			if yp, _ := d.position(y); pos-yp <= stream.FSN(y.PPID)-yp {
+				end = stream.FSN(y.PPID)
+				if pos-yp >= 2 {
+					y.PPID = uint32(pos - 1)
+				} else {
+					l.setFlags(y, y.Flags&^flagTail)
+				}
+			}
+		}
+	}
+	l.iunlink(prev, f)
+	if end-pos >= 2 && end-pos < 1<<31 && nx != nil && nx.MID == f.MID && !isBegin(nx) {
+		if np, _ := d.position(nx); np == pos+1 {
+			nx.PPID = uint32(end)
+			l.setFlags(nx, nx.Flags|flagTail)
 		}
 	}
 }
@@ -632,12 +701,7 @@ func (d *IDataReassembler) unlinkOne(l *fragList, prev, f *Frag) {
 // moveRun moves the run first..last (prev precedes first, nil at the head)
 // from l (a list of s) to s's delivery queue.
 func (d *IDataReassembler) moveRun(s *InSide, l *fragList, prev, first, last *Frag) {
-	if n := last.next; n != nil && n.MID == first.MID && (d.fullFwd || (s.fwdOK && l.heldAfter(last, s.fwdSeen))) {
-		// Fragments past the message's end stay, one of them looked at
-		// by an I-FORWARD-TSN or at or below fwdSeen (see relook): those
-		// not looked at yet are judged at the next one, by themselves.
-		d.split = true
-	}
+	left := last.next != nil && last.next.MID == first.MID
 	for f := first; ; {
 		n := f.next
 		l.iunlink(prev, f)
@@ -647,9 +711,14 @@ func (d *IDataReassembler) moveRun(s *InSide, l *fragList, prev, first, last *Fr
 		}
 		d.push(s, f, first.TSN)
 		if f == last {
-			return
+			break
 		}
 		f = n
+	}
+	if left {
+		// Fragments past the message's end stay, without their first
+		// fragment: see cover.
+		d.cover(s, l, first.MID)
 	}
 }
 
@@ -678,12 +747,8 @@ func (d *IDataReassembler) Partial() bool {
 	}
 	var c ipdCandidate
 	d.consider(&c, s.sid, s)
-	d.split = false
 	started := d.startPartial(&c)
 	d.touch(s)
-	if d.split {
-		d.relook(s)
-	}
 	return started
 }
 
@@ -827,21 +892,16 @@ func (d *IDataReassembler) DropHighest(after chunk.TSN) (chunk.TSN, int, bool) {
 			continue
 		}
 		d.unlinkOne(l, l.ipred(best), best)
-		tsn, n := best.TSN, len(best.Data)
-		// Only the fragments of best's message after it can have left
-		// their message's run: the stream needs a new look only if one
-		// of them is at or below fwdSeen (see relook), found through the
-		// list's tree without a walk.
-		again := d.fullFwd || (s.fwdOK && l.heldAfter(best, s.fwdSeen))
+		tsn, n, mid := best.TSN, len(best.Data), best.MID
 		d.unhold(best)
 		d.pool.Put(best)
+		// The fragments of best's message after it can have left their
+		// message's run: see cover.
+		d.cover(s, l, mid)
 		if _, f := highestHeld(s); f != nil {
 			s.maxTSN = f.TSN
 		}
 		d.touch(s)
-		if again {
-			d.relook(s)
-		}
 		return tsn, n, true
 	}
 }

@@ -53,8 +53,6 @@ func (d *IDataReassembler) ForwardMID(newCum chunk.TSN, skips []MIDSkip) {
 // delivery are looked at, not every unordered fragment held.
 func (d *IDataReassembler) deliverVisited(conv bool) {
 	for i, s := range d.visit {
-		n0 := s.ordered.n + s.unordered.n
-		d.split = false
 		if conv || d.fullFwd {
 			d.deliver(s)
 		} else {
@@ -65,9 +63,6 @@ func (d *IDataReassembler) deliverVisited(conv bool) {
 			}
 		}
 		d.touch(s)
-		if s.ordered.n+s.unordered.n < n0 && d.split {
-			d.relook(s)
-		}
 		d.visit[i] = nil
 	}
 	d.visit = d.visit[:0]
@@ -167,41 +162,44 @@ func (d *IDataReassembler) skip(k MIDSkip) {
 // their way is kept: with I-DATA its fragments can straddle newCum while it
 // is alive. A partial delivery whose message died this way is aborted.
 //
-// The streams it looks at come from the fwd heap: those holding a
-// fragment above their fwdSeen at or below newCum. A stream not there
-// holds nothing newCum can prove dead: what it held at or below fwdSeen was
-// looked at then, and is kept for good (the in-sequence start of a
-// message), and only a fragment arriving since (above fwdSeen) can make a
-// message dead. So each arrival costs at most one look at its stream.
-//
-// Within a stream, the fragments an I-FORWARD-TSN looked at carry
-// flagJudged (all of those at or below fwdSeen, none above it), so that the
-// next finds those it must look at, and the stream's new key, through the
+// The fragments an I-FORWARD-TSN looked at carry flagJudged; each was
+// kept for being in sequence from its message's first fragment (or its
+// message complete), and stays so, or is covered (see cover): a fragment
+// of its message after it is not looked at. Only the fragments not looked
+// at can therefore show a message dead, and only those at or below newCum
+// do: the streams holding one come from the fwd heap (keyed by the lowest
+// TSN not looked at), and within a stream they are found through the
 // lists' trees without passing the others, however the two kinds are
-// mixed in the lists' order (see judge and lowPending).
+// mixed in the lists' order (see judge and lowPending). Each fragment is
+// looked at when it arrives below a New Cumulative TSN and again at most
+// once per cover, so the work is O(log n) per fragment looked at, paid for
+// by its arrival or by the change that covered it, whatever else is held.
+//
+// A New Cumulative TSN below one applied before (a stale I-FORWARD-TSN,
+// whose entries the receiver still applies) proves nothing dead that the
+// earlier one did not: the fragments it could name were looked at then,
+// and a receiver takes no new fragment at or below its cumulative TSN. It
+// is not applied, which keeps every fragment looked at at or below fwdMax,
+// and so at or below the New Cumulative TSN of every later look.
 func (d *IDataReassembler) applyCum(newCum chunk.TSN) {
+	if d.fwdAny && newCum.LT(d.fwdMax) {
+		return
+	}
+	d.fwdMax, d.fwdAny = newCum, true
 	for {
 		s := d.fwd.min()
 		if s == nil || newCum.LT(d.fwd.key(s)) {
 			return
 		}
-		// A key at or below fwdSeen was set by relook (fragments left,
-		// which can leave one at or below fwdSeen out of sequence) or by
-		// a fragment at or below it (a peer's TSNs out of line with its
-		// cumulative TSN): then every fragment is looked at.
-		full := d.fullFwd || !s.fwdOK || !s.fwdSeen.LT(d.fwd.key(s))
 		d.fwd.remove(s)
 		d.visit = append(d.visit, s)
-		if full {
+		if d.fullFwd {
 			d.applyCumTo(s, newCum)
 			s.ordered.rejudge(newCum)
 			s.unordered.rejudge(newCum)
 		} else {
 			d.applyCumAbove(s, newCum)
 		}
-		// Everything at or below newCum was looked at against it now
-		// (a full look with newCum below fwdSeen did not look at what
-		// lies between against fwdSeen: it comes above it again).
 		s.fwdSeen, s.fwdOK = newCum, true
 		d.fwdRekey(s)
 	}
@@ -305,19 +303,18 @@ type fwdMsg struct {
 	last Frag // MID, FSN and Flags only, compared with ilt
 }
 
-// applyCumAbove is applyCumTo on stream s when only the fragments above
-// its fwdSeen can make a message dead (see applyCum): what s holds at or
-// below fwdSeen was looked at by an earlier I-FORWARD-TSN, found in
-// sequence from its message's first fragment, and stays so (the run of a
-// message only grows while none of its fragments leave, and relook sends
-// a stream whose fragments left to applyCumTo). A message is dead when a
-// fragment of it above fwdSeen and at or below newCum lies past the run in
-// sequence from its first fragment (or it has no first fragment held, or
-// is in partial delivery). The fragments above fwdSeen (not looked at
-// yet: without flagJudged) and at or below newCum are found through the
-// lists' trees (see judge), and a message's run through complete (which
-// resumes where it stopped): O(log n) per such fragment, each of which was
-// paid for by its arrival, plus what is dropped, whatever else is held.
+// applyCumAbove is applyCumTo on stream s looking only at the fragments
+// no I-FORWARD-TSN looked at (see applyCum): what s holds that one looked
+// at was found in sequence from its message's first fragment (or its
+// message complete) and stays so, or is covered (see cover). A message is
+// dead when a fragment of it not looked at yet and at or below newCum lies
+// past the run in sequence from its first fragment (or it has no first
+// fragment held, or is in partial delivery). Those fragments (without
+// flagJudged) are found through the lists' trees (see judge), and a
+// message's run through complete (which resumes where it stopped, or where
+// a fragment leaving cut it): O(log n) per such fragment, each of which
+// was paid for by its arrival or by the change that covered it, plus what
+// is dropped, whatever else is held.
 func (d *IDataReassembler) applyCumAbove(s *InSide, newCum chunk.TSN) {
 	in := d.in(s)
 	for _, uo := range [...]bool{false, true} {
@@ -327,6 +324,7 @@ func (d *IDataReassembler) applyCumAbove(s *InSide, newCum chunk.TSN) {
 			l, inPD, pdMID = &s.unordered, in.PDUO, in.MIDUO
 		}
 		d.scan = l.judge(newCum, d.scan[:0])
+		d.examined += uint64(len(d.scan))
 		d.dead = d.dead[:0]
 		for _, f := range d.scan {
 			if n := len(d.dead); n > 0 && d.dead[n-1].last.MID == f.MID {
@@ -372,6 +370,7 @@ func (d *IDataReassembler) applyCumTo(s *InSide, newCum chunk.TSN) {
 		abort := false
 		var prev *Frag
 		for f := l.head; f != nil; {
+			d.examined++
 			m := f.MID
 			isPD := inPD && m == pdMID
 			start := f

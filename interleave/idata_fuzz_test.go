@@ -204,13 +204,16 @@ var hostileSpread = [8]stream.MID{0, 0, 0, 0, 1<<31 - 1, 1 << 31, 1 << 30, 3 << 
 // FuzzIForwardIncremental runs one sequence of fragments, I-FORWARD-TSNs
 // (ordered and unordered entries), stream resets, partial-delivery starts,
 // reneging, cumulative TSNs and reads through two I-DATA reassemblers: one
-// whose I-FORWARD-TSNs look only at the fragments above each stream's
-// fwdSeen and deliver only from what can have changed (the fast way), one
-// that looks at every fragment of the streams it visits and delivers from
-// all of them (fullFwd, the way before). Both must hold and deliver the
-// same fragments in the same order after every step, and their lists must
-// match the model of checkIndex. TSNs mostly rise, as a peer's do, so that
-// the fast way is taken; sometimes they jump back.
+// whose I-FORWARD-TSNs look only at the fragments no earlier one looked at
+// (and those covered since, see cover) and deliver only from what can have
+// changed (the fast way), one that looks at every fragment of the streams
+// it visits and delivers from all of them (fullFwd, the way before). Both
+// must hold and deliver the same fragments in the same order after every
+// step, and their lists must match the model of checkIndex; after each
+// I-FORWARD-TSN, a look at every fragment of every stream must find
+// nothing left dead (checkNoneDead), which checks the streams both ways
+// passed over. TSNs mostly rise, as a peer's do, so that the fast way is
+// taken; sometimes they jump back.
 func FuzzIForwardIncremental(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 5, 3, 0, 5, 2})
 	f.Add([]byte{1, 0, 0, 1, 0, 0, 0, 0, 2, 2, 0, 0, 3, 3, 5, 8, 1, 0, 5, 1, 4, 0, 5, 0, 2})
@@ -285,7 +288,10 @@ func fuzzIForward(t *testing.T, in []byte) {
 					skips = append(skips, MIDSkip{SID: uint16(next() % streams), Unordered: next()&1 != 0, MID: stream.MID(next()%6) - 1})
 				}
 				cum := tsn - chunk.TSN(next()%8)
-				each(func(d *IDataReassembler, _ *stream.Table[struct{}, InSide]) { d.ForwardMID(cum, skips) })
+				each(func(d *IDataReassembler, _ *stream.Table[struct{}, InSide]) {
+					d.ForwardMID(cum, skips)
+					checkNoneDead(t, d, cum)
+				})
 			case 5:
 				x := next()
 				each(func(d *IDataReassembler, tab *stream.Table[struct{}, InSide]) {
@@ -314,8 +320,8 @@ func fuzzIForward(t *testing.T, in []byte) {
 				var got [2][]out
 				for i, d := range ds {
 					for fr := d.Pop(); fr != nil; fr = d.Pop() {
-						if fr.Flags&flagJudged != 0 {
-							t.Fatalf("fragment TSN %d delivered with the reassembler's flagJudged", fr.TSN)
+						if fr.Flags&(flagJudged|flagTail) != 0 {
+							t.Fatalf("fragment TSN %d delivered with the reassembler's flagJudged or flagTail", fr.TSN)
 						}
 						got[i] = append(got[i], out{fr.TSN, fr.SID, fr.MID, fr.FSN, fr.Flags, fr.PPID})
 						d.Pool().Put(fr)
@@ -335,6 +341,28 @@ func fuzzIForward(t *testing.T, in []byte) {
 			}
 			checkIndex(t, ds[0])
 			checkIndex(t, ds[1])
+		}
+	}
+}
+
+// checkNoneDead checks, after an I-FORWARD-TSN to newCum that d applied
+// (not stale: see applyCum), that looking at every fragment of every
+// stream against newCum, as a reassembler without the fwd heap, flagJudged
+// and covers would, finds no dead message left: what the incremental look
+// passed over (streams out of the heap, fragments looked at before) holds
+// none.
+func checkNoneDead(t *testing.T, d *IDataReassembler, newCum chunk.TSN) {
+	t.Helper()
+	if !d.fwdAny || d.fwdMax != newCum {
+		return // stale: not applied
+	}
+	for sid, s := range d.streams.InSides() {
+		s.sid = sid
+		held, ready := d.Held(), d.Ready()
+		d.applyCumTo(s, newCum)
+		if d.Held() != held || d.Ready() != ready {
+			t.Fatalf("stream %d held a dead message after an I-FORWARD-TSN to %d (fullFwd %v): held %d -> %d, ready %d -> %d",
+				sid, newCum, d.fullFwd, held, d.Held(), ready, d.Ready())
 		}
 	}
 }

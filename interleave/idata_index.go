@@ -62,11 +62,20 @@ const (
 	sumBegin   = 1 // Off holds the lowest TSN of a first fragment
 	sumPending = 2 // SSN and tlo hold the lowest TSN not looked at
 	sumJudged  = 4 // a fragment looked at is in the subtree
+	sumTail    = 8 // a fragment with flagTail is in the subtree
 )
 
 // flagJudged is the bit of Frag.Flags that says an I-FORWARD-TSN looked at
 // the fragment (see applyCum); cleared when it leaves its list.
 const flagJudged = 0x40
+
+// flagTail is the bit of Frag.Flags that says a later fragment (no B
+// bit) of an I-DATA list starts a known run in sequence: the fragments at
+// its position up to the position in its PPID (free while it waits; the
+// message's PPID is set when it is queued) are held, in sequence, with no
+// end before the last (see IDataReassembler.unlinkOne and complete);
+// cleared when it leaves its list.
+const flagTail = 0x10
 
 // lowTSN returns the lowest TSN of a fragment not looked at in the subtree
 // of x (which is in a tree), valid when x.tbits has sumPending.
@@ -160,6 +169,9 @@ func fix(x *Frag) {
 	if !pend {
 		bits = sumJudged
 	}
+	if x.Flags&flagTail != 0 {
+		bits |= sumTail
+	}
 	for _, c := range [2]*Frag{x.gprev, x.gnext} {
 		if c == nil {
 			continue
@@ -172,7 +184,7 @@ func fix(x *Frag) {
 				low, pend = t, true
 			}
 		}
-		bits |= c.tbits & sumJudged
+		bits |= c.tbits & (sumJudged | sumTail)
 		if c.tbits&sumBegin != 0 {
 			if t := chunk.TSN(uint32(c.Off)); !has || t.LT(lo) {
 				lo, has = t, true
@@ -377,8 +389,11 @@ func (l *fragList) iunlink(prev, f *Frag) {
 			l.root, l.tree = nil, false
 		}
 	}
+	if l.head == nil {
+		l.tails = false
+	}
 	f.next = nil
-	f.Flags &^= flagJudged
+	f.Flags &^= flagJudged | flagTail
 	l.n--
 }
 
@@ -433,45 +448,120 @@ func (l *fragList) imax() *Frag {
 	return x
 }
 
-// heldAfter reports whether I-DATA list l holds a fragment of f's
-// message with a key after f's (f itself need not be in l) that an
-// I-FORWARD-TSN looked at or whose TSN is at or below seen. Through the
-// tree it costs O(log n): a subtree with neither is passed over, and one
-// that has one in the range somewhere is not left until it is found.
-func (l *fragList) heldAfter(f *Frag, seen chunk.TSN) bool {
+// lastJudged returns the fragment of message mid in I-DATA list l with
+// the highest key among those an I-FORWARD-TSN looked at (flagJudged), or
+// nil. Through the tree it costs O(log n): a subtree without such a
+// fragment (sumJudged) is passed over, and the message's fragments are
+// together in key order, so the search follows at most the two paths to
+// the ends of the message's range.
+func (l *fragList) lastJudged(mid stream.MID) *Frag {
 	if l.head == nil {
-		return false
+		return nil
 	}
 	if !l.tree && l.n <= smallWalk {
+		var last *Frag
 		for g := l.head; g != nil; g = g.next {
-			if g.MID == f.MID && l.ilt(f, g) && (g.Flags&flagJudged != 0 || !seen.LT(g.TSN)) {
-				return true
+			if g.MID == mid && g.Flags&flagJudged != 0 {
+				last = g
 			}
 		}
-		return false
+		return last
 	}
 	l.ibuild()
-	return l.heldAfterTree(l.root, f, seen)
+	return l.lastJudgedTree(l.root, mid-l.base)
 }
 
-func (l *fragList) heldAfterTree(x, f *Frag, seen chunk.TSN) bool {
-	rel := f.MID - l.base
-	for x != nil && (x.tbits&sumJudged != 0 || (x.tbits&sumPending != 0 && !seen.LT(lowTSN(x)))) {
-		switch {
-		case !l.ilt(f, x): // at or before f: only later keys matter
+func (l *fragList) lastJudgedTree(x *Frag, rel stream.MID) *Frag {
+	for x != nil && x.tbits&sumJudged != 0 {
+		switch r := x.MID - l.base; {
+		case r < rel:
 			x = x.gnext
-		case x.MID-l.base != rel: // past f's message
+		case r > rel:
 			x = x.gprev
-		case x.Flags&flagJudged != 0 || !seen.LT(x.TSN):
-			return true
 		default:
-			if l.heldAfterTree(x.gprev, f, seen) {
-				return true
+			if g := l.lastJudgedTree(x.gnext, rel); g != nil {
+				return g
 			}
-			x = x.gnext
+			if x.Flags&flagJudged != 0 {
+				return x
+			}
+			x = x.gprev
 		}
 	}
-	return false
+	return nil
+}
+
+// unjudge clears flagJudged on f (in I-DATA list l) and brings the
+// summaries of the tree nodes above it up to date: O(log n).
+func (l *fragList) unjudge(f *Frag) { l.setFlags(f, f.Flags&^flagJudged) }
+
+// setFlags sets the flags of f (in I-DATA list l) and brings the
+// summaries of the tree nodes above it up to date: O(log n).
+func (l *fragList) setFlags(f *Frag, flags uint8) {
+	f.Flags = flags
+	l.tails = l.tails || flags&flagTail != 0
+	if l.tree {
+		l.refixPath(l.root, f)
+	}
+}
+
+// tailBefore returns the fragment of f's message in I-DATA list l with
+// the highest key before f's among those with flagTail, or nil: O(log n)
+// through the tree (a subtree without one, sumTail, is passed over).
+func (l *fragList) tailBefore(f *Frag) *Frag {
+	if !l.tails || l.head == f {
+		return nil
+	}
+	if !l.tree && l.n > smallWalk {
+		l.ibuild()
+	}
+	if !l.tree {
+		var last *Frag
+		for g := l.head; g != nil && g != f; g = g.next {
+			if g.MID == f.MID && g.Flags&flagTail != 0 {
+				last = g
+			}
+		}
+		return last
+	}
+	return l.tailBeforeTree(l.root, f)
+}
+
+func (l *fragList) tailBeforeTree(x, f *Frag) *Frag {
+	rel := f.MID - l.base
+	for x != nil && x.tbits&sumTail != 0 {
+		switch r := x.MID - l.base; {
+		case r < rel:
+			x = x.gnext
+		case r > rel || !l.ilt(x, f):
+			x = x.gprev
+		default: // in f's message, before f
+			if g := l.tailBeforeTree(x.gnext, f); g != nil {
+				return g
+			}
+			if x.Flags&flagTail != 0 {
+				return x
+			}
+			x = x.gprev
+		}
+	}
+	return nil
+}
+
+// refixPath recomputes the summaries of the nodes on the path from x down
+// to f, bottom up.
+func (l *fragList) refixPath(x, f *Frag) {
+	if x == nil {
+		return
+	}
+	if x != f {
+		if l.ilt(x, f) {
+			l.refixPath(x.gnext, f)
+		} else {
+			l.refixPath(x.gprev, f)
+		}
+	}
+	fix(x)
 }
 
 // iminBegin returns the first fragment (B bit) of l with the lowest TSN,
@@ -585,7 +675,7 @@ const fsnDrift = 1 << 30
 // the new base, which the reader already had, are dropped. It costs
 // O(k log n) for the k fragments of the message held, once every fsnDrift
 // fragments delivered.
-func (d *IDataReassembler) rekeyPD(l *fragList, mid stream.MID, next stream.FSN) {
+func (d *IDataReassembler) rekeyPD(s *InSide, l *fragList, mid stream.MID, next stream.FSN) {
 	base := stream.FSN(0)
 	if l.pdMID == mid {
 		base = l.fbase
@@ -600,19 +690,26 @@ func (d *IDataReassembler) rekeyPD(l *fragList, mid stream.MID, next stream.FSN)
 		if g == nil || g.MID != mid {
 			break
 		}
+		judged := g.Flags & flagJudged
 		l.iunlink(prev, g)
+		g.Flags |= judged // what I-FORWARD-TSNs looked at stays so
 		g.next = chain
 		chain = g
 	}
 	l.pdMID, l.fbase = mid, nb
+	dropped := false
 	for chain != nil {
 		g := chain
 		chain = g.next
 		if g.FSN-nb >= 1<<31 || !l.iinsert(g) {
-			d.split = true
+			g.Flags &^= flagJudged
 			d.unhold(g)
 			d.pool.Put(g)
+			dropped = true
 		}
+	}
+	if dropped {
+		d.cover(s, l, mid) // the one covering the others may have gone
 	}
 }
 

@@ -116,6 +116,19 @@ func checkIndex(t *testing.T, d *IDataReassembler) {
 				if isBegin(f) && f.FSN != 0 && (i == 0 || got[i-1].MID != f.MID) {
 					inSeq(f, f.FSN)
 				}
+				if f.Flags&flagTail != 0 {
+					// A known run from f to the position in its PPID.
+					if isBegin(f) {
+						t.Fatalf("stream %d uo %v: flagTail on a first fragment", sid, uo)
+					}
+					g, end := f, stream.FSN(f.PPID)
+					for p := posOf(f); p != end; p++ {
+						if isEnd(g) || g.next == nil || g.next.MID != f.MID || isBegin(g.next) || posOf(g.next) != p+1 {
+							t.Fatalf("stream %d uo %v: message %d claimed in sequence from %d to %d, not at %d", sid, uo, f.MID, posOf(f), end, p+1)
+						}
+						g = g.next
+					}
+				}
 			}
 			if l.run != nil {
 				var h *Frag
@@ -146,17 +159,19 @@ func checkIndex(t *testing.T, d *IDataReassembler) {
 				// The other summaries, from the children's (each checked
 				// when visited).
 				pend, judged := x.Flags&flagJudged == 0, x.Flags&flagJudged != 0
+				tail := x.Flags&flagTail != 0
 				low := x.TSN
 				for _, c := range []*Frag{x.gprev, x.gnext} {
 					if c == nil {
 						continue
 					}
 					judged = judged || c.tbits&sumJudged != 0
+					tail = tail || c.tbits&sumTail != 0
 					if c.tbits&sumPending != 0 && (!pend || lowTSN(c).LT(low)) {
 						low, pend = lowTSN(c), true
 					}
 				}
-				if (x.tbits&sumPending != 0) != pend || (pend && lowTSN(x) != low) || (x.tbits&sumJudged != 0) != judged {
+				if (x.tbits&sumPending != 0) != pend || (pend && lowTSN(x) != low) || (x.tbits&sumJudged != 0) != judged || (x.tbits&sumTail != 0) != tail {
 					t.Fatalf("stream %d uo %v: summaries of what I-FORWARD-TSNs looked at wrong at TSN %d", sid, uo, x.TSN)
 				}
 				if has {
@@ -519,8 +534,8 @@ func TestIDataResetToBaseDropsBehind(t *testing.T) {
 }
 
 // TestIDataRenegeRelooksOnlyItsMessage: reneging a fragment sends its
-// stream to a full I-FORWARD-TSN look only when a fragment of the same
-// message after it was looked at already (it may now lie past its run);
+// stream to the next I-FORWARD-TSN only when a fragment of the same message
+// was looked at already (it may now lie past its run: see cover);
 // otherwise the stream keeps no key at all, and a later fragment of such
 // a message that is now out of sequence is still found dead.
 func TestIDataRenegeRelooksOnlyItsMessage(t *testing.T) {
@@ -544,7 +559,7 @@ func TestIDataRenegeRelooksOnlyItsMessage(t *testing.T) {
 		t.Fatalf("DropHighest dropped %d, %v; want TSN 40", tsn, ok)
 	}
 	if h.d.fwd.in(s) && h.d.fwd.key(s) == s.fwdSeen {
-		t.Fatal("reneging a lone first fragment sent its stream to a full look")
+		t.Fatal("reneging a lone first fragment sent its stream to the next look")
 	}
 	// FSN 1 of message 50 reneged: FSN 2 (TSN 22, looked at) is past the
 	// run now, so the next I-FORWARD-TSN finds message 50 dead.

@@ -773,3 +773,172 @@ func benchIForwardPass(b *testing.B, held int, mode string) {
 		b.ReportMetric(float64(a.r.stats.DroppedReneged-reneged)/float64(b.N), "reneged/op")
 	}
 }
+
+// BenchmarkIForwardCoverAttack measures the I-DATA receiver under the two
+// patterns of issue 23 that sent a stream to a look at every fragment it
+// held at the next I-FORWARD-TSN. Stream 0 holds held first fragments of
+// ordered messages whose message 0 never comes, at or below the cumulative
+// TSN (looked at by an I-FORWARD-TSN), and message held+1, looked at too;
+// the window is full of 1000-byte fragments just below a high TSN X.
+//
+//   - misnumbered: message held+1 has its first fragment and FSN 2 at or
+//     below the cumulative TSN, and FSN 1 (numbered before FSN 2, sent
+//     after it) at X, the highest TSN held, filling what is left of the
+//     window. Each op sends a first fragment of a new message at the
+//     cumulative TSN + 1, which makes the receiver renege FSN 1 (RFC 9260
+//     section 6.2), resends FSN 1 at X, and sends an I-FORWARD-TSN to the
+//     new cumulative TSN: three chunks.
+//   - fsn0: message held+1 has its first fragment, FSN 1 and FSN 2 at or
+//     below the cumulative TSN. Each op sends a late end fragment of it
+//     numbered 0 (which RFC 8260 gives to none but the first) at X, filling
+//     the window, then a first fragment of a new message at the cumulative
+//     TSN + 1, which makes the receiver renege it, and an I-FORWARD-TSN:
+//     three chunks.
+//   - long, longfsn0: as misnumbered and fsn0, but the fragments held are
+//     those of message 1 (the one whose fragments leave), in sequence:
+//     these measure the completeness walk after the cut (interleave's
+//     unlinkOne and flagTail).
+//
+// The time is per op (three chunks).
+func BenchmarkIForwardCoverAttack(b *testing.B) {
+	for _, mode := range []string{"misnumbered", "fsn0", "long", "longfsn0"} {
+		for _, held := range []int{1 << 10, 1 << 12, 1 << 13, 1 << 15} {
+			b.Run(fmt.Sprintf("%s/held=%d", mode, held), func(b *testing.B) {
+				benchIForwardCover(b, held, mode)
+			})
+		}
+	}
+}
+
+// coverAttacker is the peer of BenchmarkIForwardCoverAttack.
+type coverAttacker struct {
+	passAttacker
+	mode  string
+	m     uint32 // the message whose fragments leave
+	x     TSN    // the high TSN
+	floor TSN    // the lowest filler's TSN
+	cum   TSN
+	ops   int        // since the setup
+	top   [2048]byte // the fragment at X's payload
+}
+
+// frag sends one fragment of message m of stream 0 (ordered).
+func (a *coverAttacker) frag(b *testing.B, t TSN, fsn uint32, flags uint8, p []byte) {
+	a.c = IData{TSN: t, SID: 0, MID: a.m, FSN: fsn, Flags: flags, Payload: p}
+	if flags&chunk.FlagBeginning != 0 {
+		a.c.FSN, a.c.PPID = 0, 1
+	}
+	if v, err := a.r.HandleIData(epoch, &a.c); v != Accepted || err != nil {
+		b.Fatal("chunk TSN ", t, " FSN ", fsn, " not accepted: ", v, err, " x ", a.x, " cum ", a.cum, " held ", a.r.Held(), " window ", a.r.Window())
+	}
+	a.r.EndPacket(epoch)
+}
+
+// fill returns a payload as large as the window takes without reneging
+// (k must be at least that long), so that any chunk after it makes the
+// receiver renege.
+func (a *coverAttacker) fill(b *testing.B, k []byte) []byte {
+	n := min(a.r.Window(), len(k))
+	for n > 0 && a.r.full(n) {
+		n--
+	}
+	if n == 0 || !a.r.full(n+1) {
+		b.Fatal("the window cannot be filled with one fragment: ", n)
+	}
+	return k[:n]
+}
+
+func (a *coverAttacker) setup(b *testing.B, held int, k []byte) {
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: 1, RecvBuffer: attackBuffer,
+		Interleaved: true, FSN: interleave.FSNRFC})
+	if err != nil {
+		b.Fatal(err)
+	}
+	*a = coverAttacker{passAttacker: passAttacker{r: &e.Recv, mid: 1, buf: a.buf}, mode: a.mode}
+	one := reorderPayload[:]
+	t := TSN(1)
+	fsn0 := strings.HasSuffix(a.mode, "fsn0")
+	if strings.HasPrefix(a.mode, "long") {
+		a.m, a.mid = 1, 2
+		a.frag(b, t, 0, chunk.FlagBeginning, one)
+		first := 2 // FSN 1 comes at X
+		if fsn0 {
+			first = 1
+		}
+		for i := range held {
+			a.frag(b, t+1+TSN(i), uint32(first+i), 0, one)
+		}
+		t += TSN(held) + 1
+	} else {
+		for range held {
+			a.send(b, t, one)
+			t++
+		}
+		a.m = a.mid
+		a.mid++
+		a.frag(b, t, 0, chunk.FlagBeginning, one)
+		if a.mode == "fsn0" {
+			a.frag(b, t+1, 1, 0, one)
+			t++
+		}
+		a.frag(b, t+1, 2, 0, one)
+		t += 2
+	}
+	a.cum = t - 1
+	a.x = a.cum + tsnMapBits - 16
+	a.floor = a.x
+	for a.r.Window() >= 2*len(k) {
+		a.floor--
+		a.send(b, a.floor, k)
+	}
+	if !fsn0 {
+		a.frag(b, a.x, 1, 0, a.fill(b, a.top[:])) // FSN 1 above what the look passes
+	}
+	a.forward(b, a.cum)
+}
+
+func benchIForwardCover(b *testing.B, held int, mode string) {
+	k := make([]byte, 1000) // the fillers'; the fragment at X takes up to 2000
+	a := &coverAttacker{mode: mode}
+	a.setup(b, held, k)
+	one := reorderPayload[:]
+	fsn0 := strings.HasSuffix(mode, "fsn0")
+	op := func() {
+		if fsn0 {
+			a.frag(b, a.x, 0, chunk.FlagEnd, a.fill(b, a.top[:]))
+		}
+		a.cum++
+		a.send(b, a.cum, one) // the window is full: the fragment at X goes
+		if !fsn0 {
+			a.frag(b, a.x, 1, 0, a.fill(b, a.top[:]))
+		}
+		a.forward(b, a.cum)
+		a.ops++
+	}
+	reneged := a.r.stats.DroppedReneged
+	op()
+	if a.r.reasm.InPartial(0) {
+		b.Fatal("partial delivery started during the setup")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		// Each op takes one byte of the window (left at 1000 or more
+		// by the setup) and one TSN below the fillers.
+		if a.ops >= 512 || a.cum+2 >= a.floor {
+			b.StopTimer()
+			reneged -= a.r.stats.DroppedReneged
+			a.setup(b, held, k)
+			reneged += a.r.stats.DroppedReneged
+			b.StartTimer()
+		}
+		op()
+	}
+	b.StopTimer()
+	if a.r.Held() < held {
+		b.Fatalf("held %d bytes, want at least %d: message %d was dropped", a.r.Held(), held, a.m)
+	}
+	if got := float64(a.r.stats.DroppedReneged-reneged) / float64(b.N+1); got < 0.99 || got > 1.01 {
+		b.Fatalf("%.2f fragments reneged per op, want 1", got)
+	}
+}
