@@ -140,8 +140,7 @@ func (s *Sender) FinishReset(sids []uint16, performed bool) {
 			s.SetStreamState(sid, stream.Open)
 		}
 	}
-	clear(s.resetBlocked)
-	s.resetBlocked = s.resetBlocked[:0]
+	s.resetBlocked = trimList(s.resetBlocked)
 	for _, sid := range sids {
 		if int(sid) >= n {
 			continue
@@ -155,6 +154,19 @@ func (s *Sender) FinishReset(sids []uint16, performed bool) {
 	}
 	s.resetAll, s.resetLeft = false, 0
 }
+
+// trimList empties l, a list of stream ids, keeping its array unless it
+// grew large (a list of every stream is 128 KiB): a burst of streams used
+// once does not hold that memory for the association's life.
+func trimList(l []uint16) []uint16 {
+	if cap(l) > maxKeptList {
+		return nil
+	}
+	return l[:0]
+}
+
+// maxKeptList is the most stream ids an emptied list keeps room for.
+const maxKeptList = 1024
 
 // noteSeq lists stream sid (st) in s.seqd: its numbering is about to move.
 func (s *Sender) noteSeq(st *OutSide, sid uint16) {
@@ -180,7 +192,7 @@ func (s *Sender) ResetOutgoing(sids []uint16) {
 				st.seqd = false
 			}
 		}
-		s.seqd = s.seqd[:0]
+		s.seqd = trimList(s.seqd)
 		return
 	}
 	for _, sid := range sids {
