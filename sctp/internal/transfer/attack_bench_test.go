@@ -942,3 +942,115 @@ func benchIForwardCover(b *testing.B, held int, mode string) {
 		b.Fatalf("%.2f fragments reneged per op, want 1", got)
 	}
 }
+
+// BenchmarkOutResetFlood measures the sender under a flood of RE-CONFIG
+// requests resetting every one of our outbound streams after every stream
+// in use sent a message (its next SSN or MID is 1): "in", a peer's
+// Incoming SSN Reset Request naming no stream, which we perform with an
+// Outgoing SSN Reset Request of every stream (RFC 6525 section 5.2.3;
+// BeginReset, ResetReady, FinishReset); "assoc", a peer's SSN/TSN Reset
+// Request (section 5.2.4; Quiet, ResetTSN). Each op is one request and
+// one message on the next stream, sent and acknowledged (a stream used
+// again, numbered from 0). "waiting" is one packet's check whether our
+// reset of every stream may leave (ResetReady) while every stream still
+// holds a message from before it, the peer's window closed. No cost may
+// grow with the streams in use (issue 23).
+func BenchmarkOutResetFlood(b *testing.B) {
+	for _, kind := range []string{"in", "assoc", "waiting"} {
+		for _, idata := range []bool{false, true} {
+			for _, n := range []int{1, 1024, 65535} {
+				name := fmt.Sprintf("%s/streams=%d", kind, n)
+				if idata {
+					name = fmt.Sprintf("%s/idata/streams=%d", kind, n)
+				}
+				b.Run(name, func(b *testing.B) { benchOutResetFlood(b, kind, n, idata) })
+			}
+		}
+	}
+}
+
+// outSender drives a Sender for BenchmarkOutResetFlood.
+type outSender struct {
+	s    *Sender
+	pkt  []byte
+	sack SACK
+}
+
+// queue queues a 1-byte message on each of sids.
+func (o *outSender) queue(b *testing.B, sids ...uint16) {
+	for _, sid := range sids {
+		if err := o.s.Queue(sid, 1, false, []byte{1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// send queues a 1-byte message on each of sids, cuts them and has the
+// peer acknowledge everything.
+func (o *outSender) send(b *testing.B, sids ...uint16) {
+	o.queue(b, sids...)
+	for o.s.unsent > 0 || o.s.Outstanding() > 0 {
+		for {
+			var n int
+			if o.pkt, n = o.s.AppendData(epoch, o.pkt[:0], 1200); n == 0 {
+				break
+			}
+		}
+		o.sack = SACK{CumTSNAck: o.s.NextTSN() - 1, ARwnd: attackBuffer}
+		if _, err := o.s.HandleSACK(epoch, &o.sack); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchOutResetFlood(b *testing.B, kind string, n int, idata bool) {
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: n, InStreams: 1, Interleaved: idata,
+		PeerRwnd: attackBuffer, SendBuffer: attackBuffer})
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := &outSender{s: &e.Send, pkt: make([]byte, 0, 1500)}
+	all := make([]uint16, n)
+	for sid := range all {
+		all[sid] = uint16(sid)
+	}
+	o.send(b, all...)
+	if kind == "waiting" {
+		// Every stream holds a message not yet cut (the peer's window
+		// closed).
+		o.queue(b, all...)
+		o.s.BeginReset(nil)
+		if o.s.ResetReady(nil) {
+			b.Fatal("ready with every stream holding a message")
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			if o.s.ResetReady(nil) {
+				b.Fatal("ready with every stream holding a message")
+			}
+		}
+		return
+	}
+	request := func() {
+		if kind == "assoc" {
+			if !o.s.Quiet() {
+				b.Fatal("not quiet")
+			}
+			o.s.ResetTSN(o.s.NextTSN())
+			return
+		}
+		o.s.BeginReset(nil)
+		if !o.s.ResetReady(nil) {
+			b.Fatal("not ready with nothing queued")
+		}
+		o.s.FinishReset(nil, true)
+	}
+	request() // the first reset looks at every stream used
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		request()
+		o.send(b, uint16(i%n))
+	}
+}

@@ -170,6 +170,12 @@ func (s *Sender) unqueue(m *message) {
 	if st.tail == m {
 		st.tail = prev
 	}
+	if prev == nil {
+		if m.off > 0 {
+			s.cutting-- // a partly cut message is its stream's head
+		}
+		s.headGone(st, m)
+	}
 	m.next = nil
 	if s.cur == m {
 		s.cur = nil

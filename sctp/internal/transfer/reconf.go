@@ -28,101 +28,171 @@ func (s *Sender) Cutting(sid uint16) bool {
 // seqLT compares message arrival numbers (serial).
 func seqLT(a, b uint32) bool { return int32(a-b) < 0 }
 
+// Outgoing resets cost no walk over the streams (issue 23: a peer's
+// Incoming SSN Reset Request or SSN/TSN Reset Request naming every stream
+// makes us reset all of ours, once per request). What a request must look
+// at is kept as the sender works, each piece paid for once by the write or
+// the cut that caused it:
+//
+//   - Sender.seqd lists the streams whose numbering moved since the last
+//     reset of every stream: Out records' MID and MIDUO move only in
+//     Sender.cut, the one caller of Framer.NewMessage, which lists the
+//     stream. ResetOutgoing(nil) resets those; every other record reads
+//     0 already.
+//   - Sender.resetLeft counts the streams being reset that still have a
+//     message from before the reset (arrival number before resetAt) not
+//     fully cut: all streams with messages queued when every stream is
+//     reset (Sender.queuedStreams), the named ones with messages
+//     otherwise. A stream leaves the count when such a message leaves the
+//     head of its queue (headGone). ResetReady is resetLeft == 0.
+//   - A stream being reset is blocked (stream.ResetPending) only when it
+//     would start a message written after the reset began (Queue,
+//     AppendData), and listed in resetBlocked for FinishReset to reopen;
+//     a named stream with nothing queued is blocked at once.
+//   - Sender.cutting counts the streams whose head message is partly cut
+//     (Quiet).
+
 // BeginReset starts an outgoing reset of streams sids (every stream when
 // empty), for an Outgoing SSN Reset Request: the messages already written
 // to them still go out with the old numbering (a message partly sent
 // included), later ones wait until FinishReset. ResetReady says when the
-// request may leave.
+// request may leave. It costs O(len(sids)), O(1) for every stream.
 func (s *Sender) BeginReset(sids []uint16) {
-	mark := func(sid uint16) {
-		if st := s.streams.PeekOutSide(sid); st != nil && st.head != nil {
-			st.resetAt, st.resetting = s.arrived, true
-			return
-		}
-		s.SetStreamState(sid, stream.ResetPending)
+	s.resetAt = s.arrived
+	s.resetBlocked = s.resetBlocked[:0]
+	if len(sids) == 0 {
+		// Streams never used yet are blocked as they start (Queue);
+		// the others as they reach a message written from now on.
+		s.resetAll = true
+		s.resetLeft = s.queuedStreams
+		return
 	}
-	s.resetAll = len(sids) == 0 // streams never used yet are blocked as they start (Queue)
-	s.eachOut(sids, mark)
+	s.resetAll, s.resetLeft = false, 0
+	n := s.streams.OutCount()
+	for _, sid := range sids {
+		if int(sid) >= n {
+			continue
+		}
+		switch st := s.streams.PeekOutSide(sid); {
+		case st != nil && st.resetting:
+			// Named twice.
+		case st != nil && st.head != nil:
+			st.resetting = true
+			s.resetLeft++
+		default:
+			s.blockForReset(sid)
+		}
+	}
 }
 
 // ResetReady reports whether every stream of BeginReset has sent what was
 // written to it before, so that nothing more of the old numbering is to
-// come: those streams are blocked (stream.ResetPending, their later
-// messages kept) and the Sender's Last Assigned TSN covers all their old
-// data.
-func (s *Sender) ResetReady(sids []uint16) bool {
-	ready := true
-	s.eachOut(sids, func(sid uint16) {
-		if o := s.streams.Out(sid); o.State == stream.ResetPending {
-			return
-		}
-		st := s.streams.PeekOutSide(sid)
-		if st != nil && st.head != nil && (st.head.off > 0 || st.resetting && seqLT(st.head.seq, st.resetAt)) {
-			ready = false // old messages still to cut
-			return
-		}
-		s.blockForReset(sid, st)
-	})
-	return ready
+// come: the Sender's Last Assigned TSN covers all their old data, and
+// their later messages wait (stream.ResetPending as they reach one). It
+// costs O(1).
+func (s *Sender) ResetReady(sids []uint16) bool { return s.resetLeft == 0 }
+
+// holdsForReset reports whether st, a stream with messages queued, is
+// being reset and its head message was written after the reset began: it
+// must not start until FinishReset. A partly cut head is always older.
+func (s *Sender) holdsForReset(st *OutSide) bool {
+	return (s.resetAll || st.resetting) && !seqLT(st.head.seq, s.resetAt)
 }
 
-// blockForReset blocks stream sid, whose old messages are all cut, until
-// FinishReset.
-func (s *Sender) blockForReset(sid uint16, st *OutSide) {
-	if st != nil {
-		st.resetting = false
+// blockForReset blocks stream sid, being reset with nothing from before
+// the reset left to cut, until FinishReset.
+func (s *Sender) blockForReset(sid uint16) {
+	if o := s.streams.Out(sid); o.State == stream.Open {
+		o.State = stream.ResetPending
+		s.resetBlocked = append(s.resetBlocked, sid)
 	}
-	s.SetStreamState(sid, stream.ResetPending)
+	s.sched.Block(sid)
+}
+
+// headGone keeps the counts after m left the head of stream st's queue
+// (fully cut, or given up): the streams with messages queued, and those of
+// the reset under way with a message from before it left to cut.
+func (s *Sender) headGone(st *OutSide, m *message) {
+	if st.head == nil {
+		s.queuedStreams--
+	}
+	if s.resetLeft > 0 && (s.resetAll || st.resetting) && seqLT(m.seq, s.resetAt) &&
+		(st.head == nil || !seqLT(st.head.seq, s.resetAt)) {
+		s.resetLeft--
+	}
 }
 
 // FinishReset ends an outgoing reset: the streams restart their numbering
-// at 0 when the peer performed it (ResetOutgoing) and send again.
+// at 0 when the peer performed it (ResetOutgoing) and send again. It costs
+// O(len(sids)) and, for every stream, O(1) plus one step per stream the
+// reset blocked or numbered since the last such reset (each paid for by
+// the message that caused it).
 func (s *Sender) FinishReset(sids []uint16, performed bool) {
 	if performed {
 		s.ResetOutgoing(sids)
 	}
-	if len(sids) == 0 {
-		s.resetAll = false
+	n := s.streams.OutCount()
+	for _, sid := range s.resetBlocked {
+		if int(sid) >= n {
+			continue
+		}
+		if o := s.streams.Out(sid); o.State == stream.ResetPending {
+			s.SetStreamState(sid, stream.Open)
+		}
 	}
-	s.eachOut(sids, func(sid uint16) {
+	s.resetBlocked = trimList(s.resetBlocked)
+	for _, sid := range sids {
+		if int(sid) >= n {
+			continue
+		}
 		if st := s.streams.PeekOutSide(sid); st != nil {
 			st.resetting = false
 		}
 		if o := s.streams.Out(sid); o.State == stream.ResetPending {
 			s.SetStreamState(sid, stream.Open)
 		}
-	})
+	}
+	s.resetAll, s.resetLeft = false, 0
 }
 
-// eachOut calls fn for each of sids below the outbound stream count, or
-// for every outbound stream touched so far when sids is empty (the others
-// have sent nothing and hold nothing; creating their records would cost
-// the whole table).
-func (s *Sender) eachOut(sids []uint16, fn func(sid uint16)) {
-	n := s.streams.OutCount()
-	if len(sids) == 0 {
-		for sid := range s.streams.Outs() {
-			fn(sid)
-		}
-		return
+// trimList empties l, a list of stream ids, keeping its array unless it
+// grew large (a list of every stream is 128 KiB): a burst of streams used
+// once does not hold that memory for the association's life.
+func trimList(l []uint16) []uint16 {
+	if cap(l) > maxKeptList {
+		return nil
 	}
-	for _, sid := range sids {
-		if int(sid) < n {
-			fn(sid)
-		}
-	}
+	return l[:0]
+}
+
+// maxKeptList is the most stream ids an emptied list keeps room for.
+const maxKeptList = 1024
+
+// noteSeq lists stream sid (st) in s.seqd: its numbering is about to move.
+func (s *Sender) noteSeq(st *OutSide, sid uint16) {
+	st.seqd = true
+	s.seqd = append(s.seqd, sid)
 }
 
 // ResetOutgoing restarts the numbering of outbound streams sids (every
 // stream when sids is empty) at 0: the SSN, or with I-DATA (RFC 8260,
 // where the resets of RFC 6525 act on the MID) both the ordered and the
-// unordered MID. Ids out of range are skipped.
+// unordered MID. Ids out of range are skipped. Every stream costs one step
+// per stream numbered since the last reset of every stream (s.seqd), not
+// one per stream in use.
 func (s *Sender) ResetOutgoing(sids []uint16) {
 	n := s.streams.OutCount()
 	if len(sids) == 0 {
-		for _, o := range s.streams.Outs() {
-			o.ResetSequence()
+		for _, sid := range s.seqd {
+			if int(sid) >= n {
+				continue // removed since
+			}
+			s.streams.Out(sid).ResetSequence()
+			if st := s.streams.PeekOutSide(sid); st != nil {
+				st.seqd = false
+			}
 		}
+		s.seqd = trimList(s.seqd)
 		return
 	}
 	for _, sid := range sids {
@@ -293,17 +363,10 @@ func (r *Receiver) ResetIncoming(sids []uint16) bool {
 // (RFC 6525 sections 5.1.4 and 5.2.4): nothing it sent is unacknowledged,
 // no FORWARD-TSN is owed and no message is partly cut into chunks (its
 // remaining fragments would carry the old stream numbering). Messages
-// queued and not yet cut do not count: they take the new numbering.
+// queued and not yet cut do not count: they take the new numbering. It
+// costs O(1) (Sender.cutting).
 func (s *Sender) Quiet() bool {
-	if s.Outstanding() != 0 || s.fwdDue {
-		return false
-	}
-	for sid := range s.streams.Outs() {
-		if s.Cutting(sid) {
-			return false
-		}
-	}
-	return true
+	return s.Outstanding() == 0 && !s.fwdDue && s.cutting == 0
 }
 
 // ResetTSN performs the sender's part of an SSN/TSN reset (RFC 6525

@@ -151,11 +151,22 @@ func (s *Sender) SetStreamState(sid uint16, st stream.State) error {
 }
 
 // StreamState returns the state of outbound stream sid, or ErrStreamID.
+// A stream an outgoing reset blocks is ResetPending from when it has sent
+// everything written before the reset began, although the sender marks it
+// so only when it would start a later message (BeginReset).
 func (s *Sender) StreamState(sid uint16) (stream.State, error) {
 	if err := s.checkStream(sid); err != nil {
 		return stream.Closed, err
 	}
-	return s.streams.Out(sid).State, nil
+	st := s.streams.Out(sid).State
+	if st == stream.Open {
+		side := s.streams.PeekOutSide(sid)
+		in := s.resetAll || side != nil && side.resetting
+		if in && (side == nil || side.head == nil || s.holdsForReset(side)) {
+			return stream.ResetPending, nil
+		}
+	}
+	return st, nil
 }
 
 // checkStream returns ErrStreamID unless sid is an outbound stream.

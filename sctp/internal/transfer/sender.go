@@ -51,11 +51,13 @@ func (m *message) timed() bool { p := m.policy(); return p == PRTTL || p == PRRt
 // the stream table's outbound records, holding the stream's send queue.
 type OutSide struct {
 	head, tail *message
-	// resetAt is the arrival number of the first message written after an
-	// outgoing stream reset began (resetting): it and later messages wait
-	// for the reset (BeginReset).
-	resetAt   uint32
+	// resetting: the stream is one of those an outgoing reset naming
+	// streams (BeginReset) found with messages queued; its messages from
+	// Sender.resetAt on wait for the reset.
 	resetting bool
+	// seqd: the stream is listed in Sender.seqd (its numbering may have
+	// moved since the last reset of every stream).
+	seqd bool
 	// unsent is the stream's bytes queued and not yet cut into chunks;
 	// want is the largest message a writer refused by the stream's
 	// limit waits to queue (0: none waits). See Sender.streamLimit.
@@ -166,7 +168,25 @@ type Sender struct {
 	// HandleSACK: the newest transmissions newly acknowledged, sent once
 	// and retransmitted (sender_rack.go).
 	newestOnce, newestRtx *record
-	resetAll              bool // an outgoing reset of every stream is under way (BeginReset)
+
+	// Outgoing stream resets (RFC 6525, reconf.go), kept so that no
+	// request costs a walk over the streams: resetAll, an outgoing reset
+	// of every stream is under way (BeginReset); resetAt, the arrival
+	// number of the first message written after the reset under way
+	// began (it and later messages of the streams being reset wait);
+	// resetLeft, the streams being reset that still have a message from
+	// before it not fully cut (ResetReady); resetBlocked, the streams it
+	// blocked (FinishReset reopens them); seqd, the streams whose
+	// numbering may have moved since the last reset of every stream
+	// (ResetOutgoing); queuedStreams, the streams with messages queued;
+	// cutting, the streams whose head message is partly cut (Quiet).
+	resetAll      bool
+	resetAt       uint32
+	resetLeft     int
+	resetBlocked  []uint16
+	seqd          []uint16
+	queuedStreams int
+	cutting       int
 
 	// PR-SCTP (RFC 3758 section 3.5): the Advanced.Peer.Ack.Point, a
 	// FORWARD-TSN due, reused entry buffers, the messages abandoned and
@@ -348,6 +368,7 @@ func (s *Sender) queue(sid uint16, ppid uint32, unordered bool, payload []byte, 
 	s.arrived++
 	if st.tail == nil {
 		st.head = m
+		s.queuedStreams++
 	} else {
 		st.tail.next = m
 	}
@@ -367,11 +388,11 @@ func (s *Sender) queue(sid uint16, ppid uint32, unordered bool, payload []byte, 
 		// A stream that cannot send keeps its data, out of the
 		// scheduler's way (see SetStreamState).
 		s.sched.Block(sid)
-	} else if s.resetAll && !st.resetting {
-		// First use of a stream while every stream is being reset: it
-		// waits for the new numbering (BeginReset).
-		o.State = stream.ResetPending
-		s.sched.Block(sid)
+	} else if s.holdsForReset(st) {
+		// A stream being reset with nothing from before the reset left
+		// to cut (a stream first used while every stream is being reset
+		// among them): it waits for the new numbering (BeginReset).
+		s.blockForReset(sid)
 	}
 	s.sched.Enqueue(sid, len(payload))
 	s.stats.MessagesQueued++
@@ -633,14 +654,21 @@ func (s *Sender) nextChunkSize() int {
 // starting it (Next has no effect until Sent), or nil when no stream is
 // active.
 func (s *Sender) peekNext() *message {
-	sid, ok := s.sched.Next()
-	if !ok {
-		return nil
-	}
-	if st := s.streams.PeekOutSide(sid); st != nil {
+	for {
+		sid, ok := s.sched.Next()
+		if !ok {
+			return nil
+		}
+		st := s.streams.PeekOutSide(sid)
+		if st == nil {
+			return nil
+		}
+		if st.head != nil && s.holdsForReset(st) && s.streams.Out(sid).State == stream.Open {
+			s.blockForReset(sid) // as AppendData would
+			continue
+		}
 		return st.head
 	}
-	return nil
 }
 
 // canSendNew applies rules A and B of section 6.1 to a new chunk of size
@@ -792,10 +820,10 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 				s.sched.Block(sid)
 				continue
 			}
-			if st.resetting && !seqLT(st.head.seq, st.resetAt) {
-				// Written after an outgoing reset began: it waits
-				// for the new numbering (BeginReset).
-				s.blockForReset(sid, st)
+			if s.holdsForReset(st) {
+				// Written after an outgoing reset of its stream
+				// began: it waits for the new numbering (BeginReset).
+				s.blockForReset(sid)
 				continue
 			}
 			// Pinned by cut once its first chunk is out: a stream
@@ -864,16 +892,25 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	st := s.streams.PeekOutSide(m.sid)
 	var flags uint8
+	end := int(m.off)+size == len(m.buf)
 	if m.off == 0 {
 		s.cur = m // pin the stream until the last fragment
 		flags |= chunk.FlagBeginning
+		// The only place an Out record's numbering moves (see seqd).
 		m.mid = s.frame.NewMessage(m.sid, m.unordered)
 		m.nextFSN = 0
+		if !st.seqd {
+			s.noteSeq(st, m.sid)
+		}
+		if !end {
+			s.cutting++
+		}
+	} else if end {
+		s.cutting--
 	}
 	if m.unordered {
 		flags |= chunk.FlagUnordered
 	}
-	end := int(m.off)+size == len(m.buf)
 	if end {
 		flags |= chunk.FlagEnd
 	}
@@ -902,6 +939,7 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 		if st.head == nil {
 			st.tail = nil
 		}
+		s.headGone(st, m)
 		m.next = nil
 		s.cur = nil
 		m.refs-- // fully cut: only the chunk records hold it now
@@ -1122,6 +1160,7 @@ func (s *Sender) Drain(fn func(Unsent)) {
 	}
 	s.unsent, s.inFlight, s.rtxPending = 0, 0, 0
 	s.active = 0
+	s.queuedStreams, s.cutting, s.resetLeft = 0, 0, 0
 	s.gapAcked, s.unackedData = 0, 0
 	for _, p := range s.paths {
 		p.flight, p.t3, p.ackedNow = 0, time.Time{}, 0
