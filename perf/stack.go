@@ -114,7 +114,7 @@ type Config struct {
 	SendBudget int `json:"send_budget,omitempty"`
 	// RecvBudget is usctp's sctp.Config.RecvBudget, the receive window
 	// the associations of an endpoint advertise together while several
-	// receive (0: the default; negative: none).
+	// receive (0 or negative: none, the default).
 	RecvBudget int `json:"recv_budget,omitempty"`
 	// Hosts are the server's IP addresses for a multi-homed association
 	// (sctpperf -H a,b): the usctp server listens on all of them and the

@@ -144,20 +144,21 @@ type Config struct {
 	// (long fat paths) raises it to the sum of their bandwidth-delay
 	// products.
 	SendBudget int
-	// RecvBudget bounds the receive windows that the endpoint's
-	// associations advertise together while several of them receive data
-	// (default the larger of DefaultRecvBudget and RecvBuffer; negative:
-	// no bound but each association's receive buffer), the receiving
-	// counterpart of SendBudget: with many peers sending at once, the
-	// data in flight to the endpoint's socket and waiting to be read
-	// stays about what one association's window holds, so the socket's
-	// queue does not overflow and the data is still in the CPU's caches
-	// when it is read. An association that received data in the last
-	// 50 to 100 ms (16 KiB or more) counts as receiving; each of them
-	// advertises at most the bound divided among them (at least 16 KiB,
-	// or an eighth of a smaller bound).
-	// A lone receiving association is not bound by it. A server whose
-	// peers send at once over long fat paths raises it to the sum of
+	// RecvBudget, when positive, bounds the receive windows that the
+	// endpoint's associations advertise together while several of them
+	// receive data (default 0: no bound but each association's receive
+	// buffer), the receiving counterpart of SendBudget: with many peers
+	// sending at once, the data in flight to the endpoint's socket stays
+	// within it, so the socket's queue does not overflow. An association
+	// that received 16 KiB or more in the last 50 to 100 ms counts as
+	// receiving; each of them advertises at most the bound divided among
+	// them (at least 16 KiB, or an eighth of a smaller bound). A lone
+	// receiving association is not bound by it. Over loopback 64 peers
+	// sending to one endpoint lost a fifth of their DATA to its full
+	// socket without it and none with 6 MiB, for the same throughput on
+	// a quiet host (more on a loaded one) but about a fifth more CPU per
+	// byte, hence off by default (README, Scale). A server whose peers
+	// send at once over long fat paths sets it to at least the sum of
 	// their bandwidth-delay products.
 	RecvBudget int
 	// RecvBuffer is the receive window advertised per association
@@ -384,9 +385,6 @@ func (c *Config) withDefaults() Config {
 		// One association keeps the send buffer it is given.
 		d.SendBudget = max(DefaultSendBudget, d.SendBuffer)
 	}
-	if d.RecvBudget == 0 {
-		d.RecvBudget = max(DefaultRecvBudget, d.RecvBuffer)
-	}
 	if d.RecvBufferMax == 0 {
 		d.RecvBufferMax = defaultBufferMax
 	}
@@ -475,15 +473,6 @@ const defaultUnsentLimit = 256 << 10
 // the best throughput and CPU per byte of 256 KiB to 2 MiB and none
 // (README, Scale).
 const DefaultSendBudget = 1 << 20
-
-// DefaultRecvBudget is Config.RecvBudget's default (or RecvBuffer when
-// larger): 6 MiB, three quarters of the 8 MB that the kernel gives the
-// endpoint's UDP socket for its 4 MiB SO_RCVBUF, so that the data in
-// flight to the endpoint fits its socket's queue. Over loopback, 64
-// associations sending to one endpoint (96 KiB each) retransmitted under
-// 1% of their DATA, against 17-25% dropped by the full socket and sent
-// again with unbounded windows (README, Scale).
-const DefaultRecvBudget = 6 << 20
 
 // defaultBufferMax is the default bound of buffer autotuning
 // (Config.RecvBufferMax, SendBufferMax).
