@@ -154,10 +154,11 @@ type Config struct {
 	// receiving; each of them advertises at most the bound divided among
 	// them (at least 16 KiB, or an eighth of a smaller bound). A lone
 	// receiving association is not bound by it. Over loopback 64 peers
-	// sending to one endpoint lost a fifth of their DATA to its full
-	// socket without it and none with 6 MiB, for the same throughput on
-	// a quiet host (more on a loaded one) but about a fifth more CPU per
-	// byte, hence off by default (README, Scale). A server whose peers
+	// sending to one endpoint with an 8 MB socket lost a fifth of their
+	// DATA to its full socket without it and none with 6 MiB, for the
+	// same throughput on a quiet host (more on a loaded one) but about a
+	// fifth more CPU per byte, hence off by default; a listener's larger
+	// socket buffer did better (README, Scale). A server whose peers
 	// send at once over long fat paths sets it to at least the sum of
 	// their bandwidth-delay products.
 	RecvBudget int
