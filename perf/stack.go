@@ -112,6 +112,10 @@ type Config struct {
 	// associations of an endpoint hold together in their send buffers: 0
 	// means its default, negative none. Other stacks ignore it.
 	SendBudget int `json:"send_budget,omitempty"`
+	// RecvBudget is usctp's sctp.Config.RecvBudget, the receive window
+	// the associations of an endpoint advertise together while several
+	// receive (0 or negative: none, the default).
+	RecvBudget int `json:"recv_budget,omitempty"`
 	// Hosts are the server's IP addresses for a multi-homed association
 	// (sctpperf -H a,b): the usctp server listens on all of them and the
 	// client dials them all, one path each. Other stacks refuse more than

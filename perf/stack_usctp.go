@@ -40,6 +40,7 @@ func usctpConfig(cfg *Config) (*sctp.Config, error) {
 		Backlog:          1024,
 		BusyPoll:         cfg.BusyPoll,
 		SendBudget:       cfg.SendBudget,
+		RecvBudget:       cfg.RecvBudget,
 		// A benchmark's peers are trusted: up to MaxAssocs associations
 		// from one client, set up at once, must not meet the limits that
 		// protect a server from hostile peers (4096 associations, 100

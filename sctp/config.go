@@ -144,6 +144,24 @@ type Config struct {
 	// (long fat paths) raises it to the sum of their bandwidth-delay
 	// products.
 	SendBudget int
+	// RecvBudget, when positive, bounds the receive windows that the
+	// endpoint's associations advertise together while several of them
+	// receive data (default 0: no bound but each association's receive
+	// buffer), the receiving counterpart of SendBudget: with many peers
+	// sending at once, the data in flight to the endpoint's socket stays
+	// within it, so the socket's queue does not overflow. An association
+	// that received 16 KiB or more in the last 50 to 100 ms counts as
+	// receiving; each of them advertises at most the bound divided among
+	// them (at least 16 KiB, or an eighth of a smaller bound). A lone
+	// receiving association is not bound by it. Over loopback 64 peers
+	// sending to one endpoint with an 8 MB socket lost a fifth of their
+	// DATA to its full socket without it and none with 6 MiB, for the
+	// same throughput on a quiet host (more on a loaded one) but about a
+	// fifth more CPU per byte, hence off by default; a listener's larger
+	// socket buffer did better (README, Scale). A server whose peers
+	// send at once over long fat paths sets it to at least the sum of
+	// their bandwidth-delay products.
+	RecvBudget int
 	// RecvBuffer is the receive window advertised per association
 	// (default 1 MiB).
 	RecvBuffer int
@@ -494,6 +512,7 @@ func (c *Config) core(overhead int) assoc.Config {
 		UnsentLimit:               max(c.UnsentLimit, 0),
 		StreamUnsentLimit:         max(c.StreamUnsentLimit, 0),
 		SendBudget:                max(c.SendBudget, 0),
+		RecvBudget:                max(c.RecvBudget, 0),
 		MaxAssociations:           max(c.MaxAssociations, 0),
 		Backlog:                   c.Backlog,
 		MemoryBudget:              c.MemoryBudget,

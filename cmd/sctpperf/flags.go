@@ -62,6 +62,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&p.Config.NoPMTUD, "no-pmtud", false, "usctp: no path MTU discovery: every packet sized for -mtu")
 	fs.IntVar(&p.Endpoints, "endpoints", 0, "client: local endpoints the associations are dialed from, in turn (usctp; 0: one per association)")
 	fs.IntVar(&p.Config.SendBudget, "budget", 0, "usctp: bytes the associations of an endpoint hold together in their send buffers (0: the default; negative: none)")
+	fs.IntVar(&p.Config.RecvBudget, "rbudget", 0, "usctp: bytes the associations of an endpoint receiving at once advertise together as receive windows (0 or negative: none, the default)")
 	fs.DurationVar(&p.Config.BusyPoll, "busypoll", 0, "usctp: busy-poll budget of socket reads (0: the default, 50µs adaptive; negative: off)")
 	fs.StringVar(&weights, "weights", "", "per-stream weights w0,w1,... (wfq, fc)")
 	fs.StringVar(&prios, "prios", "", "per-stream priorities p0,p1,... (prio, lower first)")

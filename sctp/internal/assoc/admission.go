@@ -27,6 +27,9 @@ func (ep *Endpoint) setupLimits() {
 	if ep.cfg.SendBudget > 0 {
 		ep.sendBudget = transfer.NewSendBudget(ep.cfg.SendBudget)
 	}
+	if ep.cfg.RecvBudget > 0 {
+		ep.recvBudget = transfer.NewRecvBudget(ep.cfg.RecvBudget)
+	}
 }
 
 // newLimiter makes the rate limiter of out-of-the-blue answers. Its table
@@ -47,6 +50,10 @@ func (ep *Endpoint) Budget() *transfer.Budget { return ep.budget }
 // SendBudget returns the endpoint's send budget (nil when
 // Config.SendBudget is not positive).
 func (ep *Endpoint) SendBudget() *transfer.SendBudget { return ep.sendBudget }
+
+// RecvBudget returns the endpoint's receive budget (nil when
+// Config.RecvBudget is not positive).
+func (ep *Endpoint) RecvBudget() *transfer.RecvBudget { return ep.recvBudget }
 
 // Pending returns the associations created from a COOKIE ECHO that are
 // not accepted yet (counted when Config.Backlog > 0).

@@ -33,6 +33,7 @@ type Config struct {
 	Backlog                   int                      // associations from COOKIE ECHO not yet accepted (Assoc.Accept) at most; 0: no accepting
 	MemoryBudget              int                      // bytes the received data of all associations may cost together; 0: transfer.DefaultBudget; negative: none
 	SendBudget                int                      // bytes the send buffers of all associations may hold together (transfer.SendBudget); 0 or negative: none
+	RecvBudget                int                      // bytes the receive windows of the associations receiving at once advertise together (transfer.RecvBudget); 0 or negative: none
 	InitRate                  int                      // out-of-the-blue answers (INIT ACK, ABORT, SHUTDOWN COMPLETE) per second per source /32 or /64, burst twice that; 0: ratelimit.DefaultRate; negative: no limit
 	OutStreams                uint16                   // OS we ask for, 10
 	InStreams                 uint16                   // MIS we accept, 65535

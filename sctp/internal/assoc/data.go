@@ -41,6 +41,7 @@ func (a *Assoc) startData(now time.Time) {
 		SendBuffer: cfg.SendBuffer,
 		SendUnsent: cfg.UnsentLimit,
 		SendBudget: a.ep.sendBudget,
+		RecvBudget: a.ep.recvBudget,
 		MaxBurst:   cfg.MaxBurst,
 		// Per-stream back-pressure (issue 21).
 		StreamUnsent: cfg.StreamUnsentLimit,

@@ -42,6 +42,9 @@ type Endpoint struct {
 	// sendBudget is shared by every association's sender (issue 21); nil:
 	// none.
 	sendBudget *transfer.SendBudget
+	// recvBudget is shared by every association's receiver (issue 21);
+	// nil: none.
+	recvBudget *transfer.RecvBudget
 
 	// Stateless replies (INIT ACK, OOTB ABORT, SHUTDOWN COMPLETE, Stale
 	// Cookie ERROR): a fixed ring of reused buffers, so an INIT flood costs

@@ -35,6 +35,11 @@ type Config struct {
 	// endpoint (see SendBudget): Queue refuses beyond it as beyond
 	// SendBuffer. Nil: only SendBuffer bounds it.
 	SendBudget *SendBudget
+	// RecvBudget, when set, is the endpoint-wide receive budget this
+	// association's receive window shares with the other associations of
+	// the endpoint that receive at the same time (see RecvBudget). Nil:
+	// only RecvBuffer bounds it.
+	RecvBudget *RecvBudget
 	// RecvBufferMax and SendBufferMax bound buffer autotuning
 	// (autotune.go): the receive and send buffers grow from RecvBuffer
 	// and SendBuffer up to them as the path needs; 0, or a value not

@@ -38,13 +38,22 @@ type Receiver struct {
 	memLimit int // what held data may cost in memory (see Charged)
 	budget   *Budget
 	budgeted int // what this receiver charged to budget
-	pdPoint  int // held bytes that start partial delivery
+	// recvBudget, when set, is the endpoint's receive budget: while
+	// other associations receive too, the window and held data stay
+	// within a share of it (recvbudget.go).
+	recvBudget   *RecvBudget
+	sharePeriod  uint32 // the budget's period in which this receiver last received
+	shareCounted bool   // counted as active in it
+	shareBase    uint64 // Stats.BytesReceived at its start
+	shareSeen    uint64 // Stats.BytesReceived at the last packet with DATA
+	pdPoint      int    // held bytes that start partial delivery
 	// pdAlways (tests): every partial delivery check rebuilds the
 	// reassembler's candidates by looking at every stream, instead of
 	// trusting what it kept up to date as the streams changed.
 	pdAlways  bool
-	lastAdv   int // a_rwnd of the last SACK
-	updateMin int // window opening that warrants a window update
+	lastAdv   int    // a_rwnd of the last SACK
+	advRecv   uint64 // Stats.BytesReceived when lastAdv was sent
+	updateMin int    // window opening that warrants a window update
 
 	// SACK scheduling.
 	packets     int       // packets with DATA since the last SACK
@@ -77,6 +86,7 @@ func (r *Receiver) init(cfg *Config, st *Stats, streams *Streams) {
 	}
 	r.counts = r.reasm.Counts()
 	r.budget = cfg.Budget
+	r.recvBudget = cfg.RecvBudget
 	r.setCapacity(cfg.RecvBuffer)
 	r.lastAdv = r.capacity
 	r.tune.base = cfg.RecvBuffer
@@ -108,7 +118,7 @@ func (r *Receiver) SetRecvBuffer(n int) {
 	grew := n > r.capacity
 	r.setCapacity(n)
 	r.cfg.RecvBuffer = n
-	if grew && r.Window()-r.lastAdv >= r.updateMin {
+	if grew && r.Window()-r.peerWindow() >= r.updateAt() {
 		r.sackNow = true
 		r.stats.WindowUpdates++
 	}
@@ -119,7 +129,19 @@ func (r *Receiver) SetRecvBuffer(n int) {
 // outside its SACKs (the INIT or INIT ACK that announced a window other
 // than the receive buffer it was made with), so that a window opening
 // past it makes a window update due.
-func (r *Receiver) SetAdvertised(n int) { r.lastAdv = n }
+func (r *Receiver) SetAdvertised(n int) { r.lastAdv, r.advRecv = n, r.stats.BytesReceived }
+
+// peerWindow returns the window the peer sees now: the last a_rwnd less
+// the bytes received since (what the peer sent into it, as far as we
+// know). A window update is due when our window exceeds it by updateAt,
+// as Linux TCP compares the new window with what is left of the one it
+// announced: compared with the last a_rwnd alone, a window that a single
+// packet filled and the reader emptied (a small buffer, or a receive
+// budget's share, next to 64 KB packets) would wait for the delayed SACK
+// timer on every round trip.
+func (r *Receiver) peerWindow() int {
+	return max(r.lastAdv-int(r.stats.BytesReceived-r.advRecv), 0)
+}
 
 // RecvBuffer returns the receive buffer in force.
 func (r *Receiver) RecvBuffer() int { return r.capacity }
@@ -143,11 +165,15 @@ const memFactor = 2
 //
 // With an endpoint Budget it advertises at most half of what is left of
 // the budget too, so that the windows of every association shrink as the
-// endpoint's memory fills.
+// endpoint's memory fills; with a RecvBudget shared with other receiving
+// associations, at most its share.
 func (r *Receiver) Window() int {
 	w := min(r.capacity-r.held(), (r.memLimit-r.charged())/memFactor)
 	if r.budget != nil {
 		w = min(w, r.budget.room()/memFactor)
+	}
+	if s := r.shareCap(); s > 0 {
+		w = min(w, s)
 	}
 	return max(w, 0)
 }
@@ -176,10 +202,46 @@ func (r *Receiver) full(n int) bool {
 // advertised as 0, so the peer does not dribble small chunks into it.
 func (r *Receiver) advertise() int {
 	w := r.Window()
-	if w < min(r.cfg.MTU, r.capacity/2) {
+	if w < min(r.cfg.MTU, r.effCapacity()/2) {
 		return 0
 	}
 	return w
+}
+
+// effCapacity returns the receive buffer, or the receive budget's share
+// when that is smaller: the window the SWS and window update rules are
+// measured against.
+func (r *Receiver) effCapacity() int {
+	if s := r.shareCap(); s > 0 && s < r.capacity {
+		return s
+	}
+	return r.capacity
+}
+
+// shareBlocked reports whether a receive budget's share binds the window
+// and the peer, as far as we know, has used it up to less than a full
+// chunk while ours is open again: one packet can fill a share (64 KB
+// packets, 16 KiB shares), so the rule of a SACK every second packet would
+// leave it waiting for the delayed SACK timer.
+func (r *Receiver) shareBlocked() bool {
+	n := r.effCapacity()
+	if n == r.capacity {
+		return false
+	}
+	sws := min(r.cfg.MTU, n/2)
+	return r.peerWindow() < sws && r.Window() >= sws
+}
+
+// updateAt returns the window opening that warrants a window update:
+// updateMin, or the same rule applied to the receive budget's share when
+// that is smaller than the buffer (a window bound by a share never opens
+// by a quarter of the buffer).
+func (r *Receiver) updateAt() int {
+	n := r.effCapacity()
+	if n == r.capacity {
+		return r.updateMin
+	}
+	return min(max(n/4, r.cfg.MTU), max(n/2, 1))
 }
 
 // Held returns the user bytes held: waiting for reassembly or ordering, or
@@ -375,9 +437,12 @@ func (r *Receiver) EndPacket(now time.Time) {
 		return
 	}
 	r.inPacket = false
+	if r.recvBudget != nil {
+		r.recvBudget.note(r, now)
+	}
 	r.packets++
 	r.stats.DataPacketsReceived++
-	if r.packets >= r.cfg.SACKFreq {
+	if r.packets >= r.cfg.SACKFreq || r.shareBlocked() {
 		if r.inBatch {
 			r.batchDue = true
 		} else {
@@ -460,7 +525,7 @@ func (r *Receiver) AppendSACK(now time.Time, pkt []byte, room int) []byte {
 	r.packets = 0
 	r.sackNow, r.batchDue = false, false
 	r.ackDeadline = time.Time{}
-	r.lastAdv = adv
+	r.lastAdv, r.advRecv = adv, r.stats.BytesReceived
 	r.stats.SACKsSent++
 	return pkt
 }
@@ -601,7 +666,7 @@ func (r *Receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo)
 	}
 	r.checkPartial()
 	r.rest()
-	if r.Window()-r.lastAdv >= r.updateMin {
+	if r.Window()-r.peerWindow() >= r.updateAt() {
 		r.sackNow = true
 		r.stats.WindowUpdates++
 	}
