@@ -1,0 +1,177 @@
+package assoc
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/usctp/usctp/sctp/chunk"
+)
+
+// Stream lists longer than one of our packets can carry (issue 23): the
+// peer's packets may be far larger than ours to it (a 64 KiB packet on
+// loopback, or an IP-fragmented one, while ours are sized for the path
+// MTU), so a request of the peer that our answer must repeat can name more
+// streams than our answer can hold.
+
+// connectReconfStreams is connectReconf with cfg, the peer accepting as
+// many inbound streams as we ask for.
+func connectReconfStreams(t testing.TB, cfg Config) *testConn {
+	t.Helper()
+	tc := newTestEndpoint(t, cfg)
+	tc.writePacket(0, initChunk(chunk.TypeInit, tc.peerTag, 65536, 100, 65535, tc.peerTSN, reconfExt()))
+	_, c := tc.wantChunk(chunk.TypeInitAck)
+	in := initValue(t, c)
+	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
+	tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
+	tc.wantChunk(chunk.TypeCookieAck)
+	tc.wantEvent(EventCommUp)
+	if !tc.a.reconfOn() {
+		t.Fatal("RE-CONFIG not negotiated")
+	}
+	return tc
+}
+
+// wantReconfPacket reads packets until one carries RE-CONFIG and returns
+// its size and parameters.
+func (tc *testConn) wantReconfPacket() (int, []chunk.ReconfigParam) {
+	tc.t.Helper()
+	tc.readPackets()
+	for len(tc.sent) > 0 {
+		p := tc.sent[0]
+		tc.sent = tc.sent[1:]
+		if ps := reconfParams(tc.t, &p); len(ps) > 0 {
+			return len(p.raw), ps
+		}
+	}
+	tc.t.Fatal("no RE-CONFIG sent")
+	return 0, nil
+}
+
+func seqSids(n int) []uint16 {
+	s := make([]uint16, n)
+	for i := range s {
+		s[i] = uint16(i)
+	}
+	return s
+}
+
+// RFC 6525 (paraphrase: the exact sentences were not at hand): section
+// 5.2.3 has the receiver of an Incoming SSN Reset Request that is willing
+// to perform it answer with an Outgoing SSN Reset Request listing the same
+// streams, and section 4.4 gives result 2, "Denied", for a request the
+// receiver is not willing to perform; section 4.1: an Outgoing SSN Reset
+// Request listing no stream resets all of them. A peer's request naming
+// 1,000 streams (2,000 bytes of list, carried in its large packet) cannot
+// be answered in one of our packets (1,452 bytes here, 1,152 at the
+// least): it is answered "Denied", counted, and the association goes on
+// reconfiguring. The old code accepted it, could never send its answer
+// (its timer never started) and answered every later request "In
+// progress" for the association's life.
+func TestReconfPeerIncomingResetTooLongDenied(t *testing.T) {
+	cfg := testConfig()
+	cfg.OutStreams = 2048
+	tc := connectReconfStreams(t, cfg)
+	a := tc.a
+	if a.outStreams != 2048 {
+		t.Fatalf("%d outbound streams", a.outStreams)
+	}
+	tc.writeChunks(reconfChunk(inReset(tc.peerTSN, seqSids(1000)...)))
+	tc.wantResponse(tc.peerTSN, chunk.ReconfigDenied)
+	if a.rc.out != nil || a.timers.running(timerReconf) {
+		t.Fatal("a request of ours is outstanding")
+	}
+	if n := a.stats.Reconf.ResetListTooLong; n != 1 {
+		t.Fatalf("ResetListTooLong %d, want 1", n)
+	}
+	// Sent again: the same answer (section 5.2.1).
+	tc.writeChunks(reconfChunk(inReset(tc.peerTSN, seqSids(1000)...)))
+	tc.wantResponse(tc.peerTSN, chunk.ReconfigDenied)
+
+	// The longest list that fits the smallest packet we send is answered,
+	// in one packet no larger than that; one more stream is denied.
+	most := a.peerResetMax()
+	if most < 500 || most > 600 {
+		t.Fatalf("peerResetMax %d with a %d-byte BASE_PLPMTU", most, a.ep.cfg.PMTUBase)
+	}
+	tc.writeChunks(reconfChunk(inReset(tc.peerTSN+1, seqSids(most+1)...)))
+	tc.wantResponse(tc.peerTSN+1, chunk.ReconfigDenied)
+	tc.writeChunks(reconfChunk(inReset(tc.peerTSN+2, seqSids(most)...)))
+	size, ps := tc.wantReconfPacket()
+	if len(ps) != 1 || ps[0].Type != chunk.ParamOutgoingSSNReset || ps[0].RespSeq != tc.peerTSN+2 ||
+		!slices.Equal(list16(ps[0].Streams), seqSids(most)) {
+		t.Fatalf("answer %+v", ps)
+	}
+	if size > a.ep.cfg.PMTUBase {
+		t.Fatalf("answer in a %d-byte packet, BASE_PLPMTU %d", size, a.ep.cfg.PMTUBase)
+	}
+	if !a.timers.running(timerReconf) {
+		t.Fatal("our request sent without its timer")
+	}
+	tc.writeChunks(reconfChunk(response(ps[0].ReqSeq, chunk.ReconfigSuccessPerformed)))
+	if ev := tc.wantReconfEvent(); ev.Dir != DirOutgoing || len(ev.SIDs) != most || ev.Err != nil {
+		t.Fatalf("event %+v", ev)
+	}
+	// Still reconfiguring.
+	tc.writeChunks(reconfChunk(inReset(tc.peerTSN+3, 7)))
+	if ps := tc.wantReconf(); len(ps) != 1 || ps[0].Type != chunk.ParamOutgoingSSNReset || ps[0].RespSeq != tc.peerTSN+3 {
+		t.Fatalf("answer %+v", ps)
+	}
+	if n := a.stats.Reconf.ResetListTooLong; n != 2 {
+		t.Fatalf("ResetListTooLong %d, want 2", n)
+	}
+}
+
+// The bound follows the smallest packet this association sends (here a
+// configured 400-byte MTU, which BASE_PLPMTU cannot exceed; an AUTH chunk
+// the packet needs is taken off the same way): what is accepted is sent
+// within it, a longer list is denied.
+func TestReconfPeerIncomingResetSmallMTU(t *testing.T) {
+	cfg := testConfig()
+	cfg.OutStreams = 2048
+	cfg.MTU = 400
+	tc := connectReconfStreams(t, cfg)
+	a := tc.a
+	most := a.peerResetMax()
+	if most <= 0 || 12+4+20+16+2*most > 400 {
+		t.Fatalf("peerResetMax %d for a 400-byte packet", most)
+	}
+	tc.writeChunks(reconfChunk(inReset(tc.peerTSN, seqSids(most+2)...)))
+	tc.wantResponse(tc.peerTSN, chunk.ReconfigDenied)
+	tc.writeChunks(reconfChunk(inReset(tc.peerTSN+1, seqSids(most)...)))
+	size, ps := tc.wantReconfPacket()
+	if len(ps) != 1 || ps[0].Type != chunk.ParamOutgoingSSNReset || size > 400 {
+		t.Fatalf("answer %+v in %d bytes", ps, size)
+	}
+}
+
+// Our own ResetStreams (Reconfigure): a list that would not fit in one of
+// our packets is refused at once with an error saying so, and nothing is
+// queued; before, with a small MTU, 64 streams in both directions (284
+// bytes of RE-CONFIG) were accepted and never sent, and the request
+// waited forever.
+func TestReconfOurResetTooLongRefused(t *testing.T) {
+	cfg := testConfig()
+	cfg.OutStreams = 2048
+	cfg.MTU = 280
+	tc := connectReconfStreams(t, cfg)
+	a := tc.a
+	if _, err := a.Reconfigure(tc.now, true, DirBoth, seqSids(64), 0, 0); err == nil ||
+		!strings.Contains(err.Error(), "do not fit") {
+		t.Fatalf("Reconfigure(64 streams both ways, 280-byte MTU) = %v, want an error saying they do not fit", err)
+	}
+	if _, err := a.Reconfigure(tc.now, true, DirBoth, seqSids(65), 0, 0); err == nil {
+		t.Fatal("65 streams accepted")
+	}
+	if a.rc.out != nil || len(a.rc.queue) != 0 {
+		t.Fatal("a refused request was queued")
+	}
+	// What fits goes, in one packet within the MTU.
+	if _, err := a.Reconfigure(tc.now, true, DirOutgoing, seqSids(64), 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	size, ps := tc.wantReconfPacket()
+	if len(ps) != 1 || ps[0].Type != chunk.ParamOutgoingSSNReset || len(list16(ps[0].Streams)) != 64 || size > 280 {
+		t.Fatalf("request %+v in %d bytes", ps, size)
+	}
+}
