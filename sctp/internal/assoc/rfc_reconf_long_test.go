@@ -175,3 +175,31 @@ func TestReconfOurResetTooLongRefused(t *testing.T) {
 		t.Fatalf("request %+v in %d bytes", ps, size)
 	}
 }
+
+// Our answering request's stream list is built once, when the request
+// begins, not on every attempt to send it: a request that waits for room
+// in a packet (or is sent again) costs no copy of its list each time.
+func TestReconfAnswerListBuiltOnce(t *testing.T) {
+	cfg := testConfig()
+	cfg.OutStreams = 2048
+	tc := connectReconfStreams(t, cfg)
+	a := tc.a
+	tc.writeChunks(reconfChunk(inReset(tc.peerTSN, seqSids(500)...)))
+	if a.rc.out == nil || !a.rc.due {
+		t.Fatal("no answering request due")
+	}
+	buf := make([]byte, 0, 2048)
+	a.appendReconf(tc.now, buf, 64) // the streams are checked clear once
+	allocs := testing.AllocsPerRun(100, func() {
+		if b := a.appendReconf(tc.now, buf, 64); len(b) != 0 {
+			t.Fatal("a 1,020-byte request sent in 64 bytes")
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("%.0f allocations per attempt to send the waiting request", allocs)
+	}
+	size, ps := tc.wantReconfPacket()
+	if len(ps) != 1 || len(list16(ps[0].Streams)) != 500 || size > a.ep.cfg.PMTUBase {
+		t.Fatalf("answer %+v in %d bytes", ps, size)
+	}
+}
