@@ -1,6 +1,7 @@
 package assoc
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -201,5 +202,61 @@ func TestReconfAnswerListBuiltOnce(t *testing.T) {
 	size, ps := tc.wantReconfPacket()
 	if len(ps) != 1 || len(list16(ps[0].Streams)) != 500 || size > a.ep.cfg.PMTUBase {
 		t.Fatalf("answer %+v in %d bytes", ps, size)
+	}
+}
+
+// BenchmarkPeerAddInFlood is a peer sending one Add Incoming Streams
+// Request per op through the whole association (RFC 6525 section 5.2.6):
+// we answer with an Add Outgoing Streams Request of one stream, which the
+// peer performs, while 1, 1k or 64k one-byte messages of ours wait behind
+// the peer's full window (1,500 bytes). No cost may grow with what is queued.
+func BenchmarkPeerAddInFlood(b *testing.B) {
+	for _, queued := range []int{1, 1 << 10, 1 << 16} {
+		b.Run(fmt.Sprintf("queued=%d", queued), func(b *testing.B) {
+			var tc *testConn
+			setup := func() {
+				cfg := testConfig()
+				cfg.SendBuffer = 256 << 20
+				tc = newTestEndpoint(b, cfg)
+				tc.writePacket(0, initChunk(chunk.TypeInit, tc.peerTag, 1500, 100, 65535, tc.peerTSN, reconfExt()))
+				_, c := tc.wantChunk(chunk.TypeInitAck)
+				in := initValue(b, c)
+				tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
+				tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
+				for i := range queued {
+					if err := tc.a.send(tc.now, uint16(i%10), 0, false, []byte{1}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				tc.readPackets()
+				tc.sent, tc.events = nil, nil
+			}
+			setup()
+			buf := make([]byte, 0, 1500)
+			seq := tc.peerTSN
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if tc.a.outStreams >= 65000 {
+					b.StopTimer()
+					setup()
+					seq = tc.peerTSN
+					b.StartTimer()
+				}
+				tc.writeChunks(reconfChunk(addStreams(chunk.ParamAddIncomingStreams, seq, 1)))
+				seq++
+				out := tc.a.rc.out
+				if out == nil {
+					b.Fatal("no Add Outgoing Streams Request")
+				}
+				for {
+					if _, _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
+						break
+					}
+				}
+				tc.writeChunks(reconfChunk(response(uint32(out.params[0].seq), chunk.ReconfigSuccessPerformed)))
+				tc.events = tc.events[:0]
+			}
+		})
 	}
 }
