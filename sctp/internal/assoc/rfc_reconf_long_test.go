@@ -260,3 +260,64 @@ func BenchmarkPeerAddInFlood(b *testing.B) {
 		})
 	}
 }
+
+// With a peer that requires RE-CONFIG authenticated (RFC 4895), our
+// packets carrying it hold an AUTH chunk too: the bound leaves room for
+// it, so the longest list accepted still goes in one packet of
+// BASE_PLPMTU, AUTH included, and one stream more is denied.
+func TestReconfPeerIncomingResetAuthRoom(t *testing.T) {
+	for _, hm := range []uint16{chunk.HMACSHA1, chunk.HMACSHA256} {
+		hmacs := []uint16{hm}
+		if hm != chunk.HMACSHA1 {
+			hmacs = append(hmacs, chunk.HMACSHA1) // the peer must list SHA-1 (RFC 4895 section 3.3)
+		}
+		cfg := testConfig()
+		cfg.OutStreams = 2048
+		cfg.AuthChunks = []chunk.Type{chunk.TypeHeartbeat}
+		cfg.AuthKeys = []AuthKey{{ID: 5, Key: []byte("shared secret")}}
+		tc := newTestEndpoint(t, cfg)
+		peer := newTestAuthPeer([]byte{byte(chunk.TypeReconfig)}, hmacs...)
+		peer.secret = []byte("shared secret")
+		tc.writePacket(0, initChunk(chunk.TypeInit, tc.peerTag, 65536, 100, 65535, tc.peerTSN,
+			append(peer.params(), reconfExt())...))
+		_, c := tc.wantChunk(chunk.TypeInitAck)
+		in := initValue(t, c)
+		peer.learn(t, c)
+		tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
+		tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
+		a := tc.a
+		if a == nil || !a.reconfOn() || a.authOverhead() == 0 {
+			t.Fatalf("HMAC %d: association %v without RE-CONFIG under AUTH", hm, a != nil)
+		}
+		if want := map[uint16]int{chunk.HMACSHA1: 8 + 20, chunk.HMACSHA256: 8 + 32}[hm]; a.authOverhead() != want {
+			t.Fatalf("HMAC %d: AUTH chunk of %d bytes, want %d", hm, a.authOverhead(), want)
+		}
+		tc.readPackets()
+		tc.sent = nil
+		most := a.peerResetMax()
+		if plain := (a.ep.cfg.PMTUBase - 12 - 40) / 4 * 2; most >= plain {
+			t.Fatalf("HMAC %d: bound %d leaves no room for AUTH (%d without)", hm, most, plain)
+		}
+		tc.writeChunks(reconfChunk(inReset(tc.peerTSN, seqSids(most+1)...)))
+		tc.wantResponse(tc.peerTSN, chunk.ReconfigDenied)
+		tc.writeChunks(reconfChunk(inReset(tc.peerTSN+1, seqSids(most)...)))
+		tc.readPackets()
+		found := false
+		for _, p := range tc.sent {
+			ps := reconfParams(t, &p)
+			if len(ps) == 0 {
+				continue
+			}
+			found = true
+			if p.p.chunks[0].typ != chunk.TypeAuth || len(ps) != 1 || len(list16(ps[0].Streams)) != most {
+				t.Fatalf("HMAC %d: answer %v %+v", hm, chunkTypes(&p.p), ps)
+			}
+			if len(p.raw) > a.ep.cfg.PMTUBase {
+				t.Fatalf("HMAC %d: answer in %d bytes, BASE_PLPMTU %d", hm, len(p.raw), a.ep.cfg.PMTUBase)
+			}
+		}
+		if !found {
+			t.Fatalf("HMAC %d: the longest list accepted was not sent", hm)
+		}
+	}
+}
