@@ -24,8 +24,11 @@
 // Priority (amortised O(1) for FCFS, which discards stale queue entries
 // lazily), and O(log n) in the number of active streams for fair capacity
 // and WFQ, which are virtual-time fair queueing over a 4-ary heap. Nothing
-// on the per-chunk path is linear in the number of streams; Resize and
-// building a new scheduler are. In steady state nothing allocates.
+// on the per-chunk path is linear in the number of streams; building a new
+// scheduler is. Resize to a larger count (RFC 6525 streams added, which a
+// peer can ask for once per request) is O(1) in every scheduler, whatever
+// is queued; shrinking costs one step per removed stream, and for FCFS one
+// per run in its queue. In steady state nothing allocates.
 //
 // # Switching
 //

@@ -252,11 +252,23 @@ func (s *fcfs) Value(sid uint16) (uint16, error) {
 	return 0, nil
 }
 
-// Resize compacts the ring: runs of streams at or above the new count go,
-// and dead messages are discarded, so nothing of a dropped stream can be
-// mistaken for a later stream with the same id.
+// Resize sets the stream count. Growing only extends the table, O(1): the
+// ring never holds a run of a stream at or above the count (Enqueue, Sent
+// and Unblock ignore such ids, and shrinking removes their runs), so the
+// new streams start empty. It runs after every Add Outgoing Streams Request
+// the peer performs, which a peer can ask for with each Add Incoming
+// Streams Request: a pass over the queue here would make each such request
+// cost one step per queued message.
+//
+// Shrinking compacts the ring: runs of streams at or above the new count
+// go, and dead messages are discarded, so nothing of a dropped stream can
+// be mistaken for a later stream with the same id.
 func (s *fcfs) Resize(streams int) {
 	n := clampStreams(streams)
+	if n >= s.t.Len() {
+		s.t.Resize(n)
+		return
+	}
 	w := 0
 	for i := range s.count {
 		r := *s.run(i)

@@ -187,8 +187,15 @@ func (s *fq) Value(sid uint16) (uint16, error) {
 	return DefaultWeight, nil
 }
 
+// Resize sets the stream count. Growing is O(1); shrinking unlinks the
+// active streams removed (one step per removed stream) and gives back the
+// heap pages the remaining active streams do not need.
 func (s *fq) Resize(streams int) {
 	n := clampStreams(streams)
+	if n >= s.t.Len() {
+		s.t.Resize(n)
+		return
+	}
 	for sid := n; sid < s.t.Len(); sid++ {
 		if e := s.t.Get(sid); e != nil && e.flags&fLinked != 0 {
 			s.unlink(uint16(sid), e)

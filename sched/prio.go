@@ -136,6 +136,8 @@ func (s *prio) Value(sid uint16) (uint16, error) {
 	return DefaultPriority, nil
 }
 
+// Resize sets the stream count: O(1) when growing, one step per removed
+// stream when shrinking (removed active streams are unlinked).
 func (s *prio) Resize(streams int) {
 	n := clampStreams(streams)
 	for sid := n; sid < s.t.Len(); sid++ {

@@ -124,6 +124,8 @@ func (s *rr) Value(sid uint16) (uint16, error) {
 	return 0, nil
 }
 
+// Resize sets the stream count: O(1) when growing, one step per removed
+// stream when shrinking (removed active streams are unlinked).
 func (s *rr) Resize(streams int) {
 	n := clampStreams(streams)
 	for sid := n; sid < s.t.Len(); sid++ {

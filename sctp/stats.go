@@ -230,6 +230,8 @@ type ReconfCounters struct {
 	AssocResetsOut     uint64 // our SSN/TSN Reset Requests performed by the peer
 	AssocResetsIn      uint64 // the peer's SSN/TSN Reset Requests performed
 	AssocResetsPending uint64 // the peer's SSN/TSN Reset Requests answered "In progress" (data outstanding)
+
+	ResetListTooLong uint64 // the peer's Incoming SSN Reset Requests answered "Denied": our answering request would not fit in a packet
 }
 
 // statsOf converts the core's counters to the public Stats.
@@ -342,6 +344,7 @@ func countersOf(c *assoc.Counters) Counters {
 			AssocResetsOut:     c.Reconf.AssocResetsOut,
 			AssocResetsIn:      c.Reconf.AssocResetsIn,
 			AssocResetsPending: c.Reconf.AssocResetsPending,
+			ResetListTooLong:   c.Reconf.ResetListTooLong,
 		},
 		Auth:   AuthCounters(c.Auth),
 		ASCONF: ASCONFCounters(c.ASCONF),

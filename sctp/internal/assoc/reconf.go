@@ -34,19 +34,28 @@ const (
 const (
 	maxReconfQueue   = 8  // user requests waiting behind the outstanding one
 	maxReconfAnswers = 4  // Re-configuration Response Parameters owed at once
-	maxResetStreams  = 64 // stream ids one reset request may list (fits any MTU)
+	maxResetStreams  = 64 // stream ids one reset request of the user may list (and what fits, resetFits)
+)
+
+// Sizes for fitting a RE-CONFIG chunk in a packet.
+const (
+	reconfChunkHdr = 4  // the RE-CONFIG chunk header
+	resetParamHdr  = 16 // an Outgoing SSN Reset Request without its stream list; an Incoming one is 8
+	inResetHdr     = 8
+	maxAnswerLen   = 20 // a Re-configuration Response Parameter with next TSNs, sent with our Outgoing request
 )
 
 // reconfParam is one request parameter of ours.
 type reconfParam struct {
 	kind    uint8
 	done    bool
-	seq     reqSeq    // Re-configuration Request Sequence Number
-	respSeq reqSeq    // rqOutReset: the peer's Incoming request this answers
-	hasResp bool      // respSeq is set
-	lastTSN chunk.TSN // rqOutReset: Sender's Last Assigned TSN, set when first sent
-	sids    []uint16  // rqOutReset, rqInReset: streams (empty: all)
-	n       uint16    // rqAddOut, rqAddIn: streams to add
+	seq     reqSeq       // Re-configuration Request Sequence Number
+	respSeq reqSeq       // rqOutReset: the peer's Incoming request this answers
+	hasResp bool         // respSeq is set
+	lastTSN chunk.TSN    // rqOutReset: Sender's Last Assigned TSN, set when first sent
+	sids    []uint16     // rqOutReset, rqInReset: streams (empty: all)
+	list    chunk.List16 // sids as on the wire, built once when the request begins
+	n       uint16       // rqAddOut, rqAddIn: streams to add
 	result  chunk.ReconfigResult
 	blocked bool                // rqOutReset, rqAssocReset: every stream is ResetPending with its old messages cut
 	tsns    chunk.ReconfigParam // rqAssocReset: the response performing it (its next TSNs)
@@ -175,6 +184,10 @@ func (a *Assoc) Reconfigure(now time.Time, reset bool, dir Direction, sids []uin
 		if len(sids) > maxResetStreams {
 			return 0, fmt.Errorf("sctp: %d streams in one reset, at most %d (none: all)", len(sids), maxResetStreams)
 		}
+		if !a.resetFits(dir, len(sids)) {
+			return 0, fmt.Errorf("sctp: %d streams in one reset do not fit in one packet to the peer (%d bytes at the least)",
+				len(sids), a.ep.cfg.PMTUBase)
+		}
 		sids = slices.Clone(sids)
 		slices.Sort(sids)
 		sids = slices.Compact(sids)
@@ -290,6 +303,10 @@ func (a *Assoc) beginReq(now time.Time, r *reconfReq) {
 		case rqOutReset, rqAssocReset:
 			eng.Send.BeginReset(p.sids)
 		}
+		if p.kind == rqOutReset || p.kind == rqInReset {
+			// The stream list goes as it is on every transmission.
+			p.list = chunk.MakeList16(nil, p.sids...)
+		}
 	}
 	a.rc.out = r
 	a.rc.due = true
@@ -387,10 +404,10 @@ func (a *Assoc) appendReconf(now time.Time, b []byte, limit int) []byte {
 				p.lastTSN = chunk.TSN(a.data.eng.Send.LastAssignedTSN())
 			}
 			q.Type, q.LastTSN, q.RespSeq = chunk.ParamOutgoingSSNReset, p.lastTSN, uint32(p.respSeq)
-			q.Streams = chunk.MakeList16(nil, p.sids...)
+			q.Streams = p.list
 		case rqInReset:
 			q.Type = chunk.ParamIncomingSSNReset
-			q.Streams = chunk.MakeList16(nil, p.sids...)
+			q.Streams = p.list
 		case rqAddOut:
 			q.Type, q.NewStreams = chunk.ParamAddOutgoingStreams, p.n
 		case rqAddIn:
@@ -609,6 +626,49 @@ func sidsOf(l chunk.List16, limit uint16) (sids []uint16, ok bool) {
 	return sids, true
 }
 
+// validSids reports whether every stream id of l is below limit, without
+// copying the list.
+func validSids(l chunk.List16, limit uint16) bool {
+	for i := range l.Len() {
+		if l.At(i) >= limit {
+			return false
+		}
+	}
+	return true
+}
+
+// reconfRoom returns the room for one RE-CONFIG chunk in the smallest
+// packet this association ever sends: BASE_PLPMTU (the PLPMTU of no path
+// goes below it, RFC 8899's MIN_PLPMTU here; without discovery every
+// path has Config.MTU, which is at least as large), less the common
+// header and the AUTH chunk the packet may need.
+func (a *Assoc) reconfRoom() int {
+	return a.ep.cfg.PMTUBase - commonHeaderLen - a.authOverhead()
+}
+
+// resetFits reports whether a user's stream reset listing n streams in
+// direction dir fits in one packet of reconfRoom: one RE-CONFIG chunk
+// with an Outgoing and/or an Incoming SSN Reset Request (section 3.1
+// allows the two together).
+func (a *Assoc) resetFits(dir Direction, n int) bool {
+	need := reconfChunkHdr
+	if dir&DirOutgoing != 0 {
+		need += (resetParamHdr + 2*n + 3) &^ 3
+	}
+	if dir&DirIncoming != 0 {
+		need += (inResetHdr + 2*n + 3) &^ 3
+	}
+	return need <= a.reconfRoom()
+}
+
+// peerResetMax returns the most streams the peer's Incoming SSN Reset
+// Request may list: our answering Outgoing SSN Reset Request, with the
+// response it may carry along (appendReconf), must fit in reconfRoom.
+func (a *Assoc) peerResetMax() int {
+	// Pairs of ids, so that the list needs no padding.
+	return max(0, (a.reconfRoom()-reconfChunkHdr-maxAnswerLen-resetParamHdr)/4*2)
+}
+
 // ourParam returns our outstanding request parameter of kind k with
 // sequence number seq (any sequence number when any), or nil.
 func (a *Assoc) ourParam(k uint8, seq reqSeq, any bool) *reconfParam {
@@ -707,20 +767,41 @@ func (a *Assoc) reconfProgress() {
 // (that request is the answer; no response parameter goes with it, as in
 // Linux). With a request of ours outstanding the answer is "Error -
 // Request already in progress".
+//
+// Our answering request lists the streams the peer's does, but the
+// peer's packet may be far larger than ours to it (a 64 KiB packet on a
+// path whose MTU is 1500 for us, or an IP-fragmented one): a request
+// naming more streams than one of our packets can carry could never be
+// sent, its timer would never start, and every later request would be
+// answered "In progress" for the association's life. Such a request is
+// answered "Denied" (section 4.4's result 2, the answer of an endpoint
+// not willing to perform a request) and counted (ResetListTooLong). We
+// do not reset every stream instead (an Outgoing SSN Reset Request
+// listing none, which always fits): that resets streams the peer did not
+// name, whose messages both applications would then number from 0 again
+// with a reset event neither asked for, and blocks all our streams
+// meanwhile; "Denied" leaves the peer free to ask again in parts. The
+// bound is what fits in the smallest packet we ever send (resetFits), so
+// a request accepted stays sendable even if the path MTU falls later.
 func (a *Assoc) peerInReset(now time.Time, q *chunk.ReconfigParam) {
 	if !a.peerRequest(reqSeq(q.ReqSeq)) {
 		return
 	}
-	sids, ok := sidsOf(q.Streams, a.outStreams)
-	switch {
-	case !ok:
+	if !validSids(q.Streams, a.outStreams) {
 		a.stats.Reconf.BadStream++
 		a.reply(reqSeq(q.ReqSeq), chunk.ReconfigWrongSSN)
+		return
+	}
+	switch {
+	case q.Streams.Len() > a.peerResetMax():
+		a.stats.Reconf.ResetListTooLong++
+		a.reply(reqSeq(q.ReqSeq), chunk.ReconfigDenied)
 		return
 	case a.rc.out != nil:
 		a.reply(reqSeq(q.ReqSeq), chunk.ReconfigInProgress)
 		return
 	}
+	sids, _ := sidsOf(q.Streams, a.outStreams)
 	a.settle(chunk.ReconfigSuccessPerformed)
 	r := reconfReq{np: 1}
 	r.params[0] = reconfParam{kind: rqOutReset, sids: sids, respSeq: reqSeq(q.ReqSeq), hasResp: true}

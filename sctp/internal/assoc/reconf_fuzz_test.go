@@ -27,6 +27,7 @@ func FuzzReconfig(f *testing.F) {
 		seed(outReset(peerTSN, 0, peerTSN-1, 1, 2)),
 		seed(outReset(peerTSN, 0, peerTSN+3, 1)),
 		seed(inReset(peerTSN, 0, 3)),
+		seed(inReset(peerTSN, make([]uint16, 600)...)), // longer than our answer can carry: "Denied"
 		seed(outReset(peerTSN, 0, peerTSN-1), inReset(peerTSN+1)),
 		seed(addStreams(chunk.ParamAddOutgoingStreams, peerTSN, 10)),
 		seed(addStreams(chunk.ParamAddIncomingStreams, peerTSN, 65000)),

@@ -229,6 +229,8 @@ type ReconfCounters struct {
 	AssocResetsOut     uint64 // our SSN/TSN Reset Requests performed by the peer
 	AssocResetsIn      uint64 // the peer's SSN/TSN Reset Requests performed
 	AssocResetsPending uint64 // the peer's SSN/TSN Reset Requests answered "In progress" (data outstanding)
+
+	ResetListTooLong uint64 // the peer's Incoming SSN Reset Requests answered "Denied": our answering request would not fit in a packet
 }
 
 func (s *ReconfCounters) add(o *ReconfCounters) {
@@ -249,6 +251,7 @@ func (s *ReconfCounters) add(o *ReconfCounters) {
 	s.AssocResetsOut += o.AssocResetsOut
 	s.AssocResetsIn += o.AssocResetsIn
 	s.AssocResetsPending += o.AssocResetsPending
+	s.ResetListTooLong += o.ResetListTooLong
 }
 
 // add adds the counters of o to s (for an endpoint total); path values are
