@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -65,47 +63,7 @@ func recvBudgetRun(t *testing.T, n, budget int) recvBudgetResult {
 				t.Fatal(err)
 			}
 		}
-		var stopping atomic.Bool
-		var mu sync.Mutex
-		got := make(map[*Association]int) // bytes read, by server association
-		var wg sync.WaitGroup
-		for i := range cs {
-			wg.Add(2)
-			go func() { // the reader of the accepted end
-				defer wg.Done()
-				buf := make([]byte, 2048)
-				for {
-					m, _, err := ss[i].ReadMsg(buf)
-					if err != nil {
-						return
-					}
-					mu.Lock()
-					got[ss[i]] += m
-					mu.Unlock()
-				}
-			}()
-			go func() { // the greedy writer
-				defer wg.Done()
-				msg := make([]byte, 1000)
-				for {
-					if _, err := cs[i].WriteMsg(msg, SendInfo{}); err != nil {
-						if !stopping.Load() {
-							t.Errorf("write: %v", err)
-						}
-						return
-					}
-				}
-			}()
-		}
-		snap := func() []int {
-			mu.Lock()
-			defer mu.Unlock()
-			out := make([]int, n)
-			for i, s := range ss {
-				out[i] = got[s]
-			}
-			return out
-		}
+		g := startGreedy(t, cs, ss)
 		flight := func() int {
 			sum := 0
 			for _, c := range cs {
@@ -114,20 +72,13 @@ func recvBudgetRun(t *testing.T, n, budget int) recvBudgetResult {
 			return sum
 		}
 		time.Sleep(2 * time.Second)
-		a := snap()
+		a := g.snap()
 		for range 400 { // 2 s
 			time.Sleep(5 * time.Millisecond)
 			res.maxFlight = max(res.maxFlight, flight())
 		}
-		b := snap()
-		stopping.Store(true)
-		for _, c := range cs {
-			c.Abort("done")
-		}
-		for _, s := range ss {
-			s.Abort("done")
-		}
-		wg.Wait()
+		b := g.snap()
+		g.stop()
 		for i := range b {
 			res.bytes = append(res.bytes, b[i]-a[i])
 		}

@@ -3,8 +3,6 @@ package sctp
 import (
 	"context"
 	"net/netip"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -63,47 +61,7 @@ func sendBudgetRun(t *testing.T, n, budget int) budgetRun {
 				t.Fatal(err)
 			}
 		}
-		var stopping atomic.Bool
-		var mu sync.Mutex
-		got := make(map[*Association]int) // bytes read, by server association
-		var wg sync.WaitGroup
-		for i := range cs {
-			wg.Add(2)
-			go func() { // the reader of the accepted end
-				defer wg.Done()
-				buf := make([]byte, 2048)
-				for {
-					m, _, err := ss[i].ReadMsg(buf)
-					if err != nil {
-						return
-					}
-					mu.Lock()
-					got[ss[i]] += m
-					mu.Unlock()
-				}
-			}()
-			go func() { // the greedy writer
-				defer wg.Done()
-				msg := make([]byte, 1000)
-				for {
-					if _, err := cs[i].WriteMsg(msg, SendInfo{}); err != nil {
-						if !stopping.Load() {
-							t.Errorf("write: %v", err)
-						}
-						return
-					}
-				}
-			}()
-		}
-		snap := func() []int {
-			mu.Lock()
-			defer mu.Unlock()
-			out := make([]int, n)
-			for i, s := range ss {
-				out[i] = got[s]
-			}
-			return out
-		}
+		g := startGreedy(t, cs, ss)
 		used := func() int {
 			e.mu.Lock()
 			defer e.mu.Unlock()
@@ -114,20 +72,13 @@ func sendBudgetRun(t *testing.T, n, budget int) budgetRun {
 			return sum
 		}
 		time.Sleep(2 * time.Second) // the first association's head start drains
-		a := snap()
+		a := g.snap()
 		for range 400 { // 2 s
 			time.Sleep(5 * time.Millisecond)
 			res.maxUsed = max(res.maxUsed, used())
 		}
-		b := snap()
-		stopping.Store(true)
-		for _, c := range cs {
-			c.Abort("done")
-		}
-		for _, s := range ss {
-			s.Abort("done")
-		}
-		wg.Wait()
+		b := g.snap()
+		g.stop()
 		total := 0
 		for i := range b {
 			res.bytes = append(res.bytes, b[i]-a[i])
