@@ -450,45 +450,12 @@ func (l *fragList) imax() *Frag {
 
 // lastJudged returns the fragment of message mid in I-DATA list l with
 // the highest key among those an I-FORWARD-TSN looked at (flagJudged), or
-// nil. Through the tree it costs O(log n): a subtree without such a
-// fragment (sumJudged) is passed over, and the message's fragments are
-// together in key order, so the search follows at most the two paths to
-// the ends of the message's range.
+// nil: O(log n) through the tree (see lastFlagged).
 func (l *fragList) lastJudged(mid stream.MID) *Frag {
 	if l.head == nil {
 		return nil
 	}
-	if !l.tree && l.n <= smallWalk {
-		var last *Frag
-		for g := l.head; g != nil; g = g.next {
-			if g.MID == mid && g.Flags&flagJudged != 0 {
-				last = g
-			}
-		}
-		return last
-	}
-	l.ibuild()
-	return l.lastJudgedTree(l.root, mid-l.base)
-}
-
-func (l *fragList) lastJudgedTree(x *Frag, rel stream.MID) *Frag {
-	for x != nil && x.tbits&sumJudged != 0 {
-		switch r := x.MID - l.base; {
-		case r < rel:
-			x = x.gnext
-		case r > rel:
-			x = x.gprev
-		default:
-			if g := l.lastJudgedTree(x.gnext, rel); g != nil {
-				return g
-			}
-			if x.Flags&flagJudged != 0 {
-				return x
-			}
-			x = x.gprev
-		}
-	}
-	return nil
+	return l.lastFlagged(mid, flagJudged, sumJudged, nil)
 }
 
 // unjudge clears flagJudged on f (in I-DATA list l) and brings the
@@ -507,39 +474,47 @@ func (l *fragList) setFlags(f *Frag, flags uint8) {
 
 // tailBefore returns the fragment of f's message in I-DATA list l with
 // the highest key before f's among those with flagTail, or nil: O(log n)
-// through the tree (a subtree without one, sumTail, is passed over).
+// through the tree (see lastFlagged).
 func (l *fragList) tailBefore(f *Frag) *Frag {
 	if !l.tails || l.head == f {
 		return nil
 	}
-	if !l.tree && l.n > smallWalk {
-		l.ibuild()
-	}
-	if !l.tree {
+	return l.lastFlagged(f.MID, flagTail, sumTail, f)
+}
+
+// lastFlagged returns the fragment of message mid in I-DATA list l with
+// the highest key, before stop's when stop is not nil, among those with
+// flag set, or nil; sum is the tree summary bit saying a subtree holds a
+// fragment with flag. Short lists without a tree are walked; through the
+// tree it costs O(log n): a subtree without such a fragment is passed
+// over, and the message's fragments are together in key order, so the
+// search follows at most the two paths to the ends of the message's range.
+func (l *fragList) lastFlagged(mid stream.MID, flag uint8, sum uint8, stop *Frag) *Frag {
+	if !l.tree && l.n <= smallWalk {
 		var last *Frag
-		for g := l.head; g != nil && g != f; g = g.next {
-			if g.MID == f.MID && g.Flags&flagTail != 0 {
+		for g := l.head; g != nil && g != stop; g = g.next {
+			if g.MID == mid && g.Flags&flag != 0 {
 				last = g
 			}
 		}
 		return last
 	}
-	return l.tailBeforeTree(l.root, f)
+	l.ibuild()
+	return l.lastFlaggedTree(l.root, mid-l.base, flag, sum, stop)
 }
 
-func (l *fragList) tailBeforeTree(x, f *Frag) *Frag {
-	rel := f.MID - l.base
-	for x != nil && x.tbits&sumTail != 0 {
+func (l *fragList) lastFlaggedTree(x *Frag, rel stream.MID, flag uint8, sum uint8, stop *Frag) *Frag {
+	for x != nil && x.tbits&sum != 0 {
 		switch r := x.MID - l.base; {
 		case r < rel:
 			x = x.gnext
-		case r > rel || !l.ilt(x, f):
+		case r > rel || stop != nil && !l.ilt(x, stop):
 			x = x.gprev
-		default: // in f's message, before f
-			if g := l.tailBeforeTree(x.gnext, f); g != nil {
+		default: // in the message (before stop)
+			if g := l.lastFlaggedTree(x.gnext, rel, flag, sum, stop); g != nil {
 				return g
 			}
-			if x.Flags&flagTail != 0 {
+			if x.Flags&flag != 0 {
 				return x
 			}
 			x = x.gprev

@@ -358,14 +358,7 @@ func BenchmarkAssocReset(b *testing.B) {
 func TestAssocResetPeerDenied(t *testing.T) {
 	cfg := testConfig()
 	cfg.DenyAssocReset = true
-	tc := newTestEndpoint(t, cfg)
-	tc.writePacket(0, tc.peerInit(reconfExt()))
-	_, c := tc.wantChunk(chunk.TypeInitAck)
-	in := initValue(t, c)
-	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
-	tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
-	tc.wantChunk(chunk.TypeCookieAck)
-	tc.wantEvent(EventCommUp)
+	tc := connectReconfWith(t, cfg, 100)
 	tsn := tc.peerTSN
 	tc.writeChunks(dataChunk(3, tsn, 1, 0, 0, []byte("p0")))
 	tc.writeChunks(reconfChunk(tsnReset(tc.peerTSN)))

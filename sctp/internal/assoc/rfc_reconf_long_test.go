@@ -15,24 +15,6 @@ import (
 // MTU), so a request of the peer that our answer must repeat can name more
 // streams than our answer can hold.
 
-// connectReconfStreams is connectReconf with cfg, the peer accepting as
-// many inbound streams as we ask for.
-func connectReconfStreams(t testing.TB, cfg Config) *testConn {
-	t.Helper()
-	tc := newTestEndpoint(t, cfg)
-	tc.writePacket(0, initChunk(chunk.TypeInit, tc.peerTag, 65536, 100, 65535, tc.peerTSN, reconfExt()))
-	_, c := tc.wantChunk(chunk.TypeInitAck)
-	in := initValue(t, c)
-	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
-	tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
-	tc.wantChunk(chunk.TypeCookieAck)
-	tc.wantEvent(EventCommUp)
-	if !tc.a.reconfOn() {
-		t.Fatal("RE-CONFIG not negotiated")
-	}
-	return tc
-}
-
 // wantReconfPacket reads packets until one carries RE-CONFIG and returns
 // its size and parameters.
 func (tc *testConn) wantReconfPacket() (int, []chunk.ReconfigParam) {
@@ -72,7 +54,7 @@ func seqSids(n int) []uint16 {
 func TestReconfPeerIncomingResetTooLongDenied(t *testing.T) {
 	cfg := testConfig()
 	cfg.OutStreams = 2048
-	tc := connectReconfStreams(t, cfg)
+	tc := connectReconfWith(t, cfg, 65535)
 	a := tc.a
 	if a.outStreams != 2048 {
 		t.Fatalf("%d outbound streams", a.outStreams)
@@ -131,7 +113,7 @@ func TestReconfPeerIncomingResetSmallMTU(t *testing.T) {
 	cfg := testConfig()
 	cfg.OutStreams = 2048
 	cfg.MTU = 400
-	tc := connectReconfStreams(t, cfg)
+	tc := connectReconfWith(t, cfg, 65535)
 	a := tc.a
 	most := a.peerResetMax()
 	if most <= 0 || 12+4+20+16+2*most > 400 {
@@ -155,7 +137,7 @@ func TestReconfOurResetTooLongRefused(t *testing.T) {
 	cfg := testConfig()
 	cfg.OutStreams = 2048
 	cfg.MTU = 280
-	tc := connectReconfStreams(t, cfg)
+	tc := connectReconfWith(t, cfg, 65535)
 	a := tc.a
 	if _, err := a.Reconfigure(tc.now, true, DirBoth, seqSids(64), 0, 0); err == nil ||
 		!strings.Contains(err.Error(), "do not fit") {
@@ -183,7 +165,7 @@ func TestReconfOurResetTooLongRefused(t *testing.T) {
 func TestReconfAnswerListBuiltOnce(t *testing.T) {
 	cfg := testConfig()
 	cfg.OutStreams = 2048
-	tc := connectReconfStreams(t, cfg)
+	tc := connectReconfWith(t, cfg, 65535)
 	a := tc.a
 	tc.writeChunks(reconfChunk(inReset(tc.peerTSN, seqSids(500)...)))
 	if a.rc.out == nil || !a.rc.due {

@@ -22,8 +22,15 @@ func reconfExt() []byte {
 // negotiated RE-CONFIG.
 func connectReconf(t testing.TB) *testConn {
 	t.Helper()
-	tc := newTestEndpoint(t, testConfig())
-	tc.writePacket(0, tc.peerInit(reconfExt()))
+	return connectReconfWith(t, testConfig(), 100)
+}
+
+// connectReconfWith is connectReconf with cfg, the peer accepting mis
+// inbound streams.
+func connectReconfWith(t testing.TB, cfg Config, mis uint16) *testConn {
+	t.Helper()
+	tc := newTestEndpoint(t, cfg)
+	tc.writePacket(0, initChunk(chunk.TypeInit, tc.peerTag, 65536, 100, mis, tc.peerTSN, reconfExt()))
 	_, c := tc.wantChunk(chunk.TypeInitAck)
 	in := initValue(t, c)
 	if in.ext&extReconfig == 0 {
