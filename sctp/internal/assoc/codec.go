@@ -188,7 +188,8 @@ func (a *Assoc) appendInit(b []byte) []byte {
 		if a.initAddrs != nil {
 			dst = a.initDest().Addr()
 		}
-		b = appendAddrParams(b, a.ep.hostAddrsFor(dst, FamilyBoth))
+		ips, _ := a.ep.hostAddrsFor(dst, FamilyBoth)
+		b = appendAddrParams(b, ips)
 		if cfg.Families == FamilyIPv4 || cfg.Families == FamilyIPv6 {
 			// Section 3.3.2.1: the peer lists only addresses we can use.
 			last = len(b)

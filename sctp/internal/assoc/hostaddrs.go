@@ -170,18 +170,20 @@ func parseAddrTypes(v []byte) AddrFamilies {
 }
 
 // hostAddrsFor returns the addresses a wildcard endpoint lists to peer
-// (Config.HostAddrs filtered by announced), into ep's scratch list; nil
-// when the endpoint does not announce the host's addresses.
-func (ep *Endpoint) hostAddrsFor(peer netip.Addr, peerFam AddrFamilies) []netip.Addr {
+// (Config.HostAddrs filtered by announced), into ep's scratch list, and
+// the source of its packets to peer, which the list leaves out; nil and
+// the zero address when the endpoint does not announce the host's
+// addresses.
+func (ep *Endpoint) hostAddrsFor(peer netip.Addr, peerFam AddrFamilies) ([]netip.Addr, netip.Addr) {
 	if ep.cfg.HostAddrs == nil || len(ep.cfg.LocalAddrs) > 0 {
-		return nil
+		return nil, netip.Addr{}
 	}
 	host, src := ep.cfg.HostAddrs(peer)
 	ep.announce = announced(ep.announce[:0], host, peer, src, peerFam, ep.cfg.Families)
 	if len(ep.announce) > maxPeerAddrs {
 		ep.announce = ep.announce[:maxPeerAddrs]
 	}
-	return ep.announce
+	return ep.announce, src
 }
 
 // appendAddrParams appends an address parameter for each of ips.
@@ -205,7 +207,7 @@ func addrParamLen(ip netip.Addr) int {
 // the INIT's sender, as many as keep the packet within maxInitAckFactor
 // times initLen, the INIT's packet size.
 func (ep *Endpoint) insertHostAddrs(pkt []byte, at int, p *inPacket, in *initInfo, initLen int) []byte {
-	ips := ep.hostAddrsFor(p.from.Addr(), in.peerFamilies(p.from.Addr()))
+	ips, _ := ep.hostAddrsFor(p.from.Addr(), in.peerFamilies(p.from.Addr()))
 	room := maxInitAckFactor*initLen - len(pkt)
 	n, size := 0, 0
 	for ; n < len(ips) && size+addrParamLen(ips[n]) <= room; n++ {
@@ -257,11 +259,11 @@ func (a *Assoc) AppendAnnouncedAddrs(dst []netip.Addr) []netip.Addr {
 	for _, ip := range a.peerAddrs {
 		fam |= familyOf(ip)
 	}
-	list := a.ep.hostAddrsFor(peer, fam)
+	list, src := a.ep.hostAddrsFor(peer, fam)
 	if list == nil {
 		return dst
 	}
-	if _, src := a.ep.cfg.HostAddrs(peer); src.IsValid() {
+	if src.IsValid() {
 		dst = append(dst, src)
 	}
 	return append(dst, list...)
