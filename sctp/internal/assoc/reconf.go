@@ -323,7 +323,7 @@ func (a *Assoc) beginReq(now time.Time, r *reconfReq) {
 // numbering (Sender.BeginReset, ResetReady). Later messages wait, kept.
 func (a *Assoc) outResetReady(p *reconfParam) bool {
 	if !p.blocked {
-		p.blocked = a.data.eng.Send.ResetReady(p.sids)
+		p.blocked = a.data.eng.Send.ResetReady()
 	}
 	return p.blocked
 }

@@ -1020,13 +1020,13 @@ func benchOutResetFlood(b *testing.B, kind string, n int, idata bool) {
 		// closed).
 		o.queue(b, all...)
 		o.s.BeginReset(nil)
-		if o.s.ResetReady(nil) {
+		if o.s.ResetReady() {
 			b.Fatal("ready with every stream holding a message")
 		}
 		b.ReportAllocs()
 		b.ResetTimer()
 		for range b.N {
-			if o.s.ResetReady(nil) {
+			if o.s.ResetReady() {
 				b.Fatal("ready with every stream holding a message")
 			}
 		}
@@ -1041,7 +1041,7 @@ func benchOutResetFlood(b *testing.B, kind string, n int, idata bool) {
 			return
 		}
 		o.s.BeginReset(nil)
-		if !o.s.ResetReady(nil) {
+		if !o.s.ResetReady() {
 			b.Fatal("not ready with nothing queued")
 		}
 		o.s.FinishReset(nil, true)

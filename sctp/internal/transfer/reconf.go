@@ -90,7 +90,7 @@ func (s *Sender) BeginReset(sids []uint16) {
 // come: the Sender's Last Assigned TSN covers all their old data, and
 // their later messages wait (stream.ResetPending as they reach one). It
 // costs O(1).
-func (s *Sender) ResetReady(sids []uint16) bool { return s.resetLeft == 0 }
+func (s *Sender) ResetReady() bool { return s.resetLeft == 0 }
 
 // holdsForReset reports whether st, a stream with messages queued, is
 // being reset and its head message was written after the reset began: it

@@ -81,7 +81,7 @@ func usedSender(t *testing.T) (*tx, *countingSched) {
 func resetEvery(t *testing.T, s *Sender) {
 	t.Helper()
 	s.BeginReset(nil)
-	if !s.ResetReady(nil) {
+	if !s.ResetReady() {
 		t.Fatal("not ready with nothing queued")
 	}
 	s.FinishReset(nil, true)
@@ -100,7 +100,7 @@ func TestOutResetAllBlocksOnlyStreamsWritten(t *testing.T) {
 		cs.blocks, cs.unblocks = 0, 0
 		s.BeginReset(nil)
 		sendEach(t, x, 7) // written during the reset: waits
-		if !s.ResetReady(nil) {
+		if !s.ResetReady() {
 			t.Fatal("not ready with nothing from before the reset")
 		}
 		if st, _ := s.StreamState(7); st != stream.ResetPending {
@@ -166,7 +166,7 @@ func TestQuietAndResetReadyCount(t *testing.T) {
 		t.Fatal("Quiet walked the streams")
 	}
 	s.BeginReset(nil)
-	if !s.ResetReady(nil) {
+	if !s.ResetReady() {
 		t.Fatal("ResetReady walked the streams")
 	}
 	st.head = nil
@@ -317,8 +317,8 @@ func (m *outModel) check(step int) {
 	if quiet := s.Outstanding() == 0 && !s.fwdDue && cutting == 0; quiet != s.Quiet() {
 		m.t.Fatalf("step %d: Quiet %v, the walk says %v", step, s.Quiet(), quiet)
 	}
-	if m.on && (left == 0) != s.ResetReady(m.sids) {
-		m.t.Fatalf("step %d: ResetReady %v with %d streams holding messages from before the reset", step, s.ResetReady(m.sids), left)
+	if m.on && (left == 0) != s.ResetReady() {
+		m.t.Fatalf("step %d: ResetReady %v with %d streams holding messages from before the reset", step, s.ResetReady(), left)
 	}
 }
 
@@ -352,7 +352,7 @@ func (m *outModel) step(op, arg byte) {
 		}
 		s.BeginReset(m.sids)
 	case 6:
-		if !m.on || !s.ResetReady(m.sids) {
+		if !m.on || !s.ResetReady() {
 			break
 		}
 		performed := arg&1 == 0

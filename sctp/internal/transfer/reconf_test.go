@@ -113,7 +113,7 @@ func TestSenderResetBarrier(t *testing.T) {
 		q(1)
 		q(1)
 		x.e.Send.BeginReset(sids)
-		if x.e.Send.ResetReady(sids) {
+		if x.e.Send.ResetReady() {
 			t.Fatal("ready with old messages unsent")
 		}
 		q(1)
@@ -135,7 +135,7 @@ func TestSenderResetBarrier(t *testing.T) {
 		if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 			t.Fatalf("all=%v: sent %x before the reset, want %x", all, got, want)
 		}
-		if !x.e.Send.ResetReady(sids) {
+		if !x.e.Send.ResetReady() {
 			t.Fatalf("all=%v: not ready once the old messages left", all)
 		}
 		x.e.Send.FinishReset(sids, true)
