@@ -345,11 +345,6 @@ func appendNoUserDataCause(b []byte, tsn uint32) []byte {
 	return chunk.AppendUint32Cause(b, chunk.CauseNoUserData, tsn)
 }
 
-// appendInvalidStreamCause appends an "Invalid Stream Identifier" cause.
-func appendInvalidStreamCause(b []byte, sid uint16) []byte {
-	return chunk.AppendInvalidStreamCause(b, sid)
-}
-
 // firstCause returns the code of the first error cause in v, or 0.
 func firstCause(v []byte) chunk.CauseCode {
 	it := chunk.Causes(v)

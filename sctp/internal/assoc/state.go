@@ -39,8 +39,3 @@ func (s state) String() string {
 func (s state) acceptsUserData() bool {
 	return s == stateCookieWait || s == stateCookieEchoed || s == stateEstablished
 }
-
-// shuttingDown reports whether the state is one of the four shutdown states.
-func (s state) shuttingDown() bool {
-	return s >= stateShutdownPending && s <= stateShutdownAckSent
-}

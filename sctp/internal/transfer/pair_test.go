@@ -26,7 +26,6 @@ type side struct {
 	pkt  []byte
 	rbuf []byte
 	sk   SACK
-	d    Data
 
 	// Sending application.
 	rng      *rand.Rand
