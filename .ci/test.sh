@@ -71,16 +71,24 @@ if [ "$fuzztime" != "0" ]; then
 			# which then fails with "context deadline exceeded": keep it short.
 			# Go 1.26's fuzz coordinator can also fail a run with a bare "context
 			# deadline exceeded" just as -fuzztime ends (golang/go#75804, fixed in
-			# Go 1.27): such a run, with no failing input written, is run once
-			# more; any other failure fails at once.
-			for try in 1 2; do
+			# Go 1.27): such a run, with no failing input written, is run
+			# again, up to three times; if the race ends all three, the
+			# target fuzzed for three periods and found no failing input,
+			# which is reported and not counted as a failure (it struck two
+			# runs in a row once, on a loaded host). Any other failure fails
+			# at once.
+			for try in 1 2 3; do
 				if go test -run '^$' -fuzz "^${f}\$" -fuzztime "$fuzztime" -fuzzminimizetime 1s "$pkg" >/tmp/usctp-fuzz.log 2>&1; then
 					break
 				fi
-				if [ "$try" = 1 ] && grep -q 'context deadline exceeded' /tmp/usctp-fuzz.log &&
+				if grep -q 'context deadline exceeded' /tmp/usctp-fuzz.log &&
 					! grep -q 'Failing input written\|panic:\|_test.go:[0-9]' /tmp/usctp-fuzz.log; then
-					echo "    fuzz coordinator deadline race (golang/go#75804), no failing input: running again"
-					continue
+					if [ "$try" -lt 3 ]; then
+						echo "    fuzz coordinator deadline race (golang/go#75804), no failing input: running again"
+						continue
+					fi
+					echo "    fuzz coordinator deadline race in three runs, no failing input in any: not a failure"
+					break
 				fi
 				cat /tmp/usctp-fuzz.log
 				exit 1
