@@ -289,6 +289,18 @@ func runMutatedPair(t *testing.T, in []byte) {
 					return
 				case i == 1 && e.Kind == EventCommUp && as[1] == nil:
 					as[1] = e.Assoc
+				case i == 1 && e.Kind == EventCommUp && e.Assoc != as[1]:
+					// A second association on side 1: its first must
+					// have ended (a replay of its own ABORT with the T
+					// bit carries its peer's tag and is accepted, RFC
+					// 9260 section 8.5.1), and side 0's retransmitted
+					// COOKIE ECHO made another. Like a restart, it may
+					// lose or deliver again what the first took: the
+					// checks end.
+					if !as[1].closed {
+						t.Fatalf("side 1: a second association up while the first is %v", as[1].state)
+					}
+					return
 				}
 			}
 			if b := ep.Budget(); b.Used() > b.Limit() {
