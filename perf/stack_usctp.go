@@ -339,8 +339,8 @@ func socketLine(s sctp.SocketStats) string {
 	if s.RecvCalls == 0 && s.SendCalls == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; socket: recvmmsg %d (%d datagrams, %d GRO), sendmmsg %d (%d datagrams, %d packets), busy polls %d (%d found data); owner wakes %d",
-		s.RecvCalls, s.RecvMessages, s.GROCoalesced, s.SendCalls, s.SendMessages, s.SendPackets, s.BusyPolls, s.BusyPollHits, s.OwnerWakes)
+	return fmt.Sprintf("; socket: recvmmsg %d (%d datagrams, %d GRO), sendmmsg %d (%d datagrams, %d packets), busy polls %d (%d found data); owner wakes %d; reader yields %d",
+		s.RecvCalls, s.RecvMessages, s.GROCoalesced, s.SendCalls, s.SendMessages, s.SendPackets, s.BusyPolls, s.BusyPollHits, s.OwnerWakes, s.ReaderYields)
 }
 
 func (c *usctpConn) Close() error {

@@ -96,6 +96,7 @@ type Endpoint struct {
 	fragAt      int           // e.out[fragAt-1] may be IP-fragmented (core.Fragmentable); 0: none
 	nReads      atomic.Uint64 // ReadBatch calls that returned packets
 	nHandoffs   atomic.Uint64 // ReadMsg callers woken by another goroutine's read
+	nYields     atomic.Uint64 // readLoop's yields to the ReadMsg callers a batch woke
 
 	kick      chan struct{}
 	done      chan struct{}

@@ -21,19 +21,24 @@ type SocketStats struct {
 	// (timers, and writes it sends for their callers): each is a goroutine
 	// hand-off. Kept on every transport.
 	OwnerWakes uint64
+	// ReaderYields counts the batches after which the endpoint's reader
+	// goroutine let the ReadMsg callers the batch woke run before it read
+	// the socket again (so that they read their data while it is in the
+	// CPU caches). Kept on every transport.
+	ReaderYields uint64
 }
 
 // SocketStats returns the counters of the endpoint's socket.
 func (e *Endpoint) SocketStats() SocketStats {
 	c, ok := e.conn.(interface{ Stats() netio.Stats })
 	if !ok {
-		return SocketStats{OwnerWakes: e.nOwnerWakes.Load()}
+		return SocketStats{OwnerWakes: e.nOwnerWakes.Load(), ReaderYields: e.nYields.Load()}
 	}
 	s := c.Stats()
 	return SocketStats{
 		RecvCalls: s.RecvCalls, RecvMessages: s.RecvMessages, GROCoalesced: s.GROCoalesced,
 		SendCalls: s.SendCalls, SendMessages: s.SendMessages, SendPackets: s.SendPackets,
-		GSOSends: s.GSOSends, Dropped: s.Dropped, OwnerWakes: e.nOwnerWakes.Load(),
+		GSOSends: s.GSOSends, Dropped: s.Dropped, OwnerWakes: e.nOwnerWakes.Load(), ReaderYields: e.nYields.Load(),
 		BusyPolls: s.BusyPolls, BusyPollHits: s.BusyPollHits,
 	}
 }

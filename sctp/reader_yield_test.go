@@ -1,0 +1,109 @@
+package sctp
+
+import (
+	"context"
+	"net/netip"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/simconn"
+)
+
+// TestReaderYieldsToWokenReaders checks that the endpoint's reader
+// goroutine yields after a batch that woke a ReadMsg caller, and only
+// then: a server endpoint with two associations, a reader blocked on each
+// (so the reader role is never lent: another goroutine still waits), gets
+// messages on the first one; each batch that woke its reader counts a
+// yield (SocketStats.ReaderYields). Messages arriving while nobody reads
+// count none.
+func TestReaderYieldsToWokenReaders(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		net := simconn.New(1, simconn.Config{Overhead: 28})
+		sb, err := net.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := listenOn("10.0.0.2:5000", &Config{}, sb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		cb, err := net.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ce, err := newEndpointOn(netip.Addr{}, &Config{}, cb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ce.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		var cs, ss [2]*Association
+		for i := range cs {
+			if cs[i], err = ce.Dial(ctx, "10.0.0.2:5000"); err != nil {
+				t.Fatal(err)
+			}
+			if ss[i], err = l.AcceptContext(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		msg := make([]byte, 1000)
+
+		// Nobody reads: the messages wait in the receive queue.
+		for range 10 {
+			if _, err := cs[0].WriteMsg(msg, SendInfo{}); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		synctest.Wait()
+		if y := l.SocketStats().ReaderYields; y != 0 {
+			t.Fatalf("%d yields with no reader waiting", y)
+		}
+
+		// A reader blocked on each association; messages for the first.
+		got := make(chan int, 100)
+		for _, s := range ss {
+			go func() {
+				buf := make([]byte, 2000)
+				for {
+					n, _, err := s.ReadMsg(buf)
+					if err != nil {
+						return
+					}
+					got <- n
+				}
+			}()
+		}
+		for range 10 {
+			<-got // what waited
+		}
+		// One message more before counting: the readers reach their
+		// steady state (blocked in ReadMsg).
+		if _, err := cs[0].WriteMsg(msg, SendInfo{}); err != nil {
+			t.Fatal(err)
+		}
+		<-got
+		time.Sleep(10 * time.Millisecond)
+		before := l.SocketStats().ReaderYields
+		const n = 20
+		for range n {
+			if _, err := cs[0].WriteMsg(msg, SendInfo{}); err != nil {
+				t.Fatal(err)
+			}
+			if m := <-got; m != len(msg) {
+				t.Fatalf("read %d bytes, want %d", m, len(msg))
+			}
+			time.Sleep(10 * time.Millisecond) // each message its own batch
+		}
+		if y := l.SocketStats().ReaderYields - before; y < n {
+			t.Fatalf("%d yields after %d batches that each woke the reader", y, n)
+		}
+		for i := range ss {
+			ss[i].Close()
+			cs[i].Close()
+		}
+	})
+}
