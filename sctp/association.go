@@ -309,10 +309,15 @@ func (as *Association) wakeReaders() {
 		}
 		as.rwait.wake()
 	}
-	as.readable = as.a.AppendReadable(as.readable[:0])
 	if len(as.streams) == 0 {
+		// No Stream readers: the list of the streams that got data is
+		// left to grow (each stream at most once, interleave's fresh
+		// flag) until one appears, instead of being taken after every
+		// batch, which revisited each stream's state (with many
+		// streams, a cache miss per message).
 		return
 	}
+	as.readable = as.a.AppendReadable(as.readable[:0])
 	for _, sid := range as.readable {
 		if s := as.streams[sid]; s != nil && s.rwait.waiting() {
 			e.rd.woke += len(s.rwait.ws)
