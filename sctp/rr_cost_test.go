@@ -1,6 +1,7 @@
 package sctp
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -231,21 +232,33 @@ func TestRRCostSlow(t *testing.T) {
 		}
 		rr(5)
 		pmtuSettled(t, c, s)
-		c0, s0 := costOf(c), costOf(s)
-		const trans = 50
-		rr(trans)
-		dc, ds := costOf(c).sub(c0), costOf(s).sub(s0)
-		t.Logf("client %+v", dc)
-		t.Logf("server %+v", ds)
-		for _, x := range []struct {
-			side string
-			c    rrCost
-		}{{"client", dc}, {"server", ds}} {
-			if x.c.packets != trans || x.c.handoffs > trans {
-				t.Errorf("%s: %d packets, %d hand-offs for %d transactions; want one each", x.side, x.c.packets, x.c.handoffs, trans)
+		// The owner's wake-ups depend on the order in which the bubble
+		// runs goroutines made runnable together (a write and the timer
+		// re-arm it causes; 8-27 per 50 transactions, the high counts in
+		// about one run in 15 under -race): the fewest of three rounds
+		// is held to the bound, which a wake-up per message exceeds in
+		// every round.
+		const trans, rounds = 50, 3
+		wakes := [2]uint64{math.MaxUint64, math.MaxUint64}
+		for range rounds {
+			c0, s0 := costOf(c), costOf(s)
+			rr(trans)
+			dc, ds := costOf(c).sub(c0), costOf(s).sub(s0)
+			t.Logf("client %+v", dc)
+			t.Logf("server %+v", ds)
+			for i, x := range []struct {
+				side string
+				c    rrCost
+			}{{"client", dc}, {"server", ds}} {
+				if x.c.packets != trans || x.c.handoffs > trans {
+					t.Errorf("%s: %d packets, %d hand-offs for %d transactions; want one each", x.side, x.c.packets, x.c.handoffs, trans)
+				}
+				wakes[i] = min(wakes[i], x.c.ownerWakes)
 			}
-			if x.c.ownerWakes > trans/5 {
-				t.Errorf("%s: owner goroutine woken %d times for %d transactions", x.side, x.c.ownerWakes, trans)
+		}
+		for i, side := range []string{"client", "server"} {
+			if wakes[i] > trans/5 {
+				t.Errorf("%s: owner goroutine woken %d times for %d transactions in the best of %d rounds", side, wakes[i], trans, rounds)
 			}
 		}
 	})
