@@ -111,7 +111,9 @@ type Config struct {
 	// UnsentLimit bounds the part of the send buffer that waits to be
 	// sent (default 256 KiB; negative: no bound but SendBuffer) while one
 	// stream has data waiting; with several, each stream's own limit
-	// applies instead (StreamUnsentLimit). WriteMsg
+	// applies instead (StreamUnsentLimit), and with 64 or more, a first
+	// message on a stream with none waiting also waits while the streams
+	// together hold 4 x UnsentLimit. WriteMsg
 	// blocks beyond it as on a full send buffer, one message is always
 	// accepted when none waits. The data a writer queues ahead of the
 	// congestion window then stays small enough to be in the CPU's caches

@@ -154,3 +154,55 @@ func sendAll(x *tx) []TSN {
 		}
 	}
 }
+
+// TestUnsentBoundManyStreams: with many streams holding data, a message on
+// a stream with nothing queued (which its own limit always admits) waits
+// while the streams' unsent bytes reach streamsUnsent times SendUnsent,
+// and its stream is listed once they fall; streams already holding data
+// keep their shares. With fewer streams, their shares of the whole
+// buffer apply, past that bound.
+func TestUnsentBoundManyStreams(t *testing.T) {
+	const unsent = 8000
+	x := newTx(t, Config{SendBuffer: 4 << 20, SendUnsent: unsent, OutStreams: 1000, InStreams: 1000})
+	s := &x.e.Send
+	msg := make([]byte, 1000)
+	sid := uint16(0)
+	for ; ; sid++ {
+		err := s.Queue(sid, 0, false, msg)
+		if errors.Is(err, ErrStreamFull) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("stream %d: %v", sid, err)
+		}
+	}
+	// manyStreams streams admitted one message each before the bound
+	// applied: that many, each over unsent*streamsUnsent in all.
+	if sid != manyStreams || manyStreams*len(msg) <= unsent*streamsUnsent {
+		t.Fatalf("stream %d refused (%d unsent); want stream %d refused", sid, s.unsent, manyStreams)
+	}
+	if err := s.Queue(0, 0, false, msg); err != nil {
+		t.Fatalf("a second message on a stream with data, within its share: %v", err)
+	}
+	if got := s.TakeStreamRoom(); len(got) != 0 {
+		t.Fatalf("room before anything was sent: %v", got)
+	}
+	if len(sendAll(x)) == 0 {
+		t.Fatal("nothing sent")
+	}
+	if got := s.TakeStreamRoom(); !slices.Contains(got, sid) {
+		t.Fatalf("room %v after the queue was cut into packets, want stream %d listed", got, sid)
+	}
+	if err := s.Queue(sid, 0, false, msg); err != nil {
+		t.Fatalf("stream %d after its room was listed: %v", sid, err)
+	}
+
+	// Eight greedy streams: each queues up to its share of the buffer,
+	// well past the bound.
+	y := newTx(t, Config{SendBuffer: 4 << 20, SendUnsent: unsent, OutStreams: 8, InStreams: 8})
+	for i := range 80 {
+		if err := y.e.Send.Queue(uint16(i%8), 0, false, msg); err != nil {
+			t.Fatalf("message %d of 8 streams: %v", i, err)
+		}
+	}
+}
