@@ -2,12 +2,12 @@ package sctp
 
 import (
 	"context"
-	"net/netip"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/usctp/usctp/sctp/internal/simconn"
+	"github.com/usctp/usctp/sctp/internal/simnet"
 )
 
 // TestReaderYieldsToWokenReaders checks that the endpoint's reader
@@ -18,37 +18,19 @@ import (
 // yield (SocketStats.ReaderYields). Messages arriving while nobody reads
 // count none.
 func TestReaderYieldsToWokenReaders(t *testing.T) {
-	bubble(t, func(t *testing.T) {
-		net := simconn.New(1, simconn.Config{Overhead: 28})
-		sb, err := net.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := listenOn("10.0.0.2:5000", &Config{}, sb)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		cb, err := net.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ce, err := newEndpointOn(netip.Addr{}, &Config{}, cb)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ce.Close()
+	simPair(t, simnet.LinkConfig{}, func(t *testing.T, c, s *Association, l *Endpoint, _ *simconn.Network) {
+		// A second association from the same client endpoint.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		var cs, ss [2]*Association
-		for i := range cs {
-			if cs[i], err = ce.Dial(ctx, "10.0.0.2:5000"); err != nil {
-				t.Fatal(err)
-			}
-			if ss[i], err = l.AcceptContext(ctx); err != nil {
-				t.Fatal(err)
-			}
+		c2, err := c.Endpoint().Dial(ctx, "10.0.0.2:5000")
+		if err != nil {
+			t.Fatal(err)
 		}
+		s2, err := l.AcceptContext(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, ss := [2]*Association{c, c2}, [2]*Association{s, s2}
 		msg := make([]byte, 1000)
 
 		// Nobody reads: the messages wait in the receive queue.
