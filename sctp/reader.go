@@ -276,9 +276,9 @@ func (e *Endpoint) process(n int, loop bool) (woke int) {
 		}
 	}
 	e.core.EndBatch()
-	woke = e.rd.woke
 	e.rd.userWoke, e.rd.woke = false, 0
-	e.afterPackets()
+	e.afterPackets() // the wake-ups: what mayYield and the caller count
+	woke = e.rd.woke
 	yield := loop && e.mayYield()
 	if yield {
 		e.rd.role = readerNone
