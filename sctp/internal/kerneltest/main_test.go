@@ -285,6 +285,7 @@ func newPair(t *testing.T, s setup) *pair {
 // cleanup closes the endpoint when the test ends, which flushes the pcap, and checks it.
 func (p *pair) cleanup() {
 	p.t.Cleanup(func() {
+		p.guestReport()
 		p.ep.Close()
 		udpPort := 0
 		if p.tr == udp {
@@ -292,6 +293,21 @@ func (p *pair) cleanup() {
 		}
 		checkPcap(p.t, p.pcap, udpPort)
 	})
+}
+
+// guestReport says, for a test that failed, whether the guest is still
+// running and what its kernel printed last: a guest kernel that oopsed or
+// panicked (QEMU exits: -no-reboot) fails a test with what its absence
+// looks like to usctp (an ICMP port unreachable from QEMU's closed UDP
+// port, a timeout), and its console names the real cause.
+func (p *pair) guestReport() {
+	if !p.t.Failed() {
+		return
+	}
+	if exited, err := p.vm.Exited(); exited {
+		p.t.Logf("the guest's QEMU has exited (%v)", err)
+	}
+	p.t.Logf("guest console, last lines:\n%s", p.vm.ConsoleTail(25))
 }
 
 // wait waits for kpeer's next line of this pair that starts with verb (MSG, DONE,

@@ -398,6 +398,15 @@ func (vm *VM) SetLink(i int, up bool) error {
 	return vm.ns.do(func() error { return vm.ns.setLink(tapNames[i], up) })
 }
 
+// Exited reports whether QEMU has exited (the guest kernel panicked, QEMU
+// failed, or Close), with the error its wait returned; a guest whose
+// QEMU exited no longer answers on UDPAddr, whose port is then closed.
+func (vm *VM) Exited() (bool, error) {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	return vm.exited, vm.exitErr
+}
+
 // Dir is the VM's working directory (initramfs, console.log, qemu.log); Close removes it.
 func (vm *VM) Dir() string { return vm.dir }
 
