@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/internal/testsupport"
+	"github.com/usctp/usctp/sched"
 )
 
 // TestStreamLimitFixed: with Config.StreamUnsent, each stream's own unsent
@@ -65,7 +66,7 @@ func TestStreamLimitShared(t *testing.T) {
 	if err := s.Queue(1, 0, false, msg); !errors.Is(err, ErrStreamFull) {
 		t.Fatalf("stream 1 on a full buffer: %v, want ErrStreamFull", err)
 	}
-	if got := s.streamLimit(); got != 4000 {
+	if got := s.streamLimit(s.streams.OutSide(0)); got != 4000 {
 		t.Fatalf("limit %d with a second stream waiting, want 4000", got)
 	}
 	tsns := sendAll(x)
@@ -80,9 +81,9 @@ func TestStreamLimitShared(t *testing.T) {
 	if err := s.Queue(1, 0, false, msg); err != nil {
 		t.Fatalf("stream 1 after its room was listed: %v", err)
 	}
-	if u := s.StreamUnsent(0); u >= s.streamLimit() {
+	if u := s.StreamUnsent(0); u >= s.streamLimit(s.streams.OutSide(0)) {
 		if err := s.Queue(0, 0, false, msg); !errors.Is(err, ErrStreamFull) {
-			t.Fatalf("stream 0 with %d unsent of a limit of %d: %v, want ErrStreamFull", u, s.streamLimit(), err)
+			t.Fatalf("stream 0 with %d unsent of a limit of %d: %v, want ErrStreamFull", u, s.streamLimit(s.streams.OutSide(0)), err)
 		}
 	}
 }
@@ -204,5 +205,81 @@ func TestUnsentBoundManyStreams(t *testing.T) {
 		if err := y.e.Send.Queue(uint16(i%8), 0, false, msg); err != nil {
 			t.Fatalf("message %d of 8 streams: %v", i, err)
 		}
+	}
+}
+
+// TestStreamLimitWeighted: under WFQ the streams with data share the send
+// buffer in proportion to their weights, under Priority 8 times less per
+// level below the best, under the others evenly; a weight changed or a
+// scheduler switched while streams hold data takes effect at once, and
+// the shares are given back when the streams empty.
+func TestStreamLimitWeighted(t *testing.T) {
+	x := newTx(t, Config{SendBuffer: 100_000, SendUnsent: -1})
+	s := &x.e.Send
+	msg := make([]byte, 1000)
+	// fill queues messages on stream sid until its limit refuses one and
+	// returns how many it took.
+	fill := func(sid uint16) int {
+		n := 0
+		for ; n < 1000; n++ {
+			if err := s.Queue(sid, 0, false, msg); err != nil {
+				if !errors.Is(err, ErrStreamFull) {
+					t.Fatalf("stream %d: %v", sid, err)
+				}
+				return n
+			}
+		}
+		t.Fatalf("stream %d took 1000 messages", sid)
+		return n
+	}
+	limits := func() (int, int) {
+		return s.streamLimit(s.streams.OutSide(0)), s.streamLimit(s.streams.OutSide(1))
+	}
+	if err := s.SwitchScheduler(sched.WFQ); err != nil {
+		t.Fatal(err)
+	}
+	s.SetStreamValue(0, 1)
+	s.SetStreamValue(1, 3)
+	for sid := range uint16(2) {
+		if err := s.Queue(sid, 0, false, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l0, l1 := limits(); l0 != 25_000 || l1 != 75_000 {
+		t.Fatalf("WFQ 1:3: limits %d and %d, want 25000 and 75000", l0, l1)
+	}
+	if n0, n1 := fill(0), fill(1); n0 != 24 || n1 != 74 {
+		t.Fatalf("WFQ 1:3: streams took %d and %d more messages, want 24 and 74", n0, n1)
+	}
+	s.SetStreamValue(1, 1) // at once, with data queued
+	if l0, l1 := limits(); l0 != 50_000 || l1 != 50_000 {
+		t.Fatalf("WFQ 1:1: limits %d and %d, want 50000 each", l0, l1)
+	}
+	if err := s.SwitchScheduler(sched.Priority); err != nil {
+		t.Fatal(err)
+	}
+	s.SetStreamValue(1, 1) // stream 0 keeps the default priority 0
+	if l0, l1 := limits(); l0 != 100_000*8/9 || l1 != 100_000/9 {
+		t.Fatalf("priorities 0 and 1: limits %d and %d, want %d and %d", l0, l1, 100_000*8/9, 100_000/9)
+	}
+	if err := s.SwitchScheduler(sched.FCFS); err != nil { // values back to defaults
+		t.Fatal(err)
+	}
+	if l0, l1 := limits(); l0 != 50_000 || l1 != 50_000 {
+		t.Fatalf("FCFS: limits %d and %d, want 50000 each", l0, l1)
+	}
+	for range 1000 {
+		tsns := sendAll(x)
+		if len(tsns) == 0 {
+			break
+		}
+		x.mustSACK(tsns[len(tsns)-1], DefaultBuffer)
+	}
+	s.TakeStreamRoom()
+	if s.StreamUnsent(0) != 0 || s.StreamUnsent(1) != 0 {
+		t.Fatalf("%d and %d bytes unsent after the drain", s.StreamUnsent(0), s.StreamUnsent(1))
+	}
+	if s.active != 0 || s.activeWeight != 0 {
+		t.Fatalf("all sent: %d active streams, weight %d, want none", s.active, s.activeWeight)
 	}
 }

@@ -59,6 +59,13 @@ func (s *Sender) adopt(sc sched.Scheduler) {
 		sc.Enqueue(q.sid, q.n)
 	}
 	s.sched = sc
+	// The weights restart from their defaults: so do the active
+	// streams' shares of the send buffer (streamLimit).
+	for sid, st := range s.streams.OutSides() {
+		if st.share > 0 {
+			s.reshare(uint16(sid))
+		}
+	}
 }
 
 // queued is one queued message as a scheduler switch sees it: age is how
@@ -118,6 +125,7 @@ func (s *Sender) SetStreamValue(sid uint16, v uint16) error {
 	if err := s.sched.SetValue(sid, v); err != nil {
 		return fmt.Errorf("transfer: stream %d, %v value %d: %w", sid, s.sched.Kind(), v, err)
 	}
+	s.reshare(sid) // a WFQ weight is also the stream's share of the buffer
 	return nil
 }
 

@@ -20,7 +20,9 @@ type saturated struct {
 }
 
 func newSaturated(tb testing.TB, k sched.Kind, n, depth, size int) *saturated {
-	cfg := Config{OutStreams: n, InStreams: n, SendBuffer: n*depth*size + 1<<20, RecvBuffer: 4 << 20, PeerRwnd: 4 << 20}
+	// StreamUnsent: every stream holds depth messages whatever its
+	// weight (the weights are also the streams' shares of the buffer).
+	cfg := Config{OutStreams: n, InStreams: n, SendBuffer: n*depth*size + 1<<20, StreamUnsent: depth * size, RecvBuffer: 4 << 20, PeerRwnd: 4 << 20}
 	s := &saturated{schedPair: newSchedPair(tb, cfg), msg: make([]byte, size)}
 	if err := s.a.Send.SwitchScheduler(k); err != nil {
 		tb.Fatal(err)

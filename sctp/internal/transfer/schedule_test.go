@@ -277,7 +277,9 @@ func TestFragmentsNotSplit(t *testing.T) {
 	for _, k := range allKinds {
 		t.Run(k.String(), func(t *testing.T) {
 			const streams = 6
-			p := newSchedPair(t, Config{OutStreams: streams, InStreams: streams, SendBuffer: 4 << 20})
+			// Everything is queued up front: no stream limit (WFQ's
+			// weights would also be the streams' shares of the buffer).
+			p := newSchedPair(t, Config{OutStreams: streams, InStreams: streams, SendBuffer: 4 << 20, StreamUnsent: 4 << 20})
 			if err := p.a.Send.SwitchScheduler(k); err != nil {
 				t.Fatal(err)
 			}
@@ -366,7 +368,9 @@ func TestSwitchKeepsPin(t *testing.T) {
 // TestSwitchKeepsArrivalOrder switches to FCFS with messages of several
 // streams queued: FCFS then serves them in the order they were queued.
 func TestSwitchKeepsArrivalOrder(t *testing.T) {
-	p := newSchedPair(t, Config{OutStreams: 8, InStreams: 8})
+	// StreamUnsent: stream 7's priority also makes its share of the
+	// buffer small; everything is to be queued here.
+	p := newSchedPair(t, Config{OutStreams: 8, InStreams: 8, StreamUnsent: 1 << 20})
 	if err := p.a.Send.SwitchScheduler(sched.Priority); err != nil {
 		t.Fatal(err)
 	}
