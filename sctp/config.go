@@ -120,9 +120,11 @@ type Config struct {
 	// when it is packed, as with Linux's TCP_NOTSENT_LOWAT.
 	UnsentLimit int
 	// StreamUnsentLimit bounds the bytes of one stream that wait to be
-	// sent (default 0: the send buffer the flight leaves, shared evenly
-	// among the streams with data waiting or a writer waiting; UnsentLimit
-	// bounds it while there is one such stream).
+	// sent (default 0: the send buffer the flight leaves, shared among
+	// the streams with data waiting or a writer waiting in proportion to
+	// their WFQ weights, under Priority 8 times less per level below the
+	// best, else evenly; UnsentLimit bounds it while there is one such
+	// stream).
 	// A write on a stream blocks (or fails with ErrWouldBlock) while the
 	// stream's own waiting bytes are at the bound, one message is always
 	// accepted on a stream with none waiting. Greedy writers, one per

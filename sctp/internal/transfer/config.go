@@ -56,8 +56,8 @@ type Config struct {
 	// StreamUnsent, when positive, bounds the bytes of one stream queued
 	// and not yet cut into chunks: Sender.Queue returns ErrStreamFull
 	// beyond it (one message is accepted on a stream with none waiting).
-	// Zero: the part of the send buffer the flight leaves, shared evenly
-	// among the streams with unsent data (see Sender.streamLimit).
+	// Zero: the part of the send buffer the flight leaves, shared among
+	// the streams with unsent data by their shares (see Sender.streamLimit).
 	StreamUnsent int
 	// OutStreams and InStreams are the negotiated stream counts (1..65535).
 	OutStreams, InStreams int

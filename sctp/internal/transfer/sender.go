@@ -59,8 +59,8 @@ type OutSide struct {
 	// moved since the last reset of every stream).
 	seqd bool
 	// share is the weight the stream counts with in Sender.activeWeight
-	// while it is active (unsent or want > 0), 0 while it is not: its
-	// scheduler weight under WFQ, else 1 (see Sender.streamLimit).
+	// while it is active (unsent or want > 0), 0 while it is not
+	// (Sender.shareOf).
 	share uint16
 	// unsent is the stream's bytes queued and not yet cut into chunks;
 	// want is the largest message a writer refused by the stream's
@@ -444,8 +444,8 @@ const (
 // ErrStreamFull (one message is always accepted on a stream with none
 // waiting): Config.StreamUnsent when set, else the part of the send
 // buffer the flight leaves shared among the streams with unsent data or
-// a refused writer in proportion to their shares (OutSide.share: the WFQ
-// weight, else 1, so evenly), bounded by Config.SendUnsent while there is
+// a refused writer in proportion to their shares (OutSide.share, from
+// shareOf: evenly but under WFQ and Priority), bounded by Config.SendUnsent while there is
 // one such stream. (With several, a share of SendUnsent is too little to
 // keep every stream's queue from running dry between a writer's wake-ups,
 // measured over loopback: the scheduler then cannot apply its weights.)
