@@ -62,23 +62,17 @@ type Array[T any] struct {
 	esize uintptr // unsafe.Sizeof(T)
 }
 
-// New returns an array of n zero elements. It allocates no element page:
-// pages are created by Ensure.
-//
-// A page holds as many elements as fit in PageSize bytes, at least one: an
-// element type larger than PageSize (or, for types containing pointers,
-// larger than PageSize minus the runtime's 8-byte malloc header) gets one
-// element per page and so allocations larger than PageSize.
-//
-// New panics if n is negative or above MaxLen.
+// New returns an array of n zero elements with pages of PageSize bytes. It
+// allocates no element page: Ensure creates them. An element type larger
+// than a page (malloc header included) gets one element per page, and so
+// allocations larger than PageSize. New panics if n is outside [0, MaxLen].
 func New[T any](n int) *Array[T] {
 	return NewPaged[T](n, PageSize)
 }
 
-// NewPaged is New with pages of at most pageBytes bytes instead of
-// PageSize, for arrays that are usually sparse or small: smaller pages cost
-// less when few elements are used, but need more directory entries (and so
-// sooner a second directory level) when many are. NewPaged panics if
+// NewPaged is New with pages of at most pageBytes bytes, for arrays that are
+// usually sparse or small: smaller pages cost less when few elements are
+// used but need more directory entries when many are. NewPaged panics if
 // pageBytes is outside [64, PageSize] or n is out of range.
 func NewPaged[T any](n, pageBytes int) *Array[T] {
 	if pageBytes < 64 || pageBytes > PageSize {
@@ -93,12 +87,10 @@ func NewPaged[T any](n, pageBytes int) *Array[T] {
 // minFitPage is the smallest page NewFor chooses.
 const minFitPage = 256
 
-// NewFor is New with pages only as large as n elements need for a
-// one-level directory: an array that stays near its initial length, of
-// which a few elements are used, holds one small page (256 bytes or more),
-// while one whose elements are all used keeps every lookup one load deep.
-// An array of 65535 elements of 16 bytes or more gets PageSize pages, as
-// with New. NewFor panics if n is out of range.
+// NewFor is New with the smallest pages (256 bytes or more) that keep a
+// one-level directory for n elements: a short array with few elements used
+// holds one small page, while a full one keeps every lookup one load deep.
+// NewFor panics if n is out of range.
 func NewFor[T any](n int) *Array[T] {
 	if n < 0 || n > MaxLen {
 		panic(fmt.Sprintf("flexarray: length %d out of range [0, %d]", n, MaxLen))
@@ -233,8 +225,7 @@ func (a *Array[T]) nodeAt(p int, level uint8) unsafe.Pointer {
 	if a.depth == 0 || level >= a.depth {
 		return nil
 	}
-	// digits[l] is p's index in its level-l node (base-fan digits of p,
-	// by a constant divisor, so multiplies rather than divisions).
+	// digits[l] is p's index in its level-l node (base-fan digits of p).
 	var digits [len(spans)]int
 	for l := range a.depth - 1 {
 		digits[l] = p % fan
@@ -318,10 +309,10 @@ func (a *Array[T]) growTop(n int) {
 }
 
 // Resize sets the length to n. Growing allocates nothing and never moves an
-// element, so pointers returned by Get and Ensure stay valid. Shrinking
-// releases every page wholly past the new end and zeroes the elements cut
-// from the last page, so a later grow never exposes stale values. Resize
-// panics if n is negative or above MaxLen.
+// element, so pointers from Get and Ensure stay valid. Shrinking releases
+// every page wholly past the new end and zeroes the elements cut from the
+// last page, so a later grow never exposes stale values. Resize panics if n
+// is outside [0, MaxLen].
 func (a *Array[T]) Resize(n int) {
 	if n < 0 || n > MaxLen {
 		panic(fmt.Sprintf("flexarray: length %d out of range [0, %d]", n, MaxLen))

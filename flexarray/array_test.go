@@ -14,7 +14,7 @@ import (
 const pkgFuncs = "flexarray.New|flexarray.(*Array["
 
 // rec24 is a 24-byte pointer-free record, the size of the kernel's
-// struct sctp_stream_out in the seed.
+// struct sctp_stream_out.
 type rec24 struct {
 	a, b uint32
 	c    uint64

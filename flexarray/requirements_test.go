@@ -98,7 +98,7 @@ func checkGeometry[T any](t testing.TB, n, step int) {
 	}
 }
 
-// TestLargestAllocation is the flexarray requirement: no single allocation
+// TestLargestAllocation checks the package's contract: no single allocation
 // larger than 4096 bytes for element sizes up to 4096 and lengths up to
 // 65536 and beyond (multi-level directory), measured with the memory
 // profile.
@@ -118,8 +118,8 @@ func TestLargestAllocation(t *testing.T) {
 	}
 }
 
-// TestBytesNearDense is the seed's case: 65535 elements of 24 bytes, all
-// materialised, hold within 2% of the 65535 x 24 bytes of a dense array.
+// TestBytesNearDense checks that 65535 elements of 24 bytes, all
+// materialised, hold within 2% of the bytes of a dense array.
 func TestBytesNearDense(t *testing.T) {
 	const n, size = 65535, 24
 	var a *Array[rec24]

@@ -2,12 +2,11 @@ package flexarray
 
 import "slices"
 
-// The Go allocator's size classes and malloc header, as of Go 1.22 through
-// 1.26 (internal/runtime/gc/sizeclasses.go and runtime/mbitmap.go). They are
-// used to report Bytes as the memory really held and to size pages and
-// directory nodes so that each fills its slot. TestBytesMatchesAllocations
-// checks them against the runtime's own memory profile, so a runtime change
-// shows up as a test failure, not as a silent miscount.
+// The Go allocator's size classes and malloc header (Go 1.22 through 1.26:
+// internal/runtime/gc/sizeclasses.go, runtime/mbitmap.go), used by Bytes and
+// to size pages and directory nodes to fill their slots. TestAllocSize and
+// TestLargestAllocation check them against the runtime's memory profile, so
+// a runtime change fails a test rather than miscounting silently.
 const (
 	// mallocHeader is the header the runtime puts in front of objects that
 	// contain pointers and are larger than maxHeaderless bytes.
@@ -36,9 +35,8 @@ func headerSize(n int, ptrs bool) int {
 }
 
 // AllocSize returns the bytes the Go allocator sets aside for one heap
-// object of n bytes: its size class, including the 8-byte malloc header the
-// runtime adds to objects larger than 512 bytes that contain pointers. Use
-// it to check that a struct does not waste much of its slot.
+// object of n bytes: its size class, including the 8-byte malloc header of
+// objects larger than 512 bytes that contain pointers.
 func AllocSize(n int, hasPointers bool) int { return slotSize(n, hasPointers) }
 
 // slotSize returns the bytes the runtime sets aside for one object of n
