@@ -18,12 +18,11 @@ var (
 	sinkIn   *In
 )
 
-// TestStreamMemory reproduces the seed's argument in Go terms, for an
-// association with 65535 streams negotiated each way: the largest single
-// allocation and the total bytes of stream state for (a) dense slices of
-// records, (b) usctp's tables with 10 streams in use, and (c) with all in
-// use. Every number is measured with the memory profile. Run with -v for
-// the table.
+// TestStreamMemory compares, for an association with 65535 streams
+// negotiated each way, the largest single allocation and the total bytes of
+// stream state for (a) dense slices of records, (b) usctp's tables with 10
+// streams in use, and (c) with all in use, measured with the memory
+// profile. Run with -v for the table.
 func TestStreamMemory(t *testing.T) {
 	const n = 65535
 	type row struct {
@@ -114,8 +113,7 @@ func TestStreamMemory(t *testing.T) {
 func allocOut() { sinkOut = new(Out) }
 func allocIn()  { sinkIn = new(In) }
 
-// TestRecordSizeClasses checks the records against Go's size classes (the
-// xfrm seed's lesson): each record, allocated alone, fills its size-class
+// TestRecordSizeClasses checks the records against Go's size classes: each record, allocated alone, fills its size-class
 // slot, and a page of records or side objects wastes under 2% of its slot.
 // Sizes are measured with the memory profile, not taken from a table.
 func TestRecordSizeClasses(t *testing.T) {

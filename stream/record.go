@@ -30,8 +30,8 @@ func (s State) String() string {
 	return "State(" + strconv.Itoa(int(s)) + ")"
 }
 
-// Out is the record of one outbound stream: 16 bytes, no pointers, kept in
-// a page-chunked table and reached through Table.Out.
+// Out is the record of one outbound stream (16 bytes, no pointers),
+// reached through Table.Out.
 //
 // With DATA, only MID is used and its low 16 bits are the stream's next SSN
 // (see TakeSSN). With I-DATA (RFC 8260), MID numbers ordered messages and
@@ -79,8 +79,8 @@ func (o *Out) ResetSequence() { o.MID, o.MIDUO = 0, 0 }
 // HasSide reports whether the stream has a side object.
 func (o *Out) HasSide() bool { return o.sideIdx != 0 }
 
-// In is the record of one inbound stream: 24 bytes, no pointers, kept in a
-// page-chunked table and reached through Table.In.
+// In is the record of one inbound stream (24 bytes, no pointers), reached
+// through Table.In.
 //
 // With DATA, MID's low 16 bits are the next expected SSN. With I-DATA,
 // partial delivery (RFC 8260 section 2.3) is per stream and per

@@ -14,20 +14,13 @@ const MaxStreams = 65535
 // Table holds the stream state of one association: a record for each of
 // its outbound and inbound streams, in page-chunked tables that allocate
 // nothing until a stream is used, and side objects of types O (outbound)
-// and I (inbound) for the streams that need them.
+// and I (inbound) for the streams that need them; use struct{} for a
+// direction without side objects.
 //
-// The side-object types are the upper layer's: the data-transfer engine
-// keeps its per-stream send queue head and counters in O, the reassembly
-// its per-stream state in I; stream never looks inside them. Use struct{}
-// for a direction without side objects.
+// Records are reached only through Out and In, which bounds-check the
+// stream identifier. Record pointers stay valid while their stream exists.
 //
-// The only ways to a record are Out and In (the kernel's SCTP_SO and
-// SCTP_SI), which bounds-check the stream identifier. Record pointers stay
-// valid while their stream exists: growing a direction never moves a
-// record, shrinking it releases the records (and side objects) of the
-// streams removed.
-//
-// A Table is not safe for concurrent use; the association owns it.
+// A Table is not safe for concurrent use.
 type Table[O, I any] struct {
 	out *flexarray.Array[Out]
 	in  *flexarray.Array[In]
