@@ -6,19 +6,15 @@ import "github.com/usctp/usctp/flexarray"
 // in the order in which they were queued, across all streams.
 //
 // A ring of (stream id, count) runs records the arrival order: Enqueue
-// appends one message to the tail (extending the tail run when it is on the
-// same stream) and Next returns the stream of the head run. Per stream, live
-// counts its messages in the ring that are still queued; dead counts its
-// first ring messages that are gone (sent before they reached the head,
-// purged by Forget, or dropped when Sent reported the stream empty), which
-// are discarded when they reach the head. A blocked stream's messages that
-// reach the head are moved aside (parked) so they do not hold up the others;
-// Unblock puts them back at the head, since they arrived before everything
-// still in the ring. Every message is thus handled a constant number of times:
-// O(1) amortised per pick.
-//
-// The ring grows by doubling, so steady state allocates nothing; after a
-// burst it is given back when it empties, if it grew past fcfsKeepRing.
+// appends to the tail run and Next returns the stream of the head run. Per
+// stream, live counts its queued messages in the ring and dead its first
+// ring messages that are gone (sent early, forgotten, or dropped when Sent
+// reported the stream empty), discarded lazily at the head. A blocked
+// stream's messages that reach the head are parked aside; Unblock puts them
+// back at the head, since they arrived before everything still in the ring.
+// Each message is handled a constant number of times: O(1) amortised per
+// pick. The ring grows by doubling and is given back when it empties after
+// growing past fcfsKeepRing.
 type fcfs struct {
 	t     *flexarray.Array[fcfsEnt]
 	q     *flexarray.Array[fcfsRun] // ring of runs; Len is the capacity, 0 or a power of two
@@ -29,7 +25,7 @@ type fcfs struct {
 // fcfsEnt is the per-stream record of fcfs (16 bytes).
 type fcfsEnt struct {
 	live   uint32 // queued messages of this stream in the ring
-	dead   uint32 // ring messages of this stream, before the live ones, that are no longer queued
+	dead   uint32 // ring messages of this stream, before the live ones, that left the queue
 	parked uint32 // queued messages taken off the ring while the stream was blocked
 	flags  uint8  // fBlocked only
 }
@@ -42,8 +38,7 @@ type fcfsRun struct {
 
 const (
 	// fcfsFirstRing is the ring capacity allocated on first use: one
-	// page of fcfsRingPage bytes, so an association that never queues
-	// much keeps 1 KiB, not 4.
+	// small page, for associations that never queue much.
 	fcfsFirstRing = 128
 	fcfsRingPage  = 1024
 	// fcfsKeepRing is the largest ring capacity kept when the ring empties
@@ -252,17 +247,12 @@ func (s *fcfs) Value(sid uint16) (uint16, error) {
 	return 0, nil
 }
 
-// Resize sets the stream count. Growing only extends the table, O(1): the
-// ring never holds a run of a stream at or above the count (Enqueue, Sent
-// and Unblock ignore such ids, and shrinking removes their runs), so the
-// new streams start empty. It runs after every Add Outgoing Streams Request
-// the peer performs, which a peer can ask for with each Add Incoming
-// Streams Request: a pass over the queue here would make each such request
-// cost one step per queued message.
-//
-// Shrinking compacts the ring: runs of streams at or above the new count
-// go, and dead messages are discarded, so nothing of a dropped stream can
-// be mistaken for a later stream with the same id.
+// Resize sets the stream count. Growing is O(1), with no pass over the
+// queue, because a peer can trigger it with every Add Incoming Streams
+// Request; the new streams start empty since the ring never holds a run of
+// a stream at or above the count. Shrinking compacts the ring, dropping the
+// runs of removed streams and dead messages, so nothing of a dropped stream
+// is mistaken for a later stream with the same id.
 func (s *fcfs) Resize(streams int) {
 	n := clampStreams(streams)
 	if n >= s.t.Len() {

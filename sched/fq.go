@@ -16,12 +16,11 @@ import "github.com/usctp/usctp/flexarray"
 //     served in the order they were reached (a sequence number breaks the
 //     tie), so streams of equal weight and chunk size take turns.
 //   - The virtual time V is the smallest tag in service; it never goes
-//     backwards. A stream that becomes active (first data, or data again
-//     after being idle or blocked) starts at max(V, its own tag). A stream
-//     that was idle therefore comes back level with the others, not with a
-//     credit for the time it did not send: this is what Linux's FC and WFQ,
-//     which count bytes over all time, get wrong (a returning stream
-//     monopolises the link until its byte count catches up).
+//     backwards. A stream that becomes active starts at max(V, its own
+//     tag), so an idle stream comes back level with the others rather than
+//     with a credit for the time it did not send (Linux's FC and WFQ count
+//     bytes over all time, so a returning stream monopolises the link until
+//     its count catches up).
 //
 // Over any interval in which streams i and j are both active, the bytes they
 // are served, divided by their weights, differ by at most one chunk each
@@ -54,11 +53,9 @@ const (
 	// stream of weight w advances its tag by n<<tagShift/w.
 	tagShift = 16
 	// maxLead is the furthest ahead of the virtual time a stream's tag may
-	// legitimately be when it becomes active (a stream that just sent a
-	// whole 4 GiB message at weight 1 is 2^48 ahead). A tag further ahead
-	// than that can only be one that was left behind when the stream went
-	// idle so long ago that the virtual time wrapped around past it; it
-	// is treated as behind.
+	// legitimately be when it becomes active (a 4 GiB message at weight 1).
+	// A tag further ahead was left behind so long ago that the virtual time
+	// wrapped past it, and is treated as behind.
 	maxLead = 1 << 48
 )
 

@@ -32,10 +32,8 @@ const (
 	WFQ Kind = 4
 	// RoundRobinPacket serves active streams in turn, one packet each, so
 	// that a packet carries data of one stream (RFC 8260 section 3.3; not
-	// in Linux). When the stream runs out of data or is blocked before
-	// the packet is full, Next moves on to the next stream, which may fill
-	// the rest (as in usrsctp); an association that must never mix streams
-	// in a packet ends the packet when Next changes stream.
+	// in Linux). A stream that runs dry before the packet is full lets the
+	// next one fill the rest, as in usrsctp.
 	RoundRobinPacket Kind = 5
 )
 

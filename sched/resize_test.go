@@ -5,9 +5,8 @@ import "testing"
 // Resize to a larger count runs after every Add Outgoing Streams Request
 // the peer performs, and a peer can ask for one with each Add Incoming
 // Streams Request (RFC 6525 section 5.2.6), so growing must not cost a
-// pass over what is queued. FCFS used to compact its whole ring on every
-// Resize: with dead runs in the ring (messages of a stream whose queue
-// went), growing by one stream rewrote the ring.
+// pass over what is queued: with dead runs in FCFS's ring (messages of a
+// stream whose queue went), growing by one stream must not rewrite it.
 func TestResizeGrowLeavesQueue(t *testing.T) {
 	s := newFCFS(Options{Streams: 2})
 	const n = 10000
@@ -44,9 +43,9 @@ func TestResizeGrowLeavesQueue(t *testing.T) {
 	}
 }
 
-// Growing does not give back the fair-queueing heap's pages (it used to,
-// so a heap that had shrunk paid a page allocation on every added
-// stream's next link).
+// Growing does not give back the fair-queueing heap's pages, so a heap that
+// had shrunk does not pay a page allocation on every added stream's next
+// link.
 func TestResizeGrowKeepsHeapPages(t *testing.T) {
 	for _, w := range []bool{false, true} {
 		s := newFQ(Options{Streams: 600}, w)

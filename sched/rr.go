@@ -8,12 +8,10 @@ import "github.com/usctp/usctp/flexarray"
 //
 // RoundRobin moves the cursor after the cursor stream sent the last chunk of
 // a message, or any chunk when interleaved. RoundRobinPacket moves it only in
-// PacketDone, and only if the cursor stream sent something in that packet,
-// so one packet carries the data of one stream. When the cursor stream runs
-// out of data or is blocked in the middle of a packet, the cursor moves on and
-// the next stream may fill the rest of the packet (as usrsctp does); an
-// association that wants a packet to never mix streams can end the packet when
-// Next returns a stream other than the one it started the packet with.
+// PacketDone, and only if the cursor stream sent something in that packet.
+// When the cursor stream runs dry or is blocked mid-packet, the cursor moves
+// on and the next stream may fill the rest (as usrsctp does); an association
+// that must never mix streams ends the packet when Next changes stream.
 type rr struct {
 	t            *flexarray.Array[linkEnt]
 	cur          uint16 // the stream Next returns; none when no stream is active
