@@ -11,12 +11,11 @@ import (
 // found; the text then ends with the fields decoded before it.
 //
 // The text is the chunk name (Type.String) followed by space-separated
-// key=value fields. Reserved flag bits, which receivers ignore, are not
-// shown; flags are shown for DATA and I-DATA (flags=UBEI letters), ABORT and
-// SHUTDOWN-COMPLETE (t=0|1), NR-SACK (all_nr=0|1) and unknown chunks. Parameters and causes inside the chunk each start with
-// param=NAME or cause=NAME, followed by their own fields. This format is
-// what cmd/sctpdump prints and is documented there; changing it breaks
-// tests that grep for it.
+// key=value fields. Flags are shown for DATA and I-DATA (flags=UBEI
+// letters), ABORT and SHUTDOWN-COMPLETE (t=0|1), NR-SACK (all_nr=0|1) and
+// unknown chunks; reserved bits are not. Each parameter and cause inside
+// the chunk starts with param=NAME or cause=NAME, followed by its own
+// fields. cmd/sctpdump prints this format and tests grep for it.
 func AppendText(dst []byte, c Chunk) ([]byte, error) {
 	w := textWriter{b: append(dst, c.Type.String()...)}
 	err := w.chunk(c)
