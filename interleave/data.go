@@ -34,8 +34,7 @@ type InSide struct {
 	// DropHighest looks (see IData.DropHighest).
 	maxTSN chunk.TSN
 	// in is the stream's In record, looked up once (see
-	// DataReassembler.in): records do not move while their stream, and so
-	// its side object, exists, and a released side object is zeroed.
+	// DataReassembler.in): records do not move while their stream exists.
 	in    *stream.In
 	sid   uint16
 	maxOK bool
@@ -53,15 +52,12 @@ type InStreams interface {
 	InSides() iter.Seq2[uint16, *InSide]
 }
 
-// DataReassembler is the DATA variant's reassembler (RFC 9260 section 6.5 and 6.9):
-// fragments of a message carry consecutive TSNs; ordered messages leave a
-// stream in SSN order, unordered ones as soon as they are complete.
-//
-// Delivered messages go to the stream's delivery queue (see delivery) as
-// soon as they are deliverable, whatever the other streams hold. A message
-// in partial delivery (one at a time, RFC 9260 section 6.9) holds back only
-// its own stream: until its end is queued, nothing else of that stream is,
-// so a stream's queue never interleaves two messages.
+// DataReassembler is the DATA variant's reassembler (RFC 9260 sections 6.5
+// and 6.9): fragments of a message carry consecutive TSNs; ordered messages
+// leave a stream in SSN order, unordered ones as soon as they are complete,
+// whatever the other streams hold. A message in partial delivery (one at a
+// time) holds back only its own stream, so a stream's queue never
+// interleaves two messages.
 type DataReassembler struct {
 	delivery
 	pool Pool
@@ -83,9 +79,9 @@ type DataReassembler struct {
 	pdDone []chunk.TSN
 }
 
-// NewDataReassembler returns the DATA variant's reassembler over the association's
-// stream table: the next SSN of each inbound stream is its In record's
-// NextSSN, and fragments wait in its InSide, created on first use.
+// NewDataReassembler returns the DATA variant's reassembler over the
+// association's stream table: the next SSN of each inbound stream is its In
+// record's NextSSN, and fragments wait in its InSide.
 func NewDataReassembler(streams InStreams) *DataReassembler {
 	d := &DataReassembler{fwd: candidates{slot: 2}}
 	d.delivery = newDelivery(streams, d)
@@ -104,13 +100,9 @@ func (d *DataReassembler) stream(sid uint16) *InSide {
 	return s
 }
 
-// Add takes an accepted fragment.
-//
-// A whole message that can be delivered at once (an unordered one, or the
-// next ordered one of a stream holding no ordered fragment) is queued for
-// delivery straight away: in the in-order case of a flow of small
-// messages, a fragment costs no list, tree or heap work, and nothing is
-// held back for it (see addNow).
+// Add takes an accepted fragment. A whole message deliverable at once is
+// queued straight away with no list, tree or heap work (see addNow), the
+// common case of a flow of small in-order messages.
 func (d *DataReassembler) Add(f *Frag) bool {
 	s := d.stream(f.SID)
 	if s == nil {
@@ -126,12 +118,9 @@ func (d *DataReassembler) Add(f *Frag) bool {
 }
 
 // addNow queues f for delivery at once when it is a whole message
-// deliverable now: unordered, or ordered with the stream's next SSN and no
-// ordered fragment of the stream held; and no partial delivery stands in
-// its way (of its stream, or one that f's TSN would continue). It reports
-// whether it did. Nothing the heaps key on changes (see touch): the lists
-// are untouched, and push takes s out of the partial delivery candidates
-// as a stream with data queued.
+// deliverable now (unordered, or the stream's next SSN with no ordered
+// fragment held) and no partial delivery stands in its way, and reports
+// whether it did. Nothing the heaps key on changes, so no touch is needed.
 func (d *DataReassembler) addNow(s *InSide, f *Frag) bool {
 	const whole = chunk.FlagBeginning | chunk.FlagEnd
 	if f.Flags&whole != whole || d.pd == s || (d.pd != nil && f.TSN == d.pdNext) {
@@ -195,10 +184,9 @@ func (d *DataReassembler) add(s *InSide, f *Frag) bool {
 	return true
 }
 
-// deliverRun moves the unordered message f (just added to s.unordered,
-// after prev, in the run first..last) completes, if it does, to s's
-// delivery queue: only f's own run is looked at, through its ends (see
-// fragList), not the whole list or the whole message.
+// deliverRun moves the unordered message that f (just added to
+// s.unordered, after prev, in the run first..last) completes, if it does,
+// to s's delivery queue, looking only at the run's ends.
 func (d *DataReassembler) deliverRun(s *InSide, f, prev, first, last *Frag) {
 	if first.Flags&chunk.FlagBeginning == 0 || last.Flags&chunk.FlagEnd == 0 {
 		return // f's message lacks its first or its last fragments
@@ -231,12 +219,10 @@ func (d *DataReassembler) deliverOrdered(s *InSide) {
 	}
 }
 
-// deliver moves the deliverable messages of s to its delivery queue at
-// the end of a partial delivery of s, which held them back: ordered ones in
-// SSN order, and the unordered ones that became complete meanwhile
-// (pdDone), in TSN order. Any other complete unordered message was
-// delivered when it became complete (deliverRun), so deliver looks at no
-// fragment the partial delivery did not see arrive, whatever s holds.
+// deliver moves the messages a partial delivery of s held back to its
+// delivery queue at its end: ordered ones in SSN order, and the unordered
+// ones that became complete meanwhile (pdDone) in TSN order. It looks at no
+// fragment the partial delivery did not see arrive.
 func (d *DataReassembler) deliver(s *InSide) {
 	if d.pd == s {
 		return
@@ -304,14 +290,10 @@ func (d *DataReassembler) unlink(s *InSide, l *fragList, prev, first, last *Frag
 // buffer space "SHOULD dispatch part of its inbound message through a
 // partial delivery API") of the message with the lowest TSN whose first
 // fragments are in sequence, among the streams with nothing queued for
-// delivery (one with something queued frees window when it is read). One
-// message at a time: DATA fragments of a message have consecutive TSNs, and
-// the window-full exception of the receiver follows that one message. It
-// reports whether it started one.
-//
-// The streams it can start on are kept in a heap as they change (see
-// candidates): choosing costs O(log n) in the streams, never a look at
-// every stream.
+// delivery (those free window when read). One message at a time: the
+// receiver's window-full exception follows that one message's consecutive
+// TSNs. It reports whether it started one; O(log n) in the streams (see
+// candidates).
 func (d *DataReassembler) Partial() bool {
 	if d.pd != nil {
 		return false
@@ -417,8 +399,7 @@ func (d *DataReassembler) InPartial(sid uint16) bool { return d.pd != nil && d.p
 
 // DropHighest removes the held fragment with the highest TSN above after.
 // Fragments of a message in partial delivery are not dropped (some of it
-// was delivered already). The stream comes from a heap kept up to date
-// (see candidates): no look at every stream.
+// was delivered already). The stream comes from a heap (see candidates).
 func (d *DataReassembler) DropHighest(after chunk.TSN) (chunk.TSN, int, bool) {
 	d.sync()
 	s := d.drops.min()
@@ -462,20 +443,13 @@ func (d *DataReassembler) dropKey(s *InSide) (chunk.TSN, bool) {
 //
 //   - a partial delivery whose next fragment is at or below newCum (or
 //     whose message a stream entry skips) will not complete: its held
-//     fragments go and a FlagAborted marker is queued after the parts
-//     already delivered ("a notification SHOULD also be generated to
-//     inform the upper layer API that the message being partially
-//     delivered will NOT be completed");
-//   - each ordered stream entry makes the stream skip past its SSN: "the
-//     receiver MUST use the stream sequence information to examine all of
-//     the listed stream reordering queues, and immediately make available
-//     for delivery stream sequence numbers earlier than or equal to the
-//     stream sequence number listed inside the FORWARD TSN" (complete
-//     messages up to it are delivered, incomplete ones dropped);
-//   - "The receiver MUST remove any partially reassembled message, which
+//     fragments go and a FlagAborted marker follows the parts delivered;
+//   - each stream entry makes the stream skip past its SSN: complete
+//     messages up to it are delivered, incomplete ones dropped;
+//   - incomplete messages with a fragment at or below newCum are dropped
+//     ("The receiver MUST remove any partially reassembled message, which
 //     is still missing one or more TSNs earlier than or equal to the new
-//     cumulative TSN point": incomplete messages with a fragment at or
-//     below newCum are dropped;
+//     cumulative TSN point");
 //
 // then whatever became deliverable is queued.
 func (d *DataReassembler) ForwardTSN(newCum chunk.TSN, skips []Skip) {
@@ -518,9 +492,9 @@ func (d *DataReassembler) ForwardTSN(newCum chunk.TSN, skips []Skip) {
 		d.touch(s)
 	}
 	// The streams holding fragments at or below newCum not yet looked at
-	// come from the fwd heap: no look at every stream. Once a stream was
-	// looked at up to newCum, nothing at or below newCum comes again (the
-	// TSN map has it), so each fragment is looked at by one ForwardTSN.
+	// come from the fwd heap. Nothing at or below newCum arrives again
+	// (the TSN map has it), so each fragment is looked at by one
+	// ForwardTSN.
 	for {
 		s := d.fwd.min()
 		if s == nil || newCum.LT(d.fwd.key(s)) {
@@ -594,9 +568,8 @@ func (d *DataReassembler) dropDead(s *InSide, l *fragList, newCum chunk.TSN) {
 
 // AbortPartial ends the partial delivery in progress, if any, as one whose
 // message will not complete (see abortPartial). The receiver calls it when
-// the TSN the message needs next had already arrived holding another
-// message before the partial delivery started: Add catches such a foreign
-// fragment only when it arrives during the partial delivery.
+// the TSN the message needs next arrived, holding another message, before
+// the partial delivery started; Add catches only later arrivals.
 func (d *DataReassembler) AbortPartial() {
 	if d.pd != nil {
 		d.abortPartial()

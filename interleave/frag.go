@@ -26,11 +26,11 @@ type Frag struct {
 	FSN stream.FSN
 	// FirstTSN is the TSN of the first fragment of the fragment's message,
 	// set when it is queued for delivery: with SID it names the message.
-	// While the fragment is in an I-DATA list's tree, FirstTSN, Off,
-	// SSN, tbits and tlo hold its subtree's summaries instead (see
-	// idata_index.go); they are cleared when it leaves the tree. While it waits in a DATA
-	// reassembly list, FirstTSN names the other end of the fragment's
-	// run, if the fragment is one (see fragList).
+	// While the fragment waits in a DATA reassembly list, it names the
+	// other end of the fragment's run (see fragList). While it is in an
+	// I-DATA list's tree, FirstTSN, Off, SSN, tbits and tlo hold its
+	// subtree's summaries instead (see idata_index.go), cleared when it
+	// leaves.
 	FirstTSN chunk.TSN
 	// Off is how many bytes of Data the reader has taken already (the
 	// head of a stream's delivery queue can be partly read).
@@ -46,15 +46,13 @@ type Frag struct {
 	// tbits and tlo serve the tree of an I-DATA list while the fragment
 	// is in it (see idata_index.go): tbits says which subtree summaries
 	// are there, tlo is the high half of the lowest TSN not looked at by
-	// an I-FORWARD-TSN (SSN the low half). They fill what was padding:
-	// the record does not grow (80 bytes).
+	// an I-FORWARD-TSN (SSN the low half). They sit in padding.
 	tbits uint8
 	tlo   uint16
 	// next links the fragment in a reassembly list, a stream's delivery
 	// queue or the pool's free list; gprev and gnext in the delivery
-	// queue's arrival order across streams, and before that, while the
-	// fragment waits in a DATA reassembly list, are its left and right
-	// children in the list's tree (see fragList).
+	// queue's cross-stream order, and while the fragment waits in a DATA
+	// reassembly list they are its children in the list's tree.
 	next, gprev, gnext *Frag
 }
 
@@ -63,20 +61,17 @@ type Frag struct {
 const FragOverhead = int(unsafe.Sizeof(Frag{})+15) &^ 15
 
 // bufClasses are the buffer sizes fragments hold data in: a fragment of n
-// bytes gets a buffer of the smallest class of at least n (class 0: no
-// buffer), so what it costs is known from n alone, the same on every run,
-// and a buffer kept across reuse never holds a tiny fragment in a large
-// buffer (the pool keeps one free list per class). Classes follow the
-// chunk sizes seen in practice: tiny, small, one 1500-byte MTU's chunk,
-// jumbo frames, the largest chunk.
+// bytes gets the smallest class of at least n (class 0: no buffer), so its
+// cost is known from n alone and a reused buffer never holds a tiny
+// fragment in a large buffer. Classes follow common chunk sizes: tiny,
+// small, a 1500-byte MTU's chunk, jumbo frames, the largest chunk.
 var bufClasses = [...]int{0, 16, 64, 256, 512, 1024, 1536, 2048, 4096, 9216, 16384, 32768, 65536}
 
 const nClasses = len(bufClasses)
 
 // bufClass returns the index of the smallest buffer class that holds n
 // bytes, or -1 when none does (n over 65536, which no chunk carries). It
-// costs a table look-up (n up to 2048) or a bit length, not a walk over
-// the classes: it runs for every fragment taken and given back.
+// runs for every fragment, so it is a table look-up or a bit length.
 func bufClass(n int) int {
 	if uint(n) <= smallClassMax {
 		return int(smallClass[(n+15)>>4])
@@ -119,19 +114,18 @@ func bufCap(n int) int {
 
 // Cost returns what f costs in memory while held: its record and its whole
 // buffer. A receiver charges it against its memory limit, as Linux charges
-// an skb's truesize, so a window of tiny fragments cannot hold many times
-// the window in memory. It is FragCost(len(f.Data)).
+// an skb's truesize, so tiny fragments cannot hold many times the window in
+// memory. It equals FragCost(len(f.Data)).
 func (f *Frag) Cost() int { return FragOverhead + cap(f.Data) }
 
 // FragCost returns what a fragment of n user bytes costs held (Frag.Cost).
 func FragCost(n int) int { return FragOverhead + bufCap(n) }
 
-// Pool is a free list of fragments, one per buffer class. Its zero value
-// is ready to use. A fragment keeps its buffer while free, so a steady
-// flow of same-sized fragments allocates nothing. Trim hands free
-// fragments to a process-wide pool (a sync.Pool per class) that every Pool
-// draws from before it allocates: an idle association gives back what its
-// traffic needed, and the garbage collector frees what nobody takes again.
+// Pool is a free list of fragments, one per buffer class; its zero value
+// is ready to use. A fragment keeps its buffer while free, so a steady flow
+// of same-sized fragments allocates nothing. Trim hands free fragments to a
+// process-wide sync.Pool per class that every Pool draws from before it
+// allocates, so an idle association gives back what its traffic needed.
 type Pool struct {
 	free  [nClasses]*Frag
 	count int
@@ -177,12 +171,10 @@ func (p *Pool) FreeCost() int { return p.cost }
 
 // Trim keeps free fragments costing at most keep bytes (their Cost) and
 // hands the others, the largest first, to the process-wide pool. The
-// receiver calls it when it holds no data: a budget in bytes rather than
-// in fragments lets a flow of messages of a few small fragments (an
-// MTU-sized chunk and a short tail) keep what each message needs, instead
-// of handing a fragment to the process-wide pool and taking it back for
-// every message, and it bounds what an idle receiver keeps whatever the
-// size of the fragments it saw.
+// receiver calls it when it holds no data. A budget in bytes, not
+// fragments, lets a flow keep what each message needs without a round trip
+// through the shared pool per message, and bounds what an idle receiver
+// keeps whatever the fragment sizes.
 func (p *Pool) Trim(keep int) {
 	for c := nClasses - 1; c >= 0 && p.cost > keep; c-- {
 		for p.cost > keep && p.free[c] != nil {
@@ -217,25 +209,18 @@ func (p *Pool) Put(f *Frag) {
 // order), with a tail pointer for in-order appends.
 //
 // The DATA reassembler's lists (those filled by insert) can also be a
-// treap keyed by TSN, rooted at root: while a fragment waits for
-// reassembly its gprev and gnext links (the delivery queue's, free until
-// it is queued) are its left and right children, and its priority is a
-// hash of its TSN under a per-process random seed, so a peer cannot choose
-// TSNs that unbalance it. Finding a fragment's place (insert), the new tail
-// (removeTail), the fragment at or below a TSN (floor) and unlinking any
-// fragment cost O(log n) expected in the fragments held on the list,
-// whatever order they come in, where a walk along the list cost O(n); the
-// list order (next) is kept for in-order walks.
+// treap keyed by TSN, rooted at root: while a fragment waits its gprev and
+// gnext links (free until it is queued for delivery) are its children, and
+// its priority is a hash of its TSN under a per-process random seed, so a
+// peer cannot choose TSNs that unbalance it. insert, removeTail, floor and
+// unlinking then cost O(log n) expected whatever order fragments come in.
 //
-// The tree is built only when a list needs it (tree): fragments that come
-// in order (appended at the tail, or put before the head) and leave from
-// the head, the usual case, cost no tree work at all. The first insert
-// in the middle, floor below the tail or removeTail builds it from the
-// list, each fragment inserted once (O(log n) amortised over the
-// fragments that came without it), and it is kept up to date from then
-// on until the list is empty again. Lists filled by push never build one;
-// the I-DATA reassembler's lists build their own, keyed by MID and FSN
-// (see idata_index.go).
+// The tree is built only when a list needs it: fragments that come in
+// order and leave from the head, the usual case, cost no tree work. The
+// first insert in the middle, floor below the tail or removeTail builds it
+// (O(log n) amortised over the fragments that came without it), and it is
+// kept until the list empties. Lists filled by push never build one; the
+// I-DATA lists build their own, keyed by MID and FSN (see idata_index.go).
 type fragList struct {
 	head, tail *Frag
 	root       *Frag
@@ -501,21 +486,17 @@ func (l *fragList) removeTail() *Frag {
 }
 
 // Runs. The fragments of a DATA reassembly list fall into runs: maximal
-// sequences of fragments with consecutive TSNs in which only the first may
-// have the B bit and only the last the E bit, the pieces of messages
-// received so far (RFC 9260 section 6.9: the fragments of a message have
-// consecutive TSNs). The first and the last fragment of each run name each
-// other in FirstTSN, free while a fragment waits (push sets it when the
-// fragment is queued for delivery): the first holds the last's TSN and the
-// last the first's, a run of one fragment its own. So whether the message
-// a first fragment begins is complete, and where the run of a fragment
-// just received starts, cost a look-up in the list (O(1) at its ends,
-// O(log n) in its tree) rather than a walk along the message, which a
-// peer can make as long as the window allows with 1-byte fragments.
+// sequences with consecutive TSNs in which only the first may have the B
+// bit and only the last the E bit (RFC 9260 section 6.9: a message's
+// fragments have consecutive TSNs). The first and last fragment of each run
+// name each other in FirstTSN (free while a fragment waits), so whether a
+// message is complete, and where a new fragment's run starts, cost a
+// look-up rather than a walk along the message, which a peer can make as
+// long as the window with 1-byte fragments.
 //
-// The lists keep their runs linked through insertRun, popRun, unlinkFirst
-// and removeTailRun; a whole run (a complete message) may leave through
-// pop and unlinkAfter, since no other run names its fragments.
+// insertRun, popRun, unlinkFirst and removeTailRun keep the runs linked; a
+// whole run (a complete message) may leave through pop and unlinkAfter,
+// since no other run names its fragments.
 
 // joined reports whether b, right after a in a list, continues a's run.
 func joined(a, b *Frag) bool {
@@ -551,11 +532,9 @@ func (l *fragList) runFar(f *Frag) *Frag {
 // f's run besides the fragment before f.
 func (l *fragList) insertRun(f *Frag) (prev, first, last *Frag, ok bool) {
 	if t := l.tail; t == nil || (!l.tree && t.TSN.LT(f.TSN)) {
-		// The list's first fragment, or one appended without a tree:
-		// the usual cases (a message's fragments in order), done here.
-		// Nothing follows f, and the run before it ends at the tail.
-		// Its tree links are not cleared: there is no tree, and build
-		// clears them for every fragment when it makes one.
+		// The list's first fragment, or one appended without a tree
+		// (the usual case). Its tree links are not cleared: build
+		// clears them when it makes a tree.
 		f.next = nil
 		first = f
 		if t == nil {

@@ -11,12 +11,10 @@ type FSNConvention uint8
 
 const (
 	// FSNAuto decides per association from what the peer sends: a
-	// fragment without the B bit carrying FSN 0 means Linux's numbering
-	// (the real FSN 0 is the first fragment, which carries the PPID
-	// instead); a message whose second fragment carries FSN 1 is read the
-	// RFC way once no fragment could be missing between it and the first
-	// (adjacent TSNs, or the cumulative TSN covers it, see
-	// IDataReassembler.SetCumulativeTSN). The first decision sticks.
+	// fragment without the B bit carrying FSN 0 means Linux's numbering;
+	// a second fragment carrying FSN 1 means the RFC's once no fragment
+	// can be missing between it and the first (adjacent TSNs, or the
+	// cumulative TSN covers it). The first decision sticks.
 	FSNAuto FSNConvention = iota
 	// FSNRFC: RFC 8260 section 2.1, the first fragment is implicitly FSN
 	// 0 and the second carries FSN 1.
@@ -26,12 +24,12 @@ const (
 	FSNLinux
 )
 
-// FlagAborted marks a fragment with no data that the I-DATA reassembler
-// queues where a partial delivery ended without its message's end (RFC
-// 6458 SCTP_PARTIAL_DELIVERY_ABORTED): the parts of message (SID, MID, U
-// flag) queued before it were all there will be. Being in the delivery
-// queue, the event reaches the reader after those parts and before any
-// later message with the same identifiers.
+// FlagAborted marks a fragment with no data that a reassembler queues where
+// a partial delivery ended without its message's end (RFC 6458
+// SCTP_PARTIAL_DELIVERY_ABORTED): the parts of the message queued before it
+// are all there will be. Being in the delivery queue, it reaches the reader
+// after those parts and before any later message with the same
+// identifiers.
 const FlagAborted = 0x80
 
 // MIDSkip is one entry of an I-FORWARD-TSN (RFC 8260 section 2.3.1):
@@ -51,27 +49,19 @@ type pdState struct {
 	firstTSN chunk.TSN
 }
 
-// IDataReassembler is the I-DATA variant's reassembler (RFC 8260 section 2.2.3):
-// fragments of a message share its MID and are ordered by FSN, not TSN;
-// ordered messages leave a stream in MID order, unordered ones as soon as
-// they are complete. Partial delivery is per stream and per
-// ordered/unordered, so several messages can be in partial delivery at
-// once.
-//
-// Unlike DataReassembler, the delivery queue may interleave the parts of messages in
-// partial delivery with other messages (RFC 6458 fragment interleave level
-// 2): every fragment names its message by SID, MID and the U flag, and
-// every part of a message in partial delivery carries the message's PPID.
-// A complete message is always queued as one uninterrupted run. A
-// partial delivery that ends without the message's end (I-FORWARD-TSN)
-// queues a FlagAborted marker, a fragment without data.
+// IDataReassembler is the I-DATA variant's reassembler (RFC 8260 section
+// 2.2.3): fragments of a message share its MID and are ordered by FSN, not
+// TSN; ordered messages leave a stream in MID order, unordered ones as soon
+// as they are complete. Partial delivery is per stream and per
+// ordered/unordered, so several messages can be in partial delivery at once
+// and their parts interleave with other messages in the delivery queue
+// (RFC 6458 fragment interleave level 2); every part carries the message's
+// PPID. A complete message is always queued as one uninterrupted run.
 //
 // Each stream's InSide keeps its ordered and unordered fragments sorted by
-// (MID, B first, FSN), MIDs by their distance from a base (the next
-// expected MID for ordered ones), with a tree built on demand so that
-// finding a place costs O(log n) in the fragments held (see
-// idata_index.go). Frag.FSN holds the FSN as sent (0 for the first
-// fragment).
+// (MID, B first, FSN), MIDs by their distance from a base, with a tree
+// built on demand (see idata_index.go). Frag.FSN holds the FSN as sent (0
+// for the first fragment).
 type IDataReassembler struct {
 	delivery
 	pool Pool
@@ -87,8 +77,8 @@ type IDataReassembler struct {
 	scan []*Frag
 	dead []fwdMsg
 	// fullFwd makes every I-FORWARD-TSN look at all the fragments of the
-	// streams it looks at, as before the incremental look (tests compare
-	// the two).
+	// streams it looks at: the plain rule tests compare the incremental
+	// look against.
 	fullFwd bool
 	// fwdMax (valid with fwdAny) is the highest New Cumulative TSN
 	// applyCum applied: every fragment an I-FORWARD-TSN looked at
@@ -114,23 +104,19 @@ type IDataReassembler struct {
 	midRefused uint64
 }
 
-// MIDRefused returns how many ordered fragments Add refused because the
-// receiver cannot place their MID: serially before the stream's next
-// expected MID (already delivered), or 2^31 or more ahead of it, which
-// serial arithmetic (RFC 1982, as RFC 8260 section 2.1 asks) reads as
-// behind or leaves undefined. RFC 8260 section 2.1: "the sender MUST NOT
-// have more than 2**31 - 1 ordered messages for each outgoing stream in
-// flight", so no conforming peer sends one.
+// MIDRefused returns how many ordered fragments Add refused because their
+// MID is serially before the stream's next expected MID (already
+// delivered) or 2^31 or more ahead of it, which no conforming peer sends
+// (RFC 8260 section 2.1: "the sender MUST NOT have more than 2**31 - 1
+// ordered messages for each outgoing stream in flight").
 func (d *IDataReassembler) MIDRefused() uint64 { return d.midRefused }
 
 // Recheck is delivery.Recheck after stream sid's In record changed outside
-// the reassembler (a stream reset, RFC 6525: the next expected MID is 0
-// again, and partial deliveries end): the stream's ordered list is rebased
-// on the new next expected MID (dropping what is held of MIDs serially
-// before it, which can never be delivered), and a message whose partial
-// delivery ended this way loses its rebased FSN keys (see unkeyPD). It
-// costs O(log n) in the fragments held on the stream, plus O(log n) per
-// fragment dropped (see rebase).
+// the reassembler (a stream reset, RFC 6525): the stream's ordered list is
+// rebased on the new next expected MID, dropping what can never be
+// delivered, and a message whose partial delivery ended this way loses its
+// rebased FSN keys (see unkeyPD). O(log n) in the fragments held on the
+// stream, plus O(log n) per fragment dropped.
 func (d *IDataReassembler) Recheck(sid uint16) {
 	if s := d.streams.PeekInSide(sid); s != nil {
 		s.sid = sid
@@ -149,10 +135,8 @@ func (d *IDataReassembler) RecheckAll() {
 }
 
 // ResetAll is delivery.ResetAll with each reset stream's lists brought in
-// line with its In record (see Recheck). Only the streams whose In record
-// was used since the last reset can have lists based on a next expected
-// MID other than 0, so only they are looked at, as delivery.ResetAll
-// looks only at them; each costs what Recheck costs.
+// line with its In record (see Recheck); like delivery.ResetAll it looks
+// only at the streams whose In record was used since the last reset.
 func (d *IDataReassembler) ResetAll() {
 	for _, s := range d.seqd {
 		if s.seqd {
@@ -178,10 +162,9 @@ func (d *IDataReassembler) reset(s *InSide) {
 	}
 }
 
-// NewIDataReassembler returns the I-DATA variant's reassembler over the association's
-// stream table: In records hold the next ordered MID to deliver and the
-// partial-delivery state (stream.In: MID/FSN/PD, MIDUO/FSNUO/PDUO);
-// fragments wait in the stream's InSide, created on first use. conv says
+// NewIDataReassembler returns the I-DATA variant's reassembler over the
+// association's stream table: In records hold the next ordered MID and the
+// partial-delivery state; fragments wait in the stream's InSide. conv says
 // how to read the FSN of the second fragment (FSNAuto to detect it).
 func NewIDataReassembler(streams InStreams, conv FSNConvention) *IDataReassembler {
 	d := &IDataReassembler{conv: conv, fwd: candidates{slot: 2}}
@@ -199,9 +182,8 @@ func (d *IDataReassembler) Convention() FSNConvention { return d.conv }
 // SetCumulativeTSN tells the reassembler the receiver's cumulative TSN:
 // every TSN up to cum has arrived. With FSNAuto it settles messages whose
 // FSN reading waited for a possibly missing fragment, looking at every
-// stream once cum reaches such a fragment (the looks then decide the
-// convention, so this happens about once per association; before, it
-// costs one comparison per chunk).
+// stream once cum reaches such a fragment; that decides the convention, so
+// it happens about once per association and costs a comparison otherwise.
 func (d *IDataReassembler) SetCumulativeTSN(cum chunk.TSN) {
 	d.cum, d.cumKnown = cum, true
 	if d.ambiguous && d.conv == FSNAuto && !cum.LT(d.ambigTSN) {
@@ -259,14 +241,11 @@ func (d *IDataReassembler) at(f *Frag, want stream.FSN, firstTSN chunk.TSN) bool
 // whole message and returns its last fragment (the last in sequence, when
 // incomplete).
 //
-// The walk resumes where the last one on the message stopped (see
-// fragList.run and Frag.FSN of a first fragment), so a message whose
-// fragments come in sequence costs O(1) per fragment rather than a walk
-// from its start each time; a message looked at after another one of the
-// list resumes through the list's tree (O(log n)) once its run is longer
-// than smallWalk. What the walks pass is in sequence for good unless a
-// fragment of the message leaves (see unlinkOne, iunlink), which makes the
-// next walk start again from h.
+// The walk resumes where the last one on the message stopped (fragList.run,
+// or through the tree from the run length kept in the first fragment's
+// FSN), so a message whose fragments come in sequence costs O(1) per
+// fragment rather than a walk from its start. A fragment of the message
+// leaving (see unlinkOne, iunlink) cuts what the walks knew.
 func (d *IDataReassembler) complete(l *fragList, h *Frag) (*Frag, bool) {
 	f, pos := h, stream.FSN(0)
 	switch {
@@ -310,10 +289,9 @@ func (d *IDataReassembler) wireFSN(pos stream.FSN) stream.FSN {
 
 // Add takes an accepted fragment. It reports false (and keeps nothing)
 // for a fragment that cannot be valid: a stream outside the table, an
-// ordered MID already delivered or 2^31 or more ahead of the next expected
-// one (which serial arithmetic reads as behind it: the receiver cannot
-// place it), a fragment already held under another TSN, or one of a
-// message in partial delivery that was delivered already.
+// ordered MID it cannot place (see MIDRefused), a fragment already held
+// under another TSN, or one of a message in partial delivery that was
+// delivered already.
 func (d *IDataReassembler) Add(f *Frag) bool {
 	sid := f.SID
 	ok := d.add(f)
@@ -329,21 +307,16 @@ func (d *IDataReassembler) Add(f *Frag) bool {
 // delivery went on) while others stayed, or a later fragment numbered 0
 // under RFC 8260's FSNs came between its first fragment and its second.
 //
-// A fragment looked at (flagJudged) was kept then because it was in
-// sequence from its message's first fragment, or the message was complete
-// (see applyCumAbove); after such a change it may no longer be, and the
-// message may be dead at the next I-FORWARD-TSN. Rather than looking at
-// the stream's fragments again, cover marks one fragment of the message
-// not looked at: the one looked at with the highest key. The invariant
-// kept is that every fragment looked at that is no longer in sequence (or
-// whose message is in partial delivery) has a fragment of its message not
-// looked at after it, with a TSN at or below fwdMax: the next
-// I-FORWARD-TSN, whose New Cumulative TSN is at least fwdMax (see
-// applyCum), judges that one, finds it out of sequence (were it in
-// sequence, so would everything before it be) and drops the message. So
-// the next I-FORWARD-TSN looks at this message's one fragment, not at the
-// stream's, and a fragment unmarked here is looked at once more at most:
-// O(log n) through the tree.
+// A fragment looked at (flagJudged) was kept because it was in sequence
+// from its message's first fragment, or the message was complete (see
+// applyCumAbove); after such a change that may not hold, and the message
+// may be dead at the next I-FORWARD-TSN. Rather than have that look at the
+// whole stream again, cover unmarks one fragment of the message: the
+// judged one with the highest key. Invariant: every judged fragment out of
+// sequence (or of a message in partial delivery) has an unjudged fragment
+// of its message after it with a TSN at or below fwdMax, so the next
+// I-FORWARD-TSN (New Cumulative TSN at least fwdMax) judges that one, finds
+// it out of sequence and drops the message. O(log n) through the tree.
 func (d *IDataReassembler) cover(s *InSide, l *fragList, mid stream.MID) {
 	if !s.fwdOK {
 		return // no I-FORWARD-TSN looked at the stream yet
@@ -430,10 +403,9 @@ func (d *IDataReassembler) add(f *Frag) bool {
 	}
 	if !begin && f.FSN == 0 && d.conv == FSNRFC {
 		// A later fragment numbered 0, which RFC 8260 gives to none,
-		// sorts between its message's first fragment and the second: the
-		// run in sequence complete kept for the message is broken, and
-		// what an I-FORWARD-TSN kept of it for being in sequence may no
-		// longer be.
+		// sorts between its message's first fragment and the second: it
+		// breaks the message's known run, and what an I-FORWARD-TSN kept
+		// for being in sequence may not be any more.
 		if list.run != nil && list.runMID == f.MID {
 			list.run = nil
 		}
@@ -642,14 +614,11 @@ func (d *IDataReassembler) continuePD(s *InSide, in *stream.In, l *fragList, uno
 }
 
 // unlinkOne removes f (after prev, nil at the head) from l, a fragment
-// alone rather than its whole message. What complete knew in sequence of
-// the message is cut at f rather than forgotten: the run from the first
-// fragment (its length kept there) ends before f's position, and what the
-// run or a known run through f (flagTail) held after f, from f's
-// successor on, becomes a known run of its own, marked on the successor
-// (with the end position in its PPID), so that the next walk passes it in
-// one step once f's position is filled again. A known run through f is
-// cut before f, found through the tree. O(log n).
+// alone rather than its whole message. What complete knew of the message is
+// cut at f rather than forgotten: the run from the first fragment ends
+// before f, and what followed f becomes a known run of its own, marked on
+// f's successor (flagTail, end position in its PPID), so the next walk
+// passes it in one step once f's position is filled again. O(log n).
 func (d *IDataReassembler) unlinkOne(l *fragList, prev, f *Frag) {
 	nx := f.next
 	if isBegin(f) {
@@ -736,9 +705,8 @@ func (d *IDataReassembler) dropMID(l *fragList, mid stream.MID) {
 // nothing queued for delivery and the kinds not in partial delivery
 // already, the message whose first fragment has the lowest TSN and is next
 // in order (any, for unordered messages) starts to be queued with the
-// fragments in sequence after it. Called again, it starts another. The
-// streams it can start on are kept in a heap as they change (see
-// candidates): choosing costs O(log n) in the streams.
+// fragments in sequence after it. Called again, it starts another.
+// O(log n) in the streams (see candidates).
 func (d *IDataReassembler) Partial() bool {
 	d.sync()
 	s := d.cands.min()
@@ -860,19 +828,15 @@ func (d *IDataReassembler) wants(fsn, want stream.FSN) bool {
 }
 
 // DropHighest removes the held fragment with the highest TSN above after
-// that waits for reassembly or ordering (reneging, RFC 9260 section 6.2).
-// Any such fragment may go, including later fragments of a message in
-// partial delivery: they were not delivered, and the peer sends them
-// again.
+// that waits for reassembly or ordering (reneging, RFC 9260 section 6.2),
+// including later fragments of a message in partial delivery: they were
+// not delivered, and the peer sends them again.
 //
-// The stream comes from a heap (see candidates) keyed by an upper bound of
-// each stream's highest TSN held (InSide.maxTSN, raised in O(1) as
-// fragments come): the stream on top either holds that TSN, or gets its
-// true highest TSN as its key and the next stream is tried. Each look
-// lowers a key to a TSN really held, so looks are bounded by drops and
-// arrivals. Within a stream, the fragment with the highest TSN and its
-// place in its list are found through the list's tree (see
-// idata_index.go), in O(log n) in the fragments held there.
+// The stream comes from a heap keyed by an upper bound of each stream's
+// highest TSN held (InSide.maxTSN, raised in O(1) as fragments come): the
+// stream on top either holds that TSN, or is rekeyed to its true highest
+// and the next is tried, so looks are bounded by drops and arrivals. Within
+// a stream the fragment is found through the list's tree, O(log n).
 func (d *IDataReassembler) DropHighest(after chunk.TSN) (chunk.TSN, int, bool) {
 	d.sync()
 	for {

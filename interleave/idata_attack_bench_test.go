@@ -10,8 +10,7 @@ import (
 
 // BenchmarkIDataResetFlood measures a stream reset (RFC 6525, which makes
 // the stream's next expected MID 0 again, followed by Recheck) on an
-// I-DATA stream holding n fragments (issue 23: its cost must not grow
-// with them). The stream holds ordered messages 2^30 + 1 .. (one first
+// I-DATA stream holding n fragments (its cost must not grow with them). The stream holds ordered messages 2^30 + 1 .. (one first
 // fragment each, accepted while the next expected MID was 2^30 - 1, so
 // the list was started at 0 and 0 is its base) and, ahead of MID 2^31 past
 // 0, k more per op that each reset must drop ("drop": one each op, sent

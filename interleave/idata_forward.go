@@ -19,19 +19,16 @@ func (d *IDataReassembler) ForwardTSN(newCum chunk.TSN, skips []Skip) {
 }
 
 // ForwardMID applies an I-FORWARD-TSN whose entries were validated
-// (ParseIForwardTSN). Following RFC 8260 section 2.3.2 and RFC 3758
+// (ParseIForwardTSN), following RFC 8260 section 2.3.2 and RFC 3758
 // section 3.6: incomplete messages that newCum proves dead are dropped
 // (see applyCum); an ordered entry makes its stream skip past MID, ending a
-// partial delivery of a skipped message and delivering the complete
-// messages the skip unblocks; an unordered entry ends the partial delivery
-// of a skipped unordered message and drops what is held of skipped
-// unordered messages. Each partial delivery ended queues a FlagAborted
-// marker.
+// partial delivery of a skipped message and delivering what the skip
+// unblocks; an unordered entry ends the partial delivery of a skipped
+// unordered message and drops what is held of skipped ones. Each partial
+// delivery ended queues a FlagAborted marker.
 //
-// Its work is bounded by the chunk's entries and the fragments it looks
-// at, not by the streams in use: only the streams the entries name and
-// those holding fragments that arrived since an earlier I-FORWARD-TSN
-// looked at them (the fwd heap) are looked at and delivered from.
+// Its work is bounded by the chunk's entries and the fragments that arrived
+// since an earlier I-FORWARD-TSN, not by the streams in use.
 func (d *IDataReassembler) ForwardMID(newCum chunk.TSN, skips []MIDSkip) {
 	d.visit = d.visit[:0]
 	conv := d.conv
@@ -43,14 +40,10 @@ func (d *IDataReassembler) ForwardMID(newCum chunk.TSN, skips []MIDSkip) {
 }
 
 // deliverVisited delivers what became deliverable on the streams an
-// I-FORWARD-TSN changed (d.visit; a stream listed twice is delivered from
-// twice, which finds nothing more the second time).
-//
-// An I-FORWARD-TSN only takes fragments away, so no unordered message can
-// have become complete: unless the FSN convention was decided meanwhile
-// (conv, which can complete messages that waited for it), only the
-// ordered messages next in line and an unordered message in partial
-// delivery are looked at, not every unordered fragment held.
+// I-FORWARD-TSN changed (d.visit). An I-FORWARD-TSN only takes fragments
+// away, so no unordered message can have become complete unless the FSN
+// convention was decided meanwhile (conv): otherwise only the ordered
+// messages next in line and an unordered partial delivery are looked at.
 func (d *IDataReassembler) deliverVisited(conv bool) {
 	for i, s := range d.visit {
 		if conv || d.fullFwd {
@@ -162,25 +155,17 @@ func (d *IDataReassembler) skip(k MIDSkip) {
 // their way is kept: with I-DATA its fragments can straddle newCum while it
 // is alive. A partial delivery whose message died this way is aborted.
 //
-// The fragments an I-FORWARD-TSN looked at carry flagJudged; each was
-// kept for being in sequence from its message's first fragment (or its
-// message complete), and stays so, or is covered (see cover): a fragment
-// of its message after it is not looked at. Only the fragments not looked
-// at can therefore show a message dead, and only those at or below newCum
-// do: the streams holding one come from the fwd heap (keyed by the lowest
-// TSN not looked at), and within a stream they are found through the
-// lists' trees without passing the others, however the two kinds are
-// mixed in the lists' order (see judge and lowPending). Each fragment is
-// looked at when it arrives below a New Cumulative TSN and again at most
-// once per cover, so the work is O(log n) per fragment looked at, paid for
-// by its arrival or by the change that covered it, whatever else is held.
+// Fragments an I-FORWARD-TSN looked at carry flagJudged and stay in
+// sequence or are covered (see cover), so only unjudged fragments at or
+// below newCum can show a message dead. The streams holding one come from
+// the fwd heap, and within a stream they are found through the lists'
+// trees (see judge and lowPending). Each fragment is looked at on arrival
+// and again at most once per cover: O(log n) per fragment, paid for by its
+// arrival or by the change that covered it, whatever else is held.
 //
-// A New Cumulative TSN below one applied before (a stale I-FORWARD-TSN,
-// whose entries the receiver still applies) proves nothing dead that the
-// earlier one did not: the fragments it could name were looked at then,
-// and a receiver takes no new fragment at or below its cumulative TSN. It
-// is not applied, which keeps every fragment looked at at or below fwdMax,
-// and so at or below the New Cumulative TSN of every later look.
+// A New Cumulative TSN below one applied before (a stale I-FORWARD-TSN)
+// proves nothing dead the earlier one did not, and is not applied; this
+// keeps every judged fragment at or below fwdMax.
 func (d *IDataReassembler) applyCum(newCum chunk.TSN) {
 	if d.fwdAny && newCum.LT(d.fwdMax) {
 		return
@@ -244,11 +229,9 @@ func (l *fragList) lowPending() (chunk.TSN, bool) {
 
 // judge appends to dst, in key order, the fragments of I-DATA list l that
 // no I-FORWARD-TSN looked at with a TSN at or below upTo, and marks them
-// looked at (flagJudged). A list longer than smallWalk is searched through
-// its tree (built if need be), whose nodes know the lowest TSN not looked
-// at below them (see fix): a subtree with none at or below upTo is passed
-// over, so it costs O((k+1) log n) for k fragments found among n, whatever
-// else the list holds.
+// judged. A list longer than smallWalk is searched through its tree, whose
+// summaries let it pass over subtrees with none: O((k+1) log n) for k
+// fragments found among n.
 func (l *fragList) judge(upTo chunk.TSN, dst []*Frag) []*Frag {
 	if l.head == nil {
 		return dst
@@ -303,18 +286,13 @@ type fwdMsg struct {
 	last Frag // MID, FSN and Flags only, compared with ilt
 }
 
-// applyCumAbove is applyCumTo on stream s looking only at the fragments
-// no I-FORWARD-TSN looked at (see applyCum): what s holds that one looked
-// at was found in sequence from its message's first fragment (or its
-// message complete) and stays so, or is covered (see cover). A message is
-// dead when a fragment of it not looked at yet and at or below newCum lies
-// past the run in sequence from its first fragment (or it has no first
-// fragment held, or is in partial delivery). Those fragments (without
-// flagJudged) are found through the lists' trees (see judge), and a
-// message's run through complete (which resumes where it stopped, or where
-// a fragment leaving cut it): O(log n) per such fragment, each of which
-// was paid for by its arrival or by the change that covered it, plus what
-// is dropped, whatever else is held.
+// applyCumAbove is applyCumTo on stream s looking only at the unjudged
+// fragments (see applyCum). A message is dead when an unjudged fragment of
+// it at or below newCum lies past the run in sequence from its first
+// fragment (or its first fragment is not held, or it is in partial
+// delivery). Such fragments are found through the trees (see judge) and a
+// message's run through complete: O(log n) per fragment plus what is
+// dropped.
 func (d *IDataReassembler) applyCumAbove(s *InSide, newCum chunk.TSN) {
 	in := d.in(s)
 	for _, uo := range [...]bool{false, true} {

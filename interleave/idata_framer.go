@@ -14,8 +14,8 @@ type IDataFramer struct {
 	// LinuxFSN numbers the second fragment of a message FSN 0, the third 1
 	// and so on, as Linux's sender does, instead of RFC 8260's 1, 2, ...
 	// (the first fragment is implicitly FSN 0 either way). Linux's
-	// receiver (checked against 6.1 and 6.12 guests) reassembles only that
-	// numbering, usrsctp, dcSCTP and Pion only RFC 8260's.
+	// receiver (6.1, 6.12) reassembles only that numbering; usrsctp,
+	// dcSCTP and Pion only RFC 8260's.
 	LinuxFSN bool
 	// Follow, when set, switches to Linux's numbering once that reassembler
 	// has seen the peer number its own fragments that way (its Convention

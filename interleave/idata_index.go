@@ -7,55 +7,37 @@ import (
 
 // An I-DATA list (a stream's ordered or unordered fragments waiting for
 // reassembly or ordering) is sorted by key: (MID, first fragment before
-// the others, FSN). Every operation a peer's chunk can trigger finds its
-// place in it in O(log n) expected in the fragments held, whatever order
-// they come in, through a treap over the list built on demand, as the DATA
-// lists build theirs (see fragList): while a fragment is in the tree its
-// gprev and gnext are its children and its priority is prio of its TSN.
-// A list that fills in order (appends at the tail, or before the head)
-// and empties from the head, the usual case, builds no tree; the first
-// insert in the middle, or a look-up that would otherwise walk (a message
-// of an unordered list, the highest TSN held, the unordered first fragment
-// with the lowest TSN), builds it, each fragment inserted once, and it is
-// kept until the list is empty again.
+// the others, FSN). As with the DATA lists (see fragList), a treap built
+// on demand makes every operation a peer's chunk can trigger O(log n)
+// expected whatever order fragments come in; a list that fills in order
+// and empties from the head builds none.
 //
-// MIDs are 32-bit serial numbers, and serial comparison is not transitive
-// over values 2^31 or more apart: a tree ordered by it could be corrupted
-// by a peer that sends such MIDs. Keys therefore compare MIDs by their
-// distance from the list's base (plain unsigned arithmetic: a total order
-// whatever the MIDs):
+// MIDs are serial numbers, and serial comparison is not transitive over
+// values 2^31 or more apart, so a tree ordered by it could be corrupted by
+// a peer. Keys compare MIDs by their unsigned distance from the list's
+// base, a total order:
 //
 //   - An ordered list's base is the stream's next expected MID when the
-//     list was started (or last rebased). The reassembler takes an ordered
-//     fragment only if its MID is less than 2^31 ahead of the next
-//     expected one (ordered window), and rebases the list when the next
-//     expected MID has moved 2^30 or more past the base (see rebase), so
-//     the distance from base orders held MIDs as serial order from the next
-//     expected MID does.
-//   - An unordered list's base is 0: unordered messages are delivered as
-//     each completes, so their order in the list does not matter, only
-//     that a message's fragments are together and in FSN order, which any
-//     total order on MIDs gives.
+//     list was started or last rebased. Only MIDs less than 2^31 ahead of
+//     the next expected one are taken, and the list is rebased once that
+//     moved 2^30 past the base (see rebase), so distance from base orders
+//     held MIDs as serial order does.
+//   - An unordered list's base is 0: its messages are delivered as each
+//     completes, so any total order that keeps a message's fragments
+//     together in FSN order will do.
 //
-// FSNs compare as plain unsigned numbers: a message's FSNs count up from
-// 0, and before partial delivery starts the fragments held of a message
-// lie within the receive window of its first. Only a message in partial
-// delivery can go on past FSN 2^31 and wrap (RFC 8260 section 2.1: "the
-// FSN MAY wrap completely multiple times"): once its next FSN is 2^30 past
-// the list's fbase, its fragments are keyed by their distance from the
-// FSN before the next one to deliver (see rekeyPD).
+// FSNs compare as plain unsigned numbers: before partial delivery the
+// fragments held of a message lie within the receive window of its first.
+// Only a message in partial delivery can pass FSN 2^31 and wrap (RFC 8260
+// section 2.1: "the FSN MAY wrap completely multiple times"); once its next
+// FSN is 2^30 past the list's fbase it is rekeyed (see rekeyPD).
 //
-// Each node of the tree carries summaries of its subtree, in fields that
-// are free while a fragment waits for reassembly (TSNs held lie within the
-// receive window, so serial order is a total order among them): the
-// highest TSN (FirstTSN), for reneging (DropHighest); the lowest TSN of a
-// fragment no I-FORWARD-TSN looked at yet (SSN, low half, and tlo, high
-// half, valid when tbits has bit sumPending set; a fragment looked at has
-// flagJudged set), for finding those at or below a New Cumulative TSN
-// without passing the others (see judge); whether a fragment looked at is
-// there (tbits bit sumJudged); and the lowest TSN of a first fragment
-// (Off, valid when tbits has bit sumBegin set), for choosing an unordered
-// message to start partial delivery with.
+// Each tree node carries summaries of its subtree in fields free while a
+// fragment waits (see Frag): the highest TSN (FirstTSN), for DropHighest;
+// the lowest TSN no I-FORWARD-TSN looked at yet (SSN and tlo, with
+// sumPending), for judge; whether a judged fragment is there (sumJudged);
+// and the lowest TSN of a first fragment (Off, with sumBegin), for
+// choosing an unordered message to start partial delivery with.
 
 // Bits of Frag.tbits in a tree (see idata_index.go).
 const (
@@ -484,11 +466,10 @@ func (l *fragList) tailBefore(f *Frag) *Frag {
 
 // lastFlagged returns the fragment of message mid in I-DATA list l with
 // the highest key, before stop's when stop is not nil, among those with
-// flag set, or nil; sum is the tree summary bit saying a subtree holds a
-// fragment with flag. Short lists without a tree are walked; through the
-// tree it costs O(log n): a subtree without such a fragment is passed
-// over, and the message's fragments are together in key order, so the
-// search follows at most the two paths to the ends of the message's range.
+// flag set, or nil; sum is the tree summary bit for flag. Short lists
+// without a tree are walked; through the tree it costs O(log n), since a
+// message's fragments are together in key order and subtrees without the
+// flag are passed over.
 func (l *fragList) lastFlagged(mid stream.MID, flag uint8, sum uint8, stop *Frag) *Frag {
 	if !l.tree && l.n <= smallWalk {
 		var last *Frag
@@ -571,19 +552,15 @@ func (l *fragList) iminBegin() *Frag {
 }
 
 // rebase makes the stream's next expected MID mid the base of s's ordered
-// list (see idata_index.go), dropping the fragments of MIDs serially before
-// it (2^31 or more behind it in plain arithmetic: they can never be
-// delivered), also when mid is the base already (a stream reset to the MID
-// the list started from).
+// list, dropping the fragments of MIDs serially before it, which can never
+// be delivered (also when mid is the base already: a stream reset to the
+// MID the list started from).
 //
-// Distances from the new base keep the order of what is left, except that
-// those below mid's distance from the old base (c) move after the others:
-// what is left lies from c to c+2^31 (modulo 2^32) in the old order, one
-// span when that does not wrap, whose tree stays as it is; otherwise the
-// part before c is moved behind the rest, in the list and, by a split and a
-// merge, in the tree. So it costs O(log n) in the fragments held plus
-// O(log n) per fragment dropped, whether it runs every rebaseDrift
-// messages delivered or after every stream reset.
+// What is left lies from c (mid's distance from the old base) to c+2^31 in
+// the old order: one span when that does not wrap, whose tree stays as it
+// is; otherwise the part before c moves behind the rest, in the list and,
+// by a split and a merge, in the tree. O(log n) plus O(log n) per fragment
+// dropped.
 func (d *IDataReassembler) rebase(s *InSide, mid stream.MID) {
 	l := &s.ordered
 	d.dropCircular(l, mid+orderedWindow, mid-1)
@@ -644,11 +621,10 @@ const fsnDrift = 1 << 30
 
 // rekeyPD keys the held fragments of message mid of list l, in partial
 // delivery with next position next, by their FSN's distance from next-1,
-// when next has moved fsnDrift or more past the current base: every FSN
-// still to come (RFC 8260's reading, next and later; Linux's, next-1 and
-// later) is then less than 2^31 past the base. Fragments serially before
-// the new base, which the reader already had, are dropped. It costs
-// O(k log n) for the k fragments of the message held, once every fsnDrift
+// once next has moved fsnDrift past the current base, so every FSN still
+// to come (under either convention) is less than 2^31 past the base.
+// Fragments serially before the new base were delivered already and are
+// dropped. O(k log n) for the k fragments held, once every fsnDrift
 // fragments delivered.
 func (d *IDataReassembler) rekeyPD(s *InSide, l *fragList, mid stream.MID, next stream.FSN) {
 	base := stream.FSN(0)
@@ -690,7 +666,7 @@ func (d *IDataReassembler) rekeyPD(s *InSide, l *fragList, mid stream.MID, next 
 
 // unkeyPD ends the FSN rebase of list l (see rekeyPD) when its message's
 // partial delivery ends: what is left of the message (fragments past its
-// end) is dropped, since its keys would no longer follow the list's order.
+// end) is dropped, since its keys would not follow the list's order.
 func (d *IDataReassembler) unkeyPD(l *fragList) {
 	if l.fbase == 0 {
 		return

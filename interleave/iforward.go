@@ -15,8 +15,8 @@ var ErrInvalidStream = errors.New("interleave: invalid stream identifier")
 // ParseIForwardTSN parses and validates an I-FORWARD-TSN chunk (RFC 8260
 // section 2.3.1) from a peer with which inStreams inbound streams were
 // negotiated, appending its entries to dst. The length must be 8 + 8k
-// (chunk.ErrBadLength otherwise; a trailing partial entry is not
-// skipped over, unlike Linux before its 2023 fix) and every stream
+// (chunk.ErrBadLength otherwise; a trailing partial entry is an error,
+// not skipped over) and every stream
 // identifier below inStreams (ErrInvalidStream). Reserved bits are
 // ignored: "This field is reserved. It MUST be set to 0 by the sender and
 // MUST be ignored by the receiver."

@@ -7,23 +7,18 @@ import (
 
 // Reassembler is the receive side of one data-transfer variant: it takes
 // the fragments the TSN map accepted, reassembles messages, orders them per
-// stream and queues them for delivery. The DATA variant
-// (DataReassembler) orders by stream sequence number, the I-DATA variant
-// (IDataReassembler, RFC 8260) by message identifier and fragment sequence
-// number; the caller does not know which it holds.
+// stream and queues them for delivery. DataReassembler orders by stream
+// sequence number, IDataReassembler (RFC 8260) by message identifier and
+// fragment sequence number.
 //
-// The delivery queue holds the fragments ready for the reader, reachable
-// in the order they became deliverable across streams (Peek, Pop) and per
-// stream (PeekStream, PopStream): a reader of one stream never waits for
-// another stream's reader. A message is a run from a fragment with
-// chunk.FlagBeginning to one with chunk.FlagEnd. When partial delivery starts (see
-// Partial), the first fragments of a message are queued before its end has
-// arrived; with DATA nothing else of that stream is queued until that end,
-// while the other streams go on, so in arrival order the parts of a
-// message in partial delivery may alternate with other streams' messages.
-// The I-DATA variant (IDataReassembler) runs partial delivery per stream and per
-// ordered/unordered. Every queued fragment names its message by SID and
-// FirstTSN (and MID and the U flag with I-DATA).
+// The delivery queue is reachable in the order fragments became deliverable
+// across streams (Peek, Pop) and per stream (PeekStream, PopStream). A
+// message is a run from a fragment with chunk.FlagBeginning to one with
+// chunk.FlagEnd. Under partial delivery (see Partial) a message's first
+// fragments are queued before its end arrived, so in cross-stream order its
+// parts may alternate with other streams' messages; with DATA nothing else
+// of that stream is queued until its end. Every queued fragment names its
+// message by SID and FirstTSN (and MID and the U flag with I-DATA).
 type Reassembler interface {
 	// Add takes f (from the reassembler's Pool, filled from an accepted
 	// chunk whose TSN is new) and queues whatever became deliverable.
@@ -63,9 +58,8 @@ type Reassembler interface {
 	// first fragments in sequence starts being queued before it is
 	// complete. It reports whether it started. The caller uses it when the
 	// held bytes reach its partial delivery point, so a message larger
-	// than the receive buffer cannot stall the association. It costs
-	// O(log n) in the streams: the streams it can start on are kept as
-	// they change.
+	// than the receive buffer cannot stall the association. O(log n) in
+	// the streams.
 	Partial() bool
 	// Recheck updates what Partial knows of stream sid after the caller
 	// changed the stream's In record (a stream reset).
@@ -74,7 +68,7 @@ type Reassembler interface {
 	RecheckAll()
 	// ResetAll resets the In record of every inbound stream (RFC 6525: an
 	// Outgoing SSN Reset Request naming no stream, an SSN/TSN Reset) and
-	// updates what Partial knows of them: amortised O(1), it looks only at
+	// updates what Partial knows of them. Amortised O(1): it looks only at
 	// the streams used since the last ResetAll.
 	ResetAll()
 	// PartialNext reports the TSN of the next fragment of the message in

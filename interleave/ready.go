@@ -7,27 +7,19 @@ import (
 
 // delivery is the delivery queue both reassemblers embed: the fragments
 // ready for the reader (complete messages, and the parts of messages in
-// partial delivery), reachable two ways at once.
+// partial delivery), reachable two ways at once:
 //
-//   - In arrival order across streams: every queued fragment is on one
-//     doubly linked list (Frag.gprev, Frag.gnext) in the order it became
-//     deliverable. Peek and Pop follow it (an association's ReadMsg).
-//   - Per stream: the fragments of each stream form a FIFO in that
-//     stream's InSide (linked by Frag.next, which is free once a fragment
-//     left reassembly). PeekStream and PopStream follow it (a reader of
-//     one stream), and taking a stream's head also unlinks it from the
-//     arrival-order list in O(1).
+//   - in arrival order across streams, on one doubly linked list
+//     (Frag.gprev, Frag.gnext) that Peek and Pop follow;
+//   - per stream, as a FIFO in the stream's InSide (linked by Frag.next)
+//     that PeekStream and PopStream follow; taking a stream's head also
+//     unlinks it from the cross-stream list in O(1).
 //
-// Both lists are intrusive and the heads of the per-stream ones live in the
-// stream table's side objects (page-chunked, made only for streams in use),
-// so queueing and taking a fragment allocates nothing.
-//
-// A stream's head fragment may be partly read (Frag.Off): whoever reads
-// next, by stream or in arrival order, continues from there. Within a
-// stream the fragments of a message are queued in order; fragments of
-// different messages of one stream alternate only with I-DATA, when an
-// ordered and an unordered message of the stream are both in partial
-// delivery (each fragment names its message: SID, MID, U flag, FirstTSN).
+// Both lists are intrusive, so queueing and taking a fragment allocates
+// nothing. A stream's head fragment may be partly read (Frag.Off): whoever
+// reads next continues from there. Fragments of different messages of one
+// stream alternate only with I-DATA, when an ordered and an unordered
+// message of the stream are both in partial delivery.
 type delivery struct {
 	streams    InStreams
 	keys       candidateKeyer // the variant: a stream's partial delivery candidate
@@ -40,13 +32,10 @@ type delivery struct {
 	seqd       []*InSide // streams whose In record was used since ResetAll (see in)
 }
 
-// in returns the In record of s's stream (its next SSN or MID, partial
-// delivery), looked up once per side object (see InSide.in).
-//
+// in returns the In record of s's stream, looked up once per side object.
 // It is the reassemblers' only way to an In record they change, so it also
-// lists s, once, among the streams whose record may have left the reset
-// state (all zero) since the last ResetAll: ResetAll resets those and no
-// others, the records of the rest being zero still.
+// lists s, once, among the streams whose record may have left the all-zero
+// reset state since the last ResetAll, which resets those and no others.
 func (q *delivery) in(s *InSide) *stream.In {
 	if !s.seqd {
 		q.noteSeq(s)
@@ -153,17 +142,11 @@ func newDelivery(streams InStreams, keys candidateKeyer) delivery {
 }
 
 // touch notes that something that decides s's entries in the heaps
-// changed. The entries are brought up to date (rekey) when the heaps are
-// next used (sync), not at once: a stream changes with every fragment, but
-// the heaps are used only when partial delivery or reneging is due, so a
-// stream whose fragments come and leave in between (a message of a few
-// fragments arriving in order) costs a note, not two heap updates per
-// fragment. Each stream is noted once until sync, so sync's work is
-// bounded by the touches it settles.
-//
-// A stream that holds nothing for reassembly or ordering and is in
-// neither heap (a stream read as fast as its messages come) is keyed by
-// nothing: touch returns at once.
+// changed. The entries are brought up to date (rekey) lazily, when the
+// heaps are next used (sync): a stream changes with every fragment but the
+// heaps are used only when partial delivery or reneging is due, so a
+// fragment costs a note rather than two heap updates. A stream that holds
+// nothing and is in neither heap needs no note.
 func (q *delivery) touch(s *InSide) {
 	if s.ordered.head == nil && s.unordered.head == nil && s.hat[0] == 0 && s.hat[1] == 0 {
 		s.maxOK = false
@@ -203,18 +186,12 @@ func (q *delivery) Recheck(sid uint16) {
 	}
 }
 
-// ResetAll resets every inbound stream's In record (next SSN or MID 0, no
-// partial delivery: an Outgoing SSN Reset Request naming no stream, or an
-// SSN/TSN Reset, RFC 6525 sections 5.2.2 and 5.2.4) and brings what the
-// heaps know of them up to date, as resetting each record and calling
-// RecheckAll would.
-//
-// It looks only at the streams whose In record the reassembler used since
-// the last ResetAll (see in): every other record is zero already and its
-// heap entries, which depend on nothing else that changed, are right. So a
-// flood of resets costs O(1) each, and one costs O(log n) for each stream
-// used since the one before (amortised over the chunks and reads that used
-// them), never a walk over every stream in use.
+// ResetAll resets every inbound stream's In record (an Outgoing SSN Reset
+// Request naming no stream, or an SSN/TSN Reset, RFC 6525 sections 5.2.2
+// and 5.2.4) and brings the heaps up to date, as resetting each record and
+// calling RecheckAll would. It looks only at the streams whose In record
+// was used since the last ResetAll (see in), every other record being zero
+// already, so a flood of resets costs O(1) each.
 func (q *delivery) ResetAll() {
 	for i, s := range q.seqd {
 		q.seqd[i] = nil
@@ -229,9 +206,8 @@ func (q *delivery) ResetAll() {
 }
 
 // RecheckAll rebuilds the partial delivery candidates by looking at every
-// stream in use (O(streams in use)). The receiver's tests use it as the
-// plain rule the kept heaps stand for (Receiver.pdAlways), and, with every
-// In record reset by hand, as the eager form of ResetAll.
+// stream in use. Tests use it as the plain rule the kept heaps stand for,
+// and as the eager form of ResetAll.
 func (q *delivery) RecheckAll() {
 	q.cands.clear()
 	q.drops.clear()
@@ -246,8 +222,7 @@ func (q *delivery) RecheckAll() {
 func (q *delivery) Held() int { return q.n.Held }
 
 // Charged returns what the held fragments cost in memory: the sum of their
-// Cost, the fragment records and their whole buffers, as Linux charges an
-// skb's truesize against the socket's receive buffer.
+// Cost (see Frag.Cost).
 func (q *delivery) Charged() int { return q.n.Charged }
 
 // hold counts f, taken in.
