@@ -220,11 +220,11 @@ func (c *SCTPConn) GetPeerAddrParams(addr *SCTPAddr) (*PeerAddrParams, error) {
 // Path.Max.Retrans; the rest is kept. As the kernel, it refuses with
 // EINVAL both flags of a pair, a SackDelay over 500 ms, a PathMTU under
 // 512, an association id not this one and an address not the peer's.
-// What package usctp does not let a program change fails with an error
-// matching errors.ErrUnsupported and EOPNOTSUPP: SPP_HB_DEMAND, SPP_PMTUD_DISABLE (path MTU
-// discovery is always on), SPP_SACKDELAY_DISABLE or a SackDelay other
-// than 200, SPP_IPV6_FLOWLABEL and SPP_DSCP. A PeerAddrParams read with
-// GetPeerAddrParams is accepted back with changed fields.
+// SPP_HB_DEMAND, SPP_PMTUD_DISABLE (path MTU discovery is always on),
+// SPP_SACKDELAY_DISABLE or a SackDelay other than 200, SPP_IPV6_FLOWLABEL
+// and SPP_DSCP fail with EOPNOTSUPP, matching errors.ErrUnsupported. A
+// PeerAddrParams read with GetPeerAddrParams is accepted back with changed
+// fields.
 func (c *SCTPConn) SetPeerAddrParams(p *PeerAddrParams) error {
 	const opt = "SCTP_PEER_ADDR_PARAMS"
 	if p == nil {
