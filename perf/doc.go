@@ -38,16 +38,14 @@
 //   - pion has no send-buffer limit of its own; perf caps its queue at the
 //     send buffer (1 MiB by default) with BufferedAmount. pion reads each
 //     stream with its own blocking call, so with more than one stream perf
-//     runs a reader goroutine per stream in use, which costs pion memory and
-//     hand-offs that usctp's single ReadMsg does not need.
+//     runs a reader goroutine per stream in use.
 //   - SCTP_RR_MANY keeps one transaction outstanding per association and
 //     cycles through the streams.
 //   - The kernel backend takes the peer to encapsulate on its own
 //     net.sctp.udp_port over -transport udp (Linux 5.11 and later). With
-//     -sched, STREAM tests run one writer per stream (up to 64); Linux's
-//     blocking writers then contend for the socket: in the interop guest
-//     4 writers moved 5-8 Mbit/s where one writer cycling over the same 4
-//     streams moved 56.
+//     -sched, STREAM tests run one writer per stream (up to 64), and
+//     Linux's blocking writers contend for the socket, so kernel figures
+//     with several writers are far below one writer's.
 //   - With a shared send buffer, writers are admitted in turn, so bytes per
 //     stream show a scheduler's shares only while the backlog lasts: use a
 //     send buffer larger than what the run delivers (Params.PerStream

@@ -34,11 +34,9 @@ const (
 	pionTunedBuf      = 4 << 20
 	pionTunedMTU      = 1452 // 1500-byte Ethernet path less IPv4 and UDP headers
 	// pionSocketBuf is the kernel socket buffer each way of pion's UDP
-	// sockets: the 4 MiB that net.core.rmem_max allows on a stock Linux
-	// loopback set-up. With the 208 KiB default the sockets overflow at
-	// these rates and pion spends the run in T3 timeouts, which measures
-	// the host's socket defaults rather than pion (usctp sizes its own
-	// socket the same way).
+	// sockets, as usctp sizes its own: with the host's default the
+	// sockets overflow at benchmark rates and the run measures T3
+	// timeouts rather than pion.
 	pionSocketBuf = 4 << 20
 )
 
