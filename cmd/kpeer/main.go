@@ -1,7 +1,7 @@
 //go:build linux
 
 // Command kpeer is the Linux kernel SCTP peer that runs inside the interop test guest
-// (sctp/internal/kernelvm, issue 7). It is a static Go program (CGO_ENABLED=0) built on
+// (sctp/internal/kernelvm). It is a static Go program (CGO_ENABLED=0) built on
 // github.com/ishidawataru/sctp, with the socket options that library lacks set through
 // raw setsockopt.
 //

@@ -13,7 +13,7 @@ import (
 	"github.com/ishidawataru/sctp"
 )
 
-// Multi-homing (issue 18): address lists in listen and dial (sctp_bindx and
+// Multi-homing: address lists in listen and dial (sctp_bindx and
 // sctp_connectx through ishidawataru/sctp's SCTPAddr with several IPs), the
 // SCTP_PEER_ADDR_CHANGE notification (paddr=1), and the per-address
 // options SCTP_PRIMARY_ADDR, SCTP_PEER_ADDR_PARAMS, SCTP_PEER_ADDR_THLDS and

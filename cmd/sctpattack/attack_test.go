@@ -98,8 +98,7 @@ func heapInUse() uint64 {
 // echo endpoint while a legitimate client has 64 KiB echoed again and
 // again: the client must complete every round, in reasonable time, and the
 // heap must stay bounded during the attack, not only after it. (The long
-// runs: make hostile.) Before issue 23's fixes, pdstreams held the
-// legitimate client up for 5 s and tinyfrags took the heap past 100 MB.
+// runs: make hostile.)
 func TestPatterns(t *testing.T) {
 	addr, port := echoTarget(t)
 	before := heapInUse()

@@ -41,9 +41,8 @@ func dialEcho(t *testing.T, port int, addr string) *sctp.Association {
 	return as
 }
 
-// TestEchoConcurrent: an association that is open and idle does not keep
-// the echo server from serving the next ones (issue 23: it served one
-// association at a time).
+// TestEchoConcurrent checks that an association that is open and idle does
+// not keep the echo server from serving the next ones.
 func TestEchoConcurrent(t *testing.T) {
 	const addr = "127.0.0.1:7010"
 	port, stop := startEcho(t, addr)
