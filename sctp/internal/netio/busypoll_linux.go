@@ -9,19 +9,14 @@ import (
 
 // busyPoll decides whether a read that finds the socket empty polls it
 // for a while before it sleeps, as Linux's SO_BUSY_POLL does in the
-// kernel. Waking a sleeping reader (the netpoller's epoll_wait, the
-// scheduler handing the goroutine to a thread, an idle CPU leaving its
-// low-power state) takes tens of microseconds on a virtual machine, more
-// than a request/response round trip over loopback; a reader that polls
-// sees the answer a few microseconds after it arrives.
+// kernel: waking a sleeping reader (netpoller, scheduler, an idle CPU) can
+// take longer than a request/response round trip over loopback.
 //
 // Polling is adaptive: a read polls only when the previous wait for data
-// ended within the budget, that is when polling would have paid off. A
-// socket that sits idle, or whose packets come further apart than the
-// budget, never polls, and a poll that failed is not repeated until a
-// wait is short again. The CPU cost is therefore bounded by the budget
-// per packet train, and it is spent only on traffic where it buys
-// latency.
+// ended within the budget, when polling would have paid off. An idle
+// socket, or one whose packets come further apart than the budget, never
+// polls, so the CPU cost is bounded by the budget per packet train and
+// spent only where it buys latency.
 type busyPoll struct {
 	budget  time.Duration // how long a read polls; 0: never
 	hot     bool          // the last wait for data ended within budget

@@ -7,13 +7,10 @@ import (
 	"time"
 )
 
-// Packet is one SCTP packet on its way in or out of a Conn.
-//
-// Buf is storage the caller owns. On ReadBatch the transport fills
-// Buf[:N] with the whole SCTP packet (common header first) and sets Addr to
-// the sender; on WriteBatch it sends Buf[:N] to Addr. The transport never
-// keeps Buf after the call returns, so a caller reuses the same Packet
-// slice and buffers for every call and no call allocates.
+// Packet is one SCTP packet on its way in or out of a Conn. Buf is storage
+// the caller owns: ReadBatch fills Buf[:N] with the whole SCTP packet and
+// sets Addr to the sender; WriteBatch sends Buf[:N] to Addr. The transport
+// never keeps Buf after the call returns.
 type Packet struct {
 	// Buf is the packet storage: its length is the capacity for reads.
 	Buf []byte
@@ -32,23 +29,17 @@ type Packet struct {
 	// MTU is the MTU reported with NoticeTooBig or NoticeLocalTooBig, 0
 	// if none was.
 	MTU int
-	// Local is the local IP address a received packet was sent to, on a
-	// UDP or raw IP conn bound to the wildcard address (learned with
-	// IP_PKTINFO / IPV6_RECVPKTINFO, or from the IPv4 header); the zero
-	// Addr otherwise (the conn's LocalAddr is the address).
-	//
-	// On WriteBatch, Local is the source address to send the packet from:
-	// a conn bound to the wildcard address passes it to the kernel with
-	// IP_PKTINFO / IPV6_PKTINFO (Linux, batched engine), which is how a
-	// multi-homed endpoint sends each path's packets from that path's
-	// own address. The zero Addr lets the kernel choose by its routes;
-	// conns bound to one address, and other systems, ignore it.
+	// Local is, on ReadBatch, the local IP address a received packet was
+	// sent to, for a UDP or raw IP conn bound to the wildcard address
+	// (the zero Addr otherwise). On WriteBatch it is the source address
+	// to send from, so a multi-homed endpoint sends each path's packets
+	// from that path's address (Linux, batched engine, wildcard-bound
+	// conns; ignored elsewhere). The zero Addr lets the kernel choose.
 	Local netip.Addr
-	// ECN is the IP header's ECN field (RFC 3168: 0 Not-ECT, 1 ECT(1),
-	// 2 ECT(0), 3 CE). On read, what arrived, from conns that report it
-	// (ecn.go), else 0. On write, what to send, for conns that set it per
-	// packet (the simulated network); the UDP and raw IP conns set ECT(0)
-	// for the whole socket instead (EnableECN).
+	// ECN is the IP header's ECN field (RFC 3168). On read, what arrived,
+	// from conns that report it (see EnableECN), else 0. On write, what to
+	// send, for conns that set it per packet (the simulated network); the
+	// UDP and raw IP conns set ECT(0) for the whole socket instead.
 	ECN uint8
 }
 
