@@ -1,5 +1,5 @@
-// Package kerneltest holds usctp's interop tests against the Linux kernel's SCTP
-// (issue 7): the public API of package sctp on the host against cmd/kpeer in the guests
+// Package kerneltest holds usctp's interop tests against the Linux kernel's SCTP:
+// the public API of package sctp on the host against cmd/kpeer in the guests
 // of sctp/internal/kernelvm (Debian's 6.1 cloud kernel, and 6.12 for the fc and wfq
 // schedulers), over UDP encapsulation through QEMU's port forward (transport A) and
 // over plain IP on the tap device (transport B, root only).

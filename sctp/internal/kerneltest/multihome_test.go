@@ -18,7 +18,7 @@ import (
 )
 
 // kvmMH is the multi-homed guest (kernel 6.1): two tap devices, on 198.18.0.0/24 and
-// 198.19.0.0/24, each a NIC of the guest (issue 18). Only TestKernelMultihom* boot it.
+// 198.19.0.0/24, each a NIC of the guest. Only TestKernelMultihom* boot it.
 var kvmMH = &guestVM{cfg: kernelvm.Config{Tap: true, Tap2: true, MemoryMB: 512}}
 
 var (

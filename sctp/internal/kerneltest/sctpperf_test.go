@@ -69,7 +69,7 @@ func runSctpperf(t *testing.T, id string, args ...string) (kernelvm.RunResult, e
 }
 
 // TestKernelSctpperf runs sctpperf's kernel backend (Linux 6.1's SCTP through
-// github.com/ishidawataru/sctp, issue 9) in the guest: each of netperf's four tests over
+// github.com/ishidawataru/sctp) in the guest: each of netperf's four tests over
 // RFC 6951 UDP encapsulation (net.sctp.udp_port with SCTP_REMOTE_UDP_ENCAPS_PORT) and
 // over IP, both ends in the guest, and with I-DATA and stream schedulers. Every run must
 // end well (the client checks that the server received every byte it sent) and move data.

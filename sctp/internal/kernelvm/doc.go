@@ -1,6 +1,6 @@
-// Package kernelvm is the kernel interop rig of issue 7: it boots a Debian cloud kernel,
-// which has SCTP, in QEMU under TCG (the host kernel has none, and KVM is not usable here)
-// and runs cmd/kpeer in it, so that tests can talk to Linux's SCTP over two transports.
+// Package kernelvm is the kernel interop rig: it boots a Debian cloud kernel, which has
+// SCTP, in QEMU under TCG (no KVM and no SCTP in the host kernel are assumed) and runs
+// cmd/kpeer in it, so that tests can talk to Linux's SCTP over two transports.
 //
 // # The guest
 //
@@ -38,7 +38,7 @@
 // the test process dies.
 //
 // Config.Tap2 adds a second tap in that namespace on a second subnet (HostTap2IP, the
-// guest GuestTap2IP on a second NIC): two paths for multi-homing (issue 18). SetLink
+// guest GuestTap2IP on a second NIC): two paths for multi-homing. SetLink
 // brings the host side of either tap down and up again, to cut a path and restore it.
 //
 // # Usage

@@ -253,7 +253,7 @@ func (n *netns) close() {
 }
 
 // SetTapMTU sets the MTU of the host side of transport B (the tap device in the test's
-// namespace): packets from the host larger than it no longer reach the guest, as if a
+// namespace): packets from the host larger than it do not reach the guest, as if a
 // link on the path had a smaller MTU. The guest's own MTU is unchanged.
 func (vm *VM) SetTapMTU(mtu int) error {
 	if vm.ns == nil {

@@ -36,8 +36,8 @@ type Config struct {
 	// Tap adds transport B: a tap device in a new network namespace (needs root).
 	Tap bool
 	// Tap2 adds a second tap in that namespace, on a second subnet (HostTap2IP, the
-	// guest GuestTap2IP), on a second NIC of the guest: two paths for multi-homing
-	// (issue 18). It implies Tap. SetLink cuts and restores either.
+	// guest GuestTap2IP), on a second NIC of the guest: two paths for multi-homing.
+	// It implies Tap. SetLink cuts and restores either.
 	Tap2 bool
 	// MemoryMB is the guest's memory (default 256).
 	MemoryMB int
@@ -74,7 +74,7 @@ type VM struct {
 	closeOnce sync.Once
 }
 
-// ErrExited is wrapped by the errors of a VM whose QEMU is no longer running.
+// ErrExited is wrapped by the errors of a VM whose QEMU has exited.
 var ErrExited = errors.New("kernelvm: QEMU exited")
 
 // Start builds the initramfs, boots the guest and waits for kpeer's BOOTED line, which it
@@ -241,8 +241,8 @@ func vmDir(kind string) (string, error) {
 }
 
 // firmware returns qboot, QEMU's minimal firmware, where QEMU ships it: it reaches the
-// kernel one to two seconds sooner than SeaBIOS under TCG (measured on the loaded
-// two-core machine). USCTP_KVM_BIOS names another file, or "default" for SeaBIOS.
+// kernel sooner than SeaBIOS under TCG. USCTP_KVM_BIOS names another file, or "default"
+// for SeaBIOS.
 func firmware() string {
 	switch b := os.Getenv("USCTP_KVM_BIOS"); b {
 	case "default":
@@ -400,7 +400,7 @@ func (vm *VM) SetLink(i int, up bool) error {
 
 // Exited reports whether QEMU has exited (the guest kernel panicked, QEMU
 // failed, or Close), with the error its wait returned; a guest whose
-// QEMU exited no longer answers on UDPAddr, whose port is then closed.
+// QEMU exited does not answer on UDPAddr, whose port is then closed.
 func (vm *VM) Exited() (bool, error) {
 	vm.mu.Lock()
 	defer vm.mu.Unlock()
