@@ -91,8 +91,8 @@ func profile(match string) map[profKey]profCount {
 // an allocation that pays a GC assist may finish the mark phase, which
 // waits on a semaphore whose sudog it allocates and keeps in a per-P cache
 // for ever. Such an allocation carries the program's stack but is not the
-// program's memory; counting it made measured live bytes flaky on a loaded
-// machine (where assists are more common) by one 112-byte sudog.
+// program's memory, and counting it would make live bytes flaky (assists
+// are more common on a loaded machine).
 func stackMatches(stk []uintptr, match string) bool {
 	frames := runtime.CallersFrames(stk)
 	inRuntime := true // still in the innermost run of runtime frames

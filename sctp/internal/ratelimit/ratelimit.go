@@ -1,8 +1,9 @@
 // Package ratelimit bounds how often an endpoint answers the packets it
-// answers without an association, INIT above all: its INIT ACK is 3.9
-// times a minimal INIT, so an endpoint that answers every INIT reflects
-// traffic toward whoever's address the INITs carry (RFC 9260 section
-// 5.1 asks the responder to keep no state, not to answer everything).
+// answers without an association, INIT above all: an INIT ACK is several
+// times the size of a minimal INIT, so an endpoint that answers every INIT
+// reflects amplified traffic toward whoever's address the INITs carry (RFC
+// 9260 section 5.1 asks the responder to keep no state, not to answer
+// everything).
 //
 // A Limiter keeps a token bucket per source address prefix (/32 for IPv4,
 // /64 for IPv6: one host, or one site that can pick any address in its
