@@ -32,25 +32,27 @@
 //   - "ip" (TransportIP): plain SCTP over raw IP. Linux only, with
 //     CAP_NET_RAW; a kernel with SCTP loaded answers these packets too.
 //   - "auto" (TransportAuto): raw IP when the process may open raw
-//     sockets, else UDP.
+//     sockets, else UDP; when neither works the error gives both reasons.
 //
 // # Beyond the original
 //
 // What the original leaves to raw socket options has methods here, with
 // the kernel's semantics and errno values: SCTPSetPrimaryPeerAddr and
-// SCTPGetPrimaryPeerAddr (SCTP_PRIMARY_ADDR; an unconfirmed address is
-// refused), GetPeerAddrInfo (SCTP_GET_PEER_ADDR_INFO), Get/SetPeerAddrParams
-// (SCTP_PEER_ADDR_PARAMS: heartbeat interval and switch, Path.Max.Retrans;
-// the other fields fail with errors.ErrUnsupported) and
-// Get/SetPeerAddrThlds (SCTP_PEER_ADDR_THLDS, RFC 7829).
+// SCTPGetPrimaryPeerAddr (SCTP_PRIMARY_ADDR; unlike the kernel, an
+// unconfirmed address is refused with EADDRNOTAVAIL), GetPeerAddrInfo
+// (SCTP_GET_PEER_ADDR_INFO), Get/SetPeerAddrParams (SCTP_PEER_ADDR_PARAMS:
+// heartbeat interval and switch, Path.Max.Retrans; the other fields fail
+// with errors.ErrUnsupported) and Get/SetPeerAddrThlds
+// (SCTP_PEER_ADDR_THLDS, RFC 7829).
 //
 // # Differences from the original
 //
 // There is no kernel socket, so fd-level calls return an error matching
 // ErrUnsupported (and errors.ErrUnsupported): Getsockopt, Setsockopt,
 // SyscallConn, PeelOff, FileListener, SCTPConnect, SCTPBind with
-// SCTP_BINDX_ADD_ADDR or SCTP_BINDX_REM_ADDR (give the addresses to
-// ListenSCTP instead), and every call on a conn from NewSCTPConn.
+// SCTP_BINDX_ADD_ADDR or SCTP_BINDX_REM_ADDR (EINVAL for other flags; give
+// the addresses to ListenSCTP instead), and every call on a conn from
+// NewSCTPConn.
 // SocketConfig.Control gets a syscall.RawConn whose methods fail so.
 // Buffers are fixed per association (1 MiB each way; SetReadBuffer and
 // SetWriteBuffer fail) and the delayed SACK is 200 ms or every second
@@ -67,7 +69,7 @@
 //   - SCTPListener.Addr returns the addresses given to Listen (the
 //     wildcard when none were).
 //   - Accepted conns stay open when their listener closes, as accepted
-//     kernel sockets do.
+//     kernel sockets do; new associations are then refused.
 //   - Several local addresses make a multi-homed endpoint on the wildcard
 //     address of their family, which cannot share the UDP port with a
 //     listener of the same process bound to one of them (EADDRINUSE).
