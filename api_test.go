@@ -246,13 +246,15 @@ func formatDiff(removed, added []string) string {
 }
 
 // unreleasedSection returns the text of a Keep a Changelog file's
-// "## [Unreleased]" section, up to the next "## " heading.
+// "## [Unreleased]" section (brackets optional), up to the next "## "
+// heading.
 func unreleasedSection(log string) (string, bool) {
 	var b strings.Builder
 	in, found := false, false
 	for _, line := range strings.Split(log, "\n") {
 		if strings.HasPrefix(line, "## ") {
-			in = strings.EqualFold(strings.TrimSpace(strings.TrimPrefix(line, "## ")), "[Unreleased]")
+			heading := strings.Trim(strings.TrimSpace(strings.TrimPrefix(line, "## ")), "[]")
+			in = strings.EqualFold(heading, "Unreleased")
 			found = found || in
 			continue
 		}

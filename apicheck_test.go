@@ -167,6 +167,10 @@ func TestAPICheckerDiff(t *testing.T) {
 	if _, ok := unreleasedSection("# Changelog\n\n## [0.1.0]\n- Dial\n"); ok {
 		t.Error("found an Unreleased section in a changelog without one")
 	}
+	if s, ok := unreleasedSection("## Unreleased\n- Dial\n### Added\n- Conn\n## [0.1.0]\n- Abort\n"); !ok ||
+		!mentions(s, "Dial") || !mentions(s, "Conn") || mentions(s, "Abort") {
+		t.Errorf("unreleasedSection without brackets = %q, %v", s, ok)
+	}
 }
 
 func TestAPIFeatureForms(t *testing.T) {
