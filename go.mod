@@ -1,12 +1,12 @@
 module github.com/usctp/usctp
 
-go 1.26.0
+go 1.25.0
 
 require (
 	github.com/google/gopacket v1.1.19
 	github.com/ishidawataru/sctp v0.0.0-20251114114122-19ddcbc6aae2
-	golang.org/x/net v0.63.0
-	golang.org/x/sys v0.50.0
+	golang.org/x/net v0.58.0
+	golang.org/x/sys v0.47.0
 )
 
 require (
