@@ -19,6 +19,12 @@ import (
 // benchmark backends (perf), the kernel peer (cmd/kpeer) and tests only.
 var consumerForbidden = []string{"github.com/pion/", "github.com/ishidawataru/"}
 
+// consumerUnrequired are the module path prefixes a consumer's go.mod must
+// not require: gopacket and x/net serve sctpdump and tests (the library
+// writes pcap files itself). go.sum may still hold their go.mod checksums,
+// which the module graph needs.
+var consumerUnrequired = []string{"github.com/google/gopacket", "golang.org/x/net"}
+
 // consumerMain uses both public entry points a program starts from.
 const consumerMain = `package main
 
@@ -100,6 +106,13 @@ func TestConsumerModule(t *testing.T) {
 		}
 		if strings.Contains(tidySum, bad) {
 			t.Errorf("the consumer's go.sum names %s after go mod tidy:\n%s", bad, tidySum)
+		}
+	}
+	for _, req := range requires(tidyMod) {
+		for _, bad := range consumerUnrequired {
+			if strings.HasPrefix(req, bad) {
+				t.Errorf("the consumer's go.mod requires %s after go mod tidy: the library must not need it", req)
+			}
 		}
 	}
 	if got := goDirective(t, filepath.Join(dir, "go.mod")); got != goLine {

@@ -10,10 +10,6 @@ import (
 	"os"
 	"sync"
 	"time"
-
-	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
-	"github.com/google/gopacket/pcapgo"
 )
 
 // pcapSnapLen is the largest packet a capture records whole; longer
@@ -40,10 +36,10 @@ type PcapOptions struct {
 type PcapWriter struct {
 	mu     sync.Mutex
 	bw     *bufio.Writer
-	pw     *pcapgo.Writer
 	closer io.Closer
 	opt    PcapOptions
-	buf    []byte // IP + UDP headers + packet
+	buf    []byte   // IP + UDP headers + packet
+	rec    [16]byte // record header
 	ipID   uint16
 	err    error // first write error; later writes are skipped
 }
@@ -55,11 +51,10 @@ func NewPcapWriter(w io.Writer, opt PcapOptions) (*PcapWriter, error) {
 		opt.Now = time.Now
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	pw := pcapgo.NewWriterNanos(bw)
-	if err := pw.WriteFileHeader(pcapSnapLen, layers.LinkTypeRaw); err != nil {
+	if _, err := bw.Write(pcapFileHeader(pcapSnapLen)); err != nil {
 		return nil, err
 	}
-	p := &PcapWriter{bw: bw, pw: pw, opt: opt, buf: make([]byte, IPv6HeaderLen+UDPHeaderLen+pcapSnapLen)}
+	p := &PcapWriter{bw: bw, opt: opt, buf: make([]byte, IPv6HeaderLen+UDPHeaderLen+pcapSnapLen)}
 	p.closer, _ = w.(io.Closer)
 	return p, nil
 }
@@ -183,9 +178,44 @@ func (w *PcapWriter) WritePacketECN(src, dst netip.AddrPort, sctp []byte, ecn ui
 	// A packet longer than the snap length (an IPv6 one near 64 KiB) is
 	// recorded cut, with its real length, as tcpdump records it.
 	c := b[:min(len(b), pcapSnapLen)]
-	ci := gopacket.CaptureInfo{Timestamp: w.opt.Now(), CaptureLength: len(c), Length: len(b)}
-	w.err = w.pw.WritePacket(ci, c)
+	w.err = writePcapRecord(w.bw, w.rec[:], w.opt.Now(), c, len(b))
 	return w.err
+}
+
+// The pcap file format with nanosecond timestamps (the "pcap" format of
+// draft-ietf-opsawg-pcap): a 24-byte file header, then a 16-byte record
+// header before each packet, all in the writer's byte order, which the
+// magic number tells readers.
+const (
+	pcapMagicNanos = 0xa1b23c4d
+	pcapLinkRaw    = 101 // LINKTYPE_RAW: the record starts with an IPv4 or IPv6 header
+)
+
+// pcapFileHeader returns the file header for packets cut at snapLen.
+func pcapFileHeader(snapLen int) []byte {
+	h := make([]byte, 24)
+	binary.LittleEndian.PutUint32(h[0:], pcapMagicNanos)
+	binary.LittleEndian.PutUint16(h[4:], 2) // version 2.4
+	binary.LittleEndian.PutUint16(h[6:], 4)
+	// h[8:16]: time zone offset and timestamp accuracy, both 0.
+	binary.LittleEndian.PutUint32(h[16:], uint32(snapLen))
+	binary.LittleEndian.PutUint32(h[20:], pcapLinkRaw)
+	return h
+}
+
+// writePcapRecord writes one record: its header (built in h, 16 bytes),
+// stamped at, then data, the first bytes of a packet of length size.
+func writePcapRecord(w *bufio.Writer, h []byte, at time.Time, data []byte, size int) error {
+	ns := at.UnixNano()
+	binary.LittleEndian.PutUint32(h[0:], uint32(ns/1e9))
+	binary.LittleEndian.PutUint32(h[4:], uint32(ns%1e9))
+	binary.LittleEndian.PutUint32(h[8:], uint32(len(data)))
+	binary.LittleEndian.PutUint32(h[12:], uint32(size))
+	if _, err := w.Write(h); err != nil {
+		return err
+	}
+	_, err := w.Write(data)
+	return err
 }
 
 // sum16 adds b as big-endian 16-bit words to acc (RFC 1071), eight
