@@ -36,7 +36,7 @@ var layers = []layer{
 	{prefix: "interleave", mayUse: []string{"stream", "flexarray", "sctp/chunk", testSupport}},
 	{prefix: "sctp/internal/assoc", mayUse: []string{"sctp/internal/transfer", "sctp/internal/ratelimit", "sctp/chunk", "interleave", "sched", "stream", "flexarray", testSupport}},
 	{prefix: "sctp", mayUse: []string{"sctp", "interleave", "sched", "stream", "flexarray", testSupport},
-		extern: []string{"golang.org/x/net", "golang.org/x/sys", "github.com/google/gopacket"}},
+		extern: []string{"golang.org/x/sys"}},
 	{prefix: "perf", mayUse: []string{"perf", "sctp", "interleave", "sched", "stream", "flexarray", testSupport},
 		extern: []string{"golang.org/x/net", "golang.org/x/sys", "github.com/google/gopacket",
 			"github.com/ishidawataru/sctp", "github.com/pion/"}},
