@@ -1,10 +1,10 @@
 package usctp_test
 
-// The association core is sans-I/O (DESIGN.md, "The association core"):
-// sctp/internal/assoc owns no socket, goroutine, lock or clock. The
-// layering table keeps sctp/internal/netio and golang.org/x/sys out of
-// its dependencies; the tests here keep out the standard library's I/O,
-// locks and clock.
+// The association core is sans-I/O (docs/DESIGN.md, "The association
+// core"): sctp/internal/assoc owns no socket, goroutine, lock or clock.
+// The layering table keeps sctp/internal/netio and golang.org/x/sys out
+// of its dependencies; the tests here keep out the standard library's
+// I/O, locks and clock.
 
 import (
 	"go/ast"
@@ -20,7 +20,7 @@ const corePkg = modulePath + "/sctp/internal/assoc"
 
 // coreForbidden are the standard packages the core must not import
 // itself: sockets, files and processes, locks, system calls. (The module
-// packages it uses may keep sync.Pool free lists, as DESIGN.md allows, and
+// packages it uses may keep sync.Pool free lists, as docs/DESIGN.md allows, and
 // the standard library's fmt imports os and sync inside; neither gives
 // the core a socket, a lock or a clock of its own.)
 var coreForbidden = []string{"net", "os", "sync", "syscall"}

@@ -1,9 +1,10 @@
 package usctp_test
 
-// The layering of ../shared/DESIGN.md, enforced with `go list -deps`:
-// flexarray, then stream, then sched and interleave, then sctp, then perf and
-// cmd. Nothing imports upward, and the lower layers use the standard library
-// only.
+// The layering of docs/DESIGN.md ("Layers"), enforced with `go list -deps`:
+// flexarray, then stream, then sched and interleave, then the transfer
+// engine, the association core, the sockets and the public API under sctp,
+// then perf and cmd. Nothing imports upward, and the lower layers use the
+// standard library only.
 
 import (
 	"bufio"
@@ -85,7 +86,7 @@ func TestLayering(t *testing.T) {
 		}
 		l, ok := layerOf(rel)
 		if !ok {
-			t.Errorf("package %s is outside the layout of DESIGN.md", pkg)
+			t.Errorf("package %s is outside the layout of docs/DESIGN.md", pkg)
 			continue
 		}
 		checked++

@@ -45,8 +45,9 @@ type handler func(a *Assoc, now time.Time, p *inPacket, c *rxChunk) disp
 //	RE-CONFIG          drop      RFC 6525 5.2 (3.2 action bits unless negotiated)  drop
 //	PAD                RFC 4820: discarded, the rest of the packet is processed
 //	ECNE, CWR          appendix A where SACK is accepted, if ECN was negotiated; else 3.2
-//	anything else      3.2 action bits (AUTH, NR-SACK, ASCONF,
-//	                   ASCONF-ACK are not negotiated by this stack)
+//	AUTH               RFC 4895 6.3, checked in dispatch before the table once negotiated; else 3.2
+//	ASCONF, ASCONF-ACK RFC 5061 when negotiated (Config.DynamicAddrs); else 3.2
+//	anything else      3.2 action bits (NR-SACK is not negotiated by this stack)
 //
 // CLOSED has no TCB: its packets go to the endpoint's out-of-the-blue rules
 // (section 8.4) and its stateless INIT and COOKIE ECHO handling (5.1).
@@ -103,10 +104,11 @@ func init() {
 	row(chunk.TypeSack, (*Assoc).discardChunk, map[state]handler{
 		ce: (*Assoc).sack6_2_1, est: (*Assoc).sack6_2_1, sp: (*Assoc).sack6_2_1,
 		ss: (*Assoc).sack6_2_1, sr: (*Assoc).sack6_2_1})
-	// Chunks of extensions this stack does not negotiate: a peer that sends
-	// them anyway gets the action-bit treatment of an unknown chunk
-	// (section 3.2), which is what it would get from a stack that has never
-	// heard of them.
+	// AUTH reaches the table only when AUTH was not negotiated (dispatch
+	// checks it before the table otherwise), and NR-SACK is never
+	// negotiated: a peer that sends them gets the action-bit treatment of
+	// an unknown chunk (section 3.2), as from a stack that has never heard
+	// of them.
 	for _, ct := range []chunk.Type{chunk.TypeAuth, chunk.TypeNRSack} {
 		row(ct, (*Assoc).unknownChunk3_2, nil)
 	}

@@ -7,10 +7,9 @@
 //
 // The engine is sans-I/O. Every entry point that depends on time takes the
 // current time as an argument; the package holds no goroutine, clock, timer
-// or socket. The association (package sctp) embeds one Engine, feeds it the
+// or socket. The association (package assoc) holds one Engine, feeds it the
 // DATA and SACK chunks it receives, asks it for DATA and SACK chunks to put
-// into the packets it builds, and arms its single timer from
-// Engine.Deadline.
+// into the packets it builds, and arms its timer from Engine.Deadline.
 //
 // # Usage
 //
@@ -95,8 +94,11 @@
 // true means T3-rtx expired and counts as an error for the association
 // (section 8.1). Then it builds packets as above.
 //
-// The Path holds the RTO estimator (section 6.3.1) and the congestion state
-// of the one destination. The association uses Path.RTO for its own timers
+// Paths. The engine has a Path per peer address (Engine.AddPath, PathAt;
+// SetPrimary chooses where new data goes, SetPathDown marks a path
+// unusable and moves its chunks in flight): each holds its RTO estimator
+// (section 6.3.1), congestion state, loss detection and PLPMTU search.
+// The association uses Path.RTO for its own timers
 // (T1, T2, T5, heartbeats) and Path.Backoff when they expire, feeds
 // heartbeat round trips to Path.RTTSample, and counts path errors with
 // Path.Fault (T3-rtx expiries are counted by the engine). Engine.Info
@@ -117,9 +119,9 @@
 // 65535 negotiated streams cost nothing until used. Steady-state
 // transfer allocates nothing per message (TestNoAllocsPerMessage).
 //
-// # Limitations
+// # Extensions
 //
-// One destination address (no multi-homing). With Config.Interleaved the
+// With Config.Interleaved the
 // engine speaks I-DATA (RFC 8260): HandleIData and HandleIForwardTSN take
 // the peer's chunks, the sender asks the scheduler for a stream after every
 // chunk, and Read returns parts of messages of different streams in
