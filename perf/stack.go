@@ -91,7 +91,7 @@ type Config struct {
 	SndBuf     int      `json:"sndbuf,omitempty"`     // send buffer in bytes; 0 means the stack's default
 	RcvBuf     int      `json:"rcvbuf,omitempty"`     // receive buffer (advertised window) in bytes; 0 means default
 	MaxMsg     int      `json:"max_msg"`              // largest message the test sends or receives
-	Sched      string   `json:"sched,omitempty"`      // stream scheduler name (sched.ParseKind); "" means the stack's default
+	Sched      string   `json:"sched,omitempty"`      // stream scheduler name (sctp.ParseScheduler); "" means the stack's default
 	Interleave bool     `json:"interleave,omitempty"` // negotiate I-DATA (RFC 8260)
 	Weights    []uint16 `json:"weights,omitempty"`    // per-stream weights for wfq/fc, stream i gets Weights[i]
 	Prios      []uint16 `json:"prios,omitempty"`      // per-stream priorities for prio, stream i gets Prios[i]

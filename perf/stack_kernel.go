@@ -12,8 +12,7 @@ import (
 	"syscall"
 
 	ksctp "github.com/ishidawataru/sctp"
-
-	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp"
 )
 
 // kernelStack runs the host kernel's SCTP (Linux net/sctp) through
@@ -61,11 +60,11 @@ func kernelCheck(cfg *Config) (encapPort uint16, err error) {
 		return 0, fmt.Errorf("kernel: transport %q: %w", cfg.Transport, ErrUnsupported)
 	}
 	if cfg.Sched != "" {
-		k, err := sched.ParseKind(cfg.Sched)
+		k, err := sctp.ParseScheduler(cfg.Sched)
 		if err != nil {
 			return 0, err
 		}
-		if k > sched.WFQ {
+		if k > sctp.SchedulerWFQ {
 			return 0, fmt.Errorf("kernel: scheduler %v: %w (Linux has fcfs, prio and rr, and fc and wfq in newer kernels such as 6.12)", k, ErrUnsupported)
 		}
 	}
@@ -90,7 +89,7 @@ func kernelSocket(cfg *Config, encapPort uint16) func(network, address string, c
 				}
 			}
 			if cfg.Sched != "" {
-				k, _ := sched.ParseKind(cfg.Sched) // checked by kernelCheck
+				k, _ := sctp.ParseScheduler(cfg.Sched) // checked by kernelCheck
 				err = setStreamScheduler(int(fd), k)
 			}
 		})

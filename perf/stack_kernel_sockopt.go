@@ -6,7 +6,7 @@ import (
 	"syscall"
 	"unsafe"
 
-	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp"
 )
 
 // Socket options of Linux's SCTP that github.com/ishidawataru/sctp does not name
@@ -71,8 +71,8 @@ func setInterleaving(fd int) error {
 }
 
 // setStreamScheduler picks the stream scheduler of the socket's future
-// associations; sched.Kind's values are Linux's SCTP_SS_* numbers.
-func setStreamScheduler(fd int, k sched.Kind) error {
+// associations; sctp.Scheduler's values are Linux's SCTP_SS_* numbers.
+func setStreamScheduler(fd int, k sctp.Scheduler) error {
 	if err := setAssocValue(fd, sctpStreamScheduler, uint32(k)); err != nil {
 		return fmt.Errorf("kernel: setsockopt(SCTP_STREAM_SCHEDULER, %v): %w", k, err)
 	}

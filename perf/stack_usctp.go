@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp"
 	"github.com/usctp/usctp/sctp/chunk"
 )
@@ -33,22 +32,23 @@ func usctpConfig(cfg *Config) (*sctp.Config, error) {
 	c := &sctp.Config{
 		OutStreams:       n,
 		InStreams:        n,
-		SendBuffer:       cfg.SndBuf,
-		RecvBuffer:       cfg.RcvBuf,
-		Interleaving:     cfg.Interleave,
+		Buffers:          sctp.Buffers{SendBuffer: cfg.SndBuf, RecvBuffer: cfg.RcvBuf},
+		Extensions:       sctp.Extensions{Interleaving: cfg.Interleave},
 		EphemeralUDPPort: true,
-		Backlog:          1024,
 		BusyPoll:         cfg.BusyPoll,
-		SendBudget:       cfg.SendBudget,
-		RecvBudget:       cfg.RecvBudget,
-		// A benchmark's peers are trusted: up to MaxAssocs associations
-		// from one client, set up at once, must not meet the limits that
-		// protect a server from hostile peers (4096 associations, 100
-		// out-of-the-blue answers per second per source).
-		MaxAssociations: -1,
-		InitRate:        -1,
-		MTU:             cfg.MTU,
-
+		Limits: sctp.Limits{
+			Backlog:    1024,
+			SendBudget: cfg.SendBudget,
+			RecvBudget: cfg.RecvBudget,
+			// A benchmark's peers are trusted: up to MaxAssocs
+			// associations from one client, set up at once, must not
+			// meet the limits that protect a server from hostile peers
+			// (4096 associations, 100 out-of-the-blue answers per second
+			// per source).
+			MaxAssociations: -1,
+			InitRate:        -1,
+		},
+		MTU:                  cfg.MTU,
 		DisablePMTUDiscovery: cfg.NoPMTUD,
 	}
 	switch cfg.Transport {
@@ -59,7 +59,7 @@ func usctpConfig(cfg *Config) (*sctp.Config, error) {
 		return nil, fmt.Errorf("usctp: transport %q: %w", cfg.Transport, ErrUnsupported)
 	}
 	if cfg.Sched != "" {
-		k, err := sched.ParseKind(cfg.Sched)
+		k, err := sctp.ParseScheduler(cfg.Sched)
 		if err != nil {
 			return nil, fmt.Errorf("usctp: %w", err)
 		}

@@ -31,7 +31,7 @@ func TestSimAssocReset(t *testing.T) {
 		})
 	})
 	t.Run("idata", func(t *testing.T) {
-		simPairCfg(t, link, func(cfg *Config) { cfg.Interleaving = true }, func(t *testing.T, c, s *Association) {
+		simPairCfg(t, link, func(cfg *Config) { cfg.Extensions.Interleaving = true }, func(t *testing.T, c, s *Association) {
 			simAssocReset(t, c, s, false)
 		})
 	})

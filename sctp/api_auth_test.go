@@ -21,14 +21,14 @@ import (
 func TestAuthAPI(t *testing.T) {
 	link := simnet.LinkConfig{Delay: 5 * time.Millisecond, Loss: 0.01}
 	adj := func(c *Config) {
-		c.AuthChunks = []chunk.Type{chunk.TypeData, chunk.TypeSack}
-		c.AuthHMAC = []uint16{AuthHMACSHA1}
-		c.AuthKeys = []AuthKey{{ID: 3, Key: []byte("s3cr3t-key")}}
+		c.Extensions.AuthChunks = []chunk.Type{chunk.TypeData, chunk.TypeSack}
+		c.Extensions.AuthHMAC = []uint16{AuthHMACSHA1}
+		c.Extensions.AuthKeys = []AuthKey{{ID: 3, Key: []byte("s3cr3t-key")}}
 	}
 	simPairCfg(t, link, adj, func(t *testing.T, cl, sv *Association) {
-		cfg := Config{AuthChunks: []chunk.Type{chunk.TypeData, chunk.TypeSack}, AuthHMAC: []uint16{AuthHMACSHA1},
-			AuthKeys: []AuthKey{{ID: 3, Key: []byte("s3cr3t-key")}}}
-		if s := fmt.Sprintf("%v %+v %#v", cfg.AuthKeys[0], cfg.AuthKeys, cfg.AuthKeys[0]); strings.Contains(s, "s3cr3t") {
+		cfg := Config{Extensions: Extensions{AuthChunks: []chunk.Type{chunk.TypeData, chunk.TypeSack},
+			AuthHMAC: []uint16{AuthHMACSHA1}, AuthKeys: []AuthKey{{ID: 3, Key: []byte("s3cr3t-key")}}}}
+		if s := fmt.Sprintf("%v %+v %#v", cfg.Extensions.AuthKeys[0], cfg.Extensions.AuthKeys, cfg.Extensions.AuthKeys[0]); strings.Contains(s, "s3cr3t") {
 			t.Fatalf("key printed: %s", s)
 		}
 		for _, as := range []*Association{cl, sv} {
@@ -81,12 +81,12 @@ func TestAuthAPI(t *testing.T) {
 	})
 }
 
-// TestDynamicAddrsConfig: Config.DynamicAddrs makes both ends offer ASCONF
+// TestDynamicAddrsConfig: Config.Extensions.DynamicAddrs makes both ends offer ASCONF
 // and authenticate it; the association is authenticated even with no key
 // configured (the empty key, id 0).
 func TestDynamicAddrsConfig(t *testing.T) {
 	link := simnet.LinkConfig{Delay: 5 * time.Millisecond}
-	simPairCfg(t, link, func(c *Config) { c.DynamicAddrs = true }, func(t *testing.T, cl, sv *Association) {
+	simPairCfg(t, link, func(c *Config) { c.Extensions.DynamicAddrs = true }, func(t *testing.T, cl, sv *Association) {
 		for _, as := range []*Association{cl, sv} {
 			if _, ok := as.Authenticated(); !ok {
 				t.Fatal("DynamicAddrs without AUTH")

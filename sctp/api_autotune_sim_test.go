@@ -36,7 +36,7 @@ func TestSimHighBDPAutotune(t *testing.T) {
 		})
 		return bps, cs
 	}
-	fixed, _ := run(func(c *Config) { c.RecvBufferMax, c.SendBufferMax = -1, -1 })
+	fixed, _ := run(func(c *Config) { c.Buffers.RecvBufferMax, c.Buffers.SendBufferMax = -1, -1 })
 	bps, cs := run(nil)
 	t.Logf("fixed 1 MiB buffers: %.1f Mbit/s; autotuned: %.1f Mbit/s (cwnd %d, %s)", fixed/1e6, bps/1e6, cs.Cwnd, lossCounters(cs))
 	if bps < 90e6 {

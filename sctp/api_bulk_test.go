@@ -21,8 +21,8 @@ var (
 // throughput.
 func TestUDPBulk(t *testing.T) {
 	cfg := loopCfg()
-	cfg.SendBuffer, cfg.RecvBuffer = 4<<20, 4<<20
-	cfg.RTOMin, cfg.RTOInitial = 0, 0 // RFC defaults: a loaded machine makes 100 ms RTOs fire spuriously
+	cfg.Buffers.SendBuffer, cfg.Buffers.RecvBuffer = 4<<20, 4<<20
+	cfg.Timers.RTOMin, cfg.Timers.RTOInitial = 0, 0 // RFC defaults: a loaded machine makes 100 ms RTOs fire spuriously
 	cfg.MTU = *bulkMTU
 	l, dc := listenLoop(t, cfg)
 	c := dialLoop(t, dc)
@@ -97,8 +97,8 @@ func BenchmarkUDPStream(b *testing.B) {
 	for _, size := range []int{1 << 10, 8 << 10, 64 << 10} {
 		b.Run(fmt.Sprint(size), func(b *testing.B) {
 			cfg := loopCfg()
-			cfg.SendBuffer, cfg.RecvBuffer, cfg.MTU = 4<<20, 4<<20, 9000
-			cfg.RTOMin, cfg.RTOInitial = 0, 0
+			cfg.Buffers.SendBuffer, cfg.Buffers.RecvBuffer, cfg.MTU = 4<<20, 4<<20, 9000
+			cfg.Timers.RTOMin, cfg.Timers.RTOInitial = 0, 0
 			l, dc := listenLoop(b, cfg)
 			c := dialLoop(b, dc)
 			s := accept(b, l)

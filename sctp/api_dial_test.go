@@ -112,7 +112,7 @@ func TestUDPDialClosedPort(t *testing.T) {
 	}
 }
 
-// Config.MaxInitRetransmits and InitRTOMax bound how long a Dial nobody
+// Config.Timers.MaxInitRetransmits and InitRTOMax bound how long a Dial nobody
 // answers takes: RTOInitial, then doubled up to InitRTOMax, for
 // MaxInitRetransmits retransmissions; with the defaults 243 s, as the
 // package documentation says.
@@ -122,9 +122,10 @@ func TestSimDialInitBounds(t *testing.T) {
 		want time.Duration
 	}{
 		{nil, 243 * time.Second}, // 1+2+4+8+16+32+60+60+60
-		{&Config{MaxInitRetransmits: 2}, 7 * time.Second},
-		{&Config{InitRTOMax: 3 * time.Second}, 24 * time.Second}, // 1+2+3+3+3+3+3+3+3
-		{&Config{MaxInitRetransmits: 3, RTOInitial: 500 * time.Millisecond, InitRTOMax: time.Second}, 3500 * time.Millisecond},
+		{&Config{Timers: Timers{MaxInitRetransmits: 2}}, 7 * time.Second},
+		{&Config{Timers: Timers{InitRTOMax: 3 * time.Second}}, 24 * time.Second}, // 1+2+3+3+3+3+3+3+3
+		{&Config{Timers: Timers{MaxInitRetransmits: 3, RTOInitial: 500 * time.Millisecond, InitRTOMax: time.Second}},
+			3500 * time.Millisecond},
 	} {
 		bubble(t, func(t *testing.T) {
 			n := simconn.New(1, simconn.Config{Link: simnet.LinkConfig{Loss: 1}, Overhead: 28})

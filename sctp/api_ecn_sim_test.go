@@ -51,7 +51,7 @@ func TestSimECN(t *testing.T) {
 	if cs.ECNReductions >= cs.ECNEchoesIn && cs.ECNEchoesIn > 1 {
 		t.Errorf("%d reductions for %d ECNEs: not once per window", cs.ECNReductions, cs.ECNEchoesIn)
 	}
-	cs, ss, ls, on = simECNTransfer(t, volume, func(c *Config) { c.DisableECN = true })
+	cs, ss, ls, on = simECNTransfer(t, volume, func(c *Config) { c.Extensions.DisableECN = true })
 	if on {
 		t.Error("ECN negotiated with DisableECN")
 	}

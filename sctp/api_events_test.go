@@ -83,7 +83,7 @@ const burst = 10000
 // eventsCfg has a send buffer for the whole burst and a small receive
 // buffer: the receiver, which reads nothing, takes a few messages only.
 func eventsCfg(c *Config) {
-	c.SendBuffer, c.UnsentLimit, c.RecvBuffer = 4<<20, 4<<20, 16<<10
+	c.Buffers.SendBuffer, c.Buffers.UnsentLimit, c.Buffers.RecvBuffer = 4<<20, 4<<20, 16<<10
 }
 
 // burstGivenUp writes burst messages with a 50 ms lifetime to s, which
@@ -223,7 +223,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // events the writer goes on, and every message given up was reported:
 // the events' memory is bounded by the send buffer, and none is dropped.
 func TestSimEventsFlowControl(t *testing.T) {
-	adj := func(c *Config) { c.SendBuffer, c.RecvBuffer = 64<<10, 16<<10 }
+	adj := func(c *Config) { c.Buffers.SendBuffer, c.Buffers.RecvBuffer = 64<<10, 16<<10 }
 	simPairAdj(t, simnet.LinkConfig{Delay: time.Millisecond}, adj, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
 		evs := c.Events()
 		closeWindow(t, c, 16<<10)

@@ -17,18 +17,18 @@ import (
 // off.
 func TestConfigHostileDefaults(t *testing.T) {
 	d := (*Config)(nil).withDefaults()
-	if d.MaxAssociations != DefaultMaxAssociations || DefaultMaxAssociations != 4096 || d.Backlog != 128 {
-		t.Fatalf("MaxAssociations %d, Backlog %d", d.MaxAssociations, d.Backlog)
+	if d.Limits.MaxAssociations != DefaultMaxAssociations || DefaultMaxAssociations != 4096 || d.Limits.Backlog != 128 {
+		t.Fatalf("MaxAssociations %d, Backlog %d", d.Limits.MaxAssociations, d.Limits.Backlog)
 	}
 	if DefaultMemoryBudget != 256<<20 || DefaultInitRate != 100 {
 		t.Fatalf("DefaultMemoryBudget %d, DefaultInitRate %d", DefaultMemoryBudget, DefaultInitRate)
 	}
 	cc := d.core(48)
-	if cc.MaxAssociations != 4096 || cc.Backlog != 128 || cc.MemoryBudget != 0 || cc.InitRate != 0 {
+	if cc.MaxAssociations != 4096 || cc.Backlog != 128 || cc.MemoryBudget != DefaultMemoryBudget || cc.InitRate != DefaultInitRate {
 		t.Fatalf("core config %d/%d/%d/%d", cc.MaxAssociations, cc.Backlog, cc.MemoryBudget, cc.InitRate)
 	}
-	neg := (&Config{MaxAssociations: -1, MemoryBudget: -1, InitRate: -1}).withDefaults()
-	if cc := neg.core(48); cc.MaxAssociations != 0 || cc.MemoryBudget >= 0 || cc.InitRate >= 0 {
+	neg := (&Config{Limits: Limits{MaxAssociations: -1, MemoryBudget: -1, InitRate: -1}}).withDefaults()
+	if cc := neg.core(48); cc.MaxAssociations > 0 || cc.MemoryBudget >= 0 || cc.InitRate >= 0 {
 		t.Fatalf("negative limits give core config %d/%d/%d", cc.MaxAssociations, cc.MemoryBudget, cc.InitRate)
 	}
 	bubble(t, func(t *testing.T) {
@@ -58,7 +58,7 @@ func TestBacklogHoldsPeerUntilAccept(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l, err := listenOn("10.0.0.2:5000", &Config{Backlog: 2}, sc)
+		l, err := listenOn("10.0.0.2:5000", &Config{Limits: Limits{Backlog: 2}}, sc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +122,7 @@ func TestStatsMemoryBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l, err := listenOn("10.0.0.2:5000", &Config{MemoryBudget: 8 << 20}, sc)
+		l, err := listenOn("10.0.0.2:5000", &Config{Limits: Limits{MemoryBudget: 8 << 20}}, sc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,7 +171,7 @@ func TestStatsMemoryBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l2, err := listenOn("10.0.0.3:5000", &Config{MemoryBudget: -1}, sc2)
+		l2, err := listenOn("10.0.0.3:5000", &Config{Limits: Limits{MemoryBudget: -1}}, sc2)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,8 +3,6 @@ package sctp
 import (
 	"bytes"
 	"testing"
-
-	"github.com/usctp/usctp/sched"
 )
 
 const (
@@ -29,14 +27,14 @@ func TestUDPInterleaving(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lc := loopCfg()
-			lc.Interleaving = tc.listen
+			lc.Extensions.Interleaving = tc.listen
 			l, dc := listenLoop(t, lc)
-			dc.Interleaving = tc.dial
-			dc.Scheduler = sched.RoundRobin
+			dc.Extensions.Interleaving = tc.dial
+			dc.Scheduler = SchedulerRoundRobin
 			// Both messages are queued at once: with the default unsent
 			// limit the second write would wait until half of the first
 			// was sent, and a loaded machine could let the rest go first.
-			dc.UnsentLimit = -1
+			dc.Buffers.UnsentLimit = -1
 			c := dialLoop(t, dc)
 			defer c.Close()
 			s := accept(t, l)

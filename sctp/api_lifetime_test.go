@@ -57,7 +57,7 @@ func TestSimLifetimeExpiryWakesWriter(t *testing.T) {
 }
 
 func lifetimeExpiry(t *testing.T, stuck int) {
-	adj := func(c *Config) { c.SendBuffer, c.RecvBuffer = 64<<10, 16<<10 }
+	adj := func(c *Config) { c.Buffers.SendBuffer, c.Buffers.RecvBuffer = 64<<10, 16<<10 }
 	simPairAdj(t, simnet.LinkConfig{Delay: time.Millisecond}, adj, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
 		const life = 50 * time.Millisecond
 		evs := c.Events()
@@ -132,7 +132,7 @@ func lifetimeExpiry(t *testing.T, stuck int) {
 // the first chance to look at them.
 func TestUDPLifetimeExpiryWakesWriter(t *testing.T) {
 	cfg := loopCfg()
-	cfg.SendBuffer, cfg.RecvBuffer = 64<<10, 16<<10
+	cfg.Buffers.SendBuffer, cfg.Buffers.RecvBuffer = 64<<10, 16<<10
 	// A receiver takes up to one MTU over its buffer: at loopback's
 	// 65535 (the default) the 20 KB below would all fit.
 	cfg.MTU = 1500

@@ -42,7 +42,9 @@ func TestSimLossRecovery(t *testing.T) {
 			t.Errorf("%g%% loss: no fast retransmission", loss*100)
 		}
 	}
-	d, st := simLossTransfer(t, 0.05, volume, func(c *Config) { c.Recovery = RecoveryRFC9260; c.CongestionControl = CongestionCubic })
+	d, st := simLossTransfer(t, 0.05, volume, func(c *Config) {
+		c.Paths.Recovery, c.Paths.CongestionControl = RecoveryRFC9260, CongestionCubic
+	})
 	t.Logf("RFC 9260 5%%: %v, %s", d.Round(time.Millisecond), lossCounters(st))
 	if st.RepeatFastRetransmits != 0 || st.Probes != 0 {
 		t.Errorf("RFC 9260 rules: %d repeat fast retransmissions, %d probes", st.RepeatFastRetransmits, st.Probes)

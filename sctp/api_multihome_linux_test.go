@@ -14,7 +14,7 @@ import (
 // mhCfg is loopCfg with multi-homing's heartbeats quick enough for a test.
 func mhCfg() *Config {
 	c := loopCfg()
-	c.HeartbeatInterval = 200 * time.Millisecond
+	c.Timers.HeartbeatInterval = 200 * time.Millisecond
 	return c
 }
 

@@ -135,9 +135,10 @@ func multihomeFailover(t *testing.T, tr Transport, fam mhFamily, restore bool) {
 	// do the second path's while the server's SACKs still go to the cut
 	// one (until it sees the cut by its heartbeats, or when SACKs follow
 	// the DATA's source, RFC 9260 section 6.4).
-	cfg := &Config{Transport: tr, RTOInitial: 500 * time.Millisecond, RTOMin: 200 * time.Millisecond,
-		RTOMax: 2 * time.Second, HeartbeatInterval: 300 * time.Millisecond, MaxRetransmits: 100,
-		SendBuffer: 4 << 20, RecvBuffer: 4 << 20}
+	cfg := &Config{Transport: tr,
+		Timers: Timers{RTOInitial: 500 * time.Millisecond, RTOMin: 200 * time.Millisecond,
+			RTOMax: 2 * time.Second, HeartbeatInterval: 300 * time.Millisecond, MaxRetransmits: 100},
+		Buffers: Buffers{SendBuffer: 4 << 20, RecvBuffer: 4 << 20}}
 	var l *Endpoint
 	var err error
 	netnstest.In(t, nsB, func() {

@@ -46,7 +46,7 @@ func TestRawIPNetns(t *testing.T) {
 			if !strings.Contains(fam.server, ":") {
 				laddr = fam.server + ":5000"
 			}
-			cfg := &Config{Transport: IP, OutStreams: 32, InStreams: 32, SendBuffer: 2 << 20, RecvBuffer: 2 << 20}
+			cfg := &Config{Transport: IP, OutStreams: 32, InStreams: 32, Buffers: Buffers{SendBuffer: 2 << 20, RecvBuffer: 2 << 20}}
 			var l *Endpoint
 			var err error
 			inNs(t, nsB, func() { l, err = Listen(laddr, cfg) })

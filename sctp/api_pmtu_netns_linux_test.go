@@ -45,7 +45,8 @@ func pmtuRouterRun(t *testing.T, nsA, nsR, nsB string, tr Transport, server stri
 	if strings.Contains(server, ":") {
 		laddr = fmt.Sprintf("[%s]:5000", server)
 	}
-	cfg := &Config{Transport: tr, SendBuffer: 1 << 20, RecvBuffer: 1 << 20, RTOMin: 200 * time.Millisecond, RTOInitial: 500 * time.Millisecond}
+	cfg := &Config{Transport: tr, Timers: Timers{RTOMin: 200 * time.Millisecond, RTOInitial: 500 * time.Millisecond},
+		Buffers: Buffers{SendBuffer: 1 << 20, RecvBuffer: 1 << 20}}
 	if tr == UDP {
 		cfg.UDPPort = 9899
 	}

@@ -18,7 +18,7 @@ import (
 // new size (1372 = 1400 less the IPv4 and UDP headers).
 func TestSimPMTUBlackHole(t *testing.T) {
 	link := simnet.LinkConfig{Delay: 10 * time.Millisecond}
-	simPairAdj(t, link, func(c *Config) { c.SendBuffer, c.RecvBuffer = 1<<20, 1<<20 },
+	simPairAdj(t, link, func(c *Config) { c.Buffers.SendBuffer, c.Buffers.RecvBuffer = 1<<20, 1<<20 },
 		func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
 			if p := c.Paths()[0]; p.MTU != 1472 || p.PMTU != PMTUSearchComplete {
 				time.Sleep(time.Second)

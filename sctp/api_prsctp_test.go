@@ -14,7 +14,7 @@ import (
 func TestUDPPartialReliability(t *testing.T) {
 	for _, disable := range []bool{false, true} {
 		l, dc := listenLoop(t, nil)
-		dc.DisablePartialReliability = disable
+		dc.Extensions.DisablePartialReliability = disable
 		c := dialLoop(t, dc)
 		s := accept(t, l)
 		if c.PartialReliability() == disable || s.PartialReliability() == disable {
@@ -81,7 +81,7 @@ func TestPRHelpers(t *testing.T) {
 func TestStreamReadAbortedMessage(t *testing.T) {
 	for _, il := range []bool{false, true} {
 		t.Run(map[bool]string{false: "data", true: "idata"}[il], func(t *testing.T) {
-			adj := func(c *Config) { c.RecvBuffer = 16 << 10; c.Interleaving = il }
+			adj := func(c *Config) { c.Buffers.RecvBuffer = 16 << 10; c.Extensions.Interleaving = il }
 			simPairCfg(t, simnet.LinkConfig{Delay: 10 * time.Millisecond}, adj, func(t *testing.T, c, s *Association) {
 				s.ep.mu.Lock()
 				sil := s.a.Interleaved()

@@ -175,7 +175,7 @@ func TestSimReconfigUnsupported(t *testing.T) {
 		n := simconn.New(1, simconn.Config{Link: simnet.LinkConfig{Delay: time.Millisecond}, Overhead: 28})
 		ca, _ := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
 		cb, _ := n.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
-		l, err := listenOn("10.0.0.2:5000", &Config{DisableStreamReconfig: true}, cb)
+		l, err := listenOn("10.0.0.2:5000", &Config{Extensions: Extensions{DisableStreamReconfig: true}}, cb)
 		if err != nil {
 			t.Fatal(err)
 		}

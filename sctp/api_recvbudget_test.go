@@ -24,7 +24,7 @@ type recvBudgetResult struct {
 
 // recvBudgetRun dials n associations, each from its own endpoint (no send
 // budget binds them together), to one server endpoint whose
-// Config.RecvBudget is budget; runs a greedy writer of 1000-byte messages
+// Config.Limits.RecvBudget is budget; runs a greedy writer of 1000-byte messages
 // on each for 4 simulated seconds over recvBudgetLink with a reader on each accepted end; and measures the DATA in flight to
 // the server (the clients' unacknowledged chunks of 1000 bytes, sampled
 // every 5 ms) and the bytes each association delivered between the
@@ -37,7 +37,7 @@ func recvBudgetRun(t *testing.T, n, budget int) recvBudgetResult {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l, err := listenOn("10.0.0.2:5000", &Config{Backlog: n, RecvBudget: budget}, cb)
+		l, err := listenOn("10.0.0.2:5000", &Config{Limits: Limits{Backlog: n, RecvBudget: budget}}, cb)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +87,7 @@ func recvBudgetRun(t *testing.T, n, budget int) recvBudgetResult {
 }
 
 // TestRecvBudgetBoundsEndpoint: 8 greedy peers sending to one endpoint
-// have together about its Config.RecvBudget in flight, not 8 windows (each
+// have together about its Config.Limits.RecvBudget in flight, not 8 windows (each
 // one's own endpoint and send buffer leave them free to send all their
 // window allows), while their links, whose bandwidth-delay product is
 // below a share, stay as busy; the same run without a receive budget has

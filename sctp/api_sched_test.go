@@ -29,7 +29,7 @@ func TestSimSchedulerSwitchQueued(t *testing.T) {
 				}
 			}
 		}
-		if err := c.SetScheduler(sched.Priority); err != nil {
+		if err := c.SetScheduler(SchedulerPriority); err != nil {
 			t.Fatalf("SetScheduler with %d messages queued: %v", streams*per, err)
 		}
 		if err := c.Stream(2).SetSchedulerValue(3); err != nil {
@@ -38,10 +38,10 @@ func TestSimSchedulerSwitchQueued(t *testing.T) {
 		if v, err := c.StreamValue(2); v != 3 || err != nil {
 			t.Fatalf("priority %d, %v", v, err)
 		}
-		if err := c.SetScheduler(sched.WFQ); err != nil {
+		if err := c.SetScheduler(SchedulerWFQ); err != nil {
 			t.Fatal(err)
 		}
-		if c.Scheduler() != sched.WFQ {
+		if c.Scheduler() != SchedulerWFQ {
 			t.Fatalf("scheduler %v", c.Scheduler())
 		}
 		if v, err := c.Stream(2).SchedulerValue(); v != sched.DefaultWeight || err != nil {
@@ -61,7 +61,7 @@ func TestSimSchedulerSwitchQueued(t *testing.T) {
 		if _, err := c.StreamValue(16); !errors.Is(err, ErrStreamID) {
 			t.Errorf("stream 16 of 16: %v", err)
 		}
-		if err := c.SetScheduler(sched.Kind(9)); !errors.Is(err, sched.ErrKind) {
+		if err := c.SetScheduler(Scheduler(9)); !errors.Is(err, sched.ErrKind) {
 			t.Errorf("kind 9: %v", err)
 		}
 		var next [streams]uint32

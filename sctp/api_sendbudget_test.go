@@ -23,7 +23,7 @@ type budgetRun struct {
 }
 
 // sendBudgetRun dials n associations from one endpoint whose
-// Config.SendBudget is budget, runs a greedy writer of 1000-byte messages
+// Config.Limits.SendBudget is budget, runs a greedy writer of 1000-byte messages
 // on each for 4 simulated seconds over budgetLink, and measures the sum
 // of their send buffers (sampled every 5 ms) and the bytes each delivered
 // between the second and the fourth second.
@@ -39,12 +39,12 @@ func sendBudgetRun(t *testing.T, n, budget int) budgetRun {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l, err := listenOn("10.0.0.2:5000", &Config{Backlog: n}, cb)
+		l, err := listenOn("10.0.0.2:5000", &Config{Limits: Limits{Backlog: n}}, cb)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer l.Close()
-		e, err := newEndpointOn(netip.Addr{}, &Config{SendBudget: budget}, ca)
+		e, err := newEndpointOn(netip.Addr{}, &Config{Limits: Limits{SendBudget: budget}}, ca)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +103,7 @@ func abs(x float64) float64 {
 }
 
 // TestSendBudgetBoundsEndpoint: 8 greedy associations of one endpoint hold
-// together about Config.SendBudget in their send buffers (plus a message
+// together about Config.Limits.SendBudget in their send buffers (plus a message
 // each), not 8 send buffers, and share the bottleneck evenly; the same
 // run without a budget holds several times more. (Issue 21: the data
 // written and not acknowledged stays what one association holds, so it

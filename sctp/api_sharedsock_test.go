@@ -197,7 +197,7 @@ func TestUDPSharedSocketManyListeners(t *testing.T) {
 // process's raw socket of their address, each reached by a dialer (whose
 // own raw socket sees every packet of the host and keeps its own).
 func TestRawIPSharedSocket(t *testing.T) {
-	cfg := &Config{Transport: IP, RTOInitial: 200 * time.Millisecond, RTOMin: 100 * time.Millisecond}
+	cfg := &Config{Transport: IP, Timers: Timers{RTOInitial: 200 * time.Millisecond, RTOMin: 100 * time.Millisecond}}
 	l1, err := Listen("127.0.0.1:6001", cfg)
 	if errors.Is(err, os.ErrPermission) {
 		t.Skipf("raw IP: %v", err)

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp/internal/simconn"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
@@ -22,7 +21,7 @@ var shareLink = simnet.LinkConfig{Delay: 5 * time.Millisecond, Rate: 2e6, QueueB
 // each writing 1000-byte messages as fast as it is admitted (pace > 0:
 // one message per pace instead), and returns the fraction of the bytes
 // each stream delivered between the first and the third simulated second.
-func writerShares(t *testing.T, k sched.Kind, values []uint16, pace []time.Duration) []float64 {
+func writerShares(t *testing.T, k Scheduler, values []uint16, pace []time.Duration) []float64 {
 	var shares []float64
 	simPairAdj(t, shareLink, func(c *Config) { c.Scheduler = k }, func(t *testing.T, c, s *Association, _ *Endpoint, _ *simconn.Network) {
 		n := len(values)
@@ -121,14 +120,14 @@ func checkShares(t *testing.T, got, want []float64) {
 // TestWriterSharesWFQ: greedy writers, one per stream, get the bytes in the
 // proportion of their WFQ weights, not equal shares of the send buffer.
 func TestWriterSharesWFQ(t *testing.T) {
-	got := writerShares(t, sched.WFQ, []uint16{1, 2, 3, 4}, make([]time.Duration, 4))
+	got := writerShares(t, SchedulerWFQ, []uint16{1, 2, 3, 4}, make([]time.Duration, 4))
 	checkShares(t, got, []float64{0.1, 0.2, 0.3, 0.4})
 }
 
 // TestWriterSharesEqual: FC, RR and RR per packet give greedy writers
 // equal shares.
 func TestWriterSharesEqual(t *testing.T) {
-	for _, k := range []sched.Kind{sched.FairCapacity, sched.RoundRobin, sched.RoundRobinPacket} {
+	for _, k := range []Scheduler{SchedulerFairCapacity, SchedulerRoundRobin, SchedulerRoundRobinPacket} {
 		t.Run(k.String(), func(t *testing.T) {
 			got := writerShares(t, k, []uint16{0, 0, 0, 0}, make([]time.Duration, 4))
 			checkShares(t, got, []float64{0.25, 0.25, 0.25, 0.25})
@@ -140,12 +139,12 @@ func TestWriterSharesEqual(t *testing.T) {
 // leaves: nothing next to a greedy writer, the rest of the link next to
 // one that writes half of it.
 func TestWriterSharesPriority(t *testing.T) {
-	got := writerShares(t, sched.Priority, []uint16{0, 1}, make([]time.Duration, 2))
+	got := writerShares(t, SchedulerPriority, []uint16{0, 1}, make([]time.Duration, 2))
 	if got[1] > 0.02 {
 		t.Errorf("greedy higher priority: the lower got %.1f%%, want at most 2%%", 100*got[1])
 	}
 	// 1000 bytes every millisecond: half the 2 MB/s link.
-	got = writerShares(t, sched.Priority, []uint16{0, 1}, []time.Duration{time.Millisecond, 0})
+	got = writerShares(t, SchedulerPriority, []uint16{0, 1}, []time.Duration{time.Millisecond, 0})
 	checkShares(t, got, []float64{0.5, 0.5})
 }
 
@@ -157,7 +156,7 @@ func TestWriterSharesPriority(t *testing.T) {
 // the unread one is read again, and resumes at once after that.
 func TestSimUnreadStreamHoldsWindow(t *testing.T) {
 	const window = 256 << 10
-	simPairAdj(t, shareLink, func(c *Config) { c.Scheduler = sched.RoundRobin; c.RecvBuffer = window }, func(t *testing.T, c, s *Association, _ *Endpoint, _ *simconn.Network) {
+	simPairAdj(t, shareLink, func(c *Config) { c.Scheduler = SchedulerRoundRobin; c.Buffers.RecvBuffer = window }, func(t *testing.T, c, s *Association, _ *Endpoint, _ *simconn.Network) {
 		var mu sync.Mutex
 		got := make([]int, 2)
 		read := func(st *Stream) {

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/simconn"
 	"github.com/usctp/usctp/sctp/internal/simnet"
@@ -221,16 +220,16 @@ func TestSimPeerUnreachable(t *testing.T) {
 // per-stream values.
 func TestSimScheduler(t *testing.T) {
 	simPair(t, simnet.LinkConfig{Delay: 5 * time.Millisecond}, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
-		if k := c.Scheduler(); k != sched.FCFS {
+		if k := c.Scheduler(); k != SchedulerFCFS {
 			t.Fatalf("default scheduler %v", k)
 		}
-		if err := c.SetScheduler(sched.Priority); err != nil {
+		if err := c.SetScheduler(SchedulerPriority); err != nil {
 			t.Fatal(err)
 		}
 		if err := c.SetStreamValue(3, 7); err != nil {
 			t.Fatal(err)
 		}
-		if v, err := c.StreamValue(3); err != nil || v != 7 || c.Scheduler() != sched.Priority {
+		if v, err := c.StreamValue(3); err != nil || v != 7 || c.Scheduler() != SchedulerPriority {
 			t.Fatalf("value %d %v, scheduler %v", v, err, c.Scheduler())
 		}
 		for i := range 20 {
@@ -238,7 +237,7 @@ func TestSimScheduler(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := c.SetScheduler(sched.RoundRobin); err != nil {
+		if err := c.SetScheduler(SchedulerRoundRobin); err != nil {
 			t.Fatalf("SetScheduler with data queued: %v", err) // allowed at any time
 		}
 		buf := make([]byte, 2000)
@@ -359,7 +358,7 @@ func TestSimDialTimeout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = dialNew(context.Background(), "10.0.0.2:5000", &Config{RTOMax: 2 * time.Second}, ca)
+		_, err = dialNew(context.Background(), "10.0.0.2:5000", &Config{Timers: Timers{RTOMax: 2 * time.Second}}, ca)
 		if !errors.Is(err, ErrTimeout) || strings.Count(err.Error(), "sctp:") != 1 ||
 			!strings.HasPrefix(err.Error(), "sctp: dial 10.0.0.2:5000: ") {
 			t.Fatalf("dial: %v", err)

@@ -16,7 +16,7 @@ import (
 // not with a timeout (os.ErrDeadlineExceeded): retry-on-timeout code must
 // not take a closed handle for a slow peer.
 func TestStreamCloseWakesBlocked(t *testing.T) {
-	adj := func(c *Config) { c.SendBuffer, c.RecvBuffer = 8<<10, 4<<10 }
+	adj := func(c *Config) { c.Buffers.SendBuffer, c.Buffers.RecvBuffer = 8<<10, 4<<10 }
 	simPairAdj(t, simnet.LinkConfig{Delay: time.Millisecond}, adj, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
 		rs := s.Stream(1)
 		ws := c.Stream(2)
@@ -65,7 +65,7 @@ func TestStreamCloseWakesBlocked(t *testing.T) {
 // buffer space, both blocked, end with ErrClosed at Stream.Close.
 func TestUDPStreamCloseWakesBlocked(t *testing.T) {
 	cfg := loopCfg()
-	cfg.SendBuffer, cfg.RecvBuffer = 64<<10, 16<<10
+	cfg.Buffers.SendBuffer, cfg.Buffers.RecvBuffer = 64<<10, 16<<10
 	// A receiver takes up to one MTU over its buffer: at loopback's
 	// 65535 (the default) the 20 KB below would all fit.
 	cfg.MTU = 1500

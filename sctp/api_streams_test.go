@@ -163,7 +163,7 @@ func TestStreamDeadlineOthersBusy(t *testing.T) {
 // which needs partial delivery, from its reader: the partial delivery
 // starts on the stream whose reader waits.
 func TestStreamPartialDeliveryUnreadStream(t *testing.T) {
-	adj := func(c *Config) { c.RecvBuffer = 64 << 10 }
+	adj := func(c *Config) { c.Buffers.RecvBuffer = 64 << 10 }
 	simPairCfg(t, simnet.LinkConfig{Delay: 5 * time.Millisecond}, adj, func(t *testing.T, c, s *Association) {
 		for i := range 8 {
 			if _, err := c.WriteMsg(make([]byte, 2000), SendInfo{Stream: 0, PPID: uint32(i)}); err != nil {
@@ -211,7 +211,7 @@ func TestStreamPartialDeliveryUnreadStream(t *testing.T) {
 func TestStreamManyReaders(t *testing.T) {
 	for _, idata := range []bool{false, true} {
 		t.Run(fmt.Sprintf("idata=%v", idata), func(t *testing.T) {
-			adj := func(c *Config) { c.Interleaving = idata; c.RecvBuffer = 128 << 10 }
+			adj := func(c *Config) { c.Extensions.Interleaving = idata; c.Buffers.RecvBuffer = 128 << 10 }
 			link := simnet.LinkConfig{Delay: 5 * time.Millisecond, Loss: 0.01, Reorder: 0.01}
 			simPairCfg(t, link, adj, func(t *testing.T, c, s *Association) {
 				manyReaders(t, c, s)

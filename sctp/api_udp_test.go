@@ -21,8 +21,8 @@ import (
 // loopCfg is a configuration for tests over UDP on loopback: ephemeral
 // UDP ports.
 func loopCfg() *Config {
-	return &Config{EphemeralUDPPort: true, OutStreams: 32, InStreams: 32, RTOMin: 100 * time.Millisecond,
-		RTOInitial: 200 * time.Millisecond, CloseTimeout: 5 * time.Second}
+	return &Config{EphemeralUDPPort: true, OutStreams: 32, InStreams: 32,
+		Timers: Timers{RTOMin: 100 * time.Millisecond, RTOInitial: 200 * time.Millisecond}, CloseTimeout: 5 * time.Second}
 }
 
 // listenLoop starts an endpoint on 127.0.0.1 and returns it with the
@@ -232,7 +232,7 @@ func TestUDPManyAssociations(t *testing.T) {
 	// the accept loop runs: the backlog must hold them (TestUDPBacklogFull
 	// covers a full one).
 	cfg := loopCfg()
-	cfg.Backlog = n
+	cfg.Limits.Backlog = n
 	l, dc := listenLoop(t, cfg)
 	var wg sync.WaitGroup
 	errc := make(chan error, 2*n)
@@ -319,7 +319,7 @@ func TestUDPManyAssociations(t *testing.T) {
 // the next peer is served.
 func TestUDPBacklogFull(t *testing.T) {
 	cfg := loopCfg()
-	cfg.Backlog = 1
+	cfg.Limits.Backlog = 1
 	l, dc := listenLoop(t, cfg)
 	c1 := dialLoop(t, dc)
 	defer c1.Abort("done")

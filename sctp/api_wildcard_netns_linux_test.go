@@ -41,9 +41,10 @@ func TestWildcardMultihomeNetnsFailover(t *testing.T) {
 
 func wildcardFailover(t *testing.T, tr Transport, both bool) {
 	nsA, nsB := mhNetns(t)
-	cfg := &Config{Transport: tr, Multihoming: true, RTOInitial: 500 * time.Millisecond, RTOMin: 200 * time.Millisecond,
-		RTOMax: 2 * time.Second, HeartbeatInterval: 300 * time.Millisecond, MaxRetransmits: 100,
-		SendBuffer: 4 << 20, RecvBuffer: 4 << 20}
+	cfg := &Config{Transport: tr,
+		Timers: Timers{RTOInitial: 500 * time.Millisecond, RTOMin: 200 * time.Millisecond,
+			RTOMax: 2 * time.Second, HeartbeatInterval: 300 * time.Millisecond, MaxRetransmits: 100},
+		Buffers: Buffers{SendBuffer: 4 << 20, RecvBuffer: 4 << 20}, Paths: Paths{Multihoming: true}}
 	var l *Endpoint
 	var err error
 	netnstest.In(t, nsB, func() { l, err = Listen(":5000", cfg) })
@@ -177,7 +178,7 @@ func TestWildcardMultihomeLoopbackPeer(t *testing.T) {
 	for _, tr := range []Transport{IP, UDP} {
 		t.Run(tr.String(), func(t *testing.T) {
 			nsA, _ := mhNetns(t)
-			cfg := &Config{Transport: tr, Multihoming: true, HeartbeatInterval: 200 * time.Millisecond}
+			cfg := &Config{Transport: tr, Timers: Timers{HeartbeatInterval: 200 * time.Millisecond}, Paths: Paths{Multihoming: true}}
 			for _, tc := range []struct {
 				dial  string
 				paths []netip.Addr

@@ -15,7 +15,7 @@ import (
 // Errors of the address requests (RFC 5061 ASCONF).
 var (
 	// ErrASCONFNotNegotiated: the association does not do ASCONF (both
-	// ends need Config.DynamicAddrs or Linux's addip_enable, and AUTH).
+	// ends need Config.Extensions.DynamicAddrs or Linux's addip_enable, and AUTH).
 	ErrASCONFNotNegotiated = errors.New("sctp: the peer does not accept address changes (ASCONF with AUTH)")
 	// ErrNotLocalAddr: AddLocalAddr of an address this endpoint does not
 	// receive on (not an address of the host, or the endpoint is bound to

@@ -1,60 +1,34 @@
 package sctp
 
 import (
-	"errors"
-	"strconv"
-
-	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/assoc"
 )
 
-// HMAC identifiers of AUTH (RFC 4895 section 3.3), for Config.AuthHMAC.
+// HMAC identifiers of AUTH (RFC 4895 section 3.3), for
+// Extensions.AuthHMAC.
 const (
-	AuthHMACSHA1   = chunk.HMACSHA1
-	AuthHMACSHA256 = chunk.HMACSHA256
+	AuthHMACSHA1   = api.AuthHMACSHA1
+	AuthHMACSHA256 = api.AuthHMACSHA256
 )
 
 // AuthKey is an endpoint-pair shared key of AUTH (RFC 4895 section 6.1)
-// with its Shared Key Identifier. String and GoString never show the key.
-type AuthKey struct {
-	ID  uint16
-	Key []byte
-}
-
-// String describes the key without its material.
-func (k AuthKey) String() string {
-	return "AuthKey{ID: " + strconv.Itoa(int(k.ID)) + ", Key: <" + strconv.Itoa(len(k.Key)) + " bytes redacted>}"
-}
-
-// GoString is String, so that %#v does not print the key either.
-func (k AuthKey) GoString() string { return k.String() }
+// with its Shared Key Identifier (Extensions.AuthKeys). String and
+// GoString never show the key.
+type AuthKey = api.AuthKey
 
 // Errors of the AUTH key calls.
 var (
 	// ErrAuthNotNegotiated: the association does not use AUTH (not
 	// configured here, or the peer did not offer it).
-	ErrAuthNotNegotiated = errors.New("sctp: AUTH not in use on this association")
+	ErrAuthNotNegotiated = api.ErrAuthNotNegotiated
 	// ErrAuthUnknownKey: no shared key has this identifier.
-	ErrAuthUnknownKey = errors.New("sctp: no shared key with this identifier")
+	ErrAuthUnknownKey = api.ErrAuthUnknownKey
 	// ErrAuthActiveKey: DeleteKey of the key in use.
-	ErrAuthActiveKey = errors.New("sctp: the active key cannot be deleted")
+	ErrAuthActiveKey = api.ErrAuthActiveKey
 	// ErrAuthTooManyKeys: an association holds at most 64 keys.
-	ErrAuthTooManyKeys = errors.New("sctp: too many shared keys")
+	ErrAuthTooManyKeys = api.ErrAuthTooManyKeys
 )
-
-func authErr(err error) error {
-	switch {
-	case errors.Is(err, assoc.ErrAuthNotNegotiated):
-		return ErrAuthNotNegotiated
-	case errors.Is(err, assoc.ErrAuthUnknownKey):
-		return ErrAuthUnknownKey
-	case errors.Is(err, assoc.ErrAuthActiveKey):
-		return ErrAuthActiveKey
-	case errors.Is(err, assoc.ErrAuthTooManyKeys):
-		return ErrAuthTooManyKeys
-	}
-	return err
-}
 
 func (as *Association) authCall(fn func(a *assoc.Assoc) error) error {
 	as.ep.mu.Lock()
@@ -64,7 +38,7 @@ func (as *Association) authCall(fn func(a *assoc.Assoc) error) error {
 	}
 	err := fn(as.a)
 	as.ep.afterCall(as)
-	return authErr(err)
+	return err
 }
 
 // AddKey adds a shared key with identifier id to the association, or

@@ -59,7 +59,7 @@ func dialAddrsOn(ctx context.Context, ips []netip.Addr, port uint16, cfg *Config
 		c = *cfg
 	}
 	if len(peers) > 1 {
-		c.Multihoming = true // the user named alternate addresses: use them
+		c.Paths.Multihoming = true // the user named alternate addresses: use them
 	}
 	if c.MTU == 0 && conn == nil && c.PacketConn == nil && c.Conn == nil {
 		c.MTU = peerMTU(ips) // the route's (mtudefault.go)
@@ -95,7 +95,7 @@ func (e *Endpoint) Dial(ctx context.Context, raddr string) (*Association, error)
 // established or ctx is done. As sctp_connectx, the INIT goes to the
 // first address and each retransmission of it to the next one, until one
 // answers; the others are then paths if the peer lists them and the
-// endpoint's Config.Multihoming is on.
+// endpoint's Config.Paths.Multihoming is on.
 func (e *Endpoint) DialAddrs(ctx context.Context, ips []netip.Addr, port uint16) (*Association, error) {
 	peers, err := peerAddrs(ips, port)
 	if err != nil {

@@ -47,15 +47,15 @@
 // deadlines set with SetDeadline, SetReadDeadline and SetWriteDeadline as
 // net.Conn does: a passed deadline returns an error that is
 // os.ErrDeadlineExceeded. WriteMsg blocks while the send buffer or the
-// data waiting to be sent is at its bound (Config.SendBuffer, UnsentLimit,
-// StreamUnsentLimit, SendBudget); with SendInfo.NonBlocking it returns
-// ErrWouldBlock instead. Close and Abort unblock every call on the
+// data waiting to be sent is at its bound (Buffers.SendBuffer,
+// UnsentLimit, StreamUnsentLimit, Limits.SendBudget); with
+// SendInfo.NonBlocking it returns ErrWouldBlock instead. Close and Abort unblock every call on the
 // association, Stream.Close the calls of its handle (with ErrClosed),
 // Endpoint.Close every call on the endpoint.
 //
 // A Dial without a deadline waits as long as the handshake may take: the
-// INIT is sent again Config.MaxInitRetransmits times (8), the timeout
-// doubling from Config.RTOInitial (1 s) up to Config.InitRTOMax (60 s),
+// INIT is sent again Timers.MaxInitRetransmits times (8), the timeout
+// doubling from Timers.RTOInitial (1 s) up to Timers.InitRTOMax (60 s),
 // 243 s in all when nothing answers. It fails at once when the peer
 // refuses (an ABORT, or an ICMP port or protocol unreachable quoting the
 // association's tag), with an error matching ErrConnRefused and
@@ -85,7 +85,7 @@
 // # Limitations
 //
 //   - All streams share the association's receive window
-//     (Config.RecvBuffer), as in the kernel: data nobody reads on one
+//     (Config.Buffers.RecvBuffer), as in the kernel: data nobody reads on one
 //     stream counts against the window advertised for all, so a stream
 //     nobody reads stalls the others once the window is full. Read every
 //     stream that can receive data.
@@ -106,7 +106,7 @@
 //     resets the stream. Streams are never removed (RFC 6525 only adds
 //     them). Every reconfiguration request of a peer that negotiated
 //     RE-CONFIG is performed when it can be; only the SSN/TSN Reset
-//     Request can be refused (Config.DenyAssocReset).
+//     Request can be refused (Config.Extensions.DenyAssocReset).
 //   - An endpoint accepts associations on one SCTP port, the one given to
 //     Listen; INITs to other ports are answered with an ABORT (dropped on
 //     the raw IP transport, where every raw socket sees every SCTP packet

@@ -192,13 +192,13 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	ownSocket := conn == nil && c.PacketConn == nil && c.Conn == nil
 	// A wildcard endpoint on a socket of ours with Multihoming announces
 	// the host's addresses (multihome.go).
-	wild := c.Multihoming && locals == nil && ownSocket && (!ip.IsValid() || ip.IsUnspecified())
+	wild := c.Paths.Multihoming && locals == nil && ownSocket && (!ip.IsValid() || ip.IsUnspecified())
 	// Both families over raw IP: two sockets (rawdual.go), for addresses
 	// of both, or for a wildcard endpoint announcing the host's addresses
 	// that was given no family.
 	dual := rawIP && (ip.Is6() && slices.ContainsFunc(locals, netip.Addr.Is4) || wild && !ip.IsValid())
 	if dual {
-		d, err := openDualIP(netio.IPConfig{BusyPoll: c.BusyPoll, Notices: true, DontFragment: !c.DisablePMTUDiscovery}, listen, max(maxPacket, c.MTU), !c.DisableECN)
+		d, err := openDualIP(netio.IPConfig{BusyPoll: c.BusyPoll, Notices: true, DontFragment: !c.DisablePMTUDiscovery}, listen, max(maxPacket, c.MTU), !c.Extensions.DisableECN)
 		switch {
 		case err == nil:
 			conn = d
@@ -213,7 +213,7 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 			return nil, err
 		}
 	}
-	if !c.DisableECN {
+	if !c.Extensions.DisableECN {
 		// Best effort: a socket that refuses sends Not-ECT, and ECN
 		// still works in the direction that marks.
 		_ = enableECN(conn) // sharedsock.go

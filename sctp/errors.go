@@ -66,7 +66,7 @@ var (
 // Errors of stream reconfiguration (RFC 6525), for errors.Is.
 var (
 	// ErrReconfigUnsupported: the peer did not negotiate RE-CONFIG, or
-	// Config.DisableStreamReconfig is set.
+	// Config.Extensions.DisableStreamReconfig is set.
 	ErrReconfigUnsupported = errors.New("sctp: stream reconfiguration (RFC 6525) not negotiated")
 	// ErrReconfigDenied: the peer answered "Denied".
 	ErrReconfigDenied = errors.New("sctp: stream reconfiguration denied by peer")

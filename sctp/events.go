@@ -227,11 +227,11 @@ func (e *Endpoint) handle(ev assoc.Event) {
 
 // accepted wraps a new passive association and queues it for Accept, or
 // aborts it when nobody can take it. The core bounds the associations not
-// accepted yet by Config.Backlog (it drops a COOKIE ECHO beyond it); the
+// accepted yet by Config.Limits.Backlog (it drops a COOKIE ECHO beyond it); the
 // queue also holds those that ended before Accept, and drops them to
 // make room.
 func (e *Endpoint) accepted(a *assoc.Assoc) *Association {
-	if len(e.acceptq) >= e.cfg.Backlog {
+	if len(e.acceptq) >= e.cfg.Limits.Backlog {
 		q := e.acceptq[:0]
 		for _, as := range e.acceptq {
 			if !as.closed {
@@ -241,7 +241,7 @@ func (e *Endpoint) accepted(a *assoc.Assoc) *Association {
 		clear(e.acceptq[len(q):])
 		e.acceptq = q
 	}
-	if e.closed || e.listenPort == 0 || len(e.acceptq) >= e.cfg.Backlog {
+	if e.closed || e.listenPort == 0 || len(e.acceptq) >= e.cfg.Limits.Backlog {
 		a.Abort(time.Now(), []byte(ErrAcceptQueueFull.Error()))
 		return nil
 	}

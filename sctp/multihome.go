@@ -24,7 +24,7 @@ import (
 // address: one reader serves them all, and the core sees one transport.
 // It then
 //   - lists its addresses in INIT and INIT ACK (RFC 9260 section 5.1.2),
-//     and turns Config.Multihoming on, so the peer's addresses are paths;
+//     and turns Config.Paths.Multihoming on, so the peer's addresses are paths;
 //   - accepts only packets sent to one of its addresses: the socket
 //     learns each packet's destination (IP_PKTINFO), and a packet to
 //     another address of the host is dropped and counted
@@ -43,7 +43,7 @@ import (
 // link (the usual multi-homing set-up) the source chosen is that link's
 // own address.
 //
-// A wildcard endpoint (no address given) with Config.Multihoming receives
+// A wildcard endpoint (no address given) with Config.Paths.Multihoming receives
 // on every address of the host, and so announces them: the core lists in
 // each INIT and INIT ACK those of the host's addresses that suit the peer
 // (assoc/hostaddrs.go: scope, families, loopback), read from the kernel's

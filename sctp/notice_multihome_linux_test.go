@@ -101,7 +101,7 @@ func TestUDPMultihomedPeerAddressRefused(t *testing.T) {
 	port, received := coreServer(t, []netip.Addr{primary, closed})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	as, err := Dial(ctx, netip.AddrPortFrom(primary, 5000).String(), &Config{RemoteUDPPort: port, Multihoming: true})
+	as, err := Dial(ctx, netip.AddrPortFrom(primary, 5000).String(), &Config{RemoteUDPPort: port, Paths: Paths{Multihoming: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

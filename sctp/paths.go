@@ -9,7 +9,7 @@ import (
 )
 
 // PathState is the state of one of the peer's addresses (multi-homing,
-// Config.Multihoming).
+// Config.Paths.Multihoming).
 type PathState uint8
 
 // Path states.
@@ -19,10 +19,10 @@ const (
 	PathUnconfirmed PathState = PathState(assoc.PathUnconfirmed)
 	// PathActive: confirmed and answering.
 	PathActive PathState = PathState(assoc.PathActive)
-	// PathPotentiallyFailed: errors beyond Config.PFThreshold (RFC 7829);
+	// PathPotentiallyFailed: errors beyond Config.Paths.PFThreshold (RFC 7829);
 	// data goes to another active path while HEARTBEATs probe it.
 	PathPotentiallyFailed PathState = PathState(assoc.PathPotentiallyFailed)
-	// PathInactive: errors beyond Config.PathMaxRetransmits (section 8.2).
+	// PathInactive: errors beyond Config.Timers.PathMaxRetransmits (section 8.2).
 	PathInactive PathState = PathState(assoc.PathInactive)
 )
 
@@ -54,7 +54,7 @@ var (
 )
 
 // Paths returns the state of each of the peer's addresses, the address of
-// the handshake first. Without Config.Multihoming there is that one.
+// the handshake first. Without Config.Paths.Multihoming there is that one.
 func (as *Association) Paths() []PathInfo {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
@@ -97,7 +97,7 @@ func (as *Association) SetPrimary(ip netip.Addr) error {
 }
 
 // PathParams are the settings of one of the peer's addresses, as RFC 6458's
-// SCTP_PEER_ADDR_PARAMS: Config.HeartbeatInterval, PathMaxRetransmits and
+// SCTP_PEER_ADDR_PARAMS: Config.Timers.HeartbeatInterval, PathMaxRetransmits and
 // PFThreshold are the defaults.
 type PathParams struct {
 	// HeartbeatInterval is HB.interval (RFC 9260 section 8.3).
@@ -130,7 +130,7 @@ func (as *Association) PathParams(ip netip.Addr) (PathParams, error) {
 		return PathParams{}, ErrUnknownAddress
 	}
 	return PathParams{HeartbeatInterval: pp.HeartbeatInterval, HeartbeatOff: pp.HeartbeatOff,
-		PathMaxRetransmits: pp.PathMaxRetrans, PFThreshold: pp.PFThreshold}, nil
+		PathMaxRetransmits: pp.PathMaxRetransmits, PFThreshold: pp.PFThreshold}, nil
 }
 
 // SetPathParams changes the settings of the peer address ip, or of all of
@@ -143,7 +143,7 @@ func (as *Association) SetPathParams(ip netip.Addr, p PathParams) error {
 		return ErrClosed
 	}
 	err := as.a.SetPathParams(time.Now(), ip, assoc.PathParams{HeartbeatInterval: p.HeartbeatInterval,
-		HeartbeatOff: p.HeartbeatOff, PathMaxRetrans: p.PathMaxRetransmits, PFThreshold: p.PFThreshold})
+		HeartbeatOff: p.HeartbeatOff, PathMaxRetransmits: p.PathMaxRetransmits, PFThreshold: p.PFThreshold})
 	switch {
 	case errors.Is(err, assoc.ErrUnknownAddress):
 		return ErrUnknownAddress

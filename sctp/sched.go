@@ -1,14 +1,10 @@
 package sctp
 
-import (
-	"github.com/usctp/usctp/sched"
-)
-
 // SetSchedulerValue sets the stream's scheduler value, as
 // Association.SetStreamValue does for its id (the Linux socket option
-// SCTP_STREAM_SCHEDULER_VALUE): its priority under sched.Priority (lower
-// is served first) or its weight under sched.WFQ (1 to 65535). The value
-// lasts until the association's scheduler changes.
+// SCTP_STREAM_SCHEDULER_VALUE): its priority under SchedulerPriority
+// (lower is served first) or its weight under SchedulerWFQ (1 to 65535).
+// The value lasts until the association's scheduler changes.
 func (s *Stream) SetSchedulerValue(v uint16) error {
 	if s.closed.Load() {
 		return ErrClosed
@@ -26,10 +22,10 @@ func (s *Stream) SchedulerValue() (uint16, error) {
 }
 
 // SetStreamValue sets the scheduler value of outbound stream sid: its
-// priority under sched.Priority (lower is served first) or its weight under
-// sched.WFQ (1 to 65535); the other schedulers accept and ignore it, as
-// Linux does. Values last until the next SetScheduler, which resets them
-// to their defaults. A stream id outside the negotiated range gives
+// priority under SchedulerPriority (lower is served first) or its weight
+// under SchedulerWFQ (1 to 65535); the other schedulers accept and ignore
+// it, as Linux does. Values last until the next SetScheduler, which resets
+// them to their defaults. A stream id outside the negotiated range gives
 // ErrStreamID, a WFQ weight of 0 an error matching sched.ErrValue.
 func (as *Association) SetStreamValue(sid uint16, v uint16) error {
 	as.ep.mu.Lock()
@@ -58,7 +54,7 @@ func (as *Association) StreamValue(sid uint16) (uint16, error) {
 // scheduler takes the queued messages in the order they were written.
 // Per-stream values (SetStreamValue) go back to their defaults, as in
 // Linux.
-func (as *Association) SetScheduler(k sched.Kind) error {
+func (as *Association) SetScheduler(k Scheduler) error {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
 	if as.closed {
@@ -68,7 +64,7 @@ func (as *Association) SetScheduler(k sched.Kind) error {
 }
 
 // Scheduler returns the kind of the association's stream scheduler.
-func (as *Association) Scheduler() sched.Kind {
+func (as *Association) Scheduler() Scheduler {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
 	return as.a.Scheduler()

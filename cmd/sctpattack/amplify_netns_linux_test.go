@@ -52,7 +52,7 @@ func TestAmplifyWildcardMultihoming(t *testing.T) {
 	var out bytes.Buffer
 	inNetns(t, ns, func() {
 		const port = 19899
-		l, err := sctp.Listen(":7100", &sctp.Config{UDPPort: port, Multihoming: true})
+		l, err := sctp.Listen(":7100", &sctp.Config{UDPPort: port, Paths: sctp.Paths{Multihoming: true}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,7 +53,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp"
 	"github.com/usctp/usctp/sctp/chunk"
 )
@@ -127,7 +126,7 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 		return nil, nil, errors.New("one HOST:PORT argument expected")
 	}
 	o.addr = fs.Arg(0)
-	cfg := &sctp.Config{Interleaving: o.interleave, Pcap: o.pcap}
+	cfg := &sctp.Config{Extensions: sctp.Extensions{Interleaving: o.interleave}, Pcap: o.pcap}
 	switch o.transport {
 	case "udp":
 	case "ip":
@@ -171,7 +170,7 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 	if o.prValue > 1<<32-1 {
 		return nil, nil, fmt.Errorf("-pr-value %d out of range", o.prValue)
 	}
-	k, err := sched.ParseKind(o.schedName)
+	k, err := sctp.ParseScheduler(o.schedName)
 	if err != nil {
 		return nil, nil, fmt.Errorf("-sched: %w", err)
 	}
@@ -190,8 +189,8 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 	if o.addrAfter < 1 {
 		return nil, nil, fmt.Errorf("-addr-after %d out of range", o.addrAfter)
 	}
-	cfg.DynamicAddrs = o.dynamicAddrs
-	cfg.Multihoming = cfg.Multihoming || o.multihome
+	cfg.Extensions.DynamicAddrs = o.dynamicAddrs
+	cfg.Paths.Multihoming = cfg.Paths.Multihoming || o.multihome
 	if o.bind != "" {
 		if o.listen {
 			return nil, nil, errors.New("-bind is for connect mode: with -l, list the addresses in HOST:PORT")
@@ -223,9 +222,9 @@ func parseAuth(o *options, cfg *sctp.Config) error {
 		if err != nil {
 			return errors.New("-auth-key: the key is not hexadecimal")
 		}
-		cfg.AuthKeys = []sctp.AuthKey{{ID: uint16(id), Key: key}}
+		cfg.Extensions.AuthKeys = []sctp.AuthKey{{ID: uint16(id), Key: key}}
 		if o.authChunks == "" {
-			cfg.AuthChunks = []chunk.Type{chunk.TypeData, chunk.TypeSack}
+			cfg.Extensions.AuthChunks = []chunk.Type{chunk.TypeData, chunk.TypeSack}
 		}
 	}
 	nums := func(flag, s string, max uint64) ([]uint64, error) {
@@ -245,7 +244,7 @@ func parseAuth(o *options, cfg *sctp.Config) error {
 			return err
 		}
 		for _, t := range ts {
-			cfg.AuthChunks = append(cfg.AuthChunks, chunk.Type(t))
+			cfg.Extensions.AuthChunks = append(cfg.Extensions.AuthChunks, chunk.Type(t))
 		}
 	}
 	if o.authHMAC != "" {
@@ -257,7 +256,7 @@ func parseAuth(o *options, cfg *sctp.Config) error {
 			if id != uint64(sctp.AuthHMACSHA1) && id != uint64(sctp.AuthHMACSHA256) {
 				return fmt.Errorf("-auth-hmac: %d: want 1 (SHA-1) or 3 (SHA-256)", id)
 			}
-			cfg.AuthHMAC = append(cfg.AuthHMAC, uint16(id))
+			cfg.Extensions.AuthHMAC = append(cfg.Extensions.AuthHMAC, uint16(id))
 		}
 	}
 	return nil

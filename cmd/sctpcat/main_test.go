@@ -217,7 +217,7 @@ func TestAddrFlags(t *testing.T) {
 	}
 }
 
-// TestMultihomeFlag: -multihome turns Config.Multihoming on (a listener on
+// TestMultihomeFlag: -multihome turns Config.Paths.Multihoming on (a listener on
 // no address then lists the host's addresses); it is off by default.
 func TestMultihomeFlag(t *testing.T) {
 	for _, tc := range []struct {
@@ -228,8 +228,8 @@ func TestMultihomeFlag(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", tc.args, err)
 		}
-		if cfg.Multihoming != tc.want {
-			t.Errorf("%q: Multihoming %v", tc.args, cfg.Multihoming)
+		if cfg.Paths.Multihoming != tc.want {
+			t.Errorf("%q: Multihoming %v", tc.args, cfg.Paths.Multihoming)
 		}
 	}
 }

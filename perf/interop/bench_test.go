@@ -25,7 +25,7 @@ func BenchmarkStream(b *testing.B) {
 }
 
 func benchUsctp(b *testing.B, size int) {
-	cfg := &sctp.Config{EphemeralUDPPort: true, MTU: 1228 + 28, SendBuffer: 4 << 20, RecvBuffer: 4 << 20}
+	cfg := &sctp.Config{EphemeralUDPPort: true, MTU: 1228 + 28, Buffers: sctp.Buffers{SendBuffer: 4 << 20, RecvBuffer: 4 << 20}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c, s := usctpPair(ctx, b, cfg)

@@ -77,7 +77,7 @@ func runPion(t testing.TB, weDial bool) {
 	}
 	defer ps.Close()
 	cfg := &sctp.Config{EphemeralUDPPort: true, RemoteUDPPort: uint16(ps.LocalAddr().(*net.UDPAddr).Port),
-		OutStreams: 16, InStreams: 16, SendBuffer: 4 << 20, RecvBuffer: 4 << 20, LocalPort: 5000}
+		OutStreams: 16, InStreams: 16, Buffers: sctp.Buffers{SendBuffer: 4 << 20, RecvBuffer: 4 << 20}, LocalPort: 5000}
 	ep, err := sctp.NewEndpoint(netip.MustParseAddr("127.0.0.1"), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -82,17 +82,17 @@ func config(init InitMsg, t Transport, listening, multi bool) *usctp.Config {
 	c := &usctp.Config{
 		OutStreams:   init.NumOstreams,
 		InStreams:    init.MaxInstreams,
-		Multihoming:  multi,
+		Paths:        usctp.Paths{Multihoming: multi},
 		CloseTimeout: 5 * time.Second,
 	}
 	if c.OutStreams == 0 {
 		c.OutStreams = 10 // Linux's default sinit_num_ostreams
 	}
 	if init.MaxAttempts > 0 {
-		c.MaxInitRetransmits = int(init.MaxAttempts)
+		c.Timers.MaxInitRetransmits = int(init.MaxAttempts)
 	}
 	if init.MaxInitTimeout > 0 {
-		c.InitRTOMax = time.Duration(init.MaxInitTimeout) * time.Millisecond
+		c.Timers.InitRTOMax = time.Duration(init.MaxInitTimeout) * time.Millisecond
 	}
 	if t == TransportIP {
 		c.Transport = usctp.IP
@@ -230,7 +230,7 @@ func dial(network string, laddr, raddr *SCTPAddr, init InitMsg, handler Notifica
 		}
 		// As sctp_connectx: the INIT goes to the first address and each
 		// retransmission to the next; the peer's other addresses come
-		// with its INIT ACK (alternate paths with Config.Multihoming).
+		// with its INIT ACK (alternate paths with Config.Paths.Multihoming).
 		port, ctx := uint16(raddr.Port), context.Background()
 		if len(local) > 1 {
 			cfg.LocalAddrs = local // a multi-homed endpoint of the connection's own

@@ -40,10 +40,10 @@ func main() {
 	}
 	cfg := &sctp.Config{UDPPort: uint16(*udp), RemoteUDPPort: uint16(*remoteUDP)}
 	if *cubic {
-		cfg.CongestionControl = sctp.CongestionCubic
+		cfg.Paths.CongestionControl = sctp.CongestionCubic
 	}
 	if *rfc {
-		cfg.Recovery = sctp.RecoveryRFC9260
+		cfg.Paths.Recovery = sctp.RecoveryRFC9260
 	}
 	switch {
 	case *server:

@@ -216,14 +216,14 @@ type Limits struct {
 	InitRate int
 }
 
-// WithDefaults returns l with each zero field set to its default;
-// sendBuffer is the associations' send buffer (Buffers.SendBuffer), the
-// least default of SendBudget.
-func (l Limits) WithDefaults(sendBuffer int) Limits {
+// WithDefaults returns l with each zero field set to its default for
+// associations with buffers b (SendBudget's default is at least
+// b.SendBuffer).
+func (l Limits) WithDefaults(b Buffers) Limits {
 	def(&l.MaxAssociations, DefaultMaxAssociations)
 	def(&l.Backlog, defaultBacklog)
 	def(&l.MemoryBudget, DefaultMemoryBudget)
-	def(&l.SendBudget, max(DefaultSendBudget, sendBuffer))
+	def(&l.SendBudget, max(DefaultSendBudget, b.SendBuffer))
 	def(&l.InitRate, DefaultInitRate)
 	return l
 }

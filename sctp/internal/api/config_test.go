@@ -24,17 +24,17 @@ func TestDefaults(t *testing.T) {
 	if b := (Buffers{UnsentLimit: -1, SendBufferMax: -1}).WithDefaults(); b.UnsentLimit != -1 || b.SendBufferMax != -1 {
 		t.Errorf("negative Buffers fields changed: %+v", b)
 	}
-	l := Limits{}.WithDefaults(DefaultBuffer)
+	l := Limits{}.WithDefaults(Buffers{})
 	if l != (Limits{MaxAssociations: 4096, Backlog: 128, MemoryBudget: 256 << 20, SendBudget: 1 << 20, InitRate: 100}) {
 		t.Errorf("Limits defaults %+v", l)
 	}
-	if l := (Limits{}).WithDefaults(4 << 20); l.SendBudget != 4<<20 {
+	if l := (Limits{}).WithDefaults(Buffers{SendBuffer: 4 << 20}); l.SendBudget != 4<<20 {
 		t.Errorf("SendBudget %d with a 4 MiB send buffer, want the buffer", l.SendBudget)
 	}
 	if p := (Paths{}).WithDefaults(); p != (Paths{MaxBurst: 4}) {
 		t.Errorf("Paths defaults %+v", p)
 	}
-	if tm.WithDefaults() != tm || b.WithDefaults() != b || l.WithDefaults(0) != l {
+	if tm.WithDefaults() != tm || b.WithDefaults() != b || l.WithDefaults(Buffers{}) != l {
 		t.Error("WithDefaults changes a group with its defaults applied")
 	}
 }

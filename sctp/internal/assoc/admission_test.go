@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // fillBudget sends in-order DATA chunks to tc's association, left unread,
@@ -164,7 +165,7 @@ func TestPendingAssocSmallWindow(t *testing.T) {
 	}
 	// Without a backlog (the core alone, as the tests drive it) there is
 	// nothing to accept: the configured buffer from the start.
-	tc2 := newTestEndpoint(t, Config{Rand: newTestRand(8), RecvBuffer: 1 << 20})
+	tc2 := newTestEndpoint(t, Config{Rand: newTestRand(8), Buffers: api.Buffers{RecvBuffer: 1 << 20}})
 	tc2.connectServer()
 	tc2.writeChunks(dataChunk(3, tc2.peerTSN, 0, 0, 0, []byte("hello")))
 	if w := sackRwnd(t, tc2); w < 1<<19 {
@@ -200,7 +201,7 @@ func TestPendingAssocInitAckWindow(t *testing.T) {
 	if w := sackRwnd(t, tc); w < 1<<19 {
 		t.Fatalf("a_rwnd %d after Accept, want the 1 MiB buffer's", w)
 	}
-	tc2 := newTestEndpoint(t, Config{Rand: newTestRand(8), RecvBuffer: 1 << 20})
+	tc2 := newTestEndpoint(t, Config{Rand: newTestRand(8), Buffers: api.Buffers{RecvBuffer: 1 << 20}})
 	if w := initAckRwnd(tc2); w != 1<<20 {
 		t.Fatalf("INIT ACK a_rwnd %d without a backlog, want %d", w, 1<<20)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
 
@@ -16,7 +17,7 @@ import (
 // path is confirmed by a HEARTBEAT before it carries data, and every
 // message arrives.
 func TestASCONFEndToEnd(t *testing.T) {
-	cfg := Config{DynamicAddrs: true}
+	cfg := Config{Extensions: api.Extensions{DynamicAddrs: true}}
 	p := newAuthPair(t, simnet.LinkConfig{Delay: 10 * time.Millisecond, Loss: 0.05}, [2]Config{cfg, cfg})
 	p.connect()
 	extra := netip.MustParseAddr("10.0.0.9")

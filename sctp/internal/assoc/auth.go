@@ -5,12 +5,11 @@ import (
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 	"hash"
 	"io"
-	"strconv"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // Authenticated chunks, RFC 4895. An endpoint that offers AUTH (Config.AuthKeys
@@ -20,29 +19,6 @@ import (
 // its CHUNKS gets an AUTH chunk first (after a COOKIE ECHO), and every chunk
 // of a type this end listed is processed only after a valid AUTH in the same
 // packet.
-
-// AuthKey is an endpoint-pair shared key (RFC 4895 section 6.1) and its
-// Shared Key Identifier. Its String method never shows the key.
-type AuthKey struct {
-	ID  uint16
-	Key []byte
-}
-
-// String describes the key without its material.
-func (k AuthKey) String() string {
-	return "AuthKey{ID: " + strconv.Itoa(int(k.ID)) + ", Key: <" + strconv.Itoa(len(k.Key)) + " bytes redacted>}"
-}
-
-// GoString is String, so that %#v does not print the key either.
-func (k AuthKey) GoString() string { return k.String() }
-
-// Errors of the key API.
-var (
-	ErrAuthNotNegotiated = errors.New("sctp: AUTH not in use on this association")
-	ErrAuthUnknownKey    = errors.New("sctp: no shared key with this identifier")
-	ErrAuthActiveKey     = errors.New("sctp: the active key cannot be deleted")
-	ErrAuthTooManyKeys   = errors.New("sctp: too many shared keys")
-)
 
 const (
 	authRandomLen = 32 // RFC 4895 section 6.1: "the random number ... 32 bytes"
@@ -113,7 +89,7 @@ func (c *Config) sanitizeAuth() {
 		hm = append(hm, chunk.HMACSHA1)
 	}
 	c.AuthHMAC = hm
-	var keys []AuthKey
+	var keys []api.AuthKey
 	for _, k := range c.AuthKeys {
 		k.Key = append([]byte(nil), k.Key...)
 		replaced := false
@@ -535,12 +511,12 @@ func (a *Assoc) authChunk(p *inPacket, c *rxChunk) bool {
 func (a *Assoc) AddKey(id uint16, key []byte) error {
 	s := a.auth
 	if s == nil || a.closed {
-		return ErrAuthNotNegotiated
+		return api.ErrAuthNotNegotiated
 	}
 	k := s.key(id)
 	if k == nil {
 		if len(s.keys) >= maxAuthKeys {
-			return ErrAuthTooManyKeys
+			return api.ErrAuthTooManyKeys
 		}
 		s.keys = append(s.keys, authKey{id: id})
 		k = &s.keys[len(s.keys)-1]
@@ -558,10 +534,10 @@ func (a *Assoc) AddKey(id uint16, key []byte) error {
 func (a *Assoc) SetActiveKey(id uint16) error {
 	s := a.auth
 	if s == nil || a.closed {
-		return ErrAuthNotNegotiated
+		return api.ErrAuthNotNegotiated
 	}
 	if s.key(id) == nil {
-		return ErrAuthUnknownKey
+		return api.ErrAuthUnknownKey
 	}
 	s.active = id
 	return nil
@@ -575,10 +551,10 @@ func (a *Assoc) SetActiveKey(id uint16) error {
 func (a *Assoc) DeleteKey(id uint16) error {
 	s := a.auth
 	if s == nil || a.closed {
-		return ErrAuthNotNegotiated
+		return api.ErrAuthNotNegotiated
 	}
 	if id == s.active {
-		return ErrAuthActiveKey
+		return api.ErrAuthActiveKey
 	}
 	for i := range s.keys {
 		if s.keys[i].id == id {
@@ -589,7 +565,7 @@ func (a *Assoc) DeleteKey(id uint16) error {
 			return nil
 		}
 	}
-	return ErrAuthUnknownKey
+	return api.ErrAuthUnknownKey
 }
 
 // ActiveKey returns the identifier of the key outgoing AUTH chunks use.

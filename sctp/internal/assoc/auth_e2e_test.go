@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
 
@@ -61,8 +62,8 @@ func TestAuthEndToEnd(t *testing.T) {
 	for _, hm := range []uint16{chunk.HMACSHA256, chunk.HMACSHA1} {
 		t.Run(map[uint16]string{1: "sha1", 3: "sha256"}[hm], func(t *testing.T) {
 			link := simnet.LinkConfig{Delay: 10 * time.Millisecond, Loss: 0.02, Reorder: 0.01}
-			cfg := Config{AuthChunks: []chunk.Type{chunk.TypeData, chunk.TypeSack}, AuthHMAC: []uint16{hm},
-				AuthKeys: []AuthKey{{ID: 0, Key: []byte("endpoint pair key")}}}
+			cfg := Config{Extensions: api.Extensions{AuthChunks: []chunk.Type{chunk.TypeData, chunk.TypeSack}, AuthHMAC: []uint16{hm},
+				AuthKeys: []api.AuthKey{{ID: 0, Key: []byte("endpoint pair key")}}}}
 			p := newAuthPair(t, link, [2]Config{cfg, cfg})
 			p.connect()
 			for i, a := range p.as {
@@ -78,7 +79,7 @@ func TestAuthEndToEnd(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := p.as[0].DeleteKey(0); err != ErrAuthActiveKey {
+			if err := p.as[0].DeleteKey(0); err != api.ErrAuthActiveKey {
 				t.Fatalf("DeleteKey(active) = %v, want ErrAuthActiveKey", err)
 			}
 			if err := p.as[0].SetActiveKey(1); err != nil {
@@ -121,8 +122,8 @@ func TestAuthEndToEnd(t *testing.T) {
 // complete the handshake (nothing in it is authenticated) but every DATA
 // is dropped and counted: no message is delivered.
 func TestAuthWrongKeyDropped(t *testing.T) {
-	c0 := Config{AuthChunks: []chunk.Type{chunk.TypeData}, AuthKeys: []AuthKey{{ID: 0, Key: []byte("one")}}}
-	c1 := Config{AuthChunks: []chunk.Type{chunk.TypeData}, AuthKeys: []AuthKey{{ID: 0, Key: []byte("two")}}}
+	c0 := Config{Extensions: api.Extensions{AuthChunks: []chunk.Type{chunk.TypeData}, AuthKeys: []api.AuthKey{{ID: 0, Key: []byte("one")}}}}
+	c1 := Config{Extensions: api.Extensions{AuthChunks: []chunk.Type{chunk.TypeData}, AuthKeys: []api.AuthKey{{ID: 0, Key: []byte("two")}}}}
 	p := newAuthPair(t, simnet.LinkConfig{Delay: 10 * time.Millisecond}, [2]Config{c0, c1})
 	p.connect()
 	if err := p.as[0].send(p.now, 0, 0, false, []byte("hello")); err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 
 	"github.com/usctp/usctp/internal/testsupport"
@@ -36,7 +37,7 @@ func newCorePairWith(tb testing.TB, adj func(*Config)) *corePair {
 		// Two trusted endpoints: the scale tests set up thousands of
 		// associations from one source at one instant, which the
 		// out-of-the-blue rate limit would cut to its burst.
-		cfg := Config{Rand: newTestRand(byte(i)), MTU: 1500, RecvBuffer: 1 << 20, InitRate: -1}
+		cfg := Config{Rand: newTestRand(byte(i)), MTU: 1500, Buffers: api.Buffers{RecvBuffer: 1 << 20}, Limits: api.Limits{InitRate: -1}}
 		if adj != nil {
 			adj(&cfg)
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // TestInitAckLengthLeavesOutLastPadding: an INIT ACK whose last parameter (the State
@@ -52,7 +53,7 @@ func TestInitAckLengthLeavesOutLastPadding(t *testing.T) {
 // not count (RFC 9260 section 3.2).
 func TestInitLengthLeavesOutLastPadding(t *testing.T) {
 	for _, interleave := range []bool{false, true} {
-		ep := NewEndpoint(Config{Interleaving: interleave, Rand: newTestRand(2)}, t0)
+		ep := NewEndpoint(Config{Extensions: api.Extensions{Interleaving: interleave}, Rand: newTestRand(2)}, t0)
 		a := ep.newAssoc(assocKey{})
 		b := a.appendInit(nil)
 		if len(b)%4 != 0 {

@@ -3,6 +3,8 @@ package assoc
 import (
 	"testing"
 
+	"github.com/usctp/usctp/sctp/internal/api"
+	"github.com/usctp/usctp/sctp/internal/ratelimit"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
@@ -16,5 +18,17 @@ func TestOneMTUDefault(t *testing.T) {
 	}
 	if engine := transfer.DefaultMTU; c.MTU != engine {
 		t.Fatalf("core MTU %d, transfer engine's %d", c.MTU, engine)
+	}
+}
+
+// The core's own fallbacks for the limits the shell leaves zero only in
+// tests are the public defaults: the memory budget and the rate of
+// out-of-the-blue answers.
+func TestCoreLimitFallbacks(t *testing.T) {
+	if b := transfer.NewBudget(0); b.Limit() != api.DefaultMemoryBudget {
+		t.Fatalf("budget of a zero MemoryBudget %d, public default %d", b.Limit(), api.DefaultMemoryBudget)
+	}
+	if ratelimit.DefaultRate != api.DefaultInitRate {
+		t.Fatalf("rate limiter default %d, InitRate default %d", ratelimit.DefaultRate, api.DefaultInitRate)
 	}
 }

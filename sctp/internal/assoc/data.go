@@ -27,36 +27,24 @@ type dataPlane struct {
 func (a *Assoc) startData(now time.Time) {
 	cfg := a.ep.cfg
 	e, err := transfer.New(transfer.Config{
+		Timers:     cfg.Timers,
+		Buffers:    cfg.Buffers,
+		Paths:      cfg.Paths,
 		LocalTSN:   transfer.TSN(a.localTSN),
 		PeerTSN:    transfer.TSN(a.peerTSN),
 		PeerRwnd:   a.peerRwnd,
-		RecvBuffer: cfg.RecvBuffer,
 		Budget:     a.ep.budget,
+		SendBudget: a.ep.sendBudget,
+		RecvBudget: a.ep.recvBudget,
 		OutStreams: int(a.outStreams),
 		InStreams:  int(a.inStreams),
 		MTU:        cfg.MTU,
-		RTOInitial: cfg.RTOInitial,
-		RTOMin:     cfg.RTOMin,
-		RTOMax:     cfg.RTOMax,
-		SendBuffer: cfg.SendBuffer,
-		SendUnsent: cfg.UnsentLimit,
-		SendBudget: a.ep.sendBudget,
-		RecvBudget: a.ep.recvBudget,
-		MaxBurst:   cfg.MaxBurst,
-		// Per-stream back-pressure (issue 21).
-		StreamUnsent: cfg.StreamUnsentLimit,
-		// Loss recovery and congestion control (issue 17).
-		Recovery:          cfg.Recovery,
-		CongestionControl: cfg.Congestion,
-		InitialWindow:     cfg.InitialWindow,
-		RecvBufferMax:     cfg.RecvBufferMax, // buffer autotuning
-		SendBufferMax:     cfg.SendBufferMax,
-		Scheduler:         a.newStreamScheduler(),
+		Scheduler:  a.newStreamScheduler(),
 		// RFC 8260 section 2.2.1: "User message interleaving has been
 		// negotiated for an association if both endpoints have
 		// indicated I-DATA support."
 		Interleaved:        a.Interleaved(),
-		FSN:                cfg.InterleaveFSN,
+		InterleaveFSN:      cfg.InterleaveFSN,
 		PartialReliability: a.PartialReliability(),
 	})
 	if err != nil {

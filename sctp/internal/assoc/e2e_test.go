@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 
@@ -56,7 +57,7 @@ func newPair(t testing.TB, seed uint64, link simnet.LinkConfig) *pair {
 	p.addrs = [2]netip.AddrPort{netip.MustParseAddrPort("10.0.0.1:9899"), netip.MustParseAddrPort("10.0.0.2:9899")}
 	for i := range 2 {
 		cfg := Config{Rand: newTestRand(byte(seed) + byte(i)), MTU: 1452, OutStreams: 64, InStreams: 64,
-			RecvBuffer: 256 << 10}
+			Buffers: api.Buffers{RecvBuffer: 256 << 10}}
 		p.eps[i] = NewEndpoint(cfg, p.now)
 		p.links[i] = p.net.AddLink(link)
 	}

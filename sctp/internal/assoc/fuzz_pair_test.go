@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
@@ -160,8 +161,8 @@ func runMutatedPair(t *testing.T, in []byte) {
 	var links [2]int
 	for i := range 2 {
 		eps[i] = NewEndpoint(Config{Rand: newTestRand(byte(i + 1)), OutStreams: 8, InStreams: 8,
-			RecvBuffer: 64 << 10, MemoryBudget: 256 << 10, MaxRetransmits: 4, RTOMax: 10 * time.Second,
-			HeartbeatInterval: 5 * time.Second}, now)
+			Timers:  api.Timers{MaxRetransmits: 4, RTOMax: 10 * time.Second, HeartbeatInterval: 5 * time.Second},
+			Buffers: api.Buffers{RecvBuffer: 64 << 10}, Limits: api.Limits{MemoryBudget: 256 << 10}}, now)
 		links[i] = net.AddLink(simnet.LinkConfig{Delay: 10 * time.Millisecond, Jitter: time.Millisecond})
 	}
 	m := &linkMutator{in: in}

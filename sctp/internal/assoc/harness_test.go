@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // testConn is a packet-level harness that plays the peer of one
@@ -42,7 +43,7 @@ var (
 )
 
 func testConfig() Config {
-	return Config{Rand: newTestRand(7), HeartbeatInterval: 30 * time.Second}
+	return Config{Rand: newTestRand(7), Timers: api.Timers{HeartbeatInterval: 30 * time.Second}}
 }
 
 func newTestEndpoint(t testing.TB, cfg Config) *testConn {

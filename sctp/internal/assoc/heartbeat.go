@@ -123,7 +123,7 @@ func (a *Assoc) countError(now time.Time) bool {
 		if a.paths[0].state == PathActive {
 			a.pathThresholds(now, 0, a.errCount)
 		}
-	} else if a.errCount > a.primaryParams().PathMaxRetrans && !a.hb.down {
+	} else if a.errCount > a.primaryParams().PathMaxRetransmits && !a.hb.down {
 		a.hb.down = true
 		a.emit(EventPathDown, ReasonNone, 0)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
@@ -47,7 +48,7 @@ func newMHNet(t testing.TB, seed uint64, links [2]simnet.LinkConfig, adj func(*C
 	n := &mhNet{t: t, now: t0, net: simnet.New(seed), buf: make([]byte, 0, 2048), rbuf: make([]byte, 64<<10)}
 	n.cliAddr = netip.MustParseAddrPort("10.0.0.1:9899")
 	n.srvAddrs = [2]netip.AddrPort{netip.MustParseAddrPort("10.0.1.1:9899"), netip.MustParseAddrPort("10.0.2.1:9899")}
-	cc := Config{Rand: newTestRand(byte(seed)), MTU: 1452, Multihoming: true, HeartbeatInterval: 30 * time.Second}
+	cc := Config{Rand: newTestRand(byte(seed)), MTU: 1452, Timers: api.Timers{HeartbeatInterval: 30 * time.Second}, Paths: api.Paths{Multihoming: true}}
 	sc := Config{Rand: newTestRand(byte(seed) + 1), MTU: 1452, LocalAddrs: []netip.Addr{n.srvAddrs[0].Addr(), n.srvAddrs[1].Addr()}}
 	if adj != nil {
 		adj(&cc)

@@ -165,7 +165,7 @@ func (a *Assoc) noticePath(now time.Time, to netip.AddrPort, kind NoticeKind, qu
 	}
 	a.ep.trace(a, "path %v refused (%v)", p.addr, p.state)
 	if p.state == PathUnconfirmed {
-		p.errors = max(p.errors, p.pp.PathMaxRetrans+1)
+		p.errors = max(p.errors, p.pp.PathMaxRetransmits+1)
 		p.next = now.Add(p.pp.HeartbeatInterval + a.pathRTO(i))
 		a.schedulePaths()
 		return true

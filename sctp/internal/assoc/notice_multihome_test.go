@@ -71,8 +71,8 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 			t.Fatalf("a refusal for an unconfirmed address ended the association (%v)", *lost)
 		}
 		p := &n.ca.paths[1]
-		if p.state != PathUnconfirmed || p.errors <= n.cli.cfg.PathMaxRetrans {
-			t.Fatalf("path 1: %v with %d errors, want unconfirmed beyond Path.Max.Retrans %d", p.state, p.errors, n.cli.cfg.PathMaxRetrans)
+		if p.state != PathUnconfirmed || p.errors <= n.cli.cfg.PathMaxRetransmits {
+			t.Fatalf("path 1: %v with %d errors, want unconfirmed beyond Path.Max.Retrans %d", p.state, p.errors, n.cli.cfg.PathMaxRetransmits)
 		}
 		if s := n.ca.stats; s.NoticesIn != 1 {
 			t.Fatalf("NoticesIn %d, want 1", s.NoticesIn)

@@ -8,7 +8,7 @@ import (
 
 // PathParams are the settings of one peer address (RFC 6458's
 // SCTP_PEER_ADDR_PARAMS): the heartbeat interval, Path.Max.Retrans and the
-// potentially-failed threshold. Config.HeartbeatInterval, PathMaxRetrans
+// potentially-failed threshold. Config.HeartbeatInterval, PathMaxRetransmits
 // and PFThreshold are the defaults; Assoc.SetPathParams changes them for
 // one address or for all.
 type PathParams struct {
@@ -20,12 +20,12 @@ type PathParams struct {
 	// potentially failed or inactive still probed (RFC 7829 section 5.1):
 	// a HEARTBEAT is the only way back for them.
 	HeartbeatOff bool
-	// PathMaxRetrans is Path.Max.Retrans (section 8.2): beyond it the path
+	// PathMaxRetransmits is Path.Max.Retrans (section 8.2): beyond it the path
 	// is inactive.
-	PathMaxRetrans int
+	PathMaxRetransmits int
 	// PFThreshold is RFC 7829's PFMR: beyond it the path is potentially
 	// failed and new data moves to another path. At or above
-	// PathMaxRetrans there is no potentially-failed state.
+	// PathMaxRetransmits there is no potentially-failed state.
 	PFThreshold int
 }
 
@@ -35,7 +35,7 @@ var ErrInvalidPathParams = errors.New("sctp: invalid path parameters")
 
 // defaultPathParams returns the Config's path settings.
 func (cfg *Config) defaultPathParams() PathParams {
-	pp := PathParams{HeartbeatInterval: cfg.HeartbeatInterval, PathMaxRetrans: cfg.PathMaxRetrans, PFThreshold: cfg.PFThreshold}
+	pp := PathParams{HeartbeatInterval: cfg.HeartbeatInterval, PathMaxRetransmits: cfg.PathMaxRetransmits, PFThreshold: cfg.PFThreshold}
 	if pp.HeartbeatInterval < 0 {
 		pp.HeartbeatInterval, pp.HeartbeatOff = 0, true
 	}
@@ -76,7 +76,7 @@ func (a *Assoc) SetPathParams(now time.Time, ip netip.Addr, pp PathParams) error
 	switch {
 	case a.closed:
 		return ErrClosed
-	case pp.HeartbeatInterval < 0 || pp.PFThreshold < 0 || pp.PathMaxRetrans < 1:
+	case pp.HeartbeatInterval < 0 || pp.PFThreshold < 0 || pp.PathMaxRetransmits < 1:
 		return ErrInvalidPathParams
 	}
 	all := !ip.IsValid()

@@ -175,7 +175,7 @@ func (a *Assoc) pathTimer(now time.Time) {
 		rto := a.pathRTO(i)
 		if p.state == PathActive {
 			p.next = a.idleHeartbeat(now, i)
-		} else if p.state == PathUnconfirmed && p.errors > p.pp.PathMaxRetrans {
+		} else if p.state == PathUnconfirmed && p.errors > p.pp.PathMaxRetransmits {
 			// An address that never answered: probed at the pace of an
 			// idle path from now on.
 			p.next = now.Add(p.pp.HeartbeatInterval + rto)
@@ -214,7 +214,7 @@ func (a *Assoc) pathThresholds(now time.Time, i, n int) {
 	}
 	st := p.state
 	switch {
-	case n > p.pp.PathMaxRetrans:
+	case n > p.pp.PathMaxRetransmits:
 		st = PathInactive
 	case n > p.pp.PFThreshold:
 		st = PathPotentiallyFailed

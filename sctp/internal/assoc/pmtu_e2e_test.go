@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
@@ -18,7 +19,7 @@ func newPMTUPair(t testing.TB, seed uint64, link simnet.LinkConfig, mtu int) *pa
 	p := newPair(t, seed, link)
 	for i := range 2 {
 		cfg := Config{Rand: newTestRand(byte(seed) + byte(i)), MTU: mtu, OutStreams: 64, InStreams: 64,
-			RecvBuffer: 1 << 20, SendBuffer: 1 << 20, PMTUDiscovery: true}
+			Buffers: api.Buffers{RecvBuffer: 1 << 20, SendBuffer: 1 << 20}, PMTUDiscovery: true}
 		p.eps[i] = NewEndpoint(cfg, p.now)
 	}
 	return p

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // testAuthPeer is the test peer's side of RFC 4895, computed here from the
@@ -190,7 +191,7 @@ func TestAuth4895InitParameters(t *testing.T) {
 func authServer(t *testing.T, hmacs ...uint16) (*testConn, *testAuthPeer) {
 	cfg := testConfig()
 	cfg.AuthChunks = []chunk.Type{chunk.TypeData}
-	cfg.AuthKeys = []AuthKey{{ID: 5, Key: []byte("shared secret")}}
+	cfg.AuthKeys = []api.AuthKey{{ID: 5, Key: []byte("shared secret")}}
 	tc := newTestEndpoint(t, cfg)
 	peer := newTestAuthPeer([]byte{byte(chunk.TypeSack), byte(chunk.TypeInit)}, hmacs...)
 	peer.secret = []byte("shared secret")

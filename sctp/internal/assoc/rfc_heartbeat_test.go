@@ -94,7 +94,7 @@ func TestHeartbeatRTT(t *testing.T) {
 // (and thus the association enters the CLOSED state)."
 func TestHeartbeatFailureDetection(t *testing.T) {
 	cfg := testConfig()
-	cfg.PathMaxRetrans, cfg.MaxRetransmits = 2, 4
+	cfg.PathMaxRetransmits, cfg.MaxRetransmits = 2, 4
 	tc := newTestEndpoint(t, cfg)
 	tc.connectServer()
 	tc.ignoreHB = true

@@ -63,14 +63,14 @@ func TestPathParamsPerPath(t *testing.T) {
 	tc := mhServer(t)
 	a := tc.a
 	pp, err := a.PathParams(peerAddr2.Addr())
-	if err != nil || pp.PathMaxRetrans != 5 || pp.PFThreshold != 0 || pp.HeartbeatInterval != 30*time.Second {
+	if err != nil || pp.PathMaxRetransmits != 5 || pp.PFThreshold != 0 || pp.HeartbeatInterval != 30*time.Second {
 		t.Fatalf("defaults %+v, %v", pp, err)
 	}
-	pp = PathParams{HeartbeatInterval: 5 * time.Second, PathMaxRetrans: 2, PFThreshold: 1}
+	pp = PathParams{HeartbeatInterval: 5 * time.Second, PathMaxRetransmits: 2, PFThreshold: 1}
 	if err := a.SetPathParams(tc.now, peerAddr2.Addr(), pp); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := a.PathParams(peerAddr.Addr()); got.PathMaxRetrans != 5 {
+	if got, _ := a.PathParams(peerAddr.Addr()); got.PathMaxRetransmits != 5 {
 		t.Fatalf("the other path's settings changed: %+v", got)
 	}
 	start := tc.now
@@ -157,11 +157,11 @@ func TestPathParamsHeartbeatOff(t *testing.T) {
 func TestPathParamsInvalid(t *testing.T) {
 	tc := mhServer(t)
 	a := tc.a
-	good := PathParams{HeartbeatInterval: time.Second, PathMaxRetrans: 1}
+	good := PathParams{HeartbeatInterval: time.Second, PathMaxRetransmits: 1}
 	for _, pp := range []PathParams{
-		{HeartbeatInterval: -1, PathMaxRetrans: 5},
-		{PathMaxRetrans: 0},
-		{PathMaxRetrans: 5, PFThreshold: -1},
+		{HeartbeatInterval: -1, PathMaxRetransmits: 5},
+		{PathMaxRetransmits: 0},
+		{PathMaxRetransmits: 5, PFThreshold: -1},
 	} {
 		if err := a.SetPathParams(tc.now, netip.Addr{}, pp); !errors.Is(err, ErrInvalidPathParams) {
 			t.Errorf("%+v: %v", pp, err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // Stream lists longer than one of our packets can carry (issue 23): the
@@ -256,7 +257,7 @@ func TestReconfPeerIncomingResetAuthRoom(t *testing.T) {
 		cfg := testConfig()
 		cfg.OutStreams = 2048
 		cfg.AuthChunks = []chunk.Type{chunk.TypeHeartbeat}
-		cfg.AuthKeys = []AuthKey{{ID: 5, Key: []byte("shared secret")}}
+		cfg.AuthKeys = []api.AuthKey{{ID: 5, Key: []byte("shared secret")}}
 		tc := newTestEndpoint(t, cfg)
 		peer := newTestAuthPeer([]byte{byte(chunk.TypeReconfig)}, hmacs...)
 		peer.secret = []byte("shared secret")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 	"github.com/usctp/usctp/stream"
@@ -35,7 +36,7 @@ func sd(d time.Duration) time.Duration {
 func newConfigPair(t testing.TB, link simnet.LinkConfig, mod func(*Config)) *pair {
 	p := newPair(t, 1, link)
 	for i := range 2 {
-		cfg := Config{Rand: newTestRand(byte(7 + i)), MTU: 1452, OutStreams: 16, InStreams: 16, RecvBuffer: 64 << 10}
+		cfg := Config{Rand: newTestRand(byte(7 + i)), MTU: 1452, OutStreams: 16, InStreams: 16, Buffers: api.Buffers{RecvBuffer: 64 << 10}}
 		if mod != nil {
 			mod(&cfg)
 		}

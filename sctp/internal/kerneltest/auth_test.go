@@ -47,8 +47,8 @@ func kernelAuth(t *testing.T, tr, role, hmacOpts string, ids []uint16) {
 	sysctls(t, "auth_enable")
 	key1, key2 := []byte("usctp kernel interop key one"), []byte("and the second key, rotated in")
 	kopts := fmt.Sprintf("mode=echo authchunks=0,3 %s authkey=1:%s", hmacOpts, hex.EncodeToString(key1))
-	cfg := sctp.Config{AuthChunks: []chunk.Type{chunk.TypeData, chunk.TypeSack}, AuthHMAC: ids,
-		AuthKeys: []sctp.AuthKey{{ID: 1, Key: key1}}}
+	cfg := sctp.Config{Extensions: sctp.Extensions{AuthChunks: []chunk.Type{chunk.TypeData, chunk.TypeSack}, AuthHMAC: ids,
+		AuthKeys: []sctp.AuthKey{{ID: 1, Key: key1}}}}
 	p := newPair(t, setup{tr: tr, role: role, kopts: kopts, cfg: cfg})
 	if id, ok := p.as.Authenticated(); !ok || id != ids[0] {
 		p.failf("usctp: AUTH negotiated %v with HMAC %d, want %d (kernel %s)", ok, id, ids[0], p.kline)
@@ -131,7 +131,7 @@ func sysctlsOn(t *testing.T, vm *kernelvm.VM, names ...string) {
 // TestKernelAuthASCONF: Linux 6.1 (auth_enable=1, addip_enable=1) adds and then deletes
 // an address of its end of an association with usctp (kpeer bindx: sctp_bindx on the
 // connected socket, which sends ASCONF), while messages are echoed: usctp
-// (Config.DynamicAddrs) accepts the authenticated ASCONFs, answers them (the kernel
+// (Config.Extensions.DynamicAddrs) accepts the authenticated ASCONFs, answers them (the kernel
 // goes on), reports EventPeerAddrChange added and removed, and every message comes back
 // byte-exact. The added address is not reachable from the host: its path stays
 // unconfirmed and carries no data, as RFC 5061 wants. Then usctp sends its own
@@ -150,7 +150,7 @@ func TestKernelAuthASCONF(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := newPair(t, setup{tr: udp, role: client, kopts: "mode=echo addr=" + kernelvm.GuestUserIP,
-		cfg: sctp.Config{DynamicAddrs: true}})
+		cfg: sctp.Config{Extensions: sctp.Extensions{DynamicAddrs: true}}})
 	buf := make([]byte, 64<<10)
 	seq := 0
 	echo := func(n int) {
@@ -245,8 +245,9 @@ func TestKernelAuthASCONFPaths(t *testing.T) {
 	pc.Close()
 	p.pcap = pc.Path
 	cfg := sctp.Config{
-		Transport: sctp.IP, Pcap: p.pcap, SendBuffer: 4 << 20, RecvBuffer: 4 << 20,
-		Multihoming: true, DynamicAddrs: true, HeartbeatInterval: time.Second,
+		Transport: sctp.IP, Pcap: p.pcap, Buffers: sctp.Buffers{SendBuffer: 4 << 20, RecvBuffer: 4 << 20},
+		Paths: sctp.Paths{Multihoming: true}, Extensions: sctp.Extensions{DynamicAddrs: true},
+		Timers: sctp.Timers{HeartbeatInterval: time.Second},
 	}
 	l, err := vm.Do(ctx, fmt.Sprintf("listen id=%s addr=%s port=0 mode=echo paddr=1", p.id, guestIPs[0]), "READY id="+p.id+" ")
 	if err != nil {

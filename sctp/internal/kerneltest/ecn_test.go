@@ -75,7 +75,7 @@ func pcapECN(t *testing.T, path string) ecnCounts {
 //     ECN, over both transports and in both roles; on transport B the pcap shows the
 //     DATA packets of both sides with ECT(0) in the IP header (the kernel's as they
 //     arrived, read from the IPv4 header, and ours as our socket sends them);
-//   - disabled: with Config.DisableECN the association does not use it and our DATA
+//   - disabled: with Config.Extensions.DisableECN the association does not use it and our DATA
 //     leaves Not-ECT;
 //   - ce-to-kernel: over transport B with a raw socket of the test's whose packets all
 //     leave with CE (IP_TOS 3: this host has no qdisc that marks), the kernel echoes the marks in ECNE
@@ -133,7 +133,7 @@ func TestKernelECN(t *testing.T) {
 	})
 	t.Run("disabled", func(t *testing.T) {
 		forEach(t, transports, func(t *testing.T, tr, role string) {
-			p := newPair(t, setup{tr: tr, role: role, kopts: "mode=echo", cfg: sctp.Config{DisableECN: true}})
+			p := newPair(t, setup{tr: tr, role: role, kopts: "mode=echo", cfg: sctp.Config{Extensions: sctp.Extensions{DisableECN: true}}})
 			if p.as.ECN() {
 				p.failf("ECN in use with DisableECN")
 			}

@@ -32,8 +32,8 @@ func TestKernelHeartbeat(t *testing.T) {
 	})
 	forEach(t, transports, func(t *testing.T, tr, role string) {
 		p := newPair(t, setup{tr: tr, role: role, kopts: "mode=echo ostreams=4 istreams=4", cfg: sctp.Config{
-			OutStreams: 4, InStreams: 4, HeartbeatInterval: 100 * time.Millisecond,
-			RTOInitial: 300 * time.Millisecond, RTOMin: 200 * time.Millisecond}})
+			OutStreams: 4, InStreams: 4, Timers: sctp.Timers{HeartbeatInterval: 100 * time.Millisecond,
+				RTOInitial: 300 * time.Millisecond, RTOMin: 200 * time.Millisecond}}})
 		const want = 3
 		var s sctp.Stats
 		for start := time.Now(); ; time.Sleep(50 * time.Millisecond) { // polling a real peer

@@ -18,7 +18,7 @@ func TestKernelAbortInFlight(t *testing.T) {
 	batchPcaps(t)
 	t.Run("by-kernel", func(t *testing.T) {
 		forEach(t, []string{udp}, func(t *testing.T, tr, role string) {
-			p := newPair(t, setup{tr: tr, role: role, kopts: "mode=sink", cfg: sctp.Config{SendBuffer: 256 << 10}})
+			p := newPair(t, setup{tr: tr, role: role, kopts: "mode=sink", cfg: sctp.Config{Buffers: sctp.Buffers{SendBuffer: 256 << 10}}})
 			werr := make(chan error, 1)
 			go func() {
 				msg := make([]byte, 16<<10)
@@ -55,7 +55,7 @@ func TestKernelAbortInFlight(t *testing.T) {
 	t.Run("by-usctp", func(t *testing.T) {
 		forEach(t, []string{udp}, func(t *testing.T, tr, role string) {
 			kopts := fmt.Sprintf("mode=source count=100000 size=16384 ppid=%d log=0", ppidBase)
-			p := newPair(t, setup{tr: tr, role: role, kopts: kopts, cfg: sctp.Config{RecvBuffer: 128 << 10}})
+			p := newPair(t, setup{tr: tr, role: role, kopts: kopts, cfg: sctp.Config{Buffers: sctp.Buffers{RecvBuffer: 128 << 10}}})
 			buf := make([]byte, 32<<10)
 			for i := range 20 {
 				if _, _, err := p.readMsg(buf); err != nil {

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/usctp/usctp/interleave"
-	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp"
 	"github.com/usctp/usctp/sctp/chunk"
 )
@@ -46,13 +44,14 @@ func TestKernelInterleaving(t *testing.T) {
 	batchPcaps(t)
 	forEach(t, []string{udp}, func(t *testing.T, tr, role string) {
 		p := newPair(t, setup{tr: tr, role: role, kopts: "mode=echo buf=4194304 intl=1 sched=rr ostreams=4 istreams=4",
-			cfg: sctp.Config{OutStreams: 4, InStreams: 4, Interleaving: true, InterleaveFSN: interleave.FSNLinux, Scheduler: sched.RoundRobin,
+			cfg: sctp.Config{OutStreams: 4, InStreams: 4, Scheduler: sctp.SchedulerRoundRobin,
+				Extensions: sctp.Extensions{Interleaving: true, InterleaveFSN: sctp.FSNLinux},
 				// usctp reads the echoes only once the kernel has all the messages: a
 				// window smaller than one large echo keeps the kernel's echoes queued
 				// together, so its scheduler has messages to interleave whatever the
 				// timing (with a large window each echo could leave whole before the
 				// next was written).
-				RecvBuffer: 64 << 10}})
+				Buffers: sctp.Buffers{RecvBuffer: 64 << 10}}})
 		msgs := make([]message, len(intlSizes))
 		for i, size := range intlSizes {
 			msgs[i] = message{intlStream(i), uint32(ppidBase + i), false, payload(make([]byte, size), i)}

@@ -68,7 +68,7 @@ func TestKernelLoss(t *testing.T) {
 					kopts = fmt.Sprintf("mode=source log=0 buf=4194304 count=%d size=%d ppid=%d then=close", count, size, ppidBase)
 				}
 				p := newPair(t, setup{tr: tr, role: role, kopts: kopts, timeout: 3 * time.Minute,
-					cfg: sctp.Config{PacketConn: lc, RTOMin: 200 * time.Millisecond, RTOInitial: 500 * time.Millisecond}})
+					cfg: sctp.Config{PacketConn: lc, Timers: sctp.Timers{RTOMin: 200 * time.Millisecond, RTOInitial: 500 * time.Millisecond}}})
 				start := time.Now()
 				if dir == "to-kernel" {
 					msg := make([]byte, size)

@@ -210,14 +210,14 @@ func newPair(t *testing.T, s setup) *pair {
 	p.pcap = pc.Path
 	cfg := s.cfg
 	cfg.Pcap = p.pcap
-	if cfg.SendBuffer == 0 {
-		cfg.SendBuffer = 4 << 20
+	if cfg.Buffers.SendBuffer == 0 {
+		cfg.Buffers.SendBuffer = 4 << 20
 	}
-	if cfg.RecvBuffer == 0 {
-		cfg.RecvBuffer = 4 << 20
+	if cfg.Buffers.RecvBuffer == 0 {
+		cfg.Buffers.RecvBuffer = 4 << 20
 	}
-	if cfg.HeartbeatInterval == 0 {
-		cfg.HeartbeatInterval = -1 // nothing in these scenarios waits for one
+	if cfg.Timers.HeartbeatInterval == 0 {
+		cfg.Timers.HeartbeatInterval = -1 // nothing in these scenarios waits for one
 	}
 	local := netip.MustParseAddr("127.0.0.1")
 	if s.tr == udp {

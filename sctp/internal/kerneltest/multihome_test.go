@@ -34,7 +34,7 @@ const mhBytes = 8 << 20
 // taps) and the guest kernel (both NICs) over SCTP on IP, with usctp in role. Both ends
 // list both addresses; the primaries are the first tap's. Heartbeats go every second
 // on each path, at both ends. With wild usctp is bound to no address and lists the
-// host's (Config.Multihoming on a wildcard endpoint).
+// host's (Config.Paths.Multihoming on a wildcard endpoint).
 func newMHPair(t *testing.T, role, kopts string, events chan<- sctp.Event, wild bool) *pair {
 	t.Helper()
 	vm := kvmMH.Get(t)
@@ -49,8 +49,8 @@ func newMHPair(t *testing.T, role, kopts string, events chan<- sctp.Event, wild 
 	pc.Close()
 	p.pcap = pc.Path
 	cfg := sctp.Config{
-		Transport: sctp.IP, Pcap: p.pcap, SendBuffer: 4 << 20, RecvBuffer: 4 << 20,
-		Multihoming: true, LocalAddrs: hostIPs, HeartbeatInterval: time.Second,
+		Transport: sctp.IP, Pcap: p.pcap, Buffers: sctp.Buffers{SendBuffer: 4 << 20, RecvBuffer: 4 << 20},
+		Paths: sctp.Paths{Multihoming: true}, LocalAddrs: hostIPs, Timers: sctp.Timers{HeartbeatInterval: time.Second},
 	}
 	laddr := fmt.Sprintf("%s,%s", hostIPs[0], hostIPs[1])
 	if wild {

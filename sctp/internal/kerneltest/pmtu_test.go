@@ -49,7 +49,7 @@ func TestKernelPMTU(t *testing.T) {
 			forEach(t, transports, func(t *testing.T, tr, role string) {
 				kopts := "mode=echo log=0 buf=4194304"
 				p := newPair(t, setup{tr: tr, role: role, kopts: kopts, timeout: 3 * time.Minute,
-					cfg: sctp.Config{RTOMin: 200 * time.Millisecond, RTOInitial: 500 * time.Millisecond}})
+					cfg: sctp.Config{Timers: sctp.Timers{RTOMin: 200 * time.Millisecond, RTOInitial: 500 * time.Millisecond}}})
 				done := make(chan error, 1)
 				var crcOut uint32
 				go func() {
@@ -129,7 +129,7 @@ func TestKernelPMTUDrop(t *testing.T) {
 	count := total / msgSize
 	forEach(t, []string{ip}, func(t *testing.T, tr, role string) {
 		p := newPair(t, setup{tr: tr, role: role, kopts: "mode=sink log=0 buf=4194304", timeout: 3 * time.Minute,
-			cfg: sctp.Config{RTOMin: 200 * time.Millisecond, RTOInitial: 500 * time.Millisecond}})
+			cfg: sctp.Config{Timers: sctp.Timers{RTOMin: 200 * time.Millisecond, RTOInitial: 500 * time.Millisecond}}})
 		t.Cleanup(func() { p.vm.SetTapMTU(1500) })
 		start := time.Now()
 		msg := make([]byte, msgSize)

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/usctp/usctp/interleave"
-	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp"
 	"github.com/usctp/usctp/sctp/chunk"
 )
@@ -74,7 +72,7 @@ func TestKernelPRPolicies(t *testing.T) {
 //     usctp applies them, as it applies any I-FORWARD-TSN on an association with I-DATA.
 func TestKernelPRInterleaving(t *testing.T) {
 	batchPcaps(t)
-	cfg := sctp.Config{OutStreams: 4, InStreams: 4, Interleaving: true, InterleaveFSN: interleave.FSNLinux, Scheduler: sched.RoundRobin}
+	cfg := sctp.Config{OutStreams: 4, InStreams: 4, Extensions: sctp.Extensions{Interleaving: true, InterleaveFSN: sctp.FSNLinux}, Scheduler: sctp.SchedulerRoundRobin}
 	const kopts = "intl=1 sched=rr ostreams=4 istreams=4"
 	t.Run("to-kernel", func(t *testing.T) { prToKernelWith(t, kopts, cfg) })
 	t.Run("from-kernel", func(t *testing.T) {
@@ -107,10 +105,10 @@ func prFromKernelPolicy(t *testing.T, kopts string, cfg sctp.Config, prStream in
 			count, strings.Join(sz, ","), streams, ppidBase, kopts)
 		c := cfg
 		c.PacketConn = lc
-		c.RTOMin, c.RTOInitial = 200*time.Millisecond, 500*time.Millisecond
-		c.RecvBuffer = 16 << 10
+		c.Timers.RTOMin, c.Timers.RTOInitial = 200*time.Millisecond, 500*time.Millisecond
+		c.Buffers.RecvBuffer = 16 << 10
 		p := newPair(t, setup{tr: tr, role: role, kopts: kopts, timeout: 2 * time.Minute, cfg: c})
-		if !cfg.Interleaving && !p.as.PartialReliability() {
+		if !cfg.Extensions.Interleaving && !p.as.PartialReliability() {
 			p.failf("PR-SCTP not negotiated with the kernel")
 		}
 		start := time.Now()
@@ -125,10 +123,10 @@ func prFromKernelPolicy(t *testing.T, kopts string, cfg sctp.Config, prStream in
 		t.Logf("%d of %d messages received (%d on stream %d) with %d/%d packets dropped in %v; %d FORWARD-TSNs in (%d invalid, I-FORWARD-TSN %d), %d partial deliveries aborted, %d aborted parts read; %s",
 			r.got, count, r.perStream[prStream], prStream, lc.dropOut.Load(), lc.dropIn.Load(), time.Since(start).Round(time.Millisecond),
 			s.ForwardTSNsIn, s.ForwardTSNsInvalid, s.ChunksIn[chunk.TypeIForwardTSN], s.PartialDeliveriesAborted, r.aborted, statsLine(s))
-		if cfg.Interleaving && s.ChunksIn[chunk.TypeForwardTSN] != 0 {
+		if cfg.Extensions.Interleaving && s.ChunksIn[chunk.TypeForwardTSN] != 0 {
 			p.failf("FORWARD-TSN from the kernel with I-DATA")
 		}
-		if !cfg.Interleaving && s.ChunksIn[chunk.TypeIForwardTSN] != 0 {
+		if !cfg.Extensions.Interleaving && s.ChunksIn[chunk.TypeIForwardTSN] != 0 {
 			p.failf("I-FORWARD-TSN from the kernel without I-DATA")
 		}
 		if r.perStream[prStream] == count/streams {

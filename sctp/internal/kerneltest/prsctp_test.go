@@ -40,9 +40,9 @@ func prToKernelWith(t *testing.T, kopts string, cfg sctp.Config) {
 		}
 		lc := &lossyConn{UDPConn: uc, dropEvery: 8}
 		c := cfg
-		c.PacketConn, c.RTOMin, c.RTOInitial = lc, 200*time.Millisecond, 500*time.Millisecond
+		c.PacketConn, c.Timers.RTOMin, c.Timers.RTOInitial = lc, 200*time.Millisecond, 500*time.Millisecond
 		p := newPair(t, setup{tr: tr, role: role, kopts: "mode=sink buf=1048576 " + kopts, timeout: 3 * time.Minute, cfg: c})
-		if cfg.Interleaving {
+		if cfg.Extensions.Interleaving {
 			// RFC 8260 section 2.3.1 negotiates I-FORWARD-TSN through the Supported
 			// Extensions Parameter: "The partial reliability extension is negotiated
 			// and can be used in combination with user message interleaving only if
@@ -120,7 +120,7 @@ func prToKernelWith(t *testing.T, kopts string, cfg sctp.Config) {
 			p.failf("nothing abandoned: %d FORWARD-TSNs, abandoned %v", s.ForwardTSNsOut, s.PRAbandoned)
 		}
 		fwd, other := chunk.TypeForwardTSN, chunk.TypeIForwardTSN
-		if cfg.Interleaving {
+		if cfg.Extensions.Interleaving {
 			fwd, other = other, fwd
 		}
 		if s.ChunksOut[fwd] == 0 || s.ChunksOut[other] != 0 {
@@ -149,7 +149,7 @@ func prFromKernel(t *testing.T) {
 		kopts := fmt.Sprintf("mode=source log=0 buf=1048576 count=%d size=200,1500,3000,700 streams=%d ppid=%d pr=rtx:0 then=close",
 			count, streams, ppidBase)
 		p := newPair(t, setup{tr: tr, role: role, kopts: kopts, timeout: 3 * time.Minute,
-			cfg: sctp.Config{PacketConn: lc, RTOMin: 200 * time.Millisecond, RTOInitial: 500 * time.Millisecond}})
+			cfg: sctp.Config{PacketConn: lc, Timers: sctp.Timers{RTOMin: 200 * time.Millisecond, RTOInitial: 500 * time.Millisecond}}})
 		start := time.Now()
 		buf := make([]byte, 8<<10)
 		want := make([]byte, 8<<10)

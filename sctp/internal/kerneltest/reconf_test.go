@@ -40,7 +40,7 @@ func reconfSetup(idata bool) (kopts string, cfg sctp.Config, ssnOK func(got, wan
 	kopts, cfg = "mode=sink reset=1 ostreams=10 istreams=10", sctp.Config{OutStreams: 10, InStreams: 10}
 	if idata {
 		kopts += " intl=1"
-		cfg.Interleaving = true
+		cfg.Extensions.Interleaving = true
 	}
 	return kopts, cfg, func(got, want int) bool { return idata || got == want }
 }

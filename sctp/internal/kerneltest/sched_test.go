@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp"
 )
 
@@ -42,7 +41,7 @@ func TestKernelSchedulers(t *testing.T) {
 	for _, s := range []string{"fcfs", "prio", "rr"} {
 		t.Run("kernel-"+s, func(t *testing.T) { kernelSends(t, kvm, s) })
 	}
-	for _, k := range []sched.Kind{sched.FCFS, sched.Priority, sched.RoundRobin, sched.FairCapacity, sched.WFQ, sched.RoundRobinPacket} {
+	for _, k := range []sctp.Scheduler{sctp.SchedulerFCFS, sctp.SchedulerPriority, sctp.SchedulerRoundRobin, sctp.SchedulerFairCapacity, sctp.SchedulerWFQ, sctp.SchedulerRoundRobinPacket} {
 		t.Run("usctp-"+k.String(), func(t *testing.T) { usctpSends(t, k) })
 	}
 }
@@ -88,18 +87,18 @@ func kernelSends(t *testing.T, vm *guestVM, name string) {
 	})
 }
 
-func usctpSends(t *testing.T, k sched.Kind) {
+func usctpSends(t *testing.T, k sctp.Scheduler) {
 	forEach(t, []string{udp}, func(t *testing.T, tr, role string) {
 		p := newPair(t, setup{tr: tr, role: role, kopts: fmt.Sprintf("mode=sink ostreams=%d istreams=%d", schedStreams, schedStreams),
 			cfg: sctp.Config{OutStreams: schedStreams, InStreams: schedStreams, Scheduler: k}})
 		switch k {
-		case sched.Priority: // the last stream first
+		case sctp.SchedulerPriority: // the last stream first
 			for s := range schedStreams {
 				if err := p.as.SetStreamValue(uint16(s), uint16(schedStreams-s)); err != nil {
 					p.failf("SetStreamValue(%d): %v", s, err)
 				}
 			}
-		case sched.WFQ: // weight = stream id + 1
+		case sctp.SchedulerWFQ: // weight = stream id + 1
 			for s := range schedStreams {
 				if err := p.as.SetStreamValue(uint16(s), uint16(s+1)); err != nil {
 					p.failf("SetStreamValue(%d): %v", s, err)

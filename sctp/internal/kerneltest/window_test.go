@@ -19,7 +19,7 @@ func TestKernelSmallWindow(t *testing.T) {
 	t.Run("to-usctp", func(t *testing.T) {
 		forEach(t, []string{udp}, func(t *testing.T, tr, role string) {
 			kopts := fmt.Sprintf("mode=source count=%d size=%d ppid=%d streams=2 then=close ostreams=2 istreams=2", count, size, ppidBase)
-			p := newPair(t, setup{tr: tr, role: role, kopts: kopts, cfg: sctp.Config{OutStreams: 2, InStreams: 2, RecvBuffer: 32 << 10}})
+			p := newPair(t, setup{tr: tr, role: role, kopts: kopts, cfg: sctp.Config{OutStreams: 2, InStreams: 2, Buffers: sctp.Buffers{RecvBuffer: 32 << 10}}})
 			buf := make([]byte, 8<<10)
 			want := make([]byte, size)
 			per := [2]int{}

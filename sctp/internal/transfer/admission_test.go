@@ -7,13 +7,14 @@ import (
 
 	"github.com/usctp/usctp/internal/testsupport"
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
-// TestStreamLimitFixed: with Config.StreamUnsent, each stream's own unsent
+// TestStreamLimitFixed: with Config.StreamUnsentLimit, each stream's own unsent
 // bytes are bounded apart from the others'; the refused stream is listed
 // once by TakeStreamRoom when its data is cut and the message fits.
 func TestStreamLimitFixed(t *testing.T) {
-	x := newTx(t, Config{StreamUnsent: 3000})
+	x := newTx(t, Config{Buffers: api.Buffers{StreamUnsentLimit: 3000}})
 	s := &x.e.Send
 	msg := make([]byte, 1000)
 	for sid := range uint16(2) {
@@ -47,12 +48,12 @@ func TestStreamLimitFixed(t *testing.T) {
 	}
 }
 
-// TestStreamLimitShared: without Config.StreamUnsent the streams with data
+// TestStreamLimitShared: without Config.StreamUnsentLimit the streams with data
 // share the buffer the flight leaves. A writer of a stream without data
 // that the full send buffer refuses shrinks the others' shares and is
 // listed once the buffer has room for its message.
 func TestStreamLimitShared(t *testing.T) {
-	x := newTx(t, Config{SendBuffer: 8000})
+	x := newTx(t, Config{Buffers: api.Buffers{SendBuffer: 8000}})
 	s := &x.e.Send
 	msg := make([]byte, 1000)
 	for i := range 8 {
@@ -73,7 +74,7 @@ func TestStreamLimitShared(t *testing.T) {
 	if len(tsns) == 0 {
 		t.Fatal("nothing sent")
 	}
-	x.mustSACK(tsns[len(tsns)-1], DefaultBuffer)
+	x.mustSACK(tsns[len(tsns)-1], api.DefaultBuffer)
 	room := s.TakeStreamRoom()
 	if !slices.Contains(room, 1) {
 		t.Fatalf("room %v after the SACK freed %d chunks, want stream 1 listed", room, len(tsns))
@@ -92,7 +93,7 @@ func TestStreamLimitShared(t *testing.T) {
 // compete for the send buffer by priority, not by stream: the stream limit
 // does not refuse them.
 func TestStreamLimitPriorityPolicy(t *testing.T) {
-	x := newTx(t, Config{StreamUnsent: 1000})
+	x := newTx(t, Config{Buffers: api.Buffers{StreamUnsentLimit: 1000}})
 	s := &x.e.Send
 	msg := make([]byte, 1000)
 	if err := s.Queue(0, 0, false, msg); err != nil {
@@ -112,10 +113,10 @@ func TestStreamLimitAllocs(t *testing.T) {
 	if testsupport.RaceEnabled {
 		t.Skip("allocation counts differ under -race")
 	}
-	x := newTx(t, Config{StreamUnsent: 2000})
+	x := newTx(t, Config{Buffers: api.Buffers{StreamUnsentLimit: 2000}})
 	s := &x.e.Send
 	msg := make([]byte, 1000)
-	sack := &SACK{ARwnd: DefaultBuffer}
+	sack := &SACK{ARwnd: api.DefaultBuffer}
 	run := func() {
 		for s.Queue(0, 0, false, msg) == nil {
 		}
@@ -158,13 +159,13 @@ func sendAll(x *tx) []TSN {
 
 // TestUnsentBoundManyStreams: with many streams holding data, a message on
 // a stream with nothing queued (which its own limit always admits) waits
-// while the streams' unsent bytes reach streamsUnsent times SendUnsent,
+// while the streams' unsent bytes reach streamsUnsent times UnsentLimit,
 // and its stream is listed once they fall; streams already holding data
 // keep their shares. With fewer streams, their shares of the whole
 // buffer apply, past that bound.
 func TestUnsentBoundManyStreams(t *testing.T) {
 	const unsent = 8000
-	x := newTx(t, Config{SendBuffer: 4 << 20, SendUnsent: unsent, OutStreams: 1000, InStreams: 1000})
+	x := newTx(t, Config{Buffers: api.Buffers{SendBuffer: 4 << 20, UnsentLimit: unsent}, OutStreams: 1000, InStreams: 1000})
 	s := &x.e.Send
 	msg := make([]byte, 1000)
 	sid := uint16(0)
@@ -200,7 +201,7 @@ func TestUnsentBoundManyStreams(t *testing.T) {
 
 	// Eight greedy streams: each queues up to its share of the buffer,
 	// well past the bound.
-	y := newTx(t, Config{SendBuffer: 4 << 20, SendUnsent: unsent, OutStreams: 8, InStreams: 8})
+	y := newTx(t, Config{Buffers: api.Buffers{SendBuffer: 4 << 20, UnsentLimit: unsent}, OutStreams: 8, InStreams: 8})
 	for i := range 80 {
 		if err := y.e.Send.Queue(uint16(i%8), 0, false, msg); err != nil {
 			t.Fatalf("message %d of 8 streams: %v", i, err)
@@ -214,7 +215,7 @@ func TestUnsentBoundManyStreams(t *testing.T) {
 // scheduler switched while streams hold data takes effect at once, and
 // the shares are given back when the streams empty.
 func TestStreamLimitWeighted(t *testing.T) {
-	x := newTx(t, Config{SendBuffer: 100_000, SendUnsent: -1})
+	x := newTx(t, Config{Buffers: api.Buffers{SendBuffer: 100_000, UnsentLimit: -1}})
 	s := &x.e.Send
 	msg := make([]byte, 1000)
 	// fill queues messages on stream sid until its limit refuses one and
@@ -273,7 +274,7 @@ func TestStreamLimitWeighted(t *testing.T) {
 		if len(tsns) == 0 {
 			break
 		}
-		x.mustSACK(tsns[len(tsns)-1], DefaultBuffer)
+		x.mustSACK(tsns[len(tsns)-1], api.DefaultBuffer)
 	}
 	s.TakeStreamRoom()
 	if s.StreamUnsent(0) != 0 || s.StreamUnsent(1) != 0 {

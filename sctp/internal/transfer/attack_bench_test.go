@@ -9,6 +9,7 @@ import (
 
 	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // BenchmarkPartialAttack measures the receiver under the attack of issue
@@ -73,7 +74,7 @@ func (a *attacker) chunk(seq uint32, p []byte) {
 // partial delivery point (in large chunks, so that getting there costs
 // few checks even where each check looks at every stream).
 func (a *attacker) setup() {
-	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: a.n, Interleaved: a.idata, RecvBuffer: attackBuffer})
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: a.n, Interleaved: a.idata, Buffers: api.Buffers{RecvBuffer: attackBuffer}})
 	if err != nil {
 		panic(err)
 	}
@@ -133,7 +134,7 @@ func BenchmarkRenegeAttack(b *testing.B) {
 // renegeSetup makes the receiver of BenchmarkRenegeAttack and returns the
 // first hole's TSN and how many holes there are.
 func (a *attacker) renegeSetup() (hole TSN, holes int) {
-	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: a.n, Interleaved: a.idata, RecvBuffer: attackBuffer})
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: a.n, Interleaved: a.idata, Buffers: api.Buffers{RecvBuffer: attackBuffer}})
 	if err != nil {
 		panic(err)
 	}
@@ -231,8 +232,8 @@ func (a *attacker) reorderChunk(off TSN) (Verdict, error) {
 // reorderSetup makes the receiver of BenchmarkReorderAttack holding held
 // fragments and returns the TSNs of the holes, in the order to fill them.
 func (a *attacker) reorderSetup(held int, random bool, rng *rand.Rand) []TSN {
-	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: 1, RecvBuffer: attackBuffer,
-		Interleaved: a.idata, FSN: interleave.FSNRFC})
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: 1, Buffers: api.Buffers{RecvBuffer: attackBuffer},
+		Interleaved: a.idata, InterleaveFSN: interleave.FSNRFC})
 	if err != nil {
 		panic(err)
 	}
@@ -306,7 +307,7 @@ func BenchmarkForwardFlood(b *testing.B) {
 }
 
 func benchForwardFlood(b *testing.B, n int, mode string, idata bool) {
-	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: n, RecvBuffer: attackBuffer, PartialReliability: true, Interleaved: idata})
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: n, Buffers: api.Buffers{RecvBuffer: attackBuffer}, PartialReliability: true, Interleaved: idata})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -412,8 +413,8 @@ func (a *seqAttacker) send() {
 }
 
 func (a *seqAttacker) setup(held int) {
-	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: 1, RecvBuffer: attackBuffer,
-		Interleaved: true, FSN: interleave.FSNRFC})
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: 1, Buffers: api.Buffers{RecvBuffer: attackBuffer},
+		Interleaved: true, InterleaveFSN: interleave.FSNRFC})
 	if err != nil {
 		panic(err)
 	}
@@ -454,7 +455,7 @@ func BenchmarkAmbiguityAttack(b *testing.B) {
 			a := &attacker{n: n, idata: true}
 			var fsn uint32
 			setup := func() {
-				e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: n, Interleaved: true, RecvBuffer: attackBuffer})
+				e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: n, Interleaved: true, Buffers: api.Buffers{RecvBuffer: attackBuffer}})
 				if err != nil {
 					panic(err)
 				}
@@ -652,8 +653,8 @@ func (a *passAttacker) forward(b *testing.B, cum TSN) {
 }
 
 func (a *passAttacker) setup(b *testing.B, held int, mode string) {
-	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: 1, RecvBuffer: attackBuffer,
-		Interleaved: true, FSN: interleave.FSNRFC})
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: 1, Buffers: api.Buffers{RecvBuffer: attackBuffer},
+		Interleaved: true, InterleaveFSN: interleave.FSNRFC})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -849,8 +850,8 @@ func (a *coverAttacker) fill(b *testing.B, k []byte) []byte {
 }
 
 func (a *coverAttacker) setup(b *testing.B, held int, k []byte) {
-	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: 1, RecvBuffer: attackBuffer,
-		Interleaved: true, FSN: interleave.FSNRFC})
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: 1, Buffers: api.Buffers{RecvBuffer: attackBuffer},
+		Interleaved: true, InterleaveFSN: interleave.FSNRFC})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -1005,7 +1006,7 @@ func (o *outSender) send(b *testing.B, sids ...uint16) {
 
 func benchOutResetFlood(b *testing.B, kind string, n int, idata bool) {
 	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: n, InStreams: 1, Interleaved: idata,
-		PeerRwnd: attackBuffer, SendBuffer: attackBuffer})
+		PeerRwnd: attackBuffer, Buffers: api.Buffers{SendBuffer: attackBuffer}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // BenchmarkReceiverBacklog measures a receiver whose reader is behind: it
@@ -30,7 +31,7 @@ func BenchmarkReceiverBacklog(b *testing.B) {
 }
 
 func benchBacklog(b *testing.B, n int, idata bool) {
-	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: n, PeerRwnd: DefaultBuffer, Interleaved: idata})
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: n, PeerRwnd: api.DefaultBuffer, Interleaved: idata})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 
 	"github.com/usctp/usctp/internal/testsupport"
@@ -16,7 +17,7 @@ import (
 func bdpRun(t testing.TB, volume int64, adj func(*Config)) (float64, Stats) {
 	const rate = 100e6 / 8
 	link := simnet.LinkConfig{Delay: 50 * time.Millisecond, Rate: rate, QueueBytes: rate / 10}
-	cfgA := Config{LocalTSN: 1000, OutStreams: 1, InStreams: 1, SendBuffer: 4 << 20, RecvBuffer: 4 << 20}
+	cfgA := Config{LocalTSN: 1000, OutStreams: 1, InStreams: 1, Buffers: api.Buffers{SendBuffer: 4 << 20, RecvBuffer: 4 << 20}}
 	cfgB := cfgA
 	cfgB.LocalTSN = 9
 	if adj != nil {
@@ -83,7 +84,7 @@ func TestHighBDPAutotune(t *testing.T) {
 	var growths uint64
 	run := func(max int) (float64, Stats) {
 		return bdpRun(t, volume, func(c *Config) {
-			c.SendBuffer, c.RecvBuffer = DefaultBuffer, DefaultBuffer
+			c.SendBuffer, c.RecvBuffer = api.DefaultBuffer, api.DefaultBuffer
 			c.RecvBufferMax, c.SendBufferMax = max, max
 		})
 	}
@@ -102,7 +103,7 @@ func TestHighBDPAutotune(t *testing.T) {
 	if bps < 90e6 {
 		t.Errorf("autotuned: %.1f Mbit/s, want at least 90", bps/1e6)
 	}
-	if recvBuf <= DefaultBuffer || recvBuf > 8<<20 || sendBuf <= DefaultBuffer {
+	if recvBuf <= api.DefaultBuffer || recvBuf > 8<<20 || sendBuf <= api.DefaultBuffer {
 		t.Errorf("buffers: receive %d, send %d; want grown above 1 MiB, the receive one near 2 BDP", recvBuf, sendBuf)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/usctp/usctp/internal/testsupport"
 	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // memPair joins a Sender and a Receiver of two engines directly in memory
@@ -26,7 +27,7 @@ type memPair struct {
 }
 
 func newMemPair(tb testing.TB) *memPair {
-	cfg := Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 10, InStreams: 10, PeerRwnd: DefaultBuffer}
+	cfg := Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 10, InStreams: 10, PeerRwnd: api.DefaultBuffer}
 	a, err := New(cfg)
 	if err != nil {
 		tb.Fatal(err)
@@ -41,7 +42,7 @@ func newIMemPair(tb testing.TB) *memPair {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 10, InStreams: 10, PeerRwnd: DefaultBuffer,
+		e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 10, InStreams: 10, PeerRwnd: api.DefaultBuffer,
 			Interleaved: true, Scheduler: s})
 		if err != nil {
 			tb.Fatal(err)

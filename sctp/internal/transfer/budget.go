@@ -1,6 +1,10 @@
 package transfer
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/usctp/usctp/sctp/internal/api"
+)
 
 // Budget is the memory that the data received by all the associations of
 // an endpoint may hold together, charged as each Receiver charges its own
@@ -29,16 +33,11 @@ type Budget struct {
 	refused atomic.Uint64
 }
 
-// DefaultBudget is the budget of an endpoint whose configuration names
-// none: 256 MiB, the memory limit of 128 associations with full 1 MiB
-// receive buffers (the default accept backlog).
-const DefaultBudget = 256 << 20
-
-// NewBudget returns a budget of limit bytes (DefaultBudget if limit is 0
+// NewBudget returns a budget of limit bytes (api.DefaultMemoryBudget if limit is 0
 // or less).
 func NewBudget(limit int) *Budget {
 	if limit <= 0 {
-		limit = DefaultBudget
+		limit = api.DefaultMemoryBudget
 	}
 	return &Budget{limit: int64(limit)}
 }

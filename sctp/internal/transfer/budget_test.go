@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // fillTiny sends r 1-byte first fragments of ordered messages that never
@@ -33,7 +34,7 @@ func TestBudgetShared(t *testing.T) {
 	b := NewBudget(limit)
 	var rs []*Receiver
 	for range 4 {
-		e, err := New(Config{PeerTSN: 1, OutStreams: 1, InStreams: 4, RecvBuffer: 64 << 10, Budget: b})
+		e, err := New(Config{PeerTSN: 1, OutStreams: 1, InStreams: 4, Buffers: api.Buffers{RecvBuffer: 64 << 10}, Budget: b})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +134,7 @@ func TestSetRecvBuffer(t *testing.T) {
 	}
 	r.AppendSACK(epoch, nil, 1500)
 	updates := e.Stats.WindowUpdates
-	r.SetRecvBuffer(DefaultBuffer)
+	r.SetRecvBuffer(api.DefaultBuffer)
 	if !r.SACKDue(epoch) || e.Stats.WindowUpdates != updates+1 || r.Window() == 0 {
 		t.Fatalf("grown: SACK due %v, window updates %d, window %d", r.SACKDue(epoch), e.Stats.WindowUpdates-updates, r.Window())
 	}

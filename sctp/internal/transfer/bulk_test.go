@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/internal/testsupport"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
 
@@ -29,8 +30,8 @@ func TestBulkTransfer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			vol := volume
 			start := time.Now()
-			cfgA := Config{LocalTSN: 0xffff0000, OutStreams: 64, InStreams: 64, RTOMin: 200 * time.Millisecond}
-			cfgB := Config{LocalTSN: 7, OutStreams: 64, InStreams: 64, RTOMin: 200 * time.Millisecond}
+			cfgA := Config{LocalTSN: 0xffff0000, OutStreams: 64, InStreams: 64, Timers: api.Timers{RTOMin: 200 * time.Millisecond}}
+			cfgB := Config{LocalTSN: 7, OutStreams: 64, InStreams: 64, Timers: api.Timers{RTOMin: 200 * time.Millisecond}}
 			p := newPair(t, 42, tc.link, cfgA, cfgB)
 			p.a.unordPct, p.b.unordPct = 10, 10
 			p.a.toSend, p.b.toSend = vol, vol
@@ -47,7 +48,7 @@ func TestBulkTransfer(t *testing.T) {
 // over a lossy network: they can only get through with partial delivery.
 func TestBulkPartialDelivery(t *testing.T) {
 	link := simnet.LinkConfig{Delay: 10 * time.Millisecond, Jitter: time.Millisecond, Loss: 0.02, Dup: 0.01, Reorder: 0.02}
-	cfg := Config{LocalTSN: 77, OutStreams: 8, InStreams: 8, RecvBuffer: 32 << 10, RTOMin: 100 * time.Millisecond}
+	cfg := Config{LocalTSN: 77, OutStreams: 8, InStreams: 8, Timers: api.Timers{RTOMin: 100 * time.Millisecond}, Buffers: api.Buffers{RecvBuffer: 32 << 10}}
 	p := newPair(t, 7, link, cfg, cfg)
 	for _, s := range []*side{p.a, p.b} {
 		s.maxMsg = 200 << 10 // up to six times the receive buffer
@@ -72,7 +73,7 @@ func TestBulkPartialDelivery(t *testing.T) {
 // the receiver drops held chunks for hole fillers.
 func TestBulkTinyWindow(t *testing.T) {
 	link := simnet.LinkConfig{Delay: 5 * time.Millisecond, Loss: 0.05, Reorder: 0.05}
-	cfg := Config{LocalTSN: 3, OutStreams: 4, InStreams: 4, RecvBuffer: 8 << 10, RTOMin: 50 * time.Millisecond}
+	cfg := Config{LocalTSN: 3, OutStreams: 4, InStreams: 4, Timers: api.Timers{RTOMin: 50 * time.Millisecond}, Buffers: api.Buffers{RecvBuffer: 8 << 10}}
 	p := newPair(t, 11, link, cfg, cfg)
 	for _, s := range []*side{p.a, p.b} {
 		s.maxMsg = 3000
@@ -91,7 +92,7 @@ func TestBulkTinyWindow(t *testing.T) {
 func TestBulkDeterministic(t *testing.T) {
 	run := func() (time.Duration, Stats) {
 		link := simnet.LinkConfig{Delay: 15 * time.Millisecond, Jitter: 3 * time.Millisecond, Loss: 0.05, Dup: 0.02, Reorder: 0.03}
-		cfg := Config{LocalTSN: 5, OutStreams: 16, InStreams: 16, RTOMin: 100 * time.Millisecond}
+		cfg := Config{LocalTSN: 5, OutStreams: 16, InStreams: 16, Timers: api.Timers{RTOMin: 100 * time.Millisecond}}
 		p := newPair(t, 99, link, cfg, cfg)
 		p.a.toSend, p.b.toSend = 1<<20, 1<<20
 		p.run(t, time.Hour)

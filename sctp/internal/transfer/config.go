@@ -5,14 +5,31 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // Config holds the parameters of one association's data transfer, fixed
-// at the end of the handshake. Zero fields take the RFC 9260 section 16
-// defaults named on each field.
+// at the end of the handshake: the groups of the association's
+// configuration that the engine uses, and the values negotiated for this
+// association. New applies the defaults of Timers and Paths and those
+// named on the other fields; it reads Buffers as given, a zero or
+// negative limit meaning none and a zero buffer api.DefaultBuffer.
 type Config struct {
+	// Timers bound the retransmission timeout (RTOInitial, RTOMin,
+	// RTOMax); the engine uses no other field of it.
+	api.Timers
+	// Buffers size the send and receive buffers, bound buffer autotuning
+	// (autotune.go: 0, or a value not above the buffer, keeps the buffer
+	// fixed) and bound what waits to be sent (UnsentLimit,
+	// StreamUnsentLimit: Sender.Queue returns ErrWouldBlock, or
+	// ErrStreamFull, beyond them).
+	api.Buffers
+	// Paths select loss recovery and congestion control and bound bursts
+	// (Recovery, CongestionControl, InitialWindow, MaxBurst); the engine
+	// uses none of the multi-homing fields.
+	api.Paths
+
 	// LocalTSN is the initial TSN of our outbound DATA (our INIT's
 	// Initial TSN).
 	LocalTSN TSN
@@ -20,16 +37,10 @@ type Config struct {
 	PeerTSN TSN
 	// PeerRwnd is the a_rwnd the peer advertised in its INIT or INIT ACK.
 	PeerRwnd uint32
-	// RecvBuffer is our receive buffer in bytes: the a_rwnd we advertise
-	// when it is empty. Default 1 MiB.
-	RecvBuffer int
 	// Budget, when set, is the endpoint-wide memory budget this
 	// association's received data shares with the other associations of
 	// the endpoint (see Budget). Nil: only RecvBuffer bounds it.
 	Budget *Budget
-	// SendBuffer bounds the bytes Sender.Queue accepts (queued plus
-	// unacknowledged). Default 1 MiB.
-	SendBuffer int
 	// SendBudget, when set, is the endpoint-wide send budget this
 	// association's send buffer shares with the other associations of the
 	// endpoint (see SendBudget): Queue refuses beyond it as beyond
@@ -40,25 +51,6 @@ type Config struct {
 	// the endpoint that receive at the same time (see RecvBudget). Nil:
 	// only RecvBuffer bounds it.
 	RecvBudget *RecvBudget
-	// RecvBufferMax and SendBufferMax bound buffer autotuning
-	// (autotune.go): the receive and send buffers grow from RecvBuffer
-	// and SendBuffer up to them as the path needs; 0, or a value not
-	// above the buffer, keeps that buffer fixed.
-	RecvBufferMax int
-	SendBufferMax int
-	// SendUnsent, when positive, also bounds the bytes queued and not yet
-	// cut into chunks: Sender.Queue returns ErrWouldBlock beyond it (as
-	// Linux's TCP_NOTSENT_LOWAT does for TCP). What waits to be sent then
-	// stays small enough to be in the CPU's caches when it is packed,
-	// instead of the whole send buffer less the flight. Zero: no bound but
-	// SendBuffer.
-	SendUnsent int
-	// StreamUnsent, when positive, bounds the bytes of one stream queued
-	// and not yet cut into chunks: Sender.Queue returns ErrStreamFull
-	// beyond it (one message is accepted on a stream with none waiting).
-	// Zero: the part of the send buffer the flight leaves, shared among
-	// the streams with unsent data by their shares (see Sender.streamLimit).
-	StreamUnsent int
 	// OutStreams and InStreams are the negotiated stream counts (1..65535).
 	OutStreams, InStreams int
 	// MTU is the largest SCTP packet (common header plus chunks) the path
@@ -69,26 +61,11 @@ type Config struct {
 	// IPv6 selects the IPv6 initial cwnd (RFC 9260 section 7.2.1).
 	IPv6 bool
 
-	// RTOInitial, RTOMin and RTOMax bound the retransmission timeout
-	// (RFC 9260 section 16: 1 s, 1 s, 60 s).
-	RTOInitial, RTOMin, RTOMax time.Duration
 	// RTOAlpha and RTOBeta are the smoothing factors of section 6.3.1
 	// (1/8 and 1/4).
 	RTOAlpha, RTOBeta float64
 	// Granularity is the clock granularity G of section 6.3.1. Default 1 ms.
 	Granularity time.Duration
-	// MaxBurst limits the packets sent at one send opportunity (4).
-	MaxBurst int
-	// Recovery selects how lost DATA chunks are found: RecoveryRACK (the
-	// default) or RecoveryRFC9260.
-	Recovery Recovery
-	// CongestionControl selects the congestion controller of each path:
-	// CCRFC9260 (the default) or CCCubic.
-	CongestionControl CongestionControl
-	// InitialWindow, when positive, is the initial congestion window in
-	// full-sized packets (RFC 6928 uses 10) instead of RFC 9260's
-	// min(4 * PMDCS, max(2 * PMDCS, 4404)) bytes.
-	InitialWindow int
 	// SACKDelay is the delayed-SACK timeout (200 ms; at most 500 ms).
 	SACKDelay time.Duration
 	// SACKFreq is the number of packets that trigger a SACK (2).
@@ -113,40 +90,12 @@ type Config struct {
 	// ever abandoned (an expired lifetime, RFC 9260 section 11.1 SEND's
 	// "life time"), and the receiver refuses FORWARD-TSN.
 	PartialReliability bool
-	// FSN says how the receiver reads the FSN of the second fragment of
-	// an I-DATA message: interleave.FSNAuto (the zero value) detects RFC
-	// 8260's numbering (1) or Linux's (0) from what the peer sends.
-	FSN interleave.FSNConvention
+	// InterleaveFSN says how the I-DATA sender numbers, and the receiver
+	// reads, the FSN of the second fragment of a message: api.FSNAuto
+	// (the zero value) detects RFC 8260's numbering (1) or Linux's (0)
+	// from what the peer sends.
+	InterleaveFSN api.FSNConvention
 }
-
-// Recovery is a loss-detection and retransmission-timeout policy.
-type Recovery uint8
-
-const (
-	// RecoveryRACK finds lost chunks by time (RACK-TLP, RFC 8985, adapted
-	// to SACK chunks; see sender_rack.go): a lost retransmission is found
-	// again while SACKs arrive, a lost tail costs a probe after two SRTTs,
-	// the RTO back-off ends as soon as new data is acknowledged and T3-rtx
-	// marks only what was outstanding for one RTO.
-	RecoveryRACK Recovery = iota
-	// RecoveryRFC9260 follows RFC 9260 sections 6.3.3 and 7.2.4 to the
-	// letter: three miss indications, one fast retransmit per chunk, then
-	// T3-rtx, whose back-off stays until a new RTT measurement.
-	RecoveryRFC9260
-)
-
-// CongestionControl is a congestion controller.
-type CongestionControl uint8
-
-const (
-	// CCRFC9260 is the controller of RFC 9260 section 7.2: slow start,
-	// congestion avoidance by one PMDCS per window, halving on loss.
-	CCRFC9260 CongestionControl = iota
-	// CCCubic is CUBIC (RFC 9438): a cubic window growth in time since the
-	// last reduction, a reduction to 0.7 of the window on loss, and
-	// Reno-friendly growth where that is faster.
-	CCCubic
-)
 
 // Errors returned by the engine. They work with errors.Is.
 var (
@@ -154,7 +103,7 @@ var (
 	// ready (Read). Retry after the engine made progress.
 	ErrWouldBlock = errors.New("transfer: would block")
 	// ErrStreamFull: the stream's own unsent bytes are at its limit
-	// (Config.StreamUnsent, Sender.TakeStreamRoom). It matches
+	// (Config.StreamUnsentLimit, Sender.TakeStreamRoom). It matches
 	// ErrWouldBlock with errors.Is.
 	ErrStreamFull = fmt.Errorf("%w: stream queue full", ErrWouldBlock)
 	// ErrStreamID: a stream id outside the negotiated range.
@@ -174,40 +123,28 @@ var (
 	ErrConfig = errors.New("transfer: invalid configuration")
 )
 
-// Defaults of RFC 9260 section 16 and of this package.
+// Defaults of the fields of Config that are the engine's own.
 const (
-	DefaultBuffer      = 1 << 20
 	DefaultMTU         = 1452
-	DefaultRTOInitial  = time.Second
-	DefaultRTOMin      = time.Second
-	DefaultRTOMax      = 60 * time.Second
 	DefaultRTOAlpha    = 0.125
 	DefaultRTOBeta     = 0.25
 	DefaultGranularity = time.Millisecond
-	DefaultMaxBurst    = 4
 	DefaultSACKDelay   = 200 * time.Millisecond
 	DefaultSACKFreq    = 2
 )
 
 // withDefaults returns c with zero fields defaulted, or an error.
 func (c Config) withDefaults() (Config, error) {
+	c.Timers = c.Timers.WithDefaults()
+	c.Paths = c.Paths.WithDefaults()
 	if c.RecvBuffer <= 0 {
-		c.RecvBuffer = DefaultBuffer
+		c.RecvBuffer = api.DefaultBuffer
 	}
 	if c.SendBuffer <= 0 {
-		c.SendBuffer = DefaultBuffer
+		c.SendBuffer = api.DefaultBuffer
 	}
 	if c.MTU == 0 {
 		c.MTU = DefaultMTU
-	}
-	if c.RTOInitial <= 0 {
-		c.RTOInitial = DefaultRTOInitial
-	}
-	if c.RTOMin <= 0 {
-		c.RTOMin = DefaultRTOMin
-	}
-	if c.RTOMax <= 0 {
-		c.RTOMax = DefaultRTOMax
 	}
 	if c.RTOAlpha <= 0 {
 		c.RTOAlpha = DefaultRTOAlpha
@@ -217,9 +154,6 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Granularity <= 0 {
 		c.Granularity = DefaultGranularity
-	}
-	if c.MaxBurst <= 0 {
-		c.MaxBurst = DefaultMaxBurst
 	}
 	if c.SACKDelay <= 0 {
 		c.SACKDelay = DefaultSACKDelay
@@ -239,16 +173,13 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: stream counts %d/%d outside 1..65535", ErrConfig, c.OutStreams, c.InStreams)
 	case c.MTU < 256 || c.MTU > 65535:
 		return c, fmt.Errorf("%w: MTU %d outside 256..65535", ErrConfig, c.MTU)
-	case c.RTOMin > c.RTOMax || c.RTOInitial > c.RTOMax:
-		return c, fmt.Errorf("%w: RTO bounds", ErrConfig)
-	case c.FSN > interleave.FSNLinux:
-		return c, fmt.Errorf("%w: FSN convention %d", ErrConfig, c.FSN)
-	case c.Recovery > RecoveryRFC9260 || c.CongestionControl > CCCubic:
-		return c, fmt.Errorf("%w: recovery %d or congestion control %d", ErrConfig, c.Recovery, c.CongestionControl)
-	case c.InitialWindow < 0 || c.InitialWindow > 100:
-		return c, fmt.Errorf("%w: initial window %d packets outside 0..100", ErrConfig, c.InitialWindow)
 	case c.SACKDelay > 500*time.Millisecond:
 		return c, fmt.Errorf("%w: SACK delay over 500 ms (RFC 9260 section 6.2)", ErrConfig)
+	}
+	for _, err := range []error{c.Timers.Validate(), c.Paths.Validate(), api.Extensions{InterleaveFSN: c.InterleaveFSN}.Validate()} {
+		if err != nil {
+			return c, fmt.Errorf("%w: %v", ErrConfig, err)
+		}
 	}
 	return c, nil
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // RFC 9260 section 6.2: "An implementation MUST NOT allow the maximum delay
@@ -15,8 +17,8 @@ func TestConfigValidation(t *testing.T) {
 		"no outbound streams":    {InStreams: 1},
 		"no inbound streams":     {OutStreams: 1},
 		"MTU too small":          {OutStreams: 1, InStreams: 1, MTU: 100},
-		"RTO.Min over RTO.Max":   {OutStreams: 1, InStreams: 1, RTOMin: time.Minute, RTOMax: time.Second},
-		"unknown FSN convention": {OutStreams: 1, InStreams: 1, Interleaved: true, FSN: 9},
+		"RTO.Min over RTO.Max":   {OutStreams: 1, InStreams: 1, Timers: api.Timers{RTOMin: time.Minute, RTOMax: time.Second}},
+		"unknown FSN convention": {OutStreams: 1, InStreams: 1, Interleaved: true, InterleaveFSN: 9},
 	} {
 		if _, err := New(c); !errors.Is(err, ErrConfig) {
 			t.Errorf("%s: %v, want ErrConfig", name, err)

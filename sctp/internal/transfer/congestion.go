@@ -3,6 +3,8 @@ package transfer
 import (
 	"math"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // controller is the congestion controller of one path: it owns the
@@ -23,8 +25,8 @@ type controller interface {
 }
 
 // newController returns the controller cc names.
-func newController(cc CongestionControl) controller {
-	if cc == CCCubic {
+func newController(cc api.CongestionControl) controller {
+	if cc == api.CongestionCubic {
 		return &cubic{}
 	}
 	return rfc9260CC{}

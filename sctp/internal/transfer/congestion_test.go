@@ -4,13 +4,15 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // ccPath returns a path with the controller cc, a measured RTT of rtt and
 // a window of w chunks in congestion avoidance.
-func ccPath(t *testing.T, cc CongestionControl, rtt time.Duration, w int) *Path {
+func ccPath(t *testing.T, cc api.CongestionControl, rtt time.Duration, w int) *Path {
 	t.Helper()
-	cfg, err := Config{OutStreams: 1, InStreams: 1, CongestionControl: cc}.withDefaults()
+	cfg, err := Config{OutStreams: 1, InStreams: 1, Paths: api.Paths{CongestionControl: cc}}.withDefaults()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func ackFor(p *Path, start time.Time, d time.Duration) time.Time {
 // RFC 9260's controller grows by one PMDCS per RTT.
 func TestCubicWindowCurve(t *testing.T) {
 	const w = 100
-	p := ccPath(t, CCCubic, 100*time.Millisecond, w)
+	p := ccPath(t, api.CongestionCubic, 100*time.Millisecond, w)
 	now := epoch
 	p.enterFastRecovery(now, 0)
 	if got := p.cwnd / p.pmdcs(); got != 70 || p.ssthresh != p.cwnd {
@@ -61,7 +63,7 @@ func TestCubicWindowCurve(t *testing.T) {
 		t.Fatalf("after 2K cwnd %.1f chunks, want about 130 (convex region)", got)
 	}
 
-	r := ccPath(t, CCRFC9260, 100*time.Millisecond, w)
+	r := ccPath(t, api.CongestionRFC9260, 100*time.Millisecond, w)
 	r.enterFastRecovery(epoch, 0)
 	r.inFastRecovery = false
 	ackFor(r, epoch, time.Duration(k*float64(time.Second)))
@@ -75,7 +77,7 @@ func TestCubicWindowCurve(t *testing.T) {
 // last W_max; a timeout (section 4.8) sets cwnd to one chunk and ssthresh
 // as a loss does.
 func TestCubicFastConvergenceAndTimeout(t *testing.T) {
-	p := ccPath(t, CCCubic, 50*time.Millisecond, 100)
+	p := ccPath(t, api.CongestionCubic, 50*time.Millisecond, 100)
 	p.enterFastRecovery(epoch, 0) // W_max 100, cwnd 70
 	p.inFastRecovery = false
 	p.enterFastRecovery(epoch.Add(time.Second), 0) // at 70 < 100
@@ -89,7 +91,7 @@ func TestCubicFastConvergenceAndTimeout(t *testing.T) {
 		t.Fatalf("after T3 cwnd %d ssthresh %d", p.cwnd, p.ssthresh)
 	}
 	// Application-limited: no growth when the window is not used.
-	q := ccPath(t, CCCubic, 50*time.Millisecond, 40)
+	q := ccPath(t, api.CongestionCubic, 50*time.Millisecond, 40)
 	before := q.cwnd
 	for i := range 100 {
 		q.onAck(epoch.Add(time.Duration(i)*time.Second), q.pmdcs(), 0)

@@ -1,6 +1,10 @@
 package transfer
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/usctp/usctp/sctp/internal/api"
+)
 
 // TestFragPointFollowsPeerWindow: new chunks carry at most a quarter of the
 // largest window the peer advertised (never less than minWinFragPoint), a
@@ -9,7 +13,7 @@ import "testing"
 // next to the MTU nothing changes.
 func TestFragPointFollowsPeerWindow(t *testing.T) {
 	const mtu = 65487
-	x := newTx(t, Config{MTU: mtu, PeerRwnd: 32 << 10, MaxBurst: 100, SendBuffer: 1 << 20})
+	x := newTx(t, Config{MTU: mtu, PeerRwnd: 32 << 10, Buffers: api.Buffers{SendBuffer: 1 << 20}, Paths: api.Paths{MaxBurst: 100}})
 	x.e.Path.cwnd = 1 << 20
 	x.queue(1, 100000)
 	sizes := func(ds []Data) (s []int) {
@@ -48,7 +52,7 @@ func TestFragPointFollowsPeerWindow(t *testing.T) {
 		{DefaultMTU, 32 << 10, 1424},        // a 32 KiB window and 1452-byte packets: the MTU
 		{DefaultMTU, 1500, minWinFragPoint}, // the floor, below the MTU
 	} {
-		x := newTx(t, Config{MTU: tt.mtu, PeerRwnd: uint32(tt.rwnd), MaxBurst: 100})
+		x := newTx(t, Config{MTU: tt.mtu, PeerRwnd: uint32(tt.rwnd), Paths: api.Paths{MaxBurst: 100}})
 		x.e.Path.cwnd = 1 << 20
 		x.queue(1, 70000)
 		if got := sizes(x.packet()); len(got) == 0 || got[0] != tt.want {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // tx is a single engine under test on the sending side; the test plays
@@ -22,7 +23,7 @@ func newTx(t testing.TB, cfg Config) *tx {
 		cfg.OutStreams, cfg.InStreams = 4, 4
 	}
 	if cfg.PeerRwnd == 0 {
-		cfg.PeerRwnd = DefaultBuffer
+		cfg.PeerRwnd = api.DefaultBuffer
 	}
 	if cfg.LocalTSN == 0 {
 		cfg.LocalTSN = 1000

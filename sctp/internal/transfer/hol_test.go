@@ -10,6 +10,7 @@ import (
 
 	"github.com/usctp/usctp/internal/testsupport"
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
 
@@ -40,7 +41,7 @@ func holRun(t testing.TB, kind sched.Kind, interleaved bool, link simnet.LinkCon
 		if err != nil {
 			t.Fatal(err)
 		}
-		return Config{OutStreams: 2, InStreams: 2, SendBuffer: 4 << 20, RecvBuffer: 4 << 20,
+		return Config{OutStreams: 2, InStreams: 2, Buffers: api.Buffers{SendBuffer: 4 << 20, RecvBuffer: 4 << 20},
 			Interleaved: interleaved, Scheduler: s}
 	}
 	p := newPair(t, 1, link, mk(), mk())

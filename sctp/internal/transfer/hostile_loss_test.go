@@ -3,6 +3,8 @@ package transfer
 import (
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // windowKept checks the window rules after a send opportunity: the flight
@@ -25,7 +27,7 @@ func windowKept(t *testing.T, x *tx, what string) {
 // back-off (which the association counts against Association.Max.Retrans).
 func TestHostileAcksRACK(t *testing.T) {
 	t.Run("reneging", func(t *testing.T) {
-		x := newTx(t, Config{MaxBurst: 4})
+		x := newTx(t, Config{Paths: api.Paths{MaxBurst: 4}})
 		measured(t, x, 10*time.Millisecond)
 		x.e.Path.cwnd = 20 * testPMDCS
 		x.e.Path.ssthresh = 20 * testPMDCS
@@ -37,9 +39,9 @@ func TestHostileAcksRACK(t *testing.T) {
 			x.advance(time.Millisecond)
 			top := uint16(x.e.Send.NextTSN() - 1001)
 			if i%2 == 0 {
-				x.mustSACK(1000, DefaultBuffer, 2, top) // all but 1001
+				x.mustSACK(1000, api.DefaultBuffer, 2, top) // all but 1001
 			} else {
-				x.mustSACK(1000, DefaultBuffer) // reneged
+				x.mustSACK(1000, api.DefaultBuffer) // reneged
 			}
 			sacks++
 			before := x.e.Stats.Retransmits + x.e.Stats.DataChunksSent
@@ -55,7 +57,7 @@ func TestHostileAcksRACK(t *testing.T) {
 		t.Logf("%d SACKs, %d retransmissions, %d reneged", sacks, x.e.Stats.Retransmits, x.e.Stats.Reneged)
 	})
 	t.Run("stuck", func(t *testing.T) {
-		x := newTx(t, Config{MaxBurst: 100})
+		x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 		measured(t, x, 10*time.Millisecond)
 		x.e.Path.cwnd = 20 * testPMDCS
 		x.queue(20, 1000)
@@ -72,7 +74,7 @@ func TestHostileAcksRACK(t *testing.T) {
 			x.e.OnTimeout(x.now)
 			// The same SACK every millisecond: 1001 missing, the rest
 			// arrived, and every chunk reported again and again.
-			if _, err := x.e.Send.HandleSACK(x.now, &SACK{CumTSNAck: 1000, ARwnd: DefaultBuffer,
+			if _, err := x.e.Send.HandleSACK(x.now, &SACK{CumTSNAck: 1000, ARwnd: api.DefaultBuffer,
 				Gaps: []GapBlock{{Start: 2, End: 20}}, Dups: dups}); err != nil {
 				t.Fatal(err)
 			}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // snapshot captures sender state a rejected SACK must not change.
@@ -45,11 +47,11 @@ func TestHostileSACK(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			x := newTx(t, Config{MaxBurst: 100})
+			x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 			x.queue(5, 100) // TSNs 1000..1004 in one packet
 			x.flush()
 			before := snap(x)
-			_, err := x.sack(c.cum, DefaultBuffer, c.gaps...)
+			_, err := x.sack(c.cum, api.DefaultBuffer, c.gaps...)
 			if errors.Is(err, ErrProtocolViolation) != c.violation || (!c.violation && err != nil) {
 				t.Fatalf("err %v, want protocol violation %v", err, c.violation)
 			}
@@ -69,13 +71,13 @@ func TestHostileSACK(t *testing.T) {
 // the initial TSN is fine.
 func TestHostileSACKDupsAndEmpty(t *testing.T) {
 	x := newTx(t, Config{})
-	if _, err := x.sack(999, DefaultBuffer); err != nil {
+	if _, err := x.sack(999, api.DefaultBuffer); err != nil {
 		t.Fatalf("SACK of nothing: %v", err)
 	}
 	x.queue(2, 100)
 	x.flush()
 	dups := make([]TSN, 65535)
-	if _, err := x.e.Send.HandleSACK(x.now, &SACK{CumTSNAck: 1001, ARwnd: DefaultBuffer, Dups: dups}); err != nil {
+	if _, err := x.e.Send.HandleSACK(x.now, &SACK{CumTSNAck: 1001, ARwnd: api.DefaultBuffer, Dups: dups}); err != nil {
 		t.Fatal(err)
 	}
 	if x.e.Stats.DupTSNsReported != 65535 || !x.e.Send.Idle() {
@@ -90,7 +92,7 @@ func FuzzSender(f *testing.F) {
 	f.Add([]byte{0, 0, 10, 0, 1, 0, 2, 0, 0})
 	f.Add([]byte{1, 0xff, 0xff, 0xff, 0xff, 2, 0, 3})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		x := newTx(t, Config{MaxBurst: 100, PeerRwnd: 20000})
+		x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}, PeerRwnd: 20000})
 		x.e.Path.cwnd = 30000
 		for i := range 40 {
 			x.e.Send.Queue(uint16(i%4), 0, i%3 == 0, make([]byte, 100+i*37))
@@ -133,7 +135,7 @@ func FuzzReceiver(f *testing.F) {
 
 func fuzzReceiver(t *testing.T, b []byte) {
 	{
-		cfg := Config{PeerTSN: 1, OutStreams: 4, InStreams: 4, RecvBuffer: 4000}
+		cfg := Config{PeerTSN: 1, OutStreams: 4, InStreams: 4, Buffers: api.Buffers{RecvBuffer: 4000}}
 		e, _ := New(cfg)
 		now := epoch
 		buf := make([]byte, 700)

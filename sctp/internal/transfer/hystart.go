@@ -1,6 +1,10 @@
 package transfer
 
-import "time"
+import (
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/api"
+)
 
 // HyStart++ (RFC 9406) ends slow start when the round-trip time starts to
 // rise, before the window overshoots the path and a queue overflows by
@@ -40,7 +44,7 @@ type hystart struct {
 // hsActive reports whether HyStart++ applies to p now: RecoveryRACK, slow
 // start (or CSS), not in fast recovery.
 func (p *Path) hsActive() bool {
-	return p.cfg.Recovery == RecoveryRACK && p.cwnd <= p.ssthresh && !p.inFastRecovery
+	return p.cfg.Recovery == api.RecoveryRACK && p.cwnd <= p.ssthresh && !p.inFastRecovery
 }
 
 // hsRound runs after a SACK moved the cumulative ack to cum, with next the

@@ -3,6 +3,8 @@ package transfer
 import (
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // hsPath returns a path in slow start with RecoveryRACK.
@@ -93,7 +95,7 @@ func TestHyStartSpuriousExitAndRFC9260(t *testing.T) {
 	}
 
 	q := hsPath(t)
-	q.cfg.Recovery = RecoveryRFC9260
+	q.cfg.Recovery = api.RecoveryRFC9260
 	q.hsRound(999, 1000)
 	hsRoundOf(q, 1, 8, 50*time.Millisecond)
 	hsRoundOf(q, 2, 8, 90*time.Millisecond)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // FuzzIDataReceiver feeds the receiver arbitrary I-DATA chunks (TSN,
@@ -15,7 +16,7 @@ func FuzzIDataReceiver(f *testing.F) {
 	f.Add([]byte{0, 1, 0, 0, 2, 10, 1, 1, 0, 1, 1, 10, 2, 1, 0, 2, 1, 10})
 	f.Add([]byte{0, 0, 0, 0, 2, 200, 1, 0, 0, 0, 0, 200, 2, 0, 0, 1, 1, 200, 255, 3, 9, 1, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		cfg := Config{PeerTSN: 1, OutStreams: 4, InStreams: 4, RecvBuffer: 4000, Interleaved: true}
+		cfg := Config{PeerTSN: 1, OutStreams: 4, InStreams: 4, Buffers: api.Buffers{RecvBuffer: 4000}, Interleaved: true}
 		e, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)

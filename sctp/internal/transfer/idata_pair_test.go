@@ -9,6 +9,7 @@ import (
 	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
 
@@ -70,7 +71,7 @@ func newIPair(t testing.TB, seed uint64, link simnet.LinkConfig, cfg Config) (*p
 func TestIDataPairLossy(t *testing.T) {
 	for seed := range uint64(3) {
 		link := simnet.LinkConfig{Delay: 15 * time.Millisecond, Jitter: 2 * time.Millisecond, Loss: 0.02, Dup: 0.01, Reorder: 0.02}
-		p, sides := newIPair(t, seed+1, link, Config{LocalTSN: 7, OutStreams: 8, InStreams: 8, RecvBuffer: 256 << 10})
+		p, sides := newIPair(t, seed+1, link, Config{LocalTSN: 7, OutStreams: 8, InStreams: 8, Buffers: api.Buffers{RecvBuffer: 256 << 10}})
 		for _, s := range sides {
 			s.toSend = 3 << 20
 			s.maxMsg = 40000
@@ -90,7 +91,7 @@ func TestIDataPairLossy(t *testing.T) {
 // in the reads, and everything still arrives whole and in order.
 func TestIDataPairPartialDelivery(t *testing.T) {
 	link := simnet.LinkConfig{Delay: 10 * time.Millisecond, Loss: 0.01, Reorder: 0.01}
-	p, sides := newIPair(t, 9, link, Config{LocalTSN: 0xfffffff0, OutStreams: 4, InStreams: 4, RecvBuffer: 40 << 10})
+	p, sides := newIPair(t, 9, link, Config{LocalTSN: 0xfffffff0, OutStreams: 4, InStreams: 4, Buffers: api.Buffers{RecvBuffer: 40 << 10}})
 	for _, s := range sides {
 		s.toSend = 2 << 20
 		s.maxMsg = 120 << 10
@@ -189,7 +190,7 @@ func TestIDataWrongVariant(t *testing.T) {
 // parts it got), later messages flow, malformed chunks are refused, and
 // on a DATA association the chunk is a protocol violation.
 func TestIDataReceiverIForwardTSN(t *testing.T) {
-	e, err := New(Config{OutStreams: 2, InStreams: 2, Interleaved: true, RecvBuffer: 4000, PeerTSN: 10})
+	e, err := New(Config{OutStreams: 2, InStreams: 2, Interleaved: true, Buffers: api.Buffers{RecvBuffer: 4000}, PeerTSN: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +272,7 @@ func chunkOf(t testing.TB, build func([]byte) []byte) chunk.Chunk {
 // The sender numbers fragments the RFC 8260 way (second fragment FSN 1)
 // until the peer shows Linux's numbering (second fragment FSN 0, all a
 // Linux receiver reassembles, as the kernel probe in kernelvm found); then
-// it numbers the same way. Config.FSN fixes either numbering.
+// it numbers the same way. Config.InterleaveFSN fixes either numbering.
 func TestIDataSenderFollowsLinuxFSN(t *testing.T) {
 	sendFSNs := func(e *Engine) []uint32 {
 		if err := e.Send.Queue(0, 1, false, make([]byte, 3000)); err != nil {
@@ -313,7 +314,7 @@ func TestIDataSenderFollowsLinuxFSN(t *testing.T) {
 		{interleave.FSNRFC, true, "[1 2]"},
 		{interleave.FSNLinux, false, "[0 1]"},
 	} {
-		e, err := New(Config{OutStreams: 1, InStreams: 1, PeerRwnd: 1 << 20, MTU: 1200, Interleaved: true, FSN: c.conv})
+		e, err := New(Config{OutStreams: 1, InStreams: 1, PeerRwnd: 1 << 20, MTU: 1200, Interleaved: true, InterleaveFSN: c.conv})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -332,7 +333,7 @@ func TestIDataSenderFollowsLinuxFSN(t *testing.T) {
 // for reordering and accept the new incoming DATA chunk"), which leaves
 // the SACK, and a chunk above the highest TSN is dropped.
 func TestIDataReceiveWindowFullHoleFiller(t *testing.T) {
-	r := newRx(t, Config{RecvBuffer: 2000, Interleaved: true})
+	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 2000}, Interleaved: true})
 	id := func(tsn TSN, sid uint16, mid uint32, n int) Verdict {
 		d := IData{TSN: tsn, SID: sid, MID: mid, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: make([]byte, n)}
 		v, err := r.e.Recv.HandleIData(r.now, &d)
@@ -373,7 +374,7 @@ func TestIDataReceiveWindowFullHoleFiller(t *testing.T) {
 // be placed: the receiver refuses it with a protocol violation (ABORT)
 // and counts it; 2^31 - 1 ahead is held.
 func TestIDataMIDOutsideWindow(t *testing.T) {
-	r := newRx(t, Config{RecvBuffer: 4000, Interleaved: true})
+	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 4000}, Interleaved: true})
 	send := func(tsn TSN, mid uint32) error {
 		d := IData{TSN: tsn, SID: 1, MID: mid, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte{1}}
 		_, err := r.e.Recv.HandleIData(r.now, &d)

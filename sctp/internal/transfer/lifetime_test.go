@@ -3,6 +3,8 @@ package transfer
 import (
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // TestLifetimeDeadline: the engine's deadline includes the end of the
@@ -63,7 +65,7 @@ func TestLifetimeHeapCompacts(t *testing.T) {
 	for i := range 5000 {
 		x.queuePR(0, false, 100, PR{Policy: PRTTL, Value: 3600_000})
 		tsns := x.flush()
-		x.mustSACK(tsns[len(tsns)-1], DefaultBuffer)
+		x.mustSACK(tsns[len(tsns)-1], api.DefaultBuffer)
 		if n := len(x.e.Send.ttl.h); n > 2*1+64 {
 			t.Fatalf("after %d messages: %d heap entries for at most one live", i, n)
 		}
@@ -118,7 +120,7 @@ func TestLifetimeManyInFlight(t *testing.T) {
 	if got, want := x.e.Send.AdvancedPeerAckPoint(), x.e.Send.NextTSN()-1; got != want || !x.e.Send.ForwardDue() {
 		t.Fatalf("Advanced.Peer.Ack.Point %d, want %d; FORWARD-TSN due %v", got, want, x.e.Send.ForwardDue())
 	}
-	x.mustSACK(x.e.Send.NextTSN()-1, DefaultBuffer)
+	x.mustSACK(x.e.Send.NextTSN()-1, api.DefaultBuffer)
 	if !x.e.Send.Idle() {
 		t.Fatal("not idle once the peer moved past the abandoned TSNs")
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 
 	"github.com/usctp/usctp/internal/testsupport"
@@ -34,9 +35,9 @@ var recoveryModes = []struct {
 	name string
 	adj  func(*Config)
 }{
-	{"RFC 9260", func(c *Config) { c.Recovery = RecoveryRFC9260 }},
-	{"RACK", func(c *Config) { c.Recovery = RecoveryRACK }},
-	{"RACK+CUBIC", func(c *Config) { c.Recovery, c.CongestionControl = RecoveryRACK, CCCubic }},
+	{"RFC 9260", func(c *Config) { c.Recovery = api.RecoveryRFC9260 }},
+	{"RACK", func(c *Config) { c.Recovery = api.RecoveryRACK }},
+	{"RACK+CUBIC", func(c *Config) { c.Recovery, c.CongestionControl = api.RecoveryRACK, api.CongestionCubic }},
 }
 
 // TestLossNoT3WhileSACKsArrive: with RACK-style detection, random loss of

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 
 	"github.com/usctp/usctp/internal/testsupport"
 )
@@ -14,7 +15,7 @@ import (
 // streams, until it drops them, as a hostile peer filling the window would.
 // It returns the fragments the receiver kept and the heap they hold.
 func heldTinyFragments(t testing.TB, buffer int, idata bool) (frags int, heap uint64, r *Receiver) {
-	e, err := New(Config{PeerTSN: 1, OutStreams: 1, InStreams: 16, RecvBuffer: buffer, Interleaved: idata})
+	e, err := New(Config{PeerTSN: 1, OutStreams: 1, InStreams: 16, Buffers: api.Buffers{RecvBuffer: buffer}, Interleaved: idata})
 	if err != nil {
 		t.Fatal(err)
 	}

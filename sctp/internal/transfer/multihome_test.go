@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
 
@@ -33,7 +34,7 @@ func newMHPair(t testing.TB, seed uint64, links [2]simnet.LinkConfig) *mhPair {
 	cfgA := Config{LocalTSN: 1000, OutStreams: 2, InStreams: 2}
 	cfgB := Config{LocalTSN: 5000, OutStreams: 2, InStreams: 2}
 	cfgA.PeerTSN, cfgB.PeerTSN = cfgB.LocalTSN, cfgA.LocalTSN
-	cfgA.PeerRwnd, cfgB.PeerRwnd = DefaultBuffer, DefaultBuffer
+	cfgA.PeerRwnd, cfgB.PeerRwnd = api.DefaultBuffer, api.DefaultBuffer
 	p := &mhPair{n: simnet.New(seed), now: epoch}
 	p.a = newSide(t, "A", cfgA, seed*3+1)
 	p.b = newSide(t, "B", cfgB, seed*3+2)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
 
@@ -248,7 +249,7 @@ type pair struct {
 
 func newPair(t testing.TB, seed uint64, link simnet.LinkConfig, cfgA, cfgB Config) *pair {
 	cfgA.PeerTSN, cfgB.PeerTSN = cfgB.LocalTSN, cfgA.LocalTSN
-	cfgA.PeerRwnd, cfgB.PeerRwnd = uint32(max(cfgB.RecvBuffer, DefaultBuffer)), uint32(max(cfgA.RecvBuffer, DefaultBuffer))
+	cfgA.PeerRwnd, cfgB.PeerRwnd = uint32(max(cfgB.RecvBuffer, api.DefaultBuffer)), uint32(max(cfgA.RecvBuffer, api.DefaultBuffer))
 	if cfgB.RecvBuffer > 0 {
 		cfgA.PeerRwnd = uint32(cfgB.RecvBuffer)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // FuzzPartialNotes checks the receiver's partial delivery notes against the
@@ -38,7 +39,7 @@ func FuzzPartialNotes(f *testing.F) {
 		b = b[1:]
 		var rs [2]*Receiver
 		for i := range rs {
-			e, err := New(Config{PeerTSN: 1, OutStreams: 1, InStreams: 12, RecvBuffer: 1500, Interleaved: idata})
+			e, err := New(Config{PeerTSN: 1, OutStreams: 1, InStreams: 12, Buffers: api.Buffers{RecvBuffer: 1500}, Interleaved: idata})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // prTx is a sending engine with PR-SCTP negotiated.
@@ -75,7 +76,7 @@ func TestPRTTLQueued(t *testing.T) {
 	if st.AbandonedMessages[PRTTL] != 1 || st.AbandonedBytes[PRTTL] != 100 || st.AbandonedUnsent != 1 {
 		t.Fatalf("stats %+v", st)
 	}
-	x.mustSACK(1000, DefaultBuffer)
+	x.mustSACK(1000, api.DefaultBuffer)
 	if !x.e.Send.Idle() {
 		t.Fatal("sender not idle")
 	}
@@ -96,7 +97,7 @@ func TestPRTTLInFlight(t *testing.T) {
 	}
 	x.advance(150 * time.Millisecond)
 	// The first message arrived; the others were lost and have expired.
-	x.mustSACK(1000, DefaultBuffer)
+	x.mustSACK(1000, api.DefaultBuffer)
 	checkInvariants(t, &x.e.Send)
 	if got := x.e.Send.AdvancedPeerAckPoint(); got != 1003 {
 		t.Fatalf("Advanced.Peer.Ack.Point %d, want 1003", got)
@@ -126,16 +127,16 @@ func TestPRTTLInFlight(t *testing.T) {
 	// A SACK sent before the FORWARD-TSN arrived (less than an RTT after
 	// it) does not repeat it (F2's implementation note); the FORWARD-TSN
 	// was lost: a SACK an RTT later makes it due again (C3).
-	x.mustSACK(1000, DefaultBuffer)
+	x.mustSACK(1000, api.DefaultBuffer)
 	if x.e.Send.ForwardDue() {
 		t.Fatal("duplicate FORWARD-TSN due within an RTT")
 	}
 	x.advance(time.Second)
-	x.mustSACK(1000, DefaultBuffer)
+	x.mustSACK(1000, api.DefaultBuffer)
 	if _, _, ok := x.forward(); !ok {
 		t.Fatal("FORWARD-TSN not due again")
 	}
-	x.mustSACK(1003, DefaultBuffer)
+	x.mustSACK(1003, api.DefaultBuffer)
 	if !x.e.Send.Idle() || x.e.Send.ForwardDue() {
 		t.Fatal("not idle after the peer moved past the abandoned TSNs")
 	}
@@ -152,7 +153,7 @@ func TestPRAdvancedPeerAckPointStopsAtLive(t *testing.T) {
 	x.queue(1, 100)                                        // 1003 reliable
 	x.flush()
 	x.advance(20 * time.Millisecond)
-	x.mustSACK(999, DefaultBuffer, 4, 4) // only 1003 arrived
+	x.mustSACK(999, api.DefaultBuffer, 4, 4) // only 1003 arrived
 	if got := x.e.Send.AdvancedPeerAckPoint(); got != 999 {
 		t.Fatalf("Advanced.Peer.Ack.Point %d, want 999 (1000 is live)", got)
 	}
@@ -163,7 +164,7 @@ func TestPRAdvancedPeerAckPointStopsAtLive(t *testing.T) {
 	// Advanced.Peer.Ack.Point to be equal to SackCumAck." C2 then moves it
 	// over 1001 and 1002 but not over the gap-acked 1003, which is not
 	// abandoned.
-	x.mustSACK(1000, DefaultBuffer, 3, 3)
+	x.mustSACK(1000, api.DefaultBuffer, 3, 3)
 	if got := x.e.Send.AdvancedPeerAckPoint(); got != 1002 {
 		t.Fatalf("Advanced.Peer.Ack.Point %d, want 1002", got)
 	}
@@ -209,7 +210,7 @@ func TestPRRtxZeroFastRetransmit(t *testing.T) {
 	}
 	x.flush()
 	for i := uint16(2); i <= 4; i++ {
-		x.mustSACK(999, DefaultBuffer, 2, i)
+		x.mustSACK(999, api.DefaultBuffer, 2, i)
 	}
 	// RFC 3758 section 3.5 F5: "If the decision to "abandon" a chunk is
 	// made, no matter how such a decision is made, the appropriate
@@ -241,7 +242,7 @@ func TestPRFragmentedMessage(t *testing.T) {
 	// RFC 3758 section 3.5 A3: "When a TSN is "abandoned", if it is part of
 	// a fragmented message, all other TSN's within that fragmented message
 	// MUST be abandoned at the same time."
-	x.mustSACK(999, DefaultBuffer)
+	x.mustSACK(999, api.DefaultBuffer)
 	// The part never cut takes one TSN, abandoned unsent (see
 	// Sender.placeholder).
 	cum, es, ok := x.forward()
@@ -252,7 +253,7 @@ func TestPRFragmentedMessage(t *testing.T) {
 	if len(got) != 1 || got[0] != 1002 {
 		t.Fatalf("sent %v, want the reliable message at 1002", got)
 	}
-	x.mustSACK(1002, DefaultBuffer)
+	x.mustSACK(1002, api.DefaultBuffer)
 	if !x.e.Send.Idle() {
 		t.Fatalf("not idle: buffered %d", x.e.Send.Buffered())
 	}
@@ -271,7 +272,7 @@ func TestPRIForwardTSN(t *testing.T) {
 		t.Fatalf("sent %d chunks", n)
 	}
 	x.advance(20 * time.Millisecond)
-	x.mustSACK(999, DefaultBuffer)
+	x.mustSACK(999, api.DefaultBuffer)
 	b := x.e.Send.AppendForward(x.now, nil, 1200)
 	it := chunk.Chunks(b)
 	c, _ := it.Next()
@@ -299,7 +300,7 @@ func TestPRForwardTSNFitsMTU(t *testing.T) {
 	}
 	x.flush()
 	x.advance(20 * time.Millisecond)
-	x.mustSACK(999, DefaultBuffer)
+	x.mustSACK(999, api.DefaultBuffer)
 	b := x.e.Send.AppendForward(x.now, nil, 8+4*10)
 	it := chunk.Chunks(b)
 	c, _ := it.Next()
@@ -310,7 +311,7 @@ func TestPRForwardTSNFitsMTU(t *testing.T) {
 	if f.NewCumTSN != 1009 || f.Streams.Len() != 10 {
 		t.Fatalf("cum %d with %d entries, want 1009 with 10", f.NewCumTSN, f.Streams.Len())
 	}
-	x.mustSACK(1009, DefaultBuffer)
+	x.mustSACK(1009, api.DefaultBuffer)
 	if cum, _, ok := x.forward(); !ok || cum != 1099 {
 		t.Fatalf("second FORWARD-TSN %d %v", cum, ok)
 	}
@@ -320,7 +321,7 @@ func TestPRForwardTSNFitsMTU(t *testing.T) {
 // abandons queued messages of lower priority (RFC 7496 section 3.2), never
 // reliable ones.
 func TestPRPriority(t *testing.T) {
-	x := prTx(t, Config{SendBuffer: 1000})
+	x := prTx(t, Config{Buffers: api.Buffers{SendBuffer: 1000}})
 	x.queue(1, 300) // reliable
 	x.queuePR(0, false, 300, PR{Policy: PRPrio, Value: 5})
 	x.queuePR(0, false, 300, PR{Policy: PRPrio, Value: 7})
@@ -364,7 +365,7 @@ func TestPRNotNegotiated(t *testing.T) {
 	}
 	x.queuePR(0, false, 100, PR{Policy: PRTTL, Value: 10})
 	x.advance(20 * time.Millisecond)
-	x.mustSACK(1001, DefaultBuffer)
+	x.mustSACK(1001, api.DefaultBuffer)
 	x.flush()
 	if f := x.failed(); len(f) != 1 || f[0].Sent {
 		t.Fatalf("failed %+v", f)
@@ -385,7 +386,7 @@ func TestPRNoPolicyAllocs(t *testing.T) {
 		pkt, n := x.e.Send.AppendData(x.now, x.pkt[:0], 1400)
 		x.pkt = pkt
 		cum += TSN(n)
-		x.mustSACK(cum, DefaultBuffer)
+		x.mustSACK(cum, api.DefaultBuffer)
 	}
 	for range 100 {
 		round()

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // measured gives x's path an RTT sample of rtt: one chunk sent and
@@ -14,7 +15,7 @@ func measured(t *testing.T, x *tx, rtt time.Duration) {
 	x.queue(1, 100)
 	x.flush()
 	x.advance(rtt)
-	x.mustSACK(x.e.Send.NextTSN()-1, DefaultBuffer)
+	x.mustSACK(x.e.Send.NextTSN()-1, api.DefaultBuffer)
 	if x.e.Path.SRTT() != rtt {
 		t.Fatalf("SRTT %v, want %v", x.e.Path.SRTT(), rtt)
 	}
@@ -24,13 +25,13 @@ func measured(t *testing.T, x *tx, rtt time.Duration) {
 // acknowledged, with no timer: the case RFC 9260's "ineligible for a
 // subsequent Fast Retransmit" leaves to T3-rtx.
 func TestRACKLostRetransmission(t *testing.T) {
-	x := newTx(t, Config{MaxBurst: 100})
+	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 	measured(t, x, 20*time.Millisecond) // TSN 1000
 	x.e.Path.cwnd = 30 * chunk1000
 	x.queue(10, 1000)
 	x.flush() // 1001..1010
 	x.advance(20 * time.Millisecond)
-	x.mustSACK(1000, DefaultBuffer, 2, 10) // 1001 missing, 1002..1010 arrived
+	x.mustSACK(1000, api.DefaultBuffer, 2, 10) // 1001 missing, 1002..1010 arrived
 	ds := x.packet()
 	if len(ds) != 1 || ds[0].TSN != 1001 {
 		t.Fatalf("retransmission %v, want 1001", ds)
@@ -44,7 +45,7 @@ func TestRACKLostRetransmission(t *testing.T) {
 	}
 	x.advance(20 * time.Millisecond)
 	// The retransmission is lost; the new chunks sent after it arrive.
-	x.mustSACK(1000, DefaultBuffer, 2, 13)
+	x.mustSACK(1000, api.DefaultBuffer, 2, 13)
 	ds = x.packet()
 	if len(ds) != 1 || ds[0].TSN != 1001 {
 		t.Fatalf("second retransmission %v, want 1001", ds)
@@ -56,12 +57,12 @@ func TestRACKLostRetransmission(t *testing.T) {
 	checkInvariants(t, &x.e.Send)
 
 	// RFC 9260's rules leave the lost retransmission to T3-rtx.
-	y := newTx(t, Config{MaxBurst: 100, Recovery: RecoveryRFC9260})
+	y := newTx(t, Config{Paths: api.Paths{MaxBurst: 100, Recovery: api.RecoveryRFC9260}})
 	y.e.Path.cwnd = 30 * chunk1000
 	y.queue(10, 1000)
 	y.flush() // 1000..1009
 	for i := uint16(2); i <= 4; i++ {
-		y.mustSACK(999, DefaultBuffer, 2, i)
+		y.mustSACK(999, api.DefaultBuffer, 2, i)
 	}
 	if ds := y.packet(); len(ds) != 1 || ds[0].TSN != 1000 {
 		t.Fatalf("RFC 9260 fast retransmission %v", ds)
@@ -69,7 +70,7 @@ func TestRACKLostRetransmission(t *testing.T) {
 	y.queue(3, 1000)
 	y.flush()
 	for i := uint16(5); i <= 13; i++ {
-		y.mustSACK(999, DefaultBuffer, 2, i)
+		y.mustSACK(999, api.DefaultBuffer, 2, i)
 	}
 	if ds := y.packet(); len(ds) != 0 {
 		t.Fatalf("RFC 9260 retransmitted again: %v", ds)
@@ -81,13 +82,13 @@ func TestRACKLostRetransmission(t *testing.T) {
 // minimum RTT (the reordering timer) before it counts as lost; a chunk
 // sent once that arrives after a later one shows reordering.
 func TestRACKReorderingTimer(t *testing.T) {
-	x := newTx(t, Config{MaxBurst: 100})
+	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 	measured(t, x, 20*time.Millisecond) // TSN 1000
 	x.e.Path.cwnd = 30 * chunk1000
 	x.queue(3, 1000)
 	x.flush() // 1001..1003
 	x.advance(20 * time.Millisecond)
-	x.mustSACK(1000, DefaultBuffer, 2, 2) // 1002 arrived, 1001 not yet
+	x.mustSACK(1000, api.DefaultBuffer, 2, 2) // 1002 arrived, 1001 not yet
 	if ds := x.packet(); len(ds) != 0 {
 		t.Fatalf("retransmitted %v within the reordering window", ds)
 	}
@@ -101,15 +102,15 @@ func TestRACKReorderingTimer(t *testing.T) {
 		t.Fatalf("after the reordering timer: %v, want 1001", ds)
 	}
 	// The same, but 1001 (sent once) arrives just after 1002: reordering.
-	y := newTx(t, Config{MaxBurst: 100})
+	y := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 	measured(t, y, 20*time.Millisecond)
 	y.e.Path.cwnd = 30 * chunk1000
 	y.queue(3, 1000)
 	y.flush()
 	y.advance(20 * time.Millisecond)
-	y.mustSACK(1000, DefaultBuffer, 2, 2) // 1002 first
+	y.mustSACK(1000, api.DefaultBuffer, 2, 2) // 1002 first
 	y.advance(time.Millisecond)
-	y.mustSACK(1003, DefaultBuffer) // then 1001, sent once: reordered
+	y.mustSACK(1003, api.DefaultBuffer) // then 1001, sent once: reordered
 	if !y.e.Path.rack.reordering {
 		t.Fatal("reordering not seen")
 	}
@@ -123,19 +124,19 @@ func TestRACKReorderingTimer(t *testing.T) {
 // section 6.2 step 4, DSACK), once per transmission and at most once per
 // round trip; duplicates of chunks sent once (the network's) do neither.
 func TestRACKDuplicatesWidenWindow(t *testing.T) {
-	x := newTx(t, Config{MaxBurst: 100})
+	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 	measured(t, x, 20*time.Millisecond)
 	x.e.Path.cwnd = 30 * chunk1000
 	x.queue(6, 1000)
 	x.flush() // 1001..1006
 	x.advance(20 * time.Millisecond)
-	x.mustSACK(1000, DefaultBuffer, 2, 6)
+	x.mustSACK(1000, api.DefaultBuffer, 2, 6)
 	if ds := x.packet(); len(ds) != 1 || ds[0].TSN != 1001 {
 		t.Fatalf("retransmission %v", ds)
 	}
 	w0 := x.e.Send.reoWnd()
 	x.advance(20 * time.Millisecond)
-	sk := &SACK{CumTSNAck: 1005, ARwnd: DefaultBuffer, Dups: []TSN{1001, 1001, 1001, 1003}}
+	sk := &SACK{CumTSNAck: 1005, ARwnd: api.DefaultBuffer, Dups: []TSN{1001, 1001, 1001, 1003}}
 	if _, err := x.e.Send.HandleSACK(x.now, sk); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestRACKDuplicatesWidenWindow(t *testing.T) {
 	x.advance(20 * time.Millisecond)
 	// 1008 stays outstanding: a sender with nothing outstanding rests and
 	// forgets its records.
-	sk = &SACK{CumTSNAck: 1007, ARwnd: DefaultBuffer, Dups: make([]TSN, 1000)}
+	sk = &SACK{CumTSNAck: 1007, ARwnd: api.DefaultBuffer, Dups: make([]TSN, 1000)}
 	for i := range sk.Dups {
 		sk.Dups[i] = 1001
 	}
@@ -170,7 +171,7 @@ func TestRACKDuplicatesWidenWindow(t *testing.T) {
 // then finds, about two round trips, not an RTO (RFC 8985 section 7). The
 // probe asks for an immediate SACK (RFC 7053's I bit).
 func TestTailLossProbe(t *testing.T) {
-	x := newTx(t, Config{MaxBurst: 100})
+	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 	measured(t, x, 20*time.Millisecond) // TSN 1000
 	x.e.Path.cwnd = 30 * chunk1000
 	x.queue(4, 1000)
@@ -189,13 +190,13 @@ func TestTailLossProbe(t *testing.T) {
 		t.Fatalf("probe %v, want 1004 with the I bit", ds)
 	}
 	x.advance(20 * time.Millisecond)
-	x.mustSACK(1000, DefaultBuffer, 4, 4) // the probe arrived
+	x.mustSACK(1000, api.DefaultBuffer, 4, 4) // the probe arrived
 	got := x.flush()
 	if len(got) != 3 || got[0] != 1001 || got[2] != 1003 {
 		t.Fatalf("after the probe's SACK sent %v, want 1001..1003", got)
 	}
 	x.advance(20 * time.Millisecond)
-	x.mustSACK(1004, DefaultBuffer)
+	x.mustSACK(1004, api.DefaultBuffer)
 	if x.now.Sub(start) > 100*time.Millisecond || x.e.Stats.T3Expiries != 0 || x.e.Stats.Probes != 1 {
 		t.Fatalf("tail recovered after %v with %d T3 expiries and %d probes", x.now.Sub(start), x.e.Stats.T3Expiries, x.e.Stats.Probes)
 	}
@@ -218,7 +219,7 @@ func TestTailLossProbe(t *testing.T) {
 // Probes are bounded: without an acknowledgement of new data at most
 // maxProbes go out, then T3-rtx takes over.
 func TestProbesBounded(t *testing.T) {
-	x := newTx(t, Config{MaxBurst: 100})
+	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 	measured(t, x, 20*time.Millisecond)
 	x.queue(2, 1000)
 	x.flush()
@@ -228,7 +229,7 @@ func TestProbesBounded(t *testing.T) {
 		x.e.OnTimeout(x.now)
 		x.flush()
 		// SACKs that acknowledge nothing new do not rearm the probes.
-		x.mustSACK(1000, DefaultBuffer)
+		x.mustSACK(1000, api.DefaultBuffer)
 	}
 	if x.e.Stats.Probes != maxProbes || x.e.Stats.T3Expiries != 1 {
 		t.Fatalf("%d probes and %d T3 expiries before %v", x.e.Stats.Probes, x.e.Stats.T3Expiries, t3.Sub(epoch))
@@ -239,8 +240,8 @@ func TestProbesBounded(t *testing.T) {
 // acknowledged, without waiting for the next RTT measurement; with the RFC
 // 9260 rules it stays.
 func TestRTOBackoffUndone(t *testing.T) {
-	for _, rec := range []Recovery{RecoveryRACK, RecoveryRFC9260} {
-		x := newTx(t, Config{MaxBurst: 100, Recovery: rec, RTOMin: 100 * time.Millisecond})
+	for _, rec := range []api.Recovery{api.RecoveryRACK, api.RecoveryRFC9260} {
+		x := newTx(t, Config{Timers: api.Timers{RTOMin: 100 * time.Millisecond}, Paths: api.Paths{MaxBurst: 100, Recovery: rec}})
 		measured(t, x, 20*time.Millisecond) // RTO = 20 + 4*10 ms, at RTOMin 100 ms
 		x.e.Path.cwnd = 30 * chunk1000
 		x.queue(4, 1000)
@@ -252,9 +253,9 @@ func TestRTOBackoffUndone(t *testing.T) {
 		}
 		x.flush() // 1001 again
 		x.advance(10 * time.Millisecond)
-		x.mustSACK(1000, DefaultBuffer, 2, 2) // 1002, sent once
+		x.mustSACK(1000, api.DefaultBuffer, 2, 2) // 1002, sent once
 		want := 200 * time.Millisecond
-		if rec == RecoveryRACK {
+		if rec == api.RecoveryRACK {
 			want = 100 * time.Millisecond
 		}
 		if rto := x.e.Path.RTO(); rto != want {
@@ -262,7 +263,7 @@ func TestRTOBackoffUndone(t *testing.T) {
 		}
 	}
 	// An acknowledgement of retransmitted chunks only keeps the back-off.
-	x := newTx(t, Config{MaxBurst: 100, RTOMin: 100 * time.Millisecond})
+	x := newTx(t, Config{Timers: api.Timers{RTOMin: 100 * time.Millisecond}, Paths: api.Paths{MaxBurst: 100}})
 	measured(t, x, 20*time.Millisecond)
 	x.queue(1, 1000)
 	x.flush()
@@ -270,7 +271,7 @@ func TestRTOBackoffUndone(t *testing.T) {
 	x.e.OnTimeout(x.now)
 	x.flush()
 	x.advance(10 * time.Millisecond)
-	x.mustSACK(1001, DefaultBuffer)
+	x.mustSACK(1001, api.DefaultBuffer)
 	if rto := x.e.Path.RTO(); rto != 200*time.Millisecond {
 		t.Fatalf("RTO %v after only a retransmission was acknowledged, want 200ms", rto)
 	}
@@ -279,7 +280,7 @@ func TestRTOBackoffUndone(t *testing.T) {
 // With RecoveryRACK, T3-rtx marks only chunks outstanding for at least the
 // RTO without back-off; the earliest is always retransmitted (E3).
 func TestT3MarksOldChunks(t *testing.T) {
-	x := newTx(t, Config{MaxBurst: 100, RTOMin: 100 * time.Millisecond})
+	x := newTx(t, Config{Timers: api.Timers{RTOMin: 100 * time.Millisecond}, Paths: api.Paths{MaxBurst: 100}})
 	measured(t, x, 20*time.Millisecond) // RTO 100 ms
 	x.e.Path.cwnd = 30 * chunk1000
 	x.queue(3, 1000)
@@ -305,11 +306,11 @@ func TestT3MarksOldChunks(t *testing.T) {
 
 // RFC 6928 style initial window, off by default.
 func TestInitialWindow(t *testing.T) {
-	x := newTx(t, Config{InitialWindow: 10})
+	x := newTx(t, Config{Paths: api.Paths{InitialWindow: 10}})
 	if c := x.e.Path.Cwnd(); c != 10*testPMDCS {
 		t.Fatalf("cwnd %d, want %d", c, 10*testPMDCS)
 	}
-	if _, err := New(Config{OutStreams: 1, InStreams: 1, InitialWindow: -1}); err == nil {
+	if _, err := New(Config{OutStreams: 1, InStreams: 1, Paths: api.Paths{InitialWindow: -1}}); err == nil {
 		t.Fatal("negative initial window accepted")
 	}
 }

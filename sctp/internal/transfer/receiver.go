@@ -78,7 +78,7 @@ func (r *Receiver) init(cfg *Config, st *Stats, streams *Streams) {
 	r.tsns.init(cfg.PeerTSN)
 	r.dups = make([]TSN, 0, maxDupTSNs)
 	if cfg.Interleaved {
-		d := interleave.NewIDataReassembler(streams, cfg.FSN)
+		d := interleave.NewIDataReassembler(streams, cfg.InterleaveFSN)
 		r.reasm, r.pool, r.idata = d, d.Pool(), d
 	} else {
 		d := interleave.NewDataReassembler(streams)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // fwd hands the receiver a FORWARD-TSN; entries are (sid, ssn) pairs.
@@ -125,7 +126,7 @@ func TestForwardTSNStaleDropsCutMessage(t *testing.T) {
 // the upper layer API that the message being partially delivered will NOT
 // be completed."
 func TestForwardTSNAbortsPartialDelivery(t *testing.T) {
-	r := newRx(t, Config{RecvBuffer: 4000})
+	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 4000}})
 	r.data(1, 0, 0, chunk.FlagBeginning, make([]byte, 1200))
 	r.data(2, 0, 0, 0, make([]byte, 1200))
 	if r.e.Stats.PartialDeliveries != 1 {
@@ -206,7 +207,7 @@ func FuzzForwardTSN(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 3, 0, 0, 0, 0}, []byte{1, 0, 2, 0, 4, 1})
 	f.Add([]byte{0, 0, 0, 9, 0, 1, 0, 5, 0, 0, 0, 1}, []byte{2, 1, 3, 1, 5, 0})
 	f.Fuzz(func(t *testing.T, fwd []byte, data []byte) {
-		r := newRx(t, Config{RecvBuffer: 3000})
+		r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 3000}})
 		for i := 0; i+2 < len(data); i += 3 {
 			tsn := TSN(1 + data[i]%16)
 			flags := data[i+1] & (chunk.FlagBeginning | chunk.FlagEnd | chunk.FlagUnordered)
@@ -244,7 +245,7 @@ func FuzzForwardTSN(f *testing.F) {
 // 6.9), so the sender gave the rest of it up (its placeholder TSN may even
 // have been acknowledged already by a FORWARD-TSN that raced ahead).
 func TestPartialDeliveryEndsOnForeignFragment(t *testing.T) {
-	r := newRx(t, Config{RecvBuffer: 4000})
+	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 4000}})
 	r.data(1, 0, 0, chunk.FlagBeginning, make([]byte, 1200))
 	r.data(2, 0, 0, 0, make([]byte, 1200))
 	if r.e.Stats.PartialDeliveries != 1 {
@@ -280,7 +281,7 @@ func TestPartialDeliveryEndsOnForeignFragment(t *testing.T) {
 // 1's later messages, held behind a missing TSN, start the partial
 // delivery of SSN 0; it ends at once with the Aborted marker.
 func TestPartialDeliveryForeignFragmentFirst(t *testing.T) {
-	r := newRx(t, Config{RecvBuffer: 4000})
+	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 4000}})
 	r.data(1, 0, 0, chunk.FlagBeginning, make([]byte, 1000))
 	r.data(2, 1, 0, chunk.FlagBeginning|chunk.FlagEnd, make([]byte, 10))
 	r.data(4, 1, 2, chunk.FlagBeginning|chunk.FlagEnd, make([]byte, 1200)) // TSN 3 (stream 1 SSN 1) missing
@@ -327,7 +328,7 @@ func TestPartialDeliveryForeignFragmentFirst(t *testing.T) {
 // marker after it (one turned up when a later partial delivery started on
 // the complete message and ran past its end).
 func TestPartialDeliveryAbortReleasesStream(t *testing.T) {
-	r := newRx(t, Config{RecvBuffer: 4000})
+	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 4000}})
 	r.data(1, 0, 0, chunk.FlagBeginning, make([]byte, 1200))
 	r.data(2, 0, 0, 0, make([]byte, 1200))
 	r.data(4, 0, 1, chunk.FlagBeginning, make([]byte, 300))

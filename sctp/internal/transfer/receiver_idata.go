@@ -118,7 +118,7 @@ func (r *Receiver) HandleIForwardTSN(now time.Time, c chunk.Chunk) error {
 	return nil
 }
 
-// followFSN sets the I-DATA sender's FSN numbering from Config.FSN:
+// followFSN sets the I-DATA sender's FSN numbering from Config.InterleaveFSN:
 // Linux's with FSNLinux, RFC 8260's with FSNRFC, and with FSNAuto RFC
 // 8260's until the receiver sees the peer number its fragments Linux's
 // way (then Linux's, which is all a Linux receiver reassembles).
@@ -127,7 +127,7 @@ func (s *Sender) followFSN(r *Receiver) {
 	if !ok {
 		return
 	}
-	switch s.cfg.FSN {
+	switch s.cfg.InterleaveFSN {
 	case interleave.FSNLinux:
 		f.LinuxFSN = true
 	case interleave.FSNAuto:

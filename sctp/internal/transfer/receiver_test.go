@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // RFC 9260 section 6.2: "Specifically, an acknowledgement SHOULD be
@@ -141,7 +142,7 @@ func TestSACKGapBlocksFit(t *testing.T) {
 // far. The dropped DATA chunk(s) MUST NOT be included in the SACK chunk, as
 // they were not accepted."
 func TestReceiveWindowFull(t *testing.T) {
-	r := newRx(t, Config{RecvBuffer: 2000})
+	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 2000}})
 	r.whole(1, 0, 0, 1000)
 	r.whole(2, 0, 1, 1000)
 	if s := r.sack(); s.ARwnd != 0 {
@@ -168,7 +169,7 @@ func TestReceiveWindowFull(t *testing.T) {
 // include them in Gap Ack Blocks in subsequent SACK chunks until they are
 // received again via retransmission."
 func TestReceiveWindowFullHoleFiller(t *testing.T) {
-	r := newRx(t, Config{RecvBuffer: 2000})
+	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 2000}})
 	r.whole(2, 0, 1, 1000)
 	r.whole(3, 0, 2, 1000) // window now 0, TSN 1 missing
 	if s := r.sack(); s.CumTSNAck != 0 || len(s.Gaps) != 1 || s.Gaps[0] != (GapBlock{Start: 2, End: 3}) {
@@ -201,7 +202,7 @@ func TestReceiveWindowFullHoleFiller(t *testing.T) {
 // is to send a window update only if the window can be increased by at
 // least a quarter of the receive buffer size of the association."
 func TestWindowUpdate(t *testing.T) {
-	r := newRx(t, Config{RecvBuffer: 8000})
+	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 8000}})
 	for i := range 8 {
 		r.whole(TSN(1+i), 0, uint16(i), 1000)
 	}
@@ -317,7 +318,7 @@ func TestReassembly(t *testing.T) {
 // buffer space so that the rest of the message can be received." (partial
 // delivery), so the association does not stall.
 func TestPartialDelivery(t *testing.T) {
-	r := newRx(t, Config{RecvBuffer: 4000})
+	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 4000}})
 	payload := func(i int) []byte {
 		b := make([]byte, 1000)
 		for j := range b {
@@ -418,7 +419,7 @@ func TestOldSSN(t *testing.T) {
 // advertising its receive window to avoid receiver silly window syndrome
 // (SWS), as described in [RFC1122]."
 func TestReceiverSWS(t *testing.T) {
-	r := newRx(t, Config{RecvBuffer: 8000})
+	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 8000}})
 	for i := range 8 {
 		r.whole(TSN(1+i), 0, uint16(i), 1000)
 	}
@@ -440,7 +441,7 @@ func TestReceiverSWS(t *testing.T) {
 // accepted (once its stream was read), or the window would never open
 // again for a reader that only uses Read.
 func TestPartialDeliveryFullWindow(t *testing.T) {
-	r := newRx(t, Config{RecvBuffer: 4000})
+	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 4000}})
 	r.whole(2, 1, 1, 1400) // stream 1 waits for SSN 0 (TSN 1)
 	r.whole(3, 1, 2, 1400)
 	r.data(4, 0, 0, chunk.FlagBeginning, make([]byte, 600)) // held 3400: partial delivery of stream 0 starts
@@ -517,7 +518,7 @@ func TestTSNWindowEdge(t *testing.T) {
 // whole buffer here: the window, once closed, would open only through the
 // peer's zero window probes.
 func TestWindowUpdateLargeMTU(t *testing.T) {
-	r := newRx(t, Config{RecvBuffer: 32 << 10, MTU: 65535})
+	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 32 << 10}, MTU: 65535})
 	for i := range 32 {
 		r.whole(TSN(1+i), 0, uint16(i), 1024)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // BenchmarkAddStreamsFlood is a peer that sends one Add Incoming Streams
@@ -31,7 +32,7 @@ func benchAddStreamsFlood(b *testing.B, k sched.Kind, queued int) {
 			b.Fatal(err)
 		}
 		e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: first, InStreams: 1, Scheduler: sc,
-			PeerRwnd: attackBuffer, SendBuffer: 64 * attackBuffer})
+			PeerRwnd: attackBuffer, Buffers: api.Buffers{SendBuffer: 64 * attackBuffer}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/stream"
 )
 
@@ -52,7 +53,7 @@ func sendEach(t testing.TB, x *tx, sids ...uint16) {
 // them), its scheduler counting the streams blocked and unblocked.
 func usedSender(t *testing.T) (*tx, *countingSched) {
 	const n = 65535
-	x := newTx(t, Config{OutStreams: n, InStreams: 1, SendBuffer: 8 << 20, PeerRwnd: 1 << 24})
+	x := newTx(t, Config{OutStreams: n, InStreams: 1, Buffers: api.Buffers{SendBuffer: 8 << 20}, PeerRwnd: 1 << 24})
 	s := &x.e.Send
 	sc, err := sched.New(sched.FCFS, sched.Options{Streams: n})
 	if err != nil {

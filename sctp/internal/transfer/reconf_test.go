@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/stream"
 )
 
@@ -12,7 +13,7 @@ import (
 // held out of reassembly (counting against the window) until the reset;
 // other streams are not held.
 func TestDeferredResetHolds(t *testing.T) {
-	r := newRx(t, Config{RecvBuffer: 64 << 10})
+	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 64 << 10}})
 	r.whole(1, 1, 0, 100) // old numbering, SSN 0
 	r.e.Recv.DeferReset(2, []uint16{1})
 	if v := r.whole(3, 1, 0, 1000); v != Accepted { // new numbering: held

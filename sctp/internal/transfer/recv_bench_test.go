@@ -3,6 +3,8 @@ package transfer
 import (
 	"fmt"
 	"testing"
+
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // BenchmarkReceive measures the receiving half alone: DATA chunks of
@@ -19,7 +21,7 @@ func BenchmarkReceive(b *testing.B) {
 
 func benchReceive(b *testing.B, size int) {
 	const streams, frag = 10, 1424
-	cfg := Config{LocalTSN: 1, PeerTSN: 1, OutStreams: streams, InStreams: streams, PeerRwnd: DefaultBuffer}
+	cfg := Config{LocalTSN: 1, PeerTSN: 1, OutStreams: streams, InStreams: streams, PeerRwnd: api.DefaultBuffer}
 	e, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)

@@ -3,6 +3,8 @@ package transfer
 import (
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // burst delivers k packets of one 1000-byte message each to r, from TSN
@@ -26,7 +28,7 @@ func TestRecvBudgetShares(t *testing.T) {
 	rs := make([]*rx, 4)
 	tsns := make([]TSN, 4)
 	for i := range rs {
-		rs[i] = newRx(t, Config{RecvBudget: b, RecvBuffer: 1 << 20})
+		rs[i] = newRx(t, Config{RecvBudget: b, Buffers: api.Buffers{RecvBuffer: 1 << 20}})
 		tsns[i] = 1
 	}
 	at := func(now time.Time) {
@@ -100,7 +102,7 @@ func TestRecvBudgetLeastShare(t *testing.T) {
 func TestRecvBudgetOnePacketShare(t *testing.T) {
 	b := NewRecvBudget(32 << 10)
 	b.minShare = 8 << 10
-	cfg := Config{RecvBudget: b, RecvBuffer: 1 << 20, MTU: 65535}
+	cfg := Config{RecvBudget: b, Buffers: api.Buffers{RecvBuffer: 1 << 20}, MTU: 65535}
 	r0, r1 := newRx(t, cfg), newRx(t, cfg)
 	// Both receive: the share is 16 KiB.
 	r0.whole(1, 0, 0, 16<<10)
@@ -126,7 +128,7 @@ func TestRecvBudgetOnePacketShare(t *testing.T) {
 // the last a_rwnd: a single packet that filled a small window and was read
 // makes it due, instead of waiting for the delayed SACK timer.
 func TestWindowUpdateAfterOnePacket(t *testing.T) {
-	r := newRx(t, Config{RecvBuffer: 32 << 10, MTU: 65535})
+	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 32 << 10}, MTU: 65535})
 	if s := r.sack(); s.ARwnd != 32<<10 {
 		t.Fatalf("a_rwnd %d, want %d", s.ARwnd, 32<<10)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // BenchmarkResetFlood measures the receiver under a flood of RE-CONFIG
@@ -48,7 +49,7 @@ func (a *attacker) resetSend(sid uint16, seq uint32, flags uint8, p []byte) {
 }
 
 func benchResetFlood(b *testing.B, n int, idata bool) {
-	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: n, Interleaved: idata, RecvBuffer: attackBuffer})
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: n, Interleaved: idata, Buffers: api.Buffers{RecvBuffer: attackBuffer}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,13 +3,15 @@ package transfer
 import (
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // RFC 9260 section 6.3.1 C1: "Until an RTT measurement has been made for a
 // packet sent to the given destination transport address, set RTO to the
 // protocol parameter 'RTO.Initial'."
 func TestRTOInitial(t *testing.T) {
-	x := newTx(t, Config{RTOInitial: 3 * time.Second})
+	x := newTx(t, Config{Timers: api.Timers{RTOInitial: 3 * time.Second}})
 	if got := x.e.Path.RTO(); got != 3*time.Second {
 		t.Fatalf("RTO = %v, want RTO.Initial 3s", got)
 	}
@@ -23,11 +25,11 @@ func TestRTOInitial(t *testing.T) {
 // perform: SRTT = R RTTVAR = R/2 RTO = SRTT + 4 * RTTVAR" (three lines of
 // pseudocode in the RFC).
 func TestRTOFirstMeasurement(t *testing.T) {
-	x := newTx(t, Config{RTOMin: time.Millisecond})
+	x := newTx(t, Config{Timers: api.Timers{RTOMin: time.Millisecond}})
 	x.queue(1, 100)
 	x.flush()
 	x.advance(300 * time.Millisecond)
-	x.mustSACK(1000, DefaultBuffer)
+	x.mustSACK(1000, api.DefaultBuffer)
 	p := &x.e.Path
 	if p.SRTT() != 300*time.Millisecond || p.RTTVar() != 150*time.Millisecond || p.RTO() != 900*time.Millisecond {
 		t.Fatalf("SRTT %v RTTVAR %v RTO %v, want 300ms 150ms 900ms", p.SRTT(), p.RTTVar(), p.RTO())
@@ -39,7 +41,7 @@ func TestRTOFirstMeasurement(t *testing.T) {
 // (1 - RTO.Alpha) * SRTT + RTO.Alpha * R'"; "After the computation, update:
 // RTO = SRTT + 4 * RTTVAR".
 func TestRTOSubsequentMeasurement(t *testing.T) {
-	x := newTx(t, Config{RTOMin: time.Millisecond})
+	x := newTx(t, Config{Timers: api.Timers{RTOMin: time.Millisecond}})
 	p := &x.e.Path
 	p.RTTSample(x.now, 100*time.Millisecond)
 	p.RTTSample(x.now, 200*time.Millisecond)
@@ -55,7 +57,7 @@ func TestRTOSubsequentMeasurement(t *testing.T) {
 // RFC 9260 section 6.3.1 G1: "Whenever RTTVAR is computed, if RTTVAR ==
 // 0, then adjust RTTVAR = G."
 func TestRTOGranularity(t *testing.T) {
-	x := newTx(t, Config{RTOMin: time.Microsecond, Granularity: 10 * time.Millisecond})
+	x := newTx(t, Config{Timers: api.Timers{RTOMin: time.Microsecond}, Granularity: 10 * time.Millisecond})
 	p := &x.e.Path
 	p.RTTSample(x.now, time.Nanosecond) // RTTVAR = R/2 = 0
 	if p.RTTVar() != 10*time.Millisecond || p.RTO() != 40*time.Millisecond+time.Nanosecond {
@@ -78,7 +80,7 @@ func TestRTOClamped(t *testing.T) {
 	if p.RTO() != 60*time.Second {
 		t.Fatalf("RTO %v, want RTO.Max 60s", p.RTO())
 	}
-	x = newTx(t, Config{RTOMin: 50 * time.Millisecond})
+	x = newTx(t, Config{Timers: api.Timers{RTOMin: 50 * time.Millisecond}})
 	x.e.Path.RTTSample(x.now, time.Millisecond)
 	if x.e.Path.RTO() != 50*time.Millisecond {
 		t.Fatalf("RTO %v, want configured RTO.Min 50ms", x.e.Path.RTO())
@@ -90,7 +92,7 @@ func TestRTOClamped(t *testing.T) {
 // is ambiguous whether the reply was for the first instance of the chunk
 // or for a later instance)."
 func TestRTOKarn(t *testing.T) {
-	x := newTx(t, Config{RTOMin: time.Millisecond})
+	x := newTx(t, Config{Timers: api.Timers{RTOMin: time.Millisecond}})
 	x.queue(1, 100)
 	x.flush()
 	x.advance(time.Second)
@@ -101,7 +103,7 @@ func TestRTOKarn(t *testing.T) {
 		t.Fatalf("retransmitted %d chunks, want 1", len(got))
 	}
 	x.advance(10 * time.Millisecond)
-	x.mustSACK(1000, DefaultBuffer)
+	x.mustSACK(1000, api.DefaultBuffer)
 	if x.e.Path.SRTT() != 0 || x.e.Stats.RTTSamples != 0 {
 		t.Fatalf("RTT measured from a retransmitted chunk: SRTT %v", x.e.Path.SRTT())
 	}
@@ -112,11 +114,11 @@ func TestRTOKarn(t *testing.T) {
 // Furthermore, new RTT measurements SHOULD be made no more than once per
 // round trip for a given destination transport address."
 func TestRTOOncePerRoundTrip(t *testing.T) {
-	x := newTx(t, Config{RTOMin: time.Millisecond})
+	x := newTx(t, Config{Timers: api.Timers{RTOMin: time.Millisecond}})
 	x.queue(3, 100)
 	x.flush()
 	x.advance(100 * time.Millisecond)
-	x.mustSACK(1002, DefaultBuffer)
+	x.mustSACK(1002, api.DefaultBuffer)
 	if x.e.Stats.RTTSamples != 1 {
 		t.Fatalf("%d RTT samples from one round trip, want 1", x.e.Stats.RTTSamples)
 	}

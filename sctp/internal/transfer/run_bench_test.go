@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // BenchmarkLongMessageAttack measures the receiver when a peer sends a
@@ -31,7 +32,7 @@ func BenchmarkLongMessageAttack(b *testing.B) {
 // longSetup makes the receiver of BenchmarkLongMessageAttack holding the
 // first held fragments of the message.
 func (a *attacker) longSetup(held int, unordered bool) {
-	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: 1, RecvBuffer: attackBuffer})
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: 1, Buffers: api.Buffers{RecvBuffer: attackBuffer}})
 	if err != nil {
 		panic(err)
 	}

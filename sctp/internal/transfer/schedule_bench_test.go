@@ -7,6 +7,7 @@ import (
 
 	"github.com/usctp/usctp/internal/testsupport"
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // saturated is a schedPair whose sender keeps depth small messages queued
@@ -20,9 +21,10 @@ type saturated struct {
 }
 
 func newSaturated(tb testing.TB, k sched.Kind, n, depth, size int) *saturated {
-	// StreamUnsent: every stream holds depth messages whatever its
+	// StreamUnsentLimit: every stream holds depth messages whatever its
 	// weight (the weights are also the streams' shares of the buffer).
-	cfg := Config{OutStreams: n, InStreams: n, SendBuffer: n*depth*size + 1<<20, StreamUnsent: depth * size, RecvBuffer: 4 << 20, PeerRwnd: 4 << 20}
+	cfg := Config{OutStreams: n, InStreams: n, PeerRwnd: 4 << 20,
+		Buffers: api.Buffers{SendBuffer: n*depth*size + 1<<20, StreamUnsentLimit: depth * size, RecvBuffer: 4 << 20}}
 	s := &saturated{schedPair: newSchedPair(tb, cfg), msg: make([]byte, size)}
 	if err := s.a.Send.SwitchScheduler(k); err != nil {
 		tb.Fatal(err)

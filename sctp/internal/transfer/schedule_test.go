@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/stream"
 )
 
@@ -40,7 +41,7 @@ func newSchedPair(tb testing.TB, cfg Config) *schedPair {
 	tb.Helper()
 	cfg.LocalTSN, cfg.PeerTSN = 1, 1
 	if cfg.PeerRwnd == 0 {
-		cfg.PeerRwnd = DefaultBuffer
+		cfg.PeerRwnd = api.DefaultBuffer
 	}
 	a, err := New(cfg)
 	if err != nil {
@@ -182,7 +183,7 @@ func TestSwitchSchedulerRandom(t *testing.T) {
 func runSwitchRandom(t testing.TB, seed uint64) {
 	const streams = 12
 	rng := rand.New(rand.NewPCG(seed, 5))
-	p := newSchedPair(t, Config{OutStreams: streams, InStreams: streams, SendBuffer: 256 << 10})
+	p := newSchedPair(t, Config{OutStreams: streams, InStreams: streams, Buffers: api.Buffers{SendBuffer: 256 << 10}})
 	var sent, got [streams]uint32
 	var blocked [streams]bool
 	var switches, values int
@@ -279,7 +280,7 @@ func TestFragmentsNotSplit(t *testing.T) {
 			const streams = 6
 			// Everything is queued up front: no stream limit (WFQ's
 			// weights would also be the streams' shares of the buffer).
-			p := newSchedPair(t, Config{OutStreams: streams, InStreams: streams, SendBuffer: 4 << 20, StreamUnsent: 4 << 20})
+			p := newSchedPair(t, Config{OutStreams: streams, InStreams: streams, Buffers: api.Buffers{SendBuffer: 4 << 20, StreamUnsentLimit: 4 << 20}})
 			if err := p.a.Send.SwitchScheduler(k); err != nil {
 				t.Fatal(err)
 			}
@@ -370,7 +371,7 @@ func TestSwitchKeepsPin(t *testing.T) {
 func TestSwitchKeepsArrivalOrder(t *testing.T) {
 	// StreamUnsent: stream 7's priority also makes its share of the
 	// buffer small; everything is to be queued here.
-	p := newSchedPair(t, Config{OutStreams: 8, InStreams: 8, StreamUnsent: 1 << 20})
+	p := newSchedPair(t, Config{OutStreams: 8, InStreams: 8, Buffers: api.Buffers{StreamUnsentLimit: 1 << 20}})
 	if err := p.a.Send.SwitchScheduler(sched.Priority); err != nil {
 		t.Fatal(err)
 	}

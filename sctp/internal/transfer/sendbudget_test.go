@@ -3,6 +3,8 @@ package transfer
 import (
 	"errors"
 	"testing"
+
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // fillSender queues size-byte messages on stream 0 until the sender
@@ -34,7 +36,7 @@ func ackAll(t *testing.T, x *tx) {
 		if len(tsns) == 0 {
 			t.Fatalf("%d bytes held and nothing to send", x.e.Send.Buffered())
 		}
-		x.mustSACK(tsns[len(tsns)-1], DefaultBuffer)
+		x.mustSACK(tsns[len(tsns)-1], api.DefaultBuffer)
 	}
 }
 
@@ -126,8 +128,8 @@ func TestSendBudgetShared(t *testing.T) {
 // a budget (the single-association fast path keeps its buffer).
 func TestSendBudgetLoneSenderUnchanged(t *testing.T) {
 	const buf, size = 100 << 10, 1452
-	a := newTx(t, Config{SendBuffer: buf})
-	b := newTx(t, Config{SendBuffer: buf, SendBudget: NewSendBudget(2 * buf)})
+	a := newTx(t, Config{Buffers: api.Buffers{SendBuffer: buf}})
+	b := newTx(t, Config{Buffers: api.Buffers{SendBuffer: buf}, SendBudget: NewSendBudget(2 * buf)})
 	na, nb := fillSender(t, a, size), fillSender(t, b, size)
 	if na != nb || a.e.Send.Room() != b.e.Send.Room() || a.e.Send.Capacity() != b.e.Send.Capacity() {
 		t.Fatalf("without budget %d messages, room %d, capacity %d; with one %d, %d, %d",
@@ -143,7 +145,7 @@ func TestSendBudgetNoAllocs(t *testing.T) {
 	y := newTx(t, Config{SendBudget: bud})
 	y.queue(1, 100) // a second active sender: the fair-share branch
 	msg := make([]byte, 1000)
-	sack := &SACK{ARwnd: DefaultBuffer}
+	sack := &SACK{ARwnd: api.DefaultBuffer}
 	step := func() {
 		if err := x.e.Send.Queue(0, 0, false, msg); err != nil {
 			t.Fatal(err)

@@ -314,7 +314,7 @@ func (s *Sender) learnWindow(arwnd uint32) {
 // returns ErrStreamID for a stream outside the negotiated range,
 // ErrEmptyMessage for an empty payload and ErrWouldBlock when the send
 // buffer has no room (a message larger than the whole buffer is accepted
-// when the buffer is empty) or Config.SendUnsent bytes would wait to be
+// when the buffer is empty) or Config.UnsentLimit bytes would wait to be
 // sent (one message is accepted when none waits), and ErrStreamFull (which
 // matches ErrWouldBlock) when the stream's own unsent bytes would pass its
 // share (see streamLimit; one message is accepted on a stream with none
@@ -343,7 +343,7 @@ func (s *Sender) queue(sid uint16, ppid uint32, unordered bool, payload []byte, 
 		return ErrStreamFull
 	}
 	// With the stream limit, the unsent bound is part of it (streamLimit).
-	if !perStream && s.unsent > 0 && s.cfg.SendUnsent > 0 && s.unsent+len(payload) > s.cfg.SendUnsent {
+	if !perStream && s.unsent > 0 && s.cfg.UnsentLimit > 0 && s.unsent+len(payload) > s.cfg.UnsentLimit {
 		return ErrWouldBlock
 	}
 	if s.buffered > 0 && s.buffered+len(payload) > s.bufLimit() || perStream && st.unsent == 0 && s.unsentFull(len(payload)) {
@@ -442,11 +442,11 @@ const (
 // streamLimit returns the bytes stream st may have queued and not yet cut
 // into chunks (OutSide.unsent) before Queue refuses its next message with
 // ErrStreamFull (one message is always accepted on a stream with none
-// waiting): Config.StreamUnsent when set, else the part of the send
+// waiting): Config.StreamUnsentLimit when set, else the part of the send
 // buffer the flight leaves shared among the streams with unsent data or
 // a refused writer in proportion to their shares (OutSide.share, from
-// shareOf: evenly but under WFQ and Priority), bounded by Config.SendUnsent while there is
-// one such stream. (With several, a share of SendUnsent is too little to
+// shareOf: evenly but under WFQ and Priority), bounded by Config.UnsentLimit while there is
+// one such stream. (With several, a share of UnsentLimit is too little to
 // keep every stream's queue from running dry between a writer's wake-ups,
 // measured over loopback: the scheduler then cannot apply its weights.)
 // Every stream with data then keeps some queued while its writer is held
@@ -458,12 +458,12 @@ const (
 // before their writers were back, and the others' data went instead
 // (1:2:3:4 delivered 14/23/29/35% over loopback).
 func (s *Sender) streamLimit(st *OutSide) int {
-	if s.cfg.StreamUnsent > 0 {
-		return s.cfg.StreamUnsent
+	if s.cfg.StreamUnsentLimit > 0 {
+		return s.cfg.StreamUnsentLimit
 	}
 	avail := s.bufLimit() - (s.buffered - s.unsent)
-	if s.cfg.SendUnsent > 0 && s.active <= 1 {
-		avail = min(avail, s.cfg.SendUnsent)
+	if s.cfg.UnsentLimit > 0 && s.active <= 1 {
+		avail = min(avail, s.cfg.UnsentLimit)
 	}
 	if s.active > 1 && s.activeWeight > 0 {
 		return avail * int(max(st.share, 1)) / s.activeWeight
@@ -517,7 +517,7 @@ func (s *Sender) reshare(sid uint16) {
 }
 
 // With many streams holding data (manyStreams or more) their unsent
-// bytes together are bounded by streamsUnsent times Config.SendUnsent: a
+// bytes together are bounded by streamsUnsent times UnsentLimit: a
 // message on a stream with nothing queued, which the stream's own limit
 // always admits, then waits while the streams hold that much
 // (unsentFull). Without the bound, writers spreading messages over many
@@ -536,7 +536,7 @@ const (
 // unsentFull reports whether a message of n bytes on a stream with nothing
 // queued is to wait for the streams' unsent bytes to fall (streamsUnsent).
 func (s *Sender) unsentFull(n int) bool {
-	return s.active >= manyStreams && s.cfg.SendUnsent > 0 && s.unsent+n > s.cfg.SendUnsent*streamsUnsent
+	return s.active >= manyStreams && s.cfg.UnsentLimit > 0 && s.unsent+n > s.cfg.UnsentLimit*streamsUnsent
 }
 
 // takeUnsent accounts size bytes of stream sid's queue (st) cut into
@@ -651,8 +651,8 @@ func (s *Sender) Room() int {
 	if s.buffered > 0 {
 		r = s.bufLimit() - s.buffered
 	}
-	if s.unsent > 0 && s.cfg.SendUnsent > 0 {
-		r = min(r, s.cfg.SendUnsent-s.unsent)
+	if s.unsent > 0 && s.cfg.UnsentLimit > 0 {
+		r = min(r, s.cfg.UnsentLimit-s.unsent)
 	}
 	return max(r, 0)
 }
@@ -661,8 +661,8 @@ func (s *Sender) Room() int {
 // without exceeding either bound: the send buffer (or what the endpoint's
 // send budget lets the sender hold now) or the unsent limit.
 func (s *Sender) Capacity() int {
-	if s.cfg.SendUnsent > 0 {
-		return min(s.bufLimit(), s.cfg.SendUnsent)
+	if s.cfg.UnsentLimit > 0 {
+		return min(s.bufLimit(), s.cfg.UnsentLimit)
 	}
 	return s.bufLimit()
 }

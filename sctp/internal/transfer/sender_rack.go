@@ -1,6 +1,10 @@
 package transfer
 
-import "time"
+import (
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/api"
+)
 
 // Loss detection by time, in the spirit of RACK-TLP (RFC 8985), adapted to
 // SCTP's SACK chunks (Config.Recovery = RecoveryRACK, the default).
@@ -147,7 +151,7 @@ func (s *Sender) rackDuplicates(dups []TSN) {
 		// Counted once per transmission, however often it is reported.
 		r.marks |= markDupSeen
 		s.stats.SpuriousRetransmits++
-		if s.cfg.Recovery != RecoveryRACK {
+		if s.cfg.Recovery != api.RecoveryRACK {
 			continue
 		}
 		if k.dsackOn && s.cumAck.LT(k.dsackRound) {
@@ -242,7 +246,7 @@ func (s *Sender) rackLost(now time.Time) {
 func (s *Sender) armPTO(now time.Time) {
 	k := &s.path.rack
 	k.pto = time.Time{}
-	if s.cfg.Recovery != RecoveryRACK || k.probes >= maxProbes || s.inFlight == 0 || !s.path.measured || s.t3Recovery {
+	if s.cfg.Recovery != api.RecoveryRACK || k.probes >= maxProbes || s.inFlight == 0 || !s.path.measured || s.t3Recovery {
 		// After a T3-rtx expiry one packet is in flight until an
 		// acknowledgement (7.2.3): T3-rtx itself covers it.
 		return

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // HandleSACK processes a SACK chunk from the peer (RFC 9260 section 6.2.1):
@@ -89,7 +91,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	}
 
 	s.rackDuplicates(sk.Dups)
-	rack := s.cfg.Recovery == RecoveryRACK
+	rack := s.cfg.Recovery == api.RecoveryRACK
 	marked := false
 	if rack {
 		s.path.hsRound(s.cumAck, s.nextTSN)
@@ -267,7 +269,7 @@ func (s *Sender) ack(now time.Time, t TSN, r *record) bool {
 		s.altAcked += s.size(r)
 	}
 	s.unackedData -= int(r.n)
-	if s.cfg.Recovery == RecoveryRACK && p == s.path {
+	if s.cfg.Recovery == api.RecoveryRACK && p == s.path {
 		s.rackAcked(t, r)
 	}
 	if s.timing && s.timedTSN == t {
@@ -364,7 +366,7 @@ func (s *Sender) OnTimeout(now time.Time) (expired bool) {
 	// without back-off are marked (as usrsctp does): younger ones may
 	// still be acknowledged, and RACK finds them if they are not.
 	age := time.Duration(0)
-	if s.cfg.Recovery == RecoveryRACK {
+	if s.cfg.Recovery == api.RecoveryRACK {
 		age = s.path.baseRTO()
 		k := &s.path.rack
 		k.timer, k.pto, k.probes = time.Time{}, time.Time{}, 0

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 const testPMDCS = DefaultMTU - 12 // 1440
 const chunk1000 = chunk.DataHeaderLen + 1000
 
 func TestQueueChecks(t *testing.T) {
-	x := newTx(t, Config{OutStreams: 2, InStreams: 2, SendBuffer: 3000})
+	x := newTx(t, Config{OutStreams: 2, InStreams: 2, Buffers: api.Buffers{SendBuffer: 3000}})
 	if err := x.e.Send.Queue(2, 0, false, []byte{1}); !errors.Is(err, ErrStreamID) {
 		t.Errorf("stream 2 of 2: %v, want ErrStreamID", err)
 	}
@@ -31,7 +32,7 @@ func TestQueueChecks(t *testing.T) {
 		t.Errorf("full send buffer: %v, want ErrWouldBlock", err)
 	}
 	// A message larger than the whole buffer goes in when it is empty.
-	y := newTx(t, Config{SendBuffer: 1000})
+	y := newTx(t, Config{Buffers: api.Buffers{SendBuffer: 1000}})
 	if err := y.e.Send.Queue(0, 0, false, make([]byte, 5000)); err != nil {
 		t.Errorf("big message into empty buffer: %v", err)
 	}
@@ -43,7 +44,7 @@ func TestQueueChecks(t *testing.T) {
 // Number MUST NOT be changed." And fragments of one message carry the
 // B and E bits on the first and last (section 6.9).
 func TestSSNAndFragmentFlags(t *testing.T) {
-	x := newTx(t, Config{MaxBurst: 100})
+	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 	x.e.Path.cwnd = 1 << 20
 	x.e.Send.Queue(1, 9, false, make([]byte, 3000)) // 3 fragments
 	x.e.Send.Queue(1, 9, true, make([]byte, 10))
@@ -99,7 +100,7 @@ func TestCwndInitial(t *testing.T) {
 // is available, the sender SHOULD exceed cwnd by up to (PMDCS - 1) bytes on
 // a new data transmission if the flightsize does not currently reach cwnd."
 func TestRuleBCwnd(t *testing.T) {
-	x := newTx(t, Config{MaxBurst: 100})
+	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 	x.queue(10, 1000)
 	got := x.flush()
 	if len(got) != 5 { // 4 chunks of 1016 bytes stay under 4404; the 5th exceeds it
@@ -122,28 +123,28 @@ func TestMaxBurst(t *testing.T) {
 	x.e.Path.cwnd = 1 << 20
 	full := testPMDCS - chunk.DataHeaderLen // one chunk fills a packet
 	x.queue(60, full)
-	if got := x.flush(); len(got) != DefaultMaxBurst {
-		t.Fatalf("sent %d packets in one burst, want Max.Burst %d", len(got), DefaultMaxBurst)
+	if got := x.flush(); len(got) != api.DefaultMaxBurst {
+		t.Fatalf("sent %d packets in one burst, want Max.Burst %d", len(got), api.DefaultMaxBurst)
 	}
-	x.mustSACK(1000, DefaultBuffer) // acknowledges one packet: a new send opportunity
-	if got := x.flush(); len(got) != 1+DefaultMaxBurst {
-		t.Fatalf("sent %d packets after a SACK of one, want %d", len(got), 1+DefaultMaxBurst)
+	x.mustSACK(1000, api.DefaultBuffer) // acknowledges one packet: a new send opportunity
+	if got := x.flush(); len(got) != 1+api.DefaultMaxBurst {
+		t.Fatalf("sent %d packets after a SACK of one, want %d", len(got), 1+api.DefaultMaxBurst)
 	}
 	// One SACK for a whole receive batch: 8 packets.
-	x.mustSACK(1008, DefaultBuffer)
-	if got := x.flush(); len(got) != 8+DefaultMaxBurst {
-		t.Fatalf("sent %d packets after a SACK of 8, want %d", len(got), 8+DefaultMaxBurst)
+	x.mustSACK(1008, api.DefaultBuffer)
+	if got := x.flush(); len(got) != 8+api.DefaultMaxBurst {
+		t.Fatalf("sent %d packets after a SACK of 8, want %d", len(got), 8+api.DefaultMaxBurst)
 	}
-	if f := x.e.Path.FlightSize(); f != DefaultMaxBurst*3*testPMDCS {
-		t.Fatalf("flight %d, want %d: Max.Burst packets more per SACK", f, DefaultMaxBurst*3*testPMDCS)
+	if f := x.e.Path.FlightSize(); f != api.DefaultMaxBurst*3*testPMDCS {
+		t.Fatalf("flight %d, want %d: Max.Burst packets more per SACK", f, api.DefaultMaxBurst*3*testPMDCS)
 	}
 	// The hole below gap-acked data filled: the cumulative ack jumps over
 	// packets already counted, which opens no burst beyond Max.Burst.
-	x.mustSACK(1008, DefaultBuffer, 2, 12) // 1009 missing, 1010..1020 gap-acked
+	x.mustSACK(1008, api.DefaultBuffer, 2, 12) // 1009 missing, 1010..1020 gap-acked
 	x.flush()
-	x.mustSACK(1020, DefaultBuffer) // 1009 arrived: one packet newly acknowledged
-	if got := x.flush(); len(got) > 1+DefaultMaxBurst {
-		t.Fatalf("sent %d packets after the hole filled, want at most %d", len(got), 1+DefaultMaxBurst)
+	x.mustSACK(1020, api.DefaultBuffer) // 1009 arrived: one packet newly acknowledged
+	if got := x.flush(); len(got) > 1+api.DefaultMaxBurst {
+		t.Fatalf("sent %d packets after the hole filled, want at most %d", len(got), 1+api.DefaultMaxBurst)
 	}
 }
 
@@ -155,7 +156,7 @@ func TestMaxBurst(t *testing.T) {
 // retransmitted) to a peer, the endpoint subtracts the data size of the
 // chunk from the rwnd of that peer."
 func TestRuleARwnd(t *testing.T) {
-	x := newTx(t, Config{PeerRwnd: 3500, MaxBurst: 100})
+	x := newTx(t, Config{PeerRwnd: 3500, Paths: api.Paths{MaxBurst: 100}})
 	x.e.Path.cwnd = 1 << 20
 	x.queue(10, 1000)
 	if got := x.flush(); len(got) != 3 {
@@ -175,7 +176,7 @@ func TestRuleARwnd(t *testing.T) {
 // peer while doing zero window probing, the unacknowledged window probes
 // SHOULD NOT increment the error counter".
 func TestZeroWindowProbe(t *testing.T) {
-	x := newTx(t, Config{PeerRwnd: 2000, MaxBurst: 100})
+	x := newTx(t, Config{PeerRwnd: 2000, Paths: api.Paths{MaxBurst: 100}})
 	x.queue(5, 1000)
 	if got := x.flush(); len(got) != 2 {
 		t.Fatalf("sent %d, want 2", len(got))
@@ -213,7 +214,7 @@ func TestZeroWindowProbe(t *testing.T) {
 		t.Fatalf("second probe: sent %v, want TSN 1002 again", got)
 	}
 	// The window opens.
-	x.mustSACK(1002, DefaultBuffer)
+	x.mustSACK(1002, api.DefaultBuffer)
 	if got := x.flush(); len(got) != 2 {
 		t.Fatalf("after the window opened sent %d, want the remaining 2", len(got))
 	}
@@ -229,7 +230,7 @@ func TestZeroWindowProbe(t *testing.T) {
 // the T3-rtx timer for that address with its current RTO (if there is
 // still outstanding data on that address)."
 func TestT3Rules(t *testing.T) {
-	x := newTx(t, Config{Recovery: RecoveryRFC9260})
+	x := newTx(t, Config{Paths: api.Paths{Recovery: api.RecoveryRFC9260}})
 	if !x.e.Deadline().IsZero() {
 		t.Fatal("T3 running before any DATA")
 	}
@@ -239,16 +240,16 @@ func TestT3Rules(t *testing.T) {
 		t.Fatalf("R1: T3 at %v, want now+RTO", d.Sub(epoch))
 	}
 	x.advance(100 * time.Millisecond)
-	x.mustSACK(1000, DefaultBuffer, 2, 2) // acks the earliest and 1002
+	x.mustSACK(1000, api.DefaultBuffer, 2, 2) // acks the earliest and 1002
 	if d := x.e.Send.Deadline(); !d.Equal(x.now.Add(x.e.Path.RTO())) {
 		t.Fatalf("R3: T3 at %v, want restarted at now+RTO", d.Sub(epoch))
 	}
 	x.advance(100 * time.Millisecond)
-	x.mustSACK(1000, DefaultBuffer, 2, 2) // no new cumulative ack: no restart
+	x.mustSACK(1000, api.DefaultBuffer, 2, 2) // no new cumulative ack: no restart
 	if d := x.e.Send.Deadline(); d.Equal(x.now.Add(x.e.Path.RTO())) {
 		t.Fatal("T3 restarted by a SACK that did not acknowledge the earliest TSN")
 	}
-	x.mustSACK(1002, DefaultBuffer)
+	x.mustSACK(1002, api.DefaultBuffer)
 	if !x.e.Send.Deadline().IsZero() {
 		t.Fatal("R2: T3 still running with everything acknowledged")
 	}
@@ -265,7 +266,7 @@ func TestT3Rules(t *testing.T) {
 // will be in flight for that address until the endpoint receives
 // acknowledgement for successful delivery of data to that address."
 func TestT3Expiry(t *testing.T) {
-	x := newTx(t, Config{MaxBurst: 100})
+	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 	x.e.Path.cwnd = 20000
 	x.queue(8, 600) // two 616-byte chunks per packet
 	x.flush()
@@ -296,7 +297,7 @@ func TestT3Expiry(t *testing.T) {
 	if d := x.e.Send.Deadline(); !d.Equal(x.now.Add(2 * time.Second)) {
 		t.Fatalf("T3 not restarted with the backed-off RTO: %v", d.Sub(x.now))
 	}
-	x.mustSACK(1001, DefaultBuffer)
+	x.mustSACK(1001, api.DefaultBuffer)
 	if p.ErrorCount() != 0 {
 		t.Fatal("acknowledgement did not clear the path error count")
 	}
@@ -310,18 +311,18 @@ func TestT3Expiry(t *testing.T) {
 // any DATA chunks that are marked for retransmission (limited by the
 // current cwnd)."
 func TestRuleCRetransmissionsFirst(t *testing.T) {
-	x := newTx(t, Config{MaxBurst: 100})
+	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 	x.queue(2, 600)
 	x.flush()
 	x.advance(time.Second)
 	x.e.OnTimeout(x.now)
 	x.queue(1, 100)
-	x.mustSACK(999, DefaultBuffer) // no ack: still in T3 recovery
+	x.mustSACK(999, api.DefaultBuffer) // no ack: still in T3 recovery
 	ds := x.packet()
 	if len(ds) != 2 || ds[0].TSN != 1000 || ds[1].TSN != 1001 {
 		t.Fatalf("first packet after T3 %v, want only the retransmissions", ds)
 	}
-	x.mustSACK(1001, DefaultBuffer)
+	x.mustSACK(1001, api.DefaultBuffer)
 	if ds := x.packet(); len(ds) != 1 || ds[0].TSN != 1002 {
 		t.Fatalf("then %v, want the new chunk 1002", ds)
 	}
@@ -334,14 +335,14 @@ func TestRuleCRetransmissionsFirst(t *testing.T) {
 // the lesser of 1) the total size of the previously outstanding DATA
 // chunk(s) acknowledged and 2) L times the destination's PMDCS."
 func TestSlowStart(t *testing.T) {
-	x := newTx(t, Config{MaxBurst: 100})
+	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 	x.queue(10, 1000)
 	x.flush() // 5 chunks, cwnd fully used
-	x.mustSACK(1000, DefaultBuffer)
+	x.mustSACK(1000, api.DefaultBuffer)
 	if c := x.e.Path.Cwnd(); c != 4404+chunk1000 {
 		t.Fatalf("cwnd %d after one chunk acked, want %d", c, 4404+chunk1000)
 	}
-	x.mustSACK(1004, DefaultBuffer) // four chunks at once: at most one PMDCS
+	x.mustSACK(1004, api.DefaultBuffer) // four chunks at once: at most one PMDCS
 	if c := x.e.Path.Cwnd(); c != 4404+chunk1000+testPMDCS {
 		t.Fatalf("cwnd %d, want increase capped at PMDCS: %d", c, 4404+chunk1000+testPMDCS)
 	}
@@ -350,7 +351,7 @@ func TestSlowStart(t *testing.T) {
 	y := newTx(t, Config{})
 	y.queue(1, 100)
 	y.flush()
-	y.mustSACK(1000, DefaultBuffer)
+	y.mustSACK(1000, api.DefaultBuffer)
 	if c := y.e.Path.Cwnd(); c != 4404 {
 		t.Fatalf("cwnd %d grew with the window not fully used", c)
 	}
@@ -363,22 +364,22 @@ func TestSlowStart(t *testing.T) {
 // "When all of the data transmitted by the sender has been acknowledged by
 // the receiver, partial_bytes_acked is initialized to 0."
 func TestCongestionAvoidance(t *testing.T) {
-	x := newTx(t, Config{MaxBurst: 100})
+	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 	p := &x.e.Path
 	p.cwnd, p.ssthresh = 4*chunk1000, 2000
 	x.queue(12, 1000)
 	x.flush() // 4 chunks: flight == cwnd
-	x.mustSACK(1001, DefaultBuffer)
+	x.mustSACK(1001, api.DefaultBuffer)
 	if p.Cwnd() != 4*chunk1000 || p.PartialBytesAcked() != 2*chunk1000 {
 		t.Fatalf("cwnd %d pba %d, want unchanged cwnd and pba %d", p.Cwnd(), p.PartialBytesAcked(), 2*chunk1000)
 	}
 	x.flush() // refill to cwnd
-	x.mustSACK(1003, DefaultBuffer)
+	x.mustSACK(1003, api.DefaultBuffer)
 	if p.Cwnd() != 4*chunk1000+testPMDCS || p.PartialBytesAcked() != 0 {
 		t.Fatalf("cwnd %d pba %d, want %d and 0", p.Cwnd(), p.PartialBytesAcked(), 4*chunk1000+testPMDCS)
 	}
 	x.flush()
-	x.mustSACK(x.e.Send.NextTSN()-1, DefaultBuffer)
+	x.mustSACK(x.e.Send.NextTSN()-1, api.DefaultBuffer)
 	if p.PartialBytesAcked() != 0 {
 		t.Fatalf("pba %d with everything acknowledged, want 0", p.PartialBytesAcked())
 	}
@@ -395,7 +396,7 @@ func TestCongestionAvoidance(t *testing.T) {
 // DATA chunks in a single packet. When a Fast Retransmit is being
 // performed, the sender SHOULD ignore the value of cwnd".
 func TestFastRetransmit(t *testing.T) {
-	x := newTx(t, Config{Recovery: RecoveryRFC9260, MaxBurst: 100})
+	x := newTx(t, Config{Paths: api.Paths{Recovery: api.RecoveryRFC9260, MaxBurst: 100}})
 	p := &x.e.Path
 	p.cwnd = 10 * chunk1000
 	x.queue(10, 1000)
@@ -404,7 +405,7 @@ func TestFastRetransmit(t *testing.T) {
 		if ds := x.packet(); len(ds) != 0 && i > 2 {
 			t.Fatalf("retransmitted before the third miss indication: %v", ds)
 		}
-		x.mustSACK(999, DefaultBuffer, 2, i) // 1000 missing
+		x.mustSACK(999, api.DefaultBuffer, 2, i) // 1000 missing
 	}
 	// cwnd was about 10 chunks: ssthresh = max(cwnd/2, 4*PMDCS) = 4*PMDCS.
 	if !p.InFastRecovery() || p.Ssthresh() != 4*testPMDCS || p.Cwnd() != 4*testPMDCS {
@@ -425,21 +426,21 @@ func TestFastRetransmit(t *testing.T) {
 // indications are incremented only for missing TSNs prior to the HTNA in
 // the SACK chunk."
 func TestMissIndicationsHTNA(t *testing.T) {
-	x := newTx(t, Config{Recovery: RecoveryRFC9260, MaxBurst: 100})
+	x := newTx(t, Config{Paths: api.Paths{Recovery: api.RecoveryRFC9260, MaxBurst: 100}})
 	x.e.Path.cwnd = 10 * chunk1000
 	x.queue(6, 1000)
 	x.flush()
 	for range 5 { // only the first of these newly acknowledges a TSN
-		x.mustSACK(999, DefaultBuffer, 2, 2)
+		x.mustSACK(999, api.DefaultBuffer, 2, 2)
 	}
 	if m := x.e.Send.rec(1000).misses; m != 1 {
 		t.Fatalf("%d miss indications from repeated SACKs, want 1", m)
 	}
-	x.mustSACK(999, DefaultBuffer, 2, 3)
+	x.mustSACK(999, api.DefaultBuffer, 2, 3)
 	if x.e.Path.InFastRecovery() {
 		t.Fatal("fast retransmit after two indications")
 	}
-	x.mustSACK(999, DefaultBuffer, 2, 4)
+	x.mustSACK(999, api.DefaultBuffer, 2, 4)
 	if !x.e.Path.InFastRecovery() {
 		t.Fatal("no fast retransmit after three indications")
 	}
@@ -451,13 +452,13 @@ func TestMissIndicationsHTNA(t *testing.T) {
 // Fast Retransmit)." And: "When a SACK chunk acknowledges all TSNs up to
 // and including this exit point, Fast Recovery is exited."
 func TestFastRecovery(t *testing.T) {
-	x := newTx(t, Config{MaxBurst: 100})
+	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 	p := &x.e.Path
 	p.cwnd = 20 * chunk1000
 	x.queue(20, 1000)
 	x.flush() // 1000..1019
 	for i := uint16(3); i <= 5; i++ {
-		x.mustSACK(999, DefaultBuffer, 3, i) // 1000, 1001 missing
+		x.mustSACK(999, api.DefaultBuffer, 3, i) // 1000, 1001 missing
 	}
 	cwnd, ssthresh := p.Cwnd(), p.Ssthresh()
 	if !p.InFastRecovery() {
@@ -466,13 +467,13 @@ func TestFastRecovery(t *testing.T) {
 	x.flush()
 	// 1000 and 1001 retransmitted; 1005 now goes missing thrice more.
 	for i := uint16(7); i <= 9; i++ {
-		x.mustSACK(1001, DefaultBuffer, 5, i)
+		x.mustSACK(1001, api.DefaultBuffer, 5, i)
 	}
 	if p.Cwnd() != cwnd || p.Ssthresh() != ssthresh {
 		t.Fatalf("cwnd/ssthresh changed in fast recovery: %d/%d -> %d/%d", cwnd, ssthresh, p.Cwnd(), p.Ssthresh())
 	}
 	x.flush()
-	x.mustSACK(1019, DefaultBuffer)
+	x.mustSACK(1019, api.DefaultBuffer)
 	if p.InFastRecovery() {
 		t.Fatal("fast recovery not exited at the exit point")
 	}
@@ -484,7 +485,7 @@ func TestFastRecovery(t *testing.T) {
 // less than the Cumulative TSN Ack Point indicates an out-of-order SACK
 // chunk."
 func TestStaleSACKDropped(t *testing.T) {
-	x := newTx(t, Config{MaxBurst: 100})
+	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 	x.queue(3, 1000)
 	x.flush()
 	x.mustSACK(1001, 50000)
@@ -502,7 +503,7 @@ func TestStaleSACKDropped(t *testing.T) {
 // (Section 6.3.3) or via Fast Retransmit (Section 7.2.4), add the data size
 // of those chunks to the rwnd."
 func TestSACKRwnd(t *testing.T) {
-	x := newTx(t, Config{Recovery: RecoveryRFC9260, MaxBurst: 100})
+	x := newTx(t, Config{Paths: api.Paths{Recovery: api.RecoveryRFC9260, MaxBurst: 100}})
 	x.queue(4, 1000)
 	x.flush()
 	x.mustSACK(1000, 10000, 2, 2) // 1000 and 1002 acked; 1001 and 1003 outstanding
@@ -524,12 +525,12 @@ func TestSACKRwnd(t *testing.T) {
 // which the DATA chunk was originally transmitted, then T3-rtx is started
 // for that destination address."
 func TestRenege(t *testing.T) {
-	x := newTx(t, Config{Recovery: RecoveryRFC9260, MaxBurst: 100})
+	x := newTx(t, Config{Paths: api.Paths{Recovery: api.RecoveryRFC9260, MaxBurst: 100}})
 	x.queue(3, 1000)
 	x.flush()
-	x.mustSACK(999, DefaultBuffer, 2, 3) // 1001, 1002 gap-acked
+	x.mustSACK(999, api.DefaultBuffer, 2, 3) // 1001, 1002 gap-acked
 	f := x.e.Path.FlightSize()
-	x.mustSACK(999, DefaultBuffer) // reneged
+	x.mustSACK(999, api.DefaultBuffer) // reneged
 	if x.e.Path.FlightSize() != f+2*chunk1000 || x.e.Stats.Reneged != 2 {
 		t.Fatalf("flight %d -> %d, reneged %d", f, x.e.Path.FlightSize(), x.e.Stats.Reneged)
 	}
@@ -542,7 +543,7 @@ func TestRenege(t *testing.T) {
 // RFC 9260 section 9.2: the Cumulative TSN Ack of a SHUTDOWN acknowledges
 // data like a SACK without gap blocks; the peer's window stays as it was.
 func TestHandleCumAck(t *testing.T) {
-	x := newTx(t, Config{MaxBurst: 100, PeerRwnd: 100000})
+	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}, PeerRwnd: 100000})
 	x.queue(3, 1000)
 	x.flush()
 	rwnd := x.e.Send.PeerRwnd()
@@ -561,12 +562,12 @@ func TestHandleCumAck(t *testing.T) {
 // Drain hands back every queued and unacknowledged message once (for
 // send-failed events when the association ends) and empties the sender.
 func TestDrain(t *testing.T) {
-	x := newTx(t, Config{MaxBurst: 2})
+	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 2}})
 	x.e.Send.Queue(0, 1, false, make([]byte, 5000)) // partly sent, first part acked
 	x.e.Send.Queue(1, 2, true, make([]byte, 10))    // unsent, unordered
 	x.packet()                                      // first fragment
 	x.packet()                                      // second fragment
-	x.mustSACK(1000, DefaultBuffer)
+	x.mustSACK(1000, api.DefaultBuffer)
 	var got []string
 	x.e.Send.Drain(func(m Unsent) {
 		got = append(got, fmt.Sprintf("%d/%d/%d/%v/%v", m.SID, m.PPID, len(m.Payload), m.Sent, m.Unordered))
@@ -598,7 +599,7 @@ func TestMTUShrinkRetransmission(t *testing.T) {
 	if n != 1 || len(pkt) != chunk.DataHeaderLen+1400 {
 		t.Fatalf("retransmitted %d chunks in %d bytes, want the 1416-byte chunk", n, len(pkt))
 	}
-	x.mustSACK(1000, DefaultBuffer)
+	x.mustSACK(1000, api.DefaultBuffer)
 	x.queue(1, 1400) // new data is cut for the new MTU
 	if ds := x.packet(); len(ds) != 1 || len(ds[0].Payload) != (1000-12-16)&^3 {
 		t.Fatalf("new chunk of %d bytes, want %d", len(ds[0].Payload), (1000-12-16)&^3)
@@ -608,7 +609,7 @@ func TestMTUShrinkRetransmission(t *testing.T) {
 // RFC 9260 section 6.1: "For each stream, the data sender MUST NOT have
 // more than 2^16 - 1 ordered user messages in the current send window."
 func TestOutstandingBound(t *testing.T) {
-	x := newTx(t, Config{MaxBurst: 1 << 20, SendBuffer: 1 << 24, PeerRwnd: 1 << 30})
+	x := newTx(t, Config{Buffers: api.Buffers{SendBuffer: 1 << 24}, Paths: api.Paths{MaxBurst: 1 << 20}, PeerRwnd: 1 << 30})
 	x.e.Path.cwnd = 1 << 30
 	for range 70000 {
 		if err := x.e.Send.Queue(0, 0, false, []byte{1}); err != nil {
@@ -644,7 +645,7 @@ func TestIdleCwnd(t *testing.T) {
 	x := newTx(t, Config{})
 	x.queue(1, 10)
 	x.flush()
-	x.mustSACK(1000, DefaultBuffer)
+	x.mustSACK(1000, api.DefaultBuffer)
 	p := &x.e.Path
 	p.cwnd = 40 * testPMDCS
 	x.advance(2*p.RTO() + time.Millisecond) // two whole RTOs idle
@@ -653,7 +654,7 @@ func TestIdleCwnd(t *testing.T) {
 	if p.Ssthresh() != 40*testPMDCS || p.Cwnd() != 10*testPMDCS {
 		t.Fatalf("after two idle RTOs ssthresh %d cwnd %d, want %d and %d", p.Ssthresh(), p.Cwnd(), 40*testPMDCS, 10*testPMDCS)
 	}
-	x.mustSACK(1001, DefaultBuffer)
+	x.mustSACK(1001, api.DefaultBuffer)
 	x.advance(time.Hour)
 	x.queue(1, 10)
 	x.flush()
@@ -662,21 +663,21 @@ func TestIdleCwnd(t *testing.T) {
 	}
 }
 
-// Config.SendUnsent bounds the data waiting to be sent, apart from the
+// Config.UnsentLimit bounds the data waiting to be sent, apart from the
 // send buffer: Queue blocks while it is reached and accepts again once
 // chunks left; one message larger than the bound goes when none waits.
 func TestSendUnsent(t *testing.T) {
-	x := newTx(t, Config{SendUnsent: 5000})
+	x := newTx(t, Config{Buffers: api.Buffers{UnsentLimit: 5000}})
 	x.queue(5, 1000)
 	if err := x.e.Send.Queue(0, 0, false, make([]byte, 1000)); !errors.Is(err, ErrWouldBlock) {
-		t.Fatalf("Queue past SendUnsent: %v, want ErrWouldBlock", err)
+		t.Fatalf("Queue past UnsentLimit: %v, want ErrWouldBlock", err)
 	}
 	x.packet() // one chunk left the queue
 	if err := x.e.Send.Queue(0, 0, false, make([]byte, 1000)); err != nil {
 		t.Fatalf("Queue after a chunk was sent: %v", err)
 	}
 	x.flush()
-	x.mustSACK(x.e.Send.NextTSN()-1, DefaultBuffer)
+	x.mustSACK(x.e.Send.NextTSN()-1, api.DefaultBuffer)
 	x.flush()
 	if err := x.e.Send.Queue(0, 0, false, make([]byte, 20000)); err != nil {
 		t.Fatalf("one large message with nothing waiting: %v", err)
@@ -687,7 +688,7 @@ func TestSendUnsent(t *testing.T) {
 // Room bytes is accepted while one byte more blocks; Capacity is the
 // smaller bound.
 func TestSendRoom(t *testing.T) {
-	x := newTx(t, Config{SendUnsent: 5000, SendBuffer: 8000})
+	x := newTx(t, Config{Buffers: api.Buffers{UnsentLimit: 5000, SendBuffer: 8000}})
 	s := &x.e.Send
 	if s.Capacity() != 5000 {
 		t.Fatalf("Capacity %d, want 5000", s.Capacity())
@@ -712,7 +713,7 @@ func TestSendRoom(t *testing.T) {
 	if s.Room() != 0 {
 		t.Fatalf("Room %d with a full send buffer, want 0", s.Room())
 	}
-	x = newTx(t, Config{SendBuffer: 8000})
+	x = newTx(t, Config{Buffers: api.Buffers{SendBuffer: 8000}})
 	if x.e.Send.Capacity() != 8000 {
 		t.Fatalf("Capacity without an unsent limit %d, want 8000", x.e.Send.Capacity())
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/internal/testsupport"
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // RFC 9260 section 1.5.2: "On the receiving side, SCTP ensures that
@@ -132,7 +133,7 @@ func TestReadPartsMixed(t *testing.T) {
 // one-to-one socket), and the next fragment is accepted over a full window
 // once its stream was read, or the association would stall.
 func TestPartialDeliveryOtherStreams(t *testing.T) {
-	r := newRx(t, Config{RecvBuffer: 4000})
+	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 4000}})
 	r.data(1, 0, 0, chunk.FlagBeginning, make([]byte, 1000))
 	r.data(2, 0, 0, 0, make([]byte, 1000)) // held 2000: partial delivery starts
 	if r.e.Stats.PartialDeliveries != 1 {
@@ -188,7 +189,7 @@ func TestPartialDeliveryOtherStreams(t *testing.T) {
 // A Read that returned part of a message in partial delivery stops
 // waiting for it when ReadStream reads the rest.
 func TestPartialDeliveryFinishedByStreamReader(t *testing.T) {
-	r := newRx(t, Config{RecvBuffer: 4000})
+	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 4000}})
 	r.data(1, 0, 0, chunk.FlagBeginning, make([]byte, 1000))
 	r.data(2, 0, 0, 0, make([]byte, 1000))
 	r.data(4, 1, 0, chunk.FlagBeginning|chunk.FlagEnd, []byte("s1"))
@@ -232,7 +233,7 @@ func TestAppendReadable(t *testing.T) {
 // ordered and an unordered message of one stream in partial delivery name
 // their message.
 func TestReadStreamIData(t *testing.T) {
-	r := newRx(t, Config{Interleaved: true, FSN: interleave.FSNRFC, RecvBuffer: 4000})
+	r := newRx(t, Config{Interleaved: true, InterleaveFSN: interleave.FSNRFC, Buffers: api.Buffers{RecvBuffer: 4000}})
 	idata := func(tsn TSN, sid uint16, mid, fsn uint32, flags uint8, n int) {
 		t.Helper()
 		d := IData{TSN: tsn, SID: sid, MID: mid, FSN: fsn, Flags: flags, Payload: make([]byte, n)}
