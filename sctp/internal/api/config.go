@@ -238,8 +238,8 @@ func (l Limits) Validate() error {
 }
 
 // Paths set how an association uses its paths: multi-homing and
-// failover, and each path's loss recovery and congestion control. The
-// zero value is the default of each field.
+// failover, and each path's loss recovery and congestion control. A zero
+// field takes the default it names.
 type Paths struct {
 	// Multihoming uses the peer's other addresses (those of its INIT or
 	// INIT ACK) as alternate paths: each is confirmed with a HEARTBEAT
