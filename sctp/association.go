@@ -576,9 +576,8 @@ func (as *Association) Stats() Stats {
 		return s
 	}
 	s := as.a.Stats()
-	st := statsOf(&s)
-	st.EventsDropped = as.dropped
-	return st
+	s.EventsDropped = as.dropped
+	return s
 }
 
 // Streams returns the negotiated outbound and inbound stream counts.

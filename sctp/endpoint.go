@@ -472,10 +472,6 @@ func (e *Endpoint) Stats() Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.core.Stats()
-	st := statsOf(&s)
-	if b := e.core.Budget(); b != nil {
-		st.MemoryInUse, st.MemoryBudget = b.Used(), b.Limit()
-	}
-	st.UnboundAddrDropped = e.mh.dropped.Load()
-	return st
+	s.UnboundAddrDropped = e.mh.dropped.Load()
+	return s
 }

@@ -264,8 +264,7 @@ func (e *Endpoint) onDestroy(a *assoc.Assoc, r assoc.Reason) {
 		e.mux.release(as.muxPort)
 		as.muxPort = 0
 	}
-	s := a.Stats()
-	final := statsOf(&s)
+	final := a.Stats()
 	as.final = &final
 	as.takeFailed()
 	if r != assoc.ReasonShutdown {

@@ -43,10 +43,6 @@ func (ep *Endpoint) newLimiter() {
 	ep.limiter = ratelimit.New(c)
 }
 
-// Budget returns the endpoint's memory budget (nil when
-// Config.MemoryBudget is negative).
-func (ep *Endpoint) Budget() *transfer.Budget { return ep.budget }
-
 // SendBudget returns the endpoint's send budget (nil when
 // Config.SendBudget is not positive).
 func (ep *Endpoint) SendBudget() *transfer.SendBudget { return ep.sendBudget }

@@ -13,7 +13,7 @@ import (
 // until the endpoint's budget has less than an eighth left.
 func fillBudget(t *testing.T, tc *testConn) {
 	t.Helper()
-	b := tc.ep.Budget()
+	b := tc.ep.budget
 	payload := make([]byte, 1400)
 	tsn := tc.peerTSN
 	for i := 0; b.Limit()-b.Used() >= b.Limit()/8; i++ {
@@ -52,7 +52,7 @@ func TestCookieEchoOutOfResourceMemory(t *testing.T) {
 			p.p.vtag, c.flags, firstCause(c.value()))
 	}
 	s := tc.ep.Stats()
-	if len(tc.ep.assocs) != 1 || s.MemoryRefused != 1 || s.AssocsRefused != 0 || tc.ep.Budget().Refused() != 1 {
+	if len(tc.ep.assocs) != 1 || s.MemoryRefused != 1 || s.AssocsRefused != 0 || tc.ep.budget.Refused() != 1 {
 		t.Fatalf("%d associations, %d refused for memory, %d for the limit",
 			len(tc.ep.assocs), s.MemoryRefused, s.AssocsRefused)
 	}
@@ -64,7 +64,7 @@ func TestCookieEchoOutOfResourceMemory(t *testing.T) {
 	}
 	tc.readPackets()
 	tc.sent = nil
-	if u := tc.ep.Budget().Used(); u != 0 {
+	if u := tc.ep.budget.Used(); u != 0 {
 		t.Fatalf("budget %d used after the association ended", u)
 	}
 	tc.writePacket(tag, chunkOf(chunk.TypeCookieEcho, 0, ck))
@@ -218,7 +218,7 @@ func TestBudgetChurnReturnsToZero(t *testing.T) {
 	cfg.MaxRetransmits = 2
 	cfg.HeartbeatInterval = -1
 	tc := newTestEndpoint(t, cfg)
-	b := tc.ep.Budget()
+	b := tc.ep.budget
 	for i := range 1000 {
 		tc.pport = uint16(1000 + i)
 		tc.peerTag = uint32(0x10000 + i)

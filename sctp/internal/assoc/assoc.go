@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // Assoc is one association's complete control-plane state (the TCB of RFC
@@ -66,7 +67,7 @@ type Assoc struct {
 	roomListed    bool      // listed in the endpoint's roomy list (TakeRoomy)
 	heapAt        time.Time // deadline recorded in the endpoint's timer heap
 	heapIdx       int       // index in the endpoint's timer heap, -1 if not in it
-	stats         Counters
+	stats         api.Counters
 	chunks        chunkCounts   // chunks in and out by type
 	data          dataPlane     // DATA/SACK engine glue (data.go)
 	rc            *reconf       // stream reconfiguration, RFC 6525 (reconf.go); nil until used

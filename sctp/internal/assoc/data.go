@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
@@ -108,7 +109,7 @@ func (d *dataPlane) clearPathErrors() {
 
 // close drops the engine (its queued data is discarded) after adding its
 // counters to s.
-func (d *dataPlane) close(s *Counters) {
+func (d *dataPlane) close(s *api.Counters) {
 	d.fold(s)
 	if d.eng != nil {
 		// The association ends or restarts: what its data cost goes back
@@ -122,8 +123,8 @@ func (d *dataPlane) close(s *Counters) {
 
 // Stats returns the association's counters with the engine's and the
 // primary path's current values.
-func (a *Assoc) Stats() Stats {
-	s := Stats{Counters: a.stats}
+func (a *Assoc) Stats() api.Stats {
+	s := api.Stats{Counters: a.stats}
 	a.chunks.expand(&s)
 	a.data.fold(&s.Counters)
 	if e := a.data.eng; e != nil {
@@ -137,7 +138,7 @@ func (a *Assoc) Stats() Stats {
 }
 
 // fold adds the engine's counters to s.
-func (d *dataPlane) fold(s *Counters) {
+func (d *dataPlane) fold(s *api.Counters) {
 	if d.eng == nil {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/ratelimit"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
@@ -32,7 +33,7 @@ type Endpoint struct {
 	tags   map[uint32]*Assoc // local verification tag -> association, for unique tags
 	events []Event           // queued events; events[evHead:] are not yet taken
 	evHead int
-	stats  Stats // endpoint-level counters (OOTB, cookies, stateless replies)
+	stats  api.Stats // endpoint-level counters (OOTB, cookies, stateless replies)
 
 	// Limits against hostile peers (admission.go).
 	budget  *transfer.Budget   // shared by every association's receiver; nil: none
@@ -199,9 +200,9 @@ func (ep *Endpoint) remove(a *Assoc) {
 		delete(ep.tags, a.localTag)
 	}
 	ep.leave(a)
-	ep.stats.Counters.add(&a.stats)
+	addCounters(&ep.stats.Counters, &a.stats)
 	a.chunks.expand(&ep.stats)
-	a.stats, a.chunks = Counters{}, chunkCounts{}
+	a.stats, a.chunks = api.Counters{}, chunkCounts{}
 }
 
 // Connect starts an association to peer (the ASSOCIATE primitive, section
@@ -371,12 +372,15 @@ func (ep *Endpoint) countOut(a *Assoc, pkt []byte) {
 }
 
 // Stats returns the endpoint's counters, including those of its
-// live associations.
-func (ep *Endpoint) Stats() Stats {
+// live associations, and its memory budget now.
+func (ep *Endpoint) Stats() api.Stats {
 	s := ep.stats
 	for _, a := range ep.assocs {
 		as := a.Stats()
-		s.add(&as)
+		addStats(&s, &as)
+	}
+	if b := ep.budget; b != nil {
+		s.MemoryInUse, s.MemoryBudget = b.Used(), b.Limit()
 	}
 	return s
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // Receive processes one SCTP packet that arrived from the transport address
@@ -377,7 +378,7 @@ func (ep *Endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *coo
 // openCookieEcho authenticates the State Cookie of a COOKIE ECHO (section
 // 5.1.5 steps 1 to 3) and reports whether it may be used; the staleness is
 // left to the caller. Failures are counted in s.
-func (ep *Endpoint) openCookieEcho(p *inPacket, c *cookie, s *Counters) bool {
+func (ep *Endpoint) openCookieEcho(p *inPacket, c *cookie, s *api.Counters) bool {
 	switch ep.jar.openCookie(p.chunks[0].value(), p.from, c) {
 	case cookieOK:
 	case cookieMalformed:
@@ -404,7 +405,7 @@ func (ep *Endpoint) openCookieEcho(p *inPacket, c *cookie, s *Counters) bool {
 
 // replyStaleCookie sends the ERROR with a "Stale Cookie" cause of section
 // 5.1.5 step 4, with the Measure of Staleness in microseconds.
-func (ep *Endpoint) replyStaleCookie(now time.Time, p *inPacket, c *cookie, s *Counters) {
+func (ep *Endpoint) replyStaleCookie(now time.Time, p *inPacket, c *cookie, s *api.Counters) {
 	s.CookieStale++
 	s.ErrorsOut++
 	stale := c.staleness(now) / time.Microsecond

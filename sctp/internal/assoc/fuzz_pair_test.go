@@ -303,7 +303,7 @@ func runMutatedPair(t *testing.T, in []byte) {
 					return
 				}
 			}
-			if b := ep.Budget(); b.Used() > b.Limit() {
+			if b := ep.budget; b.Used() > b.Limit() {
 				t.Fatalf("side %d: budget %d used of %d", i, b.Used(), b.Limit())
 			}
 		}

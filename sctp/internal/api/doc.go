@@ -1,0 +1,6 @@
+// Package api holds the value types that cross the layers of usctp and
+// that the public API of package sctp shows: configuration groups,
+// counters, events, error values and enumerations. Each is defined here
+// once; package sctp aliases them, and the core (assoc) and the data
+// plane (transfer) use them directly.
+package api
