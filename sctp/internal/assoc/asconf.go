@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // Dynamic address reconfiguration, RFC 5061: the receiving side. An
@@ -141,7 +142,7 @@ func (a *Assoc) performASCONF(now time.Time, p *inPacket, m *chunk.ASCONF, b []b
 // association had one path.
 func (a *Assoc) ensurePaths() {
 	if a.paths == nil {
-		a.paths = append(a.paths, peerPath{addr: a.key.peer, state: PathActive, eng: 0})
+		a.paths = append(a.paths, peerPath{addr: a.key.peer, state: api.PathActive, eng: 0})
 		a.dest = a.key.peer
 	}
 }
@@ -304,7 +305,7 @@ func (a *Assoc) rekeyPath(src netip.Addr) int {
 		if p.eng < 0 {
 			continue
 		}
-		if p.state == PathActive {
+		if p.state == api.PathActive {
 			if p.addr.Addr().Unmap() == src {
 				return j
 			}
@@ -348,7 +349,7 @@ func (a *Assoc) peerSetPrimary(now time.Time, ip netip.Addr) chunk.CauseCode {
 		return chunk.CauseUnresolvableAddress
 	}
 	a.primary = i
-	if p := &a.paths[i]; p.state == PathActive {
+	if p := &a.paths[i]; p.state == api.PathActive {
 		a.data.eng.SetPrimary(p.eng)
 	}
 	a.emitAddr(EventPeerAddrPrimary, a.paths[i].addr)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
 
@@ -63,7 +64,7 @@ func TestASCONFEndToEnd(t *testing.T) {
 		t.Fatalf("side 1 events %v", p.events[1])
 	}
 	ps := p.as[1].Paths(nil)
-	if len(ps) != 2 || ps[1].State != PathActive || !ps[1].Primary {
+	if len(ps) != 2 || ps[1].State != api.PathActive || !ps[1].Primary {
 		t.Fatalf("side 1 paths %+v", ps)
 	}
 	op, _ = p.as[0].RemoveLocalAddr(p.now, extra)

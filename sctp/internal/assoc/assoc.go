@@ -32,10 +32,10 @@ type Assoc struct {
 	outStreams        uint16 // min(local OS, peer MIS) (section 5.1.1)
 	inStreams         uint16 // min(local MIS, peer OS)
 	peerExt           extFlags
-	peerAddrs         []netip.Addr // addresses the peer listed (bounded), for 5.2.2
-	paths             []peerPath   // multi-homing (paths.go); nil with one path
-	primary           int          // index in paths of the primary path
-	pp                PathParams   // path settings of the association, taken by new paths (pathparams.go)
+	peerAddrs         []netip.Addr   // addresses the peer listed (bounded), for 5.2.2
+	paths             []peerPath     // multi-homing (paths.go); nil with one path
+	primary           int            // index in paths of the primary path
+	pp                api.PathParams // path settings of the association, taken by new paths (pathparams.go)
 	dest              netip.AddrPort
 	// Reply destinations with several paths (reply.go): the source of the
 	// last DATA, and of the chunk a COOKIE ACK or ERROR answers.

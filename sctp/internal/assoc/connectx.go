@@ -3,6 +3,8 @@ package assoc
 import (
 	"net/netip"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // Association setup to a peer known by several addresses, as
@@ -20,7 +22,7 @@ import (
 // of the endpoint already has are left out; the first must be free.
 func (ep *Endpoint) ConnectAddrs(now time.Time, peers []netip.AddrPort, localPort, peerPort uint16) (*Assoc, error) {
 	if len(peers) == 0 {
-		return nil, ErrUnknownAddress
+		return nil, api.ErrUnknownAddress
 	}
 	a, err := ep.Connect(now, peers[0], localPort, peerPort)
 	if err != nil || len(peers) == 1 {

@@ -4,6 +4,7 @@ import (
 	"net/netip"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // EventKind names a notification for the user of an association (RFC 9260
@@ -109,7 +110,7 @@ type Event struct {
 	// (paths.go): its address and new state; zero for the primary path
 	// of heartbeat.go.
 	Addr netip.AddrPort
-	Path PathState
+	Path api.PathState
 	// KeyID is the shared key identifier of EventAuthNewKey and
 	// EventAuthKeyFree.
 	KeyID uint16

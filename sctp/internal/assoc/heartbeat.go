@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"net/netip"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // heartbeatState is the heartbeat of the primary path (section 8.3).
@@ -120,10 +122,10 @@ func (a *Assoc) countError(now time.Time) bool {
 		// threshold the data and the control chunks move to another path
 		// and paths.go probes the address from then on (its events carry
 		// the address).
-		if a.paths[0].state == PathActive {
+		if a.paths[0].state == api.PathActive {
 			a.pathThresholds(now, 0, a.errCount)
 		}
-	} else if a.errCount > a.primaryParams().PathMaxRetrans && !a.hb.down {
+	} else if a.errCount > a.primaryParams().PathMaxRetransmits && !a.hb.down {
 		a.hb.down = true
 		a.emit(EventPathDown, ReasonNone, 0)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
@@ -210,10 +211,10 @@ func TestMultihomeUnconfirmedAddressVerified(t *testing.T) {
 	n := newMHNet(t, 1, [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}, nil)
 	n.connect()
 	p := &n.ca.paths[1]
-	if p.addr != n.srvAddrs[1] || p.state != PathUnconfirmed {
+	if p.addr != n.srvAddrs[1] || p.state != api.PathUnconfirmed {
 		t.Fatalf("path 1: %v %v, want %v unconfirmed", p.addr, p.state, n.srvAddrs[1])
 	}
-	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 	if n.ca.stats.PathsConfirmed != 1 || n.ca.data.eng.NumPaths() != 2 {
 		t.Fatalf("confirmed %d, engine paths %d", n.ca.stats.PathsConfirmed, n.ca.data.eng.NumPaths())
 	}
@@ -243,7 +244,7 @@ func TestMultihomeForgedNonceNeverConfirms(t *testing.T) {
 		b = appendHeartbeatAck(b, param(chunk.ParamHeartbeatInfo, info))
 		n.cli.Receive(n.now, n.srvAddrs[1], finishPacket(b, 0))
 	}
-	if n.ca.paths[1].state != PathUnconfirmed || n.ca.stats.PathsConfirmed != 0 {
+	if n.ca.paths[1].state != api.PathUnconfirmed || n.ca.stats.PathsConfirmed != 0 {
 		t.Fatalf("forged HEARTBEAT ACKs confirmed the path: %v", n.ca.paths[1].state)
 	}
 	if n.ca.stats.Ignored-ignored != 5 {
@@ -272,7 +273,7 @@ func TestMultihomeCoreFailover(t *testing.T) {
 		}
 		n := newMHNet(t, seed, links, adj)
 		n.connect()
-		n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+		n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 		n.toSend = 4000
 		n.run(time.Minute, func() bool { return n.recv > 1000 })
 		rto := n.ca.data.eng.Path.RTO()
@@ -285,7 +286,7 @@ func TestMultihomeCoreFailover(t *testing.T) {
 		if failover <= 0 || failover > 2*rto {
 			t.Errorf("seed %d: data on the second path %v after the cut (RTO %v)", seed, failover, rto)
 		}
-		if n.ca.paths[0].state == PathActive {
+		if n.ca.paths[0].state == api.PathActive {
 			t.Errorf("seed %d: the cut primary is still active", seed)
 		}
 	}
@@ -297,14 +298,14 @@ func TestMultihomeCorePrimaryReturns(t *testing.T) {
 	links := [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}
 	n := newMHNet(t, 4, links, nil)
 	n.connect()
-	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 	n.toSend = 20000
 	n.run(time.Minute, func() bool { return n.recv > 1000 })
 	n.cut(0, 1)
-	n.run(time.Minute, func() bool { return n.ca.paths[0].state != PathActive && n.recv > 3000 })
+	n.run(time.Minute, func() bool { return n.ca.paths[0].state != api.PathActive && n.recv > 3000 })
 	n.cut(0, 0)
 	before := n.dataTo[0]
-	n.run(time.Minute, func() bool { return n.ca.paths[0].state == PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[0].state == api.PathActive })
 	n.run(5*time.Minute, func() bool { return n.recv == n.toSend })
 	if n.dataTo[0] == before || n.ca.data.eng.Primary() != 0 {
 		t.Fatalf("primary not used again: %d DATA packets after the restore, engine primary %d", n.dataTo[0]-before, n.ca.data.eng.Primary())
@@ -319,7 +320,7 @@ func TestMultihomeCoreNoSpuriousFailover(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		n := newMHNet(t, seed, links, nil)
 		n.connect()
-		n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+		n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 		n.toSend = 3000
 		n.run(5*time.Minute, func() bool { return n.recv == n.toSend })
 		t.Logf("seed %d: failovers %d, DATA to the second address %d, T3 %d", seed, n.ca.stats.PathFailovers, n.dataTo[1], n.ca.data.eng.Stats.T3Expiries)
@@ -335,16 +336,16 @@ func TestMultihomePathsAndSetPrimary(t *testing.T) {
 	links := [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}
 	n := newMHNet(t, 6, links, nil)
 	n.connect()
-	if err := n.ca.SetPrimary(n.now, n.srvAddrs[1].Addr()); !errors.Is(err, ErrUnconfirmedAddress) {
+	if err := n.ca.SetPrimary(n.now, n.srvAddrs[1].Addr()); !errors.Is(err, api.ErrUnconfirmedAddress) {
 		t.Fatalf("SetPrimary(unconfirmed): %v", err)
 	}
-	if err := n.ca.SetPrimary(n.now, netip.MustParseAddr("10.9.9.9")); !errors.Is(err, ErrUnknownAddress) {
+	if err := n.ca.SetPrimary(n.now, netip.MustParseAddr("10.9.9.9")); !errors.Is(err, api.ErrUnknownAddress) {
 		t.Fatalf("SetPrimary(unknown): %v", err)
 	}
-	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 	ps := n.ca.Paths(nil)
 	if len(ps) != 2 || ps[0].Addr != n.srvAddrs[0] || !ps[0].Primary || !ps[0].InUse ||
-		ps[1].Addr != n.srvAddrs[1] || ps[1].State != PathActive || ps[1].Primary || ps[1].SRTT <= 0 {
+		ps[1].Addr != n.srvAddrs[1] || ps[1].State != api.PathActive || ps[1].Primary || ps[1].SRTT <= 0 {
 		t.Fatalf("paths %+v", ps)
 	}
 	if err := n.ca.SetPrimary(n.now, n.srvAddrs[1].Addr()); err != nil {
@@ -374,18 +375,18 @@ func TestMultihomePathEvents(t *testing.T) {
 		}
 	}
 	n.connect()
-	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 	n.toSend = 3000
 	n.run(time.Minute, func() bool { return n.recv > 500 })
 	n.cut(0, 1)
-	n.run(time.Minute, func() bool { return n.ca.paths[0].state != PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[0].state != api.PathActive })
 	n.cut(0, 0)
-	n.run(time.Minute, func() bool { return n.ca.paths[0].state == PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[0].state == api.PathActive })
 	want := []struct {
 		k    EventKind
 		addr netip.AddrPort
-		st   PathState
-	}{{EventPathUp, n.srvAddrs[1], PathActive}, {EventPathDown, n.srvAddrs[0], PathPotentiallyFailed}, {EventPathUp, n.srvAddrs[0], PathActive}}
+		st   api.PathState
+	}{{EventPathUp, n.srvAddrs[1], api.PathActive}, {EventPathDown, n.srvAddrs[0], api.PathPotentiallyFailed}, {EventPathUp, n.srvAddrs[0], api.PathActive}}
 	if len(got) != len(want) {
 		t.Fatalf("%d path events: %+v", len(got), got)
 	}
@@ -406,7 +407,7 @@ func TestMultihomeAssociationMaxRetrans(t *testing.T) {
 	n := newMHNet(t, 3, links, func(c *Config) { c.MaxRetransmits = 4; c.RTOMax = 4 * time.Second })
 	n.allowLost = true
 	n.connect()
-	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 	n.toSend = 2000
 	n.run(time.Minute, func() bool { return n.recv > 200 })
 	n.cut(0, 1)
@@ -431,7 +432,7 @@ func TestMultihomePFThresholdOneAtLoss(t *testing.T) {
 			c.RTOMin, c.RTOInitial, c.PFThreshold = 100*time.Millisecond, 500*time.Millisecond, 1
 		})
 		n.connect()
-		n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+		n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 		n.toSend = 3000
 		n.run(5*time.Minute, func() bool { return n.recv == n.toSend })
 		t.Logf("seed %d: failovers %d, DATA packets to the second address %d, T3 %d", seed, n.ca.stats.PathFailovers, n.dataTo[1], n.ca.data.eng.Stats.T3Expiries)
@@ -452,10 +453,10 @@ func TestMultihomeIdlePrimaryFailsOnHeartbeats(t *testing.T) {
 	links := [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}
 	n := newMHNet(t, 5, links, func(c *Config) { c.HeartbeatInterval = time.Second })
 	n.connect()
-	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 	n.cut(0, 1)
 	n.mark = n.now
-	n.run(time.Minute, func() bool { return n.ca.paths[0].state != PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[0].state != api.PathActive })
 	took := n.now.Sub(n.mark)
 	t.Logf("idle primary potentially failed %v after the cut", took)
 	if took > 2*time.Second+3*n.ca.pathRTO(0) {
@@ -489,7 +490,7 @@ func TestMultihomeShutdownFailsOver(t *testing.T) {
 		})
 	}
 	n.connect()
-	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 	n.toSend = 100
 	n.run(time.Minute, func() bool { return n.recv == n.toSend && n.ca.SendIdle() })
 	n.cut(0, 1)
@@ -519,7 +520,7 @@ func TestMultihomeShutdownCompleteToSource(t *testing.T) {
 		})
 	}
 	n.connect()
-	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 	n.toSend = 10
 	n.run(time.Minute, func() bool { return n.recv == n.toSend && n.ca.SendIdle() })
 	n.cut(0, 1)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // NoticeKind is what the network said about a packet this end sent (an
@@ -160,12 +161,12 @@ func (a *Assoc) noticePath(now time.Time, to netip.AddrPort, kind NoticeKind, qu
 		a.pathError(now, i)
 		return true
 	}
-	if p.state != PathUnconfirmed && !a.otherReachable(i) {
+	if p.state != api.PathUnconfirmed && !a.otherReachable(i) {
 		return false // the last path the peer answers on: ICMP8
 	}
 	a.ep.trace(a, "path %v refused (%v)", p.addr, p.state)
-	if p.state == PathUnconfirmed {
-		p.errors = max(p.errors, p.pp.PathMaxRetrans+1)
+	if p.state == api.PathUnconfirmed {
+		p.errors = max(p.errors, p.pp.PathMaxRetransmits+1)
 		p.next = now.Add(p.pp.HeartbeatInterval + a.pathRTO(i))
 		a.schedulePaths()
 		return true
@@ -193,7 +194,7 @@ func (a *Assoc) pathOf(to netip.AddrPort) int {
 // potentially failed (confirmed, and not given up by section 8.2).
 func (a *Assoc) otherReachable(i int) bool {
 	for j := range a.paths {
-		if st := a.paths[j].state; j != i && (st == PathActive || st == PathPotentiallyFailed) {
+		if st := a.paths[j].state; j != i && (st == api.PathActive || st == api.PathPotentiallyFailed) {
 			return true
 		}
 	}

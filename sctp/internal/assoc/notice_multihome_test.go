@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
 
@@ -71,7 +72,7 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 			t.Fatalf("a refusal for an unconfirmed address ended the association (%v)", *lost)
 		}
 		p := &n.ca.paths[1]
-		if p.state != PathUnconfirmed || p.errors <= n.cli.cfg.PathMaxRetrans {
+		if p.state != api.PathUnconfirmed || p.errors <= n.cli.cfg.PathMaxRetrans {
 			t.Fatalf("path 1: %v with %d errors, want unconfirmed beyond Path.Max.Retrans %d", p.state, p.errors, n.cli.cfg.PathMaxRetrans)
 		}
 		if s := n.ca.stats; s.NoticesIn != 1 {
@@ -100,7 +101,7 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 				}
 			}
 			n.connect()
-			n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+			n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 			n.toSend = msgs
 			n.run(time.Minute, func() bool { return n.recv > msgs/4 })
 			n.cut(refused, 1) // it refuses from now on
@@ -108,7 +109,7 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 			if n.ca.closed {
 				t.Fatalf("a refusal for one of two active paths ended the association (%v)", *lost)
 			}
-			if st := n.ca.paths[refused].state; st != PathInactive {
+			if st := n.ca.paths[refused].state; st != api.PathInactive {
 				t.Fatalf("refused path %d is %v, want inactive", refused, st)
 			}
 			other := 1 - refused

@@ -2,11 +2,10 @@ package assoc
 
 import (
 	"encoding/binary"
-	"errors"
 	"net/netip"
 	"time"
 
-	"github.com/usctp/usctp/sctp/internal/transfer"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // Path management of a multi-homed peer (Config.Multihoming): RFC 9260
@@ -29,34 +28,13 @@ import (
 // Config.NoPrimaryReturn. The association's own error count and
 // Association.Max.Retrans are kept by heartbeat.go as before.
 
-// PathState is the state of a peer address.
-type PathState uint8
-
-// Path states.
-const (
-	PathUnconfirmed       PathState = iota // not yet verified by a HEARTBEAT (section 5.4)
-	PathActive                             // confirmed and answering
-	PathPotentiallyFailed                  // error count beyond the PF threshold (RFC 7829)
-	PathInactive                           // error count beyond Path.Max.Retrans (section 8.2)
-)
-
-var pathStateNames = [...]string{"unconfirmed", "active", "potentially-failed", "inactive"}
-
-// String returns the state's name.
-func (s PathState) String() string {
-	if int(s) < len(pathStateNames) {
-		return pathStateNames[s]
-	}
-	return "PathState(?)"
-}
-
 // peerPath is one peer address of a multi-homed association.
 type peerPath struct {
 	addr   netip.AddrPort
-	state  PathState
-	pp     PathParams // its settings (pathparams.go)
-	eng    int        // transfer engine path index; -1 while unconfirmed
-	errors int        // errors while unconfirmed (the engine path counts after)
+	state  api.PathState
+	pp     api.PathParams // its settings (pathparams.go)
+	eng    int            // transfer engine path index; -1 while unconfirmed
+	errors int            // errors while unconfirmed (the engine path counts after)
 	// Heartbeat: nonce and send time of the outstanding HEARTBEAT, and
 	// when the next is due.
 	nonce  uint64
@@ -77,7 +55,7 @@ func (a *Assoc) setupPaths(now time.Time) {
 			continue
 		}
 		if a.paths == nil {
-			a.paths = append(a.paths, peerPath{addr: a.key.peer, state: PathActive, eng: 0, pp: a.pp})
+			a.paths = append(a.paths, peerPath{addr: a.key.peer, state: api.PathActive, eng: 0, pp: a.pp})
 		}
 		addr := netip.AddrPortFrom(ip, a.key.peer.Port())
 		key := assocKey{peer: addr, localPort: a.key.localPort, peerPort: a.key.peerPort}
@@ -142,7 +120,7 @@ func (a *Assoc) schedulePaths() {
 
 // probed reports whether path i is heartbeated by this file: every path
 // but the primary while it is active (heartbeat.go watches that one).
-func (a *Assoc) probed(i int) bool { return i > 0 || a.paths[0].state != PathActive }
+func (a *Assoc) probed(i int) bool { return i > 0 || a.paths[0].state != api.PathActive }
 
 // pathTimer sends the heartbeats that are due and counts the unanswered
 // ones ("The endpoint SHOULD increment the respective error counter of the
@@ -173,9 +151,9 @@ func (a *Assoc) pathTimer(now time.Time) {
 		a.stats.HeartbeatsOut++
 		a.ep.markReady(a)
 		rto := a.pathRTO(i)
-		if p.state == PathActive {
+		if p.state == api.PathActive {
 			p.next = a.idleHeartbeat(now, i)
-		} else if p.state == PathUnconfirmed && p.errors > p.pp.PathMaxRetrans {
+		} else if p.state == api.PathUnconfirmed && p.errors > p.pp.PathMaxRetransmits {
 			// An address that never answered: probed at the pace of an
 			// idle path from now on.
 			p.next = now.Add(p.pp.HeartbeatInterval + rto)
@@ -209,21 +187,21 @@ func (a *Assoc) pathError(now time.Time, i int) {
 // potentially failed).
 func (a *Assoc) pathThresholds(now time.Time, i, n int) {
 	p := &a.paths[i]
-	if p.state == PathUnconfirmed {
+	if p.state == api.PathUnconfirmed {
 		return
 	}
 	st := p.state
 	switch {
-	case n > p.pp.PathMaxRetrans:
-		st = PathInactive
+	case n > p.pp.PathMaxRetransmits:
+		st = api.PathInactive
 	case n > p.pp.PFThreshold:
-		st = PathPotentiallyFailed
+		st = api.PathPotentiallyFailed
 	}
 	if st == p.state {
 		return
 	}
 	a.ep.trace(a, "path %v %v -> %v", p.addr, p.state, st)
-	if p.state == PathActive {
+	if p.state == api.PathActive {
 		a.stats.PathFailovers++
 		if p.next.IsZero() || p.next.Sub(now) > a.pathRTO(i) {
 			p.next = now.Add(a.pathRTO(i)) // probe it every RTO
@@ -246,7 +224,7 @@ func (a *Assoc) pathThresholds(now time.Time, i, n int) {
 func (a *Assoc) alternatePath(i int) int {
 	best := -1
 	for j := range a.paths {
-		if j != i && a.paths[j].state == PathActive {
+		if j != i && a.paths[j].state == api.PathActive {
 			if j == a.primary {
 				return j
 			}
@@ -283,7 +261,7 @@ func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bo
 		p.out = false
 		a.stats.HeartbeatAcks++
 		eng := a.data.eng
-		if p.state == PathUnconfirmed {
+		if p.state == api.PathUnconfirmed {
 			e, err := eng.AddPath(p.addr.Addr().Is6())
 			if err != nil {
 				return true
@@ -293,7 +271,7 @@ func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bo
 			a.startPathPMTU(now, e)
 			a.ep.trace(a, "path %v confirmed", p.addr)
 		}
-		changed := p.state != PathActive
+		changed := p.state != api.PathActive
 		// Section 8.3: "The receiver of the HEARTBEAT ACK chunk SHOULD
 		// also clear the association overall error counter".
 		a.errCount = 0
@@ -302,10 +280,10 @@ func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bo
 		ep.ClearErrors()
 		p.errors = 0
 		returned := false
-		if p.state != PathActive {
-			p.state = PathActive
+		if p.state != api.PathActive {
+			p.state = api.PathActive
 			eng.SetPathDown(p.eng, false)
-			if i == a.primary && !a.ep.cfg.NoPrimaryReturn || a.paths[a.enginePrimary()].state != PathActive {
+			if i == a.primary && !a.ep.cfg.NoPrimaryReturn || a.paths[a.enginePrimary()].state != api.PathActive {
 				returned = i == a.primary && eng.Primary() != p.eng
 				eng.SetPrimary(p.eng)
 			}
@@ -391,7 +369,7 @@ func (a *Assoc) enginePrimary() int {
 // SCTP_GET_PEER_ADDR_INFO).
 type PathInfo struct {
 	Addr      netip.AddrPort
-	State     PathState
+	State     api.PathState
 	Primary   bool // the primary path: the handshake's address or SetPrimary's
 	InUse     bool // new data goes there now (the primary, or the path it moved to)
 	SRTT, RTO time.Duration
@@ -399,7 +377,7 @@ type PathInfo struct {
 	Errors    int // error count (section 8.2)
 	// PMTU is the path's path MTU discovery state (RFC 8899); MTU is
 	// then its PLPMTU.
-	PMTU transfer.PMTUState
+	PMTU api.PMTUState
 }
 
 // Paths appends a description of each peer address to dst: the address
@@ -411,7 +389,7 @@ func (a *Assoc) Paths(dst []PathInfo) []PathInfo {
 		eng = a.data.kept
 	}
 	if a.paths == nil {
-		pi := PathInfo{Addr: a.key.peer, State: PathActive, Primary: true, InUse: true, RTO: a.currentRTO()}
+		pi := PathInfo{Addr: a.key.peer, State: api.PathActive, Primary: true, InUse: true, RTO: a.currentRTO()}
 		if eng != nil {
 			p := &eng.Path
 			pi.SRTT, pi.RTO, pi.Cwnd, pi.MTU, pi.Errors = p.SRTT(), p.RTO(), p.Cwnd(), p.MTU(), p.ErrorCount()
@@ -447,19 +425,19 @@ func (a *Assoc) SetPrimary(now time.Time, ip netip.Addr) error {
 		if ip == a.key.peer.Addr().Unmap() {
 			return nil
 		}
-		return ErrUnknownAddress
+		return api.ErrUnknownAddress
 	}
 	for i := range a.paths {
 		p := &a.paths[i]
 		if p.addr.Addr().Unmap() != ip {
 			continue
 		}
-		if p.state == PathUnconfirmed {
-			return ErrUnconfirmedAddress
+		if p.state == api.PathUnconfirmed {
+			return api.ErrUnconfirmedAddress
 		}
 		made := a.primary != i
 		a.primary = i
-		if p.state == PathActive {
+		if p.state == api.PathActive {
 			made = made || a.data.eng.Primary() != p.eng
 			a.data.eng.SetPrimary(p.eng)
 		}
@@ -469,16 +447,8 @@ func (a *Assoc) SetPrimary(now time.Time, ip netip.Addr) error {
 		}
 		return nil
 	}
-	return ErrUnknownAddress
+	return api.ErrUnknownAddress
 }
-
-// Errors of SetPrimary.
-var (
-	// ErrUnknownAddress: the address is none of the peer's.
-	ErrUnknownAddress = errors.New("sctp: not an address of the peer")
-	// ErrUnconfirmedAddress: the peer address is not confirmed yet.
-	ErrUnconfirmedAddress = errors.New("sctp: peer address not confirmed")
-)
 
 // emitPath reports a state change of path i (SCTP_PEER_ADDR_CHANGE).
 func (a *Assoc) emitPath(k EventKind, i int) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // Deleting the handshake's address and the wildcard address (RFC 5061).
@@ -117,7 +118,7 @@ func TestASCONF5061DeleteHandshakeAddress(t *testing.T) {
 	if tc.ep.assocs[k] != nil {
 		t.Fatal("the endpoint still finds the association by the deleted address")
 	}
-	if ps := a.Paths(nil); len(ps) != 1 || ps[0].Addr != second || ps[0].State != PathActive || !ps[0].Primary {
+	if ps := a.Paths(nil); len(ps) != 1 || ps[0].Addr != second || ps[0].State != api.PathActive || !ps[0].Primary {
 		t.Fatalf("paths %+v", ps)
 	}
 	tc.readPackets()
@@ -179,7 +180,7 @@ func TestASCONF5061DeleteWildcard(t *testing.T) {
 	}
 	second := tc.addConfirmed(peer, tc.peerTSN+1, "192.0.2.9", true)
 	third := tc.addConfirmed(peer, tc.peerTSN+2, "192.0.2.10", false)
-	if ps := a.Paths(nil); len(ps) != 3 || ps[1].State != PathActive || ps[2].State != PathUnconfirmed {
+	if ps := a.Paths(nil); len(ps) != 3 || ps[1].State != api.PathActive || ps[2].State != api.PathUnconfirmed {
 		t.Fatalf("paths %+v", ps)
 	}
 	tc.writeFrom(second, a.localTag, peer.sign(0, chunk.HMACSHA1, asconfChunk(t, tc.peerTSN+3,

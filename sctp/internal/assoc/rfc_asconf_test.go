@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // asconfServer establishes an association with an endpoint that accepts
@@ -129,7 +130,7 @@ func TestASCONF5061AddSetPrimaryDelete(t *testing.T) {
 		t.Fatalf("primary event for %v", e.Addr)
 	}
 	ps := tc.a.Paths(nil)
-	if len(ps) != 2 || ps[1].State != PathUnconfirmed || !ps[1].Primary || ps[0].InUse != true {
+	if len(ps) != 2 || ps[1].State != api.PathUnconfirmed || !ps[1].Primary || ps[0].InUse != true {
 		t.Fatalf("paths %+v: the new address must be unconfirmed and not in use yet", ps)
 	}
 	// Delete it, from the handshake's address.
@@ -294,7 +295,7 @@ func TestASCONFPathLifecycle(t *testing.T) {
 	tc.peer = newAddr
 	tc.writeChunks(chunkOf(chunk.TypeHeartbeatAck, 0, hb.value()))
 	tc.peer = peerAddr
-	if ps := tc.a.Paths(nil); ps[1].State != PathActive || !ps[1].InUse {
+	if ps := tc.a.Paths(nil); ps[1].State != api.PathActive || !ps[1].InUse {
 		t.Fatalf("paths %+v: the confirmed primary must carry the data", ps)
 	}
 	tc.readPackets()

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // Restart and collision with multi-homed peers (RFC 9260 sections 5.2.1
@@ -53,7 +54,7 @@ func (tc *testConn) confirmPath2() {
 		tc.t.Fatalf("HEARTBEAT to %v, want %v", p.to, peerAddr2)
 	}
 	tc.writeFrom(peerAddr2, tc.a.localTag, chunkOf(chunk.TypeHeartbeatAck, 0, hb.value()))
-	if i := tc.a.pathAt(peerAddr2); i < 0 || tc.a.paths[i].state != PathActive {
+	if i := tc.a.pathAt(peerAddr2); i < 0 || tc.a.paths[i].state != api.PathActive {
 		tc.t.Fatalf("path %v not confirmed: %+v", peerAddr2, tc.a.paths)
 	}
 	tc.events = tc.events[:0]
@@ -109,7 +110,7 @@ func TestRestartFromOtherPeerAddress(t *testing.T) {
 	if len(tc.ep.assocs) != 2 || tc.ep.tags[in.tag] != a || a.peerTag != 0x5151 {
 		t.Fatalf("restart made another association: %d index entries, tag owner %p (want %p)", len(tc.ep.assocs), tc.ep.tags[in.tag], a)
 	}
-	if len(a.paths) != 2 || a.paths[1].addr != peerAddr2 || a.paths[1].state != PathUnconfirmed {
+	if len(a.paths) != 2 || a.paths[1].addr != peerAddr2 || a.paths[1].state != api.PathUnconfirmed {
 		t.Fatalf("paths after the restart: %+v", a.paths)
 	}
 	if a.stats.Restarts != 1 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // addrParam encodes an IPv4 or IPv6 Address parameter.
@@ -173,7 +174,7 @@ func TestServerMultihomeAddressFromCookie(t *testing.T) {
 		t.Fatal("no association")
 	}
 	tc.wantChunk(chunk.TypeCookieAck)
-	if len(tc.a.paths) != 2 || tc.a.paths[1].addr != peerAddr2 || tc.a.paths[1].state != PathUnconfirmed {
+	if len(tc.a.paths) != 2 || tc.a.paths[1].addr != peerAddr2 || tc.a.paths[1].state != api.PathUnconfirmed {
 		t.Fatalf("paths %+v", tc.a.paths)
 	}
 	tc.advanceToTimer()
@@ -185,7 +186,7 @@ func TestServerMultihomeAddressFromCookie(t *testing.T) {
 	b := appendHeader(nil, tc.pport, tc.lport, tc.a.localTag)
 	b = appendHeartbeatAck(b, hb.value())
 	tc.ep.Receive(tc.now, peerAddr2, finishPacket(b, 0))
-	if tc.a.paths[1].state != PathActive || tc.a.stats.PathsConfirmed != 1 {
+	if tc.a.paths[1].state != api.PathActive || tc.a.stats.PathsConfirmed != 1 {
 		t.Fatalf("path after the HEARTBEAT ACK: %v", tc.a.paths[1].state)
 	}
 }

@@ -3,6 +3,8 @@ package assoc
 import (
 	"net/netip"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // expire runs every timer of the association that expired at now.
@@ -122,7 +124,7 @@ func (a *Assoc) t2Expired(now time.Time) {
 		// threshold the resend goes to another path, as section 6.4.1 has
 		// retransmissions do.
 		a.ctlTo = netip.AddrPort{}
-		if i := a.enginePrimary(); a.paths[i].state == PathActive {
+		if i := a.enginePrimary(); a.paths[i].state == api.PathActive {
 			a.pathError(now, i)
 		}
 	}
