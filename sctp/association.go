@@ -145,7 +145,7 @@ func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline, closed <-c
 		var err error
 		if as.failHeld > 0 {
 			if room, _ := as.room(); room < len(p) {
-				err = assoc.ErrWouldBlock // the event reader is behind
+				err = ErrWouldBlock // the event reader is behind
 			}
 		}
 		if err == nil {
@@ -163,9 +163,9 @@ func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline, closed <-c
 			}
 			return len(p), nil
 		}
-		if !errors.Is(err, assoc.ErrWouldBlock) {
+		if !errors.Is(err, ErrWouldBlock) {
 			e.mu.Unlock()
-			return 0, mapErr(err)
+			return 0, publicErr(err)
 		}
 		if info.NonBlocking {
 			e.mu.Unlock()

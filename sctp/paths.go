@@ -78,7 +78,7 @@ func (as *Association) SetPrimary(ip netip.Addr) error {
 	}
 	err := as.a.SetPrimary(time.Now(), ip)
 	as.ep.afterCall(as) // the "made primary" event
-	return mapErr(err)
+	return publicErr(err)
 }
 
 // PathParams are the settings of one of the peer's addresses, as RFC 6458's
@@ -107,7 +107,7 @@ func (as *Association) SetPathParams(ip netip.Addr, p PathParams) error {
 		return ErrClosed
 	}
 	if err := as.a.SetPathParams(time.Now(), ip, p); err != nil {
-		return mapErr(err)
+		return publicErr(err)
 	}
 	as.ep.afterCall(as)
 	return nil

@@ -80,7 +80,7 @@ func (as *Association) reconfigureWith(ctx context.Context, queue func(a *assoc.
 	e.afterCall(as)
 	e.mu.Unlock()
 	if err != nil {
-		return mapErr(err)
+		return publicErr(err)
 	}
 	e.poke()
 	e.mu.Lock()
@@ -88,7 +88,7 @@ func (as *Association) reconfigureWith(ctx context.Context, queue func(a *assoc.
 	for {
 		if err, ok := as.rcDone[op]; ok {
 			delete(as.rcDone, op)
-			return mapErr(err)
+			return publicErr(err)
 		}
 		if as.closed {
 			return as.termErr()
@@ -112,7 +112,7 @@ func (as *Association) rcForget(op uint64) {
 // reconfDone turns a core reconfiguration event into the user's event
 // and the waiting call's result; called with ep.mu held.
 func (as *Association) reconfDone(ev *assoc.ReconfEvent) {
-	err := mapErr(ev.Err)
+	err := publicErr(ev.Err)
 	if ev.Op != 0 {
 		if as.rcGone[ev.Op] {
 			delete(as.rcGone, ev.Op)

@@ -45,7 +45,7 @@ func TestASCONFEndToEnd(t *testing.T) {
 		}
 		return false
 	}
-	if _, err := p.as[0].AddLocalAddr(p.now, netip.MustParseAddr("224.0.0.1")); err != ErrNotLocalAddr {
+	if _, err := p.as[0].AddLocalAddr(p.now, netip.MustParseAddr("224.0.0.1")); err != api.ErrNotLocalAddr {
 		t.Fatalf("multicast AddLocalAddr: %v", err)
 	}
 	op, err := p.as[0].AddLocalAddr(p.now, extra)

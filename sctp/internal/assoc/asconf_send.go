@@ -2,12 +2,12 @@ package assoc
 
 import (
 	"encoding/binary"
-	"errors"
 	"net/netip"
 	"slices"
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // The sending side of RFC 5061: this end asks the peer to add or delete one
@@ -15,13 +15,6 @@ import (
 // ASCONF is outstanding at a time (section 5.1: "only one ASCONF chunk may
 // be in flight", paraphrase), retransmitted on the RTO; requests made
 // meanwhile wait and go together in the next one.
-
-// Errors of the address requests.
-var (
-	ErrASCONFNotNegotiated = errors.New("sctp: the peer does not accept address changes (ASCONF with AUTH)")
-	ErrNotLocalAddr        = errors.New("sctp: not an address of this endpoint")
-	ErrASCONFBusy          = errors.New("sctp: too many address requests waiting")
-)
 
 // maxASCONFQueue bounds the requests waiting for the next ASCONF.
 const maxASCONFQueue = 16
@@ -51,7 +44,7 @@ type asconfSender struct {
 func (a *Assoc) AddLocalAddr(now time.Time, ip netip.Addr) (uint64, error) {
 	ip = ip.Unmap()
 	if !ownableAddr(ip, ip) {
-		return 0, ErrNotLocalAddr
+		return 0, api.ErrNotLocalAddr
 	}
 	return a.asconfRequest(now, chunk.ParamAddIPAddress, ip)
 }
@@ -76,7 +69,7 @@ func (a *Assoc) asconfRequest(now time.Time, typ chunk.ParamType, ip netip.Addr)
 	case a.state != stateEstablished || !a.asconfOK() || a.auth.peerNeeds.has(chunk.TypeASCONF) == false:
 		// Section 6 (paraphrase): ASCONF is only sent authenticated,
 		// to a peer that requires it so.
-		return 0, ErrASCONFNotNegotiated
+		return 0, api.ErrASCONFNotNegotiated
 	}
 	s := a.ascOut
 	if s == nil {
@@ -86,7 +79,7 @@ func (a *Assoc) asconfRequest(now time.Time, typ chunk.ParamType, ip netip.Addr)
 		a.ascOut = s
 	}
 	if len(s.queue) >= maxASCONFQueue {
-		return 0, ErrASCONFBusy
+		return 0, api.ErrASCONFBusy
 	}
 	s.nextOp++
 	op := s.nextOp | 1<<63

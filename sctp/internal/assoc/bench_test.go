@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
-	"github.com/usctp/usctp/sctp/internal/transfer"
+	"github.com/usctp/usctp/sctp/internal/api"
 
 	"github.com/usctp/usctp/internal/testsupport"
 )
@@ -104,7 +104,7 @@ func (p *corePair) send(msg []byte) {
 		if err == nil {
 			return
 		}
-		if !errors.Is(err, transfer.ErrWouldBlock) {
+		if !errors.Is(err, api.ErrWouldBlock) {
 			panic(err)
 		}
 		p.pump()

@@ -208,7 +208,7 @@ func (a *Assoc) data6_2(now time.Time, p *inPacket, c *rxChunk) disp {
 // for an invalid stream.
 func (a *Assoc) dataHandled(v transfer.Verdict, err error, tsn chunk.TSN, sid uint16, kind string) disp {
 	switch {
-	case errors.Is(err, transfer.ErrEmptyMessage):
+	case errors.Is(err, api.ErrEmptyMessage):
 		// Section 6.2: "If an endpoint receives a DATA chunk with no user
 		// data (i.e., the Length field is set to 16), it SHOULD send an
 		// ABORT chunk with a "No User Data" error cause."
@@ -282,7 +282,7 @@ func (a *Assoc) Send(now time.Time, sid uint16, ppid uint32, unordered bool, msg
 		// Section 9.2: "An endpoint SHOULD reject any new data request
 		// from its upper layer if it is in the SHUTDOWN-PENDING,
 		// SHUTDOWN-SENT, SHUTDOWN-RECEIVED, or SHUTDOWN-ACK-SENT state."
-		return ErrShuttingDown
+		return api.ErrShutdown
 	case a.data.eng == nil:
 		return ErrNotReady
 	}

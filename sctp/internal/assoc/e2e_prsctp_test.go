@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 
@@ -86,7 +87,7 @@ func runPR(t testing.TB, link simnet.LinkConfig, interleave bool) {
 			}
 			m := prMessage(sid, nextSend[sid])
 			err := a.Send(p.now, sid, 0, sid == 2, m, pr[sid])
-			if errors.Is(err, transfer.ErrWouldBlock) {
+			if errors.Is(err, api.ErrWouldBlock) {
 				break
 			}
 			if err != nil {

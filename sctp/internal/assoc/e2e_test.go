@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 
@@ -245,7 +246,7 @@ func runEndToEnd(t testing.TB, seed uint64, link simnet.LinkConfig, perSide int)
 				sid := uint16(rng.IntN(int(a.outStreams)))
 				msg := message(side, sid, f.nextSend[sid], out)
 				err := a.send(p.now, sid, uint32(sid), unordered(msg), msg)
-				if errors.Is(err, transfer.ErrWouldBlock) {
+				if errors.Is(err, api.ErrWouldBlock) {
 					break
 				}
 				if err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/usctp/usctp/sctp/internal/transfer"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // BenchmarkCoreAssocs measures the cost per message of bulk traffic over
@@ -51,7 +51,7 @@ func BenchmarkCoreAssocs(b *testing.B) {
 				i++
 				for sent < b.N {
 					if err := a.send(p.now, 0, 0, false, msg); err != nil {
-						if !errors.Is(err, transfer.ErrWouldBlock) {
+						if !errors.Is(err, api.ErrWouldBlock) {
 							b.Fatal(err)
 						}
 						break

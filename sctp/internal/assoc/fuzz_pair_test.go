@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
-	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // linkMutator changes the packets crossing the simulated network as the
@@ -196,7 +196,7 @@ func runMutatedPair(t *testing.T, in []byte) {
 				sid := uint16(rng.IntN(int(a.outStreams)))
 				msg := message(side, sid, f.nextSend[sid], out)
 				err := a.send(now, sid, uint32(sid), unordered(msg), msg)
-				if errors.Is(err, transfer.ErrWouldBlock) {
+				if errors.Is(err, api.ErrWouldBlock) {
 					break
 				}
 				if err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
-	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // mhNet is a client endpoint with one address and a server endpoint with
@@ -164,7 +163,7 @@ func (n *mhNet) app() {
 	for n.sent < n.toSend {
 		msg := make([]byte, 1000)
 		binary.BigEndian.PutUint32(msg, uint32(n.sent))
-		if err := n.ca.send(n.now, 0, 0, false, msg); errors.Is(err, transfer.ErrWouldBlock) {
+		if err := n.ca.send(n.now, 0, 0, false, msg); errors.Is(err, api.ErrWouldBlock) {
 			break
 		} else if err != nil {
 			n.t.Fatal(err)

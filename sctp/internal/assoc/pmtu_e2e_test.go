@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
@@ -44,7 +45,7 @@ func pmtuBulk(t *testing.T, p *pair, total int, during func(now time.Time, recei
 		for sent < total {
 			n := min(1+rng.IntN(20000), total-sent)
 			err := p.as[0].send(p.now, 0, 0, false, src[sent:sent+n])
-			if errors.Is(err, transfer.ErrWouldBlock) {
+			if errors.Is(err, api.ErrWouldBlock) {
 				break
 			}
 			if err != nil {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
-	"github.com/usctp/usctp/sctp/internal/transfer"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/stream"
 )
 
@@ -146,9 +146,9 @@ func resultErr(r chunk.ReconfigResult) error {
 	case chunk.ReconfigSuccessNothing, chunk.ReconfigSuccessPerformed:
 		return nil
 	case chunk.ReconfigDenied:
-		return ErrReconfigDenied
+		return api.ErrReconfigDenied
 	}
-	return fmt.Errorf("%w: %v", ErrReconfigFailed, r)
+	return fmt.Errorf("%w: %v", api.ErrReconfigFailed, r)
 }
 
 // ReconfEvent is what a reconfiguration event (EventReconf) carries.
@@ -160,7 +160,7 @@ type ReconfEvent struct {
 	Dir        Direction    // the streams touched, seen from this end
 	SIDs       []uint16     // the streams reset; empty: all of them
 	Count      uint16       // Added: how many streams
-	Err        error        // nil on success, else an error matching ErrReconfigDenied or ErrReconfigFailed
+	Err        error        // nil on success, else an error matching api.ErrReconfigDenied or api.ErrReconfigFailed
 	Quiet      bool         // completes Op without a user event
 }
 
@@ -193,14 +193,14 @@ func (a *Assoc) Reconfigure(now time.Time, reset bool, dir Direction, sids []uin
 		sids = slices.Compact(sids)
 		if dir&DirOutgoing != 0 {
 			if n := len(sids); n > 0 && int(sids[n-1]) >= int(a.outStreams) {
-				return 0, fmt.Errorf("%w: %d, %d outbound streams", transfer.ErrStreamID, sids[n-1], a.outStreams)
+				return 0, fmt.Errorf("%w: %d, %d outbound streams", api.ErrStreamID, sids[n-1], a.outStreams)
 			}
 			r.params[r.np] = reconfParam{kind: rqOutReset, sids: sids}
 			r.np++
 		}
 		if dir&DirIncoming != 0 {
 			if n := len(sids); n > 0 && int(sids[n-1]) >= int(a.inStreams) {
-				return 0, fmt.Errorf("%w: %d, %d inbound streams", transfer.ErrStreamID, sids[n-1], a.inStreams)
+				return 0, fmt.Errorf("%w: %d, %d inbound streams", api.ErrStreamID, sids[n-1], a.inStreams)
 			}
 			r.params[r.np] = reconfParam{kind: rqInReset, sids: sids}
 			r.np++
@@ -210,7 +210,7 @@ func (a *Assoc) Reconfigure(now time.Time, reset bool, dir Direction, sids []uin
 		case out == 0 && in == 0:
 			return 0, errors.New("sctp: no streams to add")
 		case int(a.outStreams)+int(out) > stream.MaxStreams || int(a.inStreams)+int(in) > stream.MaxStreams:
-			return 0, fmt.Errorf("%w: more than %d streams", transfer.ErrStreamID, stream.MaxStreams)
+			return 0, fmt.Errorf("%w: more than %d streams", api.ErrStreamID, stream.MaxStreams)
 		}
 		if out > 0 {
 			r.params[r.np] = reconfParam{kind: rqAddOut, n: out}
@@ -232,11 +232,11 @@ func (a *Assoc) reconfAllowed() error {
 	case a.data.eng == nil:
 		return ErrNotReady
 	case !a.reconfOn():
-		return ErrReconfigUnsupported
+		return api.ErrReconfigUnsupported
 	case a.state != stateEstablished:
-		return ErrShuttingDown
+		return api.ErrShutdown
 	case len(a.reconfState().queue) >= maxReconfQueue:
-		return ErrReconfigBusy
+		return api.ErrReconfigBusy
 	}
 	return nil
 }
@@ -252,21 +252,21 @@ func (a *Assoc) queueReconf(now time.Time, r reconfReq) uint64 {
 
 // ResetAssoc queues an SSN/TSN Reset Request (RFC 6525 section
 // 5.1.4). At most one is sent within 30 seconds: a second one within that
-// time, or while one waits, fails with ErrAssocResetTooSoon.
+// time, or while one waits, fails with api.ErrAssocResetTooSoon.
 func (a *Assoc) ResetAssoc(now time.Time) (uint64, error) {
 	defer a.ep.touch(a)
 	if err := a.reconfAllowed(); err != nil {
 		return 0, err
 	}
 	if !a.rc.assocSent.IsZero() && now.Sub(a.rc.assocSent) < assocResetGap {
-		return 0, ErrAssocResetTooSoon
+		return 0, api.ErrAssocResetTooSoon
 	}
 	if p := a.ourParam(rqAssocReset, 0, true); p != nil {
-		return 0, ErrAssocResetTooSoon
+		return 0, api.ErrAssocResetTooSoon
 	}
 	for i := range a.rc.queue {
 		if a.rc.queue[i].params[0].kind == rqAssocReset {
-			return 0, ErrAssocResetTooSoon
+			return 0, api.ErrAssocResetTooSoon
 		}
 	}
 	r := reconfReq{np: 1}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // The SSN/TSN Reset Request (RFC 6525 sections 5.1.4 and 5.2.4) at the
@@ -200,7 +201,7 @@ func TestAssocResetOurs(t *testing.T) {
 		t.Fatalf("got %q ssn %d", m, ssn)
 	}
 	// At most one request per 30 seconds.
-	if _, err := a.ResetAssoc(tc.now); !errors.Is(err, ErrAssocResetTooSoon) {
+	if _, err := a.ResetAssoc(tc.now); !errors.Is(err, api.ErrAssocResetTooSoon) {
 		t.Fatalf("second reset: %v", err)
 	}
 	tc.advance(31 * time.Second)
@@ -223,7 +224,7 @@ func TestAssocResetDenied(t *testing.T) {
 	a.ResetAssoc(tc.now)
 	ps := tc.wantReconf()
 	tc.writeChunks(reconfChunk(tsnResponse(ps[0].ReqSeq, chunk.ReconfigDenied, 0, 0)))
-	if ev := tc.wantReconfEvent(); !ev.AssocReset || !errors.Is(ev.Err, ErrReconfigDenied) {
+	if ev := tc.wantReconfEvent(); !ev.AssocReset || !errors.Is(ev.Err, api.ErrReconfigDenied) {
 		t.Fatalf("event %+v", ev)
 	}
 	a.send(tc.now, 0, 0, false, []byte("ssn1"))

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/stream"
 )
 
@@ -185,7 +186,7 @@ func TestReconfNegotiation(t *testing.T) {
 	// A peer that did not offer it.
 	tc = newTestEndpoint(t, testConfig())
 	tc.connectServer()
-	if _, err := tc.a.Reconfigure(tc.now, true, DirOutgoing, nil, 0, 0); !errors.Is(err, ErrReconfigUnsupported) {
+	if _, err := tc.a.Reconfigure(tc.now, true, DirOutgoing, nil, 0, 0); !errors.Is(err, api.ErrReconfigUnsupported) {
 		t.Fatalf("reset without negotiation: %v", err)
 	}
 	tc.writeChunks(reconfChunk(outReset(tc.peerTSN, 0, tc.peerTSN-1)))
@@ -421,7 +422,7 @@ func TestReconfOurResetDenied(t *testing.T) {
 	}
 	tc.writeChunks(reconfChunk(response(ps[0].ReqSeq, chunk.ReconfigDenied)))
 	ev := tc.wantReconfEvent()
-	if !errors.Is(ev.Err, ErrReconfigDenied) {
+	if !errors.Is(ev.Err, api.ErrReconfigDenied) {
 		t.Fatalf("event %+v", ev)
 	}
 	a.send(tc.now, 0, 0, false, []byte("ssn1"))

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sched"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
-	"github.com/usctp/usctp/sctp/internal/transfer"
 	"github.com/usctp/usctp/stream"
 
 	"github.com/usctp/usctp/internal/testsupport"
@@ -90,7 +90,7 @@ func (r *shareRun) feed() {
 				msg = append(msg, byte(sid+len(msg)))
 			}
 			err := a.send(r.p.now, uint16(sid), 0, false, msg)
-			if errors.Is(err, transfer.ErrWouldBlock) {
+			if errors.Is(err, api.ErrWouldBlock) {
 				return
 			}
 			if err != nil {
@@ -336,7 +336,7 @@ func TestSchedBlockedStreamEndToEnd(t *testing.T) {
 	if r.got[1] != r.queued[1] {
 		t.Errorf("stream 1: %d of %d messages after the reopen", r.got[1], r.queued[1])
 	}
-	if err := a.setStreamState(16, stream.Closed); !errors.Is(err, transfer.ErrStreamID) {
+	if err := a.setStreamState(16, stream.Closed); !errors.Is(err, api.ErrStreamID) {
 		t.Errorf("stream 16 of 16: %v", err)
 	}
 }
@@ -467,7 +467,7 @@ func TestSchedCoreCalls(t *testing.T) {
 	if err := a.SetScheduler(sched.WFQ); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.SetStreamValue(16, 2); !errors.Is(err, transfer.ErrStreamID) {
+	if err := a.SetStreamValue(16, 2); !errors.Is(err, api.ErrStreamID) {
 		t.Errorf("stream 16 of 16: %v", err)
 	}
 	if err := a.SetStreamValue(3, 0); !errors.Is(err, sched.ErrValue) {
