@@ -2,7 +2,6 @@ package sctp
 
 import (
 	"context"
-	"errors"
 	"net"
 	"net/netip"
 	"time"
@@ -40,20 +39,20 @@ func (as *Association) AddLocalAddr(ctx context.Context, ip netip.Addr) error {
 	if b := as.ep.Addr().Addr().Unmap(); !(b.IsUnspecified() || b == ip) || !hostAddr(ip) {
 		return ErrNotLocalAddr
 	}
-	return as.asconfCall(ctx, ip, func(a *assoc.Assoc) (uint64, error) { return a.AddLocalAddr(time.Now(), ip) })
+	return as.reconfigureWith(ctx, func(a *assoc.Assoc) (uint64, error) { return a.AddLocalAddr(time.Now(), ip) })
 }
 
 // RemoveLocalAddr asks the peer to delete our address ip from the
 // association (RFC 5061 Delete IP Address); the peer refuses to delete the
 // last one, or the one the request came from.
 func (as *Association) RemoveLocalAddr(ctx context.Context, ip netip.Addr) error {
-	return as.asconfCall(ctx, ip, func(a *assoc.Assoc) (uint64, error) { return a.RemoveLocalAddr(time.Now(), ip) })
+	return as.reconfigureWith(ctx, func(a *assoc.Assoc) (uint64, error) { return a.RemoveLocalAddr(time.Now(), ip) })
 }
 
 // SetPeerPrimary asks the peer to send to our address ip (RFC 5061 Set
 // Primary Address).
 func (as *Association) SetPeerPrimary(ctx context.Context, ip netip.Addr) error {
-	return as.asconfCall(ctx, ip, func(a *assoc.Assoc) (uint64, error) { return a.SetPeerPrimary(time.Now(), ip) })
+	return as.reconfigureWith(ctx, func(a *assoc.Assoc) (uint64, error) { return a.SetPeerPrimary(time.Now(), ip) })
 }
 
 // hostAddr reports whether ip is an address of one of the host's
@@ -71,31 +70,4 @@ func hostAddr(ip netip.Addr) bool {
 		}
 	}
 	return false
-}
-
-func (as *Association) asconfCall(ctx context.Context, ip netip.Addr, queue func(a *assoc.Assoc) (uint64, error)) error {
-	err := as.reconfigureWith(ctx, queue)
-	var ae *ASCONFError
-	if errors.As(err, &ae) {
-		ae.Addr = ip.Unmap()
-	}
-	return err
-}
-
-// asconfDone hands the peer's answer to a request to its waiting call;
-// called with ep.mu held.
-func (as *Association) asconfDone(ev assoc.Event) {
-	var err error
-	if ev.Cause != 0 {
-		err = &ASCONFError{Addr: ev.Addr.Addr(), Cause: uint16(ev.Cause)}
-	}
-	if as.rcGone[ev.Op] {
-		delete(as.rcGone, ev.Op)
-		return
-	}
-	if as.rcDone == nil {
-		as.rcDone = make(map[uint64]error)
-	}
-	as.rcDone[ev.Op] = err
-	as.rcwait.wake()
 }

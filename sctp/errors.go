@@ -7,7 +7,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/assoc"
 	"github.com/usctp/usctp/sctp/internal/netio"
@@ -107,19 +106,6 @@ type AbortError struct {
 // ErrorCause is one error cause of an ABORT or ERROR chunk (RFC 9260
 // section 3.3.10): its code and its value as sent.
 type ErrorCause = api.ErrorCause
-
-// peerAbortCauses parses the error causes of a peer's ABORT and returns
-// them with the Upper Layer Abort Reason, if one came.
-func peerAbortCauses(b []byte) (causes []ErrorCause, reason string) {
-	it := chunk.Causes(b)
-	for c, ok := it.Next(); ok; c, ok = it.Next() {
-		causes = append(causes, ErrorCause{Code: uint16(c.Code), Value: append([]byte(nil), c.Value...)})
-		if c.Code == chunk.CauseUserAbort && reason == "" {
-			reason = string(c.Value)
-		}
-	}
-	return causes, reason
-}
 
 // Error returns a one-line description.
 func (e *AbortError) Error() string {

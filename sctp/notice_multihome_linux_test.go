@@ -24,7 +24,7 @@ func coreServer(t *testing.T, addrs []netip.Addr) (port uint16, received func() 
 		t.Skipf("no %v: %v", addrs[0], err)
 	}
 	ep := assoc.NewEndpoint(assoc.Config{LocalAddrs: addrs}, time.Now())
-	ep.SetPortFilter(5000, false)
+	ep.SetPortFilter(assoc.PortFilter{Listen: 5000})
 	done, count := make(chan struct{}), make(chan int)
 	go func() {
 		defer close(done)
@@ -48,14 +48,14 @@ func coreServer(t *testing.T, addrs []netip.Addr) (port uint16, received func() 
 			}
 			ep.Expire(now)
 			for {
-				to, b, ok := ep.Poll(now, out[:0])
+				p, ok := ep.Poll(now, out[:0])
 				if !ok {
 					break
 				}
-				c.WriteToUDPAddrPort(b, to)
+				c.WriteToUDPAddrPort(p.Data, p.To)
 			}
 			for e, ok := ep.NextEvent(); ok; e, ok = ep.NextEvent() {
-				if e.Kind == assoc.EventCommUp {
+				if !e.Quiet && e.Kind == EventUp {
 					as = append(as, e.Assoc)
 				}
 			}

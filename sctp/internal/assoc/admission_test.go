@@ -297,7 +297,8 @@ func initFrom(tc *testConn, from netip.AddrPort) bool {
 	tc.ep.Receive(tc.now, from, finishPacket(b, 0))
 	answered := false
 	for {
-		_, pkt, ok := tc.ep.Poll(tc.now, nil)
+		po, ok := tc.ep.Poll(tc.now, nil)
+		pkt := po.Data
 		if !ok {
 			return answered
 		}

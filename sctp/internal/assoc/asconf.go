@@ -182,7 +182,7 @@ func (a *Assoc) peerAddAddr(now time.Time, ip netip.Addr) chunk.CauseCode {
 	a.paths = append(a.paths, peerPath{addr: addr, eng: -1, next: now})
 	a.schedulePaths()
 	a.stats.ASCONF.AddrsAdded++
-	a.emitAddr(EventPeerAddrAdded, addr)
+	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: addr, Change: api.AddrAdded, PathState: api.PathUnconfirmed})
 	return 0
 }
 
@@ -259,7 +259,7 @@ func (a *Assoc) peerDeleteAddr(ip, src netip.Addr) chunk.CauseCode {
 	}
 	a.schedulePaths()
 	a.stats.ASCONF.AddrsDeleted++
-	a.emitAddr(EventPeerAddrRemoved, pp.addr)
+	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: pp.addr, Change: api.AddrRemoved, PathState: api.PathInactive})
 	return 0
 }
 
@@ -352,12 +352,8 @@ func (a *Assoc) peerSetPrimary(now time.Time, ip netip.Addr) chunk.CauseCode {
 	if p := &a.paths[i]; p.state == api.PathActive {
 		a.data.eng.SetPrimary(p.eng)
 	}
-	a.emitAddr(EventPeerAddrPrimary, a.paths[i].addr)
+	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: a.paths[i].addr, Change: api.AddrMadePrimary, Reachable: true})
 	return 0
-}
-
-func (a *Assoc) emitAddr(k EventKind, addr netip.AddrPort) {
-	a.ep.events = append(a.ep.events, Event{Kind: k, Assoc: a, Addr: addr})
 }
 
 // appendASCONFAck appends the cached ASCONF-ACK when one is owed.

@@ -39,8 +39,8 @@ type asconfSender struct {
 
 // AddLocalAddr asks the peer to add ip to the association (RFC 5061 Add
 // IP Address). The shell makes sure the endpoint receives on ip; the core
-// only refuses addresses no host can own. The answer comes as
-// EventASCONFDone with the returned Op.
+// only refuses addresses no host can own. The answer comes as an Event
+// with the returned Op: Err nil, or the *api.ASCONFError of a refusal.
 func (a *Assoc) AddLocalAddr(now time.Time, ip netip.Addr) (uint64, error) {
 	ip = ip.Unmap()
 	if !ownableAddr(ip, ip) {
@@ -62,7 +62,7 @@ func (a *Assoc) SetPeerPrimary(now time.Time, ip netip.Addr) (uint64, error) {
 }
 
 func (a *Assoc) asconfRequest(now time.Time, typ chunk.ParamType, ip netip.Addr) (uint64, error) {
-	defer a.ep.touch(a)
+	defer a.ep.reached(a)
 	switch {
 	case a.closed:
 		return 0, ErrClosed
@@ -190,8 +190,11 @@ func (a *Assoc) asconfAck5061(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.pend.clear(ctlASCONF)
 	for i, r := range s.reqs {
 		a.stats.ASCONF.AcksIn++
-		a.ep.events = append(a.ep.events, Event{Kind: EventASCONFDone, Assoc: a, Op: r.op, Cause: causes[i],
-			Addr: netip.AddrPortFrom(r.addr, 0)})
+		var err error
+		if causes[i] != 0 {
+			err = &api.ASCONFError{Addr: r.addr, Cause: uint16(causes[i])}
+		}
+		a.answerOp(r.op, err)
 	}
 	s.reqs = s.reqs[:0]
 	a.asconfNext(now)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // The SSN/TSN Reset Request (RFC 6525 sections 5.1.4 and 5.2.4) resets
@@ -84,7 +85,7 @@ func (a *Assoc) peerAssocReset(now time.Time, q *chunk.ReconfigParam) {
 	a.answerParam(resp)
 	a.settle(chunk.ReconfigSuccessPerformed)
 	a.stats.Reconf.AssocResetsIn++
-	a.emitReconf(&ReconfEvent{AssocReset: true, Dir: DirBoth, Next: [2]chunk.TSN{sendNext, recvNext}})
+	a.emit(api.Event{Kind: api.EventAssocReset, Direction: api.DirBoth, NextTSN: uint32(sendNext), PeerNextTSN: uint32(recvNext)})
 }
 
 // assocResetReady reports whether the association can perform an SSN/TSN

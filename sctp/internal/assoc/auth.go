@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // Authenticated chunks, RFC 4895. An endpoint that offers AUTH (Config.AuthKeys
@@ -495,7 +496,7 @@ func (a *Assoc) verifyAuth(p *inPacket, c *rxChunk) authResult {
 	if int32(keyID) != s.peerKey {
 		if s.peerKey >= 0 {
 			// SCTP_AUTH_NEW_KEY: the peer started using another key.
-			a.emitKey(EventAuthNewKey, keyID)
+			a.emitKey(api.EventAuthNewKey, keyID)
 		}
 		s.peerKey = int32(keyID)
 	}
@@ -585,7 +586,7 @@ func (a *Assoc) DeleteKey(id uint16) error {
 			clear(s.keys[i].secret)
 			clear(s.keys[i].assoc)
 			s.keys = append(s.keys[:i], s.keys[i+1:]...)
-			a.emitKey(EventAuthKeyFree, id)
+			a.emitKey(api.EventAuthKeyFree, id)
 			return nil
 		}
 	}
@@ -609,7 +610,6 @@ func (a *Assoc) Authenticated() (hmacID uint16, ok bool) {
 	return a.auth.sendHMAC, true
 }
 
-func (a *Assoc) emitKey(k EventKind, id uint16) {
-	a.emit(k, ReasonNone, 0)
-	a.ep.events[len(a.ep.events)-1].KeyID = id
+func (a *Assoc) emitKey(k api.EventKind, id uint16) {
+	a.emit(api.Event{Kind: k, KeyID: id})
 }

@@ -74,7 +74,8 @@ func newCorePairWith(tb testing.TB, adj func(*Config)) *corePair {
 func (p *corePair) pump() {
 	for i := range 2 {
 		for {
-			_, b, ok := p.eps[i].Poll(p.now, p.buf[:0])
+			po, ok := p.eps[i].Poll(p.now, p.buf[:0])
+			b := po.Data
 			if !ok {
 				break
 			}

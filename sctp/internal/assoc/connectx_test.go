@@ -93,7 +93,7 @@ func TestInitRotationGivesUpAfterMaxInitRetransmits(t *testing.T) {
 	if !a.closed || inits != 4 {
 		t.Fatalf("closed %v after %d INITs, want closed after 4", a.closed, inits)
 	}
-	tc.wantEvent(EventCantStart)
+	tc.wantCantStart()
 	if n := len(tc.ep.assocs); n != 0 {
 		t.Errorf("%d index entries left after the association was aborted", n)
 	}

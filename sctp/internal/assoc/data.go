@@ -271,10 +271,20 @@ func (a *Assoc) sack6_2_1(now time.Time, p *inPacket, c *rxChunk) disp {
 	return dispNext
 }
 
-// Send is the SEND primitive (section 11.1 F): it queues one message
-// with partial reliability pr (the zero PR is reliable).
-func (a *Assoc) Send(now time.Time, sid uint16, ppid uint32, unordered bool, msg []byte, pr transfer.PR) error {
-	defer a.ep.touch(a)
+// Message is a user message for Send: the stream it goes on, its payload
+// protocol identifier, whether it is unordered, its partial reliability
+// (the zero PR is reliable) and its bytes.
+type Message struct {
+	Stream    uint16
+	PPID      uint32
+	Unordered bool
+	PR        api.PR
+	Payload   []byte
+}
+
+// Send is the SEND primitive (section 11.1 F): it queues message m.
+func (a *Assoc) Send(now time.Time, m *Message) error {
+	defer a.ep.reached(a)
 	switch {
 	case a.closed:
 		return ErrClosed
@@ -286,7 +296,7 @@ func (a *Assoc) Send(now time.Time, sid uint16, ppid uint32, unordered bool, msg
 	case a.data.eng == nil:
 		return ErrNotReady
 	}
-	if err := a.data.eng.Send.QueuePR(now, sid, ppid, unordered, msg, pr); err != nil {
+	if err := a.data.eng.Send.QueuePR(now, m.Stream, m.PPID, m.Unordered, m.Payload, m.PR); err != nil {
 		return err
 	}
 	a.ep.markReady(a)

@@ -95,7 +95,8 @@ func TestEndToEndInterleaved(t *testing.T) {
 		// Look at what goes on the wire.
 		for i, ep := range p.eps {
 			for {
-				_, b, ok := ep.Poll(p.now, p.buf[:0])
+				po, ok := ep.Poll(p.now, p.buf[:0])
+				b := po.Data
 				if !ok {
 					break
 				}

@@ -14,7 +14,7 @@ import (
 // (net.sctp.ecn_enable=1), and uses ECN when the peer offered it too:
 //
 //   - its packets after the handshake leave with ECT(0) in the IP header
-//     (Endpoint.PolledECT tells the shell, which sets the field);
+//     (Packet.ECN tells the shell, which sets the field);
 //   - a packet with DATA that arrives with CE (Endpoint.ReceiveECN) makes
 //     it echo the lowest TSN of that packet in an ECNE chunk, bundled
 //     into every packet it sends (the first one at once, with a SACK),
@@ -23,8 +23,11 @@ import (
 //     chunk was sent on, at most once per window of data
 //     (transfer.Sender.HandleECNE), and is answered by a CWR.
 
-// ecnCE is the CE codepoint of the IP ECN field (RFC 3168 section 5).
-const ecnCE = 3
+// The ECT(0) and CE codepoints of the IP ECN field (RFC 3168 section 5).
+const (
+	ecnECT0 = 2
+	ecnCE   = 3
+)
 
 // ecnAssoc is what the association owes its peer for ECN.
 type ecnAssoc struct {
@@ -72,10 +75,6 @@ func (ep *Endpoint) ReceiveECN(now time.Time, from netip.AddrPort, pkt []byte, e
 	}
 	return a
 }
-
-// PolledECT reports whether the packet Poll returned last belongs to an
-// association that uses ECN, so that the shell sends it with ECT(0).
-func (ep *Endpoint) PolledECT() bool { return ep.ect }
 
 // noteCE records that packet p, just processed, arrived with CE. The ECNE
 // carries "the lowest TSN associated with the IP datagram marked with the

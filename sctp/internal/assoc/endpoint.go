@@ -62,9 +62,9 @@ type Endpoint struct {
 	// after a timer tick or a burst of writes).
 	ready     []*Assoc
 	readyHead int
-	// roomy lists the associations whose streams got room for a refused
-	// writer while Poll built their packets (TakeRoomy).
-	roomy, roomyOut []*Assoc
+	// changed lists the associations that entry points reached since the
+	// shell last took the list (Changed); changedOut is the list taken.
+	changed, changedOut []*Assoc
 	// batched lists the associations a receive batch reached while
 	// batching (endpoint_batch.go).
 	batched  []*Assoc
@@ -75,8 +75,7 @@ type Endpoint struct {
 	// in timerq is updated once, when its burst ends or before timerq is
 	// read (syncPolled), not after every packet.
 	polled *Assoc
-	due    []*Assoc // scratch for timeout
-	ect    bool     // the packet Poll returned last goes with ECT(0) (ecn.go)
+	due    []*Assoc // scratch for Expire
 
 	rnd     [256]byte // random bytes read ahead (one Read per 64 tags)
 	rndOff  int
@@ -85,7 +84,7 @@ type Endpoint struct {
 	// announce is the list of the host's addresses for the INIT or INIT
 	// ACK being built (hostaddrs.go).
 	announce []netip.Addr
-	// fragmentable: the packet Poll returned last exceeds its path's
+	// fragmentable: the packet appendPacket built last exceeds its path's
 	// PLPMTU (chunks cut before it shrank) and may be IP-fragmented.
 	fragmentable bool
 	tracef       func(format string, args ...any)
@@ -94,12 +93,7 @@ type Endpoint struct {
 	filter      bool
 	sharedPorts bool
 	listenPort  uint16
-	dialPort    uint16 // SetDialPort
-
-	// onDestroy, when set, is called as an association closes, before its
-	// engine and counters are dropped (the shell takes the unsent messages
-	// and the final counters there).
-	onDestroy func(a *Assoc, r Reason)
+	dialPort    uint16
 }
 
 const maxReplies = 16
@@ -228,7 +222,7 @@ func (ep *Endpoint) Connect(now time.Time, peer netip.AddrPort, localPort, peerP
 	ep.insert(a)
 	a.setState(stateCookieWait)
 	a.sendInit(now)
-	ep.touch(a)
+	ep.reached(a)
 	return a, nil
 }
 
@@ -244,16 +238,31 @@ func (ep *Endpoint) NextEvent() (Event, bool) {
 	return e, true
 }
 
-// HasEvents reports whether NextEvent has an event.
-func (ep *Endpoint) HasEvents() bool { return ep.evHead < len(ep.events) }
-
-// noteFailed queues EventSendFailure once for messages that building a
-// packet gave up (RFC 3758 TR3/TR4), until TakeFailed takes them.
-func (a *Assoc) noteFailed() {
-	if !a.failNoted && a.data.eng != nil && a.data.eng.Send.HasFailed() {
-		a.failNoted = true
-		a.emit(EventSendFailure, ReasonNone, 0)
+// reached is what every entry point that reached association a does
+// before it returns: it records a's deadline (touch), queues what the
+// transfer engine has for the shell (reportEngine), and lists a in
+// Changed.
+func (ep *Endpoint) reached(a *Assoc) {
+	ep.touch(a)
+	a.reportEngine()
+	if !a.changed {
+		a.changed = true
+		ep.changed = append(ep.changed, a)
 	}
+}
+
+// Changed returns the associations that packets, notices, timers or user
+// calls reached since the last call, each once, so that the shell looks
+// at those alone (their readers, writers and sender-dry state), however
+// many associations the endpoint has. An association may be listed after
+// it closed. The slice is valid until the next call.
+func (ep *Endpoint) Changed() []*Assoc {
+	clear(ep.changedOut) // the previous call's: no closed association stays reachable
+	ep.changedOut, ep.changed = ep.changed, ep.changedOut[:0]
+	for _, a := range ep.changedOut {
+		a.changed = false
+	}
+	return ep.changedOut
 }
 
 // markReady notes that a may have a packet to send.
@@ -294,31 +303,49 @@ func (ep *Endpoint) commitReply(b []byte) {
 	ep.replyCount++
 }
 
-// Poll appends the next packet to send to buf and returns it with its
-// destination; ok is false when nothing is left to send now.
-func (ep *Endpoint) Poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []byte, ok bool) {
-	ep.fragmentable = false
+// Packet is a packet the core built, with what the shell needs to send
+// it.
+type Packet struct {
+	// To is the destination: the peer's address as the lower layer sees
+	// it (IP, and UDP port with RFC 6951 encapsulation).
+	To netip.AddrPort
+	// Data is the buffer given to Poll with the packet appended.
+	Data []byte
+	// ECN is the IP header's ECN codepoint to send the packet with:
+	// ECT(0) (2) for an association that uses ECN (RFC 9260 appendix
+	// A), else Not-ECT (0).
+	ECN uint8
+	// MayFragment: the packet is larger than its path's PLPMTU because it
+	// carries DATA chunks cut before the PLPMTU shrank (which cannot be
+	// cut again); it goes with IP fragmentation allowed. Other packets go
+	// with the Don't Fragment bit when path MTU discovery is on.
+	MayFragment bool
+}
+
+// Poll appends the next packet to send to buf and returns it; ok is false
+// when nothing is left to send now.
+func (ep *Endpoint) Poll(now time.Time, buf []byte) (p Packet, ok bool) {
 	if ep.replyCount > 0 {
 		r := &ep.replies[ep.replyHead]
 		ep.replyHead = (ep.replyHead + 1) % maxReplies
 		ep.replyCount--
 		ep.countOut(nil, r.pkt)
-		ep.ect = false
-		return r.to, append(buf, r.pkt...), true
+		return Packet{To: r.to, Data: append(buf, r.pkt...)}, true
 	}
 	for ep.readyHead < len(ep.ready) {
 		a := ep.ready[ep.readyHead]
 		if !a.closed {
-			p := a.appendPacket(now, buf)
-			a.noteFailed()
-			if len(p) > len(buf) {
-				ep.polled, ep.ect = a, a.ect()
-				if eng := a.data.eng; eng != nil && !a.roomListed && eng.Send.HasStreamRoom() {
-					a.roomListed = true
-					ep.roomy = append(ep.roomy, a)
+			ep.fragmentable = false
+			b := a.appendPacket(now, buf)
+			a.reportEngine()
+			if len(b) > len(buf) {
+				ep.polled = a
+				p := Packet{To: a.sendTo(), Data: b, MayFragment: ep.fragmentable}
+				if a.ect() {
+					p.ECN = ecnECT0
 				}
-				ep.countOut(a, p[len(buf):])
-				return a.sendTo(), p, true
+				ep.countOut(a, b[len(buf):])
+				return p, true
 			}
 			ep.touch(a)
 		}
@@ -331,23 +358,7 @@ func (ep *Endpoint) Poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []by
 	}
 	// Empty: start again at the front, keeping the array.
 	ep.ready, ep.readyHead = ep.ready[:0], 0
-	return netip.AddrPort{}, buf, false
-}
-
-// TakeRoomy returns the associations whose packets, built by Poll since
-// the last call, cut messages of streams whose writers the stream limits
-// refused, so that they may queue again (Assoc.TakeStreamRoom names the
-// streams): the shell wakes those writers, and only those, without a walk
-// over the associations. An association may be listed after its streams
-// were taken by other means, or after it closed. The slice is valid until
-// the next call.
-func (ep *Endpoint) TakeRoomy() []*Assoc {
-	clear(ep.roomyOut) // the previous call's: no closed association stays reachable
-	ep.roomyOut, ep.roomy = ep.roomy, ep.roomyOut[:0]
-	for _, a := range ep.roomyOut {
-		a.roomListed = false
-	}
-	return ep.roomyOut
+	return Packet{Data: buf}, false
 }
 
 // countOut counts an outgoing packet and its chunks, for association a or
@@ -389,10 +400,3 @@ func (ep *Endpoint) Stats() api.Stats {
 func (k assocKey) String() string {
 	return fmt.Sprintf("%v:%d->%d", k.peer, k.peerPort, k.localPort)
 }
-
-// Fragmentable reports whether the packet Poll returned last is larger
-// than its path's PLPMTU, because it carries DATA chunks cut before the
-// PLPMTU shrank (which cannot be cut again): the shell sends it with IP
-// fragmentation allowed. Other packets go with the Don't Fragment bit
-// when path MTU discovery is on.
-func (ep *Endpoint) Fragmentable() bool { return ep.fragmentable }

@@ -75,7 +75,8 @@ func (p *corePair) pumpMany(peers []*Assoc, got *int) int {
 	n := 0
 	for i := range 2 {
 		for {
-			_, b, ok := p.eps[i].Poll(p.now, p.buf[:0])
+			po, ok := p.eps[i].Poll(p.now, p.buf[:0])
+			b := po.Data
 			if !ok {
 				break
 			}

@@ -70,7 +70,7 @@ func (ep *Endpoint) Receive(now time.Time, from netip.AddrPort, pkt []byte) *Ass
 			a.stats.UnknownSource++
 		}
 		a.handlePacket(now, p)
-		ep.touch(a)
+		ep.reached(a)
 		if a.closed {
 			return nil
 		}
@@ -450,9 +450,9 @@ func (ep *Endpoint) cookieEchoNoTCB(now time.Time, p *inPacket) {
 	a.setState(stateEstablished)
 	a.pend.set(ctlCookieAck)
 	a.stats.AssocsUp++
-	a.emit(EventCommUp, ReasonNone, 0)
+	a.emit(api.Event{Kind: api.EventUp})
 	a.startHeartbeat(now)
 	a.setupPaths(now)
 	a.dispatch(now, p, 1)
-	ep.touch(a)
+	ep.reached(a)
 }

@@ -239,7 +239,8 @@ func runMutatedPair(t *testing.T, in []byte) {
 		// The network: send, jump to the next event, deliver (mutated).
 		for i, ep := range eps {
 			for {
-				_, b, ok := ep.Poll(now, buf[:0])
+				po, ok := ep.Poll(now, buf[:0])
+				b := po.Data
 				if !ok {
 					break
 				}
@@ -283,13 +284,13 @@ func runMutatedPair(t *testing.T, in []byte) {
 					break
 				}
 				switch {
-				case e.Kind == EventRestart:
+				case e.Kind == api.EventRestart:
 					// A peer restart may deliver a message again (those
 					// not acknowledged are requeued): the checks end.
 					return
-				case i == 1 && e.Kind == EventCommUp && as[1] == nil:
+				case i == 1 && e.Kind == api.EventUp && as[1] == nil:
 					as[1] = e.Assoc
-				case i == 1 && e.Kind == EventCommUp && e.Assoc != as[1]:
+				case i == 1 && e.Kind == api.EventUp && e.Assoc != as[1]:
 					// A second association on side 1: its first must
 					// have ended (a replay of its own ABORT with the T
 					// bit carries its peer's tag and is accepted, RFC

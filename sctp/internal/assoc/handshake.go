@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
@@ -403,7 +404,7 @@ func (a *Assoc) cookieRestartA(now time.Time, p *inPacket, ck *cookie) disp {
 	a.initRetx, a.t2Retx, a.errCount = 0, 0, 0
 	a.setState(stateEstablished)
 	a.pend.set(ctlCookieAck)
-	a.emit(EventRestart, ReasonNone, 0)
+	a.emit(api.Event{Kind: api.EventRestart})
 	a.startHeartbeat(now)
 	a.setupPaths(now)
 	return dispNext
@@ -422,7 +423,7 @@ func (a *Assoc) establish(now time.Time) {
 	a.initRetx = 0
 	a.setState(stateEstablished)
 	a.stats.AssocsUp++
-	a.emit(EventCommUp, ReasonNone, 0)
+	a.emit(api.Event{Kind: api.EventUp})
 	a.startHeartbeat(now)
 	a.setupPaths(now)
 }

@@ -99,7 +99,7 @@ func (a *Assoc) heartbeatsStopped() bool {
 // send a HEARTBEAT now. It is refused outside the states where the peer
 // answers heartbeats.
 func (a *Assoc) requestHeartbeat(now time.Time) error {
-	defer a.ep.touch(a)
+	defer a.ep.reached(a)
 	switch {
 	case a.closed:
 		return ErrClosed
@@ -127,7 +127,7 @@ func (a *Assoc) countError(now time.Time) bool {
 		}
 	} else if a.errCount > a.primaryParams().PathMaxRetransmits && !a.hb.down {
 		a.hb.down = true
-		a.emit(EventPathDown, ReasonNone, 0)
+		a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: a.key.peer, PathState: api.PathInactive})
 	}
 	// Section 8.1: "If the value of this counter exceeds the limit
 	// indicated in the protocol parameter 'Association.Max.Retrans', the
@@ -145,7 +145,7 @@ func (a *Assoc) clearErrors() {
 	a.errCount = 0
 	if a.hb.down {
 		a.hb.down = false
-		a.emit(EventPathUp, ReasonNone, 0)
+		a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: a.key.peer, Reachable: true, PathState: api.PathActive})
 	}
 }
 

@@ -32,7 +32,7 @@ func TestInitFloodMemoryFlat(t *testing.T) {
 			tc.ep.Receive(tc.now, from, pkt(i))
 			if i%4 == 0 { // the shell drains replies now and then
 				for {
-					if _, _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
+					if _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
 						break
 					}
 				}
@@ -128,7 +128,7 @@ func TestCookieReplay(t *testing.T) {
 	// is valid and rebuilds an association (this is why cookies have a
 	// short life); after the lifetime it is stale.
 	tc.writeChunks(chunkOf(chunk.TypeAbort, 0, nil))
-	tc.wantEvent(EventCommLost)
+	tc.wantCommLost()
 	tc2 := newTestEndpoint(t, testConfig())
 	tc2.writePacket(0, tc2.peerInit())
 	_, c := tc2.wantChunk(chunk.TypeInitAck)
@@ -184,7 +184,7 @@ func TestManyAssociationsTimers(t *testing.T) {
 	buf := make([]byte, 0, 2048)
 	inits := 0
 	for {
-		if _, _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
+		if _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
 			break
 		}
 		inits++
@@ -193,7 +193,7 @@ func TestManyAssociationsTimers(t *testing.T) {
 		tc.now = tc.ep.Deadline()
 		tc.ep.Expire(tc.now)
 		for {
-			_, _, ok := tc.ep.Poll(tc.now, buf[:0])
+			_, ok := tc.ep.Poll(tc.now, buf[:0])
 			if !ok {
 				break
 			}

@@ -39,7 +39,7 @@ type mhNet struct {
 	rbuf               []byte
 	onEvent            func(Event)
 	onSend             func(to netip.AddrPort, pkt []byte) // sees each client packet
-	lost               bool                                // EventCommLost seen (else it fails the test)
+	lost               bool                                // EventDown seen (else it fails the test)
 	allowLost          bool
 }
 
@@ -62,7 +62,8 @@ func newMHNet(t testing.TB, seed uint64, links [2]simnet.LinkConfig, adj func(*C
 
 func (n *mhNet) flush() {
 	for {
-		to, b, ok := n.cli.Poll(n.now, n.buf[:0])
+		po, ok := n.cli.Poll(n.now, n.buf[:0])
+		to, b := po.To, po.Data
 		if !ok {
 			break
 		}
@@ -86,7 +87,8 @@ func (n *mhNet) flush() {
 		n.net.Send(n.now, 2*i, b)
 	}
 	for {
-		to, b, ok := n.srv.Poll(n.now, n.buf[:0])
+		po, ok := n.srv.Poll(n.now, n.buf[:0])
+		to, b := po.To, po.Data
 		if !ok {
 			break
 		}
@@ -143,12 +145,12 @@ func (n *mhNet) run(limit time.Duration, stop func() bool) {
 					n.onEvent(e)
 				}
 				switch {
-				case e.Kind == EventCommUp && ep == n.srv:
+				case e.Kind == api.EventUp && ep == n.srv:
 					n.sa = e.Assoc
-				case e.Kind == EventCommLost && n.allowLost:
+				case e.Kind == api.EventDown && e.End.Stats.AssocsUp != 0 && n.allowLost:
 					n.lost = true
-				case e.Kind == EventCommLost || e.Kind == EventCantStart:
-					n.t.Fatalf("event %v", e.Kind)
+				case e.Kind == api.EventDown:
+					n.t.Fatalf("event %v", eventString(&e))
 				}
 			}
 		}
@@ -369,7 +371,7 @@ func TestMultihomePathEvents(t *testing.T) {
 	n := newMHNet(t, 8, links, nil)
 	var got []Event
 	n.onEvent = func(e Event) {
-		if e.Assoc == n.ca && (e.Kind == EventPathUp || e.Kind == EventPathDown) {
+		if e.Assoc == n.ca && e.Kind == api.EventPeerAddrChange && e.Change == api.AddrReachability {
 			got = append(got, e)
 		}
 	}
@@ -382,16 +384,16 @@ func TestMultihomePathEvents(t *testing.T) {
 	n.cut(0, 0)
 	n.run(time.Minute, func() bool { return n.ca.paths[0].state == api.PathActive })
 	want := []struct {
-		k    EventKind
+		up   bool
 		addr netip.AddrPort
 		st   api.PathState
-	}{{EventPathUp, n.srvAddrs[1], api.PathActive}, {EventPathDown, n.srvAddrs[0], api.PathPotentiallyFailed}, {EventPathUp, n.srvAddrs[0], api.PathActive}}
+	}{{true, n.srvAddrs[1], api.PathActive}, {false, n.srvAddrs[0], api.PathPotentiallyFailed}, {true, n.srvAddrs[0], api.PathActive}}
 	if len(got) != len(want) {
 		t.Fatalf("%d path events: %+v", len(got), got)
 	}
 	for i, w := range want {
-		if got[i].Kind != w.k || got[i].Addr != w.addr || got[i].Path != w.st {
-			t.Errorf("event %d: %v %v %v, want %v %v %v", i, got[i].Kind, got[i].Addr, got[i].Path, w.k, w.addr, w.st)
+		if got[i].Reachable != w.up || got[i].Addr != w.addr || got[i].PathState != w.st {
+			t.Errorf("event %d: reachable %v %v %v, want %v %v %v", i, got[i].Reachable, got[i].Addr, got[i].PathState, w.up, w.addr, w.st)
 		}
 	}
 }
@@ -477,7 +479,7 @@ func TestMultihomeShutdownFailsOver(t *testing.T) {
 	done := false
 	var shutdownTo []netip.AddrPort
 	n.onEvent = func(e Event) {
-		if e.Assoc == n.ca && e.Kind == EventShutdownComplete {
+		if e.Assoc == n.ca && e.Kind == api.EventShutdown {
 			done = true
 		}
 	}

@@ -91,11 +91,11 @@ func (ep *Endpoint) NoticeMTU(now time.Time, to netip.AddrPort, kind NoticeKind,
 	a.stats.NoticesIn++
 	if kind == NoticeTooBig {
 		a.pmtuTooBig(now, to, quote, mtu)
-		ep.touch(a)
+		ep.reached(a)
 		return
 	}
 	if !init && a.paths != nil && a.noticePath(now, to, kind, quote) {
-		ep.touch(a)
+		ep.reached(a)
 		return
 	}
 	if kind != NoticeRefused {
@@ -108,7 +108,7 @@ func (ep *Endpoint) NoticeMTU(now time.Time, to netip.AddrPort, kind NoticeKind,
 		return // one of the peer's addresses refused: T1-init tries the next (connectx.go)
 	}
 	a.fail(ReasonPortUnreachable, 0)
-	ep.touch(a)
+	ep.reached(a)
 }
 
 // noticePath handles a notice about a packet sent to to, one of the

@@ -39,13 +39,13 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 	refusing := simnet.LinkConfig{Delay: 10 * time.Millisecond, Loss: 1}
 	const msgs = 400
 
-	// lost records the reason of the client's EventCommLost.
+	// lost records the reason of the client's EventDown.
 	watch := func(n *mhNet) *Reason {
 		r := new(Reason)
 		n.allowLost = true
 		n.onEvent = func(e Event) {
-			if e.Kind == EventCommLost && e.Assoc == n.ca {
-				*r = e.Reason
+			if e.Kind == api.EventDown && e.Assoc == n.ca {
+				*r = e.End.Reason
 			}
 		}
 		return r
@@ -85,7 +85,7 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 	})
 
 	// Both paths confirmed, one of them refuses during a transfer: it
-	// becomes inactive at once (EventPathDown), the data goes on the
+	// becomes inactive at once (unreachable: an EventPeerAddrChange), the data goes on the
 	// other, and every message arrives once and in order.
 	for _, refused := range []int{1, 0} {
 		name := map[int]string{1: "confirmed secondary", 0: "confirmed primary"}[refused]
@@ -96,7 +96,7 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 			prev := n.onEvent
 			n.onEvent = func(e Event) {
 				prev(e)
-				if e.Kind == EventPathDown && e.Assoc == n.ca {
+				if e.Kind == api.EventPeerAddrChange && e.Change == api.AddrReachability && !e.Reachable && e.Assoc == n.ca {
 					down = append(down, e)
 				}
 			}
@@ -120,7 +120,7 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 				n.onEvent(e)
 			}
 			if len(down) != 1 || down[0].Addr != n.srvAddrs[refused] {
-				t.Fatalf("EventPathDown %+v, want one for %v", down, n.srvAddrs[refused])
+				t.Fatalf("unreachable %+v, want one for %v", down, n.srvAddrs[refused])
 			}
 			transfer(n)
 		})

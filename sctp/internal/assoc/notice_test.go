@@ -43,8 +43,8 @@ func TestNoticeValidatesTag(t *testing.T) {
 	tc.wantNoEvent()
 	tc.ep.Notice(tc.now, tc.peer, NoticeRefused, quote[:20]) // truncated after the Initiate Tag: enough
 	tc.drainEvents()
-	if ev := tc.wantEvent(EventCantStart); ev.Reason != ReasonPortUnreachable || !ev.Reason.Refused() {
-		t.Fatalf("reason %v", ev.Reason)
+	if ev := tc.wantCantStart(); ev.End.Reason != ReasonPortUnreachable || !ev.End.Reason.Refused() {
+		t.Fatalf("reason %v", ev.End.Reason)
 	}
 	if !a.closed {
 		t.Fatal("association still open")
@@ -80,8 +80,8 @@ func TestNoticeEstablished(t *testing.T) {
 	tc.wantState(stateEstablished)
 	tc.ep.Notice(tc.now, tc.peer, NoticeRefused, pkt[:12])
 	tc.drainEvents()
-	if ev := tc.wantEvent(EventCommLost); ev.Reason != ReasonPortUnreachable {
-		t.Fatalf("reason %v", ev.Reason)
+	if ev := tc.wantCommLost(); ev.End.Reason != ReasonPortUnreachable {
+		t.Fatalf("reason %v", ev.End.Reason)
 	}
 }
 
@@ -96,7 +96,7 @@ func TestNoticeEstablished(t *testing.T) {
 // INIT; the initiator that gets the ABORT fails at once as refused.
 func TestInitToUnknownPortAborted(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	tc.ep.SetPortFilter(tc.lport+1, false)
+	tc.ep.SetPortFilter(PortFilter{Listen: tc.lport + 1})
 	tc.writePacket(0, tc.peerInit())
 	p, c := tc.wantChunk(chunk.TypeAbort)
 	if p.p.vtag != tc.peerTag || c.flags&1 != 0 || p.p.srcPort != tc.lport || p.p.dstPort != tc.pport {
@@ -113,25 +113,24 @@ func TestInitToUnknownPortAborted(t *testing.T) {
 	tc2.a = a
 	tc2.wantChunk(chunk.TypeInit)
 	tc2.writeChunks(chunkOf(chunk.TypeAbort, 0, nil))
-	if ev := tc2.wantEvent(EventCantStart); ev.Reason != ReasonRefused || !ev.Reason.ByPeer() || !ev.Reason.Refused() {
-		t.Fatalf("reason %v", ev.Reason)
+	if ev := tc2.wantCantStart(); ev.End.Reason != ReasonRefused || !ev.End.Reason.ByPeer() || !ev.End.Reason.Refused() {
+		t.Fatalf("reason %v", ev.End.Reason)
 	}
 }
 
-// An endpoint that dials from a fixed port (SetDialPort) drops an INIT to
+// An endpoint that dials from a fixed port (PortFilter.Dial) drops an INIT to
 // that port that finds no association instead of aborting it: it is the
 // peer's half of a simultaneous open (RFC 9260 section 5.2.1) that came
 // before our own INIT; INITs to other ports are still aborted.
 func TestInitToDialPortQuiet(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	tc.ep.SetPortFilter(0, false)
-	tc.ep.SetDialPort(tc.lport)
+	tc.ep.SetPortFilter(PortFilter{Dial: tc.lport})
 	tc.writePacket(0, tc.peerInit())
 	tc.wantIdle()
 	if s := tc.ep.Stats(); s.PacketsIn != 0 || s.AbortsOut != 0 {
 		t.Fatalf("counted or answered: %+v", s.Counters)
 	}
-	tc.ep.SetDialPort(tc.lport + 1)
+	tc.ep.SetPortFilter(PortFilter{Dial: tc.lport + 1})
 	tc.writePacket(0, tc.peerInit())
 	tc.wantChunk(chunk.TypeAbort)
 }

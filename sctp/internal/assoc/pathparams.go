@@ -46,7 +46,7 @@ func (a *Assoc) PathParams(ip netip.Addr) (api.PathParams, error) {
 // count is already beyond a lowered threshold changes state at its next
 // error.
 func (a *Assoc) SetPathParams(now time.Time, ip netip.Addr, pp api.PathParams) error {
-	defer a.ep.touch(a)
+	defer a.ep.reached(a)
 	switch {
 	case a.closed:
 		return ErrClosed

@@ -208,7 +208,7 @@ func (a *Assoc) pathThresholds(now time.Time, i, n int) {
 		}
 	}
 	p.state = st
-	a.emitPath(EventPathDown, i)
+	a.emitPath(i, api.AddrReachability)
 	a.data.eng.SetPathDown(p.eng, true)
 	if a.data.eng.Primary() == p.eng {
 		if j := a.alternatePath(i); j >= 0 {
@@ -289,11 +289,11 @@ func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bo
 			}
 		}
 		if changed {
-			a.emitPath(EventPathUp, i)
+			a.emitPath(i, api.AddrReachability)
 		}
 		if returned {
 			// The data is back on the primary: "made primary" again.
-			a.emitPath(EventPathPrimary, i)
+			a.emitPath(i, api.AddrMadePrimary)
 		}
 		p.next = a.idleHeartbeat(now, i)
 		a.schedulePaths()
@@ -416,7 +416,7 @@ func (a *Assoc) Paths(dst []PathInfo) []PathInfo {
 // ErrUnconfirmedAddress for one not yet confirmed (section 5.4: no data
 // to an unconfirmed address).
 func (a *Assoc) SetPrimary(now time.Time, ip netip.Addr) error {
-	defer a.ep.touch(a)
+	defer a.ep.reached(a)
 	ip = ip.Unmap()
 	if a.closed {
 		return ErrClosed
@@ -443,14 +443,18 @@ func (a *Assoc) SetPrimary(now time.Time, ip netip.Addr) error {
 		}
 		if made {
 			// RFC 6458's SCTP_ADDR_MADE_PRIM.
-			a.emitPath(EventPathPrimary, i)
+			a.emitPath(i, api.AddrMadePrimary)
 		}
 		return nil
 	}
 	return api.ErrUnknownAddress
 }
 
-// emitPath reports a state change of path i (SCTP_PEER_ADDR_CHANGE).
-func (a *Assoc) emitPath(k EventKind, i int) {
-	a.ep.events = append(a.ep.events, Event{Kind: k, Assoc: a, Addr: a.paths[i].addr, Path: a.paths[i].state})
+// emitPath reports a change of path i (SCTP_PEER_ADDR_CHANGE): of its
+// state (change api.AddrReachability), or that it became the primary
+// (api.AddrMadePrimary, RFC 6458's SCTP_ADDR_MADE_PRIM).
+func (a *Assoc) emitPath(i int, change api.AddrChange) {
+	p := &a.paths[i]
+	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: p.addr, Reachable: p.state == api.PathActive,
+		PathState: p.state, MadePrimary: change == api.AddrMadePrimary, Change: change})
 }

@@ -266,10 +266,10 @@ func TestPMTUForgedPTBIgnored(t *testing.T) {
 	}
 	found := false
 	for _, e := range ev {
-		found = found || e.Kind == EventPathMTU && e.MTU == 1400-ov
+		found = found || e.Kind == api.EventPathMTU && e.MTU == 1400-ov
 	}
 	if !found {
-		t.Fatalf("no EventPathMTU with the new PLPMTU in %v", ev)
+		t.Fatalf("no api.EventPathMTU with the new PLPMTU in %v", ev)
 	}
 }
 

@@ -40,7 +40,7 @@ func asconfServer(t *testing.T) (*testConn, *testAuthPeer) {
 	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
 	tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
 	tc.wantChunk(chunk.TypeCookieAck)
-	tc.wantEvent(EventCommUp)
+	tc.wantEvent(api.EventUp)
 	tc.ignoreHB = true
 	return tc, peer
 }
@@ -125,8 +125,8 @@ func TestASCONF5061AddSetPrimaryDelete(t *testing.T) {
 	if serial != tc.peerTSN || res[1] != 0 || res[2] != 0 || len(res) != 2 {
 		t.Fatalf("ASCONF-ACK serial %d results %v", serial, res)
 	}
-	tc.wantEvent(EventPeerAddrAdded)
-	if e := tc.wantEvent(EventPeerAddrPrimary); e.Addr.Addr() != netip.MustParseAddr("192.0.2.9") {
+	tc.wantAddrEvent(api.AddrAdded)
+	if e := tc.wantAddrEvent(api.AddrMadePrimary); e.Addr.Addr() != netip.MustParseAddr("192.0.2.9") {
 		t.Fatalf("primary event for %v", e.Addr)
 	}
 	ps := tc.a.Paths(nil)
@@ -139,7 +139,7 @@ func TestASCONF5061AddSetPrimaryDelete(t *testing.T) {
 	if _, _, res := tc.wantASCONFAck(peer); res[3] != 0 {
 		t.Fatalf("delete: %v", res)
 	}
-	tc.wantEvent(EventPeerAddrRemoved)
+	tc.wantAddrEvent(api.AddrRemoved)
 	if ps := tc.a.Paths(nil); len(ps) != 1 || !ps[0].Primary {
 		t.Fatalf("paths after delete %+v", ps)
 	}
@@ -368,7 +368,7 @@ func TestASCONF5061SenderRetransmits(t *testing.T) {
 		t.Fatalf("a wrong serial was taken: %+v", tc.a.stats.ASCONF)
 	}
 	tc.writeChunks(peer.sign(0, chunk.HMACSHA1, ack(m.Serial)))
-	if e := tc.wantEvent(EventASCONFDone); e.Op != op || e.Cause != 0 {
+	if e := tc.wantAnswer(op); e.Err != nil {
 		t.Fatalf("event %+v", e)
 	}
 	// The waiting request goes now, with the next serial.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // Setup collisions and restarts of authenticated associations (RFC 4895
@@ -129,7 +130,7 @@ func TestAuth4895RestartNewKeys(t *testing.T) {
 	}
 	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie),
 		peer.sign(5, chunk.HMACSHA1, dataChunk(0x03, tc.peerTSN+1000, 0, 0, 51, []byte("restarted"))))
-	tc.wantEvent(EventRestart)
+	tc.wantEvent(api.EventRestart)
 	tc.wantState(stateEstablished)
 	sp, _ := tc.wantChunk(chunk.TypeAuth)
 	if got := chunkTypes(&sp.p); len(got) < 2 || got[1] != chunk.TypeCookieAck {

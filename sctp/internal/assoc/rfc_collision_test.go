@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // RFC 9260 section 5.2.1: "Upon receipt of an INIT chunk in the COOKIE-WAIT
@@ -35,7 +36,7 @@ func TestInitInCookieWait(t *testing.T) {
 	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
 	tc.wantChunk(chunk.TypeCookieAck)
 	tc.wantState(stateEstablished)
-	tc.wantEvent(EventCommUp)
+	tc.wantEvent(api.EventUp)
 	if a.peerTag != tc.peerTag || a.timers.running(timerT1Init) {
 		t.Fatalf("peer tag %08x, T1-init running %v", a.peerTag, a.timers.running(timerT1Init))
 	}
@@ -158,7 +159,7 @@ func TestCookieEchoRestartA(t *testing.T) {
 		binary.BigEndian.Uint32(p.p.chunks[1].value()) != uint32(a.localTSN) {
 		t.Fatalf("chunks %v after restart, want COOKIE ACK + DATA with TSN %d", ts, uint32(a.localTSN))
 	}
-	tc.wantEvent(EventRestart)
+	tc.wantEvent(api.EventRestart)
 	tc.wantState(stateEstablished)
 	if a.localTag != tag || a.peerTag != 0x9999 || a.data.eng == eng {
 		t.Fatalf("TCB not reset: tags %08x/%08x, same engine %v", a.localTag, a.peerTag, a.data.eng == eng)
@@ -232,7 +233,7 @@ func TestCookieEchoDuplicateD(t *testing.T) {
 	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, ck))
 	tc.a = tc.ep.assocs[assocKey{tc.peer, tc.lport, tc.pport}]
 	tc.wantChunk(chunk.TypeCookieAck)
-	tc.wantEvent(EventCommUp)
+	tc.wantEvent(api.EventUp)
 	tc.advance(2 * tc.ep.cfg.CookieLife)
 	tc.readPackets()
 	tc.sent = nil

@@ -75,7 +75,7 @@ func TestDataNoUserData(t *testing.T) {
 	if p.p.vtag != tc.peerTag || firstCause(c.value()) != chunk.CauseNoUserData {
 		t.Fatalf("ABORT tag %08x cause %d", p.p.vtag, firstCause(c.value()))
 	}
-	tc.wantEvent(EventCommLost)
+	tc.wantCommLost()
 }
 
 // A SACK acknowledging a TSN never sent is a protocol violation: ABORT with
@@ -88,7 +88,7 @@ func TestSackUnsentTSN(t *testing.T) {
 	if firstCause(c.value()) != chunk.CauseProtocolViolation {
 		t.Fatalf("cause %d", firstCause(c.value()))
 	}
-	tc.wantEvent(EventCommLost)
+	tc.wantCommLost()
 	if tc.ep.stats.Violations != 1 {
 		t.Fatalf("Violations %d", tc.ep.stats.Violations)
 	}
@@ -104,7 +104,7 @@ func TestSackGapBlockFFFF(t *testing.T) {
 	v = append(v, 0, 1, 0, 0, 0xff, 0xff, 0xff, 0xff)
 	tc.writeChunks(chunkOf(chunk.TypeSack, 0, v))
 	tc.wantChunk(chunk.TypeAbort)
-	tc.wantEvent(EventCommLost)
+	tc.wantCommLost()
 }
 
 // RFC 9260 section 6.5: "Every DATA chunk MUST carry a valid stream

@@ -103,11 +103,11 @@ func TestHeartbeatFailureDetection(t *testing.T) {
 	}
 	tc.wantIdle()
 	tc.advanceToTimer() // third unanswered: errCount 3 > 2
-	tc.wantEvent(EventPathDown)
+	tc.wantPathDown()
 	for !tc.a.closed {
 		tc.advanceToTimer()
 	}
-	tc.wantEvent(EventCommLost)
+	tc.wantCommLost()
 	if tc.a.errCount != 5 {
 		t.Fatalf("errCount %d at failure, want 5", tc.a.errCount)
 	}

@@ -247,7 +247,7 @@ func TestT1InitRetransmitAndGiveUp(t *testing.T) {
 	}
 	tc.advanceToTimer()
 	tc.wantIdle()
-	tc.wantEvent(EventCantStart)
+	tc.wantCantStart()
 	if !a.closed || len(tc.ep.assocs) != 0 {
 		t.Fatalf("association not removed")
 	}
@@ -269,7 +269,7 @@ func TestT1CookieRetransmit(t *testing.T) {
 	tc.advanceToTimer()
 	tc.wantChunk(chunk.TypeCookieEcho)
 	tc.advanceToTimer()
-	tc.wantEvent(EventCantStart)
+	tc.wantCantStart()
 	if got := a.stats.HandshakeRetx; got != 0 && !a.closed {
 		t.Fatalf("HandshakeRetx %d", got)
 	}
@@ -291,7 +291,7 @@ func TestInitAckZeroTag(t *testing.T) {
 	if !c.tBit() || p.p.vtag != a.localTag {
 		t.Fatalf("ABORT T=%v tag %08x, want T=1 with our tag reflected", c.tBit(), p.p.vtag)
 	}
-	tc.wantEvent(EventCantStart)
+	tc.wantCantStart()
 	if !a.closed {
 		t.Fatalf("TCB not destroyed")
 	}
@@ -310,7 +310,7 @@ func TestInitAckZeroOS(t *testing.T) {
 	if p.p.vtag != 77 || firstCause(c.value()) != chunk.CauseInvalidParam {
 		t.Fatalf("ABORT tag %d cause %d", p.p.vtag, firstCause(c.value()))
 	}
-	tc.wantEvent(EventCantStart)
+	tc.wantCantStart()
 }
 
 // An INIT ACK without a State Cookie lacks a mandatory parameter: ABORT with
@@ -328,7 +328,7 @@ func TestInitAckMissingCookie(t *testing.T) {
 	if firstCause(v) != chunk.CauseMissingParam || chunk.ParamType(binary.BigEndian.Uint16(v[8:])) != chunk.ParamStateCookie {
 		t.Fatalf("ABORT causes %x", v)
 	}
-	tc.wantEvent(EventCantStart)
+	tc.wantCantStart()
 }
 
 // RFC 9260 section 3.2.2: "If the receiver of any other chunk (e.g., INIT

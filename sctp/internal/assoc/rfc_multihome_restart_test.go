@@ -40,7 +40,7 @@ func mhServer(t *testing.T) *testConn {
 		t.Fatal("no association")
 	}
 	tc.wantChunk(chunk.TypeCookieAck)
-	tc.wantEvent(EventCommUp)
+	tc.wantEvent(api.EventUp)
 	tc.confirmPath2()
 	return tc
 }
@@ -106,7 +106,7 @@ func TestRestartFromOtherPeerAddress(t *testing.T) {
 		t.Fatalf("cookie Tie-Tags %08x/%08x, want the association's %08x/%08x", ck.localTie, ck.peerTie, oldLocal, oldPeer)
 	}
 	tc.writeFrom(peerAddr2, in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
-	tc.wantEvent(EventRestart)
+	tc.wantEvent(api.EventRestart)
 	if len(tc.ep.assocs) != 2 || tc.ep.tags[in.tag] != a || a.peerTag != 0x5151 {
 		t.Fatalf("restart made another association: %d index entries, tag owner %p (want %p)", len(tc.ep.assocs), tc.ep.tags[in.tag], a)
 	}
@@ -183,8 +183,8 @@ func TestRestartSingleHomedListedAddressesAddNothing(t *testing.T) {
 	tag, ck := tc.cookieFor(0x8181, addrParam(t, "198.51.100.1"), addrParam(t, "198.51.100.2"))
 	tc.writePacket(tag, chunkOf(chunk.TypeCookieEcho, 0, ck))
 	tc.wantChunk(chunk.TypeCookieAck)
-	tc.wantEvent(EventCommUp)
-	tc.wantEvent(EventRestart)
+	tc.wantEvent(api.EventUp)
+	tc.wantEvent(api.EventRestart)
 	if tc.a.peerTag != 0x8181 {
 		t.Fatalf("peer tag %08x after restart", tc.a.peerTag)
 	}

@@ -185,9 +185,9 @@ func TestMadePrimaryEvent(t *testing.T) {
 	if err := a.SetPrimary(tc.now, peerAddr2.Addr()); err != nil {
 		t.Fatal(err)
 	}
-	e := tc.wantEvent(EventPathPrimary)
-	if e.Addr != peerAddr2 || e.Path != api.PathActive {
-		t.Fatalf("made primary %v %v", e.Addr, e.Path)
+	e := tc.wantMadePrimary()
+	if e.Addr != peerAddr2 || e.PathState != api.PathActive {
+		t.Fatalf("made primary %v %v", e.Addr, e.PathState)
 	}
 	if err := a.SetPrimary(tc.now, peerAddr2.Addr()); err != nil {
 		t.Fatal(err)
@@ -206,8 +206,8 @@ func TestMadePrimaryEvent(t *testing.T) {
 	tc.pathRun(time.Minute, map[netip.AddrPort]bool{peerAddr: true, peerAddr2: true}, func() bool {
 		return tc.pathInfo(peerAddr2).State == api.PathActive
 	})
-	tc.wantEvent(EventPathUp)
-	if e := tc.wantEvent(EventPathPrimary); e.Addr != peerAddr2 || !tc.pathInfo(peerAddr2).InUse {
+	tc.wantPathUp()
+	if e := tc.wantMadePrimary(); e.Addr != peerAddr2 || !tc.pathInfo(peerAddr2).InUse {
 		t.Fatalf("made primary %v, paths %+v", e.Addr, a.Paths(nil))
 	}
 }

@@ -366,7 +366,8 @@ func TestSchedFragmentsContiguousEndToEnd(t *testing.T) {
 			r.at = func(since time.Duration) {
 				// Tap side 0's packets before the pair sends them.
 				for {
-					_, b, ok := p.eps[0].Poll(p.now, p.buf[:0])
+					po, ok := p.eps[0].Poll(p.now, p.buf[:0])
+					b := po.Data
 					if !ok {
 						break
 					}
@@ -456,7 +457,7 @@ func TestSchedCoreCalls(t *testing.T) {
 			t.Fatal("handshake stalled")
 		}
 		for _, e := range p.events[1] {
-			if e.Kind == EventCommUp {
+			if e.Kind == api.EventUp {
 				p.as[1] = e.Assoc
 			}
 		}

@@ -62,7 +62,8 @@ func TestAssocFootprint(t *testing.T) {
 		b := appendHeader(nil, 7000, tc.lport, 0)
 		b = append(b, initChunk(chunk.TypeInit, uint32(i)+1, 65536, 10, 10, 1)...)
 		tc.ep.Receive(tc.now, from, finishPacket(b, 0))
-		_, pkt, _ := tc.ep.Poll(tc.now, buf[:0])
+		po, _ := tc.ep.Poll(tc.now, buf[:0])
+		pkt := po.Data
 		var sp inPacket
 		parsePacket(pkt, &sp)
 		var in initInfo
@@ -71,7 +72,7 @@ func TestAssocFootprint(t *testing.T) {
 		e = append(e, chunkOf(chunk.TypeCookieEcho, 0, in.cookie)...)
 		tc.ep.Receive(tc.now, from, finishPacket(e, 0))
 		for {
-			if _, _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
+			if _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
 				break
 			}
 		}
