@@ -14,9 +14,9 @@ import (
 // AbortError matches ErrTimeout by what ended the association, never by
 // its text: a user's Abort whose reason reads like a timeout is not one.
 func TestAbortErrorIsByIdentity(t *testing.T) {
-	user := &AbortError{Reason: assoc.ReasonUserAbort.String(), UserReason: "peer unreachable"}
-	fake := &AbortError{Reason: assoc.ReasonInitTimeout.String()}
-	lost := &AbortError{Reason: assoc.ReasonInitTimeout.String(), timeout: true}
+	user := &AbortError{Reason: "user abort", UserReason: "peer unreachable"}
+	fake := &AbortError{Reason: "init timeout"}
+	lost := &AbortError{Reason: "init timeout", timeout: true}
 	switch {
 	case errors.Is(user, ErrTimeout), errors.Is(fake, ErrTimeout):
 		t.Error("matched ErrTimeout by text")
@@ -51,7 +51,7 @@ func TestCoreErrorsArePublic(t *testing.T) {
 // Dial's errors name the operation once: "sctp: dial ADDR: " and the
 // cause without a second "sctp: ".
 func TestDialErrorNoStutter(t *testing.T) {
-	cause := &AbortError{Reason: assoc.ReasonInitTimeout.String(), timeout: true}
+	cause := &AbortError{Reason: "init timeout", timeout: true}
 	err := error(&opError{op: "dial", addr: "192.0.2.1:5000", err: cause})
 	want := "sctp: dial 192.0.2.1:5000: association aborted locally (init timeout)"
 	if err.Error() != want {

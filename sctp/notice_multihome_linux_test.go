@@ -41,7 +41,7 @@ func coreServer(t *testing.T, addrs []netip.Addr) (port uint16, received func() 
 			now := time.Now()
 			switch {
 			case err == nil:
-				ep.Receive(now, netip.AddrPortFrom(from.Addr().Unmap(), from.Port()), buf[:k])
+				ep.Receive(now, netip.AddrPortFrom(from.Addr().Unmap(), from.Port()), buf[:k], 0)
 			case errors.Is(err, os.ErrDeadlineExceeded):
 			default:
 				return // closed

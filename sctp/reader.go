@@ -257,7 +257,7 @@ func (e *Endpoint) process(n int, loop bool) (woke int) {
 		} else {
 			// The core lists the association the packet reached, to
 			// wake its waiters below without visiting every association.
-			e.core.ReceiveECN(now, pkts[i].Addr, pkts[i].Data(), pkts[i].ECN)
+			e.core.Receive(now, pkts[i].Addr, pkts[i].Data(), pkts[i].ECN)
 		}
 		// Collect what this packet caused before the next one is
 		// processed: each SACK is its own send opportunity (Max.Burst
@@ -301,7 +301,7 @@ func (e *Endpoint) receiveAt(now time.Time, p *netio.Packet, local netip.Addr) {
 		return
 	}
 	e.pktLocal = local
-	if a := e.core.ReceiveECN(now, p.Addr, p.Data(), p.ECN); a != nil {
+	if a := e.core.Receive(now, p.Addr, p.Data(), p.ECN); a != nil {
 		if as := e.assocs[a]; as != nil && as.local != local {
 			as.local = local
 		}

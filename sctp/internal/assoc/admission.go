@@ -43,18 +43,6 @@ func (ep *Endpoint) newLimiter() {
 	ep.limiter = ratelimit.New(c)
 }
 
-// SendBudget returns the endpoint's send budget (nil when
-// Config.SendBudget is not positive).
-func (ep *Endpoint) SendBudget() *transfer.SendBudget { return ep.sendBudget }
-
-// RecvBudget returns the endpoint's receive budget (nil when
-// Config.RecvBudget is not positive).
-func (ep *Endpoint) RecvBudget() *transfer.RecvBudget { return ep.recvBudget }
-
-// Pending returns the associations created from a COOKIE ECHO that are
-// not accepted yet (counted when Config.Backlog > 0).
-func (ep *Endpoint) Pending() int { return ep.pending }
-
 // mayAnswer reports whether the rate limit lets the endpoint answer the
 // out-of-the-blue packet p; a refusal is counted and the packet dropped.
 func (ep *Endpoint) mayAnswer(now time.Time, p *inPacket) bool {

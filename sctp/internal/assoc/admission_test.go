@@ -103,8 +103,8 @@ func TestCookieEchoBeyondBacklogDropped(t *testing.T) {
 	tc := newTestEndpoint(t, cfg)
 	tc.connectServer()
 	first := tc.a
-	if tc.ep.Pending() != 1 {
-		t.Fatalf("%d pending, want 1", tc.ep.Pending())
+	if tc.ep.pending != 1 {
+		t.Fatalf("%d pending, want 1", tc.ep.pending)
 	}
 	tc.pport++
 	tag, ck := tc.cookieFor(0x4444)
@@ -116,18 +116,18 @@ func TestCookieEchoBeyondBacklogDropped(t *testing.T) {
 	first.Accept(tc.now)
 	tc.readPackets()
 	tc.sent = nil
-	if tc.ep.Pending() != 0 {
-		t.Fatalf("%d pending after Accept", tc.ep.Pending())
+	if tc.ep.pending != 0 {
+		t.Fatalf("%d pending after Accept", tc.ep.pending)
 	}
 	tc.writePacket(tag, chunkOf(chunk.TypeCookieEcho, 0, ck))
 	tc.wantChunk(chunk.TypeCookieAck)
-	if tc.ep.Pending() != 1 || len(tc.ep.assocs) != 2 {
-		t.Fatalf("%d pending, %d associations", tc.ep.Pending(), len(tc.ep.assocs))
+	if tc.ep.pending != 1 || len(tc.ep.assocs) != 2 {
+		t.Fatalf("%d pending, %d associations", tc.ep.pending, len(tc.ep.assocs))
 	}
 	// An association that ends before it is accepted frees its place.
 	tc.writePacket(tag, chunkOf(chunk.TypeAbort, 0, nil))
-	if tc.ep.Pending() != 0 {
-		t.Fatalf("%d pending after the peer aborted", tc.ep.Pending())
+	if tc.ep.pending != 0 {
+		t.Fatalf("%d pending after the peer aborted", tc.ep.pending)
 	}
 }
 
@@ -283,8 +283,8 @@ func TestBudgetChurnReturnsToZero(t *testing.T) {
 			t.Fatalf("association %d: reading after the end charged %d bytes", i, u)
 		}
 	}
-	if len(tc.ep.assocs) != 0 || tc.ep.Pending() != 0 {
-		t.Fatalf("%d associations, %d pending left", len(tc.ep.assocs), tc.ep.Pending())
+	if len(tc.ep.assocs) != 0 || tc.ep.pending != 0 {
+		t.Fatalf("%d associations, %d pending left", len(tc.ep.assocs), tc.ep.pending)
 	}
 }
 
@@ -294,7 +294,7 @@ func initFrom(tc *testConn, from netip.AddrPort) bool {
 	tc.t.Helper()
 	b := appendHeader(nil, tc.pport, tc.lport, 0)
 	b = append(b, initChunk(chunk.TypeInit, 0x5151, 65536, 10, 10, 1)...)
-	tc.ep.Receive(tc.now, from, finishPacket(b, 0))
+	tc.ep.receive(tc.now, from, finishPacket(b, 0))
 	answered := false
 	for {
 		po, ok := tc.ep.Poll(tc.now, nil)

@@ -122,7 +122,7 @@ func (a *Assoc) recv() *transfer.Receiver {
 func (a *Assoc) Read(p []byte) (int, RecvInfo, error) {
 	r := a.recv()
 	if r == nil {
-		return 0, RecvInfo{}, ErrNotReady
+		return 0, RecvInfo{}, errNotReady
 	}
 	return r.Read(p)
 }
@@ -131,7 +131,7 @@ func (a *Assoc) Read(p []byte) (int, RecvInfo, error) {
 func (a *Assoc) ReadStream(sid uint16, p []byte) (int, RecvInfo, error) {
 	r := a.recv()
 	if r == nil {
-		return 0, RecvInfo{}, ErrNotReady
+		return 0, RecvInfo{}, errNotReady
 	}
 	return r.ReadStream(sid, p)
 }

@@ -147,7 +147,7 @@ func (a *Assoc) asconfTimer(now time.Time) {
 	a.stats.ASCONF.Retransmits++
 	a.errCount++
 	if a.errCount > a.ep.cfg.MaxRetransmits {
-		a.fail(ReasonPeerUnreachable, 0)
+		a.fail(reasonPeerUnreachable, 0)
 		return
 	}
 	s.rto = min(2*s.rto, a.ep.cfg.RTOMax)

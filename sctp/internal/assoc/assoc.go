@@ -226,14 +226,14 @@ func (a *Assoc) destroy(end *End, cause chunk.CauseCode) {
 	}
 	a.reportEngine() // the messages given up come before the end
 	end.Stats = a.Stats()
-	if e := a.data.eng; e != nil && end.Reason != ReasonShutdown {
+	if e := a.data.eng; e != nil && end.Reason != reasonShutdown {
 		e.Send.Drain(func(m transfer.Unsent) {
 			end.Unsent = append(end.Unsent, api.Event{Kind: api.EventSendFailed, Stream: m.SID, PPID: m.PPID,
 				Unordered: m.Unordered, Msg: append([]byte(nil), m.Payload...), Sent: m.Sent})
 		})
 	}
 	k := api.EventDown
-	if end.Reason == ReasonShutdown {
+	if end.Reason == reasonShutdown {
 		k = api.EventShutdown
 	}
 	a.ep.events = append(a.ep.events, Event{Event: api.Event{Kind: k, Cause: uint16(cause)}, Assoc: a, End: end})
@@ -242,7 +242,7 @@ func (a *Assoc) destroy(end *End, cause chunk.CauseCode) {
 	a.timers.stopAll()
 	a.stats.AssocsDown++
 	switch end.Reason {
-	case ReasonShutdown, ReasonNone:
+	case reasonShutdown, reasonNone:
 	default:
 		a.stats.AssocsFailed++
 	}

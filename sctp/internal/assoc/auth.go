@@ -593,8 +593,8 @@ func (a *Assoc) DeleteKey(id uint16) error {
 	return ErrAuthUnknownKey
 }
 
-// ActiveKey returns the identifier of the key outgoing AUTH chunks use.
-func (a *Assoc) ActiveKey() (uint16, bool) {
+// activeKey returns the identifier of the key outgoing AUTH chunks use.
+func (a *Assoc) activeKey() (uint16, bool) {
 	if a.auth == nil {
 		return 0, false
 	}

@@ -42,7 +42,7 @@ func newCorePairWith(tb testing.TB, adj func(*Config)) *corePair {
 		}
 		p.eps[i] = NewEndpoint(cfg, p.now)
 	}
-	a, err := p.eps[0].Connect(p.now, p.addrs[1], 5000, 5001)
+	a, err := p.eps[0].connect(p.now, p.addrs[1], 5000, 5001)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func (p *corePair) pump() {
 			if !ok {
 				break
 			}
-			p.eps[1-i].Receive(p.now, p.addrs[i], b)
+			p.eps[1-i].receive(p.now, p.addrs[i], b)
 		}
 	}
 	if a := p.as[1]; a != nil {

@@ -24,7 +24,7 @@ func (ep *Endpoint) ConnectAddrs(now time.Time, peers []netip.AddrPort, localPor
 	if len(peers) == 0 {
 		return nil, api.ErrUnknownAddress
 	}
-	a, err := ep.Connect(now, peers[0], localPort, peerPort)
+	a, err := ep.connect(now, peers[0], localPort, peerPort)
 	if err != nil || len(peers) == 1 {
 		return a, err
 	}

@@ -216,7 +216,7 @@ func (a *Assoc) dataHandled(v transfer.Verdict, err error, tsn chunk.TSN, sid ui
 		cause := appendNoUserDataCause(a.ep.scratch[:0], uint32(tsn))
 		a.ep.scratch = cause[:0]
 		a.sendAbort(cause)
-		a.fail(ReasonProtocolViolation, chunk.CauseNoUserData)
+		a.fail(reasonProtocolViolation, chunk.CauseNoUserData)
 		return dispDeleted
 	case err != nil:
 		a.protocolViolation(kind + " chunk breaks the fragment sequence")
@@ -294,7 +294,7 @@ func (a *Assoc) Send(now time.Time, m *Message) error {
 		// SHUTDOWN-SENT, SHUTDOWN-RECEIVED, or SHUTDOWN-ACK-SENT state."
 		return api.ErrShutdown
 	case a.data.eng == nil:
-		return ErrNotReady
+		return errNotReady
 	}
 	if err := a.data.eng.Send.QueuePR(now, m.Stream, m.PPID, m.Unordered, m.Payload, m.PR); err != nil {
 		return err

@@ -10,8 +10,8 @@
 // owner, which serializes every call:
 //
 //	ep := assoc.NewEndpoint(cfg, now)
-//	a, err := ep.Connect(now, peer, localPort, peerPort) // or a COOKIE ECHO creates one
-//	ep.Receive(now, from, packet)                        // a packet from the network
+//	a, err := ep.ConnectAddrs(now, peers, lport, pport)  // or a COOKIE ECHO creates one
+//	ep.Receive(now, from, packet, ecn)                   // a packet from the network
 //	ep.Expire(now)                                       // when now reaches ep.Deadline()
 //	p, ok := ep.Poll(now, buf)                           // packets to send, until !ok
 //	ev, ok := ep.NextEvent()                             // events, until !ok

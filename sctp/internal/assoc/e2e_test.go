@@ -125,7 +125,7 @@ func (p *pair) step() bool {
 			p.net.Free(pk)
 			continue
 		}
-		p.eps[to].Receive(p.now, p.addrs[1-to], pk.Data)
+		p.eps[to].receive(p.now, p.addrs[1-to], pk.Data)
 		p.net.Free(pk)
 	}
 	for _, ep := range p.eps {
@@ -158,7 +158,7 @@ func (ep *Endpoint) drainInto(evs *[]Event) {
 
 // connect establishes the association from side 0 to side 1.
 func (p *pair) connect() {
-	a, err := p.eps[0].Connect(p.now, p.addrs[1], 5000, 5001)
+	a, err := p.eps[0].connect(p.now, p.addrs[1], 5000, 5001)
 	if err != nil {
 		p.t.Fatal(err)
 	}
@@ -373,10 +373,10 @@ func TestEndToEndCollision(t *testing.T) {
 		link := simnet.LinkConfig{Delay: 10 * time.Millisecond, Jitter: 3 * time.Millisecond, Loss: 0.05}
 		p := newPair(t, seed, link)
 		var err error
-		if p.as[0], err = p.eps[0].Connect(p.now, p.addrs[1], 5000, 5001); err != nil {
+		if p.as[0], err = p.eps[0].connect(p.now, p.addrs[1], 5000, 5001); err != nil {
 			t.Fatal(err)
 		}
-		if p.as[1], err = p.eps[1].Connect(p.now, p.addrs[0], 5001, 5000); err != nil {
+		if p.as[1], err = p.eps[1].connect(p.now, p.addrs[0], 5001, 5000); err != nil {
 			t.Fatal(err)
 		}
 		for p.as[0].state != stateEstablished || p.as[1].state != stateEstablished {
@@ -436,7 +436,7 @@ func TestEndToEndRestart(t *testing.T) {
 	oldPeerTag := old.peerTag
 	// Crash side 1: a new endpoint with other random tags.
 	p.eps[1] = NewEndpoint(Config{Rand: newTestRand(99), MTU: 1452, OutStreams: 64, InStreams: 64}, p.now)
-	a1, err := p.eps[1].Connect(p.now, p.addrs[0], 5001, 5000)
+	a1, err := p.eps[1].connect(p.now, p.addrs[0], 5001, 5000)
 	if err != nil {
 		t.Fatal(err)
 	}

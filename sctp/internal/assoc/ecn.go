@@ -15,7 +15,7 @@ import (
 //
 //   - its packets after the handshake leave with ECT(0) in the IP header
 //     (Packet.ECN tells the shell, which sets the field);
-//   - a packet with DATA that arrives with CE (Endpoint.ReceiveECN) makes
+//   - a packet with DATA that arrives with CE (Endpoint.Receive) makes
 //     it echo the lowest TSN of that packet in an ECNE chunk, bundled
 //     into every packet it sends (the first one at once, with a SACK),
 //     until a CWR for that TSN or a later one arrives;
@@ -64,12 +64,15 @@ func (a *Assoc) ect() bool {
 	return a.ECN()
 }
 
-// ReceiveECN is Receive for a packet whose IP header carried ecn in its
-// ECN field (0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE), as the transport read
-// it. A CE mark on a packet with DATA for an association that uses ECN
-// schedules an ECNE.
-func (ep *Endpoint) ReceiveECN(now time.Time, from netip.AddrPort, pkt []byte, ecn uint8) *Assoc {
-	a := ep.Receive(now, from, pkt)
+// Receive processes one SCTP packet that arrived from the transport
+// address from, whose IP header carried ecn in its ECN field (0 Not-ECT,
+// 1 ECT(1), 2 ECT(0), 3 CE) as the transport read it; a CE mark on a
+// packet with DATA for an association that uses ECN schedules an ECNE. It
+// never keeps a reference to pkt. It returns the association the packet
+// was for when it still exists, else nil (a packet out of the blue, one
+// dropped, or one that ended its association).
+func (ep *Endpoint) Receive(now time.Time, from netip.AddrPort, pkt []byte, ecn uint8) *Assoc {
+	a := ep.receive(now, from, pkt)
 	if a != nil && ecn&3 == ecnCE {
 		a.noteCE(&ep.in)
 	}

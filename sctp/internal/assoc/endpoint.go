@@ -21,10 +21,11 @@ import (
 // new association."), creates associations from valid COOKIE ECHOs, and
 // handles out-of-the-blue packets (section 8.4).
 //
-// It is fed with Receive(now, from, packet), Expire(now) and the user
-// calls (Connect, and the methods of Assoc); it produces packets through
-// Poll, events through NextEvent, and one deadline (Deadline). It is not
-// safe for concurrent use: its owner serializes every call.
+// It is fed with Receive(now, from, packet, ecn), Expire(now) and the user
+// calls (ConnectAddrs, and the methods of Assoc); it produces packets
+// through Poll, events through NextEvent, the associations to look at
+// through Changed, and one deadline (Deadline). It is not safe for
+// concurrent use: its owner serializes every call.
 type Endpoint struct {
 	cfg    Config
 	jar    *cookieJar
@@ -199,19 +200,19 @@ func (ep *Endpoint) remove(a *Assoc) {
 	a.stats, a.chunks = api.Counters{}, chunkCounts{}
 }
 
-// Connect starts an association to peer (the ASSOCIATE primitive, section
+// connect starts an association to peer (the ASSOCIATE primitive, section
 // 11.1 C): it builds a TCB, sends INIT, starts T1-init and enters
 // COOKIE-WAIT.
-func (ep *Endpoint) Connect(now time.Time, peer netip.AddrPort, localPort, peerPort uint16) (*Assoc, error) {
+func (ep *Endpoint) connect(now time.Time, peer netip.AddrPort, localPort, peerPort uint16) (*Assoc, error) {
 	if localPort == 0 || peerPort == 0 {
-		return nil, ErrInvalidPort
+		return nil, errInvalidPort
 	}
 	key := assocKey{peer: peer, localPort: localPort, peerPort: peerPort}
 	if ep.assocs[key] != nil {
 		return nil, ErrExists
 	}
 	if max := ep.cfg.MaxAssociations; max > 0 && len(ep.assocs) >= max {
-		return nil, ErrTooMany
+		return nil, errTooMany
 	}
 	a := ep.newAssoc(key)
 	a.localTag = ep.newTag()

@@ -37,7 +37,7 @@ func sackBatch(t testing.TB, n, lose int, batch bool) int {
 		if i == lose {
 			continue
 		}
-		p.eps[1].Receive(p.now, p.addrs[0], b)
+		p.eps[1].receive(p.now, p.addrs[0], b)
 		for {
 			_, ok := p.eps[1].Poll(p.now, nil) // what the shell collects after each packet
 			if !ok {

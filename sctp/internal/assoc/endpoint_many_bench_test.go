@@ -83,7 +83,7 @@ func (p *corePair) pumpMany(peers []*Assoc, got *int) int {
 			if i == 0 {
 				n++
 			}
-			p.eps[1-i].Receive(p.now, p.addrs[i], b)
+			p.eps[1-i].receive(p.now, p.addrs[i], b)
 		}
 	}
 	for _, a := range peers {

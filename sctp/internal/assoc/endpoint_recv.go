@@ -9,11 +9,8 @@ import (
 	"github.com/usctp/usctp/sctp/internal/api"
 )
 
-// Receive processes one SCTP packet that arrived from the transport address
-// from. It never keeps a reference to pkt. It returns the association
-// the packet was for when it still exists, else nil (a packet out of the
-// blue, one dropped, or one that ended its association).
-func (ep *Endpoint) Receive(now time.Time, from netip.AddrPort, pkt []byte) *Assoc {
+// receive is Receive without the ECN field.
+func (ep *Endpoint) receive(now time.Time, from netip.AddrPort, pkt []byte) *Assoc {
 	if ep.refused(from, pkt) {
 		return nil
 	}

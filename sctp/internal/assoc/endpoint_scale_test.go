@@ -11,7 +11,7 @@ import (
 func (p *corePair) addIdle(tb testing.TB, n int) {
 	tb.Helper()
 	for i := range n {
-		if _, err := p.eps[0].Connect(p.now, p.addrs[1], uint16(6000+i), 5001); err != nil {
+		if _, err := p.eps[0].connect(p.now, p.addrs[1], uint16(6000+i), 5001); err != nil {
 			tb.Fatal(err)
 		}
 		if i%8 == 7 { // within the endpoint's ring of stateless replies

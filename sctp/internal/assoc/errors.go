@@ -15,15 +15,15 @@ import (
 var (
 	// ErrClosed: the association is closed.
 	ErrClosed = errors.New("sctp: association closed")
-	// ErrNotReady: the association has no transfer engine yet (before
+	// errNotReady: the association has no transfer engine yet (before
 	// the INIT ACK or COOKIE ECHO).
-	ErrNotReady = errors.New("sctp: association not established yet")
+	errNotReady = errors.New("sctp: association not established yet")
 	// ErrExists: Connect found an association with the same addresses.
 	ErrExists = errors.New("sctp: association already exists")
-	// ErrInvalidPort: Connect was given SCTP port 0.
-	ErrInvalidPort = errors.New("sctp: invalid port 0")
-	// ErrTooMany: Config.MaxAssociations is reached.
-	ErrTooMany = errors.New("sctp: too many associations")
+	// errInvalidPort: Connect was given SCTP port 0.
+	errInvalidPort = errors.New("sctp: invalid port 0")
+	// errTooMany: Config.MaxAssociations is reached.
+	errTooMany = errors.New("sctp: too many associations")
 	// ErrStreamFull: the stream's share of the send buffer is full (it
 	// matches api.ErrWouldBlock).
 	ErrStreamFull = transfer.ErrStreamFull

@@ -53,17 +53,17 @@ type End struct {
 type Reason uint8
 
 const (
-	ReasonNone              Reason = iota // not closed, or no reason to tell
-	ReasonShutdown                        // graceful shutdown completed
-	ReasonPeerAbort                       // the peer sent ABORT
-	ReasonUserAbort                       // the local user aborted
-	ReasonInitTimeout                     // Max.Init.Retransmits exceeded
-	ReasonPeerUnreachable                 // Association.Max.Retrans exceeded
-	ReasonShutdownGuard                   // T5-shutdown-guard expired
-	ReasonProtocolViolation               // the peer broke the protocol; we sent ABORT
-	ReasonInvalidParameter                // INIT or INIT ACK with an invalid mandatory parameter
-	ReasonRefused                         // the peer answered our INIT or COOKIE ECHO with ABORT
-	ReasonPortUnreachable                 // the network said nothing listens at the peer's address (ICMP, RFC 9260 appendix C)
+	reasonNone              Reason = iota // not closed, or no reason to tell
+	reasonShutdown                        // graceful shutdown completed
+	reasonPeerAbort                       // the peer sent ABORT
+	reasonUserAbort                       // the local user aborted
+	reasonInitTimeout                     // Max.Init.Retransmits exceeded
+	reasonPeerUnreachable                 // Association.Max.Retrans exceeded
+	reasonShutdownGuard                   // T5-shutdown-guard expired
+	reasonProtocolViolation               // the peer broke the protocol; we sent ABORT
+	reasonInvalidParameter                // INIT or INIT ACK with an invalid mandatory parameter
+	reasonRefused                         // the peer answered our INIT or COOKIE ECHO with ABORT
+	reasonPortUnreachable                 // the network said nothing listens at the peer's address (ICMP, RFC 9260 appendix C)
 )
 
 var reasonNames = [...]string{"none", "shutdown", "peer abort", "user abort", "init timeout",
@@ -80,13 +80,13 @@ func (r Reason) String() string {
 // Timeout reports whether the association was lost to a timeout: the
 // handshake, the peer, or the shutdown stopped answering.
 func (r Reason) Timeout() bool {
-	return r == ReasonInitTimeout || r == ReasonPeerUnreachable || r == ReasonShutdownGuard
+	return r == reasonInitTimeout || r == reasonPeerUnreachable || r == reasonShutdownGuard
 }
 
 // Refused reports whether the association was refused: the peer aborted
 // the handshake, or the network said nothing listens at its address (what
 // a kernel's connect reports as ECONNREFUSED).
-func (r Reason) Refused() bool { return r == ReasonRefused || r == ReasonPortUnreachable }
+func (r Reason) Refused() bool { return r == reasonRefused || r == reasonPortUnreachable }
 
 // ByPeer reports whether the peer ended the association with an ABORT.
-func (r Reason) ByPeer() bool { return r == ReasonPeerAbort || r == ReasonRefused }
+func (r Reason) ByPeer() bool { return r == reasonPeerAbort || r == reasonRefused }

@@ -166,7 +166,7 @@ func runMutatedPair(t *testing.T, in []byte) {
 	}
 	m := &linkMutator{in: in}
 	var as [2]*Assoc
-	a0, err := eps[0].Connect(now, addrs[1], 5000, 5001)
+	a0, err := eps[0].connect(now, addrs[1], 5000, 5001)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +272,7 @@ func runMutatedPair(t *testing.T, in []byte) {
 				to = 0
 			}
 			for _, b := range m.mutate(pk.Data) {
-				eps[to].Receive(now, addrs[1-to], b)
+				eps[to].receive(now, addrs[1-to], b)
 			}
 			net.Free(pk)
 		}

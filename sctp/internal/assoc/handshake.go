@@ -68,7 +68,7 @@ func (a *Assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 		// set."
 		a.stats.Violations++
 		a.ep.replyAbort(p.from, p.dstPort, p.srcPort, a.localTag, true, nil)
-		a.fail(ReasonInvalidParameter, chunk.CauseInvalidParam)
+		a.fail(reasonInvalidParameter, chunk.CauseInvalidParam)
 		return dispDeleted
 	case initBadMandatory:
 		a.stats.Violations++
@@ -84,7 +84,7 @@ func (a *Assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 		// "If an endpoint in the COOKIE-WAIT state receives an INIT ACK
 		// chunk with the OS value set to 0, it MUST destroy the TCB and
 		// SHOULD send an ABORT chunk."
-		a.fail(ReasonInvalidParameter, chunk.CauseInvalidParam)
+		a.fail(reasonInvalidParameter, chunk.CauseInvalidParam)
 		return dispDeleted
 	case initHostName:
 		// Section 3.3.3 note 3: "The receiver of INIT ACK chunks
@@ -92,12 +92,12 @@ func (a *Assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 		// chunk and MAY include an "Unresolvable Address" error cause."
 		a.stats.Violations++
 		a.ep.rejectInit(p, &in, initHostName)
-		a.fail(ReasonInvalidParameter, chunk.CauseUnresolvableAddress)
+		a.fail(reasonInvalidParameter, chunk.CauseUnresolvableAddress)
 		return dispDeleted
 	case initNoCookie:
 		a.stats.Violations++
 		a.ep.rejectInit(p, &in, initNoCookie)
-		a.fail(ReasonInvalidParameter, chunk.CauseMissingParam)
+		a.fail(reasonInvalidParameter, chunk.CauseMissingParam)
 		return dispDeleted
 	}
 	a.timers.stop(timerT1Init)
@@ -453,7 +453,7 @@ func (a *Assoc) staleCookie5_2_6(now time.Time, staleness time.Duration) {
 	a.initRetx++
 	a.stats.HandshakeRetx++
 	if a.initRetx > a.ep.cfg.MaxInitRetransmits {
-		a.fail(ReasonInitTimeout, chunk.CauseStaleCookie)
+		a.fail(reasonInitTimeout, chunk.CauseStaleCookie)
 		return
 	}
 	// "When calculating the time extension, an implementation SHOULD use

@@ -67,7 +67,7 @@ func (tc *testConn) writePacket(vtag uint32, chunks ...[]byte) {
 		b = append(b, c...)
 	}
 	b = finishPacket(b, 0)
-	tc.ep.Receive(tc.now, tc.peer, b)
+	tc.ep.receive(tc.now, tc.peer, b)
 	tc.drainEvents()
 }
 
@@ -400,7 +400,7 @@ func initValue(t testing.TB, c *rxChunk) initInfo {
 // INIT ACK, COOKIE ECHO, COOKIE ACK.
 func (tc *testConn) connectClient() {
 	tc.t.Helper()
-	a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, err := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	if err != nil {
 		tc.t.Fatal(err)
 	}

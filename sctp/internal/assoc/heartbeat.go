@@ -104,7 +104,7 @@ func (a *Assoc) requestHeartbeat(now time.Time) error {
 	case a.closed:
 		return ErrClosed
 	case a.state != stateEstablished && a.state != stateShutdownPending && a.state != stateShutdownReceived:
-		return ErrNotReady
+		return errNotReady
 	}
 	a.sendHeartbeat(now)
 	return nil
@@ -134,7 +134,7 @@ func (a *Assoc) countError(now time.Time) bool {
 	// endpoint SHOULD consider the peer endpoint unreachable and SHALL
 	// stop transmitting any more data to it".
 	if a.errCount > a.ep.cfg.MaxRetransmits {
-		a.fail(ReasonPeerUnreachable, 0)
+		a.fail(reasonPeerUnreachable, 0)
 		return true
 	}
 	return false

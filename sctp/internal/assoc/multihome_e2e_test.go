@@ -127,9 +127,9 @@ func (n *mhNet) run(limit time.Duration, stop func() bool) {
 		for pk := n.net.Pop(n.now); pk != nil; pk = n.net.Pop(n.now) {
 			if pk.Link%2 == 0 {
 				n.srvLast = pk.Link / 2
-				n.srv.Receive(n.now, n.cliAddr, pk.Data)
+				n.srv.receive(n.now, n.cliAddr, pk.Data)
 			} else {
-				n.cli.Receive(n.now, n.srvAddrs[pk.Link/2], pk.Data)
+				n.cli.receive(n.now, n.srvAddrs[pk.Link/2], pk.Data)
 			}
 			n.net.Free(pk)
 		}
@@ -187,7 +187,7 @@ func (n *mhNet) app() {
 // connect runs the handshake and lets the second path be confirmed.
 func (n *mhNet) connect() {
 	n.t.Helper()
-	a, err := n.cli.Connect(n.now, n.srvAddrs[0], 5000, 6000)
+	a, err := n.cli.connect(n.now, n.srvAddrs[0], 5000, 6000)
 	if err != nil {
 		n.t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestMultihomeForgedNonceNeverConfirms(t *testing.T) {
 		info = binary.BigEndian.AppendUint64(info, uint64(n.ca.paths[1].sentAt.UnixNano()))
 		b := appendHeader(nil, 6000, 5000, n.ca.localTag)
 		b = appendHeartbeatAck(b, param(chunk.ParamHeartbeatInfo, info))
-		n.cli.Receive(n.now, n.srvAddrs[1], finishPacket(b, 0))
+		n.cli.receive(n.now, n.srvAddrs[1], finishPacket(b, 0))
 	}
 	if n.ca.paths[1].state != api.PathUnconfirmed || n.ca.stats.PathsConfirmed != 0 {
 		t.Fatalf("forged HEARTBEAT ACKs confirmed the path: %v", n.ca.paths[1].state)

@@ -27,7 +27,7 @@ const (
 	NoticeTooBig
 )
 
-// Notice processes what the network said about a packet this end sent to
+// notice processes what the network said about a packet this end sent to
 // the transport address to: quote is the sent packet as the ICMP error
 // quoted it, from its SCTP common header on (possibly truncated). It
 // follows RFC 9260 appendix C.
@@ -56,7 +56,7 @@ const (
 // outstanding HEARTBEAT counts that HEARTBEAT against the path at once,
 // noticePath). NoticeTooBig is counted, and feeds path MTU discovery
 // when it is on (NoticeMTU).
-func (ep *Endpoint) Notice(now time.Time, to netip.AddrPort, kind NoticeKind, quote []byte) {
+func (ep *Endpoint) notice(now time.Time, to netip.AddrPort, kind NoticeKind, quote []byte) {
 	ep.NoticeMTU(now, to, kind, quote, 0)
 }
 
@@ -107,7 +107,7 @@ func (ep *Endpoint) NoticeMTU(now time.Time, to netip.AddrPort, kind NoticeKind,
 	if init && a.initAddrs != nil {
 		return // one of the peer's addresses refused: T1-init tries the next (connectx.go)
 	}
-	a.fail(ReasonPortUnreachable, 0)
+	a.fail(reasonPortUnreachable, 0)
 	ep.reached(a)
 }
 

@@ -223,7 +223,7 @@ func (a *Assoc) reconfAllowed() error {
 	case a.closed:
 		return ErrClosed
 	case a.data.eng == nil:
-		return ErrNotReady
+		return errNotReady
 	case !a.reconfOn():
 		return api.ErrReconfigUnsupported
 	case a.state != stateEstablished:

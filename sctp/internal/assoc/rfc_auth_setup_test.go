@@ -43,7 +43,7 @@ func TestAuth4895CollisionInitAckRepeatsRandom(t *testing.T) {
 		cfg := testConfig()
 		cfg.AuthChunks = []chunk.Type{chunk.TypeData}
 		tc := newTestEndpoint(t, cfg)
-		a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+		a, err := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,7 @@ import (
 // be destroyed."
 func TestInitInCookieWait(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	_, ic := tc.wantChunk(chunk.TypeInit)
 	ours := initValue(t, ic)
@@ -53,7 +53,7 @@ func TestInitInCookieEchoed(t *testing.T) {
 	cfg := testConfig()
 	cfg.Multihoming = true // new addresses count only where they are used
 	tc := newTestEndpoint(t, cfg)
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	tc.writeChunks(initChunk(chunk.TypeInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(chunk.ParamStateCookie, []byte("c"))))
@@ -282,7 +282,7 @@ func TestCookieAckDuplicate(t *testing.T) {
 // the ERROR chunk SHOULD be silently discarded."
 func TestStaleCookieError(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	tc.writeChunks(initChunk(chunk.TypeInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(chunk.ParamStateCookie, []byte("c"))))
@@ -315,7 +315,7 @@ func TestStaleCookieError(t *testing.T) {
 // peer's Verification Tag from the State Cookie").
 func TestCollisionPeerTSNFromCookie(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	a.send(tc.now, 0, 0, false, []byte("x")) // not yet: no engine

@@ -47,7 +47,7 @@ func TestCookieEchoWithData(t *testing.T) {
 // packet".
 func TestCookieEchoBundlesData(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	if err := a.send(tc.now, 0, 0, false, []byte("x")); err == nil {
@@ -136,7 +136,7 @@ func TestDataInvalidStream(t *testing.T) {
 // as large as the cookie needs); the DATA waits for the COOKIE ACK.
 func TestLargeCookieEcho(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	big := make([]byte, 3000)

@@ -56,7 +56,7 @@ func (tc *testConn) writeCE(chunks ...[]byte) {
 	for _, c := range chunks {
 		b = append(b, c...)
 	}
-	tc.ep.ReceiveECN(tc.now, tc.peer, finishPacket(b, 0), ecnCE)
+	tc.ep.Receive(tc.now, tc.peer, finishPacket(b, 0), ecnCE)
 	tc.drainEvents()
 }
 
@@ -73,7 +73,7 @@ func TestECNCapableOfferedInInitAndInitAck(t *testing.T) {
 		cfg := testConfig()
 		cfg.DisableECN = disable
 		tc := newTestEndpoint(t, cfg)
-		a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+		a, err := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -52,7 +52,7 @@ func listsIData(t testing.TB, c *rxChunk) bool {
 // ACK; one that is not lists neither.
 func TestIDataAdvertised(t *testing.T) {
 	tc := newTestEndpoint(t, interleaveConfig())
-	a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, err := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	if err != nil {
 		t.Fatal(err)
 	}

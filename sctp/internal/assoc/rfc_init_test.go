@@ -230,7 +230,7 @@ func TestT1InitRetransmitAndGiveUp(t *testing.T) {
 	cfg := testConfig()
 	cfg.MaxInitRetransmits = 3
 	tc := newTestEndpoint(t, cfg)
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	_, first := tc.wantChunk(chunk.TypeInit)
 	start := tc.now
@@ -259,7 +259,7 @@ func TestT1CookieRetransmit(t *testing.T) {
 	cfg := testConfig()
 	cfg.MaxInitRetransmits = 2
 	tc := newTestEndpoint(t, cfg)
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	tc.writeChunks(initChunk(chunk.TypeInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(chunk.ParamStateCookie, []byte("c"))))
@@ -283,7 +283,7 @@ func TestT1CookieRetransmit(t *testing.T) {
 // and SHOULD send an ABORT chunk with the T bit set."
 func TestInitAckZeroTag(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	tc.writeChunks(initChunk(chunk.TypeInitAck, 0, 65536, 100, 100, 1, param(chunk.ParamStateCookie, []byte("c"))))
@@ -302,7 +302,7 @@ func TestInitAckZeroTag(t *testing.T) {
 // SHOULD send an ABORT chunk."
 func TestInitAckZeroOS(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	tc.writeChunks(initChunk(chunk.TypeInitAck, 77, 65536, 0, 100, 1, param(chunk.ParamStateCookie, []byte("c"))))
@@ -319,7 +319,7 @@ func TestInitAckZeroOS(t *testing.T) {
 // of the missing mandatory parameters").
 func TestInitAckMissingCookie(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	tc.writeChunks(initChunk(chunk.TypeInitAck, 77, 65536, 10, 100, 1))
@@ -338,7 +338,7 @@ func TestInitAckMissingCookie(t *testing.T) {
 // a COOKIE ECHO chunk is sent in a packet, it MUST be the first chunk."
 func TestInitAckUnrecognizedParamsWithCookieEcho(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	tc.writeChunks(initChunk(chunk.TypeInitAck, 77, 65536, 10, 100, 1,
@@ -356,7 +356,7 @@ func TestInitAckUnrecognizedParamsWithCookieEcho(t *testing.T) {
 // INIT was not retransmitted, RFC 9260 section 6.3.1 C5).
 func TestHandshakeRTTSample(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	tc.now = tc.now.Add(80 * time.Millisecond)

@@ -20,7 +20,7 @@ func (tc *testConn) writeFrom(from netip.AddrPort, vtag uint32, chunks ...[]byte
 	for _, c := range chunks {
 		b = append(b, c...)
 	}
-	tc.ep.Receive(tc.now, from, finishPacket(b, 0))
+	tc.ep.receive(tc.now, from, finishPacket(b, 0))
 	tc.drainEvents()
 }
 
@@ -235,7 +235,7 @@ func TestInitAckFromOtherPeerAddress(t *testing.T) {
 	cfg := testConfig()
 	cfg.Multihoming = true
 	tc := newTestEndpoint(t, cfg)
-	a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, err := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	if err != nil {
 		t.Fatal(err)
 	}

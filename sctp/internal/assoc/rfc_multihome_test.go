@@ -24,7 +24,7 @@ func addrParam(t testing.TB, s string) []byte {
 // INIT ACK carrying params; it returns the INIT the endpoint sent.
 func (tc *testConn) clientInitAck(params ...[]byte) initInfo {
 	tc.t.Helper()
-	a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, err := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	if err != nil {
 		tc.t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestHandshakeListsLocalAddresses(t *testing.T) {
 		cfg := testConfig()
 		cfg.LocalAddrs = addrs
 		tc := newTestEndpoint(t, cfg)
-		a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+		a, err := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +185,7 @@ func TestServerMultihomeAddressFromCookie(t *testing.T) {
 	// The peer answers from its second address.
 	b := appendHeader(nil, tc.pport, tc.lport, tc.a.localTag)
 	b = appendHeartbeatAck(b, hb.value())
-	tc.ep.Receive(tc.now, peerAddr2, finishPacket(b, 0))
+	tc.ep.receive(tc.now, peerAddr2, finishPacket(b, 0))
 	if tc.a.paths[1].state != api.PathActive || tc.a.stats.PathsConfirmed != 1 {
 		t.Fatalf("path after the HEARTBEAT ACK: %v", tc.a.paths[1].state)
 	}

@@ -172,7 +172,7 @@ func TestShutdownCompleteVTagRules(t *testing.T) {
 // COOKIE-WAIT or COOKIE-ECHOED state."
 func TestShutdownAckInCookieWait(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	tc.writePacket(0x2468, chunkOf(chunk.TypeShutdownAck, 0, nil))

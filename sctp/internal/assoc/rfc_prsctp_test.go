@@ -38,7 +38,7 @@ func paramForwardTSNSupported() []byte { return param(chunk.ParamForwardTSNSuppo
 // Extensions as Linux does; DisablePartialReliability offers neither.
 func TestPRSCTPAdvertised(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, err := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -179,7 +179,7 @@ func (tc *testConn) readMsg() (string, uint16) {
 // is an unknown chunk.
 func TestReconfNegotiation(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	_, c := tc.wantChunk(chunk.TypeInit)
 	if in := initValue(t, c); in.ext&extReconfig == 0 {
 		t.Fatal("INIT does not offer RE-CONFIG")
@@ -188,7 +188,7 @@ func TestReconfNegotiation(t *testing.T) {
 	cfg := testConfig()
 	cfg.DisableStreamReconfig = true
 	tc = newTestEndpoint(t, cfg)
-	tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	_, c = tc.wantChunk(chunk.TypeInit)
 	if in := initValue(t, c); in.ext&extReconfig != 0 {
 		t.Fatal("INIT offers RE-CONFIG with DisableStreamReconfig")

@@ -197,7 +197,7 @@ func TestInitInShutdownAckSent(t *testing.T) {
 // or COOKIE ECHOED state, the SHUTDOWN chunk SHOULD be silently discarded."
 func TestShutdownInCookieEchoed(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	tc.writeChunks(initChunk(chunk.TypeInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(chunk.ParamStateCookie, []byte("c"))))

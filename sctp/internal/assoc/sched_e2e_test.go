@@ -438,17 +438,17 @@ var allSchedKinds = []sched.Kind{sched.FCFS, sched.Priority, sched.RoundRobin, s
 // transfer: before the engine exists, with bad input, and after close.
 func TestSchedCoreCalls(t *testing.T) {
 	p := newConfigPair(t, schedLink, func(c *Config) { c.Scheduler = sched.Kind(99) })
-	a, err := p.eps[0].Connect(p.now, p.addrs[1], 5000, 5001)
+	a, err := p.eps[0].connect(p.now, p.addrs[1], 5000, 5001)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if k := a.Scheduler(); k != sched.FCFS {
 		t.Errorf("an invalid default kind gives %v, want fcfs", k)
 	}
-	if err := a.SetScheduler(sched.WFQ); !errors.Is(err, ErrNotReady) {
+	if err := a.SetScheduler(sched.WFQ); !errors.Is(err, errNotReady) {
 		t.Errorf("setScheduler in COOKIE-WAIT: %v", err)
 	}
-	if _, err := a.StreamValue(0); !errors.Is(err, ErrNotReady) {
+	if _, err := a.StreamValue(0); !errors.Is(err, errNotReady) {
 		t.Errorf("streamValue in COOKIE-WAIT: %v", err)
 	}
 	p.as[0] = a

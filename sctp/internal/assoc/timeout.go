@@ -27,7 +27,7 @@ func (a *Assoc) expire(now time.Time) {
 			// Section 9.2: "At the expiration of this timer, the sender
 			// SHOULD abort the association by sending an ABORT chunk."
 			a.sendAbort(nil)
-			a.fail(ReasonShutdownGuard, 0)
+			a.fail(reasonShutdownGuard, 0)
 		case timerHeartbeat:
 			a.heartbeatTimer(now)
 		case timerReconf:
@@ -67,7 +67,7 @@ func (a *Assoc) expire(now time.Time) {
 func (a *Assoc) t1Expired(now time.Time, cookie bool) {
 	a.initRetx++
 	if a.initRetx > a.ep.cfg.MaxInitRetransmits {
-		a.fail(ReasonInitTimeout, 0)
+		a.fail(reasonInitTimeout, 0)
 		return
 	}
 	a.stats.HandshakeRetx++
@@ -87,7 +87,7 @@ func (a *Assoc) t2Expired(now time.Time) {
 		// "If this threshold is exceeded, the endpoint SHOULD destroy the
 		// TCB and SHOULD report the peer endpoint unreachable to the upper
 		// layer".
-		a.fail(ReasonPeerUnreachable, 0)
+		a.fail(reasonPeerUnreachable, 0)
 		return
 	}
 	a.stats.ShutdownRetx++
