@@ -190,8 +190,8 @@ func (a *Assoc) answerOp(op uint64, err error) {
 // messages it gave up under their PR-SCTP policy (EventSendFailed), and
 // the streams whose writers, refused by the stream's limit, may queue
 // again (Room). It runs as each entry point that reached the association
-// returns (touch), after each packet Poll builds, and as the association
-// closes.
+// returns (Endpoint.reached), after each packet Poll builds, and as the
+// association closes.
 func (a *Assoc) reportEngine() {
 	e := a.data.eng
 	if e == nil {
