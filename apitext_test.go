@@ -203,7 +203,8 @@ func (w *apiWriter) typeDecl(emit func(string), name string, t *types.Named, own
 
 // fields writes the exported fields of struct s, a part of the type root,
 // with the line prefix head: embedded ones as "embedded T", and through an
-// embedded hidden struct (exported or not) the exported fields it promotes
+// embedded hidden struct that no public package aliases (exported or not)
+// the exported fields it promotes
 // (those a selector on root reaches: not shadowed, not ambiguous). An
 // unexported embedded field is not written itself: its promoted methods
 // are in the method set.
@@ -228,7 +229,7 @@ func (w *apiWriter) fields(emit func(string), head string, root types.Type, s *t
 			if p, ok := base.(*types.Pointer); ok {
 				base = types.Unalias(p.Elem())
 			}
-			if es, ok := base.Underlying().(*types.Struct); ok && w.hidden(base) {
+			if es, ok := base.Underlying().(*types.Struct); ok && w.hidden(base) && !w.aliased(base) {
 				w.fields(emit, head, root, es, depth+1)
 			}
 			continue
@@ -237,6 +238,18 @@ func (w *apiWriter) fields(emit func(string), head string, root types.Type, s *t
 			emit(head + f.Name() + " " + w.typ(f.Type()))
 		}
 	}
+}
+
+// aliased reports whether a public package aliases the hidden type t: its
+// fields are then written under that public name, not again where it is
+// embedded.
+func (w *apiWriter) aliased(t types.Type) bool {
+	for _, a := range w.aliases {
+		if types.Identical(a.target, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // typ writes a type: aliases resolved, hidden named types by a public

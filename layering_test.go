@@ -10,6 +10,7 @@ import (
 	"bufio"
 	"bytes"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -110,6 +111,39 @@ func TestLayering(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("go list found no package of the module")
+	}
+}
+
+// sctpImports are the packages of the module that package sctp itself
+// (not its tests) may import directly: the core, the sockets and the leaf
+// value package. Everything else below the public API is reached through
+// them.
+var sctpImports = []string{"sctp/internal/assoc", "sctp/internal/netio", "sctp/internal/api"}
+
+// TestSctpDirectImports checks the packages of the module that package
+// sctp imports directly (go list's Imports, tests excluded) against
+// sctpImports.
+func TestSctpDirectImports(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, "./sctp").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	found := false
+	for _, p := range strings.Fields(string(out)) {
+		rel, ok := strings.CutPrefix(p, modulePath+"/")
+		switch {
+		case !ok:
+			continue // the standard library and other modules: TestLayering
+		case rel == "sctp/internal/assoc":
+			found = true
+		}
+		if slices.Contains(sctpImports, rel) {
+			continue
+		}
+		t.Errorf("package sctp imports %s: from the module it may import only %v", p, sctpImports)
+	}
+	if !found {
+		t.Fatal("package sctp does not import the core: go list failed?")
 	}
 }
 

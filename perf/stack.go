@@ -108,11 +108,11 @@ type Config struct {
 	// ignore both.
 	MTU     int  `json:"mtu,omitempty"`
 	NoPMTUD bool `json:"no_pmtud,omitempty"`
-	// SendBudget is usctp's sctp.Config.SendBudget, the bytes all the
+	// SendBudget is usctp's sctp.Config.Limits.SendBudget, the bytes all the
 	// associations of an endpoint hold together in their send buffers: 0
 	// means its default, negative none. Other stacks ignore it.
 	SendBudget int `json:"send_budget,omitempty"`
-	// RecvBudget is usctp's sctp.Config.RecvBudget, the receive window
+	// RecvBudget is usctp's sctp.Config.Limits.RecvBudget, the receive window
 	// the associations of an endpoint advertise together while several
 	// receive (0 or negative: none, the default).
 	RecvBudget int `json:"recv_budget,omitempty"`

@@ -42,7 +42,7 @@ func TestConfigHostileDefaults(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer l.Close()
-		if b := l.core.Budget(); b == nil || b.Limit() != DefaultMemoryBudget {
+		if b := l.Stats().MemoryBudget; b != DefaultMemoryBudget {
 			t.Fatalf("endpoint budget %v", b)
 		}
 	})

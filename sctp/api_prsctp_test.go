@@ -51,12 +51,12 @@ func TestPRHelpers(t *testing.T) {
 		want PR
 		s    string
 	}{
-		{Lifetime(1500 * time.Microsecond), PR{PRTTL, 2}, "ttl 2ms"},
-		{Lifetime(-time.Second), PR{PRTTL, 0}, "ttl 0s"},
-		{Lifetime(1 << 62), PR{PRTTL, 1<<31 - 1}, "ttl 596h31m23.647s"},
-		{MaxRetransmits(-1), PR{PRRtx, 0}, "rtx 0"},
-		{MaxRetransmits(5), PR{PRRtx, 5}, "rtx 5"},
-		{Priority(7), PR{PRPrio, 7}, "prio 7"},
+		{Lifetime(1500 * time.Microsecond), PR{Policy: PRTTL, Value: 2}, "ttl 2ms"},
+		{Lifetime(-time.Second), PR{Policy: PRTTL, Value: 0}, "ttl 0s"},
+		{Lifetime(1 << 62), PR{Policy: PRTTL, Value: 1<<31 - 1}, "ttl 596h31m23.647s"},
+		{MaxRetransmits(-1), PR{Policy: PRRtx, Value: 0}, "rtx 0"},
+		{MaxRetransmits(5), PR{Policy: PRRtx, Value: 5}, "rtx 5"},
+		{Priority(7), PR{Policy: PRPrio, Value: 7}, "prio 7"},
 		{PR{}, PR{}, "reliable"},
 	} {
 		if tc.pr != tc.want || tc.pr.String() != tc.s {

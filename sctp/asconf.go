@@ -2,13 +2,11 @@ package sctp
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net"
 	"net/netip"
 	"time"
 
-	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/assoc"
 )
 
@@ -16,27 +14,20 @@ import (
 var (
 	// ErrASCONFNotNegotiated: the association does not do ASCONF (both
 	// ends need Config.Extensions.DynamicAddrs or Linux's addip_enable, and AUTH).
-	ErrASCONFNotNegotiated = errors.New("sctp: the peer does not accept address changes (ASCONF with AUTH)")
+	ErrASCONFNotNegotiated = api.ErrASCONFNotNegotiated
 	// ErrNotLocalAddr: AddLocalAddr of an address this endpoint does not
 	// receive on (not an address of the host, or the endpoint is bound to
 	// another one).
-	ErrNotLocalAddr = errors.New("sctp: not an address of this endpoint")
+	ErrNotLocalAddr = api.ErrNotLocalAddr
 	// ErrASCONFBusy: 16 requests already wait for the peer's answer.
-	ErrASCONFBusy = errors.New("sctp: too many address requests waiting")
+	ErrASCONFBusy = api.ErrASCONFBusy
 )
 
 // ASCONFError is the peer's refusal of an address request: the RFC 5061
 // error cause it answered with (0xA0 "Request to Delete Last Remaining IP
 // Address", 0xA2 "Request to Delete Source IP Address", 0xA1 resource
 // shortage, 0xA4 no authorization, ...).
-type ASCONFError struct {
-	Addr  netip.Addr
-	Cause uint16
-}
-
-func (e *ASCONFError) Error() string {
-	return fmt.Sprintf("sctp: the peer refused the request for %v: %v", e.Addr, chunk.CauseCode(e.Cause))
-}
+type ASCONFError = api.ASCONFError
 
 // AddLocalAddr asks the peer to add ip, an address this endpoint receives
 // on, to the association (RFC 5061 Add IP Address): the peer confirms it
@@ -48,20 +39,20 @@ func (as *Association) AddLocalAddr(ctx context.Context, ip netip.Addr) error {
 	if b := as.ep.Addr().Addr().Unmap(); !(b.IsUnspecified() || b == ip) || !hostAddr(ip) {
 		return ErrNotLocalAddr
 	}
-	return as.asconfCall(ctx, ip, func(a *assoc.Assoc) (uint64, error) { return a.AddLocalAddr(time.Now(), ip) })
+	return as.reconfigureWith(ctx, func(a *assoc.Assoc) (uint64, error) { return a.AddLocalAddr(time.Now(), ip) })
 }
 
 // RemoveLocalAddr asks the peer to delete our address ip from the
 // association (RFC 5061 Delete IP Address); the peer refuses to delete the
 // last one, or the one the request came from.
 func (as *Association) RemoveLocalAddr(ctx context.Context, ip netip.Addr) error {
-	return as.asconfCall(ctx, ip, func(a *assoc.Assoc) (uint64, error) { return a.RemoveLocalAddr(time.Now(), ip) })
+	return as.reconfigureWith(ctx, func(a *assoc.Assoc) (uint64, error) { return a.RemoveLocalAddr(time.Now(), ip) })
 }
 
 // SetPeerPrimary asks the peer to send to our address ip (RFC 5061 Set
 // Primary Address).
 func (as *Association) SetPeerPrimary(ctx context.Context, ip netip.Addr) error {
-	return as.asconfCall(ctx, ip, func(a *assoc.Assoc) (uint64, error) { return a.SetPeerPrimary(time.Now(), ip) })
+	return as.reconfigureWith(ctx, func(a *assoc.Assoc) (uint64, error) { return a.SetPeerPrimary(time.Now(), ip) })
 }
 
 // hostAddr reports whether ip is an address of one of the host's
@@ -79,39 +70,4 @@ func hostAddr(ip netip.Addr) bool {
 		}
 	}
 	return false
-}
-
-func (as *Association) asconfCall(ctx context.Context, ip netip.Addr, queue func(a *assoc.Assoc) (uint64, error)) error {
-	err := as.reconfigureWith(ctx, queue)
-	switch {
-	case errors.Is(err, assoc.ErrASCONFNotNegotiated):
-		return ErrASCONFNotNegotiated
-	case errors.Is(err, assoc.ErrNotLocalAddr):
-		return ErrNotLocalAddr
-	case errors.Is(err, assoc.ErrASCONFBusy):
-		return ErrASCONFBusy
-	}
-	var ae *ASCONFError
-	if errors.As(err, &ae) {
-		ae.Addr = ip.Unmap()
-	}
-	return err
-}
-
-// asconfDone hands the peer's answer to a request to its waiting call;
-// called with ep.mu held.
-func (as *Association) asconfDone(ev assoc.Event) {
-	var err error
-	if ev.Cause != 0 {
-		err = &ASCONFError{Addr: ev.Addr.Addr(), Cause: uint16(ev.Cause)}
-	}
-	if as.rcGone[ev.Op] {
-		delete(as.rcGone, ev.Op)
-		return
-	}
-	if as.rcDone == nil {
-		as.rcDone = make(map[uint64]error)
-	}
-	as.rcDone[ev.Op] = err
-	as.rcwait.wake()
 }

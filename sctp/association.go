@@ -20,22 +20,22 @@ type Association struct {
 	a  *assoc.Assoc
 
 	// Guarded by ep.mu.
-	up, closed  bool
-	shutdown    bool      // Shutdown was called
-	err         error     // terminal error; nil with closed: graceful shutdown
-	final       *Stats    // counters at close (kept apart: 4 KiB an open association does not need)
-	busy        bool      // data written since the last sender-dry event
-	touched     bool      // listed in ep.touched
-	muxPort     uint16    // the SCTP port claimed on the endpoint's shared socket for this dial; 0: none
-	directWait  bool      // a ReadMsg caller that reads the socket itself waits in rwait
-	waitSince   time.Time // when it started to wait
-	abortReason string
-	rwait       waitq // readable by ReadMsg, or closed
-	wwait       waitq // send buffer space, or closed
-	wantRoom    int   // bytes of the largest message a writer in wwait waits to queue
+	up, closed bool
+	shutdown   bool      // Shutdown was called
+	err        error     // terminal error; nil with closed: graceful shutdown
+	final      *Stats    // counters at close (kept apart: 4 KiB an open association does not need)
+	busy       bool      // data written since the last sender-dry event
+	touched    bool      // listed in ep.touched
+	gaveUp     bool      // messages were given up (PR-SCTP) since the last progress
+	muxPort    uint16    // the SCTP port claimed on the endpoint's shared socket for this dial; 0: none
+	directWait bool      // a ReadMsg caller that reads the socket itself waits in rwait
+	waitSince  time.Time // when it started to wait
+	rwait      waitq     // readable by ReadMsg, or closed
+	wwait      waitq     // send buffer space, or closed
+	wantRoom   int       // bytes of the largest message a writer in wwait waits to queue
 	// stwait holds, per outbound stream, the writers its own limit
-	// refused (Config.StreamUnsentLimit): woken when the engine lists the
-	// stream in TakeStreamRoom, or when the association ends.
+	// refused (Config.Buffers.StreamUnsentLimit): woken when the core reports room
+	// on the stream (an Event with Room), or when the association ends.
 	stwait   map[uint16]*waitq
 	swait    waitq            // state change (up, closed)
 	rcwait   waitq            // a stream reconfiguration completed, or closed
@@ -124,7 +124,7 @@ func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline, closed <-c
 			e.mu.Unlock()
 			return 0, err
 		}
-		if !info.PR.valid() {
+		if info.PR.Policy > PRPrio {
 			e.mu.Unlock()
 			return 0, fmt.Errorf("sctp: invalid PR-SCTP policy %d", info.PR.Policy)
 		}
@@ -145,13 +145,13 @@ func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline, closed <-c
 		var err error
 		if as.failHeld > 0 {
 			if room, _ := as.room(); room < len(p) {
-				err = assoc.ErrWouldBlock // the event reader is behind
+				err = ErrWouldBlock // the event reader is behind
 			}
 		}
 		if err == nil {
-			err = as.a.Send(now, info.Stream, info.PPID, info.Unordered, p, assoc.PR{Policy: assoc.PRPolicy(info.PR.Policy), Value: info.PR.Value})
+			err = as.a.Send(now, &assoc.Message{Stream: info.Stream, PPID: info.PPID, Unordered: info.Unordered, PR: info.PR, Payload: p})
 		}
-		as.takeFailed() // messages a priority write made room by giving up
+		e.deliverEvents() // messages a priority write made room by giving up
 		if err == nil {
 			as.busy = true
 			flush := as.a.CanSendNow(now)
@@ -163,9 +163,9 @@ func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline, closed <-c
 			}
 			return len(p), nil
 		}
-		if !errors.Is(err, assoc.ErrWouldBlock) {
+		if !errors.Is(err, ErrWouldBlock) {
 			e.mu.Unlock()
-			return 0, mapErr(err)
+			return 0, publicErr(err)
 		}
 		if info.NonBlocking {
 			e.mu.Unlock()
@@ -389,7 +389,6 @@ func (as *Association) Abort(reason string) error {
 		e.mu.Unlock()
 		return ErrClosed
 	}
-	as.abortReason = reason
 	as.a.Abort(time.Now(), []byte(reason))
 	e.afterCall(as)
 	e.mu.Unlock()
@@ -477,8 +476,8 @@ func (as *Association) progress() {
 		return
 	}
 	as.wakeReaders()
-	gaveUp := as.takeFailed()
-	as.wakeStreamWriters()
+	gaveUp := as.gaveUp
+	as.gaveUp = false
 	if gaveUp {
 		// Messages given up free space without the SACKs the stream
 		// limits' hysteresis waits for (the peer's window may be
@@ -511,24 +510,6 @@ func (as *Association) streamWaitq(sid uint16) *waitq {
 		as.stwait[sid] = q
 	}
 	return q
-}
-
-// wakeStreamWriters wakes the writers of the streams the engine lists as
-// having room again (Assoc.TakeStreamRoom): only those, not every writer
-// of the association. A stream whose writer waits has unsent data, so the
-// scheduler serves it and the engine lists it once the refused message
-// fits; the SACK that follows every packet sent brings the wake-up here
-// (progress runs after each input). Called with ep.mu held.
-func (as *Association) wakeStreamWriters() {
-	room := as.a.TakeStreamRoom() // taken also when nobody waits: the list stays short
-	if as.stwait == nil {
-		return
-	}
-	for _, sid := range room {
-		if q := as.stwait[sid]; q != nil {
-			q.wake()
-		}
-	}
 }
 
 // writable reports whether the writers waiting for send buffer space are
@@ -576,9 +557,8 @@ func (as *Association) Stats() Stats {
 		return s
 	}
 	s := as.a.Stats()
-	st := statsOf(&s)
-	st.EventsDropped = as.dropped
-	return st
+	s.EventsDropped = as.dropped
+	return s
 }
 
 // Streams returns the negotiated outbound and inbound stream counts.
@@ -592,7 +572,7 @@ func (as *Association) Streams() (out, in uint16) {
 // On an endpoint bound to the wildcard address, the IP address is the one
 // the peer's packets arrive on, once one arrived; a multi-homed endpoint's
 // associations have all its addresses. On a wildcard endpoint with
-// Config.Multihoming (which announces the host's addresses), the address
+// Config.Paths.Multihoming (which announces the host's addresses), the address
 // the peer's packets arrive on comes first, then the host's addresses
 // listed to this peer by the rule its INIT or INIT ACK followed, worked
 // out again from the host's addresses now.

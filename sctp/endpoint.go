@@ -35,8 +35,9 @@ import (
 // the socket; no goroutine takes wmu while it holds mu (sendNow only tries
 // it). Each deadline's own lock (wait.go) is a leaf: it is never held
 // while another is taken. Nobody blocks on a channel while holding mu
-// (block releases it), and the core calls back into the shell (the close
-// hook) only from calls made with mu held.
+// (block releases it). The core never calls into the shell: what it has
+// to say comes back as values (packets, events, the associations Changed
+// lists), taken with mu held.
 type Endpoint struct {
 	cfg      Config
 	conn     netio.Conn
@@ -93,7 +94,7 @@ type Endpoint struct {
 	// cost of a request/response exchange without timing it.
 	nOwnerWakes atomic.Uint64 // owner loop iterations
 	nWrites     atomic.Uint64 // WriteBatch calls
-	fragAt      int           // e.out[fragAt-1] may be IP-fragmented (core.Fragmentable); 0: none
+	fragAt      int           // e.out[fragAt-1] may be IP-fragmented (assoc.Packet.MayFragment); 0: none
 	nReads      atomic.Uint64 // ReadBatch calls that returned packets
 	nHandoffs   atomic.Uint64 // ReadMsg callers woken by another goroutine's read
 	nYields     atomic.Uint64 // readLoop's yields to the ReadMsg callers a batch woke
@@ -153,7 +154,7 @@ func listenOn(laddr string, cfg *Config, conn netio.Conn) (*Endpoint, error) {
 	}
 	e.mu.Lock()
 	e.listenPort = port
-	e.core.SetPortFilter(port, e.sharedPorts)
+	e.core.SetPortFilter(assoc.PortFilter{Listen: port, Shared: e.sharedPorts, Dial: e.cfg.LocalPort})
 	e.mu.Unlock()
 	return e, nil
 }
@@ -254,9 +255,7 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 		cc.HostAddrs, cc.Families = e.mh.hostAddrs, e.mh.fams
 	}
 	e.core = assoc.NewEndpoint(cc, time.Now())
-	e.core.SetCloseHook(e.onDestroy)
-	e.core.SetPortFilter(0, e.sharedPorts)
-	e.core.SetDialPort(c.LocalPort)
+	e.core.SetPortFilter(assoc.PortFilter{Shared: e.sharedPorts, Dial: c.LocalPort})
 	e.initWriteArea()
 	e.rd.init(e.conn, max(maxPacket, c.MTU))
 	// The reader role is only lent to ReadMsg callers on a socket whose
@@ -448,9 +447,8 @@ func (e *Endpoint) Close() error {
 	e.mu.Lock()
 	if !e.closed {
 		e.closed = true
-		for a, as := range e.assocs {
-			as.abortReason = "endpoint closed"
-			a.Abort(time.Now(), []byte(as.abortReason))
+		for a := range e.assocs {
+			a.Abort(time.Now(), []byte("endpoint closed"))
 		}
 		e.afterInput()
 		e.acceptWait.wake()
@@ -472,10 +470,6 @@ func (e *Endpoint) Stats() Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.core.Stats()
-	st := statsOf(&s)
-	if b := e.core.Budget(); b != nil {
-		st.MemoryInUse, st.MemoryBudget = b.Used(), b.Limit()
-	}
-	st.UnboundAddrDropped = e.mh.dropped.Load()
-	return st
+	s.UnboundAddrDropped = e.mh.dropped.Load()
+	return s
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/assoc"
 	"github.com/usctp/usctp/sctp/internal/netio"
 )
@@ -38,16 +38,16 @@ var (
 	// ErrShutdown is returned by writes once a graceful shutdown began
 	// (either side). Reads return io.EOF once the shutdown completed and
 	// every message was read.
-	ErrShutdown = errors.New("sctp: association is shutting down")
+	ErrShutdown = api.ErrShutdown
 	// ErrWouldBlock is returned by a non-blocking WriteMsg when the send
 	// buffer is full.
-	ErrWouldBlock = errors.New("sctp: send buffer full")
+	ErrWouldBlock = api.ErrWouldBlock
 	// ErrStreamID is returned for a stream id outside the negotiated
 	// outbound range.
-	ErrStreamID = errors.New("sctp: invalid stream id")
+	ErrStreamID = api.ErrStreamID
 	// ErrEmptyMessage is returned for a zero-length message (SCTP carries
 	// no empty user messages).
-	ErrEmptyMessage = errors.New("sctp: empty message")
+	ErrEmptyMessage = api.ErrEmptyMessage
 	// ErrAcceptQueueFull is the cause of the ABORT sent for an association
 	// that arrived while the accept queue was full.
 	ErrAcceptQueueFull = errors.New("sctp: accept queue full")
@@ -67,16 +67,16 @@ var (
 var (
 	// ErrReconfigUnsupported: the peer did not negotiate RE-CONFIG, or
 	// Config.Extensions.DisableStreamReconfig is set.
-	ErrReconfigUnsupported = errors.New("sctp: stream reconfiguration (RFC 6525) not negotiated")
+	ErrReconfigUnsupported = api.ErrReconfigUnsupported
 	// ErrReconfigDenied: the peer answered "Denied".
-	ErrReconfigDenied = errors.New("sctp: stream reconfiguration denied by peer")
+	ErrReconfigDenied = api.ErrReconfigDenied
 	// ErrReconfigFailed: the peer answered with an error result.
-	ErrReconfigFailed = errors.New("sctp: stream reconfiguration failed")
+	ErrReconfigFailed = api.ErrReconfigFailed
 	// ErrReconfigBusy: too many reconfiguration requests are waiting.
-	ErrReconfigBusy = errors.New("sctp: too many stream reconfiguration requests waiting")
+	ErrReconfigBusy = api.ErrReconfigBusy
 	// ErrAssocResetTooSoon: an SSN/TSN Reset Request was sent less than
 	// 30 seconds ago, or one is already waiting (RFC 6525 section 5.1.4).
-	ErrAssocResetTooSoon = errors.New("sctp: an association reset was requested less than 30 seconds ago")
+	ErrAssocResetTooSoon = api.ErrAssocResetTooSoon
 )
 
 // AbortError is the terminal error of an association that ended without
@@ -105,37 +105,7 @@ type AbortError struct {
 
 // ErrorCause is one error cause of an ABORT or ERROR chunk (RFC 9260
 // section 3.3.10): its code and its value as sent.
-type ErrorCause struct {
-	Code  uint16
-	Value []byte
-}
-
-// String returns the cause's RFC name and code, and the value as text
-// for the causes that carry text (Upper Layer Abort Reason, Protocol
-// Violation).
-func (c ErrorCause) String() string {
-	s := fmt.Sprintf("%v (%d)", chunk.CauseCode(c.Code), c.Code)
-	switch chunk.CauseCode(c.Code) {
-	case chunk.CauseUserAbort, chunk.CauseProtocolViolation:
-		if len(c.Value) > 0 {
-			s += fmt.Sprintf(": %q", c.Value)
-		}
-	}
-	return s
-}
-
-// peerAbortCauses parses the error causes of a peer's ABORT and returns
-// them with the Upper Layer Abort Reason, if one came.
-func peerAbortCauses(b []byte) (causes []ErrorCause, reason string) {
-	it := chunk.Causes(b)
-	for c, ok := it.Next(); ok; c, ok = it.Next() {
-		causes = append(causes, ErrorCause{Code: uint16(c.Code), Value: append([]byte(nil), c.Value...)})
-		if c.Code == chunk.CauseUserAbort && reason == "" {
-			reason = string(c.Value)
-		}
-	}
-	return causes, reason
-}
+type ErrorCause = api.ErrorCause
 
 // Error returns a one-line description.
 func (e *AbortError) Error() string {
@@ -177,53 +147,16 @@ func (e *AbortError) Timeout() bool { return e.Is(ErrTimeout) }
 // Temporary reports false (net.Error).
 func (e *AbortError) Temporary() bool { return false }
 
-// coreErrs maps the errors of the core and its transfer engine to the
-// public ones.
-var coreErrs = [...]struct{ core, public error }{
-	{assoc.ErrStreamID, ErrStreamID},
-	{assoc.ErrEmptyMessage, ErrEmptyMessage},
-	{assoc.ErrWouldBlock, ErrWouldBlock},
-	{assoc.ErrShuttingDown, ErrShutdown},
-	{assoc.ErrClosed, ErrClosed},
-	{assoc.ErrReconfigUnsupported, ErrReconfigUnsupported},
-	{assoc.ErrReconfigDenied, ErrReconfigDenied},
-	{assoc.ErrReconfigFailed, ErrReconfigFailed},
-	{assoc.ErrReconfigBusy, ErrReconfigBusy},
-	{assoc.ErrAssocResetTooSoon, ErrAssocResetTooSoon},
-}
-
-// mapErr returns the public error for an error of the core: the public
-// sentinel itself for a core sentinel, and for an error that wraps one
-// (adding detail) an error with the same text that matches the public
-// sentinel with errors.Is. Other errors (sched.ErrValue, ...) pass as they
-// are.
-func mapErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	for _, m := range coreErrs {
-		if err == m.core {
-			return m.public
-		}
-		if errors.Is(err, m.core) {
-			return &detailed{err: err, public: m.public}
-		}
+// publicErr returns the error of a core call or answer as the API shows
+// it: the core's errors are the public ones (package api's), except its
+// assoc.ErrClosed, which becomes ErrClosed (net.ErrClosed: the core,
+// which imports no net, cannot hold it). Other errors pass as they are.
+func publicErr(err error) error {
+	if err == assoc.ErrClosed {
+		return ErrClosed
 	}
 	return err
 }
-
-// detailed is a core error that wraps a core sentinel, seen from the
-// public API: its text, matching the public sentinel.
-type detailed struct {
-	err    error
-	public error
-}
-
-// Error returns the core error's text.
-func (e *detailed) Error() string { return e.err.Error() }
-
-// Unwrap returns the public sentinel.
-func (e *detailed) Unwrap() error { return e.public }
 
 // opError is the error of an operation on an address (dial, listen): "sctp:
 // dial ADDR: " and the cause, whose own "sctp: " is not repeated. It

@@ -1,66 +1,44 @@
 package sctp
 
 import (
-	"net/netip"
 	"time"
 
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/assoc"
 )
 
 // EventKind names an association event.
-type EventKind uint8
+type EventKind = api.EventKind
 
 // The association events.
 const (
-	EventUp                     EventKind = iota // the association is established
-	EventDown                                    // the association was lost (Event.Err says why)
-	EventRestart                                 // the peer restarted (RFC 9260 section 5.2.4)
-	EventShutdown                                // graceful shutdown completed
-	EventPeerAddrChange                          // a peer address became reachable or unreachable
-	EventSendFailed                              // a message was not delivered (Event.Msg holds it)
-	EventPartialDeliveryAborted                  // a partly delivered message will not complete
-	EventSenderDry                               // everything written was acknowledged
-	EventStreamReset                             // streams were reset, or a reset failed (RFC 6525; Event.Direction, Streams, Err)
-	EventPeerError                               // the peer sent an ERROR chunk (Event.Cause)
-	EventStreamsAdded                            // streams were added, or an addition failed (RFC 6525; Event.Direction, Added, Err)
-	EventAssocReset                              // the TSNs and every stream's numbering were reset, or a reset failed (RFC 6525 SSN/TSN Reset; Event.NextTSN, PeerNextTSN, Err)
-	EventAuthNewKey                              // the peer's AUTH chunks use another shared key (RFC 6458 SCTP_AUTH_NEW_KEY; Event.KeyID)
-	EventAuthKeyFree                             // a deleted shared key is no longer used (SCTP_AUTH_FREE_KEY; Event.KeyID)
-	EventPathMTU                                 // a path's PLPMTU changed (path MTU discovery; Event.Addr, MTU)
+	EventUp                     = api.EventUp                     // the association is established
+	EventDown                   = api.EventDown                   // the association was lost (Event.Err says why)
+	EventRestart                = api.EventRestart                // the peer restarted (RFC 9260 section 5.2.4)
+	EventShutdown               = api.EventShutdown               // graceful shutdown completed
+	EventPeerAddrChange         = api.EventPeerAddrChange         // a peer address became reachable or unreachable
+	EventSendFailed             = api.EventSendFailed             // a message was not delivered (Event.Msg holds it)
+	EventPartialDeliveryAborted = api.EventPartialDeliveryAborted // a partly delivered message will not complete
+	EventSenderDry              = api.EventSenderDry              // everything written was acknowledged
+	EventStreamReset            = api.EventStreamReset            // streams were reset, or a reset failed (RFC 6525; Event.Direction, Streams, Err)
+	EventPeerError              = api.EventPeerError              // the peer sent an ERROR chunk (Event.Cause)
+	EventStreamsAdded           = api.EventStreamsAdded           // streams were added, or an addition failed (RFC 6525; Event.Direction, Added, Err)
+	EventAssocReset             = api.EventAssocReset             // the TSNs and every stream's numbering were reset, or a reset failed (RFC 6525 SSN/TSN Reset; Event.NextTSN, PeerNextTSN, Err)
+	EventAuthNewKey             = api.EventAuthNewKey             // the peer's AUTH chunks use another shared key (RFC 6458 SCTP_AUTH_NEW_KEY; Event.KeyID)
+	EventAuthKeyFree            = api.EventAuthKeyFree            // a deleted shared key is no longer used (SCTP_AUTH_FREE_KEY; Event.KeyID)
+	EventPathMTU                = api.EventPathMTU                // a path's PLPMTU changed (path MTU discovery; Event.Addr, MTU)
 )
-
-var eventKindNames = [...]string{"up", "down", "restart", "shutdown", "peer address change",
-	"send failed", "partial delivery aborted", "sender dry", "stream reset", "peer error", "streams added", "association reset",
-	"auth new key", "auth key free", "path MTU"}
-
-// String returns a short name of the event kind.
-func (k EventKind) String() string {
-	if int(k) < len(eventKindNames) {
-		return eventKindNames[k]
-	}
-	return "event(?)"
-}
 
 // StreamDirection names the direction of the streams a reconfiguration
 // touches, seen from this end.
-type StreamDirection uint8
+type StreamDirection = api.StreamDirection
 
 // Stream directions.
 const (
-	DirOutgoing StreamDirection = 1 << iota // our outbound streams (what we send)
-	DirIncoming                             // our inbound streams (what the peer sends)
-	DirBoth     = DirOutgoing | DirIncoming
+	DirOutgoing = api.DirOutgoing // our outbound streams (what we send)
+	DirIncoming = api.DirIncoming // our inbound streams (what the peer sends)
+	DirBoth     = api.DirBoth
 )
-
-var dirNames = [...]string{"none", "outgoing", "incoming", "both"}
-
-// String returns "outgoing", "incoming" or "both".
-func (d StreamDirection) String() string {
-	if int(d) < len(dirNames) {
-		return dirNames[d]
-	}
-	return "direction(?)"
-}
 
 // Event is a notification about an association.
 //
@@ -69,78 +47,67 @@ func (d StreamDirection) String() string {
 // reset of the peer's outgoing streams is DirIncoming here. So does
 // EventAssocReset (Association.ResetAssociation, or the peer's SSN/TSN
 // Reset Request), with Direction DirBoth.
-type Event struct {
-	Kind        EventKind
-	Err         error           // EventDown: why (an *AbortError); EventStreamReset, EventStreamsAdded, EventAssocReset: nil on success, else ErrReconfigDenied or ErrReconfigFailed
-	Addr        netip.AddrPort  // EventPeerAddrChange: the peer address (IP, UDP port)
-	Reachable   bool            // EventPeerAddrChange: the address answers again
-	PathState   PathState       // EventPeerAddrChange: the address's new state (multi-homing; PathActive or PathInactive otherwise)
-	Stream      uint16          // EventSendFailed, EventPartialDeliveryAborted: the stream
-	PPID        uint32          // EventSendFailed: the message's PPID
-	Msg         []byte          // EventSendFailed: a copy of the unsent message
-	Sent        bool            // EventSendFailed: part of it had been transmitted
-	Unordered   bool            // EventSendFailed: it was sent unordered
-	PR          PRPolicy        // EventSendFailed: the policy that gave it up (PRNone: the association ended)
-	Cause       uint16          // EventPeerError: the error cause code; EventDown: the first cause of the ABORT (Err has them all)
-	Direction   StreamDirection // EventStreamReset, EventStreamsAdded: which streams
-	Streams     []uint16        // EventStreamReset: the streams reset; empty: all of them
-	Added       uint16          // EventStreamsAdded: how many streams were added
-	NextTSN     uint32          // EventAssocReset: the TSN of our next DATA chunk
-	PeerNextTSN uint32          // EventAssocReset: the TSN expected next from the peer
-	MadePrimary bool            // EventPeerAddrChange: the address became the primary (SetPrimary, or the data came back to it), as SCTP_ADDR_MADE_PRIM
-	MTU         int             // EventPathMTU: the path's new PLPMTU, the largest SCTP packet (IP and UDP headers not included)
-	KeyID       uint16          // EventAuthNewKey, EventAuthKeyFree: the shared key identifier
-	Change      AddrChange      // EventPeerAddrChange: what changed (reachability, or the peer's ASCONF)
-}
+type Event = api.Event
 
 // AddrChange says what an EventPeerAddrChange reports.
-type AddrChange uint8
+type AddrChange = api.AddrChange
 
 // Address changes.
 const (
-	AddrReachability AddrChange = iota // the address's reachability changed (Reachable, PathState)
-	AddrAdded                          // the peer added the address (RFC 5061 ASCONF)
-	AddrRemoved                        // the peer deleted the address
-	AddrMadePrimary                    // the address became the primary: the peer asked for it (Set Primary Address), or SetPrimary, or the data came back to it (Event.MadePrimary)
+	AddrReachability = api.AddrReachability // the address's reachability changed (Reachable, PathState)
+	AddrAdded        = api.AddrAdded        // the peer added the address (RFC 5061 ASCONF)
+	AddrRemoved      = api.AddrRemoved      // the peer deleted the address
+	AddrMadePrimary  = api.AddrMadePrimary  // the address became the primary: the peer asked for it, or SetPrimary, or the data came back to it (Event.MadePrimary)
 )
-
-var addrChangeNames = [...]string{"reachability", "added", "removed", "made primary"}
-
-// String returns a short name of the change.
-func (c AddrChange) String() string {
-	if int(c) < len(addrChangeNames) {
-		return addrChangeNames[c]
-	}
-	return "change(?)"
-}
 
 // afterInput hands the core's events to the associations and wakes the
 // goroutines waiting on any of them. Called with e.mu held.
 func (e *Endpoint) afterInput() {
-	e.deliverEvents()
+	e.afterPackets()
 	for _, as := range e.assocs {
 		as.progress()
 	}
 }
 
 // afterCall is afterInput after a user call on as alone: it wakes as's
-// goroutines, not every association's (closing each of 10,000
-// associations would otherwise cost 10,000 visits). Called with e.mu held.
+// goroutines (and those of the associations the core lists as changed),
+// not every association's (closing each of 10,000 associations would
+// otherwise cost 10,000 visits). Called with e.mu held.
 func (e *Endpoint) afterCall(as *Association) {
-	e.touch(as.a)
+	e.touch(as)
 	e.afterPackets()
 }
 
-// afterPackets is afterInput for the associations that packets reached
-// (e.touched). Called with e.mu held.
+// afterPackets is afterInput for the associations that input, timers and
+// calls reached: those the core lists as changed, and those e.touched
+// holds already. Called with e.mu held.
 func (e *Endpoint) afterPackets() {
 	e.deliverEvents()
+	for _, a := range e.core.Changed() {
+		if as := e.assocs[a]; as != nil {
+			e.touch(as)
+		}
+	}
+	e.progressTouched()
+}
+
+// progressTouched wakes the goroutines of the associations in e.touched
+// and empties it. Called with e.mu held.
+func (e *Endpoint) progressTouched() {
 	for i, as := range e.touched {
 		as.touched = false
 		as.progress()
 		e.touched[i] = nil
 	}
 	e.touched = e.touched[:0]
+}
+
+// touch lists as for the wake-ups of progressTouched.
+func (e *Endpoint) touch(as *Association) {
+	if !as.touched {
+		as.touched = true
+		e.touched = append(e.touched, as)
+	}
 }
 
 // deliverEvents hands every event the core queued to its association.
@@ -150,78 +117,47 @@ func (e *Endpoint) deliverEvents() {
 		if !ok {
 			break
 		}
-		e.handle(ev)
+		e.handle(&ev)
 	}
 }
 
-// handle turns one core event into the association's state and a user
-// event.
-func (e *Endpoint) handle(ev assoc.Event) {
+// handle acts on one event of the core: a user event goes to the
+// association's Events (EventUp of a passive association queues it for
+// Accept), an answer to the call waiting for it, room on a stream to the
+// stream's writers, and the association's end to the goroutines waiting
+// on it.
+func (e *Endpoint) handle(ev *assoc.Event) {
 	as := e.assocs[ev.Assoc]
-	switch ev.Kind {
-	case assoc.EventCommUp:
-		if as == nil {
-			as = e.accepted(ev.Assoc)
-			if as == nil {
-				return
-			}
-		}
-		as.up = true
-		as.swait.wake()
-		as.emit(Event{Kind: EventUp})
-		return
-	}
 	if as == nil {
-		return
+		if ev.Quiet || ev.Kind != EventUp {
+			return
+		}
+		if as = e.accepted(ev.Assoc); as == nil {
+			return
+		}
 	}
-	switch ev.Kind {
-	case assoc.EventRestart:
-		as.emit(Event{Kind: EventRestart})
-	case assoc.EventSendFailure:
-		as.progress()
-	case assoc.EventPeerError:
-		as.emit(Event{Kind: EventPeerError, Cause: uint16(ev.Cause)})
-	case assoc.EventReconf:
-		as.reconfDone(ev.Reconf)
-	case assoc.EventAuthNewKey:
-		as.emit(Event{Kind: EventAuthNewKey, KeyID: ev.KeyID})
-	case assoc.EventAuthKeyFree:
-		as.emit(Event{Kind: EventAuthKeyFree, KeyID: ev.KeyID})
-	case assoc.EventASCONFDone:
-		as.asconfDone(ev)
-	case assoc.EventPeerAddrAdded:
-		as.emit(Event{Kind: EventPeerAddrChange, Addr: ev.Addr, Change: AddrAdded, PathState: PathUnconfirmed})
-	case assoc.EventPeerAddrRemoved:
-		as.emit(Event{Kind: EventPeerAddrChange, Addr: ev.Addr, Change: AddrRemoved, PathState: PathInactive})
-	case assoc.EventPeerAddrPrimary:
-		as.emit(Event{Kind: EventPeerAddrChange, Addr: ev.Addr, Change: AddrMadePrimary, Reachable: true})
-	case assoc.EventPathDown, assoc.EventPathUp:
-		peer, _ := ev.Assoc.Peer()
-		st := PathInactive
-		if ev.Kind == assoc.EventPathUp {
-			st = PathActive
+	switch {
+	case ev.Room:
+		if q := as.stwait[ev.Stream]; q != nil {
+			q.wake()
 		}
-		if ev.Addr.IsValid() { // a path of a multi-homed peer
-			peer, st = ev.Addr, PathState(ev.Path)
+	case ev.Quiet:
+		as.answer(ev.Op, publicErr(ev.Err))
+	case ev.End != nil:
+		as.end(ev)
+	default:
+		switch ev.Kind {
+		case EventUp:
+			as.up = true
+			as.swait.wake()
+		case EventSendFailed:
+			// Messages given up under their PR-SCTP policy free send
+			// buffer space: progress wakes the writers.
+			as.gaveUp = true
+			e.touch(as)
 		}
-		as.emit(Event{Kind: EventPeerAddrChange, Addr: peer, Reachable: ev.Kind == assoc.EventPathUp, PathState: st})
-	case assoc.EventPathMTU:
-		as.emit(Event{Kind: EventPathMTU, Addr: ev.Addr, MTU: ev.MTU})
-	case assoc.EventPathPrimary:
-		st := PathState(ev.Path)
-		as.emit(Event{Kind: EventPeerAddrChange, Addr: ev.Addr, Reachable: st == PathActive, PathState: st, MadePrimary: true, Change: AddrMadePrimary})
-	case assoc.EventShutdownComplete:
-		as.terminate(nil)
-	case assoc.EventCommLost, assoc.EventCantStart:
-		ae := &AbortError{ByPeer: ev.Reason.ByPeer(), Reason: ev.Reason.String(), Cause: uint16(ev.Cause),
-			timeout: ev.Reason.Timeout(), refused: ev.Reason.Refused()}
-		if ev.Reason == assoc.ReasonUserAbort {
-			ae.UserReason = as.abortReason
-		}
-		if len(ev.Causes) > 0 {
-			ae.Causes, ae.UserReason = peerAbortCauses(ev.Causes)
-		}
-		as.terminate(ae)
+		ev.Err = publicErr(ev.Err)
+		as.emit(ev.Event)
 	}
 }
 
@@ -252,32 +188,31 @@ func (e *Endpoint) accepted(a *assoc.Assoc) *Association {
 	return as
 }
 
-// onDestroy is the core's hook as an association closes: keep its final
-// counters and its receive side (unread messages stay readable), and
-// report its unsent messages, every one (before EventDown).
-func (e *Endpoint) onDestroy(a *assoc.Assoc, r assoc.Reason) {
-	as := e.assocs[a]
-	if as == nil {
-		return
-	}
+// end records the end of the association that ev, its last event,
+// reports: its final counters, the messages it did not send (every one,
+// before EventDown) and why it ended (EventDown's AbortError). Called with
+// ep.mu held.
+func (as *Association) end(ev *assoc.Event) {
 	if as.muxPort != 0 {
-		e.mux.release(as.muxPort)
+		as.ep.mux.release(as.muxPort)
 		as.muxPort = 0
 	}
-	s := a.Stats()
-	final := statsOf(&s)
-	as.final = &final
-	as.takeFailed()
-	if r != assoc.ReasonShutdown {
-		a.DrainUnsent(func(m assoc.Unsent) {
-			if as.events == nil && len(as.early) >= as.eventCap() {
-				as.dropped++ // nobody asked for events yet: no copy to make
-				return
-			}
-			as.emit(Event{Kind: EventSendFailed, Stream: m.SID, PPID: m.PPID, Unordered: m.Unordered,
-				Msg: append([]byte(nil), m.Payload...), Sent: m.Sent})
-		})
+	end := ev.End
+	as.final = &end.Stats
+	for i := range end.Unsent {
+		if as.events == nil && len(as.early) >= as.eventCap() {
+			as.dropped++ // nobody asked for events yet
+			continue
+		}
+		as.emit(end.Unsent[i])
 	}
+	var err error
+	if ev.Kind == EventDown {
+		r := end.Reason
+		err = &AbortError{ByPeer: r.ByPeer(), Reason: r.String(), Cause: ev.Cause, UserReason: end.UserReason,
+			Causes: end.Causes, timeout: r.Timeout(), refused: r.Refused()}
+	}
+	as.terminate(err)
 }
 
 // DefaultEventQueue is Config.EventQueue's default: the capacity of an
@@ -302,18 +237,6 @@ func (as *Association) eventCap() int {
 		return n
 	}
 	return DefaultEventQueue
-}
-
-// takeFailed reports the messages the engine gave up under their PR-SCTP
-// policy as EventSendFailed events, and whether there were any.
-func (as *Association) takeFailed() bool {
-	any := false
-	as.a.TakeFailed(func(f assoc.Failed) {
-		any = true
-		as.emit(Event{Kind: EventSendFailed, Stream: f.SID, PPID: f.PPID, Unordered: f.Unordered, Msg: f.Payload,
-			Sent: f.Sent, PR: PRPolicy(f.Policy)})
-	})
-	return any
 }
 
 // terminal reports whether ev is an association's last event.

@@ -310,7 +310,7 @@ func listenAddrsOn(ips []netip.Addr, port uint16, cfg *Config, conn netio.Conn) 
 	}
 	e.mu.Lock()
 	e.listenPort = port
-	e.core.SetPortFilter(port, e.sharedPorts)
+	e.core.SetPortFilter(assoc.PortFilter{Listen: port, Shared: e.sharedPorts, Dial: e.cfg.LocalPort})
 	e.mu.Unlock()
 	return e, nil
 }

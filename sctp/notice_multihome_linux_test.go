@@ -24,7 +24,7 @@ func coreServer(t *testing.T, addrs []netip.Addr) (port uint16, received func() 
 		t.Skipf("no %v: %v", addrs[0], err)
 	}
 	ep := assoc.NewEndpoint(assoc.Config{LocalAddrs: addrs}, time.Now())
-	ep.SetPortFilter(5000, false)
+	ep.SetPortFilter(assoc.PortFilter{Listen: 5000})
 	done, count := make(chan struct{}), make(chan int)
 	go func() {
 		defer close(done)
@@ -41,21 +41,21 @@ func coreServer(t *testing.T, addrs []netip.Addr) (port uint16, received func() 
 			now := time.Now()
 			switch {
 			case err == nil:
-				ep.Receive(now, netip.AddrPortFrom(from.Addr().Unmap(), from.Port()), buf[:k])
+				ep.Receive(now, netip.AddrPortFrom(from.Addr().Unmap(), from.Port()), buf[:k], 0)
 			case errors.Is(err, os.ErrDeadlineExceeded):
 			default:
 				return // closed
 			}
 			ep.Expire(now)
 			for {
-				to, b, ok := ep.Poll(now, out[:0])
+				p, ok := ep.Poll(now, out[:0])
 				if !ok {
 					break
 				}
-				c.WriteToUDPAddrPort(b, to)
+				c.WriteToUDPAddrPort(p.Data, p.To)
 			}
 			for e, ok := ep.NextEvent(); ok; e, ok = ep.NextEvent() {
-				if e.Kind == assoc.EventCommUp {
+				if !e.Quiet && e.Kind == EventUp {
 					as = append(as, e.Assoc)
 				}
 			}

@@ -35,10 +35,7 @@ func (e *Endpoint) ownerLoop() {
 		if d := e.core.Deadline(); !d.IsZero() && !d.After(now) {
 			e.core.Expire(now)
 			// Wake the goroutines of the associations whose timers
-			// ran (and of those the events name), not of all of them.
-			for _, a := range e.core.Expired() {
-				e.touch(a)
-			}
+			// ran (the core lists them), not of all of them.
 			e.afterPackets()
 		}
 		e.checkReader(now)
@@ -100,20 +97,13 @@ func (e *Endpoint) flushHeld() {
 		now := time.Now()
 		e.mu.Lock()
 		full := e.collect(now)
-		// Building packets cut queued messages: wake the writers whose
-		// streams got room now rather than at the next SACK. The core
-		// lists the associations concerned, so the cost does not grow
-		// with the number of associations.
-		for _, a := range e.core.TakeRoomy() {
-			if as := e.assocs[a]; as != nil {
-				as.wakeStreamWriters()
-			}
-		}
-		if e.core.HasEvents() {
-			// Building packets gave messages up (PR-SCTP): report
-			// them and wake the writers the space freed.
-			e.deliverEvents()
-		}
+		// Building packets may have cut queued messages (the writers of
+		// the streams that got room are woken now rather than at the
+		// next SACK) and given messages up (PR-SCTP: reported, and the
+		// writers the space freed woken): the core's events say which,
+		// so the cost does not grow with the number of associations.
+		e.deliverEvents()
+		e.progressTouched()
 		rearm := false
 		if !full {
 			if d := e.core.Deadline(); !d.IsZero() && (e.armed.IsZero() || d.Before(e.armed)) {
@@ -144,22 +134,18 @@ func (e *Endpoint) collect(now time.Time) bool {
 		if buf == nil {
 			return true
 		}
-		to, b, ok := e.core.Poll(now, buf)
+		p, ok := e.core.Poll(now, buf)
 		if !ok {
 			return false
 		}
-		e.tookOut(b)
+		e.tookOut(p.Data)
 		o := &e.out[e.nout]
-		o.Buf, o.N, o.Addr = b, len(b), to
-		o.ECN = 0
-		if e.core.PolledECT() {
-			o.ECN = ecnECT0
-		}
+		o.Buf, o.N, o.Addr, o.ECN = p.Data, len(p.Data), p.To, p.ECN
 		if e.mh.on() {
-			o.Local = e.mh.source(to.Addr())
+			o.Local = e.mh.source(p.To.Addr())
 		}
 		e.nout++
-		if e.core.Fragmentable() {
+		if p.MayFragment {
 			// Larger than its path's PLPMTU (chunks cut before it
 			// shrank): it goes alone, with IP fragmentation allowed.
 			e.fragAt = e.nout

@@ -1,33 +1,23 @@
 package sctp
 
 import (
-	"errors"
 	"net/netip"
 	"time"
 
-	"github.com/usctp/usctp/sctp/internal/assoc"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // PathState is the state of one of the peer's addresses (multi-homing,
 // Config.Paths.Multihoming).
-type PathState uint8
+type PathState = api.PathState
 
 // Path states.
 const (
-	// PathUnconfirmed: not yet verified by a HEARTBEAT (RFC 9260 section
-	// 5.4); no data goes there.
-	PathUnconfirmed PathState = PathState(assoc.PathUnconfirmed)
-	// PathActive: confirmed and answering.
-	PathActive PathState = PathState(assoc.PathActive)
-	// PathPotentiallyFailed: errors beyond Config.Paths.PFThreshold (RFC 7829);
-	// data goes to another active path while HEARTBEATs probe it.
-	PathPotentiallyFailed PathState = PathState(assoc.PathPotentiallyFailed)
-	// PathInactive: errors beyond Config.Timers.PathMaxRetransmits (section 8.2).
-	PathInactive PathState = PathState(assoc.PathInactive)
+	PathUnconfirmed       = api.PathUnconfirmed       // not yet verified by a HEARTBEAT; no data goes there
+	PathActive            = api.PathActive            // confirmed and answering
+	PathPotentiallyFailed = api.PathPotentiallyFailed // errors beyond Config.Paths.PFThreshold (RFC 7829)
+	PathInactive          = api.PathInactive          // errors beyond Config.Timers.PathMaxRetransmits
 )
-
-// String returns the state's name.
-func (s PathState) String() string { return assoc.PathState(s).String() }
 
 // PathInfo describes one of the peer's addresses, as SCTP_GET_PEER_ADDR_INFO
 // does (RFC 6458).
@@ -45,12 +35,15 @@ type PathInfo struct {
 	PMTU PMTUState
 }
 
-// Errors of SetPrimary.
+// Errors of SetPrimary, PathParams and SetPathParams.
 var (
 	// ErrUnknownAddress: the address is none of the peer's.
-	ErrUnknownAddress = errors.New("sctp: not an address of the peer")
+	ErrUnknownAddress = api.ErrUnknownAddress
 	// ErrUnconfirmedAddress: the peer's address is not confirmed yet.
-	ErrUnconfirmedAddress = errors.New("sctp: peer address not confirmed")
+	ErrUnconfirmedAddress = api.ErrUnconfirmedAddress
+	// ErrInvalidPathParams is returned by SetPathParams for a negative
+	// interval or threshold, or a PathMaxRetransmits below 1.
+	ErrInvalidPathParams = api.ErrInvalidPathParams
 )
 
 // Paths returns the state of each of the peer's addresses, the address of
@@ -66,8 +59,8 @@ func (as *Association) Paths() []PathInfo {
 	for _, p := range as.a.Paths(nil) {
 		out = append(out, PathInfo{
 			Addr:  Addr{IP: p.Addr.Addr(), Port: port, UDPPort: p.Addr.Port()},
-			State: PathState(p.State), Primary: p.Primary, InUse: p.InUse,
-			SRTT: p.SRTT, RTO: p.RTO, Cwnd: p.Cwnd, MTU: p.MTU, Errors: p.Errors, PMTU: PMTUState(p.PMTU),
+			State: p.State, Primary: p.Primary, InUse: p.InUse,
+			SRTT: p.SRTT, RTO: p.RTO, Cwnd: p.Cwnd, MTU: p.MTU, Errors: p.Errors, PMTU: p.PMTU,
 		})
 	}
 	return out
@@ -85,37 +78,13 @@ func (as *Association) SetPrimary(ip netip.Addr) error {
 	}
 	err := as.a.SetPrimary(time.Now(), ip)
 	as.ep.afterCall(as) // the "made primary" event
-	switch {
-	case errors.Is(err, assoc.ErrUnknownAddress):
-		return ErrUnknownAddress
-	case errors.Is(err, assoc.ErrUnconfirmedAddress):
-		return ErrUnconfirmedAddress
-	case errors.Is(err, assoc.ErrClosed):
-		return ErrClosed
-	}
-	return err
+	return publicErr(err)
 }
 
 // PathParams are the settings of one of the peer's addresses, as RFC 6458's
 // SCTP_PEER_ADDR_PARAMS: Config.Timers.HeartbeatInterval, PathMaxRetransmits and
 // PFThreshold are the defaults.
-type PathParams struct {
-	// HeartbeatInterval is HB.interval (RFC 9260 section 8.3).
-	HeartbeatInterval time.Duration
-	// HeartbeatOff stops the HEARTBEATs of the address while it is idle
-	// and active; an unconfirmed, potentially failed or inactive address
-	// is still probed (that is how it comes back).
-	HeartbeatOff bool
-	// PathMaxRetransmits is Path.Max.Retrans (section 8.2), at least 1.
-	PathMaxRetransmits int
-	// PFThreshold is RFC 7829's PFMR (multi-homing); at or above
-	// PathMaxRetransmits there is no potentially-failed state.
-	PFThreshold int
-}
-
-// ErrInvalidPathParams is returned by SetPathParams for a negative
-// interval or threshold, or a PathMaxRetransmits below 1.
-var ErrInvalidPathParams = errors.New("sctp: invalid path parameters")
+type PathParams = api.PathParams
 
 // PathParams returns the settings of the peer address ip, or the
 // association's (those new paths take) for the zero Addr.
@@ -125,12 +94,7 @@ func (as *Association) PathParams(ip netip.Addr) (PathParams, error) {
 	if as.closed {
 		return PathParams{}, ErrClosed
 	}
-	pp, err := as.a.PathParams(ip)
-	if err != nil {
-		return PathParams{}, ErrUnknownAddress
-	}
-	return PathParams{HeartbeatInterval: pp.HeartbeatInterval, HeartbeatOff: pp.HeartbeatOff,
-		PathMaxRetransmits: pp.PathMaxRetransmits, PFThreshold: pp.PFThreshold}, nil
+	return as.a.PathParams(ip)
 }
 
 // SetPathParams changes the settings of the peer address ip, or of all of
@@ -142,16 +106,9 @@ func (as *Association) SetPathParams(ip netip.Addr, p PathParams) error {
 	if as.closed {
 		return ErrClosed
 	}
-	err := as.a.SetPathParams(time.Now(), ip, assoc.PathParams{HeartbeatInterval: p.HeartbeatInterval,
-		HeartbeatOff: p.HeartbeatOff, PathMaxRetransmits: p.PathMaxRetransmits, PFThreshold: p.PFThreshold})
-	switch {
-	case errors.Is(err, assoc.ErrUnknownAddress):
-		return ErrUnknownAddress
-	case errors.Is(err, assoc.ErrInvalidPathParams):
-		return ErrInvalidPathParams
-	case errors.Is(err, assoc.ErrClosed):
-		return ErrClosed
+	if err := as.a.SetPathParams(time.Now(), ip, p); err != nil {
+		return publicErr(err)
 	}
 	as.ep.afterCall(as)
-	return err
+	return nil
 }

@@ -1,29 +1,16 @@
 package sctp
 
-import "github.com/usctp/usctp/sctp/internal/transfer"
+import "github.com/usctp/usctp/sctp/internal/api"
 
 // PMTUState is the path MTU discovery state of a path (RFC 8899 section
 // 5.2), in PathInfo.PMTU.
-type PMTUState uint8
+type PMTUState = api.PMTUState
 
 // Path MTU discovery states.
 const (
-	// PMTUDisabled: Config.DisablePMTUDiscovery; packets are sized for
-	// Config.MTU.
-	PMTUDisabled PMTUState = PMTUState(transfer.PMTUDisabled)
-	// PMTUBase: confirming that the path carries 1200-byte packets
-	// (BASE_PLPMTU).
-	PMTUBase PMTUState = PMTUState(transfer.PMTUBase)
-	// PMTUSearch: probing for larger packets, or checking a suspected
-	// black hole.
-	PMTUSearch PMTUState = PMTUState(transfer.PMTUSearch)
-	// PMTUSearchComplete: the search ended; PathInfo.MTU is the PLPMTU.
-	// A path below Config.MTU is probed again after 10 minutes.
-	PMTUSearchComplete PMTUState = PMTUState(transfer.PMTUSearchComplete)
-	// PMTUError: even BASE_PLPMTU probes were lost; the path keeps
-	// 1200-byte packets and is probed again later.
-	PMTUError PMTUState = PMTUState(transfer.PMTUError)
+	PMTUDisabled       = api.PMTUDisabled       // Config.DisablePMTUDiscovery: packets are sized for Config.MTU
+	PMTUBase           = api.PMTUBase           // confirming that the path carries 1200-byte packets (BASE_PLPMTU)
+	PMTUSearch         = api.PMTUSearch         // probing for larger packets, or checking a suspected black hole
+	PMTUSearchComplete = api.PMTUSearchComplete // the search ended; PathInfo.MTU is the PLPMTU
+	PMTUError          = api.PMTUError          // even BASE_PLPMTU probes were lost; probed again later
 )
-
-// String returns the RFC 8899 name of the state ("search-complete").
-func (s PMTUState) String() string { return transfer.PMTUState(s).String() }

@@ -3,38 +3,29 @@ package sctp
 import (
 	"fmt"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // PRPolicy is a partial reliability policy (PR-SCTP, RFC 3758 and RFC
 // 7496): when the association may give up a message instead of delivering
 // it. The numbering is Linux's SCTP_PR_SCTP_* (SCTP_PR_SCTP_NONE, TTL, RTX,
 // PRIO).
-type PRPolicy uint8
+type PRPolicy = api.PRPolicy
 
 // The partial reliability policies.
 const (
-	PRNone PRPolicy = iota // reliable (the default)
-	PRTTL                  // timed reliability (RFC 3758 section 4.1): PR.Value is the lifetime in milliseconds
-	PRRtx                  // limited retransmissions (RFC 7496 section 3.1): PR.Value is the most retransmissions of each chunk
-	PRPrio                 // priority (RFC 7496 section 3.2): PR.Value is the priority, 0 the most important
+	PRNone = api.PRNone // reliable (the default)
+	PRTTL  = api.PRTTL  // timed reliability (RFC 3758 section 4.1): PR.Value is the lifetime in milliseconds
+	PRRtx  = api.PRRtx  // limited retransmissions (RFC 7496 section 3.1): PR.Value is the most retransmissions of each chunk
+	PRPrio = api.PRPrio // priority (RFC 7496 section 3.2): PR.Value is the priority, 0 the most important
 )
-
-var prNames = [...]string{"none", "ttl", "rtx", "prio"}
-
-// String returns the policy's name as sctpcat's -pr-policy flag takes it:
-// none, ttl, rtx or prio.
-func (p PRPolicy) String() string {
-	if int(p) < len(prNames) {
-		return prNames[p]
-	}
-	return fmt.Sprintf("PRPolicy(%d)", uint8(p))
-}
 
 // ParsePRPolicy returns the policy named s (see PRPolicy.String).
 func ParsePRPolicy(s string) (PRPolicy, error) {
-	for i, n := range prNames {
-		if s == n {
-			return PRPolicy(i), nil
+	for p := PRNone; p <= PRPrio; p++ {
+		if s == p.String() {
+			return p, nil
 		}
 	}
 	return PRNone, fmt.Errorf("sctp: unknown PR-SCTP policy %q (none, ttl, rtx, prio)", s)
@@ -53,10 +44,7 @@ func ParsePRPolicy(s string) (PRPolicy, error) {
 // endpoints offer it: see Config.Extensions.DisablePartialReliability), which the
 // receiver learns from a FORWARD-TSN chunk (I-FORWARD-TSN with
 // interleaving); without it a sent message is delivered reliably.
-type PR struct {
-	Policy PRPolicy
-	Value  uint32
-}
+type PR = api.PR
 
 // Lifetime returns the timed-reliability policy: the message is given up
 // once d has passed since it was written (RFC 3758 section 4.1), whether
@@ -81,20 +69,6 @@ func MaxRetransmits(n int) PR {
 // value (less important), if that makes enough room. 0 is the most
 // important. Reliable messages are never given up for it.
 func Priority(p uint16) PR { return PR{Policy: PRPrio, Value: uint32(p)} }
-
-// String formats the policy and value, for example "ttl 100ms".
-func (p PR) String() string {
-	switch p.Policy {
-	case PRNone:
-		return "reliable"
-	case PRTTL:
-		return fmt.Sprintf("ttl %v", time.Duration(p.Value)*time.Millisecond)
-	}
-	return fmt.Sprintf("%v %d", p.Policy, p.Value)
-}
-
-// valid reports whether the policy is known.
-func (p PR) valid() bool { return p.Policy <= PRPrio }
 
 // PartialReliability reports whether PR-SCTP was negotiated: both endpoints
 // offered it (RFC 3758 section 4.2's "forward tsn supported"), so messages

@@ -246,7 +246,6 @@ func (e *Endpoint) process(n int, loop bool) (woke int) {
 	e.mu.Lock()
 	e.core.BeginBatch() // one SACK per batch (assoc/endpoint_batch.go)
 	pkts := e.rd.pkts
-	var last *assoc.Assoc
 	for i := range pkts[:n] {
 		if pkts[i].Notice != netio.NoticeNone {
 			// What the network said about a packet we sent (ICMP): the
@@ -255,11 +254,10 @@ func (e *Endpoint) process(n int, loop bool) (woke int) {
 			e.notice(now, &pkts[i])
 		} else if l := pkts[i].Local; l.IsValid() {
 			e.receiveAt(now, &pkts[i], l)
-		} else if a := e.core.ReceiveECN(now, pkts[i].Addr, pkts[i].Data(), pkts[i].ECN); a != nil && a != last {
-			// Note the association the packet reached, to wake its
-			// waiters below without visiting every association.
-			last = a
-			e.touch(a)
+		} else {
+			// The core lists the association the packet reached, to
+			// wake its waiters below without visiting every association.
+			e.core.Receive(now, pkts[i].Addr, pkts[i].Data(), pkts[i].ECN)
 		}
 		// Collect what this packet caused before the next one is
 		// processed: each SACK is its own send opportunity (Max.Burst
@@ -295,15 +293,6 @@ func (e *Endpoint) process(n int, loop bool) (woke int) {
 	return woke
 }
 
-// touch lists the association a packet reached for the wake-ups of
-// afterPackets.
-func (e *Endpoint) touch(a *assoc.Assoc) {
-	if as := e.assocs[a]; as != nil && !as.touched {
-		as.touched = true
-		e.touched = append(e.touched, as)
-	}
-}
-
 // receiveAt is the core's Receive for a packet that arrived on local, an
 // address of a wildcard-bound socket: the association it reaches (or
 // creates, newAssociation) records the address for LocalAddrs.
@@ -312,8 +301,7 @@ func (e *Endpoint) receiveAt(now time.Time, p *netio.Packet, local netip.Addr) {
 		return
 	}
 	e.pktLocal = local
-	if a := e.core.ReceiveECN(now, p.Addr, p.Data(), p.ECN); a != nil {
-		e.touch(a)
+	if a := e.core.Receive(now, p.Addr, p.Data(), p.ECN); a != nil {
 		if as := e.assocs[a]; as != nil && as.local != local {
 			as.local = local
 		}

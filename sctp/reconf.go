@@ -26,7 +26,7 @@ import (
 // outstanding at a time; later ones wait behind it (ErrReconfigBusy when
 // too many wait).
 func (as *Association) ResetStreams(ctx context.Context, dir StreamDirection, sids ...uint16) error {
-	return as.reconfigure(ctx, true, dir, sids, 0, 0)
+	return as.reconfigureWith(ctx, func(a *assoc.Assoc) (uint64, error) { return a.ResetStreams(time.Now(), dir, sids) })
 }
 
 // AddStreams adds out outbound and in inbound streams (RFC 6525 Add
@@ -35,7 +35,7 @@ func (as *Association) ResetStreams(ctx context.Context, dir StreamDirection, si
 // Streams reports the new counts, and both ends get an EventStreamsAdded.
 // New outbound streams take messages once the peer has answered.
 func (as *Association) AddStreams(ctx context.Context, out, in uint16) error {
-	return as.reconfigure(ctx, false, 0, nil, out, in)
+	return as.reconfigureWith(ctx, func(a *assoc.Assoc) (uint64, error) { return a.AddStreams(time.Now(), out, in) })
 }
 
 // ResetAssociation resets the association's numbering (RFC 6525 SSN/TSN
@@ -59,13 +59,6 @@ func (as *Association) ResetAssociation(ctx context.Context) error {
 	return as.reconfigureWith(ctx, func(a *assoc.Assoc) (uint64, error) { return a.ResetAssoc(time.Now()) })
 }
 
-// reconfigure queues a reconfiguration request and waits for its result.
-func (as *Association) reconfigure(ctx context.Context, reset bool, dir StreamDirection, sids []uint16, out, in uint16) error {
-	return as.reconfigureWith(ctx, func(a *assoc.Assoc) (uint64, error) {
-		return a.Reconfigure(time.Now(), reset, assoc.Direction(dir), sids, out, in)
-	})
-}
-
 // reconfigureWith queues a reconfiguration request with queue, called
 // with ep.mu held, and waits for its result.
 func (as *Association) reconfigureWith(ctx context.Context, queue func(a *assoc.Assoc) (uint64, error)) error {
@@ -80,7 +73,7 @@ func (as *Association) reconfigureWith(ctx context.Context, queue func(a *assoc.
 	e.afterCall(as)
 	e.mu.Unlock()
 	if err != nil {
-		return mapErr(err)
+		return publicErr(err)
 	}
 	e.poke()
 	e.mu.Lock()
@@ -88,7 +81,7 @@ func (as *Association) reconfigureWith(ctx context.Context, queue func(a *assoc.
 	for {
 		if err, ok := as.rcDone[op]; ok {
 			delete(as.rcDone, op)
-			return mapErr(err)
+			return publicErr(err)
 		}
 		if as.closed {
 			return as.termErr()
@@ -109,33 +102,18 @@ func (as *Association) rcForget(op uint64) {
 	as.rcGone[op] = true
 }
 
-// reconfDone turns a core reconfiguration event into the user's event
-// and the waiting call's result; called with ep.mu held.
-func (as *Association) reconfDone(ev *assoc.ReconfEvent) {
-	err := mapErr(ev.Err)
-	if ev.Op != 0 {
-		if as.rcGone[ev.Op] {
-			delete(as.rcGone, ev.Op)
-		} else {
-			if as.rcDone == nil {
-				as.rcDone = make(map[uint64]error)
-			}
-			as.rcDone[ev.Op] = err
-			as.rcwait.wake()
-		}
-	}
-	if ev.Quiet {
+// answer hands the result err of request op to the call waiting for it,
+// unless the caller gave up; called with ep.mu held.
+func (as *Association) answer(op uint64, err error) {
+	if as.rcGone[op] {
+		delete(as.rcGone, op)
 		return
 	}
-	dir := StreamDirection(ev.Dir)
-	switch {
-	case ev.AssocReset:
-		as.emit(Event{Kind: EventAssocReset, Direction: dir, NextTSN: uint32(ev.Next[0]), PeerNextTSN: uint32(ev.Next[1]), Err: err})
-	case ev.Added:
-		as.emit(Event{Kind: EventStreamsAdded, Direction: dir, Added: ev.Count, Err: err})
-	default:
-		as.emit(Event{Kind: EventStreamReset, Direction: dir, Streams: ev.SIDs, Err: err})
+	if as.rcDone == nil {
+		as.rcDone = make(map[uint64]error)
 	}
+	as.rcDone[op] = err
+	as.rcwait.wake()
 }
 
 // Reset resets the numbering of this stream's outgoing direction (RFC

@@ -33,7 +33,7 @@ func (as *Association) SetStreamValue(sid uint16, v uint16) error {
 	if as.closed {
 		return as.termErr()
 	}
-	return mapErr(as.a.SetStreamValue(sid, v))
+	return publicErr(as.a.SetStreamValue(sid, v))
 }
 
 // StreamValue returns the scheduler value of outbound stream sid: its
@@ -45,7 +45,7 @@ func (as *Association) StreamValue(sid uint16) (uint16, error) {
 		return 0, as.termErr()
 	}
 	v, err := as.a.StreamValue(sid)
-	return v, mapErr(err)
+	return v, publicErr(err)
 }
 
 // SetScheduler changes the association's stream scheduler at any time,
@@ -60,7 +60,7 @@ func (as *Association) SetScheduler(k Scheduler) error {
 	if as.closed {
 		return as.termErr()
 	}
-	return mapErr(as.a.SetScheduler(k))
+	return publicErr(as.a.SetScheduler(k))
 }
 
 // Scheduler returns the kind of the association's stream scheduler.

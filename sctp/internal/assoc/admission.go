@@ -14,7 +14,7 @@ import (
 // the packets it answers without an association.
 
 // pendingRecvBuffer is the receive buffer of an association not accepted
-// yet (Config.Backlog > 0): a full accept queue of peers sending data
+// yet (Config.Limits.Backlog > 0): a full accept queue of peers sending data
 // costs little; Accept gives it the configured one.
 const pendingRecvBuffer = 64 << 10
 
@@ -42,22 +42,6 @@ func (ep *Endpoint) newLimiter() {
 	}
 	ep.limiter = ratelimit.New(c)
 }
-
-// Budget returns the endpoint's memory budget (nil when
-// Config.MemoryBudget is negative).
-func (ep *Endpoint) Budget() *transfer.Budget { return ep.budget }
-
-// SendBudget returns the endpoint's send budget (nil when
-// Config.SendBudget is not positive).
-func (ep *Endpoint) SendBudget() *transfer.SendBudget { return ep.sendBudget }
-
-// RecvBudget returns the endpoint's receive budget (nil when
-// Config.RecvBudget is not positive).
-func (ep *Endpoint) RecvBudget() *transfer.RecvBudget { return ep.recvBudget }
-
-// Pending returns the associations created from a COOKIE ECHO that are
-// not accepted yet (counted when Config.Backlog > 0).
-func (ep *Endpoint) Pending() int { return ep.pending }
 
 // mayAnswer reports whether the rate limit lets the endpoint answer the
 // out-of-the-blue packet p; a refusal is counted and the packet dropped.
@@ -136,7 +120,7 @@ func (a *Assoc) pendingBuffer() {
 
 // initAckRwnd returns the a_rwnd our INIT ACK announces: the window the
 // association its COOKIE ECHO creates will have. With a backlog
-// (Config.Backlog > 0) that association is not accepted yet and runs on
+// (Config.Limits.Backlog > 0) that association is not accepted yet and runs on
 // pendingRecvBuffer until Accept; announcing the configured buffer would
 // invite the peer to send more than it will take.
 func (ep *Endpoint) initAckRwnd() uint32 {
@@ -147,7 +131,7 @@ func (ep *Endpoint) initAckRwnd() uint32 {
 }
 
 // Accept tells the core that the user took the association (the shell's
-// Accept returned it): it no longer counts against Config.Backlog, and
+// Accept returned it): it no longer counts against Config.Limits.Backlog, and
 // gets the configured receive buffer, a window update being sent at once
 // when the window grew.
 func (a *Assoc) Accept(now time.Time) {

@@ -14,7 +14,7 @@ import (
 // until the endpoint's budget has less than an eighth left.
 func fillBudget(t *testing.T, tc *testConn) {
 	t.Helper()
-	b := tc.ep.Budget()
+	b := tc.ep.budget
 	payload := make([]byte, 1400)
 	tsn := tc.peerTSN
 	for i := 0; b.Limit()-b.Used() >= b.Limit()/8; i++ {
@@ -53,7 +53,7 @@ func TestCookieEchoOutOfResourceMemory(t *testing.T) {
 			p.p.vtag, c.flags, firstCause(c.value()))
 	}
 	s := tc.ep.Stats()
-	if len(tc.ep.assocs) != 1 || s.MemoryRefused != 1 || s.AssocsRefused != 0 || tc.ep.Budget().Refused() != 1 {
+	if len(tc.ep.assocs) != 1 || s.MemoryRefused != 1 || s.AssocsRefused != 0 || tc.ep.budget.Refused() != 1 {
 		t.Fatalf("%d associations, %d refused for memory, %d for the limit",
 			len(tc.ep.assocs), s.MemoryRefused, s.AssocsRefused)
 	}
@@ -65,7 +65,7 @@ func TestCookieEchoOutOfResourceMemory(t *testing.T) {
 	}
 	tc.readPackets()
 	tc.sent = nil
-	if u := tc.ep.Budget().Used(); u != 0 {
+	if u := tc.ep.budget.Used(); u != 0 {
 		t.Fatalf("budget %d used after the association ended", u)
 	}
 	tc.writePacket(tag, chunkOf(chunk.TypeCookieEcho, 0, ck))
@@ -104,8 +104,8 @@ func TestCookieEchoBeyondBacklogDropped(t *testing.T) {
 	tc := newTestEndpoint(t, cfg)
 	tc.connectServer()
 	first := tc.a
-	if tc.ep.Pending() != 1 {
-		t.Fatalf("%d pending, want 1", tc.ep.Pending())
+	if tc.ep.pending != 1 {
+		t.Fatalf("%d pending, want 1", tc.ep.pending)
 	}
 	tc.pport++
 	tag, ck := tc.cookieFor(0x4444)
@@ -117,18 +117,18 @@ func TestCookieEchoBeyondBacklogDropped(t *testing.T) {
 	first.Accept(tc.now)
 	tc.readPackets()
 	tc.sent = nil
-	if tc.ep.Pending() != 0 {
-		t.Fatalf("%d pending after Accept", tc.ep.Pending())
+	if tc.ep.pending != 0 {
+		t.Fatalf("%d pending after Accept", tc.ep.pending)
 	}
 	tc.writePacket(tag, chunkOf(chunk.TypeCookieEcho, 0, ck))
 	tc.wantChunk(chunk.TypeCookieAck)
-	if tc.ep.Pending() != 1 || len(tc.ep.assocs) != 2 {
-		t.Fatalf("%d pending, %d associations", tc.ep.Pending(), len(tc.ep.assocs))
+	if tc.ep.pending != 1 || len(tc.ep.assocs) != 2 {
+		t.Fatalf("%d pending, %d associations", tc.ep.pending, len(tc.ep.assocs))
 	}
 	// An association that ends before it is accepted frees its place.
 	tc.writePacket(tag, chunkOf(chunk.TypeAbort, 0, nil))
-	if tc.ep.Pending() != 0 {
-		t.Fatalf("%d pending after the peer aborted", tc.ep.Pending())
+	if tc.ep.pending != 0 {
+		t.Fatalf("%d pending after the peer aborted", tc.ep.pending)
 	}
 }
 
@@ -219,7 +219,7 @@ func TestBudgetChurnReturnsToZero(t *testing.T) {
 	cfg.MaxRetransmits = 2
 	cfg.HeartbeatInterval = -1
 	tc := newTestEndpoint(t, cfg)
-	b := tc.ep.Budget()
+	b := tc.ep.budget
 	for i := range 1000 {
 		tc.pport = uint16(1000 + i)
 		tc.peerTag = uint32(0x10000 + i)
@@ -284,8 +284,8 @@ func TestBudgetChurnReturnsToZero(t *testing.T) {
 			t.Fatalf("association %d: reading after the end charged %d bytes", i, u)
 		}
 	}
-	if len(tc.ep.assocs) != 0 || tc.ep.Pending() != 0 {
-		t.Fatalf("%d associations, %d pending left", len(tc.ep.assocs), tc.ep.Pending())
+	if len(tc.ep.assocs) != 0 || tc.ep.pending != 0 {
+		t.Fatalf("%d associations, %d pending left", len(tc.ep.assocs), tc.ep.pending)
 	}
 }
 
@@ -295,10 +295,11 @@ func initFrom(tc *testConn, from netip.AddrPort) bool {
 	tc.t.Helper()
 	b := appendHeader(nil, tc.pport, tc.lport, 0)
 	b = append(b, initChunk(chunk.TypeInit, 0x5151, 65536, 10, 10, 1)...)
-	tc.ep.Receive(tc.now, from, finishPacket(b, 0))
+	tc.ep.receive(tc.now, from, finishPacket(b, 0))
 	answered := false
 	for {
-		_, pkt, ok := tc.ep.Poll(tc.now, nil)
+		po, ok := tc.ep.Poll(tc.now, nil)
+		pkt := po.Data
 		if !ok {
 			return answered
 		}

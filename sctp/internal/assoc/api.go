@@ -17,51 +17,40 @@ import (
 // are the accessors the shell needs to deliver data and events without
 // reaching into the association.
 
-// Types of the transfer engine that cross the core's surface.
-type (
-	// PR is a message's partial reliability policy and value.
-	PR = transfer.PR
-	// RecvInfo describes a message part returned by Read.
-	RecvInfo = transfer.RecvInfo
-	// Failed is a message given up under its PR-SCTP policy.
-	Failed = transfer.Failed
-	// Unsent is a message left in the send queue when an association
-	// ended.
-	Unsent = transfer.Unsent
-	// PRPolicy is a partial reliability policy.
-	PRPolicy = transfer.PRPolicy
-)
+// RecvInfo describes a message part returned by Read.
+type RecvInfo = transfer.RecvInfo
 
-// SetCloseHook sets fn to be called as an association closes, before its
-// counters are folded into the endpoint's and its send queue dropped: the
-// shell takes the final counters (Assoc.Stats) and the unsent messages
-// (Assoc.DrainUnsent) there.
-func (ep *Endpoint) SetCloseHook(fn func(a *Assoc, r Reason)) { ep.onDestroy = fn }
-
-// SetPortFilter sets the one SCTP port the endpoint accepts associations
-// on (listen; 0: none). Without shared (a port space of the endpoint's
-// own, as a UDP socket), an INIT to another port is answered with an
-// ABORT (RFC 9260 section 8.4 (3): it cannot be processed normally), as
-// a kernel answers an INIT to a port nobody listens on. With shared set
-// (a raw IP socket, which sees every SCTP packet of the host), Receive
-// drops, before any other processing and uncounted, every packet that is
-// neither for listen nor for one of its associations: such a packet is
-// out of the blue only for this endpoint, and answering it would abort
-// another endpoint's association. Without a call, every INIT is
-// processed, whatever its port.
-func (ep *Endpoint) SetPortFilter(listen uint16, shared bool) {
-	ep.filter = true
-	ep.listenPort, ep.sharedPorts = listen, shared
+// PortFilter says which packets an endpoint takes (SetPortFilter).
+type PortFilter struct {
+	// Listen is the one SCTP port the endpoint accepts associations on
+	// (0: none). Without Shared (a port space of the endpoint's own, as a
+	// UDP socket), an INIT to another port is answered with an ABORT (RFC
+	// 9260 section 8.4 (3): it cannot be processed normally), as a kernel
+	// answers an INIT to a port nobody listens on.
+	Listen uint16
+	// Shared is set for a port space the endpoint shares (a raw IP
+	// socket, which sees every SCTP packet of the host): Receive drops,
+	// before any other processing and uncounted, every packet that is
+	// neither for Listen nor for one of its associations. Such a packet is
+	// out of the blue only for this endpoint, and answering it would
+	// abort another endpoint's association.
+	Shared bool
+	// Dial is the SCTP port the endpoint dials from when it is fixed (0:
+	// none): an INIT to it that finds no association is dropped,
+	// uncounted and unanswered, not aborted. It is the peer's half of a
+	// simultaneous open (RFC 9260 section 5.2.1, as WebRTC peers both dial
+	// port 5000) that arrived before our own INIT left; once our
+	// association exists its INIT is processed, and until then aborting it
+	// would end the peer's dial.
+	Dial uint16
 }
 
-// SetDialPort names the SCTP port the endpoint dials from when it is fixed
-// (0: none): with the port filter on, an INIT to it that finds no
-// association is dropped, uncounted and unanswered, not aborted. It is the
-// peer's half of a simultaneous open (RFC 9260 section 5.2.1, as WebRTC
-// peers both dial port 5000) that arrived before our own INIT left; once
-// our association exists its INIT is processed, and until then aborting
-// it would end the peer's dial.
-func (ep *Endpoint) SetDialPort(port uint16) { ep.dialPort = port }
+// SetPortFilter turns the port filter on with f. Without a call, every
+// INIT is processed, whatever its port.
+func (ep *Endpoint) SetPortFilter(f PortFilter) {
+	ep.filter = true
+	ep.listenPort, ep.sharedPorts, ep.dialPort = f.Listen, f.Shared, f.Dial
+}
 
 // refused reports whether the port filter drops packet p from from.
 func (ep *Endpoint) refused(from netip.AddrPort, p []byte) bool {
@@ -133,7 +122,7 @@ func (a *Assoc) recv() *transfer.Receiver {
 func (a *Assoc) Read(p []byte) (int, RecvInfo, error) {
 	r := a.recv()
 	if r == nil {
-		return 0, RecvInfo{}, ErrNotReady
+		return 0, RecvInfo{}, errNotReady
 	}
 	return r.Read(p)
 }
@@ -142,7 +131,7 @@ func (a *Assoc) Read(p []byte) (int, RecvInfo, error) {
 func (a *Assoc) ReadStream(sid uint16, p []byte) (int, RecvInfo, error) {
 	r := a.recv()
 	if r == nil {
-		return 0, RecvInfo{}, ErrNotReady
+		return 0, RecvInfo{}, errNotReady
 	}
 	return r.ReadStream(sid, p)
 }
@@ -183,17 +172,6 @@ func (a *Assoc) WindowUpdate() bool {
 // nothing queued or in flight.
 func (a *Assoc) SendIdle() bool { return a.data.eng != nil && a.data.eng.Send.Idle() }
 
-// TakeStreamRoom returns the streams whose writers, refused with
-// ErrStreamFull, may queue again since the last call (see
-// transfer.Sender.TakeStreamRoom); valid until the next call into the
-// association.
-func (a *Assoc) TakeStreamRoom() []uint16 {
-	if e := a.data.eng; e != nil {
-		return e.Send.TakeStreamRoom()
-	}
-	return nil
-}
-
 // SendRoom returns the free bytes of the send buffer and its capacity
 // (both 0 without an engine).
 func (a *Assoc) SendRoom() (room, capacity int) {
@@ -201,21 +179,4 @@ func (a *Assoc) SendRoom() (room, capacity int) {
 		return e.Send.Room(), e.Send.Capacity()
 	}
 	return 0, 0
-}
-
-// TakeFailed calls fn for each message given up under its PR-SCTP policy
-// since the last call.
-func (a *Assoc) TakeFailed(fn func(Failed)) {
-	a.failNoted = false
-	if e := a.data.eng; e != nil && e.Send.HasFailed() {
-		e.Send.TakeFailed(fn)
-	}
-}
-
-// DrainUnsent calls fn for each message still queued, and empties the
-// queue; for the close hook.
-func (a *Assoc) DrainUnsent(fn func(Unsent)) {
-	if e := a.data.eng; e != nil {
-		e.Send.Drain(fn)
-	}
 }

@@ -5,10 +5,11 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // Dynamic address reconfiguration, RFC 5061: the receiving side. An
-// endpoint with Config.DynamicAddrs lists ASCONF and ASCONF-ACK in its
+// endpoint with Config.Extensions.DynamicAddrs lists ASCONF and ASCONF-ACK in its
 // Supported Extensions and in the chunk types it requires authenticated
 // (RFC 5061 section 4.1.1: "the ASCONF chunk MUST be sent in an
 // authenticated way"), so an ASCONF without a valid AUTH never reaches
@@ -141,7 +142,7 @@ func (a *Assoc) performASCONF(now time.Time, p *inPacket, m *chunk.ASCONF, b []b
 // association had one path.
 func (a *Assoc) ensurePaths() {
 	if a.paths == nil {
-		a.paths = append(a.paths, peerPath{addr: a.key.peer, state: PathActive, eng: 0})
+		a.paths = append(a.paths, peerPath{addr: a.key.peer, state: api.PathActive, eng: 0})
 		a.dest = a.key.peer
 	}
 }
@@ -181,7 +182,7 @@ func (a *Assoc) peerAddAddr(now time.Time, ip netip.Addr) chunk.CauseCode {
 	a.paths = append(a.paths, peerPath{addr: addr, eng: -1, next: now})
 	a.schedulePaths()
 	a.stats.ASCONF.AddrsAdded++
-	a.emitAddr(EventPeerAddrAdded, addr)
+	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: addr, Change: api.AddrAdded, PathState: api.PathUnconfirmed})
 	return 0
 }
 
@@ -258,7 +259,7 @@ func (a *Assoc) peerDeleteAddr(ip, src netip.Addr) chunk.CauseCode {
 	}
 	a.schedulePaths()
 	a.stats.ASCONF.AddrsDeleted++
-	a.emitAddr(EventPeerAddrRemoved, pp.addr)
+	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: pp.addr, Change: api.AddrRemoved, PathState: api.PathInactive})
 	return 0
 }
 
@@ -304,7 +305,7 @@ func (a *Assoc) rekeyPath(src netip.Addr) int {
 		if p.eng < 0 {
 			continue
 		}
-		if p.state == PathActive {
+		if p.state == api.PathActive {
 			if p.addr.Addr().Unmap() == src {
 				return j
 			}
@@ -348,15 +349,11 @@ func (a *Assoc) peerSetPrimary(now time.Time, ip netip.Addr) chunk.CauseCode {
 		return chunk.CauseUnresolvableAddress
 	}
 	a.primary = i
-	if p := &a.paths[i]; p.state == PathActive {
+	if p := &a.paths[i]; p.state == api.PathActive {
 		a.data.eng.SetPrimary(p.eng)
 	}
-	a.emitAddr(EventPeerAddrPrimary, a.paths[i].addr)
+	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: a.paths[i].addr, Change: api.AddrMadePrimary, Reachable: true})
 	return 0
-}
-
-func (a *Assoc) emitAddr(k EventKind, addr netip.AddrPort) {
-	a.ep.events = append(a.ep.events, Event{Kind: k, Assoc: a, Addr: addr})
 }
 
 // appendASCONFAck appends the cached ASCONF-ACK when one is owed.

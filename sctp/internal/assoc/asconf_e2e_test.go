@@ -1,6 +1,7 @@
 package assoc
 
 import (
+	"errors"
 	"net/netip"
 	"testing"
 	"time"
@@ -25,9 +26,13 @@ func TestASCONFEndToEnd(t *testing.T) {
 		t.Helper()
 		for p.now.Sub(t0) < 10*time.Minute {
 			for i, e := range p.events[0] {
-				if e.Kind == EventASCONFDone && e.Op == op {
+				if e.Quiet && e.Op == op {
 					p.events[0] = append(p.events[0][:i], p.events[0][i+1:]...)
-					return e.Cause
+					var ae *api.ASCONFError
+					if errors.As(e.Err, &ae) {
+						return chunk.CauseCode(ae.Cause)
+					}
+					return 0
 				}
 			}
 			if !p.step() {
@@ -37,15 +42,15 @@ func TestASCONFEndToEnd(t *testing.T) {
 		t.Fatalf("request %x not answered", op)
 		return 0
 	}
-	has := func(k EventKind) bool {
+	has := func(c api.AddrChange) bool {
 		for _, e := range p.events[1] {
-			if e.Kind == k && e.Addr.Addr() == extra {
+			if asconfEvent(&e, c) && e.Addr.Addr() == extra {
 				return true
 			}
 		}
 		return false
 	}
-	if _, err := p.as[0].AddLocalAddr(p.now, netip.MustParseAddr("224.0.0.1")); err != ErrNotLocalAddr {
+	if _, err := p.as[0].AddLocalAddr(p.now, netip.MustParseAddr("224.0.0.1")); err != api.ErrNotLocalAddr {
 		t.Fatalf("multicast AddLocalAddr: %v", err)
 	}
 	op, err := p.as[0].AddLocalAddr(p.now, extra)
@@ -60,11 +65,11 @@ func TestASCONFEndToEnd(t *testing.T) {
 		t.Fatalf("set primary refused: %v", c)
 	}
 	p.transfer(t, 1, 100)
-	if !has(EventPeerAddrAdded) || !has(EventPeerAddrPrimary) {
+	if !has(api.AddrAdded) || !has(api.AddrMadePrimary) {
 		t.Fatalf("side 1 events %v", p.events[1])
 	}
 	ps := p.as[1].Paths(nil)
-	if len(ps) != 2 || ps[1].State != PathActive || !ps[1].Primary {
+	if len(ps) != 2 || ps[1].State != api.PathActive || !ps[1].Primary {
 		t.Fatalf("side 1 paths %+v", ps)
 	}
 	op, _ = p.as[0].RemoveLocalAddr(p.now, extra)
@@ -77,7 +82,7 @@ func TestASCONFEndToEnd(t *testing.T) {
 		t.Fatalf("delete of the last address: cause %v", c)
 	}
 	p.transfer(t, 1, 100)
-	if !has(EventPeerAddrRemoved) || len(p.as[1].Paths(nil)) != 1 {
+	if !has(api.AddrRemoved) || len(p.as[1].Paths(nil)) != 1 {
 		t.Fatalf("after delete: paths %+v", p.as[1].Paths(nil))
 	}
 	if s := p.as[0].stats.ASCONF; s.Sent < 3 || s.AcksIn != 4 {

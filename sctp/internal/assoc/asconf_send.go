@@ -2,12 +2,12 @@ package assoc
 
 import (
 	"encoding/binary"
-	"errors"
 	"net/netip"
 	"slices"
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // The sending side of RFC 5061: this end asks the peer to add or delete one
@@ -15,13 +15,6 @@ import (
 // ASCONF is outstanding at a time (section 5.1: "only one ASCONF chunk may
 // be in flight", paraphrase), retransmitted on the RTO; requests made
 // meanwhile wait and go together in the next one.
-
-// Errors of the address requests.
-var (
-	ErrASCONFNotNegotiated = errors.New("sctp: the peer does not accept address changes (ASCONF with AUTH)")
-	ErrNotLocalAddr        = errors.New("sctp: not an address of this endpoint")
-	ErrASCONFBusy          = errors.New("sctp: too many address requests waiting")
-)
 
 // maxASCONFQueue bounds the requests waiting for the next ASCONF.
 const maxASCONFQueue = 16
@@ -46,12 +39,12 @@ type asconfSender struct {
 
 // AddLocalAddr asks the peer to add ip to the association (RFC 5061 Add
 // IP Address). The shell makes sure the endpoint receives on ip; the core
-// only refuses addresses no host can own. The answer comes as
-// EventASCONFDone with the returned Op.
+// only refuses addresses no host can own. The answer comes as an Event
+// with the returned Op: Err nil, or the *api.ASCONFError of a refusal.
 func (a *Assoc) AddLocalAddr(now time.Time, ip netip.Addr) (uint64, error) {
 	ip = ip.Unmap()
 	if !ownableAddr(ip, ip) {
-		return 0, ErrNotLocalAddr
+		return 0, api.ErrNotLocalAddr
 	}
 	return a.asconfRequest(now, chunk.ParamAddIPAddress, ip)
 }
@@ -69,14 +62,14 @@ func (a *Assoc) SetPeerPrimary(now time.Time, ip netip.Addr) (uint64, error) {
 }
 
 func (a *Assoc) asconfRequest(now time.Time, typ chunk.ParamType, ip netip.Addr) (uint64, error) {
-	defer a.ep.touch(a)
+	defer a.ep.reached(a)
 	switch {
 	case a.closed:
 		return 0, ErrClosed
 	case a.state != stateEstablished || !a.asconfOK() || a.auth.peerNeeds.has(chunk.TypeASCONF) == false:
 		// Section 6 (paraphrase): ASCONF is only sent authenticated,
 		// to a peer that requires it so.
-		return 0, ErrASCONFNotNegotiated
+		return 0, api.ErrASCONFNotNegotiated
 	}
 	s := a.ascOut
 	if s == nil {
@@ -86,7 +79,7 @@ func (a *Assoc) asconfRequest(now time.Time, typ chunk.ParamType, ip netip.Addr)
 		a.ascOut = s
 	}
 	if len(s.queue) >= maxASCONFQueue {
-		return 0, ErrASCONFBusy
+		return 0, api.ErrASCONFBusy
 	}
 	s.nextOp++
 	op := s.nextOp | 1<<63
@@ -154,7 +147,7 @@ func (a *Assoc) asconfTimer(now time.Time) {
 	a.stats.ASCONF.Retransmits++
 	a.errCount++
 	if a.errCount > a.ep.cfg.MaxRetransmits {
-		a.fail(ReasonPeerUnreachable, 0)
+		a.fail(reasonPeerUnreachable, 0)
 		return
 	}
 	s.rto = min(2*s.rto, a.ep.cfg.RTOMax)
@@ -197,8 +190,11 @@ func (a *Assoc) asconfAck5061(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.pend.clear(ctlASCONF)
 	for i, r := range s.reqs {
 		a.stats.ASCONF.AcksIn++
-		a.ep.events = append(a.ep.events, Event{Kind: EventASCONFDone, Assoc: a, Op: r.op, Cause: causes[i],
-			Addr: netip.AddrPortFrom(r.addr, 0)})
+		var err error
+		if causes[i] != 0 {
+			err = &api.ASCONFError{Addr: r.addr, Cause: uint16(causes[i])}
+		}
+		a.answerOp(r.op, err)
 	}
 	s.reqs = s.reqs[:0]
 	a.asconfNext(now)

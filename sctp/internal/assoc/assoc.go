@@ -5,16 +5,18 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
+	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // Assoc is one association's complete control-plane state (the TCB of RFC
 // 9260 section 14): its state, tags, negotiated parameters, control timers
 // and what it owes the peer, with its transfer engine. It is sans-I/O: its
 // Endpoint feeds it packets and timer expiries, the user calls its
-// methods (Send, Read, Shutdown, Abort, Reconfigure, ...), each with the
+// methods (Send, Read, Shutdown, Abort, ResetStreams, ...), each with the
 // current time, and it produces packets (through Endpoint.Poll), events
 // and one deadline. An Assoc is created by Endpoint.Connect or by a valid
-// COOKIE ECHO (announced by EventCommUp); its fields are its own.
+// COOKIE ECHO (announced by EventUp); its fields are its own.
 type Assoc struct {
 	ep    *Endpoint
 	key   assocKey
@@ -31,10 +33,10 @@ type Assoc struct {
 	outStreams        uint16 // min(local OS, peer MIS) (section 5.1.1)
 	inStreams         uint16 // min(local MIS, peer OS)
 	peerExt           extFlags
-	peerAddrs         []netip.Addr // addresses the peer listed (bounded), for 5.2.2
-	paths             []peerPath   // multi-homing (paths.go); nil with one path
-	primary           int          // index in paths of the primary path
-	pp                PathParams   // path settings of the association, taken by new paths (pathparams.go)
+	peerAddrs         []netip.Addr   // addresses the peer listed (bounded), for 5.2.2
+	paths             []peerPath     // multi-homing (paths.go); nil with one path
+	primary           int            // index in paths of the primary path
+	pp                api.PathParams // path settings of the association, taken by new paths (pathparams.go)
 	dest              netip.AddrPort
 	// Reply destinations with several paths (reply.go): the source of the
 	// last DATA, and of the chunk a COOKIE ACK or ERROR answers.
@@ -61,12 +63,11 @@ type Assoc struct {
 	closed        bool
 	pendingAccept bool      // created from a COOKIE ECHO, not accepted yet (admission.go)
 	ready         bool      // listed in the endpoint's ready list
-	failNoted     bool      // EventSendFailure queued, TakeFailed not called since
 	inBatch       bool      // listed in the endpoint's receive batch
-	roomListed    bool      // listed in the endpoint's roomy list (TakeRoomy)
+	changed       bool      // listed in the endpoint's changed list (Changed)
 	heapAt        time.Time // deadline recorded in the endpoint's timer heap
 	heapIdx       int       // index in the endpoint's timer heap, -1 if not in it
-	stats         Counters
+	stats         api.Counters
 	chunks        chunkCounts   // chunks in and out by type
 	data          dataPlane     // DATA/SACK engine glue (data.go)
 	rc            *reconf       // stream reconfiguration, RFC 6525 (reconf.go); nil until used
@@ -175,25 +176,73 @@ func (a *Assoc) currentRTO() time.Duration {
 }
 
 // emit queues an event for the user.
-func (a *Assoc) emit(k EventKind, r Reason, cause chunk.CauseCode) {
-	a.ep.events = append(a.ep.events, Event{Kind: k, Assoc: a, Reason: r, Cause: cause})
+func (a *Assoc) emit(ev api.Event) {
+	a.ep.events = append(a.ep.events, Event{Event: ev, Assoc: a})
+}
+
+// answerOp queues the answer to request op: its result err, with no event
+// for the user.
+func (a *Assoc) answerOp(op uint64, err error) {
+	a.ep.events = append(a.ep.events, Event{Event: api.Event{Kind: noEvent, Err: err}, Assoc: a, Op: op, Quiet: true})
+}
+
+// reportEngine queues what the transfer engine has for the shell: the
+// messages it gave up under their PR-SCTP policy (EventSendFailed), and
+// the streams whose writers, refused by the stream's limit, may queue
+// again (Room). It runs as each entry point that reached the association
+// returns (Endpoint.reached), after each packet Poll builds, and as the
+// association closes.
+func (a *Assoc) reportEngine() {
+	e := a.data.eng
+	if e == nil {
+		return
+	}
+	if e.Send.HasFailed() {
+		e.Send.TakeFailed(a.reportFailed)
+	}
+	if e.Send.HasStreamRoom() {
+		for _, sid := range e.Send.TakeStreamRoom() {
+			a.ep.events = append(a.ep.events, Event{Event: api.Event{Kind: noEvent, Stream: sid}, Assoc: a, Quiet: true, Room: true})
+		}
+	}
+}
+
+// reportFailed queues the EventSendFailed of a message given up under its
+// PR-SCTP policy.
+func (a *Assoc) reportFailed(f transfer.Failed) {
+	a.emit(api.Event{Kind: api.EventSendFailed, Stream: f.SID, PPID: f.PPID, Unordered: f.Unordered,
+		Msg: f.Payload, Sent: f.Sent, PR: f.Policy})
 }
 
 // destroy moves the association to CLOSED and removes it from its endpoint
-// ("remove all record of the association").
-func (a *Assoc) destroy(r Reason) {
+// ("remove all record of the association"), queueing its last event:
+// EventShutdown after a graceful shutdown (end.Reason ReasonShutdown),
+// else EventDown with cause, the first error cause code of the ABORT
+// (0: none). It completes end with the final counters and the messages
+// left unsent.
+func (a *Assoc) destroy(end *End, cause chunk.CauseCode) {
 	if a.closed {
 		return
 	}
-	if a.ep.onDestroy != nil {
-		a.ep.onDestroy(a, r)
+	a.reportEngine() // the messages given up come before the end
+	end.Stats = a.Stats()
+	if e := a.data.eng; e != nil && end.Reason != reasonShutdown {
+		e.Send.Drain(func(m transfer.Unsent) {
+			end.Unsent = append(end.Unsent, api.Event{Kind: api.EventSendFailed, Stream: m.SID, PPID: m.PPID,
+				Unordered: m.Unordered, Msg: append([]byte(nil), m.Payload...), Sent: m.Sent})
+		})
 	}
+	k := api.EventDown
+	if end.Reason == reasonShutdown {
+		k = api.EventShutdown
+	}
+	a.ep.events = append(a.ep.events, Event{Event: api.Event{Kind: k, Cause: uint16(cause)}, Assoc: a, End: end})
 	a.setState(stateClosed)
 	a.closed = true
 	a.timers.stopAll()
 	a.stats.AssocsDown++
-	switch r {
-	case ReasonShutdown, ReasonNone:
+	switch end.Reason {
+	case reasonShutdown, reasonNone:
 	default:
 		a.stats.AssocsFailed++
 	}
@@ -203,30 +252,25 @@ func (a *Assoc) destroy(r Reason) {
 	a.ep.remove(a)
 }
 
-// fail closes the association after a failure and tells the user.
+// fail closes the association after a failure with the error cause
+// cause (0: none) and tells the user.
 func (a *Assoc) fail(r Reason, cause chunk.CauseCode) {
-	if a.state == stateCookieWait || a.state == stateCookieEchoed {
-		a.emit(EventCantStart, r, cause)
-	} else {
-		a.emit(EventCommLost, r, cause)
-	}
-	a.destroy(r)
+	a.destroy(&End{Reason: r}, cause)
 }
 
 // failWith is fail for an ABORT from the peer carrying the error causes
-// causes (chunk value): the event has a copy of them (the packet's buffer
-// is reused) and the first one's code.
+// causes (chunk value): the user gets them parsed (copies: the packet's
+// buffer is reused), and the first one's code.
 func (a *Assoc) failWith(r Reason, causes []byte) {
-	k := EventCommLost
-	if a.state == stateCookieWait || a.state == stateCookieEchoed {
-		k = EventCantStart
+	end := &End{Reason: r}
+	it := chunk.Causes(causes)
+	for c, ok := it.Next(); ok; c, ok = it.Next() {
+		end.Causes = append(end.Causes, api.ErrorCause{Code: uint16(c.Code), Value: append([]byte(nil), c.Value...)})
+		if c.Code == chunk.CauseUserAbort && end.UserReason == "" {
+			end.UserReason = string(c.Value)
+		}
 	}
-	ev := Event{Kind: k, Assoc: a, Reason: r, Cause: firstCause(causes)}
-	if len(causes) > 0 {
-		ev.Causes = append([]byte(nil), causes...)
-	}
-	a.ep.events = append(a.ep.events, ev)
-	a.destroy(r)
+	a.destroy(end, firstCause(causes))
 }
 
 // addPeerAddr records a peer address listed in INIT or INIT ACK, unless

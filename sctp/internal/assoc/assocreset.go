@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // The SSN/TSN Reset Request (RFC 6525 sections 5.1.4 and 5.2.4) resets
@@ -51,7 +52,7 @@ import (
 // a gap, reassembly or a deferred reset (assocResetReady); G7 holds since
 // the answer is queued and sent after the whole packet was processed.
 // With a request of our own outstanding the answer is "Error - Request
-// already in progress"; with Config.DenyAssocReset it is "Denied".
+// already in progress"; with Config.Extensions.DenyAssocReset it is "Denied".
 func (a *Assoc) peerAssocReset(now time.Time, q *chunk.ReconfigParam) {
 	if !a.peerRequest(reqSeq(q.ReqSeq)) {
 		return
@@ -84,7 +85,7 @@ func (a *Assoc) peerAssocReset(now time.Time, q *chunk.ReconfigParam) {
 	a.answerParam(resp)
 	a.settle(chunk.ReconfigSuccessPerformed)
 	a.stats.Reconf.AssocResetsIn++
-	a.emitReconf(&ReconfEvent{AssocReset: true, Dir: DirBoth, Next: [2]chunk.TSN{sendNext, recvNext}})
+	a.emit(api.Event{Kind: api.EventAssocReset, Direction: api.DirBoth, NextTSN: uint32(sendNext), PeerNextTSN: uint32(recvNext)})
 }
 
 // assocResetReady reports whether the association can perform an SSN/TSN

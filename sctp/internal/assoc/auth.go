@@ -12,8 +12,8 @@ import (
 	"github.com/usctp/usctp/sctp/internal/api"
 )
 
-// Authenticated chunks, RFC 4895. An endpoint that offers AUTH (Config.AuthKeys
-// or Config.AuthChunks set) sends RANDOM, CHUNKS and HMAC-ALGO in its INIT
+// Authenticated chunks, RFC 4895. An endpoint that offers AUTH (Config.Extensions.AuthKeys
+// or Config.Extensions.AuthChunks set) sends RANDOM, CHUNKS and HMAC-ALGO in its INIT
 // and INIT ACK; when the peer sends them too, the association is
 // authenticated: every packet that carries a chunk type the peer listed in
 // its CHUNKS gets an AUTH chunk first (after a COOKIE ECHO), and every chunk
@@ -471,7 +471,7 @@ func (a *Assoc) verifyAuth(p *inPacket, c *rxChunk) authResult {
 	if int32(keyID) != s.peerKey {
 		if s.peerKey >= 0 {
 			// SCTP_AUTH_NEW_KEY: the peer started using another key.
-			a.emitKey(EventAuthNewKey, keyID)
+			a.emitKey(api.EventAuthNewKey, keyID)
 		}
 		s.peerKey = int32(keyID)
 	}
@@ -561,15 +561,15 @@ func (a *Assoc) DeleteKey(id uint16) error {
 			clear(s.keys[i].secret)
 			clear(s.keys[i].assoc)
 			s.keys = append(s.keys[:i], s.keys[i+1:]...)
-			a.emitKey(EventAuthKeyFree, id)
+			a.emitKey(api.EventAuthKeyFree, id)
 			return nil
 		}
 	}
 	return api.ErrAuthUnknownKey
 }
 
-// ActiveKey returns the identifier of the key outgoing AUTH chunks use.
-func (a *Assoc) ActiveKey() (uint16, bool) {
+// activeKey returns the identifier of the key outgoing AUTH chunks use.
+func (a *Assoc) activeKey() (uint16, bool) {
 	if a.auth == nil {
 		return 0, false
 	}
@@ -585,7 +585,6 @@ func (a *Assoc) Authenticated() (hmacID uint16, ok bool) {
 	return a.auth.sendHMAC, true
 }
 
-func (a *Assoc) emitKey(k EventKind, id uint16) {
-	a.emit(k, ReasonNone, 0)
-	a.ep.events[len(a.ep.events)-1].KeyID = id
+func (a *Assoc) emitKey(k api.EventKind, id uint16) {
+	a.emit(api.Event{Kind: k, KeyID: id})
 }

@@ -101,8 +101,8 @@ func TestAuthEndToEnd(t *testing.T) {
 			for i := range 2 {
 				var newKey, freed bool
 				for _, e := range p.events[i] {
-					newKey = newKey || e.Kind == EventAuthNewKey && e.KeyID == 1
-					freed = freed || e.Kind == EventAuthKeyFree && e.KeyID == 0
+					newKey = newKey || e.Kind == api.EventAuthNewKey && e.KeyID == 1
+					freed = freed || e.Kind == api.EventAuthKeyFree && e.KeyID == 0
 				}
 				if !newKey || !freed {
 					t.Fatalf("side %d events: peer's new key %v, key 0 freed %v", i, newKey, freed)

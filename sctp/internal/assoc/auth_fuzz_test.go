@@ -37,7 +37,7 @@ func FuzzAuthPacket(f *testing.F) {
 		}
 		b := appendHeader(nil, tc.pport, tc.lport, tc.a.localTag)
 		b = finishPacket(append(b, pkt...), 0)
-		tc.ep.Receive(tc.now, tc.peer, b)
+		tc.ep.receive(tc.now, tc.peer, b)
 		tc.readPackets()
 		if tc.a.state != stateEstablished && tc.a.state != stateShutdownAckSent && !tc.a.closed {
 			// A signed SHUTDOWN or ABORT may move it on; nothing unsigned can.

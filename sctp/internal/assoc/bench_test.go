@@ -8,7 +8,6 @@ import (
 
 	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/api"
-	"github.com/usctp/usctp/sctp/internal/transfer"
 
 	"github.com/usctp/usctp/internal/testsupport"
 )
@@ -43,7 +42,7 @@ func newCorePairWith(tb testing.TB, adj func(*Config)) *corePair {
 		}
 		p.eps[i] = NewEndpoint(cfg, p.now)
 	}
-	a, err := p.eps[0].Connect(p.now, p.addrs[1], 5000, 5001)
+	a, err := p.eps[0].connect(p.now, p.addrs[1], 5000, 5001)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -75,11 +74,12 @@ func newCorePairWith(tb testing.TB, adj func(*Config)) *corePair {
 func (p *corePair) pump() {
 	for i := range 2 {
 		for {
-			_, b, ok := p.eps[i].Poll(p.now, p.buf[:0])
+			po, ok := p.eps[i].Poll(p.now, p.buf[:0])
+			b := po.Data
 			if !ok {
 				break
 			}
-			p.eps[1-i].Receive(p.now, p.addrs[i], b)
+			p.eps[1-i].receive(p.now, p.addrs[i], b)
 		}
 	}
 	if a := p.as[1]; a != nil {
@@ -105,7 +105,7 @@ func (p *corePair) send(msg []byte) {
 		if err == nil {
 			return
 		}
-		if !errors.Is(err, transfer.ErrWouldBlock) {
+		if !errors.Is(err, api.ErrWouldBlock) {
 			panic(err)
 		}
 		p.pump()

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // abort9_1 handles an ABORT whose verification tag passed rule B of section
@@ -15,9 +16,9 @@ func (a *Assoc) abort9_1(now time.Time, p *inPacket, c *rxChunk) disp {
 	// The user learns every cause, the Upper Layer Abort Reason (section
 	// 3.3.10.12) among them. An ABORT answering our INIT or COOKIE ECHO is
 	// a refusal, as a kernel's connect reports ECONNREFUSED.
-	r := ReasonPeerAbort
+	r := reasonPeerAbort
 	if a.state == stateCookieWait || a.state == stateCookieEchoed {
-		r = ReasonRefused
+		r = reasonRefused
 	}
 	a.failWith(r, c.value())
 	return dispDeleted
@@ -52,7 +53,7 @@ func (a *Assoc) protocolViolation(info string) {
 	cause := appendCause(a.ep.scratch[:0], chunk.CauseProtocolViolation, []byte(info))
 	a.ep.scratch = cause[:0]
 	a.sendAbort(cause)
-	a.fail(ReasonProtocolViolation, chunk.CauseProtocolViolation)
+	a.fail(reasonProtocolViolation, chunk.CauseProtocolViolation)
 }
 
 // shutdown9_2 handles SHUTDOWN in ESTABLISHED, SHUTDOWN-PENDING and
@@ -145,8 +146,7 @@ func (a *Assoc) shutdownAck9_2(now time.Time, p *inPacket, c *rxChunk) disp {
 		b = appendShutdownComplete(b, false)
 		a.ep.commitReply(finishPacket(b, 0))
 	}
-	a.emit(EventShutdownComplete, ReasonShutdown, 0)
-	a.destroy(ReasonShutdown)
+	a.destroy(&End{Reason: reasonShutdown}, 0)
 	return dispDeleted
 }
 
@@ -163,8 +163,7 @@ func (a *Assoc) shutdownAckCookieState8_5_1E(now time.Time, p *inPacket, c *rxCh
 // of the association (and thus the association enters the CLOSED state)."
 func (a *Assoc) shutdownComplete9_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.timers.stop(timerT2Shutdown)
-	a.emit(EventShutdownComplete, ReasonShutdown, 0)
-	a.destroy(ReasonShutdown)
+	a.destroy(&End{Reason: reasonShutdown}, 0)
 	return dispDeleted
 }
 
@@ -228,7 +227,7 @@ func (a *Assoc) error3_3_10(now time.Time, p *inPacket, c *rxChunk) disp {
 		return dispStop
 	}
 	if len(a.ep.events)-a.ep.evHead < maxQueuedPeerErrors {
-		a.emit(EventPeerError, ReasonNone, code)
+		a.emit(api.Event{Kind: api.EventPeerError, Cause: uint16(code)})
 	}
 	return dispNext
 }
@@ -252,14 +251,13 @@ func (a *Assoc) queueErrorCause(code chunk.CauseCode, info []byte) {
 
 // Shutdown is the SHUTDOWN primitive (section 11.1 D).
 func (a *Assoc) Shutdown(now time.Time) error {
-	defer a.ep.touch(a)
+	defer a.ep.reached(a)
 	switch a.state {
 	case stateClosed:
 		return ErrClosed
 	case stateCookieWait, stateCookieEchoed:
 		// No peer state to tear down gracefully: drop the TCB.
-		a.emit(EventShutdownComplete, ReasonShutdown, 0)
-		a.destroy(ReasonShutdown)
+		a.destroy(&End{Reason: reasonShutdown}, 0)
 		return nil
 	case stateEstablished:
 		// "Upon receipt of the SHUTDOWN primitive from its upper layer,
@@ -281,13 +279,13 @@ func (a *Assoc) Abort(now time.Time, reason []byte) error {
 	// Section 9.1: "If the association is aborted on request of the upper
 	// layer, a "User-Initiated Abort" error cause (see Section 3.3.10.12)
 	// SHOULD be present in the ABORT chunk."
+	end := &End{Reason: reasonUserAbort, UserReason: string(reason)}
 	if len(reason) > 256 {
 		reason = reason[:256]
 	}
 	cause := appendCause(a.ep.scratch[:0], chunk.CauseUserAbort, reason)
 	a.ep.scratch = cause[:0]
 	a.sendAbort(cause)
-	a.emit(EventCommLost, ReasonUserAbort, chunk.CauseUserAbort)
-	a.destroy(ReasonUserAbort)
+	a.destroy(end, chunk.CauseUserAbort)
 	return nil
 }

@@ -3,6 +3,8 @@ package assoc
 import (
 	"net/netip"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // Association setup to a peer known by several addresses, as
@@ -13,16 +15,16 @@ import (
 // the one the INIT ACK comes from becomes the association's address (the
 // primary path), and the others are dropped from the index: from then on
 // the peer's own list in the INIT ACK says which addresses it has
-// (section 5.1.2), and Config.Multihoming makes paths of them.
+// (section 5.1.2), and Config.Paths.Multihoming makes paths of them.
 
 // ConnectAddrs is Connect to the peer addresses peers (the first is tried
 // first), all with the SCTP port peerPort. Addresses another association
 // of the endpoint already has are left out; the first must be free.
 func (ep *Endpoint) ConnectAddrs(now time.Time, peers []netip.AddrPort, localPort, peerPort uint16) (*Assoc, error) {
 	if len(peers) == 0 {
-		return nil, ErrUnknownAddress
+		return nil, api.ErrUnknownAddress
 	}
-	a, err := ep.Connect(now, peers[0], localPort, peerPort)
+	a, err := ep.connect(now, peers[0], localPort, peerPort)
 	if err != nil || len(peers) == 1 {
 		return a, err
 	}

@@ -93,7 +93,7 @@ func TestInitRotationGivesUpAfterMaxInitRetransmits(t *testing.T) {
 	if !a.closed || inits != 4 {
 		t.Fatalf("closed %v after %d INITs, want closed after 4", a.closed, inits)
 	}
-	tc.wantEvent(EventCantStart)
+	tc.wantCantStart()
 	if n := len(tc.ep.assocs); n != 0 {
 		t.Errorf("%d index entries left after the association was aborted", n)
 	}
@@ -104,7 +104,7 @@ func TestInitRotationGivesUpAfterMaxInitRetransmits(t *testing.T) {
 // free.
 func TestConnectAddrsSkipsTakenAddress(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	other, err := tc.ep.Connect(tc.now, peerAddr2, tc.lport, tc.pport)
+	other, err := tc.ep.connect(tc.now, peerAddr2, tc.lport, tc.pport)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestInitRotationSurvivesRefusal(t *testing.T) {
 	}
 	tc.a = a
 	p, _ := tc.wantChunk(chunk.TypeInit)
-	tc.ep.Notice(tc.now, p.to, NoticeRefused, p.raw)
+	tc.ep.notice(tc.now, p.to, NoticeRefused, p.raw)
 	if a.closed {
 		t.Fatal("the refusal of the first address ended the setup")
 	}

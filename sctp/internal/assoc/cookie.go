@@ -96,7 +96,7 @@ type cookie struct {
 	peerExt    extFlags
 	generation uint8 // low bit of the secret generation that signed it
 	// addrs holds the other addresses of the peer's INIT, 16 bytes each
-	// (As16), when the endpoint does multi-homing (Config.Multihoming):
+	// (As16), when the endpoint does multi-homing (Config.Paths.Multihoming):
 	// the TCB is built from the cookie and would not know them else. It
 	// aliases the packet while a cookie is opened. Without it the cookie
 	// is as before.

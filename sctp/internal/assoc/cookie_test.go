@@ -142,7 +142,7 @@ func TestCookieBoundToPeerAddress(t *testing.T) {
 	}
 }
 
-// A cookie carrying the peer's other addresses (Config.Multihoming) opens
+// A cookie carrying the peer's other addresses (Config.Paths.Multihoming) opens
 // with them; one whose address count disagrees with its length, or whose
 // addresses were changed, does not.
 func TestCookieAddresses(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
@@ -96,7 +97,7 @@ func (d *dataPlane) clearPathErrors() {
 
 // close drops the engine (its queued data is discarded) after adding its
 // counters to s.
-func (d *dataPlane) close(s *Counters) {
+func (d *dataPlane) close(s *api.Counters) {
 	d.fold(s)
 	if d.eng != nil {
 		// The association ends or restarts: what its data cost goes back
@@ -110,8 +111,8 @@ func (d *dataPlane) close(s *Counters) {
 
 // Stats returns the association's counters with the engine's and the
 // primary path's current values.
-func (a *Assoc) Stats() Stats {
-	s := Stats{Counters: a.stats}
+func (a *Assoc) Stats() api.Stats {
+	s := api.Stats{Counters: a.stats}
 	a.chunks.expand(&s)
 	a.data.fold(&s.Counters)
 	if e := a.data.eng; e != nil {
@@ -125,7 +126,7 @@ func (a *Assoc) Stats() Stats {
 }
 
 // fold adds the engine's counters to s.
-func (d *dataPlane) fold(s *Counters) {
+func (d *dataPlane) fold(s *api.Counters) {
 	if d.eng == nil {
 		return
 	}
@@ -195,7 +196,7 @@ func (a *Assoc) data6_2(now time.Time, p *inPacket, c *rxChunk) disp {
 // for an invalid stream.
 func (a *Assoc) dataHandled(v transfer.Verdict, err error, tsn chunk.TSN, sid uint16, kind string) disp {
 	switch {
-	case errors.Is(err, transfer.ErrEmptyMessage):
+	case errors.Is(err, api.ErrEmptyMessage):
 		// Section 6.2: "If an endpoint receives a DATA chunk with no user
 		// data (i.e., the Length field is set to 16), it SHOULD send an
 		// ABORT chunk with a "No User Data" error cause."
@@ -203,7 +204,7 @@ func (a *Assoc) dataHandled(v transfer.Verdict, err error, tsn chunk.TSN, sid ui
 		cause := appendNoUserDataCause(a.ep.scratch[:0], uint32(tsn))
 		a.ep.scratch = cause[:0]
 		a.sendAbort(cause)
-		a.fail(ReasonProtocolViolation, chunk.CauseNoUserData)
+		a.fail(reasonProtocolViolation, chunk.CauseNoUserData)
 		return dispDeleted
 	case err != nil:
 		a.protocolViolation(kind + " chunk breaks the fragment sequence")
@@ -258,10 +259,20 @@ func (a *Assoc) sack6_2_1(now time.Time, p *inPacket, c *rxChunk) disp {
 	return dispNext
 }
 
-// Send is the SEND primitive (section 11.1 F): it queues one message
-// with partial reliability pr (the zero PR is reliable).
-func (a *Assoc) Send(now time.Time, sid uint16, ppid uint32, unordered bool, msg []byte, pr transfer.PR) error {
-	defer a.ep.touch(a)
+// Message is a user message for Send: the stream it goes on, its payload
+// protocol identifier, whether it is unordered, its partial reliability
+// (the zero PR is reliable) and its bytes.
+type Message struct {
+	Stream    uint16
+	PPID      uint32
+	Unordered bool
+	PR        api.PR
+	Payload   []byte
+}
+
+// Send is the SEND primitive (section 11.1 F): it queues message m.
+func (a *Assoc) Send(now time.Time, m *Message) error {
+	defer a.ep.reached(a)
 	switch {
 	case a.closed:
 		return ErrClosed
@@ -269,11 +280,11 @@ func (a *Assoc) Send(now time.Time, sid uint16, ppid uint32, unordered bool, msg
 		// Section 9.2: "An endpoint SHOULD reject any new data request
 		// from its upper layer if it is in the SHUTDOWN-PENDING,
 		// SHUTDOWN-SENT, SHUTDOWN-RECEIVED, or SHUTDOWN-ACK-SENT state."
-		return ErrShuttingDown
+		return api.ErrShutdown
 	case a.data.eng == nil:
-		return ErrNotReady
+		return errNotReady
 	}
-	if err := a.data.eng.Send.QueuePR(now, sid, ppid, unordered, msg, pr); err != nil {
+	if err := a.data.eng.Send.QueuePR(now, m.Stream, m.PPID, m.Unordered, m.Payload, m.PR); err != nil {
 		return err
 	}
 	a.ep.markReady(a)

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
-	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // TestEndToEndInterleaved runs two associations with I-DATA negotiated over
@@ -58,7 +58,7 @@ func TestEndToEndInterleaved(t *testing.T) {
 				sid := uint16(rng.IntN(streams))
 				m := msg(side, sid, nextSend[side][sid])
 				err := a.send(p.now, sid, 51, m[2] == 0, m)
-				if errors.Is(err, transfer.ErrWouldBlock) {
+				if errors.Is(err, api.ErrWouldBlock) {
 					break
 				}
 				if err != nil {
@@ -95,7 +95,8 @@ func TestEndToEndInterleaved(t *testing.T) {
 		// Look at what goes on the wire.
 		for i, ep := range p.eps {
 			for {
-				_, b, ok := ep.Poll(p.now, p.buf[:0])
+				po, ok := ep.Poll(p.now, p.buf[:0])
+				b := po.Data
 				if !ok {
 					break
 				}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 
@@ -85,8 +86,8 @@ func runPR(t testing.TB, link simnet.LinkConfig, interleave bool) {
 				continue
 			}
 			m := prMessage(sid, nextSend[sid])
-			err := a.Send(p.now, sid, 0, sid == 2, m, pr[sid])
-			if errors.Is(err, transfer.ErrWouldBlock) {
+			err := a.Send(p.now, &Message{Stream: sid, Unordered: sid == 2, PR: pr[sid], Payload: m})
+			if errors.Is(err, api.ErrWouldBlock) {
 				break
 			}
 			if err != nil {
@@ -94,17 +95,20 @@ func runPR(t testing.TB, link simnet.LinkConfig, interleave bool) {
 			}
 			nextSend[sid]++
 		}
-		if a.data.eng == nil {
-			goto read
-		}
-		a.data.eng.Send.TakeFailed(func(f transfer.Failed) {
-			k := [2]uint32{uint32(f.SID), uint32(f.Payload[2])<<24 | uint32(f.Payload[3])<<16 | uint32(f.Payload[4])<<8 | uint32(f.Payload[5])}
-			if f.SID == 3 || f.Policy == transfer.PRNone {
+		// The messages given up come as EventSendFailed events, from
+		// Send (a priority write) and from the endpoint's steps.
+		a.ep.drainInto(&p.events[0])
+		for _, e := range p.events[0] {
+			if e.Quiet || e.Kind != api.EventSendFailed {
+				continue
+			}
+			k := [2]uint32{uint32(e.Stream), uint32(e.Msg[2])<<24 | uint32(e.Msg[3])<<16 | uint32(e.Msg[4])<<8 | uint32(e.Msg[5])}
+			if e.Stream == 3 || e.PR == api.PRNone {
 				t.Fatalf("reliable message %v abandoned", k)
 			}
 			abandoned[k] = true
-		})
-	read:
+		}
+		p.events[0] = p.events[0][:0]
 		for b.data.eng != nil && b.data.eng.Recv.Readable() {
 			n, info, err := b.read(rbuf)
 			if err != nil {
@@ -177,7 +181,7 @@ func runPR(t testing.TB, link simnet.LinkConfig, interleave bool) {
 	}
 	for side := range 2 {
 		for _, e := range p.events[side] {
-			if e.Kind == EventCommLost || e.Kind == EventRestart {
+			if !e.Quiet && (e.Kind == api.EventDown || e.Kind == api.EventRestart) {
 				t.Fatalf("side %d: event %v", side, e.Kind)
 			}
 		}

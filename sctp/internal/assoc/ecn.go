@@ -10,12 +10,12 @@ import (
 
 // Explicit Congestion Notification (RFC 9260 appendix A, with RFC 3168).
 // The association offers the ECN Capable parameter in its INIT and INIT
-// ACK unless Config.DisableECN, as Linux does by default
+// ACK unless Config.Extensions.DisableECN, as Linux does by default
 // (net.sctp.ecn_enable=1), and uses ECN when the peer offered it too:
 //
 //   - its packets after the handshake leave with ECT(0) in the IP header
-//     (Endpoint.PolledECT tells the shell, which sets the field);
-//   - a packet with DATA that arrives with CE (Endpoint.ReceiveECN) makes
+//     (Packet.ECN tells the shell, which sets the field);
+//   - a packet with DATA that arrives with CE (Endpoint.Receive) makes
 //     it echo the lowest TSN of that packet in an ECNE chunk, bundled
 //     into every packet it sends (the first one at once, with a SACK),
 //     until a CWR for that TSN or a later one arrives;
@@ -23,8 +23,11 @@ import (
 //     chunk was sent on, at most once per window of data
 //     (transfer.Sender.HandleECNE), and is answered by a CWR.
 
-// ecnCE is the CE codepoint of the IP ECN field (RFC 3168 section 5).
-const ecnCE = 3
+// The ECT(0) and CE codepoints of the IP ECN field (RFC 3168 section 5).
+const (
+	ecnECT0 = 2
+	ecnCE   = 3
+)
 
 // ecnAssoc is what the association owes its peer for ECN.
 type ecnAssoc struct {
@@ -61,21 +64,20 @@ func (a *Assoc) ect() bool {
 	return a.ECN()
 }
 
-// ReceiveECN is Receive for a packet whose IP header carried ecn in its
-// ECN field (0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE), as the transport read
-// it. A CE mark on a packet with DATA for an association that uses ECN
-// schedules an ECNE.
-func (ep *Endpoint) ReceiveECN(now time.Time, from netip.AddrPort, pkt []byte, ecn uint8) *Assoc {
-	a := ep.Receive(now, from, pkt)
+// Receive processes one SCTP packet that arrived from the transport
+// address from, whose IP header carried ecn in its ECN field (0 Not-ECT,
+// 1 ECT(1), 2 ECT(0), 3 CE) as the transport read it; a CE mark on a
+// packet with DATA for an association that uses ECN schedules an ECNE. It
+// never keeps a reference to pkt. It returns the association the packet
+// was for when it still exists, else nil (a packet out of the blue, one
+// dropped, or one that ended its association).
+func (ep *Endpoint) Receive(now time.Time, from netip.AddrPort, pkt []byte, ecn uint8) *Assoc {
+	a := ep.receive(now, from, pkt)
 	if a != nil && ecn&3 == ecnCE {
 		a.noteCE(&ep.in)
 	}
 	return a
 }
-
-// PolledECT reports whether the packet Poll returned last belongs to an
-// association that uses ECN, so that the shell sends it with ECT(0).
-func (ep *Endpoint) PolledECT() bool { return ep.ect }
 
 // noteCE records that packet p, just processed, arrived with CE. The ECNE
 // carries "the lowest TSN associated with the IP datagram marked with the

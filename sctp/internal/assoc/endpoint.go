@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/ratelimit"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
@@ -20,10 +21,11 @@ import (
 // new association."), creates associations from valid COOKIE ECHOs, and
 // handles out-of-the-blue packets (section 8.4).
 //
-// It is fed with Receive(now, from, packet), Expire(now) and the user
-// calls (Connect, and the methods of Assoc); it produces packets through
-// Poll, events through NextEvent, and one deadline (Deadline). It is not
-// safe for concurrent use: its owner serializes every call.
+// It is fed with Receive(now, from, packet, ecn), Expire(now) and the user
+// calls (ConnectAddrs, and the methods of Assoc); it produces packets
+// through Poll, events through NextEvent, the associations to look at
+// through Changed, and one deadline (Deadline). It is not safe for
+// concurrent use: its owner serializes every call.
 type Endpoint struct {
 	cfg    Config
 	jar    *cookieJar
@@ -32,7 +34,7 @@ type Endpoint struct {
 	tags   map[uint32]*Assoc // local verification tag -> association, for unique tags
 	events []Event           // queued events; events[evHead:] are not yet taken
 	evHead int
-	stats  Stats // endpoint-level counters (OOTB, cookies, stateless replies)
+	stats  api.Stats // endpoint-level counters (OOTB, cookies, stateless replies)
 
 	// Limits against hostile peers (admission.go).
 	budget  *transfer.Budget   // shared by every association's receiver; nil: none
@@ -61,9 +63,9 @@ type Endpoint struct {
 	// after a timer tick or a burst of writes).
 	ready     []*Assoc
 	readyHead int
-	// roomy lists the associations whose streams got room for a refused
-	// writer while Poll built their packets (TakeRoomy).
-	roomy, roomyOut []*Assoc
+	// changed lists the associations that entry points reached since the
+	// shell last took the list (Changed); changedOut is the list taken.
+	changed, changedOut []*Assoc
 	// batched lists the associations a receive batch reached while
 	// batching (endpoint_batch.go).
 	batched  []*Assoc
@@ -74,8 +76,7 @@ type Endpoint struct {
 	// in timerq is updated once, when its burst ends or before timerq is
 	// read (syncPolled), not after every packet.
 	polled *Assoc
-	due    []*Assoc // scratch for timeout
-	ect    bool     // the packet Poll returned last goes with ECT(0) (ecn.go)
+	due    []*Assoc // scratch for Expire
 
 	rnd     [256]byte // random bytes read ahead (one Read per 64 tags)
 	rndOff  int
@@ -84,7 +85,7 @@ type Endpoint struct {
 	// announce is the list of the host's addresses for the INIT or INIT
 	// ACK being built (hostaddrs.go).
 	announce []netip.Addr
-	// fragmentable: the packet Poll returned last exceeds its path's
+	// fragmentable: the packet appendPacket built last exceeds its path's
 	// PLPMTU (chunks cut before it shrank) and may be IP-fragmented.
 	fragmentable bool
 	tracef       func(format string, args ...any)
@@ -93,12 +94,7 @@ type Endpoint struct {
 	filter      bool
 	sharedPorts bool
 	listenPort  uint16
-	dialPort    uint16 // SetDialPort
-
-	// onDestroy, when set, is called as an association closes, before its
-	// engine and counters are dropped (the shell takes the unsent messages
-	// and the final counters there).
-	onDestroy func(a *Assoc, r Reason)
+	dialPort    uint16
 }
 
 const maxReplies = 16
@@ -199,24 +195,24 @@ func (ep *Endpoint) remove(a *Assoc) {
 		delete(ep.tags, a.localTag)
 	}
 	ep.leave(a)
-	ep.stats.Counters.add(&a.stats)
+	addCounters(&ep.stats.Counters, &a.stats)
 	a.chunks.expand(&ep.stats)
-	a.stats, a.chunks = Counters{}, chunkCounts{}
+	a.stats, a.chunks = api.Counters{}, chunkCounts{}
 }
 
-// Connect starts an association to peer (the ASSOCIATE primitive, section
+// connect starts an association to peer (the ASSOCIATE primitive, section
 // 11.1 C): it builds a TCB, sends INIT, starts T1-init and enters
 // COOKIE-WAIT.
-func (ep *Endpoint) Connect(now time.Time, peer netip.AddrPort, localPort, peerPort uint16) (*Assoc, error) {
+func (ep *Endpoint) connect(now time.Time, peer netip.AddrPort, localPort, peerPort uint16) (*Assoc, error) {
 	if localPort == 0 || peerPort == 0 {
-		return nil, ErrInvalidPort
+		return nil, errInvalidPort
 	}
 	key := assocKey{peer: peer, localPort: localPort, peerPort: peerPort}
 	if ep.assocs[key] != nil {
 		return nil, ErrExists
 	}
 	if max := ep.cfg.MaxAssociations; max > 0 && len(ep.assocs) >= max {
-		return nil, ErrTooMany
+		return nil, errTooMany
 	}
 	a := ep.newAssoc(key)
 	a.localTag = ep.newTag()
@@ -227,7 +223,7 @@ func (ep *Endpoint) Connect(now time.Time, peer netip.AddrPort, localPort, peerP
 	ep.insert(a)
 	a.setState(stateCookieWait)
 	a.sendInit(now)
-	ep.touch(a)
+	ep.reached(a)
 	return a, nil
 }
 
@@ -243,16 +239,31 @@ func (ep *Endpoint) NextEvent() (Event, bool) {
 	return e, true
 }
 
-// HasEvents reports whether NextEvent has an event.
-func (ep *Endpoint) HasEvents() bool { return ep.evHead < len(ep.events) }
-
-// noteFailed queues EventSendFailure once for messages that building a
-// packet gave up (RFC 3758 TR3/TR4), until TakeFailed takes them.
-func (a *Assoc) noteFailed() {
-	if !a.failNoted && a.data.eng != nil && a.data.eng.Send.HasFailed() {
-		a.failNoted = true
-		a.emit(EventSendFailure, ReasonNone, 0)
+// reached is what every entry point that reached association a does
+// before it returns: it records a's deadline (touch), queues what the
+// transfer engine has for the shell (reportEngine), and lists a in
+// Changed.
+func (ep *Endpoint) reached(a *Assoc) {
+	ep.touch(a)
+	a.reportEngine()
+	if !a.changed {
+		a.changed = true
+		ep.changed = append(ep.changed, a)
 	}
+}
+
+// Changed returns the associations that packets, notices, timers or user
+// calls reached since the last call, each once, so that the shell looks
+// at those alone (their readers, writers and sender-dry state), however
+// many associations the endpoint has. An association may be listed after
+// it closed. The slice is valid until the next call.
+func (ep *Endpoint) Changed() []*Assoc {
+	clear(ep.changedOut) // the previous call's: no closed association stays reachable
+	ep.changedOut, ep.changed = ep.changed, ep.changedOut[:0]
+	for _, a := range ep.changedOut {
+		a.changed = false
+	}
+	return ep.changedOut
 }
 
 // markReady notes that a may have a packet to send.
@@ -293,31 +304,49 @@ func (ep *Endpoint) commitReply(b []byte) {
 	ep.replyCount++
 }
 
-// Poll appends the next packet to send to buf and returns it with its
-// destination; ok is false when nothing is left to send now.
-func (ep *Endpoint) Poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []byte, ok bool) {
-	ep.fragmentable = false
+// Packet is a packet the core built, with what the shell needs to send
+// it.
+type Packet struct {
+	// To is the destination: the peer's address as the lower layer sees
+	// it (IP, and UDP port with RFC 6951 encapsulation).
+	To netip.AddrPort
+	// Data is the buffer given to Poll with the packet appended.
+	Data []byte
+	// ECN is the IP header's ECN codepoint to send the packet with:
+	// ECT(0) (2) for an association that uses ECN (RFC 9260 appendix
+	// A), else Not-ECT (0).
+	ECN uint8
+	// MayFragment: the packet is larger than its path's PLPMTU because it
+	// carries DATA chunks cut before the PLPMTU shrank (which cannot be
+	// cut again); it goes with IP fragmentation allowed. Other packets go
+	// with the Don't Fragment bit when path MTU discovery is on.
+	MayFragment bool
+}
+
+// Poll appends the next packet to send to buf and returns it; ok is false
+// when nothing is left to send now.
+func (ep *Endpoint) Poll(now time.Time, buf []byte) (p Packet, ok bool) {
 	if ep.replyCount > 0 {
 		r := &ep.replies[ep.replyHead]
 		ep.replyHead = (ep.replyHead + 1) % maxReplies
 		ep.replyCount--
 		ep.countOut(nil, r.pkt)
-		ep.ect = false
-		return r.to, append(buf, r.pkt...), true
+		return Packet{To: r.to, Data: append(buf, r.pkt...)}, true
 	}
 	for ep.readyHead < len(ep.ready) {
 		a := ep.ready[ep.readyHead]
 		if !a.closed {
-			p := a.appendPacket(now, buf)
-			a.noteFailed()
-			if len(p) > len(buf) {
-				ep.polled, ep.ect = a, a.ect()
-				if eng := a.data.eng; eng != nil && !a.roomListed && eng.Send.HasStreamRoom() {
-					a.roomListed = true
-					ep.roomy = append(ep.roomy, a)
+			ep.fragmentable = false
+			b := a.appendPacket(now, buf)
+			a.reportEngine()
+			if len(b) > len(buf) {
+				ep.polled = a
+				p := Packet{To: a.sendTo(), Data: b, MayFragment: ep.fragmentable}
+				if a.ect() {
+					p.ECN = ecnECT0
 				}
-				ep.countOut(a, p[len(buf):])
-				return a.sendTo(), p, true
+				ep.countOut(a, b[len(buf):])
+				return p, true
 			}
 			ep.touch(a)
 		}
@@ -330,23 +359,7 @@ func (ep *Endpoint) Poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []by
 	}
 	// Empty: start again at the front, keeping the array.
 	ep.ready, ep.readyHead = ep.ready[:0], 0
-	return netip.AddrPort{}, buf, false
-}
-
-// TakeRoomy returns the associations whose packets, built by Poll since
-// the last call, cut messages of streams whose writers the stream limits
-// refused, so that they may queue again (Assoc.TakeStreamRoom names the
-// streams): the shell wakes those writers, and only those, without a walk
-// over the associations. An association may be listed after its streams
-// were taken by other means, or after it closed. The slice is valid until
-// the next call.
-func (ep *Endpoint) TakeRoomy() []*Assoc {
-	clear(ep.roomyOut) // the previous call's: no closed association stays reachable
-	ep.roomyOut, ep.roomy = ep.roomy, ep.roomyOut[:0]
-	for _, a := range ep.roomyOut {
-		a.roomListed = false
-	}
-	return ep.roomyOut
+	return Packet{Data: buf}, false
 }
 
 // countOut counts an outgoing packet and its chunks, for association a or
@@ -371,12 +384,15 @@ func (ep *Endpoint) countOut(a *Assoc, pkt []byte) {
 }
 
 // Stats returns the endpoint's counters, including those of its
-// live associations.
-func (ep *Endpoint) Stats() Stats {
+// live associations, and its memory budget now.
+func (ep *Endpoint) Stats() api.Stats {
 	s := ep.stats
 	for _, a := range ep.assocs {
 		as := a.Stats()
-		s.add(&as)
+		addStats(&s, &as)
+	}
+	if b := ep.budget; b != nil {
+		s.MemoryInUse, s.MemoryBudget = b.Used(), b.Limit()
 	}
 	return s
 }
@@ -385,10 +401,3 @@ func (ep *Endpoint) Stats() Stats {
 func (k assocKey) String() string {
 	return fmt.Sprintf("%v:%d->%d", k.peer, k.peerPort, k.localPort)
 }
-
-// Fragmentable reports whether the packet Poll returned last is larger
-// than its path's PLPMTU, because it carries DATA chunks cut before the
-// PLPMTU shrank (which cannot be cut again): the shell sends it with IP
-// fragmentation allowed. Other packets go with the Don't Fragment bit
-// when path MTU discovery is on.
-func (ep *Endpoint) Fragmentable() bool { return ep.fragmentable }

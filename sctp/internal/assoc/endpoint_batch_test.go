@@ -18,7 +18,8 @@ func sackBatch(t testing.TB, n, lose int, batch bool) int {
 			t.Fatal(err)
 		}
 		for {
-			_, b, ok := p.eps[0].Poll(p.now, nil)
+			po, ok := p.eps[0].Poll(p.now, nil)
+			b := po.Data
 			if !ok {
 				break
 			}
@@ -36,9 +37,9 @@ func sackBatch(t testing.TB, n, lose int, batch bool) int {
 		if i == lose {
 			continue
 		}
-		p.eps[1].Receive(p.now, p.addrs[0], b)
+		p.eps[1].receive(p.now, p.addrs[0], b)
 		for {
-			_, _, ok := p.eps[1].Poll(p.now, nil) // what the shell collects after each packet
+			_, ok := p.eps[1].Poll(p.now, nil) // what the shell collects after each packet
 			if !ok {
 				break
 			}
@@ -48,7 +49,7 @@ func sackBatch(t testing.TB, n, lose int, batch bool) int {
 		p.eps[1].EndBatch()
 	}
 	for {
-		if _, _, ok := p.eps[1].Poll(p.now, nil); !ok {
+		if _, ok := p.eps[1].Poll(p.now, nil); !ok {
 			break
 		}
 	}

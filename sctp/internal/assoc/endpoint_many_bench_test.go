@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/usctp/usctp/sctp/internal/transfer"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // BenchmarkCoreAssocs measures the cost per message of bulk traffic over
@@ -51,7 +51,7 @@ func BenchmarkCoreAssocs(b *testing.B) {
 				i++
 				for sent < b.N {
 					if err := a.send(p.now, 0, 0, false, msg); err != nil {
-						if !errors.Is(err, transfer.ErrWouldBlock) {
+						if !errors.Is(err, api.ErrWouldBlock) {
 							b.Fatal(err)
 						}
 						break
@@ -75,14 +75,15 @@ func (p *corePair) pumpMany(peers []*Assoc, got *int) int {
 	n := 0
 	for i := range 2 {
 		for {
-			_, b, ok := p.eps[i].Poll(p.now, p.buf[:0])
+			po, ok := p.eps[i].Poll(p.now, p.buf[:0])
+			b := po.Data
 			if !ok {
 				break
 			}
 			if i == 0 {
 				n++
 			}
-			p.eps[1-i].Receive(p.now, p.addrs[i], b)
+			p.eps[1-i].receive(p.now, p.addrs[i], b)
 		}
 	}
 	for _, a := range peers {

@@ -25,7 +25,7 @@ func TestReadyQueueOrderAndCompaction(t *testing.T) {
 	if len(ep.ready) != len(as) {
 		t.Fatalf("ready list holds %d, want %d", len(ep.ready), len(as))
 	}
-	if _, _, ok := ep.Poll(time.Unix(0, 0), nil); ok {
+	if _, ok := ep.Poll(time.Unix(0, 0), nil); ok {
 		t.Fatal("Poll returned a packet from closed associations")
 	}
 	if len(ep.ready) != 0 || ep.readyHead != 0 {
@@ -84,12 +84,12 @@ func BenchmarkPollManyReady(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(as)), "ns/assoc")
 }
 
-// TestTakeRoomyListsOnlyChanged: the endpoint lists an association in
-// TakeRoomy when the packets Poll built for it gave room to a stream whose
-// writer its limit refused, once, and not an association that only sent
-// (the shell wakes the writers of the listed ones instead of visiting
-// every association after each flush).
-func TestTakeRoomyListsOnlyChanged(t *testing.T) {
+// TestRoomReportedOnlyWhenGiven: the endpoint reports room on a stream
+// (an Event with Room) when the packets Poll built gave room to a stream
+// whose writer its limit refused, once, and nothing for an association
+// that only sent (the shell wakes the writers of the streams reported
+// instead of visiting every association after each flush).
+func TestRoomReportedOnlyWhenGiven(t *testing.T) {
 	cfg := testConfig()
 	cfg.StreamUnsentLimit = 2000
 	tc := newTestEndpoint(t, cfg)
@@ -99,8 +99,8 @@ func TestTakeRoomyListsOnlyChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc.readPackets() // sent at once: nobody was refused
-	if r := tc.ep.TakeRoomy(); len(r) != 0 {
-		t.Fatalf("listed %d associations after a send nobody waited for", len(r))
+	if len(tc.room) != 0 {
+		t.Fatalf("%d room reports after a send nobody waited for", len(tc.room))
 	}
 	// Stream 0 gets a message queued behind a closed window, and the
 	// next is refused by the stream's limit; building the packet of the
@@ -115,14 +115,12 @@ func TestTakeRoomyListsOnlyChanged(t *testing.T) {
 	}
 	tc.writeChunks(sackChunk(uint32(tc.a.data.eng.Send.NextTSN()-1), 65536))
 	tc.readPackets()
-	r := tc.ep.TakeRoomy()
-	if len(r) != 1 || r[0] != tc.a {
-		t.Fatalf("TakeRoomy = %v, want the association", r)
+	if r := tc.room; len(r) != 1 || r[0].Assoc != tc.a || r[0].Stream != 0 || !r[0].Quiet {
+		t.Fatalf("room reports %+v, want stream 0 of the association", r)
 	}
-	if sids := tc.a.TakeStreamRoom(); len(sids) != 1 || sids[0] != 0 {
-		t.Fatalf("streams with room %v, want [0]", sids)
-	}
-	if r := tc.ep.TakeRoomy(); len(r) != 0 {
-		t.Fatalf("listed again: %v", r)
+	tc.room = nil
+	tc.readPackets()
+	if len(tc.room) != 0 {
+		t.Fatalf("reported again: %+v", tc.room)
 	}
 }

@@ -6,13 +6,11 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
-// Receive processes one SCTP packet that arrived from the transport address
-// from. It never keeps a reference to pkt. It returns the association
-// the packet was for when it still exists, else nil (a packet out of the
-// blue, one dropped, or one that ended its association).
-func (ep *Endpoint) Receive(now time.Time, from netip.AddrPort, pkt []byte) *Assoc {
+// receive is Receive without the ECN field.
+func (ep *Endpoint) receive(now time.Time, from netip.AddrPort, pkt []byte) *Assoc {
 	if ep.refused(from, pkt) {
 		return nil
 	}
@@ -69,7 +67,7 @@ func (ep *Endpoint) Receive(now time.Time, from netip.AddrPort, pkt []byte) *Ass
 			a.stats.UnknownSource++
 		}
 		a.handlePacket(now, p)
-		ep.touch(a)
+		ep.reached(a)
 		if a.closed {
 			return nil
 		}
@@ -377,7 +375,7 @@ func (ep *Endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *coo
 // openCookieEcho authenticates the State Cookie of a COOKIE ECHO (section
 // 5.1.5 steps 1 to 3) and reports whether it may be used; the staleness is
 // left to the caller. Failures are counted in s.
-func (ep *Endpoint) openCookieEcho(p *inPacket, c *cookie, s *Counters) bool {
+func (ep *Endpoint) openCookieEcho(p *inPacket, c *cookie, s *api.Counters) bool {
 	switch ep.jar.openCookie(p.chunks[0].value(), p.from, c) {
 	case cookieOK:
 	case cookieMalformed:
@@ -404,7 +402,7 @@ func (ep *Endpoint) openCookieEcho(p *inPacket, c *cookie, s *Counters) bool {
 
 // replyStaleCookie sends the ERROR with a "Stale Cookie" cause of section
 // 5.1.5 step 4, with the Measure of Staleness in microseconds.
-func (ep *Endpoint) replyStaleCookie(now time.Time, p *inPacket, c *cookie, s *Counters) {
+func (ep *Endpoint) replyStaleCookie(now time.Time, p *inPacket, c *cookie, s *api.Counters) {
 	s.CookieStale++
 	s.ErrorsOut++
 	stale := c.staleness(now) / time.Microsecond
@@ -449,9 +447,9 @@ func (ep *Endpoint) cookieEchoNoTCB(now time.Time, p *inPacket) {
 	a.setState(stateEstablished)
 	a.pend.set(ctlCookieAck)
 	a.stats.AssocsUp++
-	a.emit(EventCommUp, ReasonNone, 0)
+	a.emit(api.Event{Kind: api.EventUp})
 	a.startHeartbeat(now)
 	a.setupPaths(now)
 	a.dispatch(now, p, 1)
-	ep.touch(a)
+	ep.reached(a)
 }

@@ -11,7 +11,7 @@ import (
 func (p *corePair) addIdle(tb testing.TB, n int) {
 	tb.Helper()
 	for i := range n {
-		if _, err := p.eps[0].Connect(p.now, p.addrs[1], uint16(6000+i), 5001); err != nil {
+		if _, err := p.eps[0].connect(p.now, p.addrs[1], uint16(6000+i), 5001); err != nil {
 			tb.Fatal(err)
 		}
 		if i%8 == 7 { // within the endpoint's ring of stateless replies
@@ -79,9 +79,9 @@ func TestIdleAssociationsCostNoTimerWork(t *testing.T) {
 	}
 }
 
-// TestExpiredListsOnlyDueAssociations: Expire reports the associations
-// whose timers ran, so that the shell wakes only their goroutines; at the
-// earliest deadline of 101 associations that is not all of them.
+// TestExpiredListsOnlyDueAssociations: Changed lists the associations
+// whose timers Expire ran, so that the shell wakes only their goroutines;
+// at the earliest deadline of 101 associations that is not all of them.
 func TestExpiredListsOnlyDueAssociations(t *testing.T) {
 	p := newCorePair(t)
 	p.addIdle(t, 100)
@@ -96,10 +96,11 @@ func TestExpiredListsOnlyDueAssociations(t *testing.T) {
 			due = append(due, a)
 		}
 	}
+	ep.Changed() // what setting them up reached
 	ep.Expire(d)
-	got := ep.Expired()
+	got := ep.Changed()
 	if len(got) != len(due) || len(got) == 0 || len(got) == len(ep.assocs) {
-		t.Fatalf("Expired lists %d associations, %d were due, of %d", len(got), len(due), len(ep.assocs))
+		t.Fatalf("Changed lists %d associations, %d were due, of %d", len(got), len(due), len(ep.assocs))
 	}
 	for _, a := range due {
 		found := false

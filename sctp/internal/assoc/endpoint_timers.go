@@ -115,7 +115,7 @@ func (ep *Endpoint) Deadline() time.Time {
 // Expire runs every timer that has expired at now. The expired
 // associations are taken off the heap first and each runs once: a deadline
 // that only a packet can serve (a delayed SACK) stays due until poll.
-// Expired lists them afterwards.
+// Changed lists them afterwards.
 func (ep *Endpoint) Expire(now time.Time) {
 	ep.syncPolled()
 	ep.jar.rotate(now)
@@ -129,13 +129,7 @@ func (ep *Endpoint) Expire(now time.Time) {
 	}
 	for _, a := range due {
 		a.expire(now)
-		ep.touch(a)
+		ep.reached(a)
 	}
 	ep.due = due
 }
-
-// Expired returns the associations whose timers the last Expire ran, so
-// that the shell wakes the goroutines of those alone, not of every
-// association (with 10,000 associations a timer would otherwise cost a
-// visit to each). Valid until the next Expire.
-func (ep *Endpoint) Expired() []*Assoc { return ep.due }

@@ -1,85 +1,69 @@
 package assoc
 
-import (
-	"net/netip"
+import "github.com/usctp/usctp/sctp/internal/api"
 
-	"github.com/usctp/usctp/sctp/chunk"
-)
+// Event is one item of the core's output besides packets, taken with
+// Endpoint.NextEvent: an event of an association as its user sees it
+// (api.Event), the answer to one of its requests, or room for the writers
+// of one of its streams.
+type Event struct {
+	api.Event
+	Assoc *Assoc
+	// Op is the request the event answers (ResetStreams, AddStreams,
+	// ResetAssoc, AddLocalAddr, RemoveLocalAddr, SetPeerPrimary): its
+	// result is Err, nil or an api error (an *api.ASCONFError for a
+	// refused address request). 0: none.
+	Op uint64
+	// Quiet events are not for the user: they answer Op only, or (Room)
+	// name a stream. Their Kind is none of the user's.
+	Quiet bool
+	// Room (Quiet): the writers of Stream that the stream's limit refused
+	// (ErrStreamFull) may queue again.
+	Room bool
+	// End comes with the association's last event, EventShutdown after a
+	// graceful shutdown and EventDown otherwise: why it ended, its final
+	// counters and the messages it did not send. EventDown's Err is left
+	// to the shell, which makes the public error of End.
+	End *End
+}
 
-// EventKind names a notification for the user of an association (RFC 9260
-// section 11.2.1 names them as ULP notifications).
-type EventKind uint8
+// noEvent is the Kind of a Quiet event: none of the user's kinds.
+const noEvent api.EventKind = 0xff
 
-const (
-	EventCommUp           EventKind = iota // COMMUNICATION UP: the association reached ESTABLISHED
-	EventCommLost                          // COMMUNICATION LOST: ABORT received, or the peer became unreachable
-	EventRestart                           // RESTART: the peer restarted (section 5.2.4 action A)
-	EventShutdownComplete                  // SHUTDOWN COMPLETE: graceful close finished
-	EventCantStart                         // CANNOT START ASSOCIATION: the handshake failed
-	EventPeerError                         // an ERROR chunk arrived (cause code in Event.Cause)
-	EventPathDown                          // the primary path exceeded Path.Max.Retrans
-	EventPathUp                            // the primary path answered again
-	EventReconf                            // a stream reconfiguration completed (Event.Reconf)
-	// EventSendFailure (SEND FAILURE): messages were given up under their
-	// PR-SCTP policy while packets were being built (Poll), freeing send
-	// buffer space; Assoc.TakeFailed has them. Failures found while
-	// processing input or timers come without it: the shell looks at
-	// every association those reached.
-	EventSendFailure
-	// EventAuthNewKey (SCTP_AUTH_NEW_KEY): the peer's AUTH chunks now use
-	// another shared key (Event.KeyID).
-	EventAuthNewKey
-	// EventAuthKeyFree (SCTP_AUTH_FREE_KEY): a shared key was deleted
-	// and is no longer used (Event.KeyID).
-	EventAuthKeyFree
-	// EventPeerAddrAdded, EventPeerAddrRemoved and EventPeerAddrPrimary:
-	// the peer added or deleted one of its addresses, or asked to be sent
-	// to it (RFC 5061 ASCONF; Event.Addr).
-	EventPeerAddrAdded
-	EventPeerAddrRemoved
-	EventPeerAddrPrimary
-	// EventASCONFDone: the peer answered one of our address requests
-	// (AddLocalAddr, RemoveLocalAddr, SetPeerPrimary): Event.Op names it,
-	// Event.Cause is 0 on success or the error cause of the refusal,
-	// Event.Addr the address.
-	EventASCONFDone
-	// EventPathMTU: the PLPMTU of the path to Event.Addr changed to
-	// Event.MTU (RFC 8899 path MTU discovery, Config.PMTUDiscovery).
-	EventPathMTU
-	// EventPathPrimary (RFC 6458's SCTP_ADDR_MADE_PRIM): a peer address
-	// of a multi-homed association became the primary (SetPrimary), or
-	// the data came back to the primary after it answered again;
-	// Event.Addr and Event.Path tell which and its state.
-	EventPathPrimary
-)
-
-var eventNames = [...]string{"COMMUNICATION UP", "COMMUNICATION LOST", "RESTART", "SHUTDOWN COMPLETE",
-	"CANNOT START ASSOCIATION", "PEER ERROR", "PATH DOWN", "PATH UP", "RECONFIGURATION", "SEND FAILURE",
-	"AUTHENTICATION NEW KEY", "AUTHENTICATION FREE KEY", "ADDRESS ADDED", "ADDRESS REMOVED", "ADDRESS MADE PRIMARY", "ASCONF DONE", "PATH MTU CHANGE", "PATH MADE PRIMARY"}
-
-// String returns the RFC name of the notification.
-func (k EventKind) String() string {
-	if int(k) < len(eventNames) {
-		return eventNames[k]
-	}
-	return "event(?)"
+// End is what an association leaves when it closes.
+type End struct {
+	Reason Reason
+	// Causes are the error causes of the peer's ABORT (ReasonPeerAbort,
+	// ReasonRefused), every one in order, parsed. The event's Cause is
+	// the first cause code: of the peer's ABORT, or of ours.
+	Causes []api.ErrorCause
+	// UserReason is the Upper Layer Abort Reason (RFC 9260 section
+	// 3.3.10.12): the one given to Abort (ReasonUserAbort), or the first
+	// of the peer's ABORT.
+	UserReason string
+	// Stats are the association's counters as it closed.
+	Stats api.Stats
+	// Unsent are the messages left in the send queue, each as the
+	// EventSendFailed event that reports it (a copy of the message, PR
+	// api.PRNone); none after a graceful shutdown.
+	Unsent []api.Event
 }
 
 // Reason says why an association went to CLOSED.
 type Reason uint8
 
 const (
-	ReasonNone              Reason = iota // not closed, or no reason to tell
-	ReasonShutdown                        // graceful shutdown completed
-	ReasonPeerAbort                       // the peer sent ABORT
-	ReasonUserAbort                       // the local user aborted
-	ReasonInitTimeout                     // Max.Init.Retransmits exceeded
-	ReasonPeerUnreachable                 // Association.Max.Retrans exceeded
-	ReasonShutdownGuard                   // T5-shutdown-guard expired
-	ReasonProtocolViolation               // the peer broke the protocol; we sent ABORT
-	ReasonInvalidParameter                // INIT or INIT ACK with an invalid mandatory parameter
-	ReasonRefused                         // the peer answered our INIT or COOKIE ECHO with ABORT
-	ReasonPortUnreachable                 // the network said nothing listens at the peer's address (ICMP, RFC 9260 appendix C)
+	reasonNone              Reason = iota // not closed, or no reason to tell
+	reasonShutdown                        // graceful shutdown completed
+	reasonPeerAbort                       // the peer sent ABORT
+	reasonUserAbort                       // the local user aborted
+	reasonInitTimeout                     // Max.Init.Retransmits exceeded
+	reasonPeerUnreachable                 // Association.Max.Retrans exceeded
+	reasonShutdownGuard                   // T5-shutdown-guard expired
+	reasonProtocolViolation               // the peer broke the protocol; we sent ABORT
+	reasonInvalidParameter                // INIT or INIT ACK with an invalid mandatory parameter
+	reasonRefused                         // the peer answered our INIT or COOKIE ECHO with ABORT
+	reasonPortUnreachable                 // the network said nothing listens at the peer's address (ICMP, RFC 9260 appendix C)
 )
 
 var reasonNames = [...]string{"none", "shutdown", "peer abort", "user abort", "init timeout",
@@ -93,53 +77,16 @@ func (r Reason) String() string {
 	return "reason(?)"
 }
 
-// Event is one notification, queued by the association for its user.
-type Event struct {
-	Kind   EventKind
-	Assoc  *Assoc
-	Reason Reason          // for EventCommLost, EventCantStart, EventShutdownComplete
-	Cause  chunk.CauseCode // error cause code of an ERROR or ABORT, if any
-	// Causes are the error causes of the peer's ABORT (EventCommLost,
-	// EventCantStart with ReasonPeerAbort), as on the wire (RFC 9260
-	// section 3.3.10): the Upper Layer Abort Reason among them. The
-	// event owns them.
-	Causes []byte
-	Reconf *ReconfEvent // for EventReconf
-	// For EventPathDown and EventPathUp of a multi-homed peer's path
-	// (paths.go): its address and new state; zero for the primary path
-	// of heartbeat.go.
-	Addr netip.AddrPort
-	Path PathState
-	// KeyID is the shared key identifier of EventAuthNewKey and
-	// EventAuthKeyFree.
-	KeyID uint16
-	// Op names the request an EventASCONFDone answers.
-	Op uint64
-	// MTU is the new PLPMTU of EventPathMTU (an SCTP packet size).
-	MTU int
-}
-
-// Direction names the direction of the streams a reconfiguration touches,
-// seen from this end. The values are those of sctp.StreamDirection.
-type Direction uint8
-
-// Stream directions.
-const (
-	DirOutgoing Direction = 1 << iota // our outbound streams
-	DirIncoming                       // our inbound streams
-	DirBoth     = DirOutgoing | DirIncoming
-)
-
 // Timeout reports whether the association was lost to a timeout: the
 // handshake, the peer, or the shutdown stopped answering.
 func (r Reason) Timeout() bool {
-	return r == ReasonInitTimeout || r == ReasonPeerUnreachable || r == ReasonShutdownGuard
+	return r == reasonInitTimeout || r == reasonPeerUnreachable || r == reasonShutdownGuard
 }
 
 // Refused reports whether the association was refused: the peer aborted
 // the handshake, or the network said nothing listens at its address (what
 // a kernel's connect reports as ECONNREFUSED).
-func (r Reason) Refused() bool { return r == ReasonRefused || r == ReasonPortUnreachable }
+func (r Reason) Refused() bool { return r == reasonRefused || r == reasonPortUnreachable }
 
 // ByPeer reports whether the peer ended the association with an ABORT.
-func (r Reason) ByPeer() bool { return r == ReasonPeerAbort || r == ReasonRefused }
+func (r Reason) ByPeer() bool { return r == reasonPeerAbort || r == reasonRefused }

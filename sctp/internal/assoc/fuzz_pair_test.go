@@ -11,7 +11,6 @@ import (
 	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
-	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // linkMutator changes the packets crossing the simulated network as the
@@ -167,7 +166,7 @@ func runMutatedPair(t *testing.T, in []byte) {
 	}
 	m := &linkMutator{in: in}
 	var as [2]*Assoc
-	a0, err := eps[0].Connect(now, addrs[1], 5000, 5001)
+	a0, err := eps[0].connect(now, addrs[1], 5000, 5001)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +196,7 @@ func runMutatedPair(t *testing.T, in []byte) {
 				sid := uint16(rng.IntN(int(a.outStreams)))
 				msg := message(side, sid, f.nextSend[sid], out)
 				err := a.send(now, sid, uint32(sid), unordered(msg), msg)
-				if errors.Is(err, transfer.ErrWouldBlock) {
+				if errors.Is(err, api.ErrWouldBlock) {
 					break
 				}
 				if err != nil {
@@ -240,7 +239,8 @@ func runMutatedPair(t *testing.T, in []byte) {
 		// The network: send, jump to the next event, deliver (mutated).
 		for i, ep := range eps {
 			for {
-				_, b, ok := ep.Poll(now, buf[:0])
+				po, ok := ep.Poll(now, buf[:0])
+				b := po.Data
 				if !ok {
 					break
 				}
@@ -272,7 +272,7 @@ func runMutatedPair(t *testing.T, in []byte) {
 				to = 0
 			}
 			for _, b := range m.mutate(pk.Data) {
-				eps[to].Receive(now, addrs[1-to], b)
+				eps[to].receive(now, addrs[1-to], b)
 			}
 			net.Free(pk)
 		}
@@ -284,13 +284,13 @@ func runMutatedPair(t *testing.T, in []byte) {
 					break
 				}
 				switch {
-				case e.Kind == EventRestart:
+				case e.Kind == api.EventRestart:
 					// A peer restart may deliver a message again (those
 					// not acknowledged are requeued): the checks end.
 					return
-				case i == 1 && e.Kind == EventCommUp && as[1] == nil:
+				case i == 1 && e.Kind == api.EventUp && as[1] == nil:
 					as[1] = e.Assoc
-				case i == 1 && e.Kind == EventCommUp && e.Assoc != as[1]:
+				case i == 1 && e.Kind == api.EventUp && e.Assoc != as[1]:
 					// A second association on side 1: its first must
 					// have ended (a replay of its own ABORT with the T
 					// bit carries its peer's tag and is accepted, RFC
@@ -304,7 +304,7 @@ func runMutatedPair(t *testing.T, in []byte) {
 					return
 				}
 			}
-			if b := ep.Budget(); b.Used() > b.Limit() {
+			if b := ep.budget; b.Used() > b.Limit() {
 				t.Fatalf("side %d: budget %d used of %d", i, b.Used(), b.Limit())
 			}
 		}

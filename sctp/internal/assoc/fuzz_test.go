@@ -54,7 +54,7 @@ func FuzzEndpoint(f *testing.F) {
 			binary.BigEndian.PutUint32(pkt[4:], tag)
 			chunk.SetChecksum(pkt)
 		}
-		tc.ep.Receive(tc.now, tc.peer, pkt)
+		tc.ep.receive(tc.now, tc.peer, pkt)
 		tc.readPackets()
 		tc.now = tc.now.Add(time.Hour)
 		tc.ep.Expire(tc.now)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
@@ -67,7 +68,7 @@ func (a *Assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 		// set."
 		a.stats.Violations++
 		a.ep.replyAbort(p.from, p.dstPort, p.srcPort, a.localTag, true, nil)
-		a.fail(ReasonInvalidParameter, chunk.CauseInvalidParam)
+		a.fail(reasonInvalidParameter, chunk.CauseInvalidParam)
 		return dispDeleted
 	case initBadMandatory:
 		a.stats.Violations++
@@ -83,7 +84,7 @@ func (a *Assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 		// "If an endpoint in the COOKIE-WAIT state receives an INIT ACK
 		// chunk with the OS value set to 0, it MUST destroy the TCB and
 		// SHOULD send an ABORT chunk."
-		a.fail(ReasonInvalidParameter, chunk.CauseInvalidParam)
+		a.fail(reasonInvalidParameter, chunk.CauseInvalidParam)
 		return dispDeleted
 	case initHostName:
 		// Section 3.3.3 note 3: "The receiver of INIT ACK chunks
@@ -91,12 +92,12 @@ func (a *Assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 		// chunk and MAY include an "Unresolvable Address" error cause."
 		a.stats.Violations++
 		a.ep.rejectInit(p, &in, initHostName)
-		a.fail(ReasonInvalidParameter, chunk.CauseUnresolvableAddress)
+		a.fail(reasonInvalidParameter, chunk.CauseUnresolvableAddress)
 		return dispDeleted
 	case initNoCookie:
 		a.stats.Violations++
 		a.ep.rejectInit(p, &in, initNoCookie)
-		a.fail(ReasonInvalidParameter, chunk.CauseMissingParam)
+		a.fail(reasonInvalidParameter, chunk.CauseMissingParam)
 		return dispDeleted
 	}
 	a.timers.stop(timerT1Init)
@@ -169,7 +170,7 @@ func (a *Assoc) validateInit(p *inPacket, c *rxChunk, in *initInfo) bool {
 // holds; addresses the peer cannot own are ignored there as at the
 // handshake, and so are those beyond the bound of maxPeerAddrs (the INIT
 // is read with the same bound, in the same order). Without
-// Config.Multihoming the association uses the one address of its key and
+// Config.Paths.Multihoming the association uses the one address of its key and
 // never the others a peer lists, so a listed address adds nothing to it:
 // only the source counts, and it is the key's (the INIT was found by it).
 func (a *Assoc) addsAddresses(p *inPacket, in *initInfo) bool {
@@ -403,7 +404,7 @@ func (a *Assoc) cookieRestartA(now time.Time, p *inPacket, ck *cookie) disp {
 	a.initRetx, a.t2Retx, a.errCount = 0, 0, 0
 	a.setState(stateEstablished)
 	a.pend.set(ctlCookieAck)
-	a.emit(EventRestart, ReasonNone, 0)
+	a.emit(api.Event{Kind: api.EventRestart})
 	a.startHeartbeat(now)
 	a.setupPaths(now)
 	return dispNext
@@ -422,7 +423,7 @@ func (a *Assoc) establish(now time.Time) {
 	a.initRetx = 0
 	a.setState(stateEstablished)
 	a.stats.AssocsUp++
-	a.emit(EventCommUp, ReasonNone, 0)
+	a.emit(api.Event{Kind: api.EventUp})
 	a.startHeartbeat(now)
 	a.setupPaths(now)
 }
@@ -452,7 +453,7 @@ func (a *Assoc) staleCookie5_2_6(now time.Time, staleness time.Duration) {
 	a.initRetx++
 	a.stats.HandshakeRetx++
 	if a.initRetx > a.ep.cfg.MaxInitRetransmits {
-		a.fail(ReasonInitTimeout, chunk.CauseStaleCookie)
+		a.fail(reasonInitTimeout, chunk.CauseStaleCookie)
 		return
 	}
 	// "When calculating the time extension, an implementation SHOULD use

@@ -2,6 +2,7 @@ package assoc
 
 import (
 	"encoding/binary"
+	"fmt"
 	"net/netip"
 	"testing"
 	"time"
@@ -27,7 +28,8 @@ type testConn struct {
 	peerTSN  uint32         // the test peer's initial TSN
 	sent     []sentPacket   // packets the endpoint produced, not yet consumed
 	events   []Event
-	ignoreHB bool // drop HEARTBEATs while reading
+	room     []Event // the room reports for stream writers, apart from the events
+	ignoreHB bool    // drop HEARTBEATs while reading
 }
 
 // sentPacket is a packet the endpoint produced, parsed.
@@ -65,7 +67,7 @@ func (tc *testConn) writePacket(vtag uint32, chunks ...[]byte) {
 		b = append(b, c...)
 	}
 	b = finishPacket(b, 0)
-	tc.ep.Receive(tc.now, tc.peer, b)
+	tc.ep.receive(tc.now, tc.peer, b)
 	tc.drainEvents()
 }
 
@@ -75,20 +77,27 @@ func (tc *testConn) writeChunks(chunks ...[]byte) {
 	tc.writePacket(tc.a.localTag, chunks...)
 }
 
+// drainEvents collects the endpoint's events, and apart from them the
+// room reports for stream writers.
 func (tc *testConn) drainEvents() {
 	for {
 		e, ok := tc.ep.NextEvent()
-		if !ok {
+		switch {
+		case !ok:
 			return
+		case e.Room:
+			tc.room = append(tc.room, e)
+		default:
+			tc.events = append(tc.events, e)
 		}
-		tc.events = append(tc.events, e)
 	}
 }
 
 // readPackets collects everything the endpoint has to send now.
 func (tc *testConn) readPackets() {
 	for {
-		to, b, ok := tc.ep.Poll(tc.now, nil)
+		po, ok := tc.ep.Poll(tc.now, nil)
+		to, b := po.To, po.Data
 		if !ok {
 			break
 		}
@@ -155,8 +164,8 @@ func (tc *testConn) wantIdle() {
 	}
 }
 
-// wantEvent checks that the next event is of kind k.
-func (tc *testConn) wantEvent(k EventKind) Event {
+// wantEvent checks that the next event is a user event of kind k.
+func (tc *testConn) wantEvent(k api.EventKind) Event {
 	tc.t.Helper()
 	tc.drainEvents()
 	if len(tc.events) == 0 {
@@ -164,17 +173,115 @@ func (tc *testConn) wantEvent(k EventKind) Event {
 	}
 	e := tc.events[0]
 	tc.events = tc.events[1:]
-	if e.Kind != k {
-		tc.t.Fatalf("want event %v, got %v (%v)", k, e.Kind, e.Reason)
+	if e.Quiet || e.Kind != k {
+		tc.t.Fatalf("want event %v, got %v", k, eventString(&e))
 	}
 	return e
+}
+
+// wantAddrEvent checks that the next event reports a change c of one of
+// the peer's addresses that the peer made (RFC 5061 ASCONF: added,
+// removed, made primary), and returns it.
+func (tc *testConn) wantAddrEvent(c api.AddrChange) Event {
+	tc.t.Helper()
+	e := tc.wantEvent(api.EventPeerAddrChange)
+	if !asconfEvent(&e, c) {
+		tc.t.Fatalf("want address event %v, got %+v", c, e.Event)
+	}
+	return e
+}
+
+// wantPathDown and wantPathUp check that the next event reports a peer
+// address unreachable or reachable again (SCTP_PEER_ADDR_CHANGE), and
+// return it.
+func (tc *testConn) wantPathDown() Event {
+	tc.t.Helper()
+	return tc.wantPathChange(api.AddrReachability, false)
+}
+
+func (tc *testConn) wantPathUp() Event {
+	tc.t.Helper()
+	return tc.wantPathChange(api.AddrReachability, true)
+}
+
+// wantMadePrimary checks that the next event reports a peer address made
+// the primary (SCTP_ADDR_MADE_PRIM), and returns it.
+func (tc *testConn) wantMadePrimary() Event {
+	tc.t.Helper()
+	e := tc.wantEvent(api.EventPeerAddrChange)
+	if e.Change != api.AddrMadePrimary || !e.MadePrimary {
+		tc.t.Fatalf("want made primary, got %+v", e.Event)
+	}
+	return e
+}
+
+func (tc *testConn) wantPathChange(c api.AddrChange, reachable bool) Event {
+	tc.t.Helper()
+	e := tc.wantEvent(api.EventPeerAddrChange)
+	if e.Change != c || e.Reachable != reachable {
+		tc.t.Fatalf("want %v reachable %v, got %+v", c, reachable, e.Event)
+	}
+	return e
+}
+
+// wantAnswer checks that the next event is the answer to request op, and
+// returns it (its Err is the result).
+func (tc *testConn) wantAnswer(op uint64) Event {
+	tc.t.Helper()
+	tc.drainEvents()
+	if len(tc.events) == 0 {
+		tc.t.Fatalf("want the answer to request %d, got none", op)
+	}
+	e := tc.events[0]
+	tc.events = tc.events[1:]
+	if !e.Quiet || e.Op != op {
+		tc.t.Fatalf("want the answer to request %d, got %v", op, eventString(&e))
+	}
+	return e
+}
+
+// wantCommLost checks that the next event is the EventDown of an
+// association that was established (RFC 9260's COMMUNICATION LOST), and
+// returns it.
+func (tc *testConn) wantCommLost() Event {
+	tc.t.Helper()
+	e := tc.wantEvent(api.EventDown)
+	if e.End.Stats.AssocsUp == 0 {
+		tc.t.Fatalf("EventDown (%v) of an association that never started, want COMMUNICATION LOST", e.End.Reason)
+	}
+	return e
+}
+
+// wantCantStart checks that the next event is the EventDown of an
+// association whose handshake failed (RFC 9260's CANNOT START
+// ASSOCIATION), and returns it.
+func (tc *testConn) wantCantStart() Event {
+	tc.t.Helper()
+	e := tc.wantEvent(api.EventDown)
+	if e.End.Stats.AssocsUp != 0 {
+		tc.t.Fatalf("EventDown (%v) of an established association, want CANNOT START ASSOCIATION", e.End.Reason)
+	}
+	return e
+}
+
+// eventString describes e for a test failure.
+func eventString(e *Event) string {
+	switch {
+	case e.Room:
+		return fmt.Sprintf("room on stream %d", e.Stream)
+	case e.Quiet:
+		return fmt.Sprintf("answer to request %d (%v)", e.Op, e.Err)
+	case e.End != nil:
+		return fmt.Sprintf("%v (%v)", e.Kind, e.End.Reason)
+	}
+	return e.Kind.String()
 }
 
 func (tc *testConn) wantNoEvent() {
 	tc.t.Helper()
 	tc.drainEvents()
 	if len(tc.events) > 0 {
-		tc.t.Fatalf("want no event, got %v", tc.events[0].Kind)
+		tc.t.Fatalf("want no event, got %v", eventString(&tc.events[0]))
 	}
 }
 
@@ -293,7 +400,7 @@ func initValue(t testing.TB, c *rxChunk) initInfo {
 // INIT ACK, COOKIE ECHO, COOKIE ACK.
 func (tc *testConn) connectClient() {
 	tc.t.Helper()
-	a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, err := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	if err != nil {
 		tc.t.Fatal(err)
 	}
@@ -309,7 +416,7 @@ func (tc *testConn) connectClient() {
 	tc.wantState(stateCookieEchoed)
 	tc.writeChunks(chunkOf(chunk.TypeCookieAck, 0, nil))
 	tc.wantState(stateEstablished)
-	tc.wantEvent(EventCommUp)
+	tc.wantEvent(api.EventUp)
 }
 
 // connectServer runs the handshake with the endpoint as server.
@@ -325,7 +432,7 @@ func (tc *testConn) connectServer() {
 	}
 	tc.wantChunk(chunk.TypeCookieAck)
 	tc.wantState(stateEstablished)
-	tc.wantEvent(EventCommUp)
+	tc.wantEvent(api.EventUp)
 }
 
 // cookieFor sends an INIT from the test peer and returns the INIT ACK's

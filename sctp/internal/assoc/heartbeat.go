@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"net/netip"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // heartbeatState is the heartbeat of the primary path (section 8.3).
@@ -97,12 +99,12 @@ func (a *Assoc) heartbeatsStopped() bool {
 // send a HEARTBEAT now. It is refused outside the states where the peer
 // answers heartbeats.
 func (a *Assoc) requestHeartbeat(now time.Time) error {
-	defer a.ep.touch(a)
+	defer a.ep.reached(a)
 	switch {
 	case a.closed:
 		return ErrClosed
 	case a.state != stateEstablished && a.state != stateShutdownPending && a.state != stateShutdownReceived:
-		return ErrNotReady
+		return errNotReady
 	}
 	a.sendHeartbeat(now)
 	return nil
@@ -120,19 +122,19 @@ func (a *Assoc) countError(now time.Time) bool {
 		// threshold the data and the control chunks move to another path
 		// and paths.go probes the address from then on (its events carry
 		// the address).
-		if a.paths[0].state == PathActive {
+		if a.paths[0].state == api.PathActive {
 			a.pathThresholds(now, 0, a.errCount)
 		}
 	} else if a.errCount > a.primaryParams().PathMaxRetransmits && !a.hb.down {
 		a.hb.down = true
-		a.emit(EventPathDown, ReasonNone, 0)
+		a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: a.key.peer, PathState: api.PathInactive})
 	}
 	// Section 8.1: "If the value of this counter exceeds the limit
 	// indicated in the protocol parameter 'Association.Max.Retrans', the
 	// endpoint SHOULD consider the peer endpoint unreachable and SHALL
 	// stop transmitting any more data to it".
 	if a.errCount > a.ep.cfg.MaxRetransmits {
-		a.fail(ReasonPeerUnreachable, 0)
+		a.fail(reasonPeerUnreachable, 0)
 		return true
 	}
 	return false
@@ -143,7 +145,7 @@ func (a *Assoc) clearErrors() {
 	a.errCount = 0
 	if a.hb.down {
 		a.hb.down = false
-		a.emit(EventPathUp, ReasonNone, 0)
+		a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: a.key.peer, Reachable: true, PathState: api.PathActive})
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 
 // send queues a reliable message (the tests' shorthand for Send).
 func (a *Assoc) send(now time.Time, sid uint16, ppid uint32, unordered bool, msg []byte) error {
-	return a.Send(now, sid, ppid, unordered, msg, transfer.PR{})
+	return a.Send(now, &Message{Stream: sid, PPID: ppid, Unordered: unordered, Payload: msg})
 }
 
 // read reads the next delivered message part and, as the shell does, lets

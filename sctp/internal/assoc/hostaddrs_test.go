@@ -211,7 +211,7 @@ func TestInitLoopbackPeerListsNoOtherAddress(t *testing.T) {
 	lo := netip.MustParseAddrPort("127.0.0.1:6000")
 	initTo := func(cfg Config) []byte {
 		tc := newTestEndpoint(t, cfg)
-		a, err := tc.ep.Connect(tc.now, lo, tc.lport, tc.pport)
+		a, err := tc.ep.connect(tc.now, lo, tc.lport, tc.pport)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,8 +252,8 @@ func BenchmarkInitAck(b *testing.B) {
 			buf := make([]byte, 0, 2048)
 			b.ReportAllocs()
 			for b.Loop() {
-				t.ep.Receive(t.now, t.peer, pkt)
-				if _, _, ok := t.ep.Poll(t.now, buf); !ok {
+				t.ep.receive(t.now, t.peer, pkt)
+				if _, ok := t.ep.Poll(t.now, buf); !ok {
 					b.Fatal("no INIT ACK")
 				}
 			}
@@ -285,7 +285,7 @@ func FuzzInitAckHostAddrs(f *testing.F) {
 		tc := newTestEndpoint(t, hostConfig(testHost, src, 0))
 		tc.peer = netip.AddrPortFrom(ip, 9899)
 		pkt := finishPacket(append(appendHeader(nil, tc.pport, tc.lport, 0), init...), 0)
-		tc.ep.Receive(tc.now, tc.peer, pkt)
+		tc.ep.receive(tc.now, tc.peer, pkt)
 		tc.readPackets()
 		for _, p := range tc.sent {
 			if p.p.chunks[0].typ != chunk.TypeInitAck {

@@ -29,10 +29,10 @@ func TestInitFloodMemoryFlat(t *testing.T) {
 	flood := func(n int) {
 		for i := range n {
 			from := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}), 9899)
-			tc.ep.Receive(tc.now, from, pkt(i))
+			tc.ep.receive(tc.now, from, pkt(i))
 			if i%4 == 0 { // the shell drains replies now and then
 				for {
-					if _, _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
+					if _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
 						break
 					}
 				}
@@ -73,7 +73,7 @@ func TestInitAnswerNoAllocs(t *testing.T) {
 		b = finishPacket(b, 0)
 		buf := make([]byte, 0, 2048)
 		n := testing.AllocsPerRun(1000, func() {
-			tc.ep.Receive(tc.now, peerAddr, b)
+			tc.ep.receive(tc.now, peerAddr, b)
 			tc.ep.Poll(tc.now, buf[:0])
 		})
 		if n > 0 {
@@ -128,7 +128,7 @@ func TestCookieReplay(t *testing.T) {
 	// is valid and rebuilds an association (this is why cookies have a
 	// short life); after the lifetime it is stale.
 	tc.writeChunks(chunkOf(chunk.TypeAbort, 0, nil))
-	tc.wantEvent(EventCommLost)
+	tc.wantCommLost()
 	tc2 := newTestEndpoint(t, testConfig())
 	tc2.writePacket(0, tc2.peerInit())
 	_, c := tc2.wantChunk(chunk.TypeInitAck)
@@ -156,11 +156,11 @@ func TestMalformedPackets(t *testing.T) {
 		if n >= 12 {
 			finishPacket(p, 0)
 		}
-		tc.ep.Receive(tc.now, tc.peer, p)
+		tc.ep.receive(tc.now, tc.peer, p)
 	}
 	bad := append([]byte(nil), b...)
 	bad[len(bad)-1] ^= 1
-	tc.ep.Receive(tc.now, tc.peer, bad)
+	tc.ep.receive(tc.now, tc.peer, bad)
 	s := tc.ep.Stats()
 	if s.BadChecksum != 1 || s.Malformed == 0 {
 		t.Fatalf("BadChecksum %d Malformed %d", s.BadChecksum, s.Malformed)
@@ -174,7 +174,7 @@ func TestManyAssociationsTimers(t *testing.T) {
 	const n = 2000
 	for i := range n {
 		from := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 1, byte(i >> 8), byte(i)}), 9899)
-		if _, err := tc.ep.Connect(tc.now, from, 5000, 6000); err != nil {
+		if _, err := tc.ep.connect(tc.now, from, 5000, 6000); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -184,7 +184,7 @@ func TestManyAssociationsTimers(t *testing.T) {
 	buf := make([]byte, 0, 2048)
 	inits := 0
 	for {
-		if _, _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
+		if _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
 			break
 		}
 		inits++
@@ -193,7 +193,7 @@ func TestManyAssociationsTimers(t *testing.T) {
 		tc.now = tc.ep.Deadline()
 		tc.ep.Expire(tc.now)
 		for {
-			_, _, ok := tc.ep.Poll(tc.now, buf[:0])
+			_, ok := tc.ep.Poll(tc.now, buf[:0])
 			if !ok {
 				break
 			}
@@ -235,7 +235,7 @@ func TestMaxAssociations(t *testing.T) {
 	if len(tc.ep.assocs) != 1 || tc.ep.stats.AssocsRefused != 1 {
 		t.Fatalf("%d associations, %d refused", len(tc.ep.assocs), tc.ep.stats.AssocsRefused)
 	}
-	if _, err := tc.ep.Connect(tc.now, peerAddr2, 1, 2); err == nil {
+	if _, err := tc.ep.connect(tc.now, peerAddr2, 1, 2); err == nil {
 		t.Fatal("connect beyond MaxAssociations accepted")
 	}
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // Finding the association of a packet that did not come from an address
-// the endpoint indexes it under (Config.Multihoming). The endpoint's index
+// the endpoint indexes it under (Config.Paths.Multihoming). The endpoint's index
 // holds every peer address of an established multi-homed association
 // (setupPaths); a packet from any other source is looked up here before it
 // is treated as out of the blue:

@@ -30,7 +30,7 @@ func TestLookupHitFollowsTheIndex(t *testing.T) {
 		t.Fatalf("lookup after the ABORT = %p, want nil", got)
 	}
 
-	a, err := p.eps[0].Connect(p.now, p.addrs[1], key.peerPort, key.localPort)
+	a, err := p.eps[0].connect(p.now, p.addrs[1], key.peerPort, key.localPort)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
-	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // mhNet is a client endpoint with one address and a server endpoint with
@@ -40,7 +39,7 @@ type mhNet struct {
 	rbuf               []byte
 	onEvent            func(Event)
 	onSend             func(to netip.AddrPort, pkt []byte) // sees each client packet
-	lost               bool                                // EventCommLost seen (else it fails the test)
+	lost               bool                                // EventDown seen (else it fails the test)
 	allowLost          bool
 }
 
@@ -63,7 +62,8 @@ func newMHNet(t testing.TB, seed uint64, links [2]simnet.LinkConfig, adj func(*C
 
 func (n *mhNet) flush() {
 	for {
-		to, b, ok := n.cli.Poll(n.now, n.buf[:0])
+		po, ok := n.cli.Poll(n.now, n.buf[:0])
+		to, b := po.To, po.Data
 		if !ok {
 			break
 		}
@@ -87,7 +87,8 @@ func (n *mhNet) flush() {
 		n.net.Send(n.now, 2*i, b)
 	}
 	for {
-		to, b, ok := n.srv.Poll(n.now, n.buf[:0])
+		po, ok := n.srv.Poll(n.now, n.buf[:0])
+		to, b := po.To, po.Data
 		if !ok {
 			break
 		}
@@ -126,9 +127,9 @@ func (n *mhNet) run(limit time.Duration, stop func() bool) {
 		for pk := n.net.Pop(n.now); pk != nil; pk = n.net.Pop(n.now) {
 			if pk.Link%2 == 0 {
 				n.srvLast = pk.Link / 2
-				n.srv.Receive(n.now, n.cliAddr, pk.Data)
+				n.srv.receive(n.now, n.cliAddr, pk.Data)
 			} else {
-				n.cli.Receive(n.now, n.srvAddrs[pk.Link/2], pk.Data)
+				n.cli.receive(n.now, n.srvAddrs[pk.Link/2], pk.Data)
 			}
 			n.net.Free(pk)
 		}
@@ -144,12 +145,12 @@ func (n *mhNet) run(limit time.Duration, stop func() bool) {
 					n.onEvent(e)
 				}
 				switch {
-				case e.Kind == EventCommUp && ep == n.srv:
+				case e.Kind == api.EventUp && ep == n.srv:
 					n.sa = e.Assoc
-				case e.Kind == EventCommLost && n.allowLost:
+				case e.Kind == api.EventDown && e.End.Stats.AssocsUp != 0 && n.allowLost:
 					n.lost = true
-				case e.Kind == EventCommLost || e.Kind == EventCantStart:
-					n.t.Fatalf("event %v", e.Kind)
+				case e.Kind == api.EventDown:
+					n.t.Fatalf("event %v", eventString(&e))
 				}
 			}
 		}
@@ -164,7 +165,7 @@ func (n *mhNet) app() {
 	for n.sent < n.toSend {
 		msg := make([]byte, 1000)
 		binary.BigEndian.PutUint32(msg, uint32(n.sent))
-		if err := n.ca.send(n.now, 0, 0, false, msg); errors.Is(err, transfer.ErrWouldBlock) {
+		if err := n.ca.send(n.now, 0, 0, false, msg); errors.Is(err, api.ErrWouldBlock) {
 			break
 		} else if err != nil {
 			n.t.Fatal(err)
@@ -186,7 +187,7 @@ func (n *mhNet) app() {
 // connect runs the handshake and lets the second path be confirmed.
 func (n *mhNet) connect() {
 	n.t.Helper()
-	a, err := n.cli.Connect(n.now, n.srvAddrs[0], 5000, 6000)
+	a, err := n.cli.connect(n.now, n.srvAddrs[0], 5000, 6000)
 	if err != nil {
 		n.t.Fatal(err)
 	}
@@ -211,10 +212,10 @@ func TestMultihomeUnconfirmedAddressVerified(t *testing.T) {
 	n := newMHNet(t, 1, [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}, nil)
 	n.connect()
 	p := &n.ca.paths[1]
-	if p.addr != n.srvAddrs[1] || p.state != PathUnconfirmed {
+	if p.addr != n.srvAddrs[1] || p.state != api.PathUnconfirmed {
 		t.Fatalf("path 1: %v %v, want %v unconfirmed", p.addr, p.state, n.srvAddrs[1])
 	}
-	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 	if n.ca.stats.PathsConfirmed != 1 || n.ca.data.eng.NumPaths() != 2 {
 		t.Fatalf("confirmed %d, engine paths %d", n.ca.stats.PathsConfirmed, n.ca.data.eng.NumPaths())
 	}
@@ -242,9 +243,9 @@ func TestMultihomeForgedNonceNeverConfirms(t *testing.T) {
 		info = binary.BigEndian.AppendUint64(info, uint64(n.ca.paths[1].sentAt.UnixNano()))
 		b := appendHeader(nil, 6000, 5000, n.ca.localTag)
 		b = appendHeartbeatAck(b, param(chunk.ParamHeartbeatInfo, info))
-		n.cli.Receive(n.now, n.srvAddrs[1], finishPacket(b, 0))
+		n.cli.receive(n.now, n.srvAddrs[1], finishPacket(b, 0))
 	}
-	if n.ca.paths[1].state != PathUnconfirmed || n.ca.stats.PathsConfirmed != 0 {
+	if n.ca.paths[1].state != api.PathUnconfirmed || n.ca.stats.PathsConfirmed != 0 {
 		t.Fatalf("forged HEARTBEAT ACKs confirmed the path: %v", n.ca.paths[1].state)
 	}
 	if n.ca.stats.Ignored-ignored != 5 {
@@ -273,7 +274,7 @@ func TestMultihomeCoreFailover(t *testing.T) {
 		}
 		n := newMHNet(t, seed, links, adj)
 		n.connect()
-		n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+		n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 		n.toSend = 4000
 		n.run(time.Minute, func() bool { return n.recv > 1000 })
 		rto := n.ca.data.eng.Path.RTO()
@@ -286,26 +287,26 @@ func TestMultihomeCoreFailover(t *testing.T) {
 		if failover <= 0 || failover > 2*rto {
 			t.Errorf("seed %d: data on the second path %v after the cut (RTO %v)", seed, failover, rto)
 		}
-		if n.ca.paths[0].state == PathActive {
+		if n.ca.paths[0].state == api.PathActive {
 			t.Errorf("seed %d: the cut primary is still active", seed)
 		}
 	}
 }
 
 // Cut and restore: the primary answers the HEARTBEATs that probe it again,
-// becomes active and takes the data back (Config.NoPrimaryReturn off).
+// becomes active and takes the data back (Config.Paths.NoPrimaryReturn off).
 func TestMultihomeCorePrimaryReturns(t *testing.T) {
 	links := [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}
 	n := newMHNet(t, 4, links, nil)
 	n.connect()
-	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 	n.toSend = 20000
 	n.run(time.Minute, func() bool { return n.recv > 1000 })
 	n.cut(0, 1)
-	n.run(time.Minute, func() bool { return n.ca.paths[0].state != PathActive && n.recv > 3000 })
+	n.run(time.Minute, func() bool { return n.ca.paths[0].state != api.PathActive && n.recv > 3000 })
 	n.cut(0, 0)
 	before := n.dataTo[0]
-	n.run(time.Minute, func() bool { return n.ca.paths[0].state == PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[0].state == api.PathActive })
 	n.run(5*time.Minute, func() bool { return n.recv == n.toSend })
 	if n.dataTo[0] == before || n.ca.data.eng.Primary() != 0 {
 		t.Fatalf("primary not used again: %d DATA packets after the restore, engine primary %d", n.dataTo[0]-before, n.ca.data.eng.Primary())
@@ -320,7 +321,7 @@ func TestMultihomeCoreNoSpuriousFailover(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		n := newMHNet(t, seed, links, nil)
 		n.connect()
-		n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+		n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 		n.toSend = 3000
 		n.run(5*time.Minute, func() bool { return n.recv == n.toSend })
 		t.Logf("seed %d: failovers %d, DATA to the second address %d, T3 %d", seed, n.ca.stats.PathFailovers, n.dataTo[1], n.ca.data.eng.Stats.T3Expiries)
@@ -336,16 +337,16 @@ func TestMultihomePathsAndSetPrimary(t *testing.T) {
 	links := [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}
 	n := newMHNet(t, 6, links, nil)
 	n.connect()
-	if err := n.ca.SetPrimary(n.now, n.srvAddrs[1].Addr()); !errors.Is(err, ErrUnconfirmedAddress) {
+	if err := n.ca.SetPrimary(n.now, n.srvAddrs[1].Addr()); !errors.Is(err, api.ErrUnconfirmedAddress) {
 		t.Fatalf("SetPrimary(unconfirmed): %v", err)
 	}
-	if err := n.ca.SetPrimary(n.now, netip.MustParseAddr("10.9.9.9")); !errors.Is(err, ErrUnknownAddress) {
+	if err := n.ca.SetPrimary(n.now, netip.MustParseAddr("10.9.9.9")); !errors.Is(err, api.ErrUnknownAddress) {
 		t.Fatalf("SetPrimary(unknown): %v", err)
 	}
-	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 	ps := n.ca.Paths(nil)
 	if len(ps) != 2 || ps[0].Addr != n.srvAddrs[0] || !ps[0].Primary || !ps[0].InUse ||
-		ps[1].Addr != n.srvAddrs[1] || ps[1].State != PathActive || ps[1].Primary || ps[1].SRTT <= 0 {
+		ps[1].Addr != n.srvAddrs[1] || ps[1].State != api.PathActive || ps[1].Primary || ps[1].SRTT <= 0 {
 		t.Fatalf("paths %+v", ps)
 	}
 	if err := n.ca.SetPrimary(n.now, n.srvAddrs[1].Addr()); err != nil {
@@ -370,29 +371,29 @@ func TestMultihomePathEvents(t *testing.T) {
 	n := newMHNet(t, 8, links, nil)
 	var got []Event
 	n.onEvent = func(e Event) {
-		if e.Assoc == n.ca && (e.Kind == EventPathUp || e.Kind == EventPathDown) {
+		if e.Assoc == n.ca && e.Kind == api.EventPeerAddrChange && e.Change == api.AddrReachability {
 			got = append(got, e)
 		}
 	}
 	n.connect()
-	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 	n.toSend = 3000
 	n.run(time.Minute, func() bool { return n.recv > 500 })
 	n.cut(0, 1)
-	n.run(time.Minute, func() bool { return n.ca.paths[0].state != PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[0].state != api.PathActive })
 	n.cut(0, 0)
-	n.run(time.Minute, func() bool { return n.ca.paths[0].state == PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[0].state == api.PathActive })
 	want := []struct {
-		k    EventKind
+		up   bool
 		addr netip.AddrPort
-		st   PathState
-	}{{EventPathUp, n.srvAddrs[1], PathActive}, {EventPathDown, n.srvAddrs[0], PathPotentiallyFailed}, {EventPathUp, n.srvAddrs[0], PathActive}}
+		st   api.PathState
+	}{{true, n.srvAddrs[1], api.PathActive}, {false, n.srvAddrs[0], api.PathPotentiallyFailed}, {true, n.srvAddrs[0], api.PathActive}}
 	if len(got) != len(want) {
 		t.Fatalf("%d path events: %+v", len(got), got)
 	}
 	for i, w := range want {
-		if got[i].Kind != w.k || got[i].Addr != w.addr || got[i].Path != w.st {
-			t.Errorf("event %d: %v %v %v, want %v %v %v", i, got[i].Kind, got[i].Addr, got[i].Path, w.k, w.addr, w.st)
+		if got[i].Reachable != w.up || got[i].Addr != w.addr || got[i].PathState != w.st {
+			t.Errorf("event %d: reachable %v %v %v, want %v %v %v", i, got[i].Reachable, got[i].Addr, got[i].PathState, w.up, w.addr, w.st)
 		}
 	}
 }
@@ -407,7 +408,7 @@ func TestMultihomeAssociationMaxRetrans(t *testing.T) {
 	n := newMHNet(t, 3, links, func(c *Config) { c.MaxRetransmits = 4; c.RTOMax = 4 * time.Second })
 	n.allowLost = true
 	n.connect()
-	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 	n.toSend = 2000
 	n.run(time.Minute, func() bool { return n.recv > 200 })
 	n.cut(0, 1)
@@ -432,7 +433,7 @@ func TestMultihomePFThresholdOneAtLoss(t *testing.T) {
 			c.RTOMin, c.RTOInitial, c.PFThreshold = 100*time.Millisecond, 500*time.Millisecond, 1
 		})
 		n.connect()
-		n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+		n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 		n.toSend = 3000
 		n.run(5*time.Minute, func() bool { return n.recv == n.toSend })
 		t.Logf("seed %d: failovers %d, DATA packets to the second address %d, T3 %d", seed, n.ca.stats.PathFailovers, n.dataTo[1], n.ca.data.eng.Stats.T3Expiries)
@@ -453,10 +454,10 @@ func TestMultihomeIdlePrimaryFailsOnHeartbeats(t *testing.T) {
 	links := [2]simnet.LinkConfig{{Delay: 10 * time.Millisecond}, {Delay: 10 * time.Millisecond}}
 	n := newMHNet(t, 5, links, func(c *Config) { c.HeartbeatInterval = time.Second })
 	n.connect()
-	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 	n.cut(0, 1)
 	n.mark = n.now
-	n.run(time.Minute, func() bool { return n.ca.paths[0].state != PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[0].state != api.PathActive })
 	took := n.now.Sub(n.mark)
 	t.Logf("idle primary potentially failed %v after the cut", took)
 	if took > 2*time.Second+3*n.ca.pathRTO(0) {
@@ -478,7 +479,7 @@ func TestMultihomeShutdownFailsOver(t *testing.T) {
 	done := false
 	var shutdownTo []netip.AddrPort
 	n.onEvent = func(e Event) {
-		if e.Assoc == n.ca && e.Kind == EventShutdownComplete {
+		if e.Assoc == n.ca && e.Kind == api.EventShutdown {
 			done = true
 		}
 	}
@@ -490,7 +491,7 @@ func TestMultihomeShutdownFailsOver(t *testing.T) {
 		})
 	}
 	n.connect()
-	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 	n.toSend = 100
 	n.run(time.Minute, func() bool { return n.recv == n.toSend && n.ca.SendIdle() })
 	n.cut(0, 1)
@@ -520,7 +521,7 @@ func TestMultihomeShutdownCompleteToSource(t *testing.T) {
 		})
 	}
 	n.connect()
-	n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+	n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 	n.toSend = 10
 	n.run(time.Minute, func() bool { return n.recv == n.toSend && n.ca.SendIdle() })
 	n.cut(0, 1)

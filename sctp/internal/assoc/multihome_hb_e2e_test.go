@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
 
@@ -16,7 +17,7 @@ func TestMultihomeFailoverFastHeartbeats(t *testing.T) {
 	for seed := uint64(1); seed <= 12; seed++ {
 		n := newMHNet(t, seed, links, func(c *Config) { c.HeartbeatInterval = time.Second })
 		n.connect()
-		n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+		n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 		n.toSend = 4000
 		n.run(time.Minute, func() bool { return n.recv > 500+int(seed)*97 })
 		n.cut(0, 1)

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
 
@@ -35,7 +36,7 @@ func TestMultihomeCutChunksNeverWaitForever(t *testing.T) {
 				}
 				n.connect()
 				if mode > 0 {
-					n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+					n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 				}
 				n.toSend = 6000
 				n.run(time.Minute, func() bool { return n.recv > 300+int(seed)*97 })

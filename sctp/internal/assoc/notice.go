@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // NoticeKind is what the network said about a packet this end sent (an
@@ -26,7 +27,7 @@ const (
 	NoticeTooBig
 )
 
-// Notice processes what the network said about a packet this end sent to
+// notice processes what the network said about a packet this end sent to
 // the transport address to: quote is the sent packet as the ICMP error
 // quoted it, from its SCTP common header on (possibly truncated). It
 // follows RFC 9260 appendix C.
@@ -55,7 +56,7 @@ const (
 // outstanding HEARTBEAT counts that HEARTBEAT against the path at once,
 // noticePath). NoticeTooBig is counted, and feeds path MTU discovery
 // when it is on (NoticeMTU).
-func (ep *Endpoint) Notice(now time.Time, to netip.AddrPort, kind NoticeKind, quote []byte) {
+func (ep *Endpoint) notice(now time.Time, to netip.AddrPort, kind NoticeKind, quote []byte) {
 	ep.NoticeMTU(now, to, kind, quote, 0)
 }
 
@@ -90,11 +91,11 @@ func (ep *Endpoint) NoticeMTU(now time.Time, to netip.AddrPort, kind NoticeKind,
 	a.stats.NoticesIn++
 	if kind == NoticeTooBig {
 		a.pmtuTooBig(now, to, quote, mtu)
-		ep.touch(a)
+		ep.reached(a)
 		return
 	}
 	if !init && a.paths != nil && a.noticePath(now, to, kind, quote) {
-		ep.touch(a)
+		ep.reached(a)
 		return
 	}
 	if kind != NoticeRefused {
@@ -106,8 +107,8 @@ func (ep *Endpoint) NoticeMTU(now time.Time, to netip.AddrPort, kind NoticeKind,
 	if init && a.initAddrs != nil {
 		return // one of the peer's addresses refused: T1-init tries the next (connectx.go)
 	}
-	a.fail(ReasonPortUnreachable, 0)
-	ep.touch(a)
+	a.fail(reasonPortUnreachable, 0)
+	ep.reached(a)
 }
 
 // noticePath handles a notice about a packet sent to to, one of the
@@ -160,11 +161,11 @@ func (a *Assoc) noticePath(now time.Time, to netip.AddrPort, kind NoticeKind, qu
 		a.pathError(now, i)
 		return true
 	}
-	if p.state != PathUnconfirmed && !a.otherReachable(i) {
+	if p.state != api.PathUnconfirmed && !a.otherReachable(i) {
 		return false // the last path the peer answers on: ICMP8
 	}
 	a.ep.trace(a, "path %v refused (%v)", p.addr, p.state)
-	if p.state == PathUnconfirmed {
+	if p.state == api.PathUnconfirmed {
 		p.errors = max(p.errors, p.pp.PathMaxRetransmits+1)
 		p.next = now.Add(p.pp.HeartbeatInterval + a.pathRTO(i))
 		a.schedulePaths()
@@ -193,7 +194,7 @@ func (a *Assoc) pathOf(to netip.AddrPort) int {
 // potentially failed (confirmed, and not given up by section 8.2).
 func (a *Assoc) otherReachable(i int) bool {
 	for j := range a.paths {
-		if st := a.paths[j].state; j != i && (st == PathActive || st == PathPotentiallyFailed) {
+		if st := a.paths[j].state; j != i && (st == api.PathActive || st == api.PathPotentiallyFailed) {
 			return true
 		}
 	}

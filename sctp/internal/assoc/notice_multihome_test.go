@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
 
@@ -38,13 +39,13 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 	refusing := simnet.LinkConfig{Delay: 10 * time.Millisecond, Loss: 1}
 	const msgs = 400
 
-	// lost records the reason of the client's EventCommLost.
+	// lost records the reason of the client's EventDown.
 	watch := func(n *mhNet) *Reason {
 		r := new(Reason)
 		n.allowLost = true
 		n.onEvent = func(e Event) {
-			if e.Kind == EventCommLost && e.Assoc == n.ca {
-				*r = e.Reason
+			if e.Kind == api.EventDown && e.Assoc == n.ca {
+				*r = e.End.Reason
 			}
 		}
 		return r
@@ -66,12 +67,12 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 		lost := watch(n)
 		n.connect()
 		n.run(time.Minute, func() bool { return n.ca.paths[1].out })
-		n.cli.Notice(n.now, n.srvAddrs[1], NoticeRefused, n.heartbeatQuote(1))
+		n.cli.notice(n.now, n.srvAddrs[1], NoticeRefused, n.heartbeatQuote(1))
 		if n.ca.closed {
 			t.Fatalf("a refusal for an unconfirmed address ended the association (%v)", *lost)
 		}
 		p := &n.ca.paths[1]
-		if p.state != PathUnconfirmed || p.errors <= n.cli.cfg.PathMaxRetransmits {
+		if p.state != api.PathUnconfirmed || p.errors <= n.cli.cfg.PathMaxRetransmits {
 			t.Fatalf("path 1: %v with %d errors, want unconfirmed beyond Path.Max.Retrans %d", p.state, p.errors, n.cli.cfg.PathMaxRetransmits)
 		}
 		if s := n.ca.stats; s.NoticesIn != 1 {
@@ -84,7 +85,7 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 	})
 
 	// Both paths confirmed, one of them refuses during a transfer: it
-	// becomes inactive at once (EventPathDown), the data goes on the
+	// becomes inactive at once (unreachable: an EventPeerAddrChange), the data goes on the
 	// other, and every message arrives once and in order.
 	for _, refused := range []int{1, 0} {
 		name := map[int]string{1: "confirmed secondary", 0: "confirmed primary"}[refused]
@@ -95,20 +96,20 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 			prev := n.onEvent
 			n.onEvent = func(e Event) {
 				prev(e)
-				if e.Kind == EventPathDown && e.Assoc == n.ca {
+				if e.Kind == api.EventPeerAddrChange && e.Change == api.AddrReachability && !e.Reachable && e.Assoc == n.ca {
 					down = append(down, e)
 				}
 			}
 			n.connect()
-			n.run(time.Minute, func() bool { return n.ca.paths[1].state == PathActive })
+			n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 			n.toSend = msgs
 			n.run(time.Minute, func() bool { return n.recv > msgs/4 })
 			n.cut(refused, 1) // it refuses from now on
-			n.cli.Notice(n.now, n.srvAddrs[refused], NoticeRefused, n.heartbeatQuote(refused))
+			n.cli.notice(n.now, n.srvAddrs[refused], NoticeRefused, n.heartbeatQuote(refused))
 			if n.ca.closed {
 				t.Fatalf("a refusal for one of two active paths ended the association (%v)", *lost)
 			}
-			if st := n.ca.paths[refused].state; st != PathInactive {
+			if st := n.ca.paths[refused].state; st != api.PathInactive {
 				t.Fatalf("refused path %d is %v, want inactive", refused, st)
 			}
 			other := 1 - refused
@@ -119,7 +120,7 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 				n.onEvent(e)
 			}
 			if len(down) != 1 || down[0].Addr != n.srvAddrs[refused] {
-				t.Fatalf("EventPathDown %+v, want one for %v", down, n.srvAddrs[refused])
+				t.Fatalf("unreachable %+v, want one for %v", down, n.srvAddrs[refused])
 			}
 			transfer(n)
 		})
@@ -131,18 +132,18 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 		n := newMHNet(t, 3, [2]simnet.LinkConfig{up, refusing}, nil)
 		lost := watch(n)
 		n.connect()
-		n.cli.Notice(n.now, n.srvAddrs[0], NoticeRefused, n.heartbeatQuote(0)[:12])
+		n.cli.notice(n.now, n.srvAddrs[0], NoticeRefused, n.heartbeatQuote(0)[:12])
 		n.run(time.Minute, func() bool { return n.lost })
-		if !n.ca.closed || *lost != ReasonPortUnreachable {
-			t.Fatalf("closed %v, reason %v, want ended with %v", n.ca.closed, *lost, ReasonPortUnreachable)
+		if !n.ca.closed || *lost != reasonPortUnreachable {
+			t.Fatalf("closed %v, reason %v, want ended with %v", n.ca.closed, *lost, reasonPortUnreachable)
 		}
 	})
 
-	// Single-homed (no Config.Multihoming): as before, ICMP8.
+	// Single-homed (no Config.Paths.Multihoming): as before, ICMP8.
 	t.Run("single path", func(t *testing.T) {
 		n := newMHNet(t, 4, [2]simnet.LinkConfig{up, up}, func(c *Config) { c.Multihoming = false })
 		lost := watch(n)
-		a, err := n.cli.Connect(n.now, n.srvAddrs[0], 5000, 6000)
+		a, err := n.cli.connect(n.now, n.srvAddrs[0], 5000, 6000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,10 +153,10 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 			t.Fatal("paths without Config.Multihoming")
 		}
 		quote := finishPacket(appendHeader(nil, a.key.localPort, a.key.peerPort, a.peerTag), 0)
-		n.cli.Notice(n.now, n.srvAddrs[0], NoticeRefused, quote)
+		n.cli.notice(n.now, n.srvAddrs[0], NoticeRefused, quote)
 		n.run(time.Minute, func() bool { return n.lost })
-		if !a.closed || *lost != ReasonPortUnreachable {
-			t.Fatalf("closed %v, reason %v, want ended with %v", a.closed, *lost, ReasonPortUnreachable)
+		if !a.closed || *lost != reasonPortUnreachable {
+			t.Fatalf("closed %v, reason %v, want ended with %v", a.closed, *lost, reasonPortUnreachable)
 		}
 	})
 }
@@ -178,13 +179,13 @@ func TestNoticeUnreachableCountsPathHeartbeatOnce(t *testing.T) {
 	quote := n.heartbeatQuote(1)
 	forged := append([]byte(nil), quote...)
 	forged[27] ^= 1 // another nonce
-	n.cli.Notice(n.now, n.srvAddrs[1], NoticeUnreachable, forged)
-	n.cli.Notice(n.now, n.srvAddrs[1], NoticeUnreachable, quote[:27]) // too short to show the nonce
+	n.cli.notice(n.now, n.srvAddrs[1], NoticeUnreachable, forged)
+	n.cli.notice(n.now, n.srvAddrs[1], NoticeUnreachable, quote[:27]) // too short to show the nonce
 	if p.errors != before || !p.out {
 		t.Fatalf("errors %d -> %d, outstanding %v: counted without the HEARTBEAT's nonce", before, p.errors, p.out)
 	}
-	n.cli.Notice(n.now, n.srvAddrs[1], NoticeUnreachable, quote)
-	n.cli.Notice(n.now, n.srvAddrs[1], NoticeUnreachable, quote)
+	n.cli.notice(n.now, n.srvAddrs[1], NoticeUnreachable, quote)
+	n.cli.notice(n.now, n.srvAddrs[1], NoticeUnreachable, quote)
 	if p.errors != before+1 || p.out {
 		t.Fatalf("errors %d -> %d, outstanding %v, want one more and none outstanding", before, p.errors, p.out)
 	}
@@ -215,7 +216,7 @@ func FuzzNoticeMultihomed(f *testing.F) {
 			binary.BigEndian.PutUint32(quote[4:], tag) // a valid tag half the time
 		}
 		i := int(to & 1)
-		n.cli.Notice(n.now, n.srvAddrs[i], NoticeKind(kind%4), quote)
+		n.cli.notice(n.now, n.srvAddrs[i], NoticeKind(kind%4), quote)
 		if n.ca.closed && (i != 0 || NoticeKind(kind%4) != NoticeRefused || len(quote) < 12 || binary.BigEndian.Uint32(quote[4:]) != tag) {
 			t.Fatalf("ended by %v for address %d with a %d-byte quote", NoticeKind(kind%4), i, len(quote))
 		}

@@ -17,7 +17,7 @@ import (
 // COOKIE-WAIT is handled like an ABORT.
 func TestNoticeValidatesTag(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, err := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,10 +27,10 @@ func TestNoticeValidatesTag(t *testing.T) {
 
 	forged := append([]byte(nil), quote...)
 	forged[16] ^= 1 // another Initiate Tag
-	tc.ep.Notice(tc.now, tc.peer, NoticeRefused, forged)
-	tc.ep.Notice(tc.now, tc.peer, NoticeRefused, quote[:14])                                                           // too short to show the INIT's tag
-	tc.ep.Notice(tc.now, peerAddr2, NoticeRefused, quote)                                                              // another destination
-	tc.ep.Notice(tc.now, tc.peer, NoticeRefused, append(appendHeader(nil, tc.lport, tc.pport, 0x1234), quote[12:]...)) // a tag that is not the peer's
+	tc.ep.notice(tc.now, tc.peer, NoticeRefused, forged)
+	tc.ep.notice(tc.now, tc.peer, NoticeRefused, quote[:14])                                                           // too short to show the INIT's tag
+	tc.ep.notice(tc.now, peerAddr2, NoticeRefused, quote)                                                              // another destination
+	tc.ep.notice(tc.now, tc.peer, NoticeRefused, append(appendHeader(nil, tc.lport, tc.pport, 0x1234), quote[12:]...)) // a tag that is not the peer's
 	tc.drainEvents()
 	tc.wantNoEvent()
 	tc.wantState(stateCookieWait)
@@ -38,13 +38,13 @@ func TestNoticeValidatesTag(t *testing.T) {
 		t.Fatalf("NoticesDropped %d NoticesIn %d, want 4 and 0", s.NoticesDropped, s.NoticesIn)
 	}
 
-	tc.ep.Notice(tc.now, tc.peer, NoticeUnreachable, quote)
+	tc.ep.notice(tc.now, tc.peer, NoticeUnreachable, quote)
 	tc.drainEvents()
 	tc.wantNoEvent()
-	tc.ep.Notice(tc.now, tc.peer, NoticeRefused, quote[:20]) // truncated after the Initiate Tag: enough
+	tc.ep.notice(tc.now, tc.peer, NoticeRefused, quote[:20]) // truncated after the Initiate Tag: enough
 	tc.drainEvents()
-	if ev := tc.wantEvent(EventCantStart); ev.Reason != ReasonPortUnreachable || !ev.Reason.Refused() {
-		t.Fatalf("reason %v", ev.Reason)
+	if ev := tc.wantCantStart(); ev.End.Reason != reasonPortUnreachable || !ev.End.Reason.Refused() {
+		t.Fatalf("reason %v", ev.End.Reason)
 	}
 	if !a.closed {
 		t.Fatal("association still open")
@@ -65,8 +65,8 @@ func TestNoticeEstablished(t *testing.T) {
 	tc.connectClient()
 	pkt := finishPacket(appendShutdownComplete(appendHeader(nil, tc.lport, tc.pport, tc.peerTag), true), 0)
 	for range 100 {
-		tc.ep.Notice(tc.now, tc.peer, NoticeUnreachable, pkt)
-		tc.ep.Notice(tc.now, tc.peer, NoticeTooBig, pkt)
+		tc.ep.notice(tc.now, tc.peer, NoticeUnreachable, pkt)
+		tc.ep.notice(tc.now, tc.peer, NoticeTooBig, pkt)
 	}
 	tc.drainEvents()
 	tc.wantNoEvent()
@@ -75,13 +75,13 @@ func TestNoticeEstablished(t *testing.T) {
 		t.Fatalf("NoticesIn %d", s.NoticesIn)
 	}
 	bad := finishPacket(appendShutdownComplete(appendHeader(nil, tc.lport, tc.pport, tc.a.localTag), true), 0)
-	tc.ep.Notice(tc.now, tc.peer, NoticeRefused, bad) // our own tag is not the peer's
+	tc.ep.notice(tc.now, tc.peer, NoticeRefused, bad) // our own tag is not the peer's
 	tc.drainEvents()
 	tc.wantState(stateEstablished)
-	tc.ep.Notice(tc.now, tc.peer, NoticeRefused, pkt[:12])
+	tc.ep.notice(tc.now, tc.peer, NoticeRefused, pkt[:12])
 	tc.drainEvents()
-	if ev := tc.wantEvent(EventCommLost); ev.Reason != ReasonPortUnreachable {
-		t.Fatalf("reason %v", ev.Reason)
+	if ev := tc.wantCommLost(); ev.End.Reason != reasonPortUnreachable {
+		t.Fatalf("reason %v", ev.End.Reason)
 	}
 }
 
@@ -96,7 +96,7 @@ func TestNoticeEstablished(t *testing.T) {
 // INIT; the initiator that gets the ABORT fails at once as refused.
 func TestInitToUnknownPortAborted(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	tc.ep.SetPortFilter(tc.lport+1, false)
+	tc.ep.SetPortFilter(PortFilter{Listen: tc.lport + 1})
 	tc.writePacket(0, tc.peerInit())
 	p, c := tc.wantChunk(chunk.TypeAbort)
 	if p.p.vtag != tc.peerTag || c.flags&1 != 0 || p.p.srcPort != tc.lport || p.p.dstPort != tc.pport {
@@ -109,29 +109,28 @@ func TestInitToUnknownPortAborted(t *testing.T) {
 
 	// The initiator's side: that ABORT ends the handshake as refused.
 	tc2 := newTestEndpoint(t, testConfig())
-	a, _ := tc2.ep.Connect(tc2.now, tc2.peer, tc2.lport, tc2.pport)
+	a, _ := tc2.ep.connect(tc2.now, tc2.peer, tc2.lport, tc2.pport)
 	tc2.a = a
 	tc2.wantChunk(chunk.TypeInit)
 	tc2.writeChunks(chunkOf(chunk.TypeAbort, 0, nil))
-	if ev := tc2.wantEvent(EventCantStart); ev.Reason != ReasonRefused || !ev.Reason.ByPeer() || !ev.Reason.Refused() {
-		t.Fatalf("reason %v", ev.Reason)
+	if ev := tc2.wantCantStart(); ev.End.Reason != reasonRefused || !ev.End.Reason.ByPeer() || !ev.End.Reason.Refused() {
+		t.Fatalf("reason %v", ev.End.Reason)
 	}
 }
 
-// An endpoint that dials from a fixed port (SetDialPort) drops an INIT to
+// An endpoint that dials from a fixed port (PortFilter.Dial) drops an INIT to
 // that port that finds no association instead of aborting it: it is the
 // peer's half of a simultaneous open (RFC 9260 section 5.2.1) that came
 // before our own INIT; INITs to other ports are still aborted.
 func TestInitToDialPortQuiet(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	tc.ep.SetPortFilter(0, false)
-	tc.ep.SetDialPort(tc.lport)
+	tc.ep.SetPortFilter(PortFilter{Dial: tc.lport})
 	tc.writePacket(0, tc.peerInit())
 	tc.wantIdle()
 	if s := tc.ep.Stats(); s.PacketsIn != 0 || s.AbortsOut != 0 {
 		t.Fatalf("counted or answered: %+v", s.Counters)
 	}
-	tc.ep.SetDialPort(tc.lport + 1)
+	tc.ep.SetPortFilter(PortFilter{Dial: tc.lport + 1})
 	tc.writePacket(0, tc.peerInit())
 	tc.wantChunk(chunk.TypeAbort)
 }
@@ -150,7 +149,7 @@ func FuzzNotice(f *testing.F) {
 		if established {
 			tc.connectClient()
 		} else {
-			a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+			a, err := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,7 +157,7 @@ func FuzzNotice(f *testing.F) {
 			tc.readPackets()
 		}
 		tag := tc.a.peerTag
-		tc.ep.Notice(tc.now, tc.peer, NoticeKind(kind%4), quote)
+		tc.ep.notice(tc.now, tc.peer, NoticeKind(kind%4), quote)
 		if tc.a.closed {
 			if len(quote) < 12 || NoticeKind(kind%4) != NoticeRefused {
 				t.Fatalf("ended by %v with a %d-byte quote", NoticeKind(kind%4), len(quote))

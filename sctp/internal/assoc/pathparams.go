@@ -1,41 +1,15 @@
 package assoc
 
 import (
-	"errors"
 	"net/netip"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
-// PathParams are the settings of one peer address (RFC 6458's
-// SCTP_PEER_ADDR_PARAMS): the heartbeat interval, Path.Max.Retrans and the
-// potentially-failed threshold. Config.HeartbeatInterval, PathMaxRetransmits
-// and PFThreshold are the defaults; Assoc.SetPathParams changes them for
-// one address or for all.
-type PathParams struct {
-	// HeartbeatInterval is HB.interval (RFC 9260 section 8.3): an idle
-	// active path gets a HEARTBEAT every HB.interval + RTO, with jitter.
-	HeartbeatInterval time.Duration
-	// HeartbeatOff stops the HEARTBEATs of an idle active path. An
-	// unconfirmed address is still verified (section 5.4), and a path
-	// potentially failed or inactive still probed (RFC 7829 section 5.1):
-	// a HEARTBEAT is the only way back for them.
-	HeartbeatOff bool
-	// PathMaxRetransmits is Path.Max.Retrans (section 8.2): beyond it the path
-	// is inactive.
-	PathMaxRetransmits int
-	// PFThreshold is RFC 7829's PFMR: beyond it the path is potentially
-	// failed and new data moves to another path. At or above
-	// PathMaxRetransmits there is no potentially-failed state.
-	PFThreshold int
-}
-
-// ErrInvalidPathParams is returned by SetPathParams for a negative
-// interval or threshold, or a Path.Max.Retrans below 1.
-var ErrInvalidPathParams = errors.New("sctp: invalid path parameters")
-
 // defaultPathParams returns the Config's path settings.
-func (cfg *Config) defaultPathParams() PathParams {
-	pp := PathParams{HeartbeatInterval: cfg.HeartbeatInterval, PathMaxRetransmits: cfg.PathMaxRetransmits, PFThreshold: cfg.PFThreshold}
+func (cfg *Config) defaultPathParams() api.PathParams {
+	pp := api.PathParams{HeartbeatInterval: cfg.HeartbeatInterval, PathMaxRetransmits: cfg.PathMaxRetransmits, PFThreshold: cfg.PFThreshold}
 	if pp.HeartbeatInterval < 0 {
 		pp.HeartbeatInterval, pp.HeartbeatOff = 0, true
 	}
@@ -44,7 +18,7 @@ func (cfg *Config) defaultPathParams() PathParams {
 
 // primaryParams returns the settings of the handshake's address (the one
 // heartbeat.go watches).
-func (a *Assoc) primaryParams() *PathParams {
+func (a *Assoc) primaryParams() *api.PathParams {
 	if a.paths != nil {
 		return &a.paths[0].pp
 	}
@@ -53,7 +27,7 @@ func (a *Assoc) primaryParams() *PathParams {
 
 // PathParams returns the settings of the peer address ip; the zero Addr
 // gives the association's, which new paths take.
-func (a *Assoc) PathParams(ip netip.Addr) (PathParams, error) {
+func (a *Assoc) PathParams(ip netip.Addr) (api.PathParams, error) {
 	if !ip.IsValid() {
 		return a.pp, nil
 	}
@@ -63,7 +37,7 @@ func (a *Assoc) PathParams(ip netip.Addr) (PathParams, error) {
 	if a.paths == nil && ip.Unmap() == a.key.peer.Addr().Unmap() {
 		return a.pp, nil
 	}
-	return PathParams{}, ErrUnknownAddress
+	return api.PathParams{}, api.ErrUnknownAddress
 }
 
 // SetPathParams changes the settings of the peer address ip, or of every
@@ -71,20 +45,20 @@ func (a *Assoc) PathParams(ip netip.Addr) (PathParams, error) {
 // SCTP_PEER_ADDR_PARAMS with and without an address). A path whose error
 // count is already beyond a lowered threshold changes state at its next
 // error.
-func (a *Assoc) SetPathParams(now time.Time, ip netip.Addr, pp PathParams) error {
-	defer a.ep.touch(a)
+func (a *Assoc) SetPathParams(now time.Time, ip netip.Addr, pp api.PathParams) error {
+	defer a.ep.reached(a)
 	switch {
 	case a.closed:
 		return ErrClosed
 	case pp.HeartbeatInterval < 0 || pp.PFThreshold < 0 || pp.PathMaxRetransmits < 1:
-		return ErrInvalidPathParams
+		return api.ErrInvalidPathParams
 	}
 	all := !ip.IsValid()
 	i := -1
 	if !all {
 		if i = a.pathOfIP(ip); i < 0 {
 			if a.paths != nil || ip.Unmap() != a.key.peer.Addr().Unmap() {
-				return ErrUnknownAddress
+				return api.ErrUnknownAddress
 			}
 			all = true // the one path
 		}
@@ -107,7 +81,7 @@ func (a *Assoc) SetPathParams(now time.Time, ip netip.Addr, pp PathParams) error
 		}
 	}
 	for j := range a.paths {
-		if (all || j == i) && a.probed(j) && a.paths[j].state == PathActive {
+		if (all || j == i) && a.probed(j) && a.paths[j].state == api.PathActive {
 			a.paths[j].next = a.idleHeartbeat(now, j)
 		}
 	}

@@ -2,14 +2,13 @@ package assoc
 
 import (
 	"encoding/binary"
-	"errors"
 	"net/netip"
 	"time"
 
-	"github.com/usctp/usctp/sctp/internal/transfer"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
-// Path management of a multi-homed peer (Config.Multihoming): RFC 9260
+// Path management of a multi-homed peer (Config.Paths.Multihoming): RFC 9260
 // sections 5.4, 8.2, 8.3 and RFC 7829 (potentially failed). Without it,
 // or when the peer lists no other address, a.paths is nil and nothing
 // here runs: the association has the one path of its key and the
@@ -26,37 +25,16 @@ import (
 // its chunks in flight are retransmitted there, and a HEARTBEAT probes it
 // every RTO; beyond Path.Max.Retrans it is inactive. A HEARTBEAT ACK
 // makes it active again, and the primary takes the data back unless
-// Config.NoPrimaryReturn. The association's own error count and
+// Config.Paths.NoPrimaryReturn. The association's own error count and
 // Association.Max.Retrans are kept by heartbeat.go as before.
-
-// PathState is the state of a peer address.
-type PathState uint8
-
-// Path states.
-const (
-	PathUnconfirmed       PathState = iota // not yet verified by a HEARTBEAT (section 5.4)
-	PathActive                             // confirmed and answering
-	PathPotentiallyFailed                  // error count beyond the PF threshold (RFC 7829)
-	PathInactive                           // error count beyond Path.Max.Retrans (section 8.2)
-)
-
-var pathStateNames = [...]string{"unconfirmed", "active", "potentially-failed", "inactive"}
-
-// String returns the state's name.
-func (s PathState) String() string {
-	if int(s) < len(pathStateNames) {
-		return pathStateNames[s]
-	}
-	return "PathState(?)"
-}
 
 // peerPath is one peer address of a multi-homed association.
 type peerPath struct {
 	addr   netip.AddrPort
-	state  PathState
-	pp     PathParams // its settings (pathparams.go)
-	eng    int        // transfer engine path index; -1 while unconfirmed
-	errors int        // errors while unconfirmed (the engine path counts after)
+	state  api.PathState
+	pp     api.PathParams // its settings (pathparams.go)
+	eng    int            // transfer engine path index; -1 while unconfirmed
+	errors int            // errors while unconfirmed (the engine path counts after)
 	// Heartbeat: nonce and send time of the outstanding HEARTBEAT, and
 	// when the next is due.
 	nonce  uint64
@@ -66,7 +44,7 @@ type peerPath struct {
 }
 
 // setupPaths creates the paths of the peer's other addresses on entering
-// ESTABLISHED (Config.Multihoming).
+// ESTABLISHED (Config.Paths.Multihoming).
 func (a *Assoc) setupPaths(now time.Time) {
 	if !a.ep.cfg.Multihoming || a.data.eng == nil || a.paths != nil {
 		return
@@ -77,7 +55,7 @@ func (a *Assoc) setupPaths(now time.Time) {
 			continue
 		}
 		if a.paths == nil {
-			a.paths = append(a.paths, peerPath{addr: a.key.peer, state: PathActive, eng: 0, pp: a.pp})
+			a.paths = append(a.paths, peerPath{addr: a.key.peer, state: api.PathActive, eng: 0, pp: a.pp})
 		}
 		addr := netip.AddrPortFrom(ip, a.key.peer.Port())
 		key := assocKey{peer: addr, localPort: a.key.localPort, peerPort: a.key.peerPort}
@@ -142,7 +120,7 @@ func (a *Assoc) schedulePaths() {
 
 // probed reports whether path i is heartbeated by this file: every path
 // but the primary while it is active (heartbeat.go watches that one).
-func (a *Assoc) probed(i int) bool { return i > 0 || a.paths[0].state != PathActive }
+func (a *Assoc) probed(i int) bool { return i > 0 || a.paths[0].state != api.PathActive }
 
 // pathTimer sends the heartbeats that are due and counts the unanswered
 // ones ("The endpoint SHOULD increment the respective error counter of the
@@ -173,9 +151,9 @@ func (a *Assoc) pathTimer(now time.Time) {
 		a.stats.HeartbeatsOut++
 		a.ep.markReady(a)
 		rto := a.pathRTO(i)
-		if p.state == PathActive {
+		if p.state == api.PathActive {
 			p.next = a.idleHeartbeat(now, i)
-		} else if p.state == PathUnconfirmed && p.errors > p.pp.PathMaxRetransmits {
+		} else if p.state == api.PathUnconfirmed && p.errors > p.pp.PathMaxRetransmits {
 			// An address that never answered: probed at the pace of an
 			// idle path from now on.
 			p.next = now.Add(p.pp.HeartbeatInterval + rto)
@@ -209,28 +187,28 @@ func (a *Assoc) pathError(now time.Time, i int) {
 // potentially failed).
 func (a *Assoc) pathThresholds(now time.Time, i, n int) {
 	p := &a.paths[i]
-	if p.state == PathUnconfirmed {
+	if p.state == api.PathUnconfirmed {
 		return
 	}
 	st := p.state
 	switch {
 	case n > p.pp.PathMaxRetransmits:
-		st = PathInactive
+		st = api.PathInactive
 	case n > p.pp.PFThreshold:
-		st = PathPotentiallyFailed
+		st = api.PathPotentiallyFailed
 	}
 	if st == p.state {
 		return
 	}
 	a.ep.trace(a, "path %v %v -> %v", p.addr, p.state, st)
-	if p.state == PathActive {
+	if p.state == api.PathActive {
 		a.stats.PathFailovers++
 		if p.next.IsZero() || p.next.Sub(now) > a.pathRTO(i) {
 			p.next = now.Add(a.pathRTO(i)) // probe it every RTO
 		}
 	}
 	p.state = st
-	a.emitPath(EventPathDown, i)
+	a.emitPath(i, api.AddrReachability)
 	a.data.eng.SetPathDown(p.eng, true)
 	if a.data.eng.Primary() == p.eng {
 		if j := a.alternatePath(i); j >= 0 {
@@ -246,7 +224,7 @@ func (a *Assoc) pathThresholds(now time.Time, i, n int) {
 func (a *Assoc) alternatePath(i int) int {
 	best := -1
 	for j := range a.paths {
-		if j != i && a.paths[j].state == PathActive {
+		if j != i && a.paths[j].state == api.PathActive {
 			if j == a.primary {
 				return j
 			}
@@ -283,7 +261,7 @@ func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bo
 		p.out = false
 		a.stats.HeartbeatAcks++
 		eng := a.data.eng
-		if p.state == PathUnconfirmed {
+		if p.state == api.PathUnconfirmed {
 			e, err := eng.AddPath(p.addr.Addr().Is6())
 			if err != nil {
 				return true
@@ -293,7 +271,7 @@ func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bo
 			a.startPathPMTU(now, e)
 			a.ep.trace(a, "path %v confirmed", p.addr)
 		}
-		changed := p.state != PathActive
+		changed := p.state != api.PathActive
 		// Section 8.3: "The receiver of the HEARTBEAT ACK chunk SHOULD
 		// also clear the association overall error counter".
 		a.errCount = 0
@@ -302,20 +280,20 @@ func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bo
 		ep.ClearErrors()
 		p.errors = 0
 		returned := false
-		if p.state != PathActive {
-			p.state = PathActive
+		if p.state != api.PathActive {
+			p.state = api.PathActive
 			eng.SetPathDown(p.eng, false)
-			if i == a.primary && !a.ep.cfg.NoPrimaryReturn || a.paths[a.enginePrimary()].state != PathActive {
+			if i == a.primary && !a.ep.cfg.NoPrimaryReturn || a.paths[a.enginePrimary()].state != api.PathActive {
 				returned = i == a.primary && eng.Primary() != p.eng
 				eng.SetPrimary(p.eng)
 			}
 		}
 		if changed {
-			a.emitPath(EventPathUp, i)
+			a.emitPath(i, api.AddrReachability)
 		}
 		if returned {
 			// The data is back on the primary: "made primary" again.
-			a.emitPath(EventPathPrimary, i)
+			a.emitPath(i, api.AddrMadePrimary)
 		}
 		p.next = a.idleHeartbeat(now, i)
 		a.schedulePaths()
@@ -391,7 +369,7 @@ func (a *Assoc) enginePrimary() int {
 // SCTP_GET_PEER_ADDR_INFO).
 type PathInfo struct {
 	Addr      netip.AddrPort
-	State     PathState
+	State     api.PathState
 	Primary   bool // the primary path: the handshake's address or SetPrimary's
 	InUse     bool // new data goes there now (the primary, or the path it moved to)
 	SRTT, RTO time.Duration
@@ -399,11 +377,11 @@ type PathInfo struct {
 	Errors    int // error count (section 8.2)
 	// PMTU is the path's path MTU discovery state (RFC 8899); MTU is
 	// then its PLPMTU.
-	PMTU transfer.PMTUState
+	PMTU api.PMTUState
 }
 
 // Paths appends a description of each peer address to dst: the address
-// of the handshake first. Without Config.Multihoming (or when the peer
+// of the handshake first. Without Config.Paths.Multihoming (or when the peer
 // listed no other address) there is that one.
 func (a *Assoc) Paths(dst []PathInfo) []PathInfo {
 	eng := a.data.eng
@@ -411,7 +389,7 @@ func (a *Assoc) Paths(dst []PathInfo) []PathInfo {
 		eng = a.data.kept
 	}
 	if a.paths == nil {
-		pi := PathInfo{Addr: a.key.peer, State: PathActive, Primary: true, InUse: true, RTO: a.currentRTO()}
+		pi := PathInfo{Addr: a.key.peer, State: api.PathActive, Primary: true, InUse: true, RTO: a.currentRTO()}
 		if eng != nil {
 			p := &eng.Path
 			pi.SRTT, pi.RTO, pi.Cwnd, pi.MTU, pi.Errors = p.SRTT(), p.RTO(), p.Cwnd(), p.MTU(), p.ErrorCount()
@@ -438,7 +416,7 @@ func (a *Assoc) Paths(dst []PathInfo) []PathInfo {
 // ErrUnconfirmedAddress for one not yet confirmed (section 5.4: no data
 // to an unconfirmed address).
 func (a *Assoc) SetPrimary(now time.Time, ip netip.Addr) error {
-	defer a.ep.touch(a)
+	defer a.ep.reached(a)
 	ip = ip.Unmap()
 	if a.closed {
 		return ErrClosed
@@ -447,40 +425,36 @@ func (a *Assoc) SetPrimary(now time.Time, ip netip.Addr) error {
 		if ip == a.key.peer.Addr().Unmap() {
 			return nil
 		}
-		return ErrUnknownAddress
+		return api.ErrUnknownAddress
 	}
 	for i := range a.paths {
 		p := &a.paths[i]
 		if p.addr.Addr().Unmap() != ip {
 			continue
 		}
-		if p.state == PathUnconfirmed {
-			return ErrUnconfirmedAddress
+		if p.state == api.PathUnconfirmed {
+			return api.ErrUnconfirmedAddress
 		}
 		made := a.primary != i
 		a.primary = i
-		if p.state == PathActive {
+		if p.state == api.PathActive {
 			made = made || a.data.eng.Primary() != p.eng
 			a.data.eng.SetPrimary(p.eng)
 		}
 		if made {
 			// RFC 6458's SCTP_ADDR_MADE_PRIM.
-			a.emitPath(EventPathPrimary, i)
+			a.emitPath(i, api.AddrMadePrimary)
 		}
 		return nil
 	}
-	return ErrUnknownAddress
+	return api.ErrUnknownAddress
 }
 
-// Errors of SetPrimary.
-var (
-	// ErrUnknownAddress: the address is none of the peer's.
-	ErrUnknownAddress = errors.New("sctp: not an address of the peer")
-	// ErrUnconfirmedAddress: the peer address is not confirmed yet.
-	ErrUnconfirmedAddress = errors.New("sctp: peer address not confirmed")
-)
-
-// emitPath reports a state change of path i (SCTP_PEER_ADDR_CHANGE).
-func (a *Assoc) emitPath(k EventKind, i int) {
-	a.ep.events = append(a.ep.events, Event{Kind: k, Assoc: a, Addr: a.paths[i].addr, Path: a.paths[i].state})
+// emitPath reports a change of path i (SCTP_PEER_ADDR_CHANGE): of its
+// state (change api.AddrReachability), or that it became the primary
+// (api.AddrMadePrimary, RFC 6458's SCTP_ADDR_MADE_PRIM).
+func (a *Assoc) emitPath(i int, change api.AddrChange) {
+	p := &a.paths[i]
+	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: p.addr, Reachable: p.state == api.PathActive,
+		PathState: p.state, MadePrimary: change == api.AddrMadePrimary, Change: change})
 }

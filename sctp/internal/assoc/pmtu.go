@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
@@ -137,7 +138,7 @@ func (a *Assoc) pmtuChanged(i int) {
 		a.stats.PMTUIncreases++
 	}
 	eng.SetPathMTU(i, mtu)
-	a.ep.events = append(a.ep.events, Event{Kind: EventPathMTU, Assoc: a, Addr: a.engineAddr(i), MTU: mtu})
+	a.emit(api.Event{Kind: api.EventPathMTU, Addr: a.engineAddr(i), MTU: mtu})
 }
 
 // engineAddr returns the peer address of engine path i.

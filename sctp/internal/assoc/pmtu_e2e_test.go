@@ -45,7 +45,7 @@ func pmtuBulk(t *testing.T, p *pair, total int, during func(now time.Time, recei
 		for sent < total {
 			n := min(1+rng.IntN(20000), total-sent)
 			err := p.as[0].send(p.now, 0, 0, false, src[sent:sent+n])
-			if errors.Is(err, transfer.ErrWouldBlock) {
+			if errors.Is(err, api.ErrWouldBlock) {
 				break
 			}
 			if err != nil {
@@ -266,10 +266,10 @@ func TestPMTUForgedPTBIgnored(t *testing.T) {
 	}
 	found := false
 	for _, e := range ev {
-		found = found || e.Kind == EventPathMTU && e.MTU == 1400-ov
+		found = found || e.Kind == api.EventPathMTU && e.MTU == 1400-ov
 	}
 	if !found {
-		t.Fatalf("no EventPathMTU with the new PLPMTU in %v", ev)
+		t.Fatalf("no api.EventPathMTU with the new PLPMTU in %v", ev)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
@@ -108,7 +109,7 @@ func smallPeerWindow(t *testing.T, idata bool) {
 	for len(got) < len(src) {
 		for sent < len(src) {
 			err := p.as[0].send(p.now, 0, 0, false, src[sent:sent+big])
-			if errors.Is(err, transfer.ErrWouldBlock) {
+			if errors.Is(err, api.ErrWouldBlock) {
 				break
 			}
 			if err != nil {

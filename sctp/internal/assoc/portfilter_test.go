@@ -16,23 +16,23 @@ import (
 func TestPortFilter(t *testing.T) {
 	t.Run("init to another port", func(t *testing.T) {
 		tc := newTestEndpoint(t, testConfig())
-		tc.ep.SetPortFilter(tc.lport+1, true)
+		tc.ep.SetPortFilter(PortFilter{Listen: tc.lport + 1, Shared: true})
 		tc.writePacket(0, tc.peerInit())
 		tc.wantIdle()
 		if s := tc.ep.Stats(); s.PacketsIn != 0 || s.InitsIn != 0 {
 			t.Fatalf("a filtered INIT was counted: %+v", s.Counters)
 		}
-		tc.ep.SetPortFilter(tc.lport, false)
+		tc.ep.SetPortFilter(PortFilter{Listen: tc.lport})
 		tc.connectServer()
 		// Our association's packets pass whatever the listening port.
-		tc.ep.SetPortFilter(0, true)
+		tc.ep.SetPortFilter(PortFilter{Shared: true})
 		tc.writeChunks(dataChunk(3, tc.peerTSN, 0, 0, 0, []byte("x")))
 		tc.wantChunk(chunk.TypeSack)
 	})
 	t.Run("shared ports", func(t *testing.T) {
 		for _, shared := range []bool{false, true} {
 			tc := newTestEndpoint(t, testConfig())
-			tc.ep.SetPortFilter(tc.lport+1, shared)
+			tc.ep.SetPortFilter(PortFilter{Listen: tc.lport + 1, Shared: shared})
 			tc.writePacket(0x1234, dataChunk(3, 1, 0, 0, 0, []byte("ootb")))
 			tc.readPackets()
 			if aborted := len(tc.sent) == 1 && tc.sent[0].p.chunks[0].typ == chunk.TypeAbort; aborted == shared || len(tc.sent) > 1 {

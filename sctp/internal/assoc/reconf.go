@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
-	"github.com/usctp/usctp/sctp/internal/transfer"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/stream"
 )
 
@@ -146,80 +146,73 @@ func resultErr(r chunk.ReconfigResult) error {
 	case chunk.ReconfigSuccessNothing, chunk.ReconfigSuccessPerformed:
 		return nil
 	case chunk.ReconfigDenied:
-		return ErrReconfigDenied
+		return api.ErrReconfigDenied
 	}
-	return fmt.Errorf("%w: %v", ErrReconfigFailed, r)
+	return fmt.Errorf("%w: %v", api.ErrReconfigFailed, r)
 }
 
-// ReconfEvent is what a reconfiguration event (EventReconf) carries.
-type ReconfEvent struct {
-	Op         uint64       // the user operation it completes (Reconfigure, ResetAssoc); 0 for none
-	Added      bool         // streams were added (else reset)
-	AssocReset bool         // an SSN/TSN reset (else a stream reset or addition)
-	Next       [2]chunk.TSN // AssocReset: our next TSN, the peer's next TSN
-	Dir        Direction    // the streams touched, seen from this end
-	SIDs       []uint16     // the streams reset; empty: all of them
-	Count      uint16       // Added: how many streams
-	Err        error        // nil on success, else an error matching ErrReconfigDenied or ErrReconfigFailed
-	Quiet      bool         // completes Op without a user event
-}
-
-func (a *Assoc) emitReconf(ev *ReconfEvent) {
-	a.ep.events = append(a.ep.events, Event{Kind: EventReconf, Assoc: a, Reconf: ev})
-}
-
-// Reconfigure queues a user request: resets (dir, sids) or additions
-// (out, in). It returns the operation id that the completion event will
-// carry.
-func (a *Assoc) Reconfigure(now time.Time, reset bool, dir Direction, sids []uint16, out, in uint16) (uint64, error) {
-	defer a.ep.touch(a)
+// ResetStreams queues a user request to reset the numbering of streams
+// sids (none: all) in direction dir (RFC 6525 Outgoing and Incoming SSN
+// Reset Requests). It returns the operation id that the answer (an
+// Event with Op) will carry.
+func (a *Assoc) ResetStreams(now time.Time, dir api.StreamDirection, sids []uint16) (uint64, error) {
+	defer a.ep.reached(a)
 	if err := a.reconfAllowed(); err != nil {
 		return 0, err
 	}
+	if dir&^api.DirBoth != 0 || dir == 0 {
+		return 0, fmt.Errorf("sctp: stream direction %d", dir)
+	}
+	if len(sids) > maxResetStreams {
+		return 0, fmt.Errorf("sctp: %d streams in one reset, at most %d (none: all)", len(sids), maxResetStreams)
+	}
+	if !a.resetFits(dir, len(sids)) {
+		return 0, fmt.Errorf("sctp: %d streams in one reset do not fit in one packet to the peer (%d bytes at the least)",
+			len(sids), a.ep.cfg.PMTUBase)
+	}
+	sids = slices.Clone(sids)
+	slices.Sort(sids)
+	sids = slices.Compact(sids)
 	var r reconfReq
-	if reset {
-		if dir&^DirBoth != 0 || dir == 0 {
-			return 0, fmt.Errorf("sctp: stream direction %d", dir)
+	if dir&api.DirOutgoing != 0 {
+		if n := len(sids); n > 0 && int(sids[n-1]) >= int(a.outStreams) {
+			return 0, fmt.Errorf("%w: %d, %d outbound streams", api.ErrStreamID, sids[n-1], a.outStreams)
 		}
-		if len(sids) > maxResetStreams {
-			return 0, fmt.Errorf("sctp: %d streams in one reset, at most %d (none: all)", len(sids), maxResetStreams)
+		r.params[r.np] = reconfParam{kind: rqOutReset, sids: sids}
+		r.np++
+	}
+	if dir&api.DirIncoming != 0 {
+		if n := len(sids); n > 0 && int(sids[n-1]) >= int(a.inStreams) {
+			return 0, fmt.Errorf("%w: %d, %d inbound streams", api.ErrStreamID, sids[n-1], a.inStreams)
 		}
-		if !a.resetFits(dir, len(sids)) {
-			return 0, fmt.Errorf("sctp: %d streams in one reset do not fit in one packet to the peer (%d bytes at the least)",
-				len(sids), a.ep.cfg.PMTUBase)
-		}
-		sids = slices.Clone(sids)
-		slices.Sort(sids)
-		sids = slices.Compact(sids)
-		if dir&DirOutgoing != 0 {
-			if n := len(sids); n > 0 && int(sids[n-1]) >= int(a.outStreams) {
-				return 0, fmt.Errorf("%w: %d, %d outbound streams", transfer.ErrStreamID, sids[n-1], a.outStreams)
-			}
-			r.params[r.np] = reconfParam{kind: rqOutReset, sids: sids}
-			r.np++
-		}
-		if dir&DirIncoming != 0 {
-			if n := len(sids); n > 0 && int(sids[n-1]) >= int(a.inStreams) {
-				return 0, fmt.Errorf("%w: %d, %d inbound streams", transfer.ErrStreamID, sids[n-1], a.inStreams)
-			}
-			r.params[r.np] = reconfParam{kind: rqInReset, sids: sids}
-			r.np++
-		}
-	} else {
-		switch {
-		case out == 0 && in == 0:
-			return 0, errors.New("sctp: no streams to add")
-		case int(a.outStreams)+int(out) > stream.MaxStreams || int(a.inStreams)+int(in) > stream.MaxStreams:
-			return 0, fmt.Errorf("%w: more than %d streams", transfer.ErrStreamID, stream.MaxStreams)
-		}
-		if out > 0 {
-			r.params[r.np] = reconfParam{kind: rqAddOut, n: out}
-			r.np++
-		}
-		if in > 0 {
-			r.params[r.np] = reconfParam{kind: rqAddIn, n: in}
-			r.np++
-		}
+		r.params[r.np] = reconfParam{kind: rqInReset, sids: sids}
+		r.np++
+	}
+	return a.queueReconf(now, r), nil
+}
+
+// AddStreams queues a user request to add out outbound and in inbound
+// streams (RFC 6525 Add Outgoing and Add Incoming Streams Requests). It
+// returns the operation id that the answer (an Event with Op) will carry.
+func (a *Assoc) AddStreams(now time.Time, out, in uint16) (uint64, error) {
+	defer a.ep.reached(a)
+	if err := a.reconfAllowed(); err != nil {
+		return 0, err
+	}
+	switch {
+	case out == 0 && in == 0:
+		return 0, errors.New("sctp: no streams to add")
+	case int(a.outStreams)+int(out) > stream.MaxStreams || int(a.inStreams)+int(in) > stream.MaxStreams:
+		return 0, fmt.Errorf("%w: more than %d streams", api.ErrStreamID, stream.MaxStreams)
+	}
+	var r reconfReq
+	if out > 0 {
+		r.params[r.np] = reconfParam{kind: rqAddOut, n: out}
+		r.np++
+	}
+	if in > 0 {
+		r.params[r.np] = reconfParam{kind: rqAddIn, n: in}
+		r.np++
 	}
 	return a.queueReconf(now, r), nil
 }
@@ -230,13 +223,13 @@ func (a *Assoc) reconfAllowed() error {
 	case a.closed:
 		return ErrClosed
 	case a.data.eng == nil:
-		return ErrNotReady
+		return errNotReady
 	case !a.reconfOn():
-		return ErrReconfigUnsupported
+		return api.ErrReconfigUnsupported
 	case a.state != stateEstablished:
-		return ErrShuttingDown
+		return api.ErrShutdown
 	case len(a.reconfState().queue) >= maxReconfQueue:
-		return ErrReconfigBusy
+		return api.ErrReconfigBusy
 	}
 	return nil
 }
@@ -252,21 +245,21 @@ func (a *Assoc) queueReconf(now time.Time, r reconfReq) uint64 {
 
 // ResetAssoc queues an SSN/TSN Reset Request (RFC 6525 section
 // 5.1.4). At most one is sent within 30 seconds: a second one within that
-// time, or while one waits, fails with ErrAssocResetTooSoon.
+// time, or while one waits, fails with api.ErrAssocResetTooSoon.
 func (a *Assoc) ResetAssoc(now time.Time) (uint64, error) {
-	defer a.ep.touch(a)
+	defer a.ep.reached(a)
 	if err := a.reconfAllowed(); err != nil {
 		return 0, err
 	}
 	if !a.rc.assocSent.IsZero() && now.Sub(a.rc.assocSent) < assocResetGap {
-		return 0, ErrAssocResetTooSoon
+		return 0, api.ErrAssocResetTooSoon
 	}
 	if p := a.ourParam(rqAssocReset, 0, true); p != nil {
-		return 0, ErrAssocResetTooSoon
+		return 0, api.ErrAssocResetTooSoon
 	}
 	for i := range a.rc.queue {
 		if a.rc.queue[i].params[0].kind == rqAssocReset {
-			return 0, ErrAssocResetTooSoon
+			return 0, api.ErrAssocResetTooSoon
 		}
 	}
 	r := reconfReq{np: 1}
@@ -650,12 +643,12 @@ func (a *Assoc) reconfRoom() int {
 // direction dir fits in one packet of reconfRoom: one RE-CONFIG chunk
 // with an Outgoing and/or an Incoming SSN Reset Request (section 3.1
 // allows the two together).
-func (a *Assoc) resetFits(dir Direction, n int) bool {
+func (a *Assoc) resetFits(dir api.StreamDirection, n int) bool {
 	need := reconfChunkHdr
-	if dir&DirOutgoing != 0 {
+	if dir&api.DirOutgoing != 0 {
 		need += (resetParamHdr + 2*n + 3) &^ 3
 	}
-	if dir&DirIncoming != 0 {
+	if dir&api.DirIncoming != 0 {
 		need += (inResetHdr + 2*n + 3) &^ 3
 	}
 	return need <= a.reconfRoom()
@@ -738,7 +731,7 @@ func (a *Assoc) performInReset(seq reqSeq, sids []uint16) {
 	}
 	a.reply(seq, chunk.ReconfigSuccessPerformed)
 	a.stats.Reconf.StreamResetsIn++
-	a.emitReconf(&ReconfEvent{Dir: DirIncoming, SIDs: sids})
+	a.emit(api.Event{Kind: api.EventStreamReset, Direction: api.DirIncoming, Streams: sids})
 }
 
 // reconfProgress ends a deferred reset once the cumulative TSN reached the
@@ -831,7 +824,7 @@ func (a *Assoc) peerAddOut(now time.Time, q *chunk.ReconfigParam) {
 	a.inStreams = uint16(n)
 	a.reply(reqSeq(q.ReqSeq), chunk.ReconfigSuccessPerformed)
 	a.stats.Reconf.StreamsAddedIn += uint64(q.NewStreams)
-	a.emitReconf(&ReconfEvent{Added: true, Dir: DirIncoming, Count: q.NewStreams})
+	a.emit(api.Event{Kind: api.EventStreamsAdded, Direction: api.DirIncoming, Added: q.NewStreams})
 }
 
 // peerAddIn handles the peer's Add Incoming Streams Request (section
@@ -919,10 +912,11 @@ func (a *Assoc) finishReq(now time.Time) {
 		if first == nil {
 			first = err
 		}
-		ev := &ReconfEvent{SIDs: p.sids, Err: err}
+		ev := api.Event{Kind: api.EventStreamReset, Streams: p.sids, Err: err}
+		quiet := false
 		switch p.kind {
 		case rqOutReset:
-			ev.Dir = DirOutgoing
+			ev.Direction = api.DirOutgoing
 			a.unblockOut(p, err == nil)
 			if err == nil {
 				a.stats.Reconf.StreamResetsOut++
@@ -930,9 +924,9 @@ func (a *Assoc) finishReq(now time.Time) {
 		case rqInReset:
 			// The reset itself is reported when the peer's Outgoing SSN
 			// Reset Request is performed; only a refusal is reported here.
-			ev.Dir, ev.Quiet = DirIncoming, err == nil
+			ev.Direction, quiet = api.DirIncoming, err == nil
 		case rqAddOut:
-			ev.Added, ev.Dir, ev.Count = true, DirOutgoing, p.n
+			ev = api.Event{Kind: api.EventStreamsAdded, Direction: api.DirOutgoing, Added: p.n, Err: err}
 			a.outStreams = uint16(a.data.eng.Send.FinishAddOutgoing(err == nil))
 			if err == nil {
 				a.stats.Reconf.StreamsAddedOut += uint64(p.n)
@@ -940,23 +934,24 @@ func (a *Assoc) finishReq(now time.Time) {
 		case rqAddIn:
 			// Reported when the peer's Add Outgoing Streams Request is
 			// performed, or here when refused.
-			ev.Added, ev.Dir, ev.Count, ev.Quiet = true, DirIncoming, p.n, err == nil
+			ev = api.Event{Kind: api.EventStreamsAdded, Direction: api.DirIncoming, Added: p.n, Err: err}
+			quiet = err == nil
 		case rqAssocReset:
-			ev.AssocReset, ev.Dir = true, DirBoth
+			ev = api.Event{Kind: api.EventAssocReset, Direction: api.DirBoth, Err: err}
 			if !a.endAssocReset(p, err == nil) {
 				return
 			}
 			if err == nil {
-				ev.Next = [2]chunk.TSN{p.tsns.ReceiverNextTSN, p.tsns.SenderNextTSN}
+				ev.NextTSN, ev.PeerNextTSN = uint32(p.tsns.ReceiverNextTSN), uint32(p.tsns.SenderNextTSN)
 				a.stats.Reconf.AssocResetsOut++
 			}
 		}
-		if !ev.Quiet {
-			a.emitReconf(ev)
+		if !quiet {
+			a.emit(ev)
 		}
 	}
 	if r.op != 0 {
-		a.emitReconf(&ReconfEvent{Op: r.op, Err: first, Quiet: true})
+		a.answerOp(r.op, first)
 	}
 	a.ep.markReady(a)
 	a.startReconf(now)
@@ -969,10 +964,10 @@ func (a *Assoc) dropReconf(err error) {
 		return
 	}
 	if r := a.rc.out; r != nil && r.op != 0 {
-		a.emitReconf(&ReconfEvent{Op: r.op, Err: err, Quiet: true})
+		a.answerOp(r.op, err)
 	}
 	for _, r := range a.rc.queue {
-		a.emitReconf(&ReconfEvent{Op: r.op, Err: err, Quiet: true})
+		a.answerOp(r.op, err)
 	}
 	a.rc.out, a.rc.queue = nil, nil
 	a.rc.deferring = false

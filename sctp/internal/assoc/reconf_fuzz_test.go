@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // FuzzReconfig feeds arbitrary RE-CONFIG chunk values to an established
@@ -48,12 +49,12 @@ func FuzzReconfig(f *testing.F) {
 		a := tc.a
 		switch mode & 7 {
 		case 1:
-			a.Reconfigure(tc.now, true, DirBoth, []uint16{0, 1}, 0, 0)
+			a.ResetStreams(tc.now, api.DirBoth, []uint16{0, 1})
 		case 2:
-			a.Reconfigure(tc.now, false, 0, nil, 3, 3)
+			a.AddStreams(tc.now, 3, 3)
 		case 3:
 			a.send(tc.now, 1, 0, false, make([]byte, 3000))
-			a.Reconfigure(tc.now, true, DirOutgoing, nil, 0, 0)
+			a.ResetStreams(tc.now, api.DirOutgoing, nil)
 		case 4: // an SSN/TSN Reset Request of ours out (section 5.1.4)
 			a.ResetAssoc(tc.now)
 		case 5: // one waiting for our DATA to be acknowledged

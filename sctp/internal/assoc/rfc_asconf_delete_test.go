@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // Deleting the handshake's address and the wildcard address (RFC 5061).
@@ -20,7 +21,7 @@ func (tc *testConn) addConfirmed(peer *testAuthPeer, serial uint32, ip string, c
 	if _, _, res := tc.wantASCONFAck(peer); res[serial] != 0 {
 		tc.t.Fatalf("add %s: %v", ip, res)
 	}
-	tc.nextEvent(EventPeerAddrAdded)
+	tc.nextAddrEvent(api.AddrAdded)
 	tc.ep.Expire(tc.now)
 	tc.readPackets()
 	var hb *rxChunk
@@ -39,20 +40,27 @@ func (tc *testConn) addConfirmed(peer *testAuthPeer, serial uint32, ip string, c
 	return addr
 }
 
-// nextEvent returns the next event of kind k, skipping the others (path
-// state changes).
-func (tc *testConn) nextEvent(k EventKind) Event {
+// nextAddrEvent returns the next address event of the peer's ASCONF of
+// change c (added, removed, made primary), skipping the others (path state
+// changes).
+func (tc *testConn) nextAddrEvent(c api.AddrChange) Event {
 	tc.t.Helper()
 	tc.drainEvents()
 	for len(tc.events) > 0 {
 		e := tc.events[0]
 		tc.events = tc.events[1:]
-		if e.Kind == k {
+		if asconfEvent(&e, c) {
 			return e
 		}
 	}
-	tc.t.Fatalf("no event %v", k)
+	tc.t.Fatalf("no event %v", c)
 	return Event{}
+}
+
+// asconfEvent reports whether e is the event of a peer's ASCONF of change
+// c: an EventPeerAddrChange that is not about the path's own state.
+func asconfEvent(e *Event, c api.AddrChange) bool {
+	return !e.Quiet && e.Kind == api.EventPeerAddrChange && e.Change == c && !e.MadePrimary
 }
 
 // TestASCONF5061DeleteHandshakeAddress: the peer deletes the address the
@@ -102,7 +110,7 @@ func TestASCONF5061DeleteHandshakeAddress(t *testing.T) {
 	if _, _, res := tc.wantASCONFAck(peer); res[8] != 0 {
 		t.Fatalf("delete of the handshake address: %v", res)
 	}
-	if e := tc.nextEvent(EventPeerAddrRemoved); e.Addr != peerAddr {
+	if e := tc.nextAddrEvent(api.AddrRemoved); e.Addr != peerAddr {
 		t.Fatalf("removed %v, want %v", e.Addr, peerAddr)
 	}
 	if p, _ := a.Peer(); p != second {
@@ -117,7 +125,7 @@ func TestASCONF5061DeleteHandshakeAddress(t *testing.T) {
 	if tc.ep.assocs[k] != nil {
 		t.Fatal("the endpoint still finds the association by the deleted address")
 	}
-	if ps := a.Paths(nil); len(ps) != 1 || ps[0].Addr != second || ps[0].State != PathActive || !ps[0].Primary {
+	if ps := a.Paths(nil); len(ps) != 1 || ps[0].Addr != second || ps[0].State != api.PathActive || !ps[0].Primary {
 		t.Fatalf("paths %+v", ps)
 	}
 	tc.readPackets()
@@ -179,7 +187,7 @@ func TestASCONF5061DeleteWildcard(t *testing.T) {
 	}
 	second := tc.addConfirmed(peer, tc.peerTSN+1, "192.0.2.9", true)
 	third := tc.addConfirmed(peer, tc.peerTSN+2, "192.0.2.10", false)
-	if ps := a.Paths(nil); len(ps) != 3 || ps[1].State != PathActive || ps[2].State != PathUnconfirmed {
+	if ps := a.Paths(nil); len(ps) != 3 || ps[1].State != api.PathActive || ps[2].State != api.PathUnconfirmed {
 		t.Fatalf("paths %+v", ps)
 	}
 	tc.writeFrom(second, a.localTag, peer.sign(0, chunk.HMACSHA1, asconfChunk(t, tc.peerTSN+3,
@@ -189,7 +197,7 @@ func TestASCONF5061DeleteWildcard(t *testing.T) {
 	}
 	removed := map[netip.AddrPort]bool{}
 	for range 2 {
-		removed[tc.nextEvent(EventPeerAddrRemoved).Addr] = true
+		removed[tc.nextAddrEvent(api.AddrRemoved).Addr] = true
 	}
 	if !removed[peerAddr] || !removed[third] {
 		t.Fatalf("removed %v, want %v and %v", removed, peerAddr, third)

@@ -6,10 +6,11 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // asconfServer establishes an association with an endpoint that accepts
-// the peer's ASCONF (Config.DynamicAddrs); the test peer offers AUTH and
+// the peer's ASCONF (Config.Extensions.DynamicAddrs); the test peer offers AUTH and
 // ASCONF, as Linux does with auth_enable and addip_enable.
 func asconfServer(t *testing.T) (*testConn, *testAuthPeer) {
 	t.Helper()
@@ -39,7 +40,7 @@ func asconfServer(t *testing.T) (*testConn, *testAuthPeer) {
 	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
 	tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
 	tc.wantChunk(chunk.TypeCookieAck)
-	tc.wantEvent(EventCommUp)
+	tc.wantEvent(api.EventUp)
 	tc.ignoreHB = true
 	return tc, peer
 }
@@ -124,12 +125,12 @@ func TestASCONF5061AddSetPrimaryDelete(t *testing.T) {
 	if serial != tc.peerTSN || res[1] != 0 || res[2] != 0 || len(res) != 2 {
 		t.Fatalf("ASCONF-ACK serial %d results %v", serial, res)
 	}
-	tc.wantEvent(EventPeerAddrAdded)
-	if e := tc.wantEvent(EventPeerAddrPrimary); e.Addr.Addr() != netip.MustParseAddr("192.0.2.9") {
+	tc.wantAddrEvent(api.AddrAdded)
+	if e := tc.wantAddrEvent(api.AddrMadePrimary); e.Addr.Addr() != netip.MustParseAddr("192.0.2.9") {
 		t.Fatalf("primary event for %v", e.Addr)
 	}
 	ps := tc.a.Paths(nil)
-	if len(ps) != 2 || ps[1].State != PathUnconfirmed || !ps[1].Primary || ps[0].InUse != true {
+	if len(ps) != 2 || ps[1].State != api.PathUnconfirmed || !ps[1].Primary || ps[0].InUse != true {
 		t.Fatalf("paths %+v: the new address must be unconfirmed and not in use yet", ps)
 	}
 	// Delete it, from the handshake's address.
@@ -138,7 +139,7 @@ func TestASCONF5061AddSetPrimaryDelete(t *testing.T) {
 	if _, _, res := tc.wantASCONFAck(peer); res[3] != 0 {
 		t.Fatalf("delete: %v", res)
 	}
-	tc.wantEvent(EventPeerAddrRemoved)
+	tc.wantAddrEvent(api.AddrRemoved)
 	if ps := tc.a.Paths(nil); len(ps) != 1 || !ps[0].Primary {
 		t.Fatalf("paths after delete %+v", ps)
 	}
@@ -294,7 +295,7 @@ func TestASCONFPathLifecycle(t *testing.T) {
 	tc.peer = newAddr
 	tc.writeChunks(chunkOf(chunk.TypeHeartbeatAck, 0, hb.value()))
 	tc.peer = peerAddr
-	if ps := tc.a.Paths(nil); ps[1].State != PathActive || !ps[1].InUse {
+	if ps := tc.a.Paths(nil); ps[1].State != api.PathActive || !ps[1].InUse {
 		t.Fatalf("paths %+v: the confirmed primary must carry the data", ps)
 	}
 	tc.readPackets()
@@ -367,7 +368,7 @@ func TestASCONF5061SenderRetransmits(t *testing.T) {
 		t.Fatalf("a wrong serial was taken: %+v", tc.a.stats.ASCONF)
 	}
 	tc.writeChunks(peer.sign(0, chunk.HMACSHA1, ack(m.Serial)))
-	if e := tc.wantEvent(EventASCONFDone); e.Op != op || e.Cause != 0 {
+	if e := tc.wantAnswer(op); e.Err != nil {
 		t.Fatalf("event %+v", e)
 	}
 	// The waiting request goes now, with the next serial.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // The SSN/TSN Reset Request (RFC 6525 sections 5.1.4 and 5.2.4) at the
@@ -88,7 +89,7 @@ func TestAssocResetPeer(t *testing.T) {
 		t.Fatalf("response %+v, want %+v", ps, want)
 	}
 	ev := tc.wantReconfEvent()
-	if !ev.AssocReset || ev.Err != nil || ev.Next != [2]chunk.TSN{chunk.TSN(wantSend), chunk.TSN(wantRecv)} {
+	if ev.Kind != api.EventAssocReset || ev.Err != nil || ev.NextTSN != wantSend || ev.PeerNextTSN != wantRecv {
 		t.Fatalf("event %+v", ev)
 	}
 	// The peer's DATA starts at the Receiver's Next TSN with SSN 0; old
@@ -186,11 +187,11 @@ func TestAssocResetOurs(t *testing.T) {
 	const sendNext, recvNext = 0x10000000, 0x80000000
 	tc.writeChunks(reconfChunk(tsnResponse(uint32(a.localTSN), chunk.ReconfigSuccessPerformed, recvNext, sendNext)))
 	ev := tc.wantReconfEvent()
-	if !ev.AssocReset || ev.Err != nil || ev.Next != [2]chunk.TSN{chunk.TSN(sendNext), chunk.TSN(recvNext)} {
+	if ev.Kind != api.EventAssocReset || ev.Err != nil || ev.NextTSN != sendNext || ev.PeerNextTSN != recvNext {
 		t.Fatalf("event %+v", ev)
 	}
-	if e := tc.wantEvent(EventReconf); e.Reconf.Op != op || e.Reconf.Err != nil {
-		t.Fatalf("completion %+v", e.Reconf)
+	if e := tc.wantAnswer(op); e.Err != nil {
+		t.Fatalf("completion %+v", e)
 	}
 	if d := tc.wantData(); d.TSN != sendNext || d.SID != 2 || d.SSN != 0 || string(d.Payload) != "o after" {
 		t.Fatalf("DATA %+v", d)
@@ -200,7 +201,7 @@ func TestAssocResetOurs(t *testing.T) {
 		t.Fatalf("got %q ssn %d", m, ssn)
 	}
 	// At most one request per 30 seconds.
-	if _, err := a.ResetAssoc(tc.now); !errors.Is(err, ErrAssocResetTooSoon) {
+	if _, err := a.ResetAssoc(tc.now); !errors.Is(err, api.ErrAssocResetTooSoon) {
 		t.Fatalf("second reset: %v", err)
 	}
 	tc.advance(31 * time.Second)
@@ -223,7 +224,7 @@ func TestAssocResetDenied(t *testing.T) {
 	a.ResetAssoc(tc.now)
 	ps := tc.wantReconf()
 	tc.writeChunks(reconfChunk(tsnResponse(ps[0].ReqSeq, chunk.ReconfigDenied, 0, 0)))
-	if ev := tc.wantReconfEvent(); !ev.AssocReset || !errors.Is(ev.Err, ErrReconfigDenied) {
+	if ev := tc.wantReconfEvent(); ev.Kind != api.EventAssocReset || !errors.Is(ev.Err, api.ErrReconfigDenied) {
 		t.Fatalf("event %+v", ev)
 	}
 	a.send(tc.now, 0, 0, false, []byte("ssn1"))
@@ -312,7 +313,7 @@ func BenchmarkAssocReset(b *testing.B) {
 	drain := func(tc *testConn) {
 		tc.events = tc.events[:0]
 		for {
-			if _, _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
+			if _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
 				break
 			}
 		}
@@ -339,7 +340,7 @@ func BenchmarkAssocReset(b *testing.B) {
 			if _, err := a.ResetAssoc(tc.now); err != nil {
 				b.Fatal(err)
 			}
-			if _, _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
+			if _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
 				b.Fatal("no request")
 			}
 			next := a.data.eng.Send.NextTSN() + 1<<31
@@ -353,7 +354,7 @@ func BenchmarkAssocReset(b *testing.B) {
 }
 
 // RFC 6525 section 5.2.1: "The decision to deny a re-configuration request
-// is an administrative decision": with Config.DenyAssocReset the peer's
+// is an administrative decision": with Config.Extensions.DenyAssocReset the peer's
 // SSN/TSN Reset Request is answered "Denied" and nothing changes.
 func TestAssocResetPeerDenied(t *testing.T) {
 	cfg := testConfig()

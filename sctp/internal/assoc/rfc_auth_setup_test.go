@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // Setup collisions and restarts of authenticated associations (RFC 4895
@@ -42,7 +43,7 @@ func TestAuth4895CollisionInitAckRepeatsRandom(t *testing.T) {
 		cfg := testConfig()
 		cfg.AuthChunks = []chunk.Type{chunk.TypeData}
 		tc := newTestEndpoint(t, cfg)
-		a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+		a, err := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +130,7 @@ func TestAuth4895RestartNewKeys(t *testing.T) {
 	}
 	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie),
 		peer.sign(5, chunk.HMACSHA1, dataChunk(0x03, tc.peerTSN+1000, 0, 0, 51, []byte("restarted"))))
-	tc.wantEvent(EventRestart)
+	tc.wantEvent(api.EventRestart)
 	tc.wantState(stateEstablished)
 	sp, _ := tc.wantChunk(chunk.TypeAuth)
 	if got := chunkTypes(&sp.p); len(got) < 2 || got[1] != chunk.TypeCookieAck {

@@ -147,7 +147,7 @@ func TestAuth4895InitParameters(t *testing.T) {
 	cfg.AuthChunks = []chunk.Type{chunk.TypeInit, chunk.TypeData, chunk.TypeAuth, chunk.TypeShutdownComplete, chunk.TypeInitAck, chunk.TypeSack}
 	cfg.AuthHMAC = []uint16{chunk.HMACSHA256}
 	tc := newTestEndpoint(t, cfg)
-	a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, err := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func TestAuth4895CookieEchoBundle(t *testing.T) {
 	cfg := testConfig()
 	cfg.AuthChunks = []chunk.Type{chunk.TypeData}
 	tc := newTestEndpoint(t, cfg)
-	a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, err := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	if err != nil {
 		t.Fatal(err)
 	}

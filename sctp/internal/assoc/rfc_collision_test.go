@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // RFC 9260 section 5.2.1: "Upon receipt of an INIT chunk in the COOKIE-WAIT
@@ -16,7 +17,7 @@ import (
 // be destroyed."
 func TestInitInCookieWait(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	_, ic := tc.wantChunk(chunk.TypeInit)
 	ours := initValue(t, ic)
@@ -35,7 +36,7 @@ func TestInitInCookieWait(t *testing.T) {
 	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
 	tc.wantChunk(chunk.TypeCookieAck)
 	tc.wantState(stateEstablished)
-	tc.wantEvent(EventCommUp)
+	tc.wantEvent(api.EventUp)
 	if a.peerTag != tc.peerTag || a.timers.running(timerT1Init) {
 		t.Fatalf("peer tag %08x, T1-init running %v", a.peerTag, a.timers.running(timerT1Init))
 	}
@@ -52,7 +53,7 @@ func TestInitInCookieEchoed(t *testing.T) {
 	cfg := testConfig()
 	cfg.Multihoming = true // new addresses count only where they are used
 	tc := newTestEndpoint(t, cfg)
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	tc.writeChunks(initChunk(chunk.TypeInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(chunk.ParamStateCookie, []byte("c"))))
@@ -158,7 +159,7 @@ func TestCookieEchoRestartA(t *testing.T) {
 		binary.BigEndian.Uint32(p.p.chunks[1].value()) != uint32(a.localTSN) {
 		t.Fatalf("chunks %v after restart, want COOKIE ACK + DATA with TSN %d", ts, uint32(a.localTSN))
 	}
-	tc.wantEvent(EventRestart)
+	tc.wantEvent(api.EventRestart)
 	tc.wantState(stateEstablished)
 	if a.localTag != tag || a.peerTag != 0x9999 || a.data.eng == eng {
 		t.Fatalf("TCB not reset: tags %08x/%08x, same engine %v", a.localTag, a.peerTag, a.data.eng == eng)
@@ -232,7 +233,7 @@ func TestCookieEchoDuplicateD(t *testing.T) {
 	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, ck))
 	tc.a = tc.ep.assocs[assocKey{tc.peer, tc.lport, tc.pport}]
 	tc.wantChunk(chunk.TypeCookieAck)
-	tc.wantEvent(EventCommUp)
+	tc.wantEvent(api.EventUp)
 	tc.advance(2 * tc.ep.cfg.CookieLife)
 	tc.readPackets()
 	tc.sent = nil
@@ -281,7 +282,7 @@ func TestCookieAckDuplicate(t *testing.T) {
 // the ERROR chunk SHOULD be silently discarded."
 func TestStaleCookieError(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	tc.writeChunks(initChunk(chunk.TypeInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(chunk.ParamStateCookie, []byte("c"))))
@@ -314,7 +315,7 @@ func TestStaleCookieError(t *testing.T) {
 // peer's Verification Tag from the State Cookie").
 func TestCollisionPeerTSNFromCookie(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	a.send(tc.now, 0, 0, false, []byte("x")) // not yet: no engine

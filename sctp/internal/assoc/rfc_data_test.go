@@ -47,7 +47,7 @@ func TestCookieEchoWithData(t *testing.T) {
 // packet".
 func TestCookieEchoBundlesData(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	if err := a.send(tc.now, 0, 0, false, []byte("x")); err == nil {
@@ -75,7 +75,7 @@ func TestDataNoUserData(t *testing.T) {
 	if p.p.vtag != tc.peerTag || firstCause(c.value()) != chunk.CauseNoUserData {
 		t.Fatalf("ABORT tag %08x cause %d", p.p.vtag, firstCause(c.value()))
 	}
-	tc.wantEvent(EventCommLost)
+	tc.wantCommLost()
 }
 
 // A SACK acknowledging a TSN never sent is a protocol violation: ABORT with
@@ -88,7 +88,7 @@ func TestSackUnsentTSN(t *testing.T) {
 	if firstCause(c.value()) != chunk.CauseProtocolViolation {
 		t.Fatalf("cause %d", firstCause(c.value()))
 	}
-	tc.wantEvent(EventCommLost)
+	tc.wantCommLost()
 	if tc.ep.stats.Violations != 1 {
 		t.Fatalf("Violations %d", tc.ep.stats.Violations)
 	}
@@ -104,7 +104,7 @@ func TestSackGapBlockFFFF(t *testing.T) {
 	v = append(v, 0, 1, 0, 0, 0xff, 0xff, 0xff, 0xff)
 	tc.writeChunks(chunkOf(chunk.TypeSack, 0, v))
 	tc.wantChunk(chunk.TypeAbort)
-	tc.wantEvent(EventCommLost)
+	tc.wantCommLost()
 }
 
 // RFC 9260 section 6.5: "Every DATA chunk MUST carry a valid stream
@@ -136,7 +136,7 @@ func TestDataInvalidStream(t *testing.T) {
 // as large as the cookie needs); the DATA waits for the COOKIE ACK.
 func TestLargeCookieEcho(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	big := make([]byte, 3000)

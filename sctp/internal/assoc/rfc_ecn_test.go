@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // ecnParam is the ECN Capable parameter (RFC 9260 appendix A).
@@ -44,7 +45,7 @@ func (tc *testConn) connectServerECN(ecn bool) {
 	}
 	tc.wantChunk(chunk.TypeCookieAck)
 	tc.wantState(stateEstablished)
-	tc.wantEvent(EventCommUp)
+	tc.wantEvent(api.EventUp)
 }
 
 // writeCE sends chunks with the endpoint's tag in a packet whose IP header
@@ -55,7 +56,7 @@ func (tc *testConn) writeCE(chunks ...[]byte) {
 	for _, c := range chunks {
 		b = append(b, c...)
 	}
-	tc.ep.ReceiveECN(tc.now, tc.peer, finishPacket(b, 0), ecnCE)
+	tc.ep.Receive(tc.now, tc.peer, finishPacket(b, 0), ecnCE)
 	tc.drainEvents()
 }
 
@@ -65,14 +66,14 @@ func findChunk(p *sentPacket, t chunk.Type) *rxChunk { return p.p.find(t) }
 // RFC 9260 appendix A (RFC 4960's text, which RFC 9260 carries over): "To
 // indicate that an endpoint is ECN capable, an endpoint SHOULD add to the
 // INIT and or INIT ACK chunk the TLV reserved for ECN." Our INIT and INIT
-// ACK carry it unless Config.DisableECN; the association uses ECN only
+// ACK carry it unless Config.Extensions.DisableECN; the association uses ECN only
 // when the peer's carried it too.
 func TestECNCapableOfferedInInitAndInitAck(t *testing.T) {
 	for _, disable := range []bool{false, true} {
 		cfg := testConfig()
 		cfg.DisableECN = disable
 		tc := newTestEndpoint(t, cfg)
-		a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+		a, err := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,25 +105,26 @@ func TestECNCapableOfferedInInitAndInitAck(t *testing.T) {
 
 // RFC 3168 section 6.1.1 (paraphrase): the data packets of an
 // ECN-capable connection carry ECT; the packets that set it up do not.
-// Our association's packets go with ECT(0) (Endpoint.PolledECT) once ECN
-// is negotiated and the handshake is over, and never without ECN.
+// Our association's packets go with ECT(0) (Packet.ECN) once ECN is
+// negotiated and the handshake is over, and never without ECN.
 func TestECNSetsECTAfterHandshake(t *testing.T) {
 	for _, ecn := range []bool{true, false} {
 		tc := newTestEndpoint(t, testConfig())
 		tc.writePacket(0, tc.peerInit(ecnParam))
-		if _, _, ok := tc.ep.Poll(tc.now, nil); !ok || tc.ep.PolledECT() {
-			t.Fatalf("INIT ACK: sent %v, ECT %v", ok, tc.ep.PolledECT())
+		if p, ok := tc.ep.Poll(tc.now, nil); !ok || p.ECN != 0 {
+			t.Fatalf("INIT ACK: sent %v, ECN codepoint %d", ok, p.ECN)
 		}
 		tc = newTestEndpoint(t, testConfig())
 		tc.connectServerECN(ecn)
 		if err := tc.a.send(tc.now, 0, 0, false, []byte("data")); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, ok := tc.ep.Poll(tc.now, nil); !ok {
+		p, ok := tc.ep.Poll(tc.now, nil)
+		if !ok {
 			t.Fatal("no DATA packet")
 		}
-		if tc.ep.PolledECT() != ecn {
-			t.Errorf("ECN negotiated %v: DATA packet ECT %v", ecn, tc.ep.PolledECT())
+		if want := map[bool]uint8{true: ecnECT0, false: 0}[ecn]; p.ECN != want {
+			t.Errorf("ECN negotiated %v: DATA packet ECN codepoint %d, want %d", ecn, p.ECN, want)
 		}
 	}
 }

@@ -39,7 +39,7 @@ func TestHeartbeatAnswered(t *testing.T) {
 // sender MUST NOT send any other packets to the peer").
 func TestHeartbeatDuringHandshake(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	hb := chunkOf(chunk.TypeHeartbeat, 0, param(chunk.ParamHeartbeatInfo, []byte("x")))
@@ -103,11 +103,11 @@ func TestHeartbeatFailureDetection(t *testing.T) {
 	}
 	tc.wantIdle()
 	tc.advanceToTimer() // third unanswered: errCount 3 > 2
-	tc.wantEvent(EventPathDown)
+	tc.wantPathDown()
 	for !tc.a.closed {
 		tc.advanceToTimer()
 	}
-	tc.wantEvent(EventCommLost)
+	tc.wantCommLost()
 	if tc.a.errCount != 5 {
 		t.Fatalf("errCount %d at failure, want 5", tc.a.errCount)
 	}
@@ -118,7 +118,7 @@ func TestHeartbeatFailureDetection(t *testing.T) {
 // a given association."
 func TestHeartbeatOnDemand(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	if err := a.requestHeartbeat(tc.now); err == nil {
 		t.Fatal("heartbeat accepted in COOKIE-WAIT")
 	}

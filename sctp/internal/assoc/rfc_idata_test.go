@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
@@ -51,7 +52,7 @@ func listsIData(t testing.TB, c *rxChunk) bool {
 // ACK; one that is not lists neither.
 func TestIDataAdvertised(t *testing.T) {
 	tc := newTestEndpoint(t, interleaveConfig())
-	a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, err := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func (tc *testConn) connectServerIData() {
 	}
 	tc.wantChunk(chunk.TypeCookieAck)
 	tc.wantState(stateEstablished)
-	tc.wantEvent(EventCommUp)
+	tc.wantEvent(api.EventUp)
 }
 
 // RFC 8260 section 2.2.1: "If user message interleaving support has been
@@ -138,7 +139,7 @@ func TestIDataNegotiatedDataAborts(t *testing.T) {
 	if firstCause(c.value()) != chunk.CauseProtocolViolation {
 		t.Fatalf("cause %d", firstCause(c.value()))
 	}
-	tc.wantEvent(EventCommLost)
+	tc.wantCommLost()
 }
 
 // RFC 8260 section 2.2.3: "The same applies if I-DATA support has not been
@@ -162,7 +163,7 @@ func TestIDataNotNegotiatedAborts(t *testing.T) {
 		if firstCause(c.value()) != chunk.CauseProtocolViolation {
 			t.Fatalf("ours %v: cause %d", ours, firstCause(c.value()))
 		}
-		tc.wantEvent(EventCommLost)
+		tc.wantCommLost()
 	}
 }
 
@@ -177,7 +178,7 @@ func TestIDataForwardTSNAborts(t *testing.T) {
 	if firstCause(c.value()) != chunk.CauseProtocolViolation {
 		t.Fatalf("cause %d", firstCause(c.value()))
 	}
-	tc.wantEvent(EventCommLost)
+	tc.wantCommLost()
 }
 
 // An I-FORWARD-TSN on an I-DATA association moves the cumulative TSN; a

@@ -230,7 +230,7 @@ func TestT1InitRetransmitAndGiveUp(t *testing.T) {
 	cfg := testConfig()
 	cfg.MaxInitRetransmits = 3
 	tc := newTestEndpoint(t, cfg)
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	_, first := tc.wantChunk(chunk.TypeInit)
 	start := tc.now
@@ -247,7 +247,7 @@ func TestT1InitRetransmitAndGiveUp(t *testing.T) {
 	}
 	tc.advanceToTimer()
 	tc.wantIdle()
-	tc.wantEvent(EventCantStart)
+	tc.wantCantStart()
 	if !a.closed || len(tc.ep.assocs) != 0 {
 		t.Fatalf("association not removed")
 	}
@@ -259,7 +259,7 @@ func TestT1CookieRetransmit(t *testing.T) {
 	cfg := testConfig()
 	cfg.MaxInitRetransmits = 2
 	tc := newTestEndpoint(t, cfg)
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	tc.writeChunks(initChunk(chunk.TypeInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(chunk.ParamStateCookie, []byte("c"))))
@@ -269,7 +269,7 @@ func TestT1CookieRetransmit(t *testing.T) {
 	tc.advanceToTimer()
 	tc.wantChunk(chunk.TypeCookieEcho)
 	tc.advanceToTimer()
-	tc.wantEvent(EventCantStart)
+	tc.wantCantStart()
 	if got := a.stats.HandshakeRetx; got != 0 && !a.closed {
 		t.Fatalf("HandshakeRetx %d", got)
 	}
@@ -283,7 +283,7 @@ func TestT1CookieRetransmit(t *testing.T) {
 // and SHOULD send an ABORT chunk with the T bit set."
 func TestInitAckZeroTag(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	tc.writeChunks(initChunk(chunk.TypeInitAck, 0, 65536, 100, 100, 1, param(chunk.ParamStateCookie, []byte("c"))))
@@ -291,7 +291,7 @@ func TestInitAckZeroTag(t *testing.T) {
 	if !c.tBit() || p.p.vtag != a.localTag {
 		t.Fatalf("ABORT T=%v tag %08x, want T=1 with our tag reflected", c.tBit(), p.p.vtag)
 	}
-	tc.wantEvent(EventCantStart)
+	tc.wantCantStart()
 	if !a.closed {
 		t.Fatalf("TCB not destroyed")
 	}
@@ -302,7 +302,7 @@ func TestInitAckZeroTag(t *testing.T) {
 // SHOULD send an ABORT chunk."
 func TestInitAckZeroOS(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	tc.writeChunks(initChunk(chunk.TypeInitAck, 77, 65536, 0, 100, 1, param(chunk.ParamStateCookie, []byte("c"))))
@@ -310,7 +310,7 @@ func TestInitAckZeroOS(t *testing.T) {
 	if p.p.vtag != 77 || firstCause(c.value()) != chunk.CauseInvalidParam {
 		t.Fatalf("ABORT tag %d cause %d", p.p.vtag, firstCause(c.value()))
 	}
-	tc.wantEvent(EventCantStart)
+	tc.wantCantStart()
 }
 
 // An INIT ACK without a State Cookie lacks a mandatory parameter: ABORT with
@@ -319,7 +319,7 @@ func TestInitAckZeroOS(t *testing.T) {
 // of the missing mandatory parameters").
 func TestInitAckMissingCookie(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	tc.writeChunks(initChunk(chunk.TypeInitAck, 77, 65536, 10, 100, 1))
@@ -328,7 +328,7 @@ func TestInitAckMissingCookie(t *testing.T) {
 	if firstCause(v) != chunk.CauseMissingParam || chunk.ParamType(binary.BigEndian.Uint16(v[8:])) != chunk.ParamStateCookie {
 		t.Fatalf("ABORT causes %x", v)
 	}
-	tc.wantEvent(EventCantStart)
+	tc.wantCantStart()
 }
 
 // RFC 9260 section 3.2.2: "If the receiver of any other chunk (e.g., INIT
@@ -338,7 +338,7 @@ func TestInitAckMissingCookie(t *testing.T) {
 // a COOKIE ECHO chunk is sent in a packet, it MUST be the first chunk."
 func TestInitAckUnrecognizedParamsWithCookieEcho(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	tc.writeChunks(initChunk(chunk.TypeInitAck, 77, 65536, 10, 100, 1,
@@ -356,7 +356,7 @@ func TestInitAckUnrecognizedParamsWithCookieEcho(t *testing.T) {
 // INIT was not retransmitted, RFC 9260 section 6.3.1 C5).
 func TestHandshakeRTTSample(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	tc.now = tc.now.Add(80 * time.Millisecond)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // Replies routed to the source of what they answer (reply.go) and packets
@@ -189,7 +190,7 @@ func TestIdlePrimaryCutShutdownAckOnOtherPath(t *testing.T) {
 	if a.closed {
 		t.Fatal("association lost with its second path answering")
 	}
-	if pi := tc.pathInfo(peerAddr); pi.State == PathActive || pi.InUse {
+	if pi := tc.pathInfo(peerAddr); pi.State == api.PathActive || pi.InUse {
 		t.Fatalf("primary after 3 minutes of silence: %+v", pi)
 	}
 	if !tc.pathInfo(peerAddr2).InUse {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // Restart and collision with multi-homed peers (RFC 9260 sections 5.2.1
@@ -19,7 +20,7 @@ func (tc *testConn) writeFrom(from netip.AddrPort, vtag uint32, chunks ...[]byte
 	for _, c := range chunks {
 		b = append(b, c...)
 	}
-	tc.ep.Receive(tc.now, from, finishPacket(b, 0))
+	tc.ep.receive(tc.now, from, finishPacket(b, 0))
 	tc.drainEvents()
 }
 
@@ -39,7 +40,7 @@ func mhServer(t *testing.T) *testConn {
 		t.Fatal("no association")
 	}
 	tc.wantChunk(chunk.TypeCookieAck)
-	tc.wantEvent(EventCommUp)
+	tc.wantEvent(api.EventUp)
 	tc.confirmPath2()
 	return tc
 }
@@ -53,7 +54,7 @@ func (tc *testConn) confirmPath2() {
 		tc.t.Fatalf("HEARTBEAT to %v, want %v", p.to, peerAddr2)
 	}
 	tc.writeFrom(peerAddr2, tc.a.localTag, chunkOf(chunk.TypeHeartbeatAck, 0, hb.value()))
-	if i := tc.a.pathAt(peerAddr2); i < 0 || tc.a.paths[i].state != PathActive {
+	if i := tc.a.pathAt(peerAddr2); i < 0 || tc.a.paths[i].state != api.PathActive {
 		tc.t.Fatalf("path %v not confirmed: %+v", peerAddr2, tc.a.paths)
 	}
 	tc.events = tc.events[:0]
@@ -105,11 +106,11 @@ func TestRestartFromOtherPeerAddress(t *testing.T) {
 		t.Fatalf("cookie Tie-Tags %08x/%08x, want the association's %08x/%08x", ck.localTie, ck.peerTie, oldLocal, oldPeer)
 	}
 	tc.writeFrom(peerAddr2, in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
-	tc.wantEvent(EventRestart)
+	tc.wantEvent(api.EventRestart)
 	if len(tc.ep.assocs) != 2 || tc.ep.tags[in.tag] != a || a.peerTag != 0x5151 {
 		t.Fatalf("restart made another association: %d index entries, tag owner %p (want %p)", len(tc.ep.assocs), tc.ep.tags[in.tag], a)
 	}
-	if len(a.paths) != 2 || a.paths[1].addr != peerAddr2 || a.paths[1].state != PathUnconfirmed {
+	if len(a.paths) != 2 || a.paths[1].addr != peerAddr2 || a.paths[1].state != api.PathUnconfirmed {
 		t.Fatalf("paths after the restart: %+v", a.paths)
 	}
 	if a.stats.Restarts != 1 {
@@ -166,7 +167,7 @@ func TestRestartFromNewSourceRefused(t *testing.T) {
 	}
 }
 
-// Without Config.Multihoming the association uses the one address of its
+// Without Config.Paths.Multihoming the association uses the one address of its
 // key and never the others a peer lists, so a restart INIT that lists
 // addresses (as a Linux client on a host with several does) adds none:
 // the restart goes on (INIT ACK with the Tie-Tags) where it used to be
@@ -182,8 +183,8 @@ func TestRestartSingleHomedListedAddressesAddNothing(t *testing.T) {
 	tag, ck := tc.cookieFor(0x8181, addrParam(t, "198.51.100.1"), addrParam(t, "198.51.100.2"))
 	tc.writePacket(tag, chunkOf(chunk.TypeCookieEcho, 0, ck))
 	tc.wantChunk(chunk.TypeCookieAck)
-	tc.wantEvent(EventCommUp)
-	tc.wantEvent(EventRestart)
+	tc.wantEvent(api.EventUp)
+	tc.wantEvent(api.EventRestart)
 	if tc.a.peerTag != 0x8181 {
 		t.Fatalf("peer tag %08x after restart", tc.a.peerTag)
 	}
@@ -234,7 +235,7 @@ func TestInitAckFromOtherPeerAddress(t *testing.T) {
 	cfg := testConfig()
 	cfg.Multihoming = true
 	tc := newTestEndpoint(t, cfg)
-	a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, err := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	if err != nil {
 		t.Fatal(err)
 	}

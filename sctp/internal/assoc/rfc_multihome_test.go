@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // addrParam encodes an IPv4 or IPv6 Address parameter.
@@ -23,7 +24,7 @@ func addrParam(t testing.TB, s string) []byte {
 // INIT ACK carrying params; it returns the INIT the endpoint sent.
 func (tc *testConn) clientInitAck(params ...[]byte) initInfo {
 	tc.t.Helper()
-	a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, err := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	if err != nil {
 		tc.t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func TestHandshakeListsLocalAddresses(t *testing.T) {
 		cfg := testConfig()
 		cfg.LocalAddrs = addrs
 		tc := newTestEndpoint(t, cfg)
-		a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+		a, err := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +174,7 @@ func TestServerMultihomeAddressFromCookie(t *testing.T) {
 		t.Fatal("no association")
 	}
 	tc.wantChunk(chunk.TypeCookieAck)
-	if len(tc.a.paths) != 2 || tc.a.paths[1].addr != peerAddr2 || tc.a.paths[1].state != PathUnconfirmed {
+	if len(tc.a.paths) != 2 || tc.a.paths[1].addr != peerAddr2 || tc.a.paths[1].state != api.PathUnconfirmed {
 		t.Fatalf("paths %+v", tc.a.paths)
 	}
 	tc.advanceToTimer()
@@ -184,13 +185,13 @@ func TestServerMultihomeAddressFromCookie(t *testing.T) {
 	// The peer answers from its second address.
 	b := appendHeader(nil, tc.pport, tc.lport, tc.a.localTag)
 	b = appendHeartbeatAck(b, hb.value())
-	tc.ep.Receive(tc.now, peerAddr2, finishPacket(b, 0))
-	if tc.a.paths[1].state != PathActive || tc.a.stats.PathsConfirmed != 1 {
+	tc.ep.receive(tc.now, peerAddr2, finishPacket(b, 0))
+	if tc.a.paths[1].state != api.PathActive || tc.a.stats.PathsConfirmed != 1 {
 		t.Fatalf("path after the HEARTBEAT ACK: %v", tc.a.paths[1].state)
 	}
 }
 
-// Without Config.Multihoming the cookie is as before and the association
+// Without Config.Paths.Multihoming the cookie is as before and the association
 // has one path, whatever the INIT lists.
 func TestServerWithoutMultihomeCookieUnchanged(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())

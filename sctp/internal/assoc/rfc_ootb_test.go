@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // RFC 9260 section 8.4 (2): "If the OOTB packet contains an ABORT chunk,
@@ -126,7 +127,7 @@ func TestAbortVTagRules(t *testing.T) {
 			}
 			tc.writePacket(tag, chunkOf(chunk.TypeAbort, f, nil))
 			if tt.accept {
-				tc.wantEvent(EventCommLost)
+				tc.wantCommLost()
 				if !tc.a.closed {
 					t.Fatal("association not removed")
 				}
@@ -157,7 +158,7 @@ func TestShutdownCompleteVTagRules(t *testing.T) {
 	tc.writePacket(tc.a.localTag, chunkOf(chunk.TypeShutdownComplete, 1, nil)) // own tag with T: discard
 	tc.wantState(stateShutdownAckSent)
 	tc.writePacket(tc.a.peerTag, chunkOf(chunk.TypeShutdownComplete, 1, nil)) // reflected: accept
-	tc.wantEvent(EventShutdownComplete)
+	tc.wantEvent(api.EventShutdown)
 	if !tc.a.closed {
 		t.Fatal("not closed")
 	}
@@ -171,7 +172,7 @@ func TestShutdownCompleteVTagRules(t *testing.T) {
 // COOKIE-WAIT or COOKIE-ECHOED state."
 func TestShutdownAckInCookieWait(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	tc.writePacket(0x2468, chunkOf(chunk.TypeShutdownAck, 0, nil))
@@ -239,6 +240,6 @@ func TestUserAbort(t *testing.T) {
 	if firstCause(c.value()) != chunk.CauseUserAbort || string(c.value()[4:7]) != "bye" {
 		t.Fatalf("cause %x", c.value())
 	}
-	tc.wantEvent(EventCommLost)
+	tc.wantCommLost()
 	tc.wantIdle()
 }

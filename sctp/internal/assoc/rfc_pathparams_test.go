@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // Per-path settings (pathparams.go) and the "made primary" event.
@@ -66,7 +67,7 @@ func TestPathParamsPerPath(t *testing.T) {
 	if err != nil || pp.PathMaxRetransmits != 5 || pp.PFThreshold != 0 || pp.HeartbeatInterval != 30*time.Second {
 		t.Fatalf("defaults %+v, %v", pp, err)
 	}
-	pp = PathParams{HeartbeatInterval: 5 * time.Second, PathMaxRetransmits: 2, PFThreshold: 1}
+	pp = api.PathParams{HeartbeatInterval: 5 * time.Second, PathMaxRetransmits: 2, PFThreshold: 1}
 	if err := a.SetPathParams(tc.now, peerAddr2.Addr(), pp); err != nil {
 		t.Fatal(err)
 	}
@@ -79,9 +80,9 @@ func TestPathParamsPerPath(t *testing.T) {
 	hbs := tc.pathRun(10*time.Minute, map[netip.AddrPort]bool{peerAddr: true}, func() bool {
 		pi := tc.pathInfo(peerAddr2)
 		switch {
-		case pi.State == PathPotentiallyFailed && pfAt.IsZero():
+		case pi.State == api.PathPotentiallyFailed && pfAt.IsZero():
 			pfAt, pfErrors = tc.now, pi.Errors
-		case pi.State == PathInactive && downAt.IsZero():
+		case pi.State == api.PathInactive && downAt.IsZero():
 			downAt, downErrors = tc.now, pi.Errors
 		}
 		return !downAt.IsZero()
@@ -102,7 +103,7 @@ func TestPathParamsPerPath(t *testing.T) {
 	if hbs[peerAddr2] != downErrors+1 {
 		t.Fatalf("%d HEARTBEATs to %v", hbs[peerAddr2], peerAddr2)
 	}
-	if st := tc.pathInfo(peerAddr).State; st != PathActive {
+	if st := tc.pathInfo(peerAddr).State; st != api.PathActive {
 		t.Fatalf("the other path is %v", st)
 	}
 }
@@ -157,20 +158,20 @@ func TestPathParamsHeartbeatOff(t *testing.T) {
 func TestPathParamsInvalid(t *testing.T) {
 	tc := mhServer(t)
 	a := tc.a
-	good := PathParams{HeartbeatInterval: time.Second, PathMaxRetransmits: 1}
-	for _, pp := range []PathParams{
+	good := api.PathParams{HeartbeatInterval: time.Second, PathMaxRetransmits: 1}
+	for _, pp := range []api.PathParams{
 		{HeartbeatInterval: -1, PathMaxRetransmits: 5},
 		{PathMaxRetransmits: 0},
 		{PathMaxRetransmits: 5, PFThreshold: -1},
 	} {
-		if err := a.SetPathParams(tc.now, netip.Addr{}, pp); !errors.Is(err, ErrInvalidPathParams) {
+		if err := a.SetPathParams(tc.now, netip.Addr{}, pp); !errors.Is(err, api.ErrInvalidPathParams) {
 			t.Errorf("%+v: %v", pp, err)
 		}
 	}
-	if err := a.SetPathParams(tc.now, netip.MustParseAddr("203.0.113.1"), good); !errors.Is(err, ErrUnknownAddress) {
+	if err := a.SetPathParams(tc.now, netip.MustParseAddr("203.0.113.1"), good); !errors.Is(err, api.ErrUnknownAddress) {
 		t.Errorf("unknown address: %v", err)
 	}
-	if _, err := a.PathParams(netip.MustParseAddr("203.0.113.1")); !errors.Is(err, ErrUnknownAddress) {
+	if _, err := a.PathParams(netip.MustParseAddr("203.0.113.1")); !errors.Is(err, api.ErrUnknownAddress) {
 		t.Errorf("unknown address: %v", err)
 	}
 }
@@ -184,9 +185,9 @@ func TestMadePrimaryEvent(t *testing.T) {
 	if err := a.SetPrimary(tc.now, peerAddr2.Addr()); err != nil {
 		t.Fatal(err)
 	}
-	e := tc.wantEvent(EventPathPrimary)
-	if e.Addr != peerAddr2 || e.Path != PathActive {
-		t.Fatalf("made primary %v %v", e.Addr, e.Path)
+	e := tc.wantMadePrimary()
+	if e.Addr != peerAddr2 || e.PathState != api.PathActive {
+		t.Fatalf("made primary %v %v", e.Addr, e.PathState)
 	}
 	if err := a.SetPrimary(tc.now, peerAddr2.Addr()); err != nil {
 		t.Fatal(err)
@@ -196,17 +197,17 @@ func TestMadePrimaryEvent(t *testing.T) {
 	// moves to the first; when it answers again the data comes back.
 	tc.events = nil
 	tc.pathRun(10*time.Minute, map[netip.AddrPort]bool{peerAddr: true}, func() bool {
-		return tc.pathInfo(peerAddr2).State != PathActive
+		return tc.pathInfo(peerAddr2).State != api.PathActive
 	})
 	if pi := tc.pathInfo(peerAddr); !pi.InUse {
 		t.Fatalf("data not moved: %+v", a.Paths(nil))
 	}
 	tc.events = nil
 	tc.pathRun(time.Minute, map[netip.AddrPort]bool{peerAddr: true, peerAddr2: true}, func() bool {
-		return tc.pathInfo(peerAddr2).State == PathActive
+		return tc.pathInfo(peerAddr2).State == api.PathActive
 	})
-	tc.wantEvent(EventPathUp)
-	if e := tc.wantEvent(EventPathPrimary); e.Addr != peerAddr2 || !tc.pathInfo(peerAddr2).InUse {
+	tc.wantPathUp()
+	if e := tc.wantMadePrimary(); e.Addr != peerAddr2 || !tc.pathInfo(peerAddr2).InUse {
 		t.Fatalf("made primary %v, paths %+v", e.Addr, a.Paths(nil))
 	}
 }

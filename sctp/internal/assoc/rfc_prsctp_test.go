@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
-	"github.com/usctp/usctp/sctp/internal/transfer"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // offersPR reports whether an INIT or INIT ACK value carries the
@@ -38,7 +38,7 @@ func paramForwardTSNSupported() []byte { return param(chunk.ParamForwardTSNSuppo
 // Extensions as Linux does; DisablePartialReliability offers neither.
 func TestPRSCTPAdvertised(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, err := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, err := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestPRSCTPForwardTSN(t *testing.T) {
 	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
 	tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
 	tc.wantChunk(chunk.TypeCookieAck)
-	tc.wantEvent(EventCommUp)
+	tc.wantEvent(api.EventUp)
 	if !tc.a.PartialReliability() || !tc.a.data.eng.Config().PartialReliability {
 		t.Fatal("PR-SCTP not negotiated")
 	}
@@ -139,8 +139,8 @@ func TestPRSCTPSenderNeedsPeer(t *testing.T) {
 		tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
 		tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
 		tc.wantChunk(chunk.TypeCookieAck)
-		tc.wantEvent(EventCommUp)
-		if err := tc.a.Send(tc.now, 0, 0, false, []byte("once"), transfer.PR{Policy: transfer.PRRtx, Value: 0}); err != nil {
+		tc.wantEvent(api.EventUp)
+		if err := tc.a.Send(tc.now, &Message{PR: api.PR{Policy: api.PRRtx, Value: 0}, Payload: []byte("once")}); err != nil {
 			t.Fatal(err)
 		}
 		tc.wantChunk(chunk.TypeData)
@@ -159,7 +159,13 @@ func TestPRSCTPSenderNeedsPeer(t *testing.T) {
 		}
 		tc.sent = nil
 		failed := 0
-		tc.a.data.eng.Send.TakeFailed(func(f transfer.Failed) { failed++ })
+		tc.drainEvents()
+		for _, e := range tc.events {
+			if e.Kind == api.EventSendFailed {
+				failed++
+			}
+		}
+		tc.events = nil
 		if peerPR && (data != 0 || fwd != 1 || failed != 1) || !peerPR && (data != 1 || fwd != 0 || failed != 0) {
 			t.Fatalf("peer PR-SCTP %v: %d DATA, %d FORWARD-TSN, %d failed after T3", peerPR, data, fwd, failed)
 		}

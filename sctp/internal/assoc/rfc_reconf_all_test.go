@@ -6,6 +6,7 @@ import (
 
 	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // blockCounter is a scheduler that counts the streams blocked: an
@@ -106,7 +107,7 @@ func TestReconfPeerIncomingResetAllFlood(t *testing.T) {
 			t.Fatalf("round %d: sent %+v while the reset is outstanding", round, data)
 		}
 		tc.writeChunks(reconfChunk(response(ps[0].ReqSeq, chunk.ReconfigSuccessPerformed)))
-		if ev := tc.wantReconfEvent(); ev.Dir != DirOutgoing || len(ev.SIDs) != 0 || ev.Err != nil {
+		if ev := tc.wantReconfEvent(); ev.Direction != api.DirOutgoing || len(ev.Streams) != 0 || ev.Err != nil {
 			t.Fatalf("round %d: event %+v", round, ev)
 		}
 		data, _ = tc.sentData()

@@ -93,7 +93,7 @@ func TestReconfPeerIncomingResetTooLongDenied(t *testing.T) {
 		t.Fatal("our request sent without its timer")
 	}
 	tc.writeChunks(reconfChunk(response(ps[0].ReqSeq, chunk.ReconfigSuccessPerformed)))
-	if ev := tc.wantReconfEvent(); ev.Dir != DirOutgoing || len(ev.SIDs) != most || ev.Err != nil {
+	if ev := tc.wantReconfEvent(); ev.Direction != api.DirOutgoing || len(ev.Streams) != most || ev.Err != nil {
 		t.Fatalf("event %+v", ev)
 	}
 	// Still reconfiguring.
@@ -129,7 +129,7 @@ func TestReconfPeerIncomingResetSmallMTU(t *testing.T) {
 	}
 }
 
-// Our own ResetStreams (Reconfigure): a list that would not fit in one of
+// Our own ResetStreams: a list that would not fit in one of
 // our packets is refused at once with an error saying so, and nothing is
 // queued; before, with a small MTU, 64 streams in both directions (284
 // bytes of RE-CONFIG) were accepted and never sent, and the request
@@ -140,18 +140,18 @@ func TestReconfOurResetTooLongRefused(t *testing.T) {
 	cfg.MTU = 280
 	tc := connectReconfWith(t, cfg, 65535)
 	a := tc.a
-	if _, err := a.Reconfigure(tc.now, true, DirBoth, seqSids(64), 0, 0); err == nil ||
+	if _, err := a.ResetStreams(tc.now, api.DirBoth, seqSids(64)); err == nil ||
 		!strings.Contains(err.Error(), "do not fit") {
-		t.Fatalf("Reconfigure(64 streams both ways, 280-byte MTU) = %v, want an error saying they do not fit", err)
+		t.Fatalf("ResetStreams(64 streams both ways, 280-byte MTU) = %v, want an error saying they do not fit", err)
 	}
-	if _, err := a.Reconfigure(tc.now, true, DirBoth, seqSids(65), 0, 0); err == nil {
+	if _, err := a.ResetStreams(tc.now, api.DirBoth, seqSids(65)); err == nil {
 		t.Fatal("65 streams accepted")
 	}
 	if a.rc.out != nil || len(a.rc.queue) != 0 {
 		t.Fatal("a refused request was queued")
 	}
 	// What fits goes, in one packet within the MTU.
-	if _, err := a.Reconfigure(tc.now, true, DirOutgoing, seqSids(64), 0, 0); err != nil {
+	if _, err := a.ResetStreams(tc.now, api.DirOutgoing, seqSids(64)); err != nil {
 		t.Fatal(err)
 	}
 	size, ps := tc.wantReconfPacket()
@@ -233,7 +233,7 @@ func BenchmarkPeerAddInFlood(b *testing.B) {
 					b.Fatal("no Add Outgoing Streams Request")
 				}
 				for {
-					if _, _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
+					if _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
 						break
 					}
 				}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/stream"
 )
 
@@ -39,7 +40,7 @@ func connectReconfWith(t testing.TB, cfg Config, mis uint16) *testConn {
 	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
 	tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
 	tc.wantChunk(chunk.TypeCookieAck)
-	tc.wantEvent(EventCommUp)
+	tc.wantEvent(api.EventUp)
 	if !tc.a.reconfOn() {
 		t.Fatal("RE-CONFIG not negotiated")
 	}
@@ -135,16 +136,27 @@ func (tc *testConn) wantResponse(seq uint32, r chunk.ReconfigResult) {
 	}
 }
 
-// wantReconfEvent returns the next reconfiguration event that is not a
-// user operation's completion.
-func (tc *testConn) wantReconfEvent() *ReconfEvent {
+// wantReconfEvent returns the next reconfiguration event (EventStreamReset,
+// EventStreamsAdded or EventAssocReset), past the answers to user
+// requests.
+func (tc *testConn) wantReconfEvent() Event {
 	tc.t.Helper()
-	for {
-		e := tc.wantEvent(EventReconf)
-		if !e.Reconf.Quiet {
-			return e.Reconf
-		}
+	tc.drainEvents()
+	for len(tc.events) > 0 && tc.events[0].Quiet && tc.events[0].Op != 0 {
+		tc.events = tc.events[1:]
 	}
+	if len(tc.events) == 0 {
+		tc.t.Fatal("want a reconfiguration event, got none")
+	}
+	e := tc.events[0]
+	tc.events = tc.events[1:]
+	switch {
+	case e.Quiet:
+	case e.Kind == api.EventStreamReset, e.Kind == api.EventStreamsAdded, e.Kind == api.EventAssocReset:
+		return e
+	}
+	tc.t.Fatalf("want a reconfiguration event, got %v", eventString(&e))
+	return e
 }
 
 // readMsg reads one message from the association.
@@ -167,7 +179,7 @@ func (tc *testConn) readMsg() (string, uint16) {
 // is an unknown chunk.
 func TestReconfNegotiation(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	_, c := tc.wantChunk(chunk.TypeInit)
 	if in := initValue(t, c); in.ext&extReconfig == 0 {
 		t.Fatal("INIT does not offer RE-CONFIG")
@@ -176,7 +188,7 @@ func TestReconfNegotiation(t *testing.T) {
 	cfg := testConfig()
 	cfg.DisableStreamReconfig = true
 	tc = newTestEndpoint(t, cfg)
-	tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	_, c = tc.wantChunk(chunk.TypeInit)
 	if in := initValue(t, c); in.ext&extReconfig != 0 {
 		t.Fatal("INIT offers RE-CONFIG with DisableStreamReconfig")
@@ -185,7 +197,7 @@ func TestReconfNegotiation(t *testing.T) {
 	// A peer that did not offer it.
 	tc = newTestEndpoint(t, testConfig())
 	tc.connectServer()
-	if _, err := tc.a.Reconfigure(tc.now, true, DirOutgoing, nil, 0, 0); !errors.Is(err, ErrReconfigUnsupported) {
+	if _, err := tc.a.ResetStreams(tc.now, api.DirOutgoing, nil); !errors.Is(err, api.ErrReconfigUnsupported) {
 		t.Fatalf("reset without negotiation: %v", err)
 	}
 	tc.writeChunks(reconfChunk(outReset(tc.peerTSN, 0, tc.peerTSN-1)))
@@ -217,7 +229,7 @@ func TestReconfPeerOutgoingReset(t *testing.T) {
 		t.Fatalf("response %+v", ps)
 	}
 	ev := tc.wantReconfEvent()
-	if ev.Dir != DirIncoming || !slices.Equal(ev.SIDs, []uint16{1}) || ev.Err != nil {
+	if ev.Direction != api.DirIncoming || !slices.Equal(ev.Streams, []uint16{1}) || ev.Err != nil {
 		t.Fatalf("event %+v", ev)
 	}
 	// Stream 1 expects SSN 0 again, stream 2 SSN 1.
@@ -263,7 +275,7 @@ func TestReconfDeferredReset(t *testing.T) {
 	// The missing TSN completes the reset.
 	tc.writeChunks(dataChunk(3, tsn+1, 1, 1, 0, []byte("old1")))
 	tc.wantResponse(seq, chunk.ReconfigSuccessPerformed)
-	if ev := tc.wantReconfEvent(); ev.Dir != DirIncoming {
+	if ev := tc.wantReconfEvent(); ev.Direction != api.DirIncoming {
 		t.Fatalf("event %+v", ev)
 	}
 	for _, want := range []string{"old1", "new0"} {
@@ -309,7 +321,7 @@ func TestReconfRetransmittedPairAnsweredAsBefore(t *testing.T) {
 	}
 	tc.writeChunks(pair)
 	check("first")
-	if ev := tc.wantReconfEvent(); ev.Dir != DirIncoming || !slices.Equal(ev.SIDs, []uint16{1}) {
+	if ev := tc.wantReconfEvent(); ev.Direction != api.DirIncoming || !slices.Equal(ev.Streams, []uint16{1}) {
 		t.Fatalf("event %+v", ev)
 	}
 	tc.writeChunks(pair)
@@ -352,7 +364,7 @@ func TestReconfOurOutgoingReset(t *testing.T) {
 	}
 	tc.wantChunk(chunk.TypeData)
 	first := uint32(a.localTSN)
-	op, err := a.Reconfigure(tc.now, true, DirOutgoing, []uint16{2}, 0, 0)
+	op, err := a.ResetStreams(tc.now, api.DirOutgoing, []uint16{2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,11 +398,11 @@ func TestReconfOurOutgoingReset(t *testing.T) {
 	tc.wantReconf()
 	tc.writeChunks(reconfChunk(response(uint32(a.localTSN), chunk.ReconfigSuccessPerformed)))
 	ev := tc.wantReconfEvent()
-	if ev.Dir != DirOutgoing || !slices.Equal(ev.SIDs, []uint16{2}) || ev.Err != nil {
+	if ev.Direction != api.DirOutgoing || !slices.Equal(ev.Streams, []uint16{2}) || ev.Err != nil {
 		t.Fatalf("event %+v", ev)
 	}
-	if e := tc.wantEvent(EventReconf); e.Reconf.Op != op || e.Reconf.Err != nil {
-		t.Fatalf("completion %+v", e.Reconf)
+	if e := tc.wantAnswer(op); e.Err != nil {
+		t.Fatalf("completion %+v", e)
 	}
 	// The waiting message leaves with SSN 0.
 	_, c := tc.wantChunk(chunk.TypeData)
@@ -414,14 +426,14 @@ func TestReconfOurResetDenied(t *testing.T) {
 	a.send(tc.now, 0, 0, false, []byte("ssn0"))
 	tc.wantChunk(chunk.TypeData)
 	tc.writeChunks(sackChunk(uint32(a.localTSN), 65536))
-	a.Reconfigure(tc.now, true, DirOutgoing, nil, 0, 0)
+	a.ResetStreams(tc.now, api.DirOutgoing, nil)
 	ps := tc.wantReconf()
 	if len(ps) != 1 || ps[0].Streams.Len() != 0 {
 		t.Fatalf("request %+v, want all streams", ps)
 	}
 	tc.writeChunks(reconfChunk(response(ps[0].ReqSeq, chunk.ReconfigDenied)))
 	ev := tc.wantReconfEvent()
-	if !errors.Is(ev.Err, ErrReconfigDenied) {
+	if !errors.Is(ev.Err, api.ErrReconfigDenied) {
 		t.Fatalf("event %+v", ev)
 	}
 	a.send(tc.now, 0, 0, false, []byte("ssn1"))
@@ -447,7 +459,7 @@ func TestReconfPeerIncomingReset(t *testing.T) {
 	tc.writeChunks(reconfChunk(inReset(tc.peerTSN+1, 4)))
 	tc.wantResponse(tc.peerTSN+1, chunk.ReconfigInProgress)
 	tc.writeChunks(reconfChunk(response(uint32(a.localTSN), chunk.ReconfigSuccessPerformed)))
-	if ev := tc.wantReconfEvent(); ev.Dir != DirOutgoing || !slices.Equal(ev.SIDs, []uint16{3}) {
+	if ev := tc.wantReconfEvent(); ev.Direction != api.DirOutgoing || !slices.Equal(ev.Streams, []uint16{3}) {
 		t.Fatalf("event %+v", ev)
 	}
 }
@@ -458,7 +470,7 @@ func TestReconfPeerIncomingReset(t *testing.T) {
 func TestReconfOurIncomingReset(t *testing.T) {
 	tc := connectReconf(t)
 	a := tc.a
-	op, _ := a.Reconfigure(tc.now, true, DirBoth, []uint16{5}, 0, 0)
+	op, _ := a.ResetStreams(tc.now, api.DirBoth, []uint16{5})
 	ps := tc.wantReconf()
 	if len(ps) != 2 || ps[0].Type != chunk.ParamOutgoingSSNReset || ps[1].Type != chunk.ParamIncomingSSNReset ||
 		ps[1].ReqSeq != ps[0].ReqSeq+1 {
@@ -467,16 +479,16 @@ func TestReconfOurIncomingReset(t *testing.T) {
 	tc.writeChunks(reconfChunk(response(ps[0].ReqSeq, chunk.ReconfigSuccessPerformed),
 		outReset(tc.peerTSN, ps[1].ReqSeq, tc.peerTSN-1, 5)))
 	tc.wantResponse(tc.peerTSN, chunk.ReconfigSuccessPerformed)
-	var dirs Direction
+	var dirs api.StreamDirection
 	var done bool
 	for _, e := range tc.events {
-		if e.Kind != EventReconf {
-			continue
+		if e.Quiet {
+			done = done || e.Op == op && e.Err == nil
+		} else if e.Kind == api.EventStreamReset {
+			dirs |= e.Direction
 		}
-		dirs |= e.Reconf.Dir
-		done = done || e.Reconf.Op == op && e.Reconf.Err == nil
 	}
-	if dirs != DirBoth || !done {
+	if dirs != api.DirBoth || !done {
 		t.Fatalf("events %+v", tc.events)
 	}
 	if a.rc.out != nil || a.timers.running(timerReconf) {
@@ -494,7 +506,7 @@ func TestReconfAddStreams(t *testing.T) {
 	in0, out0 := a.inStreams, a.outStreams
 	tc.writeChunks(reconfChunk(addStreams(chunk.ParamAddOutgoingStreams, tc.peerTSN, 5)))
 	tc.wantResponse(tc.peerTSN, chunk.ReconfigSuccessPerformed)
-	if ev := tc.wantReconfEvent(); !ev.Added || ev.Dir != DirIncoming || ev.Count != 5 || a.inStreams != in0+5 {
+	if ev := tc.wantReconfEvent(); ev.Kind != api.EventStreamsAdded || ev.Direction != api.DirIncoming || ev.Added != 5 || a.inStreams != in0+5 {
 		t.Fatalf("event %+v, in %d", ev, a.inStreams)
 	}
 	tc.writeChunks(dataChunk(3, tc.peerTSN, in0+4, 0, 0, []byte("new stream")))
@@ -513,7 +525,7 @@ func TestReconfAddStreams(t *testing.T) {
 		t.Fatal("new stream took data before the peer performed the addition")
 	}
 	tc.writeChunks(reconfChunk(response(ps[0].ReqSeq, chunk.ReconfigSuccessPerformed)))
-	if ev := tc.wantReconfEvent(); !ev.Added || ev.Dir != DirOutgoing || a.outStreams != out0+3 {
+	if ev := tc.wantReconfEvent(); ev.Kind != api.EventStreamsAdded || ev.Direction != api.DirOutgoing || a.outStreams != out0+3 {
 		t.Fatalf("event %+v, out %d", ev, a.outStreams)
 	}
 	if err := a.send(tc.now, out0+2, 0, false, []byte("x")); err != nil {
@@ -532,7 +544,7 @@ func TestReconfOurAddStreams(t *testing.T) {
 	tc := connectReconf(t)
 	a := tc.a
 	in0, out0 := a.inStreams, a.outStreams
-	op, err := a.Reconfigure(tc.now, false, 0, nil, 2, 4)
+	op, err := a.AddStreams(tc.now, 2, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -549,7 +561,7 @@ func TestReconfOurAddStreams(t *testing.T) {
 	}
 	done := false
 	for _, e := range tc.events {
-		done = done || e.Kind == EventReconf && e.Reconf.Op == op && e.Reconf.Err == nil
+		done = done || e.Quiet && e.Op == op && e.Err == nil
 	}
 	if !done || a.rc.out != nil {
 		t.Fatalf("operation not complete: %+v", tc.events)
@@ -561,7 +573,7 @@ func TestReconfOurAddStreams(t *testing.T) {
 func TestReconfTimerGivesUp(t *testing.T) {
 	tc := connectReconf(t)
 	tc.ignoreHB = true
-	tc.a.Reconfigure(tc.now, true, DirOutgoing, nil, 0, 0)
+	tc.a.ResetStreams(tc.now, api.DirOutgoing, nil)
 	for i := 0; i < 20 && !tc.a.closed; i++ {
 		tc.readPackets()
 		tc.sent = nil
@@ -639,7 +651,7 @@ func TestReconfIData(t *testing.T) {
 		t.Fatalf("MIDs %v", got)
 	}
 	tc.writeChunks(sackChunk(uint32(a.localTSN)+3, 65536))
-	a.Reconfigure(tc.now, true, DirOutgoing, []uint16{2}, 0, 0)
+	a.ResetStreams(tc.now, api.DirOutgoing, []uint16{2})
 	ps := tc.wantReconf()
 	tc.writeChunks(reconfChunk(response(ps[0].ReqSeq, chunk.ReconfigSuccessPerformed)))
 	for _, uo := range []bool{true, false} {
@@ -670,7 +682,7 @@ func TestReconfIData(t *testing.T) {
 // list needs it. tshark flagged the other form against Linux.
 func TestReconfChunkLength(t *testing.T) {
 	tc := connectReconf(t)
-	tc.a.Reconfigure(tc.now, true, DirBoth, []uint16{1}, 0, 0)
+	tc.a.ResetStreams(tc.now, api.DirBoth, []uint16{1})
 	tc.readPackets()
 	for _, p := range tc.sent {
 		for i := range p.p.chunks {
@@ -696,10 +708,11 @@ func BenchmarkStreamReset(b *testing.B) {
 	var resp []byte
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := a.Reconfigure(tc.now, true, DirOutgoing, sids, 0, 0); err != nil {
+		if _, err := a.ResetStreams(tc.now, api.DirOutgoing, sids); err != nil {
 			b.Fatal(err)
 		}
-		_, pkt, ok := tc.ep.Poll(tc.now, buf[:0])
+		po, ok := tc.ep.Poll(tc.now, buf[:0])
+		pkt := po.Data
 		if !ok {
 			b.Fatal("no request")
 		}
@@ -708,7 +721,7 @@ func BenchmarkStreamReset(b *testing.B) {
 		tc.writeChunks(resp)
 		tc.events = tc.events[:0]
 		for {
-			if _, _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
+			if _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
 				break
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // RFC 9260 section 9.2: "Once all its outstanding data has been
@@ -39,7 +40,7 @@ func TestShutdownGraceful(t *testing.T) {
 	if p.p.vtag != tc.peerTag || sc.tBit() {
 		t.Fatalf("SHUTDOWN COMPLETE tag %08x T=%v", p.p.vtag, sc.tBit())
 	}
-	tc.wantEvent(EventShutdownComplete)
+	tc.wantEvent(api.EventShutdown)
 	if !tc.a.closed || len(tc.ep.assocs) != 0 {
 		t.Fatal("association not removed")
 	}
@@ -60,7 +61,7 @@ func TestShutdownReceived(t *testing.T) {
 	tc.advanceToTimer()
 	tc.wantChunk(chunk.TypeShutdownAck)
 	tc.writeChunks(chunkOf(chunk.TypeShutdownComplete, 0, nil))
-	tc.wantEvent(EventShutdownComplete)
+	tc.wantEvent(api.EventShutdown)
 	tc.wantIdle()
 }
 
@@ -129,7 +130,7 @@ func TestShutdownSimultaneous(t *testing.T) {
 	tc.wantState(stateShutdownAckSent)
 	tc.writeChunks(chunkOf(chunk.TypeShutdownAck, 0, nil))
 	tc.wantChunk(chunk.TypeShutdownComplete)
-	tc.wantEvent(EventShutdownComplete)
+	tc.wantEvent(api.EventShutdown)
 }
 
 // RFC 9260 section 9.2: "If the timer expires, the endpoint MUST resend the
@@ -149,7 +150,7 @@ func TestT2ShutdownRetransmit(t *testing.T) {
 	tc.advanceToTimer()
 	tc.wantChunk(chunk.TypeShutdown)
 	tc.advanceToTimer()
-	tc.wantEvent(EventCommLost)
+	tc.wantCommLost()
 	tc.wantIdle()
 }
 
@@ -176,7 +177,7 @@ func TestT5ShutdownGuard(t *testing.T) {
 	if last.p.chunks[0].typ != chunk.TypeAbort {
 		t.Fatalf("last packet %v, want ABORT", chunkTypes(&last.p))
 	}
-	tc.wantEvent(EventCommLost)
+	tc.wantCommLost()
 }
 
 // RFC 9260 section 9.2: "If an endpoint is in the SHUTDOWN-ACK-SENT state
@@ -196,7 +197,7 @@ func TestInitInShutdownAckSent(t *testing.T) {
 // or COOKIE ECHOED state, the SHUTDOWN chunk SHOULD be silently discarded."
 func TestShutdownInCookieEchoed(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
-	a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 	tc.a = a
 	tc.wantChunk(chunk.TypeInit)
 	tc.writeChunks(initChunk(chunk.TypeInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(chunk.ParamStateCookie, []byte("c"))))

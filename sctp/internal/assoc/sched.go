@@ -27,7 +27,7 @@ func (a *Assoc) usable() error {
 	case a.closed:
 		return ErrClosed
 	case a.data.eng == nil:
-		return ErrNotReady
+		return errNotReady
 	}
 	return nil
 }

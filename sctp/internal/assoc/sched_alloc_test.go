@@ -4,9 +4,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/usctp/usctp/sctp/internal/transfer"
-
 	"github.com/usctp/usctp/internal/testsupport"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // TestCorePairNoAllocsEveryScheduler: in steady state a message through
@@ -35,7 +34,7 @@ func TestCorePairNoAllocsEveryScheduler(t *testing.T) {
 				if err == nil {
 					break
 				}
-				if !errors.Is(err, transfer.ErrWouldBlock) {
+				if !errors.Is(err, api.ErrWouldBlock) {
 					t.Fatal(err)
 				}
 				p.pump()

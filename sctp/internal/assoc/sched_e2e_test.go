@@ -11,7 +11,6 @@ import (
 	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
-	"github.com/usctp/usctp/sctp/internal/transfer"
 	"github.com/usctp/usctp/stream"
 
 	"github.com/usctp/usctp/internal/testsupport"
@@ -91,7 +90,7 @@ func (r *shareRun) feed() {
 				msg = append(msg, byte(sid+len(msg)))
 			}
 			err := a.send(r.p.now, uint16(sid), 0, false, msg)
-			if errors.Is(err, transfer.ErrWouldBlock) {
+			if errors.Is(err, api.ErrWouldBlock) {
 				return
 			}
 			if err != nil {
@@ -337,7 +336,7 @@ func TestSchedBlockedStreamEndToEnd(t *testing.T) {
 	if r.got[1] != r.queued[1] {
 		t.Errorf("stream 1: %d of %d messages after the reopen", r.got[1], r.queued[1])
 	}
-	if err := a.setStreamState(16, stream.Closed); !errors.Is(err, transfer.ErrStreamID) {
+	if err := a.setStreamState(16, stream.Closed); !errors.Is(err, api.ErrStreamID) {
 		t.Errorf("stream 16 of 16: %v", err)
 	}
 }
@@ -367,7 +366,8 @@ func TestSchedFragmentsContiguousEndToEnd(t *testing.T) {
 			r.at = func(since time.Duration) {
 				// Tap side 0's packets before the pair sends them.
 				for {
-					_, b, ok := p.eps[0].Poll(p.now, p.buf[:0])
+					po, ok := p.eps[0].Poll(p.now, p.buf[:0])
+					b := po.Data
 					if !ok {
 						break
 					}
@@ -438,17 +438,17 @@ var allSchedKinds = []sched.Kind{sched.FCFS, sched.Priority, sched.RoundRobin, s
 // transfer: before the engine exists, with bad input, and after close.
 func TestSchedCoreCalls(t *testing.T) {
 	p := newConfigPair(t, schedLink, func(c *Config) { c.Scheduler = sched.Kind(99) })
-	a, err := p.eps[0].Connect(p.now, p.addrs[1], 5000, 5001)
+	a, err := p.eps[0].connect(p.now, p.addrs[1], 5000, 5001)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if k := a.Scheduler(); k != sched.FCFS {
 		t.Errorf("an invalid default kind gives %v, want fcfs", k)
 	}
-	if err := a.SetScheduler(sched.WFQ); !errors.Is(err, ErrNotReady) {
+	if err := a.SetScheduler(sched.WFQ); !errors.Is(err, errNotReady) {
 		t.Errorf("setScheduler in COOKIE-WAIT: %v", err)
 	}
-	if _, err := a.StreamValue(0); !errors.Is(err, ErrNotReady) {
+	if _, err := a.StreamValue(0); !errors.Is(err, errNotReady) {
 		t.Errorf("streamValue in COOKIE-WAIT: %v", err)
 	}
 	p.as[0] = a
@@ -457,7 +457,7 @@ func TestSchedCoreCalls(t *testing.T) {
 			t.Fatal("handshake stalled")
 		}
 		for _, e := range p.events[1] {
-			if e.Kind == EventCommUp {
+			if e.Kind == api.EventUp {
 				p.as[1] = e.Assoc
 			}
 		}
@@ -468,7 +468,7 @@ func TestSchedCoreCalls(t *testing.T) {
 	if err := a.SetScheduler(sched.WFQ); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.SetStreamValue(16, 2); !errors.Is(err, transfer.ErrStreamID) {
+	if err := a.SetStreamValue(16, 2); !errors.Is(err, api.ErrStreamID) {
 		t.Errorf("stream 16 of 16: %v", err)
 	}
 	if err := a.SetStreamValue(3, 0); !errors.Is(err, sched.ErrValue) {

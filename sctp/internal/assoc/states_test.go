@@ -20,7 +20,7 @@ func driveTo(t testing.TB, s state) *testConn {
 	switch s {
 	case stateClosed:
 	case stateCookieWait, stateCookieEchoed:
-		a, _ := tc.ep.Connect(tc.now, tc.peer, tc.lport, tc.pport)
+		a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
 		tc.a = a
 		tc.wantChunk(chunk.TypeInit)
 		if s == stateCookieEchoed {

@@ -61,17 +61,18 @@ func TestAssocFootprint(t *testing.T) {
 		from := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 2, byte(i >> 8), byte(i)}), 9899)
 		b := appendHeader(nil, 7000, tc.lport, 0)
 		b = append(b, initChunk(chunk.TypeInit, uint32(i)+1, 65536, 10, 10, 1)...)
-		tc.ep.Receive(tc.now, from, finishPacket(b, 0))
-		_, pkt, _ := tc.ep.Poll(tc.now, buf[:0])
+		tc.ep.receive(tc.now, from, finishPacket(b, 0))
+		po, _ := tc.ep.Poll(tc.now, buf[:0])
+		pkt := po.Data
 		var sp inPacket
 		parsePacket(pkt, &sp)
 		var in initInfo
 		parseInit(&sp.chunks[0], &in)
 		e := appendHeader(nil, 7000, tc.lport, in.tag)
 		e = append(e, chunkOf(chunk.TypeCookieEcho, 0, in.cookie)...)
-		tc.ep.Receive(tc.now, from, finishPacket(e, 0))
+		tc.ep.receive(tc.now, from, finishPacket(e, 0))
 		for {
-			if _, _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
+			if _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
 				break
 			}
 		}

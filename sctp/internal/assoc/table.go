@@ -46,7 +46,7 @@ type handler func(a *Assoc, now time.Time, p *inPacket, c *rxChunk) disp
 //	PAD                RFC 4820: discarded, the rest of the packet is processed
 //	ECNE, CWR          appendix A where SACK is accepted, if ECN was negotiated; else 3.2
 //	AUTH               RFC 4895 6.3, checked in dispatch before the table once negotiated; else 3.2
-//	ASCONF, ASCONF-ACK RFC 5061 when negotiated (Config.DynamicAddrs); else 3.2
+//	ASCONF, ASCONF-ACK RFC 5061 when negotiated (Config.Extensions.DynamicAddrs); else 3.2
 //	anything else      3.2 action bits (NR-SACK is not negotiated by this stack)
 //
 // CLOSED has no TCB: its packets go to the endpoint's out-of-the-blue rules
@@ -113,7 +113,7 @@ func init() {
 		row(ct, (*Assoc).unknownChunk3_2, nil)
 	}
 	row(chunk.TypeASCONFAck, (*Assoc).asconfAck5061, nil)
-	// ASCONF (RFC 5061), with Config.DynamicAddrs; an unknown chunk else.
+	// ASCONF (RFC 5061), with Config.Extensions.DynamicAddrs; an unknown chunk else.
 	row(chunk.TypeASCONF, (*Assoc).asconf5061, nil)
 	// ECNE and CWR (RFC 9260 appendix A, ecn.go) where SACK and DATA are
 	// accepted; each handler falls back to the section 3.2 rules when

@@ -3,6 +3,8 @@ package assoc
 import (
 	"net/netip"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // expire runs every timer of the association that expired at now.
@@ -25,7 +27,7 @@ func (a *Assoc) expire(now time.Time) {
 			// Section 9.2: "At the expiration of this timer, the sender
 			// SHOULD abort the association by sending an ABORT chunk."
 			a.sendAbort(nil)
-			a.fail(ReasonShutdownGuard, 0)
+			a.fail(reasonShutdownGuard, 0)
 		case timerHeartbeat:
 			a.heartbeatTimer(now)
 		case timerReconf:
@@ -65,7 +67,7 @@ func (a *Assoc) expire(now time.Time) {
 func (a *Assoc) t1Expired(now time.Time, cookie bool) {
 	a.initRetx++
 	if a.initRetx > a.ep.cfg.MaxInitRetransmits {
-		a.fail(ReasonInitTimeout, 0)
+		a.fail(reasonInitTimeout, 0)
 		return
 	}
 	a.stats.HandshakeRetx++
@@ -85,7 +87,7 @@ func (a *Assoc) t2Expired(now time.Time) {
 		// "If this threshold is exceeded, the endpoint SHOULD destroy the
 		// TCB and SHOULD report the peer endpoint unreachable to the upper
 		// layer".
-		a.fail(ReasonPeerUnreachable, 0)
+		a.fail(reasonPeerUnreachable, 0)
 		return
 	}
 	a.stats.ShutdownRetx++
@@ -122,7 +124,7 @@ func (a *Assoc) t2Expired(now time.Time) {
 		// threshold the resend goes to another path, as section 6.4.1 has
 		// retransmissions do.
 		a.ctlTo = netip.AddrPort{}
-		if i := a.enginePrimary(); a.paths[i].state == PathActive {
+		if i := a.enginePrimary(); a.paths[i].state == api.PathActive {
 			a.pathError(now, i)
 		}
 	}

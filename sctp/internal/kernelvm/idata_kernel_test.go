@@ -155,7 +155,7 @@ func TestKernelIDataFSN(t *testing.T) {
 	if !seen[1] && !seen[2] {
 		t.Fatal("the kernel delivered neither numbering")
 	}
-	// What the sender must do follows from it: transfer.Config.InterleaveFSN and
+	// What the sender must do follows from it: transfer.Config.Extensions.InterleaveFSN and
 	// IDataFramer.Follow switch to Linux's numbering for such a peer.
 	if re.Convention() == interleave.FSNLinux && seen[1] {
 		t.Log("note: this kernel sends Linux's numbering but also accepts RFC 8260's")

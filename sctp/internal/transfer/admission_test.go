@@ -10,7 +10,7 @@ import (
 	"github.com/usctp/usctp/sctp/internal/api"
 )
 
-// TestStreamLimitFixed: with Config.StreamUnsentLimit, each stream's own unsent
+// TestStreamLimitFixed: with Config.Buffers.StreamUnsentLimit, each stream's own unsent
 // bytes are bounded apart from the others'; the refused stream is listed
 // once by TakeStreamRoom when its data is cut and the message fits.
 func TestStreamLimitFixed(t *testing.T) {
@@ -48,7 +48,7 @@ func TestStreamLimitFixed(t *testing.T) {
 	}
 }
 
-// TestStreamLimitShared: without Config.StreamUnsentLimit the streams with data
+// TestStreamLimitShared: without Config.Buffers.StreamUnsentLimit the streams with data
 // share the buffer the flight leaves. A writer of a stream without data
 // that the full send buffer refuses shrinks the others' shares and is
 // listed once the buffer has room for its message.

@@ -3,7 +3,7 @@ package transfer
 import "time"
 
 // Buffer autotuning, in the spirit of Linux TCP's (tcp_rcv_space_adjust
-// and tcp_sndbuf_expand): with Config.RecvBufferMax and SendBufferMax set
+// and tcp_sndbuf_expand): with Config.Buffers.RecvBufferMax and SendBufferMax set
 // above RecvBuffer and SendBuffer, an association's buffers grow by
 // themselves to what its path needs, the bandwidth-delay product, and no
 // further, so that one long fat path does not need hand-set buffers and

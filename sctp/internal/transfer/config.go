@@ -100,19 +100,21 @@ type Config struct {
 // Errors returned by the engine. They work with errors.Is.
 var (
 	// ErrWouldBlock: the send buffer is full (Queue) or no message is
-	// ready (Read). Retry after the engine made progress.
-	ErrWouldBlock = errors.New("transfer: would block")
+	// ready (Read). Retry after the engine made progress. It is the
+	// public api.ErrWouldBlock.
+	ErrWouldBlock = api.ErrWouldBlock
 	// ErrStreamFull: the stream's own unsent bytes are at its limit
-	// (Config.StreamUnsentLimit, Sender.TakeStreamRoom). It matches
+	// (Config.Buffers.StreamUnsentLimit, Sender.TakeStreamRoom). It matches
 	// ErrWouldBlock with errors.Is.
 	ErrStreamFull = fmt.Errorf("%w: stream queue full", ErrWouldBlock)
-	// ErrStreamID: a stream id outside the negotiated range.
-	ErrStreamID = errors.New("transfer: invalid stream identifier")
+	// ErrStreamID: a stream id outside the negotiated range (the public
+	// api.ErrStreamID).
+	ErrStreamID = api.ErrStreamID
 	// ErrEmptyMessage: a user message with no data (SCTP cannot carry
 	// one), or a DATA chunk with no user data from the peer (RFC 9260
 	// section 6.2: the association answers with ABORT, cause "No User
-	// Data").
-	ErrEmptyMessage = errors.New("transfer: message has no user data")
+	// Data"). It is the public api.ErrEmptyMessage.
+	ErrEmptyMessage = api.ErrEmptyMessage
 	// ErrProtocolViolation: the peer sent something RFC 9260 forbids,
 	// such as a SACK acknowledging a TSN we never sent. The association
 	// answers with ABORT, cause "Protocol Violation".

@@ -24,7 +24,7 @@
 //	})
 //
 // Sending. Sender.Queue copies a user message into the send buffer, or
-// returns ErrWouldBlock when it is full or Config.UnsentLimit bytes wait to
+// returns ErrWouldBlock when it is full or Config.Buffers.UnsentLimit bytes wait to
 // be sent (the public API blocks and retries
 // after the engine made progress), ErrStreamID or ErrEmptyMessage. Nothing
 // is cut yet: fragmentation, TSN and SSN assignment happen when a chunk is

@@ -272,7 +272,7 @@ func chunkOf(t testing.TB, build func([]byte) []byte) chunk.Chunk {
 // The sender numbers fragments the RFC 8260 way (second fragment FSN 1)
 // until the peer shows Linux's numbering (second fragment FSN 0, all a
 // Linux receiver reassembles, as the kernel probe in kernelvm found); then
-// it numbers the same way. Config.InterleaveFSN fixes either numbering.
+// it numbers the same way. Config.Extensions.InterleaveFSN fixes either numbering.
 func TestIDataSenderFollowsLinuxFSN(t *testing.T) {
 	sendFSNs := func(e *Engine) []uint32 {
 		if err := e.Send.Queue(0, 1, false, make([]byte, 3000)); err != nil {

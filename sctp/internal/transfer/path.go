@@ -25,7 +25,7 @@ type Path struct {
 
 	pmtu Prober     // DPLPMTUD (plpmtud.go), driven by the association
 	rack rack       // loss detection by time (RecoveryRACK)
-	cc   controller // congestion control (Config.CongestionControl)
+	cc   controller // congestion control (Config.Paths.CongestionControl)
 	ecn  ecnState   // last reduction for an ECN-Echo (ecn.go)
 	hs   hystart    // slow start exit (hystart.go)
 

@@ -1,6 +1,10 @@
 package transfer
 
-import "time"
+import (
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/api"
+)
 
 // Datagram Packetization Layer Path MTU Discovery (RFC 8899, section 6.2
 // for SCTP), per path. The prober is a pure state machine: the
@@ -23,26 +27,16 @@ import "time"
 // lost probes.
 
 // PMTUState is the DPLPMTUD state of a path (RFC 8899 section 5.2).
-type PMTUState uint8
+type PMTUState = api.PMTUState
 
 // DPLPMTUD states.
 const (
-	PMTUDisabled       PMTUState = iota // no discovery: the path uses Config.MTU
-	PMTUBase                            // confirming that the path carries BASE_PLPMTU
-	PMTUSearch                          // probing for a larger PLPMTU
-	PMTUSearchComplete                  // the search ended; raised again after PMTU_RAISE_TIMER
-	PMTUError                           // even BASE_PLPMTU probes were lost
+	PMTUDisabled       = api.PMTUDisabled       // no discovery: the path uses Config.MTU
+	PMTUBase           = api.PMTUBase           // confirming that the path carries BASE_PLPMTU
+	PMTUSearch         = api.PMTUSearch         // probing for a larger PLPMTU
+	PMTUSearchComplete = api.PMTUSearchComplete // the search ended; raised again after PMTU_RAISE_TIMER
+	PMTUError          = api.PMTUError          // even BASE_PLPMTU probes were lost
 )
-
-var pmtuStateNames = [...]string{"disabled", "base", "search", "search-complete", "error"}
-
-// String returns the RFC 8899 name of the state.
-func (s PMTUState) String() string {
-	if int(s) < len(pmtuStateNames) {
-		return pmtuStateNames[s]
-	}
-	return "PMTUState(?)"
-}
 
 // DPLPMTUD constants (RFC 8899 section 5.1.2 and 5.1.1).
 const (

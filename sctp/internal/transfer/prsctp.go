@@ -4,39 +4,27 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/stream"
 )
 
 // PRPolicy is a partial reliability policy of a message: when the sender
 // may give up on it (RFC 3758 section 4.1, RFC 7496 section 3). The
 // numbering is Linux's SCTP_PR_SCTP_* (RFC 7496 section 4).
-type PRPolicy uint8
+type PRPolicy = api.PRPolicy
 
 // The partial reliability policies.
 const (
-	PRNone PRPolicy = iota // fully reliable
-	PRTTL                  // timed reliability: Value is the lifetime in milliseconds
-	PRRtx                  // limited retransmissions: Value is the most retransmissions per chunk
-	PRPrio                 // priority: Value is the priority, lower is more important
-	numPolicies
+	PRNone      = api.PRNone // fully reliable
+	PRTTL       = api.PRTTL  // timed reliability: Value is the lifetime in milliseconds
+	PRRtx       = api.PRRtx  // limited retransmissions: Value is the most retransmissions per chunk
+	PRPrio      = api.PRPrio // priority: Value is the priority, lower is more important
+	numPolicies = PRPrio + 1
 )
-
-var policyNames = [...]string{"none", "ttl", "rtx", "prio"}
-
-// String returns the policy's short name: none, ttl, rtx or prio.
-func (p PRPolicy) String() string {
-	if int(p) < len(policyNames) {
-		return policyNames[p]
-	}
-	return "policy(?)"
-}
 
 // PR is the partial reliability of one message: a policy and its value.
 // The zero PR is fully reliable.
-type PR struct {
-	Policy PRPolicy
-	Value  uint32
-}
+type PR = api.PR
 
 // Failed is a message the sender gave up on while the association lives
 // (abandoned under its PR policy), as TakeFailed reports it.

@@ -118,7 +118,7 @@ func (r *Receiver) HandleIForwardTSN(now time.Time, c chunk.Chunk) error {
 	return nil
 }
 
-// followFSN sets the I-DATA sender's FSN numbering from Config.InterleaveFSN:
+// followFSN sets the I-DATA sender's FSN numbering from Config.Extensions.InterleaveFSN:
 // Linux's with FSNLinux, RFC 8260's with FSNRFC, and with FSNAuto RFC
 // 8260's until the receiver sees the peer number its fragments Linux's
 // way (then Linux's, which is all a Linux receiver reassembles).

@@ -217,7 +217,7 @@ type Sender struct {
 	xmitSeq uint32 // transmission number of the last chunk sent (serial)
 
 	// budget is the endpoint's send budget this sender shares
-	// (Config.SendBudget; nil: none).
+	// (Config.Limits.SendBudget; nil: none).
 	budget *SendBudget
 
 	timing   bool // an RTT measurement is running
@@ -314,7 +314,7 @@ func (s *Sender) learnWindow(arwnd uint32) {
 // returns ErrStreamID for a stream outside the negotiated range,
 // ErrEmptyMessage for an empty payload and ErrWouldBlock when the send
 // buffer has no room (a message larger than the whole buffer is accepted
-// when the buffer is empty) or Config.UnsentLimit bytes would wait to be
+// when the buffer is empty) or Config.Buffers.UnsentLimit bytes would wait to be
 // sent (one message is accepted when none waits), and ErrStreamFull (which
 // matches ErrWouldBlock) when the stream's own unsent bytes would pass its
 // share (see streamLimit; one message is accepted on a stream with none
@@ -442,10 +442,10 @@ const (
 // streamLimit returns the bytes stream st may have queued and not yet cut
 // into chunks (OutSide.unsent) before Queue refuses its next message with
 // ErrStreamFull (one message is always accepted on a stream with none
-// waiting): Config.StreamUnsentLimit when set, else the part of the send
+// waiting): Config.Buffers.StreamUnsentLimit when set, else the part of the send
 // buffer the flight leaves shared among the streams with unsent data or
 // a refused writer in proportion to their shares (OutSide.share, from
-// shareOf: evenly but under WFQ and Priority), bounded by Config.UnsentLimit while there is
+// shareOf: evenly but under WFQ and Priority), bounded by Config.Buffers.UnsentLimit while there is
 // one such stream. (With several, a share of UnsentLimit is too little to
 // keep every stream's queue from running dry between a writer's wake-ups,
 // measured over loopback: the scheduler then cannot apply its weights.)

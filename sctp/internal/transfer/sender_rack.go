@@ -7,7 +7,7 @@ import (
 )
 
 // Loss detection by time, in the spirit of RACK-TLP (RFC 8985), adapted to
-// SCTP's SACK chunks (Config.Recovery = RecoveryRACK, the default).
+// SCTP's SACK chunks (Config.Paths.Recovery = RecoveryRACK, the default).
 //
 // RACK: every chunk acknowledged (by the cumulative TSN ack or a Gap Ack
 // Block) tells when the newest chunk known to have arrived was sent. A

@@ -663,7 +663,7 @@ func TestIdleCwnd(t *testing.T) {
 	}
 }
 
-// Config.UnsentLimit bounds the data waiting to be sent, apart from the
+// Config.Buffers.UnsentLimit bounds the data waiting to be sent, apart from the
 // send buffer: Queue blocks while it is reached and accepts again once
 // chunks left; one message larger than the bound goes when none waits.
 func TestSendUnsent(t *testing.T) {

@@ -1,0 +1,34 @@
+package api
+
+// PMTUState is the path MTU discovery state of a path (RFC 8899 section
+// 5.2), in PathInfo.PMTU.
+type PMTUState uint8
+
+// Path MTU discovery states.
+const (
+	// PMTUDisabled: Config.DisablePMTUDiscovery; packets are sized for
+	// Config.MTU.
+	PMTUDisabled PMTUState = iota
+	// PMTUBase: confirming that the path carries 1200-byte packets
+	// (BASE_PLPMTU).
+	PMTUBase
+	// PMTUSearch: probing for larger packets, or checking a suspected
+	// black hole.
+	PMTUSearch
+	// PMTUSearchComplete: the search ended; PathInfo.MTU is the PLPMTU.
+	// A path below Config.MTU is probed again after 10 minutes.
+	PMTUSearchComplete
+	// PMTUError: even BASE_PLPMTU probes were lost; the path keeps
+	// 1200-byte packets and is probed again later.
+	PMTUError
+)
+
+var pmtuStateNames = [...]string{"disabled", "base", "search", "search-complete", "error"}
+
+// String returns the RFC 8899 name of the state ("search-complete").
+func (s PMTUState) String() string {
+	if int(s) < len(pmtuStateNames) {
+		return pmtuStateNames[s]
+	}
+	return "PMTUState(?)"
+}
