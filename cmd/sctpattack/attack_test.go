@@ -99,11 +99,17 @@ func heapInUse() uint64 {
 // again: the client must complete every round, in reasonable time, and the
 // heap must stay bounded during the attack, not only after it. (The long
 // runs: make hostile.)
+//
+// Each pattern gets an echo endpoint of its own: the endpoint's answers
+// without an association are rate-limited per source (Config.Limits.InitRate),
+// and the flooding patterns would otherwise leave the limiter empty for
+// the next one, whose handshakes (and the legitimate client's, from the
+// same address) would then wait for retransmissions.
 func TestPatterns(t *testing.T) {
-	addr, port := echoTarget(t)
-	before := heapInUse()
 	for _, pat := range patterns {
 		t.Run(pat.name, func(t *testing.T) {
+			addr, port := echoTarget(t)
+			before := heapInUse()
 			o := &options{target: addr, udpPort: port, duration: 500 * time.Millisecond, rate: 0, legitBytes: 64 << 10, seed: 7}
 			stop, peak := make(chan struct{}), make(chan uint64)
 			go func() { peak <- peakHeap(stop) }()
