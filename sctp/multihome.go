@@ -20,7 +20,7 @@ import (
 // list in Listen, Config.LocalAddrs) binds one socket to the wildcard
 // address of their family (dual-stack [::] for UDP encapsulation with
 // both families; raw IP sockets are one family, so a raw IP endpoint
-// with both has a pair, rawdual.go), rather than one socket per
+// with both has a pair, netio.DualIPConn), rather than one socket per
 // address: one reader serves them all, and the core sees one transport.
 // It then
 //   - lists its addresses in INIT and INIT ACK (RFC 9260 section 5.1.2),
@@ -205,7 +205,7 @@ func bindAddrs(ip netip.Addr, list []netip.Addr) (netip.Addr, []netip.Addr, erro
 		return ip, nil, fmt.Errorf("sctp: %d local addresses, at most %d", len(locals), maxLocalAddrs)
 	}
 	// Both families over raw IP: the IPv6 wildcard stands for a pair of
-	// raw sockets (rawdual.go).
+	// raw sockets (netio.DualIPConn).
 	return familyWildcard(locals), locals, nil
 }
 

@@ -47,8 +47,14 @@
 //   - Adapter (NewAdapter, NewConnAdapter): any net.PacketConn or
 //     connected net.Conn the user supplies, for example DTLS for WebRTC,
 //     one packet per call.
+//   - SharedConn (OpenSharedUDP, OpenSharedIP): an endpoint's view of a
+//     UDP or raw IP socket that the endpoints of a process share, as the
+//     kernel serves all SCTP sockets of a host from one stack; each view
+//     reads the packets of the SCTP ports it claims (shared.go).
+//   - DualIPConn (OpenDualIP): the shared raw IPv4 and raw IPv6 sockets of
+//     a raw IP endpoint with addresses of both families, as one Conn.
 //
-// Package simconn (sctp/internal/simconn) provides a fourth Conn: in-memory
+// Package simconn (sctp/internal/simconn) provides another Conn: in-memory
 // endpoints joined by the simnet link model for tests under
 // testing/synctest.
 //
