@@ -476,6 +476,6 @@ func (e *Endpoint) Stats() Stats {
 	if b := e.core.Budget(); b != nil {
 		st.MemoryInUse, st.MemoryBudget = b.Used(), b.Limit()
 	}
-	st.UnboundAddrDropped = e.mh.dropped.Load()
+	st.UnboundAddrDropped = e.mh.dropped()
 	return st
 }

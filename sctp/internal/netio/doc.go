@@ -54,6 +54,10 @@
 //   - DualIPConn (OpenDualIP): the shared raw IPv4 and raw IPv6 sockets of
 //     a raw IP endpoint with addresses of both families, as one Conn.
 //
+// SourceChooser chooses the source address of each packet of an endpoint
+// with several local addresses on one wildcard-bound socket, and refuses
+// packets sent to addresses not the endpoint's (source.go).
+//
 // Package simconn (sctp/internal/simconn) provides another Conn: in-memory
 // endpoints joined by the simnet link model for tests under
 // testing/synctest.
