@@ -29,20 +29,25 @@ type layer struct {
 // standard library only, and every layer's tests may import it.
 const testSupport = "internal/testsupport"
 
+// indexHeap is the module's indexed heap: it imports the standard library
+// only, and every layer may import it.
+const indexHeap = "internal/indexheap"
+
 var layers = []layer{
 	{prefix: testSupport},
-	{prefix: "flexarray", mayUse: []string{testSupport}},
-	{prefix: "stream", mayUse: []string{"flexarray", testSupport}},
-	{prefix: "sched", mayUse: []string{"stream", "flexarray", testSupport}},
-	{prefix: "sctp/chunk", mayUse: []string{testSupport}},
-	{prefix: "interleave", mayUse: []string{"stream", "flexarray", "sctp/chunk", testSupport}},
+	{prefix: indexHeap, mayUse: []string{testSupport}},
+	{prefix: "flexarray", mayUse: []string{indexHeap, testSupport}},
+	{prefix: "stream", mayUse: []string{"flexarray", indexHeap, testSupport}},
+	{prefix: "sched", mayUse: []string{"stream", "flexarray", indexHeap, testSupport}},
+	{prefix: "sctp/chunk", mayUse: []string{indexHeap, testSupport}},
+	{prefix: "interleave", mayUse: []string{"stream", "flexarray", "sctp/chunk", indexHeap, testSupport}},
 	// The leaf of value types that cross the layers: enums of the
 	// packages below it aliased, nothing of the layers that use it.
-	{prefix: "sctp/internal/api", mayUse: []string{"sctp/chunk", "interleave", "sched", "stream", "flexarray", testSupport}},
-	{prefix: "sctp/internal/assoc", mayUse: []string{"sctp/internal/transfer", "sctp/internal/api", "sctp/internal/ratelimit", "sctp/chunk", "interleave", "sched", "stream", "flexarray", testSupport}},
-	{prefix: "sctp", mayUse: []string{"sctp", "interleave", "sched", "stream", "flexarray", testSupport},
+	{prefix: "sctp/internal/api", mayUse: []string{"sctp/chunk", "interleave", "sched", "stream", "flexarray", indexHeap, testSupport}},
+	{prefix: "sctp/internal/assoc", mayUse: []string{"sctp/internal/transfer", "sctp/internal/api", "sctp/internal/ratelimit", "sctp/chunk", "interleave", "sched", "stream", "flexarray", indexHeap, testSupport}},
+	{prefix: "sctp", mayUse: []string{"sctp", "interleave", "sched", "stream", "flexarray", indexHeap, testSupport},
 		extern: []string{"golang.org/x/sys"}},
-	{prefix: "perf", mayUse: []string{"perf", "sctp", "interleave", "sched", "stream", "flexarray", testSupport},
+	{prefix: "perf", mayUse: []string{"perf", "sctp", "interleave", "sched", "stream", "flexarray", indexHeap, testSupport},
 		extern: []string{"golang.org/x/net", "golang.org/x/sys", "github.com/google/gopacket",
 			"github.com/ishidawataru/sctp", "github.com/pion/"}},
 	{prefix: "cmd", mayUse: []string{""}, extern: []string{""}},
@@ -204,6 +209,17 @@ func TestLayeringRules(t *testing.T) {
 		{"sctp/chunk", "internal/testsupport", true},
 		{"sctp/internal/transfer", "internal/testsupport", true},
 		{"internal/testsupport", "flexarray", false},
+		{"internal/indexheap", "flexarray", false},
+		{"internal/indexheap", "internal/testsupport", true},
+		{"internal/testsupport", "internal/indexheap", false},
+		{"flexarray", "internal/indexheap", true},
+		{"sched", "internal/indexheap", true},
+		{"interleave", "internal/indexheap", true},
+		{"sctp/internal/transfer", "internal/indexheap", true},
+		{"sctp/internal/assoc", "internal/indexheap", true},
+		{"sctp", "internal/indexheap", true},
+		{"perf", "internal/indexheap", true},
+		{"cmd/sctpperf", "internal/indexheap", true},
 	}
 	for _, c := range cases {
 		l, ok := layerOf(c.pkg)

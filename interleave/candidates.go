@@ -1,6 +1,9 @@
 package interleave
 
-import "github.com/usctp/usctp/sctp/chunk"
+import (
+	"github.com/usctp/usctp/internal/indexheap"
+	"github.com/usctp/usctp/sctp/chunk"
+)
 
 // candidates is the set of streams on which partial delivery can start
 // (RFC 9260 section 6.9), each keyed by the TSN of the first fragment of
@@ -24,54 +27,73 @@ import "github.com/usctp/usctp/sctp/chunk"
 // fragments the receiver may drop to make room (RFC 9260 section 6.2
 // reneging), keyed by the highest TSN among them, so DropHighest finds its
 // stream in O(1) instead of looking at every stream.
+//
+// The heap is an indexheap keyed by the TSN (its negation in a max-heap:
+// serial order reversed), whose Indexer keeps each stream's position + 1
+// in its InSide (hat, 0 when out).
 type candidates struct {
-	heap []*InSide
-	slot uint8 // which of InSide.hkey and InSide.hat this heap uses
+	heap candHeap
+	slot uint8 // which of InSide.hat this heap uses
 	max  bool  // a max-heap: min returns the highest key
+}
+
+// candHeap is the heap of a candidates set.
+type candHeap = indexheap.Heap[chunk.TSN, *InSide, hatIndex]
+
+// hatIndex keeps a stream's position + 1 in slot of its InSide.hat.
+type hatIndex struct{ slot uint8 }
+
+// SetIndex records that s sits at index i of the heap (-1: out).
+func (x hatIndex) SetIndex(s *InSide, i int) { s.hat[x.slot] = int32(i + 1) }
+
+// newCandidates returns an empty set that keeps its positions in slot of
+// InSide.hat, a max-heap if max. (The zero candidates is a min-heap in
+// slot 0.)
+func newCandidates(slot uint8, max bool) candidates {
+	c := candidates{slot: slot, max: max}
+	c.heap.Init(2, hatIndex{slot})
+	return c
+}
+
+// order returns the heap key of tsn: tsn itself, or in a max-heap its
+// negation, which reverses serial order.
+func (c *candidates) order(tsn chunk.TSN) chunk.TSN {
+	if c.max {
+		return -tsn
+	}
+	return tsn
 }
 
 // set makes s a candidate with key tsn (ok), or removes it (!ok).
 func (c *candidates) set(s *InSide, tsn chunk.TSN, ok bool) {
+	i := int(s.hat[c.slot]) - 1
 	switch {
 	case !ok:
-		c.remove(s)
-	case s.hat[c.slot] == 0:
-		s.hkey[c.slot] = tsn
-		c.heap = append(c.heap, s)
-		s.hat[c.slot] = int32(len(c.heap))
-		c.up(len(c.heap) - 1)
-	case s.hkey[c.slot] != tsn:
-		old := s.hkey[c.slot]
-		s.hkey[c.slot] = tsn
-		if tsn.LT(old) != c.max {
-			c.up(int(s.hat[c.slot]) - 1)
-		} else {
-			c.down(int(s.hat[c.slot]) - 1)
+		if i >= 0 {
+			c.heap.Remove(i)
 		}
+	case i < 0:
+		c.heap.Push(indexheap.Entry[chunk.TSN, *InSide]{Key: c.order(tsn), Val: s})
+	case c.heap.At(i).Key != c.order(tsn):
+		c.heap.Fix(i, indexheap.Entry[chunk.TSN, *InSide]{Key: c.order(tsn), Val: s})
 	}
 }
 
 // remove takes s out of the set, if it is in.
 func (c *candidates) remove(s *InSide) {
-	i := int(s.hat[c.slot]) - 1
-	if i < 0 {
-		return
-	}
-	last := len(c.heap) - 1
-	if i != last {
-		c.swap(i, last)
-	}
-	c.heap[last] = nil
-	c.heap = c.heap[:last]
-	s.hat[c.slot] = 0
-	if i != last {
-		c.down(i)
-		c.up(i)
+	if i := int(s.hat[c.slot]) - 1; i >= 0 {
+		c.heap.Remove(i)
 	}
 }
 
-// key returns s's key in this heap (valid while s is in it).
-func (c *candidates) key(s *InSide) chunk.TSN { return s.hkey[c.slot] }
+// key returns s's key in this heap (0 if s is not in it).
+func (c *candidates) key(s *InSide) chunk.TSN {
+	i := int(s.hat[c.slot]) - 1
+	if i < 0 {
+		return 0
+	}
+	return c.order(c.heap.At(i).Key)
+}
 
 // in reports whether s is in this heap.
 func (c *candidates) in(s *InSide) bool { return s.hat[c.slot] != 0 }
@@ -79,64 +101,14 @@ func (c *candidates) in(s *InSide) bool { return s.hat[c.slot] != 0 }
 // min returns the candidate with the lowest key (the highest in a
 // max-heap), or nil.
 func (c *candidates) min() *InSide {
-	if len(c.heap) == 0 {
+	if c.heap.Len() == 0 {
 		return nil
 	}
-	return c.heap[0]
+	return c.heap.Min().Val
 }
 
 // len returns the number of candidates.
-func (c *candidates) len() int { return len(c.heap) }
+func (c *candidates) len() int { return c.heap.Len() }
 
 // clear empties the set.
-func (c *candidates) clear() {
-	for i, s := range c.heap {
-		s.hat[c.slot] = 0
-		c.heap[i] = nil
-	}
-	c.heap = c.heap[:0]
-}
-
-func (c *candidates) less(i, j int) bool {
-	a, b := c.heap[i].hkey[c.slot], c.heap[j].hkey[c.slot]
-	if c.max {
-		return b.LT(a)
-	}
-	return a.LT(b)
-}
-
-func (c *candidates) swap(i, j int) {
-	h := c.heap
-	h[i], h[j] = h[j], h[i]
-	h[i].hat[c.slot], h[j].hat[c.slot] = int32(i+1), int32(j+1)
-}
-
-func (c *candidates) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !c.less(i, p) {
-			return
-		}
-		c.swap(i, p)
-		i = p
-	}
-}
-
-func (c *candidates) down(i int) {
-	n := len(c.heap)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if r := l + 1; r < n && c.less(r, l) {
-			m = r
-		}
-		if !c.less(m, i) {
-			return
-		}
-		c.swap(i, m)
-		i = m
-	}
-}
+func (c *candidates) clear() { c.heap.Clear() }

@@ -60,11 +60,12 @@ func checkCandidates(t *testing.T, q *delivery) {
 		if n != h.len() {
 			t.Fatalf("heap %d: %d streams by looking at every stream, %d in the heap", h.slot, n, h.len())
 		}
-		for i, s := range h.heap {
+		for i := range h.heap.Len() {
+			s := h.heap.At(i).Val
 			if int(s.hat[h.slot]) != i+1 {
 				t.Fatalf("heap %d: slot %d holds a stream that says %d", h.slot, i, s.hat[h.slot]-1)
 			}
-			if i > 0 && h.less(i, (i-1)/2) {
+			if i > 0 && h.heap.At(i).Before(h.heap.At((i-1)/2)) {
 				t.Fatalf("heap %d: order broken at %d", h.slot, i)
 			}
 		}
@@ -248,8 +249,9 @@ func checkFwd(t *testing.T, streams InStreams, fwd *candidates) {
 			}
 		}
 	}
-	for i, s := range d.fwd.heap {
-		if int(s.hat[d.fwd.slot]) != i+1 || (i > 0 && d.fwd.less(i, (i-1)/2)) {
+	for i := range d.fwd.heap.Len() {
+		s := d.fwd.heap.At(i).Val
+		if int(s.hat[d.fwd.slot]) != i+1 || (i > 0 && d.fwd.heap.At(i).Before(d.fwd.heap.At((i-1)/2))) {
 			t.Fatalf("fwd heap broken at %d", i)
 		}
 	}

@@ -18,12 +18,11 @@ type InSide struct {
 	// pdO and pdU are the I-DATA messages in partial delivery, ordered
 	// and unordered (while the In record's PD and PDUO are set).
 	pdO, pdU pdState
-	// hkey and hat are the stream's key and position + 1 (0: out) in
-	// the reassembler's heaps (see candidates): partial delivery
-	// candidates (0), droppable fragments (1) and, for DATA, fragments a
-	// FORWARD-TSN has not looked at (2, see DataReassembler.ForwardTSN).
-	hkey [3]chunk.TSN
-	hat  [3]int32
+	// hat is the stream's position + 1 (0: out) in the reassembler's
+	// heaps (see candidates): partial delivery candidates (0), droppable
+	// fragments (1) and, for DATA, fragments a FORWARD-TSN has not looked
+	// at (2, see DataReassembler.ForwardTSN).
+	hat [3]int32
 	// fwdSeen (DATA, valid with fwdOK) is the highest New Cumulative TSN
 	// ForwardTSN applied to this stream: what it holds at or below it is
 	// kept for good (complete messages waiting for their turn).
@@ -83,7 +82,7 @@ type DataReassembler struct {
 // association's stream table: the next SSN of each inbound stream is its In
 // record's NextSSN, and fragments wait in its InSide.
 func NewDataReassembler(streams InStreams) *DataReassembler {
-	d := &DataReassembler{fwd: candidates{slot: 2}}
+	d := &DataReassembler{fwd: newCandidates(2, false)}
 	d.delivery = newDelivery(streams, d)
 	return d
 }

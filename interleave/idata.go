@@ -167,7 +167,7 @@ func (d *IDataReassembler) reset(s *InSide) {
 // partial-delivery state; fragments wait in the stream's InSide. conv says
 // how to read the FSN of the second fragment (FSNAuto to detect it).
 func NewIDataReassembler(streams InStreams, conv FSNConvention) *IDataReassembler {
-	d := &IDataReassembler{conv: conv, fwd: candidates{slot: 2}}
+	d := &IDataReassembler{conv: conv, fwd: newCandidates(2, false)}
 	d.delivery = newDelivery(streams, d)
 	return d
 }

@@ -138,7 +138,7 @@ type candidateKeyer interface {
 
 // newDelivery returns the delivery queue of a reassembler variant.
 func newDelivery(streams InStreams, keys candidateKeyer) delivery {
-	return delivery{streams: streams, keys: keys, drops: candidates{slot: 1, max: true}}
+	return delivery{streams: streams, keys: keys, drops: newCandidates(1, true)}
 }
 
 // touch notes that something that decides s's entries in the heaps

@@ -188,8 +188,8 @@ func (s *prio) check() error {
 }
 
 func (s *fq) check() error {
-	if s.n > s.t.Len() || (s.n > 0 && s.n+heapSkew > len(s.heap.pages)*heapPageLen) {
-		return fmt.Errorf("heap of %d for %d streams", s.n, s.t.Len())
+	if s.heap.Len() > s.t.Len() {
+		return fmt.Errorf("heap of %d for %d streams", s.heap.Len(), s.t.Len())
 	}
 	linked := 0
 	for sid, e := range s.t.All() {
@@ -199,7 +199,7 @@ func (s *fq) check() error {
 		if e.flags&fLinked != 0 {
 			linked++
 			i := int(e.pos) - 1
-			if i < 0 || i >= s.n || s.heap.at(i).sid != uint16(sid) || s.heap.at(i).tag != e.tag {
+			if i < 0 || i >= s.heap.Len() || s.heap.At(i).Val != uint16(sid) || s.heap.At(i).Key != e.tag {
 				return fmt.Errorf("stream %d: heap position %d wrong", sid, i)
 			}
 			if before(e.tag, s.v) {
@@ -209,11 +209,11 @@ func (s *fq) check() error {
 			return fmt.Errorf("stream %d: not linked but heap position %d", sid, e.pos)
 		}
 	}
-	if linked != s.n {
-		return fmt.Errorf("%d linked streams, heap of %d", linked, s.n)
+	if linked != s.heap.Len() {
+		return fmt.Errorf("%d linked streams, heap of %d", linked, s.heap.Len())
 	}
-	for i := 1; i < s.n; i++ {
-		if s.heap.at(i).less(s.heap.at((i - 1) / heapArity)) {
+	for i := 1; i < s.heap.Len(); i++ {
+		if s.heap.At(i).Before(s.heap.At((i - 1) / heapArity)) {
 			return fmt.Errorf("heap order broken at %d", i)
 		}
 	}

@@ -32,10 +32,9 @@ import "github.com/usctp/usctp/flexarray"
 // weight keeps its remainder per stream, so rounding never accumulates.
 type fq struct {
 	t        *flexarray.Array[fqEnt]
-	heap     heapPages // heap.at(0) has the smallest (tag, seq)
-	n        int       // number of streams in the heap
-	v        uint64    // virtual time
-	seq      uint32    // tie-break stamp of the last heap insertion or update
+	heap     fqHeap // heap.Min() has the smallest (tag, seq)
+	v        uint64 // virtual time
+	seq      uint32 // tie-break stamp of the last heap insertion or update
 	weighted bool
 }
 
@@ -63,10 +62,12 @@ const (
 func before(a, b uint64) bool { return int64(a-b) < 0 }
 
 func newFQ(opt Options, weighted bool) *fq {
-	return &fq{
+	s := &fq{
 		t:        flexarray.NewFor[fqEnt](opt.Streams),
 		weighted: weighted,
 	}
+	s.heap.Init(heapArity, fqIndex{s.t})
+	return s
 }
 
 func (s *fq) Kind() Kind {
@@ -95,10 +96,10 @@ func (s *fq) Enqueue(sid uint16, size int) {
 }
 
 func (s *fq) Next() (uint16, bool) {
-	if s.n == 0 {
+	if s.heap.Len() == 0 {
 		return none, false
 	}
-	return s.heap.at(0).sid, true
+	return s.heap.Min().Val, true
 }
 
 func (s *fq) Sent(sid uint16, n int, msgEnd, empty bool) {
@@ -109,8 +110,8 @@ func (s *fq) Sent(sid uint16, n int, msgEnd, empty bool) {
 	if n > 0 {
 		// The chunk in service started at the smallest tag (SFQ's virtual
 		// time); V only moves forward.
-		if s.n > 0 {
-			if t := s.heap.at(0).tag; before(s.v, t) {
+		if s.heap.Len() > 0 {
+			if t := s.heap.Min().Key; before(s.v, t) {
 				s.v = t
 			}
 		}
@@ -123,7 +124,7 @@ func (s *fq) Sent(sid uint16, n int, msgEnd, empty bool) {
 		e.rem = uint16(x % w)
 		if e.flags&fLinked != 0 && !empty {
 			s.seq++
-			s.down(int(e.pos)-1, heapEnt{e.tag, s.seq, sid})
+			s.heap.Fix(int(e.pos)-1, heapEnt{Key: e.tag, Tie: s.seq, Val: sid})
 		}
 	}
 	if empty {
@@ -199,5 +200,5 @@ func (s *fq) Resize(streams int) {
 		}
 	}
 	s.t.Resize(n)
-	s.heap.shrink(s.n)
+	s.heap.Shrink()
 }

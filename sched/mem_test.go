@@ -13,7 +13,7 @@ func memBytes(s Scheduler) int {
 	case *prio:
 		return s.t.Bytes() + s.heads.Bytes() + s.levels.leaf.Bytes()
 	case *fq:
-		return s.t.Bytes() + len(s.heap.pages)*int(unsafe.Sizeof(*s.heap.pages[0])) + cap(s.heap.pages)*8
+		return s.t.Bytes() + s.heap.Bytes()
 	case *fcfs:
 		return s.t.Bytes() + s.q.Bytes()
 	}

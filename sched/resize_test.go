@@ -55,10 +55,10 @@ func TestResizeGrowKeepsHeapPages(t *testing.T) {
 		for sid := range uint16(400) {
 			s.Forget(sid)
 		}
-		pages := len(s.heap.pages)
+		pages := s.heap.Bytes()
 		s.Resize(601)
-		if len(s.heap.pages) != pages {
-			t.Fatalf("weighted %v: growing released heap pages: %d, was %d", w, len(s.heap.pages), pages)
+		if s.heap.Bytes() != pages {
+			t.Fatalf("weighted %v: growing released heap pages: %d bytes, was %d", w, s.heap.Bytes(), pages)
 		}
 	}
 }

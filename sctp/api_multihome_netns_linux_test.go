@@ -86,7 +86,7 @@ func (pe *pathEvents) String() string {
 // The same over IPv6 (both links' fd00:201:s:: addresses: ip6, udp6) and
 // dual-stack (the primary link's IPv4 address and the other link's IPv6
 // one at each end: udp46 over one dual-stack UDP socket, ip46 over a
-// raw IPv4 and a raw IPv6 socket, rawdual.go).
+// raw IPv4 and a raw IPv6 socket, netio.DualIPConn).
 func TestMultihomeNetnsFailover(t *testing.T) {
 	for _, fam := range []mhFamily{mhIPv4, mhIPv6, mhDual} {
 		for _, tr := range []Transport{IP, UDP} {

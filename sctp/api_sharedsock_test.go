@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/netio"
 )
 
 // sharedListen is Listen with the default UDP port (9899), skipping the
@@ -16,10 +18,7 @@ func sharedListen(t *testing.T, laddr string) *Endpoint {
 	t.Helper()
 	l, err := Listen(laddr, nil)
 	if errors.Is(err, syscall.EADDRINUSE) {
-		sockRegistry.mu.Lock()
-		ours := len(sockRegistry.socks) > 0
-		sockRegistry.mu.Unlock()
-		if !ours {
+		if ours := netio.SharedSockets() > 0; !ours {
 			t.Skipf("UDP port 9899 is taken by another program on this host: %v", err)
 		}
 	}
@@ -64,6 +63,7 @@ func echoOnce(t *testing.T, l *Endpoint, dial func() (*Association, error), msg 
 func TestUDPSharedSocketTwoListens(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	socks := netio.SharedSockets()
 	l1 := sharedListen(t, "127.0.0.1:5001")
 	defer l1.Close()
 	l2 := sharedListen(t, "127.0.0.1:5002")
@@ -71,7 +71,7 @@ func TestUDPSharedSocketTwoListens(t *testing.T) {
 	if l1.Addr() != l2.Addr() || l1.Addr().Port() != 9899 {
 		t.Fatalf("listeners on UDP %v and %v, want one socket on 9899", l1.Addr(), l2.Addr())
 	}
-	if l1.mux == nil || l1.mux.(*portConn).s != l2.mux.(*portConn).s {
+	if l1.mux == nil || l2.mux == nil || netio.SharedSockets() != socks+1 {
 		t.Fatal("the listeners do not share their socket")
 	}
 	dial := func(addr string) func() (*Association, error) {
@@ -142,6 +142,7 @@ func TestUDPSharedSocketManyListeners(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	const n = 8
+	socks := netio.SharedSockets()
 	var ls []*Endpoint
 	for i := range n {
 		ls = append(ls, sharedListen(t, fmt.Sprintf("127.0.0.1:%d", 5010+i)))
@@ -181,14 +182,13 @@ func TestUDPSharedSocketManyListeners(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := ls[0].mux.(*portConn).s
+	if netio.SharedSockets() != socks+1 {
+		t.Fatalf("%d listeners on %d shared sockets, want one", n, netio.SharedSockets()-socks)
+	}
 	for _, l := range ls {
 		l.Close()
 	}
-	sockRegistry.mu.Lock()
-	left := sockRegistry.socks[s.key]
-	sockRegistry.mu.Unlock()
-	if left != nil {
+	if netio.SharedSockets() != socks {
 		t.Fatal("the shared socket outlived its last endpoint")
 	}
 }
@@ -198,6 +198,7 @@ func TestUDPSharedSocketManyListeners(t *testing.T) {
 // own raw socket sees every packet of the host and keeps its own).
 func TestRawIPSharedSocket(t *testing.T) {
 	cfg := &Config{Transport: IP, Timers: Timers{RTOInitial: 200 * time.Millisecond, RTOMin: 100 * time.Millisecond}}
+	socks := netio.SharedSockets()
 	l1, err := Listen("127.0.0.1:6001", cfg)
 	if errors.Is(err, os.ErrPermission) {
 		t.Skipf("raw IP: %v", err)
@@ -211,7 +212,7 @@ func TestRawIPSharedSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l2.Close()
-	if l1.mux == nil || l1.mux.(*portConn).s != l2.mux.(*portConn).s {
+	if l1.mux == nil || l2.mux == nil || netio.SharedSockets() != socks+1 {
 		t.Fatal("the raw IP listeners do not share their socket")
 	}
 	if _, err := Listen("127.0.0.1:6001", cfg); !errors.Is(err, syscall.EADDRINUSE) {

@@ -4,17 +4,13 @@ package sctp
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
-	"net"
 	"net/netip"
-	"os"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/usctp/usctp/internal/testsupport"
-	"github.com/usctp/usctp/sctp/internal/netio"
 	"github.com/usctp/usctp/sctp/internal/netnstest"
 )
 
@@ -30,7 +26,7 @@ import (
 //
 // In the ip46 variant the client is NewEndpoint with no address, which
 // over raw IP with Multihoming opens a raw socket of each family
-// (rawdual.go), as the listener does: both list their IPv4 and IPv6
+// (netio.DualIPConn), as the listener does: both list their IPv4 and IPv6
 // addresses, and each end has four paths, two per link.
 func TestWildcardMultihomeNetnsFailover(t *testing.T) {
 	for _, tr := range []Transport{IP, UDP} {
@@ -225,63 +221,5 @@ func TestWildcardMultihomeLoopbackPeer(t *testing.T) {
 				cancel()
 			}
 		})
-	}
-}
-
-// TestDualConnDeadlineAndClose: the pair of raw sockets behind a raw IP
-// endpoint with both families (rawdual.go) keeps netio.Conn's contract: a
-// read deadline in the past, or one that passes while ReadBatch waits,
-// unblocks it with os.ErrDeadlineExceeded, and Close with net.ErrClosed;
-// its port claims hold on both sockets.
-func TestDualConnDeadlineAndClose(t *testing.T) {
-	nsA, _ := mhNetns(t)
-	var d *dualConn
-	var err error
-	netnstest.In(t, nsA, func() { d, err = openDualIP(netio.IPConfig{}, 5001, 2048, true) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkts := []netio.Packet{{Buf: make([]byte, 2048)}}
-	d.SetReadDeadline(time.Now().Add(-time.Second))
-	if _, err := d.ReadBatch(pkts); !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("past deadline: %v", err)
-	}
-	d.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
-	if _, err := d.ReadBatch(pkts); !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("deadline: %v", err)
-	}
-	// Another endpoint of the process on the same pair of sockets.
-	var d2 *dualConn
-	netnstest.In(t, nsA, func() { d2, err = openDualIP(netio.IPConfig{}, 0, 2048, true) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d2.c4.s != d.c4.s || d2.c6.s != d.c6.s {
-		t.Fatal("the second endpoint did not share the sockets")
-	}
-	if err := d2.claim(5001); !errors.Is(err, errPortInUse) {
-		t.Errorf("port 5001 claimed by the second endpoint: %v", err)
-	}
-	if err := d.claim(5002); err != nil {
-		t.Fatal(err)
-	}
-	if err := d2.claim(5002); err == nil {
-		t.Error("port 5002 claimed by both")
-	}
-	d.release(5002)
-	if err := d2.claim(5002); err != nil {
-		t.Errorf("port 5002 after its release: %v", err)
-	}
-	d2.Close()
-	d.SetReadDeadline(time.Time{})
-	errc := make(chan error, 1)
-	go func() {
-		_, err := d.ReadBatch(pkts)
-		errc <- err
-	}()
-	time.Sleep(20 * time.Millisecond)
-	d.Close()
-	if err := <-errc; !errors.Is(err, net.ErrClosed) {
-		t.Fatalf("after Close: %v", err)
 	}
 }

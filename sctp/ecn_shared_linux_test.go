@@ -16,10 +16,11 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/netio"
 )
 
 // TestSharedSocketSendsECT0: an endpoint on a shared socket (a listener on
-// a fixed UDP port, sharedsock.go) sends ECT(0) as one on a socket of its
+// a fixed UDP port, netio.SharedConn) sends ECT(0) as one on a socket of its
 // own does (ECN is negotiated by default): its INIT ACK to a plain UDP
 // socket arrives with the IP header's ECN field 2, and its capture
 // records that.
@@ -45,7 +46,8 @@ func TestSharedSocketSendsECT0(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	if _, ok := l.mux.(*portConn); !ok {
+	pc, _ := l.mux.(portClaims)
+	if _, ok := pc.conn.(*netio.SharedConn); !ok {
 		t.Fatal("listener not on a shared socket")
 	}
 	m := chunk.Init{Tag: 0x01020304, ARwnd: 65536, OutStreams: 1, InStreams: 1, InitialTSN: 1}

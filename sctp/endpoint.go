@@ -44,8 +44,8 @@ type Endpoint struct {
 	pcap     *netio.PcapWriter
 	connPeer netip.AddrPort // the peer's address on a connected net.Conn
 	// mux is conn when it is a view of a socket shared with other
-	// endpoints of the process (sharedsock.go), or of two (rawdual.go):
-	// a dialed association's SCTP port is claimed on it.
+	// endpoints of the process, or of two (portclaims.go): a dialed
+	// association's SCTP port is claimed on it.
 	mux portClaimer
 
 	// mu guards the core, the associations' shell state (Association's
@@ -194,12 +194,12 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	// A wildcard endpoint on a socket of ours with Multihoming announces
 	// the host's addresses (multihome.go).
 	wild := c.Paths.Multihoming && locals == nil && ownSocket && (!ip.IsValid() || ip.IsUnspecified())
-	// Both families over raw IP: two sockets (rawdual.go), for addresses
-	// of both, or for a wildcard endpoint announcing the host's addresses
-	// that was given no family.
+	// Both families over raw IP: two sockets (netio.DualIPConn), for
+	// addresses of both, or for a wildcard endpoint announcing the host's
+	// addresses that was given no family.
 	dual := rawIP && (ip.Is6() && slices.ContainsFunc(locals, netip.Addr.Is4) || wild && !ip.IsValid())
 	if dual {
-		d, err := openDualIP(netio.IPConfig{BusyPoll: c.BusyPoll, Notices: true, DontFragment: !c.DisablePMTUDiscovery}, listen, max(maxPacket, c.MTU), !c.Extensions.DisableECN)
+		d, err := netio.OpenDualIP(netio.IPConfig{BusyPoll: c.BusyPoll, Notices: true, DontFragment: !c.DisablePMTUDiscovery}, listen, max(maxPacket, c.MTU), !c.Extensions.DisableECN)
 		switch {
 		case err == nil:
 			conn = d
@@ -217,12 +217,12 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	if !c.Extensions.DisableECN {
 		// Best effort: a socket that refuses sends Not-ECT, and ECN
 		// still works in the direction that marks.
-		_ = enableECN(conn) // sharedsock.go
+		_ = netio.EnableECN(conn)
 	}
 	e := &Endpoint{cfg: c, conn: conn, connPeer: peer, assocs: make(map[*assoc.Assoc]*Association),
 		kick: make(chan struct{}, 1), done: make(chan struct{}), rd: socketReader{kick: make(chan struct{}, 1)},
 		rawIP: rawIP, sharedPorts: rawIP}
-	e.mux, _ = conn.(portClaimer)
+	e.mux = claimerOf(conn)
 	if err := e.mh.init(locals, c.PacketConn == nil && c.Conn == nil); err != nil {
 		conn.Close()
 		return nil, err
@@ -288,7 +288,7 @@ func socketFamilies(ip netip.Addr, oneRaw bool) assoc.AddrFamilies {
 // listens on SCTP port listen or only dials (listen 0). A UDP
 // encapsulation socket bound to a fixed port is the process's shared
 // socket of that address and port, and a raw IP socket the process's of
-// that address (sharedsock.go); listen is claimed on it.
+// that address (netio.SharedConn); listen is claimed on it.
 func openConn(c *Config, ip netip.Addr, listen uint16) (netio.Conn, netip.AddrPort, error) {
 	switch {
 	case c.Conn != nil:
@@ -298,7 +298,7 @@ func openConn(c *Config, ip netip.Addr, listen uint16) (netio.Conn, netip.AddrPo
 		return netio.NewAdapter(c.PacketConn, netio.AdapterConfig{RemotePort: c.RemoteUDPPort}),
 			netip.AddrPort{}, nil
 	case c.Transport == IP:
-		conn, err := openSharedIP(netio.IPConfig{Addr: ip, BusyPoll: c.BusyPoll, Notices: true, DontFragment: !c.DisablePMTUDiscovery}, listen)
+		conn, err := netio.OpenSharedIP(netio.IPConfig{Addr: ip, BusyPoll: c.BusyPoll, Notices: true, DontFragment: !c.DisablePMTUDiscovery}, listen)
 		if err != nil {
 			return nil, netip.AddrPort{}, fmt.Errorf("sctp: raw IP: %w", err)
 		}
@@ -306,7 +306,7 @@ func openConn(c *Config, ip netip.Addr, listen uint16) (netio.Conn, netip.AddrPo
 	}
 	uc := udpConfig(c, ip, listen != 0)
 	if uc.Addr.Port() != 0 {
-		conn, err := openShared(uc, listen)
+		conn, err := netio.OpenSharedUDP(uc, listen)
 		if err != nil {
 			return nil, netip.AddrPort{}, fmt.Errorf("sctp: UDP encapsulation: %w", err)
 		}
@@ -470,6 +470,6 @@ func (e *Endpoint) Stats() Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.core.Stats()
-	s.UnboundAddrDropped = e.mh.dropped.Load()
+	s.UnboundAddrDropped = e.mh.dropped()
 	return s
 }

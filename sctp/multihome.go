@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"github.com/usctp/usctp/sctp/internal/assoc"
 	"github.com/usctp/usctp/sctp/internal/netio"
@@ -20,7 +19,7 @@ import (
 // list in Listen, Config.LocalAddrs) binds one socket to the wildcard
 // address of their family (dual-stack [::] for UDP encapsulation with
 // both families; raw IP sockets are one family, so a raw IP endpoint
-// with both has a pair, rawdual.go), rather than one socket per
+// with both has a pair, netio.DualIPConn), rather than one socket per
 // address: one reader serves them all, and the core sees one transport.
 // It then
 //   - lists its addresses in INIT and INIT ACK (RFC 9260 section 5.1.2),
@@ -29,19 +28,9 @@ import (
 //     learns each packet's destination (IP_PKTINFO), and a packet to
 //     another address of the host is dropped and counted
 //     (Counters.UnboundAddrDropped);
-//   - sends each packet from one of its addresses (Packet.Local, which
-//     netio passes to the kernel with IP_PKTINFO / IPV6_PKTINFO): the
-//     address the last packet from that peer address arrived on, so that
-//     an answer leaves from the address its question was sent to; for a
-//     peer address not heard from yet, the source the kernel's routes
-//     choose (asked once per destination with netio.RouteProbe, in the
-//     network namespace the endpoint was created in) if it is one of the
-//     endpoint's, else its first address of the destination's family.
-//
-// The kernel routes by destination, so the path to a peer address leaves
-// through the interface of that address's route: with one subnet per
-// link (the usual multi-homing set-up) the source chosen is that link's
-// own address.
+//   - sends each packet from one of its addresses, as netio.SourceChooser
+//     chooses: the address its peer address's packets arrive on, else the
+//     kernel's routes' choice if it is one of the endpoint's.
 //
 // A wildcard endpoint (no address given) with Config.Paths.Multihoming receives
 // on every address of the host, and so announces them: the core lists in
@@ -49,64 +38,47 @@ import (
 // (assoc/hostaddrs.go: scope, families, loopback), read from the kernel's
 // address list (netio.HostAddrs, read again only after a change). Such an
 // endpoint accepts packets to any address (wild) and sends each packet as
-// a multi-homed one does, from the address its peer address's packets
-// arrive on, else from the route's choice. Without Multihoming a wildcard
-// endpoint announces no address and lets the kernel choose every source,
-// as before.
-
-// maxSources bounds the per-destination source cache; beyond it the cache
-// starts again (it is refilled from the routes and the packets).
-const maxSources = 4096
+// a multi-homed one does. Without Multihoming a wildcard endpoint
+// announces no address and lets the kernel choose every source, as
+// before.
 
 // multiHome is the local address set of a multi-homed endpoint; the zero
-// value (locals nil) is a single-homed one. Its fields but dropped are
-// guarded by the endpoint's mu.
+// value (locals nil, not wild) is a single-homed one. Its fields are
+// guarded by the endpoint's mu (src's Dropped excepted).
 type multiHome struct {
-	locals  []netip.Addr              // the endpoint's addresses; nil: not multi-homed
-	probe   *netio.RouteProbe         // the kernel's source choice; nil on a user's conn
-	srcs    map[netip.Addr]netip.Addr // peer IP -> source of packets to it
-	dropped atomic.Uint64             // packets to an address not in locals
+	locals []netip.Addr // the endpoint's addresses; nil: not multi-homed
 	// wild is set on a wildcard endpoint that announces the host's
-	// addresses (hosts): every address of the host is its own.
-	wild  bool
-	hosts *netio.HostAddrs
-	fams  assoc.AddrFamilies // the socket's families (wild)
+	// addresses: every address of the host is its own.
+	wild bool
+	fams assoc.AddrFamilies   // the socket's families (wild)
+	src  *netio.SourceChooser // each packet's source; nil when not on
 }
 
 // on reports whether the endpoint chooses each packet's source.
-func (m *multiHome) on() bool { return m.locals != nil || m.wild }
+func (m *multiHome) on() bool { return m.src != nil }
 
 // initWild sets up a wildcard endpoint that announces the host's
 // addresses: the kernel's list of them and its route lookups, opened in
 // the calling thread's network namespace.
 func (m *multiHome) initWild() error {
-	h, err := netio.NewHostAddrs()
+	src, err := netio.NewHostSourceChooser()
 	if err != nil {
-		return fmt.Errorf("sctp: the host's addresses: %w", err)
+		return err
 	}
-	p, err := netio.NewRouteProbe()
-	if err != nil {
-		h.Close()
-		return fmt.Errorf("sctp: route probe: %w", err)
-	}
-	m.wild, m.hosts, m.probe = true, h, p
-	m.srcs = make(map[netip.Addr]netip.Addr)
+	m.wild, m.src = true, src
 	return nil
 }
 
 // hostAddrs is the core's Config.HostAddrs: the host's addresses, and the
 // source of the packets to peer. Called with the endpoint's mu held.
 func (m *multiHome) hostAddrs(peer netip.Addr) ([]netip.Addr, netip.Addr) {
-	return m.hosts.Addrs(), m.source(peer)
+	return m.src.HostAddrs(), m.src.Source(peer)
 }
 
 // close releases the kernel lookups.
 func (m *multiHome) close() {
-	if m.probe != nil {
-		m.probe.Close()
-	}
-	if m.hosts != nil {
-		m.hosts.Close()
+	if m.src != nil {
+		m.src.Close()
 	}
 }
 
@@ -116,64 +88,27 @@ func (m *multiHome) init(locals []netip.Addr, probe bool) error {
 	if len(locals) < 2 {
 		return nil
 	}
-	m.locals = locals
-	m.srcs = make(map[netip.Addr]netip.Addr)
-	if probe {
-		p, err := netio.NewRouteProbe()
-		if err != nil {
-			return fmt.Errorf("sctp: route probe: %w", err)
-		}
-		m.probe = p
+	src, err := netio.NewSourceChooser(locals, probe)
+	if err != nil {
+		return err
 	}
+	m.locals, m.src = locals, src
 	return nil
 }
 
 // arrived notes that a packet from peer arrived on the local address
 // local, and reports whether local is one of the endpoint's.
-func (m *multiHome) arrived(peer, local netip.Addr) bool {
-	if !m.wild && !slices.Contains(m.locals, local) {
-		m.dropped.Add(1)
-		return false
-	}
-	if s, ok := m.srcs[peer]; !ok || s != local {
-		m.remember(peer, local)
-	}
-	return true
-}
+func (m *multiHome) arrived(peer, local netip.Addr) bool { return m.src.Arrived(peer, local) }
 
 // source returns the local address to send a packet to dst from.
-func (m *multiHome) source(dst netip.Addr) netip.Addr {
-	if s, ok := m.srcs[dst]; ok {
-		return s
-	}
-	s := m.choose(dst)
-	m.remember(dst, s)
-	return s
-}
+func (m *multiHome) source(dst netip.Addr) netip.Addr { return m.src.Source(dst) }
 
-func (m *multiHome) remember(dst, src netip.Addr) {
-	if len(m.srcs) >= maxSources {
-		clear(m.srcs)
+// dropped returns the packets refused for their destination address.
+func (m *multiHome) dropped() uint64 {
+	if m.src == nil {
+		return 0
 	}
-	m.srcs[dst] = src
-}
-
-// choose returns the source for a destination not heard from: the
-// kernel's choice when it is one of the endpoint's addresses, else the
-// first of dst's family, else none (the kernel's).
-func (m *multiHome) choose(dst netip.Addr) netip.Addr {
-	if m.probe != nil {
-		if s := m.probe.Source(dst); m.wild && s.IsValid() || slices.Contains(m.locals, s) {
-			return s
-		}
-	}
-	v4 := dst.Unmap().Is4()
-	for _, l := range m.locals {
-		if l.Is4() == v4 {
-			return l
-		}
-	}
-	return netip.Addr{}
+	return m.src.Dropped()
 }
 
 // bindAddrs returns the address to bind the socket to and, for a
@@ -205,7 +140,7 @@ func bindAddrs(ip netip.Addr, list []netip.Addr) (netip.Addr, []netip.Addr, erro
 		return ip, nil, fmt.Errorf("sctp: %d local addresses, at most %d", len(locals), maxLocalAddrs)
 	}
 	// Both families over raw IP: the IPv6 wildcard stands for a pair of
-	// raw sockets (rawdual.go).
+	// raw sockets (netio.DualIPConn).
 	return familyWildcard(locals), locals, nil
 }
 
@@ -337,7 +272,7 @@ func (e *Endpoint) LocalAddrs() []netip.Addr {
 	}
 	if e.mh.wild {
 		e.mu.Lock()
-		host := e.mh.hosts.Addrs()
+		host := e.mh.src.HostAddrs()
 		fam := e.mh.fams
 		var out []netip.Addr
 		for _, ip := range host {

@@ -9,8 +9,8 @@ import (
 // The socket a local address list gives: a specific address is bound as
 // is; one listed address is bound; two or more bind the wildcard of their
 // family (dual-stack with both; for raw IP, whose sockets are one family,
-// the IPv6 wildcard stands for a pair, rawdual.go); duplicates count once;
-// unusable addresses are refused.
+// the IPv6 wildcard stands for a pair, netio.DualIPConn); duplicates count
+// once; unusable addresses are refused.
 func TestBindAddrs(t *testing.T) {
 	v4, v6 := netip.IPv4Unspecified(), netip.IPv6Unspecified()
 	for _, tc := range []struct {

@@ -63,16 +63,16 @@ func TestIdleAssociationsCostNoTimerWork(t *testing.T) {
 	p := newCorePair(t)
 	p.addIdle(t, 10000)
 	for _, ep := range p.eps {
-		if len(ep.timerq) > len(ep.assocs) {
-			t.Fatalf("timer heap holds %d entries for %d associations", len(ep.timerq), len(ep.assocs))
+		if ep.timerq.h.Len() > len(ep.assocs) {
+			t.Fatalf("timer heap holds %d entries for %d associations", ep.timerq.h.Len(), len(ep.assocs))
 		}
 		d := ep.Deadline()
 		if d.IsZero() {
 			continue
 		}
 		// Every entry's deadline is at or after the head's.
-		for _, a := range ep.timerq {
-			if a.heapAt.Before(d) {
+		for i := range ep.timerq.h.Len() {
+			if a := ep.timerq.h.At(i).Val; a.heapAt.Before(d) {
 				t.Fatalf("association due at %v before the endpoint's deadline %v", a.heapAt, d)
 			}
 		}

@@ -1,6 +1,10 @@
 package assoc
 
-import "time"
+import (
+	"time"
+
+	"github.com/usctp/usctp/internal/indexheap"
+)
 
 // The endpoint keeps its associations in a min-heap ordered by their next
 // deadline, so that deadline and timeout cost O(log n) with many
@@ -8,68 +12,34 @@ import "time"
 // (assoc.heapIdx); touch moves it after anything that may have changed the
 // association's deadline.
 
-// timerHeap is an indexed binary min-heap of associations keyed by heapAt.
-type timerHeap []*Assoc
-
-func (h timerHeap) less(i, j int) bool { return h[i].heapAt.Before(h[j].heapAt) }
-
-func (h timerHeap) swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].heapIdx, h[j].heapIdx = i, j
+// timerHeap is a binary indexheap of associations keyed by heapAt, as
+// nanoseconds since epoch, the first deadline it was given: that orders
+// deadlines as time.Time.Before does (the times an endpoint is given all
+// come from one clock, and deadlines lie within centuries of each other).
+type timerHeap struct {
+	h     indexheap.Heap[uint64, *Assoc, assocIndex]
+	epoch time.Time
 }
 
-func (h timerHeap) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h.less(i, p) {
-			return
-		}
-		h.swap(i, p)
-		i = p
+// assocIndex keeps an association's index in the timer heap in heapIdx
+// (-1: out).
+type assocIndex struct{}
+
+// SetIndex records that a sits at index i of the timer heap.
+func (assocIndex) SetIndex(a *Assoc, i int) { a.heapIdx = i }
+
+// entry returns a's heap entry for deadline d.
+func (q *timerHeap) entry(a *Assoc, d time.Time) indexheap.Entry[uint64, *Assoc] {
+	if q.epoch.IsZero() {
+		q.epoch = d
 	}
-}
-
-func (h timerHeap) down(i int) {
-	for n := len(h); ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < n && h.less(l, m) {
-			m = l
-		}
-		if r < n && h.less(r, m) {
-			m = r
-		}
-		if m == i {
-			return
-		}
-		h.swap(i, m)
-		i = m
-	}
-}
-
-func (h *timerHeap) push(a *Assoc) {
-	a.heapIdx = len(*h)
-	*h = append(*h, a)
-	h.up(a.heapIdx)
+	return indexheap.Entry[uint64, *Assoc]{Key: uint64(d.Sub(q.epoch)), Val: a}
 }
 
 // remove takes a out of the heap.
-func (h *timerHeap) remove(a *Assoc) {
-	i := a.heapIdx
-	if i < 0 {
-		return
-	}
-	s := *h
-	n := len(s) - 1
-	if i != n {
-		s.swap(i, n)
-	}
-	s[n] = nil
-	s = s[:n]
-	*h = s
-	a.heapIdx = -1
-	if i < n {
-		s.down(i)
-		s.up(i)
+func (q *timerHeap) remove(a *Assoc) {
+	if a.heapIdx >= 0 {
+		q.h.Remove(a.heapIdx)
 	}
 }
 
@@ -85,10 +55,9 @@ func (ep *Endpoint) touch(a *Assoc) {
 	case d.IsZero():
 		ep.timerq.remove(a)
 	case a.heapIdx >= 0:
-		ep.timerq.down(a.heapIdx)
-		ep.timerq.up(a.heapIdx)
+		ep.timerq.h.Fix(a.heapIdx, ep.timerq.entry(a, d))
 	default:
-		ep.timerq.push(a)
+		ep.timerq.h.Push(ep.timerq.entry(a, d))
 	}
 }
 
@@ -106,8 +75,8 @@ func (ep *Endpoint) syncPolled() {
 func (ep *Endpoint) Deadline() time.Time {
 	ep.syncPolled()
 	d := ep.jar.nextRotation()
-	if len(ep.timerq) > 0 {
-		d = earliest(d, ep.timerq[0].heapAt)
+	if ep.timerq.h.Len() > 0 {
+		d = earliest(d, ep.timerq.h.Min().Val.heapAt)
 	}
 	return d
 }
@@ -121,8 +90,8 @@ func (ep *Endpoint) Expire(now time.Time) {
 	ep.jar.rotate(now)
 	clear(ep.due)
 	due := ep.due[:0]
-	for len(ep.timerq) > 0 && !ep.timerq[0].heapAt.After(now) {
-		a := ep.timerq[0]
+	for ep.timerq.h.Len() > 0 && !ep.timerq.h.Min().Val.heapAt.After(now) {
+		a := ep.timerq.h.Min().Val
 		ep.timerq.remove(a)
 		a.heapAt = time.Time{}
 		due = append(due, a)

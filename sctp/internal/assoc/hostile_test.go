@@ -209,8 +209,8 @@ func TestManyAssociationsTimers(t *testing.T) {
 	if len(tc.ep.assocs) != 0 || inits != n*(1+tc.ep.cfg.MaxInitRetransmits) {
 		t.Fatalf("%d associations left, %d INITs sent", len(tc.ep.assocs), inits)
 	}
-	if len(tc.ep.timerq) != 0 {
-		t.Fatalf("%d timer entries left", len(tc.ep.timerq))
+	if tc.ep.timerq.h.Len() != 0 {
+		t.Fatalf("%d timer entries left", tc.ep.timerq.h.Len())
 	}
 }
 

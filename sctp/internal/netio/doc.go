@@ -24,6 +24,16 @@
 //   - Adapter (NewAdapter, NewConnAdapter): any net.PacketConn or connected
 //     net.Conn the user supplies (for example DTLS for WebRTC), one packet
 //     per call.
+//   - SharedConn (OpenSharedUDP, OpenSharedIP): an endpoint's view of a
+//     UDP or raw IP socket that the endpoints of a process share, as the
+//     kernel serves all SCTP sockets of a host from one stack; each view
+//     reads the packets of the SCTP ports it claims.
+//   - DualIPConn (OpenDualIP): the raw IPv4 and raw IPv6 sockets of a raw
+//     IP endpoint with addresses of both families, as one Conn.
+//
+// SourceChooser chooses the source address of each packet of an endpoint
+// with several local addresses on one wildcard-bound socket, and refuses
+// packets sent to addresses not the endpoint's.
 //
 // Package simconn provides an in-memory Conn for tests under
 // testing/synctest. Capture wraps any Conn and records every packet to a

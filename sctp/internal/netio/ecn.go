@@ -17,8 +17,11 @@ const (
 // GSO runs stay as they are. It also makes the batched reads report each
 // packet's ECN field in Packet.ECN (IP_RECVTOS / IPV6_RECVTCLASS control
 // messages; raw IPv4 reads take it from the IP header); call it before
-// the first read. Other conns are left alone (the simulated network
-// carries Packet.ECN per packet); outside Linux it does nothing.
+// the first read. On a SharedConn it sets the shared socket when c's
+// endpoint opened it (ECN marking is per socket, like Don't Fragment), and
+// does nothing otherwise; OpenDualIP sets its sockets itself. Other conns
+// are left alone (the simulated network carries Packet.ECN per packet);
+// outside Linux it does nothing.
 func EnableECN(c Conn) error {
 	var (
 		sc syscall.Conn
@@ -29,8 +32,13 @@ func EnableECN(c Conn) error {
 		sc, b = c.c, c.b
 	case *IPConn:
 		sc, b = c.c, c.b
+	case *SharedConn:
+		if !c.opener {
+			return nil
+		}
+		return EnableECN(c.s.conn)
 	default:
-		return nil
+		return nil // DualIPConn: set as it opened, before its readers started
 	}
 	rc, err := sc.SyscallConn()
 	if err != nil {
@@ -48,20 +56,19 @@ func EnableECN(c Conn) error {
 	return recvECN(b)
 }
 
-// ectAll reports whether EnableECN set ECT(0) on c's socket, for the
-// captures (captureConn records the field as the wire has it).
+// ectAll reports whether EnableECN set ECT(0) on c's socket (both of a
+// DualIPConn's), for the captures (captureConn records the field as the
+// wire has it).
 func ectAll(c Conn) bool {
 	switch c := c.(type) {
 	case *UDPConn:
 		return c.ect
 	case *IPConn:
 		return c.ect
-	case interface{ ECTAll() bool }:
-		return c.ECTAll() // a view of another Conn (package sctp's shared sockets)
+	case *SharedConn:
+		return ectAll(c.s.conn)
+	case *DualIPConn:
+		return ectAll(c.c4) && ectAll(c.c6)
 	}
 	return false
 }
-
-// ECTAll reports whether EnableECN set ECT(0) on the socket of c, a Conn
-// of this package or one that answers ECTAll itself.
-func ECTAll(c Conn) bool { return ectAll(c) }

@@ -56,7 +56,7 @@ func (e *Engine) Deadline() time.Time {
 // a zero window probe or the end of a message's lifetime.
 func (e *Engine) SendDeadline() time.Time {
 	d := e.Send.Deadline()
-	if len(e.Send.ttl.h) == 0 {
+	if e.Send.ttl.h.Len() == 0 {
 		return d // no lifetime watched: the usual case, asked per packet
 	}
 	return earliest(d, e.Send.LifetimeDeadline())

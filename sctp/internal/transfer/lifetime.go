@@ -1,6 +1,10 @@
 package transfer
 
-import "time"
+import (
+	"time"
+
+	"github.com/usctp/usctp/internal/indexheap"
+)
 
 // Lifetime expiry (PR-SCTP timed reliability, RFC 3758 section 4.1 TR5:
 // "The sending SCTP MAY evaluate the lifetime of messages at anytime").
@@ -18,101 +22,43 @@ import "time"
 // is compacted once it holds twice as many entries as after the last
 // compaction: O(1) amortised per message, at most twice the live entries.
 
-// ttlEntry is one heap entry: message m, queued as arrival number seq,
-// whose lifetime ends at prClock value at.
-type ttlEntry struct {
+// ttlRef is the value of a heap entry: message m, queued as arrival
+// number seq. The entry's key is the prClock value at which m's lifetime
+// ends.
+type ttlRef struct {
 	m   *message
 	seq uint32
-	at  uint32
 }
 
 // ttlHeap is a binary min-heap of lifetimes (serial order).
 type ttlHeap struct {
-	h    []ttlEntry
+	h    indexheap.Heap[uint32, ttlRef, indexheap.NoIndex[ttlRef]]
 	live int        // entries after the last compaction
 	sent []*message // scratch: sent messages ExpireLifetimes abandons
 }
 
-func (t *ttlHeap) less(i, j int) bool { return int32(t.h[i].at-t.h[j].at) < 0 }
-
-func (t *ttlHeap) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !t.less(i, p) {
-			return
-		}
-		t.h[i], t.h[p] = t.h[p], t.h[i]
-		i = p
-	}
-}
-
-func (t *ttlHeap) down(i int) {
-	for n := len(t.h); ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < n && t.less(l, m) {
-			m = l
-		}
-		if r < n && t.less(r, m) {
-			m = r
-		}
-		if m == i {
-			return
-		}
-		t.h[i], t.h[m] = t.h[m], t.h[i]
-		i = m
-	}
-}
-
-func (t *ttlHeap) push(e ttlEntry) {
-	t.h = append(t.h, e)
-	t.up(len(t.h) - 1)
-}
-
-func (t *ttlHeap) pop() ttlEntry {
-	e := t.h[0]
-	n := len(t.h) - 1
-	t.h[0] = t.h[n]
-	t.h[n] = ttlEntry{}
-	t.h = t.h[:n]
-	if n > 0 {
-		t.down(0)
-	}
-	return e
-}
-
-// valid reports whether e still names a live message whose lifetime runs:
+// valid reports whether r still names a live message whose lifetime runs:
 // not recycled (same arrival number, referenced), not given up or drained.
-func (e *ttlEntry) valid() bool {
-	m := e.m
-	return m.refs > 0 && m.seq == e.seq && m.policy() == PRTTL && m.bits&(msgAbandoned|msgDrained) == 0
+func (r ttlRef) valid() bool {
+	m := r.m
+	return m.refs > 0 && m.seq == r.seq && m.policy() == PRTTL && m.bits&(msgAbandoned|msgDrained) == 0
 }
 
 // watchLifetime adds m, just queued with a PRTTL lifetime, to the heap.
 func (s *Sender) watchLifetime(m *message) {
 	t := &s.ttl
-	if len(t.h) >= 2*t.live+64 {
+	if t.h.Len() >= 2*t.live+64 {
 		s.compactLifetimes()
 	}
-	t.push(ttlEntry{m: m, seq: m.seq, at: m.prValue})
+	t.h.Push(indexheap.Entry[uint32, ttlRef]{Key: m.prValue, Val: ttlRef{m: m, seq: m.seq}})
 }
 
 // compactLifetimes drops the entries of messages that left the send buffer
 // and rebuilds the heap.
 func (s *Sender) compactLifetimes() {
 	t := &s.ttl
-	n := 0
-	for _, e := range t.h {
-		if e.valid() {
-			t.h[n] = e
-			n++
-		}
-	}
-	clear(t.h[n:])
-	t.h = t.h[:n]
-	for i := n/2 - 1; i >= 0; i-- {
-		t.down(i)
-	}
-	t.live = n
+	t.h.Filter(func(e *indexheap.Entry[uint32, ttlRef]) bool { return e.Val.valid() })
+	t.live = t.h.Len()
 }
 
 // LifetimeDeadline returns when the earliest lifetime of a message in the
@@ -122,13 +68,13 @@ func (s *Sender) compactLifetimes() {
 // association asks after every packet: amortised O(log n) per message).
 func (s *Sender) LifetimeDeadline() time.Time {
 	t := &s.ttl
-	for len(t.h) > 0 && !t.h[0].valid() {
-		t.pop()
+	for t.h.Len() > 0 && !t.h.Min().Val.valid() {
+		t.h.Remove(0)
 	}
-	if len(t.h) == 0 {
+	if t.h.Len() == 0 {
 		return time.Time{}
 	}
-	return s.prBase.Add(time.Duration(s.ttl.h[0].at) * time.Millisecond)
+	return s.prBase.Add(time.Duration(t.h.Min().Key) * time.Millisecond)
 }
 
 // ExpireLifetimes gives up every message whose lifetime ended at or before
@@ -139,17 +85,17 @@ func (s *Sender) LifetimeDeadline() time.Time {
 // messages given up are reported through TakeFailed.
 func (s *Sender) ExpireLifetimes(now time.Time) {
 	t := &s.ttl
-	if len(t.h) == 0 {
+	if t.h.Len() == 0 {
 		return
 	}
 	clock := s.prClock(now)
 	sent := t.sent[:0]
-	for len(t.h) > 0 && int32(clock-t.h[0].at) >= 0 {
-		e := t.pop()
-		if !e.valid() {
+	for t.h.Len() > 0 && int32(clock-t.h.Min().Key) >= 0 {
+		e := t.h.Remove(0)
+		if !e.Val.valid() {
 			continue
 		}
-		m := e.m
+		m := e.Val.m
 		switch {
 		case m.off == 0 && s.cur != m:
 			s.dropQueued(m)
@@ -157,8 +103,8 @@ func (s *Sender) ExpireLifetimes(now time.Time) {
 			sent = append(sent, m)
 		}
 	}
-	if t.live > len(t.h) {
-		t.live = len(t.h)
+	if t.live > t.h.Len() {
+		t.live = t.h.Len()
 	}
 	if len(sent) == 1 {
 		s.abandon(now, sent[0])

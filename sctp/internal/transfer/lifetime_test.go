@@ -66,7 +66,7 @@ func TestLifetimeHeapCompacts(t *testing.T) {
 		x.queuePR(0, false, 100, PR{Policy: PRTTL, Value: 3600_000})
 		tsns := x.flush()
 		x.mustSACK(tsns[len(tsns)-1], api.DefaultBuffer)
-		if n := len(x.e.Send.ttl.h); n > 2*1+64 {
+		if n := x.e.Send.ttl.h.Len(); n > 2*1+64 {
 			t.Fatalf("after %d messages: %d heap entries for at most one live", i, n)
 		}
 	}

@@ -1,4 +1,4 @@
-package sctp
+package netio
 
 import (
 	"errors"
@@ -7,33 +7,32 @@ import (
 	"os"
 	"sync"
 	"time"
-
-	"github.com/usctp/usctp/sctp/internal/netio"
 )
 
 // A raw IP endpoint with both IPv4 and IPv6 addresses. A raw socket is one
-// family, so such an endpoint (ListenAddrs or Config.LocalAddrs mixing
-// the families, Transport IP) has two: the process's shared raw sockets
-// bound to 0.0.0.0 and to :: (sharedsock.go), each claiming the
-// endpoint's SCTP ports, behind one netio.Conn, a dualConn. Writes go to
-// the socket of each packet's destination family. Reads come from both:
-// a goroutine per socket reads a batch and hands it over, and ReadBatch
-// copies the packets out of whichever batch is ready (raw IP with both
-// families is not the fast path; one goroutine hand-off per batch and a
-// copy per packet are its price).
+// family, so such an endpoint (package sctp: ListenAddrs or
+// Config.LocalAddrs mixing the families, Transport IP) has two: the
+// process's shared raw sockets bound to 0.0.0.0 and to :: (shared.go),
+// each claiming the endpoint's SCTP ports, behind one Conn, a DualIPConn.
+// Writes go to the socket of each packet's destination family. Reads come
+// from both: a goroutine per socket reads a batch and hands it over, and
+// ReadBatch copies the packets out of whichever batch is ready (raw IP
+// with both families is not the fast path; one goroutine hand-off per
+// batch and a copy per packet are its price).
 
-// dualBatch is a batch of packets one of dualConn's readers read.
+// dualBatch is a batch of packets one of DualIPConn's readers read.
 type dualBatch struct {
-	pkts []netio.Packet
+	pkts []Packet
 	n    int
 	err  error
 	off  int           // packets already copied out
 	back chan struct{} // tells the reader the batch is consumed
 }
 
-// dualConn is an IPv4 and an IPv6 raw socket as one netio.Conn.
-type dualConn struct {
-	c4, c6 *portConn
+// DualIPConn is an IPv4 and an IPv6 raw socket, both shared with the
+// other endpoints of the process, as one Conn (OpenDualIP).
+type DualIPConn struct {
+	c4, c6 *SharedConn
 	in     chan *dualBatch // batches ready, from both readers
 	done   chan struct{}   // closed by Close
 	wg     sync.WaitGroup
@@ -47,33 +46,33 @@ type dualConn struct {
 	dlset chan struct{} // the deadline changed
 }
 
-var _ netio.Conn = (*dualConn)(nil)
+var _ Conn = (*DualIPConn)(nil)
 
 // dualBatchLen is the packets each reader reads at a time.
 const dualBatchLen = 16
 
-// openDualIP opens (or shares) the raw IPv4 and IPv6 sockets of ic (its
+// OpenDualIP opens (or shares) the raw IPv4 and IPv6 sockets of ic (its
 // Addr is ignored) and claims SCTP port listen, unless 0, on both;
 // packets are read into buffers of size bytes. With ecn the sockets it
 // opens send ECT(0) and report the ECN field (before the first read).
-func openDualIP(ic netio.IPConfig, listen uint16, size int, ecn bool) (*dualConn, error) {
+func OpenDualIP(ic IPConfig, listen uint16, size int, ecn bool) (*DualIPConn, error) {
 	ic.Addr = netip.IPv4Unspecified()
-	c4, err := openSharedIP(ic, listen)
+	c4, err := OpenSharedIP(ic, listen)
 	if err != nil {
 		return nil, err
 	}
 	ic.Addr = netip.IPv6Unspecified()
-	c6, err := openSharedIP(ic, listen)
+	c6, err := OpenSharedIP(ic, listen)
 	if err != nil {
 		c4.Close()
 		return nil, err
 	}
 	if ecn {
-		// Best effort, as for a single socket (endpoint.go).
-		_ = enableECN(c4)
-		_ = enableECN(c6)
+		// Best effort, as for a single socket.
+		_ = EnableECN(c4)
+		_ = EnableECN(c6)
 	}
-	d := &dualConn{c4: c4, c6: c6, in: make(chan *dualBatch), done: make(chan struct{}), dlset: make(chan struct{}, 1)}
+	d := &DualIPConn{c4: c4, c6: c6, in: make(chan *dualBatch), done: make(chan struct{}), dlset: make(chan struct{}, 1)}
 	d.wg.Add(2)
 	go d.reader(c4, size)
 	go d.reader(c6, size)
@@ -82,9 +81,9 @@ func openDualIP(ic netio.IPConfig, listen uint16, size int, ecn bool) (*dualConn
 
 // reader reads c until it fails, handing each batch to ReadBatch and
 // waiting until it is consumed.
-func (d *dualConn) reader(c netio.Conn, size int) {
+func (d *DualIPConn) reader(c Conn, size int) {
 	defer d.wg.Done()
-	b := &dualBatch{pkts: make([]netio.Packet, dualBatchLen), back: make(chan struct{}, 1)}
+	b := &dualBatch{pkts: make([]Packet, dualBatchLen), back: make(chan struct{}, 1)}
 	for i := range b.pkts {
 		b.pkts[i].Buf = make([]byte, size)
 	}
@@ -110,10 +109,10 @@ func (d *dualConn) reader(c netio.Conn, size int) {
 	}
 }
 
-// ReadBatch implements netio.Conn.
-func (d *dualConn) ReadBatch(pkts []netio.Packet) (int, error) {
+// ReadBatch implements Conn.
+func (d *DualIPConn) ReadBatch(pkts []Packet) (int, error) {
 	if len(pkts) == 0 {
-		return 0, errors.New("netio: ReadBatch with no packets")
+		return 0, errEmptyBatch
 	}
 	d.rmu.Lock()
 	defer d.rmu.Unlock()
@@ -137,7 +136,7 @@ func (d *dualConn) ReadBatch(pkts []netio.Packet) (int, error) {
 			for ; n < len(pkts) && b.off < b.n; b.off++ {
 				src, dst := &b.pkts[b.off], &pkts[n]
 				if len(dst.Buf) < src.N {
-					continue // never truncated (netio.Conn's contract)
+					continue // never truncated (Conn's contract)
 				}
 				copy(dst.Buf, src.Data())
 				dst.N, dst.Addr, dst.Notice, dst.MTU, dst.Local, dst.ECN = src.N, src.Addr, src.Notice, src.MTU, src.Local, src.ECN
@@ -180,8 +179,8 @@ func (d *dualConn) ReadBatch(pkts []netio.Packet) (int, error) {
 	}
 }
 
-// SetReadDeadline implements netio.Conn.
-func (d *dualConn) SetReadDeadline(t time.Time) error {
+// SetReadDeadline implements Conn.
+func (d *DualIPConn) SetReadDeadline(t time.Time) error {
 	d.dmu.Lock()
 	d.dl = t
 	d.dmu.Unlock()
@@ -193,25 +192,25 @@ func (d *dualConn) SetReadDeadline(t time.Time) error {
 }
 
 // conn returns the socket of dst's family.
-func (d *dualConn) conn(dst netip.Addr) *portConn {
+func (d *DualIPConn) conn(dst netip.Addr) *SharedConn {
 	if dst.Unmap().Is4() {
 		return d.c4
 	}
 	return d.c6
 }
 
-// WriteBatch implements netio.Conn: each run of packets to one family
+// WriteBatch implements Conn: each run of packets to one family
 // goes to that family's socket.
-func (d *dualConn) WriteBatch(pkts []netio.Packet) (int, error) {
-	return d.write(pkts, (*portConn).WriteBatch)
+func (d *DualIPConn) WriteBatch(pkts []Packet) (int, error) {
+	return d.write(pkts, (*SharedConn).WriteBatch)
 }
 
-// WriteFragmentable implements netio.FragmentWriter.
-func (d *dualConn) WriteFragmentable(pkts []netio.Packet) (int, error) {
-	return d.write(pkts, (*portConn).WriteFragmentable)
+// WriteFragmentable implements FragmentWriter.
+func (d *DualIPConn) WriteFragmentable(pkts []Packet) (int, error) {
+	return d.write(pkts, (*SharedConn).WriteFragmentable)
 }
 
-func (d *dualConn) write(pkts []netio.Packet, w func(*portConn, []netio.Packet) (int, error)) (int, error) {
+func (d *DualIPConn) write(pkts []Packet, w func(*SharedConn, []Packet) (int, error)) (int, error) {
 	done := 0
 	for done < len(pkts) {
 		c := d.conn(pkts[done].Addr.Addr())
@@ -228,16 +227,18 @@ func (d *dualConn) write(pkts []netio.Packet, w func(*portConn, []netio.Packet) 
 	return done, nil
 }
 
-// LocalAddr implements netio.Conn: the IPv6 wildcard address, port 0
-// (the endpoint's addresses are its multiHome's).
-func (d *dualConn) LocalAddr() netip.AddrPort { return netip.AddrPortFrom(netip.IPv6Unspecified(), 0) }
+// LocalAddr implements Conn: the IPv6 wildcard address, port 0
+// (the endpoint's own addresses are its user's to know).
+func (d *DualIPConn) LocalAddr() netip.AddrPort {
+	return netip.AddrPortFrom(netip.IPv6Unspecified(), 0)
+}
 
-// Overhead implements netio.Conn.
-func (d *dualConn) Overhead(remote netip.Addr) int { return d.conn(remote).Overhead(remote) }
+// Overhead implements Conn.
+func (d *DualIPConn) Overhead(remote netip.Addr) int { return d.conn(remote).Overhead(remote) }
 
-// Close implements netio.Conn: both sockets' views close, and the readers
+// Close implements Conn: both sockets' views close, and the readers
 // end.
-func (d *dualConn) Close() error {
+func (d *DualIPConn) Close() error {
 	var err error
 	d.once.Do(func() {
 		close(d.done)
@@ -247,30 +248,20 @@ func (d *dualConn) Close() error {
 	return err
 }
 
-// claim takes SCTP port on both sockets (portConn.claim).
-func (d *dualConn) claim(port uint16) error {
-	if err := d.c4.claim(port); err != nil {
+// Claim takes SCTP port on both sockets (SharedConn.Claim).
+func (d *DualIPConn) Claim(port uint16) error {
+	if err := d.c4.Claim(port); err != nil {
 		return err
 	}
-	if err := d.c6.claim(port); err != nil {
-		d.c4.release(port)
+	if err := d.c6.Claim(port); err != nil {
+		d.c4.Release(port)
 		return err
 	}
 	return nil
 }
 
-// release gives back one claim of port on both sockets.
-func (d *dualConn) release(port uint16) {
-	d.c4.release(port)
-	d.c6.release(port)
+// Release gives back one claim of port on both sockets.
+func (d *DualIPConn) Release(port uint16) {
+	d.c4.Release(port)
+	d.c6.Release(port)
 }
-
-// portClaimer is a view of shared sockets on which a dialed association
-// claims its SCTP port: a portConn, or a dualConn.
-type portClaimer interface {
-	claim(port uint16) error
-	release(port uint16)
-}
-
-// ECTAll reports whether the sockets send ECT(0) (netio.ECTAll).
-func (d *dualConn) ECTAll() bool { return d.c4.ECTAll() && d.c6.ECTAll() }

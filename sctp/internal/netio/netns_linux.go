@@ -1,4 +1,4 @@
-package sctp
+package netio
 
 import "syscall"
 

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package sctp
+package netio
 
 // netnsID is 0 where network namespaces do not exist.
 func netnsID() uint64 { return 0 }
