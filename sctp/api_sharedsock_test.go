@@ -71,7 +71,7 @@ func TestUDPSharedSocketTwoListens(t *testing.T) {
 	if l1.Addr() != l2.Addr() || l1.Addr().Port() != 9899 {
 		t.Fatalf("listeners on UDP %v and %v, want one socket on 9899", l1.Addr(), l2.Addr())
 	}
-	if l1.mux == nil || l2.mux == nil || netio.SharedSockets() != socks+1 {
+	if l1.ports == nil || l2.ports == nil || netio.SharedSockets() != socks+1 {
 		t.Fatal("the listeners do not share their socket")
 	}
 	dial := func(addr string) func() (*Association, error) {
@@ -212,7 +212,7 @@ func TestRawIPSharedSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l2.Close()
-	if l1.mux == nil || l2.mux == nil || netio.SharedSockets() != socks+1 {
+	if l1.ports == nil || l2.ports == nil || netio.SharedSockets() != socks+1 {
 		t.Fatal("the raw IP listeners do not share their socket")
 	}
 	if _, err := Listen("127.0.0.1:6001", cfg); !errors.Is(err, syscall.EADDRINUSE) {

@@ -157,10 +157,10 @@ func (e *Endpoint) associate(ctx context.Context, peers []netip.AddrPort, owned 
 		if lport == 0 {
 			lport = uint16(49152 + (start+i)%16384)
 		}
-		if e.mux != nil {
+		if e.ports != nil {
 			// A socket shared with other endpoints of the process: the
 			// port must be free on all of them.
-			if err = e.mux.claim(lport); err != nil {
+			if err = e.ports.Claim(lport); err != nil {
 				if e.cfg.LocalPort != 0 {
 					break
 				}
@@ -168,8 +168,8 @@ func (e *Endpoint) associate(ctx context.Context, peers []netip.AddrPort, owned 
 			}
 		}
 		a, err = e.core.ConnectAddrs(time.Now(), to, lport, peer.Port())
-		if err != nil && e.mux != nil {
-			e.mux.release(lport)
+		if err != nil && e.ports != nil {
+			e.ports.Release(lport)
 		}
 		if !errors.Is(err, assoc.ErrExists) || e.cfg.LocalPort != 0 {
 			break
@@ -181,7 +181,7 @@ func (e *Endpoint) associate(ctx context.Context, peers []netip.AddrPort, owned 
 	}
 	as := newAssociation(e, a)
 	e.assocs[a] = as
-	if e.mux != nil {
+	if e.ports != nil {
 		as.muxPort = a.LocalPort()
 	}
 	if owned {

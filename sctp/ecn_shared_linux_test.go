@@ -46,8 +46,7 @@ func TestSharedSocketSendsECT0(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	pc, _ := l.mux.(portClaims)
-	if _, ok := pc.conn.(*netio.SharedConn); !ok {
+	if _, ok := l.ports.(*netio.SharedConn); !ok {
 		t.Fatal("listener not on a shared socket")
 	}
 	m := chunk.Init{Tag: 0x01020304, ARwnd: 65536, OutStreams: 1, InStreams: 1, InitialTSN: 1}

@@ -43,10 +43,9 @@ type Endpoint struct {
 	conn     netio.Conn
 	pcap     *netio.PcapWriter
 	connPeer netip.AddrPort // the peer's address on a connected net.Conn
-	// mux is conn when it is a view of a socket shared with other
-	// endpoints of the process, or of two (portclaims.go): a dialed
-	// association's SCTP port is claimed on it.
-	mux portClaimer
+	// ports is conn when it is a socket shared with other endpoints of
+	// the process: a dialed association's SCTP port is claimed on it.
+	ports portClaimer
 
 	// mu guards the core, the associations' shell state (Association's
 	// fields marked so) and the fields below down to rd.
@@ -103,6 +102,16 @@ type Endpoint struct {
 	done      chan struct{}
 	closeOnce sync.Once
 	wg        sync.WaitGroup
+}
+
+// portClaimer is a socket shared with other endpoints of the process
+// (netio.SharedConn; netio.DualIPConn, a pair of raw sockets): each
+// endpoint gets the packets of the SCTP ports it claims, its listening
+// port as it opens and each dialed association's port while the
+// association lives.
+type portClaimer interface {
+	Claim(port uint16) error
+	Release(port uint16)
 }
 
 const (
@@ -222,7 +231,7 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	e := &Endpoint{cfg: c, conn: conn, connPeer: peer, assocs: make(map[*assoc.Assoc]*Association),
 		kick: make(chan struct{}, 1), done: make(chan struct{}), rd: socketReader{kick: make(chan struct{}, 1)},
 		rawIP: rawIP, sharedPorts: rawIP}
-	e.mux = claimerOf(conn)
+	e.ports, _ = conn.(portClaimer)
 	if err := e.mh.init(locals, c.PacketConn == nil && c.Conn == nil); err != nil {
 		conn.Close()
 		return nil, err

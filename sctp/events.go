@@ -194,7 +194,7 @@ func (e *Endpoint) accepted(a *assoc.Assoc) *Association {
 // ep.mu held.
 func (as *Association) end(ev *assoc.Event) {
 	if as.muxPort != 0 {
-		as.ep.mux.release(as.muxPort)
+		as.ep.ports.Release(as.muxPort)
 		as.muxPort = 0
 	}
 	end := ev.End
