@@ -84,7 +84,7 @@ func TestStreamReadAbortedMessage(t *testing.T) {
 			adj := func(c *Config) { c.Buffers.RecvBuffer = 16 << 10; c.Extensions.Interleaving = il }
 			simPairCfg(t, simnet.LinkConfig{Delay: 10 * time.Millisecond}, adj, func(t *testing.T, c, s *Association) {
 				s.ep.mu.Lock()
-				sil := s.a.Interleaved()
+				sil := s.core.Interleaved()
 				s.ep.mu.Unlock()
 				if sil != il || !s.PartialReliability() {
 					t.Fatalf("interleaving %v, PR-SCTP %v", sil, s.PartialReliability())

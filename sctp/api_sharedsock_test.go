@@ -85,7 +85,7 @@ func TestUDPSharedSocketTwoListens(t *testing.T) {
 	// association's packets leave and arrive on it, both directions
 	// demultiplexed by SCTP port.
 	c3 := echoOnce(t, l2, func() (*Association, error) { return l1.Dial(ctx, "127.0.0.1:5002") }, "from l1 to l2")
-	if p := c3.a.LocalPort(); p < 49152 {
+	if p := c3.core.LocalPort(); p < 49152 {
 		t.Fatalf("dialed association's SCTP port %d, want an ephemeral one", p)
 	}
 	c3.Close()

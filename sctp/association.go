@@ -16,34 +16,34 @@ import (
 // Association is one SCTP association. Any number of goroutines may call
 // its methods at once.
 type Association struct {
-	ep *Endpoint
-	a  *assoc.Assoc
+	ep   *Endpoint
+	core *assoc.Assoc
 
 	// Guarded by ep.mu.
-	up, closed bool
-	shutdown   bool      // Shutdown was called
-	err        error     // terminal error; nil with closed: graceful shutdown
-	final      *Stats    // counters at close (kept apart: 4 KiB an open association does not need)
-	busy       bool      // data written since the last sender-dry event
-	touched    bool      // listed in ep.touched
-	gaveUp     bool      // messages were given up (PR-SCTP) since the last progress
-	muxPort    uint16    // the SCTP port claimed on the endpoint's shared socket for this dial; 0: none
-	directWait bool      // a ReadMsg caller that reads the socket itself waits in rwait
-	waitSince  time.Time // when it started to wait
-	rwait      waitq     // readable by ReadMsg, or closed
-	wwait      waitq     // send buffer space, or closed
-	wantRoom   int       // bytes of the largest message a writer in wwait waits to queue
-	// stwait holds, per outbound stream, the writers its own limit
+	established, closed bool
+	shutdown            bool      // Shutdown was called
+	err                 error     // terminal error; nil with closed: graceful shutdown
+	final               *Stats    // counters at close (kept apart: 4 KiB an open association does not need)
+	wroteSinceDry       bool      // data written since the last sender-dry event
+	inChanged           bool      // listed in ep.changed
+	gaveUp              bool      // messages were given up (PR-SCTP) since the last progress
+	claimedPort         uint16    // the SCTP port claimed on the endpoint's shared socket for this dial; 0: none
+	directReader        bool      // a ReadMsg caller that reads the socket itself waits in readers
+	directWaitSince     time.Time // when it started to wait
+	readers             waitq     // readable by ReadMsg, or closed
+	writers             waitq     // send buffer space, or closed
+	wantRoom            int       // bytes of the largest message a writer in writers waits to queue
+	// streamWriters holds, per outbound stream, the writers its own limit
 	// refused (Config.Buffers.StreamUnsentLimit): woken when the core reports room
 	// on the stream (an Event with Room), or when the association ends.
-	stwait   map[uint16]*waitq
-	swait    waitq            // state change (up, closed)
-	rcwait   waitq            // a stream reconfiguration completed, or closed
-	rcDone   map[uint64]error // results of reconfiguration requests not yet collected
-	rcGone   map[uint64]bool  // requests whose caller gave up
-	streams  map[uint16]*Stream
-	readable []uint16 // scratch: streams that got data (Receiver.AppendReadable)
-	dropped  uint64   // events dropped (EventsDropped)
+	streamWriters   map[uint16]*waitq
+	stateWaiters    waitq            // state change (up, closed)
+	reconfWaiters   waitq            // a stream reconfiguration completed, or closed
+	reconfResults   map[uint64]error // results of reconfiguration requests not yet collected
+	reconfAbandoned map[uint64]bool  // requests whose caller gave up
+	streams         map[uint16]*Stream
+	readable        []uint16 // scratch: streams that got data (Receiver.AppendReadable)
+	eventsDropped   uint64   // events dropped (EventsDropped)
 	// local is the local IP address the peer's packets arrive on, on an
 	// endpoint bound to the wildcard address (netio's Packet.Local).
 	local netip.Addr
@@ -51,25 +51,25 @@ type Association struct {
 	// events is made by the first Events call: until then emitted events
 	// wait in early (at most Config.EventQueue), so an association whose
 	// user never asks for events holds a few of them, not a channel.
-	// Events that find the channel full wait in pending (from pendHead),
+	// Events that find the channel full wait in pending (from pendingHead),
 	// fed into it by the pump goroutine while pumping (events.go).
-	events    chan Event
-	early     []Event
-	pending   []Event
-	pendHead  int
-	pendOther int           // events in pending other than send failures and terminal ones
-	failHeld  int           // bytes of the messages of the send failures in pending
-	pumping   bool          // the pump goroutine runs
-	evClosed  bool          // events is closed
-	done      chan struct{} // closed when the association ended
-	rdl       deadline
-	wdl       deadline
+	events          chan Event
+	earlyEvents     []Event
+	pendingEvents   []Event
+	pendingHead     int
+	pendingOther    int           // events in pending other than send failures and terminal ones
+	failedBytesHeld int           // bytes of the messages of the send failures in pending
+	pumping         bool          // the pump goroutine runs
+	eventsClosed    bool          // events is closed
+	done            chan struct{} // closed when the association ended
+	readDeadline    deadline
+	writeDeadline   deadline
 }
 
 func newAssociation(e *Endpoint, a *assoc.Assoc) *Association {
 	// An association created by a packet (the peer's COOKIE ECHO) starts
 	// with the local address that packet arrived on.
-	return &Association{ep: e, a: a, done: make(chan struct{}), local: e.pktLocal}
+	return &Association{ep: e, core: a, done: make(chan struct{}), local: e.inputLocal}
 }
 
 // SendInfo describes a message to send.
@@ -107,7 +107,7 @@ type RecvInfo struct {
 // full, until the write deadline, unless info.NonBlocking is set. It
 // returns len(p) when the message was queued: the association owns a copy.
 func (as *Association) WriteMsg(p []byte, info SendInfo) (int, error) {
-	return as.sendMsg(p, info, &as.wdl, nil)
+	return as.sendMsg(p, info, &as.writeDeadline, nil)
 }
 
 // sendMsg queues one message, waiting on dl while the send buffer is full;
@@ -120,7 +120,7 @@ func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline, closed <-c
 	e.mu.Lock()
 	for {
 		if as.closed {
-			err := as.termErr()
+			err := as.closedErr()
 			e.mu.Unlock()
 			return 0, err
 		}
@@ -133,7 +133,7 @@ func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline, closed <-c
 		// goroutine at once; behind other data it is left to the owner
 		// goroutine and the reader, which send in batches as the windows
 		// open.
-		idle := as.a.SendIdle()
+		idle := as.core.SendIdle()
 		// A clock read per message is not free (3% of a bulk sender):
 		// only a PR-SCTP message needs one (a lifetime starts, or a
 		// priority write makes room). canSendNow uses the time only
@@ -143,23 +143,23 @@ func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline, closed <-c
 			now = time.Now()
 		}
 		var err error
-		if as.failHeld > 0 {
-			if room, _ := as.room(); room < len(p) {
+		if as.failedBytesHeld > 0 {
+			if room, _ := as.sendRoom(); room < len(p) {
 				err = ErrWouldBlock // the event reader is behind
 			}
 		}
 		if err == nil {
-			err = as.a.Send(now, &assoc.Message{Stream: info.Stream, PPID: info.PPID, Unordered: info.Unordered, PR: info.PR, Payload: p})
+			err = as.core.Send(now, &assoc.Message{Stream: info.Stream, PPID: info.PPID, Unordered: info.Unordered, PR: info.PR, Payload: p})
 		}
 		e.deliverEvents() // messages a priority write made room by giving up
 		if err == nil {
-			as.busy = true
-			flush := as.a.CanSendNow(now)
+			as.wroteSinceDry = true
+			flush := as.core.CanSendNow(now)
 			e.mu.Unlock()
 			if idle {
 				e.sendNow()
 			} else if flush {
-				e.poke()
+				e.wakeOwner()
 			}
 			return len(p), nil
 		}
@@ -171,13 +171,13 @@ func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline, closed <-c
 			e.mu.Unlock()
 			return 0, ErrWouldBlock
 		}
-		q := &as.wwait
+		q := &as.writers
 		if errors.Is(err, assoc.ErrStreamFull) {
-			q = as.streamWaitq(info.Stream)
+			q = as.streamWriterQueue(info.Stream)
 		} else {
 			as.wantRoom = max(as.wantRoom, len(p))
 		}
-		if !e.block(q, dl.wait(), closed) {
+		if !e.waitOn(q, dl.wait(), closed) {
 			e.mu.Unlock()
 			return 0, stopErr(closed)
 		}
@@ -195,8 +195,8 @@ func stopErr(closed <-chan struct{}) error {
 	}
 }
 
-// termErr is the error of a call on a closed association.
-func (as *Association) termErr() error {
+// closedErr is the error of a call on a closed association.
+func (as *Association) closedErr() error {
 	if as.err != nil {
 		return as.err
 	}
@@ -215,7 +215,7 @@ func (as *Association) termErr() error {
 // of each part. A Stream's reader may take (or finish) messages of its
 // stream first; ReadMsg then returns the others.
 func (as *Association) ReadMsg(p []byte) (int, RecvInfo, error) {
-	return as.recvMsg(p, nil, &as.rdl)
+	return as.recvMsg(p, nil, &as.readDeadline)
 }
 
 // recvMsg reads from any stream (s nil) or from stream s only.
@@ -223,9 +223,9 @@ func (as *Association) recvMsg(p []byte, s *Stream, dl *deadline) (int, RecvInfo
 	if dl.passed() {
 		return 0, RecvInfo{}, os.ErrDeadlineExceeded
 	}
-	q := &as.rwait
+	q := &as.readers
 	if s != nil {
-		q = &s.rwait
+		q = &s.readers
 	}
 	e := as.ep
 	e.mu.Lock()
@@ -235,21 +235,21 @@ func (as *Association) recvMsg(p []byte, s *Stream, dl *deadline) (int, RecvInfo
 			var ri assoc.RecvInfo
 			var err error
 			if s == nil {
-				n, ri, err = as.a.Read(p)
+				n, ri, err = as.core.Read(p)
 			} else {
-				n, ri, err = as.a.ReadStream(s.sid, p)
+				n, ri, err = as.core.ReadStream(s.sid, p)
 			}
 			if err == nil {
 				// Only a SACK due now (a window update); a delayed
 				// SACK's deadline is the owner's timer's.
-				kick := as.a.WindowUpdate()
+				update := as.core.WindowUpdate()
 				as.wakeReaders()
-				if s != nil && s.rwait.waiting() && as.a.ReadableStream(s.sid) {
-					s.rwait.wake()
+				if s != nil && s.readers.waiting() && as.core.ReadableStream(s.sid) {
+					s.readers.wake()
 				}
 				e.mu.Unlock()
-				if kick {
-					e.poke()
+				if update {
+					e.wakeOwner()
 				}
 				if ri.Aborted {
 					as.emit(Event{Kind: EventPartialDeliveryAborted, Stream: ri.SID})
@@ -268,22 +268,22 @@ func (as *Association) recvMsg(p []byte, s *Stream, dl *deadline) (int, RecvInfo
 		}
 		// ReadMsg without a deadline reads the socket itself when the
 		// reader role is free (reader.go).
-		direct := s == nil && dl == &as.rdl && dl.none()
-		if direct && e.rd.role == readerNone {
+		direct := s == nil && dl == &as.readDeadline && dl.none()
+		if direct && e.reader.role == readerNone {
 			e.readDirect()
 			continue
 		}
 		if s == nil {
-			as.directWait = direct
+			as.directReader = direct
 			if direct {
-				as.waitSince = time.Now()
+				as.directWaitSince = time.Now()
 			}
 		}
 		var closed <-chan struct{}
 		if s != nil {
 			closed = s.done
 		}
-		if !e.block(q, dl.wait(), closed) {
+		if !e.waitOn(q, dl.wait(), closed) {
 			e.mu.Unlock()
 			return 0, RecvInfo{}, stopErr(closed)
 		}
@@ -297,17 +297,17 @@ func (as *Association) recvMsg(p []byte, s *Stream, dl *deadline) (int, RecvInfo
 // ReadMsg was continuing); it costs a look at the streams that got data.
 func (as *Association) wakeReaders() {
 	e := as.ep
-	if as.rwait.waiting() && as.a.Readable() {
-		e.rd.woke += len(as.rwait.ws)
-		e.nHandoffs.Add(uint64(len(as.rwait.ws)))
+	if as.readers.waiting() && as.core.Readable() {
+		e.reader.woken += len(as.readers.chans)
+		e.nHandoffs.Add(uint64(len(as.readers.chans)))
 		// Lend the reader role only to a reader whose data came
 		// quickly: one that waits longer than the owner's check
 		// would hand the role back before it returns, and the
 		// hand-offs the lending saves cost less than that round.
-		if as.directWait && time.Since(as.waitSince) < readerCheck/2 {
-			e.rd.userWoke = true
+		if as.directReader && time.Since(as.directWaitSince) < readerCheck/2 {
+			e.reader.wokeDirect = true
 		}
-		as.rwait.wake()
+		as.readers.wake()
 	}
 	if len(as.streams) == 0 {
 		// No Stream readers: the list of the streams that got data is
@@ -317,26 +317,26 @@ func (as *Association) wakeReaders() {
 		// streams, a cache miss per message).
 		return
 	}
-	as.readable = as.a.AppendReadable(as.readable[:0])
+	as.readable = as.core.AppendReadable(as.readable[:0])
 	for _, sid := range as.readable {
-		if s := as.streams[sid]; s != nil && s.rwait.waiting() {
-			e.rd.woke += len(s.rwait.ws)
-			s.rwait.wake()
+		if s := as.streams[sid]; s != nil && s.readers.waiting() {
+			e.reader.woken += len(s.readers.chans)
+			s.readers.wake()
 		}
 	}
 }
 
 // SetDeadline sets the read and write deadlines of ReadMsg and WriteMsg.
 func (as *Association) SetDeadline(t time.Time) error {
-	as.rdl.set(t)
-	as.wdl.set(t)
+	as.readDeadline.set(t)
+	as.writeDeadline.set(t)
 	as.deadlineChanged()
 	return nil
 }
 
 // SetReadDeadline sets the deadline of ReadMsg; the zero time means none.
 func (as *Association) SetReadDeadline(t time.Time) error {
-	as.rdl.set(t)
+	as.readDeadline.set(t)
 	as.deadlineChanged()
 	return nil
 }
@@ -350,7 +350,7 @@ func (as *Association) deadlineChanged() {
 }
 
 // SetWriteDeadline sets the deadline of WriteMsg; the zero time means none.
-func (as *Association) SetWriteDeadline(t time.Time) error { as.wdl.set(t); return nil }
+func (as *Association) SetWriteDeadline(t time.Time) error { as.writeDeadline.set(t); return nil }
 
 // Shutdown closes the association gracefully (RFC 9260 section 9.2): the
 // data already written is delivered, then SHUTDOWN, SHUTDOWN ACK and
@@ -361,21 +361,21 @@ func (as *Association) Shutdown(ctx context.Context) error {
 	e.mu.Lock()
 	if !as.closed && !as.shutdown {
 		as.shutdown = true
-		as.a.Shutdown(time.Now())
-		e.afterCall(as)
+		as.core.Shutdown(time.Now())
+		e.dispatchCall(as)
 	}
 	e.mu.Unlock()
-	e.poke()
+	e.wakeOwner()
 	e.mu.Lock()
 	for !as.closed {
-		if !e.block(&as.swait, ctx.Done(), nil) {
+		if !e.waitOn(&as.stateWaiters, ctx.Done(), nil) {
 			e.mu.Unlock()
 			return ctx.Err()
 		}
 	}
 	err := as.err
 	e.mu.Unlock()
-	as.release()
+	as.closeOwnEndpoint()
 	return err
 }
 
@@ -389,11 +389,11 @@ func (as *Association) Abort(reason string) error {
 		e.mu.Unlock()
 		return ErrClosed
 	}
-	as.a.Abort(time.Now(), []byte(reason))
-	e.afterCall(as)
+	as.core.Abort(time.Now(), []byte(reason))
+	e.dispatchCall(as)
 	e.mu.Unlock()
 	e.flush()
-	as.release()
+	as.closeOwnEndpoint()
 	return nil
 }
 
@@ -406,15 +406,15 @@ func (as *Association) Close() error {
 	if err := as.Shutdown(ctx); err != nil && ctx.Err() != nil {
 		as.Abort("close timeout")
 	}
-	as.release()
+	as.closeOwnEndpoint()
 	return nil
 }
 
-// release closes the association's own endpoint (Dial) once it ended.
-func (as *Association) release() {
+// closeOwnEndpoint closes the association's own endpoint (Dial) once it ended.
+func (as *Association) closeOwnEndpoint() {
 	e := as.ep
 	e.mu.Lock()
-	own := e.owner == as && as.closed
+	own := e.dialAssoc == as && as.closed
 	e.mu.Unlock()
 	if own {
 		e.Close()
@@ -441,17 +441,17 @@ func (as *Association) terminate(err error) {
 	}
 	e := as.ep
 	as.closed, as.err = true, err
-	delete(e.assocs, as.a)
+	delete(e.assocs, as.core)
 	e.interruptReader()
-	as.rwait.wake()
-	as.wwait.wake()
-	for _, q := range as.stwait {
+	as.readers.wake()
+	as.writers.wake()
+	for _, q := range as.streamWriters {
 		q.wake()
 	}
-	as.swait.wake()
-	as.rcwait.wake()
+	as.stateWaiters.wake()
+	as.reconfWaiters.wake()
 	for _, s := range as.streams {
-		s.rwait.wake()
+		s.readers.wake()
 	}
 	if err == nil {
 		as.emit(Event{Kind: EventShutdown})
@@ -464,15 +464,15 @@ func (as *Association) terminate(err error) {
 	}
 	as.closeEvents()
 	close(as.done)
-	if e.owner == as {
-		e.ownerGone = true
-		e.poke()
+	if e.dialAssoc == as {
+		e.dialAssocGone = true
+		e.wakeOwner()
 	}
 }
 
-// progress wakes waiters after input; called with ep.mu held.
-func (as *Association) progress() {
-	if !as.a.Started() {
+// wakeWaiters wakes waiters after input; called with ep.mu held.
+func (as *Association) wakeWaiters() {
+	if !as.core.Started() {
 		return
 	}
 	as.wakeReaders()
@@ -483,31 +483,31 @@ func (as *Association) progress() {
 		// limits' hysteresis waits for (the peer's window may be
 		// shut): every stream's writers try again (a rare event, so
 		// the walk over the waiting streams is cheap).
-		for _, q := range as.stwait {
+		for _, q := range as.streamWriters {
 			q.wake()
 		}
 	}
-	if as.wwait.waiting() && (as.writable() || gaveUp && as.fits()) {
+	if as.writers.waiting() && (as.writable() || gaveUp && as.messageFits()) {
 		as.wantRoom = 0
-		as.wwait.wake()
+		as.writers.wake()
 	}
-	if as.busy && as.a.SendIdle() {
-		as.busy = false
+	if as.wroteSinceDry && as.core.SendIdle() {
+		as.wroteSinceDry = false
 		as.emit(Event{Kind: EventSenderDry})
 	}
 }
 
-// streamWaitq returns the queue of the writers of stream sid that its own
+// streamWriterQueue returns the queue of the writers of stream sid that its own
 // limit refused (made on first use: one per stream that ever waited).
 // Called with ep.mu held.
-func (as *Association) streamWaitq(sid uint16) *waitq {
-	q := as.stwait[sid]
+func (as *Association) streamWriterQueue(sid uint16) *waitq {
+	q := as.streamWriters[sid]
 	if q == nil {
-		if as.stwait == nil {
-			as.stwait = make(map[uint16]*waitq)
+		if as.streamWriters == nil {
+			as.streamWriters = make(map[uint16]*waitq)
 		}
 		q = new(waitq)
-		as.stwait[sid] = q
+		as.streamWriters[sid] = q
 	}
 	return q
 }
@@ -520,26 +520,26 @@ func (as *Association) streamWaitq(sid uint16) *waitq {
 // more than the copies of several messages). TCP wakes its writers in the
 // same way, once a third of their buffer is free.
 func (as *Association) writable() bool {
-	room, capacity := as.room()
+	room, capacity := as.sendRoom()
 	return room >= as.wantRoom && room >= capacity/2
 }
 
-// fits reports whether the message the writers in wwait wait to queue
-// fits now. Messages given up free space without a SACK to follow (the
+// messageFits reports whether the message the writers in writers wait to queue
+// messageFits now. Messages given up free space without a SACK to follow (the
 // peer's window may be shut): the writers are woken when their message
-// fits, not only once half the buffer is free (writable).
-func (as *Association) fits() bool {
-	room, _ := as.room()
+// messageFits, not only once half the buffer is free (writable).
+func (as *Association) messageFits() bool {
+	room, _ := as.sendRoom()
 	return room >= max(as.wantRoom, 1)
 }
 
-// room returns the send buffer's free bytes and capacity, less the bytes
+// sendRoom returns the send buffer's free bytes and capacity, less the bytes
 // of send failures waiting to be reported (flow control of events: see
 // Events). Called with ep.mu held.
-func (as *Association) room() (room, capacity int) {
-	room, capacity = as.a.SendRoom()
-	if as.failHeld > 0 {
-		room = min(room, capacity) - as.failHeld
+func (as *Association) sendRoom() (room, capacity int) {
+	room, capacity = as.core.SendRoom()
+	if as.failedBytesHeld > 0 {
+		room = min(room, capacity) - as.failedBytesHeld
 	}
 	return room, capacity
 }
@@ -550,14 +550,14 @@ func (as *Association) Stats() Stats {
 	defer as.ep.mu.Unlock()
 	if as.closed {
 		if as.final == nil {
-			return Stats{EventsDropped: as.dropped}
+			return Stats{EventsDropped: as.eventsDropped}
 		}
 		s := *as.final
-		s.EventsDropped = as.dropped
+		s.EventsDropped = as.eventsDropped
 		return s
 	}
-	s := as.a.Stats()
-	s.EventsDropped = as.dropped
+	s := as.core.Stats()
+	s.EventsDropped = as.eventsDropped
 	return s
 }
 
@@ -565,7 +565,7 @@ func (as *Association) Stats() Stats {
 func (as *Association) Streams() (out, in uint16) {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
-	return as.a.Streams()
+	return as.core.Streams()
 }
 
 // LocalAddrs returns the local transport addresses of the association.
@@ -580,8 +580,8 @@ func (as *Association) LocalAddrs() []Addr {
 	la := as.ep.conn.LocalAddr()
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
-	a := Addr{IP: la.Addr(), Port: as.a.LocalPort(), UDPPort: la.Port()}
-	if locals := as.ep.mh.locals; locals != nil {
+	a := Addr{IP: la.Addr(), Port: as.core.LocalPort(), UDPPort: la.Port()}
+	if locals := as.ep.multihome.locals; locals != nil {
 		out := make([]Addr, len(locals))
 		for i, ip := range locals {
 			a.IP = ip
@@ -593,8 +593,8 @@ func (as *Association) LocalAddrs() []Addr {
 		a.IP = as.local
 	}
 	out := []Addr{a}
-	if as.ep.mh.wild {
-		for _, ip := range as.a.AppendAnnouncedAddrs(nil) {
+	if as.ep.multihome.wild {
+		for _, ip := range as.core.AppendAnnouncedAddrs(nil) {
 			if !slices.ContainsFunc(out, func(o Addr) bool { return o.IP == ip }) {
 				a.IP = ip
 				out = append(out, a)
@@ -609,9 +609,9 @@ func (as *Association) LocalAddrs() []Addr {
 func (as *Association) RemoteAddrs() []Addr {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
-	peer, port := as.a.Peer()
+	peer, port := as.core.Peer()
 	out := []Addr{{IP: peer.Addr(), Port: port, UDPPort: peer.Port()}}
-	for _, ip := range as.a.AppendPeerAddrs(nil) {
+	for _, ip := range as.core.AppendPeerAddrs(nil) {
 		out = append(out, Addr{IP: ip, Port: port, UDPPort: peer.Port()})
 	}
 	return out

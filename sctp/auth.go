@@ -36,8 +36,8 @@ func (as *Association) authCall(fn func(a *assoc.Assoc) error) error {
 	if as.closed {
 		return ErrClosed
 	}
-	err := fn(as.a)
-	as.ep.afterCall(as)
+	err := fn(as.core)
+	as.ep.dispatchCall(as)
 	return err
 }
 
@@ -69,5 +69,5 @@ func (as *Association) DeleteKey(id uint16) error {
 func (as *Association) Authenticated() (hmacID uint16, ok bool) {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
-	return as.a.Authenticated()
+	return as.core.Authenticated()
 }

@@ -134,7 +134,7 @@ func resolve(ctx context.Context, raddr string) ([]netip.Addr, uint16, error) {
 
 // associate runs the ASSOCIATE primitive to peers (the peer's IP addresses
 // and SCTP port; the INIT tries them in turn).
-func (e *Endpoint) associate(ctx context.Context, peers []netip.AddrPort, owned bool) (*Association, error) {
+func (e *Endpoint) associate(ctx context.Context, peers []netip.AddrPort, ownEndpoint bool) (*Association, error) {
 	peer := peers[0]
 	to := make([]netip.AddrPort, len(peers))
 	for i, p := range peers {
@@ -182,16 +182,16 @@ func (e *Endpoint) associate(ctx context.Context, peers []netip.AddrPort, owned 
 	as := newAssociation(e, a)
 	e.assocs[a] = as
 	if e.ports != nil {
-		as.muxPort = a.LocalPort()
+		as.claimedPort = a.LocalPort()
 	}
-	if owned {
-		e.owner = as
+	if ownEndpoint {
+		e.dialAssoc = as
 	}
 	e.mu.Unlock()
-	e.poke()
+	e.wakeOwner()
 	e.mu.Lock()
 	for {
-		if as.up {
+		if as.established {
 			e.mu.Unlock()
 			return as, nil
 		}
@@ -200,7 +200,7 @@ func (e *Endpoint) associate(ctx context.Context, peers []netip.AddrPort, owned 
 			e.mu.Unlock()
 			return nil, &opError{op: "dial", addr: peer.String(), err: err}
 		}
-		if !e.block(&as.swait, ctx.Done(), nil) {
+		if !e.waitOn(&as.stateWaiters, ctx.Done(), nil) {
 			e.mu.Unlock()
 			as.Abort("dial canceled")
 			return nil, ctx.Err()

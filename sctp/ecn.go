@@ -7,5 +7,5 @@ package sctp
 func (as *Association) ECN() bool {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
-	return as.a.ECN()
+	return as.core.ECN()
 }

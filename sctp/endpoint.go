@@ -30,9 +30,9 @@ import (
 // nothing to read may read the socket itself when the reader goroutine
 // lent it that role (reader.go).
 //
-// Lock order: wmu, then mu. A goroutine that sends (process, flushHeld)
-// takes wmu first and mu inside it, and releases mu before it writes to
-// the socket; no goroutine takes wmu while it holds mu (sendNow only tries
+// Lock order: flushMu, then mu. A goroutine that sends (process, flushLocked)
+// takes flushMu first and mu inside it, and releases mu before it writes to
+// the socket; no goroutine takes flushMu while it holds mu (sendNow only tries
 // it). Each deadline's own lock (wait.go) is a leaf: it is never held
 // while another is taken. Nobody blocks on a channel while holding mu
 // (block releases it). The core never calls into the shell: what it has
@@ -56,49 +56,49 @@ type Endpoint struct {
 	// sharedPorts is set on the raw-IP transport, where every raw socket
 	// on the host sees every SCTP packet: packets for ports this endpoint
 	// does not own belong to someone else and get no answer from us.
-	sharedPorts bool
-	rawIP       bool // the transport is plain SCTP over raw IP (set at creation)
-	acceptq     []*Association
-	acceptWait  waitq
-	closed      bool
-	err         error           // why the endpoint stopped, when it did by itself
-	armed       time.Time       // deadline the owner's timer is set for
-	owner       *Association    // the association Dial created this endpoint for
-	ownerGone   bool            // owner ended: close the socket after the last flush
-	free        []chan struct{} // waiter channels for block
+	sharedPorts   bool
+	rawIP         bool // the transport is plain SCTP over raw IP (set at creation)
+	acceptQueue   []*Association
+	acceptWaiters waitq
+	closed        bool
+	err           error           // why the endpoint stopped, when it did by itself
+	timerAt       time.Time       // deadline the owner's timer is set for
+	dialAssoc     *Association    // the association Dial created this endpoint for
+	dialAssocGone bool            // owner ended: close the socket after the last flush
+	freeWaitChans []chan struct{} // waiter channels for block
 	// Input processing and waiting.
-	touched  []*Association // reached by the packets being processed
-	nblocked int            // goroutines waiting in block
-	pktLocal netip.Addr     // Packet.Local of the packet being processed (wildcard-bound sockets)
-	mh       multiHome      // local addresses of a multi-homed endpoint (multihome.go)
-	rd       socketReader   // the socket reader role (reader.go)
+	changed    []*Association // reached by the packets being processed
+	nWaiting   int            // goroutines waiting in block
+	inputLocal netip.Addr     // Packet.Local of the packet being processed (wildcard-bound sockets)
+	multihome  multiHome      // local addresses of a multi-homed endpoint (multihome.go)
+	reader     socketReader   // the socket reader role (reader.go)
 
-	// wmu serializes flushes; it guards out, nout, slab and slabOff.
-	wmu  sync.Mutex
-	out  []netio.Packet
-	nout int // packets collected in out, not yet written
+	// flushMu serializes flushes; it guards out, batchLen, slab and slabUsed.
+	flushMu  sync.Mutex
+	batch    []netio.Packet
+	batchLen int // packets collected in out, not yet written
 	// slab is the write area (owner.go): the packets collected in out
 	// lie in it back to back, each rounded up to a cache line, from 0 to
-	// slabOff; maxOut is the largest packet the core builds.
-	slab    []byte
-	slabOff int
-	maxOut  int
-	refused refusedPacket // the last packet refused as too big (toobig.go)
-	// sendReq asks whoever holds wmu next to flush once more: set by a
-	// writer that found wmu taken (sendNow), checked by every holder
-	// after it unlocks wmu (unlockW).
-	sendReq atomic.Bool
+	// slabUsed; largestPacket is the largest packet the core builds.
+	slab          []byte
+	slabUsed      int
+	largestPacket int
+	refused       refusedPacket // the last packet refused as too big (toobig.go)
+	// flushAgain asks whoever holds flushMu next to flush once more: set by a
+	// writer that found flushMu taken (sendNow), checked by every holder
+	// after it unlocks flushMu (unlockFlush).
+	flushAgain atomic.Bool
 
 	// Counters of the goroutine work per packet, for tests that pin the
 	// cost of a request/response exchange without timing it.
 	nOwnerWakes atomic.Uint64 // owner loop iterations
 	nWrites     atomic.Uint64 // WriteBatch calls
-	fragAt      int           // e.out[fragAt-1] may be IP-fragmented (assoc.Packet.MayFragment); 0: none
+	fragmentAt  int           // e.batch[fragmentAt-1] may be IP-fragmented (assoc.Packet.MayFragment); 0: none
 	nReads      atomic.Uint64 // ReadBatch calls that returned packets
 	nHandoffs   atomic.Uint64 // ReadMsg callers woken by another goroutine's read
 	nYields     atomic.Uint64 // readLoop's yields to the ReadMsg callers a batch woke
 
-	kick      chan struct{}
+	ownerWake chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
 	wg        sync.WaitGroup
@@ -121,9 +121,9 @@ const (
 	// packets of 1480 bytes, half the sendmmsg calls of 64 on a bulk send
 	// (and about 15% less CPU per byte on each side).
 	writeBatch = 128
-	// writeArea is the size of the write area (writearea.go): 128
+	// writeAreaSize is the size of the write area (writearea.go): 128
 	// packets of 1500 bytes (a cache line each), whatever Config.MTU.
-	writeArea = writeBatch * 1536
+	writeAreaSize = writeBatch * 1536
 )
 
 // Listen returns an endpoint accepting associations on laddr, "HOST:PORT"
@@ -229,15 +229,15 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 		_ = netio.EnableECN(conn)
 	}
 	e := &Endpoint{cfg: c, conn: conn, connPeer: peer, assocs: make(map[*assoc.Assoc]*Association),
-		kick: make(chan struct{}, 1), done: make(chan struct{}), rd: socketReader{kick: make(chan struct{}, 1)},
+		ownerWake: make(chan struct{}, 1), done: make(chan struct{}), reader: socketReader{unpark: make(chan struct{}, 1)},
 		rawIP: rawIP, sharedPorts: rawIP}
 	e.ports, _ = conn.(portClaimer)
-	if err := e.mh.init(locals, c.PacketConn == nil && c.Conn == nil); err != nil {
+	if err := e.multihome.init(locals, c.PacketConn == nil && c.Conn == nil); err != nil {
 		conn.Close()
 		return nil, err
 	}
 	if wild {
-		if err := e.mh.initWild(); err != nil {
+		if err := e.multihome.initWild(); err != nil {
 			conn.Close()
 			return nil, err
 		}
@@ -260,17 +260,17 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 		cc.LocalAddrs, cc.Multihoming = locals, true
 	}
 	if wild {
-		e.mh.fams = socketFamilies(ip, rawIP && !dual)
-		cc.HostAddrs, cc.Families = e.mh.hostAddrs, e.mh.fams
+		e.multihome.families = socketFamilies(ip, rawIP && !dual)
+		cc.HostAddrs, cc.Families = e.multihome.hostAddrs, e.multihome.families
 	}
 	e.core = assoc.NewEndpoint(cc, time.Now())
 	e.core.SetPortFilter(assoc.PortFilter{Shared: e.sharedPorts, Dial: c.LocalPort})
 	e.initWriteArea()
-	e.rd.init(e.conn, max(maxPacket, c.MTU))
+	e.reader.init(e.conn, max(maxPacket, c.MTU))
 	// The reader role is only lent to ReadMsg callers on a socket whose
 	// read deadline works (netio.Conn's contract; a net.Conn given
 	// in Config may refuse deadlines).
-	e.rd.direct = e.conn.SetReadDeadline(time.Time{}) == nil
+	e.reader.direct = e.conn.SetReadDeadline(time.Time{}) == nil
 	e.wg.Add(2)
 	go e.readLoop()
 	go e.ownerLoop()
@@ -386,13 +386,13 @@ func (e *Endpoint) Accept() (*Association, error) {
 func (e *Endpoint) AcceptContext(ctx context.Context) (*Association, error) {
 	e.mu.Lock()
 	for {
-		if len(e.acceptq) > 0 {
-			as := e.acceptq[0]
-			copy(e.acceptq, e.acceptq[1:])
-			e.acceptq[len(e.acceptq)-1] = nil
-			e.acceptq = e.acceptq[:len(e.acceptq)-1]
+		if len(e.acceptQueue) > 0 {
+			as := e.acceptQueue[0]
+			copy(e.acceptQueue, e.acceptQueue[1:])
+			e.acceptQueue[len(e.acceptQueue)-1] = nil
+			e.acceptQueue = e.acceptQueue[:len(e.acceptQueue)-1]
 			// Out of the backlog, onto the configured receive buffer.
-			as.a.Accept(time.Now())
+			as.core.Accept(time.Now())
 			e.mu.Unlock()
 			e.flush()
 			return as, nil
@@ -406,7 +406,7 @@ func (e *Endpoint) AcceptContext(ctx context.Context) (*Association, error) {
 			e.mu.Unlock()
 			return nil, errors.New("sctp: endpoint is not listening")
 		}
-		if !e.block(&e.acceptWait, ctx.Done(), nil) {
+		if !e.waitOn(&e.acceptWaiters, ctx.Done(), nil) {
 			e.mu.Unlock()
 			return nil, ctx.Err()
 		}
@@ -420,21 +420,21 @@ func (e *Endpoint) closedErr() error {
 	return ErrClosed
 }
 
-// stop ends the goroutines and closes the socket (the owner association
+// stopIO ends the goroutines and closes the socket (the owner association
 // ended, or Close).
-func (e *Endpoint) stop() {
+func (e *Endpoint) stopIO() {
 	e.closeOnce.Do(func() {
 		close(e.done)
 		e.conn.Close()
-		e.mh.close()
+		e.multihome.close()
 		if e.pcap != nil {
 			e.pcap.Close() // later captures fail quietly
 		}
 	})
 }
 
-// fail ends every association after the socket failed.
-func (e *Endpoint) fail(err error) {
+// failSocket ends every association after the socket failed.
+func (e *Endpoint) failSocket(err error) {
 	e.mu.Lock()
 	if !e.closed {
 		e.err = fmt.Errorf("sctp: endpoint socket: %w", err)
@@ -442,11 +442,11 @@ func (e *Endpoint) fail(err error) {
 		for a := range e.assocs {
 			a.Abort(time.Now(), []byte("socket failed"))
 		}
-		e.afterInput()
-		e.acceptWait.wake()
+		e.dispatchAll()
+		e.acceptWaiters.wake()
 	}
 	e.mu.Unlock()
-	e.stop()
+	e.stopIO()
 }
 
 // Close aborts every association of the endpoint (use Association.Shutdown
@@ -459,13 +459,13 @@ func (e *Endpoint) Close() error {
 		for a := range e.assocs {
 			a.Abort(time.Now(), []byte("endpoint closed"))
 		}
-		e.afterInput()
-		e.acceptWait.wake()
-		e.acceptq = nil // aborted above with the others
+		e.dispatchAll()
+		e.acceptWaiters.wake()
+		e.acceptQueue = nil // aborted above with the others
 	}
 	e.mu.Unlock()
 	e.flush()
-	e.stop()
+	e.stopIO()
 	e.wg.Wait()
 	return nil
 }
@@ -479,6 +479,6 @@ func (e *Endpoint) Stats() Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.core.Stats()
-	s.UnboundAddrDropped = e.mh.dropped()
+	s.UnboundAddrDropped = e.multihome.dropped()
 	return s
 }

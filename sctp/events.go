@@ -60,53 +60,53 @@ const (
 	AddrMadePrimary  = api.AddrMadePrimary  // the address became the primary: the peer asked for it, or SetPrimary, or the data came back to it (Event.MadePrimary)
 )
 
-// afterInput hands the core's events to the associations and wakes the
+// dispatchAll hands the core's events to the associations and wakes the
 // goroutines waiting on any of them. Called with e.mu held.
-func (e *Endpoint) afterInput() {
-	e.afterPackets()
+func (e *Endpoint) dispatchAll() {
+	e.dispatch()
 	for _, as := range e.assocs {
-		as.progress()
+		as.wakeWaiters()
 	}
 }
 
-// afterCall is afterInput after a user call on as alone: it wakes as's
+// dispatchCall is dispatchAll after a user call on as alone: it wakes as's
 // goroutines (and those of the associations the core lists as changed),
 // not every association's (closing each of 10,000 associations would
 // otherwise cost 10,000 visits). Called with e.mu held.
-func (e *Endpoint) afterCall(as *Association) {
-	e.touch(as)
-	e.afterPackets()
+func (e *Endpoint) dispatchCall(as *Association) {
+	e.noteChanged(as)
+	e.dispatch()
 }
 
-// afterPackets is afterInput for the associations that input, timers and
-// calls reached: those the core lists as changed, and those e.touched
+// dispatch is dispatchAll for the associations that input, timers and
+// calls reached: those the core lists as changed, and those e.changed
 // holds already. Called with e.mu held.
-func (e *Endpoint) afterPackets() {
+func (e *Endpoint) dispatch() {
 	e.deliverEvents()
 	for _, a := range e.core.Changed() {
 		if as := e.assocs[a]; as != nil {
-			e.touch(as)
+			e.noteChanged(as)
 		}
 	}
-	e.progressTouched()
+	e.wakeChanged()
 }
 
-// progressTouched wakes the goroutines of the associations in e.touched
+// wakeChanged wakes the goroutines of the associations in e.changed
 // and empties it. Called with e.mu held.
-func (e *Endpoint) progressTouched() {
-	for i, as := range e.touched {
-		as.touched = false
-		as.progress()
-		e.touched[i] = nil
+func (e *Endpoint) wakeChanged() {
+	for i, as := range e.changed {
+		as.inChanged = false
+		as.wakeWaiters()
+		e.changed[i] = nil
 	}
-	e.touched = e.touched[:0]
+	e.changed = e.changed[:0]
 }
 
-// touch lists as for the wake-ups of progressTouched.
-func (e *Endpoint) touch(as *Association) {
-	if !as.touched {
-		as.touched = true
-		e.touched = append(e.touched, as)
+// noteChanged lists as for the wake-ups of wakeChanged.
+func (e *Endpoint) noteChanged(as *Association) {
+	if !as.inChanged {
+		as.inChanged = true
+		e.changed = append(e.changed, as)
 	}
 }
 
@@ -117,91 +117,91 @@ func (e *Endpoint) deliverEvents() {
 		if !ok {
 			break
 		}
-		e.handle(&ev)
+		e.handleEvent(&ev)
 	}
 }
 
-// handle acts on one event of the core: a user event goes to the
+// handleEvent acts on one event of the core: a user event goes to the
 // association's Events (EventUp of a passive association queues it for
 // Accept), an answer to the call waiting for it, room on a stream to the
 // stream's writers, and the association's end to the goroutines waiting
 // on it.
-func (e *Endpoint) handle(ev *assoc.Event) {
+func (e *Endpoint) handleEvent(ev *assoc.Event) {
 	as := e.assocs[ev.Assoc]
 	if as == nil {
 		if ev.Quiet || ev.Kind != EventUp {
 			return
 		}
-		if as = e.accepted(ev.Assoc); as == nil {
+		if as = e.queueAccepted(ev.Assoc); as == nil {
 			return
 		}
 	}
 	switch {
 	case ev.Room:
-		if q := as.stwait[ev.Stream]; q != nil {
+		if q := as.streamWriters[ev.Stream]; q != nil {
 			q.wake()
 		}
 	case ev.Quiet:
-		as.answer(ev.Op, publicErr(ev.Err))
+		as.answerReconf(ev.Op, publicErr(ev.Err))
 	case ev.End != nil:
-		as.end(ev)
+		as.recordEnd(ev)
 	default:
 		switch ev.Kind {
 		case EventUp:
-			as.up = true
-			as.swait.wake()
+			as.established = true
+			as.stateWaiters.wake()
 		case EventSendFailed:
 			// Messages given up under their PR-SCTP policy free send
 			// buffer space: progress wakes the writers.
 			as.gaveUp = true
-			e.touch(as)
+			e.noteChanged(as)
 		}
 		ev.Err = publicErr(ev.Err)
 		as.emit(ev.Event)
 	}
 }
 
-// accepted wraps a new passive association and queues it for Accept, or
+// queueAccepted wraps a new passive association and queues it for Accept, or
 // aborts it when nobody can take it. The core bounds the associations not
-// accepted yet by Config.Limits.Backlog (it drops a COOKIE ECHO beyond it); the
+// queueAccepted yet by Config.Limits.Backlog (it drops a COOKIE ECHO beyond it); the
 // queue also holds those that ended before Accept, and drops them to
 // make room.
-func (e *Endpoint) accepted(a *assoc.Assoc) *Association {
-	if len(e.acceptq) >= e.cfg.Limits.Backlog {
-		q := e.acceptq[:0]
-		for _, as := range e.acceptq {
+func (e *Endpoint) queueAccepted(a *assoc.Assoc) *Association {
+	if len(e.acceptQueue) >= e.cfg.Limits.Backlog {
+		q := e.acceptQueue[:0]
+		for _, as := range e.acceptQueue {
 			if !as.closed {
 				q = append(q, as)
 			}
 		}
-		clear(e.acceptq[len(q):])
-		e.acceptq = q
+		clear(e.acceptQueue[len(q):])
+		e.acceptQueue = q
 	}
-	if e.closed || e.listenPort == 0 || len(e.acceptq) >= e.cfg.Limits.Backlog {
+	if e.closed || e.listenPort == 0 || len(e.acceptQueue) >= e.cfg.Limits.Backlog {
 		a.Abort(time.Now(), []byte(ErrAcceptQueueFull.Error()))
 		return nil
 	}
 	as := newAssociation(e, a)
 	e.assocs[a] = as
-	e.acceptq = append(e.acceptq, as)
-	e.acceptWait.wake()
+	e.acceptQueue = append(e.acceptQueue, as)
+	e.acceptWaiters.wake()
 	return as
 }
 
-// end records the end of the association that ev, its last event,
+// recordEnd records the recordEnd of the association that ev, its last event,
 // reports: its final counters, the messages it did not send (every one,
 // before EventDown) and why it ended (EventDown's AbortError). Called with
 // ep.mu held.
-func (as *Association) end(ev *assoc.Event) {
-	if as.muxPort != 0 {
-		as.ep.ports.Release(as.muxPort)
-		as.muxPort = 0
+func (as *Association) recordEnd(ev *assoc.Event) {
+	if as.claimedPort != 0 {
+		as.ep.ports.Release(as.claimedPort)
+		as.claimedPort = 0
 	}
 	end := ev.End
 	as.final = &end.Stats
 	for i := range end.Unsent {
-		if as.events == nil && len(as.early) >= as.eventCap() {
-			as.dropped++ // nobody asked for events yet
+		if as.events == nil && len(as.earlyEvents) >= as.eventCap() {
+			as.eventsDropped++ // nobody asked for events yet
 			continue
 		}
 		as.emit(end.Unsent[i])
@@ -221,7 +221,7 @@ const DefaultEventQueue = 64
 
 // maxPendingOther bounds the events other than send failures and the
 // terminal ones waiting behind a full Events channel; more are dropped
-// and counted. Send failures are bounded by the send buffer (failHeld),
+// and counted. Send failures are bounded by the send buffer (failedBytesHeld),
 // terminal events are never dropped.
 const maxPendingOther = 4096
 
@@ -249,7 +249,7 @@ func terminal(ev *Event) bool { return ev.Kind == EventDown || ev.Kind == EventS
 // and it has room, else behind the others in pending, which the pump
 // goroutine feeds into the channel at the reader's pace: nothing is
 // dropped for a reader that keeps reading. Send failures in pending hold
-// send buffer space (failHeld) until they are in the channel, so that a
+// send buffer space (failedBytesHeld) until they are in the channel, so that a
 // writer whose messages are given up faster than the events are read
 // waits for the reader instead of growing the queue; other events are
 // few (at most maxPendingOther wait), terminal ones are never dropped.
@@ -258,62 +258,62 @@ func (as *Association) emit(ev Event) {
 		return
 	}
 	if as.events == nil {
-		if n := len(as.early); ev.Kind == EventSenderDry && n > 0 && as.early[n-1].Kind == EventSenderDry {
+		if n := len(as.earlyEvents); ev.Kind == EventSenderDry && n > 0 && as.earlyEvents[n-1].Kind == EventSenderDry {
 			return // one wait for the first Events call says it
 		}
-		if len(as.early) < as.eventCap() || terminal(&ev) {
-			as.early = append(as.early, ev)
+		if len(as.earlyEvents) < as.eventCap() || terminal(&ev) {
+			as.earlyEvents = append(as.earlyEvents, ev)
 		} else {
-			as.dropped++
+			as.eventsDropped++
 		}
 		return
 	}
-	if as.evClosed {
-		as.dropped++
+	if as.eventsClosed {
+		as.eventsDropped++
 		return
 	}
-	if as.pendHead == len(as.pending) && !as.pumping {
+	if as.pendingHead == len(as.pendingEvents) && !as.pumping {
 		select {
 		case as.events <- ev:
 			return
 		default:
 		}
 	}
-	as.queue(ev)
+	as.queuePending(ev)
 }
 
-// queue puts ev in pending and starts the pump; called with ep.mu held.
-func (as *Association) queue(ev Event) {
+// queuePending puts ev in pending and starts the pump; called with ep.mu held.
+func (as *Association) queuePending(ev Event) {
 	switch {
 	case ev.Kind == EventSendFailed && !as.closed:
-		as.failHeld += len(ev.Msg)
+		as.failedBytesHeld += len(ev.Msg)
 	case !terminal(&ev) && ev.Kind != EventSendFailed:
-		if as.pendOther >= maxPendingOther {
-			as.dropped++
+		if as.pendingOther >= maxPendingOther {
+			as.eventsDropped++
 			return
 		}
-		as.pendOther++
+		as.pendingOther++
 	}
-	as.pending = append(as.pending, ev)
+	as.pendingEvents = append(as.pendingEvents, ev)
 	if !as.pumping {
 		as.pumping = true
-		go as.pump()
+		go as.pumpEvents()
 	}
 }
 
-// pump feeds the pending events into the Events channel, blocking on it
+// pumpEvents feeds the pending events into the Events channel, blocking on it
 // at the reader's pace, and closes the channel after the last event of an
 // association that ended. It runs only while events wait.
-func (as *Association) pump() {
+func (as *Association) pumpEvents() {
 	e := as.ep
 	var linger *time.Timer
 	e.mu.Lock()
 	for {
-		if as.pendHead == len(as.pending) {
-			as.pending, as.pendHead = as.pending[:0], 0
+		if as.pendingHead == len(as.pendingEvents) {
+			as.pendingEvents, as.pendingHead = as.pendingEvents[:0], 0
 			as.pumping = false
-			if as.closed && !as.evClosed {
-				as.evClosed = true
+			if as.closed && !as.eventsClosed {
+				as.eventsClosed = true
 				close(as.events)
 			}
 			e.mu.Unlock()
@@ -322,18 +322,18 @@ func (as *Association) pump() {
 			}
 			return
 		}
-		ev := as.pending[as.pendHead]
-		as.pending[as.pendHead] = Event{}
-		as.pendHead++
+		ev := as.pendingEvents[as.pendingHead]
+		as.pendingEvents[as.pendingHead] = Event{}
+		as.pendingHead++
 		switch {
-		case ev.Kind == EventSendFailed && as.failHeld > 0:
-			as.failHeld = max(as.failHeld-len(ev.Msg), 0)
-			if as.wwait.waiting() && as.fits() {
+		case ev.Kind == EventSendFailed && as.failedBytesHeld > 0:
+			as.failedBytesHeld = max(as.failedBytesHeld-len(ev.Msg), 0)
+			if as.writers.waiting() && as.messageFits() {
 				as.wantRoom = 0
-				as.wwait.wake()
+				as.writers.wake()
 			}
 		case !terminal(&ev) && ev.Kind != EventSendFailed:
-			as.pendOther--
+			as.pendingOther--
 		}
 		gone := as.closed
 		e.mu.Unlock()
@@ -352,9 +352,9 @@ func (as *Association) pump() {
 			e.mu.Lock()
 		case <-linger.C:
 			e.mu.Lock()
-			as.dropped += uint64(1 + len(as.pending) - as.pendHead)
-			clear(as.pending[as.pendHead:])
-			as.pendHead = len(as.pending)
+			as.eventsDropped += uint64(1 + len(as.pendingEvents) - as.pendingHead)
+			clear(as.pendingEvents[as.pendingHead:])
+			as.pendingHead = len(as.pendingEvents)
 		}
 	}
 }
@@ -377,22 +377,22 @@ func (as *Association) Events() <-chan Event {
 	defer as.ep.mu.Unlock()
 	if as.events == nil {
 		as.events = make(chan Event, as.eventCap())
-		early := as.early
-		as.early = nil
+		early := as.earlyEvents
+		as.earlyEvents = nil
 		for _, ev := range early {
-			as.emitAgain(ev)
+			as.emitEarly(ev)
 		}
-		if as.closed && !as.pumping && !as.evClosed {
-			as.evClosed = true
+		if as.closed && !as.pumping && !as.eventsClosed {
+			as.eventsClosed = true
 			close(as.events)
 		}
 	}
 	return as.events
 }
 
-// emitAgain is emit for an event that waited in early, also after the
+// emitEarly is emit for an event that waited in early, also after the
 // association ended.
-func (as *Association) emitAgain(ev Event) {
+func (as *Association) emitEarly(ev Event) {
 	if !as.pumping {
 		select {
 		case as.events <- ev:
@@ -400,15 +400,15 @@ func (as *Association) emitAgain(ev Event) {
 		default:
 		}
 	}
-	as.queue(ev)
+	as.queuePending(ev)
 }
 
 // closeEvents closes the Events channel at the end of the association,
 // unless the pump still feeds it (then the pump closes it); called with
 // ep.mu held.
 func (as *Association) closeEvents() {
-	if as.events != nil && !as.pumping && !as.evClosed {
-		as.evClosed = true
+	if as.events != nil && !as.pumping && !as.eventsClosed {
+		as.eventsClosed = true
 		close(as.events)
 	}
 }
@@ -419,5 +419,5 @@ func (as *Association) closeEvents() {
 func (as *Association) EventsDropped() uint64 {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
-	return as.dropped
+	return as.eventsDropped
 }

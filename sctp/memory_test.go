@@ -145,18 +145,18 @@ func TestEventsMadeOnDemand(t *testing.T) {
 	for range 3 {
 		as.emit(Event{Kind: EventSenderDry})
 	}
-	if len(as.early) != 1 {
-		t.Fatalf("%d sender-dry events in a row wait, want 1", len(as.early))
+	if len(as.earlyEvents) != 1 {
+		t.Fatalf("%d sender-dry events in a row wait, want 1", len(as.earlyEvents))
 	}
-	as.early = as.early[:0]
+	as.earlyEvents = as.earlyEvents[:0]
 	for i := range DefaultEventQueue + 6 {
 		as.emit(Event{Kind: EventPeerError, Cause: uint16(i)})
 	}
 	if as.events != nil {
 		t.Fatal("events channel made before Events was called")
 	}
-	if as.dropped != 6 || len(as.early) != DefaultEventQueue {
-		t.Fatalf("dropped %d, %d waiting; want 6 and %d", as.dropped, len(as.early), DefaultEventQueue)
+	if as.eventsDropped != 6 || len(as.earlyEvents) != DefaultEventQueue {
+		t.Fatalf("dropped %d, %d waiting; want 6 and %d", as.eventsDropped, len(as.earlyEvents), DefaultEventQueue)
 	}
 	as.closed = true
 	as.emit(Event{Kind: EventDown}) // never dropped

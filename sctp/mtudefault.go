@@ -22,7 +22,7 @@ import (
 //     65535). An association whose route has a smaller MTU finds it with
 //     its first probe: the kernel refuses a packet larger than the route's
 //     MTU at once (EMSGSIZE), and the shell hands the core the route's
-//     MTU as a Packet Too Big for that packet (writeOut, localTooBig).
+//     MTU as a Packet Too Big for that packet (writeCollected, localTooBig).
 //     With DisablePMTUDiscovery there is no such correction (and packets
 //     go without Don't Fragment), so such an endpoint keeps 1500.
 //

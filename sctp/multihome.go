@@ -49,13 +49,13 @@ type multiHome struct {
 	locals []netip.Addr // the endpoint's addresses; nil: not multi-homed
 	// wild is set on a wildcard endpoint that announces the host's
 	// addresses: every address of the host is its own.
-	wild bool
-	fams assoc.AddrFamilies   // the socket's families (wild)
-	src  *netio.SourceChooser // each packet's source; nil when not on
+	wild     bool
+	families assoc.AddrFamilies   // the socket's families (wild)
+	chooser  *netio.SourceChooser // each packet's source; nil when not on
 }
 
-// on reports whether the endpoint chooses each packet's source.
-func (m *multiHome) on() bool { return m.src != nil }
+// choosesSource reports whether the endpoint chooses each packet's source.
+func (m *multiHome) choosesSource() bool { return m.chooser != nil }
 
 // initWild sets up a wildcard endpoint that announces the host's
 // addresses: the kernel's list of them and its route lookups, opened in
@@ -65,20 +65,20 @@ func (m *multiHome) initWild() error {
 	if err != nil {
 		return err
 	}
-	m.wild, m.src = true, src
+	m.wild, m.chooser = true, src
 	return nil
 }
 
 // hostAddrs is the core's Config.HostAddrs: the host's addresses, and the
 // source of the packets to peer. Called with the endpoint's mu held.
 func (m *multiHome) hostAddrs(peer netip.Addr) ([]netip.Addr, netip.Addr) {
-	return m.src.HostAddrs(), m.src.Source(peer)
+	return m.chooser.HostAddrs(), m.chooser.Source(peer)
 }
 
 // close releases the kernel lookups.
 func (m *multiHome) close() {
-	if m.src != nil {
-		m.src.Close()
+	if m.chooser != nil {
+		m.chooser.Close()
 	}
 }
 
@@ -92,23 +92,23 @@ func (m *multiHome) init(locals []netip.Addr, probe bool) error {
 	if err != nil {
 		return err
 	}
-	m.locals, m.src = locals, src
+	m.locals, m.chooser = locals, src
 	return nil
 }
 
 // arrived notes that a packet from peer arrived on the local address
 // local, and reports whether local is one of the endpoint's.
-func (m *multiHome) arrived(peer, local netip.Addr) bool { return m.src.Arrived(peer, local) }
+func (m *multiHome) arrived(peer, local netip.Addr) bool { return m.chooser.Arrived(peer, local) }
 
 // source returns the local address to send a packet to dst from.
-func (m *multiHome) source(dst netip.Addr) netip.Addr { return m.src.Source(dst) }
+func (m *multiHome) source(dst netip.Addr) netip.Addr { return m.chooser.Source(dst) }
 
 // dropped returns the packets refused for their destination address.
 func (m *multiHome) dropped() uint64 {
-	if m.src == nil {
+	if m.chooser == nil {
 		return 0
 	}
-	return m.src.Dropped()
+	return m.chooser.Dropped()
 }
 
 // bindAddrs returns the address to bind the socket to and, for a
@@ -267,13 +267,13 @@ func DialAddrs(ctx context.Context, ips []netip.Addr, port uint16, cfg *Config) 
 // picks from for each peer); else the one its socket is bound to (the
 // unspecified address on a wildcard socket).
 func (e *Endpoint) LocalAddrs() []netip.Addr {
-	if e.mh.locals != nil {
-		return slices.Clone(e.mh.locals)
+	if e.multihome.locals != nil {
+		return slices.Clone(e.multihome.locals)
 	}
-	if e.mh.wild {
+	if e.multihome.wild {
 		e.mu.Lock()
-		host := e.mh.src.HostAddrs()
-		fam := e.mh.fams
+		host := e.multihome.chooser.HostAddrs()
+		fam := e.multihome.families
 		var out []netip.Addr
 		for _, ip := range host {
 			if ip.Is4() && fam&assoc.FamilyIPv4 != 0 || ip.Is6() && fam&assoc.FamilyIPv6 != 0 {

@@ -8,10 +8,10 @@ import (
 	"github.com/usctp/usctp/sctp/internal/netio"
 )
 
-// poke wakes the owner goroutine to send what the core has queued.
-func (e *Endpoint) poke() {
+// wakeOwner wakes the owner goroutine to send what the core has queued.
+func (e *Endpoint) wakeOwner() {
 	select {
-	case e.kick <- struct{}{}:
+	case e.ownerWake <- struct{}{}:
 	default:
 	}
 }
@@ -23,7 +23,7 @@ func (e *Endpoint) ownerLoop() {
 	t.Stop()
 	for {
 		select {
-		case <-e.kick:
+		case <-e.ownerWake:
 		case <-t.C:
 		case <-e.done:
 			t.Stop()
@@ -36,17 +36,17 @@ func (e *Endpoint) ownerLoop() {
 			e.core.Expire(now)
 			// Wake the goroutines of the associations whose timers
 			// ran (the core lists them), not of all of them.
-			e.afterPackets()
+			e.dispatch()
 		}
 		e.checkReader(now)
 		e.mu.Unlock()
 		e.flush()
 		e.mu.Lock()
 		d := e.core.Deadline()
-		if e.rd.role != readerLoop && (d.IsZero() || e.rd.next.Before(d)) {
-			d = e.rd.next
+		if e.reader.role != readerLoop && (d.IsZero() || e.reader.nextCheck.Before(d)) {
+			d = e.reader.nextCheck
 		}
-		e.armed = d
+		e.timerAt = d
 		e.mu.Unlock()
 		if !d.IsZero() {
 			// A deadline the core could not serve must not make this
@@ -60,64 +60,64 @@ func (e *Endpoint) ownerLoop() {
 
 // flush sends every packet the core has, in batches.
 func (e *Endpoint) flush() {
-	e.wmu.Lock()
-	e.flushHeld()
-	e.unlockW()
+	e.flushMu.Lock()
+	e.flushLocked()
+	e.unlockFlush()
 }
 
 // sendNow sends what a user call just queued from the calling goroutine
 // (write-through): no hand-off to the owner goroutine, so a request or a
 // response leaves with one sendmmsg on the writer's thread. When another
-// goroutine is flushing, that goroutine sends it instead (e.sendReq).
+// goroutine is flushing, that goroutine sends it instead (e.flushAgain).
 func (e *Endpoint) sendNow() {
-	e.sendReq.Store(true)
-	for e.sendReq.Load() && e.wmu.TryLock() {
-		e.sendReq.Store(false)
-		e.flushHeld()
-		e.wmu.Unlock()
+	e.flushAgain.Store(true)
+	for e.flushAgain.Load() && e.flushMu.TryLock() {
+		e.flushAgain.Store(false)
+		e.flushLocked()
+		e.flushMu.Unlock()
 	}
 }
 
-// unlockW releases e.wmu, then flushes again for a sendNow that found it
-// taken: a writer sets e.sendReq before its TryLock, and every holder
+// unlockFlush releases e.flushMu, then flushes again for a sendNow that found it
+// taken: a writer sets e.flushAgain before its TryLock, and every holder
 // looks at it after unlocking, so no request is left behind.
-func (e *Endpoint) unlockW() {
-	e.wmu.Unlock()
-	for e.sendReq.Load() && e.wmu.TryLock() {
-		e.sendReq.Store(false)
-		e.flushHeld()
-		e.wmu.Unlock()
+func (e *Endpoint) unlockFlush() {
+	e.flushMu.Unlock()
+	for e.flushAgain.Load() && e.flushMu.TryLock() {
+		e.flushAgain.Store(false)
+		e.flushLocked()
+		e.flushMu.Unlock()
 	}
 }
 
-// flushHeld is flush with e.wmu held: it sends what is collected in e.out
+// flushLocked is flush with e.flushMu held: it sends what is collected in e.batch
 // and everything the core has besides.
-func (e *Endpoint) flushHeld() {
+func (e *Endpoint) flushLocked() {
 	for {
 		now := time.Now()
 		e.mu.Lock()
-		full := e.collect(now)
+		full := e.collectPackets(now)
 		// Building packets may have cut queued messages (the writers of
 		// the streams that got room are woken now rather than at the
 		// next SACK) and given messages up (PR-SCTP: reported, and the
 		// writers the space freed woken): the core's events say which,
 		// so the cost does not grow with the number of associations.
 		e.deliverEvents()
-		e.progressTouched()
+		e.wakeChanged()
 		rearm := false
 		if !full {
-			if d := e.core.Deadline(); !d.IsZero() && (e.armed.IsZero() || d.Before(e.armed)) {
+			if d := e.core.Deadline(); !d.IsZero() && (e.timerAt.IsZero() || d.Before(e.timerAt)) {
 				rearm = true
 			}
 		}
-		gone := e.ownerGone && !full
+		gone := e.dialAssocGone && !full
 		e.mu.Unlock()
-		e.writeOut()
+		e.writeCollected()
 		if rearm {
-			e.poke()
+			e.wakeOwner()
 		}
 		if gone {
-			e.stop()
+			e.stopIO()
 		}
 		if !full {
 			return
@@ -125,12 +125,12 @@ func (e *Endpoint) flushHeld() {
 	}
 }
 
-// collect polls the core's packets into e.out after the e.nout already
+// collectPackets polls the core's packets into e.batch after the e.batchLen already
 // there, built in the write area (writearea.go); it reports whether the
-// batch is full. Called with e.wmu and e.mu held.
-func (e *Endpoint) collect(now time.Time) bool {
+// batch is full. Called with e.flushMu and e.mu held.
+func (e *Endpoint) collectPackets(now time.Time) bool {
 	for {
-		buf := e.nextOut()
+		buf := e.nextPacketBuf()
 		if buf == nil {
 			return true
 		}
@@ -138,32 +138,32 @@ func (e *Endpoint) collect(now time.Time) bool {
 		if !ok {
 			return false
 		}
-		e.tookOut(p.Data)
-		o := &e.out[e.nout]
+		e.commitPacketBuf(p.Data)
+		o := &e.batch[e.batchLen]
 		o.Buf, o.N, o.Addr, o.ECN = p.Data, len(p.Data), p.To, p.ECN
-		if e.mh.on() {
-			o.Local = e.mh.source(p.To.Addr())
+		if e.multihome.choosesSource() {
+			o.Local = e.multihome.source(p.To.Addr())
 		}
-		e.nout++
+		e.batchLen++
 		if p.MayFragment {
 			// Larger than its path's PLPMTU (chunks cut before it
 			// shrank): it goes alone, with IP fragmentation allowed.
-			e.fragAt = e.nout
+			e.fragmentAt = e.batchLen
 			return true
 		}
 	}
 }
 
-// writeOut sends the packets collected in e.out with one WriteBatch.
-// Called with e.wmu held and e.mu not held.
-func (e *Endpoint) writeOut() {
-	if e.nout > 0 {
+// writeCollected sends the packets collected in e.batch with one WriteBatch.
+// Called with e.flushMu held and e.mu not held.
+func (e *Endpoint) writeCollected() {
+	if e.batchLen > 0 {
 		e.nWrites.Add(1)
-		pkts := e.out[:e.nout]
+		pkts := e.batch[:e.batchLen]
 		var frag []netio.Packet
-		if e.fragAt > 0 {
-			pkts, frag = pkts[:e.fragAt-1], pkts[e.fragAt-1:e.fragAt]
-			e.fragAt = 0
+		if e.fragmentAt > 0 {
+			pkts, frag = pkts[:e.fragmentAt-1], pkts[e.fragmentAt-1:e.fragmentAt]
+			e.fragmentAt = 0
 		}
 		for len(pkts) > 0 {
 			// A lost packet is a lost packet; the error of WriteBatch
@@ -183,9 +183,9 @@ func (e *Endpoint) writeOut() {
 				e.conn.WriteBatch(frag)
 			}
 		}
-		e.nout, e.slabOff = 0, 0
+		e.batchLen, e.slabUsed = 0, 0
 		if e.passRefused() {
-			e.poke() // the core may send a probe of the local MTU now
+			e.wakeOwner() // the core may send a probe of the local MTU now
 		}
 	}
 }

@@ -54,9 +54,9 @@ func (as *Association) Paths() []PathInfo {
 	if as.closed {
 		return nil
 	}
-	_, port := as.a.Peer()
+	_, port := as.core.Peer()
 	var out []PathInfo
-	for _, p := range as.a.Paths(nil) {
+	for _, p := range as.core.Paths(nil) {
 		out = append(out, PathInfo{
 			Addr:  Addr{IP: p.Addr.Addr(), Port: port, UDPPort: p.Addr.Port()},
 			State: p.State, Primary: p.Primary, InUse: p.InUse,
@@ -76,8 +76,8 @@ func (as *Association) SetPrimary(ip netip.Addr) error {
 	if as.closed {
 		return ErrClosed
 	}
-	err := as.a.SetPrimary(time.Now(), ip)
-	as.ep.afterCall(as) // the "made primary" event
+	err := as.core.SetPrimary(time.Now(), ip)
+	as.ep.dispatchCall(as) // the "made primary" event
 	return publicErr(err)
 }
 
@@ -94,7 +94,7 @@ func (as *Association) PathParams(ip netip.Addr) (PathParams, error) {
 	if as.closed {
 		return PathParams{}, ErrClosed
 	}
-	return as.a.PathParams(ip)
+	return as.core.PathParams(ip)
 }
 
 // SetPathParams changes the settings of the peer address ip, or of all of
@@ -106,9 +106,9 @@ func (as *Association) SetPathParams(ip netip.Addr, p PathParams) error {
 	if as.closed {
 		return ErrClosed
 	}
-	if err := as.a.SetPathParams(time.Now(), ip, p); err != nil {
+	if err := as.core.SetPathParams(time.Now(), ip, p); err != nil {
 		return publicErr(err)
 	}
-	as.ep.afterCall(as)
+	as.ep.dispatchCall(as)
 	return nil
 }

@@ -77,5 +77,5 @@ func Priority(p uint16) PR { return PR{Policy: PRPrio, Value: uint32(p)} }
 func (as *Association) PartialReliability() bool {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
-	return as.a.PartialReliability()
+	return as.core.PartialReliability()
 }

@@ -33,17 +33,17 @@ const (
 // Endpoint.mu, except pkts, bufs and read, which belong to the role's
 // holder.
 type socketReader struct {
-	direct   bool      // ReadMsg callers may take the role: the socket's deadline interrupts a read
-	role     int       // who holds it: readerLoop, readerUser or readerNone
-	gen      uint64    // times a ReadMsg caller took the role
-	seen     uint64    // gen at the owner's last check
-	next     time.Time // the owner's next check
-	parked   bool      // readLoop waits for kick
-	intr     bool      // the socket's read deadline is set to interrupt a reader
-	revert   bool      // the ReadMsg caller reading is to hand the role back
-	userWoke bool      // the batch being processed woke a direct reader
-	woke     int       // ReadMsg callers the batch being processed woke
-	kick     chan struct{}
+	direct      bool      // ReadMsg callers may take the role: the socket's deadline interrupts a read
+	role        int       // who holds it: readerLoop, readerUser or readerNone
+	takes       uint64    // times a ReadMsg caller took the role
+	takesSeen   uint64    // gen at the owner's last check
+	nextCheck   time.Time // the owner's next check
+	parked      bool      // readLoop waits for unpark
+	interrupted bool      // the socket's read deadline is set to interrupt a reader
+	handBack    bool      // the ReadMsg caller reading is to hand the role back
+	wokeDirect  bool      // the batch being processed woke a direct reader
+	woken       int       // ReadMsg callers the batch being processed woke
+	unpark      chan struct{}
 
 	pkts []netio.Packet // read buffers of the role
 	bufs [][]byte       // their own buffers (nil when reading views)
@@ -60,17 +60,17 @@ const readerCheck = time.Millisecond
 // false when the endpoint stopped.
 func (e *Endpoint) awaitReader() bool {
 	e.mu.Lock()
-	for e.rd.role != readerLoop {
-		e.rd.parked = true
+	for e.reader.role != readerLoop {
+		e.reader.parked = true
 		e.mu.Unlock()
 		select {
-		case <-e.rd.kick:
+		case <-e.reader.unpark:
 		case <-e.done:
 			return false
 		}
 		e.mu.Lock()
 	}
-	e.rd.parked = false
+	e.reader.parked = false
 	e.mu.Unlock()
 	return true
 }
@@ -82,7 +82,7 @@ func (r *socketReader) handToLoop() {
 	if r.parked {
 		r.parked = false
 		select {
-		case r.kick <- struct{}{}:
+		case r.unpark <- struct{}{}:
 		default:
 		}
 	}
@@ -92,34 +92,34 @@ func (r *socketReader) handToLoop() {
 // leave the socket to the ReadMsg caller it woke: one was woken that reads
 // directly and no other goroutine waits for input. Called with e.mu held.
 func (e *Endpoint) mayYield() bool {
-	return e.rd.direct && e.rd.userWoke && e.nblocked <= e.rd.woke && !e.closed
+	return e.reader.direct && e.reader.wokeDirect && e.nWaiting <= e.reader.woken && !e.closed
 }
 
 // readDirect reads and processes one batch from the socket in the calling
 // goroutine, which takes the reader role meanwhile; the caller saw
-// e.rd.role == readerNone. Called and returns with e.mu held.
+// e.reader.role == readerNone. Called and returns with e.mu held.
 func (e *Endpoint) readDirect() {
-	e.rd.role = readerUser
-	e.rd.gen++
+	e.reader.role = readerUser
+	e.reader.takes++
 	e.mu.Unlock()
-	n, err := e.rd.readSocket()
+	n, err := e.reader.readSocket()
 	if err == nil {
-		e.process(n, false)
+		e.processBatch(n, false)
 	}
 	e.mu.Lock()
-	if e.rd.intr {
+	if e.reader.interrupted {
 		e.conn.SetReadDeadline(time.Time{})
-		e.rd.intr = false
+		e.reader.interrupted = false
 	}
 	switch {
 	case err != nil && !errors.Is(err, net.ErrClosed) && !errors.Is(err, os.ErrDeadlineExceeded):
 		// A transient socket error: readLoop has the policy for those.
-		e.rd.handToLoop()
-	case e.nblocked > 0 || e.rd.revert || err != nil:
-		e.rd.revert = false
-		e.rd.handToLoop()
+		e.reader.handToLoop()
+	case e.nWaiting > 0 || e.reader.handBack || err != nil:
+		e.reader.handBack = false
+		e.reader.handToLoop()
 	default:
-		e.rd.role = readerNone
+		e.reader.role = readerNone
 	}
 }
 
@@ -127,8 +127,8 @@ func (e *Endpoint) readDirect() {
 // check its association (it ended, or its deadline changed). Called with
 // e.mu held.
 func (e *Endpoint) interruptReader() {
-	if e.rd.role == readerUser && !e.rd.intr {
-		e.rd.intr = true
+	if e.reader.role == readerUser && !e.reader.interrupted {
+		e.reader.interrupted = true
 		e.conn.SetReadDeadline(time.Unix(1, 0))
 	}
 }
@@ -138,20 +138,20 @@ func (e *Endpoint) interruptReader() {
 // last check, the socket goes back to readLoop (a caller blocked on it
 // that long is interrupted). Called with e.mu held.
 func (e *Endpoint) checkReader(now time.Time) {
-	if e.rd.role == readerLoop || now.Before(e.rd.next) {
+	if e.reader.role == readerLoop || now.Before(e.reader.nextCheck) {
 		return
 	}
-	e.rd.next = now.Add(readerCheck)
-	if e.rd.gen == e.rd.seen {
-		switch e.rd.role {
+	e.reader.nextCheck = now.Add(readerCheck)
+	if e.reader.takes == e.reader.takesSeen {
+		switch e.reader.role {
 		case readerNone:
-			e.rd.handToLoop()
+			e.reader.handToLoop()
 		case readerUser:
-			e.rd.revert = true
+			e.reader.handBack = true
 			e.interruptReader()
 		}
 	}
-	e.rd.seen = e.rd.gen
+	e.reader.takesSeen = e.reader.takes
 }
 
 // readLoop reads packets in batches and feeds them to the core while it
@@ -162,7 +162,7 @@ func (e *Endpoint) readLoop() {
 		if !e.awaitReader() {
 			return
 		}
-		n, err := e.rd.readSocket()
+		n, err := e.reader.readSocket()
 		if err != nil {
 			select {
 			case <-e.done:
@@ -173,12 +173,12 @@ func (e *Endpoint) readLoop() {
 				continue
 			}
 			if errors.Is(err, net.ErrClosed) {
-				e.fail(err)
+				e.failSocket(err)
 				return
 			}
 			continue // a transient socket error (for example ICMP)
 		}
-		if e.process(n, true) > 0 {
+		if e.processBatch(n, true) > 0 {
 			e.yieldToReaders()
 		}
 	}
@@ -234,24 +234,24 @@ func (r *socketReader) readSocket() (int, error) {
 	return r.read(r.pkts)
 }
 
-// process feeds the core the n packets read into e.rd.pkts, sends what they
+// processBatch feeds the core the n packets read into e.reader.pkts, sends what they
 // caused and wakes the goroutines they concern; it returns how many
 // ReadMsg callers it woke, 0 when it yielded the reader role. Called by
 // the holder of the reader role (loop: readLoop, which may yield the role
 // here).
-func (e *Endpoint) process(n int, loop bool) (woke int) {
+func (e *Endpoint) processBatch(n int, loop bool) (woke int) {
 	e.nReads.Add(1)
 	now := time.Now()
-	e.wmu.Lock()
+	e.flushMu.Lock()
 	e.mu.Lock()
 	e.core.BeginBatch() // one SACK per batch (assoc/endpoint_batch.go)
-	pkts := e.rd.pkts
+	pkts := e.reader.pkts
 	for i := range pkts[:n] {
 		if pkts[i].Notice != netio.NoticeNone {
 			// What the network said about a packet we sent (ICMP): the
 			// core checks it against the association it names; one it
 			// ends is reported through its events below.
-			e.notice(now, &pkts[i])
+			e.handleNotice(now, &pkts[i])
 		} else if l := pkts[i].Local; l.IsValid() {
 			e.receiveAt(now, &pkts[i], l)
 		} else {
@@ -264,30 +264,30 @@ func (e *Endpoint) process(n int, loop bool) (woke int) {
 		// packets), as if packets were processed one by one, while
 		// everything still leaves in one WriteBatch.
 		e.deliverEvents() // first: an association refused here sends no COOKIE ACK
-		if e.pktLocal.IsValid() {
-			e.pktLocal = netip.Addr{} // read by newAssociation in deliverEvents
+		if e.inputLocal.IsValid() {
+			e.inputLocal = netip.Addr{} // read by newAssociation in deliverEvents
 		}
-		if e.collect(now) {
+		if e.collectPackets(now) {
 			e.mu.Unlock()
-			e.writeOut()
+			e.writeCollected()
 			e.mu.Lock()
 		}
 	}
 	e.core.EndBatch()
-	e.rd.userWoke, e.rd.woke = false, 0
-	e.afterPackets() // the wake-ups: what mayYield and the caller count
-	woke = e.rd.woke
+	e.reader.wokeDirect, e.reader.woken = false, 0
+	e.dispatch() // the wake-ups: what mayYield and the caller count
+	woke = e.reader.woken
 	yield := loop && e.mayYield()
 	if yield {
-		e.rd.role = readerNone
-		e.rd.seen = e.rd.gen
-		e.rd.next = now.Add(readerCheck)
+		e.reader.role = readerNone
+		e.reader.takesSeen = e.reader.takes
+		e.reader.nextCheck = now.Add(readerCheck)
 	}
 	e.mu.Unlock()
-	e.flushHeld()
-	e.unlockW()
+	e.flushLocked()
+	e.unlockFlush()
 	if yield {
-		e.poke() // the owner starts its checks of the reader role
+		e.wakeOwner() // the owner starts its checks of the reader role
 		return 0
 	}
 	return woke
@@ -297,10 +297,10 @@ func (e *Endpoint) process(n int, loop bool) (woke int) {
 // address of a wildcard-bound socket: the association it reaches (or
 // creates, newAssociation) records the address for LocalAddrs.
 func (e *Endpoint) receiveAt(now time.Time, p *netio.Packet, local netip.Addr) {
-	if e.mh.on() && !e.mh.arrived(p.Addr.Addr(), local) {
+	if e.multihome.choosesSource() && !e.multihome.arrived(p.Addr.Addr(), local) {
 		return
 	}
-	e.pktLocal = local
+	e.inputLocal = local
 	if a := e.core.Receive(now, p.Addr, p.Data(), p.ECN); a != nil {
 		if as := e.assocs[a]; as != nil && as.local != local {
 			as.local = local
@@ -308,8 +308,8 @@ func (e *Endpoint) receiveAt(now time.Time, p *netio.Packet, local netip.Addr) {
 	}
 }
 
-// notice hands the core a notice read from the socket.
-func (e *Endpoint) notice(now time.Time, p *netio.Packet) {
+// handleNotice hands the core a handleNotice read from the socket.
+func (e *Endpoint) handleNotice(now time.Time, p *netio.Packet) {
 	var k assoc.NoticeKind
 	switch p.Notice {
 	case netio.NoticeRefused:

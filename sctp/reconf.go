@@ -65,55 +65,55 @@ func (as *Association) reconfigureWith(ctx context.Context, queue func(a *assoc.
 	e := as.ep
 	e.mu.Lock()
 	if as.closed {
-		err := as.termErr()
+		err := as.closedErr()
 		e.mu.Unlock()
 		return err
 	}
-	op, err := queue(as.a)
-	e.afterCall(as)
+	op, err := queue(as.core)
+	e.dispatchCall(as)
 	e.mu.Unlock()
 	if err != nil {
 		return publicErr(err)
 	}
-	e.poke()
+	e.wakeOwner()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for {
-		if err, ok := as.rcDone[op]; ok {
-			delete(as.rcDone, op)
+		if err, ok := as.reconfResults[op]; ok {
+			delete(as.reconfResults, op)
 			return publicErr(err)
 		}
 		if as.closed {
-			return as.termErr()
+			return as.closedErr()
 		}
-		if !e.block(&as.rcwait, ctx.Done(), nil) {
-			as.rcForget(op)
+		if !e.waitOn(&as.reconfWaiters, ctx.Done(), nil) {
+			as.forgetReconf(op)
 			return ctx.Err()
 		}
 	}
 }
 
-// rcForget stops keeping the result of op, whose caller gave up; called
+// forgetReconf stops keeping the result of op, whose caller gave up; called
 // with ep.mu held.
-func (as *Association) rcForget(op uint64) {
-	if as.rcGone == nil {
-		as.rcGone = make(map[uint64]bool)
+func (as *Association) forgetReconf(op uint64) {
+	if as.reconfAbandoned == nil {
+		as.reconfAbandoned = make(map[uint64]bool)
 	}
-	as.rcGone[op] = true
+	as.reconfAbandoned[op] = true
 }
 
-// answer hands the result err of request op to the call waiting for it,
+// answerReconf hands the result err of request op to the call waiting for it,
 // unless the caller gave up; called with ep.mu held.
-func (as *Association) answer(op uint64, err error) {
-	if as.rcGone[op] {
-		delete(as.rcGone, op)
+func (as *Association) answerReconf(op uint64, err error) {
+	if as.reconfAbandoned[op] {
+		delete(as.reconfAbandoned, op)
 		return
 	}
-	if as.rcDone == nil {
-		as.rcDone = make(map[uint64]error)
+	if as.reconfResults == nil {
+		as.reconfResults = make(map[uint64]error)
 	}
-	as.rcDone[op] = err
-	as.rcwait.wake()
+	as.reconfResults[op] = err
+	as.reconfWaiters.wake()
 }
 
 // Reset resets the numbering of this stream's outgoing direction (RFC

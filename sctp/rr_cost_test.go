@@ -128,7 +128,7 @@ func directReader(t *testing.T, c, s *Association) {
 		}
 	}
 	c.ep.mu.Lock()
-	r := c.ep.rd.role
+	r := c.ep.reader.role
 	c.ep.mu.Unlock()
 	if r != readerNone {
 		t.Fatalf("after request/response, reader role %d; want free for the next ReadMsg", r)
@@ -181,7 +181,7 @@ func TestDirectReaderGoesAway(t *testing.T) {
 		time.Sleep(3 * readerCheck)
 		out := c.Stats().Unacked
 		c.ep.mu.Lock()
-		r := c.ep.rd.role
+		r := c.ep.reader.role
 		c.ep.mu.Unlock()
 		if out != 0 || r != readerLoop {
 			t.Fatalf("%v after the last ReadMsg: %d DATA chunks unacknowledged, reader role %d; want 0 and readLoop", 3*readerCheck, out, r)
@@ -198,7 +198,7 @@ func TestDirectReaderGoesAway(t *testing.T) {
 		go func() { _, _, err := c.ReadMsg(buf); done <- err }()
 		time.Sleep(3 * readerCheck)
 		c.ep.mu.Lock()
-		r = c.ep.rd.role
+		r = c.ep.reader.role
 		c.ep.mu.Unlock()
 		if r != readerLoop {
 			t.Errorf("ReadMsg idle on the socket for %v: reader role %d; want readLoop", 3*readerCheck, r)

@@ -31,9 +31,9 @@ func (as *Association) SetStreamValue(sid uint16, v uint16) error {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
 	if as.closed {
-		return as.termErr()
+		return as.closedErr()
 	}
-	return publicErr(as.a.SetStreamValue(sid, v))
+	return publicErr(as.core.SetStreamValue(sid, v))
 }
 
 // StreamValue returns the scheduler value of outbound stream sid: its
@@ -42,9 +42,9 @@ func (as *Association) StreamValue(sid uint16) (uint16, error) {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
 	if as.closed {
-		return 0, as.termErr()
+		return 0, as.closedErr()
 	}
-	v, err := as.a.StreamValue(sid)
+	v, err := as.core.StreamValue(sid)
 	return v, publicErr(err)
 }
 
@@ -58,14 +58,14 @@ func (as *Association) SetScheduler(k Scheduler) error {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
 	if as.closed {
-		return as.termErr()
+		return as.closedErr()
 	}
-	return publicErr(as.a.SetScheduler(k))
+	return publicErr(as.core.SetScheduler(k))
 }
 
 // Scheduler returns the kind of the association's stream scheduler.
 func (as *Association) Scheduler() Scheduler {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
-	return as.a.Scheduler()
+	return as.core.Scheduler()
 }

@@ -23,13 +23,13 @@ import (
 // changed at any time, also while other goroutines write: each Write uses
 // the settings of the moment it starts.
 type Stream struct {
-	as       *Association
-	sid      uint16
-	send     atomic.Pointer[streamSend] // settings of written messages; nil: the defaults
-	rdl, wdl deadline
-	rwait    waitq // the stream got data, or the association ended; guarded by ep.mu
-	closed   atomic.Bool
-	done     chan struct{} // closed by Close: wakes blocked Reads and Writes
+	as                          *Association
+	sid                         uint16
+	sendSettings                atomic.Pointer[streamSend] // settings of written messages; nil: the defaults
+	readDeadline, writeDeadline deadline
+	readers                     waitq // the stream got data, or the association ended; guarded by ep.mu
+	closed                      atomic.Bool
+	done                        chan struct{} // closed by Close: wakes blocked Reads and Writes
 }
 
 // streamSend is what a Stream's Write puts in SendInfo. It is replaced
@@ -42,22 +42,22 @@ type streamSend struct {
 
 // settings returns the current settings of written messages.
 func (s *Stream) settings() streamSend {
-	if p := s.send.Load(); p != nil {
+	if p := s.sendSettings.Load(); p != nil {
 		return *p
 	}
 	return streamSend{}
 }
 
-// update changes the settings of written messages with fn.
-func (s *Stream) update(fn func(*streamSend)) {
+// updateSettings changes the settings of written messages with fn.
+func (s *Stream) updateSettings(fn func(*streamSend)) {
 	for {
-		old := s.send.Load()
+		old := s.sendSettings.Load()
 		var next streamSend
 		if old != nil {
 			next = *old
 		}
 		fn(&next)
-		if s.send.CompareAndSwap(old, &next) {
+		if s.sendSettings.CompareAndSwap(old, &next) {
 			return
 		}
 	}
@@ -65,21 +65,21 @@ func (s *Stream) update(fn func(*streamSend)) {
 
 // SetPPID sets the payload protocol identifier of the messages Write
 // sends (default 0).
-func (s *Stream) SetPPID(ppid uint32) { s.update(func(x *streamSend) { x.ppid = ppid }) }
+func (s *Stream) SetPPID(ppid uint32) { s.updateSettings(func(x *streamSend) { x.ppid = ppid }) }
 
 // PPID returns the payload protocol identifier of written messages.
 func (s *Stream) PPID() uint32 { return s.settings().ppid }
 
 // SetUnordered makes Write send unordered messages (U bit), or ordered
 // ones again (the default).
-func (s *Stream) SetUnordered(u bool) { s.update(func(x *streamSend) { x.unordered = u }) }
+func (s *Stream) SetUnordered(u bool) { s.updateSettings(func(x *streamSend) { x.unordered = u }) }
 
 // Unordered reports whether Write sends unordered messages.
 func (s *Stream) Unordered() bool { return s.settings().unordered }
 
 // SetPR sets the partial reliability of the messages Write sends (default
 // reliable; see SendInfo.PR).
-func (s *Stream) SetPR(pr PR) { s.update(func(x *streamSend) { x.pr = pr }) }
+func (s *Stream) SetPR(pr PR) { s.updateSettings(func(x *streamSend) { x.pr = pr }) }
 
 // PR returns the partial reliability of written messages.
 func (s *Stream) PR() PR { return s.settings().pr }
@@ -123,7 +123,7 @@ func (s *Stream) Read(p []byte) (int, error) {
 	if s.closed.Load() {
 		return 0, ErrClosed
 	}
-	n, ri, err := s.as.recvMsg(p, s, &s.rdl)
+	n, ri, err := s.as.recvMsg(p, s, &s.readDeadline)
 	if err == nil && ri.Aborted {
 		return 0, ErrMessageAborted
 	}
@@ -138,7 +138,7 @@ func (s *Stream) ReadMsg(p []byte) (int, RecvInfo, error) {
 	if s.closed.Load() {
 		return 0, RecvInfo{}, ErrClosed
 	}
-	return s.as.recvMsg(p, s, &s.rdl)
+	return s.as.recvMsg(p, s, &s.readDeadline)
 }
 
 // Write sends p as one message on the stream, with the stream's PPID,
@@ -148,7 +148,7 @@ func (s *Stream) Write(p []byte) (int, error) {
 		return 0, ErrClosed
 	}
 	x := s.settings()
-	return s.as.sendMsg(p, SendInfo{Stream: s.sid, PPID: x.ppid, Unordered: x.unordered, PR: x.pr}, &s.wdl, s.done)
+	return s.as.sendMsg(p, SendInfo{Stream: s.sid, PPID: x.ppid, Unordered: x.unordered, PR: x.pr}, &s.writeDeadline, s.done)
 }
 
 // Close releases the handle: later Reads and Writes fail with ErrClosed
@@ -172,10 +172,14 @@ func (s *Stream) Close() error {
 }
 
 // SetDeadline sets the read and write deadlines of the stream handle.
-func (s *Stream) SetDeadline(t time.Time) error { s.rdl.set(t); s.wdl.set(t); return nil }
+func (s *Stream) SetDeadline(t time.Time) error {
+	s.readDeadline.set(t)
+	s.writeDeadline.set(t)
+	return nil
+}
 
 // SetReadDeadline sets the read deadline of the stream handle.
-func (s *Stream) SetReadDeadline(t time.Time) error { s.rdl.set(t); return nil }
+func (s *Stream) SetReadDeadline(t time.Time) error { s.readDeadline.set(t); return nil }
 
 // SetWriteDeadline sets the write deadline of the stream handle.
-func (s *Stream) SetWriteDeadline(t time.Time) error { s.wdl.set(t); return nil }
+func (s *Stream) SetWriteDeadline(t time.Time) error { s.writeDeadline.set(t); return nil }

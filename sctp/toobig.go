@@ -13,7 +13,7 @@ import (
 // kernel refuses to send the packet (EMSGSIZE, the socket sends with Don't
 // Fragment) and reports the route's MTU on the socket's error queue, in a
 // report that quotes nothing of the packet. netio's writer takes that
-// report at once (netio.TooBigError.MTU); writeOut keeps the start of the
+// report at once (netio.TooBigError.MTU); writeCollected keeps the start of the
 // refused packet (refusedPacket) and, after the batch, hands the core the
 // kept packet as the quote of a Packet Too Big with that MTU
 // (passRefused). The core validates it as any Packet Too Big (the
@@ -27,7 +27,7 @@ import (
 // packet, finds nothing kept and is counted as a dropped notice.
 
 // refusedPacket is the start of the last packet the kernel refused as too
-// big, awaiting the local report with the MTU. Guarded by Endpoint.wmu.
+// big, awaiting the local report with the MTU. Guarded by Endpoint.flushMu.
 type refusedPacket struct {
 	to    netip.AddrPort // the packet's destination; invalid: none kept
 	mtu   int            // the route's MTU netio's writer read, 0: none
@@ -41,7 +41,7 @@ type refusedPacket struct {
 const refusedQuote = 32
 
 // noteRefused keeps the start of p, which WriteBatch refused with err,
-// when err says it was larger than the route's MTU. Called with e.wmu
+// when err says it was larger than the route's MTU. Called with e.flushMu
 // held.
 func (e *Endpoint) noteRefused(p *netio.Packet, err error) {
 	if e.cfg.DisablePMTUDiscovery || !errors.Is(err, netio.ErrPacketTooBig) {
@@ -57,7 +57,7 @@ func (e *Endpoint) noteRefused(p *netio.Packet, err error) {
 
 // passRefused hands the core the packet noteRefused kept, when netio's
 // writer got the MTU with the refusal; it reports whether it did (the
-// core may have packets to send then). Called with e.wmu held and e.mu
+// core may have packets to send then). Called with e.flushMu held and e.mu
 // not held, after the batch is written.
 func (e *Endpoint) passRefused() bool {
 	r := &e.refused
@@ -74,7 +74,7 @@ func (e *Endpoint) passRefused() bool {
 
 // localTooBig hands the core the packet kept by noteRefused as the quote
 // of a Packet Too Big with the MTU of local report p, if p is about the
-// kept packet's destination. Called with e.wmu and e.mu held.
+// kept packet's destination. Called with e.flushMu and e.mu held.
 func (e *Endpoint) localTooBig(now time.Time, p *netio.Packet) {
 	r := &e.refused
 	if !r.to.IsValid() || r.to.Addr().Unmap() != p.Addr.Addr().Unmap() {

@@ -11,7 +11,7 @@ import (
 type deadline struct {
 	mu     sync.Mutex
 	timer  *time.Timer
-	c      chan struct{}
+	done   chan struct{}
 	closed bool
 }
 
@@ -22,22 +22,22 @@ func (d *deadline) set(t time.Time) {
 		d.timer.Stop()
 		d.timer = nil
 	}
-	if d.c == nil || d.closed {
-		d.c, d.closed = make(chan struct{}), false
+	if d.done == nil || d.closed {
+		d.done, d.closed = make(chan struct{}), false
 	}
 	if t.IsZero() {
 		return
 	}
 	dur := time.Until(t)
 	if dur <= 0 {
-		close(d.c)
+		close(d.done)
 		d.closed = true
 		return
 	}
-	c := d.c
+	c := d.done
 	d.timer = time.AfterFunc(dur, func() {
 		d.mu.Lock()
-		if d.c == c && !d.closed {
+		if d.done == c && !d.closed {
 			close(c)
 			d.closed = true
 		}
@@ -64,10 +64,10 @@ func (d *deadline) passed() bool {
 func (d *deadline) wait() <-chan struct{} {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.c == nil {
-		d.c = make(chan struct{})
+	if d.done == nil {
+		d.done = make(chan struct{})
 	}
-	return d.c
+	return d.done
 }
 
 // waitq wakes the goroutines waiting for a condition guarded by the
@@ -75,53 +75,53 @@ func (d *deadline) wait() <-chan struct{} {
 // free list, so waiting allocates nothing in steady state (a per-endpoint
 // list rather than a sync.Pool keeps channels inside one synctest bubble). Waiters re-check their
 // condition after waking: a stale wake-up is harmless.
-type waitq struct{ ws []chan struct{} }
+type waitq struct{ chans []chan struct{} }
 
 // add registers waiter c; call with the lock held.
-func (w *waitq) add(c chan struct{}) { w.ws = append(w.ws, c) }
+func (w *waitq) add(c chan struct{}) { w.chans = append(w.chans, c) }
 
 // cancel removes waiter c that gave up; call with the lock held.
 func (w *waitq) cancel(c chan struct{}) {
-	for i, x := range w.ws {
+	for i, x := range w.chans {
 		if x == c {
-			last := len(w.ws) - 1
-			w.ws[i] = w.ws[last]
-			w.ws[last] = nil
-			w.ws = w.ws[:last]
+			last := len(w.chans) - 1
+			w.chans[i] = w.chans[last]
+			w.chans[last] = nil
+			w.chans = w.chans[:last]
 			return
 		}
 	}
 }
 
 // waiting reports whether anyone waits.
-func (w *waitq) waiting() bool { return len(w.ws) > 0 }
+func (w *waitq) waiting() bool { return len(w.chans) > 0 }
 
 // wake wakes every waiter; call with the lock held.
 func (w *waitq) wake() {
-	for i, c := range w.ws {
+	for i, c := range w.chans {
 		select {
 		case c <- struct{}{}:
 		default:
 		}
-		w.ws[i] = nil
+		w.chans[i] = nil
 	}
-	w.ws = w.ws[:0]
+	w.chans = w.chans[:0]
 }
 
-// block waits on q until woken, or until stop1 or stop2 is closed (then it
+// waitOn waits on q until woken, or until stop1 or stop2 is closed (then it
 // reports false). It is called and returns with e.mu held.
-func (e *Endpoint) block(q *waitq, stop1, stop2 <-chan struct{}) bool {
+func (e *Endpoint) waitOn(q *waitq, stop1, stop2 <-chan struct{}) bool {
 	var c chan struct{}
-	if n := len(e.free); n > 0 {
-		c = e.free[n-1]
-		e.free = e.free[:n-1]
+	if n := len(e.freeWaitChans); n > 0 {
+		c = e.freeWaitChans[n-1]
+		e.freeWaitChans = e.freeWaitChans[:n-1]
 	} else {
 		c = make(chan struct{}, 1)
 	}
 	q.add(c)
-	e.nblocked++
-	if e.rd.role == readerNone {
-		e.rd.handToLoop() // someone must read the socket for this waiter
+	e.nWaiting++
+	if e.reader.role == readerNone {
+		e.reader.handToLoop() // someone must read the socket for this waiter
 	}
 	e.mu.Unlock()
 	ok := true
@@ -133,7 +133,7 @@ func (e *Endpoint) block(q *waitq, stop1, stop2 <-chan struct{}) bool {
 		ok = false
 	}
 	e.mu.Lock()
-	e.nblocked--
+	e.nWaiting--
 	if !ok {
 		q.cancel(c)
 	}
@@ -141,6 +141,6 @@ func (e *Endpoint) block(q *waitq, stop1, stop2 <-chan struct{}) bool {
 	case <-c:
 	default:
 	}
-	e.free = append(e.free, c)
+	e.freeWaitChans = append(e.freeWaitChans, c)
 	return ok
 }

@@ -13,22 +13,22 @@ import (
 // returns how many it took.
 func fillOut(e *Endpoint, sizes func(i int) int) int {
 	for {
-		buf := e.nextOut()
+		buf := e.nextPacketBuf()
 		if buf == nil {
-			return e.nout
+			return e.batchLen
 		}
-		b := append(buf, bytes.Repeat([]byte{byte(e.nout)}, sizes(e.nout))...)
-		e.tookOut(b)
-		e.out[e.nout].Buf, e.out[e.nout].N = b, len(b)
-		e.nout++
+		b := append(buf, bytes.Repeat([]byte{byte(e.batchLen)}, sizes(e.batchLen))...)
+		e.commitPacketBuf(b)
+		e.batch[e.batchLen].Buf, e.batch[e.batchLen].N = b, len(b)
+		e.batchLen++
 	}
 }
 
 func newWriteArea(maxOut int) *Endpoint {
 	e := &Endpoint{}
-	e.maxOut = maxOut
-	e.slab = make([]byte, max(writeArea, 2*lineUp(e.maxOut)))
-	e.out = make([]netio.Packet, writeBatch)
+	e.largestPacket = maxOut
+	e.slab = make([]byte, max(writeAreaSize, 2*cacheLineUp(e.largestPacket)))
+	e.batch = make([]netio.Packet, writeBatch)
 	return e
 }
 
@@ -37,7 +37,7 @@ func newWriteArea(maxOut int) *Endpoint {
 // bytes at MTU 1500 (as the former 128 slots), 128 small ones at MTU
 // 65535, and three of 64 KiB at 65535, all in the same 192 KiB. A packet
 // that outgrows the room it was given gets a buffer of its own and takes
-// none of the area; writeOut's reset (nout, slabOff) makes it whole again.
+// none of the area; writeCollected's reset (batchLen, slabUsed) makes it whole again.
 func TestWriteAreaPacking(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -52,8 +52,8 @@ func TestWriteAreaPacking(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newWriteArea(tc.maxOut)
-			if len(e.slab) != writeArea {
-				t.Fatalf("write area %d bytes, want %d whatever the MTU", len(e.slab), writeArea)
+			if len(e.slab) != writeAreaSize {
+				t.Fatalf("write area %d bytes, want %d whatever the MTU", len(e.slab), writeAreaSize)
 			}
 			sizes := func(int) int { return tc.size }
 			if tc.size == 0 {
@@ -65,7 +65,7 @@ func TestWriteAreaPacking(t *testing.T) {
 			}
 			end := 0
 			for i := range n {
-				p := e.out[i].Buf[:e.out[i].N]
+				p := e.batch[i].Buf[:e.batch[i].N]
 				if len(p) != sizes(i) || !bytes.Equal(p, bytes.Repeat([]byte{byte(i)}, len(p))) {
 					t.Fatalf("packet %d altered (%d bytes)", i, len(p))
 				}
@@ -73,23 +73,23 @@ func TestWriteAreaPacking(t *testing.T) {
 				if off != end {
 					t.Fatalf("packet %d at %d, want %d (back to back, by cache lines)", i, off, end)
 				}
-				end += lineUp(len(p))
+				end += cacheLineUp(len(p))
 			}
-			if end != e.slabOff {
-				t.Errorf("area used to %d, slabOff %d", end, e.slabOff)
+			if end != e.slabUsed {
+				t.Errorf("area used to %d, slabUsed %d", end, e.slabUsed)
 			}
-			if room := len(e.slab) - e.slabOff; n < writeBatch && room >= tc.maxOut {
+			if room := len(e.slab) - e.slabUsed; n < writeBatch && room >= tc.maxOut {
 				t.Errorf("full with %d bytes of room, the largest packet is %d", room, tc.maxOut)
 			}
 		})
 	}
 	// Outgrowing the room: its own buffer, the area untouched.
 	e := newWriteArea(1472)
-	buf := e.nextOut()
+	buf := e.nextPacketBuf()
 	b := append(buf, make([]byte, cap(buf)+1)...)
-	e.tookOut(b)
-	if e.slabOff != 0 {
-		t.Errorf("a packet built outside the area took %d bytes of it", e.slabOff)
+	e.commitPacketBuf(b)
+	if e.slabUsed != 0 {
+		t.Errorf("a packet built outside the area took %d bytes of it", e.slabUsed)
 	}
 }
 
@@ -109,15 +109,15 @@ func TestEndpointBuffersIndependentOfMTU(t *testing.T) {
 				t.Fatal(err)
 			}
 			read := 0
-			for _, b := range e.rd.bufs {
+			for _, b := range e.reader.bufs {
 				read += cap(b)
 			}
 			areas, reads = append(areas, len(e.slab)), append(reads, read)
 			e.Close()
 		}
 		t.Logf("%v: write area %v, read buffers %v bytes (MTU 1500, 65535)", tr, areas, reads)
-		if areas[1] != areas[0] || areas[0] != writeArea {
-			t.Errorf("%v: write area %v bytes at MTU 1500 and 65535, want %d both", tr, areas, writeArea)
+		if areas[1] != areas[0] || areas[0] != writeAreaSize {
+			t.Errorf("%v: write area %v bytes at MTU 1500 and 65535, want %d both", tr, areas, writeAreaSize)
 		}
 		if limit := readBatch * maxPacket; reads[1] > limit || reads[0] > limit {
 			t.Errorf("%v: read buffers %v bytes at MTU 1500 and 65535, want at most %d", tr, reads, limit)
