@@ -218,7 +218,7 @@ const DefaultBusyPoll = 50 * time.Microsecond
 
 // maxPacket is the size of the shell's own read buffers (the UDP GRO
 // path reads into the socket's larger buffers); a larger Config.MTU
-// enlarges them, and there are fewer (reader.go).
+// enlarges them, and there are fewer (socketReader.init).
 const maxPacket = 9216
 
 // maxMTU is the largest Config.MTU: an IPv4 packet's 65535 bytes.
@@ -227,7 +227,7 @@ const maxMTU = 65535
 // withDefaults returns the configuration c (nil: the zero one) with its
 // zero fields set to their defaults: the groups' by their WithDefaults
 // methods, the shell's own here. Config.MTU's default depends on the
-// socket and is set by the caller (mtudefault.go), else 1500.
+// socket and is set by the caller (localMTU, peerMTU), else 1500.
 func (c *Config) withDefaults() Config {
 	var d Config
 	if c != nil {

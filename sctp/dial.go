@@ -7,24 +7,11 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/netip"
-	"strconv"
 	"time"
 
 	"github.com/usctp/usctp/sctp/internal/assoc"
 	"github.com/usctp/usctp/sctp/internal/netio"
 )
-
-func splitHostPort(s string) (string, uint16, error) {
-	host, ps, err := net.SplitHostPort(s)
-	if err != nil {
-		return "", 0, fmt.Errorf("sctp: address %q: %w", s, err)
-	}
-	p, err := strconv.ParseUint(ps, 10, 16)
-	if err != nil {
-		return "", 0, fmt.Errorf("sctp: address %q: bad port", s)
-	}
-	return host, uint16(p), nil
-}
 
 // Dial starts an association to raddr ("HOST:PORT", the peer's IP
 // address and SCTP port) on a new endpoint of its own, and waits until it
@@ -47,6 +34,17 @@ func dialNew(ctx context.Context, raddr string, cfg *Config, conn netio.Conn) (*
 	return dialAddrsOn(ctx, ips, port, cfg, conn)
 }
 
+// DialAddrs starts an association to the peer known by the addresses ips,
+// all with SCTP port port, on a new endpoint of its own, and waits until
+// it is established or ctx is done; the endpoint closes with the
+// association. As sctp_connectx, the INIT goes to the first address and
+// each retransmission to the next one, until one answers. With two or
+// more addresses Multihoming is on: the addresses the peer lists become
+// paths. Config.LocalAddrs chooses the local addresses.
+func DialAddrs(ctx context.Context, ips []netip.Addr, port uint16, cfg *Config) (*Association, error) {
+	return dialAddrsOn(ctx, ips, port, cfg, nil)
+}
+
 // dialAddrsOn is DialAddrs over conn, or over the socket cfg selects when
 // conn is nil.
 func dialAddrsOn(ctx context.Context, ips []netip.Addr, port uint16, cfg *Config, conn netio.Conn) (*Association, error) {
@@ -62,7 +60,7 @@ func dialAddrsOn(ctx context.Context, ips []netip.Addr, port uint16, cfg *Config
 		c.Paths.Multihoming = true // the user named alternate addresses: use them
 	}
 	if c.MTU == 0 && conn == nil && c.PacketConn == nil && c.Conn == nil {
-		c.MTU = peerMTU(ips) // the route's (mtudefault.go)
+		c.MTU = peerMTU(ips) // the route's
 	}
 	// The endpoint serves this one peer: bind to its address family, so
 	// the path MTU accounts for that family's header (an IPv4 peer gains
@@ -133,7 +131,9 @@ func resolve(ctx context.Context, raddr string) ([]netip.Addr, uint16, error) {
 }
 
 // associate runs the ASSOCIATE primitive to peers (the peer's IP addresses
-// and SCTP port; the INIT tries them in turn).
+// and SCTP port; the INIT tries them in turn) and waits until the
+// association is established or ctx is done. ownEndpoint says that e was
+// made for this association and closes with it.
 func (e *Endpoint) associate(ctx context.Context, peers []netip.AddrPort, ownEndpoint bool) (*Association, error) {
 	peer := peers[0]
 	to := make([]netip.AddrPort, len(peers))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/netip"
 	"slices"
 	"sync"
@@ -16,28 +15,12 @@ import (
 )
 
 // Endpoint is a one-to-many SCTP endpoint: one packet socket serving any
-// number of associations, accepted (Listen, Accept) or started (Dial).
-//
-// The sans-I/O core (package sctp/internal/assoc) is owned by the
-// endpoint's lock; two goroutines drive it: a reader that takes packets
-// from the socket in batches, feeds them all to the core and sends what
-// they caused in one batch (reader.go), and an owner that sends what user
-// calls queued and runs the one timer armed at the core's earliest
-// deadline (owner.go). User goroutines queue work under the lock and wake
-// the owner; they never wait for it. Two shortcuts serve request/response
-// without goroutine hand-offs: a message written to an idle association is
-// sent by the writing goroutine (sendNow), and a ReadMsg caller with
-// nothing to read may read the socket itself when the reader goroutine
-// lent it that role (reader.go).
-//
-// Lock order: flushMu, then mu. A goroutine that sends (process, flushLocked)
-// takes flushMu first and mu inside it, and releases mu before it writes to
-// the socket; no goroutine takes flushMu while it holds mu (sendNow only tries
-// it). Each deadline's own lock (wait.go) is a leaf: it is never held
-// while another is taken. Nobody blocks on a channel while holding mu
-// (block releases it). The core never calls into the shell: what it has
-// to say comes back as values (packets, events, the associations Changed
-// lists), taken with mu held.
+// number of associations, accepted (Listen, Accept) or started (Dial,
+// Endpoint.Dial). Any number of goroutines may call its methods at once.
+// An endpoint reads its socket and runs its associations' timers in
+// goroutines of its own until Close, which also closes the socket; an
+// endpoint made by the package-level Dial closes when its association
+// ends.
 type Endpoint struct {
 	cfg      Config
 	conn     netio.Conn
@@ -46,72 +29,66 @@ type Endpoint struct {
 	// ports is conn when it is a socket shared with other endpoints of
 	// the process: a dialed association's SCTP port is claimed on it.
 	ports portClaimer
-
-	// mu guards the core, the associations' shell state (Association's
-	// fields marked so) and the fields below down to rd.
-	mu         sync.Mutex
-	core       *assoc.Endpoint
-	assocs     map[*assoc.Assoc]*Association
-	listenPort uint16 // SCTP port accepted on; 0: none
+	// rawIP is set when the transport is plain SCTP over raw IP.
+	rawIP bool
 	// sharedPorts is set on the raw-IP transport, where every raw socket
 	// on the host sees every SCTP packet: packets for ports this endpoint
 	// does not own belong to someone else and get no answer from us.
-	sharedPorts   bool
-	rawIP         bool // the transport is plain SCTP over raw IP (set at creation)
+	sharedPorts bool
+
+	// mu guards the core, the associations' state in the shell and the
+	// fields below down to reader. The core is called only with mu held.
+	mu            sync.Mutex
+	core          *assoc.Endpoint
+	assocs        map[*assoc.Assoc]*Association
+	listenPort    uint16 // SCTP port accepted on; 0: none
 	acceptQueue   []*Association
 	acceptWaiters waitq
 	closed        bool
-	err           error           // why the endpoint stopped, when it did by itself
-	timerAt       time.Time       // deadline the owner's timer is set for
-	dialAssoc     *Association    // the association Dial created this endpoint for
-	dialAssocGone bool            // owner ended: close the socket after the last flush
-	freeWaitChans []chan struct{} // waiter channels for block
-	// Input processing and waiting.
-	changed    []*Association // reached by the packets being processed
-	nWaiting   int            // goroutines waiting in block
-	inputLocal netip.Addr     // Packet.Local of the packet being processed (wildcard-bound sockets)
-	multihome  multiHome      // local addresses of a multi-homed endpoint (multihome.go)
-	reader     socketReader   // the socket reader role (reader.go)
+	err           error        // why the endpoint stopped, when it did by itself
+	timerAt       time.Time    // deadline the owner's timer is set for
+	dialAssoc     *Association // the association the package-level Dial made this endpoint for
+	dialAssocGone bool         // dialAssoc ended: close the socket after the last flush
+	// The dispatch of the core's output and the goroutines waiting.
+	changed       []*Association  // associations whose waiters dispatch wakes
+	nWaiting      int             // goroutines waiting in waitOn
+	freeWaitChans []chan struct{} // waiter channels for waitOn
+	inputLocal    netip.Addr      // Packet.Local of the packet being processed (wildcard-bound sockets)
+	multihome     multiHome       // local addresses of a multi-homed endpoint
+	reader        socketReader    // the socket reader role
 
-	// flushMu serializes flushes; it guards out, batchLen, slab and slabUsed.
-	flushMu  sync.Mutex
-	batch    []netio.Packet
-	batchLen int // packets collected in out, not yet written
-	// slab is the write area (owner.go): the packets collected in out
-	// lie in it back to back, each rounded up to a cache line, from 0 to
-	// slabUsed; largestPacket is the largest packet the core builds.
+	// flushMu serializes flushes: only its holder polls packets from the
+	// core and writes to the socket. It is taken before mu, never while
+	// mu is held. It guards the fields below down to refused.
+	flushMu sync.Mutex
+	// batch[:batchLen] are the packets collected and not yet written;
+	// they lie in the write area slab back to back, each rounded up to a
+	// cache line, from 0 to slabUsed. largestPacket is the largest
+	// packet the core builds.
+	batch         []netio.Packet
+	batchLen      int
 	slab          []byte
 	slabUsed      int
 	largestPacket int
-	refused       refusedPacket // the last packet refused as too big (toobig.go)
-	// flushAgain asks whoever holds flushMu next to flush once more: set by a
-	// writer that found flushMu taken (sendNow), checked by every holder
-	// after it unlocks flushMu (unlockFlush).
+	fragmentAt    int           // batch[fragmentAt-1] may be IP-fragmented (assoc.Packet.MayFragment); 0: none
+	refused       refusedPacket // the last packet refused as too big
+	// flushAgain asks whoever holds flushMu next to flush once more: set
+	// by a writer that found flushMu taken (sendNow), checked by every
+	// holder after it unlocks flushMu (unlockFlush).
 	flushAgain atomic.Bool
 
 	// Counters of the goroutine work per packet, for tests that pin the
 	// cost of a request/response exchange without timing it.
 	nOwnerWakes atomic.Uint64 // owner loop iterations
 	nWrites     atomic.Uint64 // WriteBatch calls
-	fragmentAt  int           // e.batch[fragmentAt-1] may be IP-fragmented (assoc.Packet.MayFragment); 0: none
 	nReads      atomic.Uint64 // ReadBatch calls that returned packets
 	nHandoffs   atomic.Uint64 // ReadMsg callers woken by another goroutine's read
 	nYields     atomic.Uint64 // readLoop's yields to the ReadMsg callers a batch woke
 
-	ownerWake chan struct{}
-	done      chan struct{}
+	ownerWake chan struct{} // wakes ownerLoop (wakeOwner)
+	done      chan struct{} // closed when the endpoint stops (stopIO)
 	closeOnce sync.Once
-	wg        sync.WaitGroup
-}
-
-// portClaimer is a socket shared with other endpoints of the process
-// (netio.SharedConn; netio.DualIPConn, a pair of raw sockets): each
-// endpoint gets the packets of the SCTP ports it claims, its listening
-// port as it opens and each dialed association's port while the
-// association lives.
-type portClaimer interface {
-	Claim(port uint16) error
-	Release(port uint16)
+	wg        sync.WaitGroup // ownerLoop and readLoop
 }
 
 const (
@@ -121,7 +98,7 @@ const (
 	// packets of 1480 bytes, half the sendmmsg calls of 64 on a bulk send
 	// (and about 15% less CPU per byte on each side).
 	writeBatch = 128
-	// writeAreaSize is the size of the write area (writearea.go): 128
+	// writeAreaSize is the size of the write area (initWriteArea): 128
 	// packets of 1500 bytes (a cache line each), whatever Config.MTU.
 	writeAreaSize = writeBatch * 1536
 )
@@ -168,6 +145,37 @@ func listenOn(laddr string, cfg *Config, conn netio.Conn) (*Endpoint, error) {
 	return e, nil
 }
 
+// ListenAddrs returns an endpoint accepting associations on SCTP port port
+// at the local addresses ips: with two or more, a multi-homed endpoint
+// (see Config.LocalAddrs); with one, Listen on it; with none, on all
+// addresses. It is Listen("IP,IP,...:PORT", cfg) with the addresses
+// typed.
+func ListenAddrs(ips []netip.Addr, port uint16, cfg *Config) (*Endpoint, error) {
+	return listenAddrsOn(ips, port, cfg, nil)
+}
+
+// listenAddrsOn is ListenAddrs over conn, or over the socket cfg selects
+// when conn is nil.
+func listenAddrsOn(ips []netip.Addr, port uint16, cfg *Config, conn netio.Conn) (*Endpoint, error) {
+	if port == 0 {
+		return nil, errors.New("sctp: listen: SCTP port 0")
+	}
+	var c Config
+	if cfg != nil {
+		c = *cfg
+	}
+	c.LocalAddrs = ips
+	e, err := newEndpointRole(netip.Addr{}, &c, conn, port)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	e.listenPort = port
+	e.core.SetPortFilter(assoc.PortFilter{Listen: port, Shared: e.sharedPorts, Dial: e.cfg.LocalPort})
+	e.mu.Unlock()
+	return e, nil
+}
+
 // NewEndpoint returns an endpoint whose socket is bound to ip (the zero
 // Addr: all addresses) that accepts no association: it dials many from
 // one socket (Endpoint.Dial). With UDP encapsulation its port is
@@ -197,11 +205,11 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 		return nil, err
 	}
 	if (cfg == nil || cfg.MTU == 0) && conn == nil && c.PacketConn == nil && c.Conn == nil {
-		c.MTU = localMTU(ip, locals, !c.DisablePMTUDiscovery) // mtudefault.go
+		c.MTU = localMTU(ip, locals, !c.DisablePMTUDiscovery)
 	}
 	ownSocket := conn == nil && c.PacketConn == nil && c.Conn == nil
 	// A wildcard endpoint on a socket of ours with Multihoming announces
-	// the host's addresses (multihome.go).
+	// the host's addresses (multiHome.initWild).
 	wild := c.Paths.Multihoming && locals == nil && ownSocket && (!ip.IsValid() || ip.IsUnspecified())
 	// Both families over raw IP: two sockets (netio.DualIPConn), for
 	// addresses of both, or for a wildcard endpoint announcing the host's
@@ -213,7 +221,7 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 		case err == nil:
 			conn = d
 		case locals == nil:
-			dual = false // a host without IPv6: the wildcard is IPv4's, as before
+			dual = false // a host without IPv6: the wildcard is IPv4's, one raw socket
 		default:
 			return nil, fmt.Errorf("sctp: raw IP: %w", err)
 		}
@@ -277,106 +285,6 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	return e, nil
 }
 
-// socketFamilies returns the address families of the socket an endpoint
-// bound to ip opens: a raw IP socket is one family (IPv4 when ip is not
-// given; oneRaw false for a pair of them); a UDP one bound to [::] or to
-// no address is dual-stack.
-func socketFamilies(ip netip.Addr, oneRaw bool) assoc.AddrFamilies {
-	switch {
-	case ip.IsValid() && ip.Unmap().Is4():
-		return assoc.FamilyIPv4
-	case oneRaw && !ip.IsValid():
-		return assoc.FamilyIPv4
-	case oneRaw:
-		return assoc.FamilyIPv6
-	}
-	return assoc.FamilyBoth
-}
-
-// openConn opens the transport that cfg selects, for an endpoint that
-// listens on SCTP port listen or only dials (listen 0). A UDP
-// encapsulation socket bound to a fixed port is the process's shared
-// socket of that address and port, and a raw IP socket the process's of
-// that address (netio.SharedConn); listen is claimed on it.
-func openConn(c *Config, ip netip.Addr, listen uint16) (netio.Conn, netip.AddrPort, error) {
-	switch {
-	case c.Conn != nil:
-		return netio.NewConnAdapter(c.Conn, netio.AdapterConfig{RemotePort: c.RemoteUDPPort}),
-			netAddrPort(c.Conn.RemoteAddr()), nil
-	case c.PacketConn != nil:
-		return netio.NewAdapter(c.PacketConn, netio.AdapterConfig{RemotePort: c.RemoteUDPPort}),
-			netip.AddrPort{}, nil
-	case c.Transport == IP:
-		conn, err := netio.OpenSharedIP(netio.IPConfig{Addr: ip, BusyPoll: c.BusyPoll, Notices: true, DontFragment: !c.DisablePMTUDiscovery}, listen)
-		if err != nil {
-			return nil, netip.AddrPort{}, fmt.Errorf("sctp: raw IP: %w", err)
-		}
-		return conn, netip.AddrPort{}, nil
-	}
-	uc := udpConfig(c, ip, listen != 0)
-	if uc.Addr.Port() != 0 {
-		conn, err := netio.OpenSharedUDP(uc, listen)
-		if err != nil {
-			return nil, netip.AddrPort{}, fmt.Errorf("sctp: UDP encapsulation: %w", err)
-		}
-		return conn, netip.AddrPort{}, nil
-	}
-	conn, err := netio.ListenUDP(uc)
-	if err != nil {
-		return nil, netip.AddrPort{}, fmt.Errorf("sctp: UDP encapsulation: %w", err)
-	}
-	return conn, netip.AddrPort{}, nil
-}
-
-// udpConfig is the UDP encapsulation socket cfg selects for an endpoint
-// bound to ip that listens or only dials.
-func udpConfig(c *Config, ip netip.Addr, listening bool) netio.UDPConfig {
-	// UDPPort 0 is the default port of the endpoint's role, as with TCP:
-	// a listener's is the well-known 9899, where peers send their INITs;
-	// a dialer's is one the system picks, so that any number of Dials
-	// (and a Listen on 9899) live side by side in a process or on a host.
-	// The peer answers the port an association's packets come from (RFC
-	// 6951 section 5.4), so nobody needs to know a dialer's in advance.
-	port := c.UDPPort
-	if port == 0 && listening && !c.EphemeralUDPPort {
-		port = netio.DefaultUDPPort
-	}
-	if !ip.IsValid() {
-		ip = netip.IPv6Unspecified()
-	}
-	u := netio.UDPConfig{Addr: netip.AddrPortFrom(ip, port),
-		RemotePort: c.RemoteUDPPort, GRO: true, BusyPoll: c.BusyPoll, Notices: true, DontFragment: !c.DisablePMTUDiscovery}
-	if listening {
-		u.SocketBuffer = listenSocketBuffer
-	}
-	return u
-}
-
-// listenSocketBuffer is the SO_RCVBUF and SO_SNDBUF a listening endpoint
-// asks for: 16 MiB (the kernel doubles it for its overhead; without
-// CAP_NET_ADMIN net.core.rmem_max caps it). Many peers send to a
-// listener at once, each within its own association's window (1 MiB,
-// growing by autotuning): with the 4 MiB a dialing endpoint asks for, 64
-// associations sending to one listener over loopback overflowed its socket
-// (8 MB queued; a fifth of their DATA dropped and sent again, and every
-// packet after a loss drew its own SACK), at 0.56 of one association's
-// throughput; with 16 MiB, 0.75, and 20% less CPU per byte (README,
-// Scale). It is a bound, not an allocation: the kernel charges only what
-// is queued.
-const listenSocketBuffer = 16 << 20
-
-func netAddrPort(a net.Addr) netip.AddrPort {
-	switch a := a.(type) {
-	case *net.UDPAddr:
-		ap := a.AddrPort()
-		return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
-	case *net.IPAddr:
-		ip, _ := netip.AddrFromSlice(a.IP)
-		return netip.AddrPortFrom(ip.Unmap(), 0)
-	}
-	return netip.AddrPort{}
-}
-
 // Accept waits for the next association on the listening port.
 func (e *Endpoint) Accept() (*Association, error) {
 	return e.AcceptContext(context.Background())
@@ -413,6 +321,7 @@ func (e *Endpoint) AcceptContext(ctx context.Context) (*Association, error) {
 	}
 }
 
+// closedErr is the error of a call on a closed endpoint.
 func (e *Endpoint) closedErr() error {
 	if e.err != nil {
 		return e.err
@@ -420,8 +329,8 @@ func (e *Endpoint) closedErr() error {
 	return ErrClosed
 }
 
-// stopIO ends the goroutines and closes the socket (the owner association
-// ended, or Close).
+// stopIO ends the endpoint's goroutines and closes its socket (Close, a
+// failed socket, or the end of the association Dial made it for).
 func (e *Endpoint) stopIO() {
 	e.closeOnce.Do(func() {
 		close(e.done)
@@ -470,10 +379,6 @@ func (e *Endpoint) Close() error {
 	return nil
 }
 
-// Addr returns the endpoint's local transport address: for UDP
-// encapsulation, the local UDP port.
-func (e *Endpoint) Addr() netip.AddrPort { return e.conn.LocalAddr() }
-
 // Stats returns the endpoint's counters, including its live associations'.
 func (e *Endpoint) Stats() Stats {
 	e.mu.Lock()
@@ -482,3 +387,7 @@ func (e *Endpoint) Stats() Stats {
 	s.UnboundAddrDropped = e.multihome.dropped()
 	return s
 }
+
+// Addr returns the endpoint's local transport address: for UDP
+// encapsulation, the local UDP port.
+func (e *Endpoint) Addr() netip.AddrPort { return e.conn.LocalAddr() }

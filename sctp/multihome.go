@@ -1,13 +1,9 @@
 package sctp
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"net/netip"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/usctp/usctp/sctp/internal/assoc"
 	"github.com/usctp/usctp/sctp/internal/netio"
@@ -23,7 +19,8 @@ import (
 // address: one reader serves them all, and the core sees one transport.
 // It then
 //   - lists its addresses in INIT and INIT ACK (RFC 9260 section 5.1.2),
-//     and turns Config.Paths.Multihoming on, so the peer's addresses are paths;
+//     and turns Config.Paths.Multihoming on, so the peer's addresses are
+//     paths;
 //   - accepts only packets sent to one of its addresses: the socket
 //     learns each packet's destination (IP_PKTINFO), and a packet to
 //     another address of the host is dropped and counted
@@ -32,19 +29,18 @@ import (
 //     chooses: the address its peer address's packets arrive on, else the
 //     kernel's routes' choice if it is one of the endpoint's.
 //
-// A wildcard endpoint (no address given) with Config.Paths.Multihoming receives
-// on every address of the host, and so announces them: the core lists in
-// each INIT and INIT ACK those of the host's addresses that suit the peer
-// (assoc/hostaddrs.go: scope, families, loopback), read from the kernel's
+// A wildcard endpoint (no address given) with Config.Paths.Multihoming
+// receives on every address of the host, and so announces them: the core
+// lists in each INIT and INIT ACK those of the host's addresses that suit
+// the peer (by scope, family and loopback), read from the kernel's
 // address list (netio.HostAddrs, read again only after a change). Such an
 // endpoint accepts packets to any address (wild) and sends each packet as
 // a multi-homed one does. Without Multihoming a wildcard endpoint
-// announces no address and lets the kernel choose every source, as
-// before.
+// announces no address and lets the kernel choose every source.
 
 // multiHome is the local address set of a multi-homed endpoint; the zero
 // value (locals nil, not wild) is a single-homed one. Its fields are
-// guarded by the endpoint's mu (src's Dropped excepted).
+// guarded by the endpoint's mu (chooser's Dropped excepted).
 type multiHome struct {
 	locals []netip.Addr // the endpoint's addresses; nil: not multi-homed
 	// wild is set on a wildcard endpoint that announces the host's
@@ -147,119 +143,6 @@ func bindAddrs(ip netip.Addr, list []netip.Addr) (netip.Addr, []netip.Addr, erro
 // maxLocalAddrs is the most local addresses an endpoint takes: as many as
 // a peer's list keeps (the core's bound).
 const maxLocalAddrs = 32
-
-// familyWildcard returns the unspecified address that covers ips: IPv4's
-// when all are IPv4, else IPv6's (dual-stack for UDP).
-func familyWildcard(ips []netip.Addr) netip.Addr {
-	for _, ip := range ips {
-		if ip = ip.Unmap(); ip.Is6() {
-			return netip.IPv6Unspecified()
-		}
-	}
-	return netip.IPv4Unspecified()
-}
-
-// splitAddrList splits "HOST:PORT" or "IP,IP,...:PORT" into its hosts and
-// port. IPv6 addresses go in brackets, "[::1]:5000" or
-// "[fd00::1],[fd00:1::1]:5000"; an empty HOST is one empty host.
-func splitAddrList(s string) ([]string, uint16, error) {
-	i := strings.LastIndexByte(s, ':')
-	if i < 0 {
-		return nil, 0, fmt.Errorf("sctp: address %q: missing port", s)
-	}
-	p, err := strconv.ParseUint(s[i+1:], 10, 16)
-	if err != nil {
-		return nil, 0, fmt.Errorf("sctp: address %q: bad port", s)
-	}
-	hosts := strings.Split(s[:i], ",")
-	for j, h := range hosts {
-		if len(h) >= 2 && h[0] == '[' && h[len(h)-1] == ']' {
-			hosts[j] = h[1 : len(h)-1]
-		} else if strings.ContainsAny(h, ":[]") {
-			return nil, 0, fmt.Errorf("sctp: address %q: IPv6 addresses go in brackets", s)
-		}
-		if hosts[j] == "" && len(hosts) > 1 {
-			return nil, 0, fmt.Errorf("sctp: address %q: empty address in the list", s)
-		}
-	}
-	return hosts, uint16(p), nil
-}
-
-// parseIPs parses the IP addresses of an address list.
-func parseIPs(hosts []string) ([]netip.Addr, error) {
-	ips := make([]netip.Addr, len(hosts))
-	for i, h := range hosts {
-		ip, err := netip.ParseAddr(h)
-		if err != nil {
-			return nil, err
-		}
-		ips[i] = ip.Unmap()
-	}
-	return ips, nil
-}
-
-// peerAddrs checks a peer's addresses and port and pairs them.
-func peerAddrs(ips []netip.Addr, port uint16) ([]netip.AddrPort, error) {
-	if len(ips) == 0 {
-		return nil, errors.New("sctp: dial: no peer address")
-	}
-	if port == 0 {
-		return nil, errors.New("sctp: dial: SCTP port 0")
-	}
-	peers := make([]netip.AddrPort, 0, len(ips))
-	for _, ip := range ips {
-		ip = ip.Unmap()
-		if !ip.IsValid() || ip.IsUnspecified() || ip.IsMulticast() {
-			return nil, fmt.Errorf("sctp: dial: peer address %v: not a unicast address", ip)
-		}
-		if ap := netip.AddrPortFrom(ip, port); !slices.Contains(peers, ap) {
-			peers = append(peers, ap)
-		}
-	}
-	return peers, nil
-}
-
-// ListenAddrs returns an endpoint accepting associations on SCTP port port
-// at the local addresses ips: with two or more, a multi-homed endpoint
-// (see Config.LocalAddrs); with one, Listen on it; with none, on all
-// addresses. It is Listen("IP,IP,...:PORT", cfg) with the addresses
-// typed.
-func ListenAddrs(ips []netip.Addr, port uint16, cfg *Config) (*Endpoint, error) {
-	return listenAddrsOn(ips, port, cfg, nil)
-}
-
-// listenAddrsOn is ListenAddrs over conn, or over the socket cfg selects
-// when conn is nil.
-func listenAddrsOn(ips []netip.Addr, port uint16, cfg *Config, conn netio.Conn) (*Endpoint, error) {
-	if port == 0 {
-		return nil, errors.New("sctp: listen: SCTP port 0")
-	}
-	var c Config
-	if cfg != nil {
-		c = *cfg
-	}
-	c.LocalAddrs = ips
-	e, err := newEndpointRole(netip.Addr{}, &c, conn, port)
-	if err != nil {
-		return nil, err
-	}
-	e.mu.Lock()
-	e.listenPort = port
-	e.core.SetPortFilter(assoc.PortFilter{Listen: port, Shared: e.sharedPorts, Dial: e.cfg.LocalPort})
-	e.mu.Unlock()
-	return e, nil
-}
-
-// DialAddrs starts an association to the peer known by the addresses ips,
-// all with SCTP port port, on a new endpoint of its own, and waits until
-// it is established or ctx is done; the endpoint closes with the
-// association. As sctp_connectx, the INIT goes to the first address and
-// each retransmission to the next one, until one answers. With two or
-// more addresses Multihoming is on: the addresses the peer lists become
-// paths. Config.LocalAddrs chooses the local addresses.
-func DialAddrs(ctx context.Context, ips []netip.Addr, port uint16, cfg *Config) (*Association, error) {
-	return dialAddrsOn(ctx, ips, port, cfg, nil)
-}
 
 // LocalAddrs returns the endpoint's local IP addresses: those it was given
 // (ListenAddrs, Config.LocalAddrs); on a wildcard endpoint with

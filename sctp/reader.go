@@ -20,7 +20,7 @@ import (
 // a request/response exchange the packet wakes the goroutine that wants
 // it straight from the netpoller, with no hand-off between goroutines and
 // no OS thread woken to run the reader. The role goes back to readLoop as
-// soon as another goroutine has to wait (block), when the reading
+// soon as another goroutine has to wait (waitOn), when the reading
 // goroutine went away (no one took the role within readerCheck: the owner
 // goroutine checks), or when one has read nothing for that long.
 const (
@@ -33,17 +33,17 @@ const (
 // Endpoint.mu, except pkts, bufs and read, which belong to the role's
 // holder.
 type socketReader struct {
-	direct      bool      // ReadMsg callers may take the role: the socket's deadline interrupts a read
-	role        int       // who holds it: readerLoop, readerUser or readerNone
-	takes       uint64    // times a ReadMsg caller took the role
-	takesSeen   uint64    // gen at the owner's last check
-	nextCheck   time.Time // the owner's next check
-	parked      bool      // readLoop waits for unpark
-	interrupted bool      // the socket's read deadline is set to interrupt a reader
-	handBack    bool      // the ReadMsg caller reading is to hand the role back
-	wokeDirect  bool      // the batch being processed woke a direct reader
-	woken       int       // ReadMsg callers the batch being processed woke
-	unpark      chan struct{}
+	direct      bool          // ReadMsg callers may take the role: the socket's deadline interrupts a read
+	role        int           // who holds it: readerLoop, readerUser or readerNone
+	takes       uint64        // times a ReadMsg caller took the role
+	takesSeen   uint64        // takes at the owner's last check
+	nextCheck   time.Time     // the owner's next check
+	parked      bool          // readLoop waits for unpark
+	interrupted bool          // the socket's read deadline is set to interrupt a reader
+	handBack    bool          // the ReadMsg caller reading is to hand the role back
+	wokeDirect  bool          // the batch being processed woke a direct reader
+	woken       int           // ReadMsg callers the batch being processed woke
+	unpark      chan struct{} // wakes a parked readLoop (handToLoop)
 
 	pkts []netio.Packet // read buffers of the role
 	bufs [][]byte       // their own buffers (nil when reading views)
@@ -188,14 +188,13 @@ func (e *Endpoint) readLoop() {
 // batch is read: they were made runnable on this goroutine's processor,
 // and Gosched puts readLoop behind them. Without it readLoop, with a
 // socket that always holds more (many associations sending at once),
-// read batch after batch until preempted, while the data it copied into
-// the associations' receive queues waited for their readers: with 64
-// associations megabytes of it, so that every copy into a fragment and
-// out of it to the reader missed the CPU caches, and the fragments were
-// reused only after the same delay. Reading them while they are hot is
-// what lets 64 associations move as many bytes as one (README, Scale).
-// The yield costs one trip through the scheduler per batch that woke a
-// reader, a fraction of a microsecond.
+// would read batch after batch until preempted, while the data it copied
+// into the associations' receive queues waited for their readers: with
+// many associations, megabytes of it, so that every copy into a fragment
+// and out of it to the reader would miss the CPU caches. Reading the data
+// while it is hot is what lets many associations move as many bytes as
+// one (docs/PERFORMANCE.md). The yield costs one trip through the
+// scheduler per batch that woke a reader.
 func (e *Endpoint) yieldToReaders() {
 	e.nYields.Add(1)
 	runtime.Gosched()
@@ -244,7 +243,7 @@ func (e *Endpoint) processBatch(n int, loop bool) (woke int) {
 	now := time.Now()
 	e.flushMu.Lock()
 	e.mu.Lock()
-	e.core.BeginBatch() // one SACK per batch (assoc/endpoint_batch.go)
+	e.core.BeginBatch() // one SACK per batch
 	pkts := e.reader.pkts
 	for i := range pkts[:n] {
 		if pkts[i].Notice != netio.NoticeNone {
@@ -319,7 +318,7 @@ func (e *Endpoint) handleNotice(now time.Time, p *netio.Packet) {
 	case netio.NoticeTooBig:
 		k = assoc.NoticeTooBig
 	case netio.NoticeLocalTooBig:
-		e.localTooBig(now, p) // toobig.go
+		e.localTooBig(now, p)
 		return
 	default:
 		return

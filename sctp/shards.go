@@ -46,7 +46,7 @@ func ListenShards(laddr string, n int, cfg *Config) ([]*Endpoint, error) {
 	}
 	if c.MTU == 0 {
 		// The shards' sockets are ours: the interface's MTU
-		// (mtudefault.go), as Listen's.
+		// (localMTU), as Listen's.
 		c.MTU = localMTU(ip, nil, !c.DisablePMTUDiscovery)
 	}
 	d := c.withDefaults()

@@ -42,6 +42,3 @@ func (e *Endpoint) SocketStats() SocketStats {
 		BusyPolls: s.BusyPolls, BusyPollHits: s.BusyPollHits,
 	}
 }
-
-// Endpoint returns the endpoint the association belongs to.
-func (as *Association) Endpoint() *Endpoint { return as.ep }

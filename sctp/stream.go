@@ -23,13 +23,14 @@ import (
 // changed at any time, also while other goroutines write: each Write uses
 // the settings of the moment it starts.
 type Stream struct {
-	as                          *Association
-	sid                         uint16
-	sendSettings                atomic.Pointer[streamSend] // settings of written messages; nil: the defaults
+	as           *Association
+	sid          uint16
+	sendSettings atomic.Pointer[streamSend] // settings of written messages; nil: the defaults
+	readers      waitq                      // the stream got data, or the association ended; guarded by ep.mu
+	closed       atomic.Bool
+	done         chan struct{} // closed by Close: wakes blocked Reads and Writes
+
 	readDeadline, writeDeadline deadline
-	readers                     waitq // the stream got data, or the association ended; guarded by ep.mu
-	closed                      atomic.Bool
-	done                        chan struct{} // closed by Close: wakes blocked Reads and Writes
 }
 
 // streamSend is what a Stream's Write puts in SendInfo. It is replaced

@@ -13,9 +13,9 @@ import (
 // kernel refuses to send the packet (EMSGSIZE, the socket sends with Don't
 // Fragment) and reports the route's MTU on the socket's error queue, in a
 // report that quotes nothing of the packet. netio's writer takes that
-// report at once (netio.TooBigError.MTU); writeCollected keeps the start of the
-// refused packet (refusedPacket) and, after the batch, hands the core the
-// kept packet as the quote of a Packet Too Big with that MTU
+// report at once (netio.TooBigError.MTU); writeCollected keeps the start
+// of the refused packet (refusedPacket) and, after the batch, hands the
+// core the kept packet as the quote of a Packet Too Big with that MTU
 // (passRefused). The core validates it as any Packet Too Big (the
 // verification tag, the probe's nonce or an outstanding TSN) and uses it
 // as a hint: a probe above the local MTU is not retried, the next one

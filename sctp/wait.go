@@ -1,6 +1,7 @@
 package sctp
 
 import (
+	"os"
 	"sync"
 	"time"
 )
@@ -8,13 +9,15 @@ import (
 // deadline is a settable deadline whose channel closes when it passes (the
 // net.Conn deadline model). Setting one allocates at most a timer; waiting
 // allocates nothing.
+// Its lock is a leaf: nothing else is taken while it is held.
 type deadline struct {
 	mu     sync.Mutex
 	timer  *time.Timer
-	done   chan struct{}
-	closed bool
+	done   chan struct{} // closed once the deadline passed
+	closed bool          // done is closed
 }
 
+// set sets the deadline to t; the zero time means none.
 func (d *deadline) set(t time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -73,8 +76,9 @@ func (d *deadline) wait() <-chan struct{} {
 // waitq wakes the goroutines waiting for a condition guarded by the
 // endpoint lock. Each waiter takes a one-slot channel from its endpoint's
 // free list, so waiting allocates nothing in steady state (a per-endpoint
-// list rather than a sync.Pool keeps channels inside one synctest bubble). Waiters re-check their
-// condition after waking: a stale wake-up is harmless.
+// list rather than a sync.Pool keeps channels inside one synctest
+// bubble). Waiters re-check their condition after waking: a stale wake-up
+// is harmless.
 type waitq struct{ chans []chan struct{} }
 
 // add registers waiter c; call with the lock held.
@@ -109,7 +113,8 @@ func (w *waitq) wake() {
 }
 
 // waitOn waits on q until woken, or until stop1 or stop2 is closed (then it
-// reports false). It is called and returns with e.mu held.
+// reports false). It is called and returns with e.mu held, and releases
+// e.mu while it waits.
 func (e *Endpoint) waitOn(q *waitq, stop1, stop2 <-chan struct{}) bool {
 	var c chan struct{}
 	if n := len(e.freeWaitChans); n > 0 {
@@ -143,4 +148,15 @@ func (e *Endpoint) waitOn(q *waitq, stop1, stop2 <-chan struct{}) bool {
 	}
 	e.freeWaitChans = append(e.freeWaitChans, c)
 	return ok
+}
+
+// stopErr is the error of a call that stopped waiting: ErrClosed when
+// closed (a Stream's Close) is closed, else the deadline's.
+func stopErr(closed <-chan struct{}) error {
+	select {
+	case <-closed:
+		return ErrClosed
+	default:
+		return os.ErrDeadlineExceeded
+	}
 }

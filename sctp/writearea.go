@@ -2,11 +2,11 @@ package sctp
 
 import "github.com/usctp/usctp/sctp/internal/netio"
 
-// The write area: one slab of writeAreaSize bytes per endpoint into which the
-// core builds the packets of one WriteBatch back to back, each at a cache
-// line boundary. Its size does not follow Config.MTU: 128 packets of 1500
-// bytes fill it as before, and a larger MTU means fewer, larger packets
-// per batch (three of 64 KiB), not a larger area. A packet is only started
+// The write area: one slab of writeAreaSize bytes per endpoint into which
+// the core builds the packets of one WriteBatch back to back, each at a
+// cache line boundary. Its size does not follow Config.MTU: 128 packets
+// of 1500 bytes fill it, and a larger MTU means fewer, larger packets per
+// batch (three of 64 KiB), not a larger area. A packet is only started
 // while the room left holds the largest packet the core builds
 // (assoc.Endpoint.MTU), so no packet outgrows the slab; one that would (a
 // stateless reply grown past it) gets a buffer of its own from append and
@@ -33,7 +33,8 @@ func (e *Endpoint) nextPacketBuf() []byte {
 	return e.slab[e.slabUsed:e.slabUsed:len(e.slab)]
 }
 
-// commitPacketBuf records that packet b was built in the buffer from nextPacketBuf.
+// commitPacketBuf records that packet b was built in the buffer from
+// nextPacketBuf. Called with e.flushMu held.
 func (e *Endpoint) commitPacketBuf(b []byte) {
 	if cap(b) == len(e.slab)-e.slabUsed {
 		// Built in place (append did not move it).

@@ -1,0 +1,155 @@
+package sctp
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/assoc"
+)
+
+// SendInfo describes a message to send.
+type SendInfo struct {
+	Stream    uint16 // stream id, below the negotiated outbound count
+	PPID      uint32 // payload protocol identifier
+	Unordered bool   // deliver as soon as it arrives (U bit)
+	// NonBlocking makes WriteMsg fail with ErrWouldBlock instead of
+	// waiting when the send buffer is full.
+	NonBlocking bool
+	// PR is the message's partial reliability (PR-SCTP): for example
+	// Lifetime(100*time.Millisecond) or MaxRetransmits(0). The zero value
+	// is reliable.
+	PR PR
+}
+
+// WriteMsg sends p as one message. It blocks while the send buffer is
+// full, until the write deadline, unless info.NonBlocking is set. It
+// returns len(p) when the message was queued: the association owns a copy.
+func (as *Association) WriteMsg(p []byte, info SendInfo) (int, error) {
+	return as.sendMsg(p, info, &as.writeDeadline, nil)
+}
+
+// sendMsg queues one message, waiting on dl while the send buffer is full;
+// a Stream's Write passes the channel its Close closes as closed.
+func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline, closed <-chan struct{}) (int, error) {
+	if dl.passed() {
+		return 0, os.ErrDeadlineExceeded
+	}
+	e := as.ep
+	e.mu.Lock()
+	for {
+		if as.closed {
+			err := as.closedErr()
+			e.mu.Unlock()
+			return 0, err
+		}
+		if info.PR.Policy > PRPrio {
+			e.mu.Unlock()
+			return 0, fmt.Errorf("sctp: invalid PR-SCTP policy %d", info.PR.Policy)
+		}
+		// A message written to an idle association (nothing queued or in
+		// flight: a request, or the response to one) is sent by this
+		// goroutine at once; behind other data it is left to the owner
+		// goroutine and the reader, which send in batches as the windows
+		// open.
+		idle := as.core.SendIdle()
+		// A clock read per message is not free on a bulk sender: only a
+		// PR-SCTP message needs one (a lifetime starts, or a priority
+		// write makes room). CanSendNow uses the time only with nothing
+		// in flight, which it answers before.
+		var now time.Time
+		if info.PR.Policy != PRNone {
+			now = time.Now()
+		}
+		var err error
+		if as.failedBytesHeld > 0 {
+			if room, _ := as.sendRoom(); room < len(p) {
+				err = ErrWouldBlock // the event reader is behind
+			}
+		}
+		if err == nil {
+			err = as.core.Send(now, &assoc.Message{Stream: info.Stream, PPID: info.PPID, Unordered: info.Unordered, PR: info.PR, Payload: p})
+		}
+		e.deliverEvents() // messages a priority write made room by giving up
+		if err == nil {
+			as.wroteSinceDry = true
+			flush := as.core.CanSendNow(now)
+			e.mu.Unlock()
+			if idle {
+				e.sendNow()
+			} else if flush {
+				e.wakeOwner()
+			}
+			return len(p), nil
+		}
+		if !errors.Is(err, ErrWouldBlock) {
+			e.mu.Unlock()
+			return 0, publicErr(err)
+		}
+		if info.NonBlocking {
+			e.mu.Unlock()
+			return 0, ErrWouldBlock
+		}
+		q := &as.writers
+		if errors.Is(err, assoc.ErrStreamFull) {
+			q = as.streamWriterQueue(info.Stream)
+		} else {
+			as.wantRoom = max(as.wantRoom, len(p))
+		}
+		if !e.waitOn(q, dl.wait(), closed) {
+			e.mu.Unlock()
+			return 0, stopErr(closed)
+		}
+	}
+}
+
+// SetWriteDeadline sets the deadline of WriteMsg; the zero time means none.
+func (as *Association) SetWriteDeadline(t time.Time) error { as.writeDeadline.set(t); return nil }
+
+// streamWriterQueue returns the queue of the writers of stream sid that
+// its own limit refused (made on first use: one per stream that ever
+// waited). Called with ep.mu held.
+func (as *Association) streamWriterQueue(sid uint16) *waitq {
+	q := as.streamWriters[sid]
+	if q == nil {
+		if as.streamWriters == nil {
+			as.streamWriters = make(map[uint16]*waitq)
+		}
+		q = new(waitq)
+		as.streamWriters[sid] = q
+	}
+	return q
+}
+
+// writable reports whether the writers waiting for send buffer space are
+// to be woken: there is room for the message they wait to queue and for
+// half the buffer besides (the unsent limit, usually), so that a bulk
+// writer is woken once per half buffer it can fill rather than after
+// every SACK that frees a few packets' worth (a goroutine wake-up costs
+// more than the copies of several messages). TCP wakes its writers in the
+// same way, once a third of their buffer is free.
+func (as *Association) writable() bool {
+	room, capacity := as.sendRoom()
+	return room >= as.wantRoom && room >= capacity/2
+}
+
+// messageFits reports whether the message the writers in as.writers wait
+// to queue fits now. Messages given up free space without a SACK to
+// follow (the peer's window may be shut): the writers are woken when
+// their message fits, not only once half the buffer is free (writable).
+func (as *Association) messageFits() bool {
+	room, _ := as.sendRoom()
+	return room >= max(as.wantRoom, 1)
+}
+
+// sendRoom returns the send buffer's free bytes and capacity, less the
+// bytes of send failures waiting to be reported (flow control of events:
+// see Events). Called with ep.mu held.
+func (as *Association) sendRoom() (room, capacity int) {
+	room, capacity = as.core.SendRoom()
+	if as.failedBytesHeld > 0 {
+		room = min(room, capacity) - as.failedBytesHeld
+	}
+	return room, capacity
+}
