@@ -139,8 +139,7 @@ type Config struct {
 	EventQueue int
 }
 
-// The groups of Config, defined once for every layer of the stack. Each
-// zero field takes the default named on it.
+// The groups of Config. Each zero field takes the default named on it.
 type (
 	Timers     = api.Timers     // retransmission timeouts and limits, heartbeat interval
 	Buffers    = api.Buffers    // an association's send and receive buffers

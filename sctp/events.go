@@ -22,7 +22,7 @@ const (
 	EventStreamsAdded           = api.EventStreamsAdded           // streams were added, or an addition failed (RFC 6525; Event.Direction, Added, Err)
 	EventAssocReset             = api.EventAssocReset             // the TSNs and every stream's numbering were reset, or a reset failed (RFC 6525 SSN/TSN Reset; Event.NextTSN, PeerNextTSN, Err)
 	EventAuthNewKey             = api.EventAuthNewKey             // the peer's AUTH chunks use another shared key (RFC 6458 SCTP_AUTH_NEW_KEY; Event.KeyID)
-	EventAuthKeyFree            = api.EventAuthKeyFree            // a deleted shared key is no longer used (SCTP_AUTH_FREE_KEY; Event.KeyID)
+	EventAuthKeyFree            = api.EventAuthKeyFree            // a deleted shared key is out of use and freed (SCTP_AUTH_FREE_KEY; Event.KeyID)
 	EventPathMTU                = api.EventPathMTU                // a path's PLPMTU changed (path MTU discovery; Event.Addr, MTU)
 )
 

@@ -11,8 +11,8 @@ import (
 // ListenShards returns n endpoints that accept associations on laddr
 // (as Listen) and share its UDP encapsulation port through SO_REUSEPORT
 // (Linux), so that a server's protocol work spreads over n cores: each
-// endpoint has its own lock, socket, reader and owner goroutines, and
-// holds the associations whose packets its socket receives.
+// endpoint has its own socket and goroutines, and holds the associations
+// whose packets its socket receives.
 //
 // The kernel hands each datagram to one of the sockets by a hash of its
 // source and destination addresses and ports, so all packets of one peer

@@ -17,14 +17,13 @@ type SocketStats struct {
 	Dropped      uint64 // received datagrams dropped by the transport
 	BusyPolls    uint64 // reads that busy-polled the empty socket (Config.BusyPoll)
 	BusyPollHits uint64 // busy polls that found data before their budget ran out
-	// OwnerWakes counts the wake-ups of the endpoint's owner goroutine
-	// (timers, and writes it sends for their callers): each is a goroutine
-	// hand-off. Kept on every transport.
+	// OwnerWakes counts the wake-ups of the endpoint's goroutine that
+	// runs the timers and sends what calls queued: each is a hand-off
+	// between goroutines. Kept on every transport.
 	OwnerWakes uint64
 	// ReaderYields counts the batches after which the endpoint's reader
 	// goroutine let the ReadMsg callers the batch woke run before it read
-	// the socket again (so that they read their data while it is in the
-	// CPU caches). Kept on every transport.
+	// the socket again. Kept on every transport.
 	ReaderYields uint64
 }
 
