@@ -11,7 +11,7 @@ import (
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
 
-// The limits against hostile peers have defaults (issue 23): 4096
+// The limits against hostile peers have defaults: 4096
 // associations, a 256 MiB memory budget, 100 out-of-the-blue answers a
 // second per source; negative values turn MaxAssociations and the others
 // off.
@@ -23,12 +23,12 @@ func TestConfigHostileDefaults(t *testing.T) {
 	if DefaultMemoryBudget != 256<<20 || DefaultInitRate != 100 {
 		t.Fatalf("DefaultMemoryBudget %d, DefaultInitRate %d", DefaultMemoryBudget, DefaultInitRate)
 	}
-	cc := d.core(48)
+	cc := d.coreConfig(48)
 	if cc.MaxAssociations != 4096 || cc.Backlog != 128 || cc.MemoryBudget != DefaultMemoryBudget || cc.InitRate != DefaultInitRate {
 		t.Fatalf("core config %d/%d/%d/%d", cc.MaxAssociations, cc.Backlog, cc.MemoryBudget, cc.InitRate)
 	}
 	neg := (&Config{Limits: Limits{MaxAssociations: -1, MemoryBudget: -1, InitRate: -1}}).withDefaults()
-	if cc := neg.core(48); cc.MaxAssociations > 0 || cc.MemoryBudget >= 0 || cc.InitRate >= 0 {
+	if cc := neg.coreConfig(48); cc.MaxAssociations > 0 || cc.MemoryBudget >= 0 || cc.InitRate >= 0 {
 		t.Fatalf("negative limits give core config %d/%d/%d", cc.MaxAssociations, cc.MemoryBudget, cc.InitRate)
 	}
 	bubble(t, func(t *testing.T) {

@@ -128,8 +128,8 @@ func lifetimeExpiry(t *testing.T, stuck int) {
 
 // TestUDPLifetimeExpiryWakesWriter is TestSimLifetimeExpiryWakesWriter
 // over UDP loopback: the messages are given up and the blocked writer
-// woken well before the zero window probe (RTO.Min, 1 s) that used to be
-// the first chance to look at them.
+// woken well before the zero window probe (RTO.Min, 1 s), not only when
+// that probe looks at them.
 func TestUDPLifetimeExpiryWakesWriter(t *testing.T) {
 	cfg := loopCfg()
 	cfg.Buffers.SendBuffer, cfg.Buffers.RecvBuffer = 64<<10, 16<<10

@@ -24,11 +24,12 @@ type recvBudgetResult struct {
 
 // recvBudgetRun dials n associations, each from its own endpoint (no send
 // budget binds them together), to one server endpoint whose
-// Config.Limits.RecvBudget is budget; runs a greedy writer of 1000-byte messages
-// on each for 4 simulated seconds over recvBudgetLink with a reader on each accepted end; and measures the DATA in flight to
-// the server (the clients' unacknowledged chunks of 1000 bytes, sampled
-// every 5 ms) and the bytes each association delivered between the
-// second and the fourth second.
+// Config.Limits.RecvBudget is budget; runs a greedy writer of 1000-byte
+// messages on each for 4 simulated seconds over recvBudgetLink with a
+// reader on each accepted end; and measures the DATA in flight to the
+// server (the clients' unacknowledged chunks of 1000 bytes, sampled every
+// 5 ms) and the bytes each association delivered between the second and
+// the fourth second.
 func recvBudgetRun(t *testing.T, n, budget int) recvBudgetResult {
 	var res recvBudgetResult
 	bubble(t, func(t *testing.T) {
@@ -87,13 +88,13 @@ func recvBudgetRun(t *testing.T, n, budget int) recvBudgetResult {
 }
 
 // TestRecvBudgetBoundsEndpoint: 8 greedy peers sending to one endpoint
-// have together about its Config.Limits.RecvBudget in flight, not 8 windows (each
-// one's own endpoint and send buffer leave them free to send all their
-// window allows), while their links, whose bandwidth-delay product is
-// below a share, stay as busy; the same run without a receive budget has
-// several times more in flight, queued in the links. (Issue 21: over loopback the
-// endpoint's socket queue is the bottleneck; it overflowed and dropped a
-// fifth of the DATA of 64 associations.)
+// have together about its Config.Limits.RecvBudget in flight, not 8
+// windows (each one's own endpoint and send buffer leave them free to
+// send all their window allows), while their links, whose
+// bandwidth-delay product is below a share, stay as busy; the same run
+// without a receive budget has several times more in flight, queued in
+// the links. (Over loopback the endpoint's socket queue is the
+// bottleneck: without the budget it overflows and drops DATA.)
 func TestRecvBudgetBoundsEndpoint(t *testing.T) {
 	const n, budget = 8, 128 << 10
 	with := recvBudgetRun(t, n, budget)

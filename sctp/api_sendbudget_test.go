@@ -23,8 +23,9 @@ type budgetRun struct {
 }
 
 // sendBudgetRun dials n associations from one endpoint whose
-// Config.Limits.SendBudget is budget, runs a greedy writer of 1000-byte messages
-// on each for 4 simulated seconds over budgetLink, and measures the sum
+// Config.Limits.SendBudget is budget, runs a greedy writer of 1000-byte
+// messages on each for 4 simulated seconds over budgetLink, and measures
+// the sum
 // of their send buffers (sampled every 5 ms) and the bytes each delivered
 // between the second and the fourth second.
 func sendBudgetRun(t *testing.T, n, budget int) budgetRun {
@@ -103,11 +104,11 @@ func abs(x float64) float64 {
 }
 
 // TestSendBudgetBoundsEndpoint: 8 greedy associations of one endpoint hold
-// together about Config.Limits.SendBudget in their send buffers (plus a message
-// each), not 8 send buffers, and share the bottleneck evenly; the same
-// run without a budget holds several times more. (Issue 21: the data
-// written and not acknowledged stays what one association holds, so it
-// stays in the CPU's caches.)
+// together about Config.Limits.SendBudget in their send buffers (plus a
+// message each), not 8 send buffers, and share the bottleneck evenly; the
+// same run without a budget holds several times more. (The data written
+// and not acknowledged stays what one association holds, so it stays in
+// the CPU's caches.)
 func TestSendBudgetBoundsEndpoint(t *testing.T) {
 	const n, budget = 8, 128 << 10
 	with := sendBudgetRun(t, n, budget)

@@ -13,7 +13,8 @@ import (
 // Errors of the address requests (RFC 5061 ASCONF).
 var (
 	// ErrASCONFNotNegotiated: the association does not do ASCONF (both
-	// ends need Config.Extensions.DynamicAddrs or Linux's addip_enable, and AUTH).
+	// ends need Config.Extensions.DynamicAddrs or Linux's addip_enable,
+	// and AUTH).
 	ErrASCONFNotNegotiated = api.ErrASCONFNotNegotiated
 	// ErrNotLocalAddr: AddLocalAddr of an address this endpoint does not
 	// receive on (not an address of the host, or the endpoint is bound to

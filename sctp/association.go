@@ -138,7 +138,7 @@ func (as *Association) LocalAddrs() []Addr {
 		a.IP = as.local
 	}
 	out := []Addr{a}
-	if as.ep.multihome.wild {
+	if as.ep.multihome.wildcard {
 		for _, ip := range as.core.AppendAnnouncedAddrs(nil) {
 			if !slices.ContainsFunc(out, func(o Addr) bool { return o.IP == ip }) {
 				a.IP = ip

@@ -275,9 +275,9 @@ func (c *Config) validate() error {
 	return nil
 }
 
-// core returns the sans-I/O core's configuration for a transport whose IP
-// (and UDP) headers take overhead bytes of each packet.
-func (c *Config) core(overhead int) assoc.Config {
+// coreConfig returns the sans-I/O core's configuration for a transport
+// whose IP (and UDP) headers take overhead bytes of each packet.
+func (c *Config) coreConfig(overhead int) assoc.Config {
 	return assoc.Config{
 		Timers:        c.Timers,
 		Buffers:       c.Buffers,

@@ -49,9 +49,9 @@
 // os.ErrDeadlineExceeded. WriteMsg blocks while the send buffer or the
 // data waiting to be sent is at its bound (Buffers.SendBuffer,
 // UnsentLimit, StreamUnsentLimit, Limits.SendBudget); with
-// SendInfo.NonBlocking it returns ErrWouldBlock instead. Close and Abort unblock every call on the
-// association, Stream.Close the calls of its handle (with ErrClosed),
-// Endpoint.Close every call on the endpoint.
+// SendInfo.NonBlocking it returns ErrWouldBlock instead. Close and Abort
+// unblock every call on the association, Stream.Close the calls of its
+// handle (with ErrClosed), Endpoint.Close every call on the endpoint.
 //
 // A Dial without a deadline waits as long as the handshake may take: the
 // INIT is sent again Timers.MaxInitRetransmits times (8), the timeout

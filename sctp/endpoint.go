@@ -263,7 +263,7 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	if ip.Is4() || ip.Is4In6() || peer.Addr().Is4() {
 		fam = netip.IPv4Unspecified()
 	}
-	cc := c.core(e.conn.Overhead(fam))
+	cc := c.coreConfig(e.conn.Overhead(fam))
 	if locals != nil {
 		cc.LocalAddrs, cc.Multihoming = locals, true
 	}

@@ -7,8 +7,8 @@ import (
 
 // TestListenerSocketBuffer: a listening endpoint asks the kernel for a
 // socket buffer of listenSocketBuffer, four times a dialing endpoint's
-// default (issue 21: many peers sending to one listener at once overflowed
-// its socket at 4 MiB); a dialing endpoint keeps netio's default.
+// default (many peers sending to one listener at once overflow its socket
+// at 4 MiB); a dialing endpoint keeps netio's default.
 func TestListenerSocketBuffer(t *testing.T) {
 	ip := netip.MustParseAddr("127.0.0.1")
 	if got := udpConfig(&Config{}, ip, true).SocketBuffer; got != listenSocketBuffer {

@@ -85,8 +85,8 @@ func (as *Association) eventCap() int {
 	return DefaultEventQueue
 }
 
-// terminal reports whether ev is an association's last event.
-func terminal(ev *Event) bool { return ev.Kind == EventDown || ev.Kind == EventShutdown }
+// isLastEvent reports whether ev is an association's last event.
+func isLastEvent(ev *Event) bool { return ev.Kind == EventDown || ev.Kind == EventShutdown }
 
 // emit queues an event for the user; called with ep.mu held. Before the
 // first Events call events wait in earlyEvents (non-terminal ones beyond
@@ -101,14 +101,14 @@ func terminal(ev *Event) bool { return ev.Kind == EventDown || ev.Kind == EventS
 // queue; other events are few (at most maxPendingOther wait), terminal
 // ones are never dropped.
 func (as *Association) emit(ev Event) {
-	if as.closed && !terminal(&ev) {
+	if as.closed && !isLastEvent(&ev) {
 		return
 	}
 	if as.events == nil {
 		if n := len(as.earlyEvents); ev.Kind == EventSenderDry && n > 0 && as.earlyEvents[n-1].Kind == EventSenderDry {
 			return // one wait for the first Events call says it
 		}
-		if len(as.earlyEvents) < as.eventCap() || terminal(&ev) {
+		if len(as.earlyEvents) < as.eventCap() || isLastEvent(&ev) {
 			as.earlyEvents = append(as.earlyEvents, ev)
 		} else {
 			as.eventsDropped++
@@ -148,7 +148,7 @@ func (as *Association) queuePending(ev Event) {
 	switch {
 	case ev.Kind == EventSendFailed && !as.closed:
 		as.failedBytesHeld += len(ev.Msg)
-	case !terminal(&ev) && ev.Kind != EventSendFailed:
+	case !isLastEvent(&ev) && ev.Kind != EventSendFailed:
 		if as.pendingOther >= maxPendingOther {
 			as.eventsDropped++
 			return
@@ -194,7 +194,7 @@ func (as *Association) pumpEvents() {
 				as.wantRoom = 0
 				as.writers.wake()
 			}
-		case !terminal(&ev) && ev.Kind != EventSendFailed:
+		case !isLastEvent(&ev) && ev.Kind != EventSendFailed:
 			as.pendingOther--
 		}
 		gone := as.closed

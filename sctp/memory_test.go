@@ -8,13 +8,12 @@ import (
 	"time"
 )
 
-// Heap per association end: the targets of the benchmark issue (an idle
-// association with the default streams under 8 KiB; with 65535 streams
-// negotiated each way and 10 of them used, under 24 KiB), and this
-// package's own bound on an association with the default streams idle
-// again after traffic, which gives back what the burst needed (free
-// messages and fragments, a grown retransmission ring) and keeps its
-// used streams' records.
+// Heap per association end: the targets (an idle association with the
+// default streams under 8 KiB; with 65535 streams negotiated each way and
+// 10 of them used, under 24 KiB), and the bound on an association with
+// the default streams idle again after traffic, which gives back what
+// the burst needed (free messages and fragments, a grown retransmission
+// ring) and keeps its used streams' records.
 const (
 	idleHeapTarget = 8 << 10
 	usedHeapTarget = 24 << 10

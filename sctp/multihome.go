@@ -34,20 +34,20 @@ import (
 // lists in each INIT and INIT ACK those of the host's addresses that suit
 // the peer (by scope, family and loopback), read from the kernel's
 // address list (netio.HostAddrs, read again only after a change). Such an
-// endpoint accepts packets to any address (wild) and sends each packet as
+// endpoint accepts packets to any address (wildcard) and sends each packet as
 // a multi-homed one does. Without Multihoming a wildcard endpoint
 // announces no address and lets the kernel choose every source.
 
 // multiHome is the local address set of a multi-homed endpoint; the zero
-// value (locals nil, not wild) is a single-homed one. Its fields are
+// value (locals nil, not wildcard) is a single-homed one. Its fields are
 // guarded by the endpoint's mu (chooser's Dropped excepted).
 type multiHome struct {
 	locals []netip.Addr // the endpoint's addresses; nil: not multi-homed
-	// wild is set on a wildcard endpoint that announces the host's
-	// addresses: every address of the host is its own.
-	wild     bool
-	families assoc.AddrFamilies   // the socket's families (wild)
-	chooser  *netio.SourceChooser // each packet's source; nil when not on
+	// wildcard is set on a wildcard-bound endpoint that announces the
+	// host's addresses: every address of the host is its own.
+	wildcard bool
+	families assoc.AddrFamilies   // the socket's families (wildcard)
+	chooser  *netio.SourceChooser // each packet's source; nil: the kernel chooses
 }
 
 // choosesSource reports whether the endpoint chooses each packet's source.
@@ -61,7 +61,7 @@ func (m *multiHome) initWild() error {
 	if err != nil {
 		return err
 	}
-	m.wild, m.chooser = true, src
+	m.wildcard, m.chooser = true, src
 	return nil
 }
 
@@ -92,9 +92,9 @@ func (m *multiHome) init(locals []netip.Addr, probe bool) error {
 	return nil
 }
 
-// arrived notes that a packet from peer arrived on the local address
+// noteArrival notes that a packet from peer arrived on the local address
 // local, and reports whether local is one of the endpoint's.
-func (m *multiHome) arrived(peer, local netip.Addr) bool { return m.chooser.Arrived(peer, local) }
+func (m *multiHome) noteArrival(peer, local netip.Addr) bool { return m.chooser.Arrived(peer, local) }
 
 // source returns the local address to send a packet to dst from.
 func (m *multiHome) source(dst netip.Addr) netip.Addr { return m.chooser.Source(dst) }
@@ -153,7 +153,7 @@ func (e *Endpoint) LocalAddrs() []netip.Addr {
 	if e.multihome.locals != nil {
 		return slices.Clone(e.multihome.locals)
 	}
-	if e.multihome.wild {
+	if e.multihome.wildcard {
 		e.mu.Lock()
 		host := e.multihome.chooser.HostAddrs()
 		fam := e.multihome.families

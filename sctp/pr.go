@@ -41,8 +41,8 @@ func ParsePRPolicy(s string) (PRPolicy, error) {
 // if it was partly delivered to the peer's reader, the reader's next read
 // reports RecvInfo.Aborted. Messages that never got onto the wire are given
 // up on any association; those sent need PR-SCTP negotiated (both
-// endpoints offer it: see Config.Extensions.DisablePartialReliability), which the
-// receiver learns from a FORWARD-TSN chunk (I-FORWARD-TSN with
+// endpoints offer it: see Config.Extensions.DisablePartialReliability),
+// which the receiver learns from a FORWARD-TSN chunk (I-FORWARD-TSN with
 // interleaving); without it a sent message is delivered reliably.
 type PR = api.PR
 

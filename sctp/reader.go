@@ -45,9 +45,9 @@ type socketReader struct {
 	woken       int           // ReadMsg callers the batch being processed woke
 	unpark      chan struct{} // wakes a parked readLoop (handToLoop)
 
-	pkts []netio.Packet // read buffers of the role
-	bufs [][]byte       // their own buffers (nil when reading views)
-	read func([]netio.Packet) (int, error)
+	pkts        []netio.Packet // read buffers of the role
+	bufs        [][]byte       // their own buffers (nil when reading views)
+	readPackets func([]netio.Packet) (int, error)
 }
 
 // readerCheck is the period of the owner goroutine's checks of the reader
@@ -204,13 +204,13 @@ func (e *Endpoint) yieldToReaders() {
 // buffers when it has them (one copy less, no buffers of ours, and a
 // batch as large as one recvmmsg brings), else into buffers of our own.
 func (r *socketReader) init(conn netio.Conn, size int) {
-	r.read = conn.ReadBatch
+	r.readPackets = conn.ReadBatch
 	batch := readBatch
 	if v, ok := conn.(interface {
 		ReadBatchView([]netio.Packet) (int, error)
 		GRO() bool
 	}); ok && v.GRO() {
-		r.read, batch = v.ReadBatchView, viewBatch
+		r.readPackets, batch = v.ReadBatchView, viewBatch
 	} else {
 		// The read buffers hold readBatch packets of maxPacket bytes in
 		// all: a larger MTU gets fewer of them (4 of 64 KiB), not more
@@ -230,14 +230,14 @@ func (r *socketReader) readSocket() (int, error) {
 	for i, b := range r.bufs {
 		r.pkts[i].Buf = b // ReadBatch may have swapped them
 	}
-	return r.read(r.pkts)
+	return r.readPackets(r.pkts)
 }
 
-// processBatch feeds the core the n packets read into e.reader.pkts, sends what they
-// caused and wakes the goroutines they concern; it returns how many
-// ReadMsg callers it woke, 0 when it yielded the reader role. Called by
-// the holder of the reader role (loop: readLoop, which may yield the role
-// here).
+// processBatch feeds the core the n packets read into e.reader.pkts,
+// sends what they caused and wakes the goroutines they concern; it
+// returns how many ReadMsg callers it woke, 0 when it yielded the reader
+// role. Called by the holder of the reader role (loop: readLoop, which
+// may yield the role here).
 func (e *Endpoint) processBatch(n int, loop bool) (woke int) {
 	e.nReads.Add(1)
 	now := time.Now()
@@ -296,7 +296,7 @@ func (e *Endpoint) processBatch(n int, loop bool) (woke int) {
 // address of a wildcard-bound socket: the association it reaches (or
 // creates, newAssociation) records the address for LocalAddrs.
 func (e *Endpoint) receiveAt(now time.Time, p *netio.Packet, local netip.Addr) {
-	if e.multihome.choosesSource() && !e.multihome.arrived(p.Addr.Addr(), local) {
+	if e.multihome.choosesSource() && !e.multihome.noteArrival(p.Addr.Addr(), local) {
 		return
 	}
 	e.inputLocal = local

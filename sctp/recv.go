@@ -90,7 +90,7 @@ func (as *Association) recvMsg(p []byte, s *Stream, dl *deadline) (int, RecvInfo
 		}
 		// ReadMsg without a deadline reads the socket itself when the
 		// reader role is free (readDirect).
-		direct := s == nil && dl == &as.readDeadline && dl.none()
+		direct := s == nil && dl == &as.readDeadline && dl.unset()
 		if direct && e.reader.role == readerNone {
 			e.readDirect()
 			continue
@@ -105,7 +105,7 @@ func (as *Association) recvMsg(p []byte, s *Stream, dl *deadline) (int, RecvInfo
 		if s != nil {
 			closed = s.done
 		}
-		if !e.waitOn(q, dl.wait(), closed) {
+		if !e.waitOn(q, dl.passedChan(), closed) {
 			e.mu.Unlock()
 			return 0, RecvInfo{}, stopErr(closed)
 		}

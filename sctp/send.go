@@ -97,7 +97,7 @@ func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline, closed <-c
 		} else {
 			as.wantRoom = max(as.wantRoom, len(p))
 		}
-		if !e.waitOn(q, dl.wait(), closed) {
+		if !e.waitOn(q, dl.passedChan(), closed) {
 			e.mu.Unlock()
 			return 0, stopErr(closed)
 		}

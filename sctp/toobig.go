@@ -29,10 +29,10 @@ import (
 // refusedPacket is the start of the last packet the kernel refused as too
 // big, awaiting the local report with the MTU. Guarded by Endpoint.flushMu.
 type refusedPacket struct {
-	to    netip.AddrPort // the packet's destination; invalid: none kept
-	mtu   int            // the route's MTU netio's writer read, 0: none
-	n     int
-	quote [refusedQuote]byte
+	to       netip.AddrPort // the packet's destination; invalid: none kept
+	mtu      int            // the route's MTU netio's writer read, 0: none
+	quoteLen int
+	quote    [refusedQuote]byte
 }
 
 // refusedQuote is the bytes of a refused packet kept: the common header
@@ -49,7 +49,7 @@ func (e *Endpoint) noteRefused(p *netio.Packet, err error) {
 	}
 	r := &e.refused
 	r.to, r.mtu = p.Addr, 0
-	r.n = copy(r.quote[:], p.Data())
+	r.quoteLen = copy(r.quote[:], p.Data())
 	if te := (*netio.TooBigError)(nil); errors.As(err, &te) {
 		r.mtu = te.MTU
 	}
@@ -67,7 +67,7 @@ func (e *Endpoint) passRefused() bool {
 	to, mtu := r.to, r.mtu
 	r.to = netip.AddrPort{}
 	e.mu.Lock()
-	e.core.NoticeMTU(time.Now(), to, assoc.NoticeTooBig, r.quote[:r.n], mtu)
+	e.core.NoticeMTU(time.Now(), to, assoc.NoticeTooBig, r.quote[:r.quoteLen], mtu)
 	e.mu.Unlock()
 	return true
 }
@@ -83,5 +83,5 @@ func (e *Endpoint) localTooBig(now time.Time, p *netio.Packet) {
 	}
 	to := r.to
 	r.to = netip.AddrPort{}
-	e.core.NoticeMTU(now, to, assoc.NoticeTooBig, r.quote[:r.n], p.MTU)
+	e.core.NoticeMTU(now, to, assoc.NoticeTooBig, r.quote[:r.quoteLen], p.MTU)
 }

@@ -48,8 +48,8 @@ func (d *deadline) set(t time.Time) {
 	})
 }
 
-// none reports whether no deadline is set.
-func (d *deadline) none() bool {
+// unset reports whether no deadline is set.
+func (d *deadline) unset() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.timer == nil && !d.closed
@@ -63,8 +63,8 @@ func (d *deadline) passed() bool {
 	return d.closed
 }
 
-// wait returns a channel closed once the deadline has passed.
-func (d *deadline) wait() <-chan struct{} {
+// passedChan returns a channel closed once the deadline has passed.
+func (d *deadline) passedChan() <-chan struct{} {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.done == nil {

@@ -37,7 +37,8 @@ func newWriteArea(maxOut int) *Endpoint {
 // bytes at MTU 1500 (as the former 128 slots), 128 small ones at MTU
 // 65535, and three of 64 KiB at 65535, all in the same 192 KiB. A packet
 // that outgrows the room it was given gets a buffer of its own and takes
-// none of the area; writeCollected's reset (batchLen, slabUsed) makes it whole again.
+// none of the area; writeCollected's reset (batchLen, slabUsed) makes it
+// whole again.
 func TestWriteAreaPacking(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -95,8 +96,8 @@ func TestWriteAreaPacking(t *testing.T) {
 
 // TestEndpointBuffersIndependentOfMTU: an endpoint's write area, and the
 // read buffers of a socket without GRO (raw IP), stay the same size at
-// MTU 65535 as at 1500 (they used to be 128 and 32 packets of the MTU: 8
-// and 2 MiB at 65535).
+// MTU 65535 as at 1500 (not 128 and 32 packets of the MTU: 8 and 2 MiB
+// at 65535).
 func TestEndpointBuffersIndependentOfMTU(t *testing.T) {
 	for _, tr := range []Transport{UDP, IP} {
 		var areas, reads []int
