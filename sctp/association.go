@@ -21,15 +21,21 @@ type Association struct {
 	// The fields below are guarded by ep.mu.
 
 	// The association's life.
+	err   error  // why it ended: nil after a graceful shutdown
+	final *Stats // counters at the end (kept apart: 4 KiB an open association does not need)
+	// local is the local IP address the peer's packets arrive on, on an
+	// endpoint bound to the wildcard address (netio's Packet.Local).
+	local       netip.Addr
+	claimedPort uint16 // the SCTP port claimed on the endpoint's shared socket for this dial; 0: none
 	established bool   // the handshake completed (EventUp)
 	shutdown    bool   // Shutdown was called
 	closed      bool   // the association ended
-	err         error  // why it ended: nil after a graceful shutdown
-	final       *Stats // counters at the end (kept apart: 4 KiB an open association does not need)
-	claimedPort uint16 // the SCTP port claimed on the endpoint's shared socket for this dial; 0: none
-	// local is the local IP address the peer's packets arrive on, on an
-	// endpoint bound to the wildcard address (netio's Packet.Local).
-	local netip.Addr
+	// The flags of reading, writing and waking, beside the others so that
+	// they share a word.
+	directReader  bool // the ReadMsg caller waiting in readers reads the socket itself
+	wroteSinceDry bool // data written since the last EventSenderDry
+	gaveUp        bool // messages were given up (PR-SCTP) since the last wakeWaiters
+	inChanged     bool // listed in ep.changed, to be woken after the dispatch
 
 	// The goroutines waiting on the association, each queue woken when its
 	// condition may have changed (and all of them when it ends).
@@ -41,18 +47,15 @@ type Association struct {
 	// refused (Config.Buffers.StreamUnsentLimit): woken when the core
 	// reports room on the stream (an Event with Room).
 	streamWriters map[uint16]*waitq
-	inChanged     bool // listed in ep.changed, to be woken after the dispatch
 
 	// Reading.
 	streams         map[uint16]*Stream // the Stream handles, by stream id
 	readable        []uint16           // scratch: streams that got data (assoc.Assoc.AppendReadable)
-	directReader    bool               // the ReadMsg caller waiting in readers reads the socket itself
-	directWaitSince time.Time          // when it started to wait
+	directWaitSince time.Time          // when the directReader started to wait
 
-	// Writing.
-	wantRoom      int  // bytes of the largest message a writer in writers waits to queue
-	wroteSinceDry bool // data written since the last EventSenderDry
-	gaveUp        bool // messages were given up (PR-SCTP) since the last wakeWaiters
+	// Writing: the bytes of the largest message a writer in writers waits
+	// to queue.
+	wantRoom int
 
 	// Reconfiguration requests (reconfigureWith), by operation number.
 	reconfResults   map[uint64]error // results not yet collected by their caller
