@@ -77,7 +77,9 @@ func TestPRHelpers(t *testing.T) {
 // whose first parts Stream.Read already returned. Read returns the parts
 // that arrived, then 0 and ErrMessageAborted (no (0, nil)), and the next
 // Read returns the stream's next message whole; ReadMsg reports the same
-// as RecvInfo.Aborted. With DATA (FORWARD-TSN) and I-DATA (I-FORWARD-TSN).
+// as RecvInfo.Aborted, and each abandoned message is an
+// EventPartialDeliveryAborted on its stream. With DATA (FORWARD-TSN) and
+// I-DATA (I-FORWARD-TSN).
 func TestStreamReadAbortedMessage(t *testing.T) {
 	for _, il := range []bool{false, true} {
 		t.Run(map[bool]string{false: "data", true: "idata"}[il], func(t *testing.T) {
@@ -89,6 +91,7 @@ func TestStreamReadAbortedMessage(t *testing.T) {
 				if sil != il || !s.PartialReliability() {
 					t.Fatalf("interleaving %v, PR-SCTP %v", sil, s.PartialReliability())
 				}
+				events := s.Events()
 				big := make([]byte, 64<<10)
 				for i := range big {
 					big[i] = byte(i * 7)
@@ -154,6 +157,20 @@ func TestStreamReadAbortedMessage(t *testing.T) {
 				}
 				if st := s.Stats(); st.PartialDeliveriesAborted != 2 {
 					t.Fatalf("PartialDeliveriesAborted %d, want 2", st.PartialDeliveriesAborted)
+				}
+				var aborted []uint16
+				for len(aborted) < 2 {
+					select {
+					case ev := <-events:
+						if ev.Kind == EventPartialDeliveryAborted {
+							aborted = append(aborted, ev.Stream)
+						}
+					case <-time.After(time.Second):
+						t.Fatalf("EventPartialDeliveryAborted on streams %v, want 1 and 2", aborted)
+					}
+				}
+				if aborted[0] != 1 || aborted[1] != 2 {
+					t.Fatalf("EventPartialDeliveryAborted on streams %v, want 1 then 2", aborted)
 				}
 			})
 		})

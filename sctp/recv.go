@@ -69,12 +69,12 @@ func (as *Association) recvMsg(p []byte, s *Stream, dl *deadline) (int, RecvInfo
 				if s != nil && s.readers.waiting() && as.core.ReadableStream(s.sid) {
 					s.readers.wake()
 				}
+				if ri.Aborted {
+					as.emit(Event{Kind: EventPartialDeliveryAborted, Stream: ri.SID})
+				}
 				e.mu.Unlock()
 				if update {
 					e.wakeOwner()
-				}
-				if ri.Aborted {
-					as.emit(Event{Kind: EventPartialDeliveryAborted, Stream: ri.SID})
 				}
 				return n, RecvInfo{Stream: ri.SID, PPID: ri.PPID, Unordered: ri.Unordered, EOR: ri.EOR,
 					SSN: ri.SSN, TSN: uint32(ri.TSN), Aborted: ri.Aborted}, nil
