@@ -128,13 +128,12 @@ type Buffers struct {
 	// receive window.
 	SendBufferMax, RecvBufferMax int
 	// UnsentLimit bounds the bytes of the send buffer that wait to be
-	// sent while one stream has data waiting (default 256 KiB; negative:
-	// no bound but SendBuffer), as Linux's TCP_NOTSENT_LOWAT does. With
-	// several such streams StreamUnsentLimit applies instead, and with 64
-	// or more a first message on a stream with none waiting also waits
-	// while the streams hold 4 x UnsentLimit together. A write beyond it
-	// blocks as on a full send buffer; one message is always accepted
-	// when none waits.
+	// sent (default 256 KiB; negative: no bound but SendBuffer), as
+	// Linux's TCP_NOTSENT_LOWAT does, so that data is still in the CPU's
+	// caches when it is packed. While several streams have data waiting,
+	// each is bounded by StreamUnsentLimit instead, and their total by a
+	// small multiple of UnsentLimit. A write beyond it blocks as on a
+	// full send buffer; one message is always accepted when none waits.
 	UnsentLimit int
 	// StreamUnsentLimit bounds the bytes of one stream that wait to be
 	// sent (default 0: the part of the send buffer the flight leaves,
