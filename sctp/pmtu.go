@@ -1,6 +1,6 @@
 package sctp
 
-import "github.com/usctp/usctp/sctp/internal/transfer"
+import "github.com/usctp/usctp/sctp/internal/plpmtud"
 
 // PMTUState is the path MTU discovery state of a path (RFC 8899 section
 // 5.2), in PathInfo.PMTU.
@@ -10,20 +10,20 @@ type PMTUState uint8
 const (
 	// PMTUDisabled: Config.DisablePMTUDiscovery; packets are sized for
 	// Config.MTU.
-	PMTUDisabled PMTUState = PMTUState(transfer.PMTUDisabled)
+	PMTUDisabled PMTUState = PMTUState(plpmtud.StateDisabled)
 	// PMTUBase: confirming that the path carries 1200-byte packets
 	// (BASE_PLPMTU).
-	PMTUBase PMTUState = PMTUState(transfer.PMTUBase)
+	PMTUBase PMTUState = PMTUState(plpmtud.StateBase)
 	// PMTUSearch: probing for larger packets, or checking a suspected
 	// black hole.
-	PMTUSearch PMTUState = PMTUState(transfer.PMTUSearch)
+	PMTUSearch PMTUState = PMTUState(plpmtud.StateSearch)
 	// PMTUSearchComplete: the search ended; PathInfo.MTU is the PLPMTU.
 	// A path below Config.MTU is probed again after 10 minutes.
-	PMTUSearchComplete PMTUState = PMTUState(transfer.PMTUSearchComplete)
+	PMTUSearchComplete PMTUState = PMTUState(plpmtud.StateSearchComplete)
 	// PMTUError: even BASE_PLPMTU probes were lost; the path keeps
 	// 1200-byte packets and is probed again later.
-	PMTUError PMTUState = PMTUState(transfer.PMTUError)
+	PMTUError PMTUState = PMTUState(plpmtud.StateError)
 )
 
 // String returns the RFC 8899 name of the state ("search-complete").
-func (s PMTUState) String() string { return transfer.PMTUState(s).String() }
+func (s PMTUState) String() string { return plpmtud.State(s).String() }

@@ -6,7 +6,7 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/usctp/usctp/sctp/internal/transfer"
+	"github.com/usctp/usctp/sctp/internal/plpmtud"
 )
 
 // Path management of a multi-homed peer (Config.Multihoming): RFC 9260
@@ -399,7 +399,7 @@ type PathInfo struct {
 	Errors    int // error count (section 8.2)
 	// PMTU is the path's path MTU discovery state (RFC 8899); MTU is
 	// then its PLPMTU.
-	PMTU transfer.PMTUState
+	PMTU plpmtud.State
 }
 
 // Paths appends a description of each peer address to dst: the address

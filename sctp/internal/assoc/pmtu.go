@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/plpmtud"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // Packetization Layer Path MTU Discovery (RFC 8899 section 6.2), per
 // path, with Config.PMTUDiscovery. The state machine of each path is
-// transfer.Prober; this file drives it: probes are a HEARTBEAT chunk
+// plpmtud.Prober; this file drives it: probes are a HEARTBEAT chunk
 // padded with a PAD chunk (RFC 4820) to the probe size, alone in their
 // packet, sent to the path's address outside congestion control (RFC
 // 8899 section 3: probes "are not subject to the congestion control")
@@ -60,11 +61,11 @@ func (a *Assoc) startPathPMTU(now time.Time, i int) {
 		return
 	}
 	pr := eng.PathAt(i).Prober()
-	if pr.State() != transfer.PMTUDisabled {
+	if pr.State() != plpmtud.StateDisabled {
 		return
 	}
 	c := &a.ep.cfg
-	mtu := pr.Start(now, transfer.PMTUConfig{Base: c.PMTUBase, Max: c.MTU, Overhead: c.PMTUOverhead, Raise: c.PMTURaise,
+	mtu := pr.Start(now, plpmtud.Config{Base: c.PMTUBase, Max: c.MTU, Overhead: c.PMTUOverhead, Raise: c.PMTURaise,
 		Delay: pmtuStartDelay})
 	eng.SetPathMTU(i, mtu)
 	a.schedulePMTU()

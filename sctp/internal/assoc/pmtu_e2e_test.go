@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/sctp/internal/plpmtud"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
@@ -83,11 +84,11 @@ func pmtuBulk(t *testing.T, p *pair, total int, during func(now time.Time, recei
 // converge runs the pair (connected) until side 0's path reaches
 // SEARCH_COMPLETE or ERROR and returns the PLPMTU and the time it took
 // from the association's start.
-func (p *pair) converge(t *testing.T, start time.Time) (int, transfer.PMTUState, time.Duration) {
+func (p *pair) converge(t *testing.T, start time.Time) (int, plpmtud.State, time.Duration) {
 	t.Helper()
 	for p.now.Sub(start) < 10*time.Minute {
 		pi := p.as[0].Paths(nil)[0]
-		if pi.PMTU == transfer.PMTUSearchComplete || pi.PMTU == transfer.PMTUError {
+		if pi.PMTU == plpmtud.StateSearchComplete || pi.PMTU == plpmtud.StateError {
 			return pi.MTU, pi.PMTU, p.now.Sub(start)
 		}
 		if !p.step() {
@@ -134,7 +135,7 @@ func TestPMTUConverges(t *testing.T) {
 			mtu, st, d := p.converge(t, start)
 			t.Logf("| %s | %d | %v | %v | %d probes, %d lost, %d PTB used |", tt.name, mtu, st, d.Round(time.Millisecond),
 				p.as[0].stats.PMTUProbes, p.as[0].stats.PMTUProbesLost, p.as[0].stats.PTBUsed)
-			if st != transfer.PMTUSearchComplete || mtu < tt.wantLo || mtu > tt.wantHi {
+			if st != plpmtud.StateSearchComplete || mtu < tt.wantLo || mtu > tt.wantHi {
 				t.Fatalf("converged to %d (%v), want %d..%d", mtu, st, tt.wantLo, tt.wantHi)
 			}
 			if d > tt.maxTime {
@@ -282,7 +283,7 @@ func TestPMTULostProbesKeepAssociation(t *testing.T) {
 	start := p.now
 	p.connect()
 	mtu, st, _ := p.converge(t, start)
-	if mtu != 1200-ov || st != transfer.PMTUSearchComplete {
+	if mtu != 1200-ov || st != plpmtud.StateSearchComplete {
 		t.Fatalf("PLPMTU %d (%v)", mtu, st)
 	}
 	if p.as[0].errCount != 0 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/sctp/internal/plpmtud"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
@@ -91,7 +92,7 @@ func smallPeerWindow(t *testing.T, idata bool) {
 	start := p.now
 	p.connect()
 	mtu, st, _ := p.converge(t, start)
-	if st != transfer.PMTUSearchComplete || mtu < bound-4 {
+	if st != plpmtud.StateSearchComplete || mtu < bound-4 {
 		t.Fatalf("PLPMTU %d (%v), want %d: the test needs 64 KB packets", mtu, st, bound)
 	}
 

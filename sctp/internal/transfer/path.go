@@ -1,6 +1,10 @@
 package transfer
 
-import "time"
+import (
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/plpmtud"
+)
 
 // Path is the state of the association's destination transport address:
 // the retransmission timeout estimator of RFC 9260 section 6.3.1 and the
@@ -23,11 +27,11 @@ type Path struct {
 
 	errors int // error count (section 8.2)
 
-	pmtu Prober     // DPLPMTUD (plpmtud.go), driven by the association
-	rack rack       // loss detection by time (RecoveryRACK)
-	cc   controller // congestion control (Config.CongestionControl)
-	ecn  ecnState   // last reduction for an ECN-Echo (ecn.go)
-	hs   hystart    // slow start exit (hystart.go)
+	pmtu plpmtud.Prober // DPLPMTUD, driven by the association
+	rack rack           // loss detection by time (RecoveryRACK)
+	cc   controller     // congestion control (Config.CongestionControl)
+	ecn  ecnState       // last reduction for an ECN-Echo (ecn.go)
+	hs   hystart        // slow start exit (hystart.go)
 
 	// Multi-homing (paths.go): the path's T3-rtx deadline while it is not
 	// the primary (the primary's runs in Sender.t3), bytes a SACK newly
@@ -235,3 +239,21 @@ func (p *Path) idle(periods int) {
 		p.cwnd = max(p.cwnd/2, floor)
 	}
 }
+
+// ProbeTimeout returns how long a probe on path p waits for its
+// acknowledgement: RFC 8899's PROBE_TIMER must exceed the round trip; a
+// HEARTBEAT ACK is never delayed by the peer, so twice the smoothed RTT
+// (at least SRTT + 4 RTTVAR) suffices; RTO.Initial before the first
+// measurement; the prober keeps it at 1 s at least. A probe acknowledged
+// after it still counts while its size is retried (the retries keep the
+// nonce).
+func (p *Path) ProbeTimeout() time.Duration {
+	if !p.measured {
+		return p.rto
+	}
+	return max(2*p.srtt, p.srtt+4*p.rttvar)
+}
+
+// Prober returns the path's DPLPMTUD state machine (disabled until the
+// association starts it).
+func (p *Path) Prober() *plpmtud.Prober { return &p.pmtu }
