@@ -156,7 +156,7 @@ func (a *Assoc) nextDeadline() time.Time {
 		if s := e.SendDeadline(); !s.IsZero() {
 			d = earliest(d, s)
 		}
-		if r := e.Recv.Deadline(); !r.IsZero() && a.state != stateCookieEchoed {
+		if r := e.SACKDeadline(); !r.IsZero() && a.state != stateCookieEchoed {
 			// In COOKIE-ECHOED no SACK may leave before the COOKIE ACK
 			// (section 5.1), so a delayed SACK cannot be served: its
 			// deadline must not make the shell spin.

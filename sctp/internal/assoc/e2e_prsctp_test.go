@@ -97,7 +97,7 @@ func runPR(t testing.TB, link simnet.LinkConfig, interleave bool) {
 		if a.data.eng == nil {
 			goto read
 		}
-		a.data.eng.Send.TakeFailed(func(f transfer.Failed) {
+		a.data.eng.TakeFailed(func(f transfer.Failed) {
 			k := [2]uint32{uint32(f.SID), uint32(f.Payload[2])<<24 | uint32(f.Payload[3])<<16 | uint32(f.Payload[4])<<8 | uint32(f.Payload[5])}
 			if f.SID == 3 || f.Policy == transfer.PRNone {
 				t.Fatalf("reliable message %v abandoned", k)
@@ -105,7 +105,7 @@ func runPR(t testing.TB, link simnet.LinkConfig, interleave bool) {
 			abandoned[k] = true
 		})
 	read:
-		for b.data.eng != nil && b.data.eng.Recv.Readable() {
+		for b.data.eng != nil && b.data.eng.Readable() {
 			n, info, err := b.read(rbuf)
 			if err != nil {
 				t.Fatal(err)
@@ -147,7 +147,7 @@ func runPR(t testing.TB, link simnet.LinkConfig, interleave bool) {
 			}
 			lastGot[sid] = int64(seq)
 		}
-		done := int(nextSend[1]+nextSend[2]+nextSend[3]) == 3*perStream && a.data.eng != nil && a.data.eng.Send.Idle()
+		done := int(nextSend[1]+nextSend[2]+nextSend[3]) == 3*perStream && a.data.eng != nil && a.data.eng.SendIdle()
 		if done && !shutdown {
 			shutdown = true
 			a.Shutdown(p.now)
@@ -161,7 +161,7 @@ func runPR(t testing.TB, link simnet.LinkConfig, interleave bool) {
 		if p.now.Sub(t0) > time.Hour {
 			ia, ib := a.data.eng.Info(), b.data.eng.Info()
 			t.Fatalf("not done after an hour of virtual time: sent %v, reliable up to %d\nA %+v adv %d due %v\nB %+v readable %v", nextSend, lastGot[3],
-				ia, a.data.eng.Send.AdvancedPeerAckPoint(), a.data.eng.Send.ForwardDue(), ib, b.data.eng.Recv.Readable())
+				ia, a.data.eng.AdvancedPeerAckPoint(), a.data.eng.ForwardDue(), ib, b.data.eng.Readable())
 		}
 	}
 	if lastGot[3] != int64(perStream-1) {

@@ -249,7 +249,7 @@ func (ep *Endpoint) HasEvents() bool { return ep.evHead < len(ep.events) }
 // noteFailed queues EventSendFailure once for messages that building a
 // packet gave up (RFC 3758 TR3/TR4), until TakeFailed takes them.
 func (a *Assoc) noteFailed() {
-	if !a.failNoted && a.data.eng != nil && a.data.eng.Send.HasFailed() {
+	if !a.failNoted && a.data.eng != nil && a.data.eng.HasFailed() {
 		a.failNoted = true
 		a.emit(EventSendFailure, ReasonNone, 0)
 	}
@@ -312,7 +312,7 @@ func (ep *Endpoint) Poll(now time.Time, buf []byte) (to netip.AddrPort, pkt []by
 			a.noteFailed()
 			if len(p) > len(buf) {
 				ep.polled, ep.ect = a, a.ect()
-				if eng := a.data.eng; eng != nil && !a.roomListed && eng.Send.HasStreamRoom() {
+				if eng := a.data.eng; eng != nil && !a.roomListed && eng.HasStreamRoom() {
 					a.roomListed = true
 					ep.roomy = append(ep.roomy, a)
 				}

@@ -230,7 +230,7 @@ func (a *Assoc) pmtuSuspect(now time.Time) {
 	if !a.ep.cfg.PMTUDiscovery || eng == nil {
 		return
 	}
-	f := eng.Send.Faulted()
+	f := eng.FaultedPaths()
 	for i := range eng.NumPaths() {
 		if f&(1<<i) != 0 && eng.PathAt(i).Prober().Suspect(now) {
 			a.stats.PMTUBlackHoles++
@@ -270,9 +270,9 @@ func (a *Assoc) pmtuTooBig(now time.Time, to netip.AddrPort, quote []byte, mtu i
 		case chunk.TypeData, chunk.TypeIData:
 			if len(c) >= 8 {
 				tsn := transfer.TSN(binary.BigEndian.Uint32(c[4:]))
-				next := eng.Send.NextTSN()
-				out := transfer.TSN(uint32(next) - uint32(eng.Send.Outstanding()))
-				if eng.Send.Outstanding() == 0 || tsn.LT(out) || !tsn.LT(next) {
+				next := eng.NextTSN()
+				out := transfer.TSN(uint32(next) - uint32(eng.Outstanding()))
+				if eng.Outstanding() == 0 || tsn.LT(out) || !tsn.LT(next) {
 					a.stats.PTBIgnored++
 					return
 				}

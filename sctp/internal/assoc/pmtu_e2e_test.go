@@ -53,7 +53,7 @@ func pmtuBulk(t *testing.T, p *pair, total int, during func(now time.Time, recei
 			}
 			sent += n
 		}
-		for p.as[1].data.eng.Recv.Readable() {
+		for p.as[1].data.eng.Readable() {
 			n, _, err := p.as[1].read(rbuf)
 			if err != nil {
 				t.Fatal(err)
@@ -221,7 +221,7 @@ func TestPMTUForgedPTBIgnored(t *testing.T) {
 		b := appendHeader(nil, a.key.localPort, a.key.peerPort, tag)
 		return append(b, dataChunk(0x03, tsn, 0, 0, 0, make([]byte, 32))...)
 	}
-	next := uint32(a.data.eng.Send.NextTSN())
+	next := uint32(a.data.eng.NextTSN())
 	// Some DATA in flight, so that a TSN can be outstanding.
 	if err := a.send(p.now, 0, 0, false, make([]byte, 4000)); err != nil {
 		t.Fatal(err)

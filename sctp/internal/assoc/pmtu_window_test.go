@@ -83,7 +83,7 @@ func smallPeerWindow(t *testing.T, idata bool) {
 			return true
 		}
 		largest = max(largest, l)
-		if n > p.as[1].data.eng.Recv.Window() {
+		if n > p.as[1].data.eng.RecvWindow() {
 			dropped++
 			return false
 		}
@@ -117,7 +117,7 @@ func smallPeerWindow(t *testing.T, idata bool) {
 			}
 			sent += big
 		}
-		for p.as[1].data.eng.Recv.Readable() {
+		for p.as[1].data.eng.Readable() {
 			n, _, err := p.as[1].read(rbuf)
 			if err != nil {
 				t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 // once by TakeStreamRoom when its data is cut and the message fits.
 func TestStreamLimitFixed(t *testing.T) {
 	x := newTx(t, Config{StreamUnsent: 3000})
-	s := &x.e.Send
+	s := &x.e.send
 	msg := make([]byte, 1000)
 	for sid := range uint16(2) {
 		for i := range 3 {
@@ -53,7 +53,7 @@ func TestStreamLimitFixed(t *testing.T) {
 // listed once the buffer has room for its message.
 func TestStreamLimitShared(t *testing.T) {
 	x := newTx(t, Config{SendBuffer: 8000})
-	s := &x.e.Send
+	s := &x.e.send
 	msg := make([]byte, 1000)
 	for i := range 8 {
 		if err := s.Queue(0, 0, false, msg); err != nil {
@@ -93,7 +93,7 @@ func TestStreamLimitShared(t *testing.T) {
 // does not refuse them.
 func TestStreamLimitPriorityPolicy(t *testing.T) {
 	x := newTx(t, Config{StreamUnsent: 1000})
-	s := &x.e.Send
+	s := &x.e.send
 	msg := make([]byte, 1000)
 	if err := s.Queue(0, 0, false, msg); err != nil {
 		t.Fatal(err)
@@ -113,7 +113,7 @@ func TestStreamLimitAllocs(t *testing.T) {
 		t.Skip("allocation counts differ under -race")
 	}
 	x := newTx(t, Config{StreamUnsent: 2000})
-	s := &x.e.Send
+	s := &x.e.send
 	msg := make([]byte, 1000)
 	sack := &SACK{ARwnd: DefaultBuffer}
 	run := func() {
@@ -145,12 +145,12 @@ func TestStreamLimitAllocs(t *testing.T) {
 func sendAll(x *tx) []TSN {
 	var tsns []TSN
 	for {
-		next := x.e.Send.NextTSN()
-		x.pkt, _ = x.e.Send.AppendData(x.now, x.pkt[:0], 1400)
-		if x.e.Send.NextTSN() == next {
+		next := x.e.send.NextTSN()
+		x.pkt, _ = x.e.send.AppendData(x.now, x.pkt[:0], 1400)
+		if x.e.send.NextTSN() == next {
 			return tsns
 		}
-		for t := next; t != x.e.Send.NextTSN(); t++ {
+		for t := next; t != x.e.send.NextTSN(); t++ {
 			tsns = append(tsns, t)
 		}
 	}
@@ -165,7 +165,7 @@ func sendAll(x *tx) []TSN {
 func TestUnsentBoundManyStreams(t *testing.T) {
 	const unsent = 8000
 	x := newTx(t, Config{SendBuffer: 4 << 20, SendUnsent: unsent, OutStreams: 1000, InStreams: 1000})
-	s := &x.e.Send
+	s := &x.e.send
 	msg := make([]byte, 1000)
 	sid := uint16(0)
 	for ; ; sid++ {
@@ -202,7 +202,7 @@ func TestUnsentBoundManyStreams(t *testing.T) {
 	// well past the bound.
 	y := newTx(t, Config{SendBuffer: 4 << 20, SendUnsent: unsent, OutStreams: 8, InStreams: 8})
 	for i := range 80 {
-		if err := y.e.Send.Queue(uint16(i%8), 0, false, msg); err != nil {
+		if err := y.e.send.Queue(uint16(i%8), 0, false, msg); err != nil {
 			t.Fatalf("message %d of 8 streams: %v", i, err)
 		}
 	}
@@ -215,7 +215,7 @@ func TestUnsentBoundManyStreams(t *testing.T) {
 // the shares are given back when the streams empty.
 func TestStreamLimitWeighted(t *testing.T) {
 	x := newTx(t, Config{SendBuffer: 100_000, SendUnsent: -1})
-	s := &x.e.Send
+	s := &x.e.send
 	msg := make([]byte, 1000)
 	// fill queues messages on stream sid until its limit refuses one and
 	// returns how many it took.

@@ -34,12 +34,12 @@ func BenchmarkPartialAttack(b *testing.B) {
 // attackBuffer is the receive buffer of BenchmarkPartialAttack: large
 // enough to hold a fragment on each of 65535 streams within the memory
 // limit (each costs a fragment record and a buffer, see
-// Receiver.Charged).
+// receiver.Charged).
 const attackBuffer = 8 << 20
 
 // attacker is the peer of BenchmarkPartialAttack.
 type attacker struct {
-	r     *Receiver
+	r     *receiver
 	idata bool
 	n     int
 	tsn   TSN
@@ -77,7 +77,7 @@ func (a *attacker) setup() {
 	if err != nil {
 		panic(err)
 	}
-	a.r, a.tsn, a.sid = &e.Recv, 1, 0
+	a.r, a.tsn, a.sid = &e.recv, 1, 0
 	one, big := []byte{1}, make([]byte, 60000)
 	for range a.n {
 		a.chunk(0, one) // the next message of each stream: a candidate
@@ -137,7 +137,7 @@ func (a *attacker) renegeSetup() (hole TSN, holes int) {
 	if err != nil {
 		panic(err)
 	}
-	a.r, a.tsn, a.sid = &e.Recv, 1, 0
+	a.r, a.tsn, a.sid = &e.recv, 1, 0
 	one, k := []byte{1}, make([]byte, 1000)
 	for range a.n {
 		a.chunk(1, one) // held for good: message 0 never comes
@@ -236,7 +236,7 @@ func (a *attacker) reorderSetup(held int, random bool, rng *rand.Rand) []TSN {
 	if err != nil {
 		panic(err)
 	}
-	a.r, a.n, a.tsn = &e.Recv, 1, 1
+	a.r, a.n, a.tsn = &e.recv, 1, 1
 	// TSN 1 (the message's first fragment) never comes; the message's
 	// middle fragments are at 2, 3, ...: the held ones at even offsets.
 	first := TSN(2)
@@ -310,7 +310,7 @@ func benchForwardFlood(b *testing.B, n int, mode string, idata bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a := &attacker{r: &e.Recv, n: n, tsn: 1, idata: idata}
+	a := &attacker{r: &e.recv, n: n, tsn: 1, idata: idata}
 	one := []byte{1}
 	for range n {
 		a.chunk(1, one) // held for good: message 0 never comes
@@ -381,7 +381,7 @@ func BenchmarkSequenceAttack(b *testing.B) {
 
 // seqAttacker is the peer of BenchmarkSequenceAttack.
 type seqAttacker struct {
-	r     *Receiver
+	r     *receiver
 	tsn   TSN
 	fsn   [2]uint32 // next FSN of each message
 	n     int       // fragments sent
@@ -417,7 +417,7 @@ func (a *seqAttacker) setup(held int) {
 	if err != nil {
 		panic(err)
 	}
-	*a = seqAttacker{r: &e.Recv, tsn: 1, uo: a.uo}
+	*a = seqAttacker{r: &e.recv, tsn: 1, uo: a.uo}
 	for range held {
 		a.send()
 	}
@@ -458,7 +458,7 @@ func BenchmarkAmbiguityAttack(b *testing.B) {
 				if err != nil {
 					panic(err)
 				}
-				a.r, a.tsn, a.sid = &e.Recv, 1, 1%n
+				a.r, a.tsn, a.sid = &e.recv, 1, 1%n
 				for range n - 1 {
 					a.chunk(1, reorderPayload[:]) // held: message 0 never comes
 				}
@@ -619,7 +619,7 @@ func BenchmarkIForwardPassAttack(b *testing.B) {
 
 // passAttacker is the peer of BenchmarkIForwardPassAttack.
 type passAttacker struct {
-	r     *Receiver
+	r     *receiver
 	mid   uint32 // next MID
 	top   TSN    // next TSN at the top
 	hole  TSN    // lowest hole
@@ -657,7 +657,7 @@ func (a *passAttacker) setup(b *testing.B, held int, mode string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	*a = passAttacker{r: &e.Recv, mid: 1, buf: a.buf}
+	*a = passAttacker{r: &e.recv, mid: 1, buf: a.buf}
 	one := reorderPayload[:]
 	if mode == "mixed" {
 		h := held / 2
@@ -854,7 +854,7 @@ func (a *coverAttacker) setup(b *testing.B, held int, k []byte) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	*a = coverAttacker{passAttacker: passAttacker{r: &e.Recv, mid: 1, buf: a.buf}, mode: a.mode}
+	*a = coverAttacker{passAttacker: passAttacker{r: &e.recv, mid: 1, buf: a.buf}, mode: a.mode}
 	one := reorderPayload[:]
 	t := TSN(1)
 	fsn0 := strings.HasSuffix(a.mode, "fsn0")
@@ -969,9 +969,9 @@ func BenchmarkOutResetFlood(b *testing.B) {
 	}
 }
 
-// outSender drives a Sender for BenchmarkOutResetFlood.
+// outSender drives a sender for BenchmarkOutResetFlood.
 type outSender struct {
-	s    *Sender
+	s    *sender
 	pkt  []byte
 	sack SACK
 }
@@ -1009,7 +1009,7 @@ func benchOutResetFlood(b *testing.B, kind string, n int, idata bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	o := &outSender{s: &e.Send, pkt: make([]byte, 0, 1500)}
+	o := &outSender{s: &e.send, pkt: make([]byte, 0, 1500)}
 	all := make([]uint16, n)
 	for sid := range all {
 		all[sid] = uint16(sid)

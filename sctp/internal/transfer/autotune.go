@@ -18,7 +18,7 @@ import "time"
 //     much by the next round trip, as in slow start), up to RecvBufferMax.
 //     The advertised window follows at once (a window update). It never
 //     shrinks, and it stays within the endpoint's memory budget, which
-//     bounds the window whatever the buffer (Receiver.Window).
+//     bounds the window whatever the buffer (receiver.Window).
 //   - Send: the send buffer is at least twice the primary path's cwnd (one
 //     window in flight, one queued behind it), up to SendBufferMax.
 
@@ -39,7 +39,7 @@ type rcvTune struct {
 }
 
 // tuneOnData runs after DATA was accepted at now.
-func (r *Receiver) tuneOnData(now time.Time) {
+func (r *receiver) tuneOnData(now time.Time) {
 	t := &r.tune
 	if r.cfg.RecvBufferMax <= r.capacity || r.capacity < t.base {
 		return // at the bound, not tuning, or on an admission buffer (SetRecvBuffer)
@@ -78,7 +78,7 @@ func (r *Receiver) tuneOnData(now time.Time) {
 // sendBuffer returns the send buffer in force: SendBuffer, or with
 // SendBufferMax twice the primary path's cwnd when that is more, up to
 // SendBufferMax.
-func (s *Sender) sendBuffer() int {
+func (s *sender) sendBuffer() int {
 	b := s.cfg.SendBuffer
 	if m := s.cfg.SendBufferMax; m > b {
 		b = min(max(b, 2*s.path.cwnd), m)
@@ -87,4 +87,4 @@ func (s *Sender) sendBuffer() int {
 }
 
 // SendBuffer returns the send buffer in force (sendBuffer).
-func (s *Sender) SendBuffer() int { return s.sendBuffer() }
+func (s *sender) SendBuffer() int { return s.sendBuffer() }

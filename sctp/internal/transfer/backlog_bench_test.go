@@ -34,7 +34,7 @@ func benchBacklog(b *testing.B, n int, idata bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := &e.Recv
+	r := &e.recv
 	tsn := TSN(1)
 	ssn := make([]uint16, n)
 	first, second := make([]byte, 1444), make([]byte, 8)

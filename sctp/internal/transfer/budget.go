@@ -3,8 +3,8 @@ package transfer
 import "sync/atomic"
 
 // Budget is the memory that the data received by all the associations of
-// an endpoint may hold together, charged as each Receiver charges its own
-// (Receiver.Charged: fragment records and buffers, not user bytes). Each
+// an endpoint may hold together, charged as each receiver charges its own
+// (receiver.Charged: fragment records and buffers, not user bytes). Each
 // association's receive buffer bounds what one peer can make it hold
 // (twice the buffer); the budget bounds the sum, whatever the number of
 // associations, including those not accepted yet:
@@ -20,7 +20,7 @@ import "sync/atomic"
 //     ABORT carrying "Out of Resource", RFC 9260 section 3.3.10.4).
 //
 // The endpoint makes one Budget and gives it to every association's
-// Config.Budget; an association that ends calls Receiver.Release. A Budget
+// Config.Budget; an association that ends calls receiver.Release. A Budget
 // is safe for concurrent use (associations of one endpoint may be driven
 // from several goroutines).
 type Budget struct {
@@ -74,7 +74,7 @@ func (b *Budget) Refused() uint64 { return b.refused.Load() }
 func (b *Budget) charge(delta int) { b.used.Add(int64(delta)) }
 
 // settle brings what the receiver charged to its budget up to date.
-func (r *Receiver) settle() {
+func (r *receiver) settle() {
 	if r.budget == nil {
 		return
 	}
@@ -88,7 +88,7 @@ func (r *Receiver) settle() {
 // charged to it, for an association that ended: its held data is garbage
 // from then on (the fragments go back to the pools with the engine). The
 // receiver leaves the budget: reading what it still holds charges nothing.
-func (r *Receiver) Release() {
+func (r *receiver) Release() {
 	if r.budget != nil {
 		r.budget.charge(-r.budgeted)
 		r.budgeted = 0

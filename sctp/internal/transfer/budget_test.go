@@ -8,7 +8,7 @@ import (
 
 // fillTiny sends r 1-byte first fragments of ordered messages that never
 // complete, from TSN 1, until it drops one, and returns how many it kept.
-func fillTiny(t *testing.T, r *Receiver) int {
+func fillTiny(t *testing.T, r *receiver) int {
 	t.Helper()
 	one := []byte{1}
 	for i := 0; ; i++ {
@@ -31,13 +31,13 @@ func fillTiny(t *testing.T, r *Receiver) int {
 func TestBudgetShared(t *testing.T) {
 	const limit = 256 << 10
 	b := NewBudget(limit)
-	var rs []*Receiver
+	var rs []*receiver
 	for range 4 {
 		e, err := New(Config{PeerTSN: 1, OutStreams: 1, InStreams: 4, RecvBuffer: 64 << 10, Budget: b})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rs = append(rs, &e.Recv)
+		rs = append(rs, &e.recv)
 	}
 	if !b.Admit() {
 		t.Fatal("an empty budget refuses an association")
@@ -87,7 +87,7 @@ func TestBudgetReadGivesBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &e.Recv
+	r := &e.recv
 	msg := make([]byte, 1000)
 	for i := range 50 {
 		d := Data{TSN: TSN(1 + i), SID: 0, SSN: uint16(i), Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: msg}
@@ -117,7 +117,7 @@ func TestSetRecvBuffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &e.Recv
+	r := &e.recv
 	r.SetRecvBuffer(64 << 10)
 	if r.RecvBuffer() != 64<<10 || r.Window() != 64<<10 {
 		t.Fatalf("buffer %d window %d, want 64 KiB", r.RecvBuffer(), r.Window())
@@ -132,9 +132,9 @@ func TestSetRecvBuffer(t *testing.T) {
 		t.Fatalf("shrunk: buffer %d held %d (was %d) window %d", r.RecvBuffer(), r.Held(), held, r.Window())
 	}
 	r.AppendSACK(epoch, nil, 1500)
-	updates := e.Stats.WindowUpdates
+	updates := e.stats.WindowUpdates
 	r.SetRecvBuffer(DefaultBuffer)
-	if !r.SACKDue(epoch) || e.Stats.WindowUpdates != updates+1 || r.Window() == 0 {
-		t.Fatalf("grown: SACK due %v, window updates %d, window %d", r.SACKDue(epoch), e.Stats.WindowUpdates-updates, r.Window())
+	if !r.SACKDue(epoch) || e.stats.WindowUpdates != updates+1 || r.Window() == 0 {
+		t.Fatalf("grown: SACK due %v, window updates %d, window %d", r.SACKDue(epoch), e.stats.WindowUpdates-updates, r.Window())
 	}
 }

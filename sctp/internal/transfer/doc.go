@@ -24,7 +24,7 @@
 //		Scheduler: s, // from sched.New; nil means FCFS
 //	})
 //
-// Sending. Sender.Queue copies a user message into the send buffer, or
+// Sending. sender.Queue copies a user message into the send buffer, or
 // returns ErrWouldBlock when it is full or Config.SendUnsent bytes wait to
 // be sent (the public API blocks and retries
 // after the engine made progress), ErrStreamID or ErrEmptyMessage. Nothing
@@ -34,10 +34,10 @@
 //
 //	for {
 //		b := hdr // common header already appended
-//		if e.Recv.SACKDue(now) {
-//			b = e.Recv.AppendSACK(now, b, mtu-len(b))
+//		if e.recv.SACKDue(now) {
+//			b = e.recv.AppendSACK(now, b, mtu-len(b))
 //		}
-//		b, _ = e.Send.AppendData(now, b, mtu-len(b))
+//		b, _ = e.send.AppendData(now, b, mtu-len(b))
 //		if len(b) == len(hdr) { break }
 //		send(b)
 //	}
@@ -47,34 +47,34 @@
 // cwnd, the peer's window (zero window probes after one RTO) and Max.Burst:
 // a send opportunity (a SACK, a timeout, new data after an idle period)
 // raises the flight by at most Max.Burst full packets beyond what a SACK
-// newly acknowledged. Sender.Pending tells whether it would append
+// newly acknowledged. sender.Pending tells whether it would append
 // anything.
 //
-// Scheduling. Sender.SwitchScheduler changes the stream scheduler at any
+// Scheduling. sender.SwitchScheduler changes the stream scheduler at any
 // time, with data queued: the new scheduler learns the backlog in arrival
 // order, a partly sent message stays pinned and finishes first, blocked
 // streams stay blocked, per-stream values start from their defaults (as in
-// Linux). Sender.SetStreamValue and StreamValue set and read a stream's
-// priority or weight. Sender.SetStreamState records a stream's state
+// Linux). sender.SetStreamValue and StreamValue set and read a stream's
+// priority or weight. sender.SetStreamState records a stream's state
 // (stream.Open, Closed, ResetPending, AddPending): a stream that is not
 // Open keeps its messages but is skipped, so it never holds up the others;
 // stream reconfiguration (RFC 6525) goes through it.
 //
 // Receiving. For each DATA chunk of a packet the association calls
-// Receiver.HandleData, then Receiver.EndPacket once for the packet; the
+// receiver.HandleData, then receiver.EndPacket once for the packet; the
 // packets of one read from the socket may be bracketed by
-// Receiver.BeginBatch and EndBatch, which make the every-second-packet
+// receiver.BeginBatch and EndBatch, which make the every-second-packet
 // SACK one SACK for the batch. The
 // Verdict says what happened; InvalidStream asks the association to send an
 // ERROR with an "Invalid Stream Identifier" cause; ErrEmptyMessage ("No
 // User Data") and ErrProtocolViolation ask for an ABORT. For each SACK
-// chunk it fills a SACK view (SACK.SetFrom) and calls Sender.HandleSACK,
+// chunk it fills a SACK view (SACK.SetFrom) and calls sender.HandleSACK,
 // which reports whether new data was acknowledged (reset the association's
 // error counter) or ErrProtocolViolation (the peer acknowledged a TSN never
 // sent: ABORT). A SHUTDOWN's cumulative TSN ack goes to
-// Sender.HandleCumAck. Receiver.Read hands delivered messages of every
+// sender.HandleCumAck. receiver.Read hands delivered messages of every
 // stream to the user in the order they became deliverable, and
-// Receiver.ReadStream those of one stream, whatever the others hold (each
+// receiver.ReadStream those of one stream, whatever the others hold (each
 // inbound stream has its own delivery queue; AppendReadable says which
 // streams got data); both return messages in parts when larger than the
 // buffer given (RecvInfo.EOR marks the end), and a part read by one is
@@ -101,18 +101,18 @@
 // heartbeat round trips to Path.RTTSample, and counts path errors with
 // Path.Fault (T3-rtx expiries are counted by the engine). Engine.Info
 // returns a snapshot (SRTT, RTO, cwnd, windows, outstanding data) and
-// Engine.Stats the counters.
+// Engine.stats the counters.
 //
-// In SHUTDOWN-PENDING the association may call Sender.SetImmediate to ask
+// In SHUTDOWN-PENDING the association may call sender.SetImmediate to ask
 // the peer for undelayed SACKs (the I bit). When the association ends,
-// Sender.Drain hands back every message not
+// sender.Drain hands back every message not
 // yet acknowledged, for send-failed events.
 //
 // # Memory
 //
 // Messages, retransmission records (a ring indexed by TSN) and received
 // fragments come from free lists that keep their buffers; per-stream state
-// lives in the association's stream table (Engine.Streams, package
+// lives in the association's stream table (Engine.streams, package
 // stream): page-chunked records and side objects created on first use, so
 // 65535 negotiated streams cost nothing until used. Steady-state
 // transfer allocates nothing per message (TestNoAllocsPerMessage).

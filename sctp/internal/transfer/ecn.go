@@ -25,7 +25,7 @@ type ecnState struct {
 // packet that arrived with CE. It reports whether a path reduced its
 // window. A TSN outstanding names the path it was last sent on; one
 // already acknowledged the primary path. A TSN never sent changes nothing.
-func (s *Sender) HandleECNE(now time.Time, lowest TSN) bool {
+func (s *sender) HandleECNE(now time.Time, lowest TSN) bool {
 	s.stats.ECNEchoes++
 	if !lowest.LT(s.nextTSN) {
 		return false

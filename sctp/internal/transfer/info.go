@@ -21,13 +21,13 @@ type Info struct {
 
 // Info returns a snapshot of the engine's state.
 func (e *Engine) Info() Info {
-	p := e.Send.path // the primary (Engine.Path until SetPrimary)
+	p := e.send.path // the primary (Engine.path until SetPrimary)
 	return Info{
 		SRTT: p.srtt, RTTVar: p.rttvar, RTO: p.rto,
 		Cwnd: p.cwnd, Ssthresh: p.ssthresh, FlightSize: p.flight,
-		PeerRwnd: e.Send.peerRwnd, Rwnd: e.Recv.Window(),
-		Outstanding: e.Send.Outstanding(), SendBuffered: e.Send.buffered,
-		RecvHeld: e.Recv.Held(), InFastRecovery: p.inFastRecovery, PathErrors: p.errors,
-		NextTSN: e.Send.nextTSN, CumAck: e.Send.cumAck, PeerCumTSN: e.Recv.CumulativeTSN(),
+		PeerRwnd: e.send.peerRwnd, Rwnd: e.recv.Window(),
+		Outstanding: e.send.Outstanding(), SendBuffered: e.send.buffered,
+		RecvHeld: e.recv.Held(), InFastRecovery: p.inFastRecovery, PathErrors: p.errors,
+		NextTSN: e.send.nextTSN, CumAck: e.send.cumAck, PeerCumTSN: e.recv.CumulativeTSN(),
 	}
 }

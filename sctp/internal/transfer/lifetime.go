@@ -88,7 +88,7 @@ func (e *ttlEntry) valid() bool {
 }
 
 // watchLifetime adds m, just queued with a PRTTL lifetime, to the heap.
-func (s *Sender) watchLifetime(m *message) {
+func (s *sender) watchLifetime(m *message) {
 	t := &s.ttl
 	if len(t.h) >= 2*t.live+64 {
 		s.compactLifetimes()
@@ -98,7 +98,7 @@ func (s *Sender) watchLifetime(m *message) {
 
 // compactLifetimes drops the entries of messages that left the send buffer
 // and rebuilds the heap.
-func (s *Sender) compactLifetimes() {
+func (s *sender) compactLifetimes() {
 	t := &s.ttl
 	n := 0
 	for _, e := range t.h {
@@ -120,7 +120,7 @@ func (s *Sender) compactLifetimes() {
 // messages that left come off the top first, so that a message
 // acknowledged long before its lifetime ends wakes nobody then (the
 // association asks after every packet: amortised O(log n) per message).
-func (s *Sender) LifetimeDeadline() time.Time {
+func (s *sender) LifetimeDeadline() time.Time {
 	t := &s.ttl
 	for len(t.h) > 0 && !t.h[0].valid() {
 		t.pop()
@@ -137,7 +137,7 @@ func (s *Sender) LifetimeDeadline() time.Time {
 // negotiated, and a FORWARD-TSN becomes due; without PR-SCTP a message
 // already started is sent on (the peer could not be told to skip it). The
 // messages given up are reported through TakeFailed.
-func (s *Sender) ExpireLifetimes(now time.Time) {
+func (s *sender) ExpireLifetimes(now time.Time) {
 	t := &s.ttl
 	if len(t.h) == 0 {
 		return
@@ -174,7 +174,7 @@ func (s *Sender) ExpireLifetimes(now time.Time) {
 // messages in flight whose lifetimes end together cost O(flight), not
 // O(messages x flight). The effect is that of abandoning them one after
 // the other in order.
-func (s *Sender) abandonAll(ms []*message) {
+func (s *sender) abandonAll(ms []*message) {
 	for _, m := range ms {
 		m.bits |= msgAbandoned
 		s.report(m, true)

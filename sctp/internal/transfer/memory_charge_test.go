@@ -13,12 +13,12 @@ import (
 // no E bit) of ordered messages that never complete, spread over 16
 // streams, until it drops them, as a hostile peer filling the window would.
 // It returns the fragments the receiver kept and the heap they hold.
-func heldTinyFragments(t testing.TB, buffer int, idata bool) (frags int, heap uint64, r *Receiver) {
+func heldTinyFragments(t testing.TB, buffer int, idata bool) (frags int, heap uint64, r *receiver) {
 	e, err := New(Config{PeerTSN: 1, OutStreams: 1, InStreams: 16, RecvBuffer: buffer, Interleaved: idata})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r = &e.Recv
+	r = &e.recv
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.GC() // sync.Pools keep what they hold through one collection

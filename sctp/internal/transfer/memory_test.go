@@ -25,12 +25,12 @@ func TestEngineFootprint(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	idle := after.TotalAlloc - before.TotalAlloc
 	for sid := range uint16(10) {
-		e.Send.Queue(sid, 0, false, []byte{1})
+		e.send.Queue(sid, 0, false, []byte{1})
 	}
 	runtime.ReadMemStats(&before)
 	used := before.TotalAlloc - after.TotalAlloc
 	for sid := range uint16(10) {
-		e.Send.Queue(10+sid*6000, 0, false, []byte{1})
+		e.send.Queue(10+sid*6000, 0, false, []byte{1})
 	}
 	runtime.ReadMemStats(&after)
 	spread := after.TotalAlloc - before.TotalAlloc
@@ -51,17 +51,17 @@ func TestRestingGivesBack(t *testing.T) {
 	msg := make([]byte, 1452)
 	burst := func() {
 		for i := range 200 {
-			if err := m.a.Send.Queue(uint16(i%10), 0, false, msg); err != nil {
+			if err := m.a.send.Queue(uint16(i%10), 0, false, msg); err != nil {
 				t.Fatal(err)
 			}
 		}
-		for m.a.Send.Buffered() > 0 {
+		for m.a.send.Buffered() > 0 {
 			m.now = m.now.Add(time.Millisecond)
 			m.step(t)
 		}
 	}
 	burst()
-	s, r := &m.a.Send, &m.b.Recv
+	s, r := &m.a.send, &m.b.recv
 	if s.nfree > keepFreeMessages || len(s.recs) != initialRecords {
 		t.Errorf("resting sender keeps %d free messages and a ring of %d, want at most %d and %d",
 			s.nfree, len(s.recs), keepFreeMessages, initialRecords)

@@ -36,13 +36,13 @@ func FuzzPartialNotes(f *testing.F) {
 		}
 		idata := b[0]%2 == 1
 		b = b[1:]
-		var rs [2]*Receiver
+		var rs [2]*receiver
 		for i := range rs {
 			e, err := New(Config{PeerTSN: 1, OutStreams: 1, InStreams: 12, RecvBuffer: 1500, Interleaved: idata})
 			if err != nil {
 				t.Fatal(err)
 			}
-			rs[i] = &e.Recv
+			rs[i] = &e.recv
 		}
 		rs[1].pdAlways = true
 		payload := make([]byte, 256)

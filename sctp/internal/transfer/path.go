@@ -34,7 +34,7 @@ type Path struct {
 	hs   hystart        // slow start exit (hystart.go)
 
 	// Multi-homing (paths.go): the path's T3-rtx deadline while it is not
-	// the primary (the primary's runs in Sender.t3), bytes a SACK newly
+	// the primary (the primary's runs in sender.t3), bytes a SACK newly
 	// acknowledged on it while it is not the primary, whether the
 	// association lets retransmissions use it, and its index.
 	t3       time.Time

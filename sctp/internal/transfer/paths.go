@@ -6,14 +6,14 @@ import (
 )
 
 // Multi-homing (RFC 9260 sections 6.4, 6.3.2, 7): the engine keeps one Path
-// per peer address. Engine.Path is element 0, the path of the address the
+// per peer address. Engine.path is element 0, the path of the address the
 // handshake used; AddPath adds the others. The association (the core)
 // decides what the addresses' states are and which path is the primary;
 // the engine:
 //
 //   - sends new data on the primary (SetPrimary), the one path whose
 //     send opportunity, Max.Burst limit, RACK state and T3-rtx the
-//     sender's single-path fields hold (Sender.t3 is the primary's
+//     sender's single-path fields hold (sender.t3 is the primary's
 //     timer; the other paths keep theirs in Path.t3);
 //   - remembers in every chunk record the path it was last sent on
 //     (the high bits of record.marks, from pathShift), so that flight
@@ -53,13 +53,13 @@ var ErrTooManyPaths = errors.New("transfer: too many paths")
 func (r *record) setPath(i uint8) { r.marks = r.marks&(1<<pathShift-1) | i<<pathShift }
 
 // pathOf returns the path chunk r was last sent on.
-func (s *Sender) pathOf(r *record) *Path { return s.paths[r.marks>>pathShift] }
+func (s *sender) pathOf(r *record) *Path { return s.paths[r.marks>>pathShift] }
 
 // AddPath adds a path for another peer address (ipv6 selects the initial
 // cwnd of section 7.2.1) and returns its index. The path starts up;
 // new data goes to it only once it is made the primary.
 func (e *Engine) AddPath(ipv6 bool) (int, error) {
-	s := &e.Send
+	s := &e.send
 	n := len(s.paths)
 	if n >= MaxPaths {
 		return -1, ErrTooManyPaths
@@ -72,24 +72,24 @@ func (e *Engine) AddPath(ipv6 bool) (int, error) {
 }
 
 // NumPaths returns the number of paths.
-func (e *Engine) NumPaths() int { return len(e.Send.paths) }
+func (e *Engine) NumPaths() int { return len(e.send.paths) }
 
 // PathAt returns path i, or nil when there is none.
 func (e *Engine) PathAt(i int) *Path {
-	if i < 0 || i >= len(e.Send.paths) {
+	if i < 0 || i >= len(e.send.paths) {
 		return nil
 	}
-	return e.Send.paths[i]
+	return e.send.paths[i]
 }
 
 // Primary returns the index of the path new data goes to.
-func (e *Engine) Primary() int { return int(e.Send.pri) }
+func (e *Engine) Primary() int { return int(e.send.pri) }
 
 // SetPrimary makes path i the one new data goes to (the primary path, or
 // the path the association selected while the primary is potentially
 // failed or inactive). It reports whether i is a path.
 func (e *Engine) SetPrimary(i int) bool {
-	s := &e.Send
+	s := &e.send
 	if i < 0 || i >= len(s.paths) {
 		return false
 	}
@@ -128,7 +128,7 @@ func (e *Engine) SetPathDown(i int, down bool) {
 		return
 	}
 	p.down = down
-	s := &e.Send
+	s := &e.send
 	if !down && len(s.paths) > 1 {
 		// A path is usable again: the chunks still in flight on paths
 		// that are down (sent there while no other path was up) go to
@@ -164,21 +164,21 @@ func (e *Engine) SetPathMTU(i, mtu int) {
 		return
 	}
 	p.mtu = mtu
-	e.Send.setFragPoint()
+	e.send.setFragPoint()
 }
 
 // Dest returns the index of the path the packet of the last AppendData
 // call must be sent to.
-func (s *Sender) Dest() int { return int(s.dest) }
+func (s *sender) Dest() int { return int(s.dest) }
 
 // Faulted returns the set of paths (bit i for path i) whose T3-rtx expired
 // in the last OnTimeout call and counted an error on the path.
-func (s *Sender) Faulted() uint32 { return s.faulted }
+func (s *sender) Faulted() uint32 { return s.faulted }
 
 // alternate returns the path a chunk last sent on path i is retransmitted
 // on: the primary when it is another path and up, else the path up with
 // the largest cwnd (as usrsctp's sctp_find_alternate_net), else i itself.
-func (s *Sender) alternate(i uint8) uint8 {
+func (s *sender) alternate(i uint8) uint8 {
 	if s.pri != i && !s.path.down {
 		return s.pri
 	}
@@ -192,7 +192,7 @@ func (s *Sender) alternate(i uint8) uint8 {
 }
 
 // destFor returns the path chunk r, marked for retransmission, goes to.
-func (s *Sender) destFor(r *record) uint8 {
+func (s *sender) destFor(r *record) uint8 {
 	i := r.marks >> pathShift
 	if r.marks&markT3 != 0 || s.paths[i].down {
 		return s.alternate(i)
@@ -202,7 +202,7 @@ func (s *Sender) destFor(r *record) uint8 {
 
 // rtxDest returns the path of the next retransmission packet: that of the
 // lowest TSN marked for retransmission.
-func (s *Sender) rtxDest() uint8 {
+func (s *sender) rtxDest() uint8 {
 	for t := s.cumAck + 1; t != s.nextTSN; t++ {
 		if r := s.rec(t); r.state == recRtx {
 			return s.destFor(r)
@@ -213,7 +213,7 @@ func (s *Sender) rtxDest() uint8 {
 
 // rtxRoom reports whether the congestion window of the next
 // retransmission packet's path has room.
-func (s *Sender) rtxRoom() bool {
+func (s *sender) rtxRoom() bool {
 	if len(s.paths) == 1 {
 		return s.path.flight < s.window()
 	}
@@ -227,7 +227,7 @@ func (s *Sender) rtxRoom() bool {
 // creditPaths applies, after a SACK, what it acknowledged on paths other
 // than the primary: cwnd growth (7.2.1, 7.2.2), the error counter (8.2)
 // and the T3-rtx rules R2 and R3 of section 6.3.2 for those paths.
-func (s *Sender) creditPaths(now time.Time) {
+func (s *sender) creditPaths(now time.Time) {
 	for _, p := range s.paths {
 		if p == s.path {
 			continue
@@ -250,7 +250,7 @@ func (s *Sender) creditPaths(now time.Time) {
 // pathTimers runs the T3-rtx timers of the paths other than the primary
 // (section 6.3.3, for "the destination address for which the timer
 // expires"). It reports whether one expired and counted an error.
-func (s *Sender) pathTimers(now time.Time) bool {
+func (s *sender) pathTimers(now time.Time) bool {
 	expired := false
 	for _, p := range s.paths {
 		if p == s.path || p.t3.IsZero() || now.Before(p.t3) {
@@ -288,7 +288,7 @@ func (s *Sender) pathTimers(now time.Time) bool {
 
 // pathDeadline returns the earliest T3-rtx deadline of the paths other
 // than the primary, or the zero time.
-func (s *Sender) pathDeadline() time.Time {
+func (s *sender) pathDeadline() time.Time {
 	var d time.Time
 	for _, p := range s.paths {
 		if p != s.path && !p.t3.IsZero() && (d.IsZero() || p.t3.Before(d)) {
@@ -299,7 +299,7 @@ func (s *Sender) pathDeadline() time.Time {
 }
 
 // flightOn reports whether a chunk last sent on path i is in flight.
-func (s *Sender) flightOn(i uint8) bool {
+func (s *sender) flightOn(i uint8) bool {
 	for t := s.cumAck + 1; t != s.nextTSN; t++ {
 		if r := s.rec(t); r.state == recInFlight && r.marks>>pathShift == i {
 			return true

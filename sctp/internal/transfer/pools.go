@@ -9,7 +9,7 @@ import (
 // An association keeps what its traffic needs, and gives it back once that
 // traffic is over. While data flows, free messages (with their buffers)
 // and the retransmission ring are reused with no allocation. When the
-// send buffer empties (everything queued was acknowledged), the Sender
+// send buffer empties (everything queued was acknowledged), the sender
 // rests: it keeps keepFreeMessages free messages and a ring of
 // initialRecords, and hands the rest to process-wide pools that every
 // association draws from before it allocates. The pools are sync.Pools:
@@ -17,7 +17,7 @@ import (
 // process with many idle associations holds little more than their idle
 // state, and one whose associations burst again reuses the same memory.
 
-// keepFreeMessages is the free messages a resting Sender keeps: enough for
+// keepFreeMessages is the free messages a resting sender keeps: enough for
 // request/response traffic, one message at a time, to never touch the pool.
 const keepFreeMessages = 1
 
@@ -28,9 +28,9 @@ var messagePool sync.Pool // of *message
 // pointer to their first record.
 var ringPools [bits.UintSize]sync.Pool // of *record
 
-// newMessage returns a free message: the Sender's own, the pool's, or a
+// newMessage returns a free message: the sender's own, the pool's, or a
 // new one.
-func (s *Sender) newMessage() *message {
+func (s *sender) newMessage() *message {
 	if m := s.free; m != nil {
 		s.free = m.next
 		s.nfree--
@@ -42,15 +42,15 @@ func (s *Sender) newMessage() *message {
 	return &message{}
 }
 
-// resting reports whether the Sender should give its caches back: nothing
-// is buffered and it holds more than a resting Sender keeps.
-func (s *Sender) resting() bool {
+// resting reports whether the sender should give its caches back: nothing
+// is buffered and it holds more than a resting sender keeps.
+func (s *sender) resting() bool {
 	return s.buffered == 0 && (s.nfree > keepFreeMessages || len(s.recs) > initialRecords)
 }
 
 // rest gives the caches of a burst back (see resting). The ring is
 // swapped only when it holds no live record.
-func (s *Sender) rest() {
+func (s *sender) rest() {
 	for s.nfree > keepFreeMessages {
 		m := s.free
 		s.free = m.next
@@ -79,7 +79,7 @@ func putRing(recs []record) {
 	ringPools[bits.TrailingZeros(uint(len(recs)))].Put(unsafe.SliceData(recs))
 }
 
-// keepFreeFragBytes is what the free fragments a Receiver keeps when it
+// keepFreeFragBytes is what the free fragments a receiver keeps when it
 // holds no data may cost (interleave.Frag.Cost); the others go to
 // interleave's process-wide pool (Pool.Trim). It holds the fragments of a
 // message of an MTU-sized chunk and a short tail (1616 + 144 bytes), so a
@@ -88,7 +88,7 @@ func putRing(recs []record) {
 const keepFreeFragBytes = 2048
 
 // rest trims the fragment pool once every byte received was read.
-func (r *Receiver) rest() {
+func (r *receiver) rest() {
 	if r.counts.Held == 0 && r.pool.FreeCost() > keepFreeFragBytes {
 		r.pool.Trim(keepFreeFragBytes)
 	}

@@ -55,7 +55,7 @@ const maxLifetime = 1<<31 - 1
 
 // prClock returns now in milliseconds since the sender's PR time base (set
 // by the first message with a lifetime), wrapping.
-func (s *Sender) prClock(now time.Time) uint32 {
+func (s *sender) prClock(now time.Time) uint32 {
 	if s.prBase.IsZero() {
 		s.prBase = now
 	}
@@ -67,7 +67,7 @@ func (s *Sender) prClock(now time.Time) uint32 {
 // buffer full first abandons queued messages of less important priority
 // (a higher value) to make room, as RFC 7496 section 3.2 allows; reliable
 // messages are never abandoned for it.
-func (s *Sender) QueuePR(now time.Time, sid uint16, ppid uint32, unordered bool, payload []byte, pr PR) error {
+func (s *sender) QueuePR(now time.Time, sid uint16, ppid uint32, unordered bool, payload []byte, pr PR) error {
 	if pr.Policy >= numPolicies {
 		return ErrConfig
 	}
@@ -96,7 +96,7 @@ func (s *Sender) QueuePR(now time.Time, sid uint16, ppid uint32, unordered bool,
 // messages to the implementation; messages already partly sent are left
 // alone (their buffer would only return once the peer acknowledged past
 // them).
-func (s *Sender) makeRoom(now time.Time, n int, prio uint32) {
+func (s *sender) makeRoom(now time.Time, n int, prio uint32) {
 	freeable := 0
 	for _, st := range s.streams.OutSides() {
 		for m := st.head; m != nil; m = m.next {
@@ -130,7 +130,7 @@ func (s *Sender) makeRoom(now time.Time, n int, prio uint32) {
 
 // expired reports whether m's policy gives it up now, before a (re)transmission
 // of a chunk that was sent xmits times (0 for a new chunk).
-func (m *message) expired(s *Sender, now time.Time, xmits uint8) bool {
+func (m *message) expired(s *sender, now time.Time, xmits uint8) bool {
 	switch m.policy() {
 	case PRTTL:
 		// RFC 3758 section 4.1 TR3/TR4: "Before assigning a TSN to any
@@ -150,7 +150,7 @@ func (m *message) expired(s *Sender, now time.Time, xmits uint8) bool {
 
 // unqueue unlinks m from its stream's send queue and tells the scheduler
 // the message is gone.
-func (s *Sender) unqueue(m *message) {
+func (s *sender) unqueue(m *message) {
 	st := s.streams.PeekOutSide(m.sid)
 	if st == nil {
 		return
@@ -189,7 +189,7 @@ func (s *Sender) unqueue(m *message) {
 // section 4.1 TR3, "If it is expired, the SCTP sender MUST NOT assign a
 // TSN to that message, but instead, SHOULD issue a notification to the
 // upper layer and abandon the message." No FORWARD-TSN is needed.
-func (s *Sender) dropQueued(m *message) {
+func (s *sender) dropQueued(m *message) {
 	s.unqueue(m)
 	m.bits |= msgAbandoned
 	s.report(m, false)
@@ -205,7 +205,7 @@ func (s *Sender) dropQueued(m *message) {
 // TSN's within that fragmented message MUST be abandoned at the same
 // time." The part not yet cut leaves the queue without TSNs. The
 // Advanced.Peer.Ack.Point moves (C2) and a FORWARD-TSN becomes due.
-func (s *Sender) abandon(now time.Time, m *message) {
+func (s *sender) abandon(now time.Time, m *message) {
 	if m.abandoned() {
 		return
 	}
@@ -236,7 +236,7 @@ func (s *Sender) abandon(now time.Time, m *message) {
 // ordered message, its stream) for good. The placeholder keeps the point
 // ahead until a FORWARD-TSN moves the peer past it, and carries the
 // message's stream, SSN or MID and U flag for the chunk's entries.
-func (s *Sender) placeholder(m *message) {
+func (s *sender) placeholder(m *message) {
 	if s.Outstanding() == len(s.recs) {
 		s.grow()
 	}
@@ -256,7 +256,7 @@ func (s *Sender) placeholder(m *message) {
 // "The sender MUST NOT credit an "abandoned" data chunk to the
 // partial_bytes_acked ... and MUST NOT advance the cwnd based on this
 // "abandoned" data chunk").
-func (s *Sender) abandonRec(r *record) {
+func (s *sender) abandonRec(r *record) {
 	switch r.state {
 	case recInFlight:
 		s.pathOf(r).flight -= s.size(r)
@@ -279,7 +279,7 @@ func (s *Sender) abandonRec(r *record) {
 // report records m as failed for TakeFailed and counts it. Every one is
 // kept: the association takes them after each packet, timer or call, so
 // they are at most what its send buffer held.
-func (s *Sender) report(m *message, sent bool) {
+func (s *sender) report(m *message, sent bool) {
 	m.bits |= msgDrained // Drain must not report it again
 	p := m.policy()
 	s.stats.AbandonedMessages[p]++
@@ -291,7 +291,7 @@ func (s *Sender) report(m *message, sent bool) {
 // TakeFailed calls fn for each message abandoned since the last call, in
 // order, and forgets them. The association turns them into send-failed
 // notifications.
-func (s *Sender) TakeFailed(fn func(Failed)) {
+func (s *sender) TakeFailed(fn func(Failed)) {
 	for i := range s.failed {
 		fn(s.failed[i])
 		s.failed[i] = Failed{}
@@ -300,7 +300,7 @@ func (s *Sender) TakeFailed(fn func(Failed)) {
 }
 
 // HasFailed reports whether TakeFailed has messages to report.
-func (s *Sender) HasFailed() bool { return len(s.failed) > 0 }
+func (s *sender) HasFailed() bool { return len(s.failed) > 0 }
 
 // sweep applies the policies to the outstanding chunks (RFC 3758 section
 // 4.1 TR5: "The sending SCTP MAY evaluate the lifetime of messages at
@@ -308,7 +308,7 @@ func (s *Sender) HasFailed() bool { return len(s.failed) > 0 }
 // retransmission reached their retransmission limit, are abandoned. It
 // runs after a SACK and a T3-rtx expiry, only when chunks of PRTTL or PRRtx
 // messages are outstanding, and only with PR-SCTP negotiated.
-func (s *Sender) sweep(now time.Time) {
+func (s *sender) sweep(now time.Time) {
 	if s.prOut == 0 || !s.cfg.PartialReliability {
 		return
 	}
@@ -335,7 +335,7 @@ func (s *Sender) sweep(now time.Time) {
 // "Advanced.Peer.Ack.Point" up as long as the chunk next in the out-queue
 // space is marked as "abandoned"". A FORWARD-TSN becomes due when it moved
 // past the cumulative ack point.
-func (s *Sender) advance() {
+func (s *sender) advance() {
 	if s.advPeerAck.LT(s.cumAck) {
 		s.advPeerAck = s.cumAck // C1
 	}
@@ -349,7 +349,7 @@ func (s *Sender) advance() {
 
 // AdvancedPeerAckPoint returns the Advanced.Peer.Ack.Point of RFC 3758
 // section 3.5 A1.
-func (s *Sender) AdvancedPeerAckPoint() TSN {
+func (s *sender) AdvancedPeerAckPoint() TSN {
 	if s.advPeerAck.LT(s.cumAck) {
 		return s.cumAck
 	}
@@ -359,7 +359,7 @@ func (s *Sender) AdvancedPeerAckPoint() TSN {
 // ForwardDue reports whether a FORWARD-TSN (or I-FORWARD-TSN) should go
 // out: the Advanced.Peer.Ack.Point is ahead of the peer's cumulative ack
 // and a SACK, T3-rtx expiry or new abandonment called for it (C3, A5).
-func (s *Sender) ForwardDue() bool {
+func (s *sender) ForwardDue() bool {
 	return s.fwdDue && s.cfg.PartialReliability && s.advPeerAck.GT(s.cumAck)
 }
 
@@ -379,7 +379,7 @@ func (s *Sender) ForwardDue() bool {
 // or not, by stream, U flag and MID (RFC 8260 section 2.3.1). C5: "If a
 // FORWARD TSN is sent, the sender MUST assure that at least one T3-rtx
 // timer is running."
-func (s *Sender) AppendForward(now time.Time, pkt []byte, room int) []byte {
+func (s *sender) AppendForward(now time.Time, pkt []byte, room int) []byte {
 	if !s.ForwardDue() || room < 8 {
 		return pkt
 	}
@@ -447,7 +447,7 @@ func (s *Sender) AppendForward(now time.Time, pkt []byte, room int) []byte {
 // "If, after step C1 and C2, the "Advanced.Peer.Ack.Point" is greater than
 // the Cumulative TSN ACK carried in the received SACK, the data sender
 // MUST send the data receiver a FORWARD TSN chunk".
-func (s *Sender) afterSACK(now time.Time, sackCum TSN) {
+func (s *sender) afterSACK(now time.Time, sackCum TSN) {
 	if !s.cfg.PartialReliability {
 		s.advPeerAck = s.cumAck
 		return

@@ -11,10 +11,10 @@ import (
 // maxDupTSNs bounds the duplicate TSNs reported in one SACK.
 const maxDupTSNs = 32
 
-// Receiver is the receiving half of the engine: the TSN map with duplicate
+// receiver is the receiving half of the engine: the TSN map with duplicate
 // detection, the receive window, delayed SACK, reassembly and in-order
 // delivery (RFC 9260 sections 6.2, 6.5, 6.6, 6.9).
-type Receiver struct {
+type receiver struct {
 	cfg    *Config
 	stats  *Stats
 	tsns   tsnMap
@@ -73,7 +73,7 @@ type Receiver struct {
 	curFirst TSN
 }
 
-func (r *Receiver) init(cfg *Config, st *Stats, streams *Streams) {
+func (r *receiver) init(cfg *Config, st *Stats, streams *Streams) {
 	r.cfg, r.stats, r.reconfStreams = cfg, st, streams
 	r.tsns.init(cfg.PeerTSN)
 	r.dups = make([]TSN, 0, maxDupTSNs)
@@ -93,7 +93,7 @@ func (r *Receiver) init(cfg *Config, st *Stats, streams *Streams) {
 }
 
 // setCapacity sets the receive buffer and what follows from it.
-func (r *Receiver) setCapacity(n int) {
+func (r *receiver) setCapacity(n int) {
 	r.capacity = n
 	r.memLimit = memFactor * n
 	r.pdPoint = max(n/2, 1)
@@ -110,7 +110,7 @@ func (r *Receiver) setCapacity(n int) {
 // gives them the configured one when they are accepted. Data held beyond a
 // smaller buffer stays (nothing accepted is dropped); the window is closed
 // until it drains. A larger buffer makes a window update due.
-func (r *Receiver) SetRecvBuffer(n int) {
+func (r *receiver) SetRecvBuffer(n int) {
 	n = max(n, r.cfg.MTU)
 	if n == r.capacity {
 		return
@@ -129,7 +129,7 @@ func (r *Receiver) SetRecvBuffer(n int) {
 // outside its SACKs (the INIT or INIT ACK that announced a window other
 // than the receive buffer it was made with), so that a window opening
 // past it makes a window update due.
-func (r *Receiver) SetAdvertised(n int) { r.lastAdv, r.advRecv = n, r.stats.BytesReceived }
+func (r *receiver) SetAdvertised(n int) { r.lastAdv, r.advRecv = n, r.stats.BytesReceived }
 
 // peerWindow returns the window the peer sees now: the last a_rwnd less
 // the bytes received since (what the peer sent into it, as far as we
@@ -139,16 +139,16 @@ func (r *Receiver) SetAdvertised(n int) { r.lastAdv, r.advRecv = n, r.stats.Byte
 // packet filled and the reader emptied (a small buffer, or a receive
 // budget's share, next to 64 KB packets) would wait for the delayed SACK
 // timer on every round trip.
-func (r *Receiver) peerWindow() int {
+func (r *receiver) peerWindow() int {
 	return max(r.lastAdv-int(r.stats.BytesReceived-r.advRecv), 0)
 }
 
 // RecvBuffer returns the receive buffer in force.
-func (r *Receiver) RecvBuffer() int { return r.capacity }
+func (r *receiver) RecvBuffer() int { return r.capacity }
 
 // CumulativeTSN returns the cumulative TSN of received data (the
 // Cumulative TSN Ack of our SACKs and of a SHUTDOWN chunk).
-func (r *Receiver) CumulativeTSN() TSN { return r.tsns.cum }
+func (r *receiver) CumulativeTSN() TSN { return r.tsns.cum }
 
 // memFactor is the memory limit of held data over the receive buffer: what
 // Linux allows by doubling SO_RCVBUF for the overhead of its buffers. Data
@@ -167,7 +167,7 @@ const memFactor = 2
 // the budget too, so that the windows of every association shrink as the
 // endpoint's memory fills; with a RecvBudget shared with other receiving
 // associations, at most its share.
-func (r *Receiver) Window() int {
+func (r *receiver) Window() int {
 	w := min(r.capacity-r.held(), (r.memLimit-r.charged())/memFactor)
 	if r.budget != nil {
 		w = min(w, r.budget.room()/memFactor)
@@ -183,14 +183,14 @@ func (r *Receiver) Window() int {
 // charges an skb's truesize against the receive buffer. It stays within
 // twice the receive buffer plus one chunk, whatever the size of the chunks
 // the peer sends.
-func (r *Receiver) Charged() int { return r.charged() }
+func (r *receiver) Charged() int { return r.charged() }
 
 // chunkCost is what a chunk of n user bytes costs held.
 func chunkCost(n int) int { return interleave.FragCost(n) }
 
 // full reports whether a chunk of n user bytes does not fit: in the
 // receive buffer, or within the memory limit.
-func (r *Receiver) full(n int) bool {
+func (r *receiver) full(n int) bool {
 	return r.held()+n > r.capacity || r.charged()+chunkCost(n) > r.memLimit ||
 		(r.budget != nil && chunkCost(n) > r.budget.room())
 }
@@ -200,7 +200,7 @@ func (r *Receiver) full(n int) bool {
 // receiver silly window syndrome (SWS), as described in [RFC1122]": a
 // window smaller than both a full-sized chunk and half the buffer is
 // advertised as 0, so the peer does not dribble small chunks into it.
-func (r *Receiver) advertise() int {
+func (r *receiver) advertise() int {
 	w := r.Window()
 	if w < min(r.cfg.MTU, r.effCapacity()/2) {
 		return 0
@@ -211,7 +211,7 @@ func (r *Receiver) advertise() int {
 // effCapacity returns the receive buffer, or the receive budget's share
 // when that is smaller: the window the SWS and window update rules are
 // measured against.
-func (r *Receiver) effCapacity() int {
+func (r *receiver) effCapacity() int {
 	if s := r.shareCap(); s > 0 && s < r.capacity {
 		return s
 	}
@@ -223,7 +223,7 @@ func (r *Receiver) effCapacity() int {
 // chunk while ours is open again: one packet can fill a share (64 KB
 // packets, 16 KiB shares), so the rule of a SACK every second packet would
 // leave it waiting for the delayed SACK timer.
-func (r *Receiver) shareBlocked() bool {
+func (r *receiver) shareBlocked() bool {
 	n := r.effCapacity()
 	if n == r.capacity {
 		return false
@@ -236,7 +236,7 @@ func (r *Receiver) shareBlocked() bool {
 // updateMin, or the same rule applied to the receive budget's share when
 // that is smaller than the buffer (a window bound by a share never opens
 // by a quarter of the buffer).
-func (r *Receiver) updateAt() int {
+func (r *receiver) updateAt() int {
 	n := r.effCapacity()
 	if n == r.capacity {
 		return r.updateMin
@@ -246,13 +246,13 @@ func (r *Receiver) updateAt() int {
 
 // Held returns the user bytes held: waiting for reassembly or ordering, or
 // ready to be read.
-func (r *Receiver) Held() int { return r.held() }
+func (r *receiver) Held() int { return r.held() }
 
 // HandleData processes one DATA chunk from the peer (RFC 9260 section 6.2
 // and 6.5). The payload is copied when the chunk is kept. An error means the
 // association must ABORT: ErrEmptyMessage ("No User Data" cause) or
 // ErrProtocolViolation.
-func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
+func (r *receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 	defer r.settle()
 	r.stats.DataChunksReceived++
 	if r.idata != nil {
@@ -281,7 +281,7 @@ func (r *Receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
 // fragment the full-window exception for partial delivery accepts. ok reports
 // whether the chunk's TSN was taken and its fragment must be added; otherwise
 // v and err are the answer to the chunk.
-func (r *Receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Verdict, ok bool, err error) {
+func (r *receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Verdict, ok bool, err error) {
 	if flags&chunk.FlagImmediate != 0 {
 		r.immediate = true
 	}
@@ -370,7 +370,7 @@ func (r *Receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 // delivery, with all its stream delivered so far read (the stream's reader
 // waits for it). DATA fragments of one message have consecutive TSNs;
 // I-DATA fragments go by MID and FSN.
-func (r *Receiver) partialWants(t TSN, sid uint16, id *IData) bool {
+func (r *receiver) partialWants(t TSN, sid uint16, id *IData) bool {
 	if int(sid) >= r.cfg.InStreams || r.reasm.PeekStream(sid) != nil {
 		return false
 	}
@@ -396,7 +396,7 @@ func (r *Receiver) partialWants(t TSN, sid uint16, id *IData) bool {
 // when the fragments it sent were all acknowledged (a lifetime that
 // expires between fragments). The partial delivery ends at once, with the
 // Aborted marker after the parts, instead of waiting for good.
-func (r *Receiver) maybePartial() { r.checkPartial() }
+func (r *receiver) maybePartial() { r.checkPartial() }
 
 // checkPartial is maybePartial. The reassembler keeps the streams partial
 // delivery can start on as they change (interleave.Reassembler.Partial),
@@ -404,7 +404,7 @@ func (r *Receiver) maybePartial() { r.checkPartial() }
 // spreading first fragments over every stream, or a reader behind on many
 // streams, does not cost a walk over every stream in use for each DATA
 // chunk and each read.
-func (r *Receiver) checkPartial() {
+func (r *receiver) checkPartial() {
 	h := r.counts.Held
 	if (h < r.pdPoint && r.counts.Charged < r.memLimit/2) || h <= r.counts.Ready {
 		return
@@ -428,7 +428,7 @@ func (r *Receiver) checkPartial() {
 // for at least every second packet ... received and SHOULD be generated
 // within 200 ms of the arrival of any unacknowledged DATA chunk" (6.2), or
 // at once for a DATA chunk with the I bit (RFC 7053).
-func (r *Receiver) EndPacket(now time.Time) {
+func (r *receiver) EndPacket(now time.Time) {
 	if r.immediate {
 		r.sackNow = true
 		r.immediate = false
@@ -466,10 +466,10 @@ func (r *Receiver) EndPacket(now time.Time) {
 // once. SACKs due at once for other reasons (a gap, a duplicate, the I
 // bit, the first DATA) are not held, so loss recovery sees a SACK per
 // packet as before.
-func (r *Receiver) BeginBatch() { r.inBatch = true }
+func (r *receiver) BeginBatch() { r.inBatch = true }
 
 // EndBatch closes the receive batch and reports whether a SACK is due.
-func (r *Receiver) EndBatch() bool {
+func (r *receiver) EndBatch() bool {
 	r.inBatch = false
 	if r.batchDue {
 		r.batchDue = false
@@ -479,25 +479,25 @@ func (r *Receiver) EndBatch() bool {
 }
 
 // SACKDue reports whether a SACK should go out now.
-func (r *Receiver) SACKDue(now time.Time) bool {
+func (r *receiver) SACKDue(now time.Time) bool {
 	return r.sackNow || (!r.ackDeadline.IsZero() && !now.Before(r.ackDeadline))
 }
 
 // Unacked reports whether DATA arrived that no SACK has acknowledged yet
 // (a SACK is due or delayed), or duplicates wait to be reported: such a
 // SACK may ride on outbound DATA before it is due.
-func (r *Receiver) Unacked() bool {
+func (r *receiver) Unacked() bool {
 	return r.sackNow || !r.ackDeadline.IsZero() || len(r.dups) > 0
 }
 
 // Deadline returns the delayed-SACK deadline, or the zero time.
-func (r *Receiver) Deadline() time.Time { return r.ackDeadline }
+func (r *receiver) Deadline() time.Time { return r.ackDeadline }
 
 // AppendSACK appends a SACK chunk reporting the TSN map (cumulative TSN,
 // Gap Ack Blocks, duplicate TSNs) and the receive window to pkt, using at
 // most room bytes (blocks and duplicates that do not fit are left out), and
 // returns the extended packet. It clears the SACK schedule.
-func (r *Receiver) AppendSACK(now time.Time, pkt []byte, room int) []byte {
+func (r *receiver) AppendSACK(now time.Time, pkt []byte, room int) []byte {
 	if room < sackHeaderLen {
 		return pkt
 	}
@@ -534,7 +534,7 @@ func (r *Receiver) AppendSACK(now time.Time, pkt []byte, room int) []byte {
 // whose peer sends no more DATA (SHUTDOWN-ACK-SENT), a window update or
 // duplicate report would only reach a peer that may have ended the
 // association already.
-func (r *Receiver) SkipSACK() {
+func (r *receiver) SkipSACK() {
 	r.dups = r.dups[:0]
 	r.packets = 0
 	r.sackNow, r.batchDue = false, false
@@ -542,7 +542,7 @@ func (r *Receiver) SkipSACK() {
 }
 
 // Readable reports whether Read would return data.
-func (r *Receiver) Readable() bool {
+func (r *receiver) Readable() bool {
 	if sid, ok := r.continuing(); ok {
 		return r.reasm.PeekStream(sid) != nil
 	}
@@ -550,17 +550,17 @@ func (r *Receiver) Readable() bool {
 }
 
 // ReadableStream reports whether ReadStream(sid) would return data.
-func (r *Receiver) ReadableStream(sid uint16) bool { return r.reasm.PeekStream(sid) != nil }
+func (r *receiver) ReadableStream(sid uint16) bool { return r.reasm.PeekStream(sid) != nil }
 
 // AppendReadable appends to dst the inbound streams that got data to read
 // since its last call (each once; a stream may have been read empty since)
 // and returns the extended slice. A shell wakes the readers of those
 // streams only.
-func (r *Receiver) AppendReadable(dst []uint16) []uint16 { return r.reasm.AppendReadable(dst) }
+func (r *receiver) AppendReadable(dst []uint16) []uint16 { return r.reasm.AppendReadable(dst) }
 
 // continuing returns the stream of the message a Read returned in part, as
 // long as that message has parts left (without I-DATA only).
-func (r *Receiver) continuing() (uint16, bool) {
+func (r *receiver) continuing() (uint16, bool) {
 	if !r.cur {
 		return 0, false
 	}
@@ -589,7 +589,7 @@ func (r *Receiver) continuing() (uint16, bool) {
 // may alternate between reads (level 2): info names the message of each
 // part (SID, Unordered, MID). A partial delivery aborted by an
 // I-FORWARD-TSN reads as an empty part with info.Aborted.
-func (r *Receiver) Read(p []byte) (n int, info RecvInfo, err error) {
+func (r *receiver) Read(p []byte) (n int, info RecvInfo, err error) {
 	var f *interleave.Frag
 	if sid, ok := r.continuing(); ok {
 		f = r.reasm.PeekStream(sid)
@@ -611,7 +611,7 @@ func (r *Receiver) Read(p []byte) (n int, info RecvInfo, err error) {
 // message (or part) of that stream whatever the other streams hold, and
 // ErrWouldBlock when the stream has nothing ready. A message partly read
 // by Read continues here, and the other way round.
-func (r *Receiver) ReadStream(sid uint16, p []byte) (n int, info RecvInfo, err error) {
+func (r *receiver) ReadStream(sid uint16, p []byte) (n int, info RecvInfo, err error) {
 	f := r.reasm.PeekStream(sid)
 	if f == nil {
 		return 0, RecvInfo{}, ErrWouldBlock
@@ -624,7 +624,7 @@ func (r *Receiver) ReadStream(sid uint16, p []byte) (n int, info RecvInfo, err e
 // readFrom reads the message part that starts at f, the head of its
 // stream's delivery queue, into p: the fragments of f's message queued in
 // a row, up to p's size.
-func (r *Receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo) {
+func (r *receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo) {
 	defer r.settle()
 	sid, first := f.SID, f.FirstTSN
 	info = RecvInfo{

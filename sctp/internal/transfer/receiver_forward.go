@@ -46,7 +46,7 @@ import (
 // accepted): such a chunk is discarded and counted (ForwardTSNsInvalid)
 // and the error returned, as Linux does. With I-DATA negotiated it returns
 // ErrProtocolViolation (RFC 8260 section 2.3.1).
-func (r *Receiver) HandleForwardTSN(now time.Time, c chunk.Chunk) error {
+func (r *receiver) HandleForwardTSN(now time.Time, c chunk.Chunk) error {
 	defer r.settle()
 	r.stats.ForwardTSNs++
 	if r.idata != nil {
@@ -87,6 +87,6 @@ func (r *Receiver) HandleForwardTSN(now time.Time, c chunk.Chunk) error {
 // staleApplies reports whether an out-of-date FORWARD-TSN or I-FORWARD-TSN
 // to newCum (at or behind the cumulative TSN) is recent enough for the
 // reassembler to apply its skips: within the TSN map's window.
-func (r *Receiver) staleApplies(newCum TSN) bool {
+func (r *receiver) staleApplies(newCum TSN) bool {
 	return r.tsns.cum.Sub(newCum) < tsnMapBits
 }

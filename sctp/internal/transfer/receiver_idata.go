@@ -18,7 +18,7 @@ type IData = chunk.IData
 // sending an ABORT chunk. The ABORT chunk MAY include the 'Protocol
 // Violation' error cause. The same applies if I-DATA support has not been
 // negotiated for an association and an I-DATA chunk is received."
-func (r *Receiver) wrongVariant() (Verdict, error) {
+func (r *receiver) wrongVariant() (Verdict, error) {
 	return Dropped, ErrProtocolViolation
 }
 
@@ -28,7 +28,7 @@ func (r *Receiver) wrongVariant() (Verdict, error) {
 // ErrProtocolViolation (ABORT). The window-full exception for the next
 // fragment of a message in partial delivery goes by MID and FSN, since
 // I-DATA fragments of one message need not have consecutive TSNs.
-func (r *Receiver) HandleIData(now time.Time, d *IData) (Verdict, error) {
+func (r *receiver) HandleIData(now time.Time, d *IData) (Verdict, error) {
 	defer r.settle()
 	r.stats.DataChunksReceived++
 	if r.idata == nil {
@@ -94,7 +94,7 @@ func (m *tsnMap) forwardTo(newCum TSN) bool {
 // without I-DATA it returns ErrProtocolViolation: RFC 8260 section 2.3.1,
 // "The I-FORWARD-TSN chunk MUST be used in combination with the I-DATA
 // chunk and MUST NOT be used in combination with the DATA chunk."
-func (r *Receiver) HandleIForwardTSN(now time.Time, c chunk.Chunk) error {
+func (r *receiver) HandleIForwardTSN(now time.Time, c chunk.Chunk) error {
 	defer r.settle()
 	r.stats.ForwardTSNs++
 	if r.idata == nil {
@@ -122,7 +122,7 @@ func (r *Receiver) HandleIForwardTSN(now time.Time, c chunk.Chunk) error {
 // Linux's with FSNLinux, RFC 8260's with FSNRFC, and with FSNAuto RFC
 // 8260's until the receiver sees the peer number its fragments Linux's
 // way (then Linux's, which is all a Linux receiver reassembles).
-func (s *Sender) followFSN(r *Receiver) {
+func (s *sender) followFSN(r *receiver) {
 	f, ok := s.frame.(*interleave.IDataFramer)
 	if !ok {
 		return

@@ -15,12 +15,12 @@ import (
 // LastAssignedTSN returns the TSN of the last DATA chunk cut (the
 // "Sender's Last Assigned TSN" of an Outgoing SSN Reset Request, RFC 6525
 // section 4.1), the initial TSN less one before any.
-func (s *Sender) LastAssignedTSN() TSN { return s.nextTSN - 1 }
+func (s *sender) LastAssignedTSN() TSN { return s.nextTSN - 1 }
 
 // Cutting reports whether outbound stream sid has a message partly cut
 // into chunks: its remaining fragments carry the message's SSN (or MID), so
 // an Outgoing SSN Reset Request for sid must wait until it is fully cut.
-func (s *Sender) Cutting(sid uint16) bool {
+func (s *sender) Cutting(sid uint16) bool {
 	st := s.streams.PeekOutSide(sid)
 	return st != nil && st.head != nil && st.head.off > 0
 }
@@ -34,22 +34,22 @@ func seqLT(a, b uint32) bool { return int32(a-b) < 0 }
 // at is kept as the sender works, each piece paid for once by the write or
 // the cut that caused it:
 //
-//   - Sender.seqd lists the streams whose numbering moved since the last
+//   - sender.seqd lists the streams whose numbering moved since the last
 //     reset of every stream: Out records' MID and MIDUO move only in
-//     Sender.cut, the one caller of Framer.NewMessage, which lists the
+//     sender.cut, the one caller of Framer.NewMessage, which lists the
 //     stream. ResetOutgoing(nil) resets those; every other record reads
 //     0 already.
-//   - Sender.resetLeft counts the streams being reset that still have a
+//   - sender.resetLeft counts the streams being reset that still have a
 //     message from before the reset (arrival number before resetAt) not
 //     fully cut: all streams with messages queued when every stream is
-//     reset (Sender.queuedStreams), the named ones with messages
+//     reset (sender.queuedStreams), the named ones with messages
 //     otherwise. A stream leaves the count when such a message leaves the
 //     head of its queue (headGone). ResetReady is resetLeft == 0.
 //   - A stream being reset is blocked (stream.ResetPending) only when it
 //     would start a message written after the reset began (Queue,
 //     AppendData), and listed in resetBlocked for FinishReset to reopen;
 //     a named stream with nothing queued is blocked at once.
-//   - Sender.cutting counts the streams whose head message is partly cut
+//   - sender.cutting counts the streams whose head message is partly cut
 //     (Quiet).
 
 // BeginReset starts an outgoing reset of streams sids (every stream when
@@ -57,7 +57,7 @@ func seqLT(a, b uint32) bool { return int32(a-b) < 0 }
 // to them still go out with the old numbering (a message partly sent
 // included), later ones wait until FinishReset. ResetReady says when the
 // request may leave. It costs O(len(sids)), O(1) for every stream.
-func (s *Sender) BeginReset(sids []uint16) {
+func (s *sender) BeginReset(sids []uint16) {
 	s.resetAt = s.arrived
 	s.resetBlocked = s.resetBlocked[:0]
 	if len(sids) == 0 {
@@ -90,18 +90,18 @@ func (s *Sender) BeginReset(sids []uint16) {
 // come: the Sender's Last Assigned TSN covers all their old data, and
 // their later messages wait (stream.ResetPending as they reach one). It
 // costs O(1).
-func (s *Sender) ResetReady() bool { return s.resetLeft == 0 }
+func (s *sender) ResetReady() bool { return s.resetLeft == 0 }
 
 // holdsForReset reports whether st, a stream with messages queued, is
 // being reset and its head message was written after the reset began: it
 // must not start until FinishReset. A partly cut head is always older.
-func (s *Sender) holdsForReset(st *OutSide) bool {
+func (s *sender) holdsForReset(st *OutSide) bool {
 	return (s.resetAll || st.resetting) && !seqLT(st.head.seq, s.resetAt)
 }
 
 // blockForReset blocks stream sid, being reset with nothing from before
 // the reset left to cut, until FinishReset.
-func (s *Sender) blockForReset(sid uint16) {
+func (s *sender) blockForReset(sid uint16) {
 	if o := s.streams.Out(sid); o.State == stream.Open {
 		o.State = stream.ResetPending
 		s.resetBlocked = append(s.resetBlocked, sid)
@@ -112,7 +112,7 @@ func (s *Sender) blockForReset(sid uint16) {
 // headGone keeps the counts after m left the head of stream st's queue
 // (fully cut, or given up): the streams with messages queued, and those of
 // the reset under way with a message from before it left to cut.
-func (s *Sender) headGone(st *OutSide, m *message) {
+func (s *sender) headGone(st *OutSide, m *message) {
 	if st.head == nil {
 		s.queuedStreams--
 	}
@@ -127,7 +127,7 @@ func (s *Sender) headGone(st *OutSide, m *message) {
 // O(len(sids)) and, for every stream, O(1) plus one step per stream the
 // reset blocked or numbered since the last such reset (each paid for by
 // the message that caused it).
-func (s *Sender) FinishReset(sids []uint16, performed bool) {
+func (s *sender) FinishReset(sids []uint16, performed bool) {
 	if performed {
 		s.ResetOutgoing(sids)
 	}
@@ -169,7 +169,7 @@ func trimList(l []uint16) []uint16 {
 const maxKeptList = 1024
 
 // noteSeq lists stream sid (st) in s.seqd: its numbering is about to move.
-func (s *Sender) noteSeq(st *OutSide, sid uint16) {
+func (s *sender) noteSeq(st *OutSide, sid uint16) {
 	st.seqd = true
 	s.seqd = append(s.seqd, sid)
 }
@@ -180,7 +180,7 @@ func (s *Sender) noteSeq(st *OutSide, sid uint16) {
 // unordered MID. Ids out of range are skipped. Every stream costs one step
 // per stream numbered since the last reset of every stream (s.seqd), not
 // one per stream in use.
-func (s *Sender) ResetOutgoing(sids []uint16) {
+func (s *sender) ResetOutgoing(sids []uint16) {
 	n := s.streams.OutCount()
 	if len(sids) == 0 {
 		for _, sid := range s.seqd {
@@ -205,7 +205,7 @@ func (s *Sender) ResetOutgoing(sids []uint16) {
 // AddOutgoing adds n outbound streams for an Add Outgoing Streams Request
 // (RFC 6525 section 4.5). They cannot carry data until FinishAddOutgoing
 // says the peer performed the request. It returns the first new stream id.
-func (s *Sender) AddOutgoing(n uint16) (first uint16, err error) {
+func (s *sender) AddOutgoing(n uint16) (first uint16, err error) {
 	first, err = s.streams.AddOut(n)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrStreamID, err)
@@ -216,7 +216,7 @@ func (s *Sender) AddOutgoing(n uint16) (first uint16, err error) {
 // FinishAddOutgoing ends the pending AddOutgoing: when performed the new
 // streams open (numbered from 0) and the scheduler learns the new count;
 // otherwise they are removed again. It returns the outbound stream count.
-func (s *Sender) FinishAddOutgoing(performed bool) int {
+func (s *sender) FinishAddOutgoing(performed bool) int {
 	s.streams.FinishAddOut(performed)
 	n := s.streams.OutCount()
 	s.cfg.OutStreams = n
@@ -229,7 +229,7 @@ func (s *Sender) FinishAddOutgoing(performed bool) int {
 // AddIncoming grows the inbound streams by n, for the peer's Add Outgoing
 // Streams Request (RFC 6525 section 5.2.5). It fails, changing nothing,
 // when the total would exceed 65535. It returns the inbound stream count.
-func (r *Receiver) AddIncoming(n uint16) (int, error) {
+func (r *receiver) AddIncoming(n uint16) (int, error) {
 	total := r.cfg.InStreams + int(n)
 	if total > stream.MaxStreams {
 		return r.cfg.InStreams, fmt.Errorf("%w: %d inbound streams", ErrStreamID, total)
@@ -256,7 +256,7 @@ type deferredReset struct {
 // Assigned TSN." Such data is acknowledged as usual but kept out of
 // reassembly until ResetIncoming. sids empty means every stream. A second
 // call replaces the first (holding on to what it held).
-func (r *Receiver) DeferReset(last TSN, sids []uint16) {
+func (r *receiver) DeferReset(last TSN, sids []uint16) {
 	d := r.deferred
 	if d == nil {
 		d = &deferredReset{}
@@ -268,7 +268,7 @@ func (r *Receiver) DeferReset(last TSN, sids []uint16) {
 }
 
 // Deferred reports whether a reset is deferred, and its last TSN.
-func (r *Receiver) Deferred() (TSN, bool) {
+func (r *receiver) Deferred() (TSN, bool) {
 	if r.deferred == nil {
 		return 0, false
 	}
@@ -276,7 +276,7 @@ func (r *Receiver) Deferred() (TSN, bool) {
 }
 
 // defers reports whether fragment f must be held for a deferred reset.
-func (r *Receiver) defers(f *interleave.Frag) bool {
+func (r *receiver) defers(f *interleave.Frag) bool {
 	d := r.deferred
 	if d == nil || !f.TSN.GT(d.last) {
 		return false
@@ -295,7 +295,7 @@ func (r *Receiver) defers(f *interleave.Frag) bool {
 
 // addFrag hands a received fragment to reassembly, or holds it for a
 // deferred reset.
-func (r *Receiver) addFrag(f *interleave.Frag) bool {
+func (r *receiver) addFrag(f *interleave.Frag) bool {
 	if r.defers(f) {
 		return true
 	}
@@ -304,7 +304,7 @@ func (r *Receiver) addFrag(f *interleave.Frag) bool {
 
 // held returns the user bytes the receiver holds, a deferred reset's
 // included.
-func (r *Receiver) held() int {
+func (r *receiver) held() int {
 	n := r.counts.Held
 	if r.deferred != nil {
 		n += r.deferred.bytes
@@ -313,8 +313,8 @@ func (r *Receiver) held() int {
 }
 
 // charged returns what the data the receiver holds costs in memory, a
-// deferred reset's included (see Receiver.Charged).
-func (r *Receiver) charged() int {
+// deferred reset's included (see receiver.Charged).
+func (r *receiver) charged() int {
 	n := r.counts.Charged
 	if r.deferred != nil {
 		n += r.deferred.cost
@@ -327,7 +327,7 @@ func (r *Receiver) charged() int {
 // it held to reassembly (RFC 6525 section 5.2.2 E3 and E4). It reports
 // false when a held fragment broke the fragment rules (the association
 // should abort: protocol violation).
-func (r *Receiver) ResetIncoming(sids []uint16) bool {
+func (r *receiver) ResetIncoming(sids []uint16) bool {
 	defer r.settle()
 	n := r.reconfStreams.InCount()
 	if len(sids) == 0 {
@@ -364,8 +364,8 @@ func (r *Receiver) ResetIncoming(sids []uint16) bool {
 // no FORWARD-TSN is owed and no message is partly cut into chunks (its
 // remaining fragments would carry the old stream numbering). Messages
 // queued and not yet cut do not count: they take the new numbering. It
-// costs O(1) (Sender.cutting).
-func (s *Sender) Quiet() bool {
+// costs O(1) (sender.cutting).
+func (s *sender) Quiet() bool {
 	return s.Outstanding() == 0 && !s.fwdDue && s.cutting == 0
 }
 
@@ -373,7 +373,7 @@ func (s *Sender) Quiet() bool {
 // sections 5.1.4 and 5.2.4) once Quiet: the next DATA chunk carries TSN
 // next, the cumulative TSN ack point (and the PR-SCTP Advanced.Peer.Ack.Point)
 // becomes next-1, and every outbound stream numbers again from 0.
-func (s *Sender) ResetTSN(next TSN) {
+func (s *sender) ResetTSN(next TSN) {
 	s.expectJump = false
 	if next != s.nextTSN {
 		s.jumped, s.jumpCum = true, s.cumAck
@@ -392,7 +392,7 @@ func (s *Sender) ResetTSN(next TSN) {
 // that must be dropped as stale, not taken as acknowledging TSNs never
 // sent. Once the new numbering has gone 2^29 TSNs on, the old numbers
 // are forgotten.
-func (s *Sender) beforeJump(cum TSN) bool {
+func (s *sender) beforeJump(cum TSN) bool {
 	if !s.jumped {
 		return false
 	}
@@ -407,7 +407,7 @@ func (s *Sender) beforeJump(cum TSN) bool {
 // reset: every TSN up to the highest received arrived (no gap), nothing
 // waits for reassembly or ordering (what is held is ready to read), and
 // no incoming stream reset is deferred.
-func (r *Receiver) Settled() bool {
+func (r *receiver) Settled() bool {
 	return !r.tsns.hasGaps() && r.counts.Held == r.counts.Ready && r.deferred == nil
 }
 
@@ -422,7 +422,7 @@ func (r *Receiver) Settled() bool {
 // acknowledges TSNs the peer never sent until it has processed our
 // answer (RFC 9260 section 12.4 then has it abort), and the peer, which
 // sent its request with nothing outstanding, needs none.
-func (r *Receiver) ResetTSN(next TSN) {
+func (r *receiver) ResetTSN(next TSN) {
 	r.tsns.reset(next)
 	r.dups = r.dups[:0]
 	r.ResetIncoming(nil)
@@ -435,7 +435,7 @@ func (r *Receiver) ResetTSN(next TSN) {
 // TSN), a fragment may belong to the old numbering or to the new, which
 // restarts every stream at 0. Held fragments are acknowledged as usual and
 // count against the window; EndHold releases them.
-func (r *Receiver) HoldAll() { r.DeferReset(r.tsns.cum, nil) }
+func (r *receiver) HoldAll() { r.DeferReset(r.tsns.cum, nil) }
 
 // EndHold ends HoldAll. When the peer performed the reset, the fragments
 // held below next (the Sender's Next TSN of its answer) go to reassembly
@@ -444,7 +444,7 @@ func (r *Receiver) HoldAll() { r.DeferReset(r.tsns.cum, nil) }
 // (held, and released now with the new numbering). Otherwise everything
 // held is released unchanged. It reports false when a released fragment
 // broke the fragment rules (the association should abort).
-func (r *Receiver) EndHold(performed bool, next TSN) bool {
+func (r *receiver) EndHold(performed bool, next TSN) bool {
 	defer r.settle()
 	d := r.deferred
 	r.deferred = nil
@@ -489,7 +489,7 @@ func (r *Receiver) EndHold(performed bool, next TSN) bool {
 
 // resetSequences makes every inbound stream expect stream sequence number
 // (or message id) 0 again.
-func (r *Receiver) resetSequences() { r.resetAllIn() }
+func (r *receiver) resetSequences() { r.resetAllIn() }
 
 // resetAllIn resets the In record of every inbound stream. The reassembler
 // does it looking only at the streams used since its last reset
@@ -497,7 +497,7 @@ func (r *Receiver) resetSequences() { r.resetAllIn() }
 // costs O(1) each, not a walk over every stream in use. The twin receiver
 // of the tests that looks at every stream (pdAlways) does it the eager
 // way, every record and RecheckAll, which the lazy reset must match.
-func (r *Receiver) resetAllIn() {
+func (r *receiver) resetAllIn() {
 	if r.pdAlways {
 		for _, in := range r.reconfStreams.Ins() {
 			in.ResetSequence()
@@ -513,7 +513,7 @@ func (r *Receiver) resetAllIn() {
 // those sent is taken as one the peer sent in the new numbering after
 // performing it, its answer lost or overtaken, and dropped as stale
 // rather than answered with ABORT.
-func (s *Sender) ExpectJump() { s.expectJump = true }
+func (s *sender) ExpectJump() { s.expectJump = true }
 
 // EndJump ends ExpectJump.
-func (s *Sender) EndJump() { s.expectJump = false }
+func (s *sender) EndJump() { s.expectJump = false }

@@ -24,7 +24,7 @@ func BenchmarkAddStreamsFlood(b *testing.B) {
 
 func benchAddStreamsFlood(b *testing.B, k sched.Kind, queued int) {
 	const first = 10
-	var s *Sender
+	var s *sender
 	setup := func() {
 		sc, err := sched.New(k, sched.Options{Streams: first})
 		if err != nil {
@@ -35,7 +35,7 @@ func benchAddStreamsFlood(b *testing.B, k sched.Kind, queued int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		s = &e.Send
+		s = &e.send
 		for i := range queued {
 			if err := s.Queue(uint16(i%first), 1, false, []byte{1}); err != nil {
 				b.Fatal(err)

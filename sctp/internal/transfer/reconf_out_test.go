@@ -27,7 +27,7 @@ func (c *countingSched) Unblock(sid uint16) { c.unblocks++; c.Scheduler.Unblock(
 func sendEach(t testing.TB, x *tx, sids ...uint16) {
 	t.Helper()
 	for _, sid := range sids {
-		if err := x.e.Send.Queue(sid, 0, false, []byte{1}); err != nil {
+		if err := x.e.send.Queue(sid, 0, false, []byte{1}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -35,15 +35,15 @@ func sendEach(t testing.TB, x *tx, sids ...uint16) {
 		sent := 0
 		for {
 			var n int
-			if x.pkt, n = x.e.Send.AppendData(x.now, x.pkt[:0], 1200); n == 0 {
+			if x.pkt, n = x.e.send.AppendData(x.now, x.pkt[:0], 1200); n == 0 {
 				break
 			}
 			sent += n
 		}
-		if sent == 0 && x.e.Send.Outstanding() == 0 {
+		if sent == 0 && x.e.send.Outstanding() == 0 {
 			return // all sent, or what is left blocked
 		}
-		x.mustSACK(x.e.Send.NextTSN()-1, 1<<24)
+		x.mustSACK(x.e.send.NextTSN()-1, 1<<24)
 	}
 }
 
@@ -53,7 +53,7 @@ func sendEach(t testing.TB, x *tx, sids ...uint16) {
 func usedSender(t *testing.T) (*tx, *countingSched) {
 	const n = 65535
 	x := newTx(t, Config{OutStreams: n, InStreams: 1, SendBuffer: 8 << 20, PeerRwnd: 1 << 24})
-	s := &x.e.Send
+	s := &x.e.send
 	sc, err := sched.New(sched.FCFS, sched.Options{Streams: n})
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +69,7 @@ func usedSender(t *testing.T) (*tx, *countingSched) {
 	sendEach(t, x, all...)
 	resetEvery(t, s)
 	for sid := range all {
-		if o := x.e.Streams.Out(uint16(sid)); o.MID != 0 || o.MIDUO != 0 || o.State != stream.Open {
+		if o := x.e.streams.Out(uint16(sid)); o.MID != 0 || o.MIDUO != 0 || o.State != stream.Open {
 			t.Fatalf("stream %d after the reset: %+v", sid, *o)
 		}
 	}
@@ -78,7 +78,7 @@ func usedSender(t *testing.T) (*tx, *countingSched) {
 
 // resetEvery resets every outbound stream of s as the association does for
 // a peer's Incoming SSN Reset Request naming none, with nothing queued.
-func resetEvery(t *testing.T, s *Sender) {
+func resetEvery(t *testing.T, s *sender) {
 	t.Helper()
 	s.BeginReset(nil)
 	if !s.ResetReady() {
@@ -95,7 +95,7 @@ func resetEvery(t *testing.T, s *Sender) {
 // (StreamState), and the stream written during it numbers from 0 after it.
 func TestOutResetAllBlocksOnlyStreamsWritten(t *testing.T) {
 	x, cs := usedSender(t)
-	s := &x.e.Send
+	s := &x.e.send
 	for round := range 3 {
 		cs.blocks, cs.unblocks = 0, 0
 		s.BeginReset(nil)
@@ -114,7 +114,7 @@ func TestOutResetAllBlocksOnlyStreamsWritten(t *testing.T) {
 		if cs.blocks > 1 || cs.unblocks > 1 {
 			t.Fatalf("round %d: %d streams blocked and %d unblocked for one stream used", round, cs.blocks, cs.unblocks)
 		}
-		if o := x.e.Streams.Out(7); o.MID != 1 {
+		if o := x.e.streams.Out(7); o.MID != 1 {
 			t.Fatalf("round %d: stream 7 next SSN %d, want 1 (its message numbered 0)", round, o.MID)
 		}
 		if st, _ := s.StreamState(9); st != stream.Open {
@@ -130,9 +130,9 @@ func TestOutResetAllBlocksOnlyStreamsWritten(t *testing.T) {
 // old code rewrote every record on each request).
 func TestOutResetAllWritesOnlyStreamsNumbered(t *testing.T) {
 	x, _ := usedSender(t)
-	s := &x.e.Send
+	s := &x.e.send
 	for _, assoc := range []bool{false, true} {
-		x.e.Streams.Out(500).MID = 9 // behind the sender's back
+		x.e.streams.Out(500).MID = 9 // behind the sender's back
 		sendEach(t, x, 3)
 		if assoc {
 			if !s.Quiet() {
@@ -142,10 +142,10 @@ func TestOutResetAllWritesOnlyStreamsNumbered(t *testing.T) {
 		} else {
 			s.ResetOutgoing(nil)
 		}
-		if o := x.e.Streams.Out(3); o.MID != 0 {
+		if o := x.e.streams.Out(3); o.MID != 0 {
 			t.Fatalf("ResetTSN %v: stream 3, numbered since the last reset, not reset: %+v", assoc, *o)
 		}
-		if o := x.e.Streams.Out(500); o.MID != 9 {
+		if o := x.e.streams.Out(500); o.MID != 9 {
 			t.Fatalf("ResetTSN %v: a reset of every stream looked at a stream not numbered since the last one", assoc)
 		}
 	}
@@ -159,8 +159,8 @@ func TestOutResetAllWritesOnlyStreamsNumbered(t *testing.T) {
 // on each call and found it).
 func TestQuietAndResetReadyCount(t *testing.T) {
 	x, _ := usedSender(t)
-	s := &x.e.Send
-	st := x.e.Streams.OutSide(600)
+	s := &x.e.send
+	st := x.e.streams.OutSide(600)
 	st.head = &message{buf: make([]byte, 2), off: 1, seq: s.arrived - 1} // behind the sender's back
 	if !s.Quiet() {
 		t.Fatal("Quiet walked the streams")
@@ -206,7 +206,7 @@ func (m *outModel) inReset(sid uint16) bool {
 // queue writes a message of size bytes on sid (its PPID the arrival
 // number), with a lifetime of ttl milliseconds when not 0.
 func (m *outModel) queue(sid uint16, size int, unordered bool, ttl uint32) {
-	s := &m.x.e.Send
+	s := &m.x.e.send
 	p := make([]byte, size)
 	var err error
 	if ttl > 0 {
@@ -221,7 +221,7 @@ func (m *outModel) queue(sid uint16, size int, unordered bool, ttl uint32) {
 
 // packet sends one packet and checks its chunks.
 func (m *outModel) packet() {
-	s := &m.x.e.Send
+	s := &m.x.e.send
 	var n int
 	m.x.pkt, n = s.AppendData(m.x.now, m.x.pkt[:0], 1200)
 	if n == 0 {
@@ -282,7 +282,7 @@ func (m *outModel) packet() {
 // walk over every stream.
 func (m *outModel) check(step int) {
 	m.t.Helper()
-	s := &m.x.e.Send
+	s := &m.x.e.send
 	queued, cutting, left := 0, 0, 0
 	for sid := range m.n {
 		st := s.streams.PeekOutSide(uint16(sid))
@@ -324,7 +324,7 @@ func (m *outModel) check(step int) {
 
 // step applies one operation coded by op and arg.
 func (m *outModel) step(op, arg byte) {
-	s := &m.x.e.Send
+	s := &m.x.e.send
 	sid := uint16(int(arg) % m.n)
 	switch op % 8 {
 	case 0, 1:

@@ -24,7 +24,7 @@ func benchReceive(b *testing.B, size int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := &e.Recv
+	r := &e.recv
 	payload := make([]byte, frag)
 	rbuf := make([]byte, 4096)
 	sack := make([]byte, 0, 2048)

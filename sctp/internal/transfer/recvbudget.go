@@ -13,7 +13,7 @@ import "time"
 // then in the associations' queues, that it was out of the CPU's caches
 // when it was copied out (memmove per byte four times one association's).
 //
-// Every Receiver sharing the budget notes the DATA it receives; those that
+// Every receiver sharing the budget notes the DATA it receives; those that
 // received at least minShare bytes in the current or the previous period
 // (recvBudgetPeriod) are the active ones, so that chatty associations
 // (a small message now and then) do not count. While more than one is
@@ -26,7 +26,7 @@ import "time"
 // counting within two periods. No receiver is visited: each decision
 // reads the counters here. A receiver whose share binds acknowledges at
 // once a packet that left its peer less than a full chunk of window
-// (Receiver.shareBlocked), since one 64 KB packet may fill a share.
+// (receiver.shareBlocked), since one 64 KB packet may fill a share.
 //
 // Receivers that under-count (a peer that sends less than minShare bytes
 // in a period) only loosen the bound toward what each buffer allows.
@@ -80,7 +80,7 @@ func (b *RecvBudget) Share() int {
 
 // note counts the receiver r as active at now once it received
 // minShare bytes in the current period.
-func (b *RecvBudget) note(r *Receiver, now time.Time) {
+func (b *RecvBudget) note(r *receiver, now time.Time) {
 	if b.period == 0 || now.After(b.end) {
 		if b.period != 0 && now.Sub(b.end) < recvBudgetPeriod {
 			b.prev = b.cur // the period that ended is the previous one
@@ -106,7 +106,7 @@ func (b *RecvBudget) note(r *Receiver, now time.Time) {
 
 // shareCap returns the share the receiver's window and held data stay
 // within, or 0 for none.
-func (r *Receiver) shareCap() int {
+func (r *receiver) shareCap() int {
 	if r.recvBudget == nil {
 		return 0
 	}

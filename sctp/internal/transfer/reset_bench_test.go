@@ -52,7 +52,7 @@ func benchResetFlood(b *testing.B, n int, idata bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a := &attacker{r: &e.Recv, idata: idata, n: n, tsn: 1}
+	a := &attacker{r: &e.recv, idata: idata, n: n, tsn: 1}
 	one, buf := []byte{1}, make([]byte, 16)
 	const whole = chunk.FlagBeginning | chunk.FlagEnd
 	for sid := range n {

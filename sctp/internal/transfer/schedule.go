@@ -10,7 +10,7 @@ import (
 )
 
 // Scheduler returns the kind of the stream scheduler in use.
-func (s *Sender) Scheduler() sched.Kind { return s.sched.Kind() }
+func (s *sender) Scheduler() sched.Kind { return s.sched.Kind() }
 
 // SwitchScheduler replaces the stream scheduler by a new one of kind k, at
 // any time, with data queued (SCTP_STREAM_SCHEDULER on a live association).
@@ -22,7 +22,7 @@ func (s *Sender) Scheduler() sched.Kind { return s.sched.Kind() }
 // weights) restart from their defaults, as in Linux. Switching to the kind
 // in use also resets them. The cost is linear in the streams touched so far
 // plus n log n in the queued messages.
-func (s *Sender) SwitchScheduler(k sched.Kind) error {
+func (s *sender) SwitchScheduler(k sched.Kind) error {
 	sc, err := sched.New(k, sched.Options{Interleaved: s.cfg.Interleaved, Streams: s.streams.OutCount()})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
@@ -35,7 +35,7 @@ func (s *Sender) SwitchScheduler(k sched.Kind) error {
 // (with sched.New, for this association's stream count and I-DATA mode).
 // sc must be fresh: a scheduler that already has an active stream is
 // refused with ErrConfig.
-func (s *Sender) ReplaceScheduler(sc sched.Scheduler) error {
+func (s *sender) ReplaceScheduler(sc sched.Scheduler) error {
 	if sc == nil {
 		return fmt.Errorf("%w: nil scheduler", ErrConfig)
 	}
@@ -49,7 +49,7 @@ func (s *Sender) ReplaceScheduler(sc sched.Scheduler) error {
 
 // adopt makes sc, a fresh scheduler, the sender's: it re-enqueues the
 // backlog in arrival order and re-blocks the streams that cannot send.
-func (s *Sender) adopt(sc sched.Scheduler) {
+func (s *sender) adopt(sc sched.Scheduler) {
 	for sid, o := range s.streams.Outs() {
 		if o.State != stream.Open {
 			sc.Block(sid)
@@ -81,7 +81,7 @@ type queued struct {
 // arrival order; across streams the messages are put in order by their
 // arrival numbers, directly by age when the ages are dense (linear), else
 // by sorting.
-func (s *Sender) backlog() []queued {
+func (s *sender) backlog() []queued {
 	var out []queued
 	var oldest uint32
 	for _, st := range s.streams.OutSides() {
@@ -118,7 +118,7 @@ func (s *Sender) backlog() []queued {
 // It fails with ErrStreamID for a stream outside the negotiated range and
 // with an error matching sched.ErrValue for an invalid value. Values last
 // until the next scheduler switch.
-func (s *Sender) SetStreamValue(sid uint16, v uint16) error {
+func (s *sender) SetStreamValue(sid uint16, v uint16) error {
 	if err := s.checkStream(sid); err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func (s *Sender) SetStreamValue(sid uint16, v uint16) error {
 
 // StreamValue returns the scheduler value of outbound stream sid (0 for
 // the schedulers without one), or ErrStreamID.
-func (s *Sender) StreamValue(sid uint16) (uint16, error) {
+func (s *sender) StreamValue(sid uint16) (uint16, error) {
 	if err := s.checkStream(sid); err != nil {
 		return 0, err
 	}
@@ -145,7 +145,7 @@ func (s *Sender) StreamValue(sid uint16) (uint16, error) {
 // Without I-DATA a message already partly sent is finished first (Linux
 // only resets streams whose queues are empty anyway). Stream
 // reconfiguration (RFC 6525) changes states through here.
-func (s *Sender) SetStreamState(sid uint16, st stream.State) error {
+func (s *sender) SetStreamState(sid uint16, st stream.State) error {
 	if err := s.checkStream(sid); err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (s *Sender) SetStreamState(sid uint16, st stream.State) error {
 // A stream an outgoing reset blocks is ResetPending from when it has sent
 // everything written before the reset began, although the sender marks it
 // so only when it would start a later message (BeginReset).
-func (s *Sender) StreamState(sid uint16) (stream.State, error) {
+func (s *sender) StreamState(sid uint16) (stream.State, error) {
 	if err := s.checkStream(sid); err != nil {
 		return stream.Closed, err
 	}
@@ -178,7 +178,7 @@ func (s *Sender) StreamState(sid uint16) (stream.State, error) {
 }
 
 // checkStream returns ErrStreamID unless sid is an outbound stream.
-func (s *Sender) checkStream(sid uint16) error {
+func (s *sender) checkStream(sid uint16) error {
 	if n := s.streams.OutCount(); int(sid) >= n {
 		return fmt.Errorf("%w: %d, %d outbound streams", ErrStreamID, sid, n)
 	}

@@ -57,7 +57,7 @@ func newSchedPair(tb testing.TB, cfg Config) *schedPair {
 // packet asks a for one packet of at most room bytes and hands it to b. It
 // returns the number of chunks sent.
 func (p *schedPair) packet(room int) int {
-	pkt, n := p.a.Send.AppendData(p.now, p.pkt[:0], room)
+	pkt, n := p.a.send.AppendData(p.now, p.pkt[:0], room)
 	for len(pkt) > 0 {
 		l := chunkLen(pkt)
 		if l < 0 || !parseData(pkt[:l], &p.d) {
@@ -67,13 +67,13 @@ func (p *schedPair) packet(room int) int {
 		if p.onChunk != nil {
 			p.onChunk(&p.d)
 		}
-		if _, err := p.b.Recv.HandleData(p.now, &p.d); err != nil {
+		if _, err := p.b.recv.HandleData(p.now, &p.d); err != nil {
 			p.tb.Fatal(err)
 		}
 		pkt = pkt[l:]
 	}
 	if n > 0 {
-		p.b.Recv.EndPacket(p.now)
+		p.b.recv.EndPacket(p.now)
 	}
 	return n
 }
@@ -100,7 +100,7 @@ func (p *schedPair) check(d *Data) {
 // ack reads everything b has, then returns b's SACK to a.
 func (p *schedPair) ack() {
 	for {
-		n, info, err := p.b.Recv.Read(p.rbuf)
+		n, info, err := p.b.recv.Read(p.rbuf)
 		if err != nil {
 			break
 		}
@@ -111,11 +111,11 @@ func (p *schedPair) ack() {
 			p.onMsg(info, p.rbuf[:n])
 		}
 	}
-	s := p.b.Recv.AppendSACK(p.now, p.sack[:0], DefaultMTU-12)
+	s := p.b.recv.AppendSACK(p.now, p.sack[:0], DefaultMTU-12)
 	if !parseSACK(s, &p.sk) {
 		p.tb.Fatal("malformed SACK")
 	}
-	if _, err := p.a.Send.HandleSACK(p.now, &p.sk); err != nil {
+	if _, err := p.a.send.HandleSACK(p.now, &p.sk); err != nil {
 		p.tb.Fatal(err)
 	}
 	p.now = p.now.Add(time.Millisecond)
@@ -123,12 +123,12 @@ func (p *schedPair) ack() {
 
 // drain sends and acknowledges until a is idle.
 func (p *schedPair) drain() {
-	for i := 0; !p.a.Send.Idle(); i++ {
+	for i := 0; !p.a.send.Idle(); i++ {
 		for p.packet(DefaultMTU-12) > 0 {
 		}
 		p.ack()
 		if i > 1e6 {
-			p.tb.Fatalf("sender never idle: %d buffered", p.a.Send.Buffered())
+			p.tb.Fatalf("sender never idle: %d buffered", p.a.send.Buffered())
 		}
 	}
 }
@@ -188,7 +188,7 @@ func runSwitchRandom(t testing.TB, seed uint64) {
 	var switches, values int
 	p.onChunk = func(d *Data) {
 		if d.Beginning() && blocked[d.SID] {
-			t.Fatalf("seed %d: blocked stream %d starts message SSN %d under %v", seed, d.SID, d.SSN, p.a.Send.Scheduler())
+			t.Fatalf("seed %d: blocked stream %d starts message SSN %d under %v", seed, d.SID, d.SSN, p.a.send.Scheduler())
 		}
 	}
 	p.onMsg = func(info RecvInfo, msg []byte) {
@@ -207,7 +207,7 @@ func runSwitchRandom(t testing.TB, seed uint64) {
 		case r < 40:
 			sid := uint16(rng.IntN(streams))
 			size := 1 + rng.IntN(8000)
-			err := p.a.Send.Queue(sid, 0, false, payload(buf, sid, sent[sid], size))
+			err := p.a.send.Queue(sid, 0, false, payload(buf, sid, sent[sid], size))
 			if errors.Is(err, ErrWouldBlock) {
 				continue
 			}
@@ -221,19 +221,19 @@ func runSwitchRandom(t testing.TB, seed uint64) {
 			p.ack()
 		case r < 88:
 			k := allKinds[rng.IntN(len(allKinds))]
-			if err := p.a.Send.SwitchScheduler(k); err != nil {
+			if err := p.a.send.SwitchScheduler(k); err != nil {
 				t.Fatal(err)
 			}
-			if p.a.Send.Scheduler() != k {
-				t.Fatalf("scheduler %v after switching to %v", p.a.Send.Scheduler(), k)
+			if p.a.send.Scheduler() != k {
+				t.Fatalf("scheduler %v after switching to %v", p.a.send.Scheduler(), k)
 			}
 			switches++
 		case r < 94:
 			sid := uint16(rng.IntN(streams))
 			v := uint16(rng.IntN(5))
-			err := p.a.Send.SetStreamValue(sid, v)
-			if err != nil && !(v == 0 && p.a.Send.Scheduler() == sched.WFQ && errors.Is(err, sched.ErrValue)) {
-				t.Fatalf("SetStreamValue(%d, %d) under %v: %v", sid, v, p.a.Send.Scheduler(), err)
+			err := p.a.send.SetStreamValue(sid, v)
+			if err != nil && !(v == 0 && p.a.send.Scheduler() == sched.WFQ && errors.Is(err, sched.ErrValue)) {
+				t.Fatalf("SetStreamValue(%d, %d) under %v: %v", sid, v, p.a.send.Scheduler(), err)
 			}
 			values++
 		default:
@@ -245,14 +245,14 @@ func runSwitchRandom(t testing.TB, seed uint64) {
 			if blocked[sid] {
 				st = []stream.State{stream.Closed, stream.ResetPending, stream.AddPending}[rng.IntN(3)]
 			}
-			if err := p.a.Send.SetStreamState(sid, st); err != nil {
+			if err := p.a.send.SetStreamState(sid, st); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	for sid := range uint16(streams) {
 		blocked[sid] = false
-		if err := p.a.Send.SetStreamState(sid, stream.Open); err != nil {
+		if err := p.a.send.SetStreamState(sid, stream.Open); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -280,11 +280,11 @@ func TestFragmentsNotSplit(t *testing.T) {
 			// Everything is queued up front: no stream limit (WFQ's
 			// weights would also be the streams' shares of the buffer).
 			p := newSchedPair(t, Config{OutStreams: streams, InStreams: streams, SendBuffer: 4 << 20, StreamUnsent: 4 << 20})
-			if err := p.a.Send.SwitchScheduler(k); err != nil {
+			if err := p.a.send.SwitchScheduler(k); err != nil {
 				t.Fatal(err)
 			}
 			for sid := range uint16(streams) {
-				p.a.Send.SetStreamValue(sid, 1+sid%3) // mixed priorities and weights
+				p.a.send.SetStreamValue(sid, 1+sid%3) // mixed priorities and weights
 			}
 			var got [streams]uint32
 			p.onMsg = func(info RecvInfo, msg []byte) {
@@ -299,7 +299,7 @@ func TestFragmentsNotSplit(t *testing.T) {
 			for seq := range uint32(perStream) {
 				for sid := range uint16(streams) {
 					size := 5000 + int(sid)*3001 + int(seq)*997 // 4 to 22 fragments
-					if err := p.a.Send.Queue(sid, 0, false, payload(buf, sid, seq, size)); err != nil {
+					if err := p.a.send.Queue(sid, 0, false, payload(buf, sid, seq, size)); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -311,7 +311,7 @@ func TestFragmentsNotSplit(t *testing.T) {
 					multi++
 				}
 			}
-			for i := 0; !p.a.Send.Idle(); i++ {
+			for i := 0; !p.a.send.Idle(); i++ {
 				// Small and odd rooms end packets in the middle of messages.
 				for p.packet(600+rng.IntN(DefaultMTU-12-600)) > 0 {
 				}
@@ -338,21 +338,21 @@ func TestFragmentsNotSplit(t *testing.T) {
 func TestSwitchKeepsPin(t *testing.T) {
 	p := newSchedPair(t, Config{OutStreams: 4, InStreams: 4})
 	buf := make([]byte, 0, 16<<10)
-	p.a.Send.Queue(0, 0, false, payload(buf, 0, 0, 10000))
-	p.a.Send.Queue(1, 0, false, payload(buf, 1, 0, 1000))
-	p.a.Send.Queue(2, 0, false, payload(buf, 2, 0, 1000))
+	p.a.send.Queue(0, 0, false, payload(buf, 0, 0, 10000))
+	p.a.send.Queue(1, 0, false, payload(buf, 1, 0, 1000))
+	p.a.send.Queue(2, 0, false, payload(buf, 2, 0, 1000))
 	var order []uint16
 	p.onChunk = func(d *Data) { order = append(order, d.SID) }
 	if p.packet(DefaultMTU-12) != 1 {
 		t.Fatal("want one chunk")
 	}
 	// Stream 2 gets the top priority; stream 0 must still finish first.
-	if err := p.a.Send.SwitchScheduler(sched.Priority); err != nil {
+	if err := p.a.send.SwitchScheduler(sched.Priority); err != nil {
 		t.Fatal(err)
 	}
-	p.a.Send.SetStreamValue(0, 5)
-	p.a.Send.SetStreamValue(1, 3)
-	p.a.Send.SetStreamValue(2, 1)
+	p.a.send.SetStreamValue(0, 5)
+	p.a.send.SetStreamValue(1, 3)
+	p.a.send.SetStreamValue(2, 1)
 	p.drain()
 	want := []uint16{0, 0, 0, 0, 0, 0, 0, 0, 2, 1}
 	if len(order) != len(want) {
@@ -371,18 +371,18 @@ func TestSwitchKeepsArrivalOrder(t *testing.T) {
 	// StreamUnsent: stream 7's priority also makes its share of the
 	// buffer small; everything is to be queued here.
 	p := newSchedPair(t, Config{OutStreams: 8, InStreams: 8, StreamUnsent: 1 << 20})
-	if err := p.a.Send.SwitchScheduler(sched.Priority); err != nil {
+	if err := p.a.send.SwitchScheduler(sched.Priority); err != nil {
 		t.Fatal(err)
 	}
-	p.a.Send.SetStreamValue(7, 9) // served last under Priority
+	p.a.send.SetStreamValue(7, 9) // served last under Priority
 	buf := make([]byte, 0, 256)
 	order := []uint16{7, 3, 7, 1, 0, 3, 5, 7, 2}
 	var seq [8]uint32
 	for _, sid := range order {
-		p.a.Send.Queue(sid, 0, false, payload(buf, sid, seq[sid], 100))
+		p.a.send.Queue(sid, 0, false, payload(buf, sid, seq[sid], 100))
 		seq[sid]++
 	}
-	if err := p.a.Send.SwitchScheduler(sched.FCFS); err != nil {
+	if err := p.a.send.SwitchScheduler(sched.FCFS); err != nil {
 		t.Fatal(err)
 	}
 	var got []uint16
@@ -402,7 +402,7 @@ func TestSwitchKeepsArrivalOrder(t *testing.T) {
 // invalid values, and the reset to defaults on a switch.
 func TestStreamValues(t *testing.T) {
 	p := newSchedPair(t, Config{OutStreams: 10, InStreams: 10})
-	s := &p.a.Send
+	s := &p.a.send
 	if s.Scheduler() != sched.FCFS {
 		t.Fatalf("default scheduler %v", s.Scheduler())
 	}
@@ -463,7 +463,7 @@ func TestBlockedStreamDoesNotBlockOthers(t *testing.T) {
 	for _, k := range allKinds {
 		for _, st := range []stream.State{stream.Closed, stream.ResetPending, stream.AddPending} {
 			p := newSchedPair(t, Config{OutStreams: 4, InStreams: 4})
-			s := &p.a.Send
+			s := &p.a.send
 			s.SwitchScheduler(k)
 			buf := make([]byte, 0, 4096)
 			if err := s.SetStreamState(0, st); err != nil {
@@ -505,11 +505,11 @@ func TestBlockedStreamDoesNotBlockOthers(t *testing.T) {
 // without SetStreamState is still skipped when the scheduler picks it.
 func TestStateChangedBehindSendersBack(t *testing.T) {
 	p := newSchedPair(t, Config{OutStreams: 4, InStreams: 4})
-	s := &p.a.Send
+	s := &p.a.send
 	buf := make([]byte, 0, 256)
 	s.Queue(0, 0, false, payload(buf, 0, 0, 100))
 	s.Queue(1, 0, false, payload(buf, 1, 0, 100))
-	p.a.Streams.Out(0).State = stream.ResetPending
+	p.a.streams.Out(0).State = stream.ResetPending
 	var sids []uint16
 	p.onChunk = func(d *Data) { sids = append(sids, d.SID) }
 	p.packet(DefaultMTU - 12)
@@ -530,7 +530,7 @@ func TestStateChangedBehindSendersBack(t *testing.T) {
 // arrival order.
 func TestSwitchSparseArrivals(t *testing.T) {
 	p := newSchedPair(t, Config{OutStreams: 4, InStreams: 4})
-	s := &p.a.Send
+	s := &p.a.send
 	buf := make([]byte, 0, 256)
 	s.SetStreamState(1, stream.Closed)
 	s.Queue(1, 0, false, payload(buf, 1, 0, 100)) // A
@@ -567,7 +567,7 @@ func TestPendingFollowsScheduler(t *testing.T) {
 	// A window below the smallest fragment point the window allows
 	// (minWinFragPoint), so that a full chunk exceeds it.
 	p := newSchedPair(t, Config{OutStreams: 4, InStreams: 4, PeerRwnd: 1000})
-	s := &p.a.Send
+	s := &p.a.send
 	buf := make([]byte, 0, 4096)
 	s.Queue(1, 0, false, payload(buf, 1, 0, 900)) // fits the 1000-byte window
 	s.Queue(2, 0, false, payload(buf, 2, 0, 3000))

@@ -10,7 +10,7 @@ package transfer
 // 3 MB without it, with the round-trip time 15 to 60 times one
 // association's).
 //
-// Each Sender sharing the budget charges what it holds (Sender.Buffered).
+// Each sender sharing the budget charges what it holds (sender.Buffered).
 // A sender with nothing buffered may always queue one message. Otherwise
 // a message is accepted while the sender stays within its send buffer and
 // within the larger of two bounds: its fair share, the limit divided among
@@ -67,7 +67,7 @@ func (b *SendBudget) Active() int { return b.active }
 // unacknowledged) before Queue refuses a message: its send buffer, within
 // the endpoint's budget when it has one (see SendBudget). A sender with
 // nothing buffered is not bound by it (Queue takes one message).
-func (s *Sender) bufLimit() int {
+func (s *sender) bufLimit() int {
 	b := s.budget
 	if b == nil {
 		return s.sendBuffer()
@@ -98,7 +98,7 @@ func (s *Sender) bufLimit() int {
 
 // charge adds n bytes (negative: gives them back) to what the sender holds,
 // and to its budget.
-func (s *Sender) charge(n int) {
+func (s *sender) charge(n int) {
 	was := s.buffered
 	s.buffered += n
 	if b := s.budget; b != nil {
@@ -115,7 +115,7 @@ func (s *Sender) charge(n int) {
 // LeaveBudget gives back to the endpoint's send budget what the sender
 // still charges to it, for an association that ends or restarts (its
 // engine is dropped with whatever it held), and leaves the budget.
-func (s *Sender) LeaveBudget() {
+func (s *sender) LeaveBudget() {
 	if b := s.budget; b != nil {
 		b.used -= s.buffered
 		if s.buffered > 0 {

@@ -53,21 +53,21 @@ type OutSide struct {
 	head, tail *message
 	// resetting: the stream is one of those an outgoing reset naming
 	// streams (BeginReset) found with messages queued; its messages from
-	// Sender.resetAt on wait for the reset.
+	// sender.resetAt on wait for the reset.
 	resetting bool
-	// seqd: the stream is listed in Sender.seqd (its numbering may have
+	// seqd: the stream is listed in sender.seqd (its numbering may have
 	// moved since the last reset of every stream).
 	seqd bool
-	// share is the weight the stream counts with in Sender.activeWeight
+	// share is the weight the stream counts with in sender.activeWeight
 	// while it is active (unsent or want > 0), 0 while it is not
-	// (Sender.shareOf).
+	// (sender.shareOf).
 	share uint16
 	// unsent is the stream's bytes queued and not yet cut into chunks;
 	// want is the largest message a writer refused by the stream's
-	// limit waits to queue (0: none waits). See Sender.streamLimit.
+	// limit waits to queue (0: none waits). See sender.streamLimit.
 	unsent, want int
-	listed       bool // in Sender.roomy
-	newcomer     bool // in Sender.newcomers
+	listed       bool // in sender.roomy
+	newcomer     bool // in sender.newcomers
 }
 
 // Record marks.
@@ -104,10 +104,10 @@ type record struct {
 	marks   uint8 // markFastDone, markDupSeen, markT3, and the path index (paths.go)
 }
 
-// Sender is the sending half of the engine: the send buffer, lazy
+// sender is the sending half of the engine: the send buffer, lazy
 // fragmentation, the retransmission records, T3-rtx, fast retransmit and
 // congestion control (RFC 9260 sections 6.1, 6.2.1, 6.3, 7).
-type Sender struct {
+type sender struct {
 	cfg  *Config
 	path *Path // the primary: the path new data goes to (paths.go)
 	// paths is every path, the primary among them at index pri; dest is
@@ -226,7 +226,7 @@ type Sender struct {
 	lastSend time.Time // last DATA transmission, for the idle cwnd rule
 }
 
-func (s *Sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
+func (s *sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
 	s.cfg, s.path, s.stats, s.streams = cfg, path, st, streams
 	s.budget = cfg.SendBudget
 	s.one[0] = path
@@ -291,7 +291,7 @@ const (
 // one only when its delayed SACK timer fires (RFC 9260 section 6.2, 200 ms
 // at most; Linux acknowledges so too), so a packet holding the whole window
 // would wait that timer out on every round trip.
-func (s *Sender) setFragPoint() {
+func (s *sender) setFragPoint() {
 	fp := (s.path.mtu - 12 - s.hdr) &^ 3
 	s.dataRoom = 0
 	if w := (s.peerWinMax / winFragShare) &^ 3; w < fp {
@@ -303,7 +303,7 @@ func (s *Sender) setFragPoint() {
 
 // learnWindow takes the a_rwnd of a SACK: a window larger than any the
 // peer advertised before raises the bound it sets on the fragment point.
-func (s *Sender) learnWindow(arwnd uint32) {
+func (s *sender) learnWindow(arwnd uint32) {
 	if int(arwnd) > s.peerWinMax {
 		s.peerWinMax = int(arwnd)
 		s.setFragPoint()
@@ -320,14 +320,14 @@ func (s *Sender) learnWindow(arwnd uint32) {
 // share (see streamLimit; one message is accepted on a stream with none
 // waiting). Fragmentation and
 // TSN/SSN assignment happen later, in AppendData.
-func (s *Sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) error {
+func (s *sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) error {
 	return s.queue(sid, ppid, unordered, payload, true)
 }
 
 // queue is Queue; perStream applies the stream's own limit (streamLimit),
 // which messages of the priority policy skip: they compete for the send
 // buffer by their priority (RFC 7496 section 3.2), not by stream.
-func (s *Sender) queue(sid uint16, ppid uint32, unordered bool, payload []byte, perStream bool) error {
+func (s *sender) queue(sid uint16, ppid uint32, unordered bool, payload []byte, perStream bool) error {
 	if int(sid) >= s.cfg.OutStreams {
 		return fmt.Errorf("%w: %d, %d outbound streams", ErrStreamID, sid, s.cfg.OutStreams)
 	}
@@ -410,7 +410,7 @@ func (s *Sender) queue(sid uint16, ppid uint32, unordered bool, payload []byte, 
 }
 
 // release drops one reference to m and recycles it when none is left.
-func (s *Sender) release(m *message) {
+func (s *sender) release(m *message) {
 	m.refs--
 	if m.refs > 0 {
 		return
@@ -457,7 +457,7 @@ const (
 // shares left the heaviest streams' queues, drained fastest, empty
 // before their writers were back, and the others' data went instead
 // (1:2:3:4 delivered 14/23/29/35% over loopback).
-func (s *Sender) streamLimit(st *OutSide) int {
+func (s *sender) streamLimit(st *OutSide) int {
 	if s.cfg.StreamUnsent > 0 {
 		return s.cfg.StreamUnsent
 	}
@@ -475,7 +475,7 @@ func (s *Sender) streamLimit(st *OutSide) int {
 // send buffer (OutSide.share): its WFQ weight; under Priority 8 times
 // less for each level below the best (0: 32768, 1: 4096, ..., 5 and
 // above: 1); else 1.
-func (s *Sender) shareOf(sid uint16) uint16 {
+func (s *sender) shareOf(sid uint16) uint16 {
 	switch s.sched.Kind() {
 	case sched.WFQ:
 		if w, err := s.sched.Value(sid); err == nil && w > 0 {
@@ -491,14 +491,14 @@ func (s *Sender) shareOf(sid uint16) uint16 {
 
 // activate counts stream st (sid) among the active streams, with its
 // share.
-func (s *Sender) activate(st *OutSide, sid uint16) {
+func (s *sender) activate(st *OutSide, sid uint16) {
 	s.active++
 	st.share = s.shareOf(sid)
 	s.activeWeight += int(st.share)
 }
 
 // deactivate takes stream st out of the active streams.
-func (s *Sender) deactivate(st *OutSide) {
+func (s *sender) deactivate(st *OutSide) {
 	s.active--
 	s.activeWeight -= int(st.share)
 	st.share = 0
@@ -506,7 +506,7 @@ func (s *Sender) deactivate(st *OutSide) {
 
 // reshare gives active stream sid its current share, after its weight or
 // the scheduler changed.
-func (s *Sender) reshare(sid uint16) {
+func (s *sender) reshare(sid uint16) {
 	st := s.streams.OutSide(sid)
 	if st.share == 0 {
 		return // not active
@@ -535,14 +535,14 @@ const (
 
 // unsentFull reports whether a message of n bytes on a stream with nothing
 // queued is to wait for the streams' unsent bytes to fall (streamsUnsent).
-func (s *Sender) unsentFull(n int) bool {
+func (s *sender) unsentFull(n int) bool {
 	return s.active >= manyStreams && s.cfg.SendUnsent > 0 && s.unsent+n > s.cfg.SendUnsent*streamsUnsent
 }
 
 // takeUnsent accounts size bytes of stream sid's queue (st) cut into
 // chunks or given up, and lists the stream in roomy when a writer its
 // limit refused may queue now.
-func (s *Sender) takeUnsent(st *OutSide, sid uint16, size int) {
+func (s *sender) takeUnsent(st *OutSide, sid uint16, size int) {
 	st.unsent -= size
 	if st.unsent == 0 && st.want == 0 {
 		s.deactivate(st)
@@ -564,7 +564,7 @@ func (s *Sender) takeUnsent(st *OutSide, sid uint16, size int) {
 
 // sharedRoom lists the newcomers in roomy when the send buffer has room
 // for the smallest message they wait to queue.
-func (s *Sender) sharedRoom() {
+func (s *sender) sharedRoom() {
 	if s.buffered > 0 && s.buffered+s.newMin > s.bufLimit() || s.unsentFull(s.newMin) {
 		return
 	}
@@ -574,7 +574,7 @@ func (s *Sender) sharedRoom() {
 // refuse records that a writer of stream st was refused a message of n
 // bytes: the stream counts among the active ones (streamLimit) until
 // listRoom.
-func (s *Sender) refuse(st *OutSide, sid uint16, n int) {
+func (s *sender) refuse(st *OutSide, sid uint16, n int) {
 	if st.unsent == 0 && st.want == 0 {
 		s.activate(st, sid)
 	}
@@ -583,7 +583,7 @@ func (s *Sender) refuse(st *OutSide, sid uint16, n int) {
 
 // roomNewcomers lists the newcomers in roomy: the send buffer has room for
 // the smallest message they wait to queue.
-func (s *Sender) roomNewcomers() {
+func (s *sender) roomNewcomers() {
 	for _, sid := range s.newcomers {
 		if st := s.streams.PeekOutSide(sid); st != nil {
 			st.newcomer = false
@@ -597,7 +597,7 @@ func (s *Sender) roomNewcomers() {
 }
 
 // listRoom lists stream sid in roomy (once until TakeStreamRoom).
-func (s *Sender) listRoom(st *OutSide, sid uint16) {
+func (s *sender) listRoom(st *OutSide, sid uint16) {
 	st.want = 0
 	if st.unsent == 0 {
 		s.deactivate(st)
@@ -612,8 +612,8 @@ func (s *Sender) listRoom(st *OutSide, sid uint16) {
 // ErrStreamFull, may queue again since the last call: each such stream is
 // listed once after its unsent bytes fell to where the refused message
 // fits (or to none). The slice is valid until the next call into the
-// Sender.
-func (s *Sender) TakeStreamRoom() []uint16 {
+// sender.
+func (s *sender) TakeStreamRoom() []uint16 {
 	r := s.roomy
 	for _, sid := range r {
 		if st := s.streams.PeekOutSide(sid); st != nil {
@@ -625,11 +625,11 @@ func (s *Sender) TakeStreamRoom() []uint16 {
 }
 
 // HasStreamRoom reports whether TakeStreamRoom has streams to return.
-func (s *Sender) HasStreamRoom() bool { return len(s.roomy) > 0 }
+func (s *sender) HasStreamRoom() bool { return len(s.roomy) > 0 }
 
 // StreamUnsent returns the bytes of stream sid queued and not yet cut
 // into chunks.
-func (s *Sender) StreamUnsent(sid uint16) int {
+func (s *sender) StreamUnsent(sid uint16) int {
 	if int(sid) >= s.cfg.OutStreams {
 		return 0
 	}
@@ -640,13 +640,13 @@ func (s *Sender) StreamUnsent(sid uint16) int {
 }
 
 // Buffered returns the bytes in the send buffer: queued or unacknowledged.
-func (s *Sender) Buffered() int { return s.buffered }
+func (s *sender) Buffered() int { return s.buffered }
 
 // Room returns the bytes Queue accepts now: what is left below the send
 // buffer and the unsent limit (when one is set). An empty buffer takes a
 // message of any size, an empty unsent queue one of any size the send
 // buffer takes.
-func (s *Sender) Room() int {
+func (s *sender) Room() int {
 	r := maxMessage
 	if s.buffered > 0 {
 		r = s.bufLimit() - s.buffered
@@ -660,7 +660,7 @@ func (s *Sender) Room() int {
 // Capacity returns the most bytes Queue accepts from an empty sender
 // without exceeding either bound: the send buffer (or what the endpoint's
 // send budget lets the sender hold now) or the unsent limit.
-func (s *Sender) Capacity() int {
+func (s *sender) Capacity() int {
 	if s.cfg.SendUnsent > 0 {
 		return min(s.bufLimit(), s.cfg.SendUnsent)
 	}
@@ -669,29 +669,29 @@ func (s *Sender) Capacity() int {
 
 // Outstanding returns the number of DATA chunks sent and not yet covered
 // by the cumulative TSN ack point.
-func (s *Sender) Outstanding() int { return int(s.nextTSN - s.cumAck - 1) }
+func (s *sender) Outstanding() int { return int(s.nextTSN - s.cumAck - 1) }
 
 // Idle reports whether nothing is queued or unacknowledged: the condition
 // for sending SHUTDOWN (RFC 9260 section 9.2).
-func (s *Sender) Idle() bool { return s.buffered == 0 && s.Outstanding() == 0 }
+func (s *sender) Idle() bool { return s.buffered == 0 && s.Outstanding() == 0 }
 
 // CumulativeAck returns the cumulative TSN ack point of our outbound data.
-func (s *Sender) CumulativeAck() TSN { return s.cumAck }
+func (s *sender) CumulativeAck() TSN { return s.cumAck }
 
 // NextTSN returns the TSN the next new DATA chunk will carry.
-func (s *Sender) NextTSN() TSN { return s.nextTSN }
+func (s *sender) NextTSN() TSN { return s.nextTSN }
 
 // PeerRwnd returns our view of the peer's receive window.
-func (s *Sender) PeerRwnd() int { return s.peerRwnd }
+func (s *sender) PeerRwnd() int { return s.peerRwnd }
 
 // rec returns the record of tsn, which must lie in (cumAck, nextTSN).
-func (s *Sender) rec(tsn TSN) *record { return &s.recs[uint32(tsn)&s.mask] }
+func (s *sender) rec(tsn TSN) *record { return &s.recs[uint32(tsn)&s.mask] }
 
 // initialRecords is the record ring's first size, a power of two.
 const initialRecords = 4
 
 // grow doubles the record ring.
-func (s *Sender) grow() {
+func (s *sender) grow() {
 	n := len(s.recs) * 2
 	recs := getRing(n)
 	for t := s.cumAck + 1; t != s.nextTSN; t++ {
@@ -703,11 +703,11 @@ func (s *Sender) grow() {
 
 // size returns the bytes a chunk counts in flight size and cwnd: the
 // chunk with its header and padding.
-func (s *Sender) size(r *record) int { return s.hdr + pad4(int(r.n)) }
+func (s *sender) size(r *record) int { return s.hdr + pad4(int(r.n)) }
 
 // appendChunk writes the chunk of record r (TSN t) through the variant's
 // framer.
-func (s *Sender) appendChunk(pkt []byte, t TSN, r *record) []byte {
+func (s *sender) appendChunk(pkt []byte, t TSN, r *record) []byte {
 	flags := r.flags
 	if s.immediate || s.probing {
 		flags |= chunk.FlagImmediate
@@ -720,7 +720,7 @@ func (s *Sender) appendChunk(pkt []byte, t TSN, r *record) []byte {
 }
 
 // nextChunkSize returns the user data size of the next new chunk, or 0.
-func (s *Sender) nextChunkSize() int {
+func (s *sender) nextChunkSize() int {
 	m := s.cur
 	if m == nil {
 		if s.unsent == 0 {
@@ -736,7 +736,7 @@ func (s *Sender) nextChunkSize() int {
 // peekNext returns the message the scheduler would start next, without
 // starting it (Next has no effect until Sent), or nil when no stream is
 // active.
-func (s *Sender) peekNext() *message {
+func (s *sender) peekNext() *message {
 	for {
 		sid, ok := s.sched.Next()
 		if !ok {
@@ -756,7 +756,7 @@ func (s *Sender) peekNext() *message {
 
 // canSendNew applies rules A and B of section 6.1 to a new chunk of size
 // user bytes.
-func (s *Sender) canSendNew(now time.Time, size int) bool {
+func (s *sender) canSendNew(now time.Time, size int) bool {
 	// 6.1: "The data sender MUST NOT use a TSN that is more than 2^31 - 1
 	// above the beginning TSN of the current send window. For each stream,
 	// the data sender MUST NOT have more than 2^16 - 1 ordered user
@@ -818,17 +818,17 @@ func (s *Sender) canSendNew(now time.Time, size int) bool {
 // count again when a retransmission fills the hole below them, so the
 // cumulative ack jump at the end of a loss recovery opens no large burst,
 // the case rule D is for.
-func (s *Sender) sendOpportunity(refill int) {
+func (s *sender) sendOpportunity(refill int) {
 	s.burstCap = s.path.flight + refill + s.cfg.MaxBurst*s.path.pmdcs()
 }
 
 // window returns the flight size new data may not reach: cwnd, lowered
 // to the Max.Burst limit of the current send opportunity.
-func (s *Sender) window() int { return min(s.path.cwnd, s.burstCap) }
+func (s *sender) window() int { return min(s.path.cwnd, s.burstCap) }
 
 // Pending reports whether AppendData would append something now: chunks
 // marked for retransmission or new data the windows allow.
-func (s *Sender) Pending(now time.Time) bool {
+func (s *sender) Pending(now time.Time) bool {
 	if s.t3Recovery && s.t3Sent {
 		return false
 	}
@@ -854,7 +854,7 @@ func (s *Sender) Pending(now time.Time) bool {
 // one call is one packet, and a send opportunity (a SACK, a timeout, or new
 // data after an idle period) may raise the flight size by at most Max.Burst
 // full packets over what it was at that moment.
-func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
+func (s *sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 	if s.t3Recovery && s.t3Sent {
 		return pkt, 0
 	}
@@ -972,7 +972,7 @@ func (s *Sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 }
 
 // cut makes the next chunk of size bytes from m, records it and appends it.
-func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
+func (s *sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	st := s.streams.PeekOutSide(m.sid)
 	var flags uint8
 	end := int(m.off)+size == len(m.buf)
@@ -1060,7 +1060,7 @@ func (s *Sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 //
 // The packet goes to path dest and takes the chunks whose retransmission
 // goes there (destFor); with one path, all of them.
-func (s *Sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]byte, int, int) {
+func (s *sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]byte, int, int) {
 	n := 0
 	bypass := s.fastRtx || s.t3Recovery
 	multi := len(s.paths) > 1
@@ -1132,7 +1132,7 @@ func (s *Sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]b
 // nextSeq numbers a transmission: chunks sent at the same time (in one
 // burst, or within the clock's resolution) are still ordered, which TSNs
 // do not do for retransmissions.
-func (s *Sender) nextSeq() uint32 {
+func (s *sender) nextSeq() uint32 {
 	s.xmitSeq++
 	return s.xmitSeq
 }
@@ -1141,7 +1141,7 @@ func (s *Sender) nextSeq() uint32 {
 // sent to any address (including a retransmission), if the T3-rtx timer of
 // that address is not running, start it running so that it will expire
 // after the RTO of that address."
-func (s *Sender) startT3(now time.Time) {
+func (s *sender) startT3(now time.Time) {
 	if s.t3.IsZero() {
 		s.t3 = now.Add(s.path.rto)
 		s.sackSince = false
@@ -1152,11 +1152,11 @@ func (s *Sender) startT3(now time.Time) {
 // from now on (or stop doing so): RFC 9260 section 6.1 lists "The sender is
 // in the SHUTDOWN-PENDING state" among the reasons to ask the peer to SACK
 // without delay.
-func (s *Sender) SetImmediate(on bool) { s.immediate = on }
+func (s *sender) SetImmediate(on bool) { s.immediate = on }
 
 // Deadline returns when the T3-rtx timer expires or a zero window probe
 // is due, or the zero time when neither is pending.
-func (s *Sender) Deadline() time.Time {
+func (s *sender) Deadline() time.Time {
 	d := s.t3
 	if !s.probeAt.IsZero() && s.unsent > 0 && (d.IsZero() || s.probeAt.Before(d)) {
 		d = s.probeAt
@@ -1188,7 +1188,7 @@ type Unsent struct {
 }
 
 // describe describes m for Drain.
-func (s *Sender) describe(m *message, sent bool) Unsent {
+func (s *sender) describe(m *message, sent bool) Unsent {
 	u := Unsent{SID: m.sid, PPID: m.ppid, Unordered: m.unordered, Sent: sent, Payload: m.buf,
 		PR: PR{Policy: m.policy(), Value: m.prValue}}
 	if u.PR.Policy == PRTTL {
@@ -1202,7 +1202,7 @@ func (s *Sender) describe(m *message, sent bool) Unsent {
 // buffer, calling fn (when not nil) for each. The association calls it
 // when the association ends, to raise send-failed events, and after a
 // peer restart, to queue the messages again on the new association.
-func (s *Sender) Drain(fn func(Unsent)) {
+func (s *sender) Drain(fn func(Unsent)) {
 	// Messages with chunks outstanding, each reported once.
 	for t := s.cumAck + 1; t != s.nextTSN; t++ {
 		r := s.rec(t)

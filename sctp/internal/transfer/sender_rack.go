@@ -32,7 +32,7 @@ import "time"
 // rack is the loss-detection state of one path.
 type rack struct {
 	xmit   time.Time     // send time of the newest chunk acknowledged
-	seq    uint32        // its transmission number (Sender.nextSeq)
+	seq    uint32        // its transmission number (sender.nextSeq)
 	rtt    time.Duration // its round-trip time
 	valid  bool          // xmit, seq and rtt are set
 	minRTT time.Duration // smallest RTT of an acknowledged chunk sent once
@@ -74,7 +74,7 @@ func sentAfter(s1, s2 uint32) bool { return int32(s1-s2) > 0 }
 // (and has the smallest RTT of them), so per chunk this keeps the newest
 // sent once and the newest retransmitted; rackUpdate then reads the clock
 // once per SACK.
-func (s *Sender) rackAcked(t TSN, r *record) {
+func (s *sender) rackAcked(t TSN, r *record) {
 	k := &s.path.rack
 	if r.xmits == 1 {
 		s.onceAcked = true
@@ -96,7 +96,7 @@ func (s *Sender) rackAcked(t TSN, r *record) {
 
 // rackUpdate moves RACK's reference to the newest transmission this SACK
 // acknowledged (steps 1 and 2) and updates the minimum RTT.
-func (s *Sender) rackUpdate(now time.Time) {
+func (s *sender) rackUpdate(now time.Time) {
 	k := &s.path.rack
 	if r := s.newestOnce; r != nil {
 		rtt := now.Sub(r.sent)
@@ -120,7 +120,7 @@ func (s *Sender) rackUpdate(now time.Time) {
 
 // rackMove makes transmission r, acknowledged after rtt, the reference
 // when it is newer than the current one.
-func (s *Sender) rackMove(r *record, rtt time.Duration) {
+func (s *sender) rackMove(r *record, rtt time.Duration) {
 	k := &s.path.rack
 	if !k.valid || sentAfter(r.seq, k.seq) {
 		k.xmit, k.seq, k.rtt, k.valid = r.sent, r.seq, rtt, true
@@ -132,7 +132,7 @@ func (s *Sender) rackMove(r *record, rtt time.Duration) {
 // a chunk we sent more than once as the DSACK) and counts spurious
 // retransmissions, once per chunk transmission. Reports of chunks sent
 // once are the network's duplicates and change nothing.
-func (s *Sender) rackDuplicates(dups []TSN) {
+func (s *sender) rackDuplicates(dups []TSN) {
 	k := &s.path.rack
 	for _, d := range dups {
 		// The ring still holds d's record while fewer than len(recs)
@@ -160,7 +160,7 @@ func (s *Sender) rackDuplicates(dups []TSN) {
 }
 
 // reoWnd returns the reordering window (RFC 8985 section 6.2 step 4).
-func (s *Sender) reoWnd() time.Duration {
+func (s *sender) reoWnd() time.Duration {
 	k := &s.path.rack
 	if !k.reordering && (s.path.inFastRecovery || s.t3Recovery || s.gapAcked >= 3) {
 		return 0
@@ -175,7 +175,7 @@ func (s *Sender) reoWnd() time.Duration {
 // rackDetect marks the chunks RACK finds lost (RFC 8985 section 6.2 step
 // 5) for retransmission and sets the reordering timer for the suspects.
 // It reports whether it marked any.
-func (s *Sender) rackDetect(now time.Time) bool {
+func (s *sender) rackDetect(now time.Time) bool {
 	k := &s.path.rack
 	k.timer = time.Time{}
 	if !k.valid || s.inFlight == 0 {
@@ -223,7 +223,7 @@ func (s *Sender) rackDetect(now time.Time) bool {
 // rackLost starts fast recovery for chunks rackDetect marked: the
 // congestion window is reduced once per window of data (7.2.4 step 2),
 // and the retransmissions may go out at once, one packet beyond cwnd.
-func (s *Sender) rackLost(now time.Time) {
+func (s *sender) rackLost(now time.Time) {
 	s.fastRtx = true
 	if !s.path.inFastRecovery {
 		s.path.enterFastRecovery(now, s.nextTSN-1)
@@ -239,7 +239,7 @@ func (s *Sender) rackLost(now time.Time) {
 // are in flight and fewer than maxProbes went out since the last new
 // acknowledgement. The probe is not armed past T3-rtx,
 // which then covers the tail.
-func (s *Sender) armPTO(now time.Time) {
+func (s *sender) armPTO(now time.Time) {
 	k := &s.path.rack
 	k.pto = time.Time{}
 	if s.cfg.Recovery != RecoveryRACK || k.probes >= maxProbes || s.inFlight == 0 || !s.path.measured || s.t3Recovery {
@@ -263,7 +263,7 @@ func (s *Sender) armPTO(now time.Time) {
 // probe sends the tail loss probe (RFC 8985 section 7.3): new data if the
 // peer's window takes it (AppendData then ignores cwnd for one packet),
 // else the highest chunk in flight again.
-func (s *Sender) probe(now time.Time) {
+func (s *sender) probe(now time.Time) {
 	k := &s.path.rack
 	k.pto = time.Time{}
 	k.probes++
@@ -283,7 +283,7 @@ func (s *Sender) probe(now time.Time) {
 }
 
 // rackTimers runs the reordering timer and the probe timer when due.
-func (s *Sender) rackTimers(now time.Time) {
+func (s *sender) rackTimers(now time.Time) {
 	k := &s.path.rack
 	if !k.timer.IsZero() && !now.Before(k.timer) {
 		if s.rackDetect(now) {
@@ -296,7 +296,7 @@ func (s *Sender) rackTimers(now time.Time) {
 }
 
 // rackDeadline returns the earlier of the reordering and probe timers.
-func (s *Sender) rackDeadline() time.Time {
+func (s *sender) rackDeadline() time.Time {
 	k := &s.path.rack
 	switch {
 	case k.timer.IsZero():

@@ -19,7 +19,7 @@ import (
 // of order). A SACK that acknowledges a TSN never sent yields
 // ErrProtocolViolation and changes nothing; the association answers with
 // ABORT (section 12.4).
-func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
+func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	s.stats.SACKsReceived++
 	cum := sk.CumTSNAck
 	// 6.2.1 D i): "If Cumulative TSN Ack is less than the Cumulative TSN
@@ -195,7 +195,7 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 // missIndications counts the miss indications of RFC 9260 section 7.2.4
 // (RecoveryRFC9260) and marks chunks with three for fast retransmit. It
 // reports whether it marked any.
-func (s *Sender) missIndications(sk *SACK, cum, htna TSN, haveHTNA, cumAdvanced bool) bool {
+func (s *sender) missIndications(sk *SACK, cum, htna TSN, haveHTNA, cumAdvanced bool) bool {
 	// Miss indications (7.2.4): "For each incoming SACK chunk, miss
 	// indications are incremented only for missing TSNs prior to the HTNA
 	// in the SACK chunk." "If an endpoint is in Fast Recovery and a SACK
@@ -229,7 +229,7 @@ var errMalformedGaps = errors.New("malformed gap ack blocks")
 // validate checks a SACK against what was sent before anything changes.
 // Section 12.4: "An SCTP implementation MUST abort the association if it
 // receives a SACK chunk acknowledging a TSN that has not been sent."
-func (s *Sender) validate(sk *SACK) error {
+func (s *sender) validate(sk *SACK) error {
 	highest := s.nextTSN - 1
 	if sk.CumTSNAck.GT(highest) {
 		return fmt.Errorf("%w: SACK acknowledges TSN %d, highest sent %d", ErrProtocolViolation, sk.CumTSNAck, highest)
@@ -250,7 +250,7 @@ func (s *Sender) validate(sk *SACK) error {
 // ack takes a chunk out of flight (or out of the retransmission queue) on
 // its first acknowledgement and takes an RTT measurement from it when
 // allowed. It reports whether the chunk was newly acknowledged.
-func (s *Sender) ack(now time.Time, t TSN, r *record) bool {
+func (s *sender) ack(now time.Time, t TSN, r *record) bool {
 	p := s.pathOf(r)
 	switch r.state {
 	case recInFlight:
@@ -284,7 +284,7 @@ func (s *Sender) ack(now time.Time, t TSN, r *record) bool {
 // "Mark the DATA chunk(s) with three miss indications for retransmission"
 // and "as being fast retransmitted and thus ineligible for a subsequent
 // Fast Retransmit".
-func (s *Sender) markFast(r *record) {
+func (s *sender) markFast(r *record) {
 	r.misses = 0
 	r.marks |= markFastDone
 	r.fastRtx = true
@@ -295,7 +295,7 @@ func (s *Sender) markFast(r *record) {
 // "Any time a DATA chunk is marked for retransmission, either via T3-rtx
 // timer expiration (Section 6.3.3) or via Fast Retransmit (Section 7.2.4),
 // add the data size of those chunks to the rwnd."
-func (s *Sender) markRtx(r *record) {
+func (s *sender) markRtx(r *record) {
 	r.state = recRtx
 	s.rtxPending++
 	s.inFlight--
@@ -311,7 +311,7 @@ func (s *Sender) markRtx(r *record) {
 // and if no retransmit timer is running for the destination address to
 // which the DATA chunk was originally transmitted, then T3-rtx is started
 // for that destination address." (Also R4 of 6.3.2.)
-func (s *Sender) renege(now time.Time, t TSN) {
+func (s *sender) renege(now time.Time, t TSN) {
 	r := s.rec(t)
 	if r.state != recGapAcked {
 		return
@@ -341,7 +341,7 @@ func (s *Sender) renege(now time.Time, t TSN) {
 // association (section 8.1), which then checks Association.Max.Retrans:
 // unanswered zero window probes do not count while SACKs keep arriving
 // (6.1 rule A).
-func (s *Sender) OnTimeout(now time.Time) (expired bool) {
+func (s *sender) OnTimeout(now time.Time) (expired bool) {
 	s.rackTimers(now)
 	s.faulted = 0
 	if len(s.paths) > 1 {
@@ -428,7 +428,7 @@ func (s *Sender) OnTimeout(now time.Time) (expired bool) {
 // of the chunk, that all its outstanding DATA chunks have been received by
 // the SHUTDOWN chunk sender."): a SACK without gap blocks that leaves the
 // peer's window as it was. Errors as HandleSACK.
-func (s *Sender) HandleCumAck(now time.Time, cum TSN) (acked bool, err error) {
+func (s *sender) HandleCumAck(now time.Time, cum TSN) (acked bool, err error) {
 	if cum.LT(s.cumAck) {
 		return false, nil
 	}
