@@ -104,7 +104,7 @@ func (e *Engine) SendRoom() (room, capacity int) { return e.send.Room(), e.send.
 
 // Outstanding returns the number of DATA chunks sent and not yet covered
 // by the cumulative TSN ack point.
-func (e *Engine) Outstanding() int { return e.send.Outstanding() }
+func (e *Engine) Outstanding() int { return e.send.ledger.outstanding() }
 
 // NextTSN returns the TSN the next new DATA chunk will carry.
 func (e *Engine) NextTSN() TSN { return e.send.NextTSN() }

@@ -168,14 +168,14 @@ func (r *rx) readAll() []int {
 func checkInvariants(t testing.TB, s *sender) {
 	t.Helper()
 	var flight, inFlight, rtx, gap, unacked, prOut int
-	for tsn := s.cumAck + 1; tsn != s.nextTSN; tsn++ {
-		r := s.rec(tsn)
+	for tsn := s.ledger.cumAck + 1; tsn != s.ledger.nextTSN; tsn++ {
+		r := s.ledger.rec(tsn)
 		if r.state != recAbandoned && r.msg != nil && r.msg.timed() {
 			prOut++
 		}
 		switch r.state {
 		case recInFlight:
-			flight += s.size(r)
+			flight += s.ledger.size(r)
 			inFlight++
 			unacked += int(r.n)
 		case recRtx:
@@ -197,14 +197,14 @@ func checkInvariants(t testing.TB, s *sender) {
 		pathFlight += p.flight
 		timer = timer || !p.t3.IsZero()
 	}
-	if flight != pathFlight || inFlight != s.inFlight || rtx != s.rtxPending || gap != s.gapAcked || unacked != s.unackedData {
+	if flight != pathFlight || inFlight != s.ledger.inFlight || rtx != s.ledger.rtxPending || gap != s.ledger.gapAcked || unacked != s.ledger.unackedData {
 		t.Fatalf("counters flight %d/%d inFlight %d/%d rtx %d/%d gap %d/%d unacked %d/%d (want/have)",
-			flight, pathFlight, inFlight, s.inFlight, rtx, s.rtxPending, gap, s.gapAcked, unacked, s.unackedData)
+			flight, pathFlight, inFlight, s.ledger.inFlight, rtx, s.ledger.rtxPending, gap, s.ledger.gapAcked, unacked, s.ledger.unackedData)
 	}
 	if prOut != s.prOut {
 		t.Fatalf("%d outstanding chunks with a PR policy, counted %d", prOut, s.prOut)
 	}
-	if (s.inFlight+s.rtxPending > 0) && !timer {
+	if (s.ledger.inFlight+s.ledger.rtxPending > 0) && !timer {
 		t.Fatalf("data outstanding without T3-rtx running")
 	}
 }

@@ -17,7 +17,7 @@ type snapshot struct {
 
 func snap(x *tx) snapshot {
 	s := &x.e.send
-	return snapshot{s.cumAck, x.e.path.flight, x.e.path.cwnd, s.peerRwnd, s.inFlight, s.rtxPending, s.gapAcked, s.t3,
+	return snapshot{s.ledger.cumAck, x.e.path.flight, x.e.path.cwnd, s.peerRwnd, s.ledger.inFlight, s.ledger.rtxPending, s.ledger.gapAcked, s.t3,
 		x.e.stats.BytesAcked, x.e.stats.SACKsStale, 0}
 }
 
@@ -100,7 +100,7 @@ func FuzzSender(f *testing.F) {
 			op := b[0]
 			switch op % 4 {
 			case 0, 1: // SACK: cum offset, a_rwnd, gap count, gaps
-				sk.CumTSNAck = x.e.send.cumAck + TSN(b[1])
+				sk.CumTSNAck = x.e.send.ledger.cumAck + TSN(b[1])
 				sk.ARwnd = uint32(b[2]) << 8
 				n := int(b[3] % 8)
 				b = b[4:]

@@ -179,8 +179,8 @@ func (s *sender) abandonAll(ms []*message) {
 		m.bits |= msgAbandoned
 		s.report(m, true)
 	}
-	for t := s.cumAck + 1; t != s.nextTSN; t++ {
-		if r := s.rec(t); r.msg != nil && r.msg.abandoned() {
+	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
+		if r := s.ledger.rec(t); r.msg != nil && r.msg.abandoned() {
 			s.abandonRec(r) // no-op for chunks abandoned before
 		}
 	}

@@ -62,19 +62,19 @@ func TestRestingGivesBack(t *testing.T) {
 	}
 	burst()
 	s, r := &m.a.send, &m.b.recv
-	if s.nfree > keepFreeMessages || len(s.recs) != initialRecords {
+	if s.nfree > keepFreeMessages || len(s.ledger.recs) != initialRecords {
 		t.Errorf("resting sender keeps %d free messages and a ring of %d, want at most %d and %d",
-			s.nfree, len(s.recs), keepFreeMessages, initialRecords)
+			s.nfree, len(s.ledger.recs), keepFreeMessages, initialRecords)
 	}
 	if n := r.pool.FreeCost(); n > keepFreeFragBytes {
 		t.Errorf("resting receiver keeps free fragments costing %d bytes, want at most %d", n, keepFreeFragBytes)
 	}
 	// A ring grown for a large flight goes back to the first size.
-	s.grow()
-	s.grow()
+	s.ledger.grow()
+	s.ledger.grow()
 	s.rest()
-	if len(s.recs) != initialRecords || s.mask != initialRecords-1 {
-		t.Errorf("rested ring has %d records (mask %d), want %d", len(s.recs), s.mask, initialRecords)
+	if len(s.ledger.recs) != initialRecords || s.ledger.mask != initialRecords-1 {
+		t.Errorf("rested ring has %d records (mask %d), want %d", len(s.ledger.recs), s.ledger.mask, initialRecords)
 	}
 	if testsupport.RaceEnabled {
 		return // sync.Pool drops items at random under -race

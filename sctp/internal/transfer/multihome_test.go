@@ -161,9 +161,9 @@ func (p *mhPair) done() bool {
 func checkPathFlight(t testing.TB, s *sender) {
 	t.Helper()
 	want := make([]int, len(s.paths))
-	for tsn := s.cumAck + 1; tsn != s.nextTSN; tsn++ {
-		if r := s.rec(tsn); r.state == recInFlight {
-			want[r.marks>>pathShift] += s.size(r)
+	for tsn := s.ledger.cumAck + 1; tsn != s.ledger.nextTSN; tsn++ {
+		if r := s.ledger.rec(tsn); r.state == recInFlight {
+			want[r.marks>>pathShift] += s.ledger.size(r)
 		}
 	}
 	for i, p := range s.paths {

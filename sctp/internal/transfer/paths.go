@@ -133,8 +133,8 @@ func (e *Engine) SetPathDown(i int, down bool) {
 		// A path is usable again: the chunks still in flight on paths
 		// that are down (sent there while no other path was up) go to
 		// it now, rather than wait for their path's backed-off T3-rtx.
-		for t := s.cumAck + 1; t != s.nextTSN; t++ {
-			if r := s.rec(t); r.state == recInFlight && s.paths[r.marks>>pathShift].down {
+		for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
+			if r := s.ledger.rec(t); r.state == recInFlight && s.paths[r.marks>>pathShift].down {
 				s.markRtx(r)
 				r.marks |= markT3
 				r.misses = 0
@@ -145,8 +145,8 @@ func (e *Engine) SetPathDown(i int, down bool) {
 	if !down || len(s.paths) == 1 || s.alternate(p.index) == p.index {
 		return
 	}
-	for t := s.cumAck + 1; t != s.nextTSN; t++ {
-		if r := s.rec(t); r.state == recInFlight && r.marks>>pathShift == p.index {
+	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
+		if r := s.ledger.rec(t); r.state == recInFlight && r.marks>>pathShift == p.index {
 			s.markRtx(r)
 			r.marks |= markT3
 			r.misses = 0
@@ -203,8 +203,8 @@ func (s *sender) destFor(r *record) uint8 {
 // rtxDest returns the path of the next retransmission packet: that of the
 // lowest TSN marked for retransmission.
 func (s *sender) rtxDest() uint8 {
-	for t := s.cumAck + 1; t != s.nextTSN; t++ {
-		if r := s.rec(t); r.state == recRtx {
+	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
+		if r := s.ledger.rec(t); r.state == recRtx {
 			return s.destFor(r)
 		}
 	}
@@ -261,8 +261,8 @@ func (s *sender) pathTimers(now time.Time) bool {
 		p.onT3Expiry(now)
 		p.Backoff()
 		marked := false
-		for t := s.cumAck + 1; t != s.nextTSN; t++ {
-			r := s.rec(t)
+		for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
+			r := s.ledger.rec(t)
 			if r.state == recInFlight && r.marks>>pathShift == p.index {
 				s.markRtx(r)
 				r.marks |= markT3
@@ -300,8 +300,8 @@ func (s *sender) pathDeadline() time.Time {
 
 // flightOn reports whether a chunk last sent on path i is in flight.
 func (s *sender) flightOn(i uint8) bool {
-	for t := s.cumAck + 1; t != s.nextTSN; t++ {
-		if r := s.rec(t); r.state == recInFlight && r.marks>>pathShift == i {
+	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
+		if r := s.ledger.rec(t); r.state == recInFlight && r.marks>>pathShift == i {
 			return true
 		}
 	}

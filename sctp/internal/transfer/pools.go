@@ -45,7 +45,7 @@ func (s *sender) newMessage() *message {
 // resting reports whether the sender should give its caches back: nothing
 // is buffered and it holds more than a resting sender keeps.
 func (s *sender) resting() bool {
-	return s.buffered == 0 && (s.nfree > keepFreeMessages || len(s.recs) > initialRecords)
+	return s.buffered == 0 && (s.nfree > keepFreeMessages || len(s.ledger.recs) > initialRecords)
 }
 
 // rest gives the caches of a burst back (see resting). The ring is
@@ -58,11 +58,7 @@ func (s *sender) rest() {
 		m.next = nil
 		messagePool.Put(m)
 	}
-	if len(s.recs) > initialRecords && s.Outstanding() == 0 {
-		putRing(s.recs)
-		s.recs = getRing(initialRecords)
-		s.mask = initialRecords - 1
-	}
+	s.ledger.shrink()
 }
 
 // getRing returns a cleared ring of n records, n a power of two.

@@ -211,8 +211,8 @@ func (s *sender) abandon(now time.Time, m *message) {
 	}
 	m.bits |= msgAbandoned
 	s.report(m, true)
-	for t := s.cumAck + 1; t != s.nextTSN; t++ {
-		if r := s.rec(t); r.msg == m {
+	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
+		if r := s.ledger.rec(t); r.msg == m {
 			s.abandonRec(r)
 		}
 	}
@@ -237,12 +237,7 @@ func (s *sender) abandon(now time.Time, m *message) {
 // ahead until a FORWARD-TSN moves the peer past it, and carries the
 // message's stream, SSN or MID and U flag for the chunk's entries.
 func (s *sender) placeholder(m *message) {
-	if s.Outstanding() == len(s.recs) {
-		s.grow()
-	}
-	t := s.nextTSN
-	s.nextTSN++
-	r := s.rec(t)
+	_, r := s.ledger.assign()
 	flags := uint8(0)
 	if m.unordered {
 		flags = chunk.FlagUnordered
@@ -257,22 +252,14 @@ func (s *sender) placeholder(m *message) {
 // partial_bytes_acked ... and MUST NOT advance the cwnd based on this
 // "abandoned" data chunk").
 func (s *sender) abandonRec(r *record) {
-	switch r.state {
-	case recInFlight:
-		s.pathOf(r).flight -= s.size(r)
-		s.inFlight--
-		s.unackedData -= int(r.n)
-	case recRtx:
-		s.rtxPending--
-		s.unackedData -= int(r.n)
-		r.fastRtx = false
-	case recGapAcked:
-		s.gapAcked--
-	default:
+	was, ok := s.ledger.abandoned(r)
+	if !ok {
 		return
 	}
+	if was == recInFlight {
+		s.pathOf(r).flight -= s.ledger.size(r)
+	}
 	s.prOut--
-	r.state = recAbandoned
 	s.stats.AbandonedChunks++
 }
 
@@ -312,8 +299,8 @@ func (s *sender) sweep(now time.Time) {
 	if s.prOut == 0 || !s.cfg.PartialReliability {
 		return
 	}
-	for t := s.cumAck + 1; t != s.nextTSN; t++ {
-		r := s.rec(t)
+	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
+		r := s.ledger.rec(t)
 		m := r.msg
 		if m == nil || m.bits == 0 || m.abandoned() {
 			continue
@@ -336,13 +323,13 @@ func (s *sender) sweep(now time.Time) {
 // space is marked as "abandoned"". A FORWARD-TSN becomes due when it moved
 // past the cumulative ack point.
 func (s *sender) advance() {
-	if s.advPeerAck.LT(s.cumAck) {
-		s.advPeerAck = s.cumAck // C1
+	if s.advPeerAck.LT(s.ledger.cumAck) {
+		s.advPeerAck = s.ledger.cumAck // C1
 	}
-	for t := s.advPeerAck + 1; t != s.nextTSN && s.rec(t).state == recAbandoned; t++ {
+	for t := s.advPeerAck + 1; t != s.ledger.nextTSN && s.ledger.rec(t).state == recAbandoned; t++ {
 		s.advPeerAck = t
 	}
-	if s.advPeerAck.GT(s.cumAck) && s.advPeerAck != s.fwdSent {
+	if s.advPeerAck.GT(s.ledger.cumAck) && s.advPeerAck != s.fwdSent {
 		s.fwdDue = true
 	}
 }
@@ -350,8 +337,8 @@ func (s *sender) advance() {
 // AdvancedPeerAckPoint returns the Advanced.Peer.Ack.Point of RFC 3758
 // section 3.5 A1.
 func (s *sender) AdvancedPeerAckPoint() TSN {
-	if s.advPeerAck.LT(s.cumAck) {
-		return s.cumAck
+	if s.advPeerAck.LT(s.ledger.cumAck) {
+		return s.ledger.cumAck
 	}
 	return s.advPeerAck
 }
@@ -360,7 +347,7 @@ func (s *sender) AdvancedPeerAckPoint() TSN {
 // out: the Advanced.Peer.Ack.Point is ahead of the peer's cumulative ack
 // and a SACK, T3-rtx expiry or new abandonment called for it (C3, A5).
 func (s *sender) ForwardDue() bool {
-	return s.fwdDue && s.cfg.PartialReliability && s.advPeerAck.GT(s.cumAck)
+	return s.fwdDue && s.cfg.PartialReliability && s.advPeerAck.GT(s.ledger.cumAck)
 }
 
 // AppendForward appends the FORWARD-TSN chunk (I-FORWARD-TSN with I-DATA)
@@ -389,9 +376,9 @@ func (s *sender) AppendForward(now time.Time, pkt []byte, room int) []byte {
 	}
 	maxEntries := min((room-8)/entry, (chunk.MaxLen-8)/entry)
 	s.fwdSSN, s.fwdMID = s.fwdSSN[:0], s.fwdMID[:0]
-	cum := s.cumAck
-	for t := s.cumAck + 1; t.LEQ(s.advPeerAck); t++ {
-		r := s.rec(t)
+	cum := s.ledger.cumAck
+	for t := s.ledger.cumAck + 1; t.LEQ(s.advPeerAck); t++ {
+		r := s.ledger.rec(t)
 		uo := r.flags&chunk.FlagUnordered != 0
 		if s.cfg.Interleaved {
 			i := 0
@@ -422,7 +409,7 @@ func (s *sender) AppendForward(now time.Time, pkt []byte, room int) []byte {
 		}
 		cum = t
 	}
-	if cum == s.cumAck {
+	if cum == s.ledger.cumAck {
 		return pkt
 	}
 	if s.cfg.Interleaved {
@@ -449,7 +436,7 @@ func (s *sender) AppendForward(now time.Time, pkt []byte, room int) []byte {
 // MUST send the data receiver a FORWARD TSN chunk".
 func (s *sender) afterSACK(now time.Time, sackCum TSN) {
 	if !s.cfg.PartialReliability {
-		s.advPeerAck = s.cumAck
+		s.advPeerAck = s.ledger.cumAck
 		return
 	}
 	s.sweep(now)

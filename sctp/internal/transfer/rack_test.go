@@ -293,7 +293,7 @@ func TestT3MarksOldChunks(t *testing.T) {
 	if !x.e.OnTimeout(x.now) {
 		t.Fatal("T3 did not expire")
 	}
-	if n := x.e.send.rtxPending; n != 3 {
+	if n := x.e.send.ledger.rtxPending; n != 3 {
 		t.Fatalf("%d chunks marked, want the 3 sent 100 ms ago", n)
 	}
 	x.flush()

@@ -15,7 +15,7 @@ import (
 // LastAssignedTSN returns the TSN of the last DATA chunk cut (the
 // "Sender's Last Assigned TSN" of an Outgoing SSN Reset Request, RFC 6525
 // section 4.1), the initial TSN less one before any.
-func (s *sender) LastAssignedTSN() TSN { return s.nextTSN - 1 }
+func (s *sender) LastAssignedTSN() TSN { return s.ledger.nextTSN - 1 }
 
 // Cutting reports whether outbound stream sid has a message partly cut
 // into chunks: its remaining fragments carry the message's SSN (or MID), so
@@ -366,7 +366,7 @@ func (r *receiver) ResetIncoming(sids []uint16) bool {
 // queued and not yet cut do not count: they take the new numbering. It
 // costs O(1) (sender.cutting).
 func (s *sender) Quiet() bool {
-	return s.Outstanding() == 0 && !s.fwdDue && s.cutting == 0
+	return s.ledger.outstanding() == 0 && !s.fwdDue && s.cutting == 0
 }
 
 // ResetTSN performs the sender's part of an SSN/TSN reset (RFC 6525
@@ -375,12 +375,11 @@ func (s *sender) Quiet() bool {
 // becomes next-1, and every outbound stream numbers again from 0.
 func (s *sender) ResetTSN(next TSN) {
 	s.expectJump = false
-	if next != s.nextTSN {
-		s.jumped, s.jumpCum = true, s.cumAck
+	if next != s.ledger.nextTSN {
+		s.jumped, s.jumpCum = true, s.ledger.cumAck
 	}
-	s.nextTSN = next
-	s.cumAck = next - 1
-	s.advPeerAck, s.fwdSent = s.cumAck, s.cumAck
+	s.ledger.restart(next)
+	s.advPeerAck, s.fwdSent = s.ledger.cumAck, s.ledger.cumAck
 	s.fwdDue = false
 	s.timing = false
 	s.ResetOutgoing(nil)
@@ -396,7 +395,7 @@ func (s *sender) beforeJump(cum TSN) bool {
 	if !s.jumped {
 		return false
 	}
-	if s.cumAck.Sub(s.jumpCum) > 1<<29 && s.cumAck.Sub(s.jumpCum) < 3<<29 {
+	if s.ledger.cumAck.Sub(s.jumpCum) > 1<<29 && s.ledger.cumAck.Sub(s.jumpCum) < 3<<29 {
 		s.jumped = false
 		return false
 	}

@@ -40,7 +40,7 @@ func sendEach(t testing.TB, x *tx, sids ...uint16) {
 			}
 			sent += n
 		}
-		if sent == 0 && x.e.send.Outstanding() == 0 {
+		if sent == 0 && x.e.send.ledger.outstanding() == 0 {
 			return // all sent, or what is left blocked
 		}
 		x.mustSACK(x.e.send.NextTSN()-1, 1<<24)
@@ -314,7 +314,7 @@ func (m *outModel) check(step int) {
 	if queued != s.queuedStreams || cutting != s.cutting {
 		m.t.Fatalf("step %d: %d streams queued, %d partly cut; counted %d, %d", step, queued, cutting, s.queuedStreams, s.cutting)
 	}
-	if quiet := s.Outstanding() == 0 && !s.fwdDue && cutting == 0; quiet != s.Quiet() {
+	if quiet := s.ledger.outstanding() == 0 && !s.fwdDue && cutting == 0; quiet != s.Quiet() {
 		m.t.Fatalf("step %d: Quiet %v, the walk says %v", step, s.Quiet(), quiet)
 	}
 	if m.on && (left == 0) != s.ResetReady() {

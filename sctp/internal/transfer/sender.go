@@ -70,40 +70,6 @@ type OutSide struct {
 	newcomer     bool // in sender.newcomers
 }
 
-// Record marks.
-const (
-	markFastDone = 1 << 0 // was fast-retransmitted once already (RecoveryRFC9260)
-	markDupSeen  = 1 << 1 // the peer reported a duplicate of this transmission
-)
-
-// Record states.
-const (
-	recInFlight  uint8 = iota // sent, not acknowledged
-	recGapAcked               // acknowledged by a Gap Ack Block (may be reneged)
-	recRtx                    // marked for retransmission
-	recAcked                  // below the cumulative TSN ack point (slot free)
-	recAbandoned              // abandoned (RFC 3758 section 3.5): treated as acked, not yet passed by the peer
-)
-
-// record is the retransmission record of one DATA chunk: compact, separate
-// from the wire format; its payload is a slice of the message's buffer.
-type record struct {
-	msg     *message
-	sent    time.Time // last transmission
-	seq     uint32    // transmission number of the last transmission (serial)
-	off, n  int32     // payload = msg.buf[off:off+n]
-	ppid    uint32
-	mid     uint32 // SSN or MID
-	fsn     uint32 // I-DATA fragment sequence number
-	sid     uint16
-	flags   uint8
-	state   uint8
-	misses  uint8 // miss indications (7.2.4)
-	xmits   uint8 // transmissions so far
-	fastRtx bool  // marked by fast retransmit, not yet resent
-	marks   uint8 // markFastDone, markDupSeen, markT3, and the path index (paths.go)
-}
-
 // sender is the sending half of the engine: the send buffer, lazy
 // fragmentation, the retransmission records, T3-rtx, fast retransmit and
 // congestion control (RFC 9260 sections 6.1, 6.2.1, 6.3, 7).
@@ -125,6 +91,8 @@ type sender struct {
 	frame    interleave.Framer
 	hdr      int // chunk header length of the variant
 
+	ledger ledger // the records of the chunks sent (ledger.go)
+
 	streams *Streams
 	free    *message // free list of messages
 	nfree   int
@@ -142,22 +110,14 @@ type sender struct {
 	// newcomers lists the streams whose writers the send buffer refused
 	// (with ErrStreamFull); newMin is the smallest message they wait to
 	// queue (0: none waits). release lists them in roomy once it fits.
-	newcomers   []uint16
-	newMin      int
-	fragPoint   int // largest DATA payload per chunk
-	burstCap    int // flight size this send opportunity may reach (Max.Burst, 6.1 rule D)
-	peerRwnd    int
-	peerWinMax  int // largest a_rwnd the peer advertised (INIT, SACKs): bounds fragPoint
-	dataRoom    int // bytes of DATA chunks per packet when the window bounds fragPoint (0: no bound)
-	cumAck      TSN // cumulative TSN ack point
-	nextTSN     TSN // next TSN to assign
-	recs        []record
-	mask        uint32
-	inFlight    int  // records sent and not acknowledged (not gap-acked, not acked)
-	rtxPending  int  // records marked for retransmission
-	gapAcked    int  // records acknowledged by a gap block
-	unackedData int  // user bytes of records in flight or marked for retransmission
-	fastRtx     bool // a fast-retransmit packet is due (ignores cwnd)
+	newcomers  []uint16
+	newMin     int
+	fragPoint  int // largest DATA payload per chunk
+	burstCap   int // flight size this send opportunity may reach (Max.Burst, 6.1 rule D)
+	peerRwnd   int
+	peerWinMax int  // largest a_rwnd the peer advertised (INIT, SACKs): bounds fragPoint
+	dataRoom   int  // bytes of DATA chunks per packet when the window bounds fragPoint (0: no bound)
+	fastRtx    bool // a fast-retransmit packet is due (ignores cwnd)
 
 	// After a T3-rtx expiry only one packet may be in flight until an
 	// acknowledgement arrives (7.2.3).
@@ -214,8 +174,6 @@ type sender struct {
 	jumpCum    TSN
 	expectJump bool // our SSN/TSN Reset Request is out (ExpectJump)
 
-	xmitSeq uint32 // transmission number of the last chunk sent (serial)
-
 	// budget is the endpoint's send budget this sender shares
 	// (Config.SendBudget; nil: none).
 	budget *SendBudget
@@ -238,13 +196,8 @@ func (s *sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
 		s.frame = interleave.NewDataFramer(streams)
 	}
 	s.hdr = s.frame.HeaderLen()
-	s.cumAck = cfg.LocalTSN - 1
-	s.nextTSN = cfg.LocalTSN
-	s.advPeerAck, s.fwdSent = s.cumAck, s.cumAck
-	// The ring starts small and doubles as the flight grows (grow): an
-	// idle association holds a few records, not a bulk flight's worth.
-	s.recs = getRing(initialRecords)
-	s.mask = initialRecords - 1
+	s.ledger.init(cfg.LocalTSN, s.hdr)
+	s.advPeerAck, s.fwdSent = s.ledger.cumAck, s.ledger.cumAck
 	s.peerRwnd = int(cfg.PeerRwnd)
 	s.peerWinMax = s.peerRwnd
 	s.setFragPoint()
@@ -667,43 +620,18 @@ func (s *sender) Capacity() int {
 	return s.bufLimit()
 }
 
-// Outstanding returns the number of DATA chunks sent and not yet covered
-// by the cumulative TSN ack point.
-func (s *sender) Outstanding() int { return int(s.nextTSN - s.cumAck - 1) }
-
 // Idle reports whether nothing is queued or unacknowledged: the condition
 // for sending SHUTDOWN (RFC 9260 section 9.2).
-func (s *sender) Idle() bool { return s.buffered == 0 && s.Outstanding() == 0 }
+func (s *sender) Idle() bool { return s.buffered == 0 && s.ledger.outstanding() == 0 }
 
 // CumulativeAck returns the cumulative TSN ack point of our outbound data.
-func (s *sender) CumulativeAck() TSN { return s.cumAck }
+func (s *sender) CumulativeAck() TSN { return s.ledger.cumAck }
 
 // NextTSN returns the TSN the next new DATA chunk will carry.
-func (s *sender) NextTSN() TSN { return s.nextTSN }
+func (s *sender) NextTSN() TSN { return s.ledger.nextTSN }
 
 // PeerRwnd returns our view of the peer's receive window.
 func (s *sender) PeerRwnd() int { return s.peerRwnd }
-
-// rec returns the record of tsn, which must lie in (cumAck, nextTSN).
-func (s *sender) rec(tsn TSN) *record { return &s.recs[uint32(tsn)&s.mask] }
-
-// initialRecords is the record ring's first size, a power of two.
-const initialRecords = 4
-
-// grow doubles the record ring.
-func (s *sender) grow() {
-	n := len(s.recs) * 2
-	recs := getRing(n)
-	for t := s.cumAck + 1; t != s.nextTSN; t++ {
-		recs[uint32(t)&uint32(n-1)] = *s.rec(t)
-	}
-	putRing(s.recs)
-	s.recs, s.mask = recs, uint32(n-1)
-}
-
-// size returns the bytes a chunk counts in flight size and cwnd: the
-// chunk with its header and padding.
-func (s *sender) size(r *record) int { return s.hdr + pad4(int(r.n)) }
 
 // appendChunk writes the chunk of record r (TSN t) through the variant's
 // framer.
@@ -762,7 +690,7 @@ func (s *sender) canSendNew(now time.Time, size int) bool {
 	// the data sender MUST NOT have more than 2^16 - 1 ordered user
 	// messages in the current send window." Bounding the chunks outstanding
 	// keeps both (and spares receivers with small TSN maps).
-	if s.Outstanding() >= maxOutstanding {
+	if s.ledger.outstanding() >= maxOutstanding {
 		s.stats.CwndLimited++
 		return false
 	}
@@ -783,7 +711,7 @@ func (s *sender) canSendNew(now time.Time, size int) bool {
 	// window probe after 1 RTO when it detects that the receiver has
 	// closed its window"; T3-rtx then backs off the following ones.
 	if size > s.peerRwnd {
-		if s.Outstanding() > 0 {
+		if s.ledger.outstanding() > 0 {
 			s.stats.RwndLimited++
 			return false
 		}
@@ -832,7 +760,7 @@ func (s *sender) Pending(now time.Time) bool {
 	if s.t3Recovery && s.t3Sent {
 		return false
 	}
-	if s.rtxPending > 0 && (s.fastRtx || s.t3Recovery || s.rtxRoom()) {
+	if s.ledger.rtxPending > 0 && (s.fastRtx || s.t3Recovery || s.rtxRoom()) {
 		return true
 	}
 	if s.unsent == 0 || s.path.flight >= s.window() && !s.probing {
@@ -842,7 +770,7 @@ func (s *sender) Pending(now time.Time) bool {
 	if size == 0 {
 		return false
 	}
-	return size <= s.peerRwnd || (s.Outstanding() == 0 && !s.probeAt.IsZero() && !now.Before(s.probeAt))
+	return size <= s.peerRwnd || (s.ledger.outstanding() == 0 && !s.probeAt.IsZero() && !now.Before(s.probeAt))
 }
 
 // AppendData appends DATA chunks to pkt, using at most room bytes, and
@@ -858,7 +786,7 @@ func (s *sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 	if s.t3Recovery && s.t3Sent {
 		return pkt, 0
 	}
-	if s.Outstanding() == 0 && !s.lastSend.IsZero() {
+	if s.ledger.outstanding() == 0 && !s.lastSend.IsZero() {
 		if idle := now.Sub(s.lastSend); idle >= s.path.rto {
 			s.path.idle(int(idle / s.path.rto))
 			s.lastSend = now
@@ -871,9 +799,9 @@ func (s *sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 	// After a T3-rtx expiry the packet goes to retransmissions; new data
 	// only when none was left to retransmit (PR-SCTP may have abandoned
 	// them all), still one packet until an acknowledgement.
-	newData := !s.t3Recovery || s.rtxPending == 0
+	newData := !s.t3Recovery || s.ledger.rtxPending == 0
 	dest := s.pri
-	if s.rtxPending > 0 {
+	if s.ledger.rtxPending > 0 {
 		if len(s.paths) > 1 {
 			dest = s.rtxDest()
 		}
@@ -997,14 +925,9 @@ func (s *sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	if end {
 		flags |= chunk.FlagEnd
 	}
-	if s.Outstanding() == len(s.recs) {
-		s.grow()
-	}
-	tsn := s.nextTSN
-	s.nextTSN++
-	r := s.rec(tsn)
+	tsn, r := s.ledger.assign()
 	*r = record{
-		msg: m, sent: now, seq: s.nextSeq(), off: m.off, n: int32(size),
+		msg: m, sent: now, seq: s.ledger.nextSeq(), off: m.off, n: int32(size),
 		ppid: m.ppid, sid: m.sid, mid: m.mid, fsn: m.nextFSN, flags: flags,
 		state: recInFlight, xmits: 1, marks: s.pri << pathShift,
 	}
@@ -1038,9 +961,8 @@ func (s *sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 		s.cur = nil
 	}
 	s.sched.Sent(m.sid, size, end, st.head == nil)
-	s.path.flight += s.size(r)
-	s.inFlight++
-	s.unackedData += size
+	s.path.flight += s.ledger.size(r)
+	s.ledger.sent(r)
 	// 6.2.1 B: "Any time a DATA chunk is transmitted (or retransmitted) to
 	// a peer, the endpoint subtracts the data size of the chunk from the
 	// rwnd of that peer."
@@ -1065,8 +987,8 @@ func (s *sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]b
 	bypass := s.fastRtx || s.t3Recovery
 	multi := len(s.paths) > 1
 	dp := s.paths[dest]
-	for t := s.cumAck + 1; t != s.nextTSN && s.rtxPending > 0; t++ {
-		r := s.rec(t)
+	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN && s.ledger.rtxPending > 0; t++ {
+		r := s.ledger.rec(t)
 		if r.state != recRtx || multi && s.destFor(r) != dest {
 			continue
 		}
@@ -1090,9 +1012,9 @@ func (s *sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]b
 			r.fastRtx = false
 			s.stats.FastRetransmits++
 		}
-		r.state = recInFlight
+		s.ledger.resent(r)
 		r.sent = now
-		r.seq = s.nextSeq()
+		r.seq = s.ledger.nextSeq()
 		r.marks &^= markDupSeen | markT3
 		if multi {
 			if r.marks>>pathShift != dest {
@@ -1110,15 +1032,13 @@ func (s *sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]b
 			// was sent first."
 			s.timing = false
 		}
-		if t == s.cumAck+1 && dp == s.path && !s.t3.IsZero() {
+		if t == s.ledger.cumAck+1 && dp == s.path && !s.t3.IsZero() {
 			// 6.1: "the sender MUST restart the timer if the earliest
 			// (i.e., lowest TSN) outstanding DATA chunk sent to that
 			// address is being retransmitted."
 			s.t3 = now.Add(s.path.rto)
 		}
-		s.rtxPending--
-		s.inFlight++
-		dp.flight += s.size(r)
+		dp.flight += s.ledger.size(r)
 		s.peerRwnd = max(s.peerRwnd-int(r.n), 0)
 		s.stats.Retransmits++
 		pkt = s.appendChunk(pkt, t, r)
@@ -1127,14 +1047,6 @@ func (s *sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]b
 	}
 	s.fastRtx = false
 	return pkt, room, n
-}
-
-// nextSeq numbers a transmission: chunks sent at the same time (in one
-// burst, or within the clock's resolution) are still ordered, which TSNs
-// do not do for retransmissions.
-func (s *sender) nextSeq() uint32 {
-	s.xmitSeq++
-	return s.xmitSeq
 }
 
 // startT3 applies rule R1 of section 6.3.2: "Every time a DATA chunk is
@@ -1204,8 +1116,8 @@ func (s *sender) describe(m *message, sent bool) Unsent {
 // peer restart, to queue the messages again on the new association.
 func (s *sender) Drain(fn func(Unsent)) {
 	// Messages with chunks outstanding, each reported once.
-	for t := s.cumAck + 1; t != s.nextTSN; t++ {
-		r := s.rec(t)
+	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
+		r := s.ledger.rec(t)
 		m := r.msg
 		if m == nil {
 			continue
@@ -1237,15 +1149,14 @@ func (s *sender) Drain(fn func(Unsent)) {
 		s.sched.Forget(sid)
 	}
 	s.cur = nil
-	s.cumAck = s.nextTSN - 1
-	s.advPeerAck, s.fwdDue, s.prOut = s.cumAck, false, 0
+	s.ledger.forget()
+	s.advPeerAck, s.fwdDue, s.prOut = s.ledger.cumAck, false, 0
 	if s.buffered != 0 {
 		s.charge(-s.buffered) // every message was released above
 	}
-	s.unsent, s.inFlight, s.rtxPending = 0, 0, 0
+	s.unsent = 0
 	s.active, s.activeWeight = 0, 0
 	s.queuedStreams, s.cutting, s.resetLeft = 0, 0, 0
-	s.gapAcked, s.unackedData = 0, 0
 	for _, p := range s.paths {
 		p.flight, p.t3, p.ackedNow = 0, time.Time{}, 0
 	}

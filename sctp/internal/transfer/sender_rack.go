@@ -137,10 +137,10 @@ func (s *sender) rackDuplicates(dups []TSN) {
 	for _, d := range dups {
 		// The ring still holds d's record while fewer than len(recs)
 		// TSNs were used since.
-		if !d.LT(s.nextTSN) || s.nextTSN-d > TSN(len(s.recs)) {
+		if !d.LT(s.ledger.nextTSN) || s.ledger.nextTSN-d > TSN(len(s.ledger.recs)) {
 			continue
 		}
-		r := s.rec(d)
+		r := s.ledger.rec(d)
 		if r.xmits < 2 || r.marks&markDupSeen != 0 {
 			continue
 		}
@@ -150,11 +150,11 @@ func (s *sender) rackDuplicates(dups []TSN) {
 		if s.cfg.Recovery != RecoveryRACK {
 			continue
 		}
-		if k.dsackOn && s.cumAck.LT(k.dsackRound) {
+		if k.dsackOn && s.ledger.cumAck.LT(k.dsackRound) {
 			continue // once per round trip
 		}
 		k.reoMult++
-		k.dsackRound, k.dsackOn = s.nextTSN, true
+		k.dsackRound, k.dsackOn = s.ledger.nextTSN, true
 		k.recoveries = 0
 	}
 }
@@ -162,7 +162,7 @@ func (s *sender) rackDuplicates(dups []TSN) {
 // reoWnd returns the reordering window (RFC 8985 section 6.2 step 4).
 func (s *sender) reoWnd() time.Duration {
 	k := &s.path.rack
-	if !k.reordering && (s.path.inFastRecovery || s.t3Recovery || s.gapAcked >= 3) {
+	if !k.reordering && (s.path.inFastRecovery || s.t3Recovery || s.ledger.gapAcked >= 3) {
 		return 0
 	}
 	w := time.Duration(max(k.reoMult, 1)) * k.minRTT / 4
@@ -178,14 +178,14 @@ func (s *sender) reoWnd() time.Duration {
 func (s *sender) rackDetect(now time.Time) bool {
 	k := &s.path.rack
 	k.timer = time.Time{}
-	if !k.valid || s.inFlight == 0 {
+	if !k.valid || s.ledger.inFlight == 0 {
 		return false
 	}
 	wnd := s.reoWnd()
 	marked := false
 	var wait time.Duration
-	for t := s.cumAck + 1; t != s.nextTSN; t++ {
-		r := s.rec(t)
+	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
+		r := s.ledger.rec(t)
 		if r.state != recInFlight || r.marks>>pathShift != s.pri {
 			// RACK's reference is the primary's (rackAcked): chunks on
 			// other paths are left to their T3-rtx.
@@ -226,7 +226,7 @@ func (s *sender) rackDetect(now time.Time) bool {
 func (s *sender) rackLost(now time.Time) {
 	s.fastRtx = true
 	if !s.path.inFastRecovery {
-		s.path.enterFastRecovery(now, s.nextTSN-1)
+		s.path.enterFastRecovery(now, s.ledger.nextTSN-1)
 		s.stats.FastRecoveries++
 		k := &s.path.rack
 		if k.recoveries++; k.recoveries >= reoRecoveries {
@@ -242,13 +242,13 @@ func (s *sender) rackLost(now time.Time) {
 func (s *sender) armPTO(now time.Time) {
 	k := &s.path.rack
 	k.pto = time.Time{}
-	if s.cfg.Recovery != RecoveryRACK || k.probes >= maxProbes || s.inFlight == 0 || !s.path.measured || s.t3Recovery {
+	if s.cfg.Recovery != RecoveryRACK || k.probes >= maxProbes || s.ledger.inFlight == 0 || !s.path.measured || s.t3Recovery {
 		// After a T3-rtx expiry one packet is in flight until an
 		// acknowledgement (7.2.3): T3-rtx itself covers it.
 		return
 	}
 	pto := max(2*s.path.srtt, tlpFloor)
-	k.lone = s.inFlight == 1
+	k.lone = s.ledger.inFlight == 1
 	if k.lone && k.probes == 0 {
 		pto += s.cfg.SACKDelay // the peer may delay the SACK of a lone chunk
 	}
@@ -272,8 +272,8 @@ func (s *sender) probe(now time.Time) {
 	if size := s.nextChunkSize(); size > 0 && size <= s.peerRwnd {
 		return
 	}
-	for t := s.nextTSN - 1; t != s.cumAck; t-- {
-		if r := s.rec(t); r.state == recInFlight {
+	for t := s.ledger.nextTSN - 1; t != s.ledger.cumAck; t-- {
+		if r := s.ledger.rec(t); r.state == recInFlight {
 			s.markRtx(r)
 			s.fastRtx = true
 			return

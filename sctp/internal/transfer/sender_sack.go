@@ -24,7 +24,7 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	cum := sk.CumTSNAck
 	// 6.2.1 D i): "If Cumulative TSN Ack is less than the Cumulative TSN
 	// Ack Point, then drop the SACK chunk."
-	if cum.LT(s.cumAck) || s.beforeJump(cum) || s.expectJump && cum.GT(s.nextTSN-1) {
+	if cum.LT(s.ledger.cumAck) || s.beforeJump(cum) || s.expectJump && cum.GT(s.ledger.nextTSN-1) {
 		s.stats.SACKsStale++
 		return false, nil
 	}
@@ -38,53 +38,50 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	s.stats.DupTSNsReported += uint64(len(sk.Dups))
 	flightBefore := s.path.flight
 	newBytes := 0
-	cumAdvanced := cum.GT(s.cumAck)
+	cumAdvanced := cum.GT(s.ledger.cumAck)
 	var htna TSN // highest TSN newly acknowledged
 	haveHTNA := false
 
 	// Cumulative acknowledgement.
-	for t := s.cumAck + 1; t.LEQ(cum); t++ {
-		r := s.rec(t)
+	for t := s.ledger.cumAck + 1; t.LEQ(cum); t++ {
+		r := s.ledger.rec(t)
 		if s.ack(now, t, r) {
-			newBytes += s.size(r)
+			newBytes += s.ledger.size(r)
 			htna, haveHTNA = t, true
-		} else if r.state == recGapAcked {
-			s.gapAcked--
 		}
 		if r.state != recAbandoned && r.msg.timed() {
 			s.prOut--
 		}
-		r.state = recAcked
+		s.ledger.passed(r)
 		m := r.msg
 		r.msg = nil
 		s.release(m)
 	}
-	s.cumAck = cum
+	s.ledger.cumAck = cum // every record up to it passed above
 
 	// Gap Ack Blocks; gap-acked chunks no longer covered were reneged.
 	t := cum + 1
 	for _, g := range sk.Gaps {
 		start, end := cum.Add(uint32(g.Start)), cum.Add(uint32(g.End))
-		if s.gapAcked == 0 {
+		if s.ledger.gapAcked == 0 {
 			t = start
 		}
 		for ; t.LT(start); t++ {
 			s.renege(now, t)
 		}
 		for ; t.LEQ(end); t++ {
-			r := s.rec(t)
+			r := s.ledger.rec(t)
 			if r.state == recGapAcked || r.state == recAbandoned {
 				continue
 			}
 			if s.ack(now, t, r) {
-				newBytes += s.size(r)
+				newBytes += s.ledger.size(r)
 				htna, haveHTNA = t, true
 			}
-			r.state = recGapAcked
-			s.gapAcked++
+			s.ledger.gapAck(r)
 		}
 	}
-	for ; t != s.nextTSN && s.gapAcked > 0; t++ {
+	for ; t != s.ledger.nextTSN && s.ledger.gapAcked > 0; t++ {
 		s.renege(now, t)
 	}
 
@@ -92,7 +89,7 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	rack := s.cfg.Recovery == RecoveryRACK
 	marked := false
 	if rack {
-		s.path.hsRound(s.cumAck, s.nextTSN)
+		s.path.hsRound(s.ledger.cumAck, s.ledger.nextTSN)
 		s.rackUpdate(now)
 		marked = s.rackDetect(now)
 	} else {
@@ -105,7 +102,7 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	s.path.onAck(now, newBytes-s.altAcked, flightBefore)
 	// "When a SACK chunk acknowledges all TSNs up to and including this
 	// exit point, Fast Recovery is exited."
-	if s.path.inFastRecovery && s.cumAck.GEQ(s.path.fastRecoverTSN) {
+	if s.path.inFastRecovery && s.ledger.cumAck.GEQ(s.path.fastRecoverTSN) {
 		s.path.inFastRecovery = false
 	}
 	if rack {
@@ -124,10 +121,10 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 		// Fast Recovery, enter Fast Recovery and mark the highest
 		// outstanding TSN as the Fast Recovery exit point."
 		s.fastRtx = true
-		s.path.enterFastRecovery(now, s.nextTSN-1)
+		s.path.enterFastRecovery(now, s.ledger.nextTSN-1)
 		s.stats.FastRecoveries++
 	}
-	if s.Outstanding() == 0 {
+	if s.ledger.outstanding() == 0 {
 		// 7.2.2: "When all of the data transmitted by the sender has been
 		// acknowledged by the receiver, partial_bytes_acked is initialized
 		// to 0."
@@ -140,10 +137,10 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	// 6.2.1 D ii): "Set rwnd equal to the newly received a_rwnd minus the
 	// number of bytes still outstanding after processing the Cumulative
 	// TSN Ack and the Gap Ack Blocks."
-	s.peerRwnd = max(int(sk.ARwnd)-s.unackedData, 0)
+	s.peerRwnd = max(int(sk.ARwnd)-s.ledger.unackedData, 0)
 	s.learnWindow(sk.ARwnd)
 	s.probeAt = time.Time{}
-	if s.unsent > 0 && s.Outstanding() == 0 && s.nextChunkSize() > s.peerRwnd {
+	if s.unsent > 0 && s.ledger.outstanding() == 0 && s.nextChunkSize() > s.peerRwnd {
 		// The window closed with nothing outstanding: the first zero
 		// window probe goes one RTO from now (6.1 rule A).
 		s.probeAt = now.Add(s.path.rto)
@@ -157,9 +154,9 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	// still outstanding data on that address)."
 	s.afterSACK(now, cum)
 	switch {
-	case s.inFlight == 0 && s.rtxPending == 0 && !s.advPeerAck.GT(s.cumAck):
+	case s.ledger.inFlight == 0 && s.ledger.rtxPending == 0 && !s.advPeerAck.GT(s.ledger.cumAck):
 		s.t3 = time.Time{}
-	case len(s.paths) > 1 && s.path.flight == 0 && s.rtxPending == 0 && !s.advPeerAck.GT(s.cumAck):
+	case len(s.paths) > 1 && s.path.flight == 0 && s.ledger.rtxPending == 0 && !s.advPeerAck.GT(s.ledger.cumAck):
 		// Nothing outstanding on the primary (R2 for it); the other
 		// paths' timers follow in creditPaths.
 		s.t3 = time.Time{}
@@ -209,7 +206,7 @@ func (s *sender) missIndications(sk *SACK, cum, htna TSN, haveHTNA, cumAdvanced 
 			limit, haveHTNA = cum.Add(uint32(sk.Gaps[len(sk.Gaps)-1].End)), true
 		}
 		for t := cum + 1; haveHTNA && t.LT(limit); t++ {
-			r := s.rec(t)
+			r := s.ledger.rec(t)
 			if r.state != recInFlight || r.marks&markFastDone != 0 {
 				continue
 			}
@@ -230,7 +227,7 @@ var errMalformedGaps = errors.New("malformed gap ack blocks")
 // Section 12.4: "An SCTP implementation MUST abort the association if it
 // receives a SACK chunk acknowledging a TSN that has not been sent."
 func (s *sender) validate(sk *SACK) error {
-	highest := s.nextTSN - 1
+	highest := s.ledger.nextTSN - 1
 	if sk.CumTSNAck.GT(highest) {
 		return fmt.Errorf("%w: SACK acknowledges TSN %d, highest sent %d", ErrProtocolViolation, sk.CumTSNAck, highest)
 	}
@@ -252,21 +249,17 @@ func (s *sender) validate(sk *SACK) error {
 // allowed. It reports whether the chunk was newly acknowledged.
 func (s *sender) ack(now time.Time, t TSN, r *record) bool {
 	p := s.pathOf(r)
-	switch r.state {
-	case recInFlight:
-		p.flight -= s.size(r)
-		s.inFlight--
-	case recRtx:
-		s.rtxPending--
-		r.fastRtx = false
-	default:
+	inFlight := r.state == recInFlight
+	if !s.ledger.acked(r) {
 		return false
 	}
-	if p != s.path {
-		p.ackedNow += s.size(r)
-		s.altAcked += s.size(r)
+	if inFlight {
+		p.flight -= s.ledger.size(r)
 	}
-	s.unackedData -= int(r.n)
+	if p != s.path {
+		p.ackedNow += s.ledger.size(r)
+		s.altAcked += s.ledger.size(r)
+	}
 	if s.cfg.Recovery == RecoveryRACK && p == s.path {
 		s.rackAcked(t, r)
 	}
@@ -296,10 +289,8 @@ func (s *sender) markFast(r *record) {
 // timer expiration (Section 6.3.3) or via Fast Retransmit (Section 7.2.4),
 // add the data size of those chunks to the rwnd."
 func (s *sender) markRtx(r *record) {
-	r.state = recRtx
-	s.rtxPending++
-	s.inFlight--
-	s.pathOf(r).flight -= s.size(r)
+	s.ledger.markRtx(r)
+	s.pathOf(r).flight -= s.ledger.size(r)
 	s.peerRwnd += int(r.n)
 }
 
@@ -312,17 +303,13 @@ func (s *sender) markRtx(r *record) {
 // which the DATA chunk was originally transmitted, then T3-rtx is started
 // for that destination address." (Also R4 of 6.3.2.)
 func (s *sender) renege(now time.Time, t TSN) {
-	r := s.rec(t)
+	r := s.ledger.rec(t)
 	if r.state != recGapAcked {
 		return
 	}
-	r.state = recInFlight
-	r.misses++
-	s.gapAcked--
-	s.unackedData += int(r.n)
-	s.inFlight++
+	s.ledger.reneged(r)
 	p := s.pathOf(r)
-	p.flight += s.size(r)
+	p.flight += s.ledger.size(r)
 	s.stats.Reneged++
 	if p != s.path {
 		if p.t3.IsZero() {
@@ -379,8 +366,8 @@ func (s *sender) OnTimeout(now time.Time) (expired bool) {
 	s.sackSince = false
 	first := true
 	multi := len(s.paths) > 1
-	for t := s.cumAck + 1; t != s.nextTSN; t++ {
-		r := s.rec(t)
+	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
+		r := s.ledger.rec(t)
 		if r.state == recInFlight && (first || now.Sub(r.sent) >= age) && r.marks>>pathShift == s.pri {
 			// E3 retransmits the earliest outstanding chunk in any case;
 			// with several paths, a chunk of this path, to an alternate.
@@ -404,10 +391,10 @@ func (s *sender) OnTimeout(now time.Time) (expired bool) {
 	// sender SHOULD try to advance the "Advanced.Peer.Ack.Point" by
 	// following the procedures outlined in C2 - C5."
 	s.sweep(now)
-	if s.advPeerAck.GT(s.cumAck) {
+	if s.advPeerAck.GT(s.ledger.cumAck) {
 		s.fwdDue = true
 	}
-	if s.rtxPending > 0 || s.ForwardDue() {
+	if s.ledger.rtxPending > 0 || s.ForwardDue() {
 		// E3 retransmits at once, in the next AppendData; running the timer
 		// from now (R1 with the backed-off RTO) keeps the association live
 		// even if that packet cannot be built right away.
@@ -429,14 +416,14 @@ func (s *sender) OnTimeout(now time.Time) (expired bool) {
 // the SHUTDOWN chunk sender."): a SACK without gap blocks that leaves the
 // peer's window as it was. Errors as HandleSACK.
 func (s *sender) HandleCumAck(now time.Time, cum TSN) (acked bool, err error) {
-	if cum.LT(s.cumAck) {
+	if cum.LT(s.ledger.cumAck) {
 		return false, nil
 	}
-	sk := SACK{CumTSNAck: cum, ARwnd: uint32(s.peerRwnd + s.unackedData)}
-	if cum.LEQ(s.nextTSN - 1) {
+	sk := SACK{CumTSNAck: cum, ARwnd: uint32(s.peerRwnd + s.ledger.unackedData)}
+	if cum.LEQ(s.ledger.nextTSN - 1) {
 		// The window the SACK computes: a_rwnd less what stays unacked.
-		for t := s.cumAck + 1; t.LEQ(cum); t++ {
-			if r := s.rec(t); r.state == recInFlight || r.state == recRtx {
+		for t := s.ledger.cumAck + 1; t.LEQ(cum); t++ {
+			if r := s.ledger.rec(t); r.state == recInFlight || r.state == recRtx {
 				sk.ARwnd -= uint32(r.n)
 			}
 		}

@@ -432,7 +432,7 @@ func TestMissIndicationsHTNA(t *testing.T) {
 	for range 5 { // only the first of these newly acknowledges a TSN
 		x.mustSACK(999, DefaultBuffer, 2, 2)
 	}
-	if m := x.e.send.rec(1000).misses; m != 1 {
+	if m := x.e.send.ledger.rec(1000).misses; m != 1 {
 		t.Fatalf("%d miss indications from repeated SACKs, want 1", m)
 	}
 	x.mustSACK(999, DefaultBuffer, 2, 3)
@@ -533,7 +533,7 @@ func TestRenege(t *testing.T) {
 	if x.e.path.FlightSize() != f+2*chunk1000 || x.e.stats.Reneged != 2 {
 		t.Fatalf("flight %d -> %d, reneged %d", f, x.e.path.FlightSize(), x.e.stats.Reneged)
 	}
-	if r := x.e.send.rec(1001); r.misses != 1 || r.state != recInFlight {
+	if r := x.e.send.ledger.rec(1001); r.misses != 1 || r.state != recInFlight {
 		t.Fatalf("reneged chunk misses %d state %d", r.misses, r.state)
 	}
 	checkInvariants(t, &x.e.send)
@@ -549,8 +549,8 @@ func TestHandleCumAck(t *testing.T) {
 	if acked, err := x.e.send.HandleCumAck(x.now, 1001); err != nil || !acked {
 		t.Fatalf("acked %v err %v", acked, err)
 	}
-	if x.e.send.Outstanding() != 1 || x.e.send.PeerRwnd() != rwnd {
-		t.Fatalf("outstanding %d rwnd %d, want 1 and %d", x.e.send.Outstanding(), x.e.send.PeerRwnd(), rwnd)
+	if x.e.send.ledger.outstanding() != 1 || x.e.send.PeerRwnd() != rwnd {
+		t.Fatalf("outstanding %d rwnd %d, want 1 and %d", x.e.send.ledger.outstanding(), x.e.send.PeerRwnd(), rwnd)
 	}
 	if _, err := x.e.send.HandleCumAck(x.now, 1005); !errors.Is(err, ErrProtocolViolation) {
 		t.Fatalf("cum ack of unsent TSN: %v", err)
@@ -618,7 +618,7 @@ func TestOutstandingBound(t *testing.T) {
 	for range 100 {
 		x.e.send.AppendData(x.now, x.pkt[:0], 65000)
 	}
-	if o := x.e.send.Outstanding(); o != maxOutstanding {
+	if o := x.e.send.ledger.outstanding(); o != maxOutstanding {
 		t.Fatalf("%d chunks outstanding, want the bound %d", o, maxOutstanding)
 	}
 }
