@@ -81,7 +81,7 @@ func (r *receiver) tuneOnData(now time.Time) {
 func (s *sender) sendBuffer() int {
 	b := s.cfg.SendBuffer
 	if m := s.cfg.SendBufferMax; m > b {
-		b = min(max(b, 2*s.path.cwnd), m)
+		b = min(max(b, 2*s.paths.primary.cwnd), m)
 	}
 	return b
 }

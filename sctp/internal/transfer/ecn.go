@@ -30,9 +30,9 @@ func (s *sender) HandleECNE(now time.Time, lowest TSN) bool {
 	if !lowest.LT(s.ledger.nextTSN) {
 		return false
 	}
-	p := s.path
+	p := s.paths.primary
 	if lowest.GT(s.ledger.cumAck) {
-		p = s.pathOf(s.ledger.rec(lowest))
+		p = s.paths.of(s.ledger.rec(lowest))
 	}
 	if p.ecn.reduced && !lowest.GT(p.ecn.highest) {
 		return false // this window already reduced for ECN

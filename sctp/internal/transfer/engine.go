@@ -94,7 +94,7 @@ func (e *Engine) OnTimeout(now time.Time) (t3Expired bool) {
 
 // FaultedPaths returns the set of paths (bit i for path i) whose T3-rtx
 // expired in the last OnTimeout call and counted an error on the path.
-func (e *Engine) FaultedPaths() uint32 { return e.send.Faulted() }
+func (e *Engine) FaultedPaths() uint32 { return e.send.paths.faulted }
 
 // SetMTU changes the path MTU (after PMTU discovery). Chunks cut before
 // keep their size: when one no longer fits a packet, AppendData returns it

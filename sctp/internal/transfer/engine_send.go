@@ -40,7 +40,7 @@ func (e *Engine) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 
 // DataDest returns the index of the path the packet of the last
 // AppendData call must be sent to.
-func (e *Engine) DataDest() int { return e.send.Dest() }
+func (e *Engine) DataDest() int { return int(e.send.paths.dest) }
 
 // ForwardDue reports whether a FORWARD-TSN (or I-FORWARD-TSN) should go
 // out (RFC 3758 section 3.5 C3 and A5).

@@ -61,7 +61,7 @@ func (p *mhPair) flushA() {
 		if len(pkt) == 0 {
 			return
 		}
-		dest := s.e.send.Dest()
+		dest := s.e.DataDest()
 		if n > 0 {
 			p.dataPkts[dest]++
 			if !p.mark.IsZero() && p.firstData[dest].IsZero() {
@@ -79,7 +79,7 @@ func (p *mhPair) flushA() {
 // T3-rtx expiry of the primary, and data to the other path.
 func (p *mhPair) manage() {
 	e := p.a.e
-	f := e.send.Faulted()
+	f := e.FaultedPaths()
 	if p.noManage || f&(1<<e.Primary()) == 0 {
 		return
 	}
@@ -160,17 +160,17 @@ func (p *mhPair) done() bool {
 // of the chunks in flight, each counted on the path it was last sent on.
 func checkPathFlight(t testing.TB, s *sender) {
 	t.Helper()
-	want := make([]int, len(s.paths))
+	want := make([]int, len(s.paths.list))
 	for tsn := s.ledger.cumAck + 1; tsn != s.ledger.nextTSN; tsn++ {
 		if r := s.ledger.rec(tsn); r.state == recInFlight {
 			want[r.marks>>pathShift] += s.ledger.size(r)
 		}
 	}
-	for i, p := range s.paths {
+	for i, p := range s.paths.list {
 		if p.flight != want[i] {
 			t.Fatalf("path %d: flight %d, chunks in flight on it %d", i, p.flight, want[i])
 		}
-		if p.flight == 0 && p != s.path && !p.t3.IsZero() {
+		if p.flight == 0 && p != s.paths.primary && !p.t3.IsZero() {
 			t.Fatalf("path %d: T3-rtx runs with nothing in flight", i)
 		}
 	}
@@ -279,22 +279,22 @@ func TestMultihomeT3RetransmitsToAlternate(t *testing.T) {
 	}
 	x.queue(3, 1000)
 	got := x.flush()
-	if len(got) != 3 || x.e.send.Dest() != 0 {
-		t.Fatalf("sent %v to path %d", got, x.e.send.Dest())
+	if len(got) != 3 || x.e.DataDest() != 0 {
+		t.Fatalf("sent %v to path %d", got, x.e.DataDest())
 	}
 	x.advance(x.e.path.RTO())
 	if !x.e.OnTimeout(x.now) {
 		t.Fatal("T3-rtx did not expire")
 	}
-	if f := x.e.send.Faulted(); f != 1 {
+	if f := x.e.FaultedPaths(); f != 1 {
 		t.Fatalf("faulted paths %b, want path 0", f)
 	}
 	if x.e.PathAt(0).ErrorCount() != 1 || x.e.PathAt(1).ErrorCount() != 0 {
 		t.Fatalf("error counts %d, %d", x.e.PathAt(0).ErrorCount(), x.e.PathAt(1).ErrorCount())
 	}
 	ds := x.packet()
-	if len(ds) == 0 || x.e.send.Dest() != 1 || ds[0].TSN != 1 {
-		t.Fatalf("retransmission: %d chunks to path %d, want TSN 1 to path 1", len(ds), x.e.send.Dest())
+	if len(ds) == 0 || x.e.DataDest() != 1 || ds[0].TSN != 1 {
+		t.Fatalf("retransmission: %d chunks to path %d, want TSN 1 to path 1", len(ds), x.e.DataDest())
 	}
 	if f := x.e.PathAt(1).FlightSize(); f == 0 || x.e.PathAt(0).FlightSize() != 0 {
 		t.Fatalf("flight: path 0 %d, path 1 %d", x.e.PathAt(0).FlightSize(), f)
@@ -395,8 +395,8 @@ func TestMultihomePrimaryT3WithNothingInFlightIsNoFault(t *testing.T) {
 		t.Fatal(err)
 	}
 	x.queue(3, 1000)
-	if got := x.flush(); len(got) != 3 || x.e.send.Dest() != 0 {
-		t.Fatalf("sent %v to path %d", got, x.e.send.Dest())
+	if got := x.flush(); len(got) != 3 || x.e.DataDest() != 0 {
+		t.Fatalf("sent %v to path %d", got, x.e.DataDest())
 	}
 	// Path 0 fails while path 1 is down too: its chunks stay on it
 	// (SetPathDown has no alternate), and path 1 takes the data.
@@ -407,7 +407,7 @@ func TestMultihomePrimaryT3WithNothingInFlightIsNoFault(t *testing.T) {
 	rto := x.e.PathAt(1).RTO()
 	x.advance(rto)
 	x.e.OnTimeout(x.now)
-	if f := x.e.send.Faulted(); f&2 != 0 {
+	if f := x.e.FaultedPaths(); f&2 != 0 {
 		t.Errorf("path 1 faulted with nothing outstanding on it (faulted %b)", f)
 	}
 	if n := x.e.PathAt(1).ErrorCount(); n != 0 || x.e.PathAt(1).RTO() != rto || x.e.send.t3Recovery {
@@ -438,8 +438,8 @@ func TestMultihomePathUpTakesChunksOfDownPaths(t *testing.T) {
 	}
 	x.e.SetPathDown(1, false)
 	ds := x.packet()
-	if len(ds) == 0 || x.e.send.Dest() != 1 || ds[0].TSN != 1 {
-		t.Fatalf("after path 1 came up: %d chunks to path %d, want TSN 1 on path 1", len(ds), x.e.send.Dest())
+	if len(ds) == 0 || x.e.DataDest() != 1 || ds[0].TSN != 1 {
+		t.Fatalf("after path 1 came up: %d chunks to path %d, want TSN 1 on path 1", len(ds), x.e.DataDest())
 	}
 	if x.e.PathAt(0).FlightSize() != 0 {
 		t.Errorf("path 0 still has %d bytes in flight", x.e.PathAt(0).FlightSize())

@@ -257,7 +257,7 @@ func (s *sender) abandonRec(r *record) {
 		return
 	}
 	if was == recInFlight {
-		s.pathOf(r).flight -= s.ledger.size(r)
+		s.paths.of(r).flight -= s.ledger.size(r)
 	}
 	s.prOut--
 	s.stats.AbandonedChunks++
@@ -421,7 +421,7 @@ func (s *sender) AppendForward(now time.Time, pkt []byte, room int) []byte {
 	s.fwdSent, s.fwdAt = cum, now
 	s.stats.ForwardTSNsSent++
 	if s.t3.IsZero() {
-		s.t3 = now.Add(s.path.rto)
+		s.t3 = now.Add(s.paths.primary.rto)
 		s.sackSince = false
 	}
 	return pkt
@@ -449,7 +449,7 @@ func (s *sender) afterSACK(now time.Time, sackCum TSN) {
 		// sending a duplicate FORWARD TSN." A SACK that arrives less than
 		// an RTT after the same FORWARD-TSN went out was sent before it
 		// arrived: the duplicate waits (T3-rtx resends it in any case).
-		if s.advPeerAck == s.fwdSent && now.Sub(s.fwdAt) < max(s.path.srtt, s.cfg.Granularity) {
+		if s.advPeerAck == s.fwdSent && now.Sub(s.fwdAt) < max(s.paths.primary.srtt, s.cfg.Granularity) {
 			s.fwdDue = false
 		}
 	}

@@ -74,22 +74,12 @@ type OutSide struct {
 // fragmentation, the retransmission records, T3-rtx, fast retransmit and
 // congestion control (RFC 9260 sections 6.1, 6.2.1, 6.3, 7).
 type sender struct {
-	cfg  *Config
-	path *Path // the primary: the path new data goes to (paths.go)
-	// paths is every path, the primary among them at index pri; dest is
-	// the path of the packet AppendData built last, faulted the paths
-	// whose T3-rtx expired in the last OnTimeout, altAcked the bytes a
-	// SACK acknowledged on other paths than the primary.
-	paths    []*Path
-	one      [1]*Path // paths' first backing array
-	pri      uint8
-	dest     uint8
-	faulted  uint32
-	altAcked int
-	stats    *Stats
-	sched    sched.Scheduler
-	frame    interleave.Framer
-	hdr      int // chunk header length of the variant
+	cfg   *Config
+	paths pathSet // the paths, the primary among them (paths.go)
+	stats *Stats
+	sched sched.Scheduler
+	frame interleave.Framer
+	hdr   int // chunk header length of the variant
 
 	ledger ledger // the records of the chunks sent (ledger.go)
 
@@ -185,10 +175,9 @@ type sender struct {
 }
 
 func (s *sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
-	s.cfg, s.path, s.stats, s.streams = cfg, path, st, streams
+	s.cfg, s.stats, s.streams = cfg, st, streams
 	s.budget = cfg.SendBudget
-	s.one[0] = path
-	s.paths = s.one[:]
+	s.paths.init(path)
 	s.sched = cfg.Scheduler
 	if cfg.Interleaved {
 		s.frame = interleave.NewIDataFramer(streams)
@@ -245,7 +234,7 @@ const (
 // at most; Linux acknowledges so too), so a packet holding the whole window
 // would wait that timer out on every round trip.
 func (s *sender) setFragPoint() {
-	fp := (s.path.mtu - 12 - s.hdr) &^ 3
+	fp := (s.paths.primary.mtu - 12 - s.hdr) &^ 3
 	s.dataRoom = 0
 	if w := (s.peerWinMax / winFragShare) &^ 3; w < fp {
 		fp = min(fp, max(w, minWinFragPoint))
@@ -339,7 +328,7 @@ func (s *sender) queue(sid uint16, ppid uint32, unordered bool, payload []byte, 
 	if s.unsent == 0 {
 		// New data after an idle period is a send opportunity; one that
 		// an acknowledgement opened and nothing used stays open.
-		s.burstCap = max(s.burstCap, s.path.flight+s.cfg.MaxBurst*s.path.pmdcs())
+		s.burstCap = max(s.burstCap, s.paths.primary.flight+s.cfg.MaxBurst*s.paths.primary.pmdcs())
 	}
 	s.charge(len(payload))
 	s.unsent += len(payload)
@@ -698,7 +687,7 @@ func (s *sender) canSendNew(now time.Time, size int) bool {
 	// address if it has cwnd + (PMDCS - 1) or more bytes of data
 	// outstanding"; we exceed cwnd by at most one chunk. Max.Burst
 	// lowers cwnd for the current send opportunity (rule D).
-	if s.path.flight >= s.window() && !s.probing {
+	if s.paths.primary.flight >= s.window() && !s.probing {
 		s.stats.CwndLimited++
 		return false
 	}
@@ -716,7 +705,7 @@ func (s *sender) canSendNew(now time.Time, size int) bool {
 			return false
 		}
 		if s.probeAt.IsZero() {
-			s.probeAt = now.Add(s.path.rto)
+			s.probeAt = now.Add(s.paths.primary.rto)
 		}
 		if now.Before(s.probeAt) {
 			s.stats.RwndLimited++
@@ -747,12 +736,12 @@ func (s *sender) canSendNew(now time.Time, size int) bool {
 // cumulative ack jump at the end of a loss recovery opens no large burst,
 // the case rule D is for.
 func (s *sender) sendOpportunity(refill int) {
-	s.burstCap = s.path.flight + refill + s.cfg.MaxBurst*s.path.pmdcs()
+	s.burstCap = s.paths.primary.flight + refill + s.cfg.MaxBurst*s.paths.primary.pmdcs()
 }
 
 // window returns the flight size new data may not reach: cwnd, lowered
 // to the Max.Burst limit of the current send opportunity.
-func (s *sender) window() int { return min(s.path.cwnd, s.burstCap) }
+func (s *sender) window() int { return min(s.paths.primary.cwnd, s.burstCap) }
 
 // Pending reports whether AppendData would append something now: chunks
 // marked for retransmission or new data the windows allow.
@@ -763,7 +752,7 @@ func (s *sender) Pending(now time.Time) bool {
 	if s.ledger.rtxPending > 0 && (s.fastRtx || s.t3Recovery || s.rtxRoom()) {
 		return true
 	}
-	if s.unsent == 0 || s.path.flight >= s.window() && !s.probing {
+	if s.unsent == 0 || s.paths.primary.flight >= s.window() && !s.probing {
 		return false
 	}
 	size := s.nextChunkSize()
@@ -787,8 +776,8 @@ func (s *sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 		return pkt, 0
 	}
 	if s.ledger.outstanding() == 0 && !s.lastSend.IsZero() {
-		if idle := now.Sub(s.lastSend); idle >= s.path.rto {
-			s.path.idle(int(idle / s.path.rto))
+		if idle := now.Sub(s.lastSend); idle >= s.paths.primary.rto {
+			s.paths.primary.idle(int(idle / s.paths.primary.rto))
 			s.lastSend = now
 		}
 	}
@@ -800,20 +789,20 @@ func (s *sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 	// only when none was left to retransmit (PR-SCTP may have abandoned
 	// them all), still one packet until an acknowledgement.
 	newData := !s.t3Recovery || s.ledger.rtxPending == 0
-	dest := s.pri
+	dest := s.paths.primaryIdx
 	if s.ledger.rtxPending > 0 {
-		if len(s.paths) > 1 {
+		if len(s.paths.list) > 1 {
 			dest = s.rtxDest()
 		}
 		pkt, room, n = s.appendRtx(now, pkt, room, dest)
 		if n == 0 {
-			dest = s.pri
+			dest = s.paths.primaryIdx
 		}
 	}
-	s.dest = dest
+	s.paths.dest = dest
 	// New data goes to the primary only: a packet of retransmissions to
 	// another path carries none.
-	for s.unsent > 0 && newData && dest == s.pri {
+	for s.unsent > 0 && newData && dest == s.paths.primaryIdx {
 		m := s.cur
 		if m == nil {
 			sid, ok := s.sched.Next()
@@ -877,9 +866,9 @@ func (s *sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 		if s.t3Recovery {
 			s.t3Sent = true
 		}
-		if dest != s.pri {
+		if dest != s.paths.primaryIdx {
 			// R1 for the other path; the probe state is the primary's.
-			if p := s.paths[dest]; p.t3.IsZero() {
+			if p := s.paths.list[dest]; p.t3.IsZero() {
 				p.t3 = now.Add(p.rto)
 			}
 			return pkt, n
@@ -887,9 +876,9 @@ func (s *sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 		s.startT3(now)
 		if s.probing {
 			s.probing = false
-			s.path.rack.pto = time.Time{}
+			s.paths.primary.rack.pto = time.Time{}
 		}
-		if k := &s.path.rack; k.pto.IsZero() || k.lone {
+		if k := &s.paths.primary.rack; k.pto.IsZero() || k.lone {
 			// Armed from the first transmission after an
 			// acknowledgement (HandleSACK rearms it on each), and
 			// again once more than a lone chunk is in flight.
@@ -929,7 +918,7 @@ func (s *sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	*r = record{
 		msg: m, sent: now, seq: s.ledger.nextSeq(), off: m.off, n: int32(size),
 		ppid: m.ppid, sid: m.sid, mid: m.mid, fsn: m.nextFSN, flags: flags,
-		state: recInFlight, xmits: 1, marks: s.pri << pathShift,
+		state: recInFlight, xmits: 1, marks: s.paths.primaryIdx << pathShift,
 	}
 	m.nextFSN++
 	m.refs++
@@ -961,7 +950,7 @@ func (s *sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 		s.cur = nil
 	}
 	s.sched.Sent(m.sid, size, end, st.head == nil)
-	s.path.flight += s.ledger.size(r)
+	s.paths.primary.flight += s.ledger.size(r)
 	s.ledger.sent(r)
 	// 6.2.1 B: "Any time a DATA chunk is transmitted (or retransmitted) to
 	// a peer, the endpoint subtracts the data size of the chunk from the
@@ -985,11 +974,11 @@ func (s *sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 func (s *sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]byte, int, int) {
 	n := 0
 	bypass := s.fastRtx || s.t3Recovery
-	multi := len(s.paths) > 1
-	dp := s.paths[dest]
+	multi := len(s.paths.list) > 1
+	dp := s.paths.list[dest]
 	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN && s.ledger.rtxPending > 0; t++ {
 		r := s.ledger.rec(t)
-		if r.state != recRtx || multi && s.destFor(r) != dest {
+		if r.state != recRtx || multi && s.paths.destFor(r) != dest {
 			continue
 		}
 		if m := r.msg; m.bits != 0 && s.cfg.PartialReliability && m.expired(s, now, r.xmits) {
@@ -1004,7 +993,7 @@ func (s *sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]b
 				break
 			}
 		}
-		if !bypass && (dp == s.path && dp.flight >= s.window() || dp != s.path && dp.flight >= dp.cwnd) {
+		if !bypass && (dp == s.paths.primary && dp.flight >= s.window() || dp != s.paths.primary && dp.flight >= dp.cwnd) {
 			s.stats.CwndLimited++
 			break
 		}
@@ -1032,11 +1021,11 @@ func (s *sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]b
 			// was sent first."
 			s.timing = false
 		}
-		if t == s.ledger.cumAck+1 && dp == s.path && !s.t3.IsZero() {
+		if t == s.ledger.cumAck+1 && dp == s.paths.primary && !s.t3.IsZero() {
 			// 6.1: "the sender MUST restart the timer if the earliest
 			// (i.e., lowest TSN) outstanding DATA chunk sent to that
 			// address is being retransmitted."
-			s.t3 = now.Add(s.path.rto)
+			s.t3 = now.Add(s.paths.primary.rto)
 		}
 		dp.flight += s.ledger.size(r)
 		s.peerRwnd = max(s.peerRwnd-int(r.n), 0)
@@ -1055,7 +1044,7 @@ func (s *sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]b
 // after the RTO of that address."
 func (s *sender) startT3(now time.Time) {
 	if s.t3.IsZero() {
-		s.t3 = now.Add(s.path.rto)
+		s.t3 = now.Add(s.paths.primary.rto)
 		s.sackSince = false
 	}
 }
@@ -1073,13 +1062,13 @@ func (s *sender) Deadline() time.Time {
 	if !s.probeAt.IsZero() && s.unsent > 0 && (d.IsZero() || s.probeAt.Before(d)) {
 		d = s.probeAt
 	}
-	if k := &s.path.rack; !k.timer.IsZero() || !k.pto.IsZero() {
+	if k := &s.paths.primary.rack; !k.timer.IsZero() || !k.pto.IsZero() {
 		if r := s.rackDeadline(); d.IsZero() || r.Before(d) {
 			d = r
 		}
 	}
-	if len(s.paths) > 1 {
-		if p := s.pathDeadline(); !p.IsZero() && (d.IsZero() || p.Before(d)) {
+	if len(s.paths.list) > 1 {
+		if p := s.paths.deadline(); !p.IsZero() && (d.IsZero() || p.Before(d)) {
 			d = p
 		}
 	}
@@ -1157,12 +1146,12 @@ func (s *sender) Drain(fn func(Unsent)) {
 	s.unsent = 0
 	s.active, s.activeWeight = 0, 0
 	s.queuedStreams, s.cutting, s.resetLeft = 0, 0, 0
-	for _, p := range s.paths {
+	for _, p := range s.paths.list {
 		p.flight, p.t3, p.ackedNow = 0, time.Time{}, 0
 	}
-	s.altAcked = 0
+	s.paths.ackedElsewhere = 0
 	s.t3 = time.Time{}
-	s.path.rack.timer, s.path.rack.pto, s.probing = time.Time{}, time.Time{}, false
+	s.paths.primary.rack.timer, s.paths.primary.rack.pto, s.probing = time.Time{}, time.Time{}, false
 	s.timing = false
 	s.rest()
 }

@@ -75,7 +75,7 @@ func sentAfter(s1, s2 uint32) bool { return int32(s1-s2) > 0 }
 // sent once and the newest retransmitted; rackUpdate then reads the clock
 // once per SACK.
 func (s *sender) rackAcked(t TSN, r *record) {
-	k := &s.path.rack
+	k := &s.paths.primary.rack
 	if r.xmits == 1 {
 		s.onceAcked = true
 		// Step 3: reordering is a chunk sent once arriving after a higher
@@ -97,13 +97,13 @@ func (s *sender) rackAcked(t TSN, r *record) {
 // rackUpdate moves RACK's reference to the newest transmission this SACK
 // acknowledged (steps 1 and 2) and updates the minimum RTT.
 func (s *sender) rackUpdate(now time.Time) {
-	k := &s.path.rack
+	k := &s.paths.primary.rack
 	if r := s.newestOnce; r != nil {
 		rtt := now.Sub(r.sent)
 		if k.minRTT == 0 || rtt < k.minRTT {
 			k.minRTT = rtt
 		}
-		s.path.hsSample(rtt)
+		s.paths.primary.hsSample(rtt)
 		s.rackMove(r, rtt)
 	}
 	if r := s.newestRtx; r != nil {
@@ -121,7 +121,7 @@ func (s *sender) rackUpdate(now time.Time) {
 // rackMove makes transmission r, acknowledged after rtt, the reference
 // when it is newer than the current one.
 func (s *sender) rackMove(r *record, rtt time.Duration) {
-	k := &s.path.rack
+	k := &s.paths.primary.rack
 	if !k.valid || sentAfter(r.seq, k.seq) {
 		k.xmit, k.seq, k.rtt, k.valid = r.sent, r.seq, rtt, true
 	}
@@ -133,7 +133,7 @@ func (s *sender) rackMove(r *record, rtt time.Duration) {
 // retransmissions, once per chunk transmission. Reports of chunks sent
 // once are the network's duplicates and change nothing.
 func (s *sender) rackDuplicates(dups []TSN) {
-	k := &s.path.rack
+	k := &s.paths.primary.rack
 	for _, d := range dups {
 		// The ring still holds d's record while fewer than len(recs)
 		// TSNs were used since.
@@ -161,13 +161,13 @@ func (s *sender) rackDuplicates(dups []TSN) {
 
 // reoWnd returns the reordering window (RFC 8985 section 6.2 step 4).
 func (s *sender) reoWnd() time.Duration {
-	k := &s.path.rack
-	if !k.reordering && (s.path.inFastRecovery || s.t3Recovery || s.ledger.gapAcked >= 3) {
+	k := &s.paths.primary.rack
+	if !k.reordering && (s.paths.primary.inFastRecovery || s.t3Recovery || s.ledger.gapAcked >= 3) {
 		return 0
 	}
 	w := time.Duration(max(k.reoMult, 1)) * k.minRTT / 4
-	if s.path.measured && w > s.path.srtt {
-		w = s.path.srtt
+	if s.paths.primary.measured && w > s.paths.primary.srtt {
+		w = s.paths.primary.srtt
 	}
 	return w
 }
@@ -176,7 +176,7 @@ func (s *sender) reoWnd() time.Duration {
 // 5) for retransmission and sets the reordering timer for the suspects.
 // It reports whether it marked any.
 func (s *sender) rackDetect(now time.Time) bool {
-	k := &s.path.rack
+	k := &s.paths.primary.rack
 	k.timer = time.Time{}
 	if !k.valid || s.ledger.inFlight == 0 {
 		return false
@@ -186,7 +186,7 @@ func (s *sender) rackDetect(now time.Time) bool {
 	var wait time.Duration
 	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
 		r := s.ledger.rec(t)
-		if r.state != recInFlight || r.marks>>pathShift != s.pri {
+		if r.state != recInFlight || r.marks>>pathShift != s.paths.primaryIdx {
 			// RACK's reference is the primary's (rackAcked): chunks on
 			// other paths are left to their T3-rtx.
 			continue
@@ -225,10 +225,10 @@ func (s *sender) rackDetect(now time.Time) bool {
 // and the retransmissions may go out at once, one packet beyond cwnd.
 func (s *sender) rackLost(now time.Time) {
 	s.fastRtx = true
-	if !s.path.inFastRecovery {
-		s.path.enterFastRecovery(now, s.ledger.nextTSN-1)
+	if !s.paths.primary.inFastRecovery {
+		s.paths.primary.enterFastRecovery(now, s.ledger.nextTSN-1)
 		s.stats.FastRecoveries++
-		k := &s.path.rack
+		k := &s.paths.primary.rack
 		if k.recoveries++; k.recoveries >= reoRecoveries {
 			k.reoMult, k.recoveries = 1, 0
 		}
@@ -240,14 +240,14 @@ func (s *sender) rackLost(now time.Time) {
 // acknowledgement. The probe is not armed past T3-rtx,
 // which then covers the tail.
 func (s *sender) armPTO(now time.Time) {
-	k := &s.path.rack
+	k := &s.paths.primary.rack
 	k.pto = time.Time{}
-	if s.cfg.Recovery != RecoveryRACK || k.probes >= maxProbes || s.ledger.inFlight == 0 || !s.path.measured || s.t3Recovery {
+	if s.cfg.Recovery != RecoveryRACK || k.probes >= maxProbes || s.ledger.inFlight == 0 || !s.paths.primary.measured || s.t3Recovery {
 		// After a T3-rtx expiry one packet is in flight until an
 		// acknowledgement (7.2.3): T3-rtx itself covers it.
 		return
 	}
-	pto := max(2*s.path.srtt, tlpFloor)
+	pto := max(2*s.paths.primary.srtt, tlpFloor)
 	k.lone = s.ledger.inFlight == 1
 	if k.lone && k.probes == 0 {
 		pto += s.cfg.SACKDelay // the peer may delay the SACK of a lone chunk
@@ -264,7 +264,7 @@ func (s *sender) armPTO(now time.Time) {
 // peer's window takes it (AppendData then ignores cwnd for one packet),
 // else the highest chunk in flight again.
 func (s *sender) probe(now time.Time) {
-	k := &s.path.rack
+	k := &s.paths.primary.rack
 	k.pto = time.Time{}
 	k.probes++
 	s.stats.Probes++
@@ -284,7 +284,7 @@ func (s *sender) probe(now time.Time) {
 
 // rackTimers runs the reordering timer and the probe timer when due.
 func (s *sender) rackTimers(now time.Time) {
-	k := &s.path.rack
+	k := &s.paths.primary.rack
 	if !k.timer.IsZero() && !now.Before(k.timer) {
 		if s.rackDetect(now) {
 			s.rackLost(now)
@@ -297,7 +297,7 @@ func (s *sender) rackTimers(now time.Time) {
 
 // rackDeadline returns the earlier of the reordering and probe timers.
 func (s *sender) rackDeadline() time.Time {
-	k := &s.path.rack
+	k := &s.paths.primary.rack
 	switch {
 	case k.timer.IsZero():
 		return k.pto

@@ -36,7 +36,7 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 		return false, err
 	}
 	s.stats.DupTSNsReported += uint64(len(sk.Dups))
-	flightBefore := s.path.flight
+	flightBefore := s.paths.primary.flight
 	newBytes := 0
 	cumAdvanced := cum.GT(s.ledger.cumAck)
 	var htna TSN // highest TSN newly acknowledged
@@ -89,7 +89,7 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	rack := s.cfg.Recovery == RecoveryRACK
 	marked := false
 	if rack {
-		s.path.hsRound(s.ledger.cumAck, s.ledger.nextTSN)
+		s.paths.primary.hsRound(s.ledger.cumAck, s.ledger.nextTSN)
 		s.rackUpdate(now)
 		marked = s.rackDetect(now)
 	} else {
@@ -99,36 +99,36 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	// 7.2.4 note: "if the received SACK chunk also acknowledges new DATA
 	// chunks and advances the Cumulative TSN Ack Point, the cwnd adjustment
 	// rules defined in Sections 7.2.1 and 7.2.2 MUST be applied first."
-	s.path.onAck(now, newBytes-s.altAcked, flightBefore)
+	s.paths.primary.onAck(now, newBytes-s.paths.ackedElsewhere, flightBefore)
 	// "When a SACK chunk acknowledges all TSNs up to and including this
 	// exit point, Fast Recovery is exited."
-	if s.path.inFastRecovery && s.ledger.cumAck.GEQ(s.path.fastRecoverTSN) {
-		s.path.inFastRecovery = false
+	if s.paths.primary.inFastRecovery && s.ledger.cumAck.GEQ(s.paths.primary.fastRecoverTSN) {
+		s.paths.primary.inFastRecovery = false
 	}
 	if rack {
-		if marked && (newBytes > 0 || !s.path.inFastRecovery) {
+		if marked && (newBytes > 0 || !s.paths.primary.inFastRecovery) {
 			// One packet of retransmissions beyond cwnd per SACK that
 			// acknowledged new data (or entered recovery): a peer's SACKs
 			// that acknowledge nothing new buy no bypass.
 			s.rackLost(now)
 		}
-		if s.onceAcked && s.path.rto > s.path.baseRTO() && s.path.undoBackoff() {
+		if s.onceAcked && s.paths.primary.rto > s.paths.primary.baseRTO() && s.paths.primary.undoBackoff() {
 			s.stats.RTOUndos++
 		}
-	} else if marked && !s.path.inFastRecovery {
+	} else if marked && !s.paths.primary.inFastRecovery {
 		// "If not in Fast Recovery, adjust the ssthresh and cwnd ...
 		// Retransmit those K DATA chunks in a single packet ... If not in
 		// Fast Recovery, enter Fast Recovery and mark the highest
 		// outstanding TSN as the Fast Recovery exit point."
 		s.fastRtx = true
-		s.path.enterFastRecovery(now, s.ledger.nextTSN-1)
+		s.paths.primary.enterFastRecovery(now, s.ledger.nextTSN-1)
 		s.stats.FastRecoveries++
 	}
 	if s.ledger.outstanding() == 0 {
 		// 7.2.2: "When all of the data transmitted by the sender has been
 		// acknowledged by the receiver, partial_bytes_acked is initialized
 		// to 0."
-		s.path.pba = 0
+		s.paths.primary.pba = 0
 		if s.resting() {
 			s.rest()
 		}
@@ -143,7 +143,7 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	if s.unsent > 0 && s.ledger.outstanding() == 0 && s.nextChunkSize() > s.peerRwnd {
 		// The window closed with nothing outstanding: the first zero
 		// window probe goes one RTO from now (6.1 rule A).
-		s.probeAt = now.Add(s.path.rto)
+		s.probeAt = now.Add(s.paths.primary.rto)
 	}
 
 	// T3-rtx: R2 "Whenever all outstanding data sent to an address have
@@ -156,31 +156,31 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	switch {
 	case s.ledger.inFlight == 0 && s.ledger.rtxPending == 0 && !s.advPeerAck.GT(s.ledger.cumAck):
 		s.t3 = time.Time{}
-	case len(s.paths) > 1 && s.path.flight == 0 && s.ledger.rtxPending == 0 && !s.advPeerAck.GT(s.ledger.cumAck):
+	case len(s.paths.list) > 1 && s.paths.primary.flight == 0 && s.ledger.rtxPending == 0 && !s.advPeerAck.GT(s.ledger.cumAck):
 		// Nothing outstanding on the primary (R2 for it); the other
 		// paths' timers follow in creditPaths.
 		s.t3 = time.Time{}
-	case len(s.paths) > 1 && newBytes > s.altAcked && s.path.flight > 0:
+	case len(s.paths.list) > 1 && newBytes > s.paths.ackedElsewhere && s.paths.primary.flight > 0:
 		// R3 for the primary: its earliest chunk may be above a
 		// cumulative ack point held back by chunks of another path.
-		s.t3 = now.Add(s.path.rto)
+		s.t3 = now.Add(s.paths.primary.rto)
 	case cumAdvanced:
-		s.t3 = now.Add(s.path.rto)
+		s.t3 = now.Add(s.paths.primary.rto)
 	case s.t3.IsZero():
 		// Only abandoned chunks are left above the ack point: C5 keeps a
 		// timer running for the FORWARD-TSN.
-		s.t3 = now.Add(s.path.rto)
+		s.t3 = now.Add(s.paths.primary.rto)
 	}
 	s.sackSince = true
 	if newBytes > 0 {
-		if newBytes > s.altAcked {
-			s.path.ClearErrors()
+		if newBytes > s.paths.ackedElsewhere {
+			s.paths.primary.ClearErrors()
 		}
-		if len(s.paths) > 1 {
-			s.creditPaths(now)
+		if len(s.paths.list) > 1 {
+			s.paths.credit(now)
 		}
 		s.t3Recovery, s.t3Sent = false, false
-		s.path.rack.probes = 0
+		s.paths.primary.rack.probes = 0
 	}
 	s.onceAcked = false
 	s.armPTO(now)
@@ -202,7 +202,7 @@ func (s *sender) missIndications(sk *SACK, cum, htna TSN, haveHTNA, cumAdvanced 
 	marked := false
 	if len(sk.Gaps) > 0 {
 		limit := htna
-		if s.path.inFastRecovery && cumAdvanced {
+		if s.paths.primary.inFastRecovery && cumAdvanced {
 			limit, haveHTNA = cum.Add(uint32(sk.Gaps[len(sk.Gaps)-1].End)), true
 		}
 		for t := cum + 1; haveHTNA && t.LT(limit); t++ {
@@ -248,7 +248,7 @@ func (s *sender) validate(sk *SACK) error {
 // its first acknowledgement and takes an RTT measurement from it when
 // allowed. It reports whether the chunk was newly acknowledged.
 func (s *sender) ack(now time.Time, t TSN, r *record) bool {
-	p := s.pathOf(r)
+	p := s.paths.of(r)
 	inFlight := r.state == recInFlight
 	if !s.ledger.acked(r) {
 		return false
@@ -256,11 +256,11 @@ func (s *sender) ack(now time.Time, t TSN, r *record) bool {
 	if inFlight {
 		p.flight -= s.ledger.size(r)
 	}
-	if p != s.path {
+	if p != s.paths.primary {
 		p.ackedNow += s.ledger.size(r)
-		s.altAcked += s.ledger.size(r)
+		s.paths.ackedElsewhere += s.ledger.size(r)
 	}
-	if s.cfg.Recovery == RecoveryRACK && p == s.path {
+	if s.cfg.Recovery == RecoveryRACK && p == s.paths.primary {
 		s.rackAcked(t, r)
 	}
 	if s.timing && s.timedTSN == t {
@@ -290,7 +290,7 @@ func (s *sender) markFast(r *record) {
 // add the data size of those chunks to the rwnd."
 func (s *sender) markRtx(r *record) {
 	s.ledger.markRtx(r)
-	s.pathOf(r).flight -= s.ledger.size(r)
+	s.paths.of(r).flight -= s.ledger.size(r)
 	s.peerRwnd += int(r.n)
 }
 
@@ -308,15 +308,15 @@ func (s *sender) renege(now time.Time, t TSN) {
 		return
 	}
 	s.ledger.reneged(r)
-	p := s.pathOf(r)
+	p := s.paths.of(r)
 	p.flight += s.ledger.size(r)
 	s.stats.Reneged++
-	if p != s.path {
+	if p != s.paths.primary {
 		if p.t3.IsZero() {
 			p.t3 = now.Add(p.rto)
 		}
 	} else if s.t3.IsZero() {
-		s.t3 = now.Add(s.path.rto)
+		s.t3 = now.Add(s.paths.primary.rto)
 	}
 }
 
@@ -330,15 +330,15 @@ func (s *sender) renege(now time.Time, t TSN) {
 // (6.1 rule A).
 func (s *sender) OnTimeout(now time.Time) (expired bool) {
 	s.rackTimers(now)
-	s.faulted = 0
-	if len(s.paths) > 1 {
+	s.paths.faulted = 0
+	if len(s.paths.list) > 1 {
 		expired = s.pathTimers(now)
 	}
 	if s.t3.IsZero() || now.Before(s.t3) {
 		return expired
 	}
 	s.t3 = time.Time{}
-	if len(s.paths) > 1 && !s.flightOn(s.pri) {
+	if len(s.paths.list) > 1 && !s.ledger.flightOn(s.paths.primaryIdx) {
 		// Nothing outstanding on the primary (its chunks were acked
 		// or moved to another path, or it took over the data from a
 		// failed path whose chunks are still marked): R2 would have
@@ -352,23 +352,23 @@ func (s *sender) OnTimeout(now time.Time) (expired bool) {
 	// still be acknowledged, and RACK finds them if they are not.
 	age := time.Duration(0)
 	if s.cfg.Recovery == RecoveryRACK {
-		age = s.path.baseRTO()
-		k := &s.path.rack
+		age = s.paths.primary.baseRTO()
+		k := &s.paths.primary.rack
 		k.timer, k.pto, k.probes = time.Time{}, time.Time{}, 0
 		s.probing = false
 	}
 	// E1: "adjust its ssthresh with rules defined in Section 7.2.3 and set
 	// cwnd = PMDCS."
-	s.path.onT3Expiry(now)
+	s.paths.primary.onT3Expiry(now)
 	// E2: "set RTO = RTO * 2 ("back off the timer")."
-	s.path.Backoff()
+	s.paths.primary.Backoff()
 	probing := s.peerRwnd == 0 && s.sackSince
 	s.sackSince = false
 	first := true
-	multi := len(s.paths) > 1
+	multi := len(s.paths.list) > 1
 	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
 		r := s.ledger.rec(t)
-		if r.state == recInFlight && (first || now.Sub(r.sent) >= age) && r.marks>>pathShift == s.pri {
+		if r.state == recInFlight && (first || now.Sub(r.sent) >= age) && r.marks>>pathShift == s.paths.primaryIdx {
 			// E3 retransmits the earliest outstanding chunk in any case;
 			// with several paths, a chunk of this path, to an alternate.
 			s.markRtx(r)
@@ -398,14 +398,14 @@ func (s *sender) OnTimeout(now time.Time) (expired bool) {
 		// E3 retransmits at once, in the next AppendData; running the timer
 		// from now (R1 with the backed-off RTO) keeps the association live
 		// even if that packet cannot be built right away.
-		s.t3 = now.Add(s.path.rto)
+		s.t3 = now.Add(s.paths.primary.rto)
 	}
 	if probing {
 		s.stats.ZeroWindowProbes++
 		return false
 	}
-	s.path.Fault()
-	s.faulted |= 1 << s.pri
+	s.paths.primary.Fault()
+	s.paths.faulted |= 1 << s.paths.primaryIdx
 	return true
 }
 
