@@ -27,19 +27,19 @@ func TestStreamLimitFixed(t *testing.T) {
 	if !errors.Is(err, ErrStreamFull) || !errors.Is(err, ErrWouldBlock) {
 		t.Fatalf("fourth message of stream 0: %v, want ErrStreamFull matching ErrWouldBlock", err)
 	}
-	if got := s.TakeStreamRoom(); len(got) != 0 {
+	if got := s.queue.takeStreamRoom(); len(got) != 0 {
 		t.Fatalf("room before anything was sent: %v", got)
 	}
 	if len(sendAll(x)) == 0 {
 		t.Fatal("nothing sent")
 	}
-	if got := s.StreamUnsent(0); got > 2000 {
+	if got := s.queue.streamUnsent(0); got > 2000 {
 		t.Fatalf("stream 0 has %d unsent bytes after a flush, want at most 2000", got)
 	}
-	if got := s.TakeStreamRoom(); !slices.Equal(got, []uint16{0}) {
+	if got := s.queue.takeStreamRoom(); !slices.Equal(got, []uint16{0}) {
 		t.Fatalf("room %v, want [0]", got)
 	}
-	if got := s.TakeStreamRoom(); len(got) != 0 {
+	if got := s.queue.takeStreamRoom(); len(got) != 0 {
 		t.Fatalf("listed twice: %v", got)
 	}
 	if err := s.Queue(0, 0, false, msg); err != nil {
@@ -66,7 +66,7 @@ func TestStreamLimitShared(t *testing.T) {
 	if err := s.Queue(1, 0, false, msg); !errors.Is(err, ErrStreamFull) {
 		t.Fatalf("stream 1 on a full buffer: %v, want ErrStreamFull", err)
 	}
-	if got := s.streamLimit(s.streams.OutSide(0)); got != 4000 {
+	if got := s.queue.streamLimit(s.streams.OutSide(0)); got != 4000 {
 		t.Fatalf("limit %d with a second stream waiting, want 4000", got)
 	}
 	tsns := sendAll(x)
@@ -74,16 +74,16 @@ func TestStreamLimitShared(t *testing.T) {
 		t.Fatal("nothing sent")
 	}
 	x.mustSACK(tsns[len(tsns)-1], DefaultBuffer)
-	room := s.TakeStreamRoom()
+	room := s.queue.takeStreamRoom()
 	if !slices.Contains(room, 1) {
 		t.Fatalf("room %v after the SACK freed %d chunks, want stream 1 listed", room, len(tsns))
 	}
 	if err := s.Queue(1, 0, false, msg); err != nil {
 		t.Fatalf("stream 1 after its room was listed: %v", err)
 	}
-	if u := s.StreamUnsent(0); u >= s.streamLimit(s.streams.OutSide(0)) {
+	if u := s.queue.streamUnsent(0); u >= s.queue.streamLimit(s.streams.OutSide(0)) {
 		if err := s.Queue(0, 0, false, msg); !errors.Is(err, ErrStreamFull) {
-			t.Fatalf("stream 0 with %d unsent of a limit of %d: %v, want ErrStreamFull", u, s.streamLimit(s.streams.OutSide(0)), err)
+			t.Fatalf("stream 0 with %d unsent of a limit of %d: %v, want ErrStreamFull", u, s.queue.streamLimit(s.streams.OutSide(0)), err)
 		}
 	}
 }
@@ -132,7 +132,7 @@ func TestStreamLimitAllocs(t *testing.T) {
 		if _, err := s.HandleSACK(x.now, sack); err != nil {
 			t.Fatal(err)
 		}
-		s.TakeStreamRoom()
+		s.queue.takeStreamRoom()
 	}
 	run()
 	if n := testing.AllocsPerRun(100, run); n != 0 {
@@ -180,18 +180,18 @@ func TestUnsentBoundManyStreams(t *testing.T) {
 	// manyStreams streams admitted one message each before the bound
 	// applied: that many, each over unsent*streamsUnsent in all.
 	if sid != manyStreams || manyStreams*len(msg) <= unsent*streamsUnsent {
-		t.Fatalf("stream %d refused (%d unsent); want stream %d refused", sid, s.unsent, manyStreams)
+		t.Fatalf("stream %d refused (%d unsent); want stream %d refused", sid, s.queue.unsent, manyStreams)
 	}
 	if err := s.Queue(0, 0, false, msg); err != nil {
 		t.Fatalf("a second message on a stream with data, within its share: %v", err)
 	}
-	if got := s.TakeStreamRoom(); len(got) != 0 {
+	if got := s.queue.takeStreamRoom(); len(got) != 0 {
 		t.Fatalf("room before anything was sent: %v", got)
 	}
 	if len(sendAll(x)) == 0 {
 		t.Fatal("nothing sent")
 	}
-	if got := s.TakeStreamRoom(); !slices.Contains(got, sid) {
+	if got := s.queue.takeStreamRoom(); !slices.Contains(got, sid) {
 		t.Fatalf("room %v after the queue was cut into packets, want stream %d listed", got, sid)
 	}
 	if err := s.Queue(sid, 0, false, msg); err != nil {
@@ -233,7 +233,7 @@ func TestStreamLimitWeighted(t *testing.T) {
 		return n
 	}
 	limits := func() (int, int) {
-		return s.streamLimit(s.streams.OutSide(0)), s.streamLimit(s.streams.OutSide(1))
+		return s.queue.streamLimit(s.streams.OutSide(0)), s.queue.streamLimit(s.streams.OutSide(1))
 	}
 	if err := s.SwitchScheduler(sched.WFQ); err != nil {
 		t.Fatal(err)
@@ -275,11 +275,11 @@ func TestStreamLimitWeighted(t *testing.T) {
 		}
 		x.mustSACK(tsns[len(tsns)-1], DefaultBuffer)
 	}
-	s.TakeStreamRoom()
-	if s.StreamUnsent(0) != 0 || s.StreamUnsent(1) != 0 {
-		t.Fatalf("%d and %d bytes unsent after the drain", s.StreamUnsent(0), s.StreamUnsent(1))
+	s.queue.takeStreamRoom()
+	if s.queue.streamUnsent(0) != 0 || s.queue.streamUnsent(1) != 0 {
+		t.Fatalf("%d and %d bytes unsent after the drain", s.queue.streamUnsent(0), s.queue.streamUnsent(1))
 	}
-	if s.active != 0 || s.activeWeight != 0 {
-		t.Fatalf("all sent: %d active streams, weight %d, want none", s.active, s.activeWeight)
+	if s.queue.active != 0 || s.queue.activeWeight != 0 {
+		t.Fatalf("all sent: %d active streams, weight %d, want none", s.queue.active, s.queue.activeWeight)
 	}
 }

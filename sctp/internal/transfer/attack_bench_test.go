@@ -989,7 +989,7 @@ func (o *outSender) queue(b *testing.B, sids ...uint16) {
 // peer acknowledge everything.
 func (o *outSender) send(b *testing.B, sids ...uint16) {
 	o.queue(b, sids...)
-	for o.s.unsent > 0 || o.s.ledger.outstanding() > 0 {
+	for o.s.queue.unsent > 0 || o.s.ledger.outstanding() > 0 {
 		for {
 			var n int
 			if o.pkt, n = o.s.AppendData(epoch, o.pkt[:0], 1200); n == 0 {

@@ -78,13 +78,10 @@ func (r *receiver) tuneOnData(now time.Time) {
 // sendBuffer returns the send buffer in force: SendBuffer, or with
 // SendBufferMax twice the primary path's cwnd when that is more, up to
 // SendBufferMax.
-func (s *sender) sendBuffer() int {
-	b := s.cfg.SendBuffer
-	if m := s.cfg.SendBufferMax; m > b {
-		b = min(max(b, 2*s.paths.primary.cwnd), m)
+func (q *sendQueue) sendBuffer() int {
+	b := q.cfg.SendBuffer
+	if m := q.cfg.SendBufferMax; m > b {
+		b = min(max(b, 2*q.paths.primary.cwnd), m)
 	}
 	return b
 }
-
-// SendBuffer returns the send buffer in force (sendBuffer).
-func (s *sender) SendBuffer() int { return s.sendBuffer() }

@@ -144,7 +144,7 @@ func benchMessages(b *testing.B, m *memPair, size int) {
 			m.step(b)
 		}
 	}
-	for m.a.send.Buffered() > 0 {
+	for m.a.send.queue.buffered > 0 {
 		m.step(b)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")

@@ -120,5 +120,5 @@ func (e *Engine) StreamCounts() (out, in int) { return e.streams.OutCount(), e.s
 // garbage from then on (what stays readable is no longer charged).
 func (e *Engine) ReleaseBudgets() {
 	e.recv.Release()
-	e.send.LeaveBudget()
+	e.send.queue.leaveBudget()
 }

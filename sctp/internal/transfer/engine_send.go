@@ -78,10 +78,10 @@ func (e *Engine) HasFailed() bool { return e.send.HasFailed() }
 // TakeStreamRoom returns the streams whose writers, refused with
 // ErrStreamFull, may queue again since the last call. The slice is valid
 // until the next call into the engine.
-func (e *Engine) TakeStreamRoom() []uint16 { return e.send.TakeStreamRoom() }
+func (e *Engine) TakeStreamRoom() []uint16 { return e.send.queue.takeStreamRoom() }
 
 // HasStreamRoom reports whether TakeStreamRoom has streams to return.
-func (e *Engine) HasStreamRoom() bool { return e.send.HasStreamRoom() }
+func (e *Engine) HasStreamRoom() bool { return e.send.queue.hasStreamRoom() }
 
 // Drain removes every queued and unacknowledged message from the send
 // buffer, calling fn (when not nil) for each: when the association ends,
@@ -95,12 +95,12 @@ func (e *Engine) SendIdle() bool { return e.send.Idle() }
 
 // SendBuffered returns the bytes in the send buffer: queued or
 // unacknowledged.
-func (e *Engine) SendBuffered() int { return e.send.Buffered() }
+func (e *Engine) SendBuffered() int { return e.send.queue.buffered }
 
 // SendRoom returns the bytes Queue accepts now and the most it accepts
 // from an empty send buffer (the send buffer, within the endpoint's send
 // budget, or the unsent limit).
-func (e *Engine) SendRoom() (room, capacity int) { return e.send.Room(), e.send.Capacity() }
+func (e *Engine) SendRoom() (room, capacity int) { return e.send.queue.room(), e.send.queue.capacity() }
 
 // Outstanding returns the number of DATA chunks sent and not yet covered
 // by the cumulative TSN ack point.

@@ -56,7 +56,7 @@ func holRun(t testing.TB, kind sched.Kind, interleaved bool, link simnet.LinkCon
 	for len(lat) < count {
 		// Keep stream 1 busy: a new 1 MB message as soon as less than
 		// one is buffered (queued or unacknowledged).
-		for a.e.send.Buffered() < bulkMsg {
+		for a.e.send.queue.buffered < bulkMsg {
 			if err := a.e.send.Queue(1, 1, false, bulk); err != nil {
 				t.Fatal(err)
 			}

@@ -26,7 +26,7 @@ func (e *Engine) Info() Info {
 		SRTT: p.srtt, RTTVar: p.rttvar, RTO: p.rto,
 		Cwnd: p.cwnd, Ssthresh: p.ssthresh, FlightSize: p.flight,
 		PeerRwnd: e.send.peerRwnd, Rwnd: e.recv.Window(),
-		Outstanding: e.send.ledger.outstanding(), SendBuffered: e.send.buffered,
+		Outstanding: e.send.ledger.outstanding(), SendBuffered: e.send.queue.buffered,
 		RecvHeld: e.recv.Held(), InFastRecovery: p.inFastRecovery, PathErrors: p.errors,
 		NextTSN: e.send.ledger.nextTSN, CumAck: e.send.ledger.cumAck, PeerCumTSN: e.recv.CumulativeTSN(),
 	}

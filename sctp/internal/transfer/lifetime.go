@@ -151,7 +151,7 @@ func (s *sender) ExpireLifetimes(now time.Time) {
 		}
 		m := e.m
 		switch {
-		case m.off == 0 && s.cur != m:
+		case m.off == 0 && s.queue.pinned != m:
 			s.dropQueued(m)
 		case s.cfg.PartialReliability:
 			sent = append(sent, m)

@@ -55,16 +55,16 @@ func TestRestingGivesBack(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		for m.a.send.Buffered() > 0 {
+		for m.a.send.queue.buffered > 0 {
 			m.now = m.now.Add(time.Millisecond)
 			m.step(t)
 		}
 	}
 	burst()
 	s, r := &m.a.send, &m.b.recv
-	if s.nfree > keepFreeMessages || len(s.ledger.recs) != initialRecords {
+	if s.queue.nfree > keepFreeMessages || len(s.ledger.recs) != initialRecords {
 		t.Errorf("resting sender keeps %d free messages and a ring of %d, want at most %d and %d",
-			s.nfree, len(s.ledger.recs), keepFreeMessages, initialRecords)
+			s.queue.nfree, len(s.ledger.recs), keepFreeMessages, initialRecords)
 	}
 	if n := r.pool.FreeCost(); n > keepFreeFragBytes {
 		t.Errorf("resting receiver keeps free fragments costing %d bytes, want at most %d", n, keepFreeFragBytes)

@@ -28,12 +28,12 @@ var messagePool sync.Pool // of *message
 // pointer to their first record.
 var ringPools [bits.UintSize]sync.Pool // of *record
 
-// newMessage returns a free message: the sender's own, the pool's, or a
+// newMessage returns a free message: the queue's own, the pool's, or a
 // new one.
-func (s *sender) newMessage() *message {
-	if m := s.free; m != nil {
-		s.free = m.next
-		s.nfree--
+func (q *sendQueue) newMessage() *message {
+	if m := q.free; m != nil {
+		q.free = m.next
+		q.nfree--
 		return m
 	}
 	if m, ok := messagePool.Get().(*message); ok {
@@ -45,20 +45,25 @@ func (s *sender) newMessage() *message {
 // resting reports whether the sender should give its caches back: nothing
 // is buffered and it holds more than a resting sender keeps.
 func (s *sender) resting() bool {
-	return s.buffered == 0 && (s.nfree > keepFreeMessages || len(s.ledger.recs) > initialRecords)
+	return s.queue.buffered == 0 && (s.queue.nfree > keepFreeMessages || len(s.ledger.recs) > initialRecords)
 }
 
 // rest gives the caches of a burst back (see resting). The ring is
 // swapped only when it holds no live record.
 func (s *sender) rest() {
-	for s.nfree > keepFreeMessages {
-		m := s.free
-		s.free = m.next
-		s.nfree--
+	s.queue.trimFree()
+	s.ledger.shrink()
+}
+
+// trimFree hands the free messages beyond keepFreeMessages to the pool.
+func (q *sendQueue) trimFree() {
+	for q.nfree > keepFreeMessages {
+		m := q.free
+		q.free = m.next
+		q.nfree--
 		m.next = nil
 		messagePool.Put(m)
 	}
-	s.ledger.shrink()
 }
 
 // getRing returns a cleared ring of n records, n a power of two.

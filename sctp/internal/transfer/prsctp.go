@@ -71,10 +71,10 @@ func (s *sender) QueuePR(now time.Time, sid uint16, ppid uint32, unordered bool,
 	if pr.Policy >= numPolicies {
 		return ErrConfig
 	}
-	if pr.Policy == PRPrio && s.buffered > 0 && s.buffered+len(payload) > s.bufLimit() {
+	if pr.Policy == PRPrio && s.queue.buffered > 0 && s.queue.buffered+len(payload) > s.queue.bufLimit() {
 		s.makeRoom(now, len(payload), pr.Value)
 	}
-	if err := s.queue(sid, ppid, unordered, payload, pr.Policy != PRPrio); err != nil {
+	if err := s.queueMessage(sid, ppid, unordered, payload, pr.Policy != PRPrio); err != nil {
 		return err
 	}
 	if pr.Policy != PRNone {
@@ -107,11 +107,11 @@ func (s *sender) makeRoom(now time.Time, n int, prio uint32) {
 	}
 	// Dropping its own messages leaves bufLimit unchanged: it counts
 	// what the other associations hold.
-	limit := s.bufLimit()
-	if s.buffered-freeable+n > limit && s.buffered > freeable {
+	limit := s.queue.bufLimit()
+	if s.queue.buffered-freeable+n > limit && s.queue.buffered > freeable {
 		return
 	}
-	for s.buffered > 0 && s.buffered+n > limit {
+	for s.queue.buffered > 0 && s.queue.buffered+n > limit {
 		var victim *message
 		for _, st := range s.streams.OutSides() {
 			for m := st.head; m != nil; m = m.next {
@@ -155,34 +155,9 @@ func (s *sender) unqueue(m *message) {
 	if st == nil {
 		return
 	}
-	var prev *message
-	for p := st.head; p != nil && p != m; p = p.next {
-		prev = p
+	if _, head := s.queue.remove(st, m); head {
+		s.resetHeadGone(st, m)
 	}
-	if prev == nil {
-		if st.head != m {
-			return // not queued
-		}
-		st.head = m.next
-	} else {
-		prev.next = m.next
-	}
-	if st.tail == m {
-		st.tail = prev
-	}
-	if prev == nil {
-		if m.off > 0 {
-			s.cutting-- // a partly cut message is its stream's head
-		}
-		s.headGone(st, m)
-	}
-	m.next = nil
-	if s.cur == m {
-		s.cur = nil
-	}
-	s.unsent -= len(m.buf) - int(m.off)
-	s.takeUnsent(st, m.sid, len(m.buf)-int(m.off))
-	s.sched.Sent(m.sid, 0, true, st.head == nil)
 }
 
 // dropQueued abandons m, a message no chunk of which has a TSN: RFC 3758
@@ -195,7 +170,7 @@ func (s *sender) dropQueued(m *message) {
 	s.report(m, false)
 	s.stats.AbandonedUnsent++
 	m.refs = 1
-	s.release(m)
+	s.queue.release(m)
 }
 
 // abandon gives up message m, some of which has TSNs (RFC 3758 section

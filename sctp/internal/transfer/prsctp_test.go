@@ -254,7 +254,7 @@ func TestPRFragmentedMessage(t *testing.T) {
 	}
 	x.mustSACK(1002, DefaultBuffer)
 	if !x.e.send.Idle() {
-		t.Fatalf("not idle: buffered %d", x.e.send.Buffered())
+		t.Fatalf("not idle: buffered %d", x.e.send.queue.buffered)
 	}
 	checkInvariants(t, &x.e.send)
 }
@@ -441,7 +441,7 @@ func BenchmarkMessagesPR(b *testing.B) {
 					m.step(b)
 				}
 			}
-			for m.a.send.Buffered() > 0 {
+			for m.a.send.queue.buffered > 0 {
 				m.step(b)
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")

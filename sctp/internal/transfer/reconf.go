@@ -44,7 +44,7 @@ func seqLT(a, b uint32) bool { return int32(a-b) < 0 }
 //     fully cut: all streams with messages queued when every stream is
 //     reset (sender.queuedStreams), the named ones with messages
 //     otherwise. A stream leaves the count when such a message leaves the
-//     head of its queue (headGone). ResetReady is resetLeft == 0.
+//     head of its queue (resetHeadGone). ResetReady is resetLeft == 0.
 //   - A stream being reset is blocked (stream.ResetPending) only when it
 //     would start a message written after the reset began (Queue,
 //     AppendData), and listed in resetBlocked for FinishReset to reopen;
@@ -58,13 +58,13 @@ func seqLT(a, b uint32) bool { return int32(a-b) < 0 }
 // included), later ones wait until FinishReset. ResetReady says when the
 // request may leave. It costs O(len(sids)), O(1) for every stream.
 func (s *sender) BeginReset(sids []uint16) {
-	s.resetAt = s.arrived
+	s.resetAt = s.queue.nextArrival
 	s.resetBlocked = s.resetBlocked[:0]
 	if len(sids) == 0 {
 		// Streams never used yet are blocked as they start (Queue);
 		// the others as they reach a message written from now on.
 		s.resetAll = true
-		s.resetLeft = s.queuedStreams
+		s.resetLeft = s.queue.queuedStreams
 		return
 	}
 	s.resetAll, s.resetLeft = false, 0
@@ -106,16 +106,13 @@ func (s *sender) blockForReset(sid uint16) {
 		o.State = stream.ResetPending
 		s.resetBlocked = append(s.resetBlocked, sid)
 	}
-	s.sched.Block(sid)
+	s.queue.sched.Block(sid)
 }
 
-// headGone keeps the counts after m left the head of stream st's queue
-// (fully cut, or given up): the streams with messages queued, and those of
-// the reset under way with a message from before it left to cut.
-func (s *sender) headGone(st *OutSide, m *message) {
-	if st.head == nil {
-		s.queuedStreams--
-	}
+// resetHeadGone keeps the count of the streams of the reset under way
+// with a message from before it left to cut, after m left the head of
+// stream st's queue (fully cut, or given up).
+func (s *sender) resetHeadGone(st *OutSide, m *message) {
 	if s.resetLeft > 0 && (s.resetAll || st.resetting) && seqLT(m.seq, s.resetAt) &&
 		(st.head == nil || !seqLT(st.head.seq, s.resetAt)) {
 		s.resetLeft--
@@ -170,7 +167,7 @@ const maxKeptList = 1024
 
 // noteSeq lists stream sid (st) in s.seqd: its numbering is about to move.
 func (s *sender) noteSeq(st *OutSide, sid uint16) {
-	st.seqd = true
+	st.numbered = true
 	s.seqd = append(s.seqd, sid)
 }
 
@@ -189,7 +186,7 @@ func (s *sender) ResetOutgoing(sids []uint16) {
 			}
 			s.streams.Out(sid).ResetSequence()
 			if st := s.streams.PeekOutSide(sid); st != nil {
-				st.seqd = false
+				st.numbered = false
 			}
 		}
 		s.seqd = trimList(s.seqd)
@@ -221,7 +218,7 @@ func (s *sender) FinishAddOutgoing(performed bool) int {
 	n := s.streams.OutCount()
 	s.cfg.OutStreams = n
 	if performed {
-		s.sched.Resize(n)
+		s.queue.sched.Resize(n)
 	}
 	return n
 }
@@ -366,7 +363,7 @@ func (r *receiver) ResetIncoming(sids []uint16) bool {
 // queued and not yet cut do not count: they take the new numbering. It
 // costs O(1) (sender.cutting).
 func (s *sender) Quiet() bool {
-	return s.ledger.outstanding() == 0 && !s.fwdDue && s.cutting == 0
+	return s.ledger.outstanding() == 0 && !s.fwdDue && s.queue.partlyCut == 0
 }
 
 // ResetTSN performs the sender's part of an SSN/TSN reset (RFC 6525

@@ -161,7 +161,7 @@ func TestQuietAndResetReadyCount(t *testing.T) {
 	x, _ := usedSender(t)
 	s := &x.e.send
 	st := x.e.streams.OutSide(600)
-	st.head = &message{buf: make([]byte, 2), off: 1, seq: s.arrived - 1} // behind the sender's back
+	st.head = &message{buf: make([]byte, 2), off: 1, seq: s.queue.nextArrival - 1} // behind the sender's back
 	if !s.Quiet() {
 		t.Fatal("Quiet walked the streams")
 	}
@@ -311,8 +311,8 @@ func (m *outModel) check(step int) {
 			m.t.Fatalf("step %d: stream %d %v, want %v", step, sid, got, wantState)
 		}
 	}
-	if queued != s.queuedStreams || cutting != s.cutting {
-		m.t.Fatalf("step %d: %d streams queued, %d partly cut; counted %d, %d", step, queued, cutting, s.queuedStreams, s.cutting)
+	if queued != s.queue.queuedStreams || cutting != s.queue.partlyCut {
+		m.t.Fatalf("step %d: %d streams queued, %d partly cut; counted %d, %d", step, queued, cutting, s.queue.queuedStreams, s.queue.partlyCut)
 	}
 	if quiet := s.ledger.outstanding() == 0 && !s.fwdDue && cutting == 0; quiet != s.Quiet() {
 		m.t.Fatalf("step %d: Quiet %v, the walk says %v", step, s.Quiet(), quiet)

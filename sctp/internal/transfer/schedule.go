@@ -10,7 +10,7 @@ import (
 )
 
 // Scheduler returns the kind of the stream scheduler in use.
-func (s *sender) Scheduler() sched.Kind { return s.sched.Kind() }
+func (s *sender) Scheduler() sched.Kind { return s.queue.sched.Kind() }
 
 // SwitchScheduler replaces the stream scheduler by a new one of kind k, at
 // any time, with data queued (SCTP_STREAM_SCHEDULER on a live association).
@@ -58,12 +58,12 @@ func (s *sender) adopt(sc sched.Scheduler) {
 	for _, q := range s.backlog() {
 		sc.Enqueue(q.sid, q.n)
 	}
-	s.sched = sc
+	s.queue.sched = sc
 	// The weights restart from their defaults: so do the active
 	// streams' shares of the send buffer (streamLimit).
 	for sid, st := range s.streams.OutSides() {
 		if st.share > 0 {
-			s.reshare(uint16(sid))
+			s.queue.reshare(uint16(sid))
 		}
 	}
 }
@@ -87,7 +87,7 @@ func (s *sender) backlog() []queued {
 	for _, st := range s.streams.OutSides() {
 		for m := st.head; m != nil; m = m.next {
 			// Serial: fewer than 2^31 messages are ever queued at once.
-			age := s.arrived - m.seq - 1
+			age := s.queue.nextArrival - m.seq - 1
 			oldest = max(oldest, age)
 			out = append(out, queued{age, m.sid, len(m.buf) - int(m.off)})
 		}
@@ -122,10 +122,10 @@ func (s *sender) SetStreamValue(sid uint16, v uint16) error {
 	if err := s.checkStream(sid); err != nil {
 		return err
 	}
-	if err := s.sched.SetValue(sid, v); err != nil {
-		return fmt.Errorf("transfer: stream %d, %v value %d: %w", sid, s.sched.Kind(), v, err)
+	if err := s.queue.sched.SetValue(sid, v); err != nil {
+		return fmt.Errorf("transfer: stream %d, %v value %d: %w", sid, s.queue.sched.Kind(), v, err)
 	}
-	s.reshare(sid) // a WFQ weight is also the stream's share of the buffer
+	s.queue.reshare(sid) // a WFQ weight is also the stream's share of the buffer
 	return nil
 }
 
@@ -135,7 +135,7 @@ func (s *sender) StreamValue(sid uint16) (uint16, error) {
 	if err := s.checkStream(sid); err != nil {
 		return 0, err
 	}
-	return s.sched.Value(sid)
+	return s.queue.sched.Value(sid)
 }
 
 // SetStreamState sets the state of outbound stream sid and tells the
@@ -151,9 +151,9 @@ func (s *sender) SetStreamState(sid uint16, st stream.State) error {
 	}
 	s.streams.Out(sid).State = st
 	if st == stream.Open {
-		s.sched.Unblock(sid)
+		s.queue.sched.Unblock(sid)
 	} else {
-		s.sched.Block(sid)
+		s.queue.sched.Block(sid)
 	}
 	return nil
 }

@@ -128,7 +128,7 @@ func (p *schedPair) drain() {
 		}
 		p.ack()
 		if i > 1e6 {
-			p.tb.Fatalf("sender never idle: %d buffered", p.a.send.Buffered())
+			p.tb.Fatalf("sender never idle: %d buffered", p.a.send.queue.buffered)
 		}
 	}
 }

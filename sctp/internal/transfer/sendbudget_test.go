@@ -19,7 +19,7 @@ func fillSender(t *testing.T, x *tx, size int) int {
 		if !errors.Is(err, ErrWouldBlock) {
 			t.Fatalf("Queue: %v, want ErrWouldBlock", err)
 		}
-		if r := x.e.send.Room(); r >= size {
+		if r := x.e.send.queue.room(); r >= size {
 			t.Fatalf("Queue refused a %d-byte message with Room %d", size, r)
 		}
 		return n
@@ -29,10 +29,10 @@ func fillSender(t *testing.T, x *tx, size int) int {
 // ackAll sends everything x holds and acknowledges it.
 func ackAll(t *testing.T, x *tx) {
 	t.Helper()
-	for x.e.send.Buffered() > 0 {
+	for x.e.send.queue.buffered > 0 {
 		tsns := x.flush()
 		if len(tsns) == 0 {
-			t.Fatalf("%d bytes held and nothing to send", x.e.send.Buffered())
+			t.Fatalf("%d bytes held and nothing to send", x.e.send.queue.buffered)
 		}
 		x.mustSACK(tsns[len(tsns)-1], DefaultBuffer)
 	}
@@ -43,7 +43,7 @@ func checkBudget(t *testing.T, b *SendBudget, xs []*tx) {
 	t.Helper()
 	used, active := 0, 0
 	for _, x := range xs {
-		if n := x.e.send.Buffered(); n > 0 {
+		if n := x.e.send.queue.buffered; n > 0 {
 			used += n
 			active++
 		}
@@ -67,14 +67,14 @@ func TestSendBudgetShared(t *testing.T) {
 	}
 	// A lone sender takes the whole budget, not more.
 	n0 := fillSender(t, xs[0], size)
-	if got := xs[0].e.send.Buffered(); got > limit || got <= limit-size {
+	if got := xs[0].e.send.queue.buffered; got > limit || got <= limit-size {
 		t.Fatalf("a lone sender holds %d bytes (%d messages) of a %d-byte budget", got, n0, limit)
 	}
 	checkBudget(t, b, xs)
 	// A newcomer is under its fair share (half): it fills up to it, past
 	// the limit, while the first one is refused.
 	n1 := fillSender(t, xs[1], size)
-	if got := xs[1].e.send.Buffered(); got > limit/2 || got <= limit/2-size {
+	if got := xs[1].e.send.queue.buffered; got > limit/2 || got <= limit/2-size {
 		t.Fatalf("the second sender holds %d bytes (%d messages); its fair share is %d", got, n1, limit/2)
 	}
 	if err := xs[0].e.send.Queue(0, 0, false, make([]byte, size)); !errors.Is(err, ErrWouldBlock) {
@@ -83,7 +83,7 @@ func TestSendBudgetShared(t *testing.T) {
 	checkBudget(t, b, xs)
 	// A third: its share is a third.
 	n2 := fillSender(t, xs[2], size)
-	if got := xs[2].e.send.Buffered(); got > limit/3 || got <= limit/3-size {
+	if got := xs[2].e.send.queue.buffered; got > limit/3 || got <= limit/3-size {
 		t.Fatalf("the third sender holds %d bytes (%d messages); its fair share is %d", got, n2, limit/3)
 	}
 	if b.Used() > 2*limit {
@@ -94,19 +94,19 @@ func TestSendBudgetShared(t *testing.T) {
 	// back, and it queues again up to its share only (the others hold
 	// more than the limit leaves).
 	ackAll(t, xs[0])
-	if xs[0].e.send.Buffered() != 0 {
-		t.Fatalf("%d bytes held after everything was acknowledged", xs[0].e.send.Buffered())
+	if xs[0].e.send.queue.buffered != 0 {
+		t.Fatalf("%d bytes held after everything was acknowledged", xs[0].e.send.queue.buffered)
 	}
 	checkBudget(t, b, xs)
 	fillSender(t, xs[0], size)
-	if got := xs[0].e.send.Buffered(); got > limit/3 || got <= limit/3-size {
+	if got := xs[0].e.send.queue.buffered; got > limit/3 || got <= limit/3-size {
 		t.Fatalf("the first sender refilled to %d bytes; its fair share is %d", got, limit/3)
 	}
 	checkBudget(t, b, xs)
 	// An ended association gives back what it held.
-	held := xs[1].e.send.Buffered()
+	held := xs[1].e.send.queue.buffered
 	used := b.Used()
-	xs[1].e.send.LeaveBudget()
+	xs[1].e.send.queue.leaveBudget()
 	if b.Used() != used-held || b.Active() != 2 {
 		t.Fatalf("after LeaveBudget: used %d (was %d, the sender held %d), %d active", b.Used(), used, held, b.Active())
 	}
@@ -129,9 +129,9 @@ func TestSendBudgetLoneSenderUnchanged(t *testing.T) {
 	a := newTx(t, Config{SendBuffer: buf})
 	b := newTx(t, Config{SendBuffer: buf, SendBudget: NewSendBudget(2 * buf)})
 	na, nb := fillSender(t, a, size), fillSender(t, b, size)
-	if na != nb || a.e.send.Room() != b.e.send.Room() || a.e.send.Capacity() != b.e.send.Capacity() {
+	if na != nb || a.e.send.queue.room() != b.e.send.queue.room() || a.e.send.queue.capacity() != b.e.send.queue.capacity() {
 		t.Fatalf("without budget %d messages, room %d, capacity %d; with one %d, %d, %d",
-			na, a.e.send.Room(), a.e.send.Capacity(), nb, b.e.send.Room(), b.e.send.Capacity())
+			na, a.e.send.queue.room(), a.e.send.queue.capacity(), nb, b.e.send.queue.room(), b.e.send.queue.capacity())
 	}
 }
 
@@ -180,7 +180,7 @@ func TestSendBudgetBusyAmongIdle(t *testing.T) {
 	}
 	fillSender(t, xs[0], size)
 	checkBudget(t, b, xs)
-	if got := xs[0].e.send.Buffered(); got < limit/2-size || got > limit {
+	if got := xs[0].e.send.queue.buffered; got < limit/2-size || got > limit {
 		t.Fatalf("the busy sender holds %d bytes of a %d-byte budget, the 7 others 700", got, limit)
 	}
 }

@@ -5,70 +5,12 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/interleave"
-	"github.com/usctp/usctp/sched"
 	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/stream"
 )
 
-// message is one user message in the send buffer. Messages come from a free
-// list and keep their buffer across reuse.
-type message struct {
-	buf       []byte // the user data (a copy)
-	ppid      uint32
-	sid       uint16
-	unordered bool
-	bits      uint8  // msgDrained, msgAbandoned, and the PRPolicy shifted by policyShift
-	mid       uint32 // SSN or MID, assigned when the first fragment is cut
-	nextFSN   uint32 // FSN of the next fragment (I-DATA)
-	off       int32  // bytes already cut into chunks
-	refs      int32  // chunk records pointing here, +1 while not fully cut
-	seq       uint32 // arrival number (serial): scheduler switches re-enqueue in this order
-	// prValue is the value of the message's PR policy: for PRTTL the end
-	// of its lifetime in milliseconds since the sender's prBase (serial),
-	// else the policy's value.
-	prValue uint32
-	next    *message // per-stream queue or free list
-}
-
-// Message bits.
-const (
-	msgDrained   = 1 << 0 // reported by Drain or as abandoned
-	msgAbandoned = 1 << 1 // abandoned under its PR policy
-	policyShift  = 4
-)
-
-func (m *message) drained() bool   { return m.bits&msgDrained != 0 }
-func (m *message) abandoned() bool { return m.bits&msgAbandoned != 0 }
-
-// policy returns the message's PR policy.
-func (m *message) policy() PRPolicy { return PRPolicy(m.bits >> policyShift) }
-
-// timed reports whether m's policy may give it up once sent (PRTTL or
-// PRRtx; PRPrio only drops messages not yet sent).
-func (m *message) timed() bool { p := m.policy(); return p == PRTTL || p == PRRtx }
-
-// OutSide is the sending state of one outbound stream: the side object of
-// the stream table's outbound records, holding the stream's send queue.
-type OutSide struct {
-	head, tail *message
-	// resetting: the stream is one of those an outgoing reset naming
-	// streams (BeginReset) found with messages queued; its messages from
-	// sender.resetAt on wait for the reset.
-	resetting bool
-	// seqd: the stream is listed in sender.seqd (its numbering may have
-	// moved since the last reset of every stream).
-	seqd bool
-	// share is the weight the stream counts with in sender.activeWeight
-	// while it is active (unsent or want > 0), 0 while it is not
-	// (sender.shareOf).
-	share uint16
-	// unsent is the stream's bytes queued and not yet cut into chunks;
-	// want is the largest message a writer refused by the stream's
-	// limit waits to queue (0: none waits). See sender.streamLimit.
-	unsent, want int
-	listed       bool // in sender.roomy
-	newcomer     bool // in sender.newcomers
-}
+// maxOutstanding bounds the DATA chunks above the cumulative ack point.
+const maxOutstanding = 1 << 15
 
 // sender is the sending half of the engine: the send buffer, lazy
 // fragmentation, the retransmission records, T3-rtx, fast retransmit and
@@ -77,31 +19,13 @@ type sender struct {
 	cfg   *Config
 	paths pathSet // the paths, the primary among them (paths.go)
 	stats *Stats
-	sched sched.Scheduler
 	frame interleave.Framer
 	hdr   int // chunk header length of the variant
 
-	ledger ledger // the records of the chunks sent (ledger.go)
+	queue  sendQueue // the messages not yet cut, and the send buffer (send_queue.go)
+	ledger ledger    // the records of the chunks sent (ledger.go)
 
-	streams *Streams
-	free    *message // free list of messages
-	nfree   int
-	cur     *message // message being cut into chunks (pinned stream)
-	arrived uint32   // arrival number of the next queued message
-
-	buffered int // bytes queued and not yet acknowledged (changed by charge)
-	unsent   int // bytes queued and not yet cut into chunks
-	active   int // streams with unsent bytes (OutSide.unsent > 0)
-	// activeWeight is the sum of the active streams' OutSide.share.
-	activeWeight int
-	// roomy lists the streams whose writers, refused by the stream's
-	// limit, may queue again (TakeStreamRoom).
-	roomy []uint16
-	// newcomers lists the streams whose writers the send buffer refused
-	// (with ErrStreamFull); newMin is the smallest message they wait to
-	// queue (0: none waits). release lists them in roomy once it fits.
-	newcomers  []uint16
-	newMin     int
+	streams    *Streams
 	fragPoint  int // largest DATA payload per chunk
 	burstCap   int // flight size this send opportunity may reach (Max.Burst, 6.1 rule D)
 	peerRwnd   int
@@ -134,15 +58,12 @@ type sender struct {
 	// before it not fully cut (ResetReady); resetBlocked, the streams it
 	// blocked (FinishReset reopens them); seqd, the streams whose
 	// numbering may have moved since the last reset of every stream
-	// (ResetOutgoing); queuedStreams, the streams with messages queued;
-	// cutting, the streams whose head message is partly cut (Quiet).
-	resetAll      bool
-	resetAt       uint32
-	resetLeft     int
-	resetBlocked  []uint16
-	seqd          []uint16
-	queuedStreams int
-	cutting       int
+	// (ResetOutgoing).
+	resetAll     bool
+	resetAt      uint32
+	resetLeft    int
+	resetBlocked []uint16
+	seqd         []uint16
 
 	// PR-SCTP (RFC 3758 section 3.5): the Advanced.Peer.Ack.Point, a
 	// FORWARD-TSN due, reused entry buffers, the messages abandoned and
@@ -164,10 +85,6 @@ type sender struct {
 	jumpCum    TSN
 	expectJump bool // our SSN/TSN Reset Request is out (ExpectJump)
 
-	// budget is the endpoint's send budget this sender shares
-	// (Config.SendBudget; nil: none).
-	budget *SendBudget
-
 	timing   bool // an RTT measurement is running
 	timedTSN TSN
 	t3       time.Time // T3-rtx deadline, zero when stopped
@@ -176,9 +93,8 @@ type sender struct {
 
 func (s *sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
 	s.cfg, s.stats, s.streams = cfg, st, streams
-	s.budget = cfg.SendBudget
 	s.paths.init(path)
-	s.sched = cfg.Scheduler
+	s.queue.init(cfg, streams, &s.paths)
 	if cfg.Interleaved {
 		s.frame = interleave.NewIDataFramer(streams)
 	} else {
@@ -259,17 +175,18 @@ func (s *sender) learnWindow(arwnd uint32) {
 // when the buffer is empty) or Config.SendUnsent bytes would wait to be
 // sent (one message is accepted when none waits), and ErrStreamFull (which
 // matches ErrWouldBlock) when the stream's own unsent bytes would pass its
-// share (see streamLimit; one message is accepted on a stream with none
-// waiting). Fragmentation and
-// TSN/SSN assignment happen later, in AppendData.
+// share (see sendQueue.streamLimit; one message is accepted on a stream
+// with none waiting). Fragmentation and TSN/SSN assignment happen later,
+// in AppendData.
 func (s *sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) error {
-	return s.queue(sid, ppid, unordered, payload, true)
+	return s.queueMessage(sid, ppid, unordered, payload, true)
 }
 
-// queue is Queue; perStream applies the stream's own limit (streamLimit),
-// which messages of the priority policy skip: they compete for the send
-// buffer by their priority (RFC 7496 section 3.2), not by stream.
-func (s *sender) queue(sid uint16, ppid uint32, unordered bool, payload []byte, perStream bool) error {
+// queueMessage is Queue; perStream applies the stream's own limit
+// (sendQueue.streamLimit), which messages of the priority policy skip:
+// they compete for the send buffer by their priority (RFC 7496 section
+// 3.2), not by stream.
+func (s *sender) queueMessage(sid uint16, ppid uint32, unordered bool, payload []byte, perStream bool) error {
 	if int(sid) >= s.cfg.OutStreams {
 		return fmt.Errorf("%w: %d, %d outbound streams", ErrStreamID, sid, s.cfg.OutStreams)
 	}
@@ -280,338 +197,33 @@ func (s *sender) queue(sid uint16, ppid uint32, unordered bool, payload []byte, 
 		return fmt.Errorf("%w: %d bytes", ErrMessageTooLarge, len(payload))
 	}
 	st := s.streams.OutSide(sid)
-	if perStream && st.unsent > 0 && st.unsent+len(payload) > s.streamLimit(st) {
-		s.refuse(st, sid, len(payload))
-		return ErrStreamFull
+	if err := s.queue.admit(st, sid, len(payload), perStream); err != nil {
+		return err
 	}
-	// With the stream limit, the unsent bound is part of it (streamLimit).
-	if !perStream && s.unsent > 0 && s.cfg.SendUnsent > 0 && s.unsent+len(payload) > s.cfg.SendUnsent {
-		return ErrWouldBlock
-	}
-	if s.buffered > 0 && s.buffered+len(payload) > s.bufLimit() || perStream && st.unsent == 0 && s.unsentFull(len(payload)) {
-		if !perStream {
-			return ErrWouldBlock
-		}
-		// The writer waits for its stream, not for the association:
-		// it counts among the streams sharing the buffer, so the
-		// others' shares shrink, and the stream is listed in roomy
-		// once its message fits (sharedRoom), not only once half the
-		// buffer is free, which writers refilling their streams as
-		// they drain may never leave. The same holds for a stream
-		// with nothing queued when the streams' unsent bytes together
-		// are at their bound (unsentFull): its first message, which
-		// the stream's own limit always admits, would take the queue
-		// past it.
-		s.refuse(st, sid, len(payload))
-		if !st.newcomer {
-			st.newcomer = true
-			s.newcomers = append(s.newcomers, sid)
-		}
-		if s.newMin == 0 || len(payload) < s.newMin {
-			s.newMin = len(payload)
-		}
-		return ErrStreamFull
-	}
-	m := s.newMessage()
-	m.buf = append(m.buf[:0], payload...)
-	m.ppid, m.sid, m.unordered, m.bits = ppid, sid, unordered, 0
-	m.off, m.refs, m.next = 0, 1, nil
-	m.seq = s.arrived
-	s.arrived++
-	if st.tail == nil {
-		st.head = m
-		s.queuedStreams++
-	} else {
-		st.tail.next = m
-	}
-	st.tail = m
-	if s.unsent == 0 {
+	if s.queue.unsent == 0 {
 		// New data after an idle period is a send opportunity; one that
 		// an acknowledgement opened and nothing used stays open.
 		s.burstCap = max(s.burstCap, s.paths.primary.flight+s.cfg.MaxBurst*s.paths.primary.pmdcs())
 	}
-	s.charge(len(payload))
-	s.unsent += len(payload)
-	if st.unsent == 0 && st.want == 0 {
-		s.activate(st, sid)
-	}
-	st.unsent += len(payload)
+	s.queue.push(st, sid, ppid, unordered, payload)
 	if o := s.streams.Out(sid); o.State != stream.Open {
 		// A stream that cannot send keeps its data, out of the
 		// scheduler's way (see SetStreamState).
-		s.sched.Block(sid)
+		s.queue.sched.Block(sid)
 	} else if s.holdsForReset(st) {
 		// A stream being reset with nothing from before the reset left
 		// to cut (a stream first used while every stream is being reset
 		// among them): it waits for the new numbering (BeginReset).
 		s.blockForReset(sid)
 	}
-	s.sched.Enqueue(sid, len(payload))
+	s.queue.sched.Enqueue(sid, len(payload))
 	s.stats.MessagesQueued++
 	return nil
 }
 
-// release drops one reference to m and recycles it when none is left.
-func (s *sender) release(m *message) {
-	m.refs--
-	if m.refs > 0 {
-		return
-	}
-	s.charge(-len(m.buf))
-	if s.newMin > 0 {
-		s.sharedRoom()
-	}
-	if s.nfree >= maxFreeMessages {
-		return
-	}
-	if cap(m.buf) > maxKeptBuffer {
-		m.buf = nil
-	}
-	m.next = s.free
-	s.free = m
-	s.nfree++
-}
-
-// Bounds: chunks outstanding; the message free list's length and the
-// largest buffer a free message keeps.
-const (
-	maxOutstanding  = 1 << 15 // DATA chunks above the cumulative ack point
-	maxFreeMessages = 4096
-	maxKeptBuffer   = 64 << 10
-	maxMessage      = 1<<31 - 1 // bytes of one message (offsets are int32)
-)
-
-// streamLimit returns the bytes stream st may have queued and not yet cut
-// into chunks (OutSide.unsent) before Queue refuses its next message with
-// ErrStreamFull (one message is always accepted on a stream with none
-// waiting): Config.StreamUnsent when set, else the part of the send
-// buffer the flight leaves shared among the streams with unsent data or
-// a refused writer in proportion to their shares (OutSide.share, from
-// shareOf: evenly but under WFQ and Priority), bounded by Config.SendUnsent while there is
-// one such stream. (With several, a share of SendUnsent is too little to
-// keep every stream's queue from running dry between a writer's wake-ups,
-// measured over loopback: the scheduler then cannot apply its weights.)
-// Every stream with data then keeps some queued while its writer is held
-// back, so the scheduler, not the order in which writers get room,
-// decides each stream's share of the bytes sent; with one stream the rule
-// is the send buffer's own. Shares in proportion to the weights give
-// every stream the same time to run dry at the rate WFQ drains it: even
-// shares left the heaviest streams' queues, drained fastest, empty
-// before their writers were back, and the others' data went instead
-// (1:2:3:4 delivered 14/23/29/35% over loopback).
-func (s *sender) streamLimit(st *OutSide) int {
-	if s.cfg.StreamUnsent > 0 {
-		return s.cfg.StreamUnsent
-	}
-	avail := s.bufLimit() - (s.buffered - s.unsent)
-	if s.cfg.SendUnsent > 0 && s.active <= 1 {
-		avail = min(avail, s.cfg.SendUnsent)
-	}
-	if s.active > 1 && s.activeWeight > 0 {
-		return avail * int(max(st.share, 1)) / s.activeWeight
-	}
-	return avail // one stream: no division on the bulk path
-}
-
-// shareOf returns the weight stream sid's unsent bytes may take of the
-// send buffer (OutSide.share): its WFQ weight; under Priority 8 times
-// less for each level below the best (0: 32768, 1: 4096, ..., 5 and
-// above: 1); else 1.
-func (s *sender) shareOf(sid uint16) uint16 {
-	switch s.sched.Kind() {
-	case sched.WFQ:
-		if w, err := s.sched.Value(sid); err == nil && w > 0 {
-			return w
-		}
-	case sched.Priority:
-		if p, err := s.sched.Value(sid); err == nil {
-			return 1 << (3 * (5 - min(p, 5)))
-		}
-	}
-	return 1
-}
-
-// activate counts stream st (sid) among the active streams, with its
-// share.
-func (s *sender) activate(st *OutSide, sid uint16) {
-	s.active++
-	st.share = s.shareOf(sid)
-	s.activeWeight += int(st.share)
-}
-
-// deactivate takes stream st out of the active streams.
-func (s *sender) deactivate(st *OutSide) {
-	s.active--
-	s.activeWeight -= int(st.share)
-	st.share = 0
-}
-
-// reshare gives active stream sid its current share, after its weight or
-// the scheduler changed.
-func (s *sender) reshare(sid uint16) {
-	st := s.streams.OutSide(sid)
-	if st.share == 0 {
-		return // not active
-	}
-	w := s.shareOf(sid)
-	s.activeWeight += int(w) - int(st.share)
-	st.share = w
-}
-
-// With many streams holding data (manyStreams or more) their unsent
-// bytes together are bounded by streamsUnsent times Config.SendUnsent: a
-// message on a stream with nothing queued, which the stream's own limit
-// always admits, then waits while the streams hold that much
-// (unsentFull). Without the bound, writers spreading messages over many
-// streams (65535 of them, a message each) queued the whole send buffer,
-// megabytes that went cold in the CPU caches before they were cut into
-// packets: SCTP_STREAM_MANY over 65535 streams moved 0.87 of
-// SCTP_STREAM's bytes (README, Scale). Fewer streams keep the even shares
-// of the whole buffer streamLimit gives them: a bound on their sum lets
-// greedy streams run dry between their writers' wake-ups, and WFQ's
-// weights stop showing (measured with 8 streams).
-const (
-	streamsUnsent = 4
-	manyStreams   = 64
-)
-
-// unsentFull reports whether a message of n bytes on a stream with nothing
-// queued is to wait for the streams' unsent bytes to fall (streamsUnsent).
-func (s *sender) unsentFull(n int) bool {
-	return s.active >= manyStreams && s.cfg.SendUnsent > 0 && s.unsent+n > s.cfg.SendUnsent*streamsUnsent
-}
-
-// takeUnsent accounts size bytes of stream sid's queue (st) cut into
-// chunks or given up, and lists the stream in roomy when a writer its
-// limit refused may queue now.
-func (s *sender) takeUnsent(st *OutSide, sid uint16, size int) {
-	st.unsent -= size
-	if st.unsent == 0 && st.want == 0 {
-		s.deactivate(st)
-	}
-	if st.want > 0 {
-		// Listed once the refused message fits and half the stream's
-		// share is free (or none is left): a bulk writer is woken once
-		// per half share it can fill, not after every chunk (a
-		// goroutine wake-up costs more than copying several messages),
-		// as the association's writers are (sctp's writable).
-		if lim := s.streamLimit(st); st.unsent == 0 || st.unsent+st.want <= lim && st.unsent <= lim/2 {
-			s.listRoom(st, sid)
-		}
-	}
-	if s.newMin > 0 {
-		s.sharedRoom()
-	}
-}
-
-// sharedRoom lists the newcomers in roomy when the send buffer has room
-// for the smallest message they wait to queue.
-func (s *sender) sharedRoom() {
-	if s.buffered > 0 && s.buffered+s.newMin > s.bufLimit() || s.unsentFull(s.newMin) {
-		return
-	}
-	s.roomNewcomers()
-}
-
-// refuse records that a writer of stream st was refused a message of n
-// bytes: the stream counts among the active ones (streamLimit) until
-// listRoom.
-func (s *sender) refuse(st *OutSide, sid uint16, n int) {
-	if st.unsent == 0 && st.want == 0 {
-		s.activate(st, sid)
-	}
-	st.want = max(st.want, n)
-}
-
-// roomNewcomers lists the newcomers in roomy: the send buffer has room for
-// the smallest message they wait to queue.
-func (s *sender) roomNewcomers() {
-	for _, sid := range s.newcomers {
-		if st := s.streams.PeekOutSide(sid); st != nil {
-			st.newcomer = false
-			if st.want > 0 && st.unsent == 0 {
-				s.listRoom(st, sid)
-			}
-		}
-	}
-	s.newcomers = s.newcomers[:0]
-	s.newMin = 0
-}
-
-// listRoom lists stream sid in roomy (once until TakeStreamRoom).
-func (s *sender) listRoom(st *OutSide, sid uint16) {
-	st.want = 0
-	if st.unsent == 0 {
-		s.deactivate(st)
-	}
-	if !st.listed {
-		st.listed = true
-		s.roomy = append(s.roomy, sid)
-	}
-}
-
-// TakeStreamRoom returns the streams whose writers, refused with
-// ErrStreamFull, may queue again since the last call: each such stream is
-// listed once after its unsent bytes fell to where the refused message
-// fits (or to none). The slice is valid until the next call into the
-// sender.
-func (s *sender) TakeStreamRoom() []uint16 {
-	r := s.roomy
-	for _, sid := range r {
-		if st := s.streams.PeekOutSide(sid); st != nil {
-			st.listed = false
-		}
-	}
-	s.roomy = s.roomy[:0]
-	return r
-}
-
-// HasStreamRoom reports whether TakeStreamRoom has streams to return.
-func (s *sender) HasStreamRoom() bool { return len(s.roomy) > 0 }
-
-// StreamUnsent returns the bytes of stream sid queued and not yet cut
-// into chunks.
-func (s *sender) StreamUnsent(sid uint16) int {
-	if int(sid) >= s.cfg.OutStreams {
-		return 0
-	}
-	if st := s.streams.PeekOutSide(sid); st != nil {
-		return st.unsent
-	}
-	return 0
-}
-
-// Buffered returns the bytes in the send buffer: queued or unacknowledged.
-func (s *sender) Buffered() int { return s.buffered }
-
-// Room returns the bytes Queue accepts now: what is left below the send
-// buffer and the unsent limit (when one is set). An empty buffer takes a
-// message of any size, an empty unsent queue one of any size the send
-// buffer takes.
-func (s *sender) Room() int {
-	r := maxMessage
-	if s.buffered > 0 {
-		r = s.bufLimit() - s.buffered
-	}
-	if s.unsent > 0 && s.cfg.SendUnsent > 0 {
-		r = min(r, s.cfg.SendUnsent-s.unsent)
-	}
-	return max(r, 0)
-}
-
-// Capacity returns the most bytes Queue accepts from an empty sender
-// without exceeding either bound: the send buffer (or what the endpoint's
-// send budget lets the sender hold now) or the unsent limit.
-func (s *sender) Capacity() int {
-	if s.cfg.SendUnsent > 0 {
-		return min(s.bufLimit(), s.cfg.SendUnsent)
-	}
-	return s.bufLimit()
-}
-
 // Idle reports whether nothing is queued or unacknowledged: the condition
 // for sending SHUTDOWN (RFC 9260 section 9.2).
-func (s *sender) Idle() bool { return s.buffered == 0 && s.ledger.outstanding() == 0 }
+func (s *sender) Idle() bool { return s.queue.buffered == 0 && s.ledger.outstanding() == 0 }
 
 // CumulativeAck returns the cumulative TSN ack point of our outbound data.
 func (s *sender) CumulativeAck() TSN { return s.ledger.cumAck }
@@ -638,9 +250,9 @@ func (s *sender) appendChunk(pkt []byte, t TSN, r *record) []byte {
 
 // nextChunkSize returns the user data size of the next new chunk, or 0.
 func (s *sender) nextChunkSize() int {
-	m := s.cur
+	m := s.queue.pinned
 	if m == nil {
-		if s.unsent == 0 {
+		if s.queue.unsent == 0 {
 			return 0
 		}
 		if m = s.peekNext(); m == nil {
@@ -655,7 +267,7 @@ func (s *sender) nextChunkSize() int {
 // active.
 func (s *sender) peekNext() *message {
 	for {
-		sid, ok := s.sched.Next()
+		sid, ok := s.queue.sched.Next()
 		if !ok {
 			return nil
 		}
@@ -752,7 +364,7 @@ func (s *sender) Pending(now time.Time) bool {
 	if s.ledger.rtxPending > 0 && (s.fastRtx || s.t3Recovery || s.rtxRoom()) {
 		return true
 	}
-	if s.unsent == 0 || s.paths.primary.flight >= s.window() && !s.probing {
+	if s.queue.unsent == 0 || s.paths.primary.flight >= s.window() && !s.probing {
 		return false
 	}
 	size := s.nextChunkSize()
@@ -802,22 +414,22 @@ func (s *sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 	s.paths.dest = dest
 	// New data goes to the primary only: a packet of retransmissions to
 	// another path carries none.
-	for s.unsent > 0 && newData && dest == s.paths.primaryIdx {
-		m := s.cur
+	for s.queue.unsent > 0 && newData && dest == s.paths.primaryIdx {
+		m := s.queue.pinned
 		if m == nil {
-			sid, ok := s.sched.Next()
+			sid, ok := s.queue.sched.Next()
 			if !ok {
 				break
 			}
 			st := s.streams.PeekOutSide(sid)
 			if st == nil || st.head == nil {
-				s.sched.Forget(sid) // scheduler out of step: drop its state
+				s.queue.sched.Forget(sid) // scheduler out of step: drop its state
 				continue
 			}
 			if s.streams.Out(sid).State != stream.Open {
 				// The stream's state changed without SetStreamState:
 				// it may not start a message; the others go on.
-				s.sched.Block(sid)
+				s.queue.sched.Block(sid)
 				continue
 			}
 			if s.holdsForReset(st) {
@@ -860,7 +472,7 @@ func (s *sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 		n++
 	}
 	if n > 0 {
-		s.sched.PacketDone()
+		s.queue.sched.PacketDone()
 		s.stats.DataPackets++
 		s.lastSend = now
 		if s.t3Recovery {
@@ -894,19 +506,14 @@ func (s *sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	var flags uint8
 	end := int(m.off)+size == len(m.buf)
 	if m.off == 0 {
-		s.cur = m // pin the stream until the last fragment
 		flags |= chunk.FlagBeginning
-		// The only place an Out record's numbering moves (see seqd).
+		// The only place an Out record's numbering moves (see
+		// reconfTracker.numbered).
 		m.mid = s.frame.NewMessage(m.sid, m.unordered)
 		m.nextFSN = 0
-		if !st.seqd {
+		if !st.numbered {
 			s.noteSeq(st, m.sid)
 		}
-		if !end {
-			s.cutting++
-		}
-	} else if end {
-		s.cutting--
 	}
 	if m.unordered {
 		flags |= chunk.FlagUnordered
@@ -925,31 +532,9 @@ func (s *sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	if m.timed() {
 		s.prOut++ // a chunk of a message the sweeps watch
 	}
-	m.off += int32(size)
-	s.unsent -= size
-	s.takeUnsent(st, m.sid, size)
-	if end {
-		// Unpin: the scheduler may pick another stream now.
-		st.head = m.next
-		if st.head == nil {
-			st.tail = nil
-		}
-		s.headGone(st, m)
-		m.next = nil
-		s.cur = nil
-		m.refs-- // fully cut: only the chunk records hold it now
+	if s.queue.cut(st, m, size) {
+		s.resetHeadGone(st, m)
 	}
-	if s.cfg.Interleaved {
-		// RFC 8260 section 2.2.2: "The sender MUST NOT process (move user
-		// data into I-DATA chunks and assign a TSN to it) more than one
-		// user message in any given stream at any time. At any time, a
-		// sender MAY process multiple user messages, each of them on
-		// different streams." The scheduler picks a stream after every
-		// chunk; a stream's partly cut message stays at its head, so
-		// picking it again continues that message.
-		s.cur = nil
-	}
-	s.sched.Sent(m.sid, size, end, st.head == nil)
 	s.paths.primary.flight += s.ledger.size(r)
 	s.ledger.sent(r)
 	// 6.2.1 B: "Any time a DATA chunk is transmitted (or retransmitted) to
@@ -1059,7 +644,7 @@ func (s *sender) SetImmediate(on bool) { s.immediate = on }
 // is due, or the zero time when neither is pending.
 func (s *sender) Deadline() time.Time {
 	d := s.t3
-	if !s.probeAt.IsZero() && s.unsent > 0 && (d.IsZero() || s.probeAt.Before(d)) {
+	if !s.probeAt.IsZero() && s.queue.unsent > 0 && (d.IsZero() || s.probeAt.Before(d)) {
 		d = s.probeAt
 	}
 	if k := &s.paths.primary.rack; !k.timer.IsZero() || !k.pto.IsZero() {
@@ -1117,35 +702,21 @@ func (s *sender) Drain(fn func(Unsent)) {
 		}
 		r.msg = nil
 		r.state = recAcked
-		s.release(m)
+		s.queue.release(m)
 	}
-	for sid, st := range s.streams.OutSides() {
-		for m := st.head; m != nil; {
-			next := m.next
-			if fn != nil && !m.drained() {
-				fn(s.describe(m, m.off > 0))
+	if fn != nil {
+		for _, st := range s.streams.OutSides() {
+			for m := st.head; m != nil; m = m.next {
+				if !m.drained() {
+					fn(s.describe(m, m.off > 0))
+				}
 			}
-			m.refs = 1
-			s.release(m)
-			m = next
 		}
-		st.head, st.tail = nil, nil
-		st.unsent = 0
-		if st.want > 0 {
-			s.listRoom(st, uint16(sid))
-		}
-		st.share = 0
-		s.sched.Forget(sid)
 	}
-	s.cur = nil
+	s.queue.drain()
 	s.ledger.forget()
 	s.advPeerAck, s.fwdDue, s.prOut = s.ledger.cumAck, false, 0
-	if s.buffered != 0 {
-		s.charge(-s.buffered) // every message was released above
-	}
-	s.unsent = 0
-	s.active, s.activeWeight = 0, 0
-	s.queuedStreams, s.cutting, s.resetLeft = 0, 0, 0
+	s.resetLeft = 0
 	for _, p := range s.paths.list {
 		p.flight, p.t3, p.ackedNow = 0, time.Time{}, 0
 	}

@@ -55,7 +55,7 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 		s.ledger.passed(r)
 		m := r.msg
 		r.msg = nil
-		s.release(m)
+		s.queue.release(m)
 	}
 	s.ledger.cumAck = cum // every record up to it passed above
 
@@ -140,7 +140,7 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	s.peerRwnd = max(int(sk.ARwnd)-s.ledger.unackedData, 0)
 	s.learnWindow(sk.ARwnd)
 	s.probeAt = time.Time{}
-	if s.unsent > 0 && s.ledger.outstanding() == 0 && s.nextChunkSize() > s.peerRwnd {
+	if s.queue.unsent > 0 && s.ledger.outstanding() == 0 && s.nextChunkSize() > s.peerRwnd {
 		// The window closed with nothing outstanding: the first zero
 		// window probe goes one RTO from now (6.1 rule A).
 		s.probeAt = now.Add(s.paths.primary.rto)

@@ -575,7 +575,7 @@ func TestDrain(t *testing.T) {
 	if want := []string{"0/1/5000/true/false", "1/2/10/false/true"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("drained %v, want %v", got, want)
 	}
-	if !x.e.send.Idle() || x.e.send.Buffered() != 0 || !x.e.send.Deadline().IsZero() {
+	if !x.e.send.Idle() || x.e.send.queue.buffered != 0 || !x.e.send.Deadline().IsZero() {
 		t.Fatal("sender not empty after Drain")
 	}
 	// The sender works on afterwards.
@@ -689,31 +689,31 @@ func TestSendUnsent(t *testing.T) {
 func TestSendRoom(t *testing.T) {
 	x := newTx(t, Config{SendUnsent: 5000, SendBuffer: 8000})
 	s := &x.e.send
-	if s.Capacity() != 5000 {
-		t.Fatalf("Capacity %d, want 5000", s.Capacity())
+	if s.queue.capacity() != 5000 {
+		t.Fatalf("Capacity %d, want 5000", s.queue.capacity())
 	}
-	if s.Room() < 8000 {
-		t.Fatalf("Room of an empty sender %d, want any size", s.Room())
+	if s.queue.room() < 8000 {
+		t.Fatalf("Room of an empty sender %d, want any size", s.queue.room())
 	}
 	x.queue(3, 1000)
-	if s.Room() != 2000 {
-		t.Fatalf("Room %d with 3000 unsent, want 2000", s.Room())
+	if s.queue.room() != 2000 {
+		t.Fatalf("Room %d with 3000 unsent, want 2000", s.queue.room())
 	}
 	if err := s.Queue(0, 0, false, make([]byte, 2001)); !errors.Is(err, ErrWouldBlock) {
 		t.Fatalf("Queue of Room+1 bytes: %v, want ErrWouldBlock", err)
 	}
 	x.flush() // everything in flight: only the send buffer bounds
-	if s.Room() != 5000 {
-		t.Fatalf("Room %d with 3000 in flight, want 5000", s.Room())
+	if s.queue.room() != 5000 {
+		t.Fatalf("Room %d with 3000 in flight, want 5000", s.queue.room())
 	}
 	if err := s.Queue(0, 0, false, make([]byte, 5000)); err != nil {
 		t.Fatalf("Queue of Room bytes: %v", err)
 	}
-	if s.Room() != 0 {
-		t.Fatalf("Room %d with a full send buffer, want 0", s.Room())
+	if s.queue.room() != 0 {
+		t.Fatalf("Room %d with a full send buffer, want 0", s.queue.room())
 	}
 	x = newTx(t, Config{SendBuffer: 8000})
-	if x.e.send.Capacity() != 8000 {
-		t.Fatalf("Capacity without an unsent limit %d, want 8000", x.e.send.Capacity())
+	if x.e.send.queue.capacity() != 8000 {
+		t.Fatalf("Capacity without an unsent limit %d, want 8000", x.e.send.queue.capacity())
 	}
 }

@@ -273,7 +273,7 @@ func TestNoAllocsReadStream(t *testing.T) {
 		for sid := range uint16(10) {
 			m.a.send.Queue(sid, 7, sid%3 == 0, msg)
 		}
-		for m.a.send.Buffered() > 0 {
+		for m.a.send.queue.buffered > 0 {
 			pkt, n := m.a.send.AppendData(m.now, m.pkt[:0], DefaultMTU-12)
 			if n == 0 {
 				break
