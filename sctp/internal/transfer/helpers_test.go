@@ -192,7 +192,7 @@ func checkInvariants(t testing.TB, s *sender) {
 		}
 	}
 	pathFlight := 0
-	timer := !s.t3.IsZero()
+	timer := !s.loss.t3.IsZero()
 	for _, p := range s.paths.list {
 		pathFlight += p.flight
 		timer = timer || !p.t3.IsZero()

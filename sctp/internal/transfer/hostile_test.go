@@ -17,7 +17,7 @@ type snapshot struct {
 
 func snap(x *tx) snapshot {
 	s := &x.e.send
-	return snapshot{s.ledger.cumAck, x.e.path.flight, x.e.path.cwnd, s.peerRwnd, s.ledger.inFlight, s.ledger.rtxPending, s.ledger.gapAcked, s.t3,
+	return snapshot{s.ledger.cumAck, x.e.path.flight, x.e.path.cwnd, s.peerRwnd, s.ledger.inFlight, s.ledger.rtxPending, s.ledger.gapAcked, s.loss.t3,
 		x.e.stats.BytesAcked, x.e.stats.SACKsStale, 0}
 }
 

@@ -403,15 +403,15 @@ func TestMultihomePrimaryT3WithNothingInFlightIsNoFault(t *testing.T) {
 	x.e.SetPathDown(1, true)
 	x.e.SetPathDown(0, true)
 	x.e.SetPrimary(1)
-	x.e.send.t3 = x.now.Add(x.e.PathAt(1).RTO()) // a timer of path 1 still running
+	x.e.send.loss.t3 = x.now.Add(x.e.PathAt(1).RTO()) // a timer of path 1 still running
 	rto := x.e.PathAt(1).RTO()
 	x.advance(rto)
 	x.e.OnTimeout(x.now)
 	if f := x.e.FaultedPaths(); f&2 != 0 {
 		t.Errorf("path 1 faulted with nothing outstanding on it (faulted %b)", f)
 	}
-	if n := x.e.PathAt(1).ErrorCount(); n != 0 || x.e.PathAt(1).RTO() != rto || x.e.send.t3Recovery {
-		t.Errorf("path 1: %d errors, RTO %v (was %v), T3 recovery %v", n, x.e.PathAt(1).RTO(), rto, x.e.send.t3Recovery)
+	if n := x.e.PathAt(1).ErrorCount(); n != 0 || x.e.PathAt(1).RTO() != rto || x.e.send.loss.t3Recovery {
+		t.Errorf("path 1: %d errors, RTO %v (was %v), T3 recovery %v", n, x.e.PathAt(1).RTO(), rto, x.e.send.loss.t3Recovery)
 	}
 }
 

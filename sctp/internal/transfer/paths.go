@@ -210,17 +210,17 @@ func (s *sender) setPrimary(i int) bool {
 	}
 	old := s.paths.primary
 	// T3-rtx follows its path: the sender's timer is the primary's.
-	old.t3, s.t3 = s.t3, np.t3
+	old.t3, s.loss.t3 = s.loss.t3, np.t3
 	np.t3 = time.Time{}
 	if old.flight == 0 {
 		old.t3 = time.Time{} // R2
 	}
 	old.rack.timer, old.rack.pto = time.Time{}, time.Time{}
-	s.probing = false
+	s.loss.tailProbe = false
 	s.paths.primary, s.paths.primaryIdx = np, uint8(i)
 	// The one-packet rule of 7.2.3 was for the path that timed out; the
 	// new primary starts from its own window.
-	s.t3Recovery, s.t3Sent = false, false
+	s.loss.t3Recovery, s.loss.t3Sent = false, false
 	s.setFragPoint()
 	s.sendOpportunity(0)
 	return true
@@ -317,7 +317,7 @@ func (s *sender) pathTimers(now time.Time) bool {
 		// what was lost here (it went to this alternate): without an
 		// acknowledgement to end the recovery, this expiry allows the
 		// next one, or nothing would be sent again.
-		s.t3Sent = false
+		s.loss.t3Sent = false
 		s.timing = false
 		p.Fault()
 		s.paths.faulted |= 1 << p.index

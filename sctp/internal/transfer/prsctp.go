@@ -395,9 +395,9 @@ func (s *sender) AppendForward(now time.Time, pkt []byte, room int) []byte {
 	s.fwdDue = false
 	s.fwdSent, s.fwdAt = cum, now
 	s.stats.ForwardTSNsSent++
-	if s.t3.IsZero() {
-		s.t3 = now.Add(s.paths.primary.rto)
-		s.sackSince = false
+	if s.loss.t3.IsZero() {
+		s.loss.t3 = now.Add(s.paths.primary.rto)
+		s.loss.sackSinceT3 = false
 	}
 	return pkt
 }

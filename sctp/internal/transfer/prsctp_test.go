@@ -117,7 +117,7 @@ func TestPRTTLInFlight(t *testing.T) {
 	}
 	// C5: "If a FORWARD TSN is sent, the sender MUST assure that at least
 	// one T3-rtx timer is running."
-	if x.e.send.t3.IsZero() {
+	if x.e.send.loss.t3.IsZero() {
 		t.Fatal("T3-rtx not running after FORWARD-TSN")
 	}
 	if x.e.send.ForwardDue() {

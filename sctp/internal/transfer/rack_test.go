@@ -222,7 +222,7 @@ func TestProbesBounded(t *testing.T) {
 	measured(t, x, 20*time.Millisecond)
 	x.queue(2, 1000)
 	x.flush()
-	t3 := x.e.send.t3
+	t3 := x.e.send.loss.t3
 	for x.now.Before(t3) {
 		x.now = x.e.send.Deadline()
 		x.e.OnTimeout(x.now)
@@ -245,7 +245,7 @@ func TestRTOBackoffUndone(t *testing.T) {
 		x.e.path.cwnd = 30 * chunk1000
 		x.queue(4, 1000)
 		x.flush() // 1001..1004
-		x.now = x.e.send.t3
+		x.now = x.e.send.loss.t3
 		x.e.OnTimeout(x.now)
 		if rto := x.e.path.RTO(); rto != 200*time.Millisecond {
 			t.Fatalf("RTO %v after T3, want 200ms", rto)
@@ -266,7 +266,7 @@ func TestRTOBackoffUndone(t *testing.T) {
 	measured(t, x, 20*time.Millisecond)
 	x.queue(1, 1000)
 	x.flush()
-	x.now = x.e.send.t3
+	x.now = x.e.send.loss.t3
 	x.e.OnTimeout(x.now)
 	x.flush()
 	x.advance(10 * time.Millisecond)
@@ -288,8 +288,8 @@ func TestT3MarksOldChunks(t *testing.T) {
 	x.e.path.rack.probes = maxProbes // no probe in the way
 	x.e.path.rack.pto = time.Time{}
 	x.queue(2, 1000)
-	x.flush()           // 1004, 1005 at 80 ms
-	x.now = x.e.send.t3 // 120 ms
+	x.flush()                // 1004, 1005 at 80 ms
+	x.now = x.e.send.loss.t3 // 120 ms
 	if !x.e.OnTimeout(x.now) {
 		t.Fatal("T3 did not expire")
 	}
@@ -297,8 +297,8 @@ func TestT3MarksOldChunks(t *testing.T) {
 		t.Fatalf("%d chunks marked, want the 3 sent 100 ms ago", n)
 	}
 	x.flush()
-	if d := x.e.send.Deadline(); !d.Equal(x.e.send.t3) {
-		t.Fatalf("after T3 the next deadline is %v, T3 at %v: no probe while one packet may be in flight", d.Sub(x.now), x.e.send.t3.Sub(x.now))
+	if d := x.e.send.Deadline(); !d.Equal(x.e.send.loss.t3) {
+		t.Fatalf("after T3 the next deadline is %v, T3 at %v: no probe while one packet may be in flight", d.Sub(x.now), x.e.send.loss.t3.Sub(x.now))
 	}
 	checkInvariants(t, &x.e.send)
 }

@@ -31,23 +31,9 @@ type sender struct {
 	peerRwnd   int
 	peerWinMax int  // largest a_rwnd the peer advertised (INIT, SACKs): bounds fragPoint
 	dataRoom   int  // bytes of DATA chunks per packet when the window bounds fragPoint (0: no bound)
-	fastRtx    bool // a fast-retransmit packet is due (ignores cwnd)
+	immediate  bool // set the I bit on DATA chunks (RFC 7053)
 
-	// After a T3-rtx expiry only one packet may be in flight until an
-	// acknowledgement arrives (7.2.3).
-	t3Recovery, t3Sent bool
-
-	// Zero window probing: the first probe waits one RTO after the peer
-	// closed its window (6.1 rule A).
-	probeAt   time.Time
-	sackSince bool // a SACK arrived since T3 was last started
-
-	immediate bool // set the I bit on DATA chunks (RFC 7053)
-	probing   bool // the next packet is a tail loss probe (sender_rack.go)
-	onceAcked bool // HandleSACK: a chunk sent once was newly acknowledged
-	// HandleSACK: the newest transmissions newly acknowledged, sent once
-	// and retransmitted (sender_rack.go).
-	newestOnce, newestRtx *record
+	loss lossDetector // fast retransmit, RACK-TLP, T3-rtx, zero window probes (loss.go)
 
 	// Outgoing stream resets (RFC 6525, reconf.go), kept so that no
 	// request costs a walk over the streams: resetAll, an outgoing reset
@@ -87,7 +73,6 @@ type sender struct {
 
 	timing   bool // an RTT measurement is running
 	timedTSN TSN
-	t3       time.Time // T3-rtx deadline, zero when stopped
 	lastSend time.Time // last DATA transmission, for the idle cwnd rule
 }
 
@@ -238,7 +223,7 @@ func (s *sender) PeerRwnd() int { return s.peerRwnd }
 // framer.
 func (s *sender) appendChunk(pkt []byte, t TSN, r *record) []byte {
 	flags := r.flags
-	if s.immediate || s.probing {
+	if s.immediate || s.loss.tailProbe {
 		flags |= chunk.FlagImmediate
 	}
 	f := interleave.OutFrag{
@@ -299,7 +284,7 @@ func (s *sender) canSendNew(now time.Time, size int) bool {
 	// address if it has cwnd + (PMDCS - 1) or more bytes of data
 	// outstanding"; we exceed cwnd by at most one chunk. Max.Burst
 	// lowers cwnd for the current send opportunity (rule D).
-	if s.paths.primary.flight >= s.window() && !s.probing {
+	if s.paths.primary.flight >= s.window() && !s.loss.tailProbe {
 		s.stats.CwndLimited++
 		return false
 	}
@@ -316,14 +301,14 @@ func (s *sender) canSendNew(now time.Time, size int) bool {
 			s.stats.RwndLimited++
 			return false
 		}
-		if s.probeAt.IsZero() {
-			s.probeAt = now.Add(s.paths.primary.rto)
+		if s.loss.zeroWindowProbeAt.IsZero() {
+			s.loss.zeroWindowProbeAt = now.Add(s.paths.primary.rto)
 		}
-		if now.Before(s.probeAt) {
+		if now.Before(s.loss.zeroWindowProbeAt) {
 			s.stats.RwndLimited++
 			return false
 		}
-		s.probeAt = time.Time{}
+		s.loss.zeroWindowProbeAt = time.Time{}
 		s.stats.ZeroWindowProbes++
 	}
 	return true
@@ -358,20 +343,20 @@ func (s *sender) window() int { return min(s.paths.primary.cwnd, s.burstCap) }
 // Pending reports whether AppendData would append something now: chunks
 // marked for retransmission or new data the windows allow.
 func (s *sender) Pending(now time.Time) bool {
-	if s.t3Recovery && s.t3Sent {
+	if s.loss.t3Recovery && s.loss.t3Sent {
 		return false
 	}
-	if s.ledger.rtxPending > 0 && (s.fastRtx || s.t3Recovery || s.rtxRoom()) {
+	if s.ledger.rtxPending > 0 && (s.loss.fastRtxDue || s.loss.t3Recovery || s.rtxRoom()) {
 		return true
 	}
-	if s.queue.unsent == 0 || s.paths.primary.flight >= s.window() && !s.probing {
+	if s.queue.unsent == 0 || s.paths.primary.flight >= s.window() && !s.loss.tailProbe {
 		return false
 	}
 	size := s.nextChunkSize()
 	if size == 0 {
 		return false
 	}
-	return size <= s.peerRwnd || (s.ledger.outstanding() == 0 && !s.probeAt.IsZero() && !now.Before(s.probeAt))
+	return size <= s.peerRwnd || (s.ledger.outstanding() == 0 && !s.loss.zeroWindowProbeAt.IsZero() && !now.Before(s.loss.zeroWindowProbeAt))
 }
 
 // AppendData appends DATA chunks to pkt, using at most room bytes, and
@@ -384,7 +369,7 @@ func (s *sender) Pending(now time.Time) bool {
 // data after an idle period) may raise the flight size by at most Max.Burst
 // full packets over what it was at that moment.
 func (s *sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
-	if s.t3Recovery && s.t3Sent {
+	if s.loss.t3Recovery && s.loss.t3Sent {
 		return pkt, 0
 	}
 	if s.ledger.outstanding() == 0 && !s.lastSend.IsZero() {
@@ -400,7 +385,7 @@ func (s *sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 	// After a T3-rtx expiry the packet goes to retransmissions; new data
 	// only when none was left to retransmit (PR-SCTP may have abandoned
 	// them all), still one packet until an acknowledgement.
-	newData := !s.t3Recovery || s.ledger.rtxPending == 0
+	newData := !s.loss.t3Recovery || s.ledger.rtxPending == 0
 	dest := s.paths.primaryIdx
 	if s.ledger.rtxPending > 0 {
 		if len(s.paths.list) > 1 {
@@ -475,8 +460,8 @@ func (s *sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 		s.queue.sched.PacketDone()
 		s.stats.DataPackets++
 		s.lastSend = now
-		if s.t3Recovery {
-			s.t3Sent = true
+		if s.loss.t3Recovery {
+			s.loss.t3Sent = true
 		}
 		if dest != s.paths.primaryIdx {
 			// R1 for the other path; the probe state is the primary's.
@@ -486,8 +471,8 @@ func (s *sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 			return pkt, n
 		}
 		s.startT3(now)
-		if s.probing {
-			s.probing = false
+		if s.loss.tailProbe {
+			s.loss.tailProbe = false
 			s.paths.primary.rack.pto = time.Time{}
 		}
 		if k := &s.paths.primary.rack; k.pto.IsZero() || k.lone {
@@ -558,7 +543,7 @@ func (s *sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 // goes there (destFor); with one path, all of them.
 func (s *sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]byte, int, int) {
 	n := 0
-	bypass := s.fastRtx || s.t3Recovery
+	bypass := s.loss.fastRtxDue || s.loss.t3Recovery
 	multi := len(s.paths.list) > 1
 	dp := s.paths.list[dest]
 	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN && s.ledger.rtxPending > 0; t++ {
@@ -606,11 +591,11 @@ func (s *sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]b
 			// was sent first."
 			s.timing = false
 		}
-		if t == s.ledger.cumAck+1 && dp == s.paths.primary && !s.t3.IsZero() {
+		if t == s.ledger.cumAck+1 && dp == s.paths.primary && !s.loss.t3.IsZero() {
 			// 6.1: "the sender MUST restart the timer if the earliest
 			// (i.e., lowest TSN) outstanding DATA chunk sent to that
 			// address is being retransmitted."
-			s.t3 = now.Add(s.paths.primary.rto)
+			s.loss.t3 = now.Add(s.paths.primary.rto)
 		}
 		dp.flight += s.ledger.size(r)
 		s.peerRwnd = max(s.peerRwnd-int(r.n), 0)
@@ -619,19 +604,8 @@ func (s *sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]b
 		room -= s.hdr + pad4(int(r.n))
 		n++
 	}
-	s.fastRtx = false
+	s.loss.fastRtxDue = false
 	return pkt, room, n
-}
-
-// startT3 applies rule R1 of section 6.3.2: "Every time a DATA chunk is
-// sent to any address (including a retransmission), if the T3-rtx timer of
-// that address is not running, start it running so that it will expire
-// after the RTO of that address."
-func (s *sender) startT3(now time.Time) {
-	if s.t3.IsZero() {
-		s.t3 = now.Add(s.paths.primary.rto)
-		s.sackSince = false
-	}
 }
 
 // SetImmediate makes the sender set the I bit on the DATA chunks it sends
@@ -643,9 +617,9 @@ func (s *sender) SetImmediate(on bool) { s.immediate = on }
 // Deadline returns when the T3-rtx timer expires or a zero window probe
 // is due, or the zero time when neither is pending.
 func (s *sender) Deadline() time.Time {
-	d := s.t3
-	if !s.probeAt.IsZero() && s.queue.unsent > 0 && (d.IsZero() || s.probeAt.Before(d)) {
-		d = s.probeAt
+	d := s.loss.t3
+	if !s.loss.zeroWindowProbeAt.IsZero() && s.queue.unsent > 0 && (d.IsZero() || s.loss.zeroWindowProbeAt.Before(d)) {
+		d = s.loss.zeroWindowProbeAt
 	}
 	if k := &s.paths.primary.rack; !k.timer.IsZero() || !k.pto.IsZero() {
 		if r := s.rackDeadline(); d.IsZero() || r.Before(d) {
@@ -721,8 +695,8 @@ func (s *sender) Drain(fn func(Unsent)) {
 		p.flight, p.t3, p.ackedNow = 0, time.Time{}, 0
 	}
 	s.paths.ackedElsewhere = 0
-	s.t3 = time.Time{}
-	s.paths.primary.rack.timer, s.paths.primary.rack.pto, s.probing = time.Time{}, time.Time{}, false
+	s.loss.t3 = time.Time{}
+	s.paths.primary.rack.timer, s.paths.primary.rack.pto, s.loss.tailProbe = time.Time{}, time.Time{}, false
 	s.timing = false
 	s.rest()
 }

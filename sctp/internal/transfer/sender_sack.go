@@ -112,7 +112,7 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 			// that acknowledge nothing new buy no bypass.
 			s.rackLost(now)
 		}
-		if s.onceAcked && s.paths.primary.rto > s.paths.primary.baseRTO() && s.paths.primary.undoBackoff() {
+		if s.loss.ackedSentOnce && s.paths.primary.rto > s.paths.primary.baseRTO() && s.paths.primary.undoBackoff() {
 			s.stats.RTOUndos++
 		}
 	} else if marked && !s.paths.primary.inFastRecovery {
@@ -120,7 +120,7 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 		// Retransmit those K DATA chunks in a single packet ... If not in
 		// Fast Recovery, enter Fast Recovery and mark the highest
 		// outstanding TSN as the Fast Recovery exit point."
-		s.fastRtx = true
+		s.loss.fastRtxDue = true
 		s.paths.primary.enterFastRecovery(now, s.ledger.nextTSN-1)
 		s.stats.FastRecoveries++
 	}
@@ -139,11 +139,11 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	// TSN Ack and the Gap Ack Blocks."
 	s.peerRwnd = max(int(sk.ARwnd)-s.ledger.unackedData, 0)
 	s.learnWindow(sk.ARwnd)
-	s.probeAt = time.Time{}
+	s.loss.zeroWindowProbeAt = time.Time{}
 	if s.queue.unsent > 0 && s.ledger.outstanding() == 0 && s.nextChunkSize() > s.peerRwnd {
 		// The window closed with nothing outstanding: the first zero
 		// window probe goes one RTO from now (6.1 rule A).
-		s.probeAt = now.Add(s.paths.primary.rto)
+		s.loss.zeroWindowProbeAt = now.Add(s.paths.primary.rto)
 	}
 
 	// T3-rtx: R2 "Whenever all outstanding data sent to an address have
@@ -155,23 +155,23 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	s.afterSACK(now, cum)
 	switch {
 	case s.ledger.inFlight == 0 && s.ledger.rtxPending == 0 && !s.advPeerAck.GT(s.ledger.cumAck):
-		s.t3 = time.Time{}
+		s.loss.t3 = time.Time{}
 	case len(s.paths.list) > 1 && s.paths.primary.flight == 0 && s.ledger.rtxPending == 0 && !s.advPeerAck.GT(s.ledger.cumAck):
 		// Nothing outstanding on the primary (R2 for it); the other
 		// paths' timers follow in creditPaths.
-		s.t3 = time.Time{}
+		s.loss.t3 = time.Time{}
 	case len(s.paths.list) > 1 && newBytes > s.paths.ackedElsewhere && s.paths.primary.flight > 0:
 		// R3 for the primary: its earliest chunk may be above a
 		// cumulative ack point held back by chunks of another path.
-		s.t3 = now.Add(s.paths.primary.rto)
+		s.loss.t3 = now.Add(s.paths.primary.rto)
 	case cumAdvanced:
-		s.t3 = now.Add(s.paths.primary.rto)
-	case s.t3.IsZero():
+		s.loss.t3 = now.Add(s.paths.primary.rto)
+	case s.loss.t3.IsZero():
 		// Only abandoned chunks are left above the ack point: C5 keeps a
 		// timer running for the FORWARD-TSN.
-		s.t3 = now.Add(s.paths.primary.rto)
+		s.loss.t3 = now.Add(s.paths.primary.rto)
 	}
-	s.sackSince = true
+	s.loss.sackSinceT3 = true
 	if newBytes > 0 {
 		if newBytes > s.paths.ackedElsewhere {
 			s.paths.primary.ClearErrors()
@@ -179,44 +179,14 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 		if len(s.paths.list) > 1 {
 			s.paths.credit(now)
 		}
-		s.t3Recovery, s.t3Sent = false, false
+		s.loss.t3Recovery, s.loss.t3Sent = false, false
 		s.paths.primary.rack.probes = 0
 	}
-	s.onceAcked = false
+	s.loss.ackedSentOnce = false
 	s.armPTO(now)
 	s.sendOpportunity(newBytes)
 	s.stats.BytesAcked += uint64(newBytes)
 	return newBytes > 0, nil
-}
-
-// missIndications counts the miss indications of RFC 9260 section 7.2.4
-// (RecoveryRFC9260) and marks chunks with three for fast retransmit. It
-// reports whether it marked any.
-func (s *sender) missIndications(sk *SACK, cum, htna TSN, haveHTNA, cumAdvanced bool) bool {
-	// Miss indications (7.2.4): "For each incoming SACK chunk, miss
-	// indications are incremented only for missing TSNs prior to the HTNA
-	// in the SACK chunk." "If an endpoint is in Fast Recovery and a SACK
-	// chunks arrives that advances the Cumulative TSN Ack Point, the miss
-	// indications are incremented for all TSNs reported missing in the
-	// SACK chunk."
-	marked := false
-	if len(sk.Gaps) > 0 {
-		limit := htna
-		if s.paths.primary.inFastRecovery && cumAdvanced {
-			limit, haveHTNA = cum.Add(uint32(sk.Gaps[len(sk.Gaps)-1].End)), true
-		}
-		for t := cum + 1; haveHTNA && t.LT(limit); t++ {
-			r := s.ledger.rec(t)
-			if r.state != recInFlight || r.marks&markFastDone != 0 {
-				continue
-			}
-			if r.misses++; r.misses >= 3 {
-				s.markFast(r)
-				marked = true
-			}
-		}
-	}
-	return marked
 }
 
 // errMalformedGaps marks a SACK whose Gap Ack Blocks are malformed, out of
@@ -273,27 +243,6 @@ func (s *sender) ack(now time.Time, t TSN, r *record) bool {
 	return true
 }
 
-// markFast marks a chunk with three miss indications for fast retransmit:
-// "Mark the DATA chunk(s) with three miss indications for retransmission"
-// and "as being fast retransmitted and thus ineligible for a subsequent
-// Fast Retransmit".
-func (s *sender) markFast(r *record) {
-	r.misses = 0
-	r.marks |= markFastDone
-	r.fastRtx = true
-	s.markRtx(r)
-}
-
-// markRtx moves an in-flight chunk to the retransmission queue. 6.2.1 B:
-// "Any time a DATA chunk is marked for retransmission, either via T3-rtx
-// timer expiration (Section 6.3.3) or via Fast Retransmit (Section 7.2.4),
-// add the data size of those chunks to the rwnd."
-func (s *sender) markRtx(r *record) {
-	s.ledger.markRtx(r)
-	s.paths.of(r).flight -= s.ledger.size(r)
-	s.peerRwnd += int(r.n)
-}
-
 // renege returns a chunk the peer no longer reports in a gap block to the
 // outstanding state. 6.2.1 D iii): "If the SACK chunk is missing a TSN that
 // was previously acknowledged via a Gap Ack Block (e.g., the data receiver
@@ -315,98 +264,9 @@ func (s *sender) renege(now time.Time, t TSN) {
 		if p.t3.IsZero() {
 			p.t3 = now.Add(p.rto)
 		}
-	} else if s.t3.IsZero() {
-		s.t3 = now.Add(s.paths.primary.rto)
+	} else if s.loss.t3.IsZero() {
+		s.loss.t3 = now.Add(s.paths.primary.rto)
 	}
-}
-
-// OnTimeout handles the expiry of T3-rtx when its deadline has passed
-// (section 6.3.3): it adjusts ssthresh and cwnd (E1, 7.2.3), backs off the
-// RTO (E2), marks every outstanding chunk for retransmission so that the
-// next AppendData resends the earliest ones in one packet (E3), and counts
-// a path error. It reports whether the expiry counts as an error for the
-// association (section 8.1), which then checks Association.Max.Retrans:
-// unanswered zero window probes do not count while SACKs keep arriving
-// (6.1 rule A).
-func (s *sender) OnTimeout(now time.Time) (expired bool) {
-	s.rackTimers(now)
-	s.paths.faulted = 0
-	if len(s.paths.list) > 1 {
-		expired = s.pathTimers(now)
-	}
-	if s.t3.IsZero() || now.Before(s.t3) {
-		return expired
-	}
-	s.t3 = time.Time{}
-	if len(s.paths.list) > 1 && !s.ledger.flightOn(s.paths.primaryIdx) {
-		// Nothing outstanding on the primary (its chunks were acked
-		// or moved to another path, or it took over the data from a
-		// failed path whose chunks are still marked): R2 would have
-		// stopped its timer; an expiry now would back off and fault a
-		// path that lost nothing, and hold every send to one packet.
-		return expired
-	}
-	s.stats.T3Expiries++
-	// With RecoveryRACK, only chunks outstanding for at least the RTO
-	// without back-off are marked (as usrsctp does): younger ones may
-	// still be acknowledged, and RACK finds them if they are not.
-	age := time.Duration(0)
-	if s.cfg.Recovery == RecoveryRACK {
-		age = s.paths.primary.baseRTO()
-		k := &s.paths.primary.rack
-		k.timer, k.pto, k.probes = time.Time{}, time.Time{}, 0
-		s.probing = false
-	}
-	// E1: "adjust its ssthresh with rules defined in Section 7.2.3 and set
-	// cwnd = PMDCS."
-	s.paths.primary.onT3Expiry(now)
-	// E2: "set RTO = RTO * 2 ("back off the timer")."
-	s.paths.primary.Backoff()
-	probing := s.peerRwnd == 0 && s.sackSince
-	s.sackSince = false
-	first := true
-	multi := len(s.paths.list) > 1
-	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
-		r := s.ledger.rec(t)
-		if r.state == recInFlight && (first || now.Sub(r.sent) >= age) && r.marks>>pathShift == s.paths.primaryIdx {
-			// E3 retransmits the earliest outstanding chunk in any case;
-			// with several paths, a chunk of this path, to an alternate.
-			s.markRtx(r)
-			if multi {
-				r.marks |= markT3
-			}
-			first = false
-		}
-		r.fastRtx = false
-		r.misses = 0
-	}
-	s.fastRtx = false
-	s.timing = false
-	s.sendOpportunity(0)
-	// 7.2.3: "ensure that no more than one SCTP packet will be in flight
-	// for that address until the endpoint receives acknowledgement for
-	// successful delivery of data to that address."
-	s.t3Recovery, s.t3Sent = true, false
-	// A5: "Any time the T3-rtx timer expires, on any destination, the
-	// sender SHOULD try to advance the "Advanced.Peer.Ack.Point" by
-	// following the procedures outlined in C2 - C5."
-	s.sweep(now)
-	if s.advPeerAck.GT(s.ledger.cumAck) {
-		s.fwdDue = true
-	}
-	if s.ledger.rtxPending > 0 || s.ForwardDue() {
-		// E3 retransmits at once, in the next AppendData; running the timer
-		// from now (R1 with the backed-off RTO) keeps the association live
-		// even if that packet cannot be built right away.
-		s.t3 = now.Add(s.paths.primary.rto)
-	}
-	if probing {
-		s.stats.ZeroWindowProbes++
-		return false
-	}
-	s.paths.primary.Fault()
-	s.paths.faulted |= 1 << s.paths.primaryIdx
-	return true
 }
 
 // HandleCumAck applies the Cumulative TSN Ack of a SHUTDOWN chunk (RFC 9260

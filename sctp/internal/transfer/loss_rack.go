@@ -77,17 +77,17 @@ func sentAfter(s1, s2 uint32) bool { return int32(s1-s2) > 0 }
 func (s *sender) rackAcked(t TSN, r *record) {
 	k := &s.paths.primary.rack
 	if r.xmits == 1 {
-		s.onceAcked = true
+		s.loss.ackedSentOnce = true
 		// Step 3: reordering is a chunk sent once arriving after a higher
 		// TSN did.
 		if k.fackOK && t.LT(k.fack) {
 			k.reordering = true
 		}
-		if s.newestOnce == nil || sentAfter(r.seq, s.newestOnce.seq) {
-			s.newestOnce = r
+		if s.loss.newestOnce == nil || sentAfter(r.seq, s.loss.newestOnce.seq) {
+			s.loss.newestOnce = r
 		}
-	} else if s.newestRtx == nil || sentAfter(r.seq, s.newestRtx.seq) {
-		s.newestRtx = r
+	} else if s.loss.newestRtx == nil || sentAfter(r.seq, s.loss.newestRtx.seq) {
+		s.loss.newestRtx = r
 	}
 	if !k.fackOK || t.GT(k.fack) {
 		k.fack, k.fackOK = t, true
@@ -98,7 +98,7 @@ func (s *sender) rackAcked(t TSN, r *record) {
 // acknowledged (steps 1 and 2) and updates the minimum RTT.
 func (s *sender) rackUpdate(now time.Time) {
 	k := &s.paths.primary.rack
-	if r := s.newestOnce; r != nil {
+	if r := s.loss.newestOnce; r != nil {
 		rtt := now.Sub(r.sent)
 		if k.minRTT == 0 || rtt < k.minRTT {
 			k.minRTT = rtt
@@ -106,7 +106,7 @@ func (s *sender) rackUpdate(now time.Time) {
 		s.paths.primary.hsSample(rtt)
 		s.rackMove(r, rtt)
 	}
-	if r := s.newestRtx; r != nil {
+	if r := s.loss.newestRtx; r != nil {
 		// RFC 8985 section 6.2 step 2, paraphrased: a retransmitted
 		// chunk acknowledged less than min_RTT after its retransmission
 		// was acknowledged for an earlier transmission; its time says
@@ -115,7 +115,7 @@ func (s *sender) rackUpdate(now time.Time) {
 			s.rackMove(r, rtt)
 		}
 	}
-	s.newestOnce, s.newestRtx = nil, nil
+	s.loss.newestOnce, s.loss.newestRtx = nil, nil
 }
 
 // rackMove makes transmission r, acknowledged after rtt, the reference
@@ -162,7 +162,7 @@ func (s *sender) rackDuplicates(dups []TSN) {
 // reoWnd returns the reordering window (RFC 8985 section 6.2 step 4).
 func (s *sender) reoWnd() time.Duration {
 	k := &s.paths.primary.rack
-	if !k.reordering && (s.paths.primary.inFastRecovery || s.t3Recovery || s.ledger.gapAcked >= 3) {
+	if !k.reordering && (s.paths.primary.inFastRecovery || s.loss.t3Recovery || s.ledger.gapAcked >= 3) {
 		return 0
 	}
 	w := time.Duration(max(k.reoMult, 1)) * k.minRTT / 4
@@ -224,7 +224,7 @@ func (s *sender) rackDetect(now time.Time) bool {
 // congestion window is reduced once per window of data (7.2.4 step 2),
 // and the retransmissions may go out at once, one packet beyond cwnd.
 func (s *sender) rackLost(now time.Time) {
-	s.fastRtx = true
+	s.loss.fastRtxDue = true
 	if !s.paths.primary.inFastRecovery {
 		s.paths.primary.enterFastRecovery(now, s.ledger.nextTSN-1)
 		s.stats.FastRecoveries++
@@ -242,7 +242,7 @@ func (s *sender) rackLost(now time.Time) {
 func (s *sender) armPTO(now time.Time) {
 	k := &s.paths.primary.rack
 	k.pto = time.Time{}
-	if s.cfg.Recovery != RecoveryRACK || k.probes >= maxProbes || s.ledger.inFlight == 0 || !s.paths.primary.measured || s.t3Recovery {
+	if s.cfg.Recovery != RecoveryRACK || k.probes >= maxProbes || s.ledger.inFlight == 0 || !s.paths.primary.measured || s.loss.t3Recovery {
 		// After a T3-rtx expiry one packet is in flight until an
 		// acknowledgement (7.2.3): T3-rtx itself covers it.
 		return
@@ -254,7 +254,7 @@ func (s *sender) armPTO(now time.Time) {
 	}
 	pto <<= k.probes
 	at := now.Add(pto)
-	if !s.t3.IsZero() && !at.Before(s.t3) {
+	if !s.loss.t3.IsZero() && !at.Before(s.loss.t3) {
 		return
 	}
 	k.pto = at
@@ -268,18 +268,18 @@ func (s *sender) probe(now time.Time) {
 	k.pto = time.Time{}
 	k.probes++
 	s.stats.Probes++
-	s.probing = true
+	s.loss.tailProbe = true
 	if size := s.nextChunkSize(); size > 0 && size <= s.peerRwnd {
 		return
 	}
 	for t := s.ledger.nextTSN - 1; t != s.ledger.cumAck; t-- {
 		if r := s.ledger.rec(t); r.state == recInFlight {
 			s.markRtx(r)
-			s.fastRtx = true
+			s.loss.fastRtxDue = true
 			return
 		}
 	}
-	s.probing = false
+	s.loss.tailProbe = false
 }
 
 // rackTimers runs the reordering timer and the probe timer when due.
