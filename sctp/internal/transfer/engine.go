@@ -61,7 +61,7 @@ func (e *Engine) Deadline() time.Time {
 // lifetime.
 func (e *Engine) SendDeadline() time.Time {
 	d := e.send.Deadline()
-	if len(e.send.ttl.h) == 0 {
+	if len(e.send.pr.ttl.h) == 0 {
 		return d // no lifetime watched: the usual case, asked per packet
 	}
 	return earliest(d, e.send.LifetimeDeadline())

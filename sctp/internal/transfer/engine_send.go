@@ -70,10 +70,10 @@ func (e *Engine) HandleECNE(now time.Time, lowest TSN) bool { return e.send.Hand
 
 // TakeFailed calls fn for each message abandoned under its PR policy
 // since the last call, in order, and forgets them.
-func (e *Engine) TakeFailed(fn func(Failed)) { e.send.TakeFailed(fn) }
+func (e *Engine) TakeFailed(fn func(Failed)) { e.send.pr.takeFailed(fn) }
 
 // HasFailed reports whether TakeFailed has messages to report.
-func (e *Engine) HasFailed() bool { return e.send.HasFailed() }
+func (e *Engine) HasFailed() bool { return len(e.send.pr.failed) > 0 }
 
 // TakeStreamRoom returns the streams whose writers, refused with
 // ErrStreamFull, may queue again since the last call. The slice is valid
@@ -118,4 +118,6 @@ func (e *Engine) PeerRwnd() int { return e.send.PeerRwnd() }
 // AdvancedPeerAckPoint returns the Advanced.Peer.Ack.Point of RFC 3758
 // section 3.5 A1: the cumulative ack point, or beyond it the last TSN a
 // FORWARD-TSN may move the peer to.
-func (e *Engine) AdvancedPeerAckPoint() TSN { return e.send.AdvancedPeerAckPoint() }
+func (e *Engine) AdvancedPeerAckPoint() TSN {
+	return e.send.pr.advancedPeerAckPoint(e.send.ledger.cumAck)
+}

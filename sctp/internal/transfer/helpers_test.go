@@ -201,8 +201,8 @@ func checkInvariants(t testing.TB, s *sender) {
 		t.Fatalf("counters flight %d/%d inFlight %d/%d rtx %d/%d gap %d/%d unacked %d/%d (want/have)",
 			flight, pathFlight, inFlight, s.ledger.inFlight, rtx, s.ledger.rtxPending, gap, s.ledger.gapAcked, unacked, s.ledger.unackedData)
 	}
-	if prOut != s.prOut {
-		t.Fatalf("%d outstanding chunks with a PR policy, counted %d", prOut, s.prOut)
+	if prOut != s.pr.timedChunks {
+		t.Fatalf("%d outstanding chunks with a PR policy, counted %d", prOut, s.pr.timedChunks)
 	}
 	if (s.ledger.inFlight+s.ledger.rtxPending > 0) && !timer {
 		t.Fatalf("data outstanding without T3-rtx running")

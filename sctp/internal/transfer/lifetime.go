@@ -89,7 +89,7 @@ func (e *ttlEntry) valid() bool {
 
 // watchLifetime adds m, just queued with a PRTTL lifetime, to the heap.
 func (s *sender) watchLifetime(m *message) {
-	t := &s.ttl
+	t := &s.pr.ttl
 	if len(t.h) >= 2*t.live+64 {
 		s.compactLifetimes()
 	}
@@ -99,7 +99,7 @@ func (s *sender) watchLifetime(m *message) {
 // compactLifetimes drops the entries of messages that left the send buffer
 // and rebuilds the heap.
 func (s *sender) compactLifetimes() {
-	t := &s.ttl
+	t := &s.pr.ttl
 	n := 0
 	for _, e := range t.h {
 		if e.valid() {
@@ -121,14 +121,14 @@ func (s *sender) compactLifetimes() {
 // acknowledged long before its lifetime ends wakes nobody then (the
 // association asks after every packet: amortised O(log n) per message).
 func (s *sender) LifetimeDeadline() time.Time {
-	t := &s.ttl
+	t := &s.pr.ttl
 	for len(t.h) > 0 && !t.h[0].valid() {
 		t.pop()
 	}
 	if len(t.h) == 0 {
 		return time.Time{}
 	}
-	return s.prBase.Add(time.Duration(s.ttl.h[0].at) * time.Millisecond)
+	return s.pr.clockBase.Add(time.Duration(s.pr.ttl.h[0].at) * time.Millisecond)
 }
 
 // ExpireLifetimes gives up every message whose lifetime ended at or before
@@ -138,11 +138,11 @@ func (s *sender) LifetimeDeadline() time.Time {
 // already started is sent on (the peer could not be told to skip it). The
 // messages given up are reported through TakeFailed.
 func (s *sender) ExpireLifetimes(now time.Time) {
-	t := &s.ttl
+	t := &s.pr.ttl
 	if len(t.h) == 0 {
 		return
 	}
-	clock := s.prClock(now)
+	clock := s.pr.clock(now)
 	sent := t.sent[:0]
 	for len(t.h) > 0 && int32(clock-t.h[0].at) >= 0 {
 		e := t.pop()
@@ -177,7 +177,7 @@ func (s *sender) ExpireLifetimes(now time.Time) {
 func (s *sender) abandonAll(ms []*message) {
 	for _, m := range ms {
 		m.bits |= msgAbandoned
-		s.report(m, true)
+		s.pr.report(m, true)
 	}
 	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
 		if r := s.ledger.rec(t); r.msg != nil && r.msg.abandoned() {
@@ -191,5 +191,5 @@ func (s *sender) abandonAll(ms []*message) {
 			m.refs--
 		}
 	}
-	s.advance()
+	s.pr.advance(&s.ledger)
 }

@@ -64,7 +64,7 @@ func TestLifetimeHeapCompacts(t *testing.T) {
 		x.queuePR(0, false, 100, PR{Policy: PRTTL, Value: 3600_000})
 		tsns := x.flush()
 		x.mustSACK(tsns[len(tsns)-1], DefaultBuffer)
-		if n := len(x.e.send.ttl.h); n > 2*1+64 {
+		if n := len(x.e.send.pr.ttl.h); n > 2*1+64 {
 			t.Fatalf("after %d messages: %d heap entries for at most one live", i, n)
 		}
 	}
@@ -115,7 +115,7 @@ func TestLifetimeManyInFlight(t *testing.T) {
 	if x.e.path.FlightSize() != 0 {
 		t.Fatalf("flight %d after abandoning everything", x.e.path.FlightSize())
 	}
-	if got, want := x.e.send.AdvancedPeerAckPoint(), x.e.send.NextTSN()-1; got != want || !x.e.send.ForwardDue() {
+	if got, want := x.e.AdvancedPeerAckPoint(), x.e.send.NextTSN()-1; got != want || !x.e.send.ForwardDue() {
 		t.Fatalf("Advanced.Peer.Ack.Point %d, want %d; FORWARD-TSN due %v", got, want, x.e.send.ForwardDue())
 	}
 	x.mustSACK(x.e.send.NextTSN()-1, DefaultBuffer)

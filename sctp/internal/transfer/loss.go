@@ -113,8 +113,8 @@ func (s *sender) OnTimeout(now time.Time) (expired bool) {
 	// sender SHOULD try to advance the "Advanced.Peer.Ack.Point" by
 	// following the procedures outlined in C2 - C5."
 	s.sweep(now)
-	if s.advPeerAck.GT(s.ledger.cumAck) {
-		s.fwdDue = true
+	if s.pr.advPeerAck.GT(s.ledger.cumAck) {
+		s.pr.forwardDue = true
 	}
 	if s.ledger.rtxPending > 0 || s.ForwardDue() {
 		// E3 retransmits at once, in the next AppendData; running the timer

@@ -363,7 +363,7 @@ func (r *receiver) ResetIncoming(sids []uint16) bool {
 // queued and not yet cut do not count: they take the new numbering. It
 // costs O(1) (sender.cutting).
 func (s *sender) Quiet() bool {
-	return s.ledger.outstanding() == 0 && !s.fwdDue && s.queue.partlyCut == 0
+	return s.ledger.outstanding() == 0 && !s.pr.forwardDue && s.queue.partlyCut == 0
 }
 
 // ResetTSN performs the sender's part of an SSN/TSN reset (RFC 6525
@@ -376,8 +376,8 @@ func (s *sender) ResetTSN(next TSN) {
 		s.jumped, s.jumpCum = true, s.ledger.cumAck
 	}
 	s.ledger.restart(next)
-	s.advPeerAck, s.fwdSent = s.ledger.cumAck, s.ledger.cumAck
-	s.fwdDue = false
+	s.pr.advPeerAck, s.pr.forwardSent = s.ledger.cumAck, s.ledger.cumAck
+	s.pr.forwardDue = false
 	s.timing = false
 	s.ResetOutgoing(nil)
 }

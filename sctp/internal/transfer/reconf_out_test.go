@@ -314,7 +314,7 @@ func (m *outModel) check(step int) {
 	if queued != s.queue.queuedStreams || cutting != s.queue.partlyCut {
 		m.t.Fatalf("step %d: %d streams queued, %d partly cut; counted %d, %d", step, queued, cutting, s.queue.queuedStreams, s.queue.partlyCut)
 	}
-	if quiet := s.ledger.outstanding() == 0 && !s.fwdDue && cutting == 0; quiet != s.Quiet() {
+	if quiet := s.ledger.outstanding() == 0 && !s.pr.forwardDue && cutting == 0; quiet != s.Quiet() {
 		m.t.Fatalf("step %d: Quiet %v, the walk says %v", step, s.Quiet(), quiet)
 	}
 	if m.on && (left == 0) != s.ResetReady() {

@@ -51,19 +51,7 @@ type sender struct {
 	resetBlocked []uint16
 	seqd         []uint16
 
-	// PR-SCTP (RFC 3758 section 3.5): the Advanced.Peer.Ack.Point, a
-	// FORWARD-TSN due, reused entry buffers, the messages abandoned and
-	// not yet reported, and how many messages with a policy are alive.
-	advPeerAck TSN
-	fwdDue     bool
-	fwdSent    TSN       // new cumulative TSN of the last FORWARD-TSN sent
-	fwdAt      time.Time // and when
-	fwdSSN     []chunk.StreamSSN
-	fwdMID     []chunk.StreamMID
-	failed     []Failed
-	prOut      int       // chunks of PRTTL and PRRtx messages outstanding, not abandoned
-	prBase     time.Time // time base of the PRTTL lifetimes
-	ttl        ttlHeap   // lifetimes of the PRTTL messages (lifetime.go)
+	pr abandoner // PR-SCTP: what was given up, and the FORWARD-TSN (prsctp.go)
 
 	// An SSN/TSN reset (RFC 6525) that moved nextTSN: the cumulative
 	// TSN ack point before it, while SACKs from before it may arrive.
@@ -87,7 +75,7 @@ func (s *sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
 	}
 	s.hdr = s.frame.HeaderLen()
 	s.ledger.init(cfg.LocalTSN, s.hdr)
-	s.advPeerAck, s.fwdSent = s.ledger.cumAck, s.ledger.cumAck
+	s.pr.init(cfg, st, s.ledger.cumAck)
 	s.peerRwnd = int(cfg.PeerRwnd)
 	s.peerWinMax = s.peerRwnd
 	s.setFragPoint()
@@ -427,7 +415,7 @@ func (s *sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 			// blocked before then does not start it.
 			m = st.head
 		}
-		if m.bits != 0 && m.expired(s, now, 0) {
+		if m.bits != 0 && m.expired(&s.pr, now, 0) {
 			// TR3: no TSN for an expired message; TR4 for the rest of
 			// one partly sent (needs PR-SCTP: else it goes on).
 			if m.off == 0 {
@@ -515,7 +503,7 @@ func (s *sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	m.nextFSN++
 	m.refs++
 	if m.timed() {
-		s.prOut++ // a chunk of a message the sweeps watch
+		s.pr.timedChunks++ // a chunk of a message the sweeps watch
 	}
 	if s.queue.cut(st, m, size) {
 		s.resetHeadGone(st, m)
@@ -551,7 +539,7 @@ func (s *sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]b
 		if r.state != recRtx || multi && s.paths.destFor(r) != dest {
 			continue
 		}
-		if m := r.msg; m.bits != 0 && s.cfg.PartialReliability && m.expired(s, now, r.xmits) {
+		if m := r.msg; m.bits != 0 && s.cfg.PartialReliability && m.expired(&s.pr, now, r.xmits) {
 			s.abandon(now, m) // TR4, or RFC 7496's retransmission limit
 			continue
 		}
@@ -653,7 +641,7 @@ func (s *sender) describe(m *message, sent bool) Unsent {
 		PR: PR{Policy: m.policy(), Value: m.prValue}}
 	if u.PR.Policy == PRTTL {
 		u.PR.Value = 0
-		u.Expiry = s.prBase.Add(time.Duration(m.prValue) * time.Millisecond)
+		u.Expiry = s.pr.clockBase.Add(time.Duration(m.prValue) * time.Millisecond)
 	}
 	return u
 }
@@ -689,7 +677,7 @@ func (s *sender) Drain(fn func(Unsent)) {
 	}
 	s.queue.drain()
 	s.ledger.forget()
-	s.advPeerAck, s.fwdDue, s.prOut = s.ledger.cumAck, false, 0
+	s.pr.advPeerAck, s.pr.forwardDue, s.pr.timedChunks = s.ledger.cumAck, false, 0
 	s.resetLeft = 0
 	for _, p := range s.paths.list {
 		p.flight, p.t3, p.ackedNow = 0, time.Time{}, 0

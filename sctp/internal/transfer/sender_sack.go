@@ -50,7 +50,7 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 			htna, haveHTNA = t, true
 		}
 		if r.state != recAbandoned && r.msg.timed() {
-			s.prOut--
+			s.pr.timedChunks--
 		}
 		s.ledger.passed(r)
 		m := r.msg
@@ -154,9 +154,9 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	// still outstanding data on that address)."
 	s.afterSACK(now, cum)
 	switch {
-	case s.ledger.inFlight == 0 && s.ledger.rtxPending == 0 && !s.advPeerAck.GT(s.ledger.cumAck):
+	case s.ledger.inFlight == 0 && s.ledger.rtxPending == 0 && !s.pr.advPeerAck.GT(s.ledger.cumAck):
 		s.loss.t3 = time.Time{}
-	case len(s.paths.list) > 1 && s.paths.primary.flight == 0 && s.ledger.rtxPending == 0 && !s.advPeerAck.GT(s.ledger.cumAck):
+	case len(s.paths.list) > 1 && s.paths.primary.flight == 0 && s.ledger.rtxPending == 0 && !s.pr.advPeerAck.GT(s.ledger.cumAck):
 		// Nothing outstanding on the primary (R2 for it); the other
 		// paths' timers follow in creditPaths.
 		s.loss.t3 = time.Time{}
