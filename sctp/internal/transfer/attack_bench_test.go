@@ -1019,14 +1019,14 @@ func benchOutResetFlood(b *testing.B, kind string, n int, idata bool) {
 		// Every stream holds a message not yet cut (the peer's window
 		// closed).
 		o.queue(b, all...)
-		o.s.BeginReset(nil)
-		if o.s.ResetReady() {
+		o.s.beginOutgoingReset(nil)
+		if o.s.resets.ready() {
 			b.Fatal("ready with every stream holding a message")
 		}
 		b.ReportAllocs()
 		b.ResetTimer()
 		for range b.N {
-			if o.s.ResetReady() {
+			if o.s.resets.ready() {
 				b.Fatal("ready with every stream holding a message")
 			}
 		}
@@ -1034,17 +1034,17 @@ func benchOutResetFlood(b *testing.B, kind string, n int, idata bool) {
 	}
 	request := func() {
 		if kind == "assoc" {
-			if !o.s.Quiet() {
+			if !o.s.readyForTSNReset() {
 				b.Fatal("not quiet")
 			}
-			o.s.ResetTSN(o.s.NextTSN())
+			o.s.resetTSN(o.s.NextTSN())
 			return
 		}
-		o.s.BeginReset(nil)
-		if !o.s.ResetReady() {
+		o.s.beginOutgoingReset(nil)
+		if !o.s.resets.ready() {
 			b.Fatal("not ready with nothing queued")
 		}
-		o.s.FinishReset(nil, true)
+		o.s.finishOutgoingReset(nil, true)
 	}
 	request() // the first reset looks at every stream used
 	b.ReportAllocs()

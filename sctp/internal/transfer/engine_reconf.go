@@ -7,12 +7,12 @@ package transfer
 // AddOutgoing adds n outbound streams for an Add Outgoing Streams Request
 // (RFC 6525 section 4.5). They cannot carry data until FinishAddOutgoing
 // says the peer performed the request. It returns the first new stream id.
-func (e *Engine) AddOutgoing(n uint16) (first uint16, err error) { return e.send.AddOutgoing(n) }
+func (e *Engine) AddOutgoing(n uint16) (first uint16, err error) { return e.send.addOutgoing(n) }
 
 // FinishAddOutgoing ends the pending AddOutgoing: when performed the new
 // streams open, otherwise they are removed again. It returns the outbound
 // stream count.
-func (e *Engine) FinishAddOutgoing(performed bool) int { return e.send.FinishAddOutgoing(performed) }
+func (e *Engine) FinishAddOutgoing(performed bool) int { return e.send.finishAddOutgoing(performed) }
 
 // AddIncoming grows the inbound streams by n, for the peer's Add Outgoing
 // Streams Request (RFC 6525 section 5.2.5). It fails, changing nothing,
@@ -23,23 +23,23 @@ func (e *Engine) AddIncoming(n uint16) (int, error) { return e.recv.AddIncoming(
 // stream when empty), for an Outgoing SSN Reset Request: the messages
 // already written to them still go out with the old numbering, later ones
 // wait until FinishOutgoingReset.
-func (e *Engine) BeginOutgoingReset(sids []uint16) { e.send.BeginReset(sids) }
+func (e *Engine) BeginOutgoingReset(sids []uint16) { e.send.beginOutgoingReset(sids) }
 
 // OutgoingResetReady reports whether every stream of BeginOutgoingReset
 // has sent what was written to it before, so that the request may leave:
 // LastAssignedTSN then covers all their old data.
-func (e *Engine) OutgoingResetReady() bool { return e.send.ResetReady() }
+func (e *Engine) OutgoingResetReady() bool { return e.send.resets.ready() }
 
 // FinishOutgoingReset ends an outgoing reset: the streams restart their
 // numbering at 0 when the peer performed it, and send again.
 func (e *Engine) FinishOutgoingReset(sids []uint16, performed bool) {
-	e.send.FinishReset(sids, performed)
+	e.send.finishOutgoingReset(sids, performed)
 }
 
 // LastAssignedTSN returns the TSN of the last DATA chunk cut (the
 // "Sender's Last Assigned TSN" of an Outgoing SSN Reset Request, RFC 6525
 // section 4.1), the initial TSN less one before any.
-func (e *Engine) LastAssignedTSN() TSN { return e.send.LastAssignedTSN() }
+func (e *Engine) LastAssignedTSN() TSN { return e.send.ledger.nextTSN - 1 }
 
 // DeferIncomingReset starts "deferred reset processing" (RFC 6525 section
 // 5.2.2 E2) of inbound streams sids (every stream when empty) until the
@@ -61,20 +61,20 @@ func (e *Engine) ResetIncoming(sids []uint16) bool { return e.recv.ResetIncoming
 // in an SSN/TSN reset (RFC 6525 sections 5.1.4 and 5.2.4): nothing it sent
 // is unacknowledged, no FORWARD-TSN is owed and no message is partly cut
 // into chunks.
-func (e *Engine) SenderReadyForTSNReset() bool { return e.send.Quiet() }
+func (e *Engine) SenderReadyForTSNReset() bool { return e.send.readyForTSNReset() }
 
 // ReadyForTSNReset reports whether both halves can take part in an
 // SSN/TSN reset: the sender as SenderReadyForTSNReset says, and every TSN
 // received is in sequence, reassembled and ordered, with no incoming
 // stream reset deferred.
-func (e *Engine) ReadyForTSNReset() bool { return e.send.Quiet() && e.recv.Settled() }
+func (e *Engine) ReadyForTSNReset() bool { return e.send.readyForTSNReset() && e.recv.Settled() }
 
 // ResetTSNs performs the peer's SSN/TSN Reset Request (RFC 6525 section
 // 5.2.4) once ReadyForTSNReset: our next DATA chunk carries sendNext, the
 // next TSN expected from the peer is recvNext, and every stream both ways
 // numbers from 0 again.
 func (e *Engine) ResetTSNs(sendNext, recvNext TSN) {
-	e.send.ResetTSN(sendNext)
+	e.send.resetTSN(sendNext)
 	e.recv.ResetTSN(recvNext)
 }
 
@@ -85,7 +85,7 @@ func (e *Engine) ResetTSNs(sendNext, recvNext TSN) {
 // the new numbering and dropped as stale rather than answered with ABORT.
 func (e *Engine) BeginTSNReset() {
 	e.recv.HoldAll()
-	e.send.ExpectJump()
+	e.send.resets.tsnResetOut = true
 }
 
 // FinishTSNReset ends BeginTSNReset on the peer's answer. When the peer
@@ -100,9 +100,9 @@ func (e *Engine) FinishTSNReset(performed bool, peerNext, ourNext TSN) bool {
 		return false
 	}
 	if performed {
-		e.send.ResetTSN(ourNext)
+		e.send.resetTSN(ourNext)
 	} else {
-		e.send.EndJump()
+		e.send.resets.tsnResetOut = false
 	}
 	return true
 }

@@ -188,7 +188,7 @@ func (s *sender) unqueue(m *message) {
 		return
 	}
 	if _, head := s.queue.remove(st, m); head {
-		s.resetHeadGone(st, m)
+		s.resets.headGone(st, m)
 	}
 }
 

@@ -51,9 +51,9 @@ func benchAddStreamsFlood(b *testing.B, k sched.Kind, queued int) {
 			setup()
 			b.StartTimer()
 		}
-		if _, err := s.AddOutgoing(1); err != nil {
+		if _, err := s.addOutgoing(1); err != nil {
 			b.Fatal(err)
 		}
-		s.FinishAddOutgoing(true)
+		s.finishAddOutgoing(true)
 	}
 }

@@ -80,11 +80,11 @@ func usedSender(t *testing.T) (*tx, *countingSched) {
 // a peer's Incoming SSN Reset Request naming none, with nothing queued.
 func resetEvery(t *testing.T, s *sender) {
 	t.Helper()
-	s.BeginReset(nil)
-	if !s.ResetReady() {
+	s.beginOutgoingReset(nil)
+	if !s.resets.ready() {
 		t.Fatal("not ready with nothing queued")
 	}
-	s.FinishReset(nil, true)
+	s.finishOutgoingReset(nil, true)
 }
 
 // A reset of every outbound stream (a peer's Incoming SSN Reset Request
@@ -98,9 +98,9 @@ func TestOutResetAllBlocksOnlyStreamsWritten(t *testing.T) {
 	s := &x.e.send
 	for round := range 3 {
 		cs.blocks, cs.unblocks = 0, 0
-		s.BeginReset(nil)
+		s.beginOutgoingReset(nil)
 		sendEach(t, x, 7) // written during the reset: waits
-		if !s.ResetReady() {
+		if !s.resets.ready() {
 			t.Fatal("not ready with nothing from before the reset")
 		}
 		if st, _ := s.StreamState(7); st != stream.ResetPending {
@@ -109,7 +109,7 @@ func TestOutResetAllBlocksOnlyStreamsWritten(t *testing.T) {
 		if st, _ := s.StreamState(9); st != stream.ResetPending {
 			t.Fatalf("stream 9 %v during the reset", st)
 		}
-		s.FinishReset(nil, true)
+		s.finishOutgoingReset(nil, true)
 		sendEach(t, x) // stream 7's message goes now, SSN 0
 		if cs.blocks > 1 || cs.unblocks > 1 {
 			t.Fatalf("round %d: %d streams blocked and %d unblocked for one stream used", round, cs.blocks, cs.unblocks)
@@ -135,12 +135,12 @@ func TestOutResetAllWritesOnlyStreamsNumbered(t *testing.T) {
 		x.e.streams.Out(500).MID = 9 // behind the sender's back
 		sendEach(t, x, 3)
 		if assoc {
-			if !s.Quiet() {
+			if !s.readyForTSNReset() {
 				t.Fatal("not quiet")
 			}
-			s.ResetTSN(s.NextTSN())
+			s.resetTSN(s.NextTSN())
 		} else {
-			s.ResetOutgoing(nil)
+			s.resetNumbering(nil)
 		}
 		if o := x.e.streams.Out(3); o.MID != 0 {
 			t.Fatalf("ResetTSN %v: stream 3, numbered since the last reset, not reset: %+v", assoc, *o)
@@ -162,15 +162,15 @@ func TestQuietAndResetReadyCount(t *testing.T) {
 	s := &x.e.send
 	st := x.e.streams.OutSide(600)
 	st.head = &message{buf: make([]byte, 2), off: 1, seq: s.queue.nextArrival - 1} // behind the sender's back
-	if !s.Quiet() {
+	if !s.readyForTSNReset() {
 		t.Fatal("Quiet walked the streams")
 	}
-	s.BeginReset(nil)
-	if !s.ResetReady() {
+	s.beginOutgoingReset(nil)
+	if !s.resets.ready() {
 		t.Fatal("ResetReady walked the streams")
 	}
 	st.head = nil
-	s.FinishReset(nil, false)
+	s.finishOutgoingReset(nil, false)
 }
 
 // outModel checks the sender's outgoing resets against the rules they
@@ -314,11 +314,11 @@ func (m *outModel) check(step int) {
 	if queued != s.queue.queuedStreams || cutting != s.queue.partlyCut {
 		m.t.Fatalf("step %d: %d streams queued, %d partly cut; counted %d, %d", step, queued, cutting, s.queue.queuedStreams, s.queue.partlyCut)
 	}
-	if quiet := s.ledger.outstanding() == 0 && !s.pr.forwardDue && cutting == 0; quiet != s.Quiet() {
-		m.t.Fatalf("step %d: Quiet %v, the walk says %v", step, s.Quiet(), quiet)
+	if quiet := s.ledger.outstanding() == 0 && !s.pr.forwardDue && cutting == 0; quiet != s.readyForTSNReset() {
+		m.t.Fatalf("step %d: Quiet %v, the walk says %v", step, s.readyForTSNReset(), quiet)
 	}
-	if m.on && (left == 0) != s.ResetReady() {
-		m.t.Fatalf("step %d: ResetReady %v with %d streams holding messages from before the reset", step, s.ResetReady(), left)
+	if m.on && (left == 0) != s.resets.ready() {
+		m.t.Fatalf("step %d: ResetReady %v with %d streams holding messages from before the reset", step, s.resets.ready(), left)
 	}
 }
 
@@ -350,13 +350,13 @@ func (m *outModel) step(op, arg byte) {
 			}
 			m.sids = append(m.sids, m.sids[0]) // named twice
 		}
-		s.BeginReset(m.sids)
+		s.beginOutgoingReset(m.sids)
 	case 6:
-		if !m.on || !s.ResetReady() {
+		if !m.on || !s.resets.ready() {
 			break
 		}
 		performed := arg&1 == 0
-		s.FinishReset(m.sids, performed)
+		s.finishOutgoingReset(m.sids, performed)
 		if performed {
 			for sid := range m.n {
 				if m.inReset(uint16(sid)) {
@@ -371,8 +371,8 @@ func (m *outModel) step(op, arg byte) {
 			s.ExpireLifetimes(m.x.now)
 			break
 		}
-		if !m.on && s.Quiet() {
-			s.ResetTSN(s.NextTSN() + TSN(arg))
+		if !m.on && s.readyForTSNReset() {
+			s.resetTSN(s.NextTSN() + TSN(arg))
 			clear(m.next)
 		}
 	}

@@ -55,29 +55,29 @@ func TestSenderReconf(t *testing.T) {
 		t.Fatal(err)
 	}
 	x.packet()
-	if !x.e.send.Cutting(1) || x.e.send.Cutting(0) {
+	if !x.e.send.streamPartlyCut(1) || x.e.send.streamPartlyCut(0) {
 		t.Fatal("Cutting: stream 1 is partly sent, stream 0 is not")
 	}
 	for len(x.packet()) > 0 {
 	}
-	if x.e.send.Cutting(1) {
+	if x.e.send.streamPartlyCut(1) {
 		t.Fatal("stream 1 fully cut")
 	}
-	if got := x.e.send.LastAssignedTSN(); got != x.e.send.NextTSN()-1 {
+	if got := x.e.LastAssignedTSN(); got != x.e.send.NextTSN()-1 {
 		t.Fatalf("last assigned %d", got)
 	}
-	x.e.send.ResetOutgoing([]uint16{1, 9999})
+	x.e.send.resetNumbering([]uint16{1, 9999})
 	if o := x.e.streams.Out(1); o.MID != 0 {
 		t.Fatalf("stream 1 MID %d after reset", o.MID)
 	}
-	first, err := x.e.send.AddOutgoing(3)
+	first, err := x.e.send.addOutgoing(3)
 	if err != nil || first != 4 {
 		t.Fatalf("AddOutgoing: %d %v", first, err)
 	}
 	if err := x.e.send.Queue(5, 0, false, []byte("x")); err == nil {
 		t.Fatal("queued on a stream whose addition is pending")
 	}
-	if n := x.e.send.FinishAddOutgoing(true); n != 7 {
+	if n := x.e.send.finishAddOutgoing(true); n != 7 {
 		t.Fatalf("%d streams", n)
 	}
 	if st, _ := x.e.send.StreamState(6); st != stream.Open {
@@ -86,7 +86,7 @@ func TestSenderReconf(t *testing.T) {
 	if err := x.e.send.Queue(6, 0, false, []byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := x.e.send.AddOutgoing(65535); err == nil {
+	if _, err := x.e.send.addOutgoing(65535); err == nil {
 		t.Fatal("added past 65535 streams")
 	}
 	if _, err := x.e.recv.AddIncoming(65535); err == nil {
@@ -112,8 +112,8 @@ func TestSenderResetBarrier(t *testing.T) {
 		}
 		q(1)
 		q(1)
-		x.e.send.BeginReset(sids)
-		if x.e.send.ResetReady() {
+		x.e.send.beginOutgoingReset(sids)
+		if x.e.send.resets.ready() {
 			t.Fatal("ready with old messages unsent")
 		}
 		q(1)
@@ -135,10 +135,10 @@ func TestSenderResetBarrier(t *testing.T) {
 		if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 			t.Fatalf("all=%v: sent %x before the reset, want %x", all, got, want)
 		}
-		if !x.e.send.ResetReady() {
+		if !x.e.send.resets.ready() {
 			t.Fatalf("all=%v: not ready once the old messages left", all)
 		}
-		x.e.send.FinishReset(sids, true)
+		x.e.send.finishOutgoingReset(sids, true)
 		ds := x.packet()
 		n := 1
 		if all {
@@ -190,11 +190,11 @@ func TestAddStreamsTo65535(t *testing.T) {
 	}
 
 	x := newTx(t, Config{})
-	first, err := x.e.send.AddOutgoing(65535 - 4)
+	first, err := x.e.send.addOutgoing(65535 - 4)
 	if err != nil || first != 4 {
 		t.Fatalf("AddOutgoing to 65535: first %d, %v", first, err)
 	}
-	if n := x.e.send.FinishAddOutgoing(true); n != 65535 {
+	if n := x.e.send.finishAddOutgoing(true); n != 65535 {
 		t.Fatalf("%d outbound streams after the addition, want 65535", n)
 	}
 	if err := x.e.send.Queue(65534, 0, false, []byte("x")); err != nil {
@@ -203,7 +203,7 @@ func TestAddStreamsTo65535(t *testing.T) {
 	if ds := x.packet(); len(ds) != 1 || ds[0].SID != 65534 {
 		t.Fatalf("sent %+v, want one chunk on stream 65534", ds)
 	}
-	if _, err := x.e.send.AddOutgoing(1); !errors.Is(err, ErrStreamID) {
+	if _, err := x.e.send.addOutgoing(1); !errors.Is(err, ErrStreamID) {
 		t.Fatalf("AddOutgoing past 65535: %v, want ErrStreamID", err)
 	}
 	if n := x.e.streams.OutCount(); n != 65535 {

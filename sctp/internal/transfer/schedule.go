@@ -161,7 +161,7 @@ func (s *sender) SetStreamState(sid uint16, st stream.State) error {
 // StreamState returns the state of outbound stream sid, or ErrStreamID.
 // A stream an outgoing reset blocks is ResetPending from when it has sent
 // everything written before the reset began, although the sender marks it
-// so only when it would start a later message (BeginReset).
+// so only when it would start a later message (beginOutgoingReset).
 func (s *sender) StreamState(sid uint16) (stream.State, error) {
 	if err := s.checkStream(sid); err != nil {
 		return stream.Closed, err
@@ -169,8 +169,8 @@ func (s *sender) StreamState(sid uint16) (stream.State, error) {
 	st := s.streams.Out(sid).State
 	if st == stream.Open {
 		side := s.streams.PeekOutSide(sid)
-		in := s.resetAll || side != nil && side.resetting
-		if in && (side == nil || side.head == nil || s.holdsForReset(side)) {
+		in := s.resets.all || side != nil && side.resetting
+		if in && (side == nil || side.head == nil || s.resets.holds(side)) {
 			return stream.ResetPending, nil
 		}
 	}

@@ -163,8 +163,8 @@ func (m *message) timed() bool { p := m.policy(); return p == PRTTL || p == PRRt
 type OutSide struct {
 	head, tail *message
 	// resetting: the stream is one of those an outgoing reset naming
-	// streams (BeginReset) found with messages queued; its messages from
-	// sender.resetAt on wait for the reset.
+	// streams (beginOutgoingReset) found with messages queued; its
+	// messages from reconfTracker.from on wait for the reset.
 	resetting bool
 	// numbered: the stream is listed in reconfTracker.numbered (its
 	// numbering may have moved since the last reset of every stream).

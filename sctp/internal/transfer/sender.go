@@ -35,29 +35,8 @@ type sender struct {
 
 	loss lossDetector // fast retransmit, RACK-TLP, T3-rtx, zero window probes (loss.go)
 
-	// Outgoing stream resets (RFC 6525, reconf.go), kept so that no
-	// request costs a walk over the streams: resetAll, an outgoing reset
-	// of every stream is under way (BeginReset); resetAt, the arrival
-	// number of the first message written after the reset under way
-	// began (it and later messages of the streams being reset wait);
-	// resetLeft, the streams being reset that still have a message from
-	// before it not fully cut (ResetReady); resetBlocked, the streams it
-	// blocked (FinishReset reopens them); seqd, the streams whose
-	// numbering may have moved since the last reset of every stream
-	// (ResetOutgoing).
-	resetAll     bool
-	resetAt      uint32
-	resetLeft    int
-	resetBlocked []uint16
-	seqd         []uint16
-
-	pr abandoner // PR-SCTP: what was given up, and the FORWARD-TSN (prsctp.go)
-
-	// An SSN/TSN reset (RFC 6525) that moved nextTSN: the cumulative
-	// TSN ack point before it, while SACKs from before it may arrive.
-	jumped     bool
-	jumpCum    TSN
-	expectJump bool // our SSN/TSN Reset Request is out (ExpectJump)
+	pr     abandoner     // PR-SCTP: what was given up, and the FORWARD-TSN (prsctp.go)
+	resets reconfTracker // RFC 6525 stream and TSN resets (reconf_tracker.go)
 
 	timing   bool // an RTT measurement is running
 	timedTSN TSN
@@ -183,10 +162,10 @@ func (s *sender) queueMessage(sid uint16, ppid uint32, unordered bool, payload [
 		// A stream that cannot send keeps its data, out of the
 		// scheduler's way (see SetStreamState).
 		s.queue.sched.Block(sid)
-	} else if s.holdsForReset(st) {
+	} else if s.resets.holds(st) {
 		// A stream being reset with nothing from before the reset left
 		// to cut (a stream first used while every stream is being reset
-		// among them): it waits for the new numbering (BeginReset).
+		// among them): it waits for the new numbering (beginOutgoingReset).
 		s.blockForReset(sid)
 	}
 	s.queue.sched.Enqueue(sid, len(payload))
@@ -248,7 +227,7 @@ func (s *sender) peekNext() *message {
 		if st == nil {
 			return nil
 		}
-		if st.head != nil && s.holdsForReset(st) && s.streams.Out(sid).State == stream.Open {
+		if st.head != nil && s.resets.holds(st) && s.streams.Out(sid).State == stream.Open {
 			s.blockForReset(sid) // as AppendData would
 			continue
 		}
@@ -405,9 +384,9 @@ func (s *sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 				s.queue.sched.Block(sid)
 				continue
 			}
-			if s.holdsForReset(st) {
+			if s.resets.holds(st) {
 				// Written after an outgoing reset of its stream
-				// began: it waits for the new numbering (BeginReset).
+				// began: it waits for the new numbering (beginOutgoingReset).
 				s.blockForReset(sid)
 				continue
 			}
@@ -485,7 +464,7 @@ func (s *sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 		m.mid = s.frame.NewMessage(m.sid, m.unordered)
 		m.nextFSN = 0
 		if !st.numbered {
-			s.noteSeq(st, m.sid)
+			s.resets.noteNumbered(st, m.sid)
 		}
 	}
 	if m.unordered {
@@ -506,7 +485,7 @@ func (s *sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 		s.pr.timedChunks++ // a chunk of a message the sweeps watch
 	}
 	if s.queue.cut(st, m, size) {
-		s.resetHeadGone(st, m)
+		s.resets.headGone(st, m)
 	}
 	s.paths.primary.flight += s.ledger.size(r)
 	s.ledger.sent(r)
@@ -678,7 +657,7 @@ func (s *sender) Drain(fn func(Unsent)) {
 	s.queue.drain()
 	s.ledger.forget()
 	s.pr.advPeerAck, s.pr.forwardDue, s.pr.timedChunks = s.ledger.cumAck, false, 0
-	s.resetLeft = 0
+	s.resets.streamsLeft = 0
 	for _, p := range s.paths.list {
 		p.flight, p.t3, p.ackedNow = 0, time.Time{}, 0
 	}

@@ -24,7 +24,7 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	cum := sk.CumTSNAck
 	// 6.2.1 D i): "If Cumulative TSN Ack is less than the Cumulative TSN
 	// Ack Point, then drop the SACK chunk."
-	if cum.LT(s.ledger.cumAck) || s.beforeJump(cum) || s.expectJump && cum.GT(s.ledger.nextTSN-1) {
+	if cum.LT(s.ledger.cumAck) || s.resets.beforeTSNReset(cum, s.ledger.cumAck) || s.resets.tsnResetOut && cum.GT(s.ledger.nextTSN-1) {
 		s.stats.SACKsStale++
 		return false, nil
 	}
