@@ -103,7 +103,7 @@ func (s *sender) OnTimeout(now time.Time) (expired bool) {
 		r.misses = 0
 	}
 	s.loss.fastRtxDue = false
-	s.timing = false
+	s.rtt.stop()
 	s.sendOpportunity(0)
 	// 7.2.3: "ensure that no more than one SCTP packet will be in flight
 	// for that address until the endpoint receives acknowledgement for

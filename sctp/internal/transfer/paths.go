@@ -318,7 +318,7 @@ func (s *sender) pathTimers(now time.Time) bool {
 		// acknowledgement to end the recovery, this expiry allows the
 		// next one, or nothing would be sent again.
 		s.loss.t3Sent = false
-		s.timing = false
+		s.rtt.stop()
 		p.Fault()
 		s.paths.faulted |= 1 << p.index
 		expired = true

@@ -292,6 +292,6 @@ func (s *sender) resetTSN(next TSN) {
 	s.ledger.restart(next)
 	s.pr.advPeerAck, s.pr.forwardSent = s.ledger.cumAck, s.ledger.cumAck
 	s.pr.forwardDue = false
-	s.timing = false
+	s.rtt.stop()
 	s.resetNumbering(nil)
 }

@@ -38,8 +38,7 @@ type sender struct {
 	pr     abandoner     // PR-SCTP: what was given up, and the FORWARD-TSN (prsctp.go)
 	resets reconfTracker // RFC 6525 stream and TSN resets (reconf_tracker.go)
 
-	timing   bool // an RTT measurement is running
-	timedTSN TSN
+	rtt      rttTimer  // the chunk timed for an RTT measurement (rtt_timing.go)
 	lastSend time.Time // last DATA transmission, for the idle cwnd rule
 }
 
@@ -493,9 +492,7 @@ func (s *sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	// a peer, the endpoint subtracts the data size of the chunk from the
 	// rwnd of that peer."
 	s.peerRwnd = max(s.peerRwnd-size, 0)
-	if !s.timing {
-		s.timing, s.timedTSN = true, tsn
-	}
+	s.rtt.start(tsn)
 	s.stats.DataChunksSent++
 	s.stats.BytesSent += uint64(size)
 	return s.appendChunk(pkt, tsn, r)
@@ -551,13 +548,7 @@ func (s *sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]b
 		if r.xmits < 255 {
 			r.xmits++
 		}
-		if s.timing && s.timedTSN.GEQ(t) {
-			// C5: "RTT measurements SHOULD only be made using a DATA
-			// chunk with TSN r if no DATA chunk with TSN less than or
-			// equal to r was retransmitted since the DATA chunk with TSN r
-			// was sent first."
-			s.timing = false
-		}
+		s.rtt.retransmitted(t) // C5
 		if t == s.ledger.cumAck+1 && dp == s.paths.primary && !s.loss.t3.IsZero() {
 			// 6.1: "the sender MUST restart the timer if the earliest
 			// (i.e., lowest TSN) outstanding DATA chunk sent to that
@@ -664,6 +655,6 @@ func (s *sender) Drain(fn func(Unsent)) {
 	s.paths.ackedElsewhere = 0
 	s.loss.t3 = time.Time{}
 	s.paths.primary.rack.timer, s.paths.primary.rack.pto, s.loss.tailProbe = time.Time{}, time.Time{}, false
-	s.timing = false
+	s.rtt.stop()
 	s.rest()
 }

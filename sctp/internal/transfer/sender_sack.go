@@ -233,12 +233,9 @@ func (s *sender) ack(now time.Time, t TSN, r *record) bool {
 	if s.cfg.Recovery == RecoveryRACK && p == s.paths.primary {
 		s.rackAcked(t, r)
 	}
-	if s.timing && s.timedTSN == t {
-		s.timing = false
-		if r.xmits == 1 { // C5, Karn's algorithm
-			p.RTTSample(now, now.Sub(r.sent))
-			s.stats.RTTSamples++
-		}
+	if s.rtt.acked(t) && r.xmits == 1 { // C5, Karn's algorithm
+		p.RTTSample(now, now.Sub(r.sent))
+		s.stats.RTTSamples++
 	}
 	return true
 }
