@@ -21,6 +21,45 @@ import (
 // ABORT (section 12.4).
 func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	s.stats.SACKsReceived++
+	if use, err := s.usable(sk); !use {
+		return false, err
+	}
+	s.stats.DupTSNsReported += uint64(len(sk.Dups))
+	p := sackProgress{
+		cum:          sk.CumTSNAck,
+		cumAdvanced:  sk.CumTSNAck.GT(s.ledger.cumAck),
+		flightBefore: s.paths.primary.flight,
+	}
+	s.ackCumulative(now, &p)
+	s.ackGapBlocks(now, sk, &p)
+	lost := s.findLosses(now, sk, &p)
+	s.adjustWindows(now, &p, lost)
+	s.updatePeerWindow(now, sk.ARwnd)
+	s.afterSACK(now, p.cum) // PR-SCTP
+	s.updateT3(now, &p)
+	s.creditAcked(now, p.newBytes)
+	return p.newBytes > 0, nil
+}
+
+// sackProgress is what HandleSACK's steps learn from one SACK.
+type sackProgress struct {
+	cum          TSN  // the SACK's Cumulative TSN Ack
+	cumAdvanced  bool // it moved the cumulative TSN ack point
+	flightBefore int  // the primary's flight size before it
+	newBytes     int  // bytes of the chunks it newly acknowledged (with headers)
+	htna         TSN  // the highest TSN it newly acknowledged
+	haveHTNA     bool
+}
+
+// newlyAcked notes chunk r (TSN t), newly acknowledged.
+func (p *sackProgress) newlyAcked(l *ledger, t TSN, r *record) {
+	p.newBytes += l.size(r)
+	p.htna, p.haveHTNA = t, true
+}
+
+// usable reports whether a SACK is to be processed: not stale, and valid.
+// A SACK acknowledging a TSN never sent yields ErrProtocolViolation.
+func (s *sender) usable(sk *SACK) (bool, error) {
 	cum := sk.CumTSNAck
 	// 6.2.1 D i): "If Cumulative TSN Ack is less than the Cumulative TSN
 	// Ack Point, then drop the SACK chunk."
@@ -35,19 +74,16 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 		}
 		return false, err
 	}
-	s.stats.DupTSNsReported += uint64(len(sk.Dups))
-	flightBefore := s.paths.primary.flight
-	newBytes := 0
-	cumAdvanced := cum.GT(s.ledger.cumAck)
-	var htna TSN // highest TSN newly acknowledged
-	haveHTNA := false
+	return true, nil
+}
 
-	// Cumulative acknowledgement.
-	for t := s.ledger.cumAck + 1; t.LEQ(cum); t++ {
+// ackCumulative applies the SACK's Cumulative TSN Ack: every chunk up to
+// it is acknowledged and its record freed.
+func (s *sender) ackCumulative(now time.Time, p *sackProgress) {
+	for t := s.ledger.cumAck + 1; t.LEQ(p.cum); t++ {
 		r := s.ledger.rec(t)
 		if s.ack(now, t, r) {
-			newBytes += s.ledger.size(r)
-			htna, haveHTNA = t, true
+			p.newlyAcked(&s.ledger, t, r)
 		}
 		if r.state != recAbandoned && r.msg.timed() {
 			s.pr.timedChunks--
@@ -57,9 +93,13 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 		r.msg = nil
 		s.queue.release(m)
 	}
-	s.ledger.cumAck = cum // every record up to it passed above
+	s.ledger.cumAck = p.cum // every record up to it passed above
+}
 
-	// Gap Ack Blocks; gap-acked chunks no longer covered were reneged.
+// ackGapBlocks applies the SACK's Gap Ack Blocks; chunks gap-acked before
+// and no longer covered were reneged.
+func (s *sender) ackGapBlocks(now time.Time, sk *SACK, p *sackProgress) {
+	cum := p.cum
 	t := cum + 1
 	for _, g := range sk.Gaps {
 		start, end := cum.Add(uint32(g.Start)), cum.Add(uint32(g.End))
@@ -75,8 +115,7 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 				continue
 			}
 			if s.ack(now, t, r) {
-				newBytes += s.ledger.size(r)
-				htna, haveHTNA = t, true
+				p.newlyAcked(&s.ledger, t, r)
 			}
 			s.ledger.gapAck(r)
 		}
@@ -84,94 +123,116 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	for ; t != s.ledger.nextTSN && s.ledger.gapAcked > 0; t++ {
 		s.renege(now, t)
 	}
+}
 
+// findLosses marks the chunks the SACK shows lost for retransmission, by
+// time (RecoveryRACK) or by miss indications (RecoveryRFC9260), and
+// reports whether it marked any.
+func (s *sender) findLosses(now time.Time, sk *SACK, p *sackProgress) bool {
 	s.rackDuplicates(sk.Dups)
-	rack := s.cfg.Recovery == RecoveryRACK
-	marked := false
-	if rack {
+	if s.cfg.Recovery == RecoveryRACK {
 		s.paths.primary.hsRound(s.ledger.cumAck, s.ledger.nextTSN)
 		s.rackUpdate(now)
-		marked = s.rackDetect(now)
-	} else {
-		marked = s.missIndications(sk, cum, htna, haveHTNA, cumAdvanced)
+		return s.rackDetect(now)
 	}
+	return s.missIndications(sk, p.cum, p.htna, p.haveHTNA, p.cumAdvanced)
+}
 
+// adjustWindows applies the SACK to the primary's congestion window:
+// growth for what it acknowledged, the end of fast recovery, and the
+// reduction for the losses it showed (lost); with RecoveryRACK it also
+// ends an RTO back-off.
+func (s *sender) adjustWindows(now time.Time, p *sackProgress, lost bool) {
+	pp := s.paths.primary
 	// 7.2.4 note: "if the received SACK chunk also acknowledges new DATA
 	// chunks and advances the Cumulative TSN Ack Point, the cwnd adjustment
 	// rules defined in Sections 7.2.1 and 7.2.2 MUST be applied first."
-	s.paths.primary.onAck(now, newBytes-s.paths.ackedElsewhere, flightBefore)
+	pp.onAck(now, p.newBytes-s.paths.ackedElsewhere, p.flightBefore)
 	// "When a SACK chunk acknowledges all TSNs up to and including this
 	// exit point, Fast Recovery is exited."
-	if s.paths.primary.inFastRecovery && s.ledger.cumAck.GEQ(s.paths.primary.fastRecoverTSN) {
-		s.paths.primary.inFastRecovery = false
+	if pp.inFastRecovery && s.ledger.cumAck.GEQ(pp.fastRecoverTSN) {
+		pp.inFastRecovery = false
 	}
-	if rack {
-		if marked && (newBytes > 0 || !s.paths.primary.inFastRecovery) {
+	if s.cfg.Recovery == RecoveryRACK {
+		if lost && (p.newBytes > 0 || !pp.inFastRecovery) {
 			// One packet of retransmissions beyond cwnd per SACK that
 			// acknowledged new data (or entered recovery): a peer's SACKs
 			// that acknowledge nothing new buy no bypass.
 			s.rackLost(now)
 		}
-		if s.loss.ackedSentOnce && s.paths.primary.rto > s.paths.primary.baseRTO() && s.paths.primary.undoBackoff() {
+		if s.loss.ackedSentOnce && pp.rto > pp.baseRTO() && pp.undoBackoff() {
 			s.stats.RTOUndos++
 		}
-	} else if marked && !s.paths.primary.inFastRecovery {
+	} else if lost && !pp.inFastRecovery {
 		// "If not in Fast Recovery, adjust the ssthresh and cwnd ...
 		// Retransmit those K DATA chunks in a single packet ... If not in
 		// Fast Recovery, enter Fast Recovery and mark the highest
 		// outstanding TSN as the Fast Recovery exit point."
 		s.loss.fastRtxDue = true
-		s.paths.primary.enterFastRecovery(now, s.ledger.nextTSN-1)
+		pp.enterFastRecovery(now, s.ledger.nextTSN-1)
 		s.stats.FastRecoveries++
 	}
 	if s.ledger.outstanding() == 0 {
 		// 7.2.2: "When all of the data transmitted by the sender has been
 		// acknowledged by the receiver, partial_bytes_acked is initialized
 		// to 0."
-		s.paths.primary.pba = 0
+		pp.pba = 0
 		if s.resting() {
 			s.rest()
 		}
 	}
+}
 
+// updatePeerWindow takes the SACK's a_rwnd, and schedules the first zero
+// window probe when the window closed with nothing outstanding.
+func (s *sender) updatePeerWindow(now time.Time, arwnd uint32) {
 	// 6.2.1 D ii): "Set rwnd equal to the newly received a_rwnd minus the
 	// number of bytes still outstanding after processing the Cumulative
 	// TSN Ack and the Gap Ack Blocks."
-	s.peerRwnd = max(int(sk.ARwnd)-s.ledger.unackedData, 0)
-	s.learnWindow(sk.ARwnd)
+	s.peerRwnd = max(int(arwnd)-s.ledger.unackedData, 0)
+	s.learnWindow(arwnd)
 	s.loss.zeroWindowProbeAt = time.Time{}
 	if s.queue.unsent > 0 && s.ledger.outstanding() == 0 && s.nextChunkSize() > s.peerRwnd {
 		// The window closed with nothing outstanding: the first zero
 		// window probe goes one RTO from now (6.1 rule A).
 		s.loss.zeroWindowProbeAt = now.Add(s.paths.primary.rto)
 	}
+}
 
-	// T3-rtx: R2 "Whenever all outstanding data sent to an address have
-	// been acknowledged, turn off the T3-rtx timer of that address." R3
-	// "Whenever a SACK chunk is received that acknowledges the DATA chunk
-	// with the earliest outstanding TSN for that address, restart the
-	// T3-rtx timer for that address with its current RTO (if there is
-	// still outstanding data on that address)."
-	s.afterSACK(now, cum)
+// updateT3 stops or restarts the primary's T3-rtx after a SACK. R2
+// "Whenever all outstanding data sent to an address have been
+// acknowledged, turn off the T3-rtx timer of that address." R3 "Whenever
+// a SACK chunk is received that acknowledges the DATA chunk with the
+// earliest outstanding TSN for that address, restart the T3-rtx timer for
+// that address with its current RTO (if there is still outstanding data
+// on that address)."
+func (s *sender) updateT3(now time.Time, p *sackProgress) {
+	pp := s.paths.primary
 	switch {
 	case s.ledger.inFlight == 0 && s.ledger.rtxPending == 0 && !s.pr.advPeerAck.GT(s.ledger.cumAck):
 		s.loss.t3 = time.Time{}
-	case len(s.paths.list) > 1 && s.paths.primary.flight == 0 && s.ledger.rtxPending == 0 && !s.pr.advPeerAck.GT(s.ledger.cumAck):
+	case len(s.paths.list) > 1 && pp.flight == 0 && s.ledger.rtxPending == 0 && !s.pr.advPeerAck.GT(s.ledger.cumAck):
 		// Nothing outstanding on the primary (R2 for it); the other
-		// paths' timers follow in creditPaths.
+		// paths' timers follow in pathSet.credit.
 		s.loss.t3 = time.Time{}
-	case len(s.paths.list) > 1 && newBytes > s.paths.ackedElsewhere && s.paths.primary.flight > 0:
+	case len(s.paths.list) > 1 && p.newBytes > s.paths.ackedElsewhere && pp.flight > 0:
 		// R3 for the primary: its earliest chunk may be above a
 		// cumulative ack point held back by chunks of another path.
-		s.loss.t3 = now.Add(s.paths.primary.rto)
-	case cumAdvanced:
-		s.loss.t3 = now.Add(s.paths.primary.rto)
+		s.loss.t3 = now.Add(pp.rto)
+	case p.cumAdvanced:
+		s.loss.t3 = now.Add(pp.rto)
 	case s.loss.t3.IsZero():
 		// Only abandoned chunks are left above the ack point: C5 keeps a
 		// timer running for the FORWARD-TSN.
-		s.loss.t3 = now.Add(s.paths.primary.rto)
+		s.loss.t3 = now.Add(pp.rto)
 	}
 	s.loss.sackSinceT3 = true
+}
+
+// creditAcked ends the SACK: newBytes newly acknowledged clear the
+// error counters of the paths they were sent on, end a T3-rtx recovery and
+// the tail loss probes, and open a send opportunity.
+func (s *sender) creditAcked(now time.Time, newBytes int) {
 	if newBytes > 0 {
 		if newBytes > s.paths.ackedElsewhere {
 			s.paths.primary.ClearErrors()
@@ -186,7 +247,6 @@ func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	s.armPTO(now)
 	s.sendOpportunity(newBytes)
 	s.stats.BytesAcked += uint64(newBytes)
-	return newBytes > 0, nil
 }
 
 // errMalformedGaps marks a SACK whose Gap Ack Blocks are malformed, out of
