@@ -82,7 +82,7 @@ func (a *attacker) setup() {
 	for range a.n {
 		a.chunk(0, one) // the next message of each stream: a candidate
 	}
-	for a.mid = 1; a.r.Held() < a.r.pdPoint; a.mid++ {
+	for a.mid = 1; a.r.Held() < a.r.win.pdPoint; a.mid++ {
 		a.sid = 0
 		if a.r.Window() < len(big) {
 			panic("the window closed before the partial delivery point")

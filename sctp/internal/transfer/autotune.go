@@ -40,8 +40,8 @@ type rcvTune struct {
 
 // tuneOnData runs after DATA was accepted at now.
 func (r *receiver) tuneOnData(now time.Time) {
-	t := &r.tune
-	if r.cfg.RecvBufferMax <= r.capacity || r.capacity < t.base {
+	t := &r.win.tune
+	if r.cfg.RecvBufferMax <= r.win.capacity || r.win.capacity < t.base {
 		return // at the bound, not tuning, or on an admission buffer (SetRecvBuffer)
 	}
 	recv := r.stats.BytesReceived
@@ -51,7 +51,7 @@ func (r *receiver) tuneOnData(now time.Time) {
 				t.rtt = s
 			}
 		}
-		t.rttAt, t.rttMark = now, recv+uint64(max(r.lastAdv, r.cfg.MTU))
+		t.rttAt, t.rttMark = now, recv+uint64(max(r.win.lastAdv, r.cfg.MTU))
 	}
 	if t.rtt == 0 {
 		return
@@ -69,7 +69,7 @@ func (r *receiver) tuneOnData(now time.Time) {
 		return
 	}
 	t.space = copied
-	if want := min(2*copied, r.cfg.RecvBufferMax); want > r.capacity {
+	if want := min(2*copied, r.cfg.RecvBufferMax); want > r.win.capacity {
 		r.SetRecvBuffer(want)
 		r.stats.RecvBufferGrowths++
 	}

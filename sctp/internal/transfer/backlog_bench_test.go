@@ -77,7 +77,7 @@ func benchBacklog(b *testing.B, n int, idata bool) {
 			}
 		}
 	}
-	for r.Held() < r.pdPoint+4096 {
+	for r.Held() < r.win.pdPoint+4096 {
 		add()
 	}
 	for b.Loop() {
@@ -86,7 +86,7 @@ func benchBacklog(b *testing.B, n int, idata bool) {
 		if r.tsns.cum != tsn-1 {
 			b.Fatal("gap")
 		}
-		if r.SACKDue(epoch) {
+		if r.acks.due(epoch) {
 			r.AppendSACK(epoch, buf[:0], 1500)
 		}
 	}

@@ -105,12 +105,12 @@ func (m *memPair) step(tb testing.TB) int {
 				read++
 			}
 		}
-		if m.b.recv.SACKDue(m.now) {
+		if m.b.SACKDue(m.now) {
 			m.ack(tb)
 		}
 	}
 	m.now = m.now.Add(time.Millisecond)
-	if d := m.b.recv.Deadline(); !d.IsZero() && !m.now.Before(d) {
+	if d := m.b.SACKDeadline(); !d.IsZero() && !m.now.Before(d) {
 		m.ack(tb)
 	}
 	return read

@@ -75,12 +75,12 @@ func (b *Budget) charge(delta int) { b.used.Add(int64(delta)) }
 
 // settle brings what the receiver charged to its budget up to date.
 func (r *receiver) settle() {
-	if r.budget == nil {
+	if r.win.budget == nil {
 		return
 	}
-	if c := r.charged(); c != r.budgeted {
-		r.budget.charge(c - r.budgeted)
-		r.budgeted = c
+	if c := r.charged(); c != r.win.budgeted {
+		r.win.budget.charge(c - r.win.budgeted)
+		r.win.budgeted = c
 	}
 }
 
@@ -89,9 +89,9 @@ func (r *receiver) settle() {
 // from then on (the fragments go back to the pools with the engine). The
 // receiver leaves the budget: reading what it still holds charges nothing.
 func (r *receiver) Release() {
-	if r.budget != nil {
-		r.budget.charge(-r.budgeted)
-		r.budgeted = 0
-		r.budget = nil
+	if r.win.budget != nil {
+		r.win.budget.charge(-r.win.budgeted)
+		r.win.budgeted = 0
+		r.win.budget = nil
 	}
 }

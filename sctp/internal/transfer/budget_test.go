@@ -134,7 +134,7 @@ func TestSetRecvBuffer(t *testing.T) {
 	r.AppendSACK(epoch, nil, 1500)
 	updates := e.stats.WindowUpdates
 	r.SetRecvBuffer(DefaultBuffer)
-	if !r.SACKDue(epoch) || e.stats.WindowUpdates != updates+1 || r.Window() == 0 {
-		t.Fatalf("grown: SACK due %v, window updates %d, window %d", r.SACKDue(epoch), e.stats.WindowUpdates-updates, r.Window())
+	if !r.acks.due(epoch) || e.stats.WindowUpdates != updates+1 || r.Window() == 0 {
+		t.Fatalf("grown: SACK due %v, window updates %d, window %d", r.acks.due(epoch), e.stats.WindowUpdates-updates, r.Window())
 	}
 }

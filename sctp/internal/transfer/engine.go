@@ -53,7 +53,7 @@ func (e *Engine) Config() Config { return e.cfg }
 // the end of a message's lifetime or the delayed SACK), or the zero time
 // when no timer runs.
 func (e *Engine) Deadline() time.Time {
-	return earliest(e.SendDeadline(), e.recv.Deadline())
+	return earliest(e.SendDeadline(), e.recv.acks.deadline)
 }
 
 // SendDeadline returns the earliest deadline of the sending half: T3-rtx,
@@ -69,7 +69,7 @@ func (e *Engine) SendDeadline() time.Time {
 
 // SACKDeadline returns when the delayed SACK is due, or the zero time
 // when none waits.
-func (e *Engine) SACKDeadline() time.Time { return e.recv.Deadline() }
+func (e *Engine) SACKDeadline() time.Time { return e.recv.acks.deadline }
 
 // earliest returns the earlier of two deadlines, zero meaning none.
 func earliest(a, b time.Time) time.Time {

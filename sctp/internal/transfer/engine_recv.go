@@ -54,12 +54,12 @@ func (e *Engine) BeginBatch() { e.recv.BeginBatch() }
 func (e *Engine) EndBatch() bool { return e.recv.EndBatch() }
 
 // SACKDue reports whether a SACK should go out now.
-func (e *Engine) SACKDue(now time.Time) bool { return e.recv.SACKDue(now) }
+func (e *Engine) SACKDue(now time.Time) bool { return e.recv.acks.due(now) }
 
 // SACKPending reports whether DATA arrived that no SACK has acknowledged
 // yet (a SACK is due or delayed), or duplicates wait to be reported: such
 // a SACK may ride on outbound DATA before it is due.
-func (e *Engine) SACKPending() bool { return e.recv.Unacked() }
+func (e *Engine) SACKPending() bool { return e.recv.acks.pending() }
 
 // AppendSACK appends a SACK chunk (cumulative TSN, Gap Ack Blocks,
 // duplicate TSNs, receive window) to pkt, using at most room bytes, and

@@ -143,7 +143,7 @@ func fuzzReceiver(t *testing.T, b []byte) {
 			b = b[5:]
 			e.recv.HandleData(now, &d)
 			e.recv.EndPacket(now)
-			if e.recv.SACKDue(now) {
+			if e.SACKDue(now) {
 				e.recv.AppendSACK(now, nil, 1400)
 			}
 			switch len(b) % 3 {

@@ -35,7 +35,7 @@ func FuzzIDataReceiver(f *testing.F) {
 			b = b[6:]
 			e.recv.HandleIData(now, &d)
 			e.recv.EndPacket(now)
-			if e.recv.SACKDue(now) {
+			if e.SACKDue(now) {
 				e.recv.AppendSACK(now, nil, 1400)
 			}
 			switch len(b) % 3 {

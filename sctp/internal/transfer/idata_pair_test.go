@@ -223,8 +223,8 @@ func TestIDataReceiverIForwardTSN(t *testing.T) {
 	if err := r.HandleIForwardTSN(epoch, c); err != nil {
 		t.Fatal(err)
 	}
-	if r.CumulativeTSN() != 13 || !r.SACKDue(epoch) {
-		t.Fatalf("cum %d, SACK due %v", r.CumulativeTSN(), r.SACKDue(epoch))
+	if r.CumulativeTSN() != 13 || !r.acks.due(epoch) {
+		t.Fatalf("cum %d, SACK due %v", r.CumulativeTSN(), r.acks.due(epoch))
 	}
 	for {
 		n, info, err := r.Read(buf)

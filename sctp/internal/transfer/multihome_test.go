@@ -54,7 +54,7 @@ func (p *mhPair) flushA() {
 	for i := 0; ; i++ {
 		pkt := s.pkt[:0]
 		room := s.e.path.MTU() - 12
-		if s.e.recv.SACKDue(p.now) {
+		if s.e.SACKDue(p.now) {
 			pkt = s.e.recv.AppendSACK(p.now, pkt, room)
 		}
 		pkt, n := s.e.send.AppendData(p.now, pkt, room-len(pkt))

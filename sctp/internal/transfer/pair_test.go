@@ -180,7 +180,7 @@ func (s *side) flush(now time.Time, n *simnet.Network) {
 	for i := 0; ; i++ {
 		pkt := s.pkt[:0]
 		room := mtu - 12
-		if s.e.recv.SACKDue(now) {
+		if s.e.SACKDue(now) {
 			pkt = s.e.recv.AppendSACK(now, pkt, room)
 		}
 		pkt, _ = s.e.send.AppendData(now, pkt, room-len(pkt))

@@ -107,7 +107,7 @@ func FuzzPartialNotes(f *testing.F) {
 					z.Held(), z.reasm.Ready(), z.stats.PartialDeliveries, z.tsns.cum)
 			}
 			for sid := range uint16(12) {
-				ia, iz := a.reconfStreams.In(sid), z.reconfStreams.In(sid)
+				ia, iz := a.streams.In(sid), z.streams.In(sid)
 				if ia.MID != iz.MID || ia.MIDUO != iz.MIDUO || ia.FSN != iz.FSN || ia.FSNUO != iz.FSNUO || ia.PD != iz.PD || ia.PDUO != iz.PDUO {
 					t.Fatalf("step %d (op %d): stream %d's record %+v with the lazy reset, %+v with the eager one", step, op, sid, *ia, *iz)
 				}

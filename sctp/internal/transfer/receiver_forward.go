@@ -73,13 +73,13 @@ func (r *receiver) HandleForwardTSN(now time.Time, c chunk.Chunk) error {
 	}
 	if !r.tsns.forwardTo(cum) {
 		r.stats.ForwardTSNsStale++
-		r.sackNow = true
+		r.acks.dueNow = true
 		if !r.staleApplies(cum) {
 			return nil
 		}
 	}
 	r.reasm.ForwardTSN(cum, r.fwd)
-	r.sackNow = true
+	r.acks.dueNow = true
 	r.maybePartial()
 	return nil
 }

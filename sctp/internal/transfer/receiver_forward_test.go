@@ -32,7 +32,7 @@ func TestForwardTSNAdvancesCumulative(t *testing.T) {
 	if err := r.fwd(103); err != nil {
 		t.Fatal(err)
 	}
-	if !r.e.recv.SACKDue(r.now) {
+	if !r.e.SACKDue(r.now) {
 		t.Fatal("no SACK due after FORWARD-TSN")
 	}
 	s := r.sack()
@@ -191,7 +191,7 @@ func TestForwardTSNHostile(t *testing.T) {
 	if err := r.fwd(1, 0, 0); err != nil {
 		t.Fatal(err)
 	}
-	if !r.e.recv.SACKDue(r.now) || r.e.stats.ForwardTSNsStale != 1 || r.e.recv.CumulativeTSN() != 1 {
+	if !r.e.SACKDue(r.now) || r.e.stats.ForwardTSNsStale != 1 || r.e.recv.CumulativeTSN() != 1 {
 		t.Fatal("stale FORWARD-TSN not answered with a SACK")
 	}
 	ri := newRx(t, Config{Interleaved: true})

@@ -106,7 +106,7 @@ func (r *receiver) HandleIForwardTSN(now time.Time, c chunk.Chunk) error {
 		r.stats.ForwardTSNsInvalid++
 		return err
 	}
-	r.sackNow = true
+	r.acks.dueNow = true
 	if !r.tsns.forwardTo(cum) {
 		r.stats.ForwardTSNsStale++
 		if !r.staleApplies(cum) {

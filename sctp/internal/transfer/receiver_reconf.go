@@ -22,7 +22,7 @@ func (r *receiver) AddIncoming(n uint16) (int, error) {
 	if total > stream.MaxStreams {
 		return r.cfg.InStreams, fmt.Errorf("%w: %d inbound streams", ErrStreamID, total)
 	}
-	r.reconfStreams.ResizeIn(uint16(total))
+	r.streams.ResizeIn(uint16(total))
 	r.cfg.InStreams = total
 	return total, nil
 }
@@ -117,13 +117,13 @@ func (r *receiver) charged() int {
 // should abort: protocol violation).
 func (r *receiver) ResetIncoming(sids []uint16) bool {
 	defer r.settle()
-	n := r.reconfStreams.InCount()
+	n := r.streams.InCount()
 	if len(sids) == 0 {
 		r.resetAllIn()
 	} else {
 		for _, sid := range sids {
 			if int(sid) < n {
-				r.reconfStreams.In(sid).ResetSequence()
+				r.streams.In(sid).ResetSequence()
 				r.reasm.Recheck(sid)
 			}
 		}
@@ -168,9 +168,9 @@ func (r *receiver) Settled() bool {
 // sent its request with nothing outstanding, needs none.
 func (r *receiver) ResetTSN(next TSN) {
 	r.tsns.reset(next)
-	r.dups = r.dups[:0]
+	r.acks.dups = r.acks.dups[:0]
 	r.ResetIncoming(nil)
-	r.muted, r.muteCum = true, r.tsns.cum
+	r.acks.muted, r.acks.mutedAt = true, r.tsns.cum
 }
 
 // HoldAll starts holding every DATA fragment that arrives from now on,
@@ -218,9 +218,9 @@ func (r *receiver) EndHold(performed bool, next TSN) bool {
 			// expect next.
 			r.tsns.reset(next)
 		}
-		r.dups = r.dups[:0]
+		r.acks.dups = r.acks.dups[:0]
 		r.resetSequences()
-		r.sackNow = true
+		r.acks.dueNow = true
 	}
 	for i, f := range rest {
 		rest[i] = nil
@@ -243,7 +243,7 @@ func (r *receiver) resetSequences() { r.resetAllIn() }
 // way, every record and RecheckAll, which the lazy reset must match.
 func (r *receiver) resetAllIn() {
 	if r.pdAlways {
-		for _, in := range r.reconfStreams.Ins() {
+		for _, in := range r.streams.Ins() {
 			in.ResetSequence()
 		}
 		r.reasm.RecheckAll()

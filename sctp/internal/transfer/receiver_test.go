@@ -18,27 +18,27 @@ func TestSACKDelayed(t *testing.T) {
 	r.e.recv.HandleData(r.now, &Data{TSN: 1, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte{1}})
 	r.e.recv.HandleData(r.now, &Data{TSN: 2, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte{1}})
 	r.e.recv.EndPacket(r.now)
-	if r.e.recv.SACKDue(r.now) {
+	if r.e.SACKDue(r.now) {
 		t.Fatal("SACK due after one packet")
 	}
 	if d := r.e.Deadline(); !d.Equal(r.now.Add(200 * time.Millisecond)) {
 		t.Fatalf("delayed SACK deadline %v, want 200ms", d.Sub(r.now))
 	}
-	if r.e.recv.SACKDue(r.now.Add(199 * time.Millisecond)) {
+	if r.e.SACKDue(r.now.Add(199 * time.Millisecond)) {
 		t.Fatal("SACK due before 200 ms")
 	}
-	if !r.e.recv.SACKDue(r.now.Add(200 * time.Millisecond)) {
+	if !r.e.SACKDue(r.now.Add(200 * time.Millisecond)) {
 		t.Fatal("SACK not due after 200 ms")
 	}
 	r.whole(3, 0, 2, 1)
-	if !r.e.recv.SACKDue(r.now) {
+	if !r.e.SACKDue(r.now) {
 		t.Fatal("SACK not due after the second packet")
 	}
 	s := r.sack()
 	if s.CumTSNAck != 3 || len(s.Gaps) != 0 {
 		t.Fatalf("SACK cum %d gaps %v, want 3 and none", s.CumTSNAck, s.Gaps)
 	}
-	if r.e.recv.SACKDue(r.now) || !r.e.recv.Deadline().IsZero() {
+	if r.e.SACKDue(r.now) || !r.e.SACKDeadline().IsZero() {
 		t.Fatal("SACK still due after sending one")
 	}
 }
@@ -50,7 +50,7 @@ func TestSACKDelayed(t *testing.T) {
 func TestSACKImmediateBit(t *testing.T) {
 	r := newRx(t, Config{})
 	r.data(1, 0, 0, chunk.FlagBeginning|chunk.FlagEnd|chunk.FlagImmediate, []byte{1})
-	if !r.e.recv.SACKDue(r.now) {
+	if !r.e.SACKDue(r.now) {
 		t.Fatal("SACK delayed for a DATA chunk with the I bit")
 	}
 }
@@ -66,7 +66,7 @@ func TestSACKDuplicate(t *testing.T) {
 	if v := r.whole(1, 0, 0, 10); v != Duplicate {
 		t.Fatalf("verdict %v, want duplicate", v)
 	}
-	if !r.e.recv.SACKDue(r.now) {
+	if !r.e.SACKDue(r.now) {
 		t.Fatal("no immediate SACK for a duplicate")
 	}
 	s := r.sack()
@@ -98,7 +98,7 @@ func TestSACKGapBlocks(t *testing.T) {
 	r.whole(1, 0, 0, 1)
 	r.sack()
 	r.whole(3, 0, 2, 1)
-	if !r.e.recv.SACKDue(r.now) {
+	if !r.e.SACKDue(r.now) {
 		t.Fatal("no immediate SACK on a gap")
 	}
 	r.whole(4, 0, 3, 1)
@@ -150,7 +150,7 @@ func TestReceiveWindowFull(t *testing.T) {
 	if v := r.whole(3, 0, 2, 1000); v != Dropped {
 		t.Fatalf("verdict %v for data beyond a zero window, want dropped", v)
 	}
-	if !r.e.recv.SACKDue(r.now) {
+	if !r.e.SACKDue(r.now) {
 		t.Fatal("no immediate SACK after dropping")
 	}
 	if s := r.sack(); s.CumTSNAck != 2 || len(s.Gaps) != 0 || s.ARwnd != 0 {
@@ -177,8 +177,8 @@ func TestReceiveWindowFullHoleFiller(t *testing.T) {
 	if v := r.whole(1, 0, 0, 400); v != Accepted {
 		t.Fatalf("hole filler: %v, want accepted", v)
 	}
-	if !r.e.recv.SACKDue(r.now) || r.e.stats.DroppedReneged != 1 {
-		t.Fatalf("SACK due %v, DroppedReneged %d", r.e.recv.SACKDue(r.now), r.e.stats.DroppedReneged)
+	if !r.e.SACKDue(r.now) || r.e.stats.DroppedReneged != 1 {
+		t.Fatalf("SACK due %v, DroppedReneged %d", r.e.SACKDue(r.now), r.e.stats.DroppedReneged)
 	}
 	if s := r.sack(); s.CumTSNAck != 2 || len(s.Gaps) != 0 {
 		t.Fatalf("SACK cum %d gaps %v, want 2 and TSN 3 no longer reported", s.CumTSNAck, s.Gaps)
@@ -210,11 +210,11 @@ func TestWindowUpdate(t *testing.T) {
 	}
 	buf := make([]byte, 1000)
 	r.e.recv.Read(buf)
-	if r.e.recv.SACKDue(r.now) {
+	if r.e.SACKDue(r.now) {
 		t.Fatal("window update after freeing an eighth of the buffer")
 	}
 	r.e.recv.Read(buf)
-	if !r.e.recv.SACKDue(r.now) {
+	if !r.e.SACKDue(r.now) {
 		t.Fatal("no window update after freeing a quarter of the buffer")
 	}
 	if s := r.sack(); s.ARwnd != 2000 {
@@ -528,11 +528,11 @@ func TestWindowUpdateLargeMTU(t *testing.T) {
 	for range 15 {
 		r.e.recv.Read(buf)
 	}
-	if r.e.recv.SACKDue(r.now) {
+	if r.e.SACKDue(r.now) {
 		t.Fatal("window update before half the buffer is free")
 	}
 	r.e.recv.Read(buf)
-	if !r.e.recv.SACKDue(r.now) {
+	if !r.e.SACKDue(r.now) {
 		t.Fatal("no window update with half the buffer free")
 	}
 	if s := r.sack(); s.ARwnd != 16<<10 {

@@ -55,7 +55,7 @@ func benchReceive(b *testing.B, size int) {
 					break
 				}
 			}
-			if r.SACKDue(now) {
+			if r.acks.due(now) {
 				sack = r.AppendSACK(now, sack[:0], DefaultMTU-12)
 			}
 		}

@@ -78,9 +78,10 @@ func (b *RecvBudget) Share() int {
 	return max(b.limit/n, b.minShare)
 }
 
-// note counts the receiver r as active at now once it received
-// minShare bytes in the current period.
-func (b *RecvBudget) note(r *receiver, now time.Time) {
+// note counts the receiver of window w, which has received recv bytes
+// (Stats.BytesReceived), as active at now once it received minShare bytes
+// in the current period.
+func (b *RecvBudget) note(w *recvWindow, recv uint64, now time.Time) {
 	if b.period == 0 || now.After(b.end) {
 		if b.period != 0 && now.Sub(b.end) < recvBudgetPeriod {
 			b.prev = b.cur // the period that ended is the previous one
@@ -91,24 +92,23 @@ func (b *RecvBudget) note(r *receiver, now time.Time) {
 		b.period++
 		b.end = now.Add(recvBudgetPeriod)
 	}
-	recv := r.stats.BytesReceived
-	if r.sharePeriod != b.period {
+	if w.sharePeriod != b.period {
 		// The period started before this packet: count from the
 		// bytes received up to the previous one.
-		r.sharePeriod, r.shareBase, r.shareCounted = b.period, r.shareSeen, false
+		w.sharePeriod, w.shareBase, w.shareCounted = b.period, w.shareSeen, false
 	}
-	r.shareSeen = recv
-	if !r.shareCounted && recv-r.shareBase >= uint64(b.minShare) {
-		r.shareCounted = true
+	w.shareSeen = recv
+	if !w.shareCounted && recv-w.shareBase >= uint64(b.minShare) {
+		w.shareCounted = true
 		b.cur++
 	}
 }
 
 // shareCap returns the share the receiver's window and held data stay
 // within, or 0 for none.
-func (r *receiver) shareCap() int {
-	if r.recvBudget == nil {
+func (w *recvWindow) shareCap() int {
+	if w.recvBudget == nil {
 		return 0
 	}
-	return r.recvBudget.Share()
+	return w.recvBudget.Share()
 }

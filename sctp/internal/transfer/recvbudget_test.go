@@ -113,7 +113,7 @@ func TestRecvBudgetOnePacketShare(t *testing.T) {
 	// One packet of 16 KiB fills what the peer was told.
 	r1.e.recv.HandleData(r1.now, &Data{TSN: 2, SID: 0, SSN: 1, Flags: 3, Payload: make([]byte, 16<<10)})
 	r1.e.recv.EndPacket(r1.now)
-	if !r1.e.recv.SACKDue(r1.now) {
+	if !r1.e.SACKDue(r1.now) {
 		t.Fatal("no SACK due after a packet that left the peer no window")
 	}
 	if s := r1.sack(); s.ARwnd != 16<<10 {
@@ -132,11 +132,11 @@ func TestWindowUpdateAfterOnePacket(t *testing.T) {
 	}
 	r.e.recv.HandleData(r.now, &Data{TSN: 1, SID: 0, SSN: 0, Flags: 3, Payload: make([]byte, 32<<10)})
 	r.e.recv.EndPacket(r.now)
-	if r.e.recv.SACKDue(r.now) {
+	if r.e.SACKDue(r.now) {
 		t.Fatal("SACK due at once after one packet")
 	}
 	r.readAll()
-	if !r.e.recv.SACKDue(r.now) {
+	if !r.e.SACKDue(r.now) {
 		t.Fatal("no window update after the reader emptied a window one packet had filled")
 	}
 }

@@ -346,7 +346,7 @@ func BenchmarkReceiveStreams(b *testing.B) {
 						e.recv.ReadStream(uint16(sid), buf)
 					}
 				}
-				if e.recv.SACKDue(epoch) {
+				if e.SACKDue(epoch) {
 					e.recv.AppendSACK(epoch, buf[:0], 1400)
 				}
 			}
