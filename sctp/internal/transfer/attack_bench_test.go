@@ -55,15 +55,15 @@ func (a *attacker) chunk(seq uint32, p []byte) {
 	var err error
 	if a.idata {
 		a.id = IData{TSN: a.tsn, SID: uint16(a.sid), MID: seq, PPID: 1, Flags: chunk.FlagBeginning, Payload: p}
-		_, err = a.r.HandleIData(epoch, &a.id)
+		_, err = a.r.handleIData(epoch, &a.id)
 	} else {
 		a.d = Data{TSN: a.tsn, SID: uint16(a.sid), SSN: uint16(seq), PPID: 1, Flags: chunk.FlagBeginning, Payload: p}
-		_, err = a.r.HandleData(epoch, &a.d)
+		_, err = a.r.handleData(epoch, &a.d)
 	}
 	if err != nil {
 		panic(err)
 	}
-	a.r.EndPacket(epoch)
+	a.r.endPacket(epoch)
 	a.tsn++
 	a.sid = (a.sid + 1) % a.n
 }
@@ -82,9 +82,9 @@ func (a *attacker) setup() {
 	for range a.n {
 		a.chunk(0, one) // the next message of each stream: a candidate
 	}
-	for a.mid = 1; a.r.Held() < a.r.win.pdPoint; a.mid++ {
+	for a.mid = 1; a.r.held() < a.r.win.pdPoint; a.mid++ {
 		a.sid = 0
-		if a.r.Window() < len(big) {
+		if a.r.window() < len(big) {
 			panic("the window closed before the partial delivery point")
 		}
 		a.chunk(a.mid, big) // later messages of stream 0: held, waiting
@@ -99,7 +99,7 @@ func benchAttack(b *testing.B, n int, idata bool) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if a.r.Window() < 64<<10 {
+		if a.r.window() < 64<<10 {
 			b.StopTimer()
 			a.setup()
 			b.StartTimer()
@@ -143,7 +143,7 @@ func (a *attacker) renegeSetup() (hole TSN, holes int) {
 		a.chunk(1, one) // held for good: message 0 never comes
 	}
 	hole = a.tsn
-	for a.r.Window() >= 2*len(k) && uint32(a.tsn-hole) < tsnMapBits-2 {
+	for a.r.window() >= 2*len(k) && uint32(a.tsn-hole) < tsnMapBits-2 {
 		a.tsn++ // a hole
 		a.sid = 0
 		a.chunk(uint32(a.tsn), k)
@@ -222,10 +222,10 @@ func (a *attacker) reorderChunk(off TSN) (Verdict, error) {
 	if a.idata {
 		a.id = IData{TSN: a.tsn, SID: 0, MID: 0, FSN: uint32(off), PPID: 1, Payload: p}
 		a.tsn++
-		return a.r.HandleIData(epoch, &a.id)
+		return a.r.handleIData(epoch, &a.id)
 	}
 	a.d = Data{TSN: off, SID: 0, SSN: 0, PPID: 1, Payload: p}
-	return a.r.HandleData(epoch, &a.d)
+	return a.r.handleData(epoch, &a.d)
 }
 
 // reorderSetup makes the receiver of BenchmarkReorderAttack holding held
@@ -245,7 +245,7 @@ func (a *attacker) reorderSetup(held int, random bool, rng *rand.Rand) []TSN {
 		if v, err := a.reorderChunk(first + TSN(2*i)); v != Accepted || err != nil {
 			panic(fmt.Sprint("setup chunk not accepted: ", v, err))
 		}
-		a.r.EndPacket(epoch)
+		a.r.endPacket(epoch)
 	}
 	holes := make([]TSN, held-1)
 	for i := range holes {
@@ -276,7 +276,7 @@ func benchReorder(b *testing.B, held int, random, idata bool) {
 		if v != Accepted || err != nil {
 			b.Fatal("chunk not accepted: ", v, err)
 		}
-		a.r.EndPacket(epoch)
+		a.r.endPacket(epoch)
 	}
 }
 
@@ -338,25 +338,25 @@ func benchForwardFlood(b *testing.B, n int, mode string, idata bool) {
 		c, _ := it.Next()
 		var err error
 		if idata {
-			err = a.r.HandleIForwardTSN(epoch, c)
+			err = a.r.handleIForwardTSN(epoch, c)
 		} else {
-			err = a.r.HandleForwardTSN(epoch, c)
+			err = a.r.handleForwardTSN(epoch, c)
 		}
 		if err != nil {
 			b.Fatal(err)
 		}
-		a.r.EndPacket(epoch)
+		a.r.endPacket(epoch)
 	}
 	forward(0)
-	held := a.r.Held()
+	held := a.r.held()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		forward(i + 1)
 	}
 	b.StopTimer()
-	if a.r.Held() > held {
-		b.Fatalf("held %d bytes, %d before", a.r.Held(), held)
+	if a.r.held() > held {
+		b.Fatalf("held %d bytes, %d before", a.r.held(), held)
 	}
 }
 
@@ -402,10 +402,10 @@ func (a *seqAttacker) send() {
 		flags |= chunk.FlagUnordered
 	}
 	a.chunk = IData{TSN: a.tsn, SID: 0, MID: uint32(m), FSN: a.fsn[m], PPID: 1, Flags: flags, Payload: reorderPayload[:]}
-	if v, err := a.r.HandleIData(epoch, &a.chunk); v != Accepted || err != nil {
+	if v, err := a.r.handleIData(epoch, &a.chunk); v != Accepted || err != nil {
 		panic(fmt.Sprint("chunk not accepted: ", v, err))
 	}
-	a.r.EndPacket(epoch)
+	a.r.endPacket(epoch)
 	a.tsn++
 	a.fsn[m]++
 	a.n++
@@ -469,10 +469,10 @@ func BenchmarkAmbiguityAttack(b *testing.B) {
 			}
 			send := func() {
 				a.id = IData{TSN: a.tsn, SID: 0, MID: 0, FSN: fsn, Payload: reorderPayload[:]}
-				if v, err := a.r.HandleIData(epoch, &a.id); v != Accepted || err != nil {
+				if v, err := a.r.handleIData(epoch, &a.id); v != Accepted || err != nil {
 					panic(fmt.Sprint("chunk not accepted: ", v, err))
 				}
-				a.r.EndPacket(epoch)
+				a.r.endPacket(epoch)
 				a.tsn++
 				fsn++
 			}
@@ -481,7 +481,7 @@ func BenchmarkAmbiguityAttack(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if a.r.Window() < 64<<10 {
+				if a.r.window() < 64<<10 {
 					b.StopTimer()
 					setup()
 					send()
@@ -530,19 +530,19 @@ func benchIForward(b *testing.B, held int, uo bool, extra string) {
 		if one {
 			victim++
 			c := IData{TSN: a.tsn, SID: 0, MID: victim, PPID: 1, Flags: chunk.FlagBeginning | chunk.FlagUnordered, Payload: reorderPayload[:]}
-			if v, err := a.r.HandleIData(epoch, &c); v != Accepted || err != nil {
+			if v, err := a.r.handleIData(epoch, &c); v != Accepted || err != nil {
 				b.Fatal("chunk not accepted: ", v, err)
 			}
-			a.r.EndPacket(epoch)
+			a.r.endPacket(epoch)
 			a.tsn++
 			skip = victim
 		}
 		if extra == "whole" {
 			c := IData{TSN: a.tsn, SID: 0, MID: 7, PPID: 1, Flags: chunk.FlagBeginning | chunk.FlagEnd | chunk.FlagUnordered, Payload: reorderPayload[:]}
-			if v, err := a.r.HandleIData(epoch, &c); v != Accepted || err != nil {
+			if v, err := a.r.handleIData(epoch, &c); v != Accepted || err != nil {
 				b.Fatal("chunk not accepted: ", v, err)
 			}
-			a.r.EndPacket(epoch)
+			a.r.endPacket(epoch)
 			a.tsn++
 			if f := a.r.reasm.Pop(); f != nil {
 				a.r.reasm.Pool().Put(f)
@@ -553,10 +553,10 @@ func benchIForward(b *testing.B, held int, uo bool, extra string) {
 		buf, _ = chunk.AppendIForwardTSN(buf[:0], a.tsn-1, entry[:])
 		it := chunk.Chunks(buf)
 		c, _ := it.Next()
-		if err := a.r.HandleIForwardTSN(epoch, c); err != nil {
+		if err := a.r.handleIForwardTSN(epoch, c); err != nil {
 			b.Fatal(err)
 		}
-		a.r.EndPacket(epoch)
+		a.r.endPacket(epoch)
 	}
 	op()
 	if a.r.reasm.InPartial(0) {
@@ -573,8 +573,8 @@ func benchIForward(b *testing.B, held int, uo bool, extra string) {
 		op()
 	}
 	b.StopTimer()
-	if a.r.Held() < held || (one && a.r.Held() > 2*held+8) {
-		b.Fatalf("held %d bytes: the skipped messages stayed", a.r.Held())
+	if a.r.held() < held || (one && a.r.held() > 2*held+8) {
+		b.Fatalf("held %d bytes: the skipped messages stayed", a.r.held())
 	}
 }
 
@@ -633,10 +633,10 @@ type passAttacker struct {
 func (a *passAttacker) send(b *testing.B, t TSN, p []byte) {
 	a.c = IData{TSN: t, SID: 0, MID: a.mid, PPID: 1, Flags: chunk.FlagBeginning, Payload: p}
 	a.mid++
-	if v, err := a.r.HandleIData(epoch, &a.c); v != Accepted || err != nil {
+	if v, err := a.r.handleIData(epoch, &a.c); v != Accepted || err != nil {
 		b.Fatal("chunk not accepted: ", v, err)
 	}
-	a.r.EndPacket(epoch)
+	a.r.endPacket(epoch)
 }
 
 // forward sends an I-FORWARD-TSN with New Cumulative TSN cum and no
@@ -645,10 +645,10 @@ func (a *passAttacker) forward(b *testing.B, cum TSN) {
 	a.buf, _ = chunk.AppendIForwardTSN(a.buf[:0], cum, nil)
 	it := chunk.Chunks(a.buf)
 	c, _ := it.Next()
-	if err := a.r.HandleIForwardTSN(epoch, c); err != nil {
+	if err := a.r.handleIForwardTSN(epoch, c); err != nil {
 		b.Fatal(err)
 	}
-	a.r.EndPacket(epoch)
+	a.r.endPacket(epoch)
 }
 
 func (a *passAttacker) setup(b *testing.B, held int, mode string) {
@@ -697,7 +697,7 @@ func (a *passAttacker) setup(b *testing.B, held int, mode string) {
 	a.forward(b, TSN(held+1)) // the stream is looked at once
 	k := make([]byte, 1000)
 	a.hole = TSN(held + 3)
-	for t := a.hole + 1; a.r.Window() >= 2*len(k) && uint32(t-a.hole) < tsnMapBits-2; t += 2 {
+	for t := a.hole + 1; a.r.window() >= 2*len(k) && uint32(t-a.hole) < tsnMapBits-2; t += 2 {
 		a.send(b, t, k)
 		a.holes++
 	}
@@ -721,10 +721,10 @@ func benchIForwardPass(b *testing.B, held int, mode string) {
 			} {
 				a.c = c
 				a.c.Payload = reorderPayload[:]
-				if v, err := a.r.HandleIData(epoch, &a.c); v != Accepted || err != nil {
+				if v, err := a.r.handleIData(epoch, &a.c); v != Accepted || err != nil {
 					b.Fatal("chunk ", i, " not accepted: ", v, err)
 				}
-				a.r.EndPacket(epoch)
+				a.r.endPacket(epoch)
 			}
 			for f := a.r.reasm.Pop(); f != nil; f = a.r.reasm.Pop() {
 				a.r.reasm.Pool().Put(f)
@@ -763,11 +763,11 @@ func benchIForwardPass(b *testing.B, held int, mode string) {
 		op()
 	}
 	b.StopTimer()
-	if a.r.Held() < held/2 {
-		b.Fatalf("held %d bytes, want at least %d", a.r.Held(), held/2)
+	if a.r.held() < held/2 {
+		b.Fatalf("held %d bytes, want at least %d", a.r.held(), held/2)
 	}
-	if mode == "pastend" && a.r.Held() > held+8 {
-		b.Fatalf("held %d bytes: the fragments left past their message's end stayed", a.r.Held())
+	if mode == "pastend" && a.r.held() > held+8 {
+		b.Fatalf("held %d bytes: the fragments left past their message's end stayed", a.r.held())
 	}
 	if renege {
 		b.ReportMetric(float64(a.r.stats.DroppedReneged-reneged)/float64(b.N), "reneged/op")
@@ -828,17 +828,17 @@ func (a *coverAttacker) frag(b *testing.B, t TSN, fsn uint32, flags uint8, p []b
 	if flags&chunk.FlagBeginning != 0 {
 		a.c.FSN, a.c.PPID = 0, 1
 	}
-	if v, err := a.r.HandleIData(epoch, &a.c); v != Accepted || err != nil {
-		b.Fatal("chunk TSN ", t, " FSN ", fsn, " not accepted: ", v, err, " x ", a.x, " cum ", a.cum, " held ", a.r.Held(), " window ", a.r.Window())
+	if v, err := a.r.handleIData(epoch, &a.c); v != Accepted || err != nil {
+		b.Fatal("chunk TSN ", t, " FSN ", fsn, " not accepted: ", v, err, " x ", a.x, " cum ", a.cum, " held ", a.r.held(), " window ", a.r.window())
 	}
-	a.r.EndPacket(epoch)
+	a.r.endPacket(epoch)
 }
 
 // fill returns a payload as large as the window takes without reneging
 // (k must be at least that long), so that any chunk after it makes the
 // receiver renege.
 func (a *coverAttacker) fill(b *testing.B, k []byte) []byte {
-	n := min(a.r.Window(), len(k))
+	n := min(a.r.window(), len(k))
 	for n > 0 && a.r.full(n) {
 		n--
 	}
@@ -887,7 +887,7 @@ func (a *coverAttacker) setup(b *testing.B, held int, k []byte) {
 	a.cum = t - 1
 	a.x = a.cum + tsnMapBits - 16
 	a.floor = a.x
-	for a.r.Window() >= 2*len(k) {
+	for a.r.window() >= 2*len(k) {
 		a.floor--
 		a.send(b, a.floor, k)
 	}
@@ -935,8 +935,8 @@ func benchIForwardCover(b *testing.B, held int, mode string) {
 		op()
 	}
 	b.StopTimer()
-	if a.r.Held() < held {
-		b.Fatalf("held %d bytes, want at least %d: message %d was dropped", a.r.Held(), held, a.m)
+	if a.r.held() < held {
+		b.Fatalf("held %d bytes, want at least %d: message %d was dropped", a.r.held(), held, a.m)
 	}
 	if got := float64(a.r.stats.DroppedReneged-reneged) / float64(b.N+1); got < 0.99 || got > 1.01 {
 		b.Fatalf("%.2f fragments reneged per op, want 1", got)
@@ -979,7 +979,7 @@ type outSender struct {
 // queue queues a 1-byte message on each of sids.
 func (o *outSender) queue(b *testing.B, sids ...uint16) {
 	for _, sid := range sids {
-		if err := o.s.Queue(sid, 1, false, []byte{1}); err != nil {
+		if err := o.s.enqueue(sid, 1, false, []byte{1}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -992,12 +992,12 @@ func (o *outSender) send(b *testing.B, sids ...uint16) {
 	for o.s.queue.unsent > 0 || o.s.ledger.outstanding() > 0 {
 		for {
 			var n int
-			if o.pkt, n = o.s.AppendData(epoch, o.pkt[:0], 1200); n == 0 {
+			if o.pkt, n = o.s.appendData(epoch, o.pkt[:0], 1200); n == 0 {
 				break
 			}
 		}
-		o.sack = SACK{CumTSNAck: o.s.NextTSN() - 1, ARwnd: attackBuffer}
-		if _, err := o.s.HandleSACK(epoch, &o.sack); err != nil {
+		o.sack = SACK{CumTSNAck: o.s.ledger.nextTSN - 1, ARwnd: attackBuffer}
+		if _, err := o.s.handleSACK(epoch, &o.sack); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -1037,7 +1037,7 @@ func benchOutResetFlood(b *testing.B, kind string, n int, idata bool) {
 			if !o.s.readyForTSNReset() {
 				b.Fatal("not quiet")
 			}
-			o.s.resetTSN(o.s.NextTSN())
+			o.s.resetTSN(o.s.ledger.nextTSN)
 			return
 		}
 		o.s.beginOutgoingReset(nil)

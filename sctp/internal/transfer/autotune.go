@@ -70,7 +70,7 @@ func (r *receiver) tuneOnData(now time.Time) {
 	}
 	t.space = copied
 	if want := min(2*copied, r.cfg.RecvBufferMax); want > r.win.capacity {
-		r.SetRecvBuffer(want)
+		r.setRecvBuffer(want)
 		r.stats.RecvBufferGrowths++
 	}
 }

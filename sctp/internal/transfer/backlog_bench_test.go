@@ -52,15 +52,15 @@ func benchBacklog(b *testing.B, n int, idata bool) {
 			var err error
 			if idata {
 				id = IData{TSN: tsn, SID: uint16(sid), MID: uint32(ssn[sid]), FSN: uint32(i), PPID: 1, Flags: f.flags, Payload: f.p}
-				v, err = r.HandleIData(epoch, &id)
+				v, err = r.handleIData(epoch, &id)
 			} else {
 				d = Data{TSN: tsn, SID: uint16(sid), SSN: ssn[sid], Flags: f.flags, Payload: f.p}
-				v, err = r.HandleData(epoch, &d)
+				v, err = r.handleData(epoch, &d)
 			}
 			if err != nil || v != Accepted {
 				b.Fatalf("TSN %d: %v %v", tsn, v, err)
 			}
-			r.EndPacket(epoch)
+			r.endPacket(epoch)
 			tsn++
 		}
 		ssn[sid]++
@@ -68,7 +68,7 @@ func benchBacklog(b *testing.B, n int, idata bool) {
 	}
 	read := func() {
 		for {
-			_, info, err := r.Read(buf)
+			_, info, err := r.read(buf)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -77,7 +77,7 @@ func benchBacklog(b *testing.B, n int, idata bool) {
 			}
 		}
 	}
-	for r.Held() < r.win.pdPoint+4096 {
+	for r.held() < r.win.pdPoint+4096 {
 		add()
 	}
 	for b.Loop() {
@@ -87,7 +87,7 @@ func benchBacklog(b *testing.B, n int, idata bool) {
 			b.Fatal("gap")
 		}
 		if r.acks.due(epoch) {
-			r.AppendSACK(epoch, buf[:0], 1500)
+			r.appendSACK(epoch, buf[:0], 1500)
 		}
 	}
 	b.ReportMetric(float64(r.stats.PartialDeliveries)/float64(b.N), "partials/op")

@@ -93,7 +93,7 @@ func TestHighBDPAutotune(t *testing.T) {
 		t.Errorf("fixed 1 MiB buffers reach %.1f Mbit/s: the test does not need autotuning", fixed/1e6)
 	}
 	bdpProbe = func(a, b *Engine) {
-		recvBuf, sendBuf, growths = b.recv.RecvBuffer(), a.send.queue.sendBuffer(), b.stats.RecvBufferGrowths
+		recvBuf, sendBuf, growths = b.recv.win.capacity, a.send.queue.sendBuffer(), b.stats.RecvBufferGrowths
 	}
 	defer func() { bdpProbe = nil }()
 	bps, st := run(16 << 20)

@@ -61,11 +61,11 @@ func (m *memPair) deliver(tb testing.TB, pkt []byte) {
 		switch c.Type {
 		case chunk.TypeData:
 			if m.d, err = chunk.ParseData(c); err == nil {
-				_, err = m.b.recv.HandleData(m.now, &m.d)
+				_, err = m.b.HandleData(m.now, &m.d)
 			}
 		case chunk.TypeIData:
 			if m.id, err = chunk.ParseIData(c); err == nil {
-				_, err = m.b.recv.HandleIData(m.now, &m.id)
+				_, err = m.b.HandleIData(m.now, &m.id)
 			}
 		default:
 			err = fmt.Errorf("chunk type %v in a data packet", c.Type)
@@ -74,14 +74,14 @@ func (m *memPair) deliver(tb testing.TB, pkt []byte) {
 			tb.Fatal(err)
 		}
 	}
-	m.b.recv.EndPacket(m.now)
+	m.b.EndPacket(m.now)
 }
 
 // ack gives b's SACK to a.
 func (m *memPair) ack(tb testing.TB) {
-	s := m.b.recv.AppendSACK(m.now, m.sack[:0], DefaultMTU-12)
+	s := m.b.AppendSACK(m.now, m.sack[:0], DefaultMTU-12)
 	parseSACK(s, &m.sk)
-	if _, err := m.a.send.HandleSACK(m.now, &m.sk); err != nil {
+	if _, err := m.a.HandleSACK(m.now, &m.sk); err != nil {
 		tb.Fatal(err)
 	}
 }
@@ -91,13 +91,13 @@ func (m *memPair) ack(tb testing.TB) {
 func (m *memPair) step(tb testing.TB) int {
 	read := 0
 	for {
-		pkt, n := m.a.send.AppendData(m.now, m.pkt[:0], DefaultMTU-12)
+		pkt, n := m.a.AppendData(m.now, m.pkt[:0], DefaultMTU-12)
 		if n == 0 {
 			break
 		}
 		m.deliver(tb, pkt)
 		for {
-			_, info, err := m.b.recv.Read(m.rbuf)
+			_, info, err := m.b.Read(m.rbuf)
 			if err != nil {
 				break
 			}
@@ -130,14 +130,14 @@ func benchMessages(b *testing.B, m *memPair, size int) {
 	msg := make([]byte, size)
 	// Warm up the free lists.
 	for range 1000 {
-		m.a.send.Queue(1, 0, false, msg)
+		m.a.send.enqueue(1, 0, false, msg)
 		m.step(b)
 	}
 	b.SetBytes(int64(len(msg)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := m.a.send.Queue(uint16(i%10), 0, false, msg); err != nil {
+		if err := m.a.send.enqueue(uint16(i%10), 0, false, msg); err != nil {
 			b.Fatal(err)
 		}
 		if i%8 == 7 {
@@ -159,12 +159,12 @@ func TestNoAllocsPerMessage(t *testing.T) {
 	m := newMemPair(t)
 	msg := make([]byte, 1452)
 	for range 2000 {
-		m.a.send.Queue(1, 0, false, msg)
+		m.a.send.enqueue(1, 0, false, msg)
 		m.step(t)
 	}
 	i := 0
 	allocs := testing.AllocsPerRun(2000, func() {
-		m.a.send.Queue(uint16(i%10), 7, i%5 == 0, msg)
+		m.a.send.enqueue(uint16(i%10), 7, i%5 == 0, msg)
 		i++
 		m.step(t)
 	})

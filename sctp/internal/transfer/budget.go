@@ -84,11 +84,11 @@ func (r *receiver) settle() {
 	}
 }
 
-// Release gives back to the endpoint's budget everything the receiver
+// release gives back to the endpoint's budget everything the receiver
 // charged to it, for an association that ended: its held data is garbage
 // from then on (the fragments go back to the pools with the engine). The
 // receiver leaves the budget: reading what it still holds charges nothing.
-func (r *receiver) Release() {
+func (r *receiver) release() {
 	if r.win.budget != nil {
 		r.win.budget.charge(-r.win.budgeted)
 		r.win.budgeted = 0

@@ -35,9 +35,9 @@
 //	for {
 //		b := hdr // common header already appended
 //		if e.recv.SACKDue(now) {
-//			b = e.recv.AppendSACK(now, b, mtu-len(b))
+//			b = e.recv.appendSACK(now, b, mtu-len(b))
 //		}
-//		b, _ = e.send.AppendData(now, b, mtu-len(b))
+//		b, _ = e.send.appendData(now, b, mtu-len(b))
 //		if len(b) == len(hdr) { break }
 //		send(b)
 //	}

@@ -21,11 +21,11 @@ type ecnState struct {
 	highest TSN
 }
 
-// HandleECNE reacts to an ECNE chunk reporting lowest, the lowest TSN of a
+// handleECNE reacts to an ECNE chunk reporting lowest, the lowest TSN of a
 // packet that arrived with CE. It reports whether a path reduced its
 // window. A TSN outstanding names the path it was last sent on; one
 // already acknowledged the primary path. A TSN never sent changes nothing.
-func (s *sender) HandleECNE(now time.Time, lowest TSN) bool {
+func (s *sender) handleECNE(now time.Time, lowest TSN) bool {
 	s.stats.ECNEchoes++
 	if !lowest.LT(s.ledger.nextTSN) {
 		return false

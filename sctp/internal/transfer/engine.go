@@ -60,11 +60,11 @@ func (e *Engine) Deadline() time.Time {
 // a zero window probe, a loss-detection timer or the end of a message's
 // lifetime.
 func (e *Engine) SendDeadline() time.Time {
-	d := e.send.Deadline()
+	d := e.send.deadline()
 	if len(e.send.pr.ttl.h) == 0 {
 		return d // no lifetime watched: the usual case, asked per packet
 	}
-	return earliest(d, e.send.LifetimeDeadline())
+	return earliest(d, e.send.lifetimeDeadline())
 }
 
 // SACKDeadline returns when the delayed SACK is due, or the zero time
@@ -88,8 +88,8 @@ func earliest(a, b time.Time) time.Time {
 // error for the association's counters); FaultedPaths says on which paths.
 // A due delayed SACK shows in SACKDue afterwards.
 func (e *Engine) OnTimeout(now time.Time) (t3Expired bool) {
-	e.send.ExpireLifetimes(now)
-	return e.send.OnTimeout(now)
+	e.send.expireLifetimes(now)
+	return e.send.onTimeout(now)
 }
 
 // FaultedPaths returns the set of paths (bit i for path i) whose T3-rtx
@@ -119,6 +119,6 @@ func (e *Engine) StreamCounts() (out, in int) { return e.streams.OutCount(), e.s
 // that ends or restarts, and leaves them: the data it still holds is
 // garbage from then on (what stays readable is no longer charged).
 func (e *Engine) ReleaseBudgets() {
-	e.recv.Release()
+	e.recv.release()
 	e.send.queue.leaveBudget()
 }

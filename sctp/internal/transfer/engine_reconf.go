@@ -17,7 +17,7 @@ func (e *Engine) FinishAddOutgoing(performed bool) int { return e.send.finishAdd
 // AddIncoming grows the inbound streams by n, for the peer's Add Outgoing
 // Streams Request (RFC 6525 section 5.2.5). It fails, changing nothing,
 // when the total would exceed 65535. It returns the inbound stream count.
-func (e *Engine) AddIncoming(n uint16) (int, error) { return e.recv.AddIncoming(n) }
+func (e *Engine) AddIncoming(n uint16) (int, error) { return e.recv.addIncoming(n) }
 
 // BeginOutgoingReset starts an outgoing reset of streams sids (every
 // stream when empty), for an Outgoing SSN Reset Request: the messages
@@ -45,11 +45,11 @@ func (e *Engine) LastAssignedTSN() TSN { return e.send.ledger.nextTSN - 1 }
 // 5.2.2 E2) of inbound streams sids (every stream when empty) until the
 // cumulative TSN reaches last: DATA beyond last on those streams is
 // acknowledged but held until ResetIncoming.
-func (e *Engine) DeferIncomingReset(last TSN, sids []uint16) { e.recv.DeferReset(last, sids) }
+func (e *Engine) DeferIncomingReset(last TSN, sids []uint16) { e.recv.deferReset(last, sids) }
 
 // DeferredIncomingReset reports whether an incoming reset is deferred, and
 // the TSN it waits for.
-func (e *Engine) DeferredIncomingReset() (last TSN, ok bool) { return e.recv.Deferred() }
+func (e *Engine) DeferredIncomingReset() (last TSN, ok bool) { return e.recv.deferredUntil() }
 
 // ResetIncoming resets inbound streams sids (every stream when empty) to
 // expect SSN (or MID) 0 again and releases the data a deferred reset held
@@ -67,7 +67,9 @@ func (e *Engine) SenderReadyForTSNReset() bool { return e.send.readyForTSNReset(
 // SSN/TSN reset: the sender as SenderReadyForTSNReset says, and every TSN
 // received is in sequence, reassembled and ordered, with no incoming
 // stream reset deferred.
-func (e *Engine) ReadyForTSNReset() bool { return e.send.readyForTSNReset() && e.recv.Settled() }
+func (e *Engine) ReadyForTSNReset() bool {
+	return e.send.readyForTSNReset() && e.recv.readyForTSNReset()
+}
 
 // ResetTSNs performs the peer's SSN/TSN Reset Request (RFC 6525 section
 // 5.2.4) once ReadyForTSNReset: our next DATA chunk carries sendNext, the
@@ -75,7 +77,7 @@ func (e *Engine) ReadyForTSNReset() bool { return e.send.readyForTSNReset() && e
 // numbers from 0 again.
 func (e *Engine) ResetTSNs(sendNext, recvNext TSN) {
 	e.send.resetTSN(sendNext)
-	e.recv.ResetTSN(recvNext)
+	e.recv.resetTSN(recvNext)
 }
 
 // BeginTSNReset is called when our SSN/TSN Reset Request leaves (RFC 6525
@@ -84,7 +86,7 @@ func (e *Engine) ResetTSNs(sendNext, recvNext TSN) {
 // acknowledging TSNs beyond those sent is taken as one the peer sent in
 // the new numbering and dropped as stale rather than answered with ABORT.
 func (e *Engine) BeginTSNReset() {
-	e.recv.HoldAll()
+	e.recv.holdAll()
 	e.send.resets.tsnResetOut = true
 }
 
@@ -96,7 +98,7 @@ func (e *Engine) BeginTSNReset() {
 // released unchanged. It reports false when a released fragment broke the
 // fragment rules (the association should abort), changing nothing more.
 func (e *Engine) FinishTSNReset(performed bool, peerNext, ourNext TSN) bool {
-	if !e.recv.EndHold(performed, peerNext) {
+	if !e.recv.endHold(performed, peerNext) {
 		return false
 	}
 	if performed {

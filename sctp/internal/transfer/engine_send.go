@@ -21,12 +21,12 @@ import "time"
 // first abandons queued messages of less important priority (RFC 7496
 // section 3.2).
 func (e *Engine) Queue(now time.Time, sid uint16, ppid uint32, unordered bool, payload []byte, pr PR) error {
-	return e.send.QueuePR(now, sid, ppid, unordered, payload, pr)
+	return e.send.queuePR(now, sid, ppid, unordered, payload, pr)
 }
 
 // Pending reports whether AppendData would append something now: chunks
 // marked for retransmission or new data the windows allow.
-func (e *Engine) Pending(now time.Time) bool { return e.send.Pending(now) }
+func (e *Engine) Pending(now time.Time) bool { return e.send.pending(now) }
 
 // AppendData appends DATA (or I-DATA) chunks to pkt, using at most room
 // bytes, and returns the extended packet and the number of chunks
@@ -35,7 +35,7 @@ func (e *Engine) Pending(now time.Time) bool { return e.send.Pending(now) }
 // (rule B), the peer's receive window with zero window probes (rule A) and
 // Max.Burst (rule D). One call is one packet, for path DataDest.
 func (e *Engine) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
-	return e.send.AppendData(now, pkt, room)
+	return e.send.appendData(now, pkt, room)
 }
 
 // DataDest returns the index of the path the packet of the last
@@ -44,13 +44,13 @@ func (e *Engine) DataDest() int { return int(e.send.paths.dest) }
 
 // ForwardDue reports whether a FORWARD-TSN (or I-FORWARD-TSN) should go
 // out (RFC 3758 section 3.5 C3 and A5).
-func (e *Engine) ForwardDue() bool { return e.send.ForwardDue() }
+func (e *Engine) ForwardDue() bool { return e.send.pr.due(e.send.ledger.cumAck) }
 
 // AppendForward appends the FORWARD-TSN chunk (I-FORWARD-TSN with I-DATA)
 // that moves the peer's cumulative TSN to the Advanced.Peer.Ack.Point,
 // using at most room bytes, and returns the packet.
 func (e *Engine) AppendForward(now time.Time, pkt []byte, room int) []byte {
-	return e.send.AppendForward(now, pkt, room)
+	return e.send.appendForward(now, pkt, room)
 }
 
 // HandleSACK processes a SACK chunk from the peer (RFC 9260 section
@@ -60,13 +60,13 @@ func (e *Engine) AppendForward(now time.Time, pkt []byte, room int) []byte {
 // association answers with ABORT (section 12.4). Stale and malformed SACKs
 // are ignored.
 func (e *Engine) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
-	return e.send.HandleSACK(now, sk)
+	return e.send.handleSACK(now, sk)
 }
 
 // HandleECNE reacts to an ECNE chunk reporting lowest, the lowest TSN of a
 // packet that arrived with CE, and reports whether a path reduced its
 // window (at most once per window of data).
-func (e *Engine) HandleECNE(now time.Time, lowest TSN) bool { return e.send.HandleECNE(now, lowest) }
+func (e *Engine) HandleECNE(now time.Time, lowest TSN) bool { return e.send.handleECNE(now, lowest) }
 
 // TakeFailed calls fn for each message abandoned under its PR policy
 // since the last call, in order, and forgets them.
@@ -87,11 +87,11 @@ func (e *Engine) HasStreamRoom() bool { return e.send.queue.hasStreamRoom() }
 // buffer, calling fn (when not nil) for each: when the association ends,
 // for send-failed events, and after a peer restart, to queue the messages
 // again on the new association.
-func (e *Engine) Drain(fn func(Unsent)) { e.send.Drain(fn) }
+func (e *Engine) Drain(fn func(Unsent)) { e.send.drain(fn) }
 
 // SendIdle reports whether nothing is queued or unacknowledged: the
 // condition for sending SHUTDOWN (RFC 9260 section 9.2).
-func (e *Engine) SendIdle() bool { return e.send.Idle() }
+func (e *Engine) SendIdle() bool { return e.send.idle() }
 
 // SendBuffered returns the bytes in the send buffer: queued or
 // unacknowledged.
@@ -107,13 +107,13 @@ func (e *Engine) SendRoom() (room, capacity int) { return e.send.queue.room(), e
 func (e *Engine) Outstanding() int { return e.send.ledger.outstanding() }
 
 // NextTSN returns the TSN the next new DATA chunk will carry.
-func (e *Engine) NextTSN() TSN { return e.send.NextTSN() }
+func (e *Engine) NextTSN() TSN { return e.send.ledger.nextTSN }
 
 // CumulativeAck returns the cumulative TSN ack point of our outbound data.
-func (e *Engine) CumulativeAck() TSN { return e.send.CumulativeAck() }
+func (e *Engine) CumulativeAck() TSN { return e.send.ledger.cumAck }
 
 // PeerRwnd returns our view of the peer's receive window.
-func (e *Engine) PeerRwnd() int { return e.send.PeerRwnd() }
+func (e *Engine) PeerRwnd() int { return e.send.peerRwnd }
 
 // AdvancedPeerAckPoint returns the Advanced.Peer.Ack.Point of RFC 3758
 // section 3.5 A1: the cumulative ack point, or beyond it the last TSN a

@@ -40,7 +40,7 @@ func (x *tx) advance(d time.Duration) { x.now = x.now.Add(d) }
 func (x *tx) queue(n, size int) {
 	x.t.Helper()
 	for range n {
-		if err := x.e.send.Queue(0, 0, false, make([]byte, size)); err != nil {
+		if err := x.e.send.enqueue(0, 0, false, make([]byte, size)); err != nil {
 			x.t.Fatal(err)
 		}
 	}
@@ -49,7 +49,7 @@ func (x *tx) queue(n, size int) {
 // packet asks for one packet and returns its DATA chunks.
 func (x *tx) packet() []Data {
 	x.t.Helper()
-	pkt, n := x.e.send.AppendData(x.now, x.pkt[:0], x.e.path.MTU()-12)
+	pkt, n := x.e.AppendData(x.now, x.pkt[:0], x.e.path.MTU()-12)
 	var out []Data
 	for len(pkt) > 0 {
 		l := chunkLen(pkt)
@@ -86,7 +86,7 @@ func (x *tx) sack(cum TSN, rwnd uint32, gaps ...uint16) (bool, error) {
 	for i := 0; i+1 < len(gaps); i += 2 {
 		s.Gaps = append(s.Gaps, GapBlock{Start: gaps[i], End: gaps[i+1]})
 	}
-	return x.e.send.HandleSACK(x.now, s)
+	return x.e.HandleSACK(x.now, s)
 }
 
 func (x *tx) mustSACK(cum TSN, rwnd uint32, gaps ...uint16) {
@@ -121,11 +121,11 @@ func newRx(t testing.TB, cfg Config) *rx {
 // data delivers one packet holding one DATA chunk.
 func (r *rx) data(tsn TSN, sid, ssn uint16, flags uint8, payload []byte) Verdict {
 	r.t.Helper()
-	v, err := r.e.recv.HandleData(r.now, &Data{TSN: tsn, SID: sid, SSN: ssn, Flags: flags, Payload: payload})
+	v, err := r.e.HandleData(r.now, &Data{TSN: tsn, SID: sid, SSN: ssn, Flags: flags, Payload: payload})
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	r.e.recv.EndPacket(r.now)
+	r.e.EndPacket(r.now)
 	return v
 }
 
@@ -138,7 +138,7 @@ func (r *rx) whole(tsn TSN, sid, ssn uint16, n int) Verdict {
 // sack builds the SACK now due and parses it back.
 func (r *rx) sack() SACK {
 	r.t.Helper()
-	b := r.e.recv.AppendSACK(r.now, nil, 1500)
+	b := r.e.AppendSACK(r.now, nil, 1500)
 	var s SACK
 	if !parseSACK(b, &s) {
 		r.t.Fatalf("malformed SACK %x", b)
@@ -152,7 +152,7 @@ func (r *rx) readAll() []int {
 	buf := make([]byte, 1<<20)
 	n := 0
 	for {
-		k, info, err := r.e.recv.Read(buf)
+		k, info, err := r.e.Read(buf)
 		if err != nil {
 			return out
 		}
@@ -207,4 +207,10 @@ func checkInvariants(t testing.TB, s *sender) {
 	if (s.ledger.inFlight+s.ledger.rtxPending > 0) && !timer {
 		t.Fatalf("data outstanding without T3-rtx running")
 	}
+}
+
+// enqueue queues a reliable message on the sender: what Engine.Queue does
+// for a message without a PR policy, without reading the clock.
+func (s *sender) enqueue(sid uint16, ppid uint32, unordered bool, payload []byte) error {
+	return s.queueMessage(sid, ppid, unordered, payload, true)
 }

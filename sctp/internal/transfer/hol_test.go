@@ -57,13 +57,13 @@ func holRun(t testing.TB, kind sched.Kind, interleaved bool, link simnet.LinkCon
 		// Keep stream 1 busy: a new 1 MB message as soon as less than
 		// one is buffered (queued or unacknowledged).
 		for a.e.send.queue.buffered < bulkMsg {
-			if err := a.e.send.Queue(1, 1, false, bulk); err != nil {
+			if err := a.e.send.enqueue(1, 1, false, bulk); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if sent < count && !p.now.Before(nextSmall) {
 			binary.BigEndian.PutUint64(msg, uint64(p.now.Sub(epoch)))
-			if err := a.e.send.Queue(0, 2, false, msg); err != nil {
+			if err := a.e.send.enqueue(0, 2, false, msg); err != nil {
 				t.Fatal(err)
 			}
 			sent++
@@ -85,7 +85,7 @@ func holRun(t testing.TB, kind sched.Kind, interleaved bool, link simnet.LinkCon
 		// B reads everything; a small message's latency ends when its
 		// last byte is read.
 		for {
-			n, info, err := b.e.recv.Read(b.rbuf)
+			n, info, err := b.e.Read(b.rbuf)
 			if errors.Is(err, ErrWouldBlock) {
 				break
 			}

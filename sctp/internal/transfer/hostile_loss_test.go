@@ -35,7 +35,7 @@ func TestHostileAcksRACK(t *testing.T) {
 		sacks := 0
 		for i := range 1000 {
 			x.advance(time.Millisecond)
-			top := uint16(x.e.send.NextTSN() - 1001)
+			top := uint16(x.e.NextTSN() - 1001)
 			if i%2 == 0 {
 				x.mustSACK(1000, DefaultBuffer, 2, top) // all but 1001
 			} else {
@@ -72,7 +72,7 @@ func TestHostileAcksRACK(t *testing.T) {
 			x.e.OnTimeout(x.now)
 			// The same SACK every millisecond: 1001 missing, the rest
 			// arrived, and every chunk reported again and again.
-			if _, err := x.e.send.HandleSACK(x.now, &SACK{CumTSNAck: 1000, ARwnd: DefaultBuffer,
+			if _, err := x.e.HandleSACK(x.now, &SACK{CumTSNAck: 1000, ARwnd: DefaultBuffer,
 				Gaps: []GapBlock{{Start: 2, End: 20}}, Dups: dups}); err != nil {
 				t.Fatal(err)
 			}

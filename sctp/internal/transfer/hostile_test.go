@@ -75,11 +75,11 @@ func TestHostileSACKDupsAndEmpty(t *testing.T) {
 	x.queue(2, 100)
 	x.flush()
 	dups := make([]TSN, 65535)
-	if _, err := x.e.send.HandleSACK(x.now, &SACK{CumTSNAck: 1001, ARwnd: DefaultBuffer, Dups: dups}); err != nil {
+	if _, err := x.e.HandleSACK(x.now, &SACK{CumTSNAck: 1001, ARwnd: DefaultBuffer, Dups: dups}); err != nil {
 		t.Fatal(err)
 	}
-	if x.e.stats.DupTSNsReported != 65535 || !x.e.send.Idle() {
-		t.Fatalf("dups %d idle %v", x.e.stats.DupTSNsReported, x.e.send.Idle())
+	if x.e.stats.DupTSNsReported != 65535 || !x.e.SendIdle() {
+		t.Fatalf("dups %d idle %v", x.e.stats.DupTSNsReported, x.e.SendIdle())
 	}
 }
 
@@ -93,7 +93,7 @@ func FuzzSender(f *testing.F) {
 		x := newTx(t, Config{MaxBurst: 100, PeerRwnd: 20000})
 		x.e.path.cwnd = 30000
 		for i := range 40 {
-			x.e.send.Queue(uint16(i%4), 0, i%3 == 0, make([]byte, 100+i*37))
+			x.e.send.enqueue(uint16(i%4), 0, i%3 == 0, make([]byte, 100+i*37))
 		}
 		var sk SACK
 		for len(b) >= 4 {
@@ -109,13 +109,13 @@ func FuzzSender(f *testing.F) {
 					sk.Gaps = append(sk.Gaps, GapBlock{Start: uint16(b[0]), End: uint16(b[1])})
 					b = b[2:]
 				}
-				x.e.send.HandleSACK(x.now, &sk)
+				x.e.HandleSACK(x.now, &sk)
 			case 2: // time passes, timers fire
 				x.advance(time.Duration(b[1]) * 10 * time.Millisecond)
 				x.e.OnTimeout(x.now)
 				b = b[2:]
 			case 3: // send
-				x.e.send.AppendData(x.now, x.pkt[:0], int(b[1])*8)
+				x.e.AppendData(x.now, x.pkt[:0], int(b[1])*8)
 				b = b[2:]
 			}
 			checkInvariants(t, &x.e.send)
@@ -141,19 +141,19 @@ func fuzzReceiver(t *testing.T, b []byte) {
 		for len(b) >= 5 {
 			d := Data{TSN: 1 + TSN(b[0]), SID: uint16(b[1] % 6), SSN: uint16(b[2] % 8), Flags: b[3] & 0xf, Payload: payload[:b[4]]}
 			b = b[5:]
-			e.recv.HandleData(now, &d)
-			e.recv.EndPacket(now)
+			e.HandleData(now, &d)
+			e.EndPacket(now)
 			if e.SACKDue(now) {
-				e.recv.AppendSACK(now, nil, 1400)
+				e.AppendSACK(now, nil, 1400)
 			}
 			switch len(b) % 3 {
 			case 0:
-				e.recv.Read(buf)
+				e.Read(buf)
 			case 1:
-				e.recv.ReadStream(uint16(len(b)%6), buf)
+				e.ReadStream(uint16(len(b)%6), buf)
 			}
-			if e.recv.Held() > cfg.RecvBuffer+DefaultMTU {
-				t.Fatalf("held %d over the buffer", e.recv.Held())
+			if e.RecvHeld() > cfg.RecvBuffer+DefaultMTU {
+				t.Fatalf("held %d over the buffer", e.RecvHeld())
 			}
 		}
 	}

@@ -29,7 +29,7 @@ type iside struct {
 
 func (s *iside) consume() {
 	for {
-		n, info, err := s.e.recv.Read(s.rbuf[:s.readSize])
+		n, info, err := s.e.Read(s.rbuf[:s.readSize])
 		if errors.Is(err, ErrWouldBlock) {
 			return
 		}
@@ -119,7 +119,7 @@ func TestIDataSenderInterleaves(t *testing.T) {
 	}
 	big := make([]byte, 5000)
 	for sid := range uint16(2) {
-		if err := e.send.Queue(sid, 9, false, big); err != nil {
+		if err := e.send.enqueue(sid, 9, false, big); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -127,7 +127,7 @@ func TestIDataSenderInterleaves(t *testing.T) {
 	var sids []uint16
 	next := map[uint16]uint32{}
 	for range 6 {
-		pkt, _ := e.send.AppendData(now, nil, 1200-12)
+		pkt, _ := e.AppendData(now, nil, 1200-12)
 		it := chunk.Chunks(pkt)
 		for c, ok := it.Next(); ok; c, ok = it.Next() {
 			if c.Type != chunk.TypeIData {
@@ -171,7 +171,7 @@ func TestIDataWrongVariant(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := Data{Flags: chunk.FlagBeginning | chunk.FlagEnd, TSN: 0, Payload: []byte("x")}
-	if _, err := ei.recv.HandleData(epoch, &d); !errors.Is(err, ErrProtocolViolation) {
+	if _, err := ei.HandleData(epoch, &d); !errors.Is(err, ErrProtocolViolation) {
 		t.Fatalf("DATA with I-DATA negotiated: %v", err)
 	}
 	ed, err := New(Config{OutStreams: 1, InStreams: 1})
@@ -179,7 +179,7 @@ func TestIDataWrongVariant(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := IData{Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte("x")}
-	if _, err := ed.recv.HandleIData(epoch, &id); !errors.Is(err, ErrProtocolViolation) {
+	if _, err := ed.HandleIData(epoch, &id); !errors.Is(err, ErrProtocolViolation) {
 		t.Fatalf("I-DATA without I-DATA negotiated: %v", err)
 	}
 }
@@ -200,7 +200,7 @@ func TestIDataReceiverIForwardTSN(t *testing.T) {
 		{TSN: 11, SID: 0, MID: 0, FSN: 1, Payload: big},
 		{TSN: 13, SID: 1, MID: 0, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte("after")},
 	} {
-		if v, err := r.HandleIData(epoch, &d); err != nil || v != Accepted {
+		if v, err := r.handleIData(epoch, &d); err != nil || v != Accepted {
 			t.Fatalf("chunk %d: %v %v", i, v, err)
 		}
 	}
@@ -209,7 +209,7 @@ func TestIDataReceiverIForwardTSN(t *testing.T) {
 	// first parts are out, stream 1's whole message with them.
 	var got []string
 	for {
-		n, info, err := r.Read(buf)
+		n, info, err := r.read(buf)
 		if err != nil {
 			break
 		}
@@ -220,14 +220,14 @@ func TestIDataReceiverIForwardTSN(t *testing.T) {
 		b, _ = chunk.AppendIForwardTSN(b, 12, []chunk.StreamMID{{SID: 0, MID: 0}})
 		return b
 	})
-	if err := r.HandleIForwardTSN(epoch, c); err != nil {
+	if err := r.handleIForwardTSN(epoch, c); err != nil {
 		t.Fatal(err)
 	}
-	if r.CumulativeTSN() != 13 || !r.acks.due(epoch) {
-		t.Fatalf("cum %d, SACK due %v", r.CumulativeTSN(), r.acks.due(epoch))
+	if r.tsns.cum != 13 || !r.acks.due(epoch) {
+		t.Fatalf("cum %d, SACK due %v", r.tsns.cum, r.acks.due(epoch))
 	}
 	for {
-		n, info, err := r.Read(buf)
+		n, info, err := r.read(buf)
 		if err != nil {
 			break
 		}
@@ -238,22 +238,22 @@ func TestIDataReceiverIForwardTSN(t *testing.T) {
 		t.Fatalf("reads %v\nwant  %s", got, want)
 	}
 	// Stale: no change.
-	if err := r.HandleIForwardTSN(epoch, c); err != nil || r.CumulativeTSN() != 13 {
-		t.Fatalf("stale I-FORWARD-TSN: %v, cum %d", err, r.CumulativeTSN())
+	if err := r.handleIForwardTSN(epoch, c); err != nil || r.tsns.cum != 13 {
+		t.Fatalf("stale I-FORWARD-TSN: %v, cum %d", err, r.tsns.cum)
 	}
 	bad := chunkOf(t, func(b []byte) []byte {
 		b, _ = chunk.AppendIForwardTSN(b, 20, []chunk.StreamMID{{SID: 2, MID: 0}})
 		return b
 	})
-	if err := r.HandleIForwardTSN(epoch, bad); err == nil || r.CumulativeTSN() != 13 {
-		t.Fatalf("stream 2 of 2: %v, cum %d", err, r.CumulativeTSN())
+	if err := r.handleIForwardTSN(epoch, bad); err == nil || r.tsns.cum != 13 {
+		t.Fatalf("stream 2 of 2: %v, cum %d", err, r.tsns.cum)
 	}
 	short := chunk.Chunk{Type: chunk.TypeIForwardTSN, Value: []byte{0, 0, 0, 20, 0, 0, 0, 0}}
-	if err := r.HandleIForwardTSN(epoch, short); !errors.Is(err, chunk.ErrBadLength) {
+	if err := r.handleIForwardTSN(epoch, short); !errors.Is(err, chunk.ErrBadLength) {
 		t.Fatalf("length 12: %v", err)
 	}
 	ed, _ := New(Config{OutStreams: 1, InStreams: 1})
-	if err := ed.recv.HandleIForwardTSN(epoch, c); !errors.Is(err, ErrProtocolViolation) {
+	if err := ed.HandleIForwardTSN(epoch, c); !errors.Is(err, ErrProtocolViolation) {
 		t.Fatalf("I-FORWARD-TSN without I-DATA: %v", err)
 	}
 }
@@ -274,12 +274,12 @@ func chunkOf(t testing.TB, build func([]byte) []byte) chunk.Chunk {
 // it numbers the same way. Config.FSN fixes either numbering.
 func TestIDataSenderFollowsLinuxFSN(t *testing.T) {
 	sendFSNs := func(e *Engine) []uint32 {
-		if err := e.send.Queue(0, 1, false, make([]byte, 3000)); err != nil {
+		if err := e.send.enqueue(0, 1, false, make([]byte, 3000)); err != nil {
 			t.Fatal(err)
 		}
 		var fsns []uint32
 		for {
-			pkt, n := e.send.AppendData(epoch, nil, 1200-12)
+			pkt, n := e.AppendData(epoch, nil, 1200-12)
 			if n == 0 {
 				return fsns
 			}
@@ -298,7 +298,7 @@ func TestIDataSenderFollowsLinuxFSN(t *testing.T) {
 			{TSN: 1, FSN: 0, Payload: []byte("b")},
 			{TSN: 2, FSN: 1, Flags: chunk.FlagEnd, Payload: []byte("c")},
 		} {
-			if _, err := e.recv.HandleIData(epoch, &d); err != nil {
+			if _, err := e.HandleIData(epoch, &d); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -335,7 +335,7 @@ func TestIDataReceiveWindowFullHoleFiller(t *testing.T) {
 	r := newRx(t, Config{RecvBuffer: 2000, Interleaved: true})
 	id := func(tsn TSN, sid uint16, mid uint32, n int) Verdict {
 		d := IData{TSN: tsn, SID: sid, MID: mid, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: make([]byte, n)}
-		v, err := r.e.recv.HandleIData(r.now, &d)
+		v, err := r.e.HandleIData(r.now, &d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -376,7 +376,7 @@ func TestIDataMIDOutsideWindow(t *testing.T) {
 	r := newRx(t, Config{RecvBuffer: 4000, Interleaved: true})
 	send := func(tsn TSN, mid uint32) error {
 		d := IData{TSN: tsn, SID: 1, MID: mid, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte{1}}
-		_, err := r.e.recv.HandleIData(r.now, &d)
+		_, err := r.e.HandleIData(r.now, &d)
 		return err
 	}
 	if err := send(1, 1<<31-1); err != nil {

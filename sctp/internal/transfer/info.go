@@ -25,9 +25,9 @@ func (e *Engine) Info() Info {
 	return Info{
 		SRTT: p.srtt, RTTVar: p.rttvar, RTO: p.rto,
 		Cwnd: p.cwnd, Ssthresh: p.ssthresh, FlightSize: p.flight,
-		PeerRwnd: e.send.peerRwnd, Rwnd: e.recv.Window(),
+		PeerRwnd: e.send.peerRwnd, Rwnd: e.recv.window(),
 		Outstanding: e.send.ledger.outstanding(), SendBuffered: e.send.queue.buffered,
-		RecvHeld: e.recv.Held(), InFastRecovery: p.inFastRecovery, PathErrors: p.errors,
-		NextTSN: e.send.ledger.nextTSN, CumAck: e.send.ledger.cumAck, PeerCumTSN: e.recv.CumulativeTSN(),
+		RecvHeld: e.recv.held(), InFastRecovery: p.inFastRecovery, PathErrors: p.errors,
+		NextTSN: e.send.ledger.nextTSN, CumAck: e.send.ledger.cumAck, PeerCumTSN: e.recv.tsns.cum,
 	}
 }

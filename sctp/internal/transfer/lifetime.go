@@ -115,12 +115,12 @@ func (s *sender) compactLifetimes() {
 	t.live = n
 }
 
-// LifetimeDeadline returns when the earliest lifetime of a message in the
+// lifetimeDeadline returns when the earliest lifetime of a message in the
 // send buffer ends, or the zero time when none is watched. Entries of
 // messages that left come off the top first, so that a message
 // acknowledged long before its lifetime ends wakes nobody then (the
 // association asks after every packet: amortised O(log n) per message).
-func (s *sender) LifetimeDeadline() time.Time {
+func (s *sender) lifetimeDeadline() time.Time {
 	t := &s.pr.ttl
 	for len(t.h) > 0 && !t.h[0].valid() {
 		t.pop()
@@ -131,13 +131,13 @@ func (s *sender) LifetimeDeadline() time.Time {
 	return s.pr.clockBase.Add(time.Duration(s.pr.ttl.h[0].at) * time.Millisecond)
 }
 
-// ExpireLifetimes gives up every message whose lifetime ended at or before
+// expireLifetimes gives up every message whose lifetime ended at or before
 // now: a message not yet sent leaves the queue (TR3); one partly or wholly
 // sent is abandoned (RFC 3758 section 3.5 A2/A3) when PR-SCTP was
 // negotiated, and a FORWARD-TSN becomes due; without PR-SCTP a message
 // already started is sent on (the peer could not be told to skip it). The
 // messages given up are reported through TakeFailed.
-func (s *sender) ExpireLifetimes(now time.Time) {
+func (s *sender) expireLifetimes(now time.Time) {
 	t := &s.pr.ttl
 	if len(t.h) == 0 {
 		return

@@ -45,12 +45,12 @@ func TestLifetimeDeadline(t *testing.T) {
 		if len(f) != want.failed || f[0].Sent != want.sent || f[0].Policy != PRTTL {
 			t.Fatalf("at %v: failed %+v", want.at, f)
 		}
-		if want.sent && !x.e.send.ForwardDue() {
+		if want.sent && !x.e.ForwardDue() {
 			t.Fatal("no FORWARD-TSN due after abandoning a sent message")
 		}
 		checkInvariants(t, &x.e.send)
 	}
-	if d := x.e.send.LifetimeDeadline(); !d.IsZero() {
+	if d := x.e.send.lifetimeDeadline(); !d.IsZero() {
 		t.Fatalf("lifetime deadline %v with no lifetime left", d)
 	}
 }
@@ -73,7 +73,7 @@ func TestLifetimeHeapCompacts(t *testing.T) {
 	}
 	// Nothing left in the buffer: no lifetime deadline (a message
 	// acknowledged before its lifetime ends wakes nobody then).
-	if d := x.e.send.LifetimeDeadline(); !d.IsZero() {
+	if d := x.e.send.lifetimeDeadline(); !d.IsZero() {
 		t.Fatalf("lifetime deadline %v with every message acknowledged", d)
 	}
 }
@@ -115,11 +115,11 @@ func TestLifetimeManyInFlight(t *testing.T) {
 	if x.e.path.FlightSize() != 0 {
 		t.Fatalf("flight %d after abandoning everything", x.e.path.FlightSize())
 	}
-	if got, want := x.e.AdvancedPeerAckPoint(), x.e.send.NextTSN()-1; got != want || !x.e.send.ForwardDue() {
-		t.Fatalf("Advanced.Peer.Ack.Point %d, want %d; FORWARD-TSN due %v", got, want, x.e.send.ForwardDue())
+	if got, want := x.e.AdvancedPeerAckPoint(), x.e.NextTSN()-1; got != want || !x.e.ForwardDue() {
+		t.Fatalf("Advanced.Peer.Ack.Point %d, want %d; FORWARD-TSN due %v", got, want, x.e.ForwardDue())
 	}
-	x.mustSACK(x.e.send.NextTSN()-1, DefaultBuffer)
-	if !x.e.send.Idle() {
+	x.mustSACK(x.e.NextTSN()-1, DefaultBuffer)
+	if !x.e.SendIdle() {
 		t.Fatal("not idle once the peer moved past the abandoned TSNs")
 	}
 }

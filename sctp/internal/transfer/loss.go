@@ -42,7 +42,7 @@ func (s *sender) startT3(now time.Time) {
 	}
 }
 
-// OnTimeout handles the expiry of T3-rtx when its deadline has passed
+// onTimeout handles the expiry of T3-rtx when its deadline has passed
 // (section 6.3.3): it adjusts ssthresh and cwnd (E1, 7.2.3), backs off the
 // RTO (E2), marks every outstanding chunk for retransmission so that the
 // next AppendData resends the earliest ones in one packet (E3), and counts
@@ -50,7 +50,7 @@ func (s *sender) startT3(now time.Time) {
 // association (section 8.1), which then checks Association.Max.Retrans:
 // unanswered zero window probes do not count while SACKs keep arriving
 // (6.1 rule A).
-func (s *sender) OnTimeout(now time.Time) (expired bool) {
+func (s *sender) onTimeout(now time.Time) (expired bool) {
 	s.rackTimers(now)
 	s.paths.faulted = 0
 	if len(s.paths.list) > 1 {
@@ -116,7 +116,7 @@ func (s *sender) OnTimeout(now time.Time) (expired bool) {
 	if s.pr.advPeerAck.GT(s.ledger.cumAck) {
 		s.pr.forwardDue = true
 	}
-	if s.ledger.rtxPending > 0 || s.ForwardDue() {
+	if s.ledger.rtxPending > 0 || s.pr.due(s.ledger.cumAck) {
 		// E3 retransmits at once, in the next AppendData; running the timer
 		// from now (R1 with the backed-off RTO) keeps the association live
 		// even if that packet cannot be built right away.

@@ -25,12 +25,12 @@ func TestEngineFootprint(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	idle := after.TotalAlloc - before.TotalAlloc
 	for sid := range uint16(10) {
-		e.send.Queue(sid, 0, false, []byte{1})
+		e.send.enqueue(sid, 0, false, []byte{1})
 	}
 	runtime.ReadMemStats(&before)
 	used := before.TotalAlloc - after.TotalAlloc
 	for sid := range uint16(10) {
-		e.send.Queue(10+sid*6000, 0, false, []byte{1})
+		e.send.enqueue(10+sid*6000, 0, false, []byte{1})
 	}
 	runtime.ReadMemStats(&after)
 	spread := after.TotalAlloc - before.TotalAlloc
@@ -51,7 +51,7 @@ func TestRestingGivesBack(t *testing.T) {
 	msg := make([]byte, 1452)
 	burst := func() {
 		for i := range 200 {
-			if err := m.a.send.Queue(uint16(i%10), 0, false, msg); err != nil {
+			if err := m.a.send.enqueue(uint16(i%10), 0, false, msg); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -55,9 +55,9 @@ func (p *mhPair) flushA() {
 		pkt := s.pkt[:0]
 		room := s.e.path.MTU() - 12
 		if s.e.SACKDue(p.now) {
-			pkt = s.e.recv.AppendSACK(p.now, pkt, room)
+			pkt = s.e.AppendSACK(p.now, pkt, room)
 		}
-		pkt, n := s.e.send.AppendData(p.now, pkt, room-len(pkt))
+		pkt, n := s.e.AppendData(p.now, pkt, room-len(pkt))
 		if len(pkt) == 0 {
 			return
 		}
@@ -153,7 +153,7 @@ func (p *mhPair) run(t testing.TB, limit time.Duration, stop func() bool) {
 }
 
 func (p *mhPair) done() bool {
-	return p.a.toSend <= 0 && p.a.pending == nil && p.a.e.send.Idle() && p.b.recvMsgs == p.a.sentMsgs
+	return p.a.toSend <= 0 && p.a.pending == nil && p.a.e.SendIdle() && p.b.recvMsgs == p.a.sentMsgs
 }
 
 // checkPathFlight checks that the paths' flight sizes add up to the bytes

@@ -100,7 +100,7 @@ func (s *side) produce() {
 			s.nextSeq[sid]++
 			s.pending, s.pendSID = b, sid
 		}
-		err := s.e.send.Queue(s.pendSID, 51, s.pendUn, s.pending)
+		err := s.e.send.enqueue(s.pendSID, 51, s.pendUn, s.pending)
 		if errors.Is(err, ErrWouldBlock) {
 			return
 		}
@@ -117,7 +117,7 @@ func (s *side) produce() {
 func (s *side) consume() {
 	budget := s.readStep
 	for s.readStep == 0 || budget > 0 {
-		n, info, err := s.e.recv.Read(s.rbuf[:s.readSize])
+		n, info, err := s.e.Read(s.rbuf[:s.readSize])
 		if errors.Is(err, ErrWouldBlock) {
 			return
 		}
@@ -181,9 +181,9 @@ func (s *side) flush(now time.Time, n *simnet.Network) {
 		pkt := s.pkt[:0]
 		room := mtu - 12
 		if s.e.SACKDue(now) {
-			pkt = s.e.recv.AppendSACK(now, pkt, room)
+			pkt = s.e.AppendSACK(now, pkt, room)
 		}
-		pkt, _ = s.e.send.AppendData(now, pkt, room-len(pkt))
+		pkt, _ = s.e.AppendData(now, pkt, room-len(pkt))
 		if len(pkt) == 0 {
 			return
 		}
@@ -207,7 +207,7 @@ func (s *side) input(now time.Time, pkt []byte) {
 				s.fail("bad DATA: %v", err)
 				return
 			}
-			if _, err := s.e.recv.HandleData(now, &d); err != nil {
+			if _, err := s.e.HandleData(now, &d); err != nil {
 				s.fail("HandleData: %v", err)
 			}
 		case c.Type == chunk.TypeIData && interleaved:
@@ -216,7 +216,7 @@ func (s *side) input(now time.Time, pkt []byte) {
 				s.fail("bad I-DATA: %v", err)
 				return
 			}
-			if _, err := s.e.recv.HandleIData(now, &d); err != nil {
+			if _, err := s.e.HandleIData(now, &d); err != nil {
 				s.fail("HandleIData: %v", err)
 			}
 		case c.Type == chunk.TypeSack:
@@ -226,7 +226,7 @@ func (s *side) input(now time.Time, pkt []byte) {
 				return
 			}
 			s.sk.SetFrom(&sk)
-			if _, err := s.e.send.HandleSACK(now, &s.sk); err != nil {
+			if _, err := s.e.HandleSACK(now, &s.sk); err != nil {
 				s.fail("HandleSACK: %v", err)
 			}
 		case interleaved:
@@ -236,7 +236,7 @@ func (s *side) input(now time.Time, pkt []byte) {
 	if err := it.Err(); err != nil {
 		s.fail("bad packet: %v", err)
 	}
-	s.e.recv.EndPacket(now)
+	s.e.EndPacket(now)
 }
 
 // pair is two sides joined by a simulated network.
@@ -326,7 +326,7 @@ func (p *pair) drive(t testing.TB, limit time.Duration, stop func() bool, a, b p
 		}
 		for _, ps := range peers {
 			s := ps.base()
-			if s.readStep > 0 && s.e.recv.Readable() && (!ok || p.now.Add(time.Millisecond).Before(next)) {
+			if s.readStep > 0 && s.e.Readable() && (!ok || p.now.Add(time.Millisecond).Before(next)) {
 				next, ok = p.now.Add(time.Millisecond), true // the slow reader's next read
 			}
 		}
@@ -344,7 +344,7 @@ func (p *pair) drive(t testing.TB, limit time.Duration, stop func() bool, a, b p
 
 func (p *pair) done() bool {
 	return p.a.toSend <= 0 && p.b.toSend <= 0 && p.a.pending == nil && p.b.pending == nil &&
-		p.a.e.send.Idle() && p.b.e.send.Idle() &&
+		p.a.e.SendIdle() && p.b.e.SendIdle() &&
 		p.a.recvMsgs == p.b.sentMsgs && p.b.recvMsgs == p.a.sentMsgs
 }
 
@@ -352,7 +352,7 @@ func (s *side) state() string {
 	e := s.e
 	return fmt.Sprintf("toSend=%d sent=%d recv=%d buffered=%d outstanding=%d cwnd=%d flight=%d rwnd=%d rto=%v held=%d cum=%d",
 		s.toSend, s.sentMsgs, s.recvMsgs, e.send.queue.buffered, e.send.ledger.outstanding(), e.path.Cwnd(), e.path.FlightSize(),
-		e.send.PeerRwnd(), e.path.RTO(), e.recv.Held(), e.recv.CumulativeTSN())
+		e.PeerRwnd(), e.path.RTO(), e.RecvHeld(), e.CumulativeTSN())
 }
 
 func TestPairSmoke(t *testing.T) {

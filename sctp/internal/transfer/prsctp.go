@@ -94,12 +94,12 @@ func (a *abandoner) clock(now time.Time) uint32 {
 	return uint32(now.Sub(a.clockBase) / time.Millisecond)
 }
 
-// QueuePR is Queue for a message with partial reliability pr (see PR);
+// queuePR is queueMessage for a message with partial reliability pr (see PR);
 // now starts the lifetime of PRTTL. A PRPrio message that finds the send
 // buffer full first abandons queued messages of less important priority
 // (a higher value) to make room, as RFC 7496 section 3.2 allows; reliable
 // messages are never abandoned for it.
-func (s *sender) QueuePR(now time.Time, sid uint16, ppid uint32, unordered bool, payload []byte, pr PR) error {
+func (s *sender) queuePR(now time.Time, sid uint16, ppid uint32, unordered bool, payload []byte, pr PR) error {
 	if pr.Policy >= numPolicies {
 		return ErrConfig
 	}
@@ -354,11 +354,7 @@ func (a *abandoner) due(cum TSN) bool {
 	return a.forwardDue && a.cfg.PartialReliability && a.advPeerAck.GT(cum)
 }
 
-// ForwardDue reports whether a FORWARD-TSN (or I-FORWARD-TSN) should go
-// out (abandoner.due).
-func (s *sender) ForwardDue() bool { return s.pr.due(s.ledger.cumAck) }
-
-// AppendForward appends the FORWARD-TSN chunk (I-FORWARD-TSN with I-DATA)
+// appendForward appends the FORWARD-TSN chunk (I-FORWARD-TSN with I-DATA)
 // that moves the peer's cumulative TSN to the Advanced.Peer.Ack.Point,
 // using at most room bytes, and returns the packet. C4: "For each
 // "abandoned" TSN, the sender of the FORWARD TSN MUST determine if the
@@ -374,7 +370,7 @@ func (s *sender) ForwardDue() bool { return s.pr.due(s.ledger.cumAck) }
 // or not, by stream, U flag and MID (RFC 8260 section 2.3.1). C5: "If a
 // FORWARD TSN is sent, the sender MUST assure that at least one T3-rtx
 // timer is running."
-func (s *sender) AppendForward(now time.Time, pkt []byte, room int) []byte {
+func (s *sender) appendForward(now time.Time, pkt []byte, room int) []byte {
 	pkt, sent := s.pr.appendForward(now, pkt, room, &s.ledger)
 	if sent && s.loss.t3.IsZero() {
 		s.loss.t3 = now.Add(s.paths.primary.rto)

@@ -15,7 +15,7 @@ func prTx(t testing.TB, cfg Config) *tx {
 
 func (x *tx) queuePR(sid uint16, unordered bool, size int, pr PR) {
 	x.t.Helper()
-	if err := x.e.send.QueuePR(x.now, sid, 0, unordered, make([]byte, size), pr); err != nil {
+	if err := x.e.Queue(x.now, sid, 0, unordered, make([]byte, size), pr); err != nil {
 		x.t.Fatal(err)
 	}
 }
@@ -23,10 +23,10 @@ func (x *tx) queuePR(sid uint16, unordered bool, size int, pr PR) {
 // forward returns the FORWARD-TSN the sender owes now, parsed, or ok false.
 func (x *tx) forward() (cum TSN, entries []chunk.StreamSSN, ok bool) {
 	x.t.Helper()
-	if !x.e.send.ForwardDue() {
+	if !x.e.ForwardDue() {
 		return 0, nil, false
 	}
-	b := x.e.send.AppendForward(x.now, nil, 1200)
+	b := x.e.AppendForward(x.now, nil, 1200)
 	it := chunk.Chunks(b)
 	c, ok := it.Next()
 	if !ok {
@@ -76,7 +76,7 @@ func TestPRTTLQueued(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 	x.mustSACK(1000, DefaultBuffer)
-	if !x.e.send.Idle() {
+	if !x.e.SendIdle() {
 		t.Fatal("sender not idle")
 	}
 	checkInvariants(t, &x.e.send)
@@ -120,14 +120,14 @@ func TestPRTTLInFlight(t *testing.T) {
 	if x.e.send.loss.t3.IsZero() {
 		t.Fatal("T3-rtx not running after FORWARD-TSN")
 	}
-	if x.e.send.ForwardDue() {
+	if x.e.ForwardDue() {
 		t.Fatal("FORWARD-TSN still due right after sending it")
 	}
 	// A SACK sent before the FORWARD-TSN arrived (less than an RTT after
 	// it) does not repeat it (F2's implementation note); the FORWARD-TSN
 	// was lost: a SACK an RTT later makes it due again (C3).
 	x.mustSACK(1000, DefaultBuffer)
-	if x.e.send.ForwardDue() {
+	if x.e.ForwardDue() {
 		t.Fatal("duplicate FORWARD-TSN due within an RTT")
 	}
 	x.advance(time.Second)
@@ -136,7 +136,7 @@ func TestPRTTLInFlight(t *testing.T) {
 		t.Fatal("FORWARD-TSN not due again")
 	}
 	x.mustSACK(1003, DefaultBuffer)
-	if !x.e.send.Idle() || x.e.send.ForwardDue() {
+	if !x.e.SendIdle() || x.e.ForwardDue() {
 		t.Fatal("not idle after the peer moved past the abandoned TSNs")
 	}
 	checkInvariants(t, &x.e.send)
@@ -156,7 +156,7 @@ func TestPRAdvancedPeerAckPointStopsAtLive(t *testing.T) {
 	if got := x.e.AdvancedPeerAckPoint(); got != 999 {
 		t.Fatalf("Advanced.Peer.Ack.Point %d, want 999 (1000 is live)", got)
 	}
-	if x.e.send.ForwardDue() {
+	if x.e.ForwardDue() {
 		t.Fatal("FORWARD-TSN due while the point did not move")
 	}
 	// C1: "If (Advanced.Peer.Ack.Point < SackCumAck), then update
@@ -253,7 +253,7 @@ func TestPRFragmentedMessage(t *testing.T) {
 		t.Fatalf("sent %v, want the reliable message at 1002", got)
 	}
 	x.mustSACK(1002, DefaultBuffer)
-	if !x.e.send.Idle() {
+	if !x.e.SendIdle() {
 		t.Fatalf("not idle: buffered %d", x.e.send.queue.buffered)
 	}
 	checkInvariants(t, &x.e.send)
@@ -266,13 +266,13 @@ func TestPRIForwardTSN(t *testing.T) {
 	x.queuePR(0, false, 100, PR{Policy: PRTTL, Value: 10})
 	x.queuePR(0, false, 100, PR{Policy: PRTTL, Value: 10})
 	x.queuePR(3, true, 100, PR{Policy: PRTTL, Value: 10})
-	pkt, n := x.e.send.AppendData(x.now, nil, 1400)
+	pkt, n := x.e.AppendData(x.now, nil, 1400)
 	if n != 3 || len(pkt) == 0 {
 		t.Fatalf("sent %d chunks", n)
 	}
 	x.advance(20 * time.Millisecond)
 	x.mustSACK(999, DefaultBuffer)
-	b := x.e.send.AppendForward(x.now, nil, 1200)
+	b := x.e.AppendForward(x.now, nil, 1200)
 	it := chunk.Chunks(b)
 	c, _ := it.Next()
 	f, err := chunk.ParseIForwardTSN(c)
@@ -300,7 +300,7 @@ func TestPRForwardTSNFitsMTU(t *testing.T) {
 	x.flush()
 	x.advance(20 * time.Millisecond)
 	x.mustSACK(999, DefaultBuffer)
-	b := x.e.send.AppendForward(x.now, nil, 8+4*10)
+	b := x.e.AppendForward(x.now, nil, 8+4*10)
 	it := chunk.Chunks(b)
 	c, _ := it.Next()
 	f, err := chunk.ParseForwardTSN(c)
@@ -324,7 +324,7 @@ func TestPRPriority(t *testing.T) {
 	x.queue(1, 300) // reliable
 	x.queuePR(0, false, 300, PR{Policy: PRPrio, Value: 5})
 	x.queuePR(0, false, 300, PR{Policy: PRPrio, Value: 7})
-	if err := x.e.send.QueuePR(x.now, 0, 0, false, make([]byte, 300), PR{Policy: PRPrio, Value: 9}); err != ErrWouldBlock {
+	if err := x.e.Queue(x.now, 0, 0, false, make([]byte, 300), PR{Policy: PRPrio, Value: 9}); err != ErrWouldBlock {
 		t.Fatalf("less important message: %v, want ErrWouldBlock", err)
 	}
 	x.queuePR(0, false, 300, PR{Policy: PRPrio, Value: 1})
@@ -334,7 +334,7 @@ func TestPRPriority(t *testing.T) {
 	}
 	// Abandoning both priority messages would not make room for 800
 	// bytes: nothing is abandoned.
-	if err := x.e.send.QueuePR(x.now, 0, 0, false, make([]byte, 800), PR{Policy: PRPrio, Value: 0}); err != ErrWouldBlock {
+	if err := x.e.Queue(x.now, 0, 0, false, make([]byte, 800), PR{Policy: PRPrio, Value: 0}); err != ErrWouldBlock {
 		t.Fatalf("no room even after abandoning: %v", err)
 	}
 	if f := x.failed(); len(f) != 0 {
@@ -359,7 +359,7 @@ func TestPRNotNegotiated(t *testing.T) {
 	if got := x.flush(); len(got) != 2 {
 		t.Fatalf("retransmitted %v, want both chunks", got)
 	}
-	if x.e.send.ForwardDue() || len(x.failed()) != 0 {
+	if x.e.ForwardDue() || len(x.failed()) != 0 {
 		t.Fatal("abandoned without PR-SCTP")
 	}
 	x.queuePR(0, false, 100, PR{Policy: PRTTL, Value: 10})
@@ -379,10 +379,10 @@ func TestPRNoPolicyAllocs(t *testing.T) {
 	buf := make([]byte, 100)
 	cum := TSN(999)
 	round := func() {
-		if err := x.e.send.QueuePR(x.now, 0, 0, false, buf, PR{}); err != nil {
+		if err := x.e.Queue(x.now, 0, 0, false, buf, PR{}); err != nil {
 			t.Fatal(err)
 		}
-		pkt, n := x.e.send.AppendData(x.now, x.pkt[:0], 1400)
+		pkt, n := x.e.AppendData(x.now, x.pkt[:0], 1400)
 		x.pkt = pkt
 		cum += TSN(n)
 		x.mustSACK(cum, DefaultBuffer)
@@ -427,14 +427,14 @@ func BenchmarkMessagesPR(b *testing.B) {
 			m.a.cfg.PartialReliability = true
 			msg := make([]byte, 1024)
 			for range 1000 {
-				m.a.send.QueuePR(m.now, 1, 0, false, msg, pr)
+				m.a.Queue(m.now, 1, 0, false, msg, pr)
 				m.step(b)
 			}
 			b.SetBytes(int64(len(msg)))
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if err := m.a.send.QueuePR(m.now, uint16(i%10), 0, false, msg, pr); err != nil {
+				if err := m.a.Queue(m.now, uint16(i%10), 0, false, msg, pr); err != nil {
 					b.Fatal(err)
 				}
 				if i%8 == 7 {
@@ -454,11 +454,11 @@ func BenchmarkMessagesPR(b *testing.B) {
 func TestPRPlaceholderIData(t *testing.T) {
 	x := prTx(t, Config{Interleaved: true, PeerRwnd: 1500})
 	x.queuePR(1, false, 4000, PR{Policy: PRTTL, Value: 100})
-	x.e.send.AppendData(x.now, nil, 1400)
+	x.e.AppendData(x.now, nil, 1400)
 	x.mustSACK(1000, 1500)
 	x.advance(200 * time.Millisecond)
-	x.e.send.AppendData(x.now, nil, 1400) // abandons the expired rest
-	b := x.e.send.AppendForward(x.now, nil, 1200)
+	x.e.AppendData(x.now, nil, 1400) // abandons the expired rest
+	b := x.e.AppendForward(x.now, nil, 1200)
 	it := chunk.Chunks(b)
 	c, ok := it.Next()
 	if !ok {
@@ -483,7 +483,7 @@ func TestPRDrainKeepsPolicy(t *testing.T) {
 	x.queuePR(0, false, 10, PR{Policy: PRRtx, Value: 2})
 	x.queue(1, 10)
 	var got []Unsent
-	x.e.send.Drain(func(u Unsent) { got = append(got, u) })
+	x.e.Drain(func(u Unsent) { got = append(got, u) })
 	if len(got) != 3 || got[0].PR.Policy != PRTTL || !got[0].Expiry.Equal(epoch.Add(100*time.Millisecond)) ||
 		got[1].PR != (PR{Policy: PRRtx, Value: 2}) || got[2].PR != (PR{}) {
 		t.Fatalf("drained %+v", got)

@@ -14,7 +14,7 @@ func measured(t *testing.T, x *tx, rtt time.Duration) {
 	x.queue(1, 100)
 	x.flush()
 	x.advance(rtt)
-	x.mustSACK(x.e.send.NextTSN()-1, DefaultBuffer)
+	x.mustSACK(x.e.NextTSN()-1, DefaultBuffer)
 	if x.e.path.SRTT() != rtt {
 		t.Fatalf("SRTT %v, want %v", x.e.path.SRTT(), rtt)
 	}
@@ -91,7 +91,7 @@ func TestRACKReorderingTimer(t *testing.T) {
 	if ds := x.packet(); len(ds) != 0 {
 		t.Fatalf("retransmitted %v within the reordering window", ds)
 	}
-	d := x.e.send.Deadline()
+	d := x.e.send.deadline()
 	if want := x.now.Add(5 * time.Millisecond); !d.Equal(want) {
 		t.Fatalf("reordering timer at %v, want minRTT/4 = 5ms from now", d.Sub(x.now))
 	}
@@ -136,7 +136,7 @@ func TestRACKDuplicatesWidenWindow(t *testing.T) {
 	w0 := x.e.send.reoWnd()
 	x.advance(20 * time.Millisecond)
 	sk := &SACK{CumTSNAck: 1005, ARwnd: DefaultBuffer, Dups: []TSN{1001, 1001, 1001, 1003}}
-	if _, err := x.e.send.HandleSACK(x.now, sk); err != nil {
+	if _, err := x.e.HandleSACK(x.now, sk); err != nil {
 		t.Fatal(err)
 	}
 	if x.e.stats.SpuriousRetransmits != 1 {
@@ -154,7 +154,7 @@ func TestRACKDuplicatesWidenWindow(t *testing.T) {
 	for i := range sk.Dups {
 		sk.Dups[i] = 1001
 	}
-	if _, err := x.e.send.HandleSACK(x.now, sk); err != nil {
+	if _, err := x.e.HandleSACK(x.now, sk); err != nil {
 		t.Fatal(err)
 	}
 	if k := x.e.path.rack; k.reoMult != 1 || x.e.stats.SpuriousRetransmits != 1 {
@@ -176,7 +176,7 @@ func TestTailLossProbe(t *testing.T) {
 	x.queue(4, 1000)
 	x.flush() // 1001..1004: all lost
 	start := x.now
-	d := x.e.send.Deadline()
+	d := x.e.send.deadline()
 	if want := start.Add(40 * time.Millisecond); !d.Equal(want) {
 		t.Fatalf("probe at %v, want 2*SRTT", d.Sub(start))
 	}
@@ -199,7 +199,7 @@ func TestTailLossProbe(t *testing.T) {
 	if x.now.Sub(start) > 100*time.Millisecond || x.e.stats.T3Expiries != 0 || x.e.stats.Probes != 1 {
 		t.Fatalf("tail recovered after %v with %d T3 expiries and %d probes", x.now.Sub(start), x.e.stats.T3Expiries, x.e.stats.Probes)
 	}
-	if !x.e.send.Idle() {
+	if !x.e.SendIdle() {
 		t.Fatal("not idle")
 	}
 	// New data waiting to be sent is the probe when the peer's window
@@ -208,7 +208,7 @@ func TestTailLossProbe(t *testing.T) {
 	x.flush()
 	x.e.path.cwnd = 0
 	x.queue(1, 1000)
-	x.now = x.e.send.Deadline()
+	x.now = x.e.send.deadline()
 	x.e.OnTimeout(x.now)
 	if ds := x.packet(); len(ds) != 1 || ds[0].TSN != 1007 || ds[0].Flags&chunk.FlagImmediate == 0 {
 		t.Fatalf("probe %v, want new TSN 1007 with the I bit", ds)
@@ -224,7 +224,7 @@ func TestProbesBounded(t *testing.T) {
 	x.flush()
 	t3 := x.e.send.loss.t3
 	for x.now.Before(t3) {
-		x.now = x.e.send.Deadline()
+		x.now = x.e.send.deadline()
 		x.e.OnTimeout(x.now)
 		x.flush()
 		// SACKs that acknowledge nothing new do not rearm the probes.
@@ -297,7 +297,7 @@ func TestT3MarksOldChunks(t *testing.T) {
 		t.Fatalf("%d chunks marked, want the 3 sent 100 ms ago", n)
 	}
 	x.flush()
-	if d := x.e.send.Deadline(); !d.Equal(x.e.send.loss.t3) {
+	if d := x.e.send.deadline(); !d.Equal(x.e.send.loss.t3) {
 		t.Fatalf("after T3 the next deadline is %v, T3 at %v: no probe while one packet may be in flight", d.Sub(x.now), x.e.send.loss.t3.Sub(x.now))
 	}
 	checkInvariants(t, &x.e.send)

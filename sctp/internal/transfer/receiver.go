@@ -66,15 +66,11 @@ func (r *receiver) init(cfg *Config, st *Stats, streams *Streams) {
 	r.win.tune.base = cfg.RecvBuffer
 }
 
-// CumulativeTSN returns the cumulative TSN of received data (the
-// Cumulative TSN Ack of our SACKs and of a SHUTDOWN chunk).
-func (r *receiver) CumulativeTSN() TSN { return r.tsns.cum }
-
-// HandleData processes one DATA chunk from the peer (RFC 9260 section 6.2
+// handleData processes one DATA chunk from the peer (RFC 9260 section 6.2
 // and 6.5). The payload is copied when the chunk is kept. An error means the
 // association must ABORT: ErrEmptyMessage ("No User Data" cause) or
 // ErrProtocolViolation.
-func (r *receiver) HandleData(now time.Time, d *Data) (Verdict, error) {
+func (r *receiver) handleData(now time.Time, d *Data) (Verdict, error) {
 	defer r.settle()
 	r.stats.DataChunksReceived++
 	if r.idata != nil {
@@ -239,22 +235,22 @@ func (r *receiver) checkPartial() {
 	}
 }
 
-// Readable reports whether Read would return data.
-func (r *receiver) Readable() bool {
+// readable reports whether Read would return data.
+func (r *receiver) readable() bool {
 	if sid, ok := r.continuing(); ok {
 		return r.reasm.PeekStream(sid) != nil
 	}
 	return r.reasm.Peek() != nil
 }
 
-// ReadableStream reports whether ReadStream(sid) would return data.
-func (r *receiver) ReadableStream(sid uint16) bool { return r.reasm.PeekStream(sid) != nil }
+// readableStream reports whether ReadStream(sid) would return data.
+func (r *receiver) readableStream(sid uint16) bool { return r.reasm.PeekStream(sid) != nil }
 
-// AppendReadable appends to dst the inbound streams that got data to read
+// appendReadable appends to dst the inbound streams that got data to read
 // since its last call (each once; a stream may have been read empty since)
 // and returns the extended slice. A shell wakes the readers of those
 // streams only.
-func (r *receiver) AppendReadable(dst []uint16) []uint16 { return r.reasm.AppendReadable(dst) }
+func (r *receiver) appendReadable(dst []uint16) []uint16 { return r.reasm.AppendReadable(dst) }
 
 // continuing returns the stream of the message a Read returned in part, as
 // long as that message has parts left (without I-DATA only).
@@ -273,7 +269,7 @@ func (r *receiver) continuing() (uint16, bool) {
 	return 0, false
 }
 
-// Read copies delivered user data into p, taking messages of all streams
+// read copies delivered user data into p, taking messages of all streams
 // in the order they became deliverable: at most one message per call, in
 // parts when the message is larger than p (info.EOR marks the last part).
 // It returns ErrWouldBlock when nothing is ready. Reading frees receive
@@ -287,7 +283,7 @@ func (r *receiver) continuing() (uint16, bool) {
 // may alternate between reads (level 2): info names the message of each
 // part (SID, Unordered, MID). A partial delivery aborted by an
 // I-FORWARD-TSN reads as an empty part with info.Aborted.
-func (r *receiver) Read(p []byte) (n int, info RecvInfo, err error) {
+func (r *receiver) read(p []byte) (n int, info RecvInfo, err error) {
 	var f *interleave.Frag
 	if sid, ok := r.continuing(); ok {
 		f = r.reasm.PeekStream(sid)
@@ -305,11 +301,11 @@ func (r *receiver) Read(p []byte) (n int, info RecvInfo, err error) {
 	return n, info, nil
 }
 
-// ReadStream is Read for inbound stream sid only: it returns the next
+// readStream is Read for inbound stream sid only: it returns the next
 // message (or part) of that stream whatever the other streams hold, and
 // ErrWouldBlock when the stream has nothing ready. A message partly read
 // by Read continues here, and the other way round.
-func (r *receiver) ReadStream(sid uint16, p []byte) (n int, info RecvInfo, err error) {
+func (r *receiver) readStream(sid uint16, p []byte) (n int, info RecvInfo, err error) {
 	f := r.reasm.PeekStream(sid)
 	if f == nil {
 		return 0, RecvInfo{}, ErrWouldBlock
@@ -364,7 +360,7 @@ func (r *receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo)
 	}
 	r.checkPartial()
 	r.rest()
-	if r.Window()-r.win.peerWindow(r.stats.BytesReceived) >= r.win.updateAt(r.cfg.MTU) {
+	if r.window()-r.win.peerWindow(r.stats.BytesReceived) >= r.win.updateAt(r.cfg.MTU) {
 		r.acks.dueNow = true
 		r.stats.WindowUpdates++
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/usctp/usctp/stream"
 )
 
-// HandleForwardTSN processes a FORWARD-TSN chunk (RFC 3758 section 3.6) on
+// handleForwardTSN processes a FORWARD-TSN chunk (RFC 3758 section 3.6) on
 // an association that negotiated PR-SCTP without I-DATA. "When a FORWARD
 // TSN chunk arrives, the data receiver MUST first update its cumulative
 // TSN point to the value carried in the FORWARD TSN chunk, and then MUST
@@ -46,7 +46,7 @@ import (
 // accepted): such a chunk is discarded and counted (ForwardTSNsInvalid)
 // and the error returned, as Linux does. With I-DATA negotiated it returns
 // ErrProtocolViolation (RFC 8260 section 2.3.1).
-func (r *receiver) HandleForwardTSN(now time.Time, c chunk.Chunk) error {
+func (r *receiver) handleForwardTSN(now time.Time, c chunk.Chunk) error {
 	defer r.settle()
 	r.stats.ForwardTSNs++
 	if r.idata != nil {

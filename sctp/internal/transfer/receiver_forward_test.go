@@ -17,7 +17,7 @@ func (r *rx) fwd(cum TSN, entries ...uint16) error {
 		es = append(es, chunk.StreamSSN{SID: entries[i], SSN: entries[i+1]})
 	}
 	c := chunkOf(r.t, func(b []byte) []byte { b, _ = chunk.AppendForwardTSN(b, cum, es); return b })
-	return r.e.recv.HandleForwardTSN(r.now, c)
+	return r.e.HandleForwardTSN(r.now, c)
 }
 
 // The example of RFC 3758 section 3.6: "In this example, the receiver's
@@ -87,7 +87,7 @@ func TestForwardTSNDropsIncomplete(t *testing.T) {
 	if got := r.readAll(); len(got) != 1 || got[0] != 30 {
 		t.Fatalf("read %v, want SSN 1 only", got)
 	}
-	if h := r.e.recv.Held(); h != 0 {
+	if h := r.e.RecvHeld(); h != 0 {
 		t.Fatalf("%d bytes still held", h)
 	}
 }
@@ -113,8 +113,8 @@ func TestForwardTSNStaleDropsCutMessage(t *testing.T) {
 	if got := r.readAll(); len(got) != 1 || got[0] != 40 {
 		t.Fatalf("read %v, want SSN 1", got)
 	}
-	if r.e.recv.Held() != 0 || r.e.recv.CumulativeTSN() != 4 || r.e.stats.ForwardTSNsStale != 1 {
-		t.Fatalf("held %d cum %d stale %d", r.e.recv.Held(), r.e.recv.CumulativeTSN(), r.e.stats.ForwardTSNsStale)
+	if r.e.RecvHeld() != 0 || r.e.CumulativeTSN() != 4 || r.e.stats.ForwardTSNsStale != 1 {
+		t.Fatalf("held %d cum %d stale %d", r.e.RecvHeld(), r.e.CumulativeTSN(), r.e.stats.ForwardTSNsStale)
 	}
 }
 
@@ -132,7 +132,7 @@ func TestForwardTSNAbortsPartialDelivery(t *testing.T) {
 		t.Fatalf("partial delivery did not start")
 	}
 	buf := make([]byte, 1000)
-	if n, info, err := r.e.recv.Read(buf); err != nil || n != 1000 || info.EOR {
+	if n, info, err := r.e.Read(buf); err != nil || n != 1000 || info.EOR {
 		t.Fatalf("first part: %d %+v %v", n, info, err)
 	}
 	r.whole(5, 0, 1, 50) // the next message; TSN 3, 4 abandoned
@@ -141,7 +141,7 @@ func TestForwardTSNAbortsPartialDelivery(t *testing.T) {
 	}
 	total := 1000
 	for {
-		n, info, err := r.e.recv.Read(buf)
+		n, info, err := r.e.Read(buf)
 		if err != nil {
 			t.Fatalf("no abort marker after %d bytes: %v", total, err)
 		}
@@ -162,8 +162,8 @@ func TestForwardTSNAbortsPartialDelivery(t *testing.T) {
 	if got := r.readAll(); len(got) != 1 || got[0] != 50 {
 		t.Fatalf("read %v after the abort", got)
 	}
-	if r.e.stats.PartialAborted != 1 || r.e.recv.Held() != 0 {
-		t.Fatalf("PartialAborted %d held %d", r.e.stats.PartialAborted, r.e.recv.Held())
+	if r.e.stats.PartialAborted != 1 || r.e.RecvHeld() != 0 {
+		t.Fatalf("PartialAborted %d held %d", r.e.stats.PartialAborted, r.e.RecvHeld())
 	}
 }
 
@@ -180,8 +180,8 @@ func TestForwardTSNHostile(t *testing.T) {
 	if err := r.fwd(1 + tsnMapBits + 1); !errors.Is(err, ErrProtocolViolation) {
 		t.Fatalf("beyond the window: %v", err)
 	}
-	if r.e.recv.CumulativeTSN() != 1 || r.e.stats.ForwardTSNsInvalid != 2 {
-		t.Fatalf("cum %d invalid %d", r.e.recv.CumulativeTSN(), r.e.stats.ForwardTSNsInvalid)
+	if r.e.CumulativeTSN() != 1 || r.e.stats.ForwardTSNsInvalid != 2 {
+		t.Fatalf("cum %d invalid %d", r.e.CumulativeTSN(), r.e.stats.ForwardTSNsInvalid)
 	}
 	// Section 3.6: "if the "New Cumulative TSN" value carried in the
 	// arrived FORWARD TSN chunk is found to be behind or at the current
@@ -191,7 +191,7 @@ func TestForwardTSNHostile(t *testing.T) {
 	if err := r.fwd(1, 0, 0); err != nil {
 		t.Fatal(err)
 	}
-	if !r.e.SACKDue(r.now) || r.e.stats.ForwardTSNsStale != 1 || r.e.recv.CumulativeTSN() != 1 {
+	if !r.e.SACKDue(r.now) || r.e.stats.ForwardTSNsStale != 1 || r.e.CumulativeTSN() != 1 {
 		t.Fatal("stale FORWARD-TSN not answered with a SACK")
 	}
 	ri := newRx(t, Config{Interleaved: true})
@@ -210,11 +210,11 @@ func FuzzForwardTSN(f *testing.F) {
 		for i := 0; i+2 < len(data); i += 3 {
 			tsn := TSN(1 + data[i]%16)
 			flags := data[i+1] & (chunk.FlagBeginning | chunk.FlagEnd | chunk.FlagUnordered)
-			if _, err := r.e.recv.HandleData(r.now, &Data{TSN: tsn, SID: uint16(data[i+2] % 4), SSN: uint16(data[i+2] / 4 % 4),
+			if _, err := r.e.HandleData(r.now, &Data{TSN: tsn, SID: uint16(data[i+2] % 4), SSN: uint16(data[i+2] / 4 % 4),
 				Flags: flags, Payload: make([]byte, 300)}); err != nil {
 				return
 			}
-			r.e.recv.EndPacket(r.now)
+			r.e.EndPacket(r.now)
 		}
 		b := append([]byte{byte(chunk.TypeForwardTSN), 0, 0, 0}, fwd...)
 		b[2], b[3] = byte((len(b))>>8), byte(len(b))
@@ -226,14 +226,14 @@ func FuzzForwardTSN(f *testing.F) {
 		if !ok {
 			return
 		}
-		r.e.recv.HandleForwardTSN(r.now, c)
+		r.e.HandleForwardTSN(r.now, c)
 		buf := make([]byte, 100)
 		for range 1000 {
-			if _, _, err := r.e.recv.Read(buf); err != nil {
+			if _, _, err := r.e.Read(buf); err != nil {
 				break
 			}
 		}
-		if r.e.recv.Readable() {
+		if r.e.Readable() {
 			t.Fatal("still readable after reading everything")
 		}
 	})
@@ -256,7 +256,7 @@ func TestPartialDeliveryEndsOnForeignFragment(t *testing.T) {
 	var sizes []int
 	aborted := false
 	for {
-		n, info, err := r.e.recv.Read(buf)
+		n, info, err := r.e.Read(buf)
 		if err != nil {
 			break
 		}
@@ -291,7 +291,7 @@ func TestPartialDeliveryForeignFragmentFirst(t *testing.T) {
 	var got []int
 	aborted := false
 	for {
-		n, info, err := r.e.recv.Read(buf)
+		n, info, err := r.e.Read(buf)
 		if err != nil {
 			break
 		}
@@ -311,7 +311,7 @@ func TestPartialDeliveryForeignFragmentFirst(t *testing.T) {
 	r.data(5, 0, 1, chunk.FlagBeginning|chunk.FlagEnd, make([]byte, 50))
 	got = got[:0]
 	for {
-		n, info, err := r.e.recv.Read(buf)
+		n, info, err := r.e.Read(buf)
 		if err != nil {
 			break
 		}
@@ -339,7 +339,7 @@ func TestPartialDeliveryAbortReleasesStream(t *testing.T) {
 	buf := make([]byte, 4096)
 	var reads []string
 	for {
-		n, info, err := r.e.recv.Read(buf)
+		n, info, err := r.e.Read(buf)
 		if err != nil {
 			break
 		}

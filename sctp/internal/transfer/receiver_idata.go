@@ -22,13 +22,13 @@ func (r *receiver) wrongVariant() (Verdict, error) {
 	return Dropped, ErrProtocolViolation
 }
 
-// HandleIData processes one I-DATA chunk from the peer (RFC 8260 section
+// handleIData processes one I-DATA chunk from the peer (RFC 8260 section
 // 2.2.3 with the TSN, window and SACK rules of RFC 9260 section 6.2, as
 // HandleData). On an association without I-DATA it returns
 // ErrProtocolViolation (ABORT). The window-full exception for the next
 // fragment of a message in partial delivery goes by MID and FSN, since
 // I-DATA fragments of one message need not have consecutive TSNs.
-func (r *receiver) HandleIData(now time.Time, d *IData) (Verdict, error) {
+func (r *receiver) handleIData(now time.Time, d *IData) (Verdict, error) {
 	defer r.settle()
 	r.stats.DataChunksReceived++
 	if r.idata == nil {
@@ -85,7 +85,7 @@ func (m *tsnMap) forwardTo(newCum TSN) bool {
 	return true
 }
 
-// HandleIForwardTSN processes an I-FORWARD-TSN chunk (RFC 8260 section
+// handleIForwardTSN processes an I-FORWARD-TSN chunk (RFC 8260 section
 // 2.3): entries are validated (length 8 + 8k, streams in range: else the
 // chunk is discarded and the error returned, as Linux does), the
 // cumulative TSN moves to the new one, skipped messages leave the
@@ -94,7 +94,7 @@ func (m *tsnMap) forwardTo(newCum TSN) bool {
 // without I-DATA it returns ErrProtocolViolation: RFC 8260 section 2.3.1,
 // "The I-FORWARD-TSN chunk MUST be used in combination with the I-DATA
 // chunk and MUST NOT be used in combination with the DATA chunk."
-func (r *receiver) HandleIForwardTSN(now time.Time, c chunk.Chunk) error {
+func (r *receiver) handleIForwardTSN(now time.Time, c chunk.Chunk) error {
 	defer r.settle()
 	r.stats.ForwardTSNs++
 	if r.idata == nil {

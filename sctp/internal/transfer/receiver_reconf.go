@@ -14,10 +14,10 @@ import (
 // the receiver's part of an SSN/TSN reset. The sending side is in
 // reconf_tracker.go.
 
-// AddIncoming grows the inbound streams by n, for the peer's Add Outgoing
+// addIncoming grows the inbound streams by n, for the peer's Add Outgoing
 // Streams Request (RFC 6525 section 5.2.5). It fails, changing nothing,
 // when the total would exceed 65535. It returns the inbound stream count.
-func (r *receiver) AddIncoming(n uint16) (int, error) {
+func (r *receiver) addIncoming(n uint16) (int, error) {
 	total := r.cfg.InStreams + int(n)
 	if total > stream.MaxStreams {
 		return r.cfg.InStreams, fmt.Errorf("%w: %d inbound streams", ErrStreamID, total)
@@ -37,14 +37,14 @@ type deferredReset struct {
 	cost  int // what held costs in memory (Frag.Cost)
 }
 
-// DeferReset starts "deferred reset processing" (RFC 6525 section 5.2.2
+// deferReset starts "deferred reset processing" (RFC 6525 section 5.2.2
 // E2): "any data arriving with a TSN larger than the Sender's Last
 // Assigned TSN for the affected stream(s) MUST be queued locally and held
 // until the cumulative acknowledgment point reaches the Sender's Last
 // Assigned TSN." Such data is acknowledged as usual but kept out of
 // reassembly until ResetIncoming. sids empty means every stream. A second
 // call replaces the first (holding on to what it held).
-func (r *receiver) DeferReset(last TSN, sids []uint16) {
+func (r *receiver) deferReset(last TSN, sids []uint16) {
 	d := r.deferred
 	if d == nil {
 		d = &deferredReset{}
@@ -55,8 +55,8 @@ func (r *receiver) DeferReset(last TSN, sids []uint16) {
 	slices.Sort(d.sids)
 }
 
-// Deferred reports whether a reset is deferred, and its last TSN.
-func (r *receiver) Deferred() (TSN, bool) {
+// deferredUntil reports whether a reset is deferred, and its last TSN.
+func (r *receiver) deferredUntil() (TSN, bool) {
 	if r.deferred == nil {
 		return 0, false
 	}
@@ -147,16 +147,16 @@ func (r *receiver) ResetIncoming(sids []uint16) bool {
 	return ok
 }
 
-// Settled reports whether the receiver can take part in an SSN/TSN
+// readyForTSNReset reports whether the receiver can take part in an SSN/TSN
 // reset: every TSN up to the highest received arrived (no gap), nothing
 // waits for reassembly or ordering (what is held is ready to read), and
 // no incoming stream reset is deferred.
-func (r *receiver) Settled() bool {
+func (r *receiver) readyForTSNReset() bool {
 	return !r.tsns.hasGaps() && r.counts.Held == r.counts.Ready && r.deferred == nil
 }
 
-// ResetTSN performs the receiver's part of an SSN/TSN reset (RFC 6525
-// sections 5.1.4 and 5.2.4) once Settled: the next TSN expected from the
+// resetTSN performs the receiver's part of an SSN/TSN reset (RFC 6525
+// sections 5.1.4 and 5.2.4) once readyForTSNReset: the next TSN expected from the
 // peer is next (the cumulative TSN becomes next-1) and every inbound
 // stream expects stream sequence number (or message id) 0 again. Messages
 // already received stay readable.
@@ -166,29 +166,29 @@ func (r *receiver) Settled() bool {
 // acknowledges TSNs the peer never sent until it has processed our
 // answer (RFC 9260 section 12.4 then has it abort), and the peer, which
 // sent its request with nothing outstanding, needs none.
-func (r *receiver) ResetTSN(next TSN) {
+func (r *receiver) resetTSN(next TSN) {
 	r.tsns.reset(next)
 	r.acks.dups = r.acks.dups[:0]
 	r.ResetIncoming(nil)
 	r.acks.muted, r.acks.mutedAt = true, r.tsns.cum
 }
 
-// HoldAll starts holding every DATA fragment that arrives from now on,
+// holdAll starts holding every DATA fragment that arrives from now on,
 // for our SSN/TSN Reset Request (RFC 6525 section 5.1.4): until the
 // peer's answer says where its new numbering starts (the Sender's Next
 // TSN), a fragment may belong to the old numbering or to the new, which
 // restarts every stream at 0. Held fragments are acknowledged as usual and
 // count against the window; EndHold releases them.
-func (r *receiver) HoldAll() { r.DeferReset(r.tsns.cum, nil) }
+func (r *receiver) holdAll() { r.deferReset(r.tsns.cum, nil) }
 
-// EndHold ends HoldAll. When the peer performed the reset, the fragments
+// endHold ends HoldAll. When the peer performed the reset, the fragments
 // held below next (the Sender's Next TSN of its answer) go to reassembly
 // with the old numbering, then every inbound stream restarts at 0 and the
 // next TSN expected becomes next, unless DATA from next on already arrived
 // (held, and released now with the new numbering). Otherwise everything
 // held is released unchanged. It reports false when a released fragment
 // broke the fragment rules (the association should abort).
-func (r *receiver) EndHold(performed bool, next TSN) bool {
+func (r *receiver) endHold(performed bool, next TSN) bool {
 	defer r.settle()
 	d := r.deferred
 	r.deferred = nil

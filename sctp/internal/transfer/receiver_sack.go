@@ -30,12 +30,12 @@ type sackSchedule struct {
 	mutedAt TSN
 }
 
-// EndPacket tells the receiver that the DATA chunks of one packet were all
+// endPacket tells the receiver that the DATA chunks of one packet were all
 // handled; it schedules the SACK: "An acknowledgement SHOULD be generated
 // for at least every second packet ... received and SHOULD be generated
 // within 200 ms of the arrival of any unacknowledged DATA chunk" (6.2), or
 // at once for a DATA chunk with the I bit (RFC 7053).
-func (r *receiver) EndPacket(now time.Time) {
+func (r *receiver) endPacket(now time.Time) {
 	if r.acks.immediate {
 		r.acks.dueNow = true
 		r.acks.immediate = false
@@ -61,7 +61,7 @@ func (r *receiver) EndPacket(now time.Time) {
 	}
 }
 
-// BeginBatch opens a receive batch: the packets that follow, up to
+// beginBatch opens a receive batch: the packets that follow, up to
 // EndBatch, arrived together (one recvmmsg call, whose datagrams the
 // kernel may have coalesced with GRO) and count as one reception event
 // for the rule "An acknowledgement SHOULD be generated for at least every
@@ -73,10 +73,7 @@ func (r *receiver) EndPacket(now time.Time) {
 // once. SACKs due at once for other reasons (a gap, a duplicate, the I
 // bit, the first DATA) are not held, so loss recovery sees a SACK per
 // packet as before.
-func (r *receiver) BeginBatch() { r.acks.inBatch = true }
-
-// EndBatch closes the receive batch and reports whether a SACK is due.
-func (r *receiver) EndBatch() bool { return r.acks.endBatch() }
+func (r *receiver) beginBatch() { r.acks.inBatch = true }
 
 // endBatch closes the receive batch and reports whether a SACK is due.
 func (a *sackSchedule) endBatch() bool {
@@ -119,11 +116,11 @@ func (a *sackSchedule) clear() {
 	a.deadline = time.Time{}
 }
 
-// AppendSACK appends a SACK chunk reporting the TSN map (cumulative TSN,
+// appendSACK appends a SACK chunk reporting the TSN map (cumulative TSN,
 // Gap Ack Blocks, duplicate TSNs) and the receive window to pkt, using at
 // most room bytes (blocks and duplicates that do not fit are left out), and
 // returns the extended packet. It clears the SACK schedule.
-func (r *receiver) AppendSACK(now time.Time, pkt []byte, room int) []byte {
+func (r *receiver) appendSACK(now time.Time, pkt []byte, room int) []byte {
 	if room < sackHeaderLen {
 		return pkt
 	}
@@ -150,9 +147,3 @@ func (r *receiver) AppendSACK(now time.Time, pkt []byte, room int) []byte {
 	r.stats.SACKsSent++
 	return pkt
 }
-
-// SkipSACK clears the SACK schedule without a SACK: for an association
-// whose peer sends no more DATA (SHUTDOWN-ACK-SENT), a window update or
-// duplicate report would only reach a peer that may have ended the
-// association already.
-func (r *receiver) SkipSACK() { r.acks.clear() }

@@ -15,9 +15,9 @@ import (
 func TestSACKDelayed(t *testing.T) {
 	r := newRx(t, Config{})
 	// Two DATA chunks in one packet count as one packet.
-	r.e.recv.HandleData(r.now, &Data{TSN: 1, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte{1}})
-	r.e.recv.HandleData(r.now, &Data{TSN: 2, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte{1}})
-	r.e.recv.EndPacket(r.now)
+	r.e.HandleData(r.now, &Data{TSN: 1, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte{1}})
+	r.e.HandleData(r.now, &Data{TSN: 2, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte{1}})
+	r.e.EndPacket(r.now)
 	if r.e.SACKDue(r.now) {
 		t.Fatal("SACK due after one packet")
 	}
@@ -126,7 +126,7 @@ func TestSACKGapBlocksFit(t *testing.T) {
 	for i := TSN(0); i < 1000; i++ {
 		r.whole(3+2*i, 0, uint16(2+2*i), 1) // every other TSN missing: 1000 blocks
 	}
-	b := r.e.recv.AppendSACK(r.now, nil, 200)
+	b := r.e.AppendSACK(r.now, nil, 200)
 	var s SACK
 	if !parseSACK(b, &s) || len(b) > 200 || len(s.Gaps) != (200-16)/4 {
 		t.Fatalf("SACK of %d bytes with %d gaps, want at most 200 bytes and %d gaps", len(b), len(s.Gaps), (200-16)/4)
@@ -209,11 +209,11 @@ func TestWindowUpdate(t *testing.T) {
 		t.Fatalf("a_rwnd %d, want 0", s.ARwnd)
 	}
 	buf := make([]byte, 1000)
-	r.e.recv.Read(buf)
+	r.e.Read(buf)
 	if r.e.SACKDue(r.now) {
 		t.Fatal("window update after freeing an eighth of the buffer")
 	}
-	r.e.recv.Read(buf)
+	r.e.Read(buf)
 	if !r.e.SACKDue(r.now) {
 		t.Fatal("no window update after freeing a quarter of the buffer")
 	}
@@ -248,7 +248,7 @@ func TestInvalidStream(t *testing.T) {
 // chunk with a "No User Data" error cause."
 func TestNoUserData(t *testing.T) {
 	r := newRx(t, Config{})
-	_, err := r.e.recv.HandleData(r.now, &Data{TSN: 1, Flags: chunk.FlagBeginning | chunk.FlagEnd})
+	_, err := r.e.HandleData(r.now, &Data{TSN: 1, Flags: chunk.FlagBeginning | chunk.FlagEnd})
 	if !errors.Is(err, ErrEmptyMessage) {
 		t.Fatalf("err %v, want ErrEmptyMessage", err)
 	}
@@ -268,16 +268,16 @@ func TestOrderedAndUnorderedDelivery(t *testing.T) {
 	r.data(2, 1, 1, chunk.FlagBeginning|chunk.FlagEnd, []byte("second"))
 	r.data(3, 1, 0, chunk.FlagBeginning|chunk.FlagEnd|chunk.FlagUnordered, []byte("unordered"))
 	buf := make([]byte, 100)
-	n, info, err := r.e.recv.Read(buf)
+	n, info, err := r.e.Read(buf)
 	if err != nil || string(buf[:n]) != "unordered" || !info.Unordered || !info.EOR {
 		t.Fatalf("first read %q %+v %v, want the unordered message", buf[:n], info, err)
 	}
-	if _, _, err := r.e.recv.Read(buf); !errors.Is(err, ErrWouldBlock) {
+	if _, _, err := r.e.Read(buf); !errors.Is(err, ErrWouldBlock) {
 		t.Fatal("SSN 1 delivered before SSN 0")
 	}
 	r.data(1, 1, 0, chunk.FlagBeginning|chunk.FlagEnd, []byte("first"))
 	for _, want := range []string{"first", "second"} {
-		n, info, err := r.e.recv.Read(buf)
+		n, info, err := r.e.Read(buf)
 		if err != nil || string(buf[:n]) != want || info.SID != 1 {
 			t.Fatalf("read %q sid %d %v, want %q", buf[:n], info.SID, err, want)
 		}
@@ -294,16 +294,16 @@ func TestReassembly(t *testing.T) {
 	r := newRx(t, Config{})
 	r.data(12, 0, 0, chunk.FlagEnd, []byte("c"))
 	r.data(10, 0, 0, chunk.FlagBeginning, []byte("a"))
-	if r.e.recv.Readable() {
+	if r.e.Readable() {
 		t.Fatal("incomplete message readable")
 	}
 	r.data(11, 0, 0, 0, []byte("b"))
 	buf := make([]byte, 2) // smaller than the message: read in parts
-	n, info, _ := r.e.recv.Read(buf)
+	n, info, _ := r.e.Read(buf)
 	if string(buf[:n]) != "ab" || info.EOR {
 		t.Fatalf("first part %q EOR %v", buf[:n], info.EOR)
 	}
-	n, info, _ = r.e.recv.Read(buf)
+	n, info, _ = r.e.Read(buf)
 	if string(buf[:n]) != "c" || !info.EOR || info.TSN != 10 {
 		t.Fatalf("second part %q %+v", buf[:n], info)
 	}
@@ -339,7 +339,7 @@ func TestPartialDelivery(t *testing.T) {
 			t.Fatalf("fragment %d: %v", i, v)
 		}
 		for {
-			n, info, err := r.e.recv.Read(buf)
+			n, info, err := r.e.Read(buf)
 			if err != nil {
 				break
 			}
@@ -395,8 +395,8 @@ func TestDataOutsideWindow(t *testing.T) {
 	if v := r.whole(0, 0, 0, 10); v != Duplicate { // behind the cumulative TSN
 		t.Fatalf("TSN behind the cumulative TSN: %v", v)
 	}
-	if r.e.recv.Held() != 0 || r.e.stats.DroppedRange != 1 {
-		t.Fatalf("held %d, DroppedRange %d", r.e.recv.Held(), r.e.stats.DroppedRange)
+	if r.e.RecvHeld() != 0 || r.e.stats.DroppedRange != 1 {
+		t.Fatalf("held %d, DroppedRange %d", r.e.RecvHeld(), r.e.stats.DroppedRange)
 	}
 }
 
@@ -406,7 +406,7 @@ func TestOldSSN(t *testing.T) {
 	r := newRx(t, Config{})
 	r.whole(1, 0, 0, 1)
 	r.readAll()
-	if _, err := r.e.recv.HandleData(r.now, &Data{TSN: 2, SSN: 0, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte{1}}); !errors.Is(err, ErrProtocolViolation) {
+	if _, err := r.e.HandleData(r.now, &Data{TSN: 2, SSN: 0, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte{1}}); !errors.Is(err, ErrProtocolViolation) {
 		t.Fatalf("old SSN: %v, want ErrProtocolViolation", err)
 	}
 	if len(r.readAll()) != 0 {
@@ -423,11 +423,11 @@ func TestReceiverSWS(t *testing.T) {
 		r.whole(TSN(1+i), 0, uint16(i), 1000)
 	}
 	buf := make([]byte, 1000)
-	r.e.recv.Read(buf)
+	r.e.Read(buf)
 	if s := r.sack(); s.ARwnd != 0 {
 		t.Fatalf("a_rwnd %d for 1000 free bytes, want 0 (below a full chunk)", s.ARwnd)
 	}
-	r.e.recv.Read(buf)
+	r.e.Read(buf)
 	if s := r.sack(); s.ARwnd != 2000 {
 		t.Fatalf("a_rwnd %d, want 2000", s.ARwnd)
 	}
@@ -446,20 +446,20 @@ func TestPartialDeliveryFullWindow(t *testing.T) {
 	r.data(4, 0, 0, chunk.FlagBeginning, make([]byte, 600)) // held 3400: partial delivery of stream 0 starts
 	r.data(5, 0, 0, 0, make([]byte, 600))
 	buf := make([]byte, 4000)
-	if n, info, err := r.e.recv.Read(buf); err != nil || n != 1200 || info.EOR || info.SID != 0 {
+	if n, info, err := r.e.Read(buf); err != nil || n != 1200 || info.EOR || info.SID != 0 {
 		t.Fatalf("partial read %d %+v %v", n, info, err)
 	}
 	r.whole(1, 1, 0, 1200) // stream 1 complete: waits behind the partial delivery for Read
-	if !r.e.recv.ReadableStream(1) {
+	if !r.e.ReadableStream(1) {
 		t.Fatal("stream 1 not readable on its own")
 	}
-	if r.e.recv.Readable() || r.e.recv.Window() != 0 {
-		t.Fatalf("readable %v window %d, want waiting messages and a full window", r.e.recv.Readable(), r.e.recv.Window())
+	if r.e.Readable() || r.e.RecvWindow() != 0 {
+		t.Fatalf("readable %v window %d, want waiting messages and a full window", r.e.Readable(), r.e.RecvWindow())
 	}
 	if v := r.data(6, 0, 0, chunk.FlagEnd, make([]byte, 500)); v != Accepted {
 		t.Fatalf("next fragment of the partial delivery: %v, want accepted", v)
 	}
-	n, info, _ := r.e.recv.Read(buf)
+	n, info, _ := r.e.Read(buf)
 	if n != 500 || !info.EOR || info.SID != 0 {
 		t.Fatalf("end of the partial message: %d %+v", n, info)
 	}
@@ -484,8 +484,8 @@ func TestTSNWindowEdge(t *testing.T) {
 		if v := r.whole(cum+16385, 0, 1, 1); v != Dropped {
 			t.Fatalf("peer TSN %#x: cum+16385: %v, want dropped", peer, v)
 		}
-		if r.e.stats.DroppedRange != 1 || r.e.recv.Held() != 0 {
-			t.Fatalf("peer TSN %#x: DroppedRange %d held %d after cum+16385", peer, r.e.stats.DroppedRange, r.e.recv.Held())
+		if r.e.stats.DroppedRange != 1 || r.e.RecvHeld() != 0 {
+			t.Fatalf("peer TSN %#x: DroppedRange %d held %d after cum+16385", peer, r.e.stats.DroppedRange, r.e.RecvHeld())
 		}
 		if v := r.whole(cum+16384, 0, 1, 1); v != Accepted {
 			t.Fatalf("peer TSN %#x: cum+16384: %v, want accepted", peer, v)
@@ -526,12 +526,12 @@ func TestWindowUpdateLargeMTU(t *testing.T) {
 	}
 	buf := make([]byte, 1024)
 	for range 15 {
-		r.e.recv.Read(buf)
+		r.e.Read(buf)
 	}
 	if r.e.SACKDue(r.now) {
 		t.Fatal("window update before half the buffer is free")
 	}
-	r.e.recv.Read(buf)
+	r.e.Read(buf)
 	if !r.e.SACKDue(r.now) {
 		t.Fatal("no window update with half the buffer free")
 	}

@@ -37,7 +37,7 @@ func benchAddStreamsFlood(b *testing.B, k sched.Kind, queued int) {
 		}
 		s = &e.send
 		for i := range queued {
-			if err := s.Queue(uint16(i%first), 1, false, []byte{1}); err != nil {
+			if err := s.enqueue(uint16(i%first), 1, false, []byte{1}); err != nil {
 				b.Fatal(err)
 			}
 		}

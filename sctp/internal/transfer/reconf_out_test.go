@@ -27,7 +27,7 @@ func (c *countingSched) Unblock(sid uint16) { c.unblocks++; c.Scheduler.Unblock(
 func sendEach(t testing.TB, x *tx, sids ...uint16) {
 	t.Helper()
 	for _, sid := range sids {
-		if err := x.e.send.Queue(sid, 0, false, []byte{1}); err != nil {
+		if err := x.e.send.enqueue(sid, 0, false, []byte{1}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -35,7 +35,7 @@ func sendEach(t testing.TB, x *tx, sids ...uint16) {
 		sent := 0
 		for {
 			var n int
-			if x.pkt, n = x.e.send.AppendData(x.now, x.pkt[:0], 1200); n == 0 {
+			if x.pkt, n = x.e.AppendData(x.now, x.pkt[:0], 1200); n == 0 {
 				break
 			}
 			sent += n
@@ -43,7 +43,7 @@ func sendEach(t testing.TB, x *tx, sids ...uint16) {
 		if sent == 0 && x.e.send.ledger.outstanding() == 0 {
 			return // all sent, or what is left blocked
 		}
-		x.mustSACK(x.e.send.NextTSN()-1, 1<<24)
+		x.mustSACK(x.e.NextTSN()-1, 1<<24)
 	}
 }
 
@@ -59,7 +59,7 @@ func usedSender(t *testing.T) (*tx, *countingSched) {
 		t.Fatal(err)
 	}
 	cs := &countingSched{Scheduler: sc}
-	if err := s.ReplaceScheduler(cs); err != nil {
+	if err := s.replaceScheduler(cs); err != nil {
 		t.Fatal(err)
 	}
 	all := make([]uint16, n)
@@ -103,10 +103,10 @@ func TestOutResetAllBlocksOnlyStreamsWritten(t *testing.T) {
 		if !s.resets.ready() {
 			t.Fatal("not ready with nothing from before the reset")
 		}
-		if st, _ := s.StreamState(7); st != stream.ResetPending {
+		if st, _ := s.streamState(7); st != stream.ResetPending {
 			t.Fatalf("stream 7 %v during the reset", st)
 		}
-		if st, _ := s.StreamState(9); st != stream.ResetPending {
+		if st, _ := s.streamState(9); st != stream.ResetPending {
 			t.Fatalf("stream 9 %v during the reset", st)
 		}
 		s.finishOutgoingReset(nil, true)
@@ -117,7 +117,7 @@ func TestOutResetAllBlocksOnlyStreamsWritten(t *testing.T) {
 		if o := x.e.streams.Out(7); o.MID != 1 {
 			t.Fatalf("round %d: stream 7 next SSN %d, want 1 (its message numbered 0)", round, o.MID)
 		}
-		if st, _ := s.StreamState(9); st != stream.Open {
+		if st, _ := s.streamState(9); st != stream.Open {
 			t.Fatalf("stream 9 %v after the reset", st)
 		}
 	}
@@ -138,7 +138,7 @@ func TestOutResetAllWritesOnlyStreamsNumbered(t *testing.T) {
 			if !s.readyForTSNReset() {
 				t.Fatal("not quiet")
 			}
-			s.resetTSN(s.NextTSN())
+			s.resetTSN(s.ledger.nextTSN)
 		} else {
 			s.resetNumbering(nil)
 		}
@@ -210,9 +210,9 @@ func (m *outModel) queue(sid uint16, size int, unordered bool, ttl uint32) {
 	p := make([]byte, size)
 	var err error
 	if ttl > 0 {
-		err = s.QueuePR(m.x.now, sid, m.arrive, unordered, p, PR{Policy: PRTTL, Value: ttl})
+		err = s.queuePR(m.x.now, sid, m.arrive, unordered, p, PR{Policy: PRTTL, Value: ttl})
 	} else {
-		err = s.Queue(sid, m.arrive, unordered, p)
+		err = s.enqueue(sid, m.arrive, unordered, p)
 	}
 	if err == nil {
 		m.arrive++
@@ -223,7 +223,7 @@ func (m *outModel) queue(sid uint16, size int, unordered bool, ttl uint32) {
 func (m *outModel) packet() {
 	s := &m.x.e.send
 	var n int
-	m.x.pkt, n = s.AppendData(m.x.now, m.x.pkt[:0], 1200)
+	m.x.pkt, n = s.appendData(m.x.now, m.x.pkt[:0], 1200)
 	if n == 0 {
 		return
 	}
@@ -307,7 +307,7 @@ func (m *outModel) check(step int) {
 		if m.inReset(uint16(sid)) && !old {
 			wantState = stream.ResetPending
 		}
-		if got, _ := s.StreamState(uint16(sid)); got != wantState {
+		if got, _ := s.streamState(uint16(sid)); got != wantState {
 			m.t.Fatalf("step %d: stream %d %v, want %v", step, sid, got, wantState)
 		}
 	}
@@ -337,8 +337,8 @@ func (m *outModel) step(op, arg byte) {
 	case 2, 3:
 		m.packet()
 	case 4:
-		m.x.pkt = s.AppendForward(m.x.now, m.x.pkt[:0], 1200)
-		m.x.mustSACK(s.NextTSN()-1, 1<<20)
+		m.x.pkt = s.appendForward(m.x.now, m.x.pkt[:0], 1200)
+		m.x.mustSACK(s.ledger.nextTSN-1, 1<<20)
 	case 5:
 		if m.on {
 			break
@@ -368,11 +368,11 @@ func (m *outModel) step(op, arg byte) {
 	case 7:
 		if arg&1 == 0 {
 			m.x.advance(15 * time.Millisecond)
-			s.ExpireLifetimes(m.x.now)
+			s.expireLifetimes(m.x.now)
 			break
 		}
 		if !m.on && s.readyForTSNReset() {
-			s.resetTSN(s.NextTSN() + TSN(arg))
+			s.resetTSN(s.ledger.nextTSN + TSN(arg))
 			clear(m.next)
 		}
 	}

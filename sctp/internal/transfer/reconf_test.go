@@ -14,7 +14,7 @@ import (
 func TestDeferredResetHolds(t *testing.T) {
 	r := newRx(t, Config{RecvBuffer: 64 << 10})
 	r.whole(1, 1, 0, 100) // old numbering, SSN 0
-	r.e.recv.DeferReset(2, []uint16{1})
+	r.e.DeferIncomingReset(2, []uint16{1})
 	if v := r.whole(3, 1, 0, 1000); v != Accepted { // new numbering: held
 		t.Fatalf("verdict %v", v)
 	}
@@ -22,10 +22,10 @@ func TestDeferredResetHolds(t *testing.T) {
 	if got := r.readAll(); len(got) != 2 || got[0] != 100 || got[1] != 10 {
 		t.Fatalf("read %v, want the 100-byte and the stream-2 message only", got)
 	}
-	if w := r.e.recv.Window(); w != 64<<10-1000 {
+	if w := r.e.RecvWindow(); w != 64<<10-1000 {
 		t.Fatalf("window %d: the held 1000 bytes must count", w)
 	}
-	if last, ok := r.e.recv.Deferred(); !ok || last != 2 {
+	if last, ok := r.e.DeferredIncomingReset(); !ok || last != 2 {
 		t.Fatalf("deferred %v %v", last, ok)
 	}
 	r.whole(2, 1, 1, 20) // the last old message
@@ -35,13 +35,13 @@ func TestDeferredResetHolds(t *testing.T) {
 	if got := r.readAll(); len(got) != 1 || got[0] != 20 {
 		t.Fatalf("read %v before the reset", got)
 	}
-	if !r.e.recv.ResetIncoming([]uint16{1}) {
+	if !r.e.ResetIncoming([]uint16{1}) {
 		t.Fatal("release failed")
 	}
 	if got := r.readAll(); len(got) != 1 || got[0] != 1000 {
 		t.Fatalf("read %v after the reset, want the held message", got)
 	}
-	if _, ok := r.e.recv.Deferred(); ok || r.e.stats.ReconfHeld != 1 {
+	if _, ok := r.e.DeferredIncomingReset(); ok || r.e.stats.ReconfHeld != 1 {
 		t.Fatalf("still deferred, or held %d", r.e.stats.ReconfHeld)
 	}
 }
@@ -51,7 +51,7 @@ func TestDeferredResetHolds(t *testing.T) {
 // outbound streams take data only once the peer performed the addition.
 func TestSenderReconf(t *testing.T) {
 	x := newTx(t, Config{MTU: 1200})
-	if err := x.e.send.Queue(1, 0, false, make([]byte, 2500)); err != nil {
+	if err := x.e.send.enqueue(1, 0, false, make([]byte, 2500)); err != nil {
 		t.Fatal(err)
 	}
 	x.packet()
@@ -63,7 +63,7 @@ func TestSenderReconf(t *testing.T) {
 	if x.e.send.streamPartlyCut(1) {
 		t.Fatal("stream 1 fully cut")
 	}
-	if got := x.e.LastAssignedTSN(); got != x.e.send.NextTSN()-1 {
+	if got := x.e.LastAssignedTSN(); got != x.e.NextTSN()-1 {
 		t.Fatalf("last assigned %d", got)
 	}
 	x.e.send.resetNumbering([]uint16{1, 9999})
@@ -74,22 +74,22 @@ func TestSenderReconf(t *testing.T) {
 	if err != nil || first != 4 {
 		t.Fatalf("AddOutgoing: %d %v", first, err)
 	}
-	if err := x.e.send.Queue(5, 0, false, []byte("x")); err == nil {
+	if err := x.e.send.enqueue(5, 0, false, []byte("x")); err == nil {
 		t.Fatal("queued on a stream whose addition is pending")
 	}
 	if n := x.e.send.finishAddOutgoing(true); n != 7 {
 		t.Fatalf("%d streams", n)
 	}
-	if st, _ := x.e.send.StreamState(6); st != stream.Open {
+	if st, _ := x.e.StreamState(6); st != stream.Open {
 		t.Fatalf("added stream %v", st)
 	}
-	if err := x.e.send.Queue(6, 0, false, []byte("x")); err != nil {
+	if err := x.e.send.enqueue(6, 0, false, []byte("x")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := x.e.send.addOutgoing(65535); err == nil {
 		t.Fatal("added past 65535 streams")
 	}
-	if _, err := x.e.recv.AddIncoming(65535); err == nil {
+	if _, err := x.e.AddIncoming(65535); err == nil {
 		t.Fatal("added past 65535 inbound streams")
 	}
 }
@@ -106,7 +106,7 @@ func TestSenderResetBarrier(t *testing.T) {
 			sids = []uint16{1}
 		}
 		q := func(sid uint16) {
-			if err := x.e.send.Queue(sid, 0, false, make([]byte, 100)); err != nil {
+			if err := x.e.send.enqueue(sid, 0, false, make([]byte, 100)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -165,7 +165,7 @@ func TestSenderResetBarrier(t *testing.T) {
 // Streams to 65535 succeeds and stream 65534 sends; one more is refused.
 func TestAddStreamsTo65535(t *testing.T) {
 	r := newRx(t, Config{})
-	if n, err := r.e.recv.AddIncoming(65535 - 4); err != nil || n != 65535 {
+	if n, err := r.e.AddIncoming(65535 - 4); err != nil || n != 65535 {
 		t.Fatalf("AddIncoming to 65535: %d streams, %v", n, err)
 	}
 	if v := r.whole(1, 65534, 0, 10); v != Accepted {
@@ -174,7 +174,7 @@ func TestAddStreamsTo65535(t *testing.T) {
 	if got := r.readAll(); len(got) != 1 || got[0] != 10 {
 		t.Fatalf("read %v, want one 10-byte message", got)
 	}
-	if n, err := r.e.recv.AddIncoming(1); !errors.Is(err, ErrStreamID) || n != 65535 {
+	if n, err := r.e.AddIncoming(1); !errors.Is(err, ErrStreamID) || n != 65535 {
 		t.Fatalf("AddIncoming past 65535: %d streams, %v; want 65535 and ErrStreamID", n, err)
 	}
 	if r.e.streams.InCount() != 65535 {
@@ -182,7 +182,7 @@ func TestAddStreamsTo65535(t *testing.T) {
 	}
 
 	fresh := newRx(t, Config{})
-	if n, err := fresh.e.recv.AddIncoming(65535 - 3); !errors.Is(err, ErrStreamID) || n != 4 {
+	if n, err := fresh.e.AddIncoming(65535 - 3); !errors.Is(err, ErrStreamID) || n != 4 {
 		t.Fatalf("AddIncoming to 65536: %d streams, %v; want 4 and ErrStreamID", n, err)
 	}
 	if v := fresh.whole(1, 4, 0, 10); v != InvalidStream {
@@ -197,7 +197,7 @@ func TestAddStreamsTo65535(t *testing.T) {
 	if n := x.e.send.finishAddOutgoing(true); n != 65535 {
 		t.Fatalf("%d outbound streams after the addition, want 65535", n)
 	}
-	if err := x.e.send.Queue(65534, 0, false, []byte("x")); err != nil {
+	if err := x.e.send.enqueue(65534, 0, false, []byte("x")); err != nil {
 		t.Fatalf("queue on stream 65534: %v", err)
 	}
 	if ds := x.packet(); len(ds) != 1 || ds[0].SID != 65534 {

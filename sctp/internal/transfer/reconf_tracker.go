@@ -184,7 +184,7 @@ func (s *sender) finishOutgoingReset(sids []uint16, performed bool) {
 			continue
 		}
 		if o := s.streams.Out(sid); o.State == stream.ResetPending {
-			s.SetStreamState(sid, stream.Open)
+			s.setStreamState(sid, stream.Open)
 		}
 	}
 	rt.blocked = trimList(rt.blocked)
@@ -196,7 +196,7 @@ func (s *sender) finishOutgoingReset(sids []uint16, performed bool) {
 			st.resetting = false
 		}
 		if o := s.streams.Out(sid); o.State == stream.ResetPending {
-			s.SetStreamState(sid, stream.Open)
+			s.setStreamState(sid, stream.Open)
 		}
 	}
 	rt.all, rt.streamsLeft = false, 0

@@ -45,18 +45,18 @@ func benchReceive(b *testing.B, size int) {
 			}
 			d := Data{TSN: TSN(tsn), SID: sid, SSN: ssn[sid], PPID: 7, Flags: flags, Payload: payload[:n]}
 			tsn++
-			if _, err := r.HandleData(now, &d); err != nil {
+			if _, err := r.handleData(now, &d); err != nil {
 				b.Fatal(err)
 			}
-			r.EndPacket(now)
+			r.endPacket(now)
 			packets++
 			for {
-				if _, _, err := r.Read(rbuf); err != nil {
+				if _, _, err := r.read(rbuf); err != nil {
 					break
 				}
 			}
 			if r.acks.due(now) {
-				sack = r.AppendSACK(now, sack[:0], DefaultMTU-12)
+				sack = r.appendSACK(now, sack[:0], DefaultMTU-12)
 			}
 		}
 		ssn[sid]++

@@ -46,13 +46,13 @@ func (w *recvWindow) setCapacity(n, mtu int) {
 	w.updateMin = min(max(n/4, mtu), max(n/2, 1))
 }
 
-// SetRecvBuffer changes the receive buffer of a live association (at least
+// setRecvBuffer changes the receive buffer of a live association (at least
 // one MTU): the endpoint keeps the associations not accepted yet on a small
 // one, so that a full accept queue of peers sending data costs little, and
 // gives them the configured one when they are accepted. Data held beyond a
 // smaller buffer stays (nothing accepted is dropped); the window is closed
 // until it drains. A larger buffer makes a window update due.
-func (r *receiver) SetRecvBuffer(n int) {
+func (r *receiver) setRecvBuffer(n int) {
 	n = max(n, r.cfg.MTU)
 	if n == r.win.capacity {
 		return
@@ -60,18 +60,18 @@ func (r *receiver) SetRecvBuffer(n int) {
 	grew := n > r.win.capacity
 	r.win.setCapacity(n, r.cfg.MTU)
 	r.cfg.RecvBuffer = n
-	if grew && r.Window()-r.win.peerWindow(r.stats.BytesReceived) >= r.win.updateAt(r.cfg.MTU) {
+	if grew && r.window()-r.win.peerWindow(r.stats.BytesReceived) >= r.win.updateAt(r.cfg.MTU) {
 		r.acks.dueNow = true
 		r.stats.WindowUpdates++
 	}
 	r.checkPartial()
 }
 
-// SetAdvertised tells the receiver the a_rwnd the peer was last told
+// setAdvertised tells the receiver the a_rwnd the peer was last told
 // outside its SACKs (the INIT or INIT ACK that announced a window other
 // than the receive buffer it was made with), so that a window opening
 // past it makes a window update due.
-func (r *receiver) SetAdvertised(n int) { r.win.lastAdv, r.win.advRecv = n, r.stats.BytesReceived }
+func (r *receiver) setAdvertised(n int) { r.win.lastAdv, r.win.advRecv = n, r.stats.BytesReceived }
 
 // peerWindow returns the window the peer sees now, with received the
 // bytes received so far (Stats.BytesReceived): the last a_rwnd less the
@@ -85,9 +85,6 @@ func (w *recvWindow) peerWindow(received uint64) int {
 	return max(w.lastAdv-int(received-w.advRecv), 0)
 }
 
-// RecvBuffer returns the receive buffer in force.
-func (r *receiver) RecvBuffer() int { return r.win.capacity }
-
 // memFactor is the memory limit of held data over the receive buffer: what
 // Linux allows by doubling SO_RCVBUF for the overhead of its buffers. Data
 // that arrives in chunks of a reasonable size (a 1452-byte fragment costs
@@ -96,7 +93,7 @@ func (r *receiver) RecvBuffer() int { return r.win.capacity }
 // memory, not the user bytes.
 const memFactor = 2
 
-// Window returns the receive window we would advertise now (a_rwnd): the
+// window returns the receive window we would advertise now (a_rwnd): the
 // room left in the receive buffer, or less when what the held data costs
 // in memory (Charged) nears the memory limit, so that a peer sending tiny
 // fragments sees the window close with the memory it really uses.
@@ -105,7 +102,7 @@ const memFactor = 2
 // the budget too, so that the windows of every association shrink as the
 // endpoint's memory fills; with a RecvBudget shared with other receiving
 // associations, at most its share.
-func (r *receiver) Window() int {
+func (r *receiver) window() int {
 	w := min(r.win.capacity-r.held(), (r.win.memLimit-r.charged())/memFactor)
 	if r.win.budget != nil {
 		w = min(w, r.win.budget.room()/memFactor)
@@ -115,13 +112,6 @@ func (r *receiver) Window() int {
 	}
 	return max(w, 0)
 }
-
-// Charged returns what the data the receiver holds costs in memory: the
-// fragment records and their whole buffers (interleave.Frag.Cost), as Linux
-// charges an skb's truesize against the receive buffer. It stays within
-// twice the receive buffer plus one chunk, whatever the size of the chunks
-// the peer sends.
-func (r *receiver) Charged() int { return r.charged() }
 
 // chunkCost is what a chunk of n user bytes costs held.
 func chunkCost(n int) int { return interleave.FragCost(n) }
@@ -139,7 +129,7 @@ func (r *receiver) full(n int) bool {
 // window smaller than both a full-sized chunk and half the buffer is
 // advertised as 0, so the peer does not dribble small chunks into it.
 func (r *receiver) advertise() int {
-	w := r.Window()
+	w := r.window()
 	if w < min(r.cfg.MTU, r.win.effCapacity()/2) {
 		return 0
 	}
@@ -167,7 +157,7 @@ func (r *receiver) shareBlocked() bool {
 		return false
 	}
 	sws := min(r.cfg.MTU, n/2)
-	return r.win.peerWindow(r.stats.BytesReceived) < sws && r.Window() >= sws
+	return r.win.peerWindow(r.stats.BytesReceived) < sws && r.window() >= sws
 }
 
 // updateAt returns the window opening that warrants a window update, for
@@ -181,7 +171,3 @@ func (w *recvWindow) updateAt(mtu int) int {
 	}
 	return min(max(n/4, mtu), max(n/2, 1))
 }
-
-// Held returns the user bytes held: waiting for reassembly or ordering, or
-// ready to be read.
-func (r *receiver) Held() int { return r.held() }

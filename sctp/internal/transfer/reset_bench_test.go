@@ -35,15 +35,15 @@ func (a *attacker) resetSend(sid uint16, seq uint32, flags uint8, p []byte) {
 	var err error
 	if a.idata {
 		a.id = IData{TSN: a.tsn, SID: sid, MID: seq, PPID: 1, Flags: flags, Payload: p}
-		v, err = a.r.HandleIData(epoch, &a.id)
+		v, err = a.r.handleIData(epoch, &a.id)
 	} else {
 		a.d = Data{TSN: a.tsn, SID: sid, SSN: uint16(seq), PPID: 1, Flags: flags, Payload: p}
-		v, err = a.r.HandleData(epoch, &a.d)
+		v, err = a.r.handleData(epoch, &a.d)
 	}
 	if v != Accepted || err != nil {
 		panic(fmt.Sprint("chunk not accepted: ", v, err))
 	}
-	a.r.EndPacket(epoch)
+	a.r.endPacket(epoch)
 	a.tsn++
 }
 
@@ -60,7 +60,7 @@ func benchResetFlood(b *testing.B, n int, idata bool) {
 		a.resetSend(uint16(sid), 1, chunk.FlagBeginning|chunk.FlagUnordered, one)
 	}
 	for a.r.reasm.Ready() > 0 {
-		if _, _, err := a.r.Read(buf); err != nil {
+		if _, _, err := a.r.read(buf); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -71,7 +71,7 @@ func benchResetFlood(b *testing.B, n int, idata bool) {
 		a.r.ResetIncoming(nil)
 		sid := uint16(i % n)
 		a.resetSend(sid, 0, whole, one)
-		if _, _, err := a.r.ReadStream(sid, buf); err != nil {
+		if _, _, err := a.r.readStream(sid, buf); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -9,10 +9,10 @@ import (
 	"github.com/usctp/usctp/stream"
 )
 
-// Scheduler returns the kind of the stream scheduler in use.
-func (s *sender) Scheduler() sched.Kind { return s.queue.sched.Kind() }
+// scheduler returns the kind of the stream scheduler in use.
+func (s *sender) scheduler() sched.Kind { return s.queue.sched.Kind() }
 
-// SwitchScheduler replaces the stream scheduler by a new one of kind k, at
+// switchScheduler replaces the stream scheduler by a new one of kind k, at
 // any time, with data queued (SCTP_STREAM_SCHEDULER on a live association).
 // Nothing queued is lost, duplicated or reordered within its stream: the
 // new scheduler learns every queued message in arrival order (what is left
@@ -22,7 +22,7 @@ func (s *sender) Scheduler() sched.Kind { return s.queue.sched.Kind() }
 // weights) restart from their defaults, as in Linux. Switching to the kind
 // in use also resets them. The cost is linear in the streams touched so far
 // plus n log n in the queued messages.
-func (s *sender) SwitchScheduler(k sched.Kind) error {
+func (s *sender) switchScheduler(k sched.Kind) error {
 	sc, err := sched.New(k, sched.Options{Interleaved: s.cfg.Interleaved, Streams: s.streams.OutCount()})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
@@ -31,11 +31,11 @@ func (s *sender) SwitchScheduler(k sched.Kind) error {
 	return nil
 }
 
-// ReplaceScheduler is SwitchScheduler with a scheduler the caller built
+// replaceScheduler is SwitchScheduler with a scheduler the caller built
 // (with sched.New, for this association's stream count and I-DATA mode).
 // sc must be fresh: a scheduler that already has an active stream is
 // refused with ErrConfig.
-func (s *sender) ReplaceScheduler(sc sched.Scheduler) error {
+func (s *sender) replaceScheduler(sc sched.Scheduler) error {
 	if sc == nil {
 		return fmt.Errorf("%w: nil scheduler", ErrConfig)
 	}
@@ -112,13 +112,13 @@ func (s *sender) backlog() []queued {
 	return out
 }
 
-// SetStreamValue sets the scheduler value of outbound stream sid: its
+// setStreamValue sets the scheduler value of outbound stream sid: its
 // priority under sched.Priority (lower is served first) or its weight
 // under sched.WFQ (1 to 65535); the other schedulers accept and ignore it.
 // It fails with ErrStreamID for a stream outside the negotiated range and
 // with an error matching sched.ErrValue for an invalid value. Values last
 // until the next scheduler switch.
-func (s *sender) SetStreamValue(sid uint16, v uint16) error {
+func (s *sender) setStreamValue(sid uint16, v uint16) error {
 	if err := s.checkStream(sid); err != nil {
 		return err
 	}
@@ -129,23 +129,23 @@ func (s *sender) SetStreamValue(sid uint16, v uint16) error {
 	return nil
 }
 
-// StreamValue returns the scheduler value of outbound stream sid (0 for
+// streamValue returns the scheduler value of outbound stream sid (0 for
 // the schedulers without one), or ErrStreamID.
-func (s *sender) StreamValue(sid uint16) (uint16, error) {
+func (s *sender) streamValue(sid uint16) (uint16, error) {
 	if err := s.checkStream(sid); err != nil {
 		return 0, err
 	}
 	return s.queue.sched.Value(sid)
 }
 
-// SetStreamState sets the state of outbound stream sid and tells the
+// setStreamState sets the state of outbound stream sid and tells the
 // scheduler: a stream that is not stream.Open (closed, outgoing reset
 // pending, addition pending) keeps its queued messages but is skipped, so
 // it never holds up the other streams; back to Open it competes again.
 // Without I-DATA a message already partly sent is finished first (Linux
 // only resets streams whose queues are empty anyway). Stream
 // reconfiguration (RFC 6525) changes states through here.
-func (s *sender) SetStreamState(sid uint16, st stream.State) error {
+func (s *sender) setStreamState(sid uint16, st stream.State) error {
 	if err := s.checkStream(sid); err != nil {
 		return err
 	}
@@ -158,11 +158,11 @@ func (s *sender) SetStreamState(sid uint16, st stream.State) error {
 	return nil
 }
 
-// StreamState returns the state of outbound stream sid, or ErrStreamID.
+// streamState returns the state of outbound stream sid, or ErrStreamID.
 // A stream an outgoing reset blocks is ResetPending from when it has sent
 // everything written before the reset began, although the sender marks it
 // so only when it would start a later message (beginOutgoingReset).
-func (s *sender) StreamState(sid uint16) (stream.State, error) {
+func (s *sender) streamState(sid uint16) (stream.State, error) {
 	if err := s.checkStream(sid); err != nil {
 		return stream.Closed, err
 	}

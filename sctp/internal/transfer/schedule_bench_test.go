@@ -24,24 +24,24 @@ func newSaturated(tb testing.TB, k sched.Kind, n, depth, size int) *saturated {
 	// weight (the weights are also the streams' shares of the buffer).
 	cfg := Config{OutStreams: n, InStreams: n, SendBuffer: n*depth*size + 1<<20, StreamUnsent: depth * size, RecvBuffer: 4 << 20, PeerRwnd: 4 << 20}
 	s := &saturated{schedPair: newSchedPair(tb, cfg), msg: make([]byte, size)}
-	if err := s.a.send.SwitchScheduler(k); err != nil {
+	if err := s.a.SwitchScheduler(k); err != nil {
 		tb.Fatal(err)
 	}
 	for sid := range n {
 		// Priority: eight levels; WFQ: weights 1 to 8 (FC and the round
 		// robins ignore the value).
-		s.a.send.SetStreamValue(uint16(sid), uint16(1+sid%8))
+		s.a.SetStreamValue(uint16(sid), uint16(1+sid%8))
 	}
 	s.rbuf = make([]byte, 2*size)
 	s.onMsg = func(info RecvInfo, _ []byte) {
 		s.read++
-		if err := s.a.send.Queue(info.SID, 0, false, s.msg); err != nil {
+		if err := s.a.send.enqueue(info.SID, 0, false, s.msg); err != nil {
 			tb.Fatal(err)
 		}
 	}
 	for range depth {
 		for sid := range n {
-			if err := s.a.send.Queue(uint16(sid), 0, false, s.msg); err != nil {
+			if err := s.a.send.enqueue(uint16(sid), 0, false, s.msg); err != nil {
 				tb.Fatal(err)
 			}
 		}
@@ -114,7 +114,7 @@ func BenchmarkSwitchScheduler(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		if err := s.a.send.SwitchScheduler(kinds[i&1]); err != nil {
+		if err := s.a.SwitchScheduler(kinds[i&1]); err != nil {
 			b.Fatal(err)
 		}
 	}

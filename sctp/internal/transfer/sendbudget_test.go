@@ -12,7 +12,7 @@ func fillSender(t *testing.T, x *tx, size int) int {
 	t.Helper()
 	msg := make([]byte, size)
 	for n := 0; ; n++ {
-		err := x.e.send.Queue(0, 0, false, msg)
+		err := x.e.send.enqueue(0, 0, false, msg)
 		if err == nil {
 			continue
 		}
@@ -77,7 +77,7 @@ func TestSendBudgetShared(t *testing.T) {
 	if got := xs[1].e.send.queue.buffered; got > limit/2 || got <= limit/2-size {
 		t.Fatalf("the second sender holds %d bytes (%d messages); its fair share is %d", got, n1, limit/2)
 	}
-	if err := xs[0].e.send.Queue(0, 0, false, make([]byte, size)); !errors.Is(err, ErrWouldBlock) {
+	if err := xs[0].e.send.enqueue(0, 0, false, make([]byte, size)); !errors.Is(err, ErrWouldBlock) {
 		t.Fatalf("the sender above its share queued past the budget: %v", err)
 	}
 	checkBudget(t, b, xs)
@@ -110,12 +110,12 @@ func TestSendBudgetShared(t *testing.T) {
 	if b.Used() != used-held || b.Active() != 2 {
 		t.Fatalf("after LeaveBudget: used %d (was %d, the sender held %d), %d active", b.Used(), used, held, b.Active())
 	}
-	xs[1].e.send.Drain(nil) // releases nothing twice
+	xs[1].e.Drain(nil) // releases nothing twice
 	if b.Used() != used-held {
 		t.Fatalf("Drain after LeaveBudget changed the budget: used %d", b.Used())
 	}
-	xs[2].e.send.Drain(nil)
-	xs[0].e.send.Drain(nil)
+	xs[2].e.Drain(nil)
+	xs[0].e.Drain(nil)
 	if b.Used() != 0 || b.Active() != 0 {
 		t.Fatalf("budget used %d by %d senders after every sender drained", b.Used(), b.Active())
 	}
@@ -145,14 +145,14 @@ func TestSendBudgetNoAllocs(t *testing.T) {
 	msg := make([]byte, 1000)
 	sack := &SACK{ARwnd: DefaultBuffer}
 	step := func() {
-		if err := x.e.send.Queue(0, 0, false, msg); err != nil {
+		if err := x.e.send.enqueue(0, 0, false, msg); err != nil {
 			t.Fatal(err)
 		}
-		if _, n := x.e.send.AppendData(x.now, x.pkt[:0], x.e.path.MTU()-12); n != 1 {
+		if _, n := x.e.AppendData(x.now, x.pkt[:0], x.e.path.MTU()-12); n != 1 {
 			t.Fatalf("%d chunks sent", n)
 		}
-		sack.CumTSNAck = x.e.send.NextTSN() - 1
-		if _, err := x.e.send.HandleSACK(x.now, sack); err != nil {
+		sack.CumTSNAck = x.e.NextTSN() - 1
+		if _, err := x.e.HandleSACK(x.now, sack); err != nil {
 			t.Fatal(err)
 		}
 		if bud.Used() != 100 {

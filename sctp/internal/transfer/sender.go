@@ -119,24 +119,18 @@ func (s *sender) learnWindow(arwnd uint32) {
 	}
 }
 
-// Queue copies a user message of stream sid into the send buffer. It
-// returns ErrStreamID for a stream outside the negotiated range,
+// queueMessage copies a user message of stream sid into the send buffer.
+// It returns ErrStreamID for a stream outside the negotiated range,
 // ErrEmptyMessage for an empty payload and ErrWouldBlock when the send
 // buffer has no room (a message larger than the whole buffer is accepted
 // when the buffer is empty) or Config.SendUnsent bytes would wait to be
 // sent (one message is accepted when none waits), and ErrStreamFull (which
 // matches ErrWouldBlock) when the stream's own unsent bytes would pass its
 // share (see sendQueue.streamLimit; one message is accepted on a stream
-// with none waiting). Fragmentation and TSN/SSN assignment happen later,
-// in AppendData.
-func (s *sender) Queue(sid uint16, ppid uint32, unordered bool, payload []byte) error {
-	return s.queueMessage(sid, ppid, unordered, payload, true)
-}
-
-// queueMessage is Queue; perStream applies the stream's own limit
-// (sendQueue.streamLimit), which messages of the priority policy skip:
-// they compete for the send buffer by their priority (RFC 7496 section
-// 3.2), not by stream.
+// with none waiting). perStream applies the stream's own limit, which
+// messages of the priority policy skip: they compete for the send buffer
+// by their priority (RFC 7496 section 3.2), not by stream. Fragmentation
+// and TSN/SSN assignment happen later, in appendData.
 func (s *sender) queueMessage(sid uint16, ppid uint32, unordered bool, payload []byte, perStream bool) error {
 	if int(sid) >= s.cfg.OutStreams {
 		return fmt.Errorf("%w: %d, %d outbound streams", ErrStreamID, sid, s.cfg.OutStreams)
@@ -172,18 +166,9 @@ func (s *sender) queueMessage(sid uint16, ppid uint32, unordered bool, payload [
 	return nil
 }
 
-// Idle reports whether nothing is queued or unacknowledged: the condition
+// idle reports whether nothing is queued or unacknowledged: the condition
 // for sending SHUTDOWN (RFC 9260 section 9.2).
-func (s *sender) Idle() bool { return s.queue.buffered == 0 && s.ledger.outstanding() == 0 }
-
-// CumulativeAck returns the cumulative TSN ack point of our outbound data.
-func (s *sender) CumulativeAck() TSN { return s.ledger.cumAck }
-
-// NextTSN returns the TSN the next new DATA chunk will carry.
-func (s *sender) NextTSN() TSN { return s.ledger.nextTSN }
-
-// PeerRwnd returns our view of the peer's receive window.
-func (s *sender) PeerRwnd() int { return s.peerRwnd }
+func (s *sender) idle() bool { return s.queue.buffered == 0 && s.ledger.outstanding() == 0 }
 
 // appendChunk writes the chunk of record r (TSN t) through the variant's
 // framer.
@@ -306,9 +291,9 @@ func (s *sender) sendOpportunity(refill int) {
 // to the Max.Burst limit of the current send opportunity.
 func (s *sender) window() int { return min(s.paths.primary.cwnd, s.burstCap) }
 
-// Pending reports whether AppendData would append something now: chunks
+// pending reports whether AppendData would append something now: chunks
 // marked for retransmission or new data the windows allow.
-func (s *sender) Pending(now time.Time) bool {
+func (s *sender) pending(now time.Time) bool {
 	if s.loss.t3Recovery && s.loss.t3Sent {
 		return false
 	}
@@ -325,7 +310,7 @@ func (s *sender) Pending(now time.Time) bool {
 	return size <= s.peerRwnd || (s.ledger.outstanding() == 0 && !s.loss.zeroWindowProbeAt.IsZero() && !now.Before(s.loss.zeroWindowProbeAt))
 }
 
-// AppendData appends DATA chunks to pkt, using at most room bytes, and
+// appendData appends DATA chunks to pkt, using at most room bytes, and
 // returns the extended packet and the number of chunks appended. Chunks
 // marked for retransmission go first (RFC 9260 section 6.1 rule C), then
 // new data cut from the queued messages as the scheduler picks streams.
@@ -334,7 +319,7 @@ func (s *sender) Pending(now time.Time) bool {
 // one call is one packet, and a send opportunity (a SACK, a timeout, or new
 // data after an idle period) may raise the flight size by at most Max.Burst
 // full packets over what it was at that moment.
-func (s *sender) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
+func (s *sender) appendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 	if s.loss.t3Recovery && s.loss.t3Sent {
 		return pkt, 0
 	}
@@ -566,15 +551,15 @@ func (s *sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]b
 	return pkt, room, n
 }
 
-// SetImmediate makes the sender set the I bit on the DATA chunks it sends
+// setImmediate makes the sender set the I bit on the DATA chunks it sends
 // from now on (or stop doing so): RFC 9260 section 6.1 lists "The sender is
 // in the SHUTDOWN-PENDING state" among the reasons to ask the peer to SACK
 // without delay.
-func (s *sender) SetImmediate(on bool) { s.immediate = on }
+func (s *sender) setImmediate(on bool) { s.immediate = on }
 
-// Deadline returns when the T3-rtx timer expires or a zero window probe
+// deadline returns when the T3-rtx timer expires or a zero window probe
 // is due, or the zero time when neither is pending.
-func (s *sender) Deadline() time.Time {
+func (s *sender) deadline() time.Time {
 	d := s.loss.t3
 	if !s.loss.zeroWindowProbeAt.IsZero() && s.queue.unsent > 0 && (d.IsZero() || s.loss.zeroWindowProbeAt.Before(d)) {
 		d = s.loss.zeroWindowProbeAt
@@ -616,11 +601,11 @@ func (s *sender) describe(m *message, sent bool) Unsent {
 	return u
 }
 
-// Drain removes every queued and unacknowledged message from the send
+// drain removes every queued and unacknowledged message from the send
 // buffer, calling fn (when not nil) for each. The association calls it
 // when the association ends, to raise send-failed events, and after a
 // peer restart, to queue the messages again on the new association.
-func (s *sender) Drain(fn func(Unsent)) {
+func (s *sender) drain(fn func(Unsent)) {
 	// Messages with chunks outstanding, each reported once.
 	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
 		r := s.ledger.rec(t)

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// HandleSACK processes a SACK chunk from the peer (RFC 9260 section 6.2.1):
+// handleSACK processes a SACK chunk from the peer (RFC 9260 section 6.2.1):
 // it advances the cumulative TSN ack point, applies the Gap Ack Blocks
 // (undoing acknowledgements the peer reneged on), takes RTT measurements,
 // adjusts cwnd (7.2.1, 7.2.2), counts miss indications and marks chunks for
@@ -19,7 +19,7 @@ import (
 // of order). A SACK that acknowledges a TSN never sent yields
 // ErrProtocolViolation and changes nothing; the association answers with
 // ABORT (section 12.4).
-func (s *sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
+func (s *sender) handleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	s.stats.SACKsReceived++
 	if use, err := s.usable(sk); !use {
 		return false, err
@@ -326,13 +326,13 @@ func (s *sender) renege(now time.Time, t TSN) {
 	}
 }
 
-// HandleCumAck applies the Cumulative TSN Ack of a SHUTDOWN chunk (RFC 9260
+// handleCumAck applies the Cumulative TSN Ack of a SHUTDOWN chunk (RFC 9260
 // section 9.2: "Upon reception of the SHUTDOWN chunk, the peer endpoint
 // does the following: ... verify, by checking the Cumulative TSN Ack field
 // of the chunk, that all its outstanding DATA chunks have been received by
 // the SHUTDOWN chunk sender."): a SACK without gap blocks that leaves the
 // peer's window as it was. Errors as HandleSACK.
-func (s *sender) HandleCumAck(now time.Time, cum TSN) (acked bool, err error) {
+func (s *sender) handleCumAck(now time.Time, cum TSN) (acked bool, err error) {
 	if cum.LT(s.ledger.cumAck) {
 		return false, nil
 	}
@@ -345,5 +345,5 @@ func (s *sender) HandleCumAck(now time.Time, cum TSN) (acked bool, err error) {
 			}
 		}
 	}
-	return s.HandleSACK(now, &sk)
+	return s.handleSACK(now, &sk)
 }

@@ -15,24 +15,24 @@ const chunk1000 = chunk.DataHeaderLen + 1000
 
 func TestQueueChecks(t *testing.T) {
 	x := newTx(t, Config{OutStreams: 2, InStreams: 2, SendBuffer: 3000})
-	if err := x.e.send.Queue(2, 0, false, []byte{1}); !errors.Is(err, ErrStreamID) {
+	if err := x.e.send.enqueue(2, 0, false, []byte{1}); !errors.Is(err, ErrStreamID) {
 		t.Errorf("stream 2 of 2: %v, want ErrStreamID", err)
 	}
-	if err := x.e.send.Queue(65535, 0, false, []byte{1}); !errors.Is(err, ErrStreamID) {
+	if err := x.e.send.enqueue(65535, 0, false, []byte{1}); !errors.Is(err, ErrStreamID) {
 		t.Errorf("stream 65535 of 2: %v, want ErrStreamID", err)
 	}
-	if err := x.e.send.Queue(0, 0, false, nil); !errors.Is(err, ErrEmptyMessage) {
+	if err := x.e.send.enqueue(0, 0, false, nil); !errors.Is(err, ErrEmptyMessage) {
 		t.Errorf("empty message: %v, want ErrEmptyMessage", err)
 	}
-	if err := x.e.send.Queue(1, 0, false, make([]byte, 2000)); err != nil {
+	if err := x.e.send.enqueue(1, 0, false, make([]byte, 2000)); err != nil {
 		t.Fatal(err)
 	}
-	if err := x.e.send.Queue(1, 0, false, make([]byte, 2000)); !errors.Is(err, ErrWouldBlock) {
+	if err := x.e.send.enqueue(1, 0, false, make([]byte, 2000)); !errors.Is(err, ErrWouldBlock) {
 		t.Errorf("full send buffer: %v, want ErrWouldBlock", err)
 	}
 	// A message larger than the whole buffer goes in when it is empty.
 	y := newTx(t, Config{SendBuffer: 1000})
-	if err := y.e.send.Queue(0, 0, false, make([]byte, 5000)); err != nil {
+	if err := y.e.send.enqueue(0, 0, false, make([]byte, 5000)); err != nil {
 		t.Errorf("big message into empty buffer: %v", err)
 	}
 }
@@ -45,9 +45,9 @@ func TestQueueChecks(t *testing.T) {
 func TestSSNAndFragmentFlags(t *testing.T) {
 	x := newTx(t, Config{MaxBurst: 100})
 	x.e.path.cwnd = 1 << 20
-	x.e.send.Queue(1, 9, false, make([]byte, 3000)) // 3 fragments
-	x.e.send.Queue(1, 9, true, make([]byte, 10))
-	x.e.send.Queue(1, 9, false, make([]byte, 10))
+	x.e.send.enqueue(1, 9, false, make([]byte, 3000)) // 3 fragments
+	x.e.send.enqueue(1, 9, true, make([]byte, 10))
+	x.e.send.enqueue(1, 9, false, make([]byte, 10))
 	var ds []Data
 	for {
 		p := x.packet()
@@ -161,7 +161,7 @@ func TestRuleARwnd(t *testing.T) {
 	if got := x.flush(); len(got) != 3 {
 		t.Fatalf("sent %d chunks into a 3500-byte window, want 3", len(got))
 	}
-	if r := x.e.send.PeerRwnd(); r != 500 {
+	if r := x.e.PeerRwnd(); r != 500 {
 		t.Fatalf("rwnd %d after sending 3000 bytes, want 500", r)
 	}
 }
@@ -188,7 +188,7 @@ func TestZeroWindowProbe(t *testing.T) {
 	if want := x.now.Add(x.e.path.RTO()); !d.Equal(want) {
 		t.Fatalf("probe deadline %v, want one RTO later %v", d.Sub(epoch), want.Sub(epoch))
 	}
-	if x.e.send.Pending(x.now) || x.e.send.Pending(d.Add(-time.Nanosecond)) || !x.e.send.Pending(d) {
+	if x.e.Pending(x.now) || x.e.Pending(d.Add(-time.Nanosecond)) || !x.e.Pending(d) {
 		t.Fatal("Pending does not follow the probe deadline")
 	}
 	x.now = d
@@ -235,21 +235,21 @@ func TestT3Rules(t *testing.T) {
 	}
 	x.queue(3, 1000)
 	x.flush()
-	if d := x.e.send.Deadline(); !d.Equal(x.now.Add(time.Second)) {
+	if d := x.e.send.deadline(); !d.Equal(x.now.Add(time.Second)) {
 		t.Fatalf("R1: T3 at %v, want now+RTO", d.Sub(epoch))
 	}
 	x.advance(100 * time.Millisecond)
 	x.mustSACK(1000, DefaultBuffer, 2, 2) // acks the earliest and 1002
-	if d := x.e.send.Deadline(); !d.Equal(x.now.Add(x.e.path.RTO())) {
+	if d := x.e.send.deadline(); !d.Equal(x.now.Add(x.e.path.RTO())) {
 		t.Fatalf("R3: T3 at %v, want restarted at now+RTO", d.Sub(epoch))
 	}
 	x.advance(100 * time.Millisecond)
 	x.mustSACK(1000, DefaultBuffer, 2, 2) // no new cumulative ack: no restart
-	if d := x.e.send.Deadline(); d.Equal(x.now.Add(x.e.path.RTO())) {
+	if d := x.e.send.deadline(); d.Equal(x.now.Add(x.e.path.RTO())) {
 		t.Fatal("T3 restarted by a SACK that did not acknowledge the earliest TSN")
 	}
 	x.mustSACK(1002, DefaultBuffer)
-	if !x.e.send.Deadline().IsZero() {
+	if !x.e.send.deadline().IsZero() {
 		t.Fatal("R2: T3 still running with everything acknowledged")
 	}
 }
@@ -269,7 +269,7 @@ func TestT3Expiry(t *testing.T) {
 	x.e.path.cwnd = 20000
 	x.queue(8, 600) // two 616-byte chunks per packet
 	x.flush()
-	if x.e.send.OnTimeout(x.now.Add(999 * time.Millisecond)) {
+	if x.e.send.onTimeout(x.now.Add(999 * time.Millisecond)) {
 		t.Fatal("T3 expired early")
 	}
 	x.advance(time.Second)
@@ -293,7 +293,7 @@ func TestT3Expiry(t *testing.T) {
 	if more := x.packet(); len(more) != 0 {
 		t.Fatalf("second packet %v in flight before an acknowledgement", more)
 	}
-	if d := x.e.send.Deadline(); !d.Equal(x.now.Add(2 * time.Second)) {
+	if d := x.e.send.deadline(); !d.Equal(x.now.Add(2 * time.Second)) {
 		t.Fatalf("T3 not restarted with the backed-off RTO: %v", d.Sub(x.now))
 	}
 	x.mustSACK(1001, DefaultBuffer)
@@ -378,7 +378,7 @@ func TestCongestionAvoidance(t *testing.T) {
 		t.Fatalf("cwnd %d pba %d, want %d and 0", p.Cwnd(), p.PartialBytesAcked(), 4*chunk1000+testPMDCS)
 	}
 	x.flush()
-	x.mustSACK(x.e.send.NextTSN()-1, DefaultBuffer)
+	x.mustSACK(x.e.NextTSN()-1, DefaultBuffer)
 	if p.PartialBytesAcked() != 0 {
 		t.Fatalf("pba %d with everything acknowledged, want 0", p.PartialBytesAcked())
 	}
@@ -488,10 +488,10 @@ func TestStaleSACKDropped(t *testing.T) {
 	x.queue(3, 1000)
 	x.flush()
 	x.mustSACK(1001, 50000)
-	before := x.e.send.PeerRwnd()
+	before := x.e.PeerRwnd()
 	x.mustSACK(1000, 100, 2, 2)
-	if x.e.send.PeerRwnd() != before || x.e.stats.SACKsStale != 1 {
-		t.Fatalf("stale SACK changed rwnd %d -> %d", before, x.e.send.PeerRwnd())
+	if x.e.PeerRwnd() != before || x.e.stats.SACKsStale != 1 {
+		t.Fatalf("stale SACK changed rwnd %d -> %d", before, x.e.PeerRwnd())
 	}
 }
 
@@ -506,12 +506,12 @@ func TestSACKRwnd(t *testing.T) {
 	x.queue(4, 1000)
 	x.flush()
 	x.mustSACK(1000, 10000, 2, 2) // 1000 and 1002 acked; 1001 and 1003 outstanding
-	if r := x.e.send.PeerRwnd(); r != 8000 {
+	if r := x.e.PeerRwnd(); r != 8000 {
 		t.Fatalf("rwnd %d, want 10000-2000", r)
 	}
 	x.advance(time.Second)
 	x.e.OnTimeout(x.now)
-	if r := x.e.send.PeerRwnd(); r != 10000 {
+	if r := x.e.PeerRwnd(); r != 10000 {
 		t.Fatalf("rwnd %d after marking 2000 bytes for retransmission, want 10000", r)
 	}
 }
@@ -545,14 +545,14 @@ func TestHandleCumAck(t *testing.T) {
 	x := newTx(t, Config{MaxBurst: 100, PeerRwnd: 100000})
 	x.queue(3, 1000)
 	x.flush()
-	rwnd := x.e.send.PeerRwnd()
-	if acked, err := x.e.send.HandleCumAck(x.now, 1001); err != nil || !acked {
+	rwnd := x.e.PeerRwnd()
+	if acked, err := x.e.send.handleCumAck(x.now, 1001); err != nil || !acked {
 		t.Fatalf("acked %v err %v", acked, err)
 	}
-	if x.e.send.ledger.outstanding() != 1 || x.e.send.PeerRwnd() != rwnd {
-		t.Fatalf("outstanding %d rwnd %d, want 1 and %d", x.e.send.ledger.outstanding(), x.e.send.PeerRwnd(), rwnd)
+	if x.e.send.ledger.outstanding() != 1 || x.e.PeerRwnd() != rwnd {
+		t.Fatalf("outstanding %d rwnd %d, want 1 and %d", x.e.send.ledger.outstanding(), x.e.PeerRwnd(), rwnd)
 	}
-	if _, err := x.e.send.HandleCumAck(x.now, 1005); !errors.Is(err, ErrProtocolViolation) {
+	if _, err := x.e.send.handleCumAck(x.now, 1005); !errors.Is(err, ErrProtocolViolation) {
 		t.Fatalf("cum ack of unsent TSN: %v", err)
 	}
 	checkInvariants(t, &x.e.send)
@@ -562,20 +562,20 @@ func TestHandleCumAck(t *testing.T) {
 // send-failed events when the association ends) and empties the sender.
 func TestDrain(t *testing.T) {
 	x := newTx(t, Config{MaxBurst: 2})
-	x.e.send.Queue(0, 1, false, make([]byte, 5000)) // partly sent, first part acked
-	x.e.send.Queue(1, 2, true, make([]byte, 10))    // unsent, unordered
-	x.packet()                                      // first fragment
-	x.packet()                                      // second fragment
+	x.e.send.enqueue(0, 1, false, make([]byte, 5000)) // partly sent, first part acked
+	x.e.send.enqueue(1, 2, true, make([]byte, 10))    // unsent, unordered
+	x.packet()                                        // first fragment
+	x.packet()                                        // second fragment
 	x.mustSACK(1000, DefaultBuffer)
 	var got []string
-	x.e.send.Drain(func(m Unsent) {
+	x.e.Drain(func(m Unsent) {
 		got = append(got, fmt.Sprintf("%d/%d/%d/%v/%v", m.SID, m.PPID, len(m.Payload), m.Sent, m.Unordered))
 	})
 	sort.Strings(got)
 	if want := []string{"0/1/5000/true/false", "1/2/10/false/true"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("drained %v, want %v", got, want)
 	}
-	if !x.e.send.Idle() || x.e.send.queue.buffered != 0 || !x.e.send.Deadline().IsZero() {
+	if !x.e.SendIdle() || x.e.send.queue.buffered != 0 || !x.e.send.deadline().IsZero() {
 		t.Fatal("sender not empty after Drain")
 	}
 	// The sender works on afterwards.
@@ -594,7 +594,7 @@ func TestMTUShrinkRetransmission(t *testing.T) {
 	x.e.SetMTU(1000)
 	x.advance(time.Second)
 	x.e.OnTimeout(x.now)
-	pkt, n := x.e.send.AppendData(x.now, nil, 1000-12)
+	pkt, n := x.e.AppendData(x.now, nil, 1000-12)
 	if n != 1 || len(pkt) != chunk.DataHeaderLen+1400 {
 		t.Fatalf("retransmitted %d chunks in %d bytes, want the 1416-byte chunk", n, len(pkt))
 	}
@@ -611,12 +611,12 @@ func TestOutstandingBound(t *testing.T) {
 	x := newTx(t, Config{MaxBurst: 1 << 20, SendBuffer: 1 << 24, PeerRwnd: 1 << 30})
 	x.e.path.cwnd = 1 << 30
 	for range 70000 {
-		if err := x.e.send.Queue(0, 0, false, []byte{1}); err != nil {
+		if err := x.e.send.enqueue(0, 0, false, []byte{1}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for range 100 {
-		x.e.send.AppendData(x.now, x.pkt[:0], 65000)
+		x.e.AppendData(x.now, x.pkt[:0], 65000)
 	}
 	if o := x.e.send.ledger.outstanding(); o != maxOutstanding {
 		t.Fatalf("%d chunks outstanding, want the bound %d", o, maxOutstanding)
@@ -628,7 +628,7 @@ func TestOutstandingBound(t *testing.T) {
 // sender MAY set the I bit in the DATA chunk header." (SHUTDOWN-PENDING.)
 func TestSetImmediate(t *testing.T) {
 	x := newTx(t, Config{})
-	x.e.send.SetImmediate(true)
+	x.e.send.setImmediate(true)
 	x.queue(1, 10)
 	if ds := x.packet(); len(ds) != 1 || ds[0].Flags&chunk.FlagImmediate == 0 {
 		t.Fatalf("chunk without the I bit: %+v", ds)
@@ -668,17 +668,17 @@ func TestIdleCwnd(t *testing.T) {
 func TestSendUnsent(t *testing.T) {
 	x := newTx(t, Config{SendUnsent: 5000})
 	x.queue(5, 1000)
-	if err := x.e.send.Queue(0, 0, false, make([]byte, 1000)); !errors.Is(err, ErrWouldBlock) {
+	if err := x.e.send.enqueue(0, 0, false, make([]byte, 1000)); !errors.Is(err, ErrWouldBlock) {
 		t.Fatalf("Queue past SendUnsent: %v, want ErrWouldBlock", err)
 	}
 	x.packet() // one chunk left the queue
-	if err := x.e.send.Queue(0, 0, false, make([]byte, 1000)); err != nil {
+	if err := x.e.send.enqueue(0, 0, false, make([]byte, 1000)); err != nil {
 		t.Fatalf("Queue after a chunk was sent: %v", err)
 	}
 	x.flush()
-	x.mustSACK(x.e.send.NextTSN()-1, DefaultBuffer)
+	x.mustSACK(x.e.NextTSN()-1, DefaultBuffer)
 	x.flush()
-	if err := x.e.send.Queue(0, 0, false, make([]byte, 20000)); err != nil {
+	if err := x.e.send.enqueue(0, 0, false, make([]byte, 20000)); err != nil {
 		t.Fatalf("one large message with nothing waiting: %v", err)
 	}
 }
@@ -699,14 +699,14 @@ func TestSendRoom(t *testing.T) {
 	if s.queue.room() != 2000 {
 		t.Fatalf("Room %d with 3000 unsent, want 2000", s.queue.room())
 	}
-	if err := s.Queue(0, 0, false, make([]byte, 2001)); !errors.Is(err, ErrWouldBlock) {
+	if err := s.enqueue(0, 0, false, make([]byte, 2001)); !errors.Is(err, ErrWouldBlock) {
 		t.Fatalf("Queue of Room+1 bytes: %v, want ErrWouldBlock", err)
 	}
 	x.flush() // everything in flight: only the send buffer bounds
 	if s.queue.room() != 5000 {
 		t.Fatalf("Room %d with 3000 in flight, want 5000", s.queue.room())
 	}
-	if err := s.Queue(0, 0, false, make([]byte, 5000)); err != nil {
+	if err := s.enqueue(0, 0, false, make([]byte, 5000)); err != nil {
 		t.Fatalf("Queue of Room bytes: %v", err)
 	}
 	if s.queue.room() != 0 {
