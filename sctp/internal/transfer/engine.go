@@ -23,13 +23,13 @@ type Engine struct {
 	// (next SSN to send and to deliver, state) and the engine's side
 	// objects (send queues, reassembly). Stream reconfiguration (RFC 6525)
 	// works on it.
-	streams *Streams
+	streams *streamTable
 	cfg     Config
 }
 
-// Streams is the stream table type of an association: outbound side
+// streamTable is the stream table type of an association: outbound side
 // objects hold the send queues, inbound ones the reassembly state.
-type Streams = stream.Table[OutSide, interleave.InSide]
+type streamTable = stream.Table[outSide, interleave.InSide]
 
 // New returns an engine configured by cfg (zero fields defaulted).
 func New(cfg Config) (*Engine, error) {
@@ -38,7 +38,7 @@ func New(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: c}
-	e.streams = stream.NewTable[OutSide, interleave.InSide](uint16(c.OutStreams), uint16(c.InStreams))
+	e.streams = stream.NewTable[outSide, interleave.InSide](uint16(c.OutStreams), uint16(c.InStreams))
 	e.path.init(&e.cfg)
 	e.send.init(&e.cfg, &e.path, &e.stats, e.streams)
 	e.recv.init(&e.cfg, &e.stats, e.streams)

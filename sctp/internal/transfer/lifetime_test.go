@@ -112,8 +112,8 @@ func TestLifetimeManyInFlight(t *testing.T) {
 		t.Fatalf("%d given up after they were sent (the large one: %v), want the 30 small ones and the large one", sent, big)
 	}
 	checkInvariants(t, &x.e.send)
-	if x.e.path.FlightSize() != 0 {
-		t.Fatalf("flight %d after abandoning everything", x.e.path.FlightSize())
+	if x.e.path.flight != 0 {
+		t.Fatalf("flight %d after abandoning everything", x.e.path.flight)
 	}
 	if got, want := x.e.AdvancedPeerAckPoint(), x.e.NextTSN()-1; got != want || !x.e.ForwardDue() {
 		t.Fatalf("Advanced.Peer.Ack.Point %d, want %d; FORWARD-TSN due %v", got, want, x.e.ForwardDue())

@@ -83,7 +83,7 @@ func (s *sender) onTimeout(now time.Time) (expired bool) {
 	// cwnd = PMDCS."
 	s.paths.primary.onT3Expiry(now)
 	// E2: "set RTO = RTO * 2 ("back off the timer")."
-	s.paths.primary.Backoff()
+	s.paths.primary.backoff()
 	probing := s.peerRwnd == 0 && s.loss.sackSinceT3
 	s.loss.sackSinceT3 = false
 	first := true

@@ -207,8 +207,8 @@ func TestMultihomePrimaryCutForGood(t *testing.T) {
 		if p.a.e.stats.RetransmitsMoved == 0 {
 			t.Errorf("seed %d: no retransmission moved to path 1", seed)
 		}
-		if p.a.e.PathAt(0).FlightSize() != 0 {
-			t.Errorf("seed %d: %d bytes still in flight on the dead path", seed, p.a.e.PathAt(0).FlightSize())
+		if p.a.e.PathAt(0).flight != 0 {
+			t.Errorf("seed %d: %d bytes still in flight on the dead path", seed, p.a.e.PathAt(0).flight)
 		}
 	}
 }
@@ -296,32 +296,32 @@ func TestMultihomeT3RetransmitsToAlternate(t *testing.T) {
 	if len(ds) == 0 || x.e.DataDest() != 1 || ds[0].TSN != 1 {
 		t.Fatalf("retransmission: %d chunks to path %d, want TSN 1 to path 1", len(ds), x.e.DataDest())
 	}
-	if f := x.e.PathAt(1).FlightSize(); f == 0 || x.e.PathAt(0).FlightSize() != 0 {
-		t.Fatalf("flight: path 0 %d, path 1 %d", x.e.PathAt(0).FlightSize(), f)
+	if f := x.e.PathAt(1).flight; f == 0 || x.e.PathAt(0).flight != 0 {
+		t.Fatalf("flight: path 0 %d, path 1 %d", x.e.PathAt(0).flight, f)
 	}
 	// The acknowledgement of TSN 1 credits path 1 and clears its timer.
 	x.mustSACK(1, 1<<20)
-	if x.e.PathAt(1).FlightSize() != 0 || !x.e.PathAt(1).t3.IsZero() {
-		t.Fatalf("path 1 after its chunk was acknowledged: flight %d, T3 %v", x.e.PathAt(1).FlightSize(), x.e.PathAt(1).t3)
+	if x.e.PathAt(1).flight != 0 || !x.e.PathAt(1).t3.IsZero() {
+		t.Fatalf("path 1 after its chunk was acknowledged: flight %d, T3 %v", x.e.PathAt(1).flight, x.e.PathAt(1).t3)
 	}
 	checkPathFlight(t, &x.e.send)
 }
 
-// TestMultihomeAddPathBound: an engine keeps at most MaxPaths paths.
+// TestMultihomeAddPathBound: an engine keeps at most maxPaths paths.
 func TestMultihomeAddPathBound(t *testing.T) {
 	e, err := New(Config{LocalTSN: 1, OutStreams: 1, InStreams: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 1; i < MaxPaths; i++ {
+	for i := 1; i < maxPaths; i++ {
 		if j, err := e.AddPath(i%2 == 0); err != nil || j != i {
 			t.Fatalf("AddPath %d: %d, %v", i, j, err)
 		}
 	}
-	if _, err := e.AddPath(false); err != ErrTooManyPaths {
-		t.Fatalf("AddPath beyond %d: %v", MaxPaths, err)
+	if _, err := e.AddPath(false); err != errTooManyPaths {
+		t.Fatalf("AddPath beyond %d: %v", maxPaths, err)
 	}
-	if e.PathAt(MaxPaths) != nil || e.PathAt(-1) != nil || e.SetPrimary(MaxPaths) {
+	if e.PathAt(maxPaths) != nil || e.PathAt(-1) != nil || e.SetPrimary(maxPaths) {
 		t.Fatal("out-of-range path index accepted")
 	}
 }
@@ -433,7 +433,7 @@ func TestMultihomePathUpTakesChunksOfDownPaths(t *testing.T) {
 	}
 	x.e.SetPathDown(1, true)
 	x.e.SetPathDown(0, true) // no alternate up: the chunks stay in flight on 0
-	if x.e.PathAt(0).FlightSize() == 0 {
+	if x.e.PathAt(0).flight == 0 {
 		t.Fatal("no flight on path 0")
 	}
 	x.e.SetPathDown(1, false)
@@ -441,8 +441,8 @@ func TestMultihomePathUpTakesChunksOfDownPaths(t *testing.T) {
 	if len(ds) == 0 || x.e.DataDest() != 1 || ds[0].TSN != 1 {
 		t.Fatalf("after path 1 came up: %d chunks to path %d, want TSN 1 on path 1", len(ds), x.e.DataDest())
 	}
-	if x.e.PathAt(0).FlightSize() != 0 {
-		t.Errorf("path 0 still has %d bytes in flight", x.e.PathAt(0).FlightSize())
+	if x.e.PathAt(0).flight != 0 {
+		t.Errorf("path 0 still has %d bytes in flight", x.e.PathAt(0).flight)
 	}
 	checkPathFlight(t, &x.e.send)
 }

@@ -351,7 +351,7 @@ func (p *pair) done() bool {
 func (s *side) state() string {
 	e := s.e
 	return fmt.Sprintf("toSend=%d sent=%d recv=%d buffered=%d outstanding=%d cwnd=%d flight=%d rwnd=%d rto=%v held=%d cum=%d",
-		s.toSend, s.sentMsgs, s.recvMsgs, e.send.queue.buffered, e.send.ledger.outstanding(), e.path.Cwnd(), e.path.FlightSize(),
+		s.toSend, s.sentMsgs, s.recvMsgs, e.send.queue.buffered, e.send.ledger.outstanding(), e.path.Cwnd(), e.path.flight,
 		e.PeerRwnd(), e.path.RTO(), e.RecvHeld(), e.CumulativeTSN())
 }
 

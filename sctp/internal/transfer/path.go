@@ -77,25 +77,11 @@ func (p *Path) RTO() time.Duration { return p.rto }
 // measurement.
 func (p *Path) SRTT() time.Duration { return p.srtt }
 
-// RTTVar returns the round-trip time variation, or zero before the first
-// measurement.
-func (p *Path) RTTVar() time.Duration { return p.rttvar }
-
 // Cwnd returns the congestion window in bytes.
 func (p *Path) Cwnd() int { return p.cwnd }
 
 // Ssthresh returns the slow-start threshold in bytes.
 func (p *Path) Ssthresh() int { return p.ssthresh }
-
-// PartialBytesAcked returns partial_bytes_acked of congestion avoidance.
-func (p *Path) PartialBytesAcked() int { return p.pba }
-
-// FlightSize returns the bytes of DATA sent and not yet acknowledged or
-// marked for retransmission.
-func (p *Path) FlightSize() int { return p.flight }
-
-// InFastRecovery reports whether the path is in fast recovery (7.2.4).
-func (p *Path) InFastRecovery() bool { return p.inFastRecovery }
 
 // MTU returns the path's largest SCTP packet in bytes.
 func (p *Path) MTU() int { return p.mtu }
@@ -189,10 +175,9 @@ func (p *Path) clampRTO() {
 	}
 }
 
-// Backoff doubles the RTO up to RTO.Max (section 6.3.3 rule E2: "back off
-// the timer"). The engine calls it on T3-rtx expiry; the association calls
-// it when its own retransmission timers (T1, T2, heartbeat) expire.
-func (p *Path) Backoff() {
+// backoff doubles the RTO up to RTO.Max (section 6.3.3 rule E2: "back off
+// the timer") on a T3-rtx expiry.
+func (p *Path) backoff() {
 	p.rto *= 2
 	p.clampRTO()
 }

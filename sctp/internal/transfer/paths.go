@@ -43,11 +43,11 @@ const (
 	pathShift = 3
 )
 
-// MaxPaths is the most paths (peer addresses) an engine keeps.
-const MaxPaths = 1 << (8 - pathShift)
+// maxPaths is the most paths (peer addresses) an engine keeps.
+const maxPaths = 1 << (8 - pathShift)
 
-// ErrTooManyPaths is returned by AddPath beyond MaxPaths.
-var ErrTooManyPaths = errors.New("transfer: too many paths")
+// errTooManyPaths is returned by AddPath beyond maxPaths.
+var errTooManyPaths = errors.New("transfer: too many paths")
 
 // pathSet is the sender's paths: every path, the primary among them, and
 // what the last packet, SACK and timeout did per path.
@@ -74,11 +74,11 @@ func (ps *pathSet) init(first *Path) {
 }
 
 // add adds a path for another peer address (ipv6 selects the initial cwnd)
-// and returns its index, or ErrTooManyPaths.
+// and returns its index, or errTooManyPaths.
 func (ps *pathSet) add(cfg *Config, ipv6 bool) (int, error) {
 	n := len(ps.list)
-	if n >= MaxPaths {
-		return -1, ErrTooManyPaths
+	if n >= maxPaths {
+		return -1, errTooManyPaths
 	}
 	p := &Path{}
 	p.initFor(cfg, ipv6)
@@ -301,7 +301,7 @@ func (s *sender) pathTimers(now time.Time) bool {
 		p.t3 = time.Time{}
 		s.stats.T3Expiries++
 		p.onT3Expiry(now)
-		p.Backoff()
+		p.backoff()
 		marked := false
 		for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
 			r := s.ledger.rec(t)

@@ -35,7 +35,7 @@ func TestRACKLostRetransmission(t *testing.T) {
 	if len(ds) != 1 || ds[0].TSN != 1001 {
 		t.Fatalf("retransmission %v, want 1001", ds)
 	}
-	if !x.e.path.InFastRecovery() {
+	if !x.e.path.inFastRecovery {
 		t.Fatal("loss did not start fast recovery")
 	}
 	x.queue(3, 1000)

@@ -25,7 +25,7 @@ type receiver struct {
 	skips  []interleave.MIDSkip // I-FORWARD-TSN entries, reused
 	fwd    []interleave.Skip    // FORWARD-TSN entries, reused
 
-	streams  *Streams       // the stream table, for resets and added streams
+	streams  *streamTable   // the stream table, for resets and added streams
 	deferred *deferredReset // an incoming reset waiting for the cumulative TSN (RFC 6525)
 
 	acks    sackSchedule // when the next SACK is due and what it reports (receiver_sack.go)
@@ -47,7 +47,7 @@ type partRead struct {
 	first  TSN    // the TSN of its first fragment
 }
 
-func (r *receiver) init(cfg *Config, st *Stats, streams *Streams) {
+func (r *receiver) init(cfg *Config, st *Stats, streams *streamTable) {
 	r.cfg, r.stats, r.streams = cfg, st, streams
 	r.tsns.init(cfg.PeerTSN)
 	r.acks.dups = make([]TSN, 0, maxDupTSNs)

@@ -51,7 +51,7 @@ type reconfTracker struct {
 	streamsLeft int
 	blocked     []uint16
 	// numbered lists the streams whose numbering may have moved since the
-	// last reset of every stream (OutSide.numbered).
+	// last reset of every stream (outSide.numbered).
 	numbered []uint16
 	// tsnResetOut: our SSN/TSN Reset Request is out (Engine.BeginTSNReset):
 	// a SACK acknowledging TSNs beyond those sent is taken as one the peer
@@ -71,7 +71,7 @@ func seqLT(a, b uint32) bool { return int32(a-b) < 0 }
 // holds reports whether st, a stream with messages queued, is being reset
 // and its head message was written after the reset began: it must not
 // start until the reset ends. A partly cut head is always older.
-func (rt *reconfTracker) holds(st *OutSide) bool {
+func (rt *reconfTracker) holds(st *outSide) bool {
 	return (rt.all || st.resetting) && !seqLT(st.head.seq, rt.from)
 }
 
@@ -83,7 +83,7 @@ func (rt *reconfTracker) ready() bool { return rt.streamsLeft == 0 }
 // headGone keeps the count of the streams of the reset under way with a
 // message from before it left to cut, after m left the head of stream
 // st's queue (fully cut, or given up).
-func (rt *reconfTracker) headGone(st *OutSide, m *message) {
+func (rt *reconfTracker) headGone(st *outSide, m *message) {
 	if rt.streamsLeft > 0 && (rt.all || st.resetting) && seqLT(m.seq, rt.from) &&
 		(st.head == nil || !seqLT(st.head.seq, rt.from)) {
 		rt.streamsLeft--
@@ -92,7 +92,7 @@ func (rt *reconfTracker) headGone(st *OutSide, m *message) {
 
 // noteNumbered lists stream sid (st) in numbered: its numbering is about to
 // move.
-func (rt *reconfTracker) noteNumbered(st *OutSide, sid uint16) {
+func (rt *reconfTracker) noteNumbered(st *outSide, sid uint16) {
 	st.numbered = true
 	rt.numbered = append(rt.numbered, sid)
 }

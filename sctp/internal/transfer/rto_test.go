@@ -29,8 +29,8 @@ func TestRTOFirstMeasurement(t *testing.T) {
 	x.advance(300 * time.Millisecond)
 	x.mustSACK(1000, DefaultBuffer)
 	p := &x.e.path
-	if p.SRTT() != 300*time.Millisecond || p.RTTVar() != 150*time.Millisecond || p.RTO() != 900*time.Millisecond {
-		t.Fatalf("SRTT %v RTTVAR %v RTO %v, want 300ms 150ms 900ms", p.SRTT(), p.RTTVar(), p.RTO())
+	if p.SRTT() != 300*time.Millisecond || p.rttvar != 150*time.Millisecond || p.RTO() != 900*time.Millisecond {
+		t.Fatalf("SRTT %v RTTVAR %v RTO %v, want 300ms 150ms 900ms", p.SRTT(), p.rttvar, p.RTO())
 	}
 }
 
@@ -44,8 +44,8 @@ func TestRTOSubsequentMeasurement(t *testing.T) {
 	p.RTTSample(x.now, 100*time.Millisecond)
 	p.RTTSample(x.now, 200*time.Millisecond)
 	// RTTVAR = 0.75*50 + 0.25*100 = 62.5 ms; SRTT = 0.875*100 + 0.125*200 = 112.5 ms.
-	if p.RTTVar() != 62500*time.Microsecond || p.SRTT() != 112500*time.Microsecond {
-		t.Fatalf("RTTVAR %v SRTT %v, want 62.5ms 112.5ms", p.RTTVar(), p.SRTT())
+	if p.rttvar != 62500*time.Microsecond || p.SRTT() != 112500*time.Microsecond {
+		t.Fatalf("RTTVAR %v SRTT %v, want 62.5ms 112.5ms", p.rttvar, p.SRTT())
 	}
 	if p.RTO() != 362500*time.Microsecond {
 		t.Fatalf("RTO %v, want 362.5ms", p.RTO())
@@ -58,8 +58,8 @@ func TestRTOGranularity(t *testing.T) {
 	x := newTx(t, Config{RTOMin: time.Microsecond, Granularity: 10 * time.Millisecond})
 	p := &x.e.path
 	p.RTTSample(x.now, time.Nanosecond) // RTTVAR = R/2 = 0
-	if p.RTTVar() != 10*time.Millisecond || p.RTO() != 40*time.Millisecond+time.Nanosecond {
-		t.Fatalf("RTTVAR %v RTO %v, want G 10ms and 40.000001ms", p.RTTVar(), p.RTO())
+	if p.rttvar != 10*time.Millisecond || p.RTO() != 40*time.Millisecond+time.Nanosecond {
+		t.Fatalf("RTTVAR %v RTO %v, want G 10ms and 40.000001ms", p.rttvar, p.RTO())
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 // sendQueue is the send queue of one sender.
 type sendQueue struct {
 	cfg     *Config
-	streams *Streams
+	streams *streamTable
 	sched   sched.Scheduler // picks the stream of the next message (or chunk, with I-DATA)
 	budget  *SendBudget     // the endpoint's send budget (Config.SendBudget; nil: none)
 	paths   *pathSet        // the primary's cwnd sizes an autotuned send buffer
@@ -30,8 +30,8 @@ type sendQueue struct {
 
 	buffered int // bytes queued and not yet acknowledged (changed by charge)
 	unsent   int // bytes queued and not yet cut into chunks
-	active   int // streams with unsent bytes or a refused writer (OutSide.unsent > 0 or want > 0)
-	// activeWeight is the sum of the active streams' OutSide.share.
+	active   int // streams with unsent bytes or a refused writer (outSide.unsent > 0 or want > 0)
+	// activeWeight is the sum of the active streams' outSide.share.
 	activeWeight int
 	// writable lists the streams whose writers, refused by the stream's
 	// limit, may queue again (takeStreamRoom).
@@ -49,7 +49,7 @@ type sendQueue struct {
 	partlyCut     int
 }
 
-func (q *sendQueue) init(cfg *Config, streams *Streams, paths *pathSet) {
+func (q *sendQueue) init(cfg *Config, streams *streamTable, paths *pathSet) {
 	q.cfg, q.streams, q.paths = cfg, streams, paths
 	q.sched = cfg.Scheduler
 	q.budget = cfg.SendBudget
@@ -60,7 +60,7 @@ func (q *sendQueue) init(cfg *Config, streams *Streams, paths *pathSet) {
 // Queue returns (see sender.queueMessage). A writer refused for its
 // stream's sake is remembered, so that takeStreamRoom lists the stream
 // once the message fits.
-func (q *sendQueue) admit(st *OutSide, sid uint16, n int, perStream bool) error {
+func (q *sendQueue) admit(st *outSide, sid uint16, n int, perStream bool) error {
 	if perStream && st.unsent > 0 && st.unsent+n > q.streamLimit(st) {
 		q.refuse(st, sid, n)
 		return ErrStreamFull
@@ -98,7 +98,7 @@ func (q *sendQueue) admit(st *OutSide, sid uint16, n int, perStream bool) error 
 
 // push appends a copy of payload, a message admit accepted, to stream
 // sid's queue (st) and returns it.
-func (q *sendQueue) push(st *OutSide, sid uint16, ppid uint32, unordered bool, payload []byte) *message {
+func (q *sendQueue) push(st *outSide, sid uint16, ppid uint32, unordered bool, payload []byte) *message {
 	m := q.newMessage()
 	m.buf = append(m.buf[:0], payload...)
 	m.ppid, m.sid, m.unordered, m.bits = ppid, sid, unordered, 0
@@ -158,9 +158,9 @@ func (m *message) policy() PRPolicy { return PRPolicy(m.bits >> policyShift) }
 // PRRtx; PRPrio only drops messages not yet sent).
 func (m *message) timed() bool { p := m.policy(); return p == PRTTL || p == PRRtx }
 
-// OutSide is the sending state of one outbound stream: the side object of
+// outSide is the sending state of one outbound stream: the side object of
 // the stream table's outbound records, holding the stream's send queue.
-type OutSide struct {
+type outSide struct {
 	head, tail *message
 	// resetting: the stream is one of those an outgoing reset naming
 	// streams (beginOutgoingReset) found with messages queued; its
@@ -193,7 +193,7 @@ const (
 // chunk, and reports whether that was its end: the message is pinned
 // until its last fragment, then leaves the queue (only its chunk records
 // hold it from then on), and the scheduler learns what was sent.
-func (q *sendQueue) cut(st *OutSide, m *message, size int) (end bool) {
+func (q *sendQueue) cut(st *outSide, m *message, size int) (end bool) {
 	first := m.off == 0
 	m.off += int32(size)
 	end = int(m.off) == len(m.buf)
@@ -233,7 +233,7 @@ func (q *sendQueue) cut(st *OutSide, m *message, size int) (end bool) {
 // remove takes m out of stream st's queue, where it may be partly cut
 // (given up under its PR policy), and reports whether it was the head; it
 // reports false, changing nothing, when m is not queued.
-func (q *sendQueue) remove(st *OutSide, m *message) (queued, head bool) {
+func (q *sendQueue) remove(st *outSide, m *message) (queued, head bool) {
 	var prev *message
 	for p := st.head; p != nil && p != m; p = p.next {
 		prev = p
@@ -315,11 +315,11 @@ func (q *sendQueue) release(m *message) {
 }
 
 // streamLimit returns the bytes stream st may have queued and not yet cut
-// into chunks (OutSide.unsent) before Queue refuses its next message with
+// into chunks (outSide.unsent) before Queue refuses its next message with
 // ErrStreamFull (one message is always accepted on a stream with none
 // waiting): Config.StreamUnsent when set, else the part of the send
 // buffer the flight leaves shared among the streams with unsent data or
-// a refused writer in proportion to their shares (OutSide.share, from
+// a refused writer in proportion to their shares (outSide.share, from
 // shareOf: evenly but under WFQ and Priority), bounded by Config.SendUnsent while there is
 // one such stream. (With several, a share of SendUnsent is too little to
 // keep every stream's queue from running dry between a writer's wake-ups,
@@ -332,7 +332,7 @@ func (q *sendQueue) release(m *message) {
 // shares left the heaviest streams' queues, drained fastest, empty
 // before their writers were back, and the others' data went instead
 // (1:2:3:4 delivered 14/23/29/35% over loopback).
-func (q *sendQueue) streamLimit(st *OutSide) int {
+func (q *sendQueue) streamLimit(st *outSide) int {
 	if q.cfg.StreamUnsent > 0 {
 		return q.cfg.StreamUnsent
 	}
@@ -347,7 +347,7 @@ func (q *sendQueue) streamLimit(st *OutSide) int {
 }
 
 // shareOf returns the weight stream sid's unsent bytes may take of the
-// send buffer (OutSide.share): its WFQ weight; under Priority 8 times
+// send buffer (outSide.share): its WFQ weight; under Priority 8 times
 // less for each level below the best (0: 32768, 1: 4096, ..., 5 and
 // above: 1); else 1.
 func (q *sendQueue) shareOf(sid uint16) uint16 {
@@ -366,14 +366,14 @@ func (q *sendQueue) shareOf(sid uint16) uint16 {
 
 // activate counts stream st (sid) among the active streams, with its
 // share.
-func (q *sendQueue) activate(st *OutSide, sid uint16) {
+func (q *sendQueue) activate(st *outSide, sid uint16) {
 	q.active++
 	st.share = q.shareOf(sid)
 	q.activeWeight += int(st.share)
 }
 
 // deactivate takes stream st out of the active streams.
-func (q *sendQueue) deactivate(st *OutSide) {
+func (q *sendQueue) deactivate(st *outSide) {
 	q.active--
 	q.activeWeight -= int(st.share)
 	st.share = 0
@@ -417,7 +417,7 @@ func (q *sendQueue) unsentFull(n int) bool {
 // takeUnsent accounts size bytes of stream sid's queue (st) cut into
 // chunks or given up, and lists the stream in writable when a writer its
 // limit refused may queue now.
-func (q *sendQueue) takeUnsent(st *OutSide, sid uint16, size int) {
+func (q *sendQueue) takeUnsent(st *outSide, sid uint16, size int) {
 	q.unsent -= size
 	st.unsent -= size
 	if st.unsent == 0 && st.want == 0 {
@@ -450,7 +450,7 @@ func (q *sendQueue) listBufferWaitersIfRoom() {
 // refuse records that a writer of stream st was refused a message of n
 // bytes: the stream counts among the active ones (streamLimit) until
 // listWritable.
-func (q *sendQueue) refuse(st *OutSide, sid uint16, n int) {
+func (q *sendQueue) refuse(st *outSide, sid uint16, n int) {
 	if st.unsent == 0 && st.want == 0 {
 		q.activate(st, sid)
 	}
@@ -473,7 +473,7 @@ func (q *sendQueue) listBufferWaiters() {
 }
 
 // listWritable lists stream sid in writable (once until takeStreamRoom).
-func (q *sendQueue) listWritable(st *OutSide, sid uint16) {
+func (q *sendQueue) listWritable(st *outSide, sid uint16) {
 	st.want = 0
 	if st.unsent == 0 {
 		q.deactivate(st)

@@ -25,7 +25,7 @@ type sender struct {
 	queue  sendQueue // the messages not yet cut, and the send buffer (send_queue.go)
 	ledger ledger    // the records of the chunks sent (ledger.go)
 
-	streams    *Streams
+	streams    *streamTable
 	fragPoint  int // largest DATA payload per chunk
 	burstCap   int // flight size this send opportunity may reach (Max.Burst, 6.1 rule D)
 	peerRwnd   int
@@ -42,7 +42,7 @@ type sender struct {
 	lastSend time.Time // last DATA transmission, for the idle cwnd rule
 }
 
-func (s *sender) init(cfg *Config, path *Path, st *Stats, streams *Streams) {
+func (s *sender) init(cfg *Config, path *Path, st *Stats, streams *streamTable) {
 	s.cfg, s.stats, s.streams = cfg, st, streams
 	s.paths.init(path)
 	s.queue.init(cfg, streams, &s.paths)

@@ -105,7 +105,7 @@ func TestRuleBCwnd(t *testing.T) {
 	if len(got) != 5 { // 4 chunks of 1016 bytes stay under 4404; the 5th exceeds it
 		t.Fatalf("sent %d chunks under cwnd %d, want 5", len(got), x.e.path.Cwnd())
 	}
-	if f := x.e.path.FlightSize(); f < x.e.path.Cwnd() || f >= x.e.path.Cwnd()+testPMDCS {
+	if f := x.e.path.flight; f < x.e.path.Cwnd() || f >= x.e.path.Cwnd()+testPMDCS {
 		t.Fatalf("flight %d outside [cwnd, cwnd+PMDCS)", f)
 	}
 }
@@ -134,7 +134,7 @@ func TestMaxBurst(t *testing.T) {
 	if got := x.flush(); len(got) != 8+DefaultMaxBurst {
 		t.Fatalf("sent %d packets after a SACK of 8, want %d", len(got), 8+DefaultMaxBurst)
 	}
-	if f := x.e.path.FlightSize(); f != DefaultMaxBurst*3*testPMDCS {
+	if f := x.e.path.flight; f != DefaultMaxBurst*3*testPMDCS {
 		t.Fatalf("flight %d, want %d: Max.Burst packets more per SACK", f, DefaultMaxBurst*3*testPMDCS)
 	}
 	// The hole below gap-acked data filled: the cumulative ack jumps over
@@ -369,18 +369,18 @@ func TestCongestionAvoidance(t *testing.T) {
 	x.queue(12, 1000)
 	x.flush() // 4 chunks: flight == cwnd
 	x.mustSACK(1001, DefaultBuffer)
-	if p.Cwnd() != 4*chunk1000 || p.PartialBytesAcked() != 2*chunk1000 {
-		t.Fatalf("cwnd %d pba %d, want unchanged cwnd and pba %d", p.Cwnd(), p.PartialBytesAcked(), 2*chunk1000)
+	if p.Cwnd() != 4*chunk1000 || p.pba != 2*chunk1000 {
+		t.Fatalf("cwnd %d pba %d, want unchanged cwnd and pba %d", p.Cwnd(), p.pba, 2*chunk1000)
 	}
 	x.flush() // refill to cwnd
 	x.mustSACK(1003, DefaultBuffer)
-	if p.Cwnd() != 4*chunk1000+testPMDCS || p.PartialBytesAcked() != 0 {
-		t.Fatalf("cwnd %d pba %d, want %d and 0", p.Cwnd(), p.PartialBytesAcked(), 4*chunk1000+testPMDCS)
+	if p.Cwnd() != 4*chunk1000+testPMDCS || p.pba != 0 {
+		t.Fatalf("cwnd %d pba %d, want %d and 0", p.Cwnd(), p.pba, 4*chunk1000+testPMDCS)
 	}
 	x.flush()
 	x.mustSACK(x.e.NextTSN()-1, DefaultBuffer)
-	if p.PartialBytesAcked() != 0 {
-		t.Fatalf("pba %d with everything acknowledged, want 0", p.PartialBytesAcked())
+	if p.pba != 0 {
+		t.Fatalf("pba %d with everything acknowledged, want 0", p.pba)
 	}
 }
 
@@ -407,8 +407,8 @@ func TestFastRetransmit(t *testing.T) {
 		x.mustSACK(999, DefaultBuffer, 2, i) // 1000 missing
 	}
 	// cwnd was about 10 chunks: ssthresh = max(cwnd/2, 4*PMDCS) = 4*PMDCS.
-	if !p.InFastRecovery() || p.Ssthresh() != 4*testPMDCS || p.Cwnd() != 4*testPMDCS {
-		t.Fatalf("fast recovery %v ssthresh %d cwnd %d, want true %d %d", p.InFastRecovery(), p.Ssthresh(), p.Cwnd(), 4*testPMDCS, 4*testPMDCS)
+	if !p.inFastRecovery || p.Ssthresh() != 4*testPMDCS || p.Cwnd() != 4*testPMDCS {
+		t.Fatalf("fast recovery %v ssthresh %d cwnd %d, want true %d %d", p.inFastRecovery, p.Ssthresh(), p.Cwnd(), 4*testPMDCS, 4*testPMDCS)
 	}
 	p.cwnd = 0 // the fast retransmission ignores cwnd
 	ds := x.packet()
@@ -436,11 +436,11 @@ func TestMissIndicationsHTNA(t *testing.T) {
 		t.Fatalf("%d miss indications from repeated SACKs, want 1", m)
 	}
 	x.mustSACK(999, DefaultBuffer, 2, 3)
-	if x.e.path.InFastRecovery() {
+	if x.e.path.inFastRecovery {
 		t.Fatal("fast retransmit after two indications")
 	}
 	x.mustSACK(999, DefaultBuffer, 2, 4)
-	if !x.e.path.InFastRecovery() {
+	if !x.e.path.inFastRecovery {
 		t.Fatal("no fast retransmit after three indications")
 	}
 }
@@ -460,7 +460,7 @@ func TestFastRecovery(t *testing.T) {
 		x.mustSACK(999, DefaultBuffer, 3, i) // 1000, 1001 missing
 	}
 	cwnd, ssthresh := p.Cwnd(), p.Ssthresh()
-	if !p.InFastRecovery() {
+	if !p.inFastRecovery {
 		t.Fatal("not in fast recovery")
 	}
 	x.flush()
@@ -473,7 +473,7 @@ func TestFastRecovery(t *testing.T) {
 	}
 	x.flush()
 	x.mustSACK(1019, DefaultBuffer)
-	if p.InFastRecovery() {
+	if p.inFastRecovery {
 		t.Fatal("fast recovery not exited at the exit point")
 	}
 }
@@ -528,10 +528,10 @@ func TestRenege(t *testing.T) {
 	x.queue(3, 1000)
 	x.flush()
 	x.mustSACK(999, DefaultBuffer, 2, 3) // 1001, 1002 gap-acked
-	f := x.e.path.FlightSize()
+	f := x.e.path.flight
 	x.mustSACK(999, DefaultBuffer) // reneged
-	if x.e.path.FlightSize() != f+2*chunk1000 || x.e.stats.Reneged != 2 {
-		t.Fatalf("flight %d -> %d, reneged %d", f, x.e.path.FlightSize(), x.e.stats.Reneged)
+	if x.e.path.flight != f+2*chunk1000 || x.e.stats.Reneged != 2 {
+		t.Fatalf("flight %d -> %d, reneged %d", f, x.e.path.flight, x.e.stats.Reneged)
 	}
 	if r := x.e.send.ledger.rec(1001); r.misses != 1 || r.state != recInFlight {
 		t.Fatalf("reneged chunk misses %d state %d", r.misses, r.state)
