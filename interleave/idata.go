@@ -154,8 +154,8 @@ func (d *IDataReassembler) RecheckAll() {
 // MID other than 0, so only they are looked at, as delivery.ResetAll
 // looks only at them; each costs what Recheck costs.
 func (d *IDataReassembler) ResetAll() {
-	for _, s := range d.seqd {
-		if s.seqd {
+	for _, s := range d.numbered {
+		if s.numbered {
 			s.in.ResetSequence()
 			d.reset(s)
 		}
