@@ -73,8 +73,8 @@ func (b *Budget) Refused() uint64 { return b.refused.Load() }
 // charge adds delta bytes (negative: gives them back).
 func (b *Budget) charge(delta int) { b.used.Add(int64(delta)) }
 
-// settle brings what the receiver charged to its budget up to date.
-func (r *receiver) settle() {
+// syncBudget brings what the receiver charged to its budget up to date.
+func (r *receiver) syncBudget() {
 	if r.win.budget == nil {
 		return
 	}

@@ -72,7 +72,7 @@ func TestRestingGivesBack(t *testing.T) {
 	// A ring grown for a large flight goes back to the first size.
 	s.ledger.grow()
 	s.ledger.grow()
-	s.rest()
+	s.releaseCaches()
 	if len(s.ledger.recs) != initialRecords || s.ledger.mask != initialRecords-1 {
 		t.Errorf("rested ring has %d records (mask %d), want %d", len(s.ledger.recs), s.ledger.mask, initialRecords)
 	}

@@ -96,7 +96,7 @@ func FuzzPartialNotes(f *testing.F) {
 							r.resetTSN(r.tsns.cum + 1)
 						}
 					}
-					r.maybePartial()
+					r.checkPartial()
 				}
 			}
 			a, z := rs[0], rs[1]

@@ -10,18 +10,18 @@ import (
 // traffic is over. While data flows, free messages (with their buffers)
 // and the retransmission ring are reused with no allocation. When the
 // send buffer empties (everything queued was acknowledged), the sender
-// rests: it keeps keepFreeMessages free messages and a ring of
+// releases its caches: it keeps keepFreeMessages free messages and a ring of
 // initialRecords, and hands the rest to process-wide pools that every
 // association draws from before it allocates. The pools are sync.Pools:
 // what no association takes back is freed by the garbage collector, so a
 // process with many idle associations holds little more than their idle
 // state, and one whose associations burst again reuses the same memory.
 
-// keepFreeMessages is the free messages a resting sender keeps: enough for
+// keepFreeMessages is the free messages an idle sender keeps: enough for
 // request/response traffic, one message at a time, to never touch the pool.
 const keepFreeMessages = 1
 
-// messagePool holds free messages that resting Senders gave back.
+// messagePool holds free messages that idle senders gave back.
 var messagePool sync.Pool // of *message
 
 // ringPools[k] holds idle record rings of 1<<k records (cleared), as a
@@ -42,15 +42,16 @@ func (q *sendQueue) newMessage() *message {
 	return &message{}
 }
 
-// resting reports whether the sender should give its caches back: nothing
-// is buffered and it holds more than a resting sender keeps.
-func (s *sender) resting() bool {
+// idleWithSpareCaches reports whether the sender should give its caches
+// back: nothing is buffered and it holds more than an idle sender keeps.
+func (s *sender) idleWithSpareCaches() bool {
 	return s.queue.buffered == 0 && (s.queue.nfree > keepFreeMessages || len(s.ledger.recs) > initialRecords)
 }
 
-// rest gives the caches of a burst back (see resting). The ring is
-// swapped only when it holds no live record.
-func (s *sender) rest() {
+// releaseCaches gives the caches of a burst back (see
+// idleWithSpareCaches). The ring is swapped only when it holds no live
+// record.
+func (s *sender) releaseCaches() {
 	s.queue.trimFree()
 	s.ledger.shrink()
 }
@@ -88,8 +89,8 @@ func putRing(recs []record) {
 // trading one with the process-wide pool for every message.
 const keepFreeFragBytes = 2048
 
-// rest trims the fragment pool once every byte received was read.
-func (r *receiver) rest() {
+// trimFragments trims the fragment pool once every byte received was read.
+func (r *receiver) trimFragments() {
 	if r.counts.Held == 0 && r.pool.FreeCost() > keepFreeFragBytes {
 		r.pool.Trim(keepFreeFragBytes)
 	}

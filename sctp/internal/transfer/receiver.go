@@ -71,7 +71,7 @@ func (r *receiver) init(cfg *Config, st *Stats, streams *streamTable) {
 // association must ABORT: ErrEmptyMessage ("No User Data" cause) or
 // ErrProtocolViolation.
 func (r *receiver) handleData(now time.Time, d *Data) (Verdict, error) {
-	defer r.settle()
+	defer r.syncBudget()
 	r.stats.DataChunksReceived++
 	if r.idata != nil {
 		return r.wrongVariant()
@@ -130,7 +130,7 @@ func (r *receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 		// DATA chunk is dropped, the receiver MUST immediately send back a
 		// SACK chunk".
 		r.acks.dueNow = true
-		r.maybePartial()
+		r.checkPartial()
 		if r.partialWants(t, sid, id) && r.counts.Held+n <= r.win.capacity+r.cfg.MTU &&
 			r.counts.Charged+chunkCost(n) <= r.win.memLimit+chunkCost(r.cfg.MTU) {
 			// The next fragment of a message in partial delivery, with all
@@ -193,7 +193,7 @@ func (r *receiver) partialWants(t TSN, sid uint16, id *IData) bool {
 	return ok && t == next
 }
 
-// maybePartial starts partial delivery when the held bytes reach the
+// checkPartial starts partial delivery when the held bytes reach the
 // partial delivery point and some of them wait for reassembly or ordering:
 // a message too large for the buffer must start to leave before it is
 // complete. The reassembler picks a message on a stream with nothing ready
@@ -208,10 +208,9 @@ func (r *receiver) partialWants(t TSN, sid uint16, id *IData) bool {
 // when the fragments it sent were all acknowledged (a lifetime that
 // expires between fragments). The partial delivery ends at once, with the
 // Aborted marker after the parts, instead of waiting for good.
-func (r *receiver) maybePartial() { r.checkPartial() }
-
-// checkPartial is maybePartial. The reassembler keeps the streams partial
-// delivery can start on as they change (interleave.Reassembler.Partial),
+//
+// The reassembler keeps the streams partial delivery can start on as they
+// change (interleave.Reassembler.Partial),
 // so a check costs O(log n) in the streams whatever the peer sends: a peer
 // spreading first fragments over every stream, or a reader behind on many
 // streams, does not cost a walk over every stream in use for each DATA
@@ -319,7 +318,7 @@ func (r *receiver) readStream(sid uint16, p []byte) (n int, info RecvInfo, err e
 // stream's delivery queue, into p: the fragments of f's message queued in
 // a row, up to p's size.
 func (r *receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo) {
-	defer r.settle()
+	defer r.syncBudget()
 	sid, first := f.SID, f.FirstTSN
 	info = RecvInfo{
 		SID: sid, SSN: uint16(f.SSN), PPID: f.PPID, TSN: first, MID: uint32(f.MID),
@@ -359,7 +358,7 @@ func (r *receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo)
 		}
 	}
 	r.checkPartial()
-	r.rest()
+	r.trimFragments()
 	if r.window()-r.win.peerWindow(r.stats.BytesReceived) >= r.win.updateAt(r.cfg.MTU) {
 		r.acks.dueNow = true
 		r.stats.WindowUpdates++

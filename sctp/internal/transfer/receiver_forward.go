@@ -47,7 +47,7 @@ import (
 // and the error returned, as Linux does. With I-DATA negotiated it returns
 // ErrProtocolViolation (RFC 8260 section 2.3.1).
 func (r *receiver) handleForwardTSN(now time.Time, c chunk.Chunk) error {
-	defer r.settle()
+	defer r.syncBudget()
 	r.stats.ForwardTSNs++
 	if r.idata != nil {
 		return ErrProtocolViolation
@@ -80,7 +80,7 @@ func (r *receiver) handleForwardTSN(now time.Time, c chunk.Chunk) error {
 	}
 	r.reasm.ForwardTSN(cum, r.fwd)
 	r.acks.dueNow = true
-	r.maybePartial()
+	r.checkPartial()
 	return nil
 }
 

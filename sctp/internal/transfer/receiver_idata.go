@@ -29,7 +29,7 @@ func (r *receiver) wrongVariant() (Verdict, error) {
 // fragment of a message in partial delivery goes by MID and FSN, since
 // I-DATA fragments of one message need not have consecutive TSNs.
 func (r *receiver) handleIData(now time.Time, d *IData) (Verdict, error) {
-	defer r.settle()
+	defer r.syncBudget()
 	r.stats.DataChunksReceived++
 	if r.idata == nil {
 		return r.wrongVariant()
@@ -95,7 +95,7 @@ func (m *tsnMap) forwardTo(newCum TSN) bool {
 // "The I-FORWARD-TSN chunk MUST be used in combination with the I-DATA
 // chunk and MUST NOT be used in combination with the DATA chunk."
 func (r *receiver) handleIForwardTSN(now time.Time, c chunk.Chunk) error {
-	defer r.settle()
+	defer r.syncBudget()
 	r.stats.ForwardTSNs++
 	if r.idata == nil {
 		return ErrProtocolViolation

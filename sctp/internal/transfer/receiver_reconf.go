@@ -116,7 +116,7 @@ func (r *receiver) charged() int {
 // false when a held fragment broke the fragment rules (the association
 // should abort: protocol violation).
 func (r *receiver) ResetIncoming(sids []uint16) bool {
-	defer r.settle()
+	defer r.syncBudget()
 	n := r.streams.InCount()
 	if len(sids) == 0 {
 		r.resetAllIn()
@@ -143,7 +143,7 @@ func (r *receiver) ResetIncoming(sids []uint16) bool {
 			ok = false
 		}
 	}
-	r.maybePartial()
+	r.checkPartial()
 	return ok
 }
 
@@ -189,7 +189,7 @@ func (r *receiver) holdAll() { r.deferReset(r.tsns.cum, nil) }
 // held is released unchanged. It reports false when a released fragment
 // broke the fragment rules (the association should abort).
 func (r *receiver) endHold(performed bool, next TSN) bool {
-	defer r.settle()
+	defer r.syncBudget()
 	d := r.deferred
 	r.deferred = nil
 	ok := true
@@ -227,7 +227,7 @@ func (r *receiver) endHold(performed bool, next TSN) bool {
 		release(f)
 	}
 	clear(held)
-	r.maybePartial()
+	r.checkPartial()
 	return ok
 }
 

@@ -3,7 +3,7 @@ package transfer
 import "time"
 
 // RecvBudget is the receive window that the associations of an endpoint
-// advertise together while several of them receive (issue 21): the
+// advertise together while several of them receive: the
 // receiving counterpart of SendBudget. Each association's receive buffer
 // (grown by autotuning up to RecvBufferMax) bounds what its own peer may
 // have in flight; without a bound on the sum, 64 associations busy at once

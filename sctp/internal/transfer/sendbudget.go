@@ -1,7 +1,7 @@
 package transfer
 
 // SendBudget is the bytes that the send buffers of all the associations of
-// an endpoint may hold together, queued or unacknowledged (issue 21), in
+// an endpoint may hold together, queued or unacknowledged, in
 // the spirit of Linux's TCP small queues: with many busy associations the
 // data written and not yet acknowledged stays about what one association
 // holds, so that it is still in the CPU's caches when it is cut into

@@ -641,5 +641,5 @@ func (s *sender) drain(fn func(Unsent)) {
 	s.loss.t3 = time.Time{}
 	s.paths.primary.rack.timer, s.paths.primary.rack.pto, s.loss.tailProbe = time.Time{}, time.Time{}, false
 	s.rtt.stop()
-	s.rest()
+	s.releaseCaches()
 }

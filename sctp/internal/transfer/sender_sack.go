@@ -177,8 +177,8 @@ func (s *sender) adjustWindows(now time.Time, p *sackProgress, lost bool) {
 		// acknowledged by the receiver, partial_bytes_acked is initialized
 		// to 0."
 		pp.pba = 0
-		if s.resting() {
-			s.rest()
+		if s.idleWithSpareCaches() {
+			s.releaseCaches()
 		}
 	}
 }
