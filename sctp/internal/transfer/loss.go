@@ -68,6 +68,14 @@ func (s *sender) onTimeout(now time.Time) (expired bool) {
 		// path that lost nothing, and hold every send to one packet.
 		return expired
 	}
+	// The primary's expiry decides, whatever the other paths' did.
+	return s.primaryT3Expired(now)
+}
+
+// primaryT3Expired handles the expiry of the primary's T3-rtx (6.3.3 E1
+// to E3, 7.2.3, RFC 3758 A5) and reports whether it counts as an error
+// (not for an unanswered zero window probe, 6.1 rule A).
+func (s *sender) primaryT3Expired(now time.Time) bool {
 	s.stats.T3Expiries++
 	// With RecoveryRACK, only chunks outstanding for at least the RTO
 	// without back-off are marked (as usrsctp does): younger ones may
@@ -86,22 +94,7 @@ func (s *sender) onTimeout(now time.Time) (expired bool) {
 	s.paths.primary.backoff()
 	probing := s.peerRwnd == 0 && s.loss.sackSinceT3
 	s.loss.sackSinceT3 = false
-	first := true
-	multi := len(s.paths.list) > 1
-	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
-		r := s.ledger.rec(t)
-		if r.state == recInFlight && (first || now.Sub(r.sent) >= age) && r.marks>>pathShift == s.paths.primaryIdx {
-			// E3 retransmits the earliest outstanding chunk in any case;
-			// with several paths, a chunk of this path, to an alternate.
-			s.markRtx(r)
-			if multi {
-				r.marks |= markT3
-			}
-			first = false
-		}
-		r.fastRtx = false
-		r.misses = 0
-	}
+	s.markTimedOut(now, age)
 	s.loss.fastRtxDue = false
 	s.rtt.stop()
 	s.sendOpportunity(0)
@@ -129,6 +122,30 @@ func (s *sender) onTimeout(now time.Time) (expired bool) {
 	s.paths.primary.Fault()
 	s.paths.faulted |= 1 << s.paths.primaryIdx
 	return true
+}
+
+// markTimedOut marks the primary's chunks in flight for retransmission
+// after its T3-rtx expired (E3): the earliest in any case, the others
+// when they were sent at least age ago. With several paths they go to an
+// alternate (section 6.4.1). Miss indications and fast retransmit marks
+// start over.
+func (s *sender) markTimedOut(now time.Time, age time.Duration) {
+	first := true
+	multi := len(s.paths.list) > 1
+	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
+		r := s.ledger.rec(t)
+		if r.state == recInFlight && (first || now.Sub(r.sent) >= age) && r.marks>>pathShift == s.paths.primaryIdx {
+			// E3 retransmits the earliest outstanding chunk in any case;
+			// with several paths, a chunk of this path, to an alternate.
+			s.markRtx(r)
+			if multi {
+				r.marks |= markT3
+			}
+			first = false
+		}
+		r.fastRtx = false
+		r.misses = 0
+	}
 }
 
 // missIndications counts the miss indications of RFC 9260 section 7.2.4

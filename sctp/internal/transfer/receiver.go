@@ -120,47 +120,8 @@ func (r *receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 		r.acks.dueNow = true
 		return Dropped, false, nil
 	}
-	if r.full(n) {
-		// 6.2: "When the receiver's advertised window is 0, the receiver
-		// MUST drop any new incoming DATA chunk with a TSN larger than the
-		// largest TSN received so far. Also, if the new incoming DATA chunk
-		// holds a TSN value less than the largest TSN received so far, then
-		// the receiver SHOULD drop the largest TSN held for reordering and
-		// accept the new incoming DATA chunk. In either case, if such a
-		// DATA chunk is dropped, the receiver MUST immediately send back a
-		// SACK chunk".
-		r.acks.dueNow = true
-		r.checkPartial()
-		if r.partialWants(t, sid, id) && r.counts.Held+n <= r.win.capacity+r.cfg.MTU &&
-			r.counts.Charged+chunkCost(n) <= r.win.memLimit+chunkCost(r.cfg.MTU) {
-			// The next fragment of a message in partial delivery, with all
-			// of its stream delivered so far read: accept it (at most one
-			// chunk over the window, which the stream's waiting reader
-			// takes at once). The messages waiting behind the partial
-			// delivery (or on streams nobody reads) would otherwise keep
-			// the window shut for good: a deliberate exception to the MUST
-			// above, which assumes held data can always drain.
-			r.stats.PartialOverrun++
-		} else {
-			if t.GT(r.tsns.highest) {
-				r.stats.DroppedWindow++
-				return Dropped, false, nil
-			}
-			for r.full(n) {
-				dt, _, dropped := r.reasm.DropHighest(t)
-				if !dropped {
-					break
-				}
-				r.tsns.remove(dt)
-				r.stats.DroppedReneged++
-			}
-			if r.held()+n > r.win.capacity+r.cfg.MTU || r.charged()+chunkCost(n) > r.win.memLimit+chunkCost(r.cfg.MTU) {
-				// Nothing held above t could go (all of it is delivered and
-				// waits for the reader): at most one chunk's overrun.
-				r.stats.DroppedWindow++
-				return Dropped, false, nil
-			}
-		}
+	if r.full(n) && !r.fitOverFullWindow(t, sid, n, id) {
+		return Dropped, false, nil
 	}
 	r.tsns.add(t)
 	r.acks.newData = true
@@ -175,6 +136,52 @@ func (r *receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 		return InvalidStream, false, nil
 	}
 	return Accepted, true, nil
+}
+
+// fitOverFullWindow decides about a chunk of TSN t carrying n user bytes
+// on stream sid (id for I-DATA) that does not fit the receive window, and
+// reports whether it is accepted after all. 6.2: "When the receiver's
+// advertised window is 0, the receiver MUST drop any new incoming DATA
+// chunk with a TSN larger than the largest TSN received so far. Also, if
+// the new incoming DATA chunk holds a TSN value less than the largest TSN
+// received so far, then the receiver SHOULD drop the largest TSN held for
+// reordering and accept the new incoming DATA chunk. In either case, if
+// such a DATA chunk is dropped, the receiver MUST immediately send back a
+// SACK chunk".
+func (r *receiver) fitOverFullWindow(t TSN, sid uint16, n int, id *IData) bool {
+	r.acks.dueNow = true
+	r.checkPartial()
+	if r.partialWants(t, sid, id) && r.counts.Held+n <= r.win.capacity+r.cfg.MTU &&
+		r.counts.Charged+chunkCost(n) <= r.win.memLimit+chunkCost(r.cfg.MTU) {
+		// The next fragment of a message in partial delivery, with all of
+		// its stream delivered so far read: accept it (at most one chunk
+		// over the window, which the stream's waiting reader takes at
+		// once). The messages waiting behind the partial delivery (or on
+		// streams nobody reads) would otherwise keep the window shut for
+		// good: a deliberate exception to the MUST above, which assumes
+		// held data can always drain.
+		r.stats.PartialOverrun++
+		return true
+	}
+	if t.GT(r.tsns.highest) {
+		r.stats.DroppedWindow++
+		return false
+	}
+	for r.full(n) {
+		dt, _, dropped := r.reasm.DropHighest(t)
+		if !dropped {
+			break
+		}
+		r.tsns.remove(dt)
+		r.stats.DroppedReneged++
+	}
+	if r.held()+n > r.win.capacity+r.cfg.MTU || r.charged()+chunkCost(n) > r.win.memLimit+chunkCost(r.cfg.MTU) {
+		// Nothing held above t could go (all of it is delivered and waits
+		// for the reader): at most one chunk's overrun.
+		r.stats.DroppedWindow++
+		return false
+	}
+	return true
 }
 
 // partialWants reports whether the chunk (id, or DATA of TSN t on stream

@@ -12,34 +12,49 @@ import (
 // maxOutstanding bounds the DATA chunks above the cumulative ack point.
 const maxOutstanding = 1 << 15
 
-// sender is the sending half of the engine: the send buffer, lazy
-// fragmentation, the retransmission records, T3-rtx, fast retransmit and
-// congestion control (RFC 9260 sections 6.1, 6.2.1, 6.3, 7).
+// sender is the sending half of the engine (RFC 9260 sections 6.1, 6.2.1,
+// 6.3, 7). It cuts queued messages into DATA chunks as packets are built
+// and orchestrates its parts, each in a file of its own:
+//
+//   - queue (send_queue.go): the messages not yet cut, the per-stream
+//     queues and their scheduler, the limits of the send buffer and of
+//     each stream;
+//   - ledger (ledger.go): the record of every chunk above the cumulative
+//     TSN ack point;
+//   - loss (loss.go, loss_rack.go): fast retransmit, RACK-TLP, T3-rtx and
+//     zero window probes;
+//   - pr (prsctp.go, lifetime.go): PR-SCTP, the messages given up and the
+//     FORWARD-TSN;
+//   - resets (reconf_tracker.go): RFC 6525 stream and TSN resets;
+//   - rtt (rtt_timing.go): the chunk timed for an RTT measurement;
+//   - paths (paths.go): the paths and the primary, each with its RTO
+//     estimator and congestion control (path.go).
+//
+// What spans them stays here: building packets (appendData, cut,
+// appendRtx) within the windows that bound them (cwnd, the peer's window,
+// Max.Burst) and the fragment point; SACK handling is in sender_sack.go.
 type sender struct {
-	cfg   *Config
-	paths pathSet // the paths, the primary among them (paths.go)
-	stats *Stats
-	frame interleave.Framer
-	hdr   int // chunk header length of the variant
+	cfg     *Config
+	stats   *Stats
+	streams *streamTable
+	frame   interleave.Framer // writes DATA or I-DATA chunks
+	hdr     int               // chunk header length of the variant
 
-	queue  sendQueue // the messages not yet cut, and the send buffer (send_queue.go)
-	ledger ledger    // the records of the chunks sent (ledger.go)
+	queue  sendQueue
+	ledger ledger
+	loss   lossDetector
+	pr     abandoner
+	resets reconfTracker
+	rtt    rttTimer
+	paths  pathSet
 
-	streams    *streamTable
-	fragPoint  int // largest DATA payload per chunk
-	burstCap   int // flight size this send opportunity may reach (Max.Burst, 6.1 rule D)
-	peerRwnd   int
-	peerWinMax int  // largest a_rwnd the peer advertised (INIT, SACKs): bounds fragPoint
-	dataRoom   int  // bytes of DATA chunks per packet when the window bounds fragPoint (0: no bound)
-	immediate  bool // set the I bit on DATA chunks (RFC 7053)
-
-	loss lossDetector // fast retransmit, RACK-TLP, T3-rtx, zero window probes (loss.go)
-
-	pr     abandoner     // PR-SCTP: what was given up, and the FORWARD-TSN (prsctp.go)
-	resets reconfTracker // RFC 6525 stream and TSN resets (reconf_tracker.go)
-
-	rtt      rttTimer  // the chunk timed for an RTT measurement (rtt_timing.go)
-	lastSend time.Time // last DATA transmission, for the idle cwnd rule
+	fragPoint  int       // largest DATA payload per chunk
+	dataRoom   int       // bytes of DATA chunks per packet when the window bounds fragPoint (0: no bound)
+	burstCap   int       // flight size this send opportunity may reach (Max.Burst, 6.1 rule D)
+	peerRwnd   int       // our view of the peer's receive window
+	peerWinMax int       // largest a_rwnd the peer advertised (INIT, SACKs): bounds fragPoint
+	immediate  bool      // set the I bit on DATA chunks (RFC 7053)
+	lastSend   time.Time // last DATA transmission, for the idle cwnd rule
 }
 
 func (s *sender) init(cfg *Config, path *Path, st *Stats, streams *streamTable) {
@@ -323,12 +338,7 @@ func (s *sender) appendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 	if s.loss.t3Recovery && s.loss.t3Sent {
 		return pkt, 0
 	}
-	if s.ledger.outstanding() == 0 && !s.lastSend.IsZero() {
-		if idle := now.Sub(s.lastSend); idle >= s.paths.primary.rto {
-			s.paths.primary.idle(int(idle / s.paths.primary.rto))
-			s.lastSend = now
-		}
-	}
+	s.checkIdle(now)
 	if s.dataRoom > 0 && room > s.dataRoom {
 		room = s.dataRoom // the window bounds the packet too (setFragPoint)
 	}
@@ -350,33 +360,41 @@ func (s *sender) appendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 	s.paths.dest = dest
 	// New data goes to the primary only: a packet of retransmissions to
 	// another path carries none.
-	for s.queue.unsent > 0 && newData && dest == s.paths.primaryIdx {
+	if s.queue.unsent > 0 && newData && dest == s.paths.primaryIdx {
+		var k int
+		pkt, k = s.appendNew(now, pkt, room)
+		n += k
+	}
+	if n > 0 {
+		s.packetBuilt(now, dest)
+	}
+	return pkt, n
+}
+
+// checkIdle applies the rule of 7.2.1 and 7.2.2 for a path that sent
+// nothing for an RTO or more (Path.idle) before new data goes.
+func (s *sender) checkIdle(now time.Time) {
+	if s.ledger.outstanding() == 0 && !s.lastSend.IsZero() {
+		if idle := now.Sub(s.lastSend); idle >= s.paths.primary.rto {
+			s.paths.primary.idle(int(idle / s.paths.primary.rto))
+			s.lastSend = now
+		}
+	}
+}
+
+// appendNew appends new chunks to pkt, cut from the queued messages as
+// the scheduler picks streams, while room and the windows allow (see
+// canSendNew), and returns the packet and the number of chunks appended.
+func (s *sender) appendNew(now time.Time, pkt []byte, room int) ([]byte, int) {
+	n := 0
+	for s.queue.unsent > 0 {
 		m := s.queue.pinned
 		if m == nil {
-			sid, ok := s.queue.sched.Next()
-			if !ok {
-				break
-			}
-			st := s.streams.PeekOutSide(sid)
-			if st == nil || st.head == nil {
-				s.queue.sched.Forget(sid) // scheduler out of step: drop its state
-				continue
-			}
-			if s.streams.Out(sid).State != stream.Open {
-				// The stream's state changed without SetStreamState:
-				// it may not start a message; the others go on.
-				s.queue.sched.Block(sid)
-				continue
-			}
-			if s.resets.holds(st) {
-				// Written after an outgoing reset of its stream
-				// began: it waits for the new numbering (beginOutgoingReset).
-				s.blockForReset(sid)
-				continue
-			}
 			// Pinned by cut once its first chunk is out: a stream
 			// blocked before then does not start it.
-			m = st.head
+			if m = s.startNext(); m == nil {
+				break
+			}
 		}
 		if m.bits != 0 && m.expired(&s.pr, now, 0) {
 			// TR3: no TSN for an expired message; TR4 for the rest of
@@ -407,33 +425,66 @@ func (s *sender) appendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 		room -= s.hdr + pad4(size)
 		n++
 	}
-	if n > 0 {
-		s.queue.sched.PacketDone()
-		s.stats.DataPackets++
-		s.lastSend = now
-		if s.loss.t3Recovery {
-			s.loss.t3Sent = true
-		}
-		if dest != s.paths.primaryIdx {
-			// R1 for the other path; the probe state is the primary's.
-			if p := s.paths.list[dest]; p.t3.IsZero() {
-				p.t3 = now.Add(p.rto)
-			}
-			return pkt, n
-		}
-		s.startT3(now)
-		if s.loss.tailProbe {
-			s.loss.tailProbe = false
-			s.paths.primary.rack.pto = time.Time{}
-		}
-		if k := &s.paths.primary.rack; k.pto.IsZero() || k.lone {
-			// Armed from the first transmission after an
-			// acknowledgement (HandleSACK rearms it on each), and
-			// again once more than a lone chunk is in flight.
-			s.armPTO(now)
-		}
-	}
 	return pkt, n
+}
+
+// startNext returns the head message of the next stream the scheduler
+// picks that may start one, or nil when none may.
+func (s *sender) startNext() *message {
+	for {
+		sid, ok := s.queue.sched.Next()
+		if !ok {
+			return nil
+		}
+		st := s.streams.PeekOutSide(sid)
+		if st == nil || st.head == nil {
+			s.queue.sched.Forget(sid) // scheduler out of step: drop its state
+			continue
+		}
+		if s.streams.Out(sid).State != stream.Open {
+			// The stream's state changed without SetStreamState:
+			// it may not start a message; the others go on.
+			s.queue.sched.Block(sid)
+			continue
+		}
+		if s.resets.holds(st) {
+			// Written after an outgoing reset of its stream began: it
+			// waits for the new numbering (beginOutgoingReset).
+			s.blockForReset(sid)
+			continue
+		}
+		return st.head
+	}
+}
+
+// packetBuilt accounts a packet of DATA built for path dest: the
+// scheduler's packet boundary, one packet in a T3-rtx recovery, the
+// retransmission timer of the path (R1) and the tail loss probe.
+func (s *sender) packetBuilt(now time.Time, dest uint8) {
+	s.queue.sched.PacketDone()
+	s.stats.DataPackets++
+	s.lastSend = now
+	if s.loss.t3Recovery {
+		s.loss.t3Sent = true
+	}
+	if dest != s.paths.primaryIdx {
+		// R1 for the other path; the probe state is the primary's.
+		if p := s.paths.list[dest]; p.t3.IsZero() {
+			p.t3 = now.Add(p.rto)
+		}
+		return
+	}
+	s.startT3(now)
+	if s.loss.tailProbe {
+		s.loss.tailProbe = false
+		s.paths.primary.rack.pto = time.Time{}
+	}
+	if k := &s.paths.primary.rack; k.pto.IsZero() || k.lone {
+		// Armed from the first transmission after an acknowledgement
+		// (handleSACK rearms it on each), and again once more than a
+		// lone chunk is in flight.
+		s.armPTO(now)
+	}
 }
 
 // cut makes the next chunk of size bytes from m, records it and appends it.
