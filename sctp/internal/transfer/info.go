@@ -21,7 +21,7 @@ type Info struct {
 
 // Info returns a snapshot of the engine's state.
 func (e *Engine) Info() Info {
-	p := e.send.paths.primary // the primary (Engine.path until SetPrimary)
+	p := e.send.paths.primary // path 0 until SetPrimary
 	return Info{
 		SRTT: p.srtt, RTTVar: p.rttvar, RTO: p.rto,
 		Cwnd: p.cwnd, Ssthresh: p.ssthresh, FlightSize: p.flight,

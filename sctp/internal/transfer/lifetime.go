@@ -30,7 +30,7 @@ type ttlEntry struct {
 type ttlHeap struct {
 	h    []ttlEntry
 	live int        // entries after the last compaction
-	sent []*message // scratch: sent messages ExpireLifetimes abandons
+	sent []*message // scratch: sent messages expireLifetimes abandons
 }
 
 func (t *ttlHeap) less(i, j int) bool { return int32(t.h[i].at-t.h[j].at) < 0 }

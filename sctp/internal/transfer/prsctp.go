@@ -54,7 +54,7 @@ type Failed struct {
 // the messages given up and not yet reported, the chunks of messages a
 // policy may give up once sent, and the lifetimes of PRTTL messages
 // (lifetime.go). The sender decides what to give up (QueuePR, sweep,
-// ExpireLifetimes, AppendData) and gives it up (abandon); the abandoner
+// expireLifetimes, appendData) and gives it up (abandon); the abandoner
 // keeps what follows from that.
 type abandoner struct {
 	cfg   *Config

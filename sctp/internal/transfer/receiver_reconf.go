@@ -178,10 +178,10 @@ func (r *receiver) resetTSN(next TSN) {
 // peer's answer says where its new numbering starts (the Sender's Next
 // TSN), a fragment may belong to the old numbering or to the new, which
 // restarts every stream at 0. Held fragments are acknowledged as usual and
-// count against the window; EndHold releases them.
+// count against the window; endHold releases them.
 func (r *receiver) holdAll() { r.deferReset(r.tsns.cum, nil) }
 
-// endHold ends HoldAll. When the peer performed the reset, the fragments
+// endHold ends holdAll. When the peer performed the reset, the fragments
 // held below next (the Sender's Next TSN of its answer) go to reassembly
 // with the old numbering, then every inbound stream restarts at 0 and the
 // next TSN expected becomes next, unless DATA from next on already arrived

@@ -43,8 +43,8 @@ type sendQueue struct {
 	bufferWaiters []uint16
 	bufferWaitMin int
 	// queuedStreams counts the streams with messages queued, partlyCut
-	// those whose head message is partly cut (stream resets, reconf.go,
-	// read both).
+	// those whose head message is partly cut (stream resets,
+	// reconf_tracker.go, read both).
 	queuedStreams int
 	partlyCut     int
 }
