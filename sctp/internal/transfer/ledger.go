@@ -95,12 +95,12 @@ func (l *ledger) grow() {
 	l.recs, l.mask = recs, uint32(n-1)
 }
 
-// assign gives the next TSN a record, growing the ring when it is full,
-// and returns both; the caller fills the record.
+// full reports whether the ring has no free record: grow before assign.
+func (l *ledger) full() bool { return l.outstanding() == len(l.recs) }
+
+// assign gives the next TSN a record and returns both; the caller fills
+// the record. The ring must not be full.
 func (l *ledger) assign() (TSN, *record) {
-	if l.outstanding() == len(l.recs) {
-		l.grow()
-	}
 	t := l.nextTSN
 	l.nextTSN++
 	return t, l.rec(t)

@@ -244,6 +244,9 @@ func (s *sender) abandon(now time.Time, m *message) {
 // ahead until a FORWARD-TSN moves the peer past it, and carries the
 // message's stream, SSN or MID and U flag for the chunk's entries.
 func (s *sender) placeholder(m *message) {
+	if s.ledger.full() {
+		s.ledger.grow()
+	}
 	_, r := s.ledger.assign()
 	flags := uint8(0)
 	if m.unordered {

@@ -1,8 +1,6 @@
 package transfer
 
-import (
-	"github.com/usctp/usctp/sched"
-)
+import "github.com/usctp/usctp/sched"
 
 // The send queue: the messages written and not yet fully cut into chunks,
 // one queue per outbound stream (in the stream table's side objects), the
@@ -55,12 +53,13 @@ func (q *sendQueue) init(cfg *Config, streams *streamTable, paths *pathSet) {
 	q.budget = cfg.SendBudget
 }
 
-// admit applies the send buffer's limits to a message of n bytes for
-// stream sid (st) and returns nil when it may be queued, or the error
-// Queue returns (see sender.queueMessage). A writer refused for its
-// stream's sake is remembered, so that takeStreamRoom lists the stream
-// once the message fits.
-func (q *sendQueue) admit(st *outSide, sid uint16, n int, perStream bool) error {
+// add appends a copy of payload to stream sid's queue (st) when the send
+// buffer's limits admit it, and returns nil, or the error Queue returns
+// (see sender.queueMessage). A writer refused for its stream's sake is
+// remembered, so that takeStreamRoom lists the stream once the message
+// fits.
+func (q *sendQueue) add(st *outSide, sid uint16, ppid uint32, unordered bool, payload []byte, perStream bool) error {
+	n := len(payload)
 	if perStream && st.unsent > 0 && st.unsent+n > q.streamLimit(st) {
 		q.refuse(st, sid, n)
 		return ErrStreamFull
@@ -93,12 +92,6 @@ func (q *sendQueue) admit(st *outSide, sid uint16, n int, perStream bool) error 
 		}
 		return ErrStreamFull
 	}
-	return nil
-}
-
-// push appends a copy of payload, a message admit accepted, to stream
-// sid's queue (st) and returns it.
-func (q *sendQueue) push(st *outSide, sid uint16, ppid uint32, unordered bool, payload []byte) *message {
 	m := q.newMessage()
 	m.buf = append(m.buf[:0], payload...)
 	m.ppid, m.sid, m.unordered, m.bits = ppid, sid, unordered, 0
@@ -118,7 +111,7 @@ func (q *sendQueue) push(st *outSide, sid uint16, ppid uint32, unordered bool, p
 		q.activate(st, sid)
 	}
 	st.unsent += len(payload)
-	return m
+	return nil
 }
 
 // message is one user message in the send buffer. Messages come from a free
@@ -135,7 +128,7 @@ type message struct {
 	refs      int32  // chunk records pointing here, +1 while not fully cut
 	seq       uint32 // arrival number (serial): scheduler switches re-enqueue in this order
 	// prValue is the value of the message's PR policy: for PRTTL the end
-	// of its lifetime in milliseconds since the sender's prBase (serial),
+	// of its lifetime in milliseconds since abandoner.clockBase (serial),
 	// else the policy's value.
 	prValue uint32
 	next    *message // per-stream queue or free list
@@ -189,44 +182,43 @@ const (
 	maxMessage      = 1<<31 - 1 // bytes of one message (offsets are int32)
 )
 
-// cut accounts size bytes of m, stream st's head message, just cut into a
-// chunk, and reports whether that was its end: the message is pinned
-// until its last fragment, then leaves the queue (only its chunk records
-// hold it from then on), and the scheduler learns what was sent.
-func (q *sendQueue) cut(st *outSide, m *message, size int) (end bool) {
+// took accounts the cut of size bytes of m, stream st's head message,
+// into a chunk and reports whether that was its end: the message is
+// pinned until its last fragment (without I-DATA), then leaves the queue
+// (only its chunk records hold it from then on). The caller then takes
+// the bytes out of the unsent count (takeUnsent) and tells the scheduler
+// (sched.Sent).
+func (q *sendQueue) took(st *outSide, m *message, size int) (end bool) {
 	first := m.off == 0
 	m.off += int32(size)
 	end = int(m.off) == len(m.buf)
 	switch {
-	case first && !end:
-		q.pinned = m // pin the stream until the last fragment
-		q.partlyCut++
-	case !first && end:
-		q.partlyCut--
-	}
-	q.takeUnsent(st, m.sid, size)
-	if end {
-		// Unpin: the scheduler may pick another stream now.
+	case end:
+		if !first {
+			q.partlyCut--
+		}
 		st.head = m.next
 		if st.head == nil {
 			st.tail = nil
 			q.queuedStreams--
 		}
 		m.next = nil
-		q.pinned = nil
-		m.refs-- // fully cut: only the chunk records hold it now
+		q.pinned = nil // the scheduler may pick another stream now
+		m.refs--       // fully cut: only the chunk records hold it now
+	case first:
+		q.partlyCut++
+		if !q.cfg.Interleaved {
+			q.pinned = m // the stream's until the last fragment
+		}
+		// RFC 8260 section 2.2.2: "The sender MUST NOT process (move
+		// user data into I-DATA chunks and assign a TSN to it) more
+		// than one user message in any given stream at any time. At
+		// any time, a sender MAY process multiple user messages, each
+		// of them on different streams." With I-DATA the scheduler
+		// picks a stream after every chunk; a stream's partly cut
+		// message stays at its head, so picking it again continues
+		// that message.
 	}
-	if q.cfg.Interleaved {
-		// RFC 8260 section 2.2.2: "The sender MUST NOT process (move user
-		// data into I-DATA chunks and assign a TSN to it) more than one
-		// user message in any given stream at any time. At any time, a
-		// sender MAY process multiple user messages, each of them on
-		// different streams." The scheduler picks a stream after every
-		// chunk; a stream's partly cut message stays at its head, so
-		// picking it again continues that message.
-		q.pinned = nil
-	}
-	q.sched.Sent(m.sid, size, end, st.head == nil)
 	return end
 }
 

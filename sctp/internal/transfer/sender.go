@@ -157,15 +157,15 @@ func (s *sender) queueMessage(sid uint16, ppid uint32, unordered bool, payload [
 		return fmt.Errorf("%w: %d bytes", ErrMessageTooLarge, len(payload))
 	}
 	st := s.streams.OutSide(sid)
-	if err := s.queue.admit(st, sid, len(payload), perStream); err != nil {
+	wasIdle := s.queue.unsent == 0
+	if err := s.queue.add(st, sid, ppid, unordered, payload, perStream); err != nil {
 		return err
 	}
-	if s.queue.unsent == 0 {
+	if wasIdle {
 		// New data after an idle period is a send opportunity; one that
 		// an acknowledgement opened and nothing used stays open.
 		s.burstCap = max(s.burstCap, s.paths.primary.flight+s.cfg.MaxBurst*s.paths.primary.pmdcs())
 	}
-	s.queue.push(st, sid, ppid, unordered, payload)
 	if o := s.streams.Out(sid); o.State != stream.Open {
 		// A stream that cannot send keeps its data, out of the
 		// scheduler's way (see SetStreamState).
@@ -338,7 +338,9 @@ func (s *sender) appendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 	if s.loss.t3Recovery && s.loss.t3Sent {
 		return pkt, 0
 	}
-	s.checkIdle(now)
+	if s.ledger.outstanding() == 0 && !s.lastSend.IsZero() && now.Sub(s.lastSend) >= s.paths.primary.rto {
+		s.restartAfterIdle(now)
+	}
 	if s.dataRoom > 0 && room > s.dataRoom {
 		room = s.dataRoom // the window bounds the packet too (setFragPoint)
 	}
@@ -365,21 +367,41 @@ func (s *sender) appendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 		pkt, k = s.appendNew(now, pkt, room)
 		n += k
 	}
-	if n > 0 {
-		s.packetBuilt(now, dest)
+	if n == 0 {
+		return pkt, 0
+	}
+	s.queue.sched.PacketDone()
+	s.stats.DataPackets++
+	s.lastSend = now
+	if s.loss.t3Recovery {
+		s.loss.t3Sent = true
+	}
+	if dest != s.paths.primaryIdx {
+		// R1 for the other path; the probe state is the primary's.
+		if p := s.paths.list[dest]; p.t3.IsZero() {
+			p.t3 = now.Add(p.rto)
+		}
+		return pkt, n
+	}
+	s.startT3(now)
+	if s.loss.tailProbe {
+		s.loss.tailProbe = false
+		s.paths.primary.rack.pto = time.Time{}
+	}
+	if k := &s.paths.primary.rack; k.pto.IsZero() || k.lone {
+		// Armed from the first transmission after an acknowledgement
+		// (handleSACK rearms it on each), and again once more than a
+		// lone chunk is in flight.
+		s.armPTO(now)
 	}
 	return pkt, n
 }
 
-// checkIdle applies the rule of 7.2.1 and 7.2.2 for a path that sent
-// nothing for an RTO or more (Path.idle) before new data goes.
-func (s *sender) checkIdle(now time.Time) {
-	if s.ledger.outstanding() == 0 && !s.lastSend.IsZero() {
-		if idle := now.Sub(s.lastSend); idle >= s.paths.primary.rto {
-			s.paths.primary.idle(int(idle / s.paths.primary.rto))
-			s.lastSend = now
-		}
-	}
+// restartAfterIdle applies the rule of 7.2.1 and 7.2.2 (Path.idle): the
+// sender, with nothing outstanding, sent nothing for an RTO or more.
+func (s *sender) restartAfterIdle(now time.Time) {
+	s.paths.primary.idle(int(now.Sub(s.lastSend) / s.paths.primary.rto))
+	s.lastSend = now
 }
 
 // appendNew appends new chunks to pkt, cut from the queued messages as
@@ -457,36 +479,6 @@ func (s *sender) startNext() *message {
 	}
 }
 
-// packetBuilt accounts a packet of DATA built for path dest: the
-// scheduler's packet boundary, one packet in a T3-rtx recovery, the
-// retransmission timer of the path (R1) and the tail loss probe.
-func (s *sender) packetBuilt(now time.Time, dest uint8) {
-	s.queue.sched.PacketDone()
-	s.stats.DataPackets++
-	s.lastSend = now
-	if s.loss.t3Recovery {
-		s.loss.t3Sent = true
-	}
-	if dest != s.paths.primaryIdx {
-		// R1 for the other path; the probe state is the primary's.
-		if p := s.paths.list[dest]; p.t3.IsZero() {
-			p.t3 = now.Add(p.rto)
-		}
-		return
-	}
-	s.startT3(now)
-	if s.loss.tailProbe {
-		s.loss.tailProbe = false
-		s.paths.primary.rack.pto = time.Time{}
-	}
-	if k := &s.paths.primary.rack; k.pto.IsZero() || k.lone {
-		// Armed from the first transmission after an acknowledgement
-		// (handleSACK rearms it on each), and again once more than a
-		// lone chunk is in flight.
-		s.armPTO(now)
-	}
-}
-
 // cut makes the next chunk of size bytes from m, records it and appends it.
 func (s *sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	st := s.streams.PeekOutSide(m.sid)
@@ -508,6 +500,9 @@ func (s *sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	if end {
 		flags |= chunk.FlagEnd
 	}
+	if s.ledger.full() {
+		s.ledger.grow()
+	}
 	tsn, r := s.ledger.assign()
 	*r = record{
 		msg: m, sent: now, seq: s.ledger.nextSeq(), off: m.off, n: int32(size),
@@ -519,9 +514,12 @@ func (s *sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	if m.timed() {
 		s.pr.timedChunks++ // a chunk of a message the sweeps watch
 	}
-	if s.queue.cut(st, m, size) {
+	end = s.queue.took(st, m, size)
+	s.queue.takeUnsent(st, m.sid, size)
+	if end {
 		s.resets.headGone(st, m)
 	}
+	s.queue.sched.Sent(m.sid, size, end, st.head == nil)
 	s.paths.primary.flight += s.ledger.size(r)
 	s.ledger.sent(r)
 	// 6.2.1 B: "Any time a DATA chunk is transmitted (or retransmitted) to

@@ -21,17 +21,26 @@ import (
 // ABORT (section 12.4).
 func (s *sender) handleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	s.stats.SACKsReceived++
-	if use, err := s.usable(sk); !use {
+	cum := sk.CumTSNAck
+	// 6.2.1 D i): "If Cumulative TSN Ack is less than the Cumulative TSN
+	// Ack Point, then drop the SACK chunk."
+	if cum.LT(s.ledger.cumAck) || s.resets.beforeTSNReset(cum, s.ledger.cumAck) || s.resets.tsnResetOut && cum.GT(s.ledger.nextTSN-1) {
+		s.stats.SACKsStale++
+		return false, nil
+	}
+	if err := s.validate(sk); err != nil {
+		s.stats.SACKsInvalid++
+		if errors.Is(err, errMalformedGaps) {
+			return false, nil // dropped, as if lost
+		}
 		return false, err
 	}
 	s.stats.DupTSNsReported += uint64(len(sk.Dups))
-	p := sackProgress{
-		cum:          sk.CumTSNAck,
-		cumAdvanced:  sk.CumTSNAck.GT(s.ledger.cumAck),
-		flightBefore: s.paths.primary.flight,
-	}
+	p := sackProgress{cum: cum, cumAdvanced: cum.GT(s.ledger.cumAck), flightBefore: s.paths.primary.flight}
 	s.ackCumulative(now, &p)
-	s.ackGapBlocks(now, sk, &p)
+	if len(sk.Gaps) > 0 || s.ledger.gapAcked > 0 {
+		s.ackGapBlocks(now, sk, &p)
+	}
 	lost := s.findLosses(now, sk, &p)
 	s.adjustWindows(now, &p, lost)
 	s.updatePeerWindow(now, sk.ARwnd)
@@ -55,26 +64,6 @@ type sackProgress struct {
 func (p *sackProgress) newlyAcked(l *ledger, t TSN, r *record) {
 	p.newBytes += l.size(r)
 	p.htna, p.haveHTNA = t, true
-}
-
-// usable reports whether a SACK is to be processed: not stale, and valid.
-// A SACK acknowledging a TSN never sent yields ErrProtocolViolation.
-func (s *sender) usable(sk *SACK) (bool, error) {
-	cum := sk.CumTSNAck
-	// 6.2.1 D i): "If Cumulative TSN Ack is less than the Cumulative TSN
-	// Ack Point, then drop the SACK chunk."
-	if cum.LT(s.ledger.cumAck) || s.resets.beforeTSNReset(cum, s.ledger.cumAck) || s.resets.tsnResetOut && cum.GT(s.ledger.nextTSN-1) {
-		s.stats.SACKsStale++
-		return false, nil
-	}
-	if err := s.validate(sk); err != nil {
-		s.stats.SACKsInvalid++
-		if errors.Is(err, errMalformedGaps) {
-			return false, nil // dropped, as if lost
-		}
-		return false, err
-	}
-	return true, nil
 }
 
 // ackCumulative applies the SACK's Cumulative TSN Ack: every chunk up to
