@@ -18,7 +18,7 @@ import "time"
 //     much by the next round trip, as in slow start), up to RecvBufferMax.
 //     The advertised window follows at once (a window update). It never
 //     shrinks, and it stays within the endpoint's memory budget, which
-//     bounds the window whatever the buffer (receiver.Window).
+//     bounds the window whatever the buffer (receiver.window).
 //   - Send: the send buffer is at least twice the primary path's cwnd (one
 //     window in flight, one queued behind it), up to SendBufferMax.
 

@@ -4,7 +4,7 @@ import "sync/atomic"
 
 // Budget is the memory that the data received by all the associations of
 // an endpoint may hold together, charged as each receiver charges its own
-// (receiver.Charged: fragment records and buffers, not user bytes). Each
+// (receiver.charged: fragment records and buffers, not user bytes). Each
 // association's receive buffer bounds what one peer can make it hold
 // (twice the buffer); the budget bounds the sum, whatever the number of
 // associations, including those not accepted yet:
@@ -20,7 +20,7 @@ import "sync/atomic"
 //     ABORT carrying "Out of Resource", RFC 9260 section 3.3.10.4).
 //
 // The endpoint makes one Budget and gives it to every association's
-// Config.Budget; an association that ends calls receiver.Release. A Budget
+// Config.Budget; an association that ends calls Engine.ReleaseBudgets. A Budget
 // is safe for concurrent use (associations of one endpoint may be driven
 // from several goroutines).
 type Budget struct {

@@ -101,7 +101,10 @@ func (r *receiver) held() int {
 }
 
 // charged returns what the data the receiver holds costs in memory, a
-// deferred reset's included (see receiver.Charged).
+// deferred reset's included: the fragment records and their whole
+// buffers (interleave.Frag.Cost), as Linux charges an skb's truesize
+// against the receive buffer. It stays within twice the receive buffer
+// plus one chunk, whatever the size of the chunks the peer sends.
 func (r *receiver) charged() int {
 	n := r.counts.Charged
 	if r.deferred != nil {

@@ -3,10 +3,10 @@ package transfer
 // What the receiver tells its caller: the verdict on each DATA chunk and
 // the description of each read.
 
-// Verdict is what receiver.HandleData did with a DATA chunk.
+// Verdict is what Engine.HandleData did with a DATA chunk.
 type Verdict uint8
 
-// Verdicts of receiver.HandleData.
+// Verdicts of Engine.HandleData.
 const (
 	// Accepted: the chunk is new and was kept for delivery.
 	Accepted Verdict = iota
@@ -35,7 +35,7 @@ func (v Verdict) String() string {
 	return "verdict?"
 }
 
-// RecvInfo describes the data returned by receiver.Read.
+// RecvInfo describes the data returned by Engine.Read.
 type RecvInfo struct {
 	SID       uint16
 	SSN       uint16

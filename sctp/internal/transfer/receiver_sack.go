@@ -25,7 +25,7 @@ type sackSchedule struct {
 	batchDue  bool       // the every-second-packet SACK became due in it
 	immediate bool       // the current packet had a DATA with the I bit
 	// muted: no SACK until DATA moves the cumulative TSN past mutedAt
-	// (after an SSN/TSN reset we performed, receiver.ResetTSN).
+	// (after an SSN/TSN reset we performed, receiver.resetTSN).
 	muted   bool
 	mutedAt TSN
 }

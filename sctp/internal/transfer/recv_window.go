@@ -10,7 +10,7 @@ import "github.com/usctp/usctp/interleave"
 // recvWindow is the receiver's window state.
 type recvWindow struct {
 	capacity  int    // receive buffer: a_rwnd when empty
-	memLimit  int    // what held data may cost in memory (see receiver.Charged)
+	memLimit  int    // what held data may cost in memory (see receiver.charged)
 	pdPoint   int    // held bytes that start partial delivery
 	updateMin int    // window opening that warrants a window update
 	lastAdv   int    // a_rwnd of the last SACK

@@ -10,7 +10,7 @@ package transfer
 // 3 MB without it, with the round-trip time 15 to 60 times one
 // association's).
 //
-// Each sender sharing the budget charges what it holds (sender.Buffered).
+// Each sender sharing the budget charges what it holds (sendQueue.buffered).
 // A sender with nothing buffered may always queue one message. Otherwise
 // a message is accepted while the sender stays within its send buffer and
 // within the larger of two bounds: its fair share, the limit divided among
