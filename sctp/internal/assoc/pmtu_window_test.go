@@ -83,7 +83,7 @@ func smallPeerWindow(t *testing.T, idata bool) {
 			return true
 		}
 		largest = max(largest, l)
-		if n > p.as[1].data.eng.RecvWindow() {
+		if n > p.as[1].data.eng.Info().Rwnd {
 			dropped++
 			return false
 		}

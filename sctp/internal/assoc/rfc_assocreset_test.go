@@ -248,8 +248,8 @@ func TestAssocResetOursHold(t *testing.T) {
 	ps := tc.wantReconf()
 	tc.writeChunks(dataChunk(3, tsn, 1, 0, 0, []byte("old")))
 	tc.writeChunks(sackChunk(uint32(a.localTSN)+1000, 65536))
-	if a.closed || a.data.eng.CumulativeAck() != chunk.TSN(uint32(a.localTSN)-1) {
-		t.Fatalf("closed %v, cumulative ack %d", a.closed, a.data.eng.CumulativeAck())
+	if a.closed || a.data.eng.Info().CumAck != chunk.TSN(uint32(a.localTSN)-1) {
+		t.Fatalf("closed %v, cumulative ack %d", a.closed, a.data.eng.Info().CumAck)
 	}
 	tc.writeChunks(dataChunk(3, tsn+1, 1, 0, 0, []byte("new")))
 	if _, _, err := a.read(make([]byte, 16)); err == nil {

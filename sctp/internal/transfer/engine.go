@@ -96,18 +96,6 @@ func (e *Engine) OnTimeout(now time.Time) (t3Expired bool) {
 // expired in the last OnTimeout call and counted an error on the path.
 func (e *Engine) FaultedPaths() uint32 { return e.send.paths.faulted }
 
-// SetMTU changes the path MTU (after PMTU discovery). Chunks cut before
-// keep their size: when one no longer fits a packet, AppendData returns it
-// alone in a packet longer than room, and the association must send that
-// packet with IP fragmentation allowed.
-func (e *Engine) SetMTU(mtu int) {
-	if mtu < 256 || mtu > 65535 {
-		return
-	}
-	e.path.mtu = mtu
-	e.send.setFragPoint()
-}
-
 // Stats returns the engine's counters.
 func (e *Engine) Stats() Stats { return e.stats }
 

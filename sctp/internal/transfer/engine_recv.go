@@ -102,9 +102,6 @@ func (e *Engine) AppendReadable(dst []uint16) []uint16 { return e.recv.appendRea
 // reassembly or ordering, or ready to be read.
 func (e *Engine) RecvHeld() int { return e.recv.held() }
 
-// RecvWindow returns the receive window we would advertise now (a_rwnd).
-func (e *Engine) RecvWindow() int { return e.recv.window() }
-
 // SetRecvBuffer changes the receive buffer (at least one MTU): data held
 // beyond a smaller buffer stays, and a larger one makes a window update
 // due.

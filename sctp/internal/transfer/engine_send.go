@@ -109,15 +109,5 @@ func (e *Engine) Outstanding() int { return e.send.ledger.outstanding() }
 // NextTSN returns the TSN the next new DATA chunk will carry.
 func (e *Engine) NextTSN() TSN { return e.send.ledger.nextTSN }
 
-// CumulativeAck returns the cumulative TSN ack point of our outbound data.
-func (e *Engine) CumulativeAck() TSN { return e.send.ledger.cumAck }
-
 // PeerRwnd returns our view of the peer's receive window.
 func (e *Engine) PeerRwnd() int { return e.send.peerRwnd }
-
-// AdvancedPeerAckPoint returns the Advanced.Peer.Ack.Point of RFC 3758
-// section 3.5 A1: the cumulative ack point, or beyond it the last TSN a
-// FORWARD-TSN may move the peer to.
-func (e *Engine) AdvancedPeerAckPoint() TSN {
-	return e.send.pr.advancedPeerAckPoint(e.send.ledger.cumAck)
-}

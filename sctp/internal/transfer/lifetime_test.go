@@ -115,7 +115,7 @@ func TestLifetimeManyInFlight(t *testing.T) {
 	if x.e.path.flight != 0 {
 		t.Fatalf("flight %d after abandoning everything", x.e.path.flight)
 	}
-	if got, want := x.e.AdvancedPeerAckPoint(), x.e.NextTSN()-1; got != want || !x.e.ForwardDue() {
+	if got, want := x.e.send.pr.advancedPeerAckPoint(x.e.send.ledger.cumAck), x.e.NextTSN()-1; got != want || !x.e.ForwardDue() {
 		t.Fatalf("Advanced.Peer.Ack.Point %d, want %d; FORWARD-TSN due %v", got, want, x.e.ForwardDue())
 	}
 	x.mustSACK(x.e.NextTSN()-1, DefaultBuffer)

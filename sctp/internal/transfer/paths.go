@@ -189,7 +189,10 @@ func (e *Engine) SetPrimary(i int) bool { return e.send.setPrimary(i) }
 // does that).
 func (e *Engine) SetPathDown(i int, down bool) { e.send.setPathDown(i, down) }
 
-// SetPathMTU changes the MTU of path i (see SetMTU).
+// SetPathMTU changes the MTU of path i (after path MTU discovery).
+// Chunks cut before keep their size: when one no longer fits a packet,
+// AppendData returns it alone in a packet longer than room, and the
+// association must send that packet with IP fragmentation allowed.
 func (e *Engine) SetPathMTU(i, mtu int) {
 	p := e.PathAt(i)
 	if p == nil || mtu < 256 || mtu > 65535 {

@@ -98,7 +98,7 @@ func TestPRTTLInFlight(t *testing.T) {
 	// The first message arrived; the others were lost and have expired.
 	x.mustSACK(1000, DefaultBuffer)
 	checkInvariants(t, &x.e.send)
-	if got := x.e.AdvancedPeerAckPoint(); got != 1003 {
+	if got := x.e.send.pr.advancedPeerAckPoint(x.e.send.ledger.cumAck); got != 1003 {
 		t.Fatalf("Advanced.Peer.Ack.Point %d, want 1003", got)
 	}
 	// RFC 3758 section 3.5 C3: "If, after step C1 and C2, the
@@ -153,7 +153,7 @@ func TestPRAdvancedPeerAckPointStopsAtLive(t *testing.T) {
 	x.flush()
 	x.advance(20 * time.Millisecond)
 	x.mustSACK(999, DefaultBuffer, 4, 4) // only 1003 arrived
-	if got := x.e.AdvancedPeerAckPoint(); got != 999 {
+	if got := x.e.send.pr.advancedPeerAckPoint(x.e.send.ledger.cumAck); got != 999 {
 		t.Fatalf("Advanced.Peer.Ack.Point %d, want 999 (1000 is live)", got)
 	}
 	if x.e.ForwardDue() {
@@ -164,7 +164,7 @@ func TestPRAdvancedPeerAckPointStopsAtLive(t *testing.T) {
 	// over 1001 and 1002 but not over the gap-acked 1003, which is not
 	// abandoned.
 	x.mustSACK(1000, DefaultBuffer, 3, 3)
-	if got := x.e.AdvancedPeerAckPoint(); got != 1002 {
+	if got := x.e.send.pr.advancedPeerAckPoint(x.e.send.ledger.cumAck); got != 1002 {
 		t.Fatalf("Advanced.Peer.Ack.Point %d, want 1002", got)
 	}
 	cum, es, ok := x.forward()

@@ -453,8 +453,8 @@ func TestPartialDeliveryFullWindow(t *testing.T) {
 	if !r.e.ReadableStream(1) {
 		t.Fatal("stream 1 not readable on its own")
 	}
-	if r.e.Readable() || r.e.RecvWindow() != 0 {
-		t.Fatalf("readable %v window %d, want waiting messages and a full window", r.e.Readable(), r.e.RecvWindow())
+	if r.e.Readable() || r.e.recv.window() != 0 {
+		t.Fatalf("readable %v window %d, want waiting messages and a full window", r.e.Readable(), r.e.recv.window())
 	}
 	if v := r.data(6, 0, 0, chunk.FlagEnd, make([]byte, 500)); v != Accepted {
 		t.Fatalf("next fragment of the partial delivery: %v, want accepted", v)

@@ -22,7 +22,7 @@ func TestDeferredResetHolds(t *testing.T) {
 	if got := r.readAll(); len(got) != 2 || got[0] != 100 || got[1] != 10 {
 		t.Fatalf("read %v, want the 100-byte and the stream-2 message only", got)
 	}
-	if w := r.e.RecvWindow(); w != 64<<10-1000 {
+	if w := r.e.recv.window(); w != 64<<10-1000 {
 		t.Fatalf("window %d: the held 1000 bytes must count", w)
 	}
 	if last, ok := r.e.DeferredIncomingReset(); !ok || last != 2 {

@@ -59,7 +59,7 @@ func TestRecvBudgetShares(t *testing.T) {
 	}
 	// The chatty one is held to the share too while the others receive
 	// (its peer could start sending at any time).
-	if w := rs[3].e.RecvWindow(); w != limit/3 {
+	if w := rs[3].e.recv.window(); w != limit/3 {
 		t.Fatalf("the chatty receiver's window %d, want the share %d", w, limit/3)
 	}
 	// Receivers 1 and 2 stop. receiver 0 goes on: one period later they

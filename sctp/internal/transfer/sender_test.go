@@ -591,7 +591,7 @@ func TestMTUShrinkRetransmission(t *testing.T) {
 	x := newTx(t, Config{})
 	x.queue(1, 1400)
 	x.flush()
-	x.e.SetMTU(1000)
+	x.e.SetPathMTU(0, 1000)
 	x.advance(time.Second)
 	x.e.OnTimeout(x.now)
 	pkt, n := x.e.AppendData(x.now, nil, 1000-12)

@@ -159,8 +159,8 @@ func TestPartialDeliveryOtherStreams(t *testing.T) {
 	for i := range 3 {
 		r.data(TSN(6+i), 2, uint16(i), chunk.FlagBeginning|chunk.FlagEnd, make([]byte, 1000))
 	}
-	if r.e.RecvWindow() >= 1000 {
-		t.Fatalf("window %d, want nearly full", r.e.RecvWindow())
+	if r.e.recv.window() >= 1000 {
+		t.Fatalf("window %d, want nearly full", r.e.recv.window())
 	}
 	if v := r.data(3, 0, 0, chunk.FlagEnd, make([]byte, 1000)); v != Accepted {
 		t.Fatalf("end of the partial message: %v, want accepted", v)
