@@ -412,11 +412,30 @@ func (s *sender) appendNew(now time.Time, pkt []byte, room int) ([]byte, int) {
 	for s.queue.unsent > 0 {
 		m := s.queue.pinned
 		if m == nil {
-			// Pinned by cut once its first chunk is out: a stream
-			// blocked before then does not start it.
-			if m = s.startNext(); m == nil {
+			sid, ok := s.queue.sched.Next()
+			if !ok {
 				break
 			}
+			st := s.streams.PeekOutSide(sid)
+			if st == nil || st.head == nil {
+				s.queue.sched.Forget(sid) // scheduler out of step: drop its state
+				continue
+			}
+			if s.streams.Out(sid).State != stream.Open {
+				// The stream's state changed without SetStreamState:
+				// it may not start a message; the others go on.
+				s.queue.sched.Block(sid)
+				continue
+			}
+			if s.resets.holds(st) {
+				// Written after an outgoing reset of its stream began:
+				// it waits for the new numbering (beginOutgoingReset).
+				s.blockForReset(sid)
+				continue
+			}
+			// Pinned by cut once its first chunk is out: a stream
+			// blocked before then does not start it.
+			m = st.head
 		}
 		if m.bits != 0 && m.expired(&s.pr, now, 0) {
 			// TR3: no TSN for an expired message; TR4 for the rest of
@@ -448,35 +467,6 @@ func (s *sender) appendNew(now time.Time, pkt []byte, room int) ([]byte, int) {
 		n++
 	}
 	return pkt, n
-}
-
-// startNext returns the head message of the next stream the scheduler
-// picks that may start one, or nil when none may.
-func (s *sender) startNext() *message {
-	for {
-		sid, ok := s.queue.sched.Next()
-		if !ok {
-			return nil
-		}
-		st := s.streams.PeekOutSide(sid)
-		if st == nil || st.head == nil {
-			s.queue.sched.Forget(sid) // scheduler out of step: drop its state
-			continue
-		}
-		if s.streams.Out(sid).State != stream.Open {
-			// The stream's state changed without SetStreamState:
-			// it may not start a message; the others go on.
-			s.queue.sched.Block(sid)
-			continue
-		}
-		if s.resets.holds(st) {
-			// Written after an outgoing reset of its stream began: it
-			// waits for the new numbering (beginOutgoingReset).
-			s.blockForReset(sid)
-			continue
-		}
-		return st.head
-	}
 }
 
 // cut makes the next chunk of size bytes from m, records it and appends it.
