@@ -113,8 +113,8 @@ func (ep *Endpoint) startPending(a *Assoc) {
 func (a *Assoc) pendingBuffer() {
 	if a.pendingAccept && a.data.eng != nil {
 		n := min(pendingRecvBuffer, a.ep.cfg.RecvBuffer)
-		a.data.eng.Recv.SetRecvBuffer(n)
-		a.data.eng.Recv.SetAdvertised(n)
+		a.data.eng.SetRecvBuffer(n)
+		a.data.eng.SetAdvertisedWindow(n)
 	}
 }
 
@@ -141,7 +141,7 @@ func (a *Assoc) Accept(now time.Time) {
 	a.pendingAccept = false
 	a.ep.pending--
 	if e := a.data.eng; e != nil && !a.closed {
-		e.Recv.SetRecvBuffer(a.ep.cfg.RecvBuffer)
+		e.SetRecvBuffer(a.ep.cfg.RecvBuffer)
 		a.ep.markReady(a) // the window update, when due
 	}
 }

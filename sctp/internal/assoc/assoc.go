@@ -157,7 +157,7 @@ func (a *Assoc) nextDeadline() time.Time {
 		if s := e.SendDeadline(); !s.IsZero() {
 			d = earliest(d, s)
 		}
-		if r := e.Recv.Deadline(); !r.IsZero() && a.state != stateCookieEchoed {
+		if r := e.SACKDeadline(); !r.IsZero() && a.state != stateCookieEchoed {
 			// In COOKIE-ECHOED no SACK may leave before the COOKIE ACK
 			// (section 5.1), so a delayed SACK cannot be served: its
 			// deadline must not make the shell spin.
@@ -197,11 +197,11 @@ func (a *Assoc) reportEngine() {
 	if e == nil {
 		return
 	}
-	if e.Send.HasFailed() {
-		e.Send.TakeFailed(a.reportFailed)
+	if e.HasFailed() {
+		e.TakeFailed(a.reportFailed)
 	}
-	if e.Send.HasStreamRoom() {
-		for _, sid := range e.Send.TakeStreamRoom() {
+	if e.HasStreamRoom() {
+		for _, sid := range e.TakeStreamRoom() {
 			a.ep.events = append(a.ep.events, Event{Event: api.Event{Kind: noEvent, Stream: sid}, Assoc: a, Quiet: true, Room: true})
 		}
 	}
@@ -227,7 +227,7 @@ func (a *Assoc) destroy(end *End, cause chunk.CauseCode) {
 	a.reportEngine() // the messages given up come before the end
 	end.Stats = a.Stats()
 	if e := a.data.eng; e != nil && end.Reason != reasonShutdown {
-		e.Send.Drain(func(m transfer.Unsent) {
+		e.Drain(func(m transfer.Unsent) {
 			end.Unsent = append(end.Unsent, api.Event{Kind: api.EventSendFailed, Stream: m.SID, PPID: m.PPID,
 				Unordered: m.Unordered, Msg: append([]byte(nil), m.Payload...), Sent: m.Sent})
 		})

@@ -29,7 +29,7 @@ func sackBatch(t testing.TB, n, lose int, batch bool) int {
 	if len(pkts) != n {
 		t.Fatalf("%d packets for %d messages", len(pkts), n)
 	}
-	before := p.as[1].data.eng.Stats.SACKsSent
+	before := p.as[1].data.eng.Stats().SACKsSent
 	if batch {
 		p.eps[1].BeginBatch()
 	}
@@ -53,7 +53,7 @@ func sackBatch(t testing.TB, n, lose int, batch bool) int {
 			break
 		}
 	}
-	return int(p.as[1].data.eng.Stats.SACKsSent - before)
+	return int(p.as[1].data.eng.Stats().SACKsSent - before)
 }
 
 // RFC 9260 section 6.2: "An acknowledgement SHOULD be generated for at least

@@ -87,7 +87,7 @@ func (p *corePair) pumpMany(peers []*Assoc, got *int) int {
 		}
 	}
 	for _, a := range peers {
-		for a.data.eng.Recv.Readable() {
+		for a.data.eng.Readable() {
 			if _, _, err := a.read(p.rbuf); err != nil {
 				panic(err)
 			}

@@ -25,7 +25,7 @@ func BenchmarkAddStreamsFlood(b *testing.B) {
 
 func benchAddStreamsFlood(b *testing.B, k sched.Kind, queued int) {
 	const first = 10
-	var s *Sender
+	var s *sender
 	setup := func() {
 		sc, err := sched.New(k, sched.Options{Streams: first})
 		if err != nil {
@@ -36,9 +36,9 @@ func benchAddStreamsFlood(b *testing.B, k sched.Kind, queued int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		s = &e.Send
+		s = &e.send
 		for i := range queued {
-			if err := s.Queue(uint16(i%first), 1, false, []byte{1}); err != nil {
+			if err := s.enqueue(uint16(i%first), 1, false, []byte{1}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -52,9 +52,9 @@ func benchAddStreamsFlood(b *testing.B, k sched.Kind, queued int) {
 			setup()
 			b.StartTimer()
 		}
-		if _, err := s.AddOutgoing(1); err != nil {
+		if _, err := s.addOutgoing(1); err != nil {
 			b.Fatal(err)
 		}
-		s.FinishAddOutgoing(true)
+		s.finishAddOutgoing(true)
 	}
 }

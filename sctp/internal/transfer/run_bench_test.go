@@ -36,7 +36,7 @@ func (a *attacker) longSetup(held int, unordered bool) {
 	if err != nil {
 		panic(err)
 	}
-	a.r, a.n, a.tsn = &e.Recv, 1, 1
+	a.r, a.n, a.tsn = &e.recv, 1, 1
 	for i := range held {
 		a.longChunk(i == 0, unordered)
 	}
