@@ -482,7 +482,10 @@ func BenchmarkAmbiguityAttack(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if a.r.window() < 64<<10 {
+				// Start over before the window fills, or before the next
+				// TSN leaves the TSN map's window above the hole (with
+				// few streams that comes first).
+				if a.r.window() < 64<<10 || !a.r.tsns.inWindow(a.tsn) {
 					b.StopTimer()
 					setup()
 					send()
