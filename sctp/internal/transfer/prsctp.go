@@ -41,7 +41,7 @@ type Failed struct {
 // Advanced.Peer.Ack.Point and the FORWARD-TSN that moves the peer to it,
 // the messages given up and not yet reported, the chunks of messages a
 // policy may give up once sent, and the lifetimes of PRTTL messages
-// (lifetime.go). The sender decides what to give up (QueuePR, sweep,
+// (lifetime.go). The sender decides what to give up (queuePR, sweep,
 // expireLifetimes, appendData) and gives it up (abandon); the abandoner
 // keeps what follows from that.
 type abandoner struct {

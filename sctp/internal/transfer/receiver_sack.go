@@ -72,7 +72,7 @@ func (r *receiver) endPacket(now time.Time) {
 // packet instead of one per two, as TCP acknowledges a GRO super-packet
 // once. SACKs due at once for other reasons (a gap, a duplicate, the I
 // bit, the first DATA) are not held, so loss recovery sees a SACK per
-// packet as before.
+// packet, as it does without a batch.
 func (r *receiver) beginBatch() { r.acks.inBatch = true }
 
 // endBatch closes the receive batch and reports whether a SACK is due.
@@ -126,7 +126,7 @@ func (r *receiver) appendSACK(now time.Time, pkt []byte, room int) []byte {
 	}
 	if r.acks.muted {
 		if r.tsns.cum == r.acks.mutedAt {
-			// After an SSN/TSN reset we performed: see ResetTSN.
+			// After an SSN/TSN reset we performed: see resetTSN.
 			r.acks.clear()
 			return pkt
 		}

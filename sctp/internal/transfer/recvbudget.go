@@ -6,12 +6,11 @@ import "time"
 // advertise together while several of them receive: the
 // receiving counterpart of SendBudget. Each association's receive buffer
 // (grown by autotuning up to RecvBufferMax) bounds what its own peer may
-// have in flight; without a bound on the sum, 64 associations busy at once
-// over loopback had 64 windows of a MiB or more in flight to one socket:
-// the endpoint's UDP socket queue filled (8 MB) and dropped datagrams, the
-// peers retransmitted, and the data waited so long, in the socket and
-// then in the associations' queues, that it was out of the CPU's caches
-// when it was copied out (memmove per byte four times one association's).
+// have in flight; without a bound on the sum, many associations busy at
+// once have a window each in flight to one socket: the endpoint's socket
+// queue fills and drops datagrams, the peers retransmit, and the data
+// waits so long, in the socket and then in the associations' queues,
+// that it is out of the CPU's caches when it is copied out.
 //
 // Every receiver sharing the budget notes the DATA it receives; those that
 // received at least minShare bytes in the current or the previous period
@@ -21,8 +20,8 @@ import "time"
 // divided among the active ones (at least minShare): the a_rwnd bounds
 // what its peer may have in flight, so the data in flight to the endpoint
 // stays within the limit (what each holds unread stays within its own
-// buffer, as before). A lone receiver is not bound by it (its own buffer
-// and autotuning rule as before); an association that goes idle stops
+// buffer). A lone receiver is not bound by it (its own buffer and
+// autotuning rule apply); an association that goes idle stops
 // counting within two periods. No receiver is visited: each decision
 // reads the counters here. A receiver whose share binds acknowledges at
 // once a packet that left its peer less than a full chunk of window

@@ -309,21 +309,21 @@ func (q *sendQueue) release(m *message) {
 // streamLimit returns the bytes stream st may have queued and not yet cut
 // into chunks (outSide.unsent) before Queue refuses its next message with
 // ErrStreamFull (one message is always accepted on a stream with none
-// waiting): Config.Buffers.StreamUnsentLimit when set, else the part of the send
-// buffer the flight leaves shared among the streams with unsent data or
-// a refused writer in proportion to their shares (outSide.share, from
-// shareOf: evenly but under WFQ and Priority), bounded by Config.Buffers.UnsentLimit while there is
-// one such stream. (With several, a share of UnsentLimit is too little to
-// keep every stream's queue from running dry between a writer's wake-ups,
-// measured over loopback: the scheduler then cannot apply its weights.)
-// Every stream with data then keeps some queued while its writer is held
-// back, so the scheduler, not the order in which writers get room,
-// decides each stream's share of the bytes sent; with one stream the rule
-// is the send buffer's own. Shares in proportion to the weights give
-// every stream the same time to run dry at the rate WFQ drains it: even
-// shares left the heaviest streams' queues, drained fastest, empty
-// before their writers were back, and the others' data went instead
-// (1:2:3:4 delivered 14/23/29/35% over loopback).
+// waiting): Config.Buffers.StreamUnsentLimit when set, else the part of
+// the send buffer the flight leaves shared among the streams with unsent
+// data or a refused writer in proportion to their shares (outSide.share,
+// from shareOf: evenly but under WFQ and Priority), bounded by
+// Config.Buffers.UnsentLimit while there is one such stream. (With
+// several, a share of UnsentLimit is too little to keep every stream's
+// queue from running dry between a writer's wake-ups: the scheduler then
+// cannot apply its weights.) Every stream with data then keeps some
+// queued while its writer is held back, so the scheduler, not the order
+// in which writers get room, decides each stream's share of the bytes
+// sent; with one stream the rule is the send buffer's own. Shares in
+// proportion to the weights give every stream the same time to run dry
+// at the rate WFQ drains it: with even shares the heaviest streams'
+// queues, drained fastest, would run empty before their writers were
+// back, and the others' data would go instead.
 func (q *sendQueue) streamLimit(st *outSide) int {
 	if q.cfg.StreamUnsentLimit > 0 {
 		return q.cfg.StreamUnsentLimit
@@ -384,17 +384,16 @@ func (q *sendQueue) reshare(sid uint16) {
 }
 
 // With many streams holding data (manyStreams or more) their unsent
-// bytes together are bounded by streamsUnsent times Config.Buffers.UnsentLimit: a
-// message on a stream with nothing queued, which the stream's own limit
-// always admits, then waits while the streams hold that much
-// (unsentFull). Without the bound, writers spreading messages over many
-// streams (65535 of them, a message each) queued the whole send buffer,
-// megabytes that went cold in the CPU caches before they were cut into
-// packets: SCTP_STREAM_MANY over 65535 streams moved 0.87 of
-// SCTP_STREAM's bytes (README, Scale). Fewer streams keep the even shares
-// of the whole buffer streamLimit gives them: a bound on their sum lets
-// greedy streams run dry between their writers' wake-ups, and WFQ's
-// weights stop showing (measured with 8 streams).
+// bytes together are bounded by streamsUnsent times
+// Config.Buffers.UnsentLimit: a message on a stream with nothing queued,
+// which the stream's own limit always admits, then waits while the
+// streams hold that much (unsentFull). Without the bound, writers
+// spreading messages over many streams (a message on each of thousands)
+// would queue the whole send buffer, megabytes that go cold in the CPU
+// caches before they are cut into packets. Fewer streams keep the shares
+// of the whole buffer streamLimit gives them: a bound on their sum would
+// let greedy streams run dry between their writers' wake-ups, and WFQ's
+// weights would stop showing.
 const (
 	streamsUnsent = 4
 	manyStreams   = 64

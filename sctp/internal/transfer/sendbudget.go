@@ -6,9 +6,7 @@ package transfer
 // data written and not yet acknowledged stays about what one association
 // holds, so that it is still in the CPU's caches when it is cut into
 // packets, and the peers' socket queues stay short, instead of growing with
-// the number of associations (8 associations over loopback held about
-// 3 MB without it, with the round-trip time 15 to 60 times one
-// association's).
+// the number of associations (and the round-trip time with them).
 //
 // Each sender sharing the budget charges what it holds (sendQueue.buffered).
 // A sender with nothing buffered may always queue one message. Otherwise
@@ -21,8 +19,8 @@ package transfer
 // or chatty associations) about half of it; greedy senders get a fair
 // share each, whatever their order (a sender's writer is woken once half
 // its share is free, so without the reserve the writer awake when others
-// leave theirs unused would take it for good, 12% more bytes than the
-// others over a shared bottleneck in TestSendBudgetBoundsEndpoint). Those
+// leave theirs unused would take it for good, and send more than the
+// others over a shared bottleneck: TestSendBudgetBoundsEndpoint). Those
 // that filled the budget first wait until the others are served. The
 // total therefore stays under the limit plus one message per sender in
 // steady state (with more than eight senders, under the least share per
@@ -40,9 +38,8 @@ type SendBudget struct {
 
 // maxMinShare bounds a SendBudget's least fair share: 64 KiB, about 45 full
 // packets. With a smaller share each association sends, and its writer
-// is woken, in batches too small to pay for themselves: over loopback, 64
-// associations sharing 1 MiB (16 KiB each) cost 4.8 us/KB against 3.6
-// with 4 MiB.
+// is woken, in batches too small to pay for the wake-up: the cost per
+// byte grows as the share shrinks.
 const maxMinShare = 64 << 10
 
 // NewSendBudget returns a budget of limit bytes (at least one byte). The
