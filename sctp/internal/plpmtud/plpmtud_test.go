@@ -7,7 +7,7 @@ import (
 
 var pmtuT0 = time.Unix(1000, 0)
 
-// pmtuPath plays a path for a Prober: probes up to carry bytes get
+// pmtuRun plays a path for a Prober: probes up to carry bytes get
 // through, larger ones are lost. It returns the PLPMTU when the search
 // completes and the probes it took.
 func pmtuRun(t *testing.T, p *Prober, carry int, limit int) (int, int, time.Duration) {

@@ -179,8 +179,8 @@ func benchRenege(b *testing.B, n int, idata bool) {
 
 // BenchmarkReorderAttack measures the receiver when the fragments of one
 // stream come in an order that makes each find its place among many held
-// on that stream (issue 23: the work per chunk must not grow with the
-// fragments held). The first fragment of ordered message 0 of stream 0
+// on that stream (the work per chunk must not grow with the fragments
+// held). The first fragment of ordered message 0 of stream 0
 // never comes, so every later fragment of it waits; held fragments start
 // at every other TSN of a range (placed in random order off the clock),
 // and each op is one DATA chunk filling one of the holes between them, in
@@ -282,8 +282,8 @@ func benchReorder(b *testing.B, held int, random, idata bool) {
 }
 
 // BenchmarkForwardFlood measures the receiver under a flood of FORWARD-TSN
-// chunks (RFC 3758) while every inbound stream holds a fragment (issue 23:
-// the work per packet must not grow with the streams in use). Each op is
+// chunks (RFC 3758) while every inbound stream holds a fragment (the
+// work per packet must not grow with the streams in use). Each op is
 // one FORWARD-TSN: out of date (its New Cumulative TSN at the cumulative
 // TSN, which the receiver still applies), or moving the cumulative TSN on
 // by one, with no stream entry or naming the next stream. One FORWARD-TSN
@@ -362,8 +362,8 @@ func benchForwardFlood(b *testing.B, n int, mode string, idata bool) {
 }
 
 // BenchmarkSequenceAttack measures the receiver when a peer sends the
-// fragments of I-DATA messages in sequence and never their end (issue 23:
-// the work per chunk must not grow with the fragments held): each op is
+// fragments of I-DATA messages in sequence and never their end (the work
+// per chunk must not grow with the fragments held): each op is
 // the next fragment (1 byte) of a message that already has held fragments
 // in sequence, so a receiver that looks for the message's end from its
 // start walks them all. "ordered": one ordered message; "unordered": two
@@ -499,8 +499,8 @@ func BenchmarkAmbiguityAttack(b *testing.B) {
 
 // BenchmarkIForwardAttack measures the I-DATA receiver when a peer holds
 // many fragments on one stream and alternates one more fragment with one
-// I-FORWARD-TSN (issue 23: the work per chunk must not grow with the
-// fragments held). The fragments held are those of BenchmarkSequenceAttack
+// I-FORWARD-TSN (the work per chunk must not grow with the fragments
+// held). The fragments held are those of BenchmarkSequenceAttack
 // (one ordered message, or two unordered ones, in sequence and never
 // ended). Each op is two chunks: the next fragment in sequence, then an
 // I-FORWARD-TSN whose New Cumulative TSN is that fragment's TSN (so the
@@ -583,8 +583,8 @@ func benchIForward(b *testing.B, held int, uo bool, extra string) {
 }
 
 // BenchmarkIForwardPassAttack measures the I-DATA receiver under two more
-// I-FORWARD-TSN patterns of issue 23 (the work per chunk must not grow
-// with the fragments held). Stream 0 holds held first fragments of ordered
+// I-FORWARD-TSN patterns (the work per chunk must not grow with the
+// fragments held). Stream 0 holds held first fragments of ordered
 // messages whose message 0 never comes, so they stay.
 //
 //   - sparse: the fragments held are above the cumulative TSN, on every
@@ -779,8 +779,8 @@ func benchIForwardPass(b *testing.B, held int, mode string) {
 }
 
 // BenchmarkIForwardCoverAttack measures the I-DATA receiver under the two
-// patterns of issue 23 that sent a stream to a look at every fragment it
-// held at the next I-FORWARD-TSN. Stream 0 holds held first fragments of
+// patterns that would send a stream to a look at every fragment it holds
+// at the next I-FORWARD-TSN. Stream 0 holds held first fragments of
 // ordered messages whose message 0 never comes, at or below the cumulative
 // TSN (looked at by an I-FORWARD-TSN), and message held+1, looked at too;
 // the window is full of 1000-byte fragments just below a high TSN X.
@@ -952,13 +952,14 @@ func benchIForwardCover(b *testing.B, held int, mode string) {
 // in use sent a message (its next SSN or MID is 1): "in", a peer's
 // Incoming SSN Reset Request naming no stream, which we perform with an
 // Outgoing SSN Reset Request of every stream (RFC 6525 section 5.2.3;
-// BeginReset, ResetReady, FinishReset); "assoc", a peer's SSN/TSN Reset
-// Request (section 5.2.4; Quiet, ResetTSN). Each op is one request and
+// beginOutgoingReset, ready, finishOutgoingReset); "assoc", a peer's
+// SSN/TSN Reset Request (section 5.2.4; readyForTSNReset, resetTSN). Each
+// op is one request and
 // one message on the next stream, sent and acknowledged (a stream used
 // again, numbered from 0). "waiting" is one packet's check whether our
-// reset of every stream may leave (ResetReady) while every stream still
+// reset of every stream may leave (ready) while every stream still
 // holds a message from before it, the peer's window closed. No cost may
-// grow with the streams in use (issue 23).
+// grow with the streams in use.
 func BenchmarkOutResetFlood(b *testing.B) {
 	for _, kind := range []string{"in", "assoc", "waiting"} {
 		for _, idata := range []bool{false, true} {

@@ -374,7 +374,7 @@ func TestPRNotNegotiated(t *testing.T) {
 }
 
 // TestPRNoPolicyAllocs: messages without a policy allocate nothing per
-// message through QueuePR.
+// message through Engine.Queue.
 func TestPRNoPolicyAllocs(t *testing.T) {
 	x := prTx(t, Config{})
 	buf := make([]byte, 100)
@@ -419,7 +419,7 @@ func TestPRPlaceholderAfterAckedFragments(t *testing.T) {
 }
 
 // BenchmarkMessagesPR is BenchmarkMessages for 1024-byte messages sent
-// reliably through QueuePR and with each policy (none of them expiring):
+// reliably through Engine.Queue and with each policy (none of them expiring):
 // the cost of the policy checks.
 func BenchmarkMessagesPR(b *testing.B) {
 	for _, pr := range []PR{{}, {Policy: PRTTL, Value: 1 << 30}, {Policy: PRRtx, Value: 3}, {Policy: PRPrio, Value: 1}} {

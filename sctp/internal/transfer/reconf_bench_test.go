@@ -13,8 +13,8 @@ import (
 // outbound stream with an Add Outgoing Streams Request that the peer then
 // performs (AddOutgoing, FinishAddOutgoing), while queued messages (1, 1k,
 // 64k, 1 byte each, spread over ten streams) wait behind a closed window.
-// The cost of a request must not grow with what is queued (issue 23): the
-// FCFS scheduler's Resize used to compact its whole queue every time.
+// The cost of a request must not grow with what is queued: the FCFS
+// scheduler's Resize must not compact its whole queue every time.
 func BenchmarkAddStreamsFlood(b *testing.B) {
 	for _, k := range []sched.Kind{sched.FCFS, sched.RoundRobin, sched.WFQ} {
 		for _, q := range []int{1, 1 << 10, 1 << 16} {

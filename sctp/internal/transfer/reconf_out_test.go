@@ -89,10 +89,10 @@ func resetEvery(t *testing.T, s *sender) {
 }
 
 // A reset of every outbound stream (a peer's Incoming SSN Reset Request
-// naming none: BeginReset, ResetReady, FinishReset) blocks and reopens in
-// the scheduler only the streams written during it, not every stream in
-// use (issue 23; the old code blocked and reopened all 65,535 streams on
-// each request). The streams it does not block read as ResetPending
+// naming none: beginOutgoingReset, ready, finishOutgoingReset) blocks and
+// reopens in the scheduler only the streams written during it, not every
+// stream in use (blocking and reopening all 65,535 streams would cost
+// each request a walk over them). The streams it does not block read as ResetPending
 // (StreamState), and the stream written during it numbers from 0 after it.
 func TestOutResetAllBlocksOnlyStreamsWritten(t *testing.T) {
 	x, cs := usedSender(t)
@@ -124,11 +124,11 @@ func TestOutResetAllBlocksOnlyStreamsWritten(t *testing.T) {
 	}
 }
 
-// A reset of every outbound stream (ResetOutgoing(nil), also the SSN/TSN
-// reset's ResetTSN) writes only the records of the streams numbered since
+// A reset of every outbound stream (resetNumbering(nil), also the SSN/TSN
+// reset's resetTSN) writes only the records of the streams numbered since
 // the last one: with 65,535 streams in use, a record changed behind the
-// sender's back is left as it is, so the reset did not look at it (the
-// old code rewrote every record on each request).
+// sender's back is left as it is, so the reset did not look at it
+// (rewriting every record would cost each request a walk over them).
 func TestOutResetAllWritesOnlyStreamsNumbered(t *testing.T) {
 	x, _ := usedSender(t)
 	s := &x.e.send
@@ -152,12 +152,12 @@ func TestOutResetAllWritesOnlyStreamsNumbered(t *testing.T) {
 	}
 }
 
-// Quiet (asked for each SSN/TSN Reset Request of the peer) and ResetReady
-// (asked after each packet while our reset waits) read counters kept as
-// messages are cut: with 65,535 streams in use, a partly cut message, or
-// one from before the reset, planted behind the sender's back is not seen,
-// so they did not look at the streams (the old code walked every stream
-// on each call and found it).
+// readyForTSNReset (asked for each SSN/TSN Reset Request of the peer) and
+// the tracker's ready (asked after each packet while our reset waits) read
+// counters kept as messages are cut: with 65,535 streams in use, a partly
+// cut message, or one from before the reset, planted behind the sender's
+// back is not seen, so they did not look at the streams (a walk over
+// every stream on each call would find it).
 func TestQuietAndResetReadyCount(t *testing.T) {
 	x, _ := usedSender(t)
 	s := &x.e.send
@@ -175,10 +175,10 @@ func TestQuietAndResetReadyCount(t *testing.T) {
 }
 
 // outModel checks the sender's outgoing resets against the rules they
-// stand for, which the old code applied by walking every stream: after
-// every step the counters equal what a walk finds (queued streams, partly
-// cut heads, streams of the reset with messages from before it), Quiet and
-// ResetReady agree with the walk, every Out record holds the numbering the
+// stand for, which a walk over every stream would apply: after every step
+// the counters equal what a walk finds (queued streams, partly cut heads,
+// streams of the reset with messages from before it), readyForTSNReset and
+// ready agree with the walk, every Out record holds the numbering the
 // chunks sent imply, and no message written after a reset began starts
 // before the reset ends on a stream it resets.
 type outModel struct {
@@ -191,7 +191,7 @@ type outModel struct {
 	on     bool        // a reset is under way
 	all    bool
 	sids   []uint16
-	at     uint32 // arrival number of the first message after BeginReset
+	at     uint32 // arrival number of the first message after beginOutgoingReset
 }
 
 func newOutModel(t testing.TB, n int, idata, pr bool) *outModel {
@@ -279,8 +279,8 @@ func (m *outModel) packet() {
 	}
 }
 
-// check compares the counters, Quiet, ResetReady and the records with a
-// walk over every stream.
+// check compares the counters, readyForTSNReset, ready and the records
+// with a walk over every stream.
 func (m *outModel) check(step int) {
 	m.t.Helper()
 	s := &m.x.e.send
@@ -316,10 +316,10 @@ func (m *outModel) check(step int) {
 		m.t.Fatalf("step %d: %d streams queued, %d partly cut; counted %d, %d", step, queued, cutting, s.queue.queuedStreams, s.queue.partlyCut)
 	}
 	if quiet := s.ledger.outstanding() == 0 && !s.pr.forwardDue && cutting == 0; quiet != s.readyForTSNReset() {
-		m.t.Fatalf("step %d: Quiet %v, the walk says %v", step, s.readyForTSNReset(), quiet)
+		m.t.Fatalf("step %d: readyForTSNReset %v, the walk says %v", step, s.readyForTSNReset(), quiet)
 	}
 	if m.on && (left == 0) != s.resets.ready() {
-		m.t.Fatalf("step %d: ResetReady %v with %d streams holding messages from before the reset", step, s.resets.ready(), left)
+		m.t.Fatalf("step %d: ready %v with %d streams holding messages from before the reset", step, s.resets.ready(), left)
 	}
 }
 

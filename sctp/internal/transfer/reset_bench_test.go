@@ -16,7 +16,7 @@ import (
 // candidate; an ordered one would hold up the messages of the new
 // numbering, whose TSNs come after it). Each op is one reset of all streams and one whole message on the
 // next stream (SSN or MID 0 after the reset), read at once; its cost must
-// not grow with the streams in use (issue 23).
+// not grow with the streams in use.
 func BenchmarkResetFlood(b *testing.B) {
 	for _, idata := range []bool{false, true} {
 		for _, n := range []int{1, 1024, 65535} {

@@ -369,7 +369,7 @@ func TestSwitchKeepsPin(t *testing.T) {
 // TestSwitchKeepsArrivalOrder switches to FCFS with messages of several
 // streams queued: FCFS then serves them in the order they were queued.
 func TestSwitchKeepsArrivalOrder(t *testing.T) {
-	// StreamUnsent: stream 7's priority also makes its share of the
+	// StreamUnsentLimit: stream 7's priority also makes its share of the
 	// buffer small; everything is to be queued here.
 	p := newSchedPair(t, Config{OutStreams: 8, InStreams: 8, Buffers: api.Buffers{StreamUnsentLimit: 1 << 20}})
 	if err := p.a.SwitchScheduler(sched.Priority); err != nil {

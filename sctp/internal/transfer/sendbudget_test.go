@@ -58,7 +58,7 @@ func checkBudget(t *testing.T, b *SendBudget, xs []*tx) {
 // TestSendBudgetShared: senders sharing an endpoint SendBudget hold
 // together about the limit; a lone sender may use all of it, a newcomer
 // gets its fair share while the one that filled the budget first waits,
-// acknowledgements give the bytes back, and LeaveBudget returns what an
+// acknowledgements give the bytes back, and leaveBudget returns what an
 // ended association held.
 func TestSendBudgetShared(t *testing.T) {
 	const limit, size = 64 << 10, 1000
@@ -110,11 +110,11 @@ func TestSendBudgetShared(t *testing.T) {
 	used := b.Used()
 	xs[1].e.send.queue.leaveBudget()
 	if b.Used() != used-held || b.Active() != 2 {
-		t.Fatalf("after LeaveBudget: used %d (was %d, the sender held %d), %d active", b.Used(), used, held, b.Active())
+		t.Fatalf("after leaveBudget: used %d (was %d, the sender held %d), %d active", b.Used(), used, held, b.Active())
 	}
 	xs[1].e.Drain(nil) // releases nothing twice
 	if b.Used() != used-held {
-		t.Fatalf("Drain after LeaveBudget changed the budget: used %d", b.Used())
+		t.Fatalf("Drain after leaveBudget changed the budget: used %d", b.Used())
 	}
 	xs[2].e.Drain(nil)
 	xs[0].e.Drain(nil)
