@@ -8,7 +8,7 @@ import (
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
-// What an endpoint lets hostile peers cost it (issue 23): a memory budget
+// What an endpoint lets hostile peers cost it: a memory budget
 // shared by the received data of all its associations, bounds on the
 // associations it holds and on those not accepted yet, and a rate limit on
 // the packets it answers without an association.

@@ -114,7 +114,7 @@ func (a *Assoc) recv() *transfer.Engine {
 }
 
 // Read returns the next message part deliverable on any stream, in the
-// order they became deliverable; it fails with ErrNotReady before the
+// order they became deliverable; it fails (errNotReady) before the
 // engine exists. The messages received stay readable after close.
 // Reading can open the receive window: WindowUpdate sends the SACK.
 func (a *Assoc) Read(p []byte) (int, RecvInfo, error) {

@@ -15,7 +15,7 @@ import (
 // Endpoint feeds it packets and timer expiries, the user calls its
 // methods (Send, Read, Shutdown, Abort, ResetStreams, ...), each with the
 // current time, and it produces packets (through Endpoint.Poll), events
-// and one deadline. An Assoc is created by Endpoint.Connect or by a valid
+// and one deadline. An Assoc is created by Endpoint.ConnectAddrs or by a valid
 // COOKIE ECHO (announced by EventUp); its fields are its own.
 type Assoc struct {
 	ep    *Endpoint
@@ -216,7 +216,7 @@ func (a *Assoc) reportFailed(f transfer.Failed) {
 
 // destroy moves the association to CLOSED and removes it from its endpoint
 // ("remove all record of the association"), queueing its last event:
-// EventShutdown after a graceful shutdown (end.Reason ReasonShutdown),
+// EventShutdown after a graceful shutdown (end.Reason reasonShutdown),
 // else EventDown with cause, the first error cause code of the ABORT
 // (0: none). It completes end with the final counters and the messages
 // left unsent.

@@ -11,7 +11,7 @@ import (
 // the whole association's numbering: the TSNs of both directions and the
 // stream sequence numbers (with I-DATA, message ids) of every stream.
 //
-// Our request (userAssocReset) rides the reconfiguration machinery of
+// Our request (ResetAssoc) rides the reconfiguration machinery of
 // reconf.go as request kind rqAssocReset: every stream is blocked
 // once what was written before has been cut into chunks, the request
 // leaves once all of it is acknowledged, and a "Success - Performed"

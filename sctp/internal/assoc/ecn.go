@@ -119,7 +119,7 @@ func (a *Assoc) noteCE(p *inPacket) {
 
 // ecne9260_A handles an ECNE chunk: the peer received a packet with CE whose
 // lowest TSN the chunk carries. Without ECN negotiated it is an unknown
-// chunk (section 3.2 action bits), as before.
+// chunk (section 3.2 action bits).
 func (a *Assoc) ecne9260_A(now time.Time, p *inPacket, c *rxChunk) disp {
 	if !a.ECN() {
 		return a.unknownChunk3_2(now, p, c)

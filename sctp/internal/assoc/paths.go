@@ -26,7 +26,7 @@ import (
 // every RTO; beyond Path.Max.Retrans it is inactive. A HEARTBEAT ACK
 // makes it active again, and the primary takes the data back unless
 // Config.Paths.NoPrimaryReturn. The association's own error count and
-// Association.Max.Retrans are kept by heartbeat.go as before.
+// Association.Max.Retrans are kept by heartbeat.go.
 
 // peerPath is one peer address of a multi-homed association.
 type peerPath struct {

@@ -26,7 +26,7 @@ import (
 // built). Chunks cut before a smaller PLPMTU and still unacknowledged
 // cannot be cut again (their TSN and FSN are fixed): their packets go
 // over the PLPMTU and the shell lets the IP layer fragment them
-// (Endpoint.Fragmentable); RFC 9260 section 6.9 forbids refragmenting a
+// (Packet.MayFragment); RFC 9260 section 6.9 forbids refragmenting a
 // sent message, and IP fragmentation is the one way left.
 //
 // Black holes: a T3-rtx expiry of a path above BASE_PLPMTU drops it to
