@@ -34,12 +34,12 @@ type InSide struct {
 	maxTSN chunk.TSN
 	// in is the stream's In record, looked up once (see
 	// DataReassembler.in): records do not move while their stream exists.
-	in    *stream.In
-	sid   uint16
-	maxOK bool
-	fresh bool // listed in delivery.fresh
-	dirty bool // listed in delivery.dirty
-	seqd  bool // listed in delivery.seqd
+	in       *stream.In
+	sid      uint16
+	maxOK    bool
+	fresh    bool // listed in delivery.fresh
+	dirty    bool // listed in delivery.dirty
+	numbered bool // listed in delivery.numbered
 }
 
 // InStreams is the part of the association's stream table the receiving

@@ -138,8 +138,8 @@ func (d *IDataReassembler) RecheckAll() {
 // line with its In record (see Recheck); like delivery.ResetAll it looks
 // only at the streams whose In record was used since the last reset.
 func (d *IDataReassembler) ResetAll() {
-	for _, s := range d.seqd {
-		if s.seqd {
+	for _, s := range d.numbered {
+		if s.numbered {
 			s.in.ResetSequence()
 			d.reset(s)
 		}

@@ -29,7 +29,7 @@ type delivery struct {
 	n          Counts    // held, charged and ready bytes
 	fresh      []uint16  // streams whose queue became non-empty since AppendReadable
 	dirty      []*InSide // streams touched since the heaps were brought up to date (see touch)
-	seqd       []*InSide // streams whose In record was used since ResetAll (see in)
+	numbered   []*InSide // streams whose In record was used since ResetAll (see in)
 }
 
 // in returns the In record of s's stream, looked up once per side object.
@@ -37,20 +37,20 @@ type delivery struct {
 // lists s, once, among the streams whose record may have left the all-zero
 // reset state since the last ResetAll, which resets those and no others.
 func (q *delivery) in(s *InSide) *stream.In {
-	if !s.seqd {
-		q.noteSeq(s)
+	if !s.numbered {
+		q.noteNumbered(s)
 	}
 	return s.in
 }
 
-// noteSeq looks up s's In record, if it was not yet, and lists s in
-// q.seqd (see in).
-func (q *delivery) noteSeq(s *InSide) {
+// noteNumbered looks up s's In record, if it was not yet, and lists s in
+// q.numbered (see in).
+func (q *delivery) noteNumbered(s *InSide) {
 	if s.in == nil {
 		s.in = q.streams.In(s.sid)
 	}
-	s.seqd = true
-	q.seqd = append(q.seqd, s)
+	s.numbered = true
+	q.numbered = append(q.numbered, s)
 }
 
 // push queues f (the next deliverable fragment of stream s, which holds
@@ -193,16 +193,16 @@ func (q *delivery) Recheck(sid uint16) {
 // was used since the last ResetAll (see in), every other record being zero
 // already, so a flood of resets costs O(1) each.
 func (q *delivery) ResetAll() {
-	for i, s := range q.seqd {
-		q.seqd[i] = nil
-		if !s.seqd {
+	for i, s := range q.numbered {
+		q.numbered[i] = nil
+		if !s.numbered {
 			continue // released since (a zeroed side object), or listed twice
 		}
-		s.seqd = false
+		s.numbered = false
 		s.in.ResetSequence()
 		q.touch(s)
 	}
-	q.seqd = q.seqd[:0]
+	q.numbered = q.numbered[:0]
 }
 
 // RecheckAll rebuilds the partial delivery candidates by looking at every

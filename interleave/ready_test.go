@@ -129,13 +129,13 @@ func TestResetAllLooksAtStreamsUsedSince(t *testing.T) {
 		send(sid, 0)
 		send(sid, 1)
 	}
-	if n := len(d.seqd); n != streams {
+	if n := len(d.numbered); n != streams {
 		t.Fatalf("%d streams listed as used, want %d", n, streams)
 	}
 	d.ResetAll()
 	allReset()
 	for range 3 {
-		if n := len(d.seqd); n != 0 {
+		if n := len(d.numbered); n != 0 {
 			t.Fatalf("%d streams listed as used after a reset, want 0", n)
 		}
 		d.ResetAll()
@@ -143,7 +143,7 @@ func TestResetAllLooksAtStreamsUsedSince(t *testing.T) {
 	send(7, 0) // the new numbering
 	send(7, 1)
 	send(9, 0)
-	if n := len(d.seqd); n != 2 {
+	if n := len(d.numbered); n != 2 {
 		t.Fatalf("%d streams listed as used, want 2", n)
 	}
 	d.ResetAll()

@@ -1,34 +1,27 @@
 package api
 
+import "github.com/usctp/usctp/sctp/internal/plpmtud"
+
 // PMTUState is the path MTU discovery state of a path (RFC 8899 section
-// 5.2), in PathInfo.PMTU.
-type PMTUState uint8
+// 5.2), in PathInfo.PMTU. The prober (package plpmtud) defines it; its
+// String returns the RFC 8899 name ("search-complete").
+type PMTUState = plpmtud.State
 
 // Path MTU discovery states.
 const (
 	// PMTUDisabled: Config.DisablePMTUDiscovery; packets are sized for
 	// Config.MTU.
-	PMTUDisabled PMTUState = iota
+	PMTUDisabled = plpmtud.StateDisabled
 	// PMTUBase: confirming that the path carries 1200-byte packets
 	// (BASE_PLPMTU).
-	PMTUBase
+	PMTUBase = plpmtud.StateBase
 	// PMTUSearch: probing for larger packets, or checking a suspected
 	// black hole.
-	PMTUSearch
+	PMTUSearch = plpmtud.StateSearch
 	// PMTUSearchComplete: the search ended; PathInfo.MTU is the PLPMTU.
 	// A path below Config.MTU is probed again after 10 minutes.
-	PMTUSearchComplete
+	PMTUSearchComplete = plpmtud.StateSearchComplete
 	// PMTUError: even BASE_PLPMTU probes were lost; the path keeps
 	// 1200-byte packets and is probed again later.
-	PMTUError
+	PMTUError = plpmtud.StateError
 )
-
-var pmtuStateNames = [...]string{"disabled", "base", "search", "search-complete", "error"}
-
-// String returns the RFC 8899 name of the state ("search-complete").
-func (s PMTUState) String() string {
-	if int(s) < len(pmtuStateNames) {
-		return pmtuStateNames[s]
-	}
-	return "PMTUState(?)"
-}

@@ -8,7 +8,7 @@ import (
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
-// What an endpoint lets hostile peers cost it (issue 23): a memory budget
+// What an endpoint lets hostile peers cost it: a memory budget
 // shared by the received data of all its associations, bounds on the
 // associations it holds and on those not accepted yet, and a rate limit on
 // the packets it answers without an association.
@@ -113,8 +113,8 @@ func (ep *Endpoint) startPending(a *Assoc) {
 func (a *Assoc) pendingBuffer() {
 	if a.pendingAccept && a.data.eng != nil {
 		n := min(pendingRecvBuffer, a.ep.cfg.RecvBuffer)
-		a.data.eng.Recv.SetRecvBuffer(n)
-		a.data.eng.Recv.SetAdvertised(n)
+		a.data.eng.SetRecvBuffer(n)
+		a.data.eng.SetAdvertisedWindow(n)
 	}
 }
 
@@ -141,7 +141,7 @@ func (a *Assoc) Accept(now time.Time) {
 	a.pendingAccept = false
 	a.ep.pending--
 	if e := a.data.eng; e != nil && !a.closed {
-		e.Recv.SetRecvBuffer(a.ep.cfg.RecvBuffer)
+		e.SetRecvBuffer(a.ep.cfg.RecvBuffer)
 		a.ep.markReady(a) // the window update, when due
 	}
 }

@@ -104,19 +104,17 @@ func (a *Assoc) AppendPeerAddrs(dst []netip.Addr) []netip.Addr {
 	return dst
 }
 
-// recv returns the receive side: the engine's, live or kept after close.
-func (a *Assoc) recv() *transfer.Receiver {
+// recv returns the engine to read from: the live one, or the one kept
+// after close.
+func (a *Assoc) recv() *transfer.Engine {
 	if e := a.data.eng; e != nil {
-		return &e.Recv
+		return e
 	}
-	if e := a.data.kept; e != nil {
-		return &e.Recv
-	}
-	return nil
+	return a.data.kept
 }
 
 // Read returns the next message part deliverable on any stream, in the
-// order they became deliverable; it fails with ErrNotReady before the
+// order they became deliverable; it fails (errNotReady) before the
 // engine exists. The messages received stay readable after close.
 // Reading can open the receive window: WindowUpdate sends the SACK.
 func (a *Assoc) Read(p []byte) (int, RecvInfo, error) {
@@ -161,7 +159,7 @@ func (a *Assoc) AppendReadable(dst []uint16) []uint16 {
 // RFC 9260 section 6.2) and reports whether it did; a delayed SACK waits
 // for the deadline instead.
 func (a *Assoc) WindowUpdate() bool {
-	if a.closed || a.data.eng == nil || !a.data.eng.Recv.SACKDue(time.Time{}) {
+	if a.closed || a.data.eng == nil || !a.data.eng.SACKDue(time.Time{}) {
 		return false
 	}
 	a.ep.markReady(a)
@@ -170,13 +168,13 @@ func (a *Assoc) WindowUpdate() bool {
 
 // SendIdle reports whether the association has a transfer engine and
 // nothing queued or in flight.
-func (a *Assoc) SendIdle() bool { return a.data.eng != nil && a.data.eng.Send.Idle() }
+func (a *Assoc) SendIdle() bool { return a.data.eng != nil && a.data.eng.SendIdle() }
 
 // SendRoom returns the free bytes of the send buffer and its capacity
 // (both 0 without an engine).
 func (a *Assoc) SendRoom() (room, capacity int) {
 	if e := a.data.eng; e != nil {
-		return e.Send.Room(), e.Send.Capacity()
+		return e.SendRoom()
 	}
 	return 0, 0
 }

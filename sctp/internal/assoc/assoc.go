@@ -15,7 +15,7 @@ import (
 // Endpoint feeds it packets and timer expiries, the user calls its
 // methods (Send, Read, Shutdown, Abort, ResetStreams, ...), each with the
 // current time, and it produces packets (through Endpoint.Poll), events
-// and one deadline. An Assoc is created by Endpoint.Connect or by a valid
+// and one deadline. An Assoc is created by Endpoint.ConnectAddrs or by a valid
 // COOKIE ECHO (announced by EventUp); its fields are its own.
 type Assoc struct {
 	ep    *Endpoint
@@ -157,7 +157,7 @@ func (a *Assoc) nextDeadline() time.Time {
 		if s := e.SendDeadline(); !s.IsZero() {
 			d = earliest(d, s)
 		}
-		if r := e.Recv.Deadline(); !r.IsZero() && a.state != stateCookieEchoed {
+		if r := e.SACKDeadline(); !r.IsZero() && a.state != stateCookieEchoed {
 			// In COOKIE-ECHOED no SACK may leave before the COOKIE ACK
 			// (section 5.1), so a delayed SACK cannot be served: its
 			// deadline must not make the shell spin.
@@ -197,11 +197,11 @@ func (a *Assoc) reportEngine() {
 	if e == nil {
 		return
 	}
-	if e.Send.HasFailed() {
-		e.Send.TakeFailed(a.reportFailed)
+	if e.HasFailed() {
+		e.TakeFailed(a.reportFailed)
 	}
-	if e.Send.HasStreamRoom() {
-		for _, sid := range e.Send.TakeStreamRoom() {
+	if e.HasStreamRoom() {
+		for _, sid := range e.TakeStreamRoom() {
 			a.ep.events = append(a.ep.events, Event{Event: api.Event{Kind: noEvent, Stream: sid}, Assoc: a, Quiet: true, Room: true})
 		}
 	}
@@ -216,7 +216,7 @@ func (a *Assoc) reportFailed(f transfer.Failed) {
 
 // destroy moves the association to CLOSED and removes it from its endpoint
 // ("remove all record of the association"), queueing its last event:
-// EventShutdown after a graceful shutdown (end.Reason ReasonShutdown),
+// EventShutdown after a graceful shutdown (end.Reason reasonShutdown),
 // else EventDown with cause, the first error cause code of the ABORT
 // (0: none). It completes end with the final counters and the messages
 // left unsent.
@@ -227,7 +227,7 @@ func (a *Assoc) destroy(end *End, cause chunk.CauseCode) {
 	a.reportEngine() // the messages given up come before the end
 	end.Stats = a.Stats()
 	if e := a.data.eng; e != nil && end.Reason != reasonShutdown {
-		e.Send.Drain(func(m transfer.Unsent) {
+		e.Drain(func(m transfer.Unsent) {
 			end.Unsent = append(end.Unsent, api.Event{Kind: api.EventSendFailed, Stream: m.SID, PPID: m.PPID,
 				Unordered: m.Unordered, Msg: append([]byte(nil), m.Payload...), Sent: m.Sent})
 		})

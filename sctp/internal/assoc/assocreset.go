@@ -11,7 +11,7 @@ import (
 // the whole association's numbering: the TSNs of both directions and the
 // stream sequence numbers (with I-DATA, message ids) of every stream.
 //
-// Our request (userAssocReset) rides the reconfiguration machinery of
+// Our request (ResetAssoc) rides the reconfiguration machinery of
 // reconf.go as request kind rqAssocReset: every stream is blocked
 // once what was written before has been cut into chunks, the request
 // leaves once all of it is acknowledged, and a "Success - Performed"
@@ -75,8 +75,8 @@ func (a *Assoc) peerAssocReset(now time.Time, q *chunk.ReconfigParam) {
 		return
 	}
 	eng := a.data.eng
-	recvNext := eng.Recv.CumulativeTSN() + 1 + 1<<31 // G1
-	sendNext := chunk.TSN(eng.Send.NextTSN())        // G2
+	recvNext := eng.CumulativeTSN() + 1 + 1<<31 // G1
+	sendNext := chunk.TSN(eng.NextTSN())        // G2
 	a.resetTSNs(sendNext, recvNext)
 	resp := chunk.ReconfigParam{Type: chunk.ParamReconfigResponse, RespSeq: q.ReqSeq,
 		Result: chunk.ReconfigSuccessPerformed, HasTSNs: true,
@@ -93,16 +93,14 @@ func (a *Assoc) peerAssocReset(now time.Time, q *chunk.ReconfigParam) {
 // partly cut, and everything received is in sequence and reassembled.
 func (a *Assoc) assocResetReady() bool {
 	eng := a.data.eng
-	return eng.Send.Quiet() && eng.Recv.Settled()
+	return eng.ReadyForTSNReset()
 }
 
 // resetTSNs performs the peer's SSN/TSN reset: our next DATA chunk
 // carries sendNext, the next one expected from the peer is recvNext, and
 // every stream both ways numbers from 0 again.
 func (a *Assoc) resetTSNs(sendNext, recvNext chunk.TSN) {
-	eng := a.data.eng
-	eng.Send.ResetTSN(sendNext)
-	eng.Recv.ResetTSN(recvNext)
+	a.data.eng.ResetTSNs(sendNext, recvNext)
 	a.ep.markReady(a)
 }
 
@@ -115,21 +113,17 @@ func (a *Assoc) assocResetWaiting() bool {
 }
 
 // endAssocReset ends our SSN/TSN Reset Request p: the data received while
-// it was out is released (Receiver.EndHold) and, when the peer performed
+// it was out is released (Engine.FinishTSNReset) and, when the peer performed
 // it, both directions take the next TSNs of its answer (the Receiver's
 // Next TSN for our DATA) and every stream restarts at 0; the streams send
 // again. It reports false when the association was aborted.
 func (a *Assoc) endAssocReset(p *reconfParam, performed bool) bool {
-	eng := a.data.eng
-	if !eng.Recv.EndHold(performed, p.tsns.SenderNextTSN) {
+	if !a.data.eng.FinishTSNReset(performed, p.tsns.SenderNextTSN, p.tsns.ReceiverNextTSN) {
 		a.protocolViolation("DATA held for an association reset breaks the fragment sequence")
 		return false
 	}
 	if performed {
-		eng.Send.ResetTSN(p.tsns.ReceiverNextTSN)
 		a.pend.sackNow = true
-	} else {
-		eng.Send.EndJump()
 	}
 	a.unblockOut(p, performed)
 	return true

@@ -83,7 +83,7 @@ func (p *corePair) pump() {
 		}
 	}
 	if a := p.as[1]; a != nil {
-		for a.data.eng.Recv.Readable() {
+		for a.data.eng.Readable() {
 			if _, _, err := a.read(p.rbuf); err != nil {
 				panic(err)
 			}

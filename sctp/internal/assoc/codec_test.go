@@ -11,8 +11,8 @@ import (
 
 // TestInitAckLengthLeavesOutLastPadding: an INIT ACK whose last parameter (the State
 // Cookie, or an Unrecognized Parameter after it) has padding does not count that
-// padding in its chunk length (RFC 9260 section 3.2). Found against the Linux kernel
-// by tshark (issue 7), which flags the other form as malformed.
+// padding in its chunk length (RFC 9260 section 3.2), as the Linux kernel
+// does: tshark flags the other form as malformed.
 func TestInitAckLengthLeavesOutLastPadding(t *testing.T) {
 	j := newCookieJar(newTestRand(1), time.Hour, t0)
 	c := testCookie()

@@ -98,8 +98,8 @@ type cookie struct {
 	// addrs holds the other addresses of the peer's INIT, 16 bytes each
 	// (As16), when the endpoint does multi-homing (Config.Paths.Multihoming):
 	// the TCB is built from the cookie and would not know them else. It
-	// aliases the packet while a cookie is opened. Without it the cookie
-	// is as before.
+	// aliases the packet while a cookie is opened. Without multi-homing
+	// it is empty.
 	addrs []byte
 	// authVec is the peer's key vector (RFC 4895 section 6.1) when the
 	// association is authenticated; it aliases the packet while a cookie

@@ -69,7 +69,7 @@ func (d *dataPlane) rto() time.Duration {
 	if d.eng == nil {
 		return 0
 	}
-	return d.eng.Path.RTO()
+	return d.eng.PathAt(0).RTO()
 }
 
 // timeout runs the engine's timers and reports a T3-rtx expiry.
@@ -82,16 +82,16 @@ func (d *dataPlane) timeout(now time.Time) bool {
 
 func (d *dataPlane) endPacket(now time.Time) {
 	if d.eng != nil {
-		d.eng.Recv.EndPacket(now)
+		d.eng.EndPacket(now)
 	}
 }
 
 // idle reports whether nothing is queued or unacknowledged.
-func (d *dataPlane) idle() bool { return d.eng == nil || d.eng.Send.Idle() }
+func (d *dataPlane) idle() bool { return d.eng == nil || d.eng.SendIdle() }
 
 func (d *dataPlane) clearPathErrors() {
 	if d.eng != nil {
-		d.eng.Path.ClearErrors()
+		d.eng.PathAt(0).ClearErrors()
 	}
 }
 
@@ -103,8 +103,7 @@ func (d *dataPlane) close(s *api.Counters) {
 		// The association ends or restarts: what its data cost goes back
 		// to the endpoint's budget (what stays readable is no longer
 		// charged).
-		d.eng.Recv.Release()
-		d.eng.Send.LeaveBudget()
+		d.eng.ReleaseBudgets()
 	}
 	d.eng, d.gotData = nil, false
 }
@@ -116,8 +115,9 @@ func (a *Assoc) Stats() api.Stats {
 	a.chunks.expand(&s)
 	a.data.fold(&s.Counters)
 	if e := a.data.eng; e != nil {
-		s.SRTT, s.RTO, s.Cwnd = e.Path.SRTT(), e.Path.RTO(), uint32(e.Path.Cwnd())
-		s.Unacked, s.SendBuffered, s.RecvBuffered = e.Send.Outstanding(), e.Send.Buffered(), e.Recv.Held()
+		p := e.PathAt(0)
+		s.SRTT, s.RTO, s.Cwnd = p.SRTT(), p.RTO(), uint32(p.Cwnd())
+		s.Unacked, s.SendBuffered, s.RecvBuffered = e.Outstanding(), e.SendBuffered(), e.RecvHeld()
 	}
 	if e := cmp.Or(a.data.eng, a.data.kept); e != nil {
 		s.PLPMTU = e.PathAt(e.Primary()).MTU()
@@ -130,7 +130,7 @@ func (d *dataPlane) fold(s *api.Counters) {
 	if d.eng == nil {
 		return
 	}
-	es := &d.eng.Stats
+	es := d.eng.Stats()
 	s.Retransmits += es.Retransmits
 	s.FastRetransmit += es.FastRetransmits
 	s.T3Expiries += es.T3Expiries
@@ -159,16 +159,16 @@ func (d *dataPlane) cumAck(now time.Time, cum uint32) error {
 		return nil
 	}
 	d.sack.CumTSNAck = transfer.TSN(cum)
-	d.sack.ARwnd = uint32(d.eng.Send.PeerRwnd())
+	d.sack.ARwnd = uint32(d.eng.PeerRwnd())
 	d.sack.Gaps, d.sack.Dups = d.sack.Gaps[:0], d.sack.Dups[:0]
-	_, err := d.eng.Send.HandleSACK(now, &d.sack)
+	_, err := d.eng.HandleSACK(now, &d.sack)
 	return err
 }
 
 // rttSample feeds an RTT measurement of a handshake or heartbeat exchange.
 func (a *Assoc) rttSample(now time.Time, rtt time.Duration) {
 	if a.data.eng != nil {
-		a.data.eng.Path.RTTSample(now, rtt)
+		a.data.eng.PathAt(0).RTTSample(now, rtt)
 	}
 }
 
@@ -186,7 +186,7 @@ func (a *Assoc) data6_2(now time.Time, p *inPacket, c *rxChunk) disp {
 		a.stats.Malformed++
 		return dispStop
 	}
-	v, err := a.data.eng.Recv.HandleData(now, &a.data.d)
+	v, err := a.data.eng.HandleData(now, &a.data.d)
 	return a.dataHandled(v, err, a.data.d.TSN, a.data.d.SID, "DATA")
 }
 
@@ -245,7 +245,7 @@ func (a *Assoc) sack6_2_1(now time.Time, p *inPacket, c *rxChunk) disp {
 		a.stats.Malformed++
 		return dispStop
 	}
-	acked, err := a.data.eng.Send.HandleSACK(now, &a.data.sack)
+	acked, err := a.data.eng.HandleSACK(now, &a.data.sack)
 	if err != nil {
 		a.protocolViolation("SACK acknowledges a TSN that was never sent")
 		return dispDeleted
@@ -284,7 +284,7 @@ func (a *Assoc) Send(now time.Time, m *Message) error {
 	case a.data.eng == nil:
 		return errNotReady
 	}
-	if err := a.data.eng.Send.QueuePR(now, m.Stream, m.PPID, m.Unordered, m.Payload, m.PR); err != nil {
+	if err := a.data.eng.Queue(now, m.Stream, m.PPID, m.Unordered, m.Payload, m.PR); err != nil {
 		return err
 	}
 	a.ep.markReady(a)
@@ -299,5 +299,5 @@ func (a *Assoc) Send(now time.Time, m *Message) error {
 // message written behind a full window is wasted.
 func (a *Assoc) CanSendNow(now time.Time) bool {
 	eng := a.data.eng
-	return eng == nil || eng.Send.Outstanding() == 0 || eng.Send.Pending(now)
+	return eng == nil || eng.Outstanding() == 0 || eng.Pending(now)
 }

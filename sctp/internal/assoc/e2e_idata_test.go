@@ -67,7 +67,7 @@ func TestEndToEndInterleaved(t *testing.T) {
 				nextSend[side][sid]++
 				sent[side]++
 			}
-			for a.data.eng.Recv.Readable() {
+			for a.data.eng.Readable() {
 				n, info, err := a.read(rbuf)
 				if err != nil || info.Aborted {
 					t.Fatalf("side %d read: %v %+v", side, err, info)

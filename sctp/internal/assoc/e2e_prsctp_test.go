@@ -109,7 +109,7 @@ func runPR(t testing.TB, link simnet.LinkConfig, interleave bool) {
 			abandoned[k] = true
 		}
 		p.events[0] = p.events[0][:0]
-		for b.data.eng != nil && b.data.eng.Recv.Readable() {
+		for b.data.eng != nil && b.data.eng.Readable() {
 			n, info, err := b.read(rbuf)
 			if err != nil {
 				t.Fatal(err)
@@ -151,7 +151,7 @@ func runPR(t testing.TB, link simnet.LinkConfig, interleave bool) {
 			}
 			lastGot[sid] = int64(seq)
 		}
-		done := int(nextSend[1]+nextSend[2]+nextSend[3]) == 3*perStream && a.data.eng != nil && a.data.eng.Send.Idle()
+		done := int(nextSend[1]+nextSend[2]+nextSend[3]) == 3*perStream && a.data.eng != nil && a.data.eng.SendIdle()
 		if done && !shutdown {
 			shutdown = true
 			a.Shutdown(p.now)
@@ -164,8 +164,8 @@ func runPR(t testing.TB, link simnet.LinkConfig, interleave bool) {
 		}
 		if p.now.Sub(t0) > time.Hour {
 			ia, ib := a.data.eng.Info(), b.data.eng.Info()
-			t.Fatalf("not done after an hour of virtual time: sent %v, reliable up to %d\nA %+v adv %d due %v\nB %+v readable %v", nextSend, lastGot[3],
-				ia, a.data.eng.Send.AdvancedPeerAckPoint(), a.data.eng.Send.ForwardDue(), ib, b.data.eng.Recv.Readable())
+			t.Fatalf("not done after an hour of virtual time: sent %v, reliable up to %d\nA %+v forward due %v\nB %+v readable %v", nextSend, lastGot[3],
+				ia, a.data.eng.ForwardDue(), ib, b.data.eng.Readable())
 		}
 	}
 	if lastGot[3] != int64(perStream-1) {

@@ -268,7 +268,7 @@ func runEndToEnd(t testing.TB, seed uint64, link simnet.LinkConfig, perSide int)
 			}
 			// Read everything delivered to this side (sent by the other).
 			rf := &flows[1-side]
-			for a.data.eng != nil && a.data.eng.Recv.Readable() {
+			for a.data.eng != nil && a.data.eng.Readable() {
 				n, info, err := a.read(rbuf)
 				if err != nil {
 					t.Fatalf("side %d read: %v", side, err)
@@ -408,7 +408,7 @@ func TestEndToEndCollision(t *testing.T) {
 				t.Fatalf("seed %d: data did not arrive", seed)
 			}
 			for i := range 2 {
-				if p.as[i].data.eng.Recv.Readable() {
+				if p.as[i].data.eng.Readable() {
 					n, _, _ := p.as[i].read(buf)
 					got[i] = string(buf[:n]) == "after the collision"
 				}
@@ -459,7 +459,7 @@ func TestEndToEndRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	buf := make([]byte, 100)
-	for !a1.data.eng.Recv.Readable() {
+	for !a1.data.eng.Readable() {
 		if !p.step() || p.now.Sub(t0) > 2*time.Minute {
 			t.Fatal("no data after the restart")
 		}

@@ -21,7 +21,7 @@ import (
 //     until a CWR for that TSN or a later one arrives;
 //   - an ECNE from the peer reduces the window of the path the named
 //     chunk was sent on, at most once per window of data
-//     (transfer.Sender.HandleECNE), and is answered by a CWR.
+//     (transfer.Engine.HandleECNE), and is answered by a CWR.
 
 // The ECT(0) and CE codepoints of the IP ECN field (RFC 3168 section 5).
 const (
@@ -119,7 +119,7 @@ func (a *Assoc) noteCE(p *inPacket) {
 
 // ecne9260_A handles an ECNE chunk: the peer received a packet with CE whose
 // lowest TSN the chunk carries. Without ECN negotiated it is an unknown
-// chunk (section 3.2 action bits), as before.
+// chunk (section 3.2 action bits).
 func (a *Assoc) ecne9260_A(now time.Time, p *inPacket, c *rxChunk) disp {
 	if !a.ECN() {
 		return a.unknownChunk3_2(now, p, c)
@@ -131,7 +131,7 @@ func (a *Assoc) ecne9260_A(now time.Time, p *inPacket, c *rxChunk) disp {
 	}
 	a.stats.ECNEchoesIn++
 	if eng := a.data.eng; eng != nil {
-		eng.Send.HandleECNE(now, tsn)
+		eng.HandleECNE(now, tsn)
 	}
 	// RFC 9260 appendix A (RFC 4960 text): the CWR "contains one data
 	// element, i.e., the TSN number that was sent in the ECNE chunk."

@@ -41,11 +41,9 @@ type Endpoint struct {
 	limiter *ratelimit.Limiter // out-of-the-blue answers; nil until needed (or no limit)
 	pending int                // associations not accepted yet
 
-	// sendBudget is shared by every association's sender (issue 21); nil:
-	// none.
+	// sendBudget is shared by every association's sender; nil: none.
 	sendBudget *transfer.SendBudget
-	// recvBudget is shared by every association's receiver (issue 21);
-	// nil: none.
+	// recvBudget is shared by every association's receiver; nil: none.
 	recvBudget *transfer.RecvBudget
 
 	// Stateless replies (INIT ACK, OOTB ABORT, SHUTDOWN COMPLETE, Stale

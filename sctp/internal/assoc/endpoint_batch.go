@@ -4,7 +4,7 @@ package assoc
 // the socket between beginBatch and endBatch. The associations they reach
 // hold the SACK that "at least every second packet" (RFC 9260 section
 // 6.2) asks for until the batch ends, and send one for the whole batch
-// (transfer.Receiver.BeginBatch has the reasoning).
+// (transfer.Engine.BeginBatch has the reasoning).
 
 // BeginBatch opens a receive batch.
 func (ep *Endpoint) BeginBatch() { ep.batching = true }
@@ -15,7 +15,7 @@ func (ep *Endpoint) joinBatch(a *Assoc) {
 		return
 	}
 	a.inBatch = true
-	a.data.eng.Recv.BeginBatch()
+	a.data.eng.BeginBatch()
 	ep.batched = append(ep.batched, a)
 }
 
@@ -25,7 +25,7 @@ func (ep *Endpoint) EndBatch() {
 	ep.batching = false
 	for i, a := range ep.batched {
 		a.inBatch = false
-		if eng := a.data.eng; eng != nil && eng.Recv.EndBatch() && !a.closed {
+		if eng := a.data.eng; eng != nil && eng.EndBatch() && !a.closed {
 			ep.markReady(a)
 		}
 		ep.batched[i] = nil

@@ -29,7 +29,7 @@ func sackBatch(t testing.TB, n, lose int, batch bool) int {
 	if len(pkts) != n {
 		t.Fatalf("%d packets for %d messages", len(pkts), n)
 	}
-	before := p.as[1].data.eng.Stats.SACKsSent
+	before := p.as[1].data.eng.Stats().SACKsSent
 	if batch {
 		p.eps[1].BeginBatch()
 	}
@@ -53,13 +53,13 @@ func sackBatch(t testing.TB, n, lose int, batch bool) int {
 			break
 		}
 	}
-	return int(p.as[1].data.eng.Stats.SACKsSent - before)
+	return int(p.as[1].data.eng.Stats().SACKsSent - before)
 }
 
 // RFC 9260 section 6.2: "An acknowledgement SHOULD be generated for at least
 // every second packet". The packets of one receive batch count as one
 // reception event: one SACK at its end. A gap still gets its SACK at once
-// for every packet (6.7), so fast retransmit counts as before.
+// for every packet (6.7), so fast retransmit counts every miss indication.
 func TestSACKPerBatch(t *testing.T) {
 	// Four packets: what the initial cwnd lets out at once.
 	if got := sackBatch(t, 4, -1, false); got != 2 {

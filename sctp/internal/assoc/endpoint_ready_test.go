@@ -105,7 +105,7 @@ func TestRoomReportedOnlyWhenGiven(t *testing.T) {
 	// Stream 0 gets a message queued behind a closed window, and the
 	// next is refused by the stream's limit; building the packet of the
 	// first, once the window opens, gives it room.
-	tc.writeChunks(sackChunk(uint32(tc.a.data.eng.Send.NextTSN()-1), 0))
+	tc.writeChunks(sackChunk(uint32(tc.a.data.eng.NextTSN()-1), 0))
 	tc.readPackets()
 	if err := tc.a.send(tc.now, 0, 0, false, msg); err != nil {
 		t.Fatal(err)
@@ -113,7 +113,7 @@ func TestRoomReportedOnlyWhenGiven(t *testing.T) {
 	if err := tc.a.send(tc.now, 0, 0, false, msg); !errors.Is(err, transfer.ErrStreamFull) {
 		t.Fatalf("second message on the stream: %v, want ErrStreamFull", err)
 	}
-	tc.writeChunks(sackChunk(uint32(tc.a.data.eng.Send.NextTSN()-1), 65536))
+	tc.writeChunks(sackChunk(uint32(tc.a.data.eng.NextTSN()-1), 65536))
 	tc.readPackets()
 	if r := tc.room; len(r) != 1 || r[0].Assoc != tc.a || r[0].Stream != 0 || !r[0].Quiet {
 		t.Fatalf("room reports %+v, want stream 0 of the association", r)

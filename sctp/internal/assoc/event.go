@@ -33,12 +33,12 @@ const noEvent api.EventKind = 0xff
 // End is what an association leaves when it closes.
 type End struct {
 	Reason Reason
-	// Causes are the error causes of the peer's ABORT (ReasonPeerAbort,
-	// ReasonRefused), every one in order, parsed. The event's Cause is
+	// Causes are the error causes of the peer's ABORT (reasonPeerAbort,
+	// reasonRefused), every one in order, parsed. The event's Cause is
 	// the first cause code: of the peer's ABORT, or of ours.
 	Causes []api.ErrorCause
 	// UserReason is the Upper Layer Abort Reason (RFC 9260 section
-	// 3.3.10.12): the one given to Abort (ReasonUserAbort), or the first
+	// 3.3.10.12): the one given to Abort (reasonUserAbort), or the first
 	// of the peer's ABORT.
 	UserReason string
 	// Stats are the association's counters as it closed.

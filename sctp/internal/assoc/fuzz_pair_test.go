@@ -211,7 +211,7 @@ func runMutatedPair(t *testing.T, in []byte) {
 				if e == nil {
 					e = a.data.kept
 				}
-				if e == nil || !e.Recv.Readable() {
+				if e == nil || !e.Readable() {
 					break
 				}
 				n, info, err := a.read(rbuf)

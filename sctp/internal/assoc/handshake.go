@@ -492,13 +492,13 @@ func (a *Assoc) requeue(now time.Time, old *transfer.Engine) {
 	if old == nil || a.data.eng == nil {
 		return
 	}
-	old.Send.Drain(func(m transfer.Unsent) {
+	old.Drain(func(m transfer.Unsent) {
 		pr := m.PR
 		if pr.Policy == transfer.PRTTL {
 			left := (m.Expiry.Sub(now) + time.Millisecond - 1) / time.Millisecond
 			pr.Value = uint32(min(max(left, 0), 1<<31-1))
 		}
-		if err := a.data.eng.Send.QueuePR(now, m.SID, m.PPID, m.Unordered, m.Payload, pr); err != nil {
+		if err := a.data.eng.Queue(now, m.SID, m.PPID, m.Unordered, m.Payload, pr); err != nil {
 			a.stats.Ignored++
 		}
 	})

@@ -57,7 +57,7 @@ func (a *Assoc) heartbeatTimer(now time.Time) {
 			return
 		}
 	}
-	if e := a.data.eng; e != nil && e.Send.Outstanding() > 0 && !a.hb.outstanding {
+	if e := a.data.eng; e != nil && e.Outstanding() > 0 && !a.hb.outstanding {
 		// Section 8.3: only an idle destination is probed ("no new chunk
 		// that can be used for updating path RTT ... has been sent to it
 		// within the current heartbeat period"); with DATA outstanding,

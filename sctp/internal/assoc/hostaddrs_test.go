@@ -76,7 +76,7 @@ func hostConfig(host []netip.Addr, src string, fam AddrFamilies) Config {
 	return cfg
 }
 
-// initParamsList returns the addresses an INIT or INIT ACK lists.
+// initListed returns the addresses an INIT or INIT ACK lists.
 func initListed(t *testing.T, c *rxChunk) []netip.Addr {
 	in := initValue(t, c)
 	return in.addrs[:in.naddrs]

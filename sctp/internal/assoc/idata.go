@@ -75,7 +75,7 @@ func (a *Assoc) iData8260_2_2_3(now time.Time, p *inPacket, c *rxChunk) disp {
 		a.stats.Malformed++
 		return dispStop
 	}
-	v, err := a.data.eng.Recv.HandleIData(now, &d)
+	v, err := a.data.eng.HandleIData(now, &d)
 	return a.dataHandled(v, err, d.TSN, d.SID, "I-DATA")
 }
 
@@ -94,7 +94,7 @@ func (a *Assoc) iForwardTSN8260_2_3_2(now time.Time, p *inPacket, c *rxChunk) di
 		a.stats.Ignored++
 		return dispNext
 	}
-	if err := a.data.eng.Recv.HandleIForwardTSN(now, chunkOfRx(c)); err != nil {
+	if err := a.data.eng.HandleIForwardTSN(now, chunkOfRx(c)); err != nil {
 		a.stats.Malformed++
 		return dispNext
 	}

@@ -277,7 +277,7 @@ func TestMultihomeCoreFailover(t *testing.T) {
 		n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 		n.toSend = 4000
 		n.run(time.Minute, func() bool { return n.recv > 1000 })
-		rto := n.ca.data.eng.Path.RTO()
+		rto := n.ca.data.eng.PathAt(0).RTO()
 		n.cut(0, 1)
 		n.mark = n.now
 		n.run(5*time.Minute, func() bool { return n.recv == n.toSend })
@@ -324,7 +324,7 @@ func TestMultihomeCoreNoSpuriousFailover(t *testing.T) {
 		n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 		n.toSend = 3000
 		n.run(5*time.Minute, func() bool { return n.recv == n.toSend })
-		t.Logf("seed %d: failovers %d, DATA to the second address %d, T3 %d", seed, n.ca.stats.PathFailovers, n.dataTo[1], n.ca.data.eng.Stats.T3Expiries)
+		t.Logf("seed %d: failovers %d, DATA to the second address %d, T3 %d", seed, n.ca.stats.PathFailovers, n.dataTo[1], n.ca.data.eng.Stats().T3Expiries)
 		if n.ca.stats.PathFailovers != 0 {
 			t.Errorf("seed %d: %d failovers at 5%% loss", seed, n.ca.stats.PathFailovers)
 		}
@@ -436,7 +436,7 @@ func TestMultihomePFThresholdOneAtLoss(t *testing.T) {
 		n.run(time.Minute, func() bool { return n.ca.paths[1].state == api.PathActive })
 		n.toSend = 3000
 		n.run(5*time.Minute, func() bool { return n.recv == n.toSend })
-		t.Logf("seed %d: failovers %d, DATA packets to the second address %d, T3 %d", seed, n.ca.stats.PathFailovers, n.dataTo[1], n.ca.data.eng.Stats.T3Expiries)
+		t.Logf("seed %d: failovers %d, DATA packets to the second address %d, T3 %d", seed, n.ca.stats.PathFailovers, n.dataTo[1], n.ca.data.eng.Stats().T3Expiries)
 		if n.ca.stats.PathFailovers != 0 {
 			t.Errorf("seed %d: %d failovers", seed, n.ca.stats.PathFailovers)
 		}

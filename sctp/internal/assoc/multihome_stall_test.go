@@ -53,7 +53,7 @@ func TestMultihomeCutChunksNeverWaitForever(t *testing.T) {
 				n.run(time.Minute, func() bool {
 					if n.now.Sub(n.mark) > up+15*time.Second {
 						t.Fatalf("seed %d mode %d, second path up after %v: %d of %d messages %v after the cut; cumulative ack %d, next TSN %d; paths %+v",
-							seed, mode, up, n.recv, n.toSend, n.now.Sub(n.mark), n.ca.data.eng.Send.CumulativeAck(), n.ca.data.eng.Send.NextTSN(), n.ca.Paths(nil))
+							seed, mode, up, n.recv, n.toSend, n.now.Sub(n.mark), n.ca.data.eng.Info().CumAck, n.ca.data.eng.NextTSN(), n.ca.Paths(nil))
 					}
 					return n.recv == n.toSend
 				})

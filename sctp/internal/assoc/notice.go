@@ -44,7 +44,7 @@ const (
 // Unreachable" (paraphrased: treated as an ABORT with the T bit set if
 // it does not quote an INIT; if it quotes an INIT and the association is
 // in COOKIE-WAIT, handled like an ABORT): the association ends with
-// ReasonPortUnreachable, unless the association has several paths and
+// reasonPortUnreachable, unless the association has several paths and
 // another of them is reachable: then the refusal only counts against the
 // path of to (noticePath). NoticeUnreachable is only counted: ICMP9 lets an
 // implementation "MAY move the destination to the unreachable state or,

@@ -139,7 +139,7 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 		}
 	})
 
-	// Single-homed (no Config.Paths.Multihoming): as before, ICMP8.
+	// Single-homed (no Config.Paths.Multihoming): ICMP8 ends the association.
 	t.Run("single path", func(t *testing.T) {
 		n := newMHNet(t, 4, [2]simnet.LinkConfig{up, up}, func(c *Config) { c.Multihoming = false })
 		lost := watch(n)

@@ -26,7 +26,7 @@ import (
 // every RTO; beyond Path.Max.Retrans it is inactive. A HEARTBEAT ACK
 // makes it active again, and the primary takes the data back unless
 // Config.Paths.NoPrimaryReturn. The association's own error count and
-// Association.Max.Retrans are kept by heartbeat.go as before.
+// Association.Max.Retrans are kept by heartbeat.go.
 
 // peerPath is one peer address of a multi-homed association.
 type peerPath struct {
@@ -238,7 +238,7 @@ func (a *Assoc) alternatePath(i int) int {
 
 // pathFaults applies the T3-rtx expiries the engine reports per path.
 func (a *Assoc) pathFaults(now time.Time) {
-	f := a.data.eng.Send.Faulted()
+	f := a.data.eng.FaultedPaths()
 	for i := range a.paths {
 		if e := a.paths[i].eng; e >= 0 && f&(1<<e) != 0 {
 			a.pathThresholds(now, i, a.data.eng.PathAt(e).ErrorCount())
@@ -341,7 +341,7 @@ func (a *Assoc) appendPathHeartbeat(buf []byte) ([]byte, bool) {
 // or SHUTDOWN ACK goes to the engine's primary, which moved off a failed
 // path (the engine's choice for the last DATA may be older).
 func (a *Assoc) dataDest() {
-	e := a.data.eng.Send.Dest()
+	e := a.data.eng.DataDest()
 	if a.state == stateShutdownSent || a.state == stateShutdownAckSent {
 		e = a.data.eng.Primary()
 	}
@@ -391,7 +391,7 @@ func (a *Assoc) Paths(dst []PathInfo) []PathInfo {
 	if a.paths == nil {
 		pi := PathInfo{Addr: a.key.peer, State: api.PathActive, Primary: true, InUse: true, RTO: a.currentRTO()}
 		if eng != nil {
-			p := &eng.Path
+			p := eng.PathAt(0)
 			pi.SRTT, pi.RTO, pi.Cwnd, pi.MTU, pi.Errors = p.SRTT(), p.RTO(), p.Cwnd(), p.MTU(), p.ErrorCount()
 			pi.PMTU = p.Prober().State()
 		}

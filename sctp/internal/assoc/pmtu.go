@@ -7,12 +7,13 @@ import (
 
 	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/api"
+	"github.com/usctp/usctp/sctp/internal/plpmtud"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // Packetization Layer Path MTU Discovery (RFC 8899 section 6.2), per
 // path, with Config.PMTUDiscovery. The state machine of each path is
-// transfer.Prober; this file drives it: probes are a HEARTBEAT chunk
+// plpmtud.Prober; this file drives it: probes are a HEARTBEAT chunk
 // padded with a PAD chunk (RFC 4820) to the probe size, alone in their
 // packet, sent to the path's address outside congestion control (RFC
 // 8899 section 3: probes "are not subject to the congestion control")
@@ -25,7 +26,7 @@ import (
 // built). Chunks cut before a smaller PLPMTU and still unacknowledged
 // cannot be cut again (their TSN and FSN are fixed): their packets go
 // over the PLPMTU and the shell lets the IP layer fragment them
-// (Endpoint.Fragmentable); RFC 9260 section 6.9 forbids refragmenting a
+// (Packet.MayFragment); RFC 9260 section 6.9 forbids refragmenting a
 // sent message, and IP fragmentation is the one way left.
 //
 // Black holes: a T3-rtx expiry of a path above BASE_PLPMTU drops it to
@@ -61,11 +62,11 @@ func (a *Assoc) startPathPMTU(now time.Time, i int) {
 		return
 	}
 	pr := eng.PathAt(i).Prober()
-	if pr.State() != transfer.PMTUDisabled {
+	if pr.State() != api.PMTUDisabled {
 		return
 	}
 	c := &a.ep.cfg
-	mtu := pr.Start(now, transfer.PMTUConfig{Base: c.PMTUBase, Max: c.MTU, Overhead: c.PMTUOverhead, Raise: c.PMTURaise,
+	mtu := pr.Start(now, plpmtud.Config{Base: c.PMTUBase, Max: c.MTU, Overhead: c.PMTUOverhead, Raise: c.PMTURaise,
 		Delay: pmtuStartDelay})
 	eng.SetPathMTU(i, mtu)
 	a.schedulePMTU()
@@ -230,7 +231,7 @@ func (a *Assoc) pmtuSuspect(now time.Time) {
 	if !a.ep.cfg.PMTUDiscovery || eng == nil {
 		return
 	}
-	f := eng.Send.Faulted()
+	f := eng.FaultedPaths()
 	for i := range eng.NumPaths() {
 		if f&(1<<i) != 0 && eng.PathAt(i).Prober().Suspect(now) {
 			a.stats.PMTUBlackHoles++
@@ -270,9 +271,9 @@ func (a *Assoc) pmtuTooBig(now time.Time, to netip.AddrPort, quote []byte, mtu i
 		case chunk.TypeData, chunk.TypeIData:
 			if len(c) >= 8 {
 				tsn := transfer.TSN(binary.BigEndian.Uint32(c[4:]))
-				next := eng.Send.NextTSN()
-				out := transfer.TSN(uint32(next) - uint32(eng.Send.Outstanding()))
-				if eng.Send.Outstanding() == 0 || tsn.LT(out) || !tsn.LT(next) {
+				next := eng.NextTSN()
+				out := transfer.TSN(uint32(next) - uint32(eng.Outstanding()))
+				if eng.Outstanding() == 0 || tsn.LT(out) || !tsn.LT(next) {
 					a.stats.PTBIgnored++
 					return
 				}

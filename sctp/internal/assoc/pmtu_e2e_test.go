@@ -10,7 +10,6 @@ import (
 
 	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
-	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // newPMTUPair is newPair with path MTU discovery on both sides and an
@@ -53,7 +52,7 @@ func pmtuBulk(t *testing.T, p *pair, total int, during func(now time.Time, recei
 			}
 			sent += n
 		}
-		for p.as[1].data.eng.Recv.Readable() {
+		for p.as[1].data.eng.Readable() {
 			n, _, err := p.as[1].read(rbuf)
 			if err != nil {
 				t.Fatal(err)
@@ -84,11 +83,11 @@ func pmtuBulk(t *testing.T, p *pair, total int, during func(now time.Time, recei
 // converge runs the pair (connected) until side 0's path reaches
 // SEARCH_COMPLETE or ERROR and returns the PLPMTU and the time it took
 // from the association's start.
-func (p *pair) converge(t *testing.T, start time.Time) (int, transfer.PMTUState, time.Duration) {
+func (p *pair) converge(t *testing.T, start time.Time) (int, api.PMTUState, time.Duration) {
 	t.Helper()
 	for p.now.Sub(start) < 10*time.Minute {
 		pi := p.as[0].Paths(nil)[0]
-		if pi.PMTU == transfer.PMTUSearchComplete || pi.PMTU == transfer.PMTUError {
+		if pi.PMTU == api.PMTUSearchComplete || pi.PMTU == api.PMTUError {
 			return pi.MTU, pi.PMTU, p.now.Sub(start)
 		}
 		if !p.step() {
@@ -135,7 +134,7 @@ func TestPMTUConverges(t *testing.T) {
 			mtu, st, d := p.converge(t, start)
 			t.Logf("| %s | %d | %v | %v | %d probes, %d lost, %d PTB used |", tt.name, mtu, st, d.Round(time.Millisecond),
 				p.as[0].stats.PMTUProbes, p.as[0].stats.PMTUProbesLost, p.as[0].stats.PTBUsed)
-			if st != transfer.PMTUSearchComplete || mtu < tt.wantLo || mtu > tt.wantHi {
+			if st != api.PMTUSearchComplete || mtu < tt.wantLo || mtu > tt.wantHi {
 				t.Fatalf("converged to %d (%v), want %d..%d", mtu, st, tt.wantLo, tt.wantHi)
 			}
 			if d > tt.maxTime {
@@ -221,7 +220,7 @@ func TestPMTUForgedPTBIgnored(t *testing.T) {
 		b := appendHeader(nil, a.key.localPort, a.key.peerPort, tag)
 		return append(b, dataChunk(0x03, tsn, 0, 0, 0, make([]byte, 32))...)
 	}
-	next := uint32(a.data.eng.Send.NextTSN())
+	next := uint32(a.data.eng.NextTSN())
 	// Some DATA in flight, so that a TSN can be outstanding.
 	if err := a.send(p.now, 0, 0, false, make([]byte, 4000)); err != nil {
 		t.Fatal(err)
@@ -283,7 +282,7 @@ func TestPMTULostProbesKeepAssociation(t *testing.T) {
 	start := p.now
 	p.connect()
 	mtu, st, _ := p.converge(t, start)
-	if mtu != 1200-ov || st != transfer.PMTUSearchComplete {
+	if mtu != 1200-ov || st != api.PMTUSearchComplete {
 		t.Fatalf("PLPMTU %d (%v)", mtu, st)
 	}
 	if p.as[0].errCount != 0 {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/simnet"
-	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
 // dataBytes returns the user bytes of the DATA and I-DATA chunks of an
@@ -83,7 +82,7 @@ func smallPeerWindow(t *testing.T, idata bool) {
 			return true
 		}
 		largest = max(largest, l)
-		if n > p.as[1].data.eng.Recv.Window() {
+		if n > p.as[1].data.eng.Info().Rwnd {
 			dropped++
 			return false
 		}
@@ -92,7 +91,7 @@ func smallPeerWindow(t *testing.T, idata bool) {
 	start := p.now
 	p.connect()
 	mtu, st, _ := p.converge(t, start)
-	if st != transfer.PMTUSearchComplete || mtu < bound-4 {
+	if st != api.PMTUSearchComplete || mtu < bound-4 {
 		t.Fatalf("PLPMTU %d (%v), want %d: the test needs 64 KB packets", mtu, st, bound)
 	}
 
@@ -117,7 +116,7 @@ func smallPeerWindow(t *testing.T, idata bool) {
 			}
 			sent += big
 		}
-		for p.as[1].data.eng.Recv.Readable() {
+		for p.as[1].data.eng.Readable() {
 			n, _, err := p.as[1].read(rbuf)
 			if err != nil {
 				t.Fatal(err)

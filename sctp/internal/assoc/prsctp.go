@@ -82,7 +82,7 @@ func (a *Assoc) forwardTSN3758_3_6(now time.Time, p *inPacket, c *rxChunk) disp 
 		a.stats.Ignored++
 		return dispNext
 	}
-	if err := a.data.eng.Recv.HandleForwardTSN(now, chunkOfRx(c)); err != nil {
+	if err := a.data.eng.HandleForwardTSN(now, chunkOfRx(c)); err != nil {
 		a.stats.Malformed++
 		return dispNext
 	}

@@ -290,11 +290,11 @@ func (a *Assoc) beginReq(now time.Time, r *reconfReq) {
 		a.rc.nextSeq++
 		switch p.kind {
 		case rqAddOut:
-			if _, err := eng.Send.AddOutgoing(p.n); err != nil {
+			if _, err := eng.AddOutgoing(p.n); err != nil {
 				p.done, p.result = true, chunk.ReconfigDenied
 			}
 		case rqOutReset, rqAssocReset:
-			eng.Send.BeginReset(p.sids)
+			eng.BeginOutgoingReset(p.sids)
 		}
 		if p.kind == rqOutReset || p.kind == rqInReset {
 			// The stream list goes as it is on every transmission.
@@ -313,10 +313,10 @@ func (a *Assoc) beginReq(now time.Time, r *reconfReq) {
 // the streams being reset send nothing new until it is answered, and it
 // may leave only once what was written to them before has been cut into
 // chunks, so that the Sender's Last Assigned TSN covers all of their old
-// numbering (Sender.BeginReset, ResetReady). Later messages wait, kept.
+// numbering (Engine.BeginOutgoingReset, OutgoingResetReady). Later messages wait, kept.
 func (a *Assoc) outResetReady(p *reconfParam) bool {
 	if !p.blocked {
-		p.blocked = a.data.eng.Send.ResetReady()
+		p.blocked = a.data.eng.OutgoingResetReady()
 	}
 	return p.blocked
 }
@@ -324,7 +324,7 @@ func (a *Assoc) outResetReady(p *reconfParam) bool {
 // unblockOut ends an outgoing reset: the streams reopen, numbered from 0
 // when the peer performed it.
 func (a *Assoc) unblockOut(p *reconfParam, performed bool) {
-	a.data.eng.Send.FinishReset(p.sids, performed)
+	a.data.eng.FinishOutgoingReset(p.sids, performed)
 	a.ep.markReady(a)
 }
 
@@ -370,8 +370,8 @@ func (a *Assoc) appendReconf(now time.Time, b []byte, limit int) []byte {
 			// Section 5.1.4 for the SSN/TSN Reset Request: the sender
 			// stops sending new DATA (every stream is blocked once what
 			// was written before has been cut) and sends the request only
-			// once everything outstanding is acknowledged (Sender.Quiet).
-			if !r.sent && (!a.outResetReady(p) || p.kind == rqAssocReset && !a.data.eng.Send.Quiet()) {
+			// once everything outstanding is acknowledged (Engine.SenderReadyForTSNReset).
+			if !r.sent && (!a.outResetReady(p) || p.kind == rqAssocReset && !a.data.eng.SenderReadyForTSNReset()) {
 				if answers > 0 {
 					b = a.appendReconfChunk(b, ps[:answers])
 					a.rc.answers = a.rc.answers[:0]
@@ -381,20 +381,19 @@ func (a *Assoc) appendReconf(now time.Time, b []byte, limit int) []byte {
 			if p.kind == rqAssocReset {
 				if !r.sent {
 					a.rc.assocSent = now
-					a.data.eng.Recv.HoldAll()
-					a.data.eng.Send.ExpectJump()
-					if eng := a.data.eng; eng.Recv.Unacked() && limit-len(b) >= 16+4+8 {
+					a.data.eng.BeginTSNReset()
+					if eng := a.data.eng; eng.SACKPending() && limit-len(b) >= 16+4+8 {
 						// Acknowledge the peer's DATA first: it
 						// performs the request only with its data
 						// acknowledged (else "In progress").
-						b = eng.Recv.AppendSACK(now, b, limit-len(b)-4-8)
+						b = eng.AppendSACK(now, b, limit-len(b)-4-8)
 					}
 				}
 				q.Type = chunk.ParamSSNTSNReset
 				break
 			}
 			if !r.sent {
-				p.lastTSN = chunk.TSN(a.data.eng.Send.LastAssignedTSN())
+				p.lastTSN = chunk.TSN(a.data.eng.LastAssignedTSN())
 			}
 			q.Type, q.LastTSN, q.RespSeq = chunk.ParamOutgoingSSNReset, p.lastTSN, uint32(p.respSeq)
 			q.Streams = p.list
@@ -704,16 +703,16 @@ func (a *Assoc) peerOutReset(now time.Time, q *chunk.ReconfigParam) {
 		a.reply(reqSeq(q.ReqSeq), chunk.ReconfigInProgress)
 		return
 	}
-	recv := &a.data.eng.Recv
+	eng := a.data.eng
 	// E2: "If the Sender's Last Assigned TSN is greater than the
 	// cumulative acknowledgment point, then the endpoint MUST enter
 	// 'deferred reset processing'." ... "If the endpoint enters 'deferred
 	// reset processing', it MUST put a Re-configuration Response Parameter
 	// into a RE-CONFIG chunk indicating 'In progress' and MUST send the
 	// RE-CONFIG chunk."
-	if recv.CumulativeTSN().LT(q.LastTSN) {
+	if eng.CumulativeTSN().LT(q.LastTSN) {
 		a.rc.deferring, a.rc.deferSeq, a.rc.deferSids = true, reqSeq(q.ReqSeq), sids
-		recv.DeferReset(q.LastTSN, sids)
+		eng.DeferIncomingReset(q.LastTSN, sids)
 		a.answer(reqSeq(q.ReqSeq), chunk.ReconfigPending)
 		return
 	}
@@ -725,7 +724,7 @@ func (a *Assoc) peerOutReset(now time.Time, q *chunk.ReconfigParam) {
 // the next request.
 func (a *Assoc) performInReset(seq reqSeq, sids []uint16) {
 	a.rc.deferring = false
-	if !a.data.eng.Recv.ResetIncoming(sids) {
+	if !a.data.eng.ResetIncoming(sids) {
 		a.protocolViolation("DATA held for a stream reset breaks the fragment sequence")
 		return
 	}
@@ -746,9 +745,9 @@ func (a *Assoc) reconfProgress() {
 	if !a.rc.deferring {
 		return
 	}
-	recv := &a.data.eng.Recv
-	last, ok := recv.Deferred()
-	if !ok || recv.CumulativeTSN().LT(last) {
+	eng := a.data.eng
+	last, ok := eng.DeferredIncomingReset()
+	if !ok || eng.CumulativeTSN().LT(last) {
 		return
 	}
 	a.performInReset(a.rc.deferSeq, a.rc.deferSids)
@@ -816,7 +815,7 @@ func (a *Assoc) peerAddOut(now time.Time, q *chunk.ReconfigParam) {
 		a.reply(reqSeq(q.ReqSeq), chunk.ReconfigSuccessNothing)
 		return
 	}
-	n, err := a.data.eng.Recv.AddIncoming(q.NewStreams)
+	n, err := a.data.eng.AddIncoming(q.NewStreams)
 	if err != nil {
 		a.reply(reqSeq(q.ReqSeq), chunk.ReconfigDenied)
 		return
@@ -927,7 +926,7 @@ func (a *Assoc) finishReq(now time.Time) {
 			ev.Direction, quiet = api.DirIncoming, err == nil
 		case rqAddOut:
 			ev = api.Event{Kind: api.EventStreamsAdded, Direction: api.DirOutgoing, Added: p.n, Err: err}
-			a.outStreams = uint16(a.data.eng.Send.FinishAddOutgoing(err == nil))
+			a.outStreams = uint16(a.data.eng.FinishAddOutgoing(err == nil))
 			if err == nil {
 				a.stats.Reconf.StreamsAddedOut += uint64(p.n)
 			}

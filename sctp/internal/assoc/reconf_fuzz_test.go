@@ -86,11 +86,12 @@ func FuzzReconfig(f *testing.F) {
 			t.Fatalf("unbounded state: %d answers, %d queued", len(rc.answers), len(rc.queue))
 		}
 		if e := a.data.eng; e != nil && !a.closed {
-			if e.Streams.OutCount() != int(a.outStreams) && rc.out == nil {
-				t.Fatalf("outbound table %d, association %d", e.Streams.OutCount(), a.outStreams)
+			out, in := e.StreamCounts()
+			if out != int(a.outStreams) && rc.out == nil {
+				t.Fatalf("outbound table %d, association %d", out, a.outStreams)
 			}
-			if e.Streams.InCount() != int(a.inStreams) {
-				t.Fatalf("inbound table %d, association %d", e.Streams.InCount(), a.inStreams)
+			if in != int(a.inStreams) {
+				t.Fatalf("inbound table %d, association %d", in, a.inStreams)
 			}
 		}
 	})

@@ -249,8 +249,8 @@ func TestAssocResetOursHold(t *testing.T) {
 	ps := tc.wantReconf()
 	tc.writeChunks(dataChunk(3, tsn, 1, 0, 0, []byte("old")))
 	tc.writeChunks(sackChunk(uint32(a.localTSN)+1000, 65536))
-	if a.closed || a.data.eng.Send.CumulativeAck() != chunk.TSN(uint32(a.localTSN)-1) {
-		t.Fatalf("closed %v, cumulative ack %d", a.closed, a.data.eng.Send.CumulativeAck())
+	if a.closed || a.data.eng.Info().CumAck != chunk.TSN(uint32(a.localTSN)-1) {
+		t.Fatalf("closed %v, cumulative ack %d", a.closed, a.data.eng.Info().CumAck)
 	}
 	tc.writeChunks(dataChunk(3, tsn+1, 1, 0, 0, []byte("new")))
 	if _, _, err := a.read(make([]byte, 16)); err == nil {
@@ -263,8 +263,8 @@ func TestAssocResetOursHold(t *testing.T) {
 			t.Fatalf("got %q ssn %d, want %q ssn 0", m, ssn, want)
 		}
 	}
-	if tc.a.data.eng.Recv.CumulativeTSN() != chunk.TSN(tsn+1) {
-		t.Fatalf("cumulative TSN %d, want %d", tc.a.data.eng.Recv.CumulativeTSN(), tsn+1)
+	if tc.a.data.eng.CumulativeTSN() != chunk.TSN(tsn+1) {
+		t.Fatalf("cumulative TSN %d, want %d", tc.a.data.eng.CumulativeTSN(), tsn+1)
 	}
 	a.send(tc.now, 0, 0, false, []byte("x"))
 	if d := tc.wantData(); d.TSN != sendNext || d.SSN != 0 {
@@ -343,7 +343,7 @@ func BenchmarkAssocReset(b *testing.B) {
 			if _, ok := tc.ep.Poll(tc.now, buf[:0]); !ok {
 				b.Fatal("no request")
 			}
-			next := a.data.eng.Send.NextTSN() + 1<<31
+			next := a.data.eng.NextTSN() + 1<<31
 			tc.writeChunks(reconfChunk(tsnResponse(uint32(a.rc.out.params[0].seq), chunk.ReconfigSuccessPerformed, tc.peerTSN, uint32(next))))
 			drain(tc)
 		}

@@ -72,7 +72,7 @@ func TestHeartbeatRTT(t *testing.T) {
 	if tc.a.stats.HeartbeatAcks != 1 || tc.a.errCount != 0 {
 		t.Fatalf("HeartbeatAcks %d errCount %d", tc.a.stats.HeartbeatAcks, tc.a.errCount)
 	}
-	if srtt := tc.a.data.eng.Path.SRTT(); srtt != 40*time.Millisecond {
+	if srtt := tc.a.data.eng.PathAt(0).SRTT(); srtt != 40*time.Millisecond {
 		t.Fatalf("SRTT %v, want 40ms", srtt)
 	}
 	// A forged HEARTBEAT ACK (wrong nonce) is ignored.

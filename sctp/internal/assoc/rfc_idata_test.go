@@ -193,8 +193,8 @@ func TestIDataIForwardTSN(t *testing.T) {
 	tc.writeChunks(bad)
 	badSID := chunkOf(chunk.TypeIForwardTSN, 0, append(u32(tc.peerTSN+5), 0xff, 0xff, 0, 0, 0, 0, 0, 1))
 	tc.writeChunks(badSID)
-	if tc.a.state != stateEstablished || tc.a.data.eng.Recv.CumulativeTSN() != transferTSN(tc.peerTSN-1) {
-		t.Fatalf("state %v cum %d after malformed I-FORWARD-TSNs", tc.a.state, tc.a.data.eng.Recv.CumulativeTSN())
+	if tc.a.state != stateEstablished || tc.a.data.eng.CumulativeTSN() != transferTSN(tc.peerTSN-1) {
+		t.Fatalf("state %v cum %d after malformed I-FORWARD-TSNs", tc.a.state, tc.a.data.eng.CumulativeTSN())
 	}
 	good := chunkOf(chunk.TypeIForwardTSN, 0, append(u32(tc.peerTSN+1), 0, 0, 0, 0, 0, 0, 0, 3))
 	tc.writeChunks(good)

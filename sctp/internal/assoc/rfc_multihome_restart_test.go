@@ -170,7 +170,7 @@ func TestRestartFromNewSourceRefused(t *testing.T) {
 // Without Config.Paths.Multihoming the association uses the one address of its
 // key and never the others a peer lists, so a restart INIT that lists
 // addresses (as a Linux client on a host with several does) adds none:
-// the restart goes on (INIT ACK with the Tie-Tags) where it used to be
+// the restart goes on (INIT ACK with the Tie-Tags) instead of being
 // refused for ever.
 func TestRestartSingleHomedListedAddressesAddNothing(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())

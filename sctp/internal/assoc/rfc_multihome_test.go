@@ -191,8 +191,8 @@ func TestServerMultihomeAddressFromCookie(t *testing.T) {
 	}
 }
 
-// Without Config.Paths.Multihoming the cookie is as before and the association
-// has one path, whatever the INIT lists.
+// Without Config.Paths.Multihoming the cookie carries no addresses and the
+// association has one path, whatever the INIT lists.
 func TestServerWithoutMultihomeCookieUnchanged(t *testing.T) {
 	tc := newTestEndpoint(t, testConfig())
 	tc.writePacket(0, tc.peerInit(addrParam(t, peerAddr2.Addr().String())))

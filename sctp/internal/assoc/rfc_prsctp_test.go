@@ -79,7 +79,7 @@ func TestPRSCTPForwardTSNNotOffered(t *testing.T) {
 	if firstCause(c.value()) != chunk.CauseUnrecognizedChunk {
 		t.Fatalf("cause %d", firstCause(c.value()))
 	}
-	if tc.a.state != stateEstablished || tc.a.data.eng.Recv.CumulativeTSN() != transferTSN(tc.peerTSN-1) {
+	if tc.a.state != stateEstablished || tc.a.data.eng.CumulativeTSN() != transferTSN(tc.peerTSN-1) {
 		t.Fatal("FORWARD-TSN processed without PR-SCTP")
 	}
 }
@@ -116,7 +116,7 @@ func TestPRSCTPForwardTSN(t *testing.T) {
 	// Stream 65535 is beyond the inbound streams.
 	bad := chunkOf(chunk.TypeForwardTSN, 0, append(u32(tc.peerTSN+9), 0xff, 0xff, 0, 0))
 	tc.writeChunks(bad)
-	if tc.a.state != stateEstablished || tc.a.data.eng.Recv.CumulativeTSN() != transferTSN(tc.peerTSN+1) {
+	if tc.a.state != stateEstablished || tc.a.data.eng.CumulativeTSN() != transferTSN(tc.peerTSN+1) {
 		t.Fatal("FORWARD-TSN naming a stream out of range was applied")
 	}
 }

@@ -59,7 +59,7 @@ func TestReconfPeerIncomingResetAllFlood(t *testing.T) {
 		t.Fatal(err)
 	}
 	bc := &blockCounter{Scheduler: sc}
-	if err := eng.Send.ReplaceScheduler(bc); err != nil {
+	if err := eng.ReplaceScheduler(bc); err != nil {
 		t.Fatal(err)
 	}
 	if a.outStreams < 8 {
@@ -87,7 +87,7 @@ func TestReconfPeerIncomingResetAllFlood(t *testing.T) {
 		sid := uint16(round % int(a.outStreams))
 		send(sid, "old") // written before the request: old numbering
 		bc.blocks = 0
-		tc.writeChunks(sackChunk(uint32(eng.Send.NextTSN()-1), 1<<20), reconfChunk(inReset(seq)))
+		tc.writeChunks(sackChunk(uint32(eng.NextTSN()-1), 1<<20), reconfChunk(inReset(seq)))
 		data, ps := tc.sentData()
 		if len(ps) != 1 || ps[0].Type != chunk.ParamOutgoingSSNReset || ps[0].RespSeq != seq || ps[0].Streams.Len() != 0 {
 			t.Fatalf("round %d: answer %+v", round, ps)
@@ -126,7 +126,7 @@ func TestReconfPeerIncomingResetAllFlood(t *testing.T) {
 		if bc.blocks > 2 {
 			t.Fatalf("round %d: %d streams blocked for a request during which 2 were written", round, bc.blocks)
 		}
-		tc.writeChunks(sackChunk(uint32(eng.Send.NextTSN()-1), 1<<20))
+		tc.writeChunks(sackChunk(uint32(eng.NextTSN()-1), 1<<20))
 		tc.sentData()
 		seq++
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/usctp/usctp/sctp/internal/api"
 )
 
-// Stream lists longer than one of our packets can carry (issue 23): the
+// Stream lists longer than one of our packets can carry: the
 // peer's packets may be far larger than ours to it (a 64 KiB packet on
 // loopback, or an IP-fragmented one, while ours are sized for the path
 // MTU), so a request of the peer that our answer must repeat can name more

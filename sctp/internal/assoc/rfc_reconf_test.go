@@ -373,7 +373,7 @@ func TestReconfOurOutgoingReset(t *testing.T) {
 		uint32(ps[0].LastTSN) != first || !slices.Equal(list16(ps[0].Streams), []uint16{2}) {
 		t.Fatalf("request %+v (first TSN %d)", ps, first)
 	}
-	if st, _ := a.data.eng.Send.StreamState(2); st != stream.ResetPending {
+	if st, _ := a.data.eng.StreamState(2); st != stream.ResetPending {
 		t.Fatalf("stream 2 %v", st)
 	}
 	// Stream 2 holds its new message; stream 3 goes on.

@@ -40,7 +40,7 @@ func (a *Assoc) SetScheduler(k sched.Kind) error {
 	if err := a.usable(); err != nil {
 		return err
 	}
-	return a.data.eng.Send.SwitchScheduler(k)
+	return a.data.eng.SwitchScheduler(k)
 }
 
 // Scheduler returns the kind of the association's stream scheduler (the
@@ -49,7 +49,7 @@ func (a *Assoc) Scheduler() sched.Kind {
 	if a.data.eng == nil {
 		return a.ep.cfg.Scheduler
 	}
-	return a.data.eng.Send.Scheduler()
+	return a.data.eng.Scheduler()
 }
 
 // SetStreamValue sets the priority (Priority) or weight (WFQ) of outbound
@@ -58,7 +58,7 @@ func (a *Assoc) SetStreamValue(sid uint16, v uint16) error {
 	if err := a.usable(); err != nil {
 		return err
 	}
-	return a.data.eng.Send.SetStreamValue(sid, v)
+	return a.data.eng.SetStreamValue(sid, v)
 }
 
 // StreamValue returns the priority or weight of outbound stream sid.
@@ -66,7 +66,7 @@ func (a *Assoc) StreamValue(sid uint16) (uint16, error) {
 	if err := a.usable(); err != nil {
 		return 0, err
 	}
-	return a.data.eng.Send.StreamValue(sid)
+	return a.data.eng.StreamValue(sid)
 }
 
 // setStreamState sets the state of outbound stream sid: a stream that is
@@ -76,7 +76,7 @@ func (a *Assoc) setStreamState(sid uint16, st stream.State) error {
 	if err := a.usable(); err != nil {
 		return err
 	}
-	if err := a.data.eng.Send.SetStreamState(sid, st); err != nil {
+	if err := a.data.eng.SetStreamState(sid, st); err != nil {
 		return err
 	}
 	if st == stream.Open {

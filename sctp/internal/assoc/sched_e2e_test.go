@@ -103,7 +103,7 @@ func (r *shareRun) feed() {
 
 func (r *shareRun) read(since time.Duration) {
 	b := r.p.as[1]
-	for b.data.eng != nil && b.data.eng.Recv.Readable() {
+	for b.data.eng != nil && b.data.eng.Readable() {
 		n, info, err := b.read(r.rbuf)
 		if err != nil {
 			r.t.Fatalf("read: %v", err)
@@ -321,7 +321,7 @@ func TestSchedBlockedStreamEndToEnd(t *testing.T) {
 				t.Fatal(err)
 			}
 		case since >= sd(time.Second/2) && since < 3*sd(time.Second):
-			if st, _ := a.data.eng.Send.StreamState(1); st == stream.Open {
+			if st, _ := a.data.eng.StreamState(1); st == stream.Open {
 				if err := a.setStreamState(1, stream.ResetPending); err != nil {
 					t.Fatal(err)
 				}

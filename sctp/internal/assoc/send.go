@@ -60,7 +60,7 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 	var rd netip.AddrPort
 	sack := false
 	if eng != nil {
-		sack = a.pend.sackNow || eng.Recv.SACKDue(now)
+		sack = a.pend.sackNow || eng.SACKDue(now)
 		if sack && a.state == stateShutdownAckSent && !a.pend.has(ctlShutdownAck) {
 			// RFC 9260 section 9.2: the peer sent its SHUTDOWN once all
 			// its DATA was acknowledged and sends no more, so a SACK after
@@ -73,12 +73,12 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 			// the peer needs.
 			sack = false
 			a.pend.sackNow = false
-			eng.Recv.SkipSACK()
+			eng.SkipSACK()
 		}
-		if !sack && eng.Recv.Unacked() {
+		if !sack && eng.SACKPending() {
 			switch a.state {
 			case stateEstablished, stateShutdownPending, stateShutdownReceived:
-				sack = eng.Send.Pending(now)
+				sack = eng.Pending(now)
 			}
 		}
 	}
@@ -111,7 +111,7 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 		}
 		if sack && limit-len(b) >= 16 {
 			a.pend.sackNow = false
-			b = eng.Recv.AppendSACK(now, b, limit-len(b))
+			b = eng.AppendSACK(now, b, limit-len(b))
 		}
 		if a.state != stateCookieEchoed {
 			b = a.appendReconf(now, b, limit)
@@ -122,15 +122,15 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 				break // replies to another path than the data's
 			}
 			dataLen = len(b)
-			if eng.Send.ForwardDue() {
+			if eng.ForwardDue() {
 				// RFC 3758 section 3.5 F2: "The data sender SHOULD always
 				// attempt to bundle an outgoing FORWARD TSN with outbound
 				// DATA chunks for efficiency": it goes now, with whatever
 				// DATA follows in this packet.
-				b = eng.Send.AppendForward(now, b, limit-len(b))
+				b = eng.AppendForward(now, b, limit-len(b))
 			}
 			if limit-len(b) > 16 {
-				b, _ = eng.Send.AppendData(now, b, limit-len(b))
+				b, _ = eng.AppendData(now, b, limit-len(b))
 			}
 			dataLen = len(b) - dataLen
 		}
@@ -189,7 +189,7 @@ func (a *Assoc) appendControl(now time.Time, b []byte, limit int, eng *transfer.
 	}
 	if a.pend.has(ctlShutdown) && eng != nil {
 		a.pend.clear(ctlShutdown)
-		b = appendShutdown(b, uint32(eng.Recv.CumulativeTSN()))
+		b = appendShutdown(b, uint32(eng.CumulativeTSN()))
 	}
 	for i := 0; i < len(a.pend.heartbeatAcks); {
 		v := a.pend.heartbeatAcks[i]

@@ -140,7 +140,7 @@ func effectCounters(tc *testConn) uint64 {
 		s.HeartbeatsIn + s.ErrorsIn + s.AbortsIn + s.CookieBadMAC + s.CookieMismatch +
 		s.CookieStale + s.InitsIn + s.BadChecksum + s.AssocsUp + s.HeartbeatAcks
 	if tc.a != nil && tc.a.data.eng != nil {
-		es := &tc.a.data.eng.Stats
+		es := tc.a.data.eng.Stats()
 		n += es.DataChunksReceived + es.SACKsReceived
 	}
 	return n

@@ -15,35 +15,35 @@ import (
 // once by TakeStreamRoom when its data is cut and the message fits.
 func TestStreamLimitFixed(t *testing.T) {
 	x := newTx(t, Config{Buffers: api.Buffers{StreamUnsentLimit: 3000}})
-	s := &x.e.Send
+	s := &x.e.send
 	msg := make([]byte, 1000)
 	for sid := range uint16(2) {
 		for i := range 3 {
-			if err := s.Queue(sid, 0, false, msg); err != nil {
+			if err := s.enqueue(sid, 0, false, msg); err != nil {
 				t.Fatalf("stream %d message %d: %v", sid, i, err)
 			}
 		}
 	}
-	err := s.Queue(0, 0, false, msg)
+	err := s.enqueue(0, 0, false, msg)
 	if !errors.Is(err, ErrStreamFull) || !errors.Is(err, ErrWouldBlock) {
 		t.Fatalf("fourth message of stream 0: %v, want ErrStreamFull matching ErrWouldBlock", err)
 	}
-	if got := s.TakeStreamRoom(); len(got) != 0 {
+	if got := s.queue.takeStreamRoom(); len(got) != 0 {
 		t.Fatalf("room before anything was sent: %v", got)
 	}
 	if len(sendAll(x)) == 0 {
 		t.Fatal("nothing sent")
 	}
-	if got := s.StreamUnsent(0); got > 2000 {
+	if got := s.queue.streamUnsent(0); got > 2000 {
 		t.Fatalf("stream 0 has %d unsent bytes after a flush, want at most 2000", got)
 	}
-	if got := s.TakeStreamRoom(); !slices.Equal(got, []uint16{0}) {
+	if got := s.queue.takeStreamRoom(); !slices.Equal(got, []uint16{0}) {
 		t.Fatalf("room %v, want [0]", got)
 	}
-	if got := s.TakeStreamRoom(); len(got) != 0 {
+	if got := s.queue.takeStreamRoom(); len(got) != 0 {
 		t.Fatalf("listed twice: %v", got)
 	}
-	if err := s.Queue(0, 0, false, msg); err != nil {
+	if err := s.enqueue(0, 0, false, msg); err != nil {
 		t.Fatalf("stream 0 after its room was listed: %v", err)
 	}
 }
@@ -54,20 +54,20 @@ func TestStreamLimitFixed(t *testing.T) {
 // listed once the buffer has room for its message.
 func TestStreamLimitShared(t *testing.T) {
 	x := newTx(t, Config{Buffers: api.Buffers{SendBuffer: 8000}})
-	s := &x.e.Send
+	s := &x.e.send
 	msg := make([]byte, 1000)
 	for i := range 8 {
-		if err := s.Queue(0, 0, false, msg); err != nil {
+		if err := s.enqueue(0, 0, false, msg); err != nil {
 			t.Fatalf("message %d of the only stream: %v", i, err)
 		}
 	}
-	if err := s.Queue(0, 0, false, msg); !errors.Is(err, ErrStreamFull) {
+	if err := s.enqueue(0, 0, false, msg); !errors.Is(err, ErrStreamFull) {
 		t.Fatalf("ninth message: %v, want ErrStreamFull", err)
 	}
-	if err := s.Queue(1, 0, false, msg); !errors.Is(err, ErrStreamFull) {
+	if err := s.enqueue(1, 0, false, msg); !errors.Is(err, ErrStreamFull) {
 		t.Fatalf("stream 1 on a full buffer: %v, want ErrStreamFull", err)
 	}
-	if got := s.streamLimit(s.streams.OutSide(0)); got != 4000 {
+	if got := s.queue.streamLimit(s.streams.OutSide(0)); got != 4000 {
 		t.Fatalf("limit %d with a second stream waiting, want 4000", got)
 	}
 	tsns := sendAll(x)
@@ -75,16 +75,16 @@ func TestStreamLimitShared(t *testing.T) {
 		t.Fatal("nothing sent")
 	}
 	x.mustSACK(tsns[len(tsns)-1], api.DefaultBuffer)
-	room := s.TakeStreamRoom()
+	room := s.queue.takeStreamRoom()
 	if !slices.Contains(room, 1) {
 		t.Fatalf("room %v after the SACK freed %d chunks, want stream 1 listed", room, len(tsns))
 	}
-	if err := s.Queue(1, 0, false, msg); err != nil {
+	if err := s.enqueue(1, 0, false, msg); err != nil {
 		t.Fatalf("stream 1 after its room was listed: %v", err)
 	}
-	if u := s.StreamUnsent(0); u >= s.streamLimit(s.streams.OutSide(0)) {
-		if err := s.Queue(0, 0, false, msg); !errors.Is(err, ErrStreamFull) {
-			t.Fatalf("stream 0 with %d unsent of a limit of %d: %v, want ErrStreamFull", u, s.streamLimit(s.streams.OutSide(0)), err)
+	if u := s.queue.streamUnsent(0); u >= s.queue.streamLimit(s.streams.OutSide(0)) {
+		if err := s.enqueue(0, 0, false, msg); !errors.Is(err, ErrStreamFull) {
+			t.Fatalf("stream 0 with %d unsent of a limit of %d: %v, want ErrStreamFull", u, s.queue.streamLimit(s.streams.OutSide(0)), err)
 		}
 	}
 }
@@ -94,15 +94,15 @@ func TestStreamLimitShared(t *testing.T) {
 // does not refuse them.
 func TestStreamLimitPriorityPolicy(t *testing.T) {
 	x := newTx(t, Config{Buffers: api.Buffers{StreamUnsentLimit: 1000}})
-	s := &x.e.Send
+	s := &x.e.send
 	msg := make([]byte, 1000)
-	if err := s.Queue(0, 0, false, msg); err != nil {
+	if err := s.enqueue(0, 0, false, msg); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Queue(0, 0, false, msg); !errors.Is(err, ErrStreamFull) {
+	if err := s.enqueue(0, 0, false, msg); !errors.Is(err, ErrStreamFull) {
 		t.Fatalf("reliable message over the limit: %v", err)
 	}
-	if err := s.QueuePR(x.now, 0, 0, false, msg, PR{Policy: PRPrio, Value: 1}); err != nil {
+	if err := s.queuePR(x.now, 0, 0, false, msg, PR{Policy: PRPrio, Value: 1}); err != nil {
 		t.Fatalf("priority message: %v", err)
 	}
 }
@@ -114,26 +114,26 @@ func TestStreamLimitAllocs(t *testing.T) {
 		t.Skip("allocation counts differ under -race")
 	}
 	x := newTx(t, Config{Buffers: api.Buffers{StreamUnsentLimit: 2000}})
-	s := &x.e.Send
+	s := &x.e.send
 	msg := make([]byte, 1000)
 	sack := &SACK{ARwnd: api.DefaultBuffer}
 	run := func() {
-		for s.Queue(0, 0, false, msg) == nil {
+		for s.enqueue(0, 0, false, msg) == nil {
 		}
-		for s.Queue(1, 0, false, msg) == nil {
+		for s.enqueue(1, 0, false, msg) == nil {
 		}
 		for {
-			next := s.NextTSN()
-			x.pkt, _ = s.AppendData(x.now, x.pkt[:0], 1400)
-			if s.NextTSN() == next {
+			next := s.ledger.nextTSN
+			x.pkt, _ = s.appendData(x.now, x.pkt[:0], 1400)
+			if s.ledger.nextTSN == next {
 				break
 			}
 		}
-		sack.CumTSNAck = s.NextTSN() - 1
-		if _, err := s.HandleSACK(x.now, sack); err != nil {
+		sack.CumTSNAck = s.ledger.nextTSN - 1
+		if _, err := s.handleSACK(x.now, sack); err != nil {
 			t.Fatal(err)
 		}
-		s.TakeStreamRoom()
+		s.queue.takeStreamRoom()
 	}
 	run()
 	if n := testing.AllocsPerRun(100, run); n != 0 {
@@ -146,12 +146,12 @@ func TestStreamLimitAllocs(t *testing.T) {
 func sendAll(x *tx) []TSN {
 	var tsns []TSN
 	for {
-		next := x.e.Send.NextTSN()
-		x.pkt, _ = x.e.Send.AppendData(x.now, x.pkt[:0], 1400)
-		if x.e.Send.NextTSN() == next {
+		next := x.e.NextTSN()
+		x.pkt, _ = x.e.AppendData(x.now, x.pkt[:0], 1400)
+		if x.e.NextTSN() == next {
 			return tsns
 		}
-		for t := next; t != x.e.Send.NextTSN(); t++ {
+		for t := next; t != x.e.NextTSN(); t++ {
 			tsns = append(tsns, t)
 		}
 	}
@@ -166,11 +166,11 @@ func sendAll(x *tx) []TSN {
 func TestUnsentBoundManyStreams(t *testing.T) {
 	const unsent = 8000
 	x := newTx(t, Config{Buffers: api.Buffers{SendBuffer: 4 << 20, UnsentLimit: unsent}, OutStreams: 1000, InStreams: 1000})
-	s := &x.e.Send
+	s := &x.e.send
 	msg := make([]byte, 1000)
 	sid := uint16(0)
 	for ; ; sid++ {
-		err := s.Queue(sid, 0, false, msg)
+		err := s.enqueue(sid, 0, false, msg)
 		if errors.Is(err, ErrStreamFull) {
 			break
 		}
@@ -181,21 +181,21 @@ func TestUnsentBoundManyStreams(t *testing.T) {
 	// manyStreams streams admitted one message each before the bound
 	// applied: that many, each over unsent*streamsUnsent in all.
 	if sid != manyStreams || manyStreams*len(msg) <= unsent*streamsUnsent {
-		t.Fatalf("stream %d refused (%d unsent); want stream %d refused", sid, s.unsent, manyStreams)
+		t.Fatalf("stream %d refused (%d unsent); want stream %d refused", sid, s.queue.unsent, manyStreams)
 	}
-	if err := s.Queue(0, 0, false, msg); err != nil {
+	if err := s.enqueue(0, 0, false, msg); err != nil {
 		t.Fatalf("a second message on a stream with data, within its share: %v", err)
 	}
-	if got := s.TakeStreamRoom(); len(got) != 0 {
+	if got := s.queue.takeStreamRoom(); len(got) != 0 {
 		t.Fatalf("room before anything was sent: %v", got)
 	}
 	if len(sendAll(x)) == 0 {
 		t.Fatal("nothing sent")
 	}
-	if got := s.TakeStreamRoom(); !slices.Contains(got, sid) {
+	if got := s.queue.takeStreamRoom(); !slices.Contains(got, sid) {
 		t.Fatalf("room %v after the queue was cut into packets, want stream %d listed", got, sid)
 	}
-	if err := s.Queue(sid, 0, false, msg); err != nil {
+	if err := s.enqueue(sid, 0, false, msg); err != nil {
 		t.Fatalf("stream %d after its room was listed: %v", sid, err)
 	}
 
@@ -203,7 +203,7 @@ func TestUnsentBoundManyStreams(t *testing.T) {
 	// well past the bound.
 	y := newTx(t, Config{Buffers: api.Buffers{SendBuffer: 4 << 20, UnsentLimit: unsent}, OutStreams: 8, InStreams: 8})
 	for i := range 80 {
-		if err := y.e.Send.Queue(uint16(i%8), 0, false, msg); err != nil {
+		if err := y.e.send.enqueue(uint16(i%8), 0, false, msg); err != nil {
 			t.Fatalf("message %d of 8 streams: %v", i, err)
 		}
 	}
@@ -216,14 +216,14 @@ func TestUnsentBoundManyStreams(t *testing.T) {
 // the shares are given back when the streams empty.
 func TestStreamLimitWeighted(t *testing.T) {
 	x := newTx(t, Config{Buffers: api.Buffers{SendBuffer: 100_000, UnsentLimit: -1}})
-	s := &x.e.Send
+	s := &x.e.send
 	msg := make([]byte, 1000)
 	// fill queues messages on stream sid until its limit refuses one and
 	// returns how many it took.
 	fill := func(sid uint16) int {
 		n := 0
 		for ; n < 1000; n++ {
-			if err := s.Queue(sid, 0, false, msg); err != nil {
+			if err := s.enqueue(sid, 0, false, msg); err != nil {
 				if !errors.Is(err, ErrStreamFull) {
 					t.Fatalf("stream %d: %v", sid, err)
 				}
@@ -234,15 +234,15 @@ func TestStreamLimitWeighted(t *testing.T) {
 		return n
 	}
 	limits := func() (int, int) {
-		return s.streamLimit(s.streams.OutSide(0)), s.streamLimit(s.streams.OutSide(1))
+		return s.queue.streamLimit(s.streams.OutSide(0)), s.queue.streamLimit(s.streams.OutSide(1))
 	}
-	if err := s.SwitchScheduler(sched.WFQ); err != nil {
+	if err := s.switchScheduler(sched.WFQ); err != nil {
 		t.Fatal(err)
 	}
-	s.SetStreamValue(0, 1)
-	s.SetStreamValue(1, 3)
+	s.setStreamValue(0, 1)
+	s.setStreamValue(1, 3)
 	for sid := range uint16(2) {
-		if err := s.Queue(sid, 0, false, msg); err != nil {
+		if err := s.enqueue(sid, 0, false, msg); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -252,18 +252,18 @@ func TestStreamLimitWeighted(t *testing.T) {
 	if n0, n1 := fill(0), fill(1); n0 != 24 || n1 != 74 {
 		t.Fatalf("WFQ 1:3: streams took %d and %d more messages, want 24 and 74", n0, n1)
 	}
-	s.SetStreamValue(1, 1) // at once, with data queued
+	s.setStreamValue(1, 1) // at once, with data queued
 	if l0, l1 := limits(); l0 != 50_000 || l1 != 50_000 {
 		t.Fatalf("WFQ 1:1: limits %d and %d, want 50000 each", l0, l1)
 	}
-	if err := s.SwitchScheduler(sched.Priority); err != nil {
+	if err := s.switchScheduler(sched.Priority); err != nil {
 		t.Fatal(err)
 	}
-	s.SetStreamValue(1, 1) // stream 0 keeps the default priority 0
+	s.setStreamValue(1, 1) // stream 0 keeps the default priority 0
 	if l0, l1 := limits(); l0 != 100_000*8/9 || l1 != 100_000/9 {
 		t.Fatalf("priorities 0 and 1: limits %d and %d, want %d and %d", l0, l1, 100_000*8/9, 100_000/9)
 	}
-	if err := s.SwitchScheduler(sched.FCFS); err != nil { // values back to defaults
+	if err := s.switchScheduler(sched.FCFS); err != nil { // values back to defaults
 		t.Fatal(err)
 	}
 	if l0, l1 := limits(); l0 != 50_000 || l1 != 50_000 {
@@ -276,11 +276,11 @@ func TestStreamLimitWeighted(t *testing.T) {
 		}
 		x.mustSACK(tsns[len(tsns)-1], api.DefaultBuffer)
 	}
-	s.TakeStreamRoom()
-	if s.StreamUnsent(0) != 0 || s.StreamUnsent(1) != 0 {
-		t.Fatalf("%d and %d bytes unsent after the drain", s.StreamUnsent(0), s.StreamUnsent(1))
+	s.queue.takeStreamRoom()
+	if s.queue.streamUnsent(0) != 0 || s.queue.streamUnsent(1) != 0 {
+		t.Fatalf("%d and %d bytes unsent after the drain", s.queue.streamUnsent(0), s.queue.streamUnsent(1))
 	}
-	if s.active != 0 || s.activeWeight != 0 {
-		t.Fatalf("all sent: %d active streams, weight %d, want none", s.active, s.activeWeight)
+	if s.queue.active != 0 || s.queue.activeWeight != 0 {
+		t.Fatalf("all sent: %d active streams, weight %d, want none", s.queue.active, s.queue.activeWeight)
 	}
 }

@@ -18,7 +18,7 @@ import "time"
 //     much by the next round trip, as in slow start), up to RecvBufferMax.
 //     The advertised window follows at once (a window update). It never
 //     shrinks, and it stays within the endpoint's memory budget, which
-//     bounds the window whatever the buffer (Receiver.Window).
+//     bounds the window whatever the buffer (receiver.window).
 //   - Send: the send buffer is at least twice the primary path's cwnd (one
 //     window in flight, one queued behind it), up to SendBufferMax.
 
@@ -39,9 +39,9 @@ type rcvTune struct {
 }
 
 // tuneOnData runs after DATA was accepted at now.
-func (r *Receiver) tuneOnData(now time.Time) {
-	t := &r.tune
-	if r.cfg.RecvBufferMax <= r.capacity || r.capacity < t.base {
+func (r *receiver) tuneOnData(now time.Time) {
+	t := &r.win.tune
+	if r.cfg.RecvBufferMax <= r.win.capacity || r.win.capacity < t.base {
 		return // at the bound, not tuning, or on an admission buffer (SetRecvBuffer)
 	}
 	recv := r.stats.BytesReceived
@@ -51,7 +51,7 @@ func (r *Receiver) tuneOnData(now time.Time) {
 				t.rtt = s
 			}
 		}
-		t.rttAt, t.rttMark = now, recv+uint64(max(r.lastAdv, r.cfg.MTU))
+		t.rttAt, t.rttMark = now, recv+uint64(max(r.win.lastAdv, r.cfg.MTU))
 	}
 	if t.rtt == 0 {
 		return
@@ -69,8 +69,8 @@ func (r *Receiver) tuneOnData(now time.Time) {
 		return
 	}
 	t.space = copied
-	if want := min(2*copied, r.cfg.RecvBufferMax); want > r.capacity {
-		r.SetRecvBuffer(want)
+	if want := min(2*copied, r.cfg.RecvBufferMax); want > r.win.capacity {
+		r.setRecvBuffer(want)
 		r.stats.RecvBufferGrowths++
 	}
 }
@@ -78,13 +78,10 @@ func (r *Receiver) tuneOnData(now time.Time) {
 // sendBuffer returns the send buffer in force: SendBuffer, or with
 // SendBufferMax twice the primary path's cwnd when that is more, up to
 // SendBufferMax.
-func (s *Sender) sendBuffer() int {
-	b := s.cfg.SendBuffer
-	if m := s.cfg.SendBufferMax; m > b {
-		b = min(max(b, 2*s.path.cwnd), m)
+func (q *sendQueue) sendBuffer() int {
+	b := q.cfg.SendBuffer
+	if m := q.cfg.SendBufferMax; m > b {
+		b = min(max(b, 2*q.paths.primary.cwnd), m)
 	}
 	return b
 }
-
-// SendBuffer returns the send buffer in force (sendBuffer).
-func (s *Sender) SendBuffer() int { return s.sendBuffer() }

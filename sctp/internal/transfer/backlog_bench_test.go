@@ -35,7 +35,7 @@ func benchBacklog(b *testing.B, n int, idata bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := &e.Recv
+	r := &e.recv
 	tsn := TSN(1)
 	ssn := make([]uint16, n)
 	first, second := make([]byte, 1444), make([]byte, 8)
@@ -53,15 +53,15 @@ func benchBacklog(b *testing.B, n int, idata bool) {
 			var err error
 			if idata {
 				id = IData{TSN: tsn, SID: uint16(sid), MID: uint32(ssn[sid]), FSN: uint32(i), PPID: 1, Flags: f.flags, Payload: f.p}
-				v, err = r.HandleIData(epoch, &id)
+				v, err = r.handleIData(epoch, &id)
 			} else {
 				d = Data{TSN: tsn, SID: uint16(sid), SSN: ssn[sid], Flags: f.flags, Payload: f.p}
-				v, err = r.HandleData(epoch, &d)
+				v, err = r.handleData(epoch, &d)
 			}
 			if err != nil || v != Accepted {
 				b.Fatalf("TSN %d: %v %v", tsn, v, err)
 			}
-			r.EndPacket(epoch)
+			r.endPacket(epoch)
 			tsn++
 		}
 		ssn[sid]++
@@ -69,7 +69,7 @@ func benchBacklog(b *testing.B, n int, idata bool) {
 	}
 	read := func() {
 		for {
-			_, info, err := r.Read(buf)
+			_, info, err := r.read(buf)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -78,7 +78,7 @@ func benchBacklog(b *testing.B, n int, idata bool) {
 			}
 		}
 	}
-	for r.Held() < r.pdPoint+4096 {
+	for r.held() < r.win.pdPoint+4096 {
 		add()
 	}
 	for b.Loop() {
@@ -87,8 +87,8 @@ func benchBacklog(b *testing.B, n int, idata bool) {
 		if r.tsns.cum != tsn-1 {
 			b.Fatal("gap")
 		}
-		if r.SACKDue(epoch) {
-			r.AppendSACK(epoch, buf[:0], 1500)
+		if r.acks.due(epoch) {
+			r.appendSACK(epoch, buf[:0], 1500)
 		}
 	}
 	b.ReportMetric(float64(r.stats.PartialDeliveries)/float64(b.N), "partials/op")

@@ -33,7 +33,7 @@ func bdpRun(t testing.TB, volume int64, adj func(*Config)) (float64, Stats) {
 	if bdpProbe != nil {
 		bdpProbe(p.a.e, p.b.e)
 	}
-	return float64(p.b.recvBytes-halfBytes) * 8 / p.now.Sub(half).Seconds(), p.a.e.Stats
+	return float64(p.b.recvBytes-halfBytes) * 8 / p.now.Sub(half).Seconds(), p.a.e.stats
 }
 
 // bdpProbe, when set, sees the engines of A (the sender) and B at the
@@ -94,7 +94,7 @@ func TestHighBDPAutotune(t *testing.T) {
 		t.Errorf("fixed 1 MiB buffers reach %.1f Mbit/s: the test does not need autotuning", fixed/1e6)
 	}
 	bdpProbe = func(a, b *Engine) {
-		recvBuf, sendBuf, growths = b.Recv.RecvBuffer(), a.Send.SendBuffer(), b.Stats.RecvBufferGrowths
+		recvBuf, sendBuf, growths = b.recv.win.capacity, a.send.queue.sendBuffer(), b.stats.RecvBufferGrowths
 	}
 	defer func() { bdpProbe = nil }()
 	bps, st := run(16 << 20)

@@ -11,7 +11,7 @@ import (
 	"github.com/usctp/usctp/sctp/internal/api"
 )
 
-// memPair joins a Sender and a Receiver of two engines directly in memory
+// memPair joins a sender and a receiver of two engines directly in memory
 // (no network): packets go from a to b at once, SACKs back from b to a.
 // With I-DATA (newIMemPair) the engines use a round-robin scheduler that
 // may switch streams after every chunk.
@@ -62,11 +62,11 @@ func (m *memPair) deliver(tb testing.TB, pkt []byte) {
 		switch c.Type {
 		case chunk.TypeData:
 			if m.d, err = chunk.ParseData(c); err == nil {
-				_, err = m.b.Recv.HandleData(m.now, &m.d)
+				_, err = m.b.HandleData(m.now, &m.d)
 			}
 		case chunk.TypeIData:
 			if m.id, err = chunk.ParseIData(c); err == nil {
-				_, err = m.b.Recv.HandleIData(m.now, &m.id)
+				_, err = m.b.HandleIData(m.now, &m.id)
 			}
 		default:
 			err = fmt.Errorf("chunk type %v in a data packet", c.Type)
@@ -75,14 +75,14 @@ func (m *memPair) deliver(tb testing.TB, pkt []byte) {
 			tb.Fatal(err)
 		}
 	}
-	m.b.Recv.EndPacket(m.now)
+	m.b.EndPacket(m.now)
 }
 
 // ack gives b's SACK to a.
 func (m *memPair) ack(tb testing.TB) {
-	s := m.b.Recv.AppendSACK(m.now, m.sack[:0], DefaultMTU-12)
+	s := m.b.AppendSACK(m.now, m.sack[:0], DefaultMTU-12)
 	parseSACK(s, &m.sk)
-	if _, err := m.a.Send.HandleSACK(m.now, &m.sk); err != nil {
+	if _, err := m.a.HandleSACK(m.now, &m.sk); err != nil {
 		tb.Fatal(err)
 	}
 }
@@ -92,13 +92,13 @@ func (m *memPair) ack(tb testing.TB) {
 func (m *memPair) step(tb testing.TB) int {
 	read := 0
 	for {
-		pkt, n := m.a.Send.AppendData(m.now, m.pkt[:0], DefaultMTU-12)
+		pkt, n := m.a.AppendData(m.now, m.pkt[:0], DefaultMTU-12)
 		if n == 0 {
 			break
 		}
 		m.deliver(tb, pkt)
 		for {
-			_, info, err := m.b.Recv.Read(m.rbuf)
+			_, info, err := m.b.Read(m.rbuf)
 			if err != nil {
 				break
 			}
@@ -106,18 +106,18 @@ func (m *memPair) step(tb testing.TB) int {
 				read++
 			}
 		}
-		if m.b.Recv.SACKDue(m.now) {
+		if m.b.SACKDue(m.now) {
 			m.ack(tb)
 		}
 	}
 	m.now = m.now.Add(time.Millisecond)
-	if d := m.b.Recv.Deadline(); !d.IsZero() && !m.now.Before(d) {
+	if d := m.b.SACKDeadline(); !d.IsZero() && !m.now.Before(d) {
 		m.ack(tb)
 	}
 	return read
 }
 
-// BenchmarkMessages measures messages through a Sender and a Receiver
+// BenchmarkMessages measures messages through a sender and a receiver
 // joined in memory: queue, cut, encode, parse, receive, reassemble, read,
 // SACK, acknowledge. 1452-byte messages take two chunks at the default MTU
 // of 1452 (fragment point 1424); 1024-byte ones one.
@@ -131,21 +131,21 @@ func benchMessages(b *testing.B, m *memPair, size int) {
 	msg := make([]byte, size)
 	// Warm up the free lists.
 	for range 1000 {
-		m.a.Send.Queue(1, 0, false, msg)
+		m.a.send.enqueue(1, 0, false, msg)
 		m.step(b)
 	}
 	b.SetBytes(int64(len(msg)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := m.a.Send.Queue(uint16(i%10), 0, false, msg); err != nil {
+		if err := m.a.send.enqueue(uint16(i%10), 0, false, msg); err != nil {
 			b.Fatal(err)
 		}
 		if i%8 == 7 {
 			m.step(b)
 		}
 	}
-	for m.a.Send.Buffered() > 0 {
+	for m.a.send.queue.buffered > 0 {
 		m.step(b)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
@@ -160,12 +160,12 @@ func TestNoAllocsPerMessage(t *testing.T) {
 	m := newMemPair(t)
 	msg := make([]byte, 1452)
 	for range 2000 {
-		m.a.Send.Queue(1, 0, false, msg)
+		m.a.send.enqueue(1, 0, false, msg)
 		m.step(t)
 	}
 	i := 0
 	allocs := testing.AllocsPerRun(2000, func() {
-		m.a.Send.Queue(uint16(i%10), 7, i%5 == 0, msg)
+		m.a.send.enqueue(uint16(i%10), 7, i%5 == 0, msg)
 		i++
 		m.step(t)
 	})

@@ -7,8 +7,8 @@ import (
 )
 
 // Budget is the memory that the data received by all the associations of
-// an endpoint may hold together, charged as each Receiver charges its own
-// (Receiver.Charged: fragment records and buffers, not user bytes). Each
+// an endpoint may hold together, charged as each receiver charges its own
+// (receiver.charged: fragment records and buffers, not user bytes). Each
 // association's receive buffer bounds what one peer can make it hold
 // (twice the buffer); the budget bounds the sum, whatever the number of
 // associations, including those not accepted yet:
@@ -24,7 +24,7 @@ import (
 //     ABORT carrying "Out of Resource", RFC 9260 section 3.3.10.4).
 //
 // The endpoint makes one Budget and gives it to every association's
-// Config.Budget; an association that ends calls Receiver.Release. A Budget
+// Config.Budget; an association that ends calls Engine.ReleaseBudgets. A Budget
 // is safe for concurrent use (associations of one endpoint may be driven
 // from several goroutines).
 type Budget struct {
@@ -72,25 +72,25 @@ func (b *Budget) Refused() uint64 { return b.refused.Load() }
 // charge adds delta bytes (negative: gives them back).
 func (b *Budget) charge(delta int) { b.used.Add(int64(delta)) }
 
-// settle brings what the receiver charged to its budget up to date.
-func (r *Receiver) settle() {
-	if r.budget == nil {
+// syncBudget brings what the receiver charged to its budget up to date.
+func (r *receiver) syncBudget() {
+	if r.win.budget == nil {
 		return
 	}
-	if c := r.charged(); c != r.budgeted {
-		r.budget.charge(c - r.budgeted)
-		r.budgeted = c
+	if c := r.charged(); c != r.win.budgeted {
+		r.win.budget.charge(c - r.win.budgeted)
+		r.win.budgeted = c
 	}
 }
 
-// Release gives back to the endpoint's budget everything the receiver
+// release gives back to the endpoint's budget everything the receiver
 // charged to it, for an association that ended: its held data is garbage
 // from then on (the fragments go back to the pools with the engine). The
 // receiver leaves the budget: reading what it still holds charges nothing.
-func (r *Receiver) Release() {
-	if r.budget != nil {
-		r.budget.charge(-r.budgeted)
-		r.budgeted = 0
-		r.budget = nil
+func (r *receiver) release() {
+	if r.win.budget != nil {
+		r.win.budget.charge(-r.win.budgeted)
+		r.win.budgeted = 0
+		r.win.budget = nil
 	}
 }

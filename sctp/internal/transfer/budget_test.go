@@ -9,16 +9,16 @@ import (
 
 // fillTiny sends r 1-byte first fragments of ordered messages that never
 // complete, from TSN 1, until it drops one, and returns how many it kept.
-func fillTiny(t *testing.T, r *Receiver) int {
+func fillTiny(t *testing.T, r *receiver) int {
 	t.Helper()
 	one := []byte{1}
 	for i := 0; ; i++ {
 		d := Data{TSN: TSN(1 + i), SID: uint16(i % 4), SSN: uint16(1 + i/4), Flags: chunk.FlagBeginning, Payload: one}
-		v, err := r.HandleData(epoch, &d)
+		v, err := r.handleData(epoch, &d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.EndPacket(epoch)
+		r.endPacket(epoch)
 		if v != Accepted {
 			return i
 		}
@@ -32,30 +32,30 @@ func fillTiny(t *testing.T, r *Receiver) int {
 func TestBudgetShared(t *testing.T) {
 	const limit = 256 << 10
 	b := NewBudget(limit)
-	var rs []*Receiver
+	var rs []*receiver
 	for range 4 {
 		e, err := New(Config{PeerTSN: 1, OutStreams: 1, InStreams: 4, Buffers: api.Buffers{RecvBuffer: 64 << 10}, Budget: b})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rs = append(rs, &e.Recv)
+		rs = append(rs, &e.recv)
 	}
 	if !b.Admit() {
 		t.Fatal("an empty budget refuses an association")
 	}
 	for i, r := range rs[:3] {
 		n := fillTiny(t, r)
-		t.Logf("receiver %d kept %d fragments, charged %d; budget used %d of %d; window of the next %d", i, n, r.Charged(), b.Used(), limit, rs[i+1].Window())
-		if r.Window() != 0 && r.advertise() != 0 {
+		t.Logf("receiver %d kept %d fragments, charged %d; budget used %d of %d; window of the next %d", i, n, r.charged(), b.Used(), limit, rs[i+1].window())
+		if r.window() != 0 && r.advertise() != 0 {
 			t.Errorf("receiver %d: a_rwnd %d once full", i, r.advertise())
 		}
-		if next := rs[i+1].Window(); next > (limit-b.Used())/memFactor {
+		if next := rs[i+1].window(); next > (limit-b.Used())/memFactor {
 			t.Errorf("receiver %d: the next one's window is %d with %d of the budget left", i, next, limit-b.Used())
 		}
 	}
 	sum := 0
 	for _, r := range rs {
-		sum += r.Charged()
+		sum += r.charged()
 	}
 	if b.Used() != sum || sum > limit+chunkCost(DefaultMTU) {
 		t.Fatalf("budget used %d, receivers charged %d, limit %d", b.Used(), sum, limit)
@@ -64,13 +64,13 @@ func TestBudgetShared(t *testing.T) {
 		t.Fatalf("Admit with %d of %d left: refused %d", limit-b.Used(), limit, b.Refused())
 	}
 	// The fourth receiver gets at most what is left.
-	if n := fillTiny(t, rs[3]); rs[3].Charged() > limit-sum+chunkCost(1) {
-		t.Errorf("the last receiver kept %d fragments costing %d with %d left", n, rs[3].Charged(), limit-sum)
+	if n := fillTiny(t, rs[3]); rs[3].charged() > limit-sum+chunkCost(1) {
+		t.Errorf("the last receiver kept %d fragments costing %d with %d left", n, rs[3].charged(), limit-sum)
 	}
 	// What is read and what ends is given back.
 	rs[0].ResetIncoming(nil) // SSN 0 expected again: still nothing deliverable
 	for _, r := range rs {
-		r.Release()
+		r.release()
 	}
 	if b.Used() != 0 {
 		t.Fatalf("budget used %d after every receiver released", b.Used())
@@ -88,25 +88,25 @@ func TestBudgetReadGivesBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &e.Recv
+	r := &e.recv
 	msg := make([]byte, 1000)
 	for i := range 50 {
 		d := Data{TSN: TSN(1 + i), SID: 0, SSN: uint16(i), Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: msg}
-		if v, err := r.HandleData(epoch, &d); v != Accepted || err != nil {
+		if v, err := r.handleData(epoch, &d); v != Accepted || err != nil {
 			t.Fatal(v, err)
 		}
 	}
-	if b.Used() != r.Charged() || b.Used() != 50*chunkCost(1000) {
-		t.Fatalf("budget used %d, receiver charged %d, want %d", b.Used(), r.Charged(), 50*chunkCost(1000))
+	if b.Used() != r.charged() || b.Used() != 50*chunkCost(1000) {
+		t.Fatalf("budget used %d, receiver charged %d, want %d", b.Used(), r.charged(), 50*chunkCost(1000))
 	}
 	buf := make([]byte, 2000)
 	for range 50 {
-		if _, _, err := r.Read(buf); err != nil {
+		if _, _, err := r.read(buf); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if b.Used() != 0 || r.Charged() != 0 {
-		t.Fatalf("budget used %d, receiver charged %d after reading everything", b.Used(), r.Charged())
+	if b.Used() != 0 || r.charged() != 0 {
+		t.Fatalf("budget used %d, receiver charged %d after reading everything", b.Used(), r.charged())
 	}
 }
 
@@ -118,24 +118,24 @@ func TestSetRecvBuffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &e.Recv
-	r.SetRecvBuffer(64 << 10)
-	if r.RecvBuffer() != 64<<10 || r.Window() != 64<<10 {
-		t.Fatalf("buffer %d window %d, want 64 KiB", r.RecvBuffer(), r.Window())
+	r := &e.recv
+	r.setRecvBuffer(64 << 10)
+	if r.win.capacity != 64<<10 || r.window() != 64<<10 {
+		t.Fatalf("buffer %d window %d, want 64 KiB", r.win.capacity, r.window())
 	}
 	n := fillTiny(t, r)
-	if r.Charged() > memFactor*(64<<10)+chunkCost(DefaultMTU) {
-		t.Fatalf("%d fragments cost %d on a 64 KiB buffer", n, r.Charged())
+	if r.charged() > memFactor*(64<<10)+chunkCost(DefaultMTU) {
+		t.Fatalf("%d fragments cost %d on a 64 KiB buffer", n, r.charged())
 	}
-	held := r.Held()
-	r.SetRecvBuffer(1) // at least one MTU; what is held stays
-	if r.RecvBuffer() != DefaultMTU || r.Held() != held || r.Window() != 0 {
-		t.Fatalf("shrunk: buffer %d held %d (was %d) window %d", r.RecvBuffer(), r.Held(), held, r.Window())
+	held := r.held()
+	r.setRecvBuffer(1) // at least one MTU; what is held stays
+	if r.win.capacity != DefaultMTU || r.held() != held || r.window() != 0 {
+		t.Fatalf("shrunk: buffer %d held %d (was %d) window %d", r.win.capacity, r.held(), held, r.window())
 	}
-	r.AppendSACK(epoch, nil, 1500)
-	updates := e.Stats.WindowUpdates
-	r.SetRecvBuffer(api.DefaultBuffer)
-	if !r.SACKDue(epoch) || e.Stats.WindowUpdates != updates+1 || r.Window() == 0 {
-		t.Fatalf("grown: SACK due %v, window updates %d, window %d", r.SACKDue(epoch), e.Stats.WindowUpdates-updates, r.Window())
+	r.appendSACK(epoch, nil, 1500)
+	updates := e.stats.WindowUpdates
+	r.setRecvBuffer(api.DefaultBuffer)
+	if !r.acks.due(epoch) || e.stats.WindowUpdates != updates+1 || r.window() == 0 {
+		t.Fatalf("grown: SACK due %v, window updates %d, window %d", r.acks.due(epoch), e.stats.WindowUpdates-updates, r.window())
 	}
 }

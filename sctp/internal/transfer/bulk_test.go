@@ -38,8 +38,8 @@ func TestBulkTransfer(t *testing.T) {
 			p.run(t, time.Hour)
 			real := time.Since(start)
 			t.Logf("%d MiB each way in %v virtual, %v real; A→B link %+v", vol>>20, p.now.Sub(epoch).Round(time.Millisecond), real.Round(time.Millisecond), p.n.Link(0).Stats)
-			t.Logf("A: %s", statsLine(&p.a.e.Stats, &p.a.e.Path))
-			t.Logf("B: %s", statsLine(&p.b.e.Stats, &p.b.e.Path))
+			t.Logf("A: %s", statsLine(&p.a.e.stats, &p.a.e.path))
+			t.Logf("B: %s", statsLine(&p.b.e.stats, &p.b.e.path))
 		})
 	}
 }
@@ -61,9 +61,9 @@ func TestBulkPartialDelivery(t *testing.T) {
 	}
 	p.run(t, time.Hour)
 	t.Logf("%d KiB each way in %v virtual; partial deliveries A %d B %d; dropped for window %d, held dropped for hole fillers %d",
-		p.a.recvBytes>>10, p.now.Sub(epoch).Round(time.Millisecond), p.a.e.Stats.PartialDeliveries, p.b.e.Stats.PartialDeliveries,
-		p.a.e.Stats.DroppedWindow+p.b.e.Stats.DroppedWindow, p.a.e.Stats.DroppedReneged+p.b.e.Stats.DroppedReneged)
-	if p.a.e.Stats.PartialDeliveries == 0 {
+		p.a.recvBytes>>10, p.now.Sub(epoch).Round(time.Millisecond), p.a.e.stats.PartialDeliveries, p.b.e.stats.PartialDeliveries,
+		p.a.e.stats.DroppedWindow+p.b.e.stats.DroppedWindow, p.a.e.stats.DroppedReneged+p.b.e.stats.DroppedReneged)
+	if p.a.e.stats.PartialDeliveries == 0 {
 		t.Error("no partial delivery happened")
 	}
 }
@@ -84,8 +84,8 @@ func TestBulkTinyWindow(t *testing.T) {
 	p.run(t, time.Hour)
 	t.Logf("%d KiB each way in %v virtual; dropped for window %d, held dropped for hole fillers %d, reneged at the sender %d",
 		p.a.recvBytes>>10, p.now.Sub(epoch).Round(time.Millisecond),
-		p.a.e.Stats.DroppedWindow+p.b.e.Stats.DroppedWindow, p.a.e.Stats.DroppedReneged+p.b.e.Stats.DroppedReneged,
-		p.a.e.Stats.Reneged+p.b.e.Stats.Reneged)
+		p.a.e.stats.DroppedWindow+p.b.e.stats.DroppedWindow, p.a.e.stats.DroppedReneged+p.b.e.stats.DroppedReneged,
+		p.a.e.stats.Reneged+p.b.e.stats.Reneged)
 }
 
 // TestBulkDeterministic: the same seed gives the same run.
@@ -96,7 +96,7 @@ func TestBulkDeterministic(t *testing.T) {
 		p := newPair(t, 99, link, cfg, cfg)
 		p.a.toSend, p.b.toSend = 1<<20, 1<<20
 		p.run(t, time.Hour)
-		return p.now.Sub(epoch), p.a.e.Stats
+		return p.now.Sub(epoch), p.a.e.stats
 	}
 	d1, s1 := run()
 	d2, s2 := run()

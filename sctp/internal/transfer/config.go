@@ -22,7 +22,7 @@ type Config struct {
 	// Buffers size the send and receive buffers, bound buffer autotuning
 	// (autotune.go: 0, or a value not above the buffer, keeps the buffer
 	// fixed) and bound what waits to be sent (UnsentLimit,
-	// StreamUnsentLimit: Sender.Queue returns ErrWouldBlock, or
+	// StreamUnsentLimit: Engine.Queue returns ErrWouldBlock, or
 	// ErrStreamFull, beyond them).
 	api.Buffers
 	// Paths select loss recovery and congestion control and bound bursts
@@ -85,8 +85,8 @@ type Config struct {
 	Interleaved bool
 	// PartialReliability says both endpoints announced FORWARD-TSN support
 	// (RFC 3758 section 3.3): the sender may then abandon messages that
-	// have TSNs (QueuePR policies) and send FORWARD-TSN, or I-FORWARD-TSN
-	// with Interleaved. Without it only messages not yet given a TSN are
+	// have TSNs (the PR policies of Engine.Queue) and send FORWARD-TSN, or
+	// I-FORWARD-TSN with Interleaved. Without it only messages not yet given a TSN are
 	// ever abandoned (an expired lifetime, RFC 9260 section 11.1 SEND's
 	// "life time"), and the receiver refuses FORWARD-TSN.
 	PartialReliability bool
@@ -104,8 +104,8 @@ var (
 	// public api.ErrWouldBlock.
 	ErrWouldBlock = api.ErrWouldBlock
 	// ErrStreamFull: the stream's own unsent bytes are at its limit
-	// (Config.Buffers.StreamUnsentLimit, Sender.TakeStreamRoom). It matches
-	// ErrWouldBlock with errors.Is.
+	// (Config.Buffers.StreamUnsentLimit, Engine.TakeStreamRoom). It
+	// matches ErrWouldBlock with errors.Is.
 	ErrStreamFull = fmt.Errorf("%w: stream queue full", ErrWouldBlock)
 	// ErrStreamID: a stream id outside the negotiated range (the public
 	// api.ErrStreamID).

@@ -21,18 +21,18 @@ type ecnState struct {
 	highest TSN
 }
 
-// HandleECNE reacts to an ECNE chunk reporting lowest, the lowest TSN of a
+// handleECNE reacts to an ECNE chunk reporting lowest, the lowest TSN of a
 // packet that arrived with CE. It reports whether a path reduced its
 // window. A TSN outstanding names the path it was last sent on; one
 // already acknowledged the primary path. A TSN never sent changes nothing.
-func (s *Sender) HandleECNE(now time.Time, lowest TSN) bool {
+func (s *sender) handleECNE(now time.Time, lowest TSN) bool {
 	s.stats.ECNEchoes++
-	if !lowest.LT(s.nextTSN) {
+	if !lowest.LT(s.ledger.nextTSN) {
 		return false
 	}
-	p := s.path
-	if lowest.GT(s.cumAck) {
-		p = s.pathOf(s.rec(lowest))
+	p := s.paths.primary
+	if lowest.GT(s.ledger.cumAck) {
+		p = s.paths.of(s.ledger.rec(lowest))
 	}
 	if p.ecn.reduced && !lowest.GT(p.ecn.highest) {
 		return false // this window already reduced for ECN
@@ -46,7 +46,7 @@ func (s *Sender) HandleECNE(now time.Time, lowest TSN) bool {
 	// an ECN-Echo as a loss).
 	p.cc.onCongestion(p, now)
 	p.pba = 0
-	p.ecn.reduced, p.ecn.highest = true, s.nextTSN-1
+	p.ecn.reduced, p.ecn.highest = true, s.ledger.nextTSN-1
 	s.stats.ECNReductions++
 	return true
 }

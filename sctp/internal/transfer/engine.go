@@ -8,24 +8,28 @@ import (
 )
 
 // Engine is the data-transfer engine of one association: the sending and
-// receiving halves sharing one Path, one stream table and one set of
-// counters.
+// receiving halves sharing the paths, one stream table and one set of
+// counters. Its methods are the association's whole view of data
+// transfer, grouped by concern: the engine's life, timers and counters
+// (engine.go), sending (engine_send.go), receiving (engine_recv.go),
+// stream scheduling (engine_streams.go), stream reconfiguration
+// (engine_reconf.go) and paths (paths.go).
 type Engine struct {
-	Send  Sender
-	Recv  Receiver
-	Path  Path
-	Stats Stats
-	// Streams is the association's stream table: the per-stream records
+	send  sender
+	recv  receiver
+	path  Path // the path of the handshake's address, path 0
+	stats Stats
+	// streams is the association's stream table: the per-stream records
 	// (next SSN to send and to deliver, state) and the engine's side
 	// objects (send queues, reassembly). Stream reconfiguration (RFC 6525)
 	// works on it.
-	Streams *Streams
+	streams *streamTable
 	cfg     Config
 }
 
-// Streams is the stream table type of an association: outbound side
+// streamTable is the stream table type of an association: outbound side
 // objects hold the send queues, inbound ones the reassembly state.
-type Streams = stream.Table[OutSide, interleave.InSide]
+type streamTable = stream.Table[outSide, interleave.InSide]
 
 // New returns an engine configured by cfg (zero fields defaulted).
 func New(cfg Config) (*Engine, error) {
@@ -34,11 +38,11 @@ func New(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: c}
-	e.Streams = stream.NewTable[OutSide, interleave.InSide](uint16(c.OutStreams), uint16(c.InStreams))
-	e.Path.init(&e.cfg)
-	e.Send.init(&e.cfg, &e.Path, &e.Stats, e.Streams)
-	e.Recv.init(&e.cfg, &e.Stats, e.Streams)
-	e.Send.followFSN(&e.Recv)
+	e.streams = stream.NewTable[outSide, interleave.InSide](uint16(c.OutStreams), uint16(c.InStreams))
+	e.path.init(&e.cfg)
+	e.send.init(&e.cfg, &e.path, &e.stats, e.streams)
+	e.recv.init(&e.cfg, &e.stats, e.streams)
+	e.send.followFSN(&e.recv)
 	return e, nil
 }
 
@@ -49,18 +53,23 @@ func (e *Engine) Config() Config { return e.cfg }
 // the end of a message's lifetime or the delayed SACK), or the zero time
 // when no timer runs.
 func (e *Engine) Deadline() time.Time {
-	return earliest(e.SendDeadline(), e.Recv.Deadline())
+	return earliest(e.SendDeadline(), e.recv.acks.deadline)
 }
 
 // SendDeadline returns the earliest deadline of the sending half: T3-rtx,
-// a zero window probe or the end of a message's lifetime.
+// a zero window probe, a loss-detection timer or the end of a message's
+// lifetime.
 func (e *Engine) SendDeadline() time.Time {
-	d := e.Send.Deadline()
-	if e.Send.ttl.h.Len() == 0 {
+	d := e.send.deadline()
+	if e.send.pr.ttl.h.Len() == 0 {
 		return d // no lifetime watched: the usual case, asked per packet
 	}
-	return earliest(d, e.Send.LifetimeDeadline())
+	return earliest(d, e.send.lifetimeDeadline())
 }
+
+// SACKDeadline returns when the delayed SACK is due, or the zero time
+// when none waits.
+func (e *Engine) SACKDeadline() time.Time { return e.recv.acks.deadline }
 
 // earliest returns the earlier of two deadlines, zero meaning none.
 func earliest(a, b time.Time) time.Time {
@@ -74,23 +83,30 @@ func earliest(a, b time.Time) time.Time {
 }
 
 // OnTimeout runs the timers whose deadline is at or before now: messages
-// whose lifetime ended are given up (TakeFailed reports them), then
-// T3-rtx. It reports whether T3-rtx expired (an error for the
-// association's counters). A due delayed SACK shows in Recv.SACKDue
-// afterwards.
+// whose lifetime ended are given up (TakeFailed reports them), then the
+// loss-detection timers and T3-rtx. It reports whether T3-rtx expired (an
+// error for the association's counters); FaultedPaths says on which paths.
+// A due delayed SACK shows in SACKDue afterwards.
 func (e *Engine) OnTimeout(now time.Time) (t3Expired bool) {
-	e.Send.ExpireLifetimes(now)
-	return e.Send.OnTimeout(now)
+	e.send.expireLifetimes(now)
+	return e.send.onTimeout(now)
 }
 
-// SetMTU changes the path MTU (after PMTU discovery). Chunks cut before
-// keep their size: when one no longer fits a packet, AppendData returns it
-// alone in a packet longer than room, and the association must send that
-// packet with IP fragmentation allowed.
-func (e *Engine) SetMTU(mtu int) {
-	if mtu < 256 || mtu > 65535 {
-		return
-	}
-	e.Path.mtu = mtu
-	e.Send.setFragPoint()
+// FaultedPaths returns the set of paths (bit i for path i) whose T3-rtx
+// expired in the last OnTimeout call and counted an error on the path.
+func (e *Engine) FaultedPaths() uint32 { return e.send.paths.faulted }
+
+// Stats returns the engine's counters.
+func (e *Engine) Stats() Stats { return e.stats }
+
+// StreamCounts returns the numbers of outbound and inbound streams.
+func (e *Engine) StreamCounts() (out, in int) { return e.streams.OutCount(), e.streams.InCount() }
+
+// ReleaseBudgets gives back to the endpoint's budgets (Config.Budget and
+// SendBudget) everything the engine charged to them, for an association
+// that ends or restarts, and leaves them: the data it still holds is
+// garbage from then on (what stays readable is no longer charged).
+func (e *Engine) ReleaseBudgets() {
+	e.recv.release()
+	e.send.queue.leaveBudget()
 }

@@ -14,7 +14,7 @@ import (
 func TestFragPointFollowsPeerWindow(t *testing.T) {
 	const mtu = 65487
 	x := newTx(t, Config{MTU: mtu, PeerRwnd: 32 << 10, Buffers: api.Buffers{SendBuffer: 1 << 20}, Paths: api.Paths{MaxBurst: 100}})
-	x.e.Path.cwnd = 1 << 20
+	x.e.path.cwnd = 1 << 20
 	x.queue(1, 100000)
 	sizes := func(ds []Data) (s []int) {
 		for _, d := range ds {
@@ -39,8 +39,8 @@ func TestFragPointFollowsPeerWindow(t *testing.T) {
 	// A smaller window later does not shrink them again (the largest
 	// window advertised bounds them, not the current one).
 	x.mustSACK(1004, 32<<10)
-	if x.e.Send.fragPoint != want {
-		t.Fatalf("after a 32 KiB window: fragment point %d, want %d", x.e.Send.fragPoint, want)
+	if x.e.send.fragPoint != want {
+		t.Fatalf("after a 32 KiB window: fragment point %d, want %d", x.e.send.fragPoint, want)
 	}
 
 	for _, tt := range []struct {
@@ -53,7 +53,7 @@ func TestFragPointFollowsPeerWindow(t *testing.T) {
 		{DefaultMTU, 1500, minWinFragPoint}, // the floor, below the MTU
 	} {
 		x := newTx(t, Config{MTU: tt.mtu, PeerRwnd: uint32(tt.rwnd), Paths: api.Paths{MaxBurst: 100}})
-		x.e.Path.cwnd = 1 << 20
+		x.e.path.cwnd = 1 << 20
 		x.queue(1, 70000)
 		if got := sizes(x.packet()); len(got) == 0 || got[0] != tt.want {
 			t.Errorf("MTU %d, peer window %d: chunks %v, want the first of %d bytes", tt.mtu, tt.rwnd, got, tt.want)

@@ -41,7 +41,7 @@ func (x *tx) advance(d time.Duration) { x.now = x.now.Add(d) }
 func (x *tx) queue(n, size int) {
 	x.t.Helper()
 	for range n {
-		if err := x.e.Send.Queue(0, 0, false, make([]byte, size)); err != nil {
+		if err := x.e.send.enqueue(0, 0, false, make([]byte, size)); err != nil {
 			x.t.Fatal(err)
 		}
 	}
@@ -50,7 +50,7 @@ func (x *tx) queue(n, size int) {
 // packet asks for one packet and returns its DATA chunks.
 func (x *tx) packet() []Data {
 	x.t.Helper()
-	pkt, n := x.e.Send.AppendData(x.now, x.pkt[:0], x.e.Path.MTU()-12)
+	pkt, n := x.e.AppendData(x.now, x.pkt[:0], x.e.path.MTU()-12)
 	var out []Data
 	for len(pkt) > 0 {
 		l := chunkLen(pkt)
@@ -87,7 +87,7 @@ func (x *tx) sack(cum TSN, rwnd uint32, gaps ...uint16) (bool, error) {
 	for i := 0; i+1 < len(gaps); i += 2 {
 		s.Gaps = append(s.Gaps, GapBlock{Start: gaps[i], End: gaps[i+1]})
 	}
-	return x.e.Send.HandleSACK(x.now, s)
+	return x.e.HandleSACK(x.now, s)
 }
 
 func (x *tx) mustSACK(cum TSN, rwnd uint32, gaps ...uint16) {
@@ -122,11 +122,11 @@ func newRx(t testing.TB, cfg Config) *rx {
 // data delivers one packet holding one DATA chunk.
 func (r *rx) data(tsn TSN, sid, ssn uint16, flags uint8, payload []byte) Verdict {
 	r.t.Helper()
-	v, err := r.e.Recv.HandleData(r.now, &Data{TSN: tsn, SID: sid, SSN: ssn, Flags: flags, Payload: payload})
+	v, err := r.e.HandleData(r.now, &Data{TSN: tsn, SID: sid, SSN: ssn, Flags: flags, Payload: payload})
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	r.e.Recv.EndPacket(r.now)
+	r.e.EndPacket(r.now)
 	return v
 }
 
@@ -139,7 +139,7 @@ func (r *rx) whole(tsn TSN, sid, ssn uint16, n int) Verdict {
 // sack builds the SACK now due and parses it back.
 func (r *rx) sack() SACK {
 	r.t.Helper()
-	b := r.e.Recv.AppendSACK(r.now, nil, 1500)
+	b := r.e.AppendSACK(r.now, nil, 1500)
 	var s SACK
 	if !parseSACK(b, &s) {
 		r.t.Fatalf("malformed SACK %x", b)
@@ -153,7 +153,7 @@ func (r *rx) readAll() []int {
 	buf := make([]byte, 1<<20)
 	n := 0
 	for {
-		k, info, err := r.e.Recv.Read(buf)
+		k, info, err := r.e.Read(buf)
 		if err != nil {
 			return out
 		}
@@ -166,17 +166,17 @@ func (r *rx) readAll() []int {
 }
 
 // checkInvariants recomputes the sender's counters from its records.
-func checkInvariants(t testing.TB, s *Sender) {
+func checkInvariants(t testing.TB, s *sender) {
 	t.Helper()
 	var flight, inFlight, rtx, gap, unacked, prOut int
-	for tsn := s.cumAck + 1; tsn != s.nextTSN; tsn++ {
-		r := s.rec(tsn)
+	for tsn := s.ledger.cumAck + 1; tsn != s.ledger.nextTSN; tsn++ {
+		r := s.ledger.rec(tsn)
 		if r.state != recAbandoned && r.msg != nil && r.msg.timed() {
 			prOut++
 		}
 		switch r.state {
 		case recInFlight:
-			flight += s.size(r)
+			flight += s.ledger.size(r)
 			inFlight++
 			unacked += int(r.n)
 		case recRtx:
@@ -193,19 +193,25 @@ func checkInvariants(t testing.TB, s *Sender) {
 		}
 	}
 	pathFlight := 0
-	timer := !s.t3.IsZero()
-	for _, p := range s.paths {
+	timer := !s.loss.t3.IsZero()
+	for _, p := range s.paths.list {
 		pathFlight += p.flight
 		timer = timer || !p.t3.IsZero()
 	}
-	if flight != pathFlight || inFlight != s.inFlight || rtx != s.rtxPending || gap != s.gapAcked || unacked != s.unackedData {
+	if flight != pathFlight || inFlight != s.ledger.inFlight || rtx != s.ledger.rtxPending || gap != s.ledger.gapAcked || unacked != s.ledger.unackedData {
 		t.Fatalf("counters flight %d/%d inFlight %d/%d rtx %d/%d gap %d/%d unacked %d/%d (want/have)",
-			flight, pathFlight, inFlight, s.inFlight, rtx, s.rtxPending, gap, s.gapAcked, unacked, s.unackedData)
+			flight, pathFlight, inFlight, s.ledger.inFlight, rtx, s.ledger.rtxPending, gap, s.ledger.gapAcked, unacked, s.ledger.unackedData)
 	}
-	if prOut != s.prOut {
-		t.Fatalf("%d outstanding chunks with a PR policy, counted %d", prOut, s.prOut)
+	if prOut != s.pr.timedChunks {
+		t.Fatalf("%d outstanding chunks with a PR policy, counted %d", prOut, s.pr.timedChunks)
 	}
-	if (s.inFlight+s.rtxPending > 0) && !timer {
+	if (s.ledger.inFlight+s.ledger.rtxPending > 0) && !timer {
 		t.Fatalf("data outstanding without T3-rtx running")
 	}
+}
+
+// enqueue queues a reliable message on the sender: what Engine.Queue does
+// for a message without a PR policy, without reading the clock.
+func (s *sender) enqueue(sid uint16, ppid uint32, unordered bool, payload []byte) error {
+	return s.queueMessage(sid, ppid, unordered, payload, true)
 }

@@ -57,14 +57,14 @@ func holRun(t testing.TB, kind sched.Kind, interleaved bool, link simnet.LinkCon
 	for len(lat) < count {
 		// Keep stream 1 busy: a new 1 MB message as soon as less than
 		// one is buffered (queued or unacknowledged).
-		for a.e.Send.Buffered() < bulkMsg {
-			if err := a.e.Send.Queue(1, 1, false, bulk); err != nil {
+		for a.e.send.queue.buffered < bulkMsg {
+			if err := a.e.send.enqueue(1, 1, false, bulk); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if sent < count && !p.now.Before(nextSmall) {
 			binary.BigEndian.PutUint64(msg, uint64(p.now.Sub(epoch)))
-			if err := a.e.Send.Queue(0, 2, false, msg); err != nil {
+			if err := a.e.send.enqueue(0, 2, false, msg); err != nil {
 				t.Fatal(err)
 			}
 			sent++
@@ -86,7 +86,7 @@ func holRun(t testing.TB, kind sched.Kind, interleaved bool, link simnet.LinkCon
 		// B reads everything; a small message's latency ends when its
 		// last byte is read.
 		for {
-			n, info, err := b.e.Recv.Read(b.rbuf)
+			n, info, err := b.e.Read(b.rbuf)
 			if errors.Is(err, ErrWouldBlock) {
 				break
 			}

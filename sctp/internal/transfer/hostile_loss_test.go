@@ -12,11 +12,11 @@ import (
 // last chunk cross cwnd; a fast retransmission may add one packet).
 func windowKept(t *testing.T, x *tx, what string) {
 	t.Helper()
-	p := &x.e.Path
+	p := &x.e.path
 	if p.flight > p.cwnd+2*p.MTU() {
 		t.Fatalf("%s: flight %d over cwnd %d", what, p.flight, p.cwnd)
 	}
-	checkInvariants(t, &x.e.Send)
+	checkInvariants(t, &x.e.send)
 }
 
 // Hostile acknowledgements with RACK-style detection: a peer that reneges
@@ -29,37 +29,37 @@ func TestHostileAcksRACK(t *testing.T) {
 	t.Run("reneging", func(t *testing.T) {
 		x := newTx(t, Config{Paths: api.Paths{MaxBurst: 4}})
 		measured(t, x, 10*time.Millisecond)
-		x.e.Path.cwnd = 20 * testPMDCS
-		x.e.Path.ssthresh = 20 * testPMDCS
+		x.e.path.cwnd = 20 * testPMDCS
+		x.e.path.ssthresh = 20 * testPMDCS
 		x.queue(200, 1000)
 		x.flush()
-		cwnd0 := x.e.Path.cwnd
+		cwnd0 := x.e.path.cwnd
 		sacks := 0
 		for i := range 1000 {
 			x.advance(time.Millisecond)
-			top := uint16(x.e.Send.NextTSN() - 1001)
+			top := uint16(x.e.NextTSN() - 1001)
 			if i%2 == 0 {
 				x.mustSACK(1000, api.DefaultBuffer, 2, top) // all but 1001
 			} else {
 				x.mustSACK(1000, api.DefaultBuffer) // reneged
 			}
 			sacks++
-			before := x.e.Stats.Retransmits + x.e.Stats.DataChunksSent
+			before := x.e.stats.Retransmits + x.e.stats.DataChunksSent
 			x.flush()
-			if n := x.e.Stats.Retransmits + x.e.Stats.DataChunksSent - before; n > uint64(x.e.Path.cwnd/chunk1000+2) {
-				t.Fatalf("SACK %d: %d chunks sent at one opportunity, cwnd %d", i, n, x.e.Path.cwnd)
+			if n := x.e.stats.Retransmits + x.e.stats.DataChunksSent - before; n > uint64(x.e.path.cwnd/chunk1000+2) {
+				t.Fatalf("SACK %d: %d chunks sent at one opportunity, cwnd %d", i, n, x.e.path.cwnd)
 			}
 			windowKept(t, x, "reneging")
 		}
-		if x.e.Path.cwnd > cwnd0 {
-			t.Fatalf("cwnd grew from %d to %d on reneged acknowledgements", cwnd0, x.e.Path.cwnd)
+		if x.e.path.cwnd > cwnd0 {
+			t.Fatalf("cwnd grew from %d to %d on reneged acknowledgements", cwnd0, x.e.path.cwnd)
 		}
-		t.Logf("%d SACKs, %d retransmissions, %d reneged", sacks, x.e.Stats.Retransmits, x.e.Stats.Reneged)
+		t.Logf("%d SACKs, %d retransmissions, %d reneged", sacks, x.e.stats.Retransmits, x.e.stats.Reneged)
 	})
 	t.Run("stuck", func(t *testing.T) {
 		x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 		measured(t, x, 10*time.Millisecond)
-		x.e.Path.cwnd = 20 * testPMDCS
+		x.e.path.cwnd = 20 * testPMDCS
 		x.queue(20, 1000)
 		if got := x.flush(); len(got) != 20 {
 			t.Fatalf("sent %d chunks", len(got))
@@ -74,14 +74,14 @@ func TestHostileAcksRACK(t *testing.T) {
 			x.e.OnTimeout(x.now)
 			// The same SACK every millisecond: 1001 missing, the rest
 			// arrived, and every chunk reported again and again.
-			if _, err := x.e.Send.HandleSACK(x.now, &SACK{CumTSNAck: 1000, ARwnd: api.DefaultBuffer,
+			if _, err := x.e.HandleSACK(x.now, &SACK{CumTSNAck: 1000, ARwnd: api.DefaultBuffer,
 				Gaps: []GapBlock{{Start: 2, End: 20}}, Dups: dups}); err != nil {
 				t.Fatal(err)
 			}
 			x.flush()
 			windowKept(t, x, "stuck")
 		}
-		st := x.e.Stats
+		st := x.e.stats
 		// One fast retransmission, then T3-rtx at 1 s (RTO.Min), 2 s,
 		// 4 s after it: 4 retransmissions in 10 s.
 		if st.Retransmits > 5 || st.T3Expiries != 3 || st.Probes > maxProbes {
@@ -90,7 +90,7 @@ func TestHostileAcksRACK(t *testing.T) {
 		if st.SpuriousRetransmits > st.Retransmits {
 			t.Fatalf("%d spurious retransmissions of %d", st.SpuriousRetransmits, st.Retransmits)
 		}
-		if k := x.e.Path.rack; k.reoMult > 1 {
+		if k := x.e.path.rack; k.reoMult > 1 {
 			t.Fatalf("reordering window multiplier %d from duplicates of a SACK that never moves", k.reoMult)
 		}
 		t.Logf("10 s of stuck SACKs: %+v", st)

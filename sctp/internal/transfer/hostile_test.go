@@ -18,9 +18,9 @@ type snapshot struct {
 }
 
 func snap(x *tx) snapshot {
-	s := &x.e.Send
-	return snapshot{s.cumAck, x.e.Path.flight, x.e.Path.cwnd, s.peerRwnd, s.inFlight, s.rtxPending, s.gapAcked, s.t3,
-		x.e.Stats.BytesAcked, x.e.Stats.SACKsStale, 0}
+	s := &x.e.send
+	return snapshot{s.ledger.cumAck, x.e.path.flight, x.e.path.cwnd, s.peerRwnd, s.ledger.inFlight, s.ledger.rtxPending, s.ledger.gapAcked, s.loss.t3,
+		x.e.stats.BytesAcked, x.e.stats.SACKsStale, 0}
 }
 
 // RFC 9260 section 12.4: "An SCTP implementation MUST abort the
@@ -58,10 +58,10 @@ func TestHostileSACK(t *testing.T) {
 			if after := snap(x); after != before {
 				t.Fatalf("state changed by a rejected SACK:\n%+v\n%+v", before, after)
 			}
-			if x.e.Stats.SACKsInvalid != 1 {
-				t.Fatalf("SACKsInvalid %d", x.e.Stats.SACKsInvalid)
+			if x.e.stats.SACKsInvalid != 1 {
+				t.Fatalf("SACKsInvalid %d", x.e.stats.SACKsInvalid)
 			}
-			checkInvariants(t, &x.e.Send)
+			checkInvariants(t, &x.e.send)
 		})
 	}
 }
@@ -77,11 +77,11 @@ func TestHostileSACKDupsAndEmpty(t *testing.T) {
 	x.queue(2, 100)
 	x.flush()
 	dups := make([]TSN, 65535)
-	if _, err := x.e.Send.HandleSACK(x.now, &SACK{CumTSNAck: 1001, ARwnd: api.DefaultBuffer, Dups: dups}); err != nil {
+	if _, err := x.e.HandleSACK(x.now, &SACK{CumTSNAck: 1001, ARwnd: api.DefaultBuffer, Dups: dups}); err != nil {
 		t.Fatal(err)
 	}
-	if x.e.Stats.DupTSNsReported != 65535 || !x.e.Send.Idle() {
-		t.Fatalf("dups %d idle %v", x.e.Stats.DupTSNsReported, x.e.Send.Idle())
+	if x.e.stats.DupTSNsReported != 65535 || !x.e.SendIdle() {
+		t.Fatalf("dups %d idle %v", x.e.stats.DupTSNsReported, x.e.SendIdle())
 	}
 }
 
@@ -93,16 +93,16 @@ func FuzzSender(f *testing.F) {
 	f.Add([]byte{1, 0xff, 0xff, 0xff, 0xff, 2, 0, 3})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}, PeerRwnd: 20000})
-		x.e.Path.cwnd = 30000
+		x.e.path.cwnd = 30000
 		for i := range 40 {
-			x.e.Send.Queue(uint16(i%4), 0, i%3 == 0, make([]byte, 100+i*37))
+			x.e.send.enqueue(uint16(i%4), 0, i%3 == 0, make([]byte, 100+i*37))
 		}
 		var sk SACK
 		for len(b) >= 4 {
 			op := b[0]
 			switch op % 4 {
 			case 0, 1: // SACK: cum offset, a_rwnd, gap count, gaps
-				sk.CumTSNAck = x.e.Send.cumAck + TSN(b[1])
+				sk.CumTSNAck = x.e.send.ledger.cumAck + TSN(b[1])
 				sk.ARwnd = uint32(b[2]) << 8
 				n := int(b[3] % 8)
 				b = b[4:]
@@ -111,16 +111,16 @@ func FuzzSender(f *testing.F) {
 					sk.Gaps = append(sk.Gaps, GapBlock{Start: uint16(b[0]), End: uint16(b[1])})
 					b = b[2:]
 				}
-				x.e.Send.HandleSACK(x.now, &sk)
+				x.e.HandleSACK(x.now, &sk)
 			case 2: // time passes, timers fire
 				x.advance(time.Duration(b[1]) * 10 * time.Millisecond)
 				x.e.OnTimeout(x.now)
 				b = b[2:]
 			case 3: // send
-				x.e.Send.AppendData(x.now, x.pkt[:0], int(b[1])*8)
+				x.e.AppendData(x.now, x.pkt[:0], int(b[1])*8)
 				b = b[2:]
 			}
-			checkInvariants(t, &x.e.Send)
+			checkInvariants(t, &x.e.send)
 		}
 	})
 }
@@ -143,19 +143,19 @@ func fuzzReceiver(t *testing.T, b []byte) {
 		for len(b) >= 5 {
 			d := Data{TSN: 1 + TSN(b[0]), SID: uint16(b[1] % 6), SSN: uint16(b[2] % 8), Flags: b[3] & 0xf, Payload: payload[:b[4]]}
 			b = b[5:]
-			e.Recv.HandleData(now, &d)
-			e.Recv.EndPacket(now)
-			if e.Recv.SACKDue(now) {
-				e.Recv.AppendSACK(now, nil, 1400)
+			e.HandleData(now, &d)
+			e.EndPacket(now)
+			if e.SACKDue(now) {
+				e.AppendSACK(now, nil, 1400)
 			}
 			switch len(b) % 3 {
 			case 0:
-				e.Recv.Read(buf)
+				e.Read(buf)
 			case 1:
-				e.Recv.ReadStream(uint16(len(b)%6), buf)
+				e.ReadStream(uint16(len(b)%6), buf)
 			}
-			if e.Recv.Held() > cfg.RecvBuffer+DefaultMTU {
-				t.Fatalf("held %d over the buffer", e.Recv.Held())
+			if e.RecvHeld() > cfg.RecvBuffer+DefaultMTU {
+				t.Fatalf("held %d over the buffer", e.RecvHeld())
 			}
 		}
 	}

@@ -25,14 +25,14 @@ func TestIDataNoAllocsPerMessage(t *testing.T) {
 	m := newIMemPair(t)
 	msg := make([]byte, 3000)
 	for i := range 2000 {
-		m.a.Send.Queue(uint16(i%10), 0, i%5 == 0, msg)
+		m.a.send.enqueue(uint16(i%10), 0, i%5 == 0, msg)
 		if i%4 == 3 {
 			m.step(t)
 		}
 	}
 	i := 0
 	allocs := testing.AllocsPerRun(2000, func() {
-		m.a.Send.Queue(uint16(i%10), 7, i%5 == 0, msg)
+		m.a.send.enqueue(uint16(i%10), 7, i%5 == 0, msg)
 		if i%4 == 3 {
 			m.step(t)
 		}

@@ -27,36 +27,36 @@ func FuzzIDataReceiver(f *testing.F) {
 		for len(b) >= 6 {
 			if b[0] == 255 { // an I-FORWARD-TSN with one entry
 				c := chunkOfBytes(1+uint32(b[1]), uint16(b[2]%5), b[3]&1 != 0, uint32(b[4]%4)-1)
-				e.Recv.HandleIForwardTSN(now, c)
+				e.HandleIForwardTSN(now, c)
 				b = b[6:]
 				continue
 			}
 			d := IData{TSN: 1 + TSN(b[0]), SID: uint16(b[1] % 5), MID: uint32(b[2]%4) - 1,
 				FSN: uint32(b[3] % 4), PPID: uint32(b[3]), Flags: b[4] & 0xf, Payload: payload[:b[5]]}
 			b = b[6:]
-			e.Recv.HandleIData(now, &d)
-			e.Recv.EndPacket(now)
-			if e.Recv.SACKDue(now) {
-				e.Recv.AppendSACK(now, nil, 1400)
+			e.HandleIData(now, &d)
+			e.EndPacket(now)
+			if e.SACKDue(now) {
+				e.AppendSACK(now, nil, 1400)
 			}
 			switch len(b) % 3 {
 			case 0:
 				for {
-					if _, _, err := e.Recv.Read(buf); err != nil {
+					if _, _, err := e.Read(buf); err != nil {
 						break
 					}
 				}
 			case 1:
 				for sid := range uint16(5) {
 					for {
-						if _, _, err := e.Recv.ReadStream(4-sid, buf); err != nil {
+						if _, _, err := e.ReadStream(4-sid, buf); err != nil {
 							break
 						}
 					}
 				}
 			}
-			if e.Recv.Held() > cfg.RecvBuffer+DefaultMTU {
-				t.Fatalf("held %d over the buffer", e.Recv.Held())
+			if e.RecvHeld() > cfg.RecvBuffer+DefaultMTU {
+				t.Fatalf("held %d over the buffer", e.RecvHeld())
 			}
 		}
 	})

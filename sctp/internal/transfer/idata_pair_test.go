@@ -30,7 +30,7 @@ type iside struct {
 
 func (s *iside) consume() {
 	for {
-		n, info, err := s.e.Recv.Read(s.rbuf[:s.readSize])
+		n, info, err := s.e.Read(s.rbuf[:s.readSize])
 		if errors.Is(err, ErrWouldBlock) {
 			return
 		}
@@ -78,11 +78,11 @@ func TestIDataPairLossy(t *testing.T) {
 			s.unordPct = 20
 		}
 		p.drive(t, 10*time.Minute, p.done, sides[0], sides[1])
-		if p.a.e.Stats.Retransmits == 0 || p.b.e.Stats.Retransmits == 0 {
+		if p.a.e.stats.Retransmits == 0 || p.b.e.stats.Retransmits == 0 {
 			t.Errorf("seed %d: no retransmissions: the network was not lossy", seed)
 		}
 		t.Logf("seed %d: virtual %v, A→B %d msgs, B→A %d msgs, retransmits %d/%d", seed, p.now.Sub(epoch),
-			p.a.sentMsgs, p.b.sentMsgs, p.a.e.Stats.Retransmits, p.b.e.Stats.Retransmits)
+			p.a.sentMsgs, p.b.sentMsgs, p.a.e.stats.Retransmits, p.b.e.stats.Retransmits)
 	}
 }
 
@@ -98,12 +98,12 @@ func TestIDataPairPartialDelivery(t *testing.T) {
 		s.readSize = 3000
 	}
 	p.drive(t, 10*time.Minute, p.done, sides[0], sides[1])
-	pd := p.a.e.Stats.PartialDeliveries + p.b.e.Stats.PartialDeliveries
+	pd := p.a.e.stats.PartialDeliveries + p.b.e.stats.PartialDeliveries
 	if pd == 0 {
 		t.Fatal("no partial delivery")
 	}
 	t.Logf("virtual %v, %d+%d msgs, %d partial deliveries, %d overruns", p.now.Sub(epoch), p.a.sentMsgs, p.b.sentMsgs,
-		pd, p.a.e.Stats.PartialOverrun+p.b.e.Stats.PartialOverrun)
+		pd, p.a.e.stats.PartialOverrun+p.b.e.stats.PartialOverrun)
 }
 
 // The sender interleaves: with two streams each holding a large message,
@@ -120,7 +120,7 @@ func TestIDataSenderInterleaves(t *testing.T) {
 	}
 	big := make([]byte, 5000)
 	for sid := range uint16(2) {
-		if err := e.Send.Queue(sid, 9, false, big); err != nil {
+		if err := e.send.enqueue(sid, 9, false, big); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -128,7 +128,7 @@ func TestIDataSenderInterleaves(t *testing.T) {
 	var sids []uint16
 	next := map[uint16]uint32{}
 	for range 6 {
-		pkt, _ := e.Send.AppendData(now, nil, 1200-12)
+		pkt, _ := e.AppendData(now, nil, 1200-12)
 		it := chunk.Chunks(pkt)
 		for c, ok := it.Next(); ok; c, ok = it.Next() {
 			if c.Type != chunk.TypeIData {
@@ -172,7 +172,7 @@ func TestIDataWrongVariant(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := Data{Flags: chunk.FlagBeginning | chunk.FlagEnd, TSN: 0, Payload: []byte("x")}
-	if _, err := ei.Recv.HandleData(epoch, &d); !errors.Is(err, ErrProtocolViolation) {
+	if _, err := ei.HandleData(epoch, &d); !errors.Is(err, ErrProtocolViolation) {
 		t.Fatalf("DATA with I-DATA negotiated: %v", err)
 	}
 	ed, err := New(Config{OutStreams: 1, InStreams: 1})
@@ -180,7 +180,7 @@ func TestIDataWrongVariant(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := IData{Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte("x")}
-	if _, err := ed.Recv.HandleIData(epoch, &id); !errors.Is(err, ErrProtocolViolation) {
+	if _, err := ed.HandleIData(epoch, &id); !errors.Is(err, ErrProtocolViolation) {
 		t.Fatalf("I-DATA without I-DATA negotiated: %v", err)
 	}
 }
@@ -194,14 +194,14 @@ func TestIDataReceiverIForwardTSN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &e.Recv
+	r := &e.recv
 	big := make([]byte, 1500)
 	for i, d := range []IData{
 		{TSN: 10, SID: 0, MID: 0, Flags: chunk.FlagBeginning, PPID: 5, Payload: big},
 		{TSN: 11, SID: 0, MID: 0, FSN: 1, Payload: big},
 		{TSN: 13, SID: 1, MID: 0, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte("after")},
 	} {
-		if v, err := r.HandleIData(epoch, &d); err != nil || v != Accepted {
+		if v, err := r.handleIData(epoch, &d); err != nil || v != Accepted {
 			t.Fatalf("chunk %d: %v %v", i, v, err)
 		}
 	}
@@ -210,7 +210,7 @@ func TestIDataReceiverIForwardTSN(t *testing.T) {
 	// first parts are out, stream 1's whole message with them.
 	var got []string
 	for {
-		n, info, err := r.Read(buf)
+		n, info, err := r.read(buf)
 		if err != nil {
 			break
 		}
@@ -221,14 +221,14 @@ func TestIDataReceiverIForwardTSN(t *testing.T) {
 		b, _ = chunk.AppendIForwardTSN(b, 12, []chunk.StreamMID{{SID: 0, MID: 0}})
 		return b
 	})
-	if err := r.HandleIForwardTSN(epoch, c); err != nil {
+	if err := r.handleIForwardTSN(epoch, c); err != nil {
 		t.Fatal(err)
 	}
-	if r.CumulativeTSN() != 13 || !r.SACKDue(epoch) {
-		t.Fatalf("cum %d, SACK due %v", r.CumulativeTSN(), r.SACKDue(epoch))
+	if r.tsns.cum != 13 || !r.acks.due(epoch) {
+		t.Fatalf("cum %d, SACK due %v", r.tsns.cum, r.acks.due(epoch))
 	}
 	for {
-		n, info, err := r.Read(buf)
+		n, info, err := r.read(buf)
 		if err != nil {
 			break
 		}
@@ -239,22 +239,22 @@ func TestIDataReceiverIForwardTSN(t *testing.T) {
 		t.Fatalf("reads %v\nwant  %s", got, want)
 	}
 	// Stale: no change.
-	if err := r.HandleIForwardTSN(epoch, c); err != nil || r.CumulativeTSN() != 13 {
-		t.Fatalf("stale I-FORWARD-TSN: %v, cum %d", err, r.CumulativeTSN())
+	if err := r.handleIForwardTSN(epoch, c); err != nil || r.tsns.cum != 13 {
+		t.Fatalf("stale I-FORWARD-TSN: %v, cum %d", err, r.tsns.cum)
 	}
 	bad := chunkOf(t, func(b []byte) []byte {
 		b, _ = chunk.AppendIForwardTSN(b, 20, []chunk.StreamMID{{SID: 2, MID: 0}})
 		return b
 	})
-	if err := r.HandleIForwardTSN(epoch, bad); err == nil || r.CumulativeTSN() != 13 {
-		t.Fatalf("stream 2 of 2: %v, cum %d", err, r.CumulativeTSN())
+	if err := r.handleIForwardTSN(epoch, bad); err == nil || r.tsns.cum != 13 {
+		t.Fatalf("stream 2 of 2: %v, cum %d", err, r.tsns.cum)
 	}
 	short := chunk.Chunk{Type: chunk.TypeIForwardTSN, Value: []byte{0, 0, 0, 20, 0, 0, 0, 0}}
-	if err := r.HandleIForwardTSN(epoch, short); !errors.Is(err, chunk.ErrBadLength) {
+	if err := r.handleIForwardTSN(epoch, short); !errors.Is(err, chunk.ErrBadLength) {
 		t.Fatalf("length 12: %v", err)
 	}
 	ed, _ := New(Config{OutStreams: 1, InStreams: 1})
-	if err := ed.Recv.HandleIForwardTSN(epoch, c); !errors.Is(err, ErrProtocolViolation) {
+	if err := ed.HandleIForwardTSN(epoch, c); !errors.Is(err, ErrProtocolViolation) {
 		t.Fatalf("I-FORWARD-TSN without I-DATA: %v", err)
 	}
 }
@@ -275,12 +275,12 @@ func chunkOf(t testing.TB, build func([]byte) []byte) chunk.Chunk {
 // it numbers the same way. Config.Extensions.InterleaveFSN fixes either numbering.
 func TestIDataSenderFollowsLinuxFSN(t *testing.T) {
 	sendFSNs := func(e *Engine) []uint32 {
-		if err := e.Send.Queue(0, 1, false, make([]byte, 3000)); err != nil {
+		if err := e.send.enqueue(0, 1, false, make([]byte, 3000)); err != nil {
 			t.Fatal(err)
 		}
 		var fsns []uint32
 		for {
-			pkt, n := e.Send.AppendData(epoch, nil, 1200-12)
+			pkt, n := e.AppendData(epoch, nil, 1200-12)
 			if n == 0 {
 				return fsns
 			}
@@ -299,7 +299,7 @@ func TestIDataSenderFollowsLinuxFSN(t *testing.T) {
 			{TSN: 1, FSN: 0, Payload: []byte("b")},
 			{TSN: 2, FSN: 1, Flags: chunk.FlagEnd, Payload: []byte("c")},
 		} {
-			if _, err := e.Recv.HandleIData(epoch, &d); err != nil {
+			if _, err := e.HandleIData(epoch, &d); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -336,7 +336,7 @@ func TestIDataReceiveWindowFullHoleFiller(t *testing.T) {
 	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 2000}, Interleaved: true})
 	id := func(tsn TSN, sid uint16, mid uint32, n int) Verdict {
 		d := IData{TSN: tsn, SID: sid, MID: mid, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: make([]byte, n)}
-		v, err := r.e.Recv.HandleIData(r.now, &d)
+		v, err := r.e.HandleIData(r.now, &d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -350,8 +350,8 @@ func TestIDataReceiveWindowFullHoleFiller(t *testing.T) {
 	if v := id(1, 0, 0, 400); v != Accepted {
 		t.Fatalf("hole filler: %v, want accepted", v)
 	}
-	if r.e.Stats.DroppedReneged != 1 {
-		t.Fatalf("DroppedReneged %d", r.e.Stats.DroppedReneged)
+	if r.e.stats.DroppedReneged != 1 {
+		t.Fatalf("DroppedReneged %d", r.e.stats.DroppedReneged)
 	}
 	if s := r.sack(); s.CumTSNAck != 2 || len(s.Gaps) != 0 {
 		t.Fatalf("SACK cum %d gaps %v, want 2 and TSN 3 no longer reported", s.CumTSNAck, s.Gaps)
@@ -377,7 +377,7 @@ func TestIDataMIDOutsideWindow(t *testing.T) {
 	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 4000}, Interleaved: true})
 	send := func(tsn TSN, mid uint32) error {
 		d := IData{TSN: tsn, SID: 1, MID: mid, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte{1}}
-		_, err := r.e.Recv.HandleIData(r.now, &d)
+		_, err := r.e.HandleIData(r.now, &d)
 		return err
 	}
 	if err := send(1, 1<<31-1); err != nil {
@@ -386,7 +386,7 @@ func TestIDataMIDOutsideWindow(t *testing.T) {
 	if err := send(2, 1<<31); !errors.Is(err, ErrProtocolViolation) {
 		t.Fatalf("MID 2^31 ahead: %v, want a protocol violation", err)
 	}
-	if r.e.Stats.IDataMIDRefused != 1 {
-		t.Fatalf("IDataMIDRefused %d, want 1", r.e.Stats.IDataMIDRefused)
+	if r.e.stats.IDataMIDRefused != 1 {
+		t.Fatalf("IDataMIDRefused %d, want 1", r.e.stats.IDataMIDRefused)
 	}
 }

@@ -21,13 +21,13 @@ type Info struct {
 
 // Info returns a snapshot of the engine's state.
 func (e *Engine) Info() Info {
-	p := e.Send.path // the primary (Engine.Path until SetPrimary)
+	p := e.send.paths.primary // path 0 until SetPrimary
 	return Info{
 		SRTT: p.srtt, RTTVar: p.rttvar, RTO: p.rto,
 		Cwnd: p.cwnd, Ssthresh: p.ssthresh, FlightSize: p.flight,
-		PeerRwnd: e.Send.peerRwnd, Rwnd: e.Recv.Window(),
-		Outstanding: e.Send.Outstanding(), SendBuffered: e.Send.buffered,
-		RecvHeld: e.Recv.Held(), InFastRecovery: p.inFastRecovery, PathErrors: p.errors,
-		NextTSN: e.Send.nextTSN, CumAck: e.Send.cumAck, PeerCumTSN: e.Recv.CumulativeTSN(),
+		PeerRwnd: e.send.peerRwnd, Rwnd: e.recv.window(),
+		Outstanding: e.send.ledger.outstanding(), SendBuffered: e.send.queue.buffered,
+		RecvHeld: e.recv.held(), InFastRecovery: p.inFastRecovery, PathErrors: p.errors,
+		NextTSN: e.send.ledger.nextTSN, CumAck: e.send.ledger.cumAck, PeerCumTSN: e.recv.tsns.cum,
 	}
 }

@@ -23,8 +23,8 @@ import (
 // compaction: O(1) amortised per message, at most twice the live entries.
 
 // ttlRef is the value of a heap entry: message m, queued as arrival
-// number seq. The entry's key is the prClock value at which m's lifetime
-// ends.
+// number seq. The entry's key is the value of the lifetime clock
+// (abandoner.clock) at which m's lifetime ends.
 type ttlRef struct {
 	m   *message
 	seq uint32
@@ -34,7 +34,7 @@ type ttlRef struct {
 type ttlHeap struct {
 	h    indexheap.Heap[uint32, ttlRef, indexheap.NoIndex[ttlRef]]
 	live int        // entries after the last compaction
-	sent []*message // scratch: sent messages ExpireLifetimes abandons
+	sent []*message // scratch: sent messages expireLifetimes abandons
 }
 
 // valid reports whether r still names a live message whose lifetime runs:
@@ -45,8 +45,8 @@ func (r ttlRef) valid() bool {
 }
 
 // watchLifetime adds m, just queued with a PRTTL lifetime, to the heap.
-func (s *Sender) watchLifetime(m *message) {
-	t := &s.ttl
+func (s *sender) watchLifetime(m *message) {
+	t := &s.pr.ttl
 	if t.h.Len() >= 2*t.live+64 {
 		s.compactLifetimes()
 	}
@@ -55,40 +55,40 @@ func (s *Sender) watchLifetime(m *message) {
 
 // compactLifetimes drops the entries of messages that left the send buffer
 // and rebuilds the heap.
-func (s *Sender) compactLifetimes() {
-	t := &s.ttl
+func (s *sender) compactLifetimes() {
+	t := &s.pr.ttl
 	t.h.Filter(func(e *indexheap.Entry[uint32, ttlRef]) bool { return e.Val.valid() })
 	t.live = t.h.Len()
 }
 
-// LifetimeDeadline returns when the earliest lifetime of a message in the
+// lifetimeDeadline returns when the earliest lifetime of a message in the
 // send buffer ends, or the zero time when none is watched. Entries of
 // messages that left come off the top first, so that a message
 // acknowledged long before its lifetime ends wakes nobody then (the
 // association asks after every packet: amortised O(log n) per message).
-func (s *Sender) LifetimeDeadline() time.Time {
-	t := &s.ttl
+func (s *sender) lifetimeDeadline() time.Time {
+	t := &s.pr.ttl
 	for t.h.Len() > 0 && !t.h.Min().Val.valid() {
 		t.h.Remove(0)
 	}
 	if t.h.Len() == 0 {
 		return time.Time{}
 	}
-	return s.prBase.Add(time.Duration(t.h.Min().Key) * time.Millisecond)
+	return s.pr.clockBase.Add(time.Duration(t.h.Min().Key) * time.Millisecond)
 }
 
-// ExpireLifetimes gives up every message whose lifetime ended at or before
+// expireLifetimes gives up every message whose lifetime ended at or before
 // now: a message not yet sent leaves the queue (TR3); one partly or wholly
 // sent is abandoned (RFC 3758 section 3.5 A2/A3) when PR-SCTP was
 // negotiated, and a FORWARD-TSN becomes due; without PR-SCTP a message
 // already started is sent on (the peer could not be told to skip it). The
 // messages given up are reported through TakeFailed.
-func (s *Sender) ExpireLifetimes(now time.Time) {
-	t := &s.ttl
+func (s *sender) expireLifetimes(now time.Time) {
+	t := &s.pr.ttl
 	if t.h.Len() == 0 {
 		return
 	}
-	clock := s.prClock(now)
+	clock := s.pr.clock(now)
 	sent := t.sent[:0]
 	for t.h.Len() > 0 && int32(clock-t.h.Min().Key) >= 0 {
 		e := t.h.Remove(0)
@@ -97,7 +97,7 @@ func (s *Sender) ExpireLifetimes(now time.Time) {
 		}
 		m := e.Val.m
 		switch {
-		case m.off == 0 && s.cur != m:
+		case m.off == 0 && s.queue.pinned != m:
 			s.dropQueued(m)
 		case s.cfg.PartialReliability:
 			sent = append(sent, m)
@@ -120,13 +120,13 @@ func (s *Sender) ExpireLifetimes(now time.Time) {
 // messages in flight whose lifetimes end together cost O(flight), not
 // O(messages x flight). The effect is that of abandoning them one after
 // the other in order.
-func (s *Sender) abandonAll(ms []*message) {
+func (s *sender) abandonAll(ms []*message) {
 	for _, m := range ms {
 		m.bits |= msgAbandoned
-		s.report(m, true)
+		s.pr.report(m, true)
 	}
-	for t := s.cumAck + 1; t != s.nextTSN; t++ {
-		if r := s.rec(t); r.msg != nil && r.msg.abandoned() {
+	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
+		if r := s.ledger.rec(t); r.msg != nil && r.msg.abandoned() {
 			s.abandonRec(r) // no-op for chunks abandoned before
 		}
 	}
@@ -137,5 +137,5 @@ func (s *Sender) abandonAll(ms []*message) {
 			m.refs--
 		}
 	}
-	s.advance()
+	s.pr.advance(&s.ledger)
 }

@@ -47,12 +47,12 @@ func TestLifetimeDeadline(t *testing.T) {
 		if len(f) != want.failed || f[0].Sent != want.sent || f[0].Policy != PRTTL {
 			t.Fatalf("at %v: failed %+v", want.at, f)
 		}
-		if want.sent && !x.e.Send.ForwardDue() {
+		if want.sent && !x.e.ForwardDue() {
 			t.Fatal("no FORWARD-TSN due after abandoning a sent message")
 		}
-		checkInvariants(t, &x.e.Send)
+		checkInvariants(t, &x.e.send)
 	}
-	if d := x.e.Send.LifetimeDeadline(); !d.IsZero() {
+	if d := x.e.send.lifetimeDeadline(); !d.IsZero() {
 		t.Fatalf("lifetime deadline %v with no lifetime left", d)
 	}
 }
@@ -66,7 +66,7 @@ func TestLifetimeHeapCompacts(t *testing.T) {
 		x.queuePR(0, false, 100, PR{Policy: PRTTL, Value: 3600_000})
 		tsns := x.flush()
 		x.mustSACK(tsns[len(tsns)-1], api.DefaultBuffer)
-		if n := x.e.Send.ttl.h.Len(); n > 2*1+64 {
+		if n := x.e.send.pr.ttl.h.Len(); n > 2*1+64 {
 			t.Fatalf("after %d messages: %d heap entries for at most one live", i, n)
 		}
 	}
@@ -75,7 +75,7 @@ func TestLifetimeHeapCompacts(t *testing.T) {
 	}
 	// Nothing left in the buffer: no lifetime deadline (a message
 	// acknowledged before its lifetime ends wakes nobody then).
-	if d := x.e.Send.LifetimeDeadline(); !d.IsZero() {
+	if d := x.e.send.lifetimeDeadline(); !d.IsZero() {
 		t.Fatalf("lifetime deadline %v with every message acknowledged", d)
 	}
 }
@@ -113,15 +113,15 @@ func TestLifetimeManyInFlight(t *testing.T) {
 	if sent < 31 || !big {
 		t.Fatalf("%d given up after they were sent (the large one: %v), want the 30 small ones and the large one", sent, big)
 	}
-	checkInvariants(t, &x.e.Send)
-	if x.e.Path.FlightSize() != 0 {
-		t.Fatalf("flight %d after abandoning everything", x.e.Path.FlightSize())
+	checkInvariants(t, &x.e.send)
+	if x.e.path.flight != 0 {
+		t.Fatalf("flight %d after abandoning everything", x.e.path.flight)
 	}
-	if got, want := x.e.Send.AdvancedPeerAckPoint(), x.e.Send.NextTSN()-1; got != want || !x.e.Send.ForwardDue() {
-		t.Fatalf("Advanced.Peer.Ack.Point %d, want %d; FORWARD-TSN due %v", got, want, x.e.Send.ForwardDue())
+	if got, want := x.e.send.pr.advancedPeerAckPoint(x.e.send.ledger.cumAck), x.e.NextTSN()-1; got != want || !x.e.ForwardDue() {
+		t.Fatalf("Advanced.Peer.Ack.Point %d, want %d; FORWARD-TSN due %v", got, want, x.e.ForwardDue())
 	}
-	x.mustSACK(x.e.Send.NextTSN()-1, api.DefaultBuffer)
-	if !x.e.Send.Idle() {
+	x.mustSACK(x.e.NextTSN()-1, api.DefaultBuffer)
+	if !x.e.SendIdle() {
 		t.Fatal("not idle once the peer moved past the abandoned TSNs")
 	}
 }

@@ -27,7 +27,7 @@ func lossRun(t testing.TB, seed uint64, loss float64, volume int64, adj func(*Co
 	p.a.maxMsg = 1400
 	p.a.toSend = volume
 	p.run(t, time.Hour)
-	return p.now.Sub(epoch), p.a.e.Stats
+	return p.now.Sub(epoch), p.a.e.stats
 }
 
 // recoveryModes are the configurations the loss tests compare.

@@ -14,12 +14,12 @@ import (
 // no E bit) of ordered messages that never complete, spread over 16
 // streams, until it drops them, as a hostile peer filling the window would.
 // It returns the fragments the receiver kept and the heap they hold.
-func heldTinyFragments(t testing.TB, buffer int, idata bool) (frags int, heap uint64, r *Receiver) {
+func heldTinyFragments(t testing.TB, buffer int, idata bool) (frags int, heap uint64, r *receiver) {
 	e, err := New(Config{PeerTSN: 1, OutStreams: 1, InStreams: 16, Buffers: api.Buffers{RecvBuffer: buffer}, Interleaved: idata})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r = &e.Recv
+	r = &e.recv
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.GC() // sync.Pools keep what they hold through one collection
@@ -33,15 +33,15 @@ func heldTinyFragments(t testing.TB, buffer int, idata bool) (frags int, heap ui
 		sid, seq := uint16(i%16), uint32(1+i/16) // seq 0 never comes: nothing is deliverable
 		if idata {
 			id = IData{TSN: tsn, SID: sid, MID: seq, Flags: chunk.FlagBeginning, Payload: one}
-			v, err = r.HandleIData(epoch, &id)
+			v, err = r.handleIData(epoch, &id)
 		} else {
 			d = Data{TSN: tsn, SID: sid, SSN: uint16(seq), Flags: chunk.FlagBeginning, Payload: one}
-			v, err = r.HandleData(epoch, &d)
+			v, err = r.handleData(epoch, &d)
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.EndPacket(epoch)
+		r.endPacket(epoch)
 		if v != Accepted {
 			break
 		}
@@ -66,12 +66,12 @@ func TestTinyFragmentsMemory(t *testing.T) {
 	for _, idata := range []bool{false, true} {
 		frags, heap, r := heldTinyFragments(t, buffer, idata)
 		t.Logf("idata %v: %d fragments of 1 byte held, heap +%d bytes (%.0f per fragment, %.2fx the %d-byte buffer), charged %d, a_rwnd %d",
-			idata, frags, heap, float64(heap)/float64(frags), float64(heap)/buffer, buffer, r.Charged(), r.advertise())
+			idata, frags, heap, float64(heap)/float64(frags), float64(heap)/buffer, buffer, r.charged(), r.advertise())
 		if heap > 3*buffer {
 			t.Errorf("idata %v: %d bytes held for a %d-byte receive buffer, want at most 3x", idata, heap, buffer)
 		}
-		if r.Charged() > memFactor*buffer+chunkCost(DefaultMTU) {
-			t.Errorf("idata %v: charged %d over the memory limit", idata, r.Charged())
+		if r.charged() > memFactor*buffer+chunkCost(DefaultMTU) {
+			t.Errorf("idata %v: charged %d over the memory limit", idata, r.charged())
 		}
 		if a := r.advertise(); a != 0 {
 			t.Errorf("idata %v: a_rwnd %d once full", idata, a)

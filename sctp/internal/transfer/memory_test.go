@@ -25,12 +25,12 @@ func TestEngineFootprint(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	idle := after.TotalAlloc - before.TotalAlloc
 	for sid := range uint16(10) {
-		e.Send.Queue(sid, 0, false, []byte{1})
+		e.send.enqueue(sid, 0, false, []byte{1})
 	}
 	runtime.ReadMemStats(&before)
 	used := before.TotalAlloc - after.TotalAlloc
 	for sid := range uint16(10) {
-		e.Send.Queue(10+sid*6000, 0, false, []byte{1})
+		e.send.enqueue(10+sid*6000, 0, false, []byte{1})
 	}
 	runtime.ReadMemStats(&after)
 	spread := after.TotalAlloc - before.TotalAlloc
@@ -51,30 +51,30 @@ func TestRestingGivesBack(t *testing.T) {
 	msg := make([]byte, 1452)
 	burst := func() {
 		for i := range 200 {
-			if err := m.a.Send.Queue(uint16(i%10), 0, false, msg); err != nil {
+			if err := m.a.send.enqueue(uint16(i%10), 0, false, msg); err != nil {
 				t.Fatal(err)
 			}
 		}
-		for m.a.Send.Buffered() > 0 {
+		for m.a.send.queue.buffered > 0 {
 			m.now = m.now.Add(time.Millisecond)
 			m.step(t)
 		}
 	}
 	burst()
-	s, r := &m.a.Send, &m.b.Recv
-	if s.nfree > keepFreeMessages || len(s.recs) != initialRecords {
+	s, r := &m.a.send, &m.b.recv
+	if s.queue.nfree > keepFreeMessages || len(s.ledger.recs) != initialRecords {
 		t.Errorf("resting sender keeps %d free messages and a ring of %d, want at most %d and %d",
-			s.nfree, len(s.recs), keepFreeMessages, initialRecords)
+			s.queue.nfree, len(s.ledger.recs), keepFreeMessages, initialRecords)
 	}
 	if n := r.pool.FreeCost(); n > keepFreeFragBytes {
 		t.Errorf("resting receiver keeps free fragments costing %d bytes, want at most %d", n, keepFreeFragBytes)
 	}
 	// A ring grown for a large flight goes back to the first size.
-	s.grow()
-	s.grow()
-	s.rest()
-	if len(s.recs) != initialRecords || s.mask != initialRecords-1 {
-		t.Errorf("rested ring has %d records (mask %d), want %d", len(s.recs), s.mask, initialRecords)
+	s.ledger.grow()
+	s.ledger.grow()
+	s.releaseCaches()
+	if len(s.ledger.recs) != initialRecords || s.ledger.mask != initialRecords-1 {
+		t.Errorf("rested ring has %d records (mask %d), want %d", len(s.ledger.recs), s.ledger.mask, initialRecords)
 	}
 	if testsupport.RaceEnabled {
 		return // sync.Pool drops items at random under -race

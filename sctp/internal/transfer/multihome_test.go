@@ -54,15 +54,15 @@ func (p *mhPair) flushA() {
 	s := p.a
 	for i := 0; ; i++ {
 		pkt := s.pkt[:0]
-		room := s.e.Path.MTU() - 12
-		if s.e.Recv.SACKDue(p.now) {
-			pkt = s.e.Recv.AppendSACK(p.now, pkt, room)
+		room := s.e.path.MTU() - 12
+		if s.e.SACKDue(p.now) {
+			pkt = s.e.AppendSACK(p.now, pkt, room)
 		}
-		pkt, n := s.e.Send.AppendData(p.now, pkt, room-len(pkt))
+		pkt, n := s.e.AppendData(p.now, pkt, room-len(pkt))
 		if len(pkt) == 0 {
 			return
 		}
-		dest := s.e.Send.Dest()
+		dest := s.e.DataDest()
 		if n > 0 {
 			p.dataPkts[dest]++
 			if !p.mark.IsZero() && p.firstData[dest].IsZero() {
@@ -80,7 +80,7 @@ func (p *mhPair) flushA() {
 // T3-rtx expiry of the primary, and data to the other path.
 func (p *mhPair) manage() {
 	e := p.a.e
-	f := e.Send.Faulted()
+	f := e.FaultedPaths()
 	if p.noManage || f&(1<<e.Primary()) == 0 {
 		return
 	}
@@ -129,8 +129,8 @@ func (p *mhPair) run(t testing.TB, limit time.Duration, stop func() bool) {
 		p.flushA()
 		p.b.flush(p.now, p.n)
 		if steps%64 == 0 {
-			checkInvariants(t, &p.a.e.Send)
-			checkPathFlight(t, &p.a.e.Send)
+			checkInvariants(t, &p.a.e.send)
+			checkPathFlight(t, &p.a.e.send)
 		}
 		if stop() {
 			return
@@ -154,24 +154,24 @@ func (p *mhPair) run(t testing.TB, limit time.Duration, stop func() bool) {
 }
 
 func (p *mhPair) done() bool {
-	return p.a.toSend <= 0 && p.a.pending == nil && p.a.e.Send.Idle() && p.b.recvMsgs == p.a.sentMsgs
+	return p.a.toSend <= 0 && p.a.pending == nil && p.a.e.SendIdle() && p.b.recvMsgs == p.a.sentMsgs
 }
 
 // checkPathFlight checks that the paths' flight sizes add up to the bytes
 // of the chunks in flight, each counted on the path it was last sent on.
-func checkPathFlight(t testing.TB, s *Sender) {
+func checkPathFlight(t testing.TB, s *sender) {
 	t.Helper()
-	want := make([]int, len(s.paths))
-	for tsn := s.cumAck + 1; tsn != s.nextTSN; tsn++ {
-		if r := s.rec(tsn); r.state == recInFlight {
-			want[r.marks>>pathShift] += s.size(r)
+	want := make([]int, len(s.paths.list))
+	for tsn := s.ledger.cumAck + 1; tsn != s.ledger.nextTSN; tsn++ {
+		if r := s.ledger.rec(tsn); r.state == recInFlight {
+			want[r.marks>>pathShift] += s.ledger.size(r)
 		}
 	}
-	for i, p := range s.paths {
+	for i, p := range s.paths.list {
 		if p.flight != want[i] {
 			t.Fatalf("path %d: flight %d, chunks in flight on it %d", i, p.flight, want[i])
 		}
-		if p.flight == 0 && p != s.path && !p.t3.IsZero() {
+		if p.flight == 0 && p != s.paths.primary && !p.t3.IsZero() {
 			t.Fatalf("path %d: T3-rtx runs with nothing in flight", i)
 		}
 	}
@@ -187,29 +187,29 @@ func TestMultihomePrimaryCutForGood(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		p := newMHPair(t, seed, mhLinks)
 		p.a.toSend = 2 << 20
-		p.run(t, time.Minute, func() bool { return p.a.e.Stats.BytesAcked > 512<<10 })
+		p.run(t, time.Minute, func() bool { return p.a.e.stats.BytesAcked > 512<<10 })
 		if p.dataPkts[1] != 0 {
 			t.Fatalf("seed %d: %d DATA packets on path 1 before the cut", seed, p.dataPkts[1])
 		}
-		rto := p.a.e.Path.RTO()
+		rto := p.a.e.path.RTO()
 		p.n.Link(0).SetConfig(simnet.LinkConfig{Delay: 10 * time.Millisecond, Loss: 1})
 		p.n.Link(1).SetConfig(simnet.LinkConfig{Delay: 10 * time.Millisecond, Loss: 1})
 		p.mark = p.now
 		p.run(t, 5*time.Minute, p.done)
 		failover := p.firstData[1].Sub(p.mark)
 		t.Logf("seed %d: RTO %v at the cut, data on path 1 after %v; moved retransmissions %d, T3 %d",
-			seed, rto, failover, p.a.e.Stats.RetransmitsMoved, p.a.e.Stats.T3Expiries)
+			seed, rto, failover, p.a.e.stats.RetransmitsMoved, p.a.e.stats.T3Expiries)
 		if p.failovers != 1 || p.a.e.Primary() != 1 {
 			t.Fatalf("seed %d: %d failovers, primary %d", seed, p.failovers, p.a.e.Primary())
 		}
 		if failover <= 0 || failover > 2*rto {
 			t.Errorf("seed %d: data on path 1 %v after the cut, RTO %v", seed, failover, rto)
 		}
-		if p.a.e.Stats.RetransmitsMoved == 0 {
+		if p.a.e.stats.RetransmitsMoved == 0 {
 			t.Errorf("seed %d: no retransmission moved to path 1", seed)
 		}
-		if p.a.e.PathAt(0).FlightSize() != 0 {
-			t.Errorf("seed %d: %d bytes still in flight on the dead path", seed, p.a.e.PathAt(0).FlightSize())
+		if p.a.e.PathAt(0).flight != 0 {
+			t.Errorf("seed %d: %d bytes still in flight on the dead path", seed, p.a.e.PathAt(0).flight)
 		}
 	}
 }
@@ -221,10 +221,10 @@ func TestMultihomePrimaryCutForGood(t *testing.T) {
 func TestMultihomeCutAndRestore(t *testing.T) {
 	p := newMHPair(t, 7, mhLinks)
 	p.a.toSend = 3 << 20
-	p.run(t, time.Minute, func() bool { return p.a.e.Stats.BytesAcked > 256<<10 })
+	p.run(t, time.Minute, func() bool { return p.a.e.stats.BytesAcked > 256<<10 })
 	p.n.Link(0).SetConfig(simnet.LinkConfig{Delay: 10 * time.Millisecond, Loss: 1})
 	p.mark = p.now
-	p.run(t, time.Minute, func() bool { return p.failovers == 1 && p.a.e.Stats.BytesAcked > 1<<20 })
+	p.run(t, time.Minute, func() bool { return p.failovers == 1 && p.a.e.stats.BytesAcked > 1<<20 })
 	p.n.Link(0).SetConfig(mhLinks[0])
 	before := p.dataPkts[0]
 	e := p.a.e
@@ -235,7 +235,7 @@ func TestMultihomeCutAndRestore(t *testing.T) {
 		t.Fatal("no DATA on path 0 after it was restored")
 	}
 	t.Logf("path 0: %d DATA packets (%d after the restore), path 1: %d; stats %+v",
-		p.dataPkts[0], p.dataPkts[0]-before, p.dataPkts[1], e.Stats)
+		p.dataPkts[0], p.dataPkts[0]-before, p.dataPkts[1], e.stats)
 }
 
 // TestMultihomeNoSpuriousFailoverAtLoss: 5% random loss on the primary
@@ -248,7 +248,7 @@ func TestMultihomeNoSpuriousFailoverAtLoss(t *testing.T) {
 		p := newMHPair(t, seed, lossy)
 		p.a.toSend = 1 << 20
 		p.run(t, 5*time.Minute, p.done)
-		t.Logf("seed %d: fast rtx %d, T3 %d, path 1 packets %d", seed, p.a.e.Stats.FastRetransmits, p.a.e.Stats.T3Expiries, p.dataPkts[1])
+		t.Logf("seed %d: fast rtx %d, T3 %d, path 1 packets %d", seed, p.a.e.stats.FastRetransmits, p.a.e.stats.T3Expiries, p.dataPkts[1])
 		if p.failovers != 0 || p.dataPkts[1] != 0 {
 			t.Errorf("seed %d: %d failovers, %d DATA packets on path 1", seed, p.failovers, p.dataPkts[1])
 		}
@@ -263,7 +263,7 @@ func TestMultihomeAsymmetricLoss(t *testing.T) {
 	p.n.Link(1).SetConfig(simnet.LinkConfig{Delay: 10 * time.Millisecond, Loss: 0.3})
 	p.a.toSend = 1 << 20
 	p.run(t, 5*time.Minute, p.done)
-	t.Logf("failovers %d, path 1 packets %d, stats %+v", p.failovers, p.dataPkts[1], p.a.e.Stats)
+	t.Logf("failovers %d, path 1 packets %d, stats %+v", p.failovers, p.dataPkts[1], p.a.e.stats)
 }
 
 // TestMultihomeT3RetransmitsToAlternate: "Furthermore, when its peer is
@@ -280,49 +280,49 @@ func TestMultihomeT3RetransmitsToAlternate(t *testing.T) {
 	}
 	x.queue(3, 1000)
 	got := x.flush()
-	if len(got) != 3 || x.e.Send.Dest() != 0 {
-		t.Fatalf("sent %v to path %d", got, x.e.Send.Dest())
+	if len(got) != 3 || x.e.DataDest() != 0 {
+		t.Fatalf("sent %v to path %d", got, x.e.DataDest())
 	}
-	x.advance(x.e.Path.RTO())
+	x.advance(x.e.path.RTO())
 	if !x.e.OnTimeout(x.now) {
 		t.Fatal("T3-rtx did not expire")
 	}
-	if f := x.e.Send.Faulted(); f != 1 {
+	if f := x.e.FaultedPaths(); f != 1 {
 		t.Fatalf("faulted paths %b, want path 0", f)
 	}
 	if x.e.PathAt(0).ErrorCount() != 1 || x.e.PathAt(1).ErrorCount() != 0 {
 		t.Fatalf("error counts %d, %d", x.e.PathAt(0).ErrorCount(), x.e.PathAt(1).ErrorCount())
 	}
 	ds := x.packet()
-	if len(ds) == 0 || x.e.Send.Dest() != 1 || ds[0].TSN != 1 {
-		t.Fatalf("retransmission: %d chunks to path %d, want TSN 1 to path 1", len(ds), x.e.Send.Dest())
+	if len(ds) == 0 || x.e.DataDest() != 1 || ds[0].TSN != 1 {
+		t.Fatalf("retransmission: %d chunks to path %d, want TSN 1 to path 1", len(ds), x.e.DataDest())
 	}
-	if f := x.e.PathAt(1).FlightSize(); f == 0 || x.e.PathAt(0).FlightSize() != 0 {
-		t.Fatalf("flight: path 0 %d, path 1 %d", x.e.PathAt(0).FlightSize(), f)
+	if f := x.e.PathAt(1).flight; f == 0 || x.e.PathAt(0).flight != 0 {
+		t.Fatalf("flight: path 0 %d, path 1 %d", x.e.PathAt(0).flight, f)
 	}
 	// The acknowledgement of TSN 1 credits path 1 and clears its timer.
 	x.mustSACK(1, 1<<20)
-	if x.e.PathAt(1).FlightSize() != 0 || !x.e.PathAt(1).t3.IsZero() {
-		t.Fatalf("path 1 after its chunk was acknowledged: flight %d, T3 %v", x.e.PathAt(1).FlightSize(), x.e.PathAt(1).t3)
+	if x.e.PathAt(1).flight != 0 || !x.e.PathAt(1).t3.IsZero() {
+		t.Fatalf("path 1 after its chunk was acknowledged: flight %d, T3 %v", x.e.PathAt(1).flight, x.e.PathAt(1).t3)
 	}
-	checkPathFlight(t, &x.e.Send)
+	checkPathFlight(t, &x.e.send)
 }
 
-// TestMultihomeAddPathBound: an engine keeps at most MaxPaths paths.
+// TestMultihomeAddPathBound: an engine keeps at most maxPaths paths.
 func TestMultihomeAddPathBound(t *testing.T) {
 	e, err := New(Config{LocalTSN: 1, OutStreams: 1, InStreams: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 1; i < MaxPaths; i++ {
+	for i := 1; i < maxPaths; i++ {
 		if j, err := e.AddPath(i%2 == 0); err != nil || j != i {
 			t.Fatalf("AddPath %d: %d, %v", i, j, err)
 		}
 	}
-	if _, err := e.AddPath(false); err != ErrTooManyPaths {
-		t.Fatalf("AddPath beyond %d: %v", MaxPaths, err)
+	if _, err := e.AddPath(false); err != errTooManyPaths {
+		t.Fatalf("AddPath beyond %d: %v", maxPaths, err)
 	}
-	if e.PathAt(MaxPaths) != nil || e.PathAt(-1) != nil || e.SetPrimary(MaxPaths) {
+	if e.PathAt(maxPaths) != nil || e.PathAt(-1) != nil || e.SetPrimary(maxPaths) {
 		t.Fatal("out-of-range path index accepted")
 	}
 }
@@ -334,11 +334,11 @@ func TestMultihomeAddPathBound(t *testing.T) {
 func TestMultihomeCutBothRestoreOne(t *testing.T) {
 	p := newMHPair(t, 5, mhLinks)
 	p.a.toSend = 1 << 20
-	p.run(t, time.Minute, func() bool { return p.a.e.Stats.BytesAcked > 256<<10 })
+	p.run(t, time.Minute, func() bool { return p.a.e.stats.BytesAcked > 256<<10 })
 	for l := range 4 {
 		p.n.Link(l).SetConfig(simnet.LinkConfig{Delay: 10 * time.Millisecond, Loss: 1})
 	}
-	p.run(t, time.Minute, func() bool { return p.a.e.Stats.T3Expiries >= 3 })
+	p.run(t, time.Minute, func() bool { return p.a.e.stats.T3Expiries >= 3 })
 	p.n.Link(2).SetConfig(mhLinks[1])
 	p.n.Link(3).SetConfig(mhLinks[1])
 	restored := p.now
@@ -346,7 +346,7 @@ func TestMultihomeCutBothRestoreOne(t *testing.T) {
 	if p.a.e.Primary() != 1 {
 		t.Fatalf("primary %d after path 1 came back", p.a.e.Primary())
 	}
-	t.Logf("T3 %d, failovers %d, done %v after path 1 came back", p.a.e.Stats.T3Expiries, p.failovers, p.now.Sub(restored))
+	t.Logf("T3 %d, failovers %d, done %v after path 1 came back", p.a.e.stats.T3Expiries, p.failovers, p.now.Sub(restored))
 }
 
 // TestMultihomeSlowPrimaryFastAlternate: a 100 ms primary and a 10 ms
@@ -356,8 +356,8 @@ func TestMultihomeSlowPrimaryFastAlternate(t *testing.T) {
 	links := [2]simnet.LinkConfig{{Delay: 50 * time.Millisecond}, {Delay: 5 * time.Millisecond}}
 	p := newMHPair(t, 9, links)
 	p.a.toSend = 2 << 20
-	p.run(t, time.Minute, func() bool { return p.a.e.Stats.BytesAcked > 512<<10 })
-	rto := p.a.e.Path.RTO()
+	p.run(t, time.Minute, func() bool { return p.a.e.stats.BytesAcked > 512<<10 })
+	rto := p.a.e.path.RTO()
 	p.n.Link(0).SetConfig(simnet.LinkConfig{Delay: 50 * time.Millisecond, Loss: 1})
 	p.mark = p.now
 	p.run(t, 5*time.Minute, p.done)
@@ -375,13 +375,13 @@ func TestMultihomeSlowPrimaryFastAlternate(t *testing.T) {
 func TestMultihomeReturnCutDuplicates(t *testing.T) {
 	p := newMHPair(t, 11, mhLinks)
 	p.a.toSend = 1 << 20
-	p.run(t, time.Minute, func() bool { return p.a.e.Stats.BytesAcked > 256<<10 })
+	p.run(t, time.Minute, func() bool { return p.a.e.stats.BytesAcked > 256<<10 })
 	p.n.Link(1).SetConfig(simnet.LinkConfig{Delay: 10 * time.Millisecond, Loss: 1})
 	p.run(t, 5*time.Minute, p.done)
-	if p.b.e.Stats.DupTSNs == 0 {
+	if p.b.e.stats.DupTSNs == 0 {
 		t.Fatal("no duplicate TSN counted at the receiver")
 	}
-	t.Logf("receiver duplicates %d, messages %d/%d, failovers %d", p.b.e.Stats.DupTSNs, p.b.recvMsgs, p.a.sentMsgs, p.failovers)
+	t.Logf("receiver duplicates %d, messages %d/%d, failovers %d", p.b.e.stats.DupTSNs, p.b.recvMsgs, p.a.sentMsgs, p.failovers)
 }
 
 // RFC 9260 section 6.3.2 R2: "Whenever all outstanding data sent to an
@@ -396,23 +396,23 @@ func TestMultihomePrimaryT3WithNothingInFlightIsNoFault(t *testing.T) {
 		t.Fatal(err)
 	}
 	x.queue(3, 1000)
-	if got := x.flush(); len(got) != 3 || x.e.Send.Dest() != 0 {
-		t.Fatalf("sent %v to path %d", got, x.e.Send.Dest())
+	if got := x.flush(); len(got) != 3 || x.e.DataDest() != 0 {
+		t.Fatalf("sent %v to path %d", got, x.e.DataDest())
 	}
 	// Path 0 fails while path 1 is down too: its chunks stay on it
 	// (SetPathDown has no alternate), and path 1 takes the data.
 	x.e.SetPathDown(1, true)
 	x.e.SetPathDown(0, true)
 	x.e.SetPrimary(1)
-	x.e.Send.t3 = x.now.Add(x.e.PathAt(1).RTO()) // a timer of path 1 still running
+	x.e.send.loss.t3 = x.now.Add(x.e.PathAt(1).RTO()) // a timer of path 1 still running
 	rto := x.e.PathAt(1).RTO()
 	x.advance(rto)
 	x.e.OnTimeout(x.now)
-	if f := x.e.Send.Faulted(); f&2 != 0 {
+	if f := x.e.FaultedPaths(); f&2 != 0 {
 		t.Errorf("path 1 faulted with nothing outstanding on it (faulted %b)", f)
 	}
-	if n := x.e.PathAt(1).ErrorCount(); n != 0 || x.e.PathAt(1).RTO() != rto || x.e.Send.t3Recovery {
-		t.Errorf("path 1: %d errors, RTO %v (was %v), T3 recovery %v", n, x.e.PathAt(1).RTO(), rto, x.e.Send.t3Recovery)
+	if n := x.e.PathAt(1).ErrorCount(); n != 0 || x.e.PathAt(1).RTO() != rto || x.e.send.loss.t3Recovery {
+		t.Errorf("path 1: %d errors, RTO %v (was %v), T3 recovery %v", n, x.e.PathAt(1).RTO(), rto, x.e.send.loss.t3Recovery)
 	}
 }
 
@@ -434,16 +434,16 @@ func TestMultihomePathUpTakesChunksOfDownPaths(t *testing.T) {
 	}
 	x.e.SetPathDown(1, true)
 	x.e.SetPathDown(0, true) // no alternate up: the chunks stay in flight on 0
-	if x.e.PathAt(0).FlightSize() == 0 {
+	if x.e.PathAt(0).flight == 0 {
 		t.Fatal("no flight on path 0")
 	}
 	x.e.SetPathDown(1, false)
 	ds := x.packet()
-	if len(ds) == 0 || x.e.Send.Dest() != 1 || ds[0].TSN != 1 {
-		t.Fatalf("after path 1 came up: %d chunks to path %d, want TSN 1 on path 1", len(ds), x.e.Send.Dest())
+	if len(ds) == 0 || x.e.DataDest() != 1 || ds[0].TSN != 1 {
+		t.Fatalf("after path 1 came up: %d chunks to path %d, want TSN 1 on path 1", len(ds), x.e.DataDest())
 	}
-	if x.e.PathAt(0).FlightSize() != 0 {
-		t.Errorf("path 0 still has %d bytes in flight", x.e.PathAt(0).FlightSize())
+	if x.e.PathAt(0).flight != 0 {
+		t.Errorf("path 0 still has %d bytes in flight", x.e.PathAt(0).flight)
 	}
-	checkPathFlight(t, &x.e.Send)
+	checkPathFlight(t, &x.e.send)
 }

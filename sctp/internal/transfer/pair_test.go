@@ -101,7 +101,7 @@ func (s *side) produce() {
 			s.nextSeq[sid]++
 			s.pending, s.pendSID = b, sid
 		}
-		err := s.e.Send.Queue(s.pendSID, 51, s.pendUn, s.pending)
+		err := s.e.send.enqueue(s.pendSID, 51, s.pendUn, s.pending)
 		if errors.Is(err, ErrWouldBlock) {
 			return
 		}
@@ -118,7 +118,7 @@ func (s *side) produce() {
 func (s *side) consume() {
 	budget := s.readStep
 	for s.readStep == 0 || budget > 0 {
-		n, info, err := s.e.Recv.Read(s.rbuf[:s.readSize])
+		n, info, err := s.e.Read(s.rbuf[:s.readSize])
 		if errors.Is(err, ErrWouldBlock) {
 			return
 		}
@@ -177,14 +177,14 @@ func (s *side) check(b []byte, info RecvInfo) {
 
 // flush builds and sends packets while the engine has something to send.
 func (s *side) flush(now time.Time, n *simnet.Network) {
-	mtu := s.e.Path.MTU()
+	mtu := s.e.path.MTU()
 	for i := 0; ; i++ {
 		pkt := s.pkt[:0]
 		room := mtu - 12
-		if s.e.Recv.SACKDue(now) {
-			pkt = s.e.Recv.AppendSACK(now, pkt, room)
+		if s.e.SACKDue(now) {
+			pkt = s.e.AppendSACK(now, pkt, room)
 		}
-		pkt, _ = s.e.Send.AppendData(now, pkt, room-len(pkt))
+		pkt, _ = s.e.AppendData(now, pkt, room-len(pkt))
 		if len(pkt) == 0 {
 			return
 		}
@@ -208,7 +208,7 @@ func (s *side) input(now time.Time, pkt []byte) {
 				s.fail("bad DATA: %v", err)
 				return
 			}
-			if _, err := s.e.Recv.HandleData(now, &d); err != nil {
+			if _, err := s.e.HandleData(now, &d); err != nil {
 				s.fail("HandleData: %v", err)
 			}
 		case c.Type == chunk.TypeIData && interleaved:
@@ -217,7 +217,7 @@ func (s *side) input(now time.Time, pkt []byte) {
 				s.fail("bad I-DATA: %v", err)
 				return
 			}
-			if _, err := s.e.Recv.HandleIData(now, &d); err != nil {
+			if _, err := s.e.HandleIData(now, &d); err != nil {
 				s.fail("HandleIData: %v", err)
 			}
 		case c.Type == chunk.TypeSack:
@@ -227,7 +227,7 @@ func (s *side) input(now time.Time, pkt []byte) {
 				return
 			}
 			s.sk.SetFrom(&sk)
-			if _, err := s.e.Send.HandleSACK(now, &s.sk); err != nil {
+			if _, err := s.e.HandleSACK(now, &s.sk); err != nil {
 				s.fail("HandleSACK: %v", err)
 			}
 		case interleaved:
@@ -237,7 +237,7 @@ func (s *side) input(now time.Time, pkt []byte) {
 	if err := it.Err(); err != nil {
 		s.fail("bad packet: %v", err)
 	}
-	s.e.Recv.EndPacket(now)
+	s.e.EndPacket(now)
 }
 
 // pair is two sides joined by a simulated network.
@@ -311,7 +311,7 @@ func (p *pair) drive(t testing.TB, limit time.Duration, stop func() bool, a, b p
 			s := ps.base()
 			s.flush(p.now, p.n)
 			if steps%64 == 0 {
-				checkInvariants(t, &s.e.Send)
+				checkInvariants(t, &s.e.send)
 			}
 		}
 		if stop() {
@@ -327,7 +327,7 @@ func (p *pair) drive(t testing.TB, limit time.Duration, stop func() bool, a, b p
 		}
 		for _, ps := range peers {
 			s := ps.base()
-			if s.readStep > 0 && s.e.Recv.Readable() && (!ok || p.now.Add(time.Millisecond).Before(next)) {
+			if s.readStep > 0 && s.e.Readable() && (!ok || p.now.Add(time.Millisecond).Before(next)) {
 				next, ok = p.now.Add(time.Millisecond), true // the slow reader's next read
 			}
 		}
@@ -345,15 +345,15 @@ func (p *pair) drive(t testing.TB, limit time.Duration, stop func() bool, a, b p
 
 func (p *pair) done() bool {
 	return p.a.toSend <= 0 && p.b.toSend <= 0 && p.a.pending == nil && p.b.pending == nil &&
-		p.a.e.Send.Idle() && p.b.e.Send.Idle() &&
+		p.a.e.SendIdle() && p.b.e.SendIdle() &&
 		p.a.recvMsgs == p.b.sentMsgs && p.b.recvMsgs == p.a.sentMsgs
 }
 
 func (s *side) state() string {
 	e := s.e
 	return fmt.Sprintf("toSend=%d sent=%d recv=%d buffered=%d outstanding=%d cwnd=%d flight=%d rwnd=%d rto=%v held=%d cum=%d",
-		s.toSend, s.sentMsgs, s.recvMsgs, e.Send.Buffered(), e.Send.Outstanding(), e.Path.Cwnd(), e.Path.FlightSize(),
-		e.Send.PeerRwnd(), e.Path.RTO(), e.Recv.Held(), e.Recv.CumulativeTSN())
+		s.toSend, s.sentMsgs, s.recvMsgs, e.send.queue.buffered, e.send.ledger.outstanding(), e.path.Cwnd(), e.path.flight,
+		e.PeerRwnd(), e.path.RTO(), e.RecvHeld(), e.CumulativeTSN())
 }
 
 func TestPairSmoke(t *testing.T) {
@@ -363,5 +363,5 @@ func TestPairSmoke(t *testing.T) {
 	p := newPair(t, 1, simnet.LinkConfig{Delay: 10 * time.Millisecond}, cfg, cfgB)
 	p.a.toSend, p.b.toSend = 1<<20, 1<<20
 	p.run(t, time.Minute)
-	t.Logf("virtual %v, A sent %d msgs, B sent %d msgs; A %+v", p.now.Sub(epoch), p.a.sentMsgs, p.b.sentMsgs, p.a.e.Stats)
+	t.Logf("virtual %v, A sent %d msgs, B sent %d msgs; A %+v", p.now.Sub(epoch), p.a.sentMsgs, p.b.sentMsgs, p.a.e.stats)
 }

@@ -37,13 +37,13 @@ func FuzzPartialNotes(f *testing.F) {
 		}
 		idata := b[0]%2 == 1
 		b = b[1:]
-		var rs [2]*Receiver
+		var rs [2]*receiver
 		for i := range rs {
 			e, err := New(Config{PeerTSN: 1, OutStreams: 1, InStreams: 12, Buffers: api.Buffers{RecvBuffer: 1500}, Interleaved: idata})
 			if err != nil {
 				t.Fatal(err)
 			}
-			rs[i] = &e.Recv
+			rs[i] = &e.recv
 		}
 		rs[1].pdAlways = true
 		payload := make([]byte, 256)
@@ -65,23 +65,23 @@ func FuzzPartialNotes(f *testing.F) {
 					if d.Flags&chunk.FlagBeginning != 0 {
 						d.FSN = 0
 					}
-					r.HandleIData(epoch, &d)
-					r.EndPacket(epoch)
+					r.handleIData(epoch, &d)
+					r.endPacket(epoch)
 				case op < 5: // a DATA chunk: TSN near the cumulative one, a stream, an SSN, flags
 					d := Data{TSN: r.tsns.cum + 1 + TSN(x[0]%12), SID: uint16(x[1] % 12), SSN: uint16(x[2] % 6),
 						Flags: x[3] & (chunk.FlagBeginning | chunk.FlagEnd | chunk.FlagUnordered), Payload: payload[:1+int(x[4])]}
-					r.HandleData(epoch, &d)
-					r.EndPacket(epoch)
+					r.handleData(epoch, &d)
+					r.endPacket(epoch)
 				case op == 5 && idata: // an I-FORWARD-TSN with one entry
-					r.HandleIForwardTSN(epoch, chunkOfBytes(uint32(r.tsns.cum)+uint32(x[0]%4), uint16(x[1]%12), x[3]&1 != 0, uint32(x[2]%6)))
+					r.handleIForwardTSN(epoch, chunkOfBytes(uint32(r.tsns.cum)+uint32(x[0]%4), uint16(x[1]%12), x[3]&1 != 0, uint32(x[2]%6)))
 				case op == 5: // a FORWARD-TSN past a few TSNs, skipping an SSN on one stream
 					c := forwardChunk(t, r.tsns.cum+TSN(x[0]%4), uint16(x[1]%12), uint16(x[2]%6))
-					r.HandleForwardTSN(epoch, c)
+					r.handleForwardTSN(epoch, c)
 				case op == 6:
-					n, info, err := r.ReadStream(uint16(x[0]%12), bufs[i][:1+int(x[1])])
+					n, info, err := r.readStream(uint16(x[0]%12), bufs[i][:1+int(x[1])])
 					recs[i] = readRecord(recs[i][:0], n, info, err, bufs[i])
 				case op == 7:
-					n, info, err := r.Read(bufs[i][:1+int(x[1])])
+					n, info, err := r.read(bufs[i][:1+int(x[1])])
 					recs[i] = readRecord(recs[i][:0], n, info, err, bufs[i])
 				default: // a stream reset
 					switch x[0] % 4 {
@@ -93,22 +93,22 @@ func FuzzPartialNotes(f *testing.F) {
 						// An SSN/TSN reset with fragments waiting above the
 						// cumulative TSN would let their TSNs come again:
 						// the peer can ask one only with nothing in flight.
-						if r.Held() == r.reasm.Ready() {
-							r.ResetTSN(r.tsns.cum + 1)
+						if r.held() == r.reasm.Ready() {
+							r.resetTSN(r.tsns.cum + 1)
 						}
 					}
-					r.maybePartial()
+					r.checkPartial()
 				}
 			}
 			a, z := rs[0], rs[1]
-			if a.Held() != z.Held() || a.stats.PartialDeliveries != z.stats.PartialDeliveries ||
+			if a.held() != z.held() || a.stats.PartialDeliveries != z.stats.PartialDeliveries ||
 				a.reasm.Ready() != z.reasm.Ready() || a.tsns.cum != z.tsns.cum {
 				t.Fatalf("step %d (op %d): with notes held %d ready %d partials %d cum %d; looking at every stream held %d ready %d partials %d cum %d",
-					step, op, a.Held(), a.reasm.Ready(), a.stats.PartialDeliveries, a.tsns.cum,
-					z.Held(), z.reasm.Ready(), z.stats.PartialDeliveries, z.tsns.cum)
+					step, op, a.held(), a.reasm.Ready(), a.stats.PartialDeliveries, a.tsns.cum,
+					z.held(), z.reasm.Ready(), z.stats.PartialDeliveries, z.tsns.cum)
 			}
 			for sid := range uint16(12) {
-				ia, iz := a.reconfStreams.In(sid), z.reconfStreams.In(sid)
+				ia, iz := a.streams.In(sid), z.streams.In(sid)
 				if ia.MID != iz.MID || ia.MIDUO != iz.MIDUO || ia.FSN != iz.FSN || ia.FSNUO != iz.FSNUO || ia.PD != iz.PD || ia.PDUO != iz.PDUO {
 					t.Fatalf("step %d (op %d): stream %d's record %+v with the lazy reset, %+v with the eager one", step, op, sid, *ia, *iz)
 				}

@@ -1,6 +1,10 @@
 package transfer
 
-import "time"
+import (
+	"time"
+
+	"github.com/usctp/usctp/sctp/internal/plpmtud"
+)
 
 // Path is the state of the association's destination transport address:
 // the retransmission timeout estimator of RFC 9260 section 6.3.1 and the
@@ -23,14 +27,14 @@ type Path struct {
 
 	errors int // error count (section 8.2)
 
-	pmtu Prober     // DPLPMTUD (plpmtud.go), driven by the association
-	rack rack       // loss detection by time (RecoveryRACK)
-	cc   controller // congestion control (Config.Paths.CongestionControl)
-	ecn  ecnState   // last reduction for an ECN-Echo (ecn.go)
-	hs   hystart    // slow start exit (hystart.go)
+	pmtu plpmtud.Prober // DPLPMTUD, driven by the association
+	rack rack           // loss detection by time (RecoveryRACK)
+	cc   controller     // congestion control (Config.Paths.CongestionControl)
+	ecn  ecnState       // last reduction for an ECN-Echo (ecn.go)
+	hs   hystart        // slow start exit (hystart.go)
 
 	// Multi-homing (paths.go): the path's T3-rtx deadline while it is not
-	// the primary (the primary's runs in Sender.t3), bytes a SACK newly
+	// the primary (the primary's runs in sender.t3), bytes a SACK newly
 	// acknowledged on it while it is not the primary, whether the
 	// association lets retransmissions use it, and its index.
 	t3       time.Time
@@ -73,25 +77,11 @@ func (p *Path) RTO() time.Duration { return p.rto }
 // measurement.
 func (p *Path) SRTT() time.Duration { return p.srtt }
 
-// RTTVar returns the round-trip time variation, or zero before the first
-// measurement.
-func (p *Path) RTTVar() time.Duration { return p.rttvar }
-
 // Cwnd returns the congestion window in bytes.
 func (p *Path) Cwnd() int { return p.cwnd }
 
 // Ssthresh returns the slow-start threshold in bytes.
 func (p *Path) Ssthresh() int { return p.ssthresh }
-
-// PartialBytesAcked returns partial_bytes_acked of congestion avoidance.
-func (p *Path) PartialBytesAcked() int { return p.pba }
-
-// FlightSize returns the bytes of DATA sent and not yet acknowledged or
-// marked for retransmission.
-func (p *Path) FlightSize() int { return p.flight }
-
-// InFastRecovery reports whether the path is in fast recovery (7.2.4).
-func (p *Path) InFastRecovery() bool { return p.inFastRecovery }
 
 // MTU returns the path's largest SCTP packet in bytes.
 func (p *Path) MTU() int { return p.mtu }
@@ -185,10 +175,9 @@ func (p *Path) clampRTO() {
 	}
 }
 
-// Backoff doubles the RTO up to RTO.Max (section 6.3.3 rule E2: "back off
-// the timer"). The engine calls it on T3-rtx expiry; the association calls
-// it when its own retransmission timers (T1, T2, heartbeat) expire.
-func (p *Path) Backoff() {
+// backoff doubles the RTO up to RTO.Max (section 6.3.3 rule E2: "back off
+// the timer") on a T3-rtx expiry.
+func (p *Path) backoff() {
 	p.rto *= 2
 	p.clampRTO()
 }
@@ -235,3 +224,21 @@ func (p *Path) idle(periods int) {
 		p.cwnd = max(p.cwnd/2, floor)
 	}
 }
+
+// ProbeTimeout returns how long a probe on path p waits for its
+// acknowledgement: RFC 8899's PROBE_TIMER must exceed the round trip; a
+// HEARTBEAT ACK is never delayed by the peer, so twice the smoothed RTT
+// (at least SRTT + 4 RTTVAR) suffices; RTO.Initial before the first
+// measurement; the prober keeps it at 1 s at least. A probe acknowledged
+// after it still counts while its size is retried (the retries keep the
+// nonce).
+func (p *Path) ProbeTimeout() time.Duration {
+	if !p.measured {
+		return p.rto
+	}
+	return max(2*p.srtt, p.srtt+4*p.rttvar)
+}
+
+// Prober returns the path's DPLPMTUD state machine (disabled until the
+// association starts it).
+func (p *Path) Prober() *plpmtud.Prober { return &p.pmtu }

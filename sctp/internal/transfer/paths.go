@@ -6,15 +6,15 @@ import (
 )
 
 // Multi-homing (RFC 9260 sections 6.4, 6.3.2, 7): the engine keeps one Path
-// per peer address. Engine.Path is element 0, the path of the address the
-// handshake used; AddPath adds the others. The association (the core)
+// per peer address in the sender's pathSet. Engine.path is element 0, the
+// path of the address the handshake used; AddPath adds the others. The association (the core)
 // decides what the addresses' states are and which path is the primary;
 // the engine:
 //
 //   - sends new data on the primary (SetPrimary), the one path whose
 //     send opportunity, Max.Burst limit, RACK state and T3-rtx the
-//     sender's single-path fields hold (Sender.t3 is the primary's
-//     timer; the other paths keep theirs in Path.t3);
+//     sender's single-path fields hold (lossDetector.t3 is the
+//     primary's timer; the other paths keep theirs in Path.t3);
 //   - remembers in every chunk record the path it was last sent on
 //     (the high bits of record.marks, from pathShift), so that flight
 //     size, acknowledgements, cwnd growth, RTT measurements and the
@@ -28,12 +28,12 @@ import (
 //     stay on their path, as usrsctp and Linux do (the path works, a chunk
 //     was lost);
 //   - runs T3-rtx per path (6.3.2 R1 to R3, 6.3.3 for the expired path
-//     only) and reports which paths' timers expired (Faulted), for the
+//     only) and reports which paths' timers expired (FaultedPaths), for the
 //     association's Path.Max.Retrans and potentially-failed logic.
 //
-// Each packet AppendData builds goes to one path, Dest. With a single
-// path all of this reduces to what it was: the path index is always 0 and
-// the multi-path branches are skipped on len(paths) == 1.
+// Each packet AppendData builds goes to one path, DataDest. With a single
+// path all of this reduces to the single-homed case: the path index is
+// always 0 and the multi-path branches are skipped on len(list) == 1.
 
 // Record path bits: markT3 marks a chunk a T3-rtx expiry marked for
 // retransmission (it goes to an alternate path); the bits from pathShift
@@ -43,147 +43,73 @@ const (
 	pathShift = 3
 )
 
-// MaxPaths is the most paths (peer addresses) an engine keeps.
-const MaxPaths = 1 << (8 - pathShift)
+// maxPaths is the most paths (peer addresses) an engine keeps.
+const maxPaths = 1 << (8 - pathShift)
 
-// ErrTooManyPaths is returned by AddPath beyond MaxPaths.
-var ErrTooManyPaths = errors.New("transfer: too many paths")
+// errTooManyPaths is returned by AddPath beyond maxPaths.
+var errTooManyPaths = errors.New("transfer: too many paths")
+
+// pathSet is the sender's paths: every path, the primary among them, and
+// what the last packet, SACK and timeout did per path.
+type pathSet struct {
+	// list is every path, the primary among them at index primaryIdx;
+	// inline is list's backing array while there is one path, so a
+	// single-homed association allocates none.
+	list       []*Path
+	inline     [1]*Path
+	primary    *Path // the path new data goes to
+	primaryIdx uint8
+	dest       uint8  // the path of the packet AppendData built last
+	faulted    uint32 // the paths whose T3-rtx expired in the last OnTimeout (bit i for path i)
+	// ackedElsewhere is the bytes a SACK newly acknowledged on other
+	// paths than the primary (credited to them by credit).
+	ackedElsewhere int
+}
+
+// init makes first, the path of the handshake's address, the one path.
+func (ps *pathSet) init(first *Path) {
+	ps.inline[0] = first
+	ps.list = ps.inline[:]
+	ps.primary = first
+}
+
+// add adds a path for another peer address (ipv6 selects the initial cwnd)
+// and returns its index, or errTooManyPaths.
+func (ps *pathSet) add(cfg *Config, ipv6 bool) (int, error) {
+	n := len(ps.list)
+	if n >= maxPaths {
+		return -1, errTooManyPaths
+	}
+	p := &Path{}
+	p.initFor(cfg, ipv6)
+	p.index = uint8(n)
+	ps.list = append(ps.list, p)
+	return n, nil
+}
+
+// at returns path i, or nil when there is none.
+func (ps *pathSet) at(i int) *Path {
+	if i < 0 || i >= len(ps.list) {
+		return nil
+	}
+	return ps.list[i]
+}
 
 // setPath records that r was (re)sent on path i.
 func (r *record) setPath(i uint8) { r.marks = r.marks&(1<<pathShift-1) | i<<pathShift }
 
-// pathOf returns the path chunk r was last sent on.
-func (s *Sender) pathOf(r *record) *Path { return s.paths[r.marks>>pathShift] }
-
-// AddPath adds a path for another peer address (ipv6 selects the initial
-// cwnd of section 7.2.1) and returns its index. The path starts up;
-// new data goes to it only once it is made the primary.
-func (e *Engine) AddPath(ipv6 bool) (int, error) {
-	s := &e.Send
-	n := len(s.paths)
-	if n >= MaxPaths {
-		return -1, ErrTooManyPaths
-	}
-	p := &Path{}
-	p.initFor(&e.cfg, ipv6)
-	p.index = uint8(n)
-	s.paths = append(s.paths, p)
-	return n, nil
-}
-
-// NumPaths returns the number of paths.
-func (e *Engine) NumPaths() int { return len(e.Send.paths) }
-
-// PathAt returns path i, or nil when there is none.
-func (e *Engine) PathAt(i int) *Path {
-	if i < 0 || i >= len(e.Send.paths) {
-		return nil
-	}
-	return e.Send.paths[i]
-}
-
-// Primary returns the index of the path new data goes to.
-func (e *Engine) Primary() int { return int(e.Send.pri) }
-
-// SetPrimary makes path i the one new data goes to (the primary path, or
-// the path the association selected while the primary is potentially
-// failed or inactive). It reports whether i is a path.
-func (e *Engine) SetPrimary(i int) bool {
-	s := &e.Send
-	if i < 0 || i >= len(s.paths) {
-		return false
-	}
-	np := s.paths[i]
-	if np == s.path {
-		return true
-	}
-	old := s.path
-	// T3-rtx follows its path: the sender's timer is the primary's.
-	old.t3, s.t3 = s.t3, np.t3
-	np.t3 = time.Time{}
-	if old.flight == 0 {
-		old.t3 = time.Time{} // R2
-	}
-	old.rack.timer, old.rack.pto = time.Time{}, time.Time{}
-	s.probing = false
-	s.path, s.pri = np, uint8(i)
-	// The one-packet rule of 7.2.3 was for the path that timed out; the
-	// new primary starts from its own window.
-	s.t3Recovery, s.t3Sent = false, false
-	s.setFragPoint()
-	s.sendOpportunity(0)
-	return true
-}
-
-// SetPathDown tells the engine whether the association considers path i
-// unusable (potentially failed, inactive or unconfirmed): chunks to
-// retransmit whose last path is down go to another path, and the chunks
-// in flight on it when it goes down are marked for retransmission there
-// at once (they would otherwise hold the cumulative ack point back until
-// the path's backed-off T3-rtx). The primary is not changed (SetPrimary
-// does that).
-func (e *Engine) SetPathDown(i int, down bool) {
-	p := e.PathAt(i)
-	if p == nil || p.down == down {
-		return
-	}
-	p.down = down
-	s := &e.Send
-	if !down && len(s.paths) > 1 {
-		// A path is usable again: the chunks still in flight on paths
-		// that are down (sent there while no other path was up) go to
-		// it now, rather than wait for their path's backed-off T3-rtx.
-		for t := s.cumAck + 1; t != s.nextTSN; t++ {
-			if r := s.rec(t); r.state == recInFlight && s.paths[r.marks>>pathShift].down {
-				s.markRtx(r)
-				r.marks |= markT3
-				r.misses = 0
-			}
-		}
-		return
-	}
-	if !down || len(s.paths) == 1 || s.alternate(p.index) == p.index {
-		return
-	}
-	for t := s.cumAck + 1; t != s.nextTSN; t++ {
-		if r := s.rec(t); r.state == recInFlight && r.marks>>pathShift == p.index {
-			s.markRtx(r)
-			r.marks |= markT3
-			r.misses = 0
-		}
-	}
-	if p != s.path {
-		p.t3 = time.Time{}
-	}
-}
-
-// SetPathMTU changes the MTU of path i (see SetMTU).
-func (e *Engine) SetPathMTU(i, mtu int) {
-	p := e.PathAt(i)
-	if p == nil || mtu < 256 || mtu > 65535 {
-		return
-	}
-	p.mtu = mtu
-	e.Send.setFragPoint()
-}
-
-// Dest returns the index of the path the packet of the last AppendData
-// call must be sent to.
-func (s *Sender) Dest() int { return int(s.dest) }
-
-// Faulted returns the set of paths (bit i for path i) whose T3-rtx expired
-// in the last OnTimeout call and counted an error on the path.
-func (s *Sender) Faulted() uint32 { return s.faulted }
+// of returns the path chunk r was last sent on.
+func (ps *pathSet) of(r *record) *Path { return ps.list[r.marks>>pathShift] }
 
 // alternate returns the path a chunk last sent on path i is retransmitted
 // on: the primary when it is another path and up, else the path up with
 // the largest cwnd (as usrsctp's sctp_find_alternate_net), else i itself.
-func (s *Sender) alternate(i uint8) uint8 {
-	if s.pri != i && !s.path.down {
-		return s.pri
+func (ps *pathSet) alternate(i uint8) uint8 {
+	if ps.primaryIdx != i && !ps.primary.down {
+		return ps.primaryIdx
 	}
 	best, cw := i, -1
-	for _, p := range s.paths {
+	for _, p := range ps.list {
 		if p.index != i && !p.down && p.cwnd > cw {
 			best, cw = p.index, p.cwnd
 		}
@@ -192,44 +118,20 @@ func (s *Sender) alternate(i uint8) uint8 {
 }
 
 // destFor returns the path chunk r, marked for retransmission, goes to.
-func (s *Sender) destFor(r *record) uint8 {
+func (ps *pathSet) destFor(r *record) uint8 {
 	i := r.marks >> pathShift
-	if r.marks&markT3 != 0 || s.paths[i].down {
-		return s.alternate(i)
+	if r.marks&markT3 != 0 || ps.list[i].down {
+		return ps.alternate(i)
 	}
 	return i
 }
 
-// rtxDest returns the path of the next retransmission packet: that of the
-// lowest TSN marked for retransmission.
-func (s *Sender) rtxDest() uint8 {
-	for t := s.cumAck + 1; t != s.nextTSN; t++ {
-		if r := s.rec(t); r.state == recRtx {
-			return s.destFor(r)
-		}
-	}
-	return s.pri
-}
-
-// rtxRoom reports whether the congestion window of the next
-// retransmission packet's path has room.
-func (s *Sender) rtxRoom() bool {
-	if len(s.paths) == 1 {
-		return s.path.flight < s.window()
-	}
-	d := s.paths[s.rtxDest()]
-	if d == s.path {
-		return d.flight < s.window()
-	}
-	return d.flight < d.cwnd
-}
-
-// creditPaths applies, after a SACK, what it acknowledged on paths other
-// than the primary: cwnd growth (7.2.1, 7.2.2), the error counter (8.2)
-// and the T3-rtx rules R2 and R3 of section 6.3.2 for those paths.
-func (s *Sender) creditPaths(now time.Time) {
-	for _, p := range s.paths {
-		if p == s.path {
+// credit applies, after a SACK, what it acknowledged on paths other than
+// the primary: cwnd growth (7.2.1, 7.2.2), the error counter (8.2) and
+// the T3-rtx rules R2 and R3 of section 6.3.2 for those paths.
+func (ps *pathSet) credit(now time.Time) {
+	for _, p := range ps.list {
+		if p == ps.primary {
 			continue
 		}
 		if p.ackedNow > 0 {
@@ -244,29 +146,170 @@ func (s *Sender) creditPaths(now time.Time) {
 			p.t3 = time.Time{} // R2
 		}
 	}
-	s.altAcked = 0
+	ps.ackedElsewhere = 0
+}
+
+// deadline returns the earliest T3-rtx deadline of the paths other than
+// the primary, or the zero time.
+func (ps *pathSet) deadline() time.Time {
+	var d time.Time
+	for _, p := range ps.list {
+		if p != ps.primary && !p.t3.IsZero() && (d.IsZero() || p.t3.Before(d)) {
+			d = p.t3
+		}
+	}
+	return d
+}
+
+// AddPath adds a path for another peer address (ipv6 selects the initial
+// cwnd of section 7.2.1) and returns its index. The path starts up;
+// new data goes to it only once it is made the primary.
+func (e *Engine) AddPath(ipv6 bool) (int, error) { return e.send.paths.add(&e.cfg, ipv6) }
+
+// NumPaths returns the number of paths.
+func (e *Engine) NumPaths() int { return len(e.send.paths.list) }
+
+// PathAt returns path i, or nil when there is none.
+func (e *Engine) PathAt(i int) *Path { return e.send.paths.at(i) }
+
+// Primary returns the index of the path new data goes to.
+func (e *Engine) Primary() int { return int(e.send.paths.primaryIdx) }
+
+// SetPrimary makes path i the one new data goes to (the primary path, or
+// the path the association selected while the primary is potentially
+// failed or inactive). It reports whether i is a path.
+func (e *Engine) SetPrimary(i int) bool { return e.send.setPrimary(i) }
+
+// SetPathDown tells the engine whether the association considers path i
+// unusable (potentially failed, inactive or unconfirmed): chunks to
+// retransmit whose last path is down go to another path, and the chunks
+// in flight on it when it goes down are marked for retransmission there
+// at once (they would otherwise hold the cumulative ack point back until
+// the path's backed-off T3-rtx). The primary is not changed (SetPrimary
+// does that).
+func (e *Engine) SetPathDown(i int, down bool) { e.send.setPathDown(i, down) }
+
+// SetPathMTU changes the MTU of path i (after path MTU discovery).
+// Chunks cut before keep their size: when one no longer fits a packet,
+// AppendData returns it alone in a packet longer than room, and the
+// association must send that packet with IP fragmentation allowed.
+func (e *Engine) SetPathMTU(i, mtu int) {
+	p := e.PathAt(i)
+	if p == nil || mtu < 256 || mtu > 65535 {
+		return
+	}
+	p.mtu = mtu
+	e.send.setFragPoint()
+}
+
+// setPrimary is Engine.SetPrimary.
+func (s *sender) setPrimary(i int) bool {
+	np := s.paths.at(i)
+	if np == nil {
+		return false
+	}
+	if np == s.paths.primary {
+		return true
+	}
+	old := s.paths.primary
+	// T3-rtx follows its path: the sender's timer is the primary's.
+	old.t3, s.loss.t3 = s.loss.t3, np.t3
+	np.t3 = time.Time{}
+	if old.flight == 0 {
+		old.t3 = time.Time{} // R2
+	}
+	old.rack.timer, old.rack.pto = time.Time{}, time.Time{}
+	s.loss.tailProbe = false
+	s.paths.primary, s.paths.primaryIdx = np, uint8(i)
+	// The one-packet rule of 7.2.3 was for the path that timed out; the
+	// new primary starts from its own window.
+	s.loss.t3Recovery, s.loss.t3Sent = false, false
+	s.setFragPoint()
+	s.sendOpportunity(0)
+	return true
+}
+
+// setPathDown is Engine.SetPathDown.
+func (s *sender) setPathDown(i int, down bool) {
+	p := s.paths.at(i)
+	if p == nil || p.down == down {
+		return
+	}
+	p.down = down
+	if !down && len(s.paths.list) > 1 {
+		// A path is usable again: the chunks still in flight on paths
+		// that are down (sent there while no other path was up) go to
+		// it now, rather than wait for their path's backed-off T3-rtx.
+		for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
+			if r := s.ledger.rec(t); r.state == recInFlight && s.paths.list[r.marks>>pathShift].down {
+				s.markForAlternate(r)
+			}
+		}
+		return
+	}
+	if !down || len(s.paths.list) == 1 || s.paths.alternate(p.index) == p.index {
+		return
+	}
+	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
+		if r := s.ledger.rec(t); r.state == recInFlight && r.marks>>pathShift == p.index {
+			s.markForAlternate(r)
+		}
+	}
+	if p != s.paths.primary {
+		p.t3 = time.Time{}
+	}
+}
+
+// markForAlternate marks r, in flight, for retransmission on an alternate
+// path (section 6.4.1): its path timed out or went down.
+func (s *sender) markForAlternate(r *record) {
+	s.markRtx(r)
+	r.marks |= markT3
+	r.misses = 0
+}
+
+// rtxDest returns the path of the next retransmission packet: that of the
+// lowest TSN marked for retransmission.
+func (s *sender) rtxDest() uint8 {
+	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
+		if r := s.ledger.rec(t); r.state == recRtx {
+			return s.paths.destFor(r)
+		}
+	}
+	return s.paths.primaryIdx
+}
+
+// rtxRoom reports whether the congestion window of the next
+// retransmission packet's path has room.
+func (s *sender) rtxRoom() bool {
+	if len(s.paths.list) == 1 {
+		return s.paths.primary.flight < s.window()
+	}
+	d := s.paths.list[s.rtxDest()]
+	if d == s.paths.primary {
+		return d.flight < s.window()
+	}
+	return d.flight < d.cwnd
 }
 
 // pathTimers runs the T3-rtx timers of the paths other than the primary
 // (section 6.3.3, for "the destination address for which the timer
 // expires"). It reports whether one expired and counted an error.
-func (s *Sender) pathTimers(now time.Time) bool {
+func (s *sender) pathTimers(now time.Time) bool {
 	expired := false
-	for _, p := range s.paths {
-		if p == s.path || p.t3.IsZero() || now.Before(p.t3) {
+	for _, p := range s.paths.list {
+		if p == s.paths.primary || p.t3.IsZero() || now.Before(p.t3) {
 			continue
 		}
 		p.t3 = time.Time{}
 		s.stats.T3Expiries++
 		p.onT3Expiry(now)
-		p.Backoff()
+		p.backoff()
 		marked := false
-		for t := s.cumAck + 1; t != s.nextTSN; t++ {
-			r := s.rec(t)
+		for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
+			r := s.ledger.rec(t)
 			if r.state == recInFlight && r.marks>>pathShift == p.index {
-				s.markRtx(r)
-				r.marks |= markT3
-				r.misses = 0
+				s.markForAlternate(r)
 				marked = true
 			}
 		}
@@ -277,33 +320,11 @@ func (s *Sender) pathTimers(now time.Time) bool {
 		// what was lost here (it went to this alternate): without an
 		// acknowledgement to end the recovery, this expiry allows the
 		// next one, or nothing would be sent again.
-		s.t3Sent = false
-		s.timing = false
+		s.loss.t3Sent = false
+		s.rtt.stop()
 		p.Fault()
-		s.faulted |= 1 << p.index
+		s.paths.faulted |= 1 << p.index
 		expired = true
 	}
 	return expired
-}
-
-// pathDeadline returns the earliest T3-rtx deadline of the paths other
-// than the primary, or the zero time.
-func (s *Sender) pathDeadline() time.Time {
-	var d time.Time
-	for _, p := range s.paths {
-		if p != s.path && !p.t3.IsZero() && (d.IsZero() || p.t3.Before(d)) {
-			d = p.t3
-		}
-	}
-	return d
-}
-
-// flightOn reports whether a chunk last sent on path i is in flight.
-func (s *Sender) flightOn(i uint8) bool {
-	for t := s.cumAck + 1; t != s.nextTSN; t++ {
-		if r := s.rec(t); r.state == recInFlight && r.marks>>pathShift == i {
-			return true
-		}
-	}
-	return false
 }

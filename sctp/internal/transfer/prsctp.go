@@ -37,32 +37,64 @@ type Failed struct {
 	Payload   []byte // a copy, owned by the receiver of the report
 }
 
+// abandoner is the sender's PR-SCTP state (RFC 3758 section 3.5): the
+// Advanced.Peer.Ack.Point and the FORWARD-TSN that moves the peer to it,
+// the messages given up and not yet reported, the chunks of messages a
+// policy may give up once sent, and the lifetimes of PRTTL messages
+// (lifetime.go). The sender decides what to give up (queuePR, sweep,
+// expireLifetimes, appendData) and gives it up (abandon); the abandoner
+// keeps what follows from that.
+type abandoner struct {
+	cfg   *Config
+	stats *Stats
+
+	advPeerAck    TSN       // the Advanced.Peer.Ack.Point (A1)
+	forwardDue    bool      // a FORWARD-TSN was called for (C3, A5)
+	forwardSent   TSN       // new cumulative TSN of the last FORWARD-TSN sent
+	forwardSentAt time.Time // and when
+	ssnEntries    []chunk.StreamSSN
+	midEntries    []chunk.StreamMID
+	failed        []Failed // abandoned and not yet reported (takeFailed)
+	// timedChunks counts the chunks of PRTTL and PRRtx messages
+	// outstanding and not abandoned: the sweeps run only while there are
+	// some.
+	timedChunks int
+	clockBase   time.Time // time base of the PRTTL lifetimes (clock)
+	ttl         ttlHeap   // lifetimes of the PRTTL messages (lifetime.go)
+}
+
+// init starts the abandoner with the cumulative ack point cum.
+func (a *abandoner) init(cfg *Config, st *Stats, cum TSN) {
+	a.cfg, a.stats = cfg, st
+	a.advPeerAck, a.forwardSent = cum, cum
+}
+
 // maxLifetime is the longest PRTTL lifetime, in milliseconds (24 days):
 // lifetimes are compared as serial numbers.
 const maxLifetime = 1<<31 - 1
 
-// prClock returns now in milliseconds since the sender's PR time base (set
+// clock returns now in milliseconds since the abandoner's time base (set
 // by the first message with a lifetime), wrapping.
-func (s *Sender) prClock(now time.Time) uint32 {
-	if s.prBase.IsZero() {
-		s.prBase = now
+func (a *abandoner) clock(now time.Time) uint32 {
+	if a.clockBase.IsZero() {
+		a.clockBase = now
 	}
-	return uint32(now.Sub(s.prBase) / time.Millisecond)
+	return uint32(now.Sub(a.clockBase) / time.Millisecond)
 }
 
-// QueuePR is Queue for a message with partial reliability pr (see PR);
+// queuePR is queueMessage for a message with partial reliability pr (see PR);
 // now starts the lifetime of PRTTL. A PRPrio message that finds the send
 // buffer full first abandons queued messages of less important priority
 // (a higher value) to make room, as RFC 7496 section 3.2 allows; reliable
 // messages are never abandoned for it.
-func (s *Sender) QueuePR(now time.Time, sid uint16, ppid uint32, unordered bool, payload []byte, pr PR) error {
+func (s *sender) queuePR(now time.Time, sid uint16, ppid uint32, unordered bool, payload []byte, pr PR) error {
 	if pr.Policy >= numPolicies {
 		return ErrConfig
 	}
-	if pr.Policy == PRPrio && s.buffered > 0 && s.buffered+len(payload) > s.bufLimit() {
+	if pr.Policy == PRPrio && s.queue.buffered > 0 && s.queue.buffered+len(payload) > s.queue.bufLimit() {
 		s.makeRoom(now, len(payload), pr.Value)
 	}
-	if err := s.queue(sid, ppid, unordered, payload, pr.Policy != PRPrio); err != nil {
+	if err := s.queueMessage(sid, ppid, unordered, payload, pr.Policy != PRPrio); err != nil {
 		return err
 	}
 	if pr.Policy != PRNone {
@@ -70,7 +102,7 @@ func (s *Sender) QueuePR(now time.Time, sid uint16, ppid uint32, unordered bool,
 		m.bits |= uint8(pr.Policy) << policyShift
 		m.prValue = pr.Value
 		if pr.Policy == PRTTL {
-			m.prValue = s.prClock(now) + min(pr.Value, maxLifetime)
+			m.prValue = s.pr.clock(now) + min(pr.Value, maxLifetime)
 			s.watchLifetime(m)
 		}
 	}
@@ -84,7 +116,7 @@ func (s *Sender) QueuePR(now time.Time, sid uint16, ppid uint32, unordered bool,
 // messages to the implementation; messages already partly sent are left
 // alone (their buffer would only return once the peer acknowledged past
 // them).
-func (s *Sender) makeRoom(now time.Time, n int, prio uint32) {
+func (s *sender) makeRoom(now time.Time, n int, prio uint32) {
 	freeable := 0
 	for _, st := range s.streams.OutSides() {
 		for m := st.head; m != nil; m = m.next {
@@ -95,11 +127,11 @@ func (s *Sender) makeRoom(now time.Time, n int, prio uint32) {
 	}
 	// Dropping its own messages leaves bufLimit unchanged: it counts
 	// what the other associations hold.
-	limit := s.bufLimit()
-	if s.buffered-freeable+n > limit && s.buffered > freeable {
+	limit := s.queue.bufLimit()
+	if s.queue.buffered-freeable+n > limit && s.queue.buffered > freeable {
 		return
 	}
-	for s.buffered > 0 && s.buffered+n > limit {
+	for s.queue.buffered > 0 && s.queue.buffered+n > limit {
 		var victim *message
 		for _, st := range s.streams.OutSides() {
 			for m := st.head; m != nil; m = m.next {
@@ -118,7 +150,7 @@ func (s *Sender) makeRoom(now time.Time, n int, prio uint32) {
 
 // expired reports whether m's policy gives it up now, before a (re)transmission
 // of a chunk that was sent xmits times (0 for a new chunk).
-func (m *message) expired(s *Sender, now time.Time, xmits uint8) bool {
+func (m *message) expired(a *abandoner, now time.Time, xmits uint8) bool {
 	switch m.policy() {
 	case PRTTL:
 		// RFC 3758 section 4.1 TR3/TR4: "Before assigning a TSN to any
@@ -126,7 +158,7 @@ func (m *message) expired(s *Sender, now time.Time, xmits uint8) bool {
 		// message." and "Before transmitting or retransmitting a message
 		// for which a TSN is already assigned, the SCTP sender MUST
 		// evaluate the lifetime of the message."
-		return int32(s.prClock(now)-m.prValue) >= 0
+		return int32(a.clock(now)-m.prValue) >= 0
 	case PRRtx:
 		// RFC 7496 section 3.1: the message is abandoned when a
 		// retransmission of one of its chunks would exceed the limit (fast
@@ -138,52 +170,27 @@ func (m *message) expired(s *Sender, now time.Time, xmits uint8) bool {
 
 // unqueue unlinks m from its stream's send queue and tells the scheduler
 // the message is gone.
-func (s *Sender) unqueue(m *message) {
+func (s *sender) unqueue(m *message) {
 	st := s.streams.PeekOutSide(m.sid)
 	if st == nil {
 		return
 	}
-	var prev *message
-	for p := st.head; p != nil && p != m; p = p.next {
-		prev = p
+	if _, head := s.queue.remove(st, m); head {
+		s.resets.headGone(st, m)
 	}
-	if prev == nil {
-		if st.head != m {
-			return // not queued
-		}
-		st.head = m.next
-	} else {
-		prev.next = m.next
-	}
-	if st.tail == m {
-		st.tail = prev
-	}
-	if prev == nil {
-		if m.off > 0 {
-			s.cutting-- // a partly cut message is its stream's head
-		}
-		s.headGone(st, m)
-	}
-	m.next = nil
-	if s.cur == m {
-		s.cur = nil
-	}
-	s.unsent -= len(m.buf) - int(m.off)
-	s.takeUnsent(st, m.sid, len(m.buf)-int(m.off))
-	s.sched.Sent(m.sid, 0, true, st.head == nil)
 }
 
 // dropQueued abandons m, a message no chunk of which has a TSN: RFC 3758
 // section 4.1 TR3, "If it is expired, the SCTP sender MUST NOT assign a
 // TSN to that message, but instead, SHOULD issue a notification to the
 // upper layer and abandon the message." No FORWARD-TSN is needed.
-func (s *Sender) dropQueued(m *message) {
+func (s *sender) dropQueued(m *message) {
 	s.unqueue(m)
 	m.bits |= msgAbandoned
-	s.report(m, false)
+	s.pr.report(m, false)
 	s.stats.AbandonedUnsent++
 	m.refs = 1
-	s.release(m)
+	s.queue.release(m)
 }
 
 // abandon gives up message m, some of which has TSNs (RFC 3758 section
@@ -193,14 +200,14 @@ func (s *Sender) dropQueued(m *message) {
 // TSN's within that fragmented message MUST be abandoned at the same
 // time." The part not yet cut leaves the queue without TSNs. The
 // Advanced.Peer.Ack.Point moves (C2) and a FORWARD-TSN becomes due.
-func (s *Sender) abandon(now time.Time, m *message) {
+func (s *sender) abandon(now time.Time, m *message) {
 	if m.abandoned() {
 		return
 	}
 	m.bits |= msgAbandoned
-	s.report(m, true)
-	for t := s.cumAck + 1; t != s.nextTSN; t++ {
-		if r := s.rec(t); r.msg == m {
+	s.pr.report(m, true)
+	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
+		if r := s.ledger.rec(t); r.msg == m {
 			s.abandonRec(r)
 		}
 	}
@@ -209,7 +216,7 @@ func (s *Sender) abandon(now time.Time, m *message) {
 		s.placeholder(m)
 		m.refs-- // no longer being cut: only its records hold it
 	}
-	s.advance()
+	s.pr.advance(&s.ledger)
 }
 
 // placeholder gives the part of m never cut one TSN, abandoned at once and
@@ -224,13 +231,11 @@ func (s *Sender) abandon(now time.Time, m *message) {
 // ordered message, its stream) for good. The placeholder keeps the point
 // ahead until a FORWARD-TSN moves the peer past it, and carries the
 // message's stream, SSN or MID and U flag for the chunk's entries.
-func (s *Sender) placeholder(m *message) {
-	if s.Outstanding() == len(s.recs) {
-		s.grow()
+func (s *sender) placeholder(m *message) {
+	if s.ledger.full() {
+		s.ledger.grow()
 	}
-	t := s.nextTSN
-	s.nextTSN++
-	r := s.rec(t)
+	_, r := s.ledger.assign()
 	flags := uint8(0)
 	if m.unordered {
 		flags = chunk.FlagUnordered
@@ -244,51 +249,40 @@ func (s *Sender) placeholder(m *message) {
 // "The sender MUST NOT credit an "abandoned" data chunk to the
 // partial_bytes_acked ... and MUST NOT advance the cwnd based on this
 // "abandoned" data chunk").
-func (s *Sender) abandonRec(r *record) {
-	switch r.state {
-	case recInFlight:
-		s.pathOf(r).flight -= s.size(r)
-		s.inFlight--
-		s.unackedData -= int(r.n)
-	case recRtx:
-		s.rtxPending--
-		s.unackedData -= int(r.n)
-		r.fastRtx = false
-	case recGapAcked:
-		s.gapAcked--
-	default:
+func (s *sender) abandonRec(r *record) {
+	was, ok := s.ledger.abandoned(r)
+	if !ok {
 		return
 	}
-	s.prOut--
-	r.state = recAbandoned
+	if was == recInFlight {
+		s.paths.of(r).flight -= s.ledger.size(r)
+	}
+	s.pr.timedChunks--
 	s.stats.AbandonedChunks++
 }
 
-// report records m as failed for TakeFailed and counts it. Every one is
+// report records m as failed for takeFailed and counts it. Every one is
 // kept: the association takes them after each packet, timer or call, so
 // they are at most what its send buffer held.
-func (s *Sender) report(m *message, sent bool) {
+func (a *abandoner) report(m *message, sent bool) {
 	m.bits |= msgDrained // Drain must not report it again
 	p := m.policy()
-	s.stats.AbandonedMessages[p]++
-	s.stats.AbandonedBytes[p] += uint64(len(m.buf))
-	s.failed = append(s.failed, Failed{SID: m.sid, PPID: m.ppid, Unordered: m.unordered, Policy: p, Sent: sent,
+	a.stats.AbandonedMessages[p]++
+	a.stats.AbandonedBytes[p] += uint64(len(m.buf))
+	a.failed = append(a.failed, Failed{SID: m.sid, PPID: m.ppid, Unordered: m.unordered, Policy: p, Sent: sent,
 		Payload: append([]byte(nil), m.buf...)})
 }
 
-// TakeFailed calls fn for each message abandoned since the last call, in
+// takeFailed calls fn for each message abandoned since the last call, in
 // order, and forgets them. The association turns them into send-failed
 // notifications.
-func (s *Sender) TakeFailed(fn func(Failed)) {
-	for i := range s.failed {
-		fn(s.failed[i])
-		s.failed[i] = Failed{}
+func (a *abandoner) takeFailed(fn func(Failed)) {
+	for i := range a.failed {
+		fn(a.failed[i])
+		a.failed[i] = Failed{}
 	}
-	s.failed = s.failed[:0]
+	a.failed = a.failed[:0]
 }
-
-// HasFailed reports whether TakeFailed has messages to report.
-func (s *Sender) HasFailed() bool { return len(s.failed) > 0 }
 
 // sweep applies the policies to the outstanding chunks (RFC 3758 section
 // 4.1 TR5: "The sending SCTP MAY evaluate the lifetime of messages at
@@ -296,12 +290,12 @@ func (s *Sender) HasFailed() bool { return len(s.failed) > 0 }
 // retransmission reached their retransmission limit, are abandoned. It
 // runs after a SACK and a T3-rtx expiry, only when chunks of PRTTL or PRRtx
 // messages are outstanding, and only with PR-SCTP negotiated.
-func (s *Sender) sweep(now time.Time) {
-	if s.prOut == 0 || !s.cfg.PartialReliability {
+func (s *sender) sweep(now time.Time) {
+	if s.pr.timedChunks == 0 || !s.cfg.PartialReliability {
 		return
 	}
-	for t := s.cumAck + 1; t != s.nextTSN; t++ {
-		r := s.rec(t)
+	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
+		r := s.ledger.rec(t)
 		m := r.msg
 		if m == nil || m.bits == 0 || m.abandoned() {
 			continue
@@ -312,7 +306,7 @@ func (s *Sender) sweep(now time.Time) {
 		} else if r.state != recInFlight {
 			continue
 		}
-		if m.expired(s, now, xmits) {
+		if m.expired(&s.pr, now, xmits) {
 			s.abandon(now, m)
 		}
 	}
@@ -323,35 +317,35 @@ func (s *Sender) sweep(now time.Time) {
 // "Advanced.Peer.Ack.Point" up as long as the chunk next in the out-queue
 // space is marked as "abandoned"". A FORWARD-TSN becomes due when it moved
 // past the cumulative ack point.
-func (s *Sender) advance() {
-	if s.advPeerAck.LT(s.cumAck) {
-		s.advPeerAck = s.cumAck // C1
+func (a *abandoner) advance(l *ledger) {
+	if a.advPeerAck.LT(l.cumAck) {
+		a.advPeerAck = l.cumAck // C1
 	}
-	for t := s.advPeerAck + 1; t != s.nextTSN && s.rec(t).state == recAbandoned; t++ {
-		s.advPeerAck = t
+	for t := a.advPeerAck + 1; t != l.nextTSN && l.rec(t).state == recAbandoned; t++ {
+		a.advPeerAck = t
 	}
-	if s.advPeerAck.GT(s.cumAck) && s.advPeerAck != s.fwdSent {
-		s.fwdDue = true
+	if a.advPeerAck.GT(l.cumAck) && a.advPeerAck != a.forwardSent {
+		a.forwardDue = true
 	}
 }
 
-// AdvancedPeerAckPoint returns the Advanced.Peer.Ack.Point of RFC 3758
-// section 3.5 A1.
-func (s *Sender) AdvancedPeerAckPoint() TSN {
-	if s.advPeerAck.LT(s.cumAck) {
-		return s.cumAck
+// advancedPeerAckPoint returns the Advanced.Peer.Ack.Point of RFC 3758
+// section 3.5 A1, with cum the cumulative TSN ack point.
+func (a *abandoner) advancedPeerAckPoint(cum TSN) TSN {
+	if a.advPeerAck.LT(cum) {
+		return cum
 	}
-	return s.advPeerAck
+	return a.advPeerAck
 }
 
-// ForwardDue reports whether a FORWARD-TSN (or I-FORWARD-TSN) should go
-// out: the Advanced.Peer.Ack.Point is ahead of the peer's cumulative ack
-// and a SACK, T3-rtx expiry or new abandonment called for it (C3, A5).
-func (s *Sender) ForwardDue() bool {
-	return s.fwdDue && s.cfg.PartialReliability && s.advPeerAck.GT(s.cumAck)
+// due reports whether a FORWARD-TSN (or I-FORWARD-TSN) should go out: the
+// Advanced.Peer.Ack.Point is ahead of cum, the peer's cumulative ack, and
+// a SACK, T3-rtx expiry or new abandonment called for it (C3, A5).
+func (a *abandoner) due(cum TSN) bool {
+	return a.forwardDue && a.cfg.PartialReliability && a.advPeerAck.GT(cum)
 }
 
-// AppendForward appends the FORWARD-TSN chunk (I-FORWARD-TSN with I-DATA)
+// appendForward appends the FORWARD-TSN chunk (I-FORWARD-TSN with I-DATA)
 // that moves the peer's cumulative TSN to the Advanced.Peer.Ack.Point,
 // using at most room bytes, and returns the packet. C4: "For each
 // "abandoned" TSN, the sender of the FORWARD TSN MUST determine if the
@@ -367,65 +361,72 @@ func (s *Sender) ForwardDue() bool {
 // or not, by stream, U flag and MID (RFC 8260 section 2.3.1). C5: "If a
 // FORWARD TSN is sent, the sender MUST assure that at least one T3-rtx
 // timer is running."
-func (s *Sender) AppendForward(now time.Time, pkt []byte, room int) []byte {
-	if !s.ForwardDue() || room < 8 {
-		return pkt
+func (s *sender) appendForward(now time.Time, pkt []byte, room int) []byte {
+	pkt, sent := s.pr.appendForward(now, pkt, room, &s.ledger)
+	if sent && s.loss.t3.IsZero() {
+		s.loss.t3 = now.Add(s.paths.primary.rto)
+		s.loss.sackSinceT3 = false
+	}
+	return pkt
+}
+
+// appendForward is AppendForward with the ledger l of the sender: it
+// reports whether it appended a chunk.
+func (a *abandoner) appendForward(now time.Time, pkt []byte, room int, l *ledger) ([]byte, bool) {
+	if !a.due(l.cumAck) || room < 8 {
+		return pkt, false
 	}
 	entry := 4
-	if s.cfg.Interleaved {
+	if a.cfg.Interleaved {
 		entry = 8
 	}
 	maxEntries := min((room-8)/entry, (chunk.MaxLen-8)/entry)
-	s.fwdSSN, s.fwdMID = s.fwdSSN[:0], s.fwdMID[:0]
-	cum := s.cumAck
-	for t := s.cumAck + 1; t.LEQ(s.advPeerAck); t++ {
-		r := s.rec(t)
+	a.ssnEntries, a.midEntries = a.ssnEntries[:0], a.midEntries[:0]
+	cum := l.cumAck
+	for t := l.cumAck + 1; t.LEQ(a.advPeerAck); t++ {
+		r := l.rec(t)
 		uo := r.flags&chunk.FlagUnordered != 0
-		if s.cfg.Interleaved {
+		if a.cfg.Interleaved {
 			i := 0
-			for i < len(s.fwdMID) && (s.fwdMID[i].SID != r.sid || s.fwdMID[i].Unordered != uo) {
+			for i < len(a.midEntries) && (a.midEntries[i].SID != r.sid || a.midEntries[i].Unordered != uo) {
 				i++
 			}
-			if i == len(s.fwdMID) {
+			if i == len(a.midEntries) {
 				if i == maxEntries {
 					break // C4: lower the point to what fits
 				}
-				s.fwdMID = append(s.fwdMID, chunk.StreamMID{SID: r.sid, Unordered: uo, MID: r.mid})
-			} else if stream.MID(s.fwdMID[i].MID).LT(stream.MID(r.mid)) {
-				s.fwdMID[i].MID = r.mid
+				a.midEntries = append(a.midEntries, chunk.StreamMID{SID: r.sid, Unordered: uo, MID: r.mid})
+			} else if stream.MID(a.midEntries[i].MID).LT(stream.MID(r.mid)) {
+				a.midEntries[i].MID = r.mid
 			}
 		} else if !uo {
 			i := 0
-			for i < len(s.fwdSSN) && s.fwdSSN[i].SID != r.sid {
+			for i < len(a.ssnEntries) && a.ssnEntries[i].SID != r.sid {
 				i++
 			}
-			if i == len(s.fwdSSN) {
+			if i == len(a.ssnEntries) {
 				if i == maxEntries {
 					break
 				}
-				s.fwdSSN = append(s.fwdSSN, chunk.StreamSSN{SID: r.sid, SSN: uint16(r.mid)})
-			} else if stream.SSN(s.fwdSSN[i].SSN).LT(stream.SSN(r.mid)) {
-				s.fwdSSN[i].SSN = uint16(r.mid)
+				a.ssnEntries = append(a.ssnEntries, chunk.StreamSSN{SID: r.sid, SSN: uint16(r.mid)})
+			} else if stream.SSN(a.ssnEntries[i].SSN).LT(stream.SSN(r.mid)) {
+				a.ssnEntries[i].SSN = uint16(r.mid)
 			}
 		}
 		cum = t
 	}
-	if cum == s.cumAck {
-		return pkt
+	if cum == l.cumAck {
+		return pkt, false
 	}
-	if s.cfg.Interleaved {
-		pkt, _ = chunk.AppendIForwardTSN(pkt, cum, s.fwdMID)
+	if a.cfg.Interleaved {
+		pkt, _ = chunk.AppendIForwardTSN(pkt, cum, a.midEntries)
 	} else {
-		pkt, _ = chunk.AppendForwardTSN(pkt, cum, s.fwdSSN)
+		pkt, _ = chunk.AppendForwardTSN(pkt, cum, a.ssnEntries)
 	}
-	s.fwdDue = false
-	s.fwdSent, s.fwdAt = cum, now
-	s.stats.ForwardTSNsSent++
-	if s.t3.IsZero() {
-		s.t3 = now.Add(s.path.rto)
-		s.sackSince = false
-	}
-	return pkt
+	a.forwardDue = false
+	a.forwardSent, a.forwardSentAt = cum, now
+	a.stats.ForwardTSNsSent++
+	return pkt, true
 }
 
 // afterSACK runs the PR-SCTP steps of RFC 3758 section 3.5 A4 after the
@@ -435,23 +436,23 @@ func (s *Sender) AppendForward(now time.Time, pkt []byte, room int) []byte {
 // "If, after step C1 and C2, the "Advanced.Peer.Ack.Point" is greater than
 // the Cumulative TSN ACK carried in the received SACK, the data sender
 // MUST send the data receiver a FORWARD TSN chunk".
-func (s *Sender) afterSACK(now time.Time, sackCum TSN) {
+func (s *sender) afterSACK(now time.Time, sackCum TSN) {
 	if !s.cfg.PartialReliability {
-		s.advPeerAck = s.cumAck
+		s.pr.advPeerAck = s.ledger.cumAck
 		return
 	}
 	s.sweep(now)
-	s.advance()
-	if s.advPeerAck.GT(sackCum) {
-		s.fwdDue = true
+	s.pr.advance(&s.ledger)
+	if s.pr.advPeerAck.GT(sackCum) {
+		s.pr.forwardDue = true
 		// F2: "An implementation may wish to limit the number of duplicate
 		// FORWARD TSN chunks it sends by either only sending a duplicate
 		// FORWARD TSN every other SACK or waiting a full RTT before
 		// sending a duplicate FORWARD TSN." A SACK that arrives less than
 		// an RTT after the same FORWARD-TSN went out was sent before it
 		// arrived: the duplicate waits (T3-rtx resends it in any case).
-		if s.advPeerAck == s.fwdSent && now.Sub(s.fwdAt) < max(s.path.srtt, s.cfg.Granularity) {
-			s.fwdDue = false
+		if s.pr.advPeerAck == s.pr.forwardSent && now.Sub(s.pr.forwardSentAt) < max(s.paths.primary.srtt, s.cfg.Granularity) {
+			s.pr.forwardDue = false
 		}
 	}
 }

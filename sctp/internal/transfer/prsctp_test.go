@@ -16,7 +16,7 @@ func prTx(t testing.TB, cfg Config) *tx {
 
 func (x *tx) queuePR(sid uint16, unordered bool, size int, pr PR) {
 	x.t.Helper()
-	if err := x.e.Send.QueuePR(x.now, sid, 0, unordered, make([]byte, size), pr); err != nil {
+	if err := x.e.Queue(x.now, sid, 0, unordered, make([]byte, size), pr); err != nil {
 		x.t.Fatal(err)
 	}
 }
@@ -24,10 +24,10 @@ func (x *tx) queuePR(sid uint16, unordered bool, size int, pr PR) {
 // forward returns the FORWARD-TSN the sender owes now, parsed, or ok false.
 func (x *tx) forward() (cum TSN, entries []chunk.StreamSSN, ok bool) {
 	x.t.Helper()
-	if !x.e.Send.ForwardDue() {
+	if !x.e.ForwardDue() {
 		return 0, nil, false
 	}
-	b := x.e.Send.AppendForward(x.now, nil, 1200)
+	b := x.e.AppendForward(x.now, nil, 1200)
 	it := chunk.Chunks(b)
 	c, ok := it.Next()
 	if !ok {
@@ -45,7 +45,7 @@ func (x *tx) forward() (cum TSN, entries []chunk.StreamSSN, ok bool) {
 
 func (x *tx) failed() []Failed {
 	var out []Failed
-	x.e.Send.TakeFailed(func(f Failed) { out = append(out, f) })
+	x.e.TakeFailed(func(f Failed) { out = append(out, f) })
 	return out
 }
 
@@ -72,15 +72,15 @@ func TestPRTTLQueued(t *testing.T) {
 	if _, _, ok := x.forward(); ok {
 		t.Fatal("FORWARD-TSN due for a message that never had a TSN")
 	}
-	st := x.e.Stats
+	st := x.e.stats
 	if st.AbandonedMessages[PRTTL] != 1 || st.AbandonedBytes[PRTTL] != 100 || st.AbandonedUnsent != 1 {
 		t.Fatalf("stats %+v", st)
 	}
 	x.mustSACK(1000, api.DefaultBuffer)
-	if !x.e.Send.Idle() {
+	if !x.e.SendIdle() {
 		t.Fatal("sender not idle")
 	}
-	checkInvariants(t, &x.e.Send)
+	checkInvariants(t, &x.e.send)
 }
 
 // TestPRTTLInFlight: expired messages in flight are abandoned at the next
@@ -98,8 +98,8 @@ func TestPRTTLInFlight(t *testing.T) {
 	x.advance(150 * time.Millisecond)
 	// The first message arrived; the others were lost and have expired.
 	x.mustSACK(1000, api.DefaultBuffer)
-	checkInvariants(t, &x.e.Send)
-	if got := x.e.Send.AdvancedPeerAckPoint(); got != 1003 {
+	checkInvariants(t, &x.e.send)
+	if got := x.e.send.pr.advancedPeerAckPoint(x.e.send.ledger.cumAck); got != 1003 {
 		t.Fatalf("Advanced.Peer.Ack.Point %d, want 1003", got)
 	}
 	// RFC 3758 section 3.5 C3: "If, after step C1 and C2, the
@@ -118,17 +118,17 @@ func TestPRTTLInFlight(t *testing.T) {
 	}
 	// C5: "If a FORWARD TSN is sent, the sender MUST assure that at least
 	// one T3-rtx timer is running."
-	if x.e.Send.t3.IsZero() {
+	if x.e.send.loss.t3.IsZero() {
 		t.Fatal("T3-rtx not running after FORWARD-TSN")
 	}
-	if x.e.Send.ForwardDue() {
+	if x.e.ForwardDue() {
 		t.Fatal("FORWARD-TSN still due right after sending it")
 	}
 	// A SACK sent before the FORWARD-TSN arrived (less than an RTT after
 	// it) does not repeat it (F2's implementation note); the FORWARD-TSN
 	// was lost: a SACK an RTT later makes it due again (C3).
 	x.mustSACK(1000, api.DefaultBuffer)
-	if x.e.Send.ForwardDue() {
+	if x.e.ForwardDue() {
 		t.Fatal("duplicate FORWARD-TSN due within an RTT")
 	}
 	x.advance(time.Second)
@@ -137,10 +137,10 @@ func TestPRTTLInFlight(t *testing.T) {
 		t.Fatal("FORWARD-TSN not due again")
 	}
 	x.mustSACK(1003, api.DefaultBuffer)
-	if !x.e.Send.Idle() || x.e.Send.ForwardDue() {
+	if !x.e.SendIdle() || x.e.ForwardDue() {
 		t.Fatal("not idle after the peer moved past the abandoned TSNs")
 	}
-	checkInvariants(t, &x.e.Send)
+	checkInvariants(t, &x.e.send)
 }
 
 // TestPRAdvancedPeerAckPointStopsAtLive: the point only moves over
@@ -154,10 +154,10 @@ func TestPRAdvancedPeerAckPointStopsAtLive(t *testing.T) {
 	x.flush()
 	x.advance(20 * time.Millisecond)
 	x.mustSACK(999, api.DefaultBuffer, 4, 4) // only 1003 arrived
-	if got := x.e.Send.AdvancedPeerAckPoint(); got != 999 {
+	if got := x.e.send.pr.advancedPeerAckPoint(x.e.send.ledger.cumAck); got != 999 {
 		t.Fatalf("Advanced.Peer.Ack.Point %d, want 999 (1000 is live)", got)
 	}
-	if x.e.Send.ForwardDue() {
+	if x.e.ForwardDue() {
 		t.Fatal("FORWARD-TSN due while the point did not move")
 	}
 	// C1: "If (Advanced.Peer.Ack.Point < SackCumAck), then update
@@ -165,14 +165,14 @@ func TestPRAdvancedPeerAckPointStopsAtLive(t *testing.T) {
 	// over 1001 and 1002 but not over the gap-acked 1003, which is not
 	// abandoned.
 	x.mustSACK(1000, api.DefaultBuffer, 3, 3)
-	if got := x.e.Send.AdvancedPeerAckPoint(); got != 1002 {
+	if got := x.e.send.pr.advancedPeerAckPoint(x.e.send.ledger.cumAck); got != 1002 {
 		t.Fatalf("Advanced.Peer.Ack.Point %d, want 1002", got)
 	}
 	cum, es, ok := x.forward()
 	if !ok || cum != 1002 || len(es) != 1 || es[0].SSN != 2 {
 		t.Fatalf("FORWARD-TSN %v %v %v", cum, es, ok)
 	}
-	checkInvariants(t, &x.e.Send)
+	checkInvariants(t, &x.e.send)
 }
 
 // TestPRRtxLimitT3: a message with a retransmission limit of 1 is
@@ -195,10 +195,10 @@ func TestPRRtxLimitT3(t *testing.T) {
 	if !ok || cum != 1000 || len(es) != 1 || es[0] != (chunk.StreamSSN{SID: 2, SSN: 0}) {
 		t.Fatalf("FORWARD-TSN %v %v %v", cum, es, ok)
 	}
-	if x.e.Stats.Retransmits != 1 || x.e.Stats.AbandonedMessages[PRRtx] != 1 {
-		t.Fatalf("stats %+v", x.e.Stats)
+	if x.e.stats.Retransmits != 1 || x.e.stats.AbandonedMessages[PRRtx] != 1 {
+		t.Fatalf("stats %+v", x.e.stats)
 	}
-	checkInvariants(t, &x.e.Send)
+	checkInvariants(t, &x.e.send)
 }
 
 // TestPRRtxZeroFastRetransmit: a limit of 0 abandons a chunk the moment
@@ -216,7 +216,7 @@ func TestPRRtxZeroFastRetransmit(t *testing.T) {
 	// made, no matter how such a decision is made, the appropriate
 	// congestion adjustment MUST be made as specified in RFC 2960 if the
 	// chunk would have been marked for retransmission later".
-	if x.e.Stats.FastRecoveries != 1 || !x.e.Path.inFastRecovery {
+	if x.e.stats.FastRecoveries != 1 || !x.e.path.inFastRecovery {
 		t.Fatalf("no fast recovery (cwnd adjustment) for the abandoned chunk")
 	}
 	if got := x.flush(); len(got) != 0 {
@@ -226,7 +226,7 @@ func TestPRRtxZeroFastRetransmit(t *testing.T) {
 	if !ok || cum != 1000 {
 		t.Fatalf("FORWARD-TSN %v %v", cum, ok)
 	}
-	checkInvariants(t, &x.e.Send)
+	checkInvariants(t, &x.e.send)
 }
 
 // TestPRFragmentedMessage: all fragments of a message go together (A3),
@@ -244,7 +244,7 @@ func TestPRFragmentedMessage(t *testing.T) {
 	// MUST be abandoned at the same time."
 	x.mustSACK(999, api.DefaultBuffer)
 	// The part never cut takes one TSN, abandoned unsent (see
-	// Sender.placeholder).
+	// sender.placeholder).
 	cum, es, ok := x.forward()
 	if !ok || cum != 1001 || len(es) != 1 || es[0].SSN != 0 {
 		t.Fatalf("FORWARD-TSN %v %v %v", cum, es, ok)
@@ -254,10 +254,10 @@ func TestPRFragmentedMessage(t *testing.T) {
 		t.Fatalf("sent %v, want the reliable message at 1002", got)
 	}
 	x.mustSACK(1002, api.DefaultBuffer)
-	if !x.e.Send.Idle() {
-		t.Fatalf("not idle: buffered %d", x.e.Send.Buffered())
+	if !x.e.SendIdle() {
+		t.Fatalf("not idle: buffered %d", x.e.send.queue.buffered)
 	}
-	checkInvariants(t, &x.e.Send)
+	checkInvariants(t, &x.e.send)
 }
 
 // TestPRIForwardTSN: with I-DATA every abandoned message is listed by
@@ -267,13 +267,13 @@ func TestPRIForwardTSN(t *testing.T) {
 	x.queuePR(0, false, 100, PR{Policy: PRTTL, Value: 10})
 	x.queuePR(0, false, 100, PR{Policy: PRTTL, Value: 10})
 	x.queuePR(3, true, 100, PR{Policy: PRTTL, Value: 10})
-	pkt, n := x.e.Send.AppendData(x.now, nil, 1400)
+	pkt, n := x.e.AppendData(x.now, nil, 1400)
 	if n != 3 || len(pkt) == 0 {
 		t.Fatalf("sent %d chunks", n)
 	}
 	x.advance(20 * time.Millisecond)
 	x.mustSACK(999, api.DefaultBuffer)
-	b := x.e.Send.AppendForward(x.now, nil, 1200)
+	b := x.e.AppendForward(x.now, nil, 1200)
 	it := chunk.Chunks(b)
 	c, _ := it.Next()
 	f, err := chunk.ParseIForwardTSN(c)
@@ -301,7 +301,7 @@ func TestPRForwardTSNFitsMTU(t *testing.T) {
 	x.flush()
 	x.advance(20 * time.Millisecond)
 	x.mustSACK(999, api.DefaultBuffer)
-	b := x.e.Send.AppendForward(x.now, nil, 8+4*10)
+	b := x.e.AppendForward(x.now, nil, 8+4*10)
 	it := chunk.Chunks(b)
 	c, _ := it.Next()
 	f, err := chunk.ParseForwardTSN(c)
@@ -325,7 +325,7 @@ func TestPRPriority(t *testing.T) {
 	x.queue(1, 300) // reliable
 	x.queuePR(0, false, 300, PR{Policy: PRPrio, Value: 5})
 	x.queuePR(0, false, 300, PR{Policy: PRPrio, Value: 7})
-	if err := x.e.Send.QueuePR(x.now, 0, 0, false, make([]byte, 300), PR{Policy: PRPrio, Value: 9}); err != ErrWouldBlock {
+	if err := x.e.Queue(x.now, 0, 0, false, make([]byte, 300), PR{Policy: PRPrio, Value: 9}); err != ErrWouldBlock {
 		t.Fatalf("less important message: %v, want ErrWouldBlock", err)
 	}
 	x.queuePR(0, false, 300, PR{Policy: PRPrio, Value: 1})
@@ -335,7 +335,7 @@ func TestPRPriority(t *testing.T) {
 	}
 	// Abandoning both priority messages would not make room for 800
 	// bytes: nothing is abandoned.
-	if err := x.e.Send.QueuePR(x.now, 0, 0, false, make([]byte, 800), PR{Policy: PRPrio, Value: 0}); err != ErrWouldBlock {
+	if err := x.e.Queue(x.now, 0, 0, false, make([]byte, 800), PR{Policy: PRPrio, Value: 0}); err != ErrWouldBlock {
 		t.Fatalf("no room even after abandoning: %v", err)
 	}
 	if f := x.failed(); len(f) != 0 {
@@ -344,7 +344,7 @@ func TestPRPriority(t *testing.T) {
 	if got := x.flush(); len(got) != 3 {
 		t.Fatalf("sent %v", got)
 	}
-	checkInvariants(t, &x.e.Send)
+	checkInvariants(t, &x.e.send)
 }
 
 // TestPRNotNegotiated: without PR-SCTP nothing with a TSN is abandoned and
@@ -360,7 +360,7 @@ func TestPRNotNegotiated(t *testing.T) {
 	if got := x.flush(); len(got) != 2 {
 		t.Fatalf("retransmitted %v, want both chunks", got)
 	}
-	if x.e.Send.ForwardDue() || len(x.failed()) != 0 {
+	if x.e.ForwardDue() || len(x.failed()) != 0 {
 		t.Fatal("abandoned without PR-SCTP")
 	}
 	x.queuePR(0, false, 100, PR{Policy: PRTTL, Value: 10})
@@ -370,20 +370,20 @@ func TestPRNotNegotiated(t *testing.T) {
 	if f := x.failed(); len(f) != 1 || f[0].Sent {
 		t.Fatalf("failed %+v", f)
 	}
-	checkInvariants(t, &x.e.Send)
+	checkInvariants(t, &x.e.send)
 }
 
 // TestPRNoPolicyAllocs: messages without a policy allocate nothing per
-// message through QueuePR.
+// message through Engine.Queue.
 func TestPRNoPolicyAllocs(t *testing.T) {
 	x := prTx(t, Config{})
 	buf := make([]byte, 100)
 	cum := TSN(999)
 	round := func() {
-		if err := x.e.Send.QueuePR(x.now, 0, 0, false, buf, PR{}); err != nil {
+		if err := x.e.Queue(x.now, 0, 0, false, buf, PR{}); err != nil {
 			t.Fatal(err)
 		}
-		pkt, n := x.e.Send.AppendData(x.now, x.pkt[:0], 1400)
+		pkt, n := x.e.AppendData(x.now, x.pkt[:0], 1400)
 		x.pkt = pkt
 		cum += TSN(n)
 		x.mustSACK(cum, api.DefaultBuffer)
@@ -415,11 +415,11 @@ func TestPRPlaceholderAfterAckedFragments(t *testing.T) {
 	if !ok || cum != 1001 || len(es) != 0 {
 		t.Fatalf("FORWARD-TSN %v %v %v (unordered: no entry)", cum, es, ok)
 	}
-	checkInvariants(t, &x.e.Send)
+	checkInvariants(t, &x.e.send)
 }
 
 // BenchmarkMessagesPR is BenchmarkMessages for 1024-byte messages sent
-// reliably through QueuePR and with each policy (none of them expiring):
+// reliably through Engine.Queue and with each policy (none of them expiring):
 // the cost of the policy checks.
 func BenchmarkMessagesPR(b *testing.B) {
 	for _, pr := range []PR{{}, {Policy: PRTTL, Value: 1 << 30}, {Policy: PRRtx, Value: 3}, {Policy: PRPrio, Value: 1}} {
@@ -428,21 +428,21 @@ func BenchmarkMessagesPR(b *testing.B) {
 			m.a.cfg.PartialReliability = true
 			msg := make([]byte, 1024)
 			for range 1000 {
-				m.a.Send.QueuePR(m.now, 1, 0, false, msg, pr)
+				m.a.Queue(m.now, 1, 0, false, msg, pr)
 				m.step(b)
 			}
 			b.SetBytes(int64(len(msg)))
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if err := m.a.Send.QueuePR(m.now, uint16(i%10), 0, false, msg, pr); err != nil {
+				if err := m.a.Queue(m.now, uint16(i%10), 0, false, msg, pr); err != nil {
 					b.Fatal(err)
 				}
 				if i%8 == 7 {
 					m.step(b)
 				}
 			}
-			for m.a.Send.Buffered() > 0 {
+			for m.a.send.queue.buffered > 0 {
 				m.step(b)
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
@@ -455,11 +455,11 @@ func BenchmarkMessagesPR(b *testing.B) {
 func TestPRPlaceholderIData(t *testing.T) {
 	x := prTx(t, Config{Interleaved: true, PeerRwnd: 1500})
 	x.queuePR(1, false, 4000, PR{Policy: PRTTL, Value: 100})
-	x.e.Send.AppendData(x.now, nil, 1400)
+	x.e.AppendData(x.now, nil, 1400)
 	x.mustSACK(1000, 1500)
 	x.advance(200 * time.Millisecond)
-	x.e.Send.AppendData(x.now, nil, 1400) // abandons the expired rest
-	b := x.e.Send.AppendForward(x.now, nil, 1200)
+	x.e.AppendData(x.now, nil, 1400) // abandons the expired rest
+	b := x.e.AppendForward(x.now, nil, 1200)
 	it := chunk.Chunks(b)
 	c, ok := it.Next()
 	if !ok {
@@ -472,7 +472,7 @@ func TestPRPlaceholderIData(t *testing.T) {
 	if f.NewCumTSN != 1001 || f.Streams.Len() != 1 || f.Streams.At(0) != (chunk.StreamMID{SID: 1, MID: 0}) {
 		t.Fatalf("I-FORWARD-TSN cum %d entries %d", f.NewCumTSN, f.Streams.Len())
 	}
-	checkInvariants(t, &x.e.Send)
+	checkInvariants(t, &x.e.send)
 }
 
 // TestPRDrainKeepsPolicy: Drain reports each message's policy (a lifetime
@@ -484,7 +484,7 @@ func TestPRDrainKeepsPolicy(t *testing.T) {
 	x.queuePR(0, false, 10, PR{Policy: PRRtx, Value: 2})
 	x.queue(1, 10)
 	var got []Unsent
-	x.e.Send.Drain(func(u Unsent) { got = append(got, u) })
+	x.e.Drain(func(u Unsent) { got = append(got, u) })
 	if len(got) != 3 || got[0].PR.Policy != PRTTL || !got[0].Expiry.Equal(epoch.Add(100*time.Millisecond)) ||
 		got[1].PR != (PR{Policy: PRRtx, Value: 2}) || got[2].PR != (PR{}) {
 		t.Fatalf("drained %+v", got)

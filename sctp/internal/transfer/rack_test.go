@@ -15,9 +15,9 @@ func measured(t *testing.T, x *tx, rtt time.Duration) {
 	x.queue(1, 100)
 	x.flush()
 	x.advance(rtt)
-	x.mustSACK(x.e.Send.NextTSN()-1, api.DefaultBuffer)
-	if x.e.Path.SRTT() != rtt {
-		t.Fatalf("SRTT %v, want %v", x.e.Path.SRTT(), rtt)
+	x.mustSACK(x.e.NextTSN()-1, api.DefaultBuffer)
+	if x.e.path.SRTT() != rtt {
+		t.Fatalf("SRTT %v, want %v", x.e.path.SRTT(), rtt)
 	}
 }
 
@@ -27,7 +27,7 @@ func measured(t *testing.T, x *tx, rtt time.Duration) {
 func TestRACKLostRetransmission(t *testing.T) {
 	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 	measured(t, x, 20*time.Millisecond) // TSN 1000
-	x.e.Path.cwnd = 30 * chunk1000
+	x.e.path.cwnd = 30 * chunk1000
 	x.queue(10, 1000)
 	x.flush() // 1001..1010
 	x.advance(20 * time.Millisecond)
@@ -36,7 +36,7 @@ func TestRACKLostRetransmission(t *testing.T) {
 	if len(ds) != 1 || ds[0].TSN != 1001 {
 		t.Fatalf("retransmission %v, want 1001", ds)
 	}
-	if !x.e.Path.InFastRecovery() {
+	if !x.e.path.inFastRecovery {
 		t.Fatal("loss did not start fast recovery")
 	}
 	x.queue(3, 1000)
@@ -50,15 +50,15 @@ func TestRACKLostRetransmission(t *testing.T) {
 	if len(ds) != 1 || ds[0].TSN != 1001 {
 		t.Fatalf("second retransmission %v, want 1001", ds)
 	}
-	st := x.e.Stats
+	st := x.e.stats
 	if st.RepeatFastRetransmits != 1 || st.FastRetransmits != 2 || st.T3Expiries != 0 {
 		t.Fatalf("repeat %d fast %d T3 %d, want 1 2 0", st.RepeatFastRetransmits, st.FastRetransmits, st.T3Expiries)
 	}
-	checkInvariants(t, &x.e.Send)
+	checkInvariants(t, &x.e.send)
 
 	// RFC 9260's rules leave the lost retransmission to T3-rtx.
 	y := newTx(t, Config{Paths: api.Paths{MaxBurst: 100, Recovery: api.RecoveryRFC9260}})
-	y.e.Path.cwnd = 30 * chunk1000
+	y.e.path.cwnd = 30 * chunk1000
 	y.queue(10, 1000)
 	y.flush() // 1000..1009
 	for i := uint16(2); i <= 4; i++ {
@@ -84,7 +84,7 @@ func TestRACKLostRetransmission(t *testing.T) {
 func TestRACKReorderingTimer(t *testing.T) {
 	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 	measured(t, x, 20*time.Millisecond) // TSN 1000
-	x.e.Path.cwnd = 30 * chunk1000
+	x.e.path.cwnd = 30 * chunk1000
 	x.queue(3, 1000)
 	x.flush() // 1001..1003
 	x.advance(20 * time.Millisecond)
@@ -92,7 +92,7 @@ func TestRACKReorderingTimer(t *testing.T) {
 	if ds := x.packet(); len(ds) != 0 {
 		t.Fatalf("retransmitted %v within the reordering window", ds)
 	}
-	d := x.e.Send.Deadline()
+	d := x.e.send.deadline()
 	if want := x.now.Add(5 * time.Millisecond); !d.Equal(want) {
 		t.Fatalf("reordering timer at %v, want minRTT/4 = 5ms from now", d.Sub(x.now))
 	}
@@ -104,18 +104,18 @@ func TestRACKReorderingTimer(t *testing.T) {
 	// The same, but 1001 (sent once) arrives just after 1002: reordering.
 	y := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 	measured(t, y, 20*time.Millisecond)
-	y.e.Path.cwnd = 30 * chunk1000
+	y.e.path.cwnd = 30 * chunk1000
 	y.queue(3, 1000)
 	y.flush()
 	y.advance(20 * time.Millisecond)
 	y.mustSACK(1000, api.DefaultBuffer, 2, 2) // 1002 first
 	y.advance(time.Millisecond)
 	y.mustSACK(1003, api.DefaultBuffer) // then 1001, sent once: reordered
-	if !y.e.Path.rack.reordering {
+	if !y.e.path.rack.reordering {
 		t.Fatal("reordering not seen")
 	}
-	if y.e.Stats.Retransmits != 0 {
-		t.Fatalf("%d retransmissions for a reordered chunk", y.e.Stats.Retransmits)
+	if y.e.stats.Retransmits != 0 {
+		t.Fatalf("%d retransmissions for a reordered chunk", y.e.stats.Retransmits)
 	}
 }
 
@@ -126,7 +126,7 @@ func TestRACKReorderingTimer(t *testing.T) {
 func TestRACKDuplicatesWidenWindow(t *testing.T) {
 	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 	measured(t, x, 20*time.Millisecond)
-	x.e.Path.cwnd = 30 * chunk1000
+	x.e.path.cwnd = 30 * chunk1000
 	x.queue(6, 1000)
 	x.flush() // 1001..1006
 	x.advance(20 * time.Millisecond)
@@ -134,16 +134,16 @@ func TestRACKDuplicatesWidenWindow(t *testing.T) {
 	if ds := x.packet(); len(ds) != 1 || ds[0].TSN != 1001 {
 		t.Fatalf("retransmission %v", ds)
 	}
-	w0 := x.e.Send.reoWnd()
+	w0 := x.e.send.reoWnd()
 	x.advance(20 * time.Millisecond)
 	sk := &SACK{CumTSNAck: 1005, ARwnd: api.DefaultBuffer, Dups: []TSN{1001, 1001, 1001, 1003}}
-	if _, err := x.e.Send.HandleSACK(x.now, sk); err != nil {
+	if _, err := x.e.HandleSACK(x.now, sk); err != nil {
 		t.Fatal(err)
 	}
-	if x.e.Stats.SpuriousRetransmits != 1 {
-		t.Fatalf("SpuriousRetransmits %d, want 1 (1001 reported thrice, 1003 was sent once)", x.e.Stats.SpuriousRetransmits)
+	if x.e.stats.SpuriousRetransmits != 1 {
+		t.Fatalf("SpuriousRetransmits %d, want 1 (1001 reported thrice, 1003 was sent once)", x.e.stats.SpuriousRetransmits)
 	}
-	if k := x.e.Path.rack; k.reoMult != 1 || !k.reordering && w0 != 0 {
+	if k := x.e.path.rack; k.reoMult != 1 || !k.reordering && w0 != 0 {
 		t.Fatalf("reoMult %d after one round trip of duplicates, want 1", k.reoMult)
 	}
 	x.queue(2, 100)
@@ -155,15 +155,15 @@ func TestRACKDuplicatesWidenWindow(t *testing.T) {
 	for i := range sk.Dups {
 		sk.Dups[i] = 1001
 	}
-	if _, err := x.e.Send.HandleSACK(x.now, sk); err != nil {
+	if _, err := x.e.HandleSACK(x.now, sk); err != nil {
 		t.Fatal(err)
 	}
-	if k := x.e.Path.rack; k.reoMult != 1 || x.e.Stats.SpuriousRetransmits != 1 {
+	if k := x.e.path.rack; k.reoMult != 1 || x.e.stats.SpuriousRetransmits != 1 {
 		t.Fatalf("reoMult %d, spurious %d after a thousand more reports of the same transmission, want 1 1",
-			k.reoMult, x.e.Stats.SpuriousRetransmits)
+			k.reoMult, x.e.stats.SpuriousRetransmits)
 	}
-	if w := x.e.Send.reoWnd(); w > x.e.Path.SRTT() {
-		t.Fatalf("reordering window %v above SRTT %v", w, x.e.Path.SRTT())
+	if w := x.e.send.reoWnd(); w > x.e.path.SRTT() {
+		t.Fatalf("reordering window %v above SRTT %v", w, x.e.path.SRTT())
 	}
 }
 
@@ -173,11 +173,11 @@ func TestRACKDuplicatesWidenWindow(t *testing.T) {
 func TestTailLossProbe(t *testing.T) {
 	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
 	measured(t, x, 20*time.Millisecond) // TSN 1000
-	x.e.Path.cwnd = 30 * chunk1000
+	x.e.path.cwnd = 30 * chunk1000
 	x.queue(4, 1000)
 	x.flush() // 1001..1004: all lost
 	start := x.now
-	d := x.e.Send.Deadline()
+	d := x.e.send.deadline()
 	if want := start.Add(40 * time.Millisecond); !d.Equal(want) {
 		t.Fatalf("probe at %v, want 2*SRTT", d.Sub(start))
 	}
@@ -197,19 +197,19 @@ func TestTailLossProbe(t *testing.T) {
 	}
 	x.advance(20 * time.Millisecond)
 	x.mustSACK(1004, api.DefaultBuffer)
-	if x.now.Sub(start) > 100*time.Millisecond || x.e.Stats.T3Expiries != 0 || x.e.Stats.Probes != 1 {
-		t.Fatalf("tail recovered after %v with %d T3 expiries and %d probes", x.now.Sub(start), x.e.Stats.T3Expiries, x.e.Stats.Probes)
+	if x.now.Sub(start) > 100*time.Millisecond || x.e.stats.T3Expiries != 0 || x.e.stats.Probes != 1 {
+		t.Fatalf("tail recovered after %v with %d T3 expiries and %d probes", x.now.Sub(start), x.e.stats.T3Expiries, x.e.stats.Probes)
 	}
-	if !x.e.Send.Idle() {
+	if !x.e.SendIdle() {
 		t.Fatal("not idle")
 	}
 	// New data waiting to be sent is the probe when the peer's window
 	// takes it, even when cwnd does not.
 	x.queue(2, 1000)
 	x.flush()
-	x.e.Path.cwnd = 0
+	x.e.path.cwnd = 0
 	x.queue(1, 1000)
-	x.now = x.e.Send.Deadline()
+	x.now = x.e.send.deadline()
 	x.e.OnTimeout(x.now)
 	if ds := x.packet(); len(ds) != 1 || ds[0].TSN != 1007 || ds[0].Flags&chunk.FlagImmediate == 0 {
 		t.Fatalf("probe %v, want new TSN 1007 with the I bit", ds)
@@ -223,16 +223,16 @@ func TestProbesBounded(t *testing.T) {
 	measured(t, x, 20*time.Millisecond)
 	x.queue(2, 1000)
 	x.flush()
-	t3 := x.e.Send.t3
+	t3 := x.e.send.loss.t3
 	for x.now.Before(t3) {
-		x.now = x.e.Send.Deadline()
+		x.now = x.e.send.deadline()
 		x.e.OnTimeout(x.now)
 		x.flush()
 		// SACKs that acknowledge nothing new do not rearm the probes.
 		x.mustSACK(1000, api.DefaultBuffer)
 	}
-	if x.e.Stats.Probes != maxProbes || x.e.Stats.T3Expiries != 1 {
-		t.Fatalf("%d probes and %d T3 expiries before %v", x.e.Stats.Probes, x.e.Stats.T3Expiries, t3.Sub(epoch))
+	if x.e.stats.Probes != maxProbes || x.e.stats.T3Expiries != 1 {
+		t.Fatalf("%d probes and %d T3 expiries before %v", x.e.stats.Probes, x.e.stats.T3Expiries, t3.Sub(epoch))
 	}
 }
 
@@ -243,12 +243,12 @@ func TestRTOBackoffUndone(t *testing.T) {
 	for _, rec := range []api.Recovery{api.RecoveryRACK, api.RecoveryRFC9260} {
 		x := newTx(t, Config{Timers: api.Timers{RTOMin: 100 * time.Millisecond}, Paths: api.Paths{MaxBurst: 100, Recovery: rec}})
 		measured(t, x, 20*time.Millisecond) // RTO = 20 + 4*10 ms, at RTOMin 100 ms
-		x.e.Path.cwnd = 30 * chunk1000
+		x.e.path.cwnd = 30 * chunk1000
 		x.queue(4, 1000)
 		x.flush() // 1001..1004
-		x.now = x.e.Send.t3
+		x.now = x.e.send.loss.t3
 		x.e.OnTimeout(x.now)
-		if rto := x.e.Path.RTO(); rto != 200*time.Millisecond {
+		if rto := x.e.path.RTO(); rto != 200*time.Millisecond {
 			t.Fatalf("RTO %v after T3, want 200ms", rto)
 		}
 		x.flush() // 1001 again
@@ -258,7 +258,7 @@ func TestRTOBackoffUndone(t *testing.T) {
 		if rec == api.RecoveryRACK {
 			want = 100 * time.Millisecond
 		}
-		if rto := x.e.Path.RTO(); rto != want {
+		if rto := x.e.path.RTO(); rto != want {
 			t.Fatalf("recovery %d: RTO %v after new data was acknowledged, want %v", rec, rto, want)
 		}
 	}
@@ -267,12 +267,12 @@ func TestRTOBackoffUndone(t *testing.T) {
 	measured(t, x, 20*time.Millisecond)
 	x.queue(1, 1000)
 	x.flush()
-	x.now = x.e.Send.t3
+	x.now = x.e.send.loss.t3
 	x.e.OnTimeout(x.now)
 	x.flush()
 	x.advance(10 * time.Millisecond)
 	x.mustSACK(1001, api.DefaultBuffer)
-	if rto := x.e.Path.RTO(); rto != 200*time.Millisecond {
+	if rto := x.e.path.RTO(); rto != 200*time.Millisecond {
 		t.Fatalf("RTO %v after only a retransmission was acknowledged, want 200ms", rto)
 	}
 }
@@ -282,32 +282,32 @@ func TestRTOBackoffUndone(t *testing.T) {
 func TestT3MarksOldChunks(t *testing.T) {
 	x := newTx(t, Config{Timers: api.Timers{RTOMin: 100 * time.Millisecond}, Paths: api.Paths{MaxBurst: 100}})
 	measured(t, x, 20*time.Millisecond) // RTO 100 ms
-	x.e.Path.cwnd = 30 * chunk1000
+	x.e.path.cwnd = 30 * chunk1000
 	x.queue(3, 1000)
 	x.flush() // 1001..1003 at 20 ms
 	x.advance(60 * time.Millisecond)
-	x.e.Path.rack.probes = maxProbes // no probe in the way
-	x.e.Path.rack.pto = time.Time{}
+	x.e.path.rack.probes = maxProbes // no probe in the way
+	x.e.path.rack.pto = time.Time{}
 	x.queue(2, 1000)
-	x.flush()           // 1004, 1005 at 80 ms
-	x.now = x.e.Send.t3 // 120 ms
+	x.flush()                // 1004, 1005 at 80 ms
+	x.now = x.e.send.loss.t3 // 120 ms
 	if !x.e.OnTimeout(x.now) {
 		t.Fatal("T3 did not expire")
 	}
-	if n := x.e.Send.rtxPending; n != 3 {
+	if n := x.e.send.ledger.rtxPending; n != 3 {
 		t.Fatalf("%d chunks marked, want the 3 sent 100 ms ago", n)
 	}
 	x.flush()
-	if d := x.e.Send.Deadline(); !d.Equal(x.e.Send.t3) {
-		t.Fatalf("after T3 the next deadline is %v, T3 at %v: no probe while one packet may be in flight", d.Sub(x.now), x.e.Send.t3.Sub(x.now))
+	if d := x.e.send.deadline(); !d.Equal(x.e.send.loss.t3) {
+		t.Fatalf("after T3 the next deadline is %v, T3 at %v: no probe while one packet may be in flight", d.Sub(x.now), x.e.send.loss.t3.Sub(x.now))
 	}
-	checkInvariants(t, &x.e.Send)
+	checkInvariants(t, &x.e.send)
 }
 
 // RFC 6928 style initial window, off by default.
 func TestInitialWindow(t *testing.T) {
 	x := newTx(t, Config{Paths: api.Paths{InitialWindow: 10}})
-	if c := x.e.Path.Cwnd(); c != 10*testPMDCS {
+	if c := x.e.path.Cwnd(); c != 10*testPMDCS {
 		t.Fatalf("cwnd %d, want %d", c, 10*testPMDCS)
 	}
 	if _, err := New(Config{OutStreams: 1, InStreams: 1, Paths: api.Paths{InitialWindow: -1}}); err == nil {

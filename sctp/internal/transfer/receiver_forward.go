@@ -9,7 +9,7 @@ import (
 	"github.com/usctp/usctp/stream"
 )
 
-// HandleForwardTSN processes a FORWARD-TSN chunk (RFC 3758 section 3.6) on
+// handleForwardTSN processes a FORWARD-TSN chunk (RFC 3758 section 3.6) on
 // an association that negotiated PR-SCTP without I-DATA. "When a FORWARD
 // TSN chunk arrives, the data receiver MUST first update its cumulative
 // TSN point to the value carried in the FORWARD TSN chunk, and then MUST
@@ -46,8 +46,8 @@ import (
 // accepted): such a chunk is discarded and counted (ForwardTSNsInvalid)
 // and the error returned, as Linux does. With I-DATA negotiated it returns
 // ErrProtocolViolation (RFC 8260 section 2.3.1).
-func (r *Receiver) HandleForwardTSN(now time.Time, c chunk.Chunk) error {
-	defer r.settle()
+func (r *receiver) handleForwardTSN(now time.Time, c chunk.Chunk) error {
+	defer r.syncBudget()
 	r.stats.ForwardTSNs++
 	if r.idata != nil {
 		return ErrProtocolViolation
@@ -73,20 +73,20 @@ func (r *Receiver) HandleForwardTSN(now time.Time, c chunk.Chunk) error {
 	}
 	if !r.tsns.forwardTo(cum) {
 		r.stats.ForwardTSNsStale++
-		r.sackNow = true
+		r.acks.dueNow = true
 		if !r.staleApplies(cum) {
 			return nil
 		}
 	}
 	r.reasm.ForwardTSN(cum, r.fwd)
-	r.sackNow = true
-	r.maybePartial()
+	r.acks.dueNow = true
+	r.checkPartial()
 	return nil
 }
 
 // staleApplies reports whether an out-of-date FORWARD-TSN or I-FORWARD-TSN
 // to newCum (at or behind the cumulative TSN) is recent enough for the
 // reassembler to apply its skips: within the TSN map's window.
-func (r *Receiver) staleApplies(newCum TSN) bool {
+func (r *receiver) staleApplies(newCum TSN) bool {
 	return r.tsns.cum.Sub(newCum) < tsnMapBits
 }

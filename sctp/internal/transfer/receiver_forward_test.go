@@ -18,7 +18,7 @@ func (r *rx) fwd(cum TSN, entries ...uint16) error {
 		es = append(es, chunk.StreamSSN{SID: entries[i], SSN: entries[i+1]})
 	}
 	c := chunkOf(r.t, func(b []byte) []byte { b, _ = chunk.AppendForwardTSN(b, cum, es); return b })
-	return r.e.Recv.HandleForwardTSN(r.now, c)
+	return r.e.HandleForwardTSN(r.now, c)
 }
 
 // The example of RFC 3758 section 3.6: "In this example, the receiver's
@@ -33,7 +33,7 @@ func TestForwardTSNAdvancesCumulative(t *testing.T) {
 	if err := r.fwd(103); err != nil {
 		t.Fatal(err)
 	}
-	if !r.e.Recv.SACKDue(r.now) {
+	if !r.e.SACKDue(r.now) {
 		t.Fatal("no SACK due after FORWARD-TSN")
 	}
 	s := r.sack()
@@ -88,7 +88,7 @@ func TestForwardTSNDropsIncomplete(t *testing.T) {
 	if got := r.readAll(); len(got) != 1 || got[0] != 30 {
 		t.Fatalf("read %v, want SSN 1 only", got)
 	}
-	if h := r.e.Recv.Held(); h != 0 {
+	if h := r.e.RecvHeld(); h != 0 {
 		t.Fatalf("%d bytes still held", h)
 	}
 }
@@ -114,8 +114,8 @@ func TestForwardTSNStaleDropsCutMessage(t *testing.T) {
 	if got := r.readAll(); len(got) != 1 || got[0] != 40 {
 		t.Fatalf("read %v, want SSN 1", got)
 	}
-	if r.e.Recv.Held() != 0 || r.e.Recv.CumulativeTSN() != 4 || r.e.Stats.ForwardTSNsStale != 1 {
-		t.Fatalf("held %d cum %d stale %d", r.e.Recv.Held(), r.e.Recv.CumulativeTSN(), r.e.Stats.ForwardTSNsStale)
+	if r.e.RecvHeld() != 0 || r.e.CumulativeTSN() != 4 || r.e.stats.ForwardTSNsStale != 1 {
+		t.Fatalf("held %d cum %d stale %d", r.e.RecvHeld(), r.e.CumulativeTSN(), r.e.stats.ForwardTSNsStale)
 	}
 }
 
@@ -129,11 +129,11 @@ func TestForwardTSNAbortsPartialDelivery(t *testing.T) {
 	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 4000}})
 	r.data(1, 0, 0, chunk.FlagBeginning, make([]byte, 1200))
 	r.data(2, 0, 0, 0, make([]byte, 1200))
-	if r.e.Stats.PartialDeliveries != 1 {
+	if r.e.stats.PartialDeliveries != 1 {
 		t.Fatalf("partial delivery did not start")
 	}
 	buf := make([]byte, 1000)
-	if n, info, err := r.e.Recv.Read(buf); err != nil || n != 1000 || info.EOR {
+	if n, info, err := r.e.Read(buf); err != nil || n != 1000 || info.EOR {
 		t.Fatalf("first part: %d %+v %v", n, info, err)
 	}
 	r.whole(5, 0, 1, 50) // the next message; TSN 3, 4 abandoned
@@ -142,7 +142,7 @@ func TestForwardTSNAbortsPartialDelivery(t *testing.T) {
 	}
 	total := 1000
 	for {
-		n, info, err := r.e.Recv.Read(buf)
+		n, info, err := r.e.Read(buf)
 		if err != nil {
 			t.Fatalf("no abort marker after %d bytes: %v", total, err)
 		}
@@ -163,8 +163,8 @@ func TestForwardTSNAbortsPartialDelivery(t *testing.T) {
 	if got := r.readAll(); len(got) != 1 || got[0] != 50 {
 		t.Fatalf("read %v after the abort", got)
 	}
-	if r.e.Stats.PartialAborted != 1 || r.e.Recv.Held() != 0 {
-		t.Fatalf("PartialAborted %d held %d", r.e.Stats.PartialAborted, r.e.Recv.Held())
+	if r.e.stats.PartialAborted != 1 || r.e.RecvHeld() != 0 {
+		t.Fatalf("PartialAborted %d held %d", r.e.stats.PartialAborted, r.e.RecvHeld())
 	}
 }
 
@@ -181,8 +181,8 @@ func TestForwardTSNHostile(t *testing.T) {
 	if err := r.fwd(1 + tsnMapBits + 1); !errors.Is(err, ErrProtocolViolation) {
 		t.Fatalf("beyond the window: %v", err)
 	}
-	if r.e.Recv.CumulativeTSN() != 1 || r.e.Stats.ForwardTSNsInvalid != 2 {
-		t.Fatalf("cum %d invalid %d", r.e.Recv.CumulativeTSN(), r.e.Stats.ForwardTSNsInvalid)
+	if r.e.CumulativeTSN() != 1 || r.e.stats.ForwardTSNsInvalid != 2 {
+		t.Fatalf("cum %d invalid %d", r.e.CumulativeTSN(), r.e.stats.ForwardTSNsInvalid)
 	}
 	// Section 3.6: "if the "New Cumulative TSN" value carried in the
 	// arrived FORWARD TSN chunk is found to be behind or at the current
@@ -192,7 +192,7 @@ func TestForwardTSNHostile(t *testing.T) {
 	if err := r.fwd(1, 0, 0); err != nil {
 		t.Fatal(err)
 	}
-	if !r.e.Recv.SACKDue(r.now) || r.e.Stats.ForwardTSNsStale != 1 || r.e.Recv.CumulativeTSN() != 1 {
+	if !r.e.SACKDue(r.now) || r.e.stats.ForwardTSNsStale != 1 || r.e.CumulativeTSN() != 1 {
 		t.Fatal("stale FORWARD-TSN not answered with a SACK")
 	}
 	ri := newRx(t, Config{Interleaved: true})
@@ -211,11 +211,11 @@ func FuzzForwardTSN(f *testing.F) {
 		for i := 0; i+2 < len(data); i += 3 {
 			tsn := TSN(1 + data[i]%16)
 			flags := data[i+1] & (chunk.FlagBeginning | chunk.FlagEnd | chunk.FlagUnordered)
-			if _, err := r.e.Recv.HandleData(r.now, &Data{TSN: tsn, SID: uint16(data[i+2] % 4), SSN: uint16(data[i+2] / 4 % 4),
+			if _, err := r.e.HandleData(r.now, &Data{TSN: tsn, SID: uint16(data[i+2] % 4), SSN: uint16(data[i+2] / 4 % 4),
 				Flags: flags, Payload: make([]byte, 300)}); err != nil {
 				return
 			}
-			r.e.Recv.EndPacket(r.now)
+			r.e.EndPacket(r.now)
 		}
 		b := append([]byte{byte(chunk.TypeForwardTSN), 0, 0, 0}, fwd...)
 		b[2], b[3] = byte((len(b))>>8), byte(len(b))
@@ -227,14 +227,14 @@ func FuzzForwardTSN(f *testing.F) {
 		if !ok {
 			return
 		}
-		r.e.Recv.HandleForwardTSN(r.now, c)
+		r.e.HandleForwardTSN(r.now, c)
 		buf := make([]byte, 100)
 		for range 1000 {
-			if _, _, err := r.e.Recv.Read(buf); err != nil {
+			if _, _, err := r.e.Read(buf); err != nil {
 				break
 			}
 		}
-		if r.e.Recv.Readable() {
+		if r.e.Readable() {
 			t.Fatal("still readable after reading everything")
 		}
 	})
@@ -248,7 +248,7 @@ func TestPartialDeliveryEndsOnForeignFragment(t *testing.T) {
 	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 4000}})
 	r.data(1, 0, 0, chunk.FlagBeginning, make([]byte, 1200))
 	r.data(2, 0, 0, 0, make([]byte, 1200))
-	if r.e.Stats.PartialDeliveries != 1 {
+	if r.e.stats.PartialDeliveries != 1 {
 		t.Fatal("partial delivery did not start")
 	}
 	r.data(3, 1, 0, chunk.FlagBeginning|chunk.FlagEnd, make([]byte, 10))
@@ -257,7 +257,7 @@ func TestPartialDeliveryEndsOnForeignFragment(t *testing.T) {
 	var sizes []int
 	aborted := false
 	for {
-		n, info, err := r.e.Recv.Read(buf)
+		n, info, err := r.e.Read(buf)
 		if err != nil {
 			break
 		}
@@ -285,14 +285,14 @@ func TestPartialDeliveryForeignFragmentFirst(t *testing.T) {
 	r.data(1, 0, 0, chunk.FlagBeginning, make([]byte, 1000))
 	r.data(2, 1, 0, chunk.FlagBeginning|chunk.FlagEnd, make([]byte, 10))
 	r.data(4, 1, 2, chunk.FlagBeginning|chunk.FlagEnd, make([]byte, 1200)) // TSN 3 (stream 1 SSN 1) missing
-	if r.e.Stats.PartialDeliveries != 1 {
+	if r.e.stats.PartialDeliveries != 1 {
 		t.Fatal("partial delivery did not start")
 	}
 	buf := make([]byte, 4096)
 	var got []int
 	aborted := false
 	for {
-		n, info, err := r.e.Recv.Read(buf)
+		n, info, err := r.e.Read(buf)
 		if err != nil {
 			break
 		}
@@ -312,7 +312,7 @@ func TestPartialDeliveryForeignFragmentFirst(t *testing.T) {
 	r.data(5, 0, 1, chunk.FlagBeginning|chunk.FlagEnd, make([]byte, 50))
 	got = got[:0]
 	for {
-		n, info, err := r.e.Recv.Read(buf)
+		n, info, err := r.e.Read(buf)
 		if err != nil {
 			break
 		}
@@ -333,14 +333,14 @@ func TestPartialDeliveryAbortReleasesStream(t *testing.T) {
 	r.data(2, 0, 0, 0, make([]byte, 1200))
 	r.data(4, 0, 1, chunk.FlagBeginning, make([]byte, 300))
 	r.data(5, 0, 1, chunk.FlagEnd, make([]byte, 300))
-	if r.e.Stats.PartialDeliveries != 1 {
+	if r.e.stats.PartialDeliveries != 1 {
 		t.Fatal("partial delivery did not start")
 	}
 	r.data(3, 1, 0, chunk.FlagBeginning|chunk.FlagEnd, make([]byte, 10)) // SSN 0's TSN 3 holds another message
 	buf := make([]byte, 4096)
 	var reads []string
 	for {
-		n, info, err := r.e.Recv.Read(buf)
+		n, info, err := r.e.Read(buf)
 		if err != nil {
 			break
 		}

@@ -18,18 +18,18 @@ type IData = chunk.IData
 // sending an ABORT chunk. The ABORT chunk MAY include the 'Protocol
 // Violation' error cause. The same applies if I-DATA support has not been
 // negotiated for an association and an I-DATA chunk is received."
-func (r *Receiver) wrongVariant() (Verdict, error) {
+func (r *receiver) wrongVariant() (Verdict, error) {
 	return Dropped, ErrProtocolViolation
 }
 
-// HandleIData processes one I-DATA chunk from the peer (RFC 8260 section
+// handleIData processes one I-DATA chunk from the peer (RFC 8260 section
 // 2.2.3 with the TSN, window and SACK rules of RFC 9260 section 6.2, as
 // HandleData). On an association without I-DATA it returns
 // ErrProtocolViolation (ABORT). The window-full exception for the next
 // fragment of a message in partial delivery goes by MID and FSN, since
 // I-DATA fragments of one message need not have consecutive TSNs.
-func (r *Receiver) HandleIData(now time.Time, d *IData) (Verdict, error) {
-	defer r.settle()
+func (r *receiver) handleIData(now time.Time, d *IData) (Verdict, error) {
+	defer r.syncBudget()
 	r.stats.DataChunksReceived++
 	if r.idata == nil {
 		return r.wrongVariant()
@@ -85,7 +85,7 @@ func (m *tsnMap) forwardTo(newCum TSN) bool {
 	return true
 }
 
-// HandleIForwardTSN processes an I-FORWARD-TSN chunk (RFC 8260 section
+// handleIForwardTSN processes an I-FORWARD-TSN chunk (RFC 8260 section
 // 2.3): entries are validated (length 8 + 8k, streams in range: else the
 // chunk is discarded and the error returned, as Linux does), the
 // cumulative TSN moves to the new one, skipped messages leave the
@@ -94,8 +94,8 @@ func (m *tsnMap) forwardTo(newCum TSN) bool {
 // without I-DATA it returns ErrProtocolViolation: RFC 8260 section 2.3.1,
 // "The I-FORWARD-TSN chunk MUST be used in combination with the I-DATA
 // chunk and MUST NOT be used in combination with the DATA chunk."
-func (r *Receiver) HandleIForwardTSN(now time.Time, c chunk.Chunk) error {
-	defer r.settle()
+func (r *receiver) handleIForwardTSN(now time.Time, c chunk.Chunk) error {
+	defer r.syncBudget()
 	r.stats.ForwardTSNs++
 	if r.idata == nil {
 		return ErrProtocolViolation
@@ -106,7 +106,7 @@ func (r *Receiver) HandleIForwardTSN(now time.Time, c chunk.Chunk) error {
 		r.stats.ForwardTSNsInvalid++
 		return err
 	}
-	r.sackNow = true
+	r.acks.dueNow = true
 	if !r.tsns.forwardTo(cum) {
 		r.stats.ForwardTSNsStale++
 		if !r.staleApplies(cum) {
@@ -122,7 +122,7 @@ func (r *Receiver) HandleIForwardTSN(now time.Time, c chunk.Chunk) error {
 // Linux's with FSNLinux, RFC 8260's with FSNRFC, and with FSNAuto RFC
 // 8260's until the receiver sees the peer number its fragments Linux's
 // way (then Linux's, which is all a Linux receiver reassembles).
-func (s *Sender) followFSN(r *Receiver) {
+func (s *sender) followFSN(r *receiver) {
 	f, ok := s.frame.(*interleave.IDataFramer)
 	if !ok {
 		return

@@ -1,12 +1,12 @@
 package transfer
 
-// What the Receiver tells its caller: the verdict on each DATA chunk and
+// What the receiver tells its caller: the verdict on each DATA chunk and
 // the description of each read.
 
-// Verdict is what Receiver.HandleData did with a DATA chunk.
+// Verdict is what Engine.HandleData did with a DATA chunk.
 type Verdict uint8
 
-// Verdicts of Receiver.HandleData.
+// Verdicts of Engine.HandleData.
 const (
 	// Accepted: the chunk is new and was kept for delivery.
 	Accepted Verdict = iota
@@ -35,7 +35,7 @@ func (v Verdict) String() string {
 	return "verdict?"
 }
 
-// RecvInfo describes the data returned by Receiver.Read.
+// RecvInfo describes the data returned by Engine.Read.
 type RecvInfo struct {
 	SID       uint16
 	SSN       uint16

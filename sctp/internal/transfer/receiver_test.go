@@ -16,30 +16,30 @@ import (
 func TestSACKDelayed(t *testing.T) {
 	r := newRx(t, Config{})
 	// Two DATA chunks in one packet count as one packet.
-	r.e.Recv.HandleData(r.now, &Data{TSN: 1, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte{1}})
-	r.e.Recv.HandleData(r.now, &Data{TSN: 2, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte{1}})
-	r.e.Recv.EndPacket(r.now)
-	if r.e.Recv.SACKDue(r.now) {
+	r.e.HandleData(r.now, &Data{TSN: 1, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte{1}})
+	r.e.HandleData(r.now, &Data{TSN: 2, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte{1}})
+	r.e.EndPacket(r.now)
+	if r.e.SACKDue(r.now) {
 		t.Fatal("SACK due after one packet")
 	}
 	if d := r.e.Deadline(); !d.Equal(r.now.Add(200 * time.Millisecond)) {
 		t.Fatalf("delayed SACK deadline %v, want 200ms", d.Sub(r.now))
 	}
-	if r.e.Recv.SACKDue(r.now.Add(199 * time.Millisecond)) {
+	if r.e.SACKDue(r.now.Add(199 * time.Millisecond)) {
 		t.Fatal("SACK due before 200 ms")
 	}
-	if !r.e.Recv.SACKDue(r.now.Add(200 * time.Millisecond)) {
+	if !r.e.SACKDue(r.now.Add(200 * time.Millisecond)) {
 		t.Fatal("SACK not due after 200 ms")
 	}
 	r.whole(3, 0, 2, 1)
-	if !r.e.Recv.SACKDue(r.now) {
+	if !r.e.SACKDue(r.now) {
 		t.Fatal("SACK not due after the second packet")
 	}
 	s := r.sack()
 	if s.CumTSNAck != 3 || len(s.Gaps) != 0 {
 		t.Fatalf("SACK cum %d gaps %v, want 3 and none", s.CumTSNAck, s.Gaps)
 	}
-	if r.e.Recv.SACKDue(r.now) || !r.e.Recv.Deadline().IsZero() {
+	if r.e.SACKDue(r.now) || !r.e.SACKDeadline().IsZero() {
 		t.Fatal("SACK still due after sending one")
 	}
 }
@@ -51,7 +51,7 @@ func TestSACKDelayed(t *testing.T) {
 func TestSACKImmediateBit(t *testing.T) {
 	r := newRx(t, Config{})
 	r.data(1, 0, 0, chunk.FlagBeginning|chunk.FlagEnd|chunk.FlagImmediate, []byte{1})
-	if !r.e.Recv.SACKDue(r.now) {
+	if !r.e.SACKDue(r.now) {
 		t.Fatal("SACK delayed for a DATA chunk with the I bit")
 	}
 }
@@ -67,7 +67,7 @@ func TestSACKDuplicate(t *testing.T) {
 	if v := r.whole(1, 0, 0, 10); v != Duplicate {
 		t.Fatalf("verdict %v, want duplicate", v)
 	}
-	if !r.e.Recv.SACKDue(r.now) {
+	if !r.e.SACKDue(r.now) {
 		t.Fatal("no immediate SACK for a duplicate")
 	}
 	s := r.sack()
@@ -99,7 +99,7 @@ func TestSACKGapBlocks(t *testing.T) {
 	r.whole(1, 0, 0, 1)
 	r.sack()
 	r.whole(3, 0, 2, 1)
-	if !r.e.Recv.SACKDue(r.now) {
+	if !r.e.SACKDue(r.now) {
 		t.Fatal("no immediate SACK on a gap")
 	}
 	r.whole(4, 0, 3, 1)
@@ -127,7 +127,7 @@ func TestSACKGapBlocksFit(t *testing.T) {
 	for i := TSN(0); i < 1000; i++ {
 		r.whole(3+2*i, 0, uint16(2+2*i), 1) // every other TSN missing: 1000 blocks
 	}
-	b := r.e.Recv.AppendSACK(r.now, nil, 200)
+	b := r.e.AppendSACK(r.now, nil, 200)
 	var s SACK
 	if !parseSACK(b, &s) || len(b) > 200 || len(s.Gaps) != (200-16)/4 {
 		t.Fatalf("SACK of %d bytes with %d gaps, want at most 200 bytes and %d gaps", len(b), len(s.Gaps), (200-16)/4)
@@ -151,14 +151,14 @@ func TestReceiveWindowFull(t *testing.T) {
 	if v := r.whole(3, 0, 2, 1000); v != Dropped {
 		t.Fatalf("verdict %v for data beyond a zero window, want dropped", v)
 	}
-	if !r.e.Recv.SACKDue(r.now) {
+	if !r.e.SACKDue(r.now) {
 		t.Fatal("no immediate SACK after dropping")
 	}
 	if s := r.sack(); s.CumTSNAck != 2 || len(s.Gaps) != 0 || s.ARwnd != 0 {
 		t.Fatalf("SACK cum %d gaps %v a_rwnd %d, want 2, none, 0", s.CumTSNAck, s.Gaps, s.ARwnd)
 	}
-	if r.e.Stats.DroppedWindow != 1 {
-		t.Fatalf("DroppedWindow %d", r.e.Stats.DroppedWindow)
+	if r.e.stats.DroppedWindow != 1 {
+		t.Fatalf("DroppedWindow %d", r.e.stats.DroppedWindow)
 	}
 }
 
@@ -178,8 +178,8 @@ func TestReceiveWindowFullHoleFiller(t *testing.T) {
 	if v := r.whole(1, 0, 0, 400); v != Accepted {
 		t.Fatalf("hole filler: %v, want accepted", v)
 	}
-	if !r.e.Recv.SACKDue(r.now) || r.e.Stats.DroppedReneged != 1 {
-		t.Fatalf("SACK due %v, DroppedReneged %d", r.e.Recv.SACKDue(r.now), r.e.Stats.DroppedReneged)
+	if !r.e.SACKDue(r.now) || r.e.stats.DroppedReneged != 1 {
+		t.Fatalf("SACK due %v, DroppedReneged %d", r.e.SACKDue(r.now), r.e.stats.DroppedReneged)
 	}
 	if s := r.sack(); s.CumTSNAck != 2 || len(s.Gaps) != 0 {
 		t.Fatalf("SACK cum %d gaps %v, want 2 and TSN 3 no longer reported", s.CumTSNAck, s.Gaps)
@@ -210,12 +210,12 @@ func TestWindowUpdate(t *testing.T) {
 		t.Fatalf("a_rwnd %d, want 0", s.ARwnd)
 	}
 	buf := make([]byte, 1000)
-	r.e.Recv.Read(buf)
-	if r.e.Recv.SACKDue(r.now) {
+	r.e.Read(buf)
+	if r.e.SACKDue(r.now) {
 		t.Fatal("window update after freeing an eighth of the buffer")
 	}
-	r.e.Recv.Read(buf)
-	if !r.e.Recv.SACKDue(r.now) {
+	r.e.Read(buf)
+	if !r.e.SACKDue(r.now) {
 		t.Fatal("no window update after freeing a quarter of the buffer")
 	}
 	if s := r.sack(); s.ARwnd != 2000 {
@@ -249,7 +249,7 @@ func TestInvalidStream(t *testing.T) {
 // chunk with a "No User Data" error cause."
 func TestNoUserData(t *testing.T) {
 	r := newRx(t, Config{})
-	_, err := r.e.Recv.HandleData(r.now, &Data{TSN: 1, Flags: chunk.FlagBeginning | chunk.FlagEnd})
+	_, err := r.e.HandleData(r.now, &Data{TSN: 1, Flags: chunk.FlagBeginning | chunk.FlagEnd})
 	if !errors.Is(err, ErrEmptyMessage) {
 		t.Fatalf("err %v, want ErrEmptyMessage", err)
 	}
@@ -269,16 +269,16 @@ func TestOrderedAndUnorderedDelivery(t *testing.T) {
 	r.data(2, 1, 1, chunk.FlagBeginning|chunk.FlagEnd, []byte("second"))
 	r.data(3, 1, 0, chunk.FlagBeginning|chunk.FlagEnd|chunk.FlagUnordered, []byte("unordered"))
 	buf := make([]byte, 100)
-	n, info, err := r.e.Recv.Read(buf)
+	n, info, err := r.e.Read(buf)
 	if err != nil || string(buf[:n]) != "unordered" || !info.Unordered || !info.EOR {
 		t.Fatalf("first read %q %+v %v, want the unordered message", buf[:n], info, err)
 	}
-	if _, _, err := r.e.Recv.Read(buf); !errors.Is(err, ErrWouldBlock) {
+	if _, _, err := r.e.Read(buf); !errors.Is(err, ErrWouldBlock) {
 		t.Fatal("SSN 1 delivered before SSN 0")
 	}
 	r.data(1, 1, 0, chunk.FlagBeginning|chunk.FlagEnd, []byte("first"))
 	for _, want := range []string{"first", "second"} {
-		n, info, err := r.e.Recv.Read(buf)
+		n, info, err := r.e.Read(buf)
 		if err != nil || string(buf[:n]) != want || info.SID != 1 {
 			t.Fatalf("read %q sid %d %v, want %q", buf[:n], info.SID, err, want)
 		}
@@ -295,16 +295,16 @@ func TestReassembly(t *testing.T) {
 	r := newRx(t, Config{})
 	r.data(12, 0, 0, chunk.FlagEnd, []byte("c"))
 	r.data(10, 0, 0, chunk.FlagBeginning, []byte("a"))
-	if r.e.Recv.Readable() {
+	if r.e.Readable() {
 		t.Fatal("incomplete message readable")
 	}
 	r.data(11, 0, 0, 0, []byte("b"))
 	buf := make([]byte, 2) // smaller than the message: read in parts
-	n, info, _ := r.e.Recv.Read(buf)
+	n, info, _ := r.e.Read(buf)
 	if string(buf[:n]) != "ab" || info.EOR {
 		t.Fatalf("first part %q EOR %v", buf[:n], info.EOR)
 	}
-	n, info, _ = r.e.Recv.Read(buf)
+	n, info, _ = r.e.Read(buf)
 	if string(buf[:n]) != "c" || !info.EOR || info.TSN != 10 {
 		t.Fatalf("second part %q %+v", buf[:n], info)
 	}
@@ -340,7 +340,7 @@ func TestPartialDelivery(t *testing.T) {
 			t.Fatalf("fragment %d: %v", i, v)
 		}
 		for {
-			n, info, err := r.e.Recv.Read(buf)
+			n, info, err := r.e.Read(buf)
 			if err != nil {
 				break
 			}
@@ -358,8 +358,8 @@ func TestPartialDelivery(t *testing.T) {
 			t.Fatalf("byte %d = %d", i, got[i])
 		}
 	}
-	if r.e.Stats.PartialDeliveries != 1 {
-		t.Fatalf("PartialDeliveries %d", r.e.Stats.PartialDeliveries)
+	if r.e.stats.PartialDeliveries != 1 {
+		t.Fatalf("PartialDeliveries %d", r.e.stats.PartialDeliveries)
 	}
 }
 
@@ -396,8 +396,8 @@ func TestDataOutsideWindow(t *testing.T) {
 	if v := r.whole(0, 0, 0, 10); v != Duplicate { // behind the cumulative TSN
 		t.Fatalf("TSN behind the cumulative TSN: %v", v)
 	}
-	if r.e.Recv.Held() != 0 || r.e.Stats.DroppedRange != 1 {
-		t.Fatalf("held %d, DroppedRange %d", r.e.Recv.Held(), r.e.Stats.DroppedRange)
+	if r.e.RecvHeld() != 0 || r.e.stats.DroppedRange != 1 {
+		t.Fatalf("held %d, DroppedRange %d", r.e.RecvHeld(), r.e.stats.DroppedRange)
 	}
 }
 
@@ -407,7 +407,7 @@ func TestOldSSN(t *testing.T) {
 	r := newRx(t, Config{})
 	r.whole(1, 0, 0, 1)
 	r.readAll()
-	if _, err := r.e.Recv.HandleData(r.now, &Data{TSN: 2, SSN: 0, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte{1}}); !errors.Is(err, ErrProtocolViolation) {
+	if _, err := r.e.HandleData(r.now, &Data{TSN: 2, SSN: 0, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: []byte{1}}); !errors.Is(err, ErrProtocolViolation) {
 		t.Fatalf("old SSN: %v, want ErrProtocolViolation", err)
 	}
 	if len(r.readAll()) != 0 {
@@ -424,11 +424,11 @@ func TestReceiverSWS(t *testing.T) {
 		r.whole(TSN(1+i), 0, uint16(i), 1000)
 	}
 	buf := make([]byte, 1000)
-	r.e.Recv.Read(buf)
+	r.e.Read(buf)
 	if s := r.sack(); s.ARwnd != 0 {
 		t.Fatalf("a_rwnd %d for 1000 free bytes, want 0 (below a full chunk)", s.ARwnd)
 	}
-	r.e.Recv.Read(buf)
+	r.e.Read(buf)
 	if s := r.sack(); s.ARwnd != 2000 {
 		t.Fatalf("a_rwnd %d, want 2000", s.ARwnd)
 	}
@@ -447,28 +447,28 @@ func TestPartialDeliveryFullWindow(t *testing.T) {
 	r.data(4, 0, 0, chunk.FlagBeginning, make([]byte, 600)) // held 3400: partial delivery of stream 0 starts
 	r.data(5, 0, 0, 0, make([]byte, 600))
 	buf := make([]byte, 4000)
-	if n, info, err := r.e.Recv.Read(buf); err != nil || n != 1200 || info.EOR || info.SID != 0 {
+	if n, info, err := r.e.Read(buf); err != nil || n != 1200 || info.EOR || info.SID != 0 {
 		t.Fatalf("partial read %d %+v %v", n, info, err)
 	}
 	r.whole(1, 1, 0, 1200) // stream 1 complete: waits behind the partial delivery for Read
-	if !r.e.Recv.ReadableStream(1) {
+	if !r.e.ReadableStream(1) {
 		t.Fatal("stream 1 not readable on its own")
 	}
-	if r.e.Recv.Readable() || r.e.Recv.Window() != 0 {
-		t.Fatalf("readable %v window %d, want waiting messages and a full window", r.e.Recv.Readable(), r.e.Recv.Window())
+	if r.e.Readable() || r.e.recv.window() != 0 {
+		t.Fatalf("readable %v window %d, want waiting messages and a full window", r.e.Readable(), r.e.recv.window())
 	}
 	if v := r.data(6, 0, 0, chunk.FlagEnd, make([]byte, 500)); v != Accepted {
 		t.Fatalf("next fragment of the partial delivery: %v, want accepted", v)
 	}
-	n, info, _ := r.e.Recv.Read(buf)
+	n, info, _ := r.e.Read(buf)
 	if n != 500 || !info.EOR || info.SID != 0 {
 		t.Fatalf("end of the partial message: %d %+v", n, info)
 	}
 	if got := r.readAll(); len(got) != 3 {
 		t.Fatalf("then %v, want the 3 waiting messages", got)
 	}
-	if r.e.Stats.PartialOverrun != 1 {
-		t.Fatalf("PartialOverrun %d", r.e.Stats.PartialOverrun)
+	if r.e.stats.PartialOverrun != 1 {
+		t.Fatalf("PartialOverrun %d", r.e.stats.PartialOverrun)
 	}
 }
 
@@ -485,8 +485,8 @@ func TestTSNWindowEdge(t *testing.T) {
 		if v := r.whole(cum+16385, 0, 1, 1); v != Dropped {
 			t.Fatalf("peer TSN %#x: cum+16385: %v, want dropped", peer, v)
 		}
-		if r.e.Stats.DroppedRange != 1 || r.e.Recv.Held() != 0 {
-			t.Fatalf("peer TSN %#x: DroppedRange %d held %d after cum+16385", peer, r.e.Stats.DroppedRange, r.e.Recv.Held())
+		if r.e.stats.DroppedRange != 1 || r.e.RecvHeld() != 0 {
+			t.Fatalf("peer TSN %#x: DroppedRange %d held %d after cum+16385", peer, r.e.stats.DroppedRange, r.e.RecvHeld())
 		}
 		if v := r.whole(cum+16384, 0, 1, 1); v != Accepted {
 			t.Fatalf("peer TSN %#x: cum+16384: %v, want accepted", peer, v)
@@ -503,8 +503,8 @@ func TestTSNWindowEdge(t *testing.T) {
 		if v := r.whole(cum+16385, 0, 2, 1); v != Accepted {
 			t.Fatalf("peer TSN %#x: cum+16385 after the window moved: %v, want accepted", peer, v)
 		}
-		if r.e.Stats.DroppedRange != 1 {
-			t.Fatalf("peer TSN %#x: DroppedRange %d, want 1", peer, r.e.Stats.DroppedRange)
+		if r.e.stats.DroppedRange != 1 {
+			t.Fatalf("peer TSN %#x: DroppedRange %d, want 1", peer, r.e.stats.DroppedRange)
 		}
 	}
 }
@@ -527,13 +527,13 @@ func TestWindowUpdateLargeMTU(t *testing.T) {
 	}
 	buf := make([]byte, 1024)
 	for range 15 {
-		r.e.Recv.Read(buf)
+		r.e.Read(buf)
 	}
-	if r.e.Recv.SACKDue(r.now) {
+	if r.e.SACKDue(r.now) {
 		t.Fatal("window update before half the buffer is free")
 	}
-	r.e.Recv.Read(buf)
-	if !r.e.Recv.SACKDue(r.now) {
+	r.e.Read(buf)
+	if !r.e.SACKDue(r.now) {
 		t.Fatal("no window update with half the buffer free")
 	}
 	if s := r.sack(); s.ARwnd != 16<<10 {

@@ -13,8 +13,8 @@ import (
 // outbound stream with an Add Outgoing Streams Request that the peer then
 // performs (AddOutgoing, FinishAddOutgoing), while queued messages (1, 1k,
 // 64k, 1 byte each, spread over ten streams) wait behind a closed window.
-// The cost of a request must not grow with what is queued (issue 23): the
-// FCFS scheduler's Resize used to compact its whole queue every time.
+// The cost of a request must not grow with what is queued: the FCFS
+// scheduler's Resize must not compact its whole queue every time.
 func BenchmarkAddStreamsFlood(b *testing.B) {
 	for _, k := range []sched.Kind{sched.FCFS, sched.RoundRobin, sched.WFQ} {
 		for _, q := range []int{1, 1 << 10, 1 << 16} {
@@ -25,7 +25,7 @@ func BenchmarkAddStreamsFlood(b *testing.B) {
 
 func benchAddStreamsFlood(b *testing.B, k sched.Kind, queued int) {
 	const first = 10
-	var s *Sender
+	var s *sender
 	setup := func() {
 		sc, err := sched.New(k, sched.Options{Streams: first})
 		if err != nil {
@@ -36,9 +36,9 @@ func benchAddStreamsFlood(b *testing.B, k sched.Kind, queued int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		s = &e.Send
+		s = &e.send
 		for i := range queued {
-			if err := s.Queue(uint16(i%first), 1, false, []byte{1}); err != nil {
+			if err := s.enqueue(uint16(i%first), 1, false, []byte{1}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -52,9 +52,9 @@ func benchAddStreamsFlood(b *testing.B, k sched.Kind, queued int) {
 			setup()
 			b.StartTimer()
 		}
-		if _, err := s.AddOutgoing(1); err != nil {
+		if _, err := s.addOutgoing(1); err != nil {
 			b.Fatal(err)
 		}
-		s.FinishAddOutgoing(true)
+		s.finishAddOutgoing(true)
 	}
 }

@@ -28,7 +28,7 @@ func (c *countingSched) Unblock(sid uint16) { c.unblocks++; c.Scheduler.Unblock(
 func sendEach(t testing.TB, x *tx, sids ...uint16) {
 	t.Helper()
 	for _, sid := range sids {
-		if err := x.e.Send.Queue(sid, 0, false, []byte{1}); err != nil {
+		if err := x.e.send.enqueue(sid, 0, false, []byte{1}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -36,15 +36,15 @@ func sendEach(t testing.TB, x *tx, sids ...uint16) {
 		sent := 0
 		for {
 			var n int
-			if x.pkt, n = x.e.Send.AppendData(x.now, x.pkt[:0], 1200); n == 0 {
+			if x.pkt, n = x.e.AppendData(x.now, x.pkt[:0], 1200); n == 0 {
 				break
 			}
 			sent += n
 		}
-		if sent == 0 && x.e.Send.Outstanding() == 0 {
+		if sent == 0 && x.e.send.ledger.outstanding() == 0 {
 			return // all sent, or what is left blocked
 		}
-		x.mustSACK(x.e.Send.NextTSN()-1, 1<<24)
+		x.mustSACK(x.e.NextTSN()-1, 1<<24)
 	}
 }
 
@@ -54,13 +54,13 @@ func sendEach(t testing.TB, x *tx, sids ...uint16) {
 func usedSender(t *testing.T) (*tx, *countingSched) {
 	const n = 65535
 	x := newTx(t, Config{OutStreams: n, InStreams: 1, Buffers: api.Buffers{SendBuffer: 8 << 20}, PeerRwnd: 1 << 24})
-	s := &x.e.Send
+	s := &x.e.send
 	sc, err := sched.New(sched.FCFS, sched.Options{Streams: n})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cs := &countingSched{Scheduler: sc}
-	if err := s.ReplaceScheduler(cs); err != nil {
+	if err := s.replaceScheduler(cs); err != nil {
 		t.Fatal(err)
 	}
 	all := make([]uint16, n)
@@ -70,7 +70,7 @@ func usedSender(t *testing.T) (*tx, *countingSched) {
 	sendEach(t, x, all...)
 	resetEvery(t, s)
 	for sid := range all {
-		if o := x.e.Streams.Out(uint16(sid)); o.MID != 0 || o.MIDUO != 0 || o.State != stream.Open {
+		if o := x.e.streams.Out(uint16(sid)); o.MID != 0 || o.MIDUO != 0 || o.State != stream.Open {
 			t.Fatalf("stream %d after the reset: %+v", sid, *o)
 		}
 	}
@@ -79,106 +79,106 @@ func usedSender(t *testing.T) (*tx, *countingSched) {
 
 // resetEvery resets every outbound stream of s as the association does for
 // a peer's Incoming SSN Reset Request naming none, with nothing queued.
-func resetEvery(t *testing.T, s *Sender) {
+func resetEvery(t *testing.T, s *sender) {
 	t.Helper()
-	s.BeginReset(nil)
-	if !s.ResetReady() {
+	s.beginOutgoingReset(nil)
+	if !s.resets.ready() {
 		t.Fatal("not ready with nothing queued")
 	}
-	s.FinishReset(nil, true)
+	s.finishOutgoingReset(nil, true)
 }
 
 // A reset of every outbound stream (a peer's Incoming SSN Reset Request
-// naming none: BeginReset, ResetReady, FinishReset) blocks and reopens in
-// the scheduler only the streams written during it, not every stream in
-// use (issue 23; the old code blocked and reopened all 65,535 streams on
-// each request). The streams it does not block read as ResetPending
+// naming none: beginOutgoingReset, ready, finishOutgoingReset) blocks and
+// reopens in the scheduler only the streams written during it, not every
+// stream in use (blocking and reopening all 65,535 streams would cost
+// each request a walk over them). The streams it does not block read as ResetPending
 // (StreamState), and the stream written during it numbers from 0 after it.
 func TestOutResetAllBlocksOnlyStreamsWritten(t *testing.T) {
 	x, cs := usedSender(t)
-	s := &x.e.Send
+	s := &x.e.send
 	for round := range 3 {
 		cs.blocks, cs.unblocks = 0, 0
-		s.BeginReset(nil)
+		s.beginOutgoingReset(nil)
 		sendEach(t, x, 7) // written during the reset: waits
-		if !s.ResetReady() {
+		if !s.resets.ready() {
 			t.Fatal("not ready with nothing from before the reset")
 		}
-		if st, _ := s.StreamState(7); st != stream.ResetPending {
+		if st, _ := s.streamState(7); st != stream.ResetPending {
 			t.Fatalf("stream 7 %v during the reset", st)
 		}
-		if st, _ := s.StreamState(9); st != stream.ResetPending {
+		if st, _ := s.streamState(9); st != stream.ResetPending {
 			t.Fatalf("stream 9 %v during the reset", st)
 		}
-		s.FinishReset(nil, true)
+		s.finishOutgoingReset(nil, true)
 		sendEach(t, x) // stream 7's message goes now, SSN 0
 		if cs.blocks > 1 || cs.unblocks > 1 {
 			t.Fatalf("round %d: %d streams blocked and %d unblocked for one stream used", round, cs.blocks, cs.unblocks)
 		}
-		if o := x.e.Streams.Out(7); o.MID != 1 {
+		if o := x.e.streams.Out(7); o.MID != 1 {
 			t.Fatalf("round %d: stream 7 next SSN %d, want 1 (its message numbered 0)", round, o.MID)
 		}
-		if st, _ := s.StreamState(9); st != stream.Open {
+		if st, _ := s.streamState(9); st != stream.Open {
 			t.Fatalf("stream 9 %v after the reset", st)
 		}
 	}
 }
 
-// A reset of every outbound stream (ResetOutgoing(nil), also the SSN/TSN
-// reset's ResetTSN) writes only the records of the streams numbered since
+// A reset of every outbound stream (resetNumbering(nil), also the SSN/TSN
+// reset's resetTSN) writes only the records of the streams numbered since
 // the last one: with 65,535 streams in use, a record changed behind the
-// sender's back is left as it is, so the reset did not look at it (the
-// old code rewrote every record on each request).
+// sender's back is left as it is, so the reset did not look at it
+// (rewriting every record would cost each request a walk over them).
 func TestOutResetAllWritesOnlyStreamsNumbered(t *testing.T) {
 	x, _ := usedSender(t)
-	s := &x.e.Send
+	s := &x.e.send
 	for _, assoc := range []bool{false, true} {
-		x.e.Streams.Out(500).MID = 9 // behind the sender's back
+		x.e.streams.Out(500).MID = 9 // behind the sender's back
 		sendEach(t, x, 3)
 		if assoc {
-			if !s.Quiet() {
+			if !s.readyForTSNReset() {
 				t.Fatal("not quiet")
 			}
-			s.ResetTSN(s.NextTSN())
+			s.resetTSN(s.ledger.nextTSN)
 		} else {
-			s.ResetOutgoing(nil)
+			s.resetNumbering(nil)
 		}
-		if o := x.e.Streams.Out(3); o.MID != 0 {
+		if o := x.e.streams.Out(3); o.MID != 0 {
 			t.Fatalf("ResetTSN %v: stream 3, numbered since the last reset, not reset: %+v", assoc, *o)
 		}
-		if o := x.e.Streams.Out(500); o.MID != 9 {
+		if o := x.e.streams.Out(500); o.MID != 9 {
 			t.Fatalf("ResetTSN %v: a reset of every stream looked at a stream not numbered since the last one", assoc)
 		}
 	}
 }
 
-// Quiet (asked for each SSN/TSN Reset Request of the peer) and ResetReady
-// (asked after each packet while our reset waits) read counters kept as
-// messages are cut: with 65,535 streams in use, a partly cut message, or
-// one from before the reset, planted behind the sender's back is not seen,
-// so they did not look at the streams (the old code walked every stream
-// on each call and found it).
+// readyForTSNReset (asked for each SSN/TSN Reset Request of the peer) and
+// the tracker's ready (asked after each packet while our reset waits) read
+// counters kept as messages are cut: with 65,535 streams in use, a partly
+// cut message, or one from before the reset, planted behind the sender's
+// back is not seen, so they did not look at the streams (a walk over
+// every stream on each call would find it).
 func TestQuietAndResetReadyCount(t *testing.T) {
 	x, _ := usedSender(t)
-	s := &x.e.Send
-	st := x.e.Streams.OutSide(600)
-	st.head = &message{buf: make([]byte, 2), off: 1, seq: s.arrived - 1} // behind the sender's back
-	if !s.Quiet() {
+	s := &x.e.send
+	st := x.e.streams.OutSide(600)
+	st.head = &message{buf: make([]byte, 2), off: 1, seq: s.queue.nextArrival - 1} // behind the sender's back
+	if !s.readyForTSNReset() {
 		t.Fatal("Quiet walked the streams")
 	}
-	s.BeginReset(nil)
-	if !s.ResetReady() {
+	s.beginOutgoingReset(nil)
+	if !s.resets.ready() {
 		t.Fatal("ResetReady walked the streams")
 	}
 	st.head = nil
-	s.FinishReset(nil, false)
+	s.finishOutgoingReset(nil, false)
 }
 
 // outModel checks the sender's outgoing resets against the rules they
-// stand for, which the old code applied by walking every stream: after
-// every step the counters equal what a walk finds (queued streams, partly
-// cut heads, streams of the reset with messages from before it), Quiet and
-// ResetReady agree with the walk, every Out record holds the numbering the
+// stand for, which a walk over every stream would apply: after every step
+// the counters equal what a walk finds (queued streams, partly cut heads,
+// streams of the reset with messages from before it), readyForTSNReset and
+// ready agree with the walk, every Out record holds the numbering the
 // chunks sent imply, and no message written after a reset began starts
 // before the reset ends on a stream it resets.
 type outModel struct {
@@ -191,7 +191,7 @@ type outModel struct {
 	on     bool        // a reset is under way
 	all    bool
 	sids   []uint16
-	at     uint32 // arrival number of the first message after BeginReset
+	at     uint32 // arrival number of the first message after beginOutgoingReset
 }
 
 func newOutModel(t testing.TB, n int, idata, pr bool) *outModel {
@@ -207,13 +207,13 @@ func (m *outModel) inReset(sid uint16) bool {
 // queue writes a message of size bytes on sid (its PPID the arrival
 // number), with a lifetime of ttl milliseconds when not 0.
 func (m *outModel) queue(sid uint16, size int, unordered bool, ttl uint32) {
-	s := &m.x.e.Send
+	s := &m.x.e.send
 	p := make([]byte, size)
 	var err error
 	if ttl > 0 {
-		err = s.QueuePR(m.x.now, sid, m.arrive, unordered, p, PR{Policy: PRTTL, Value: ttl})
+		err = s.queuePR(m.x.now, sid, m.arrive, unordered, p, PR{Policy: PRTTL, Value: ttl})
 	} else {
-		err = s.Queue(sid, m.arrive, unordered, p)
+		err = s.enqueue(sid, m.arrive, unordered, p)
 	}
 	if err == nil {
 		m.arrive++
@@ -222,9 +222,9 @@ func (m *outModel) queue(sid uint16, size int, unordered bool, ttl uint32) {
 
 // packet sends one packet and checks its chunks.
 func (m *outModel) packet() {
-	s := &m.x.e.Send
+	s := &m.x.e.send
 	var n int
-	m.x.pkt, n = s.AppendData(m.x.now, m.x.pkt[:0], 1200)
+	m.x.pkt, n = s.appendData(m.x.now, m.x.pkt[:0], 1200)
 	if n == 0 {
 		return
 	}
@@ -279,11 +279,11 @@ func (m *outModel) packet() {
 	}
 }
 
-// check compares the counters, Quiet, ResetReady and the records with a
-// walk over every stream.
+// check compares the counters, readyForTSNReset, ready and the records
+// with a walk over every stream.
 func (m *outModel) check(step int) {
 	m.t.Helper()
-	s := &m.x.e.Send
+	s := &m.x.e.send
 	queued, cutting, left := 0, 0, 0
 	for sid := range m.n {
 		st := s.streams.PeekOutSide(uint16(sid))
@@ -308,24 +308,24 @@ func (m *outModel) check(step int) {
 		if m.inReset(uint16(sid)) && !old {
 			wantState = stream.ResetPending
 		}
-		if got, _ := s.StreamState(uint16(sid)); got != wantState {
+		if got, _ := s.streamState(uint16(sid)); got != wantState {
 			m.t.Fatalf("step %d: stream %d %v, want %v", step, sid, got, wantState)
 		}
 	}
-	if queued != s.queuedStreams || cutting != s.cutting {
-		m.t.Fatalf("step %d: %d streams queued, %d partly cut; counted %d, %d", step, queued, cutting, s.queuedStreams, s.cutting)
+	if queued != s.queue.queuedStreams || cutting != s.queue.partlyCut {
+		m.t.Fatalf("step %d: %d streams queued, %d partly cut; counted %d, %d", step, queued, cutting, s.queue.queuedStreams, s.queue.partlyCut)
 	}
-	if quiet := s.Outstanding() == 0 && !s.fwdDue && cutting == 0; quiet != s.Quiet() {
-		m.t.Fatalf("step %d: Quiet %v, the walk says %v", step, s.Quiet(), quiet)
+	if quiet := s.ledger.outstanding() == 0 && !s.pr.forwardDue && cutting == 0; quiet != s.readyForTSNReset() {
+		m.t.Fatalf("step %d: readyForTSNReset %v, the walk says %v", step, s.readyForTSNReset(), quiet)
 	}
-	if m.on && (left == 0) != s.ResetReady() {
-		m.t.Fatalf("step %d: ResetReady %v with %d streams holding messages from before the reset", step, s.ResetReady(), left)
+	if m.on && (left == 0) != s.resets.ready() {
+		m.t.Fatalf("step %d: ready %v with %d streams holding messages from before the reset", step, s.resets.ready(), left)
 	}
 }
 
 // step applies one operation coded by op and arg.
 func (m *outModel) step(op, arg byte) {
-	s := &m.x.e.Send
+	s := &m.x.e.send
 	sid := uint16(int(arg) % m.n)
 	switch op % 8 {
 	case 0, 1:
@@ -338,8 +338,8 @@ func (m *outModel) step(op, arg byte) {
 	case 2, 3:
 		m.packet()
 	case 4:
-		m.x.pkt = s.AppendForward(m.x.now, m.x.pkt[:0], 1200)
-		m.x.mustSACK(s.NextTSN()-1, 1<<20)
+		m.x.pkt = s.appendForward(m.x.now, m.x.pkt[:0], 1200)
+		m.x.mustSACK(s.ledger.nextTSN-1, 1<<20)
 	case 5:
 		if m.on {
 			break
@@ -351,13 +351,13 @@ func (m *outModel) step(op, arg byte) {
 			}
 			m.sids = append(m.sids, m.sids[0]) // named twice
 		}
-		s.BeginReset(m.sids)
+		s.beginOutgoingReset(m.sids)
 	case 6:
-		if !m.on || !s.ResetReady() {
+		if !m.on || !s.resets.ready() {
 			break
 		}
 		performed := arg&1 == 0
-		s.FinishReset(m.sids, performed)
+		s.finishOutgoingReset(m.sids, performed)
 		if performed {
 			for sid := range m.n {
 				if m.inReset(uint16(sid)) {
@@ -369,11 +369,11 @@ func (m *outModel) step(op, arg byte) {
 	case 7:
 		if arg&1 == 0 {
 			m.x.advance(15 * time.Millisecond)
-			s.ExpireLifetimes(m.x.now)
+			s.expireLifetimes(m.x.now)
 			break
 		}
-		if !m.on && s.Quiet() {
-			s.ResetTSN(s.NextTSN() + TSN(arg))
+		if !m.on && s.readyForTSNReset() {
+			s.resetTSN(s.ledger.nextTSN + TSN(arg))
 			clear(m.next)
 		}
 	}

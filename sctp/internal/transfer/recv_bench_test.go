@@ -26,7 +26,7 @@ func benchReceive(b *testing.B, size int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := &e.Recv
+	r := &e.recv
 	payload := make([]byte, frag)
 	rbuf := make([]byte, 4096)
 	sack := make([]byte, 0, 2048)
@@ -47,18 +47,18 @@ func benchReceive(b *testing.B, size int) {
 			}
 			d := Data{TSN: TSN(tsn), SID: sid, SSN: ssn[sid], PPID: 7, Flags: flags, Payload: payload[:n]}
 			tsn++
-			if _, err := r.HandleData(now, &d); err != nil {
+			if _, err := r.handleData(now, &d); err != nil {
 				b.Fatal(err)
 			}
-			r.EndPacket(now)
+			r.endPacket(now)
 			packets++
 			for {
-				if _, _, err := r.Read(rbuf); err != nil {
+				if _, _, err := r.read(rbuf); err != nil {
 					break
 				}
 			}
-			if r.SACKDue(now) {
-				sack = r.AppendSACK(now, sack[:0], DefaultMTU-12)
+			if r.acks.due(now) {
+				sack = r.appendSACK(now, sack[:0], DefaultMTU-12)
 			}
 		}
 		ssn[sid]++

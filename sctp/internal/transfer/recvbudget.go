@@ -3,17 +3,16 @@ package transfer
 import "time"
 
 // RecvBudget is the receive window that the associations of an endpoint
-// advertise together while several of them receive (issue 21): the
+// advertise together while several of them receive: the
 // receiving counterpart of SendBudget. Each association's receive buffer
 // (grown by autotuning up to RecvBufferMax) bounds what its own peer may
-// have in flight; without a bound on the sum, 64 associations busy at once
-// over loopback had 64 windows of a MiB or more in flight to one socket:
-// the endpoint's UDP socket queue filled (8 MB) and dropped datagrams, the
-// peers retransmitted, and the data waited so long, in the socket and
-// then in the associations' queues, that it was out of the CPU's caches
-// when it was copied out (memmove per byte four times one association's).
+// have in flight; without a bound on the sum, many associations busy at
+// once have a window each in flight to one socket: the endpoint's socket
+// queue fills and drops datagrams, the peers retransmit, and the data
+// waits so long, in the socket and then in the associations' queues,
+// that it is out of the CPU's caches when it is copied out.
 //
-// Every Receiver sharing the budget notes the DATA it receives; those that
+// Every receiver sharing the budget notes the DATA it receives; those that
 // received at least minShare bytes in the current or the previous period
 // (recvBudgetPeriod) are the active ones, so that chatty associations
 // (a small message now and then) do not count. While more than one is
@@ -21,12 +20,12 @@ import "time"
 // divided among the active ones (at least minShare): the a_rwnd bounds
 // what its peer may have in flight, so the data in flight to the endpoint
 // stays within the limit (what each holds unread stays within its own
-// buffer, as before). A lone receiver is not bound by it (its own buffer
-// and autotuning rule as before); an association that goes idle stops
+// buffer). A lone receiver is not bound by it (its own buffer and
+// autotuning rule apply); an association that goes idle stops
 // counting within two periods. No receiver is visited: each decision
 // reads the counters here. A receiver whose share binds acknowledges at
 // once a packet that left its peer less than a full chunk of window
-// (Receiver.shareBlocked), since one 64 KB packet may fill a share.
+// (receiver.shareBlocked), since one 64 KB packet may fill a share.
 //
 // Receivers that under-count (a peer that sends less than minShare bytes
 // in a period) only loosen the bound toward what each buffer allows.
@@ -78,9 +77,10 @@ func (b *RecvBudget) Share() int {
 	return max(b.limit/n, b.minShare)
 }
 
-// note counts the receiver r as active at now once it received
-// minShare bytes in the current period.
-func (b *RecvBudget) note(r *Receiver, now time.Time) {
+// note counts the receiver of window w, which has received recv bytes
+// (Stats.BytesReceived), as active at now once it received minShare bytes
+// in the current period.
+func (b *RecvBudget) note(w *recvWindow, recv uint64, now time.Time) {
 	if b.period == 0 || now.After(b.end) {
 		if b.period != 0 && now.Sub(b.end) < recvBudgetPeriod {
 			b.prev = b.cur // the period that ended is the previous one
@@ -91,24 +91,23 @@ func (b *RecvBudget) note(r *Receiver, now time.Time) {
 		b.period++
 		b.end = now.Add(recvBudgetPeriod)
 	}
-	recv := r.stats.BytesReceived
-	if r.sharePeriod != b.period {
+	if w.sharePeriod != b.period {
 		// The period started before this packet: count from the
 		// bytes received up to the previous one.
-		r.sharePeriod, r.shareBase, r.shareCounted = b.period, r.shareSeen, false
+		w.sharePeriod, w.shareBase, w.shareCounted = b.period, w.shareSeen, false
 	}
-	r.shareSeen = recv
-	if !r.shareCounted && recv-r.shareBase >= uint64(b.minShare) {
-		r.shareCounted = true
+	w.shareSeen = recv
+	if !w.shareCounted && recv-w.shareBase >= uint64(b.minShare) {
+		w.shareCounted = true
 		b.cur++
 	}
 }
 
 // shareCap returns the share the receiver's window and held data stay
 // within, or 0 for none.
-func (r *Receiver) shareCap() int {
-	if r.recvBudget == nil {
+func (w *recvWindow) shareCap() int {
+	if w.recvBudget == nil {
 		return 0
 	}
-	return r.recvBudget.Share()
+	return w.recvBudget.Share()
 }

@@ -61,10 +61,10 @@ func TestRecvBudgetShares(t *testing.T) {
 	}
 	// The chatty one is held to the share too while the others receive
 	// (its peer could start sending at any time).
-	if w := rs[3].e.Recv.Window(); w != limit/3 {
+	if w := rs[3].e.recv.window(); w != limit/3 {
 		t.Fatalf("the chatty receiver's window %d, want the share %d", w, limit/3)
 	}
-	// Receivers 1 and 2 stop. Receiver 0 goes on: one period later they
+	// Receivers 1 and 2 stop. receiver 0 goes on: one period later they
 	// still count (the previous period), two periods later they do not.
 	at(epoch.Add(recvBudgetPeriod + time.Millisecond))
 	burst(rs[0], &tsns[0], 20)
@@ -113,9 +113,9 @@ func TestRecvBudgetOnePacketShare(t *testing.T) {
 		t.Fatalf("a_rwnd %d, want the 16 KiB share", s.ARwnd)
 	}
 	// One packet of 16 KiB fills what the peer was told.
-	r1.e.Recv.HandleData(r1.now, &Data{TSN: 2, SID: 0, SSN: 1, Flags: 3, Payload: make([]byte, 16<<10)})
-	r1.e.Recv.EndPacket(r1.now)
-	if !r1.e.Recv.SACKDue(r1.now) {
+	r1.e.HandleData(r1.now, &Data{TSN: 2, SID: 0, SSN: 1, Flags: 3, Payload: make([]byte, 16<<10)})
+	r1.e.EndPacket(r1.now)
+	if !r1.e.SACKDue(r1.now) {
 		t.Fatal("no SACK due after a packet that left the peer no window")
 	}
 	if s := r1.sack(); s.ARwnd != 16<<10 {
@@ -132,13 +132,13 @@ func TestWindowUpdateAfterOnePacket(t *testing.T) {
 	if s := r.sack(); s.ARwnd != 32<<10 {
 		t.Fatalf("a_rwnd %d, want %d", s.ARwnd, 32<<10)
 	}
-	r.e.Recv.HandleData(r.now, &Data{TSN: 1, SID: 0, SSN: 0, Flags: 3, Payload: make([]byte, 32<<10)})
-	r.e.Recv.EndPacket(r.now)
-	if r.e.Recv.SACKDue(r.now) {
+	r.e.HandleData(r.now, &Data{TSN: 1, SID: 0, SSN: 0, Flags: 3, Payload: make([]byte, 32<<10)})
+	r.e.EndPacket(r.now)
+	if r.e.SACKDue(r.now) {
 		t.Fatal("SACK due at once after one packet")
 	}
 	r.readAll()
-	if !r.e.Recv.SACKDue(r.now) {
+	if !r.e.SACKDue(r.now) {
 		t.Fatal("no window update after the reader emptied a window one packet had filled")
 	}
 }
@@ -153,11 +153,11 @@ func TestRecvBudgetNoAllocs(t *testing.T) {
 	sack := make([]byte, 0, 1500)
 	msg := make([]byte, 1000)
 	step := func(r *rx, tsn *TSN) {
-		r.e.Recv.HandleData(r.now, &Data{TSN: *tsn, SID: 0, SSN: uint16(*tsn - 1), Flags: 3, Payload: msg})
-		r.e.Recv.EndPacket(r.now)
+		r.e.HandleData(r.now, &Data{TSN: *tsn, SID: 0, SSN: uint16(*tsn - 1), Flags: 3, Payload: msg})
+		r.e.EndPacket(r.now)
 		*tsn++
-		r.e.Recv.Read(buf)
-		r.e.Recv.AppendSACK(r.now, sack[:0], 1500)
+		r.e.Read(buf)
+		r.e.AppendSACK(r.now, sack[:0], 1500)
 		r.now = r.now.Add(time.Millisecond)
 	}
 	for range 100 {

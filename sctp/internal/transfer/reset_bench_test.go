@@ -16,7 +16,7 @@ import (
 // candidate; an ordered one would hold up the messages of the new
 // numbering, whose TSNs come after it). Each op is one reset of all streams and one whole message on the
 // next stream (SSN or MID 0 after the reset), read at once; its cost must
-// not grow with the streams in use (issue 23).
+// not grow with the streams in use.
 func BenchmarkResetFlood(b *testing.B) {
 	for _, idata := range []bool{false, true} {
 		for _, n := range []int{1, 1024, 65535} {
@@ -36,15 +36,15 @@ func (a *attacker) resetSend(sid uint16, seq uint32, flags uint8, p []byte) {
 	var err error
 	if a.idata {
 		a.id = IData{TSN: a.tsn, SID: sid, MID: seq, PPID: 1, Flags: flags, Payload: p}
-		v, err = a.r.HandleIData(epoch, &a.id)
+		v, err = a.r.handleIData(epoch, &a.id)
 	} else {
 		a.d = Data{TSN: a.tsn, SID: sid, SSN: uint16(seq), PPID: 1, Flags: flags, Payload: p}
-		v, err = a.r.HandleData(epoch, &a.d)
+		v, err = a.r.handleData(epoch, &a.d)
 	}
 	if v != Accepted || err != nil {
 		panic(fmt.Sprint("chunk not accepted: ", v, err))
 	}
-	a.r.EndPacket(epoch)
+	a.r.endPacket(epoch)
 	a.tsn++
 }
 
@@ -53,7 +53,7 @@ func benchResetFlood(b *testing.B, n int, idata bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a := &attacker{r: &e.Recv, idata: idata, n: n, tsn: 1}
+	a := &attacker{r: &e.recv, idata: idata, n: n, tsn: 1}
 	one, buf := []byte{1}, make([]byte, 16)
 	const whole = chunk.FlagBeginning | chunk.FlagEnd
 	for sid := range n {
@@ -61,7 +61,7 @@ func benchResetFlood(b *testing.B, n int, idata bool) {
 		a.resetSend(uint16(sid), 1, chunk.FlagBeginning|chunk.FlagUnordered, one)
 	}
 	for a.r.reasm.Ready() > 0 {
-		if _, _, err := a.r.Read(buf); err != nil {
+		if _, _, err := a.r.read(buf); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -72,7 +72,7 @@ func benchResetFlood(b *testing.B, n int, idata bool) {
 		a.r.ResetIncoming(nil)
 		sid := uint16(i % n)
 		a.resetSend(sid, 0, whole, one)
-		if _, _, err := a.r.ReadStream(sid, buf); err != nil {
+		if _, _, err := a.r.readStream(sid, buf); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -12,11 +12,11 @@ import (
 // protocol parameter 'RTO.Initial'."
 func TestRTOInitial(t *testing.T) {
 	x := newTx(t, Config{Timers: api.Timers{RTOInitial: 3 * time.Second}})
-	if got := x.e.Path.RTO(); got != 3*time.Second {
+	if got := x.e.path.RTO(); got != 3*time.Second {
 		t.Fatalf("RTO = %v, want RTO.Initial 3s", got)
 	}
 	x = newTx(t, Config{})
-	if got := x.e.Path.RTO(); got != time.Second {
+	if got := x.e.path.RTO(); got != time.Second {
 		t.Fatalf("default RTO = %v, want 1s", got)
 	}
 }
@@ -30,9 +30,9 @@ func TestRTOFirstMeasurement(t *testing.T) {
 	x.flush()
 	x.advance(300 * time.Millisecond)
 	x.mustSACK(1000, api.DefaultBuffer)
-	p := &x.e.Path
-	if p.SRTT() != 300*time.Millisecond || p.RTTVar() != 150*time.Millisecond || p.RTO() != 900*time.Millisecond {
-		t.Fatalf("SRTT %v RTTVAR %v RTO %v, want 300ms 150ms 900ms", p.SRTT(), p.RTTVar(), p.RTO())
+	p := &x.e.path
+	if p.SRTT() != 300*time.Millisecond || p.rttvar != 150*time.Millisecond || p.RTO() != 900*time.Millisecond {
+		t.Fatalf("SRTT %v RTTVAR %v RTO %v, want 300ms 150ms 900ms", p.SRTT(), p.rttvar, p.RTO())
 	}
 }
 
@@ -42,12 +42,12 @@ func TestRTOFirstMeasurement(t *testing.T) {
 // RTO = SRTT + 4 * RTTVAR".
 func TestRTOSubsequentMeasurement(t *testing.T) {
 	x := newTx(t, Config{Timers: api.Timers{RTOMin: time.Millisecond}})
-	p := &x.e.Path
+	p := &x.e.path
 	p.RTTSample(x.now, 100*time.Millisecond)
 	p.RTTSample(x.now, 200*time.Millisecond)
 	// RTTVAR = 0.75*50 + 0.25*100 = 62.5 ms; SRTT = 0.875*100 + 0.125*200 = 112.5 ms.
-	if p.RTTVar() != 62500*time.Microsecond || p.SRTT() != 112500*time.Microsecond {
-		t.Fatalf("RTTVAR %v SRTT %v, want 62.5ms 112.5ms", p.RTTVar(), p.SRTT())
+	if p.rttvar != 62500*time.Microsecond || p.SRTT() != 112500*time.Microsecond {
+		t.Fatalf("RTTVAR %v SRTT %v, want 62.5ms 112.5ms", p.rttvar, p.SRTT())
 	}
 	if p.RTO() != 362500*time.Microsecond {
 		t.Fatalf("RTO %v, want 362.5ms", p.RTO())
@@ -58,10 +58,10 @@ func TestRTOSubsequentMeasurement(t *testing.T) {
 // 0, then adjust RTTVAR = G."
 func TestRTOGranularity(t *testing.T) {
 	x := newTx(t, Config{Timers: api.Timers{RTOMin: time.Microsecond}, Granularity: 10 * time.Millisecond})
-	p := &x.e.Path
+	p := &x.e.path
 	p.RTTSample(x.now, time.Nanosecond) // RTTVAR = R/2 = 0
-	if p.RTTVar() != 10*time.Millisecond || p.RTO() != 40*time.Millisecond+time.Nanosecond {
-		t.Fatalf("RTTVAR %v RTO %v, want G 10ms and 40.000001ms", p.RTTVar(), p.RTO())
+	if p.rttvar != 10*time.Millisecond || p.RTO() != 40*time.Millisecond+time.Nanosecond {
+		t.Fatalf("RTTVAR %v RTO %v, want G 10ms and 40.000001ms", p.rttvar, p.RTO())
 	}
 }
 
@@ -71,7 +71,7 @@ func TestRTOGranularity(t *testing.T) {
 // seconds."
 func TestRTOClamped(t *testing.T) {
 	x := newTx(t, Config{})
-	p := &x.e.Path
+	p := &x.e.path
 	p.RTTSample(x.now, time.Millisecond)
 	if p.RTO() != time.Second {
 		t.Fatalf("RTO %v, want RTO.Min 1s", p.RTO())
@@ -81,9 +81,9 @@ func TestRTOClamped(t *testing.T) {
 		t.Fatalf("RTO %v, want RTO.Max 60s", p.RTO())
 	}
 	x = newTx(t, Config{Timers: api.Timers{RTOMin: 50 * time.Millisecond}})
-	x.e.Path.RTTSample(x.now, time.Millisecond)
-	if x.e.Path.RTO() != 50*time.Millisecond {
-		t.Fatalf("RTO %v, want configured RTO.Min 50ms", x.e.Path.RTO())
+	x.e.path.RTTSample(x.now, time.Millisecond)
+	if x.e.path.RTO() != 50*time.Millisecond {
+		t.Fatalf("RTO %v, want configured RTO.Min 50ms", x.e.path.RTO())
 	}
 }
 
@@ -104,8 +104,8 @@ func TestRTOKarn(t *testing.T) {
 	}
 	x.advance(10 * time.Millisecond)
 	x.mustSACK(1000, api.DefaultBuffer)
-	if x.e.Path.SRTT() != 0 || x.e.Stats.RTTSamples != 0 {
-		t.Fatalf("RTT measured from a retransmitted chunk: SRTT %v", x.e.Path.SRTT())
+	if x.e.path.SRTT() != 0 || x.e.stats.RTTSamples != 0 {
+		t.Fatalf("RTT measured from a retransmitted chunk: SRTT %v", x.e.path.SRTT())
 	}
 }
 
@@ -119,7 +119,7 @@ func TestRTOOncePerRoundTrip(t *testing.T) {
 	x.flush()
 	x.advance(100 * time.Millisecond)
 	x.mustSACK(1002, api.DefaultBuffer)
-	if x.e.Stats.RTTSamples != 1 {
-		t.Fatalf("%d RTT samples from one round trip, want 1", x.e.Stats.RTTSamples)
+	if x.e.stats.RTTSamples != 1 {
+		t.Fatalf("%d RTT samples from one round trip, want 1", x.e.stats.RTTSamples)
 	}
 }

@@ -10,8 +10,8 @@ import (
 
 // BenchmarkLongMessageAttack measures the receiver when a peer sends a
 // message as long as the window allows in 1-byte fragments, in TSN order
-// and never its last one (issue 23: the work per chunk must not grow with
-// the length of a message). Each op is the message's next fragment. An
+// and never its last one (the work per chunk must not grow with the
+// length of a message). Each op is the message's next fragment. An
 // ordered message (the stream's next) makes the receiver ask, for every
 // fragment, whether the message at the head of the stream is complete; an
 // unordered one makes it look for the first fragment of the message the
@@ -36,7 +36,7 @@ func (a *attacker) longSetup(held int, unordered bool) {
 	if err != nil {
 		panic(err)
 	}
-	a.r, a.n, a.tsn = &e.Recv, 1, 1
+	a.r, a.n, a.tsn = &e.recv, 1, 1
 	for i := range held {
 		a.longChunk(i == 0, unordered)
 	}

@@ -9,10 +9,10 @@ import (
 	"github.com/usctp/usctp/stream"
 )
 
-// Scheduler returns the kind of the stream scheduler in use.
-func (s *Sender) Scheduler() sched.Kind { return s.sched.Kind() }
+// scheduler returns the kind of the stream scheduler in use.
+func (s *sender) scheduler() sched.Kind { return s.queue.sched.Kind() }
 
-// SwitchScheduler replaces the stream scheduler by a new one of kind k, at
+// switchScheduler replaces the stream scheduler by a new one of kind k, at
 // any time, with data queued (SCTP_STREAM_SCHEDULER on a live association).
 // Nothing queued is lost, duplicated or reordered within its stream: the
 // new scheduler learns every queued message in arrival order (what is left
@@ -22,7 +22,7 @@ func (s *Sender) Scheduler() sched.Kind { return s.sched.Kind() }
 // weights) restart from their defaults, as in Linux. Switching to the kind
 // in use also resets them. The cost is linear in the streams touched so far
 // plus n log n in the queued messages.
-func (s *Sender) SwitchScheduler(k sched.Kind) error {
+func (s *sender) switchScheduler(k sched.Kind) error {
 	sc, err := sched.New(k, sched.Options{Interleaved: s.cfg.Interleaved, Streams: s.streams.OutCount()})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
@@ -31,11 +31,11 @@ func (s *Sender) SwitchScheduler(k sched.Kind) error {
 	return nil
 }
 
-// ReplaceScheduler is SwitchScheduler with a scheduler the caller built
+// replaceScheduler is SwitchScheduler with a scheduler the caller built
 // (with sched.New, for this association's stream count and I-DATA mode).
 // sc must be fresh: a scheduler that already has an active stream is
 // refused with ErrConfig.
-func (s *Sender) ReplaceScheduler(sc sched.Scheduler) error {
+func (s *sender) replaceScheduler(sc sched.Scheduler) error {
 	if sc == nil {
 		return fmt.Errorf("%w: nil scheduler", ErrConfig)
 	}
@@ -49,7 +49,7 @@ func (s *Sender) ReplaceScheduler(sc sched.Scheduler) error {
 
 // adopt makes sc, a fresh scheduler, the sender's: it re-enqueues the
 // backlog in arrival order and re-blocks the streams that cannot send.
-func (s *Sender) adopt(sc sched.Scheduler) {
+func (s *sender) adopt(sc sched.Scheduler) {
 	for sid, o := range s.streams.Outs() {
 		if o.State != stream.Open {
 			sc.Block(sid)
@@ -58,12 +58,12 @@ func (s *Sender) adopt(sc sched.Scheduler) {
 	for _, q := range s.backlog() {
 		sc.Enqueue(q.sid, q.n)
 	}
-	s.sched = sc
+	s.queue.sched = sc
 	// The weights restart from their defaults: so do the active
 	// streams' shares of the send buffer (streamLimit).
 	for sid, st := range s.streams.OutSides() {
 		if st.share > 0 {
-			s.reshare(uint16(sid))
+			s.queue.reshare(uint16(sid))
 		}
 	}
 }
@@ -81,13 +81,13 @@ type queued struct {
 // arrival order; across streams the messages are put in order by their
 // arrival numbers, directly by age when the ages are dense (linear), else
 // by sorting.
-func (s *Sender) backlog() []queued {
+func (s *sender) backlog() []queued {
 	var out []queued
 	var oldest uint32
 	for _, st := range s.streams.OutSides() {
 		for m := st.head; m != nil; m = m.next {
 			// Serial: fewer than 2^31 messages are ever queued at once.
-			age := s.arrived - m.seq - 1
+			age := s.queue.nextArrival - m.seq - 1
 			oldest = max(oldest, age)
 			out = append(out, queued{age, m.sid, len(m.buf) - int(m.off)})
 		}
@@ -112,65 +112,65 @@ func (s *Sender) backlog() []queued {
 	return out
 }
 
-// SetStreamValue sets the scheduler value of outbound stream sid: its
+// setStreamValue sets the scheduler value of outbound stream sid: its
 // priority under sched.Priority (lower is served first) or its weight
 // under sched.WFQ (1 to 65535); the other schedulers accept and ignore it.
 // It fails with ErrStreamID for a stream outside the negotiated range and
 // with an error matching sched.ErrValue for an invalid value. Values last
 // until the next scheduler switch.
-func (s *Sender) SetStreamValue(sid uint16, v uint16) error {
+func (s *sender) setStreamValue(sid uint16, v uint16) error {
 	if err := s.checkStream(sid); err != nil {
 		return err
 	}
-	if err := s.sched.SetValue(sid, v); err != nil {
-		return fmt.Errorf("transfer: stream %d, %v value %d: %w", sid, s.sched.Kind(), v, err)
+	if err := s.queue.sched.SetValue(sid, v); err != nil {
+		return fmt.Errorf("transfer: stream %d, %v value %d: %w", sid, s.queue.sched.Kind(), v, err)
 	}
-	s.reshare(sid) // a WFQ weight is also the stream's share of the buffer
+	s.queue.reshare(sid) // a WFQ weight is also the stream's share of the buffer
 	return nil
 }
 
-// StreamValue returns the scheduler value of outbound stream sid (0 for
+// streamValue returns the scheduler value of outbound stream sid (0 for
 // the schedulers without one), or ErrStreamID.
-func (s *Sender) StreamValue(sid uint16) (uint16, error) {
+func (s *sender) streamValue(sid uint16) (uint16, error) {
 	if err := s.checkStream(sid); err != nil {
 		return 0, err
 	}
-	return s.sched.Value(sid)
+	return s.queue.sched.Value(sid)
 }
 
-// SetStreamState sets the state of outbound stream sid and tells the
+// setStreamState sets the state of outbound stream sid and tells the
 // scheduler: a stream that is not stream.Open (closed, outgoing reset
 // pending, addition pending) keeps its queued messages but is skipped, so
 // it never holds up the other streams; back to Open it competes again.
 // Without I-DATA a message already partly sent is finished first (Linux
 // only resets streams whose queues are empty anyway). Stream
 // reconfiguration (RFC 6525) changes states through here.
-func (s *Sender) SetStreamState(sid uint16, st stream.State) error {
+func (s *sender) setStreamState(sid uint16, st stream.State) error {
 	if err := s.checkStream(sid); err != nil {
 		return err
 	}
 	s.streams.Out(sid).State = st
 	if st == stream.Open {
-		s.sched.Unblock(sid)
+		s.queue.sched.Unblock(sid)
 	} else {
-		s.sched.Block(sid)
+		s.queue.sched.Block(sid)
 	}
 	return nil
 }
 
-// StreamState returns the state of outbound stream sid, or ErrStreamID.
+// streamState returns the state of outbound stream sid, or ErrStreamID.
 // A stream an outgoing reset blocks is ResetPending from when it has sent
 // everything written before the reset began, although the sender marks it
-// so only when it would start a later message (BeginReset).
-func (s *Sender) StreamState(sid uint16) (stream.State, error) {
+// so only when it would start a later message (beginOutgoingReset).
+func (s *sender) streamState(sid uint16) (stream.State, error) {
 	if err := s.checkStream(sid); err != nil {
 		return stream.Closed, err
 	}
 	st := s.streams.Out(sid).State
 	if st == stream.Open {
 		side := s.streams.PeekOutSide(sid)
-		in := s.resetAll || side != nil && side.resetting
-		if in && (side == nil || side.head == nil || s.holdsForReset(side)) {
+		in := s.resets.all || side != nil && side.resetting
+		if in && (side == nil || side.head == nil || s.resets.holds(side)) {
 			return stream.ResetPending, nil
 		}
 	}
@@ -178,7 +178,7 @@ func (s *Sender) StreamState(sid uint16) (stream.State, error) {
 }
 
 // checkStream returns ErrStreamID unless sid is an outbound stream.
-func (s *Sender) checkStream(sid uint16) error {
+func (s *sender) checkStream(sid uint16) error {
 	if n := s.streams.OutCount(); int(sid) >= n {
 		return fmt.Errorf("%w: %d, %d outbound streams", ErrStreamID, sid, n)
 	}

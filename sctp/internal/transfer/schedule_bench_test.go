@@ -26,24 +26,24 @@ func newSaturated(tb testing.TB, k sched.Kind, n, depth, size int) *saturated {
 	cfg := Config{OutStreams: n, InStreams: n, PeerRwnd: 4 << 20,
 		Buffers: api.Buffers{SendBuffer: n*depth*size + 1<<20, StreamUnsentLimit: depth * size, RecvBuffer: 4 << 20}}
 	s := &saturated{schedPair: newSchedPair(tb, cfg), msg: make([]byte, size)}
-	if err := s.a.Send.SwitchScheduler(k); err != nil {
+	if err := s.a.SwitchScheduler(k); err != nil {
 		tb.Fatal(err)
 	}
 	for sid := range n {
 		// Priority: eight levels; WFQ: weights 1 to 8 (FC and the round
 		// robins ignore the value).
-		s.a.Send.SetStreamValue(uint16(sid), uint16(1+sid%8))
+		s.a.SetStreamValue(uint16(sid), uint16(1+sid%8))
 	}
 	s.rbuf = make([]byte, 2*size)
 	s.onMsg = func(info RecvInfo, _ []byte) {
 		s.read++
-		if err := s.a.Send.Queue(info.SID, 0, false, s.msg); err != nil {
+		if err := s.a.send.enqueue(info.SID, 0, false, s.msg); err != nil {
 			tb.Fatal(err)
 		}
 	}
 	for range depth {
 		for sid := range n {
-			if err := s.a.Send.Queue(uint16(sid), 0, false, s.msg); err != nil {
+			if err := s.a.send.enqueue(uint16(sid), 0, false, s.msg); err != nil {
 				tb.Fatal(err)
 			}
 		}
@@ -116,7 +116,7 @@ func BenchmarkSwitchScheduler(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		if err := s.a.Send.SwitchScheduler(kinds[i&1]); err != nil {
+		if err := s.a.SwitchScheduler(kinds[i&1]); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -58,7 +58,7 @@ func newSchedPair(tb testing.TB, cfg Config) *schedPair {
 // packet asks a for one packet of at most room bytes and hands it to b. It
 // returns the number of chunks sent.
 func (p *schedPair) packet(room int) int {
-	pkt, n := p.a.Send.AppendData(p.now, p.pkt[:0], room)
+	pkt, n := p.a.AppendData(p.now, p.pkt[:0], room)
 	for len(pkt) > 0 {
 		l := chunkLen(pkt)
 		if l < 0 || !parseData(pkt[:l], &p.d) {
@@ -68,13 +68,13 @@ func (p *schedPair) packet(room int) int {
 		if p.onChunk != nil {
 			p.onChunk(&p.d)
 		}
-		if _, err := p.b.Recv.HandleData(p.now, &p.d); err != nil {
+		if _, err := p.b.HandleData(p.now, &p.d); err != nil {
 			p.tb.Fatal(err)
 		}
 		pkt = pkt[l:]
 	}
 	if n > 0 {
-		p.b.Recv.EndPacket(p.now)
+		p.b.EndPacket(p.now)
 	}
 	return n
 }
@@ -101,7 +101,7 @@ func (p *schedPair) check(d *Data) {
 // ack reads everything b has, then returns b's SACK to a.
 func (p *schedPair) ack() {
 	for {
-		n, info, err := p.b.Recv.Read(p.rbuf)
+		n, info, err := p.b.Read(p.rbuf)
 		if err != nil {
 			break
 		}
@@ -112,11 +112,11 @@ func (p *schedPair) ack() {
 			p.onMsg(info, p.rbuf[:n])
 		}
 	}
-	s := p.b.Recv.AppendSACK(p.now, p.sack[:0], DefaultMTU-12)
+	s := p.b.AppendSACK(p.now, p.sack[:0], DefaultMTU-12)
 	if !parseSACK(s, &p.sk) {
 		p.tb.Fatal("malformed SACK")
 	}
-	if _, err := p.a.Send.HandleSACK(p.now, &p.sk); err != nil {
+	if _, err := p.a.HandleSACK(p.now, &p.sk); err != nil {
 		p.tb.Fatal(err)
 	}
 	p.now = p.now.Add(time.Millisecond)
@@ -124,12 +124,12 @@ func (p *schedPair) ack() {
 
 // drain sends and acknowledges until a is idle.
 func (p *schedPair) drain() {
-	for i := 0; !p.a.Send.Idle(); i++ {
+	for i := 0; !p.a.SendIdle(); i++ {
 		for p.packet(DefaultMTU-12) > 0 {
 		}
 		p.ack()
 		if i > 1e6 {
-			p.tb.Fatalf("sender never idle: %d buffered", p.a.Send.Buffered())
+			p.tb.Fatalf("sender never idle: %d buffered", p.a.send.queue.buffered)
 		}
 	}
 }
@@ -189,7 +189,7 @@ func runSwitchRandom(t testing.TB, seed uint64) {
 	var switches, values int
 	p.onChunk = func(d *Data) {
 		if d.Beginning() && blocked[d.SID] {
-			t.Fatalf("seed %d: blocked stream %d starts message SSN %d under %v", seed, d.SID, d.SSN, p.a.Send.Scheduler())
+			t.Fatalf("seed %d: blocked stream %d starts message SSN %d under %v", seed, d.SID, d.SSN, p.a.Scheduler())
 		}
 	}
 	p.onMsg = func(info RecvInfo, msg []byte) {
@@ -208,7 +208,7 @@ func runSwitchRandom(t testing.TB, seed uint64) {
 		case r < 40:
 			sid := uint16(rng.IntN(streams))
 			size := 1 + rng.IntN(8000)
-			err := p.a.Send.Queue(sid, 0, false, payload(buf, sid, sent[sid], size))
+			err := p.a.send.enqueue(sid, 0, false, payload(buf, sid, sent[sid], size))
 			if errors.Is(err, ErrWouldBlock) {
 				continue
 			}
@@ -222,19 +222,19 @@ func runSwitchRandom(t testing.TB, seed uint64) {
 			p.ack()
 		case r < 88:
 			k := allKinds[rng.IntN(len(allKinds))]
-			if err := p.a.Send.SwitchScheduler(k); err != nil {
+			if err := p.a.SwitchScheduler(k); err != nil {
 				t.Fatal(err)
 			}
-			if p.a.Send.Scheduler() != k {
-				t.Fatalf("scheduler %v after switching to %v", p.a.Send.Scheduler(), k)
+			if p.a.Scheduler() != k {
+				t.Fatalf("scheduler %v after switching to %v", p.a.Scheduler(), k)
 			}
 			switches++
 		case r < 94:
 			sid := uint16(rng.IntN(streams))
 			v := uint16(rng.IntN(5))
-			err := p.a.Send.SetStreamValue(sid, v)
-			if err != nil && !(v == 0 && p.a.Send.Scheduler() == sched.WFQ && errors.Is(err, sched.ErrValue)) {
-				t.Fatalf("SetStreamValue(%d, %d) under %v: %v", sid, v, p.a.Send.Scheduler(), err)
+			err := p.a.SetStreamValue(sid, v)
+			if err != nil && !(v == 0 && p.a.Scheduler() == sched.WFQ && errors.Is(err, sched.ErrValue)) {
+				t.Fatalf("SetStreamValue(%d, %d) under %v: %v", sid, v, p.a.Scheduler(), err)
 			}
 			values++
 		default:
@@ -246,14 +246,14 @@ func runSwitchRandom(t testing.TB, seed uint64) {
 			if blocked[sid] {
 				st = []stream.State{stream.Closed, stream.ResetPending, stream.AddPending}[rng.IntN(3)]
 			}
-			if err := p.a.Send.SetStreamState(sid, st); err != nil {
+			if err := p.a.SetStreamState(sid, st); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	for sid := range uint16(streams) {
 		blocked[sid] = false
-		if err := p.a.Send.SetStreamState(sid, stream.Open); err != nil {
+		if err := p.a.SetStreamState(sid, stream.Open); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -281,11 +281,11 @@ func TestFragmentsNotSplit(t *testing.T) {
 			// Everything is queued up front: no stream limit (WFQ's
 			// weights would also be the streams' shares of the buffer).
 			p := newSchedPair(t, Config{OutStreams: streams, InStreams: streams, Buffers: api.Buffers{SendBuffer: 4 << 20, StreamUnsentLimit: 4 << 20}})
-			if err := p.a.Send.SwitchScheduler(k); err != nil {
+			if err := p.a.SwitchScheduler(k); err != nil {
 				t.Fatal(err)
 			}
 			for sid := range uint16(streams) {
-				p.a.Send.SetStreamValue(sid, 1+sid%3) // mixed priorities and weights
+				p.a.SetStreamValue(sid, 1+sid%3) // mixed priorities and weights
 			}
 			var got [streams]uint32
 			p.onMsg = func(info RecvInfo, msg []byte) {
@@ -300,7 +300,7 @@ func TestFragmentsNotSplit(t *testing.T) {
 			for seq := range uint32(perStream) {
 				for sid := range uint16(streams) {
 					size := 5000 + int(sid)*3001 + int(seq)*997 // 4 to 22 fragments
-					if err := p.a.Send.Queue(sid, 0, false, payload(buf, sid, seq, size)); err != nil {
+					if err := p.a.send.enqueue(sid, 0, false, payload(buf, sid, seq, size)); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -312,7 +312,7 @@ func TestFragmentsNotSplit(t *testing.T) {
 					multi++
 				}
 			}
-			for i := 0; !p.a.Send.Idle(); i++ {
+			for i := 0; !p.a.SendIdle(); i++ {
 				// Small and odd rooms end packets in the middle of messages.
 				for p.packet(600+rng.IntN(DefaultMTU-12-600)) > 0 {
 				}
@@ -339,21 +339,21 @@ func TestFragmentsNotSplit(t *testing.T) {
 func TestSwitchKeepsPin(t *testing.T) {
 	p := newSchedPair(t, Config{OutStreams: 4, InStreams: 4})
 	buf := make([]byte, 0, 16<<10)
-	p.a.Send.Queue(0, 0, false, payload(buf, 0, 0, 10000))
-	p.a.Send.Queue(1, 0, false, payload(buf, 1, 0, 1000))
-	p.a.Send.Queue(2, 0, false, payload(buf, 2, 0, 1000))
+	p.a.send.enqueue(0, 0, false, payload(buf, 0, 0, 10000))
+	p.a.send.enqueue(1, 0, false, payload(buf, 1, 0, 1000))
+	p.a.send.enqueue(2, 0, false, payload(buf, 2, 0, 1000))
 	var order []uint16
 	p.onChunk = func(d *Data) { order = append(order, d.SID) }
 	if p.packet(DefaultMTU-12) != 1 {
 		t.Fatal("want one chunk")
 	}
 	// Stream 2 gets the top priority; stream 0 must still finish first.
-	if err := p.a.Send.SwitchScheduler(sched.Priority); err != nil {
+	if err := p.a.SwitchScheduler(sched.Priority); err != nil {
 		t.Fatal(err)
 	}
-	p.a.Send.SetStreamValue(0, 5)
-	p.a.Send.SetStreamValue(1, 3)
-	p.a.Send.SetStreamValue(2, 1)
+	p.a.SetStreamValue(0, 5)
+	p.a.SetStreamValue(1, 3)
+	p.a.SetStreamValue(2, 1)
 	p.drain()
 	want := []uint16{0, 0, 0, 0, 0, 0, 0, 0, 2, 1}
 	if len(order) != len(want) {
@@ -369,21 +369,21 @@ func TestSwitchKeepsPin(t *testing.T) {
 // TestSwitchKeepsArrivalOrder switches to FCFS with messages of several
 // streams queued: FCFS then serves them in the order they were queued.
 func TestSwitchKeepsArrivalOrder(t *testing.T) {
-	// StreamUnsent: stream 7's priority also makes its share of the
+	// StreamUnsentLimit: stream 7's priority also makes its share of the
 	// buffer small; everything is to be queued here.
 	p := newSchedPair(t, Config{OutStreams: 8, InStreams: 8, Buffers: api.Buffers{StreamUnsentLimit: 1 << 20}})
-	if err := p.a.Send.SwitchScheduler(sched.Priority); err != nil {
+	if err := p.a.SwitchScheduler(sched.Priority); err != nil {
 		t.Fatal(err)
 	}
-	p.a.Send.SetStreamValue(7, 9) // served last under Priority
+	p.a.SetStreamValue(7, 9) // served last under Priority
 	buf := make([]byte, 0, 256)
 	order := []uint16{7, 3, 7, 1, 0, 3, 5, 7, 2}
 	var seq [8]uint32
 	for _, sid := range order {
-		p.a.Send.Queue(sid, 0, false, payload(buf, sid, seq[sid], 100))
+		p.a.send.enqueue(sid, 0, false, payload(buf, sid, seq[sid], 100))
 		seq[sid]++
 	}
-	if err := p.a.Send.SwitchScheduler(sched.FCFS); err != nil {
+	if err := p.a.SwitchScheduler(sched.FCFS); err != nil {
 		t.Fatal(err)
 	}
 	var got []uint16
@@ -403,56 +403,56 @@ func TestSwitchKeepsArrivalOrder(t *testing.T) {
 // invalid values, and the reset to defaults on a switch.
 func TestStreamValues(t *testing.T) {
 	p := newSchedPair(t, Config{OutStreams: 10, InStreams: 10})
-	s := &p.a.Send
-	if s.Scheduler() != sched.FCFS {
-		t.Fatalf("default scheduler %v", s.Scheduler())
+	s := &p.a.send
+	if s.scheduler() != sched.FCFS {
+		t.Fatalf("default scheduler %v", s.scheduler())
 	}
-	if err := s.SetStreamValue(10, 1); !errors.Is(err, ErrStreamID) {
+	if err := s.setStreamValue(10, 1); !errors.Is(err, ErrStreamID) {
 		t.Errorf("stream 10 of 10: %v", err)
 	}
-	if _, err := s.StreamValue(65535); !errors.Is(err, ErrStreamID) {
+	if _, err := s.streamValue(65535); !errors.Is(err, ErrStreamID) {
 		t.Errorf("stream 65535: %v", err)
 	}
-	if err := s.SetStreamState(10, stream.Closed); !errors.Is(err, ErrStreamID) {
+	if err := s.setStreamState(10, stream.Closed); !errors.Is(err, ErrStreamID) {
 		t.Errorf("state of stream 10: %v", err)
 	}
-	if err := s.SwitchScheduler(sched.WFQ); err != nil {
+	if err := s.switchScheduler(sched.WFQ); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetStreamValue(3, 0); !errors.Is(err, sched.ErrValue) {
+	if err := s.setStreamValue(3, 0); !errors.Is(err, sched.ErrValue) {
 		t.Errorf("WFQ weight 0: %v", err)
 	}
-	if err := s.SetStreamValue(3, 7); err != nil {
+	if err := s.setStreamValue(3, 7); err != nil {
 		t.Fatal(err)
 	}
-	if v, err := s.StreamValue(3); v != 7 || err != nil {
+	if v, err := s.streamValue(3); v != 7 || err != nil {
 		t.Errorf("weight %d, %v", v, err)
 	}
-	s.SwitchScheduler(sched.WFQ) // same kind: values reset too
-	if v, _ := s.StreamValue(3); v != sched.DefaultWeight {
+	s.switchScheduler(sched.WFQ) // same kind: values reset too
+	if v, _ := s.streamValue(3); v != sched.DefaultWeight {
 		t.Errorf("weight %d after switch, want %d", v, sched.DefaultWeight)
 	}
-	s.SwitchScheduler(sched.Priority)
-	if v, _ := s.StreamValue(3); v != sched.DefaultPriority {
+	s.switchScheduler(sched.Priority)
+	if v, _ := s.streamValue(3); v != sched.DefaultPriority {
 		t.Errorf("priority %d after switch", v)
 	}
-	if err := s.SwitchScheduler(sched.Kind(42)); !errors.Is(err, ErrConfig) || !errors.Is(err, sched.ErrKind) {
+	if err := s.switchScheduler(sched.Kind(42)); !errors.Is(err, ErrConfig) || !errors.Is(err, sched.ErrKind) {
 		t.Errorf("unknown kind: %v", err)
 	}
-	if s.Scheduler() != sched.Priority {
-		t.Errorf("a failed switch changed the scheduler to %v", s.Scheduler())
+	if s.scheduler() != sched.Priority {
+		t.Errorf("a failed switch changed the scheduler to %v", s.scheduler())
 	}
-	if err := s.ReplaceScheduler(nil); !errors.Is(err, ErrConfig) {
+	if err := s.replaceScheduler(nil); !errors.Is(err, ErrConfig) {
 		t.Errorf("nil scheduler: %v", err)
 	}
 	busy, _ := sched.New(sched.RoundRobin, sched.Options{Streams: 10})
 	busy.Enqueue(1, 10)
-	if err := s.ReplaceScheduler(busy); !errors.Is(err, ErrConfig) {
+	if err := s.replaceScheduler(busy); !errors.Is(err, ErrConfig) {
 		t.Errorf("busy scheduler: %v", err)
 	}
 	fresh, _ := sched.New(sched.RoundRobin, sched.Options{Streams: 10})
-	if err := s.ReplaceScheduler(fresh); err != nil || s.Scheduler() != sched.RoundRobin {
-		t.Errorf("fresh scheduler: %v, %v", err, s.Scheduler())
+	if err := s.replaceScheduler(fresh); err != nil || s.scheduler() != sched.RoundRobin {
+		t.Errorf("fresh scheduler: %v, %v", err, s.scheduler())
 	}
 }
 
@@ -464,20 +464,20 @@ func TestBlockedStreamDoesNotBlockOthers(t *testing.T) {
 	for _, k := range allKinds {
 		for _, st := range []stream.State{stream.Closed, stream.ResetPending, stream.AddPending} {
 			p := newSchedPair(t, Config{OutStreams: 4, InStreams: 4})
-			s := &p.a.Send
-			s.SwitchScheduler(k)
+			s := &p.a.send
+			s.switchScheduler(k)
 			buf := make([]byte, 0, 4096)
-			if err := s.SetStreamState(0, st); err != nil {
+			if err := s.setStreamState(0, st); err != nil {
 				t.Fatal(err)
 			}
-			if got, _ := s.StreamState(0); got != st {
+			if got, _ := s.streamState(0); got != st {
 				t.Fatalf("state %v, want %v", got, st)
 			}
 			for seq := range uint32(5) {
-				s.Queue(0, 0, false, payload(buf, 0, seq, 3000))
-				s.Queue(1, 0, false, payload(buf, 1, seq, 3000))
+				s.enqueue(0, 0, false, payload(buf, 0, seq, 3000))
+				s.enqueue(1, 0, false, payload(buf, 1, seq, 3000))
 			}
-			s.SwitchScheduler(allKinds[(int(k)+1)%len(allKinds)]) // still blocked after a switch
+			s.switchScheduler(allKinds[(int(k)+1)%len(allKinds)]) // still blocked after a switch
 			var sids []uint16
 			p.onChunk = func(d *Data) { sids = append(sids, d.SID) }
 			for range 100 {
@@ -490,10 +490,10 @@ func TestBlockedStreamDoesNotBlockOthers(t *testing.T) {
 					t.Fatalf("%v/%v: blocked stream sent: %v", k, st, sids)
 				}
 			}
-			if len(sids) != 15 || s.Idle() {
+			if len(sids) != 15 || s.idle() {
 				t.Fatalf("%v/%v: stream 1 sent %d chunks, want 15", k, st, len(sids))
 			}
-			s.SetStreamState(0, stream.Open)
+			s.setStreamState(0, stream.Open)
 			p.drain()
 			if len(sids) != 30 {
 				t.Fatalf("%v/%v: %d chunks, want 30", k, st, len(sids))
@@ -506,11 +506,11 @@ func TestBlockedStreamDoesNotBlockOthers(t *testing.T) {
 // without SetStreamState is still skipped when the scheduler picks it.
 func TestStateChangedBehindSendersBack(t *testing.T) {
 	p := newSchedPair(t, Config{OutStreams: 4, InStreams: 4})
-	s := &p.a.Send
+	s := &p.a.send
 	buf := make([]byte, 0, 256)
-	s.Queue(0, 0, false, payload(buf, 0, 0, 100))
-	s.Queue(1, 0, false, payload(buf, 1, 0, 100))
-	p.a.Streams.Out(0).State = stream.ResetPending
+	s.enqueue(0, 0, false, payload(buf, 0, 0, 100))
+	s.enqueue(1, 0, false, payload(buf, 1, 0, 100))
+	p.a.streams.Out(0).State = stream.ResetPending
 	var sids []uint16
 	p.onChunk = func(d *Data) { sids = append(sids, d.SID) }
 	p.packet(DefaultMTU - 12)
@@ -518,7 +518,7 @@ func TestStateChangedBehindSendersBack(t *testing.T) {
 	if len(sids) != 1 || sids[0] != 1 {
 		t.Fatalf("sent %v, want [1]", sids)
 	}
-	s.SetStreamState(0, stream.Open)
+	s.setStreamState(0, stream.Open)
 	p.drain()
 	if len(sids) != 2 || sids[1] != 0 {
 		t.Fatalf("sent %v, want [1 0]", sids)
@@ -531,26 +531,26 @@ func TestStateChangedBehindSendersBack(t *testing.T) {
 // arrival order.
 func TestSwitchSparseArrivals(t *testing.T) {
 	p := newSchedPair(t, Config{OutStreams: 4, InStreams: 4})
-	s := &p.a.Send
+	s := &p.a.send
 	buf := make([]byte, 0, 256)
-	s.SetStreamState(1, stream.Closed)
-	s.Queue(1, 0, false, payload(buf, 1, 0, 100)) // A
+	s.setStreamState(1, stream.Closed)
+	s.enqueue(1, 0, false, payload(buf, 1, 0, 100)) // A
 	for seq := range uint32(100) {
-		s.Queue(0, 0, false, payload(buf, 0, seq, 100))
+		s.enqueue(0, 0, false, payload(buf, 0, seq, 100))
 	}
 	for range 20 {
 		for p.packet(DefaultMTU-12) > 0 {
 		}
 		p.ack()
 	}
-	s.Queue(2, 0, false, payload(buf, 2, 0, 100)) // B
-	s.Queue(3, 0, false, payload(buf, 3, 0, 100)) // C
-	s.Queue(1, 0, false, payload(buf, 1, 1, 100)) // D
+	s.enqueue(2, 0, false, payload(buf, 2, 0, 100)) // B
+	s.enqueue(3, 0, false, payload(buf, 3, 0, 100)) // C
+	s.enqueue(1, 0, false, payload(buf, 1, 1, 100)) // D
 	if b := s.backlog(); len(b) != 4 || b[0].age != 103 {
 		t.Fatalf("backlog %+v", b)
 	}
-	s.SetStreamState(1, stream.Open)
-	if err := s.SwitchScheduler(sched.FCFS); err != nil {
+	s.setStreamState(1, stream.Open)
+	if err := s.switchScheduler(sched.FCFS); err != nil {
 		t.Fatal(err)
 	}
 	var got []uint16
@@ -568,23 +568,23 @@ func TestPendingFollowsScheduler(t *testing.T) {
 	// A window below the smallest fragment point the window allows
 	// (minWinFragPoint), so that a full chunk exceeds it.
 	p := newSchedPair(t, Config{OutStreams: 4, InStreams: 4, PeerRwnd: 1000})
-	s := &p.a.Send
+	s := &p.a.send
 	buf := make([]byte, 0, 4096)
-	s.Queue(1, 0, false, payload(buf, 1, 0, 900)) // fits the 1000-byte window
-	s.Queue(2, 0, false, payload(buf, 2, 0, 3000))
-	if !s.Pending(p.now) {
+	s.enqueue(1, 0, false, payload(buf, 1, 0, 900)) // fits the 1000-byte window
+	s.enqueue(2, 0, false, payload(buf, 2, 0, 3000))
+	if !s.pending(p.now) {
 		t.Fatal("a 900-byte message and a 1000-byte window: Pending false")
 	}
-	s.SetStreamState(1, stream.ResetPending)
-	if s.Pending(p.now) {
+	s.setStreamState(1, stream.ResetPending)
+	if s.pending(p.now) {
 		t.Fatal("stream 2's first chunk exceeds the window: Pending true")
 	}
-	s.SetStreamState(2, stream.ResetPending)
-	if s.Pending(p.now) {
+	s.setStreamState(2, stream.ResetPending)
+	if s.pending(p.now) {
 		t.Fatal("every stream blocked: Pending true")
 	}
-	s.SetStreamState(1, stream.Open)
-	if !s.Pending(p.now) {
+	s.setStreamState(1, stream.Open)
+	if !s.pending(p.now) {
 		t.Fatal("stream 1 open again: Pending false")
 	}
 }

@@ -1,16 +1,14 @@
 package transfer
 
 // SendBudget is the bytes that the send buffers of all the associations of
-// an endpoint may hold together, queued or unacknowledged (issue 21), in
+// an endpoint may hold together, queued or unacknowledged, in
 // the spirit of Linux's TCP small queues: with many busy associations the
 // data written and not yet acknowledged stays about what one association
 // holds, so that it is still in the CPU's caches when it is cut into
 // packets, and the peers' socket queues stay short, instead of growing with
-// the number of associations (8 associations over loopback held about
-// 3 MB without it, with the round-trip time 15 to 60 times one
-// association's).
+// the number of associations (and the round-trip time with them).
 //
-// Each Sender sharing the budget charges what it holds (Sender.Buffered).
+// Each sender sharing the budget charges what it holds (sendQueue.buffered).
 // A sender with nothing buffered may always queue one message. Otherwise
 // a message is accepted while the sender stays within its send buffer and
 // within the larger of two bounds: its fair share, the limit divided among
@@ -21,8 +19,8 @@ package transfer
 // or chatty associations) about half of it; greedy senders get a fair
 // share each, whatever their order (a sender's writer is woken once half
 // its share is free, so without the reserve the writer awake when others
-// leave theirs unused would take it for good, 12% more bytes than the
-// others over a shared bottleneck in TestSendBudgetBoundsEndpoint). Those
+// leave theirs unused would take it for good, and send more than the
+// others over a shared bottleneck: TestSendBudgetBoundsEndpoint). Those
 // that filled the budget first wait until the others are served. The
 // total therefore stays under the limit plus one message per sender in
 // steady state (with more than eight senders, under the least share per
@@ -40,9 +38,8 @@ type SendBudget struct {
 
 // maxMinShare bounds a SendBudget's least fair share: 64 KiB, about 45 full
 // packets. With a smaller share each association sends, and its writer
-// is woken, in batches too small to pay for themselves: over loopback, 64
-// associations sharing 1 MiB (16 KiB each) cost 4.8 us/KB against 3.6
-// with 4 MiB.
+// is woken, in batches too small to pay for the wake-up: the cost per
+// byte grows as the share shrinks.
 const maxMinShare = 64 << 10
 
 // NewSendBudget returns a budget of limit bytes (at least one byte). The
@@ -67,23 +64,23 @@ func (b *SendBudget) Active() int { return b.active }
 // unacknowledged) before Queue refuses a message: its send buffer, within
 // the endpoint's budget when it has one (see SendBudget). A sender with
 // nothing buffered is not bound by it (Queue takes one message).
-func (s *Sender) bufLimit() int {
-	b := s.budget
+func (q *sendQueue) bufLimit() int {
+	b := q.budget
 	if b == nil {
-		return s.sendBuffer()
+		return q.sendBuffer()
 	}
 	if b.active <= 1 {
 		// Alone, the sender may use the whole budget, and more when
 		// autotuning grew its send buffer past the configured one for
 		// the path's bandwidth-delay product (autotune.go).
-		lim, own := b.limit, s.sendBuffer()
-		if own > s.cfg.SendBuffer {
+		lim, own := b.limit, q.sendBuffer()
+		if own > q.cfg.SendBuffer {
 			lim = max(lim, own)
 		}
 		return min(own, lim)
 	}
 	// What the other senders leave of the budget.
-	lim := b.limit - (b.used - s.buffered)
+	lim := b.limit - (b.used - q.buffered)
 	if b.active > 1 {
 		// Less half a fair share for each other sender: the others'
 		// writers are woken once half their share is free, so that much
@@ -93,34 +90,34 @@ func (s *Sender) bufLimit() int {
 		fair := max(b.limit/b.active, b.minShare)
 		lim = max(lim-(b.active-1)*(fair/2), fair)
 	}
-	return min(s.sendBuffer(), lim)
+	return min(q.sendBuffer(), lim)
 }
 
 // charge adds n bytes (negative: gives them back) to what the sender holds,
 // and to its budget.
-func (s *Sender) charge(n int) {
-	was := s.buffered
-	s.buffered += n
-	if b := s.budget; b != nil {
+func (q *sendQueue) charge(n int) {
+	was := q.buffered
+	q.buffered += n
+	if b := q.budget; b != nil {
 		b.used += n
 		switch {
-		case was == 0 && s.buffered > 0:
+		case was == 0 && q.buffered > 0:
 			b.active++
-		case was > 0 && s.buffered == 0:
+		case was > 0 && q.buffered == 0:
 			b.active--
 		}
 	}
 }
 
-// LeaveBudget gives back to the endpoint's send budget what the sender
+// leaveBudget gives back to the endpoint's send budget what the sender
 // still charges to it, for an association that ends or restarts (its
 // engine is dropped with whatever it held), and leaves the budget.
-func (s *Sender) LeaveBudget() {
-	if b := s.budget; b != nil {
-		b.used -= s.buffered
-		if s.buffered > 0 {
+func (q *sendQueue) leaveBudget() {
+	if b := q.budget; b != nil {
+		b.used -= q.buffered
+		if q.buffered > 0 {
 			b.active--
 		}
-		s.budget = nil
+		q.budget = nil
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/usctp/usctp/sctp/internal/api"
 )
 
-// HandleSACK processes a SACK chunk from the peer (RFC 9260 section 6.2.1):
+// handleSACK processes a SACK chunk from the peer (RFC 9260 section 6.2.1):
 // it advances the cumulative TSN ack point, applies the Gap Ack Blocks
 // (undoing acknowledgements the peer reneged on), takes RTT measurements,
 // adjusts cwnd (7.2.1, 7.2.2), counts miss indications and marks chunks for
@@ -21,12 +21,12 @@ import (
 // of order). A SACK that acknowledges a TSN never sent yields
 // ErrProtocolViolation and changes nothing; the association answers with
 // ABORT (section 12.4).
-func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
+func (s *sender) handleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	s.stats.SACKsReceived++
 	cum := sk.CumTSNAck
 	// 6.2.1 D i): "If Cumulative TSN Ack is less than the Cumulative TSN
 	// Ack Point, then drop the SACK chunk."
-	if cum.LT(s.cumAck) || s.beforeJump(cum) || s.expectJump && cum.GT(s.nextTSN-1) {
+	if cum.LT(s.ledger.cumAck) || s.resets.beforeTSNReset(cum, s.ledger.cumAck) || s.resets.tsnResetOut && cum.GT(s.ledger.nextTSN-1) {
 		s.stats.SACKsStale++
 		return false, nil
 	}
@@ -38,190 +38,206 @@ func (s *Sender) HandleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 		return false, err
 	}
 	s.stats.DupTSNsReported += uint64(len(sk.Dups))
-	flightBefore := s.path.flight
-	newBytes := 0
-	cumAdvanced := cum.GT(s.cumAck)
-	var htna TSN // highest TSN newly acknowledged
-	haveHTNA := false
+	p := sackProgress{cum: cum, cumAdvanced: cum.GT(s.ledger.cumAck), flightBefore: s.paths.primary.flight}
+	s.ackCumulative(now, &p)
+	if len(sk.Gaps) > 0 || s.ledger.gapAcked > 0 {
+		s.ackGapBlocks(now, sk, &p)
+	}
+	lost := s.findLosses(now, sk, &p)
+	s.adjustWindows(now, &p, lost)
+	s.updatePeerWindow(now, sk.ARwnd)
+	s.afterSACK(now, p.cum) // PR-SCTP
+	s.updateT3(now, &p)
+	s.creditAcked(now, p.newBytes)
+	return p.newBytes > 0, nil
+}
 
-	// Cumulative acknowledgement.
-	for t := s.cumAck + 1; t.LEQ(cum); t++ {
-		r := s.rec(t)
+// sackProgress is what HandleSACK's steps learn from one SACK.
+type sackProgress struct {
+	cum          TSN  // the SACK's Cumulative TSN Ack
+	cumAdvanced  bool // it moved the cumulative TSN ack point
+	flightBefore int  // the primary's flight size before it
+	newBytes     int  // bytes of the chunks it newly acknowledged (with headers)
+	htna         TSN  // the highest TSN it newly acknowledged
+	haveHTNA     bool
+}
+
+// newlyAcked notes chunk r (TSN t), newly acknowledged.
+func (p *sackProgress) newlyAcked(l *ledger, t TSN, r *record) {
+	p.newBytes += l.size(r)
+	p.htna, p.haveHTNA = t, true
+}
+
+// ackCumulative applies the SACK's Cumulative TSN Ack: every chunk up to
+// it is acknowledged and its record freed.
+func (s *sender) ackCumulative(now time.Time, p *sackProgress) {
+	for t := s.ledger.cumAck + 1; t.LEQ(p.cum); t++ {
+		r := s.ledger.rec(t)
 		if s.ack(now, t, r) {
-			newBytes += s.size(r)
-			htna, haveHTNA = t, true
-		} else if r.state == recGapAcked {
-			s.gapAcked--
+			p.newlyAcked(&s.ledger, t, r)
 		}
 		if r.state != recAbandoned && r.msg.timed() {
-			s.prOut--
+			s.pr.timedChunks--
 		}
-		r.state = recAcked
+		s.ledger.passed(r)
 		m := r.msg
 		r.msg = nil
-		s.release(m)
+		s.queue.release(m)
 	}
-	s.cumAck = cum
+	s.ledger.cumAck = p.cum // every record up to it passed above
+}
 
-	// Gap Ack Blocks; gap-acked chunks no longer covered were reneged.
+// ackGapBlocks applies the SACK's Gap Ack Blocks; chunks gap-acked before
+// and no longer covered were reneged.
+func (s *sender) ackGapBlocks(now time.Time, sk *SACK, p *sackProgress) {
+	cum := p.cum
 	t := cum + 1
 	for _, g := range sk.Gaps {
 		start, end := cum.Add(uint32(g.Start)), cum.Add(uint32(g.End))
-		if s.gapAcked == 0 {
+		if s.ledger.gapAcked == 0 {
 			t = start
 		}
 		for ; t.LT(start); t++ {
 			s.renege(now, t)
 		}
 		for ; t.LEQ(end); t++ {
-			r := s.rec(t)
+			r := s.ledger.rec(t)
 			if r.state == recGapAcked || r.state == recAbandoned {
 				continue
 			}
 			if s.ack(now, t, r) {
-				newBytes += s.size(r)
-				htna, haveHTNA = t, true
+				p.newlyAcked(&s.ledger, t, r)
 			}
-			r.state = recGapAcked
-			s.gapAcked++
+			s.ledger.gapAck(r)
 		}
 	}
-	for ; t != s.nextTSN && s.gapAcked > 0; t++ {
+	for ; t != s.ledger.nextTSN && s.ledger.gapAcked > 0; t++ {
 		s.renege(now, t)
 	}
+}
 
+// findLosses marks the chunks the SACK shows lost for retransmission, by
+// time (RecoveryRACK) or by miss indications (RecoveryRFC9260), and
+// reports whether it marked any.
+func (s *sender) findLosses(now time.Time, sk *SACK, p *sackProgress) bool {
 	s.rackDuplicates(sk.Dups)
-	rack := s.cfg.Recovery == api.RecoveryRACK
-	marked := false
-	if rack {
-		s.path.hsRound(s.cumAck, s.nextTSN)
+	if s.cfg.Recovery == api.RecoveryRACK {
+		s.paths.primary.hsRound(s.ledger.cumAck, s.ledger.nextTSN)
 		s.rackUpdate(now)
-		marked = s.rackDetect(now)
-	} else {
-		marked = s.missIndications(sk, cum, htna, haveHTNA, cumAdvanced)
+		return s.rackDetect(now)
 	}
+	return s.missIndications(sk, p.cum, p.htna, p.haveHTNA, p.cumAdvanced)
+}
 
+// adjustWindows applies the SACK to the primary's congestion window:
+// growth for what it acknowledged, the end of fast recovery, and the
+// reduction for the losses it showed (lost); with RecoveryRACK it also
+// ends an RTO back-off.
+func (s *sender) adjustWindows(now time.Time, p *sackProgress, lost bool) {
+	pp := s.paths.primary
 	// 7.2.4 note: "if the received SACK chunk also acknowledges new DATA
 	// chunks and advances the Cumulative TSN Ack Point, the cwnd adjustment
 	// rules defined in Sections 7.2.1 and 7.2.2 MUST be applied first."
-	s.path.onAck(now, newBytes-s.altAcked, flightBefore)
+	pp.onAck(now, p.newBytes-s.paths.ackedElsewhere, p.flightBefore)
 	// "When a SACK chunk acknowledges all TSNs up to and including this
 	// exit point, Fast Recovery is exited."
-	if s.path.inFastRecovery && s.cumAck.GEQ(s.path.fastRecoverTSN) {
-		s.path.inFastRecovery = false
+	if pp.inFastRecovery && s.ledger.cumAck.GEQ(pp.fastRecoverTSN) {
+		pp.inFastRecovery = false
 	}
-	if rack {
-		if marked && (newBytes > 0 || !s.path.inFastRecovery) {
+	if s.cfg.Recovery == api.RecoveryRACK {
+		if lost && (p.newBytes > 0 || !pp.inFastRecovery) {
 			// One packet of retransmissions beyond cwnd per SACK that
 			// acknowledged new data (or entered recovery): a peer's SACKs
 			// that acknowledge nothing new buy no bypass.
 			s.rackLost(now)
 		}
-		if s.onceAcked && s.path.rto > s.path.baseRTO() && s.path.undoBackoff() {
+		if s.loss.ackedSentOnce && pp.rto > pp.baseRTO() && pp.undoBackoff() {
 			s.stats.RTOUndos++
 		}
-	} else if marked && !s.path.inFastRecovery {
+	} else if lost && !pp.inFastRecovery {
 		// "If not in Fast Recovery, adjust the ssthresh and cwnd ...
 		// Retransmit those K DATA chunks in a single packet ... If not in
 		// Fast Recovery, enter Fast Recovery and mark the highest
 		// outstanding TSN as the Fast Recovery exit point."
-		s.fastRtx = true
-		s.path.enterFastRecovery(now, s.nextTSN-1)
+		s.loss.fastRtxDue = true
+		pp.enterFastRecovery(now, s.ledger.nextTSN-1)
 		s.stats.FastRecoveries++
 	}
-	if s.Outstanding() == 0 {
+	if s.ledger.outstanding() == 0 {
 		// 7.2.2: "When all of the data transmitted by the sender has been
 		// acknowledged by the receiver, partial_bytes_acked is initialized
 		// to 0."
-		s.path.pba = 0
-		if s.resting() {
-			s.rest()
+		pp.pba = 0
+		if s.idleWithSpareCaches() {
+			s.releaseCaches()
 		}
 	}
+}
 
+// updatePeerWindow takes the SACK's a_rwnd, and schedules the first zero
+// window probe when the window closed with nothing outstanding.
+func (s *sender) updatePeerWindow(now time.Time, arwnd uint32) {
 	// 6.2.1 D ii): "Set rwnd equal to the newly received a_rwnd minus the
 	// number of bytes still outstanding after processing the Cumulative
 	// TSN Ack and the Gap Ack Blocks."
-	s.peerRwnd = max(int(sk.ARwnd)-s.unackedData, 0)
-	s.learnWindow(sk.ARwnd)
-	s.probeAt = time.Time{}
-	if s.unsent > 0 && s.Outstanding() == 0 && s.nextChunkSize() > s.peerRwnd {
+	s.peerRwnd = max(int(arwnd)-s.ledger.unackedData, 0)
+	s.learnWindow(arwnd)
+	s.loss.zeroWindowProbeAt = time.Time{}
+	if s.queue.unsent > 0 && s.ledger.outstanding() == 0 && s.nextChunkSize() > s.peerRwnd {
 		// The window closed with nothing outstanding: the first zero
 		// window probe goes one RTO from now (6.1 rule A).
-		s.probeAt = now.Add(s.path.rto)
+		s.loss.zeroWindowProbeAt = now.Add(s.paths.primary.rto)
 	}
+}
 
-	// T3-rtx: R2 "Whenever all outstanding data sent to an address have
-	// been acknowledged, turn off the T3-rtx timer of that address." R3
-	// "Whenever a SACK chunk is received that acknowledges the DATA chunk
-	// with the earliest outstanding TSN for that address, restart the
-	// T3-rtx timer for that address with its current RTO (if there is
-	// still outstanding data on that address)."
-	s.afterSACK(now, cum)
+// updateT3 stops or restarts the primary's T3-rtx after a SACK. R2
+// "Whenever all outstanding data sent to an address have been
+// acknowledged, turn off the T3-rtx timer of that address." R3 "Whenever
+// a SACK chunk is received that acknowledges the DATA chunk with the
+// earliest outstanding TSN for that address, restart the T3-rtx timer for
+// that address with its current RTO (if there is still outstanding data
+// on that address)."
+func (s *sender) updateT3(now time.Time, p *sackProgress) {
+	pp := s.paths.primary
 	switch {
-	case s.inFlight == 0 && s.rtxPending == 0 && !s.advPeerAck.GT(s.cumAck):
-		s.t3 = time.Time{}
-	case len(s.paths) > 1 && s.path.flight == 0 && s.rtxPending == 0 && !s.advPeerAck.GT(s.cumAck):
+	case s.ledger.inFlight == 0 && s.ledger.rtxPending == 0 && !s.pr.advPeerAck.GT(s.ledger.cumAck):
+		s.loss.t3 = time.Time{}
+	case len(s.paths.list) > 1 && pp.flight == 0 && s.ledger.rtxPending == 0 && !s.pr.advPeerAck.GT(s.ledger.cumAck):
 		// Nothing outstanding on the primary (R2 for it); the other
-		// paths' timers follow in creditPaths.
-		s.t3 = time.Time{}
-	case len(s.paths) > 1 && newBytes > s.altAcked && s.path.flight > 0:
+		// paths' timers follow in pathSet.credit.
+		s.loss.t3 = time.Time{}
+	case len(s.paths.list) > 1 && p.newBytes > s.paths.ackedElsewhere && pp.flight > 0:
 		// R3 for the primary: its earliest chunk may be above a
 		// cumulative ack point held back by chunks of another path.
-		s.t3 = now.Add(s.path.rto)
-	case cumAdvanced:
-		s.t3 = now.Add(s.path.rto)
-	case s.t3.IsZero():
+		s.loss.t3 = now.Add(pp.rto)
+	case p.cumAdvanced:
+		s.loss.t3 = now.Add(pp.rto)
+	case s.loss.t3.IsZero():
 		// Only abandoned chunks are left above the ack point: C5 keeps a
 		// timer running for the FORWARD-TSN.
-		s.t3 = now.Add(s.path.rto)
+		s.loss.t3 = now.Add(pp.rto)
 	}
-	s.sackSince = true
+	s.loss.sackSinceT3 = true
+}
+
+// creditAcked ends the SACK: newBytes newly acknowledged clear the
+// error counters of the paths they were sent on, end a T3-rtx recovery and
+// the tail loss probes, and open a send opportunity.
+func (s *sender) creditAcked(now time.Time, newBytes int) {
 	if newBytes > 0 {
-		if newBytes > s.altAcked {
-			s.path.ClearErrors()
+		if newBytes > s.paths.ackedElsewhere {
+			s.paths.primary.ClearErrors()
 		}
-		if len(s.paths) > 1 {
-			s.creditPaths(now)
+		if len(s.paths.list) > 1 {
+			s.paths.credit(now)
 		}
-		s.t3Recovery, s.t3Sent = false, false
-		s.path.rack.probes = 0
+		s.loss.t3Recovery, s.loss.t3Sent = false, false
+		s.paths.primary.rack.probes = 0
 	}
-	s.onceAcked = false
+	s.loss.ackedSentOnce = false
 	s.armPTO(now)
 	s.sendOpportunity(newBytes)
 	s.stats.BytesAcked += uint64(newBytes)
-	return newBytes > 0, nil
-}
-
-// missIndications counts the miss indications of RFC 9260 section 7.2.4
-// (RecoveryRFC9260) and marks chunks with three for fast retransmit. It
-// reports whether it marked any.
-func (s *Sender) missIndications(sk *SACK, cum, htna TSN, haveHTNA, cumAdvanced bool) bool {
-	// Miss indications (7.2.4): "For each incoming SACK chunk, miss
-	// indications are incremented only for missing TSNs prior to the HTNA
-	// in the SACK chunk." "If an endpoint is in Fast Recovery and a SACK
-	// chunks arrives that advances the Cumulative TSN Ack Point, the miss
-	// indications are incremented for all TSNs reported missing in the
-	// SACK chunk."
-	marked := false
-	if len(sk.Gaps) > 0 {
-		limit := htna
-		if s.path.inFastRecovery && cumAdvanced {
-			limit, haveHTNA = cum.Add(uint32(sk.Gaps[len(sk.Gaps)-1].End)), true
-		}
-		for t := cum + 1; haveHTNA && t.LT(limit); t++ {
-			r := s.rec(t)
-			if r.state != recInFlight || r.marks&markFastDone != 0 {
-				continue
-			}
-			if r.misses++; r.misses >= 3 {
-				s.markFast(r)
-				marked = true
-			}
-		}
-	}
-	return marked
 }
 
 // errMalformedGaps marks a SACK whose Gap Ack Blocks are malformed, out of
@@ -231,8 +247,8 @@ var errMalformedGaps = errors.New("malformed gap ack blocks")
 // validate checks a SACK against what was sent before anything changes.
 // Section 12.4: "An SCTP implementation MUST abort the association if it
 // receives a SACK chunk acknowledging a TSN that has not been sent."
-func (s *Sender) validate(sk *SACK) error {
-	highest := s.nextTSN - 1
+func (s *sender) validate(sk *SACK) error {
+	highest := s.ledger.nextTSN - 1
 	if sk.CumTSNAck.GT(highest) {
 		return fmt.Errorf("%w: SACK acknowledges TSN %d, highest sent %d", ErrProtocolViolation, sk.CumTSNAck, highest)
 	}
@@ -252,57 +268,27 @@ func (s *Sender) validate(sk *SACK) error {
 // ack takes a chunk out of flight (or out of the retransmission queue) on
 // its first acknowledgement and takes an RTT measurement from it when
 // allowed. It reports whether the chunk was newly acknowledged.
-func (s *Sender) ack(now time.Time, t TSN, r *record) bool {
-	p := s.pathOf(r)
-	switch r.state {
-	case recInFlight:
-		p.flight -= s.size(r)
-		s.inFlight--
-	case recRtx:
-		s.rtxPending--
-		r.fastRtx = false
-	default:
+func (s *sender) ack(now time.Time, t TSN, r *record) bool {
+	p := s.paths.of(r)
+	inFlight := r.state == recInFlight
+	if !s.ledger.acked(r) {
 		return false
 	}
-	if p != s.path {
-		p.ackedNow += s.size(r)
-		s.altAcked += s.size(r)
+	if inFlight {
+		p.flight -= s.ledger.size(r)
 	}
-	s.unackedData -= int(r.n)
-	if s.cfg.Recovery == api.RecoveryRACK && p == s.path {
+	if p != s.paths.primary {
+		p.ackedNow += s.ledger.size(r)
+		s.paths.ackedElsewhere += s.ledger.size(r)
+	}
+	if s.cfg.Recovery == api.RecoveryRACK && p == s.paths.primary {
 		s.rackAcked(t, r)
 	}
-	if s.timing && s.timedTSN == t {
-		s.timing = false
-		if r.xmits == 1 { // C5, Karn's algorithm
-			p.RTTSample(now, now.Sub(r.sent))
-			s.stats.RTTSamples++
-		}
+	if s.rtt.acked(t) && r.xmits == 1 { // C5, Karn's algorithm
+		p.RTTSample(now, now.Sub(r.sent))
+		s.stats.RTTSamples++
 	}
 	return true
-}
-
-// markFast marks a chunk with three miss indications for fast retransmit:
-// "Mark the DATA chunk(s) with three miss indications for retransmission"
-// and "as being fast retransmitted and thus ineligible for a subsequent
-// Fast Retransmit".
-func (s *Sender) markFast(r *record) {
-	r.misses = 0
-	r.marks |= markFastDone
-	r.fastRtx = true
-	s.markRtx(r)
-}
-
-// markRtx moves an in-flight chunk to the retransmission queue. 6.2.1 B:
-// "Any time a DATA chunk is marked for retransmission, either via T3-rtx
-// timer expiration (Section 6.3.3) or via Fast Retransmit (Section 7.2.4),
-// add the data size of those chunks to the rwnd."
-func (s *Sender) markRtx(r *record) {
-	r.state = recRtx
-	s.rtxPending++
-	s.inFlight--
-	s.pathOf(r).flight -= s.size(r)
-	s.peerRwnd += int(r.n)
 }
 
 // renege returns a chunk the peer no longer reports in a gap block to the
@@ -313,135 +299,42 @@ func (s *Sender) markRtx(r *record) {
 // and if no retransmit timer is running for the destination address to
 // which the DATA chunk was originally transmitted, then T3-rtx is started
 // for that destination address." (Also R4 of 6.3.2.)
-func (s *Sender) renege(now time.Time, t TSN) {
-	r := s.rec(t)
+func (s *sender) renege(now time.Time, t TSN) {
+	r := s.ledger.rec(t)
 	if r.state != recGapAcked {
 		return
 	}
-	r.state = recInFlight
-	r.misses++
-	s.gapAcked--
-	s.unackedData += int(r.n)
-	s.inFlight++
-	p := s.pathOf(r)
-	p.flight += s.size(r)
+	s.ledger.reneged(r)
+	p := s.paths.of(r)
+	p.flight += s.ledger.size(r)
 	s.stats.Reneged++
-	if p != s.path {
+	if p != s.paths.primary {
 		if p.t3.IsZero() {
 			p.t3 = now.Add(p.rto)
 		}
-	} else if s.t3.IsZero() {
-		s.t3 = now.Add(s.path.rto)
+	} else if s.loss.t3.IsZero() {
+		s.loss.t3 = now.Add(s.paths.primary.rto)
 	}
 }
 
-// OnTimeout handles the expiry of T3-rtx when its deadline has passed
-// (section 6.3.3): it adjusts ssthresh and cwnd (E1, 7.2.3), backs off the
-// RTO (E2), marks every outstanding chunk for retransmission so that the
-// next AppendData resends the earliest ones in one packet (E3), and counts
-// a path error. It reports whether the expiry counts as an error for the
-// association (section 8.1), which then checks Association.Max.Retrans:
-// unanswered zero window probes do not count while SACKs keep arriving
-// (6.1 rule A).
-func (s *Sender) OnTimeout(now time.Time) (expired bool) {
-	s.rackTimers(now)
-	s.faulted = 0
-	if len(s.paths) > 1 {
-		expired = s.pathTimers(now)
-	}
-	if s.t3.IsZero() || now.Before(s.t3) {
-		return expired
-	}
-	s.t3 = time.Time{}
-	if len(s.paths) > 1 && !s.flightOn(s.pri) {
-		// Nothing outstanding on the primary (its chunks were acked
-		// or moved to another path, or it took over the data from a
-		// failed path whose chunks are still marked): R2 would have
-		// stopped its timer; an expiry now would back off and fault a
-		// path that lost nothing, and hold every send to one packet.
-		return expired
-	}
-	s.stats.T3Expiries++
-	// With RecoveryRACK, only chunks outstanding for at least the RTO
-	// without back-off are marked (as usrsctp does): younger ones may
-	// still be acknowledged, and RACK finds them if they are not.
-	age := time.Duration(0)
-	if s.cfg.Recovery == api.RecoveryRACK {
-		age = s.path.baseRTO()
-		k := &s.path.rack
-		k.timer, k.pto, k.probes = time.Time{}, time.Time{}, 0
-		s.probing = false
-	}
-	// E1: "adjust its ssthresh with rules defined in Section 7.2.3 and set
-	// cwnd = PMDCS."
-	s.path.onT3Expiry(now)
-	// E2: "set RTO = RTO * 2 ("back off the timer")."
-	s.path.Backoff()
-	probing := s.peerRwnd == 0 && s.sackSince
-	s.sackSince = false
-	first := true
-	multi := len(s.paths) > 1
-	for t := s.cumAck + 1; t != s.nextTSN; t++ {
-		r := s.rec(t)
-		if r.state == recInFlight && (first || now.Sub(r.sent) >= age) && r.marks>>pathShift == s.pri {
-			// E3 retransmits the earliest outstanding chunk in any case;
-			// with several paths, a chunk of this path, to an alternate.
-			s.markRtx(r)
-			if multi {
-				r.marks |= markT3
-			}
-			first = false
-		}
-		r.fastRtx = false
-		r.misses = 0
-	}
-	s.fastRtx = false
-	s.timing = false
-	s.sendOpportunity(0)
-	// 7.2.3: "ensure that no more than one SCTP packet will be in flight
-	// for that address until the endpoint receives acknowledgement for
-	// successful delivery of data to that address."
-	s.t3Recovery, s.t3Sent = true, false
-	// A5: "Any time the T3-rtx timer expires, on any destination, the
-	// sender SHOULD try to advance the "Advanced.Peer.Ack.Point" by
-	// following the procedures outlined in C2 - C5."
-	s.sweep(now)
-	if s.advPeerAck.GT(s.cumAck) {
-		s.fwdDue = true
-	}
-	if s.rtxPending > 0 || s.ForwardDue() {
-		// E3 retransmits at once, in the next AppendData; running the timer
-		// from now (R1 with the backed-off RTO) keeps the association live
-		// even if that packet cannot be built right away.
-		s.t3 = now.Add(s.path.rto)
-	}
-	if probing {
-		s.stats.ZeroWindowProbes++
-		return false
-	}
-	s.path.Fault()
-	s.faulted |= 1 << s.pri
-	return true
-}
-
-// HandleCumAck applies the Cumulative TSN Ack of a SHUTDOWN chunk (RFC 9260
+// handleCumAck applies the Cumulative TSN Ack of a SHUTDOWN chunk (RFC 9260
 // section 9.2: "Upon reception of the SHUTDOWN chunk, the peer endpoint
 // does the following: ... verify, by checking the Cumulative TSN Ack field
 // of the chunk, that all its outstanding DATA chunks have been received by
 // the SHUTDOWN chunk sender."): a SACK without gap blocks that leaves the
 // peer's window as it was. Errors as HandleSACK.
-func (s *Sender) HandleCumAck(now time.Time, cum TSN) (acked bool, err error) {
-	if cum.LT(s.cumAck) {
+func (s *sender) handleCumAck(now time.Time, cum TSN) (acked bool, err error) {
+	if cum.LT(s.ledger.cumAck) {
 		return false, nil
 	}
-	sk := SACK{CumTSNAck: cum, ARwnd: uint32(s.peerRwnd + s.unackedData)}
-	if cum.LEQ(s.nextTSN - 1) {
+	sk := SACK{CumTSNAck: cum, ARwnd: uint32(s.peerRwnd + s.ledger.unackedData)}
+	if cum.LEQ(s.ledger.nextTSN - 1) {
 		// The window the SACK computes: a_rwnd less what stays unacked.
-		for t := s.cumAck + 1; t.LEQ(cum); t++ {
-			if r := s.rec(t); r.state == recInFlight || r.state == recRtx {
+		for t := s.ledger.cumAck + 1; t.LEQ(cum); t++ {
+			if r := s.ledger.rec(t); r.state == recInFlight || r.state == recRtx {
 				sk.ARwnd -= uint32(r.n)
 			}
 		}
 	}
-	return s.HandleSACK(now, &sk)
+	return s.handleSACK(now, &sk)
 }

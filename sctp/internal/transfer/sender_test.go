@@ -16,24 +16,24 @@ const chunk1000 = chunk.DataHeaderLen + 1000
 
 func TestQueueChecks(t *testing.T) {
 	x := newTx(t, Config{OutStreams: 2, InStreams: 2, Buffers: api.Buffers{SendBuffer: 3000}})
-	if err := x.e.Send.Queue(2, 0, false, []byte{1}); !errors.Is(err, ErrStreamID) {
+	if err := x.e.send.enqueue(2, 0, false, []byte{1}); !errors.Is(err, ErrStreamID) {
 		t.Errorf("stream 2 of 2: %v, want ErrStreamID", err)
 	}
-	if err := x.e.Send.Queue(65535, 0, false, []byte{1}); !errors.Is(err, ErrStreamID) {
+	if err := x.e.send.enqueue(65535, 0, false, []byte{1}); !errors.Is(err, ErrStreamID) {
 		t.Errorf("stream 65535 of 2: %v, want ErrStreamID", err)
 	}
-	if err := x.e.Send.Queue(0, 0, false, nil); !errors.Is(err, ErrEmptyMessage) {
+	if err := x.e.send.enqueue(0, 0, false, nil); !errors.Is(err, ErrEmptyMessage) {
 		t.Errorf("empty message: %v, want ErrEmptyMessage", err)
 	}
-	if err := x.e.Send.Queue(1, 0, false, make([]byte, 2000)); err != nil {
+	if err := x.e.send.enqueue(1, 0, false, make([]byte, 2000)); err != nil {
 		t.Fatal(err)
 	}
-	if err := x.e.Send.Queue(1, 0, false, make([]byte, 2000)); !errors.Is(err, ErrWouldBlock) {
+	if err := x.e.send.enqueue(1, 0, false, make([]byte, 2000)); !errors.Is(err, ErrWouldBlock) {
 		t.Errorf("full send buffer: %v, want ErrWouldBlock", err)
 	}
 	// A message larger than the whole buffer goes in when it is empty.
 	y := newTx(t, Config{Buffers: api.Buffers{SendBuffer: 1000}})
-	if err := y.e.Send.Queue(0, 0, false, make([]byte, 5000)); err != nil {
+	if err := y.e.send.enqueue(0, 0, false, make([]byte, 5000)); err != nil {
 		t.Errorf("big message into empty buffer: %v", err)
 	}
 }
@@ -45,10 +45,10 @@ func TestQueueChecks(t *testing.T) {
 // B and E bits on the first and last (section 6.9).
 func TestSSNAndFragmentFlags(t *testing.T) {
 	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
-	x.e.Path.cwnd = 1 << 20
-	x.e.Send.Queue(1, 9, false, make([]byte, 3000)) // 3 fragments
-	x.e.Send.Queue(1, 9, true, make([]byte, 10))
-	x.e.Send.Queue(1, 9, false, make([]byte, 10))
+	x.e.path.cwnd = 1 << 20
+	x.e.send.enqueue(1, 9, false, make([]byte, 3000)) // 3 fragments
+	x.e.send.enqueue(1, 9, true, make([]byte, 10))
+	x.e.send.enqueue(1, 9, false, make([]byte, 10))
 	var ds []Data
 	for {
 		p := x.packet()
@@ -83,13 +83,13 @@ func TestSSNAndFragmentFlags(t *testing.T) {
 // is an IPv4 address and to min(4 * PMDCS, max(2 * PMDCS, 4344)) bytes if
 // the peer address is an IPv6 address."
 func TestCwndInitial(t *testing.T) {
-	if c := newTx(t, Config{}).e.Path.Cwnd(); c != 4404 {
+	if c := newTx(t, Config{}).e.path.Cwnd(); c != 4404 {
 		t.Errorf("IPv4 initial cwnd %d, want 4404", c)
 	}
-	if c := newTx(t, Config{IPv6: true}).e.Path.Cwnd(); c != 4344 {
+	if c := newTx(t, Config{IPv6: true}).e.path.Cwnd(); c != 4344 {
 		t.Errorf("IPv6 initial cwnd %d, want 4344", c)
 	}
-	if c := newTx(t, Config{MTU: 9000}).e.Path.Cwnd(); c != 2*(9000-12) {
+	if c := newTx(t, Config{MTU: 9000}).e.path.Cwnd(); c != 2*(9000-12) {
 		t.Errorf("jumbo initial cwnd %d, want %d", c, 2*(9000-12))
 	}
 }
@@ -104,9 +104,9 @@ func TestRuleBCwnd(t *testing.T) {
 	x.queue(10, 1000)
 	got := x.flush()
 	if len(got) != 5 { // 4 chunks of 1016 bytes stay under 4404; the 5th exceeds it
-		t.Fatalf("sent %d chunks under cwnd %d, want 5", len(got), x.e.Path.Cwnd())
+		t.Fatalf("sent %d chunks under cwnd %d, want 5", len(got), x.e.path.Cwnd())
 	}
-	if f := x.e.Path.FlightSize(); f < x.e.Path.Cwnd() || f >= x.e.Path.Cwnd()+testPMDCS {
+	if f := x.e.path.flight; f < x.e.path.Cwnd() || f >= x.e.path.Cwnd()+testPMDCS {
 		t.Fatalf("flight %d outside [cwnd, cwnd+PMDCS)", f)
 	}
 }
@@ -120,7 +120,7 @@ func TestRuleBCwnd(t *testing.T) {
 // it acknowledges many packets at once.
 func TestMaxBurst(t *testing.T) {
 	x := newTx(t, Config{})
-	x.e.Path.cwnd = 1 << 20
+	x.e.path.cwnd = 1 << 20
 	full := testPMDCS - chunk.DataHeaderLen // one chunk fills a packet
 	x.queue(60, full)
 	if got := x.flush(); len(got) != api.DefaultMaxBurst {
@@ -135,7 +135,7 @@ func TestMaxBurst(t *testing.T) {
 	if got := x.flush(); len(got) != 8+api.DefaultMaxBurst {
 		t.Fatalf("sent %d packets after a SACK of 8, want %d", len(got), 8+api.DefaultMaxBurst)
 	}
-	if f := x.e.Path.FlightSize(); f != api.DefaultMaxBurst*3*testPMDCS {
+	if f := x.e.path.flight; f != api.DefaultMaxBurst*3*testPMDCS {
 		t.Fatalf("flight %d, want %d: Max.Burst packets more per SACK", f, api.DefaultMaxBurst*3*testPMDCS)
 	}
 	// The hole below gap-acked data filled: the cumulative ack jumps over
@@ -157,12 +157,12 @@ func TestMaxBurst(t *testing.T) {
 // chunk from the rwnd of that peer."
 func TestRuleARwnd(t *testing.T) {
 	x := newTx(t, Config{PeerRwnd: 3500, Paths: api.Paths{MaxBurst: 100}})
-	x.e.Path.cwnd = 1 << 20
+	x.e.path.cwnd = 1 << 20
 	x.queue(10, 1000)
 	if got := x.flush(); len(got) != 3 {
 		t.Fatalf("sent %d chunks into a 3500-byte window, want 3", len(got))
 	}
-	if r := x.e.Send.PeerRwnd(); r != 500 {
+	if r := x.e.PeerRwnd(); r != 500 {
 		t.Fatalf("rwnd %d after sending 3000 bytes, want 500", r)
 	}
 }
@@ -186,10 +186,10 @@ func TestZeroWindowProbe(t *testing.T) {
 		t.Fatalf("sent %d chunks into a closed window at once", len(got))
 	}
 	d := x.e.Deadline()
-	if want := x.now.Add(x.e.Path.RTO()); !d.Equal(want) {
+	if want := x.now.Add(x.e.path.RTO()); !d.Equal(want) {
 		t.Fatalf("probe deadline %v, want one RTO later %v", d.Sub(epoch), want.Sub(epoch))
 	}
-	if x.e.Send.Pending(x.now) || x.e.Send.Pending(d.Add(-time.Nanosecond)) || !x.e.Send.Pending(d) {
+	if x.e.Pending(x.now) || x.e.Pending(d.Add(-time.Nanosecond)) || !x.e.Pending(d) {
 		t.Fatal("Pending does not follow the probe deadline")
 	}
 	x.now = d
@@ -199,16 +199,16 @@ func TestZeroWindowProbe(t *testing.T) {
 	}
 	// The receiver drops it and answers with a zero window.
 	x.mustSACK(1001, 0)
-	rto := x.e.Path.RTO()
+	rto := x.e.path.RTO()
 	x.now = x.e.Deadline()
 	if x.e.OnTimeout(x.now) {
 		t.Fatal("an unanswered zero window probe counted as an association error")
 	}
-	if x.e.Path.ErrorCount() != 0 {
+	if x.e.path.ErrorCount() != 0 {
 		t.Fatal("an unanswered zero window probe counted as a path error")
 	}
-	if x.e.Path.RTO() != 2*rto {
-		t.Fatalf("probe interval %v, want doubled %v", x.e.Path.RTO(), 2*rto)
+	if x.e.path.RTO() != 2*rto {
+		t.Fatalf("probe interval %v, want doubled %v", x.e.path.RTO(), 2*rto)
 	}
 	if got := x.flush(); len(got) != 1 || got[0] != 1002 {
 		t.Fatalf("second probe: sent %v, want TSN 1002 again", got)
@@ -236,21 +236,21 @@ func TestT3Rules(t *testing.T) {
 	}
 	x.queue(3, 1000)
 	x.flush()
-	if d := x.e.Send.Deadline(); !d.Equal(x.now.Add(time.Second)) {
+	if d := x.e.send.deadline(); !d.Equal(x.now.Add(time.Second)) {
 		t.Fatalf("R1: T3 at %v, want now+RTO", d.Sub(epoch))
 	}
 	x.advance(100 * time.Millisecond)
 	x.mustSACK(1000, api.DefaultBuffer, 2, 2) // acks the earliest and 1002
-	if d := x.e.Send.Deadline(); !d.Equal(x.now.Add(x.e.Path.RTO())) {
+	if d := x.e.send.deadline(); !d.Equal(x.now.Add(x.e.path.RTO())) {
 		t.Fatalf("R3: T3 at %v, want restarted at now+RTO", d.Sub(epoch))
 	}
 	x.advance(100 * time.Millisecond)
 	x.mustSACK(1000, api.DefaultBuffer, 2, 2) // no new cumulative ack: no restart
-	if d := x.e.Send.Deadline(); d.Equal(x.now.Add(x.e.Path.RTO())) {
+	if d := x.e.send.deadline(); d.Equal(x.now.Add(x.e.path.RTO())) {
 		t.Fatal("T3 restarted by a SACK that did not acknowledge the earliest TSN")
 	}
 	x.mustSACK(1002, api.DefaultBuffer)
-	if !x.e.Send.Deadline().IsZero() {
+	if !x.e.send.deadline().IsZero() {
 		t.Fatal("R2: T3 still running with everything acknowledged")
 	}
 }
@@ -267,17 +267,17 @@ func TestT3Rules(t *testing.T) {
 // acknowledgement for successful delivery of data to that address."
 func TestT3Expiry(t *testing.T) {
 	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
-	x.e.Path.cwnd = 20000
+	x.e.path.cwnd = 20000
 	x.queue(8, 600) // two 616-byte chunks per packet
 	x.flush()
-	if x.e.Send.OnTimeout(x.now.Add(999 * time.Millisecond)) {
+	if x.e.send.onTimeout(x.now.Add(999 * time.Millisecond)) {
 		t.Fatal("T3 expired early")
 	}
 	x.advance(time.Second)
 	if !x.e.OnTimeout(x.now) {
 		t.Fatal("T3 did not expire")
 	}
-	p := &x.e.Path
+	p := &x.e.path
 	if p.Ssthresh() != max(20000/2, 4*testPMDCS) || p.Cwnd() != testPMDCS {
 		t.Fatalf("E1: ssthresh %d cwnd %d, want %d %d", p.Ssthresh(), p.Cwnd(), 10000, testPMDCS)
 	}
@@ -294,7 +294,7 @@ func TestT3Expiry(t *testing.T) {
 	if more := x.packet(); len(more) != 0 {
 		t.Fatalf("second packet %v in flight before an acknowledgement", more)
 	}
-	if d := x.e.Send.Deadline(); !d.Equal(x.now.Add(2 * time.Second)) {
+	if d := x.e.send.deadline(); !d.Equal(x.now.Add(2 * time.Second)) {
 		t.Fatalf("T3 not restarted with the backed-off RTO: %v", d.Sub(x.now))
 	}
 	x.mustSACK(1001, api.DefaultBuffer)
@@ -339,11 +339,11 @@ func TestSlowStart(t *testing.T) {
 	x.queue(10, 1000)
 	x.flush() // 5 chunks, cwnd fully used
 	x.mustSACK(1000, api.DefaultBuffer)
-	if c := x.e.Path.Cwnd(); c != 4404+chunk1000 {
+	if c := x.e.path.Cwnd(); c != 4404+chunk1000 {
 		t.Fatalf("cwnd %d after one chunk acked, want %d", c, 4404+chunk1000)
 	}
 	x.mustSACK(1004, api.DefaultBuffer) // four chunks at once: at most one PMDCS
-	if c := x.e.Path.Cwnd(); c != 4404+chunk1000+testPMDCS {
+	if c := x.e.path.Cwnd(); c != 4404+chunk1000+testPMDCS {
 		t.Fatalf("cwnd %d, want increase capped at PMDCS: %d", c, 4404+chunk1000+testPMDCS)
 	}
 
@@ -352,7 +352,7 @@ func TestSlowStart(t *testing.T) {
 	y.queue(1, 100)
 	y.flush()
 	y.mustSACK(1000, api.DefaultBuffer)
-	if c := y.e.Path.Cwnd(); c != 4404 {
+	if c := y.e.path.Cwnd(); c != 4404 {
 		t.Fatalf("cwnd %d grew with the window not fully used", c)
 	}
 }
@@ -365,23 +365,23 @@ func TestSlowStart(t *testing.T) {
 // the receiver, partial_bytes_acked is initialized to 0."
 func TestCongestionAvoidance(t *testing.T) {
 	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
-	p := &x.e.Path
+	p := &x.e.path
 	p.cwnd, p.ssthresh = 4*chunk1000, 2000
 	x.queue(12, 1000)
 	x.flush() // 4 chunks: flight == cwnd
 	x.mustSACK(1001, api.DefaultBuffer)
-	if p.Cwnd() != 4*chunk1000 || p.PartialBytesAcked() != 2*chunk1000 {
-		t.Fatalf("cwnd %d pba %d, want unchanged cwnd and pba %d", p.Cwnd(), p.PartialBytesAcked(), 2*chunk1000)
+	if p.Cwnd() != 4*chunk1000 || p.pba != 2*chunk1000 {
+		t.Fatalf("cwnd %d pba %d, want unchanged cwnd and pba %d", p.Cwnd(), p.pba, 2*chunk1000)
 	}
 	x.flush() // refill to cwnd
 	x.mustSACK(1003, api.DefaultBuffer)
-	if p.Cwnd() != 4*chunk1000+testPMDCS || p.PartialBytesAcked() != 0 {
-		t.Fatalf("cwnd %d pba %d, want %d and 0", p.Cwnd(), p.PartialBytesAcked(), 4*chunk1000+testPMDCS)
+	if p.Cwnd() != 4*chunk1000+testPMDCS || p.pba != 0 {
+		t.Fatalf("cwnd %d pba %d, want %d and 0", p.Cwnd(), p.pba, 4*chunk1000+testPMDCS)
 	}
 	x.flush()
-	x.mustSACK(x.e.Send.NextTSN()-1, api.DefaultBuffer)
-	if p.PartialBytesAcked() != 0 {
-		t.Fatalf("pba %d with everything acknowledged, want 0", p.PartialBytesAcked())
+	x.mustSACK(x.e.NextTSN()-1, api.DefaultBuffer)
+	if p.pba != 0 {
+		t.Fatalf("pba %d with everything acknowledged, want 0", p.pba)
 	}
 }
 
@@ -397,7 +397,7 @@ func TestCongestionAvoidance(t *testing.T) {
 // performed, the sender SHOULD ignore the value of cwnd".
 func TestFastRetransmit(t *testing.T) {
 	x := newTx(t, Config{Paths: api.Paths{Recovery: api.RecoveryRFC9260, MaxBurst: 100}})
-	p := &x.e.Path
+	p := &x.e.path
 	p.cwnd = 10 * chunk1000
 	x.queue(10, 1000)
 	x.flush() // 1000..1009
@@ -408,16 +408,16 @@ func TestFastRetransmit(t *testing.T) {
 		x.mustSACK(999, api.DefaultBuffer, 2, i) // 1000 missing
 	}
 	// cwnd was about 10 chunks: ssthresh = max(cwnd/2, 4*PMDCS) = 4*PMDCS.
-	if !p.InFastRecovery() || p.Ssthresh() != 4*testPMDCS || p.Cwnd() != 4*testPMDCS {
-		t.Fatalf("fast recovery %v ssthresh %d cwnd %d, want true %d %d", p.InFastRecovery(), p.Ssthresh(), p.Cwnd(), 4*testPMDCS, 4*testPMDCS)
+	if !p.inFastRecovery || p.Ssthresh() != 4*testPMDCS || p.Cwnd() != 4*testPMDCS {
+		t.Fatalf("fast recovery %v ssthresh %d cwnd %d, want true %d %d", p.inFastRecovery, p.Ssthresh(), p.Cwnd(), 4*testPMDCS, 4*testPMDCS)
 	}
 	p.cwnd = 0 // the fast retransmission ignores cwnd
 	ds := x.packet()
 	if len(ds) != 1 || ds[0].TSN != 1000 {
 		t.Fatalf("fast retransmission %v, want TSN 1000", ds)
 	}
-	if x.e.Stats.FastRetransmits != 1 {
-		t.Fatalf("FastRetransmits = %d", x.e.Stats.FastRetransmits)
+	if x.e.stats.FastRetransmits != 1 {
+		t.Fatalf("FastRetransmits = %d", x.e.stats.FastRetransmits)
 	}
 }
 
@@ -427,21 +427,21 @@ func TestFastRetransmit(t *testing.T) {
 // the SACK chunk."
 func TestMissIndicationsHTNA(t *testing.T) {
 	x := newTx(t, Config{Paths: api.Paths{Recovery: api.RecoveryRFC9260, MaxBurst: 100}})
-	x.e.Path.cwnd = 10 * chunk1000
+	x.e.path.cwnd = 10 * chunk1000
 	x.queue(6, 1000)
 	x.flush()
 	for range 5 { // only the first of these newly acknowledges a TSN
 		x.mustSACK(999, api.DefaultBuffer, 2, 2)
 	}
-	if m := x.e.Send.rec(1000).misses; m != 1 {
+	if m := x.e.send.ledger.rec(1000).misses; m != 1 {
 		t.Fatalf("%d miss indications from repeated SACKs, want 1", m)
 	}
 	x.mustSACK(999, api.DefaultBuffer, 2, 3)
-	if x.e.Path.InFastRecovery() {
+	if x.e.path.inFastRecovery {
 		t.Fatal("fast retransmit after two indications")
 	}
 	x.mustSACK(999, api.DefaultBuffer, 2, 4)
-	if !x.e.Path.InFastRecovery() {
+	if !x.e.path.inFastRecovery {
 		t.Fatal("no fast retransmit after three indications")
 	}
 }
@@ -453,7 +453,7 @@ func TestMissIndicationsHTNA(t *testing.T) {
 // and including this exit point, Fast Recovery is exited."
 func TestFastRecovery(t *testing.T) {
 	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}})
-	p := &x.e.Path
+	p := &x.e.path
 	p.cwnd = 20 * chunk1000
 	x.queue(20, 1000)
 	x.flush() // 1000..1019
@@ -461,7 +461,7 @@ func TestFastRecovery(t *testing.T) {
 		x.mustSACK(999, api.DefaultBuffer, 3, i) // 1000, 1001 missing
 	}
 	cwnd, ssthresh := p.Cwnd(), p.Ssthresh()
-	if !p.InFastRecovery() {
+	if !p.inFastRecovery {
 		t.Fatal("not in fast recovery")
 	}
 	x.flush()
@@ -474,7 +474,7 @@ func TestFastRecovery(t *testing.T) {
 	}
 	x.flush()
 	x.mustSACK(1019, api.DefaultBuffer)
-	if p.InFastRecovery() {
+	if p.inFastRecovery {
 		t.Fatal("fast recovery not exited at the exit point")
 	}
 }
@@ -489,10 +489,10 @@ func TestStaleSACKDropped(t *testing.T) {
 	x.queue(3, 1000)
 	x.flush()
 	x.mustSACK(1001, 50000)
-	before := x.e.Send.PeerRwnd()
+	before := x.e.PeerRwnd()
 	x.mustSACK(1000, 100, 2, 2)
-	if x.e.Send.PeerRwnd() != before || x.e.Stats.SACKsStale != 1 {
-		t.Fatalf("stale SACK changed rwnd %d -> %d", before, x.e.Send.PeerRwnd())
+	if x.e.PeerRwnd() != before || x.e.stats.SACKsStale != 1 {
+		t.Fatalf("stale SACK changed rwnd %d -> %d", before, x.e.PeerRwnd())
 	}
 }
 
@@ -507,12 +507,12 @@ func TestSACKRwnd(t *testing.T) {
 	x.queue(4, 1000)
 	x.flush()
 	x.mustSACK(1000, 10000, 2, 2) // 1000 and 1002 acked; 1001 and 1003 outstanding
-	if r := x.e.Send.PeerRwnd(); r != 8000 {
+	if r := x.e.PeerRwnd(); r != 8000 {
 		t.Fatalf("rwnd %d, want 10000-2000", r)
 	}
 	x.advance(time.Second)
 	x.e.OnTimeout(x.now)
-	if r := x.e.Send.PeerRwnd(); r != 10000 {
+	if r := x.e.PeerRwnd(); r != 10000 {
 		t.Fatalf("rwnd %d after marking 2000 bytes for retransmission, want 10000", r)
 	}
 }
@@ -529,15 +529,15 @@ func TestRenege(t *testing.T) {
 	x.queue(3, 1000)
 	x.flush()
 	x.mustSACK(999, api.DefaultBuffer, 2, 3) // 1001, 1002 gap-acked
-	f := x.e.Path.FlightSize()
+	f := x.e.path.flight
 	x.mustSACK(999, api.DefaultBuffer) // reneged
-	if x.e.Path.FlightSize() != f+2*chunk1000 || x.e.Stats.Reneged != 2 {
-		t.Fatalf("flight %d -> %d, reneged %d", f, x.e.Path.FlightSize(), x.e.Stats.Reneged)
+	if x.e.path.flight != f+2*chunk1000 || x.e.stats.Reneged != 2 {
+		t.Fatalf("flight %d -> %d, reneged %d", f, x.e.path.flight, x.e.stats.Reneged)
 	}
-	if r := x.e.Send.rec(1001); r.misses != 1 || r.state != recInFlight {
+	if r := x.e.send.ledger.rec(1001); r.misses != 1 || r.state != recInFlight {
 		t.Fatalf("reneged chunk misses %d state %d", r.misses, r.state)
 	}
-	checkInvariants(t, &x.e.Send)
+	checkInvariants(t, &x.e.send)
 }
 
 // RFC 9260 section 9.2: the Cumulative TSN Ack of a SHUTDOWN acknowledges
@@ -546,37 +546,37 @@ func TestHandleCumAck(t *testing.T) {
 	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 100}, PeerRwnd: 100000})
 	x.queue(3, 1000)
 	x.flush()
-	rwnd := x.e.Send.PeerRwnd()
-	if acked, err := x.e.Send.HandleCumAck(x.now, 1001); err != nil || !acked {
+	rwnd := x.e.PeerRwnd()
+	if acked, err := x.e.send.handleCumAck(x.now, 1001); err != nil || !acked {
 		t.Fatalf("acked %v err %v", acked, err)
 	}
-	if x.e.Send.Outstanding() != 1 || x.e.Send.PeerRwnd() != rwnd {
-		t.Fatalf("outstanding %d rwnd %d, want 1 and %d", x.e.Send.Outstanding(), x.e.Send.PeerRwnd(), rwnd)
+	if x.e.send.ledger.outstanding() != 1 || x.e.PeerRwnd() != rwnd {
+		t.Fatalf("outstanding %d rwnd %d, want 1 and %d", x.e.send.ledger.outstanding(), x.e.PeerRwnd(), rwnd)
 	}
-	if _, err := x.e.Send.HandleCumAck(x.now, 1005); !errors.Is(err, ErrProtocolViolation) {
+	if _, err := x.e.send.handleCumAck(x.now, 1005); !errors.Is(err, ErrProtocolViolation) {
 		t.Fatalf("cum ack of unsent TSN: %v", err)
 	}
-	checkInvariants(t, &x.e.Send)
+	checkInvariants(t, &x.e.send)
 }
 
 // Drain hands back every queued and unacknowledged message once (for
 // send-failed events when the association ends) and empties the sender.
 func TestDrain(t *testing.T) {
 	x := newTx(t, Config{Paths: api.Paths{MaxBurst: 2}})
-	x.e.Send.Queue(0, 1, false, make([]byte, 5000)) // partly sent, first part acked
-	x.e.Send.Queue(1, 2, true, make([]byte, 10))    // unsent, unordered
-	x.packet()                                      // first fragment
-	x.packet()                                      // second fragment
+	x.e.send.enqueue(0, 1, false, make([]byte, 5000)) // partly sent, first part acked
+	x.e.send.enqueue(1, 2, true, make([]byte, 10))    // unsent, unordered
+	x.packet()                                        // first fragment
+	x.packet()                                        // second fragment
 	x.mustSACK(1000, api.DefaultBuffer)
 	var got []string
-	x.e.Send.Drain(func(m Unsent) {
+	x.e.Drain(func(m Unsent) {
 		got = append(got, fmt.Sprintf("%d/%d/%d/%v/%v", m.SID, m.PPID, len(m.Payload), m.Sent, m.Unordered))
 	})
 	sort.Strings(got)
 	if want := []string{"0/1/5000/true/false", "1/2/10/false/true"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("drained %v, want %v", got, want)
 	}
-	if !x.e.Send.Idle() || x.e.Send.Buffered() != 0 || !x.e.Send.Deadline().IsZero() {
+	if !x.e.SendIdle() || x.e.send.queue.buffered != 0 || !x.e.send.deadline().IsZero() {
 		t.Fatal("sender not empty after Drain")
 	}
 	// The sender works on afterwards.
@@ -592,10 +592,10 @@ func TestMTUShrinkRetransmission(t *testing.T) {
 	x := newTx(t, Config{})
 	x.queue(1, 1400)
 	x.flush()
-	x.e.SetMTU(1000)
+	x.e.SetPathMTU(0, 1000)
 	x.advance(time.Second)
 	x.e.OnTimeout(x.now)
-	pkt, n := x.e.Send.AppendData(x.now, nil, 1000-12)
+	pkt, n := x.e.AppendData(x.now, nil, 1000-12)
 	if n != 1 || len(pkt) != chunk.DataHeaderLen+1400 {
 		t.Fatalf("retransmitted %d chunks in %d bytes, want the 1416-byte chunk", n, len(pkt))
 	}
@@ -610,16 +610,16 @@ func TestMTUShrinkRetransmission(t *testing.T) {
 // more than 2^16 - 1 ordered user messages in the current send window."
 func TestOutstandingBound(t *testing.T) {
 	x := newTx(t, Config{Buffers: api.Buffers{SendBuffer: 1 << 24}, Paths: api.Paths{MaxBurst: 1 << 20}, PeerRwnd: 1 << 30})
-	x.e.Path.cwnd = 1 << 30
+	x.e.path.cwnd = 1 << 30
 	for range 70000 {
-		if err := x.e.Send.Queue(0, 0, false, []byte{1}); err != nil {
+		if err := x.e.send.enqueue(0, 0, false, []byte{1}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for range 100 {
-		x.e.Send.AppendData(x.now, x.pkt[:0], 65000)
+		x.e.AppendData(x.now, x.pkt[:0], 65000)
 	}
-	if o := x.e.Send.Outstanding(); o != maxOutstanding {
+	if o := x.e.send.ledger.outstanding(); o != maxOutstanding {
 		t.Fatalf("%d chunks outstanding, want the bound %d", o, maxOutstanding)
 	}
 }
@@ -629,7 +629,7 @@ func TestOutstandingBound(t *testing.T) {
 // sender MAY set the I bit in the DATA chunk header." (SHUTDOWN-PENDING.)
 func TestSetImmediate(t *testing.T) {
 	x := newTx(t, Config{})
-	x.e.Send.SetImmediate(true)
+	x.e.send.setImmediate(true)
 	x.queue(1, 10)
 	if ds := x.packet(); len(ds) != 1 || ds[0].Flags&chunk.FlagImmediate == 0 {
 		t.Fatalf("chunk without the I bit: %+v", ds)
@@ -646,7 +646,7 @@ func TestIdleCwnd(t *testing.T) {
 	x.queue(1, 10)
 	x.flush()
 	x.mustSACK(1000, api.DefaultBuffer)
-	p := &x.e.Path
+	p := &x.e.path
 	p.cwnd = 40 * testPMDCS
 	x.advance(2*p.RTO() + time.Millisecond) // two whole RTOs idle
 	x.queue(1, 10)
@@ -669,17 +669,17 @@ func TestIdleCwnd(t *testing.T) {
 func TestSendUnsent(t *testing.T) {
 	x := newTx(t, Config{Buffers: api.Buffers{UnsentLimit: 5000}})
 	x.queue(5, 1000)
-	if err := x.e.Send.Queue(0, 0, false, make([]byte, 1000)); !errors.Is(err, ErrWouldBlock) {
+	if err := x.e.send.enqueue(0, 0, false, make([]byte, 1000)); !errors.Is(err, ErrWouldBlock) {
 		t.Fatalf("Queue past UnsentLimit: %v, want ErrWouldBlock", err)
 	}
 	x.packet() // one chunk left the queue
-	if err := x.e.Send.Queue(0, 0, false, make([]byte, 1000)); err != nil {
+	if err := x.e.send.enqueue(0, 0, false, make([]byte, 1000)); err != nil {
 		t.Fatalf("Queue after a chunk was sent: %v", err)
 	}
 	x.flush()
-	x.mustSACK(x.e.Send.NextTSN()-1, api.DefaultBuffer)
+	x.mustSACK(x.e.NextTSN()-1, api.DefaultBuffer)
 	x.flush()
-	if err := x.e.Send.Queue(0, 0, false, make([]byte, 20000)); err != nil {
+	if err := x.e.send.enqueue(0, 0, false, make([]byte, 20000)); err != nil {
 		t.Fatalf("one large message with nothing waiting: %v", err)
 	}
 }
@@ -689,32 +689,32 @@ func TestSendUnsent(t *testing.T) {
 // smaller bound.
 func TestSendRoom(t *testing.T) {
 	x := newTx(t, Config{Buffers: api.Buffers{UnsentLimit: 5000, SendBuffer: 8000}})
-	s := &x.e.Send
-	if s.Capacity() != 5000 {
-		t.Fatalf("Capacity %d, want 5000", s.Capacity())
+	s := &x.e.send
+	if s.queue.capacity() != 5000 {
+		t.Fatalf("Capacity %d, want 5000", s.queue.capacity())
 	}
-	if s.Room() < 8000 {
-		t.Fatalf("Room of an empty sender %d, want any size", s.Room())
+	if s.queue.room() < 8000 {
+		t.Fatalf("Room of an empty sender %d, want any size", s.queue.room())
 	}
 	x.queue(3, 1000)
-	if s.Room() != 2000 {
-		t.Fatalf("Room %d with 3000 unsent, want 2000", s.Room())
+	if s.queue.room() != 2000 {
+		t.Fatalf("Room %d with 3000 unsent, want 2000", s.queue.room())
 	}
-	if err := s.Queue(0, 0, false, make([]byte, 2001)); !errors.Is(err, ErrWouldBlock) {
+	if err := s.enqueue(0, 0, false, make([]byte, 2001)); !errors.Is(err, ErrWouldBlock) {
 		t.Fatalf("Queue of Room+1 bytes: %v, want ErrWouldBlock", err)
 	}
 	x.flush() // everything in flight: only the send buffer bounds
-	if s.Room() != 5000 {
-		t.Fatalf("Room %d with 3000 in flight, want 5000", s.Room())
+	if s.queue.room() != 5000 {
+		t.Fatalf("Room %d with 3000 in flight, want 5000", s.queue.room())
 	}
-	if err := s.Queue(0, 0, false, make([]byte, 5000)); err != nil {
+	if err := s.enqueue(0, 0, false, make([]byte, 5000)); err != nil {
 		t.Fatalf("Queue of Room bytes: %v", err)
 	}
-	if s.Room() != 0 {
-		t.Fatalf("Room %d with a full send buffer, want 0", s.Room())
+	if s.queue.room() != 0 {
+		t.Fatalf("Room %d with a full send buffer, want 0", s.queue.room())
 	}
 	x = newTx(t, Config{Buffers: api.Buffers{SendBuffer: 8000}})
-	if x.e.Send.Capacity() != 8000 {
-		t.Fatalf("Capacity without an unsent limit %d, want 8000", x.e.Send.Capacity())
+	if x.e.send.queue.capacity() != 8000 {
+		t.Fatalf("Capacity without an unsent limit %d, want 8000", x.e.send.queue.capacity())
 	}
 }

@@ -36,7 +36,7 @@ import (
 // rack is the loss-detection state of one path.
 type rack struct {
 	xmit   time.Time     // send time of the newest chunk acknowledged
-	seq    uint32        // its transmission number (Sender.nextSeq)
+	seq    uint32        // its transmission number (sender.nextSeq)
 	rtt    time.Duration // its round-trip time
 	valid  bool          // xmit, seq and rtt are set
 	minRTT time.Duration // smallest RTT of an acknowledged chunk sent once
@@ -78,20 +78,20 @@ func sentAfter(s1, s2 uint32) bool { return int32(s1-s2) > 0 }
 // (and has the smallest RTT of them), so per chunk this keeps the newest
 // sent once and the newest retransmitted; rackUpdate then reads the clock
 // once per SACK.
-func (s *Sender) rackAcked(t TSN, r *record) {
-	k := &s.path.rack
+func (s *sender) rackAcked(t TSN, r *record) {
+	k := &s.paths.primary.rack
 	if r.xmits == 1 {
-		s.onceAcked = true
+		s.loss.ackedSentOnce = true
 		// Step 3: reordering is a chunk sent once arriving after a higher
 		// TSN did.
 		if k.fackOK && t.LT(k.fack) {
 			k.reordering = true
 		}
-		if s.newestOnce == nil || sentAfter(r.seq, s.newestOnce.seq) {
-			s.newestOnce = r
+		if s.loss.newestOnce == nil || sentAfter(r.seq, s.loss.newestOnce.seq) {
+			s.loss.newestOnce = r
 		}
-	} else if s.newestRtx == nil || sentAfter(r.seq, s.newestRtx.seq) {
-		s.newestRtx = r
+	} else if s.loss.newestRtx == nil || sentAfter(r.seq, s.loss.newestRtx.seq) {
+		s.loss.newestRtx = r
 	}
 	if !k.fackOK || t.GT(k.fack) {
 		k.fack, k.fackOK = t, true
@@ -100,17 +100,17 @@ func (s *Sender) rackAcked(t TSN, r *record) {
 
 // rackUpdate moves RACK's reference to the newest transmission this SACK
 // acknowledged (steps 1 and 2) and updates the minimum RTT.
-func (s *Sender) rackUpdate(now time.Time) {
-	k := &s.path.rack
-	if r := s.newestOnce; r != nil {
+func (s *sender) rackUpdate(now time.Time) {
+	k := &s.paths.primary.rack
+	if r := s.loss.newestOnce; r != nil {
 		rtt := now.Sub(r.sent)
 		if k.minRTT == 0 || rtt < k.minRTT {
 			k.minRTT = rtt
 		}
-		s.path.hsSample(rtt)
+		s.paths.primary.hsSample(rtt)
 		s.rackMove(r, rtt)
 	}
-	if r := s.newestRtx; r != nil {
+	if r := s.loss.newestRtx; r != nil {
 		// RFC 8985 section 6.2 step 2, paraphrased: a retransmitted
 		// chunk acknowledged less than min_RTT after its retransmission
 		// was acknowledged for an earlier transmission; its time says
@@ -119,13 +119,13 @@ func (s *Sender) rackUpdate(now time.Time) {
 			s.rackMove(r, rtt)
 		}
 	}
-	s.newestOnce, s.newestRtx = nil, nil
+	s.loss.newestOnce, s.loss.newestRtx = nil, nil
 }
 
 // rackMove makes transmission r, acknowledged after rtt, the reference
 // when it is newer than the current one.
-func (s *Sender) rackMove(r *record, rtt time.Duration) {
-	k := &s.path.rack
+func (s *sender) rackMove(r *record, rtt time.Duration) {
+	k := &s.paths.primary.rack
 	if !k.valid || sentAfter(r.seq, k.seq) {
 		k.xmit, k.seq, k.rtt, k.valid = r.sent, r.seq, rtt, true
 	}
@@ -136,15 +136,15 @@ func (s *Sender) rackMove(r *record, rtt time.Duration) {
 // a chunk we sent more than once as the DSACK) and counts spurious
 // retransmissions, once per chunk transmission. Reports of chunks sent
 // once are the network's duplicates and change nothing.
-func (s *Sender) rackDuplicates(dups []TSN) {
-	k := &s.path.rack
+func (s *sender) rackDuplicates(dups []TSN) {
+	k := &s.paths.primary.rack
 	for _, d := range dups {
 		// The ring still holds d's record while fewer than len(recs)
 		// TSNs were used since.
-		if !d.LT(s.nextTSN) || s.nextTSN-d > TSN(len(s.recs)) {
+		if !d.LT(s.ledger.nextTSN) || s.ledger.nextTSN-d > TSN(len(s.ledger.recs)) {
 			continue
 		}
-		r := s.rec(d)
+		r := s.ledger.rec(d)
 		if r.xmits < 2 || r.marks&markDupSeen != 0 {
 			continue
 		}
@@ -154,24 +154,24 @@ func (s *Sender) rackDuplicates(dups []TSN) {
 		if s.cfg.Recovery != api.RecoveryRACK {
 			continue
 		}
-		if k.dsackOn && s.cumAck.LT(k.dsackRound) {
+		if k.dsackOn && s.ledger.cumAck.LT(k.dsackRound) {
 			continue // once per round trip
 		}
 		k.reoMult++
-		k.dsackRound, k.dsackOn = s.nextTSN, true
+		k.dsackRound, k.dsackOn = s.ledger.nextTSN, true
 		k.recoveries = 0
 	}
 }
 
 // reoWnd returns the reordering window (RFC 8985 section 6.2 step 4).
-func (s *Sender) reoWnd() time.Duration {
-	k := &s.path.rack
-	if !k.reordering && (s.path.inFastRecovery || s.t3Recovery || s.gapAcked >= 3) {
+func (s *sender) reoWnd() time.Duration {
+	k := &s.paths.primary.rack
+	if !k.reordering && (s.paths.primary.inFastRecovery || s.loss.t3Recovery || s.ledger.gapAcked >= 3) {
 		return 0
 	}
 	w := time.Duration(max(k.reoMult, 1)) * k.minRTT / 4
-	if s.path.measured && w > s.path.srtt {
-		w = s.path.srtt
+	if s.paths.primary.measured && w > s.paths.primary.srtt {
+		w = s.paths.primary.srtt
 	}
 	return w
 }
@@ -179,18 +179,18 @@ func (s *Sender) reoWnd() time.Duration {
 // rackDetect marks the chunks RACK finds lost (RFC 8985 section 6.2 step
 // 5) for retransmission and sets the reordering timer for the suspects.
 // It reports whether it marked any.
-func (s *Sender) rackDetect(now time.Time) bool {
-	k := &s.path.rack
+func (s *sender) rackDetect(now time.Time) bool {
+	k := &s.paths.primary.rack
 	k.timer = time.Time{}
-	if !k.valid || s.inFlight == 0 {
+	if !k.valid || s.ledger.inFlight == 0 {
 		return false
 	}
 	wnd := s.reoWnd()
 	marked := false
 	var wait time.Duration
-	for t := s.cumAck + 1; t != s.nextTSN; t++ {
-		r := s.rec(t)
-		if r.state != recInFlight || r.marks>>pathShift != s.pri {
+	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
+		r := s.ledger.rec(t)
+		if r.state != recInFlight || r.marks>>pathShift != s.paths.primaryIdx {
 			// RACK's reference is the primary's (rackAcked): chunks on
 			// other paths are left to their T3-rtx.
 			continue
@@ -227,12 +227,12 @@ func (s *Sender) rackDetect(now time.Time) bool {
 // rackLost starts fast recovery for chunks rackDetect marked: the
 // congestion window is reduced once per window of data (7.2.4 step 2),
 // and the retransmissions may go out at once, one packet beyond cwnd.
-func (s *Sender) rackLost(now time.Time) {
-	s.fastRtx = true
-	if !s.path.inFastRecovery {
-		s.path.enterFastRecovery(now, s.nextTSN-1)
+func (s *sender) rackLost(now time.Time) {
+	s.loss.fastRtxDue = true
+	if !s.paths.primary.inFastRecovery {
+		s.paths.primary.enterFastRecovery(now, s.ledger.nextTSN-1)
 		s.stats.FastRecoveries++
-		k := &s.path.rack
+		k := &s.paths.primary.rack
 		if k.recoveries++; k.recoveries >= reoRecoveries {
 			k.reoMult, k.recoveries = 1, 0
 		}
@@ -243,22 +243,22 @@ func (s *Sender) rackLost(now time.Time) {
 // are in flight and fewer than maxProbes went out since the last new
 // acknowledgement. The probe is not armed past T3-rtx,
 // which then covers the tail.
-func (s *Sender) armPTO(now time.Time) {
-	k := &s.path.rack
+func (s *sender) armPTO(now time.Time) {
+	k := &s.paths.primary.rack
 	k.pto = time.Time{}
-	if s.cfg.Recovery != api.RecoveryRACK || k.probes >= maxProbes || s.inFlight == 0 || !s.path.measured || s.t3Recovery {
+	if s.cfg.Recovery != api.RecoveryRACK || k.probes >= maxProbes || s.ledger.inFlight == 0 || !s.paths.primary.measured || s.loss.t3Recovery {
 		// After a T3-rtx expiry one packet is in flight until an
 		// acknowledgement (7.2.3): T3-rtx itself covers it.
 		return
 	}
-	pto := max(2*s.path.srtt, tlpFloor)
-	k.lone = s.inFlight == 1
+	pto := max(2*s.paths.primary.srtt, tlpFloor)
+	k.lone = s.ledger.inFlight == 1
 	if k.lone && k.probes == 0 {
 		pto += s.cfg.SACKDelay // the peer may delay the SACK of a lone chunk
 	}
 	pto <<= k.probes
 	at := now.Add(pto)
-	if !s.t3.IsZero() && !at.Before(s.t3) {
+	if !s.loss.t3.IsZero() && !at.Before(s.loss.t3) {
 		return
 	}
 	k.pto = at
@@ -267,28 +267,28 @@ func (s *Sender) armPTO(now time.Time) {
 // probe sends the tail loss probe (RFC 8985 section 7.3): new data if the
 // peer's window takes it (AppendData then ignores cwnd for one packet),
 // else the highest chunk in flight again.
-func (s *Sender) probe(now time.Time) {
-	k := &s.path.rack
+func (s *sender) probe(now time.Time) {
+	k := &s.paths.primary.rack
 	k.pto = time.Time{}
 	k.probes++
 	s.stats.Probes++
-	s.probing = true
+	s.loss.tailProbe = true
 	if size := s.nextChunkSize(); size > 0 && size <= s.peerRwnd {
 		return
 	}
-	for t := s.nextTSN - 1; t != s.cumAck; t-- {
-		if r := s.rec(t); r.state == recInFlight {
+	for t := s.ledger.nextTSN - 1; t != s.ledger.cumAck; t-- {
+		if r := s.ledger.rec(t); r.state == recInFlight {
 			s.markRtx(r)
-			s.fastRtx = true
+			s.loss.fastRtxDue = true
 			return
 		}
 	}
-	s.probing = false
+	s.loss.tailProbe = false
 }
 
 // rackTimers runs the reordering timer and the probe timer when due.
-func (s *Sender) rackTimers(now time.Time) {
-	k := &s.path.rack
+func (s *sender) rackTimers(now time.Time) {
+	k := &s.paths.primary.rack
 	if !k.timer.IsZero() && !now.Before(k.timer) {
 		if s.rackDetect(now) {
 			s.rackLost(now)
@@ -300,8 +300,8 @@ func (s *Sender) rackTimers(now time.Time) {
 }
 
 // rackDeadline returns the earlier of the reordering and probe timers.
-func (s *Sender) rackDeadline() time.Time {
-	k := &s.path.rack
+func (s *sender) rackDeadline() time.Time {
+	k := &s.paths.primary.rack
 	switch {
 	case k.timer.IsZero():
 		return k.pto

@@ -1,49 +1,57 @@
-package transfer
-
-import (
-	"time"
-
-	"github.com/usctp/usctp/sctp/internal/api"
-)
-
-// Datagram Packetization Layer Path MTU Discovery (RFC 8899, section 6.2
-// for SCTP), per path. The prober is a pure state machine: the
-// association asks it when a probe is due and of which size (Probe),
-// sends a HEARTBEAT padded with a PAD chunk to that size outside
-// congestion control, and reports the probe's fate (Acked, the lost-probe
-// timer through OnTimer), Packet Too Big hints (PTB) and signs of a black
-// hole (Suspect). The path's PLPMTU is what the sender packs packets to;
-// the association copies it to the engine (SetPathMTU) when it changes.
+// Package plpmtud is Datagram Packetization Layer Path MTU Discovery
+// (DPLPMTUD, RFC 8899, section 6.2 for SCTP) for one path. The Prober is
+// a state machine without I/O or clock: the association asks it when a
+// probe is due and of which size (Deadline, OnTimer), sends a HEARTBEAT
+// padded with a PAD chunk to that size outside congestion control, and
+// reports the probe's fate (Sent, Acked, the lost-probe timer through
+// OnTimer), Packet Too Big hints (PTB) and signs of a black hole
+// (Suspect). The path's PLPMTU is what the sender packs packets to; the
+// association copies it to the data-transfer engine when it changes.
 //
 // Sizes are SCTP packets (common header and chunks, no IP or UDP header),
 // multiples of 4.
 //
-// The search probes the largest size first (the upper bound, Config.MTU:
+// The search probes the largest size first (the upper bound, Config.Max:
 // on most paths that succeeds and the search ends after one round trip),
 // then sizes between the largest acknowledged and the smallest lost,
 // preferring the link MTUs met in practice (commonSizes) and else
 // halving the interval, so that a path converges within about
 // log2(range/searchGranule) probes. A size is given up after MaxProbes
 // lost probes.
+package plpmtud
 
-// PMTUState is the DPLPMTUD state of a path (RFC 8899 section 5.2).
-type PMTUState = api.PMTUState
+import "time"
+
+// State is the DPLPMTUD state of a path (RFC 8899 section 5.2).
+type State uint8
 
 // DPLPMTUD states.
 const (
-	PMTUDisabled       = api.PMTUDisabled       // no discovery: the path uses Config.MTU
-	PMTUBase           = api.PMTUBase           // confirming that the path carries BASE_PLPMTU
-	PMTUSearch         = api.PMTUSearch         // probing for a larger PLPMTU
-	PMTUSearchComplete = api.PMTUSearchComplete // the search ended; raised again after PMTU_RAISE_TIMER
-	PMTUError          = api.PMTUError          // even BASE_PLPMTU probes were lost
+	StateDisabled       State = iota // no discovery: the path uses the configured MTU
+	StateBase                        // confirming that the path carries BASE_PLPMTU
+	StateSearch                      // probing for a larger PLPMTU
+	StateSearchComplete              // the search ended; raised again after PMTU_RAISE_TIMER
+	StateError                       // even BASE_PLPMTU probes were lost
 )
+
+var stateNames = [...]string{"disabled", "base", "search", "search-complete", "error"}
+
+// String returns the RFC 8899 name of the state ("search-complete"), or
+// "PMTUState(?)" for a value out of range: users see the type as
+// sctp.PMTUState.
+func (s State) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return "PMTUState(?)"
+}
 
 // DPLPMTUD constants (RFC 8899 section 5.1.2 and 5.1.1).
 const (
 	// MaxProbes is MAX_PROBES: "The default value of MAX_PROBES is 3."
 	MaxProbes = 3
-	// DefaultPMTURaise is PMTU_RAISE_TIMER's default, 600 s.
-	DefaultPMTURaise = 600 * time.Second
+	// DefaultRaise is PMTU_RAISE_TIMER's default, 600 s.
+	DefaultRaise = 600 * time.Second
 	// searchGranule ends a search: a PLPMTU within this many bytes of
 	// the smallest size lost is as good as found.
 	searchGranule = 16
@@ -58,9 +66,9 @@ var commonSizes = [...]int{1280, 1400, 1420, 1440, 1480, 1492, 1500, 4000, 8192,
 
 // Prober is the DPLPMTUD state machine of one path.
 type Prober struct {
-	state    PMTUState
+	state    State
 	base     int // BASE_PLPMTU
-	max      int // MAX_PLPMTU (Config.MTU)
+	max      int // MAX_PLPMTU (Config.Max)
 	overhead int // IP (and UDP) header bytes: an IP MTU less this is a packet size
 	plpmtu   int // the validated PLPMTU the sender uses
 
@@ -75,27 +83,27 @@ type Prober struct {
 	raise   time.Duration
 }
 
-// PMTUConfig configures a Prober.
-type PMTUConfig struct {
+// Config configures a Prober.
+type Config struct {
 	Base     int           // BASE_PLPMTU as an SCTP packet size
-	Max      int           // MAX_PLPMTU as an SCTP packet size (Config.MTU)
+	Max      int           // MAX_PLPMTU as an SCTP packet size (the configured MTU)
 	Overhead int           // IP and UDP header bytes of the path (for PTB's IP MTUs)
-	Raise    time.Duration // PMTU_RAISE_TIMER; 0: DefaultPMTURaise
+	Raise    time.Duration // PMTU_RAISE_TIMER; 0: DefaultRaise
 	Delay    time.Duration // before the first probe
 }
 
 // Start enables discovery on the path: the PLPMTU is BASE_PLPMTU and a
 // probe of that size is due after c.Delay. It returns the PLPMTU.
-func (p *Prober) Start(now time.Time, c PMTUConfig) int {
+func (p *Prober) Start(now time.Time, c Config) int {
 	c.Base &^= 3
 	c.Max &^= 3
 	if c.Base > c.Max {
 		c.Base = c.Max
 	}
 	if c.Raise <= 0 {
-		c.Raise = DefaultPMTURaise
+		c.Raise = DefaultRaise
 	}
-	*p = Prober{state: PMTUBase, base: c.Base, max: c.Max, overhead: c.Overhead, plpmtu: c.Base,
+	*p = Prober{state: StateBase, base: c.Base, max: c.Max, overhead: c.Overhead, plpmtu: c.Base,
 		lo: c.Base, hi: c.Max + 4, due: now.Add(c.Delay), raise: c.Raise}
 	if c.Base == c.Max {
 		// Nothing to search: confirm the one size, as BASE does.
@@ -105,7 +113,7 @@ func (p *Prober) Start(now time.Time, c PMTUConfig) int {
 }
 
 // State returns the DPLPMTUD state.
-func (p *Prober) State() PMTUState { return p.state }
+func (p *Prober) State() State { return p.state }
 
 // PLPMTU returns the validated PLPMTU (a packet size).
 func (p *Prober) PLPMTU() int { return p.plpmtu }
@@ -115,7 +123,7 @@ func (p *Prober) Base() int { return p.base }
 
 // Deadline returns when OnTimer must run next, or the zero time.
 func (p *Prober) Deadline() time.Time {
-	if p.state == PMTUDisabled {
+	if p.state == StateDisabled {
 		return time.Time{}
 	}
 	return p.due
@@ -170,7 +178,7 @@ func abs(x int) int {
 // returns the size of a probe to send now (0: none) and whether the
 // PLPMTU changed.
 func (p *Prober) OnTimer(now time.Time, timeout time.Duration) (send int, changed bool) {
-	if p.state == PMTUDisabled || p.due.IsZero() || now.Before(p.due) {
+	if p.state == StateDisabled || p.due.IsZero() || now.Before(p.due) {
 		return 0, false
 	}
 	if p.probe != 0 {
@@ -182,10 +190,10 @@ func (p *Prober) OnTimer(now time.Time, timeout time.Duration) (send int, change
 			}
 		}
 	}
-	if p.state == PMTUSearchComplete && p.probe == 0 {
+	if p.state == StateSearchComplete && p.probe == 0 {
 		// PMTU_RAISE_TIMER: look for a larger PLPMTU again.
 		if p.plpmtu < p.max {
-			p.state, p.lo, p.hi, p.count = PMTUSearch, p.plpmtu, p.max+4, 0
+			p.state, p.lo, p.hi, p.count = StateSearch, p.plpmtu, p.max+4, 0
 		} else {
 			p.due = time.Time{}
 			return 0, changed
@@ -207,9 +215,9 @@ func (p *Prober) OnTimer(now time.Time, timeout time.Duration) (send int, change
 // sizeFor returns the next size to probe in the current state.
 func (p *Prober) sizeFor() int {
 	switch p.state {
-	case PMTUBase, PMTUError:
+	case StateBase, StateError:
 		return p.base
-	case PMTUSearch:
+	case StateSearch:
 		if p.suspect != 0 {
 			return p.suspect
 		}
@@ -220,20 +228,6 @@ func (p *Prober) sizeFor() int {
 
 // probeTimeout bounds the lost-probe timer from below.
 func probeTimeout(d time.Duration) time.Duration { return max(d, minProbeTimeout) }
-
-// ProbeTimeout returns how long a probe on path p waits for its
-// acknowledgement: RFC 8899's PROBE_TIMER must exceed the round trip; a
-// HEARTBEAT ACK is never delayed by the peer, so twice the smoothed RTT
-// (at least SRTT + 4 RTTVAR) suffices; RTO.Initial before the first
-// measurement; never under 1 s (minProbeTimeout). A probe acknowledged
-// after it still counts while its size is retried (the retries keep the
-// nonce).
-func (p *Path) ProbeTimeout() time.Duration {
-	if !p.measured {
-		return p.rto
-	}
-	return max(2*p.srtt, p.srtt+4*p.rttvar)
-}
 
 // Sent records that the probe of OnTimer went out with nonce.
 func (p *Prober) Sent(now time.Time, nonce uint64) {
@@ -246,11 +240,11 @@ func (p *Prober) failed(now time.Time) bool {
 	size := p.probe
 	p.probe, p.count = 0, 0
 	switch p.state {
-	case PMTUBase, PMTUError:
+	case StateBase, StateError:
 		// RFC 8899 section 5.2: BASE moves to ERROR when BASE_PLPMTU
 		// probes are lost; the path keeps BASE_PLPMTU (our MIN_PLPMTU)
 		// and is probed again later.
-		p.state = PMTUError
+		p.state = StateError
 		p.due = now.Add(p.raiseAfterError())
 		return false
 	}
@@ -277,7 +271,7 @@ func (p *Prober) raiseAfterError() time.Duration { return min(p.raise, 30*time.S
 
 // complete ends a search (SEARCH_COMPLETE) and arms PMTU_RAISE_TIMER.
 func (p *Prober) complete(now time.Time) {
-	p.state = PMTUSearchComplete
+	p.state = StateSearchComplete
 	p.probe, p.count, p.suspect = 0, 0, 0
 	p.due = time.Time{}
 	if p.plpmtu < p.max {
@@ -296,11 +290,11 @@ func (p *Prober) Acked(now time.Time, nonce uint64) (ours, changed bool) {
 	p.probe, p.count = 0, 0
 	old := p.plpmtu
 	switch p.state {
-	case PMTUBase, PMTUError:
-		p.state = PMTUSearch
+	case StateBase, StateError:
+		p.state = StateSearch
 		p.lo, p.hi = p.base, p.max+4
 		p.plpmtu = max(p.plpmtu, p.base)
-	case PMTUSearch:
+	case StateSearch:
 		if size > p.plpmtu {
 			p.plpmtu = size
 		}
@@ -335,7 +329,7 @@ func (p *Prober) Acked(now time.Time, nonce uint64) (ours, changed bool) {
 // reports whether the hint was valid, used, and whether the PLPMTU
 // changed.
 func (p *Prober) PTB(now time.Time, mtu int, probe bool) (valid, used, changed bool) {
-	if p.state == PMTUDisabled || mtu <= 0 {
+	if p.state == StateDisabled || mtu <= 0 {
 		return false, false, false
 	}
 	size := (mtu - p.overhead) &^ 3
@@ -364,7 +358,7 @@ func (p *Prober) PTB(now time.Time, mtu int, probe bool) (valid, used, changed b
 	// at once and confirm it with a probe; if that is lost, search from
 	// BASE_PLPMTU.
 	p.plpmtu = size
-	p.state = PMTUSearch
+	p.state = StateSearch
 	p.probe, p.count = 0, 0
 	p.lo, p.hi = p.base, p.plpmtu+4
 	p.suspect = p.plpmtu
@@ -381,11 +375,11 @@ func (p *Prober) PTB(now time.Time, mtu int, probe bool) (valid, used, changed b
 // lost the search starts again from BASE_PLPMTU. It reports whether the
 // PLPMTU changed.
 func (p *Prober) Suspect(now time.Time) bool {
-	if p.state == PMTUDisabled || p.plpmtu <= p.base || p.suspect != 0 {
+	if p.state == StateDisabled || p.plpmtu <= p.base || p.suspect != 0 {
 		return false
 	}
 	old := p.plpmtu
-	p.state = PMTUSearch
+	p.state = StateSearch
 	p.suspect = old
 	p.plpmtu = p.base
 	p.lo, p.hi = p.base, old+4
@@ -393,7 +387,3 @@ func (p *Prober) Suspect(now time.Time) bool {
 	p.due = now
 	return true
 }
-
-// Prober returns the path's DPLPMTUD state machine (disabled until the
-// association starts it).
-func (p *Path) Prober() *Prober { return &p.pmtu }

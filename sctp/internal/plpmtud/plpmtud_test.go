@@ -1,4 +1,4 @@
-package transfer
+package plpmtud
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 
 var pmtuT0 = time.Unix(1000, 0)
 
-// pmtuPath plays a path for a Prober: probes up to carry bytes get
+// pmtuRun plays a path for a Prober: probes up to carry bytes get
 // through, larger ones are lost. It returns the PLPMTU when the search
 // completes and the probes it took.
 func pmtuRun(t *testing.T, p *Prober, carry int, limit int) (int, int, time.Duration) {
@@ -15,11 +15,11 @@ func pmtuRun(t *testing.T, p *Prober, carry int, limit int) (int, int, time.Dura
 	now := pmtuT0
 	probes := 0
 	for i := 0; i < limit; i++ {
-		if p.State() == PMTUSearchComplete || p.State() == PMTUError {
+		if p.State() == StateSearchComplete || p.State() == StateError {
 			return p.PLPMTU(), probes, now.Sub(pmtuT0)
 		}
 		size, _ := p.OnTimer(now, 0)
-		if p.State() == PMTUSearchComplete {
+		if p.State() == StateSearchComplete {
 			return p.PLPMTU(), probes, now.Sub(pmtuT0)
 		}
 		if size != 0 {
@@ -47,7 +47,7 @@ func pmtuRun(t *testing.T, p *Prober, carry int, limit int) (int, int, time.Dura
 // confirmed with two probes (BASE_PLPMTU, then the upper bound).
 func TestPMTUSearchLargestFirst(t *testing.T) {
 	var p Prober
-	if got := p.Start(pmtuT0, PMTUConfig{Base: 1152, Max: 1452, Overhead: 48}); got != 1152 {
+	if got := p.Start(pmtuT0, Config{Base: 1152, Max: 1452, Overhead: 48}); got != 1152 {
 		t.Fatalf("PLPMTU at start %d, want BASE_PLPMTU 1152", got)
 	}
 	mtu, probes, _ := pmtuRun(t, &p, 1452, 100)
@@ -61,12 +61,12 @@ func TestPMTUSearchLargestFirst(t *testing.T) {
 // and the search goes on below it.
 func TestPMTUMaxProbes(t *testing.T) {
 	var p Prober
-	p.Start(pmtuT0, PMTUConfig{Base: 1152, Max: 1452, Overhead: 48})
+	p.Start(pmtuT0, Config{Base: 1152, Max: 1452, Overhead: 48})
 	now := pmtuT0
 	size, _ := p.OnTimer(now, 0)
 	p.Sent(now, 1)
 	p.Acked(now, 1) // BASE confirmed
-	if p.State() != PMTUSearch {
+	if p.State() != StateSearch {
 		t.Fatalf("state %v after the BASE probe, want search", p.State())
 	}
 	for i := range MaxProbes {
@@ -90,7 +90,7 @@ func TestPMTUMaxProbes(t *testing.T) {
 // PROBE_TIMER "MUST NOT be smaller than 1 second".
 func TestPMTUProbeTimerAtLeastOneSecond(t *testing.T) {
 	var p Prober
-	p.Start(pmtuT0, PMTUConfig{Base: 1152, Max: 1452})
+	p.Start(pmtuT0, Config{Base: 1152, Max: 1452})
 	p.OnTimer(pmtuT0, time.Millisecond)
 	if d := p.Deadline().Sub(pmtuT0); d < time.Second {
 		t.Fatalf("probe timer %v", d)
@@ -105,7 +105,7 @@ func TestPMTUConvergesOnCommonSizes(t *testing.T) {
 		{1452, 1232}, {1452, 1300}, {1452, 1152}, {65487, 8952}, {65487, 65487}, {65487, 1432}, {8952, 4000},
 	} {
 		var p Prober
-		p.Start(pmtuT0, PMTUConfig{Base: 1152, Max: tt.max, Overhead: 48})
+		p.Start(pmtuT0, Config{Base: 1152, Max: tt.max, Overhead: 48})
 		mtu, probes, d := pmtuRun(t, &p, tt.carry, 1000)
 		t.Logf("max %d carry %d: PLPMTU %d after %d probes, %v", tt.max, tt.carry, mtu, probes, d)
 		if mtu > tt.carry || mtu < tt.carry*9/10 {
@@ -122,7 +122,7 @@ func TestPMTUConvergesOnCommonSizes(t *testing.T) {
 // and a later acknowledged probe resumes the search.
 func TestPMTUBaseLostIsError(t *testing.T) {
 	var p Prober
-	p.Start(pmtuT0, PMTUConfig{Base: 1152, Max: 1452})
+	p.Start(pmtuT0, Config{Base: 1152, Max: 1452})
 	now := pmtuT0
 	for range MaxProbes + 1 {
 		if size, _ := p.OnTimer(now, 0); size != 0 {
@@ -130,7 +130,7 @@ func TestPMTUBaseLostIsError(t *testing.T) {
 		}
 		now = p.Deadline()
 	}
-	if p.State() != PMTUError || p.PLPMTU() != 1152 {
+	if p.State() != StateError || p.PLPMTU() != 1152 {
 		t.Fatalf("state %v PLPMTU %d, want error at 1152", p.State(), p.PLPMTU())
 	}
 	size, _ := p.OnTimer(now, 0)
@@ -138,7 +138,7 @@ func TestPMTUBaseLostIsError(t *testing.T) {
 	if size != 1152 {
 		t.Fatalf("ERROR probes %d, want BASE_PLPMTU", size)
 	}
-	if ours, _ := p.Acked(now, 10); !ours || p.State() != PMTUSearch {
+	if ours, _ := p.Acked(now, 10); !ours || p.State() != StateSearch {
 		t.Fatalf("state %v after the BASE ack", p.State())
 	}
 }
@@ -148,7 +148,7 @@ func TestPMTUBaseLostIsError(t *testing.T) {
 // one lowers the PLPMTU, never raises it.
 func TestPMTUPTBNeverRaises(t *testing.T) {
 	var p Prober
-	p.Start(pmtuT0, PMTUConfig{Base: 1152, Max: 1452, Overhead: 48})
+	p.Start(pmtuT0, Config{Base: 1152, Max: 1452, Overhead: 48})
 	pmtuRun(t, &p, 1352, 100)
 	if p.PLPMTU() != 1352 {
 		t.Fatalf("PLPMTU %d", p.PLPMTU())
@@ -174,7 +174,7 @@ func TestPMTUPTBNeverRaises(t *testing.T) {
 func TestPMTUBlackHole(t *testing.T) {
 	for _, carry := range []int{1452, 1352} {
 		var p Prober
-		p.Start(pmtuT0, PMTUConfig{Base: 1152, Max: 1452, Overhead: 48})
+		p.Start(pmtuT0, Config{Base: 1152, Max: 1452, Overhead: 48})
 		pmtuRun(t, &p, 1452, 100)
 		if !p.Suspect(pmtuT0) || p.PLPMTU() != 1152 {
 			t.Fatalf("Suspect: PLPMTU %d, want BASE_PLPMTU", p.PLPMTU())
@@ -190,14 +190,14 @@ func TestPMTUBlackHole(t *testing.T) {
 // again after PMTU_RAISE_TIMER and finds a larger PLPMTU.
 func TestPMTURaiseTimer(t *testing.T) {
 	var p Prober
-	p.Start(pmtuT0, PMTUConfig{Base: 1152, Max: 1452, Overhead: 48, Raise: time.Minute})
+	p.Start(pmtuT0, Config{Base: 1152, Max: 1452, Overhead: 48, Raise: time.Minute})
 	pmtuRun(t, &p, 1232, 100)
 	d := p.Deadline()
 	if d.IsZero() || d.Sub(pmtuT0) < time.Minute {
 		t.Fatalf("raise deadline %v", d)
 	}
 	size, _ := p.OnTimer(d, 0)
-	if p.State() != PMTUSearch || size <= 1232 {
+	if p.State() != StateSearch || size <= 1232 {
 		t.Fatalf("after PMTU_RAISE_TIMER: state %v probe %d", p.State(), size)
 	}
 }
