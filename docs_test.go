@@ -81,3 +81,38 @@ func TestREADMEFrontDoor(t *testing.T) {
 		}
 	}
 }
+
+// issueRef matches a reference to a tracker issue: the word and its
+// number, with or without "#". The history of a change belongs in its commit message, not in
+// the code it leaves behind.
+var issueRef = regexp.MustCompile(`\b[Ii]ssue #?[0-9]+`)
+
+func TestNoIssueNumbersInCode(t *testing.T) {
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if issueRef.MatchString(line) {
+				t.Errorf("%s:%d: names an issue: %s", path, i+1, strings.TrimSpace(line))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
