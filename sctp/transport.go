@@ -2,7 +2,6 @@ package sctp
 
 import (
 	"fmt"
-	"net"
 	"net/netip"
 
 	"github.com/usctp/usctp/sctp/internal/assoc"
@@ -27,8 +26,8 @@ type portClaimer interface {
 func openConn(c *Config, ip netip.Addr, listen uint16) (netio.Conn, netip.AddrPort, error) {
 	switch {
 	case c.Conn != nil:
-		return netio.NewConnAdapter(c.Conn, netio.AdapterConfig{RemotePort: c.RemoteUDPPort}),
-			netAddrPort(c.Conn.RemoteAddr()), nil
+		a := netio.NewConnAdapter(c.Conn, netio.AdapterConfig{RemotePort: c.RemoteUDPPort})
+		return a, a.RemoteAddr(), nil
 	case c.PacketConn != nil:
 		return netio.NewAdapter(c.PacketConn, netio.AdapterConfig{RemotePort: c.RemoteUDPPort}),
 			netip.AddrPort{}, nil
@@ -88,20 +87,6 @@ func udpConfig(c *Config, ip netip.Addr, listening bool) netio.UDPConfig {
 // (docs/PERFORMANCE.md has the figures). It is a bound, not an
 // allocation: the kernel charges only what is queued.
 const listenSocketBuffer = 16 << 20
-
-// netAddrPort returns the address of a *net.UDPAddr or *net.IPAddr (the
-// remote address of a Config.Conn), or the zero AddrPort.
-func netAddrPort(a net.Addr) netip.AddrPort {
-	switch a := a.(type) {
-	case *net.UDPAddr:
-		ap := a.AddrPort()
-		return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
-	case *net.IPAddr:
-		ip, _ := netip.AddrFromSlice(a.IP)
-		return netip.AddrPortFrom(ip.Unmap(), 0)
-	}
-	return netip.AddrPort{}
-}
 
 // socketFamilies returns the address families of the socket an endpoint
 // bound to ip opens: a raw IP socket is one family (IPv4 when ip is not

@@ -189,6 +189,10 @@ func (a *Adapter) LocalAddr() netip.AddrPort {
 	return netAddrPort(a.pc.LocalAddr())
 }
 
+// RemoteAddr returns the address of the connected net.Conn's peer if it
+// is a UDP or IP address, else the zero AddrPort.
+func (a *Adapter) RemoteAddr() netip.AddrPort { return a.remote }
+
 // Overhead returns AdapterConfig.Overhead, or the IP and UDP header sizes
 // for a UDP connection when that was zero.
 func (a *Adapter) Overhead(remote netip.Addr) int {
