@@ -84,10 +84,10 @@ func TestREADMEFrontDoor(t *testing.T) {
 
 // issueRef matches a reference to a tracker issue: the word and its
 // number, with or without "#". The history of a change belongs in its commit message, not in
-// the code it leaves behind.
+// the code, scripts and documents it leaves behind.
 var issueRef = regexp.MustCompile(`\b[Ii]ssue #?[0-9]+`)
 
-func TestNoIssueNumbersInCode(t *testing.T) {
+func TestNoIssueNumbersInTree(t *testing.T) {
 	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -98,8 +98,12 @@ func TestNoIssueNumbersInCode(t *testing.T) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") {
-			return nil
+		switch filepath.Ext(path) {
+		case ".go", ".sh", ".c", ".md":
+		default:
+			if d.Name() != "Makefile" {
+				return nil
+			}
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepares the kernel interop guest of issue 7 and prints ONLY its directory on stdout.
+# Prepares the kernel interop guest (a QEMU VM running Linux SCTP) and prints ONLY its directory on stdout.
 #
 # The guest is a Debian cloud kernel booted under QEMU (TCG) by sctp/internal/kernelvm.
 # This script installs qemu-system-x86 and busybox-static when they are missing, downloads

@@ -27,7 +27,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# The kernel interop rig (issue 7): packages and the guest kernel, cached.
+# The kernel interop rig: packages and the guest kernel, cached.
 if [ -x .ci/guest.sh ]; then
 	step "kernel interop guest"
 	USCTP_GUEST_DIR=$(.ci/guest.sh)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# lossy.sh: usctp against usrsctp on the same lossy path (issue 17).
+# lossy.sh: usctp against usrsctp on the same lossy path.
 #
 # 16 MB echoed in 1400-byte messages through cmd/lossyrelay on loopback,
 # which drops LOSS of the datagrams each way, duplicates 1% and reorders 2%,
