@@ -83,8 +83,9 @@ func TestREADMEFrontDoor(t *testing.T) {
 }
 
 // issueRef matches a reference to a tracker issue: the word and its
-// number, with or without "#". The history of a change belongs in its commit message, not in
-// the code, scripts and documents it leaves behind.
+// number, with or without "#". The history of a change belongs in its
+// commit message, not in the code, scripts and documents it leaves
+// behind.
 var issueRef = regexp.MustCompile(`\b[Ii]ssue #?[0-9]+`)
 
 func TestNoIssueNumbersInTree(t *testing.T) {
