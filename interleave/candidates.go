@@ -107,8 +107,5 @@ func (c *candidates) min() *InSide {
 	return c.heap.Min().Val
 }
 
-// len returns the number of candidates.
-func (c *candidates) len() int { return c.heap.Len() }
-
 // clear empties the set.
 func (c *candidates) clear() { c.heap.Clear() }

@@ -57,8 +57,8 @@ func checkCandidates(t *testing.T, q *delivery) {
 				t.Fatalf("stream %d: droppable key %d below the highest TSN held, %d", sid, key, f.TSN)
 			}
 		}
-		if n != h.len() {
-			t.Fatalf("heap %d: %d streams by looking at every stream, %d in the heap", h.slot, n, h.len())
+		if n != h.heap.Len() {
+			t.Fatalf("heap %d: %d streams by looking at every stream, %d in the heap", h.slot, n, h.heap.Len())
 		}
 		for i := range h.heap.Len() {
 			s := h.heap.At(i).Val

@@ -568,14 +568,6 @@ func (a *Assoc) DeleteKey(id uint16) error {
 	return api.ErrAuthUnknownKey
 }
 
-// activeKey returns the identifier of the key outgoing AUTH chunks use.
-func (a *Assoc) activeKey() (uint16, bool) {
-	if a.auth == nil {
-		return 0, false
-	}
-	return a.auth.active, true
-}
-
 // Authenticated reports whether the association negotiated AUTH, and
 // the HMAC identifier it sends with.
 func (a *Assoc) Authenticated() (hmacID uint16, ok bool) {

@@ -57,15 +57,6 @@ func chunkOfRx(c *rxChunk) chunk.Chunk {
 	return chunk.Chunk{Type: chunk.Type(c.typ), Flags: c.flags, Value: c.raw[4:]}
 }
 
-// forEachChunkType calls fn with the type of each chunk of a packet we
-// built.
-func forEachChunkType(pkt []byte, fn func(t chunk.Type)) {
-	it := chunk.Chunks(pkt[min(len(pkt), commonHeaderLen):])
-	for c, ok := it.Next(); ok; c, ok = it.Next() {
-		fn(c.Type)
-	}
-}
-
 // parseInit parses an INIT or INIT ACK chunk into in, applying the action
 // bits of unknown parameters (section 3.2.1).
 func parseInit(c *rxChunk, in *initInfo) bool {

@@ -369,8 +369,8 @@ func (ep *Endpoint) countOut(a *Assoc, pkt []byte) {
 	}
 	s.PacketsOut++
 	s.BytesOut += uint64(len(pkt))
-	// A loop rather than forEachChunkType's callback: this runs for every
-	// packet sent.
+	// A loop rather than a callback per chunk: this runs for every packet
+	// sent.
 	it := chunk.Chunks(pkt[min(len(pkt), commonHeaderLen):])
 	for c, ok := it.Next(); ok; c, ok = it.Next() {
 		if k := chunkKindOf[c.Type]; a != nil && k > 0 {

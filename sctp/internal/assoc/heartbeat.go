@@ -95,21 +95,6 @@ func (a *Assoc) heartbeatsStopped() bool {
 	return a.state == stateShutdownSent || a.state == stateShutdownAckSent
 }
 
-// requestHeartbeat is the REQUEST HEARTBEAT primitive (section 11.1 J):
-// send a HEARTBEAT now. It is refused outside the states where the peer
-// answers heartbeats.
-func (a *Assoc) requestHeartbeat(now time.Time) error {
-	defer a.ep.reached(a)
-	switch {
-	case a.closed:
-		return ErrClosed
-	case a.state != stateEstablished && a.state != stateShutdownPending && a.state != stateShutdownReceived:
-		return errNotReady
-	}
-	a.sendHeartbeat(now)
-	return nil
-}
-
 // countError counts one error against the path and the association
 // (sections 8.1 and 8.2) and reports whether the association failed.
 func (a *Assoc) countError(now time.Time) bool {

@@ -27,10 +27,11 @@ const (
 	NoticeTooBig
 )
 
-// notice processes what the network said about a packet this end sent to
-// the transport address to: quote is the sent packet as the ICMP error
-// quoted it, from its SCTP common header on (possibly truncated). It
-// follows RFC 9260 appendix C.
+// NoticeMTU processes what the network said about a packet this end sent
+// to the transport address to: quote is the sent packet as the ICMP error
+// quoted it, from its SCTP common header on (possibly truncated), and mtu
+// the IP MTU a NoticeTooBig reported (0 when none). It follows RFC 9260
+// appendix C.
 //
 // The quote must name one of our associations (ICMP5, paraphrased: the
 // ICMP payload locates the association, else the message is ignored) and
@@ -54,15 +55,8 @@ const (
 // Association.Max.Retrans); a transient routing error thus never ends an
 // association by itself (with several paths, one that quotes a path's
 // outstanding HEARTBEAT counts that HEARTBEAT against the path at once,
-// noticePath). NoticeTooBig is counted, and feeds path MTU discovery
-// when it is on (NoticeMTU).
-func (ep *Endpoint) notice(now time.Time, to netip.AddrPort, kind NoticeKind, quote []byte) {
-	ep.NoticeMTU(now, to, kind, quote, 0)
-}
-
-// NoticeMTU is Notice with the IP MTU a NoticeTooBig reported (0 when
-// none). With Config.PMTUDiscovery a valid NoticeTooBig is a hint to the
-// path's PLPMTU search (pmtu.go).
+// noticePath). NoticeTooBig is counted; with Config.PMTUDiscovery a valid
+// one is a hint to the path's PLPMTU search (pmtu.go).
 func (ep *Endpoint) NoticeMTU(now time.Time, to netip.AddrPort, kind NoticeKind, quote []byte, mtu int) {
 	if len(quote) < 12 {
 		ep.stats.NoticesDropped++

@@ -1,9 +1,6 @@
 package assoc
 
-import (
-	"github.com/usctp/usctp/sched"
-	"github.com/usctp/usctp/stream"
-)
+import "github.com/usctp/usctp/sched"
 
 // Stream scheduling (RFC 8260 section 3): the association's engine owns the
 // scheduler and the message pin; these are the core's entry points for the
@@ -67,20 +64,4 @@ func (a *Assoc) StreamValue(sid uint16) (uint16, error) {
 		return 0, err
 	}
 	return a.data.eng.StreamValue(sid)
-}
-
-// setStreamState sets the state of outbound stream sid: a stream that is
-// not Open keeps its queued messages but does not hold up the others; back
-// to Open, it may send again at once.
-func (a *Assoc) setStreamState(sid uint16, st stream.State) error {
-	if err := a.usable(); err != nil {
-		return err
-	}
-	if err := a.data.eng.SetStreamState(sid, st); err != nil {
-		return err
-	}
-	if st == stream.Open {
-		a.ep.markReady(a)
-	}
-	return nil
 }

@@ -43,9 +43,8 @@ func (t *timers) start(id timerID, now time.Time, d time.Duration) {
 	t.at[id] = now.Add(d)
 	t.stale = true
 }
-func (t *timers) stop(id timerID)         { t.at[id], t.stale = time.Time{}, true }
-func (t *timers) running(id timerID) bool { return !t.at[id].IsZero() }
-func (t *timers) stopAll()                { *t = timers{} }
+func (t *timers) stop(id timerID) { t.at[id], t.stale = time.Time{}, true }
+func (t *timers) stopAll()        { *t = timers{} }
 
 // next returns the earliest running deadline, or the zero time. It is
 // asked after every packet (the endpoint's timer heap), the timers change

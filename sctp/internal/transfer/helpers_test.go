@@ -215,3 +215,55 @@ func checkInvariants(t testing.TB, s *sender) {
 func (s *sender) enqueue(sid uint16, ppid uint32, unordered bool, payload []byte) error {
 	return s.queueMessage(sid, ppid, unordered, payload, true)
 }
+
+// advancedPeerAckPoint returns the Advanced.Peer.Ack.Point of RFC 3758
+// section 3.5 A1, with cum the cumulative TSN ack point.
+func (a *abandoner) advancedPeerAckPoint(cum TSN) TSN {
+	if a.advPeerAck.LT(cum) {
+		return cum
+	}
+	return a.advPeerAck
+}
+
+// streamPartlyCut reports whether outbound stream sid has a message partly
+// cut into chunks: its remaining fragments carry the message's SSN (or
+// MID), so an Outgoing SSN Reset Request for sid must wait until it is
+// fully cut.
+func (s *sender) streamPartlyCut(sid uint16) bool {
+	st := s.streams.PeekOutSide(sid)
+	return st != nil && st.head != nil && st.head.off > 0
+}
+
+// streamUnsent returns the bytes of stream sid queued and not yet cut
+// into chunks.
+func (q *sendQueue) streamUnsent(sid uint16) int {
+	if int(sid) >= q.cfg.OutStreams {
+		return 0
+	}
+	if st := q.streams.PeekOutSide(sid); st != nil {
+		return st.unsent
+	}
+	return 0
+}
+
+// handleCumAck applies the Cumulative TSN Ack of a SHUTDOWN chunk (RFC 9260
+// section 9.2: "Upon reception of the SHUTDOWN chunk, the peer endpoint
+// does the following: ... verify, by checking the Cumulative TSN Ack field
+// of the chunk, that all its outstanding DATA chunks have been received by
+// the SHUTDOWN chunk sender."): a SACK without gap blocks that leaves the
+// peer's window as it was. Errors as HandleSACK.
+func (s *sender) handleCumAck(now time.Time, cum TSN) (acked bool, err error) {
+	if cum.LT(s.ledger.cumAck) {
+		return false, nil
+	}
+	sk := SACK{CumTSNAck: cum, ARwnd: uint32(s.peerRwnd + s.ledger.unackedData)}
+	if cum.LEQ(s.ledger.nextTSN - 1) {
+		// The window the SACK computes: a_rwnd less what stays unacked.
+		for t := s.ledger.cumAck + 1; t.LEQ(cum); t++ {
+			if r := s.ledger.rec(t); r.state == recInFlight || r.state == recRtx {
+				sk.ARwnd -= uint32(r.n)
+			}
+		}
+	}
+	return s.handleSACK(now, &sk)
+}

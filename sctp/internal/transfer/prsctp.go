@@ -329,15 +329,6 @@ func (a *abandoner) advance(l *ledger) {
 	}
 }
 
-// advancedPeerAckPoint returns the Advanced.Peer.Ack.Point of RFC 3758
-// section 3.5 A1, with cum the cumulative TSN ack point.
-func (a *abandoner) advancedPeerAckPoint(cum TSN) TSN {
-	if a.advPeerAck.LT(cum) {
-		return cum
-	}
-	return a.advPeerAck
-}
-
 // due reports whether a FORWARD-TSN (or I-FORWARD-TSN) should go out: the
 // Advanced.Peer.Ack.Point is ahead of cum, the peer's cumulative ack, and
 // a SACK, T3-rtx expiry or new abandonment called for it (C3, A5).

@@ -114,15 +114,6 @@ func (rt *reconfTracker) beforeTSNReset(cum, ourCum TSN) bool {
 	return rt.cumBeforeMove.Sub(cum) < 1<<30
 }
 
-// streamPartlyCut reports whether outbound stream sid has a message partly
-// cut into chunks: its remaining fragments carry the message's SSN (or
-// MID), so an Outgoing SSN Reset Request for sid must wait until it is
-// fully cut.
-func (s *sender) streamPartlyCut(sid uint16) bool {
-	st := s.streams.PeekOutSide(sid)
-	return st != nil && st.head != nil && st.head.off > 0
-}
-
 // beginOutgoingReset starts an outgoing reset of streams sids (every
 // stream when empty), for an Outgoing SSN Reset Request: the messages
 // already written to them still go out with the old numbering (a message

@@ -494,18 +494,6 @@ func (q *sendQueue) takeStreamRoom() []uint16 {
 // hasStreamRoom reports whether takeStreamRoom has streams to return.
 func (q *sendQueue) hasStreamRoom() bool { return len(q.writable) > 0 }
 
-// streamUnsent returns the bytes of stream sid queued and not yet cut
-// into chunks.
-func (q *sendQueue) streamUnsent(sid uint16) int {
-	if int(sid) >= q.cfg.OutStreams {
-		return 0
-	}
-	if st := q.streams.PeekOutSide(sid); st != nil {
-		return st.unsent
-	}
-	return 0
-}
-
 // room returns the bytes Queue accepts now: what is left below the send
 // buffer and the unsent limit (when one is set). An empty buffer takes a
 // message of any size, an empty unsent queue one of any size the send

@@ -590,12 +590,6 @@ func (s *sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]b
 	return pkt, room, n
 }
 
-// setImmediate makes the sender set the I bit on the DATA chunks it sends
-// from now on (or stop doing so): RFC 9260 section 6.1 lists "The sender is
-// in the SHUTDOWN-PENDING state" among the reasons to ask the peer to SACK
-// without delay.
-func (s *sender) setImmediate(on bool) { s.immediate = on }
-
 // deadline returns when the T3-rtx timer expires or a zero window probe
 // is due, or the zero time when neither is pending.
 func (s *sender) deadline() time.Time {

@@ -316,25 +316,3 @@ func (s *sender) renege(now time.Time, t TSN) {
 		s.loss.t3 = now.Add(s.paths.primary.rto)
 	}
 }
-
-// handleCumAck applies the Cumulative TSN Ack of a SHUTDOWN chunk (RFC 9260
-// section 9.2: "Upon reception of the SHUTDOWN chunk, the peer endpoint
-// does the following: ... verify, by checking the Cumulative TSN Ack field
-// of the chunk, that all its outstanding DATA chunks have been received by
-// the SHUTDOWN chunk sender."): a SACK without gap blocks that leaves the
-// peer's window as it was. Errors as HandleSACK.
-func (s *sender) handleCumAck(now time.Time, cum TSN) (acked bool, err error) {
-	if cum.LT(s.ledger.cumAck) {
-		return false, nil
-	}
-	sk := SACK{CumTSNAck: cum, ARwnd: uint32(s.peerRwnd + s.ledger.unackedData)}
-	if cum.LEQ(s.ledger.nextTSN - 1) {
-		// The window the SACK computes: a_rwnd less what stays unacked.
-		for t := s.ledger.cumAck + 1; t.LEQ(cum); t++ {
-			if r := s.ledger.rec(t); r.state == recInFlight || r.state == recRtx {
-				sk.ARwnd -= uint32(r.n)
-			}
-		}
-	}
-	return s.handleSACK(now, &sk)
-}

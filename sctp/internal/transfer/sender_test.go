@@ -629,7 +629,7 @@ func TestOutstandingBound(t *testing.T) {
 // sender MAY set the I bit in the DATA chunk header." (SHUTDOWN-PENDING.)
 func TestSetImmediate(t *testing.T) {
 	x := newTx(t, Config{})
-	x.e.send.setImmediate(true)
+	x.e.send.immediate = true
 	x.queue(1, 10)
 	if ds := x.packet(); len(ds) != 1 || ds[0].Flags&chunk.FlagImmediate == 0 {
 		t.Fatalf("chunk without the I bit: %+v", ds)
