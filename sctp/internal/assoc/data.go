@@ -132,7 +132,7 @@ func (d *dataPlane) fold(s *api.Counters) {
 	}
 	es := d.eng.Stats()
 	s.Retransmits += es.Retransmits
-	s.FastRetransmit += es.FastRetransmits
+	s.FastRetransmit += es.FastRetransmit
 	s.T3Expiries += es.T3Expiries
 	s.FastRecoveries += es.FastRecoveries
 	s.RepeatFastRetransmits += es.RepeatFastRetransmits
@@ -140,15 +140,15 @@ func (d *dataPlane) fold(s *api.Counters) {
 	s.SpuriousRetransmits += es.SpuriousRetransmits
 	s.RTOUndos += es.RTOUndos
 	for p := range s.PRAbandoned {
-		s.PRAbandoned[p] += es.AbandonedMessages[p]
-		s.PRAbandonedBytes[p] += es.AbandonedBytes[p]
+		s.PRAbandoned[p] += es.PRAbandoned[p]
+		s.PRAbandonedBytes[p] += es.PRAbandonedBytes[p]
 	}
-	s.PRAbandonedUnsent += es.AbandonedUnsent
-	s.ForwardTSNsOut += es.ForwardTSNsSent
-	s.ForwardTSNsIn += es.ForwardTSNs
+	s.PRAbandonedUnsent += es.PRAbandonedUnsent
+	s.ForwardTSNsOut += es.ForwardTSNsOut
+	s.ForwardTSNsIn += es.ForwardTSNsIn
 	s.ForwardTSNsInvalid += es.ForwardTSNsInvalid
 	s.IDataMIDRefused += es.IDataMIDRefused
-	s.PartialDeliveriesAborted += es.PartialAborted
+	s.PartialDeliveriesAborted += es.PartialDeliveriesAborted
 	s.ECNReductions += es.ECNReductions
 }
 

@@ -57,12 +57,12 @@ func TestHighBDP(t *testing.T) {
 	for _, m := range recoveryModes {
 		t.Run(m.name, func(t *testing.T) {
 			bps, st := bdpRun(t, volume, m.adj)
-			t.Logf("%.1f Mbit/s; fast rtx %d, recoveries %d, T3 %d, probes %d", bps/1e6, st.FastRetransmits, st.FastRecoveries, st.T3Expiries, st.Probes)
+			t.Logf("%.1f Mbit/s; fast rtx %d, recoveries %d, T3 %d, probes %d", bps/1e6, st.FastRetransmit, st.FastRecoveries, st.T3Expiries, st.Probes)
 			if m.name != "RFC 9260" && bps < 90e6 {
 				t.Errorf("%.1f Mbit/s, want at least 90", bps/1e6)
 			}
-			if m.name != "RFC 9260" && st.FastRetransmits > 1000 {
-				t.Errorf("%d fast retransmissions: the slow-start overshoot was not cut short", st.FastRetransmits)
+			if m.name != "RFC 9260" && st.FastRetransmit > 1000 {
+				t.Errorf("%d fast retransmissions: the slow-start overshoot was not cut short", st.FastRetransmit)
 			}
 		})
 	}
@@ -99,7 +99,7 @@ func TestHighBDPAutotune(t *testing.T) {
 	defer func() { bdpProbe = nil }()
 	bps, st := run(16 << 20)
 	t.Logf("autotuned: %.1f Mbit/s; receive buffer %d (%d growths), send buffer %d; fast rtx %d, T3 %d",
-		bps/1e6, recvBuf, growths, sendBuf, st.FastRetransmits, st.T3Expiries)
+		bps/1e6, recvBuf, growths, sendBuf, st.FastRetransmit, st.T3Expiries)
 	if bps < 90e6 {
 		t.Errorf("autotuned: %.1f Mbit/s, want at least 90", bps/1e6)
 	}

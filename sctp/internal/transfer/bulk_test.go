@@ -107,6 +107,6 @@ func TestBulkDeterministic(t *testing.T) {
 
 func statsLine(s *Stats, p *Path) string {
 	return fmt.Sprintf("msgs=%d chunks=%d rtx=%d fastrtx=%d t3=%d dups=%d sacks=%d/%d srtt=%v rto=%v cwnd=%d",
-		s.MessagesQueued, s.DataChunksSent, s.Retransmits, s.FastRetransmits, s.T3Expiries, s.DupTSNs, s.SACKsSent, s.SACKsReceived,
+		s.MessagesQueued, s.DataChunksSent, s.Retransmits, s.FastRetransmit, s.T3Expiries, s.DupTSNs, s.SACKsSent, s.SACKsReceived,
 		p.SRTT(), p.RTO(), p.Cwnd())
 }

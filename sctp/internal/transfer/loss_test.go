@@ -55,7 +55,7 @@ func TestLossNoT3WhileSACKsArrive(t *testing.T) {
 				for seed := uint64(1); seed <= 3; seed++ {
 					d, st := lossRun(t, seed, loss, volume, m.adj)
 					t.Logf("seed %d: %v, fast rtx %d (repeat %d), probes %d, T3 %d, spurious %d",
-						seed, d.Round(time.Millisecond), st.FastRetransmits, st.RepeatFastRetransmits, st.Probes, st.T3Expiries, st.SpuriousRetransmits)
+						seed, d.Round(time.Millisecond), st.FastRetransmit, st.RepeatFastRetransmits, st.Probes, st.T3Expiries, st.SpuriousRetransmits)
 					if st.T3Expiries != 0 {
 						t.Errorf("seed %d: %d T3-rtx expiries", seed, st.T3Expiries)
 					}

@@ -248,7 +248,7 @@ func TestMultihomeNoSpuriousFailoverAtLoss(t *testing.T) {
 		p := newMHPair(t, seed, lossy)
 		p.a.toSend = 1 << 20
 		p.run(t, 5*time.Minute, p.done)
-		t.Logf("seed %d: fast rtx %d, T3 %d, path 1 packets %d", seed, p.a.e.stats.FastRetransmits, p.a.e.stats.T3Expiries, p.dataPkts[1])
+		t.Logf("seed %d: fast rtx %d, T3 %d, path 1 packets %d", seed, p.a.e.stats.FastRetransmit, p.a.e.stats.T3Expiries, p.dataPkts[1])
 		if p.failovers != 0 || p.dataPkts[1] != 0 {
 			t.Errorf("seed %d: %d failovers, %d DATA packets on path 1", seed, p.failovers, p.dataPkts[1])
 		}

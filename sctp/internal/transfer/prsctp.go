@@ -188,7 +188,7 @@ func (s *sender) dropQueued(m *message) {
 	s.unqueue(m)
 	m.bits |= msgAbandoned
 	s.pr.report(m, false)
-	s.stats.AbandonedUnsent++
+	s.stats.PRAbandonedUnsent++
 	m.refs = 1
 	s.queue.release(m)
 }
@@ -267,8 +267,8 @@ func (s *sender) abandonRec(r *record) {
 func (a *abandoner) report(m *message, sent bool) {
 	m.bits |= msgDrained // Drain must not report it again
 	p := m.policy()
-	a.stats.AbandonedMessages[p]++
-	a.stats.AbandonedBytes[p] += uint64(len(m.buf))
+	a.stats.PRAbandoned[p]++
+	a.stats.PRAbandonedBytes[p] += uint64(len(m.buf))
 	a.failed = append(a.failed, Failed{SID: m.sid, PPID: m.ppid, Unordered: m.unordered, Policy: p, Sent: sent,
 		Payload: append([]byte(nil), m.buf...)})
 }
@@ -416,7 +416,7 @@ func (a *abandoner) appendForward(now time.Time, pkt []byte, room int, l *ledger
 	}
 	a.forwardDue = false
 	a.forwardSent, a.forwardSentAt = cum, now
-	a.stats.ForwardTSNsSent++
+	a.stats.ForwardTSNsOut++
 	return pkt, true
 }
 

@@ -73,7 +73,7 @@ func TestPRTTLQueued(t *testing.T) {
 		t.Fatal("FORWARD-TSN due for a message that never had a TSN")
 	}
 	st := x.e.stats
-	if st.AbandonedMessages[PRTTL] != 1 || st.AbandonedBytes[PRTTL] != 100 || st.AbandonedUnsent != 1 {
+	if st.PRAbandoned[PRTTL] != 1 || st.PRAbandonedBytes[PRTTL] != 100 || st.PRAbandonedUnsent != 1 {
 		t.Fatalf("stats %+v", st)
 	}
 	x.mustSACK(1000, api.DefaultBuffer)
@@ -195,7 +195,7 @@ func TestPRRtxLimitT3(t *testing.T) {
 	if !ok || cum != 1000 || len(es) != 1 || es[0] != (chunk.StreamSSN{SID: 2, SSN: 0}) {
 		t.Fatalf("FORWARD-TSN %v %v %v", cum, es, ok)
 	}
-	if x.e.stats.Retransmits != 1 || x.e.stats.AbandonedMessages[PRRtx] != 1 {
+	if x.e.stats.Retransmits != 1 || x.e.stats.PRAbandoned[PRRtx] != 1 {
 		t.Fatalf("stats %+v", x.e.stats)
 	}
 	checkInvariants(t, &x.e.send)

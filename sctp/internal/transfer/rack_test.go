@@ -51,8 +51,8 @@ func TestRACKLostRetransmission(t *testing.T) {
 		t.Fatalf("second retransmission %v, want 1001", ds)
 	}
 	st := x.e.stats
-	if st.RepeatFastRetransmits != 1 || st.FastRetransmits != 2 || st.T3Expiries != 0 {
-		t.Fatalf("repeat %d fast %d T3 %d, want 1 2 0", st.RepeatFastRetransmits, st.FastRetransmits, st.T3Expiries)
+	if st.RepeatFastRetransmits != 1 || st.FastRetransmit != 2 || st.T3Expiries != 0 {
+		t.Fatalf("repeat %d fast %d T3 %d, want 1 2 0", st.RepeatFastRetransmits, st.FastRetransmit, st.T3Expiries)
 	}
 	checkInvariants(t, &x.e.send)
 

@@ -335,7 +335,7 @@ func (r *receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo)
 		r.reasm.PopStream(sid)
 		r.pool.Put(f)
 		info.Aborted = true
-		r.stats.PartialAborted++
+		r.stats.PartialDeliveriesAborted++
 		return 0, info
 	}
 	for {

@@ -48,7 +48,7 @@ import (
 // ErrProtocolViolation (RFC 8260 section 2.3.1).
 func (r *receiver) handleForwardTSN(now time.Time, c chunk.Chunk) error {
 	defer r.syncBudget()
-	r.stats.ForwardTSNs++
+	r.stats.ForwardTSNsIn++
 	if r.idata != nil {
 		return ErrProtocolViolation
 	}

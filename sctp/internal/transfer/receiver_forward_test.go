@@ -163,8 +163,8 @@ func TestForwardTSNAbortsPartialDelivery(t *testing.T) {
 	if got := r.readAll(); len(got) != 1 || got[0] != 50 {
 		t.Fatalf("read %v after the abort", got)
 	}
-	if r.e.stats.PartialAborted != 1 || r.e.RecvHeld() != 0 {
-		t.Fatalf("PartialAborted %d held %d", r.e.stats.PartialAborted, r.e.RecvHeld())
+	if r.e.stats.PartialDeliveriesAborted != 1 || r.e.RecvHeld() != 0 {
+		t.Fatalf("PartialDeliveriesAborted %d held %d", r.e.stats.PartialDeliveriesAborted, r.e.RecvHeld())
 	}
 }
 

@@ -96,7 +96,7 @@ func (m *tsnMap) forwardTo(newCum TSN) bool {
 // chunk and MUST NOT be used in combination with the DATA chunk."
 func (r *receiver) handleIForwardTSN(now time.Time, c chunk.Chunk) error {
 	defer r.syncBudget()
-	r.stats.ForwardTSNs++
+	r.stats.ForwardTSNsIn++
 	if r.idata == nil {
 		return ErrProtocolViolation
 	}

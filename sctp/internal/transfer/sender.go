@@ -557,7 +557,7 @@ func (s *sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]b
 		}
 		if r.fastRtx {
 			r.fastRtx = false
-			s.stats.FastRetransmits++
+			s.stats.FastRetransmit++
 		}
 		s.ledger.resent(r)
 		r.sent = now

@@ -416,8 +416,8 @@ func TestFastRetransmit(t *testing.T) {
 	if len(ds) != 1 || ds[0].TSN != 1000 {
 		t.Fatalf("fast retransmission %v, want TSN 1000", ds)
 	}
-	if x.e.stats.FastRetransmits != 1 {
-		t.Fatalf("FastRetransmits = %d", x.e.stats.FastRetransmits)
+	if x.e.stats.FastRetransmit != 1 {
+		t.Fatalf("FastRetransmit = %d", x.e.stats.FastRetransmit)
 	}
 }
 

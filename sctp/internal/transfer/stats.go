@@ -3,15 +3,15 @@ package transfer
 // Stats counts what the engine did. All counters only grow.
 type Stats struct {
 	// Sending.
-	MessagesQueued  uint64
-	DataPackets     uint64 // packets AppendData put DATA into
-	DataChunksSent  uint64 // new DATA chunks (not retransmissions)
-	BytesSent       uint64 // user bytes in new DATA chunks
-	BytesAcked      uint64 // bytes of DATA chunks (headers included) newly acknowledged
-	Retransmits     uint64 // DATA chunks retransmitted (all causes)
-	FastRetransmits uint64 // of which by fast retransmit
-	FastRecoveries  uint64 // entries into fast recovery
-	T3Expiries      uint64
+	MessagesQueued uint64
+	DataPackets    uint64 // packets AppendData put DATA into
+	DataChunksSent uint64 // new DATA chunks (not retransmissions)
+	BytesSent      uint64 // user bytes in new DATA chunks
+	BytesAcked     uint64 // bytes of DATA chunks (headers included) newly acknowledged
+	Retransmits    uint64 // DATA chunks retransmitted (all causes)
+	FastRetransmit uint64 // of which by fast retransmit
+	FastRecoveries uint64 // entries into fast recovery
+	T3Expiries     uint64
 	// RetransmitsMoved counts retransmissions sent on another path than
 	// the chunk's previous transmission (multi-homing, section 6.4.1).
 	RetransmitsMoved uint64
@@ -36,32 +36,32 @@ type Stats struct {
 
 	// Partial reliability (RFC 3758, RFC 7496), indexed by PRPolicy like
 	// Linux's SCTP_PR_ASSOC_STATUS.
-	AbandonedMessages [numPolicies]uint64 // messages abandoned
-	AbandonedBytes    [numPolicies]uint64 // their user bytes
-	AbandonedUnsent   uint64              // of which never given a TSN
+	PRAbandoned       [numPolicies]uint64 // messages abandoned
+	PRAbandonedBytes  [numPolicies]uint64 // their user bytes
+	PRAbandonedUnsent uint64              // of which never given a TSN
 	AbandonedChunks   uint64              // DATA chunks abandoned after being sent
-	ForwardTSNsSent   uint64
+	ForwardTSNsOut    uint64
 
 	// Receiving.
-	DataPacketsReceived uint64 // packets that carried new DATA
-	DataChunksReceived  uint64
-	BytesReceived       uint64 // user bytes accepted
-	DupTSNs             uint64 // duplicate DATA chunks received
-	DroppedWindow       uint64 // dropped: receive window full
-	DroppedRange        uint64 // dropped: TSN beyond the TSN map's window
-	DroppedReneged      uint64 // held chunks dropped to make room for a hole filler
-	PartialOverrun      uint64 // partial-delivery fragments accepted over a full window
-	InvalidStream       uint64 // DATA for a stream outside the range
-	EmptyData           uint64 // DATA without user data
-	SACKsSent           uint64
-	WindowUpdates       uint64 // SACKs sent because reading opened the window
-	MessagesDelivered   uint64
-	PartialDeliveries   uint64 // messages delivered in parts before complete
-	ForwardTSNs         uint64 // FORWARD-TSN and I-FORWARD-TSN chunks received
-	ForwardTSNsStale    uint64 // of which at or behind the cumulative TSN
-	ForwardTSNsInvalid  uint64 // discarded: stream out of range or TSN beyond the window
-	PartialAborted      uint64 // partial deliveries ended by a FORWARD-TSN
-	ReconfHeld          uint64 // fragments held for a deferred stream reset (RFC 6525)
+	DataPacketsReceived      uint64 // packets that carried new DATA
+	DataChunksReceived       uint64
+	BytesReceived            uint64 // user bytes accepted
+	DupTSNs                  uint64 // duplicate DATA chunks received
+	DroppedWindow            uint64 // dropped: receive window full
+	DroppedRange             uint64 // dropped: TSN beyond the TSN map's window
+	DroppedReneged           uint64 // held chunks dropped to make room for a hole filler
+	PartialOverrun           uint64 // partial-delivery fragments accepted over a full window
+	InvalidStream            uint64 // DATA for a stream outside the range
+	EmptyData                uint64 // DATA without user data
+	SACKsSent                uint64
+	WindowUpdates            uint64 // SACKs sent because reading opened the window
+	MessagesDelivered        uint64
+	PartialDeliveries        uint64 // messages delivered in parts before complete
+	ForwardTSNsIn            uint64 // FORWARD-TSN and I-FORWARD-TSN chunks received
+	ForwardTSNsStale         uint64 // of which at or behind the cumulative TSN
+	ForwardTSNsInvalid       uint64 // discarded: stream out of range or TSN beyond the window
+	PartialDeliveriesAborted uint64 // partial deliveries ended by a FORWARD-TSN
+	ReconfHeld               uint64 // fragments held for a deferred stream reset (RFC 6525)
 	// IDataMIDRefused counts I-DATA chunks refused (ABORT, protocol
 	// violation) for an ordered MID the receiver cannot place: already
 	// delivered, or 2^31 or more ahead of the next expected one.
