@@ -134,15 +134,7 @@ func listenOn(laddr string, cfg *Config, conn netio.Conn) (*Endpoint, error) {
 			return nil, &opError{op: "listen", addr: laddr, err: err}
 		}
 	}
-	e, err := newEndpointRole(ip, cfg, conn, port)
-	if err != nil {
-		return nil, err
-	}
-	e.mu.Lock()
-	e.listenPort = port
-	e.core.SetPortFilter(assoc.PortFilter{Listen: port, Shared: e.sharedPorts, Dial: e.cfg.LocalPort})
-	e.mu.Unlock()
-	return e, nil
+	return newListener(ip, cfg, conn, port)
 }
 
 // ListenAddrs returns an endpoint accepting associations on SCTP port port
@@ -165,7 +157,13 @@ func listenAddrsOn(ips []netip.Addr, port uint16, cfg *Config, conn netio.Conn) 
 		c = *cfg
 	}
 	c.LocalAddrs = ips
-	e, err := newEndpointRole(netip.Addr{}, &c, conn, port)
+	return newListener(netip.Addr{}, &c, conn, port)
+}
+
+// newListener opens an endpoint bound to ip that accepts associations on
+// SCTP port port.
+func newListener(ip netip.Addr, cfg *Config, conn netio.Conn, port uint16) (*Endpoint, error) {
+	e, err := newEndpointRole(ip, cfg, conn, port)
 	if err != nil {
 		return nil, err
 	}
