@@ -200,11 +200,16 @@ func (a *Assoc) reportEngine() {
 	if e.HasFailed() {
 		e.TakeFailed(a.reportFailed)
 	}
-	if e.HasStreamRoom() {
-		for _, sid := range e.TakeStreamRoom() {
-			a.ep.events = append(a.ep.events, Event{Event: api.Event{Kind: noEvent, Stream: sid}, Assoc: a, Quiet: true, Room: true})
-		}
+	for _, sid := range e.TakeStreamRoom() {
+		a.ep.events = append(a.ep.events, Event{Event: api.Event{Kind: noEvent, Stream: sid}, Assoc: a, Quiet: true, Room: true})
 	}
+}
+
+// engineReports reports whether reportEngine has anything to report: the
+// check the hot paths make inline before they call it.
+func (a *Assoc) engineReports() bool {
+	e := a.data.eng
+	return e != nil && e.HasReports()
 }
 
 // reportFailed queues the EventSendFailed of a message given up under its

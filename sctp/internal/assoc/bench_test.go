@@ -30,7 +30,9 @@ func newCorePair(tb testing.TB) *corePair { return newCorePairWith(tb, nil) }
 // newCorePairWith is newCorePair with both endpoints' configurations
 // adjusted by adj when it is not nil.
 func newCorePairWith(tb testing.TB, adj func(*Config)) *corePair {
-	p := &corePair{now: t0, buf: make([]byte, 0, 2048), rbuf: make([]byte, 64<<10)}
+	// The clock starts at a reading of the system's, monotonic reading
+	// included, like the times the shell passes.
+	p := &corePair{now: time.Now(), buf: make([]byte, 0, 2048), rbuf: make([]byte, 64<<10)}
 	p.addrs = [2]netip.AddrPort{netip.MustParseAddrPort("10.0.0.1:9899"), netip.MustParseAddrPort("10.0.0.2:9899")}
 	for i := range 2 {
 		// Two trusted endpoints: the scale tests set up thousands of

@@ -243,7 +243,9 @@ func (ep *Endpoint) NextEvent() (Event, bool) {
 // Changed.
 func (ep *Endpoint) reached(a *Assoc) {
 	ep.touch(a)
-	a.reportEngine()
+	if a.engineReports() {
+		a.reportEngine()
+	}
 	if !a.changed {
 		a.changed = true
 		ep.changed = append(ep.changed, a)
@@ -336,7 +338,9 @@ func (ep *Endpoint) Poll(now time.Time, buf []byte) (p Packet, ok bool) {
 		if !a.closed {
 			ep.fragmentable = false
 			b := a.appendPacket(now, buf)
-			a.reportEngine()
+			if a.engineReports() {
+				a.reportEngine()
+			}
 			if len(b) > len(buf) {
 				ep.polled = a
 				p := Packet{To: a.sendTo(), Data: b, MayFragment: ep.fragmentable}

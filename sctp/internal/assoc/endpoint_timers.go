@@ -16,9 +16,13 @@ import (
 // nanoseconds since epoch, the first deadline it was given: that orders
 // deadlines as time.Time.Before does (the times an endpoint is given all
 // come from one clock, and deadlines lie within centuries of each other).
+// While the heap holds one association, its key is not computed (lone):
+// an endpoint with one association, a client's, moves its deadline at
+// every packet and never compares it.
 type timerHeap struct {
 	h     indexheap.Heap[uint64, *Assoc, assocIndex]
 	epoch time.Time
+	lone  bool // the one entry's key is stale; its heapAt is current
 }
 
 // assocIndex keeps an association's index in the timer heap in heapIdx
@@ -27,6 +31,37 @@ type assocIndex struct{}
 
 // SetIndex records that a sits at index i of the timer heap.
 func (assocIndex) SetIndex(a *Assoc, i int) { a.heapIdx = i }
+
+// update gives a the deadline d (a.heapAt, already set) in the heap: the
+// lone entry needs nothing (its key waits for a second association), any
+// other is moved or added by set.
+func (q *timerHeap) update(a *Assoc, d time.Time) {
+	if !q.lone || a.heapIdx != 0 {
+		q.set(a, d)
+	}
+}
+
+// set is update for all but the lone entry.
+func (q *timerHeap) set(a *Assoc, d time.Time) {
+	switch n := q.h.Len(); {
+	case n == 0 || n == 1 && a.heapIdx == 0:
+		if n == 0 {
+			q.h.Push(indexheap.Entry[uint64, *Assoc]{Val: a})
+		}
+		q.lone = true
+		return
+	case q.lone:
+		// A second association: the first one's key is needed now.
+		q.lone = false
+		first := q.h.Min().Val
+		q.h.Fix(0, q.entry(first, first.heapAt))
+	}
+	if a.heapIdx >= 0 {
+		q.h.Fix(a.heapIdx, q.entry(a, d))
+	} else {
+		q.h.Push(q.entry(a, d))
+	}
+}
 
 // entry returns a's heap entry for deadline d.
 func (q *timerHeap) entry(a *Assoc, d time.Time) indexheap.Entry[uint64, *Assoc] {
@@ -51,13 +86,10 @@ func (ep *Endpoint) touch(a *Assoc) {
 		return
 	}
 	a.heapAt = d
-	switch {
-	case d.IsZero():
+	if d.IsZero() {
 		ep.timerq.remove(a)
-	case a.heapIdx >= 0:
-		ep.timerq.h.Fix(a.heapIdx, ep.timerq.entry(a, d))
-	default:
-		ep.timerq.h.Push(ep.timerq.entry(a, d))
+	} else {
+		ep.timerq.update(a, d)
 	}
 }
 

@@ -80,6 +80,12 @@ func (e *Engine) HasFailed() bool { return len(e.send.pr.failed) > 0 }
 // until the next call into the engine.
 func (e *Engine) TakeStreamRoom() []uint16 { return e.send.queue.takeStreamRoom() }
 
+// HasReports reports whether TakeFailed or TakeStreamRoom has anything to
+// return (HasFailed or HasStreamRoom).
+func (e *Engine) HasReports() bool {
+	return len(e.send.pr.failed) > 0 || len(e.send.queue.writable) > 0
+}
+
 // HasStreamRoom reports whether TakeStreamRoom has streams to return.
 func (e *Engine) HasStreamRoom() bool { return e.send.queue.hasStreamRoom() }
 
