@@ -2,36 +2,28 @@ package transfer
 
 import "time"
 
-// Buffer autotuning, in the spirit of Linux TCP's (tcp_rcv_space_adjust
-// and tcp_sndbuf_expand): with Config.Buffers.RecvBufferMax and SendBufferMax set
-// above RecvBuffer and SendBuffer, an association's buffers grow by
-// themselves to what its path needs, the bandwidth-delay product, and no
-// further, so that one long fat path does not need hand-set buffers and
-// a slow one does not hold megabytes.
+// Buffer autotuning, after Linux TCP's (tcp_rcv_space_adjust,
+// tcp_sndbuf_expand): with Config.Buffers.RecvBufferMax and SendBufferMax
+// above RecvBuffer and SendBuffer, the buffers grow to the path's
+// bandwidth-delay product and no further.
 //
-//   - Receive: the receiver estimates the round-trip time as the time it
-//     takes to receive one advertised window (Linux's receive RTT
-//     estimate, which needs no data of its own in flight; the smallest
-//     sample wins) and counts the bytes the application read. When the
-//     application read more in one such round trip than in any before,
-//     the buffer grows to twice that (the sender may be sending twice as
-//     much by the next round trip, as in slow start), up to RecvBufferMax.
-//     The advertised window follows at once (a window update). It never
-//     shrinks, and it stays within the endpoint's memory budget, which
-//     bounds the window whatever the buffer (receiver.window).
-//   - Send: the send buffer is at least twice the primary path's cwnd (one
-//     window in flight, one queued behind it), up to SendBufferMax.
+//   - Receive: the round-trip time is estimated as the time to receive one
+//     advertised window (smallest sample wins). When the application read
+//     more in one round trip than in any before, the buffer grows to twice
+//     that, up to RecvBufferMax. It never shrinks, and the endpoint's
+//     memory budget still bounds the window.
+//   - Send: the send buffer is at least twice the primary path's cwnd, up
+//     to SendBufferMax.
 
 // rcvTune is the receiver's autotuning state.
 type rcvTune struct {
 	base int // the configured buffer: tuning runs while capacity is at least this
-	// The receive round-trip estimate: started at rttAt, it ends when
-	// BytesReceived reaches rttMark (one advertised window later).
+	// Receive RTT estimate: started at rttAt, ends when BytesReceived
+	// reaches rttMark (one advertised window later).
 	rttAt   time.Time
 	rttMark uint64
 	rtt     time.Duration
-	// Bytes the application read: in all, at spaceAt, and the most in
-	// one round trip so far.
+	// Bytes read: in all, at spaceAt, and the most in one round trip.
 	read      uint64
 	spaceAt   time.Time
 	spaceRead uint64
@@ -75,9 +67,7 @@ func (r *receiver) tuneOnData(now time.Time) {
 	}
 }
 
-// sendBuffer returns the send buffer in force: SendBuffer, or with
-// SendBufferMax twice the primary path's cwnd when that is more, up to
-// SendBufferMax.
+// sendBuffer returns the send buffer in force (see autotune above).
 func (q *sendQueue) sendBuffer() int {
 	b := q.cfg.SendBuffer
 	if m := q.cfg.SendBufferMax; m > b {

@@ -22,8 +22,7 @@ type SACK struct {
 	Dups      []TSN
 }
 
-// SetFrom fills s from a SACK chunk parsed by the codec. It allocates only
-// when s's slices have to grow.
+// SetFrom fills s from a parsed SACK chunk, reusing s's backing arrays.
 func (s *SACK) SetFrom(c *chunk.Sack) {
 	s.CumTSNAck, s.ARwnd = c.CumTSN, c.ARwnd
 	s.Gaps, s.Dups = s.Gaps[:0], s.Dups[:0]

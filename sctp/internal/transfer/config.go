@@ -9,53 +9,40 @@ import (
 	"github.com/usctp/usctp/sctp/internal/api"
 )
 
-// Config holds the parameters of one association's data transfer, fixed
-// at the end of the handshake: the groups of the association's
-// configuration that the engine uses, and the values negotiated for this
-// association. New applies the defaults of Timers and Paths and those
-// named on the other fields; it reads Buffers as given, a zero or
-// negative limit meaning none and a zero buffer api.DefaultBuffer.
+// Config holds the parameters of one association's data transfer, fixed at
+// the end of the handshake. New applies the defaults of Timers, Paths and
+// the fields that name one; a zero or negative Buffers limit means none and
+// a zero buffer api.DefaultBuffer.
 type Config struct {
-	// Timers bound the retransmission timeout (RTOInitial, RTOMin,
-	// RTOMax); the engine uses no other field of it.
+	// Timers bound the RTO (RTOInitial, RTOMin, RTOMax).
 	api.Timers
-	// Buffers size the send and receive buffers, bound buffer autotuning
-	// (autotune.go: 0, or a value not above the buffer, keeps the buffer
-	// fixed) and bound what waits to be sent (UnsentLimit,
-	// StreamUnsentLimit: Engine.Queue returns ErrWouldBlock, or
-	// ErrStreamFull, beyond them).
+	// Buffers size the send and receive buffers, bound autotuning
+	// (autotune.go) and bound what waits to be sent (UnsentLimit,
+	// StreamUnsentLimit).
 	api.Buffers
-	// Paths select loss recovery and congestion control and bound bursts
-	// (Recovery, CongestionControl, InitialWindow, MaxBurst); the engine
-	// uses none of the multi-homing fields.
+	// Paths select loss recovery and congestion control and bound bursts.
 	api.Paths
 
-	// LocalTSN is the initial TSN of our outbound DATA (our INIT's
-	// Initial TSN).
+	// LocalTSN is the initial TSN of our outbound DATA.
 	LocalTSN TSN
 	// PeerTSN is the peer's initial TSN (from its INIT or INIT ACK).
 	PeerTSN TSN
 	// PeerRwnd is the a_rwnd the peer advertised in its INIT or INIT ACK.
 	PeerRwnd uint32
-	// Budget, when set, is the endpoint-wide memory budget this
-	// association's received data shares with the other associations of
-	// the endpoint (see Budget). Nil: only RecvBuffer bounds it.
+	// Budget, when set, is the endpoint-wide memory budget for received data
+	// (see Budget). Nil: only RecvBuffer bounds it.
 	Budget *Budget
-	// SendBudget, when set, is the endpoint-wide send budget this
-	// association's send buffer shares with the other associations of the
-	// endpoint (see SendBudget): Queue refuses beyond it as beyond
-	// SendBuffer. Nil: only SendBuffer bounds it.
+	// SendBudget, when set, is the endpoint-wide send budget (see
+	// SendBudget). Nil: only SendBuffer bounds it.
 	SendBudget *SendBudget
-	// RecvBudget, when set, is the endpoint-wide receive budget this
-	// association's receive window shares with the other associations of
-	// the endpoint that receive at the same time (see RecvBudget). Nil:
-	// only RecvBuffer bounds it.
+	// RecvBudget, when set, is the endpoint-wide receive budget shared by the
+	// associations receiving at the same time (see RecvBudget). Nil: only
+	// RecvBuffer bounds it.
 	RecvBudget *RecvBudget
 	// OutStreams and InStreams are the negotiated stream counts (1..65535).
 	OutStreams, InStreams int
-	// MTU is the largest SCTP packet (common header plus chunks) the path
-	// carries, in bytes: the path MTU less IP (and UDP) headers. Default
-	// 1452 (1500 less an IPv6 and a UDP header).
+	// MTU is the largest SCTP packet the path carries, in bytes: the path MTU
+	// less IP (and UDP) headers. Default 1452.
 	MTU int
 
 	// IPv6 selects the IPv6 initial cwnd (RFC 9260 section 7.2.1).
@@ -70,54 +57,40 @@ type Config struct {
 	SACKDelay time.Duration
 	// SACKFreq is the number of packets that trigger a SACK (2).
 	SACKFreq int
-	// Scheduler picks the stream the next new DATA chunk comes from
-	// (sched.New); nil selects first-come first-served. The sender calls
-	// its Next only at message boundaries (no I-DATA): it pins the current
-	// message's stream until the last fragment is packed.
+	// Scheduler picks the stream the next new DATA chunk comes from; nil
+	// selects FCFS. Without I-DATA it is asked only at message boundaries.
 	Scheduler sched.Scheduler
 	// Interleaved selects I-DATA and I-FORWARD-TSN (RFC 8260), once both
-	// endpoints listed I-DATA in their Supported Extensions: the sender
-	// writes I-DATA chunks and asks the scheduler for a stream after every
-	// chunk, so fragments of messages on different streams interleave
-	// (give a scheduler made with sched.Options.Interleaved); the
-	// receiver takes I-DATA (HandleIData) and treats DATA as a protocol
-	// violation, and the other way round without it.
+	// endpoints listed I-DATA: the sender asks the scheduler for a stream
+	// after every chunk, and the receiver takes I-DATA and treats DATA as a
+	// protocol violation (and the other way round without it).
 	Interleaved bool
 	// PartialReliability says both endpoints announced FORWARD-TSN support
-	// (RFC 3758 section 3.3): the sender may then abandon messages that
-	// have TSNs (the PR policies of Engine.Queue) and send FORWARD-TSN, or
-	// I-FORWARD-TSN with Interleaved. Without it only messages not yet given a TSN are
-	// ever abandoned (an expired lifetime, RFC 9260 section 11.1 SEND's
-	// "life time"), and the receiver refuses FORWARD-TSN.
+	// (RFC 3758 section 3.3): the sender may abandon messages that have TSNs
+	// and send (I-)FORWARD-TSN. Without it only messages not yet given a TSN
+	// are abandoned (RFC 9260 section 11.1 "life time"), and the receiver
+	// refuses FORWARD-TSN.
 	PartialReliability bool
-	// InterleaveFSN says how the I-DATA sender numbers, and the receiver
-	// reads, the FSN of the second fragment of a message: api.FSNAuto
-	// (the zero value) detects RFC 8260's numbering (1) or Linux's (0)
-	// from what the peer sends.
+	// InterleaveFSN says how I-DATA numbers the FSN of a message's second
+	// fragment; api.FSNAuto detects RFC 8260's (1) or Linux's (0).
 	InterleaveFSN api.FSNConvention
 }
 
 // Errors returned by the engine. They work with errors.Is.
 var (
 	// ErrWouldBlock: the send buffer is full (Queue) or no message is
-	// ready (Read). Retry after the engine made progress. It is the
-	// public api.ErrWouldBlock.
+	// ready (Read). It is api.ErrWouldBlock.
 	ErrWouldBlock = api.ErrWouldBlock
-	// ErrStreamFull: the stream's own unsent bytes are at its limit
-	// (Config.Buffers.StreamUnsentLimit, Engine.TakeStreamRoom). It
-	// matches ErrWouldBlock with errors.Is.
+	// ErrStreamFull: the stream's unsent bytes are at its limit. It
+	// matches ErrWouldBlock.
 	ErrStreamFull = fmt.Errorf("%w: stream queue full", ErrWouldBlock)
-	// ErrStreamID: a stream id outside the negotiated range (the public
-	// api.ErrStreamID).
+	// ErrStreamID: a stream id outside the negotiated range.
 	ErrStreamID = api.ErrStreamID
-	// ErrEmptyMessage: a user message with no data (SCTP cannot carry
-	// one), or a DATA chunk with no user data from the peer (RFC 9260
-	// section 6.2: the association answers with ABORT, cause "No User
-	// Data"). It is the public api.ErrEmptyMessage.
+	// ErrEmptyMessage: a user message with no data, or a DATA chunk with
+	// no user data (RFC 9260 section 6.2: ABORT "No User Data").
 	ErrEmptyMessage = api.ErrEmptyMessage
-	// ErrProtocolViolation: the peer sent something RFC 9260 forbids,
-	// such as a SACK acknowledging a TSN we never sent. The association
-	// answers with ABORT, cause "Protocol Violation".
+	// ErrProtocolViolation: the peer sent something RFC 9260 forbids; the
+	// association answers with ABORT "Protocol Violation".
 	ErrProtocolViolation = errors.New("transfer: protocol violation by peer")
 	// ErrMessageTooLarge: a user message of 2 GiB or more.
 	ErrMessageTooLarge = errors.New("transfer: message too large")

@@ -7,18 +7,14 @@ import (
 	"github.com/usctp/usctp/sctp/internal/api"
 )
 
-// controller is the congestion controller of one path: it owns the
-// path's cwnd and ssthresh and reacts to acknowledgements, losses and
-// timeouts. The sender enforces the window (section 6.1 rule B), Max.Burst
-// and fast recovery; the controller only sizes the window. Each path has
-// its own controller, so an association with several paths (multi-homing)
-// controls each independently.
+// controller is the congestion controller of one path: it sizes the
+// path's cwnd and ssthresh. The sender enforces the window (section 6.1
+// rule B), Max.Burst and fast recovery.
 type controller interface {
 	// onAck grows the window for acked bytes newly acknowledged outside
 	// fast recovery; flightBefore is the flight size before the SACK.
 	onAck(p *Path, now time.Time, acked, flightBefore int)
-	// onCongestion reduces the window for a loss found from
-	// acknowledgements (entering fast recovery).
+	// onCongestion reduces the window for a loss found from SACKs.
 	onCongestion(p *Path, now time.Time)
 	// onTimeout reduces the window for a T3-rtx expiry.
 	onTimeout(p *Path, now time.Time)
@@ -94,10 +90,8 @@ const (
 	cubicBeta = 0.7
 )
 
-// cubic is CUBIC (RFC 9438), with windows counted in PMDCS-sized chunks.
-// Slow start is RFC 9260's; after a reduction the window follows
-// W_cubic(t) = C * (t - K)^3 + W_max in time since the reduction, or the
-// Reno-friendly estimate W_est where that is larger.
+// cubic is CUBIC (RFC 9438), with windows counted in PMDCS-sized chunks
+// and RFC 9260's slow start.
 type cubic struct {
 	wMax     float64   // window before the last reduction
 	wLastMax float64   // the one before, for fast convergence
@@ -107,9 +101,8 @@ type cubic struct {
 	acc      float64   // fractional chunks of growth not yet added
 }
 
-// onAck grows the window: slow start below ssthresh, then section 4.2's
-// cubic and Reno-friendly growth (applied only when the window is used,
-// as 7.2.2 does).
+// onAck: slow start below ssthresh, then section 4.2's cubic and
+// Reno-friendly growth, only when the window is used.
 func (c *cubic) onAck(p *Path, now time.Time, acked, flightBefore int) {
 	if p.cwnd <= p.ssthresh {
 		slowStart(p, acked, flightBefore)
@@ -140,11 +133,9 @@ func (c *cubic) onAck(p *Path, now time.Time, acked, flightBefore int) {
 	c.wEst += 3 * (1 - cubicBeta) / (1 + cubicBeta) * ackedSeg / cwnd
 	var grow float64
 	if c.wCubic(t) < c.wEst {
-		// Reno-friendly region.
 		grow = math.Max(c.wEst-cwnd, 0)
 	} else {
-		// Concave and convex regions (section 4.4, paraphrased): cwnd
-		// grows by (target - cwnd) / cwnd per chunk acknowledged.
+		// Section 4.4: cwnd grows by (target - cwnd) / cwnd per chunk acked.
 		grow = (target - cwnd) / cwnd * ackedSeg
 	}
 	c.acc += grow * mss

@@ -9,26 +9,19 @@ import (
 
 // Engine is the data-transfer engine of one association: the sending and
 // receiving halves sharing the paths, one stream table and one set of
-// counters. Its methods are the association's whole view of data
-// transfer, grouped by concern: the engine's life, timers and counters
-// (engine.go), sending (engine_send.go), receiving (engine_recv.go),
-// stream scheduling (engine_streams.go), stream reconfiguration
-// (engine_reconf.go) and paths (paths.go).
+// counters. Its API is split over engine*.go and paths.go.
 type Engine struct {
 	send  sender
 	recv  receiver
 	path  Path // the path of the handshake's address, path 0
 	stats Stats
-	// streams is the association's stream table: the per-stream records
-	// (next SSN to send and to deliver, state) and the engine's side
-	// objects (send queues, reassembly). Stream reconfiguration (RFC 6525)
-	// works on it.
+	// streams holds the per-stream records and the engine's side objects
+	// (send queues, reassembly).
 	streams *streamTable
 	cfg     Config
 }
 
-// streamTable is the stream table type of an association: outbound side
-// objects hold the send queues, inbound ones the reassembly state.
+// streamTable is an association's stream table.
 type streamTable = stream.Table[outSide, interleave.InSide]
 
 // New returns an engine configured by cfg (zero fields defaulted).
@@ -49,16 +42,14 @@ func New(cfg Config) (*Engine, error) {
 // Config returns the configuration in force (defaults filled in).
 func (e *Engine) Config() Config { return e.cfg }
 
-// Deadline returns the earliest timer deadline of the engine (T3-rtx,
-// the end of a message's lifetime or the delayed SACK), or the zero time
-// when no timer runs.
+// Deadline returns the earliest timer deadline of the engine, or the zero
+// time when no timer runs.
 func (e *Engine) Deadline() time.Time {
 	return earliest(e.SendDeadline(), e.recv.acks.deadline)
 }
 
-// SendDeadline returns the earliest deadline of the sending half: T3-rtx,
-// a zero window probe, a loss-detection timer or the end of a message's
-// lifetime.
+// SendDeadline returns the earliest deadline of the sending half (T3-rtx,
+// zero window probe, loss detection, message lifetime).
 func (e *Engine) SendDeadline() time.Time {
 	d := e.send.deadline()
 	if e.send.pr.ttl.h.Len() == 0 {
@@ -82,11 +73,10 @@ func earliest(a, b time.Time) time.Time {
 	return b
 }
 
-// OnTimeout runs the timers whose deadline is at or before now: messages
-// whose lifetime ended are given up (TakeFailed reports them), then the
-// loss-detection timers and T3-rtx. It reports whether T3-rtx expired (an
-// error for the association's counters); FaultedPaths says on which paths.
-// A due delayed SACK shows in SACKDue afterwards.
+// OnTimeout runs the timers due at now: expired message lifetimes
+// (TakeFailed reports them), loss detection and T3-rtx. It reports whether
+// T3-rtx expired (an error for the association); FaultedPaths says on
+// which paths.
 func (e *Engine) OnTimeout(now time.Time) (t3Expired bool) {
 	e.send.expireLifetimes(now)
 	return e.send.onTimeout(now)
@@ -102,10 +92,8 @@ func (e *Engine) Stats() Stats { return e.stats }
 // StreamCounts returns the numbers of outbound and inbound streams.
 func (e *Engine) StreamCounts() (out, in int) { return e.streams.OutCount(), e.streams.InCount() }
 
-// ReleaseBudgets gives back to the endpoint's budgets (Config.Budget and
-// SendBudget) everything the engine charged to them, for an association
-// that ends or restarts, and leaves them: the data it still holds is
-// garbage from then on (what stays readable is no longer charged).
+// ReleaseBudgets gives back everything the engine charged to the
+// endpoint's budgets, for an association that ends or restarts.
 func (e *Engine) ReleaseBudgets() {
 	e.recv.release()
 	e.send.queue.leaveBudget()

@@ -6,18 +6,12 @@ import (
 	"github.com/usctp/usctp/sctp/internal/api"
 )
 
-// HyStart++ (RFC 9406) ends slow start when the round-trip time starts to
-// rise, before the window overshoots the path and a queue overflows by
-// hundreds of packets: after a rise of at least max(4 ms, min(lastRTT / 8,
-// 16 ms)) between one round's minimum RTT and the next, the window grows
-// a quarter as fast (Conservative Slow Start) for up to CSS_ROUNDS
-// rounds, then ssthresh is set to it; a round whose minimum falls back
-// below the one that triggered CSS resumes slow start (a spurious exit).
-// It runs with RecoveryRACK, whose per-SACK RTT samples (the newest chunk
-// each SACK acknowledges that was sent once) give the eight samples per
-// round the algorithm needs; RFC 9260's one timed chunk per round trip
-// does not. A round ends when the cumulative ack passes the highest TSN
-// sent when it began, on the primary path.
+// HyStart++ (RFC 9406) ends slow start when the RTT starts to rise: after
+// a rise of max(4 ms, min(lastRTT / 8, 16 ms)) between rounds' minimum
+// RTTs, the window grows a quarter as fast (CSS) for up to CSS_ROUNDS
+// rounds, then ssthresh is set; a round whose minimum falls back below the
+// CSS baseline resumes slow start. It runs only with RecoveryRACK, whose
+// per-SACK RTT samples give the samples per round it needs.
 
 // RFC 9406 section 4.3 constants.
 const (
@@ -41,17 +35,13 @@ type hystart struct {
 	cssRounds int
 }
 
-// hsActive reports whether HyStart++ applies to p now: RecoveryRACK, slow
-// start (or CSS), not in fast recovery.
+// hsActive reports whether HyStart++ applies to p now.
 func (p *Path) hsActive() bool {
 	return p.cfg.Recovery == api.RecoveryRACK && p.cwnd <= p.ssthresh && !p.inFastRecovery
 }
 
-// hsRound runs after a SACK moved the cumulative ack to cum, with next the
-// next TSN to assign: a round that ended starts the next one (section
-// 4.2: "lastRoundMinRTT = currentRoundMinRTT, currentRoundMinRTT =
-// infinity, rttSampleCount = 0"), and CSS ends into congestion avoidance
-// after CSS_ROUNDS rounds.
+// hsRound runs after a SACK moved the cumulative ack to cum: it starts the
+// next round when one ended (section 4.2), and ends CSS after CSS_ROUNDS.
 func (p *Path) hsRound(cum, next TSN) {
 	h := &p.hs
 	if !p.hsActive() {
@@ -99,8 +89,7 @@ func (p *Path) hsSample(rtt time.Duration) {
 	}
 }
 
-// hsGrowth returns what slow start adds for n bytes acknowledged: n, or a
-// CSS_GROWTH_DIVISOR-th of it in CSS.
+// hsGrowth returns what slow start adds for n bytes acknowledged.
 func (p *Path) hsGrowth(n int) int {
 	if p.hs.css {
 		return n / hsCSSGrowthDiv

@@ -2,14 +2,11 @@ package transfer
 
 import "time"
 
-// The retransmission ledger: a record of every DATA chunk above the
-// cumulative TSN ack point, in a ring indexed by TSN, and the counts of
-// records in each state. A chunk's record lives from the moment its TSN is
-// assigned (when the chunk is cut, sender.cut) until the cumulative TSN ack
-// point passes it; the ring doubles when full and is given back to a
-// process-wide pool once idle (pools.go). The counts change only through
-// the ledger's transitions below, which keep them equal to what a walk
-// over the records would find (checkInvariants in the tests).
+// The retransmission ledger: a record of every DATA chunk from TSN
+// assignment until the cumulative TSN ack point passes it, in a ring
+// indexed by TSN, and the counts of records in each state. The counts
+// change only through the transitions below, which keep them equal to a
+// walk over the records (checkInvariants in the tests).
 
 // ledger is the retransmission ledger of one sender.
 type ledger struct {
@@ -41,8 +38,8 @@ const (
 	recAbandoned              // abandoned (RFC 3758 section 3.5): treated as acked, not yet passed by the peer
 )
 
-// record is the retransmission record of one DATA chunk: compact, separate
-// from the wire format; its payload is a slice of the message's buffer.
+// record is the retransmission record of one DATA chunk; its payload is a
+// slice of the message's buffer.
 type record struct {
 	msg     *message
 	sent    time.Time // last transmission
@@ -68,8 +65,7 @@ func (l *ledger) init(first TSN, hdr int) {
 	l.cumAck = first - 1
 	l.nextTSN = first
 	l.hdr = hdr
-	// The ring starts small and doubles as the flight grows (grow): an
-	// idle association holds a few records, not a bulk flight's worth.
+	// Start small: an idle association holds a few records.
 	l.recs = getRing(initialRecords)
 	l.mask = initialRecords - 1
 }
@@ -80,8 +76,8 @@ func (l *ledger) rec(tsn TSN) *record { return &l.recs[uint32(tsn)&l.mask] }
 // outstanding returns the number of TSNs above the cumulative ack point.
 func (l *ledger) outstanding() int { return int(l.nextTSN - l.cumAck - 1) }
 
-// size returns the bytes a chunk counts in flight size and cwnd: the
-// chunk with its header and padding.
+// size returns the bytes a chunk counts in flight: header and padding
+// included.
 func (l *ledger) size(r *record) int { return l.hdr + pad4(int(r.n)) }
 
 // grow doubles the record ring.
@@ -98,17 +94,16 @@ func (l *ledger) grow() {
 // full reports whether the ring has no free record: grow before assign.
 func (l *ledger) full() bool { return l.outstanding() == len(l.recs) }
 
-// assign gives the next TSN a record and returns both; the caller fills
-// the record. The ring must not be full.
+// assign gives the next TSN a record for the caller to fill; the ring must
+// not be full.
 func (l *ledger) assign() (TSN, *record) {
 	t := l.nextTSN
 	l.nextTSN++
 	return t, l.rec(t)
 }
 
-// nextSeq numbers a transmission: chunks sent at the same time (in one
-// burst, or within the clock's resolution) are still ordered, which TSNs
-// do not do for retransmissions.
+// nextSeq numbers a transmission, ordering chunks sent within the clock's
+// resolution, which TSNs do not do for retransmissions.
 func (l *ledger) nextSeq() uint32 {
 	l.xmitSeq++
 	return l.xmitSeq
@@ -134,9 +129,8 @@ func (l *ledger) markRtx(r *record) {
 	l.inFlight--
 }
 
-// acked takes r out of flight or out of the retransmission queue on its
-// first acknowledgement and reports whether it was there: the caller then
-// gives r its new state (gap-acked or acked).
+// acked takes r out of flight or the retransmission queue on its first
+// acknowledgement and reports whether it was there.
 func (l *ledger) acked(r *record) bool {
 	switch r.state {
 	case recInFlight:
@@ -157,8 +151,7 @@ func (l *ledger) gapAck(r *record) {
 	l.gapAcked++
 }
 
-// passed records that the cumulative TSN ack point passed r: its slot is
-// free.
+// passed records that the cumulative TSN ack point passed r.
 func (l *ledger) passed(r *record) {
 	if r.state == recGapAcked {
 		l.gapAcked--
@@ -166,9 +159,8 @@ func (l *ledger) passed(r *record) {
 	r.state = recAcked
 }
 
-// reneged puts r, gap-acked before, back in flight: the peer no longer
-// reports it (RFC 9260 section 6.2.1 D iii), which counts one miss
-// indication.
+// reneged puts gap-acked r back in flight (RFC 9260 section 6.2.1 D iii),
+// counting one miss indication.
 func (l *ledger) reneged(r *record) {
 	r.state = recInFlight
 	r.misses++
@@ -177,9 +169,8 @@ func (l *ledger) reneged(r *record) {
 	l.inFlight++
 }
 
-// abandoned takes r out of whatever it was counted in and marks it
-// abandoned (RFC 3758 section 3.5). It returns the state r had, and false
-// when r was acknowledged or abandoned already.
+// abandoned marks r abandoned (RFC 3758 section 3.5) and returns its
+// previous state, or false when it was acknowledged or abandoned already.
 func (l *ledger) abandoned(r *record) (was uint8, ok bool) {
 	was = r.state
 	switch was {
@@ -199,22 +190,19 @@ func (l *ledger) abandoned(r *record) (was uint8, ok bool) {
 	return was, true
 }
 
-// forget empties the ledger: every TSN up to the last assigned counts as
-// acknowledged (Drain).
+// forget empties the ledger (Drain).
 func (l *ledger) forget() {
 	l.cumAck = l.nextTSN - 1
 	l.inFlight, l.rtxPending, l.gapAcked, l.unackedData = 0, 0, 0, 0
 }
 
-// restart makes next the next TSN to assign, with nothing outstanding
-// (an SSN/TSN reset, RFC 6525).
+// restart makes next the next TSN with nothing outstanding (RFC 6525).
 func (l *ledger) restart(next TSN) {
 	l.nextTSN = next
 	l.cumAck = next - 1
 }
 
-// shrink gives a ring grown for a burst back to the pool when no record is
-// live (pools.go).
+// shrink gives a grown ring back to the pool when no record is live.
 func (l *ledger) shrink() {
 	if len(l.recs) > initialRecords && l.outstanding() == 0 {
 		putRing(l.recs)

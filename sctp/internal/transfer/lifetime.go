@@ -8,23 +8,14 @@ import (
 
 // Lifetime expiry (PR-SCTP timed reliability, RFC 3758 section 4.1 TR5:
 // "The sending SCTP MAY evaluate the lifetime of messages at anytime").
-// Every message queued with a lifetime has an entry in a min-heap ordered
-// by the end of its lifetime; Deadline includes the earliest one, so the
-// message is given up when its lifetime ends rather than when it is next
-// picked for sending or another timer runs. Messages of one stream queue in
-// order but their lifetimes differ, hence a heap and not a list.
-//
-// Entries are not removed when a message leaves the send buffer
-// (acknowledged, abandoned, drained): an entry names its message and the
-// message's arrival number, and one whose message was recycled or is gone
-// is skipped when it comes up. So that entries of messages long gone do
-// not pile up (a long lifetime on messages acknowledged at once), the heap
-// is compacted once it holds twice as many entries as after the last
-// compaction: O(1) amortised per message, at most twice the live entries.
+// Messages with a lifetime sit in a min-heap by lifetime end (lifetimes
+// differ within a stream, hence not a list), and Deadline includes the
+// earliest. Entries are not removed when a message leaves the send buffer:
+// an entry whose message was recycled or is gone is skipped, and the heap
+// is compacted once it doubles since the last compaction.
 
-// ttlRef is the value of a heap entry: message m, queued as arrival
-// number seq. The entry's key is the value of the lifetime clock
-// (abandoner.clock) at which m's lifetime ends.
+// ttlRef is a heap entry's value: message m, queued as arrival number
+// seq. The key is the lifetime clock (abandoner.clock) at m's end.
 type ttlRef struct {
 	m   *message
 	seq uint32
@@ -37,8 +28,7 @@ type ttlHeap struct {
 	sent []*message // scratch: sent messages expireLifetimes abandons
 }
 
-// valid reports whether r still names a live message whose lifetime runs:
-// not recycled (same arrival number, referenced), not given up or drained.
+// valid reports whether r still names a live message whose lifetime runs.
 func (r ttlRef) valid() bool {
 	m := r.m
 	return m.refs > 0 && m.seq == r.seq && m.policy() == PRTTL && m.bits&(msgAbandoned|msgDrained) == 0
@@ -61,11 +51,9 @@ func (s *sender) compactLifetimes() {
 	t.live = t.h.Len()
 }
 
-// lifetimeDeadline returns when the earliest lifetime of a message in the
-// send buffer ends, or the zero time when none is watched. Entries of
-// messages that left come off the top first, so that a message
-// acknowledged long before its lifetime ends wakes nobody then (the
-// association asks after every packet: amortised O(log n) per message).
+// lifetimeDeadline returns when the earliest watched lifetime ends, or the
+// zero time. Stale entries come off the top first, so a message acked long
+// before its lifetime ends wakes nobody.
 func (s *sender) lifetimeDeadline() time.Time {
 	t := &s.pr.ttl
 	for t.h.Len() > 0 && !t.h.Min().Val.valid() {
@@ -77,12 +65,10 @@ func (s *sender) lifetimeDeadline() time.Time {
 	return s.pr.clockBase.Add(time.Duration(t.h.Min().Key) * time.Millisecond)
 }
 
-// expireLifetimes gives up every message whose lifetime ended at or before
-// now: a message not yet sent leaves the queue (TR3); one partly or wholly
-// sent is abandoned (RFC 3758 section 3.5 A2/A3) when PR-SCTP was
-// negotiated, and a FORWARD-TSN becomes due; without PR-SCTP a message
-// already started is sent on (the peer could not be told to skip it). The
-// messages given up are reported through TakeFailed.
+// expireLifetimes gives up every message whose lifetime ended by now: one
+// not yet sent leaves the queue (TR3); one partly or wholly sent is
+// abandoned (RFC 3758 section 3.5 A2/A3) with PR-SCTP, and sent on without
+// it, since the peer could not be told to skip it.
 func (s *sender) expireLifetimes(now time.Time) {
 	t := &s.pr.ttl
 	if t.h.Len() == 0 {
@@ -115,11 +101,8 @@ func (s *sender) expireLifetimes(now time.Time) {
 	t.sent = sent[:0]
 }
 
-// abandonAll is abandon for several messages at once with one pass over
-// the outstanding chunks, not one per message: thousands of small
-// messages in flight whose lifetimes end together cost O(flight), not
-// O(messages x flight). The effect is that of abandoning them one after
-// the other in order.
+// abandonAll is abandon for several messages with one pass over the
+// outstanding chunks: O(flight), not O(messages x flight).
 func (s *sender) abandonAll(ms []*message) {
 	for _, m := range ms {
 		m.bits |= msgAbandoned

@@ -6,31 +6,26 @@ import (
 	"github.com/usctp/usctp/sctp/internal/api"
 )
 
-// Loss detection (RFC 9260 sections 6.3 and 7.2.4, RFC 8985): the sender
-// finds lost DATA chunks from the SACKs (three miss indications with
-// RecoveryRFC9260, or by time with RecoveryRACK, loss_rack.go), probes the
-// tail of a flight (TLP), falls back to the retransmission timer T3-rtx,
-// and probes a closed peer window. Chunks found lost are marked for
-// retransmission in the ledger; AppendData sends them first.
+// Loss detection (RFC 9260 sections 6.3 and 7.2.4, RFC 8985): lost chunks
+// are found from SACKs (three miss indications with RecoveryRFC9260, by
+// time with RecoveryRACK), by tail loss probes, by T3-rtx, and zero window
+// probes test a closed window. Lost chunks are marked for retransmission.
 
-// lossDetector is the sender's loss-detection state for the primary path
-// (other paths keep their T3-rtx in Path.t3, RACK's reference in
-// Path.rack).
+// lossDetector is the sender's loss-detection state for the primary path;
+// other paths keep theirs in Path.
 type lossDetector struct {
 	t3 time.Time // the primary's T3-rtx deadline, zero when stopped
 	// After a T3-rtx expiry only one packet may be in flight until an
 	// acknowledgement arrives (7.2.3): t3Sent says it went.
 	t3Recovery, t3Sent bool
 	sackSinceT3        bool // a SACK arrived since T3-rtx was last started
-	// zeroWindowProbeAt is when the first zero window probe may go: one
-	// RTO after the peer closed its window with nothing outstanding (6.1
-	// rule A).
+	// zeroWindowProbeAt: one RTO after the peer closed its window with
+	// nothing outstanding (6.1 rule A).
 	zeroWindowProbeAt time.Time
 	fastRtxDue        bool // a fast-retransmit packet is due (ignores cwnd)
 	tailProbe         bool // the next packet is a tail loss probe (loss_rack.go)
-	// Per SACK (HandleSACK, for RACK): whether a chunk sent once was newly
-	// acknowledged, and the newest transmissions newly acknowledged, sent
-	// once and retransmitted.
+	// Per SACK, for RACK: whether a chunk sent once was newly acked, and the
+	// newest newly acked transmissions, sent once and retransmitted.
 	ackedSentOnce         bool
 	newestOnce, newestRtx *record
 }
@@ -46,13 +41,9 @@ func (s *sender) startT3(now time.Time) {
 	}
 }
 
-// onTimeout handles the expiry of T3-rtx when its deadline has passed
-// (section 6.3.3): it adjusts ssthresh and cwnd (E1, 7.2.3), backs off the
-// RTO (E2), marks every outstanding chunk for retransmission so that the
-// next AppendData resends the earliest ones in one packet (E3), and counts
-// a path error. It reports whether the expiry counts as an error for the
-// association (section 8.1), which then checks Association.Max.Retrans:
-// unanswered zero window probes do not count while SACKs keep arriving
+// onTimeout runs the loss-detection timers and T3-rtx (section 6.3.3). It
+// reports whether an expiry counts as an error for the association
+// (section 8.1); unanswered zero window probes do not while SACKs arrive
 // (6.1 rule A).
 func (s *sender) onTimeout(now time.Time) (expired bool) {
 	s.rackTimers(now)
@@ -65,25 +56,19 @@ func (s *sender) onTimeout(now time.Time) (expired bool) {
 	}
 	s.loss.t3 = time.Time{}
 	if len(s.paths.list) > 1 && !s.ledger.flightOn(s.paths.primaryIdx) {
-		// Nothing outstanding on the primary (its chunks were acked
-		// or moved to another path, or it took over the data from a
-		// failed path whose chunks are still marked): R2 would have
-		// stopped its timer; an expiry now would back off and fault a
-		// path that lost nothing, and hold every send to one packet.
+		// Nothing outstanding on the primary: R2 would have stopped its timer,
+		// and an expiry would fault a path that lost nothing.
 		return expired
 	}
-	// The primary's expiry decides, whatever the other paths' did.
 	return s.primaryT3Expired(now)
 }
 
-// primaryT3Expired handles the expiry of the primary's T3-rtx (6.3.3 E1
-// to E3, 7.2.3, RFC 3758 A5) and reports whether it counts as an error
-// (not for an unanswered zero window probe, 6.1 rule A).
+// primaryT3Expired handles the expiry of the primary's T3-rtx (6.3.3 E1 to
+// E3, 7.2.3, RFC 3758 A5) and reports whether it counts as an error.
 func (s *sender) primaryT3Expired(now time.Time) bool {
 	s.stats.T3Expiries++
-	// With RecoveryRACK, only chunks outstanding for at least the RTO
-	// without back-off are marked (as usrsctp does): younger ones may
-	// still be acknowledged, and RACK finds them if they are not.
+	// With RecoveryRACK only chunks outstanding for the un-backed-off RTO are
+	// marked (as usrsctp does): RACK finds the younger ones if lost.
 	age := time.Duration(0)
 	if s.cfg.Recovery == api.RecoveryRACK {
 		age = s.paths.primary.baseRTO()
@@ -114,9 +99,8 @@ func (s *sender) primaryT3Expired(now time.Time) bool {
 		s.pr.forwardDue = true
 	}
 	if s.ledger.rtxPending > 0 || s.pr.due(s.ledger.cumAck) {
-		// E3 retransmits at once, in the next AppendData; running the timer
-		// from now (R1 with the backed-off RTO) keeps the association live
-		// even if that packet cannot be built right away.
+		// E3 retransmits in the next AppendData; restarting the timer keeps the
+		// association live if that packet cannot be built right away.
 		s.loss.t3 = now.Add(s.paths.primary.rto)
 	}
 	if probing {
@@ -129,18 +113,14 @@ func (s *sender) primaryT3Expired(now time.Time) bool {
 }
 
 // markTimedOut marks the primary's chunks in flight for retransmission
-// after its T3-rtx expired (E3): the earliest in any case, the others
-// when they were sent at least age ago. With several paths they go to an
-// alternate (section 6.4.1). Miss indications and fast retransmit marks
-// start over.
+// (E3): the earliest always, the others when sent at least age ago, for an
+// alternate path when there are several (section 6.4.1).
 func (s *sender) markTimedOut(now time.Time, age time.Duration) {
 	first := true
 	multi := len(s.paths.list) > 1
 	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
 		r := s.ledger.rec(t)
 		if r.state == recInFlight && (first || now.Sub(r.sent) >= age) && r.marks>>pathShift == s.paths.primaryIdx {
-			// E3 retransmits the earliest outstanding chunk in any case;
-			// with several paths, a chunk of this path, to an alternate.
 			s.markRtx(r)
 			if multi {
 				r.marks |= markT3
@@ -152,16 +132,12 @@ func (s *sender) markTimedOut(now time.Time, age time.Duration) {
 	}
 }
 
-// missIndications counts the miss indications of RFC 9260 section 7.2.4
-// (RecoveryRFC9260) and marks chunks with three for fast retransmit. It
-// reports whether it marked any.
+// missIndications counts the miss indications of section 7.2.4 and marks
+// chunks with three for fast retransmit, reporting whether it marked any.
 func (s *sender) missIndications(sk *SACK, cum, htna TSN, haveHTNA, cumAdvanced bool) bool {
-	// Miss indications (7.2.4): "For each incoming SACK chunk, miss
-	// indications are incremented only for missing TSNs prior to the HTNA
-	// in the SACK chunk." "If an endpoint is in Fast Recovery and a SACK
-	// chunks arrives that advances the Cumulative TSN Ack Point, the miss
-	// indications are incremented for all TSNs reported missing in the
-	// SACK chunk."
+	// 7.2.4: "miss indications are incremented only for missing TSNs prior
+	// to the HTNA", or for all missing TSNs in Fast Recovery when the SACK
+	// advances the Cumulative TSN Ack Point.
 	marked := false
 	if len(sk.Gaps) > 0 {
 		limit := htna
@@ -182,10 +158,7 @@ func (s *sender) missIndications(sk *SACK, cum, htna TSN, haveHTNA, cumAdvanced 
 	return marked
 }
 
-// markFast marks a chunk with three miss indications for fast retransmit:
-// "Mark the DATA chunk(s) with three miss indications for retransmission"
-// and "as being fast retransmitted and thus ineligible for a subsequent
-// Fast Retransmit".
+// markFast marks r for fast retransmit, ineligible for another (7.2.4).
 func (s *sender) markFast(r *record) {
 	r.misses = 0
 	r.marks |= markFastDone
@@ -193,10 +166,8 @@ func (s *sender) markFast(r *record) {
 	s.markRtx(r)
 }
 
-// markRtx moves an in-flight chunk to the retransmission queue. 6.2.1 B:
-// "Any time a DATA chunk is marked for retransmission, either via T3-rtx
-// timer expiration (Section 6.3.3) or via Fast Retransmit (Section 7.2.4),
-// add the data size of those chunks to the rwnd."
+// markRtx moves an in-flight chunk to the retransmission queue, adding its
+// size to the rwnd (6.2.1 B).
 func (s *sender) markRtx(r *record) {
 	s.ledger.markRtx(r)
 	s.paths.of(r).flight -= s.ledger.size(r)

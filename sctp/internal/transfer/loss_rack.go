@@ -6,32 +6,24 @@ import (
 	"github.com/usctp/usctp/sctp/internal/api"
 )
 
-// Loss detection by time, in the spirit of RACK-TLP (RFC 8985), adapted to
-// SCTP's SACK chunks (Config.Paths.Recovery = RecoveryRACK, the default).
+// Loss detection by time after RACK-TLP (RFC 8985), adapted to SCTP's
+// SACKs (RecoveryRACK, the default).
 //
-// RACK: every chunk acknowledged (by the cumulative TSN ack or a Gap Ack
-// Block) tells when the newest chunk known to have arrived was sent. A
-// chunk still in flight that was sent before it, longer ago than that
-// chunk's round trip plus a reordering window, is lost. Retransmissions
-// are chunks like the others, with the time of their last transmission:
-// a lost retransmission is found as soon as data sent after it is
-// acknowledged, where RFC 9260's rule ("ineligible for a subsequent Fast
-// Retransmit") leaves it to T3-rtx. The reordering window starts at a
-// quarter of the minimum RTT (zero in recovery until reordering is seen),
-// and grows by that much, up to SRTT, each round trip in which the peer
-// reports a duplicate of a chunk we retransmitted: the SCTP counterpart of
-// TCP's DSACK (a spurious retransmission, section 6.2 of RFC 8985).
+// RACK: a chunk still in flight that was sent before the newest chunk
+// acknowledged, longer ago than that chunk's round trip plus a reordering
+// window, is lost. Retransmissions are treated alike, so a lost
+// retransmission is found without waiting for T3-rtx. The reordering
+// window starts at a quarter of the minimum RTT (zero in recovery until
+// reordering is seen) and grows by that much, up to SRTT, per round trip
+// in which the peer reports a duplicate of a retransmitted chunk (SCTP's
+// DSACK, RFC 8985 section 6.2).
 //
-// TLP: when chunks are in flight and no acknowledgement came for two
-// SRTTs, a probe goes out (new data if the peer's window takes it, else
-// the last chunk in flight again), with the I bit (RFC 7053) asking for an
-// immediate SACK; that SACK lets RACK find what was lost at the tail, for
-// about two round trips instead of an RTO. A lost probe is followed by
-// another after twice the wait, up to maxProbes, before T3-rtx.
+// TLP: when no acknowledgement came for two SRTTs, a probe goes out with
+// the I bit (RFC 7053) so RACK can find tail losses in about two round
+// trips instead of an RTO.
 //
-// Transmissions are ordered by a send number (record.seq), not by TSN and
-// time: a retransmission carries an old TSN, and a burst shares one send
-// time.
+// Transmissions are ordered by record.seq, not by TSN and time: a
+// retransmission carries an old TSN, and a burst shares one send time.
 
 // rack is the loss-detection state of one path.
 type rack struct {
@@ -55,35 +47,29 @@ type rack struct {
 	lone   bool      // pto was armed for a lone chunk in flight
 }
 
-// PTO bounds: a probe waits at least tlpFloor (timer granularity and the
-// peer's processing), and a flight of a single packet also waits for the
-// peer's delayed SACK. A lost probe is followed by another, after twice
-// the wait, up to maxProbes before T3-rtx (RFC 8985 sends one; the later
-// ones cost nothing when the path works and spare an RTO when a probe is
-// lost).
+// PTO bounds: a probe waits at least tlpFloor, and a lone packet also for
+// the peer's delayed SACK. A lost probe is followed by another after twice
+// the wait, up to maxProbes before T3-rtx (RFC 8985 sends one; more spare
+// an RTO when a probe is lost).
 const (
 	tlpFloor      = 10 * time.Millisecond
 	maxProbes     = 3
 	reoRecoveries = 16 // window multiplier reset, as RFC 8985 section 6.2 step 4
 )
 
-// sentAfter reports whether transmission s1 came after s2: RFC 8985's
-// RACK_sent_after, by transmission number instead of time and sequence
-// number (a retransmission has an old TSN, and a burst one send time).
+// sentAfter is RFC 8985's RACK_sent_after, by transmission number.
 func sentAfter(s1, s2 uint32) bool { return int32(s1-s2) > 0 }
 
 // rackAcked notes the acknowledgement of chunk r (TSN t) for RACK (RFC
 // 8985 section 6.2 steps 1 to 3), before r's state changes. Only the
-// newest transmission acknowledged by a SACK can move RACK's reference
-// (and has the smallest RTT of them), so per chunk this keeps the newest
-// sent once and the newest retransmitted; rackUpdate then reads the clock
-// once per SACK.
+// newest transmissions acknowledged matter, so it keeps the newest sent
+// once and the newest retransmitted; rackUpdate reads the clock once per
+// SACK.
 func (s *sender) rackAcked(t TSN, r *record) {
 	k := &s.paths.primary.rack
 	if r.xmits == 1 {
 		s.loss.ackedSentOnce = true
-		// Step 3: reordering is a chunk sent once arriving after a higher
-		// TSN did.
+		// Step 3: reordering is a chunk sent once arriving after a higher TSN.
 		if k.fackOK && t.LT(k.fack) {
 			k.reordering = true
 		}
@@ -111,10 +97,8 @@ func (s *sender) rackUpdate(now time.Time) {
 		s.rackMove(r, rtt)
 	}
 	if r := s.loss.newestRtx; r != nil {
-		// RFC 8985 section 6.2 step 2, paraphrased: a retransmitted
-		// chunk acknowledged less than min_RTT after its retransmission
-		// was acknowledged for an earlier transmission; its time says
-		// nothing.
+		// Step 2: a retransmission acked within min_RTT was acked for an
+		// earlier transmission; its time says nothing.
 		if rtt := now.Sub(r.sent); rtt >= k.minRTT {
 			s.rackMove(r, rtt)
 		}
@@ -131,16 +115,15 @@ func (s *sender) rackMove(r *record, rtt time.Duration) {
 	}
 }
 
-// rackDuplicates adapts the reordering window to the duplicate TSNs the
-// peer reported (RFC 8985 section 6.2 step 4, with a duplicate report of
-// a chunk we sent more than once as the DSACK) and counts spurious
-// retransmissions, once per chunk transmission. Reports of chunks sent
-// once are the network's duplicates and change nothing.
+// rackDuplicates adapts the reordering window to duplicate reports of
+// retransmitted chunks (RFC 8985 section 6.2 step 4) and counts spurious
+// retransmissions once per transmission. Duplicates of chunks sent once
+// are the network's and change nothing.
 func (s *sender) rackDuplicates(dups []TSN) {
 	k := &s.paths.primary.rack
 	for _, d := range dups {
-		// The ring still holds d's record while fewer than len(recs)
-		// TSNs were used since.
+		// The ring still holds d's record while fewer than len(recs) TSNs were
+		// used since.
 		if !d.LT(s.ledger.nextTSN) || s.ledger.nextTSN-d > TSN(len(s.ledger.recs)) {
 			continue
 		}
@@ -148,7 +131,6 @@ func (s *sender) rackDuplicates(dups []TSN) {
 		if r.xmits < 2 || r.marks&markDupSeen != 0 {
 			continue
 		}
-		// Counted once per transmission, however often it is reported.
 		r.marks |= markDupSeen
 		s.stats.SpuriousRetransmits++
 		if s.cfg.Recovery != api.RecoveryRACK {
@@ -177,8 +159,8 @@ func (s *sender) reoWnd() time.Duration {
 }
 
 // rackDetect marks the chunks RACK finds lost (RFC 8985 section 6.2 step
-// 5) for retransmission and sets the reordering timer for the suspects.
-// It reports whether it marked any.
+// 5), arms the reordering timer for the suspects, and reports whether it
+// marked any.
 func (s *sender) rackDetect(now time.Time) bool {
 	k := &s.paths.primary.rack
 	k.timer = time.Time{}
@@ -191,14 +173,12 @@ func (s *sender) rackDetect(now time.Time) bool {
 	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
 		r := s.ledger.rec(t)
 		if r.state != recInFlight || r.marks>>pathShift != s.paths.primaryIdx {
-			// RACK's reference is the primary's (rackAcked): chunks on
-			// other paths are left to their T3-rtx.
+			// Other paths' chunks are left to their T3-rtx.
 			continue
 		}
 		if !sentAfter(k.seq, r.seq) {
 			if r.xmits == 1 {
-				// Chunks sent once go out in TSN order: every later
-				// one was sent after this one.
+				// Chunks sent once go out in TSN order.
 				break
 			}
 			continue
@@ -224,9 +204,8 @@ func (s *sender) rackDetect(now time.Time) bool {
 	return marked
 }
 
-// rackLost starts fast recovery for chunks rackDetect marked: the
-// congestion window is reduced once per window of data (7.2.4 step 2),
-// and the retransmissions may go out at once, one packet beyond cwnd.
+// rackLost starts fast recovery for chunks rackDetect marked, reducing
+// cwnd once per window (7.2.4 step 2).
 func (s *sender) rackLost(now time.Time) {
 	s.loss.fastRtxDue = true
 	if !s.paths.primary.inFastRecovery {
@@ -239,16 +218,13 @@ func (s *sender) rackLost(now time.Time) {
 	}
 }
 
-// armPTO schedules the tail loss probe (RFC 8985 section 7.2) when chunks
-// are in flight and fewer than maxProbes went out since the last new
-// acknowledgement. The probe is not armed past T3-rtx,
-// which then covers the tail.
+// armPTO schedules the tail loss probe (RFC 8985 section 7.2), never past
+// T3-rtx, which then covers the tail.
 func (s *sender) armPTO(now time.Time) {
 	k := &s.paths.primary.rack
 	k.pto = time.Time{}
 	if s.cfg.Recovery != api.RecoveryRACK || k.probes >= maxProbes || s.ledger.inFlight == 0 || !s.paths.primary.measured || s.loss.t3Recovery {
-		// After a T3-rtx expiry one packet is in flight until an
-		// acknowledgement (7.2.3): T3-rtx itself covers it.
+		// After a T3-rtx expiry T3-rtx covers the one packet in flight (7.2.3).
 		return
 	}
 	pto := max(2*s.paths.primary.srtt, tlpFloor)
@@ -265,8 +241,7 @@ func (s *sender) armPTO(now time.Time) {
 }
 
 // probe sends the tail loss probe (RFC 8985 section 7.3): new data if the
-// peer's window takes it (AppendData then ignores cwnd for one packet),
-// else the highest chunk in flight again.
+// peer's window takes it, else the highest chunk in flight again.
 func (s *sender) probe(now time.Time) {
 	k := &s.paths.primary.rack
 	k.pto = time.Time{}

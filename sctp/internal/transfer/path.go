@@ -6,10 +6,9 @@ import (
 	"github.com/usctp/usctp/sctp/internal/plpmtud"
 )
 
-// Path is the state of the association's destination transport address:
-// the retransmission timeout estimator of RFC 9260 section 6.3.1 and the
-// congestion control variables of section 7.2. The association reads it for
-// its own timers and feeds it heartbeat round-trip measurements.
+// Path is the state of one destination transport address: the RTO
+// estimator of RFC 9260 section 6.3.1 and the congestion control variables
+// of section 7.2.
 type Path struct {
 	cfg *Config
 
@@ -33,10 +32,9 @@ type Path struct {
 	ecn  ecnState       // last reduction for an ECN-Echo (ecn.go)
 	hs   hystart        // slow start exit (hystart.go)
 
-	// Multi-homing (paths.go): the path's T3-rtx deadline while it is not
-	// the primary (the primary's runs in sender.t3), bytes a SACK newly
-	// acknowledged on it while it is not the primary, whether the
-	// association lets retransmissions use it, and its index.
+	// Multi-homing (paths.go): T3-rtx while not the primary (the primary's
+	// runs in lossDetector.t3), bytes newly acked while not the primary,
+	// whether retransmissions may use it, and its index.
 	t3       time.Time
 	ackedNow int
 	down     bool
@@ -45,16 +43,15 @@ type Path struct {
 
 func (p *Path) init(cfg *Config) { p.initFor(cfg, cfg.IPv6) }
 
-// initFor initializes the path for a peer address of the family given by
-// ipv6 (the initial cwnd differs).
+// initFor initializes the path for a peer address family (the initial
+// cwnd differs).
 func (p *Path) initFor(cfg *Config, ipv6 bool) {
 	p.cfg = cfg
 	p.rto = cfg.RTOInitial
 	p.mtu = cfg.MTU
 	// RFC 9260 section 7.2.1: "The initial cwnd before data transmission
-	// MUST be set to min(4 * PMDCS, max(2 * PMDCS, 4404)) bytes if the peer
-	// address is an IPv4 address and to min(4 * PMDCS, max(2 * PMDCS,
-	// 4344)) bytes if the peer address is an IPv6 address."
+	// MUST be set to min(4 * PMDCS, max(2 * PMDCS, 4404)) bytes" for IPv4,
+	// 4344 for IPv6.
 	initial := 4404
 	if ipv6 {
 		initial = 4344
@@ -86,31 +83,23 @@ func (p *Path) Ssthresh() int { return p.ssthresh }
 // MTU returns the path's largest SCTP packet in bytes.
 func (p *Path) MTU() int { return p.mtu }
 
-// pmdcs returns the Path Maximum DATA Chunk Size: "The maximum size
-// (including the DATA chunk header) of a DATA chunk that fits into an SCTP
-// packet not exceeding the PMTU" (RFC 9260 section 2.3). cwnd, ssthresh and
-// flight size count DATA chunks with their headers and padding.
+// pmdcs returns the Path Maximum DATA Chunk Size (RFC 9260 section 2.3):
+// cwnd, ssthresh and flight size count DATA chunks with header and padding.
 func (p *Path) pmdcs() int { return (p.mtu - 12) &^ 3 }
 
 // ErrorCount returns the path's error counter (RFC 9260 section 8.2).
 func (p *Path) ErrorCount() int { return p.errors }
 
-// Fault counts one error on the path: an expired T3-rtx (counted by the
-// engine itself) or an unanswered heartbeat (counted by the association).
-// It returns the new count, which the association compares with
-// Path.Max.Retrans.
+// Fault counts one error on the path (an expired T3-rtx or an unanswered
+// heartbeat) and returns the new count, for Path.Max.Retrans.
 func (p *Path) Fault() int { p.errors++; return p.errors }
 
-// ClearErrors resets the path's error counter: section 8.2, "When an
-// outstanding TSN is acknowledged or a HEARTBEAT chunk sent to that address
-// is acknowledged with a HEARTBEAT ACK chunk, the endpoint SHOULD clear the
-// error counter of the destination transport address".
+// ClearErrors resets the path's error counter (RFC 9260 section 8.2).
 func (p *Path) ClearErrors() { p.errors = 0 }
 
-// RTTSample feeds one round-trip time measurement R into the estimator
-// (RFC 9260 section 6.3.1 rules C2 to C7). The engine calls it for DATA
-// acknowledged without retransmission (Karn's rule); the association calls
-// it for HEARTBEAT ACKs. Non-positive samples are ignored.
+// RTTSample feeds one RTT measurement into the estimator (RFC 9260 section
+// 6.3.1 C2 to C7); the association calls it for HEARTBEAT ACKs.
+// Non-positive samples are ignored.
 func (p *Path) RTTSample(now time.Time, rtt time.Duration) {
 	if rtt <= 0 {
 		return
@@ -142,10 +131,9 @@ func (p *Path) RTTSample(now time.Time, rtt time.Duration) {
 	p.clampRTO()
 }
 
-// undoBackoff ends an RTO back-off when new data (chunks sent once, so
-// Karn's rule holds) was acknowledged: the path works again, and its RTO
-// is the estimator's, SRTT + 4 * RTTVAR, without waiting for the next RTT
-// measurement (usrsctp does the same). It reports whether the RTO changed.
+// undoBackoff restores the estimator's RTO when data sent once was
+// acknowledged, without waiting for the next RTT measurement (as usrsctp
+// does). It reports whether the RTO changed.
 func (p *Path) undoBackoff() bool {
 	if !p.measured {
 		return false
@@ -156,8 +144,7 @@ func (p *Path) undoBackoff() bool {
 	return p.rto != rto
 }
 
-// baseRTO returns the RTO without back-off: the estimator's value, or
-// RTO.Initial before the first measurement.
+// baseRTO returns the RTO without back-off.
 func (p *Path) baseRTO() time.Duration {
 	if !p.measured {
 		return p.cfg.RTOInitial
@@ -175,24 +162,22 @@ func (p *Path) clampRTO() {
 	}
 }
 
-// backoff doubles the RTO up to RTO.Max (section 6.3.3 rule E2: "back off
-// the timer") on a T3-rtx expiry.
+// backoff doubles the RTO up to RTO.Max (section 6.3.3 E2).
 func (p *Path) backoff() {
 	p.rto *= 2
 	p.clampRTO()
 }
 
-// onT3Expiry reacts to a retransmission timeout through the path's
-// congestion controller and leaves fast recovery.
+// onT3Expiry reduces the window for a T3-rtx expiry and leaves fast
+// recovery.
 func (p *Path) onT3Expiry(now time.Time) {
 	p.cc.onTimeout(p, now)
 	p.pba = 0
 	p.inFastRecovery = false
 }
 
-// enterFastRecovery reduces the window through the congestion controller
-// (section 7.2.4 step 2 with 7.2.3 for RFC 9260's) and marks the exit
-// point.
+// enterFastRecovery reduces the window (section 7.2.4 step 2) and marks
+// the exit point.
 func (p *Path) enterFastRecovery(now time.Time, highest TSN) {
 	p.inFastRecovery = true
 	p.fastRecoverTSN = highest
@@ -200,9 +185,8 @@ func (p *Path) enterFastRecovery(now time.Time, highest TSN) {
 	p.pba = 0
 }
 
-// onAck adjusts cwnd for a SACK that newly acknowledged acked bytes of
-// DATA chunks; flightBefore is the flight size before the SACK. Nothing
-// grows in fast recovery.
+// onAck adjusts cwnd for acked bytes newly acknowledged; nothing grows in
+// fast recovery.
 func (p *Path) onAck(now time.Time, acked, flightBefore int) {
 	if acked <= 0 || p.inFastRecovery {
 		return
@@ -210,11 +194,9 @@ func (p *Path) onAck(now time.Time, acked, flightBefore int) {
 	p.cc.onAck(p, now, acked, flightBefore)
 }
 
-// idle applies the rule of 7.2.1 and 7.2.2 for a path without
-// transmissions: "the cwnd of the transport address SHOULD be adjusted to
-// max(cwnd / 2, 4 * PMDCS) once per RTO. Before the first cwnd adjustment,
-// the ssthresh of the transport address SHOULD be set to the cwnd." periods
-// is the number of whole RTOs the path was idle.
+// idle applies 7.2.1/7.2.2 to a path idle for periods RTOs: "the cwnd of
+// the transport address SHOULD be adjusted to max(cwnd / 2, 4 * PMDCS)
+// once per RTO", ssthresh set to cwnd before the first adjustment.
 func (p *Path) idle(periods int) {
 	floor := 4 * p.pmdcs()
 	for i := 0; i < periods && p.cwnd > floor; i++ {
@@ -225,13 +207,9 @@ func (p *Path) idle(periods int) {
 	}
 }
 
-// ProbeTimeout returns how long a probe on path p waits for its
-// acknowledgement: RFC 8899's PROBE_TIMER must exceed the round trip; a
-// HEARTBEAT ACK is never delayed by the peer, so twice the smoothed RTT
-// (at least SRTT + 4 RTTVAR) suffices; RTO.Initial before the first
-// measurement; the prober keeps it at 1 s at least. A probe acknowledged
-// after it still counts while its size is retried (the retries keep the
-// nonce).
+// ProbeTimeout returns how long a DPLPMTUD probe waits for its
+// acknowledgement: twice SRTT (at least SRTT + 4 RTTVAR), since HEARTBEAT
+// ACKs are not delayed; RTO.Initial before the first measurement.
 func (p *Path) ProbeTimeout() time.Duration {
 	if !p.measured {
 		return p.rto
@@ -239,6 +217,5 @@ func (p *Path) ProbeTimeout() time.Duration {
 	return max(2*p.srtt, p.srtt+4*p.rttvar)
 }
 
-// Prober returns the path's DPLPMTUD state machine (disabled until the
-// association starts it).
+// Prober returns the path's DPLPMTUD state machine.
 func (p *Path) Prober() *plpmtud.Prober { return &p.pmtu }

@@ -6,38 +6,23 @@ import (
 )
 
 // Multi-homing (RFC 9260 sections 6.4, 6.3.2, 7): the engine keeps one Path
-// per peer address in the sender's pathSet. Engine.path is element 0, the
-// path of the address the handshake used; AddPath adds the others. The association (the core)
-// decides what the addresses' states are and which path is the primary;
-// the engine:
+// per peer address; path 0 is the handshake's address. The association
+// decides the addresses' states and the primary; the engine:
 //
-//   - sends new data on the primary (SetPrimary), the one path whose
-//     send opportunity, Max.Burst limit, RACK state and T3-rtx the
-//     sender's single-path fields hold (lossDetector.t3 is the
-//     primary's timer; the other paths keep theirs in Path.t3);
-//   - remembers in every chunk record the path it was last sent on
-//     (the high bits of record.marks, from pathShift), so that flight
-//     size, acknowledgements, cwnd growth, RTT measurements and the
-//     clearing of the error counter credit that path;
-//   - sends chunks that a T3-rtx expiry marked for retransmission to an
-//     alternate path when one is up (section 6.4.1: "the endpoint SHOULD
-//     try to retransmit a chunk that timed out to an active destination
-//     transport address that is different from the last destination
-//     address to which the DATA chunk was sent"), and chunks of a path the
-//     association took down (SetPathDown) likewise; fast retransmissions
-//     stay on their path, as usrsctp and Linux do (the path works, a chunk
-//     was lost);
-//   - runs T3-rtx per path (6.3.2 R1 to R3, 6.3.3 for the expired path
-//     only) and reports which paths' timers expired (FaultedPaths), for the
-//     association's Path.Max.Retrans and potentially-failed logic.
+//   - sends new data on the primary, whose T3-rtx, RACK state and
+//     Max.Burst the sender's single-path fields hold;
+//   - records in each chunk the path it was last sent on (record.marks
+//     from pathShift), so flight size, acks, cwnd growth, RTT samples and
+//     error counters credit that path;
+//   - retransmits chunks a T3-rtx expiry marked, and chunks of a path
+//     taken down, on an alternate path when one is up (section 6.4.1);
+//     fast retransmissions stay on their path, as in usrsctp and Linux;
+//   - runs T3-rtx per path and reports expiries (FaultedPaths).
 //
-// Each packet AppendData builds goes to one path, DataDest. With a single
-// path all of this reduces to the single-homed case: the path index is
-// always 0 and the multi-path branches are skipped on len(list) == 1.
+// With a single path the multi-path branches are skipped.
 
-// Record path bits: markT3 marks a chunk a T3-rtx expiry marked for
-// retransmission (it goes to an alternate path); the bits from pathShift
-// up hold the index of the path the chunk was last sent on.
+// Record path bits: markT3 sends a chunk a T3-rtx expiry marked to an
+// alternate path; the bits from pathShift hold its last path's index.
 const (
 	markT3    = 1 << 2
 	pathShift = 3
@@ -49,20 +34,18 @@ const maxPaths = 1 << (8 - pathShift)
 // errTooManyPaths is returned by AddPath beyond maxPaths.
 var errTooManyPaths = errors.New("transfer: too many paths")
 
-// pathSet is the sender's paths: every path, the primary among them, and
-// what the last packet, SACK and timeout did per path.
+// pathSet is the sender's paths and what the last packet, SACK and timeout
+// did per path.
 type pathSet struct {
-	// list is every path, the primary among them at index primaryIdx;
-	// inline is list's backing array while there is one path, so a
-	// single-homed association allocates none.
+	// inline backs list while there is one path, so a single-homed
+	// association allocates none.
 	list       []*Path
 	inline     [1]*Path
 	primary    *Path // the path new data goes to
 	primaryIdx uint8
 	dest       uint8  // the path of the packet AppendData built last
 	faulted    uint32 // the paths whose T3-rtx expired in the last OnTimeout (bit i for path i)
-	// ackedElsewhere is the bytes a SACK newly acknowledged on other
-	// paths than the primary (credited to them by credit).
+	// ackedElsewhere is the bytes a SACK newly acked on other paths.
 	ackedElsewhere int
 }
 
@@ -73,8 +56,7 @@ func (ps *pathSet) init(first *Path) {
 	ps.primary = first
 }
 
-// add adds a path for another peer address (ipv6 selects the initial cwnd)
-// and returns its index, or errTooManyPaths.
+// add adds a path for another peer address and returns its index.
 func (ps *pathSet) add(cfg *Config, ipv6 bool) (int, error) {
 	n := len(ps.list)
 	if n >= maxPaths {
@@ -101,9 +83,9 @@ func (r *record) setPath(i uint8) { r.marks = r.marks&(1<<pathShift-1) | i<<path
 // of returns the path chunk r was last sent on.
 func (ps *pathSet) of(r *record) *Path { return ps.list[r.marks>>pathShift] }
 
-// alternate returns the path a chunk last sent on path i is retransmitted
-// on: the primary when it is another path and up, else the path up with
-// the largest cwnd (as usrsctp's sctp_find_alternate_net), else i itself.
+// alternate returns the path to retransmit a chunk last sent on path i:
+// the primary when it is another path and up, else the path up with the
+// largest cwnd (as usrsctp's sctp_find_alternate_net), else i.
 func (ps *pathSet) alternate(i uint8) uint8 {
 	if ps.primaryIdx != i && !ps.primary.down {
 		return ps.primaryIdx
@@ -126,9 +108,8 @@ func (ps *pathSet) destFor(r *record) uint8 {
 	return i
 }
 
-// credit applies, after a SACK, what it acknowledged on paths other than
-// the primary: cwnd growth (7.2.1, 7.2.2), the error counter (8.2) and
-// the T3-rtx rules R2 and R3 of section 6.3.2 for those paths.
+// credit applies what a SACK acknowledged on paths other than the primary:
+// cwnd growth, the error counter (8.2) and T3-rtx rules R2 and R3.
 func (ps *pathSet) credit(now time.Time) {
 	for _, p := range ps.list {
 		if p == ps.primary {
@@ -149,8 +130,7 @@ func (ps *pathSet) credit(now time.Time) {
 	ps.ackedElsewhere = 0
 }
 
-// deadline returns the earliest T3-rtx deadline of the paths other than
-// the primary, or the zero time.
+// deadline returns the earliest T3-rtx deadline of the non-primary paths.
 func (ps *pathSet) deadline() time.Time {
 	var d time.Time
 	for _, p := range ps.list {
@@ -161,9 +141,8 @@ func (ps *pathSet) deadline() time.Time {
 	return d
 }
 
-// AddPath adds a path for another peer address (ipv6 selects the initial
-// cwnd of section 7.2.1) and returns its index. The path starts up;
-// new data goes to it only once it is made the primary.
+// AddPath adds a path for another peer address and returns its index. New
+// data goes to it only once it is made the primary.
 func (e *Engine) AddPath(ipv6 bool) (int, error) { return e.send.paths.add(&e.cfg, ipv6) }
 
 // NumPaths returns the number of paths.
@@ -175,24 +154,19 @@ func (e *Engine) PathAt(i int) *Path { return e.send.paths.at(i) }
 // Primary returns the index of the path new data goes to.
 func (e *Engine) Primary() int { return int(e.send.paths.primaryIdx) }
 
-// SetPrimary makes path i the one new data goes to (the primary path, or
-// the path the association selected while the primary is potentially
-// failed or inactive). It reports whether i is a path.
+// SetPrimary makes path i the one new data goes to. It reports whether i
+// is a path.
 func (e *Engine) SetPrimary(i int) bool { return e.send.setPrimary(i) }
 
-// SetPathDown tells the engine whether the association considers path i
-// unusable (potentially failed, inactive or unconfirmed): chunks to
-// retransmit whose last path is down go to another path, and the chunks
-// in flight on it when it goes down are marked for retransmission there
-// at once (they would otherwise hold the cumulative ack point back until
-// the path's backed-off T3-rtx). The primary is not changed (SetPrimary
-// does that).
+// SetPathDown marks path i unusable (potentially failed, inactive or
+// unconfirmed) or usable again: chunks in flight on a down path are
+// retransmitted on another at once rather than after its backed-off
+// T3-rtx. It does not change the primary.
 func (e *Engine) SetPathDown(i int, down bool) { e.send.setPathDown(i, down) }
 
-// SetPathMTU changes the MTU of path i (after path MTU discovery).
-// Chunks cut before keep their size: when one no longer fits a packet,
-// AppendData returns it alone in a packet longer than room, and the
-// association must send that packet with IP fragmentation allowed.
+// SetPathMTU changes the MTU of path i. Chunks cut before keep their size:
+// one that no longer fits comes alone in a packet longer than room, to be
+// sent with IP fragmentation allowed.
 func (e *Engine) SetPathMTU(i, mtu int) {
 	p := e.PathAt(i)
 	if p == nil || mtu < 256 || mtu > 65535 {
@@ -221,8 +195,7 @@ func (s *sender) setPrimary(i int) bool {
 	old.rack.timer, old.rack.pto = time.Time{}, time.Time{}
 	s.loss.tailProbe = false
 	s.paths.primary, s.paths.primaryIdx = np, uint8(i)
-	// The one-packet rule of 7.2.3 was for the path that timed out; the
-	// new primary starts from its own window.
+	// The one-packet rule of 7.2.3 was for the old primary.
 	s.loss.t3Recovery, s.loss.t3Sent = false, false
 	s.setFragPoint()
 	s.sendOpportunity(0)
@@ -237,9 +210,7 @@ func (s *sender) setPathDown(i int, down bool) {
 	}
 	p.down = down
 	if !down && len(s.paths.list) > 1 {
-		// A path is usable again: the chunks still in flight on paths
-		// that are down (sent there while no other path was up) go to
-		// it now, rather than wait for their path's backed-off T3-rtx.
+		// Chunks in flight on down paths go to the path now usable.
 		for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
 			if r := s.ledger.rec(t); r.state == recInFlight && s.paths.list[r.marks>>pathShift].down {
 				s.markForAlternate(r)
@@ -260,16 +231,15 @@ func (s *sender) setPathDown(i int, down bool) {
 	}
 }
 
-// markForAlternate marks r, in flight, for retransmission on an alternate
-// path (section 6.4.1): its path timed out or went down.
+// markForAlternate marks r for retransmission on an alternate path
+// (section 6.4.1).
 func (s *sender) markForAlternate(r *record) {
 	s.markRtx(r)
 	r.marks |= markT3
 	r.misses = 0
 }
 
-// rtxDest returns the path of the next retransmission packet: that of the
-// lowest TSN marked for retransmission.
+// rtxDest returns the path of the lowest TSN marked for retransmission.
 func (s *sender) rtxDest() uint8 {
 	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
 		if r := s.ledger.rec(t); r.state == recRtx {
@@ -279,8 +249,7 @@ func (s *sender) rtxDest() uint8 {
 	return s.paths.primaryIdx
 }
 
-// rtxRoom reports whether the congestion window of the next
-// retransmission packet's path has room.
+// rtxRoom reports whether the next retransmission's path has cwnd room.
 func (s *sender) rtxRoom() bool {
 	if len(s.paths.list) == 1 {
 		return s.paths.primary.flight < s.window()
@@ -292,9 +261,8 @@ func (s *sender) rtxRoom() bool {
 	return d.flight < d.cwnd
 }
 
-// pathTimers runs the T3-rtx timers of the paths other than the primary
-// (section 6.3.3, for "the destination address for which the timer
-// expires"). It reports whether one expired and counted an error.
+// pathTimers runs the T3-rtx timers of the non-primary paths (section
+// 6.3.3) and reports whether one expired and counted an error.
 func (s *sender) pathTimers(now time.Time) bool {
 	expired := false
 	for _, p := range s.paths.list {
@@ -316,10 +284,8 @@ func (s *sender) pathTimers(now time.Time) bool {
 		if !marked {
 			continue // nothing was outstanding there: no error
 		}
-		// The packet a T3-rtx recovery of the primary allowed may be
-		// what was lost here (it went to this alternate): without an
-		// acknowledgement to end the recovery, this expiry allows the
-		// next one, or nothing would be sent again.
+		// The packet the primary's T3-rtx recovery allowed may have been lost
+		// here: allow the next, or nothing would be sent again.
 		s.loss.t3Sent = false
 		s.rtt.stop()
 		p.Fault()

@@ -8,9 +8,8 @@ import (
 	"github.com/usctp/usctp/stream"
 )
 
-// PRPolicy is a partial reliability policy of a message: when the sender
-// may give up on it (RFC 3758 section 4.1, RFC 7496 section 3). The
-// numbering is Linux's SCTP_PR_SCTP_* (RFC 7496 section 4).
+// PRPolicy is a message's partial reliability policy (RFC 3758 section
+// 4.1, RFC 7496 section 3), numbered as Linux's SCTP_PR_SCTP_*.
 type PRPolicy = api.PRPolicy
 
 // The partial reliability policies.
@@ -26,8 +25,8 @@ const (
 // The zero PR is fully reliable.
 type PR = api.PR
 
-// Failed is a message the sender gave up on while the association lives
-// (abandoned under its PR policy), as TakeFailed reports it.
+// Failed is a message abandoned under its PR policy, as TakeFailed
+// reports it.
 type Failed struct {
 	SID       uint16
 	PPID      uint32
@@ -38,12 +37,9 @@ type Failed struct {
 }
 
 // abandoner is the sender's PR-SCTP state (RFC 3758 section 3.5): the
-// Advanced.Peer.Ack.Point and the FORWARD-TSN that moves the peer to it,
-// the messages given up and not yet reported, the chunks of messages a
-// policy may give up once sent, and the lifetimes of PRTTL messages
-// (lifetime.go). The sender decides what to give up (queuePR, sweep,
-// expireLifetimes, appendData) and gives it up (abandon); the abandoner
-// keeps what follows from that.
+// Advanced.Peer.Ack.Point and its FORWARD-TSN, the messages abandoned and
+// not yet reported, and the PRTTL lifetimes. The sender decides what to
+// abandon; the abandoner keeps what follows.
 type abandoner struct {
 	cfg   *Config
 	stats *Stats
@@ -55,9 +51,8 @@ type abandoner struct {
 	ssnEntries    []chunk.StreamSSN
 	midEntries    []chunk.StreamMID
 	failed        []Failed // abandoned and not yet reported (takeFailed)
-	// timedChunks counts the chunks of PRTTL and PRRtx messages
-	// outstanding and not abandoned: the sweeps run only while there are
-	// some.
+	// timedChunks counts outstanding chunks of PRTTL and PRRtx messages:
+	// the sweeps run only while there are some.
 	timedChunks int
 	clockBase   time.Time // time base of the PRTTL lifetimes (clock)
 	ttl         ttlHeap   // lifetimes of the PRTTL messages (lifetime.go)
@@ -73,8 +68,7 @@ func (a *abandoner) init(cfg *Config, st *Stats, cum TSN) {
 // lifetimes are compared as serial numbers.
 const maxLifetime = 1<<31 - 1
 
-// clock returns now in milliseconds since the abandoner's time base (set
-// by the first message with a lifetime), wrapping.
+// clock returns now in milliseconds since the first lifetime, wrapping.
 func (a *abandoner) clock(now time.Time) uint32 {
 	if a.clockBase.IsZero() {
 		a.clockBase = now
@@ -82,11 +76,9 @@ func (a *abandoner) clock(now time.Time) uint32 {
 	return uint32(now.Sub(a.clockBase) / time.Millisecond)
 }
 
-// queuePR is queueMessage for a message with partial reliability pr (see PR);
-// now starts the lifetime of PRTTL. A PRPrio message that finds the send
-// buffer full first abandons queued messages of less important priority
-// (a higher value) to make room, as RFC 7496 section 3.2 allows; reliable
-// messages are never abandoned for it.
+// queuePR is queueMessage with partial reliability pr. A PRPrio message
+// that finds the send buffer full first abandons queued messages of less
+// important priority (RFC 7496 section 3.2); reliable ones never.
 func (s *sender) queuePR(now time.Time, sid uint16, ppid uint32, unordered bool, payload []byte, pr PR) error {
 	if pr.Policy >= numPolicies {
 		return ErrConfig
@@ -109,13 +101,10 @@ func (s *sender) queuePR(now time.Time, sid uint16, ppid uint32, unordered bool,
 	return nil
 }
 
-// makeRoom abandons queued messages of the priority policy with a value
-// above prio (less important) and no chunk sent yet, least important first,
-// until n more bytes fit in the send buffer; when abandoning all of them
-// would not make room, it abandons none. RFC 7496 leaves the choice of
-// messages to the implementation; messages already partly sent are left
-// alone (their buffer would only return once the peer acknowledged past
-// them).
+// makeRoom abandons unsent PRPrio messages less important than prio,
+// least important first, until n more bytes fit; if abandoning all would
+// not make room, it abandons none. Partly sent messages are left alone:
+// their buffer returns only once the peer acknowledged past them.
 func (s *sender) makeRoom(now time.Time, n int, prio uint32) {
 	freeable := 0
 	for _, st := range s.streams.OutSides() {
@@ -125,8 +114,7 @@ func (s *sender) makeRoom(now time.Time, n int, prio uint32) {
 			}
 		}
 	}
-	// Dropping its own messages leaves bufLimit unchanged: it counts
-	// what the other associations hold.
+	// bufLimit counts what the other associations hold, so it stays.
 	limit := s.queue.bufLimit()
 	if s.queue.buffered-freeable+n > limit && s.queue.buffered > freeable {
 		return
@@ -148,28 +136,22 @@ func (s *sender) makeRoom(now time.Time, n int, prio uint32) {
 	}
 }
 
-// expired reports whether m's policy gives it up now, before a (re)transmission
-// of a chunk that was sent xmits times (0 for a new chunk).
+// expired reports whether m's policy gives it up before a transmission of
+// a chunk sent xmits times (0 for a new chunk).
 func (m *message) expired(a *abandoner, now time.Time, xmits uint8) bool {
 	switch m.policy() {
 	case PRTTL:
-		// RFC 3758 section 4.1 TR3/TR4: "Before assigning a TSN to any
-		// message, the SCTP sender MUST evaluate the lifetime of that
-		// message." and "Before transmitting or retransmitting a message
-		// for which a TSN is already assigned, the SCTP sender MUST
-		// evaluate the lifetime of the message."
+		// RFC 3758 section 4.1 TR3/TR4: the lifetime is evaluated before a
+		// TSN is assigned and before each (re)transmission.
 		return int32(a.clock(now)-m.prValue) >= 0
 	case PRRtx:
-		// RFC 7496 section 3.1: the message is abandoned when a
-		// retransmission of one of its chunks would exceed the limit (fast
-		// and timer-based retransmissions both count).
+		// RFC 7496 section 3.1: fast and timer retransmissions both count.
 		return xmits > 0 && uint32(xmits-1) >= m.prValue
 	}
 	return false
 }
 
-// unqueue unlinks m from its stream's send queue and tells the scheduler
-// the message is gone.
+// unqueue unlinks m from its stream's send queue and the scheduler.
 func (s *sender) unqueue(m *message) {
 	st := s.streams.PeekOutSide(m.sid)
 	if st == nil {
@@ -180,10 +162,8 @@ func (s *sender) unqueue(m *message) {
 	}
 }
 
-// dropQueued abandons m, a message no chunk of which has a TSN: RFC 3758
-// section 4.1 TR3, "If it is expired, the SCTP sender MUST NOT assign a
-// TSN to that message, but instead, SHOULD issue a notification to the
-// upper layer and abandon the message." No FORWARD-TSN is needed.
+// dropQueued abandons m, which has no TSN yet (RFC 3758 section 4.1 TR3);
+// no FORWARD-TSN is needed.
 func (s *sender) dropQueued(m *message) {
 	s.unqueue(m)
 	m.bits |= msgAbandoned
@@ -194,12 +174,9 @@ func (s *sender) dropQueued(m *message) {
 }
 
 // abandon gives up message m, some of which has TSNs (RFC 3758 section
-// 3.5). A2: "When a data chunk is "abandoned", the sender MUST treat the
-// data chunk as being finally acked and no longer outstanding." A3: "When
-// a TSN is "abandoned", if it is part of a fragmented message, all other
-// TSN's within that fragmented message MUST be abandoned at the same
-// time." The part not yet cut leaves the queue without TSNs. The
-// Advanced.Peer.Ack.Point moves (C2) and a FORWARD-TSN becomes due.
+// 3.5 A2, A3: every chunk of the message is abandoned and treated as
+// acked). The part not yet cut leaves the queue; the
+// Advanced.Peer.Ack.Point moves (C2).
 func (s *sender) abandon(now time.Time, m *message) {
 	if m.abandoned() {
 		return
@@ -220,17 +197,11 @@ func (s *sender) abandon(now time.Time, m *message) {
 }
 
 // placeholder gives the part of m never cut one TSN, abandoned at once and
-// never sent. A receiver holds the first fragments of a message cut short
-// (or waits for the rest in partial delivery) until a FORWARD-TSN tells it
-// otherwise: without I-DATA it knows a message only by its consecutive
-// TSNs, and an unordered message has no stream entry (RFC 3758 section 3.5
-// C4); with I-DATA the I-FORWARD-TSN entry names it. Had the next message
-// taken that TSN and the peer acknowledged every fragment sent, the
-// Advanced.Peer.Ack.Point would never pass the cumulative ack and no
-// FORWARD-TSN would go: the receiver would hold the fragments (and, for an
-// ordered message, its stream) for good. The placeholder keeps the point
-// ahead until a FORWARD-TSN moves the peer past it, and carries the
-// message's stream, SSN or MID and U flag for the chunk's entries.
+// never sent. Without it, had the peer acknowledged every fragment sent,
+// the Advanced.Peer.Ack.Point would never pass the cumulative ack, no
+// FORWARD-TSN would go, and the receiver would hold the first fragments
+// (and an ordered message's stream) for good. It carries the stream,
+// SSN/MID and U flag for the FORWARD-TSN entries.
 func (s *sender) placeholder(m *message) {
 	if s.ledger.full() {
 		s.ledger.grow()
@@ -245,10 +216,7 @@ func (s *sender) placeholder(m *message) {
 	s.stats.AbandonedChunks++
 }
 
-// abandonRec takes one chunk out of flight without crediting cwnd (A2:
-// "The sender MUST NOT credit an "abandoned" data chunk to the
-// partial_bytes_acked ... and MUST NOT advance the cwnd based on this
-// "abandoned" data chunk").
+// abandonRec takes one chunk out of flight without crediting cwnd (A2).
 func (s *sender) abandonRec(r *record) {
 	was, ok := s.ledger.abandoned(r)
 	if !ok {
@@ -261,9 +229,9 @@ func (s *sender) abandonRec(r *record) {
 	s.stats.AbandonedChunks++
 }
 
-// report records m as failed for takeFailed and counts it. Every one is
-// kept: the association takes them after each packet, timer or call, so
-// they are at most what its send buffer held.
+// report records m as failed for takeFailed. Every one is kept: the
+// association takes them after each step, so they are bounded by the send
+// buffer.
 func (a *abandoner) report(m *message, sent bool) {
 	m.bits |= msgDrained // Drain must not report it again
 	p := m.policy()
@@ -273,9 +241,7 @@ func (a *abandoner) report(m *message, sent bool) {
 		Payload: append([]byte(nil), m.buf...)})
 }
 
-// takeFailed calls fn for each message abandoned since the last call, in
-// order, and forgets them. The association turns them into send-failed
-// notifications.
+// takeFailed calls fn for each message abandoned since the last call.
 func (a *abandoner) takeFailed(fn func(Failed)) {
 	for i := range a.failed {
 		fn(a.failed[i])
@@ -284,12 +250,9 @@ func (a *abandoner) takeFailed(fn func(Failed)) {
 	a.failed = a.failed[:0]
 }
 
-// sweep applies the policies to the outstanding chunks (RFC 3758 section
-// 4.1 TR5: "The sending SCTP MAY evaluate the lifetime of messages at
-// anytime"): messages whose lifetime expired, or whose chunks marked for
-// retransmission reached their retransmission limit, are abandoned. It
-// runs after a SACK and a T3-rtx expiry, only when chunks of PRTTL or PRRtx
-// messages are outstanding, and only with PR-SCTP negotiated.
+// sweep abandons outstanding messages whose lifetime expired or whose
+// chunks reached their retransmission limit (RFC 3758 section 4.1 TR5),
+// only with PR-SCTP and while PRTTL or PRRtx chunks are outstanding.
 func (s *sender) sweep(now time.Time) {
 	if s.pr.timedChunks == 0 || !s.cfg.PartialReliability {
 		return
@@ -312,11 +275,9 @@ func (s *sender) sweep(now time.Time) {
 	}
 }
 
-// advance applies rule C2 of RFC 3758 section 3.5: "Try to further advance
-// the "Advanced.Peer.Ack.Point" locally, that is, to move
+// advance applies RFC 3758 section 3.5 C2: "move
 // "Advanced.Peer.Ack.Point" up as long as the chunk next in the out-queue
-// space is marked as "abandoned"". A FORWARD-TSN becomes due when it moved
-// past the cumulative ack point.
+// space is marked as "abandoned"".
 func (a *abandoner) advance(l *ledger) {
 	if a.advPeerAck.LT(l.cumAck) {
 		a.advPeerAck = l.cumAck // C1
@@ -329,29 +290,18 @@ func (a *abandoner) advance(l *ledger) {
 	}
 }
 
-// due reports whether a FORWARD-TSN (or I-FORWARD-TSN) should go out: the
-// Advanced.Peer.Ack.Point is ahead of cum, the peer's cumulative ack, and
-// a SACK, T3-rtx expiry or new abandonment called for it (C3, A5).
+// due reports whether a (I-)FORWARD-TSN should go out (C3, A5).
 func (a *abandoner) due(cum TSN) bool {
 	return a.forwardDue && a.cfg.PartialReliability && a.advPeerAck.GT(cum)
 }
 
-// appendForward appends the FORWARD-TSN chunk (I-FORWARD-TSN with I-DATA)
-// that moves the peer's cumulative TSN to the Advanced.Peer.Ack.Point,
-// using at most room bytes, and returns the packet. C4: "For each
-// "abandoned" TSN, the sender of the FORWARD TSN MUST determine if the
-// chunk has a valid stream and sequence number (i.e., it was ordered). If
-// the chunk has a valid stream and sequence number, the sender MUST
-// include the stream and sequence number in the FORWARD TSN." "Each stream
-// SHOULD only be reported once; this means that if multiple abandoned
-// messages occur in the same stream, then only the highest abandoned
-// stream sequence number is reported. If the total size of the FORWARD
-// TSN does NOT fit in a single MTU, then the sender of the FORWARD TSN
-// SHOULD lower the Advanced.Peer.Ack.Point to the last TSN that will fit
-// in a single MTU." With I-DATA every abandoned message is listed, ordered
-// or not, by stream, U flag and MID (RFC 8260 section 2.3.1). C5: "If a
-// FORWARD TSN is sent, the sender MUST assure that at least one T3-rtx
-// timer is running."
+// appendForward appends the (I-)FORWARD-TSN that moves the peer to the
+// Advanced.Peer.Ack.Point within room bytes. C4: ordered abandoned chunks
+// report their stream's highest SSN, once per stream, and the point is
+// lowered to what fits; with I-DATA every abandoned message is listed by
+// stream, U flag and MID (RFC 8260 section 2.3.1). C5: "If a FORWARD TSN
+// is sent, the sender MUST assure that at least one T3-rtx timer is
+// running."
 func (s *sender) appendForward(now time.Time, pkt []byte, room int) []byte {
 	pkt, sent := s.pr.appendForward(now, pkt, room, &s.ledger)
 	if sent && s.loss.t3.IsZero() {
@@ -361,8 +311,7 @@ func (s *sender) appendForward(now time.Time, pkt []byte, room int) []byte {
 	return pkt
 }
 
-// appendForward is AppendForward with the ledger l of the sender: it
-// reports whether it appended a chunk.
+// appendForward reports whether it appended a chunk.
 func (a *abandoner) appendForward(now time.Time, pkt []byte, room int, l *ledger) ([]byte, bool) {
 	if !a.due(l.cumAck) || room < 8 {
 		return pkt, false
@@ -420,13 +369,9 @@ func (a *abandoner) appendForward(now time.Time, pkt []byte, room int, l *ledger
 	return pkt, true
 }
 
-// afterSACK runs the PR-SCTP steps of RFC 3758 section 3.5 A4 after the
-// normal SACK processing: the policies are applied to what is outstanding,
-// then C1: "If (Advanced.Peer.Ack.Point < SackCumAck), then update
-// Advanced.Peer.Ack.Point to be equal to SackCumAck", C2 (advance), and C3:
-// "If, after step C1 and C2, the "Advanced.Peer.Ack.Point" is greater than
-// the Cumulative TSN ACK carried in the received SACK, the data sender
-// MUST send the data receiver a FORWARD TSN chunk".
+// afterSACK runs RFC 3758 section 3.5 A4 after SACK processing: the
+// policies, then C1 to C3 (a FORWARD-TSN is due when the point is beyond
+// the SACK's cumulative TSN).
 func (s *sender) afterSACK(now time.Time, sackCum TSN) {
 	if !s.cfg.PartialReliability {
 		s.pr.advPeerAck = s.ledger.cumAck
@@ -436,12 +381,9 @@ func (s *sender) afterSACK(now time.Time, sackCum TSN) {
 	s.pr.advance(&s.ledger)
 	if s.pr.advPeerAck.GT(sackCum) {
 		s.pr.forwardDue = true
-		// F2: "An implementation may wish to limit the number of duplicate
-		// FORWARD TSN chunks it sends by either only sending a duplicate
-		// FORWARD TSN every other SACK or waiting a full RTT before
-		// sending a duplicate FORWARD TSN." A SACK that arrives less than
-		// an RTT after the same FORWARD-TSN went out was sent before it
-		// arrived: the duplicate waits (T3-rtx resends it in any case).
+		// F2 allows limiting duplicate FORWARD TSNs to one per RTT: a SACK
+		// within an RTT of the same FORWARD-TSN was sent before it arrived
+		// (T3-rtx resends it in any case).
 		if s.pr.advPeerAck == s.pr.forwardSent && now.Sub(s.pr.forwardSentAt) < max(s.paths.primary.srtt, s.cfg.Granularity) {
 			s.pr.forwardDue = false
 		}

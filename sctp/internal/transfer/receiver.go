@@ -32,15 +32,13 @@ type receiver struct {
 	win     recvWindow   // the receive buffer, its window and budgets (recv_window.go)
 	reading partRead     // the message Read returned in part
 
-	// pdAlways (tests): every partial delivery check rebuilds the
-	// reassembler's candidates by looking at every stream, instead of
-	// trusting what it kept up to date as the streams changed.
+	// pdAlways (tests): rebuild the partial delivery candidates on every
+	// check.
 	pdAlways bool
 }
 
 // partRead is the message Read returned in part, without I-DATA: the next
-// Read continues it (the RFC 6458 fragment interleave level 0 of a
-// one-to-one socket) while it has parts left.
+// Read continues it (RFC 6458 fragment interleave level 0).
 type partRead struct {
 	active bool
 	sid    uint16 // its stream
@@ -66,10 +64,8 @@ func (r *receiver) init(cfg *Config, st *Stats, streams *streamTable) {
 	r.win.tune.base = cfg.RecvBuffer
 }
 
-// handleData processes one DATA chunk from the peer (RFC 9260 section 6.2
-// and 6.5). The payload is copied when the chunk is kept. An error means the
-// association must ABORT: ErrEmptyMessage ("No User Data" cause) or
-// ErrProtocolViolation.
+// handleData processes one DATA chunk (RFC 9260 sections 6.2, 6.5); an
+// error means the association must ABORT.
 func (r *receiver) handleData(now time.Time, d *Data) (Verdict, error) {
 	defer r.syncBudget()
 	r.stats.DataChunksReceived++
@@ -92,21 +88,17 @@ func (r *receiver) handleData(now time.Time, d *Data) (Verdict, error) {
 	return Accepted, nil
 }
 
-// admit applies the RFC 9260 section 6.2 receive rules that DATA and I-DATA
-// share (the I bit, No User Data, duplicates, the TSN window, the full
-// window, gaps, the stream id) to a chunk of TSN t carrying n user bytes on
-// stream sid. id is the I-DATA chunk, nil for DATA; it decides which
-// fragment the full-window exception for partial delivery accepts. ok reports
-// whether the chunk's TSN was taken and its fragment must be added; otherwise
-// v and err are the answer to the chunk.
+// admit applies the section 6.2 receive rules DATA and I-DATA share to a
+// chunk of TSN t with n user bytes on stream sid (id: the I-DATA chunk, nil
+// for DATA). ok reports whether the TSN was taken and the fragment must be
+// added; otherwise v and err answer the chunk.
 func (r *receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Verdict, ok bool, err error) {
 	if flags&chunk.FlagImmediate != 0 {
 		r.acks.immediate = true
 	}
 	if n == 0 {
-		// 6.2: "If an endpoint receives a DATA chunk with no user data
-		// (i.e., the Length field is set to 16), it SHOULD send an ABORT
-		// chunk with a "No User Data" error cause."
+		// 6.2: a DATA chunk with no user data "SHOULD send an ABORT chunk with
+		// a "No User Data" error cause."
 		r.stats.EmptyData++
 		return Dropped, false, ErrEmptyMessage
 	}
@@ -126,9 +118,7 @@ func (r *receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 	r.tsns.add(t)
 	r.acks.newData = true
 	if r.tsns.hasGaps() || t != r.tsns.cum {
-		// 6.7: "If the endpoint detects a gap in the received DATA chunk
-		// sequence, it SHOULD send a SACK chunk with Gap Ack Blocks
-		// immediately."
+		// 6.7: on a gap, "send a SACK chunk with Gap Ack Blocks immediately."
 		r.acks.dueNow = true
 	}
 	if int(sid) >= r.cfg.InStreams {
@@ -138,28 +128,22 @@ func (r *receiver) admit(t TSN, flags uint8, sid uint16, n int, id *IData) (v Ve
 	return Accepted, true, nil
 }
 
-// fitOverFullWindow decides about a chunk of TSN t carrying n user bytes
-// on stream sid (id for I-DATA) that does not fit the receive window, and
-// reports whether it is accepted after all. 6.2: "When the receiver's
-// advertised window is 0, the receiver MUST drop any new incoming DATA
-// chunk with a TSN larger than the largest TSN received so far. Also, if
-// the new incoming DATA chunk holds a TSN value less than the largest TSN
-// received so far, then the receiver SHOULD drop the largest TSN held for
-// reordering and accept the new incoming DATA chunk. In either case, if
-// such a DATA chunk is dropped, the receiver MUST immediately send back a
-// SACK chunk".
+// fitOverFullWindow decides whether a chunk that does not fit the receive
+// window is accepted after all. 6.2: "When the receiver's advertised
+// window is 0, the receiver MUST drop any new incoming DATA chunk with a
+// TSN larger than the largest TSN received so far. Also, if the new
+// incoming DATA chunk holds a TSN value less than the largest TSN received
+// so far, then the receiver SHOULD drop the largest TSN held for
+// reordering and accept the new incoming DATA chunk."
 func (r *receiver) fitOverFullWindow(t TSN, sid uint16, n int, id *IData) bool {
 	r.acks.dueNow = true
 	r.checkPartial()
 	if r.partialWants(t, sid, id) && r.counts.Held+n <= r.win.capacity+r.cfg.MTU &&
 		r.counts.Charged+chunkCost(n) <= r.win.memLimit+chunkCost(r.cfg.MTU) {
-		// The next fragment of a message in partial delivery, with all of
-		// its stream delivered so far read: accept it (at most one chunk
-		// over the window, which the stream's waiting reader takes at
-		// once). The messages waiting behind the partial delivery (or on
-		// streams nobody reads) would otherwise keep the window shut for
-		// good: a deliberate exception to the MUST above, which assumes
-		// held data can always drain.
+		// The next fragment of a message in partial delivery whose stream's
+		// reader waits: accept it (at most one chunk over the window), or the
+		// messages behind it would keep the window shut for good. A deliberate
+		// exception to the MUST above, which assumes held data can drain.
 		r.stats.PartialOverrun++
 		return true
 	}
@@ -176,19 +160,15 @@ func (r *receiver) fitOverFullWindow(t TSN, sid uint16, n int, id *IData) bool {
 		r.stats.DroppedReneged++
 	}
 	if r.held()+n > r.win.capacity+r.cfg.MTU || r.charged()+chunkCost(n) > r.win.memLimit+chunkCost(r.cfg.MTU) {
-		// Nothing held above t could go (all of it is delivered and waits
-		// for the reader): at most one chunk's overrun.
+		// Nothing above t could go: at most one chunk's overrun.
 		r.stats.DroppedWindow++
 		return false
 	}
 	return true
 }
 
-// partialWants reports whether the chunk (id, or DATA of TSN t on stream
-// sid when id is nil) is the next fragment of a message in partial
-// delivery, with all its stream delivered so far read (the stream's reader
-// waits for it). DATA fragments of one message have consecutive TSNs;
-// I-DATA fragments go by MID and FSN.
+// partialWants reports whether the chunk is the next fragment of a message
+// in partial delivery whose stream was read up to it.
 func (r *receiver) partialWants(t TSN, sid uint16, id *IData) bool {
 	if int(sid) >= r.cfg.InStreams || r.reasm.PeekStream(sid) != nil {
 		return false
@@ -201,27 +181,17 @@ func (r *receiver) partialWants(t TSN, sid uint16, id *IData) bool {
 }
 
 // checkPartial starts partial delivery when the held bytes reach the
-// partial delivery point and some of them wait for reassembly or ordering:
-// a message too large for the buffer must start to leave before it is
-// complete. The reassembler picks a message on a stream with nothing ready
-// for its reader (a stream with data ready frees window when it is read),
-// so one stream whose reader is busy or absent does not keep the others'
-// large messages from starting.
+// partial delivery point and some wait for reassembly or ordering. The
+// reassembler picks a stream with nothing ready for its reader, so one
+// busy or absent reader does not block the others' large messages; it
+// keeps the candidates up to date, so a check costs O(log n) in the
+// streams whatever the peer sends.
 //
-// A DATA message whose next TSN arrived before the partial delivery began,
-// holding another message, will not complete: fragments of a message have
-// consecutive TSNs (RFC 9260 section 6.9), so the sender gave up its rest
-// before sending it (PR-SCTP). Linux 6.1 does that without a FORWARD-TSN
-// when the fragments it sent were all acknowledged (a lifetime that
-// expires between fragments). The partial delivery ends at once, with the
-// Aborted marker after the parts, instead of waiting for good.
-//
-// The reassembler keeps the streams partial delivery can start on as they
-// change (interleave.Reassembler.Partial),
-// so a check costs O(log n) in the streams whatever the peer sends: a peer
-// spreading first fragments over every stream, or a reader behind on many
-// streams, does not cost a walk over every stream in use for each DATA
-// chunk and each read.
+// A DATA message whose next TSN arrived before the partial delivery began
+// will not complete (fragments have consecutive TSNs, RFC 9260 section
+// 6.9): its sender gave up the rest, as Linux does without a FORWARD-TSN
+// when a lifetime expires between fragments. That partial delivery ends at
+// once with the Aborted marker.
 func (r *receiver) checkPartial() {
 	h := r.counts.Held
 	if (h < r.win.pdPoint && r.counts.Charged < r.win.memLimit/2) || h <= r.counts.Ready {
@@ -252,14 +222,12 @@ func (r *receiver) readable() bool {
 // readableStream reports whether ReadStream(sid) would return data.
 func (r *receiver) readableStream(sid uint16) bool { return r.reasm.PeekStream(sid) != nil }
 
-// appendReadable appends to dst the inbound streams that got data to read
-// since its last call (each once; a stream may have been read empty since)
-// and returns the extended slice. A shell wakes the readers of those
-// streams only.
+// appendReadable appends the inbound streams that got data since its last
+// call (a stream may have been read empty since).
 func (r *receiver) appendReadable(dst []uint16) []uint16 { return r.reasm.AppendReadable(dst) }
 
-// continuing returns the stream of the message a Read returned in part, as
-// long as that message has parts left (without I-DATA only).
+// continuing returns the stream of the message a Read returned in part
+// while it has parts left (without I-DATA).
 func (r *receiver) continuing() (uint16, bool) {
 	if !r.reading.active {
 		return 0, false
@@ -275,20 +243,15 @@ func (r *receiver) continuing() (uint16, bool) {
 	return 0, false
 }
 
-// read copies delivered user data into p, taking messages of all streams
-// in the order they became deliverable: at most one message per call, in
-// parts when the message is larger than p (info.EOR marks the last part).
-// It returns ErrWouldBlock when nothing is ready. Reading frees receive
-// window; when the window opened enough since the last SACK, a
-// window-update SACK becomes due.
+// read copies delivered user data into p, one message per call in the
+// order messages became deliverable, in parts when larger than p. Reading
+// may make a window-update SACK due.
 //
-// Without I-DATA, a message returned in part is continued by the next Read
-// even when other streams' messages became deliverable meanwhile (RFC 6458
-// fragment interleave level 0), unless ReadStream read it to its end.
-// With I-DATA the parts of messages in partial delivery on several streams
-// may alternate between reads (level 2): info names the message of each
-// part (SID, Unordered, MID). A partial delivery aborted by an
-// I-FORWARD-TSN reads as an empty part with info.Aborted.
+// Without I-DATA a message returned in part is continued by the next Read
+// (RFC 6458 fragment interleave level 0) unless ReadStream finished it.
+// With I-DATA parts of messages on several streams may alternate (level
+// 2); a partial delivery aborted by an I-FORWARD-TSN reads as an empty part
+// with info.Aborted.
 func (r *receiver) read(p []byte) (n int, info RecvInfo, err error) {
 	var f *interleave.Frag
 	if sid, ok := r.continuing(); ok {
@@ -307,10 +270,8 @@ func (r *receiver) read(p []byte) (n int, info RecvInfo, err error) {
 	return n, info, nil
 }
 
-// readStream is Read for inbound stream sid only: it returns the next
-// message (or part) of that stream whatever the other streams hold, and
-// ErrWouldBlock when the stream has nothing ready. A message partly read
-// by Read continues here, and the other way round.
+// readStream is read for inbound stream sid only; a message partly read by
+// read continues here, and the other way round.
 func (r *receiver) readStream(sid uint16, p []byte) (n int, info RecvInfo, err error) {
 	f := r.reasm.PeekStream(sid)
 	if f == nil {
@@ -321,9 +282,8 @@ func (r *receiver) readStream(sid uint16, p []byte) (n int, info RecvInfo, err e
 	return n, info, nil
 }
 
-// readFrom reads the message part that starts at f, the head of its
-// stream's delivery queue, into p: the fragments of f's message queued in
-// a row, up to p's size.
+// readFrom reads into p the fragments of f's message queued in a row from
+// f, the head of its stream's delivery queue.
 func (r *receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo) {
 	defer r.syncBudget()
 	sid, first := f.SID, f.FirstTSN

@@ -10,24 +10,17 @@ import (
 // IData is an I-DATA chunk (RFC 8260 section 2.1) as the engine takes it.
 type IData = chunk.IData
 
-// wrongVariant answers a DATA chunk on an association that negotiated
-// I-DATA, or an I-DATA chunk on one that did not. RFC 8260 section 2.2.3:
-// "If I-DATA support has been negotiated for an association, the
-// reception of a DATA chunk is a violation of the above rules and
-// therefore the receiver of the DATA chunk MUST abort the association by
-// sending an ABORT chunk. The ABORT chunk MAY include the 'Protocol
-// Violation' error cause. The same applies if I-DATA support has not been
-// negotiated for an association and an I-DATA chunk is received."
+// wrongVariant answers DATA on an association that negotiated I-DATA, or
+// I-DATA on one that did not (RFC 8260 section 2.2.3: "MUST abort the
+// association").
 func (r *receiver) wrongVariant() (Verdict, error) {
 	return Dropped, ErrProtocolViolation
 }
 
-// handleIData processes one I-DATA chunk from the peer (RFC 8260 section
-// 2.2.3 with the TSN, window and SACK rules of RFC 9260 section 6.2, as
-// HandleData). On an association without I-DATA it returns
-// ErrProtocolViolation (ABORT). The window-full exception for the next
-// fragment of a message in partial delivery goes by MID and FSN, since
-// I-DATA fragments of one message need not have consecutive TSNs.
+// handleIData processes one I-DATA chunk (RFC 8260 section 2.2.3 with the
+// rules of RFC 9260 section 6.2). The full-window exception for partial
+// delivery goes by MID and FSN: I-DATA fragments of one message need not
+// have consecutive TSNs.
 func (r *receiver) handleIData(now time.Time, d *IData) (Verdict, error) {
 	defer r.syncBudget()
 	r.stats.DataChunksReceived++
@@ -48,11 +41,10 @@ func (r *receiver) handleIData(now time.Time, d *IData) (Verdict, error) {
 	return Accepted, nil
 }
 
-// forwardTo moves the cumulative TSN to newCum (a FORWARD-TSN or
-// I-FORWARD-TSN, RFC 3758 section 3.6), forgetting the received marks up
-// to it, then over every TSN in sequence after it. It reports false for
-// a newCum at or behind the cumulative TSN: "the data receiver MUST treat
-// this FORWARD TSN as out-of-date and MUST NOT update its Cumulative TSN".
+// forwardTo moves the cumulative TSN to newCum (RFC 3758 section 3.6),
+// then over every TSN in sequence after it. It reports false for a newCum
+// at or behind the cumulative TSN, which "MUST NOT update its Cumulative
+// TSN".
 func (m *tsnMap) forwardTo(newCum TSN) bool {
 	if !newCum.GT(m.cum) {
 		return false
@@ -86,14 +78,10 @@ func (m *tsnMap) forwardTo(newCum TSN) bool {
 }
 
 // handleIForwardTSN processes an I-FORWARD-TSN chunk (RFC 8260 section
-// 2.3): entries are validated (length 8 + 8k, streams in range: else the
-// chunk is discarded and the error returned, as Linux does), the
-// cumulative TSN moves to the new one, skipped messages leave the
-// reassembler (partial deliveries of skipped messages end: the reader
-// sees RecvInfo.Aborted) and a SACK is due at once. On an association
-// without I-DATA it returns ErrProtocolViolation: RFC 8260 section 2.3.1,
-// "The I-FORWARD-TSN chunk MUST be used in combination with the I-DATA
-// chunk and MUST NOT be used in combination with the DATA chunk."
+// 2.3): an invalid one is discarded and the error returned, as Linux does;
+// otherwise the cumulative TSN moves, skipped messages leave the
+// reassembler and a SACK is due at once. Without I-DATA it is
+// ErrProtocolViolation (section 2.3.1).
 func (r *receiver) handleIForwardTSN(now time.Time, c chunk.Chunk) error {
 	defer r.syncBudget()
 	r.stats.ForwardTSNsIn++
@@ -118,10 +106,9 @@ func (r *receiver) handleIForwardTSN(now time.Time, c chunk.Chunk) error {
 	return nil
 }
 
-// followFSN sets the I-DATA sender's FSN numbering from Config.Extensions.InterleaveFSN:
-// Linux's with FSNLinux, RFC 8260's with FSNRFC, and with FSNAuto RFC
-// 8260's until the receiver sees the peer number its fragments Linux's
-// way (then Linux's, which is all a Linux receiver reassembles).
+// followFSN sets the I-DATA sender's FSN numbering from
+// Config.InterleaveFSN; FSNAuto uses RFC 8260's until the peer is seen
+// numbering Linux's way.
 func (s *sender) followFSN(r *receiver) {
 	f, ok := s.frame.(*interleave.IDataFramer)
 	if !ok {

@@ -6,14 +6,12 @@ import (
 	"github.com/usctp/usctp/sctp/chunk"
 )
 
-// SACK scheduling (RFC 9260 section 6.2): a SACK for at least every
-// second packet with DATA, within the delayed-SACK timeout of any
-// unacknowledged DATA, at once for a gap, a duplicate, a DATA chunk with
-// the I bit (RFC 7053) or a window update, and once per receive batch
-// rather than per packet pair.
+// SACK scheduling (RFC 9260 section 6.2): at least every second packet
+// with DATA, within the delayed-SACK timeout, at once for a gap, a
+// duplicate, the I bit (RFC 7053) or a window update, and once per
+// receive batch.
 
-// sackSchedule is when the receiver's next SACK is due and the duplicates
-// it reports.
+// sackSchedule is when the next SACK is due and the duplicates it reports.
 type sackSchedule struct {
 	dups      []TSN      // duplicate TSNs to report
 	gaps      []GapBlock // Gap Ack Blocks of the SACK being built, reused
@@ -25,16 +23,15 @@ type sackSchedule struct {
 	batchDue  bool       // the every-second-packet SACK became due in it
 	immediate bool       // the current packet had a DATA with the I bit
 	// muted: no SACK until DATA moves the cumulative TSN past mutedAt
-	// (after an SSN/TSN reset we performed, receiver.resetTSN).
+	// (receiver.resetTSN).
 	muted   bool
 	mutedAt TSN
 }
 
-// endPacket tells the receiver that the DATA chunks of one packet were all
-// handled; it schedules the SACK: "An acknowledgement SHOULD be generated
-// for at least every second packet ... received and SHOULD be generated
-// within 200 ms of the arrival of any unacknowledged DATA chunk" (6.2), or
-// at once for a DATA chunk with the I bit (RFC 7053).
+// endPacket schedules the SACK after the DATA chunks of one packet: "An
+// acknowledgement SHOULD be generated for at least every second packet
+// ... and SHOULD be generated within 200 ms of the arrival of any
+// unacknowledged DATA chunk" (6.2).
 func (r *receiver) endPacket(now time.Time) {
 	if r.acks.immediate {
 		r.acks.dueNow = true
@@ -61,18 +58,11 @@ func (r *receiver) endPacket(now time.Time) {
 	}
 }
 
-// beginBatch opens a receive batch: the packets that follow, up to
-// EndBatch, arrived together (one recvmmsg call, whose datagrams the
-// kernel may have coalesced with GRO) and count as one reception event
-// for the rule "An acknowledgement SHOULD be generated for at least every
-// second packet" (RFC 9260 section 6.2): the SACK that rule asks for goes
-// out once, at EndBatch, and acknowledges the whole batch. Per-packet
-// SACKs would leave in the same write at the end of the batch anyway,
-// each older than the last; one SACK carries the same information in one
-// packet instead of one per two, as TCP acknowledges a GRO super-packet
-// once. SACKs due at once for other reasons (a gap, a duplicate, the I
-// bit, the first DATA) are not held, so loss recovery sees a SACK per
-// packet, as it does without a batch.
+// beginBatch opens a receive batch: the packets up to EndBatch arrived
+// together (one recvmmsg, maybe GRO-coalesced) and count as one reception
+// for the every-second-packet rule, so one SACK acknowledges the batch, as
+// TCP acknowledges a GRO super-packet once. SACKs due at once for other
+// reasons are not held, so loss recovery is unchanged.
 func (r *receiver) beginBatch() { r.acks.inBatch = true }
 
 // endBatch closes the receive batch and reports whether a SACK is due.
@@ -90,17 +80,13 @@ func (a *sackSchedule) due(now time.Time) bool {
 	return a.dueNow || (!a.deadline.IsZero() && !now.Before(a.deadline))
 }
 
-// pending reports whether DATA arrived that no SACK has acknowledged yet
-// (a SACK is due or delayed), or duplicates wait to be reported: such a
-// SACK may ride on outbound DATA before it is due.
+// pending is Engine.SACKPending.
 func (a *sackSchedule) pending() bool {
 	return a.dueNow || !a.deadline.IsZero() || len(a.dups) > 0
 }
 
-// duplicate notes a duplicate of TSN t for the next SACK, which is due at
-// once. 6.2: "When a packet arrives with duplicate DATA chunk(s) and with
-// no new DATA chunk(s), the endpoint MUST immediately send a SACK chunk
-// with no delay." Every duplicate is answered at once.
+// duplicate notes a duplicate for the next SACK, due at once (6.2: "the
+// endpoint MUST immediately send a SACK chunk with no delay").
 func (a *sackSchedule) duplicate(t TSN) {
 	if len(a.dups) < maxDupTSNs {
 		a.dups = append(a.dups, t)
@@ -116,17 +102,14 @@ func (a *sackSchedule) clear() {
 	a.deadline = time.Time{}
 }
 
-// appendSACK appends a SACK chunk reporting the TSN map (cumulative TSN,
-// Gap Ack Blocks, duplicate TSNs) and the receive window to pkt, using at
-// most room bytes (blocks and duplicates that do not fit are left out), and
-// returns the extended packet. It clears the SACK schedule.
+// appendSACK appends a SACK chunk within room bytes (blocks and duplicates
+// that do not fit are left out) and clears the schedule.
 func (r *receiver) appendSACK(now time.Time, pkt []byte, room int) []byte {
 	if room < sackHeaderLen {
 		return pkt
 	}
 	if r.acks.muted {
 		if r.tsns.cum == r.acks.mutedAt {
-			// After an SSN/TSN reset we performed: see resetTSN.
 			r.acks.clear()
 			return pkt
 		}

@@ -6,61 +6,41 @@ import (
 	"github.com/usctp/usctp/stream"
 )
 
-// Stream reconfiguration (RFC 6525), the sending side: the association
-// runs the RE-CONFIG exchange; the sender resets the numbering of its
-// outbound streams, holds back the messages written after an outgoing
-// reset began, adds streams, and performs its part of an SSN/TSN reset.
-// The receiving side is in receiver_reconf.go.
+// Stream reconfiguration (RFC 6525), the sending side: resetting outbound
+// stream numbering, holding back messages written after an outgoing reset
+// began, adding streams, and the sender's part of an SSN/TSN reset. The
+// receiving side is in receiver_reconf.go.
 //
-// Outgoing resets cost no walk over the streams: a peer's Incoming SSN
-// Reset Request or SSN/TSN Reset Request naming every stream makes us
-// reset all of ours, once per request. What a request must look at is kept
-// as the sender works, each piece paid for once by the write or the cut
-// that caused it:
+// A request naming every stream costs no walk over the streams; what it
+// needs is kept as the sender works, paid for once by the write or cut that
+// caused it:
 //
-//   - reconfTracker.numbered lists the streams whose numbering moved
-//     since the last reset of every stream: Out records' MID and MIDUO
-//     move only in sender.cut, the one caller of Framer.NewMessage, which
-//     lists the stream. resetNumbering(nil) resets those; every other
-//     record reads 0 already.
-//   - reconfTracker.streamsLeft counts the streams being reset that still
-//     have a message from before the reset (arrival number before from)
-//     not fully cut: all streams with messages queued when every stream
-//     is reset (sendQueue.queuedStreams), the named ones with messages
-//     otherwise. A stream leaves the count when such a message leaves the
-//     head of its queue (headGone). The request may leave once it is 0.
-//   - A stream being reset is blocked (stream.ResetPending) only when it
-//     would start a message written after the reset began (Queue,
-//     AppendData), and listed in blocked for finishOutgoingReset to
-//     reopen; a named stream with nothing queued is blocked at once.
+//   - numbered lists the streams whose numbering moved (only sender.cut
+//     moves it) since the last reset of every stream.
+//   - streamsLeft counts the streams being reset that still have a message
+//     from before the reset not fully cut; the request may leave at 0.
+//   - A stream being reset is blocked only when it would start a message
+//     written after the reset began, and listed in blocked to reopen.
 //   - sendQueue.partlyCut counts the streams whose head message is partly
 //     cut (readyForTSNReset).
 
-// reconfTracker is the sender's RFC 6525 state: the outgoing reset under
-// way, the streams numbered since the last reset of every stream, and the
-// SSN/TSN reset that moved the TSNs.
+// reconfTracker is the sender's RFC 6525 state.
 type reconfTracker struct {
-	// all: an outgoing reset of every stream is under way; from, the
-	// arrival number of the first message written after it began (it
-	// and later messages of the streams being reset wait); streamsLeft,
-	// the streams being reset that still have a message from before it
-	// not fully cut; blocked, the streams it blocked (reopened at its
-	// end).
+	// all: a reset of every stream is under way; from: the arrival number
+	// of the first message written after it began; streamsLeft and blocked:
+	// see above.
 	all         bool
 	from        uint32
 	streamsLeft int
 	blocked     []uint16
-	// numbered lists the streams whose numbering may have moved since the
-	// last reset of every stream (outSide.numbered).
+	// numbered: see above (outSide.numbered).
 	numbered []uint16
-	// tsnResetOut: our SSN/TSN Reset Request is out (Engine.BeginTSNReset):
-	// a SACK acknowledging TSNs beyond those sent is taken as one the peer
-	// sent in the new numbering after performing it, its answer lost or
-	// overtaken, and dropped as stale rather than answered with ABORT.
+	// tsnResetOut: our SSN/TSN Reset Request is out: a SACK beyond what we
+	// sent is taken as one in the peer's new numbering (its answer lost or
+	// overtaken) and dropped as stale rather than aborting.
 	tsnResetOut bool
 	// tsnMoved: an SSN/TSN reset moved the next TSN; cumBeforeMove is the
-	// cumulative TSN ack point before it, kept while SACKs from before it
-	// may arrive (beforeTSNReset).
+	// cumulative ack before it (beforeTSNReset).
 	tsnMoved      bool
 	cumBeforeMove TSN
 }
@@ -68,21 +48,16 @@ type reconfTracker struct {
 // seqLT compares message arrival numbers (serial).
 func seqLT(a, b uint32) bool { return int32(a-b) < 0 }
 
-// holds reports whether st, a stream with messages queued, is being reset
-// and its head message was written after the reset began: it must not
-// start until the reset ends. A partly cut head is always older.
+// holds reports whether st is being reset and its head message was written
+// after the reset began, so it must wait.
 func (rt *reconfTracker) holds(st *outSide) bool {
 	return (rt.all || st.resetting) && !seqLT(st.head.seq, rt.from)
 }
 
-// ready reports whether every stream of the outgoing reset under way has
-// sent what was written to it before, so that nothing more of the old
-// numbering is to come. It costs O(1).
+// ready reports whether the streams being reset sent all their old data.
 func (rt *reconfTracker) ready() bool { return rt.streamsLeft == 0 }
 
-// headGone keeps the count of the streams of the reset under way with a
-// message from before it left to cut, after m left the head of stream
-// st's queue (fully cut, or given up).
+// headGone updates streamsLeft after m left the head of st's queue.
 func (rt *reconfTracker) headGone(st *outSide, m *message) {
 	if rt.streamsLeft > 0 && (rt.all || st.resetting) && seqLT(m.seq, rt.from) &&
 		(st.head == nil || !seqLT(st.head.seq, rt.from)) {
@@ -90,19 +65,16 @@ func (rt *reconfTracker) headGone(st *outSide, m *message) {
 	}
 }
 
-// noteNumbered lists stream sid (st) in numbered: its numbering is about to
-// move.
+// noteNumbered lists stream sid as numbered.
 func (rt *reconfTracker) noteNumbered(st *outSide, sid uint16) {
 	st.numbered = true
 	rt.numbered = append(rt.numbered, sid)
 }
 
 // beforeTSNReset reports whether cum, a SACK's cumulative TSN ack, belongs
-// to the TSNs used before an SSN/TSN reset moved the next TSN (by 2^31
-// when the peer follows RFC 6525 section 5.2.4 G1): a SACK delayed in the
-// network that must be dropped as stale, not taken as acknowledging TSNs
-// never sent. Once the new numbering has gone 2^29 TSNs on from ourCum,
-// the cumulative TSN ack point, the old numbers are forgotten.
+// to the numbering before an SSN/TSN reset moved the next TSN (by 2^31
+// under RFC 6525 section 5.2.4 G1): a delayed SACK to drop as stale. The
+// old numbers are forgotten once the new ones have gone 2^29 on.
 func (rt *reconfTracker) beforeTSNReset(cum, ourCum TSN) bool {
 	if !rt.tsnMoved {
 		return false
@@ -114,19 +86,14 @@ func (rt *reconfTracker) beforeTSNReset(cum, ourCum TSN) bool {
 	return rt.cumBeforeMove.Sub(cum) < 1<<30
 }
 
-// beginOutgoingReset starts an outgoing reset of streams sids (every
-// stream when empty), for an Outgoing SSN Reset Request: the messages
-// already written to them still go out with the old numbering (a message
-// partly sent included), later ones wait until finishOutgoingReset.
-// reconfTracker.ready says when the request may leave. It costs
-// O(len(sids)), O(1) for every stream.
+// beginOutgoingReset is Engine.BeginOutgoingReset, in O(len(sids)), O(1)
+// for every stream.
 func (s *sender) beginOutgoingReset(sids []uint16) {
 	rt := &s.resets
 	rt.from = s.queue.nextArrival
 	rt.blocked = rt.blocked[:0]
 	if len(sids) == 0 {
-		// Streams never used yet are blocked as they start (Queue);
-		// the others as they reach a message written from now on.
+		// Streams are blocked as they reach a message written from now on.
 		rt.all = true
 		rt.streamsLeft = s.queue.queuedStreams
 		return
@@ -149,8 +116,7 @@ func (s *sender) beginOutgoingReset(sids []uint16) {
 	}
 }
 
-// blockForReset blocks stream sid, being reset with nothing from before
-// the reset left to cut, until finishOutgoingReset.
+// blockForReset blocks stream sid until finishOutgoingReset.
 func (s *sender) blockForReset(sid uint16) {
 	if o := s.streams.Out(sid); o.State == stream.Open {
 		o.State = stream.ResetPending
@@ -159,11 +125,8 @@ func (s *sender) blockForReset(sid uint16) {
 	s.queue.sched.Block(sid)
 }
 
-// finishOutgoingReset ends an outgoing reset: the streams restart their
-// numbering at 0 when the peer performed it (resetNumbering) and send
-// again. It costs O(len(sids)) and, for every stream, O(1) plus one step
-// per stream the reset blocked or numbered since the last such reset (each
-// paid for by the message that caused it).
+// finishOutgoingReset is Engine.FinishOutgoingReset; for every stream it
+// costs one step per stream blocked or numbered since the last such reset.
 func (s *sender) finishOutgoingReset(sids []uint16, performed bool) {
 	if performed {
 		s.resetNumbering(sids)
@@ -193,9 +156,8 @@ func (s *sender) finishOutgoingReset(sids []uint16, performed bool) {
 	rt.all, rt.streamsLeft = false, 0
 }
 
-// trimList empties l, a list of stream ids, keeping its array unless it
-// grew large (a list of every stream is 128 KiB): a burst of streams used
-// once does not hold that memory for the association's life.
+// trimList empties a list of stream ids, dropping its array when large (a
+// list of every stream is 128 KiB).
 func trimList(l []uint16) []uint16 {
 	if cap(l) > maxKeptList {
 		return nil
@@ -206,12 +168,9 @@ func trimList(l []uint16) []uint16 {
 // maxKeptList is the most stream ids an emptied list keeps room for.
 const maxKeptList = 1024
 
-// resetNumbering restarts the numbering of outbound streams sids (every
-// stream when sids is empty) at 0: the SSN, or with I-DATA (RFC 8260,
-// where the resets of RFC 6525 act on the MID) both the ordered and the
-// unordered MID. Ids out of range are skipped. Every stream costs one step
-// per stream numbered since the last reset of every stream
-// (reconfTracker.numbered), not one per stream in use.
+// resetNumbering restarts outbound streams sids (all when empty) at SSN 0,
+// or with I-DATA both MIDs (RFC 8260). For all streams it walks only the
+// numbered list.
 func (s *sender) resetNumbering(sids []uint16) {
 	n := s.streams.OutCount()
 	if len(sids) == 0 {
@@ -235,9 +194,7 @@ func (s *sender) resetNumbering(sids []uint16) {
 	}
 }
 
-// addOutgoing adds n outbound streams for an Add Outgoing Streams Request
-// (RFC 6525 section 4.5). They cannot carry data until finishAddOutgoing
-// says the peer performed the request. It returns the first new stream id.
+// addOutgoing is Engine.AddOutgoing.
 func (s *sender) addOutgoing(n uint16) (first uint16, err error) {
 	first, err = s.streams.AddOut(n)
 	if err != nil {
@@ -246,9 +203,7 @@ func (s *sender) addOutgoing(n uint16) (first uint16, err error) {
 	return first, nil
 }
 
-// finishAddOutgoing ends the pending addOutgoing: when performed the new
-// streams open (numbered from 0) and the scheduler learns the new count;
-// otherwise they are removed again. It returns the outbound stream count.
+// finishAddOutgoing is Engine.FinishAddOutgoing.
 func (s *sender) finishAddOutgoing(performed bool) int {
 	s.streams.FinishAddOut(performed)
 	n := s.streams.OutCount()
@@ -259,21 +214,16 @@ func (s *sender) finishAddOutgoing(performed bool) int {
 	return n
 }
 
-// readyForTSNReset reports whether the sender can take part in an SSN/TSN
-// reset (RFC 6525 sections 5.1.4 and 5.2.4): nothing it sent is
-// unacknowledged, no FORWARD-TSN is owed and no message is partly cut into
-// chunks (its remaining fragments would carry the old stream numbering).
-// Messages queued and not yet cut do not count: they take the new
-// numbering. It costs O(1) (sendQueue.partlyCut).
+// readyForTSNReset is Engine.SenderReadyForTSNReset, in O(1). Messages not
+// yet cut do not count: they take the new numbering; a partly cut one
+// would carry the old.
 func (s *sender) readyForTSNReset() bool {
 	return s.ledger.outstanding() == 0 && !s.pr.forwardDue && s.queue.partlyCut == 0
 }
 
 // resetTSN performs the sender's part of an SSN/TSN reset (RFC 6525
-// sections 5.1.4 and 5.2.4) once readyForTSNReset: the next DATA chunk
-// carries TSN next, the cumulative TSN ack point (and the PR-SCTP
-// Advanced.Peer.Ack.Point) becomes next-1, and every outbound stream
-// numbers again from 0.
+// sections 5.1.4, 5.2.4): next is the next TSN, the ack points become
+// next-1, and outbound streams restart at 0.
 func (s *sender) resetTSN(next TSN) {
 	rt := &s.resets
 	rt.tsnResetOut = false

@@ -12,16 +12,12 @@ import (
 // scheduler returns the kind of the stream scheduler in use.
 func (s *sender) scheduler() sched.Kind { return s.queue.sched.Kind() }
 
-// switchScheduler replaces the stream scheduler by a new one of kind k, at
-// any time, with data queued (SCTP_STREAM_SCHEDULER on a live association).
-// Nothing queued is lost, duplicated or reordered within its stream: the
-// new scheduler learns every queued message in arrival order (what is left
-// of a partly sent one included), and every stream that cannot send is
-// blocked in it again. Without I-DATA a partly sent message stays pinned
-// and its remaining fragments go first. Per-stream values (priorities,
-// weights) restart from their defaults, as in Linux. Switching to the kind
-// in use also resets them. The cost is linear in the streams touched so far
-// plus n log n in the queued messages.
+// switchScheduler is Engine.SwitchScheduler. The new scheduler learns
+// every queued message in arrival order and every blocked stream, so
+// nothing is lost, duplicated or reordered; without I-DATA a partly sent
+// message stays pinned. Per-stream values restart from their defaults, as
+// in Linux. The cost is linear in the streams touched plus n log n in the
+// queued messages.
 func (s *sender) switchScheduler(k sched.Kind) error {
 	sc, err := sched.New(k, sched.Options{Interleaved: s.cfg.Interleaved, Streams: s.streams.OutCount()})
 	if err != nil {
@@ -31,10 +27,7 @@ func (s *sender) switchScheduler(k sched.Kind) error {
 	return nil
 }
 
-// replaceScheduler is SwitchScheduler with a scheduler the caller built
-// (with sched.New, for this association's stream count and I-DATA mode).
-// sc must be fresh: a scheduler that already has an active stream is
-// refused with ErrConfig.
+// replaceScheduler is Engine.ReplaceScheduler.
 func (s *sender) replaceScheduler(sc sched.Scheduler) error {
 	if sc == nil {
 		return fmt.Errorf("%w: nil scheduler", ErrConfig)
@@ -47,8 +40,8 @@ func (s *sender) replaceScheduler(sc sched.Scheduler) error {
 	return nil
 }
 
-// adopt makes sc, a fresh scheduler, the sender's: it re-enqueues the
-// backlog in arrival order and re-blocks the streams that cannot send.
+// adopt makes sc the sender's scheduler, re-enqueueing the backlog in
+// arrival order and re-blocking the streams that cannot send.
 func (s *sender) adopt(sc sched.Scheduler) {
 	for sid, o := range s.streams.Outs() {
 		if o.State != stream.Open {
@@ -59,8 +52,7 @@ func (s *sender) adopt(sc sched.Scheduler) {
 		sc.Enqueue(q.sid, q.n)
 	}
 	s.queue.sched = sc
-	// The weights restart from their defaults: so do the active
-	// streams' shares of the send buffer (streamLimit).
+	// Default weights mean default buffer shares too (streamLimit).
 	for sid, st := range s.streams.OutSides() {
 		if st.share > 0 {
 			s.queue.reshare(uint16(sid))
@@ -68,19 +60,16 @@ func (s *sender) adopt(sc sched.Scheduler) {
 	}
 }
 
-// queued is one queued message as a scheduler switch sees it: age is how
-// many messages arrived after it, n what is left of it to send.
+// queued is one queued message for a scheduler switch: age is how many
+// messages arrived after it, n what is left to send.
 type queued struct {
 	age uint32
 	sid uint16
 	n   int
 }
 
-// backlog returns every queued message, oldest first (a partly sent one
-// with what is left of it). Within a stream the queue is already in
-// arrival order; across streams the messages are put in order by their
-// arrival numbers, directly by age when the ages are dense (linear), else
-// by sorting.
+// backlog returns every queued message, oldest first: by slotting the ages
+// when they are dense (linear), else by sorting.
 func (s *sender) backlog() []queued {
 	var out []queued
 	var oldest uint32
@@ -112,12 +101,9 @@ func (s *sender) backlog() []queued {
 	return out
 }
 
-// setStreamValue sets the scheduler value of outbound stream sid: its
-// priority under sched.Priority (lower is served first) or its weight
-// under sched.WFQ (1 to 65535); the other schedulers accept and ignore it.
-// It fails with ErrStreamID for a stream outside the negotiated range and
-// with an error matching sched.ErrValue for an invalid value. Values last
-// until the next scheduler switch.
+// setStreamValue is Engine.SetStreamValue: a priority under
+// sched.Priority (lower first), a weight under sched.WFQ (1 to 65535),
+// ignored by the others. Values last until the next scheduler switch.
 func (s *sender) setStreamValue(sid uint16, v uint16) error {
 	if err := s.checkStream(sid); err != nil {
 		return err
@@ -130,7 +116,7 @@ func (s *sender) setStreamValue(sid uint16, v uint16) error {
 }
 
 // streamValue returns the scheduler value of outbound stream sid (0 for
-// the schedulers without one), or ErrStreamID.
+// schedulers without one).
 func (s *sender) streamValue(sid uint16) (uint16, error) {
 	if err := s.checkStream(sid); err != nil {
 		return 0, err
@@ -138,13 +124,9 @@ func (s *sender) streamValue(sid uint16) (uint16, error) {
 	return s.queue.sched.Value(sid)
 }
 
-// setStreamState sets the state of outbound stream sid and tells the
-// scheduler: a stream that is not stream.Open (closed, outgoing reset
-// pending, addition pending) keeps its queued messages but is skipped, so
-// it never holds up the other streams; back to Open it competes again.
-// Without I-DATA a message already partly sent is finished first (Linux
-// only resets streams whose queues are empty anyway). Stream
-// reconfiguration (RFC 6525) changes states through here.
+// setStreamState is Engine.SetStreamState. Without I-DATA a partly sent
+// message is finished first (Linux resets only streams with empty queues
+// anyway).
 func (s *sender) setStreamState(sid uint16, st stream.State) error {
 	if err := s.checkStream(sid); err != nil {
 		return err
@@ -158,10 +140,9 @@ func (s *sender) setStreamState(sid uint16, st stream.State) error {
 	return nil
 }
 
-// streamState returns the state of outbound stream sid, or ErrStreamID.
-// A stream an outgoing reset blocks is ResetPending from when it has sent
-// everything written before the reset began, although the sender marks it
-// so only when it would start a later message (beginOutgoingReset).
+// streamState returns the state of outbound stream sid. A stream an
+// outgoing reset holds reads ResetPending once its old data is sent,
+// though it is marked so only when it would start a later message.
 func (s *sender) streamState(sid uint16) (stream.State, error) {
 	if err := s.checkStream(sid); err != nil {
 		return stream.Closed, err

@@ -3,14 +3,12 @@ package transfer
 import "github.com/usctp/usctp/sched"
 
 // The send queue: the messages written and not yet fully cut into chunks,
-// one queue per outbound stream (in the stream table's side objects), the
-// stream scheduler that picks among them, and the send buffer's limits:
-// the bytes buffered (queued or unacknowledged) against the send buffer
-// and the endpoint's send budget (sendbudget.go), the bytes not yet cut
-// against Config.Buffers.UnsentLimit, and each stream's share of them
-// (streamLimit). Writers refused by a limit are listed once there is room
-// for them (takeStreamRoom). A message leaves its stream's queue when its
-// last fragment is cut (sender.cut) or when it is given up (PR-SCTP), and
+// one queue per outbound stream, the stream scheduler that picks among
+// them, and the send buffer's limits: buffered bytes against the send
+// buffer and the endpoint's send budget, unsent bytes against
+// UnsentLimit, and each stream's share (streamLimit). Writers refused by a
+// limit are listed once there is room (takeStreamRoom). A message leaves
+// its stream's queue when its last fragment is cut or it is abandoned, and
 // the send buffer when its last chunk is acknowledged (release).
 
 // sendQueue is the send queue of one sender.
@@ -31,18 +29,15 @@ type sendQueue struct {
 	active   int // streams with unsent bytes or a refused writer (outSide.unsent > 0 or want > 0)
 	// activeWeight is the sum of the active streams' outSide.share.
 	activeWeight int
-	// writable lists the streams whose writers, refused by the stream's
-	// limit, may queue again (takeStreamRoom).
+	// writable lists the streams whose refused writers may queue again.
 	writable []uint16
 	// bufferWaiters lists the streams whose writers the send buffer
-	// refused (with ErrStreamFull); bufferWaitMin is the smallest message
-	// they wait to queue (0: none waits). release lists them in writable
-	// once it fits.
+	// refused; bufferWaitMin is the smallest message they wait to queue (0:
+	// none).
 	bufferWaiters []uint16
 	bufferWaitMin int
 	// queuedStreams counts the streams with messages queued, partlyCut
-	// those whose head message is partly cut (stream resets,
-	// reconf_tracker.go, read both).
+	// those whose head message is partly cut (for stream resets).
 	queuedStreams int
 	partlyCut     int
 }
@@ -53,11 +48,9 @@ func (q *sendQueue) init(cfg *Config, streams *streamTable, paths *pathSet) {
 	q.budget = cfg.SendBudget
 }
 
-// add appends a copy of payload to stream sid's queue (st) when the send
-// buffer's limits admit it, and returns nil, or the error Queue returns
-// (see sender.queueMessage). A writer refused for its stream's sake is
-// remembered, so that takeStreamRoom lists the stream once the message
-// fits.
+// add appends a copy of payload to stream sid's queue when the limits
+// admit it, else returns Queue's error; a writer refused for its stream
+// is remembered for takeStreamRoom.
 func (q *sendQueue) add(st *outSide, sid uint16, ppid uint32, unordered bool, payload []byte, perStream bool) error {
 	n := len(payload)
 	if perStream && st.unsent > 0 && st.unsent+n > q.streamLimit(st) {
@@ -72,16 +65,11 @@ func (q *sendQueue) add(st *outSide, sid uint16, ppid uint32, unordered bool, pa
 		if !perStream {
 			return ErrWouldBlock
 		}
-		// The writer waits for its stream, not for the association:
-		// it counts among the streams sharing the buffer, so the
-		// others' shares shrink, and the stream is listed in writable
-		// once its message fits (listBufferWaitersIfRoom), not only
-		// once half the buffer is free, which writers refilling their
-		// streams as they drain may never leave. The same holds for a
-		// stream with nothing queued when the streams' unsent bytes
-		// together are at their bound (unsentFull): its first message,
-		// which the stream's own limit always admits, would take the
-		// queue past it.
+		// The writer waits for its stream, not the association: it counts
+		// among the streams sharing the buffer and is listed once its message
+		// fits, not once half the buffer is free, which writers refilling
+		// their streams may never leave. Likewise for an empty stream when
+		// the streams' unsent bytes are at their bound (unsentFull).
 		q.refuse(st, sid, n)
 		if !st.waitsForBuffer {
 			st.waitsForBuffer = true
@@ -114,8 +102,8 @@ func (q *sendQueue) add(st *outSide, sid uint16, ppid uint32, unordered bool, pa
 	return nil
 }
 
-// message is one user message in the send buffer. Messages come from a free
-// list and keep their buffer across reuse.
+// message is one user message in the send buffer; messages are recycled
+// with their buffers.
 type message struct {
 	buf       []byte // the user data (a copy)
 	ppid      uint32
@@ -127,9 +115,8 @@ type message struct {
 	off       int32  // bytes already cut into chunks
 	refs      int32  // chunk records pointing here, +1 while not fully cut
 	seq       uint32 // arrival number (serial): scheduler switches re-enqueue in this order
-	// prValue is the value of the message's PR policy: for PRTTL the end
-	// of its lifetime in milliseconds since abandoner.clockBase (serial),
-	// else the policy's value.
+	// prValue: for PRTTL the end of the lifetime in ms since
+	// abandoner.clockBase (serial), else the policy's value.
 	prValue uint32
 	next    *message // per-stream queue or free list
 }
@@ -147,28 +134,23 @@ func (m *message) abandoned() bool { return m.bits&msgAbandoned != 0 }
 // policy returns the message's PR policy.
 func (m *message) policy() PRPolicy { return PRPolicy(m.bits >> policyShift) }
 
-// timed reports whether m's policy may give it up once sent (PRTTL or
-// PRRtx; PRPrio only drops messages not yet sent).
+// timed reports whether m's policy may give it up once sent.
 func (m *message) timed() bool { p := m.policy(); return p == PRTTL || p == PRRtx }
 
-// outSide is the sending state of one outbound stream: the side object of
-// the stream table's outbound records, holding the stream's send queue.
+// outSide is the sending state of one outbound stream (the stream table's
+// outbound side object).
 type outSide struct {
 	head, tail *message
-	// resetting: the stream is one of those an outgoing reset naming
-	// streams (beginOutgoingReset) found with messages queued; its
-	// messages from reconfTracker.from on wait for the reset.
+	// resetting: an outgoing reset naming streams found this one with
+	// messages queued; its messages from reconfTracker.from on wait.
 	resetting bool
-	// numbered: the stream is listed in reconfTracker.numbered (its
-	// numbering may have moved since the last reset of every stream).
+	// numbered: listed in reconfTracker.numbered.
 	numbered bool
-	// share is the weight the stream counts with in
-	// sendQueue.activeWeight while it is active (unsent or want > 0), 0
-	// while it is not (sendQueue.shareOf).
+	// share is the stream's weight in sendQueue.activeWeight while active,
+	// else 0 (sendQueue.shareOf).
 	share uint16
-	// unsent is the stream's bytes queued and not yet cut into chunks;
-	// want is the largest message a writer refused by the stream's
-	// limit waits to queue (0: none waits). See sendQueue.streamLimit.
+	// unsent is the stream's bytes not yet cut; want the largest message a
+	// refused writer waits to queue (0: none). See sendQueue.streamLimit.
 	unsent, want   int
 	inWritable     bool // listed in sendQueue.writable
 	waitsForBuffer bool // listed in sendQueue.bufferWaiters
@@ -182,12 +164,10 @@ const (
 	maxMessage      = 1<<31 - 1 // bytes of one message (offsets are int32)
 )
 
-// took accounts the cut of size bytes of m, stream st's head message,
-// into a chunk and reports whether that was its end: the message is
-// pinned until its last fragment (without I-DATA), then leaves the queue
-// (only its chunk records hold it from then on). The caller then takes
-// the bytes out of the unsent count (takeUnsent) and tells the scheduler
-// (sched.Sent).
+// took accounts the cut of size bytes of st's head message m and reports
+// whether that ended it: then it leaves the queue and the pin (without
+// I-DATA it pins its stream until then). The caller then calls takeUnsent
+// and sched.Sent.
 func (q *sendQueue) took(st *outSide, m *message, size int) (end bool) {
 	first := m.off == 0
 	m.off += int32(size)
@@ -210,21 +190,16 @@ func (q *sendQueue) took(st *outSide, m *message, size int) (end bool) {
 		if !q.cfg.Interleaved {
 			q.pinned = m // the stream's until the last fragment
 		}
-		// RFC 8260 section 2.2.2: "The sender MUST NOT process (move
-		// user data into I-DATA chunks and assign a TSN to it) more
-		// than one user message in any given stream at any time. At
-		// any time, a sender MAY process multiple user messages, each
-		// of them on different streams." With I-DATA the scheduler
-		// picks a stream after every chunk; a stream's partly cut
-		// message stays at its head, so picking it again continues
-		// that message.
+		// RFC 8260 section 2.2.2: "The sender MUST NOT process ... more than
+		// one user message in any given stream at any time." With I-DATA a
+		// partly cut message stays at its stream's head, so picking the
+		// stream again continues it.
 	}
 	return end
 }
 
-// remove takes m out of stream st's queue, where it may be partly cut
-// (given up under its PR policy), and reports whether it was the head; it
-// reports false, changing nothing, when m is not queued.
+// remove takes m, possibly partly cut, out of st's queue and reports
+// whether it was queued and whether it was the head.
 func (q *sendQueue) remove(st *outSide, m *message) (queued, head bool) {
 	var prev *message
 	for p := st.head; p != nil && p != m; p = p.next {
@@ -258,8 +233,8 @@ func (q *sendQueue) remove(st *outSide, m *message) (queued, head bool) {
 	return true, prev == nil
 }
 
-// drain releases every queued message (Drain reported them) and empties
-// every stream's queue; writers waiting for room are listed in writable.
+// drain releases every queued message and empties the queues; waiting
+// writers are listed in writable.
 func (q *sendQueue) drain() {
 	for sid, st := range q.streams.OutSides() {
 		for m := st.head; m != nil; {
@@ -306,24 +281,14 @@ func (q *sendQueue) release(m *message) {
 	q.nfree++
 }
 
-// streamLimit returns the bytes stream st may have queued and not yet cut
-// into chunks (outSide.unsent) before Queue refuses its next message with
-// ErrStreamFull (one message is always accepted on a stream with none
-// waiting): Config.Buffers.StreamUnsentLimit when set, else the part of
-// the send buffer the flight leaves shared among the streams with unsent
-// data or a refused writer in proportion to their shares (outSide.share,
-// from shareOf: evenly but under WFQ and Priority), bounded by
-// Config.Buffers.UnsentLimit while there is one such stream. (With
-// several, a share of UnsentLimit is too little to keep every stream's
-// queue from running dry between a writer's wake-ups: the scheduler then
-// cannot apply its weights.) Every stream with data then keeps some
-// queued while its writer is held back, so the scheduler, not the order
-// in which writers get room, decides each stream's share of the bytes
-// sent; with one stream the rule is the send buffer's own. Shares in
-// proportion to the weights give every stream the same time to run dry
-// at the rate WFQ drains it: with even shares the heaviest streams'
-// queues, drained fastest, would run empty before their writers were
-// back, and the others' data would go instead.
+// streamLimit returns the unsent bytes stream st may hold before Queue
+// refuses with ErrStreamFull (one message is always accepted on an empty
+// stream): StreamUnsentLimit when set, else the send buffer not taken by
+// the flight, divided among the active streams by share (bounded by
+// UnsentLimit while only one is active; a share of it would let queues run
+// dry between wake-ups). Every stream with data then keeps some queued, so
+// the scheduler, not writer wake-up order, decides the bytes sent; shares
+// proportional to WFQ weights make every queue last equally long.
 func (q *sendQueue) streamLimit(st *outSide) int {
 	if q.cfg.StreamUnsentLimit > 0 {
 		return q.cfg.StreamUnsentLimit
@@ -338,9 +303,8 @@ func (q *sendQueue) streamLimit(st *outSide) int {
 	return avail // one stream: no division on the bulk path
 }
 
-// shareOf returns the weight stream sid's unsent bytes may take of the
-// send buffer (outSide.share): its WFQ weight; under Priority 8 times
-// less for each level below the best (0: 32768, 1: 4096, ..., 5 and
+// shareOf returns stream sid's weight for streamLimit: its WFQ weight;
+// under Priority 8 times less per level below 0 (0: 32768, ..., 5 and
 // above: 1); else 1.
 func (q *sendQueue) shareOf(sid uint16) uint16 {
 	switch q.sched.Kind() {
@@ -356,8 +320,7 @@ func (q *sendQueue) shareOf(sid uint16) uint16 {
 	return 1
 }
 
-// activate counts stream st (sid) among the active streams, with its
-// share.
+// activate counts stream st among the active streams.
 func (q *sendQueue) activate(st *outSide, sid uint16) {
 	q.active++
 	st.share = q.shareOf(sid)
@@ -371,8 +334,8 @@ func (q *sendQueue) deactivate(st *outSide) {
 	st.share = 0
 }
 
-// reshare gives active stream sid its current share, after its weight or
-// the scheduler changed.
+// reshare updates active stream sid's share after a weight or scheduler
+// change.
 func (q *sendQueue) reshare(sid uint16) {
 	st := q.streams.OutSide(sid)
 	if st.share == 0 {
@@ -383,31 +346,24 @@ func (q *sendQueue) reshare(sid uint16) {
 	st.share = w
 }
 
-// With many streams holding data (manyStreams or more) their unsent
-// bytes together are bounded by streamsUnsent times
-// Config.Buffers.UnsentLimit: a message on a stream with nothing queued,
-// which the stream's own limit always admits, then waits while the
-// streams hold that much (unsentFull). Without the bound, writers
-// spreading messages over many streams (a message on each of thousands)
-// would queue the whole send buffer, megabytes that go cold in the CPU
-// caches before they are cut into packets. Fewer streams keep the shares
-// of the whole buffer streamLimit gives them: a bound on their sum would
-// let greedy streams run dry between their writers' wake-ups, and WFQ's
-// weights would stop showing.
+// With manyStreams or more streams holding data, their unsent bytes
+// together are bounded by streamsUnsent times UnsentLimit (unsentFull):
+// otherwise writers spreading messages over thousands of streams would
+// queue the whole send buffer, going cold in the CPU caches. Fewer streams
+// keep streamLimit's shares, so WFQ weights still show.
 const (
 	streamsUnsent = 4
 	manyStreams   = 64
 )
 
-// unsentFull reports whether a message of n bytes on a stream with nothing
-// queued is to wait for the streams' unsent bytes to fall (streamsUnsent).
+// unsentFull reports whether a message of n bytes on an empty stream must
+// wait (streamsUnsent).
 func (q *sendQueue) unsentFull(n int) bool {
 	return q.active >= manyStreams && q.cfg.UnsentLimit > 0 && q.unsent+n > q.cfg.UnsentLimit*streamsUnsent
 }
 
-// takeUnsent accounts size bytes of stream sid's queue (st) cut into
-// chunks or given up, and lists the stream in writable when a writer its
-// limit refused may queue now.
+// takeUnsent accounts size bytes of st cut or abandoned, and lists the
+// stream in writable when its refused writer may queue now.
 func (q *sendQueue) takeUnsent(st *outSide, sid uint16, size int) {
 	q.unsent -= size
 	st.unsent -= size
@@ -415,11 +371,8 @@ func (q *sendQueue) takeUnsent(st *outSide, sid uint16, size int) {
 		q.deactivate(st)
 	}
 	if st.want > 0 {
-		// Listed once the refused message fits and half the stream's
-		// share is free (or none is left): a bulk writer is woken once
-		// per half share it can fill, not after every chunk (a
-		// goroutine wake-up costs more than copying several messages),
-		// as the association's writers are (sctp's writable).
+		// Listed once the refused message fits and half the share is free:
+		// a bulk writer wakes once per half share, not after every chunk.
 		if lim := q.streamLimit(st); st.unsent == 0 || st.unsent+st.want <= lim && st.unsent <= lim/2 {
 			q.listWritable(st, sid)
 		}
@@ -429,8 +382,8 @@ func (q *sendQueue) takeUnsent(st *outSide, sid uint16, size int) {
 	}
 }
 
-// listBufferWaitersIfRoom lists the buffer waiters in writable when the
-// send buffer has room for the smallest message they wait to queue.
+// listBufferWaitersIfRoom lists the buffer waiters when the smallest
+// fits.
 func (q *sendQueue) listBufferWaitersIfRoom() {
 	if q.buffered > 0 && q.buffered+q.bufferWaitMin > q.bufLimit() || q.unsentFull(q.bufferWaitMin) {
 		return
@@ -438,9 +391,8 @@ func (q *sendQueue) listBufferWaitersIfRoom() {
 	q.listBufferWaiters()
 }
 
-// refuse records that a writer of stream st was refused a message of n
-// bytes: the stream counts among the active ones (streamLimit) until
-// listWritable.
+// refuse records a refused n-byte message: the stream counts as active
+// until listWritable.
 func (q *sendQueue) refuse(st *outSide, sid uint16, n int) {
 	if st.unsent == 0 && st.want == 0 {
 		q.activate(st, sid)
@@ -448,8 +400,7 @@ func (q *sendQueue) refuse(st *outSide, sid uint16, n int) {
 	st.want = max(st.want, n)
 }
 
-// listBufferWaiters lists the buffer waiters in writable: the send buffer
-// has room for the smallest message they wait to queue.
+// listBufferWaiters lists the buffer waiters in writable.
 func (q *sendQueue) listBufferWaiters() {
 	for _, sid := range q.bufferWaiters {
 		if st := q.streams.PeekOutSide(sid); st != nil {
@@ -475,11 +426,7 @@ func (q *sendQueue) listWritable(st *outSide, sid uint16) {
 	}
 }
 
-// takeStreamRoom returns the streams whose writers, refused with
-// ErrStreamFull, may queue again since the last call: each such stream is
-// listed once after its unsent bytes fell to where the refused message
-// fits (or to none). The slice is valid until the next call into the
-// sender.
+// takeStreamRoom is Engine.TakeStreamRoom.
 func (q *sendQueue) takeStreamRoom() []uint16 {
 	r := q.writable
 	for _, sid := range r {
@@ -494,10 +441,8 @@ func (q *sendQueue) takeStreamRoom() []uint16 {
 // hasStreamRoom reports whether takeStreamRoom has streams to return.
 func (q *sendQueue) hasStreamRoom() bool { return len(q.writable) > 0 }
 
-// room returns the bytes Queue accepts now: what is left below the send
-// buffer and the unsent limit (when one is set). An empty buffer takes a
-// message of any size, an empty unsent queue one of any size the send
-// buffer takes.
+// room returns the bytes Queue accepts now. An empty buffer takes a
+// message of any size, an empty unsent queue any the buffer takes.
 func (q *sendQueue) room() int {
 	r := maxMessage
 	if q.buffered > 0 {
@@ -509,9 +454,7 @@ func (q *sendQueue) room() int {
 	return max(r, 0)
 }
 
-// capacity returns the most bytes Queue accepts from an empty sender
-// without exceeding either bound: the send buffer (or what the endpoint's
-// send budget lets the sender hold now) or the unsent limit.
+// capacity returns the most bytes Queue accepts from an empty sender.
 func (q *sendQueue) capacity() int {
 	if q.cfg.UnsentLimit > 0 {
 		return min(q.bufLimit(), q.cfg.UnsentLimit)

@@ -13,26 +13,12 @@ import (
 const maxOutstanding = 1 << 15
 
 // sender is the sending half of the engine (RFC 9260 sections 6.1, 6.2.1,
-// 6.3, 7). It cuts queued messages into DATA chunks as packets are built
-// and orchestrates its parts, each in a file of its own:
-//
-//   - queue (send_queue.go): the messages not yet cut, the per-stream
-//     queues and their scheduler, the limits of the send buffer and of
-//     each stream;
-//   - ledger (ledger.go): the record of every chunk above the cumulative
-//     TSN ack point;
-//   - loss (loss.go, loss_rack.go): fast retransmit, RACK-TLP, T3-rtx and
-//     zero window probes;
-//   - pr (prsctp.go, lifetime.go): PR-SCTP, the messages given up and the
-//     FORWARD-TSN;
-//   - resets (reconf_tracker.go): RFC 6525 stream and TSN resets;
-//   - rtt (rtt_timing.go): the chunk timed for an RTT measurement;
-//   - paths (paths.go): the paths and the primary, each with its RTO
-//     estimator and congestion control (path.go).
-//
-// What spans them stays here: building packets (appendData, cut,
-// appendRtx) within the windows that bound them (cwnd, the peer's window,
-// Max.Burst) and the fragment point; SACK handling is in sender_sack.go.
+// 6.3, 7). Its parts: queue (send_queue.go), ledger (ledger.go), loss
+// (loss.go, loss_rack.go), pr (prsctp.go, lifetime.go), resets
+// (reconf_tracker.go), rtt (rtt_timing.go) and paths (paths.go, path.go).
+// What spans them stays here: building packets within cwnd, the peer's
+// window and Max.Burst, and the fragment point; SACK handling is in
+// sender_sack.go.
 type sender struct {
 	cfg     *Config
 	stats   *Stats
@@ -75,46 +61,31 @@ func (s *sender) init(cfg *Config, path *Path, st *Stats, streams *streamTable) 
 	s.sendOpportunity(0)
 }
 
-// Bounds of the fragment point by the peer's receive window
-// (setFragPoint): a new chunk carries at most winFragShare of the largest
-// window the peer advertised, and the bound never goes below
-// minWinFragPoint.
+// Fragment point bounds by the peer's window (setFragPoint).
 const (
 	winFragShare    = 4
 	minWinFragPoint = 1024
 )
 
 // setFragPoint derives the fragment point, the largest user payload of a
-// new chunk: what fits a packet of the path MTU (the MTU less the common
-// header and a DATA chunk header), a multiple of 4, and at most a quarter
-// of the largest window the peer advertised, though never below 1 KiB.
+// new chunk: what fits a packet of the path MTU, a multiple of 4, and at
+// most a quarter of the largest window the peer advertised, never below 1
+// KiB.
 //
-// RFC 9260 section 6.9 makes fragmenting for the MTU a MUST (paraphrase:
-// an endpoint that fragments must fragment a message whose packet would
-// exceed the current MTU) and leaves a smaller fragment point to the
-// sender, while a chunk, once sent, keeps its size for good. The window
-// bound is for a peer whose buffer is small next to the MTU (64 KB packets
-// on loopback or through a forward that fragments): a chunk as large as
-// the peer's whole window is only accepted when the peer's buffer is
-// empty, and a receiver may drop it even then (Linux's sctp_eat_data
-// discards a chunk longer than its rwnd plus its own fragment point, which
-// its 1500-byte link makes about 1.4 KB), so a stream of such chunks
-// stalls on the first one dropped. A quarter of the window keeps four
-// chunks in it: the peer takes the next one while it reads the previous
-// ones (no stop-and-wait), and a loss can still draw the miss indications
-// of a fast retransmit. The peer's largest window, not its current one,
-// bounds it: the current one shrinks with every chunk in flight and would
-// cut the flight into slivers. The floor keeps chunks the size of a
-// BASE_PLPMTU packet's for a peer that advertises a tiny window, and still
-// fits the smallest initial window a peer may announce (section 6: "an
-// SCTP endpoint MUST NOT indicate less than 1500 bytes in its initial
-// a_rwnd sent in the INIT or INIT ACK").
+// RFC 9260 section 6.9 requires fragmenting for the MTU and leaves a
+// smaller fragment point to the sender. The window bound is for a peer
+// whose buffer is small next to the MTU (64 KB loopback packets): a chunk
+// as large as its window is accepted only into an empty buffer, and Linux
+// drops one longer than its rwnd plus its own fragment point, stalling the
+// stream. Four chunks per window let the peer take one while reading the
+// others and leave room for fast retransmit's miss indications. The
+// largest window, not the current one, bounds it, or the flight would be
+// cut into slivers. The floor stays within the smallest initial a_rwnd
+// allowed (1500 bytes, section 6).
 //
-// Bounded so, a packet carries at most two chunks (dataRoom): half the
-// window. A receiver acknowledges every second packet at once and a lone
-// one only when its delayed SACK timer fires (RFC 9260 section 6.2, 200 ms
-// at most; Linux acknowledges so too), so a packet holding the whole window
-// would wait that timer out on every round trip.
+// So bounded, a packet carries at most two chunks (dataRoom), half the
+// window: a packet holding the whole window would wait for the peer's
+// delayed SACK on every round trip.
 func (s *sender) setFragPoint() {
 	fp := (s.paths.primary.mtu - 12 - s.hdr) &^ 3
 	s.dataRoom = 0
@@ -125,8 +96,8 @@ func (s *sender) setFragPoint() {
 	s.fragPoint = fp
 }
 
-// learnWindow takes the a_rwnd of a SACK: a window larger than any the
-// peer advertised before raises the bound it sets on the fragment point.
+// learnWindow raises the fragment point bound when a SACK advertises a
+// larger window than any before.
 func (s *sender) learnWindow(arwnd uint32) {
 	if int(arwnd) > s.peerWinMax {
 		s.peerWinMax = int(arwnd)
@@ -134,18 +105,10 @@ func (s *sender) learnWindow(arwnd uint32) {
 	}
 }
 
-// queueMessage copies a user message of stream sid into the send buffer.
-// It returns ErrStreamID for a stream outside the negotiated range,
-// ErrEmptyMessage for an empty payload and ErrWouldBlock when the send
-// buffer has no room (a message larger than the whole buffer is accepted
-// when the buffer is empty) or Config.Buffers.UnsentLimit bytes would wait to be
-// sent (one message is accepted when none waits), and ErrStreamFull (which
-// matches ErrWouldBlock) when the stream's own unsent bytes would pass its
-// share (see sendQueue.streamLimit; one message is accepted on a stream
-// with none waiting). perStream applies the stream's own limit, which
-// messages of the priority policy skip: they compete for the send buffer
-// by their priority (RFC 7496 section 3.2), not by stream. Fragmentation
-// and TSN/SSN assignment happen later, in appendData.
+// queueMessage copies a user message of stream sid into the send buffer,
+// returning Queue's errors. perStream applies the stream's own limit,
+// which PRPrio messages skip: they compete for the buffer by priority (RFC
+// 7496 section 3.2), not by stream.
 func (s *sender) queueMessage(sid uint16, ppid uint32, unordered bool, payload []byte, perStream bool) error {
 	if int(sid) >= s.cfg.OutStreams {
 		return fmt.Errorf("%w: %d, %d outbound streams", ErrStreamID, sid, s.cfg.OutStreams)
@@ -162,18 +125,16 @@ func (s *sender) queueMessage(sid uint16, ppid uint32, unordered bool, payload [
 		return err
 	}
 	if wasIdle {
-		// New data after an idle period is a send opportunity; one that
-		// an acknowledgement opened and nothing used stays open.
+		// New data after an idle period is a send opportunity; one still
+		// open stays open.
 		s.burstCap = max(s.burstCap, s.paths.primary.flight+s.cfg.MaxBurst*s.paths.primary.pmdcs())
 	}
 	if o := s.streams.Out(sid); o.State != stream.Open {
-		// A stream that cannot send keeps its data, out of the
-		// scheduler's way (see SetStreamState).
+		// A stream that cannot send keeps its data, out of the scheduler's way.
 		s.queue.sched.Block(sid)
 	} else if s.resets.holds(st) {
-		// A stream being reset with nothing from before the reset left
-		// to cut (a stream first used while every stream is being reset
-		// among them): it waits for the new numbering (beginOutgoingReset).
+		// A stream being reset with nothing old left to cut waits for the new
+		// numbering.
 		s.blockForReset(sid)
 	}
 	s.queue.sched.Enqueue(sid, len(payload))
@@ -181,12 +142,11 @@ func (s *sender) queueMessage(sid uint16, ppid uint32, unordered bool, payload [
 	return nil
 }
 
-// idle reports whether nothing is queued or unacknowledged: the condition
-// for sending SHUTDOWN (RFC 9260 section 9.2).
+// idle reports whether nothing is queued or unacknowledged (RFC 9260
+// section 9.2).
 func (s *sender) idle() bool { return s.queue.buffered == 0 && s.ledger.outstanding() == 0 }
 
-// appendChunk writes the chunk of record r (TSN t) through the variant's
-// framer.
+// appendChunk writes the chunk of record r (TSN t).
 func (s *sender) appendChunk(pkt []byte, t TSN, r *record) []byte {
 	flags := r.flags
 	if s.immediate || s.loss.tailProbe {
@@ -213,9 +173,8 @@ func (s *sender) nextChunkSize() int {
 	return min(len(m.buf)-int(m.off), s.fragPoint)
 }
 
-// peekNext returns the message the scheduler would start next, without
-// starting it (Next has no effect until Sent), or nil when no stream is
-// active.
+// peekNext returns the message the scheduler would start next (Next has
+// no effect until Sent), or nil.
 func (s *sender) peekNext() *message {
 	for {
 		sid, ok := s.queue.sched.Next()
@@ -234,34 +193,26 @@ func (s *sender) peekNext() *message {
 	}
 }
 
-// canSendNew applies rules A and B of section 6.1 to a new chunk of size
-// user bytes.
+// canSendNew applies rules A and B of section 6.1 to a new chunk.
 func (s *sender) canSendNew(now time.Time, size int) bool {
-	// 6.1: "The data sender MUST NOT use a TSN that is more than 2^31 - 1
-	// above the beginning TSN of the current send window. For each stream,
-	// the data sender MUST NOT have more than 2^16 - 1 ordered user
-	// messages in the current send window." Bounding the chunks outstanding
-	// keeps both (and spares receivers with small TSN maps).
+	// 6.1 forbids TSNs over 2^31 - 1 and more than 2^16 - 1 ordered
+	// messages per stream in the send window; bounding the outstanding
+	// chunks keeps both (and spares receivers with small TSN maps).
 	if s.ledger.outstanding() >= maxOutstanding {
 		s.stats.CwndLimited++
 		return false
 	}
 	// Rule B: "the sender MUST NOT transmit new data to a given transport
 	// address if it has cwnd + (PMDCS - 1) or more bytes of data
-	// outstanding"; we exceed cwnd by at most one chunk. Max.Burst
-	// lowers cwnd for the current send opportunity (rule D).
+	// outstanding"; Max.Burst lowers cwnd here (rule D).
 	if s.paths.primary.flight >= s.window() && !s.loss.tailProbe {
 		s.stats.CwndLimited++
 		return false
 	}
-	// Rule A: "the data sender MUST NOT transmit new data ... if its
-	// peer's rwnd indicates that the peer has no buffer space (i.e., rwnd
-	// is smaller than the size of the next DATA chunk ...), except for zero
-	// window probes." "A zero window probe SHOULD only be sent when all
-	// outstanding DATA chunks have been cumulatively acknowledged and no
-	// DATA chunks are in flight." "The sender SHOULD send the first zero
-	// window probe after 1 RTO when it detects that the receiver has
-	// closed its window"; T3-rtx then backs off the following ones.
+	// Rule A: no new data beyond the peer's rwnd "except for zero window
+	// probes", sent only with nothing outstanding, the first "after 1 RTO
+	// when it detects that the receiver has closed its window"; T3-rtx
+	// backs off the following ones.
 	if size > s.peerRwnd {
 		if s.ledger.outstanding() > 0 {
 			s.stats.RwndLimited++
@@ -281,33 +232,22 @@ func (s *sender) canSendNew(now time.Time, size int) bool {
 }
 
 // sendOpportunity opens a send opportunity (an acknowledgement of refill
-// bytes, a timeout, new data after an idle period), which Max.Burst
-// limits. RFC 9260 section 6.1 rule D: "When the time comes for the sender
-// to transmit new DATA chunks, the protocol parameter Max.Burst SHOULD be
-// used to limit the number of packets sent. The limit MAY be applied by
-// adjusting cwnd temporarily, as follows: if ((flightsize + Max.Burst *
-// PMDCS) < cwnd) cwnd = flightsize + Max.Burst * PMDCS". We apply that
-// form without touching cwnd ("cwnd SHOULD NOT be changed permanently"):
-// burstCap is the flight size the opportunity may reach, and window is
-// the smaller of the two. A SACK counts the bytes it newly acknowledged
-// into flightsize (refill), so that each SACK lets the sender replace what
-// it acknowledged and add at most Max.Burst packets: with a SACK per
-// packet pair that is what the formula gives, and a SACK covering a whole
-// receive batch (dozens of packets) does not shrink the flight by the
-// batch each time. Bytes acknowledged earlier by Gap Ack Blocks do not
-// count again when a retransmission fills the hole below them, so the
-// cumulative ack jump at the end of a loss recovery opens no large burst,
-// the case rule D is for.
+// bytes, a timeout, new data after an idle period). RFC 9260 section 6.1
+// rule D: "if ((flightsize + Max.Burst * PMDCS) < cwnd) cwnd = flightsize
+// + Max.Burst * PMDCS", applied without touching cwnd: burstCap is the
+// flight size the opportunity may reach. A SACK counts the bytes it newly
+// acknowledged (refill), so a SACK covering a whole receive batch does not
+// shrink the flight; bytes gap-acked earlier do not count again, so the
+// cumulative ack jump after a loss recovery opens no large burst.
 func (s *sender) sendOpportunity(refill int) {
 	s.burstCap = s.paths.primary.flight + refill + s.cfg.MaxBurst*s.paths.primary.pmdcs()
 }
 
-// window returns the flight size new data may not reach: cwnd, lowered
-// to the Max.Burst limit of the current send opportunity.
+// window returns the flight size new data may not reach: cwnd or the
+// Max.Burst cap.
 func (s *sender) window() int { return min(s.paths.primary.cwnd, s.burstCap) }
 
-// pending reports whether AppendData would append something now: chunks
-// marked for retransmission or new data the windows allow.
+// pending is Engine.Pending.
 func (s *sender) pending(now time.Time) bool {
 	if s.loss.t3Recovery && s.loss.t3Sent {
 		return false
@@ -325,15 +265,9 @@ func (s *sender) pending(now time.Time) bool {
 	return size <= s.peerRwnd || (s.ledger.outstanding() == 0 && !s.loss.zeroWindowProbeAt.IsZero() && !now.Before(s.loss.zeroWindowProbeAt))
 }
 
-// appendData appends DATA chunks to pkt, using at most room bytes, and
-// returns the extended packet and the number of chunks appended. Chunks
-// marked for retransmission go first (RFC 9260 section 6.1 rule C), then
-// new data cut from the queued messages as the scheduler picks streams.
-// It obeys the congestion window (rule B), the peer's receive window with
-// zero-window probing (rule A) and Max.Burst (rule D, see sendOpportunity):
-// one call is one packet, and a send opportunity (a SACK, a timeout, or new
-// data after an idle period) may raise the flight size by at most Max.Burst
-// full packets over what it was at that moment.
+// appendData is Engine.AppendData: retransmissions first (section 6.1 rule
+// C), then new data, within cwnd (rule B), the peer's window with zero
+// window probes (rule A) and Max.Burst (rule D). One call is one packet.
 func (s *sender) appendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 	if s.loss.t3Recovery && s.loss.t3Sent {
 		return pkt, 0
@@ -345,9 +279,8 @@ func (s *sender) appendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 		room = s.dataRoom // the window bounds the packet too (setFragPoint)
 	}
 	n := 0
-	// After a T3-rtx expiry the packet goes to retransmissions; new data
-	// only when none was left to retransmit (PR-SCTP may have abandoned
-	// them all), still one packet until an acknowledgement.
+	// After a T3-rtx expiry new data only when nothing is left to
+	// retransmit, still one packet until an acknowledgement.
 	newData := !s.loss.t3Recovery || s.ledger.rtxPending == 0
 	dest := s.paths.primaryIdx
 	if s.ledger.rtxPending > 0 {
@@ -360,8 +293,7 @@ func (s *sender) appendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 		}
 	}
 	s.paths.dest = dest
-	// New data goes to the primary only: a packet of retransmissions to
-	// another path carries none.
+	// Retransmissions to another path carry no new data.
 	if s.queue.unsent > 0 && newData && dest == s.paths.primaryIdx {
 		var k int
 		pkt, k = s.appendNew(now, pkt, room)
@@ -389,24 +321,21 @@ func (s *sender) appendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 		s.paths.primary.rack.pto = time.Time{}
 	}
 	if k := &s.paths.primary.rack; k.pto.IsZero() || k.lone {
-		// Armed from the first transmission after an acknowledgement
-		// (handleSACK rearms it on each), and again once more than a
-		// lone chunk is in flight.
+		// Armed after an acknowledgement, and again once more than a lone
+		// chunk is in flight.
 		s.armPTO(now)
 	}
 	return pkt, n
 }
 
-// restartAfterIdle applies the rule of 7.2.1 and 7.2.2 (Path.idle): the
-// sender, with nothing outstanding, sent nothing for an RTO or more.
+// restartAfterIdle applies the idle rule of 7.2.1 and 7.2.2 (Path.idle).
 func (s *sender) restartAfterIdle(now time.Time) {
 	s.paths.primary.idle(int(now.Sub(s.lastSend) / s.paths.primary.rto))
 	s.lastSend = now
 }
 
-// appendNew appends new chunks to pkt, cut from the queued messages as
-// the scheduler picks streams, while room and the windows allow (see
-// canSendNew), and returns the packet and the number of chunks appended.
+// appendNew appends new chunks as the scheduler picks streams, while room
+// and the windows allow.
 func (s *sender) appendNew(now time.Time, pkt []byte, room int) ([]byte, int) {
 	n := 0
 	for s.queue.unsent > 0 {
@@ -422,24 +351,21 @@ func (s *sender) appendNew(now time.Time, pkt []byte, room int) ([]byte, int) {
 				continue
 			}
 			if s.streams.Out(sid).State != stream.Open {
-				// The stream's state changed without SetStreamState:
-				// it may not start a message; the others go on.
+				// The state changed without SetStreamState.
 				s.queue.sched.Block(sid)
 				continue
 			}
 			if s.resets.holds(st) {
-				// Written after an outgoing reset of its stream began:
-				// it waits for the new numbering (beginOutgoingReset).
+				// Written after an outgoing reset of its stream began.
 				s.blockForReset(sid)
 				continue
 			}
-			// Pinned by cut once its first chunk is out: a stream
-			// blocked before then does not start it.
+			// Pinned by cut once its first chunk is out.
 			m = st.head
 		}
 		if m.bits != 0 && m.expired(&s.pr, now, 0) {
-			// TR3: no TSN for an expired message; TR4 for the rest of
-			// one partly sent (needs PR-SCTP: else it goes on).
+			// TR3: no TSN for an expired message; TR4 for a partly sent one
+			// (only with PR-SCTP).
 			if m.off == 0 {
 				s.dropQueued(m)
 				continue
@@ -476,8 +402,7 @@ func (s *sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	end := int(m.off)+size == len(m.buf)
 	if m.off == 0 {
 		flags |= chunk.FlagBeginning
-		// The only place an Out record's numbering moves (see
-		// reconfTracker.numbered).
+		// The only place an Out record's numbering moves.
 		m.mid = s.frame.NewMessage(m.sid, m.unordered)
 		m.nextFSN = 0
 		if !st.numbered {
@@ -512,9 +437,7 @@ func (s *sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	s.queue.sched.Sent(m.sid, size, end, st.head == nil)
 	s.paths.primary.flight += s.ledger.size(r)
 	s.ledger.sent(r)
-	// 6.2.1 B: "Any time a DATA chunk is transmitted (or retransmitted) to
-	// a peer, the endpoint subtracts the data size of the chunk from the
-	// rwnd of that peer."
+	// 6.2.1 B: subtract the chunk's data size from the peer's rwnd.
 	s.peerRwnd = max(s.peerRwnd-size, 0)
 	s.rtt.start(tsn)
 	s.stats.DataChunksSent++
@@ -522,13 +445,10 @@ func (s *sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
 	return s.appendChunk(pkt, tsn, r)
 }
 
-// appendRtx appends chunks marked for retransmission, lowest TSN first,
-// limited by cwnd, except for the one packet of a fast retransmit (7.2.4:
+// appendRtx appends chunks marked for retransmission that go to path
+// dest, lowest TSN first, within cwnd except for a fast retransmit (7.2.4:
 // "the sender SHOULD ignore the value of cwnd") or after a T3-rtx expiry
-// (6.3.3 E3: the earliest chunks that fit in one packet).
-//
-// The packet goes to path dest and takes the chunks whose retransmission
-// goes there (destFor); with one path, all of them.
+// (6.3.3 E3).
 func (s *sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]byte, int, int) {
 	n := 0
 	bypass := s.loss.fastRtxDue || s.loss.t3Recovery
@@ -544,9 +464,8 @@ func (s *sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]b
 			continue
 		}
 		if need := s.hdr + pad4(int(r.n)); need > room {
-			// A chunk cut before the path MTU shrank fits no packet now:
-			// it goes alone, over room; the association lets IP fragment
-			// it (RFC 9260 section 7.3 allows that for such chunks).
+			// A chunk cut before the MTU shrank goes alone, over room, and IP
+			// fragments it (RFC 9260 section 7.3).
 			if n > 0 || need <= dp.pmdcs() {
 				break
 			}
@@ -574,9 +493,8 @@ func (s *sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]b
 		}
 		s.rtt.retransmitted(t) // C5
 		if t == s.ledger.cumAck+1 && dp == s.paths.primary && !s.loss.t3.IsZero() {
-			// 6.1: "the sender MUST restart the timer if the earliest
-			// (i.e., lowest TSN) outstanding DATA chunk sent to that
-			// address is being retransmitted."
+			// 6.1: restart the timer when the earliest outstanding chunk is
+			// retransmitted.
 			s.loss.t3 = now.Add(s.paths.primary.rto)
 		}
 		dp.flight += s.ledger.size(r)
@@ -590,8 +508,8 @@ func (s *sender) appendRtx(now time.Time, pkt []byte, room int, dest uint8) ([]b
 	return pkt, room, n
 }
 
-// deadline returns when the T3-rtx timer expires or a zero window probe
-// is due, or the zero time when neither is pending.
+// deadline returns the earliest of T3-rtx, zero window probe, RACK and
+// other paths' timers, or the zero time.
 func (s *sender) deadline() time.Time {
 	d := s.loss.t3
 	if !s.loss.zeroWindowProbeAt.IsZero() && s.queue.unsent > 0 && (d.IsZero() || s.loss.zeroWindowProbeAt.Before(d)) {
@@ -617,7 +535,7 @@ type Unsent struct {
 	Unordered bool
 	Sent      bool   // some part of it went out
 	Payload   []byte // valid only during the Drain callback
-	// PR is the message's partial reliability; for PRTTL, Value is 0 and
+	// PR is the message's partial reliability; for PRTTL Value is 0 and
 	// Expiry is when the lifetime ends.
 	PR     PR
 	Expiry time.Time
@@ -634,10 +552,7 @@ func (s *sender) describe(m *message, sent bool) Unsent {
 	return u
 }
 
-// drain removes every queued and unacknowledged message from the send
-// buffer, calling fn (when not nil) for each. The association calls it
-// when the association ends, to raise send-failed events, and after a
-// peer restart, to queue the messages again on the new association.
+// drain is Engine.Drain.
 func (s *sender) drain(fn func(Unsent)) {
 	// Messages with chunks outstanding, each reported once.
 	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {

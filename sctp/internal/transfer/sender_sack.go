@@ -8,19 +8,12 @@ import (
 	"github.com/usctp/usctp/sctp/internal/api"
 )
 
-// handleSACK processes a SACK chunk from the peer (RFC 9260 section 6.2.1):
-// it advances the cumulative TSN ack point, applies the Gap Ack Blocks
-// (undoing acknowledgements the peer reneged on), takes RTT measurements,
-// adjusts cwnd (7.2.1, 7.2.2), counts miss indications and marks chunks for
-// fast retransmit (7.2.4), updates the peer's rwnd and manages T3-rtx
-// (6.3.2). It reports whether the SACK acknowledged new data (the
-// association then resets its error counter, section 8.1).
-//
-// A SACK older than the cumulative TSN ack point is ignored, and so is one
-// whose Gap Ack Blocks are malformed (start after end, overlapping or out
-// of order). A SACK that acknowledges a TSN never sent yields
-// ErrProtocolViolation and changes nothing; the association answers with
-// ABORT (section 12.4).
+// handleSACK is Engine.HandleSACK (RFC 9260 section 6.2.1): it advances
+// the cumulative ack point, applies the Gap Ack Blocks (and reneging),
+// takes RTT samples, adjusts cwnd, finds losses, updates the peer's rwnd
+// and manages T3-rtx. A stale SACK or one with malformed Gap Ack Blocks is
+// ignored; one acknowledging a TSN never sent yields ErrProtocolViolation
+// (section 12.4).
 func (s *sender) handleSACK(now time.Time, sk *SACK) (acked bool, err error) {
 	s.stats.SACKsReceived++
 	cum := sk.CumTSNAck
@@ -68,8 +61,8 @@ func (p *sackProgress) newlyAcked(l *ledger, t TSN, r *record) {
 	p.htna, p.haveHTNA = t, true
 }
 
-// ackCumulative applies the SACK's Cumulative TSN Ack: every chunk up to
-// it is acknowledged and its record freed.
+// ackCumulative acknowledges and frees every chunk up to the SACK's
+// Cumulative TSN Ack.
 func (s *sender) ackCumulative(now time.Time, p *sackProgress) {
 	for t := s.ledger.cumAck + 1; t.LEQ(p.cum); t++ {
 		r := s.ledger.rec(t)
@@ -116,9 +109,8 @@ func (s *sender) ackGapBlocks(now time.Time, sk *SACK, p *sackProgress) {
 	}
 }
 
-// findLosses marks the chunks the SACK shows lost for retransmission, by
-// time (RecoveryRACK) or by miss indications (RecoveryRFC9260), and
-// reports whether it marked any.
+// findLosses marks the chunks the SACK shows lost and reports whether it
+// marked any.
 func (s *sender) findLosses(now time.Time, sk *SACK, p *sackProgress) bool {
 	s.rackDuplicates(sk.Dups)
 	if s.cfg.Recovery == api.RecoveryRACK {
@@ -129,10 +121,9 @@ func (s *sender) findLosses(now time.Time, sk *SACK, p *sackProgress) bool {
 	return s.missIndications(sk, p.cum, p.htna, p.haveHTNA, p.cumAdvanced)
 }
 
-// adjustWindows applies the SACK to the primary's congestion window:
-// growth for what it acknowledged, the end of fast recovery, and the
-// reduction for the losses it showed (lost); with RecoveryRACK it also
-// ends an RTO back-off.
+// adjustWindows applies the SACK to the primary's cwnd: growth, the end of
+// fast recovery, the reduction for losses; with RACK it may undo an RTO
+// back-off.
 func (s *sender) adjustWindows(now time.Time, p *sackProgress, lost bool) {
 	pp := s.paths.primary
 	// 7.2.4 note: "if the received SACK chunk also acknowledges new DATA
@@ -146,19 +137,16 @@ func (s *sender) adjustWindows(now time.Time, p *sackProgress, lost bool) {
 	}
 	if s.cfg.Recovery == api.RecoveryRACK {
 		if lost && (p.newBytes > 0 || !pp.inFastRecovery) {
-			// One packet of retransmissions beyond cwnd per SACK that
-			// acknowledged new data (or entered recovery): a peer's SACKs
-			// that acknowledge nothing new buy no bypass.
+			// One bypass packet per SACK that acked new data or entered
+			// recovery: SACKs acknowledging nothing new buy none.
 			s.rackLost(now)
 		}
 		if s.loss.ackedSentOnce && pp.rto > pp.baseRTO() && pp.undoBackoff() {
 			s.stats.RTOUndos++
 		}
 	} else if lost && !pp.inFastRecovery {
-		// "If not in Fast Recovery, adjust the ssthresh and cwnd ...
-		// Retransmit those K DATA chunks in a single packet ... If not in
-		// Fast Recovery, enter Fast Recovery and mark the highest
-		// outstanding TSN as the Fast Recovery exit point."
+		// 7.2.4: adjust ssthresh and cwnd, retransmit in a single packet, and
+		// enter Fast Recovery with the highest outstanding TSN as exit point.
 		s.loss.fastRtxDue = true
 		pp.enterFastRecovery(now, s.ledger.nextTSN-1)
 		s.stats.FastRecoveries++
@@ -174,8 +162,7 @@ func (s *sender) adjustWindows(now time.Time, p *sackProgress, lost bool) {
 	}
 }
 
-// updatePeerWindow takes the SACK's a_rwnd, and schedules the first zero
-// window probe when the window closed with nothing outstanding.
+// updatePeerWindow takes the SACK's a_rwnd.
 func (s *sender) updatePeerWindow(now time.Time, arwnd uint32) {
 	// 6.2.1 D ii): "Set rwnd equal to the newly received a_rwnd minus the
 	// number of bytes still outstanding after processing the Cumulative
@@ -184,19 +171,13 @@ func (s *sender) updatePeerWindow(now time.Time, arwnd uint32) {
 	s.learnWindow(arwnd)
 	s.loss.zeroWindowProbeAt = time.Time{}
 	if s.queue.unsent > 0 && s.ledger.outstanding() == 0 && s.nextChunkSize() > s.peerRwnd {
-		// The window closed with nothing outstanding: the first zero
-		// window probe goes one RTO from now (6.1 rule A).
+		// Window closed with nothing outstanding: probe in one RTO (6.1 A).
 		s.loss.zeroWindowProbeAt = now.Add(s.paths.primary.rto)
 	}
 }
 
-// updateT3 stops or restarts the primary's T3-rtx after a SACK. R2
-// "Whenever all outstanding data sent to an address have been
-// acknowledged, turn off the T3-rtx timer of that address." R3 "Whenever
-// a SACK chunk is received that acknowledges the DATA chunk with the
-// earliest outstanding TSN for that address, restart the T3-rtx timer for
-// that address with its current RTO (if there is still outstanding data
-// on that address)."
+// updateT3 stops or restarts the primary's T3-rtx after a SACK (section
+// 6.3.2 R2, R3).
 func (s *sender) updateT3(now time.Time, p *sackProgress) {
 	pp := s.paths.primary
 	switch {
@@ -220,9 +201,9 @@ func (s *sender) updateT3(now time.Time, p *sackProgress) {
 	s.loss.sackSinceT3 = true
 }
 
-// creditAcked ends the SACK: newBytes newly acknowledged clear the
-// error counters of the paths they were sent on, end a T3-rtx recovery and
-// the tail loss probes, and open a send opportunity.
+// creditAcked ends the SACK: newly acked bytes clear path error counters,
+// end a T3-rtx recovery and the tail loss probes, and open a send
+// opportunity.
 func (s *sender) creditAcked(now time.Time, newBytes int) {
 	if newBytes > 0 {
 		if newBytes > s.paths.ackedElsewhere {
@@ -240,8 +221,7 @@ func (s *sender) creditAcked(now time.Time, newBytes int) {
 	s.stats.BytesAcked += uint64(newBytes)
 }
 
-// errMalformedGaps marks a SACK whose Gap Ack Blocks are malformed, out of
-// order or overlapping: it is dropped (counted in SACKsInvalid), as if lost.
+// errMalformedGaps: the SACK is dropped, as if lost.
 var errMalformedGaps = errors.New("malformed gap ack blocks")
 
 // validate checks a SACK against what was sent before anything changes.
@@ -265,9 +245,8 @@ func (s *sender) validate(sk *SACK) error {
 	return nil
 }
 
-// ack takes a chunk out of flight (or out of the retransmission queue) on
-// its first acknowledgement and takes an RTT measurement from it when
-// allowed. It reports whether the chunk was newly acknowledged.
+// ack takes a chunk out of flight on its first acknowledgement, with an
+// RTT sample when allowed, and reports whether it was newly acked.
 func (s *sender) ack(now time.Time, t TSN, r *record) bool {
 	p := s.paths.of(r)
 	inFlight := r.state == recInFlight
@@ -291,14 +270,8 @@ func (s *sender) ack(now time.Time, t TSN, r *record) bool {
 	return true
 }
 
-// renege returns a chunk the peer no longer reports in a gap block to the
-// outstanding state. 6.2.1 D iii): "If the SACK chunk is missing a TSN that
-// was previously acknowledged via a Gap Ack Block (e.g., the data receiver
-// reneged on the data), then consider the corresponding DATA that might be
-// possibly missing: Count one miss indication towards Fast Retransmit ...,
-// and if no retransmit timer is running for the destination address to
-// which the DATA chunk was originally transmitted, then T3-rtx is started
-// for that destination address." (Also R4 of 6.3.2.)
+// renege puts a chunk the peer no longer gap-acks back in flight (6.2.1 D
+// iii, 6.3.2 R4): one miss indication, and T3-rtx started if not running.
 func (s *sender) renege(now time.Time, t TSN) {
 	r := s.ledger.rec(t)
 	if r.state != recGapAcked {

@@ -12,14 +12,11 @@ type Stats struct {
 	FastRetransmit uint64 // of which by fast retransmit
 	FastRecoveries uint64 // entries into fast recovery
 	T3Expiries     uint64
-	// RetransmitsMoved counts retransmissions sent on another path than
-	// the chunk's previous transmission (multi-homing, section 6.4.1).
+	// RetransmitsMoved: retransmissions sent on another path (6.4.1).
 	RetransmitsMoved uint64
-	// RepeatFastRetransmits counts chunks found lost again after a
-	// retransmission (RecoveryRACK), Probes the tail loss probes sent,
-	// SpuriousRetransmits the duplicates the peer reported of chunks we
-	// sent more than once (a retransmission that was not needed), and
-	// RTOUndos the RTO back-offs ended by the acknowledgement of new data.
+	// RepeatFastRetransmits: chunks lost again after retransmission (RACK);
+	// SpuriousRetransmits: duplicates reported of chunks sent more than
+	// once; RTOUndos: back-offs ended by new acknowledgements.
 	RepeatFastRetransmits uint64
 	Probes                uint64
 	SpuriousRetransmits   uint64
@@ -62,15 +59,12 @@ type Stats struct {
 	ForwardTSNsInvalid       uint64 // discarded: stream out of range or TSN beyond the window
 	PartialDeliveriesAborted uint64 // partial deliveries ended by a FORWARD-TSN
 	ReconfHeld               uint64 // fragments held for a deferred stream reset (RFC 6525)
-	// IDataMIDRefused counts I-DATA chunks refused (ABORT, protocol
-	// violation) for an ordered MID the receiver cannot place: already
-	// delivered, or 2^31 or more ahead of the next expected one.
+	// IDataMIDRefused counts I-DATA chunks refused for an ordered MID
+	// already delivered or 2^31 or more ahead.
 	IDataMIDRefused uint64
 
-	// ECN (RFC 9260 appendix A), sending side: ECNEchoes counts the ECNE
-	// chunks the peer sent (each reports a packet that arrived with CE),
-	// ECNReductions the window reductions they caused (at most one per
-	// window of data per path).
+	// ECN (RFC 9260 appendix A), sending side: ECNE chunks received and the
+	// window reductions they caused.
 	ECNEchoes     uint64
 	ECNReductions uint64
 

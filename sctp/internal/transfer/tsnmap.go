@@ -7,9 +7,7 @@ import "math/bits"
 const tsnMapBits = 1 << 14
 
 // tsnMap records the TSNs received: everything up to cum, and a bitmap of
-// the window above it indexed by TSN modulo its width. The bitmap (2 KiB)
-// is made by the first TSN that arrives out of order: an association
-// whose data arrives in sequence never needs it.
+// the window above it, allocated on the first out-of-order TSN.
 type tsnMap struct {
 	cum     TSN // cumulative TSN: every TSN up to it was received
 	highest TSN // highest TSN received (cum when no gap)
