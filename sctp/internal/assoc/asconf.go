@@ -8,17 +8,12 @@ import (
 	"github.com/usctp/usctp/sctp/internal/api"
 )
 
-// Dynamic address reconfiguration, RFC 5061: the receiving side. An
-// endpoint with Config.Extensions.DynamicAddrs lists ASCONF and ASCONF-ACK in its
-// Supported Extensions and in the chunk types it requires authenticated
-// (RFC 5061 section 4.1.1: "the ASCONF chunk MUST be sent in an
-// authenticated way"), so an ASCONF without a valid AUTH never reaches
-// asconf5061: dispatch drops and counts it (Stats.Auth.Missing). The
-// peer's Add IP Address, Delete IP Address and Set Primary Address change
-// the path set of paths.go: an added address starts unconfirmed and is
-// used only after a HEARTBEAT ACK confirms it (section 5.4 of RFC 9260),
-// which is what keeps an ASCONF from redirecting the association to an
-// address the peer does not own.
+// Dynamic address reconfiguration (RFC 5061), the receiving side. ASCONF
+// must be authenticated (section 4.1.1), so one without a valid AUTH never
+// reaches asconf5061. Added addresses start unconfirmed and carry data
+// only after a HEARTBEAT ACK confirms them (RFC 9260 section 5.4), which
+// keeps an ASCONF from redirecting the association to an address the peer
+// does not own.
 
 // maxASCONFParams bounds the requests of one ASCONF that are performed;
 // the rest are refused with "Operation Refused Due to Resource Shortage".
@@ -54,9 +49,8 @@ func (a *Assoc) asconf5061(now time.Time, p *inPacket, c *rxChunk) disp {
 		return dispNext
 	}
 	if a.asc == nil {
-		// Section 5.2 (paraphrase): the Peer-Serial-Number starts at the
-		// peer's Initial TSN minus one, its first ASCONF carrying the
-		// Initial TSN.
+		// Section 5.2: the Peer-Serial-Number starts at the peer's Initial
+		// TSN minus one.
 		a.asc = &asconfState{peerSerial: uint32(a.peerTSN) - 1}
 	}
 	s := a.asc
@@ -67,14 +61,12 @@ func (a *Assoc) asconf5061(now time.Time, p *inPacket, c *rxChunk) disp {
 		s.ack = a.performASCONF(now, p, &m, s.ack[:0])
 		a.pend.set(ctlASCONFAck)
 	case m.Serial == s.peerSerial && s.ack != nil:
-		// Section 5.2 (paraphrase): an ASCONF whose Sequence Number is not
-		// above the Peer-Serial-Number is skipped, and the cached
-		// ASCONF-ACK of that Sequence Number is sent again.
+		// Section 5.2: an old Sequence Number gets the cached ASCONF-ACK
+		// again.
 		a.stats.ASCONF.Retransmitted++
 		a.pend.set(ctlASCONFAck)
 	default:
-		// An old serial without a cached answer, or one beyond the next:
-		// silently discarded.
+		// Otherwise: silently discarded.
 		a.stats.ASCONF.BadSerial++
 	}
 	a.ep.markReady(a)
@@ -103,9 +95,7 @@ func (a *Assoc) performASCONF(now time.Time, p *inPacket, m *chunk.ASCONF, b []b
 		src := p.from.Addr().Unmap()
 		wildcard := ip.IsUnspecified()
 		if wildcard && q.Type != chunk.ParamDeleteIPAddress {
-			// Sections 4.2.1 and 4.2.4 (paraphrase): in an Add IP Address
-			// or a Set Primary Address the wildcard address stands for the
-			// source address of the packet.
+			// Sections 4.2.1, 4.2.4: the wildcard address means the source.
 			ip = src
 		}
 		var cause chunk.CauseCode
@@ -116,9 +106,7 @@ func (a *Assoc) performASCONF(now time.Time, p *inPacket, m *chunk.ASCONF, b []b
 		case q.Type == chunk.ParamAddIPAddress:
 			cause = a.peerAddAddr(now, ip)
 		case q.Type == chunk.ParamDeleteIPAddress && wildcard:
-			// Section 4.2.2 (paraphrase): a Delete IP Address of the
-			// wildcard address deletes all the addresses of the peer but
-			// the source address of the packet.
+			// Section 4.2.2: deleting the wildcard deletes all but the source.
 			cause = a.peerDeleteAll(src)
 		case q.Type == chunk.ParamDeleteIPAddress:
 			cause = a.peerDeleteAddr(ip, src)
@@ -172,8 +160,8 @@ func (a *Assoc) peerAddAddr(now time.Time, ip netip.Addr) chunk.CauseCode {
 	addr := netip.AddrPortFrom(ip, a.key.peer.Port())
 	key := assocKey{peer: addr, localPort: a.key.localPort, peerPort: a.key.peerPort}
 	if b := a.ep.assocs[key]; b != nil && b != a {
-		// The address is another association's peer: adding it would let
-		// this peer take that association's packets.
+		// Another association's peer address: refuse, or this peer could
+		// take its packets.
 		return chunk.CauseNoAuthorization
 	}
 	a.ensurePaths()
@@ -186,32 +174,26 @@ func (a *Assoc) peerAddAddr(now time.Time, ip netip.Addr) chunk.CauseCode {
 	return 0
 }
 
-// peerDeleteAddr performs a Delete IP Address: the path is removed, the
-// data goes to another path, and what was in flight on it is retransmitted
-// there.
+// peerDeleteAddr performs a Delete IP Address; in-flight data is
+// retransmitted on another path.
 func (a *Assoc) peerDeleteAddr(ip, src netip.Addr) chunk.CauseCode {
 	i := a.pathIndex(ip)
 	known := i >= 0 || ip == a.key.peer.Addr().Unmap()
 	if known && len(a.paths) <= 1 {
-		// Section 5.2 (paraphrase): a request to delete the last
-		// remaining address is refused with "Request to Delete Last
-		// Remaining IP Address" (checked first, as Linux does).
+		// Section 5.2: deleting the last address is refused (checked first,
+		// as Linux does).
 		return chunk.CauseDeleteLastAddress
 	}
 	if ip == src {
-		// Section 5.2 (paraphrase): a request to delete the source address
-		// of the ASCONF is refused with "Request to Delete Source IP
-		// Address".
+		// Section 5.2: deleting the ASCONF's source is refused.
 		return chunk.CauseDeleteSourceAddress
 	}
 	if !known {
 		return 0 // not an address of the association
 	}
 	if i == 0 {
-		// The handshake's address keys the association at its endpoint
-		// and is the path heartbeat.go watches (a.paths[0]): another
-		// confirmed address takes that role, then the old one goes as
-		// any other. With no other confirmed address it stays.
+		// The handshake's address keys the association: another confirmed
+		// address takes its role first; with none it stays.
 		j := a.rekeyPath(src)
 		if j < 0 {
 			return chunk.CauseResourceShortage
@@ -263,10 +245,8 @@ func (a *Assoc) peerDeleteAddr(ip, src netip.Addr) chunk.CauseCode {
 	return 0
 }
 
-// peerDeleteAll performs a Delete IP Address of the wildcard address:
-// every address of the association but src, the source of the ASCONF, is
-// deleted. The first refusal is the answer; the addresses deleted before
-// it stay deleted.
+// peerDeleteAll deletes every address but src; the first refusal is the
+// answer, earlier deletions stay.
 func (a *Assoc) peerDeleteAll(src netip.Addr) chunk.CauseCode {
 	if a.paths == nil {
 		if src == a.key.peer.Addr().Unmap() {
@@ -293,11 +273,9 @@ func (a *Assoc) peerDeleteAll(src netip.Addr) chunk.CauseCode {
 	return 0
 }
 
-// rekeyPath returns the index of the path that takes the handshake
-// address's role when that address is deleted: src's (the address the
-// ASCONF came from) when it is confirmed and active, else the first
-// confirmed active path, else the first confirmed one; -1 when no other
-// path is confirmed.
+// rekeyPath returns the path that takes the handshake address's role: src's
+// when confirmed and active, else the first confirmed active, else the
+// first confirmed; -1 when none.
 func (a *Assoc) rekeyPath(src netip.Addr) int {
 	best, any := -1, -1
 	for j := 1; j < len(a.paths); j++ {
@@ -337,9 +315,8 @@ func (a *Assoc) swapPaths(i, j int) {
 	}
 }
 
-// peerSetPrimary performs a Set Primary Address: the peer asks us to send
-// to ip. An address that is not confirmed yet becomes the primary when a
-// HEARTBEAT ACK confirms it.
+// peerSetPrimary performs a Set Primary Address; an unconfirmed address
+// becomes primary once confirmed.
 func (a *Assoc) peerSetPrimary(now time.Time, ip netip.Addr) chunk.CauseCode {
 	i := a.pathIndex(ip)
 	if i < 0 {

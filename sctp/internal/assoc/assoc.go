@@ -9,14 +9,11 @@ import (
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
-// Assoc is one association's complete control-plane state (the TCB of RFC
-// 9260 section 14): its state, tags, negotiated parameters, control timers
-// and what it owes the peer, with its transfer engine. It is sans-I/O: its
-// Endpoint feeds it packets and timer expiries, the user calls its
-// methods (Send, Read, Shutdown, Abort, ResetStreams, ...), each with the
-// current time, and it produces packets (through Endpoint.Poll), events
-// and one deadline. An Assoc is created by Endpoint.ConnectAddrs or by a valid
-// COOKIE ECHO (announced by EventUp); its fields are its own.
+// Assoc is one association's control-plane state (the TCB of RFC 9260
+// section 14) with its transfer engine. Its Endpoint feeds it packets and
+// timer expiries and the user calls its methods, each with the current
+// time. An Assoc is created by Endpoint.ConnectAddrs or by a valid COOKIE
+// ECHO (announced by EventUp).
 type Assoc struct {
 	ep    *Endpoint
 	key   assocKey
@@ -86,9 +83,8 @@ type assocKey struct {
 	peerPort  uint16
 }
 
-// pending is the set of control chunks the association must send. Most are
-// flags, because the chunk is rebuilt from the TCB when the packet is built
-// (lazy building: a retransmitted INIT is the same INIT).
+// pending is the set of control chunks owed; most are flags, the chunk
+// being rebuilt from the TCB when the packet is built.
 type pending struct {
 	init          bool
 	ctl           ctlFlags         // control chunks owed (cookie, shutdown, heartbeat, ASCONF)
@@ -101,9 +97,8 @@ type pending struct {
 	pmtuProbe     uint32           // engine paths owed a PLPMTU probe (pmtu.go), bit i for engine path i
 }
 
-// ctlFlags are the control chunks an association owes its peer besides
-// SACK and DATA, one bit each, so that building a packet tests them all
-// with one comparison (they are rare on the data path).
+// ctlFlags are the control chunks owed besides SACK and DATA, one bit
+// each, so a packet build tests them all at once.
 type ctlFlags uint8
 
 const (
@@ -152,15 +147,12 @@ func (a *Assoc) nextDeadline() time.Time {
 	}
 	d := a.timers.next()
 	if e := a.data.eng; e != nil {
-		// Asked after every packet: zero deadlines (the usual delayed
-		// SACK) cost no comparison.
 		if s := e.SendDeadline(); !s.IsZero() {
 			d = earliest(d, s)
 		}
 		if r := e.SACKDeadline(); !r.IsZero() && a.state != stateCookieEchoed {
-			// In COOKIE-ECHOED no SACK may leave before the COOKIE ACK
-			// (section 5.1), so a delayed SACK cannot be served: its
-			// deadline must not make the shell spin.
+			// In COOKIE-ECHOED no SACK may leave before the COOKIE ACK (5.1):
+			// its deadline must not make the shell spin.
 			d = earliest(d, r)
 		}
 	}
@@ -186,12 +178,9 @@ func (a *Assoc) answerOp(op uint64, err error) {
 	a.ep.events = append(a.ep.events, Event{Event: api.Event{Kind: noEvent, Err: err}, Assoc: a, Op: op, Quiet: true})
 }
 
-// reportEngine queues what the transfer engine has for the shell: the
-// messages it gave up under their PR-SCTP policy (EventSendFailed), and
-// the streams whose writers, refused by the stream's limit, may queue
-// again (Room). It runs as each entry point that reached the association
-// returns (Endpoint.reached), after each packet Poll builds, and as the
-// association closes.
+// reportEngine queues the engine's news for the shell: abandoned messages
+// (EventSendFailed) and streams whose writers may queue again. It runs as
+// entry points return, after each packet Poll builds, and on close.
 func (a *Assoc) reportEngine() {
 	e := a.data.eng
 	if e == nil {
@@ -205,8 +194,7 @@ func (a *Assoc) reportEngine() {
 	}
 }
 
-// engineReports reports whether reportEngine has anything to report: the
-// check the hot paths make inline before they call it.
+// engineReports reports whether reportEngine has anything to report.
 func (a *Assoc) engineReports() bool {
 	e := a.data.eng
 	return e != nil && e.HasReports()
@@ -219,12 +207,10 @@ func (a *Assoc) reportFailed(f transfer.Failed) {
 		Msg: f.Payload, Sent: f.Sent, PR: f.Policy})
 }
 
-// destroy moves the association to CLOSED and removes it from its endpoint
-// ("remove all record of the association"), queueing its last event:
-// EventShutdown after a graceful shutdown (end.Reason reasonShutdown),
-// else EventDown with cause, the first error cause code of the ABORT
-// (0: none). It completes end with the final counters and the messages
-// left unsent.
+// destroy closes the association and removes it from its endpoint,
+// queueing its last event: EventShutdown after a graceful shutdown, else
+// EventDown with cause (0: none). end gets the final counters and the
+// unsent messages.
 func (a *Assoc) destroy(end *End, cause chunk.CauseCode) {
 	if a.closed {
 		return
@@ -263,9 +249,8 @@ func (a *Assoc) fail(r Reason, cause chunk.CauseCode) {
 	a.destroy(&End{Reason: r}, cause)
 }
 
-// failWith is fail for an ABORT from the peer carrying the error causes
-// causes (chunk value): the user gets them parsed (copies: the packet's
-// buffer is reused), and the first one's code.
+// failWith is fail for an ABORT from the peer carrying causes, which the
+// user gets parsed (copied).
 func (a *Assoc) failWith(r Reason, causes []byte) {
 	end := &End{Reason: r}
 	it := chunk.Causes(causes)
@@ -296,10 +281,8 @@ func (a *Assoc) addPeerAddr(ip netip.Addr) {
 	}
 }
 
-// ownableAddr reports whether a peer whose packets come from src can own
-// address ip: not the unspecified address, not multicast or broadcast,
-// and not a loopback address unless src is one (a remote host listing
-// 127.0.0.1 names this host, not itself).
+// ownableAddr reports whether a peer sending from src can own ip: not
+// unspecified, multicast or broadcast, and not loopback unless src is.
 func ownableAddr(ip, src netip.Addr) bool {
 	ip, src = ip.Unmap(), src.Unmap()
 	switch {

@@ -12,13 +12,11 @@ import (
 	"github.com/usctp/usctp/sctp/internal/api"
 )
 
-// Authenticated chunks, RFC 4895. An endpoint that offers AUTH (Config.Extensions.AuthKeys
-// or Config.Extensions.AuthChunks set) sends RANDOM, CHUNKS and HMAC-ALGO in its INIT
-// and INIT ACK; when the peer sends them too, the association is
-// authenticated: every packet that carries a chunk type the peer listed in
-// its CHUNKS gets an AUTH chunk first (after a COOKIE ECHO), and every chunk
-// of a type this end listed is processed only after a valid AUTH in the same
-// packet.
+// Authenticated chunks, RFC 4895. An endpoint offering AUTH sends RANDOM,
+// CHUNKS and HMAC-ALGO in its INIT and INIT ACK; when the peer does too,
+// every packet carrying a chunk type the peer listed gets an AUTH chunk
+// first (after a COOKIE ECHO), and chunks of a type we listed are processed
+// only after a valid AUTH in the same packet.
 
 const (
 	authRandomLen = 32 // RFC 4895 section 6.1: "the random number ... 32 bytes"
@@ -37,11 +35,8 @@ func (s *chunkSet) add(t chunk.Type)      { s[t>>6] |= 1 << (t & 63) }
 func (s *chunkSet) has(t chunk.Type) bool { return s[t>>6]&(1<<(t&63)) != 0 }
 func (s *chunkSet) empty() bool           { return s[0]|s[1]|s[2]|s[3] == 0 }
 
-// neverAuthenticated are the types RFC 4895 section 3.2 excludes: "The
-// chunk types for INIT, INIT-ACK, SHUTDOWN-COMPLETE, and AUTH chunks MUST
-// NOT be listed in the CHUNKS parameter. However, if a CHUNKS parameter is
-// received then the types for INIT, INIT-ACK, SHUTDOWN-COMPLETE, and AUTH
-// chunks MUST be ignored."
+// neverAuthenticated are the types RFC 4895 section 3.2 excludes from
+// CHUNKS: INIT, INIT-ACK, SHUTDOWN-COMPLETE and AUTH.
 func neverAuthenticated(t chunk.Type) bool {
 	return t == chunk.TypeInit || t == chunk.TypeInitAck || t == chunk.TypeShutdownComplete || t == chunk.TypeAuth
 }
@@ -60,12 +55,9 @@ func hmacLen(id uint16) int {
 // authOffered reports whether the endpoint offers AUTH.
 func (c *Config) authOffered() bool { return len(c.AuthKeys) > 0 || len(c.AuthChunks) > 0 }
 
-// sanitizeAuth normalizes the AUTH settings: the chunk list without the
-// types that must not be listed and without duplicates; the HMAC list
-// with supported identifiers only, SHA-1 included (RFC 4895 section 6.1:
-// "The HMAC algorithm based on SHA-1 MUST be supported and included in the
-// HMAC-ALGO parameter"); the keys copied, one per identifier (the last
-// wins).
+// sanitizeAuth normalizes the AUTH settings: chunk list without excluded
+// types and duplicates, HMAC list of supported identifiers with SHA-1
+// (RFC 4895 section 6.1), keys copied (the last per id wins).
 func (c *Config) sanitizeAuth() {
 	var set chunkSet
 	var chunks []chunk.Type
@@ -157,11 +149,8 @@ type authState struct {
 
 var zeroHMAC [8 + sha256.Size]byte
 
-// newAuthState returns the AUTH state of a new association of an endpoint
-// that offers AUTH, with its configured keys (the empty key with id 0
-// when none is configured: section 6.1, "If there is no endpoint pair
-// shared key, only one association shared key is computed by using an
-// empty byte vector as the endpoint pair shared key").
+// newAuthState returns a new association's AUTH state with the configured
+// keys, or the empty key 0 when none (section 6.1).
 func (ep *Endpoint) newAuthState() *authState {
 	s := &authState{peerKey: -1}
 	for _, t := range ep.cfg.AuthChunks {
@@ -208,12 +197,8 @@ func appendAuthParams(b []byte, random []byte, cfg *Config) []byte {
 	return b
 }
 
-// appendAuthVector appends the key vector of section 6.1 for the
-// parameters appendAuthParams sends: "The RANDOM parameter, the CHUNKS
-// parameter, and the HMAC-ALGO parameter sent by each endpoint are
-// concatenated as byte vectors. These parameters include the parameter
-// type, parameter length, and the parameter value, but padding is
-// omitted".
+// appendAuthVector appends the key vector of section 6.1: RANDOM, CHUNKS
+// and HMAC-ALGO concatenated without padding.
 func appendAuthVector(b []byte, random []byte, cfg *Config) []byte {
 	start := len(b)
 	b = appendAuthParams(b, random, cfg)
@@ -240,9 +225,7 @@ type authParams struct {
 // present reports whether the peer offers AUTH.
 func (p *authParams) present() bool { return p.random != nil }
 
-// bad reports whether the parameters break RFC 4895 section 6.1: a RANDOM
-// whose number is not 32 bytes long, or a HMAC-ALGO without SHA-1, or one
-// of RANDOM and HMAC-ALGO without the other.
+// bad reports whether the parameters break RFC 4895 section 6.1.
 func (p *authParams) bad() bool {
 	if p.random == nil && p.hmacs == nil && p.chunks == nil {
 		return false
@@ -268,9 +251,8 @@ func (p *authParams) appendVector(b []byte) []byte {
 	return append(b, p.hmacs...)
 }
 
-// negotiate takes the peer's key vector (as appendVector built it, from an
-// INIT, an INIT ACK or a State Cookie) and derives what the association
-// needs: our key vector, the peer's chunk list and HMAC choice, and the
+// negotiate derives from the peer's key vector (INIT, INIT ACK or State
+// Cookie) our key vector, the peer's chunk list and HMAC choice, and the
 // association shared keys.
 func (s *authState) negotiate(cfg *Config, peerVec []byte) bool {
 	var peerNeeds chunkSet
@@ -290,9 +272,7 @@ func (s *authState) negotiate(cfg *Config, peerVec []byte) bool {
 				}
 			}
 		case chunk.ParamHMACAlgo:
-			// Section 6.1: the sender uses the first of the peer's
-			// HMAC-ALGO identifiers it supports (the list is "in
-			// order of preference").
+			// Section 6.1: the first of the peer's identifiers we support.
 			for i := 0; i+2 <= len(v) && send == 0; i += 2 {
 				if id := binary.BigEndian.Uint16(v[i:]); hmacLen(id) > 0 {
 					send = id
@@ -316,13 +296,9 @@ func (s *authState) negotiate(cfg *Config, peerVec []byte) bool {
 	return true
 }
 
-// derive computes the association shared key of k (section 6.1): "This is
-// performed by selecting the numerically smaller key vector and
-// concatenating it to the endpoint pair shared key, and then concatenating
-// the numerically larger key vector to that. If the key vectors are equal
-// as numbers but differ in length, then the concatenation order is the
-// endpoint shared key, followed by the shorter key vector, followed by the
-// longer key vector."
+// derive computes the association shared key of k (section 6.1): the
+// numerically smaller key vector, then the larger, after the endpoint
+// pair shared key (equal numbers: the shorter first).
 func (s *authState) derive(k *authKey) {
 	lo, hi := s.localVec, s.peerVec
 	if compareVectors(lo, hi) > 0 {
@@ -378,13 +354,9 @@ func (a *Assoc) authOverhead() int {
 	return 8 + hmacLen(s.sendHMAC)
 }
 
-// sealAuth inserts the AUTH chunk into the packet that starts at b[start]
-// when it carries a chunk type the peer listed (section 6.2): "the AUTH
-// chunk MUST be placed as the first chunk in the packet", after a COOKIE
-// ECHO ("If the packet contains a COOKIE ECHO chunk, the AUTH chunk MUST
-// be placed after the COOKIE ECHO chunk", per section 6.2's handling of the
-// first packets). The HMAC covers the AUTH chunk with its HMAC field set to
-// zero and every chunk after it.
+// sealAuth inserts the AUTH chunk first in the packet at b[start], or after
+// a COOKIE ECHO, when it carries a type the peer listed (section 6.2). The
+// HMAC covers the AUTH chunk, HMAC zeroed, and every chunk after it.
 func (a *Assoc) sealAuth(b []byte, start int) []byte {
 	n := a.authOverhead()
 	if n == 0 {
@@ -439,9 +411,7 @@ const (
 	authUnsupported            // HMAC identifier not in our HMAC-ALGO
 )
 
-// verifyAuth checks the AUTH chunk c of p (section 6.3) over the AUTH chunk,
-// HMAC zeroed, and the rest of the packet. The comparison takes constant
-// time.
+// verifyAuth checks AUTH chunk c of p (section 6.3) in constant time.
 func (a *Assoc) verifyAuth(p *inPacket, c *rxChunk) authResult {
 	s := a.auth
 	v := c.value()
@@ -478,29 +448,23 @@ func (a *Assoc) verifyAuth(p *inPacket, c *rxChunk) authResult {
 	return authValid
 }
 
-// authChunk handles an AUTH chunk on an authenticated association and
-// reports whether the chunks after it are authenticated; when not, the
-// caller discards them.
+// authChunk handles an AUTH chunk and reports whether the chunks after it
+// are authenticated; when not, the caller discards them.
 func (a *Assoc) authChunk(p *inPacket, c *rxChunk) bool {
 	switch a.verifyAuth(p, c) {
 	case authValid:
 		a.stats.Auth.Verified++
 		return true
 	case authUnknownKey:
-		// Section 6.3 (paraphrase): an AUTH with a Shared Key Identifier
-		// that names no key is silently discarded with all the
-		// authenticated chunks.
+		// Section 6.3: an unknown key id: silently discard.
 		a.stats.Auth.UnknownKey++
 	case authUnsupported:
-		// Section 6.3 (paraphrase): an unsupported HMAC Identifier is
-		// answered with an ERROR carrying the "Unsupported HMAC
-		// Identifier" cause, and the chunks are discarded.
+		// Section 6.3: an unsupported HMAC id: ERROR "Unsupported HMAC
+		// Identifier", chunks discarded.
 		a.stats.Auth.UnsupportedHMAC++
 		a.queueErrorCause(chunk.CauseUnsupportedHMAC, c.value()[2:4])
 	default:
-		// Section 6.3: "If the computed HMAC does not match the received
-		// HMAC, the receiver MUST silently discard the AUTH chunk and all
-		// the chunks following it" (paraphrase).
+		// Section 6.3: a mismatching HMAC: silently discard.
 		a.stats.Auth.BadHMAC++
 	}
 	return false
@@ -544,10 +508,9 @@ func (a *Assoc) SetActiveKey(id uint16) error {
 }
 
 // DeleteKey removes a shared key (RFC 6458 SCTP_AUTH_DELETE_KEY); the
-// active key cannot be removed. Packets are built when they are sent, so
-// a key that is not active is used by nothing: it is freed at once and
-// EventAuthKeyFree tells so (SCTP_AUTH_FREE_KEY). AUTH chunks from the
-// peer naming it are dropped from now on.
+// active key cannot be removed. An inactive key is used by nothing, so it
+// is freed at once (EventAuthKeyFree); peer AUTH chunks naming it are
+// dropped.
 func (a *Assoc) DeleteKey(id uint16) error {
 	s := a.auth
 	if s == nil || a.closed {

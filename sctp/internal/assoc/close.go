@@ -7,15 +7,12 @@ import (
 	"github.com/usctp/usctp/sctp/internal/api"
 )
 
-// abort9_1 handles an ABORT whose verification tag passed rule B of section
-// 8.5.1. Section 9.1: "After checking the Verification Tag, the receiving
-// endpoint MUST remove the association from its record and SHOULD report
-// the termination to its upper layer."
+// abort9_1 handles an ABORT whose tag passed section 8.5.1 B: remove the
+// association and report it (section 9.1).
 func (a *Assoc) abort9_1(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.stats.AbortsIn++
-	// The user learns every cause, the Upper Layer Abort Reason (section
-	// 3.3.10.12) among them. An ABORT answering our INIT or COOKIE ECHO is
-	// a refusal, as a kernel's connect reports ECONNREFUSED.
+	// Every cause is reported; an ABORT answering our INIT or COOKIE ECHO
+	// is a refusal, like ECONNREFUSED.
 	r := reasonPeerAbort
 	if a.state == stateCookieWait || a.state == stateCookieEchoed {
 		r = reasonRefused
@@ -24,10 +21,8 @@ func (a *Assoc) abort9_1(now time.Time, p *inPacket, c *rxChunk) disp {
 	return dispDeleted
 }
 
-// sendAbort sends an ABORT with the peer's tag and one optional cause and
-// removes the association (section 9.1: "The sender MUST fill in the peer's
-// Verification Tag in the outbound packet and MUST NOT bundle any DATA chunk
-// with the ABORT chunk.").
+// sendAbort sends an ABORT with the peer's tag and one optional cause, no
+// DATA, and removes the association (section 9.1).
 func (a *Assoc) sendAbort(cause []byte) {
 	if a.peerTag == 0 {
 		return
@@ -36,8 +31,7 @@ func (a *Assoc) sendAbort(cause []byte) {
 		a.ep.replyAbort(a.key.peer, a.key.localPort, a.key.peerPort, a.peerTag, false, cause)
 		return
 	}
-	// An authenticated association: the ABORT gets its AUTH chunk when
-	// the peer listed ABORT (RFC 4895 section 6.2).
+	// AUTH when the peer listed ABORT (RFC 4895 section 6.2).
 	a.ep.stats.AbortsOut++
 	if b := a.ep.replyBuf(a.key.peer); b != nil {
 		b = appendHeader(b, a.key.localPort, a.key.peerPort, a.peerTag)
@@ -57,13 +51,9 @@ func (a *Assoc) protocolViolation(info string) {
 }
 
 // shutdown9_2 handles SHUTDOWN in ESTABLISHED, SHUTDOWN-PENDING and
-// SHUTDOWN-RECEIVED (section 9.2): "enter the SHUTDOWN-RECEIVED state, stop
-// accepting new data from its SCTP user, and verify, by checking the
-// Cumulative TSN Ack field of the chunk, that all its outstanding DATA
-// chunks have been received by the SHUTDOWN chunk sender." "Once an
-// endpoint has reached the SHUTDOWN-RECEIVED state, it MUST ignore ULP
-// shutdown requests but MUST continue responding to SHUTDOWN chunks from its
-// peer."
+// SHUTDOWN-RECEIVED (section 9.2): enter SHUTDOWN-RECEIVED, stop taking
+// user data, check the Cumulative TSN Ack; later user shutdowns are
+// ignored.
 func (a *Assoc) shutdown9_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	cum, ok := parseShutdown(c)
 	if !ok {
@@ -78,17 +68,14 @@ func (a *Assoc) shutdown9_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	return dispNext
 }
 
-// discardShutdown9_2: "If a SHUTDOWN chunk is received in the COOKIE-WAIT
-// or COOKIE ECHOED state, the SHUTDOWN chunk SHOULD be silently discarded."
+// discardShutdown9_2: SHUTDOWN in the COOKIE states is discarded.
 func (a *Assoc) discardShutdown9_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.stats.Ignored++
 	return dispNext
 }
 
-// shutdownInShutdownSent9_2: "If an endpoint is in the SHUTDOWN-SENT state
-// and receives a SHUTDOWN chunk from its peer, the endpoint SHOULD respond
-// immediately with a SHUTDOWN ACK chunk to its peer and move into the
-// SHUTDOWN-ACK-SENT state, restarting its T2-shutdown timer."
+// shutdownInShutdownSent9_2: SHUTDOWN in SHUTDOWN-SENT is answered with a
+// SHUTDOWN ACK, entering SHUTDOWN-ACK-SENT and restarting T2 (9.2).
 func (a *Assoc) shutdownInShutdownSent9_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	cum, ok := parseShutdown(c)
 	if !ok {
@@ -104,16 +91,15 @@ func (a *Assoc) shutdownInShutdownSent9_2(now time.Time, p *inPacket, c *rxChunk
 	return dispNext
 }
 
-// shutdownInShutdownAckSent9_2: the peer did not get our SHUTDOWN ACK and
-// repeats its SHUTDOWN: send the SHUTDOWN ACK again.
+// shutdownInShutdownAckSent9_2: a repeated SHUTDOWN gets the SHUTDOWN ACK
+// again.
 func (a *Assoc) shutdownInShutdownAckSent9_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.pend.set(ctlShutdownAck)
 	return dispNext
 }
 
-// sendShutdownAck enters SHUTDOWN-ACK-SENT: "the SHUTDOWN chunk receiver
-// MUST send a SHUTDOWN ACK chunk and start a T2-shutdown timer of its own,
-// entering the SHUTDOWN-ACK-SENT state."
+// sendShutdownAck sends SHUTDOWN ACK, starts T2-shutdown and enters
+// SHUTDOWN-ACK-SENT (9.2).
 func (a *Assoc) sendShutdownAck(now time.Time) {
 	a.pend.set(ctlShutdownAck)
 	a.t2Retx = 0
@@ -124,19 +110,13 @@ func (a *Assoc) sendShutdownAck(now time.Time) {
 }
 
 // shutdownAck9_2 handles SHUTDOWN ACK in SHUTDOWN-SENT and
-// SHUTDOWN-ACK-SENT: "Upon the receipt of the SHUTDOWN ACK chunk, the
-// sender of the SHUTDOWN chunk MUST stop the T2-shutdown timer, send a
-// SHUTDOWN COMPLETE chunk to its peer, and remove all record of the
-// association." (and the same in SHUTDOWN-ACK-SENT).
+// SHUTDOWN-ACK-SENT: stop T2, send SHUTDOWN COMPLETE, remove the
+// association (9.2).
 func (a *Assoc) shutdownAck9_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.timers.stop(timerT2Shutdown)
-	// Section 8.5.1 C: "if the receiver of the SHUTDOWN ACK chunk has a
-	// TCB, then the destination endpoint's tag MUST be used and the T bit
-	// MUST NOT be set." With several paths it goes to the SHUTDOWN ACK's
-	// source (section 6.4: "An endpoint SHOULD transmit reply chunks ...
-	// to the same destination transport address from which it received
-	// the DATA or control chunk to which it is replying"), not to the
-	// handshake's address, which may be the path that failed.
+	// Section 8.5.1 C: our peer's tag, T bit clear. Sent to the SHUTDOWN
+	// ACK's source (section 6.4), not the handshake's address, which may
+	// have failed.
 	to := a.key.peer
 	if a.paths != nil && a.knowsPeerAddr(p.from.Addr()) {
 		to = p.from
@@ -158,17 +138,14 @@ func (a *Assoc) shutdownAckCookieState8_5_1E(now time.Time, p *inPacket, c *rxCh
 	return dispStop
 }
 
-// shutdownComplete9_2: "If the endpoint is in the SHUTDOWN-ACK-SENT state,
-// the endpoint SHOULD stop the T2-shutdown timer and remove all knowledge
-// of the association (and thus the association enters the CLOSED state)."
+// shutdownComplete9_2: in SHUTDOWN-ACK-SENT, stop T2 and close.
 func (a *Assoc) shutdownComplete9_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.timers.stop(timerT2Shutdown)
 	a.destroy(&End{Reason: reasonShutdown}, 0)
 	return dispDeleted
 }
 
-// discardShutdownComplete8_5_1C: "An endpoint MUST ignore the SHUTDOWN
-// COMPLETE chunk if it is not in the SHUTDOWN-ACK-SENT state."
+// discardShutdownComplete8_5_1C: ignored outside SHUTDOWN-ACK-SENT.
 func (a *Assoc) discardShutdownComplete8_5_1C(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.stats.Ignored++
 	return dispStop
@@ -182,11 +159,8 @@ func (a *Assoc) checkShutdownProgress(now time.Time) {
 		if !a.data.idle() {
 			return
 		}
-		// "Once all its outstanding data has been acknowledged, the
-		// endpoint sends a SHUTDOWN chunk to its peer, including in the
-		// Cumulative TSN Ack field the last sequential TSN it has received
-		// from the peer. It SHOULD then start the T2-shutdown timer and
-		// enter the SHUTDOWN-SENT state." We also start T5.
+		// Section 9.2: all data acknowledged: send SHUTDOWN with our
+		// cumulative TSN, start T2 (and T5), enter SHUTDOWN-SENT.
 		a.pend.set(ctlShutdown)
 		a.t2Retx = 0
 		a.timers.start(timerT2Shutdown, now, a.currentRTO())
@@ -198,24 +172,19 @@ func (a *Assoc) checkShutdownProgress(now time.Time) {
 		if !a.data.idle() {
 			return
 		}
-		// "If the receiver of the SHUTDOWN chunk has no more outstanding
-		// DATA chunks, the SHUTDOWN chunk receiver MUST send a SHUTDOWN
-		// ACK chunk and start a T2-shutdown timer of its own, entering
-		// the SHUTDOWN-ACK-SENT state."
+		// Section 9.2: send SHUTDOWN ACK, start T2, enter
+		// SHUTDOWN-ACK-SENT.
 		a.sendShutdownAck(now)
 	}
 }
 
 // error3_3_10 handles an ERROR chunk: a Stale Cookie in COOKIE-ECHOED
-// (section 5.2.6) restarts the handshake; other causes are reported to the
-// user.
+// restarts the handshake (5.2.6); other causes go to the user.
 func (a *Assoc) error3_3_10(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.stats.ErrorsIn++
 	code := firstCause(c.value())
 	if st, ok := staleCookieMeasure(c.value()); ok {
-		// Section 5.2.6: "In all cases, if the association is not in the
-		// COOKIE-ECHOED state, the ERROR chunk SHOULD be silently
-		// discarded."
+		// Section 5.2.6: otherwise a Stale Cookie is discarded.
 		if a.state != stateCookieEchoed {
 			a.stats.Ignored++
 			return dispNext
@@ -232,8 +201,8 @@ func (a *Assoc) error3_3_10(now time.Time, p *inPacket, c *rxChunk) disp {
 	return dispNext
 }
 
-// maxQueuedPeerErrors bounds the queued EventPeerError events, so a peer that
-// floods ERROR chunks cannot grow memory while the user is not reading.
+// maxQueuedPeerErrors bounds queued EventPeerError events against an
+// ERROR flood.
 const maxQueuedPeerErrors = 64
 
 // queueErrorCause adds one error cause to the ERROR chunk owed to the peer.
@@ -260,9 +229,7 @@ func (a *Assoc) Shutdown(now time.Time) error {
 		a.destroy(&End{Reason: reasonShutdown}, 0)
 		return nil
 	case stateEstablished:
-		// "Upon receipt of the SHUTDOWN primitive from its upper layer,
-		// the endpoint enters the SHUTDOWN-PENDING state and remains there
-		// until all outstanding data has been acknowledged by its peer."
+		// Section 9.2: SHUTDOWN-PENDING until all data is acknowledged.
 		a.setState(stateShutdownPending)
 		a.checkShutdownProgress(now)
 	}
@@ -276,9 +243,7 @@ func (a *Assoc) Abort(now time.Time, reason []byte) error {
 	if a.closed {
 		return ErrClosed
 	}
-	// Section 9.1: "If the association is aborted on request of the upper
-	// layer, a "User-Initiated Abort" error cause (see Section 3.3.10.12)
-	// SHOULD be present in the ABORT chunk."
+	// Section 9.1: a "User-Initiated Abort" cause SHOULD be present.
 	end := &End{Reason: reasonUserAbort, UserReason: string(reason)}
 	if len(reason) > 256 {
 		reason = reason[:256]

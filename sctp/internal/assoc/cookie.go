@@ -37,21 +37,16 @@ import (
 //	57     16   HMAC-SHA-256 over bytes 0..56, truncated to 128 bits
 //
 // With multi-homing the peer's other addresses come before the MAC: a
-// count, then 16 bytes each. A cookie of an authenticated association
-// (RFC 4895) has version 2 and after the body: the address count (maybe
-// 0) and addresses, then a 16-bit length L whose high bit says that our
-// RANDOM follows the peer's key vector, the peer's key vector (L&0x7fff
-// bytes: its RANDOM, CHUNKS and HMAC-ALGO parameters unpadded, at most
-// maxAuthVector), our 32-byte RANDOM when flagged, then the MAC. Our
-// RANDOM is normally not carried: it is derived from the cookie secret and
-// the cookie's fields (authRandom), so an authenticated association
-// started by the peer costs the cookie 3 + the peer's vector bytes (50
-// with Linux's defaults). It is carried when the INIT ACK repeats the
-// RANDOM of our own INIT (a setup collision, RFC 9260 section 5.2.1).
+// count, then 16 bytes each. An authenticated association's cookie
+// (version 2) adds after the body the address count and addresses, a
+// 16-bit length L (high bit: our RANDOM follows), the peer's key vector
+// (L&0x7fff bytes, at most maxAuthVector), our 32-byte RANDOM when
+// flagged, then the MAC. Our RANDOM is normally derived from the secret and
+// the cookie (authRandom); it is carried only when the INIT ACK repeats
+// our own INIT's (a setup collision, RFC 9260 section 5.2.1).
 //
 // The cookie is not encrypted and holds nothing the peer does not know
-// already (section 5.1.3: "it MUST NOT contain information that is not being
-// envisioned to be shared").
+// (section 5.1.3).
 const (
 	cookieVersion     = 1
 	cookieVersionAuth = 2
@@ -95,28 +90,20 @@ type cookie struct {
 	peerMIS    uint16
 	peerExt    extFlags
 	generation uint8 // low bit of the secret generation that signed it
-	// addrs holds the other addresses of the peer's INIT, 16 bytes each
-	// (As16), when the endpoint does multi-homing (Config.Paths.Multihoming):
-	// the TCB is built from the cookie and would not know them else. It
-	// aliases the packet while a cookie is opened. Without multi-homing
-	// it is empty.
+	// addrs holds the peer's other INIT addresses, 16 bytes each, with
+	// multi-homing; it aliases the packet while a cookie is opened.
 	addrs []byte
-	// authVec is the peer's key vector (RFC 4895 section 6.1) when the
-	// association is authenticated; it aliases the packet while a cookie
-	// is opened. random is our RANDOM for it; randomIn says it is
-	// carried in the cookie rather than derived.
+	// authVec is the peer's key vector (RFC 4895 section 6.1) when
+	// authenticated, aliasing the packet while opened; random is our
+	// RANDOM; randomIn says it is carried rather than derived.
 	authVec  []byte
 	random   [authRandomLen]byte
 	randomIn bool
 
-	// peer is the transport address the INIT came from and the INIT ACK
-	// went to. It is not in the cookie but in its MAC: a cookie echoed from
-	// another address fails the integrity check, so a cookie cannot be
-	// stolen and replayed from elsewhere, and the one address the TCB
-	// starts with is the one the INIT ACK reached (section 5.4: "For the
-	// receiver of the COOKIE ECHO chunk, the only CONFIRMED address is the
-	// address to which the packet containing the INIT ACK chunk was
-	// sent").
+	// peer is the address the INIT came from and the INIT ACK went to. It
+	// is covered by the MAC, not carried: a cookie echoed from elsewhere
+	// fails, and the TCB's first address is the confirmed one (section
+	// 5.4).
 	peer netip.AddrPort
 }
 
@@ -128,12 +115,9 @@ type cookieSecret struct {
 	valid   bool
 }
 
-// cookieJar signs and verifies State Cookies with a secret that rotates
-// (RFC 9260 section 5.1.3: "The secret key SHOULD be changed reasonably
-// frequently"). It keeps the current and the previous secret, so a cookie
-// signed just before a rotation still verifies; a cookie signed two
-// rotations ago has lost its key and is silently discarded (section
-// 5.1.5 step 1).
+// cookieJar signs and verifies State Cookies with a rotating secret (RFC
+// 9260 section 5.1.3). It keeps the previous secret too, so a cookie signed
+// just before a rotation verifies; older ones are discarded (5.1.5 step 1).
 type cookieJar struct {
 	rand    io.Reader
 	every   time.Duration // rotation period
@@ -163,8 +147,7 @@ func (j *cookieJar) newSecret(gen uint32, now time.Time) cookieSecret {
 // rotate replaces the current secret when it is older than the rotation
 // period; the current one becomes the previous one.
 func (j *cookieJar) rotate(now time.Time) {
-	// Asked for every packet received: one comparison with the due time
-	// kept since the last rotation.
+	// Per packet: one comparison with the cached due time.
 	if j.due.IsZero() || now.Before(j.due) {
 		return
 	}
@@ -245,9 +228,8 @@ const (
 )
 
 // openCookie checks the MAC of b for a COOKIE ECHO from peer and decodes
-// it into c. It does not check the lifespan: the caller decides, since
-// section 5.2.4 accepts an expired cookie whose tags match the existing
-// association.
+// it into c. The lifespan is left to the caller: section 5.2.4 accepts an
+// expired cookie whose tags match.
 func (j *cookieJar) openCookie(b []byte, peer netip.AddrPort, c *cookie) cookieResult {
 	if len(b) < cookieLen || (b[0]>>1 != cookieVersion && b[0]>>1 != cookieVersionAuth) {
 		return cookieMalformed
@@ -340,11 +322,9 @@ func (c *cookie) staleness(now time.Time) time.Duration {
 	return 0
 }
 
-// authRandom sets c.random to the RANDOM (RFC 4895 section 3.1) of the INIT
-// ACK that carries c: an HMAC under the cookie secret s of the cookie's
-// own tag, initial TSN and creation time, so that the cookie need not carry
-// it. The leading 0xff keeps it apart from the cookie MACs (whose input
-// starts with the version byte).
+// authRandom derives c.random (RFC 4895 section 3.1) as an HMAC under
+// secret s of the cookie's tag, TSN and creation time; the leading 0xff
+// keeps it apart from cookie MACs.
 func (j *cookieJar) authRandom(s *cookieSecret, c *cookie) {
 	var in [17]byte
 	in[0] = 0xff

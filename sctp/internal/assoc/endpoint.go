@@ -13,19 +13,11 @@ import (
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
-// Endpoint is the sans-I/O endpoint core: it demultiplexes incoming packets
-// to associations by the peer's transport address and the SCTP ports, checks
-// verification tags, answers INITs statelessly with a State Cookie (RFC 9260
-// section 5.1: "After sending an INIT ACK chunk with the State Cookie
-// parameter, "Z" MUST NOT allocate any resources or keep any states for the
-// new association."), creates associations from valid COOKIE ECHOs, and
-// handles out-of-the-blue packets (section 8.4).
-//
-// It is fed with Receive(now, from, packet, ecn), Expire(now) and the user
-// calls (ConnectAddrs, and the methods of Assoc); it produces packets
-// through Poll, events through NextEvent, the associations to look at
-// through Changed, and one deadline (Deadline). It is not safe for
-// concurrent use: its owner serializes every call.
+// Endpoint is the sans-I/O endpoint core: it demultiplexes packets to
+// associations, checks verification tags, answers INITs statelessly with a
+// State Cookie (RFC 9260 section 5.1), creates associations from valid
+// COOKIE ECHOs, and handles out-of-the-blue packets (section 8.4). It is
+// not safe for concurrent use: its owner serializes every call.
 type Endpoint struct {
 	cfg    Config
 	jar    *cookieJar
@@ -46,19 +38,15 @@ type Endpoint struct {
 	// recvBudget is shared by every association's receiver; nil: none.
 	recvBudget *transfer.RecvBudget
 
-	// Stateless replies (INIT ACK, OOTB ABORT, SHUTDOWN COMPLETE, Stale
-	// Cookie ERROR): a fixed ring of reused buffers, so an INIT flood costs
-	// CPU and no memory. When the ring is full, replies are dropped and
-	// counted (the peer retransmits its INIT).
+	// Stateless replies: a fixed ring of reused buffers, so an INIT flood
+	// costs CPU and no memory; when full, replies are dropped and counted.
 	replies     [maxReplies]reply
 	replyHead   int
 	replyCount  int
 	repliesLost uint64
 
-	// ready lists associations that may have something to send.
-	// ready[readyHead:] are pending; Poll takes them from the head, so
-	// draining n associations costs O(n), not O(n^2) (10,000 at once
-	// after a timer tick or a burst of writes).
+	// ready lists associations that may have something to send;
+	// ready[readyHead:] are pending, taken from the head in O(1).
 	ready     []*Assoc
 	readyHead int
 	// changed lists the associations that entry points reached since the
@@ -70,9 +58,8 @@ type Endpoint struct {
 	batching bool
 	// timerq orders the associations' deadlines (endpoint_timers.go).
 	timerq timerHeap
-	// polled is the association poll last took a packet from: its place
-	// in timerq is updated once, when its burst ends or before timerq is
-	// read (syncPolled), not after every packet.
+	// polled is the association poll last took a packet from; its timerq
+	// place is updated once per burst (syncPolled).
 	polled *Assoc
 	due    []*Assoc // scratch for Expire
 
@@ -116,8 +103,7 @@ func NewEndpoint(cfg Config, now time.Time) *Endpoint {
 	ep.jar = newCookieJar(cfg.Rand, cfg.SecretRotation, now)
 	ep.setupLimits()
 	for i := range ep.replies {
-		// Replies are small (an INIT ACK, an ABORT): a large MTU does
-		// not size them; one that grows keeps its buffer.
+		// Replies are small: a large MTU does not size them.
 		ep.replies[i].pkt = make([]byte, 0, min(cfg.MTU, DefaultMTU))
 	}
 	return ep
@@ -198,9 +184,8 @@ func (ep *Endpoint) remove(a *Assoc) {
 	a.stats, a.chunks = api.Counters{}, chunkCounts{}
 }
 
-// connect starts an association to peer (the ASSOCIATE primitive, section
-// 11.1 C): it builds a TCB, sends INIT, starts T1-init and enters
-// COOKIE-WAIT.
+// connect starts an association to peer (section 11.1 C ASSOCIATE):
+// TCB, INIT, T1-init, COOKIE-WAIT.
 func (ep *Endpoint) connect(now time.Time, peer netip.AddrPort, localPort, peerPort uint16) (*Assoc, error) {
 	if localPort == 0 || peerPort == 0 {
 		return nil, errInvalidPort
@@ -237,10 +222,8 @@ func (ep *Endpoint) NextEvent() (Event, bool) {
 	return e, true
 }
 
-// reached is what every entry point that reached association a does
-// before it returns: it records a's deadline (touch), queues what the
-// transfer engine has for the shell (reportEngine), and lists a in
-// Changed.
+// reached runs at the end of every entry point that reached a: it records
+// a's deadline, reports the engine's news and lists a in Changed.
 func (ep *Endpoint) reached(a *Assoc) {
 	ep.touch(a)
 	if a.engineReports() {
@@ -252,11 +235,9 @@ func (ep *Endpoint) reached(a *Assoc) {
 	}
 }
 
-// Changed returns the associations that packets, notices, timers or user
-// calls reached since the last call, each once, so that the shell looks
-// at those alone (their readers, writers and sender-dry state), however
-// many associations the endpoint has. An association may be listed after
-// it closed. The slice is valid until the next call.
+// Changed returns the associations reached since the last call, each once,
+// so the shell looks only at those. An association may be listed after it
+// closed. The slice is valid until the next call.
 func (ep *Endpoint) Changed() []*Assoc {
 	clear(ep.changedOut) // the previous call's: no closed association stays reachable
 	ep.changedOut, ep.changed = ep.changed, ep.changedOut[:0]
@@ -273,8 +254,7 @@ func (ep *Endpoint) markReady(a *Assoc) {
 	}
 	a.ready = true
 	if h := ep.readyHead; h >= 64 && h >= len(ep.ready)/2 {
-		// Drop the taken head before the array grows: amortised O(1)
-		// while the list never runs empty.
+		// Drop the taken head before the array grows.
 		n := copy(ep.ready, ep.ready[h:])
 		clear(ep.ready[n:])
 		ep.ready, ep.readyHead = ep.ready[:n], 0
@@ -283,8 +263,7 @@ func (ep *Endpoint) markReady(a *Assoc) {
 }
 
 // replyBuf returns the buffer for the next stateless packet to to, or nil
-// when the ring is full (the reply is dropped and counted). The caller
-// appends the packet and hands it to commitReply.
+// when the ring is full; commitReply queues it.
 func (ep *Endpoint) replyBuf(to netip.AddrPort) []byte {
 	if ep.replyCount == maxReplies {
 		ep.repliesLost++
@@ -312,14 +291,11 @@ type Packet struct {
 	To netip.AddrPort
 	// Data is the buffer given to Poll with the packet appended.
 	Data []byte
-	// ECN is the IP header's ECN codepoint to send the packet with:
-	// ECT(0) (2) for an association that uses ECN (RFC 9260 appendix
-	// A), else Not-ECT (0).
+	// ECN is the ECN codepoint: ECT(0) for an ECN association (RFC 9260
+	// appendix A), else Not-ECT.
 	ECN uint8
-	// MayFragment: the packet is larger than its path's PLPMTU because it
-	// carries DATA chunks cut before the PLPMTU shrank (which cannot be
-	// cut again); it goes with IP fragmentation allowed. Other packets go
-	// with the Don't Fragment bit when path MTU discovery is on.
+	// MayFragment: the packet exceeds its path's PLPMTU with DATA chunks cut
+	// before it shrank; send it with IP fragmentation allowed.
 	MayFragment bool
 }
 
@@ -373,8 +349,6 @@ func (ep *Endpoint) countOut(a *Assoc, pkt []byte) {
 	}
 	s.PacketsOut++
 	s.BytesOut += uint64(len(pkt))
-	// A loop rather than a callback per chunk: this runs for every packet
-	// sent.
 	it := chunk.Chunks(pkt[min(len(pkt), commonHeaderLen):])
 	for c, ok := it.Next(); ok; c, ok = it.Next() {
 		if k := chunkKindOf[c.Type]; a != nil && k > 0 {

@@ -52,11 +52,8 @@ func (ep *Endpoint) receive(now time.Time, from netip.AddrPort, pkt []byte) *Ass
 	s.PacketsIn++
 	s.BytesIn += uint64(len(pkt))
 	if p.chunks[0].typ == chunk.TypeInit || p.vtag == 0 {
-		// Section 8.5.1 A: "When an endpoint receives an SCTP packet with
-		// the Verification Tag set to 0, it SHOULD verify that the packet
-		// contains only an INIT chunk. Otherwise, the receiver MUST
-		// silently discard the packet." An INIT is sent with tag 0 ("The
-		// sender MUST set the Verification Tag of the packet to 0").
+		// Section 8.5.1 A: a packet with tag 0 must hold only an INIT,
+		// "Otherwise, the receiver MUST silently discard the packet."
 		if p.vtag != 0 || len(p.chunks) != 1 || p.chunks[0].typ != chunk.TypeInit {
 			s.BadVTag++
 			return nil
@@ -96,13 +93,8 @@ func (ep *Endpoint) outOfTheBlue(now time.Time, p *inPacket) {
 	}
 	switch p.chunks[0].typ {
 	case chunk.TypeInit:
-		// 8.4 (3): "If the packet contains an INIT chunk with a
-		// Verification Tag set to 0, it SHOULD be processed as described
-		// in Section 5.1. If, for whatever reason, the INIT cannot be
-		// processed normally and an ABORT has to be sent in response, the
-		// Verification Tag of the packet containing the ABORT chunk MUST be
-		// the Initiate Tag of the received INIT chunk, and the T bit of the
-		// ABORT chunk has to be set to 0".
+		// 8.4 (3): an INIT with tag 0 is processed per section 5.1; an
+		// ABORT in answer carries its Initiate Tag, T bit 0.
 		if !ep.mayAnswer(now, p) {
 			return
 		}
@@ -113,19 +105,14 @@ func (ep *Endpoint) outOfTheBlue(now time.Time, p *inPacket) {
 		ep.initStateless(now, p)
 		return
 	case chunk.TypeCookieEcho:
-		// 8.4 (4): "If the packet contains a COOKIE ECHO chunk as the
-		// first chunk, it MUST be processed as described in Section
-		// 5.1."
+		// 8.4 (4): a COOKIE ECHO first is processed per section 5.1.
 		ep.cookieEchoNoTCB(now, p)
 		return
 	}
 	s.OOTB++
 	if p.find(chunk.TypeShutdownAck) != nil {
-		// 8.4 (5): "the receiver SHOULD respond to the sender of the OOTB
-		// packet with a SHUTDOWN COMPLETE chunk ... MUST fill in the
-		// Verification Tag field of the outbound packet with the
-		// Verification Tag received in the SHUTDOWN ACK chunk and set the
-		// T bit".
+		// 8.4 (5): answer SHUTDOWN ACK with SHUTDOWN COMPLETE, tag
+		// reflected, T bit set.
 		if ep.mayAnswer(now, p) {
 			ep.replyShutdownComplete(p)
 		}
@@ -135,32 +122,23 @@ func (ep *Endpoint) outOfTheBlue(now time.Time, p *inPacket) {
 	if p.find(chunk.TypeShutdownComplete) != nil {
 		return
 	}
-	// 8.4 (7): "If the packet contains an ERROR chunk with the "Stale
-	// Cookie" error cause or a COOKIE ACK chunk, the SCTP packet SHOULD be
-	// silently discarded."
+	// 8.4 (7): ERROR "Stale Cookie" or COOKIE ACK: silently discard.
 	if p.find(chunk.TypeCookieAck) != nil {
 		return
 	}
 	if c := p.find(chunk.TypeError); c != nil && hasCause(c.value(), chunk.CauseStaleCookie) {
 		return
 	}
-	// 8.4 (8): "The receiver SHOULD respond to the sender of the OOTB
-	// packet with an ABORT chunk. When sending the ABORT chunk, the
-	// receiver of the OOTB packet MUST fill in the Verification Tag field
-	// of the outbound packet with the value found in the Verification Tag
-	// field of the OOTB packet and set the T bit in the Chunk Flags to
-	// indicate that the Verification Tag is reflected."
+	// 8.4 (8): answer with an ABORT, tag reflected, T bit set.
 	if ep.mayAnswer(now, p) {
 		ep.replyAbort(p.from, p.dstPort, p.srcPort, p.vtag, true, nil)
 	}
 }
 
-// initNoListener answers an INIT to an SCTP port nobody listens on (the
-// port filter is on, the port space is the endpoint's own) with an ABORT
-// tagged with its Initiate Tag, T bit clear (section 8.4 (3)): the
-// initiator fails at once, as with a kernel's ECONNREFUSED, instead of
-// retransmitting its INIT for minutes. An INIT too short to carry an
-// Initiate Tag, or carrying 0, is dropped.
+// initNoListener answers an INIT to a port nobody listens on with an ABORT
+// tagged with its Initiate Tag, T bit clear (section 8.4 (3)), so the
+// initiator fails at once as with ECONNREFUSED. An INIT without a nonzero
+// Initiate Tag is dropped.
 func (ep *Endpoint) initNoListener(p *inPacket) {
 	ep.stats.OOTB++
 	v := p.chunks[0].value()
@@ -211,9 +189,8 @@ type initInfo struct {
 	cookie   []byte        // State Cookie of an INIT ACK, aliasing the packet
 	ext      extFlags
 	auth     authParams // RFC 4895 parameters
-	// unrecognized holds the parameters to report (action bits x1):
-	// encoded as Unrecognized Parameter parameters (for an INIT ACK we
-	// send) or error cause bodies (for the ERROR after an INIT ACK).
+	// unrecognized holds the parameters to report (action bits x1), as
+	// Unrecognized Parameter parameters or error cause bodies.
 	unrecognized []byte
 
 	// types are the families of a Supported Address Types parameter,
@@ -247,22 +224,16 @@ func (in *initInfo) check(isAck bool) initProblem {
 	case isAck && in.cookie == nil:
 		return initNoCookie
 	case in.auth.bad():
-		// RFC 4895 section 6.1: "If the random number is not 32 byte
-		// long the association MUST be aborted. The ABORT chunk SHOULD
-		// contain the error cause 'Protocol Violation'." The same
-		// for a HMAC-ALGO without SHA-1: "The HMAC algorithm based on
-		// SHA-1 MUST be supported and included in the HMAC-ALGO
-		// parameter."
+		// RFC 4895 section 6.1: a RANDOM not 32 bytes long, or a HMAC-ALGO
+		// without SHA-1, aborts with "Protocol Violation".
 		return initAuthBad
 	}
 	return initOK
 }
 
 // rejectInit answers an INIT (or INIT ACK) that cannot be processed with
-// an ABORT carrying the cause, tagged with its Initiate Tag, T bit clear
-// (section 5.1: "The Verification Tag field in the common header of the
-// outbound SCTP packet containing the ABORT chunk MUST be set to the
-// Initiate Tag value of the received INIT or INIT ACK chunk").
+// an ABORT carrying cause, tagged with its Initiate Tag, T bit clear
+// (section 5.1).
 func (ep *Endpoint) rejectInit(p *inPacket, in *initInfo, prob initProblem) {
 	var cause []byte
 	switch prob {
@@ -290,9 +261,7 @@ func (ep *Endpoint) initStateless(now time.Time, p *inPacket) {
 	switch prob := in.check(false); prob {
 	case initOK:
 	case initZeroTag:
-		// Section 3.3.2: "If the value of the Initiate Tag in a received
-		// INIT chunk is found to be 0, the receiver MUST silently discard
-		// the packet."
+		// Section 3.3.2: Initiate Tag 0 is silently discarded.
 		ep.stats.Malformed++
 		return
 	default:
@@ -311,15 +280,13 @@ func (ep *Endpoint) initStateless(now time.Time, p *inPacket) {
 	ep.sendInitAck(now, p, &in, &c)
 }
 
-// sendInitAck completes c from the INIT in and queues the INIT ACK, tagged
-// with the INIT's Initiate Tag. Our own fields (tag, TSN, streams, Tie-Tags)
-// are already in c.
+// sendInitAck completes c (our fields already set) from the INIT in and
+// queues the INIT ACK, tagged with the INIT's Initiate Tag.
 func (ep *Endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *cookie) {
 	c.created = now
 	c.life = ep.cfg.CookieLife
 	if in.preserve > 0 {
-		// Section 5.2.6 / 3.3.2.1: honour the Cookie Preservative, with a
-		// cap so that a peer cannot make cookies live for ever.
+		// Section 5.2.6: honour the Cookie Preservative, capped.
 		c.life += min(in.preserve, ep.cfg.CookiePreserveMax)
 	}
 	c.peer = p.from
@@ -332,8 +299,7 @@ func (ep *Endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *coo
 	c.peerExt = in.ext
 	c.addrs = c.addrs[:0]
 	if ep.cfg.Multihoming {
-		// Addresses beyond the bound, and those the peer cannot own, are
-		// ignored and counted (once per INIT: the endpoint keeps no state).
+		// Addresses beyond the bound or not ownable are ignored and counted.
 		ep.stats.PeerAddrsIgnored += uint64(in.ignored)
 		for _, ip := range in.addrs[:in.naddrs] {
 			switch {
@@ -349,11 +315,9 @@ func (ep *Endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *coo
 	var random []byte
 	c.authVec = nil
 	if ep.cfg.authOffered() && in.auth.present() {
-		// Our AUTH parameters only answer an INIT that offers AUTH
-		// (without, AUTH cannot be used, and they would add 52 bytes to
-		// the answer to a minimal INIT). The peer's key vector goes in the
-		// cookie (RFC 4895 section 6.3: the AUTH bundled with the COOKIE
-		// ECHO is checked with the association the cookie makes).
+		// Our AUTH parameters answer only an INIT offering AUTH (52 bytes
+		// otherwise wasted). The peer's key vector goes in the cookie (RFC
+		// 4895 section 6.3).
 		var vec [maxAuthVector]byte
 		c.authVec = in.auth.appendVector(vec[:0])
 		if !c.randomIn {
@@ -372,9 +336,9 @@ func (ep *Endpoint) sendInitAck(now time.Time, p *inPacket, in *initInfo, c *coo
 	}
 }
 
-// openCookieEcho authenticates the State Cookie of a COOKIE ECHO (section
-// 5.1.5 steps 1 to 3) and reports whether it may be used; the staleness is
-// left to the caller. Failures are counted in s.
+// openCookieEcho authenticates a COOKIE ECHO's State Cookie (section 5.1.5
+// steps 1 to 3); the staleness is left to the caller. Failures are counted
+// in s.
 func (ep *Endpoint) openCookieEcho(p *inPacket, c *cookie, s *api.Counters) bool {
 	switch ep.jar.openCookie(p.chunks[0].value(), p.from, c) {
 	case cookieOK:
@@ -382,17 +346,12 @@ func (ep *Endpoint) openCookieEcho(p *inPacket, c *cookie, s *api.Counters) bool
 		s.Malformed++
 		return false
 	default:
-		// Steps 1 and 2: key no longer kept, or MAC mismatch: "the SCTP
-		// packet, including the COOKIE ECHO chunk and any DATA chunks,
-		// MUST be silently discarded."
+		// Steps 1 and 2: unknown key or MAC mismatch: silently discard.
 		s.CookieBadMAC++
 		return false
 	}
-	// Step 3: "Compare the port numbers and the Verification Tag contained
-	// within the COOKIE ECHO chunk to the actual port numbers and the
-	// Verification Tag within the SCTP common header of the received
-	// packet. If these values do not match, the packet MUST be silently
-	// discarded."
+	// Step 3: ports and tag must match the packet's, else silently
+	// discard.
 	if c.peerPort != p.srcPort || c.localPort != p.dstPort || c.localTag != p.vtag {
 		s.CookieMismatch++
 		return false
@@ -400,8 +359,8 @@ func (ep *Endpoint) openCookieEcho(p *inPacket, c *cookie, s *api.Counters) bool
 	return true
 }
 
-// replyStaleCookie sends the ERROR with a "Stale Cookie" cause of section
-// 5.1.5 step 4, with the Measure of Staleness in microseconds.
+// replyStaleCookie sends the ERROR "Stale Cookie" of section 5.1.5 step 4
+// (staleness in microseconds).
 func (ep *Endpoint) replyStaleCookie(now time.Time, p *inPacket, c *cookie, s *api.Counters) {
 	s.CookieStale++
 	s.ErrorsOut++
@@ -414,24 +373,20 @@ func (ep *Endpoint) replyStaleCookie(now time.Time, p *inPacket, c *cookie, s *a
 }
 
 // cookieEchoNoTCB creates an association from a valid COOKIE ECHO (section
-// 5.1.5) and processes the rest of the packet (bundled DATA) in it.
+// 5.1.5) and processes the rest of the packet in it.
 func (ep *Endpoint) cookieEchoNoTCB(now time.Time, p *inPacket) {
 	var c cookie
 	if !ep.openCookieEcho(p, &c, &ep.stats.Counters) {
 		return
 	}
 	if c.staleness(now) > 0 {
-		// Step 4: "If the elapsed time is longer than the lifespan carried
-		// in the State Cookie, then the packet, including the COOKIE ECHO
-		// chunk and any attached DATA chunks, SHOULD be discarded, and the
-		// endpoint MUST transmit an ERROR chunk with a "Stale Cookie"
-		// error cause to the peer endpoint."
+		// Step 4: an expired cookie is discarded with an ERROR "Stale
+		// Cookie".
 		ep.replyStaleCookie(now, p, &c, &ep.stats.Counters)
 		return
 	}
 	if ep.tags[c.localTag] != nil {
-		// Our tag is in use by another association (a replayed cookie for
-		// a restarted peer that now has another TCB): discard.
+		// Our tag is used by another association: discard.
 		ep.stats.CookieMismatch++
 		return
 	}

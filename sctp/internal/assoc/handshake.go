@@ -62,10 +62,8 @@ func (a *Assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 	switch in.check(true) {
 	case initOK:
 	case initZeroTag:
-		// Section 3.3.3: "If an endpoint in the COOKIE-WAIT state receives
-		// an INIT ACK chunk with the Initiate Tag set to 0, it MUST
-		// destroy the TCB and SHOULD send an ABORT chunk with the T bit
-		// set."
+		// Section 3.3.3: an INIT ACK with Initiate Tag 0 in COOKIE-WAIT: "MUST
+		// destroy the TCB and SHOULD send an ABORT chunk with the T bit set."
 		a.stats.Violations++
 		a.ep.replyAbort(p.from, p.dstPort, p.srcPort, a.localTag, true, nil)
 		a.fail(reasonInvalidParameter, chunk.CauseInvalidParam)
@@ -75,21 +73,15 @@ func (a *Assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 		a.ep.rejectInit(p, &in, initBadMandatory)
 		if in.rwnd < 1500 && in.os != 0 && in.mis != 0 {
 			// "A receiver of an INIT ACK chunk with the a_rwnd value set
-			// to a value smaller than 1500 MUST discard the packet,
-			// SHOULD send a packet in response containing an ABORT chunk
-			// ..., and MUST NOT change the state of any existing
-			// association."
+			// to a value smaller than 1500 MUST discard the packet".
 			return dispStop
 		}
-		// "If an endpoint in the COOKIE-WAIT state receives an INIT ACK
-		// chunk with the OS value set to 0, it MUST destroy the TCB and
-		// SHOULD send an ABORT chunk."
+		// An INIT ACK with OS 0: "MUST destroy the TCB and SHOULD send an
+		// ABORT chunk."
 		a.fail(reasonInvalidParameter, chunk.CauseInvalidParam)
 		return dispDeleted
 	case initHostName:
-		// Section 3.3.3 note 3: "The receiver of INIT ACK chunks
-		// containing a Host Name Address parameter MUST send an ABORT
-		// chunk and MAY include an "Unresolvable Address" error cause."
+		// Section 3.3.3 note 3: a Host Name Address "MUST send an ABORT".
 		a.stats.Violations++
 		a.ep.rejectInit(p, &in, initHostName)
 		a.fail(reasonInvalidParameter, chunk.CauseUnresolvableAddress)
@@ -115,18 +107,15 @@ func (a *Assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 		a.addPeerAddr(ip)
 	}
 	if src := p.from.Addr().Unmap(); src != a.key.peer.Addr().Unmap() {
-		// Section 5.1.2: "the receiver MUST derive and record all the
-		// transport addresses from the received chunk AND the source IP
-		// address that sent the INIT or INIT ACK chunk" (an INIT ACK
-		// from another address of the peer, found by lookupOther).
+		// Section 5.1.2: the peer's addresses are the listed ones "AND the
+		// source IP address".
 		a.addPeerAddr(src)
 	}
 	a.stats.PeerAddrsIgnored += uint64(in.ignored)
 	a.negotiateStreams()
 	a.cookie = append(a.cookie[:0], in.cookie...)
-	// Section 3.2.2: "it SHOULD bundle the ERROR chunk containing the
-	// "Unrecognized Parameters" error cause with the chunk sent in
-	// response (e.g., COOKIE ECHO)."
+	// Section 3.2.2: bundle the "Unrecognized Parameters" ERROR with
+	// the response.
 	a.pend.unrecognized = append(a.pend.unrecognized[:0], in.unrecognized...)
 	a.startData(now)
 	if a.initRetx == 0 {
@@ -140,10 +129,9 @@ func (a *Assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 	return dispStop
 }
 
-// validateInit parses and checks an INIT received with a TCB. It answers
-// what must be answered and reports whether the INIT may be processed.
-// Section 3.3.2: a bad INIT "MUST NOT change the state of any existing
-// association".
+// validateInit parses and checks an INIT received with a TCB, answering
+// what must be answered; a bad INIT "MUST NOT change the state of any
+// existing association" (section 3.3.2).
 func (a *Assoc) validateInit(p *inPacket, c *rxChunk, in *initInfo) bool {
 	if !parseInit(c, in) {
 		a.stats.Malformed++
@@ -161,18 +149,12 @@ func (a *Assoc) validateInit(p *inPacket, c *rxChunk, in *initInfo) bool {
 	return false
 }
 
-// addsAddresses reports whether an INIT adds a peer address to this
-// association, and queues the ABORT with the "Restart of an Association
-// with New Addresses" cause listing the new ones if so (sections 5.2.1,
-// 5.2.2). The addresses compared are those the INIT lists and its source
-// (section 5.1.2: the peer's transport addresses are the listed ones "AND
-// the source IP address"), against the peer addresses the association
-// holds; addresses the peer cannot own are ignored there as at the
-// handshake, and so are those beyond the bound of maxPeerAddrs (the INIT
-// is read with the same bound, in the same order). Without
-// Config.Paths.Multihoming the association uses the one address of its key and
-// never the others a peer lists, so a listed address adds nothing to it:
-// only the source counts, and it is the key's (the INIT was found by it).
+// addsAddresses reports whether an INIT adds a peer address (listed or its
+// source, section 5.1.2) and if so queues the ABORT "Restart of an
+// Association with New Addresses" (sections 5.2.1, 5.2.2). Addresses the
+// peer cannot own and those beyond maxPeerAddrs are ignored as at the
+// handshake. Without multihoming only the source counts, and it is the
+// key's.
 func (a *Assoc) addsAddresses(p *inPacket, in *initInfo) bool {
 	if !a.ep.cfg.Multihoming {
 		return false
@@ -202,8 +184,8 @@ func (a *Assoc) addsAddresses(p *inPacket, in *initInfo) bool {
 }
 
 // initCollision5_2_1 handles an INIT in COOKIE-WAIT or COOKIE-ECHOED
-// (section 5.2.1): answer with an INIT ACK that uses the parameters of our
-// own INIT, including our Initiate Tag, and change nothing.
+// (section 5.2.1): answer with an INIT ACK carrying our own INIT's
+// parameters and change nothing.
 func (a *Assoc) initCollision5_2_1(now time.Time, p *inPacket, c *rxChunk) disp {
 	var in initInfo
 	if !a.validateInit(p, c, &in) {
@@ -215,31 +197,21 @@ func (a *Assoc) initCollision5_2_1(now time.Time, p *inPacket, c *rxChunk) disp 
 		ck.random, ck.randomIn = a.auth.random, true
 	}
 	if a.state == stateCookieEchoed {
-		// "If the INIT chunk indicates that a new address has been added
-		// to the association, then the entire INIT chunk MUST be
-		// discarded, and the state of the existing association SHOULD NOT
-		// be changed."
+		// A new address: "the entire INIT chunk MUST be discarded".
 		if a.addsAddresses(p, &in) {
 			return dispStop
 		}
-		// "For an endpoint that is in the COOKIE-ECHOED state, it MUST
-		// populate its Tie-Tags within both the association TCB and
-		// inside the State Cookie".
+		// COOKIE-ECHOED "MUST populate its Tie-Tags".
 		a.localTie, a.peerTie = a.localTag, a.peerTag
 		ck.localTie, ck.peerTie = a.localTie, a.peerTie
 	}
 	a.ep.stats.InitsIn++
-	// "After that, the endpoint MUST NOT change its state, the T1-init
-	// timer MUST be left running, and the corresponding TCB MUST NOT be
-	// destroyed."
+	// "the T1-init timer MUST be left running".
 	if p.from != a.key.peer {
-		// An INIT from another address of the peer (found by the address
-		// of ours it lists, lookup.go). Section 5.2.1's rules for the INIT
-		// ACK (paraphrased): it MUST only go to an address the upper layer
-		// gave for the association and that the INIT reports, and SHOULD
-		// go to the INIT's source; the MUSTs win, so it goes to the
-		// address we sent our INIT to. The State Cookie is bound to that
-		// address (its MAC covers it).
+		// An INIT from another address of the peer: section 5.2.1's MUSTs
+		// send the INIT ACK only to an address given for the association and
+		// listed by the INIT, so it goes where our INIT went, and the cookie
+		// is bound to that address.
 		q := *p
 		q.from = a.key.peer
 		a.ep.sendInitAck(now, &q, &in, &ck)
@@ -251,24 +223,18 @@ func (a *Assoc) initCollision5_2_1(now time.Time, p *inPacket, c *rxChunk) disp 
 
 // initUnexpected5_2_2 handles an INIT in ESTABLISHED and the shutdown
 // states but SHUTDOWN-ACK-SENT (section 5.2.2): INIT ACK with a new tag and
-// the Tie-Tags in the cookie; the association itself is not changed.
+// the Tie-Tags; the association is not changed.
 func (a *Assoc) initUnexpected5_2_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	var in initInfo
 	if !a.validateInit(p, c, &in) {
 		return dispStop
 	}
-	// "If new addresses are added to the association, the endpoint MUST
-	// respond with an ABORT chunk, copying the 'Initiate Tag' of the
-	// unexpected INIT chunk into the 'Verification Tag' of the outbound
-	// packet carrying the ABORT chunk."
+	// New addresses: ABORT with the INIT's Initiate Tag as its tag.
 	if a.addsAddresses(p, &in) {
 		return dispStop
 	}
-	// "the endpoint MUST copy its current Tie-Tags to a reserved place
-	// within the State Cookie and the association's TCB"; "the INIT ACK
-	// chunk MUST contain a new Initiate Tag"; "Other parameters for the
-	// endpoint SHOULD be copied from the existing parameters of the
-	// association".
+	// Tie-Tags in the cookie, a new Initiate Tag, other parameters
+	// copied from the association.
 	a.localTie, a.peerTie = a.localTag, a.peerTag
 	ck := cookie{
 		localTag: a.ep.newTag(), localTSN: chunk.TSN(a.ep.random32()),
@@ -280,27 +246,24 @@ func (a *Assoc) initUnexpected5_2_2(now time.Time, p *inPacket, c *rxChunk) disp
 	return dispStop
 }
 
-// initInShutdownAckSent9_2: "If an endpoint is in the SHUTDOWN-ACK-SENT
-// state and receives an INIT chunk (e.g., if the SHUTDOWN COMPLETE chunk
-// was lost) ..., it SHOULD discard the INIT chunk and retransmit the
-// SHUTDOWN ACK chunk."
+// initInShutdownAckSent9_2: an INIT in SHUTDOWN-ACK-SENT retransmits the
+// SHUTDOWN ACK (section 9.2).
 func (a *Assoc) initInShutdownAckSent9_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.stats.Ignored++
 	a.pend.set(ctlShutdownAck)
 	return dispStop
 }
 
-// discardInitAck5_2_3: "If an INIT ACK chunk is received by an endpoint in
-// any state other than the COOKIE-WAIT or CLOSED state, the endpoint SHOULD
-// discard the INIT ACK chunk."
+// discardInitAck5_2_3: an INIT ACK outside COOKIE-WAIT and CLOSED is
+// discarded.
 func (a *Assoc) discardInitAck5_2_3(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.stats.Ignored++
 	return dispStop
 }
 
-// cookieEchoTCB5_2_4 handles a COOKIE ECHO when a TCB exists (section
-// 5.2.4), with the action table of section 5.2.4 (A: peer restart; B:
-// setup collision; C: late cookie; D: duplicate).
+// cookieEchoTCB5_2_4 handles a COOKIE ECHO when a TCB exists, with the
+// action table of section 5.2.4 (A: restart, B: collision, C: late, D:
+// duplicate).
 func (a *Assoc) cookieEchoTCB5_2_4(now time.Time, p *inPacket, c *rxChunk) disp {
 	if c != &p.chunks[0] {
 		// Section 5.1: "it MUST be the first chunk in the packet".
@@ -313,13 +276,8 @@ func (a *Assoc) cookieEchoTCB5_2_4(now time.Time, p *inPacket, c *rxChunk) disp 
 	}
 	lt, pt := ck.localTag == a.localTag, ck.peerTag == a.peerTag
 	if ck.staleness(now) > 0 && !(lt && pt) {
-		// Step 3: "If the State Cookie is older than the lifespan carried
-		// in the State Cookie and the Verification Tags contained in the
-		// State Cookie do not match the current association's
-		// Verification Tags, the packet, including the COOKIE ECHO chunk
-		// and any DATA chunks, SHOULD be discarded. The endpoint also
-		// MUST transmit an ERROR chunk with a "Stale Cookie" error cause
-		// to the peer endpoint".
+		// Step 3: a cookie older than its lifespan whose tags do not match is
+		// discarded with an ERROR "Stale Cookie".
 		a.ep.replyStaleCookie(now, p, &ck, &a.stats)
 		return dispStop
 	}
@@ -327,17 +285,13 @@ func (a *Assoc) cookieEchoTCB5_2_4(now time.Time, p *inPacket, c *rxChunk) disp 
 	case !lt && !pt && ck.localTie == a.localTag && ck.peerTie == a.peerTag:
 		return a.cookieRestartA(now, p, &ck)
 	case lt && (!pt || a.peerTag == 0):
-		// Action B: "The endpoint SHOULD stay in or enter the ESTABLISHED
-		// state, but it MUST update its peer's Verification Tag from the
-		// State Cookie, stop any T1-init or T1-cookie timers that might
-		// be running, and send a COOKIE ACK chunk."
+		// Action B: stay in or enter ESTABLISHED, take the peer's tag from
+		// the cookie, stop T1, send COOKIE ACK.
 		switch {
 		case a.state == stateCookieWait:
 			a.fromCookie(now, &ck)
 		case ck.peerTSN != a.peerTSN && !a.data.gotData:
-			// The peer's TCB was built from the INIT this cookie answered,
-			// not from the INIT ACK we took our view from: its TSNs start
-			// where that INIT said.
+			// The peer's TSNs start where the INIT this cookie answered said.
 			a.rebaseData(now, &ck)
 		}
 		a.peerTag = ck.peerTag
@@ -345,20 +299,17 @@ func (a *Assoc) cookieEchoTCB5_2_4(now time.Time, p *inPacket, c *rxChunk) disp 
 		a.pend.set(ctlCookieAck)
 		return dispNext
 	case !lt && pt && ck.localTie == 0 && ck.peerTie == 0:
-		// Action C: "The cookie SHOULD be silently discarded. The endpoint
-		// SHOULD NOT change states and SHOULD leave any timers running."
+		// Action C: silently discard.
 		a.stats.Ignored++
 		return dispStop
 	case lt && pt:
-		// Action D: "the endpoint SHOULD enter the ESTABLISHED state if it
-		// is in the COOKIE-ECHOED state. It SHOULD stop any T1-cookie
-		// timer that is running and send a COOKIE ACK chunk."
+		// Action D: enter ESTABLISHED from COOKIE-ECHOED, stop T1-cookie,
+		// send COOKIE ACK.
 		a.establish(now)
 		a.pend.set(ctlCookieAck)
 		return dispNext
 	}
-	// "For any case not shown in Table 12, the cookie SHOULD be silently
-	// discarded."
+	// Other cases: silently discard.
 	a.stats.Ignored++
 	return dispStop
 }
@@ -366,32 +317,23 @@ func (a *Assoc) cookieEchoTCB5_2_4(now time.Time, p *inPacket, c *rxChunk) disp 
 // cookieRestartA is action A of section 5.2.4: the peer restarted.
 func (a *Assoc) cookieRestartA(now time.Time, p *inPacket, ck *cookie) disp {
 	if a.state == stateShutdownAckSent {
-		// "If the endpoint is in the SHUTDOWN-ACK-SENT state and
-		// recognizes that the peer has restarted (Action A), it MUST NOT
-		// set up a new association but instead resend the SHUTDOWN ACK
-		// chunk and send an ERROR chunk with a "Cookie Received While
-		// Shutting Down" error cause to its peer."
+		// In SHUTDOWN-ACK-SENT: resend SHUTDOWN ACK and ERROR "Cookie
+		// Received While Shutting Down" instead.
 		a.pend.set(ctlShutdownAck)
 		a.queueErrorCause(chunk.CauseCookieWhileShutdown, nil)
 		return dispStop
 	}
-	// "the existing session is treated the same as if it received an
-	// ABORT chunk followed by a new COOKIE ECHO chunk with the following
-	// exceptions: ... A RESTART notification SHOULD be sent to the ULP
-	// instead of a COMMUNICATION LOST notification. All the congestion
-	// control parameters (e.g., cwnd, ssthresh) related to this peer MUST
-	// be reset to their initial values". "Any SCTP DATA chunks MAY be
-	// retained": the user's messages not yet acknowledged are queued
-	// again on the new engine (new TSNs, fresh congestion state); what
-	// the old peer had received is gone with it.
+	// As an ABORT then a new COOKIE ECHO, with a RESTART notification
+	// and congestion state reset. "Any SCTP DATA chunks MAY be
+	// retained": unacknowledged messages are queued again on the new
+	// engine.
 	a.stats.Restarts++
 	old := a.data.eng
 	a.data.gotData = false
 	a.timers.stopAll()
 	a.pend = pending{heartbeatAcks: a.pend.heartbeatAcks[:0], hbAckTo: a.pend.hbAckTo[:0]}
 	a.sackTo, a.ctlTo = netip.AddrPort{}, netip.AddrPort{}
-	// The new engine has one path: the paths are made again from the
-	// addresses in the cookie (the restart INIT's, which added none).
+	// Paths are made again from the cookie's addresses.
 	a.removePaths()
 	a.paths = nil
 	a.peerAddrs = a.peerAddrs[:0]
@@ -411,7 +353,7 @@ func (a *Assoc) cookieRestartA(now time.Time, p *inPacket, ck *cookie) disp {
 }
 
 // establish enters ESTABLISHED from the COOKIE states (stopping T1) and
-// tells the user; in other states it only stops T1.
+// tells the user; otherwise it only stops T1.
 func (a *Assoc) establish(now time.Time) {
 	a.timers.stop(timerT1Init)
 	a.timers.stop(timerT1Cookie)
@@ -428,9 +370,7 @@ func (a *Assoc) establish(now time.Time) {
 	a.setupPaths(now)
 }
 
-// cookieAck5_1E: "Upon reception of the COOKIE ACK chunk, endpoint "A"
-// moves from the COOKIE-ECHOED state to the ESTABLISHED state, stopping the
-// T1-cookie timer."
+// cookieAck5_1E: COOKIE ACK in COOKIE-ECHOED enters ESTABLISHED.
 func (a *Assoc) cookieAck5_1E(now time.Time, p *inPacket, c *rxChunk) disp {
 	if a.initRetx == 0 {
 		a.rttSample(now, now.Sub(a.initSent))
@@ -439,16 +379,14 @@ func (a *Assoc) cookieAck5_1E(now time.Time, p *inPacket, c *rxChunk) disp {
 	return dispNext
 }
 
-// discardCookieAck5_2_5: "At any state other than COOKIE-ECHOED, an
-// endpoint SHOULD silently discard a received COOKIE ACK chunk."
+// discardCookieAck5_2_5: COOKIE ACK elsewhere is discarded.
 func (a *Assoc) discardCookieAck5_2_5(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.stats.Ignored++
 	return dispNext
 }
 
-// staleCookie5_2_6 handles an ERROR with a "Stale Cookie" cause in
-// COOKIE-ECHOED with the third alternative of section 5.2.6: a new INIT
-// with a Cookie Preservative. staleness is the Measure of Staleness.
+// staleCookie5_2_6 answers an ERROR "Stale Cookie" in COOKIE-ECHOED with a
+// new INIT carrying a Cookie Preservative (section 5.2.6).
 func (a *Assoc) staleCookie5_2_6(now time.Time, staleness time.Duration) {
 	a.initRetx++
 	a.stats.HandshakeRetx++
@@ -456,10 +394,7 @@ func (a *Assoc) staleCookie5_2_6(now time.Time, staleness time.Duration) {
 		a.fail(reasonInitTimeout, chunk.CauseStaleCookie)
 		return
 	}
-	// "When calculating the time extension, an implementation SHOULD use
-	// the RTT information measured based on the previous COOKIE
-	// ECHO/ERROR chunk exchange and SHOULD add no more than 1 second
-	// beyond the measured RTT".
+	// Use the measured RTT, adding no more than 1 s.
 	rtt := min(now.Sub(a.initSent), time.Second)
 	a.preserve = staleness + rtt
 	a.timers.stop(timerT1Cookie)
@@ -471,10 +406,8 @@ func (a *Assoc) staleCookie5_2_6(now time.Time, staleness time.Duration) {
 	a.sendInit(now)
 }
 
-// rebaseData rebuilds the transfer engine for the peer's parameters in a
-// cookie (setup collision, action B), keeping the messages already queued
-// by the user: they are queued again in order (their TSNs, starting from our
-// unchanged initial TSN, come out the same).
+// rebaseData rebuilds the engine for the peer's parameters in a cookie
+// (action B), queueing the user's messages again in order.
 func (a *Assoc) rebaseData(now time.Time, ck *cookie) {
 	old := a.data.eng
 	a.peerTSN, a.peerRwnd = ck.peerTSN, ck.peerRwnd
@@ -484,10 +417,9 @@ func (a *Assoc) rebaseData(now time.Time, ck *cookie) {
 	a.requeue(now, old)
 }
 
-// requeue moves the messages still queued or unacknowledged in the old
-// engine to the current one, in order, with their PR policies (a lifetime
-// goes on from where it was). Messages on streams that no longer exist are
-// dropped and counted.
+// requeue moves the unacknowledged messages of the old engine to the
+// current one in order, PR policies included; messages on streams that no
+// longer exist are dropped and counted.
 func (a *Assoc) requeue(now time.Time, old *transfer.Engine) {
 	if old == nil || a.data.eng == nil {
 		return

@@ -9,31 +9,19 @@ import (
 )
 
 // The host's addresses in INIT and INIT ACK, for an endpoint bound to the
-// wildcard address (Config.HostAddrs). Such an endpoint receives on every
-// address of the host, so, as Linux does for a socket bound to no address,
-// it lists them (RFC 9260 section 5.1.2) and the peer gets a path for
-// each. Not every address suits every peer; the list sent to one peer
-// leaves out (announced):
-//   - the address the INIT or INIT ACK itself goes from: the peer records
-//     the source anyway ("derive and record all the transport addresses
-//     from the received chunk AND the source IP address");
-//   - addresses of a narrower scope than the peer's (Linux's rule: "let L
-//     be the level of requested destination address, sender and receiver
-//     SHOULD include all of its addresses with level greater than or
-//     equal to L"): no private IPv4 address to a global peer, no
-//     link-local address but to a link-local peer on the same interface
-//     (zone), no loopback address to a peer that is not on loopback;
-//   - to a peer on loopback, every address but the loopback ones of its
-//     family: all of them would be paths through the same loopback
-//     device, heartbeats with no second link to fail over to (Linux lists
-//     them all; this stack keeps a loopback association single-homed);
-//   - families the peer does not support (its Supported Address Types
-//     parameter, section 3.3.2.1) or the endpoint's socket cannot use
-//     (Config.Families).
+// wildcard address (Config.HostAddrs): as Linux does, it lists them (RFC
+// 9260 section 5.1.2) so the peer gets a path for each, leaving out:
+//   - the packet's own source, which the peer records anyway;
+//   - addresses of narrower scope than the peer's (Linux's rule): no
+//     private IPv4 to a global peer, link-local only to a link-local peer
+//     in the same zone, loopback only to a loopback peer;
+//   - to a loopback peer, every non-loopback address (they would be paths
+//     over the same device; this stack keeps it single-homed);
+//   - families the peer does not support (section 3.3.2.1) or the socket
+//     cannot use (Config.Families).
 //
-// An INIT ACK answers a packet whose source nobody verified, so its list
-// is also cut to keep the answer within maxInitAckFactor times the INIT
-// (the reflection bound the rate limiter assumes, README "Security").
+// An INIT ACK's list is also cut to stay within maxInitAckFactor times the
+// INIT (the reflection bound the rate limiter assumes).
 
 // AddrFamilies is a set of IP address families.
 type AddrFamilies uint8
@@ -67,9 +55,8 @@ const (
 	scopeLoopback
 )
 
-// addrScope returns the scope of ip: IPv4 private (RFC 1918 and the
-// 198.18.0.0/15 benchmarking range, as Linux counts them) and IPv6
-// site-local are private; IPv4 169.254/16 and IPv6 fe80::/10 link-local.
+// addrScope returns the scope of ip, with Linux's private ranges (RFC 1918,
+// 198.18.0.0/15, IPv6 site-local) and link-local ranges.
 func addrScope(ip netip.Addr) int {
 	ip = ip.Unmap()
 	switch {
@@ -90,11 +77,9 @@ var (
 	siteLocal = netip.MustParsePrefix("fec0::/10")
 )
 
-// announced appends to dst the addresses of host to list in an INIT or
-// INIT ACK sent from src to peer (see the file comment): peerFam is the
-// families the peer supports, ours those of the endpoint's socket (0:
-// both). Each address is listed once, without its zone, those of peer's
-// family first.
+// announced appends to dst the host addresses to list in an INIT or INIT
+// ACK from src to peer (see the file comment), without zones, peer's
+// family first. ours is the socket's families (0: both).
 func announced(dst, host []netip.Addr, peer, src netip.Addr, peerFam, ours AddrFamilies) []netip.Addr {
 	peer, src = peer.Unmap(), src.Unmap().WithZone("")
 	if peerFam == 0 {
@@ -139,10 +124,9 @@ func announced(dst, host []netip.Addr, peer, src netip.Addr, peerFam, ours AddrF
 	return dst
 }
 
-// peerFamilies returns the families a peer's INIT says it supports: those
-// of its Supported Address Types parameter (none: all), and, as section
-// 5.1.2's implementation note asks, those of the INIT's source and of the
-// addresses it lists.
+// peerFamilies returns the families a peer's INIT supports: its Supported
+// Address Types (none: all), plus those of its source and listed addresses
+// (section 5.1.2).
 func (in *initInfo) peerFamilies(src netip.Addr) AddrFamilies {
 	if !in.typesSeen {
 		return FamilyBoth
@@ -169,11 +153,9 @@ func parseAddrTypes(v []byte) AddrFamilies {
 	return f
 }
 
-// hostAddrsFor returns the addresses a wildcard endpoint lists to peer
-// (Config.HostAddrs filtered by announced), into ep's scratch list, and
-// the source of its packets to peer, which the list leaves out; nil and
-// the zero address when the endpoint does not announce the host's
-// addresses.
+// hostAddrsFor returns the addresses a wildcard endpoint lists to peer, in
+// ep's scratch list, and the source they leave out; nil when the endpoint
+// does not announce the host's addresses.
 func (ep *Endpoint) hostAddrsFor(peer netip.Addr, peerFam AddrFamilies) ([]netip.Addr, netip.Addr) {
 	if ep.cfg.HostAddrs == nil || len(ep.cfg.LocalAddrs) > 0 {
 		return nil, netip.Addr{}
@@ -202,10 +184,8 @@ func addrParamLen(ip netip.Addr) int {
 	return 20
 }
 
-// insertHostAddrs inserts into the INIT ACK chunk at pkt[at:] (built
-// without address parameters) those of the host's addresses announced to
-// the INIT's sender, as many as keep the packet within maxInitAckFactor
-// times initLen, the INIT's packet size.
+// insertHostAddrs inserts the announced host addresses into the INIT ACK
+// at pkt[at:], as many as keep it within maxInitAckFactor times initLen.
 func (ep *Endpoint) insertHostAddrs(pkt []byte, at int, p *inPacket, in *initInfo, initLen int) []byte {
 	ips, _ := ep.hostAddrsFor(p.from.Addr(), in.peerFamilies(p.from.Addr()))
 	room := maxInitAckFactor*initLen - len(pkt)
@@ -243,16 +223,10 @@ func appendSupportedAddrTypes(b []byte, fam AddrFamilies) []byte {
 	return b
 }
 
-// AppendAnnouncedAddrs appends to dst the host's addresses a wildcard
-// endpoint that announces them uses with a's peer: the source of its
-// packets to the peer's primary address, then those announced lists (the
-// rule for that address, and the families of the addresses the peer
-// listed, each of which it supports). The list is worked out again
-// from the host's addresses now, so it follows addresses added or removed
-// since the handshake; it can hold addresses an INIT ACK left out to stay
-// within its size bound, which the association receives on all the same.
-// Nothing is appended when the endpoint does not announce the host's
-// addresses.
+// AppendAnnouncedAddrs appends to dst the host addresses a wildcard
+// endpoint uses with a's peer: the source toward the peer's primary, then
+// those announced lists, worked out from the host's addresses now. Nothing
+// is appended when the endpoint does not announce them.
 func (a *Assoc) AppendAnnouncedAddrs(dst []netip.Addr) []netip.Addr {
 	peer := a.key.peer.Addr().Unmap()
 	fam := familyOf(peer)

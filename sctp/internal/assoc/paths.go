@@ -8,25 +8,19 @@ import (
 	"github.com/usctp/usctp/sctp/internal/api"
 )
 
-// Path management of a multi-homed peer (Config.Paths.Multihoming): RFC 9260
-// sections 5.4, 8.2, 8.3 and RFC 7829 (potentially failed). Without it,
-// or when the peer lists no other address, a.paths is nil and nothing
-// here runs: the association has the one path of its key and the
-// heartbeat of heartbeat.go.
+// Path management of a multi-homed peer (Config.Paths.Multihoming): RFC
+// 9260 sections 5.4, 8.2, 8.3 and RFC 7829. Without it, or with a peer
+// listing no other address, a.paths is nil and heartbeat.go alone runs.
 //
-// a.paths[0] is the address the handshake used (confirmed, the primary,
-// transfer engine path 0). The other addresses the peer listed start
-// unconfirmed; each gets HEARTBEATs with a nonce of its own, one per RTO,
-// until a HEARTBEAT ACK carrying that nonce confirms it (section 5.4);
-// only then does the transfer engine get a path for it. Confirmed paths
-// get a HEARTBEAT every HB.interval + RTO with jitter when idle (8.3).
-// A path whose error count exceeds the PF threshold is potentially
-// failed: new data moves to another active path (transfer.SetPrimary),
-// its chunks in flight are retransmitted there, and a HEARTBEAT probes it
-// every RTO; beyond Path.Max.Retrans it is inactive. A HEARTBEAT ACK
-// makes it active again, and the primary takes the data back unless
-// Config.Paths.NoPrimaryReturn. The association's own error count and
-// Association.Max.Retrans are kept by heartbeat.go.
+// a.paths[0] is the handshake's address (confirmed, primary, engine path
+// 0). The other addresses start unconfirmed and get a HEARTBEAT with their
+// own nonce per RTO until acknowledged (section 5.4); only then does the
+// engine get a path for them. Idle confirmed paths get a HEARTBEAT every
+// HB.interval + RTO with jitter (8.3). Beyond the PF threshold a path is
+// potentially failed: data moves to another active path and a HEARTBEAT
+// probes it every RTO; beyond Path.Max.Retrans it is inactive. A HEARTBEAT
+// ACK makes it active again, and the primary takes the data back unless
+// Config.Paths.NoPrimaryReturn.
 
 // peerPath is one peer address of a multi-homed association.
 type peerPath struct {
@@ -63,8 +57,8 @@ func (a *Assoc) setupPaths(now time.Time) {
 			continue // another association has it: not ours to use
 		}
 		a.ep.assocs[key] = a
-		// 5.4: "an endpoint SHOULD send a HEARTBEAT chunk to an
-		// UNCONFIRMED address" as soon as the association is up.
+		// 5.4: heartbeat UNCONFIRMED addresses as soon as the association is
+		// up.
 		a.paths = append(a.paths, peerPath{addr: addr, eng: -1, next: now, pp: a.pp})
 	}
 	a.dest = a.key.peer
@@ -96,8 +90,8 @@ func (a *Assoc) sendTo() netip.AddrPort {
 	return a.dest
 }
 
-// pathRTO returns the RTO of path i: its engine path's, or RTO.Initial
-// while unconfirmed (6.3.1 C1).
+// pathRTO returns the RTO of path i, RTO.Initial while unconfirmed
+// (6.3.1 C1).
 func (a *Assoc) pathRTO(i int) time.Duration {
 	if e := a.paths[i].eng; e >= 0 {
 		return a.data.eng.PathAt(e).RTO()
@@ -118,14 +112,12 @@ func (a *Assoc) schedulePaths() {
 	a.timers.at[timerPaths], a.timers.stale = d, true
 }
 
-// probed reports whether path i is heartbeated by this file: every path
-// but the primary while it is active (heartbeat.go watches that one).
+// probed reports whether path i is heartbeated here: every path but an
+// active primary (heartbeat.go's).
 func (a *Assoc) probed(i int) bool { return i > 0 || a.paths[0].state != api.PathActive }
 
-// pathTimer sends the heartbeats that are due and counts the unanswered
-// ones ("The endpoint SHOULD increment the respective error counter of the
-// destination transport address each time a HEARTBEAT chunk is sent to
-// that address and not acknowledged within one RTO", 8.3).
+// pathTimer sends the due heartbeats and counts an error for each one
+// unacknowledged within one RTO (8.3).
 func (a *Assoc) pathTimer(now time.Time) {
 	if a.heartbeatsStopped() {
 		for i := range a.paths {
@@ -154,13 +146,11 @@ func (a *Assoc) pathTimer(now time.Time) {
 		if p.state == api.PathActive {
 			p.next = a.idleHeartbeat(now, i)
 		} else if p.state == api.PathUnconfirmed && p.errors > p.pp.PathMaxRetransmits {
-			// An address that never answered: probed at the pace of an
-			// idle path from now on.
+			// Never answered: probed at the idle pace from now on.
 			p.next = now.Add(p.pp.HeartbeatInterval + rto)
 		} else {
-			// Unconfirmed (5.4, at most HB.Max.Burst per RTO: one), and
-			// potentially failed or inactive (RFC 7829 section 5.1:
-			// "the sender SHOULD send HEARTBEAT ... once per RTO").
+			// Unconfirmed (5.4) and PF or inactive (RFC 7829 section 5.1):
+			// once per RTO.
 			p.next = now.Add(rto)
 		}
 	}
@@ -180,11 +170,8 @@ func (a *Assoc) pathError(now time.Time, i int) {
 	a.pathThresholds(now, i, n)
 }
 
-// pathThresholds moves path i to potentially failed or inactive for an
-// error count of n (8.2: "When the value of this counter exceeds the
-// protocol parameter 'Path.Max.Retrans', the endpoint SHOULD mark the
-// destination transport address as inactive"; RFC 7829: beyond PFMR,
-// potentially failed).
+// pathThresholds moves path i to potentially failed (RFC 7829) or inactive
+// (8.2, beyond Path.Max.Retrans) for an error count of n.
 func (a *Assoc) pathThresholds(now time.Time, i, n int) {
 	p := &a.paths[i]
 	if p.state == api.PathUnconfirmed {
@@ -246,12 +233,9 @@ func (a *Assoc) pathFaults(now time.Time) {
 	}
 }
 
-// pathHeartbeatAck handles a HEARTBEAT ACK whose nonce is that of a path's
-// outstanding HEARTBEAT and reports whether it was one. Section 5.4: "Upon
-// receipt of the HEARTBEAT ACK, a verification is made that the nonce
-// included in the HEARTBEAT chunk is the one sent. If the nonce matches,
-// the address that the original HEARTBEAT was sent to is now considered
-// CONFIRMED and available for normal data transfer."
+// pathHeartbeatAck handles a HEARTBEAT ACK carrying a path's nonce and
+// reports whether it was one; a matching nonce confirms the address
+// (section 5.4).
 func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bool {
 	for i := range a.paths {
 		p := &a.paths[i]
@@ -272,8 +256,7 @@ func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bo
 			a.ep.trace(a, "path %v confirmed", p.addr)
 		}
 		changed := p.state != api.PathActive
-		// Section 8.3: "The receiver of the HEARTBEAT ACK chunk SHOULD
-		// also clear the association overall error counter".
+		// Section 8.3: also clear the association's error counter.
 		a.errCount = 0
 		ep := eng.PathAt(p.eng)
 		ep.RTTSample(now, now.Sub(sent))
@@ -306,8 +289,7 @@ func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bo
 // path, addressed to it, and reports whether it did.
 func (a *Assoc) appendPathHeartbeat(buf []byte) ([]byte, bool) {
 	if a.pend.has(ctlHeartbeat) {
-		// heartbeat.go's HEARTBEAT is for the handshake's address: it
-		// goes there alone, not wherever the data goes now.
+		// heartbeat.go's HEARTBEAT goes to the handshake's address alone.
 		a.pend.clear(ctlHeartbeat)
 		start := len(buf)
 		b := appendHeader(buf, a.key.localPort, a.key.peerPort, a.peerTag)
@@ -335,11 +317,9 @@ func (a *Assoc) appendPathHeartbeat(buf []byte) ([]byte, bool) {
 	return buf, false
 }
 
-// dataDest sets the destination of a packet appendPacket built: the path
-// the transfer engine chose for its DATA, else the engine's primary. In
-// SHUTDOWN-SENT and SHUTDOWN-ACK-SENT no packet holds DATA: the SHUTDOWN
-// or SHUTDOWN ACK goes to the engine's primary, which moved off a failed
-// path (the engine's choice for the last DATA may be older).
+// dataDest sets the destination of the packet appendPacket built: the
+// engine's choice for its DATA, else the engine's primary (which moved off
+// a failed path, so SHUTDOWN and SHUTDOWN ACK go there).
 func (a *Assoc) dataDest() {
 	e := a.data.eng.DataDest()
 	if a.state == stateShutdownSent || a.state == stateShutdownAckSent {
@@ -380,9 +360,8 @@ type PathInfo struct {
 	PMTU api.PMTUState
 }
 
-// Paths appends a description of each peer address to dst: the address
-// of the handshake first. Without Config.Paths.Multihoming (or when the peer
-// listed no other address) there is that one.
+// Paths appends a description of each peer address to dst, the
+// handshake's first.
 func (a *Assoc) Paths(dst []PathInfo) []PathInfo {
 	eng := a.data.eng
 	if eng == nil {
@@ -410,11 +389,9 @@ func (a *Assoc) Paths(dst []PathInfo) []PathInfo {
 	return dst
 }
 
-// SetPrimary makes the peer address ip the primary path (RFC 9260 section
-// 11.1 "Set Primary"): new data goes there while it is active. It returns
-// ErrUnknownAddress for an address that is not the peer's, and
-// ErrUnconfirmedAddress for one not yet confirmed (section 5.4: no data
-// to an unconfirmed address).
+// SetPrimary makes peer address ip the primary path (RFC 9260 section 11.1
+// "Set Primary"). It returns ErrUnknownAddress or, for an address not yet
+// confirmed (section 5.4), ErrUnconfirmedAddress.
 func (a *Assoc) SetPrimary(now time.Time, ip netip.Addr) error {
 	defer a.ep.reached(a)
 	ip = ip.Unmap()
@@ -450,9 +427,8 @@ func (a *Assoc) SetPrimary(now time.Time, ip netip.Addr) error {
 	return api.ErrUnknownAddress
 }
 
-// emitPath reports a change of path i (SCTP_PEER_ADDR_CHANGE): of its
-// state (change api.AddrReachability), or that it became the primary
-// (api.AddrMadePrimary, RFC 6458's SCTP_ADDR_MADE_PRIM).
+// emitPath reports a reachability change of path i, or that it became
+// the primary (SCTP_PEER_ADDR_CHANGE).
 func (a *Assoc) emitPath(i int, change api.AddrChange) {
 	p := &a.paths[i]
 	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: p.addr, Reachable: p.state == api.PathActive,

@@ -11,15 +11,11 @@ import (
 	"github.com/usctp/usctp/stream"
 )
 
-// Stream reconfiguration (RFC 6525): the RE-CONFIG exchange. The
-// association keeps at most one request of its own outstanding (one
-// RE-CONFIG chunk with one or two request parameters; section 5.1.1: "At
-// any given time, there MUST NOT be more than one request in flight. So,
-// if the Re-configuration Timer is running and the RE-CONFIG chunk
-// contains at least one request parameter, the chunk MUST be buffered."),
-// retransmits it on its own timer, and answers every request parameter of
-// the peer. The data plane (package transfer) resets stream numbering,
-// holds the data of a deferred reset and grows the stream tables.
+// Stream reconfiguration (RFC 6525): the RE-CONFIG exchange. At most one
+// request of ours is outstanding (section 5.1.1: "there MUST NOT be more
+// than one request in flight"), retransmitted on its own timer; every
+// request parameter of the peer is answered. Package transfer does the
+// data plane.
 
 // Request kinds of our own RE-CONFIG parameters.
 const (
@@ -61,9 +57,8 @@ type reconfParam struct {
 	tsns    chunk.ReconfigParam // rqAssocReset: the response performing it (its next TSNs)
 }
 
-// reconfReq is one request of ours: a RE-CONFIG chunk with one or two
-// parameters, and the user operation waiting for it (op 0: none, it
-// answers the peer).
+// reconfReq is one request of ours and the user operation waiting for it
+// (op 0: none).
 type reconfReq struct {
 	op     uint64
 	params [2]reconfParam
@@ -93,31 +88,22 @@ type reconf struct {
 	tsnResp   chunk.ReconfigParam // our last "Success - Performed" answer to an SSN/TSN Reset Request, sent again for a retransmission
 }
 
-// reconfOn reports whether both ends negotiated RE-CONFIG. RFC 6525
-// section 5.1.1: "If the chunk type of the RE-CONFIG chunk does not appear
-// in the supported extension's list of chunks, then the sender MUST NOT
-// send any re-configuration request to the peer, and any request by the
-// application for such service SHOULD be responded to with an appropriate
-// error indicating that the peer SCTP stack does not support the
-// re-configuration extension."
+// reconfOn reports whether both ends negotiated RE-CONFIG (RFC 6525
+// section 5.1.1).
 func (a *Assoc) reconfOn() bool {
 	return !a.ep.cfg.DisableStreamReconfig && a.peerExt&extReconfig != 0
 }
 
-// initReconf forgets the reconfiguration state when the transfer engine
-// starts (again): after a peer restart the requests of the old
-// association fail.
+// initReconf forgets the reconfiguration state when the engine starts
+// (again): after a peer restart the old requests fail.
 func (a *Assoc) initReconf() {
 	a.dropReconf(errPeerRestarted)
 	a.timers.stop(timerReconf)
 	a.rc = nil
 }
 
-// reconfState returns the reconfiguration state, made on first use: most
-// associations never reconfigure, and the sequence numbers start from
-// the initial TSNs kept in the TCB (section 4.1: the Re-configuration
-// Request Sequence Number "is initialized to the same value as the
-// initial TSN").
+// reconfState returns the reconfiguration state, made on first use; the
+// sequence numbers start at the initial TSNs (section 4.1).
 func (a *Assoc) reconfState() *reconf {
 	if a.rc == nil {
 		a.rc = &reconf{nextSeq: reqSeq(a.localTSN), peerSeq: reqSeq(a.peerTSN),
@@ -130,14 +116,12 @@ func (a *Assoc) reconfState() *reconf {
 // 4.1): 32 bits that wrap, starting at the sender's initial TSN.
 type reqSeq uint32
 
-// behind returns how many numbers seq is behind next (0: it is next),
-// in serial arithmetic: a number just after next is far behind.
+// behind returns how many numbers seq is behind next, in serial
+// arithmetic.
 func (seq reqSeq) behind(next reqSeq) uint32 { return uint32(next - seq) }
 
-// assocResetGap is the least time between two SSN/TSN Reset Requests of
-// ours. RFC 6525 section 5.1.4: "Only one SSN/TSN Reset Request SHOULD be
-// sent within 30 seconds, which is considered a maximum segment lifetime
-// (the IP MSL)."
+// assocResetGap: "Only one SSN/TSN Reset Request SHOULD be sent within 30
+// seconds" (RFC 6525 section 5.1.4).
 const assocResetGap = 30 * time.Second
 
 // resultErr returns nil for a success result, else the error it means.
@@ -151,10 +135,9 @@ func resultErr(r chunk.ReconfigResult) error {
 	return fmt.Errorf("%w: %v", api.ErrReconfigFailed, r)
 }
 
-// ResetStreams queues a user request to reset the numbering of streams
-// sids (none: all) in direction dir (RFC 6525 Outgoing and Incoming SSN
-// Reset Requests). It returns the operation id that the answer (an
-// Event with Op) will carry.
+// ResetStreams queues a user request to reset streams sids (none: all) in
+// direction dir (RFC 6525 sections 4.1, 4.2). It returns the operation id
+// the answering Event carries.
 func (a *Assoc) ResetStreams(now time.Time, dir api.StreamDirection, sids []uint16) (uint64, error) {
 	defer a.ep.reached(a)
 	if err := a.reconfAllowed(); err != nil {
@@ -192,8 +175,7 @@ func (a *Assoc) ResetStreams(now time.Time, dir api.StreamDirection, sids []uint
 }
 
 // AddStreams queues a user request to add out outbound and in inbound
-// streams (RFC 6525 Add Outgoing and Add Incoming Streams Requests). It
-// returns the operation id that the answer (an Event with Op) will carry.
+// streams (RFC 6525 sections 4.5, 4.6). It returns the operation id.
 func (a *Assoc) AddStreams(now time.Time, out, in uint16) (uint64, error) {
 	defer a.ep.reached(a)
 	if err := a.reconfAllowed(); err != nil {
@@ -243,9 +225,9 @@ func (a *Assoc) queueReconf(now time.Time, r reconfReq) uint64 {
 	return r.op
 }
 
-// ResetAssoc queues an SSN/TSN Reset Request (RFC 6525 section
-// 5.1.4). At most one is sent within 30 seconds: a second one within that
-// time, or while one waits, fails with api.ErrAssocResetTooSoon.
+// ResetAssoc queues an SSN/TSN Reset Request (RFC 6525 section 5.1.4);
+// one within 30 s of the last, or while one waits, fails with
+// api.ErrAssocResetTooSoon.
 func (a *Assoc) ResetAssoc(now time.Time) (uint64, error) {
 	defer a.ep.reached(a)
 	if err := a.reconfAllowed(); err != nil {
@@ -278,10 +260,9 @@ func (a *Assoc) startReconf(now time.Time) {
 	a.beginReq(now, &r)
 }
 
-// beginReq makes r our outstanding request: it takes its sequence
-// numbers; an Add Outgoing Streams request adds the streams at once
-// (closed until the peer answers), and an Outgoing SSN Reset Request
-// starts holding the messages written to its streams from now on.
+// beginReq makes r our outstanding request: Add Outgoing adds the streams
+// at once (closed until answered), Outgoing SSN Reset starts holding new
+// messages on its streams.
 func (a *Assoc) beginReq(now time.Time, r *reconfReq) {
 	eng := a.data.eng
 	for i := range r.np {
@@ -309,11 +290,9 @@ func (a *Assoc) beginReq(now time.Time, r *reconfReq) {
 	a.finishReq(now) // a request refused locally completes at once
 }
 
-// outResetReady applies section 5.1.2 to our Outgoing SSN Reset Request:
-// the streams being reset send nothing new until it is answered, and it
-// may leave only once what was written to them before has been cut into
-// chunks, so that the Sender's Last Assigned TSN covers all of their old
-// numbering (Engine.BeginOutgoingReset, OutgoingResetReady). Later messages wait, kept.
+// outResetReady applies section 5.1.2: the request may leave only once the
+// streams' old messages are cut, so the Sender's Last Assigned TSN covers
+// them; later messages wait.
 func (a *Assoc) outResetReady(p *reconfParam) bool {
 	if !p.blocked {
 		p.blocked = a.data.eng.OutgoingResetReady()
@@ -329,11 +308,9 @@ func (a *Assoc) unblockOut(p *reconfParam, performed bool) {
 }
 
 // appendReconf appends the RE-CONFIG chunks owed: responses, then our
-// outstanding request when it is due. Section 5.2.1: "If multiple
-// parameters have to be returned, they MUST be put into one RE_CONFIG
-// chunk": two responses go together, and a response goes with the
-// Outgoing SSN Reset Request that answers an Incoming one (one of the
-// combinations section 3.1 allows).
+// request when due. Section 5.2.1: multiple returned parameters "MUST be
+// put into one RE_CONFIG chunk"; a response may ride with the Outgoing
+// SSN Reset Request that answers an Incoming one (section 3.1).
 func (a *Assoc) appendReconf(now time.Time, b []byte, limit int) []byte {
 	if a.rc == nil {
 		return b
@@ -367,10 +344,8 @@ func (a *Assoc) appendReconf(now time.Time, b []byte, limit int) []byte {
 		q := chunk.ReconfigParam{ReqSeq: uint32(p.seq)}
 		switch p.kind {
 		case rqOutReset, rqAssocReset:
-			// Section 5.1.4 for the SSN/TSN Reset Request: the sender
-			// stops sending new DATA (every stream is blocked once what
-			// was written before has been cut) and sends the request only
-			// once everything outstanding is acknowledged (Engine.SenderReadyForTSNReset).
+			// Section 5.1.4: no new DATA, and the request goes only once
+			// everything outstanding is acknowledged.
 			if !r.sent && (!a.outResetReady(p) || p.kind == rqAssocReset && !a.data.eng.SenderReadyForTSNReset()) {
 				if answers > 0 {
 					b = a.appendReconfChunk(b, ps[:answers])
@@ -383,9 +358,8 @@ func (a *Assoc) appendReconf(now time.Time, b []byte, limit int) []byte {
 					a.rc.assocSent = now
 					a.data.eng.BeginTSNReset()
 					if eng := a.data.eng; eng.SACKPending() && limit-len(b) >= 16+4+8 {
-						// Acknowledge the peer's DATA first: it
-						// performs the request only with its data
-						// acknowledged (else "In progress").
+						// Acknowledge the peer's DATA first, or it answers
+						// "In progress".
 						b = eng.AppendSACK(now, b, limit-len(b)-4-8)
 					}
 				}
@@ -431,10 +405,8 @@ func (a *Assoc) appendReconf(now time.Time, b []byte, limit int) []byte {
 	return b
 }
 
-// appendReconfChunk appends one RE-CONFIG chunk holding params. Its
-// length leaves out the last parameter's padding (RFC 9260 section 3.2;
-// a stream list of odd length pads the Outgoing and Incoming SSN Reset
-// Requests).
+// appendReconfChunk appends one RE-CONFIG chunk holding params; its length
+// leaves out the last parameter's padding (RFC 9260 section 3.2).
 func (a *Assoc) appendReconfChunk(b []byte, params []chunk.ReconfigParam) []byte {
 	b, at := chunk.BeginChunk(b, chunk.TypeReconfig, 0)
 	last := at
@@ -448,14 +420,9 @@ func (a *Assoc) appendReconfChunk(b []byte, params []chunk.ReconfigParam) []byte
 }
 
 // reconfTimer retransmits our outstanding request. Section 5.1.1: the
-// timer "MUST use the same value as SCTP's data transmission timer (i.e.,
-// the retransmission timeout (RTO) timer) and MUST use exponential
-// backoff, doubling the value at every expiration. If the timer expires,
-// besides doubling the value, the sender MUST retransmit the RE-CONFIG
-// chunk, increment the appropriate error counts (for both the association
-// and the destination), and perform threshold management, possibly
-// destroying the association if SCTP retransmission thresholds are
-// exceeded."
+// timer uses the RTO with exponential backoff, and on expiry "the sender
+// MUST retransmit the RE-CONFIG chunk, increment the appropriate error
+// counts ... and perform threshold management".
 func (a *Assoc) reconfTimer(now time.Time) {
 	if a.rc == nil || a.rc.out == nil {
 		return
@@ -474,7 +441,6 @@ func (a *Assoc) answer(seq reqSeq, r chunk.ReconfigResult) {
 	a.answerParam(chunk.ReconfigParam{Type: chunk.ParamReconfigResponse, RespSeq: uint32(seq), Result: r})
 }
 
-// answerParam queues response parameter q for the peer.
 func (a *Assoc) answerParam(q chunk.ReconfigParam) {
 	if len(a.rc.answers) >= maxReconfAnswers {
 		a.stats.Reconf.AnswersDropped++
@@ -484,16 +450,10 @@ func (a *Assoc) answerParam(q chunk.ReconfigParam) {
 	a.ep.markReady(a)
 }
 
-// peerRequest checks the sequence number of a request of the peer: the
-// expected number is processed (fresh); one or two less than the expected
-// one is taken for a retransmission and gets the result it got before
-// (section 5.2.1: "If the received RE-CONFIG chunk contains at least one
-// request and based on the analysis of the Re-configuration Request
-// Sequence Numbers this is the last received RE-CONFIG chunk (i.e., a
-// retransmission), the same RE-CONFIG chunk MUST to be sent back in
-// response, as it was earlier."; the RFC does not say which numbers count
-// as a retransmission); anything else is answered "Error - Bad Sequence
-// Number".
+// peerRequest checks the sequence number of a peer request: the expected
+// one is fresh; one or two less is a retransmission and gets the same
+// result as before (section 5.2.1; the RFC does not say how far back);
+// anything else gets "Error - Bad Sequence Number".
 func (a *Assoc) peerRequest(seq reqSeq) (fresh bool) {
 	switch d := seq.behind(a.rc.peerSeq); {
 	case d == 0:
@@ -512,27 +472,23 @@ func (a *Assoc) peerRequest(seq reqSeq) (fresh bool) {
 	return false
 }
 
-// reply answers the peer's fresh request seq with r and settles it:
-// the answer and the result remembered for a retransmission are one.
+// reply answers the peer's fresh request seq with r and settles it.
 func (a *Assoc) reply(seq reqSeq, r chunk.ReconfigResult) {
 	a.answer(seq, r)
 	a.settle(r)
 }
 
-// settle records the final result of the peer's fresh request and
-// expects the next sequence number (section 4.1: the Re-configuration
-// Request Sequence Number "is increased by 1 whenever sending a new
-// Re-configuration Request Parameter").
+// settle records the result of the peer's fresh request and expects the
+// next sequence number (section 4.1).
 func (a *Assoc) settle(r chunk.ReconfigResult) {
 	a.rc.lastResults[1] = a.rc.lastResults[0]
 	a.rc.lastResults[0] = r
 	a.rc.peerSeq++
 }
 
-// reconfig6525 handles a RE-CONFIG chunk (RFC 6525 section 5.2): every
-// request parameter is answered, every response matched to our request.
-// A malformed parameter is counted and skipped; unknown parameter types
-// follow the action bits of RFC 9260 section 3.2.1.
+// reconfig6525 handles a RE-CONFIG chunk (RFC 6525 section 5.2). Malformed
+// parameters are counted and skipped; unknown types follow RFC 9260
+// section 3.2.1.
 func (a *Assoc) reconfig6525(now time.Time, p *inPacket, c *rxChunk) disp {
 	if !a.reconfOn() {
 		return a.unknownChunk3_2(now, p, c)
@@ -577,10 +533,7 @@ func (a *Assoc) reconfig6525(now time.Time, p *inPacket, c *rxChunk) disp {
 			continue
 		}
 		if q.Type != chunk.ParamReconfigResponse {
-			// Section 5.2.1: "If the received RE-CONFIG chunk contains at
-			// least one request parameter, a selective acknowledgment
-			// (SACK) chunk SHOULD be sent back and MAY be bundled with
-			// the RE-CONFIG chunk."
+			// Section 5.2.1: a SACK "SHOULD be sent back".
 			a.pend.sackNow = true
 		}
 		switch q.Type {
@@ -605,8 +558,8 @@ func (a *Assoc) reconfig6525(now time.Time, p *inPacket, c *rxChunk) disp {
 	return dispNext
 }
 
-// sidsOf copies a stream list from the wire, checking each id against
-// limit; ok is false when one is out of range.
+// sidsOf copies a stream list from the wire; ok is false when an id is
+// not below limit.
 func sidsOf(l chunk.List16, limit uint16) (sids []uint16, ok bool) {
 	sids = make([]uint16, l.Len())
 	for i := range sids {
@@ -618,8 +571,7 @@ func sidsOf(l chunk.List16, limit uint16) (sids []uint16, ok bool) {
 	return sids, true
 }
 
-// validSids reports whether every stream id of l is below limit, without
-// copying the list.
+// validSids reports whether every stream id of l is below limit.
 func validSids(l chunk.List16, limit uint16) bool {
 	for i := range l.Len() {
 		if l.At(i) >= limit {
@@ -630,18 +582,13 @@ func validSids(l chunk.List16, limit uint16) bool {
 }
 
 // reconfRoom returns the room for one RE-CONFIG chunk in the smallest
-// packet this association ever sends: BASE_PLPMTU (the PLPMTU of no path
-// goes below it, RFC 8899's MIN_PLPMTU here; without discovery every
-// path has Config.MTU, which is at least as large), less the common
-// header and the AUTH chunk the packet may need.
+// packet we ever send: BASE_PLPMTU less the common header and AUTH.
 func (a *Assoc) reconfRoom() int {
 	return a.ep.cfg.PMTUBase - commonHeaderLen - a.authOverhead()
 }
 
-// resetFits reports whether a user's stream reset listing n streams in
-// direction dir fits in one packet of reconfRoom: one RE-CONFIG chunk
-// with an Outgoing and/or an Incoming SSN Reset Request (section 3.1
-// allows the two together).
+// resetFits reports whether a user's stream reset of n streams fits one
+// RE-CONFIG chunk in reconfRoom.
 func (a *Assoc) resetFits(dir api.StreamDirection, n int) bool {
 	need := reconfChunkHdr
 	if dir&api.DirOutgoing != 0 {
@@ -654,15 +601,14 @@ func (a *Assoc) resetFits(dir api.StreamDirection, n int) bool {
 }
 
 // peerResetMax returns the most streams the peer's Incoming SSN Reset
-// Request may list: our answering Outgoing SSN Reset Request, with the
-// response it may carry along (appendReconf), must fit in reconfRoom.
+// Request may list so that our answering request fits reconfRoom.
 func (a *Assoc) peerResetMax() int {
 	// Pairs of ids, so that the list needs no padding.
 	return max(0, (a.reconfRoom()-reconfChunkHdr-maxAnswerLen-resetParamHdr)/4*2)
 }
 
 // ourParam returns our outstanding request parameter of kind k with
-// sequence number seq (any sequence number when any), or nil.
+// sequence number seq (any when any), or nil.
 func (a *Assoc) ourParam(k uint8, seq reqSeq, any bool) *reconfParam {
 	r := a.rc.out
 	if r == nil {
@@ -680,11 +626,8 @@ func (a *Assoc) ourParam(k uint8, seq reqSeq, any bool) *reconfParam {
 // peerOutReset handles the peer's Outgoing SSN Reset Request (section
 // 5.2.2).
 func (a *Assoc) peerOutReset(now time.Time, q *chunk.ReconfigParam) {
-	// E1: "If the Re-configuration Timer is running for the
-	// Re-configuration Request Sequence Number indicated in the
-	// Re-configuration Response Sequence Number field, the
-	// Re-configuration Request Sequence Number MUST be marked as
-	// acknowledged." That is our Incoming SSN Reset Request.
+	// E1: the response sequence number acknowledges our Incoming SSN
+	// Reset Request.
 	if p := a.ourParam(rqInReset, reqSeq(q.RespSeq), false); p != nil {
 		p.done, p.result = true, chunk.ReconfigSuccessPerformed
 		defer a.finishReq(now)
@@ -706,10 +649,7 @@ func (a *Assoc) peerOutReset(now time.Time, q *chunk.ReconfigParam) {
 	eng := a.data.eng
 	// E2: "If the Sender's Last Assigned TSN is greater than the
 	// cumulative acknowledgment point, then the endpoint MUST enter
-	// 'deferred reset processing'." ... "If the endpoint enters 'deferred
-	// reset processing', it MUST put a Re-configuration Response Parameter
-	// into a RE-CONFIG chunk indicating 'In progress' and MUST send the
-	// RE-CONFIG chunk."
+	// 'deferred reset processing'" and answer "In progress".
 	if eng.CumulativeTSN().LT(q.LastTSN) {
 		a.rc.deferring, a.rc.deferSeq, a.rc.deferSids = true, reqSeq(q.ReqSeq), sids
 		eng.DeferIncomingReset(q.LastTSN, sids)
@@ -719,9 +659,8 @@ func (a *Assoc) peerOutReset(now time.Time, q *chunk.ReconfigParam) {
 	a.performInReset(reqSeq(q.ReqSeq), sids)
 }
 
-// performInReset resets inbound streams sids (E3), releases the data a
-// deferral held (E4), answers "Success - Performed" (E5, E6) and expects
-// the next request.
+// performInReset resets inbound streams sids (E3, E4), answers "Success -
+// Performed" (E5, E6) and expects the next request.
 func (a *Assoc) performInReset(seq reqSeq, sids []uint16) {
 	a.rc.deferring = false
 	if !a.data.eng.ResetIncoming(sids) {
@@ -734,7 +673,7 @@ func (a *Assoc) performInReset(seq reqSeq, sids []uint16) {
 }
 
 // reconfProgress ends a deferred reset once the cumulative TSN reached the
-// peer's last assigned TSN; the association calls it after each packet.
+// peer's last assigned TSN.
 func (a *Assoc) reconfProgress() {
 	if a.rc == nil || a.data.eng == nil || a.closed {
 		return
@@ -754,27 +693,14 @@ func (a *Assoc) reconfProgress() {
 }
 
 // peerInReset handles the peer's Incoming SSN Reset Request (section
-// 5.2.3): we reset our outgoing streams with an Outgoing SSN Reset Request
-// whose Re-configuration Response Sequence Number is the peer's request
-// (that request is the answer; no response parameter goes with it, as in
-// Linux). With a request of ours outstanding the answer is "Error -
-// Request already in progress".
+// 5.2.3): our answering Outgoing SSN Reset Request carries its sequence
+// number as response (as in Linux); with a request of ours outstanding the
+// answer is "In progress".
 //
-// Our answering request lists the streams the peer's does, but the
-// peer's packet may be far larger than ours to it (a 64 KiB packet on a
-// path whose MTU is 1500 for us, or an IP-fragmented one): a request
-// naming more streams than one of our packets can carry could never be
-// sent, its timer would never start, and every later request would be
-// answered "In progress" for the association's life. Such a request is
-// answered "Denied" (section 4.4's result 2, the answer of an endpoint
-// not willing to perform a request) and counted (ResetListTooLong). We
-// do not reset every stream instead (an Outgoing SSN Reset Request
-// listing none, which always fits): that resets streams the peer did not
-// name, whose messages both applications would then number from 0 again
-// with a reset event neither asked for, and blocks all our streams
-// meanwhile; "Denied" leaves the peer free to ask again in parts. The
-// bound is what fits in the smallest packet we ever send (resetFits), so
-// a request accepted stays sendable even if the path MTU falls later.
+// A request listing more streams than our smallest packet carries could
+// never be answered, and every later request would get "In progress"
+// forever: it is answered "Denied" (section 4.4) and counted. Resetting
+// every stream instead would reset streams the peer did not name.
 func (a *Assoc) peerInReset(now time.Time, q *chunk.ReconfigParam) {
 	if !a.peerRequest(reqSeq(q.ReqSeq)) {
 		return
@@ -801,8 +727,7 @@ func (a *Assoc) peerInReset(now time.Time, q *chunk.ReconfigParam) {
 }
 
 // peerAddOut handles the peer's Add Outgoing Streams Request (section
-// 5.2.5): our inbound streams grow, up to 65535 ("Denied" beyond). It
-// also answers an Add Incoming Streams Request of ours.
+// 5.2.5), which also answers an Add Incoming Streams Request of ours.
 func (a *Assoc) peerAddOut(now time.Time, q *chunk.ReconfigParam) {
 	if p := a.ourParam(rqAddIn, 0, true); p != nil {
 		p.done, p.result = true, chunk.ReconfigSuccessPerformed
@@ -827,10 +752,8 @@ func (a *Assoc) peerAddOut(now time.Time, q *chunk.ReconfigParam) {
 }
 
 // peerAddIn handles the peer's Add Incoming Streams Request (section
-// 5.2.6): we add outgoing streams with an Add Outgoing Streams Request of
-// our own (the answer, as in Linux), or answer "Denied" beyond 65535 and
-// "Error - Request already in progress" while a request of ours is
-// outstanding.
+// 5.2.6): we answer with an Add Outgoing Streams Request (as in Linux),
+// "Denied" beyond 65535, or "In progress".
 func (a *Assoc) peerAddIn(now time.Time, q *chunk.ReconfigParam) {
 	if !a.peerRequest(reqSeq(q.ReqSeq)) {
 		return
@@ -853,9 +776,7 @@ func (a *Assoc) peerAddIn(now time.Time, q *chunk.ReconfigParam) {
 }
 
 // reconfResponse matches a Re-configuration Response Parameter to our
-// outstanding request (section 5.2.7). "In progress" keeps the request
-// outstanding: the timer sends it again. Any answer clears the error
-// counter.
+// outstanding request (section 5.2.7); "In progress" keeps it outstanding.
 func (a *Assoc) reconfResponse(now time.Time, q *chunk.ReconfigParam) {
 	r := a.rc.out
 	var p *reconfParam
@@ -879,8 +800,7 @@ func (a *Assoc) reconfResponse(now time.Time, q *chunk.ReconfigParam) {
 	}
 	if p.kind == rqAssocReset && q.Result == chunk.ReconfigSuccessPerformed {
 		if !q.HasTSNs {
-			// Performed without the next TSNs cannot be applied: the
-			// request stays outstanding, sent again by its timer.
+			// Performed without the next TSNs cannot be applied: keep it.
 			a.stats.Reconf.Malformed++
 			return
 		}
@@ -890,8 +810,7 @@ func (a *Assoc) reconfResponse(now time.Time, q *chunk.ReconfigParam) {
 	a.finishReq(now)
 }
 
-// finishReq completes our outstanding request once every parameter is
-// answered: it applies the results, tells the user and starts the next.
+// finishReq completes our request once every parameter is answered.
 func (a *Assoc) finishReq(now time.Time) {
 	r := a.rc.out
 	if r == nil {
@@ -921,8 +840,8 @@ func (a *Assoc) finishReq(now time.Time) {
 				a.stats.Reconf.StreamResetsOut++
 			}
 		case rqInReset:
-			// The reset itself is reported when the peer's Outgoing SSN
-			// Reset Request is performed; only a refusal is reported here.
+			// Reported when the peer's request is performed; only a refusal
+			// here.
 			ev.Direction, quiet = api.DirIncoming, err == nil
 		case rqAddOut:
 			ev = api.Event{Kind: api.EventStreamsAdded, Direction: api.DirOutgoing, Added: p.n, Err: err}
@@ -931,8 +850,6 @@ func (a *Assoc) finishReq(now time.Time) {
 				a.stats.Reconf.StreamsAddedOut += uint64(p.n)
 			}
 		case rqAddIn:
-			// Reported when the peer's Add Outgoing Streams Request is
-			// performed, or here when refused.
 			ev = api.Event{Kind: api.EventStreamsAdded, Direction: api.DirIncoming, Added: p.n, Err: err}
 			quiet = err == nil
 		case rqAssocReset:
@@ -956,8 +873,7 @@ func (a *Assoc) finishReq(now time.Time) {
 	a.startReconf(now)
 }
 
-// dropReconf fails every request of ours with err (the association ended,
-// or the peer restarted).
+// dropReconf fails every request of ours with err.
 func (a *Assoc) dropReconf(err error) {
 	if a.rc == nil {
 		return

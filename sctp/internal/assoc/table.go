@@ -64,9 +64,8 @@ func row(ct chunk.Type, def handler, per map[state]handler) {
 }
 
 func init() {
-	// A closed association (CLOSED column) never sees packets: the
-	// endpoint removes it at once and treats its packets as out of the
-	// blue. The column still holds the OOTB rule for completeness.
+	// The endpoint removes a closed association at once; the CLOSED
+	// column holds the OOTB rule for completeness.
 	cw, ce, est := stateCookieWait, stateCookieEchoed, stateEstablished
 	sp, ss, sr, sas := stateShutdownPending, stateShutdownSent, stateShutdownReceived, stateShutdownAckSent
 
@@ -91,12 +90,8 @@ func init() {
 		sr: (*Assoc).heartbeat8_3})
 	row(chunk.TypeHeartbeatAck, (*Assoc).heartbeatAck8_3, map[state]handler{
 		cw: (*Assoc).discardChunk, ce: (*Assoc).discardChunk})
-	// DATA: accepted from COOKIE-ECHOED on (the peer is ESTABLISHED once it
-	// sent COOKIE ACK, which may be lost or reordered behind its DATA), up
-	// to SHUTDOWN-SENT (section 9.2: "the SHUTDOWN chunk sender MUST
-	// immediately respond to each received packet containing one or more
-	// DATA chunks with a SHUTDOWN chunk"). A peer that sent SHUTDOWN sends
-	// no new DATA, but retransmissions can still arrive in
+	// DATA: from COOKIE-ECHOED (the COOKIE ACK may be lost or reordered)
+	// to SHUTDOWN-SENT (section 9.2); retransmissions may still arrive in
 	// SHUTDOWN-RECEIVED.
 	row(chunk.TypeData, (*Assoc).discardChunk, map[state]handler{
 		ce: (*Assoc).data6_2, est: (*Assoc).data6_2, sp: (*Assoc).data6_2,
@@ -104,27 +99,22 @@ func init() {
 	row(chunk.TypeSack, (*Assoc).discardChunk, map[state]handler{
 		ce: (*Assoc).sack6_2_1, est: (*Assoc).sack6_2_1, sp: (*Assoc).sack6_2_1,
 		ss: (*Assoc).sack6_2_1, sr: (*Assoc).sack6_2_1})
-	// AUTH reaches the table only when AUTH was not negotiated (dispatch
-	// checks it before the table otherwise), and NR-SACK is never
-	// negotiated: a peer that sends them gets the action-bit treatment of
-	// an unknown chunk (section 3.2), as from a stack that has never heard
-	// of them.
+	// AUTH reaches the table only when not negotiated, and NR-SACK never
+	// is: both get the unknown chunk treatment (section 3.2).
 	for _, ct := range []chunk.Type{chunk.TypeAuth, chunk.TypeNRSack} {
 		row(ct, (*Assoc).unknownChunk3_2, nil)
 	}
 	row(chunk.TypeASCONFAck, (*Assoc).asconfAck5061, nil)
 	// ASCONF (RFC 5061), with Config.Extensions.DynamicAddrs; an unknown chunk else.
 	row(chunk.TypeASCONF, (*Assoc).asconf5061, nil)
-	// ECNE and CWR (RFC 9260 appendix A, ecn.go) where SACK and DATA are
-	// accepted; each handler falls back to the section 3.2 rules when
-	// ECN was not negotiated.
+	// ECNE and CWR (ecn.go); handlers fall back to section 3.2 without
+	// ECN.
 	row(chunk.TypeECNE, (*Assoc).unknownChunk3_2, map[state]handler{
 		ce: (*Assoc).ecne9260_A, est: (*Assoc).ecne9260_A, sp: (*Assoc).ecne9260_A, ss: (*Assoc).ecne9260_A, sr: (*Assoc).ecne9260_A})
 	row(chunk.TypeCWR, (*Assoc).unknownChunk3_2, map[state]handler{
 		ce: (*Assoc).cwr9260_A, est: (*Assoc).cwr9260_A, sp: (*Assoc).cwr9260_A, ss: (*Assoc).cwr9260_A, sr: (*Assoc).cwr9260_A})
-	// I-DATA and I-FORWARD-TSN (RFC 8260) where DATA and SACK are
-	// accepted; each handler checks that interleaving was negotiated
-	// (ABORT otherwise), and FORWARD-TSN is refused when it was.
+	// I-DATA and I-FORWARD-TSN (RFC 8260): handlers abort unless
+	// negotiated, and FORWARD-TSN is refused when it was.
 	row(chunk.TypeIData, (*Assoc).discardChunk, map[state]handler{
 		ce: (*Assoc).iData8260_2_2_3, est: (*Assoc).iData8260_2_2_3, sp: (*Assoc).iData8260_2_2_3,
 		ss: (*Assoc).iData8260_2_2_3, sr: (*Assoc).iData8260_2_2_3})
@@ -132,13 +122,11 @@ func init() {
 		ce: (*Assoc).iForwardTSN8260_2_3_2, est: (*Assoc).iForwardTSN8260_2_3_2, sp: (*Assoc).iForwardTSN8260_2_3_2,
 		ss: (*Assoc).iForwardTSN8260_2_3_2, sr: (*Assoc).iForwardTSN8260_2_3_2})
 	row(chunk.TypeForwardTSN, (*Assoc).forwardTSN3758_3_6, nil)
-	// RE-CONFIG (RFC 6525) where DATA is accepted; without negotiation it
-	// is an unknown chunk (section 3.2 action bits).
+	// RE-CONFIG (RFC 6525); an unknown chunk without negotiation.
 	row(chunk.TypeReconfig, (*Assoc).discardChunk, map[state]handler{
 		ce: (*Assoc).reconfig6525, est: (*Assoc).reconfig6525, sp: (*Assoc).reconfig6525,
 		ss: (*Assoc).reconfig6525, sr: (*Assoc).reconfig6525})
-	// PAD (RFC 4820): "The receiver of the PAD chunk MUST discard this
-	// chunk and continue processing the rest of the chunks in the packet."
+	// PAD (RFC 4820): discarded, the rest processed.
 	row(chunk.TypePad, (*Assoc).ignoreChunk, nil)
 	for s := range numStates {
 		for ct := range 256 {
@@ -154,8 +142,7 @@ func init() {
 	}
 }
 
-// discardChunk drops a chunk the current state has no use for; it is
-// counted. The rest of the packet is still processed.
+// discardChunk drops and counts a chunk the state has no use for.
 func (a *Assoc) discardChunk(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.stats.Ignored++
 	return dispNext
@@ -175,9 +162,7 @@ func (a *Assoc) closedOOTB8_4(now time.Time, p *inPacket, c *rxChunk) disp {
 }
 
 // unknownChunk3_2 applies the action bits of an unrecognized chunk type
-// (RFC 9260 section 3.2): the two high bits of the type say whether to stop
-// or skip, and whether to report it in an ERROR chunk with an
-// "Unrecognized Chunk Type" cause.
+// (RFC 9260 section 3.2).
 func (a *Assoc) unknownChunk3_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	a.stats.UnknownChunks++
 	if c.typ&0x40 != 0 {
