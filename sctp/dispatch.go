@@ -68,12 +68,8 @@ func (e *Endpoint) wakeChanged() {
 // deliverEvents hands every event the core queued to its association.
 // Called with e.mu held.
 func (e *Endpoint) deliverEvents() {
-	for {
-		ev, ok := e.core.NextEvent()
-		if !ok {
-			break
-		}
-		e.handleEvent(&ev)
+	for ev := e.core.NextEvent(); ev != nil; ev = e.core.NextEvent() {
+		e.handleEvent(ev)
 	}
 }
 

@@ -54,7 +54,7 @@ func coreServer(t *testing.T, addrs []netip.Addr) (port uint16, received func() 
 				}
 				c.WriteToUDPAddrPort(p.Data, p.To)
 			}
-			for e, ok := ep.NextEvent(); ok; e, ok = ep.NextEvent() {
+			for e := ep.NextEvent(); e != nil; e = ep.NextEvent() {
 				if !e.Quiet && e.Kind == EventUp {
 					as = append(as, e.Assoc)
 				}

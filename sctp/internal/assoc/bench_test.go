@@ -59,12 +59,12 @@ func newCorePairWith(tb testing.TB, adj func(*Config)) *corePair {
 		tb.Fatal("no association")
 	}
 	for {
-		if _, ok := p.eps[0].NextEvent(); !ok {
+		if p.eps[0].NextEvent() == nil {
 			break
 		}
 	}
 	for {
-		if _, ok := p.eps[1].NextEvent(); !ok {
+		if p.eps[1].NextEvent() == nil {
 			break
 		}
 	}

@@ -14,7 +14,7 @@
 //	ep.Receive(now, from, packet, ecn)                   // a packet from the network
 //	ep.Expire(now)                                       // when now reaches ep.Deadline()
 //	p, ok := ep.Poll(now, buf)                           // packets to send, until !ok
-//	ev, ok := ep.NextEvent()                             // events, until !ok
+//	ev := ep.NextEvent()                                 // events, until nil
 //	for _, a := range ep.Changed() { ... }               // the associations to look at
 //
 // Receive returns the association a packet reached; BeginBatch and

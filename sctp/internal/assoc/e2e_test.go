@@ -146,12 +146,12 @@ func (p *pair) step() bool {
 // reports for stream writers (the shell's business).
 func (ep *Endpoint) drainInto(evs *[]Event) {
 	for {
-		e, ok := ep.NextEvent()
-		if !ok {
+		e := ep.NextEvent()
+		if e == nil {
 			return
 		}
 		if !e.Room {
-			*evs = append(*evs, e)
+			*evs = append(*evs, *e)
 		}
 	}
 }

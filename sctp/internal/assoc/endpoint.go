@@ -210,16 +210,18 @@ func (ep *Endpoint) connect(now time.Time, peer netip.AddrPort, localPort, peerP
 	return a, nil
 }
 
-// NextEvent returns the oldest queued event.
-func (ep *Endpoint) NextEvent() (Event, bool) {
+// NextEvent returns the oldest queued event, or nil when none is queued.
+// The event stays valid until the next call.
+func (ep *Endpoint) NextEvent() *Event {
+	if ep.evHead > 0 {
+		ep.events[ep.evHead-1] = Event{} // the one the last call returned
+	}
 	if ep.evHead == len(ep.events) {
 		ep.events, ep.evHead = ep.events[:0], 0
-		return Event{}, false
+		return nil
 	}
-	e := ep.events[ep.evHead]
-	ep.events[ep.evHead] = Event{}
 	ep.evHead++
-	return e, true
+	return &ep.events[ep.evHead-1]
 }
 
 // reached runs at the end of every entry point that reached a: it records

@@ -24,7 +24,7 @@ func (p *corePair) addIdle(tb testing.TB, n int) {
 	}
 	for _, ep := range p.eps {
 		for {
-			if _, ok := ep.NextEvent(); !ok {
+			if ep.NextEvent() == nil {
 				break
 			}
 		}

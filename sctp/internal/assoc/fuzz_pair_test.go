@@ -279,8 +279,8 @@ func runMutatedPair(t *testing.T, in []byte) {
 		for i, ep := range eps {
 			ep.Expire(now)
 			for {
-				e, ok := ep.NextEvent()
-				if !ok {
+				e := ep.NextEvent()
+				if e == nil {
 					break
 				}
 				switch {

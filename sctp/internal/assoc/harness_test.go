@@ -81,14 +81,14 @@ func (tc *testConn) writeChunks(chunks ...[]byte) {
 // room reports for stream writers.
 func (tc *testConn) drainEvents() {
 	for {
-		e, ok := tc.ep.NextEvent()
+		e := tc.ep.NextEvent()
 		switch {
-		case !ok:
+		case e == nil:
 			return
 		case e.Room:
-			tc.room = append(tc.room, e)
+			tc.room = append(tc.room, *e)
 		default:
-			tc.events = append(tc.events, e)
+			tc.events = append(tc.events, *e)
 		}
 	}
 }

@@ -137,12 +137,12 @@ func (n *mhNet) run(limit time.Duration, stop func() bool) {
 		n.srv.Expire(n.now)
 		for _, ep := range []*Endpoint{n.cli, n.srv} {
 			for {
-				e, ok := ep.NextEvent()
-				if !ok {
+				e := ep.NextEvent()
+				if e == nil {
 					break
 				}
 				if n.onEvent != nil {
-					n.onEvent(e)
+					n.onEvent(*e)
 				}
 				switch {
 				case e.Kind == api.EventUp && ep == n.srv:
@@ -150,7 +150,7 @@ func (n *mhNet) run(limit time.Duration, stop func() bool) {
 				case e.Kind == api.EventDown && e.End.Stats.AssocsUp != 0 && n.allowLost:
 					n.lost = true
 				case e.Kind == api.EventDown:
-					n.t.Fatalf("event %v", eventString(&e))
+					n.t.Fatalf("event %v", eventString(e))
 				}
 			}
 		}

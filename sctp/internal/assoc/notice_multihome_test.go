@@ -116,8 +116,8 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 			if n.ca.data.eng.Primary() != n.ca.paths[other].eng {
 				t.Fatalf("new data goes to engine path %d, want the other path's %d", n.ca.data.eng.Primary(), n.ca.paths[other].eng)
 			}
-			for e, ok := n.cli.NextEvent(); ok; e, ok = n.cli.NextEvent() {
-				n.onEvent(e)
+			for e := n.cli.NextEvent(); e != nil; e = n.cli.NextEvent() {
+				n.onEvent(*e)
 			}
 			if len(down) != 1 || down[0].Addr != n.srvAddrs[refused] {
 				t.Fatalf("unreachable %+v, want one for %v", down, n.srvAddrs[refused])

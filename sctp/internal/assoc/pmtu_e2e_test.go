@@ -260,8 +260,8 @@ func TestPMTUForgedPTBIgnored(t *testing.T) {
 		t.Fatalf("PLPMTU %d, PTBUsed %d after a valid report", pi.MTU, a.stats.PTBUsed)
 	}
 	var ev []Event
-	for e, ok := ep.NextEvent(); ok; e, ok = ep.NextEvent() {
-		ev = append(ev, e)
+	for e := ep.NextEvent(); e != nil; e = ep.NextEvent() {
+		ev = append(ev, *e)
 	}
 	found := false
 	for _, e := range ev {

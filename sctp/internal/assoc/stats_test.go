@@ -87,7 +87,7 @@ func TestAssocFootprint(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&m1)
 	for {
-		if _, ok := tc.ep.NextEvent(); !ok {
+		if tc.ep.NextEvent() == nil {
 			break
 		}
 	}
