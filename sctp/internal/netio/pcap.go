@@ -287,13 +287,19 @@ func Capture(c Conn, w *PcapWriter) Conn {
 	if w == nil {
 		return c
 	}
-	return &captureConn{Conn: c, w: w}
+	return &captureConn{Conn: c, w: w, order: make(chan struct{}, 1)}
 }
 
 // captureConn records the packets of the Conn it wraps.
 type captureConn struct {
 	Conn
 	w *PcapWriter
+
+	// order is held (a one-slot semaphore) from a write until its packets
+	// are recorded, and by a read while it records: a packet read is
+	// recorded after the packets that were written before it arrived, so
+	// that an answer never precedes its question in the capture.
+	order chan struct{}
 
 	// On a conn bound to the wildcard address, the local address each
 	// peer's packets arrived on (Packet.Local), so that the packets sent
@@ -308,6 +314,8 @@ const maxCaptureLocals = 4096
 
 func (c *captureConn) ReadBatch(pkts []Packet) (int, error) {
 	n, err := c.Conn.ReadBatch(pkts)
+	c.order <- struct{}{}
+	defer func() { <-c.order }()
 	local := c.Conn.LocalAddr()
 	for i := range pkts[:n] {
 		p := &pkts[i]
@@ -380,6 +388,8 @@ func routeSource(dst netip.Addr) netip.Addr {
 }
 
 func (c *captureConn) WriteBatch(pkts []Packet) (int, error) {
+	c.order <- struct{}{}
+	defer func() { <-c.order }()
 	n, err := c.Conn.WriteBatch(pkts)
 	c.record(pkts[:n])
 	return n, err
@@ -388,6 +398,8 @@ func (c *captureConn) WriteBatch(pkts []Packet) (int, error) {
 // WriteFragmentable is the wrapped conn's WriteFragmentable (WriteBatch
 // when it has none), recorded as WriteBatch is.
 func (c *captureConn) WriteFragmentable(pkts []Packet) (int, error) {
+	c.order <- struct{}{}
+	defer func() { <-c.order }()
 	var n int
 	var err error
 	if f, ok := c.Conn.(FragmentWriter); ok {
