@@ -1,7 +1,11 @@
 // Command sctpcat is netcat for SCTP, over usctp.
 //
 //	sctpcat [flags] HOST:PORT      connect, send stdin, copy what arrives to stdout
-//	sctpcat -l [flags] HOST:PORT   listen, copy every message to stdout
+//	sctpcat -l [flags] HOST:PORT   listen, the same with the first association
+//
+// Flags may also follow HOST:PORT. A side that sent something shuts the
+// association down once its stdin ends (SCTP has no half-close); a side
+// whose stdin was empty receives until the peer ends the association.
 //
 // HOST:PORT is the IP address and the SCTP port. A multi-homed endpoint
 // takes a list of IP addresses and one port, "10.0.0.1,10.0.1.1:7000"
@@ -118,14 +122,23 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 	fs.StringVar(&o.delAddr, "del-addr", "", "connect mode: after -addr-after messages (and the -add-addr), ask the peer to delete this local `IP`")
 	fs.IntVar(&o.addrAfter, "addr-after", 1, "connect mode: messages sent before -add-addr and -del-addr")
 	fs.StringVar(&o.authHMAC, "auth-hmac", "", "HMAC identifiers offered, comma-separated, in order of preference: 1 (SHA-1), 3 (SHA-256); default 3,1")
-	if err := fs.Parse(args); err != nil {
-		return nil, nil, err
+	// Flags may follow the address, as with netcat: parse again after
+	// each argument that is not a flag.
+	var addrs []string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			return nil, nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		addrs = append(addrs, fs.Arg(0))
+		rest = fs.Args()[1:]
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return nil, nil, errors.New("one HOST:PORT argument expected")
+	if len(addrs) != 1 {
+		return nil, nil, fmt.Errorf("one HOST:PORT argument expected, got %d (%s); see sctpcat -h", len(addrs), strings.Join(addrs, " "))
 	}
-	o.addr = fs.Arg(0)
+	o.addr = addrs[0]
 	cfg := &sctp.Config{Extensions: sctp.Extensions{Interleaving: o.interleave}, Pcap: o.pcap}
 	switch o.transport {
 	case "udp":
@@ -271,7 +284,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	if o.listen {
-		err = listen(ctx, o, cfg, stdout, stderr)
+		err = listen(ctx, o, cfg, stdin, stdout, stderr)
 	} else {
 		err = connect(ctx, o, cfg, stdin, stdout, stderr)
 	}
@@ -363,7 +376,7 @@ func printPaths(o *options, as *sctp.Association, stderr io.Writer) {
 
 // listen serves one association, or with -echo every association at
 // once until ctx is done.
-func listen(ctx context.Context, o *options, cfg *sctp.Config, stdout, stderr io.Writer) error {
+func listen(ctx context.Context, o *options, cfg *sctp.Config, stdin io.Reader, stdout, stderr io.Writer) error {
 	l, err := sctp.Listen(o.addr, cfg)
 	if err != nil {
 		return err
@@ -380,7 +393,7 @@ func listen(ctx context.Context, o *options, cfg *sctp.Config, stdout, stderr io
 		if o.verbose {
 			fmt.Fprintf(stderr, "association from %v\n", as.RemoteAddrs()[0])
 		}
-		return serve(ctx, o, as, stdout, stderr)
+		return serve(ctx, o, as, stdin, stdout, stderr)
 	}
 	stderr = &lockedWriter{w: stderr} // the associations' goroutines share it
 	var wg sync.WaitGroup
@@ -399,7 +412,7 @@ func listen(ctx context.Context, o *options, cfg *sctp.Config, stdout, stderr io
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := serve(ctx, o, as, stdout, stderr); err != nil {
+			if err := serve(ctx, o, as, nil, stdout, stderr); err != nil {
 				fmt.Fprintln(stderr, "sctpcat:", err)
 			}
 		}()
@@ -418,12 +431,27 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// serve copies or echoes one association's messages until it ends.
-func serve(ctx context.Context, o *options, as *sctp.Association, stdout, stderr io.Writer) error {
+// serve copies or echoes one association's messages until it ends. It
+// sends stdin (when not nil) to the association as connect mode does,
+// and once stdin ended, if it sent anything, shuts the association down;
+// it goes on copying what arrives until the association ends.
+func serve(ctx context.Context, o *options, as *sctp.Association, stdin io.Reader, stdout, stderr io.Writer) error {
 	var wg sync.WaitGroup
 	logEvents(o, as, stderr, &wg)
 	stop := context.AfterFunc(ctx, func() { as.Abort("sctpcat killed") })
 	defer stop()
+	if stdin != nil && !o.echo {
+		go func() {
+			// A write refused because the association ends (the peer
+			// shut it down, or was killed) ends the input; the reads
+			// below report how the association ended.
+			if sent, err := sendInput(ctx, o, as, stdin, stderr, false); err == nil && sent > 0 {
+				sctx, cancel := context.WithTimeout(ctx, o.timeout)
+				as.Shutdown(sctx)
+				cancel()
+			}
+		}()
+	}
 	var err error
 	if o.echo {
 		err = echo(as, o.echoBuffer)
@@ -533,41 +561,7 @@ func connect(ctx context.Context, o *options, cfg *sctp.Config, stdin io.Reader,
 			}
 		}
 	}()
-	buf := make([]byte, o.msgSize)
-	var sent int64
-	pol, _ := sctp.ParsePRPolicy(o.prPolicy)
-	info := sctp.SendInfo{Stream: uint16(o.sid), PPID: uint32(o.ppid), Unordered: o.unordered,
-		PR: sctp.PR{Policy: pol, Value: uint32(o.prValue)}}
-	var werr error
-	for msgs := 1; ; msgs++ {
-		n, err := io.ReadFull(stdin, buf)
-		if n > 0 {
-			if _, werr = as.WriteMsg(buf[:n], info); werr != nil {
-				break
-			}
-			sent += int64(n)
-			if msgs == o.addrAfter {
-				if werr = changeAddrs(ctx, o, as, stderr); werr != nil {
-					as.Abort("address change failed")
-					break
-				}
-			}
-			if o.resetAfter > 0 && msgs%o.resetAfter == 0 {
-				if werr = as.ResetStreams(ctx, sctp.DirOutgoing, info.Stream); werr != nil {
-					werr = fmt.Errorf("reset stream %d: %w", info.Stream, werr)
-					break
-				}
-			}
-		}
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			break
-		}
-		if err != nil {
-			werr = fmt.Errorf("stdin: %w", err)
-			as.Abort("stdin failed")
-			break
-		}
-	}
+	sent, werr := sendInput(ctx, o, as, stdin, stderr, true)
 	if werr == nil && o.echoWait {
 		timer := time.NewTimer(o.timeout)
 		defer timer.Stop()
@@ -592,6 +586,16 @@ func connect(ctx context.Context, o *options, cfg *sctp.Config, stdin io.Reader,
 		}
 	}
 	printPaths(o, as, stderr) // while the association lives
+	if werr == nil && sent == 0 && !o.echoWait {
+		// Nothing to send: receive until the peer ends the association
+		// (netcat's "sctpcat HOST:PORT < /dev/null" fetching what a
+		// listener sends).
+		rerr := <-readErr
+		as.Close()
+		wg.Wait()
+		printStats(o, as, stderr)
+		return rerr
+	}
 	if werr == nil {
 		sctx, cancel := context.WithTimeout(ctx, o.timeout)
 		werr = as.Shutdown(sctx)
@@ -608,6 +612,52 @@ func connect(ctx context.Context, o *options, cfg *sctp.Config, stdin io.Reader,
 		return werr
 	}
 	return rerr
+}
+
+// sendInput cuts stdin into messages of -msg-size bytes and sends them on
+// as with the -sid, -ppid, -unordered and -pr-* settings until stdin ends,
+// and returns the bytes sent; in connect mode it also makes the address
+// changes and stream resets the flags ask for. A nil stdin sends nothing.
+func sendInput(ctx context.Context, o *options, as *sctp.Association, stdin io.Reader, stderr io.Writer, connectMode bool) (int64, error) {
+	buf := make([]byte, o.msgSize)
+	var sent int64
+	pol, _ := sctp.ParsePRPolicy(o.prPolicy)
+	info := sctp.SendInfo{Stream: uint16(o.sid), PPID: uint32(o.ppid), Unordered: o.unordered,
+		PR: sctp.PR{Policy: pol, Value: uint32(o.prValue)}}
+	var werr error
+	if stdin == nil {
+		return 0, nil
+	}
+	for msgs := 1; ; msgs++ {
+		n, err := io.ReadFull(stdin, buf)
+		if n > 0 {
+			if _, werr = as.WriteMsg(buf[:n], info); werr != nil {
+				break
+			}
+			sent += int64(n)
+			if connectMode && msgs == o.addrAfter {
+				if werr = changeAddrs(ctx, o, as, stderr); werr != nil {
+					as.Abort("address change failed")
+					break
+				}
+			}
+			if connectMode && o.resetAfter > 0 && msgs%o.resetAfter == 0 {
+				if werr = as.ResetStreams(ctx, sctp.DirOutgoing, info.Stream); werr != nil {
+					werr = fmt.Errorf("reset stream %d: %w", info.Stream, werr)
+					break
+				}
+			}
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			werr = fmt.Errorf("stdin: %w", err)
+			as.Abort("stdin failed")
+			break
+		}
+	}
+	return sent, werr
 }
 
 // changeAddrs sends -add-addr and -del-addr's requests (ASCONF) and waits

@@ -233,3 +233,70 @@ func TestMultihomeFlag(t *testing.T) {
 		}
 	}
 }
+
+// readyWriter is a syncBuffer that closes ready once something containing
+// "listening on" was written (a listener's -v line): the listener's socket
+// is bound.
+type readyWriter struct {
+	syncBuffer
+	once  sync.Once
+	ready chan struct{}
+}
+
+func (w *readyWriter) Write(p []byte) (int, error) {
+	n, err := w.syncBuffer.Write(p)
+	if strings.Contains(w.String(), "listening on") {
+		w.once.Do(func() { close(w.ready) })
+	}
+	return n, err
+}
+
+// TestListenSendsStdin: like netcat, "sctpcat -l < file" sends the file
+// to the first client and shuts the association down at its end; a client
+// with nothing to send ("sctpcat HOST:PORT < /dev/null") receives until
+// then. Flags may follow the address.
+func TestListenSendsStdin(t *testing.T) {
+	port := freeUDPPort(t)
+	in := input(300_000)
+	var lout syncBuffer
+	lerr := &readyWriter{ready: make(chan struct{})}
+	lcode := make(chan int, 1)
+	go func() {
+		lcode <- run(context.Background(), []string{"-l", "-v", "-udp-port", fmt.Sprint(port), "-msg-size", "3000", "127.0.0.1:7006"},
+			bytes.NewReader(in), &lout, lerr)
+	}()
+	select {
+	case <-lerr.ready:
+	case code := <-lcode:
+		t.Fatalf("listener exit %d: %s", code, lerr.String())
+	}
+	var out, errb syncBuffer
+	code := run(context.Background(), []string{"127.0.0.1:7006", "-udp-port", "0", "-remote-udp-port", fmt.Sprint(port)},
+		bytes.NewReader(nil), &out, &errb)
+	if code != 0 {
+		t.Fatalf("connect exit %d: %s", code, errb.String())
+	}
+	if code := <-lcode; code != 0 {
+		t.Fatalf("listener exit %d: %s", code, lerr.String())
+	}
+	if out.String() != string(in) {
+		t.Fatalf("client got %d bytes of %d", len(out.String()), len(in))
+	}
+	if lout.String() != "" {
+		t.Errorf("listener printed %d bytes; the client sent none", len(lout.String()))
+	}
+}
+
+// TestArgumentCount: anything but one address is a one-line usage error
+// (exit 2) that names what was given, not the whole flag list.
+func TestArgumentCount(t *testing.T) {
+	for _, args := range [][]string{{}, {"127.0.0.1:1", "127.0.0.1:2"}, {"127.0.0.1:1", "-v", "extra"}} {
+		var errb syncBuffer
+		if code := run(context.Background(), args, nil, &syncBuffer{}, &errb); code != 2 {
+			t.Errorf("%q: exit %d, want 2", args, code)
+		}
+		if s := errb.String(); !strings.Contains(s, "one HOST:PORT argument expected") || strings.Count(s, "\n") != 1 {
+			t.Errorf("%q: stderr %q, want one line naming the arguments", args, s)
+		}
+	}
+}
