@@ -42,6 +42,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -406,17 +407,42 @@ func listen(ctx context.Context, o *options, cfg *sctp.Config, stdin io.Reader, 
 			}
 			return err
 		}
+		// The lines of each association start with its peer's address.
+		aerr := &prefixWriter{w: stderr, prefix: fmt.Sprintf("[%v] ", as.RemoteAddrs()[0])}
 		if o.verbose {
-			fmt.Fprintf(stderr, "association from %v\n", as.RemoteAddrs()[0])
+			fmt.Fprintln(aerr, "association up")
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := serve(ctx, o, as, nil, stdout, stderr); err != nil {
-				fmt.Fprintln(stderr, "sctpcat:", err)
+			if err := serve(ctx, o, as, nil, stdout, aerr); err != nil {
+				fmt.Fprintln(aerr, "sctpcat:", err)
 			}
 		}()
 	}
+}
+
+// prefixWriter writes to w with prefix at the start of every line. A
+// write should hold whole lines, as fmt.Fprintln's do.
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	var out []byte
+	for rest := b; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line = rest[:i+1]
+		}
+		out = append(append(out, p.prefix...), line...)
+		rest = rest[len(line):]
+	}
+	if _, err := p.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 // lockedWriter serialises writes to w.

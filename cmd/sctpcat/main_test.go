@@ -88,6 +88,21 @@ func TestEcho(t *testing.T) {
 	if code := <-lcode; code != 0 {
 		t.Fatalf("listener exit %d: %s", code, lerr.String())
 	}
+	// The echo server's -v lines name their association.
+	labels := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(lerr.String()), "\n") {
+		if strings.HasPrefix(line, "listening on") {
+			continue
+		}
+		label, _, ok := strings.Cut(line, "] ")
+		if !ok || !strings.HasPrefix(label, "[127.0.0.1:") {
+			t.Fatalf("listener line without its association: %q", line)
+		}
+		labels[label] = true
+	}
+	if len(labels) != 3 {
+		t.Errorf("%d associations labelled in the listener's output, want 3: %s", len(labels), lerr.String())
+	}
 }
 
 func TestCopy(t *testing.T) {
