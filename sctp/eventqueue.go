@@ -119,20 +119,14 @@ func (as *Association) emit(ev Event) {
 		as.eventsDropped++
 		return
 	}
-	if as.pendingHead == len(as.pendingEvents) && !as.pumping {
-		select {
-		case as.events <- ev:
-			return
-		default:
-		}
-	}
-	as.queuePending(ev)
+	as.emitEarly(ev)
 }
 
 // emitEarly is emit for an event that waited in earlyEvents, also after
-// the association ended. Called with ep.mu held.
+// the association ended: straight into the channel when nothing waits
+// and it has room, else behind the others. Called with ep.mu held.
 func (as *Association) emitEarly(ev Event) {
-	if !as.pumping {
+	if as.pendingHead == len(as.pendingEvents) && !as.pumping {
 		select {
 		case as.events <- ev:
 			return
