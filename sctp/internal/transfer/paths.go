@@ -165,7 +165,7 @@ func (e *Engine) SetPrimary(i int) bool { return e.send.setPrimary(i) }
 func (e *Engine) SetPathDown(i int, down bool) { e.send.setPathDown(i, down) }
 
 // SetPathMTU changes the MTU of path i. Chunks cut before keep their size:
-// one that no longer fits comes alone in a packet longer than room, to be
+// one larger than the new MTU allows comes alone in a packet longer than room, to be
 // sent with IP fragmentation allowed.
 func (e *Engine) SetPathMTU(i, mtu int) {
 	p := e.PathAt(i)

@@ -81,7 +81,7 @@ func (s *sender) ackCumulative(now time.Time, p *sackProgress) {
 }
 
 // ackGapBlocks applies the SACK's Gap Ack Blocks; chunks gap-acked before
-// and no longer covered were reneged.
+// that this SACK does not cover were reneged.
 func (s *sender) ackGapBlocks(now time.Time, sk *SACK, p *sackProgress) {
 	cum := p.cum
 	t := cum + 1
@@ -270,8 +270,9 @@ func (s *sender) ack(now time.Time, t TSN, r *record) bool {
 	return true
 }
 
-// renege puts a chunk the peer no longer gap-acks back in flight (6.2.1 D
-// iii, 6.3.2 R4): one miss indication, and T3-rtx started if not running.
+// renege puts back in flight a chunk gap-acked earlier that the current
+// SACK leaves out (6.2.1 D iii, 6.3.2 R4): one miss indication, and T3-rtx
+// started if not running.
 func (s *sender) renege(now time.Time, t TSN) {
 	r := s.ledger.rec(t)
 	if r.state != recGapAcked {
