@@ -471,7 +471,7 @@ func serve(ctx context.Context, o *options, as *sctp.Association, stdin io.Reade
 			// A write refused because the association ends (the peer
 			// shut it down, or was killed) ends the input; the reads
 			// below report how the association ended.
-			if sent, err := sendInput(ctx, o, as, stdin, stderr, false); err == nil && sent > 0 {
+			if sent, err := sendInput(o, as, stdin, nil); err == nil && sent > 0 {
 				sctx, cancel := context.WithTimeout(ctx, o.timeout)
 				as.Shutdown(sctx)
 				cancel()
@@ -587,7 +587,20 @@ func connect(ctx context.Context, o *options, cfg *sctp.Config, stdin io.Reader,
 			}
 		}
 	}()
-	sent, werr := sendInput(ctx, o, as, stdin, stderr, true)
+	sent, werr := sendInput(o, as, stdin, func(msgs int, sid uint16) error {
+		if msgs == o.addrAfter {
+			if err := changeAddrs(ctx, o, as, stderr); err != nil {
+				as.Abort("address change failed")
+				return err
+			}
+		}
+		if o.resetAfter > 0 && msgs%o.resetAfter == 0 {
+			if err := as.ResetStreams(ctx, sctp.DirOutgoing, sid); err != nil {
+				return fmt.Errorf("reset stream %d: %w", sid, err)
+			}
+		}
+		return nil
+	})
 	if werr == nil && o.echoWait {
 		timer := time.NewTimer(o.timeout)
 		defer timer.Stop()
@@ -642,9 +655,10 @@ func connect(ctx context.Context, o *options, cfg *sctp.Config, stdin io.Reader,
 
 // sendInput cuts stdin into messages of -msg-size bytes and sends them on
 // as with the -sid, -ppid, -unordered and -pr-* settings until stdin ends,
-// and returns the bytes sent; in connect mode it also makes the address
-// changes and stream resets the flags ask for. A nil stdin sends nothing.
-func sendInput(ctx context.Context, o *options, as *sctp.Association, stdin io.Reader, stderr io.Writer, connectMode bool) (int64, error) {
+// and returns the bytes sent. After message number msgs (from 1) it calls
+// after, when not nil; an error from it ends the input. A nil stdin sends
+// nothing.
+func sendInput(o *options, as *sctp.Association, stdin io.Reader, after func(msgs int, sid uint16) error) (int64, error) {
 	buf := make([]byte, o.msgSize)
 	var sent int64
 	pol, _ := sctp.ParsePRPolicy(o.prPolicy)
@@ -661,15 +675,8 @@ func sendInput(ctx context.Context, o *options, as *sctp.Association, stdin io.R
 				break
 			}
 			sent += int64(n)
-			if connectMode && msgs == o.addrAfter {
-				if werr = changeAddrs(ctx, o, as, stderr); werr != nil {
-					as.Abort("address change failed")
-					break
-				}
-			}
-			if connectMode && o.resetAfter > 0 && msgs%o.resetAfter == 0 {
-				if werr = as.ResetStreams(ctx, sctp.DirOutgoing, info.Stream); werr != nil {
-					werr = fmt.Errorf("reset stream %d: %w", info.Stream, werr)
+			if after != nil {
+				if werr = after(msgs, info.Stream); werr != nil {
 					break
 				}
 			}
