@@ -216,50 +216,95 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-// TestSimEventsFlowControl: send failures the program has not read yet
-// hold send buffer space. A writer whose messages are given up while the
-// event reader is away fills the buffer with reports and then waits
-// (ErrWouldBlock) although nothing is queued; once the reader takes the
-// events the writer goes on, and every message given up was reported:
-// the events' memory is bounded by the send buffer, and none is dropped.
-func TestSimEventsFlowControl(t *testing.T) {
-	adj := func(c *Config) { c.Buffers.SendBuffer, c.Buffers.RecvBuffer = 64<<10, 16<<10 }
+// TestSimEventsReadOnce: a program that read Events once and stopped
+// (the common pattern: wait for EventUp, then write) never blocks a
+// writer. Messages with a 10 ms lifetime toward a peer whose window is
+// shut are given up by the thousand; every write completes at once (a
+// message given up frees its send buffer space whether or not its event
+// was read), the reports waiting behind the full channel stay within the
+// send buffer's size, the rest are dropped and counted, and none is
+// reported twice. An abort then still ends the association: EventDown
+// comes last, and the channel is closed although nobody reads it.
+func TestSimEventsReadOnce(t *testing.T) {
+	const sendBuffer = 64 << 10
+	adj := func(c *Config) { c.Buffers.SendBuffer, c.Buffers.RecvBuffer = sendBuffer, 16<<10 }
 	simPairAdj(t, simnet.LinkConfig{Delay: time.Millisecond}, adj, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
 		evs := c.Events()
 		closeWindow(t, c, 16<<10)
-		written, blocked := 0, false
-		for range 100 {
-			k := fillBuffer(t, c, numbered(written), Lifetime(10*time.Millisecond))
-			written += k
-			if k == 0 {
-				blocked = true
-				break
+		const total = 20000 // 2 MB of 100-byte messages: 30 send buffers
+		c.SetWriteDeadline(time.Now().Add(time.Minute))
+		for i := range total {
+			if _, err := c.WriteMsg(numbered(i), SendInfo{Stream: 1, PR: Lifetime(10 * time.Millisecond)}); err != nil {
+				t.Fatalf("write %d of %d: %v (the writer waits for the event reader)", i, total, err)
 			}
-			time.Sleep(20 * time.Millisecond) // they are given up
-		}
-		if !blocked {
-			t.Fatalf("%d messages written and given up without the events being read", written)
-		}
-		if st := c.Stats(); st.SendBuffered > 8<<10 {
-			t.Fatalf("%d bytes in the send buffer: the writer is not waiting for the event reader", st.SendBuffered)
-		}
-		// A writer waiting for room is woken as the reader catches up.
-		wrote := make(chan error, 1)
-		go func() {
-			_, err := c.WriteMsg(numbered(written), SendInfo{Stream: 1, PR: Lifetime(10 * time.Millisecond)})
-			wrote <- err
-		}()
-		failed := 0
-		for failed < written {
-			if ev := <-evs; ev.Kind == EventSendFailed {
-				failed++
+			if i%500 == 0 {
+				time.Sleep(20 * time.Millisecond) // they are given up
 			}
 		}
-		if err := <-wrote; err != nil {
-			t.Fatal(err)
+		time.Sleep(100 * time.Millisecond)
+		synctest.Wait()
+		c.ep.mu.Lock()
+		held, waiting := c.failuresHeld, len(c.pendingEvents)-c.pendingHead
+		c.ep.mu.Unlock()
+		if held > sendBuffer {
+			t.Errorf("send failures waiting hold %d bytes, more than the %d-byte send buffer", held, sendBuffer)
 		}
-		if d := c.Stats().EventsDropped; d != 0 {
-			t.Fatalf("%d events dropped", d)
+		dropped := c.EventsDropped()
+		if dropped == 0 {
+			t.Errorf("nothing dropped: %d events wait", waiting)
+		}
+		// The reader comes back: what was kept comes in order, then
+		// EventDown after the abort, and the channel is closed.
+		c.Abort("done")
+		last, failed, seen := EventKind(0), 0, map[uint32]bool{}
+		for ev := range evs {
+			last = ev.Kind
+			if ev.Kind != EventSendFailed || len(ev.Msg) != 100 {
+				continue
+			}
+			failed++
+			n := binary.BigEndian.Uint32(ev.Msg)
+			if seen[n] {
+				t.Fatalf("message %d reported twice", n)
+			}
+			seen[n] = true
+		}
+		if last != EventDown {
+			t.Errorf("last event %v, want EventDown", last)
+		}
+		if failed+int(dropped) < total-30 {
+			t.Errorf("%d reported and %d dropped of %d messages given up", failed, dropped, total)
+		}
+	})
+}
+
+// TestSimEventsReadOnceAbortLeaksNothing: after the read-once pattern an
+// abort by the peer, with reports waiting behind the full channel, ends
+// every goroutine of the association within the 2-second linger
+// (synctest fails the test on a goroutine left blocked).
+func TestSimEventsReadOnceAbortLeaksNothing(t *testing.T) {
+	adj := func(c *Config) { c.Buffers.SendBuffer, c.Buffers.RecvBuffer = 64<<10, 16<<10 }
+	simPairAdj(t, simnet.LinkConfig{Delay: time.Millisecond}, adj, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
+		_ = c.Events()
+		closeWindow(t, c, 16<<10)
+		for i := range 5000 {
+			if _, err := c.WriteMsg(numbered(i), SendInfo{Stream: 1, PR: Lifetime(5 * time.Millisecond)}); err != nil {
+				t.Fatalf("write %d: %v", i, err)
+			}
+		}
+		s.Abort("bye")
+		select {
+		case <-c.Done():
+		case <-time.After(10 * time.Second):
+			t.Fatal("the peer's abort did not end the association")
+		}
+		time.Sleep(5 * time.Second) // past the linger: the pump gives up
+		synctest.Wait()
+		c.ep.mu.Lock()
+		pumping := c.pumping
+		c.ep.mu.Unlock()
+		if pumping {
+			t.Fatal("the event pump still runs after the linger")
 		}
 	})
 }

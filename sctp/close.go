@@ -88,6 +88,7 @@ func (as *Association) recordEnd(ev *assoc.Event) {
 	}
 	end := ev.End
 	as.final = &end.Stats
+	as.ending = true
 	for i := range end.Unsent {
 		if as.events == nil && len(as.earlyEvents) >= as.eventCap() {
 			as.eventsDropped++ // nobody asked for events yet

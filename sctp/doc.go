@@ -76,9 +76,9 @@
 // the endpoint's own goroutines and wait for them: a write to an idle
 // association is sent by the writing goroutine, and a ReadMsg caller may
 // read the socket itself.
-// A program that calls Events should keep reading it until it is closed:
-// events that find the channel full wait for the reader, and send
-// failures waiting so hold send buffer space. Sending and receiving a
+// No call waits for the reader of Events: events that find the channel
+// full wait behind it within bounds, past which they are dropped and
+// counted (see Association.Events). Sending and receiving a
 // message allocates nothing in steady state. Config.BusyPoll trades some
 // CPU for request/response latency.
 //

@@ -10,15 +10,16 @@ import "time"
 // wait in pendingEvents (from pendingHead), fed into it by the
 // pumpEvents goroutine while pumping.
 type eventQueue struct {
-	events          chan Event
-	earlyEvents     []Event
-	pendingEvents   []Event
-	pendingHead     int
-	pendingOther    int    // events in pendingEvents other than send failures and terminal ones
-	failedBytesHeld int    // bytes of the messages of the send failures in pendingEvents
-	eventsDropped   uint64 // events dropped (EventsDropped)
-	pumping         bool   // the pumpEvents goroutine runs
-	eventsClosed    bool   // events is closed
+	events        chan Event
+	earlyEvents   []Event
+	pendingEvents []Event
+	pendingHead   int
+	pendingOther  int    // events in pendingEvents other than send failures and terminal ones
+	failuresHeld  int    // memory of the send failures in pendingEvents (failureCost)
+	eventsDropped uint64 // events dropped (EventsDropped)
+	ending        bool   // the association's end is being reported: its unsent messages are all reported
+	pumping       bool   // the pumpEvents goroutine runs
+	eventsClosed  bool   // events is closed
 }
 
 // DefaultEventQueue is Config.EventQueue's default: the capacity of an
@@ -27,9 +28,17 @@ const DefaultEventQueue = 64
 
 // maxPendingOther bounds the events other than send failures and the
 // terminal ones waiting behind a full Events channel; more are dropped
-// and counted. Send failures are bounded by the send buffer
-// (failedBytesHeld), terminal events are never dropped.
+// and counted. Send failures are bounded by their memory (failuresHeld,
+// at most the send buffer's size), terminal events are never dropped.
 const maxPendingOther = 4096
+
+// eventOverhead is the memory an event waiting behind the channel costs
+// besides its message: about an Event's size.
+const eventOverhead = 256
+
+// failureCost is the memory that the send failure ev, waiting behind a
+// full Events channel, is charged: its message and the event.
+func failureCost(ev *Event) int { return len(ev.Msg) + eventOverhead }
 
 // eventLinger is how long each event of an association that ended waits
 // for the reader to take it; then the rest are dropped (counted) and the
@@ -37,19 +46,26 @@ const maxPendingOther = 4096
 // goroutine.
 const eventLinger = 2 * time.Second
 
-// Events returns the channel of the association's events. A program that
-// keeps reading it receives every event, in order: events that find the
-// channel full (Config.EventQueue, default 64) wait behind it, and
-// EventSendFailed events waiting so hold send buffer space, so a writer
-// whose messages are given up faster than they are reported waits for the
-// reader. The channel is closed after the association's last event
-// (EventShutdown or EventDown, never dropped). The channel is made by the
-// first call: until then events wait for it (at most Config.EventQueue of
-// them, the rest dropped and counted in EventsDropped and
-// Stats.EventsDropped), in order, except that EventSenderDry events in a
-// row wait as one. Once the association ended, an event the reader does
-// not take within 2 seconds is dropped with those behind it, and the
-// channel closed.
+// Events returns the channel of the association's events, in order.
+// The channel is closed after the association's last event
+// (EventShutdown or EventDown, never dropped).
+//
+// No call waits for the reader of the channel: a program may read it
+// once (for EventUp) and never again. Events that find the channel full
+// (Config.EventQueue, default 64) wait behind it, within bounds: the
+// EventSendFailed events of messages given up while the association
+// runs, with their messages, up to the size of the send buffer
+// (Config.Buffers.SendBuffer); others, up to 4,096. Events past a bound
+// are dropped and counted (EventsDropped, Stats.EventsDropped). A message
+// given up frees its send buffer space at once, whether or not its event
+// was read. The messages still queued when the association ends are all
+// reported, before the last event.
+//
+// The channel is made by the first call: until then events wait for it
+// (at most Config.EventQueue of them, the rest dropped and counted), in
+// order. Once the association ended, an event the reader does not take
+// within 2 seconds is dropped with those behind it, and the channel
+// closed, so a program that stopped reading leaks nothing.
 func (as *Association) Events() <-chan Event {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
@@ -93,13 +109,8 @@ func isLastEvent(ev *Event) bool { return ev.Kind == EventDown || ev.Kind == Eve
 // the channel's capacity are dropped and counted: nobody may ever ask).
 // Afterwards an event goes straight into the channel when nothing waits
 // and it has room, else behind the others in pendingEvents, which the
-// pumpEvents goroutine feeds into the channel at the reader's pace:
-// nothing is dropped for a reader that keeps reading. Send failures in
-// pendingEvents hold send buffer space (failedBytesHeld) until they are
-// in the channel, so that a writer whose messages are given up faster
-// than the events are read waits for the reader instead of growing the
-// queue; other events are few (at most maxPendingOther wait), terminal
-// ones are never dropped.
+// pumpEvents goroutine feeds into the channel at the reader's pace,
+// within the bounds Events documents.
 func (as *Association) emit(ev Event) {
 	if as.closed && !isLastEvent(&ev) {
 		return
@@ -140,8 +151,16 @@ func (as *Association) emitEarly(ev Event) {
 // goroutine if it does not run; called with ep.mu held.
 func (as *Association) queuePending(ev Event) {
 	switch {
-	case ev.Kind == EventSendFailed && !as.closed:
-		as.failedBytesHeld += len(ev.Msg)
+	case ev.Kind == EventSendFailed:
+		// While the association runs, the reports of messages given up
+		// are bounded by the send buffer's size; at its end, the queued
+		// messages are reported whole (they were in that buffer).
+		cost := failureCost(&ev)
+		if !as.ending && !as.closed && as.failuresHeld+cost > as.failureLimit() {
+			as.eventsDropped++
+			return
+		}
+		as.failuresHeld += cost
 	case !isLastEvent(&ev) && ev.Kind != EventSendFailed:
 		if as.pendingOther >= maxPendingOther {
 			as.eventsDropped++
@@ -154,6 +173,13 @@ func (as *Association) queuePending(ev Event) {
 		as.pumping = true
 		go as.pumpEvents()
 	}
+}
+
+// failureLimit returns the memory the send failures waiting behind a full
+// Events channel may hold: the send buffer's size. Called with ep.mu held.
+func (as *Association) failureLimit() int {
+	_, capacity := as.core.SendRoom()
+	return capacity
 }
 
 // pumpEvents feeds pendingEvents into the Events channel, blocking on it
@@ -182,21 +208,22 @@ func (as *Association) pumpEvents() {
 		as.pendingEvents[as.pendingHead] = Event{}
 		as.pendingHead++
 		switch {
-		case ev.Kind == EventSendFailed && as.failedBytesHeld > 0:
-			as.failedBytesHeld = max(as.failedBytesHeld-len(ev.Msg), 0)
-			if as.writers.waiting() && as.messageFits() {
-				as.wantRoom = 0
-				as.writers.wake()
-			}
+		case ev.Kind == EventSendFailed:
+			as.failuresHeld -= failureCost(&ev)
 		case !isLastEvent(&ev) && ev.Kind != EventSendFailed:
 			as.pendingOther--
 		}
 		gone := as.closed
 		e.mu.Unlock()
 		if !gone {
-			as.events <- ev
-			e.mu.Lock()
-			continue
+			// Until the association ends, at the reader's pace; once
+			// it ended, with the linger below.
+			select {
+			case as.events <- ev:
+				e.mu.Lock()
+				continue
+			case <-as.done:
+			}
 		}
 		if linger == nil {
 			linger = time.NewTimer(eventLinger)
@@ -211,6 +238,7 @@ func (as *Association) pumpEvents() {
 			as.eventsDropped += uint64(1 + len(as.pendingEvents) - as.pendingHead)
 			clear(as.pendingEvents[as.pendingHead:])
 			as.pendingHead = len(as.pendingEvents)
+			as.pendingOther, as.failuresHeld = 0, 0
 		}
 	}
 }

@@ -62,15 +62,7 @@ func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline, closed <-c
 		if info.PR.Policy != PRNone {
 			now = time.Now()
 		}
-		var err error
-		if as.failedBytesHeld > 0 {
-			if room, _ := as.sendRoom(); room < len(p) {
-				err = ErrWouldBlock // the event reader is behind
-			}
-		}
-		if err == nil {
-			err = as.core.Send(now, &assoc.Message{Stream: info.Stream, PPID: info.PPID, Unordered: info.Unordered, PR: info.PR, Payload: p})
-		}
+		err := as.core.Send(now, &assoc.Message{Stream: info.Stream, PPID: info.PPID, Unordered: info.Unordered, PR: info.PR, Payload: p})
 		e.deliverEvents() // messages a priority write made room by giving up
 		if err == nil {
 			as.wroteSinceDry = true
@@ -130,7 +122,7 @@ func (as *Association) streamWriterQueue(sid uint16) *waitq {
 // more than the copies of several messages). TCP wakes its writers in the
 // same way, once a third of their buffer is free.
 func (as *Association) writable() bool {
-	room, capacity := as.sendRoom()
+	room, capacity := as.core.SendRoom()
 	return room >= as.wantRoom && room >= capacity/2
 }
 
@@ -139,17 +131,6 @@ func (as *Association) writable() bool {
 // follow (the peer's window may be shut): the writers are woken when
 // their message fits, not only once half the buffer is free (writable).
 func (as *Association) messageFits() bool {
-	room, _ := as.sendRoom()
+	room, _ := as.core.SendRoom()
 	return room >= max(as.wantRoom, 1)
-}
-
-// sendRoom returns the send buffer's free bytes and capacity, less the
-// bytes of send failures waiting to be reported (flow control of events:
-// see Events). Called with ep.mu held.
-func (as *Association) sendRoom() (room, capacity int) {
-	room, capacity = as.core.SendRoom()
-	if as.failedBytesHeld > 0 {
-		room = min(room, capacity) - as.failedBytesHeld
-	}
-	return room, capacity
 }
