@@ -123,8 +123,8 @@ func TestUDPHandshakeEchoShutdown(t *testing.T) {
 	if _, _, err := s.ReadMsg(buf); err != io.EOF {
 		t.Fatalf("read after shutdown: %v", err)
 	}
-	if _, err := s.WriteMsg([]byte("x"), SendInfo{}); !errors.Is(err, ErrClosed) {
-		t.Fatalf("write after shutdown: %v", err)
+	if _, err := s.WriteMsg([]byte("x"), SendInfo{}); !errors.Is(err, ErrShutdown) || errors.Is(err, ErrClosed) {
+		t.Fatalf("write after the peer's shutdown: %v, want ErrShutdown", err)
 	}
 	var kinds []EventKind
 	for ev := range s.Events() {

@@ -29,6 +29,7 @@ type Association struct {
 	claimedPort uint16 // the SCTP port claimed on the endpoint's shared socket for this dial; 0: none
 	established bool   // the handshake completed (EventUp)
 	shutdown    bool   // Shutdown was called
+	userClosed  bool   // Close was called: reads and writes fail with ErrClosed
 	closed      bool   // the association ended
 	// The flags of reading, writing and waking, beside the others so that
 	// they share a word.
@@ -71,12 +72,18 @@ func newAssociation(e *Endpoint, a *assoc.Assoc) *Association {
 	return &Association{ep: e, core: a, done: make(chan struct{}), local: e.inputLocal}
 }
 
-// closedErr is the error of a call on a closed association.
+// closedErr is the error of a write (or another request to the peer) on
+// an association that ended or that Close is closing: ErrClosed after
+// Close, else the AbortError of an association that ended without a
+// graceful shutdown, else ErrShutdown. Called with ep.mu held.
 func (as *Association) closedErr() error {
-	if as.err != nil {
+	switch {
+	case as.userClosed:
+		return ErrClosed
+	case as.err != nil:
 		return as.err
 	}
-	return ErrClosed
+	return ErrShutdown
 }
 
 // Done returns a channel closed when the association has ended.

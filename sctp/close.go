@@ -54,8 +54,17 @@ func (as *Association) Abort(reason string) error {
 
 // Close shuts the association down gracefully, waiting at most
 // Config.CloseTimeout, and aborts it if that did not complete. It returns
-// nil once the association is closed, whatever ended it.
+// nil once the association is closed, whatever ended it. From the moment
+// it is called, reads and writes fail with ErrClosed, those blocked in
+// it included, as after a net.Conn's Close.
 func (as *Association) Close() error {
+	e := as.ep
+	e.mu.Lock()
+	if !as.userClosed {
+		as.userClosed = true
+		as.wakeCalls()
+	}
+	e.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), as.ep.cfg.CloseTimeout)
 	defer cancel()
 	if err := as.Shutdown(ctx); err != nil && ctx.Err() != nil {
@@ -105,6 +114,20 @@ func (as *Association) recordEnd(ev *assoc.Event) {
 	as.terminate(err)
 }
 
+// wakeCalls wakes every read, write and reconfiguration waiting on the
+// association, to find it closed. Called with ep.mu held.
+func (as *Association) wakeCalls() {
+	as.readers.wake()
+	as.writers.wake()
+	for _, q := range as.streamWriters {
+		q.wake()
+	}
+	as.reconfWaiters.wake()
+	for _, s := range as.streams {
+		s.readers.wake()
+	}
+}
+
 // terminate ends the association in the shell: it wakes every goroutine
 // waiting on it, emits its last event (EventShutdown when err is nil, else
 // EventDown) and closes Done; the endpoint Dial made for it closes after
@@ -117,16 +140,8 @@ func (as *Association) terminate(err error) {
 	as.closed, as.err = true, err
 	delete(e.assocs, as.core)
 	e.interruptReader()
-	as.readers.wake()
-	as.writers.wake()
-	for _, q := range as.streamWriters {
-		q.wake()
-	}
+	as.wakeCalls()
 	as.stateWaiters.wake()
-	as.reconfWaiters.wake()
-	for _, s := range as.streams {
-		s.readers.wake()
-	}
 	if err == nil {
 		as.emit(Event{Kind: EventShutdown})
 	} else {

@@ -65,9 +65,12 @@
 // graceful shutdown returns an *AbortError matching ErrAborted and either
 // ErrPeerAborted (AbortError.Causes has the peer's error causes) or
 // ErrLocalAbort (Abort, a timeout, which also matches ErrTimeout, or a
-// protocol violation by the peer). After a graceful shutdown ReadMsg
-// returns io.EOF once every message was read, and WriteMsg ErrShutdown or
-// ErrClosed.
+// protocol violation by the peer). Reads and writes follow net.Conn's
+// rule: after a local Close they fail with ErrClosed (net.ErrClosed),
+// also those blocked at the time; after a graceful shutdown that Close
+// did not start (the peer's, or Shutdown) ReadMsg returns io.EOF once
+// every message was read, and WriteMsg fails with ErrShutdown as soon as
+// the shutdown began.
 //
 // # Concurrency
 //

@@ -16,7 +16,8 @@ import (
 // errors are os.ErrDeadlineExceeded itself.
 var (
 	// ErrClosed is net.ErrClosed: the association or endpoint was closed
-	// by this side.
+	// by this side (Close). Every read and write after an association's
+	// Close fails with it, also those blocked when Close was called.
 	ErrClosed = net.ErrClosed
 	// ErrAborted matches every AbortError, whoever aborted.
 	ErrAborted = errors.New("sctp: association aborted")
@@ -36,8 +37,9 @@ var (
 	// syscall.ECONNREFUSED, as a kernel's connect reports it.
 	ErrConnRefused = errors.New("sctp: connection refused")
 	// ErrShutdown is returned by writes once a graceful shutdown began
-	// (either side). Reads return io.EOF once the shutdown completed and
-	// every message was read.
+	// (either side), unless Close started it (then ErrClosed). Reads
+	// return io.EOF once such a shutdown completed and every message was
+	// read.
 	ErrShutdown = api.ErrShutdown
 	// ErrWouldBlock is returned by a non-blocking WriteMsg when the send
 	// buffer is full.

@@ -29,7 +29,9 @@ type RecvInfo struct {
 // than p (RecvInfo.EOR false until its last part), of any stream: messages
 // come in the order they became deliverable. It blocks until data arrives
 // or the read deadline passes. After a graceful shutdown it returns io.EOF
-// once every message was read; after an abort, the AbortError.
+// once every message was read; after an abort, the AbortError; after
+// Close, ErrClosed at once (also to a ReadMsg blocked when Close was
+// called), even with messages unread.
 //
 // Without interleaving (I-DATA), a message returned in part is continued
 // by the next ReadMsg, as on a one-to-one socket. With interleaving, parts
@@ -52,6 +54,10 @@ func (as *Association) recvMsg(p []byte, s *Stream, dl *deadline) (int, RecvInfo
 	e := as.ep
 	e.mu.Lock()
 	for {
+		if as.userClosed {
+			e.mu.Unlock()
+			return 0, RecvInfo{}, ErrClosed
+		}
 		{
 			var n int
 			var ri assoc.RecvInfo

@@ -1,5 +1,7 @@
 package sctp
 
+import "github.com/usctp/usctp/sctp/internal/api"
+
 // SetSchedulerValue sets the stream's scheduler value, as
 // Association.SetStreamValue does for its id (the Linux socket option
 // SCTP_STREAM_SCHEDULER_VALUE): its priority under SchedulerPriority
@@ -57,6 +59,9 @@ func (as *Association) StreamValue(sid uint16) (uint16, error) {
 func (as *Association) SetScheduler(k Scheduler) error {
 	as.ep.mu.Lock()
 	defer as.ep.mu.Unlock()
+	if err := api.ValidateScheduler(k); err != nil {
+		return err
+	}
 	if as.closed {
 		return as.closedErr()
 	}

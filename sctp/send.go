@@ -39,7 +39,7 @@ func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline, closed <-c
 	e := as.ep
 	e.mu.Lock()
 	for {
-		if as.closed {
+		if as.closed || as.userClosed {
 			err := as.closedErr()
 			e.mu.Unlock()
 			return 0, err

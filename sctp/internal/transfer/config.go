@@ -91,11 +91,11 @@ var (
 	ErrEmptyMessage = api.ErrEmptyMessage
 	// ErrProtocolViolation: the peer sent something RFC 9260 forbids; the
 	// association answers with ABORT "Protocol Violation".
-	ErrProtocolViolation = errors.New("transfer: protocol violation by peer")
+	ErrProtocolViolation = errors.New("sctp: protocol violation by the peer")
 	// ErrMessageTooLarge: a user message of 2 GiB or more.
-	ErrMessageTooLarge = errors.New("transfer: message too large")
+	ErrMessageTooLarge = errors.New("sctp: message too large (2 GiB or more)")
 	// ErrConfig: an invalid Config.
-	ErrConfig = errors.New("transfer: invalid configuration")
+	ErrConfig = errors.New("sctp: invalid configuration")
 )
 
 // Defaults of the fields of Config that are the engine's own.

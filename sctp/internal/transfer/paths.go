@@ -32,7 +32,7 @@ const (
 const maxPaths = 1 << (8 - pathShift)
 
 // errTooManyPaths is returned by AddPath beyond maxPaths.
-var errTooManyPaths = errors.New("transfer: too many paths")
+var errTooManyPaths = errors.New("sctp: too many paths")
 
 // pathSet is the sender's paths and what the last packet, SACK and timeout
 // did per path.

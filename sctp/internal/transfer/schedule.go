@@ -109,7 +109,9 @@ func (s *sender) setStreamValue(sid uint16, v uint16) error {
 		return err
 	}
 	if err := s.queue.sched.SetValue(sid, v); err != nil {
-		return fmt.Errorf("transfer: stream %d, %v value %d: %w", sid, s.queue.sched.Kind(), v, err)
+		// The scheduler's own text names its package: say it in the
+		// association's terms, matching the same error.
+		return fmt.Errorf("sctp: stream %d: %v value %d (a weight is 1 to 65535): %w", sid, s.queue.sched.Kind(), v, sched.ErrValue)
 	}
 	s.queue.reshare(sid) // a WFQ weight is also the stream's share of the buffer
 	return nil
