@@ -36,7 +36,7 @@ func readEvents(ch <-chan Event, pause func(i int)) *eventLog {
 				if len(ev.Msg) >= 4 {
 					l.failed[binary.BigEndian.Uint32(ev.Msg)]++
 				}
-				if ev.Sent {
+				if ev.MaybeDelivered {
 					l.sent++
 				}
 			case EventDown:
@@ -305,6 +305,44 @@ func TestSimEventsReadOnceAbortLeaksNothing(t *testing.T) {
 		c.ep.mu.Unlock()
 		if pumping {
 			t.Fatal("the event pump still runs after the linger")
+		}
+	})
+}
+
+// senderDry writes 50 requests, each once the last was acknowledged, and
+// returns the EventSenderDry events c reported, with the events dropped.
+func senderDry(t *testing.T, c *Association) (dry int, dropped uint64) {
+	evs := c.Events() // and never read until the end: the channel fills
+	for i := range 50 {
+		if _, err := c.WriteMsg(numbered(i), SendInfo{Stream: 1}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond) // acknowledged: the sender is dry
+	}
+	c.Abort("done")
+	for ev := range evs {
+		if ev.Kind == EventSenderDry {
+			dry++
+		}
+	}
+	return dry, c.EventsDropped()
+}
+
+// TestSimSenderDryOptIn: EventSenderDry is off by default (RFC 6458's
+// SCTP_SENDER_DRY_EVENT is too); with Config.SenderDryEvents it comes
+// once per drain, and those that find the channel full behind another
+// EventSenderDry wait as that one, coalesced, not counted as dropped.
+func TestSimSenderDryOptIn(t *testing.T) {
+	simPairAdj(t, simnet.LinkConfig{Delay: time.Millisecond}, nil, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
+		if dry, dropped := senderDry(t, c); dry != 0 || dropped != 0 {
+			t.Errorf("default: %d EventSenderDry, %d dropped; want none", dry, dropped)
+		}
+	})
+	on := func(c *Config) { c.SenderDryEvents, c.EventQueue = true, 8 }
+	simPairAdj(t, simnet.LinkConfig{Delay: time.Millisecond}, on, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
+		dry, dropped := senderDry(t, c)
+		if dry < 8 || dry > 9 || dropped != 0 {
+			t.Errorf("SenderDryEvents with 50 drains and a channel of 8 nobody reads: %d EventSenderDry (want 8 in the channel and one waiting), %d dropped (want 0)", dry, dropped)
 		}
 	})
 }

@@ -56,7 +56,7 @@ func (pe *pathEvents) saw(ip string, states ...PathState) bool {
 	defer pe.mu.Unlock()
 	for _, ev := range pe.evs {
 		for _, s := range states {
-			if ev.Addr.Addr() == netip.MustParseAddr(ip) && ev.PathState == s {
+			if ev.Addr.IP == netip.MustParseAddr(ip) && ev.PathState == s {
 				return true
 			}
 		}
@@ -69,7 +69,7 @@ func (pe *pathEvents) String() string {
 	defer pe.mu.Unlock()
 	s := ""
 	for _, ev := range pe.evs {
-		s += fmt.Sprintf("%v %v; ", ev.Addr.Addr(), ev.PathState)
+		s += fmt.Sprintf("%v %v; ", ev.Addr.IP, ev.PathState)
 	}
 	return s
 }

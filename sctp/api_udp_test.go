@@ -357,6 +357,11 @@ func TestUDPDialIPv4FragmentPoint(t *testing.T) {
 		case ev := <-c.Events():
 			if ev.Kind == EventPathMTU {
 				mtu = ev.MTU
+				// Events and paths name a peer address alike: IP, SCTP
+				// port and UDP port.
+				if p := c.Paths(); len(p) == 0 || ev.Addr != p[0].Addr || ev.Addr.Port != 5000 || ev.Addr.UDPPort != dc.RemoteUDPPort {
+					t.Errorf("EventPathMTU address %v, path %+v", ev.Addr, p)
+				}
 			}
 		case <-timeout:
 			t.Fatalf("no EventPathMTU with 1472 in 10 s: %+v", c.Paths())

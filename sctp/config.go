@@ -134,9 +134,13 @@ type Config struct {
 	CloseTimeout time.Duration
 	// EventQueue is the capacity of each association's Events channel
 	// (default DefaultEventQueue). Events that find it full wait behind
-	// it; none is lost by a program that keeps reading (see
-	// Association.Events).
+	// it, within bounds (see Association.Events).
 	EventQueue int
+	// SenderDryEvents turns EventSenderDry on (RFC 6458's
+	// SCTP_SENDER_DRY_EVENT, also off by default): one event each time
+	// everything written has been acknowledged, after a write. A bulk
+	// sender's queue drains many times a second, so it is off by default.
+	SenderDryEvents bool
 }
 
 // The groups of Config. Each zero field takes the default named on it.

@@ -166,6 +166,8 @@ func (as *Association) wakeWaiters() {
 	}
 	if as.wroteSinceDry && as.core.SendIdle() {
 		as.wroteSinceDry = false
-		as.emit(Event{Kind: EventSenderDry})
+		if as.ep.cfg.SenderDryEvents {
+			as.emit(Event{Kind: EventSenderDry})
+		}
 	}
 }

@@ -148,8 +148,13 @@ func (as *Association) emitEarly(ev Event) {
 }
 
 // queuePending puts ev in pendingEvents and starts the pumpEvents
-// goroutine if it does not run; called with ep.mu held.
+// goroutine if it does not run; called with ep.mu held. An EventSenderDry
+// behind another one waits as that one: "everything written was
+// acknowledged" once says it (coalesced, not dropped).
 func (as *Association) queuePending(ev Event) {
+	if n := len(as.pendingEvents); ev.Kind == EventSenderDry && n > as.pendingHead && as.pendingEvents[n-1].Kind == EventSenderDry {
+		return
+	}
 	switch {
 	case ev.Kind == EventSendFailed:
 		// While the association runs, the reports of messages given up

@@ -16,7 +16,7 @@ const (
 	EventPeerAddrChange         = api.EventPeerAddrChange         // a peer address became reachable or unreachable
 	EventSendFailed             = api.EventSendFailed             // a message was not delivered (Event.Msg holds it)
 	EventPartialDeliveryAborted = api.EventPartialDeliveryAborted // a partly delivered message will not complete
-	EventSenderDry              = api.EventSenderDry              // everything written was acknowledged
+	EventSenderDry              = api.EventSenderDry              // everything written was acknowledged (with Config.SenderDryEvents)
 	EventStreamReset            = api.EventStreamReset            // streams were reset, or a reset failed (RFC 6525; Event.Direction, Streams, Err)
 	EventPeerError              = api.EventPeerError              // the peer sent an ERROR chunk (Event.Cause)
 	EventStreamsAdded           = api.EventStreamsAdded           // streams were added, or an addition failed (RFC 6525; Event.Direction, Added, Err)

@@ -55,7 +55,7 @@ func multihomed(ctx context.Context) error {
 	for confirmed := false; !confirmed; { // until a HEARTBEAT ACK confirms the second address
 		select {
 		case ev := <-c.Events():
-			confirmed = ev.Kind == sctp.EventPeerAddrChange && ev.Addr.Addr() == second &&
+			confirmed = ev.Kind == sctp.EventPeerAddrChange && ev.Addr.IP == second &&
 				ev.PathState == sctp.PathActive
 		case <-ctx.Done():
 			return ctx.Err()

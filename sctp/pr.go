@@ -36,7 +36,7 @@ func ParsePRPolicy(s string) (PRPolicy, error) {
 // MaxRetransmits and Priority build the three policies.
 //
 // A message given up is reported in an EventSendFailed event (Event.PR
-// names the policy, Event.Sent says whether any of it was transmitted) and
+// names the policy, Event.MaybeDelivered says whether any of it was transmitted) and
 // counted in Stats.PRAbandoned. A message is given up whole, never in part:
 // if it was partly delivered to the peer's reader, the reader's next read
 // reports RecvInfo.Aborted. Messages that never got onto the wire are given

@@ -305,33 +305,7 @@ func logEvents(o *options, as *sctp.Association, stderr io.Writer, wg *sync.Wait
 			if !o.verbose || ev.Kind == sctp.EventSenderDry {
 				continue
 			}
-			s := "event: " + ev.Kind.String()
-			switch ev.Kind {
-			case sctp.EventDown:
-				s += ": " + ev.Err.Error()
-			case sctp.EventPeerAddrChange:
-				s += fmt.Sprintf(": %v %v reachable=%v", ev.Addr, ev.PathState, ev.Reachable)
-				if ev.Change != sctp.AddrReachability {
-					s += " " + ev.Change.String()
-				}
-			case sctp.EventSendFailed:
-				s += fmt.Sprintf(": stream %d, %d bytes, sent %v, policy %v", ev.Stream, len(ev.Msg), ev.Sent, ev.PR)
-			case sctp.EventPartialDeliveryAborted:
-				s += fmt.Sprintf(": stream %d", ev.Stream)
-			case sctp.EventPeerError:
-				s += fmt.Sprintf(": cause %d", ev.Cause)
-			case sctp.EventStreamReset:
-				s += fmt.Sprintf(": %v streams %v", ev.Direction, ev.Streams)
-			case sctp.EventStreamsAdded:
-				s += fmt.Sprintf(": %d %v", ev.Added, ev.Direction)
-			case sctp.EventAuthNewKey, sctp.EventAuthKeyFree:
-				s += fmt.Sprintf(": key %d", ev.KeyID)
-			case sctp.EventPathMTU:
-				s += fmt.Sprintf(": %v PLPMTU %d", ev.Addr, ev.MTU)
-			}
-			if ev.Err != nil && ev.Kind != sctp.EventDown {
-				s += ": " + ev.Err.Error()
-			}
+			s := "event: " + ev.String()
 			fmt.Fprintln(stderr, s)
 		}
 	}()

@@ -80,7 +80,7 @@ func TestEcho(t *testing.T) {
 		if !strings.Contains(errb.String(), "event: up") || !strings.Contains(errb.String(), "stats:") {
 			t.Fatalf("-v output: %s", errb.String())
 		}
-		if round == 2 && !strings.Contains(errb.String(), "event: stream reset: outgoing streams [3]") {
+		if round == 2 && !strings.Contains(errb.String(), "event: stream reset (outgoing, streams [3])") {
 			t.Fatalf("-reset-after: -v output: %s", errb.String())
 		}
 	}

@@ -39,7 +39,7 @@ func TestMultihomedCopy(t *testing.T) {
 	}
 	v := errb.String()
 	for _, re := range []string{
-		`event: peer address change: 127\.0\.0\.2:\d+ active reachable=true`,
+		`event: peer address change 127\.0\.0\.2:7005/udp:\d+ \(reachability, active\)`,
 		`path: 127\.0\.0\.1:7005/udp:\d+ active primary=true in-use=true`,
 		`path: 127\.0\.0\.2:7005/udp:\d+ active primary=false`,
 	} {

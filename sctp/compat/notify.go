@@ -45,7 +45,7 @@ func (c *SCTPConn) notification(ev *usctp.Event) []byte {
 		// state, error, assoc id.
 		b := header(nil, SCTP_PEER_ADDR_CHANGE, 148)
 		var ss [128]byte
-		copy(ss[:], appendSockaddr(nil, net.IPAddr{IP: net.IP(ev.Addr.Addr().Unmap().AsSlice())}, c.peerPort()))
+		copy(ss[:], appendSockaddr(nil, net.IPAddr{IP: net.IP(ev.Addr.IP.Unmap().AsSlice())}, c.peerPort()))
 		b = append(b, ss[:]...)
 		b = binary.NativeEndian.AppendUint32(b, state)
 		b = binary.NativeEndian.AppendUint32(b, 0)
@@ -57,7 +57,7 @@ func (c *SCTPConn) notification(ev *usctp.Event) []byte {
 		// struct sctp_send_failed: header, error, sctp_sndrcvinfo (32),
 		// assoc id, data.
 		flags := uint16(sctpDataUnsent)
-		if ev.Sent {
+		if ev.MaybeDelivered {
 			flags = sctpDataSent
 		}
 		b := header(nil, SCTP_SEND_FAILED, uint32(48+len(ev.Msg)))

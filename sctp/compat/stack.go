@@ -84,6 +84,9 @@ func config(init InitMsg, t Transport, listening, multi bool) *usctp.Config {
 		InStreams:    init.MaxInstreams,
 		Paths:        usctp.Paths{Multihoming: multi},
 		CloseTimeout: 5 * time.Second,
+		// SCTP_SENDER_DRY_EVENT is subscribed to at run time: the
+		// association reports it, and notify filters it.
+		SenderDryEvents: true,
 	}
 	if c.OutStreams == 0 {
 		c.OutStreams = 10 // Linux's default sinit_num_ostreams

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
@@ -91,6 +92,13 @@ func (a *Assoc) LocalPort() uint16 { return a.key.localPort }
 // sees it (IP, and UDP port with RFC 6951 encapsulation) and its SCTP
 // port.
 func (a *Assoc) Peer() (netip.AddrPort, uint16) { return a.key.peer, a.key.peerPort }
+
+// eventAddr returns the peer transport address t (IP and lower-layer
+// port) as events name it, the user's terms: IP, SCTP port and UDP
+// encapsulation port.
+func (a *Assoc) eventAddr(t netip.AddrPort) api.Addr {
+	return api.Addr{IP: t.Addr(), Port: a.key.peerPort, UDPPort: t.Port()}
+}
 
 // AppendPeerAddrs appends the other IP addresses the peer listed in its
 // INIT or INIT ACK to dst (not its primary one).

@@ -170,7 +170,7 @@ func (a *Assoc) peerAddAddr(now time.Time, ip netip.Addr) chunk.CauseCode {
 	a.paths = append(a.paths, peerPath{addr: addr, eng: -1, next: now})
 	a.schedulePaths()
 	a.stats.ASCONF.AddrsAdded++
-	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: addr, Change: api.AddrAdded, PathState: api.PathUnconfirmed})
+	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: a.eventAddr(addr), Change: api.AddrAdded, PathState: api.PathUnconfirmed})
 	return 0
 }
 
@@ -241,7 +241,7 @@ func (a *Assoc) peerDeleteAddr(ip, src netip.Addr) chunk.CauseCode {
 	}
 	a.schedulePaths()
 	a.stats.ASCONF.AddrsDeleted++
-	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: pp.addr, Change: api.AddrRemoved, PathState: api.PathInactive})
+	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: a.eventAddr(pp.addr), Change: api.AddrRemoved, PathState: api.PathInactive})
 	return 0
 }
 
@@ -329,7 +329,7 @@ func (a *Assoc) peerSetPrimary(now time.Time, ip netip.Addr) chunk.CauseCode {
 	if p := &a.paths[i]; p.state == api.PathActive {
 		a.data.eng.SetPrimary(p.eng)
 	}
-	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: a.paths[i].addr, Change: api.AddrMadePrimary, Reachable: true})
+	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: a.eventAddr(a.paths[i].addr), Change: api.AddrMadePrimary, Reachable: true})
 	return 0
 }
 

@@ -44,7 +44,7 @@ func TestASCONFEndToEnd(t *testing.T) {
 	}
 	has := func(c api.AddrChange) bool {
 		for _, e := range p.events[1] {
-			if asconfEvent(&e, c) && e.Addr.Addr() == extra {
+			if asconfEvent(&e, c) && e.Addr.IP == extra {
 				return true
 			}
 		}

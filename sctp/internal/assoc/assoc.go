@@ -204,7 +204,7 @@ func (a *Assoc) engineReports() bool {
 // PR-SCTP policy.
 func (a *Assoc) reportFailed(f transfer.Failed) {
 	a.emit(api.Event{Kind: api.EventSendFailed, Stream: f.SID, PPID: f.PPID, Unordered: f.Unordered,
-		Msg: f.Payload, Sent: f.Sent, PR: f.Policy})
+		Msg: f.Payload, MaybeDelivered: f.Sent, PR: f.Policy})
 }
 
 // destroy closes the association and removes it from its endpoint,
@@ -220,7 +220,7 @@ func (a *Assoc) destroy(end *End, cause chunk.CauseCode) {
 	if e := a.data.eng; e != nil && end.Reason != reasonShutdown {
 		e.Drain(func(m transfer.Unsent) {
 			end.Unsent = append(end.Unsent, api.Event{Kind: api.EventSendFailed, Stream: m.SID, PPID: m.PPID,
-				Unordered: m.Unordered, Msg: append([]byte(nil), m.Payload...), Sent: m.Sent})
+				Unordered: m.Unordered, Msg: append([]byte(nil), m.Payload...), MaybeDelivered: m.Sent})
 		})
 	}
 	k := api.EventDown

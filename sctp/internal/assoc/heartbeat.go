@@ -112,7 +112,7 @@ func (a *Assoc) countError(now time.Time) bool {
 		}
 	} else if a.errCount > a.primaryParams().PathMaxRetransmits && !a.hb.down {
 		a.hb.down = true
-		a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: a.key.peer, PathState: api.PathInactive})
+		a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: a.eventAddr(a.key.peer), PathState: api.PathInactive})
 	}
 	// Section 8.1: "If the value of this counter exceeds the limit
 	// indicated in the protocol parameter 'Association.Max.Retrans', the
@@ -130,7 +130,7 @@ func (a *Assoc) clearErrors() {
 	a.errCount = 0
 	if a.hb.down {
 		a.hb.down = false
-		a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: a.key.peer, Reachable: true, PathState: api.PathActive})
+		a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: a.eventAddr(a.key.peer), Reachable: true, PathState: api.PathActive})
 	}
 }
 

@@ -392,7 +392,7 @@ func TestMultihomePathEvents(t *testing.T) {
 		t.Fatalf("%d path events: %+v", len(got), got)
 	}
 	for i, w := range want {
-		if got[i].Reachable != w.up || got[i].Addr != w.addr || got[i].PathState != w.st {
+		if got[i].Reachable != w.up || transportOf(got[i].Addr) != w.addr || got[i].PathState != w.st {
 			t.Errorf("event %d: reachable %v %v %v, want %v %v %v", i, got[i].Reachable, got[i].Addr, got[i].PathState, w.up, w.addr, w.st)
 		}
 	}
@@ -533,3 +533,7 @@ func TestMultihomeShutdownCompleteToSource(t *testing.T) {
 		t.Errorf("SHUTDOWN COMPLETE sent to %v, want %v (the SHUTDOWN ACK's source)", completeTo[0], n.srvAddrs[1])
 	}
 }
+
+// transportOf returns the transport address (IP, lower-layer port) an
+// event's address names.
+func transportOf(a api.Addr) netip.AddrPort { return netip.AddrPortFrom(a.IP, a.UDPPort) }

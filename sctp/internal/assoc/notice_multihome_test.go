@@ -119,7 +119,7 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 			for e := n.cli.NextEvent(); e != nil; e = n.cli.NextEvent() {
 				n.onEvent(*e)
 			}
-			if len(down) != 1 || down[0].Addr != n.srvAddrs[refused] {
+			if len(down) != 1 || transportOf(down[0].Addr) != n.srvAddrs[refused] {
 				t.Fatalf("unreachable %+v, want one for %v", down, n.srvAddrs[refused])
 			}
 			transfer(n)

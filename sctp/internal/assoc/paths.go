@@ -431,6 +431,6 @@ func (a *Assoc) SetPrimary(now time.Time, ip netip.Addr) error {
 // the primary (SCTP_PEER_ADDR_CHANGE).
 func (a *Assoc) emitPath(i int, change api.AddrChange) {
 	p := &a.paths[i]
-	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: p.addr, Reachable: p.state == api.PathActive,
+	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: a.eventAddr(p.addr), Reachable: p.state == api.PathActive,
 		PathState: p.state, MadePrimary: change == api.AddrMadePrimary, Change: change})
 }

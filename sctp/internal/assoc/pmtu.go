@@ -139,7 +139,7 @@ func (a *Assoc) pmtuChanged(i int) {
 		a.stats.PMTUIncreases++
 	}
 	eng.SetPathMTU(i, mtu)
-	a.emit(api.Event{Kind: api.EventPathMTU, Addr: a.engineAddr(i), MTU: mtu})
+	a.emit(api.Event{Kind: api.EventPathMTU, Addr: a.eventAddr(a.engineAddr(i)), MTU: mtu})
 }
 
 // engineAddr returns the peer address of engine path i.

@@ -126,7 +126,7 @@ func TestASCONF5061AddSetPrimaryDelete(t *testing.T) {
 		t.Fatalf("ASCONF-ACK serial %d results %v", serial, res)
 	}
 	tc.wantAddrEvent(api.AddrAdded)
-	if e := tc.wantAddrEvent(api.AddrMadePrimary); e.Addr.Addr() != netip.MustParseAddr("192.0.2.9") {
+	if e := tc.wantAddrEvent(api.AddrMadePrimary); e.Addr.IP != netip.MustParseAddr("192.0.2.9") {
 		t.Fatalf("primary event for %v", e.Addr)
 	}
 	ps := tc.a.Paths(nil)

@@ -186,7 +186,7 @@ func TestMadePrimaryEvent(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := tc.wantMadePrimary()
-	if e.Addr != peerAddr2 || e.PathState != api.PathActive {
+	if transportOf(e.Addr) != peerAddr2 || e.PathState != api.PathActive {
 		t.Fatalf("made primary %v %v", e.Addr, e.PathState)
 	}
 	if err := a.SetPrimary(tc.now, peerAddr2.Addr()); err != nil {
@@ -207,7 +207,7 @@ func TestMadePrimaryEvent(t *testing.T) {
 		return tc.pathInfo(peerAddr2).State == api.PathActive
 	})
 	tc.wantPathUp()
-	if e := tc.wantMadePrimary(); e.Addr != peerAddr2 || !tc.pathInfo(peerAddr2).InUse {
+	if e := tc.wantMadePrimary(); transportOf(e.Addr) != peerAddr2 || !tc.pathInfo(peerAddr2).InUse {
 		t.Fatalf("made primary %v, paths %+v", e.Addr, a.Paths(nil))
 	}
 }

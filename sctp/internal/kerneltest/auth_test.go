@@ -172,7 +172,7 @@ func TestKernelAuthASCONF(t *testing.T) {
 			select {
 			case ev := <-p.as.Events():
 				if ev.Kind == sctp.EventPeerAddrChange && ev.Change == c {
-					if ev.Addr.Addr().String() != extra {
+					if ev.Addr.IP.String() != extra {
 						p.failf("%v for %v, want %s", c, ev.Addr, extra)
 					}
 					return
@@ -303,7 +303,7 @@ func TestKernelAuthASCONFPaths(t *testing.T) {
 		select {
 		case ev := <-p.as.Events():
 			if ev.Kind == sctp.EventPeerAddrChange && ev.Change == sctp.AddrAdded {
-				if ev.Addr.Addr() != guestIPs[1] {
+				if ev.Addr.IP != guestIPs[1] {
 					p.failf("EventPeerAddrChange added %v, want %v", ev.Addr, guestIPs[1])
 				}
 				added = true
@@ -333,7 +333,7 @@ func TestKernelAuthASCONFPaths(t *testing.T) {
 		select {
 		case ev := <-p.as.Events():
 			if ev.Kind == sctp.EventPeerAddrChange && ev.Change == sctp.AddrRemoved {
-				if ev.Addr.Addr() != guestIPs[0] {
+				if ev.Addr.IP != guestIPs[0] {
 					p.failf("EventPeerAddrChange removed %v, want %v", ev.Addr, guestIPs[0])
 				}
 				removed = true

@@ -251,7 +251,7 @@ func TestKernelMultihom(t *testing.T) {
 				for {
 					select {
 					case ev := <-events:
-						if ev.Addr.Addr() == guestIPs[0] && ev.PathState != sctp.PathActive {
+						if ev.Addr.IP == guestIPs[0] && ev.PathState != sctp.PathActive {
 							down = append(down, ev.PathState.String())
 						}
 					default:
