@@ -157,10 +157,10 @@ func (l *usctpListener) Addr() string {
 	}
 	ap := l.e.Addr()
 	host := l.host
-	if ap.Addr().IsValid() && !ap.Addr().IsUnspecified() {
-		host = ap.Addr().String()
+	if ap.IP.IsValid() && !ap.IP.IsUnspecified() {
+		host = ap.IP.String()
 	}
-	return net.JoinHostPort(host, strconv.Itoa(int(ap.Port())))
+	return net.JoinHostPort(host, strconv.Itoa(int(ap.UDPPort)))
 }
 
 func (l *usctpListener) Close() error {

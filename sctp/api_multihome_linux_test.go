@@ -80,7 +80,7 @@ func TestMultihomedLoopbackUDP(t *testing.T) {
 		t.Errorf("listener LocalAddrs %v", got)
 	}
 	dc := *cfg
-	dc.RemoteUDPPort = l.Addr().Port()
+	dc.RemoteUDPPort = l.Addr().UDPPort
 	dc.LocalAddrs = addrs("127.0.0.3", "127.0.0.4")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -127,7 +127,7 @@ func TestMultihomedLoopbackUDP(t *testing.T) {
 	// A datagram to the listener's UDP port at another address of the
 	// host: not one of the endpoint's. Sent before a message, it is
 	// processed before that message is read.
-	u, err := net.DialUDP("udp4", nil, net.UDPAddrFromAddrPort(netip.AddrPortFrom(netip.MustParseAddr("127.0.0.9"), l.Addr().Port())))
+	u, err := net.DialUDP("udp4", nil, net.UDPAddrFromAddrPort(netip.AddrPortFrom(netip.MustParseAddr("127.0.0.9"), l.Addr().UDPPort)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestDialAddrsTriesNextAddress(t *testing.T) {
 	}
 	defer l.Close()
 	dc := *cfg
-	dc.RemoteUDPPort = l.Addr().Port()
+	dc.RemoteUDPPort = l.Addr().UDPPort
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	// 192.0.2.1 (TEST-NET-1) has no route here, or none that answers.
@@ -230,7 +230,7 @@ func TestMultihomedDualStackLoopback(t *testing.T) {
 	}
 	defer l.Close()
 	dc := *cfg
-	dc.RemoteUDPPort = l.Addr().Port()
+	dc.RemoteUDPPort = l.Addr().UDPPort
 	dc.LocalAddrs = addrs("127.0.0.5", "::1")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

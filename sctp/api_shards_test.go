@@ -27,7 +27,7 @@ func TestListenShardsSpreadsAssociations(t *testing.T) {
 		}
 	}
 	dc := *loopCfg()
-	dc.RemoteUDPPort = eps[0].Addr().Port()
+	dc.RemoteUDPPort = eps[0].Addr().UDPPort
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

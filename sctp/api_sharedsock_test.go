@@ -68,7 +68,7 @@ func TestUDPSharedSocketTwoListens(t *testing.T) {
 	defer l1.Close()
 	l2 := sharedListen(t, "127.0.0.1:5002")
 	defer l2.Close()
-	if l1.Addr() != l2.Addr() || l1.Addr().Port() != 9899 {
+	if l1.Addr() != l2.Addr() || l1.Addr().UDPPort != 9899 {
 		t.Fatalf("listeners on UDP %v and %v, want one socket on 9899", l1.Addr(), l2.Addr())
 	}
 	if l1.ports == nil || l2.ports == nil || netio.SharedSockets() != socks+1 {
@@ -123,7 +123,7 @@ func TestUDPSharedSocketPortInUse(t *testing.T) {
 	if !errors.Is(err, syscall.EADDRINUSE) {
 		t.Fatalf("second Listen on SCTP port 5003: %v, want EADDRINUSE", err)
 	}
-	e, err := NewEndpoint(l.Addr().Addr(), &Config{UDPPort: 9899, LocalPort: 5003})
+	e, err := NewEndpoint(l.Addr().IP, &Config{UDPPort: 9899, LocalPort: 5003})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"sync"
 	"testing"
@@ -375,4 +376,53 @@ func TestStreamSettingsWhileWriting(t *testing.T) {
 			last = info.PPID
 		}
 	})
+}
+
+// TestSimServerFollowsPeerStreams: a listener that left OutStreams to its
+// default opens as many outbound streams as the client opened toward it
+// (100 here, the default being 10), so an echo server that answers on the
+// stream a message came in on has that stream; one that set OutStreams
+// keeps its choice.
+func TestSimServerFollowsPeerStreams(t *testing.T) {
+	for _, c := range []struct {
+		server, want uint16
+	}{{0, 100}, {10, 10}, {200, 200}} {
+		adj := func(cfg *Config) { cfg.OutStreams, cfg.InStreams = c.server, 0 }
+		simPairAdj(t, simnet.LinkConfig{Delay: time.Millisecond}, adj, func(t *testing.T, _, _ *Association, l *Endpoint, n *simconn.Network) {
+			ca, err := n.Listen(netip.MustParseAddrPort("10.0.0.3:9899"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cl, err := dialNew(ctx, "10.0.0.2:5000", &Config{OutStreams: 100}, ca)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Abort("done")
+			if out, _ := cl.Streams(); out != 100 {
+				t.Fatalf("client: %d outbound streams, want 100", out)
+			}
+			if _, err := cl.WriteMsg([]byte("ping"), SendInfo{Stream: 99}); err != nil {
+				t.Fatal(err)
+			}
+			s := accept(t, l)
+			out, _ := s.Streams()
+			if out != c.want {
+				t.Fatalf("server with OutStreams %d: %d outbound streams, want %d", c.server, out, c.want)
+			}
+			buf := make([]byte, 10)
+			n2, ri, err := s.ReadMsg(buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = s.WriteMsg(buf[:n2], SendInfo{Stream: ri.Stream})
+			if c.want >= 100 && err != nil {
+				t.Fatalf("echo on stream %d: %v", ri.Stream, err)
+			}
+			if c.want < 100 && !errors.Is(err, ErrStreamID) {
+				t.Fatalf("echo on stream %d with %d streams: %v, want ErrStreamID", ri.Stream, c.want, err)
+			}
+		})
+	}
 }

@@ -38,7 +38,7 @@ func listenLoop(t testing.TB, cfg *Config) (*Endpoint, *Config) {
 	}
 	t.Cleanup(func() { l.Close() })
 	dc := *cfg
-	dc.RemoteUDPPort = l.Addr().Port()
+	dc.RemoteUDPPort = l.Addr().UDPPort
 	return l, &dc
 }
 
@@ -378,5 +378,18 @@ func TestUDPDialIPv4FragmentPoint(t *testing.T) {
 	}
 	if got := c.Stats().ChunksOut[ctDataType]; got != 1 {
 		t.Errorf("a 1444-byte message took %d DATA chunks, want 1", got)
+	}
+}
+
+// TestUDPEndpointAddr: a listener's Addr names its SCTP port and its UDP
+// port, and prints both ("listening on" lines show the SCTP port).
+func TestUDPEndpointAddr(t *testing.T) {
+	l, dc := listenLoop(t, nil)
+	a := l.Addr()
+	if a.IP != netip.MustParseAddr("127.0.0.1") || a.Port != 5000 || a.UDPPort == 0 || a.UDPPort != dc.RemoteUDPPort {
+		t.Fatalf("listener Addr %+v, want 127.0.0.1, SCTP port 5000 and its UDP port", a)
+	}
+	if want := fmt.Sprintf("127.0.0.1:5000/udp:%d", a.UDPPort); a.String() != want {
+		t.Errorf("Addr prints %q, want %q", a.String(), want)
 	}
 }

@@ -34,7 +34,7 @@ func TestUDPWildcardLocalAddrs(t *testing.T) {
 			}
 			defer l.Close()
 			dc := loopCfg()
-			dc.RemoteUDPPort = l.Addr().Port()
+			dc.RemoteUDPPort = l.Addr().UDPPort
 			dc.Pcap = filepath.Join(dir, "client.pcap")
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()

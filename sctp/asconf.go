@@ -37,7 +37,7 @@ type ASCONFError = api.ASCONFError
 // It waits for the peer's answer or ctx; a refusal is an *ASCONFError.
 func (as *Association) AddLocalAddr(ctx context.Context, ip netip.Addr) error {
 	ip = ip.Unmap()
-	if b := as.ep.Addr().Addr().Unmap(); !(b.IsUnspecified() || b == ip) || !hostAddr(ip) {
+	if b := as.ep.conn.LocalAddr().Addr().Unmap(); !(b.IsUnspecified() || b == ip) || !hostAddr(ip) {
 		return ErrNotLocalAddr
 	}
 	return as.reconfigureWith(ctx, func(a *assoc.Assoc) (uint64, error) { return a.AddLocalAddr(time.Now(), ip) })

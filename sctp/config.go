@@ -40,7 +40,11 @@ func (t Transport) String() string {
 type Config struct {
 	// OutStreams is the number of outbound streams requested (default
 	// 10); InStreams the most inbound streams accepted (default 65535).
-	// The association uses the minimum of each side's offer.
+	// The association uses the minimum of each side's offer. With
+	// OutStreams left 0, an association the endpoint accepts asks for
+	// as many outbound streams as the peer opened toward it, at least
+	// 10: a server that answers on the stream a message came in on has
+	// that stream.
 	OutStreams, InStreams uint16
 	// Scheduler is the outbound stream scheduler (default SchedulerFCFS).
 	Scheduler Scheduler
@@ -289,6 +293,7 @@ func (c *Config) coreConfig(overhead int) assoc.Config {
 		Paths:         c.Paths,
 		Extensions:    c.Extensions,
 		OutStreams:    c.OutStreams,
+		FollowPeerOS:  c.OutStreams == 0,
 		InStreams:     c.InStreams,
 		Scheduler:     c.Scheduler,
 		MTU:           c.MTU - overhead,

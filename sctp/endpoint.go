@@ -386,6 +386,18 @@ func (e *Endpoint) Stats() Stats {
 	return s
 }
 
-// Addr returns the endpoint's local transport address: for UDP
-// encapsulation, the local UDP port.
-func (e *Endpoint) Addr() netip.AddrPort { return e.conn.LocalAddr() }
+// Addr returns the endpoint's local address: the IP address its socket is
+// bound to, its SCTP port (the port Listen was given, Config.LocalPort;
+// 0 on an endpoint whose dials each take an ephemeral port) and, with UDP
+// encapsulation, its UDP port. It prints as "IP:PORT/udp:N".
+func (e *Endpoint) Addr() Addr {
+	t := e.conn.LocalAddr()
+	a := Addr{IP: t.Addr(), Port: e.listenPort}
+	if a.Port == 0 {
+		a.Port = e.cfg.LocalPort
+	}
+	if !e.rawIP && e.cfg.Conn == nil {
+		a.UDPPort = t.Port()
+	}
+	return a
+}

@@ -37,7 +37,7 @@ func Example() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	as, err := sctp.Dial(ctx, "127.0.0.1:5000", &sctp.Config{EphemeralUDPPort: true, RemoteUDPPort: l.Addr().Port()})
+	as, err := sctp.Dial(ctx, "127.0.0.1:5000", &sctp.Config{EphemeralUDPPort: true, RemoteUDPPort: l.Addr().UDPPort})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func ExampleAssociation_Stream() {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	as, err := sctp.Dial(ctx, "127.0.0.1:5001", &sctp.Config{EphemeralUDPPort: true, RemoteUDPPort: l.Addr().Port()})
+	as, err := sctp.Dial(ctx, "127.0.0.1:5001", &sctp.Config{EphemeralUDPPort: true, RemoteUDPPort: l.Addr().UDPPort})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func ExampleAssociation_ResetStreams() {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	as, err := sctp.Dial(ctx, "127.0.0.1:5003", &sctp.Config{EphemeralUDPPort: true, RemoteUDPPort: l.Addr().Port(), OutStreams: 8})
+	as, err := sctp.Dial(ctx, "127.0.0.1:5003", &sctp.Config{EphemeralUDPPort: true, RemoteUDPPort: l.Addr().UDPPort, OutStreams: 8})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -10,6 +10,11 @@ type Stats = api.Stats
 // Counters are the scalar counters of Stats.
 type Counters = api.Counters
 
+// ChunkCounts counts chunks by chunk type (Stats.ChunksIn, ChunksOut):
+// index it with the 8-bit type; it prints the counts that are not zero,
+// by chunk name.
+type ChunkCounts = api.ChunkCounts
+
 // ASCONFCounters count the peer's ASCONF requests and ours (RFC 5061).
 type ASCONFCounters = api.ASCONFCounters
 

@@ -98,7 +98,7 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 	fs.StringVar(&o.transport, "transport", "udp", "transport: udp (RFC 6951 encapsulation) or ip (raw IP, needs CAP_NET_RAW)")
 	fs.IntVar(&o.udpPort, "udp-port", 0, "local UDP encapsulation `port` (0: the default, 9899 with -l, one the system picks when dialing)")
 	fs.IntVar(&o.remoteUDPPort, "remote-udp-port", 9899, "peer's UDP encapsulation port")
-	fs.IntVar(&o.os, "os", 10, "outbound streams requested")
+	fs.IntVar(&o.os, "os", 0, "outbound streams requested (0: 10 when connecting; when listening, as many as the peer opened)")
 	fs.IntVar(&o.is, "is", 65535, "inbound streams accepted")
 	fs.IntVar(&o.sid, "sid", 0, "stream id of sent messages")
 	fs.IntVar(&o.ppid, "ppid", 0, "payload protocol identifier of sent messages")
@@ -159,7 +159,7 @@ func parse(args []string, stderr io.Writer) (*options, *sctp.Config, error) {
 		return nil, nil, fmt.Errorf("-remote-udp-port %d out of range", o.remoteUDPPort)
 	}
 	cfg.RemoteUDPPort = uint16(o.remoteUDPPort)
-	if o.os < 1 || o.os > 65535 || o.is < 1 || o.is > 65535 {
+	if o.os < 0 || o.os > 65535 || o.is < 1 || o.is > 65535 {
 		return nil, nil, errors.New("-os and -is must be in 1..65535")
 	}
 	cfg.OutStreams, cfg.InStreams = uint16(o.os), uint16(o.is)
@@ -290,7 +290,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = connect(ctx, o, cfg, stdin, stdout, stderr)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "sctpcat:", err)
+		// The end of the association is said once: -v printed its
+		// event, and an abort this program made when killed is no
+		// news.
+		var ae *sctp.AbortError
+		if ctx.Err() == nil && !(o.verbose && errors.As(err, &ae)) {
+			fmt.Fprintln(stderr, "sctpcat:", err)
+		}
 		return 1
 	}
 	return 0
@@ -301,13 +307,30 @@ func logEvents(o *options, as *sctp.Association, stderr io.Writer, wg *sync.Wait
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		// Send failures in a row (an abort with a full queue reports
+		// every message) print as the first and a count of the rest.
+		var more, moreBytes int
+		flush := func() {
+			if more > 0 {
+				fmt.Fprintf(stderr, "event: send failed: %d more messages, %d bytes\n", more, moreBytes)
+				more, moreBytes = 0, 0
+			}
+		}
+		last := sctp.EventKind(255)
 		for ev := range as.Events() {
-			if !o.verbose || ev.Kind == sctp.EventSenderDry {
+			if !o.verbose {
 				continue
 			}
-			s := "event: " + ev.String()
-			fmt.Fprintln(stderr, s)
+			if ev.Kind == sctp.EventSendFailed && last == sctp.EventSendFailed {
+				more++
+				moreBytes += len(ev.Msg)
+				continue
+			}
+			flush()
+			last = ev.Kind
+			fmt.Fprintln(stderr, "event: "+ev.String())
 		}
+		flush()
 	}()
 }
 
@@ -389,7 +412,8 @@ func listen(ctx context.Context, o *options, cfg *sctp.Config, stdin io.Reader, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := serve(ctx, o, as, nil, stdout, aerr); err != nil {
+			var ae *sctp.AbortError
+			if err := serve(ctx, o, as, nil, stdout, aerr); err != nil && !(o.verbose && errors.As(err, &ae)) {
 				fmt.Fprintln(aerr, "sctpcat:", err)
 			}
 		}()

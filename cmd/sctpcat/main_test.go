@@ -315,3 +315,61 @@ func TestArgumentCount(t *testing.T) {
 		}
 	}
 }
+
+// endless is a reader of zeros that never ends.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// TestKilledReportsOnce: a client killed (its context canceled, as by
+// SIGTERM) aborts its association and says so once: -v's events, with a
+// full queue's send failures as the first and a count, no error line for
+// the abort it made itself; the echo server reports the peer's abort once
+// too, by its event line.
+func TestKilledReportsOnce(t *testing.T) {
+	port := freeUDPPort(t)
+	lctx, lcancel := context.WithCancel(context.Background())
+	var lerr syncBuffer
+	lcode := make(chan int, 1)
+	go func() {
+		lcode <- run(lctx, []string{"-l", "-echo", "-v", "-udp-port", fmt.Sprint(port), "127.0.0.1:7009"}, nil, &syncBuffer{}, &lerr)
+	}()
+	time.Sleep(100 * time.Millisecond) // let the listener bind
+	ctx, cancel := context.WithCancel(context.Background())
+	var errb syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"-v", "-udp-port", "0", "-remote-udp-port", fmt.Sprint(port), "127.0.0.1:7009"}, endless{}, &syncBuffer{}, &errb)
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(errb.String(), "event: up") || !strings.Contains(lerr.String(), "event: up") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no association: %s", errb.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // a queue fills
+	cancel()
+	if c := <-code; c != 1 {
+		t.Errorf("killed client exit %d, want 1", c)
+	}
+	out := errb.String()
+	if strings.Contains(out, "sctpcat:") || strings.Count(out, "event: down") != 1 {
+		t.Errorf("killed client's output reports its end %d times, with an error line %v:\n%s",
+			strings.Count(out, "event: down"), strings.Contains(out, "sctpcat:"), out)
+	}
+	if n := strings.Count(out, "event: send failed ("); n > 1 {
+		t.Errorf("%d send failure lines, want the first and a count:\n%s", n, out)
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for !strings.Contains(lerr.String(), "event: down") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	lcancel()
+	<-lcode
+	if l := lerr.String(); strings.Count(l, "event: down") != 1 || strings.Contains(l, "sctpcat:") {
+		t.Errorf("echo server reports the peer's abort %d times, with an error line %v:\n%s",
+			strings.Count(l, "event: down"), strings.Contains(l, "sctpcat:"), l)
+	}
+}

@@ -65,7 +65,7 @@ func usctpPair(ctx context.Context, b *testing.B, cfg *sctp.Config) (c, s *sctp.
 	}
 	b.Cleanup(func() { l.Close() })
 	dc := *cfg
-	dc.RemoteUDPPort = l.Addr().Port()
+	dc.RemoteUDPPort = l.Addr().UDPPort
 	c, err = sctp.Dial(ctx, "127.0.0.1:5000", &dc)
 	if err != nil {
 		b.Fatal(err)

@@ -91,7 +91,7 @@ func runPion(t testing.TB, weDial bool) {
 		}
 		defer ep.Close()
 	}
-	pc := udpTo{ps, net.UDPAddrFromAddrPort(ep.Addr())}
+	pc := udpTo{ps, net.UDPAddrFromAddrPort(netip.AddrPortFrom(ep.Addr().IP, ep.Addr().UDPPort))}
 	pcfg := pion.Config{NetConn: pc, LoggerFactory: logging.NewDefaultLoggerFactory(),
 		MaxMessageSize: 4 << 20, MaxReceiveBufferSize: 4 << 20}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

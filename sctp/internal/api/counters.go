@@ -1,6 +1,12 @@
 package api
 
-import "time"
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
+)
 
 // Stats is a snapshot of an endpoint's or an association's counters: what a
 // user or an operator asks when something goes wrong. Counters only grow;
@@ -10,8 +16,8 @@ type Stats struct {
 
 	// ChunksIn and ChunksOut count chunks by chunk type (the 8-bit type of
 	// RFC 9260 section 3.2, so extensions are counted too).
-	ChunksIn  [256]uint64
-	ChunksOut [256]uint64
+	ChunksIn  ChunkCounts
+	ChunksOut ChunkCounts
 
 	// Path values of the primary path (zero for an endpoint snapshot).
 	SRTT time.Duration
@@ -228,4 +234,28 @@ type ReconfCounters struct {
 	AssocResetsPending uint64 // the peer's SSN/TSN Reset Requests answered "In progress" (data outstanding)
 
 	ResetListTooLong uint64 // the peer's Incoming SSN Reset Requests answered "Denied": our answering request would not fit in a packet
+}
+
+// ChunkCounts counts chunks by chunk type: index it with the 8-bit type
+// (ChunksIn[chunk.TypeData]).
+type ChunkCounts [256]uint64
+
+// String returns the counts that are not zero, by chunk name, in type
+// order: "[DATA:12 SACK:7]", so that a printed Stats stays one short line.
+func (c ChunkCounts) String() string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for t, n := range c {
+		if n == 0 {
+			continue
+		}
+		if b.Len() > 1 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(chunk.Type(t).String())
+		b.WriteByte(':')
+		b.WriteString(strconv.FormatUint(n, 10))
+	}
+	b.WriteByte(']')
+	return b.String()
 }

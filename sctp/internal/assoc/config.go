@@ -25,9 +25,14 @@ type Config struct {
 	api.Paths
 	api.Extensions
 
-	OutStreams uint16        // OS we ask for, 10
-	InStreams  uint16        // MIS we accept, 65535
-	Scheduler  api.Scheduler // stream scheduler of new associations, FCFS
+	OutStreams uint16 // OS we ask for, 10
+	// FollowPeerOS makes the OS of our INIT ACK at least the OS of the
+	// peer's INIT (up to its MIS, as ever): set when the user left
+	// OutStreams to its default, so that a server answering on the
+	// stream a message came in on has that stream.
+	FollowPeerOS bool
+	InStreams    uint16        // MIS we accept, 65535
+	Scheduler    api.Scheduler // stream scheduler of new associations, FCFS
 
 	// MTU is the largest SCTP packet: the path MTU less the IP and UDP
 	// headers (default DefaultMTU less maxOverhead).

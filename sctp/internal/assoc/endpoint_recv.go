@@ -270,10 +270,14 @@ func (ep *Endpoint) initStateless(now time.Time, p *inPacket) {
 		return
 	}
 	ep.stats.InitsIn++
+	outs := ep.cfg.OutStreams
+	if ep.cfg.FollowPeerOS {
+		outs = max(outs, in.os)
+	}
 	c := cookie{
 		localTag:  ep.newTag(),
 		localTSN:  chunk.TSN(ep.random32()),
-		localOS:   ep.cfg.OutStreams,
+		localOS:   outs,
 		localMIS:  ep.cfg.InStreams,
 		localPort: p.dstPort,
 	}

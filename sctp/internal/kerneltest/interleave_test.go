@@ -128,7 +128,7 @@ func TestKernelInterleaving(t *testing.T) {
 				s.ChunksOut[chunk.TypeIData], s.ChunksIn[chunk.TypeIData], s.ChunksOut[chunk.TypeData], s.ChunksIn[chunk.TypeData])
 		}
 		p.ep.Close() // flushes the pcap; the pair's cleanup closes it again, harmlessly
-		f := idataFragments(t, p.pcap, p.ep.Addr().Port())
+		f := idataFragments(t, p.pcap, p.ep.Addr().UDPPort)
 		if f.kernelSecond == nil {
 			p.failf("no multi-fragment message from the kernel in the pcap")
 		}

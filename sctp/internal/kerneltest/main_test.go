@@ -268,7 +268,7 @@ func newPair(t *testing.T, s setup) *pair {
 		p.cleanup()
 		dial := fmt.Sprintf("dial id=%s addr=%s port=%d ", p.id, kernelvm.HostTapIP, port)
 		if s.tr == udp {
-			dial = fmt.Sprintf("dial id=%s addr=%s port=%d encap=%d ", p.id, kernelvm.HostUserIP, port, p.ep.Addr().Port())
+			dial = fmt.Sprintf("dial id=%s addr=%s port=%d encap=%d ", p.id, kernelvm.HostUserIP, port, p.ep.Addr().UDPPort)
 		}
 		if p.kline, err = vm.Do(ctx, dial+s.kopts, "CONNECTED id="+p.id+" "); err != nil {
 			t.Fatalf("%v (pcap %s)", err, p.pcap)
@@ -289,7 +289,7 @@ func (p *pair) cleanup() {
 		p.ep.Close()
 		udpPort := 0
 		if p.tr == udp {
-			udpPort = int(p.ep.Addr().Port())
+			udpPort = int(p.ep.Addr().UDPPort)
 		}
 		checkPcap(p.t, p.pcap, udpPort)
 	})
