@@ -67,7 +67,10 @@
 // ErrLocalAbort (Abort, a timeout, which also matches ErrTimeout, or a
 // protocol violation by the peer). After a graceful shutdown ReadMsg
 // returns io.EOF once every message was read, and WriteMsg ErrShutdown or
-// ErrClosed.
+// ErrClosed. The errors of Dial and Listen are *net.OpError values, as
+// package net's ("dial sctp 192.0.2.1:5000: association aborted locally
+// (init timeout)"), wrapping the cause; a malformed address is a
+// *net.AddrError.
 //
 // # Concurrency
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"slices"
 	"sync"
@@ -104,9 +105,16 @@ const (
 )
 
 // Listen returns an endpoint accepting associations on laddr, "HOST:PORT"
-// with an IP address (or empty host for all) and the SCTP port. With UDP
-// encapsulation the socket is bound to HOST and Config.UDPPort (default
-// 9899).
+// with an IP address or host name (or an empty host for all addresses)
+// and the SCTP port; "IP,IP,...:PORT" is ListenAddrs. A host name is
+// resolved once, here, to the first address the resolver gives, as Dial
+// resolves it. With UDP encapsulation the socket is bound to HOST and
+// Config.UDPPort (default 9899).
+//
+// Its errors are *net.OpError values with Op "listen" and Net "sctp", as
+// package net's: Addr is the local address (an Addr for one IP address),
+// nil when laddr is malformed, and Err the cause (a *net.AddrError for a
+// malformed address, the resolver's *net.DNSError, the socket's error).
 func Listen(laddr string, cfg *Config) (*Endpoint, error) {
 	return listenOn(laddr, cfg, nil)
 }
@@ -114,34 +122,35 @@ func Listen(laddr string, cfg *Config) (*Endpoint, error) {
 // listenOn is Listen over conn, or over the socket cfg selects when conn is
 // nil.
 func listenOn(laddr string, cfg *Config, conn netio.Conn) (*Endpoint, error) {
-	hosts, port, err := splitAddrList(laddr)
+	ips, port, err := parseAddr(context.Background(), laddr)
 	if err != nil {
-		return nil, err
+		return nil, opErr("listen", nil, err)
 	}
-	if port == 0 {
-		return nil, fmt.Errorf("sctp: listen %s: SCTP port 0", laddr)
-	}
-	var ip netip.Addr
-	if len(hosts) > 1 {
-		ips, err := parseIPs(hosts)
-		if err != nil {
-			return nil, &opError{op: "listen", addr: laddr, err: err}
-		}
+	return listenIPs(ips, port, cfg, conn)
+}
+
+// listenIPs is Listen on the addresses parseAddr returned: ListenAddrs for
+// several, else Listen on the one (none: all addresses).
+func listenIPs(ips []netip.Addr, port uint16, cfg *Config, conn netio.Conn) (*Endpoint, error) {
+	if len(ips) > 1 {
 		return listenAddrsOn(ips, port, cfg, conn)
 	}
-	if hosts[0] != "" {
-		if ip, err = netip.ParseAddr(hosts[0]); err != nil {
-			return nil, &opError{op: "listen", addr: laddr, err: err}
-		}
+	var ip netip.Addr
+	if len(ips) == 1 {
+		ip = ips[0]
 	}
-	return newListener(ip, cfg, conn, port)
+	e, err := newListener(ip, cfg, conn, port)
+	if err != nil {
+		return nil, opErr("listen", opAddr(ips, port), err)
+	}
+	return e, nil
 }
 
 // ListenAddrs returns an endpoint accepting associations on SCTP port port
 // at the local addresses ips: with two or more, a multi-homed endpoint
 // (see Config.LocalAddrs); with one, Listen on it; with none, on all
 // addresses. It is Listen("IP,IP,...:PORT", cfg) with the addresses
-// typed.
+// typed, and its errors are Listen's.
 func ListenAddrs(ips []netip.Addr, port uint16, cfg *Config) (*Endpoint, error) {
 	return listenAddrsOn(ips, port, cfg, nil)
 }
@@ -150,14 +159,18 @@ func ListenAddrs(ips []netip.Addr, port uint16, cfg *Config) (*Endpoint, error) 
 // when conn is nil.
 func listenAddrsOn(ips []netip.Addr, port uint16, cfg *Config, conn netio.Conn) (*Endpoint, error) {
 	if port == 0 {
-		return nil, errors.New("sctp: listen: SCTP port 0")
+		return nil, opErr("listen", nil, &net.AddrError{Err: "SCTP port 0", Addr: opAddr(ips, port).String()})
 	}
 	var c Config
 	if cfg != nil {
 		c = *cfg
 	}
 	c.LocalAddrs = ips
-	return newListener(netip.Addr{}, &c, conn, port)
+	e, err := newListener(netip.Addr{}, &c, conn, port)
+	if err != nil {
+		return nil, opErr("listen", opAddr(ips, port), err)
+	}
+	return e, nil
 }
 
 // newListener opens an endpoint bound to ip that accepts associations on

@@ -101,6 +101,7 @@ type AbortError struct {
 
 	timeout bool // lost to a timeout: errors.Is matches ErrTimeout
 	refused bool // refused: errors.Is matches ErrConnRefused and ECONNREFUSED
+	bare    bool // the cause of an operation's error (opCause): no "sctp: "
 }
 
 // ErrorCause is one error cause of an ABORT or ERROR chunk (RFC 9260
@@ -113,7 +114,10 @@ func (e *AbortError) Error() string {
 	if e.ByPeer {
 		who = "by the peer"
 	}
-	s := fmt.Sprintf("sctp: association aborted %s (%s", who, e.Reason)
+	s := fmt.Sprintf("association aborted %s (%s", who, e.Reason)
+	if !e.bare {
+		s = "sctp: " + s
+	}
 	if e.Cause != 0 {
 		s += fmt.Sprintf(", cause %d", e.Cause)
 	}
@@ -158,18 +162,53 @@ func publicErr(err error) error {
 	return err
 }
 
-// opError is the error of an operation on an address (dial, listen): "sctp:
-// dial ADDR: " and the cause, whose own "sctp: " is not repeated. It
-// unwraps to the cause.
-type opError struct {
-	op, addr string
-	err      error
+// opErr returns the error of operation op ("dial", "listen") on addr (nil
+// when the address itself is at fault) for err, nil for nil: a
+// *net.OpError with Net "sctp" as package net's, whose Err is err as it
+// is, or, for an error of this package, one that prints without its
+// "sctp: " (Net says it already).
+func opErr(op string, addr net.Addr, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &net.OpError{Op: op, Net: "sctp", Addr: addr, Err: opCause(err)}
 }
 
-// Error returns "sctp: OP ADDR: " and the cause.
-func (e *opError) Error() string {
-	return "sctp: " + e.op + " " + e.addr + ": " + strings.TrimPrefix(e.err.Error(), "sctp: ")
+// opCause returns err as the Err of a *net.OpError: an *AbortError copied
+// without its "sctp: " (still one, for type assertions), another error
+// whose text starts "sctp: " wrapped in a bareError, any other error as it
+// is.
+func opCause(err error) error {
+	if ae, ok := err.(*AbortError); ok {
+		c := *ae
+		c.bare = true
+		return &c
+	}
+	if strings.HasPrefix(err.Error(), "sctp: ") {
+		return bareError{err}
+	}
+	return err
 }
 
-// Unwrap returns the cause.
-func (e *opError) Unwrap() error { return e.err }
+// bareError is an error of this package in a *net.OpError: its text
+// without "sctp: ". It unwraps to the error, and answers Timeout and
+// Temporary as the error does (net.OpError asks its Err directly).
+type bareError struct{ err error }
+
+// Error returns the error's text without "sctp: ".
+func (e bareError) Error() string { return strings.TrimPrefix(e.err.Error(), "sctp: ") }
+
+// Unwrap returns the error.
+func (e bareError) Unwrap() error { return e.err }
+
+// Timeout reports whether the error is a timeout.
+func (e bareError) Timeout() bool {
+	t, ok := e.err.(interface{ Timeout() bool })
+	return ok && t.Timeout()
+}
+
+// Temporary reports whether the error is temporary.
+func (e bareError) Temporary() bool {
+	t, ok := e.err.(interface{ Temporary() bool })
+	return ok && t.Temporary()
+}

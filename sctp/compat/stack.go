@@ -187,7 +187,18 @@ func listen(network string, laddr *SCTPAddr, init InitMsg, handler NotificationH
 // listenHosts is usctp.Listen on host (one address, or several separated
 // by commas: a multi-homed endpoint) and port.
 func listenHosts(host string, port int, cfg *usctp.Config) (*usctp.Endpoint, error) {
-	return usctp.Listen(net.JoinHostPort(host, strconv.Itoa(port)), cfg)
+	ep, err := usctp.Listen(net.JoinHostPort(host, strconv.Itoa(port)), cfg)
+	return ep, opCause(err)
+}
+
+// opCause returns the cause of an error of package usctp's Dial or Listen,
+// a *net.OpError of its own: this package returns a *net.OpError with the
+// program's own address around it.
+func opCause(err error) error {
+	if oe, ok := err.(*net.OpError); ok && oe.Net == "sctp" {
+		return oe.Err
+	}
+	return err
 }
 
 func cutComma(s string) (string, string, bool) {
@@ -237,7 +248,7 @@ func dial(network string, laddr, raddr *SCTPAddr, init InitMsg, handler Notifica
 		}
 		if len(local) != 1 || local[0].IsUnspecified() {
 			as, err := usctp.DialAddrs(ctx, peers, port, cfg)
-			return result{as: as}, err
+			return result{as: as}, opCause(err)
 		}
 		ep, err := usctp.NewEndpoint(local[0], cfg)
 		if err != nil {
@@ -246,7 +257,7 @@ func dial(network string, laddr, raddr *SCTPAddr, init InitMsg, handler Notifica
 		as, err := ep.DialAddrs(ctx, peers, port)
 		if err != nil {
 			ep.Close()
-			return result{}, err
+			return result{}, opCause(err)
 		}
 		return result{as, ep}, nil
 	})
