@@ -46,6 +46,99 @@ func simHosts(t *testing.T) (*simconn.Network, *simconn.Conn) {
 	return n, ca
 }
 
+// A dial to an address this host has no route to fails at once, as a
+// kernel's connect does, with an error that matches the errno the send
+// got (ENETUNREACH with no route, EHOSTUNREACH or EACCES with an
+// unreachable or prohibit route): not after Max.Init.Retransmits' 243 s.
+// The error is Dial's *net.OpError, its Err the *AbortError, neither a
+// timeout nor a refusal.
+func TestSimDialNoRoute(t *testing.T) {
+	for _, errno := range []syscall.Errno{syscall.ENETUNREACH, syscall.EHOSTUNREACH, syscall.EACCES} {
+		t.Run(errno.Error(), func(t *testing.T) {
+			bubble(t, func(t *testing.T) {
+				n, ca := simHosts(t)
+				n.SetNoRoute(netip.MustParseAddr("10.0.0.2"), errno)
+				start := time.Now()
+				_, err := dialNew(context.Background(), "10.0.0.2:5000", nil, ca)
+				oe := wantDialErr(t, err, "10.0.0.2:5000", errno)
+				if d := time.Since(start); d != 0 {
+					t.Fatalf("dial failed after %v, want at once", d)
+				}
+				var ae *AbortError
+				if !errors.As(err, &ae) || oe.Err != ae || ae.Reason != errno.Error() || ae.ByPeer {
+					t.Fatalf("dial: %v: want the *AbortError with reason %q", err, errno.Error())
+				}
+				if errors.Is(err, ErrTimeout) || errors.Is(err, ErrConnRefused) || !errors.Is(err, ErrLocalAbort) || oe.Timeout() {
+					t.Fatalf("dial: %v: a local abort, neither a timeout nor a refusal", err)
+				}
+				var got syscall.Errno
+				if !errors.As(err, &got) || got != errno {
+					t.Fatalf("dial: %v: errno %v, want %v", err, got, errno)
+				}
+				t.Log(err)
+			})
+		})
+	}
+}
+
+// An ICMP host or network unreachable for the INIT (RFC 9260 appendix C,
+// ICMP9: the destination's error count) ends the handshake at the third
+// INIT so answered: after 1 s and 2 s of T1-init, 3 s in all, with the
+// errno the ICMP error carried.
+func TestSimDialICMPUnreachable(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		n, ca := simHosts(t)
+		n.SetICMPUnreachable(netip.MustParseAddr("10.0.0.2"), syscall.EHOSTUNREACH)
+		start := time.Now()
+		_, err := dialNew(context.Background(), "10.0.0.2:5000", nil, ca)
+		wantDialErr(t, err, "10.0.0.2:5000", syscall.EHOSTUNREACH)
+		if d := time.Since(start); d != 3*time.Second {
+			t.Fatalf("dial failed after %v, want 3s", d)
+		}
+		if errors.Is(err, ErrTimeout) || errors.Is(err, ErrConnRefused) {
+			t.Fatalf("dial: %v", err)
+		}
+	})
+}
+
+// A peer known by several addresses (DialAddrs) is given up only when
+// every address said no: one without a route is skipped for the next at
+// the next T1-init, and a dial whose every address has no route fails
+// then (1 s), naming them all.
+func TestSimDialAddrsNoRoute(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		n, ca := simHosts(t)
+		cc, err := n.Listen(netip.MustParseAddrPort("10.0.0.3:9899"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := listenOn("10.0.0.3:5000", nil, cc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		n.SetNoRoute(netip.MustParseAddr("10.0.0.2"), syscall.ENETUNREACH)
+		ips := []netip.Addr{netip.MustParseAddr("10.0.0.2"), netip.MustParseAddr("10.0.0.3")}
+		as, err := dialAddrsOn(context.Background(), ips, 5000, nil, ca)
+		if err != nil {
+			t.Fatalf("dial with one address reachable: %v", err)
+		}
+		as.Close()
+
+		n.SetNoRoute(netip.MustParseAddr("10.0.0.3"), syscall.EHOSTUNREACH)
+		start := time.Now()
+		ca2, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9900"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = dialAddrsOn(context.Background(), ips, 5000, nil, ca2)
+		wantDialErr(t, err, "10.0.0.2,10.0.0.3:5000", syscall.EHOSTUNREACH)
+		if d := time.Since(start); d != time.Second {
+			t.Fatalf("dial failed after %v, want 1s (the second address tried at the first T1-init)", d)
+		}
+	})
+}
+
 // A dial that its context ends returns ctx's error in Dial's
 // *net.OpError: errors.Is still matches context.DeadlineExceeded, the
 // text names the operation and the address, and it is a timeout.

@@ -59,7 +59,11 @@
 // 243 s in all when nothing answers. It fails at once when the peer
 // refuses (an ABORT, or an ICMP port or protocol unreachable quoting the
 // association's tag), with an error matching ErrConnRefused and
-// syscall.ECONNREFUSED.
+// syscall.ECONNREFUSED. It fails at once too when this host has no route
+// to any of the peer's addresses, as a kernel's connect does, and at the
+// third INIT the network answers with ICMP host or network unreachable,
+// with an error matching the errno (syscall.ENETUNREACH, EHOSTUNREACH,
+// EACCES).
 //
 // Errors work with errors.Is: an association that ended without a
 // graceful shutdown returns an *AbortError matching ErrAborted and either

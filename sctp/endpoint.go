@@ -60,7 +60,7 @@ type Endpoint struct {
 
 	// flushMu serializes flushes: only its holder polls packets from the
 	// core and writes to the socket. It is taken before mu, never while
-	// mu is held. It guards the fields below down to refused.
+	// mu is held. It guards the fields below down to noRoute.
 	flushMu sync.Mutex
 	// batch[:batchLen] are the packets collected and not yet written;
 	// they lie in the write area slab back to back, each rounded up to a
@@ -71,8 +71,9 @@ type Endpoint struct {
 	slab          []byte
 	slabUsed      int
 	largestPacket int
-	fragmentAt    int           // batch[fragmentAt-1] may be IP-fragmented (assoc.Packet.MayFragment); 0: none
-	refused       refusedPacket // the last packet refused as too big
+	fragmentAt    int             // batch[fragmentAt-1] may be IP-fragmented (assoc.Packet.MayFragment); 0: none
+	refused       refusedPacket   // the last packet refused as too big
+	noRoute       []noRoutePacket // packets refused for want of a route, for passNoRoute
 	// flushAgain asks whoever holds flushMu next to flush once more: set
 	// by a writer that found flushMu taken (sendNow), checked by every
 	// holder after it unlocks flushMu (unlockFlush).

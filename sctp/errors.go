@@ -81,12 +81,15 @@ var (
 
 // AbortError is the terminal error of an association that ended without
 // a graceful shutdown. errors.Is matches ErrAborted and, as the case may
-// be, ErrPeerAborted or ErrLocalAbort, and ErrTimeout for timeouts.
+// be, ErrPeerAborted or ErrLocalAbort, ErrTimeout for timeouts, and the
+// errno of a handshake that reached none of the peer's addresses (Unwrap).
 type AbortError struct {
 	// ByPeer is true when the peer sent the ABORT.
 	ByPeer bool
 	// Reason is the short cause: "peer abort", "user abort", "init
-	// timeout", "peer unreachable", "protocol violation", ...
+	// timeout", "peer unreachable", "protocol violation", ...; for a
+	// handshake that reached none of the peer's addresses, the errno's
+	// text ("network is unreachable", "no route to host").
 	Reason string
 	// Cause is the first error cause code of the ABORT (RFC 9260 section
 	// 3.3.10), zero when none.
@@ -99,9 +102,23 @@ type AbortError struct {
 	// order (nil when this side aborted).
 	Causes []ErrorCause
 
-	timeout bool // lost to a timeout: errors.Is matches ErrTimeout
-	refused bool // refused: errors.Is matches ErrConnRefused and ECONNREFUSED
-	bare    bool // the cause of an operation's error (opCause): no "sctp: "
+	timeout bool  // lost to a timeout: errors.Is matches ErrTimeout
+	refused bool  // refused: errors.Is matches ErrConnRefused and ECONNREFUSED
+	cause   error // what the network or the host reported (an errno): Unwrap's
+	bare    bool  // the cause of an operation's error (opCause): no "sctp: "
+}
+
+// abortError returns the error of an association that ended with ev, its
+// EventDown.
+func abortError(ev *assoc.Event) *AbortError {
+	end := ev.End
+	r := end.Reason
+	e := &AbortError{ByPeer: r.ByPeer(), Reason: r.String(), Cause: ev.Cause, UserReason: end.UserReason,
+		Causes: end.Causes, timeout: r.Timeout(), refused: r.Refused(), cause: end.Err}
+	if end.Err != nil {
+		e.Reason = end.Err.Error() // "network is unreachable", ...
+	}
+	return e
 }
 
 // ErrorCause is one error cause of an ABORT or ERROR chunk (RFC 9260
@@ -144,6 +161,12 @@ func (e *AbortError) Is(target error) bool {
 	}
 	return false
 }
+
+// Unwrap returns what the network or this host reported when that ended
+// the association, nil otherwise: the errno (syscall.ENETUNREACH,
+// EHOSTUNREACH, EACCES) of a handshake that could not reach any of the
+// peer's addresses, which errors.Is and errors.As find through it.
+func (e *AbortError) Unwrap() error { return e.cause }
 
 // Timeout reports whether the association was lost to a timeout (net.Error).
 func (e *AbortError) Timeout() bool { return e.Is(ErrTimeout) }

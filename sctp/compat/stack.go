@@ -117,8 +117,11 @@ func withTransport[T any](open func(Transport) (T, error)) (T, error) {
 	if err == nil {
 		return v, nil
 	}
-	if !errors.Is(err, os.ErrPermission) && !errors.Is(err, syscall.EPROTONOSUPPORT) && !errors.Is(err, errors.ErrUnsupported) {
-		return v, err // raw IP works; the operation failed
+	var ae *usctp.AbortError
+	if errors.As(err, &ae) || !errors.Is(err, os.ErrPermission) && !errors.Is(err, syscall.EPROTONOSUPPORT) && !errors.Is(err, errors.ErrUnsupported) {
+		// Raw IP works; the operation failed (an association's EACCES
+		// is a prohibit route's, not the socket's).
+		return v, err
 	}
 	v, uerr := open(TransportUDP)
 	if uerr != nil {
