@@ -4,6 +4,7 @@ package sctp
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/netip"
 	"slices"
@@ -185,7 +186,8 @@ func TestDialAddrsTriesNextAddress(t *testing.T) {
 }
 
 // The address list forms: "IP,IP:PORT", IPv6 in brackets, a single host;
-// malformed lists fail with a clear error.
+// malformed lists fail with a clear error, a *net.AddrError as package
+// net's.
 func TestSplitAddrList(t *testing.T) {
 	for _, tc := range []struct {
 		in    string
@@ -206,8 +208,8 @@ func TestSplitAddrList(t *testing.T) {
 	} {
 		hosts, port, err := splitAddrList(tc.in)
 		if tc.bad {
-			if err == nil {
-				t.Errorf("%q: no error (%v %d)", tc.in, hosts, port)
+			if ae := (*net.AddrError)(nil); !errors.As(err, &ae) {
+				t.Errorf("%q: %v (%v %d), want a *net.AddrError", tc.in, err, hosts, port)
 			}
 			continue
 		}

@@ -68,7 +68,7 @@ func TestUDPSharedSocketTwoListens(t *testing.T) {
 	defer l1.Close()
 	l2 := sharedListen(t, "127.0.0.1:5002")
 	defer l2.Close()
-	if l1.Addr() != l2.Addr() || l1.Addr().UDPPort != 9899 {
+	if l1.Addr().IP != l2.Addr().IP || l1.Addr().UDPPort != l2.Addr().UDPPort || l1.Addr().UDPPort != 9899 {
 		t.Fatalf("listeners on UDP %v and %v, want one socket on 9899", l1.Addr(), l2.Addr())
 	}
 	if l1.ports == nil || l2.ports == nil || netio.SharedSockets() != socks+1 {

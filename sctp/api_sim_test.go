@@ -349,8 +349,8 @@ func TestSimRestart(t *testing.T) {
 
 // TestSimDialTimeout dials a peer that never answers: the INIT is given up
 // after Max.Init.Retransmits, and Dial's error says so once, matching
-// ErrTimeout ("sctp: dial ADDR: association aborted locally (init
-// timeout)", not "sctp: dial ADDR: sctp: ...").
+// ErrTimeout ("dial sctp ADDR: association aborted locally (init
+// timeout)", not "dial sctp ADDR: sctp: ...").
 func TestSimDialTimeout(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		n := simconn.New(1, simconn.Config{Link: simnet.LinkConfig{Loss: 1}, Overhead: 28})
@@ -359,8 +359,8 @@ func TestSimDialTimeout(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = dialNew(context.Background(), "10.0.0.2:5000", &Config{Timers: Timers{RTOMax: 2 * time.Second}}, ca)
-		if !errors.Is(err, ErrTimeout) || strings.Count(err.Error(), "sctp:") != 1 ||
-			!strings.HasPrefix(err.Error(), "sctp: dial 10.0.0.2:5000: ") {
+		if !errors.Is(err, ErrTimeout) || strings.Count(err.Error(), "sctp") != 1 ||
+			!strings.HasPrefix(err.Error(), "dial sctp 10.0.0.2:5000: ") {
 			t.Fatalf("dial: %v", err)
 		}
 		t.Log(err)

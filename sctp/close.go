@@ -107,9 +107,7 @@ func (as *Association) recordEnd(ev *assoc.Event) {
 	}
 	var err error
 	if ev.Kind == EventDown {
-		r := end.Reason
-		err = &AbortError{ByPeer: r.ByPeer(), Reason: r.String(), Cause: ev.Cause, UserReason: end.UserReason,
-			Causes: end.Causes, timeout: r.Timeout(), refused: r.Refused()}
+		err = abortError(ev)
 	}
 	as.terminate(err)
 }

@@ -3,7 +3,6 @@ package sctp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"net"
 	"net/netip"
@@ -14,12 +13,21 @@ import (
 )
 
 // Dial starts an association to raddr ("HOST:PORT", the peer's IP
-// address and SCTP port) on a new endpoint of its own, and waits until it
-// is established or ctx is done. The endpoint closes with the association.
+// address or host name and SCTP port) on a new endpoint of its own, and
+// waits until it is established or ctx is done. The endpoint closes with
+// the association. A host name is resolved once, to the first address the
+// resolver gives, as Listen resolves it.
 //
 // A peer with several addresses is "IP,IP,...:PORT" (IPv6 addresses in
 // brackets): as DialAddrs, the INIT tries them in turn and Multihoming is
 // on. Config.LocalAddrs chooses the local addresses.
+//
+// Its errors are *net.OpError values with Op "dial" and Net "sctp", as
+// package net's: Addr is the peer's address (an Addr for one IP address),
+// nil when raddr is malformed, and Err the cause, which errors.Is and
+// errors.As reach: a *net.AddrError for a malformed address, the
+// resolver's *net.DNSError, ctx's error, or the *AbortError of the
+// association (ErrConnRefused, ErrTimeout, syscall.ENETUNREACH, ...).
 func Dial(ctx context.Context, raddr string, cfg *Config) (*Association, error) {
 	return dialNew(ctx, raddr, cfg, nil)
 }
@@ -27,9 +35,9 @@ func Dial(ctx context.Context, raddr string, cfg *Config) (*Association, error) 
 // dialNew is Dial over conn, or over the socket cfg selects when conn is
 // nil.
 func dialNew(ctx context.Context, raddr string, cfg *Config, conn netio.Conn) (*Association, error) {
-	ips, port, err := resolve(ctx, raddr)
+	ips, port, err := dialAddr(ctx, raddr)
 	if err != nil {
-		return nil, err
+		return nil, opErr("dial", nil, err)
 	}
 	return dialAddrsOn(ctx, ips, port, cfg, conn)
 }
@@ -40,7 +48,8 @@ func dialNew(ctx context.Context, raddr string, cfg *Config, conn netio.Conn) (*
 // association. As sctp_connectx, the INIT goes to the first address and
 // each retransmission to the next one, until one answers. With two or
 // more addresses Multihoming is on: the addresses the peer lists become
-// paths. Config.LocalAddrs chooses the local addresses.
+// paths. Config.LocalAddrs chooses the local addresses. Its errors are
+// Dial's.
 func DialAddrs(ctx context.Context, ips []netip.Addr, port uint16, cfg *Config) (*Association, error) {
 	return dialAddrsOn(ctx, ips, port, cfg, nil)
 }
@@ -50,7 +59,7 @@ func DialAddrs(ctx context.Context, ips []netip.Addr, port uint16, cfg *Config) 
 func dialAddrsOn(ctx context.Context, ips []netip.Addr, port uint16, cfg *Config, conn netio.Conn) (*Association, error) {
 	peers, err := peerAddrs(ips, port)
 	if err != nil {
-		return nil, err
+		return nil, opErr("dial", nil, err)
 	}
 	var c Config
 	if cfg != nil {
@@ -67,23 +76,23 @@ func dialAddrsOn(ctx context.Context, ips []netip.Addr, port uint16, cfg *Config
 	// 20 bytes per packet over a dual-stack socket's IPv6 assumption).
 	e, err := newEndpointOn(familyWildcard(ips), &c, conn)
 	if err != nil {
-		return nil, err
+		return nil, opErr("dial", peersAddr(peers), err)
 	}
 	as, err := e.associate(ctx, peers, true)
 	if err != nil {
 		e.Close()
-		return nil, err
+		return nil, opErr("dial", peersAddr(peers), err)
 	}
 	return as, nil
 }
 
 // Dial starts an association from this endpoint to raddr ("HOST:PORT", or
 // "IP,IP,...:PORT" as DialAddrs) and waits until it is established or ctx
-// is done.
+// is done. Its errors are the package-level Dial's.
 func (e *Endpoint) Dial(ctx context.Context, raddr string) (*Association, error) {
-	ips, port, err := resolve(ctx, raddr)
+	ips, port, err := dialAddr(ctx, raddr)
 	if err != nil {
-		return nil, err
+		return nil, opErr("dial", nil, err)
 	}
 	return e.DialAddrs(ctx, ips, port)
 }
@@ -93,47 +102,45 @@ func (e *Endpoint) Dial(ctx context.Context, raddr string) (*Association, error)
 // established or ctx is done. As sctp_connectx, the INIT goes to the
 // first address and each retransmission of it to the next one, until one
 // answers; the others are then paths if the peer lists them and the
-// endpoint's Config.Paths.Multihoming is on.
+// endpoint's Config.Paths.Multihoming is on. Its errors are the
+// package-level Dial's.
 func (e *Endpoint) DialAddrs(ctx context.Context, ips []netip.Addr, port uint16) (*Association, error) {
 	peers, err := peerAddrs(ips, port)
 	if err != nil {
-		return nil, err
+		return nil, opErr("dial", nil, err)
 	}
-	return e.associate(ctx, peers, false)
+	as, err := e.associate(ctx, peers, false)
+	if err != nil {
+		return nil, opErr("dial", peersAddr(peers), err)
+	}
+	return as, nil
 }
 
-// resolve parses "HOST:PORT" or "IP,IP,...:PORT"; a single HOST may be a
-// name.
-func resolve(ctx context.Context, raddr string) ([]netip.Addr, uint16, error) {
-	hosts, port, err := splitAddrList(raddr)
-	if err != nil {
-		return nil, 0, err
+// peersAddr returns the address of a dial's error: the peer's addresses
+// and port.
+func peersAddr(peers []netip.AddrPort) net.Addr {
+	ips := make([]netip.Addr, len(peers))
+	for i, p := range peers {
+		ips[i] = p.Addr()
 	}
-	if port == 0 {
-		return nil, 0, fmt.Errorf("sctp: dial %s: SCTP port 0", raddr)
+	return opAddr(ips, peers[0].Port())
+}
+
+// dialAddr parses raddr as Dial takes it (parseAddr); the host may not be
+// empty.
+func dialAddr(ctx context.Context, raddr string) ([]netip.Addr, uint16, error) {
+	ips, port, err := parseAddr(ctx, raddr)
+	if err == nil && len(ips) == 0 {
+		err = &net.AddrError{Err: "missing host in address", Addr: raddr}
 	}
-	if len(hosts) > 1 {
-		ips, err := parseIPs(hosts)
-		if err != nil {
-			return nil, 0, &opError{op: "dial", addr: raddr, err: err}
-		}
-		return ips, port, nil
-	}
-	ip, err := netip.ParseAddr(hosts[0])
-	if err != nil {
-		ips, lerr := net.DefaultResolver.LookupNetIP(ctx, "ip", hosts[0])
-		if lerr != nil || len(ips) == 0 {
-			return nil, 0, &opError{op: "dial", addr: raddr, err: lerr}
-		}
-		ip = ips[0]
-	}
-	return []netip.Addr{ip.Unmap()}, port, nil
+	return ips, port, err
 }
 
 // associate runs the ASSOCIATE primitive to peers (the peer's IP addresses
 // and SCTP port; the INIT tries them in turn) and waits until the
 // association is established or ctx is done. ownEndpoint says that e was
-// made for this association and closes with it.
+// made for this association and closes with it. The caller makes its
+// errors a dial's (opErr).
 func (e *Endpoint) associate(ctx context.Context, peers []netip.AddrPort, ownEndpoint bool) (*Association, error) {
 	peer := peers[0]
 	to := make([]netip.AddrPort, len(peers))
@@ -177,7 +184,7 @@ func (e *Endpoint) associate(ctx context.Context, peers []netip.AddrPort, ownEnd
 	}
 	if err != nil {
 		e.mu.Unlock()
-		return nil, &opError{op: "dial", addr: peer.String(), err: err}
+		return nil, err
 	}
 	as := newAssociation(e, a)
 	e.assocs[a] = as
@@ -198,7 +205,10 @@ func (e *Endpoint) associate(ctx context.Context, peers []netip.AddrPort, ownEnd
 		if as.closed {
 			err := as.err
 			e.mu.Unlock()
-			return nil, &opError{op: "dial", addr: peer.String(), err: err}
+			if err == nil {
+				err = ErrClosed // shut down before Dial saw it up
+			}
+			return nil, err
 		}
 		if !e.waitOn(&as.stateWaiters, ctx.Done(), nil) {
 			e.mu.Unlock()

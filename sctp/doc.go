@@ -59,7 +59,11 @@
 // 243 s in all when nothing answers. It fails at once when the peer
 // refuses (an ABORT, or an ICMP port or protocol unreachable quoting the
 // association's tag), with an error matching ErrConnRefused and
-// syscall.ECONNREFUSED.
+// syscall.ECONNREFUSED. It fails at once too when this host has no route
+// to any of the peer's addresses, as a kernel's connect does, and at the
+// third INIT the network answers with ICMP host or network unreachable,
+// with an error matching the errno (syscall.ENETUNREACH, EHOSTUNREACH,
+// EACCES).
 //
 // Errors work with errors.Is: an association that ended without a
 // graceful shutdown returns an *AbortError matching ErrAborted and either
@@ -70,7 +74,10 @@
 // also those blocked at the time; after a graceful shutdown that Close
 // did not start (the peer's, or Shutdown) ReadMsg returns io.EOF once
 // every message was read, and WriteMsg fails with ErrShutdown as soon as
-// the shutdown began.
+// the shutdown began. The errors of Dial and Listen are *net.OpError
+// values, as package net's ("dial sctp 192.0.2.1:5000: association
+// aborted locally (init timeout)"), wrapping the cause; a malformed
+// address is a *net.AddrError.
 //
 // # Concurrency
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"slices"
 	"sync"
@@ -59,7 +60,7 @@ type Endpoint struct {
 
 	// flushMu serializes flushes: only its holder polls packets from the
 	// core and writes to the socket. It is taken before mu, never while
-	// mu is held. It guards the fields below down to refused.
+	// mu is held. It guards the fields below down to noRoute.
 	flushMu sync.Mutex
 	// batch[:batchLen] are the packets collected and not yet written;
 	// they lie in the write area slab back to back, each rounded up to a
@@ -70,8 +71,9 @@ type Endpoint struct {
 	slab          []byte
 	slabUsed      int
 	largestPacket int
-	fragmentAt    int           // batch[fragmentAt-1] may be IP-fragmented (assoc.Packet.MayFragment); 0: none
-	refused       refusedPacket // the last packet refused as too big
+	fragmentAt    int             // batch[fragmentAt-1] may be IP-fragmented (assoc.Packet.MayFragment); 0: none
+	refused       refusedPacket   // the last packet refused as too big
+	noRoute       []noRoutePacket // packets refused for want of a route, for passNoRoute
 	// flushAgain asks whoever holds flushMu next to flush once more: set
 	// by a writer that found flushMu taken (sendNow), checked by every
 	// holder after it unlocks flushMu (unlockFlush).
@@ -104,9 +106,16 @@ const (
 )
 
 // Listen returns an endpoint accepting associations on laddr, "HOST:PORT"
-// with an IP address (or empty host for all) and the SCTP port. With UDP
-// encapsulation the socket is bound to HOST and Config.UDPPort (default
-// 9899).
+// with an IP address or host name (or an empty host for all addresses)
+// and the SCTP port; "IP,IP,...:PORT" is ListenAddrs. A host name is
+// resolved once, here, to the first address the resolver gives, as Dial
+// resolves it. With UDP encapsulation the socket is bound to HOST and
+// Config.UDPPort (default 9899).
+//
+// Its errors are *net.OpError values with Op "listen" and Net "sctp", as
+// package net's: Addr is the local address (an Addr for one IP address),
+// nil when laddr is malformed, and Err the cause (a *net.AddrError for a
+// malformed address, the resolver's *net.DNSError, the socket's error).
 func Listen(laddr string, cfg *Config) (*Endpoint, error) {
 	return listenOn(laddr, cfg, nil)
 }
@@ -114,34 +123,35 @@ func Listen(laddr string, cfg *Config) (*Endpoint, error) {
 // listenOn is Listen over conn, or over the socket cfg selects when conn is
 // nil.
 func listenOn(laddr string, cfg *Config, conn netio.Conn) (*Endpoint, error) {
-	hosts, port, err := splitAddrList(laddr)
+	ips, port, err := parseAddr(context.Background(), laddr)
 	if err != nil {
-		return nil, err
+		return nil, opErr("listen", nil, err)
 	}
-	if port == 0 {
-		return nil, fmt.Errorf("sctp: listen %s: SCTP port 0", laddr)
-	}
-	var ip netip.Addr
-	if len(hosts) > 1 {
-		ips, err := parseIPs(hosts)
-		if err != nil {
-			return nil, &opError{op: "listen", addr: laddr, err: err}
-		}
+	return listenIPs(ips, port, cfg, conn)
+}
+
+// listenIPs is Listen on the addresses parseAddr returned: ListenAddrs for
+// several, else Listen on the one (none: all addresses).
+func listenIPs(ips []netip.Addr, port uint16, cfg *Config, conn netio.Conn) (*Endpoint, error) {
+	if len(ips) > 1 {
 		return listenAddrsOn(ips, port, cfg, conn)
 	}
-	if hosts[0] != "" {
-		if ip, err = netip.ParseAddr(hosts[0]); err != nil {
-			return nil, &opError{op: "listen", addr: laddr, err: err}
-		}
+	var ip netip.Addr
+	if len(ips) == 1 {
+		ip = ips[0]
 	}
-	return newListener(ip, cfg, conn, port)
+	e, err := newListener(ip, cfg, conn, port)
+	if err != nil {
+		return nil, opErr("listen", opAddr(ips, port), err)
+	}
+	return e, nil
 }
 
 // ListenAddrs returns an endpoint accepting associations on SCTP port port
 // at the local addresses ips: with two or more, a multi-homed endpoint
 // (see Config.LocalAddrs); with one, Listen on it; with none, on all
 // addresses. It is Listen("IP,IP,...:PORT", cfg) with the addresses
-// typed.
+// typed, and its errors are Listen's.
 func ListenAddrs(ips []netip.Addr, port uint16, cfg *Config) (*Endpoint, error) {
 	return listenAddrsOn(ips, port, cfg, nil)
 }
@@ -150,14 +160,18 @@ func ListenAddrs(ips []netip.Addr, port uint16, cfg *Config) (*Endpoint, error) 
 // when conn is nil.
 func listenAddrsOn(ips []netip.Addr, port uint16, cfg *Config, conn netio.Conn) (*Endpoint, error) {
 	if port == 0 {
-		return nil, errors.New("sctp: listen: SCTP port 0")
+		return nil, opErr("listen", nil, &net.AddrError{Err: "SCTP port 0", Addr: opAddr(ips, port).String()})
 	}
 	var c Config
 	if cfg != nil {
 		c = *cfg
 	}
 	c.LocalAddrs = ips
-	return newListener(netip.Addr{}, &c, conn, port)
+	e, err := newListener(netip.Addr{}, &c, conn, port)
+	if err != nil {
+		return nil, opErr("listen", opAddr(ips, port), err)
+	}
+	return e, nil
 }
 
 // newListener opens an endpoint bound to ip that accepts associations on

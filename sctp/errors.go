@@ -83,12 +83,15 @@ var (
 
 // AbortError is the terminal error of an association that ended without
 // a graceful shutdown. errors.Is matches ErrAborted and, as the case may
-// be, ErrPeerAborted or ErrLocalAbort, and ErrTimeout for timeouts.
+// be, ErrPeerAborted or ErrLocalAbort, ErrTimeout for timeouts, and the
+// errno of a handshake that reached none of the peer's addresses (Unwrap).
 type AbortError struct {
 	// ByPeer is true when the peer sent the ABORT.
 	ByPeer bool
 	// Reason is the short cause: "peer abort", "user abort", "init
-	// timeout", "peer unreachable", "protocol violation", ...
+	// timeout", "peer unreachable", "protocol violation", ...; for a
+	// handshake that reached none of the peer's addresses, the errno's
+	// text ("network is unreachable", "no route to host").
 	Reason string
 	// Cause is the first error cause code of the ABORT (RFC 9260 section
 	// 3.3.10), zero when none.
@@ -101,8 +104,23 @@ type AbortError struct {
 	// order (nil when this side aborted).
 	Causes []ErrorCause
 
-	timeout bool // lost to a timeout: errors.Is matches ErrTimeout
-	refused bool // refused: errors.Is matches ErrConnRefused and ECONNREFUSED
+	timeout bool  // lost to a timeout: errors.Is matches ErrTimeout
+	refused bool  // refused: errors.Is matches ErrConnRefused and ECONNREFUSED
+	cause   error // what the network or the host reported (an errno): Unwrap's
+	bare    bool  // the cause of an operation's error (opCause): no "sctp: "
+}
+
+// abortError returns the error of an association that ended with ev, its
+// EventDown.
+func abortError(ev *assoc.Event) *AbortError {
+	end := ev.End
+	r := end.Reason
+	e := &AbortError{ByPeer: r.ByPeer(), Reason: r.String(), Cause: ev.Cause, UserReason: end.UserReason,
+		Causes: end.Causes, timeout: r.Timeout(), refused: r.Refused(), cause: end.Err}
+	if end.Err != nil {
+		e.Reason = end.Err.Error() // "network is unreachable", ...
+	}
+	return e
 }
 
 // ErrorCause is one error cause of an ABORT or ERROR chunk (RFC 9260
@@ -115,7 +133,10 @@ func (e *AbortError) Error() string {
 	if e.ByPeer {
 		who = "by the peer"
 	}
-	s := fmt.Sprintf("sctp: association aborted %s (%s", who, e.Reason)
+	s := fmt.Sprintf("association aborted %s (%s", who, e.Reason)
+	if !e.bare {
+		s = "sctp: " + s
+	}
 	if e.Cause != 0 {
 		s += fmt.Sprintf(", cause %d", e.Cause)
 	}
@@ -143,6 +164,12 @@ func (e *AbortError) Is(target error) bool {
 	return false
 }
 
+// Unwrap returns what the network or this host reported when that ended
+// the association, nil otherwise: the errno (syscall.ENETUNREACH,
+// EHOSTUNREACH, EACCES) of a handshake that could not reach any of the
+// peer's addresses, which errors.Is and errors.As find through it.
+func (e *AbortError) Unwrap() error { return e.cause }
+
 // Timeout reports whether the association was lost to a timeout (net.Error).
 func (e *AbortError) Timeout() bool { return e.Is(ErrTimeout) }
 
@@ -160,18 +187,53 @@ func publicErr(err error) error {
 	return err
 }
 
-// opError is the error of an operation on an address (dial, listen): "sctp:
-// dial ADDR: " and the cause, whose own "sctp: " is not repeated. It
-// unwraps to the cause.
-type opError struct {
-	op, addr string
-	err      error
+// opErr returns the error of operation op ("dial", "listen") on addr (nil
+// when the address itself is at fault) for err, nil for nil: a
+// *net.OpError with Net "sctp" as package net's, whose Err is err as it
+// is, or, for an error of this package, one that prints without its
+// "sctp: " (Net says it already).
+func opErr(op string, addr net.Addr, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &net.OpError{Op: op, Net: "sctp", Addr: addr, Err: opCause(err)}
 }
 
-// Error returns "sctp: OP ADDR: " and the cause.
-func (e *opError) Error() string {
-	return "sctp: " + e.op + " " + e.addr + ": " + strings.TrimPrefix(e.err.Error(), "sctp: ")
+// opCause returns err as the Err of a *net.OpError: an *AbortError copied
+// without its "sctp: " (still one, for type assertions), another error
+// whose text starts "sctp: " wrapped in a bareError, any other error as it
+// is.
+func opCause(err error) error {
+	if ae, ok := err.(*AbortError); ok {
+		c := *ae
+		c.bare = true
+		return &c
+	}
+	if strings.HasPrefix(err.Error(), "sctp: ") {
+		return bareError{err}
+	}
+	return err
 }
 
-// Unwrap returns the cause.
-func (e *opError) Unwrap() error { return e.err }
+// bareError is an error of this package in a *net.OpError: its text
+// without "sctp: ". It unwraps to the error, and answers Timeout and
+// Temporary as the error does (net.OpError asks its Err directly).
+type bareError struct{ err error }
+
+// Error returns the error's text without "sctp: ".
+func (e bareError) Error() string { return strings.TrimPrefix(e.err.Error(), "sctp: ") }
+
+// Unwrap returns the error.
+func (e bareError) Unwrap() error { return e.err }
+
+// Timeout reports whether the error is a timeout.
+func (e bareError) Timeout() bool {
+	t, ok := e.err.(interface{ Timeout() bool })
+	return ok && t.Timeout()
+}
+
+// Temporary reports whether the error is temporary.
+func (e bareError) Temporary() bool {
+	t, ok := e.err.(interface{ Temporary() bool })
+	return ok && t.Temporary()
+}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
+	"os"
 	"testing"
 
 	"github.com/usctp/usctp/sctp/internal/api"
@@ -48,16 +50,46 @@ func TestCoreErrorsArePublic(t *testing.T) {
 	}
 }
 
-// Dial's errors name the operation once: "sctp: dial ADDR: " and the
-// cause without a second "sctp: ".
+// Dial's errors name the operation once, as package net's do: "dial sctp
+// ADDR: " and the cause without "sctp: " (Net says it); a *net.OpError
+// that unwraps to the cause, whose Timeout is the cause's, and whose Err
+// is still the *AbortError for a type assertion.
 func TestDialErrorNoStutter(t *testing.T) {
 	cause := &AbortError{Reason: "init timeout", timeout: true}
-	err := error(&opError{op: "dial", addr: "192.0.2.1:5000", err: cause})
-	want := "sctp: dial 192.0.2.1:5000: association aborted locally (init timeout)"
+	err := opErr("dial", Addr{IP: netip.MustParseAddr("192.0.2.1"), Port: 5000}, cause)
+	want := "dial sctp 192.0.2.1:5000: association aborted locally (init timeout)"
 	if err.Error() != want {
 		t.Fatalf("%q, want %q", err, want)
 	}
 	if !errors.Is(err, ErrTimeout) || !errors.Is(err, ErrAborted) {
 		t.Fatal("the cause does not unwrap")
 	}
+	var oe *net.OpError
+	if !errors.As(err, &oe) || oe.Op != "dial" || oe.Net != "sctp" || !oe.Timeout() {
+		t.Fatalf("%#v: want a *net.OpError, dial sctp, a timeout", err)
+	}
+	if ae, ok := oe.Err.(*AbortError); !ok || ae.Reason != "init timeout" {
+		t.Fatalf("Err %T, want the *AbortError", oe.Err)
+	}
+	if cause.Error() != "sctp: association aborted locally (init timeout)" {
+		t.Fatalf("the cause itself changed: %q", cause)
+	}
+	// Any other error of the package loses its "sctp: " too, and keeps
+	// what it answers.
+	err = opErr("listen", nil, fmt.Errorf("sctp: raw IP: %w", os.ErrDeadlineExceeded))
+	if want := "listen sctp: raw IP: i/o timeout"; err.Error() != want || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("%q, want %q", err, want)
+	}
+	if err := opErr("listen", nil, slowError{}); err.Error() != "listen sctp: slow" || !err.(*net.OpError).Timeout() {
+		t.Fatalf("%q: want a timeout", err)
+	}
+	if opErr("dial", nil, nil) != nil {
+		t.Fatal("no error made one")
+	}
 }
+
+// slowError is an error of the package that is a timeout.
+type slowError struct{}
+
+func (slowError) Error() string { return "sctp: slow" }
+func (slowError) Timeout() bool { return true }

@@ -131,6 +131,7 @@ func (e *Endpoint) writeCollected() {
 				break
 			}
 			e.noteRefused(&pkts[n], err)
+			e.noteNoRoute(&pkts[n], err)
 			pkts = pkts[n+1:]
 		}
 		if len(frag) > 0 {
@@ -141,8 +142,9 @@ func (e *Endpoint) writeCollected() {
 			}
 		}
 		e.batchLen, e.slabUsed = 0, 0
-		if e.passRefused() {
-			e.wakeOwner() // the core may send a probe of the local MTU now
+		refused := e.passRefused() // the core may send a probe of the local MTU now
+		if e.passNoRoute() || refused {
+			e.wakeOwner()
 		}
 	}
 }

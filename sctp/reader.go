@@ -323,5 +323,5 @@ func (e *Endpoint) handleNotice(now time.Time, p *netio.Packet) {
 	default:
 		return
 	}
-	e.core.NoticeMTU(now, p.Addr, k, p.Data(), p.MTU)
+	e.core.Notice(now, assoc.Notice{To: p.Addr, Kind: k, Quote: p.Data(), MTU: p.MTU, Err: noticeErr(p)})
 }

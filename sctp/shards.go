@@ -1,6 +1,7 @@
 package sctp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -22,27 +23,30 @@ import (
 // UDP ports (associations from one peer socket all land on one shard).
 // Each endpoint is used as one returned by Listen; callers accept from
 // every shard. Only UDP encapsulation (the default Transport) can be
-// sharded; Config.Conn and Config.PacketConn cannot.
+// sharded; Config.Conn and Config.PacketConn cannot. Its errors are
+// Listen's.
 func ListenShards(laddr string, n int, cfg *Config) ([]*Endpoint, error) {
+	ips, port, err := parseAddr(context.Background(), laddr)
+	if err != nil {
+		return nil, opErr("listen", nil, err)
+	}
+	addr := opAddr(ips, port)
 	if n < 1 {
-		return nil, fmt.Errorf("sctp: listen %s: %d shards", laddr, n)
+		return nil, opErr("listen", addr, fmt.Errorf("%d shards", n))
+	}
+	if len(ips) > 1 {
+		return nil, opErr("listen", addr, errors.New("ListenShards takes one address, or none"))
 	}
 	var c Config
 	if cfg != nil {
 		c = *cfg
 	}
 	if c.Transport == IP || c.Conn != nil || c.PacketConn != nil {
-		return nil, errors.New("sctp: ListenShards: only UDP encapsulation sockets can be sharded")
-	}
-	host, _, err := splitHostPort(laddr)
-	if err != nil {
-		return nil, err
+		return nil, opErr("listen", addr, errors.New("only UDP encapsulation sockets can be sharded"))
 	}
 	var ip netip.Addr
-	if host != "" {
-		if ip, err = netip.ParseAddr(host); err != nil {
-			return nil, &opError{op: "listen", addr: laddr, err: err}
-		}
+	if len(ips) == 1 {
+		ip = ips[0]
 	}
 	if c.MTU == 0 {
 		// The shards' sockets are ours: the interface's MTU
@@ -62,12 +66,12 @@ func ListenShards(laddr string, n int, cfg *Config) ([]*Endpoint, error) {
 	for range n {
 		conn, err := netio.ListenUDP(uc)
 		if err != nil {
-			return fail(fmt.Errorf("sctp: UDP encapsulation: %w", err))
+			return fail(opErr("listen", addr, fmt.Errorf("UDP encapsulation: %w", err)))
 		}
 		// The first socket's port (the one the system picked for an
 		// ephemeral one) is every other shard's.
 		uc.Addr = netip.AddrPortFrom(uc.Addr.Addr(), conn.LocalAddr().Port())
-		e, err := listenOn(laddr, &c, conn)
+		e, err := listenIPs(ips, port, &c, conn)
 		if err != nil {
 			conn.Close()
 			return fail(err)

@@ -67,7 +67,7 @@ func (e *Endpoint) passRefused() bool {
 	to, mtu := r.to, r.mtu
 	r.to = netip.AddrPort{}
 	e.mu.Lock()
-	e.core.NoticeMTU(time.Now(), to, assoc.NoticeTooBig, r.quote[:r.quoteLen], mtu)
+	e.core.Notice(time.Now(), assoc.Notice{To: to, Kind: assoc.NoticeTooBig, Quote: r.quote[:r.quoteLen], MTU: mtu})
 	e.mu.Unlock()
 	return true
 }
@@ -78,10 +78,10 @@ func (e *Endpoint) passRefused() bool {
 func (e *Endpoint) localTooBig(now time.Time, p *netio.Packet) {
 	r := &e.refused
 	if !r.to.IsValid() || r.to.Addr().Unmap() != p.Addr.Addr().Unmap() {
-		e.core.NoticeMTU(now, p.Addr, assoc.NoticeTooBig, nil, p.MTU) // counted as dropped
+		e.core.Notice(now, assoc.Notice{To: p.Addr, Kind: assoc.NoticeTooBig, MTU: p.MTU}) // counted as dropped
 		return
 	}
 	to := r.to
 	r.to = netip.AddrPort{}
-	e.core.NoticeMTU(now, to, assoc.NoticeTooBig, r.quote[:r.quoteLen], p.MTU)
+	e.core.Notice(now, assoc.Notice{To: to, Kind: assoc.NoticeTooBig, Quote: r.quote[:r.quoteLen], MTU: p.MTU})
 }

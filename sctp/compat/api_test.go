@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -423,5 +425,37 @@ func TestMultiAddressListen(t *testing.T) {
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if n, err := c.Read(buf); err != nil || string(buf[:n]) != "multi" {
 		t.Fatalf("read %q %v", buf[:n], err)
+	}
+}
+
+// TestOpErrors: DialSCTP and ListenSCTP fail with one *net.OpError, as
+// the kernel-backed package does, naming the operation and the program's
+// address once ("dial sctp ADDR: ...", not package usctp's own
+// *net.OpError inside it), and matching the errno.
+func TestOpErrors(t *testing.T) {
+	ln := listenLoop(t, nil)
+	_, lerr := ListenSCTP("sctp", loopAddr(lnPort(ln)))
+	_, derr := DialSCTP("sctp", nil, loopAddr(lnPort(ln)+1)) // the process's UDP port, no listener on that SCTP port
+	for _, tc := range []struct {
+		err   error
+		op    string
+		port  int
+		errno syscall.Errno
+	}{
+		{lerr, "listen", lnPort(ln), syscall.EADDRINUSE},
+		{derr, "dial", lnPort(ln) + 1, syscall.ECONNREFUSED},
+	} {
+		oe, ok := tc.err.(*net.OpError)
+		if !ok || oe.Op != tc.op || !errors.Is(tc.err, tc.errno) {
+			t.Errorf("%s: %v (%T), want a *net.OpError matching %v", tc.op, tc.err, tc.err, tc.errno)
+			continue
+		}
+		if inner := (*net.OpError)(nil); errors.As(oe.Err, &inner) {
+			t.Errorf("%s: %v: a *net.OpError inside the *net.OpError", tc.op, tc.err)
+		}
+		prefix := fmt.Sprintf("%s sctp 127.0.0.1:%d: ", tc.op, tc.port)
+		if s := tc.err.Error(); !strings.HasPrefix(s, prefix) || strings.Count(s, "sctp") != 1 {
+			t.Errorf("%q, want %q and \"sctp\" once", s, prefix)
+		}
 	}
 }

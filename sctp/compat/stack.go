@@ -120,8 +120,11 @@ func withTransport[T any](open func(Transport) (T, error)) (T, error) {
 	if err == nil {
 		return v, nil
 	}
-	if !errors.Is(err, os.ErrPermission) && !errors.Is(err, syscall.EPROTONOSUPPORT) && !errors.Is(err, errors.ErrUnsupported) {
-		return v, err // raw IP works; the operation failed
+	var ae *usctp.AbortError
+	if errors.As(err, &ae) || !errors.Is(err, os.ErrPermission) && !errors.Is(err, syscall.EPROTONOSUPPORT) && !errors.Is(err, errors.ErrUnsupported) {
+		// Raw IP works; the operation failed (an association's EACCES
+		// is a prohibit route's, not the socket's).
+		return v, err
 	}
 	v, uerr := open(TransportUDP)
 	if uerr != nil {
@@ -190,7 +193,18 @@ func listen(network string, laddr *SCTPAddr, init InitMsg, handler NotificationH
 // listenHosts is usctp.Listen on host (one address, or several separated
 // by commas: a multi-homed endpoint) and port.
 func listenHosts(host string, port int, cfg *usctp.Config) (*usctp.Endpoint, error) {
-	return usctp.Listen(net.JoinHostPort(host, strconv.Itoa(port)), cfg)
+	ep, err := usctp.Listen(net.JoinHostPort(host, strconv.Itoa(port)), cfg)
+	return ep, opCause(err)
+}
+
+// opCause returns the cause of an error of package usctp's Dial or Listen,
+// a *net.OpError of its own: this package returns a *net.OpError with the
+// program's own address around it.
+func opCause(err error) error {
+	if oe, ok := err.(*net.OpError); ok && oe.Net == "sctp" {
+		return oe.Err
+	}
+	return err
 }
 
 func cutComma(s string) (string, string, bool) {
@@ -240,7 +254,7 @@ func dial(network string, laddr, raddr *SCTPAddr, init InitMsg, handler Notifica
 		}
 		if len(local) != 1 || local[0].IsUnspecified() {
 			as, err := usctp.DialAddrs(ctx, peers, port, cfg)
-			return result{as: as}, err
+			return result{as: as}, opCause(err)
 		}
 		ep, err := usctp.NewEndpoint(local[0], cfg)
 		if err != nil {
@@ -249,7 +263,7 @@ func dial(network string, laddr, raddr *SCTPAddr, init InitMsg, handler Notifica
 		as, err := ep.DialAddrs(ctx, peers, port)
 		if err != nil {
 			ep.Close()
-			return result{}, err
+			return result{}, opCause(err)
 		}
 		return result{as, ep}, nil
 	})

@@ -53,6 +53,9 @@ type Assoc struct {
 	// initAddrs are, in COOKIE-WAIT, the peer addresses the INIT tries in
 	// turn (connectx.go); nil with one.
 	initAddrs []netip.AddrPort
+	// initNo are, in COOKIE-WAIT, the addresses the INIT could not reach
+	// (notice.go).
+	initNo initRefusals
 
 	// Control chunks owed to the peer, built lazily into the next packet.
 	pend pending

@@ -131,7 +131,7 @@ func TestInitRotationSurvivesRefusal(t *testing.T) {
 	}
 	tc.a = a
 	p, _ := tc.wantChunk(chunk.TypeInit)
-	tc.ep.NoticeMTU(tc.now, p.to, NoticeRefused, p.raw, 0)
+	tc.ep.Notice(tc.now, Notice{To: p.to, Kind: NoticeRefused, Quote: p.raw})
 	if a.closed {
 		t.Fatal("the refusal of the first address ended the setup")
 	}

@@ -117,7 +117,7 @@ func (p *pair) step() bool {
 			// A Packet Too Big goes back to the sender of the quoted
 			// packet; the link MTU is a packet size, the notice an IP
 			// MTU.
-			p.eps[1-to].NoticeMTU(p.now, p.addrs[to], NoticeTooBig, pk.Data, pk.MTU+maxOverhead)
+			p.eps[1-to].Notice(p.now, Notice{To: p.addrs[to], Kind: NoticeTooBig, Quote: pk.Data, MTU: pk.MTU + maxOverhead})
 			p.net.Free(pk)
 			continue
 		}

@@ -47,6 +47,10 @@ type End struct {
 	// EventSendFailed event that reports it (a copy of the message, PR
 	// api.PRNone); none after a graceful shutdown.
 	Unsent []api.Event
+	// Err is what the network or this host reported when that ended the
+	// association (reasonUnreachable: the Notice's Err, an errno), nil
+	// otherwise.
+	Err error
 }
 
 // Reason says why an association went to CLOSED.
@@ -64,10 +68,12 @@ const (
 	reasonInvalidParameter                // INIT or INIT ACK with an invalid mandatory parameter
 	reasonRefused                         // the peer answered our INIT or COOKIE ECHO with ABORT
 	reasonPortUnreachable                 // the network said nothing listens at the peer's address (ICMP, RFC 9260 appendix C)
+	reasonUnreachable                     // the INIT could not reach any of the peer's addresses (no route, ICMP unreachable; End.Err says which)
 )
 
 var reasonNames = [...]string{"none", "shutdown", "peer abort", "user abort", "init timeout",
-	"peer unreachable", "shutdown guard timeout", "protocol violation", "invalid parameter", "connection refused", "connection refused: port unreachable"}
+	"peer unreachable", "shutdown guard timeout", "protocol violation", "invalid parameter", "connection refused", "connection refused: port unreachable",
+	"destination unreachable"}
 
 // String returns a short description of the reason.
 func (r Reason) String() string {

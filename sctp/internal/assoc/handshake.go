@@ -122,7 +122,7 @@ func (a *Assoc) initAck5_1B(now time.Time, p *inPacket, c *rxChunk) disp {
 		// Karn: only an INIT that was not retransmitted gives a sample.
 		a.rttSample(now, now.Sub(a.initSent))
 	}
-	a.initRetx = 0
+	a.initRetx, a.initNo = 0, initRefusals{}
 	a.t1RTO = a.currentRTO()
 	a.setState(stateCookieEchoed)
 	a.sendCookieEcho(now)

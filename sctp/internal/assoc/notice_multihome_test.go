@@ -67,7 +67,7 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 		lost := watch(n)
 		n.connect()
 		n.run(time.Minute, func() bool { return n.ca.paths[1].out })
-		n.cli.NoticeMTU(n.now, n.srvAddrs[1], NoticeRefused, n.heartbeatQuote(1), 0)
+		n.cli.Notice(n.now, Notice{To: n.srvAddrs[1], Kind: NoticeRefused, Quote: n.heartbeatQuote(1)})
 		if n.ca.closed {
 			t.Fatalf("a refusal for an unconfirmed address ended the association (%v)", *lost)
 		}
@@ -105,7 +105,7 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 			n.toSend = msgs
 			n.run(time.Minute, func() bool { return n.recv > msgs/4 })
 			n.cut(refused, 1) // it refuses from now on
-			n.cli.NoticeMTU(n.now, n.srvAddrs[refused], NoticeRefused, n.heartbeatQuote(refused), 0)
+			n.cli.Notice(n.now, Notice{To: n.srvAddrs[refused], Kind: NoticeRefused, Quote: n.heartbeatQuote(refused)})
 			if n.ca.closed {
 				t.Fatalf("a refusal for one of two active paths ended the association (%v)", *lost)
 			}
@@ -132,7 +132,7 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 		n := newMHNet(t, 3, [2]simnet.LinkConfig{up, refusing}, nil)
 		lost := watch(n)
 		n.connect()
-		n.cli.NoticeMTU(n.now, n.srvAddrs[0], NoticeRefused, n.heartbeatQuote(0)[:12], 0)
+		n.cli.Notice(n.now, Notice{To: n.srvAddrs[0], Kind: NoticeRefused, Quote: n.heartbeatQuote(0)[:12]})
 		n.run(time.Minute, func() bool { return n.lost })
 		if !n.ca.closed || *lost != reasonPortUnreachable {
 			t.Fatalf("closed %v, reason %v, want ended with %v", n.ca.closed, *lost, reasonPortUnreachable)
@@ -153,7 +153,7 @@ func TestNoticeRefusedMultihomedPath(t *testing.T) {
 			t.Fatal("paths without Config.Multihoming")
 		}
 		quote := finishPacket(appendHeader(nil, a.key.localPort, a.key.peerPort, a.peerTag), 0)
-		n.cli.NoticeMTU(n.now, n.srvAddrs[0], NoticeRefused, quote, 0)
+		n.cli.Notice(n.now, Notice{To: n.srvAddrs[0], Kind: NoticeRefused, Quote: quote})
 		n.run(time.Minute, func() bool { return n.lost })
 		if !a.closed || *lost != reasonPortUnreachable {
 			t.Fatalf("closed %v, reason %v, want ended with %v", a.closed, *lost, reasonPortUnreachable)
@@ -179,13 +179,13 @@ func TestNoticeUnreachableCountsPathHeartbeatOnce(t *testing.T) {
 	quote := n.heartbeatQuote(1)
 	forged := append([]byte(nil), quote...)
 	forged[27] ^= 1 // another nonce
-	n.cli.NoticeMTU(n.now, n.srvAddrs[1], NoticeUnreachable, forged, 0)
-	n.cli.NoticeMTU(n.now, n.srvAddrs[1], NoticeUnreachable, quote[:27], 0) // too short to show the nonce
+	n.cli.Notice(n.now, Notice{To: n.srvAddrs[1], Kind: NoticeUnreachable, Quote: forged})
+	n.cli.Notice(n.now, Notice{To: n.srvAddrs[1], Kind: NoticeUnreachable, Quote: quote[:27]}) // too short to show the nonce
 	if p.errors != before || !p.out {
 		t.Fatalf("errors %d -> %d, outstanding %v: counted without the HEARTBEAT's nonce", before, p.errors, p.out)
 	}
-	n.cli.NoticeMTU(n.now, n.srvAddrs[1], NoticeUnreachable, quote, 0)
-	n.cli.NoticeMTU(n.now, n.srvAddrs[1], NoticeUnreachable, quote, 0)
+	n.cli.Notice(n.now, Notice{To: n.srvAddrs[1], Kind: NoticeUnreachable, Quote: quote})
+	n.cli.Notice(n.now, Notice{To: n.srvAddrs[1], Kind: NoticeUnreachable, Quote: quote})
 	if p.errors != before+1 || p.out {
 		t.Fatalf("errors %d -> %d, outstanding %v, want one more and none outstanding", before, p.errors, p.out)
 	}
@@ -216,7 +216,7 @@ func FuzzNoticeMultihomed(f *testing.F) {
 			binary.BigEndian.PutUint32(quote[4:], tag) // a valid tag half the time
 		}
 		i := int(to & 1)
-		n.cli.NoticeMTU(n.now, n.srvAddrs[i], NoticeKind(kind%4), quote, 0)
+		n.cli.Notice(n.now, Notice{To: n.srvAddrs[i], Kind: NoticeKind(kind % 4), Quote: quote})
 		if n.ca.closed && (i != 0 || NoticeKind(kind%4) != NoticeRefused || len(quote) < 12 || binary.BigEndian.Uint32(quote[4:]) != tag) {
 			t.Fatalf("ended by %v for address %d with a %d-byte quote", NoticeKind(kind%4), i, len(quote))
 		}

@@ -27,10 +27,10 @@ func TestNoticeValidatesTag(t *testing.T) {
 
 	forged := append([]byte(nil), quote...)
 	forged[16] ^= 1 // another Initiate Tag
-	tc.ep.NoticeMTU(tc.now, tc.peer, NoticeRefused, forged, 0)
-	tc.ep.NoticeMTU(tc.now, tc.peer, NoticeRefused, quote[:14], 0)                                                           // too short to show the INIT's tag
-	tc.ep.NoticeMTU(tc.now, peerAddr2, NoticeRefused, quote, 0)                                                              // another destination
-	tc.ep.NoticeMTU(tc.now, tc.peer, NoticeRefused, append(appendHeader(nil, tc.lport, tc.pport, 0x1234), quote[12:]...), 0) // a tag that is not the peer's
+	tc.ep.Notice(tc.now, Notice{To: tc.peer, Kind: NoticeRefused, Quote: forged})
+	tc.ep.Notice(tc.now, Notice{To: tc.peer, Kind: NoticeRefused, Quote: quote[:14]})                                                           // too short to show the INIT's tag
+	tc.ep.Notice(tc.now, Notice{To: peerAddr2, Kind: NoticeRefused, Quote: quote})                                                              // another destination
+	tc.ep.Notice(tc.now, Notice{To: tc.peer, Kind: NoticeRefused, Quote: append(appendHeader(nil, tc.lport, tc.pport, 0x1234), quote[12:]...)}) // a tag that is not the peer's
 	tc.drainEvents()
 	tc.wantNoEvent()
 	tc.wantState(stateCookieWait)
@@ -38,10 +38,10 @@ func TestNoticeValidatesTag(t *testing.T) {
 		t.Fatalf("NoticesDropped %d NoticesIn %d, want 4 and 0", s.NoticesDropped, s.NoticesIn)
 	}
 
-	tc.ep.NoticeMTU(tc.now, tc.peer, NoticeUnreachable, quote, 0)
+	tc.ep.Notice(tc.now, Notice{To: tc.peer, Kind: NoticeUnreachable, Quote: quote})
 	tc.drainEvents()
 	tc.wantNoEvent()
-	tc.ep.NoticeMTU(tc.now, tc.peer, NoticeRefused, quote[:20], 0) // truncated after the Initiate Tag: enough
+	tc.ep.Notice(tc.now, Notice{To: tc.peer, Kind: NoticeRefused, Quote: quote[:20]}) // truncated after the Initiate Tag: enough
 	tc.drainEvents()
 	if ev := tc.wantCantStart(); ev.End.Reason != reasonPortUnreachable || !ev.End.Reason.Refused() {
 		t.Fatalf("reason %v", ev.End.Reason)
@@ -65,8 +65,8 @@ func TestNoticeEstablished(t *testing.T) {
 	tc.connectClient()
 	pkt := finishPacket(appendShutdownComplete(appendHeader(nil, tc.lport, tc.pport, tc.peerTag), true), 0)
 	for range 100 {
-		tc.ep.NoticeMTU(tc.now, tc.peer, NoticeUnreachable, pkt, 0)
-		tc.ep.NoticeMTU(tc.now, tc.peer, NoticeTooBig, pkt, 0)
+		tc.ep.Notice(tc.now, Notice{To: tc.peer, Kind: NoticeUnreachable, Quote: pkt})
+		tc.ep.Notice(tc.now, Notice{To: tc.peer, Kind: NoticeTooBig, Quote: pkt})
 	}
 	tc.drainEvents()
 	tc.wantNoEvent()
@@ -75,10 +75,10 @@ func TestNoticeEstablished(t *testing.T) {
 		t.Fatalf("NoticesIn %d", s.NoticesIn)
 	}
 	bad := finishPacket(appendShutdownComplete(appendHeader(nil, tc.lport, tc.pport, tc.a.localTag), true), 0)
-	tc.ep.NoticeMTU(tc.now, tc.peer, NoticeRefused, bad, 0) // our own tag is not the peer's
+	tc.ep.Notice(tc.now, Notice{To: tc.peer, Kind: NoticeRefused, Quote: bad}) // our own tag is not the peer's
 	tc.drainEvents()
 	tc.wantState(stateEstablished)
-	tc.ep.NoticeMTU(tc.now, tc.peer, NoticeRefused, pkt[:12], 0)
+	tc.ep.Notice(tc.now, Notice{To: tc.peer, Kind: NoticeRefused, Quote: pkt[:12]})
 	tc.drainEvents()
 	if ev := tc.wantCommLost(); ev.End.Reason != reasonPortUnreachable {
 		t.Fatalf("reason %v", ev.End.Reason)
@@ -157,7 +157,7 @@ func FuzzNotice(f *testing.F) {
 			tc.readPackets()
 		}
 		tag := tc.a.peerTag
-		tc.ep.NoticeMTU(tc.now, tc.peer, NoticeKind(kind%4), quote, 0)
+		tc.ep.Notice(tc.now, Notice{To: tc.peer, Kind: NoticeKind(kind % 4), Quote: quote})
 		if tc.a.closed {
 			if len(quote) < 12 || NoticeKind(kind%4) != NoticeRefused {
 				t.Fatalf("ended by %v with a %d-byte quote", NoticeKind(kind%4), len(quote))

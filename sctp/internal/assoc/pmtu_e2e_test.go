@@ -238,13 +238,13 @@ func TestPMTUForgedPTBIgnored(t *testing.T) {
 	ep := p.eps[0]
 	to := p.addrs[1]
 	ignored0, dropped0 := a.stats.PTBIgnored, ep.stats.NoticesDropped
-	ep.NoticeMTU(p.now, to, NoticeTooBig, quote(a.peerTag^1, out), 1280)      // wrong tag
-	ep.NoticeMTU(p.now, to, NoticeTooBig, quote(a.peerTag, out+100000), 1280) // TSN not outstanding
-	ep.NoticeMTU(p.now, to, NoticeTooBig, quote(a.peerTag, out-1), 1280)      // TSN already acknowledged
-	ep.NoticeMTU(p.now, to, NoticeTooBig, quote(a.peerTag, out), 500)         // below BASE_PLPMTU
-	ep.NoticeMTU(p.now, to, NoticeTooBig, quote(a.peerTag, out), 9000)        // not below the PLPMTU
-	ep.NoticeMTU(p.now, to, NoticeTooBig, quote(a.peerTag, out), 0)           // no MTU
-	ep.NoticeMTU(p.now, to, NoticeTooBig, hb(0x1234), 1280)                   // not our probe
+	ep.Notice(p.now, Notice{To: to, Kind: NoticeTooBig, Quote: quote(a.peerTag^1, out), MTU: 1280})      // wrong tag
+	ep.Notice(p.now, Notice{To: to, Kind: NoticeTooBig, Quote: quote(a.peerTag, out+100000), MTU: 1280}) // TSN not outstanding
+	ep.Notice(p.now, Notice{To: to, Kind: NoticeTooBig, Quote: quote(a.peerTag, out-1), MTU: 1280})      // TSN already acknowledged
+	ep.Notice(p.now, Notice{To: to, Kind: NoticeTooBig, Quote: quote(a.peerTag, out), MTU: 500})         // below BASE_PLPMTU
+	ep.Notice(p.now, Notice{To: to, Kind: NoticeTooBig, Quote: quote(a.peerTag, out), MTU: 9000})        // not below the PLPMTU
+	ep.Notice(p.now, Notice{To: to, Kind: NoticeTooBig, Quote: quote(a.peerTag, out)})                   // no MTU
+	ep.Notice(p.now, Notice{To: to, Kind: NoticeTooBig, Quote: hb(0x1234), MTU: 1280})                   // not our probe
 	if got := ep.stats.NoticesDropped - dropped0; got != 1 {
 		t.Fatalf("NoticesDropped %d, want 1 (the wrong tag)", got)
 	}
@@ -255,7 +255,7 @@ func TestPMTUForgedPTBIgnored(t *testing.T) {
 		t.Fatalf("PLPMTU %d, PTBUsed %d after forged reports", pi.MTU, a.stats.PTBUsed)
 	}
 	// A valid one is used: the PLPMTU drops to the reported size at once.
-	ep.NoticeMTU(p.now, to, NoticeTooBig, quote(a.peerTag, out), 1400)
+	ep.Notice(p.now, Notice{To: to, Kind: NoticeTooBig, Quote: quote(a.peerTag, out), MTU: 1400})
 	if pi := a.Paths(nil)[0]; pi.MTU != 1400-ov || a.stats.PTBUsed != 1 {
 		t.Fatalf("PLPMTU %d, PTBUsed %d after a valid report", pi.MTU, a.stats.PTBUsed)
 	}
@@ -311,7 +311,7 @@ func FuzzPTB(f *testing.F) {
 			tag = a.peerTag
 		}
 		quote := append(appendHeader(nil, tc.lport, tc.pport, tag), rest...)
-		tc.ep.NoticeMTU(tc.now, tc.peer, NoticeTooBig, quote, mtu)
+		tc.ep.Notice(tc.now, Notice{To: tc.peer, Kind: NoticeTooBig, Quote: quote, MTU: mtu})
 		after := a.Paths(nil)[0].MTU
 		if after > before || after < a.ep.cfg.PMTUBase || after > a.ep.cfg.MTU {
 			t.Fatalf("PLPMTU %d -> %d (base %d, max %d)", before, after, a.ep.cfg.PMTUBase, a.ep.cfg.MTU)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"syscall"
 	"time"
 )
 
@@ -26,6 +27,11 @@ type Packet struct {
 	// that packet as the error quoted, from its SCTP common header on,
 	// at most maxNoticeQuote bytes and possibly none.
 	Notice NoticeKind
+	// ECN is the IP header's ECN field (RFC 3168). On read, what arrived,
+	// from conns that report it (see EnableECN), else 0. On write, what to
+	// send, for conns that set it per packet (the simulated network); the
+	// UDP and raw IP conns set ECT(0) for the whole socket instead.
+	ECN uint8
 	// MTU is the MTU reported with NoticeTooBig or NoticeLocalTooBig, 0
 	// if none was.
 	MTU int
@@ -36,11 +42,11 @@ type Packet struct {
 	// from that path's address (Linux, batched engine, wildcard-bound
 	// conns; ignored elsewhere). The zero Addr lets the kernel choose.
 	Local netip.Addr
-	// ECN is the IP header's ECN field (RFC 3168). On read, what arrived,
-	// from conns that report it (see EnableECN), else 0. On write, what to
-	// send, for conns that set it per packet (the simulated network); the
-	// UDP and raw IP conns set ECT(0) for the whole socket instead.
-	ECN uint8
+	// Errno is, with a notice, the error the kernel reported with it (the
+	// errno of an ICMP error as the kernel maps it: ENETUNREACH for a
+	// network unreachable, EHOSTUNREACH for a host unreachable, EACCES for
+	// an administrative prohibition, ...), 0 when it gave none.
+	Errno syscall.Errno
 }
 
 // Data returns the valid bytes of p, Buf[:N].

@@ -99,7 +99,7 @@ func (b *batchIO) readNotices(pkts []Packet, view bool) int {
 			if errno != 0 {
 				return // EAGAIN: the queue is empty
 			}
-			kind, mtu := noticeOf(ns.oob[:ns.hdr.Controllen])
+			kind, mtu, errno := noticeOf(ns.oob[:ns.hdr.Controllen])
 			addr := sockaddrToAddrPort(&ns.sa)
 			if kind == NoticeNone || !addr.IsValid() || len(p.Buf) == 0 && !view {
 				continue
@@ -107,7 +107,7 @@ func (b *batchIO) readNotices(pkts []Packet, view bool) int {
 			if view {
 				p.Buf = buf
 			}
-			p.N, p.Addr, p.Notice, p.MTU, p.Local = min(int(n), len(buf)), addr, kind, mtu, netip.Addr{}
+			p.N, p.Addr, p.Notice, p.MTU, p.Local, p.Errno = min(int(n), len(buf)), addr, kind, mtu, netip.Addr{}, errno
 			k++
 		}
 	})
@@ -116,8 +116,9 @@ func (b *batchIO) readNotices(pkts []Packet, view bool) int {
 }
 
 // noticeOf reads the extended error of an error-queue message's control
-// data and says what it means for SCTP.
-func noticeOf(oob []byte) (NoticeKind, int) {
+// data and says what it means for SCTP: the notice, the MTU it reports
+// and the errno the kernel gave it.
+func noticeOf(oob []byte) (NoticeKind, int, unix.Errno) {
 	for len(oob) >= unix.SizeofCmsghdr {
 		c := (*unix.Cmsghdr)(unsafe.Pointer(&oob[0]))
 		l := int(c.Len)
@@ -128,7 +129,8 @@ func noticeOf(oob []byte) (NoticeKind, int) {
 			c.Level == unix.IPPROTO_IPV6 && c.Type == unix.IPV6_RECVERR) &&
 			l >= unix.CmsgLen(int(unsafe.Sizeof(unix.SockExtendedErr{}))) {
 			ee := (*unix.SockExtendedErr)(unsafe.Pointer(&oob[unix.CmsgLen(0)]))
-			return classify(ee.Origin, ee.Type, ee.Code, ee.Errno, ee.Info)
+			kind, mtu := classify(ee.Origin, ee.Type, ee.Code, ee.Errno, ee.Info)
+			return kind, mtu, unix.Errno(ee.Errno)
 		}
 		sp := unix.CmsgSpace(l - unix.CmsgLen(0))
 		if sp > len(oob) {
@@ -136,7 +138,7 @@ func noticeOf(oob []byte) (NoticeKind, int) {
 		}
 		oob = oob[sp:]
 	}
-	return NoticeNone, 0
+	return NoticeNone, 0, 0
 }
 
 // ICMP and ICMPv6 types and codes that classify reads (RFC 792, RFC
@@ -229,7 +231,7 @@ func (b *batchIO) localMTU() int {
 			if errno != 0 {
 				return
 			}
-			if kind, m := noticeOf(oob[:hdr.Controllen]); kind == NoticeLocalTooBig {
+			if kind, m, _ := noticeOf(oob[:hdr.Controllen]); kind == NoticeLocalTooBig {
 				mtu = m
 				return
 			}

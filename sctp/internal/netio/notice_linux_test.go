@@ -56,7 +56,8 @@ func readNotice(t testing.TB, c Conn, send func()) Packet {
 
 // TestUDPNoticeRefused: a datagram to a UDP port where nothing listens
 // comes back as ICMP port unreachable, which a conn with Notices reads as
-// NoticeRefused for the destination, quoting the SCTP packet sent.
+// NoticeRefused for the destination, quoting the SCTP packet sent, with
+// the kernel's errno for it (ECONNREFUSED).
 func TestUDPNoticeRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -81,8 +82,8 @@ func TestUDPNoticeRefused(t *testing.T) {
 						t.Fatalf("WriteBatch = %d, %v", n, err)
 					}
 				})
-				if p.Notice != NoticeRefused || p.Addr != dst {
-					t.Errorf("gro %v: notice %v for %v, want refused for %v", gro, p.Notice, p.Addr, dst)
+				if p.Notice != NoticeRefused || p.Addr != dst || p.Errno != unix.ECONNREFUSED {
+					t.Errorf("gro %v: notice %v (%v) for %v, want refused (ECONNREFUSED) for %v", gro, p.Notice, p.Errno, p.Addr, dst)
 				}
 				if want := pkts[0].Buf[:min(100, maxNoticeQuote)]; !bytes.Equal(p.Data(), want) {
 					t.Errorf("gro %v: quoted %x, want %x", gro, p.Data(), want)

@@ -139,7 +139,7 @@ func (d *DualIPConn) ReadBatch(pkts []Packet) (int, error) {
 					continue // never truncated (Conn's contract)
 				}
 				copy(dst.Buf, src.Data())
-				dst.N, dst.Addr, dst.Notice, dst.MTU, dst.Local, dst.ECN = src.N, src.Addr, src.Notice, src.MTU, src.Local, src.ECN
+				dst.N, dst.Addr, dst.Notice, dst.MTU, dst.Local, dst.ECN, dst.Errno = src.N, src.Addr, src.Notice, src.MTU, src.Local, src.ECN, src.Errno
 				n++
 			}
 			if b.off == b.n {

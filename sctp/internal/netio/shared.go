@@ -100,7 +100,7 @@ var _ Conn = (*SharedConn)(nil)
 // ErrPortInUse is wrapped by the error of OpenSharedUDP, OpenSharedIP or
 // Claim for an SCTP port already served by another endpoint on the same
 // socket; it matches syscall.EADDRINUSE with errors.Is.
-var ErrPortInUse = fmt.Errorf("sctp: SCTP port in use: %w", syscall.EADDRINUSE)
+var ErrPortInUse = fmt.Errorf("SCTP port in use: %w", syscall.EADDRINUSE)
 
 // OpenSharedUDP returns a view of the shared UDP encapsulation socket that
 // uc names, opening it if no endpoint of the process has; port, unless 0,

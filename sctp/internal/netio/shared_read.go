@@ -254,7 +254,7 @@ func (pc *SharedConn) enqueue(p *Packet) bool {
 		buf = make([]byte, p.N, max(p.N, 2048))
 	}
 	copy(buf, p.Data())
-	pc.q = append(pc.q, Packet{Buf: buf, N: p.N, Addr: p.Addr, Notice: p.Notice, MTU: p.MTU, Local: p.Local})
+	pc.q = append(pc.q, Packet{Buf: buf, N: p.N, Addr: p.Addr, Notice: p.Notice, MTU: p.MTU, Local: p.Local, Errno: p.Errno})
 	return len(pc.q) == 1
 }
 
@@ -279,7 +279,7 @@ func (pc *SharedConn) dequeue(pkts []Packet, view bool) int {
 			copy(dst.Buf, q.Buf[:q.N])
 			pc.spare = append(pc.spare, q.Buf)
 		}
-		dst.N, dst.Addr, dst.Notice, dst.MTU, dst.Local = q.N, q.Addr, q.Notice, q.MTU, q.Local
+		dst.N, dst.Addr, dst.Notice, dst.MTU, dst.Local, dst.Errno = q.N, q.Addr, q.Notice, q.MTU, q.Local, q.Errno
 		n++
 	}
 	k := copy(pc.q, pc.q[i:])

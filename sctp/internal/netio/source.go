@@ -57,7 +57,7 @@ func NewSourceChooser(locals []netip.Addr, probe bool) (*SourceChooser, error) {
 	if probe {
 		p, err := NewRouteProbe()
 		if err != nil {
-			return nil, fmt.Errorf("sctp: route probe: %w", err)
+			return nil, fmt.Errorf("route probe: %w", err)
 		}
 		c.probe = p
 	}
@@ -70,12 +70,12 @@ func NewSourceChooser(locals []netip.Addr, probe bool) (*SourceChooser, error) {
 func NewHostSourceChooser() (*SourceChooser, error) {
 	h, err := NewHostAddrs()
 	if err != nil {
-		return nil, fmt.Errorf("sctp: the host's addresses: %w", err)
+		return nil, fmt.Errorf("the host's addresses: %w", err)
 	}
 	p, err := NewRouteProbe()
 	if err != nil {
 		h.Close()
-		return nil, fmt.Errorf("sctp: route probe: %w", err)
+		return nil, fmt.Errorf("route probe: %w", err)
 	}
 	return &SourceChooser{hosts: h, probe: p, srcs: make(map[netip.Addr]netip.Addr)}, nil
 }

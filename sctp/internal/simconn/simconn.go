@@ -24,6 +24,7 @@ import (
 	"net/netip"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/usctp/usctp/sctp/internal/netio"
@@ -54,7 +55,19 @@ type Network struct {
 	armed   time.Time // when timer fires; zero when idle
 	bufs    [][]byte  // recycled delivery buffers
 	noRoute uint64
+	// unreach holds the destinations SetNoRoute and SetICMPUnreachable
+	// made unreachable.
+	unreach map[netip.Addr]unreachable
 }
+
+// unreachable is how sends to an unreachable destination fail.
+type unreachable struct {
+	errno syscall.Errno
+	icmp  bool // the network answers with a notice; else the write fails
+}
+
+// noticeQuote is the bytes of a packet a simulated ICMP error quotes.
+const noticeQuote = 128
 
 // New returns an empty network whose randomness comes from seed.
 func New(seed uint64, cfg Config) *Network {
@@ -100,6 +113,37 @@ func (n *Network) NoRoute() uint64 {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.noRoute
+}
+
+// SetNoRoute makes writes to the IP address dst fail with errno, as a
+// host without a route to it refuses them (ENETUNREACH for no route,
+// EHOSTUNREACH or EACCES for an unreachable or prohibit route): WriteBatch
+// returns the packets before it as sent and an *os.SyscallError of
+// errno. Errno 0 makes dst reachable again.
+func (n *Network) SetNoRoute(dst netip.Addr, errno syscall.Errno) {
+	n.setUnreachable(dst, unreachable{errno: errno})
+}
+
+// SetICMPUnreachable makes the network drop every packet sent to the IP
+// address dst and answer it at once, as a router answers with an ICMP
+// destination unreachable: its sender reads a notice of kind
+// netio.NoticeUnreachable with Errno errno (ENETUNREACH, EHOSTUNREACH),
+// quoting the packet's first 128 bytes. Errno 0 makes dst reachable again.
+func (n *Network) SetICMPUnreachable(dst netip.Addr, errno syscall.Errno) {
+	n.setUnreachable(dst, unreachable{errno: errno, icmp: true})
+}
+
+func (n *Network) setUnreachable(dst netip.Addr, u unreachable) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if u.errno == 0 {
+		delete(n.unreach, dst)
+		return
+	}
+	if n.unreach == nil {
+		n.unreach = make(map[netip.Addr]unreachable)
+	}
+	n.unreach[dst] = u
 }
 
 // Listen returns a Conn at addr.
@@ -179,6 +223,10 @@ type delivered struct {
 	from netip.AddrPort
 	data []byte
 	ecn  uint8 // IP ECN field on arrival
+	// notice and errno: a notice about a packet sent to from
+	// (SetICMPUnreachable), data its quote.
+	notice netio.NoticeKind
+	errno  syscall.Errno
 }
 
 // Conn is one endpoint on a Network; it implements netio.Conn.
@@ -235,7 +283,7 @@ func (c *Conn) take(pkts []netio.Packet) int {
 		p := &pkts[k]
 		if len(d.data) <= len(p.Buf) {
 			p.N = copy(p.Buf, d.data)
-			p.Addr, p.Notice, p.MTU, p.ECN = d.from, netio.NoticeNone, 0, d.ecn
+			p.Addr, p.Notice, p.MTU, p.ECN, p.Errno = d.from, d.notice, 0, d.ecn, d.errno
 			k++
 		} else {
 			c.dropped++
@@ -274,9 +322,29 @@ func (c *Conn) write(pkts []netio.Packet, frag bool) (int, error) {
 		if p.N < 0 || p.N > len(p.Buf) {
 			return i, errors.New("simconn: packet length N outside its Buf")
 		}
+		if u, ok := n.unreach[p.Addr.Addr()]; ok {
+			if !u.icmp {
+				return i, os.NewSyscallError("sendmmsg", u.errno)
+			}
+			c.notice(p, u.errno)
+			continue
+		}
 		n.send(now, c.addr, p.Addr, p.Data(), p.ECN, frag)
 	}
 	return len(pkts), nil
+}
+
+// notice queues for c a notice of kind netio.NoticeUnreachable about p.
+// n.mu is held.
+func (c *Conn) notice(p *netio.Packet, errno syscall.Errno) {
+	q := p.Data()[:min(p.N, noticeQuote)]
+	buf := c.n.getBuf(len(q))
+	copy(buf, q)
+	c.queue = append(c.queue, delivered{from: p.Addr, data: buf, notice: netio.NoticeUnreachable, errno: errno})
+	select {
+	case c.notify <- struct{}{}:
+	default:
+	}
 }
 
 // SetReadDeadline implements netio.Conn.

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"slices"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -242,6 +243,50 @@ func TestNoAllocsSteadyState(t *testing.T) {
 		round()
 		if n := testing.AllocsPerRun(20, round); n != 0 {
 			t.Errorf("%v allocations per batch of 16", n)
+		}
+	})
+}
+
+// SetNoRoute: a write to the destination fails with the errno for that
+// packet, the packets before it are sent; errno 0 routes it again.
+func TestNoRoute(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n, a, b := newPair(t, 1, Config{Link: simnet.LinkConfig{Delay: time.Millisecond}})
+		n.SetNoRoute(addrB.Addr(), syscall.ENETUNREACH)
+		pkts := packets(2, 64)
+		pkts[0].N, pkts[0].Addr = 64, addrA
+		pkts[1].N, pkts[1].Addr = 64, addrB
+		k, err := a.WriteBatch(pkts)
+		if k != 1 || !errors.Is(err, syscall.ENETUNREACH) {
+			t.Fatalf("WriteBatch = %d, %v, want 1, ENETUNREACH", k, err)
+		}
+		n.SetNoRoute(addrB.Addr(), 0)
+		send(t, a, addrB, 7, 1, 64)
+		if got := recvUntil(t, b, time.Second); !slices.Equal(got, []uint32{7}) {
+			t.Fatalf("after the route came back: %v", got)
+		}
+	})
+}
+
+// SetICMPUnreachable: the packet is dropped and its sender reads a
+// NoticeUnreachable for the destination, with the errno and the quote.
+func TestICMPUnreachable(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n, a, b := newPair(t, 1, Config{Link: simnet.LinkConfig{Delay: time.Millisecond}})
+		n.SetICMPUnreachable(addrB.Addr(), syscall.EHOSTUNREACH)
+		send(t, a, addrB, 9, 1, 200)
+		in := packets(4, 2048)
+		k, err := a.ReadBatch(in)
+		if err != nil || k != 1 {
+			t.Fatalf("ReadBatch = %d, %v", k, err)
+		}
+		p := in[0]
+		if p.Notice != netio.NoticeUnreachable || p.Errno != syscall.EHOSTUNREACH || p.Addr != addrB ||
+			p.N != noticeQuote || binary.BigEndian.Uint32(p.Buf) != 9 {
+			t.Fatalf("notice %v errno %v from %v, %d bytes", p.Notice, p.Errno, p.Addr, p.N)
+		}
+		if got := recvUntil(t, b, time.Second); len(got) != 0 {
+			t.Fatalf("the destination received %v", got)
 		}
 	})
 }
