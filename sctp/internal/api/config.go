@@ -207,11 +207,25 @@ type Limits struct {
 	RecvBudget int
 	// InitRate bounds the packets the endpoint answers without an
 	// association (INIT ACK, ABORT to an out-of-the-blue packet,
-	// SHUTDOWN COMPLETE), against reflection: answers per second per
-	// source (an IPv4 address or an IPv6 /64), with bursts of twice that
+	// SHUTDOWN COMPLETE), against reflection toward forged source
+	// addresses and the cost of a flood: answers per second per source
+	// (an IPv4 address or an IPv6 /64), with bursts of twice that
 	// (default DefaultInitRate; negative: no limit); all sources together
 	// get at most 20,000 a second. The packets not answered are dropped
 	// (Stats.RateLimited).
+	//
+	// The limit is by pressure: past its burst, a source may draw on a
+	// reserve of ten seconds of InitRate (1,000 answers by default)
+	// shared by all sources, and an answer whose COOKIE ECHO comes back
+	// (it reached a host that owns its address) is given back to the
+	// source and the reserve. So one host can open 1,200 associations at
+	// once, and again as soon as their handshakes completed, while
+	// answers to forged addresses, never confirmed, spend the reserve:
+	// the endpoint is then under pressure, and every source is held to
+	// its burst and InitRate a second until the reserve refills at
+	// InitRate a second. One forged source gets at most its burst, the
+	// reserve and InitRate a second; many, their bursts and rates and the
+	// reserve once.
 	InitRate int
 }
 
