@@ -212,7 +212,8 @@ type Limits struct {
 	// (an IPv4 address or an IPv6 /64), with bursts of twice that
 	// (default DefaultInitRate; negative: no limit); all sources together
 	// get at most 20,000 a second. The packets not answered are dropped
-	// (Stats.RateLimited).
+	// (Stats.RateLimited); a usctp dialer counts its INITs dropped so in
+	// Stats.InitsUnanswered.
 	//
 	// The limit is by pressure: past its burst, a source may draw on a
 	// reserve of ten seconds of InitRate (1,000 answers by default)
