@@ -12,20 +12,20 @@ import (
 )
 
 // The limits against hostile peers have defaults: 4096
-// associations, a backlog of 128, a 256 MiB memory budget, 100
+// associations, a backlog of 1024, a 256 MiB memory budget, 100
 // out-of-the-blue answers a second per source with a reserve of ten
 // seconds of that; negative values turn MaxAssociations and the others
 // off.
 func TestConfigHostileDefaults(t *testing.T) {
 	d := (*Config)(nil).withDefaults()
-	if d.Limits.MaxAssociations != DefaultMaxAssociations || DefaultMaxAssociations != 4096 || d.Limits.Backlog != 128 {
+	if d.Limits.MaxAssociations != DefaultMaxAssociations || DefaultMaxAssociations != 4096 || d.Limits.Backlog != 1024 {
 		t.Fatalf("MaxAssociations %d, Backlog %d", d.Limits.MaxAssociations, d.Limits.Backlog)
 	}
 	if DefaultMemoryBudget != 256<<20 || DefaultInitRate != 100 {
 		t.Fatalf("DefaultMemoryBudget %d, DefaultInitRate %d", DefaultMemoryBudget, DefaultInitRate)
 	}
 	cc := d.coreConfig(48)
-	if cc.MaxAssociations != 4096 || cc.Backlog != 128 || cc.MemoryBudget != DefaultMemoryBudget || cc.InitRate != DefaultInitRate {
+	if cc.MaxAssociations != 4096 || cc.Backlog != 1024 || cc.MemoryBudget != DefaultMemoryBudget || cc.InitRate != DefaultInitRate {
 		t.Fatalf("core config %d/%d/%d/%d", cc.MaxAssociations, cc.Backlog, cc.MemoryBudget, cc.InitRate)
 	}
 	if cc.InitReserve != 10*DefaultInitRate {

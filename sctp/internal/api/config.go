@@ -38,7 +38,7 @@ const (
 	defaultMaxInitRetransmits = 8
 	defaultUnsentLimit        = 256 << 10
 	defaultBufferMax          = 16 << 20
-	defaultBacklog            = 128
+	defaultBacklog            = 1024
 	maxInitialWindow          = 100
 )
 
@@ -177,10 +177,13 @@ type Limits struct {
 	// (Stats.AssocsRefused), and Dial fails.
 	MaxAssociations int
 	// Backlog bounds the associations that arrived and that Accept has
-	// not returned yet (default 128). A COOKIE ECHO beyond it is dropped
-	// without an answer (Stats.BacklogDropped), so the peer sends it again
-	// and is served once Accept made room. Until Accept returns it, an
-	// association advertises a receive window of 64 KiB at most.
+	// not returned yet (default 1024: a thousand handshakes completed
+	// at once, before the accept loop runs, all wait; a full backlog of
+	// peers sending data holds at most half the default MemoryBudget). A
+	// COOKIE ECHO beyond it is dropped without an answer
+	// (Stats.BacklogDropped), so the peer sends it again and is served
+	// once Accept made room. Until Accept returns it, an association
+	// advertises a receive window of 64 KiB at most.
 	Backlog int
 	// MemoryBudget bounds the memory in bytes that the received data of
 	// all the endpoint's associations costs together (default
