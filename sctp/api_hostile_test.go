@@ -12,24 +12,31 @@ import (
 )
 
 // The limits against hostile peers have defaults: 4096
-// associations, a 256 MiB memory budget, 100 out-of-the-blue answers a
-// second per source; negative values turn MaxAssociations and the others
+// associations, a backlog of 1024, a 256 MiB memory budget, 100
+// out-of-the-blue answers a second per source with a reserve of ten
+// seconds of that; negative values turn MaxAssociations and the others
 // off.
 func TestConfigHostileDefaults(t *testing.T) {
 	d := (*Config)(nil).withDefaults()
-	if d.Limits.MaxAssociations != DefaultMaxAssociations || DefaultMaxAssociations != 4096 || d.Limits.Backlog != 128 {
+	if d.Limits.MaxAssociations != DefaultMaxAssociations || DefaultMaxAssociations != 4096 || d.Limits.Backlog != 1024 {
 		t.Fatalf("MaxAssociations %d, Backlog %d", d.Limits.MaxAssociations, d.Limits.Backlog)
 	}
 	if DefaultMemoryBudget != 256<<20 || DefaultInitRate != 100 {
 		t.Fatalf("DefaultMemoryBudget %d, DefaultInitRate %d", DefaultMemoryBudget, DefaultInitRate)
 	}
 	cc := d.coreConfig(48)
-	if cc.MaxAssociations != 4096 || cc.Backlog != 128 || cc.MemoryBudget != DefaultMemoryBudget || cc.InitRate != DefaultInitRate {
+	if cc.MaxAssociations != 4096 || cc.Backlog != 1024 || cc.MemoryBudget != DefaultMemoryBudget || cc.InitRate != DefaultInitRate {
 		t.Fatalf("core config %d/%d/%d/%d", cc.MaxAssociations, cc.Backlog, cc.MemoryBudget, cc.InitRate)
+	}
+	if cc.InitReserve != 10*DefaultInitRate {
+		t.Fatalf("core config InitReserve %d, want ten seconds of InitRate", cc.InitReserve)
 	}
 	neg := (&Config{Limits: Limits{MaxAssociations: -1, MemoryBudget: -1, InitRate: -1}}).withDefaults()
 	if cc := neg.coreConfig(48); cc.MaxAssociations > 0 || cc.MemoryBudget >= 0 || cc.InitRate >= 0 {
 		t.Fatalf("negative limits give core config %d/%d/%d", cc.MaxAssociations, cc.MemoryBudget, cc.InitRate)
+	}
+	if cc := neg.coreConfig(48); cc.InitReserve != 0 {
+		t.Fatalf("no limit, core config InitReserve %d", cc.InitReserve)
 	}
 	bubble(t, func(t *testing.T) {
 		n := simconn.New(1, simconn.Config{})

@@ -300,5 +300,12 @@ func (c *Config) coreConfig(overhead int) assoc.Config {
 		PMTUDiscovery: !c.DisablePMTUDiscovery,
 		PMTUOverhead:  overhead,
 		PMTUBase:      assoc.BasePLPMTU - overhead,
+		InitReserve:   initReserve(c.Limits.InitRate),
 	}
 }
+
+// initReserve returns the reserve of answers without an association
+// (assoc.Config.InitReserve) of an endpoint that answers rate a second
+// per source: ten seconds' worth, so that with the default rate one host
+// can open a thousand associations at once.
+func initReserve(rate int) int { return 10 * max(rate, 0) }

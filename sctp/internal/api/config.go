@@ -38,7 +38,7 @@ const (
 	defaultMaxInitRetransmits = 8
 	defaultUnsentLimit        = 256 << 10
 	defaultBufferMax          = 16 << 20
-	defaultBacklog            = 128
+	defaultBacklog            = 1024
 	maxInitialWindow          = 100
 )
 
@@ -177,10 +177,13 @@ type Limits struct {
 	// (Stats.AssocsRefused), and Dial fails.
 	MaxAssociations int
 	// Backlog bounds the associations that arrived and that Accept has
-	// not returned yet (default 128). A COOKIE ECHO beyond it is dropped
-	// without an answer (Stats.BacklogDropped), so the peer sends it again
-	// and is served once Accept made room. Until Accept returns it, an
-	// association advertises a receive window of 64 KiB at most.
+	// not returned yet (default 1024: a thousand handshakes completed
+	// at once, before the accept loop runs, all wait; a full backlog of
+	// peers sending data holds at most half the default MemoryBudget). A
+	// COOKIE ECHO beyond it is dropped without an answer
+	// (Stats.BacklogDropped), so the peer sends it again and is served
+	// once Accept made room. Until Accept returns it, an association
+	// advertises a receive window of 64 KiB at most.
 	Backlog int
 	// MemoryBudget bounds the memory in bytes that the received data of
 	// all the endpoint's associations costs together (default
@@ -207,11 +210,26 @@ type Limits struct {
 	RecvBudget int
 	// InitRate bounds the packets the endpoint answers without an
 	// association (INIT ACK, ABORT to an out-of-the-blue packet,
-	// SHUTDOWN COMPLETE), against reflection: answers per second per
-	// source (an IPv4 address or an IPv6 /64), with bursts of twice that
+	// SHUTDOWN COMPLETE), against reflection toward forged source
+	// addresses and the cost of a flood: answers per second per source
+	// (an IPv4 address or an IPv6 /64), with bursts of twice that
 	// (default DefaultInitRate; negative: no limit); all sources together
 	// get at most 20,000 a second. The packets not answered are dropped
-	// (Stats.RateLimited).
+	// (Stats.RateLimited); a usctp dialer counts its INITs dropped so in
+	// Stats.InitsUnanswered.
+	//
+	// The limit is by pressure: past its burst, a source may draw on a
+	// reserve of ten seconds of InitRate (1,000 answers by default)
+	// shared by all sources, and an answer whose COOKIE ECHO comes back
+	// (it reached a host that owns its address) is given back to the
+	// source and the reserve. So one host can open 1,200 associations at
+	// once, and again as soon as their handshakes completed, while
+	// answers to forged addresses, never confirmed, spend the reserve:
+	// the endpoint is then under pressure, and every source is held to
+	// its burst and InitRate a second until the reserve refills at
+	// InitRate a second. One forged source gets at most its burst, the
+	// reserve and InitRate a second; many, their bursts and rates and the
+	// reserve once.
 	InitRate int
 }
 

@@ -25,7 +25,7 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("negative Buffers fields changed: %+v", b)
 	}
 	l := Limits{}.WithDefaults(Buffers{})
-	if l != (Limits{MaxAssociations: 4096, Backlog: 128, MemoryBudget: 256 << 20, SendBudget: 1 << 20, InitRate: 100}) {
+	if l != (Limits{MaxAssociations: 4096, Backlog: 1024, MemoryBudget: 256 << 20, SendBudget: 1 << 20, InitRate: 100}) {
 		t.Errorf("Limits defaults %+v", l)
 	}
 	if l := (Limits{}).WithDefaults(Buffers{SendBuffer: 4 << 20}); l.SendBudget != 4<<20 {

@@ -118,6 +118,15 @@ type Counters struct {
 	// RestartsRefused counts INITs for an existing association refused
 	// because they add peer addresses (RFC 9260 sections 5.2.1, 5.2.2).
 	RestartsRefused uint64
+	// InitsUnanswered counts the INITs of a dial that got no INIT ACK
+	// before their T1-init timer expired, the last one included: the
+	// signal that a dial waited because the peer did not answer. A
+	// server limiting the INITs of one source (usctp's Limits.InitRate,
+	// its Stats.RateLimited) drops them unanswered, as does a lossy
+	// network; each costs the dial a retransmission timeout (1 s by
+	// default, doubling). A COOKIE ECHO that got no COOKIE ACK (a
+	// server's backlog full) counts in HandshakeRetx only.
+	InitsUnanswered uint64
 
 	// Loss recovery (transfer engine): entries into fast recovery, chunks
 	// found lost again after a retransmission, tail loss probes sent,

@@ -11,7 +11,11 @@ import (
 // What an endpoint lets hostile peers cost it: a memory budget
 // shared by the received data of all its associations, bounds on the
 // associations it holds and on those not accepted yet, and a rate limit on
-// the packets it answers without an association.
+// the packets it answers without an association. The rate limit is by
+// pressure: a source is held to its burst (twice InitRate) and InitRate
+// answers a second only once the reserve (InitReserve) that lets one host
+// open many associations at once is spent, which answers to forged
+// addresses do and answers confirmed by a COOKIE ECHO do not.
 
 // pendingRecvBuffer is the receive buffer of an association not accepted
 // yet (Config.Limits.Backlog > 0): a full accept queue of peers sending data
@@ -36,11 +40,20 @@ func (ep *Endpoint) setupLimits() {
 // of sources is some 200 KB: made on the first packet to answer, so that
 // the endpoint of each dialed association does not carry one for nothing.
 func (ep *Endpoint) newLimiter() {
-	var c ratelimit.Config
+	c := ratelimit.Config{Reserve: ep.cfg.InitReserve}
 	if r := ep.cfg.InitRate; r > 0 {
 		c.Rate, c.Burst = r, 2*r
 	}
 	ep.limiter = ratelimit.New(c)
+}
+
+// answerConfirmed tells the rate limiter that the COOKIE ECHO p, which
+// created an association, confirms an answer: the INIT ACK reached the
+// host at p's source, which is no reflector's victim.
+func (ep *Endpoint) answerConfirmed(now time.Time, p *inPacket) {
+	if ep.limiter != nil {
+		ep.limiter.Confirm(now, p.from.Addr())
+	}
 }
 
 // mayAnswer reports whether the rate limit lets the endpoint answer the

@@ -398,3 +398,132 @@ func TestOOTBAnswersRateLimited(t *testing.T) {
 		}
 	}
 }
+
+// handshakeFrom sends an INIT from the address from with SCTP source port
+// port and, if the endpoint answers it, the COOKIE ECHO of its INIT ACK;
+// it reports whether the INIT was answered (the association is then up).
+func handshakeFrom(tc *testConn, from netip.AddrPort, port uint16) bool {
+	tc.t.Helper()
+	b := appendHeader(nil, port, tc.lport, 0)
+	b = append(b, initChunk(chunk.TypeInit, 0x5151, 65536, 10, 10, 1)...)
+	tc.ep.receive(tc.now, from, finishPacket(b, 0))
+	tc.readPackets()
+	var in initInfo
+	for _, p := range tc.sent {
+		if p.p.chunks[0].typ == chunk.TypeInitAck {
+			in = initValue(tc.t, &p.p.chunks[0])
+		}
+	}
+	tc.sent = nil
+	if in.cookie == nil {
+		return false
+	}
+	b = appendHeader(nil, port, tc.lport, in.tag)
+	b = append(b, chunkOf(chunk.TypeCookieEcho, 0, in.cookie)...)
+	tc.ep.receive(tc.now, from, finishPacket(b, 0))
+	tc.readPackets()
+	up := false
+	for _, p := range tc.sent {
+		up = up || p.p.chunks[0].typ == chunk.TypeCookieAck
+	}
+	tc.sent = nil
+	if !up {
+		tc.t.Fatalf("no COOKIE ACK to the COOKIE ECHO from %v port %d", from, port)
+	}
+	return true
+}
+
+// The rate limit of INIT answers is by pressure. With the shell's numbers
+// (InitRate 100, a reserve of 1,000), one host can start 1,200
+// associations at once, and a host whose INIT ACKs come back as COOKIE
+// ECHOs gets its answers back, so it can do it again: what limits is the
+// answers nobody confirms. A flood of INITs from a forged source spends
+// the reserve; then every source is held to its burst (200) and rate
+// again, but a host that completes its handshakes is still served.
+func TestInitRateByPressure(t *testing.T) {
+	cfg := testConfig()
+	cfg.InitRate, cfg.InitReserve = 100, 1000
+	tc := newTestEndpoint(t, cfg)
+	host := netip.MustParseAddrPort("192.0.2.10:9899")
+	for i := range 1000 {
+		if !handshakeFrom(tc, host, uint16(10000+i)) {
+			t.Fatalf("INIT %d of a burst of 1,000 not answered", i)
+		}
+	}
+	// The same again, at the same instant: the 1,000 were confirmed.
+	for i := range 1000 {
+		if !handshakeFrom(tc, host, uint16(20000+i)) {
+			t.Fatalf("INIT %d of a second burst not answered", i)
+		}
+	}
+	if s := tc.ep.Stats(); s.RateLimited != 0 || s.AssocsUp != 2000 {
+		t.Fatalf("RateLimited %d, AssocsUp %d; want 0, 2000", s.RateLimited, s.AssocsUp)
+	}
+	// INITs nobody confirms: the burst and the reserve, then nothing.
+	answered := 0
+	for range 5000 {
+		if initFrom(tc, netip.MustParseAddrPort("198.51.100.7:9899")) {
+			answered++
+		}
+	}
+	if answered != 1200 || tc.ep.Stats().RateLimited != 3800 {
+		t.Fatalf("forged source: %d of 5,000 answered, %d limited; want 1,200", answered, tc.ep.Stats().RateLimited)
+	}
+	// Under pressure another source gets its burst of 200, not more.
+	answered = 0
+	for range 1000 {
+		if initFrom(tc, netip.MustParseAddrPort("198.51.100.8:9899")) {
+			answered++
+		}
+	}
+	if answered != 200 {
+		t.Fatalf("under pressure: %d of 1,000 answered, want the burst of 200", answered)
+	}
+	// The host that confirms its answers still gets them one by one.
+	for i := range 500 {
+		if !handshakeFrom(tc, host, uint16(30000+i)) {
+			t.Fatalf("handshake %d of a confirming host under pressure not answered", i)
+		}
+	}
+}
+
+// A flood of INITs from one forged source, and from many, stays within the
+// documented bounds with the shell's numbers (InitRate 100, reserve
+// 1,000): over ten seconds one source gets its burst, the reserve and
+// 100 a second (2,200); twenty sources get twenty bursts and rates and
+// the reserve at most once (26,000), not twenty times.
+func TestInitFloodBoundedByPressure(t *testing.T) {
+	cfg := testConfig()
+	cfg.InitRate, cfg.InitReserve = 100, 1000
+	tc := newTestEndpoint(t, cfg)
+	victim := netip.MustParseAddrPort("198.51.100.7:9899")
+	answered := 0
+	for range 10_000 { // 1,000 INITs a second for 10 s
+		tc.now = tc.now.Add(time.Millisecond)
+		if initFrom(tc, victim) {
+			answered++
+		}
+	}
+	if answered > 2200 || answered < 2199 {
+		t.Fatalf("one forged source: %d INITs answered in 10 s, want 200 + 1,000 + 10 x 100", answered)
+	}
+	tc = newTestEndpoint(t, cfg)
+	answered = 0
+	for range 1000 { // 20 sources, 2,000 INITs a second each, for 10 s
+		tc.now = tc.now.Add(10 * time.Millisecond)
+		for s := range 20 {
+			from := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 1, 0, byte(s)}), 9899)
+			for range 20 {
+				if initFrom(tc, from) {
+					answered++
+				}
+			}
+		}
+	}
+	if most := 20*(200+10*100) + 1000 + 10*100; answered > most {
+		t.Fatalf("20 forged sources: %d INITs answered in 10 s, more than %d", answered, most)
+	}
+	if least := 20 * (200 + 10*100 - 1); answered < least {
+		t.Fatalf("20 forged sources: %d INITs answered in 10 s, fewer than without a reserve (%d)", answered, least)
+	}
+}

@@ -74,6 +74,13 @@ type Config struct {
 	// an endpoint of one family says so in its INIT (Supported Address
 	// Types), so that the peer lists only addresses of that family.
 	Families AddrFamilies
+	// InitReserve is how many answers without an association a source
+	// may get beyond its burst of twice InitRate while the endpoint is
+	// not under pressure (ratelimit.Config.Reserve: a pool of that many,
+	// shared by all sources, refilled at InitRate per second and by the
+	// COOKIE ECHOs that confirm its answers). The shell sets ten seconds
+	// of InitRate; zero: no reserve.
+	InitReserve int
 }
 
 func (c *Config) setDefaults() {

@@ -397,6 +397,7 @@ func (ep *Endpoint) cookieEchoNoTCB(now time.Time, p *inPacket) {
 	if !ep.admit(p, &c) {
 		return
 	}
+	ep.answerConfirmed(now, p)
 	key := assocKey{peer: p.from, localPort: p.dstPort, peerPort: p.srcPort}
 	a := ep.newAssoc(key)
 	a.localTag = c.localTag

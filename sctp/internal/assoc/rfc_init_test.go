@@ -278,6 +278,47 @@ func TestT1CookieRetransmit(t *testing.T) {
 	}
 }
 
+// A dialing association counts the INITs that went unanswered (a server
+// limiting INITs drops them silently): each T1-init expiry, the last one
+// that ends the handshake included, and not the COOKIE ECHOs. The count
+// stays readable on the association once it is up, and on the endpoint
+// once a failed one is gone.
+func TestInitsUnanswered(t *testing.T) {
+	cfg := testConfig()
+	cfg.MaxInitRetransmits = 3
+	tc := newTestEndpoint(t, cfg)
+	a, _ := tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
+	tc.a = a
+	tc.wantChunk(chunk.TypeInit)
+	for range 2 {
+		tc.advanceToTimer()
+		tc.wantChunk(chunk.TypeInit)
+	}
+	tc.writeChunks(initChunk(chunk.TypeInitAck, tc.peerTag, 65536, 100, 100, tc.peerTSN, param(chunk.ParamStateCookie, []byte("c"))))
+	tc.wantChunk(chunk.TypeCookieEcho)
+	tc.advanceToTimer()
+	tc.wantChunk(chunk.TypeCookieEcho)
+	tc.writeChunks(chunkOf(chunk.TypeCookieAck, 0, nil))
+	tc.wantState(stateEstablished)
+	if s := a.Stats(); s.InitsUnanswered != 2 || s.HandshakeRetx != 3 {
+		t.Fatalf("InitsUnanswered %d, HandshakeRetx %d; want 2 and 3", s.InitsUnanswered, s.HandshakeRetx)
+	}
+
+	tc = newTestEndpoint(t, cfg)
+	a, _ = tc.ep.connect(tc.now, tc.peer, tc.lport, tc.pport)
+	tc.a = a
+	tc.wantChunk(chunk.TypeInit)
+	for range 3 {
+		tc.advanceToTimer()
+		tc.wantChunk(chunk.TypeInit)
+	}
+	tc.advanceToTimer()
+	tc.wantCantStart()
+	if n := tc.ep.Stats().InitsUnanswered; !a.closed || n != 4 {
+		t.Fatalf("closed %v, InitsUnanswered %d; want 4 (1 + MaxInitRetransmits)", a.closed, n)
+	}
+}
+
 // RFC 9260 section 3.3.3: "If an endpoint in the COOKIE-WAIT state receives
 // an INIT ACK chunk with the Initiate Tag set to 0, it MUST destroy the TCB
 // and SHOULD send an ABORT chunk with the T bit set."

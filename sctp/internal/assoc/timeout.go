@@ -65,6 +65,9 @@ func (a *Assoc) expire(now time.Time) {
 // times. After that, the endpoint MUST abort the initialization process and
 // report the error to the SCTP user.").
 func (a *Assoc) t1Expired(now time.Time, cookie bool) {
+	if !cookie {
+		a.stats.InitsUnanswered++
+	}
 	a.initRetx++
 	if a.initRetx > a.ep.cfg.MaxInitRetransmits {
 		a.fail(reasonInitTimeout, 0)

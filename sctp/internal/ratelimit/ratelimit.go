@@ -9,8 +9,22 @@
 // /64 for IPv6: one host, or one site that can pick any address in its
 // /64) in a fixed-size table, and one bucket for all sources together.
 // It allocates nothing after New, keeps no time of its own (now is an
-// argument, as everywhere in the association core) and is not safe for
-// concurrent use: the endpoint's owner calls it.
+// argument, as everywhere in the association core: the time the caller
+// read when the packet arrived) and is not safe for concurrent use: the
+// endpoint's owner calls it.
+//
+// A legitimate host may open many associations at once (a load test, a
+// pool of connections) and would be held to its burst like a reflector's
+// victim. With a reserve (Config.Reserve), a source may go on past its
+// burst by drawing on a pool shared by all sources, as long as the pool
+// holds tokens. An answer whose COOKIE ECHO comes back (Confirm) went to a
+// host that owns its address: confirming returns its token to the source
+// and, if it was drawn from the pool, to the pool. Answers to forged
+// addresses are never confirmed, so a flood, from one source or many,
+// drains the pool: the endpoint is then under pressure, and every source
+// is held to its own burst and rate again until the pool refills at Rate
+// per second. What the reserve adds to the bounds without it is the pool
+// once and Rate answers a second, for all sources together.
 package ratelimit
 
 import (
@@ -28,23 +42,41 @@ const (
 	DefaultSources     = 4096 // sources tracked
 )
 
-// Config sets a Limiter's rates. Zero fields take the defaults above.
+// maxAnswers bounds each rate and bucket size of a Config, so that a
+// bucket of a burst and a reserve, in nanoseconds' worth of tokens, fits
+// an int64.
+const maxAnswers = 1 << 32
+
+// Config sets a Limiter's rates. Zero fields but Reserve take the
+// defaults above.
 type Config struct {
 	Rate, Burst             int // per source prefix: answers per second, and in a row
 	GlobalRate, GlobalBurst int // for all sources together
 	Sources                 int // source prefixes tracked (rounded up to a power of two)
+	// Reserve is how many answers beyond its Burst a source may get
+	// while the pool shared by all sources, Reserve answers refilled at
+	// Rate per second and by Confirm, holds tokens (zero: no reserve;
+	// every source is held to its Burst).
+	Reserve int
 }
 
 // Limiter is a per-source and global rate limiter; see the package doc.
 type Limiter struct {
 	per, all rate
+	pool     rate  // the reserve shared by all sources
+	reserve  int64 // Config.Reserve: the bottom of each source's bucket, drawn only with a pool token
 	global   bucket
+	shared   bucket  // the reserve's pool
 	table    []entry // two-way set associative: sets of two entries
 	mask     uint64  // sets - 1
 	seed     maphash.Seed
-	// Limited counts the answers refused: by the source's bucket, and by
-	// the global one.
+	// Limited counts the answers refused: by the source's bucket (its
+	// burst spent, or its reserve while the pool is empty), and by the
+	// global one.
 	Limited, LimitedGlobal uint64
+	// Reserved counts the answers drawn on the reserve, and Confirmed
+	// the answers confirmed (Confirm).
+	Reserved, Confirmed uint64
 }
 
 // rate is a refill rate and a bucket size, in tokens of 1/1e9 answer so
@@ -73,12 +105,17 @@ func New(c Config) *Limiter {
 		if v <= 0 {
 			return int64(d)
 		}
-		return int64(v)
+		return min(int64(v), maxAnswers)
 	}
+	perSec, reserve := def(c.Rate, DefaultRate), min(int64(max(c.Reserve, 0)), maxAnswers)
 	l := &Limiter{
-		per:  rate{def(c.Rate, DefaultRate), def(c.Burst, DefaultBurst)},
-		all:  rate{def(c.GlobalRate, DefaultGlobalRate), def(c.GlobalBurst, DefaultGlobalBurst)},
-		seed: maphash.MakeSeed(),
+		// A source's bucket holds its burst on top of its share of the
+		// reserve; it refills from the bottom, the reserve first.
+		per:     rate{perSec, def(c.Burst, DefaultBurst) + reserve},
+		all:     rate{def(c.GlobalRate, DefaultGlobalRate), def(c.GlobalBurst, DefaultGlobalBurst)},
+		pool:    rate{perSec, reserve},
+		reserve: reserve,
+		seed:    maphash.MakeSeed(),
 	}
 	n := 2
 	for n < int(def(c.Sources, DefaultSources)) {
@@ -102,8 +139,9 @@ func Prefix(addr netip.Addr) netip.Prefix {
 }
 
 // Allow reports whether the endpoint may answer a packet from src at now,
-// and if so takes a token from src's bucket and from the global one. A
-// refusal is counted in Limited or LimitedGlobal.
+// and if so takes a token from src's bucket and from the global one, and
+// one from the pool when src's burst is spent and its token comes from
+// the reserve. A refusal is counted in Limited or LimitedGlobal.
 func (l *Limiter) Allow(now time.Time, src netip.Addr) bool {
 	t := now.UnixNano()
 	e := l.lookup(Prefix(src), t)
@@ -112,6 +150,14 @@ func (l *Limiter) Allow(now time.Time, src netip.Addr) bool {
 		l.Limited++
 		return false
 	}
+	reserved := e.tokens < (l.reserve+1)*1e9 // no whole token above the reserve
+	if reserved {
+		l.shared.refill(t, l.pool)
+		if l.shared.tokens < 1e9 {
+			l.Limited++ // under pressure: the source has its burst only
+			return false
+		}
+	}
 	l.global.refill(t, l.all)
 	if l.global.tokens < 1e9 {
 		l.LimitedGlobal++
@@ -119,7 +165,53 @@ func (l *Limiter) Allow(now time.Time, src netip.Addr) bool {
 	}
 	e.tokens -= 1e9
 	l.global.tokens -= 1e9
+	if reserved {
+		l.shared.tokens -= 1e9
+		l.Reserved++
+	}
 	return true
+}
+
+// Confirm tells the limiter that a host at src answered one of the
+// endpoint's answers (its COOKIE ECHO created an association: src is its
+// own address, not a reflector's victim). The token goes back to src's
+// bucket, and to the pool while src's bucket is within its reserve, so
+// the pool gets back at most what src drew on it. A source no longer
+// tracked gets nothing back (it starts again with a full bucket).
+func (l *Limiter) Confirm(now time.Time, src netip.Addr) {
+	t := now.UnixNano()
+	e := l.find(Prefix(src))
+	if e == nil {
+		return
+	}
+	l.Confirmed++
+	e.refill(t, l.per)
+	if e.tokens < l.reserve*1e9 {
+		l.shared.refill(t, l.pool)
+		l.shared.tokens = min(l.shared.tokens+1e9, l.pool.burst*1e9)
+	}
+	e.tokens = min(e.tokens+1e9, l.per.burst*1e9)
+}
+
+// find returns p's entry, or nil when p is not tracked.
+func (l *Limiter) find(p netip.Prefix) *entry {
+	return in(l.set(p), p)
+}
+
+// set returns the two entries p may be kept in.
+func (l *Limiter) set(p netip.Prefix) []entry {
+	h := maphash.Comparable(l.seed, p)
+	return l.table[2*(h&l.mask):][:2]
+}
+
+// in returns p's entry in set, or nil.
+func in(set []entry, p netip.Prefix) *entry {
+	for i := range set {
+		if set[i].last != 0 && set[i].key == p {
+			return &set[i]
+		}
+	}
+	return nil
 }
 
 // lookup returns p's entry, making one (a full bucket) in place of the
@@ -129,12 +221,9 @@ func (l *Limiter) Allow(now time.Time, src netip.Addr) bool {
 // cannot pick whom it evicts; and a forgotten source was at worst given a
 // full burst again.
 func (l *Limiter) lookup(p netip.Prefix, t int64) *entry {
-	h := maphash.Comparable(l.seed, p)
-	set := l.table[2*(h&l.mask):][:2]
-	for i := range set {
-		if set[i].last != 0 && set[i].key == p {
-			return &set[i]
-		}
+	set := l.set(p)
+	if e := in(set, p); e != nil {
+		return e
 	}
 	e := &set[0]
 	if set[1].last < set[0].last {
