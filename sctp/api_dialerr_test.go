@@ -267,5 +267,8 @@ func TestListenErrorNamesAddress(t *testing.T) {
 			!errors.Is(err, syscall.EADDRINUSE) {
 			t.Errorf("%q: want \"listen sctp %s: \", \"sctp\" once, EADDRINUSE", s, tc.addr)
 		}
+		if s := err.Error(); strings.Contains(s, "netio") {
+			t.Errorf("%q names an internal package", s)
+		}
 	}
 }

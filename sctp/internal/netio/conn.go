@@ -112,7 +112,7 @@ var ErrNeedRaw = errors.New("raw IP sockets for SCTP need CAP_NET_RAW (run as ro
 // larger than the local link allows and the socket may not fragment it
 // (DontFragment). The packet is not sent; the caller may drop it, lower
 // its path MTU estimate, and go on with pkts[n+1:].
-var ErrPacketTooBig = errors.New("netio: packet exceeds the local MTU and may not be fragmented")
+var ErrPacketTooBig = errors.New("sctp: packet exceeds the local MTU and may not be fragmented")
 
 // TooBigError is the error of WriteBatch for a packet larger than the
 // local MTU (it wraps ErrPacketTooBig and the system call's error). MTU

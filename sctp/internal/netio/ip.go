@@ -70,9 +70,9 @@ func ListenIP(cfg IPConfig) (*IPConn, error) {
 	c, err := net.ListenIP(network, &net.IPAddr{IP: addr.AsSlice(), Zone: addr.Zone()})
 	if err != nil {
 		if errors.Is(err, os.ErrPermission) {
-			return nil, fmt.Errorf("netio: raw IP socket on %v: %w: %w", addr, ErrNeedRaw, err)
+			return nil, fmt.Errorf("socket on %v: %w: %w", addr, ErrNeedRaw, err)
 		}
-		return nil, fmt.Errorf("netio: raw IP socket on %v: %w", addr, err)
+		return nil, fmt.Errorf("socket on %v: %w", addr, err)
 	}
 	buf := cfg.SocketBuffer
 	if buf == 0 {

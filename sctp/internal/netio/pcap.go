@@ -93,7 +93,7 @@ func (w *PcapWriter) WritePacketECN(src, dst netip.AddrPort, sctp []byte, ecn ui
 		return w.err
 	}
 	if len(sctp) > pcapSnapLen {
-		return errors.New("netio: packet too large to capture")
+		return errors.New("sctp: pcap: packet too large to capture")
 	}
 	udp := !w.opt.PlainSCTP && src.Port() != 0 && dst.Port() != 0
 	da := dst.Addr().Unmap()
@@ -128,7 +128,7 @@ func (w *PcapWriter) WritePacketECN(src, dst netip.AddrPort, sctp []byte, ecn ui
 		l4 += UDPHeaderLen
 	}
 	if !v6 && hl+l4 > 0xffff {
-		return errors.New("netio: packet too large for IPv4 to capture")
+		return errors.New("sctp: pcap: packet too large for IPv4 to capture")
 	}
 	b := w.buf[:hl+l4]
 	copy(b[hl+l4-len(sctp):], sctp)
@@ -270,7 +270,7 @@ func (w *PcapWriter) Close() error {
 	if err == nil {
 		err = w.bw.Flush()
 	}
-	w.err = errors.New("netio: pcap writer closed")
+	w.err = errors.New("sctp: pcap: writer closed")
 	if w.closer != nil {
 		if cerr := w.closer.Close(); err == nil {
 			err = cerr

@@ -9,5 +9,5 @@ import (
 
 // reusePortControl: SO_REUSEPORT load balancing is Linux's.
 func reusePortControl(network, address string, c syscall.RawConn) error {
-	return errors.New("netio: ReusePort is supported on Linux only")
+	return errors.New("sctp: ReusePort is supported on Linux only")
 }

@@ -133,7 +133,7 @@ func ListenUDP(cfg UDPConfig) (*UDPConn, error) {
 		c, err = net.ListenUDP(network, net.UDPAddrFromAddrPort(addr))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("netio: UDP encapsulation socket on %v: %w", addr, err)
+		return nil, fmt.Errorf("socket on %v: %w", addr, err)
 	}
 	buf := cfg.SocketBuffer
 	if buf == 0 {
