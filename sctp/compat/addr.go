@@ -153,6 +153,23 @@ func hostList(ips []netip.Addr) string {
 	return strings.Join(s, ",")
 }
 
+// usctpAddr returns package usctp's address syntax for host (a list of IP
+// addresses separated by commas, as hostList makes it, or empty for the
+// wildcard) and port: "IP,IP,...:PORT" with IPv6 addresses in brackets.
+func usctpAddr(host string, port int) string {
+	var b strings.Builder
+	for i, h := range strings.Split(host, ",") {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if strings.Contains(h, ":") {
+			h = "[" + h + "]"
+		}
+		b.WriteString(h)
+	}
+	return b.String() + ":" + strconv.Itoa(port)
+}
+
 // fromAddrs converts package usctp's transport addresses (one SCTP port)
 // to an SCTPAddr.
 func fromAddrs(as []usctp.Addr) *SCTPAddr {

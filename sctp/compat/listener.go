@@ -70,19 +70,14 @@ func (ln *SCTPListener) Accept() (net.Conn, error) {
 // Addr returns the listening address: the addresses given to Listen (the
 // wildcard when none were) and the SCTP port.
 func (ln *SCTPListener) Addr() net.Addr {
-	a, err := ResolveSCTPAddr("sctp", ln.host+":0")
-	if err != nil || ln.host == "" {
-		a = &SCTPAddr{}
-		if ln.network == "sctp4" {
-			a.IPAddrs = []net.IPAddr{{IP: net.IPv4zero}}
-		} else {
-			a.IPAddrs = []net.IPAddr{{IP: net.IPv6zero}}
-		}
+	a := &SCTPAddr{Port: ln.port}
+	if ips, err := listHosts(ln.host); err == nil && len(ips) > 0 {
+		a.IPAddrs = ips // IPv6 ones unbracketed: listHosts parses each
+	} else if ln.network == "sctp4" {
+		a.IPAddrs = []net.IPAddr{{IP: net.IPv4zero}}
+	} else {
+		a.IPAddrs = []net.IPAddr{{IP: net.IPv6zero}}
 	}
-	if ips, perr := listHosts(ln.host); perr == nil && len(ips) > 1 {
-		a.IPAddrs = ips
-	}
-	a.Port = ln.port
 	return a
 }
 

@@ -193,7 +193,7 @@ func listen(network string, laddr *SCTPAddr, init InitMsg, handler NotificationH
 // listenHosts is usctp.Listen on host (one address, or several separated
 // by commas: a multi-homed endpoint) and port.
 func listenHosts(host string, port int, cfg *usctp.Config) (*usctp.Endpoint, error) {
-	ep, err := usctp.Listen(net.JoinHostPort(host, strconv.Itoa(port)), cfg)
+	ep, err := usctp.Listen(usctpAddr(host, port), cfg)
 	return ep, opCause(err)
 }
 
