@@ -20,7 +20,7 @@ func (as *Association) Shutdown(ctx context.Context) error {
 		e.dispatchCall(as)
 	}
 	e.mu.Unlock()
-	e.wakeOwner()
+	e.flush() // the SHUTDOWN leaves now when nothing waits to be sent
 	e.mu.Lock()
 	for !as.closed {
 		if !e.waitOn(&as.stateWaiters, ctx.Done(), nil) {

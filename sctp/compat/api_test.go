@@ -128,7 +128,6 @@ func TestUnsupported(t *testing.T) {
 	check("PeelOff", err)
 	check("SetReadBuffer", c.SetReadBuffer(1<<16))
 	check("SetWriteBuffer", c.SetWriteBuffer(1<<16))
-	check("SetSackTimer", c.SetSackTimer(&SackTimer{SackDelay: 10}))
 	_, err = ln.SyscallConn()
 	check("SCTPListener.SyscallConn", err)
 	_, err = FileListener(os.Stdin)
@@ -457,5 +456,49 @@ func TestOpErrors(t *testing.T) {
 		if s := tc.err.Error(); !strings.HasPrefix(s, prefix) || strings.Count(s, "sctp") != 1 {
 			t.Errorf("%q, want %q and \"sctp\" once", s, prefix)
 		}
+	}
+}
+
+// TestSackTimer: SetSackTimer changes the association's delayed SACK, as
+// SCTP_DELAYED_SACK does (a SackDelay of 0 turns it off: every packet is
+// acknowledged at once), GetSackTimer and GetPeerAddrParams read it back,
+// and Setsockopt(SCTP_NODELAY) succeeds (usctp never holds a message back
+// to bundle it).
+func TestSackTimer(t *testing.T) {
+	ln := listenLoop(t, nil)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			io.Copy(io.Discard, c)
+			c.Close()
+		}
+	}()
+	c, err := DialSCTP("sctp", nil, loopAddr(lnPort(ln)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if st, err := c.GetSackTimer(); err != nil || st.SackDelay != 200 || st.SackFrequency != 2 {
+		t.Fatalf("default: %+v, %v; want 200 ms, 2", st, err)
+	}
+	if err := c.SetSackTimer(&SackTimer{SackDelay: 40, SackFrequency: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := c.GetSackTimer(); err != nil || st.SackDelay != 40 || st.SackFrequency != 3 {
+		t.Fatalf("after SetSackTimer(40, 3): %+v, %v", st, err)
+	}
+	if p, err := c.GetPeerAddrParams(nil); err != nil || p.SackDelay != 40 {
+		t.Fatalf("GetPeerAddrParams: %+v, %v; want SackDelay 40", p, err)
+	}
+	if err := c.SetSackTimer(&SackTimer{SackDelay: 0}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := c.GetSackTimer(); st.SackFrequency != 1 {
+		t.Fatalf("SackDelay 0: %+v, want frequency 1 (off)", st)
+	}
+	if err := c.SetSackTimer(&SackTimer{SackDelay: 501}); !errors.Is(err, syscall.EINVAL) {
+		t.Fatalf("SackDelay 501: %v, want EINVAL", err)
+	}
+	if _, _, err := c.Setsockopt(SCTP_NODELAY, 0, 4); err != nil {
+		t.Fatalf("Setsockopt(SCTP_NODELAY): %v", err)
 	}
 }

@@ -244,7 +244,11 @@ func (c *SCTPConn) SCTPWrite(b []byte, info *SndRcvInfo) (int, error) {
 }
 
 // Close shuts the association down gracefully (SCTP_EOF), waiting at most
-// 5 s for the peer, then aborts it; a second Close returns EBADF.
+// 5 s for the peer, then aborts it; a second Close returns EBADF. The
+// kernel's close returns at once and finishes the shutdown after the
+// process exits; a userspace stack cannot outlive its process, so Close
+// waits for the handshake (one round trip with a live peer) and a program
+// that exits after Close still ends its associations cleanly.
 func (c *SCTPConn) Close() error {
 	if c == nil || c.as == nil {
 		return syscall.EBADF
@@ -459,14 +463,31 @@ func (c *SCTPConn) GetWriteBuffer() (int, error) { return defaultBuffer, nil }
 // defaultBuffer is package usctp's default send buffer and receive window.
 const defaultBuffer = 1 << 20
 
-// SetSackTimer fails with ErrUnsupported: the delayed SACK timer is 200 ms
-// and every second packet is acknowledged at once (RFC 9260's values).
-func (c *SCTPConn) SetSackTimer(timer *SackTimer) error { return ErrUnsupported }
+// SetSackTimer sets the association's delayed SACK, as SCTP_DELAYED_SACK
+// does: SackDelay in milliseconds (at most 500; 0 turns delayed SACK
+// off) and SackFrequency, the packets acknowledged at once (0 keeps the
+// current one, 1 turns delayed SACK off).
+func (c *SCTPConn) SetSackTimer(timer *SackTimer) error {
+	if c.as == nil {
+		return errNoAssoc
+	}
+	if timer == nil || timer.SackDelay > 500 {
+		return optErr("SCTP_DELAYED_SACK", syscall.EINVAL, "SackDelay over 500 ms")
+	}
+	return c.as.SetDelayedSACK(time.Duration(timer.SackDelay)*time.Millisecond, int(timer.SackFrequency))
+}
 
-// GetSackTimer returns the delayed SACK timer: 200 ms, every second
-// packet.
+// GetSackTimer returns the association's delayed SACK: the delay in
+// milliseconds and the packets acknowledged at once (1: delayed SACK off).
 func (c *SCTPConn) GetSackTimer() (*SackTimer, error) {
-	return &SackTimer{AssocID: c.id, SackDelay: 200, SackFrequency: 2}, nil
+	if c.as == nil {
+		return nil, errNoAssoc
+	}
+	d, f, err := c.as.DelayedSACK()
+	if err != nil {
+		return nil, err
+	}
+	return &SackTimer{AssocID: c.id, SackDelay: uint32(d / time.Millisecond), SackFrequency: uint32(f)}, nil
 }
 
 // Getsockopt fails with ErrUnsupported: there is no kernel socket. The
@@ -482,9 +503,14 @@ func (c *SCTPConn) Getsockopt(optname, optval, optlen uintptr) (uintptr, uintptr
 
 // Setsockopt fails with ErrUnsupported: there is no kernel socket, and
 // optval is not interpreted (see Getsockopt). SCTP_PRIMARY_ADDR,
-// SCTP_PEER_ADDR_PARAMS and SCTP_PEER_ADDR_THLDS have methods:
-// SCTPSetPrimaryPeerAddr, SetPeerAddrParams, SetPeerAddrThlds.
+// SCTP_PEER_ADDR_PARAMS, SCTP_PEER_ADDR_THLDS and SCTP_DELAYED_SACK have
+// methods: SCTPSetPrimaryPeerAddr, SetPeerAddrParams, SetPeerAddrThlds,
+// SetSackTimer. SCTP_NODELAY succeeds: usctp never holds a message back
+// to bundle it with later ones, which is what SCTP_NODELAY asks for.
 func (c *SCTPConn) Setsockopt(optname, optval, optlen uintptr) (uintptr, uintptr, error) {
+	if optname == SCTP_NODELAY {
+		return 0, 0, nil
+	}
 	return 0, 0, ErrUnsupported
 }
 

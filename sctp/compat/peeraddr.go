@@ -52,8 +52,12 @@ type PeerAddrThlds struct {
 	PathPFThld uint16
 }
 
-// sackDelay is the delayed SACK timer of package usctp, in milliseconds.
-const sackDelay = 200
+// sackDelay returns the association's delayed SACK timer in
+// milliseconds (SetSackTimer sets it).
+func (c *SCTPConn) sackDelay() uint32 {
+	d, _, _ := c.as.DelayedSACK()
+	return uint32(d / time.Millisecond)
+}
 
 // optError is the error of a socket option's equivalent: the errno the
 // kernel returns in that case, and the reason.
@@ -185,7 +189,8 @@ func (c *SCTPConn) closedAssoc() bool {
 // GetPeerAddrParams returns the settings of the peer address addr, or
 // the association's (those new paths take) for a nil addr, as
 // SCTP_PEER_ADDR_PARAMS does. Flags has SPP_HB_ENABLE or SPP_HB_DISABLE,
-// SPP_PMTUD_ENABLE and SPP_SACKDELAY_ENABLE; SackDelay is 200; PathMTU is
+// SPP_PMTUD_ENABLE and SPP_SACKDELAY_ENABLE; SackDelay is the
+// association's delayed SACK timer (SetSackTimer); PathMTU is
 // the path's (the primary path's for the association).
 func (c *SCTPConn) GetPeerAddrParams(addr *SCTPAddr) (*PeerAddrParams, error) {
 	const opt = "SCTP_PEER_ADDR_PARAMS"
@@ -198,7 +203,7 @@ func (c *SCTPConn) GetPeerAddrParams(addr *SCTPAddr) (*PeerAddrParams, error) {
 		return nil, pathErr(opt, ip, syscall.EINVAL, err)
 	}
 	out := &PeerAddrParams{AssocID: c.id, Address: addr, HBInterval: uint32(pp.HeartbeatInterval.Milliseconds()),
-		PathMaxRxt: uint16(min(pp.PathMaxRetransmits, 0xffff)), SackDelay: sackDelay,
+		PathMaxRxt: uint16(min(pp.PathMaxRetransmits, 0xffff)), SackDelay: c.sackDelay(),
 		Flags: SPP_HB_ENABLE | SPP_PMTUD_ENABLE | SPP_SACKDELAY_ENABLE}
 	if pp.HeartbeatOff {
 		out.Flags ^= SPP_HB_ENABLE | SPP_HB_DISABLE
@@ -248,8 +253,8 @@ func (c *SCTPConn) SetPeerAddrParams(p *PeerAddrParams) error {
 	case p.Flags&(SPP_HB_DEMAND|SPP_PMTUD_DISABLE|SPP_SACKDELAY_DISABLE|SPP_IPV6_FLOWLABEL|SPP_DSCP) != 0:
 		return optErr(opt, syscall.EOPNOTSUPP, "flags %#x: on-demand HEARTBEATs, fixed path MTUs, SACK delays, flow labels and DSCP cannot be set: %w",
 			p.Flags&(SPP_HB_DEMAND|SPP_PMTUD_DISABLE|SPP_SACKDELAY_DISABLE|SPP_IPV6_FLOWLABEL|SPP_DSCP), errors.ErrUnsupported)
-	case p.SackDelay != 0 && p.SackDelay != sackDelay:
-		return optErr(opt, syscall.EOPNOTSUPP, "SackDelay %d ms: the delayed SACK timer is %d ms: %w", p.SackDelay, sackDelay, errors.ErrUnsupported)
+	case p.SackDelay != 0 && p.SackDelay != c.sackDelay():
+		return optErr(opt, syscall.EOPNOTSUPP, "SackDelay %d ms per address: the delayed SACK timer is the association's, %d ms (SetSackTimer sets it): %w", p.SackDelay, c.sackDelay(), errors.ErrUnsupported)
 	}
 	return c.changePathParams(opt, ip, func(pp *usctp.PathParams) {
 		if p.HBInterval != 0 {
