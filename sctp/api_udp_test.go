@@ -236,7 +236,9 @@ func TestUDPManyAssociations(t *testing.T) {
 	l, dc := listenLoop(t, cfg)
 	var wg sync.WaitGroup
 	errc := make(chan error, 2*n)
+	acceptDone := make(chan struct{}) // closed after the accept loop's last wg.Add
 	go func() {
+		defer close(acceptDone)
 		for range n {
 			s, err := l.Accept()
 			if err != nil {
@@ -300,7 +302,16 @@ func TestUDPManyAssociations(t *testing.T) {
 		}()
 	}
 	cwg.Wait()
-	wg.Wait()
+	// wg.Wait may start only once every wg.Add was made (an Add racing a
+	// Wait at zero is a misuse): after the accept loop, or without it
+	// when a dial failed and the loop waits for an association that will
+	// not come.
+	select {
+	case <-acceptDone:
+		wg.Wait()
+	case <-time.After(10 * time.Second):
+		t.Error("the accept loop did not accept every association")
+	}
 	// errc stays open: the accept loop may still be waiting when a dialer
 	// failed, and reports the listener's closing later.
 	for {
