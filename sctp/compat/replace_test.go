@@ -3,7 +3,9 @@ package sctp
 // The replace module (ishidawataru/, module github.com/ishidawataru/sctp)
 // puts this package in the original's place with one replace directive.
 // TestReplaceModuleAPI compares its exported API with the original's, the
-// version this module's go.mod pins.
+// version this module's go.mod pins; replaceModule sets up a module that
+// uses it as a program does, for the tests of original_test.go and
+// thirdparty_test.go.
 
 import (
 	"fmt"
@@ -45,8 +47,9 @@ func replaceModule(t *testing.T, requires ...string) string {
 	for _, r := range requires {
 		b.WriteString("require " + r + "\n")
 	}
-	b.WriteString("\nreplace " + originalPath + " => " + filepath.Join(root, "sctp", "compat", replaceDir) + "\n")
-	b.WriteString("\nreplace github.com/usctp/usctp => " + root + "\n")
+	// Quoted: a directory's path may hold spaces.
+	b.WriteString("\nreplace " + originalPath + " => " + strconv.Quote(filepath.Join(root, "sctp", "compat", replaceDir)) + "\n")
+	b.WriteString("\nreplace github.com/usctp/usctp => " + strconv.Quote(root) + "\n")
 	var sum []string
 	for _, f := range []string{filepath.Join(root, "go.sum"), filepath.Join(replaceDir, "go.sum")} {
 		data, err := os.ReadFile(f)
