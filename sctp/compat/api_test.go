@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -273,6 +274,51 @@ func TestEOFAbortTTL(t *testing.T) {
 	s2.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if _, err := s2.Read(buf); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("read after the peer's abort: %v", err)
+	}
+}
+
+// TestCloseEndsRead: a read waiting on a conn when the program closes it
+// returns io.EOF, as the original's (its Close shuts the socket down,
+// which wakes recvmsg with 0 bytes); reads after Close return EBADF.
+func TestCloseEndsRead(t *testing.T) {
+	ln := listenLoop(t, nil)
+	acc := make(chan *SCTPConn, 1)
+	go func() {
+		c, _ := ln.AcceptSCTP()
+		acc <- c
+	}()
+	c, err := DialSCTP("sctp", nil, loopAddr(lnPort(ln)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s := <-acc
+	if s == nil {
+		t.Fatal("accept failed")
+	}
+	read := make(chan error, 1)
+	go func() {
+		_, err := s.Read(make([]byte, 100))
+		read <- err
+	}()
+	for {
+		// Close once the read waits in the association.
+		s.mu.Lock()
+		waiting := s.reading
+		s.mu.Unlock()
+		if waiting {
+			break
+		}
+		runtime.Gosched()
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-read; err != io.EOF {
+		t.Fatalf("read waiting at Close: %v, want io.EOF", err)
+	}
+	if _, err := s.Read(make([]byte, 100)); !errors.Is(err, syscall.EBADF) {
+		t.Fatalf("read after Close: %v, want EBADF", err)
 	}
 }
 

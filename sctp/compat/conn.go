@@ -104,7 +104,8 @@ func (c *SCTPConn) Write(b []byte) (int, error) { return c.SCTPWrite(b, nil) }
 // kernel adds it only then. A notification the program subscribed to is
 // passed to the NotificationHandler when there is one and the read goes
 // on, else it is returned as the data read, with a nil SndRcvInfo. After
-// the peer shut the association down, it returns io.EOF.
+// the peer shut the association down, it returns io.EOF; so does a read
+// that waits when the conn is closed (later reads return EBADF).
 func (c *SCTPConn) SCTPRead(b []byte) (int, *SndRcvInfo, error) {
 	if c.as == nil {
 		return 0, nil, errNoAssoc
@@ -145,13 +146,19 @@ func (c *SCTPConn) SCTPRead(b []byte) (int, *SndRcvInfo, error) {
 		n, ri, err := c.as.ReadMsg(b)
 		c.mu.Lock()
 		c.reading = false
-		intr := c.interrupted
+		intr, closed := c.interrupted, c.closed
 		if intr {
 			c.interrupted = false
 			c.as.SetReadDeadline(c.readDL)
 		}
 		c.mu.Unlock()
 		if err != nil {
+			if closed {
+				// Close ended the wait. The original's Close shuts the
+				// socket down (SHUT_RDWR), which wakes a blocked recvmsg
+				// with 0 bytes: the end of the stream.
+				return 0, nil, io.EOF
+			}
 			if intr && errors.Is(err, os.ErrDeadlineExceeded) {
 				continue // a notification to deliver
 			}

@@ -2,7 +2,9 @@
 // userspace SCTP stack: a program written against that package switches by
 // changing its import path to github.com/usctp/usctp/sctp/compat, and then
 // runs where the kernel has no SCTP (containers, gVisor, managed
-// Kubernetes nodes, macOS, Windows).
+// Kubernetes nodes, macOS, Windows). The module in the directory
+// ishidawataru is this package under the original's module path: a
+// replace directive naming it runs the program unchanged.
 //
 // The names, types, constants and semantics are the original's: addresses
 // (SCTPAddr, several per endpoint), listeners and conns, SocketConfig with

@@ -1,0 +1,128 @@
+package sctp
+
+import compat "github.com/usctp/usctp/sctp/compat"
+
+// The constants of the original, each the one of package compat of the
+// same name (the values of the Linux kernel's <linux/sctp.h>).
+
+// Socket level, sctp_bindx flags and the recvmsg flag of a notification.
+const (
+	SOL_SCTP = compat.SOL_SCTP
+
+	SCTP_BINDX_ADD_ADDR = compat.SCTP_BINDX_ADD_ADDR
+	SCTP_BINDX_REM_ADDR = compat.SCTP_BINDX_REM_ADDR
+
+	MSG_NOTIFICATION = compat.MSG_NOTIFICATION
+)
+
+// Socket option names (level SOL_SCTP), kept for programs that name them.
+const (
+	SCTP_RTOINFO               = compat.SCTP_RTOINFO
+	SCTP_ASSOCINFO             = compat.SCTP_ASSOCINFO
+	SCTP_INITMSG               = compat.SCTP_INITMSG
+	SCTP_NODELAY               = compat.SCTP_NODELAY
+	SCTP_AUTOCLOSE             = compat.SCTP_AUTOCLOSE
+	SCTP_SET_PEER_PRIMARY_ADDR = compat.SCTP_SET_PEER_PRIMARY_ADDR
+	SCTP_PRIMARY_ADDR          = compat.SCTP_PRIMARY_ADDR
+	SCTP_ADAPTATION_LAYER      = compat.SCTP_ADAPTATION_LAYER
+	SCTP_DISABLE_FRAGMENTS     = compat.SCTP_DISABLE_FRAGMENTS
+	SCTP_PEER_ADDR_PARAMS      = compat.SCTP_PEER_ADDR_PARAMS
+	SCTP_DEFAULT_SENT_PARAM    = compat.SCTP_DEFAULT_SENT_PARAM
+	SCTP_EVENTS                = compat.SCTP_EVENTS
+	SCTP_I_WANT_MAPPED_V4_ADDR = compat.SCTP_I_WANT_MAPPED_V4_ADDR
+	SCTP_MAXSEG                = compat.SCTP_MAXSEG
+	SCTP_STATUS                = compat.SCTP_STATUS
+	SCTP_GET_PEER_ADDR_INFO    = compat.SCTP_GET_PEER_ADDR_INFO
+	SCTP_DELAYED_ACK_TIME      = compat.SCTP_DELAYED_ACK_TIME
+	SCTP_DELAYED_ACK           = compat.SCTP_DELAYED_ACK
+	SCTP_DELAYED_SACK          = compat.SCTP_DELAYED_SACK
+
+	SCTP_SOCKOPT_BINDX_ADD = compat.SCTP_SOCKOPT_BINDX_ADD
+	SCTP_SOCKOPT_BINDX_REM = compat.SCTP_SOCKOPT_BINDX_REM
+	SCTP_SOCKOPT_PEELOFF   = compat.SCTP_SOCKOPT_PEELOFF
+	SCTP_GET_PEER_ADDRS    = compat.SCTP_GET_PEER_ADDRS
+	SCTP_GET_LOCAL_ADDRS   = compat.SCTP_GET_LOCAL_ADDRS
+	SCTP_SOCKOPT_CONNECTX  = compat.SCTP_SOCKOPT_CONNECTX
+	SCTP_SOCKOPT_CONNECTX3 = compat.SCTP_SOCKOPT_CONNECTX3
+)
+
+// Event subscription flags of SCTPConn.SubscribeEvents.
+const (
+	SCTP_EVENT_DATA_IO          = compat.SCTP_EVENT_DATA_IO
+	SCTP_EVENT_ASSOCIATION      = compat.SCTP_EVENT_ASSOCIATION
+	SCTP_EVENT_ADDRESS          = compat.SCTP_EVENT_ADDRESS
+	SCTP_EVENT_SEND_FAILURE     = compat.SCTP_EVENT_SEND_FAILURE
+	SCTP_EVENT_PEER_ERROR       = compat.SCTP_EVENT_PEER_ERROR
+	SCTP_EVENT_SHUTDOWN         = compat.SCTP_EVENT_SHUTDOWN
+	SCTP_EVENT_PARTIAL_DELIVERY = compat.SCTP_EVENT_PARTIAL_DELIVERY
+	SCTP_EVENT_ADAPTATION_LAYER = compat.SCTP_EVENT_ADAPTATION_LAYER
+	SCTP_EVENT_AUTHENTICATION   = compat.SCTP_EVENT_AUTHENTICATION
+	SCTP_EVENT_SENDER_DRY       = compat.SCTP_EVENT_SENDER_DRY
+
+	SCTP_EVENT_ALL = compat.SCTP_EVENT_ALL
+)
+
+// Notification types: the first field (sn_type) of a notification.
+const (
+	SCTP_SN_TYPE_BASE              = compat.SCTP_SN_TYPE_BASE
+	SCTP_ASSOC_CHANGE              = compat.SCTP_ASSOC_CHANGE
+	SCTP_PEER_ADDR_CHANGE          = compat.SCTP_PEER_ADDR_CHANGE
+	SCTP_SEND_FAILED               = compat.SCTP_SEND_FAILED
+	SCTP_REMOTE_ERROR              = compat.SCTP_REMOTE_ERROR
+	SCTP_SHUTDOWN_EVENT            = compat.SCTP_SHUTDOWN_EVENT
+	SCTP_PARTIAL_DELIVERY_EVENT    = compat.SCTP_PARTIAL_DELIVERY_EVENT
+	SCTP_ADAPTATION_INDICATION     = compat.SCTP_ADAPTATION_INDICATION
+	SCTP_AUTHENTICATION_INDICATION = compat.SCTP_AUTHENTICATION_INDICATION
+	SCTP_SENDER_DRY_EVENT          = compat.SCTP_SENDER_DRY_EVENT
+)
+
+// Ancillary data (cmsg) types.
+const (
+	SCTP_CMSG_INIT    = compat.SCTP_CMSG_INIT
+	SCTP_CMSG_SNDRCV  = compat.SCTP_CMSG_SNDRCV
+	SCTP_CMSG_SNDINFO = compat.SCTP_CMSG_SNDINFO
+	SCTP_CMSG_RCVINFO = compat.SCTP_CMSG_RCVINFO
+	SCTP_CMSG_NXTINFO = compat.SCTP_CMSG_NXTINFO
+)
+
+// Send and receive flags of SndRcvInfo.Flags.
+const (
+	SCTP_UNORDERED        = compat.SCTP_UNORDERED
+	SCTP_ADDR_OVER        = compat.SCTP_ADDR_OVER
+	SCTP_ABORT            = compat.SCTP_ABORT
+	SCTP_SACK_IMMEDIATELY = compat.SCTP_SACK_IMMEDIATELY
+	SCTP_EOF              = compat.SCTP_EOF
+)
+
+// SCTP_MAX_STREAM is the largest number of streams.
+const SCTP_MAX_STREAM = compat.SCTP_MAX_STREAM
+
+// Association change states of an SCTP_ASSOC_CHANGE notification.
+const (
+	SCTP_COMM_UP        = compat.SCTP_COMM_UP
+	SCTP_COMM_LOST      = compat.SCTP_COMM_LOST
+	SCTP_RESTART        = compat.SCTP_RESTART
+	SCTP_SHUTDOWN_COMP  = compat.SCTP_SHUTDOWN_COMP
+	SCTP_CANT_STR_ASSOC = compat.SCTP_CANT_STR_ASSOC
+)
+
+// Association states of Status.State.
+const (
+	SCTP_CLOSED            = compat.SCTP_CLOSED
+	SCTP_BOUND             = compat.SCTP_BOUND
+	SCTP_LISTEN            = compat.SCTP_LISTEN
+	SCTP_COOKIE_WAIT       = compat.SCTP_COOKIE_WAIT
+	SCTP_COOKIE_ECHOED     = compat.SCTP_COOKIE_ECHOED
+	SCTP_ESTABLISHED       = compat.SCTP_ESTABLISHED
+	SCTP_SHUTDOWN_PENDING  = compat.SCTP_SHUTDOWN_PENDING
+	SCTP_SHUTDOWN_SENT     = compat.SCTP_SHUTDOWN_SENT
+	SCTP_SHUTDOWN_RECEIVED = compat.SCTP_SHUTDOWN_RECEIVED
+	SCTP_SHUTDOWN_ACK_SENT = compat.SCTP_SHUTDOWN_ACK_SENT
+)
+
+// Peer address states of PeerAddrinfo.State.
+const (
+	SCTP_UNCONFIRMED = compat.SCTP_UNCONFIRMED
+	SCTP_ACTIVE      = compat.SCTP_ACTIVE
+	SCTP_INACTIVE    = compat.SCTP_INACTIVE
+)

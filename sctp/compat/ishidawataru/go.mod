@@ -1,0 +1,9 @@
+module github.com/ishidawataru/sctp
+
+go 1.25.0
+
+require github.com/usctp/usctp v0.0.0-00010101000000-000000000000
+
+require golang.org/x/sys v0.47.0 // indirect
+
+replace github.com/usctp/usctp => ../../..
