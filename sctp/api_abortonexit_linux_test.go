@@ -79,6 +79,19 @@ func TestAbortOnExitChild(t *testing.T) {
 		fmt.Printf("error no watchdog: %v\n", exitWatchdog.err)
 		os.Exit(1)
 	}
+	// The timing is of a watchdog at work, not of its start (a race
+	// build's runtime takes a while on a loaded machine): wait until it
+	// has named itself, just before it serves.
+	comm := fmt.Sprintf("/proc/%d/comm", w.cmd.Process.Pid)
+	for start := time.Now(); ; time.Sleep(time.Millisecond) {
+		if b, _ := os.ReadFile(comm); strings.TrimSpace(string(b)) == "usctp-watchdog" {
+			break
+		}
+		if time.Since(start) > 20*time.Second {
+			fmt.Printf("error the watchdog did not start in 20 s\n")
+			os.Exit(1)
+		}
+	}
 	fmt.Printf("ready %d\n", w.cmd.Process.Pid)
 	<-as.Done() // killed meanwhile
 	os.Exit(1)
@@ -275,5 +288,32 @@ func TestAbortOnExitClose(t *testing.T) {
 	}
 	if w.cmd.ProcessState == nil || !w.cmd.ProcessState.Exited() {
 		t.Fatalf("the watchdog: %v", w.cmd.ProcessState)
+	}
+}
+
+// TestAbortOnExitStrayMarker: a program started with the watchdog's
+// environment variable but not as a watchdog (no socket pair on the
+// descriptor it names) runs as itself.
+func TestAbortOnExitStrayMarker(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "fd3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, tt := range []struct {
+		env   string
+		files []*os.File
+	}{
+		{"v1:3", nil},
+		{"v1:3", []*os.File{f}},
+		{"v2", nil},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestAbortOnExitChild$", "-test.v")
+		cmd.Env = append(os.Environ(), exitWatchEnv+"="+tt.env)
+		cmd.ExtraFiles = tt.files
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- SKIP: TestAbortOnExitChild") {
+			t.Fatalf("%s=%s, %d extra files: %v\n%s", exitWatchEnv, tt.env, len(tt.files), err, out)
+		}
 	}
 }

@@ -130,8 +130,9 @@ func startExitWatch() (*exitWatch, error) {
 	// input and output are /dev/null.
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{os.Args[0]}, ExtraFiles: []*os.File{theirs}, Stderr: os.Stderr}
 	cmd.Env = append(cmd.Env, exitWatchEnv+"=v1:3", "GOMAXPROCS=1")
+	// The process's environment but for the watchdog's own settings;
+	// without GOCOVERDIR a coverage build writes no profile for it.
 	for _, kv := range os.Environ() {
-		// A coverage build writes no profile for the watchdog.
 		if !strings.HasPrefix(kv, exitWatchEnv+"=") && !strings.HasPrefix(kv, "GOMAXPROCS=") && !strings.HasPrefix(kv, "GOCOVERDIR=") {
 			cmd.Env = append(cmd.Env, kv)
 		}

@@ -12,11 +12,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The watchdog process (exitwatch.go has the design). Package sctp's init
-// runs after the packages it imports (the standard library, x/sys) and
-// before every package that imports it, the program's main package among
-// them: a process started as the watchdog never reaches the program's
-// own init functions or main.
+// The watchdog process (exitwatch.go has the design). Go initializes a
+// package after the packages it imports and before every package that
+// imports it: a process started as the watchdog never runs the program's
+// main, nor the init of any package that imports package sctp (those
+// that do not, and come earlier in import path order, have run:
+// docs/transports.md says so).
 
 func init() {
 	v, ok := os.LookupEnv(exitWatchEnv)
@@ -24,12 +25,19 @@ func init() {
 		return
 	}
 	fd, err := parseExitWatchEnv(v)
-	if err != nil {
-		// Not a value the watchdog's parent set: the program runs.
+	if err != nil || !isSeqPacket(fd) {
+		// Not what a watchdog's parent sets: the program runs.
 		os.Unsetenv(exitWatchEnv)
 		return
 	}
 	os.Exit(runExitWatchdog(fd))
+}
+
+// isSeqPacket reports whether fd is a SOCK_SEQPACKET socket (the
+// watchdog's end of the socket pair).
+func isSeqPacket(fd int) bool {
+	typ, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE)
+	return err == nil && typ == unix.SOCK_SEQPACKET
 }
 
 // runExitWatchdog is the watchdog of the process at the other end of
@@ -44,9 +52,6 @@ func runExitWatchdog(fd int) int {
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
 		syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU)
 	os.WriteFile("/proc/self/comm", []byte("usctp-watchdog"), 0) // its name in ps and top
-	if typ, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE); err != nil || typ != unix.SOCK_SEQPACKET {
-		return 2
-	}
 	unix.SetNonblock(fd, false)
 	d := exitDog{fd: fd, socks: make(map[uint32]int), assocs: make(map[uint64]exitAssoc)}
 	d.serve()

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -41,6 +42,15 @@ func TestProgramEndChild(t *testing.T) {
 		fmt.Printf("error %v\n", err)
 		os.Exit(1)
 	}
+	// The timing is of a watchdog at work, not of its start (a race
+	// build's runtime takes a while on a loaded machine): wait until a
+	// child has named itself so, just before it serves.
+	for start := time.Now(); !hasWatchdogChild(); time.Sleep(time.Millisecond) {
+		if time.Since(start) > 20*time.Second {
+			fmt.Printf("error no watchdog after 20 s\n")
+			os.Exit(1)
+		}
+	}
 	fmt.Printf("ready\n")
 	buf := make([]byte, 64)
 	for {
@@ -48,6 +58,25 @@ func TestProgramEndChild(t *testing.T) {
 			os.Exit(1)
 		}
 	}
+}
+
+// hasWatchdogChild reports whether a child of this process is the exit
+// watchdog at work (true when the kernel cannot tell).
+func hasWatchdogChild() bool {
+	tasks, _ := filepath.Glob("/proc/self/task/*/children")
+	if len(tasks) == 0 {
+		return true // a kernel without CONFIG_PROC_CHILDREN: no telling
+	}
+	for _, f := range tasks {
+		b, _ := os.ReadFile(f)
+		for _, pid := range strings.Fields(string(b)) {
+			comm, _ := os.ReadFile("/proc/" + pid + "/comm")
+			if strings.TrimSpace(string(comm)) == "usctp-watchdog" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TestProgramEndSeenByPeer: a program of this package dials, and SIGTERM
