@@ -46,6 +46,10 @@ type exitMsg struct {
 	fd int
 }
 
+// maxExitQueue bounds the messages waiting for room in the socket pair;
+// more are dropped (a watchdog that reads nothing: stopped, or gone).
+const maxExitQueue = 1 << 16
+
 // exitWatchdog is the process's watchdog, started by the first endpoint
 // with Config.AbortOnExit and again after it ended.
 var exitWatchdog struct {
@@ -163,6 +167,8 @@ func (w *exitWatch) sendLocked(m exitMsg) {
 		m.close()
 	case len(w.queue) == 0 && w.trySend(m):
 		m.close()
+	case len(w.queue) >= maxExitQueue:
+		m.close() // a watchdog stuck for that long: the process goes on without it
 	default:
 		w.queue = append(w.queue, m)
 		if len(w.queue) == 1 {
