@@ -17,8 +17,8 @@ import (
 // first endpoint with AbortOnExit re-executes the program's own binary
 // (/proc/self/exe) with the environment variable exitWatchEnv set, and
 // package sctp's init turns that process into the watchdog before the
-// program's main package is initialized (exitwatch_linux.go). The two are
-// joined by a Unix socket pair: over it the watchdog receives a duplicate
+// program's main package is initialized (exitwatchdog_linux.go). The two
+// are joined by a Unix socket pair: over it the watchdog receives a duplicate
 // of each endpoint's socket (SCM_RIGHTS) and, for each association, the
 // ABORT packet that ends it (assoc.Assoc.AppendAbortPacket) and where to
 // send it; when the process ends, however it ends, the kernel closes its
@@ -35,7 +35,8 @@ import (
 // A dest is the peer's address as netip.AddrPort's binary form and the
 // source address to send from (netip.Addr's; empty: the kernel chooses),
 // each after a length byte. An 'A' for an id already listed replaces it
-// (the peer restarted: new tags; a peer address changed).
+// (the peer restarted: new tags; a peer address changed; another AUTH
+// key).
 
 // exitWatchEnv is the environment variable that makes a process the exit
 // watchdog of its parent: "v1:FD", FD its end of the socket pair.
