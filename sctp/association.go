@@ -27,6 +27,7 @@ type Association struct {
 	// endpoint bound to the wildcard address (netio's Packet.Local).
 	local       netip.Addr
 	claimedPort uint16 // the SCTP port claimed on the endpoint's shared socket for this dial; 0: none
+	exitID      uint64 // the association's id with the exit watchdog (Config.AbortOnExit); 0: none
 	established bool   // the handshake completed (EventUp)
 	shutdown    bool   // Shutdown was called
 	userClosed  bool   // Close was called: reads and writes fail with ErrClosed

@@ -37,6 +37,9 @@ func (as *Association) authCall(fn func(a *assoc.Assoc) error) error {
 		return ErrClosed
 	}
 	err := fn(as.core)
+	if err == nil && as.exitID != 0 {
+		as.ep.exitNoteAssoc(as) // the ABORT at exit is signed with the active key
+	}
 	as.ep.dispatchCall(as)
 	return err
 }

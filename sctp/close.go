@@ -137,6 +137,7 @@ func (as *Association) terminate(err error) {
 	e := as.ep
 	as.closed, as.err = true, err
 	delete(e.assocs, as.core)
+	e.exitForget(as)
 	e.interruptReader()
 	as.wakeCalls()
 	as.stateWaiters.wake()

@@ -145,6 +145,19 @@ type Config struct {
 	// everything written has been acknowledged, after a write. A bulk
 	// sender's queue drains many times a second, so it is off by default.
 	SenderDryEvents bool
+	// AbortOnExit aborts the endpoint's associations when the process
+	// ends, however it ends (os.Exit from a signal handler, a crash,
+	// SIGKILL), as the kernel does for its sockets: each peer gets an
+	// ABORT with a "User-Initiated Abort" cause, reason "process
+	// exited", within milliseconds, instead of finding out from
+	// unanswered heartbeats tens of seconds later. The first endpoint
+	// that sets it starts a watchdog process, the program's own binary
+	// re-executed, that holds a copy of the endpoint's socket and every
+	// association's ABORT and sends them when the process is gone (see
+	// docs/transports.md). Linux only, on the UDP and raw IP sockets the
+	// endpoint opens (not over PacketConn or Conn, nor a raw IP endpoint
+	// of both families); elsewhere it has no effect.
+	AbortOnExit bool
 }
 
 // The groups of Config. Each zero field takes the default named on it.

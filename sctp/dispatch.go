@@ -108,6 +108,10 @@ func (e *Endpoint) handleEvent(ev *assoc.Event) {
 			as.gaveUp = true
 			e.noteChanged(as)
 		}
+		switch ev.Kind {
+		case EventUp, EventRestart, EventPeerAddrChange:
+			e.exitNoteAssoc(as) // new tags or addresses for the ABORT at exit
+		}
 		ev.Err = publicErr(ev.Err)
 		as.emit(ev.Event)
 	}

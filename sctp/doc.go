@@ -37,7 +37,9 @@
 // by SCTP port. Config.Transport = IP sends plain SCTP over a raw socket
 // (CAP_NET_RAW); Config.PacketConn or Config.Conn carry the packets over a
 // connection the program supplies (for example DTLS). Config.Pcap records
-// every packet. The repository's docs/ directory has a guide per feature.
+// every packet. With Config.AbortOnExit a watchdog process aborts the
+// associations when the process ends, however it ends (Linux). The
+// repository's docs/ directory has a guide per feature.
 //
 // # Cancellation
 //

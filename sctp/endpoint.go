@@ -91,6 +91,8 @@ type Endpoint struct {
 	done      chan struct{} // closed when the endpoint stops (stopIO)
 	closeOnce sync.Once
 	wg        sync.WaitGroup // ownerLoop and readLoop
+
+	exit exitReg // the socket's registration with the exit watchdog (Config.AbortOnExit)
 }
 
 const (
@@ -291,6 +293,9 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	// read deadline works (netio.Conn's contract; a net.Conn given
 	// in Config may refuse deadlines).
 	e.reader.direct = e.conn.SetReadDeadline(time.Time{}) == nil
+	if c.AbortOnExit {
+		e.exit = exitRegister(e.conn)
+	}
 	e.wg.Add(2)
 	go e.readLoop()
 	go e.ownerLoop()
@@ -346,6 +351,7 @@ func (e *Endpoint) closedErr() error {
 func (e *Endpoint) stopIO() {
 	e.closeOnce.Do(func() {
 		close(e.done)
+		e.exitClose()
 		e.conn.Close()
 		e.multihome.close()
 		if e.pcap != nil {

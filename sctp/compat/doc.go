@@ -21,6 +21,16 @@
 // told apart by SCTP port. Dialed connections send from a UDP port the
 // system picks; the peer answers it (RFC 6951 section 5.4).
 //
+// # When the program ends
+//
+// As the kernel closes a dead process's sockets, a program's associations
+// are aborted when it ends, however it ends (os.Exit from its signal
+// handler, SIGKILL, a crash): each peer gets an ABORT ("process exited")
+// within milliseconds, not after its heartbeats go unanswered. A watchdog
+// process, the program's binary started again, sends them (Linux only;
+// Config.AbortOnExit of github.com/usctp/usctp/sctp, which this package
+// sets).
+//
 // # Transport
 //
 // DefaultTransport selects how packets travel, from the environment

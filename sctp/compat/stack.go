@@ -87,6 +87,9 @@ func config(init InitMsg, t Transport, listening, multi bool) *usctp.Config {
 		// SCTP_SENDER_DRY_EVENT is subscribed to at run time: the
 		// association reports it, and notify filters it.
 		SenderDryEvents: true,
+		// As the kernel, which closes a dead process's sockets: the
+		// associations are aborted when the process ends.
+		AbortOnExit: true,
 	}
 	if c.OutStreams == 0 {
 		c.OutStreams = 10 // Linux's default sinit_num_ostreams

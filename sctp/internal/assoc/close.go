@@ -40,6 +40,33 @@ func (a *Assoc) sendAbort(cause []byte) {
 	}
 }
 
+// AppendAbortPacket appends to b a whole SCTP packet that aborts the
+// association, for another process to send once this one is gone (the
+// shell's exit watchdog): the common header with the peer's Verification
+// Tag, an AUTH chunk when the peer listed ABORT among the chunks it wants
+// authenticated (RFC 4895 section 6.2), and an ABORT without the T bit
+// whose "User-Initiated Abort" cause carries reason (RFC 9260 sections
+// 3.3.7 and 9.1), checksummed. It returns b unchanged before the
+// handshake gave the association a peer tag and after it ended. Nothing
+// is sent and no counter moves.
+func (a *Assoc) AppendAbortPacket(b []byte, reason []byte) []byte {
+	if a.closed || a.peerTag == 0 {
+		return b
+	}
+	if len(reason) > 256 {
+		reason = reason[:256]
+	}
+	start := len(b)
+	b = appendHeader(b, a.key.localPort, a.key.peerPort, a.peerTag)
+	cause := appendCause(a.ep.scratch[:0], chunk.CauseUserAbort, reason)
+	a.ep.scratch = cause[:0]
+	b = appendAbort(b, false, cause)
+	sent := a.stats.Auth.Sent
+	b = a.sealAuth(b, start)
+	a.stats.Auth.Sent = sent
+	return finishPacket(b, start)
+}
+
 // protocolViolation aborts the association with a "Protocol Violation"
 // cause carrying info.
 func (a *Assoc) protocolViolation(info string) {

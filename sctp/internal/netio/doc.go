@@ -35,6 +35,10 @@
 // with several local addresses on one wildcard-bound socket, and refuses
 // packets sent to addresses not the endpoint's.
 //
+// DupSocket and SendOnSocket (Linux) hand the socket behind a Conn to
+// another process, which sends from its address and port once this one
+// is gone (package sctp's exit watchdog).
+//
 // Package simconn provides an in-memory Conn for tests under
 // testing/synctest. Capture wraps any Conn and records every packet to a
 // pcap file with synthesized IP and UDP headers.
