@@ -26,11 +26,15 @@ import (
 // sharded; Config.Conn and Config.PacketConn cannot. Its errors are
 // Listen's.
 func ListenShards(laddr string, n int, cfg *Config) ([]*Endpoint, error) {
-	ips, port, err := parseAddr(context.Background(), laddr)
+	a, err := parseAddr(context.Background(), laddr)
 	if err != nil {
 		return nil, opErr("listen", nil, err)
 	}
+	ips, port := a.ips, a.port
 	addr := opAddr(ips, port)
+	if cfg, err = localUDPPort(cfg, a.udpPort); err != nil {
+		return nil, opErr("listen", addr, err)
+	}
 	if n < 1 {
 		return nil, opErr("listen", addr, fmt.Errorf("%d shards", n))
 	}

@@ -73,13 +73,24 @@ func probeGroup() error {
 	prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{Type: ebpf.SkReuseport, License: "Apache-2.0",
 		Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, skPass), asm.Return()}})
 	if err != nil {
-		if errors.Is(err, os.ErrPermission) {
-			return fmt.Errorf("%w: loading a BPF program needs CAP_BPF or CAP_SYS_ADMIN (%v)", errNoGroup, err)
+		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
+			return fmt.Errorf("%w: loading a BPF program needs CAP_BPF or CAP_SYS_ADMIN (the kernel said %v)",
+				errNoGroup, unwrapErrno(err))
 		}
 		return fmt.Errorf("%w: loading a BPF program: %v", errNoGroup, err)
 	}
 	prog.Close()
 	return nil
+}
+
+// unwrapErrno returns the errno err wraps, without the text around it,
+// else err.
+func unwrapErrno(err error) error {
+	var errno unix.Errno
+	if errors.As(err, &errno) {
+		return errno
+	}
+	return err
 }
 
 // skPass is the SK_PASS verdict of a socket selection program.

@@ -2,6 +2,7 @@ package netio
 
 import (
 	"encoding/binary"
+	"errors"
 	"net"
 	"os"
 	"time"
@@ -164,10 +165,13 @@ func (pc *SharedConn) lead(pkts []Packet, view bool) (n int, err error, st int) 
 		}
 		if err != nil {
 			pc.mu.Lock()
-			closed := pc.closed
+			closed, queued, dl := pc.closed, len(pc.q) > 0, pc.deadline
 			pc.mu.Unlock()
 			if closed {
 				return 0, net.ErrClosed, leadDone
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) && (queued || dl.IsZero() || time.Now().Before(dl)) {
+				return 0, nil, leadAgain // interrupted: packets queued by another socket's reader
 			}
 			return 0, err, leadDone
 		}
@@ -213,8 +217,22 @@ func (s *sharedSocket) dispatch(lead *SharedConn, pkts []Packet) int {
 	s.mu.Unlock()
 	for _, pc := range woke {
 		pc.signal()
+		if pc.s != s {
+			pc.s.interrupt(pc) // it may be reading its own socket
+		}
 	}
 	return keep
+}
+
+// interrupt ends the read of the socket pc leads, if it does, for pc to
+// take the packets another socket's reader queued for it (lead).
+func (s *sharedSocket) interrupt(pc *SharedConn) {
+	s.dlmu.Lock()
+	if s.leader == pc {
+		s.conn.SetReadDeadline(time.Unix(1, 0))
+		s.applied = time.Unix(1, 0)
+	}
+	s.dlmu.Unlock()
 }
 
 // owner returns the endpoint a packet read from the socket goes to: the
