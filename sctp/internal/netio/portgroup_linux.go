@@ -218,6 +218,9 @@ func joinGroup(rc syscall.RawConn, addr netip.AddrPort, netns uint64) (_ *hostGr
 	g := &hostGroup{pin: pinPrefix(addr, netns), rc: rc}
 	defer func() {
 		if err != nil {
+			if g.members != nil && g.ports != nil {
+				g.unpinIfEmpty()
+			}
 			g.closeMaps()
 		}
 	}()
@@ -237,10 +240,6 @@ func joinGroup(rc syscall.RawConn, addr netip.AddrPort, netns uint64) (_ *hostGr
 	defer prog.Close() // the group holds it
 	var serr error
 	err = rc.Control(func(fd uintptr) {
-		if serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_ATTACH_REUSEPORT_EBPF, prog.FD()); serr != nil {
-			serr = fmt.Errorf("attaching the socket selection program: %w", serr)
-			return
-		}
 		if g.cookie, serr = unix.GetsockoptUint64(int(fd), unix.SOL_SOCKET, unix.SO_COOKIE); serr != nil {
 			return
 		}
@@ -250,6 +249,17 @@ func joinGroup(rc syscall.RawConn, addr netip.AddrPort, netns uint64) (_ *hostGr
 				g.slot, serr = i, nil
 				break
 			}
+		}
+		if serr != nil {
+			return
+		}
+		if serr = g.checkFounding(addr); serr != nil {
+			_ = g.members.Delete(g.slot)
+			return
+		}
+		if serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_ATTACH_REUSEPORT_EBPF, prog.FD()); serr != nil {
+			_ = g.members.Delete(g.slot)
+			serr = fmt.Errorf("attaching the socket selection program: %w", serr)
 		}
 	})
 	if err == nil {
@@ -271,6 +281,24 @@ func joinGroup(rc syscall.RawConn, addr netip.AddrPort, netns uint64) (_ *hostGr
 		_ = g.ports.Delete(p)
 	}
 	return g, nil
+}
+
+// checkFounding fails when the socket founds the group (no other member
+// is live) of an address and port that other sockets share already with
+// SO_REUSEPORT (ListenShards' sockets, or another program's): attaching
+// the selection program would take their datagrams.
+func (g *hostGroup) checkFounding(addr netip.AddrPort) error {
+	for i := range uint32(groupMembers) {
+		var c uint64
+		if i != g.slot && g.members.Lookup(i, &c) == nil {
+			return nil // a member: the group exists
+		}
+	}
+	if n, err := UDPBound(addr); err != nil || n <= 1 {
+		return nil
+	}
+	return fmt.Errorf("UDP %v is shared already by sockets outside a host group (SO_REUSEPORT: ListenShards, "+
+		"or another program): %w", addr, unix.EADDRINUSE)
 }
 
 // closeMaps closes the group's map descriptors.
@@ -337,13 +365,19 @@ func (g *hostGroup) leave(close func() error) error {
 		return err
 	}
 	defer unlock()
+	g.unpinIfEmpty()
+	return err
+}
+
+// unpinIfEmpty removes the group's pins when no member but this socket
+// is left. Called with the pin lock held.
+func (g *hostGroup) unpinIfEmpty() {
 	for i := range uint32(groupMembers) {
 		var c uint64
 		if g.members.Lookup(i, &c) == nil && c != g.cookie {
-			return err // another member
+			return // another member
 		}
 	}
 	_ = os.Remove(g.pin + "_members")
 	_ = os.Remove(g.pin + "_ports")
-	return err
 }

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -171,5 +172,42 @@ func TestHostGroupStaleSlot(t *testing.T) {
 	var e portEntry
 	if err := gc.ports.Lookup(uint32(5001), &e); err == nil {
 		t.Fatalf("stale entry %+v kept", e)
+	}
+}
+
+// TestHostGroupRefusesForeignReusePort: a socket does not found a host
+// group on an address and port that sockets outside any group share with
+// SO_REUSEPORT (ListenShards'), whose datagrams the selection program
+// would take; they keep getting them.
+func TestHostGroupRefusesForeignReusePort(t *testing.T) {
+	needHostGroups(t)
+	addr := freeLoopbackPort(t)
+	shard, err := ListenUDP(UDPConfig{Addr: addr, ReusePort: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shard.Close()
+	if n, err := UDPBound(addr); err != nil || n != 1 {
+		t.Fatalf("UDPBound(%v) = %d, %v, want 1", addr, n, err)
+	}
+	_, err = OpenSharedUDP(UDPConfig{Addr: addr}, 5001)
+	if !errors.Is(err, unix.EADDRINUSE) || !strings.Contains(err.Error(), "outside a host group") {
+		t.Fatalf("group beside a shard: %v", err)
+	}
+	if m, _ := filepath.Glob(pinPrefix(addr, netnsID()) + "*"); len(m) != 0 {
+		t.Fatalf("pins left by a group that was not founded: %v", m)
+	}
+	peer, err := net.DialUDP("udp4", nil, net.UDPAddrFromAddrPort(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	for i := range 4 {
+		if _, err := peer.Write(sctpTo(5001, byte(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := readTags(t, shard, 4); string(got) != "\x00\x01\x02\x03" {
+		t.Fatalf("shard read %v", got)
 	}
 }
