@@ -106,6 +106,9 @@ func TestUDPPortSharingNeedsPrivilege(t *testing.T) {
 		t.Skipf("server process: %v", err)
 	}
 	_, err := startServer(t, noPrivAddr+":5082", unprivileged)
+	if errors.Is(err, errNoServer) {
+		t.Skipf("a process in a user namespace of its own: %v", err)
+	}
 	if err == nil {
 		t.Fatal("an unprivileged process listens beside a privileged one")
 	}

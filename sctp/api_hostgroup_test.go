@@ -60,6 +60,10 @@ func serveChild() {
 	os.Exit(0)
 }
 
+// errNoServer is wrapped by startServer's error when the process could
+// not be started (a user namespace refused, ...).
+var errNoServer = errors.New("cannot start a server process")
+
 // serverProc is a test binary running serveChild.
 type serverProc struct {
 	cmd   *exec.Cmd
@@ -68,7 +72,8 @@ type serverProc struct {
 
 // startServer runs a server process listening on addr (attr, when set,
 // its process attributes) and waits for its first line: "ready", or the
-// error of its Listen, which startServer returns.
+// error of its Listen, which startServer returns (errNoServer when the
+// process could not start).
 func startServer(t *testing.T, addr string, attr *syscall.SysProcAttr) (*serverProc, error) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -84,7 +89,7 @@ func startServer(t *testing.T, addr string, attr *syscall.SysProcAttr) (*serverP
 		t.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return nil, fmt.Errorf("%w: %v", errNoServer, err)
 	}
 	p := &serverProc{cmd: cmd, stdin: in}
 	line := make(chan string, 1)
