@@ -211,3 +211,53 @@ func TestHostGroupRefusesForeignReusePort(t *testing.T) {
 		t.Fatalf("shard read %v", got)
 	}
 }
+
+// TestHostGroupDropsOthersPackets: a datagram of another member's SCTP
+// port that reaches a member (a GSO send mixing two associations reaches
+// the socket of its first datagram whole) is dropped, not handed to the
+// member's default endpoint, which would answer it as out of the blue.
+func TestHostGroupDropsOthersPackets(t *testing.T) {
+	needHostGroups(t)
+	addr := freeLoopbackPort(t)
+	a, err := OpenSharedUDP(UDPConfig{Addr: addr}, 5001)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if a.s.group == nil {
+		t.Fatal("the shared socket is in no host group")
+	}
+	b, gb := groupSocket(t, addr) // another process's
+	defer gb.leave(b.Close)
+	if err := gb.claim(5002); err != nil {
+		t.Fatal(err)
+	}
+	peer, err := net.DialUDP("udp4", nil, net.UDPAddrFromAddrPort(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	rc, err := peer.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload := append(sctpTo(5001, 1), sctpTo(5002, 2)...)
+	oob := make([]byte, unix.CmsgSpace(2))
+	putSegmentCmsg(oob, 16)
+	var serr error
+	if err := rc.Write(func(fd uintptr) bool {
+		_, serr = unix.SendmsgN(int(fd), payload, oob, nil, 0)
+		return true
+	}); err != nil || serr != nil {
+		t.Skipf("no UDP GSO send: %v %v", err, serr)
+	}
+	if _, err := peer.Write(sctpTo(5001, 3)); err != nil {
+		t.Fatal(err)
+	}
+	if got := readTags(t, a, 2); string(got) != "\x01\x03" {
+		t.Fatalf("member read %v, want [1 3]", got)
+	}
+	if n := a.s.foreign.Load(); n != 1 {
+		t.Fatalf("%d packets of another member's port dropped, want 1", n)
+	}
+}
