@@ -10,6 +10,7 @@ require (
 )
 
 require (
+	github.com/cilium/ebpf v0.22.0
 	github.com/pion/logging v0.2.4
 	github.com/pion/sctp v1.12.1
 )

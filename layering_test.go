@@ -47,10 +47,12 @@ var layers = []layer{
 	// packages below it aliased, nothing of the layers that use it.
 	{prefix: "sctp/internal/api", mayUse: []string{"sctp/internal/plpmtud", "sctp/chunk", "interleave", "sched", "stream", "flexarray", indexHeap, testSupport}},
 	{prefix: "sctp/internal/assoc", mayUse: []string{"sctp/internal/transfer", "sctp/internal/plpmtud", "sctp/internal/api", "sctp/internal/ratelimit", "sctp/chunk", "interleave", "sched", "stream", "flexarray", indexHeap, testSupport}},
+	// cilium/ebpf loads the socket selection program that shares a UDP
+	// port between processes (netio's host groups).
 	{prefix: "sctp", mayUse: []string{"sctp", "interleave", "sched", "stream", "flexarray", indexHeap, testSupport},
-		extern: []string{"golang.org/x/sys"}},
+		extern: []string{"golang.org/x/sys", "github.com/cilium/ebpf"}},
 	{prefix: "perf", mayUse: []string{"perf", "sctp", "interleave", "sched", "stream", "flexarray", indexHeap, testSupport},
-		extern: []string{"golang.org/x/net", "golang.org/x/sys", "github.com/google/gopacket",
+		extern: []string{"golang.org/x/net", "golang.org/x/sys", "github.com/cilium/ebpf", "github.com/google/gopacket",
 			"github.com/ishidawataru/sctp", "github.com/pion/"}},
 	{prefix: "cmd", mayUse: []string{""}, extern: []string{""}},
 }

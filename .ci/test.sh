@@ -27,6 +27,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# bpffs at /sys/fs/bpf: processes share a UDP port through a BPF program whose maps are
+# pinned there (the sctp and netio tests of sharing a port between processes skip without it).
+if [ "$(id -u)" = 0 ] && [ -d /sys/fs/bpf ] && [ "$(stat -f -c %T /sys/fs/bpf)" != bpf_fs ]; then
+	step "mounting bpffs"
+	mount -t bpf bpf /sys/fs/bpf
+fi
+
 # The kernel interop rig: packages and the guest kernel, cached.
 if [ -x .ci/guest.sh ]; then
 	step "kernel interop guest"

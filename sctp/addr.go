@@ -73,31 +73,60 @@ func resolveHost(ctx context.Context, host string) (netip.Addr, error) {
 	return ips[0].Unmap(), nil
 }
 
+// addrSpec is an address as Dial and Listen take it, parsed and resolved.
+type addrSpec struct {
+	ips     []netip.Addr // none: every address (Listen)
+	port    uint16       // the SCTP port
+	udpPort uint16       // the UDP encapsulation port the address names; 0: none
+}
+
+// cutUDPPort cuts the UDP encapsulation port off an address that names
+// one, "HOST:PORT/udp:N" as Addr prints it, and returns the rest and N (0
+// when there is none). Its errors are *net.AddrError.
+func cutUDPPort(s string) (string, uint16, error) {
+	rest, n, found := strings.Cut(s, "/udp:")
+	if !found {
+		return s, 0, nil
+	}
+	p, err := strconv.ParseUint(n, 10, 16)
+	if err != nil || p == 0 {
+		return "", 0, &net.AddrError{Err: "invalid UDP port", Addr: s}
+	}
+	return rest, uint16(p), nil
+}
+
 // parseAddr parses and resolves an address as Dial and Listen take it,
-// "HOST:PORT" or "IP,IP,...:PORT", into its IP addresses and SCTP port: a
-// host name is resolved once, here, to the first address the resolver
-// gives; an empty host (Listen's every address) is no address. Its errors
-// are *net.AddrError, or the resolver's *net.DNSError.
-func parseAddr(ctx context.Context, s string) ([]netip.Addr, uint16, error) {
-	hosts, port, err := splitAddrList(s)
+// "HOST:PORT" or "IP,IP,...:PORT", each with an optional "/udp:N" (the
+// UDP encapsulation port): a host name is resolved once, here, to the
+// first address the resolver gives; an empty host (Listen's every
+// address) is no address. Its errors are *net.AddrError, or the
+// resolver's *net.DNSError.
+func parseAddr(ctx context.Context, s string) (addrSpec, error) {
+	rest, udpPort, err := cutUDPPort(s)
 	if err != nil {
-		return nil, 0, err
+		return addrSpec{}, err
+	}
+	hosts, port, err := splitAddrList(rest)
+	if err != nil {
+		return addrSpec{}, err
 	}
 	if port == 0 {
-		return nil, 0, &net.AddrError{Err: "SCTP port 0", Addr: s}
+		return addrSpec{}, &net.AddrError{Err: "SCTP port 0", Addr: s}
 	}
+	a := addrSpec{port: port, udpPort: udpPort}
 	if len(hosts) > 1 {
-		ips, err := parseIPs(hosts)
-		return ips, port, err
+		a.ips, err = parseIPs(hosts)
+		return a, err
 	}
 	if hosts[0] == "" {
-		return nil, port, nil
+		return a, nil
 	}
 	ip, err := resolveHost(ctx, hosts[0])
 	if err != nil {
-		return nil, 0, err
+		return addrSpec{}, err
 	}
-	return []netip.Addr{ip}, port, nil
+	a.ips = []netip.Addr{ip}
+	return a, nil
 }
 
 // peerAddrs checks a peer's addresses and port and pairs them.

@@ -4,8 +4,10 @@ package sctp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -112,5 +114,23 @@ func TestListenShardsRefusesOtherTransports(t *testing.T) {
 	}
 	if _, err := ListenShards("127.0.0.1:5000", 0, loopCfg()); err == nil {
 		t.Error("0 shards: no error")
+	}
+}
+
+// TestListenShardsNeedTheirOwnPort: shards on an address and UDP port a
+// listener of the process holds (alone, or shared with other processes)
+// fail with EADDRINUSE instead of joining its socket's group.
+func TestListenShardsNeedTheirOwnPort(t *testing.T) {
+	port := freeUDPPort(t, "127.0.0.1")
+	for _, exclusive := range []bool{false, true} {
+		l, err := Listen(fmt.Sprintf("127.0.0.1:5001/udp:%d", port), &Config{ExclusiveUDPPort: exclusive})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = ListenShards(fmt.Sprintf("127.0.0.1:5002/udp:%d", port), 2, nil)
+		l.Close()
+		if !errors.Is(err, syscall.EADDRINUSE) {
+			t.Fatalf("ExclusiveUDPPort %v: shards beside a listener: %v, want EADDRINUSE", exclusive, err)
+		}
 	}
 }

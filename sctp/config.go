@@ -79,9 +79,22 @@ type Config struct {
 	// (UDPPort must then be 0).
 	EphemeralUDPPort bool
 	// RemoteUDPPort is the peer's UDP encapsulation port for Dial
-	// (default 9899). An accepted association answers the port its peer
+	// (default 9899); a dial address "HOST:PORT/udp:N" names another for
+	// its association. An accepted association answers the port its peer
 	// sent from (RFC 6951 section 5.4).
 	RemoteUDPPort uint16
+	// ExclusiveUDPPort binds the endpoint's UDP encapsulation address and
+	// port for this process alone. By default, on Linux, a process that
+	// may load BPF programs (CAP_BPF or CAP_SYS_ADMIN, with bpffs mounted
+	// at /sys/fs/bpf) shares a fixed address and port (a listener's 9899)
+	// with the other processes of the host that may: each gets the
+	// packets of the SCTP ports it serves, as the kernel's SCTP serves
+	// every process (docs/transports.md). Without that privilege, or with
+	// ExclusiveUDPPort, the process binds them alone, and another process
+	// that binds them fails with an error that says why and what to do.
+	// The endpoints of a process bound to one address and port share one
+	// socket, whose setting is that of the first to open it.
+	ExclusiveUDPPort bool
 	// PacketConn, when set, carries SCTP packets as datagrams over the
 	// user's connection (for example DTLS for WebRTC). The endpoint
 	// closes it when it closes.

@@ -16,7 +16,10 @@ import (
 // address or host name and SCTP port) on a new endpoint of its own, and
 // waits until it is established or ctx is done. The endpoint closes with
 // the association. A host name is resolved once, to the first address the
-// resolver gives, as Listen resolves it.
+// resolver gives, as Listen resolves it. A peer whose UDP encapsulation
+// port is not Config.RemoteUDPPort is "HOST:PORT/udp:N", as Addr prints
+// an endpoint's address: Dial(ctx, l.Addr().String(), cfg) reaches
+// listener l wherever its UDP port is.
 //
 // A peer with several addresses is "IP,IP,...:PORT" (IPv6 addresses in
 // brackets): as DialAddrs, the INIT tries them in turn and Multihoming is
@@ -35,11 +38,19 @@ func Dial(ctx context.Context, raddr string, cfg *Config) (*Association, error) 
 // dialNew is Dial over conn, or over the socket cfg selects when conn is
 // nil.
 func dialNew(ctx context.Context, raddr string, cfg *Config, conn netio.Conn) (*Association, error) {
-	ips, port, err := dialAddr(ctx, raddr)
+	a, err := dialAddr(ctx, raddr)
 	if err != nil {
 		return nil, opErr("dial", nil, err)
 	}
-	return dialAddrsOn(ctx, ips, port, cfg, conn)
+	if a.udpPort != 0 {
+		var c Config
+		if cfg != nil {
+			c = *cfg
+		}
+		c.RemoteUDPPort = a.udpPort
+		cfg = &c
+	}
+	return dialAddrsOn(ctx, a.ips, a.port, cfg, conn)
 }
 
 // DialAddrs starts an association to the peer known by the addresses ips,
@@ -78,7 +89,7 @@ func dialAddrsOn(ctx context.Context, ips []netip.Addr, port uint16, cfg *Config
 	if err != nil {
 		return nil, opErr("dial", peersAddr(peers), err)
 	}
-	as, err := e.associate(ctx, peers, true)
+	as, err := e.associate(ctx, peers, 0, true)
 	if err != nil {
 		e.Close()
 		return nil, opErr("dial", peersAddr(peers), err)
@@ -87,14 +98,16 @@ func dialAddrsOn(ctx context.Context, ips []netip.Addr, port uint16, cfg *Config
 }
 
 // Dial starts an association from this endpoint to raddr ("HOST:PORT", or
-// "IP,IP,...:PORT" as DialAddrs) and waits until it is established or ctx
-// is done. Its errors are the package-level Dial's.
+// "IP,IP,...:PORT" as DialAddrs, each with an optional "/udp:N": the
+// peer's UDP encapsulation port for this association, instead of
+// Config.RemoteUDPPort) and waits until it is established or ctx is done.
+// Its errors are the package-level Dial's.
 func (e *Endpoint) Dial(ctx context.Context, raddr string) (*Association, error) {
-	ips, port, err := dialAddr(ctx, raddr)
+	a, err := dialAddr(ctx, raddr)
 	if err != nil {
 		return nil, opErr("dial", nil, err)
 	}
-	return e.DialAddrs(ctx, ips, port)
+	return e.dialAddrs(ctx, a.ips, a.port, a.udpPort)
 }
 
 // DialAddrs starts an association from this endpoint to the peer known by
@@ -105,11 +118,17 @@ func (e *Endpoint) Dial(ctx context.Context, raddr string) (*Association, error)
 // endpoint's Config.Paths.Multihoming is on. Its errors are the
 // package-level Dial's.
 func (e *Endpoint) DialAddrs(ctx context.Context, ips []netip.Addr, port uint16) (*Association, error) {
+	return e.dialAddrs(ctx, ips, port, 0)
+}
+
+// dialAddrs is DialAddrs to a peer whose UDP encapsulation port is
+// udpPort (0: Config.RemoteUDPPort).
+func (e *Endpoint) dialAddrs(ctx context.Context, ips []netip.Addr, port, udpPort uint16) (*Association, error) {
 	peers, err := peerAddrs(ips, port)
 	if err != nil {
 		return nil, opErr("dial", nil, err)
 	}
-	as, err := e.associate(ctx, peers, false)
+	as, err := e.associate(ctx, peers, udpPort, false)
 	if err != nil {
 		return nil, opErr("dial", peersAddr(peers), err)
 	}
@@ -128,24 +147,25 @@ func peersAddr(peers []netip.AddrPort) net.Addr {
 
 // dialAddr parses raddr as Dial takes it (parseAddr); the host may not be
 // empty.
-func dialAddr(ctx context.Context, raddr string) ([]netip.Addr, uint16, error) {
-	ips, port, err := parseAddr(ctx, raddr)
-	if err == nil && len(ips) == 0 {
+func dialAddr(ctx context.Context, raddr string) (addrSpec, error) {
+	a, err := parseAddr(ctx, raddr)
+	if err == nil && len(a.ips) == 0 {
 		err = &net.AddrError{Err: "missing host in address", Addr: raddr}
 	}
-	return ips, port, err
+	return a, err
 }
 
 // associate runs the ASSOCIATE primitive to peers (the peer's IP addresses
-// and SCTP port; the INIT tries them in turn) and waits until the
+// and SCTP port; the INIT tries them in turn), whose UDP encapsulation
+// port is udpPort (0: Config.RemoteUDPPort), and waits until the
 // association is established or ctx is done. ownEndpoint says that e was
 // made for this association and closes with it. The caller makes its
 // errors a dial's (opErr).
-func (e *Endpoint) associate(ctx context.Context, peers []netip.AddrPort, ownEndpoint bool) (*Association, error) {
+func (e *Endpoint) associate(ctx context.Context, peers []netip.AddrPort, udpPort uint16, ownEndpoint bool) (*Association, error) {
 	peer := peers[0]
 	to := make([]netip.AddrPort, len(peers))
 	for i, p := range peers {
-		to[i] = e.transportAddr(p.Addr())
+		to[i] = e.transportAddr(p.Addr(), udpPort)
 	}
 	e.mu.Lock()
 	if e.closed {
@@ -218,13 +238,16 @@ func (e *Endpoint) associate(ctx context.Context, peers []netip.AddrPort, ownEnd
 	}
 }
 
-// transportAddr returns the lower-layer address of a peer IP.
-func (e *Endpoint) transportAddr(ip netip.Addr) netip.AddrPort {
+// transportAddr returns the lower-layer address of a peer IP whose UDP
+// encapsulation port is udpPort (0: Config.RemoteUDPPort).
+func (e *Endpoint) transportAddr(ip netip.Addr, udpPort uint16) netip.AddrPort {
 	switch {
 	case e.cfg.Conn != nil:
 		return e.connPeer
 	case e.rawIP:
 		return netip.AddrPortFrom(ip, 0)
+	case udpPort == 0:
+		udpPort = e.cfg.RemoteUDPPort
 	}
-	return netip.AddrPortFrom(ip, e.cfg.RemoteUDPPort)
+	return netip.AddrPortFrom(ip, udpPort)
 }

@@ -34,7 +34,10 @@
 // association's packets come from, so a server and any number of clients
 // run in one process or host with the default Config. The endpoints of a
 // process bound to one UDP address and port share its socket, told apart
-// by SCTP port. Config.Transport = IP sends plain SCTP over a raw socket
+// by SCTP port; on Linux, processes that may load BPF programs share the
+// address and port with each other the same way (Config.ExclusiveUDPPort).
+// A dial address "HOST:PORT/udp:N" names the peer's UDP port for that
+// association. Config.Transport = IP sends plain SCTP over a raw socket
 // (CAP_NET_RAW); Config.PacketConn or Config.Conn carry the packets over a
 // connection the program supplies (for example DTLS). Config.Pcap records
 // every packet. With Config.AbortOnExit a watchdog process aborts the

@@ -112,7 +112,8 @@ const (
 // and the SCTP port; "IP,IP,...:PORT" is ListenAddrs. A host name is
 // resolved once, here, to the first address the resolver gives, as Dial
 // resolves it. With UDP encapsulation the socket is bound to HOST and
-// Config.UDPPort (default 9899).
+// Config.UDPPort (default 9899), or the UDP port N of an address
+// "HOST:PORT/udp:N" (as Addr prints an endpoint's address).
 //
 // Its errors are *net.OpError values with Op "listen" and Net "sctp", as
 // package net's: Addr is the local address (an Addr for one IP address),
@@ -125,11 +126,31 @@ func Listen(laddr string, cfg *Config) (*Endpoint, error) {
 // listenOn is Listen over conn, or over the socket cfg selects when conn is
 // nil.
 func listenOn(laddr string, cfg *Config, conn netio.Conn) (*Endpoint, error) {
-	ips, port, err := parseAddr(context.Background(), laddr)
+	a, err := parseAddr(context.Background(), laddr)
 	if err != nil {
 		return nil, opErr("listen", nil, err)
 	}
-	return listenIPs(ips, port, cfg, conn)
+	if cfg, err = localUDPPort(cfg, a.udpPort); err != nil {
+		return nil, opErr("listen", opAddr(a.ips, a.port), err)
+	}
+	return listenIPs(a.ips, a.port, cfg, conn)
+}
+
+// localUDPPort returns cfg with the local UDP encapsulation port a listen
+// address named (udpPort; 0: none, cfg as it is).
+func localUDPPort(cfg *Config, udpPort uint16) (*Config, error) {
+	if udpPort == 0 {
+		return cfg, nil
+	}
+	var c Config
+	if cfg != nil {
+		c = *cfg
+	}
+	if c.EphemeralUDPPort {
+		return nil, fmt.Errorf("sctp: UDP port %d in the address with EphemeralUDPPort", udpPort)
+	}
+	c.UDPPort = udpPort
+	return &c, nil
 }
 
 // listenIPs is Listen on the addresses parseAddr returned: ListenAddrs for

@@ -59,6 +59,13 @@ var (
 	// It is not terminal: the next Read continues with the stream's next
 	// message.
 	ErrMessageAborted = errors.New("sctp: message abandoned by the peer before its end")
+	// ErrPortInUse is wrapped by the error of Listen, NewEndpoint or Dial
+	// when the SCTP port is served already on the endpoint's socket, by
+	// another endpoint of the process or, on a UDP address and port that
+	// processes share (Config.ExclusiveUDPPort), of another process. It
+	// matches syscall.EADDRINUSE, as does the error of a UDP address and
+	// port that another process holds and this one cannot share.
+	ErrPortInUse = netio.ErrPortInUse
 	// ErrNeedRaw is wrapped, with os.ErrPermission, by the error of
 	// Listen, NewEndpoint or Dial with the IP transport when the process
 	// lacks CAP_NET_RAW.

@@ -11,7 +11,11 @@ import (
 )
 
 // TestMain fails the run when a test leaves endpoint goroutines behind.
+// The test binary run with serveEnv set is a server process instead
+// (serveChild).
 func TestMain(m *testing.M) {
+	serveChild()
+	mountBPFFS()
 	code := m.Run()
 	if code == 0 {
 		if leaked := leakedGoroutines(); leaked != "" {

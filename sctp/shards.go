@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"syscall"
 
 	"github.com/usctp/usctp/sctp/internal/netio"
 )
@@ -23,14 +24,21 @@ import (
 // UDP ports (associations from one peer socket all land on one shard).
 // Each endpoint is used as one returned by Listen; callers accept from
 // every shard. Only UDP encapsulation (the default Transport) can be
-// sharded; Config.Conn and Config.PacketConn cannot. Its errors are
+// sharded; Config.Conn and Config.PacketConn cannot. The shards need a
+// UDP address and port of their own: one that other sockets are bound to
+// (another process's, or processes sharing it, Config.ExclusiveUDPPort)
+// fails with an error matching syscall.EADDRINUSE. Its errors are
 // Listen's.
 func ListenShards(laddr string, n int, cfg *Config) ([]*Endpoint, error) {
-	ips, port, err := parseAddr(context.Background(), laddr)
+	a, err := parseAddr(context.Background(), laddr)
 	if err != nil {
 		return nil, opErr("listen", nil, err)
 	}
+	ips, port := a.ips, a.port
 	addr := opAddr(ips, port)
+	if cfg, err = localUDPPort(cfg, a.udpPort); err != nil {
+		return nil, opErr("listen", addr, err)
+	}
 	if n < 1 {
 		return nil, opErr("listen", addr, fmt.Errorf("%d shards", n))
 	}
@@ -56,6 +64,15 @@ func ListenShards(laddr string, n int, cfg *Config) ([]*Endpoint, error) {
 	d := c.withDefaults()
 	uc := udpConfig(&d, ip, true)
 	uc.ReusePort = true
+	if uc.Addr.Port() != 0 {
+		// The shards would join the sockets on the address and port:
+		// another process's, or a host group (sharing the port between
+		// processes) whose program would take their datagrams.
+		if n, err := netio.UDPBound(uc.Addr); err == nil && n > 0 {
+			return nil, opErr("listen", addr, fmt.Errorf("UDP %v is in use: shards need a UDP address and port of their own: %w",
+				uc.Addr, syscall.EADDRINUSE))
+		}
+	}
 	eps := make([]*Endpoint, 0, n)
 	fail := func(err error) ([]*Endpoint, error) {
 		for _, e := range eps {

@@ -69,8 +69,8 @@ func udpConfig(c *Config, ip netip.Addr, listening bool) netio.UDPConfig {
 	if !ip.IsValid() {
 		ip = netip.IPv6Unspecified()
 	}
-	u := netio.UDPConfig{Addr: netip.AddrPortFrom(ip, port),
-		RemotePort: c.RemoteUDPPort, GRO: true, BusyPoll: c.BusyPoll, Notices: true, DontFragment: !c.DisablePMTUDiscovery}
+	u := netio.UDPConfig{Addr: netip.AddrPortFrom(ip, port), RemotePort: c.RemoteUDPPort, GRO: true,
+		BusyPoll: c.BusyPoll, Notices: true, DontFragment: !c.DisablePMTUDiscovery, Exclusive: c.ExclusiveUDPPort}
 	if listening {
 		u.SocketBuffer = listenSocketBuffer
 	}

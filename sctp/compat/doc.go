@@ -83,13 +83,14 @@
 //   - Accepted conns stay open when their listener closes, as accepted
 //     kernel sockets do; new associations are then refused.
 //   - Several local addresses make a multi-homed endpoint on the wildcard
-//     address of their family, which cannot share the UDP port with a
-//     listener of the same process bound to one of them (EADDRINUSE).
-//     DialSCTP tries raddr's addresses in turn, as sctp_connectx does. The
+//     address of their family; it shares the UDP port with the listeners
+//     of the same process bound to one of them, as the kernel's most
+//     specific match does. DialSCTP tries raddr's addresses in turn, as sctp_connectx does. The
 //     peer's other addresses are used as alternate paths only when the
 //     program named several addresses: a peer may list unreachable ones.
 //   - MaxInitTimeout bounds the INIT retransmission timeout in
 //     milliseconds, MaxAttempts the INIT retransmissions.
 //   - Close shuts the association down gracefully and waits for it, at
-//     most 5 s (the kernel finishes in the background).
+//     most 5 s (the kernel finishes in the background, after the process
+//     exited; a userspace stack cannot outlive its process).
 package sctp

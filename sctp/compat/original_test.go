@@ -34,13 +34,7 @@ var originalTestFiles = []string{"sctp_test.go", "sctp_streams_test.go"}
 // for a cause whose fix is under way elsewhere: the cause, and the text
 // the failure must show. Each runs on its own and must fail so; once it
 // passes, its entry must go.
-var originalKnownFailures = map[string]struct{ cause, text string }{
-	"TestSCTPListenerName": {
-		cause: "a wildcard and a specific listener of one process cannot yet share the UDP port " +
-			"(socket sharing by SCTP port in sctp/internal/netio and compat/stack.go's listen port logic)",
-		text: "address already in use",
-	},
-}
+var originalKnownFailures = map[string]struct{ cause, text string }{}
 
 // originalModule returns the pinned original's version and its directory
 // in the module cache, downloading it when it is not there.

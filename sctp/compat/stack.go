@@ -8,7 +8,9 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -43,10 +45,66 @@ var DefaultTransport = transportFromEnv()
 
 // UDPPort is the UDP encapsulation port listeners bind and connections
 // send to (default 9899, IANA's; the environment variable USCTP_UDP_PORT
-// when set). Dialed connections send from a port the system picks. All
-// listeners of the process share the socket of this port, as the
-// kernel's listeners share its SCTP stack, told apart by SCTP port.
+// when set), unless RemoteUDPPorts names another for the peer. Dialed
+// connections send from a port the system picks. All listeners of the
+// process share the socket of this port, as the kernel's listeners share
+// its SCTP stack, told apart by SCTP port; on Linux, processes that may
+// load BPF programs (CAP_BPF or CAP_SYS_ADMIN, bpffs at /sys/fs/bpf)
+// share it with each other the same way (package usctp's
+// Config.ExclusiveUDPPort). A listener bound to a wildcard address and
+// one bound to a specific address share it too: a packet goes to the
+// listener of its destination address if there is one, else to the
+// wildcard one.
 var UDPPort = udpPortFromEnv()
+
+// RemoteUDPPorts names the UDP encapsulation ports of peers that do not
+// listen on UDPPort, for the connections dialed from now on: a dial to a
+// peer uses the port of the first entry that matches it, else UDPPort.
+// An entry is "IP:PORT/udp:N" (the peer at that address and SCTP port;
+// IPv6 addresses in brackets), "IP/udp:N" (every SCTP port at that
+// address) or ":PORT/udp:N" (that SCTP port at every address). It starts
+// as the entries of the environment variable USCTP_REMOTE_UDP_PORTS,
+// separated by spaces or commas; a malformed entry fails the dials.
+var RemoteUDPPorts = strings.FieldsFunc(os.Getenv("USCTP_REMOTE_UDP_PORTS"), func(r rune) bool {
+	return r == ',' || r == ' ' || r == '\t' || r == '\n'
+})
+
+// remoteUDPPort returns the UDP encapsulation port of the peer at ips and
+// SCTP port port (RemoteUDPPorts, else UDPPort).
+func remoteUDPPort(ips []netip.Addr, port uint16) (uint16, error) {
+	for _, e := range RemoteUDPPorts {
+		addr, n, ok := strings.Cut(e, "/udp:")
+		udp, err := strconv.ParseUint(n, 10, 16)
+		if !ok || err != nil || udp == 0 {
+			return 0, fmt.Errorf("sctp: RemoteUDPPorts entry %q: want IP:PORT/udp:N, IP/udp:N or :PORT/udp:N", e)
+		}
+		host, sport := addr, ""
+		if i := strings.LastIndexByte(addr, ':'); i >= 0 && !strings.HasSuffix(addr, "]") {
+			host, sport = addr[:i], addr[i+1:]
+		}
+		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+		if sport != "" {
+			p, err := strconv.ParseUint(sport, 10, 16)
+			if err != nil {
+				return 0, fmt.Errorf("sctp: RemoteUDPPorts entry %q: bad SCTP port", e)
+			}
+			if uint16(p) != port {
+				continue
+			}
+		}
+		if host != "" {
+			ip, err := netip.ParseAddr(host)
+			if err != nil {
+				return 0, fmt.Errorf("sctp: RemoteUDPPorts entry %q: bad IP address", e)
+			}
+			if !slices.Contains(ips, ip.Unmap()) {
+				continue
+			}
+		}
+		return uint16(udp), nil
+	}
+	return UDPPort, nil
+}
 
 func transportFromEnv() Transport {
 	switch t := Transport(os.Getenv("USCTP_TRANSPORT")); t {
@@ -102,11 +160,8 @@ func config(init InitMsg, t Transport, listening, multi bool) *usctp.Config {
 	}
 	if t == TransportIP {
 		c.Transport = usctp.IP
-	} else {
-		c.RemoteUDPPort = UDPPort
-		if listening {
-			c.UDPPort = UDPPort
-		}
+	} else if listening {
+		c.UDPPort = UDPPort
 	}
 	return c
 }
@@ -177,11 +232,13 @@ func listen(network string, laddr *SCTPAddr, init InitMsg, handler NotificationH
 		if port != 0 {
 			return listenHosts(host, port, cfg)
 		}
+		// The SCTP port only: a UDP socket that cannot bind fails at
+		// once, whatever the SCTP port.
 		start := rand.IntN(16384)
 		for i := range 16384 {
 			bound = 49152 + (start+i)%16384
 			ep, err := listenHosts(host, bound, cfg)
-			if !errors.Is(err, syscall.EADDRINUSE) {
+			if !errors.Is(err, usctp.ErrPortInUse) {
 				return ep, err
 			}
 		}
@@ -243,8 +300,15 @@ func dial(network string, laddr, raddr *SCTPAddr, init InitMsg, handler Notifica
 		as *usctp.Association
 		ep *usctp.Endpoint
 	}
+	udpPort, err := remoteUDPPort(peers, uint16(raddr.Port))
+	if err != nil {
+		return nil, &net.OpError{Op: "dial", Net: "sctp", Addr: raddr, Err: err}
+	}
 	r, err := withTransport(func(t Transport) (result, error) {
 		cfg := config(init, t, false, len(peers) > 1 || len(local) > 1)
+		if t != TransportIP {
+			cfg.RemoteUDPPort = udpPort
+		}
 		if laddr != nil {
 			cfg.LocalPort = uint16(laddr.Port)
 		}

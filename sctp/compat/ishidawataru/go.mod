@@ -4,6 +4,9 @@ go 1.25.0
 
 require github.com/usctp/usctp v0.0.0-00010101000000-000000000000
 
-require golang.org/x/sys v0.47.0 // indirect
+require (
+	github.com/cilium/ebpf v0.22.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
+)
 
 replace github.com/usctp/usctp => ../../..

@@ -120,8 +120,8 @@ func echoTrip(t testing.TB, a *UDPConn, dst netip.AddrPort, seq int) {
 	if _, err := a.ReadBatch(in); err != nil {
 		t.Fatal(err)
 	}
-	if in[0].N != 64 || in[0].Buf[3] != byte(seq) {
-		t.Fatalf("round trip %d: got %d bytes %x", seq, in[0].N, in[0].Buf[:4])
+	if in[0].N != 64 || in[0].Buf[7] != byte(seq) {
+		t.Fatalf("round trip %d: got %d bytes %x", seq, in[0].N, in[0].Buf[:8])
 	}
 }
 

@@ -27,7 +27,11 @@
 //   - SharedConn (OpenSharedUDP, OpenSharedIP): an endpoint's view of a
 //     UDP or raw IP socket that the endpoints of a process share, as the
 //     kernel serves all SCTP sockets of a host from one stack; each view
-//     reads the packets of the SCTP ports it claims.
+//     reads the packets of the SCTP ports it claims. On Linux a process
+//     that may load BPF programs shares the UDP socket's address and port
+//     with other such processes (a host group, portgroup.go): an
+//     SK_REUSEPORT program steers each datagram to the process serving its
+//     SCTP port.
 //   - DualIPConn (OpenDualIP): the raw IPv4 and raw IPv6 sockets of a raw
 //     IP endpoint with addresses of both families, as one Conn.
 //

@@ -533,7 +533,8 @@ func (b *batchIO) pack(pkts []Packet, gso bool) (int, error) {
 			size := p.N
 			for i+run < len(pkts) && run < maxGSOSegments && (run+1)*size <= maxGSOBytes {
 				q := &pkts[i+run]
-				if q.Addr != p.Addr || q.N > size || q.N <= 0 || q.N > len(q.Buf) || b.pi && q.Local != p.Local {
+				if q.Addr != p.Addr || q.N > size || q.N <= 0 || q.N > len(q.Buf) || b.pi && q.Local != p.Local ||
+					!sameAssociation(p, q) {
 					break
 				}
 				run++
@@ -588,6 +589,16 @@ func putSegmentCmsg(oob []byte, size uint16) {
 	c.Type = unix.UDP_SEGMENT
 	c.SetLen(unix.CmsgLen(2))
 	binary.NativeEndian.PutUint16(oob[unix.CmsgLen(0):], size)
+}
+
+// sameAssociation reports whether SCTP packets p and q carry the same
+// source and destination ports, the first four bytes of the common
+// header. A GSO send holds one association's packets: on loopback and
+// virtual links it reaches the receiving host whole, and the socket
+// found for its first packet gets them all, while a host group
+// (portgroup.go) may serve the two associations in different processes.
+func sameAssociation(p, q *Packet) bool {
+	return p.N >= 4 && q.N >= 4 && [4]byte(p.Buf[:4]) == [4]byte(q.Buf[:4])
 }
 
 // probeGSO reports whether the socket accepts UDP_SEGMENT (Linux 4.18+).

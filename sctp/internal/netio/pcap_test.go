@@ -135,7 +135,7 @@ func TestCaptureUDP(t *testing.T) {
 			if r.src != a.LocalAddr() || r.dst != b.LocalAddr() {
 				t.Fatalf("record %v -> %v, want %v -> %v", r.src, r.dst, a.LocalAddr(), b.LocalAddr())
 			}
-			seq := binary.BigEndian.Uint32(r.payload)
+			seq := seqOf(r.payload)
 			exp := make([]byte, size)
 			fill([]Packet{{Buf: exp}}, int(seq), size, r.dst)
 			if !bytes.Equal(r.payload, exp) {

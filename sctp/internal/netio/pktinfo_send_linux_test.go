@@ -3,7 +3,6 @@
 package netio
 
 import (
-	"encoding/binary"
 	"net/netip"
 	"os/exec"
 	"testing"
@@ -50,7 +49,7 @@ func TestSendFromLocalAddr(t *testing.T) {
 					t.Fatalf("%s: read after %d: %v", bind, got, err)
 				}
 				for _, p := range in[:n] {
-					seq := int(binary.BigEndian.Uint32(p.Buf))
+					seq := int(seqOf(p.Buf))
 					want := srcs[seq]
 					if !want.IsValid() {
 						want = netip.MustParseAddr("127.0.0.1")
@@ -107,7 +106,7 @@ func TestRawIPSendFromLocalAddr(t *testing.T) {
 				t.Fatalf("%s: read after %d: %v", tc.bind, got, err)
 			}
 			for _, p := range in[:n] {
-				seq := int(binary.BigEndian.Uint32(p.Buf))
+				seq := int(seqOf(p.Buf))
 				if seq >= len(srcs) || p.Addr.Addr() != srcs[seq] {
 					t.Errorf("%s: packet %d from %v, want %v", tc.bind, seq, p.Addr, srcs[min(seq, len(srcs)-1)])
 				}

@@ -23,10 +23,15 @@ import (
 // alone on its socket reads it as if it were its own, with no copy and no
 // per-packet work.
 //
-// A packet for an SCTP port nobody on the socket serves goes to the first
-// endpoint still registered (the default), whose core gives the RFC's
-// answer as for a socket of its own: an ABORT to an INIT for a port
-// nobody listens on (RFC 9260 section 8.4), rate-limited.
+// A packet for an SCTP port nobody on the socket serves goes to the
+// endpoint serving it on a wildcard socket of the process that covers the
+// socket's address (shared_udp.go), else to the first endpoint still
+// registered (the default), whose core gives the RFC's answer as for a
+// socket of its own: an ABORT to an INIT for a port nobody listens on
+// (RFC 9260 section 8.4), rate-limited. A UDP socket that is a member of
+// its address and port's host group (portgroup.go) also registers its
+// ports with the group, and drops the packets of ports another process
+// serves.
 
 // socketKey names a shared socket: the local address and UDP port, or for
 // raw IP (port 0) the local address, in the network namespace netns (the
@@ -46,15 +51,24 @@ var sharedSockets struct {
 
 // sharedSocket is one socket shared by the endpoints bound to its address.
 type sharedSocket struct {
-	key  socketKey
-	conn Conn
-	view func([]Packet) (int, error) // ReadBatchView when the socket has GRO buffers
+	key   socketKey
+	conn  Conn
+	view  func([]Packet) (int, error) // ReadBatchView when the socket has GRO buffers
+	group *hostGroup                  // the socket's host group membership; nil: none
+	// wider are the process's wildcard sockets of the same port that
+	// cover this socket's address, most specific first (relink).
+	wider atomic.Pointer[[]*sharedSocket]
+	// foreign counts packets dropped for SCTP ports another process of
+	// the host group serves.
+	foreign atomic.Uint64
 
 	// mu guards ports and members (and every SharedConn's claims).
 	mu      sync.Mutex
 	ports   map[uint16]*SharedConn // SCTP port -> the endpoint serving it
 	members []*SharedConn          // in registration order; members[0] is the default
-	solo    atomic.Bool            // one member: it gets every packet, no demultiplexing
+	// solo: one member, no wider socket and no host group: the member
+	// gets every packet, with no demultiplexing (updateSolo).
+	solo atomic.Bool
 
 	rmu  sync.Mutex    // held by the leader, which reads the socket
 	free chan struct{} // a token posted when the leader lets go of the socket
@@ -111,7 +125,7 @@ func OpenSharedUDP(uc UDPConfig, port uint16) (*SharedConn, error) {
 	if uc.Addr.Addr().Is4In6() {
 		key.ip = uc.Addr.Addr() // a different socket from the IPv4 one
 	}
-	return openShared(key, func() (Conn, error) { return ListenUDP(uc) }, port)
+	return openShared(key, func() (Conn, *hostGroup, error) { return openSharedUDP(uc, key) }, port)
 }
 
 // OpenSharedIP is OpenSharedUDP for the raw IP socket ic names: one per
@@ -121,20 +135,25 @@ func OpenSharedUDP(uc UDPConfig, port uint16) (*SharedConn, error) {
 // endpoint, whose core drops them (another process may own the port).
 func OpenSharedIP(ic IPConfig, port uint16) (*SharedConn, error) {
 	key := socketKey{ip: ic.Addr, raw: true, netns: netnsID()}
-	return openShared(key, func() (Conn, error) { return ListenIP(ic) }, port)
+	return openShared(key, func() (Conn, *hostGroup, error) {
+		c, err := ListenIP(ic)
+		return c, nil, err
+	}, port)
 }
 
 // openShared is OpenSharedUDP for the socket key names, which open opens.
-func openShared(key socketKey, open func() (Conn, error), port uint16) (*SharedConn, error) {
+func openShared(key socketKey, open func() (Conn, *hostGroup, error), port uint16) (*SharedConn, error) {
 	sharedSockets.mu.Lock()
 	defer sharedSockets.mu.Unlock()
 	s := sharedSockets.socks[key]
-	if s == nil {
-		conn, err := open()
+	created := s == nil
+	if created {
+		conn, g, err := open()
 		if err != nil {
 			return nil, err
 		}
-		s = &sharedSocket{key: key, conn: conn, ports: make(map[uint16]*SharedConn), free: make(chan struct{}, 1)}
+		s = &sharedSocket{key: key, conn: conn, group: g, ports: make(map[uint16]*SharedConn), free: make(chan struct{}, 1)}
+		s.wider.Store(new([]*sharedSocket))
 		if u, ok := conn.(*UDPConn); ok && u.GRO() {
 			s.view = u.ReadBatchView
 		}
@@ -145,17 +164,69 @@ func openShared(key socketKey, open func() (Conn, error), port uint16) (*SharedC
 	}
 	pc := &SharedConn{s: s, claims: make(map[uint16]int), wake: make(chan struct{}, 1), opener: len(s.members) == 0}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if port != 0 {
-		if s.ports[port] != nil {
-			return nil, fmt.Errorf("%w: %d on %v", ErrPortInUse, port, s)
-		}
-		s.ports[port] = pc
-		pc.claims[port] = 1
+	err := s.take(pc, port)
+	if err == nil {
+		s.members = append(s.members, pc)
+		s.updateSolo()
 	}
-	s.members = append(s.members, pc)
-	s.solo.Store(len(s.members) == 1)
+	s.mu.Unlock()
+	switch {
+	case err != nil && created:
+		delete(sharedSockets.socks, key)
+		s.close()
+		return nil, err
+	case err != nil:
+		return nil, err
+	case created && !key.raw:
+		relink(key.port, key.netns)
+	}
 	return pc, nil
+}
+
+// take claims SCTP port (unless 0) for pc: on the socket, and with its
+// host group when it is the socket's first claim of port. Called with
+// s.mu held.
+func (s *sharedSocket) take(pc *SharedConn, port uint16) error {
+	if port == 0 {
+		return nil
+	}
+	if other := s.ports[port]; other != nil && other != pc {
+		return fmt.Errorf("%w: %d on %v", ErrPortInUse, port, s)
+	}
+	if s.ports[port] == nil && s.group != nil {
+		if err := s.group.claim(port); err != nil {
+			return fmt.Errorf("%w: %d on %v, %v", ErrPortInUse, port, s, err)
+		}
+	}
+	s.ports[port] = pc
+	pc.claims[port]++
+	return nil
+}
+
+// drop gives back pc's claims of port on the socket and with its host
+// group. Called with s.mu held.
+func (s *sharedSocket) drop(pc *SharedConn, port uint16) {
+	delete(pc.claims, port)
+	if s.ports[port] == pc {
+		delete(s.ports, port)
+		if s.group != nil {
+			s.group.release(port)
+		}
+	}
+}
+
+// updateSolo sets solo from the socket's members, wider sockets and host
+// group. Called with s.mu held.
+func (s *sharedSocket) updateSolo() {
+	s.solo.Store(len(s.members) == 1 && s.group == nil && len(*s.wider.Load()) == 0)
+}
+
+// close closes the socket, leaving its host group.
+func (s *sharedSocket) close() error {
+	if s.group != nil {
+		return s.group.leave(s.conn.Close)
+	}
+	return s.conn.Close()
 }
 
 // SharedSockets returns the number of sockets the endpoints of the
@@ -181,12 +252,7 @@ func (pc *SharedConn) Claim(port uint16) error {
 	s := pc.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if other := s.ports[port]; other != nil && other != pc {
-		return fmt.Errorf("%w: %d on %v", ErrPortInUse, port, s)
-	}
-	s.ports[port] = pc
-	pc.claims[port]++
-	return nil
+	return s.take(pc, port)
 }
 
 // Release gives back one claim of port.
@@ -195,10 +261,7 @@ func (pc *SharedConn) Release(port uint16) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if pc.claims[port] <= 1 {
-		delete(pc.claims, port)
-		if s.ports[port] == pc {
-			delete(s.ports, port)
-		}
+		s.drop(pc, port)
 		return
 	}
 	pc.claims[port]--
@@ -228,10 +291,9 @@ func (pc *SharedConn) Close() error {
 	sharedSockets.mu.Lock()
 	defer sharedSockets.mu.Unlock()
 	s.mu.Lock()
+	last := len(s.members) == 1
 	for p := range pc.claims {
-		if s.ports[p] == pc {
-			delete(s.ports, p)
-		}
+		s.drop(pc, p)
 	}
 	pc.claims = nil
 	for i, m := range s.members {
@@ -240,14 +302,17 @@ func (pc *SharedConn) Close() error {
 			break
 		}
 	}
-	last := len(s.members) == 0
-	s.solo.Store(len(s.members) == 1)
+	s.updateSolo()
 	s.mu.Unlock()
 	if !last {
 		return nil
 	}
 	delete(sharedSockets.socks, s.key)
-	return s.conn.Close()
+	err := s.close()
+	if !s.key.raw {
+		relink(s.key.port, s.key.netns)
+	}
+	return err
 }
 
 // signal wakes pc's reader waiting in ReadBatch.

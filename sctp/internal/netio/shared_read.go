@@ -2,6 +2,7 @@ package netio
 
 import (
 	"encoding/binary"
+	"errors"
 	"net"
 	"os"
 	"time"
@@ -164,10 +165,13 @@ func (pc *SharedConn) lead(pkts []Packet, view bool) (n int, err error, st int) 
 		}
 		if err != nil {
 			pc.mu.Lock()
-			closed := pc.closed
+			closed, queued, dl := pc.closed, len(pc.q) > 0, pc.deadline
 			pc.mu.Unlock()
 			if closed {
 				return 0, net.ErrClosed, leadDone
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) && (queued || dl.IsZero() || time.Now().Before(dl)) {
+				return 0, nil, leadAgain // interrupted: packets queued by another socket's reader
 			}
 			return 0, err, leadDone
 		}
@@ -213,14 +217,31 @@ func (s *sharedSocket) dispatch(lead *SharedConn, pkts []Packet) int {
 	s.mu.Unlock()
 	for _, pc := range woke {
 		pc.signal()
+		if pc.s != s {
+			pc.s.interrupt(pc) // it may be reading its own socket
+		}
 	}
 	return keep
 }
 
+// interrupt ends the read of the socket pc leads, if it does, for pc to
+// take the packets another socket's reader queued for it (lead).
+func (s *sharedSocket) interrupt(pc *SharedConn) {
+	s.dlmu.Lock()
+	if s.leader == pc {
+		s.conn.SetReadDeadline(time.Unix(1, 0))
+		s.applied = time.Unix(1, 0)
+	}
+	s.dlmu.Unlock()
+}
+
 // owner returns the endpoint a packet read from the socket goes to: the
-// one serving its SCTP destination port, or for a notice (what the network
-// said about a packet we sent) the one serving the quoted packet's source
-// port; def when nobody does. Called with s.mu held.
+// one serving its SCTP destination port on the socket, or on a wildcard
+// socket of the process that covers the socket's address (the packet's
+// Local then names the address it came to); for a notice (what the
+// network said about a packet we sent) the one serving the quoted
+// packet's source port; nil for a packet of a port another process of
+// the host group serves; def otherwise. Called with s.mu held.
 func (s *sharedSocket) owner(p *Packet, def *SharedConn) *SharedConn {
 	d := p.Data()
 	off := 2 // destination port
@@ -230,8 +251,27 @@ func (s *sharedSocket) owner(p *Packet, def *SharedConn) *SharedConn {
 	if len(d) < off+2 {
 		return def
 	}
-	if pc := s.ports[binary.BigEndian.Uint16(d[off:])]; pc != nil {
+	port := binary.BigEndian.Uint16(d[off:])
+	if pc := s.ports[port]; pc != nil {
 		return pc
+	}
+	if p.Notice != NoticeNone {
+		return def
+	}
+	for _, w := range *s.wider.Load() {
+		w.mu.Lock()
+		pc := w.ports[port]
+		w.mu.Unlock()
+		if pc != nil {
+			if !p.Local.IsValid() {
+				p.Local = s.key.ip.Unmap()
+			}
+			return pc
+		}
+	}
+	if s.group != nil && s.group.servedElsewhere(port) {
+		s.foreign.Add(1)
+		return nil
 	}
 	return def
 }

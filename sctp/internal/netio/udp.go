@@ -59,6 +59,10 @@ type UDPConfig struct {
 	// so one peer's datagrams always reach the same socket while the set
 	// of sockets stays the same (endpoint shards, sctp.ListenShards).
 	ReusePort bool
+	// Exclusive keeps a socket OpenSharedUDP opens out of the host group
+	// of its address and port: the process binds them alone, and other
+	// processes cannot bind them while it holds them.
+	Exclusive bool
 }
 
 // batcher is the batched I/O engine behind a UDPConn or IPConn.
@@ -208,6 +212,15 @@ func (u *UDPConn) Overhead(remote netip.Addr) int { return ipHeaderLen(remote) +
 func (u *UDPConn) Close() error {
 	u.b.interruptPoll()
 	return u.c.Close()
+}
+
+// setReusePort sets or clears SO_REUSEPORT on the socket (Linux).
+func (u *UDPConn) setReusePort(on bool) error {
+	rc, err := u.c.SyscallConn()
+	if err != nil {
+		return err
+	}
+	return setReusePort(rc, on)
 }
 
 // GSO reports whether sends use UDP generic segmentation offload.

@@ -29,11 +29,17 @@ func fill(pkts []Packet, seq, size int, dst netip.AddrPort) {
 		for j := range size {
 			p.Buf[j] = byte(seq + i + j)
 		}
-		binary.BigEndian.PutUint32(p.Buf, uint32(seq+i))
+		// One association's SCTP ports, then the sequence number: packets
+		// of one association may share a GSO send.
+		binary.BigEndian.PutUint32(p.Buf, 8000<<16|8001)
+		binary.BigEndian.PutUint32(p.Buf[4:], uint32(seq+i))
 		p.N = size
 		p.Addr = dst
 	}
 }
+
+// seqOf returns the sequence number fill wrote into a packet.
+func seqOf(buf []byte) uint32 { return binary.BigEndian.Uint32(buf[4:]) }
 
 // recvAll reads until want packets arrived and checks their contents.
 func recvAll(t testing.TB, c Conn, want, size int, from netip.AddrPort) {
@@ -54,7 +60,7 @@ func recvAll(t testing.TB, c Conn, want, size int, from netip.AddrPort) {
 			if p.N != size {
 				t.Fatalf("packet of %d bytes, want %d", p.N, size)
 			}
-			seq := binary.BigEndian.Uint32(p.Buf)
+			seq := seqOf(p.Buf)
 			exp := make([]byte, size)
 			fill([]Packet{{Buf: exp}}, int(seq), size, from)
 			if !bytes.Equal(p.Data(), exp) {
@@ -170,15 +176,15 @@ func testGSOMixedSizes(t testing.TB, gro bool) {
 			}
 			for _, p := range in[:n] {
 				cnt++
-				if p.N < 4 {
+				if p.N < 8 {
 					continue
 				}
-				got[int(p.Buf[0])<<24|int(p.Buf[1])<<16|int(p.Buf[2])<<8|int(p.Buf[3])] = p.N
+				got[int(seqOf(p.Buf))] = p.N
 			}
 		}
 	}
 	for i, s := range sizes {
-		if s < 4 {
+		if s < 8 {
 			continue // too short to carry a sequence number
 		}
 		if got[i] != s {
@@ -390,7 +396,7 @@ func TestConcurrentUse(t *testing.T) {
 					mu.Lock()
 					for _, p := range in[:n] {
 						exp := make([]byte, size)
-						seq := binary.BigEndian.Uint32(p.Buf)
+						seq := seqOf(p.Buf)
 						fill([]Packet{{Buf: exp}}, int(seq), size, b.LocalAddr())
 						if p.N != size || !bytes.Equal(p.Data(), exp) {
 							t.Errorf("packet %d corrupted", seq)
@@ -411,5 +417,36 @@ func TestConcurrentUse(t *testing.T) {
 		if len(seen) != writers*perWriter {
 			t.Errorf("%+v: %d of %d packets arrived", cfg, len(seen), writers*perWriter)
 		}
+	}
+}
+
+// TestUDPGSOOneAssociation: a GSO send holds the packets of one
+// association (SCTP port pair) only, as a host group may steer two
+// associations to one address and port to different processes.
+func TestUDPGSOOneAssociation(t *testing.T) {
+	a, b := udpPair(t, false, UDPConfig{})
+	if !a.GSO() {
+		t.Skip("no UDP GSO on this kernel")
+	}
+	pkts := newPackets(6, 2048)
+	fill(pkts, 0, 1000, b.LocalAddr())
+	for i := 3; i < 6; i++ {
+		binary.BigEndian.PutUint16(pkts[i].Buf[2:], 8002) // another destination port
+	}
+	before := a.Stats().GSOSends
+	if n, err := a.WriteBatch(pkts); err != nil || n != len(pkts) {
+		t.Fatalf("WriteBatch = %d, %v", n, err)
+	}
+	if sends := a.Stats().GSOSends - before; sends != 2 {
+		t.Fatalf("%d GSO sends for two associations' runs of three, want 2", sends)
+	}
+	b.SetReadDeadline(time.Now().Add(5 * time.Second))
+	in := newPackets(8, 2048)
+	for got := 0; got < len(pkts); {
+		n, err := b.ReadBatch(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got += n
 	}
 }
