@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"net"
 	"net/netip"
 	"runtime"
 	"strconv"
@@ -22,17 +21,14 @@ import (
 // returns its SCTP address and UDP port.
 func echoTarget(t *testing.T) (netip.AddrPort, int) {
 	t.Helper()
-	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := c.LocalAddr().(*net.UDPAddr).Port
-	c.Close()
+	// The system picks the UDP port as it binds: a port found free
+	// beforehand may be taken by another test process before the bind.
 	addr := netip.MustParseAddrPort("127.0.0.1:7100")
-	l, err := sctp.Listen(addr.String(), &sctp.Config{UDPPort: uint16(port)})
+	l, err := sctp.Listen(addr.String(), &sctp.Config{EphemeralUDPPort: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	port := int(l.Addr().UDPPort)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	t.Cleanup(func() {
