@@ -148,6 +148,7 @@ func usctpConfig(cfg *Config) (*usctp.Config, netip.Addr, error) {
 		MTU:                  max(int(cfg.MTU), 576),
 		DisablePMTUDiscovery: true,
 		EventQueue:           256,
+		Pcap:                 pcapFile(),
 	}
 	uc.Extensions.Interleaving = !cfg.noInterleaving
 	uc.Extensions.DisableECN = true

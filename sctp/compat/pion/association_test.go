@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -328,4 +330,31 @@ func TestCloseEnds(t *testing.T) {
 			t.Error("Metadata ok after the association ended")
 		}
 	})
+}
+
+// TestPcapDir: with USCTP_PCAP_DIR set, each association records its
+// packets to a pcap file of its own in that directory.
+func TestPcapDir(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("USCTP_PCAP_DIR", dir)
+	pair(t, nil, func(t *testing.T, a0, a1 *sctp.Association) {
+		s0, _ := a0.OpenStream(0, sctp.PayloadTypeWebRTCBinary)
+		s0.Write([]byte("recorded"))
+		s1, _ := a1.AcceptStream()
+		s1.Read(make([]byte, 10))
+	})
+	files, err := filepath.Glob(filepath.Join(dir, "association-*.pcap"))
+	if err != nil || len(files) != 2 {
+		t.Fatalf("pcap files %v (%v), want one per association", files, err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The global header, then the handshake and the message.
+		if len(b) < 24+5*16 || !bytes.Contains(b, []byte("recorded")) {
+			t.Errorf("%s: %d bytes, the message recorded: %v", f, len(b), bytes.Contains(b, []byte("recorded")))
+		}
+	}
 }

@@ -37,6 +37,10 @@
 // default they never wait. Data is retransmitted for as long as the
 // connection lasts, as in the original.
 //
+// With the environment variable USCTP_PCAP_DIR set to a directory, each
+// association records its SCTP packets (inside DTLS, so in clear) to a
+// pcap file there, association-PID-N.pcap.
+//
 // # Differences in behaviour
 //
 //   - Close aborts the association (the peer gets an ABORT) before it
