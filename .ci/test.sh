@@ -65,6 +65,18 @@ step "go test -race"
 # shellcheck disable=SC2086
 go test -race -count=1 -timeout 25m ${TESTFLAGS:-} ./...
 
+step "nested modules"
+# The replace modules under sctp/compat (a module each, with the path of the package they
+# stand in for) are outside ./...: vet and test each in its own directory. Their tests
+# build foreign code (pion's tests, a pion/webrtc program) from the module proxy.
+for mod in $(git ls-files '*/go.mod' 2>/dev/null || find . -mindepth 2 -name go.mod -not -path './.*'); do
+	dir=$(dirname "$mod")
+	echo "--- $dir"
+	(cd "$dir" && go vet ./... && go mod tidy -diff &&
+		# shellcheck disable=SC2086
+		go test -race -count=1 -timeout 25m ${TESTFLAGS:-} ./...)
+done
+
 fuzztime=${FUZZTIME:-4s}
 if [ "$fuzztime" != "0" ]; then
 	step "fuzz targets, $fuzztime each"

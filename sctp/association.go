@@ -117,6 +117,15 @@ func (as *Association) Stats() Stats {
 	return s
 }
 
+// Interleaved reports whether the association interleaves messages
+// (I-DATA, RFC 8260): both endpoints offered it (see
+// Config.Extensions.Interleaving).
+func (as *Association) Interleaved() bool {
+	as.ep.mu.Lock()
+	defer as.ep.mu.Unlock()
+	return as.core.Interleaved()
+}
+
 // Streams returns the negotiated outbound and inbound stream counts.
 func (as *Association) Streams() (out, in uint16) {
 	as.ep.mu.Lock()

@@ -126,8 +126,7 @@
 //     Listen; INITs to other ports are answered with an ABORT (dropped on
 //     the raw IP transport, where every raw socket sees every SCTP packet
 //     of the host).
-//   - NR-SACK is not negotiated; RFC 9653's zero checksum is accepted and
-//     encoded by package chunk but not negotiated.
+//   - NR-SACK is not negotiated.
 //   - usctp is developed and tested on Linux. Elsewhere it builds, and its
 //     sockets read and write one packet per system call (no recvmmsg,
 //     sendmmsg, GSO or GRO) without busy polling; ListenShards and the

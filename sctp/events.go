@@ -24,6 +24,7 @@ const (
 	EventAuthNewKey             = api.EventAuthNewKey             // the peer's AUTH chunks use another shared key (RFC 6458 SCTP_AUTH_NEW_KEY; Event.KeyID)
 	EventAuthKeyFree            = api.EventAuthKeyFree            // a deleted shared key is out of use and freed (SCTP_AUTH_FREE_KEY; Event.KeyID)
 	EventPathMTU                = api.EventPathMTU                // a path's PLPMTU changed (path MTU discovery; Event.Addr, MTU)
+	EventBufferedLow            = api.EventBufferedLow            // a stream's buffered bytes fell to its low-water mark (Stream.SetBufferedLow; Event.Stream)
 )
 
 // StreamDirection names the direction of the streams a reconfiguration

@@ -349,6 +349,17 @@ type Extensions struct {
 	// too answers CE marks with ECNE and halves its window, once per
 	// window of data, for the peer's ECNEs.
 	DisableECN bool
+	// ZeroChecksumDTLS offers the zero checksum of RFC 9653 with the
+	// error detection method of SCTP over DTLS: set it only when every
+	// packet travels inside DTLS (Config.Conn or Config.PacketConn over a
+	// DTLS connection, as WebRTC data channels do), whose integrity check
+	// then stands in for the CRC32c. The INIT and INIT ACK announce the
+	// Zero Checksum Acceptable parameter, packets whose checksum field is
+	// zero are accepted, and an association whose peer announced the same
+	// method sends its packets with a zero checksum but for those that
+	// carry an INIT or a COOKIE ECHO and those sent outside an
+	// association, which keep the CRC32c (RFC 9653 section 5).
+	ZeroChecksumDTLS bool
 	// DynamicAddrs accepts the peer's address changes (RFC 5061 ASCONF):
 	// an added address is used once a HEARTBEAT confirmed it, a deleted
 	// one is dropped with its data moved, and the peer may choose our

@@ -36,6 +36,9 @@ type Stats struct {
 	Unacked      int
 	SendBuffered int
 	RecvBuffered int
+	// PeerRwnd is the peer's receive window as this end sees it: the
+	// last one it advertised less the data sent since (sstat_rwnd).
+	PeerRwnd int
 
 	// EventsDropped counts the association's events dropped
 	// (Association.EventsDropped): none for a program that reads Events

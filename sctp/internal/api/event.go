@@ -25,11 +25,12 @@ const (
 	EventAuthNewKey                              // the peer's AUTH chunks use another shared key (RFC 6458 SCTP_AUTH_NEW_KEY; Event.KeyID)
 	EventAuthKeyFree                             // a deleted shared key is no longer used (SCTP_AUTH_FREE_KEY; Event.KeyID)
 	EventPathMTU                                 // a path's PLPMTU changed (path MTU discovery; Event.Addr, MTU)
+	EventBufferedLow                             // a stream's buffered bytes fell to its low-water mark (Stream.SetBufferedLow; Event.Stream)
 )
 
 var eventKindNames = [...]string{"up", "down", "restart", "shutdown", "peer address change",
 	"send failed", "partial delivery aborted", "sender dry", "stream reset", "peer error", "streams added", "association reset",
-	"auth new key", "auth key free", "path MTU"}
+	"auth new key", "auth key free", "path MTU", "buffered low"}
 
 // String returns a short name of the event kind.
 func (k EventKind) String() string {
@@ -75,7 +76,7 @@ type Event struct {
 	Addr      Addr      // EventPeerAddrChange, EventPathMTU: the peer address, as in PathInfo
 	Reachable bool      // EventPeerAddrChange: the address answers again
 	PathState PathState // EventPeerAddrChange: the address's new state (multi-homing; PathActive or PathInactive otherwise)
-	Stream    uint16    // EventSendFailed, EventPartialDeliveryAborted: the stream
+	Stream    uint16    // EventSendFailed, EventPartialDeliveryAborted, EventBufferedLow: the stream
 	PPID      uint32    // EventSendFailed: the message's PPID
 	Msg       []byte    // EventSendFailed: a copy of the unsent message
 	// MaybeDelivered (EventSendFailed): some of the message was
@@ -152,7 +153,7 @@ func (ev Event) String() string {
 			b.WriteString(", unsent")
 		}
 		fmt.Fprintf(&b, ", policy %v)", ev.PR)
-	case EventPartialDeliveryAborted:
+	case EventPartialDeliveryAborted, EventBufferedLow:
 		fmt.Fprintf(&b, " (stream %d)", ev.Stream)
 	case EventStreamReset, EventStreamsAdded, EventAssocReset:
 		fmt.Fprintf(&b, " (%v", ev.Direction)

@@ -304,7 +304,7 @@ func initFrom(tc *testConn, from netip.AddrPort) bool {
 			return answered
 		}
 		var p inPacket
-		if parsePacket(pkt, &p) == parseOK && p.chunks[0].typ == chunk.TypeInitAck {
+		if parsePacket(pkt, &p, false) == parseOK && p.chunks[0].typ == chunk.TypeInitAck {
 			answered = true
 		}
 	}

@@ -182,7 +182,8 @@ func (a *Assoc) answerOp(op uint64, err error) {
 }
 
 // reportEngine queues the engine's news for the shell: abandoned messages
-// (EventSendFailed) and streams whose writers may queue again. It runs as
+// (EventSendFailed), streams whose writers may queue again, and streams
+// whose buffered bytes fell to their low-water mark (EventBufferedLow). It runs as
 // entry points return, after each packet Poll builds, and on close.
 func (a *Assoc) reportEngine() {
 	e := a.data.eng
@@ -194,6 +195,9 @@ func (a *Assoc) reportEngine() {
 	}
 	for _, sid := range e.TakeStreamRoom() {
 		a.ep.events = append(a.ep.events, Event{Event: api.Event{Kind: noEvent, Stream: sid}, Assoc: a, Quiet: true, Room: true})
+	}
+	for _, sid := range e.TakeBufferedLow() {
+		a.emit(api.Event{Kind: api.EventBufferedLow, Stream: sid})
 	}
 }
 

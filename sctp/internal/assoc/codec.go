@@ -25,12 +25,13 @@ const (
 
 // parsePacket checks the common header and CRC32c of b and delimits its
 // chunks into p.chunks (aliasing b). A packet with a malformed chunk is
-// dropped whole.
-func parsePacket(b []byte, p *inPacket) parseResult {
+// dropped whole. With acceptZero (the endpoint announces RFC 9653's zero
+// checksum) a zero checksum field passes.
+func parsePacket(b []byte, p *inPacket, acceptZero bool) parseResult {
 	if len(b) < commonHeaderLen+4 {
 		return parseMalformed
 	}
-	if _, err := chunk.VerifyChecksum(b, false); err != nil {
+	if _, err := chunk.VerifyChecksum(b, acceptZero); err != nil {
 		return parseBadChecksum
 	}
 	pk, _ := chunk.ParsePacket(b)
@@ -97,8 +98,14 @@ func parseInit(c *rxChunk, in *initInfo) bool {
 				in.types, in.typesSeen = parseAddrTypes(p.Value), true
 			}
 		case chunk.ParamUnrecognizedParameter, chunk.ParamAdaptationLayer,
-			chunk.ParamPadding, chunk.ParamZeroChecksum:
+			chunk.ParamPadding:
 			// Known, not used by this stack.
+		case chunk.ParamZeroChecksum:
+			// RFC 9653: the peer accepts zero checksums; the DTLS method
+			// is the only one this stack can use.
+			if v, err := p.Uint32(); err == nil && v == chunk.EDMIDDTLS {
+				in.ext |= extZeroChecksum
+			}
 		case chunk.ParamRandom:
 			if in.auth.random == nil {
 				in.auth.random = m.Params[off : off+p.Len()]
@@ -193,6 +200,7 @@ func (a *Assoc) appendInit(b []byte) []byte {
 			b = appendAuthParams(b, a.auth.random[:], &a.ep.cfg)
 		}
 		b = appendForwardTSNSupported(b, offer)
+		b = appendZeroChecksumAcceptable(b, offer)
 		last = len(b)
 		b = appendSupportedExt(b, offer) // its padding is not counted
 	}
@@ -220,6 +228,7 @@ func appendInitAck(b []byte, c *cookie, rwnd uint32, jar *cookieJar, unrecognize
 			b = appendAuthParams(b, random, cfg)
 		}
 		b = appendForwardTSNSupported(b, offer)
+		b = appendZeroChecksumAcceptable(b, offer)
 		b = appendSupportedExt(b, offer)
 	}
 	b, pat := chunk.BeginParam(b, chunk.ParamStateCookie)

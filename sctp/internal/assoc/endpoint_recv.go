@@ -16,7 +16,7 @@ func (ep *Endpoint) receive(now time.Time, from netip.AddrPort, pkt []byte) *Ass
 	}
 	ep.jar.rotate(now)
 	p := &ep.in
-	switch parsePacket(pkt, p) {
+	switch parsePacket(pkt, p, ep.cfg.ZeroChecksumDTLS) {
 	case parseBadChecksum:
 		ep.stats.BadChecksum++
 		return nil

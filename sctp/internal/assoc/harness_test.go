@@ -30,6 +30,9 @@ type testConn struct {
 	events   []Event
 	room     []Event // the room reports for stream writers, apart from the events
 	ignoreHB bool    // drop HEARTBEATs while reading
+	// acceptZero: the test peer accepts zero checksums (RFC 9653) in what
+	// the endpoint sends; sendZero: it sends them.
+	acceptZero, sendZero bool
 }
 
 // sentPacket is a packet the endpoint produced, parsed.
@@ -67,6 +70,9 @@ func (tc *testConn) writePacket(vtag uint32, chunks ...[]byte) {
 		b = append(b, c...)
 	}
 	b = finishPacket(b, 0)
+	if tc.sendZero {
+		chunk.SetZeroChecksum(b)
+	}
 	tc.ep.receive(tc.now, tc.peer, b)
 	tc.drainEvents()
 }
@@ -103,7 +109,7 @@ func (tc *testConn) readPackets() {
 		}
 		var sp sentPacket
 		sp.to, sp.raw = to, b
-		if r := parsePacket(b, &sp.p); r != parseOK {
+		if r := parsePacket(b, &sp.p, tc.acceptZero); r != parseOK {
 			tc.t.Fatalf("endpoint sent a bad packet (%v): %x", r, b)
 		}
 		sp.p.chunks = append([]rxChunk(nil), sp.p.chunks...)

@@ -295,7 +295,7 @@ func (a *Assoc) appendPathHeartbeat(buf []byte) ([]byte, bool) {
 		b := appendHeader(buf, a.key.localPort, a.key.peerPort, a.peerTag)
 		b = appendHeartbeat(b, a.appendHeartbeatInfo(a.ep.scratch[:0]))
 		a.dest = a.key.peer
-		return finishPacket(a.sealAuth(b, start), start), true
+		return a.finishOwn(a.sealAuth(b, start), start), true
 	}
 	for i := range a.paths {
 		if a.pend.pathHB&(1<<i) == 0 {
@@ -312,7 +312,7 @@ func (a *Assoc) appendPathHeartbeat(buf []byte) ([]byte, bool) {
 		info = binary.BigEndian.AppendUint64(info, uint64(p.sentAt.UnixNano()))
 		b = appendHeartbeat(b, info)
 		a.dest = p.addr
-		return finishPacket(a.sealAuth(b, start), start), true
+		return a.finishOwn(a.sealAuth(b, start), start), true
 	}
 	return buf, false
 }

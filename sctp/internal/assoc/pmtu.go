@@ -197,7 +197,7 @@ func (a *Assoc) appendPMTUProbe(buf []byte) ([]byte, bool) {
 		}
 		a.dest = a.engineAddr(i)
 		a.stats.PMTUProbes++
-		return finishPacket(b, start), true
+		return a.finishOwn(b, start), true
 	}
 	return buf, false
 }

@@ -27,6 +27,9 @@ func (c *Config) offered() extFlags {
 	if c.DynamicAddrs {
 		f |= extASCONF
 	}
+	if c.ZeroChecksumDTLS {
+		f |= extZeroChecksum
+	}
 	return f
 }
 

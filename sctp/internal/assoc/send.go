@@ -158,7 +158,7 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 	}
 	// A chunk cut before the PLPMTU shrank goes over it (pmtu.go).
 	a.ep.fragmentable = len(b)-start > limit-start
-	return finishPacket(a.sealAuth(b, start), start)
+	return a.finishOwn(a.sealAuth(b, start), start)
 }
 
 // appendControl appends the control chunks owed besides SACK and DATA

@@ -65,7 +65,7 @@ func TestAssocFootprint(t *testing.T) {
 		po, _ := tc.ep.Poll(tc.now, buf[:0])
 		pkt := po.Data
 		var sp inPacket
-		parsePacket(pkt, &sp)
+		parsePacket(pkt, &sp, false)
 		var in initInfo
 		parseInit(&sp.chunks[0], &in)
 		e := appendHeader(nil, 7000, tc.lport, in.tag)

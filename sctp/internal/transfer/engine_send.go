@@ -60,9 +60,10 @@ func (e *Engine) HasFailed() bool { return len(e.send.pr.failed) > 0 }
 // queue again. The slice is valid until the next call into the engine.
 func (e *Engine) TakeStreamRoom() []uint16 { return e.send.queue.takeStreamRoom() }
 
-// HasReports reports whether HasFailed or HasStreamRoom.
+// HasReports reports whether HasFailed or HasStreamRoom, or TakeBufferedLow
+// has streams to return.
 func (e *Engine) HasReports() bool {
-	return len(e.send.pr.failed) > 0 || len(e.send.queue.writable) > 0
+	return len(e.send.pr.failed) > 0 || len(e.send.queue.writable) > 0 || len(e.send.queue.lowStreams) > 0
 }
 
 // HasStreamRoom reports whether TakeStreamRoom has streams to return.

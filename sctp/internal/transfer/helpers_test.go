@@ -202,6 +202,22 @@ func checkInvariants(t testing.TB, s *sender) {
 		t.Fatalf("counters flight %d/%d inFlight %d/%d rtx %d/%d gap %d/%d unacked %d/%d (want/have)",
 			flight, pathFlight, inFlight, s.ledger.inFlight, rtx, s.ledger.rtxPending, gap, s.ledger.gapAcked, unacked, s.ledger.unackedData)
 	}
+	// Each stream's buffered bytes: the uncut parts of its queued
+	// messages and its chunks neither acknowledged nor abandoned.
+	buffered := map[uint16]int{}
+	for tsn := s.ledger.cumAck + 1; tsn != s.ledger.nextTSN; tsn++ {
+		if r := s.ledger.rec(tsn); r.state == recInFlight || r.state == recRtx {
+			buffered[r.sid] += int(r.n)
+		}
+	}
+	for sid, st := range s.streams.OutSides() {
+		for m := st.head; m != nil; m = m.next {
+			buffered[uint16(sid)] += len(m.buf) - int(m.off)
+		}
+		if st.buffered != buffered[uint16(sid)] {
+			t.Fatalf("stream %d counts %d bytes buffered, holds %d", sid, st.buffered, buffered[uint16(sid)])
+		}
+	}
 	if prOut != s.pr.timedChunks {
 		t.Fatalf("%d outstanding chunks with a PR policy, counted %d", prOut, s.pr.timedChunks)
 	}

@@ -151,12 +151,15 @@ func (m *message) expired(a *abandoner, now time.Time, xmits uint8) bool {
 	return false
 }
 
-// unqueue unlinks m from its stream's send queue and the scheduler.
+// unqueue unlinks m, given up, from its stream's send queue and the
+// scheduler, and takes its part not yet cut out of the stream's buffered
+// bytes.
 func (s *sender) unqueue(m *message) {
 	st := s.streams.PeekOutSide(m.sid)
 	if st == nil {
 		return
 	}
+	s.queue.unbuffer(st, m.sid, len(m.buf)-int(m.off))
 	if _, head := s.queue.remove(st, m); head {
 		s.resets.headGone(st, m)
 	}
@@ -221,6 +224,9 @@ func (s *sender) abandonRec(r *record) {
 	was, ok := s.ledger.abandoned(r)
 	if !ok {
 		return
+	}
+	if was != recGapAcked {
+		s.settle(r)
 	}
 	if was == recInFlight {
 		s.paths.of(r).flight -= s.ledger.size(r)

@@ -40,6 +40,9 @@ type sendQueue struct {
 	// those whose head message is partly cut (for stream resets).
 	queuedStreams int
 	partlyCut     int
+	// lowStreams lists the streams whose buffered bytes fell to their
+	// low-water mark, once per fall (buffered.go).
+	lowStreams []uint16
 }
 
 func (q *sendQueue) init(cfg *Config, streams *streamTable, paths *pathSet) {
@@ -94,6 +97,7 @@ func (q *sendQueue) add(st *outSide, sid uint16, ppid uint32, unordered bool, pa
 	}
 	st.tail = m
 	q.charge(len(payload))
+	st.buffered += len(payload)
 	q.unsent += len(payload)
 	if st.unsent == 0 && st.want == 0 {
 		q.activate(st, sid)
@@ -154,6 +158,11 @@ type outSide struct {
 	unsent, want   int
 	inWritable     bool // listed in sendQueue.writable
 	waitsForBuffer bool // listed in sendQueue.bufferWaiters
+	// watchLow: the stream's low-water mark is set (buffered.go).
+	watchLow bool
+	// buffered is the stream's bytes written and not yet acknowledged
+	// nor given up; low is its low-water mark (buffered.go).
+	buffered, low int
 }
 
 // Bounds: the message free list's length, the largest buffer a free
@@ -244,7 +253,7 @@ func (q *sendQueue) drain() {
 			m = next
 		}
 		st.head, st.tail = nil, nil
-		st.unsent = 0
+		st.unsent, st.buffered = 0, 0
 		if st.want > 0 {
 			q.listWritable(st, uint16(sid))
 		}

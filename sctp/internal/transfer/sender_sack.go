@@ -253,6 +253,7 @@ func (s *sender) ack(now time.Time, t TSN, r *record) bool {
 	if !s.ledger.acked(r) {
 		return false
 	}
+	s.settle(r)
 	if inFlight {
 		p.flight -= s.ledger.size(r)
 	}
@@ -279,6 +280,9 @@ func (s *sender) renege(now time.Time, t TSN) {
 		return
 	}
 	s.ledger.reneged(r)
+	if st := s.streams.PeekOutSide(r.sid); st != nil {
+		st.buffered += int(r.n)
+	}
 	p := s.paths.of(r)
 	p.flight += s.ledger.size(r)
 	s.stats.Reneged++

@@ -1,0 +1,5 @@
+//go:build !race
+
+package sctp_test
+
+const raceEnabled = false
