@@ -52,14 +52,15 @@ type Association struct {
 	closeOnce  sync.Once
 }
 
-// Client opens a SCTP stream over a conn.
+// Client runs the client side of an association over the connection
+// config names and returns once it is established.
 //
-// Deprecated: Use ClientWithOptions instead.
+// Deprecated: ClientWithOptions replaces it.
 func Client(config Config) (*Association, error) {
 	return ClientWithOptions(config)
 }
 
-// ClientWithOptions opens a SCTP stream over a conn.
+// ClientWithOptions is Client with its settings given as options.
 func ClientWithOptions(opts ...ClientOption) (*Association, error) {
 	return ClientContext(context.Background(), opts...)
 }
@@ -96,9 +97,10 @@ func ClientContext(ctx context.Context, opts ...ClientOption) (*Association, err
 	return newAssociation(cfg, as, as.Endpoint()), nil
 }
 
-// Server accepts a SCTP stream over a conn.
+// Server runs the server side of an association over the connection
+// config names and returns once it is established.
 //
-// Deprecated: Use ServerWithOptions instead.
+// Deprecated: ServerWithOptions replaces it.
 func Server(config Config) (*Association, error) {
 	return ServerWithOptions(config)
 }
@@ -241,8 +243,8 @@ func newAssociation(cfg *Config, as *usctp.Association, ep *usctp.Endpoint) *Ass
 	return a
 }
 
-// Abort sends the abort packet with user initiated abort and immediately
-// closes the connection.
+// Abort ends the association at once with an ABORT carrying reason as
+// its Upper Layer Abort Reason, and closes the connection.
 func (a *Association) Abort(reason string) {
 	a.as.Abort(reason)
 	a.closeEndpoint()
@@ -257,9 +259,9 @@ func (a *Association) Close() error {
 	return nil
 }
 
-// Shutdown initiates the shutdown sequence. The method blocks until the
-// shutdown sequence is completed and the connection is closed, or until the
-// passed context is done, in which case the context's error is returned.
+// Shutdown ends the association gracefully (SHUTDOWN, SHUTDOWN ACK,
+// SHUTDOWN COMPLETE) and closes the connection; it returns ctx's error if
+// ctx is done first.
 func (a *Association) Shutdown(ctx context.Context) error {
 	if !a.established() {
 		return ErrShutdownNonEstablished
@@ -296,7 +298,8 @@ func (a *Association) established() bool {
 	return !a.ended && !a.closing
 }
 
-// OpenStream opens a stream.
+// OpenStream returns the stream with identifier streamIdentifier, whose
+// messages carry defaultPayloadType unless a write names another.
 func (a *Association) OpenStream(
 	streamIdentifier uint16,
 	defaultPayloadType PayloadProtocolIdentifier,
@@ -333,7 +336,8 @@ func (a *Association) AcceptStream() (*Stream, error) {
 	return s, nil
 }
 
-// BufferedAmount returns total amount (in bytes) of currently buffered user data.
+// BufferedAmount returns the bytes written on every stream and not yet
+// acknowledged by the peer.
 func (a *Association) BufferedAmount() int { return a.as.Stats().SendBuffered }
 
 // BytesSent returns the number of bytes sent: the SCTP packets'.
@@ -347,20 +351,20 @@ func (a *Association) SRTT() float64 {
 	return float64(a.as.Stats().SRTT) / float64(time.Millisecond)
 }
 
-// CWND returns the association's current congestion window (cwnd).
+// CWND returns the congestion window of the primary path, in bytes.
 func (a *Association) CWND() uint32 { return a.as.Stats().Cwnd }
 
 // RWND returns the association's current receiver window (rwnd): the
 // peer's, as this end sees it.
 func (a *Association) RWND() uint32 { return uint32(max(a.as.Stats().PeerRwnd, 0)) }
 
-// MTU returns the association's current MTU.
+// MTU returns the largest SCTP packet the primary path carries now.
 func (a *Association) MTU() uint32 { return a.mtu }
 
-// MaxMessageSize returns the maximum message size you can send.
+// MaxMessageSize returns the largest message a write accepts.
 func (a *Association) MaxMessageSize() uint32 { return a.maxMessageSize.Load() }
 
-// SetMaxMessageSize sets the maximum message size you can send.
+// SetMaxMessageSize sets the largest message a write accepts.
 func (a *Association) SetMaxMessageSize(maxMsgSize uint32) { a.maxMessageSize.Store(maxMsgSize) }
 
 // Metadata returns negotiated association metadata. The ok return value is
@@ -382,8 +386,7 @@ func (a *Association) Metadata() (AssociationMetadata, bool) {
 	return m, true
 }
 
-// ActiveHeartbeat sends a HEARTBEAT chunk on the association to perform an
-// on-demand RTT measurement without application payload. usctp measures
-// the RTT with its data and its periodic HEARTBEATs: the call does
-// nothing.
+// ActiveHeartbeat asks for a round-trip time sample without user data.
+// usctp measures the RTT with its data and its periodic HEARTBEATs: the
+// call does nothing.
 func (a *Association) ActiveHeartbeat() {}

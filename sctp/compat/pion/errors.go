@@ -10,7 +10,7 @@ import (
 // exist so that programs naming them build; this package returns the ones
 // its documentation names.
 
-// Association errors.
+// Errors of the association's life, named as the original names them.
 var (
 	ErrChunk                         = errors.New("sctp: ABORT received, with error causes")
 	ErrShutdownNonEstablished        = errors.New("sctp: shutdown of an association not established")
@@ -35,7 +35,8 @@ var (
 	ErrHandshakeCookieEcho           = errors.New("sctp: handshake failed at the COOKIE ECHO")
 	ErrTooManyReconfigRequests       = errors.New("sctp: too many reconfiguration requests outstanding")
 
-	// ErrAssociationRestarted reports a write interrupted by a peer restart.
+	// ErrAssociationRestarted is the error of a write the peer's restart
+	// cut short.
 	ErrAssociationRestarted = errors.New("sctp: peer restarted the association")
 )
 
@@ -139,9 +140,9 @@ var (
 	ErrUnexpectedQState               = errors.New("sctp: unexpected send queue state")
 	ErrPendingQueueModeChangeNonEmpty = errors.New("sctp: interleaving switched with data queued")
 
-	// Deprecated: use ErrUnexpectedChunkPoppedUnordered.
+	// Deprecated: the misspelt name of ErrUnexpectedChunkPoppedUnordered.
 	ErrUnexpectedChuckPoppedUnordered = ErrUnexpectedChunkPoppedUnordered
-	// Deprecated: use ErrUnexpectedChunkPoppedOrdered.
+	// Deprecated: the misspelt name of ErrUnexpectedChunkPoppedOrdered.
 	ErrUnexpectedChuckPoppedOrdered = ErrUnexpectedChunkPoppedOrdered
 
 	ErrChunkPayloadSmall = errors.New("sctp: DATA chunk shorter than its header")
@@ -157,16 +158,16 @@ var (
 	ErrSSNResetRequestParamTooShort = errors.New("sctp: Outgoing SSN Reset Request parameter too short")
 )
 
-// ErrInvalidAlgorithmType is returned if unknown auth algorithm is specified.
+// ErrInvalidAlgorithmType names an HMAC algorithm nobody knows.
 var ErrInvalidAlgorithmType = errors.New("sctp: unknown HMAC algorithm")
 
-// ErrInvalidChunkLength is returned if the chunk length is invalid.
+// ErrInvalidChunkLength is a chunk whose length field does not fit.
 var ErrInvalidChunkLength = errors.New("sctp: invalid chunk length")
 
-// ErrInvalidSCTPChunk is returned when an SCTP chunk is invalid.
+// ErrInvalidSCTPChunk is a chunk that cannot be read.
 var ErrInvalidSCTPChunk = errors.New("sctp: invalid chunk")
 
-// ErrParamTypeUnhandled is returned if unknown parameter type is specified.
+// ErrParamTypeUnhandled is a parameter type this end does not handle.
 var ErrParamTypeUnhandled = errors.New("sctp: parameter type not handled")
 
 // Errors of the options.

@@ -31,7 +31,8 @@ type chunkPayloadData struct{}
 // InterleavingStreamScheduler schedules I-DATA chunks across streams when
 // RFC 8260 user message interleaving is negotiated.
 type InterleavingStreamScheduler interface {
-	// Reset clears scheduler state before use and when the scheduler is detached.
+	// Reset forgets every stream: called before the first use and when
+	// the association lets go of the scheduler.
 	Reset()
 	Push(StreamSchedulerChunk)
 	Peek() StreamSchedulerChunk
@@ -42,7 +43,8 @@ type InterleavingStreamScheduler interface {
 // scheduler.
 type InterleavingStreamSchedulerFactory func() InterleavingStreamScheduler
 
-// AssociationInterleavingOption configures RFC 8260 user message interleaving.
+// AssociationInterleavingOption is a setting of RFC 8260 user message
+// interleaving.
 type AssociationInterleavingOption func(*interleavingSettings) error
 
 // WithInterleavingStreamSchedulerFactory selects a custom stream
@@ -69,9 +71,9 @@ func WithInterleavingWeightedFairQueueingScheduler() AssociationInterleavingOpti
 	}
 }
 
-// WithInterleavingWeightedFairQueueingWeight sets the WFQ weight for a stream.
-// Larger weights receive proportionally more scheduling service when multiple
-// streams are backlogged.
+// WithInterleavingWeightedFairQueueingWeight gives stream streamID the
+// weight weight under weighted fair queueing: streams with data waiting
+// share the sending in proportion to their weights.
 func WithInterleavingWeightedFairQueueingWeight(streamID uint16, weight uint16) AssociationInterleavingOption {
 	return func(s *interleavingSettings) error {
 		if weight == 0 {

@@ -15,20 +15,22 @@ type Config struct {
 	Name          string
 	NetConn       net.Conn
 	BlockWrite    bool
-	// EnableZeroChecksum enables RFC 9653 and should only be used when SCTP is carried over DTLS.
+	// EnableZeroChecksum offers RFC 9653's zero checksum, for SCTP over
+	// DTLS only (DTLS already detects errors).
 	EnableZeroChecksum bool
 	MTU                uint32
 
-	// congestion control configuration
+	// Buffers, message size and congestion control.
 	MaxReceiveBufferSize uint32
 	MaxMessageSize       uint32
-	// RTOMax is the maximum retransmission timeout in milliseconds
+	// RTOMax caps the retransmission timeout, in milliseconds.
 	RTOMax float64
-	// Minimum congestion window
+	// MinCwnd is the smallest congestion window, in bytes.
 	MinCwnd uint32
-	// Send window for fast retransmit
+	// FastRtxWnd bounds what fast retransmission resends, in bytes.
 	FastRtxWnd uint32
-	// Step of congestion window increase at Congestion Avoidance
+	// CwndCAStep is the congestion window's growth per round trip in
+	// congestion avoidance, in bytes.
 	CwndCAStep uint32
 
 	interleaving    interleavingSettings
@@ -44,17 +46,17 @@ const (
 	defaultMaxMessageSize = 65536
 )
 
-// ClientOption configures a Client.
+// ClientOption is a setting of ClientWithOptions.
 type ClientOption interface {
 	applyClient(*Config) error
 }
 
-// ServerOption configures a Server.
+// ServerOption is a setting of ServerWithOptions.
 type ServerOption interface {
 	applyServer(*Config) error
 }
 
-// AssociationOption applies to both client and server.
+// AssociationOption is a setting of either side.
 type AssociationOption interface {
 	ServerOption
 	ClientOption
@@ -177,7 +179,7 @@ func validateMTU(mtu uint32) error {
 	return nil
 }
 
-// WithLoggerFactory sets the logger factory for the association.
+// WithLoggerFactory names where the association logs.
 func WithLoggerFactory(loggerFactory logging.LoggerFactory) AssociationOption {
 	return sharedOption(func(c *Config) error {
 		if loggerFactory == nil {
@@ -188,12 +190,13 @@ func WithLoggerFactory(loggerFactory logging.LoggerFactory) AssociationOption {
 	})
 }
 
-// WithName sets the name of the association.
+// WithName names the association in its logs.
 func WithName(name string) AssociationOption {
 	return sharedOption(func(c *Config) error { c.Name = name; return nil })
 }
 
-// WithNetConn sets the net.Conn used by the association.
+// WithNetConn is the connection the association's packets go over
+// (DTLS in WebRTC).
 func WithNetConn(conn net.Conn) AssociationOption {
 	return sharedOption(func(c *Config) error {
 		if conn == nil {
@@ -204,8 +207,8 @@ func WithNetConn(conn net.Conn) AssociationOption {
 	})
 }
 
-// WithBlockWrite sets whether the association should use blocking writes.
-// By default this is false.
+// WithBlockWrite makes writes wait while the send buffer is full; off
+// (the default), writes never wait.
 func WithBlockWrite(b bool) AssociationOption {
 	return sharedOption(func(c *Config) error { c.BlockWrite = b; return nil })
 }
@@ -248,8 +251,8 @@ func WithMaxReceiveBufferSize(size uint32) AssociationOption {
 	})
 }
 
-// WithMaxMessageSize sets the maximum message size for the association.
-// By default this is 65536.
+// WithMaxMessageSize sets the largest message a write accepts (default
+// 65536).
 func WithMaxMessageSize(size uint32) AssociationOption {
 	return sharedOption(func(c *Config) error {
 		if size == 0 {
@@ -268,7 +271,7 @@ func WithMaxReassemblyQueueEntries(maxEntries uint32) AssociationOption {
 	return sharedOption(func(*Config) error { return nil })
 }
 
-// WithRTOMax sets the max retransmission timeout in ms for the association.
+// WithRTOMax caps the retransmission timeout, in milliseconds.
 func WithRTOMax(rtoMax float64) AssociationOption {
 	return sharedOption(func(c *Config) error {
 		if rtoMax <= 0 {
@@ -279,14 +282,14 @@ func WithRTOMax(rtoMax float64) AssociationOption {
 	})
 }
 
-// WithMinCwnd sets the minimum congestion window for the association.
+// WithMinCwnd sets the smallest congestion window, in bytes.
 // usctp's congestion control follows RFC 9260 and keeps its own floor: the
 // value is recorded in Config and has no effect.
 func WithMinCwnd(minCwnd uint32) AssociationOption {
 	return sharedOption(func(c *Config) error { c.MinCwnd = minCwnd; return nil })
 }
 
-// WithFastRtxWnd sets the fast retransmission window for the association.
+// WithFastRtxWnd bounds what fast retransmission resends, in bytes.
 // usctp finds losses with RACK: the value is recorded and has no effect.
 func WithFastRtxWnd(fastRtxWnd uint32) AssociationOption {
 	return sharedOption(func(c *Config) error { c.FastRtxWnd = fastRtxWnd; return nil })
@@ -299,15 +302,15 @@ func WithCwndCAStep(cwndCAStep uint32) AssociationOption {
 	return sharedOption(func(c *Config) error { c.CwndCAStep = cwndCAStep; return nil })
 }
 
-// AssociationRACKOption represents a function that can be used to configure an
-// Association's RACK options.
+// AssociationRACKOption is a setting of RACK loss detection, for
+// WithRACKOptions.
 type AssociationRACKOption func(*rackSettings) error
 
 // rackSettings are the RACK settings the options validate; usctp's RACK
 // keeps its own.
 type rackSettings struct{}
 
-// WithRACKOptions configures optional RACK settings using the above options.
+// WithRACKOptions applies RACK settings (WithRackMinRTTWnd, ...).
 // They are validated as the original does; usctp's loss detection keeps its
 // own settings.
 func WithRACKOptions(opts ...AssociationRACKOption) AssociationOption {
@@ -325,14 +328,14 @@ func WithRACKOptions(opts ...AssociationRACKOption) AssociationOption {
 	})
 }
 
-// WithRackMinRTTWnd sets the length of the local minimum window used to
-// determine the minRTT. By default this is 30 seconds.
+// WithRackMinRTTWnd sets how far back the smallest round-trip time is
+// looked for (30 s when not set); it must be positive.
 func WithRackMinRTTWnd(rackMinRTTWnd time.Duration) AssociationRACKOption {
 	return positiveRACK(rackMinRTTWnd)
 }
 
-// WithRackReoWndFloor sets the RACK reordering window floor for the
-// association. By default this is 0.
+// WithRackReoWndFloor sets the smallest RACK reordering window (0 when
+// not set); it must not be negative.
 func WithRackReoWndFloor(rackReoWndFloor time.Duration) AssociationRACKOption {
 	return func(*rackSettings) error {
 		if rackReoWndFloor < 0 {

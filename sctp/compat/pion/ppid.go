@@ -6,8 +6,8 @@ import "fmt"
 // Payload Protocol Identifier of an SCTP message (RFC 8831 section 8).
 type PayloadProtocolIdentifier uint32
 
-// PayloadProtocolIdentifier enums
-// https://www.iana.org/assignments/sctp-parameters/sctp-parameters.xhtml#sctp-parameters-25
+// The payload protocol identifiers of WebRTC data channels (RFC 8831
+// section 8, in IANA's SCTP Payload Protocol Identifiers registry).
 const (
 	PayloadTypeUnknown           PayloadProtocolIdentifier = 0
 	PayloadTypeWebRTCDCEP        PayloadProtocolIdentifier = 50
@@ -37,23 +37,23 @@ func (p PayloadProtocolIdentifier) String() string {
 
 // The reliability of a stream's messages (Stream.SetReliabilityParams).
 const (
-	// ReliabilityTypeReliable is used for reliable transmission.
+	// ReliabilityTypeReliable: every message is delivered.
 	ReliabilityTypeReliable byte = 0
-	// ReliabilityTypeRexmit is used for partial reliability by retransmission count.
+	// ReliabilityTypeRexmit: a message is given up after a number of
+	// retransmissions.
 	ReliabilityTypeRexmit byte = 1
-	// ReliabilityTypeTimed is used for partial reliability by retransmission duration.
+	// ReliabilityTypeTimed: a message is given up once its lifetime ended.
 	ReliabilityTypeTimed byte = 2
 )
 
-// StreamState is an enum for SCTP Stream state field This field identifies
-// the state of stream.
+// StreamState says whether a stream is open, being reset or closed.
 type StreamState int
 
-// StreamState enums.
+// The stream states.
 const (
-	StreamStateOpen    StreamState = iota // Stream object starts with StreamStateOpen
-	StreamStateClosing                    // Outgoing stream is being reset
-	StreamStateClosed                     // Stream has been closed
+	StreamStateOpen    StreamState = iota // open: the state of a new stream
+	StreamStateClosing                    // its outgoing side's reset is under way
+	StreamStateClosed                     // reset, or closed
 )
 
 // String returns "open", "closing" or "closed".
@@ -69,27 +69,28 @@ func (ss StreamState) String() string {
 	return "unknown"
 }
 
-// PartialReliabilityMode indicates the negotiated partial reliability mode.
+// PartialReliabilityMode is the partial reliability the two ends agreed
+// on: none, FORWARD-TSN (RFC 3758) or I-FORWARD-TSN (RFC 8260).
 type PartialReliabilityMode int
 
-// PartialReliabilityMode values.
+// The partial reliability modes.
 const (
 	PartialReliabilityModeNone PartialReliabilityMode = iota
 	PartialReliabilityModeForwardTSN
 	PartialReliabilityModeIForwardTSN
 )
 
-// AssociationMetadata describes negotiated association capabilities.
+// AssociationMetadata is what the two ends agreed on at the handshake.
 type AssociationMetadata struct {
-	// MessageInterleavingEnabled indicates whether RFC 8260 user message interleaving was negotiated.
+	// MessageInterleavingEnabled: both ends use I-DATA (RFC 8260).
 	MessageInterleavingEnabled bool `json:"messageInterleavingEnabled"`
 
-	// PartialReliabilityMode indicates which FORWARD-TSN variant is active.
+	// PartialReliabilityMode: the chunk that skips messages given up.
 	PartialReliabilityMode PartialReliabilityMode `json:"partialReliabilityMode"`
 
-	// ZeroChecksumSendingEnabled indicates whether outgoing packets use zero checksum.
+	// ZeroChecksumSendingEnabled: this end sends a zero checksum (RFC 9653).
 	ZeroChecksumSendingEnabled bool `json:"zeroChecksumSendingEnabled"`
 
-	// ZeroChecksumReceivingEnabled indicates whether incoming packets may use zero checksum.
+	// ZeroChecksumReceivingEnabled: the peer may send a zero checksum.
 	ZeroChecksumReceivingEnabled bool `json:"zeroChecksumReceivingEnabled"`
 }

@@ -11,8 +11,8 @@ import "github.com/usctp/usctp/sctp/chunk"
 // snapTokens are the tokens given with WithSNAP.
 type snapTokens struct{ local, remote []byte }
 
-// GenerateOutOfBandToken generates an out-of-band connection token (i.e. a
-// serialized SCTP INIT chunk) for use with SNAP. usctp does not set up an
+// GenerateOutOfBandToken would make the INIT chunk that SNAP carries in
+// the SDP. usctp does not set up an
 // association from one: it returns an error.
 func GenerateOutOfBandToken(opts ...ClientOption) ([]byte, error) {
 	var cfg Config
@@ -27,7 +27,8 @@ func GenerateOutOfBandToken(opts ...ClientOption) ([]byte, error) {
 	return nil, errSNAP
 }
 
-// WithSNAP enables SNAP, https://datatracker.ietf.org/doc/draft-hancke-tsvwg-snap/.
+// WithSNAP takes the INIT chunks the two ends exchanged out of band
+// (draft-hancke-tsvwg-snap).
 // The tokens must be INIT chunks; the association runs the normal
 // handshake all the same.
 func WithSNAP(localSctpInit []byte, remoteSctpInit []byte) AssociationOption {

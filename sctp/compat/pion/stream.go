@@ -51,10 +51,10 @@ func (a *Association) newStream(sid uint16) *Stream {
 	return s
 }
 
-// StreamIdentifier returns the Stream identifier associated to the stream.
+// StreamIdentifier returns the stream's identifier.
 func (s *Stream) StreamIdentifier() uint16 { return s.sid }
 
-// SetDefaultPayloadType sets the default payload type used by Write.
+// SetDefaultPayloadType sets the PPID of the messages Write sends.
 func (s *Stream) SetDefaultPayloadType(defaultPayloadType PayloadProtocolIdentifier) {
 	s.defaultPPI.Store(uint32(defaultPayloadType))
 }
@@ -88,11 +88,11 @@ func (s *Stream) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// ReadSCTP reads a packet of len(payload) bytes and returns the associated
-// Payload Protocol Identifier: one whole message. A message larger than
+// ReadSCTP reads the stream's next message into payload and returns its
+// length and Payload Protocol Identifier. A message larger than
 // payload stays queued: ReadSCTP returns its size and io.ErrShortBuffer.
-// Returns EOF when the stream is reset or an error if the stream is closed
-// otherwise.
+// After the peer reset the stream it returns io.EOF; after Close, an
+// error.
 func (s *Stream) ReadSCTP(payload []byte) (int, PayloadProtocolIdentifier, error) {
 	s.mu.Lock()
 	for s.head == len(s.queue) && s.readErr == nil {
@@ -180,9 +180,8 @@ func (s *Stream) SetReadDeadline(deadline time.Time) error {
 	return nil
 }
 
-// SetWriteDeadline sets the write deadline in an identical way to net.Conn,
-// it will only work for blocking writes (WithBlockWrite): other writes
-// never wait.
+// SetWriteDeadline sets the deadline of writes, as net.Conn's; it matters
+// only with WithBlockWrite: other writes never wait.
 func (s *Stream) SetWriteDeadline(deadline time.Time) error {
 	s.mu.Lock()
 	s.writeDL = deadline
@@ -190,7 +189,7 @@ func (s *Stream) SetWriteDeadline(deadline time.Time) error {
 	return nil
 }
 
-// SetDeadline sets the read and write deadlines in an identical way to net.Conn.
+// SetDeadline sets the deadlines of reads and writes, as net.Conn's.
 func (s *Stream) SetDeadline(t time.Time) error {
 	if err := s.SetReadDeadline(t); err != nil {
 		return err
@@ -272,7 +271,7 @@ func (s *Stream) Close() error {
 	return s.a.queueReset(s.sid)
 }
 
-// State return the stream state.
+// State returns the stream's state.
 func (s *Stream) State() StreamState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -283,16 +282,16 @@ func (s *Stream) State() StreamState {
 // sent over this stream: written and not yet acknowledged by the peer.
 func (s *Stream) BufferedAmount() uint64 { return uint64(s.h.Buffered()) }
 
-// BufferedAmountLowThreshold returns the number of bytes of buffered outgoing
-// data that is considered "low." Defaults to 0.
+// BufferedAmountLowThreshold returns the level under which the stream's
+// queued bytes count as low (0 when not set).
 func (s *Stream) BufferedAmountLowThreshold() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.low
 }
 
-// SetBufferedAmountLowThreshold is used to update the threshold.
-// See BufferedAmountLowThreshold().
+// SetBufferedAmountLowThreshold sets the level BufferedAmountLowThreshold
+// returns; OnBufferedAmountLow's callback runs when the queue falls to it.
 func (s *Stream) SetBufferedAmountLowThreshold(th uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

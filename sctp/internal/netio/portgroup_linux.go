@@ -29,8 +29,8 @@ import (
 //     dies leaves no socket behind). A joining socket takes the lowest
 //     free slot; slot 0's socket is the group's default.
 //   - ports, a hash from SCTP port to the member slot serving it and that
-//     member's socket cookie (SO_COOKIE). An entry whose slot no longer
-//     holds the socket of its cookie is stale (its process died without
+//     member's socket cookie (SO_COOKIE). An entry whose slot holds
+//     another socket than the one of its cookie is stale (its process died without
 //     withdrawing it): a claim takes it over, and a member joining on its
 //     slot removes it.
 //

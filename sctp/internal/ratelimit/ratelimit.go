@@ -176,8 +176,8 @@ func (l *Limiter) Allow(now time.Time, src netip.Addr) bool {
 // endpoint's answers (its COOKIE ECHO created an association: src is its
 // own address, not a reflector's victim). The token goes back to src's
 // bucket, and to the pool while src's bucket is within its reserve, so
-// the pool gets back at most what src drew on it. A source no longer
-// tracked gets nothing back (it starts again with a full bucket).
+// the pool gets back at most what src drew on it. A source the table
+// has let go of gets nothing back (it starts again with a full bucket).
 func (l *Limiter) Confirm(now time.Time, src netip.Addr) {
 	t := now.UnixNano()
 	e := l.find(Prefix(src))
