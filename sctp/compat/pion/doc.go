@@ -65,7 +65,7 @@
 // # Differences from the original's API
 //
 // The package exports what the original (the version usctp's go.mod
-// pins) exports, with the same types and signatures: a test compares the
-// two with go/types and fails on any difference not listed here. There is
-// none.
+// pins) exports, with the same types and signatures: sctp/compat's
+// TestReplaceModuleAPI compares the two with go/types and fails on any
+// difference not listed here. There is none.
 package sctp
