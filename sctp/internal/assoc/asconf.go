@@ -19,10 +19,40 @@ import (
 // the rest are refused with "Operation Refused Due to Resource Shortage".
 const maxASCONFParams = 16
 
+// asconfAddBurst and asconfAddEvery bound the peer's Add IP Address
+// requests that are performed: a bucket of asconfAddBurst, refilled by one
+// every asconfAddEvery; a request the bucket cannot pay for is refused
+// with "Operation Refused Due to Resource Shortage". A peer moving between
+// addresses needs one per move; a peer adding addresses to reflect
+// HEARTBEATs at them gets one a second (and pathprobe.go's bounds).
+const (
+	asconfAddBurst = maxPeerAddrs
+	asconfAddEvery = time.Second
+)
+
 // asconfState is the receiver's side of the ASCONF exchange.
 type asconfState struct {
-	peerSerial uint32 // serial number of the last ASCONF processed
-	ack        []byte // the ASCONF-ACK answering it, resent for a retransmission
+	peerSerial uint32    // serial number of the last ASCONF processed
+	ack        []byte    // the ASCONF-ACK answering it, resent for a retransmission
+	adds       int       // Add IP Address requests the bucket holds
+	addsAt     time.Time // when the bucket was last refilled
+}
+
+// takeAdd refills the bucket of additions and reports whether it paid for
+// one.
+func (s *asconfState) takeAdd(now time.Time) bool {
+	if n := int(now.Sub(s.addsAt) / asconfAddEvery); n > 0 {
+		s.adds = min(s.adds+n, asconfAddBurst)
+		s.addsAt = s.addsAt.Add(time.Duration(n) * asconfAddEvery)
+	}
+	if s.adds == 0 {
+		return false
+	}
+	if s.adds == asconfAddBurst {
+		s.addsAt = now // a full bucket starts refilling from its first use
+	}
+	s.adds--
+	return true
 }
 
 // asconfOK reports whether the association accepts ASCONF: configured,
@@ -51,7 +81,7 @@ func (a *Assoc) asconf5061(now time.Time, p *inPacket, c *rxChunk) disp {
 	if a.asc == nil {
 		// Section 5.2: the Peer-Serial-Number starts at the peer's Initial
 		// TSN minus one.
-		a.asc = &asconfState{peerSerial: uint32(a.peerTSN) - 1}
+		a.asc = &asconfState{peerSerial: uint32(a.peerTSN) - 1, adds: asconfAddBurst, addsAt: now}
 	}
 	s := a.asc
 	switch {
@@ -130,7 +160,7 @@ func (a *Assoc) performASCONF(now time.Time, p *inPacket, m *chunk.ASCONF, b []b
 // association had one path.
 func (a *Assoc) ensurePaths() {
 	if a.paths == nil {
-		a.paths = append(a.paths, peerPath{addr: a.key.peer, state: api.PathActive, eng: 0})
+		a.paths = append(a.paths, peerPath{addr: a.key.peer, state: api.PathActive, eng: 0, pp: a.pp})
 		a.dest = a.key.peer
 	}
 }
@@ -154,7 +184,7 @@ func (a *Assoc) peerAddAddr(now time.Time, ip netip.Addr) chunk.CauseCode {
 	if ip == a.key.peer.Addr().Unmap() || a.pathIndex(ip) >= 0 {
 		return 0 // already an address of the association
 	}
-	if len(a.paths) >= maxPeerAddrs || a.data.eng == nil {
+	if len(a.paths) >= maxPeerAddrs || a.data.eng == nil || !a.asc.takeAdd(now) {
 		return chunk.CauseResourceShortage
 	}
 	addr := netip.AddrPortFrom(ip, a.key.peer.Port())
@@ -167,7 +197,7 @@ func (a *Assoc) peerAddAddr(now time.Time, ip netip.Addr) chunk.CauseCode {
 	a.ensurePaths()
 	a.ep.assocs[key] = a
 	a.addPeerAddr(ip)
-	a.paths = append(a.paths, peerPath{addr: addr, eng: -1, next: now})
+	a.paths = append(a.paths, peerPath{addr: addr, eng: -1, next: now, pp: a.pp})
 	a.schedulePaths()
 	a.stats.ASCONF.AddrsAdded++
 	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: a.eventAddr(addr), Change: api.AddrAdded, PathState: api.PathUnconfirmed})

@@ -1,0 +1,72 @@
+package assoc
+
+import (
+	"testing"
+	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
+)
+
+// addReqs returns Add IP Address (or other typ) requests for the
+// addresses 198.18.0.first up to 198.18.0.first+n-1, correlation ids from
+// first+1.
+func addReqs(t *testing.T, typ chunk.ParamType, first, n int) [][]byte {
+	var reqs [][]byte
+	for i := first; i < first+n; i++ {
+		reqs = append(reqs, asconfReq(t, typ, uint32(i+1), victimAddr(i).Addr().String()))
+	}
+	return reqs
+}
+
+// countCauses counts the requests of an ASCONF-ACK answered with cause c
+// (0: success).
+func countCauses(res map[uint32]chunk.CauseCode, c chunk.CauseCode) int {
+	n := 0
+	for _, x := range res {
+		if x == c {
+			n++
+		}
+	}
+	return n
+}
+
+// TestASCONFAddRate: the peer's Add IP Address requests are performed at
+// most asconfAddBurst at once and one a second after (RFC 5061 section
+// 5.2 lets the receiver refuse a request with "Operation Refused Due to
+// Resource Shortage"): a peer that deletes its 31 added addresses and adds
+// them again at once gets one, then one per second.
+func TestASCONFAddRate(t *testing.T) {
+	tc, peer := asconfServer(t)
+	serial := tc.peerTSN
+	send := func(reqs [][]byte) map[uint32]chunk.CauseCode {
+		t.Helper()
+		tc.writeChunks(peer.sign(0, chunk.HMACSHA1, asconfChunk(t, serial, reqs...)))
+		serial++
+		_, _, res := tc.wantASCONFAck(peer)
+		return res
+	}
+	for _, first := range []int{0, 16} {
+		if res := send(addReqs(t, chunk.ParamAddIPAddress, first, min(16, 31-first))); countCauses(res, 0) != len(res) {
+			t.Fatalf("first additions refused: %v", res)
+		}
+	}
+	send(addReqs(t, chunk.ParamDeleteIPAddress, 0, 16))
+	send(addReqs(t, chunk.ParamDeleteIPAddress, 16, 15))
+	if n := len(tc.a.paths); n != 1 {
+		t.Fatalf("%d paths after deleting", n)
+	}
+	res := send(addReqs(t, chunk.ParamAddIPAddress, 0, 16))
+	if ok, refused := countCauses(res, 0), countCauses(res, chunk.CauseResourceShortage); ok != 1 || refused != 15 {
+		t.Fatalf("at once: %d added, %d refused, want 1 and 15", ok, refused)
+	}
+	tc.advance(10 * time.Second)
+	tc.readPackets()
+	tc.sent = nil
+	res = send(addReqs(t, chunk.ParamAddIPAddress, 1, 15))
+	if ok := countCauses(res, 0); ok != 10 {
+		t.Fatalf("after 10 s: %d added, want 10", ok)
+	}
+	if n := len(tc.a.paths); n != 12 {
+		t.Fatalf("%d paths, want 12", n)
+	}
+}
