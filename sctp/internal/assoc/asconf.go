@@ -244,7 +244,11 @@ func (a *Assoc) peerDeleteAddr(ip, src netip.Addr) chunk.CauseCode {
 			}
 			eng.SetPrimary(a.paths[j].eng)
 		}
-		eng.SetPathDown(e, true)
+		// The engine slot is freed for the next address (slot 0 and a
+		// primary left without an alternative are only taken down).
+		if !eng.RemovePath(e) {
+			eng.SetPathDown(e, true)
+		}
 	}
 	key := assocKey{peer: pp.addr, localPort: a.key.localPort, peerPort: a.key.peerPort}
 	if a.ep.assocs[key] == a {

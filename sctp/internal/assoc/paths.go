@@ -253,6 +253,13 @@ func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bo
 		if p.state == api.PathUnconfirmed {
 			e, err := eng.AddPath(p.addr.Addr().Is6())
 			if err != nil {
+				// No engine slot (deleted paths' slots still named by
+				// chunks in flight): the address stays unconfirmed and
+				// is not probed again.
+				a.ep.trace(a, "path %v not confirmed: %v", p.addr, err)
+				p.errors = max(p.errors, p.pp.PathMaxRetransmits+1)
+				p.next = time.Time{}
+				a.schedulePaths()
 				return true
 			}
 			p.eng = e

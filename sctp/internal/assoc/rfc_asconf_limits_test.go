@@ -1,10 +1,12 @@
 package assoc
 
 import (
+	"net/netip"
 	"testing"
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // addReqs returns Add IP Address (or other typ) requests for the
@@ -69,4 +71,37 @@ func TestASCONFAddRate(t *testing.T) {
 	if n := len(tc.a.paths); n != 12 {
 		t.Fatalf("%d paths, want 12", n)
 	}
+}
+
+// TestASCONFAddressCycles: a peer that moves (RFC 5061's mobility) adds a
+// new address, has it confirmed and deletes it, a hundred times: each new
+// address is confirmed and used, and the transfer engine keeps no more
+// paths than the association has (a deleted address's engine path is
+// freed and its slot reused).
+func TestASCONFAddressCycles(t *testing.T) {
+	tc, peer := asconfServer(t)
+	tc.ignoreHB = false
+	serial := tc.peerTSN
+	for i := range 100 {
+		ip := netip.AddrFrom4([4]byte{198, 18, 1, byte(i + 1)}).String()
+		addr := tc.addConfirmed(peer, serial, ip, true)
+		serial++
+		ps := tc.a.Paths(nil)
+		if len(ps) != 2 || ps[1].Addr != addr || ps[1].State != api.PathActive {
+			t.Fatalf("cycle %d: paths %+v, want %v confirmed", i, ps, addr)
+		}
+		tc.writeChunks(peer.sign(0, chunk.HMACSHA1, asconfChunk(t, serial,
+			asconfReq(t, chunk.ParamDeleteIPAddress, serial, ip))))
+		if _, _, res := tc.wantASCONFAck(peer); res[serial] != 0 {
+			t.Fatalf("cycle %d: delete %s: %v", i, ip, res)
+		}
+		serial++
+		if n := tc.a.data.eng.NumPaths(); n > 2 {
+			t.Fatalf("cycle %d: the engine keeps %d paths for 1 address", i, n)
+		}
+		tc.advance(time.Second)
+		tc.readPackets()
+		tc.sent = nil
+	}
+	tc.wantState(stateEstablished)
 }
