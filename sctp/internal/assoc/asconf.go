@@ -103,11 +103,25 @@ func (a *Assoc) asconf5061(now time.Time, p *inPacket, c *rxChunk) disp {
 	return dispNext
 }
 
-// performASCONF performs the requests of m and appends the ASCONF-ACK to b.
+// asconfAckRoom is the largest ASCONF-ACK chunk this end sends: one that
+// fits, with the common header and an AUTH chunk, in a packet of
+// BASE_PLPMTU, which every path carries.
+func (a *Assoc) asconfAckRoom() int {
+	return a.ep.cfg.PMTUBase - commonHeaderLen - a.authOverhead()
+}
+
+// performASCONF performs the requests of m and appends the ASCONF-ACK to
+// b. RFC 5061 section 5.2 (paraphrase): the ASCONF-ACK is limited by the
+// path MTU; a receiver whose response would not fit stops processing
+// there, and the parameters after the last one answered are neither
+// performed nor answered (the sender takes them as failed). So a request
+// is performed only when the longest answer it could get (an error
+// indication quoting it) still fits in asconfAckRoom.
 func (a *Assoc) performASCONF(now time.Time, p *inPacket, m *chunk.ASCONF, b []byte) []byte {
 	var resp []byte
 	it := m.Walk()
 	n := 0
+	room := a.asconfAckRoom() - 8 // the ASCONF-ACK's chunk header and serial
 	for {
 		off := it.Offset()
 		pr, ok := it.Next()
@@ -115,6 +129,14 @@ func (a *Assoc) performASCONF(now time.Time, p *inPacket, m *chunk.ASCONF, b []b
 			break
 		}
 		raw := m.Params[off : off+pr.Len()]
+		if len(resp)+8+4+(len(raw)+3)&^3 > room {
+			// Not performed, not answered: this one and the rest.
+			a.stats.ASCONF.Refused++
+			for _, ok := it.Next(); ok; _, ok = it.Next() {
+				a.stats.ASCONF.Refused++
+			}
+			break
+		}
 		q, err := chunk.ParseASCONFParam(pr)
 		if err != nil || q.Type == chunk.ParamSuccessIndication || q.Type == chunk.ParamErrorCauseIndication {
 			a.stats.ASCONF.Malformed++

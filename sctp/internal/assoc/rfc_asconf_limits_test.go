@@ -105,3 +105,35 @@ func TestASCONFAddressCycles(t *testing.T) {
 	}
 	tc.wantState(stateEstablished)
 }
+
+// TestASCONFAckFits: RFC 5061 section 5.2 (paraphrase): the ASCONF-ACK
+// is limited by the path MTU; the receiver of an ASCONF whose answers
+// would not fit processes the parameters up to the last one it can
+// answer, and answers. An ASCONF of 200 Add IP Address requests gets an
+// ASCONF-ACK that fits in BASE_PLPMTU, answering a prefix of the
+// requests; exactly the requests answered with success were performed.
+func TestASCONFAckFits(t *testing.T) {
+	tc, peer := asconfServer(t)
+	reqs := addReqs(t, chunk.ParamAddIPAddress, 0, 200)
+	tc.writeChunks(peer.sign(0, chunk.HMACSHA1, asconfChunk(t, tc.peerTSN, reqs...)))
+	sp, serial, res := tc.wantASCONFAck(peer)
+	if serial != tc.peerTSN {
+		t.Fatalf("ASCONF-ACK serial %d, want %d", serial, tc.peerTSN)
+	}
+	if n := len(sp.raw); n > tc.ep.cfg.PMTUBase {
+		t.Fatalf("ASCONF-ACK packet of %d bytes, over BASE_PLPMTU's %d", n, tc.ep.cfg.PMTUBase)
+	}
+	for id := uint32(1); id <= uint32(len(res)); id++ {
+		if _, ok := res[id]; !ok {
+			t.Fatalf("answers %v: not a prefix of the requests (no %d)", res, id)
+		}
+	}
+	ok := countCauses(res, 0)
+	if len(res) < maxASCONFParams || len(res) == 200 || ok != maxASCONFParams {
+		t.Fatalf("%d answered, %d succeeded; want a prefix of more than %d with %d successes", len(res), ok, maxASCONFParams, maxASCONFParams)
+	}
+	if n := len(tc.a.paths); n != 1+ok {
+		t.Fatalf("%d paths after %d successes", n, ok)
+	}
+	tc.wantState(stateEstablished)
+}
