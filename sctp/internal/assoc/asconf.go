@@ -62,11 +62,27 @@ func (a *Assoc) asconfOK() bool {
 		a.auth.weNeed.has(chunk.TypeASCONF)
 }
 
-// asconf5061 handles an ASCONF (RFC 5061 section 5.2). Without negotiation
-// it is an unknown chunk (RFC 9260 section 3.2 action bits).
+// asconfUnauthenticated handles an ASCONF or ASCONF-ACK the association
+// does not take: with Config.DynamicAddrs off it is an unknown chunk (RFC
+// 9260 section 3.2 action bits); with it on, the peer did not negotiate
+// ASCONF with AUTH, and RFC 5061 section 4.1.1 says of ASCONF: "This
+// chunk MUST be sent in an authenticated way by using the mechanism
+// defined in [RFC4895]. If this chunk is received unauthenticated it
+// MUST be silently discarded as described in [RFC4895]." (section 4.1.2
+// says the same of ASCONF-ACK).
+func (a *Assoc) asconfUnauthenticated(now time.Time, p *inPacket, c *rxChunk) disp {
+	if !a.ep.cfg.DynamicAddrs {
+		return a.unknownChunk3_2(now, p, c)
+	}
+	a.stats.Auth.Missing++
+	return dispNext
+}
+
+// asconf5061 handles an ASCONF (RFC 5061 section 5.2); one the
+// association does not take is asconfUnauthenticated's.
 func (a *Assoc) asconf5061(now time.Time, p *inPacket, c *rxChunk) disp {
 	if !a.asconfOK() {
-		return a.unknownChunk3_2(now, p, c)
+		return a.asconfUnauthenticated(now, p, c)
 	}
 	if a.state != stateEstablished && a.state != stateShutdownPending && a.state != stateShutdownReceived {
 		a.stats.Ignored++
@@ -385,7 +401,11 @@ func (a *Assoc) peerSetPrimary(now time.Time, ip netip.Addr) chunk.CauseCode {
 	if p := &a.paths[i]; p.state == api.PathActive {
 		a.data.eng.SetPrimary(p.eng)
 	}
-	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: a.eventAddr(a.paths[i].addr), Change: api.AddrMadePrimary, Reachable: true})
+	// Reachable as the path is: an unconfirmed address is not (it becomes
+	// the primary once confirmed).
+	p := &a.paths[i]
+	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: a.eventAddr(p.addr), Change: api.AddrMadePrimary,
+		Reachable: p.state == api.PathActive, PathState: p.state})
 	return 0
 }
 

@@ -137,3 +137,96 @@ func TestASCONFAckFits(t *testing.T) {
 	}
 	tc.wantState(stateEstablished)
 }
+
+// TestASCONF5061SetPrimaryUnconfirmedNotReachable: RFC 9260 section 5.4:
+// "... an endpoint MUST NOT send any chunks to an UNCONFIRMED address"; a
+// Set Primary Address naming an address just added makes it the primary
+// once confirmed, and the event says so: made primary, not reachable,
+// unconfirmed.
+func TestASCONF5061SetPrimaryUnconfirmedNotReachable(t *testing.T) {
+	tc, peer := asconfServer(t)
+	tc.writeChunks(peer.sign(0, chunk.HMACSHA1, asconfChunk(t, tc.peerTSN,
+		asconfReq(t, chunk.ParamAddIPAddress, 1, "192.0.2.9"),
+		asconfReq(t, chunk.ParamSetPrimaryAddress, 2, "192.0.2.9"))))
+	if _, _, res := tc.wantASCONFAck(peer); res[1] != 0 || res[2] != 0 {
+		t.Fatalf("answers %v", res)
+	}
+	e := tc.nextAddrEventPrimary()
+	if e.Reachable || e.PathState != api.PathUnconfirmed {
+		t.Fatalf("made-primary event %+v: an unconfirmed address is not reachable", e)
+	}
+}
+
+// nextAddrEventPrimary returns the next "made primary" event of a peer's
+// ASCONF.
+func (tc *testConn) nextAddrEventPrimary() Event {
+	tc.t.Helper()
+	tc.drainEvents()
+	for _, e := range tc.events {
+		if e.Kind == api.EventPeerAddrChange && e.Change == api.AddrMadePrimary {
+			return e
+		}
+	}
+	tc.t.Fatal("no made-primary event")
+	return Event{}
+}
+
+// TestASCONF5061StaleAckAborts: RFC 5061 section 5.3: "F0) If an
+// endpoint receives an ASCONF-ACK that is greater than or equal to the
+// next Sequence Number to be used but no ASCONF Chunk is outstanding, the
+// endpoint MUST ABORT the association." An older serial is ignored; the
+// next one, with nothing outstanding, draws an ABORT with the cause
+// "Association Aborted due to Illegal ASCONF-ACK".
+func TestASCONF5061StaleAckAborts(t *testing.T) {
+	tc, peer := asconfServer(t)
+	ack := func(serial uint32) []byte {
+		m := chunk.ASCONF{Ack: true, Serial: serial}
+		b, _ := m.Append(nil)
+		return peer.sign(0, chunk.HMACSHA1, b)
+	}
+	next := uint32(tc.a.localTSN) // the first ASCONF's serial (section 5.1)
+	tc.writeChunks(ack(next - 1))
+	tc.readPackets()
+	if len(tc.sent) != 0 || tc.a.closed || tc.a.stats.ASCONF.StaleAcks != 1 {
+		t.Fatalf("an old ASCONF-ACK was not just ignored: sent %d, closed %v, %+v", len(tc.sent), tc.a.closed, tc.a.stats.ASCONF)
+	}
+	tc.writeChunks(ack(next))
+	_, c := tc.wantChunk(chunk.TypeAbort)
+	if !hasCause(c.value(), chunk.CauseIllegalASCONFAck) {
+		t.Fatalf("ABORT %x without the Illegal ASCONF-ACK cause", c.value())
+	}
+	if !tc.a.closed {
+		t.Fatal("association not aborted")
+	}
+}
+
+// TestASCONF5061WithoutAuthDiscarded: RFC 5061 section 4.1.1, of ASCONF:
+// "This chunk MUST be sent in an authenticated way by using the mechanism
+// defined in [RFC4895]. If this chunk is received unauthenticated it MUST
+// be silently discarded as described in [RFC4895]." An endpoint that
+// supports ASCONF, in an association whose peer negotiated no AUTH,
+// discards ASCONF and ASCONF-ACK without an answer (not the ERROR of an
+// unrecognized chunk) and performs nothing; an endpoint without ASCONF
+// support reports them as unrecognized (RFC 9260 section 3.2).
+func TestASCONF5061WithoutAuthDiscarded(t *testing.T) {
+	cfg := testConfig()
+	cfg.DynamicAddrs = true
+	tc := newTestEndpoint(t, cfg)
+	tc.connectServer()
+	ackc := chunk.ASCONF{Ack: true, Serial: uint32(tc.a.localTSN)}
+	ackb, _ := ackc.Append(nil)
+	tc.writeChunks(asconfChunk(t, tc.peerTSN, asconfReq(t, chunk.ParamAddIPAddress, 1, "192.0.2.9")))
+	tc.writeChunks(ackb)
+	tc.readPackets()
+	if len(tc.sent) != 0 || len(tc.a.Paths(nil)) != 1 || tc.a.closed {
+		t.Fatalf("ASCONF without AUTH answered or performed: sent %d, paths %d, closed %v", len(tc.sent), len(tc.a.Paths(nil)), tc.a.closed)
+	}
+
+	tc = newTestEndpoint(t, testConfig())
+	tc.connectServer()
+	tc.writeChunks(asconfChunk(t, tc.peerTSN, asconfReq(t, chunk.ParamAddIPAddress, 1, "192.0.2.9")))
+	_, c := tc.wantChunk(chunk.TypeError)
+	if !hasCause(c.value(), chunk.CauseUnrecognizedChunk) {
+		t.Fatalf("ERROR %x, want Unrecognized Chunk Type", c.value())
+	}
+}
