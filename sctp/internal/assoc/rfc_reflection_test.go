@@ -307,3 +307,55 @@ func TestUnconfirmedAddressStopsAfterPathMaxRetrans(t *testing.T) {
 		t.Fatalf("path %+v, want unconfirmed", ps[1])
 	}
 }
+
+// TestUnconfirmedAddressICMPUnreachable: RFC 9260 appendix C, ICMP9: an
+// implementation "MAY move the destination to the unreachable state or,
+// alternatively, increment the path error counter". An ICMP destination
+// unreachable quoting an unconfirmed address's HEARTBEAT counts as that
+// HEARTBEAT's error at once; an address whose every HEARTBEAT draws one
+// gets Path.Max.Retrans+1 of them, with the back-off, and none after.
+func TestUnconfirmedAddressICMPUnreachable(t *testing.T) {
+	cfg := testConfig()
+	cfg.Multihoming = true
+	tc := newTestEndpoint(t, cfg)
+	tc.writePacket(0, tc.peerInit(addrParam(t, peerAddr2.Addr().String())))
+	_, c := tc.wantChunk(chunk.TypeInitAck)
+	in := initValue(t, c)
+	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
+	tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
+	var sent []time.Time
+	end := tc.now.Add(30 * time.Minute)
+	for tc.now.Before(end) {
+		tc.readPackets()
+		for _, sp := range tc.sent {
+			if sp.to == peerAddr2 && sp.p.find(chunk.TypeHeartbeat) != nil {
+				sent = append(sent, tc.now)
+				errs := tc.a.paths[1].errors
+				tc.ep.Notice(tc.now, Notice{To: peerAddr2, Kind: NoticeUnreachable, Quote: sp.raw})
+				if got := tc.a.paths[1].errors; got != errs+1 {
+					t.Fatalf("ICMP unreachable for HEARTBEAT %d: errors %d -> %d, want counted at once", len(sent), errs, got)
+				}
+			}
+			if c := sp.p.find(chunk.TypeHeartbeat); c != nil && sp.to == peerAddr {
+				tc.writeChunks(chunkOf(chunk.TypeHeartbeatAck, 0, c.value()))
+			}
+		}
+		tc.sent = nil
+		d := tc.a.nextDeadline()
+		if d.IsZero() || d.After(end) {
+			break
+		}
+		tc.advanceToTimer()
+	}
+	if n := tc.ep.cfg.PathMaxRetransmits + 1; len(sent) != n {
+		t.Fatalf("%d HEARTBEATs to an address answering each with ICMP unreachable, want %d", len(sent), n)
+	}
+	for k := 1; k < len(sent); k++ {
+		if gap, want := sent[k].Sub(sent[k-1]), tc.ep.cfg.RTOInitial<<(k-1); gap < min(want, tc.ep.cfg.RTOMax) {
+			t.Fatalf("HEARTBEAT %d %v after the one before, want at least %v", k+1, gap, want)
+		}
+	}
+	if tc.a.paths[1].state != api.PathUnconfirmed || tc.a.closed {
+		t.Fatalf("path %v, closed %v", tc.a.paths[1].state, tc.a.closed)
+	}
+}
