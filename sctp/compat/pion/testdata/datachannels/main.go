@@ -10,7 +10,9 @@
 // echoed and closed by the answering side; the offerer closing a channel;
 // zero checksums negotiated. With -bench it sends 64 KiB messages on one
 // reliable channel for that long, paced by the buffered amount, and prints
-// the throughput the receiver saw.
+// the throughput the receiver saw. With -snap both peers enable SNAP
+// (SettingEngine.EnableSctpSnap): the check fails unless both session
+// descriptions carry an sctp-init attribute.
 package main
 
 import (
@@ -21,12 +23,16 @@ import (
 	"fmt"
 	"hash/crc32"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/pion/webrtc/v4"
 )
+
+// snap enables SNAP on both peers.
+var snap = flag.Bool("snap", false, "enable SNAP (the SCTP INIT in the SDP) on both peers")
 
 func main() {
 	bench := flag.Duration("bench", 0, "send 64 KiB messages for this long and print the throughput")
@@ -52,6 +58,7 @@ func peers(setup func(*webrtc.PeerConnection) error, onDC func(*webrtc.DataChann
 	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
 	se.SetInterfaceFilter(func(name string) bool { return name == "lo" })
 	se.EnableSCTPZeroChecksum(true)
+	se.EnableSctpSnap(*snap)
 	api := webrtc.NewAPI(webrtc.WithSettingEngine(se))
 	offer, err := api.NewPeerConnection(webrtc.Configuration{})
 	if err != nil {
@@ -89,6 +96,13 @@ func peers(setup func(*webrtc.PeerConnection) error, onDC func(*webrtc.DataChann
 	<-done
 	if err := offer.SetRemoteDescription(*answer.LocalDescription()); err != nil {
 		return nil, nil, err
+	}
+	if *snap {
+		for _, d := range []*webrtc.SessionDescription{offer.LocalDescription(), answer.LocalDescription()} {
+			if !strings.Contains(d.SDP, "a=sctp-init:") {
+				return nil, nil, fmt.Errorf("SNAP enabled, and the %s has no sctp-init attribute", d.Type)
+			}
+		}
 	}
 	return offer, answer, nil
 }
