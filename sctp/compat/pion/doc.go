@@ -52,6 +52,11 @@
 //
 //   - Close aborts the association (the peer gets an ABORT) before it
 //     closes the connection; the original closes the connection only.
+//   - A message given up (partial reliability) leaves BufferedAmount when
+//     it is given up; in the original, when the SACK that follows the
+//     FORWARD-TSN acknowledges it. Otherwise the amount and the
+//     OnBufferedAmountLow callbacks follow the original's rule step for
+//     step (a test replays it).
 //   - WithSNAP checks that both tokens are INIT chunks: a bad token fails
 //     the option, where the original fails ClientContext.
 //   - Options for the original's own mechanisms are accepted and have no
