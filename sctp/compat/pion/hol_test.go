@@ -120,13 +120,13 @@ func holRun(t *testing.T, interleave bool, size int) holResult {
 		}
 		arrived := make(chan uint16, 16)
 		go func() {
-			buf := make([]byte, size+1)
 			for {
 				s, err := as[1].AcceptStream()
 				if err != nil {
 					return
 				}
 				go func() {
+					buf := make([]byte, size+1)
 					for {
 						n, err := s.Read(buf[:cap(buf)])
 						if err != nil {
