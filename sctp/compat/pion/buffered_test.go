@@ -93,28 +93,8 @@ func TestBufferedAmountLowAsPion(t *testing.T) {
 		{"threshold set after the fall", "w 3000, ack, t 5000, cb on, ack"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				p0, p1 := pipe()
-				g1 := &gatedConn{pipeConn: p1}
-				var as [2]*sctp.Association
-				var wg sync.WaitGroup
-				for i, c := range []net.Conn{p0, g1} {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						a, err := sctp.ClientWithOptions(sctp.WithNetConn(c))
-						if err != nil {
-							t.Error(err)
-						}
-						as[i] = a
-					}()
-				}
-				wg.Wait()
-				if as[0] == nil || as[1] == nil {
-					return
-				}
-				defer as[0].Close()
-				defer as[1].Close()
+			gatedPair(t, func(t *testing.T, a0, a1 *sctp.Association, g1 *gatedConn) {
+				as := [2]*sctp.Association{a0, a1}
 				s0, err := as[0].OpenStream(1, sctp.PayloadTypeWebRTCBinary)
 				if err != nil {
 					t.Fatal(err)
@@ -179,4 +159,35 @@ func TestBufferedAmountLowAsPion(t *testing.T) {
 func scan(op, format string, n *uint64) bool {
 	k, err := fmt.Sscanf(op, format, n)
 	return k == 1 && err == nil
+}
+
+// gatedPair runs f with two associations over a pipe, as pair does, the
+// second one's writes going through a gate (open when f starts): shut, it
+// holds the SACKs for the first one's data.
+func gatedPair(t *testing.T, f func(t *testing.T, a0, a1 *sctp.Association, g1 *gatedConn)) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		p0, p1 := pipe()
+		g1 := &gatedConn{pipeConn: p1}
+		var as [2]*sctp.Association
+		var wg sync.WaitGroup
+		for i, c := range []net.Conn{p0, g1} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				a, err := sctp.ClientWithOptions(sctp.WithNetConn(c))
+				if err != nil {
+					t.Error(err)
+				}
+				as[i] = a
+			}()
+		}
+		wg.Wait()
+		if as[0] == nil || as[1] == nil {
+			return
+		}
+		defer as[0].Close()
+		defer as[1].Close()
+		f(t, as[0], as[1], g1)
+	})
 }
