@@ -387,7 +387,7 @@ func checkPcapClean(t *testing.T, path string) {
 	}
 	if len(bad) > 0 {
 		t.Errorf("tshark finds packets that are not SCTP, malformed, with errors or with bad checksums in %s (frame, checksum, expert messages):\n%s",
-			path, strings.Join(first(bad, 20), "\n"))
+			path, strings.Join(bad[:min(20, len(bad))], "\n"))
 	}
 	t.Logf("tshark: %d packets in usctp's capture, all SCTP, none malformed, no errors", n)
 }
@@ -441,8 +441,6 @@ func keepPcap(t *testing.T, path string) {
 		}
 	}
 }
-
-func first(s []string, n int) []string { return s[:min(n, len(s))] }
 
 var throughputRE = regexp.MustCompile(`throughput: ([0-9.]+) MB/s`)
 
