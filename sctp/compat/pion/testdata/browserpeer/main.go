@@ -45,7 +45,7 @@ const (
 	reliableBytes = 16 << 20 // ordered, reliable
 	unorderedMsgs = 200      // unordered, maxRetransmits 0 and maxPacketLifeTime
 	unorderedSize = 1000
-	lifetimeMs    = 1000
+	lifetimeMs    = 3000
 	manyChannels  = 256
 	// maxSizeCap bounds the max-size message when the browser's
 	// max-message-size is larger: Firefox says 1 GiB, but its usrsctp
