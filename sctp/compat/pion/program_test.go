@@ -26,14 +26,15 @@ const program = "testdata/datachannels"
 // onUSCTP, and returns the binary.
 func buildProgram(t *testing.T, onUSCTP bool) string {
 	t.Helper()
+	return buildProgramIn(t, program, onUSCTP)
+}
+
+// buildProgramIn builds the pion/webrtc program whose files are in the
+// directory src as buildProgram builds testdata/datachannels.
+func buildProgramIn(t *testing.T, src string, onUSCTP bool) string {
+	t.Helper()
 	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join(program, "main.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyTree(t, src, dir)
 	sctpVer := requiredVersion(t, usctpRoot, originalPath)
 	gomod := fmt.Sprintf("module example.com/datachannels\n\ngo 1.25.0\n\nrequire (\n\t%s %s\n\t%s %s\n)\n",
 		originalPath, sctpVer, webrtcModule, webrtcVer)
