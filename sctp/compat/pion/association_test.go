@@ -219,7 +219,19 @@ func TestCloseResetsStream(t *testing.T) {
 // yet acknowledged, and OnBufferedAmountLow fires once each time it falls
 // from above the threshold to it or below, as the original's does.
 func TestBufferedAmountLow(t *testing.T) {
-	pair(t, nil, func(t *testing.T, a0, a1 *sctp.Association) {
+	synctest.Test(t, func(t *testing.T) {
+		c0, c1 := pipe()
+		pairOver(t, c0, c1, nil, func(t *testing.T, a0, a1 *sctp.Association) {
+			bufferedAmountLow(t, c1, a0, a1)
+		})
+	})
+}
+
+// bufferedAmountLow is TestBufferedAmountLow's body; c1 is a1's end of
+// the pipe, whose packets wait while a0 writes, so that the amount falls
+// once, after the last write.
+func bufferedAmountLow(t *testing.T, c1 *pipeConn, a0, a1 *sctp.Association) {
+	{
 		s0, _ := a0.OpenStream(3, sctp.PayloadTypeWebRTCBinary)
 		var calls atomic.Int32
 		s0.SetBufferedAmountLowThreshold(1500)
@@ -227,6 +239,7 @@ func TestBufferedAmountLow(t *testing.T) {
 		if s0.BufferedAmountLowThreshold() != 1500 {
 			t.Fatalf("threshold %d, want 1500", s0.BufferedAmountLowThreshold())
 		}
+		c1.pause()
 		for i := range 10 {
 			if _, err := s0.Write(make([]byte, 1000)); err != nil {
 				t.Fatal(err)
@@ -235,6 +248,7 @@ func TestBufferedAmountLow(t *testing.T) {
 				t.Fatalf("BufferedAmount %d after %d writes", got, i+1)
 			}
 		}
+		c1.resume()
 		s1, _ := a1.AcceptStream()
 		buf := make([]byte, 2000)
 		for range 10 {
@@ -260,7 +274,7 @@ func TestBufferedAmountLow(t *testing.T) {
 		if n := calls.Load(); n != 1 {
 			t.Errorf("OnBufferedAmountLow called without a callback set (%d calls)", n)
 		}
-	})
+	}
 }
 
 // TestMetadata: the association reports what was negotiated: I-DATA and

@@ -16,9 +16,23 @@ type pipeConn struct {
 	in, out   chan []byte
 	done      chan struct{}
 	closeOnce sync.Once
-	local     net.Addr     // the addresses it reports; nil: pipeAddr
-	remote    net.Addr     //
-	largest   atomic.Int64 // the largest packet written
+	local     net.Addr                      // the addresses it reports; nil: pipeAddr
+	remote    net.Addr                      //
+	largest   atomic.Int64                  // the largest packet written
+	hold      atomic.Pointer[chan struct{}] // a packet read waits while it is open
+}
+
+// pause makes the packets read wait until resume.
+func (c *pipeConn) pause() {
+	ch := make(chan struct{})
+	c.hold.Store(&ch)
+}
+
+// resume lets reads go on.
+func (c *pipeConn) resume() {
+	if ch := c.hold.Swap(nil); ch != nil {
+		close(*ch)
+	}
 }
 
 // pipe returns the two ends of a new pipe.
@@ -33,6 +47,13 @@ var errNoDeadline = errors.New("pipe: no deadlines")
 func (c *pipeConn) Read(b []byte) (int, error) {
 	select {
 	case p := <-c.in:
+		if ch := c.hold.Load(); ch != nil {
+			select {
+			case <-*ch:
+			case <-c.done:
+				return 0, net.ErrClosed
+			}
+		}
 		return copy(b, p), nil
 	case <-c.done:
 		return 0, net.ErrClosed
