@@ -428,3 +428,46 @@ func TestPcapDir(t *testing.T) {
 		}
 	}
 }
+
+// TestQueuedMessagesKeepTheirBytes: large messages that wait in the
+// stream's queue together (the reader hands each its buffer) keep their
+// own bytes, read once all arrived and read as they come, and so do small
+// ones between them.
+func TestQueuedMessagesKeepTheirBytes(t *testing.T) {
+	pair(t, nil, func(t *testing.T, a0, a1 *sctp.Association) {
+		s0, err := a0.OpenStream(5, sctp.PayloadTypeWebRTCBinary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msgs [][]byte
+		for i := range 12 {
+			n := 65536 - i*3000
+			if i%3 == 2 {
+				n = 100 + i
+			}
+			msgs = append(msgs, bytes.Repeat([]byte{byte('a' + i)}, n))
+		}
+		buf := make([]byte, 65536)
+		var s1 *sctp.Stream
+		for round := range 2 {
+			for _, m := range msgs {
+				if _, err := s0.Write(m); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if round == 0 {
+				if s1, err = a1.AcceptStream(); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(time.Second)
+				synctest.Wait() // every message waits in s1's queue
+			}
+			for i, m := range msgs {
+				n, err := s1.Read(buf)
+				if err != nil || !bytes.Equal(buf[:n], m) {
+					t.Fatalf("round %d, message %d: %d bytes (%v), want %d of %q", round, i, n, err, len(m), m[0])
+				}
+			}
+		}
+	})
+}
