@@ -8,35 +8,39 @@ import (
 )
 
 // connPump reads a connected net.Conn (a DTLS connection, typically) in a
-// goroutine of its own, ahead of ReadBatch, into a queue of up to a
-// batch's worth of packets. A net.Conn reads one packet per call and
-// cannot say whether another is waiting; with the pump, ReadBatch returns
-// every packet that arrived while its caller processed the last batch, so
-// the association acknowledges them with one SACK (the core's one SACK per
-// batch) where it would send one for every second packet, and the
-// connection's own work per packet (decrypting a DTLS record) runs beside
-// the caller's. Read errors reach ReadBatch in their place among the
-// packets, one per Read that returned it, as they would without the pump;
-// read deadlines are the pump's own (the connection's are never set).
+// goroutine of its own, ahead of ReadBatch, into an arena of pumpArena
+// bytes. A net.Conn reads one packet per call and cannot say whether
+// another is waiting; with the pump, ReadBatch returns every packet that
+// arrived while its caller processed the last batch, so the association
+// acknowledges them with one SACK (the core's one SACK per batch) where it
+// would send one for every second packet, and the connection's own work
+// per packet (decrypting a DTLS record) runs beside the caller's. Read
+// errors reach ReadBatch in their place among the packets, one per Read
+// that returned it, as they would without the pump; read deadlines are the
+// pump's own (the connection's are never set).
 type connPump struct {
 	conn net.Conn
 
 	mu       sync.Mutex
 	started  bool
-	size     int      // the size of each buffer: the first ReadBatch's
-	slots    int      // buffers at most: the first ReadBatch's batch
-	made     int      // buffers made so far
-	ready    [][]byte // packets read, oldest first
-	free     [][]byte // buffers to read into
-	err      error    // the read error after the ready packets
+	size     int    // room each Read gets: the first ReadBatch's buffer size
+	arena    []byte // packets read, back to back, from first to tail
+	first    int    // offset of the oldest packet not yet taken
+	tail     int    // end of the newest
+	ready    []int  // lengths of the packets not yet taken, oldest first
+	err      error  // the read error after the ready packets
 	closed   bool
 	deadline time.Time
 	timer    *time.Timer // fires at a future deadline
 
 	avail chan struct{} // a packet or an error arrived, or the deadline moved
-	room  chan struct{} // a buffer or an error's turn came back to the pump
+	room  chan struct{} // ReadBatch took packets or an error
 	done  chan struct{} // closed by close
 }
+
+// pumpArena is the least size of the pump's arena, which holds the packets
+// read and not yet taken; it is at least twice the room of one Read.
+const pumpArena = 64 << 10
 
 func newConnPump(c net.Conn) *connPump {
 	return &connPump{conn: c, avail: make(chan struct{}, 1), room: make(chan struct{}, 1), done: make(chan struct{})}
@@ -50,15 +54,16 @@ func signal(ch chan struct{}) {
 	}
 }
 
-// start starts the pump for buffers of size bytes, slots of them at most.
-// Called with p.mu held.
-func (p *connPump) start(size, slots int) {
-	p.started, p.size, p.slots = true, size, max(slots, 1)
+// start starts the pump for packets of up to size bytes. Called with p.mu
+// held.
+func (p *connPump) start(size int) {
+	p.started, p.size = true, size
+	p.arena = make([]byte, max(pumpArena, 2*size))
 	go p.run()
 }
 
-// run is the pump's goroutine: it reads packets into free buffers until
-// the pump closes, and after an error waits until ReadBatch took it.
+// run is the pump's goroutine: it reads packets into the arena until the
+// pump closes, and after an error waits until ReadBatch took it.
 func (p *connPump) run() {
 	for {
 		p.mu.Lock()
@@ -68,8 +73,16 @@ func (p *connPump) run() {
 				return
 			}
 			if p.err == nil {
-				if len(p.free) > 0 || p.made < p.slots {
+				if p.first == p.tail {
+					p.first, p.tail = 0, 0
+				}
+				if len(p.arena)-p.tail >= p.size {
 					break
+				}
+				if p.first > 0 {
+					p.tail = copy(p.arena, p.arena[p.first:p.tail])
+					p.first = 0
+					continue
 				}
 			}
 			p.mu.Unlock()
@@ -79,21 +92,17 @@ func (p *connPump) run() {
 			}
 			p.mu.Lock()
 		}
-		var buf []byte
-		if n := len(p.free); n > 0 {
-			buf, p.free = p.free[n-1], p.free[:n-1]
-		} else {
-			buf = make([]byte, p.size)
-			p.made++
-		}
+		// Only the pump moves packets in the arena or writes past tail:
+		// the Read needs no lock.
+		at := p.tail
 		p.mu.Unlock()
-		n, err := p.conn.Read(buf)
+		n, err := p.conn.Read(p.arena[at : at+p.size])
 		p.mu.Lock()
 		if err != nil {
-			p.free = append(p.free, buf)
 			p.err = err
 		} else {
-			p.ready = append(p.ready, buf[:n])
+			p.ready = append(p.ready, n)
+			p.tail = at + n
 		}
 		p.mu.Unlock()
 		signal(p.avail)
@@ -105,7 +114,7 @@ func (p *connPump) run() {
 func (p *connPump) readBatch(pkts []Packet) (int, error) {
 	p.mu.Lock()
 	if !p.started {
-		p.start(len(pkts[0].Buf), len(pkts))
+		p.start(len(pkts[0].Buf))
 	}
 	for {
 		if p.closed {
@@ -115,12 +124,12 @@ func (p *connPump) readBatch(pkts []Packet) (int, error) {
 		if len(p.ready) > 0 {
 			n, k := 0, 0
 			for ; k < len(p.ready) && n < len(pkts); k++ {
-				b := p.ready[k]
+				b := p.arena[p.first : p.first+p.ready[k]]
+				p.first += len(b)
 				if len(b) <= len(pkts[n].Buf) {
 					pkts[n].N = copy(pkts[n].Buf, b)
 					n++
 				} // else too large for the caller's buffer: dropped
-				p.free = append(p.free, b[:cap(b)])
 			}
 			p.ready = p.ready[:copy(p.ready, p.ready[k:])]
 			p.mu.Unlock()

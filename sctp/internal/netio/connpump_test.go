@@ -100,6 +100,32 @@ func TestConnPump(t *testing.T) {
 			t.Fatalf("ReadBatch after the error = %d, %v", n, err)
 		}
 
+		// Many more packets than the arena holds, taken slowly: each
+		// arrives once, in order, whole.
+		go func() {
+			for i := range 3000 {
+				b := make([]byte, 30+i%70)
+				for j := range b {
+					b[j] = byte(i + j)
+				}
+				c.in <- b
+			}
+		}()
+		for i := 0; i < 3000; {
+			time.Sleep(time.Millisecond)
+			n, err := a.ReadBatch(pkts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range pkts[:n] {
+				b := p.Data()
+				if len(b) != 30+i%70 || b[0] != byte(i) || b[len(b)-1] != byte(i+len(b)-1) {
+					t.Fatalf("packet %d: %d bytes %x...", i, len(b), b[:4])
+				}
+				i++
+			}
+		}
+
 		// Too large for the caller's buffer: dropped.
 		c.in <- []byte("too long")
 		c.in <- []byte("fits")
