@@ -1,6 +1,9 @@
 package netio
 
 import (
+	"errors"
+	"fmt"
+	"io"
 	"net"
 	"os"
 	"sync"
@@ -99,7 +102,7 @@ func (p *connPump) run() {
 		n, err := p.conn.Read(p.arena[at : at+p.size])
 		p.mu.Lock()
 		if err != nil {
-			p.err = err
+			p.err = readErr(err)
 		} else {
 			p.ready = append(p.ready, n)
 			p.tail = at + n
@@ -107,6 +110,22 @@ func (p *connPump) run() {
 		p.mu.Unlock()
 		signal(p.avail)
 	}
+}
+
+// errConnEnded wraps the io.EOF of a connection that ended: a net.Conn
+// reads nothing more after it (a DTLS connection returns it once closed
+// or after the peer's close_notify).
+var errConnEnded = fmt.Errorf("netio: the connection ended: %w", net.ErrClosed)
+
+// readErr is the error ReadBatch returns for the connection's read error
+// err: io.EOF is the end of the connection, a net.ErrClosed (the endpoint
+// then ends its associations, as over a closed socket); others as they
+// are.
+func readErr(err error) error {
+	if errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w (%w)", errConnEnded, err)
+	}
+	return err
 }
 
 // readBatch is Adapter.ReadBatch over the pump: it waits for a packet, an

@@ -2,6 +2,7 @@ package netio
 
 import (
 	"errors"
+	"io"
 	"net"
 	"os"
 	"sync"
@@ -171,7 +172,13 @@ func TestConnPump(t *testing.T) {
 			t.Errorf("%d SetReadDeadline calls on the connection, want none", c.deadlines)
 		}
 
+		// The end of the connection (io.EOF) is a closed connection.
 		a.SetReadDeadline(time.Time{})
+		c.in <- io.EOF
+		if _, err := a.ReadBatch(pkts); !errors.Is(err, net.ErrClosed) || !errors.Is(err, io.EOF) {
+			t.Fatalf("ReadBatch after io.EOF: %v, want one matching net.ErrClosed and io.EOF", err)
+		}
+
 		go func() {
 			_, err := a.ReadBatch(pkts)
 			errc <- err
