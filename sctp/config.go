@@ -100,8 +100,10 @@ type Config struct {
 	// closes it when it closes.
 	PacketConn net.PacketConn
 	// Conn, when set, carries SCTP packets over a connected datagram
-	// connection; the endpoint then has one peer. It is closed with the
-	// endpoint.
+	// connection; the endpoint then has one peer. A goroutine of the
+	// endpoint reads it ahead (one Read per packet) and the endpoint
+	// processes what arrived since its last read together; its read
+	// deadline is never set. It is closed with the endpoint.
 	Conn net.Conn
 	// MTU is the path MTU in bytes, IP header included: with path MTU
 	// discovery the upper bound of every path's PLPMTU, else the size of

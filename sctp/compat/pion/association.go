@@ -151,7 +151,7 @@ func usctpConfig(cfg *Config) (*usctp.Config, netip.Addr, error) {
 		InStreams:  math.MaxUint16,
 		// The association's packets are DTLS records: one size, no path
 		// MTU discovery, no ECN field to mark.
-		MTU:                  max(int(cfg.MTU), 576),
+		MTU:                  max(int(cfg.MTU)+headerRoom(conn, peer), 576),
 		DisablePMTUDiscovery: true,
 		EventQueue:           256,
 		Pcap:                 pcapFile(),
@@ -181,6 +181,25 @@ func usctpConfig(cfg *Config) (*usctp.Config, netip.Addr, error) {
 	uc.Timers.MaxRetransmits = math.MaxInt32
 	uc.Timers.PathMaxRetransmits = math.MaxInt32
 	return uc, peer, nil
+}
+
+// headerRoom returns the bytes usctp takes off Config.MTU for the IP and
+// UDP headers of each packet over conn: those of a UDP packet to peer when
+// the connection has UDP addresses (DTLS over ICE has), none otherwise
+// or when there is no connection (GenerateOutOfBandToken's configuration).
+// WithMTU sizes the SCTP packet itself, the DTLS record's payload: the
+// association's MTU adds them back, so that packets fill it.
+func headerRoom(conn *peerConn, peer netip.Addr) int {
+	if conn.Conn == nil {
+		return 0
+	}
+	if _, ok := conn.LocalAddr().(*net.UDPAddr); !ok {
+		return 0
+	}
+	if peer.Is4() {
+		return 20 + 8
+	}
+	return 40 + 8
 }
 
 // peerConn is the user's connection with a remote address usctp can name

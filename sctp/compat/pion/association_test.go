@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -21,6 +22,15 @@ func pair(t *testing.T, opts []sctp.ClientOption, f func(t *testing.T, a0, a1 *s
 	t.Helper()
 	synctest.Test(t, func(t *testing.T) {
 		c0, c1 := pipe()
+		pairOver(t, c0, c1, opts, f)
+	})
+}
+
+// pairOver is pair's body over the two ends of a pipe, inside the caller's
+// synctest bubble.
+func pairOver(t *testing.T, c0, c1 *pipeConn, opts []sctp.ClientOption, f func(t *testing.T, a0, a1 *sctp.Association)) {
+	t.Helper()
+	{
 		type result struct {
 			a   *sctp.Association
 			err error
@@ -42,7 +52,53 @@ func pair(t *testing.T, opts []sctp.ClientOption, f func(t *testing.T, a0, a1 *s
 		defer x0.a.Close()
 		defer x1.a.Close()
 		f(t, x0.a, x1.a)
-	})
+	}
+}
+
+// TestPacketSize: WithMTU is the size of the SCTP packets, the DTLS
+// records' payload: a large message goes in packets that fill it, over a
+// connection with UDP addresses (IPv4 or IPv6, as DTLS over ICE has) and
+// over one without.
+func TestPacketSize(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		local net.Addr
+		peer  net.Addr
+	}{
+		{"pipe", nil, nil},
+		{"udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1}, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 2}},
+		{"udp6", &net.UDPAddr{IP: net.IPv6loopback, Port: 1}, &net.UDPAddr{IP: net.IPv6loopback, Port: 2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, mtu := range []uint32{1191, 1200} {
+				synctest.Test(t, func(t *testing.T) {
+					c0, c1 := pipe()
+					c0.local, c0.remote, c1.local, c1.remote = c.local, c.peer, c.peer, c.local
+					pairOver(t, c0, c1, []sctp.ClientOption{sctp.WithMTU(mtu)}, func(t *testing.T, a0, a1 *sctp.Association) {
+						s0, err := a0.OpenStream(1, sctp.PayloadTypeWebRTCBinary)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if _, err := s0.Write(make([]byte, 60_000)); err != nil {
+							t.Fatal(err)
+						}
+						s1, err := a1.AcceptStream()
+						if err != nil {
+							t.Fatal(err)
+						}
+						if n, err := s1.Read(make([]byte, 65536)); n != 60_000 || err != nil {
+							t.Fatalf("Read: %d, %v", n, err)
+						}
+						// Chunks are padded to 4 bytes: the packet is the
+						// MTU rounded down to them.
+						if n := c0.largest.Load(); n != int64(mtu&^3) {
+							t.Fatalf("MTU %d: packets of up to %d bytes, want %d", mtu, n, mtu&^3)
+						}
+					})
+				})
+			}
+		})
+	}
 }
 
 // TestMessages: messages keep their boundaries and payload types on their
@@ -361,4 +417,47 @@ func TestPcapDir(t *testing.T) {
 			t.Errorf("%s: %d bytes, the message recorded: %v", f, len(b), bytes.Contains(b, []byte("recorded")))
 		}
 	}
+}
+
+// TestQueuedMessagesKeepTheirBytes: large messages that wait in the
+// stream's queue together (the reader hands each its buffer) keep their
+// own bytes, read once all arrived and read as they come, and so do small
+// ones between them.
+func TestQueuedMessagesKeepTheirBytes(t *testing.T) {
+	pair(t, nil, func(t *testing.T, a0, a1 *sctp.Association) {
+		s0, err := a0.OpenStream(5, sctp.PayloadTypeWebRTCBinary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msgs [][]byte
+		for i := range 12 {
+			n := 65536 - i*3000
+			if i%3 == 2 {
+				n = 100 + i
+			}
+			msgs = append(msgs, bytes.Repeat([]byte{byte('a' + i)}, n))
+		}
+		buf := make([]byte, 65536)
+		var s1 *sctp.Stream
+		for round := range 2 {
+			for _, m := range msgs {
+				if _, err := s0.Write(m); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if round == 0 {
+				if s1, err = a1.AcceptStream(); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(time.Second)
+				synctest.Wait() // every message waits in s1's queue
+			}
+			for i, m := range msgs {
+				n, err := s1.Read(buf)
+				if err != nil || !bytes.Equal(buf[:n], m) {
+					t.Fatalf("round %d, message %d: %d bytes (%v), want %d of %q", round, i, n, err, len(m), m[0])
+				}
+			}
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,6 +16,9 @@ type pipeConn struct {
 	in, out   chan []byte
 	done      chan struct{}
 	closeOnce sync.Once
+	local     net.Addr     // the addresses it reports; nil: pipeAddr
+	remote    net.Addr     //
+	largest   atomic.Int64 // the largest packet written
 }
 
 // pipe returns the two ends of a new pipe.
@@ -36,6 +40,9 @@ func (c *pipeConn) Read(b []byte) (int, error) {
 }
 
 func (c *pipeConn) Write(b []byte) (int, error) {
+	if n := int64(len(b)); n > c.largest.Load() {
+		c.largest.Store(n)
+	}
 	select {
 	case <-c.done:
 		return 0, net.ErrClosed
@@ -53,8 +60,20 @@ func (c *pipeConn) Close() error {
 	return nil
 }
 
-func (c *pipeConn) LocalAddr() net.Addr                { return pipeAddr{} }
-func (c *pipeConn) RemoteAddr() net.Addr               { return pipeAddr{} }
+func (c *pipeConn) LocalAddr() net.Addr {
+	if c.local != nil {
+		return c.local
+	}
+	return pipeAddr{}
+}
+
+func (c *pipeConn) RemoteAddr() net.Addr {
+	if c.remote != nil {
+		return c.remote
+	}
+	return pipeAddr{}
+}
+
 func (c *pipeConn) SetDeadline(t time.Time) error      { return errNoDeadline }
 func (c *pipeConn) SetReadDeadline(t time.Time) error  { return errNoDeadline }
 func (c *pipeConn) SetWriteDeadline(t time.Time) error { return errNoDeadline }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync"
 
 	usctp "github.com/usctp/usctp/sctp"
 )
@@ -19,16 +20,43 @@ import (
 // readBuffer is the reader's buffer: larger messages arrive in parts.
 const readBuffer = 64 << 10
 
+// A message read whole that fills at least handOver bytes of the reader's
+// buffer goes to its stream's queue in that buffer, without a copy, and
+// the reader takes another; ReadSCTP recycles the buffer once it copied
+// the message out. Smaller messages are copied, so that a queue of small
+// messages holds no more memory than their bytes.
+const handOver = readBuffer / 2
+
+// readBufs holds the recycled buffers (newReadBuffer, recycle).
+var readBufs sync.Pool
+
+// newReadBuffer returns a reader's buffer, a recycled one if there is.
+func newReadBuffer() []byte {
+	if p, ok := readBufs.Get().(*[]byte); ok {
+		return *p
+	}
+	return make([]byte, readBuffer)
+}
+
+// recycle keeps b, a message's storage no longer used, for another
+// newReadBuffer if it is a reader's buffer.
+func recycle(b []byte) {
+	if cap(b) == readBuffer {
+		b = b[:readBuffer]
+		readBufs.Put(&b)
+	}
+}
+
 func (a *Association) readLoop() {
 	defer close(a.reader)
-	buf := make([]byte, readBuffer)
+	buf := newReadBuffer()
 	partial := map[uint16][]byte{} // messages read in part, by stream
 	for {
 		a.mu.Lock()
 		kick := a.resetKick
 		a.mu.Unlock()
 		if kick {
-			a.applyResets(buf, partial)
+			a.applyResets(&buf, partial)
 		}
 		n, info, err := a.as.ReadMsg(buf)
 		if err != nil {
@@ -38,12 +66,15 @@ func (a *Association) readLoop() {
 			a.end(err)
 			return
 		}
-		a.take(buf[:n], info, partial)
+		a.take(&buf, n, info, partial)
 	}
 }
 
-// take queues one message, or keeps one part of it until its end.
-func (a *Association) take(b []byte, info usctp.RecvInfo, partial map[uint16][]byte) {
+// take queues one message, the first n bytes of *buf, or keeps one part
+// of it until its end. A large message read whole goes in *buf, and *buf
+// becomes a new buffer.
+func (a *Association) take(buf *[]byte, n int, info usctp.RecvInfo, partial map[uint16][]byte) {
+	b := (*buf)[:n]
 	if info.Aborted {
 		delete(partial, info.Stream) // given up by the peer (PR-SCTP)
 		return
@@ -56,6 +87,8 @@ func (a *Association) take(b []byte, info usctp.RecvInfo, partial map[uint16][]b
 	if p, ok := partial[info.Stream]; ok {
 		msg = append(p, b...)
 		delete(partial, info.Stream)
+	} else if n >= handOver {
+		msg, *buf = b, newReadBuffer()
 	} else {
 		msg = append(make([]byte, 0, len(b)), b...)
 	}

@@ -64,7 +64,7 @@ func (a *Association) kickReset(sids []uint16) {
 // usctp's queues are queued first, then their reads return io.EOF and a
 // later message on the stream opens a new one (AcceptStream). Called by
 // the reader.
-func (a *Association) applyResets(buf []byte, partial map[uint16][]byte) {
+func (a *Association) applyResets(buf *[]byte, partial map[uint16][]byte) {
 	a.mu.Lock()
 	sids := a.inResets
 	if a.inResetAll {
@@ -81,11 +81,11 @@ func (a *Association) applyResets(buf []byte, partial map[uint16][]byte) {
 		h := a.as.Stream(sid)
 		for {
 			h.SetReadDeadline(time.Now().Add(drainWait))
-			n, info, err := h.ReadMsg(buf)
+			n, info, err := h.ReadMsg(*buf)
 			if err != nil {
 				break
 			}
-			a.take(buf[:n], info, partial)
+			a.take(buf, n, info, partial)
 		}
 		h.SetReadDeadline(time.Time{}) // frees the deadline's timer
 		delete(partial, sid)

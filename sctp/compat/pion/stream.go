@@ -110,6 +110,7 @@ func (s *Stream) ReadSCTP(payload []byte) (int, PayloadProtocolIdentifier, error
 		return n, 0, io.ErrShortBuffer
 	}
 	n, ppid := copy(payload, m.data), m.ppid
+	recycle(m.data)
 	*m = message{}
 	s.head++
 	if s.head == len(s.queue) {

@@ -14,6 +14,7 @@ type Adapter struct {
 	pc       net.PacketConn // nil for a net.Conn
 	udp      *net.UDPConn   // pc as a UDPConn: allocation-free fast path
 	conn     net.Conn       // nil for a net.PacketConn
+	pump     *connPump      // reads conn
 	overhead int
 	remote   netip.AddrPort // the net.Conn's remote address, if an IP one
 	port     uint16         // peer port for a Packet.Addr with port 0
@@ -53,11 +54,13 @@ func NewAdapter(pc net.PacketConn, cfg AdapterConfig) *Adapter {
 }
 
 // NewConnAdapter returns a Conn over a connected net.Conn whose Read and
-// Write carry one packet each (a datagram or DTLS connection). Packets
-// read carry the connection's remote address if it is an IP address;
-// WriteBatch ignores Packet.Addr.
+// Write carry one packet each (a datagram or DTLS connection). A goroutine
+// of its own reads c from the first ReadBatch on, and each ReadBatch
+// returns the packets read since the last (connPump); the connection's
+// read deadline is never set. Packets read carry the connection's remote
+// address if it is an IP address; WriteBatch ignores Packet.Addr.
 func NewConnAdapter(c net.Conn, cfg AdapterConfig) *Adapter {
-	return &Adapter{conn: c, overhead: cfg.Overhead, remote: netAddrPort(c.RemoteAddr())}
+	return &Adapter{conn: c, pump: newConnPump(c), overhead: cfg.Overhead, remote: netAddrPort(c.RemoteAddr())}
 }
 
 // netAddrPort converts a UDP or IP address; others give the zero value.
@@ -73,23 +76,25 @@ func netAddrPort(a net.Addr) netip.AddrPort {
 	return netip.AddrPort{}
 }
 
-// ReadBatch reads one packet into pkts[0] and returns 1.
+// ReadBatch reads the packets that arrived on a net.Conn since the last
+// call, at least one, or one packet from a net.PacketConn.
 func (a *Adapter) ReadBatch(pkts []Packet) (int, error) {
 	if len(pkts) == 0 {
 		return 0, errEmptyBatch
 	}
 	a.rmu.Lock()
 	defer a.rmu.Unlock()
+	if a.pump != nil {
+		n, err := a.pump.readBatch(pkts)
+		for i := range pkts[:n] {
+			p := &pkts[i]
+			p.Addr, p.Notice, p.MTU = a.remote, NoticeNone, 0
+		}
+		return n, err
+	}
 	p := &pkts[0]
 	for {
 		switch {
-		case a.conn != nil:
-			n, err := a.conn.Read(p.Buf)
-			if err != nil {
-				return 0, err
-			}
-			p.N, p.Addr, p.Notice, p.MTU = n, a.remote, NoticeNone, 0
-			return 1, nil
 		case a.udp != nil:
 			n, _, flags, from, err := a.udp.ReadMsgUDPAddrPort(p.Buf, nil)
 			if err != nil {
@@ -173,10 +178,12 @@ func (a *Adapter) netAddr(ap netip.AddrPort) (net.Addr, error) {
 	return to, nil
 }
 
-// SetReadDeadline sets the underlying connection's read deadline.
+// SetReadDeadline sets the deadline of ReadBatch: the underlying
+// PacketConn's read deadline, or the pump's over a net.Conn.
 func (a *Adapter) SetReadDeadline(t time.Time) error {
-	if a.conn != nil {
-		return a.conn.SetReadDeadline(t)
+	if a.pump != nil {
+		a.pump.setReadDeadline(t)
+		return nil
 	}
 	return a.pc.SetReadDeadline(t)
 }
@@ -214,6 +221,7 @@ func (a *Adapter) Overhead(remote netip.Addr) int {
 // Close closes the underlying connection.
 func (a *Adapter) Close() error {
 	if a.conn != nil {
+		a.pump.close()
 		return a.conn.Close()
 	}
 	return a.pc.Close()

@@ -23,7 +23,8 @@
 //     IPv6, not both.
 //   - Adapter (NewAdapter, NewConnAdapter): any net.PacketConn or connected
 //     net.Conn the user supplies (for example DTLS for WebRTC), one packet
-//     per call.
+//     per call; a net.Conn is read ahead by a goroutine of its own, so a
+//     ReadBatch returns every packet that arrived since the last.
 //   - SharedConn (OpenSharedUDP, OpenSharedIP): an endpoint's view of a
 //     UDP or raw IP socket that the endpoints of a process share, as the
 //     kernel serves all SCTP sockets of a host from one stack; each view
