@@ -141,3 +141,44 @@ func TestSetRecvBuffer(t *testing.T) {
 		t.Fatalf("grown: SACK due %v, window updates %d, window %d", r.acks.due(epoch), e.stats.WindowUpdates-updates, r.window())
 	}
 }
+
+// TestBudgetFairShare: receivers that filled the budget with data never
+// read (hostile peers) leave a newcomer its minimum share, from the
+// reserve Admit keeps, and together they never hold more than the budget.
+func TestBudgetFairShare(t *testing.T) {
+	const limit = 4 << 20
+	b := NewBudget(limit)
+	var rs []*receiver
+	for range 12 {
+		e, err := New(Config{PeerTSN: 1, OutStreams: 1, InStreams: 4, Buffers: api.Buffers{RecvBuffer: 256 << 10}, Budget: b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, &e.recv)
+	}
+	hostile, newcomer := rs[:11], rs[11]
+	for i, r := range hostile {
+		n := fillTiny(t, r)
+		t.Logf("receiver %d kept %d fragments, charged %d; budget used %d of %d", i, n, r.charged(), b.Used(), limit)
+	}
+	if b.Used() > limit || b.Admit() {
+		t.Fatalf("budget used %d of %d, Admit %v", b.Used(), limit, b.Admit())
+	}
+	m := b.minShare()
+	if w := newcomer.window(); w < m/memFactor {
+		t.Fatalf("newcomer's window %d with %d of the budget left, want %d", w, limit-b.Used(), m/memFactor)
+	}
+	// It takes its minimum, and little more.
+	msg := make([]byte, 1000)
+	for i := 0; ; i++ {
+		d := Data{TSN: TSN(1 + i), SID: 0, SSN: uint16(i), Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: msg}
+		if v, err := newcomer.handleData(epoch, &d); err != nil {
+			t.Fatal(err)
+		} else if v != Accepted {
+			break
+		}
+	}
+	if c := newcomer.charged(); c < m*3/4 || c > m+chunkCost(1000) || b.Used() > limit {
+		t.Fatalf("newcomer charged %d, minimum %d; budget used %d of %d", c, m, b.Used(), limit)
+	}
+}
