@@ -21,9 +21,10 @@ import (
 // smaller budget), so associations that filled the budget first (peers
 // that never let their data be read) leave one that needs little a window
 // of half that; above its minimum each receiver advertises at most half
-// of what is left outside the reserve. The receivers together never hold
-// more than the limit. A lone receiver may fill the budget: there is no
-// one to be fair to.
+// of what is left outside the reserve. The reserve holds eight minimums:
+// beyond eight receivers below theirs at once, they share what is left of
+// it. The receivers together never hold more than the limit. A lone
+// receiver may fill the budget: there is no one to be fair to.
 type Budget struct {
 	limit   int64
 	used    atomic.Int64

@@ -182,3 +182,45 @@ func TestBudgetFairShare(t *testing.T) {
 		t.Fatalf("newcomer charged %d, minimum %d; budget used %d of %d", c, m, b.Used(), limit)
 	}
 }
+
+// TestBudgetWindowUpdate: a receiver whose window the budget holds below a
+// quarter of its buffer (peers that never let their data be read filled
+// the rest) still sends a window update once its reader emptied it: the
+// update threshold follows the window the budget allows, or the peer
+// would wait for a zero window probe.
+func TestBudgetWindowUpdate(t *testing.T) {
+	const limit = 4 << 20
+	b := NewBudget(limit)
+	var rs []*receiver
+	for range 7 {
+		e, err := New(Config{PeerTSN: 1, OutStreams: 1, InStreams: 4, Buffers: api.Buffers{RecvBuffer: 1 << 20}, Budget: b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, &e.recv)
+	}
+	for _, r := range rs[:6] {
+		fillTiny(t, r)
+	}
+	r := rs[6]
+	msg := make([]byte, 1000)
+	for i := 0; ; i++ {
+		d := Data{TSN: TSN(1 + i), SID: 0, SSN: uint16(i), Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: msg}
+		if v, err := r.handleData(epoch, &d); err != nil {
+			t.Fatal(err)
+		} else if v != Accepted {
+			break
+		}
+	}
+	r.setAdvertised(r.advertise())
+	r.acks.dueNow = false
+	buf := make([]byte, 2000)
+	for {
+		if _, _, err := r.read(buf); err != nil {
+			break
+		}
+	}
+	if !r.acks.dueNow || r.advertise() == 0 {
+		t.Fatalf("read empty with a window of %d (budget %d of %d used): no window update", r.advertise(), b.Used(), limit)
+	}
+}

@@ -96,8 +96,10 @@ func chunkCost(n int) int { return interleave.FragCost(n) }
 
 // full reports whether n user bytes do not fit the buffer or memory limit.
 func (r *receiver) full(n int) bool {
-	return r.held()+n > r.win.capacity || r.charged()+chunkCost(n) > r.win.memLimit ||
-		(r.win.budget != nil && chunkCost(n) > r.win.budget.roomFor(r.charged()))
+	// A chunk may make its stream's record charged too (SideCost).
+	cost := chunkCost(n) + interleave.SideCost
+	return r.held()+n > r.win.capacity || r.charged()+cost > r.win.memLimit ||
+		(r.win.budget != nil && cost > r.win.budget.roomFor(r.charged()))
 }
 
 // advertise returns the a_rwnd for a SACK, avoiding receiver silly window
