@@ -527,7 +527,8 @@ func (d *DataReassembler) ForwardTSN(newCum chunk.TSN, skips []Skip) {
 		}
 		in := d.in(s)
 		if k.SSN.LT(in.NextSSN()) {
-			continue // already past it
+			d.release(s) // already past it: if it holds nothing, it needs no side object
+			continue
 		}
 		for h := s.ordered.head; h != nil && !k.SSN.LT(h.SSN); h = s.ordered.head {
 			if h.Flags&chunk.FlagBeginning != 0 {
@@ -543,6 +544,7 @@ func (d *DataReassembler) ForwardTSN(newCum chunk.TSN, skips []Skip) {
 		in.MID = stream.MID(k.SSN + 1)
 		d.deliverOrdered(s) // dropping completes no unordered message
 		d.touch(s)
+		d.release(s) // if it holds nothing now
 	}
 	// The streams holding fragments at or below newCum not yet looked at
 	// come from the fwd heap. Nothing at or below newCum arrives again
