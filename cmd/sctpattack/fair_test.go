@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/internal/testsupport"
 	"github.com/usctp/usctp/sctp"
 )
 
@@ -85,9 +86,10 @@ func (s *echoServer) stats() []sctp.Stats {
 }
 
 // flood runs n flowfrags attackers against s until the returned stop is
-// called, which waits for them. With refusable, an attacker the endpoint
-// refuses (its memory budget nearly spent) is no error.
-func flood(t *testing.T, s *echoServer, n int, refusable bool) (stop func()) {
+// called, which waits for them. An attacker whose handshake fails (a
+// loaded host, or the endpoint refusing it with its memory budget nearly
+// spent) tries again.
+func flood(t *testing.T, s *echoServer, n int) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -96,17 +98,20 @@ func flood(t *testing.T, s *echoServer, n int, refusable bool) (stop func()) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p, err := newPeer(target, s.addr.Port(), uint64(100+i))
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			defer p.Close()
-			if err := flowFrags(ctx, p, func() bool { return ctx.Err() == nil }); err != nil && ctx.Err() == nil {
-				if refusable {
-					t.Logf("attacker %d: %v", i, err)
-				} else {
-					t.Errorf("attacker %d: %v", i, err)
+			for try := uint64(0); ctx.Err() == nil; try++ {
+				p, err := newPeer(target, s.addr.Port(), uint64(100+i)+try<<8)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				err = flowFrags(ctx, p, func() bool { return ctx.Err() == nil })
+				p.Close()
+				if err != nil && ctx.Err() == nil {
+					t.Logf("attacker %d: %v; again", i, err)
+				}
+				select {
+				case <-ctx.Done():
+				case <-time.After(100 * time.Millisecond):
 				}
 			}
 		}()
@@ -114,11 +119,14 @@ func flood(t *testing.T, s *echoServer, n int, refusable bool) (stop func()) {
 	return func() { cancel(); wg.Wait() }
 }
 
+// patience is how long a test waits for the attackers to be under way.
+const patience = time.Minute
+
 // attackers waits until n associations besides the first one accepted hold
 // data, so that the attack is under way.
 func (s *echoServer) attackers(t *testing.T, n int) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(patience)
 	for {
 		held := 0
 		for _, st := range s.stats()[1:] {
@@ -130,7 +138,7 @@ func (s *echoServer) attackers(t *testing.T, n int) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d attackers hold data after 20 s", held, n)
+			t.Fatalf("%d of %d attackers hold data after %v", held, n, patience)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -141,7 +149,7 @@ func (s *echoServer) attackers(t *testing.T, n int) {
 // what they can.
 func (s *echoServer) budgetFilled(t *testing.T, n int) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(patience)
 	var last []int
 	for {
 		used := s.ep.Stats().MemoryInUse
@@ -150,7 +158,7 @@ func (s *echoServer) budgetFilled(t *testing.T, n int) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the attackers filled %d bytes of the budget in 20 s, want %d and settled", used, n)
+			t.Fatalf("the attackers filled %d bytes of the budget in %v, want %d and settled", used, patience, n)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -202,7 +210,7 @@ func TestFlowFragsFairness(t *testing.T) {
 			const pause = 300 * time.Millisecond
 			echoTimes(t, as, 1, 0) // warm up: windows and buffers grown
 			alone := echoTimes(t, as, 3, pause)
-			stop := flood(t, s, 6, c.budget > 0)
+			stop := flood(t, s, 6)
 			if c.budget > 0 {
 				// The first ones fill it; those after are refused.
 				s.budgetFilled(t, c.budget*3/4)
@@ -213,7 +221,10 @@ func TestFlowFragsFairness(t *testing.T) {
 			stop()
 			st := s.ep.Stats()
 			t.Logf("1 MiB echo: %v alone, %v under attack; budget %d of %d", alone, under, st.MemoryInUse, st.MemoryBudget)
-			if under > alone*3/2 {
+			// The race detector slows the attackers' goroutines in this
+			// process more than the endpoint's: the run checks the code
+			// under it, the times only without it.
+			if under > alone*3/2 && !testsupport.RaceEnabled {
 				t.Errorf("1 MiB echo took %v under attack, %v alone", under, alone)
 			}
 		})
@@ -234,7 +245,7 @@ func TestFlowFragsMemory(t *testing.T) {
 	}
 	defer as.Close()
 	before := heapInUse()
-	stop := flood(t, s, 6, false)
+	stop := flood(t, s, 6)
 	s.attackers(t, 6)
 	// They go on as the window lets them: the peak is what counts.
 	peakc, done := make(chan uint64), make(chan struct{})
