@@ -21,7 +21,9 @@ import (
 // two streams share one (a TSN names one fragment).
 //
 // Side objects of streams that hold fragments are never released (inbound
-// streams only grow), so the heap can hold their addresses.
+// streams only grow, and DataReassembler.release frees only side objects
+// of streams that hold nothing and are in no heap), so the heap can hold
+// their addresses.
 //
 // The same structure, as a max-heap (slot 1), keeps the streams that hold
 // fragments the receiver may drop to make room (RFC 9260 section 6.2

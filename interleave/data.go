@@ -34,7 +34,10 @@ type InSide struct {
 	maxTSN chunk.TSN
 	// in is the stream's In record, looked up once (see
 	// DataReassembler.in): records do not move while their stream exists.
-	in       *stream.In
+	in *stream.In
+	// held counts the fragments the stream holds (waiting or queued for
+	// delivery): while it is not 0 the side object is charged (SideCost).
+	held     int32
 	sid      uint16
 	maxOK    bool
 	fresh    bool // listed in delivery.fresh
@@ -49,6 +52,8 @@ type InStreams interface {
 	InSide(sid uint16) *InSide
 	PeekInSide(sid uint16) *InSide
 	InSides() iter.Seq2[uint16, *InSide]
+	InSideCount() int
+	FreeInSide(sid uint16)
 }
 
 // DataReassembler is the DATA variant's reassembler (RFC 9260 sections 6.5
@@ -99,6 +104,55 @@ func (d *DataReassembler) stream(sid uint16) *InSide {
 	return s
 }
 
+// keepIdleSides is how many side objects a DATA reassembler keeps for
+// streams that hold nothing: up to it they stay for the stream's next
+// message; beyond it, a stream that holds nothing gives its side object
+// back to the stream table (release), so a peer that spreads fragments
+// over many streams leaves no more side objects than its window pays for
+// (SideCost) plus these.
+const keepIdleSides = 64
+
+// Pop is delivery.Pop, releasing the side object of a stream read empty
+// (see release).
+func (d *DataReassembler) Pop() *Frag {
+	if d.head == nil {
+		return nil
+	}
+	return d.PopStream(d.head.SID)
+}
+
+// PopStream is delivery.PopStream, releasing the side object of a stream
+// read empty (see release).
+func (d *DataReassembler) PopStream(sid uint16) *Frag {
+	f := d.delivery.PopStream(sid)
+	if f != nil && d.streams.InSideCount() > keepIdleSides {
+		if s := d.streams.PeekInSide(sid); s != nil {
+			d.release(s)
+		}
+	}
+	return f
+}
+
+// release gives the side object of s back to the stream table when s holds
+// nothing and more than keepIdleSides side objects are in use. Nothing
+// else may point to it then: it is in no heap (a stream waiting in the
+// dirty list stays until sync, which calls release again) and not in
+// partial delivery. Its In record keeps the stream's sequence; if it was
+// listed for ResetAll, its stream is listed again by number. A FORWARD-TSN
+// state (fwdSeen) covers no held fragment and is dropped with it.
+func (d *DataReassembler) release(s *InSide) {
+	if s.held != 0 || d.pd == s || s.dirty || s.hat[0] != 0 || s.hat[1] != 0 || d.streams.InSideCount() <= keepIdleSides {
+		return
+	}
+	if d.fwd.in(s) {
+		d.fwd.remove(s)
+	}
+	if s.numbered {
+		d.noteRenumber(s.sid)
+	}
+	d.streams.FreeInSide(s.sid)
+}
+
 // Add takes an accepted fragment. A whole message deliverable at once is
 // queued straight away with no list, tree or heap work (see addNow), the
 // common case of a flow of small in-order messages.
@@ -132,7 +186,7 @@ func (d *DataReassembler) addNow(s *InSide, f *Frag) bool {
 		}
 		in.MID = stream.MID(f.SSN.Next())
 	}
-	d.hold(f)
+	d.hold(s, f)
 	d.push(s, f, f.TSN)
 	return true
 }
@@ -140,7 +194,7 @@ func (d *DataReassembler) addNow(s *InSide, f *Frag) bool {
 func (d *DataReassembler) add(s *InSide, f *Frag) bool {
 	if d.pd != nil && f.TSN == d.pdNext {
 		if d.pd == s && f.Flags&chunk.FlagBeginning == 0 && (f.Flags&chunk.FlagUnordered == 0) == d.pdOrdered {
-			d.hold(f)
+			d.hold(s, f)
 			d.continuePartial(f)
 			return true
 		}
@@ -154,14 +208,14 @@ func (d *DataReassembler) add(s *InSide, f *Frag) bool {
 		d.pool.Put(f)
 		return false
 	}
-	d.hold(f)
+	d.hold(s, f)
 	list := &s.ordered
 	if f.Flags&chunk.FlagUnordered != 0 {
 		list = &s.unordered
 	}
 	prev, first, last, ok := list.insertRun(f)
 	if !ok {
-		d.unhold(f)
+		d.unhold(s, f)
 		d.pool.Put(f)
 		return false
 	}
@@ -408,7 +462,7 @@ func (d *DataReassembler) DropHighest(after chunk.TSN) (chunk.TSN, int, bool) {
 	l := d.droppable(s)
 	f := l.removeTailRun()
 	tsn, n := f.TSN, len(f.Data)
-	d.unhold(f)
+	d.unhold(s, f)
 	d.pool.Put(f)
 	d.touch(s)
 	return tsn, n, true
@@ -473,7 +527,8 @@ func (d *DataReassembler) ForwardTSN(newCum chunk.TSN, skips []Skip) {
 		}
 		in := d.in(s)
 		if k.SSN.LT(in.NextSSN()) {
-			continue // already past it
+			d.release(s) // already past it: if it holds nothing, it needs no side object
+			continue
 		}
 		for h := s.ordered.head; h != nil && !k.SSN.LT(h.SSN); h = s.ordered.head {
 			if h.Flags&chunk.FlagBeginning != 0 {
@@ -483,12 +538,13 @@ func (d *DataReassembler) ForwardTSN(newCum chunk.TSN, skips []Skip) {
 				}
 			}
 			s.ordered.popRun()
-			d.unhold(h)
+			d.unhold(s, h)
 			d.pool.Put(h)
 		}
 		in.MID = stream.MID(k.SSN + 1)
 		d.deliverOrdered(s) // dropping completes no unordered message
 		d.touch(s)
+		d.release(s) // if it holds nothing now
 	}
 	// The streams holding fragments at or below newCum not yet looked at
 	// come from the fwd heap. Nothing at or below newCum arrives again
@@ -556,7 +612,7 @@ func (d *DataReassembler) dropDead(s *InSide, l *fragList, newCum chunk.TSN) {
 			fallthrough
 		default:
 			l.unlinkFirst(prev, f) // f begins its run: the case above did not match
-			d.unhold(f)
+			d.unhold(s, f)
 			d.pool.Put(f)
 			f = next
 			continue
@@ -583,14 +639,14 @@ func (d *DataReassembler) abortPartial() {
 	in := d.in(s)
 	for h := l.head; h != nil && h.Flags&chunk.FlagBeginning == 0; h = l.head {
 		l.popRun()
-		d.unhold(h)
+		d.unhold(s, h)
 		d.pool.Put(h)
 		if h.Flags&chunk.FlagEnd != 0 {
 			break
 		}
 	}
 	m := d.pool.Get(nil)
-	d.hold(m) // no user bytes, but memory
+	d.hold(s, m) // no user bytes, but memory
 	m.SID, m.Flags = s.sid, FlagAborted
 	if d.pdOrdered {
 		m.SSN = in.NextSSN()

@@ -152,10 +152,10 @@ func (d *IDataReassembler) ResetAll() {
 func (d *IDataReassembler) reset(s *InSide) {
 	in := d.in(s)
 	if !in.PD {
-		d.unkeyPD(&s.ordered)
+		d.unkeyPD(s, &s.ordered)
 	}
 	if !in.PDUO {
-		d.unkeyPD(&s.unordered)
+		d.unkeyPD(s, &s.unordered)
 	}
 	if s.ordered.head != nil {
 		d.rebase(s, in.MID)
@@ -195,6 +195,10 @@ func (d *IDataReassembler) SetCumulativeTSN(cum chunk.TSN) {
 		}
 	}
 }
+
+// release keeps every side object: the I-DATA lists' trees and partial
+// delivery state live in them (candidateKeyer).
+func (d *IDataReassembler) release(*InSide) {}
 
 func (d *IDataReassembler) stream(sid uint16) *InSide {
 	s := d.streams.InSide(sid)
@@ -359,7 +363,7 @@ func (d *IDataReassembler) add(f *Frag) bool {
 	if !d.anyTSN || d.highest.LT(f.TSN) {
 		d.highest, d.anyTSN = f.TSN, true
 	}
-	d.hold(f)
+	d.hold(s, f)
 	if begin && isEnd(f) {
 		// A whole message in one chunk.
 		if unordered {
@@ -397,7 +401,7 @@ func (d *IDataReassembler) add(f *Frag) bool {
 		}
 	}
 	if !list.iinsert(f) {
-		d.unhold(f)
+		d.unhold(s, f)
 		d.pool.Put(f)
 		return false
 	}
@@ -533,7 +537,7 @@ func (d *IDataReassembler) deliverOrdered(s *InSide, in *stream.In) {
 		// end) would block the stream: drop them.
 		for h := s.ordered.head; h != nil && h.MID.LT(in.MID); h = s.ordered.head {
 			s.ordered.iunlink(nil, h)
-			d.unhold(h)
+			d.unhold(s, h)
 			d.pool.Put(h)
 		}
 		h := s.ordered.head
@@ -545,7 +549,7 @@ func (d *IDataReassembler) deliverOrdered(s *InSide, in *stream.In) {
 			break
 		}
 		d.moveRun(s, &s.ordered, nil, h, last)
-		d.dropMID(&s.ordered, h.MID)
+		d.dropMID(s, &s.ordered, h.MID)
 		in.MID = in.MID.Next()
 	}
 }
@@ -602,10 +606,10 @@ func (d *IDataReassembler) continuePD(s *InSide, in *stream.In, l *fragList, uno
 				in.PDUO, in.MIDUO, in.FSNUO = false, 0, 0
 			} else {
 				in.PD, in.FSN = false, 0
-				d.dropMID(l, in.MID)
+				d.dropMID(s, l, in.MID)
 				in.MID = in.MID.Next()
 			}
-			d.unkeyPD(l)
+			d.unkeyPD(s, l)
 			return true
 		}
 		f = n
@@ -693,10 +697,10 @@ func (d *IDataReassembler) moveRun(s *InSide, l *fragList, prev, first, last *Fr
 
 // dropMID drops the fragments of message mid left at the head of l (a
 // peer sending fragments past a message's end).
-func (d *IDataReassembler) dropMID(l *fragList, mid stream.MID) {
+func (d *IDataReassembler) dropMID(s *InSide, l *fragList, mid stream.MID) {
 	for h := l.head; h != nil && !mid.LT(h.MID); h = l.head {
 		l.iunlink(nil, h)
-		d.unhold(h)
+		d.unhold(s, h)
 		d.pool.Put(h)
 	}
 }
@@ -770,7 +774,7 @@ func (d *IDataReassembler) startPartial(c *ipdCandidate) bool {
 	}
 	in := d.in(best)
 	if l := pdList(best, bestUO); l.pdMID != bestF.MID {
-		d.unkeyPD(l) // left by a partial delivery ended outside (a stream reset)
+		d.unkeyPD(best, l) // left by a partial delivery ended outside (a stream reset)
 	}
 	*pdOf(best, bestUO) = pdState{ppid: bestF.PPID, firstTSN: bestF.TSN}
 	if bestUO {
@@ -857,7 +861,7 @@ func (d *IDataReassembler) DropHighest(after chunk.TSN) (chunk.TSN, int, bool) {
 		}
 		d.unlinkOne(l, l.ipred(best), best)
 		tsn, n, mid := best.TSN, len(best.Data), best.MID
-		d.unhold(best)
+		d.unhold(s, best)
 		d.pool.Put(best)
 		// The fragments of best's message after it can have left their
 		// message's run: see cover.

@@ -66,15 +66,15 @@ func (d *IDataReassembler) deliverVisited(conv bool) {
 func (d *IDataReassembler) abortPD(s *InSide, in *stream.In, unordered bool) {
 	if unordered {
 		d.pushAborted(s, chunk.FlagUnordered, in.MIDUO)
-		d.dropSpan(&s.unordered, in.MIDUO, in.MIDUO)
+		d.dropSpan(s, &s.unordered, in.MIDUO, in.MIDUO)
 		in.PDUO, in.MIDUO, in.FSNUO = false, 0, 0
 	} else {
 		d.pushAborted(s, 0, in.MID)
-		d.dropSpan(&s.ordered, in.MID, in.MID)
+		d.dropSpan(s, &s.ordered, in.MID, in.MID)
 		in.PD, in.FSN = false, 0
 		in.MID = in.MID.Next()
 	}
-	d.unkeyPD(pdList(s, unordered))
+	d.unkeyPD(s, pdList(s, unordered))
 	endPD(s, unordered)
 }
 
@@ -82,7 +82,7 @@ func (d *IDataReassembler) abortPD(s *InSide, in *stream.In, unordered bool) {
 // delivery.
 func (d *IDataReassembler) pushAborted(s *InSide, flags uint8, mid stream.MID) {
 	m := d.pool.Get(nil)
-	d.hold(m) // no user bytes, but memory
+	d.hold(s, m) // no user bytes, but memory
 	m.SID, m.MID, m.Flags = s.sid, mid, flags|FlagAborted
 	d.push(s, m, pdOf(s, flags&chunk.FlagUnordered != 0).firstTSN)
 }
@@ -91,13 +91,13 @@ func (d *IDataReassembler) pushAborted(s *InSide, flags uint8, mid stream.MID) {
 // key order (distance from l's base, see idata_index.go): they are
 // together in the list, found through its tree, so it costs O(log n) in
 // the fragments held plus O(log n) per fragment dropped.
-func (d *IDataReassembler) dropSpan(l *fragList, lo, hi stream.MID) {
+func (d *IDataReassembler) dropSpan(s *InSide, l *fragList, lo, hi stream.MID) {
 	width := hi - lo
 	prev, g := l.iseek(lo)
 	for g != nil && g.MID-lo <= width && g.MID-l.base >= lo-l.base {
 		n := g.next
 		l.iunlink(prev, g) // its whole message goes: no run to forget
-		d.unhold(g)
+		d.unhold(s, g)
 		d.pool.Put(g)
 		g = n
 	}
@@ -108,7 +108,7 @@ func (d *IDataReassembler) dropSpan(l *fragList, lo, hi stream.MID) {
 // span of the list's order, or two when it passes the list's base (see
 // dropCircular).
 func (d *IDataReassembler) dropUnorderedUpTo(s *InSide, mid stream.MID) {
-	d.dropCircular(&s.unordered, mid-(1<<31-1), mid)
+	d.dropCircular(s, &s.unordered, mid-(1<<31-1), mid)
 }
 
 // skip applies one I-FORWARD-TSN entry.
@@ -142,7 +142,7 @@ func (d *IDataReassembler) skip(k MIDSkip) {
 			}
 		}
 		s.ordered.iunlink(nil, h)
-		d.unhold(h)
+		d.unhold(s, h)
 		d.pool.Put(h)
 	}
 	in.MID = stream.MID(k.MID).Next()
@@ -328,7 +328,7 @@ func (d *IDataReassembler) applyCumAbove(s *InSide, newCum chunk.TSN) {
 					continue // in sequence from the first fragment
 				}
 			}
-			d.dropSpan(l, m.MID, m.MID)
+			d.dropSpan(s, l, m.MID, m.MID)
 		}
 		if abort {
 			d.abortPD(s, in, uo)
@@ -379,7 +379,7 @@ func (d *IDataReassembler) applyCumTo(s *InSide, newCum chunk.TSN) {
 				for g := f; g != end; {
 					n := g.next
 					d.unlinkOne(l, prev, g)
-					d.unhold(g)
+					d.unhold(s, g)
 					d.pool.Put(g)
 					g = n
 				}

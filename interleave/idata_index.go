@@ -563,7 +563,7 @@ func (l *fragList) iminBegin() *Frag {
 // dropped.
 func (d *IDataReassembler) rebase(s *InSide, mid stream.MID) {
 	l := &s.ordered
-	d.dropCircular(l, mid+orderedWindow, mid-1)
+	d.dropCircular(s, l, mid+orderedWindow, mid-1)
 	l.run = nil
 	if l.head == nil {
 		l.base = mid
@@ -606,13 +606,13 @@ func (l *fragList) splitRel(t *Frag, rel stream.MID) (lo, hi *Frag) {
 
 // dropCircular drops the fragments of l whose MID lies from lo to hi
 // (modulo 2^32, which may pass l's base: then two spans of l's order).
-func (d *IDataReassembler) dropCircular(l *fragList, lo, hi stream.MID) {
+func (d *IDataReassembler) dropCircular(s *InSide, l *fragList, lo, hi stream.MID) {
 	if lo-l.base <= hi-l.base {
-		d.dropSpan(l, lo, hi)
+		d.dropSpan(s, l, lo, hi)
 		return
 	}
-	d.dropSpan(l, l.base, hi)
-	d.dropSpan(l, lo, l.base-1)
+	d.dropSpan(s, l, l.base, hi)
+	d.dropSpan(s, l, lo, l.base-1)
 }
 
 // fsnDrift is how far the next fragment of a message in partial delivery
@@ -654,7 +654,7 @@ func (d *IDataReassembler) rekeyPD(s *InSide, l *fragList, mid stream.MID, next 
 		chain = g.next
 		if g.FSN-nb >= 1<<31 || !l.iinsert(g) {
 			g.Flags &^= flagJudged
-			d.unhold(g)
+			d.unhold(s, g)
 			d.pool.Put(g)
 			dropped = true
 		}
@@ -667,13 +667,13 @@ func (d *IDataReassembler) rekeyPD(s *InSide, l *fragList, mid stream.MID, next 
 // unkeyPD ends the FSN rebase of list l (see rekeyPD) when its message's
 // partial delivery ends: what is left of the message (fragments past its
 // end) is dropped, since its keys would not follow the list's order.
-func (d *IDataReassembler) unkeyPD(l *fragList) {
+func (d *IDataReassembler) unkeyPD(s *InSide, l *fragList) {
 	if l.fbase == 0 {
 		return
 	}
 	for prev, g := l.iseek(l.pdMID); g != nil && g.MID == l.pdMID; prev, g = l.iseek(l.pdMID) {
 		l.iunlink(prev, g)
-		d.unhold(g)
+		d.unhold(s, g)
 		d.pool.Put(g)
 	}
 	l.fbase = 0

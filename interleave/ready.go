@@ -1,6 +1,9 @@
 package interleave
 
 import (
+	"slices"
+	"unsafe"
+
 	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/stream"
 )
@@ -30,7 +33,25 @@ type delivery struct {
 	fresh      []uint16  // streams whose queue became non-empty since AppendReadable
 	dirty      []*InSide // streams touched since the heaps were brought up to date (see touch)
 	numbered   []*InSide // streams whose In record was used since ResetAll (see in)
+	// renumber holds the streams whose side object was released while
+	// listed in numbered: their In records still need a ResetAll (see
+	// DataReassembler.release). numberedCap and renumberCap are the
+	// lengths at which the two lists are compacted.
+	renumber                 []uint16
+	numberedCap, renumberCap int
 }
+
+// SideCost is what the side object of an inbound stream (InSide) costs in
+// memory while its stream holds fragments: its slot in the stream table's
+// page-chunked pool. Counts.Charged includes it, as Linux's truesize
+// includes an skb's overhead, so a peer spreading tiny fragments over
+// many streams is bounded by what it makes the receiver allocate, not only
+// by the fragments.
+const SideCost = int(unsafe.Sizeof(InSide{})) + 8
+
+// minListCap is the least length at which numbered and renumber are
+// compacted.
+const minListCap = 1024
 
 // in returns the In record of s's stream, looked up once per side object.
 // It is the reassemblers' only way to an In record they change, so it also
@@ -50,7 +71,42 @@ func (q *delivery) noteNumbered(s *InSide) {
 		s.in = q.streams.In(s.sid)
 	}
 	s.numbered = true
+	if len(q.numbered) >= max(q.numberedCap, minListCap) {
+		q.compactNumbered()
+	}
 	q.numbered = append(q.numbered, s)
+}
+
+// compactNumbered drops from q.numbered the side objects released since
+// they were listed (no longer numbered) and the ones listed twice (a slot
+// released and reused by another stream). Each entry was paid for by the
+// fragment that listed it; compacting at twice the length left keeps the
+// cost O(1) per entry.
+func (q *delivery) compactNumbered() {
+	kept := q.numbered[:0]
+	for _, s := range q.numbered {
+		if s.numbered {
+			s.numbered = false // marks s kept once
+			kept = append(kept, s)
+		}
+	}
+	for _, s := range kept {
+		s.numbered = true
+	}
+	clear(q.numbered[len(kept):])
+	q.numbered = kept
+	q.numberedCap = 2 * len(kept)
+}
+
+// noteRenumber lists sid, whose side object is being released while
+// numbered, for the next ResetAll.
+func (q *delivery) noteRenumber(sid uint16) {
+	if len(q.renumber) >= max(q.renumberCap, minListCap) {
+		slices.Sort(q.renumber)
+		q.renumber = slices.Compact(q.renumber)
+		q.renumberCap = 2 * len(q.renumber)
+	}
+	q.renumber = append(q.renumber, sid)
 }
 
 // push queues f (the next deliverable fragment of stream s, which holds
@@ -120,7 +176,7 @@ func (q *delivery) PopStream(sid uint16) *Frag {
 	}
 	f.gprev, f.gnext = nil, nil
 	q.n.Ready -= len(f.Data)
-	q.unhold(f)
+	q.unhold(s, f)
 	if s.ready.head == nil {
 		q.touch(s) // its queue read empty: it may be a candidate now
 	}
@@ -134,6 +190,9 @@ func (q *delivery) PopStream(sid uint16) *Frag {
 type candidateKeyer interface {
 	candidateKey(s *InSide) (tsn chunk.TSN, ok bool)
 	dropKey(s *InSide) (tsn chunk.TSN, ok bool)
+	// release may give back the side object of s, out of both heaps
+	// now, if s holds nothing (see DataReassembler.release).
+	release(s *InSide)
 }
 
 // newDelivery returns the delivery queue of a reassembler variant.
@@ -165,6 +224,9 @@ func (q *delivery) sync() {
 		s.dirty = false
 		q.rekey(s)
 		q.dirty[i] = nil
+		if s.held == 0 {
+			q.keys.release(s)
+		}
 	}
 	q.dirty = q.dirty[:0]
 }
@@ -203,6 +265,11 @@ func (q *delivery) ResetAll() {
 		q.touch(s)
 	}
 	q.numbered = q.numbered[:0]
+	for _, sid := range q.renumber {
+		q.streams.In(sid).ResetSequence()
+		q.Recheck(sid)
+	}
+	q.renumber = q.renumber[:0]
 }
 
 // RecheckAll rebuilds the partial delivery candidates by looking at every
@@ -222,19 +289,26 @@ func (q *delivery) RecheckAll() {
 func (q *delivery) Held() int { return q.n.Held }
 
 // Charged returns what the held fragments cost in memory: the sum of their
-// Cost (see Frag.Cost).
+// Cost (see Frag.Cost) and SideCost for each stream holding any.
 func (q *delivery) Charged() int { return q.n.Charged }
 
-// hold counts f, taken in.
-func (q *delivery) hold(f *Frag) {
+// hold counts f, taken in on stream s.
+func (q *delivery) hold(s *InSide, f *Frag) {
 	q.n.Held += len(f.Data)
 	q.n.Charged += f.Cost()
+	if s.held == 0 {
+		q.n.Charged += SideCost
+	}
+	s.held++
 }
 
-// unhold uncounts f, leaving.
-func (q *delivery) unhold(f *Frag) {
+// unhold uncounts f, leaving stream s.
+func (q *delivery) unhold(s *InSide, f *Frag) {
 	q.n.Held -= len(f.Data)
 	q.n.Charged -= f.Cost()
+	if s.held--; s.held == 0 {
+		q.n.Charged -= SideCost
+	}
 }
 
 // Ready returns the user bytes queued for delivery (on every stream).

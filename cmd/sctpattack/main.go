@@ -21,6 +21,7 @@
 // Patterns (-patterns all runs every one):
 //
 //	pdstreams     ordered first fragments spread over 65535 streams, past the partial delivery point
+//	flowfrags     1-byte first fragments over 65535 streams within the window, paced by SACKs
 //	tinyfrags     1-byte fragments of messages that never complete, filling the window
 //	initflood     INITs, each with a new tag
 //	cookieforge   COOKIE ECHOs with forged cookies
@@ -74,6 +75,8 @@ type options struct {
 	duration   time.Duration
 	rate       int
 	legitBytes int
+	legitPause time.Duration
+	legitAlone bool
 	pid        int
 	seed       uint64
 	amplify    bool
@@ -93,6 +96,8 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.duration, "duration", 5*time.Second, "how long each pattern runs")
 	fs.IntVar(&o.rate, "rate", 0, "packets per second of the attack (0: as fast as it can)")
 	fs.IntVar(&o.legitBytes, "legit-bytes", 256<<10, "bytes a legitimate client has echoed, again and again, during each pattern (0: none; needs an echo server)")
+	fs.DurationVar(&o.legitPause, "legit-pause", 0, "the legitimate client pauses this long half way through each round, after its first half came back")
+	fs.BoolVar(&o.legitAlone, "legit-alone", false, "time one round of the legitimate client before each pattern starts, to compare with its rounds under attack")
 	fs.IntVar(&o.pid, "pid", 0, "the target's process id, to report its CPU time and RSS (Linux /proc)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the attack's random choices")
 	fs.BoolVar(&o.amplify, "amplify", false, "report the size of the target's answers to single packets instead of attacking")
@@ -161,6 +166,7 @@ type report struct {
 	legit          []time.Duration // completion times of the legitimate client
 	legitRuns      int             // rounds started
 	legitErr       error
+	alone          time.Duration // one round before the attack (with -legit-alone)
 	cpu            time.Duration // the target's CPU time (with -pid)
 	rss, rssBefore int64         // the target's RSS after and before (with -pid)
 	measured       bool
@@ -183,6 +189,9 @@ func (r report) String() string {
 			t := slices.Clone(r.legit)
 			slices.Sort(t)
 			s += fmt.Sprintf(" median=%v max=%v", t[len(t)/2].Round(time.Millisecond), t[len(t)-1].Round(time.Millisecond))
+		}
+		if r.alone > 0 {
+			s += fmt.Sprintf(" alone=%v", r.alone.Round(time.Millisecond))
 		}
 		if r.legitErr != nil {
 			s += fmt.Sprintf(" legit_err=%q", r.legitErr.Error())
@@ -216,6 +225,14 @@ func attack(ctx context.Context, o *options, pat pattern) (report, error) {
 		return r, err
 	}
 	defer p.Close()
+	if o.legitAlone && o.legitBytes > 0 {
+		lctx, lcancel := context.WithTimeout(ctx, o.duration+30*time.Second)
+		r.alone, err = legit(lctx, o.target, o.udpPort, o.legitBytes, o.legitPause)
+		lcancel()
+		if err != nil {
+			return r, err
+		}
+	}
 	var cpu0 time.Duration
 	if o.pid > 0 {
 		cpu0, r.rssBefore, err = procUsage(o.pid)
@@ -243,7 +260,7 @@ func attack(ctx context.Context, o *options, pat pattern) (report, error) {
 				r.legitRuns++
 				mu.Unlock()
 				lctx, lcancel := context.WithTimeout(ctx, o.duration+30*time.Second)
-				d, err := legit(lctx, o.target, o.udpPort, o.legitBytes)
+				d, err := legit(lctx, o.target, o.udpPort, o.legitBytes, o.legitPause)
 				lcancel()
 				mu.Lock()
 				if err != nil {
@@ -295,8 +312,9 @@ func attack(ctx context.Context, o *options, pat pattern) (report, error) {
 }
 
 // legit opens an association to target (an echo server), has n bytes
-// echoed in messages of 1000 bytes, and returns how long it took.
-func legit(ctx context.Context, target netip.AddrPort, udpPort, n int) (time.Duration, error) {
+// echoed in messages of 1000 bytes, pausing for pause once the first half
+// came back, and returns how long it took.
+func legit(ctx context.Context, target netip.AddrPort, udpPort, n int, pause time.Duration) (time.Duration, error) {
 	start := time.Now()
 	as, err := sctp.Dial(ctx, target.String(), &sctp.Config{RemoteUDPPort: uint16(udpPort)})
 	if err != nil {
@@ -305,11 +323,36 @@ func legit(ctx context.Context, target netip.AddrPort, udpPort, n int) (time.Dur
 	defer as.Close()
 	stop := context.AfterFunc(ctx, func() { as.Abort("deadline") })
 	defer stop()
+	half := n
+	if pause > 0 {
+		half = n / 2
+	}
+	if err := echoRange(as, 0, half, n); err != nil {
+		return 0, err
+	}
+	if half < n {
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+			return 0, fmt.Errorf("legitimate client: %w", ctx.Err())
+		}
+		if err := echoRange(as, half, n, n); err != nil {
+			return 0, err
+		}
+	}
+	d := time.Since(start)
+	as.Shutdown(ctx)
+	return d, nil
+}
+
+// echoRange has bytes from to to of n echoed by as in messages of 1000
+// bytes.
+func echoRange(as *sctp.Association, from, to, n int) error {
 	errc := make(chan error, 1)
 	go func() {
 		msg := make([]byte, 1000)
-		for sent := 0; sent < n; sent += len(msg) {
-			if _, err := as.WriteMsg(msg[:min(len(msg), n-sent)], sctp.SendInfo{Stream: 1}); err != nil {
+		for sent := from; sent < to; sent += len(msg) {
+			if _, err := as.WriteMsg(msg[:min(len(msg), to-sent)], sctp.SendInfo{Stream: 1}); err != nil {
 				errc <- err
 				return
 			}
@@ -317,17 +360,15 @@ func legit(ctx context.Context, target netip.AddrPort, udpPort, n int) (time.Dur
 		errc <- nil
 	}()
 	buf := make([]byte, 64<<10)
-	for got := 0; got < n; {
+	for got := from; got < to; {
 		m, _, err := as.ReadMsg(buf)
 		if err != nil {
-			return 0, fmt.Errorf("legitimate client: %d of %d bytes back: %w", got, n, err)
+			return fmt.Errorf("legitimate client: %d of %d bytes back: %w", got, n, err)
 		}
 		got += m
 	}
 	if err := <-errc; err != nil {
-		return 0, fmt.Errorf("legitimate client: %w", err)
+		return fmt.Errorf("legitimate client: %w", err)
 	}
-	d := time.Since(start)
-	as.Shutdown(ctx)
-	return d, nil
+	return nil
 }

@@ -20,6 +20,7 @@ type pattern struct {
 // patterns are every attack sctpattack knows, in the order "all" runs them.
 var patterns = []pattern{
 	{"pdstreams", "ordered first fragments (B bit, no E bit) spread over 65535 streams, past the partial delivery point", pdStreams},
+	{"flowfrags", "1-byte ordered first fragments over 65535 streams within the advertised window, paced by the target's SACKs", flowFrags},
 	{"tinyfrags", "1-byte fragments of messages that never complete, filling the window", tinyFrags},
 	{"initflood", "INITs, each with a new tag (the answer is an INIT ACK with a cookie)", initFlood},
 	{"cookieforge", "COOKIE ECHOs with forged cookies", cookieForge},

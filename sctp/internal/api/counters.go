@@ -36,6 +36,14 @@ type Stats struct {
 	Unacked      int
 	SendBuffered int
 	RecvBuffered int
+	// RecvMemory is what the data received and held (RecvBuffered) costs
+	// in memory now: fragment records and their buffers, and the record of
+	// each inbound stream holding some, as Linux charges an skb's
+	// truesize. It is what the association charges against its memory
+	// limit (twice its receive buffer) and the endpoint's MemoryBudget,
+	// so it stays within about twice the window it advertises, however
+	// small the peer's chunks.
+	RecvMemory int
 	// PeerRwnd is the peer's receive window as this end sees it: the
 	// last one it advertised less the data sent since (sstat_rwnd).
 	PeerRwnd int

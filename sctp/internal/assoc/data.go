@@ -119,6 +119,7 @@ func (a *Assoc) Stats() api.Stats {
 		s.SRTT, s.RTO, s.Cwnd = p.SRTT(), p.RTO(), uint32(p.Cwnd())
 		s.Unacked, s.SendBuffered, s.RecvBuffered = e.Outstanding(), e.SendBuffered(), e.RecvHeld()
 		s.PeerRwnd = e.PeerRwnd()
+		s.RecvMemory = e.RecvMemory()
 	}
 	if e := cmp.Or(a.data.eng, a.data.kept); e != nil {
 		s.PLPMTU = e.PathAt(e.Primary()).MTU()

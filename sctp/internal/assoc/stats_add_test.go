@@ -14,7 +14,7 @@ import (
 // sums.
 func TestAddStatsAddsEveryCounter(t *testing.T) {
 	notSummed := map[string]bool{"SRTT": true, "RTO": true, "Cwnd": true, "PLPMTU": true,
-		"Unacked": true, "SendBuffered": true, "RecvBuffered": true, "PeerRwnd": true, "EventsDropped": true,
+		"Unacked": true, "SendBuffered": true, "RecvBuffered": true, "RecvMemory": true, "PeerRwnd": true, "EventsDropped": true,
 		"MemoryInUse": true, "MemoryBudget": true, "UnboundAddrDropped": true}
 	var in api.Stats
 	n := uint64(0)

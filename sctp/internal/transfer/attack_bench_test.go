@@ -38,6 +38,18 @@ func BenchmarkPartialAttack(b *testing.B) {
 // receiver.Charged).
 const attackBuffer = 8 << 20
 
+// streamsBuffer returns the receive buffer of BenchmarkPartialAttack with
+// n streams: attackBuffer, and what the side objects of n streams holding
+// a fragment each cost (see receiver.charged), so that the partial
+// delivery point is reached as with few streams.
+func streamsBuffer(n int) int { return attackBuffer + n*interleave.SideCost }
+
+// renegeBuffer returns the receive buffer of BenchmarkRenegeAttack with n
+// streams: attackBuffer and half what the side objects of n streams
+// holding a fragment each cost, so that, as with few streams, the window
+// fills before the TSN map.
+func renegeBuffer(n int) int { return attackBuffer + n*interleave.SideCost/2 }
+
 // attacker is the peer of BenchmarkPartialAttack.
 type attacker struct {
 	r     *receiver
@@ -74,7 +86,7 @@ func (a *attacker) chunk(seq uint32, p []byte) {
 // partial delivery point (in large chunks, so that getting there costs
 // few checks even where each check looks at every stream).
 func (a *attacker) setup() {
-	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: a.n, Interleaved: a.idata, Buffers: api.Buffers{RecvBuffer: attackBuffer}})
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: a.n, Interleaved: a.idata, Buffers: api.Buffers{RecvBuffer: streamsBuffer(a.n)}})
 	if err != nil {
 		panic(err)
 	}
@@ -134,7 +146,7 @@ func BenchmarkRenegeAttack(b *testing.B) {
 // renegeSetup makes the receiver of BenchmarkRenegeAttack and returns the
 // first hole's TSN and how many holes there are.
 func (a *attacker) renegeSetup() (hole TSN, holes int) {
-	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: a.n, Interleaved: a.idata, Buffers: api.Buffers{RecvBuffer: attackBuffer}})
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: a.n, Interleaved: a.idata, Buffers: api.Buffers{RecvBuffer: renegeBuffer(a.n)}})
 	if err != nil {
 		panic(err)
 	}
@@ -307,7 +319,7 @@ func BenchmarkForwardFlood(b *testing.B) {
 }
 
 func benchForwardFlood(b *testing.B, n int, mode string, idata bool) {
-	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: n, Buffers: api.Buffers{RecvBuffer: attackBuffer}, PartialReliability: true, Interleaved: idata})
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: n, Buffers: api.Buffers{RecvBuffer: streamsBuffer(n)}, PartialReliability: true, Interleaved: idata})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -455,7 +467,7 @@ func BenchmarkAmbiguityAttack(b *testing.B) {
 			a := &attacker{n: n, idata: true}
 			var fsn uint32
 			setup := func() {
-				e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: n, Interleaved: true, Buffers: api.Buffers{RecvBuffer: attackBuffer}})
+				e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: n, Interleaved: true, Buffers: api.Buffers{RecvBuffer: streamsBuffer(n)}})
 				if err != nil {
 					panic(err)
 				}

@@ -3,6 +3,7 @@ package transfer
 import (
 	"testing"
 
+	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/api"
 )
@@ -96,8 +97,9 @@ func TestBudgetReadGivesBack(t *testing.T) {
 			t.Fatal(v, err)
 		}
 	}
-	if b.Used() != r.charged() || b.Used() != 50*chunkCost(1000) {
-		t.Fatalf("budget used %d, receiver charged %d, want %d", b.Used(), r.charged(), 50*chunkCost(1000))
+	// The fragments and the side object of their one stream.
+	if want := 50*chunkCost(1000) + interleave.SideCost; b.Used() != r.charged() || b.Used() != want {
+		t.Fatalf("budget used %d, receiver charged %d, want %d", b.Used(), r.charged(), want)
 	}
 	buf := make([]byte, 2000)
 	for range 50 {
@@ -137,5 +139,88 @@ func TestSetRecvBuffer(t *testing.T) {
 	r.setRecvBuffer(api.DefaultBuffer)
 	if !r.acks.due(epoch) || e.stats.WindowUpdates != updates+1 || r.window() == 0 {
 		t.Fatalf("grown: SACK due %v, window updates %d, window %d", r.acks.due(epoch), e.stats.WindowUpdates-updates, r.window())
+	}
+}
+
+// TestBudgetFairShare: receivers that filled the budget with data never
+// read (hostile peers) leave a newcomer its minimum share, from the
+// reserve Admit keeps, and together they never hold more than the budget.
+func TestBudgetFairShare(t *testing.T) {
+	const limit = 4 << 20
+	b := NewBudget(limit)
+	var rs []*receiver
+	for range 12 {
+		e, err := New(Config{PeerTSN: 1, OutStreams: 1, InStreams: 4, Buffers: api.Buffers{RecvBuffer: 256 << 10}, Budget: b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, &e.recv)
+	}
+	hostile, newcomer := rs[:11], rs[11]
+	for i, r := range hostile {
+		n := fillTiny(t, r)
+		t.Logf("receiver %d kept %d fragments, charged %d; budget used %d of %d", i, n, r.charged(), b.Used(), limit)
+	}
+	if b.Used() > limit || b.Admit() {
+		t.Fatalf("budget used %d of %d, Admit %v", b.Used(), limit, b.Admit())
+	}
+	m := b.minShare()
+	if w := newcomer.window(); w < m/memFactor {
+		t.Fatalf("newcomer's window %d with %d of the budget left, want %d", w, limit-b.Used(), m/memFactor)
+	}
+	// It takes its minimum, and little more.
+	msg := make([]byte, 1000)
+	for i := 0; ; i++ {
+		d := Data{TSN: TSN(1 + i), SID: 0, SSN: uint16(i), Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: msg}
+		if v, err := newcomer.handleData(epoch, &d); err != nil {
+			t.Fatal(err)
+		} else if v != Accepted {
+			break
+		}
+	}
+	if c := newcomer.charged(); c < m*3/4 || c > m+chunkCost(1000) || b.Used() > limit {
+		t.Fatalf("newcomer charged %d, minimum %d; budget used %d of %d", c, m, b.Used(), limit)
+	}
+}
+
+// TestBudgetWindowUpdate: a receiver whose window the budget holds below a
+// quarter of its buffer (peers that never let their data be read filled
+// the rest) still sends a window update once its reader emptied it: the
+// update threshold follows the window the budget allows, or the peer
+// would wait for a zero window probe.
+func TestBudgetWindowUpdate(t *testing.T) {
+	const limit = 4 << 20
+	b := NewBudget(limit)
+	var rs []*receiver
+	for range 7 {
+		e, err := New(Config{PeerTSN: 1, OutStreams: 1, InStreams: 4, Buffers: api.Buffers{RecvBuffer: 1 << 20}, Budget: b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, &e.recv)
+	}
+	for _, r := range rs[:6] {
+		fillTiny(t, r)
+	}
+	r := rs[6]
+	msg := make([]byte, 1000)
+	for i := 0; ; i++ {
+		d := Data{TSN: TSN(1 + i), SID: 0, SSN: uint16(i), Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: msg}
+		if v, err := r.handleData(epoch, &d); err != nil {
+			t.Fatal(err)
+		} else if v != Accepted {
+			break
+		}
+	}
+	r.setAdvertised(r.advertise())
+	r.acks.dueNow = false
+	buf := make([]byte, 2000)
+	for {
+		if _, _, err := r.read(buf); err != nil {
+			break
+		}
+	}
+	if !r.acks.dueNow || r.advertise() == 0 {
+		t.Fatalf("read empty with a window of %d (budget %d of %d used): no window update", r.advertise(), b.Used(), limit)
 	}
 }

@@ -82,6 +82,11 @@ func (e *Engine) AppendReadable(dst []uint16) []uint16 { return e.recv.appendRea
 // RecvHeld returns the user bytes received and held.
 func (e *Engine) RecvHeld() int { return e.recv.held() }
 
+// RecvMemory returns what the received data held costs in memory, as the
+// receiver charges it against its memory limit and the endpoint's budget
+// (interleave.Frag.Cost and interleave.SideCost).
+func (e *Engine) RecvMemory() int { return e.recv.charged() }
+
 // SetRecvBuffer changes the receive buffer (at least one MTU).
 func (e *Engine) SetRecvBuffer(n int) { e.recv.setRecvBuffer(n) }
 

@@ -326,7 +326,7 @@ func (r *receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo)
 	}
 	r.checkPartial()
 	r.trimFragments()
-	if r.window()-r.win.peerWindow(r.stats.BytesReceived) >= r.win.updateAt(r.cfg.MTU) {
+	if r.window()-r.win.peerWindow(r.stats.BytesReceived) >= r.updateAt() {
 		r.acks.dueNow = true
 		r.stats.WindowUpdates++
 	}

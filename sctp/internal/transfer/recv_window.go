@@ -51,7 +51,7 @@ func (r *receiver) setRecvBuffer(n int) {
 	grew := n > r.win.capacity
 	r.win.setCapacity(n, r.cfg.MTU)
 	r.cfg.RecvBuffer = n
-	if grew && r.window()-r.win.peerWindow(r.stats.BytesReceived) >= r.win.updateAt(r.cfg.MTU) {
+	if grew && r.window()-r.win.peerWindow(r.stats.BytesReceived) >= r.updateAt() {
 		r.acks.dueNow = true
 		r.stats.WindowUpdates++
 	}
@@ -77,11 +77,13 @@ const memFactor = 2
 
 // window returns the a_rwnd we would advertise now: the buffer room, or
 // less as held data's memory cost nears the limit, at most half of what is
-// left of an endpoint Budget, and at most a RecvBudget share.
+// left of an endpoint Budget or of our guaranteed share of it, and at most
+// a RecvBudget share.
 func (r *receiver) window() int {
-	w := min(r.win.capacity-r.held(), (r.win.memLimit-r.charged())/memFactor)
+	c := r.charged()
+	w := min(r.win.capacity-r.held(), (r.win.memLimit-c)/memFactor)
 	if r.win.budget != nil {
-		w = min(w, r.win.budget.room()/memFactor)
+		w = min(w, r.win.budget.roomFor(c)/memFactor)
 	}
 	if s := r.win.shareCap(); s > 0 {
 		w = min(w, s)
@@ -94,8 +96,10 @@ func chunkCost(n int) int { return interleave.FragCost(n) }
 
 // full reports whether n user bytes do not fit the buffer or memory limit.
 func (r *receiver) full(n int) bool {
-	return r.held()+n > r.win.capacity || r.charged()+chunkCost(n) > r.win.memLimit ||
-		(r.win.budget != nil && chunkCost(n) > r.win.budget.room())
+	// A chunk may make its stream's record charged too (SideCost).
+	cost := chunkCost(n) + interleave.SideCost
+	return r.held()+n > r.win.capacity || r.charged()+cost > r.win.memLimit ||
+		(r.win.budget != nil && cost > r.win.budget.roomFor(r.charged()))
 }
 
 // advertise returns the a_rwnd for a SACK, avoiding receiver silly window
@@ -103,26 +107,34 @@ func (r *receiver) full(n int) bool {
 // the buffer is advertised as 0.
 func (r *receiver) advertise() int {
 	w := r.window()
-	if w < min(r.cfg.MTU, r.win.effCapacity()/2) {
+	if w < min(r.cfg.MTU, r.effCapacity()/2) {
 		return 0
 	}
 	return w
 }
 
 // effCapacity returns the receive buffer, or the smaller receive budget
-// share: what the SWS and window update rules are measured against.
-func (w *recvWindow) effCapacity() int {
-	if s := w.shareCap(); s > 0 && s < w.capacity {
-		return s
+// share, or the smaller window the endpoint Budget allows with nothing
+// held: what the SWS and window update rules are measured against, so a
+// window the budget holds below a quarter of the buffer still opens with
+// window updates.
+func (r *receiver) effCapacity() int {
+	n := r.win.capacity
+	if s := r.win.shareCap(); s > 0 && s < n {
+		n = s
 	}
-	return w.capacity
+	if b := r.win.budget; b != nil {
+		c := r.charged()
+		n = min(n, max((c+b.roomFor(c))/memFactor, r.cfg.MTU))
+	}
+	return n
 }
 
 // shareBlocked reports whether a receive budget share binds the window and
 // the peer's view of it is below a full chunk while ours is open: one
 // packet can fill a share, so waiting for a second would stall.
 func (r *receiver) shareBlocked() bool {
-	n := r.win.effCapacity()
+	n := r.effCapacity()
 	if n == r.win.capacity {
 		return false
 	}
@@ -132,10 +144,10 @@ func (r *receiver) shareBlocked() bool {
 
 // updateAt returns the window opening that warrants a window update,
 // relative to effCapacity.
-func (w *recvWindow) updateAt(mtu int) int {
-	n := w.effCapacity()
-	if n == w.capacity {
-		return w.updateMin
+func (r *receiver) updateAt() int {
+	n := r.effCapacity()
+	if n == r.win.capacity {
+		return r.win.updateMin
 	}
-	return min(max(n/4, mtu), max(n/2, 1))
+	return min(max(n/4, r.cfg.MTU), max(n/2, 1))
 }

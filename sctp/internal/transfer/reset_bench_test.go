@@ -49,7 +49,7 @@ func (a *attacker) resetSend(sid uint16, seq uint32, flags uint8, p []byte) {
 }
 
 func benchResetFlood(b *testing.B, n int, idata bool) {
-	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: n, Interleaved: idata, Buffers: api.Buffers{RecvBuffer: attackBuffer}})
+	e, err := New(Config{LocalTSN: 1, PeerTSN: 1, OutStreams: 1, InStreams: n, Interleaved: idata, Buffers: api.Buffers{RecvBuffer: streamsBuffer(n)}})
 	if err != nil {
 		b.Fatal(err)
 	}
