@@ -252,11 +252,9 @@ func TestAbortOnExit(t *testing.T) {
 func TestAbortOnExitClose(t *testing.T) {
 	defer func(d time.Duration) { exitIdle = d }(exitIdle)
 	exitIdle = 10 * time.Millisecond
-	udp := freeUDPPort(t, "127.0.0.1")
-	l, err := Listen("127.0.0.1:5000", &Config{AbortOnExit: true, UDPPort: udp})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, udp := onFreeUDPPort(t, "127.0.0.1", func(port uint16) (*Endpoint, error) {
+		return Listen("127.0.0.1:5000", &Config{AbortOnExit: true, UDPPort: port})
+	})
 	exitWatchdog.mu.Lock()
 	w, werr := exitWatchdog.w, exitWatchdog.err
 	exitWatchdog.mu.Unlock()
