@@ -80,8 +80,7 @@ func TestSoak(t *testing.T) {
 	lastSample := start
 	for round := 0; round < 2 || time.Since(start) < dur; round++ {
 		seed := uint64(round) + 1
-		var r soakTotals
-		t.Run(fmt.Sprintf("round%d", round), func(t *testing.T) { r = soakRound(t, seed) })
+		r := soakRound(t, seed)
 		if t.Failed() {
 			t.Fatalf("round %d (seed %d) failed", round, seed)
 		}
