@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -89,7 +88,7 @@ func TestProgramsTwoCompatBuilds(t *testing.T) {
 	buildDemo(t, dir, "ngapkernel", "linux")
 	buildDemo(t, dir+"/darwin", "ngapdemo", "darwin")
 	buildDemo(t, dir+"/windows", "ngapdemo", "windows")
-	port := fmt.Sprint(30000 + os.Getpid()%20000)
+	port := childUDPPort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	env := append(os.Environ(), "USCTP_UDP_PORT="+port, "USCTP_TRANSPORT=udp")
