@@ -21,7 +21,8 @@ cleanup() {
 		wait "$pid" 2>/dev/null || true
 	done
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 # Build the test binaries before the load starts, so that a run measures
 # the tests and not the compiler.
