@@ -56,12 +56,12 @@ func leakedGoroutines() string {
 // the stacks of every goroutine, in either case:
 //
 //   - bubbleStall: the real time the simulated clock may stand still while
-//     the test runs. It bounds the real time per step of simulated time,
-//     not the test's length, so a test that moves a lot of data (seconds
-//     of real time per simulated second with -race on a loaded machine)
-//     passes however slow the machine is.
+//     the test runs. It bounds the real time of a step of simulated time,
+//     not the test's length: a test that moves a lot of data (seconds of
+//     real time per simulated second with -race on a loaded machine)
+//     passes on a slow machine.
 //   - bubbleSimBound: the simulated time a bubble may run; the longest
-//     test runs about six minutes of it.
+//     test needs a few minutes of it.
 const (
 	bubbleStall    = 30 * time.Second
 	bubbleSimBound = time.Hour
