@@ -1,10 +1,12 @@
 # The commands of the README's quick start, and the long runs CI keeps short.
 
-.PHONY: run test bench-lossy fuzz hostile
+.PHONY: run test bench-lossy fuzz hostile stress soak
 
 FUZZTIME ?= 10m
 FUZZCORPUS ?= .fuzzcorpus
 HOSTILETIME ?= 60s
+STRESSRUNS ?= 3
+SOAKTIME ?= 10m
 
 # run: a 10 s SCTP_STREAM throughput run of usctp over UDP encapsulation on loopback.
 run:
@@ -30,3 +32,15 @@ fuzz:
 # CPU and RSS per pattern (make hostile HOSTILETIME=5m PATTERNS=pdstreams,tinyfrags).
 hostile:
 	HOSTILETIME=$(HOSTILETIME) bash .ci/hostile.sh
+
+# stress: `go test -race ./...` STRESSRUNS times in a row (default 3) with two
+# CPU-bound processes beside it, failing on the first failure (the suite must hold
+# on a busy machine); STRESSNESTED=1 adds the nested modules' tests.
+stress:
+	STRESSRUNS=$(STRESSRUNS) bash .ci/stress.sh
+
+# soak: SOAKTIME (default 10m) of mixed traffic on the simulated network (loss,
+# reordering, duplication, restarts, aborts, stream resets, multi-homing failover),
+# checking the data delivered and that goroutines, heap and file descriptors do not grow.
+soak:
+	USCTP_SOAK=$(SOAKTIME) nice go test -count=1 -run '^TestSoak$$' -timeout 0 -v ./sctp

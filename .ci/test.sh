@@ -5,6 +5,7 @@
 # Environment:
 #   FUZZTIME   how long each fuzz target runs (default 4s; 0 skips fuzzing)
 #   TESTFLAGS  extra flags for `go test` (for example -run Kernel)
+#   SOAKTIME   how long the soak test runs (default 60s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -72,6 +73,12 @@ done
 step "go test -race"
 # shellcheck disable=SC2086
 go test -race -count=1 -timeout 25m ${TESTFLAGS:-} ./...
+
+step "soak, ${SOAKTIME:-60s}"
+# Mixed traffic on the simulated network (make soak runs it 10 minutes): exact
+# data through loss, failover, restarts, aborts and resets; no growth of
+# goroutines, heap or file descriptors.
+USCTP_SOAK=${SOAKTIME:-60s} go test -race -count=1 -run '^TestSoak$' ./sctp
 
 step "nested modules"
 # The replace modules under sctp/compat (a module each, with the path of the package they

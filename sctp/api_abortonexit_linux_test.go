@@ -26,7 +26,8 @@ import (
 
 // exitChildEnv makes the test binary, run with -test.run of
 // TestAbortOnExitChild, the program that is killed: "dial PORT UDPPORT"
-// or "listen PORT UDPPORT".
+// or "listen PORT UDPPORT" (UDPPORT 0: one the system picks, printed
+// on the "listening" line).
 const exitChildEnv = "USCTP_TEST_EXIT_CHILD"
 
 // exitSeen bounds the time from the kill to the peer's EventDown: the
@@ -62,9 +63,10 @@ func TestAbortOnExitChild(t *testing.T) {
 		cancel()
 	case "listen":
 		cfg.UDPPort = uint16(udp)
+		cfg.EphemeralUDPPort = udp == 0
 		var l *Endpoint
 		if l, err = Listen("127.0.0.1:"+strconv.Itoa(port), cfg); err == nil {
-			fmt.Printf("listening\n")
+			fmt.Printf("listening %d\n", l.Addr().UDPPort)
 			as, err = l.Accept()
 		}
 	}
@@ -173,13 +175,17 @@ func TestAbortOnExit(t *testing.T) {
 			var as *Association
 			var child *exitChild
 			port := 5000
-			udp := int(freeUDPPort(t, "127.0.0.1"))
+			var udp int
 			if tt.listen {
-				child = startExitChild(t, fmt.Sprintf("listen %d %d", port, udp))
-				child.line(t, "listening")
+				// The child listens on a UDP port the system picks
+				// and says which.
+				child = startExitChild(t, fmt.Sprintf("listen %d 0", port))
+				var err error
+				if udp, err = strconv.Atoi(child.line(t, "listening")); err != nil {
+					t.Fatal(err)
+				}
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				defer cancel()
-				var err error
 				if as, err = Dial(ctx, "127.0.0.1:5000", &Config{RemoteUDPPort: uint16(udp)}); err != nil {
 					t.Fatal(err)
 				}
@@ -252,11 +258,9 @@ func TestAbortOnExit(t *testing.T) {
 func TestAbortOnExitClose(t *testing.T) {
 	defer func(d time.Duration) { exitIdle = d }(exitIdle)
 	exitIdle = 10 * time.Millisecond
-	udp := freeUDPPort(t, "127.0.0.1")
-	l, err := Listen("127.0.0.1:5000", &Config{AbortOnExit: true, UDPPort: udp})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, udp := onFreeUDPPort(t, "127.0.0.1", func(port uint16) (*Endpoint, error) {
+		return Listen("127.0.0.1:5000", &Config{AbortOnExit: true, UDPPort: port})
+	})
 	exitWatchdog.mu.Lock()
 	w, werr := exitWatchdog.w, exitWatchdog.err
 	exitWatchdog.mu.Unlock()

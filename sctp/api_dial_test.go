@@ -74,7 +74,41 @@ func TestUDPDialOtherSCTPPort(t *testing.T) {
 	}
 }
 
-// freeUDPPort returns a UDP port of ip on which nothing listens.
+// closedUDPPort returns a UDP port of ip that answers with ICMP port
+// unreachable and that no other program can take while the test runs: a
+// socket the test holds is bound to it and connected elsewhere (to port
+// 9 of ip), so the kernel delivers it nothing from anyone else and
+// answers their packets as for a port nobody holds.
+func closedUDPPort(t *testing.T, ip string) uint16 {
+	t.Helper()
+	c, err := net.DialUDP("udp", &net.UDPAddr{IP: net.ParseIP(ip)}, &net.UDPAddr{IP: net.ParseIP(ip), Port: 9})
+	if err != nil {
+		t.Skipf("no %s: %v", ip, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return uint16(c.LocalAddr().(*net.UDPAddr).Port)
+}
+
+// onFreeUDPPort calls listen with a UDP port of ip free a moment before,
+// until listen binds it: another program may take the port in between,
+// and then listen fails with EADDRINUSE and another port is tried. It
+// returns listen's result and the port, which it then holds.
+func onFreeUDPPort[T any](t *testing.T, ip string, listen func(port uint16) (T, error)) (T, uint16) {
+	t.Helper()
+	for try := 1; ; try++ {
+		port := freeUDPPort(t, ip)
+		v, err := listen(port)
+		if err == nil {
+			return v, port
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) || try == 10 {
+			t.Fatalf("listen on UDP port %d: %v", port, err)
+		}
+	}
+}
+
+// freeUDPPort returns a UDP port of ip on which nothing listens now, for
+// onFreeUDPPort and for other processes.
 func freeUDPPort(t *testing.T, ip string) uint16 {
 	t.Helper()
 	c, err := net.ListenPacket("udp", net.JoinHostPort(ip, "0"))
@@ -95,7 +129,7 @@ func freeUDPPort(t *testing.T, ip string) uint16 {
 func TestUDPDialClosedPort(t *testing.T) {
 	for _, ip := range []string{"127.0.0.1", "::1"} {
 		t.Run(ip, func(t *testing.T) {
-			port := freeUDPPort(t, ip)
+			port := closedUDPPort(t, ip)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			start := time.Now()

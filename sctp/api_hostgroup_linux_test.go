@@ -53,7 +53,7 @@ func TestTwoServerProcessesOneUDPPort(t *testing.T) {
 	needHostGroups(t)
 	a, err := startServer(t, groupAddr+":5071", nil)
 	if err != nil && strings.Contains(err.Error(), "address already in use") {
-		t.Skipf("UDP %s:9899 is taken by another program: %v", groupAddr, err)
+		t.Fatalf("UDP %s:9899, the default this test is about, is taken by another program: %v", groupAddr, err)
 	}
 	if err != nil {
 		t.Fatal(err)

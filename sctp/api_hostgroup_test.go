@@ -159,11 +159,9 @@ func TestDialUDPPortInAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l1.Close()
-	port := freeUDPPort(t, "127.0.0.1")
-	l2, err := Listen(fmt.Sprintf("127.0.0.1:5052/udp:%d", port), &Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l2, port := onFreeUDPPort(t, "127.0.0.1", func(port uint16) (*Endpoint, error) {
+		return Listen(fmt.Sprintf("127.0.0.1:5052/udp:%d", port), &Config{})
+	})
 	defer l2.Close()
 	if l2.Addr().UDPPort != port {
 		t.Fatalf("listener on %v, want UDP port %d", l2.Addr(), port)
@@ -225,10 +223,15 @@ func TestWildcardAndSpecificListeners(t *testing.T) {
 func testWildcardAndSpecific(t *testing.T, exclusive bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	port := freeUDPPort(t, "::")
+	// The first listener holds the port: the others share its socket or
+	// another of this process, which no other program can then take.
+	first, port := onFreeUDPPort(t, "::", func(port uint16) (*Endpoint, error) {
+		return Listen("127.0.0.1:5061", &Config{UDPPort: port, ExclusiveUDPPort: exclusive})
+	})
+	defer first.Close()
 	cfg := &Config{UDPPort: port, ExclusiveUDPPort: exclusive}
-	var ls []*Endpoint
-	for _, addr := range []string{"127.0.0.1:5061", "0.0.0.0:5062", "[::]:5063", "0.0.0.0:5061"} {
+	ls := []*Endpoint{first}
+	for _, addr := range []string{"0.0.0.0:5062", "[::]:5063", "0.0.0.0:5061"} {
 		l, err := Listen(addr, cfg)
 		if err != nil {
 			if addr == "[::]:5063" {

@@ -121,13 +121,11 @@ func TestListenShardsRefusesOtherTransports(t *testing.T) {
 // listener of the process holds (alone, or shared with other processes)
 // fail with EADDRINUSE instead of joining its socket's group.
 func TestListenShardsNeedTheirOwnPort(t *testing.T) {
-	port := freeUDPPort(t, "127.0.0.1")
 	for _, exclusive := range []bool{false, true} {
-		l, err := Listen(fmt.Sprintf("127.0.0.1:5001/udp:%d", port), &Config{ExclusiveUDPPort: exclusive})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = ListenShards(fmt.Sprintf("127.0.0.1:5002/udp:%d", port), 2, nil)
+		l, port := onFreeUDPPort(t, "127.0.0.1", func(port uint16) (*Endpoint, error) {
+			return Listen(fmt.Sprintf("127.0.0.1:5001/udp:%d", port), &Config{ExclusiveUDPPort: exclusive})
+		})
+		_, err := ListenShards(fmt.Sprintf("127.0.0.1:5002/udp:%d", port), 2, nil)
 		l.Close()
 		if !errors.Is(err, syscall.EADDRINUSE) {
 			t.Fatalf("ExclusiveUDPPort %v: shards beside a listener: %v, want EADDRINUSE", exclusive, err)

@@ -124,9 +124,11 @@ func wildcardFailover(t *testing.T, tr Transport, both bool) {
 		if !writeSeeded(t, c, uint64(tr), total, size) {
 			return
 		}
-		// The server, which only receives, sees the cut by its
-		// heartbeats: close once it did.
-		for end := time.Now().Add(30 * time.Second); !sev.saw("10.201.3.1", failed...) && time.Now().Before(end); {
+		// Both ends report the cut path failed, the server (which only
+		// receives) by its heartbeats, the client by its retransmissions
+		// and heartbeats: close once they did, for an association shut
+		// down first reports nothing more, however slow the machine.
+		for end := time.Now().Add(30 * time.Second); !(cev.saw("10.201.3.2", failed...) && sev.saw("10.201.3.1", failed...)) && time.Now().Before(end); {
 			time.Sleep(10 * time.Millisecond)
 		}
 		if err := c.Shutdown(ctx); err != nil {

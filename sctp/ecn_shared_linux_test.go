@@ -39,12 +39,10 @@ func TestSharedSocketSendsECT0(t *testing.T) {
 	if serr != nil {
 		t.Skip("IP_RECVTOS:", serr)
 	}
-	port := freeUDPPort(t, "127.0.0.1")
 	pcap := filepath.Join(t.TempDir(), "l.pcap")
-	l, err := Listen("127.0.0.1:7000", &Config{UDPPort: port, Pcap: pcap})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, port := onFreeUDPPort(t, "127.0.0.1", func(port uint16) (*Endpoint, error) {
+		return Listen("127.0.0.1:7000", &Config{UDPPort: port, Pcap: pcap})
+	})
 	defer l.Close()
 	if _, ok := l.ports.(*netio.SharedConn); !ok {
 		t.Fatal("listener not on a shared socket")

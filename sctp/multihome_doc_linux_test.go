@@ -85,7 +85,7 @@ func TestDocMultihoming(t *testing.T) {
 	defer cancel()
 	out, err := captureStdout(t, func() error { return multihomed(ctx) })
 	if errors.Is(err, syscall.EADDRINUSE) {
-		t.Skipf("UDP port 9899 is taken by another program on this host: %v", err)
+		t.Fatalf("UDP port 9899, the default the example uses, is taken by another program on this host: %v", err)
 	}
 	if err != nil {
 		t.Fatalf("%v; printed:\n%s", err, out)

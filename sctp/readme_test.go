@@ -49,7 +49,7 @@ func TestREADMEExample(t *testing.T) {
 	defer cancel()
 	out, err := captureStdout(t, func() error { return hello(ctx) })
 	if errors.Is(err, syscall.EADDRINUSE) {
-		t.Skipf("UDP port 9899 is taken by another program on this host: %v", err)
+		t.Fatalf("UDP port 9899, the default this test is about, is taken by another program on this host: %v", err)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func TestDialDefaults(t *testing.T) {
 
 	l, err := sctp.Listen("0.0.0.0:5000", nil) // SCTP port 5000, UDP encapsulation on 9899
 	if errors.Is(err, syscall.EADDRINUSE) {
-		t.Skipf("UDP port 9899 is taken by another program on this host: %v", err)
+		t.Fatalf("UDP port 9899, the default this test is about, is taken by another program on this host: %v", err)
 	}
 	if err != nil {
 		t.Fatal(err)

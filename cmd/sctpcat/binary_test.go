@@ -24,39 +24,8 @@ func TestBinary(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	port := freeUDPPort(t)
-	var serr syncBuffer
-	srv := exec.Command(bin, "-l", "-echo", "-v", "-udp-port", fmt.Sprint(port), "127.0.0.1:7010")
-	pipe, err := srv.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
+	port, srv, serr, drained := startServerProcess(t, bin)
 	defer srv.Process.Kill()
-	// The client starts once the server says it listens (-v): a fixed
-	// pause was too short on a loaded host, and the INIT met a closed port.
-	ready, drained := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(drained)
-		sc := bufio.NewScanner(pipe)
-		said := false
-		for sc.Scan() {
-			serr.Write(append(sc.Bytes(), '\n'))
-			if !said && strings.HasPrefix(sc.Text(), "listening on ") {
-				close(ready)
-				said = true
-			}
-		}
-	}()
-	select {
-	case <-ready:
-	case <-drained:
-		t.Fatalf("the server ended before it listened: %s", serr.String())
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the server did not say it listens: %s", serr.String())
-	}
 	in := input(200 << 10)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -84,8 +53,55 @@ func TestBinary(t *testing.T) {
 	cli.Stdin = strings.NewReader("x")
 	cerr.Reset()
 	cli.Stderr = &cerr
-	err = cli.Run()
+	err := cli.Run()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(cerr.String(), "sctpcat:") {
 		t.Fatalf("no server: %v, %s", err, cerr.String())
+	}
+}
+
+// startServerProcess starts bin as an echo server (-l -echo -v) on a UDP
+// port free a moment before and returns once it says it listens: the
+// port, the process, its stderr so far and a channel closed when its
+// stderr ends. The client starts only then: a fixed pause was too short
+// on a loaded host, and the INIT met a closed port. When another program
+// took the port in between, it tries another.
+func startServerProcess(t *testing.T, bin string) (int, *exec.Cmd, *syncBuffer, chan struct{}) {
+	t.Helper()
+	for try := 1; ; try++ {
+		port := freeUDPPort(t)
+		serr := &syncBuffer{}
+		srv := exec.Command(bin, "-l", "-echo", "-v", "-udp-port", fmt.Sprint(port), "127.0.0.1:7010")
+		pipe, err := srv.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		ready, drained := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(drained)
+			sc := bufio.NewScanner(pipe)
+			said := false
+			for sc.Scan() {
+				serr.Write(append(sc.Bytes(), '\n'))
+				if !said && strings.HasPrefix(sc.Text(), "listening on ") {
+					close(ready)
+					said = true
+				}
+			}
+		}()
+		select {
+		case <-ready:
+			return port, srv, serr, drained
+		case <-drained:
+			srv.Wait()
+			if !strings.Contains(serr.String(), "address already in use") || try == 10 {
+				t.Fatalf("the server ended before it listened: %s", serr.String())
+			}
+		case <-time.After(30 * time.Second):
+			srv.Process.Kill()
+			t.Fatalf("the server did not say it listens: %s", serr.String())
+		}
 	}
 }

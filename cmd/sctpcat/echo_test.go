@@ -14,13 +14,9 @@ import (
 // port and a function that stops it and checks its exit.
 func startEcho(t *testing.T, addr string, extra ...string) (int, func()) {
 	t.Helper()
-	port := freeUDPPort(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	var lerr syncBuffer
-	lcode := make(chan int, 1)
-	args := append([]string{"-l", "-echo", "-udp-port", fmt.Sprint(port)}, extra...)
-	go func() { lcode <- run(ctx, append(args, addr), nil, &syncBuffer{}, &lerr) }()
-	time.Sleep(100 * time.Millisecond) // let the listener bind
+	args := append(append([]string{"-l", "-echo"}, extra...), addr)
+	port, lerr, lcode := startListener(t, ctx, args, nil, &syncBuffer{})
 	return port, func() {
 		cancel()
 		if code := <-lcode; code != 0 {

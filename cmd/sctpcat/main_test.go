@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"strings"
@@ -11,6 +12,45 @@ import (
 	"testing"
 	"time"
 )
+
+// startListener runs sctpcat -v with args (-l and the address among
+// them) and a UDP port free a moment before, in a goroutine, and returns
+// once it listens: the port, its stderr and its exit code to come. When
+// another program took the port in between, it tries another.
+func startListener(t *testing.T, ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) (int, *readyWriter, chan int) {
+	t.Helper()
+	for try := 1; ; try++ {
+		port := freeUDPPort(t)
+		lerr := &readyWriter{ready: make(chan struct{})}
+		lcode := make(chan int, 1)
+		go func() {
+			lcode <- run(ctx, append([]string{"-v", "-udp-port", fmt.Sprint(port)}, args...), stdin, stdout, lerr)
+		}()
+		select {
+		case <-lerr.ready:
+			return port, lerr, lcode
+		case code := <-lcode:
+			if !strings.Contains(lerr.String(), "address already in use") || try == 10 {
+				t.Fatalf("listener exit %d: %s", code, lerr.String())
+			}
+		}
+	}
+}
+
+// closedUDPPort returns a UDP port of loopback that answers with ICMP
+// port unreachable and that no other program can take while the test
+// runs: a socket the test holds is bound to it and connected elsewhere
+// (port 9), so the kernel delivers it nothing from anyone else and
+// answers their packets as for a port nobody holds.
+func closedUDPPort(t *testing.T) int {
+	t.Helper()
+	c, err := net.DialUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)}, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c.LocalAddr().(*net.UDPAddr).Port
+}
 
 // freeUDPPort returns a UDP port free on loopback right now.
 func freeUDPPort(t *testing.T) int {
@@ -51,14 +91,8 @@ func input(n int) []byte {
 }
 
 func TestEcho(t *testing.T) {
-	port := freeUDPPort(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	var lerr syncBuffer
-	lcode := make(chan int, 1)
-	go func() {
-		lcode <- run(ctx, []string{"-l", "-echo", "-v", "-udp-port", fmt.Sprint(port), "127.0.0.1:7000"}, nil, &syncBuffer{}, &lerr)
-	}()
-	time.Sleep(100 * time.Millisecond) // let the listener bind
+	port, lerr, lcode := startListener(t, ctx, []string{"-l", "-echo", "127.0.0.1:7000"}, nil, &syncBuffer{})
 	in := input(300 << 10)
 	for round := range 3 { // associations one after another
 		var out, errb syncBuffer
@@ -106,13 +140,8 @@ func TestEcho(t *testing.T) {
 }
 
 func TestCopy(t *testing.T) {
-	port := freeUDPPort(t)
-	var lout, lerr syncBuffer
-	lcode := make(chan int, 1)
-	go func() {
-		lcode <- run(context.Background(), []string{"-l", "-udp-port", fmt.Sprint(port), "127.0.0.1:7001"}, nil, &lout, &lerr)
-	}()
-	time.Sleep(100 * time.Millisecond)
+	var lout syncBuffer
+	port, lerr, lcode := startListener(t, context.Background(), []string{"-l", "127.0.0.1:7001"}, nil, &lout)
 	in := input(1 << 20)
 	var out, errb syncBuffer
 	code := run(context.Background(), []string{"-udp-port", "0", "-remote-udp-port", fmt.Sprint(port), "-msg-size", "4000", "127.0.0.1:7001"},
@@ -131,13 +160,8 @@ func TestCopy(t *testing.T) {
 // TestCopyPartialReliability: messages sent with a PR-SCTP policy over a
 // loss-free loopback all arrive.
 func TestCopyPartialReliability(t *testing.T) {
-	port := freeUDPPort(t)
-	var lout, lerr syncBuffer
-	lcode := make(chan int, 1)
-	go func() {
-		lcode <- run(context.Background(), []string{"-l", "-udp-port", fmt.Sprint(port), "127.0.0.1:7003"}, nil, &lout, &lerr)
-	}()
-	time.Sleep(100 * time.Millisecond)
+	var lout syncBuffer
+	port, lerr, lcode := startListener(t, context.Background(), []string{"-l", "127.0.0.1:7003"}, nil, &lout)
 	in := input(256 << 10)
 	var out, errb syncBuffer
 	code := run(context.Background(), []string{"-udp-port", "0", "-remote-udp-port", fmt.Sprint(port), "-msg-size", "1000",
@@ -164,7 +188,7 @@ func TestFailures(t *testing.T) {
 	if code := run(context.Background(), []string{"-pr-policy", "forever", "127.0.0.1:1"}, nil, &syncBuffer{}, &errb); code != 2 {
 		t.Fatalf("bad PR policy: exit %d", code)
 	}
-	port := freeUDPPort(t)
+	port := closedUDPPort(t)
 	errb = syncBuffer{}
 	code := run(context.Background(), []string{"-timeout", "300ms", "-udp-port", "0", "-remote-udp-port", fmt.Sprint(port), "127.0.0.1:7002"},
 		strings.NewReader("x"), &syncBuffer{}, &errb)
@@ -177,15 +201,9 @@ func TestFailures(t *testing.T) {
 // RFC 4895); the echo comes back byte-exact and -v reports AUTH chunks sent
 // and verified, none dropped.
 func TestAuthEcho(t *testing.T) {
-	port := freeUDPPort(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	var lerr syncBuffer
-	lcode := make(chan int, 1)
 	key := "7:00112233445566778899aabbccddeeff"
-	go func() {
-		lcode <- run(ctx, []string{"-l", "-echo", "-auth-key", key, "-udp-port", fmt.Sprint(port), "127.0.0.1:7002"}, nil, &syncBuffer{}, &lerr)
-	}()
-	time.Sleep(100 * time.Millisecond) // let the listener bind
+	ctx, cancel := context.WithCancel(context.Background())
+	port, lerr, lcode := startListener(t, ctx, []string{"-l", "-echo", "-auth-key", key, "127.0.0.1:7002"}, nil, &syncBuffer{})
 	in := input(200 << 10)
 	var out, errb syncBuffer
 	code := run(context.Background(), []string{"-echo-wait", "-v", "-auth-key", key, "-auth-hmac", "1", "-udp-port", "0",
@@ -213,14 +231,9 @@ func TestAuthEcho(t *testing.T) {
 // the delete of it is refused as the last remaining one (RFC 5061), and
 // the peer's answer reaches the command, which exits 1 saying so.
 func TestAddrFlags(t *testing.T) {
-	port := freeUDPPort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	lcode := make(chan int, 1)
-	go func() {
-		lcode <- run(ctx, []string{"-l", "-echo", "-dynamic-addrs", "-udp-port", fmt.Sprint(port), "127.0.0.1:7003"}, nil, &syncBuffer{}, &syncBuffer{})
-	}()
-	time.Sleep(100 * time.Millisecond) // let the listener bind
+	port, _, _ := startListener(t, ctx, []string{"-l", "-echo", "-dynamic-addrs", "127.0.0.1:7003"}, nil, &syncBuffer{})
 	var out, errb syncBuffer
 	code := run(context.Background(), []string{"-del-addr", "127.0.0.1", "-addr-after", "2", "-udp-port", "0",
 		"-remote-udp-port", fmt.Sprint(port), "-msg-size", "100", "127.0.0.1:7003"}, bytes.NewReader(input(1000)), &out, &errb)
@@ -271,20 +284,10 @@ func (w *readyWriter) Write(p []byte) (int, error) {
 // with nothing to send ("sctpcat HOST:PORT < /dev/null") receives until
 // then. Flags may follow the address.
 func TestListenSendsStdin(t *testing.T) {
-	port := freeUDPPort(t)
 	in := input(300_000)
 	var lout syncBuffer
-	lerr := &readyWriter{ready: make(chan struct{})}
-	lcode := make(chan int, 1)
-	go func() {
-		lcode <- run(context.Background(), []string{"-l", "-v", "-udp-port", fmt.Sprint(port), "-msg-size", "3000", "127.0.0.1:7006"},
-			bytes.NewReader(in), &lout, lerr)
-	}()
-	select {
-	case <-lerr.ready:
-	case code := <-lcode:
-		t.Fatalf("listener exit %d: %s", code, lerr.String())
-	}
+	port, lerr, lcode := startListener(t, context.Background(), []string{"-l", "-msg-size", "3000", "127.0.0.1:7006"},
+		bytes.NewReader(in), &lout)
 	var out, errb syncBuffer
 	code := run(context.Background(), []string{"127.0.0.1:7006", "-udp-port", "0", "-remote-udp-port", fmt.Sprint(port)},
 		bytes.NewReader(nil), &out, &errb)
@@ -327,14 +330,8 @@ func (endless) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 // the abort it made itself; the echo server reports the peer's abort once
 // too, by its event line.
 func TestKilledReportsOnce(t *testing.T) {
-	port := freeUDPPort(t)
 	lctx, lcancel := context.WithCancel(context.Background())
-	var lerr syncBuffer
-	lcode := make(chan int, 1)
-	go func() {
-		lcode <- run(lctx, []string{"-l", "-echo", "-v", "-udp-port", fmt.Sprint(port), "127.0.0.1:7009"}, nil, &syncBuffer{}, &lerr)
-	}()
-	time.Sleep(100 * time.Millisecond) // let the listener bind
+	port, lerr, lcode := startListener(t, lctx, []string{"-l", "-echo", "127.0.0.1:7009"}, nil, &syncBuffer{})
 	ctx, cancel := context.WithCancel(context.Background())
 	var errb syncBuffer
 	code := make(chan int, 1)

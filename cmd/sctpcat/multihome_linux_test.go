@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // sctpcat over a multi-homed association on loopback (Linux: every 127/8
@@ -17,13 +16,8 @@ import (
 // of its own and the server's list; -v prints the second server address
 // confirmed (a path state change) and both paths at the end.
 func TestMultihomedCopy(t *testing.T) {
-	port := freeUDPPort(t)
-	var lout, lerr syncBuffer
-	lcode := make(chan int, 1)
-	go func() {
-		lcode <- run(context.Background(), []string{"-l", "-v", "-udp-port", fmt.Sprint(port), "127.0.0.1,127.0.0.2:7005"}, nil, &lout, &lerr)
-	}()
-	time.Sleep(100 * time.Millisecond) // let the listener bind
+	var lout syncBuffer
+	port, lerr, lcode := startListener(t, context.Background(), []string{"-l", "127.0.0.1,127.0.0.2:7005"}, nil, &lout)
 	in := input(1 << 20)
 	var out, errb syncBuffer
 	code := run(context.Background(), []string{"-v", "-bind", "127.0.0.3,127.0.0.4", "-udp-port", "0", "-remote-udp-port", fmt.Sprint(port),

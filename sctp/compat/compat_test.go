@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -15,9 +16,44 @@ import (
 
 func TestMain(m *testing.M) {
 	// The tests' listeners share one UDP encapsulation port of their own,
-	// away from 9899, which other programs on the host may hold.
-	UDPPort = 29899
-	os.Exit(m.Run())
+	// away from 9899, which other programs on the host may hold: one the
+	// system picks, held from the start by a listener of the run, whose
+	// socket the tests' listeners on 127.0.0.1 share. The test binary run
+	// by a test as a program of its own gets it from USCTP_UDP_PORT, as
+	// UDPPort does.
+	if os.Getenv("USCTP_UDP_PORT") != "" {
+		os.Exit(m.Run())
+	}
+	hold, err := holdUDPPort()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("USCTP_UDP_PORT", fmt.Sprint(UDPPort))
+	code := m.Run()
+	hold.Close()
+	os.Exit(code)
+}
+
+// holdUDPPort sets UDPPort to a port free a moment before and listens on
+// it (127.0.0.1, an SCTP port of its own), trying another port when
+// another program took it in between.
+func holdUDPPort() (*SCTPListener, error) {
+	for try := 1; ; try++ {
+		c, err := net.ListenPacket("udp4", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		UDPPort = uint16(c.LocalAddr().(*net.UDPAddr).Port)
+		c.Close()
+		ln, err := ListenSCTP("sctp", &SCTPAddr{IPAddrs: []net.IPAddr{{IP: net.IPv4(127, 0, 0, 1)}}})
+		if err == nil {
+			return ln, nil
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) || try == 10 {
+			return nil, fmt.Errorf("compat tests: UDP port %d: %w", UDPPort, err)
+		}
+	}
 }
 
 // listenLoop listens on 127.0.0.1 on an ephemeral SCTP port.

@@ -89,7 +89,7 @@ func TestProgramsTwoCompatBuilds(t *testing.T) {
 	buildDemo(t, dir, "ngapkernel", "linux")
 	buildDemo(t, dir+"/darwin", "ngapdemo", "darwin")
 	buildDemo(t, dir+"/windows", "ngapdemo", "windows")
-	port := fmt.Sprint(30000 + os.Getpid()%20000)
+	port := childUDPPort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	env := append(os.Environ(), "USCTP_UDP_PORT="+port, "USCTP_TRANSPORT=udp")
@@ -114,24 +114,36 @@ func TestProgramsTwoCompatBuilds(t *testing.T) {
 // listening line; the buffer collects the rest of its output.
 func startServer(t *testing.T, srv *exec.Cmd) *syncBuffer {
 	t.Helper()
-	out := &syncBuffer{}
-	pr, err := srv.StdoutPipe()
+	out, err := startServerErr(t, srv)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out
+}
+
+// startServerErr is startServer returning the failure to listen, with
+// the server's log in it, instead of failing the test.
+func startServerErr(t *testing.T, srv *exec.Cmd) (*syncBuffer, error) {
+	t.Helper()
+	out := &syncBuffer{}
+	pr, err := srv.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
 	srv.Stderr = out
 	if err := srv.Start(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	t.Cleanup(func() { srv.Process.Kill() })
 	br := bufio.NewReader(pr)
 	line, err := br.ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "server: listening") {
-		t.Fatalf("server: %q %v", line, err)
+		srv.Wait()
+		return nil, fmt.Errorf("server: %q %v\n%s", line, err, out.String())
 	}
 	out.Write([]byte(line))
 	go io.Copy(out, br)
-	return out
+	return out, nil
 }
 
 // syncBuffer is a bytes.Buffer for several goroutines.

@@ -21,16 +21,14 @@ import (
 // of sctp/internal/kernelvm, over UDP encapsulation (RFC 6951) through
 // QEMU's user network: the kernel's server with usctp's client, then
 // usctp's server with the kernel's client. The guest kernel sends its
-// encapsulated packets to net.sctp.encap_port, the host server's UDP
-// port.
+// encapsulated packets to net.sctp.encap_port, set to the host server's
+// UDP port once that server listens.
 func TestKernelCompat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("boots a guest")
 	}
-	hostPort := freeUDPPort(t)
 	vm := kernelvm.Boot(t, kernelvm.Config{
 		Programs: []string{"./sctp/compat/testdata/ngapkernel"},
-		Sysctls:  []string{fmt.Sprintf("net.sctp.encap_port=%d", hostPort)},
 	})
 	demo := buildDemo(t, t.TempDir(), "ngapdemo", "linux")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -71,9 +69,26 @@ func TestKernelCompat(t *testing.T) {
 	})
 
 	t.Run("KernelClient", func(t *testing.T) {
-		srv := exec.CommandContext(ctx, demo, "-server", "-addr", "0.0.0.0:38413", "-conns", "1")
-		srv.Env = append(os.Environ(), fmt.Sprintf("USCTP_UDP_PORT=%d", hostPort), "USCTP_TRANSPORT=udp")
-		srvOut := startServer(t, srv)
+		// The server listens on a port free a moment before, another
+		// when another program took it in between; the guest's kernel
+		// reads encap_port when its client's socket is made.
+		var srv *exec.Cmd
+		var srvOut *syncBuffer
+		for try := 1; ; try++ {
+			hostPort := freeUDPPort(t)
+			srv = exec.CommandContext(ctx, demo, "-server", "-addr", "0.0.0.0:38413", "-conns", "1")
+			srv.Env = append(os.Environ(), fmt.Sprintf("USCTP_UDP_PORT=%d", hostPort), "USCTP_TRANSPORT=udp")
+			var err error
+			if srvOut, err = startServerErr(t, srv); err == nil {
+				if _, err := vm.Do(ctx, fmt.Sprintf("sysctl net.sctp.encap_port=%d", hostPort), "OK cmd=sysctl"); err != nil {
+					t.Fatal(err)
+				}
+				break
+			}
+			if !strings.Contains(err.Error(), "address already in use") || try == 10 {
+				t.Fatal(err)
+			}
+		}
 		r, err := vm.Run(ctx, "kcl", "/ngapkernel", "-addr", kernelvm.HostUserIP+":38413", "-n", "20")
 		if err != nil {
 			t.Fatal(err)

@@ -1,6 +1,10 @@
 package assoc
 
-import "net/netip"
+import (
+	"net/netip"
+
+	"github.com/usctp/usctp/sctp/internal/api"
+)
 
 // Replies to the source of what they answer (multi-homing). RFC 9260
 // section 6.4: "An endpoint SHOULD transmit reply chunks (e.g., SACK,
@@ -27,6 +31,12 @@ import "net/netip"
 // the peer's data and ours use different paths). Retransmissions the
 // engine sends to an alternate path in a packet that also holds a reply
 // take the reply with them.
+//
+// A reply whose destination is a potentially failed or inactive path goes
+// where the data goes instead (replyTo), HEARTBEAT ACKs excepted, as
+// Linux's SCTP does: the peer's packets may still come from an address
+// ours no longer reach (a one-way failure), and replies sent there would
+// be lost until the peer gave the association up.
 
 // noteReplySource records the source of packet p for the replies its
 // chunks cause; dataSeen: p carried DATA.
@@ -50,13 +60,27 @@ func (a *Assoc) noteReplySource(p *inPacket, dataSeen bool) {
 func (a *Assoc) replyDest(sack bool) netip.AddrPort {
 	switch {
 	case (a.pend.has(ctlCookieAck) || a.pend.has(ctlShutdownAck) || len(a.pend.errorCauses) > 0) && a.ctlTo.IsValid():
-		return a.ctlTo
+		return a.replyTo(a.ctlTo)
 	case len(a.pend.hbAckTo) > 0:
 		return a.pend.hbAckTo[0]
 	case sack:
-		return a.sackTo
+		return a.replyTo(a.sackTo)
 	}
 	return netip.AddrPort{}
+}
+
+// replyTo returns to, or the zero AddrPort (where the data goes) when to
+// is the address of a path that is potentially failed or inactive.
+func (a *Assoc) replyTo(to netip.AddrPort) netip.AddrPort {
+	for i := range a.paths {
+		if a.paths[i].addr == to {
+			if st := a.paths[i].state; st == api.PathPotentiallyFailed || st == api.PathInactive {
+				return netip.AddrPort{}
+			}
+			break
+		}
+	}
+	return to
 }
 
 // dataTo returns the address new data goes to.

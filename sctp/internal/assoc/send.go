@@ -106,7 +106,7 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 		// of a SACK-only packet for every second request (6.2's "at
 		// least every second packet" counts from the last SACK sent,
 		// bundled or not).
-		if multi && sack && a.sackTo.IsValid() && a.sackTo != rd {
+		if to := a.replyTo(a.sackTo); multi && sack && to.IsValid() && to != rd {
 			sack = false // it goes to its own destination next
 		}
 		if sack && limit-len(b) >= 16 {
@@ -219,7 +219,7 @@ func (a *Assoc) appendControl(now time.Time, b []byte, limit int, eng *transfer.
 	if a.pend.has(ctlASCONF) {
 		b = a.appendASCONF(now, b, limit)
 	}
-	if len(a.pend.errorCauses) > 0 && len(b)+4+len(a.pend.errorCauses) <= limit && (!multi || a.ctlTo == rd) {
+	if len(a.pend.errorCauses) > 0 && len(b)+4+len(a.pend.errorCauses) <= limit && (!multi || a.replyTo(a.ctlTo) == rd) {
 		b = appendErrorChunk(b, a.pend.errorCauses)
 		a.pend.errorCauses = a.pend.errorCauses[:0]
 		a.stats.ErrorsOut++

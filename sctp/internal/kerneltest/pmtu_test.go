@@ -2,6 +2,7 @@ package kerneltest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -33,8 +34,11 @@ import (
 func TestKernelPMTU(t *testing.T) {
 	batchPcaps(t)
 	vm := kvm.Get(t)
-	ctx := ctxFor(t, time.Minute)
+	// Each sysctl gets its minute: the last one, in the first subtest's
+	// cleanup, comes after its transfers, minutes on a loaded machine.
 	set := func(kv string) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
 		if _, err := vm.Do(ctx, "sysctl "+kv, "OK cmd=sysctl"); err != nil {
 			t.Fatal(err)
 		}

@@ -64,6 +64,11 @@ func (b *batchIO) initGRO() {
 // packets it returns are views of its buffers (readBatchView).
 func (b *batchIO) readGRO(pkts []Packet, view bool) (int, error) {
 	g := b.g
+	if g.next >= g.count {
+		if k := b.takeNotices(pkts, view); k > 0 {
+			return k, nil
+		}
+	}
 	for {
 		if g.next < g.count {
 			if k := b.splitGRO(pkts, view); k > 0 {
@@ -91,10 +96,9 @@ func (b *batchIO) readGRO(pkts []Packet, view bool) (int, error) {
 			return 0, err
 		}
 		if b.r.err != nil {
-			if b.ns != nil && isNoticeErrno(b.r.err) {
-				if k := b.readNotices(pkts, view); k > 0 {
-					return k, nil
-				}
+			if k, again := b.noticeErr(pkts, view); k > 0 {
+				return k, nil
+			} else if again {
 				continue
 			}
 			return 0, os.NewSyscallError("recvmmsg", b.r.err)

@@ -155,6 +155,10 @@ func (b *batchIO) recvF(fd uintptr) bool {
 		case unix.EINTR:
 			continue
 		case unix.EAGAIN:
+			if b.ns != nil && b.ns.pending {
+				b.r.err = errno // drained: the notices now (noticeErr)
+				return true
+			}
 			if until.IsZero() {
 				if until = b.r.poll.empty(); until.IsZero() {
 					return false
@@ -219,6 +223,9 @@ func (b *batchIO) readBatch(pkts []Packet) (int, error) {
 		return b.readGRO(pkts, false)
 	}
 	count := min(len(pkts), maxBatch)
+	if k := b.takeNotices(pkts[:count], false); k > 0 {
+		return k, nil
+	}
 	for {
 		for i := range count {
 			if len(pkts[i].Buf) == 0 {
@@ -255,10 +262,9 @@ func (b *batchIO) readBatch(pkts []Packet) (int, error) {
 			return 0, err
 		}
 		if b.r.err != nil {
-			if b.ns != nil && isNoticeErrno(b.r.err) {
-				if k := b.readNotices(pkts[:count], false); k > 0 {
-					return k, nil
-				}
+			if k, again := b.noticeErr(pkts[:count], false); k > 0 {
+				return k, nil
+			} else if again {
 				continue
 			}
 			return 0, os.NewSyscallError("recvmmsg", b.r.err)

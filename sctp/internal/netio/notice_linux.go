@@ -16,12 +16,21 @@ const maxNoticeBatch = 16
 // noticeState is the reader's error-queue machinery, allocated once by
 // enableNotices. It belongs to the reader (b.r's lock).
 type noticeState struct {
-	hdr   unix.Msghdr
-	iov   unix.Iovec
-	sa    unix.RawSockaddrInet6
-	oob   [256]byte
-	quote [maxNoticeBatch][maxNoticeQuote]byte // views for readBatchView
-	drop  [maxNoticeQuote]byte                 // for notices not kept
+	// pending: recvmmsg reported an ICMP error (isNoticeErrno), whose
+	// notices wait in the error queue. The kernel reports the error ahead
+	// of the datagrams queued before the ICMP message came, so they are
+	// read first, one batch at most, and the notices after them
+	// (takeNotices): a SHUTDOWN COMPLETE that arrived before the port
+	// unreachable of a packet that crossed it then completes the
+	// shutdown instead of the notice aborting it. The reader (b.r) holds
+	// it.
+	pending bool
+	hdr     unix.Msghdr
+	iov     unix.Iovec
+	sa      unix.RawSockaddrInet6
+	oob     [256]byte
+	quote   [maxNoticeBatch][maxNoticeQuote]byte // views for readBatchView
+	drop    [maxNoticeQuote]byte                 // for notices not kept
 }
 
 // enableNotices turns on IP_RECVERR (and IPV6_RECVERR on an IPv6 socket,
@@ -64,6 +73,36 @@ func isNoticeErrno(err error) bool {
 		return true
 	}
 	return false
+}
+
+// noticeErr handles the error recvF left in b.r.err, for a read into pkts:
+// a notice errno marks the notices pending and has the read go on
+// (again: true) for the datagrams queued before them; the EAGAIN recvF
+// returns then, with the socket drained, reads the notices (k of them,
+// again when there were none). Other errors are the read's.
+func (b *batchIO) noticeErr(pkts []Packet, view bool) (k int, again bool) {
+	switch {
+	case b.ns == nil:
+		return 0, false
+	case isNoticeErrno(b.r.err):
+		b.ns.pending = true
+		return 0, true
+	case b.r.err == unix.EAGAIN && b.ns.pending:
+		b.ns.pending = false
+		k = b.readNotices(pkts, view)
+		return k, k == 0
+	}
+	return 0, false
+}
+
+// takeNotices reads the notices a read left pending after the batch of
+// datagrams it returned (noticeErr), and returns how many it filled.
+func (b *batchIO) takeNotices(pkts []Packet, view bool) int {
+	if b.ns == nil || !b.ns.pending {
+		return 0
+	}
+	b.ns.pending = false
+	return b.readNotices(pkts, view)
 }
 
 // readNotices drains the socket's error queue into pkts (at most

@@ -14,17 +14,20 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// closedUDPPort returns a loopback address and UDP port where nothing
-// listens (a port just bound and released).
+// closedUDPPort returns a loopback address and UDP port that answers
+// with ICMP port unreachable and that no other program can take while
+// the test runs: a socket the test holds is bound to it and connected
+// elsewhere (port 9), so the kernel delivers it nothing from anyone else
+// and answers their datagrams as for a port nobody holds.
 func closedUDPPort(t testing.TB, v6 bool) netip.AddrPort {
 	t.Helper()
-	c, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(loopback(v6), 0)))
+	c, err := net.DialUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(loopback(v6), 0)),
+		net.UDPAddrFromAddrPort(netip.AddrPortFrom(loopback(v6), 9)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ap := netAddrPort(c.LocalAddr())
-	c.Close()
-	return netip.AddrPortFrom(loopback(v6), ap.Port())
+	t.Cleanup(func() { c.Close() })
+	return netip.AddrPortFrom(loopback(v6), netAddrPort(c.LocalAddr()).Port())
 }
 
 // readNotice calls send, then reads from c until a notice arrives and
@@ -192,5 +195,65 @@ func TestRawIPNoticeRefused(t *testing.T) {
 				t.Errorf("quoted %x, want %x", p.Data(), want)
 			}
 		})
+	}
+}
+
+// TestUDPNoticeAfterQueuedPackets: the kernel reports an ICMP error to
+// the next recvmmsg ahead of the datagrams queued before it came; a conn
+// with Notices still returns those datagrams first, then the notice. (An
+// SCTP endpoint whose peer sent SHUTDOWN COMPLETE and closed its socket
+// must complete the shutdown, not abort the association for the port
+// unreachable of a retransmission that crossed it.)
+func TestUDPNoticeAfterQueuedPackets(t *testing.T) {
+	for _, gro := range []bool{false, true} {
+		c, err := ListenUDP(UDPConfig{Addr: netip.AddrPortFrom(loopback(false), 0), Notices: true, GRO: gro})
+		if err != nil {
+			t.Fatal(err)
+		}
+		peer, err := ListenUDP(UDPConfig{Addr: netip.AddrPortFrom(loopback(false), 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := closedUDPPort(t, false)
+		pkts := newPackets(2, 2048)
+		for try := 0; ; try++ {
+			// A datagram queued, then the error of a send to dst.
+			fill(pkts[:1], 9, 64, c.LocalAddr())
+			if n, err := peer.WriteBatch(pkts[:1]); n != 1 {
+				t.Fatalf("peer WriteBatch = %d, %v", n, err)
+			}
+			fill(pkts[:1], 7, 100, dst)
+			if n, err := c.WriteBatch(pkts[:1]); n != 1 {
+				t.Fatalf("WriteBatch = %d, %v", n, err)
+			}
+			// Wait until the error is queued: POLLERR (ICMP errors are
+			// rate-limited: the send is tried again).
+			var revents int16
+			c.b.(*batchIO).rc.Control(func(fd uintptr) {
+				fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+				if n, _ := unix.Poll(fds, 500); n == 1 {
+					revents = fds[0].Revents
+				}
+			})
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			in := newPackets(1, 2048)
+			n, err := c.ReadBatch(in)
+			if err != nil || n != 1 || in[0].Notice != NoticeNone || in[0].Addr != peer.LocalAddr() {
+				t.Fatalf("gro %v: read %d %v (%v from %v), want the datagram queued before the error first",
+					gro, n, err, in[0].Notice, in[0].Addr)
+			}
+			if revents&unix.POLLERR == 0 {
+				if try == 10 {
+					t.Fatalf("gro %v: no ICMP error in 10 sends", gro)
+				}
+				continue
+			}
+			if n, err = c.ReadBatch(in); err != nil || n != 1 || in[0].Notice != NoticeRefused || in[0].Addr != dst {
+				t.Fatalf("gro %v: then read %d %v (%v from %v), want the notice for %v", gro, n, err, in[0].Notice, in[0].Addr, dst)
+			}
+			break
+		}
+		peer.Close()
+		c.Close()
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -37,6 +38,23 @@ func groupSocket(t *testing.T, addr netip.AddrPort) (*UDPConn, *hostGroup) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return u, groupJoin(t, u)
+}
+
+// firstGroupSocket is groupSocket on 127.0.0.1 and a port free a moment
+// before, tried again on another when another program took it; it
+// returns the address too.
+func firstGroupSocket(t *testing.T) (*UDPConn, *hostGroup, netip.AddrPort) {
+	t.Helper()
+	u, addr := onFreeLoopbackPort(t, func(addr netip.AddrPort) (*UDPConn, error) {
+		return ListenUDP(UDPConfig{Addr: addr, ReusePort: true})
+	})
+	return u, groupJoin(t, u), addr
+}
+
+// groupJoin has u join the host group of its address.
+func groupJoin(t *testing.T, u *UDPConn) *hostGroup {
+	t.Helper()
 	rc, err := u.c.SyscallConn()
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +64,25 @@ func groupSocket(t *testing.T, addr netip.AddrPort) (*UDPConn, *hostGroup) {
 		u.Close()
 		t.Fatal(err)
 	}
-	return u, g
+	return g
+}
+
+// onFreeLoopbackPort calls open with 127.0.0.1 and a UDP port free a
+// moment before, until open binds it: another program may take the port
+// in between, and then open fails with EADDRINUSE and another port is
+// tried. It returns open's result and the address, which it then holds.
+func onFreeLoopbackPort[T any](t *testing.T, open func(netip.AddrPort) (T, error)) (T, netip.AddrPort) {
+	t.Helper()
+	for try := 1; ; try++ {
+		addr := freeLoopbackPort(t)
+		v, err := open(addr)
+		if err == nil {
+			return v, addr
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) || try == 10 {
+			t.Fatalf("UDP %v: %v", addr, err)
+		}
+	}
 }
 
 // freeLoopbackPort returns 127.0.0.1 and a UDP port free now.
@@ -68,8 +104,7 @@ func freeLoopbackPort(t *testing.T) netip.AddrPort {
 // member to leave removes the pins.
 func TestHostGroupSteersBySCTPPort(t *testing.T) {
 	needHostGroups(t)
-	addr := freeLoopbackPort(t)
-	a, ga := groupSocket(t, addr)
+	a, ga, addr := firstGroupSocket(t)
 	b, gb := groupSocket(t, addr)
 	defer b.Close()
 	if ga.slot != 0 || gb.slot != 1 {
@@ -155,8 +190,7 @@ func TestHostGroupSteersBySCTPPort(t *testing.T) {
 // died without withdrawing its ports removes their entries.
 func TestHostGroupStaleSlot(t *testing.T) {
 	needHostGroups(t)
-	addr := freeLoopbackPort(t)
-	a, ga := groupSocket(t, addr)
+	a, ga, addr := firstGroupSocket(t)
 	b, gb := groupSocket(t, addr)
 	defer gb.leave(b.Close)
 	if err := ga.claim(5001); err != nil {
@@ -181,16 +215,14 @@ func TestHostGroupStaleSlot(t *testing.T) {
 // would take; they keep getting them.
 func TestHostGroupRefusesForeignReusePort(t *testing.T) {
 	needHostGroups(t)
-	addr := freeLoopbackPort(t)
-	shard, err := ListenUDP(UDPConfig{Addr: addr, ReusePort: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	shard, addr := onFreeLoopbackPort(t, func(addr netip.AddrPort) (*UDPConn, error) {
+		return ListenUDP(UDPConfig{Addr: addr, ReusePort: true})
+	})
 	defer shard.Close()
 	if n, err := UDPBound(addr); err != nil || n != 1 {
 		t.Fatalf("UDPBound(%v) = %d, %v, want 1", addr, n, err)
 	}
-	_, err = OpenSharedUDP(UDPConfig{Addr: addr}, 5001)
+	_, err := OpenSharedUDP(UDPConfig{Addr: addr}, 5001)
 	if !errors.Is(err, unix.EADDRINUSE) || !strings.Contains(err.Error(), "outside a host group") {
 		t.Fatalf("group beside a shard: %v", err)
 	}
@@ -218,11 +250,9 @@ func TestHostGroupRefusesForeignReusePort(t *testing.T) {
 // member's default endpoint, which would answer it as out of the blue.
 func TestHostGroupDropsOthersPackets(t *testing.T) {
 	needHostGroups(t)
-	addr := freeLoopbackPort(t)
-	a, err := OpenSharedUDP(UDPConfig{Addr: addr}, 5001)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, addr := onFreeLoopbackPort(t, func(addr netip.AddrPort) (*SharedConn, error) {
+		return OpenSharedUDP(UDPConfig{Addr: addr}, 5001)
+	})
 	defer a.Close()
 	if a.s.group == nil {
 		t.Fatal("the shared socket is in no host group")

@@ -23,7 +23,13 @@ func TestSharedUDPWildcardAndSpecific(t *testing.T) {
 			if !exclusive {
 				needHostGroups(t)
 			}
-			port := freeLoopbackPort(t).Port()
+			// The first socket holds the port; the others join it or bind
+			// beside it, which no other program can then do.
+			specific, addr := onFreeLoopbackPort(t, func(addr netip.AddrPort) (*SharedConn, error) {
+				return OpenSharedUDP(UDPConfig{Addr: addr, Exclusive: exclusive}, 5001)
+			})
+			t.Cleanup(func() { specific.Close() })
+			port := addr.Port()
 			open := func(ip string, sctpPort uint16) *SharedConn {
 				t.Helper()
 				c, err := OpenSharedUDP(UDPConfig{Addr: netip.AddrPortFrom(netip.MustParseAddr(ip), port), Exclusive: exclusive}, sctpPort)
@@ -33,7 +39,6 @@ func TestSharedUDPWildcardAndSpecific(t *testing.T) {
 				t.Cleanup(func() { c.Close() })
 				return c
 			}
-			specific := open("127.0.0.1", 5001)
 			wild4 := open("0.0.0.0", 5002)
 			wild6, err := OpenSharedUDP(UDPConfig{Addr: netip.AddrPortFrom(netip.IPv6Unspecified(), port), Exclusive: exclusive}, 5003)
 			if err != nil {

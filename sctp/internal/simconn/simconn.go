@@ -159,6 +159,20 @@ func (n *Network) Listen(addr netip.AddrPort) (*Conn, error) {
 	return c, nil
 }
 
+// Alias has c receive the packets sent to addr as well, as a second
+// address of a multi-homed host; c's packets still leave from its own
+// address. The alias goes with c's Close.
+func (n *Network) Alias(c *Conn, addr netip.AddrPort) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, ok := n.conns[addr]; ok {
+		return errors.New("simconn: address in use: " + addr.String())
+	}
+	n.conns[addr] = c
+	c.aliases = append(c.aliases, addr)
+	return nil
+}
+
 // send puts data on the link and arms the delivery timer. n.mu is held.
 func (n *Network) send(now time.Time, from, to netip.AddrPort, data []byte, ecn uint8, frag bool) {
 	if frag {
@@ -240,6 +254,8 @@ type Conn struct {
 	once   sync.Once
 	rmu    sync.Mutex
 	rd     deadline
+	// aliases are the other addresses whose packets c receives; guarded by n.mu.
+	aliases []netip.AddrPort
 	// Dropped counts packets too large for the reader's buffer; guarded by n.mu.
 	dropped uint64
 }
@@ -374,6 +390,9 @@ func (c *Conn) Close() error {
 		close(c.closed)
 		c.n.mu.Lock()
 		delete(c.n.conns, c.addr)
+		for _, a := range c.aliases {
+			delete(c.n.conns, a)
+		}
 		c.n.mu.Unlock()
 		c.rd.set(time.Time{})
 	})

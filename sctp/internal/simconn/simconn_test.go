@@ -290,3 +290,38 @@ func TestICMPUnreachable(t *testing.T) {
 		}
 	})
 }
+
+// Alias: a Conn receives the packets sent to its alias, from their
+// sender's address, while its own packets leave from its address; the
+// alias is taken while it exists and freed with the Conn's Close.
+func TestAlias(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n, a, b := newPair(t, 1, Config{Link: simnet.LinkConfig{Delay: time.Millisecond}})
+		addrB2 := netip.MustParseAddrPort("10.0.0.3:9899")
+		if err := n.Alias(b, addrB2); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := n.Listen(addrB2); err == nil {
+			t.Fatal("Listen on an alias succeeded")
+		}
+		if err := n.Alias(a, addrB); err == nil {
+			t.Fatal("Alias of a bound address succeeded")
+		}
+		send(t, a, addrB2, 1, 1, 64)
+		send(t, a, addrB, 2, 1, 64)
+		if got := recvUntil(t, b, time.Second); !slices.Equal(got, []uint32{1, 2}) {
+			t.Fatalf("b received %v, want [1 2]", got)
+		}
+		send(t, b, addrA, 3, 1, 64)
+		in := packets(1, 2048)
+		if k, err := a.ReadBatch(in); k != 1 || err != nil || in[0].Addr != addrB {
+			t.Fatalf("a read %d %v from %v, want one from %v", k, err, in[0].Addr, addrB)
+		}
+		b.Close()
+		if c, err := n.Listen(addrB2); err != nil {
+			t.Fatalf("Listen on the alias after Close: %v", err)
+		} else {
+			c.Close()
+		}
+	})
+}
