@@ -65,8 +65,14 @@ var (
 	// start one each time.
 	exitIdle = 5 * time.Second
 	// exitAckWait bounds the wait for the watchdog to close its copy of
-	// a socket that the endpoint closes.
-	exitAckWait = time.Second
+	// a socket that the endpoint closes. Close returns only then, so
+	// that the port is free once it does (a program that closes and
+	// listens again on the port relies on it); the answer takes well
+	// under a millisecond, and seconds on a host whose CPUs are all
+	// busy. Only a watchdog that lives and does not answer (stopped by
+	// a signal) makes Close wait this long, and then leaves the port
+	// held until it resumes.
+	exitAckWait = 10 * time.Second
 )
 
 // exitRegister registers the socket of conn with the process's watchdog,
