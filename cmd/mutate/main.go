@@ -115,7 +115,7 @@ func main() {
 		}
 		ts := m.targets()
 		if *pkg != "" {
-			ts = []target{{*pkg, *runRE}}
+			ts = []target{{*pkg, *runRE, ""}}
 		}
 		r = run(root, tmp, m, ts, *timeout, *verbose)
 		results = append(results, r)
@@ -239,6 +239,9 @@ func run(root, tmp string, m *mutant, targets []target, timeout time.Duration, v
 			"-timeout", timeout.String()}
 		if t.Run != "" {
 			args = append(args, "-run", t.Run)
+		}
+		if t.Skip != "" {
+			args = append(args, "-skip", t.Skip)
 		}
 		args = append(args, t.Pkg)
 		// The test binary's own timeout fires first; this one catches a
