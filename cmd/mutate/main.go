@@ -69,6 +69,7 @@ func main() {
 	timeout := flag.Duration("timeout", 5*time.Minute, "go test -timeout of each package run")
 	pkg := flag.String("pkg", "", "run only this package's tests (with -run), instead of the area's packages")
 	runRE := flag.String("run", "", "with -pkg: the go test -run pattern")
+	without := flag.String("without", "", "comma-separated packages whose runs are left out (e.g. ./sctp for a quick pass)")
 	verbose := flag.Bool("v", false, "print the output of the tests that caught or failed to build a mutant")
 	flag.Parse()
 	if flag.NArg() != 0 {
@@ -117,6 +118,7 @@ func main() {
 		if *pkg != "" {
 			ts = []target{{*pkg, *runRE, ""}}
 		}
+		ts = slices.DeleteFunc(ts, func(t target) bool { return splitSet(*without)[t.Pkg] })
 		r = run(root, tmp, m, ts, *timeout, *verbose)
 		results = append(results, r)
 		fmt.Printf("%-20s %-32s %6.1fs %s\n", r.outcome, m.ID, r.took.Seconds(), r.by)

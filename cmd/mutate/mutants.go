@@ -350,7 +350,7 @@ var mutants = []mutant{
 		"if !found || t.LT(lowest) {", "if !found || t.GT(lowest) {",
 		"appendix A: the ECNE carries the lowest TSN of the CE-marked packet"},
 	{"ecn/cwr-stops-any", "ecn", asECN,
-		"if a.ecn.echo && !tsn.LT(a.ecn.echoTSN) {", "if a.ecn.echo {",
+		"if a.ecn.echo && !tsn.LT(a.ecn.echoTSN) {", "if a.ecn.echo && !tsn.LT(a.ecn.cwrTSN) {",
 		"appendix A: a CWR for an older TSN than the newest CE mark does not stop the ECNEs"},
 	{"ecn/cwr-never-stops", "ecn", asECN,
 		"if a.ecn.echo && !tsn.LT(a.ecn.echoTSN) {", "if a.ecn.echo && tsn.LT(a.ecn.echoTSN) {",
