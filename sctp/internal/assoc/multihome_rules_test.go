@@ -22,7 +22,7 @@ var peerAddr3 = netip.MustParseAddrPort("192.0.2.4:9899")
 // confirmed (peerAddr3 first, so that the engine's path indexes differ
 // from the association's). Idle HEARTBEATs are an hour apart: the only
 // ones sent are those that probe unconfirmed and failed paths.
-func mh3Server(t *testing.T, adj func(*Config)) *testConn {
+func mh3Server(t *testing.T, adj func(*Config), initParams ...[]byte) *testConn {
 	t.Helper()
 	cfg := testConfig()
 	cfg.Multihoming = true
@@ -31,7 +31,8 @@ func mh3Server(t *testing.T, adj func(*Config)) *testConn {
 		adj(&cfg)
 	}
 	tc := newTestEndpoint(t, cfg)
-	tc.writePacket(0, tc.peerInit(addrParam(t, peerAddr2.Addr().String()), addrParam(t, peerAddr3.Addr().String())))
+	initParams = append(initParams, addrParam(t, peerAddr2.Addr().String()), addrParam(t, peerAddr3.Addr().String()))
+	tc.writePacket(0, tc.peerInit(initParams...))
 	_, c := tc.wantChunk(chunk.TypeInitAck)
 	in := initValue(t, c)
 	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
@@ -244,4 +245,96 @@ func TestPathPotentiallyFailedProbedPerRTO(t *testing.T) {
 			t.Fatalf("HEARTBEATs to the potentially failed path %v apart, want about one RTO (%v)", gap, rto)
 		}
 	}
+}
+
+// RFC 9260 section 6.4: "When its peer is multi-homed, an endpoint SHOULD
+// send fresh transmissions to the primary path. However, if the primary
+// path is not in the ACTIVE state, the endpoint SHOULD send to an active
+// path instead" (paraphrase of the second sentence's wording): a control
+// chunk that answers nothing (here a RE-CONFIG adding streams) goes where
+// the data goes, not to the potentially failed primary.
+func TestPathControlFollowsData(t *testing.T) {
+	tc := mh3Server(t, nil, param(chunk.ParamSupportedExtensions, []byte{byte(chunk.TypeReconfig)}))
+	tc.fail(peerAddr, api.PathPotentiallyFailed)
+	use := tc.inUse()
+	if use == peerAddr {
+		t.Fatal("data stayed on the failed primary")
+	}
+	if _, err := tc.a.AddStreams(tc.now, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	tc.readPackets()
+	for _, sp := range tc.sent {
+		if sp.p.find(chunk.TypeReconfig) != nil {
+			if sp.to != use {
+				t.Fatalf("RE-CONFIG to %v, want %v where the data goes", sp.to, use)
+			}
+			return
+		}
+	}
+	t.Fatal("no RE-CONFIG sent")
+}
+
+// RFC 9260 section 6.4 (above): SHUTDOWN is a fresh transmission too: it
+// goes to the path the data uses. The user made peerAddr2 (whose engine
+// path index is not its index among the peer's addresses) the primary;
+// the SHUTDOWN goes there.
+func TestPathShutdownFollowsData(t *testing.T) {
+	tc := mh3Server(t, nil)
+	if err := tc.a.SetPrimary(tc.now, peerAddr2.Addr()); err != nil {
+		t.Fatal(err)
+	}
+	if use := tc.inUse(); use != peerAddr2 {
+		t.Fatalf("data to %v after SetPrimary(%v)", use, peerAddr2)
+	}
+	tc.events = tc.events[:0]
+	if err := tc.a.Shutdown(tc.now); err != nil {
+		t.Fatal(err)
+	}
+	tc.readPackets()
+	for _, sp := range tc.sent {
+		if sp.p.find(chunk.TypeShutdown) != nil {
+			if sp.to != peerAddr2 {
+				t.Fatalf("SHUTDOWN to %v, want the primary in use %v", sp.to, peerAddr2)
+			}
+			return
+		}
+	}
+	t.Fatal("no SHUTDOWN sent")
+}
+
+// RFC 9260 section 6.4: "An endpoint SHOULD transmit reply chunks (e.g.,
+// SACK, HEARTBEAT ACK, etc.) to the same destination transport address
+// from which it received the DATA or control chunk to which it is
+// replying." The SACK answers DATA: a packet without DATA from another
+// address (a HEARTBEAT) in between does not redirect it; the HEARTBEAT ACK
+// goes to that packet's source.
+func TestPathSackIgnoresControlSource(t *testing.T) {
+	tc := mh3Server(t, nil)
+	tc.writeFrom(peerAddr2, tc.a.localTag, dataChunk(0x03, tc.peerTSN, 0, 0, 0, []byte("one")))
+	tc.writeFrom(peerAddr3, tc.a.localTag, chunkOf(chunk.TypeHeartbeat, 0, param(chunk.ParamHeartbeatInfo, []byte("12345678"))))
+	sacks, acks := 0, 0
+	for range 3 {
+		tc.readPackets()
+		for _, sp := range tc.sent {
+			if sp.p.find(chunk.TypeSack) != nil {
+				sacks++
+				if sp.to != peerAddr2 {
+					t.Fatalf("SACK for DATA from %v sent to %v", peerAddr2, sp.to)
+				}
+			}
+			if sp.p.find(chunk.TypeHeartbeatAck) != nil {
+				acks++
+				if sp.to != peerAddr3 {
+					t.Fatalf("HEARTBEAT ACK for a HEARTBEAT from %v sent to %v", peerAddr3, sp.to)
+				}
+			}
+		}
+		tc.sent = nil
+		if sacks > 0 && acks > 0 {
+			return
+		}
+		tc.advanceToTimer() // the delayed SACK
+	}
+	t.Fatalf("%d SACKs, %d HEARTBEAT ACKs", sacks, acks)
 }
