@@ -2,7 +2,9 @@
 # Long hostile-peer runs (`make hostile`): an echo server (sctpcat -l -echo)
 # in its own process, attacked by sctpattack with every pattern (or
 # PATTERNS) for HOSTILETIME each, while a legitimate client has data echoed;
-# the server's CPU time and RSS are reported per pattern.
+# the server's CPU time and RSS are reported per pattern. The server uses
+# the peer's other addresses (-multihome -dynamic-addrs), so that the
+# reflection patterns (initaddrs, asconfaddrs) find something to abuse.
 #
 # Environment:
 #   HOSTILETIME  how long each pattern runs (default 60s)
@@ -21,7 +23,7 @@ trap cleanup EXIT
 go build -o "$bin/sctpcat" ./cmd/sctpcat
 go build -o "$bin/sctpattack" ./cmd/sctpattack
 port=${UDPPORT:-19899}
-"$bin/sctpcat" -l -echo -udp-port "$port" 127.0.0.1:7000 >/dev/null 2>"$bin/server.log" &
+"$bin/sctpcat" -l -echo -multihome -dynamic-addrs -udp-port "$port" 127.0.0.1:7000 >/dev/null 2>"$bin/server.log" &
 server=$!
 sleep 1
 kill -0 "$server" || { cat "$bin/server.log"; exit 1; }

@@ -14,18 +14,26 @@ step "toolchain"
 go version
 
 # Debian packages the tests use: ip (network namespaces for raw IP tests), tshark
-# (an independent decoder for the pcaps the tests write) and nft (TestKernelECN marks
-# CE on the guest's packets in transport B's network namespace).
+# (an independent decoder for the pcaps the tests write), nft (TestKernelECN marks
+# CE on the guest's packets in transport B's network namespace), and headless
+# Chromium and Firefox (sctp/compat/pion's TestBrowser: their data channels against
+# usctp, in a loopback-only network namespace; without recommends they still run
+# headless).
 missing=()
 command -v ip >/dev/null 2>&1 || missing+=(iproute2)
 command -v tshark >/dev/null 2>&1 || missing+=(tshark)
 command -v nft >/dev/null 2>&1 || missing+=(nftables)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v firefox-esr >/dev/null 2>&1 || missing+=(firefox-esr)
 if [ ${#missing[@]} -gt 0 ]; then
 	step "installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq >/dev/null
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# The browser tests never skip here: a missing browser fails them.
+export USCTP_BROWSERS=required
 
 # bpffs at /sys/fs/bpf: processes share a UDP port through a BPF program whose maps are
 # pinned there (the sctp and netio tests of sharing a port between processes skip without it).

@@ -216,6 +216,12 @@ func (e *Endpoint) associate(ctx context.Context, peers []netip.AddrPort, udpPor
 	}
 	e.mu.Unlock()
 	e.wakeOwner()
+	return e.awaitUp(ctx, as)
+}
+
+// awaitUp waits until as is established (returning it) or closed, or ctx
+// is done (aborting it).
+func (e *Endpoint) awaitUp(ctx context.Context, as *Association) (*Association, error) {
 	e.mu.Lock()
 	for {
 		if as.established {

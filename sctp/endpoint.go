@@ -229,6 +229,18 @@ func newEndpointOn(ip netip.Addr, cfg *Config, conn netio.Conn) (*Endpoint, erro
 // SCTP port listen (Listen) or only dial (Dial, NewEndpoint; listen 0):
 // they differ in their default UDP encapsulation port.
 func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16) (*Endpoint, error) {
+	e, err := buildEndpoint(ip, cfg, conn, listen)
+	if err != nil {
+		return nil, err
+	}
+	e.start()
+	return e, nil
+}
+
+// buildEndpoint is newEndpointRole without starting the endpoint's
+// goroutines: start does, once the caller set up what must exist before
+// the first packet is read.
+func buildEndpoint(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16) (*Endpoint, error) {
 	c := cfg.withDefaults()
 	if err := c.validate(); err != nil {
 		return nil, err
@@ -317,10 +329,14 @@ func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16)
 	if c.AbortOnExit {
 		e.exit = exitRegister(e.conn)
 	}
+	return e, nil
+}
+
+// start starts the endpoint's reader and owner goroutines.
+func (e *Endpoint) start() {
 	e.wg.Add(2)
 	go e.readLoop()
 	go e.ownerLoop()
-	return e, nil
 }
 
 // Accept waits for the next association on the listening port.

@@ -14,7 +14,8 @@ import (
 // host's own link carries, and no further:
 //   - an endpoint Dial opens for one peer: the MTU of the route to the
 //     peer (the largest over the peer's addresses), as the kernel reports
-//     it on a socket connected there (netio.RouteProbe.MTU);
+//     it on a socket connected there (netio.RouteProbe.MTU), unless that
+//     is below BASE_PLPMTU (1200), then the interface's (routeMTU);
 //   - an endpoint bound to addresses (Listen on an address, LocalAddrs):
 //     the largest MTU of the interfaces holding them;
 //   - an endpoint bound to all addresses: the largest MTU of the
@@ -47,9 +48,28 @@ func peerMTU(peers []netip.Addr) int {
 	defer r.Close()
 	best := 0
 	for _, ip := range peers {
-		best = max(best, r.MTU(ip))
+		best = max(best, routeMTU(r, ip))
 	}
 	return fixMTU(best)
+}
+
+// routeMTU is the MTU of the route to ip as peerMTU takes it. A route MTU
+// below BASE_PLPMTU is suspect: the kernel lowers a route's MTU for an
+// ICMP "fragmentation needed" that quotes any UDP socket of the host
+// (down to 552 bytes), which an off-path attacker can forge, and RFC 8899
+// section 4.6 has such a report validated before it lowers anything,
+// never below BASE_PLPMTU. So the route's interface MTU is taken instead
+// (the MTU of the interfaces holding the route's source address), and
+// path MTU discovery searches up from BASE_PLPMTU as on any path.
+func routeMTU(r *netio.RouteProbe, ip netip.Addr) int {
+	mtu := r.MTU(ip)
+	if mtu <= 0 || mtu >= assoc.BasePLPMTU {
+		return mtu
+	}
+	if src := r.Source(ip); src.IsValid() {
+		mtu = max(mtu, localMTU(src, nil, true))
+	}
+	return mtu
 }
 
 // localMTU is Config.MTU's default for an endpoint bound to ip (the zero

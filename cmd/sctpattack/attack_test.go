@@ -21,10 +21,17 @@ import (
 // returns its SCTP address and UDP port.
 func echoTarget(t *testing.T) (netip.AddrPort, int) {
 	t.Helper()
+	return echoTargetWith(t, &sctp.Config{})
+}
+
+// echoTargetWith is echoTarget with the endpoint's configuration cfg.
+func echoTargetWith(t *testing.T, cfg *sctp.Config) (netip.AddrPort, int) {
+	t.Helper()
 	// The system picks the UDP port as it binds: a port found free
 	// beforehand may be taken by another test process before the bind.
 	addr := netip.MustParseAddrPort("127.0.0.1:7100")
-	l, err := sctp.Listen(addr.String(), &sctp.Config{EphemeralUDPPort: true})
+	cfg.EphemeralUDPPort = true
+	l, err := sctp.Listen(addr.String(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +144,7 @@ func TestPatterns(t *testing.T) {
 			if testsupport.RaceEnabled {
 				atLeast = 10
 			}
-			if r.sent.packets < atLeast {
+			if !pat.reflection() && r.sent.packets < atLeast {
 				t.Errorf("the attack sent only %d packets", r.sent.packets)
 			}
 			if h := heapInUse(); h > before+16<<20 {

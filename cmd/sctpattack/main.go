@@ -30,6 +30,13 @@
 //	reconf        RE-CONFIG stream reset and add-stream requests
 //	heartbeat     HEARTBEATs carrying 1000 bytes of information
 //	malformed     bad lengths, truncation, unknown chunk types, bad checksums
+//	initaddrs     an INIT listing 100 addresses, 31 of them victims (reflection)
+//	asconfaddrs   ASCONFs adding 31 victim addresses, again every minute (reflection)
+//
+// The reflection patterns need a target on 127.0.0.1 that uses the peer's
+// other addresses (sctpcat -multihome, -dynamic-addrs): their victims are
+// loopback addresses whose sockets count what the target sends them
+// (victims=, and reflect= against what the attacker sent).
 //
 // Only point it at endpoints you run: it is an attack tool.
 package main
@@ -149,6 +156,8 @@ func (o *options) udpTarget() *net.UDPAddr {
 type report struct {
 	pattern        string
 	sent, received counter
+	reflected      counter // what victim addresses got (reflection patterns)
+	reflection     bool
 	legit          []time.Duration // completion times of the legitimate client
 	legitRuns      int             // rounds started
 	legitErr       error
@@ -161,6 +170,12 @@ func (r report) String() string {
 	s := fmt.Sprintf("pattern=%s sent=%dpkt/%s recv=%dpkt/%s", r.pattern, r.sent.packets, size(r.sent.bytes), r.received.packets, size(r.received.bytes))
 	if r.sent.bytes > 0 {
 		s += fmt.Sprintf(" answer=%.2f", float64(r.received.bytes)/float64(r.sent.bytes))
+	}
+	if r.reflection {
+		s += fmt.Sprintf(" victims=%dpkt/%s", r.reflected.packets, size(r.reflected.bytes))
+		if r.sent.bytes > 0 {
+			s += fmt.Sprintf(" reflect=%.2f", float64(r.reflected.bytes)/float64(r.sent.bytes))
+		}
 	}
 	if r.legitRuns > 0 {
 		s += fmt.Sprintf(" legit=%d/%d", len(r.legit), r.legitRuns)
@@ -265,7 +280,7 @@ func attack(ctx context.Context, o *options, pat pattern) (report, error) {
 	err = pat.run(actx, p, pace)
 	cancel()
 	wg.Wait()
-	r.sent, r.received = p.sent, p.received
+	r.sent, r.received, r.reflected, r.reflection = p.sent, p.received, p.reflected, pat.reflection()
 	if err != nil && ctx.Err() == nil {
 		return r, fmt.Errorf("%s: %w", pat.name, err)
 	}

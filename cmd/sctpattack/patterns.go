@@ -29,7 +29,13 @@ var patterns = []pattern{
 	{"reconf", "RE-CONFIG stream reset and add-stream requests", reconfFlood},
 	{"heartbeat", "HEARTBEATs carrying 1000 bytes of information", heartbeatFlood},
 	{"malformed", "malformed chunks: bad lengths, truncation, unknown types, bad checksums", malformed},
+	{"initaddrs", "an INIT listing 100 addresses, 31 of them victims that never answer (reflection; a target on 127.0.0.1 with -multihome)", initAddrs},
+	{"asconfaddrs", "ASCONFs adding 31 victim addresses, again every minute (reflection; a target on 127.0.0.1 with -dynamic-addrs)", asconfAddrs},
 }
+
+// reflection reports whether the pattern measures what victim addresses
+// got (reflect.go) rather than flooding the target.
+func (p pattern) reflection() bool { return p.name == "initaddrs" || p.name == "asconfaddrs" }
 
 // patternNames returns the names of every pattern.
 func patternNames() string {

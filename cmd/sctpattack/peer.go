@@ -28,6 +28,9 @@ type peer struct {
 	buf, rx  []byte
 	sent     counter // what we sent
 	received counter // what came back
+	// reflected is what the victims of a reflection pattern got
+	// (reflect.go).
+	reflected counter
 }
 
 // counter counts packets and bytes (UDP payload).
@@ -163,23 +166,31 @@ func (p *peer) appendInit(b []byte, streams uint16, params []byte) []byte {
 // ACK. Each step is tried up to 5 times (packets get lost when the target
 // is flooded, by us among others).
 func (p *peer) handshake(streams uint16) error {
+	_, err := p.handshakeWith(streams, initParams())
+	return err
+}
+
+// handshakeWith is handshake with the INIT parameters params; it returns
+// the INIT ACK (its parameters copied).
+func (p *peer) handshakeWith(streams uint16, params []byte) (chunk.Init, error) {
 	p.peerTag = 0
 	var ack chunk.Init
-	err := p.retry(chunk.TypeInitAck, func() []byte { return p.appendInit(p.header(0), streams, initParams()) }, func(c chunk.Chunk) error {
+	err := p.retry(chunk.TypeInitAck, func() []byte { return p.appendInit(p.header(0), streams, params) }, func(c chunk.Chunk) error {
 		var err error
 		ack, err = chunk.ParseInit(c)
+		ack.Params = append([]byte(nil), ack.Params...)
 		return err
 	})
 	if err != nil {
-		return err
+		return ack, err
 	}
 	ck, ok := ack.Find(chunk.ParamStateCookie)
 	if !ok {
-		return errors.New("INIT ACK without a state cookie")
+		return ack, errors.New("INIT ACK without a state cookie")
 	}
 	p.cookie = append(p.cookie[:0], ck.Value...)
 	p.peerTag, p.peerTSN, p.streams = ack.Tag, ack.InitialTSN, min(streams, ack.InStreams)
-	return p.retry(chunk.TypeCookieAck, func() []byte {
+	return ack, p.retry(chunk.TypeCookieAck, func() []byte {
 		b, _ := chunk.AppendCookieEcho(p.header(p.peerTag), p.cookie)
 		return b
 	}, func(chunk.Chunk) error { return nil })

@@ -1,6 +1,7 @@
 // Command sctpperf is a netperf for SCTP: it runs netperf's SCTP tests
-// against usctp, pion/sctp or the kernel's SCTP and prints netperf's
-// result table.
+// against usctp, pion/sctp or the kernel's SCTP, and the kernel's TCP as
+// the reference (-stack tcp: messages framed on one connection), and
+// prints netperf's result table.
 //
 // With no -H it runs both sides itself on loopback, each in its own
 // process (it starts itself again as the server), so
@@ -20,5 +21,7 @@
 // -rounds rounds and prints medians and the ratio of usctp to each other
 // stack; -memory measures the heap per association and the allocations per
 // message of the stacks that run in-process; -json prints results for
-// machines; -v adds the bytes delivered per stream.
+// machines; -v adds the bytes delivered per stream; -netns MTU runs the
+// client and the server in two network namespaces joined by a veth pair
+// of that MTU (root), a real link in place of loopback.
 package main

@@ -20,6 +20,7 @@ type options struct {
 	listen   string // -L: server listen host
 	server   bool
 	spawned  bool // hidden: started by a client to serve on loopback
+	netns    int  // -netns: the veth MTU of a run in two namespaces (0: loopback)
 	compare  []string
 	rounds   int
 	json     bool
@@ -68,6 +69,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&prios, "prios", "", "per-stream priorities p0,p1,... (prio, lower first)")
 	fs.BoolVar(&o.server, "server", false, "be the server (netserver)")
 	fs.BoolVar(&o.spawned, "spawned", false, "internal: serve for the parent process on loopback")
+	fs.IntVar(&o.netns, "netns", 0, "run client and server in two network namespaces joined by a veth pair of this `MTU`, GSO and GRO on (root; 0: loopback)")
 	fs.StringVar(&cmp, "compare", "", "stacks to compare, e.g. usctp,pion: alternating runs, medians and ratios")
 	fs.IntVar(&o.rounds, "rounds", 5, "-compare: rounds")
 	fs.BoolVar(&o.json, "json", false, "print results as JSON")

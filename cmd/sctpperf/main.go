@@ -36,6 +36,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	if o.netns != 0 && !o.server && os.Getenv(netnsEnv) == "" {
+		if o.host != "" {
+			return fmt.Errorf("-netns runs its own server: it takes no -H")
+		}
+		return runInNetns(ctx, o.netns, args, stdin, stdout, stderr)
+	}
 	if o.cpuprof != "" {
 		f, err := os.Create(o.cpuprof)
 		if err != nil {
@@ -55,7 +61,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	addr := net.JoinHostPort(o.host, strconv.Itoa(o.port))
 	if o.host == "" {
-		a, stop, err := spawnServer(ctx, o.cpuprof)
+		a, stop, err := spawnServer(ctx, o.cpuprof, os.Getenv(netnsEnv))
 		if err != nil {
 			return err
 		}

@@ -14,19 +14,28 @@ import (
 // readyPrefix starts the line a spawned server prints once it listens.
 const readyPrefix = "sctpperf server ready "
 
-// spawnServer starts this program again as a server on a loopback port and
-// returns its control address and a function that stops it. The child also
-// exits when its standard input closes, so it never outlives this process.
-func spawnServer(ctx context.Context, cpuprof string) (string, func(), error) {
+// spawnServer starts this program again as a server on a loopback port
+// (in network namespace netns on its veth address, when netns is not "")
+// and returns its control address and a function that stops it. The child
+// also exits when its standard input closes, so it never outlives this
+// process.
+func spawnServer(ctx context.Context, cpuprof, netns string) (string, func(), error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", nil, err
 	}
-	args := []string{"-server", "-spawned", "-L", "127.0.0.1", "-p", "0"}
+	host := "127.0.0.1"
+	if netns != "" {
+		host = netnsServerIP
+	}
+	args := []string{"-server", "-spawned", "-L", host, "-p", "0"}
 	if cpuprof != "" {
 		args = append(args, "-cpuprofile", cpuprof+".server")
 	}
 	cmd := exec.Command(exe, args...)
+	if netns != "" {
+		cmd = exec.Command("ip", append([]string{"netns", "exec", netns, exe}, args...)...)
+	}
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -87,7 +87,11 @@ func ClientContext(ctx context.Context, opts ...ClientOption) (*Association, err
 		return nil, err
 	}
 	uc.LocalPort = webrtcPort
-	as, err := usctp.Dial(ctx, netip.AddrPortFrom(peer, webrtcPort).String(), uc)
+	raddr := netip.AddrPortFrom(peer, webrtcPort).String()
+	if cfg.snap != nil {
+		return clientSNAP(ctx, cfg, uc, raddr)
+	}
+	as, err := usctp.Dial(ctx, raddr, uc)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return nil, ctx.Err()
@@ -187,6 +191,9 @@ type peerConn struct{ net.Conn }
 var placeholderPeer = netip.MustParseAddr("192.0.2.1")
 
 func (c *peerConn) peer() netip.Addr {
+	if c.Conn == nil {
+		return placeholderPeer
+	}
 	if a, ok := c.Conn.RemoteAddr().(*net.UDPAddr); ok && a != nil {
 		if ip, ok := netip.AddrFromSlice(a.IP); ok {
 			return ip.Unmap()

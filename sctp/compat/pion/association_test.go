@@ -161,9 +161,12 @@ func TestCloseResetsStream(t *testing.T) {
 
 // TestBufferedAmountLow: BufferedAmount counts what was written and not
 // yet acknowledged, and OnBufferedAmountLow fires once each time it falls
-// from above the threshold to it or below, as the original's does.
+// from above the threshold to it or below, as the original's does. The
+// SACKs are held back while the messages are written, so that the amount
+// rises above the threshold before anything is acknowledged (one fall).
 func TestBufferedAmountLow(t *testing.T) {
-	pair(t, nil, func(t *testing.T, a0, a1 *sctp.Association) {
+	gatedPair(t, func(t *testing.T, a0, a1 *sctp.Association, g1 *gatedConn) {
+		g1.setShut(true)
 		s0, _ := a0.OpenStream(3, sctp.PayloadTypeWebRTCBinary)
 		var calls atomic.Int32
 		s0.SetBufferedAmountLowThreshold(1500)
@@ -179,6 +182,7 @@ func TestBufferedAmountLow(t *testing.T) {
 				t.Fatalf("BufferedAmount %d after %d writes", got, i+1)
 			}
 		}
+		g1.setShut(false)
 		s1, _ := a1.AcceptStream()
 		buf := make([]byte, 2000)
 		for range 10 {

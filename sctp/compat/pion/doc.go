@@ -37,6 +37,13 @@
 // default they never wait. Data is retransmitted for as long as the
 // connection lasts, as in the original.
 //
+// SNAP (draft-hancke-tsvwg-snap, pion/webrtc's EnableSctpSnap): the token
+// GenerateOutOfBandToken makes is an INIT chunk (usctp's OutOfBandInit),
+// and ClientContext with WithSNAP sets the association up from the two
+// ends' tokens (usctp's DialOutOfBand): established at once, with no
+// handshake packet, then as any other. I-DATA and zero checksum follow
+// what the local token offered the peer.
+//
 // With the environment variable USCTP_PCAP_DIR set to a directory, each
 // association records its SCTP packets (inside DTLS, so in clear) to a
 // pcap file there, association-PID-N.pcap.
@@ -45,10 +52,13 @@
 //
 //   - Close aborts the association (the peer gets an ABORT) before it
 //     closes the connection; the original closes the connection only.
-//   - SNAP (out-of-band INIT, WithSNAP and GenerateOutOfBandToken) is not
-//     supported: GenerateOutOfBandToken returns an error, which makes
-//     pion/webrtc leave the sctp-init attribute out of its SDP, and both
-//     peers then run the normal handshake.
+//   - A message given up (partial reliability) leaves BufferedAmount when
+//     it is given up; in the original, when the SACK that follows the
+//     FORWARD-TSN acknowledges it. Otherwise the amount and the
+//     OnBufferedAmountLow callbacks follow the original's rule step for
+//     step (a test replays it).
+//   - WithSNAP checks that both tokens are INIT chunks: a bad token fails
+//     the option, where the original fails ClientContext.
 //   - Options for the original's own mechanisms are accepted and have no
 //     effect: WithMinCwnd, WithFastRtxWnd, WithCwndCAStep (usctp's
 //     congestion control follows RFC 9260), WithRACKOptions (usctp's RACK
@@ -65,7 +75,7 @@
 // # Differences from the original's API
 //
 // The package exports what the original (the version usctp's go.mod
-// pins) exports, with the same types and signatures: a test compares the
-// two with go/types and fails on any difference not listed here. There is
-// none.
+// pins) exports, with the same types and signatures: sctp/compat's
+// TestReplaceModuleAPI compares the two with go/types and fails on any
+// difference not listed here. There is none.
 package sctp

@@ -180,12 +180,9 @@ var (
 	errZeroMaxMessageSize    = errors.New("sctp: maximum message size 0")
 	errInvalidRTOMax         = errors.New("sctp: RTOMax not positive")
 	errInvalidSNAPToken      = errors.New("sctp: empty SNAP token")
-	errBadSNAPToken          = errors.New("sctp: SNAP token is not an INIT chunk")
+	errBadSNAPToken          = errors.New("sctp: SNAP token refused")
 	errNilStreamScheduler    = errors.New("sctp: nil stream scheduler factory")
 	errStreamSchedulerWeight = errors.New("sctp: stream scheduler weight 0")
 	errStreamScheduler       = errors.New("sctp: custom stream schedulers are not supported (usctp schedules streams itself)")
 	errInvalidRACKOption     = errors.New("sctp: invalid RACK option")
 )
-
-// errSNAP is GenerateOutOfBandToken's error.
-var errSNAP = errors.New("sctp: SNAP (out-of-band INIT) is not supported by usctp; the association runs the normal handshake")

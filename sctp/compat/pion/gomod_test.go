@@ -17,6 +17,13 @@ import (
 )
 
 const (
+	// originalPath is the import path this module stands in for.
+	originalPath = "github.com/pion/sctp"
+	// usctpRoot is the usctp repository: its go.mod pins the original's
+	// version (it requires it for its benchmarks), which
+	// sctp/compat's TestReplaceModuleAPI compares this package's API with.
+	usctpRoot = "../../.."
+
 	// webrtcModule is the pion/webrtc version the tests build: v4's, whose
 	// go.mod also pins the pion/datachannel version used.
 	webrtcModule = "github.com/pion/webrtc/v4"

@@ -100,15 +100,16 @@ func (c Config) apply(cfg *Config) error {
 	return nil
 }
 
-// build applies opts over the defaults.
-func build[O interface{ apply(*Config) error }](opts []O) (*Config, error) {
+// build applies opts over the defaults; needConn makes it fail without
+// WithNetConn.
+func build[O interface{ apply(*Config) error }](opts []O, needConn bool) (*Config, error) {
 	cfg := &Config{}
 	for _, o := range opts {
 		if err := o.apply(cfg); err != nil {
 			return nil, err
 		}
 	}
-	if cfg.NetConn == nil {
+	if cfg.NetConn == nil && needConn {
 		return nil, errNilNetConn
 	}
 	if cfg.LoggerFactory == nil {
@@ -151,7 +152,7 @@ func clientConfig(opts []ClientOption) (*Config, error) {
 	for i, o := range opts {
 		w[i] = clientOpt{o}
 	}
-	return build(w)
+	return build(w, true)
 }
 
 func serverConfig(opts []ServerOption) (*Config, error) {
@@ -159,7 +160,7 @@ func serverConfig(opts []ServerOption) (*Config, error) {
 	for i, o := range opts {
 		w[i] = serverOpt{o}
 	}
-	return build(w)
+	return build(w, true)
 }
 
 // sharedOption is an option for both client and server.

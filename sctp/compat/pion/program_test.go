@@ -2,6 +2,7 @@ package sctp_test
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // program is testdata/datachannels, a pion/webrtc v4 program that knows
@@ -23,14 +26,15 @@ const program = "testdata/datachannels"
 // onUSCTP, and returns the binary.
 func buildProgram(t *testing.T, onUSCTP bool) string {
 	t.Helper()
+	return buildProgramIn(t, program, onUSCTP)
+}
+
+// buildProgramIn builds the pion/webrtc program whose files are in the
+// directory src as buildProgram builds testdata/datachannels.
+func buildProgramIn(t *testing.T, src string, onUSCTP bool) string {
+	t.Helper()
 	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join(program, "main.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyTree(t, src, dir)
 	sctpVer := requiredVersion(t, usctpRoot, originalPath)
 	gomod := fmt.Sprintf("module example.com/datachannels\n\ngo 1.25.0\n\nrequire (\n\t%s %s\n\t%s %s\n)\n",
 		originalPath, sctpVer, webrtcModule, webrtcVer)
@@ -115,4 +119,80 @@ func TestWebRTCThroughput(t *testing.T) {
 	}
 	u, p := median(got["usctp"]), median(got["pion/sctp"])
 	t.Logf("data channel throughput, medians of %d runs of %v: usctp %.1f MB/s, pion/sctp %.1f MB/s (%.2fx)", runs, d, u, p, u/p)
+}
+
+// TestWebRTCProgramSNAP runs the program with -snap: both PeerConnections
+// enable SNAP, put their INIT in the SDP (the program checks) and set the
+// association up from the two on usctp. The packets each association
+// recorded (USCTP_PCAP_DIR) hold data and no handshake chunk.
+func TestWebRTCProgramSNAP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds pion/webrtc")
+	}
+	bin := buildProgram(t, true)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	cmd := exec.CommandContext(ctx, bin, "-snap")
+	cmd.Env = append(os.Environ(), "USCTP_PCAP_DIR="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "ok" {
+		t.Fatalf("the program with SNAP on usctp: %v\n%s", err, out)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.pcap"))
+	if len(files) != 2 {
+		t.Fatalf("%d pcap files, want one per association: %v", len(files), files)
+	}
+	for _, f := range files {
+		counts := pcapChunkTypes(t, f)
+		if n := counts[chunk.TypeInit] + counts[chunk.TypeInitAck] + counts[chunk.TypeCookieEcho] + counts[chunk.TypeCookieAck]; n != 0 {
+			t.Errorf("%s: %d handshake chunks: %v", filepath.Base(f), n, counts)
+		}
+		if counts[chunk.TypeIData] == 0 {
+			t.Errorf("%s: chunks %v, want I-DATA", filepath.Base(f), counts)
+		}
+	}
+}
+
+// pcapChunkTypes counts the chunks by type in the SCTP packets of a pcap
+// file of raw IP packets (usctp's Config.Pcap), over UDP or not.
+func pcapChunkTypes(t *testing.T, file string) map[chunk.Type]int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 24 || binary.LittleEndian.Uint32(b) != 0xa1b2c3d4 && binary.LittleEndian.Uint32(b) != 0xa1b23c4d {
+		t.Fatalf("%s: not a little-endian pcap file", file)
+	}
+	counts := map[chunk.Type]int{}
+	for off := 24; off+16 <= len(b); {
+		n := int(binary.LittleEndian.Uint32(b[off+8:]))
+		if off+16+n > len(b) {
+			break
+		}
+		p := b[off+16 : off+16+n]
+		off += 16 + n
+		var proto byte
+		switch {
+		case len(p) >= 20 && p[0]>>4 == 4:
+			proto, p = p[9], p[int(p[0]&15)*4:]
+		case len(p) >= 40 && p[0]>>4 == 6:
+			proto, p = p[6], p[40:]
+		default:
+			t.Fatalf("%s: a packet that is neither IPv4 nor IPv6", file)
+		}
+		if proto == 17 && len(p) >= 8 {
+			p = p[8:]
+		}
+		pk, err := chunk.ParsePacket(p)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		it := pk.Walk()
+		for c, ok := it.Next(); ok; c, ok = it.Next() {
+			counts[c.Type]++
+		}
+	}
+	return counts
 }

@@ -87,6 +87,7 @@ func (a *Association) applyResets(buf []byte, partial map[uint16][]byte) {
 			}
 			a.take(buf[:n], info, partial)
 		}
+		h.SetReadDeadline(time.Time{}) // frees the deadline's timer
 		delete(partial, sid)
 		a.mu.Lock()
 		if s := a.streams[sid]; s != nil {

@@ -19,10 +19,40 @@ import (
 // the rest are refused with "Operation Refused Due to Resource Shortage".
 const maxASCONFParams = 16
 
+// asconfAddBurst and asconfAddEvery bound the peer's Add IP Address
+// requests that are performed: a bucket of asconfAddBurst, refilled by one
+// every asconfAddEvery; a request the bucket cannot pay for is refused
+// with "Operation Refused Due to Resource Shortage". A peer moving between
+// addresses needs one per move; a peer adding addresses to reflect
+// HEARTBEATs at them gets one a second (and pathprobe.go's bounds).
+const (
+	asconfAddBurst = maxPeerAddrs
+	asconfAddEvery = time.Second
+)
+
 // asconfState is the receiver's side of the ASCONF exchange.
 type asconfState struct {
-	peerSerial uint32 // serial number of the last ASCONF processed
-	ack        []byte // the ASCONF-ACK answering it, resent for a retransmission
+	peerSerial uint32    // serial number of the last ASCONF processed
+	ack        []byte    // the ASCONF-ACK answering it, resent for a retransmission
+	adds       int       // Add IP Address requests the bucket holds
+	addsAt     time.Time // when the bucket was last refilled
+}
+
+// takeAdd refills the bucket of additions and reports whether it paid for
+// one.
+func (s *asconfState) takeAdd(now time.Time) bool {
+	if n := int(now.Sub(s.addsAt) / asconfAddEvery); n > 0 {
+		s.adds = min(s.adds+n, asconfAddBurst)
+		s.addsAt = s.addsAt.Add(time.Duration(n) * asconfAddEvery)
+	}
+	if s.adds == 0 {
+		return false
+	}
+	if s.adds == asconfAddBurst {
+		s.addsAt = now // a full bucket starts refilling from its first use
+	}
+	s.adds--
+	return true
 }
 
 // asconfOK reports whether the association accepts ASCONF: configured,
@@ -32,11 +62,27 @@ func (a *Assoc) asconfOK() bool {
 		a.auth.weNeed.has(chunk.TypeASCONF)
 }
 
-// asconf5061 handles an ASCONF (RFC 5061 section 5.2). Without negotiation
-// it is an unknown chunk (RFC 9260 section 3.2 action bits).
+// asconfUnauthenticated handles an ASCONF or ASCONF-ACK the association
+// does not take: with Config.DynamicAddrs off it is an unknown chunk (RFC
+// 9260 section 3.2 action bits); with it on, the peer did not negotiate
+// ASCONF with AUTH, and RFC 5061 section 4.1.1 says of ASCONF: "This
+// chunk MUST be sent in an authenticated way by using the mechanism
+// defined in [RFC4895]. If this chunk is received unauthenticated it
+// MUST be silently discarded as described in [RFC4895]." (section 4.1.2
+// says the same of ASCONF-ACK).
+func (a *Assoc) asconfUnauthenticated(now time.Time, p *inPacket, c *rxChunk) disp {
+	if !a.ep.cfg.DynamicAddrs {
+		return a.unknownChunk3_2(now, p, c)
+	}
+	a.stats.Auth.Missing++
+	return dispNext
+}
+
+// asconf5061 handles an ASCONF (RFC 5061 section 5.2); one the
+// association does not take is asconfUnauthenticated's.
 func (a *Assoc) asconf5061(now time.Time, p *inPacket, c *rxChunk) disp {
 	if !a.asconfOK() {
-		return a.unknownChunk3_2(now, p, c)
+		return a.asconfUnauthenticated(now, p, c)
 	}
 	if a.state != stateEstablished && a.state != stateShutdownPending && a.state != stateShutdownReceived {
 		a.stats.Ignored++
@@ -51,7 +97,7 @@ func (a *Assoc) asconf5061(now time.Time, p *inPacket, c *rxChunk) disp {
 	if a.asc == nil {
 		// Section 5.2: the Peer-Serial-Number starts at the peer's Initial
 		// TSN minus one.
-		a.asc = &asconfState{peerSerial: uint32(a.peerTSN) - 1}
+		a.asc = &asconfState{peerSerial: uint32(a.peerTSN) - 1, adds: asconfAddBurst, addsAt: now}
 	}
 	s := a.asc
 	switch {
@@ -73,11 +119,25 @@ func (a *Assoc) asconf5061(now time.Time, p *inPacket, c *rxChunk) disp {
 	return dispNext
 }
 
-// performASCONF performs the requests of m and appends the ASCONF-ACK to b.
+// asconfAckRoom is the largest ASCONF-ACK chunk this end sends: one that
+// fits, with the common header and an AUTH chunk, in a packet of
+// BASE_PLPMTU, which every path carries.
+func (a *Assoc) asconfAckRoom() int {
+	return a.ep.cfg.PMTUBase - commonHeaderLen - a.authOverhead()
+}
+
+// performASCONF performs the requests of m and appends the ASCONF-ACK to
+// b. RFC 5061 section 5.2 (paraphrase): the ASCONF-ACK is limited by the
+// path MTU; a receiver whose response would not fit stops processing
+// there, and the parameters after the last one answered are neither
+// performed nor answered (the sender takes them as failed). So a request
+// is performed only when the longest answer it could get (an error
+// indication quoting it) still fits in asconfAckRoom.
 func (a *Assoc) performASCONF(now time.Time, p *inPacket, m *chunk.ASCONF, b []byte) []byte {
 	var resp []byte
 	it := m.Walk()
 	n := 0
+	room := a.asconfAckRoom() - 8 // the ASCONF-ACK's chunk header and serial
 	for {
 		off := it.Offset()
 		pr, ok := it.Next()
@@ -85,6 +145,14 @@ func (a *Assoc) performASCONF(now time.Time, p *inPacket, m *chunk.ASCONF, b []b
 			break
 		}
 		raw := m.Params[off : off+pr.Len()]
+		if len(resp)+8+4+(len(raw)+3)&^3 > room {
+			// Not performed, not answered: this one and the rest.
+			a.stats.ASCONF.Refused++
+			for _, ok := it.Next(); ok; _, ok = it.Next() {
+				a.stats.ASCONF.Refused++
+			}
+			break
+		}
 		q, err := chunk.ParseASCONFParam(pr)
 		if err != nil || q.Type == chunk.ParamSuccessIndication || q.Type == chunk.ParamErrorCauseIndication {
 			a.stats.ASCONF.Malformed++
@@ -130,7 +198,7 @@ func (a *Assoc) performASCONF(now time.Time, p *inPacket, m *chunk.ASCONF, b []b
 // association had one path.
 func (a *Assoc) ensurePaths() {
 	if a.paths == nil {
-		a.paths = append(a.paths, peerPath{addr: a.key.peer, state: api.PathActive, eng: 0})
+		a.paths = append(a.paths, peerPath{addr: a.key.peer, state: api.PathActive, eng: 0, pp: a.pp})
 		a.dest = a.key.peer
 	}
 }
@@ -154,7 +222,7 @@ func (a *Assoc) peerAddAddr(now time.Time, ip netip.Addr) chunk.CauseCode {
 	if ip == a.key.peer.Addr().Unmap() || a.pathIndex(ip) >= 0 {
 		return 0 // already an address of the association
 	}
-	if len(a.paths) >= maxPeerAddrs || a.data.eng == nil {
+	if len(a.paths) >= maxPeerAddrs || a.data.eng == nil || !a.asc.takeAdd(now) {
 		return chunk.CauseResourceShortage
 	}
 	addr := netip.AddrPortFrom(ip, a.key.peer.Port())
@@ -167,7 +235,7 @@ func (a *Assoc) peerAddAddr(now time.Time, ip netip.Addr) chunk.CauseCode {
 	a.ensurePaths()
 	a.ep.assocs[key] = a
 	a.addPeerAddr(ip)
-	a.paths = append(a.paths, peerPath{addr: addr, eng: -1, next: now})
+	a.paths = append(a.paths, peerPath{addr: addr, eng: -1, next: now, pp: a.pp})
 	a.schedulePaths()
 	a.stats.ASCONF.AddrsAdded++
 	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: a.eventAddr(addr), Change: api.AddrAdded, PathState: api.PathUnconfirmed})
@@ -214,7 +282,11 @@ func (a *Assoc) peerDeleteAddr(ip, src netip.Addr) chunk.CauseCode {
 			}
 			eng.SetPrimary(a.paths[j].eng)
 		}
-		eng.SetPathDown(e, true)
+		// The engine slot is freed for the next address (slot 0 and a
+		// primary left without an alternative are only taken down).
+		if !eng.RemovePath(e) {
+			eng.SetPathDown(e, true)
+		}
 	}
 	key := assocKey{peer: pp.addr, localPort: a.key.localPort, peerPort: a.key.peerPort}
 	if a.ep.assocs[key] == a {
@@ -329,7 +401,11 @@ func (a *Assoc) peerSetPrimary(now time.Time, ip netip.Addr) chunk.CauseCode {
 	if p := &a.paths[i]; p.state == api.PathActive {
 		a.data.eng.SetPrimary(p.eng)
 	}
-	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: a.eventAddr(a.paths[i].addr), Change: api.AddrMadePrimary, Reachable: true})
+	// Reachable as the path is: an unconfirmed address is not (it becomes
+	// the primary once confirmed).
+	p := &a.paths[i]
+	a.emit(api.Event{Kind: api.EventPeerAddrChange, Addr: a.eventAddr(p.addr), Change: api.AddrMadePrimary,
+		Reachable: p.state == api.PathActive, PathState: p.state})
 	return 0
 }
 

@@ -161,12 +161,31 @@ func (a *Assoc) asconfTimer(now time.Time) {
 func (a *Assoc) asconfAck5061(now time.Time, p *inPacket, c *rxChunk) disp {
 	s := a.ascOut
 	if !a.asconfOK() {
-		return a.unknownChunk3_2(now, p, c)
+		return a.asconfUnauthenticated(now, p, c)
 	}
 	m, err := chunk.ParseASCONF(chunkOfRx(c))
 	if err != nil {
 		a.stats.ASCONF.Malformed++
 		return dispNext
+	}
+	if s == nil || s.out == nil {
+		// Section 5.3: "F0) If an endpoint receives an ASCONF-ACK that is
+		// greater than or equal to the next Sequence Number to be used
+		// but no ASCONF Chunk is outstanding, the endpoint MUST ABORT the
+		// association." (with an "Association Aborted due to Illegal
+		// ASCONF-ACK" cause, section 4.3.4). Smaller ones are ignored.
+		next := uint32(a.localTSN)
+		if s != nil {
+			next = s.serial
+		}
+		if int32(m.Serial-next) >= 0 {
+			a.stats.Violations++
+			cause := appendCause(a.ep.scratch[:0], chunk.CauseIllegalASCONFAck, nil)
+			a.ep.scratch = cause[:0]
+			a.sendAbort(cause)
+			a.fail(reasonProtocolViolation, chunk.CauseIllegalASCONFAck)
+			return dispDeleted
+		}
 	}
 	if s == nil || s.out == nil || m.Serial != s.serial-1 {
 		a.stats.ASCONF.StaleAcks++

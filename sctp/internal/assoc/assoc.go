@@ -33,6 +33,7 @@ type Assoc struct {
 	peerAddrs         []netip.Addr   // addresses the peer listed (bounded), for 5.2.2
 	paths             []peerPath     // multi-homing (paths.go); nil with one path
 	primary           int            // index in paths of the primary path
+	probe             probeBudget    // bounds HEARTBEATs to unconfirmed addresses (pathprobe.go)
 	pp                api.PathParams // path settings of the association, taken by new paths (pathparams.go)
 	dest              netip.AddrPort
 	// Reply destinations with several paths (reply.go): the source of the

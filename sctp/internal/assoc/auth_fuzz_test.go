@@ -92,8 +92,8 @@ func FuzzAuthCookie(f *testing.F) {
 // FuzzASCONF feeds an association that accepts ASCONF authenticated ASCONF
 // and ASCONF-ACK chunks with arbitrary serial numbers and parameters.
 // Nothing may panic, every packet sent must parse, the association stays
-// established with at most 32 paths, and the first path stays the
-// handshake's.
+// established with at most 32 paths (but for an ASCONF-ACK that RFC 5061
+// rule F0 has it abort), and the first path stays the handshake's.
 func FuzzASCONF(f *testing.F) {
 	add, _ := chunk.AppendASCONFAddrParam(nil, chunk.ParamAddIPAddress, 1, netip.MustParseAddr("192.0.2.9"))
 	del, _ := chunk.AppendASCONFAddrParam(nil, chunk.ParamDeleteIPAddress, 2, netip.MustParseAddr("192.0.2.2"))
@@ -117,6 +117,14 @@ func FuzzASCONF(f *testing.F) {
 		for range 2 {
 			tc.writeChunks(peer.sign(0, chunk.HMACSHA1, b))
 			tc.readPackets()
+		}
+		if ack && int32(serialOff) >= 0 {
+			// RFC 5061 F0: an ASCONF-ACK at or beyond the next serial
+			// with no ASCONF outstanding aborts the association.
+			if !tc.a.closed {
+				t.Fatalf("ASCONF-ACK serial +%d with none outstanding: state %v, want aborted", serialOff, tc.a.state)
+			}
+			return
 		}
 		if tc.a.state != stateEstablished || len(tc.a.Paths(nil)) > maxPeerAddrs {
 			t.Fatalf("state %v, %d paths", tc.a.state, len(tc.a.Paths(nil)))

@@ -142,8 +142,9 @@ const BasePLPMTU = 1200
 const maxOverhead = 40 + 8
 
 // rwnd returns the receive window to advertise in INIT and INIT ACK: the
-// receive buffer, capped to the field's 32 bits.
-func (c *Config) rwnd() uint32 { return uint32(min(c.RecvBuffer, math.MaxUint32)) }
+// receive buffer, capped below 2 GiB, as a peer (usctp among them) takes
+// an a_rwnd with the top bit set for a negative window.
+func (c *Config) rwnd() uint32 { return uint32(min(c.RecvBuffer, math.MaxInt32)) }
 
 // sanitizeLocalAddrs returns the usable addresses of local, unmapped and
 // without duplicates, at most maxPeerAddrs of them (a copy: the caller's

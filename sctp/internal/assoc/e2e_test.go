@@ -237,8 +237,13 @@ func TestEndToEnd(t *testing.T) {
 }
 
 func runEndToEnd(t testing.TB, seed uint64, link simnet.LinkConfig, perSide int) uint64 {
+	return runEndToEndWith(t, seed, link, perSide, (*pair).connect)
+}
+
+// runEndToEndWith is runEndToEnd with the association set up by connect.
+func runEndToEndWith(t testing.TB, seed uint64, link simnet.LinkConfig, perSide int, connect func(*pair)) uint64 {
 	p := newPair(t, seed, link)
-	p.connect()
+	connect(p)
 	var flows [2]flowState
 	for i := range flows {
 		flows[i].seen = make(map[uint64]bool)

@@ -409,6 +409,7 @@ func (ep *Endpoint) cookieEchoNoTCB(now time.Time, p *inPacket) {
 	a.stats.AssocsUp++
 	a.emit(api.Event{Kind: api.EventUp})
 	a.startHeartbeat(now)
+	a.creditPeer(now, commonHeaderLen+len(p.body))
 	a.setupPaths(now)
 	a.dispatch(now, p, 1)
 	ep.reached(a)

@@ -188,8 +188,7 @@ func (a *Assoc) initUnreachable(n Notice) {
 // ICMP8 assumes a single-homed peer. A refusal at one address of a
 // multi-homed peer (mostly an unconfirmed address's HEARTBEAT) counts
 // against that path instead, as ICMP9 allows: a confirmed path becomes
-// inactive at once (section 8.2), an unconfirmed one is marked as never
-// answering. Only a refusal for the last reachable path ends the
+// inactive at once (section 8.2), an unconfirmed one is no longer probed. Only a refusal for the last reachable path ends the
 // association. An unreachable notice quoting a path's outstanding
 // HEARTBEAT counts that HEARTBEAT's error at once rather than an RTO
 // later.
@@ -210,6 +209,8 @@ func (a *Assoc) noticePath(now time.Time, to netip.AddrPort, kind NoticeKind, qu
 		}
 		p.out = false
 		a.ep.trace(a, "path %v unreachable (%v)", p.addr, p.state)
+		// An unconfirmed address's next HEARTBEAT waits twice as long
+		// (pathprobe.go's back-off counts this error).
 		a.pathError(now, i)
 		return true
 	}
@@ -218,8 +219,9 @@ func (a *Assoc) noticePath(now time.Time, to netip.AddrPort, kind NoticeKind, qu
 	}
 	a.ep.trace(a, "path %v refused (%v)", p.addr, p.state)
 	if p.state == api.PathUnconfirmed {
+		// Never to be probed again (pathprobe.go).
 		p.errors = max(p.errors, p.pp.PathMaxRetransmits+1)
-		p.next = now.Add(p.pp.HeartbeatInterval + a.pathRTO(i))
+		p.out, p.next = false, time.Time{}
 		a.schedulePaths()
 		return true
 	}

@@ -14,8 +14,8 @@ import (
 //
 // a.paths[0] is the handshake's address (confirmed, primary, engine path
 // 0). The other addresses start unconfirmed and get a HEARTBEAT with their
-// own nonce per RTO until acknowledged (section 5.4); only then does the
-// engine get a path for them. Idle confirmed paths get a HEARTBEAT every
+// own nonce until acknowledged (section 5.4), within the association's
+// bounds of pathprobe.go; only then does the engine get a path for them. Idle confirmed paths get a HEARTBEAT every
 // HB.interval + RTO with jitter (8.3). Beyond the PF threshold a path is
 // potentially failed: data moves to another active path and a HEARTBEAT
 // probes it every RTO; beyond Path.Max.Retrans it is inactive. A HEARTBEAT
@@ -47,6 +47,9 @@ func (a *Assoc) setupPaths(now time.Time) {
 	for _, ip := range a.peerAddrs {
 		if ip == primary {
 			continue
+		}
+		if len(a.paths) >= maxPeerAddrs {
+			break // the engine's and the HEARTBEAT bitmap's bound
 		}
 		if a.paths == nil {
 			a.paths = append(a.paths, peerPath{addr: a.key.peer, state: api.PathActive, eng: 0, pp: a.pp})
@@ -134,25 +137,27 @@ func (a *Assoc) pathTimer(now time.Time) {
 			p.next = time.Time{}
 			continue
 		}
-		if p.out {
-			a.pathError(now, i)
+		if p.state == api.PathUnconfirmed {
+			// Section 5.4, bounded per association (pathprobe.go).
+			if !a.unconfirmedProbe(now, i) {
+				continue
+			}
+		} else {
+			if p.out {
+				a.pathError(now, i)
+			}
+			if p.state == api.PathActive {
+				p.next = a.idleHeartbeat(now, i)
+			} else {
+				// PF or inactive (RFC 7829 section 5.1): once per RTO.
+				p.next = now.Add(a.pathRTO(i))
+			}
 		}
 		p.nonce = uint64(a.ep.random32())<<32 | uint64(a.ep.random32())
 		p.sentAt, p.out = now, true
 		a.pend.pathHB |= 1 << i
 		a.stats.HeartbeatsOut++
 		a.ep.markReady(a)
-		rto := a.pathRTO(i)
-		if p.state == api.PathActive {
-			p.next = a.idleHeartbeat(now, i)
-		} else if p.state == api.PathUnconfirmed && p.errors > p.pp.PathMaxRetransmits {
-			// Never answered: probed at the idle pace from now on.
-			p.next = now.Add(p.pp.HeartbeatInterval + rto)
-		} else {
-			// Unconfirmed (5.4) and PF or inactive (RFC 7829 section 5.1):
-			// once per RTO.
-			p.next = now.Add(rto)
-		}
 	}
 	a.schedulePaths()
 }
@@ -248,6 +253,13 @@ func (a *Assoc) pathHeartbeatAck(now time.Time, nonce uint64, sent time.Time) bo
 		if p.state == api.PathUnconfirmed {
 			e, err := eng.AddPath(p.addr.Addr().Is6())
 			if err != nil {
+				// No engine slot (deleted paths' slots still named by
+				// chunks in flight): the address stays unconfirmed and
+				// is not probed again.
+				a.ep.trace(a, "path %v not confirmed: %v", p.addr, err)
+				p.errors = max(p.errors, p.pp.PathMaxRetransmits+1)
+				p.next = time.Time{}
+				a.schedulePaths()
 				return true
 			}
 			p.eng = e

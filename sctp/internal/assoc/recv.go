@@ -51,6 +51,7 @@ func (a *Assoc) handlePacket(now time.Time, p *inPacket) {
 	if !a.checkVTag(now, p) {
 		return
 	}
+	a.creditPeer(now, commonHeaderLen+len(p.body))
 	a.dispatch(now, p, 0)
 }
 

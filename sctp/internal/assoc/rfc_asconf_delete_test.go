@@ -22,22 +22,35 @@ func (tc *testConn) addConfirmed(peer *testAuthPeer, serial uint32, ip string, c
 		tc.t.Fatalf("add %s: %v", ip, res)
 	}
 	tc.nextAddrEvent(api.AddrAdded)
-	tc.ep.Expire(tc.now)
-	tc.readPackets()
-	var hb *rxChunk
-	for i := range tc.sent {
-		if c := tc.sent[i].p.find(chunk.TypeHeartbeat); c != nil && tc.sent[i].to == addr {
-			hb = c
-		}
-	}
-	if hb == nil {
-		tc.t.Fatalf("no HEARTBEAT to %v", addr)
-	}
-	tc.sent = nil
+	hb := tc.wantHeartbeatTo(addr)
 	if confirm {
 		tc.writeFrom(addr, tc.a.localTag, chunkOf(chunk.TypeHeartbeatAck, 0, hb.value()))
 	}
 	return addr
+}
+
+// wantHeartbeatTo returns the HEARTBEAT the endpoint sends to the
+// unconfirmed address addr now, or after the association's HB.Max.Burst
+// pause (one RTO, pathprobe.go) when another unconfirmed address had the
+// last one; the packets read meanwhile are dropped.
+func (tc *testConn) wantHeartbeatTo(addr netip.AddrPort) *rxChunk {
+	tc.t.Helper()
+	tc.ep.Expire(tc.now)
+	limit := tc.now.Add(tc.a.currentRTO())
+	for {
+		tc.readPackets()
+		for i := range tc.sent {
+			if c := tc.sent[i].p.find(chunk.TypeHeartbeat); c != nil && tc.sent[i].to == addr {
+				tc.sent = nil
+				return c
+			}
+		}
+		tc.sent = nil
+		if d := tc.a.nextDeadline(); d.IsZero() || d.After(limit) {
+			tc.t.Fatalf("no HEARTBEAT to %v", addr)
+		}
+		tc.advanceToTimer()
+	}
 }
 
 // nextAddrEvent returns the next address event of the peer's ASCONF of

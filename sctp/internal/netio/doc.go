@@ -53,8 +53,11 @@
 //
 // With DontFragment (UDPConfig, IPConfig; Linux) packets are never
 // fragmented and one over the interface MTU fails alone with
-// ErrPacketTooBig, as path MTU probing wants; otherwise the kernel's
-// default applies. With Notices (Linux) the ICMP errors and local MTU
+// ErrPacketTooBig, as path MTU probing wants; otherwise IPv4 packets go
+// without DF and the kernel fragments them only over the interface MTU,
+// whatever path MTU an ICMP error (possibly forged) left in its route
+// cache (IP_PMTUDISC_OMIT), and IPv6 keeps the kernel's default (never
+// under 1280 bytes). With Notices (Linux) the ICMP errors and local MTU
 // refusals the kernel matches to the socket come out of ReadBatch as
 // packets whose Notice is set.
 //

@@ -16,6 +16,8 @@ func newIPBatcher(c *net.IPConn, v6, df, notices, pktinfo bool, busyPoll time.Du
 		if err := setDontFragment(rc, v6); err != nil {
 			return nil, err
 		}
+	} else {
+		ignoreRouteMTU(rc)
 	}
 	b := newBatchIO(rc, v6, !v6, false, 0, busyPoll)
 	b.df = df

@@ -636,6 +636,22 @@ func forceBuffers(rc syscall.RawConn, size int) bool {
 	return ok
 }
 
+// ignoreRouteMTU makes a socket that sends without path MTU discovery
+// (DontFragment off) ignore the route's cached path MTU for IPv4
+// (IP_PMTUDISC_OMIT): its packets go without DF, are fragmented by the
+// host only over the interface MTU (by routers beyond), and an ICMP
+// "fragmentation needed" quoting it changes nothing. Otherwise a forged
+// one (no tag needed) would have the host fragment every packet down to
+// 552 bytes. IPv6 keeps the kernel's default, which never takes a path
+// MTU under 1280 bytes and needs the Packet Too Big reports: IPv6 routers
+// do not fragment. Best effort: a kernel without the option keeps its
+// default.
+func ignoreRouteMTU(rc syscall.RawConn) {
+	rc.Control(func(fd uintptr) {
+		_ = unix.SetsockoptInt(int(fd), unix.IPPROTO_IP, unix.IP_MTU_DISCOVER, unix.IP_PMTUDISC_OMIT)
+	})
+}
+
 // setDontFragment makes the socket send with DF set and never fragment
 // locally (IP_PMTUDISC_PROBE): datagrams over the interface MTU fail
 // with EMSGSIZE, and the route's cached path MTU is ignored, as

@@ -20,6 +20,8 @@ func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro, df, notices, pkt
 		if err := setDontFragment(rc, v6); err != nil {
 			return nil, err
 		}
+	} else {
+		ignoreRouteMTU(rc)
 	}
 	b := newBatchIO(rc, v6, false, true, remotePort, busyPoll)
 	b.df = df

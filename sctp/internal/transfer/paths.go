@@ -3,6 +3,8 @@ package transfer
 import (
 	"errors"
 	"time"
+
+	"github.com/usctp/usctp/sctp/internal/plpmtud"
 )
 
 // Multi-homing (RFC 9260 sections 6.4, 6.3.2, 7): the engine keeps one Path
@@ -47,6 +49,9 @@ type pathSet struct {
 	faulted    uint32 // the paths whose T3-rtx expired in the last OnTimeout (bit i for path i)
 	// ackedElsewhere is the bytes a SACK newly acked on other paths.
 	ackedElsewhere int
+	// free holds the slots of removed paths (bit i for path i), which
+	// add reuses once no chunk names them.
+	free uint32
 }
 
 // init makes first, the path of the handshake's address, the one path.
@@ -56,14 +61,24 @@ func (ps *pathSet) init(first *Path) {
 	ps.primary = first
 }
 
-// add adds a path for another peer address and returns its index.
-func (ps *pathSet) add(cfg *Config, ipv6 bool) (int, error) {
+// add adds a path for another peer address and returns its index: the
+// slot of a removed path no chunk names (named reports whether one does),
+// else a new one.
+func (ps *pathSet) add(cfg *Config, ipv6 bool, named func(i uint8) bool) (int, error) {
+	p := &Path{}
+	p.initFor(cfg, ipv6)
+	for i := range ps.list {
+		if ps.free&(1<<i) != 0 && !named(uint8(i)) {
+			ps.free &^= 1 << i
+			p.index = uint8(i)
+			ps.list[i] = p
+			return i, nil
+		}
+	}
 	n := len(ps.list)
 	if n >= maxPaths {
 		return -1, errTooManyPaths
 	}
-	p := &Path{}
-	p.initFor(cfg, ipv6)
 	p.index = uint8(n)
 	ps.list = append(ps.list, p)
 	return n, nil
@@ -141,9 +156,41 @@ func (ps *pathSet) deadline() time.Time {
 	return d
 }
 
-// AddPath adds a path for another peer address and returns its index. New
-// data goes to it only once it is made the primary.
-func (e *Engine) AddPath(ipv6 bool) (int, error) { return e.send.paths.add(&e.cfg, ipv6) }
+// AddPath adds a path for another peer address and returns its index,
+// reusing the slot of a removed path when no chunk still names it. New
+// data goes to it only once it is made the primary. It fails beyond 32
+// paths.
+func (e *Engine) AddPath(ipv6 bool) (int, error) {
+	return e.send.paths.add(&e.cfg, ipv6, e.send.pathNamed)
+}
+
+// RemovePath frees path i, whose peer address is gone (RFC 5061 Delete
+// IP Address): it is taken down (its chunks in flight go to another
+// path), its discovery stops, and AddPath reuses its slot. Path 0 and the
+// primary cannot be removed; RemovePath reports whether i was.
+func (e *Engine) RemovePath(i int) bool {
+	ps := &e.send.paths
+	p := ps.at(i)
+	if p == nil || i == 0 || p == ps.primary {
+		return false
+	}
+	e.send.setPathDown(i, true)
+	p.t3 = time.Time{}
+	p.pmtu = plpmtud.Prober{}
+	ps.free |= 1 << i
+	return true
+}
+
+// pathNamed reports whether a chunk not yet cumulatively acknowledged
+// was last sent on path i.
+func (s *sender) pathNamed(i uint8) bool {
+	for t := s.ledger.cumAck + 1; t != s.ledger.nextTSN; t++ {
+		if r := s.ledger.rec(t); r.marks>>pathShift == i {
+			return true
+		}
+	}
+	return false
+}
 
 // NumPaths returns the number of paths.
 func (e *Engine) NumPaths() int { return len(e.send.paths.list) }

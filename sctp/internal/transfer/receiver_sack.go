@@ -123,7 +123,7 @@ func (r *receiver) appendSACK(now time.Time, pkt []byte, room int) []byte {
 		})
 	}
 	ndups := min(len(r.acks.dups), (room-sackHeaderLen)/4-len(r.acks.gaps))
-	adv := r.advertise()
+	adv := min(r.advertise(), negativeWindow-1) // a peer reads larger as negative, as we do
 	pkt, _ = chunk.AppendSack(pkt, r.tsns.cum, uint32(adv), r.acks.gaps, r.acks.dups[:ndups])
 	r.acks.clear()
 	r.win.lastAdv, r.win.advRecv = adv, r.stats.BytesReceived

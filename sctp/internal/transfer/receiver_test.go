@@ -540,3 +540,14 @@ func TestWindowUpdateLargeMTU(t *testing.T) {
 		t.Fatalf("window update a_rwnd %d, want %d", s.ARwnd, 16<<10)
 	}
 }
+
+// TestAdvertisedWindowBelow2GiB: a receive buffer of 2 GiB or more is
+// advertised as 2 GiB less one byte, since a peer takes an a_rwnd with the
+// top bit set for a negative window (as the sender here does).
+func TestAdvertisedWindowBelow2GiB(t *testing.T) {
+	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 3 << 30, RecvBufferMax: 3 << 30}})
+	r.whole(1, 0, 0, 100)
+	if s := r.sack(); s.ARwnd != negativeWindow-1 {
+		t.Fatalf("a_rwnd %d with a 3 GiB receive buffer, want %d", s.ARwnd, negativeWindow-1)
+	}
+}

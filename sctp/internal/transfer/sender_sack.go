@@ -162,8 +162,20 @@ func (s *sender) adjustWindows(now time.Time, p *sackProgress, lost bool) {
 	}
 }
 
-// updatePeerWindow takes the SACK's a_rwnd.
+// negativeWindow is the least a_rwnd taken as a negative window wrapped
+// to 32 bits: Firefox's usrsctp, after it accepted a zero window probe
+// into a full buffer, advertises its window less the probe that way
+// (0xFFFFFD7E for 642 bytes over). Believing 4 GiB there floods the peer,
+// which then aborts with Out of Resource; no receive buffer comes near
+// 2 GiB.
+const negativeWindow = 1 << 31
+
+// updatePeerWindow takes the SACK's a_rwnd; one from negativeWindow up
+// counts as a closed window.
 func (s *sender) updatePeerWindow(now time.Time, arwnd uint32) {
+	if arwnd >= negativeWindow {
+		arwnd = 0
+	}
 	// 6.2.1 D ii): "Set rwnd equal to the newly received a_rwnd minus the
 	// number of bytes still outstanding after processing the Cumulative
 	// TSN Ack and the Gap Ack Blocks."

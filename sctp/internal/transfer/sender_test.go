@@ -718,3 +718,33 @@ func TestSendRoom(t *testing.T) {
 		t.Fatalf("Capacity without an unsent limit %d, want 8000", x.e.send.queue.capacity())
 	}
 }
+
+// TestSACKNegativeWindow: an a_rwnd with the top bit set is a negative
+// window wrapped to 32 bits (Firefox's usrsctp sends one after taking a
+// zero window probe into a full buffer): the window counts as closed, so
+// nothing is sent but the next zero window probe, and the fragment point
+// does not grow from it. A later SACK with room reopens the window.
+func TestSACKNegativeWindow(t *testing.T) {
+	x := newTx(t, Config{PeerRwnd: 4000, Paths: api.Paths{MaxBurst: 100}})
+	x.e.path.cwnd = 1 << 20
+	x.queue(10, 1000)
+	sent := x.flush()
+	if len(sent) == 0 || len(sent) > 4 {
+		t.Fatalf("%d chunks sent into a 4000-byte window", len(sent))
+	}
+	fp := x.e.send.fragPoint
+	x.mustSACK(sent[len(sent)-1], 0xFFFFFD7E) // 642 bytes over
+	if n := x.e.send.peerRwnd; n != 0 {
+		t.Fatalf("peer window %d after an a_rwnd of -642, want 0", n)
+	}
+	if got := x.packet(); len(got) != 0 {
+		t.Fatalf("%d chunks sent into a negative window", len(got))
+	}
+	if x.e.send.fragPoint != fp || x.e.send.peerWinMax != 4000 {
+		t.Fatalf("fragment point %d (largest window %d) after a negative window, want %d (4000)", x.e.send.fragPoint, x.e.send.peerWinMax, fp)
+	}
+	x.mustSACK(sent[len(sent)-1], 4000)
+	if got := x.packet(); len(got) == 0 {
+		t.Fatal("nothing sent after the window reopened")
+	}
+}

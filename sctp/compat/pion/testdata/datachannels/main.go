@@ -6,11 +6,15 @@
 // Without flags it checks the channels and prints "ok": a reliable
 // ordered channel carrying 8 MiB in messages up to 256 KiB paced by
 // BufferedAmount and OnBufferedAmountLow, every byte checked; unordered
-// channels with maxRetransmits 0 and with maxPacketLifeTime; 64 channels
+// channels with maxRetransmits 0 and with maxPacketLifeTime, each
+// delivering messages before its end (an end marker, or the channel's
+// close when the marker was given up); 64 channels
 // echoed and closed by the answering side; the offerer closing a channel;
 // zero checksums negotiated. With -bench it sends 64 KiB messages on one
 // reliable channel for that long, paced by the buffered amount, and prints
-// the throughput the receiver saw.
+// the throughput the receiver saw. With -snap both peers enable SNAP
+// (SettingEngine.EnableSctpSnap): the check fails unless both session
+// descriptions carry an sctp-init attribute.
 package main
 
 import (
@@ -21,12 +25,16 @@ import (
 	"fmt"
 	"hash/crc32"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/pion/webrtc/v4"
 )
+
+// snap enables SNAP on both peers.
+var snap = flag.Bool("snap", false, "enable SNAP (the SCTP INIT in the SDP) on both peers")
 
 func main() {
 	bench := flag.Duration("bench", 0, "send 64 KiB messages for this long and print the throughput")
@@ -52,6 +60,7 @@ func peers(setup func(*webrtc.PeerConnection) error, onDC func(*webrtc.DataChann
 	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
 	se.SetInterfaceFilter(func(name string) bool { return name == "lo" })
 	se.EnableSCTPZeroChecksum(true)
+	se.EnableSctpSnap(*snap)
 	api := webrtc.NewAPI(webrtc.WithSettingEngine(se))
 	offer, err := api.NewPeerConnection(webrtc.Configuration{})
 	if err != nil {
@@ -90,6 +99,13 @@ func peers(setup func(*webrtc.PeerConnection) error, onDC func(*webrtc.DataChann
 	if err := offer.SetRemoteDescription(*answer.LocalDescription()); err != nil {
 		return nil, nil, err
 	}
+	if *snap {
+		for _, d := range []*webrtc.SessionDescription{offer.LocalDescription(), answer.LocalDescription()} {
+			if !strings.Contains(d.SDP, "a=sctp-init:") {
+				return nil, nil, fmt.Errorf("SNAP enabled, and the %s has no sctp-init attribute", d.Type)
+			}
+		}
+	}
 	return offer, answer, nil
 }
 
@@ -100,6 +116,9 @@ type result struct {
 	wg     sync.WaitGroup
 	closed atomic.Int32 // channels the offerer saw closed by the answerer
 	echoes atomic.Int32 // echoes the offerer got back
+	// What arrived, for the message of a timeout.
+	bulkGot atomic.Int64
+	ended   sync.Map // label -> true once its channel's end was seen
 }
 
 func (r *result) fail(format string, args ...any) {
@@ -196,6 +215,10 @@ func runCheck() error {
 					}
 				}
 				dc.SendText("end")
+				// The end may be given up like any message of the channel
+				// (its lifetime passes on a loaded machine): the close,
+				// a stream reset, always arrives.
+				dc.Close()
 			})
 		}
 		// The offerer closes this one.
@@ -236,6 +259,7 @@ func runCheck() error {
 					if string(m.Data) != "end" || got < bulkBytes {
 						r.fail("bulk: %q after %d bytes", m.Data, got)
 					}
+					r.ended.Store(label, true)
 					r.wg.Done()
 					return
 				}
@@ -244,21 +268,33 @@ func runCheck() error {
 				}
 				next++
 				got += len(m.Data) - 12
+				r.bulkGot.Store(int64(got))
 			})
 		case label == "rexmit0" || label == "lifetime":
-			n := 0
-			dc.OnMessage(func(m webrtc.DataChannelMessage) {
-				if string(m.Data) == "end" {
-					if n == 0 {
+			var n atomic.Int32
+			var once sync.Once
+			end := func() {
+				once.Do(func() {
+					if n.Load() == 0 {
 						r.fail("%s: no message before the end", label)
 					}
+					r.ended.Store(label, true)
 					r.wg.Done()
+				})
+			}
+			dc.OnMessage(func(m webrtc.DataChannelMessage) {
+				if string(m.Data) == "end" {
+					end()
 					return
 				}
-				n++
+				n.Add(1)
 			})
+			dc.OnClose(end)
 		case label == "closing":
-			dc.OnClose(r.wg.Done)
+			dc.OnClose(func() {
+				r.ended.Store(label, true)
+				r.wg.Done()
+			})
 		default:
 			dc.OnMessage(func(m webrtc.DataChannelMessage) {
 				if err := dc.SendText(string(m.Data)); err != nil {
@@ -280,7 +316,14 @@ func runCheck() error {
 	select {
 	case <-done:
 	case <-time.After(60 * time.Second):
-		return fmt.Errorf("timed out; %d of %d channels closed by the answerer; %v", r.closed.Load(), manyChans, r.errs)
+		var missing []string
+		for _, l := range []string{"bulk", "rexmit0", "lifetime", "closing"} {
+			if _, ok := r.ended.Load(l); !ok {
+				missing = append(missing, l)
+			}
+		}
+		return fmt.Errorf("timed out; %d of %d channels closed by the answerer; bulk: %d of %d bytes; no end on %v; %v",
+			r.closed.Load(), manyChans, r.bulkGot.Load(), bulkBytes, missing, r.errs)
 	}
 	for _, pc := range []*webrtc.PeerConnection{offer, answer} {
 		md, ok := pc.SCTP().Metadata()
