@@ -87,6 +87,7 @@ const (
 	trRack    = "sctp/internal/transfer/loss_rack.go"
 	trECN     = "sctp/internal/transfer/ecn.go"
 	asPaths   = "sctp/internal/assoc/paths.go"
+	asProbe   = "sctp/internal/assoc/pathprobe.go"
 	asReply   = "sctp/internal/assoc/reply.go"
 	asNotice  = "sctp/internal/assoc/notice.go"
 	asHB      = "sctp/internal/assoc/heartbeat.go"
@@ -168,10 +169,10 @@ var mutants = []mutant{
 		"\t\t\tp.state = api.PathActive\n\t\t\teng.SetPathDown(p.eng, false)", "\t\t\tp.state = api.PathActive\n\t\t\teng.SetPathDown(p.eng, true)",
 		"8.3: a HEARTBEAT ACK makes an inactive or potentially failed destination active again"},
 	{"paths/hb-error-inverted", "paths", asPaths,
-		"\t\tif p.out {\n\t\t\ta.pathError(now, i)", "\t\tif !p.out {\n\t\t\ta.pathError(now, i)",
+		"\t\t\tif p.out {\n\t\t\t\ta.pathError(now, i)", "\t\t\tif !p.out {\n\t\t\t\ta.pathError(now, i)",
 		"8.3: a HEARTBEAT unacknowledged within one RTO counts an error"},
 	{"paths/pf-probe-interval", "paths", asPaths,
-		"\t\t\t// once per RTO.\n\t\t\tp.next = now.Add(rto)", "\t\t\t// once per RTO.\n\t\t\tp.next = now.Add(p.pp.HeartbeatInterval + rto)",
+		"once per RTO.\n\t\t\t\tp.next = now.Add(a.pathRTO(i))", "once per RTO.\n\t\t\t\tp.next = now.Add(p.pp.HeartbeatInterval + a.pathRTO(i))",
 		"RFC 7829 5.1: a potentially failed destination is probed once per RTO"},
 	{"paths/probed-off-by-one", "paths", asPaths,
 		"return i > 0 || a.paths[0].state != api.PathActive", "return i > 1 || a.paths[0].state != api.PathActive",
@@ -197,9 +198,9 @@ var mutants = []mutant{
 	{"paths/unreach-nonce-offset", "paths", asNotice,
 		"binary.BigEndian.Uint64(quote[20:]) != p.nonce", "binary.BigEndian.Uint64(quote[24:]) != p.nonce",
 		"appendix C: an ICMP unreachable counts against a path only when it quotes our outstanding HEARTBEAT"},
-	{"paths/unconfirmed-giveup-off-by-one", "paths", asPaths,
-		"p.state == api.PathUnconfirmed && p.errors > p.pp.PathMaxRetransmits", "p.state == api.PathUnconfirmed && p.errors >= p.pp.PathMaxRetransmits",
-		"5.4: an unconfirmed address is probed per RTO until it exceeds Path.Max.Retrans"},
+	{"paths/unconfirmed-giveup-off-by-one", "paths", asProbe,
+		"if p.errors > p.pp.PathMaxRetransmits {\n\t\t// Never answered", "if p.errors >= p.pp.PathMaxRetransmits {\n\t\t// Never answered",
+		"5.4 / 8.2: an unconfirmed address is probed until more than Path.Max.Retrans HEARTBEATs went unanswered"},
 	{"paths/assoc-errors-off-by-one", "paths", asHB,
 		"if a.errCount > a.ep.cfg.MaxRetransmits {\n\t\ta.fail(reasonPeerUnreachable, 0)\n\t\treturn true",
 		"if a.errCount >= a.ep.cfg.MaxRetransmits {\n\t\ta.fail(reasonPeerUnreachable, 0)\n\t\treturn true",
@@ -254,7 +255,7 @@ var mutants = []mutant{
 		"case m.Serial == s.peerSerial+1:", "case m.Serial > s.peerSerial:",
 		"RFC 5061 5.2: only the next serial number is processed; others are discarded"},
 	{"asconf/serial-start", "asconf", asASCONF,
-		"peerSerial: uint32(a.peerTSN) - 1}", "peerSerial: uint32(a.peerTSN)}",
+		"peerSerial: uint32(a.peerTSN) - 1,", "peerSerial: uint32(a.peerTSN),",
 		"RFC 5061 5.2: the first ASCONF carries the peer's Initial TSN as its serial"},
 	{"asconf/params-off-by-one", "asconf", asASCONF,
 		"case n > maxASCONFParams:", "case n >= maxASCONFParams:",

@@ -58,7 +58,9 @@ func (tc *testConn) pathState(addr netip.AddrPort) api.PathState {
 
 // pump runs the timers, answering every HEARTBEAT but those to the
 // addresses in cut from the address it went to, until done reports true
-// (at most a minute of virtual time).
+// (at most a minute of virtual time). The peer sends a HEARTBEAT of its
+// own each round: probes of unconfirmed addresses are paced by what the
+// peer sends (pathprobe.go).
 func (tc *testConn) pump(cut map[netip.AddrPort]bool, done func() bool) {
 	tc.t.Helper()
 	end := tc.now.Add(time.Minute)
@@ -67,6 +69,7 @@ func (tc *testConn) pump(cut map[netip.AddrPort]bool, done func() bool) {
 			tc.t.Fatalf("not done after a minute: paths %+v", tc.a.Paths(nil))
 		}
 		tc.advanceToTimer()
+		tc.writeChunks(chunkOf(chunk.TypeHeartbeat, 0, param(chunk.ParamHeartbeatInfo, []byte("peer's probe"))))
 		tc.readPackets()
 		sent := tc.sent
 		tc.sent = nil
