@@ -92,8 +92,9 @@ func FuzzAuthCookie(f *testing.F) {
 // FuzzASCONF feeds an association that accepts ASCONF authenticated ASCONF
 // and ASCONF-ACK chunks with arbitrary serial numbers and parameters.
 // Nothing may panic, every packet sent must parse, the association stays
-// established with at most 32 paths (but for an ASCONF-ACK that RFC 5061
-// rule F0 has it abort), and the first path stays the handshake's.
+// established with at most 32 paths (but for a well-formed ASCONF-ACK
+// that RFC 5061 rule F0 has it abort), and the first path stays the
+// handshake's.
 func FuzzASCONF(f *testing.F) {
 	add, _ := chunk.AppendASCONFAddrParam(nil, chunk.ParamAddIPAddress, 1, netip.MustParseAddr("192.0.2.9"))
 	del, _ := chunk.AppendASCONFAddrParam(nil, chunk.ParamDeleteIPAddress, 2, netip.MustParseAddr("192.0.2.2"))
@@ -118,7 +119,11 @@ func FuzzASCONF(f *testing.F) {
 			tc.writeChunks(peer.sign(0, chunk.HMACSHA1, b))
 			tc.readPackets()
 		}
-		if ack && int32(serialOff) >= 0 {
+		// A chunk whose parameters do not parse is discarded and
+		// counted, whatever its serial; F0 applies to those that do.
+		l := int(binary.BigEndian.Uint16(b[2:4]))
+		_, perr := chunk.ParseASCONF(chunk.Chunk{Type: chunk.TypeASCONFAck, Value: b[4:l]})
+		if ack && int32(serialOff) >= 0 && perr == nil {
 			// RFC 5061 F0: an ASCONF-ACK at or beyond the next serial
 			// with no ASCONF outstanding aborts the association.
 			if !tc.a.closed {
