@@ -142,6 +142,18 @@ func (s *Stream) ReadMsg(p []byte) (int, RecvInfo, error) {
 	return s.as.recvMsg(p, s, &s.readDeadline)
 }
 
+// Readable reports whether a message, or part of one, is ready to be
+// read on the stream: a Read or ReadMsg now returns without waiting,
+// whatever the read deadline (unless another goroutine reads it first).
+// It lets a reader take what a stream holds without a timed read, such
+// as the messages the peer sent before resetting the stream.
+func (s *Stream) Readable() bool {
+	e := s.as.ep
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return s.as.core.ReadableStream(s.sid)
+}
+
 // Write sends p as one message on the stream, with the stream's PPID,
 // ordering and partial reliability (SetPPID, SetUnordered, SetPR).
 func (s *Stream) Write(p []byte) (int, error) {

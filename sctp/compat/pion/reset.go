@@ -21,10 +21,6 @@ import (
 // from their usctp stream queues (everything sent before the reset was
 // deliverable when the event came) before it ends them.
 
-// drainWait is how long the reader waits for a reset stream's next
-// message: they are all deliverable already.
-const drainWait = 100 * time.Microsecond
-
 // resetBatch is the most streams one Outgoing SSN Reset Request names.
 const resetBatch = 64
 
@@ -79,15 +75,13 @@ func (a *Association) applyResets(buf *[]byte, partial map[uint16][]byte) {
 	slices.Sort(sids)
 	for _, sid := range slices.Compact(sids) {
 		h := a.as.Stream(sid)
-		for {
-			h.SetReadDeadline(time.Now().Add(drainWait))
+		for h.Readable() {
 			n, info, err := h.ReadMsg(*buf)
 			if err != nil {
 				break
 			}
 			a.take(buf, n, info, partial)
 		}
-		h.SetReadDeadline(time.Time{}) // frees the deadline's timer
 		delete(partial, sid)
 		a.mu.Lock()
 		if s := a.streams[sid]; s != nil {
