@@ -5,6 +5,7 @@ package netio
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -154,6 +155,10 @@ func selectProgram(members, ports *ebpf.Map) asm.Instructions {
 // hostGroup is a socket's membership in the host group of its address
 // and port.
 type hostGroup struct {
+	// mu guards the maps against closeMaps: the socket's reader may look
+	// a port up (servedElsewhere) while the socket closes.
+	mu             sync.RWMutex
+	mapsClosed     bool
 	members, ports *ebpf.Map
 	pin            string // the pins' common prefix
 	rc             syscall.RawConn
@@ -303,6 +308,12 @@ func (g *hostGroup) checkFounding(addr netip.AddrPort) error {
 
 // closeMaps closes the group's map descriptors.
 func (g *hostGroup) closeMaps() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.mapsClosed {
+		return
+	}
+	g.mapsClosed = true
 	if g.members != nil {
 		g.members.Close()
 	}
@@ -321,6 +332,11 @@ func (g *hostGroup) live(e portEntry) bool {
 // claim registers the socket for SCTP port: it fails with
 // errServedElsewhere when another member of the group serves it.
 func (g *hostGroup) claim(port uint16) error {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	if g.mapsClosed {
+		return net.ErrClosed
+	}
 	mine := portEntry{Member: g.slot, Cookie: g.cookie}
 	err := g.ports.Update(uint32(port), mine, ebpf.UpdateNoExist)
 	if !errors.Is(err, ebpf.ErrKeyExist) {
@@ -340,6 +356,11 @@ func (g *hostGroup) claim(port uint16) error {
 
 // release withdraws the socket's registration for SCTP port.
 func (g *hostGroup) release(port uint16) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	if g.mapsClosed {
+		return
+	}
 	var e portEntry
 	if g.ports.Lookup(uint32(port), &e) == nil && e.Cookie == g.cookie {
 		_ = g.ports.Delete(uint32(port))
@@ -351,6 +372,11 @@ func (g *hostGroup) release(port uint16) {
 // receive offload merges datagrams of one flow, and a merged one goes
 // where its first datagram goes) belongs to another process.
 func (g *hostGroup) servedElsewhere(port uint16) bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	if g.mapsClosed {
+		return false
+	}
 	var e portEntry
 	return g.ports.Lookup(uint32(port), &e) == nil && e.Cookie != g.cookie && g.live(e)
 }
