@@ -26,33 +26,31 @@ func pair(t *testing.T, opts []sctp.ClientOption, f func(t *testing.T, a0, a1 *s
 	})
 }
 
-// pairOver is pair's body over the two ends of a pipe, inside the caller's
-// synctest bubble.
-func pairOver(t *testing.T, c0, c1 *pipeConn, opts []sctp.ClientOption, f func(t *testing.T, a0, a1 *sctp.Association)) {
+// pairOver is pair's body over the two ends c0 and c1 of a connection
+// (a pipe, or a wrapper of one), inside the caller's synctest bubble.
+func pairOver(t *testing.T, c0, c1 net.Conn, opts []sctp.ClientOption, f func(t *testing.T, a0, a1 *sctp.Association)) {
 	t.Helper()
-	{
-		type result struct {
-			a   *sctp.Association
-			err error
-		}
-		r0, r1 := make(chan result, 1), make(chan result, 1)
-		for _, x := range []struct {
-			c *pipeConn
-			r chan result
-		}{{c0, r0}, {c1, r1}} {
-			go func() {
-				a, err := sctp.ClientWithOptions(append([]sctp.ClientOption{sctp.WithNetConn(x.c)}, opts...)...)
-				x.r <- result{a, err}
-			}()
-		}
-		x0, x1 := <-r0, <-r1
-		if x0.err != nil || x1.err != nil {
-			t.Fatalf("Client: %v, %v", x0.err, x1.err)
-		}
-		defer x0.a.Close()
-		defer x1.a.Close()
-		f(t, x0.a, x1.a)
+	type result struct {
+		a   *sctp.Association
+		err error
 	}
+	r0, r1 := make(chan result, 1), make(chan result, 1)
+	for _, x := range []struct {
+		c net.Conn
+		r chan result
+	}{{c0, r0}, {c1, r1}} {
+		go func() {
+			a, err := sctp.ClientWithOptions(append([]sctp.ClientOption{sctp.WithNetConn(x.c)}, opts...)...)
+			x.r <- result{a, err}
+		}()
+	}
+	x0, x1 := <-r0, <-r1
+	if x0.err != nil || x1.err != nil {
+		t.Fatalf("Client: %v, %v", x0.err, x1.err)
+	}
+	defer x0.a.Close()
+	defer x1.a.Close()
+	f(t, x0.a, x1.a)
 }
 
 // TestPacketSize: WithMTU is the size of the SCTP packets, the DTLS

@@ -2,7 +2,6 @@ package sctp_test
 
 import (
 	"fmt"
-	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -169,25 +168,6 @@ func gatedPair(t *testing.T, f func(t *testing.T, a0, a1 *sctp.Association, g1 *
 	synctest.Test(t, func(t *testing.T) {
 		p0, p1 := pipe()
 		g1 := &gatedConn{pipeConn: p1}
-		var as [2]*sctp.Association
-		var wg sync.WaitGroup
-		for i, c := range []net.Conn{p0, g1} {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				a, err := sctp.ClientWithOptions(sctp.WithNetConn(c))
-				if err != nil {
-					t.Error(err)
-				}
-				as[i] = a
-			}()
-		}
-		wg.Wait()
-		if as[0] == nil || as[1] == nil {
-			return
-		}
-		defer as[0].Close()
-		defer as[1].Close()
-		f(t, as[0], as[1], g1)
+		pairOver(t, p0, g1, nil, func(t *testing.T, a0, a1 *sctp.Association) { f(t, a0, a1, g1) })
 	})
 }

@@ -2,7 +2,6 @@ package sctp_test
 
 import (
 	"bytes"
-	"net"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -86,86 +85,69 @@ func holRun(t *testing.T, interleave bool, size int) holResult {
 		c0, c1, stop := link(1.25e6, 10*time.Millisecond)
 		defer stop()
 		opts := []sctp.ClientOption{sctp.WithEnableInterleaving(interleave), sctp.WithMaxMessageSize(1 << 30)}
-		var as [2]*sctp.Association
-		var wg sync.WaitGroup
-		for i, c := range []net.Conn{c0, c1} {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				a, err := sctp.ClientWithOptions(append([]sctp.ClientOption{sctp.WithNetConn(c)}, opts...)...)
-				if err != nil {
-					t.Error(err)
-				}
-				as[i] = a
-			}()
-		}
-		wg.Wait()
-		if as[0] == nil || as[1] == nil {
-			return
-		}
-		defer as[0].Close()
-		defer as[1].Close()
-		if got := as[0].MaxMessageSize(); got != 1<<30 {
-			t.Errorf("MaxMessageSize %d, want 1 GiB", got)
-		}
-		md, _ := as[0].Metadata()
-		r.interleaved = md.MessageInterleavingEnabled
-		large, err := as[0].OpenStream(1, sctp.PayloadTypeWebRTCBinary)
-		if err != nil {
-			t.Fatal(err)
-		}
-		small, err := as[0].OpenStream(3, sctp.PayloadTypeWebRTCBinary)
-		if err != nil {
-			t.Fatal(err)
-		}
-		arrived := make(chan uint16, 16)
-		go func() {
-			for {
-				s, err := as[1].AcceptStream()
-				if err != nil {
-					return
-				}
-				go func() {
-					buf := make([]byte, size+1)
-					for {
-						n, err := s.Read(buf[:cap(buf)])
-						if err != nil {
-							return
-						}
-						if s.StreamIdentifier() == 1 && n == size && !bytes.Equal(buf[:n], bytes.Repeat([]byte{1}, size)) {
-							t.Errorf("large message corrupted")
-						}
-						arrived <- s.StreamIdentifier()
-					}
-				}()
+		pairOver(t, c0, c1, opts, func(t *testing.T, a0, a1 *sctp.Association) {
+			if got := a0.MaxMessageSize(); got != 1<<30 {
+				t.Errorf("MaxMessageSize %d, want 1 GiB", got)
 			}
-		}()
-		// Warm-up: 2 MB on stream 1 in 64 KiB messages, read at the
-		// other end, so that the window is not what limits the test.
-		for range 32 {
-			if _, err := large.Write(make([]byte, 64<<10)); err != nil {
+			md, _ := a0.Metadata()
+			r.interleaved = md.MessageInterleavingEnabled
+			large, err := a0.OpenStream(1, sctp.PayloadTypeWebRTCBinary)
+			if err != nil {
 				t.Fatal(err)
 			}
-		}
-		for range 32 {
-			<-arrived
-		}
-		time.Sleep(time.Second)
-		start := time.Now()
-		if _, err := large.Write(bytes.Repeat([]byte{1}, size)); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := small.Write([]byte("small message on another channel")[:32]); err != nil {
-			t.Fatal(err)
-		}
-		for range 2 {
-			switch <-arrived {
-			case 1:
-				r.large = time.Since(start)
-			case 3:
-				r.small = time.Since(start)
+			small, err := a0.OpenStream(3, sctp.PayloadTypeWebRTCBinary)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
+			arrived := make(chan uint16, 16)
+			go func() {
+				for {
+					s, err := a1.AcceptStream()
+					if err != nil {
+						return
+					}
+					go func() {
+						buf := make([]byte, size+1)
+						for {
+							n, err := s.Read(buf[:cap(buf)])
+							if err != nil {
+								return
+							}
+							if s.StreamIdentifier() == 1 && n == size && !bytes.Equal(buf[:n], bytes.Repeat([]byte{1}, size)) {
+								t.Errorf("large message corrupted")
+							}
+							arrived <- s.StreamIdentifier()
+						}
+					}()
+				}
+			}()
+			// Warm-up: 2 MB on stream 1 in 64 KiB messages, read at the
+			// other end, so that the window is not what limits the test.
+			for range 32 {
+				if _, err := large.Write(make([]byte, 64<<10)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for range 32 {
+				<-arrived
+			}
+			time.Sleep(time.Second)
+			start := time.Now()
+			if _, err := large.Write(bytes.Repeat([]byte{1}, size)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := small.Write([]byte("small message on another channel")[:32]); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				switch <-arrived {
+				case 1:
+					r.large = time.Since(start)
+				case 3:
+					r.small = time.Since(start)
+				}
+			}
+		})
 	})
 	return r
 }
