@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,50 +26,8 @@ func echoTarget(t *testing.T) (netip.AddrPort, int) {
 // echoTargetWith is echoTarget with the endpoint's configuration cfg.
 func echoTargetWith(t *testing.T, cfg *sctp.Config) (netip.AddrPort, int) {
 	t.Helper()
-	// The system picks the UDP port as it binds: a port found free
-	// beforehand may be taken by another test process before the bind.
-	addr := netip.MustParseAddrPort("127.0.0.1:7100")
-	cfg.EphemeralUDPPort = true
-	l, err := sctp.Listen(addr.String(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := int(l.Addr().UDPPort)
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	t.Cleanup(func() {
-		cancel()
-		l.Close()
-		wg.Wait()
-	})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			as, err := l.AcceptContext(ctx)
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer as.Close()
-				stop := context.AfterFunc(ctx, func() { as.Abort("test over") })
-				defer stop()
-				buf := make([]byte, 64<<10)
-				for {
-					n, info, err := as.ReadMsg(buf)
-					if err != nil {
-						return
-					}
-					if _, err := as.WriteMsg(buf[:n], sctp.SendInfo{Stream: info.Stream, PPID: info.PPID}); err != nil {
-						return
-					}
-				}
-			}()
-		}
-	}()
-	return addr, port
+	s := startEcho(t, *cfg, false)
+	return s.addr, s.port
 }
 
 // peakHeap samples the heap in use every 20 ms until stop is closed and

@@ -14,8 +14,11 @@ import (
 	"github.com/usctp/usctp/sctp"
 )
 
-// echoServer is an echo endpoint in process, as echoTarget, that also
-// keeps the associations it accepted so a test can read their Stats.
+// echoServer is an echo endpoint in process over UDP encapsulation on
+// loopback, serving every association at once. One started with keep
+// keeps the associations it accepted, ended or not, so that a test can
+// read their Stats; one without (a target of many short attacks) lets
+// them go.
 type echoServer struct {
 	addr netip.AddrPort
 	port int
@@ -24,11 +27,20 @@ type echoServer struct {
 	as   []*sctp.Association
 }
 
-// newEchoServer starts an echo endpoint with cfg (EphemeralUDPPort set).
+// newEchoServer starts an echo endpoint with cfg (EphemeralUDPPort set)
+// that keeps its associations.
 func newEchoServer(t *testing.T, cfg sctp.Config) *echoServer {
 	t.Helper()
+	return startEcho(t, cfg, true)
+}
+
+// startEcho starts an echo endpoint with cfg (EphemeralUDPPort set).
+func startEcho(t *testing.T, cfg sctp.Config, keep bool) *echoServer {
+	t.Helper()
+	// The system picks the UDP port as it binds: a port found free
+	// beforehand may be taken by another test process before the bind.
 	cfg.EphemeralUDPPort = true
-	addr := netip.MustParseAddrPort("127.0.0.1:7102")
+	addr := netip.MustParseAddrPort("127.0.0.1:7100")
 	l, err := sctp.Listen(addr.String(), &cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -49,9 +61,11 @@ func newEchoServer(t *testing.T, cfg sctp.Config) *echoServer {
 			if err != nil {
 				return
 			}
-			s.mu.Lock()
-			s.as = append(s.as, as)
-			s.mu.Unlock()
+			if keep {
+				s.mu.Lock()
+				s.as = append(s.as, as)
+				s.mu.Unlock()
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -74,7 +88,8 @@ func newEchoServer(t *testing.T, cfg sctp.Config) *echoServer {
 	return s
 }
 
-// stats returns the Stats of every association the server accepted.
+// stats returns the Stats of every association the server accepted, in
+// the order it accepted them (a server started with keep).
 func (s *echoServer) stats() []sctp.Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
