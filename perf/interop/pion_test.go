@@ -29,6 +29,24 @@ func (u udpTo) Read(p []byte) (int, error) {
 }
 func (u udpTo) RemoteAddr() net.Addr { return u.to }
 
+// connPair returns the two ends of a datagram connection over loopback
+// UDP, as two WebRTC peers' SCTP stacks have one over DTLS: usctp's
+// (Config.Conn, connected) and pion's. Pion's socket closes when the test
+// ends; usctp's endpoint closes its own.
+func connPair(t *testing.T) (usctpEnd *net.UDPConn, pionEnd udpTo) {
+	t.Helper()
+	ps, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ps.Close() })
+	uc, err := net.DialUDP("udp", nil, ps.LocalAddr().(*net.UDPAddr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return uc, udpTo{ps, uc.LocalAddr().(*net.UDPAddr)}
+}
+
 // msgs is the traffic of one direction: ordered and unordered, small and
 // 1 MiB messages.
 func msgs() [][]byte {

@@ -62,15 +62,7 @@ func (c *handshakeWatch) Read(b []byte) (int, error) {
 func TestPionSNAP(t *testing.T) {
 	for _, interleave := range []bool{true, false} {
 		t.Run(map[bool]string{true: "I-DATA", false: "DATA"}[interleave], func(t *testing.T) {
-			ps, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ps.Close()
-			uc, err := net.DialUDP("udp", nil, ps.LocalAddr().(*net.UDPAddr))
-			if err != nil {
-				t.Fatal(err)
-			}
+			uc, pc := connPair(t)
 			conn := &handshakeWatch{Conn: uc}
 			cfg := &sctp.Config{Conn: conn, LocalPort: 5000, OutStreams: 65535, InStreams: 65535}
 			cfg.Extensions.ZeroChecksumDTLS = true
@@ -84,7 +76,6 @@ func TestPionSNAP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pc := udpTo{ps, uc.LocalAddr().(*net.UDPAddr)}
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			pa, err := pion.ClientContext(ctx, pion.WithNetConn(pc), pion.WithSNAP(theirs, ours),

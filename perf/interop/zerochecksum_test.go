@@ -49,19 +49,10 @@ func (c *zeroCounter) Read(b []byte) (int, error) {
 func TestPionZeroChecksum(t *testing.T) {
 	for _, pionZero := range []bool{true, false} {
 		t.Run(map[bool]string{true: "both", false: "usctp only"}[pionZero], func(t *testing.T) {
-			ps, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ps.Close()
-			uc, err := net.DialUDP("udp", nil, ps.LocalAddr().(*net.UDPAddr))
-			if err != nil {
-				t.Fatal(err)
-			}
+			uc, pc := connPair(t)
 			conn := &zeroCounter{Conn: uc}
 			cfg := &sctp.Config{Conn: conn, LocalPort: 5000}
 			cfg.Extensions.ZeroChecksumDTLS = true
-			pc := udpTo{ps, uc.LocalAddr().(*net.UDPAddr)}
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			pch := make(chan *pion.Association, 1)
