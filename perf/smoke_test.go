@@ -27,7 +27,11 @@ func startServer(t testing.TB) string {
 	return ln.Addr().String()
 }
 
-// inProcessStacks are the stacks the smoke runs cover.
+// smokeStacks are the stacks the smoke runs cover: those in this process,
+// and the kernel's TCP, which every host has.
+func smokeStacks() []string { return append(inProcessStacks(), "tcp") }
+
+// inProcessStacks are the stacks whose associations live in this process.
 func inProcessStacks() []string {
 	var out []string
 	for _, name := range Stacks() {
@@ -40,7 +44,7 @@ func inProcessStacks() []string {
 
 func TestSmoke(t *testing.T) {
 	addr := startServer(t)
-	for _, stack := range inProcessStacks() {
+	for _, stack := range smokeStacks() {
 		for _, test := range Tests {
 			t.Run(stack+"/"+test, func(t *testing.T) {
 				p := Params{Test: test, Stack: stack, Duration: 200 * time.Millisecond, PerStream: true}

@@ -71,30 +71,13 @@ func TestTCPFraming(t *testing.T) {
 	}
 }
 
-// TestSmokeTCP runs every test on the tcp stack, the reference of
-// sctpperf -compare usctp,tcp.
-func TestSmokeTCP(t *testing.T) {
+// TestTCPRefusesStreamFeatures: the tcp stack (which TestSmoke runs
+// every test on) refuses what a byte stream cannot do, and the server
+// says why over the control connection.
+func TestTCPRefusesStreamFeatures(t *testing.T) {
 	addr := startServer(t)
-	for _, test := range Tests {
-		t.Run(test, func(t *testing.T) {
-			p := Params{Test: test, Stack: "tcp", Duration: 200 * time.Millisecond, PerStream: true}
-			if test == StreamMany || test == RRMany {
-				p.Config.Streams, p.Assocs = 8, 2
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			r, err := Run(ctx, addr, p, RunOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Primary() <= 0 {
-				t.Errorf("%s on tcp: %v %s", test, r.Primary(), r.PrimaryUnit())
-			}
-		})
-	}
 	p := Params{Test: Stream, Stack: "tcp", Duration: 100 * time.Millisecond}
 	p.Config.Sched = "wfq"
-	// The server refuses it, and says why over the control connection.
 	if _, err := Run(t.Context(), addr, p, RunOptions{}); err == nil || !strings.Contains(err.Error(), ErrUnsupported.Error()) {
 		t.Errorf("tcp with a scheduler: %v, want %q", err, ErrUnsupported)
 	}
