@@ -77,9 +77,9 @@ func (q *delivery) noteNumbered(s *InSide) {
 	q.numbered = append(q.numbered, s)
 }
 
-// compactNumbered drops from q.numbered the side objects released since
-// they were listed (no longer numbered) and the ones listed twice (a slot
-// released and reused by another stream). Each entry was paid for by the
+// compactNumbered drops from q.numbered the side objects released after
+// they were listed and the ones listed twice (a slot released and reused
+// by another stream). Each entry was paid for by the
 // fragment that listed it; compacting at twice the length left keeps the
 // cost O(1) per entry.
 func (q *delivery) compactNumbered() {

@@ -6,7 +6,7 @@
 // every test passes; the score of an area is the share caught.
 //
 // Mutants are planted with `go test -overlay`: the tree is never written.
-// A mutant whose original snippet no longer occurs exactly once in its
+// A mutant whose original snippet does not occur exactly once in its
 // file is reported as "snippet not found" (the code moved on: update the
 // mutant) and counts as neither caught nor survived; one that does not
 // build is reported as such.

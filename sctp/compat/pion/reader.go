@@ -38,8 +38,8 @@ func newReadBuffer() []byte {
 	return make([]byte, readBuffer)
 }
 
-// recycle keeps b, a message's storage no longer used, for another
-// newReadBuffer if it is a reader's buffer.
+// recycle keeps b, the storage of a message the application has read,
+// for another newReadBuffer if it is a reader's buffer.
 func recycle(b []byte) {
 	if cap(b) == readBuffer {
 		b = b[:readBuffer]

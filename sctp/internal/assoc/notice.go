@@ -188,7 +188,8 @@ func (a *Assoc) initUnreachable(n Notice) {
 // ICMP8 assumes a single-homed peer. A refusal at one address of a
 // multi-homed peer (mostly an unconfirmed address's HEARTBEAT) counts
 // against that path instead, as ICMP9 allows: a confirmed path becomes
-// inactive at once (section 8.2), an unconfirmed one is no longer probed. Only a refusal for the last reachable path ends the
+// inactive at once (section 8.2), and an unconfirmed one stops being
+// probed. Only a refusal for the last reachable path ends the
 // association. An unreachable notice quoting a path's outstanding
 // HEARTBEAT counts that HEARTBEAT's error at once rather than an RTO
 // later.

@@ -34,9 +34,9 @@ import (
 //
 // A reply whose destination is a potentially failed or inactive path goes
 // where the data goes instead (replyTo), HEARTBEAT ACKs excepted, as
-// Linux's SCTP does: the peer's packets may still come from an address
-// ours no longer reach (a one-way failure), and replies sent there would
-// be lost until the peer gave the association up.
+// Linux's SCTP does: the peer's packets may come from an address ours
+// cannot reach (a one-way failure), and replies sent there would be lost
+// until the peer gave the association up.
 
 // noteReplySource records the source of packet p for the replies its
 // chunks cause; dataSeen: p carried DATA.
