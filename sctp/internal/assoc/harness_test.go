@@ -425,10 +425,11 @@ func (tc *testConn) connectClient() {
 	tc.wantEvent(api.EventUp)
 }
 
-// connectServer runs the handshake with the endpoint as server.
-func (tc *testConn) connectServer() {
+// connectServer runs the handshake with the endpoint as server; params
+// are the parameters of the peer's INIT.
+func (tc *testConn) connectServer(params ...[]byte) {
 	tc.t.Helper()
-	tc.writePacket(0, tc.peerInit())
+	tc.writePacket(0, tc.peerInit(params...))
 	_, c := tc.wantChunk(chunk.TypeInitAck)
 	in := initValue(tc.t, c)
 	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))

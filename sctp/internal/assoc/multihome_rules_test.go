@@ -32,16 +32,7 @@ func mh3Server(t *testing.T, adj func(*Config), initParams ...[]byte) *testConn 
 	}
 	tc := newTestEndpoint(t, cfg)
 	initParams = append(initParams, addrParam(t, peerAddr2.Addr().String()), addrParam(t, peerAddr3.Addr().String()))
-	tc.writePacket(0, tc.peerInit(initParams...))
-	_, c := tc.wantChunk(chunk.TypeInitAck)
-	in := initValue(t, c)
-	tc.writePacket(in.tag, chunkOf(chunk.TypeCookieEcho, 0, in.cookie))
-	tc.a = tc.ep.assocs[assocKey{peer: tc.peer, localPort: tc.lport, peerPort: tc.pport}]
-	if tc.a == nil {
-		t.Fatal("no association")
-	}
-	tc.wantChunk(chunk.TypeCookieAck)
-	tc.wantEvent(api.EventUp)
+	tc.connectServer(initParams...)
 	tc.pump(map[netip.AddrPort]bool{peerAddr2: true}, func() bool { return tc.pathState(peerAddr3) == api.PathActive })
 	tc.pump(nil, func() bool { return tc.pathState(peerAddr2) == api.PathActive })
 	if i := tc.a.pathAt(peerAddr2); tc.a.paths[i].eng == i {
