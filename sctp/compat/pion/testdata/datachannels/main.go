@@ -154,14 +154,7 @@ func runCheck() error {
 	var r result
 	r.wg.Add(4 + manyChans)
 	sendBulk := func(dc *webrtc.DataChannel) {
-		low := make(chan struct{}, 1)
-		dc.SetBufferedAmountLowThreshold(512 << 10)
-		dc.OnBufferedAmountLow(func() {
-			select {
-			case low <- struct{}{}:
-			default:
-			}
-		})
+		low := lowSignal(dc, 512<<10)
 		dc.OnOpen(func() {
 			go func() {
 				sent := 0
@@ -351,14 +344,7 @@ func runBench(d time.Duration) error {
 		if err != nil {
 			return err
 		}
-		low := make(chan struct{}, 1)
-		dc.SetBufferedAmountLowThreshold(1 << 20)
-		dc.OnBufferedAmountLow(func() {
-			select {
-			case low <- struct{}{}:
-			default:
-			}
-		})
+		low := lowSignal(dc, 1<<20)
 		dc.OnOpen(func() {
 			go func() {
 				msg := make([]byte, size)
@@ -407,4 +393,19 @@ func runBench(d time.Duration) error {
 	close(stop)
 	fmt.Printf("throughput: %.1f MB/s (%d bytes in %v)\n", float64(b1-b0)/el.Seconds()/1e6, b1-b0, el.Round(time.Millisecond))
 	return nil
+}
+
+// lowSignal sets dc's buffered-amount low threshold and returns a channel
+// that OnBufferedAmountLow signals (a signal not yet taken is kept, and
+// the next ones merge with it).
+func lowSignal(dc *webrtc.DataChannel, threshold uint64) <-chan struct{} {
+	low := make(chan struct{}, 1)
+	dc.SetBufferedAmountLowThreshold(threshold)
+	dc.OnBufferedAmountLow(func() {
+		select {
+		case low <- struct{}{}:
+		default:
+		}
+	})
+	return low
 }
