@@ -4,6 +4,7 @@
 
 FUZZTIME ?= 10m
 FUZZCORPUS ?= .fuzzcorpus
+FUZZJOBS ?= 1
 HOSTILETIME ?= 60s
 STRESSRUNS ?= 3
 SOAKTIME ?= 10m
@@ -21,11 +22,12 @@ test:
 bench-lossy:
 	bash perf/bench/lossy.sh
 
-# fuzz: every fuzz target for FUZZTIME each (make fuzz FUZZTIME=10m), keeping the
-# corpus it grows in FUZZCORPUS (one directory per package and target) for the
-# next run; failing inputs go to the package's testdata/fuzz.
+# fuzz: every fuzz target for FUZZTIME each (make fuzz FUZZTIME=10m), FUZZJOBS
+# targets at a time sharing the CPUs, keeping the corpus it grows in FUZZCORPUS
+# (one directory per package and target) for the next run; failing inputs go to
+# the package's testdata/fuzz.
 fuzz:
-	FUZZTIME=$(FUZZTIME) FUZZCORPUS=$(FUZZCORPUS) bash .ci/fuzz.sh
+	FUZZTIME=$(FUZZTIME) FUZZJOBS=$(FUZZJOBS) FUZZCORPUS=$(FUZZCORPUS) bash .ci/fuzz.sh
 
 # hostile: every attack pattern of cmd/sctpattack for HOSTILETIME each against an echo
 # server in its own process, with a legitimate client alongside; reports the server's
