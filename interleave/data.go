@@ -157,6 +157,7 @@ func (d *DataReassembler) release(s *InSide) {
 // queued straight away with no list, tree or heap work (see addNow), the
 // common case of a flow of small in-order messages.
 func (d *DataReassembler) Add(f *Frag) bool {
+	d.syncIfLong()
 	s := d.stream(f.SID)
 	if s == nil {
 		d.pool.Put(f)

@@ -71,8 +71,10 @@ type IDataReassembler struct {
 	// applyCum and cover).
 	fwd candidates
 	// visit lists the streams an I-FORWARD-TSN changed, delivered from
-	// once it is applied (reused).
-	visit []*InSide
+	// once it is applied (reused), and visitSIDs their numbers, for
+	// releasing the side objects left empty (see deliverVisited).
+	visit     []*InSide
+	visitSIDs []uint16
 	// scan and dead are applyCumAbove's work lists (reused).
 	scan []*Frag
 	dead []fwdMsg
@@ -196,9 +198,61 @@ func (d *IDataReassembler) SetCumulativeTSN(cum chunk.TSN) {
 	}
 }
 
-// release keeps every side object: the I-DATA lists' trees and partial
-// delivery state live in them (candidateKeyer).
-func (d *IDataReassembler) release(*InSide) {}
+// Pop is delivery.Pop, releasing the side object of a stream read empty
+// (see release).
+func (d *IDataReassembler) Pop() *Frag {
+	if d.head == nil {
+		return nil
+	}
+	return d.PopStream(d.head.SID)
+}
+
+// PopStream is delivery.PopStream, releasing the side object of a stream
+// read empty (see release).
+func (d *IDataReassembler) PopStream(sid uint16) *Frag {
+	f := d.delivery.PopStream(sid)
+	if f != nil {
+		d.releaseSID(sid)
+	}
+	return f
+}
+
+// releaseSID is release for stream sid's side object, if it has one.
+func (d *IDataReassembler) releaseSID(sid uint16) {
+	if d.streams.InSideCount() > keepIdleSides {
+		if s := d.streams.PeekInSide(sid); s != nil && s.held == 0 {
+			d.release(s)
+		}
+	}
+}
+
+// release gives the side object of s back to the stream table, as
+// DataReassembler.release does, when s holds nothing, is in no heap or
+// dirty list, and more than keepIdleSides side objects are in use; and,
+// for I-DATA, when neither an ordered nor an unordered message of s is in
+// partial delivery: its PPID and first TSN (pdState) and its FSN rebase
+// live in the side object. The lists' trees, bases and runs describe no
+// fragment when s holds none, so a zeroed side object is as good; the In
+// record keeps the next expected MID.
+func (d *IDataReassembler) release(s *InSide) {
+	if s.held != 0 || s.dirty || s.hat[0] != 0 || s.hat[1] != 0 || d.streams.InSideCount() <= keepIdleSides {
+		return
+	}
+	in := s.in
+	if in == nil {
+		in = d.streams.In(s.sid)
+	}
+	if in.PD || in.PDUO || s.ordered.fbase != 0 || s.unordered.fbase != 0 {
+		return
+	}
+	if d.fwd.in(s) {
+		d.fwd.remove(s)
+	}
+	if s.numbered {
+		d.noteRenumber(s.sid)
+	}
+	d.streams.FreeInSide(s.sid)
+}
 
 func (d *IDataReassembler) stream(sid uint16) *InSide {
 	s := d.streams.InSide(sid)
@@ -297,10 +351,14 @@ func (d *IDataReassembler) wireFSN(pos stream.FSN) stream.FSN {
 // under another TSN, or one of a message in partial delivery that was
 // delivered already.
 func (d *IDataReassembler) Add(f *Frag) bool {
+	d.syncIfLong()
 	sid := f.SID
 	ok := d.add(f)
 	if s := d.streams.PeekInSide(sid); s != nil {
 		d.touch(s)
+		if s.held == 0 {
+			d.release(s) // f was refused or dropped what the stream held
+		}
 	}
 	return ok
 }

@@ -57,8 +57,15 @@ func (d *IDataReassembler) deliverVisited(conv bool) {
 		}
 		d.touch(s)
 		d.visit[i] = nil
+		d.visitSIDs = append(d.visitSIDs, s.sid)
 	}
 	d.visit = d.visit[:0]
+	// A stream the I-FORWARD-TSN left empty needs no side object; one
+	// listed twice must be looked up again once the first release ran.
+	for _, sid := range d.visitSIDs {
+		d.releaseSID(sid)
+	}
+	d.visitSIDs = d.visitSIDs[:0]
 }
 
 // abortPD ends the partial delivery on (sid, unordered) and drops the held

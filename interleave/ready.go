@@ -217,6 +217,24 @@ func (q *delivery) touch(s *InSide) {
 	}
 }
 
+// maxDirty is the length of the dirty list at which a reassembler's Add
+// brings the heaps up to date first (syncIfLong). A stream read empty while
+// listed keeps its side object until sync releases it, so without the
+// bound a peer that sends a message of two fragments on each of many
+// streams would leave a side object per stream behind, uncharged, until
+// partial delivery or reneging next looked at the heaps. One rekey per
+// distinct stream per maxDirty touched keeps the lazy updates' gain.
+const maxDirty = minListCap
+
+// syncIfLong is sync once the dirty list reached maxDirty. It may release
+// side objects, so it is called only where no pointer to one is held: on
+// entry to Add.
+func (q *delivery) syncIfLong() {
+	if len(q.dirty) >= maxDirty {
+		q.sync()
+	}
+}
+
 // sync brings the heap entries of the streams touched since its last call
 // up to date. Whatever reads the heaps calls it first.
 func (q *delivery) sync() {
