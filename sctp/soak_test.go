@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
 
@@ -74,15 +75,30 @@ func TestSoak(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%s=%q: %v", soakEnv, env, err)
 	}
+	// USCTP_SOAK_SEED=N starts from the round of seed N (seeds go up by
+	// one a round): the way to run a failed round again.
+	first := uint64(1)
+	if v := os.Getenv("USCTP_SOAK_SEED"); v != "" {
+		if first, err = strconv.ParseUint(v, 10, 64); err != nil {
+			t.Fatalf("USCTP_SOAK_SEED=%q: %v", v, err)
+		}
+	}
 	start := time.Now()
 	var total soakTotals
 	var base soakUsage
 	lastSample := start
+	var seed uint64
+	defer func() {
+		// A round's failure ends the test inside its bubble: say which.
+		if t.Failed() {
+			t.Logf("the round of seed %d failed (USCTP_SOAK_SEED=%d runs it again)", seed, seed)
+		}
+	}()
 	for round := 0; round < 2 || time.Since(start) < dur; round++ {
-		seed := uint64(round) + 1
+		seed = first + uint64(round)
 		r := soakRound(t, seed)
 		if t.Failed() {
-			t.Fatalf("round %d (seed %d) failed", round, seed)
+			t.FailNow()
 		}
 		total.add(r)
 		switch {
