@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/netio"
 	"github.com/usctp/usctp/sctp/internal/simconn"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
@@ -139,5 +141,80 @@ func TestSimErrorTexts(t *testing.T) {
 		checkErrText(t, "ResetStreams(100)", c.ResetStreams(ctx, DirOutgoing, 100))
 		checkErrText(t, "AddStreams(65535)", c.AddStreams(ctx, 65535, 0))
 		checkErrText(t, "SetPrimary(unknown)", c.SetPrimary(netip.MustParseAddr("192.0.2.1")))
+	})
+}
+
+// noShutdownComplete is a simulated socket that never receives a
+// SHUTDOWN COMPLETE: the peer's answer to our SHUTDOWN ACK is lost, every
+// time.
+type noShutdownComplete struct{ *simconn.Conn }
+
+func (c noShutdownComplete) ReadBatch(pkts []netio.Packet) (int, error) {
+	for {
+		n, err := c.Conn.ReadBatch(pkts)
+		k := 0
+		for i := range n {
+			if d := pkts[i].Data(); len(d) > 12 && chunk.Type(d[12]) == chunk.TypeShutdownComplete {
+				continue
+			}
+			pkts[k], pkts[i] = pkts[i], pkts[k]
+			k++
+		}
+		if k > 0 || err != nil {
+			return k, err
+		}
+	}
+}
+
+// TestSimEOFAfterPeerShutdownThenAbort: once the peer's SHUTDOWN came,
+// every message it sent has arrived (RFC 9260 section 9.2), so reads end
+// with io.EOF after the last message even when the shutdown handshake then
+// fails (here our SHUTDOWN ACK never gets its SHUTDOWN COMPLETE and the
+// association gives up; on a duplicating link an ABORT answering a late
+// duplicate does the same). The failure still shows where it belongs: in
+// Err and EventDown.
+func TestSimEOFAfterPeerShutdownThenAbort(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		n := simconn.New(1, simconn.Config{Link: simnet.LinkConfig{Delay: time.Millisecond}, Overhead: 28})
+		ca, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cb, err := n.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := listenOn("10.0.0.2:5000", nil, cb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+		defer cancel()
+		c, err := dialNew(ctx, "10.0.0.2:5000", nil, noShutdownComplete{ca})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		s, err := l.AcceptContext(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.WriteMsg([]byte("last"), SendInfo{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Shutdown(ctx); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 100)
+		if n, _, err := c.ReadMsg(buf); err != nil || string(buf[:n]) != "last" {
+			t.Fatalf("ReadMsg: %q, %v; want the peer's last message", buf[:n], err)
+		}
+		if _, _, err := c.ReadMsg(buf); err != io.EOF {
+			t.Fatalf("ReadMsg after the peer's shutdown and the failed handshake: %v, want io.EOF", err)
+		}
+		if err := c.Err(); !errors.Is(err, ErrAborted) {
+			t.Fatalf("Err: %v, want the handshake's failure", err)
+		}
 	})
 }

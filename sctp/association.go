@@ -32,6 +32,7 @@ type Association struct {
 	shutdown    bool   // Shutdown was called
 	userClosed  bool   // Close was called: reads and writes fail with ErrClosed
 	closed      bool   // the association ended
+	peerDone    bool   // when it ended, every message of the peer had arrived (assoc.End.PeerDone): reads end with io.EOF
 	// The flags of reading, writing and waking, beside the others so that
 	// they share a word.
 	directReader  bool // the ReadMsg caller waiting in readers reads the socket itself

@@ -109,6 +109,7 @@ func (as *Association) recordEnd(ev *assoc.Event) {
 	if ev.Kind == EventDown {
 		err = abortError(ev)
 	}
+	as.peerDone = end.PeerDone
 	as.terminate(err)
 }
 

@@ -79,7 +79,10 @@
 // also those blocked at the time; after a graceful shutdown that Close
 // did not start (the peer's, or Shutdown) ReadMsg returns io.EOF once
 // every message was read, and WriteMsg fails with ErrShutdown as soon as
-// the shutdown began. The errors of Dial and Listen are *net.OpError
+// the shutdown began. Reads end with io.EOF also when the association
+// fails after the peer's SHUTDOWN came (say, a lost SHUTDOWN COMPLETE):
+// the peer sends it only once all it sent was acknowledged, so nothing
+// is missing; Err and EventDown report the failure. The errors of Dial and Listen are *net.OpError
 // values, as package net's ("dial sctp 192.0.2.1:5000: association
 // aborted locally (init timeout)"), wrapping the cause; a malformed
 // address is a *net.AddrError.

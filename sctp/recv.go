@@ -29,9 +29,11 @@ type RecvInfo struct {
 // than p (RecvInfo.EOR false until its last part), of any stream: messages
 // come in the order they became deliverable. It blocks until data arrives
 // or the read deadline passes. After a graceful shutdown it returns io.EOF
-// once every message was read; after an abort, the AbortError; after
-// Close, ErrClosed at once (also to a ReadMsg blocked when Close was
-// called), even with messages unread.
+// once every message was read, also when the association failed after the
+// peer's SHUTDOWN came (all the peer sent had arrived; Err has the
+// failure); after an abort, the AbortError; after Close, ErrClosed at once
+// (also to a ReadMsg blocked when Close was called), even with messages
+// unread.
 //
 // Without interleaving (I-DATA), a message returned in part is continued
 // by the next ReadMsg, as on a one-to-one socket. With interleaving, parts
@@ -88,8 +90,8 @@ func (as *Association) recvMsg(p []byte, s *Stream, dl *deadline) (int, RecvInfo
 		}
 		if as.closed {
 			err := as.err
-			if err == nil {
-				err = io.EOF
+			if err == nil || as.peerDone {
+				err = io.EOF // every message of the peer was read
 			}
 			e.mu.Unlock()
 			return 0, RecvInfo{}, err

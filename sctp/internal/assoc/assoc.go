@@ -225,6 +225,7 @@ func (a *Assoc) destroy(end *End, cause chunk.CauseCode) {
 	}
 	a.reportEngine() // the messages given up come before the end
 	end.Stats = a.Stats()
+	end.PeerDone = end.Reason == reasonShutdown || a.state == stateShutdownReceived || a.state == stateShutdownAckSent
 	if e := a.data.eng; e != nil && end.Reason != reasonShutdown {
 		e.Drain(func(m transfer.Unsent) {
 			end.Unsent = append(end.Unsent, api.Event{Kind: api.EventSendFailed, Stream: m.SID, PPID: m.PPID,

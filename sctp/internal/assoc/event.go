@@ -51,6 +51,14 @@ type End struct {
 	// association (reasonUnreachable: the Notice's Err, an errno), nil
 	// otherwise.
 	Err error
+	// PeerDone says that every message the peer sent had arrived: its
+	// SHUTDOWN or SHUTDOWN ACK had come, which it sends only once all it
+	// sent was acknowledged (RFC 9260 section 9.2). It holds after a
+	// graceful shutdown, and also when an ABORT ended the shutdown
+	// handshake (say, our answer to a late duplicate of the peer's
+	// packet, reaching the peer before our lost SHUTDOWN COMPLETE): the
+	// reader's side of the association ended in full either way.
+	PeerDone bool
 }
 
 // Reason says why an association went to CLOSED.

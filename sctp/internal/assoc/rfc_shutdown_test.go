@@ -269,3 +269,31 @@ func TestNoHeartbeatAfterShutdownAck(t *testing.T) {
 		tc.sent = tc.sent[:0]
 	}
 }
+
+// An ABORT that ends the shutdown handshake after the peer's SHUTDOWN came
+// (here in SHUTDOWN-ACK-SENT: our SHUTDOWN ACK's answer lost, the peer's
+// endpoint answering a late duplicate with ABORT, RFC 9260 section 8.4)
+// still ends the association with EventDown, but End.PeerDone says every
+// message of the peer had arrived: the peer sends SHUTDOWN only once all
+// it sent was acknowledged (section 9.2), so reads end with io.EOF. An
+// ABORT before the SHUTDOWN leaves PeerDone false.
+func TestAbortAfterShutdownPeerDone(t *testing.T) {
+	tc := newTestEndpoint(t, testConfig())
+	tc.connectClient()
+	tc.writeChunks(chunkOf(chunk.TypeShutdown, 0, u32(uint32(tc.a.localTSN)-1)))
+	tc.wantChunk(chunk.TypeShutdownAck)
+	tc.wantState(stateShutdownAckSent)
+	tc.writeChunks(chunkOf(chunk.TypeAbort, 0, nil))
+	ev := tc.wantEvent(api.EventDown)
+	if ev.End == nil || ev.End.Reason != reasonPeerAbort || !ev.End.PeerDone {
+		t.Fatalf("end %+v, want a peer abort with PeerDone", ev.End)
+	}
+
+	tc = newTestEndpoint(t, testConfig())
+	tc.connectClient()
+	tc.writeChunks(chunkOf(chunk.TypeAbort, 0, nil))
+	ev = tc.wantEvent(api.EventDown)
+	if ev.End == nil || ev.End.PeerDone {
+		t.Fatalf("end %+v, want PeerDone false for an ABORT while established", ev.End)
+	}
+}
