@@ -104,34 +104,13 @@ func (d *DataReassembler) stream(sid uint16) *InSide {
 	return s
 }
 
-// keepIdleSides is how many side objects a DATA reassembler keeps for
+// keepIdleSides is how many side objects a reassembler keeps for
 // streams that hold nothing: up to it they stay for the stream's next
 // message; beyond it, a stream that holds nothing gives its side object
 // back to the stream table (release), so a peer that spreads fragments
 // over many streams leaves no more side objects than its window pays for
 // (SideCost) plus these.
 const keepIdleSides = 64
-
-// Pop is delivery.Pop, releasing the side object of a stream read empty
-// (see release).
-func (d *DataReassembler) Pop() *Frag {
-	if d.head == nil {
-		return nil
-	}
-	return d.PopStream(d.head.SID)
-}
-
-// PopStream is delivery.PopStream, releasing the side object of a stream
-// read empty (see release).
-func (d *DataReassembler) PopStream(sid uint16) *Frag {
-	f := d.delivery.PopStream(sid)
-	if f != nil && d.streams.InSideCount() > keepIdleSides {
-		if s := d.streams.PeekInSide(sid); s != nil {
-			d.release(s)
-		}
-	}
-	return f
-}
 
 // release gives the side object of s back to the stream table when s holds
 // nothing and more than keepIdleSides side objects are in use. Nothing

@@ -198,25 +198,6 @@ func (d *IDataReassembler) SetCumulativeTSN(cum chunk.TSN) {
 	}
 }
 
-// Pop is delivery.Pop, releasing the side object of a stream read empty
-// (see release).
-func (d *IDataReassembler) Pop() *Frag {
-	if d.head == nil {
-		return nil
-	}
-	return d.PopStream(d.head.SID)
-}
-
-// PopStream is delivery.PopStream, releasing the side object of a stream
-// read empty (see release).
-func (d *IDataReassembler) PopStream(sid uint16) *Frag {
-	f := d.delivery.PopStream(sid)
-	if f != nil {
-		d.releaseSID(sid)
-	}
-	return f
-}
-
 // releaseSID is release for stream sid's side object, if it has one.
 func (d *IDataReassembler) releaseSID(sid uint16) {
 	if d.streams.InSideCount() > keepIdleSides {

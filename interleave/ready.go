@@ -154,7 +154,8 @@ func (q *delivery) PeekStream(sid uint16) *Frag {
 }
 
 // PopStream removes and returns the next fragment of stream sid to
-// deliver, or nil.
+// deliver, or nil. A stream read empty gives its side object back when the
+// variant's release allows (see DataReassembler.release).
 func (q *delivery) PopStream(sid uint16) *Frag {
 	s := q.streams.PeekInSide(sid)
 	if s == nil {
@@ -179,6 +180,9 @@ func (q *delivery) PopStream(sid uint16) *Frag {
 	q.unhold(s, f)
 	if s.ready.head == nil {
 		q.touch(s) // its queue read empty: it may be a candidate now
+		if s.held == 0 && q.streams.InSideCount() > keepIdleSides {
+			q.keys.release(s) // and it may need no side object
+		}
 	}
 	return f
 }
