@@ -174,32 +174,10 @@ func (c noShutdownComplete) ReadBatch(pkts []netio.Packet) (int, error) {
 // duplicate does the same). The failure still shows where it belongs: in
 // Err and EventDown.
 func TestSimEOFAfterPeerShutdownThenAbort(t *testing.T) {
-	bubble(t, func(t *testing.T) {
-		n := simconn.New(1, simconn.Config{Link: simnet.LinkConfig{Delay: time.Millisecond}, Overhead: 28})
-		ca, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cb, err := n.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := listenOn("10.0.0.2:5000", nil, cb)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
+	lossy := func(c *simconn.Conn) netio.Conn { return noShutdownComplete{c} }
+	simPairConn(t, simnet.LinkConfig{Delay: time.Millisecond}, nil, lossy, func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 		defer cancel()
-		c, err := dialNew(ctx, "10.0.0.2:5000", nil, noShutdownComplete{ca})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		s, err := l.AcceptContext(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
 		if _, err := s.WriteMsg([]byte("last"), SendInfo{}); err != nil {
 			t.Fatal(err)
 		}

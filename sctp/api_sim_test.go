@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/netio"
 	"github.com/usctp/usctp/sctp/internal/simconn"
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
@@ -27,6 +28,13 @@ func simPair(t *testing.T, link simnet.LinkConfig, f func(t *testing.T, c, s *As
 // simPairAdj is simPair with both endpoints' configurations adjusted by
 // adj (streams, buffers, interleaving) when it is not nil.
 func simPairAdj(t *testing.T, link simnet.LinkConfig, adj func(*Config), f func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network)) {
+	simPairConn(t, link, adj, nil, f)
+}
+
+// simPairConn is simPairAdj with the client's socket wrapped by wrap when
+// it is not nil (a socket that loses chosen packets, say).
+func simPairConn(t *testing.T, link simnet.LinkConfig, adj func(*Config), wrap func(*simconn.Conn) netio.Conn,
+	f func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network)) {
 	bubble(t, func(t *testing.T) {
 		n := simconn.New(1, simconn.Config{Link: link, Overhead: 28})
 		ca, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
@@ -50,7 +58,11 @@ func simPairAdj(t *testing.T, link simnet.LinkConfig, adj func(*Config), f func(
 		defer l.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		c, err := dialNew(ctx, "10.0.0.2:5000", dc, ca)
+		var cconn netio.Conn = ca
+		if wrap != nil {
+			cconn = wrap(ca)
+		}
+		c, err := dialNew(ctx, "10.0.0.2:5000", dc, cconn)
 		if err != nil {
 			t.Fatal(err)
 		}
