@@ -5,6 +5,7 @@
 FUZZTIME ?= 10m
 FUZZCORPUS ?= .fuzzcorpus
 FUZZJOBS ?= 1
+FUZZKEEP ?= 0
 HOSTILETIME ?= 60s
 STRESSRUNS ?= 3
 SOAKTIME ?= 10m
@@ -25,9 +26,10 @@ bench-lossy:
 # fuzz: every fuzz target for FUZZTIME each (make fuzz FUZZTIME=10m), FUZZJOBS
 # targets at a time sharing the CPUs, keeping the corpus it grows in FUZZCORPUS
 # (one directory per package and target) for the next run; failing inputs go to
-# the package's testdata/fuzz.
+# the package's testdata/fuzz, and FUZZKEEP=N copies N generated inputs of each
+# target there too.
 fuzz:
-	FUZZTIME=$(FUZZTIME) FUZZJOBS=$(FUZZJOBS) FUZZCORPUS=$(FUZZCORPUS) bash .ci/fuzz.sh
+	FUZZTIME=$(FUZZTIME) FUZZJOBS=$(FUZZJOBS) FUZZKEEP=$(FUZZKEEP) FUZZCORPUS=$(FUZZCORPUS) bash .ci/fuzz.sh
 
 # hostile: every attack pattern of cmd/sctpattack for HOSTILETIME each against an echo
 # server in its own process, with a legitimate client alongside; reports the server's

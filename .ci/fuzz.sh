@@ -11,6 +11,9 @@
 #               the repository root), one directory per package and target;
 #               inputs that fail are written to the package's testdata/fuzz
 #               as with `go test -fuzz`, to be committed with the fix
+#   FUZZKEEP    copy up to this many of each target's generated inputs
+#               (default 0) into the package's testdata/fuzz/<target>, the
+#               seed corpus every `go test` runs, to be committed
 #   FUZZ        a regular expression: only the targets whose name matches
 #   FUZZPKGS    the packages to fuzz (default ./...)
 set -euo pipefail
@@ -66,6 +69,19 @@ fuzz() {
 	printf -- '--- %s %s\n    %s\n    corpus: %s inputs in %s\n' "$pkg" "$f" \
 		"$(grep 'fuzz: elapsed' "$log" | tail -1)" \
 		"$(find "$corpus/$pkg/$f" -type f 2>/dev/null | wc -l)" "$corpus/$pkg/$f"
+	keep "$dir" "$corpus/$pkg/$f" "$f"
+}
+
+# keep copies up to FUZZKEEP inputs of a target's generated corpus into
+# its package's seed corpus: names are hashes of the contents, so the
+# first ones by name are a sample.
+keep() {
+	local dir=$1 from=$2 f=$3 n=${FUZZKEEP:-0}
+	[ "$n" -gt 0 ] && [ -d "$from" ] || return 0
+	mkdir -p "$dir/testdata/fuzz/$f"
+	find "$from" -type f -printf '%f\n' | sort | head -n "$n" | while read -r name; do
+		cp -n "$from/$name" "$dir/testdata/fuzz/$f/$name"
+	done
 }
 
 failed=()
