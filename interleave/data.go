@@ -120,16 +120,9 @@ const keepIdleSides = 64
 // listed for ResetAll, its stream is listed again by number. A FORWARD-TSN
 // state (fwdSeen) covers no held fragment and is dropped with it.
 func (d *DataReassembler) release(s *InSide) {
-	if s.held != 0 || d.pd == s || s.dirty || s.hat[0] != 0 || s.hat[1] != 0 || d.streams.InSideCount() <= keepIdleSides {
-		return
+	if d.pd != s && d.releasable(s) {
+		d.free(s, &d.fwd)
 	}
-	if d.fwd.in(s) {
-		d.fwd.remove(s)
-	}
-	if s.numbered {
-		d.noteRenumber(s.sid)
-	}
-	d.streams.FreeInSide(s.sid)
 }
 
 // Add takes an accepted fragment. A whole message deliverable at once is

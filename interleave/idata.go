@@ -216,23 +216,16 @@ func (d *IDataReassembler) releaseSID(sid uint16) {
 // fragment when s holds none, so a zeroed side object is as good; the In
 // record keeps the next expected MID.
 func (d *IDataReassembler) release(s *InSide) {
-	if s.held != 0 || s.dirty || s.hat[0] != 0 || s.hat[1] != 0 || d.streams.InSideCount() <= keepIdleSides {
+	if !d.releasable(s) {
 		return
 	}
 	in := s.in
 	if in == nil {
 		in = d.streams.In(s.sid)
 	}
-	if in.PD || in.PDUO || s.ordered.fbase != 0 || s.unordered.fbase != 0 {
-		return
+	if !in.PD && !in.PDUO && s.ordered.fbase == 0 && s.unordered.fbase == 0 {
+		d.free(s, &d.fwd)
 	}
-	if d.fwd.in(s) {
-		d.fwd.remove(s)
-	}
-	if s.numbered {
-		d.noteRenumber(s.sid)
-	}
-	d.streams.FreeInSide(s.sid)
 }
 
 func (d *IDataReassembler) stream(sid uint16) *InSide {

@@ -221,6 +221,28 @@ func (q *delivery) touch(s *InSide) {
 	}
 }
 
+// releasable reports whether the side object of s may go back to the
+// stream table as far as the delivery queue can tell: s holds nothing, is
+// in no heap and not in the dirty list (sync calls release again for a
+// stream listed there), and more than keepIdleSides side objects are in
+// use. Each variant adds its own conditions (see DataReassembler.release).
+func (q *delivery) releasable(s *InSide) bool {
+	return s.held == 0 && !s.dirty && s.hat[0] == 0 && s.hat[1] == 0 && q.streams.InSideCount() > keepIdleSides
+}
+
+// free gives the side object of s back to the stream table: out of the
+// variant's forward candidates fwd, its stream listed by number for
+// ResetAll if it was listed by side object.
+func (q *delivery) free(s *InSide, fwd *candidates) {
+	if fwd.in(s) {
+		fwd.remove(s)
+	}
+	if s.numbered {
+		q.noteRenumber(s.sid)
+	}
+	q.streams.FreeInSide(s.sid)
+}
+
 // maxDirty is the length of the dirty list at which a reassembler's Add
 // brings the heaps up to date first (syncIfLong). A stream read empty while
 // listed keeps its side object until sync releases it, so without the
