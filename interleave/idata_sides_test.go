@@ -10,8 +10,8 @@ import (
 // TestIDataSidesReleased checks that a stream's side object goes back to
 // the stream table once the stream holds nothing, as with DATA, so a peer
 // that sends one message on each of 65535 streams leaves at most
-// keepIdleSides side objects behind (about 17 MB of uncharged heap per
-// association before), and that a stream released and taken again goes on
+// keepIdleSides side objects behind (all 65535 would hold about 17 MB of
+// uncharged heap), and that a stream released and taken again goes on
 // from its In record's next MID.
 func TestIDataSidesReleased(t *testing.T) {
 	h := newIH(t, 65535, FSNRFC)

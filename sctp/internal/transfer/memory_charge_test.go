@@ -84,9 +84,8 @@ func TestTinyFragmentsMemory(t *testing.T) {
 // message of two fragments on each of 65535 streams while the application
 // reads everything: the inbound stream records (stream.In, 24 bytes per
 // stream, kept for the stream's sequence) stay, but the streams' side
-// objects go back once a stream is read empty, for DATA and for I-DATA.
-// Before they did for I-DATA (or for DATA with fragments), the side
-// objects alone held about 17 MB that nothing charged.
+// objects go back once a stream is read empty, for DATA and for I-DATA:
+// kept, they would hold about 17 MB that nothing charges.
 func TestSpreadStreamsHeap(t *testing.T) {
 	if testsupport.RaceEnabled {
 		t.Skip("allocation sizes differ under -race")
