@@ -239,8 +239,18 @@ func (s *sender) canSendNew(now time.Time, size int) bool {
 // acknowledged (refill), so a SACK covering a whole receive batch does not
 // shrink the flight; bytes gap-acked earlier do not count again, so the
 // cumulative ack jump after a loss recovery opens no large burst.
+//
+// The rule is written for a receiver that acknowledges every second
+// packet (section 6.2), each SACK then opening Max.Burst packets. A
+// receiver that answers a whole batch of packets with one SACK (usctp's,
+// Linux's with GRO) would otherwise let a flight that shrank once regrow
+// by Max.Burst packets a round trip, far below cwnd: a SACK newly
+// acknowledging 2n packets counts as the n SACKs it stands for. cwnd still
+// bounds the flight.
 func (s *sender) sendOpportunity(refill int) {
-	s.burstCap = s.paths.primary.flight + refill + s.cfg.MaxBurst*s.paths.primary.pmdcs()
+	mtu := s.paths.primary.pmdcs()
+	sacks := max(1, refill/(2*mtu))
+	s.burstCap = s.paths.primary.flight + refill + sacks*s.cfg.MaxBurst*mtu
 }
 
 // window returns the flight size new data may not reach: cwnd or the
