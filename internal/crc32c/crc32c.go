@@ -18,3 +18,20 @@ func Update(crc uint32, p []byte) uint32 {
 // Checksum returns the CRC32c of p, as crc32.Checksum(p,
 // crc32.MakeTable(crc32.Castagnoli)) does.
 func Checksum(p []byte) uint32 { return Update(0, p) }
+
+// zero4 stands for an SCTP packet's checksum field.
+var zero4 [4]byte
+
+// ChecksumPacket returns the CRC32c of an SCTP packet as RFC 9260 appendix
+// B defines it: over all of p with the checksum field, bytes 8 to 11 of the
+// common header, taken as zero. It does not modify p. p must hold the
+// 12-byte common header; ChecksumPacket panics if it is shorter.
+func ChecksumPacket(p []byte) uint32 {
+	_ = p[11]
+	if useVector {
+		return checksumPacketVector(p)
+	}
+	c := crc32.Update(0, castagnoli, p[:8])
+	c = crc32.Update(c, castagnoli, zero4[:])
+	return crc32.Update(c, castagnoli, p[12:])
+}

@@ -11,6 +11,11 @@ var useVector = vectorSupported()
 //go:noescape
 func updateVector(crc uint32, p []byte) uint32
 
+// checksumPacketVector is ChecksumPacket in crc32c_amd64.s; len(p) >= 12.
+//
+//go:noescape
+func checksumPacketVector(p []byte) uint32
+
 // cpuid executes CPUID with EAX = leaf and ECX = subleaf.
 func cpuid(leaf, subleaf uint32) (eax, ebx, ecx, edx uint32)
 

@@ -34,6 +34,29 @@ TEXT ·updateVector(SB), NOSPLIT, $0-36
 	NOTL AX
 	MOVQ p_base+8(FP), SI
 	MOVQ p_len+16(FP), CX
+	LEAQ ret+32(FP), DI
+	JMP  crcBody<>(SB)
+
+// func checksumPacketVector(p []byte) uint32
+//
+// The SCTP common header with its checksum field as zero, then the rest of
+// the packet through crcBody.
+TEXT ·checksumPacketVector(SB), NOSPLIT, $0-28
+	MOVQ   p_base+0(FP), SI
+	MOVQ   p_len+8(FP), CX
+	MOVL   $0xffffffff, AX
+	CRC32Q (SI), AX
+	XORL   DX, DX
+	CRC32L DX, AX
+	ADDQ   $12, SI
+	SUBQ   $12, CX
+	LEAQ   ret+24(FP), DI
+	JMP    crcBody<>(SB)
+
+// crcBody runs the CRC32c register AX (inverted, as the CRC32 instruction
+// keeps it) over CX bytes at SI, stores the CRC at DI and returns to the
+// caller of the function that jumped to it.
+TEXT crcBody<>(SB), NOSPLIT|NOFRAME, $0
 	CMPQ CX, $vectorMin
 	JAE  vector
 
@@ -66,7 +89,7 @@ tail1:
 
 done:
 	NOTL AX
-	MOVL AX, ret+32(FP)
+	MOVL AX, (DI)
 	RET
 
 vector:
@@ -212,7 +235,7 @@ lanes:
 	CRC32Q  R9, AX
 	VZEROUPPER
 	NOTL    AX
-	MOVL    AX, ret+32(FP)
+	MOVL    AX, (DI)
 	RET
 
 // func cpuid(leaf, subleaf uint32) (eax, ebx, ecx, edx uint32)

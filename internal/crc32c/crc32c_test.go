@@ -157,12 +157,62 @@ func TestUpdateSplits(t *testing.T) {
 	}
 }
 
+// wantPacket is the reference for ChecksumPacket: hash/crc32 over a copy of
+// p with bytes 8 to 11 zeroed.
+func wantPacket(p []byte) uint32 {
+	q := append([]byte(nil), p...)
+	clear(q[8:12])
+	return want(0, q)
+}
+
+// TestChecksumPacket compares ChecksumPacket with hash/crc32 over the
+// packet with its checksum field zeroed, for every length from the common
+// header's to 4200 bytes and at every offset 0-63.
+func TestChecksumPacket(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	buf := randomBytes(r, 64+4200)
+	for _, impl := range implementations(t) {
+		impl.use()
+		for n := 12; n <= 4200; n++ {
+			p := buf[:n]
+			if got, w := ChecksumPacket(p), wantPacket(p); got != w {
+				t.Fatalf("%s: ChecksumPacket of %d bytes = %#08x, want %#08x", impl.name, n, got, w)
+			}
+		}
+		for off := range 64 {
+			for _, n := range []int{12, 60, 76, 1452, 1480} {
+				p := buf[off : off+n]
+				if got, w := ChecksumPacket(p), wantPacket(p); got != w {
+					t.Fatalf("%s: ChecksumPacket of %d bytes at offset %d = %#08x, want %#08x", impl.name, n, off, got, w)
+				}
+			}
+		}
+	}
+}
+
+func TestChecksumPacketShort(t *testing.T) {
+	for _, impl := range implementations(t) {
+		impl.use()
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: ChecksumPacket of 11 bytes did not panic", impl.name)
+				}
+			}()
+			ChecksumPacket(make([]byte, 11))
+		}()
+	}
+}
+
 func TestNoAllocs(t *testing.T) {
 	p := make([]byte, 1452)
 	for _, impl := range implementations(t) {
 		impl.use()
 		if n := testing.AllocsPerRun(100, func() { Checksum(p) }); n != 0 {
 			t.Errorf("%s: Checksum allocates %v times", impl.name, n)
+		}
+		if n := testing.AllocsPerRun(100, func() { ChecksumPacket(p) }); n != 0 {
+			t.Errorf("%s: ChecksumPacket allocates %v times", impl.name, n)
 		}
 	}
 }
@@ -181,6 +231,11 @@ func FuzzCRC32c(f *testing.F) {
 			}
 			if got := Update(Update(crc, p[:split]), p[split:]); got != w {
 				t.Fatalf("%s: Update split at %d of %d bytes = %#08x, want %#08x", impl.name, split, len(p), got, w)
+			}
+			if len(p) >= 12 {
+				if got, w := ChecksumPacket(p), wantPacket(p); got != w {
+					t.Fatalf("%s: ChecksumPacket of %d bytes = %#08x, want %#08x", impl.name, len(p), got, w)
+				}
 			}
 		}
 	})
