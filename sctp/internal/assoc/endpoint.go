@@ -351,13 +351,25 @@ func (ep *Endpoint) countOut(a *Assoc, pkt []byte) {
 	}
 	s.PacketsOut++
 	s.BytesOut += uint64(len(pkt))
-	it := chunk.Chunks(pkt[min(len(pkt), commonHeaderLen):])
-	for c, ok := it.Next(); ok; c, ok = it.Next() {
-		if k := chunkKindOf[c.Type]; a != nil && k > 0 {
+	// The packet is one the core built, so the walk reads only each
+	// chunk's type and length; it stops where chunk.Chunks would report
+	// an error (a length below 4 or past the end, partial padding).
+	for off := commonHeaderLen; len(pkt)-off >= 4; {
+		l := int(binary.BigEndian.Uint16(pkt[off+2:]))
+		if l < 4 || l > len(pkt)-off {
+			break
+		}
+		next := off + (l+3)&^3
+		if next > len(pkt) && off+l != len(pkt) {
+			break
+		}
+		t := chunk.Type(pkt[off])
+		if k := chunkKindOf[t]; a != nil && k > 0 {
 			a.chunks.out[k-1]++
 		} else {
-			ep.stats.ChunksOut[c.Type]++
+			ep.stats.ChunksOut[t]++
 		}
+		off = next
 	}
 }
 
