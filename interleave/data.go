@@ -124,13 +124,25 @@ func (d *DataReassembler) Pop() *Frag {
 // PopStream is delivery.PopStream, releasing the side object of a stream
 // read empty (see release).
 func (d *DataReassembler) PopStream(sid uint16) *Frag {
-	f := d.delivery.PopStream(sid)
+	f, s := d.delivery.popStream(sid)
 	if f != nil && d.streams.InSideCount() > keepIdleSides {
-		if s := d.streams.PeekInSide(sid); s != nil {
-			d.release(s)
-		}
+		d.release(s)
 	}
 	return f
+}
+
+// PopStreamNext is PopStream that also returns the fragment it leaves at
+// the head of stream sid's delivery queue (what PeekStream would return
+// next), or nil: a reader that continues a message looks the stream up once.
+func (d *DataReassembler) PopStreamNext(sid uint16) (f, next *Frag) {
+	f, s := d.delivery.popStream(sid)
+	if f == nil {
+		return nil, nil
+	}
+	if next = s.ready.head; next == nil && d.streams.InSideCount() > keepIdleSides {
+		d.release(s)
+	}
+	return f, next
 }
 
 // release gives the side object of s back to the stream table when s holds

@@ -217,6 +217,20 @@ func (d *IDataReassembler) PopStream(sid uint16) *Frag {
 	return f
 }
 
+// PopStreamNext is PopStream that also returns the fragment it leaves at
+// the head of stream sid's delivery queue (what PeekStream would return
+// next), or nil.
+func (d *IDataReassembler) PopStreamNext(sid uint16) (f, next *Frag) {
+	f, s := d.delivery.popStream(sid)
+	if f == nil {
+		return nil, nil
+	}
+	if next = s.ready.head; next == nil && d.streams.InSideCount() > keepIdleSides && s.held == 0 {
+		d.release(s)
+	}
+	return f, next
+}
+
 // releaseSID is release for stream sid's side object, if it has one.
 func (d *IDataReassembler) releaseSID(sid uint16) {
 	if d.streams.InSideCount() > keepIdleSides {

@@ -156,13 +156,20 @@ func (q *delivery) PeekStream(sid uint16) *Frag {
 // PopStream removes and returns the next fragment of stream sid to
 // deliver, or nil.
 func (q *delivery) PopStream(sid uint16) *Frag {
+	f, _ := q.popStream(sid)
+	return f
+}
+
+// popStream is PopStream that also returns the side object of sid when it
+// removed a fragment.
+func (q *delivery) popStream(sid uint16) (*Frag, *InSide) {
 	s := q.streams.PeekInSide(sid)
 	if s == nil {
-		return nil
+		return nil, nil
 	}
 	f := s.ready.pop()
 	if f == nil {
-		return nil
+		return nil, nil
 	}
 	if f.gprev == nil {
 		q.head = f.gnext
@@ -180,7 +187,7 @@ func (q *delivery) PopStream(sid uint16) *Frag {
 	if s.ready.head == nil {
 		q.touch(s) // its queue read empty: it may be a candidate now
 	}
-	return f
+	return f, s
 }
 
 // candidateKeyer is a reassembler variant's rule for its two heaps:
