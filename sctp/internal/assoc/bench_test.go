@@ -78,6 +78,10 @@ func newCorePairWith(tb testing.TB, adj func(*Config)) *corePair {
 // and advances the clock.
 func (p *corePair) pump() {
 	for i := range 2 {
+		if p.batch > 0 {
+			// One receive batch, as the shell reads them.
+			p.eps[1-i].BeginBatch()
+		}
 		for n := 0; p.batch == 0 || n < p.batch; n++ {
 			po, ok := p.eps[i].Poll(p.now, p.buf[:0])
 			b := po.Data
@@ -86,6 +90,9 @@ func (p *corePair) pump() {
 			}
 			p.pkts[i]++
 			p.eps[1-i].receive(p.now, p.addrs[i], b)
+		}
+		if p.batch > 0 {
+			p.eps[1-i].EndBatch()
 		}
 	}
 	if a := p.as[1]; a != nil {
@@ -158,8 +165,8 @@ func benchCorePair(b *testing.B, p *corePair) {
 // BenchmarkCorePairBulk sends 64 KiB messages through two cores joined in
 // memory the way a bulk stream moves them: the sender queues messages until
 // its buffer is full, each exchange carries up to 32 1452-byte DATA packets
-// of the congestion window (a receive batch) and brings back the SACKs of
-// the batch, and the receiver reads what arrived. It reports the packets
+// of the congestion window (a receive batch, between BeginBatch and
+// EndBatch as the shell reads them) and brings back the SACKs of the batch, and the receiver reads what arrived. It reports the packets
 // each side sent per message beside the usual figures.
 func BenchmarkCorePairBulk(b *testing.B) { benchCorePairBulk(b, newCorePair(b)) }
 
