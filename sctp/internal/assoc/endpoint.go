@@ -58,8 +58,9 @@ type Endpoint struct {
 	batching bool
 	// timerq orders the associations' deadlines (endpoint_timers.go).
 	timerq timerHeap
-	// polled is the association poll last took a packet from; its timerq
-	// place is updated once per burst (syncPolled).
+	// polled is the association poll last took a packet from or a packet
+	// last reached; its timerq place is updated once per burst of packets
+	// (deferTouch, syncPolled).
 	polled *Assoc
 	due    []*Assoc // scratch for Expire
 
@@ -228,6 +229,18 @@ func (ep *Endpoint) NextEvent() *Event {
 // a's deadline, reports the engine's news and lists a in Changed.
 func (ep *Endpoint) reached(a *Assoc) {
 	ep.touch(a)
+	ep.report(a)
+}
+
+// reachedByPacket is reached for a packet received: a's deadline goes to
+// the timer heap once for a burst of packets (deferTouch).
+func (ep *Endpoint) reachedByPacket(a *Assoc) {
+	ep.deferTouch(a)
+	ep.report(a)
+}
+
+// report reports the engine's news and lists a in Changed.
+func (ep *Endpoint) report(a *Assoc) {
 	if a.engineReports() {
 		a.reportEngine()
 	}
@@ -320,7 +333,7 @@ func (ep *Endpoint) Poll(now time.Time, buf []byte) (p Packet, ok bool) {
 				a.reportEngine()
 			}
 			if len(b) > len(buf) {
-				ep.polled = a
+				ep.deferTouch(a)
 				p := Packet{To: a.sendTo(), Data: b, MayFragment: ep.fragmentable}
 				if a.ect() {
 					p.ECN = ecnECT0

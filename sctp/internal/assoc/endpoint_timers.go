@@ -93,8 +93,21 @@ func (ep *Endpoint) touch(a *Assoc) {
 	}
 }
 
-// syncPolled updates timerq for the association poll last sent from,
-// whose deadline poll left as it was before its packets.
+// deferTouch is touch for a burst of packets to or from a: a's place in
+// timerq is updated when the heap is next read (syncPolled) or another
+// association's packet comes, not for every packet. Nothing reads the heap
+// between the packets of a burst.
+func (ep *Endpoint) deferTouch(a *Assoc) {
+	if p := ep.polled; p != a {
+		if p != nil {
+			ep.touch(p)
+		}
+		ep.polled = a
+	}
+}
+
+// syncPolled updates timerq for the association whose touch deferTouch
+// deferred.
 func (ep *Endpoint) syncPolled() {
 	if a := ep.polled; a != nil {
 		ep.polled = nil
