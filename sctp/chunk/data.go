@@ -64,11 +64,12 @@ func (d *Data) Append(b []byte) ([]byte, error) {
 		return b, errf("DATA", ErrTooLarge, "payload of "+strconv.Itoa(len(d.Payload))+" bytes")
 	}
 	b, p := grow(b, pad4(n))
-	putChunkHeader(p, TypeData, d.Flags, n)
-	binary.BigEndian.PutUint32(p[4:], uint32(d.TSN))
-	binary.BigEndian.PutUint16(p[8:], d.SID)
-	binary.BigEndian.PutUint16(p[10:], d.SSN)
-	binary.BigEndian.PutUint32(p[12:], d.PPID)
+	h := (*[DataHeaderLen]byte)(p) // one bounds check for the header's fields
+	putChunkHeader(h[:], TypeData, d.Flags, n)
+	binary.BigEndian.PutUint32(h[4:], uint32(d.TSN))
+	binary.BigEndian.PutUint16(h[8:], d.SID)
+	binary.BigEndian.PutUint16(h[10:], d.SSN)
+	binary.BigEndian.PutUint32(h[12:], d.PPID)
 	copy(p[16:], d.Payload)
 	clear(p[n:])
 	return b, nil
