@@ -524,6 +524,9 @@ func (l *fragList) runFar(f *Frag) *Frag {
 	if n := f.next; n != nil && n.TSN == f.FirstTSN {
 		return n
 	}
+	if h := l.head; h != nil && h.TSN == f.FirstTSN {
+		return h // the run at the front: a message arriving in order
+	}
 	return l.floor(f.FirstTSN)
 }
 
