@@ -119,7 +119,7 @@ func (ep *Endpoint) syncPolled() {
 // secret rotation, or the zero time.
 func (ep *Endpoint) Deadline() time.Time {
 	ep.syncPolled()
-	d := ep.jar.nextRotation()
+	d := ep.jar.due // nextRotation, kept by rotate
 	if ep.timerq.h.Len() > 0 {
 		d = earliest(d, ep.timerq.h.Min().Val.heapAt)
 	}
