@@ -58,9 +58,9 @@ type Endpoint struct {
 	batching bool
 	// timerq orders the associations' deadlines (endpoint_timers.go).
 	timerq timerHeap
-	// polled is the association poll last took a packet from or a packet
-	// last reached; its timerq place is updated once per burst of packets
-	// (deferTouch, syncPolled).
+	// polled is the association Poll or a received packet last reached;
+	// its timerq place is updated once per burst of packets (deferTouch,
+	// syncPolled).
 	polled *Assoc
 	due    []*Assoc // scratch for Expire
 
@@ -341,9 +341,8 @@ func (ep *Endpoint) Poll(now time.Time, buf []byte) (p Packet, ok bool) {
 				ep.countOut(a, b[len(buf):])
 				return p, true
 			}
-			ep.touch(a)
-		}
-		if ep.polled == a {
+			ep.deferTouch(a) // often the association a packet just reached
+		} else if ep.polled == a {
 			ep.polled = nil
 		}
 		a.ready = false
