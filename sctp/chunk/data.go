@@ -44,12 +44,13 @@ func ParseData(c Chunk) (Data, error) {
 	if len(v) < DataHeaderLen-4 {
 		return Data{}, errLen("DATA", ErrBadLength, DataHeaderLen, c.Len())
 	}
+	h := (*[DataHeaderLen - 4]byte)(v) // the fields after the chunk header, checked once
 	return Data{
 		Flags:   c.Flags,
-		TSN:     TSN(binary.BigEndian.Uint32(v)),
-		SID:     binary.BigEndian.Uint16(v[4:]),
-		SSN:     binary.BigEndian.Uint16(v[6:]),
-		PPID:    binary.BigEndian.Uint32(v[8:]),
+		TSN:     TSN(binary.BigEndian.Uint32(h[:])),
+		SID:     binary.BigEndian.Uint16(h[4:]),
+		SSN:     binary.BigEndian.Uint16(h[6:]),
+		PPID:    binary.BigEndian.Uint32(h[8:]),
 		Payload: v[12:],
 	}, nil
 }
