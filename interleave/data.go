@@ -51,7 +51,7 @@ type InStreams interface {
 	In(sid uint16) *stream.In
 	InSide(sid uint16) *InSide
 	PeekInSide(sid uint16) *InSide
-	InHandle(sid uint16) stream.Handle
+	InSideHandle(sid uint16) (*InSide, stream.Handle)
 	InSideOf(h stream.Handle) *InSide
 	InSides() iter.Seq2[uint16, *InSide]
 	InSideCount() int
@@ -83,9 +83,6 @@ type DataReassembler struct {
 	// stream that became complete during the partial delivery, held back
 	// until its end (see deliver).
 	pdDone []chunk.TSN
-	// last names the side object stream last returned: the fragments of
-	// a packet, and the packets of a burst, mostly go to one stream.
-	last stream.Handle
 }
 
 // NewDataReassembler returns the DATA variant's reassembler over the
@@ -102,17 +99,13 @@ func (d *DataReassembler) Pool() *Pool { return &d.pool }
 
 // stream returns sid's state, or nil for a stream outside the range.
 func (d *DataReassembler) stream(sid uint16) *InSide {
-	if d.last.SID() == sid {
-		// The handle goes stale when the side object is released, so a
-		// hit is sid's live side object.
-		if s := d.streams.InSideOf(d.last); s != nil {
-			return s
-		}
+	if s := d.lastSide(sid); s != nil {
+		return s
 	}
-	s := d.streams.InSide(sid)
+	s, h := d.streams.InSideHandle(sid)
 	if s != nil {
 		s.sid = sid
-		d.last = d.streams.InHandle(sid)
+		d.last = h
 	}
 	return s
 }
