@@ -99,8 +99,10 @@ func (d *DataReassembler) Pool() *Pool { return &d.pool }
 
 // stream returns sid's state, or nil for a stream outside the range.
 func (d *DataReassembler) stream(sid uint16) *InSide {
-	if s := d.lastSide(sid); s != nil {
-		return s
+	if d.last.SID() == sid {
+		if s := d.streams.InSideOf(d.last); s != nil {
+			return s // live: a released side object's handle is stale
+		}
 	}
 	s, h := d.streams.InSideHandle(sid)
 	if s != nil {

@@ -149,22 +149,15 @@ func (q *delivery) Pop() *Frag {
 	return q.PopStream(q.head.SID)
 }
 
-// lastSide returns the side object of stream sid if it is the one the
-// last fragment added went to and still live, else nil. The handle goes
-// stale when the object is released, so a hit is sid's live side object.
-func (q *delivery) lastSide(sid uint16) *InSide {
-	if q.last.SID() != sid {
-		return nil
-	}
-	return q.streams.InSideOf(q.last)
-}
-
 // peekSide is PeekInSide, through last when sid is the stream the last
 // fragment added went to (a reader following a bulk sender); a miss costs
-// one comparison.
+// one comparison. The handle goes stale when the object is released, so a
+// hit is sid's live side object.
 func (q *delivery) peekSide(sid uint16) *InSide {
-	if s := q.lastSide(sid); s != nil {
-		return s
+	if q.last.SID() == sid {
+		if s := q.streams.InSideOf(q.last); s != nil {
+			return s
+		}
 	}
 	return q.streams.PeekInSide(sid)
 }
