@@ -349,13 +349,13 @@ func (s *sender) restartAfterIdle(now time.Time) {
 func (s *sender) appendNew(now time.Time, pkt []byte, room int) ([]byte, int) {
 	n := 0
 	for s.queue.unsent > 0 {
-		m := s.queue.pinned
+		m, st := s.queue.pinned, s.queue.pinnedSide
 		if m == nil {
 			sid, ok := s.queue.sched.Next()
 			if !ok {
 				break
 			}
-			st := s.streams.PeekOutSide(sid)
+			st = s.streams.PeekOutSide(sid)
 			if st == nil || st.head == nil {
 				s.queue.sched.Forget(sid) // scheduler out of step: drop its state
 				continue
@@ -398,16 +398,16 @@ func (s *sender) appendNew(now time.Time, pkt []byte, room int) ([]byte, int) {
 		if !s.canSendNew(now, size) {
 			break
 		}
-		pkt = s.cut(now, m, size, pkt)
+		pkt = s.cut(now, m, st, size, pkt)
 		room -= s.hdr + pad4(size)
 		n++
 	}
 	return pkt, n
 }
 
-// cut makes the next chunk of size bytes from m, records it and appends it.
-func (s *sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
-	st := s.streams.PeekOutSide(m.sid)
+// cut makes the next chunk of size bytes from m, whose stream's side
+// object is st, records it and appends it.
+func (s *sender) cut(now time.Time, m *message, st *outSide, size int, pkt []byte) []byte {
 	var flags uint8
 	end := int(m.off)+size == len(m.buf)
 	if m.off == 0 {
