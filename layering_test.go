@@ -33,25 +33,30 @@ const testSupport = "internal/testsupport"
 // only, and every layer may import it.
 const indexHeap = "internal/indexheap"
 
+// crc32c is the module's CRC32c: it imports the standard library only, and
+// sctp/chunk, hence every layer above it, uses it.
+const crc32c = "internal/crc32c"
+
 var layers = []layer{
 	{prefix: testSupport},
 	{prefix: indexHeap, mayUse: []string{testSupport}},
+	{prefix: crc32c, mayUse: []string{testSupport}},
 	{prefix: "flexarray", mayUse: []string{indexHeap, testSupport}},
 	{prefix: "stream", mayUse: []string{"flexarray", indexHeap, testSupport}},
 	{prefix: "sched", mayUse: []string{"stream", "flexarray", indexHeap, testSupport}},
-	{prefix: "sctp/chunk", mayUse: []string{indexHeap, testSupport}},
-	{prefix: "interleave", mayUse: []string{"stream", "flexarray", "sctp/chunk", indexHeap, testSupport}},
+	{prefix: "sctp/chunk", mayUse: []string{crc32c, indexHeap, testSupport}},
+	{prefix: "interleave", mayUse: []string{"stream", "flexarray", "sctp/chunk", crc32c, indexHeap, testSupport}},
 	// The path MTU prober: a state machine over the standard library.
 	{prefix: "sctp/internal/plpmtud", mayUse: []string{testSupport}},
 	// The leaf of value types that cross the layers: enums of the
 	// packages below it aliased, nothing of the layers that use it.
-	{prefix: "sctp/internal/api", mayUse: []string{"sctp/internal/plpmtud", "sctp/chunk", "interleave", "sched", "stream", "flexarray", indexHeap, testSupport}},
-	{prefix: "sctp/internal/assoc", mayUse: []string{"sctp/internal/transfer", "sctp/internal/plpmtud", "sctp/internal/api", "sctp/internal/ratelimit", "sctp/chunk", "interleave", "sched", "stream", "flexarray", indexHeap, testSupport}},
+	{prefix: "sctp/internal/api", mayUse: []string{"sctp/internal/plpmtud", "sctp/chunk", "interleave", "sched", "stream", "flexarray", crc32c, indexHeap, testSupport}},
+	{prefix: "sctp/internal/assoc", mayUse: []string{"sctp/internal/transfer", "sctp/internal/plpmtud", "sctp/internal/api", "sctp/internal/ratelimit", "sctp/chunk", "interleave", "sched", "stream", "flexarray", crc32c, indexHeap, testSupport}},
 	// cilium/ebpf loads the socket selection program that shares a UDP
 	// port between processes (netio's host groups).
-	{prefix: "sctp", mayUse: []string{"sctp", "interleave", "sched", "stream", "flexarray", indexHeap, testSupport},
+	{prefix: "sctp", mayUse: []string{"sctp", "interleave", "sched", "stream", "flexarray", crc32c, indexHeap, testSupport},
 		extern: []string{"golang.org/x/sys", "github.com/cilium/ebpf"}},
-	{prefix: "perf", mayUse: []string{"perf", "sctp", "interleave", "sched", "stream", "flexarray", indexHeap, testSupport},
+	{prefix: "perf", mayUse: []string{"perf", "sctp", "interleave", "sched", "stream", "flexarray", crc32c, indexHeap, testSupport},
 		extern: []string{"golang.org/x/net", "golang.org/x/sys", "github.com/cilium/ebpf", "github.com/google/gopacket",
 			"github.com/ishidawataru/sctp", "github.com/pion/"}},
 	{prefix: "cmd", mayUse: []string{""}, extern: []string{""}},

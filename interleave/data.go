@@ -51,6 +51,8 @@ type InStreams interface {
 	In(sid uint16) *stream.In
 	InSide(sid uint16) *InSide
 	PeekInSide(sid uint16) *InSide
+	InSideHandle(sid uint16) (*InSide, stream.Handle)
+	InSideOf(h stream.Handle) *InSide
 	InSides() iter.Seq2[uint16, *InSide]
 	InSideCount() int
 	FreeInSide(sid uint16)
@@ -97,9 +99,15 @@ func (d *DataReassembler) Pool() *Pool { return &d.pool }
 
 // stream returns sid's state, or nil for a stream outside the range.
 func (d *DataReassembler) stream(sid uint16) *InSide {
-	s := d.streams.InSide(sid)
+	if d.last.SID() == sid {
+		if s := d.streams.InSideOf(d.last); s != nil {
+			return s // live: a released side object's handle is stale
+		}
+	}
+	s, h := d.streams.InSideHandle(sid)
 	if s != nil {
 		s.sid = sid
+		d.last = h
 	}
 	return s
 }

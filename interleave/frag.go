@@ -524,6 +524,14 @@ func (l *fragList) runFar(f *Frag) *Frag {
 	if n := f.next; n != nil && n.TSN == f.FirstTSN {
 		return n
 	}
+	// A message arriving in order is the run at the front of the list,
+	// and usually the whole list: its ends are the list's.
+	if h := l.head; h != nil && h.TSN == f.FirstTSN {
+		return h
+	}
+	if t := l.tail; t != nil && t.TSN == f.FirstTSN {
+		return t
+	}
 	return l.floor(f.FirstTSN)
 }
 

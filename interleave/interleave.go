@@ -35,6 +35,10 @@ type Reassembler interface {
 	// PopStream removes and returns the next fragment of stream sid to
 	// deliver, or nil.
 	PopStream(sid uint16) *Frag
+	// PopStreamNext is PopStream that also returns the fragment it leaves
+	// at the head of stream sid's delivery queue (what PeekStream would
+	// return next), or nil.
+	PopStreamNext(sid uint16) (f, next *Frag)
 	// PeekStream returns the next fragment of stream sid to deliver
 	// without removing it.
 	PeekStream(sid uint16) *Frag

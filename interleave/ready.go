@@ -39,6 +39,11 @@ type delivery struct {
 	// lengths at which the two lists are compacted.
 	renumber                 []uint16
 	numberedCap, renumberCap int
+	// last names the side object the last fragment added went to (set by
+	// the reassembler, see lastSide): the fragments of a packet, the
+	// packets of a burst and the reads of a message mostly go to one
+	// stream.
+	last stream.Handle
 }
 
 // SideCost is what the side object of an inbound stream (InSide) costs in
@@ -144,10 +149,23 @@ func (q *delivery) Pop() *Frag {
 	return q.PopStream(q.head.SID)
 }
 
+// peekSide is PeekInSide, through last when sid is the stream the last
+// fragment added went to (a reader following a bulk sender); a miss costs
+// one comparison. The handle goes stale when the object is released, so a
+// hit is sid's live side object.
+func (q *delivery) peekSide(sid uint16) *InSide {
+	if q.last.SID() == sid {
+		if s := q.streams.InSideOf(q.last); s != nil {
+			return s
+		}
+	}
+	return q.streams.PeekInSide(sid)
+}
+
 // PeekStream returns the next fragment of stream sid to deliver, or nil.
 // It creates nothing for a stream never used.
 func (q *delivery) PeekStream(sid uint16) *Frag {
-	if s := q.streams.PeekInSide(sid); s != nil {
+	if s := q.peekSide(sid); s != nil {
 		return s.ready.head
 	}
 	return nil
@@ -157,13 +175,26 @@ func (q *delivery) PeekStream(sid uint16) *Frag {
 // deliver, or nil. A stream read empty gives its side object back when the
 // variant's release allows (see DataReassembler.release).
 func (q *delivery) PopStream(sid uint16) *Frag {
-	s := q.streams.PeekInSide(sid)
+	f, _ := q.popStream(sid)
+	return f
+}
+
+// PopStreamNext is PopStream that also returns the fragment it leaves at
+// the head of stream sid's delivery queue (what PeekStream would return
+// next), or nil: a reader that continues a message looks the stream up
+// once.
+func (q *delivery) PopStreamNext(sid uint16) (f, next *Frag) { return q.popStream(sid) }
+
+// popStream is PopStreamNext. The side object may be released by the time
+// it returns, so it returns the next fragment, not the side object.
+func (q *delivery) popStream(sid uint16) (f, next *Frag) {
+	s := q.peekSide(sid)
 	if s == nil {
-		return nil
+		return nil, nil
 	}
-	f := s.ready.pop()
+	f = s.ready.pop()
 	if f == nil {
-		return nil
+		return nil, nil
 	}
 	if f.gprev == nil {
 		q.head = f.gnext
@@ -178,13 +209,13 @@ func (q *delivery) PopStream(sid uint16) *Frag {
 	f.gprev, f.gnext = nil, nil
 	q.n.Ready -= len(f.Data)
 	q.unhold(s, f)
-	if s.ready.head == nil {
+	if next = s.ready.head; next == nil {
 		q.touch(s) // its queue read empty: it may be a candidate now
 		if s.held == 0 && q.streams.InSideCount() > keepIdleSides {
 			q.keys.release(s) // and it may need no side object
 		}
 	}
-	return f
+	return f, next
 }
 
 // candidateKeyer is a reassembler variant's rule for its two heaps:

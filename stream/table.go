@@ -159,16 +159,26 @@ func (t *Table[O, I]) OutSide(sid uint16) *O {
 // InSide returns the side object of inbound stream sid, creating it (zero,
 // or reset if reused) on first use; nil when sid is not below InCount.
 func (t *Table[O, I]) InSide(sid uint16) *I {
+	v, _ := t.InSideHandle(sid)
+	return v
+}
+
+// InSideHandle is InSide that also returns a handle to the side object (the
+// zero Handle with nil), for a caller that keeps it to find the object
+// again with InSideOf.
+func (t *Table[O, I]) InSideHandle(sid uint16) (*I, Handle) {
 	in := t.In(sid)
 	if in == nil {
-		return nil
+		return nil, Handle{}
 	}
-	if v := t.inSides.get(in.sideIdx, in.sideGen); v != nil {
-		return v
+	v := t.inSides.get(in.sideIdx, in.sideGen)
+	if v == nil {
+		var idx uint16
+		var gen uint32
+		v, idx, gen = t.inSides.alloc(sid)
+		in.sideIdx, in.sideGen = idx, gen
 	}
-	v, idx, gen := t.inSides.alloc(sid)
-	in.sideIdx, in.sideGen = idx, gen
-	return v
+	return v, Handle{gen: in.sideGen, idx: in.sideIdx, sid: sid}
 }
 
 // PeekOutSide returns the side object of outbound stream sid if it has

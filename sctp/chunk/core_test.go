@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"hash/crc32"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -35,7 +36,7 @@ func TestTSNSerial(t *testing.T) {
 // section B.4 (32 zero bytes: aa 36 91 8a on the wire), which RFC 9260
 // appendix B shares.
 func TestCRC32cVector(t *testing.T) {
-	if got := crc32.Checksum(make([]byte, 32), castagnoli); got != 0x8a9136aa {
+	if got := crc32.Checksum(make([]byte, 32), crc32.MakeTable(crc32.Castagnoli)); got != 0x8a9136aa {
 		t.Fatalf("crc32c = %#x", got)
 	}
 	pkt := Header{SrcPort: 1, DstPort: 2, Tag: 3}.Append(nil)
@@ -54,6 +55,28 @@ func TestCRC32cVector(t *testing.T) {
 	}
 	if r, err := VerifyChecksum(pkt, true); err != nil || r != ChecksumZero {
 		t.Fatalf("zero with acceptZero: %v %v", r, err)
+	}
+}
+
+// TestChecksumMatchesHashCRC32 checks Checksum against hash/crc32's
+// Castagnoli CRC of the packet with its checksum field zeroed, for packets
+// of every length up to past a jumbo frame's, so the wire stays what
+// hash/crc32 gave.
+func TestChecksumMatchesHashCRC32(t *testing.T) {
+	tab := crc32.MakeTable(crc32.Castagnoli)
+	r := rand.New(rand.NewPCG(1, 2))
+	buf := make([]byte, 9100)
+	for i := range buf {
+		buf[i] = byte(r.Uint32())
+	}
+	zeroed := make([]byte, len(buf))
+	for n := HeaderLen; n <= len(buf); n++ {
+		pkt := buf[:n]
+		copy(zeroed, pkt)
+		clear(zeroed[8:12])
+		if got, want := Checksum(pkt), crc32.Checksum(zeroed[:n], tab); got != want {
+			t.Fatalf("Checksum of %d bytes = %#08x, hash/crc32 %#08x", n, got, want)
+		}
 	}
 }
 

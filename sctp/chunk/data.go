@@ -44,12 +44,13 @@ func ParseData(c Chunk) (Data, error) {
 	if len(v) < DataHeaderLen-4 {
 		return Data{}, errLen("DATA", ErrBadLength, DataHeaderLen, c.Len())
 	}
+	h := (*[DataHeaderLen - 4]byte)(v) // the fields after the chunk header, checked once
 	return Data{
 		Flags:   c.Flags,
-		TSN:     TSN(binary.BigEndian.Uint32(v)),
-		SID:     binary.BigEndian.Uint16(v[4:]),
-		SSN:     binary.BigEndian.Uint16(v[6:]),
-		PPID:    binary.BigEndian.Uint32(v[8:]),
+		TSN:     TSN(binary.BigEndian.Uint32(h[:])),
+		SID:     binary.BigEndian.Uint16(h[4:]),
+		SSN:     binary.BigEndian.Uint16(h[6:]),
+		PPID:    binary.BigEndian.Uint32(h[8:]),
 		Payload: v[12:],
 	}, nil
 }
@@ -64,11 +65,12 @@ func (d *Data) Append(b []byte) ([]byte, error) {
 		return b, errf("DATA", ErrTooLarge, "payload of "+strconv.Itoa(len(d.Payload))+" bytes")
 	}
 	b, p := grow(b, pad4(n))
-	putChunkHeader(p, TypeData, d.Flags, n)
-	binary.BigEndian.PutUint32(p[4:], uint32(d.TSN))
-	binary.BigEndian.PutUint16(p[8:], d.SID)
-	binary.BigEndian.PutUint16(p[10:], d.SSN)
-	binary.BigEndian.PutUint32(p[12:], d.PPID)
+	h := (*[DataHeaderLen]byte)(p) // one bounds check for the header's fields
+	putChunkHeader(h[:], TypeData, d.Flags, n)
+	binary.BigEndian.PutUint32(h[4:], uint32(d.TSN))
+	binary.BigEndian.PutUint16(h[8:], d.SID)
+	binary.BigEndian.PutUint16(h[10:], d.SSN)
+	binary.BigEndian.PutUint32(h[12:], d.PPID)
 	copy(p[16:], d.Payload)
 	clear(p[n:])
 	return b, nil

@@ -2,8 +2,9 @@ package chunk
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 	"slices"
+
+	"github.com/usctp/usctp/internal/crc32c"
 )
 
 // HeaderLen is the size of the SCTP common header (RFC 9260 section 3.1).
@@ -11,12 +12,6 @@ const HeaderLen = 12
 
 // MaxLen is the largest chunk, parameter or cause length field value.
 const MaxLen = 0xffff
-
-// castagnoli is the CRC32c table; hash/crc32 uses the SSE4.2/ARMv8 CRC
-// instructions for it where the CPU has them.
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-var zero4 [4]byte
 
 // Header is the SCTP common header (RFC 9260 section 3.1).
 type Header struct {
@@ -60,9 +55,7 @@ func Checksum(pkt []byte) uint32 {
 	if len(pkt) < HeaderLen {
 		return 0
 	}
-	c := crc32.Update(0, castagnoli, pkt[:8])
-	c = crc32.Update(c, castagnoli, zero4[:])
-	return crc32.Update(c, castagnoli, pkt[HeaderLen:])
+	return crc32c.ChecksumPacket(pkt)
 }
 
 // SetChecksum computes the packet's CRC32c and stores it in its header.

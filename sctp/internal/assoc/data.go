@@ -198,6 +198,7 @@ func (a *Assoc) data6_2(now time.Time, p *inPacket, c *rxChunk) disp {
 // for an invalid stream.
 func (a *Assoc) dataHandled(v transfer.Verdict, err error, tsn chunk.TSN, sid uint16, kind string) disp {
 	switch {
+	case err == nil:
 	case errors.Is(err, api.ErrEmptyMessage):
 		// Section 6.2: "If an endpoint receives a DATA chunk with no user
 		// data (i.e., the Length field is set to 16), it SHOULD send an
@@ -208,7 +209,7 @@ func (a *Assoc) dataHandled(v transfer.Verdict, err error, tsn chunk.TSN, sid ui
 		a.sendAbort(cause)
 		a.fail(reasonProtocolViolation, chunk.CauseNoUserData)
 		return dispDeleted
-	case err != nil:
+	default:
 		a.protocolViolation(kind + " chunk breaks the fragment sequence")
 		return dispDeleted
 	}

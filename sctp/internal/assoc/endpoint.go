@@ -58,8 +58,9 @@ type Endpoint struct {
 	batching bool
 	// timerq orders the associations' deadlines (endpoint_timers.go).
 	timerq timerHeap
-	// polled is the association poll last took a packet from; its timerq
-	// place is updated once per burst (syncPolled).
+	// polled is the association Poll or a received packet last reached;
+	// its timerq place is updated once per burst of packets (deferTouch,
+	// syncPolled).
 	polled *Assoc
 	due    []*Assoc // scratch for Expire
 
@@ -228,6 +229,18 @@ func (ep *Endpoint) NextEvent() *Event {
 // a's deadline, reports the engine's news and lists a in Changed.
 func (ep *Endpoint) reached(a *Assoc) {
 	ep.touch(a)
+	ep.report(a)
+}
+
+// reachedByPacket is reached for a packet received: a's deadline goes to
+// the timer heap once for a burst of packets (deferTouch).
+func (ep *Endpoint) reachedByPacket(a *Assoc) {
+	ep.deferTouch(a)
+	ep.report(a)
+}
+
+// report reports the engine's news and lists a in Changed.
+func (ep *Endpoint) report(a *Assoc) {
 	if a.engineReports() {
 		a.reportEngine()
 	}
@@ -320,7 +333,7 @@ func (ep *Endpoint) Poll(now time.Time, buf []byte) (p Packet, ok bool) {
 				a.reportEngine()
 			}
 			if len(b) > len(buf) {
-				ep.polled = a
+				ep.deferTouch(a)
 				p := Packet{To: a.sendTo(), Data: b, MayFragment: ep.fragmentable}
 				if a.ect() {
 					p.ECN = ecnECT0
@@ -328,9 +341,8 @@ func (ep *Endpoint) Poll(now time.Time, buf []byte) (p Packet, ok bool) {
 				ep.countOut(a, b[len(buf):])
 				return p, true
 			}
-			ep.touch(a)
-		}
-		if ep.polled == a {
+			ep.deferTouch(a) // often the association a packet just reached
+		} else if ep.polled == a {
 			ep.polled = nil
 		}
 		a.ready = false
@@ -351,13 +363,25 @@ func (ep *Endpoint) countOut(a *Assoc, pkt []byte) {
 	}
 	s.PacketsOut++
 	s.BytesOut += uint64(len(pkt))
-	it := chunk.Chunks(pkt[min(len(pkt), commonHeaderLen):])
-	for c, ok := it.Next(); ok; c, ok = it.Next() {
-		if k := chunkKindOf[c.Type]; a != nil && k > 0 {
+	// The packet is one the core built, so the walk reads only each
+	// chunk's type and length; it stops where chunk.Chunks would report
+	// an error (a length below 4 or past the end, partial padding).
+	for off := commonHeaderLen; len(pkt)-off >= 4; {
+		l := int(binary.BigEndian.Uint16(pkt[off+2:]))
+		if l < 4 || l > len(pkt)-off {
+			break
+		}
+		next := off + (l+3)&^3
+		if next > len(pkt) && off+l != len(pkt) {
+			break
+		}
+		t := chunk.Type(pkt[off])
+		if k := chunkKindOf[t]; a != nil && k > 0 {
 			a.chunks.out[k-1]++
 		} else {
-			ep.stats.ChunksOut[c.Type]++
+			ep.stats.ChunksOut[t]++
 		}
+		off = next
 	}
 }
 

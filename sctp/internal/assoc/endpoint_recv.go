@@ -64,7 +64,7 @@ func (ep *Endpoint) receive(now time.Time, from netip.AddrPort, pkt []byte) *Ass
 			a.stats.UnknownSource++
 		}
 		a.handlePacket(now, p)
-		ep.reached(a)
+		ep.reachedByPacket(a)
 		if a.closed {
 			return nil
 		}

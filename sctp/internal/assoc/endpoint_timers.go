@@ -93,8 +93,21 @@ func (ep *Endpoint) touch(a *Assoc) {
 	}
 }
 
-// syncPolled updates timerq for the association poll last sent from,
-// whose deadline poll left as it was before its packets.
+// deferTouch is touch for a burst of packets to or from a: a's place in
+// timerq is updated when the heap is next read (syncPolled) or another
+// association's packet comes, not for every packet. Nothing reads the heap
+// between the packets of a burst.
+func (ep *Endpoint) deferTouch(a *Assoc) {
+	if p := ep.polled; p != a {
+		if p != nil {
+			ep.touch(p)
+		}
+		ep.polled = a
+	}
+}
+
+// syncPolled updates timerq for the association whose touch deferTouch
+// deferred.
 func (ep *Endpoint) syncPolled() {
 	if a := ep.polled; a != nil {
 		ep.polled = nil
@@ -106,7 +119,7 @@ func (ep *Endpoint) syncPolled() {
 // secret rotation, or the zero time.
 func (ep *Endpoint) Deadline() time.Time {
 	ep.syncPolled()
-	d := ep.jar.nextRotation()
+	d := ep.jar.due // nextRotation, kept by rotate
 	if ep.timerq.h.Len() > 0 {
 		d = earliest(d, ep.timerq.h.Min().Val.heapAt)
 	}

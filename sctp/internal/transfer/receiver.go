@@ -305,7 +305,7 @@ func (r *receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo)
 		if int(f.Off) < len(f.Data) {
 			break
 		}
-		r.reasm.PopStream(sid)
+		_, next := r.reasm.PopStreamNext(sid)
 		end := f.Flags&chunk.FlagEnd != 0
 		r.pool.Put(f)
 		if end {
@@ -319,7 +319,7 @@ func (r *receiver) readFrom(f *interleave.Frag, p []byte) (n int, info RecvInfo)
 		if n == len(p) {
 			break
 		}
-		f = r.reasm.PeekStream(sid)
+		f = next
 		if f == nil || f.FirstTSN != first || f.Flags&(chunk.FlagBeginning|interleave.FlagAborted) != 0 {
 			break // not queued yet, or another message's part: the next read
 		}

@@ -22,6 +22,7 @@ type sendQueue struct {
 	free        *message // free list of messages
 	nfree       int
 	pinned      *message // message being cut into chunks (pins its stream)
+	pinnedSide  *outSide // the side object of pinned's stream, while pinned is set
 	nextArrival uint32   // arrival number of the next queued message
 
 	buffered int // bytes queued and not yet acknowledged (changed by charge)
@@ -192,12 +193,12 @@ func (q *sendQueue) took(st *outSide, m *message, size int) (end bool) {
 			q.queuedStreams--
 		}
 		m.next = nil
-		q.pinned = nil // the scheduler may pick another stream now
-		m.refs--       // fully cut: only the chunk records hold it now
+		q.pinned, q.pinnedSide = nil, nil // the scheduler may pick another stream now
+		m.refs--                          // fully cut: only the chunk records hold it now
 	case first:
 		q.partlyCut++
 		if !q.cfg.Interleaved {
-			q.pinned = m // the stream's until the last fragment
+			q.pinned, q.pinnedSide = m, st // the stream's until the last fragment
 		}
 		// RFC 8260 section 2.2.2: "The sender MUST NOT process ... more than
 		// one user message in any given stream at any time." With I-DATA a
@@ -235,7 +236,7 @@ func (q *sendQueue) remove(st *outSide, m *message) (queued, head bool) {
 	}
 	m.next = nil
 	if q.pinned == m {
-		q.pinned = nil
+		q.pinned, q.pinnedSide = nil, nil
 	}
 	q.takeUnsent(st, m.sid, len(m.buf)-int(m.off))
 	q.sched.Sent(m.sid, 0, true, st.head == nil)
@@ -260,7 +261,7 @@ func (q *sendQueue) drain() {
 		st.share = 0
 		q.sched.Forget(sid)
 	}
-	q.pinned = nil
+	q.pinned, q.pinnedSide = nil, nil
 	if q.buffered != 0 {
 		q.charge(-q.buffered) // every message was released above
 	}

@@ -239,8 +239,18 @@ func (s *sender) canSendNew(now time.Time, size int) bool {
 // acknowledged (refill), so a SACK covering a whole receive batch does not
 // shrink the flight; bytes gap-acked earlier do not count again, so the
 // cumulative ack jump after a loss recovery opens no large burst.
+//
+// The rule is written for a receiver that acknowledges every second
+// packet (section 6.2), each SACK then opening Max.Burst packets. A
+// receiver that answers a whole batch of packets with one SACK (usctp's,
+// Linux's with GRO) would otherwise let a flight that shrank once regrow
+// by Max.Burst packets a round trip, far below cwnd: a SACK newly
+// acknowledging 2n packets counts as the n SACKs it stands for. cwnd still
+// bounds the flight.
 func (s *sender) sendOpportunity(refill int) {
-	s.burstCap = s.paths.primary.flight + refill + s.cfg.MaxBurst*s.paths.primary.pmdcs()
+	mtu := s.paths.primary.pmdcs()
+	sacks := max(1, refill/(2*mtu))
+	s.burstCap = s.paths.primary.flight + refill + sacks*s.cfg.MaxBurst*mtu
 }
 
 // window returns the flight size new data may not reach: cwnd or the
@@ -339,13 +349,13 @@ func (s *sender) restartAfterIdle(now time.Time) {
 func (s *sender) appendNew(now time.Time, pkt []byte, room int) ([]byte, int) {
 	n := 0
 	for s.queue.unsent > 0 {
-		m := s.queue.pinned
+		m, st := s.queue.pinned, s.queue.pinnedSide
 		if m == nil {
 			sid, ok := s.queue.sched.Next()
 			if !ok {
 				break
 			}
-			st := s.streams.PeekOutSide(sid)
+			st = s.streams.PeekOutSide(sid)
 			if st == nil || st.head == nil {
 				s.queue.sched.Forget(sid) // scheduler out of step: drop its state
 				continue
@@ -388,16 +398,16 @@ func (s *sender) appendNew(now time.Time, pkt []byte, room int) ([]byte, int) {
 		if !s.canSendNew(now, size) {
 			break
 		}
-		pkt = s.cut(now, m, size, pkt)
+		pkt = s.cut(now, m, st, size, pkt)
 		room -= s.hdr + pad4(size)
 		n++
 	}
 	return pkt, n
 }
 
-// cut makes the next chunk of size bytes from m, records it and appends it.
-func (s *sender) cut(now time.Time, m *message, size int, pkt []byte) []byte {
-	st := s.streams.PeekOutSide(m.sid)
+// cut makes the next chunk of size bytes from m, whose stream's side
+// object is st, records it and appends it.
+func (s *sender) cut(now time.Time, m *message, st *outSide, size int, pkt []byte) []byte {
 	var flags uint8
 	end := int(m.off)+size == len(m.buf)
 	if m.off == 0 {

@@ -53,6 +53,18 @@ type sackProgress struct {
 	newBytes     int  // bytes of the chunks it newly acknowledged (with headers)
 	htna         TSN  // the highest TSN it newly acknowledged
 	haveHTNA     bool
+	side         *outSide // the side object of stream sideSID (see sideOf)
+	sideSID      uint16
+}
+
+// sideOf returns the side object of outbound stream sid, or nil, looked up
+// once for a run of acknowledged chunks of one stream: no side object is
+// released while a SACK is handled.
+func (p *sackProgress) sideOf(streams *streamTable, sid uint16) *outSide {
+	if p.side == nil || p.sideSID != sid {
+		p.side, p.sideSID = streams.PeekOutSide(sid), sid
+	}
+	return p.side
 }
 
 // newlyAcked notes chunk r (TSN t), newly acknowledged.
@@ -66,7 +78,7 @@ func (p *sackProgress) newlyAcked(l *ledger, t TSN, r *record) {
 func (s *sender) ackCumulative(now time.Time, p *sackProgress) {
 	for t := s.ledger.cumAck + 1; t.LEQ(p.cum); t++ {
 		r := s.ledger.rec(t)
-		if s.ack(now, t, r) {
+		if s.ack(now, t, r, p) {
 			p.newlyAcked(&s.ledger, t, r)
 		}
 		if r.state != recAbandoned && r.msg.timed() {
@@ -98,7 +110,7 @@ func (s *sender) ackGapBlocks(now time.Time, sk *SACK, p *sackProgress) {
 			if r.state == recGapAcked || r.state == recAbandoned {
 				continue
 			}
-			if s.ack(now, t, r) {
+			if s.ack(now, t, r, p) {
 				p.newlyAcked(&s.ledger, t, r)
 			}
 			s.ledger.gapAck(r)
@@ -258,14 +270,17 @@ func (s *sender) validate(sk *SACK) error {
 }
 
 // ack takes a chunk out of flight on its first acknowledgement, with an
-// RTT sample when allowed, and reports whether it was newly acked.
-func (s *sender) ack(now time.Time, t TSN, r *record) bool {
+// RTT sample when allowed, and reports whether it was newly acked; sp is
+// the progress of the SACK that acknowledges it.
+func (s *sender) ack(now time.Time, t TSN, r *record, sp *sackProgress) bool {
 	p := s.paths.of(r)
 	inFlight := r.state == recInFlight
 	if !s.ledger.acked(r) {
 		return false
 	}
-	s.settle(r)
+	if st := sp.sideOf(s.streams, r.sid); st != nil {
+		s.queue.unbuffer(st, r.sid, int(r.n)) // as settle does
+	}
 	if inFlight {
 		p.flight -= s.ledger.size(r)
 	}

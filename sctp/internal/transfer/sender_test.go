@@ -116,8 +116,9 @@ func TestRuleBCwnd(t *testing.T) {
 // used to limit the number of packets sent. The limit MAY be applied by
 // adjusting cwnd temporarily, as follows: if ((flightsize + Max.Burst *
 // PMDCS) < cwnd) cwnd = flightsize + Max.Burst * PMDCS". A SACK lets the
-// sender replace what it acknowledged and add Max.Burst packets, also when
-// it acknowledges many packets at once.
+// sender replace what it acknowledged and add Max.Burst packets; one that
+// newly acknowledges many packets at once counts as the SACKs of every
+// second packet it stands for (section 6.2).
 func TestMaxBurst(t *testing.T) {
 	x := newTx(t, Config{})
 	x.e.path.cwnd = 1 << 20
@@ -130,13 +131,14 @@ func TestMaxBurst(t *testing.T) {
 	if got := x.flush(); len(got) != 1+api.DefaultMaxBurst {
 		t.Fatalf("sent %d packets after a SACK of one, want %d", len(got), 1+api.DefaultMaxBurst)
 	}
-	// One SACK for a whole receive batch: 8 packets.
+	// One SACK for a whole receive batch of 8 packets stands for the 4
+	// SACKs of a receiver acknowledging every second packet.
 	x.mustSACK(1008, api.DefaultBuffer)
-	if got := x.flush(); len(got) != 8+api.DefaultMaxBurst {
-		t.Fatalf("sent %d packets after a SACK of 8, want %d", len(got), 8+api.DefaultMaxBurst)
+	if got, want := len(x.flush()), 8+4*api.DefaultMaxBurst; got != want {
+		t.Fatalf("sent %d packets after a SACK of 8, want %d", got, want)
 	}
-	if f := x.e.path.flight; f != api.DefaultMaxBurst*3*testPMDCS {
-		t.Fatalf("flight %d, want %d: Max.Burst packets more per SACK", f, api.DefaultMaxBurst*3*testPMDCS)
+	if f, want := x.e.path.flight, (8+4*api.DefaultMaxBurst)*testPMDCS; f != want {
+		t.Fatalf("flight %d, want %d: Max.Burst packets more per SACK of every second packet", f, want)
 	}
 	// The hole below gap-acked data filled: the cumulative ack jumps over
 	// packets already counted, which opens no burst beyond Max.Burst.
