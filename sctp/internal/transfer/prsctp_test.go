@@ -490,3 +490,19 @@ func TestPRDrainKeepsPolicy(t *testing.T) {
 		t.Fatalf("drained %+v", got)
 	}
 }
+
+// A reused message does not keep the policy value of the message it was
+// before: a reliable message queued after a PRRtx one was acknowledged is
+// drained as reliable, Value 0.
+func TestPRValueNotReused(t *testing.T) {
+	x := prTx(t, Config{})
+	x.queuePR(0, false, 10, PR{Policy: PRRtx, Value: 7})
+	x.flush()
+	x.mustSACK(x.e.send.ledger.nextTSN-1, api.DefaultBuffer)
+	x.queue(1, 10)
+	var got []Unsent
+	x.e.Drain(func(u Unsent) { got = append(got, u) })
+	if len(got) != 1 || got[0].PR != (PR{}) {
+		t.Fatalf("drained %+v, want one reliable message", got)
+	}
+}

@@ -87,7 +87,7 @@ func (q *sendQueue) add(st *outSide, sid uint16, ppid uint32, unordered bool, pa
 	m := q.newMessage()
 	m.buf = append(m.buf[:0], payload...)
 	m.ppid, m.sid, m.unordered, m.bits = ppid, sid, unordered, 0
-	m.off, m.refs, m.next = 0, 1, nil
+	m.off, m.refs, m.next, m.prValue = 0, 1, nil, 0
 	m.seq = q.nextArrival
 	q.nextArrival++
 	if st.tail == nil {
