@@ -377,7 +377,7 @@ func (ep *Endpoint) countOut(a *Assoc, pkt []byte) {
 		}
 		t := chunk.Type(pkt[off])
 		if k := chunkKindOf[t]; a != nil && k > 0 {
-			a.chunks.out[k-1]++
+			a.chunks.countOut(int(k - 1))
 		} else {
 			ep.stats.ChunksOut[t]++
 		}

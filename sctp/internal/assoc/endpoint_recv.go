@@ -39,7 +39,7 @@ func (ep *Endpoint) receive(now time.Time, from netip.AddrPort, pkt []byte) *Ass
 		s = &a.stats
 		for i := range p.chunks {
 			if k := chunkKindOf[p.chunks[i].typ]; k > 0 {
-				a.chunks.in[k-1]++
+				a.chunks.countIn(int(k - 1))
 			} else {
 				ep.stats.ChunksIn[p.chunks[i].typ]++
 			}

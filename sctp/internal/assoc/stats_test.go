@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/api"
 )
 
 // TestStatsSnapshot checks that the counters an operator reads follow what
@@ -96,4 +97,24 @@ func TestAssocFootprint(t *testing.T) {
 	}
 	per := (int64(m1.HeapAlloc) - int64(m0.HeapAlloc)) / n
 	t.Logf("idle established association: %d bytes of heap each (assoc struct %d bytes)", per, unsafe.Sizeof(Assoc{}))
+}
+
+// A chunk count that outgrows 32 bits moves into the spill and keeps
+// counting: Stats reports the sum, in both directions.
+func TestChunkCountsSpill(t *testing.T) {
+	var c chunkCounts
+	k := int(chunkKindOf[chunk.TypeData] - 1)
+	c.in[k], c.out[k] = spillAt-1, spillAt-2
+	for range 3 {
+		c.countIn(k)
+		c.countOut(k)
+	}
+	if c.big == nil || c.in[k] != 2 || c.out[k] != 1 {
+		t.Fatalf("in %d out %d big %v", c.in[k], c.out[k], c.big != nil)
+	}
+	var s api.Stats
+	c.expand(&s)
+	if s.ChunksIn[chunk.TypeData] != spillAt+2 || s.ChunksOut[chunk.TypeData] != spillAt+1 {
+		t.Fatalf("expanded in %d out %d, want %d and %d", s.ChunksIn[chunk.TypeData], s.ChunksOut[chunk.TypeData], uint64(spillAt+2), uint64(spillAt+1))
+	}
 }
