@@ -41,7 +41,16 @@ type sender struct {
 	peerWinMax int       // largest a_rwnd the peer advertised (INIT, SACKs): bounds fragPoint
 	immediate  bool      // set the I bit on DATA chunks (RFC 7053)
 	lastSend   time.Time // last DATA transmission, for the idle cwnd rule
+	// holes, while AppendDataHoles builds a packet: the holes left so far
+	// (up to its capacity); nil otherwise, and every payload is copied.
+	holes []chunk.Hole
 }
+
+// GatherMin is the smallest chunk payload AppendDataHoles leaves as a
+// hole: a smaller one costs less to copy into the packet than to send
+// as an I/O vector of its own (the kernel's per-vector cost and a piece
+// more for the checksum).
+const GatherMin = 512
 
 func (s *sender) init(cfg *Config, path *Path, st *Stats, streams *streamTable) {
 	s.cfg, s.stats, s.streams = cfg, st, streams
@@ -155,6 +164,12 @@ func (s *sender) appendChunk(pkt []byte, t TSN, r *record) []byte {
 	f := interleave.OutFrag{
 		TSN: uint32(t), PPID: r.ppid, MID: r.mid, FSN: r.fsn, SID: r.sid, Flags: flags,
 		Payload: r.msg.buf[r.off : int(r.off)+int(r.n)],
+	}
+	if len(f.Payload) >= GatherMin && len(s.holes) < cap(s.holes) {
+		pkt, h := s.frame.AppendHole(pkt, f)
+		s.holes = append(s.holes, h)
+		s.queue.holding = true
+		return pkt
 	}
 	return s.frame.Append(pkt, f)
 }
