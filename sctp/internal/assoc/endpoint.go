@@ -75,6 +75,12 @@ type Endpoint struct {
 	// PLPMTU (chunks cut before it shrank) and may be IP-fragmented.
 	fragmentable bool
 	tracef       func(format string, args ...any)
+	// holes collects the holes of the packet PollGather builds (nil
+	// otherwise: Poll copies every payload); holders lists the
+	// associations whose messages packets with holes reference until
+	// BatchWritten (gather.go).
+	holes   []chunk.Hole
+	holders []*Assoc
 
 	// The port filter (SetPortFilter).
 	filter      bool
@@ -312,6 +318,11 @@ type Packet struct {
 	// MayFragment: the packet exceeds its path's PLPMTU with DATA chunks cut
 	// before it shrank; send it with IP fragmentation allowed.
 	MayFragment bool
+	// Holes lists the user data PollGather left out of Data, by offset
+	// from the packet's first byte (Data[len(buf)]): the packet is
+	// Data[len(buf):] with each hole's bytes in place (chunk.Hole). Nil
+	// from Poll.
+	Holes []chunk.Hole
 }
 
 // Poll appends the next packet to send to buf and returns it; ok is false
