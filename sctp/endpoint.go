@@ -71,9 +71,14 @@ type Endpoint struct {
 	slab          []byte
 	slabUsed      int
 	largestPacket int
-	fragmentAt    int             // batch[fragmentAt-1] may be IP-fragmented (assoc.Packet.MayFragment); 0: none
-	refused       refusedPacket   // the last packet refused as too big
-	noRoute       []noRoutePacket // packets refused for want of a route, for passNoRoute
+	// holes and netHoles list the holes of the batch's packets, from 0 to
+	// holesUsed, when the conn gathers (writearea.go); nil otherwise.
+	holes      []assoc.Hole
+	netHoles   []netio.Hole
+	holesUsed  int
+	fragmentAt int             // batch[fragmentAt-1] may be IP-fragmented (assoc.Packet.MayFragment); 0: none
+	refused    refusedPacket   // the last packet refused as too big
+	noRoute    []noRoutePacket // packets refused for want of a route, for passNoRoute
 	// flushAgain asks whoever holds flushMu next to flush once more: set
 	// by a writer that found flushMu taken (sendNow), checked by every
 	// holder after it unlocks flushMu (unlockFlush).

@@ -90,13 +90,14 @@ func (e *Endpoint) collectPackets(now time.Time) bool {
 		if buf == nil {
 			return true
 		}
-		p, ok := e.core.Poll(now, buf)
+		p, ok := e.pollPacket(now, buf)
 		if !ok {
 			return false
 		}
 		e.commitPacketBuf(p.Data)
 		o := &e.batch[e.batchLen]
 		o.Buf, o.N, o.Addr, o.ECN = p.Data, len(p.Data), p.To, p.ECN
+		e.commitHoles(o, &p)
 		if e.multihome.choosesSource() {
 			o.Local = e.multihome.source(p.To.Addr())
 		}

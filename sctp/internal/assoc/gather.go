@@ -16,6 +16,10 @@ import (
 // padding and other chunk at its place in Data, the checksum computed
 // over the pieces in order.
 
+// Hole is a range of a packet PollGather built whose bytes are elsewhere
+// (chunk.Hole).
+type Hole = chunk.Hole
+
 // PollGather is Poll leaving the user data of large DATA and I-DATA
 // chunks out of buf: the holes (up to cap(holes)) are appended to holes
 // and returned in Packet.Holes. Packets of associations with AUTH, whose

@@ -65,6 +65,19 @@ type Hole struct {
 // Data returns the valid bytes of p, Buf[:N].
 func (p *Packet) Data() []byte { return p.Buf[:p.N] }
 
+// CopyData copies the first bytes of the packet, its holes filled, to
+// dst and returns how many: min(len(dst), N).
+func (p *Packet) CopyData(dst []byte) int {
+	n := copy(dst, p.Buf[:p.N])
+	for _, h := range p.Holes {
+		if h.At >= n {
+			break
+		}
+		copy(dst[h.At:n], h.Data)
+	}
+	return n
+}
+
 // Gatherer is implemented by conns that may take packets with Holes.
 type Gatherer interface {
 	// Gathers reports whether WriteBatch and WriteFragmentable send the

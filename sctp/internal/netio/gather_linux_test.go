@@ -91,3 +91,15 @@ func TestWriteBadHoles(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyData: a packet's first bytes with its holes filled.
+func TestCopyData(t *testing.T) {
+	p := Packet{Buf: []byte("abc....hi..l"), N: 12, Holes: []Hole{{At: 3, Data: []byte("defg")}, {At: 9, Data: []byte("jk")}}}
+	for n := range 14 {
+		dst := make([]byte, n)
+		k := p.CopyData(dst)
+		if want := "abcdefghijkl"[:min(n, 12)]; string(dst[:k]) != want {
+			t.Errorf("CopyData(%d bytes) = %q, want %q", n, dst[:k], want)
+		}
+	}
+}
