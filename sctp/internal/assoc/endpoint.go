@@ -75,10 +75,12 @@ type Endpoint struct {
 	// PLPMTU (chunks cut before it shrank) and may be IP-fragmented.
 	fragmentable bool
 	tracef       func(format string, args ...any)
-	// holes collects the holes of the packet PollGather builds (nil
-	// otherwise: Poll copies every payload); holders lists the
-	// associations whose messages packets with holes reference until
-	// BatchWritten (gather.go).
+	// gather is where Poll appends the holes of its packets (GatherInto;
+	// nil: it copies every payload); holes collects those of the packet
+	// appendPacket builds; holders lists the associations whose messages
+	// packets with holes reference until BatchWritten (gather.go).
+	gather  *[]chunk.Hole
+	holeMin int
 	holes   []chunk.Hole
 	holders []*Assoc
 
@@ -318,11 +320,6 @@ type Packet struct {
 	// MayFragment: the packet exceeds its path's PLPMTU with DATA chunks cut
 	// before it shrank; send it with IP fragmentation allowed.
 	MayFragment bool
-	// Holes lists the user data PollGather left out of Data, by offset
-	// from the packet's first byte (Data[len(buf)]): the packet is
-	// Data[len(buf):] with each hole's bytes in place (chunk.Hole). Nil
-	// from Poll.
-	Holes []chunk.Hole
 }
 
 // Poll appends the next packet to send to buf and returns it; ok is false
@@ -339,11 +336,20 @@ func (ep *Endpoint) Poll(now time.Time, buf []byte) (p Packet, ok bool) {
 		a := ep.ready[ep.readyHead]
 		if !a.closed {
 			ep.fragmentable = false
+			if ep.gather != nil {
+				h := *ep.gather
+				ep.holes = h[len(h):len(h):cap(h)]
+			}
 			b := a.appendPacket(now, buf)
+			holes := len(ep.holes)
+			ep.holes = nil
 			if a.engineReports() {
 				a.reportEngine()
 			}
 			if len(b) > len(buf) {
+				if holes > 0 {
+					*ep.gather = (*ep.gather)[:len(*ep.gather)+holes]
+				}
 				ep.deferTouch(a)
 				p := Packet{To: a.sendTo(), Data: b, MayFragment: ep.fragmentable}
 				if a.ect() {

@@ -16,27 +16,23 @@ import (
 // padding and other chunk at its place in Data, the checksum computed
 // over the pieces in order.
 
-// Hole is a range of a packet PollGather built whose bytes are elsewhere
-// (chunk.Hole).
+// Hole is a range of a packet built with holes (GatherInto) whose bytes
+// are elsewhere (chunk.Hole).
 type Hole = chunk.Hole
 
-// PollGather is Poll leaving the user data of large DATA and I-DATA
-// chunks out of buf: the holes (up to cap(holes)) are appended to holes
-// and returned in Packet.Holes. Packets of associations with AUTH, whose
-// HMAC covers the user data, are whole.
-func (ep *Endpoint) PollGather(now time.Time, buf []byte, holes []chunk.Hole) (Packet, bool) {
-	ep.holes = holes[:0]
-	p, ok := ep.Poll(now, buf)
-	if ok && len(ep.holes) > 0 {
-		p.Holes = ep.holes
-	}
-	ep.holes = nil
-	return p, ok
-}
+// GatherInto makes Poll leave the user data of DATA and I-DATA chunks of
+// min bytes or more out of its packets, or (nil) builds whole packets
+// again, the default. The holes of each packet, by offset from its first byte
+// (Packet.Data[len(buf)]), are appended to *holes, up to its capacity;
+// the packet is Data[len(buf):] with each hole's bytes in place. Packets
+// of associations with AUTH, whose HMAC covers the user data, are whole.
+// (The holes are not a field of Packet: a Packet of eight words is
+// returned in registers.)
+func (ep *Endpoint) GatherInto(holes *[]Hole, min int) { ep.gather, ep.holeMin = holes, min }
 
-// BatchWritten tells the endpoint that every packet PollGather returned
-// has been written or dropped: the messages their holes referenced may be
-// reused.
+// BatchWritten tells the endpoint that every packet with holes Poll
+// returned has been written or dropped: the messages their holes
+// referenced may be reused.
 func (ep *Endpoint) BatchWritten() {
 	for i, a := range ep.holders {
 		for _, e := range [2]*transfer.Engine{a.data.eng, a.data.kept} {
@@ -51,7 +47,7 @@ func (ep *Endpoint) BatchWritten() {
 }
 
 // appendData appends the association's DATA chunks, with holes when
-// PollGather builds the packet.
+// Poll builds the packet after GatherInto.
 func (a *Assoc) appendData(now time.Time, b []byte, room, start int) []byte {
 	ep := a.ep
 	if cap(ep.holes) == 0 || a.authOverhead() > 0 {
@@ -59,7 +55,7 @@ func (a *Assoc) appendData(now time.Time, b []byte, room, start int) []byte {
 		return b
 	}
 	n := len(ep.holes)
-	b, _, ep.holes = a.data.eng.AppendDataHoles(now, b, room, ep.holes)
+	b, _, ep.holes = a.data.eng.AppendDataHoles(now, b, room, ep.holes, ep.holeMin)
 	if len(ep.holes) == n {
 		return b
 	}

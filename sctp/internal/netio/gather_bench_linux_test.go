@@ -11,7 +11,7 @@ import (
 // (hole). Nothing reads the receiving socket: once its buffer is full the
 // kernel drops the datagrams after the sender's work is done. With
 // perf stat -e instructions it gives the size from which a hole costs
-// less than a copy (transfer.GatherMin).
+// less than a copy (the shell's gatherMin).
 func BenchmarkWriteHoles(b *testing.B) {
 	for _, size := range []int{64, 128, 256, 512, 1024, 1424} {
 		for _, hole := range []bool{false, true} {

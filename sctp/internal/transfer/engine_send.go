@@ -30,13 +30,13 @@ func (e *Engine) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 }
 
 // AppendDataHoles is AppendData leaving the user data of chunks of at
-// least GatherMin bytes out of pkt: each such chunk's payload is a hole
+// least min bytes out of pkt: each such chunk's payload is a hole
 // appended to holes (up to its capacity; the others are copied) and
 // returned with the packet, whose bytes are pkt's with the holes filled
 // (chunk.Hole). The holes reference the send buffer's messages: a message
 // released before ReleaseHeld is not reused until then.
-func (e *Engine) AppendDataHoles(now time.Time, pkt []byte, room int, holes []chunk.Hole) ([]byte, int, []chunk.Hole) {
-	e.send.holes = holes
+func (e *Engine) AppendDataHoles(now time.Time, pkt []byte, room int, holes []chunk.Hole, min int) ([]byte, int, []chunk.Hole) {
+	e.send.holes, e.send.holeMin = holes, min
 	pkt, n := e.send.appendData(now, pkt, room)
 	holes, e.send.holes = e.send.holes, nil
 	return pkt, n, holes

@@ -9,6 +9,9 @@ import (
 	"github.com/usctp/usctp/sctp/chunk"
 )
 
+// testHoleMin is the smallest payload the tests leave as a hole.
+const testHoleMin = 512
+
 // holePair runs two identical memPairs side by side: flat builds its
 // packets with AppendData, gath with AppendDataHoles into a buffer of
 // stale bytes. The packets, holes filled, must be the same bytes.
@@ -48,7 +51,7 @@ func (h *holePair) queue(tb testing.TB, sid uint16, msg []byte) {
 func (h *holePair) packet(tb testing.TB, room int) ([]byte, []chunk.Hole) {
 	want, n1 := h.flat.a.AppendData(h.flat.now, h.flat.pkt[:0], room)
 	b := append(h.buf[:0], h.stale[:cap(h.buf)]...)[:0]
-	got, n2, holes := h.gath.a.AppendDataHoles(h.gath.now, b, room, h.holes[:0])
+	got, n2, holes := h.gath.a.AppendDataHoles(h.gath.now, b, room, h.holes[:0], testHoleMin)
 	if n1 != n2 || len(got) != len(want) {
 		tb.Fatalf("%d chunks of %d bytes flat, %d of %d with holes", n1, len(want), n2, len(got))
 	}
@@ -56,8 +59,8 @@ func (h *holePair) packet(tb testing.TB, room int) ([]byte, []chunk.Hole) {
 		return nil, nil
 	}
 	for _, hl := range holes {
-		if len(hl.Data) < GatherMin {
-			tb.Fatalf("a hole of %d bytes, below GatherMin", len(hl.Data))
+		if len(hl.Data) < testHoleMin {
+			tb.Fatalf("a hole of %d bytes, below the minimum", len(hl.Data))
 		}
 	}
 	return got, holes

@@ -42,15 +42,11 @@ type sender struct {
 	immediate  bool      // set the I bit on DATA chunks (RFC 7053)
 	lastSend   time.Time // last DATA transmission, for the idle cwnd rule
 	// holes, while AppendDataHoles builds a packet: the holes left so far
-	// (up to its capacity); nil otherwise, and every payload is copied.
-	holes []chunk.Hole
+	// (up to its capacity), for payloads of holeMin bytes or more; nil
+	// otherwise, and every payload is copied.
+	holes   []chunk.Hole
+	holeMin int
 }
-
-// GatherMin is the smallest chunk payload AppendDataHoles leaves as a
-// hole: a smaller one costs less to copy into the packet than to send
-// as an I/O vector of its own (the kernel's per-vector cost and a piece
-// more for the checksum).
-const GatherMin = 512
 
 func (s *sender) init(cfg *Config, path *Path, st *Stats, streams *streamTable) {
 	s.cfg, s.stats, s.streams = cfg, st, streams
@@ -165,7 +161,7 @@ func (s *sender) appendChunk(pkt []byte, t TSN, r *record) []byte {
 		TSN: uint32(t), PPID: r.ppid, MID: r.mid, FSN: r.fsn, SID: r.sid, Flags: flags,
 		Payload: r.msg.buf[r.off : int(r.off)+int(r.n)],
 	}
-	if len(f.Payload) >= GatherMin && len(s.holes) < cap(s.holes) {
+	if len(s.holes) < cap(s.holes) && len(f.Payload) >= s.holeMin {
 		pkt, h := s.frame.AppendHole(pkt, f)
 		s.holes = append(s.holes, h)
 		s.queue.holding = true
