@@ -24,13 +24,12 @@ import (
 
 // gatherMin is the smallest DATA payload sent as a hole. Leaving a
 // payload in the send buffer saves its copy into the packet, but the
-// checksum and the kernel's copy then read it from there, long evicted
-// from the caches since the user's message was copied in, where the copy
-// would have brought it into the L1 cache for both. Measured (CPU of both
-// ends per 1452 bytes, SCTP_STREAM of 64 KiB messages, perf sampling):
-// chunks of 1436 bytes (1500-byte veth) cost 5 to 9% more as holes,
-// 8.9 KiB (9000-byte veth) about the same, 20 KB 2 to 4% less, 64 KB
-// (loopback) 4 to 7% less.
+// checksum and the kernel's copy then read it from the message buffer,
+// out of the caches since the user's message was copied in, where the
+// copy would have brought a packet of a 1500-byte path into the L1 cache
+// for both. Below about 10 KB what the copy costs the cold reads cost as
+// much and the holes' bookkeeping more; 64 KB chunks (loopback) are
+// cheaper as holes.
 const gatherMin = 16 << 10
 
 // maxPacketHoles bounds the holes of one packet, batchHoles those of a

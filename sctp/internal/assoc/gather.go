@@ -22,12 +22,12 @@ type Hole = chunk.Hole
 
 // GatherInto makes Poll leave the user data of DATA and I-DATA chunks of
 // min bytes or more out of its packets, or (nil) builds whole packets
-// again, the default. The holes of each packet, by offset from its first byte
-// (Packet.Data[len(buf)]), are appended to *holes, up to its capacity;
-// the packet is Data[len(buf):] with each hole's bytes in place. Packets
-// of associations with AUTH, whose HMAC covers the user data, are whole.
-// (The holes are not a field of Packet: a Packet of eight words is
-// returned in registers.)
+// again, the default. The holes of each packet, by offset from its first
+// byte (Packet.Data[len(buf)]), are appended to *holes, up to its
+// capacity; the packet is Data[len(buf):] with each hole's bytes in
+// place. Packets of associations with AUTH, whose HMAC covers the user
+// data, are whole. (The holes are not a field of Packet: a Packet of
+// eight words is returned in registers.)
 func (ep *Endpoint) GatherInto(holes *[]Hole, min int) { ep.gather, ep.holeMin = holes, min }
 
 // BatchWritten tells the endpoint that every packet with holes Poll
