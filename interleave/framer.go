@@ -37,10 +37,6 @@ type Framer interface {
 	NewMessage(sid uint16, unordered bool) uint32
 	// Append appends f as a chunk, padded, to b.
 	Append(b []byte, f OutFrag) []byte
-	// AppendHole is Append without copying f.Payload: its bytes in b are
-	// left as they were and the returned hole says where it belongs
-	// (chunk.Hole).
-	AppendHole(b []byte, f OutFrag) ([]byte, chunk.Hole)
 }
 
 // OutStreams is the part of the association's stream table the sending
@@ -87,7 +83,8 @@ func (*DataFramer) Append(b []byte, f OutFrag) []byte {
 	return b
 }
 
-// AppendHole appends f as a DATA chunk with its user data as a hole.
+// AppendHole is Append without copying f.Payload: its bytes in b are left
+// as they were and the returned hole says where it belongs (chunk.Hole).
 func (*DataFramer) AppendHole(b []byte, f OutFrag) ([]byte, chunk.Hole) {
 	c := chunk.Data{Flags: f.Flags, TSN: chunk.TSN(f.TSN), SID: f.SID, SSN: uint16(f.MID), PPID: f.PPID, Payload: f.Payload}
 	b, h, _ := c.AppendHole(b) // a fragment is never larger than a chunk can be

@@ -54,7 +54,9 @@ func (f *IDataFramer) Append(b []byte, fr OutFrag) []byte {
 	return b
 }
 
-// AppendHole is Append with fr's user data as a hole.
+// AppendHole is Append without copying fr.Payload: its bytes in b are
+// left as they were and the returned hole says where it belongs
+// (chunk.Hole).
 func (f *IDataFramer) AppendHole(b []byte, fr OutFrag) ([]byte, chunk.Hole) {
 	c := f.chunk(fr)
 	b, h, _ := c.AppendHole(b) // a fragment is never larger than a chunk can be

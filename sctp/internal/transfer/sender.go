@@ -24,7 +24,10 @@ type sender struct {
 	stats   *Stats
 	streams *streamTable
 	frame   interleave.Framer // writes DATA or I-DATA chunks
-	hdr     int               // chunk header length of the variant
+	// holeFrame is frame, which also writes chunks with their user data
+	// as a hole (both of package interleave's framers do).
+	holeFrame holeFramer
+	hdr       int // chunk header length of the variant
 
 	queue  sendQueue
 	ledger ledger
@@ -58,12 +61,19 @@ func (s *sender) init(cfg *Config, path *Path, st *Stats, streams *streamTable) 
 		s.frame = interleave.NewDataFramer(streams)
 	}
 	s.hdr = s.frame.HeaderLen()
+	s.holeFrame, _ = s.frame.(holeFramer)
 	s.ledger.init(cfg.LocalTSN, s.hdr)
 	s.pr.init(cfg, st, s.ledger.cumAck)
 	s.peerRwnd = int(cfg.PeerRwnd)
 	s.peerWinMax = s.peerRwnd
 	s.setFragPoint()
 	s.sendOpportunity(0)
+}
+
+// holeFramer is a Framer that writes a chunk with its user data as a
+// hole (interleave.DataFramer.AppendHole).
+type holeFramer interface {
+	AppendHole(b []byte, f interleave.OutFrag) ([]byte, chunk.Hole)
 }
 
 // Fragment point bounds by the peer's window (setFragPoint).
@@ -161,8 +171,8 @@ func (s *sender) appendChunk(pkt []byte, t TSN, r *record) []byte {
 		TSN: uint32(t), PPID: r.ppid, MID: r.mid, FSN: r.fsn, SID: r.sid, Flags: flags,
 		Payload: r.msg.buf[r.off : int(r.off)+int(r.n)],
 	}
-	if len(s.holes) < cap(s.holes) && len(f.Payload) >= s.holeMin {
-		pkt, h := s.frame.AppendHole(pkt, f)
+	if len(s.holes) < cap(s.holes) && len(f.Payload) >= s.holeMin && s.holeFrame != nil {
+		pkt, h := s.holeFrame.AppendHole(pkt, f)
 		s.holes = append(s.holes, h)
 		s.queue.holding = true
 		return pkt
