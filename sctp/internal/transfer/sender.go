@@ -24,10 +24,7 @@ type sender struct {
 	stats   *Stats
 	streams *streamTable
 	frame   interleave.Framer // writes DATA or I-DATA chunks
-	// holeFrame is frame, which also writes chunks with their user data
-	// as a hole (both of package interleave's framers do).
-	holeFrame holeFramer
-	hdr       int // chunk header length of the variant
+	hdr     int               // chunk header length of the variant
 
 	queue  sendQueue
 	ledger ledger
@@ -61,7 +58,6 @@ func (s *sender) init(cfg *Config, path *Path, st *Stats, streams *streamTable) 
 		s.frame = interleave.NewDataFramer(streams)
 	}
 	s.hdr = s.frame.HeaderLen()
-	s.holeFrame, _ = s.frame.(holeFramer)
 	s.ledger.init(cfg.LocalTSN, s.hdr)
 	s.pr.init(cfg, st, s.ledger.cumAck)
 	s.peerRwnd = int(cfg.PeerRwnd)
@@ -171,11 +167,15 @@ func (s *sender) appendChunk(pkt []byte, t TSN, r *record) []byte {
 		TSN: uint32(t), PPID: r.ppid, MID: r.mid, FSN: r.fsn, SID: r.sid, Flags: flags,
 		Payload: r.msg.buf[r.off : int(r.off)+int(r.n)],
 	}
-	if len(s.holes) < cap(s.holes) && len(f.Payload) >= s.holeMin && s.holeFrame != nil {
-		pkt, h := s.holeFrame.AppendHole(pkt, f)
-		s.holes = append(s.holes, h)
-		s.queue.holding = true
-		return pkt
+	if len(s.holes) < cap(s.holes) && len(f.Payload) >= s.holeMin {
+		// Both of package interleave's framers write holes; another
+		// framer gets every payload copied.
+		if hf, ok := s.frame.(holeFramer); ok {
+			pkt, h := hf.AppendHole(pkt, f)
+			s.holes = append(s.holes, h)
+			s.queue.holding = true
+			return pkt
+		}
 	}
 	return s.frame.Append(pkt, f)
 }
