@@ -82,3 +82,11 @@ func (*DataFramer) Append(b []byte, f OutFrag) []byte {
 	b, _ = c.Append(b) // a fragment is never larger than a chunk can be
 	return b
 }
+
+// AppendHole is Append without copying f.Payload: its bytes in b are left
+// as they were and the returned hole says where it belongs (chunk.Hole).
+func (*DataFramer) AppendHole(b []byte, f OutFrag) ([]byte, chunk.Hole) {
+	c := chunk.Data{Flags: f.Flags, TSN: chunk.TSN(f.TSN), SID: f.SID, SSN: uint16(f.MID), PPID: f.PPID, Payload: f.Payload}
+	b, h, _ := c.AppendHole(b) // a fragment is never larger than a chunk can be
+	return b, h
+}

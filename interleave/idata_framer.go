@@ -49,12 +49,26 @@ func (f *IDataFramer) NewMessage(sid uint16, unordered bool) uint32 {
 // Append appends fr as an I-DATA chunk: the PPID in the first fragment,
 // the FSN (fr.FSN, counted from 0 at the first fragment) in the others.
 func (f *IDataFramer) Append(b []byte, fr OutFrag) []byte {
+	c := f.chunk(fr)
+	b, _ = c.Append(b) // a fragment is never larger than a chunk can be
+	return b
+}
+
+// AppendHole is Append without copying fr.Payload: its bytes in b are
+// left as they were and the returned hole says where it belongs
+// (chunk.Hole).
+func (f *IDataFramer) AppendHole(b []byte, fr OutFrag) ([]byte, chunk.Hole) {
+	c := f.chunk(fr)
+	b, h, _ := c.AppendHole(b) // a fragment is never larger than a chunk can be
+	return b, h
+}
+
+// chunk returns the I-DATA chunk of fr.
+func (f *IDataFramer) chunk(fr OutFrag) chunk.IData {
 	fsn := fr.FSN
 	if fsn > 0 && (f.LinuxFSN || f.Follow != nil && f.Follow.conv == FSNLinux) {
 		f.LinuxFSN = true // stick to it
 		fsn--
 	}
-	c := chunk.IData{Flags: fr.Flags, TSN: chunk.TSN(fr.TSN), SID: fr.SID, MID: fr.MID, PPID: fr.PPID, FSN: fsn, Payload: fr.Payload}
-	b, _ = c.Append(b) // a fragment is never larger than a chunk can be
-	return b
+	return chunk.IData{Flags: fr.Flags, TSN: chunk.TSN(fr.TSN), SID: fr.SID, MID: fr.MID, PPID: fr.PPID, FSN: fsn, Payload: fr.Payload}
 }

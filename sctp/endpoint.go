@@ -71,9 +71,15 @@ type Endpoint struct {
 	slab          []byte
 	slabUsed      int
 	largestPacket int
-	fragmentAt    int             // batch[fragmentAt-1] may be IP-fragmented (assoc.Packet.MayFragment); 0: none
-	refused       refusedPacket   // the last packet refused as too big
-	noRoute       []noRoutePacket // packets refused for want of a route, for passNoRoute
+	// holes and netHoles list the holes of the batch's packets, from 0 to
+	// holesUsed, when the conn gathers (writearea.go); nil otherwise.
+	holes      []assoc.Hole
+	netHoles   []netio.Hole
+	holesUsed  int
+	polled     []assoc.Hole    // the holes of the packet just polled
+	fragmentAt int             // batch[fragmentAt-1] may be IP-fragmented (assoc.Packet.MayFragment); 0: none
+	refused    refusedPacket   // the last packet refused as too big
+	noRoute    []noRoutePacket // packets refused for want of a route, for passNoRoute
 	// flushAgain asks whoever holds flushMu next to flush once more: set
 	// by a writer that found flushMu taken (sendNow), checked by every
 	// holder after it unlocks flushMu (unlockFlush).
@@ -83,6 +89,7 @@ type Endpoint struct {
 	// cost of a request/response exchange without timing it.
 	nOwnerWakes atomic.Uint64 // owner loop iterations
 	nWrites     atomic.Uint64 // WriteBatch calls
+	nHoles      atomic.Uint64 // holes in the batches written (writearea.go)
 	nReads      atomic.Uint64 // ReadBatch calls that returned packets
 	nHandoffs   atomic.Uint64 // ReadMsg callers woken by another goroutine's read
 	nYields     atomic.Uint64 // readLoop's yields to the ReadMsg callers a batch woke

@@ -85,10 +85,20 @@ func (e *Endpoint) flushLocked() {
 // e.batchLen already there, built in the write area (nextPacketBuf); it
 // reports whether the batch is full. Called with e.flushMu and e.mu held.
 func (e *Endpoint) collectPackets(now time.Time) bool {
+	if e.batchLen == 0 && e.holesUsed > 0 {
+		// The packets with holes collected before are written: the
+		// messages they referenced may be reused.
+		e.core.BatchWritten()
+		e.holesUsed = 0
+	}
 	for {
 		buf := e.nextPacketBuf()
 		if buf == nil {
 			return true
+		}
+		if e.holes != nil {
+			u := e.holesUsed
+			e.polled = e.holes[u:u:min(u+maxPacketHoles, len(e.holes))]
 		}
 		p, ok := e.core.Poll(now, buf)
 		if !ok {
@@ -97,6 +107,9 @@ func (e *Endpoint) collectPackets(now time.Time) bool {
 		e.commitPacketBuf(p.Data)
 		o := &e.batch[e.batchLen]
 		o.Buf, o.N, o.Addr, o.ECN = p.Data, len(p.Data), p.To, p.ECN
+		if e.holes != nil {
+			e.commitHoles(o)
+		}
 		if e.multihome.choosesSource() {
 			o.Local = e.multihome.source(p.To.Addr())
 		}
@@ -140,6 +153,9 @@ func (e *Endpoint) writeCollected() {
 			} else {
 				e.conn.WriteBatch(frag)
 			}
+		}
+		if e.holesUsed > 0 {
+			e.nHoles.Add(uint64(e.holesUsed))
 		}
 		e.batchLen, e.slabUsed = 0, 0
 		refused := e.passRefused() // the core may send a probe of the local MTU now

@@ -59,7 +59,7 @@ func (e *Endpoint) noteNoRoute(p *netio.Packet, err error) {
 	}
 	e.noRoute = append(e.noRoute, noRoutePacket{to: p.Addr, errno: errno})
 	r := &e.noRoute[len(e.noRoute)-1]
-	r.quoteLen = copy(r.quote[:], p.Data())
+	r.quoteLen = p.CopyData(r.quote[:])
 }
 
 // passNoRoute hands the core the packets noteNoRoute kept, and the

@@ -49,7 +49,7 @@ func (e *Endpoint) noteRefused(p *netio.Packet, err error) {
 	}
 	r := &e.refused
 	r.to, r.mtu = p.Addr, 0
-	r.quoteLen = copy(r.quote[:], p.Data())
+	r.quoteLen = p.CopyData(r.quote[:])
 	if te := (*netio.TooBigError)(nil); errors.As(err, &te) {
 		r.mtu = te.MTU
 	}

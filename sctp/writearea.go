@@ -1,6 +1,9 @@
 package sctp
 
-import "github.com/usctp/usctp/sctp/internal/netio"
+import (
+	"github.com/usctp/usctp/sctp/internal/assoc"
+	"github.com/usctp/usctp/sctp/internal/netio"
+)
 
 // The write area: one slab of writeAreaSize bytes per endpoint into which
 // the core builds the packets of one WriteBatch back to back, each at a
@@ -11,12 +14,61 @@ import "github.com/usctp/usctp/sctp/internal/netio"
 // (assoc.Endpoint.MTU), so no packet outgrows the slab; one that would (a
 // stateless reply grown past it) gets a buffer of its own from append and
 // is written all the same.
+//
+// On a conn that gathers (netio.Gatherer) the packets are built with
+// holes (assoc.Endpoint.GatherInto): the large DATA payloads stay in the
+// send buffer and the conn sends them from there, so the write area holds
+// the packets' headers, control chunks and small payloads, at the
+// offsets of the whole packets. The holes of a batch are listed in holes
+// (as the core returns them) and netHoles (as the conn takes them).
+
+// gatherMin is the smallest DATA payload sent as a hole. Leaving a
+// payload in the send buffer saves its copy into the packet, but the
+// checksum and the kernel's copy then read it from the message buffer,
+// out of the caches since the user's message was copied in, where the
+// copy would have brought a packet of a 1500-byte path into the L1 cache
+// for both. Below about 10 KB what the copy costs the cold reads cost as
+// much and the holes' bookkeeping more; 64 KB chunks (loopback) are
+// cheaper as holes.
+const gatherMin = 16 << 10
+
+// maxPacketHoles bounds the holes of one packet, batchHoles those of a
+// batch per packet: a packet with more large chunks, or after a batch's
+// holes are used up, has the others copied. A packet of a 1500-byte path
+// holds one large chunk, one of 64 KiB at most two (the fragment point's
+// bound by the peer's window) unless its messages are small.
+const (
+	maxPacketHoles = 8
+	batchHoles     = 2
+)
 
 // initWriteArea allocates the write area for the core's largest packet.
 func (e *Endpoint) initWriteArea() {
 	e.largestPacket = e.core.MTU()
 	e.slab = make([]byte, max(writeAreaSize, 2*cacheLineUp(e.largestPacket)))
 	e.batch = make([]netio.Packet, writeBatch)
+	if g, ok := e.conn.(netio.Gatherer); ok && g.Gathers() {
+		e.holes = make([]assoc.Hole, writeBatch*batchHoles)
+		e.netHoles = make([]netio.Hole, writeBatch*batchHoles)
+		e.core.GatherInto(&e.polled, gatherMin)
+	}
+}
+
+// commitHoles lists the holes of the packet just polled in o.
+// Called with e.flushMu held.
+func (e *Endpoint) commitHoles(o *netio.Packet) {
+	if len(e.polled) == 0 {
+		o.Holes = nil
+		return
+	}
+	u := e.holesUsed
+	nh := e.netHoles[u : u+len(e.polled)]
+	for i, h := range e.polled {
+		nh[i] = netio.Hole(h)
+	}
+	o.Holes = nh
+	e.holesUsed += len(e.polled)
+	e.polled = nil
 }
 
 // cacheLineUp rounds n up to a 64-byte cache line.

@@ -65,15 +65,21 @@ func (d *Data) Append(b []byte) ([]byte, error) {
 		return b, errf("DATA", ErrTooLarge, "payload of "+strconv.Itoa(len(d.Payload))+" bytes")
 	}
 	b, p := grow(b, pad4(n))
+	d.putHeader(p)
+	copy(p[16:], d.Payload)
+	clear(p[n:])
+	return b, nil
+}
+
+// putHeader writes the chunk's header, for a payload of len(d.Payload)
+// bytes, to p.
+func (d *Data) putHeader(p []byte) {
 	h := (*[DataHeaderLen]byte)(p) // one bounds check for the header's fields
-	putChunkHeader(h[:], TypeData, d.Flags, n)
+	putChunkHeader(h[:], TypeData, d.Flags, d.Len())
 	binary.BigEndian.PutUint32(h[4:], uint32(d.TSN))
 	binary.BigEndian.PutUint16(h[8:], d.SID)
 	binary.BigEndian.PutUint16(h[10:], d.SSN)
 	binary.BigEndian.PutUint32(h[12:], d.PPID)
-	copy(p[16:], d.Payload)
-	clear(p[n:])
-	return b, nil
 }
 
 // IData is an I-DATA chunk (RFC 8260 section 2.1). The fourth word holds
@@ -136,19 +142,26 @@ func (d *IData) Append(b []byte) ([]byte, error) {
 		return b, errf("I-DATA", ErrTooLarge, "payload of "+strconv.Itoa(len(d.Payload))+" bytes")
 	}
 	b, p := grow(b, pad4(n))
-	putChunkHeader(p, TypeIData, d.Flags, n)
-	binary.BigEndian.PutUint32(p[4:], uint32(d.TSN))
-	binary.BigEndian.PutUint16(p[8:], d.SID)
-	binary.BigEndian.PutUint16(p[10:], 0)
-	binary.BigEndian.PutUint32(p[12:], d.MID)
+	d.putHeader(p)
+	copy(p[20:], d.Payload)
+	clear(p[n:])
+	return b, nil
+}
+
+// putHeader writes the chunk's header, for a payload of len(d.Payload)
+// bytes, to p.
+func (d *IData) putHeader(p []byte) {
+	h := (*[IDataHeaderLen]byte)(p)
+	putChunkHeader(h[:], TypeIData, d.Flags, d.Len())
+	binary.BigEndian.PutUint32(h[4:], uint32(d.TSN))
+	binary.BigEndian.PutUint16(h[8:], d.SID)
+	binary.BigEndian.PutUint16(h[10:], 0)
+	binary.BigEndian.PutUint32(h[12:], d.MID)
 	x := d.FSN
 	if d.Beginning() {
 		x = d.PPID
 	}
-	binary.BigEndian.PutUint32(p[16:], x)
-	copy(p[20:], d.Payload)
-	clear(p[n:])
-	return b, nil
+	binary.BigEndian.PutUint32(h[16:], x)
 }
 
 func wrongType(want string, got Type) error {

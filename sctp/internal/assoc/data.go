@@ -20,6 +20,7 @@ type dataPlane struct {
 	eng     *transfer.Engine
 	kept    *transfer.Engine // the engine after close, for the messages not read yet
 	gotData bool             // a DATA chunk was received (the first one is SACKed at once)
+	holder  bool             // listed in Endpoint.holders
 	d       transfer.Data    // reused views
 	sack    transfer.SACK
 }

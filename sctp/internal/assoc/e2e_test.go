@@ -43,6 +43,14 @@ type pair struct {
 	// the test in seconds instead of spinning until the package timeout:
 	// steps taken, and steps in a row at the same virtual time.
 	steps, stalled int
+
+	// gather: flush polls with PollGather into a buffer of stale bytes
+	// and fills the holes before sending (gather_test.go); wire hashes
+	// every packet sent.
+	gather bool
+	holes  []chunk.Hole
+	wire   uint64
+	holed  int // packets with holes
 }
 
 // Step budgets of a pair: the longest test takes under 20,000 steps, and
@@ -68,7 +76,7 @@ func newPair(t testing.TB, seed uint64, link simnet.LinkConfig) *pair {
 func (p *pair) flush() {
 	for i, ep := range p.eps {
 		for {
-			pk, ok := ep.Poll(p.now, p.buf[:0])
+			pk, ok := p.poll(ep)
 			if !ok {
 				break
 			}

@@ -75,6 +75,14 @@ type Endpoint struct {
 	// PLPMTU (chunks cut before it shrank) and may be IP-fragmented.
 	fragmentable bool
 	tracef       func(format string, args ...any)
+	// gather is where Poll appends the holes of its packets (GatherInto;
+	// nil: it copies every payload); holes collects those of the packet
+	// appendPacket builds; holders lists the associations whose messages
+	// packets with holes reference until BatchWritten (gather.go).
+	gather  *[]chunk.Hole
+	holeMin int
+	holes   []chunk.Hole
+	holders []*Assoc
 
 	// The port filter (SetPortFilter).
 	filter      bool
@@ -328,11 +336,20 @@ func (ep *Endpoint) Poll(now time.Time, buf []byte) (p Packet, ok bool) {
 		a := ep.ready[ep.readyHead]
 		if !a.closed {
 			ep.fragmentable = false
+			if ep.gather != nil {
+				h := *ep.gather
+				ep.holes = h[len(h):len(h):cap(h)]
+			}
 			b := a.appendPacket(now, buf)
+			holes := len(ep.holes)
+			ep.holes = nil
 			if a.engineReports() {
 				a.reportEngine()
 			}
 			if len(b) > len(buf) {
+				if holes > 0 {
+					*ep.gather = (*ep.gather)[:len(*ep.gather)+holes]
+				}
 				ep.deferTouch(a)
 				p := Packet{To: a.sendTo(), Data: b, MayFragment: ep.fragmentable}
 				if a.ect() {

@@ -130,7 +130,7 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 				b = eng.AppendForward(now, b, limit-len(b))
 			}
 			if limit-len(b) > 16 {
-				b, _ = eng.AppendData(now, b, limit-len(b))
+				b = a.appendData(now, b, limit-len(b), start)
 			}
 			dataLen = len(b) - dataLen
 		}

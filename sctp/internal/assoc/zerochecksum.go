@@ -42,6 +42,10 @@ func (a *Assoc) finishOwn(b []byte, start int) []byte {
 		chunk.SetZeroChecksum(b[start:])
 		return b
 	}
+	if len(a.ep.holes) > 0 {
+		chunk.SetChecksumHoles(b[start:], a.ep.holes)
+		return b
+	}
 	return finishPacket(b, start)
 }
 

@@ -47,10 +47,43 @@ type Packet struct {
 	// network unreachable, EHOSTUNREACH for a host unreachable, EACCES for
 	// an administrative prohibition, ...), 0 when it gave none.
 	Errno syscall.Errno
+	// Holes, on WriteBatch to a conn whose Gathers reports true, lists
+	// ranges of Buf[:N] whose bytes are not in Buf: the packet to send is
+	// Buf[:N] with each hole's Data in its place, and the conn sends it
+	// from there by gather I/O, without copying. Ascending, not
+	// overlapping. Nil otherwise; ReadBatch never sets it.
+	Holes []Hole
+}
+
+// Hole is a range of a Packet's Buf whose bytes are elsewhere: the
+// packet's len(Data) bytes from offset At are Data's.
+type Hole struct {
+	At   int
+	Data []byte
 }
 
 // Data returns the valid bytes of p, Buf[:N].
 func (p *Packet) Data() []byte { return p.Buf[:p.N] }
+
+// CopyData copies the first bytes of the packet, its holes filled, to
+// dst and returns how many: min(len(dst), N).
+func (p *Packet) CopyData(dst []byte) int {
+	n := copy(dst, p.Buf[:p.N])
+	for _, h := range p.Holes {
+		if h.At >= n {
+			break
+		}
+		copy(dst[h.At:n], h.Data)
+	}
+	return n
+}
+
+// Gatherer is implemented by conns that may take packets with Holes.
+type Gatherer interface {
+	// Gathers reports whether WriteBatch and WriteFragmentable send the
+	// Holes of their packets; false means they must be filled first.
+	Gathers() bool
+}
 
 // Conn is a packet connection carrying whole SCTP packets, the lower
 // boundary of the association shell.
@@ -147,8 +180,20 @@ type FragmentWriter interface {
 // negative or larger than its Buf.
 var errBadLength = errors.New("netio: packet length N outside its Buf")
 
-// validLength reports whether p.N fits p.Buf.
-func validLength(p *Packet) bool { return p.N >= 0 && p.N <= len(p.Buf) }
+// validLength reports whether p.N fits p.Buf and p's holes fit p.N.
+func validLength(p *Packet) bool {
+	if p.N < 0 || p.N > len(p.Buf) {
+		return false
+	}
+	at := 0
+	for _, h := range p.Holes {
+		if h.At < at || h.At+len(h.Data) > p.N {
+			return false
+		}
+		at = h.At + len(h.Data)
+	}
+	return true
+}
 
 // errEmptyBatch is returned by ReadBatch for an empty pkts slice.
 var errEmptyBatch = errors.New("netio: ReadBatch with no packets")

@@ -534,16 +534,27 @@ func (b *batchIO) pack(pkts []Packet, gso bool) (int, error) {
 		if err != nil {
 			return msgs, err
 		}
+		// The I/O vectors this message may take: the iov array's room left,
+		// at most maxMsgIovs.
+		iovRoom := min(len(b.w.iov)-iovs, maxMsgIovs)
+		need := iovsOf(p)
+		if need > iovRoom {
+			if msgs == 0 {
+				return 0, errTooManyHoles
+			}
+			break // the next call packs it
+		}
 		run := 1
 		if gso && p.N > 0 {
 			size := p.N
 			for i+run < len(pkts) && run < maxGSOSegments && (run+1)*size <= maxGSOBytes {
 				q := &pkts[i+run]
-				if q.Addr != p.Addr || q.N > size || q.N <= 0 || q.N > len(q.Buf) || b.pi && q.Local != p.Local ||
-					!sameAssociation(p, q) {
+				if q.Addr != p.Addr || q.N > size || q.N <= 0 || !validLength(q) || b.pi && q.Local != p.Local ||
+					!sameAssociation(p, q) || need+iovsOf(q) > iovRoom {
 					break
 				}
 				run++
+				need += iovsOf(q)
 				if q.N < size {
 					break // only the last segment may be shorter
 				}
@@ -554,18 +565,15 @@ func (b *batchIO) pack(pkts []Packet, gso bool) (int, error) {
 		h.hdr = unix.Msghdr{}
 		h.hdr.Name = (*byte)(unsafe.Pointer(&b.w.sa[msgs]))
 		h.hdr.Namelen = salen
-		iov := b.w.iov[iovs : iovs+run]
+		iov := b.w.iov[iovs:iovs]
 		for j := range run {
-			q := &pkts[i+j]
-			if q.N > 0 {
-				iov[j].Base = &q.Buf[0]
-			} else {
-				iov[j].Base = nil
-			}
-			iov[j].SetLen(q.N)
+			iov = appendIovs(iov, &pkts[i+j])
+		}
+		if len(iov) == 0 {
+			iov = append(iov, unix.Iovec{}) // an empty datagram
 		}
 		h.hdr.Iov = &iov[0]
-		h.hdr.SetIovlen(run)
+		h.hdr.SetIovlen(len(iov))
 		oob, no := b.w.oob[msgs*sendCmsgSpace:(msgs+1)*sendCmsgSpace], 0
 		if run > 1 {
 			putSegmentCmsg(oob[:gsoCmsgSpace], uint16(p.N))
@@ -580,11 +588,46 @@ func (b *batchIO) pack(pkts []Packet, gso bool) (int, error) {
 			h.hdr.SetControllen(no)
 		}
 		b.w.runs[msgs] = run
-		iovs += run
+		iovs += len(iov)
 		i += run
 		msgs++
 	}
 	return msgs, nil
+}
+
+// maxMsgIovs bounds the I/O vectors of one message (the kernel's
+// UIO_MAXIOV).
+const maxMsgIovs = 1024
+
+// errTooManyHoles is returned by WriteBatch for a packet with more holes
+// than one message's I/O vectors hold.
+var errTooManyHoles = errors.New("netio: packet with too many holes")
+
+// iovsOf returns the I/O vectors packet p takes at most: its buffer's
+// pieces and its holes.
+func iovsOf(p *Packet) int { return 1 + 2*len(p.Holes) }
+
+// appendIovs appends the I/O vectors of packet p to iov: the pieces of
+// Buf[:N] between its holes and the holes' Data, in order, leaving out
+// empty ones.
+func appendIovs(iov []unix.Iovec, p *Packet) []unix.Iovec {
+	at := 0
+	for _, h := range p.Holes {
+		iov = appendIov(iov, p.Buf[at:h.At])
+		iov = appendIov(iov, h.Data)
+		at = h.At + len(h.Data)
+	}
+	return appendIov(iov, p.Buf[at:p.N])
+}
+
+// appendIov appends an I/O vector for b unless it is empty.
+func appendIov(iov []unix.Iovec, b []byte) []unix.Iovec {
+	if len(b) == 0 {
+		return iov
+	}
+	v := unix.Iovec{Base: &b[0]}
+	v.SetLen(len(b))
+	return append(iov, v)
 }
 
 // putSegmentCmsg writes a UDP_SEGMENT control message carrying size.

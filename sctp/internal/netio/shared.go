@@ -375,5 +375,11 @@ func (pc *SharedConn) WriteFragmentable(pkts []Packet) (int, error) {
 	return f.WriteFragmentable(pkts)
 }
 
+// Gathers implements Gatherer: the socket's own.
+func (pc *SharedConn) Gathers() bool {
+	g, ok := pc.s.conn.(Gatherer)
+	return ok && g.Gathers()
+}
+
 // GRO reports whether ReadBatchView returns views of the socket's buffers.
 func (pc *SharedConn) GRO() bool { return pc.s.view != nil }

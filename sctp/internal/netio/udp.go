@@ -71,6 +71,7 @@ type batcher interface {
 	writeBatch(pkts []Packet) (int, error)
 	gsoEnabled() bool
 	groEnabled() bool
+	gathers() bool // writeBatch sends Packet.Holes
 	stats() Stats
 	// interruptPoll ends a busy poll in progress, for a new read
 	// deadline or Close.
@@ -223,6 +224,10 @@ func (u *UDPConn) setReusePort(on bool) error {
 	return setReusePort(rc, on)
 }
 
+// Gathers implements Gatherer: the batched socket sends packets with
+// holes by gather I/O (Linux).
+func (u *UDPConn) Gathers() bool { return u.b.gathers() }
+
 // GSO reports whether sends use UDP generic segmentation offload.
 func (u *UDPConn) GSO() bool { return u.b.gsoEnabled() }
 
@@ -248,6 +253,7 @@ type single struct{ a *Adapter }
 func (s single) readBatch(pkts []Packet) (int, error)  { return s.a.ReadBatch(pkts) }
 func (s single) writeBatch(pkts []Packet) (int, error) { return s.a.WriteBatch(pkts) }
 func (s single) gsoEnabled() bool                      { return false }
+func (s single) gathers() bool                         { return false }
 func (s single) groEnabled() bool                      { return false }
 func (s single) stats() Stats                          { return Stats{} }
 func (s single) interruptPoll()                        {}

@@ -44,6 +44,8 @@ func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro, df, notices, pkt
 
 func (b *batchIO) gsoEnabled() bool { return b.gso.Load() }
 
+func (b *batchIO) gathers() bool { return true }
+
 func (b *batchIO) groEnabled() bool { return b.g != nil }
 
 func (b *batchIO) stats() Stats {

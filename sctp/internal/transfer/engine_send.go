@@ -1,6 +1,10 @@
 package transfer
 
-import "time"
+import (
+	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
+)
 
 // Queue copies a user message of stream sid into the send buffer with
 // partial reliability pr (now starts a PRTTL lifetime); fragmentation and
@@ -23,6 +27,28 @@ func (e *Engine) Pending(now time.Time) bool { return e.send.pending(now) }
 // and Max.Burst (RFC 9260 section 6.1 rules A-D).
 func (e *Engine) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 	return e.send.appendData(now, pkt, room)
+}
+
+// AppendDataHoles is AppendData leaving the user data of chunks of at
+// least min bytes out of pkt: each such chunk's payload is a hole
+// appended to holes (up to its capacity; the others are copied) and
+// returned with the packet, whose bytes are pkt's with the holes filled
+// (chunk.Hole). The holes reference the send buffer's messages: a message
+// released before ReleaseHeld is not reused until then.
+func (e *Engine) AppendDataHoles(now time.Time, pkt []byte, room int, holes []chunk.Hole, min int) ([]byte, int, []chunk.Hole) {
+	e.send.holes, e.send.holeMin = holes, min
+	pkt, n := e.send.appendData(now, pkt, room)
+	holes, e.send.holes = e.send.holes, nil
+	return pkt, n, holes
+}
+
+// ReleaseHeld tells the engine that every packet AppendDataHoles built
+// has been written (or dropped): the messages its holes referenced may be
+// reused.
+func (e *Engine) ReleaseHeld() {
+	if e.send.queue.holding || e.send.queue.deferred != nil {
+		e.send.queue.releaseHeld()
+	}
 }
 
 // DataDest returns the path index of the last AppendData's packet.

@@ -19,8 +19,14 @@ type sendQueue struct {
 	budget  *SendBudget     // the endpoint's send budget (Config.SendBudget; nil: none)
 	paths   *pathSet        // the primary's cwnd sizes an autotuned send buffer
 
-	free        *message // free list of messages
-	nfree       int
+	free  *message // free list of messages
+	nfree int
+	// holding: packets with holes (Engine.AppendDataHoles) may reference
+	// the messages' buffers and be unwritten yet; released messages wait
+	// in deferred until releaseHeld, so that no buffer is reused before
+	// the packets that reference it are written.
+	holding     bool
+	deferred    *message
 	pinned      *message // message being cut into chunks (pins its stream)
 	pinnedSide  *outSide // the side object of pinned's stream, while pinned is set
 	nextArrival uint32   // arrival number of the next queued message
@@ -280,7 +286,18 @@ func (q *sendQueue) release(m *message) {
 	if q.bufferWaitMin > 0 {
 		q.listBufferWaitersIfRoom()
 	}
+	if q.holding {
+		m.next = q.deferred
+		q.deferred = m
+		return
+	}
+	q.recycle(m)
+}
+
+// recycle puts released message m on the free list, within its bounds.
+func (q *sendQueue) recycle(m *message) {
 	if q.nfree >= maxFreeMessages {
+		m.next = nil
 		return
 	}
 	if cap(m.buf) > maxKeptBuffer {
@@ -289,6 +306,18 @@ func (q *sendQueue) release(m *message) {
 	m.next = q.free
 	q.free = m
 	q.nfree++
+}
+
+// releaseHeld recycles the messages released while packets with holes
+// were unwritten: they are written now.
+func (q *sendQueue) releaseHeld() {
+	q.holding = false
+	for m := q.deferred; m != nil; {
+		next := m.next
+		q.recycle(m)
+		m = next
+	}
+	q.deferred = nil
 }
 
 // streamLimit returns the unsent bytes stream st may hold before Queue

@@ -41,6 +41,11 @@ type sender struct {
 	peerWinMax int       // largest a_rwnd the peer advertised (INIT, SACKs): bounds fragPoint
 	immediate  bool      // set the I bit on DATA chunks (RFC 7053)
 	lastSend   time.Time // last DATA transmission, for the idle cwnd rule
+	// holes, while AppendDataHoles builds a packet: the holes left so far
+	// (up to its capacity), for payloads of holeMin bytes or more; nil
+	// otherwise, and every payload is copied.
+	holes   []chunk.Hole
+	holeMin int
 }
 
 func (s *sender) init(cfg *Config, path *Path, st *Stats, streams *streamTable) {
@@ -59,6 +64,12 @@ func (s *sender) init(cfg *Config, path *Path, st *Stats, streams *streamTable) 
 	s.peerWinMax = s.peerRwnd
 	s.setFragPoint()
 	s.sendOpportunity(0)
+}
+
+// holeFramer is a Framer that writes a chunk with its user data as a
+// hole (interleave.DataFramer.AppendHole).
+type holeFramer interface {
+	AppendHole(b []byte, f interleave.OutFrag) ([]byte, chunk.Hole)
 }
 
 // Fragment point bounds by the peer's window (setFragPoint).
@@ -155,6 +166,16 @@ func (s *sender) appendChunk(pkt []byte, t TSN, r *record) []byte {
 	f := interleave.OutFrag{
 		TSN: uint32(t), PPID: r.ppid, MID: r.mid, FSN: r.fsn, SID: r.sid, Flags: flags,
 		Payload: r.msg.buf[r.off : int(r.off)+int(r.n)],
+	}
+	if len(s.holes) < cap(s.holes) && len(f.Payload) >= s.holeMin {
+		// Both of package interleave's framers write holes; another
+		// framer gets every payload copied.
+		if hf, ok := s.frame.(holeFramer); ok {
+			pkt, h := hf.AppendHole(pkt, f)
+			s.holes = append(s.holes, h)
+			s.queue.holding = true
+			return pkt
+		}
 	}
 	return s.frame.Append(pkt, f)
 }

@@ -1,0 +1,92 @@
+package chunk
+
+import (
+	"encoding/binary"
+	"strconv"
+
+	"github.com/usctp/usctp/internal/crc32c"
+)
+
+// Hole is a range of a packet buffer whose bytes are not written there:
+// the packet's len(Data) bytes from offset At are Data's. A packet with
+// holes (built with Data.AppendHole or IData.AppendHole) has every
+// header, padding and other chunk in its buffer at the offsets of the
+// whole packet, so walking its chunks works as on the whole packet; only
+// the user data is elsewhere. It is sent by gather I/O without copying
+// Data, or made whole with FillHoles. Holes of one packet are listed in
+// ascending order of At and do not overlap.
+type Hole struct {
+	At   int
+	Data []byte
+}
+
+// FillHoles copies each hole's Data into pkt, which then holds the whole
+// packet.
+func FillHoles(pkt []byte, holes []Hole) {
+	for _, h := range holes {
+		copy(pkt[h.At:h.At+len(h.Data)], h.Data)
+	}
+}
+
+// ChecksumHoles is Checksum for a packet with holes: the CRC32c of the
+// whole packet, with each hole's Data in its place, computed piece by
+// piece in order. The holes lie after the common header.
+func ChecksumHoles(pkt []byte, holes []Hole) uint32 {
+	if len(holes) == 0 {
+		return Checksum(pkt)
+	}
+	if len(pkt) < HeaderLen {
+		return 0
+	}
+	c := crc32c.Update(0, pkt[:8])
+	c = crc32c.Update(c, zeroField[:])
+	at := HeaderLen
+	for _, h := range holes {
+		c = crc32c.Update(c, pkt[at:h.At])
+		c = crc32c.Update(c, h.Data)
+		at = h.At + len(h.Data)
+	}
+	return crc32c.Update(c, pkt[at:])
+}
+
+// zeroField stands for the checksum field in ChecksumHoles.
+var zeroField [4]byte
+
+// SetChecksumHoles computes the CRC32c of a packet with holes
+// (ChecksumHoles) and stores it in its header.
+func SetChecksumHoles(pkt []byte, holes []Hole) {
+	if len(pkt) < HeaderLen {
+		return
+	}
+	binary.LittleEndian.PutUint32(pkt[8:], ChecksumHoles(pkt, holes))
+}
+
+// AppendHole appends the DATA chunk, padded, to b as Append does, except
+// that its user data is not copied: the bytes where it belongs are left
+// as they were, and the hole to fill with d.Payload is returned.
+func (d *Data) AppendHole(b []byte) ([]byte, Hole, error) {
+	n := d.Len()
+	if n > MaxLen {
+		return b, Hole{}, errf("DATA", ErrTooLarge, "payload of "+strconv.Itoa(len(d.Payload))+" bytes")
+	}
+	at := len(b) + DataHeaderLen
+	b, p := grow(b, pad4(n))
+	d.putHeader(p)
+	clear(p[n:])
+	return b, Hole{At: at, Data: d.Payload}, nil
+}
+
+// AppendHole appends the I-DATA chunk, padded, to b as Append does, except
+// that its user data is not copied: the bytes where it belongs are left
+// as they were, and the hole to fill with d.Payload is returned.
+func (d *IData) AppendHole(b []byte) ([]byte, Hole, error) {
+	n := d.Len()
+	if n > MaxLen {
+		return b, Hole{}, errf("I-DATA", ErrTooLarge, "payload of "+strconv.Itoa(len(d.Payload))+" bytes")
+	}
+	at := len(b) + IDataHeaderLen
+	b, p := grow(b, pad4(n))
+	d.putHeader(p)
+	clear(p[n:])
+	return b, Hole{At: at, Data: d.Payload}, nil
+}

@@ -1,0 +1,70 @@
+package assoc
+
+import (
+	"time"
+
+	"github.com/usctp/usctp/sctp/chunk"
+	"github.com/usctp/usctp/sctp/internal/transfer"
+)
+
+// Packets with holes, for a shell that writes by gather I/O: the large
+// DATA and I-DATA payloads stay in the send buffer's messages and the
+// packet references them (chunk.Hole), so they are not copied into the
+// packet buffer. The messages they reference are not reused until the
+// shell reports the packets written (BatchWritten). A packet with holes
+// is the same packet, byte for byte, as Poll builds: every header,
+// padding and other chunk at its place in Data, the checksum computed
+// over the pieces in order.
+
+// Hole is a range of a packet built with holes (GatherInto) whose bytes
+// are elsewhere (chunk.Hole).
+type Hole = chunk.Hole
+
+// GatherInto makes Poll leave the user data of DATA and I-DATA chunks of
+// min bytes or more out of its packets, or (nil) builds whole packets
+// again, the default. The holes of each packet, by offset from its first
+// byte (Packet.Data[len(buf)]), are appended to *holes, up to its
+// capacity; the packet is Data[len(buf):] with each hole's bytes in
+// place. Packets of associations with AUTH, whose HMAC covers the user
+// data, are whole. (The holes are not a field of Packet: a Packet of
+// eight words is returned in registers.)
+func (ep *Endpoint) GatherInto(holes *[]Hole, min int) { ep.gather, ep.holeMin = holes, min }
+
+// BatchWritten tells the endpoint that every packet with holes Poll
+// returned has been written or dropped: the messages their holes
+// referenced may be reused.
+func (ep *Endpoint) BatchWritten() {
+	for i, a := range ep.holders {
+		for _, e := range [2]*transfer.Engine{a.data.eng, a.data.kept} {
+			if e != nil {
+				e.ReleaseHeld()
+			}
+		}
+		a.data.holder = false
+		ep.holders[i] = nil
+	}
+	ep.holders = ep.holders[:0]
+}
+
+// appendData appends the association's DATA chunks, with holes when
+// Poll builds the packet after GatherInto.
+func (a *Assoc) appendData(now time.Time, b []byte, room, start int) []byte {
+	ep := a.ep
+	if cap(ep.holes) == 0 || a.authOverhead() > 0 {
+		b, _ = a.data.eng.AppendData(now, b, room)
+		return b
+	}
+	n := len(ep.holes)
+	b, _, ep.holes = a.data.eng.AppendDataHoles(now, b, room, ep.holes, ep.holeMin)
+	if len(ep.holes) == n {
+		return b
+	}
+	for i := range ep.holes[n:] {
+		ep.holes[n+i].At -= start // from the packet's first byte
+	}
+	if !a.data.holder {
+		a.data.holder = true
+		ep.holders = append(ep.holders, a)
+	}
+	return b
+}
