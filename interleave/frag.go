@@ -13,7 +13,8 @@ import (
 // Frag is one received fragment held for reassembly and delivery. Frags
 // come from a Pool and own their Data buffer, which is kept across reuse.
 type Frag struct {
-	// Data is the fragment's user data (a copy of the chunk's payload).
+	// Data is the fragment's user data: a copy of the chunk's payload, or
+	// the payload in the receive buffer it arrived in (Pool.Lend).
 	Data []byte
 	TSN  chunk.TSN
 	// PPID is the message's payload protocol identifier: DATA carries it
@@ -115,8 +116,14 @@ func bufCap(n int) int {
 // Cost returns what f costs in memory while held: its record and its whole
 // buffer. A receiver charges it against its memory limit, as Linux charges
 // an skb's truesize, so tiny fragments cannot hold many times the window in
-// memory. It equals FragCost(len(f.Data)).
-func (f *Frag) Cost() int { return FragOverhead + cap(f.Data) }
+// memory. It equals FragCost(len(f.Data)) for a copy; a lent fragment
+// costs its record, its buffer being charged by its pool (Pool.LentCost).
+func (f *Frag) Cost() int {
+	if c := cap(f.Data); !lentCap(c) {
+		return FragOverhead + c
+	}
+	return FragOverhead
+}
 
 // FragCost returns what a fragment of n user bytes costs held (Frag.Cost).
 func FragCost(n int) int { return FragOverhead + bufCap(n) }
@@ -130,6 +137,10 @@ type Pool struct {
 	free  [nClasses]*Frag
 	count int
 	cost  int // what the free fragments cost (their Cost)
+	// id names the pool in the receive buffers it lends from (0 until it
+	// first lends); lentBufs counts those buffers (see Lend).
+	id       uint32
+	lentBufs int
 	// Max bounds the free fragments kept (default 4096).
 	Max int
 }
@@ -188,9 +199,14 @@ func (p *Pool) Trim(keep int) {
 	}
 }
 
-// Put returns a fragment to the pool. One whose buffer is not of a class
-// (not from Get) is left to the garbage collector.
+// Put returns a fragment to the pool; a lent fragment gives back its
+// reference to its receive buffer and is kept without one. One whose
+// buffer is not of a class (not from Get) is left to the garbage
+// collector.
 func (p *Pool) Put(f *Frag) {
+	if lentCap(cap(f.Data)) {
+		p.unlend(f)
+	}
 	limit := p.Max
 	if limit == 0 {
 		limit = 4096

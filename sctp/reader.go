@@ -256,8 +256,9 @@ func (e *Endpoint) processBatch(n int, loop bool) (woke int) {
 		} else {
 			// The core lists the association the packet reached, to
 			// wake its waiters below without visiting every association.
-			e.core.Receive(now, pkts[i].Addr, pkts[i].Data(), pkts[i].ECN)
+			e.core.ReceiveBuf(now, pkts[i].Addr, pkts[i].Data(), pkts[i].Lend, pkts[i].ECN)
 		}
+		pkts[i].Lend = nil // the buffer may be recycled once its fragments are read
 		// Collect what this packet caused before the next one is
 		// processed: each SACK is its own send opportunity (Max.Burst
 		// packets), as if packets were processed one by one, while
@@ -300,7 +301,7 @@ func (e *Endpoint) receiveAt(now time.Time, p *netio.Packet, local netip.Addr) {
 		return
 	}
 	e.inputLocal = local
-	if a := e.core.Receive(now, p.Addr, p.Data(), p.ECN); a != nil {
+	if a := e.core.ReceiveBuf(now, p.Addr, p.Data(), p.Lend, p.ECN); a != nil {
 		if as := e.assocs[a]; as != nil && as.local != local {
 			as.local = local
 		}

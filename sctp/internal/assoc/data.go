@@ -188,7 +188,9 @@ func (a *Assoc) data6_2(now time.Time, p *inPacket, c *rxChunk) disp {
 		a.stats.Malformed++
 		return dispStop
 	}
+	a.data.eng.SetRecvBuf(p.buf)
 	v, err := a.data.eng.HandleData(now, &a.data.d)
+	a.data.eng.SetRecvBuf(nil)
 	return a.dataHandled(v, err, a.data.d.TSN, a.data.d.SID, "DATA")
 }
 

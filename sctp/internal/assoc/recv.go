@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sctp/chunk"
 )
 
@@ -18,6 +19,9 @@ type inPacket struct {
 	// unknownSrc: from an address that is none of the peer's, accepted by
 	// its Verification Tag (lookup.go); its source gets no reply.
 	unknownSrc bool
+	// buf is the receive buffer the packet lies in, which its DATA
+	// fragments may reference (ReceiveBuf), or nil.
+	buf *interleave.RecvBuf
 }
 
 // rxChunk is one chunk of a received packet: its header fields and the

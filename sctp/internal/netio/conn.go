@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"syscall"
 	"time"
+
+	"github.com/usctp/usctp/interleave"
 )
 
 // Packet is one SCTP packet on its way in or out of a Conn. Buf is storage
@@ -47,6 +49,11 @@ type Packet struct {
 	// network unreachable, EHOSTUNREACH for a host unreachable, EACCES for
 	// an administrative prohibition, ...), 0 when it gave none.
 	Errno syscall.Errno
+	// Lend is, on ReadBatchView, the receive buffer a received packet's
+	// Buf lies in when its bytes may outlive the next read: the reader
+	// passes it on (assoc.Endpoint.ReceiveBuf) so that fragments
+	// reference it instead of copying. Nil otherwise.
+	Lend *interleave.RecvBuf
 }
 
 // Data returns the valid bytes of p, Buf[:N].

@@ -3,6 +3,8 @@ package transfer
 import (
 	"time"
 
+	"github.com/usctp/usctp/interleave"
+
 	"github.com/usctp/usctp/sctp/chunk"
 )
 
@@ -12,6 +14,13 @@ import (
 func (e *Engine) HandleData(now time.Time, d *Data) (Verdict, error) {
 	return e.recv.handleData(now, d)
 }
+
+// SetRecvBuf names the receive buffer the packet whose chunks follow
+// arrived in (nil: none). The fragments of its DATA and I-DATA chunks may
+// then reference it instead of holding a copy of their payload, each with
+// a reference to the buffer until it is read or dropped. The caller sets
+// it to nil once the packet is processed.
+func (e *Engine) SetRecvBuf(b *interleave.RecvBuf) { e.recv.lend = b }
 
 // HandleIData is HandleData for I-DATA (RFC 8260 section 2.2.3).
 func (e *Engine) HandleIData(now time.Time, d *IData) (Verdict, error) {
