@@ -135,12 +135,12 @@ func FragCost(n int) int { return FragOverhead + bufCap(n) }
 // allocates, so an idle association gives back what its traffic needed.
 type Pool struct {
 	free  [nClasses]*Frag
-	count int
-	cost  int // what the free fragments cost (their Cost)
+	count int32
+	cost  int32 // what the free fragments cost (their Cost), at most maxFreeCost and one more
 	// id names the pool in the receive buffers it lends from (0 until it
 	// first lends); lentBufs counts those buffers (see Lend).
 	id       uint32
-	lentBufs int
+	lentBufs int32
 	// Max bounds the free fragments kept (default 4096).
 	Max int
 }
@@ -158,7 +158,7 @@ func (p *Pool) Get(payload []byte) *Frag {
 	if f != nil {
 		p.free[c] = f.next
 		p.count--
-		p.cost -= FragOverhead + bufClasses[c]
+		p.cost -= int32(FragOverhead + bufClasses[c])
 		buf := f.Data[:0]
 		*f = Frag{Data: buf}
 	} else if g, ok := shared[c].Get().(*Frag); ok {
@@ -174,11 +174,11 @@ func (p *Pool) Get(payload []byte) *Frag {
 }
 
 // Free returns the number of free fragments the pool holds.
-func (p *Pool) Free() int { return p.count }
+func (p *Pool) Free() int { return int(p.count) }
 
 // FreeCost returns what the free fragments the pool holds cost in memory
 // (the sum of their Cost).
-func (p *Pool) FreeCost() int { return p.cost }
+func (p *Pool) FreeCost() int { return int(p.cost) }
 
 // Trim keeps free fragments costing at most keep bytes (their Cost) and
 // hands the others, the largest first, to the process-wide pool. The
@@ -187,17 +187,21 @@ func (p *Pool) FreeCost() int { return p.cost }
 // through the shared pool per message, and bounds what an idle receiver
 // keeps whatever the fragment sizes.
 func (p *Pool) Trim(keep int) {
-	for c := nClasses - 1; c >= 0 && p.cost > keep; c-- {
-		for p.cost > keep && p.free[c] != nil {
+	for c := nClasses - 1; c >= 0 && int(p.cost) > keep; c-- {
+		for int(p.cost) > keep && p.free[c] != nil {
 			f := p.free[c]
 			p.free[c] = f.next
 			p.count--
-			p.cost -= FragOverhead + bufClasses[c]
+			p.cost -= int32(FragOverhead + bufClasses[c])
 			*f = Frag{Data: f.Data[:0]}
 			shared[c].Put(f)
 		}
 	}
 }
+
+// maxFreeCost bounds what the free fragments of a pool cost, so that its
+// count fits 32 bits whatever Max is.
+const maxFreeCost = 1 << 30
 
 // Put returns a fragment to the pool; a lent fragment gives back its
 // reference to its receive buffer and is kept without one. One whose
@@ -212,13 +216,13 @@ func (p *Pool) Put(f *Frag) {
 		limit = 4096
 	}
 	c := bufClass(cap(f.Data))
-	if p.count >= limit || c < 0 || bufClasses[c] != cap(f.Data) {
+	if int(p.count) >= limit || p.cost > maxFreeCost || c < 0 || bufClasses[c] != cap(f.Data) {
 		return
 	}
 	f.next = p.free[c]
 	p.free[c] = f
 	p.count++
-	p.cost += FragOverhead + bufClasses[c]
+	p.cost += int32(FragOverhead + bufClasses[c])
 }
 
 // fragList is a singly linked list of fragments sorted by TSN (serial

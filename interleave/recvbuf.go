@@ -100,9 +100,10 @@ func (b *RecvBuf) Release() {
 	}
 }
 
-// lendMin is the smallest payload Lend references: smaller ones are copied,
-// which costs less than the buffer's reference counting, and pin nothing.
-const lendMin = 512
+// LendMin is the smallest payload Lend references: smaller ones are
+// copied, which costs less than the buffer's reference counting and pins
+// no buffer (a copy-break, as network drivers copy small packets).
+const LendMin = 512
 
 // poolIDs numbers the pools that lend (Pool.id).
 var poolIDs atomic.Uint32
@@ -115,13 +116,13 @@ func lentCap(c int) bool {
 
 // Lend returns a fragment whose Data references payload in b, its other
 // fields zero, or nil when the payload is to be copied (Get): it is small
-// (under lendMin bytes), not inside b, at an offset Data could not show as
+// (under LendMin bytes), not inside b, at an offset Data could not show as
 // lent, or b lends to another pool. The pool then holds a reference to b
 // until the fragment is Put, and charges b's whole size while any of its
 // fragments reference it (LentCost). A receiver checks that it has room
 // for RecvBufCost more before it lends.
 func (p *Pool) Lend(payload []byte, b *RecvBuf) *Frag {
-	if len(payload) < lendMin {
+	if len(payload) < LendMin {
 		return nil
 	}
 	base := unsafe.Pointer(unsafe.SliceData(b.Bytes()))
@@ -148,18 +149,18 @@ func (p *Pool) Lend(payload []byte, b *RecvBuf) *Frag {
 
 // LentCost returns what the receive buffers the pool's fragments
 // reference cost in memory: RecvBufCost each.
-func (p *Pool) LentCost() int { return p.lentBufs * RecvBufCost }
+func (p *Pool) LentCost() int { return int(p.lentBufs) * RecvBufCost }
 
 // LentBufs returns the number of receive buffers the pool's fragments
 // reference.
-func (p *Pool) LentBufs() int { return p.lentBufs }
+func (p *Pool) LentBufs() int { return int(p.lentBufs) }
 
 // record returns a fragment record without a buffer, its fields zero.
 func (p *Pool) record() *Frag {
 	if f := p.free[0]; f != nil {
 		p.free[0] = f.next
 		p.count--
-		p.cost -= FragOverhead
+		p.cost -= int32(FragOverhead)
 		*f = Frag{}
 		return f
 	}

@@ -80,8 +80,8 @@ func TestLendCopies(t *testing.T) {
 	b := NewRecvBuf()
 	defer b.Release()
 	var p, q Pool
-	if f := p.Lend(b.Bytes()[100:100+lendMin-1], b); f != nil {
-		t.Fatal("lent a payload under lendMin")
+	if f := p.Lend(b.Bytes()[100:100+LendMin-1], b); f != nil {
+		t.Fatal("lent a payload under LendMin")
 	}
 	if f := p.Lend(make([]byte, 2000), b); f != nil {
 		t.Fatal("lent a payload outside the buffer")

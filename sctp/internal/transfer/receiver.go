@@ -98,7 +98,7 @@ func (r *receiver) handleData(now time.Time, d *Data) (Verdict, error) {
 // lent buffers pin as it bounds copies, whatever part of a buffer a peer
 // makes its chunks cover (see interleave.Pool.Lend).
 func (r *receiver) fragment(payload []byte) *interleave.Frag {
-	if b := r.lend; b != nil {
+	if b := r.lend; b != nil && len(payload) >= interleave.LendMin {
 		c := r.heldCost()
 		cost := interleave.RecvBufCost + chunkCost(len(payload)) + interleave.SideCost
 		if c+cost <= r.win.memLimit && (r.win.budget == nil || cost <= r.win.budget.roomFor(r.charged())) {
