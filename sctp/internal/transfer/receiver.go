@@ -97,8 +97,14 @@ func (r *receiver) handleData(now time.Time, d *Data) (Verdict, error) {
 // budget besides what is held, else a copy. The limit then bounds what
 // lent buffers pin as it bounds copies, whatever part of a buffer a peer
 // makes its chunks cover (see interleave.Pool.Lend).
+//
+// Only a receive buffer of lendBuffers receive buffers or more lends: the
+// window's memory term (receiver.window) sees a lent buffer whole, so
+// while little is held it may advertise up to half a buffer less than
+// with copies; on a large buffer that is a small part of the window, on a
+// small one it would shrink it.
 func (r *receiver) fragment(payload []byte) *interleave.Frag {
-	if b := r.lend; b != nil && len(payload) >= interleave.LendMin {
+	if b := r.lend; b != nil && len(payload) >= interleave.LendMin && r.win.capacity >= lendBuffers*interleave.RecvBufCost {
 		c := r.heldCost()
 		cost := interleave.RecvBufCost + chunkCost(len(payload)) + interleave.SideCost
 		if c+cost <= r.win.memLimit && (r.win.budget == nil || cost <= r.win.budget.roomFor(r.charged())) {
@@ -109,6 +115,10 @@ func (r *receiver) fragment(payload []byte) *interleave.Frag {
 	}
 	return r.pool.Get(payload)
 }
+
+// lendBuffers is the smallest receive buffer that lends, in receive
+// buffers (see receiver.fragment).
+const lendBuffers = 4
 
 // heldCost returns what the held fragments cost in memory: their records
 // and copies, and the receive buffers lent fragments reference.

@@ -121,7 +121,7 @@ func pattern(m, n int) []byte {
 
 // lendRx returns a receiver with room for lending (a few buffers).
 func lendRx(t *testing.T, interleaved bool) *rx {
-	return newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 256 << 10}, Interleaved: interleaved})
+	return newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 512 << 10}, Interleaved: interleaved})
 }
 
 // A message whose fragments lie in several buffers reads back whole, read
@@ -222,7 +222,7 @@ func TestLentRenege(t *testing.T) {
 func TestLentPartialDelivery(t *testing.T) {
 	r := lendRx(t, false)
 	l := newLender(r)
-	const frag, frags = 1400, 300 // 420 KB: over the 256 KiB buffer
+	const frag, frags = 1400, 500 // 700 KB: over the 512 KiB buffer
 	msg := pattern(2, frag*frags)
 	got := make([]byte, 0, len(msg))
 	buf := make([]byte, 5000)
@@ -269,29 +269,29 @@ func TestLentForwardTSN(t *testing.T) {
 	r := lendRx(t, false)
 	l := newLender(r)
 	const n = 1400
-	// Stream 0: a message in partial delivery (TSN 1..150), cut at 151.
-	for i := range 150 {
+	// Stream 0: a message in partial delivery (TSN 1..250), cut at 251.
+	for i := range 250 {
 		flags := uint8(0)
 		if i == 0 {
 			flags = chunk.FlagBeginning
 		}
 		l.data(Data{TSN: TSN(1 + i), Flags: flags, Payload: pattern(i, n)})
 	}
-	// Stream 1: an incomplete message after a hole (TSN 153..160).
+	// Stream 1: an incomplete message after a hole (TSN 253..260).
 	for i := range 8 {
 		flags := uint8(0)
 		if i == 0 {
 			flags = chunk.FlagBeginning
 		}
-		l.data(Data{TSN: TSN(153 + i), SID: 1, Flags: flags, Payload: pattern(i, n)})
+		l.data(Data{TSN: TSN(253 + i), SID: 1, Flags: flags, Payload: pattern(i, n)})
 	}
 	if r.e.stats.PartialDeliveries == 0 {
 		t.Fatal("no partial delivery")
 	}
-	if err := r.fwd(161, 0, 0, 1, 0); err != nil {
+	if err := r.fwd(261, 0, 0, 1, 0); err != nil {
 		t.Fatal(err)
 	}
-	l.data(Data{TSN: 162, SSN: 1, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: pattern(9, n)})
+	l.data(Data{TSN: 262, SSN: 1, Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: pattern(9, n)})
 	buf := make([]byte, 1<<20)
 	aborted, after := false, false
 	for {
@@ -382,6 +382,19 @@ func TestLentAfterClose(t *testing.T) {
 	l.done()
 }
 
+// A small receive buffer does not lend (receiver.fragment).
+func TestLentNotOnSmallBuffer(t *testing.T) {
+	r := newRx(t, Config{Buffers: api.Buffers{RecvBuffer: 128 << 10}})
+	l := newLender(r)
+	for i := range 20 {
+		l.data(Data{TSN: TSN(1 + i), SSN: uint16(i), Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: pattern(i, 1400)})
+	}
+	if l.lent != 0 {
+		t.Fatalf("a %d-byte receive buffer lent", 128<<10)
+	}
+	l.cur.Release()
+}
+
 // Lending never takes the receiver over its memory limit: buffers that do
 // not fit are copied from, and what the receiver charges counts each
 // referenced buffer whole.
@@ -390,7 +403,7 @@ func TestLentChargesWholeBuffers(t *testing.T) {
 	l := newLender(r)
 	// One small message per buffer, all held behind a hole: each would pin
 	// a whole buffer.
-	for i := range 40 {
+	for i := range 60 {
 		l.data(Data{TSN: TSN(2 + i), SSN: uint16(1 + i), Flags: chunk.FlagBeginning | chunk.FlagEnd, Payload: pattern(i, 600)})
 		l.next()
 		rv := &r.e.recv
