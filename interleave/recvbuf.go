@@ -109,9 +109,13 @@ const LendMin = 512
 var poolIDs atomic.Uint32
 
 // lentCap reports whether a fragment's Data of capacity c references a
-// RecvBuf (see Lent fragments above).
+// RecvBuf (see Lent fragments above): c is under RecvBufSize and neither
+// a power of two, 1536 nor 9216, which covers every buffer class (0,
+// powers of two, 1536, 9216); Lend keeps what it returns (capacities of
+// LendMin or more) apart from them (TestLentCap checks both). It runs for every fragment
+// held and read, so it is a few instructions, inlined.
 func lentCap(c int) bool {
-	return c > 0 && c < RecvBufSize && bufClasses[bufClass(c)] != c
+	return c&(c-1) != 0 && c != 1536 && c != 9216 && c < RecvBufSize
 }
 
 // Lend returns a fragment whose Data references payload in b, its other
@@ -125,8 +129,8 @@ func (p *Pool) Lend(payload []byte, b *RecvBuf) *Frag {
 	if len(payload) < LendMin {
 		return nil
 	}
-	base := unsafe.Pointer(unsafe.SliceData(b.Bytes()))
-	off := int(uintptr(unsafe.Pointer(unsafe.SliceData(payload))) - uintptr(base))
+	buf := b.Bytes()
+	off := int(uintptr(unsafe.Pointer(unsafe.SliceData(payload))) - uintptr(unsafe.Pointer(unsafe.SliceData(buf))))
 	if off < 0 || off > RecvBufSize-len(payload) || !lentCap(RecvBufSize-off) {
 		return nil
 	}
@@ -143,9 +147,13 @@ func (p *Pool) Lend(payload []byte, b *RecvBuf) *Frag {
 	b.lent++
 	b.refs.Add(1)
 	f := p.record()
-	f.Data = b.Bytes()[off : off+len(payload) : RecvBufSize]
+	f.Data = buf[off : off+len(payload) : RecvBufSize]
 	return f
 }
+
+// Lends reports whether fragments of the pool reference b: lending more
+// from b then charges nothing more.
+func (p *Pool) Lends(b *RecvBuf) bool { return p.id != 0 && b.owner.Load() == p.id }
 
 // LentCost returns what the receive buffers the pool's fragments
 // reference cost in memory: RecvBufCost each.

@@ -160,3 +160,24 @@ func TestLendAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per lent fragment", n)
 	}
 }
+
+// lentCap tells every capacity a lent fragment can have (at least
+// LendMin, under RecvBufSize) from every buffer class and from what Get
+// gives a fragment over the largest class.
+func TestLentCap(t *testing.T) {
+	class := map[int]bool{}
+	for _, c := range bufClasses {
+		class[c] = true
+		if lentCap(c) {
+			t.Fatalf("class %d reads as lent", c)
+		}
+	}
+	for c := LendMin; c <= RecvBufSize+1; c++ {
+		// Powers of two that are no class (8192) are refused too: Lend
+		// copies at those offsets.
+		want := c < RecvBufSize && !class[c] && c&(c-1) != 0
+		if lentCap(c) != want {
+			t.Fatalf("lentCap(%d) = %v, want %v", c, lentCap(c), want)
+		}
+	}
+}

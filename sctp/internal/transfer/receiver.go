@@ -93,8 +93,8 @@ func (r *receiver) handleData(now time.Time, d *Data) (Verdict, error) {
 
 // fragment returns a fragment holding payload, an accepted chunk's: one
 // that references the receive buffer the packet arrived in (lend) when
-// the pool lends it and the buffer's whole size fits the memory limit and
-// budget besides what is held, else a copy. The limit then bounds what
+// the pool lends it and the buffer is charged already or its whole size
+// fits the memory limit and budget besides what is held, else a copy. The limit then bounds what
 // lent buffers pin as it bounds copies, whatever part of a buffer a peer
 // makes its chunks cover (see interleave.Pool.Lend).
 //
@@ -104,16 +104,21 @@ func (r *receiver) handleData(now time.Time, d *Data) (Verdict, error) {
 // with copies; on a large buffer that is a small part of the window, on a
 // small one it would shrink it.
 func (r *receiver) fragment(payload []byte) *interleave.Frag {
-	if b := r.lend; b != nil && len(payload) >= interleave.LendMin && r.win.capacity >= lendBuffers*interleave.RecvBufCost {
-		c := r.heldCost()
-		cost := interleave.RecvBufCost + chunkCost(len(payload)) + interleave.SideCost
-		if c+cost <= r.win.memLimit && (r.win.budget == nil || cost <= r.win.budget.roomFor(r.charged())) {
-			if f := r.pool.Lend(payload, b); f != nil {
-				return f
-			}
+	if b := r.lend; b != nil && len(payload) >= interleave.LendMin && r.win.capacity >= lendBuffers*interleave.RecvBufCost &&
+		(r.pool.Lends(b) || r.roomForBuffer(len(payload))) {
+		if f := r.pool.Lend(payload, b); f != nil {
+			return f
 		}
 	}
 	return r.pool.Get(payload)
+}
+
+// roomForBuffer reports whether a receive buffer's whole size fits the
+// memory limit and the endpoint budget besides what is held and a chunk
+// of n bytes.
+func (r *receiver) roomForBuffer(n int) bool {
+	cost := interleave.RecvBufCost + chunkCost(n) + interleave.SideCost
+	return r.heldCost()+cost <= r.win.memLimit && (r.win.budget == nil || cost <= r.win.budget.roomFor(r.charged()))
 }
 
 // lendBuffers is the smallest receive buffer that lends, in receive
