@@ -10,8 +10,9 @@ import (
 // socket reader's GRO buffers) can reference the buffer instead of holding
 // a copy (Pool.Lend): the payload is then copied once, from the buffer to
 // the reader's. The buffer is reference counted: the socket reader holds
-// one reference while it reads into it, each lent fragment one, and the
-// last to let go recycles it. The reader takes a fresh buffer for the next
+// one reference while it reads into it, the pool its fragments are lent
+// to one while any is (counting its fragments itself, without atomics),
+// and the last to let go recycles it. The reader takes a fresh buffer for the next
 // read when fragments still hold the one it read into.
 //
 // A lent fragment's Data runs from its payload to the end of the buffer's
@@ -47,7 +48,7 @@ const RecvBufCost = (recvBufAlloc + 8191) &^ 8191
 // same allocation. Get one with NewRecvBuf, which holds one reference for
 // the caller, and give each reference back with Release.
 type RecvBuf struct {
-	refs  atomic.Int32  // holders: the caller of NewRecvBuf and each lent fragment
+	refs  atomic.Int32  // holders: the caller of NewRecvBuf and the pool its fragments are lent to
 	owner atomic.Uint32 // the id of the Pool its lent fragments belong to, 0 for none
 	// lent counts the owner's fragments that reference the buffer; only
 	// the owner changes it.
@@ -122,7 +123,7 @@ func lentCap(c int) bool {
 // fields zero, or nil when the payload is to be copied (Get): it is small
 // (under LendMin bytes), not inside b, at an offset Data could not show as
 // lent, or b lends to another pool. The pool then holds a reference to b
-// until the fragment is Put, and charges b's whole size while any of its
+// until its last fragment from b is Put, and charges b's whole size while any of its
 // fragments reference it (LentCost). A receiver checks that it has room
 // for RecvBufCost more before it lends.
 func (p *Pool) Lend(payload []byte, b *RecvBuf) *Frag {
@@ -141,11 +142,11 @@ func (p *Pool) Lend(payload []byte, b *RecvBuf) *Frag {
 	case o == p.id:
 	case o == 0 && b.owner.CompareAndSwap(0, p.id):
 		p.lentBufs++
+		b.refs.Add(1) // the pool's, for all its fragments
 	default:
 		return nil
 	}
 	b.lent++
-	b.refs.Add(1)
 	f := p.record()
 	f.Data = buf[off : off+len(payload) : RecvBufSize]
 	return f
@@ -178,8 +179,8 @@ func (p *Pool) record() *Frag {
 	return &Frag{}
 }
 
-// unlend gives back the reference of f, a lent fragment, to its buffer
-// and clears its Data.
+// unlend lets f, a lent fragment, go of its buffer, the pool's reference
+// with the last of its fragments, and clears f's Data.
 func (p *Pool) unlend(f *Frag) {
 	b := (*RecvBuf)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(f.Data)), cap(f.Data)))
 	f.Data = nil
@@ -189,6 +190,6 @@ func (p *Pool) unlend(f *Frag) {
 	if b.lent--; b.lent == 0 {
 		p.lentBufs--
 		b.owner.Store(0)
+		b.Release()
 	}
-	b.Release()
 }
