@@ -9,7 +9,8 @@ import (
 )
 
 // HandleData processes one DATA chunk (RFC 9260 sections 6.2 and 6.5),
-// copying the payload when kept. InvalidStream asks for an ERROR; an
+// keeping the payload when accepted: a copy, or a reference to the
+// receive buffer SetRecvBuf named. InvalidStream asks for an ERROR; an
 // error (ErrEmptyMessage, ErrProtocolViolation) asks for an ABORT.
 func (e *Engine) HandleData(now time.Time, d *Data) (Verdict, error) {
 	return e.recv.handleData(now, d)
