@@ -12,8 +12,8 @@ import (
 // the reader's. The buffer is reference counted: the socket reader holds
 // one reference while it reads into it, the pool its fragments are lent
 // to one while any is (counting its fragments itself, without atomics),
-// and the last to let go recycles it. The reader takes a fresh buffer for the next
-// read when fragments still hold the one it read into.
+// and the last to let go recycles it. The reader takes a fresh buffer for
+// the next read when fragments still hold the one it read into.
 //
 // A lent fragment's Data runs from its payload to the end of the buffer's
 // bytes (its capacity), so Put finds the buffer's record, stored right
@@ -48,7 +48,7 @@ const RecvBufCost = (recvBufAlloc + 8191) &^ 8191
 // same allocation. Get one with NewRecvBuf, which holds one reference for
 // the caller, and give each reference back with Release.
 type RecvBuf struct {
-	refs  atomic.Int32  // holders: the caller of NewRecvBuf and the pool its fragments are lent to
+	refs  atomic.Int32  // holders: NewRecvBuf's caller, the pool its fragments are lent to
 	owner atomic.Uint32 // the id of the Pool its lent fragments belong to, 0 for none
 	// lent counts the owner's fragments that reference the buffer; only
 	// the owner changes it.
@@ -113,8 +113,8 @@ var poolIDs atomic.Uint32
 // RecvBuf (see Lent fragments above): c is under RecvBufSize and neither
 // a power of two, 1536 nor 9216, which covers every buffer class (0,
 // powers of two, 1536, 9216); Lend keeps what it returns (capacities of
-// LendMin or more) apart from them (TestLentCap checks both). It runs for every fragment
-// held and read, so it is a few instructions, inlined.
+// LendMin or more) apart from them (TestLentCap checks both). It runs for
+// every fragment held and read, so it is a few instructions, inlined.
 func lentCap(c int) bool {
 	return c&(c-1) != 0 && c != 1536 && c != 9216 && c < RecvBufSize
 }
@@ -122,10 +122,11 @@ func lentCap(c int) bool {
 // Lend returns a fragment whose Data references payload in b, its other
 // fields zero, or nil when the payload is to be copied (Get): it is small
 // (under LendMin bytes), not inside b, at an offset Data could not show as
-// lent, or b lends to another pool. The pool then holds a reference to b
-// until its last fragment from b is Put, and charges b's whole size while any of its
-// fragments reference it (LentCost). A receiver checks that it has room
-// for RecvBufCost more before it lends.
+// lent, or b lends to another pool. The caller holds a reference to b
+// meanwhile (it read into b). The pool then holds a reference to b until
+// its last fragment from b is Put, and charges b's whole size meanwhile
+// (LentCost). A receiver checks that it has room for RecvBufCost more
+// before it lends from a buffer it does not lend from yet (Lends).
 func (p *Pool) Lend(payload []byte, b *RecvBuf) *Frag {
 	if len(payload) < LendMin {
 		return nil
@@ -188,6 +189,8 @@ func (p *Pool) unlend(f *Frag) {
 		panic("interleave: lent fragment put to another pool")
 	}
 	if b.lent--; b.lent == 0 {
+		// Disowned before released: once released, b may be recycled
+		// and owned by another pool.
 		p.lentBufs--
 		b.owner.Store(0)
 		b.Release()
