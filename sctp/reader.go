@@ -258,7 +258,12 @@ func (e *Endpoint) processBatch(n int, loop bool) (woke int) {
 			// wake its waiters below without visiting every association.
 			e.core.ReceiveBuf(now, pkts[i].Addr, pkts[i].Data(), pkts[i].Lend, pkts[i].ECN)
 		}
-		pkts[i].Lend = nil // the buffer may be recycled once its fragments are read
+		if e.reader.bufs == nil {
+			// A view of the socket's buffers: kept, it would keep a
+			// buffer the socket replaced alive after its fragments
+			// were read.
+			pkts[i].Buf, pkts[i].Lend = nil, nil
+		}
 		// Collect what this packet caused before the next one is
 		// processed: each SACK is its own send opportunity (Max.Burst
 		// packets), as if packets were processed one by one, while

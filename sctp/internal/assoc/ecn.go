@@ -84,9 +84,13 @@ func (ep *Endpoint) Receive(now time.Time, from netip.AddrPort, pkt []byte, ecn 
 func (ep *Endpoint) ReceiveBuf(now time.Time, from netip.AddrPort, pkt []byte, buf *interleave.RecvBuf, ecn uint8) *Assoc {
 	ep.in.buf = buf
 	a := ep.receive(now, from, pkt)
-	ep.in.buf = nil
 	if a != nil && ecn&3 == ecnCE {
 		a.noteCE(&ep.in)
+	}
+	if buf != nil {
+		// The chunk views alias buf: kept, they would keep it alive
+		// after its fragments were read.
+		ep.in.forget()
 	}
 	return a
 }

@@ -24,6 +24,12 @@ type inPacket struct {
 	buf *interleave.RecvBuf
 }
 
+// forget drops the packet's views of its buffer and the buffer.
+func (p *inPacket) forget() {
+	clear(p.chunks)
+	p.chunks, p.body, p.buf = p.chunks[:0], nil, nil
+}
+
 // rxChunk is one chunk of a received packet: its header fields and the
 // whole chunk (header included, padding excluded), aliasing the packet.
 type rxChunk struct {
