@@ -13,7 +13,8 @@ import (
 // Frag is one received fragment held for reassembly and delivery. Frags
 // come from a Pool and own their Data buffer, which is kept across reuse.
 type Frag struct {
-	// Data is the fragment's user data (a copy of the chunk's payload).
+	// Data is the fragment's user data: a copy of the chunk's payload, or
+	// the payload in the receive buffer it arrived in (Pool.Lend).
 	Data []byte
 	TSN  chunk.TSN
 	// PPID is the message's payload protocol identifier: DATA carries it
@@ -115,8 +116,14 @@ func bufCap(n int) int {
 // Cost returns what f costs in memory while held: its record and its whole
 // buffer. A receiver charges it against its memory limit, as Linux charges
 // an skb's truesize, so tiny fragments cannot hold many times the window in
-// memory. It equals FragCost(len(f.Data)).
-func (f *Frag) Cost() int { return FragOverhead + cap(f.Data) }
+// memory. It equals FragCost(len(f.Data)) for a copy; a lent fragment
+// costs its record, its buffer being charged by its pool (Pool.LentCost).
+func (f *Frag) Cost() int {
+	if c := cap(f.Data); !lentCap(c) {
+		return FragOverhead + c
+	}
+	return FragOverhead
+}
 
 // FragCost returns what a fragment of n user bytes costs held (Frag.Cost).
 func FragCost(n int) int { return FragOverhead + bufCap(n) }
@@ -128,8 +135,12 @@ func FragCost(n int) int { return FragOverhead + bufCap(n) }
 // allocates, so an idle association gives back what its traffic needed.
 type Pool struct {
 	free  [nClasses]*Frag
-	count int
-	cost  int // what the free fragments cost (their Cost)
+	count int32
+	cost  int32 // what the free fragments cost (their Cost), at most maxFreeCost and one more
+	// id names the pool in the receive buffers it lends from (0 until it
+	// first lends); lentBufs counts those buffers (see Lend).
+	id       uint32
+	lentBufs int32
 	// Max bounds the free fragments kept (default 4096).
 	Max int
 }
@@ -147,7 +158,7 @@ func (p *Pool) Get(payload []byte) *Frag {
 	if f != nil {
 		p.free[c] = f.next
 		p.count--
-		p.cost -= FragOverhead + bufClasses[c]
+		p.cost -= int32(FragOverhead + bufClasses[c])
 		buf := f.Data[:0]
 		*f = Frag{Data: buf}
 	} else if g, ok := shared[c].Get().(*Frag); ok {
@@ -163,11 +174,11 @@ func (p *Pool) Get(payload []byte) *Frag {
 }
 
 // Free returns the number of free fragments the pool holds.
-func (p *Pool) Free() int { return p.count }
+func (p *Pool) Free() int { return int(p.count) }
 
 // FreeCost returns what the free fragments the pool holds cost in memory
 // (the sum of their Cost).
-func (p *Pool) FreeCost() int { return p.cost }
+func (p *Pool) FreeCost() int { return int(p.cost) }
 
 // Trim keeps free fragments costing at most keep bytes (their Cost) and
 // hands the others, the largest first, to the process-wide pool. The
@@ -176,33 +187,42 @@ func (p *Pool) FreeCost() int { return p.cost }
 // through the shared pool per message, and bounds what an idle receiver
 // keeps whatever the fragment sizes.
 func (p *Pool) Trim(keep int) {
-	for c := nClasses - 1; c >= 0 && p.cost > keep; c-- {
-		for p.cost > keep && p.free[c] != nil {
+	for c := nClasses - 1; c >= 0 && int(p.cost) > keep; c-- {
+		for int(p.cost) > keep && p.free[c] != nil {
 			f := p.free[c]
 			p.free[c] = f.next
 			p.count--
-			p.cost -= FragOverhead + bufClasses[c]
+			p.cost -= int32(FragOverhead + bufClasses[c])
 			*f = Frag{Data: f.Data[:0]}
 			shared[c].Put(f)
 		}
 	}
 }
 
-// Put returns a fragment to the pool. One whose buffer is not of a class
-// (not from Get) is left to the garbage collector.
+// maxFreeCost bounds what the free fragments of a pool cost, so that its
+// count fits 32 bits whatever Max is.
+const maxFreeCost = 1 << 30
+
+// Put returns a fragment to the pool; a lent fragment gives back its
+// reference to its receive buffer and is kept without one. One whose
+// buffer is not of a class (not from Get) is left to the garbage
+// collector.
 func (p *Pool) Put(f *Frag) {
+	if lentCap(cap(f.Data)) {
+		p.unlend(f)
+	}
 	limit := p.Max
 	if limit == 0 {
 		limit = 4096
 	}
 	c := bufClass(cap(f.Data))
-	if p.count >= limit || c < 0 || bufClasses[c] != cap(f.Data) {
+	if int(p.count) >= limit || p.cost > maxFreeCost || c < 0 || bufClasses[c] != cap(f.Data) {
 		return
 	}
 	f.next = p.free[c]
 	p.free[c] = f
 	p.count++
-	p.cost += FragOverhead + bufClasses[c]
+	p.cost += int32(FragOverhead + bufClasses[c])
 }
 
 // fragList is a singly linked list of fragments sorted by TSN (serial

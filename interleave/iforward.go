@@ -38,8 +38,12 @@ func ParseIForwardTSN(c chunk.Chunk, inStreams int, dst []MIDSkip) (newCum chunk
 
 // FragFromIData fills a fragment from the pool with an accepted I-DATA
 // chunk: the PPID from a first fragment, the FSN from the others.
-func FragFromIData(p *Pool, d *chunk.IData) *Frag {
-	f := p.Get(d.Payload)
+func FragFromIData(p *Pool, d *chunk.IData) *Frag { return FillIData(p.Get(d.Payload), d) }
+
+// FillIData fills f, a fragment from Pool.Get or Pool.Lend holding the
+// payload of an accepted I-DATA chunk, with the chunk's other fields, as
+// FragFromIData does, and returns it.
+func FillIData(f *Frag, d *chunk.IData) *Frag {
 	f.TSN, f.SID, f.MID, f.Flags = d.TSN, d.SID, stream.MID(d.MID), d.Flags&(chunk.FlagBeginning|chunk.FlagEnd|chunk.FlagUnordered)
 	if d.Beginning() {
 		f.PPID = d.PPID

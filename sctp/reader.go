@@ -256,7 +256,13 @@ func (e *Endpoint) processBatch(n int, loop bool) (woke int) {
 		} else {
 			// The core lists the association the packet reached, to
 			// wake its waiters below without visiting every association.
-			e.core.Receive(now, pkts[i].Addr, pkts[i].Data(), pkts[i].ECN)
+			e.core.ReceiveBuf(now, pkts[i].Addr, pkts[i].Data(), pkts[i].Lend, pkts[i].ECN)
+		}
+		if e.reader.bufs == nil {
+			// A view of the socket's buffers: kept, it would keep a
+			// buffer the socket replaced alive after its fragments
+			// were read.
+			pkts[i].Buf, pkts[i].Lend = nil, nil
 		}
 		// Collect what this packet caused before the next one is
 		// processed: each SACK is its own send opportunity (Max.Burst
@@ -300,7 +306,7 @@ func (e *Endpoint) receiveAt(now time.Time, p *netio.Packet, local netip.Addr) {
 		return
 	}
 	e.inputLocal = local
-	if a := e.core.Receive(now, p.Addr, p.Data(), p.ECN); a != nil {
+	if a := e.core.ReceiveBuf(now, p.Addr, p.Data(), p.Lend, p.ECN); a != nil {
 		if as := e.assocs[a]; as != nil && as.local != local {
 			as.local = local
 		}

@@ -189,7 +189,10 @@ func (a *Assoc) data6_2(now time.Time, p *inPacket, c *rxChunk) disp {
 		a.stats.Malformed++
 		return dispStop
 	}
+	a.data.eng.SetRecvBuf(p.buf)
 	v, err := a.data.eng.HandleData(now, &a.data.d)
+	a.data.eng.SetRecvBuf(nil)
+	a.data.d.Payload = nil // it aliases the packet's buffer, which may be replaced
 	return a.dataHandled(v, err, a.data.d.TSN, a.data.d.SID, "DATA")
 }
 

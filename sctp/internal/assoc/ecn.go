@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sctp/chunk"
 )
 
@@ -72,9 +73,24 @@ func (a *Assoc) ect() bool {
 // was for when it still exists, else nil (a packet out of the blue, one
 // dropped, or one that ended its association).
 func (ep *Endpoint) Receive(now time.Time, from netip.AddrPort, pkt []byte, ecn uint8) *Assoc {
+	return ep.ReceiveBuf(now, from, pkt, nil, ecn)
+}
+
+// ReceiveBuf is Receive for a packet that lies in buf, a receive buffer
+// the caller holds a reference to: the fragments of its DATA and I-DATA
+// chunks may reference buf instead of holding a copy, each holding a
+// reference of its own (interleave.Pool.Lend). The caller may then read
+// into buf again only once buf.Lent reports false. A nil buf is Receive.
+func (ep *Endpoint) ReceiveBuf(now time.Time, from netip.AddrPort, pkt []byte, buf *interleave.RecvBuf, ecn uint8) *Assoc {
+	ep.in.buf = buf
 	a := ep.receive(now, from, pkt)
 	if a != nil && ecn&3 == ecnCE {
 		a.noteCE(&ep.in)
+	}
+	if buf != nil {
+		// The chunk views alias buf: kept, they would keep it alive
+		// after its fragments were read.
+		ep.in.forget()
 	}
 	return a
 }

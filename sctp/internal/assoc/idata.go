@@ -75,7 +75,9 @@ func (a *Assoc) iData8260_2_2_3(now time.Time, p *inPacket, c *rxChunk) disp {
 		a.stats.Malformed++
 		return dispStop
 	}
+	a.data.eng.SetRecvBuf(p.buf)
 	v, err := a.data.eng.HandleIData(now, &d)
+	a.data.eng.SetRecvBuf(nil)
 	return a.dataHandled(v, err, d.TSN, d.SID, "I-DATA")
 }
 

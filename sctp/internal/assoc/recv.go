@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/usctp/usctp/interleave"
 	"github.com/usctp/usctp/sctp/chunk"
 )
 
@@ -18,6 +19,15 @@ type inPacket struct {
 	// unknownSrc: from an address that is none of the peer's, accepted by
 	// its Verification Tag (lookup.go); its source gets no reply.
 	unknownSrc bool
+	// buf is the receive buffer the packet lies in, which its DATA
+	// fragments may reference (ReceiveBuf), or nil.
+	buf *interleave.RecvBuf
+}
+
+// forget drops the packet's views of its buffer and the buffer.
+func (p *inPacket) forget() {
+	clear(p.chunks)
+	p.chunks, p.body, p.buf = p.chunks[:0], nil, nil
 }
 
 // rxChunk is one chunk of a received packet: its header fields and the

@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"syscall"
 	"time"
+
+	"github.com/usctp/usctp/interleave"
 )
 
 // Packet is one SCTP packet on its way in or out of a Conn. Buf is storage
@@ -53,6 +55,11 @@ type Packet struct {
 	// from there by gather I/O, without copying. Ascending, not
 	// overlapping. Nil otherwise; ReadBatch never sets it.
 	Holes []Hole
+	// Lend is, on ReadBatchView, the receive buffer a received packet's
+	// Buf lies in when its bytes may outlive the next read: the reader
+	// passes it on (assoc.Endpoint.ReceiveBuf) so that fragments
+	// reference it instead of copying. Nil otherwise.
+	Lend *interleave.RecvBuf
 }
 
 // Hole is a range of a Packet's Buf whose bytes are elsewhere: the

@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/usctp/usctp/interleave"
 )
 
 // GRO receive: with UDP_GRO set, the kernel hands the socket runs of
@@ -19,20 +21,25 @@ import (
 // packet buffers, so a GRO socket reads into its own buffers and copies
 // each segment into the caller's Packets, keeping what does not fit for
 // the next ReadBatch.
+//
+// Read as views (ReadBatchView), the packets name the buffer they lie in
+// (Packet.Lend), a reference-counted interleave.RecvBuf: the core's
+// fragments may keep referencing it after the batch, and a buffer they
+// still hold is replaced by a fresh one for the next read.
 const (
 	groBuffers   = 8
-	groBufSize   = 1 << 16
+	groBufSize   = interleave.RecvBufSize
 	groCmsgSpace = unix.SizeofCmsghdr + 8 // CmsgSpace(4) on 64-bit, more than enough on 32
 )
 
 // groState is the GRO side of batchIO, guarded by batchIO.r.
 type groState struct {
-	bufs  []byte // groBuffers * groBufSize
-	oob   []byte // groBuffers * space
-	space int    // control buffer per message: groCmsgSpace, and pktinfoSpace with pktinfo
-	count int    // messages in the current batch
-	next  int    // message being split
-	off   int    // offset of its next segment
+	bufs  [groBuffers]*interleave.RecvBuf // each holding the socket's reference
+	oob   []byte                          // groBuffers * space
+	space int                             // control buffer per message: groCmsgSpace, and pktinfoSpace with pktinfo
+	count int                             // messages in the current batch
+	next  int                             // message being split
+	off   int                             // offset of its next segment
 }
 
 // enableGRO sets UDP_GRO on the socket and reports whether it worked
@@ -54,9 +61,11 @@ func (b *batchIO) initGRO() {
 		space += ecnSpace
 	}
 	b.g = &groState{
-		bufs:  make([]byte, groBuffers*groBufSize),
 		oob:   make([]byte, groBuffers*space),
 		space: space,
+	}
+	for i := range b.g.bufs {
+		b.g.bufs[i] = interleave.NewRecvBuf()
 	}
 }
 
@@ -82,8 +91,13 @@ func (b *batchIO) readGRO(pkts []Packet, view bool) (int, error) {
 			h.hdr = unix.Msghdr{}
 			h.hdr.Name = (*byte)(unsafe.Pointer(&b.r.sa[i]))
 			h.hdr.Namelen = unix.SizeofSockaddrInet6
+			if g.bufs[i].Lent() {
+				// Fragments still reference it: they recycle it.
+				g.bufs[i].Release()
+				g.bufs[i] = interleave.NewRecvBuf()
+			}
 			iov := &b.r.iov[i]
-			iov.Base = &g.bufs[i*groBufSize]
+			iov.Base = &g.bufs[i].Bytes()[0]
 			iov.SetLen(groBufSize)
 			h.hdr.Iov = iov
 			h.hdr.SetIovlen(1)
@@ -115,7 +129,7 @@ func (b *batchIO) splitGRO(pkts []Packet, view bool) int {
 	for k < len(pkts) && g.next < g.count {
 		i := g.next
 		h := &b.r.hs[i]
-		data := g.bufs[i*groBufSize : i*groBufSize+int(h.n)]
+		data := g.bufs[i].Bytes()[:h.n]
 		addr := sockaddrToAddrPort(&b.r.sa[i])
 		if h.hdr.Flags&unix.MSG_TRUNC != 0 || !addr.IsValid() || addr.Port() == 0 {
 			b.dropped.Add(1) // port 0: see unpack
@@ -140,9 +154,10 @@ func (b *batchIO) splitGRO(pkts []Packet, view bool) int {
 			p := &pkts[k]
 			if view {
 				p.Buf, p.N, p.Addr, p.Notice, p.MTU, p.Local, p.ECN = data[g.off:end:end], end-g.off, addr, NoticeNone, 0, local, ecn
+				p.Lend = g.bufs[i]
 				k++
 			} else if n := copy(p.Buf, data[g.off:end]); n == end-g.off {
-				p.N, p.Addr, p.Notice, p.MTU, p.Local, p.ECN = n, addr, NoticeNone, 0, local, ecn
+				p.N, p.Addr, p.Notice, p.MTU, p.Local, p.ECN, p.Lend = n, addr, NoticeNone, 0, local, ecn, nil
 				k++
 			} else {
 				b.dropped.Add(1)

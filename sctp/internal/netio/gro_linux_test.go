@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/usctp/usctp/interleave"
 )
 
 // groCmsg builds a UDP_GRO control message carrying seg.
@@ -105,5 +107,79 @@ func TestUDPReadBatchView(t *testing.T) {
 		if b.GRO() != (views > 0) {
 			t.Errorf("gro %v (socket %v): %d packets were views", gro, b.GRO(), views)
 		}
+	}
+}
+
+// A GRO socket's views name the buffer they lie in (Packet.Lend); a buffer
+// something else still holds a reference to is replaced for the next read,
+// so the bytes of packets kept past it stay as they arrived, and an
+// unreferenced one is read into again.
+func TestUDPReadBatchViewLend(t *testing.T) {
+	a, b := udpPair(t, false, UDPConfig{GRO: true})
+	if !b.GRO() {
+		t.Skip("no UDP GRO")
+	}
+	const size = 1200
+	out := newPackets(20, 2048)
+	in := make([]Packet, 64)
+	read := func(seq int) []Packet {
+		t.Helper()
+		fill(out, seq, size, b.LocalAddr())
+		if n, err := a.WriteBatch(out); err != nil || n != len(out) {
+			t.Fatalf("WriteBatch = %d, %v", n, err)
+		}
+		var got []Packet
+		b.SetReadDeadline(time.Now().Add(5 * time.Second))
+		for len(got) < len(out) {
+			n, err := b.ReadBatchView(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range in[:n] {
+				if p.Lend == nil {
+					t.Fatal("a view names no buffer")
+				}
+				lb := p.Lend.Bytes()
+				if s := uintptr(unsafe.Pointer(&p.Buf[0])) - uintptr(unsafe.Pointer(&lb[0])); s >= uintptr(len(lb)) {
+					t.Fatal("a view lies outside the buffer it names")
+				}
+			}
+			got = append(got, in[:n]...)
+		}
+		return got
+	}
+	first := read(0)
+	kept := first[0].Lend
+	var pool interleave.Pool // a receiver's, lending from kept
+	f := pool.Lend(first[0].Data(), kept)
+	if f == nil {
+		f = pool.Lend(first[0].Data()[1:], kept)
+	}
+	if f == nil {
+		t.Fatal("not lent")
+	}
+	want := append([]byte(nil), f.Data...)
+	seen := map[*interleave.RecvBuf]bool{}
+	for round := 1; round <= 5; round++ {
+		for _, p := range read(round * len(out)) {
+			if p.Lend == kept {
+				t.Fatalf("round %d: a buffer still referenced was read into", round)
+			}
+			seen[p.Lend] = true
+		}
+		if !bytes.Equal(f.Data, want) {
+			t.Fatalf("round %d: a kept packet's bytes changed", round)
+		}
+	}
+	// Kept gave way to one fresh buffer; the others were read into again.
+	if len(seen) > groBuffers {
+		t.Fatalf("%d buffers read into, want at most %d", len(seen), groBuffers)
+	}
+	// The socket let go of kept when it replaced it: the fragment's
+	// reference was the last, and putting it recycles the buffer.
+	bufs := interleave.RecvBufsOut()
+	pool.Put(f)
+	if n := interleave.RecvBufsOut(); n != bufs-1 {
+		t.Fatalf("%d buffers out after the last reference went, want %d", n, bufs-1)
 	}
 }

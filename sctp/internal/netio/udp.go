@@ -166,7 +166,9 @@ func (u *UDPConn) ReadBatch(pkts []Packet) (int, error) { return u.b.readBatch(p
 // ReadBatchView is ReadBatch without a copy where the socket has its own
 // receive buffers (GRO): the Buf of each packet returned is then replaced
 // by a view of those buffers, valid until the next ReadBatch or
-// ReadBatchView call. Callers keep their own buffers elsewhere and put
+// ReadBatchView call, or while a reference to its Lend buffer is held
+// (Packet.Lend): a caller that keeps one (interleave.Pool.Lend) keeps the
+// bytes, and the socket reads into a fresh buffer instead. Callers keep their own buffers elsewhere and put
 // them back into pkts before each call, as a socket without GRO fills
 // them as ReadBatch does.
 func (u *UDPConn) ReadBatchView(pkts []Packet) (int, error) {

@@ -3,15 +3,25 @@ package transfer
 import (
 	"time"
 
+	"github.com/usctp/usctp/interleave"
+
 	"github.com/usctp/usctp/sctp/chunk"
 )
 
 // HandleData processes one DATA chunk (RFC 9260 sections 6.2 and 6.5),
-// copying the payload when kept. InvalidStream asks for an ERROR; an
+// keeping the payload when accepted: a copy, or a reference to the
+// receive buffer SetRecvBuf named. InvalidStream asks for an ERROR; an
 // error (ErrEmptyMessage, ErrProtocolViolation) asks for an ABORT.
 func (e *Engine) HandleData(now time.Time, d *Data) (Verdict, error) {
 	return e.recv.handleData(now, d)
 }
+
+// SetRecvBuf names the receive buffer the packet whose chunks follow
+// arrived in (nil: none). The fragments of its DATA and I-DATA chunks may
+// then reference it instead of holding a copy of their payload, each with
+// a reference to the buffer until it is read or dropped. The caller sets
+// it to nil once the packet is processed.
+func (e *Engine) SetRecvBuf(b *interleave.RecvBuf) { e.recv.lend = b }
 
 // HandleIData is HandleData for I-DATA (RFC 8260 section 2.2.3).
 func (e *Engine) HandleIData(now time.Time, d *IData) (Verdict, error) {

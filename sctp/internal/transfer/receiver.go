@@ -31,6 +31,9 @@ type receiver struct {
 	acks    sackSchedule // when the next SACK is due and what it reports (receiver_sack.go)
 	win     recvWindow   // the receive buffer, its window and budgets (recv_window.go)
 	reading partRead     // the message Read returned in part
+	// lend is the receive buffer the packet being processed arrived in,
+	// which its fragments may reference (Engine.SetRecvBuf), or nil.
+	lend *interleave.RecvBuf
 
 	// pdAlways (tests): rebuild the partial delivery candidates on every
 	// check.
@@ -77,7 +80,7 @@ func (r *receiver) handleData(now time.Time, d *Data) (Verdict, error) {
 		return v, err
 	}
 	t := d.TSN
-	f := r.pool.Get(d.Payload)
+	f := r.fragment(d.Payload)
 	f.TSN, f.PPID, f.SSN, f.SID, f.Flags = t, d.PPID, stream.SSN(d.SSN), d.SID, d.Flags&(chunk.FlagBeginning|chunk.FlagEnd|chunk.FlagUnordered)
 	if !r.addFrag(f) {
 		return Dropped, ErrProtocolViolation
@@ -87,6 +90,44 @@ func (r *receiver) handleData(now time.Time, d *Data) (Verdict, error) {
 	r.tuneOnData(now)
 	return Accepted, nil
 }
+
+// fragment returns a fragment holding payload, an accepted chunk's: one
+// that references the receive buffer the packet arrived in (lend) when
+// the pool lends it and the buffer is charged already or its whole size
+// fits the memory limit and budget besides what is held, else a copy. The limit then bounds what
+// lent buffers pin as it bounds copies, whatever part of a buffer a peer
+// makes its chunks cover (see interleave.Pool.Lend).
+//
+// Only a receive buffer of lendBuffers receive buffers or more lends: the
+// window's memory term (receiver.window) sees a lent buffer whole, so
+// while little is held it may advertise up to half a buffer less than
+// with copies; on a large buffer that is a small part of the window, on a
+// small one it would shrink it.
+func (r *receiver) fragment(payload []byte) *interleave.Frag {
+	if b := r.lend; b != nil && len(payload) >= interleave.LendMin && r.win.capacity >= lendBuffers*interleave.RecvBufCost &&
+		(r.pool.Lends(b) || r.roomForBuffer(len(payload))) {
+		if f := r.pool.Lend(payload, b); f != nil {
+			return f
+		}
+	}
+	return r.pool.Get(payload)
+}
+
+// roomForBuffer reports whether a receive buffer's whole size fits the
+// memory limit and the endpoint budget besides what is held and a chunk
+// of n bytes.
+func (r *receiver) roomForBuffer(n int) bool {
+	cost := interleave.RecvBufCost + chunkCost(n) + interleave.SideCost
+	return r.heldCost()+cost <= r.win.memLimit && (r.win.budget == nil || cost <= r.win.budget.roomFor(r.charged()))
+}
+
+// lendBuffers is the smallest receive buffer that lends, in receive
+// buffers (see receiver.fragment).
+const lendBuffers = 4
+
+// heldCost returns what the held fragments cost in memory: their records
+// and copies, and the receive buffers lent fragments reference.
+func (r *receiver) heldCost() int { return r.counts.Charged + r.pool.LentCost() }
 
 // admit applies the section 6.2 receive rules DATA and I-DATA share to a
 // chunk of TSN t with n user bytes on stream sid (id: the I-DATA chunk, nil
@@ -139,7 +180,7 @@ func (r *receiver) fitOverFullWindow(t TSN, sid uint16, n int, id *IData) bool {
 	r.acks.dueNow = true
 	r.checkPartial()
 	if r.partialWants(t, sid, id) && r.counts.Held+n <= r.win.capacity+r.cfg.MTU &&
-		r.counts.Charged+chunkCost(n) <= r.win.memLimit+chunkCost(r.cfg.MTU) {
+		r.heldCost()+chunkCost(n) <= r.win.memLimit+chunkCost(r.cfg.MTU) {
 		// The next fragment of a message in partial delivery whose stream's
 		// reader waits: accept it (at most one chunk over the window), or the
 		// messages behind it would keep the window shut for good. A deliberate
@@ -194,7 +235,7 @@ func (r *receiver) partialWants(t TSN, sid uint16, id *IData) bool {
 // once with the Aborted marker.
 func (r *receiver) checkPartial() {
 	h := r.counts.Held
-	if (h < r.win.pdPoint && r.counts.Charged < r.win.memLimit/2) || h <= r.counts.Ready {
+	if (h < r.win.pdPoint && r.heldCost() < r.win.memLimit/2) || h <= r.counts.Ready {
 		return
 	}
 	if r.pdAlways {

@@ -31,7 +31,7 @@ func (r *receiver) handleIData(now time.Time, d *IData) (Verdict, error) {
 		return v, err
 	}
 	r.idata.SetCumulativeTSN(r.tsns.cum)
-	if !r.addFrag(interleave.FragFromIData(r.pool, d)) {
+	if !r.addFrag(interleave.FillIData(r.fragment(d.Payload), d)) {
 		r.stats.IDataMIDRefused = r.idata.MIDRefused()
 		return Dropped, ErrProtocolViolation
 	}

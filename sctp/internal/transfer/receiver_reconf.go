@@ -96,7 +96,7 @@ func (r *receiver) held() int {
 // as Linux charges an skb's truesize: within twice the receive buffer plus
 // one chunk, whatever the chunk sizes.
 func (r *receiver) charged() int {
-	n := r.counts.Charged
+	n := r.heldCost()
 	if r.deferred != nil {
 		n += r.deferred.cost
 	}
