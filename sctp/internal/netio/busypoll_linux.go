@@ -13,10 +13,13 @@ import (
 // take longer than a request/response round trip over loopback.
 //
 // Polling is adaptive: a read polls only when the previous wait for data
-// ended within the budget, when polling would have paid off. An idle
-// socket, or one whose packets come further apart than the budget, never
-// polls, so the CPU cost is bounded by the budget per packet train and
-// spent only where it buys latency.
+// ended within the budget, when polling would have paid off, and brought
+// less than pollBytes. An idle socket, or one whose packets come further
+// apart than the budget, never polls, so the CPU cost is bounded by the
+// budget per packet train and spent only where it buys latency. A read
+// that brought a large batch (a bulk stream) does not poll either: the
+// wake-up it saves is small beside the batch's processing, while the poll
+// takes CPU time the sending side of a busy host needs.
 type busyPoll struct {
 	budget  time.Duration // how long a read polls; 0: never
 	hot     bool          // the last wait for data ended within budget
@@ -51,11 +54,17 @@ func (p *busyPoll) empty() time.Time {
 	return p.start.Add(p.budget)
 }
 
-// arrived is called when the current read returns data: it measures how
-// long the read waited, polling and sleeping, and decides whether the
-// next read polls.
-func (p *busyPoll) arrived() {
-	if p.waiting {
+// pollBytes is the most a read may bring for the next read to poll: a
+// few requests or responses, not a batch of bulk data.
+const pollBytes = 16 << 10
+
+// arrived is called when the current read returns data, bytes in all: it
+// measures how long the read waited, polling and sleeping, and decides
+// whether the next read polls.
+func (p *busyPoll) arrived(bytes int) {
+	if bytes >= pollBytes {
+		p.hot = false
+	} else if p.waiting {
 		p.hot = time.Since(p.start) <= p.budget
 	}
 }

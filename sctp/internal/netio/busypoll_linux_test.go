@@ -14,8 +14,8 @@ import (
 )
 
 // TestBusyPollAdaptive walks the policy: a read polls only after a wait
-// that ended within the budget, once per read, and stops polling after a
-// wait that was longer.
+// that ended within the budget and brought less than pollBytes, once per
+// read, and stops polling after a wait that was longer or a large batch.
 func TestBusyPollAdaptive(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := busyPoll{budget: 50 * time.Microsecond}
@@ -27,7 +27,7 @@ func TestBusyPollAdaptive(t *testing.T) {
 				t.Fatal("a second empty socket in one read polls again")
 			}
 			time.Sleep(wait)
-			p.arrived()
+			p.arrived(100)
 			return !until.IsZero()
 		}
 		if read(10 * time.Microsecond) {
@@ -50,12 +50,22 @@ func TestBusyPollAdaptive(t *testing.T) {
 		}
 		// A read that finds data at once changes nothing.
 		p.reset()
-		p.arrived()
+		p.arrived(100)
 		if !read(time.Second) {
 			t.Fatal("a read without a wait cooled the socket")
 		}
 		if read(0) {
 			t.Fatal("a poll after a second of waiting")
+		}
+		// A large batch, waited for or not, cools it: bulk data.
+		read(0)
+		p.reset()
+		p.arrived(pollBytes)
+		if read(0) {
+			t.Fatal("a poll after a read of a large batch")
+		}
+		if !read(0) {
+			t.Fatal("no poll after a short wait for a small batch")
 		}
 
 		off := busyPoll{}

@@ -150,7 +150,13 @@ func (b *batchIO) recvF(fd uintptr) bool {
 			if !until.IsZero() {
 				b.busyPollHits.Add(1)
 			}
-			b.r.poll.arrived()
+			if b.r.poll.budget > 0 {
+				bytes := 0
+				for i := range b.r.n {
+					bytes += int(b.r.hs[i].n)
+				}
+				b.r.poll.arrived(bytes)
+			}
 			return true
 		case unix.EINTR:
 			continue
