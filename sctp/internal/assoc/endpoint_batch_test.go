@@ -76,3 +76,51 @@ func TestSACKPerBatch(t *testing.T) {
 		t.Errorf("a gap in a batch: %d SACKs, want one per packet after it (2)", got)
 	}
 }
+
+// The receiving end of a transfer owes nothing after an in-order DATA
+// packet of a batch (its SACK waits for EndBatch), so it stays off the
+// ready list and the shell's collect after each packet builds nothing; a
+// packet after a gap owes its SACK at once and lists it.
+func TestReceiverOffReadyList(t *testing.T) {
+	p := newCorePair(t)
+	for range 21 {
+		p.send(make([]byte, 1000))
+		p.pump()
+	}
+	var pkts [][]byte
+	for range 4 {
+		if err := p.as[0].send(p.now, 0, 0, false, make([]byte, 1000)); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			po, ok := p.eps[0].Poll(p.now, nil)
+			if !ok {
+				break
+			}
+			pkts = append(pkts, po.Data)
+		}
+	}
+	r := p.as[1]
+	p.eps[1].BeginBatch()
+	for i, b := range pkts {
+		if i == 1 {
+			continue // lost: packets 2 and 3 report the gap
+		}
+		p.eps[1].receive(p.now, p.addrs[0], b)
+		if want := i > 1; r.ready != want {
+			t.Fatalf("after packet %d: ready %v, want %v", i, r.ready, want)
+		}
+		if r.ready && r.nothingToSend(p.now) {
+			t.Fatalf("after packet %d: listed with nothing to send", i)
+		}
+		for {
+			if _, ok := p.eps[1].Poll(p.now, nil); !ok {
+				break
+			}
+		}
+	}
+	p.eps[1].EndBatch()
+	if r.ready || !r.nothingToSend(p.now) {
+		t.Fatalf("after the batch: ready %v, nothing to send %v; the gap's SACKs went at once", r.ready, r.nothingToSend(p.now))
+	}
+}

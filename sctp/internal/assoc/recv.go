@@ -191,5 +191,7 @@ func (a *Assoc) endPacket(now time.Time, dataSeen bool) {
 		}
 	}
 	a.checkShutdownProgress(now)
-	a.ep.markReady(a)
+	if !a.nothingToSend(now) {
+		a.ep.markReady(a)
+	}
 }

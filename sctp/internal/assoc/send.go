@@ -7,6 +7,23 @@ import (
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
+// nothingToSend reports that appendPacket would build nothing now, from a
+// few fields: an established association of one path with nothing queued
+// or in flight, owing no SACK (one held for the receive batch is not owed
+// yet: EndBatch lists the association), no control chunk, no ECN chunk
+// and no reconfiguration. The receiving end of a bulk transfer is so after
+// most packets; it then stays off the ready list, and Poll does not build
+// it an empty packet after each of them. False says only that there may
+// be something.
+func (a *Assoc) nothingToSend(now time.Time) bool {
+	eng := a.data.eng
+	return eng != nil && a.state == stateEstablished && a.paths == nil && a.rc == nil &&
+		!a.pend.init && !a.pend.sackNow && a.pend.ctl == 0 && a.pend.pmtuProbe == 0 &&
+		len(a.pend.heartbeatAcks) == 0 && len(a.pend.errorCauses) == 0 &&
+		!a.ecn.echo && !a.ecn.cwr &&
+		eng.SendIdle() && !eng.SACKDue(now) && !eng.ForwardDue()
+}
+
 // appendPacket builds the next packet the association owes its peer into
 // buf and returns buf extended by it, or buf unchanged when there is
 // nothing to send. Control chunks are built lazily from the TCB, in the
