@@ -59,7 +59,7 @@ printf '  UDP GSO send + GRO receive      %8.0f ns CPU per 1452-byte datagram de
 # categories by symbol and prints each category's CPU per 1452 bytes.
 cat >"$dir/cat.awk" <<'AWK'
 function category(dso, sym) {
-	if (sym ~ /crc32/) return "CRC32c" # hash/crc32, or the stack's own
+	if (sym ~ /crc32|^crc[A-Z]|checksumPacket/) return "CRC32c" # hash/crc32, internal/crc32c and its assembly (crcBody)
 	if (sym == "runtime.memmove") return "copies in Go (memmove)"
 	if (dso ~ /kernel/) {
 		if (sym ~ /msghdr|iovec|syscall|entry_SYSCALL|sysret|exit_to_user|irqentry|^fdget|^fput|x64_sys_call|^__sys_|^__x64_sys/) return "kernel: system call entry, exit, arguments"
