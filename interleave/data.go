@@ -213,7 +213,10 @@ func (d *DataReassembler) add(s *InSide, f *Frag) bool {
 		}
 	case list == &s.unordered:
 		d.deliverRun(s, f, prev, first, last)
-	default:
+	case first.Flags&chunk.FlagBeginning != 0 && last.Flags&chunk.FlagEnd != 0:
+		// f completed its message (a run is one message's fragments in
+		// a row): the stream's next messages may be deliverable now. A
+		// fragment that completes nothing changes no message's turn.
 		d.deliverOrdered(s)
 	}
 	return true
