@@ -41,7 +41,7 @@ func parsePacket(b []byte, p *inPacket, acceptZero bool) parseResult {
 	p.body = body
 	var types typeHint
 	it := chunk.Chunks(body)
-	for {
+	for it.Offset() < len(body) { // no call to learn that the last chunk was the last
 		off := it.Offset()
 		c, ok := it.Next()
 		if !ok {
