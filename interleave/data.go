@@ -43,6 +43,9 @@ type InSide struct {
 	fresh    bool // listed in delivery.fresh
 	dirty    bool // listed in delivery.dirty
 	numbered bool // listed in delivery.numbered
+	// named: delivery.lastSide may name this object for sid. Releasing
+	// the object zeroes it, which clears named.
+	named bool
 }
 
 // InStreams is the part of the association's stream table the receiving
@@ -99,15 +102,13 @@ func (d *DataReassembler) Pool() *Pool { return &d.pool }
 
 // stream returns sid's state, or nil for a stream outside the range.
 func (d *DataReassembler) stream(sid uint16) *InSide {
-	if d.last.SID() == sid {
-		if s := d.streams.InSideOf(d.last); s != nil {
-			return s // live: a released side object's handle is stale
-		}
+	if s := d.lastSideOf(sid); s != nil {
+		return s
 	}
-	s, h := d.streams.InSideHandle(sid)
+	s, _ := d.streams.InSideHandle(sid)
 	if s != nil {
-		s.sid = sid
-		d.last = h
+		s.sid, s.named = sid, true
+		d.lastSide = s
 	}
 	return s
 }
@@ -212,7 +213,10 @@ func (d *DataReassembler) add(s *InSide, f *Frag) bool {
 		}
 	case list == &s.unordered:
 		d.deliverRun(s, f, prev, first, last)
-	default:
+	case first.Flags&chunk.FlagBeginning != 0 && last.Flags&chunk.FlagEnd != 0:
+		// f completed its message (a run is one message's fragments in
+		// a row): the stream's next messages may be deliverable now. A
+		// fragment that completes nothing changes no message's turn.
 		d.deliverOrdered(s)
 	}
 	return true

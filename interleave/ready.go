@@ -39,11 +39,22 @@ type delivery struct {
 	// lengths at which the two lists are compacted.
 	renumber                 []uint16
 	numberedCap, renumberCap int
-	// last names the side object the last fragment added went to (set by
-	// the reassembler, see lastSide): the fragments of a packet, the
+	// lastSide is the side object the last fragment added went to, set
+	// by the reassembler (see lastSideOf): the fragments of a packet, the
 	// packets of a burst and the reads of a message mostly go to one
 	// stream.
-	last stream.Handle
+	lastSide *InSide
+}
+
+// lastSideOf returns lastSide when it is sid's live side object, else
+// nil: named, which the object loses when it is released, and sid's. The
+// pool keeps released objects in place, so the pointer stays valid
+// memory; a miss costs a few comparisons.
+func (q *delivery) lastSideOf(sid uint16) *InSide {
+	if s := q.lastSide; s != nil && s.named && s.sid == sid {
+		return s
+	}
+	return nil
 }
 
 // SideCost is what the side object of an inbound stream (InSide) costs in
@@ -149,15 +160,11 @@ func (q *delivery) Pop() *Frag {
 	return q.PopStream(q.head.SID)
 }
 
-// peekSide is PeekInSide, through last when sid is the stream the last
-// fragment added went to (a reader following a bulk sender); a miss costs
-// one comparison. The handle goes stale when the object is released, so a
-// hit is sid's live side object.
+// peekSide is PeekInSide, through lastSide when sid is the stream the
+// last fragment added went to (a reader following a bulk sender).
 func (q *delivery) peekSide(sid uint16) *InSide {
-	if q.last.SID() == sid {
-		if s := q.streams.InSideOf(q.last); s != nil {
-			return s
-		}
+	if s := q.lastSideOf(sid); s != nil {
+		return s
 	}
 	return q.streams.PeekInSide(sid)
 }

@@ -37,12 +37,9 @@ func (d *Data) Immediate() bool { return d.Flags&FlagImmediate != 0 }
 // ParseData parses a DATA chunk. A chunk without user data parses (the
 // receiver answers it with a No User Data cause, RFC 9260 section 6.2).
 func ParseData(c Chunk) (Data, error) {
-	if c.Type != TypeData {
-		return Data{}, wrongType("DATA", c.Type)
-	}
 	v := c.Value
-	if len(v) < DataHeaderLen-4 {
-		return Data{}, errLen("DATA", ErrBadLength, DataHeaderLen, c.Len())
+	if c.Type != TypeData || len(v) < DataHeaderLen-4 {
+		return Data{}, dataErr(c)
 	}
 	h := (*[DataHeaderLen - 4]byte)(v) // the fields after the chunk header, checked once
 	return Data{
@@ -53,6 +50,17 @@ func ParseData(c Chunk) (Data, error) {
 		PPID:    binary.BigEndian.Uint32(h[8:]),
 		Payload: v[12:],
 	}, nil
+}
+
+// dataErr is the error of c, a chunk ParseData refuses, kept out of
+// ParseData so that the parse of every DATA chunk received stays small.
+//
+//go:noinline
+func dataErr(c Chunk) error {
+	if c.Type != TypeData {
+		return wrongType("DATA", c.Type)
+	}
+	return errLen("DATA", ErrBadLength, DataHeaderLen, c.Len())
 }
 
 // Len returns the chunk's length field value (without padding).

@@ -267,8 +267,7 @@ func (a *Assoc) peerDeleteAddr(ip, src netip.Addr) chunk.CauseCode {
 			return chunk.CauseResourceShortage
 		}
 		a.swapPaths(0, j)
-		a.key.peer = a.paths[0].addr
-		a.ep.assocs[a.key] = a
+		a.rekeyPeer(a.paths[0].addr)
 		a.hb.outstanding = false // the HEARTBEAT in flight went to the old address
 		i = j
 	}

@@ -34,19 +34,23 @@ func parsePacket(b []byte, p *inPacket, acceptZero bool) parseResult {
 	if _, err := chunk.VerifyChecksum(b, acceptZero); err != nil {
 		return parseBadChecksum
 	}
-	pk, _ := chunk.ParsePacket(b)
-	p.srcPort, p.dstPort, p.vtag = pk.SrcPort, pk.DstPort, pk.Tag
+	h, _ := chunk.ParseHeader(b) // b is longer than the header
+	p.srcPort, p.dstPort, p.vtag = h.SrcPort, h.DstPort, h.Tag
+	body := b[commonHeaderLen:]
 	p.chunks = p.chunks[:0]
-	p.body = pk.Chunks
-	it := pk.Walk()
-	for {
+	p.body = body
+	var types typeHint
+	it := chunk.Chunks(body)
+	for it.Offset() < len(body) { // no call to learn that the last chunk was the last
 		off := it.Offset()
 		c, ok := it.Next()
 		if !ok {
 			break
 		}
-		p.chunks = append(p.chunks, rxChunk{typ: c.Type, flags: c.Flags, off: int32(off), raw: pk.Chunks[off : off+c.Len()]})
+		types = types.with(c.Type)
+		p.chunks = append(p.chunks, rxChunk{typ: c.Type, flags: c.Flags, off: int32(off), raw: body[off : off+c.Len()]})
 	}
+	p.types = types
 	if it.Err() != nil || len(p.chunks) == 0 {
 		return parseMalformed
 	}
@@ -404,7 +408,8 @@ func parseData(c *rxChunk, d *transfer.Data) bool {
 	if err != nil {
 		return false
 	}
-	*d = transfer.Data{TSN: transfer.TSN(x.TSN), SID: x.SID, SSN: x.SSN, PPID: x.PPID, Flags: x.Flags, Payload: x.Payload}
+	d.TSN, d.SID, d.SSN, d.PPID, d.Flags = transfer.TSN(x.TSN), x.SID, x.SSN, x.PPID, x.Flags
+	d.Payload = x.Payload
 	return true
 }
 

@@ -71,3 +71,39 @@ func TestInitLengthLeavesOutLastPadding(t *testing.T) {
 		}
 	}
 }
+
+// TestParsePacketTypeHint: inPacket.find answers from the chunks whatever
+// the type hint parsePacket records: a type it holds is found, an absent
+// type whose hint bit another type shares (0x86 and ABORT) is not.
+func TestParsePacketTypeHint(t *testing.T) {
+	build := func(types ...chunk.Type) []byte {
+		b := appendHeader(nil, 1, 2, 7)
+		for _, ty := range types {
+			b, _ = chunk.Chunk{Type: ty, Value: []byte{1, 2, 3, 4}}.Append(b)
+		}
+		return finishPacket(b, 0)
+	}
+	for _, tc := range []struct {
+		types []chunk.Type
+		find  chunk.Type
+		want  int // index of the chunk found, -1: none
+	}{
+		{[]chunk.Type{chunk.TypeSack, chunk.TypeAbort}, chunk.TypeAbort, 1},
+		{[]chunk.Type{chunk.TypeSack, chunk.TypeAbort}, chunk.TypeShutdownComplete, -1},
+		{[]chunk.Type{0x86}, chunk.TypeAbort, -1},
+		{[]chunk.Type{0x86, chunk.TypeAbort}, chunk.TypeAbort, 1},
+		{[]chunk.Type{chunk.TypeHeartbeat}, chunk.TypeHeartbeat, 0},
+	} {
+		var p inPacket
+		if r := parsePacket(build(tc.types...), &p, false); r != parseOK {
+			t.Fatalf("%v: parse %v", tc.types, r)
+		}
+		got := -1
+		if c := p.find(tc.find); c != nil {
+			got = int(c.off / 8)
+		}
+		if got != tc.want {
+			t.Errorf("%v: find(%v) = chunk %d, want %d", tc.types, tc.find, got, tc.want)
+		}
+	}
+}

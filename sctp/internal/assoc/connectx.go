@@ -63,8 +63,7 @@ func (a *Assoc) initAnswered(from netip.AddrPort) {
 		if a.ep.assocs[a.key] == a {
 			delete(a.ep.assocs, a.key)
 		}
-		a.key.peer = from
-		a.ep.assocs[a.key] = a
+		a.rekeyPeer(from)
 	}
 }
 

@@ -193,6 +193,9 @@ func (a *Assoc) data6_2(now time.Time, p *inPacket, c *rxChunk) disp {
 	v, err := a.data.eng.HandleData(now, &a.data.d)
 	a.data.eng.SetRecvBuf(nil)
 	a.data.d.Payload = nil // it aliases the packet's buffer, which may be replaced
+	if err == nil && v == transfer.Accepted && a.data.gotData {
+		return dispNext // the common case: nothing to answer
+	}
 	return a.dataHandled(v, err, a.data.d.TSN, a.data.d.SID, "DATA")
 }
 

@@ -44,8 +44,7 @@ func (ep *Endpoint) encapsPortMoved(p *inPacket) *Assoc {
 		if a.ep.assocs[a.key] == a {
 			delete(a.ep.assocs, a.key)
 		}
-		a.key.peer = p.from
-		a.ep.assocs[a.key] = a
+		a.rekeyPeer(p.from)
 		a.movedPort(old, p.from)
 		return a
 	}

@@ -11,7 +11,7 @@ import (
 
 // receive is Receive without the ECN field.
 func (ep *Endpoint) receive(now time.Time, from netip.AddrPort, pkt []byte) *Assoc {
-	if ep.refused(from, pkt) {
+	if ep.filter && ep.refused(from, pkt) {
 		return nil
 	}
 	ep.jar.rotate(now)

@@ -122,6 +122,15 @@ func (a *Assoc) pathAt(addr netip.AddrPort) int {
 	return -1
 }
 
+// rekeyPeer makes peer the peer address of a's key and indexes a under
+// the new key; the lookup hit, which may name a under its old key, is
+// forgotten. The caller removes the old key from the index if it must go.
+func (a *Assoc) rekeyPeer(peer netip.AddrPort) {
+	a.key.peer = peer
+	a.ep.assocs[a.key] = a
+	a.ep.hit = lookupHit{}
+}
+
 // lookupHit is the association Receive found last, by the key it was
 // found under: a stream of packets from one peer costs one key comparison
 // per packet instead of hashing the key into assocs.
@@ -132,12 +141,11 @@ type lookupHit struct {
 }
 
 // lookup returns the association indexed under key, or nil. The hit is
-// trusted only while it cannot be stale: insert and remove forget it; the
-// other writers of assocs (a path or a moved peer port indexed, a path
-// removed) change its length or the association's own key, and a closed
-// association is never trusted.
+// trusted only while it cannot be stale: insert, remove and rekeyPeer
+// forget it; the other writers of assocs (a path indexed, a path removed)
+// change its length, and a closed association is never trusted.
 func (ep *Endpoint) lookup(key assocKey) *Assoc {
-	if h := &ep.hit; h.a != nil && h.key == key && h.a.key == key && !h.a.closed && h.n == len(ep.assocs) {
+	if h := &ep.hit; h.a != nil && h.key == key && !h.a.closed && h.n == len(ep.assocs) {
 		return h.a
 	}
 	a := ep.assocs[key]

@@ -1,6 +1,9 @@
 package assoc
 
-import "testing"
+import (
+	"net/netip"
+	"testing"
+)
 
 // TestLookupHitFollowsTheIndex: the association Receive found last is
 // reused only while the index still holds it. After an ABORT ends the
@@ -53,5 +56,31 @@ func TestLookupHitFollowsTheIndex(t *testing.T) {
 	}
 	if h := p.eps[1].hit; h.a != nw {
 		t.Fatalf("the hit is %p, want the new association %p", h.a, nw)
+	}
+}
+
+// TestLookupHitForgottenOnRekey: an association indexed under a new peer
+// address (a moved UDP port, its primary address deleted) is no longer
+// found under its old key through the hit, though the index keeps its
+// size.
+func TestLookupHitForgottenOnRekey(t *testing.T) {
+	p := newCorePair(t)
+	p.send(make([]byte, 100))
+	p.pump()
+	ep, a := p.eps[1], p.as[1]
+	old := a.key
+	if got := ep.lookup(old); got != a || ep.hit.a != a {
+		t.Fatalf("lookup = %p (hit %p), want %p", got, ep.hit.a, a)
+	}
+	delete(ep.assocs, old)
+	moved := netip.MustParseAddrPort("10.0.0.3:9899")
+	a.rekeyPeer(moved)
+	if got := ep.lookup(old); got != nil {
+		t.Fatalf("lookup under the old key = %p, want nil", got)
+	}
+	nk := old
+	nk.peer = moved
+	if got := ep.lookup(nk); got != a {
+		t.Fatalf("lookup under the new key = %p, want %p", got, a)
 	}
 }

@@ -16,6 +16,10 @@ type inPacket struct {
 	vtag             uint32
 	chunks           []rxChunk // reused across packets
 	body             []byte    // the chunks, padding included (AUTH's HMAC covers them)
+	// types holds the types of chunks, so that the rules that look for
+	// a type (ABORT, SHUTDOWN COMPLETE ...) skip the walk when it is
+	// absent.
+	types typeHint
 	// unknownSrc: from an address that is none of the peer's, accepted by
 	// its Verification Tag (lookup.go); its source gets no reply.
 	unknownSrc bool
@@ -27,7 +31,7 @@ type inPacket struct {
 // forget drops the packet's views of its buffer and the buffer.
 func (p *inPacket) forget() {
 	clear(p.chunks)
-	p.chunks, p.body, p.buf = p.chunks[:0], nil, nil
+	p.chunks, p.types, p.body, p.buf = p.chunks[:0], 0, nil, nil
 }
 
 // rxChunk is one chunk of a received packet: its header fields and the
@@ -45,8 +49,21 @@ func (c *rxChunk) value() []byte { return c.raw[4:] }
 // tBit reports the T bit of ABORT and SHUTDOWN COMPLETE (section 3.3.7).
 func (c *rxChunk) tBit() bool { return c.flags&0x01 != 0 }
 
+// typeHint is a set of chunk types that may hold more than were added
+// (type t counts as t%64): a type it reports absent is absent.
+type typeHint uint64
+
+// with returns s with type t added.
+func (s typeHint) with(t chunk.Type) typeHint { return s | 1<<(t&63) }
+
+// mayHave reports whether t may be in s: false means it is not.
+func (s typeHint) mayHave(t chunk.Type) bool { return s&(1<<(t&63)) != 0 }
+
 // find returns the first chunk of type t, or nil.
 func (p *inPacket) find(t chunk.Type) *rxChunk {
+	if !p.types.mayHave(t) {
+		return nil
+	}
 	for i := range p.chunks {
 		if p.chunks[i].typ == t {
 			return &p.chunks[i]

@@ -68,26 +68,29 @@ func (r *receiver) init(cfg *Config, st *Stats, streams *streamTable) {
 }
 
 // handleData processes one DATA chunk (RFC 9260 sections 6.2, 6.5); an
-// error means the association must ABORT.
+// error means the association must ABORT. Every return syncs the budget
+// (no defer: this runs for every chunk received).
 func (r *receiver) handleData(now time.Time, d *Data) (Verdict, error) {
-	defer r.syncBudget()
 	r.stats.DataChunksReceived++
 	if r.idata != nil {
+		r.syncBudget()
 		return r.wrongVariant()
 	}
 	v, ok, err := r.admit(d.TSN, d.Flags, d.SID, len(d.Payload), nil)
 	if !ok {
+		r.syncBudget() // a full window may have dropped fragments
 		return v, err
 	}
-	t := d.TSN
 	f := r.fragment(d.Payload)
-	f.TSN, f.PPID, f.SSN, f.SID, f.Flags = t, d.PPID, stream.SSN(d.SSN), d.SID, d.Flags&(chunk.FlagBeginning|chunk.FlagEnd|chunk.FlagUnordered)
+	f.TSN, f.PPID, f.SSN, f.SID, f.Flags = d.TSN, d.PPID, stream.SSN(d.SSN), d.SID, d.Flags&(chunk.FlagBeginning|chunk.FlagEnd|chunk.FlagUnordered)
 	if !r.addFrag(f) {
+		r.syncBudget()
 		return Dropped, ErrProtocolViolation
 	}
 	r.stats.BytesReceived += uint64(len(d.Payload))
 	r.checkPartial()
 	r.tuneOnData(now)
+	r.syncBudget()
 	return Accepted, nil
 }
 

@@ -98,8 +98,9 @@ func chunkCost(n int) int { return interleave.FragCost(n) }
 func (r *receiver) full(n int) bool {
 	// A chunk may make its stream's record charged too (SideCost).
 	cost := chunkCost(n) + interleave.SideCost
-	return r.held()+n > r.win.capacity || r.charged()+cost > r.win.memLimit ||
-		(r.win.budget != nil && cost > r.win.budget.roomFor(r.charged()))
+	c := r.charged()
+	return r.held()+n > r.win.capacity || c+cost > r.win.memLimit ||
+		(r.win.budget != nil && cost > r.win.budget.roomFor(c))
 }
 
 // advertise returns the a_rwnd for a SACK, avoiding receiver silly window
