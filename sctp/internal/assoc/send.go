@@ -50,12 +50,14 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 // says only that the packet may hold more.
 func (a *Assoc) dataOnly() bool {
 	eng := a.data.eng
-	// SACKPending covers SACKDue: a SACK is due only once pending.
-	return eng != nil && a.state == stateEstablished && a.paths == nil && a.rc == nil &&
+	// SACKPending, which covers SACKDue (a SACK is due only once
+	// pending), first: it fails for the packets of a receiver or of a
+	// request/response exchange.
+	return eng != nil && !eng.SACKPending() &&
+		a.state == stateEstablished && a.paths == nil && a.rc == nil &&
 		!a.pend.init && !a.pend.sackNow && a.pend.ctl == 0 && a.pend.pmtuProbe == 0 &&
 		len(a.pend.heartbeatAcks) == 0 && len(a.pend.errorCauses) == 0 &&
-		!a.ecn.echo && !a.ecn.cwr && a.authOverhead() == 0 &&
-		!eng.SACKPending() && !eng.ForwardDue()
+		!a.ecn.echo && !a.ecn.cwr && a.authOverhead() == 0 && !eng.ForwardDue()
 }
 
 // appendDataPacket is appendPacket when dataOnly: the same packet, the
