@@ -19,9 +19,6 @@ func Update(crc uint32, p []byte) uint32 {
 // crc32.MakeTable(crc32.Castagnoli)) does.
 func Checksum(p []byte) uint32 { return Update(0, p) }
 
-// zero4 stands for an SCTP packet's checksum field.
-var zero4 [4]byte
-
 // ChecksumPacket returns the CRC32c of an SCTP packet as RFC 9260 appendix
 // B defines it: over all of p with the checksum field, bytes 8 to 11 of the
 // common header, taken as zero. It does not modify p. p must hold the
@@ -32,6 +29,16 @@ func ChecksumPacket(p []byte) uint32 {
 		return checksumPacketVector(p)
 	}
 	c := crc32.Update(0, castagnoli, p[:8])
-	c = crc32.Update(c, castagnoli, zero4[:])
-	return crc32.Update(c, castagnoli, p[12:])
+	return crc32.Update(zero4(c), castagnoli, p[12:])
+}
+
+// zero4 returns the CRC32c crc extended by four zero bytes, the checksum
+// field, a table step per byte as hash/crc32's simple update takes it: a
+// call into hash/crc32 for them costs more than the four steps.
+func zero4(crc uint32) uint32 {
+	crc = ^crc
+	for range 4 {
+		crc = castagnoli[byte(crc)] ^ crc>>8
+	}
+	return ^crc
 }

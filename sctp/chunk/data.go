@@ -75,7 +75,9 @@ func (d *Data) Append(b []byte) ([]byte, error) {
 	b, p := grow(b, pad4(n))
 	d.putHeader(p)
 	copy(p[16:], d.Payload)
-	clear(p[n:])
+	if n&3 != 0 {
+		clear(p[n:]) // the padding
+	}
 	return b, nil
 }
 

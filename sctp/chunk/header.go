@@ -41,10 +41,11 @@ func ParseHeader(b []byte) (Header, error) {
 // (usually 0, filled in later by SetChecksum).
 func (h Header) Append(b []byte) []byte {
 	b, p := grow(b, HeaderLen)
-	binary.BigEndian.PutUint16(p[0:], h.SrcPort)
-	binary.BigEndian.PutUint16(p[2:], h.DstPort)
-	binary.BigEndian.PutUint32(p[4:], h.Tag)
-	binary.LittleEndian.PutUint32(p[8:], h.Checksum)
+	q := (*[HeaderLen]byte)(p) // one bounds check for the fields
+	binary.BigEndian.PutUint16(q[0:], h.SrcPort)
+	binary.BigEndian.PutUint16(q[2:], h.DstPort)
+	binary.BigEndian.PutUint32(q[4:], h.Tag)
+	binary.LittleEndian.PutUint32(q[8:], h.Checksum)
 	return b
 }
 

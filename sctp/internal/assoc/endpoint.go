@@ -355,7 +355,6 @@ func (ep *Endpoint) Poll(now time.Time, buf []byte) (p Packet, ok bool) {
 				if a.ect() {
 					p.ECN = ecnECT0
 				}
-				ep.countOut(a, b[len(buf):])
 				return p, true
 			}
 			ep.deferTouch(a) // often the association a packet just reached

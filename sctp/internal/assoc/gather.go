@@ -47,24 +47,25 @@ func (ep *Endpoint) BatchWritten() {
 }
 
 // appendData appends the association's DATA chunks, with holes when
-// Poll builds the packet after GatherInto.
-func (a *Assoc) appendData(now time.Time, b []byte, room, start int) []byte {
+// Poll builds the packet after GatherInto, and returns the packet and the
+// chunk count.
+func (a *Assoc) appendData(now time.Time, b []byte, room, start int) ([]byte, int) {
 	ep := a.ep
 	if cap(ep.holes) == 0 || a.authOverhead() > 0 {
-		b, _ = a.data.eng.AppendData(now, b, room)
-		return b
+		return a.data.eng.AppendData(now, b, room)
 	}
-	n := len(ep.holes)
-	b, _, ep.holes = a.data.eng.AppendDataHoles(now, b, room, ep.holes, ep.holeMin)
-	if len(ep.holes) == n {
-		return b
+	h := len(ep.holes)
+	b, n, holes := a.data.eng.AppendDataHoles(now, b, room, ep.holes, ep.holeMin)
+	ep.holes = holes
+	if len(holes) == h {
+		return b, n
 	}
-	for i := range ep.holes[n:] {
-		ep.holes[n+i].At -= start // from the packet's first byte
+	for i := range holes[h:] {
+		holes[h+i].At -= start // from the packet's first byte
 	}
 	if !a.data.holder {
 		a.data.holder = true
 		ep.holders = append(ep.holders, a)
 	}
-	return b
+	return b, n
 }

@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
@@ -25,11 +26,72 @@ func (a *Assoc) nothingToSend(now time.Time) bool {
 }
 
 // appendPacket builds the next packet the association owes its peer into
-// buf and returns buf extended by it, or buf unchanged when there is
-// nothing to send. Control chunks are built lazily from the TCB, in the
-// order the RFC requires (COOKIE ECHO and COOKIE ACK first, INIT alone),
-// then SACK, then DATA up to the MTU.
+// buf, counts it, and returns buf extended by it, or buf unchanged when
+// there is nothing to send. Control chunks are built lazily from the TCB,
+// in the order the RFC requires (COOKIE ECHO and COOKIE ACK first, INIT
+// alone), then SACK, then DATA up to the MTU.
 func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
+	if a.dataOnly() {
+		return a.appendDataPacket(now, buf)
+	}
+	b := a.buildPacket(now, buf)
+	if len(b) > len(buf) {
+		a.ep.countOut(a, b[len(buf):])
+	}
+	return b
+}
+
+// dataOnly reports whether the association's next packet holds DATA (or
+// I-DATA) chunks alone, from a few fields: an established association of
+// one path without AUTH owing no SACK (not even one to bundle), no
+// control chunk, no ECN chunk, no reconfiguration and no FORWARD TSN. The
+// sending end of a bulk transfer is so for nearly every packet;
+// appendDataPacket then skips the steps that would add nothing. False
+// says only that the packet may hold more.
+func (a *Assoc) dataOnly() bool {
+	eng := a.data.eng
+	// SACKPending, which covers SACKDue (a SACK is due only once
+	// pending), first: it fails for the packets of a receiver or of a
+	// request/response exchange.
+	return eng != nil && !eng.SACKPending() &&
+		a.state == stateEstablished && a.paths == nil && a.rc == nil &&
+		!a.pend.init && !a.pend.sackNow && a.pend.ctl == 0 && a.pend.pmtuProbe == 0 &&
+		len(a.pend.heartbeatAcks) == 0 && len(a.pend.errorCauses) == 0 &&
+		!a.ecn.echo && !a.ecn.cwr && a.authOverhead() == 0 && !eng.ForwardDue()
+}
+
+// appendDataPacket is appendPacket when dataOnly: the same packet, the
+// common header and the DATA chunks the engine appends, counted from what
+// the engine reports rather than by a walk of its chunks.
+func (a *Assoc) appendDataPacket(now time.Time, buf []byte) []byte {
+	start := len(buf)
+	limit := start + a.sendLimit()
+	b := appendHeader(buf, a.key.localPort, a.key.peerPort, a.peerTag)
+	if limit-len(b) <= 16 {
+		return buf
+	}
+	hdrEnd := len(b)
+	b, n := a.appendData(now, b, limit-len(b), start)
+	if n == 0 {
+		return buf
+	}
+	// A chunk cut before the PLPMTU shrank goes over it (pmtu.go).
+	a.ep.fragmentable = len(b)-start > limit-start
+	a.stats.PacketsOut++
+	a.stats.BytesOut += uint64(len(b) - start)
+	// Every chunk is of the engine's variant, DATA or I-DATA.
+	if t := chunk.Type(b[hdrEnd]); chunkKindOf[t] > 0 {
+		for range n {
+			a.chunks.countOut(int(chunkKindOf[t] - 1))
+		}
+	} else {
+		a.ep.stats.ChunksOut[t] += uint64(n)
+	}
+	return a.finishOwn(b, start)
+}
+
+// buildPacket is appendPacket without the count.
+func (a *Assoc) buildPacket(now time.Time, buf []byte) []byte {
 	start := len(buf)
 	// Room for the AUTH chunk the packet may need (auth.go).
 	limit := start + a.sendLimit() - a.authOverhead()
@@ -147,7 +209,7 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 				b = eng.AppendForward(now, b, limit-len(b))
 			}
 			if limit-len(b) > 16 {
-				b = a.appendData(now, b, limit-len(b), start)
+				b, _ = a.appendData(now, b, limit-len(b), start)
 			}
 			dataLen = len(b) - dataLen
 		}

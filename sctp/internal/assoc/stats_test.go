@@ -118,3 +118,50 @@ func TestChunkCountsSpill(t *testing.T) {
 		t.Fatalf("expanded in %d out %d, want %d and %d", s.ChunksIn[chunk.TypeData], s.ChunksOut[chunk.TypeData], uint64(spillAt+2), uint64(spillAt+1))
 	}
 }
+
+// TestDataPacketCounts: packets of DATA or I-DATA chunks alone, which the
+// builder counts from what the engine reports, count as a walk of the
+// packets the sender produced does: packets, bytes and chunks by type.
+func TestDataPacketCounts(t *testing.T) {
+	for _, il := range []bool{false, true} {
+		p := newCorePairWith(t, func(c *Config) { c.Interleaving = il })
+		if p.as[0].Interleaved() != il {
+			t.Fatalf("interleaved %v, want %v", p.as[0].Interleaved(), il)
+		}
+		before := p.eps[0].Stats()
+		var packets, bytes uint64
+		var chunks api.ChunkCounts
+		msg := make([]byte, 10000)
+		for range 20 {
+			if err := p.as[0].send(p.now, 0, 0, false, msg); err != nil {
+				t.Fatal(err)
+			}
+			for {
+				po, ok := p.eps[0].Poll(p.now, p.buf[:0])
+				if !ok {
+					break
+				}
+				packets++
+				bytes += uint64(len(po.Data))
+				it := chunk.Chunks(po.Data[commonHeaderLen:])
+				for c, ok := it.Next(); ok; c, ok = it.Next() {
+					chunks[c.Type]++
+				}
+				p.eps[1].receive(p.now, p.addrs[0], po.Data)
+			}
+			p.pump()
+		}
+		after := p.eps[0].Stats()
+		if got := after.PacketsOut - before.PacketsOut; got != packets || packets == 0 {
+			t.Errorf("interleaved %v: PacketsOut grew by %d, %d packets sent", il, got, packets)
+		}
+		if got := after.BytesOut - before.BytesOut; got != bytes {
+			t.Errorf("interleaved %v: BytesOut grew by %d, %d bytes sent", il, got, bytes)
+		}
+		for ty, n := range chunks {
+			if got := after.ChunksOut[ty] - before.ChunksOut[ty]; got != n {
+				t.Errorf("interleaved %v: ChunksOut[%v] grew by %d, %d sent", il, chunk.Type(ty), got, n)
+			}
+		}
+	}
+}
