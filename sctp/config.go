@@ -142,8 +142,10 @@ type Config struct {
 	// that finds it empty keeps polling it before it sleeps (default
 	// DefaultBusyPoll; negative: never), as Linux's SO_BUSY_POLL does in
 	// the kernel. It is adaptive: a read polls only when the previous wait
-	// for data ended within BusyPoll, so idle associations and sparse
-	// traffic never spin. Linux only, and never when GOMAXPROCS is 1.
+	// for data ended within BusyPoll and the previous read brought less
+	// than 16 KiB, so idle associations, sparse traffic and bulk streams
+	// (whose batches amortize a wake-up) never spin. Linux only, and never
+	// when GOMAXPROCS is 1.
 	BusyPoll time.Duration
 	// Pcap, when set, is a file every packet sent and received is
 	// written to (pcap, decodable by Wireshark, tshark and sctpdump).
