@@ -8,21 +8,27 @@ import (
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
 
-// nothingToSend reports that appendPacket would build nothing now, from a
-// few fields: an established association of one path with nothing queued
-// or in flight, owing no SACK (one held for the receive batch is not owed
-// yet: EndBatch lists the association), no control chunk, no ECN chunk
-// and no reconfiguration. The receiving end of a bulk transfer is so after
-// most packets; it then stays off the ready list, and Poll does not build
-// it an empty packet after each of them. False says only that there may
-// be something.
-func (a *Assoc) nothingToSend(now time.Time) bool {
-	eng := a.data.eng
-	return eng != nil && a.state == stateEstablished && a.paths == nil && a.rc == nil &&
+// owesOnlyData reports, from a few fields, that an established
+// association of one path owes its peer nothing but SACK and DATA: no
+// INIT, no immediate SACK, no control chunk, no PMTU probe, no ECN chunk,
+// no reconfiguration and no FORWARD TSN. eng is a.data.eng, not nil.
+func (a *Assoc) owesOnlyData(eng *transfer.Engine) bool {
+	return a.state == stateEstablished && a.paths == nil && a.rc == nil &&
 		!a.pend.init && !a.pend.sackNow && a.pend.ctl == 0 && a.pend.pmtuProbe == 0 &&
 		len(a.pend.heartbeatAcks) == 0 && len(a.pend.errorCauses) == 0 &&
-		!a.ecn.echo && !a.ecn.cwr &&
-		eng.SendIdle() && !eng.SACKDue(now) && !eng.ForwardDue()
+		!a.ecn.echo && !a.ecn.cwr && !eng.ForwardDue()
+}
+
+// nothingToSend reports that appendPacket would build nothing now: an
+// association that owes only data (owesOnlyData) with nothing queued or in
+// flight and no SACK due (one held for the receive batch is not owed yet:
+// EndBatch lists the association). The receiving end of a bulk transfer is
+// so after most packets; it then stays off the ready list, and Poll does
+// not build it an empty packet after each of them. False says only that
+// there may be something.
+func (a *Assoc) nothingToSend(now time.Time) bool {
+	eng := a.data.eng
+	return eng != nil && a.owesOnlyData(eng) && eng.SendIdle() && !eng.SACKDue(now)
 }
 
 // appendPacket builds the next packet the association owes its peer into
@@ -42,22 +48,16 @@ func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 }
 
 // dataOnly reports whether the association's next packet holds DATA (or
-// I-DATA) chunks alone, from a few fields: an established association of
-// one path without AUTH owing no SACK (not even one to bundle), no
-// control chunk, no ECN chunk, no reconfiguration and no FORWARD TSN. The
-// sending end of a bulk transfer is so for nearly every packet;
-// appendDataPacket then skips the steps that would add nothing. False
-// says only that the packet may hold more.
+// I-DATA) chunks alone: it owes only data (owesOnlyData), no SACK (not even
+// one to bundle) and has no AUTH. The sending end of a bulk transfer is so
+// for nearly every packet; appendDataPacket then skips the steps that
+// would add nothing. False says only that the packet may hold more.
 func (a *Assoc) dataOnly() bool {
 	eng := a.data.eng
 	// SACKPending, which covers SACKDue (a SACK is due only once
 	// pending), first: it fails for the packets of a receiver or of a
 	// request/response exchange.
-	return eng != nil && !eng.SACKPending() &&
-		a.state == stateEstablished && a.paths == nil && a.rc == nil &&
-		!a.pend.init && !a.pend.sackNow && a.pend.ctl == 0 && a.pend.pmtuProbe == 0 &&
-		len(a.pend.heartbeatAcks) == 0 && len(a.pend.errorCauses) == 0 &&
-		!a.ecn.echo && !a.ecn.cwr && a.authOverhead() == 0 && !eng.ForwardDue()
+	return eng != nil && !eng.SACKPending() && a.owesOnlyData(eng) && a.authOverhead() == 0
 }
 
 // appendDataPacket is appendPacket when dataOnly: the same packet, the
