@@ -67,23 +67,22 @@ func (l *lender) place(payload []byte) []byte {
 func (l *lender) data(d Data) Verdict {
 	l.r.t.Helper()
 	d.Payload = l.place(d.Payload)
-	l.r.e.SetRecvBuf(l.cur)
-	v, err := l.r.e.HandleData(l.r.now, &d)
-	l.r.e.SetRecvBuf(nil)
-	if err != nil {
-		l.r.t.Fatal(err)
-	}
-	l.r.e.EndPacket(l.r.now)
-	l.lent = max(l.lent, l.r.e.recv.pool.LentBufs())
-	return v
+	return l.handle(func() (Verdict, error) { return l.r.e.HandleData(l.r.now, &d) })
 }
 
 // idata is data for an I-DATA chunk.
 func (l *lender) idata(d IData) Verdict {
 	l.r.t.Helper()
 	d.Payload = l.place(d.Payload)
+	return l.handle(func() (Verdict, error) { return l.r.e.HandleIData(l.r.now, &d) })
+}
+
+// handle runs handle, the chunk's handling, with the current buffer lent,
+// ends the packet and notes the most buffers lent so far.
+func (l *lender) handle(handle func() (Verdict, error)) Verdict {
+	l.r.t.Helper()
 	l.r.e.SetRecvBuf(l.cur)
-	v, err := l.r.e.HandleIData(l.r.now, &d)
+	v, err := handle()
 	l.r.e.SetRecvBuf(nil)
 	if err != nil {
 		l.r.t.Fatal(err)
