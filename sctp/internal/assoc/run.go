@@ -85,21 +85,27 @@ func (a *Assoc) takesDataRun(vtag uint32) bool {
 // with a valid checksum, exactly as receive would, and returns how many
 // it processed: 0 when the first is not such a packet. It stops after a
 // packet that left the shell something to do (owesShell).
+//
+// Once a packet has gone the whole way, the association is quiet when it
+// owes its peer only data and has none to send (owesOnlyData, SendIdle):
+// an accepted DATA chunk changes neither, nor what takesDataRun looks at,
+// nor the engine's reports, so for the next packets of a quiet
+// association endPacket comes down to the SACK schedule, and
+// reachedByPacket, done for the association already, to nothing.
 func (ep *Endpoint) dataRun(now time.Time, from netip.AddrPort, pkts [][]byte, buf *interleave.RecvBuf) int {
 	first := pkts[0]
 	if !plainData(first) || (ep.filter && ep.refused(from, first)) {
 		return 0
 	}
-	hdr := first[:8] // ports and tag
+	hdr := binary.LittleEndian.Uint64(first) // ports and tag
 	vtag := binary.BigEndian.Uint32(first[4:])
 	a := ep.lookup(assocKey{peer: from, localPort: binary.BigEndian.Uint16(first[2:]), peerPort: binary.BigEndian.Uint16(first)})
 	if a == nil || !a.takesDataRun(vtag) {
 		return 0
 	}
 	kind := int(chunkKindOf[chunk.TypeData] - 1)
-	known := a.paths == nil || from == a.key.peer || a.pathAt(from) >= 0
 	replyFrom := netip.AddrPort{}
-	if known {
+	if a.paths == nil || from == a.key.peer || a.pathAt(from) >= 0 {
 		replyFrom = from
 	}
 	acceptZero := ep.cfg.ZeroChecksumDTLS
@@ -107,10 +113,11 @@ func (ep *Endpoint) dataRun(now time.Time, from netip.AddrPort, pkts [][]byte, b
 	d := &a.data.d
 	ep.jar.rotate(now)
 	eng.SetRecvBuf(buf)
+	quiet := false
 	n := 0
 	for n < len(pkts) {
 		b := pkts[n]
-		if n > 0 && (!plainData(b) || string(b[:8]) != string(hdr)) {
+		if n > 0 && (!plainData(b) || binary.LittleEndian.Uint64(b) != hdr) {
 			break
 		}
 		if sum := binary.LittleEndian.Uint32(b[8:]); (sum != 0 || !acceptZero) && sum != chunk.Checksum(b) {
@@ -131,7 +138,19 @@ func (ep *Endpoint) dataRun(now time.Time, from netip.AddrPort, pkts [][]byte, b
 		d.Payload = c[chunk.DataHeaderLen:l]
 		v, err := eng.HandleData(now, d)
 		d.Payload = nil // it aliases the packet's buffer, which may be replaced
-		if (err != nil || v != transfer.Accepted) && a.dataHandled(v, err, d.TSN, d.SID, "DATA") == dispDeleted {
+		accepted := err == nil && v == transfer.Accepted
+		if accepted && quiet {
+			// endPacket, quiet: joinBatch, the SACK schedule, and the
+			// ready list when a SACK is due.
+			ep.joinBatch(a)
+			eng.EndPacket(now)
+			if eng.SACKDue(now) {
+				ep.markReady(a)
+				break
+			}
+			continue
+		}
+		if !accepted && a.dataHandled(v, err, d.TSN, d.SID, "DATA") == dispDeleted {
 			ep.reachedByPacket(a)
 			break
 		}
@@ -143,6 +162,7 @@ func (ep *Endpoint) dataRun(now time.Time, from netip.AddrPort, pkts [][]byte, b
 		if ep.owesShell() || !a.takesDataRun(vtag) {
 			break
 		}
+		quiet = a.owesOnlyData(eng) && eng.SendIdle()
 	}
 	eng.SetRecvBuf(nil)
 	return n
