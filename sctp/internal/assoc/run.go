@@ -52,19 +52,42 @@ func (ep *Endpoint) owesShell() bool {
 	return ep.replyCount > 0 || ep.readyHead < len(ep.ready) || ep.evHead < len(ep.events)
 }
 
-// dataHeaderEnd is where a DATA chunk's user data starts in a packet.
+// plainData returns the number of chunks of b when b is a packet of DATA
+// chunks with user data alone, delimited as parsePacket delimits them
+// (padding may be missing after the last chunk), else 0.
+func plainData(b []byte) int {
+	if len(b) > dataHeaderEnd && chunk.Type(b[commonHeaderLen]) == chunk.TypeData {
+		l, body := int(binary.BigEndian.Uint16(b[commonHeaderLen+2:])), len(b)-commonHeaderLen
+		if l > chunk.DataHeaderLen && (l == body || (l+3)&^3 == body) {
+			return 1 // the common case, checked first
+		}
+	}
+	return plainChunks(b)
+}
+
+// dataHeaderEnd is where the user data of a packet's first DATA chunk
+// starts.
 const dataHeaderEnd = commonHeaderLen + chunk.DataHeaderLen
 
-// plainData reports whether b is a packet of one DATA chunk with user
-// data, as parsePacket delimits it (padding may be missing after the
-// last chunk).
-func plainData(b []byte) bool {
-	if len(b) <= dataHeaderEnd || chunk.Type(b[commonHeaderLen]) != chunk.TypeData {
-		return false
+// plainChunks is plainData for a packet of any number of chunks.
+func plainChunks(b []byte) int {
+	k := 0
+	for off := commonHeaderLen; off < len(b); k++ {
+		rest := len(b) - off
+		if rest <= chunk.DataHeaderLen || chunk.Type(b[off]) != chunk.TypeData {
+			return 0
+		}
+		l := int(binary.BigEndian.Uint16(b[off+2:]))
+		if l <= chunk.DataHeaderLen || l > rest {
+			return 0
+		}
+		if p := (l + 3) &^ 3; p <= rest {
+			off += p
+		} else {
+			off += l // the last chunk, unpadded (l == rest)
+		}
 	}
-	body := len(b) - commonHeaderLen
-	l := int(binary.BigEndian.Uint16(b[commonHeaderLen+2:]))
-	return l > chunk.DataHeaderLen && (l == body || (l+3)&^3 == body)
+	return k
 }
 
 // takesDataRun reports whether a packet of one DATA chunk with tag vtag
@@ -94,7 +117,7 @@ func (a *Assoc) takesDataRun(vtag uint32) bool {
 // reachedByPacket, done for the association already, to nothing.
 func (ep *Endpoint) dataRun(now time.Time, from netip.AddrPort, pkts [][]byte, buf *interleave.RecvBuf) int {
 	first := pkts[0]
-	if !plainData(first) || (ep.filter && ep.refused(from, first)) {
+	if plainData(first) == 0 || (ep.filter && ep.refused(from, first)) {
 		return 0
 	}
 	hdr := binary.LittleEndian.Uint64(first) // ports and tag
@@ -117,7 +140,8 @@ func (ep *Endpoint) dataRun(now time.Time, from netip.AddrPort, pkts [][]byte, b
 	n := 0
 	for n < len(pkts) {
 		b := pkts[n]
-		if n > 0 && (!plainData(b) || binary.LittleEndian.Uint64(b) != hdr) {
+		chunks := plainData(b)
+		if chunks == 0 || binary.LittleEndian.Uint64(b) != hdr {
 			break
 		}
 		if sum := binary.LittleEndian.Uint32(b[8:]); (sum != 0 || !acceptZero) && sum != chunk.Checksum(b) {
@@ -125,20 +149,37 @@ func (ep *Endpoint) dataRun(now time.Time, from netip.AddrPort, pkts [][]byte, b
 		}
 		n++
 		// receive: the counters, then handlePacket.
-		a.chunks.countIn(kind)
+		body := b[commonHeaderLen:]
+		for range chunks {
+			a.chunks.countIn(kind)
+		}
 		a.stats.PacketsIn++
 		a.stats.BytesIn += uint64(len(b))
 		a.creditPeer(now, len(b))
-		// dispatch's one chunk: data6_2.
-		c := b[commonHeaderLen:]
-		l := int(binary.BigEndian.Uint16(c[2:]))
-		d.TSN = transfer.TSN(binary.BigEndian.Uint32(c[4:]))
-		d.SID, d.SSN = binary.BigEndian.Uint16(c[8:]), binary.BigEndian.Uint16(c[10:])
-		d.PPID, d.Flags = binary.BigEndian.Uint32(c[12:]), c[1]
-		d.Payload = c[chunk.DataHeaderLen:l]
-		v, err := eng.HandleData(now, d)
-		d.Payload = nil // it aliases the packet's buffer, which may be replaced
-		accepted := err == nil && v == transfer.Accepted
+		// dispatch: data6_2 for each chunk.
+		accepted, deleted := true, false
+		for off := 0; off < len(body); {
+			c := (*[chunk.DataHeaderLen]byte)(body[off:])
+			l := int(binary.BigEndian.Uint16(c[2:]))
+			d.TSN = transfer.TSN(binary.BigEndian.Uint32(c[4:]))
+			d.SID, d.SSN = binary.BigEndian.Uint16(c[8:]), binary.BigEndian.Uint16(c[10:])
+			d.PPID, d.Flags = binary.BigEndian.Uint32(c[12:]), c[1]
+			d.Payload = body[off+chunk.DataHeaderLen : off+l]
+			v, err := eng.HandleData(now, d)
+			d.Payload = nil // it aliases the packet's buffer, which may be replaced
+			if err != nil || v != transfer.Accepted {
+				accepted = false
+				if a.dataHandled(v, err, d.TSN, d.SID, "DATA") == dispDeleted {
+					deleted = true
+					break
+				}
+			}
+			off += min((l+3)&^3, len(body)-off)
+		}
+		if deleted {
+			ep.reachedByPacket(a)
+			break
+		}
 		if accepted && quiet {
 			// endPacket, quiet: joinBatch, the SACK schedule, and the
 			// ready list when a SACK is due.
@@ -149,10 +190,6 @@ func (ep *Endpoint) dataRun(now time.Time, from netip.AddrPort, pkts [][]byte, b
 				break
 			}
 			continue
-		}
-		if !accepted && a.dataHandled(v, err, d.TSN, d.SID, "DATA") == dispDeleted {
-			ep.reachedByPacket(a)
-			break
 		}
 		a.endPacket(now, true)
 		if a.paths != nil && !a.closed {

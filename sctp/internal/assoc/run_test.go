@@ -312,6 +312,24 @@ func TestReceiveRunAsOneByOne(t *testing.T) {
 			ps = append(ps[:4], tc.runMessage(6, 1, 0, 4, 500)...)
 			return ps
 		}},
+		{name: "two DATA chunks, one refused", setup: base, pkts: func(tc *testConn) []rxPacket {
+			ps := tc.runMessage(1, 0, 0, 8, 500)
+			ps[2].b = tc.peerPacket(tc.a.localTag, dataChunk(0, tc.peerTSN+3, 0, 0, 7, []byte{3}), dataChunk(be, tc.peerTSN+1, 0, 0, 7, []byte{1}))
+			ps[5].b = tc.peerPacket(tc.a.localTag, dataChunk(be, tc.peerTSN+20, 999, 0, 7, []byte{20}), dataChunk(0, tc.peerTSN+6, 0, 0, 7, []byte{6, 6, 6}))
+			return ps
+		}},
+		{name: "two DATA chunks, unpadded", setup: base, pkts: func(tc *testConn) []rxPacket {
+			ps := tc.runMessage(1, 0, 0, 8, 501)
+			last := dataChunk(0, tc.peerTSN+5, 0, 0, 7, []byte{5, 5, 5})
+			ps[4].b = tc.peerPacket(tc.a.localTag, dataChunk(0, tc.peerTSN+4, 0, 0, 7, []byte{4}), last[:len(last)-1])
+			ps = append(ps[:5], tc.runMessage(6, 1, 0, 3, 500)...)
+			return ps
+		}},
+		{name: "two DATA chunks, second breaks the sequence", setup: base, pkts: func(tc *testConn) []rxPacket {
+			ps := tc.runMessage(1, 0, 0, 8, 500)
+			ps[4].b = tc.peerPacket(tc.a.localTag, dataChunk(0, tc.peerTSN+5, 0, 0, 7, []byte{5}), dataChunk(be, tc.peerTSN+6, 3, 0, 7, []byte{6}))
+			return ps
+		}},
 		{name: "two streams", setup: base, pkts: func(tc *testConn) []rxPacket {
 			var ps []rxPacket
 			for i := range uint32(10) {
