@@ -11,11 +11,11 @@ import (
 )
 
 // Runs of DATA packets. A GRO buffer brings dozens of packets of one
-// association in a row, each holding one DATA chunk. ReceiveRun takes
-// such a run whole: it looks the association up once and takes each
-// packet of the plain shape (one DATA chunk, the header of the run's
-// first packet) through the steps of receive, dispatch and data6_2 that
-// such a packet reaches, without the chunk walk, the table and the
+// association in a row, nearly all holding one DATA chunk. ReceiveRun
+// takes such a run whole: it looks the association up once and takes
+// each packet of the plain shape (DATA chunks alone, the header of the
+// run's first packet) through the steps of receive, dispatch and data6_2
+// that such a packet reaches, without the chunk walk, the table and the
 // checks that cannot apply to it. Any other packet goes through
 // ReceiveBuf, in its place in the run.
 
@@ -90,7 +90,7 @@ func plainChunks(b []byte) int {
 	return k
 }
 
-// takesDataRun reports whether a packet of one DATA chunk with tag vtag
+// takesDataRun reports whether a packet of DATA chunks with tag vtag
 // goes, in a, through the steps dataRun takes: the tag is a's, and a is
 // established, has its engine and got DATA before (the first is SACKed at
 // once), with DATA chunks (not I-DATA) that need no AUTH.
