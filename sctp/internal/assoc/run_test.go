@@ -188,12 +188,12 @@ func (tc *testConn) feed(sc *runScenario, pkts []rxPacket, runs bool) []string {
 	if !tc.a.closed {
 		tc.readAll(&log)
 		tc.collect(&log)
-		log = append(log, fmt.Sprintf("assoc %+v", tc.a.Stats()))
+		log = append(log, fmt.Sprintf("assoc %#v", tc.a.Stats()), fmt.Sprintf("engine %#v", tc.a.data.eng.Stats()))
 	}
 	tc.advance(time.Second)
 	tc.ep.Expire(tc.now)
 	tc.collect(&log)
-	return append(log, fmt.Sprintf("endpoint %+v", tc.ep.Stats()))
+	return append(log, fmt.Sprintf("endpoint %#v", tc.ep.Stats()))
 }
 
 // checkRun runs scenario sc both ways and compares the logs.
@@ -373,9 +373,10 @@ func TestReceiveRunAsOneByOne(t *testing.T) {
 			return ps
 		}},
 		{name: "partial delivery", setup: established(small, serverNoParams), pkts: func(tc *testConn) []rxPacket {
-			ps := tc.runMessage(1, 0, 0, 5, 1000)
-			ps = append(ps[:4], tc.runData(0, 5, 0, 0, 1000))
-			return append(ps, tc.runMessage(6, 0, 0, 1, 1000)...)
+			// The first message passes the partial delivery point
+			// before its end comes.
+			ps := tc.runMessage(1, 0, 0, 6, 900)
+			return append(ps, tc.runMessage(7, 1, 0, 2, 300)...)
 		}},
 		{name: "I-DATA", setup: func(t *testing.T) *testConn {
 			tc := newTestEndpoint(t, interleaveConfig())
