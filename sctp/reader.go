@@ -312,8 +312,10 @@ func (e *Endpoint) processBatch(n int, loop bool) (woke int) {
 // row from one source, in one receive buffer with one ECN field (the
 // segments of a GRO buffer), as one run (assoc.Endpoint.ReceiveRun), and
 // returns how many it processed: at least one, and none after one that
-// left something for the shell to collect. The run's views are built
-// once for the packets the core takes in several calls.
+// left something for the shell to collect. A packet alone is a run of one
+// (a 64 KiB packet of DATA chunks takes the run's way through the core
+// too). The run's views are built once for the packets the core takes in
+// several calls.
 func (e *Endpoint) receiveRun(now time.Time, pkts []netio.Packet, i int) int {
 	r := &e.reader
 	p := &pkts[i]
@@ -325,10 +327,6 @@ func (e *Endpoint) receiveRun(now time.Time, pkts []netio.Packet, i int) int {
 				break
 			}
 			j++
-		}
-		if j == i+1 {
-			e.core.ReceiveBuf(now, p.Addr, p.Data(), p.Lend, p.ECN)
-			return 1
 		}
 		clear(r.run) // views of buffers the socket may replace
 		r.run = r.run[:0]
