@@ -296,6 +296,16 @@ func (d *DataReassembler) deliver(s *InSide) {
 // move moves the fragments from the head of l (a list of s) through last
 // (a whole run) to s's delivery queue.
 func (d *DataReassembler) move(s *InSide, l *fragList, last *Frag) {
+	if !l.tree {
+		// A list without its tree: the run leaves it whole.
+		rest := last.next
+		l.n -= d.pushRun(s, l.head, last)
+		l.head = rest
+		if rest == nil {
+			l.tail = nil
+		}
+		return
+	}
 	first := l.head.TSN
 	for {
 		f := l.pop()

@@ -147,6 +147,47 @@ func (q *delivery) push(s *InSide, f *Frag, first chunk.TSN) {
 	q.n.Ready += len(f.Data)
 }
 
+// pushRun is push for each fragment of first..last in turn, a run linked
+// by next (a whole message off a reassembly list, whose first fragment
+// has TSN first.TSN), in one pass; it returns how many fragments the run
+// holds.
+func (q *delivery) pushRun(s *InSide, first, last *Frag) int {
+	if s.ready.head == nil && !s.fresh {
+		s.fresh = true
+		q.fresh = append(q.fresh, s.sid)
+	}
+	if q.cands.in(s) {
+		q.cands.remove(s)
+	}
+	if s.ready.tail == nil {
+		s.ready.head = first
+	} else {
+		s.ready.tail.next = first
+	}
+	s.ready.tail = last
+	msg, prev := first.TSN, q.tail
+	n, bytes := 0, 0
+	for f := first; ; f = f.next {
+		f.FirstTSN, f.gprev = msg, prev
+		if prev == nil {
+			q.head = f
+		} else {
+			prev.gnext = f
+		}
+		prev = f
+		n++
+		bytes += len(f.Data)
+		if f == last {
+			break
+		}
+	}
+	last.next, last.gnext = nil, nil
+	q.tail = last
+	s.ready.n += n
+	q.n.Ready += bytes
+	return n
+}
+
 // Peek returns the next fragment to deliver in arrival order across
 // streams, or nil.
 func (q *delivery) Peek() *Frag { return q.head }

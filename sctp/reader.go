@@ -30,8 +30,8 @@ const (
 )
 
 // socketReader is the state of the reader role. Its fields are guarded by
-// Endpoint.mu, except pkts, bufs and read, which belong to the role's
-// holder.
+// Endpoint.mu, except pkts, run, bufs and read, which belong to the
+// role's holder.
 type socketReader struct {
 	direct      bool          // ReadMsg callers may take the role: the socket's deadline interrupts a read
 	role        int           // who holds it: readerLoop, readerUser or readerNone
@@ -46,6 +46,9 @@ type socketReader struct {
 	unpark      chan struct{} // wakes a parked readLoop (handToLoop)
 
 	pkts        []netio.Packet // read buffers of the role
+	run         [][]byte       // the packets of a run (receiveRun), reused
+	runStart    int            // the run's first packet in pkts
+	runEnd      int            // the packet after its last
 	bufs        [][]byte       // their own buffers (nil when reading views)
 	readPackets func([]netio.Packet) (int, error)
 }
@@ -244,8 +247,10 @@ func (e *Endpoint) processBatch(n int, loop bool) (woke int) {
 	e.flushMu.Lock()
 	e.mu.Lock()
 	e.core.BeginBatch() // one SACK per batch
-	pkts := e.reader.pkts
-	for i := range pkts[:n] {
+	pkts := e.reader.pkts[:n]
+	e.reader.runEnd = 0
+	for i := 0; i < n; {
+		k := 1
 		if pkts[i].Notice != netio.NoticeNone {
 			// What the network said about a packet we sent (ICMP): the
 			// core checks it against the association it names; one it
@@ -254,20 +259,24 @@ func (e *Endpoint) processBatch(n int, loop bool) (woke int) {
 		} else if l := pkts[i].Local; l.IsValid() {
 			e.receiveAt(now, &pkts[i], l)
 		} else {
-			// The core lists the association the packet reached, to
+			// The core lists the association the packets reached, to
 			// wake its waiters below without visiting every association.
-			e.core.ReceiveBuf(now, pkts[i].Addr, pkts[i].Data(), pkts[i].Lend, pkts[i].ECN)
+			k = e.receiveRun(now, pkts, i)
 		}
 		if e.reader.bufs == nil {
 			// A view of the socket's buffers: kept, it would keep a
 			// buffer the socket replaced alive after its fragments
 			// were read.
-			pkts[i].Buf, pkts[i].Lend = nil, nil
+			for j := range pkts[i : i+k] {
+				pkts[i+j].Buf, pkts[i+j].Lend = nil, nil
+			}
 		}
-		// Collect what this packet caused before the next one is
+		i += k
+		// Collect what these packets caused before the next one is
 		// processed: each SACK is its own send opportunity (Max.Burst
 		// packets), as if packets were processed one by one, while
-		// everything still leaves in one WriteBatch.
+		// everything still leaves in one WriteBatch. The core ends a
+		// run of packets after one that left something to collect.
 		e.deliverEvents() // first: an association refused here sends no COOKIE ACK
 		if e.inputLocal.IsValid() {
 			e.inputLocal = netip.Addr{} // read by newAssociation in deliverEvents
@@ -278,6 +287,7 @@ func (e *Endpoint) processBatch(n int, loop bool) (woke int) {
 			e.mu.Lock()
 		}
 	}
+	clear(e.reader.run) // views of the socket's buffers, which it may replace
 	e.core.EndBatch()
 	e.reader.wokeDirect, e.reader.woken = false, 0
 	e.dispatch() // the wake-ups: what mayYield and the caller count
@@ -296,6 +306,36 @@ func (e *Endpoint) processBatch(n int, loop bool) (woke int) {
 		return 0
 	}
 	return woke
+}
+
+// receiveRun hands the core the packets from pkts[i] on that came in a
+// row from one source, in one receive buffer with one ECN field (the
+// segments of a GRO buffer), as one run (assoc.Endpoint.ReceiveRun), and
+// returns how many it processed: at least one, and none after one that
+// left something for the shell to collect. A packet alone is a run of one
+// (a 64 KiB packet of DATA chunks takes the run's way through the core
+// too). The run's views are built once for the packets the core takes in
+// several calls.
+func (e *Endpoint) receiveRun(now time.Time, pkts []netio.Packet, i int) int {
+	r := &e.reader
+	p := &pkts[i]
+	if i >= r.runEnd {
+		j := i + 1
+		for j < len(pkts) {
+			q := &pkts[j]
+			if q.Notice != netio.NoticeNone || q.Local.IsValid() || q.Addr != p.Addr || q.Lend != p.Lend || q.ECN != p.ECN {
+				break
+			}
+			j++
+		}
+		clear(r.run) // views of buffers the socket may replace
+		r.run = r.run[:0]
+		for k := range pkts[i:j] {
+			r.run = append(r.run, pkts[i+k].Data())
+		}
+		r.runStart, r.runEnd = i, j
+	}
+	return e.core.ReceiveRun(now, p.Addr, r.run[i-r.runStart:], p.Lend, p.ECN)
 }
 
 // receiveAt is the core's Receive for a packet that arrived on local, an

@@ -19,7 +19,9 @@
 //
 // Receive returns the association a packet reached; BeginBatch and
 // EndBatch around the packets of one read let the associations answer the
-// batch with one SACK. After every input the owner polls the packets and
+// batch with one SACK. ReceiveRun takes packets that came in a row from one
+// source (a GRO buffer's) and returns how many it processed: it stops
+// after one that left the owner something to poll. After every input the owner polls the packets and
 // events it caused, looks at the associations Changed lists (their
 // readers and writers), and re-arms its one timer at Deadline.
 //

@@ -45,6 +45,12 @@ func (a *Assoc) noteReplySource(p *inPacket, dataSeen bool) {
 	if a.knownSource(p) {
 		from = p.from
 	}
+	a.noteReplyFrom(from, dataSeen)
+}
+
+// noteReplyFrom is noteReplySource for a packet from from, the zero
+// AddrPort when its source is none of the peer's addresses.
+func (a *Assoc) noteReplyFrom(from netip.AddrPort, dataSeen bool) {
 	if dataSeen && from.IsValid() {
 		a.sackTo = from
 	}
