@@ -431,6 +431,14 @@ func (s *sender) appendNew(now time.Time, pkt []byte, room int) ([]byte, int) {
 		pkt = s.cut(now, m, st, size, pkt)
 		room -= s.hdr + pad4(size)
 		n++
+		if m := s.queue.pinned; m != nil && m.bits == 0 {
+			// The rest of the message pinned now goes on: when its next
+			// chunk cannot fit, the next pass would stop at the size
+			// check above, with nothing else done; stop here.
+			if max := (room - s.hdr) &^ 3; max < 512 && min(len(m.buf)-int(m.off), s.fragPoint) > max {
+				break
+			}
+		}
 	}
 	return pkt, n
 }
