@@ -60,6 +60,12 @@ func (ep *Endpoint) PollNext(now time.Time, buf []byte) (Packet, bool) {
 		a.ready = false
 		ep.ready[ep.readyHead] = nil
 		ep.readyHead++
+		r.a = nil
+		if ep.readyHead == len(ep.ready) {
+			// Empty: what Poll would find and do.
+			ep.ready, ep.readyHead = ep.ready[:0], 0
+			return Packet{Data: buf}, false
+		}
 		return ep.Poll(now, buf)
 	}
 	if holes > 0 {
