@@ -425,7 +425,9 @@ func (s *sender) appendNew(now time.Time, pkt []byte, room int) ([]byte, int) {
 			}
 			size = max
 		}
-		if !s.canSendNew(now, size) {
+		// canSendNew, whose checks pass without a side effect in the
+		// common case tested first.
+		if (s.ledger.outstanding() >= maxOutstanding || s.paths.primary.flight >= s.window() || size > s.peerRwnd) && !s.canSendNew(now, size) {
 			break
 		}
 		pkt = s.cut(now, m, st, size, pkt)
