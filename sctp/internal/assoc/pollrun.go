@@ -28,10 +28,11 @@ type dataRun struct {
 }
 
 // PollNext is Poll for a caller that has called nothing else on the
-// endpoint since the Poll or PollNext that returned its last packet (a
-// shell collecting a batch of packets calls Poll for the first, PollNext
-// for the others): it returns the same packets as Poll, building the next
-// one of a run of DATA-only packets with fewer checks.
+// endpoint (GatherInto and BatchWritten aside) since the Poll or PollNext
+// that returned its last packet: a shell collecting a batch of packets
+// calls Poll for the first, PollNext for the others. It returns the same
+// packets as Poll, building the next one of a run of DATA-only packets
+// with fewer checks.
 func (ep *Endpoint) PollNext(now time.Time, buf []byte) (Packet, bool) {
 	r := &ep.run
 	a := r.a
