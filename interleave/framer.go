@@ -77,10 +77,15 @@ func (d *DataFramer) NewMessage(sid uint16, unordered bool) uint32 {
 }
 
 // Append appends f as a DATA chunk.
-func (*DataFramer) Append(b []byte, f OutFrag) []byte {
-	c := chunk.Data{Flags: f.Flags, TSN: chunk.TSN(f.TSN), SID: f.SID, SSN: uint16(f.MID), PPID: f.PPID, Payload: f.Payload}
-	b, _ = c.Append(b) // a fragment is never larger than a chunk can be
-	return b
+func (d *DataFramer) Append(b []byte, f OutFrag) []byte {
+	return d.AppendFields(b, f.Flags, f.TSN, f.SID, f.MID, f.PPID, f.Payload)
+}
+
+// AppendFields is Append for the fragment of these fields, without an
+// OutFrag: a sender that holds the DATA variant's framer calls it
+// directly, on the path of every chunk. The SSN is mid's low 16 bits.
+func (*DataFramer) AppendFields(b []byte, flags uint8, tsn uint32, sid uint16, mid, ppid uint32, payload []byte) []byte {
+	return chunk.AppendData(b, flags, chunk.TSN(tsn), sid, uint16(mid), ppid, payload)
 }
 
 // AppendHole is Append without copying f.Payload: its bytes in b are left

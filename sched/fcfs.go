@@ -20,6 +20,11 @@ type fcfs struct {
 	q     *flexarray.Array[fcfsRun] // ring of runs; Len is the capacity, 0 or a power of two
 	head  int                       // index of the first run
 	count int                       // number of runs
+	// hot is the record of stream hotSID, the last ent returned (nil:
+	// none): a bulk sender's Sent calls name one stream chunk after chunk.
+	// Elements do not move (flexarray); Resize forgets it.
+	hot    *fcfsEnt
+	hotSID uint16
 }
 
 // fcfsEnt is the per-stream record of fcfs (16 bytes).
@@ -56,10 +61,15 @@ func newFCFS(opt Options) *fcfs {
 func (s *fcfs) Kind() Kind { return FCFS }
 
 func (s *fcfs) ent(sid uint16) *fcfsEnt {
+	if s.hot != nil && sid == s.hotSID {
+		return s.hot
+	}
 	if int(sid) >= s.t.Len() {
 		return nil
 	}
-	return s.t.Ensure(int(sid))
+	e := s.t.Ensure(int(sid))
+	s.hot, s.hotSID = e, sid
+	return e
 }
 
 // run returns the run at ring offset i from the head.
@@ -254,6 +264,7 @@ func (s *fcfs) Value(sid uint16) (uint16, error) {
 // runs of removed streams and dead messages, so nothing of a dropped stream
 // is mistaken for a later stream with the same id.
 func (s *fcfs) Resize(streams int) {
+	s.hot = nil
 	n := clampStreams(streams)
 	if n >= s.t.Len() {
 		s.t.Resize(n)

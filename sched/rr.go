@@ -18,6 +18,10 @@ type rr struct {
 	interleaved  bool
 	perPacket    bool
 	sentInPacket bool // RoundRobinPacket: the cursor stream sent a chunk since the cursor last moved
+	// hot is the record of stream hotSID, the last ent returned (nil:
+	// none), as in fcfs; Resize forgets it.
+	hot    *linkEnt
+	hotSID uint16
 }
 
 func newRR(opt Options, perPacket bool) *rr {
@@ -38,10 +42,15 @@ func (s *rr) Kind() Kind {
 
 // ent returns sid's record, creating its page, or nil if sid is out of range.
 func (s *rr) ent(sid uint16) *linkEnt {
+	if s.hot != nil && sid == s.hotSID {
+		return s.hot
+	}
 	if int(sid) >= s.t.Len() {
 		return nil
 	}
-	return s.t.Ensure(int(sid))
+	e := s.t.Ensure(int(sid))
+	s.hot, s.hotSID = e, sid
+	return e
 }
 
 func (s *rr) link(sid uint16, e *linkEnt) { ringInsert(s.t, &s.cur, sid, e) }
@@ -125,6 +134,7 @@ func (s *rr) Value(sid uint16) (uint16, error) {
 // Resize sets the stream count: O(1) when growing, one step per removed
 // stream when shrinking (removed active streams are unlinked).
 func (s *rr) Resize(streams int) {
+	s.hot = nil
 	n := clampStreams(streams)
 	for sid := n; sid < s.t.Len(); sid++ {
 		if e := s.t.Get(sid); e != nil && e.flags&fLinked != 0 {

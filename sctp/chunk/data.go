@@ -2,6 +2,7 @@ package chunk
 
 import (
 	"encoding/binary"
+	"slices"
 	"strconv"
 )
 
@@ -79,6 +80,32 @@ func (d *Data) Append(b []byte) ([]byte, error) {
 		clear(p[n:]) // the padding
 	}
 	return b, nil
+}
+
+// AppendData appends a DATA chunk of these fields, padded, to b: what
+// Data.Append appends for the same fields, without a Data to fill. It is
+// for the sender's hot path, whose fragments always fit a chunk: a payload
+// over MaxLen - DataHeaderLen bytes panics.
+func AppendData(b []byte, flags uint8, tsn TSN, sid, ssn uint16, ppid uint32, payload []byte) []byte {
+	n := DataHeaderLen + len(payload)
+	if n > MaxLen {
+		panic("chunk: DATA payload over the chunk length limit")
+	}
+	l, m := len(b), pad4(n)
+	if cap(b)-l < m {
+		b = slices.Grow(b, m)
+	}
+	b = b[:l+m]
+	h := (*[DataHeaderLen]byte)(b[l:]) // one bounds check for the header
+	binary.BigEndian.PutUint32(h[0:], uint32(TypeData)<<24|uint32(flags)<<16|uint32(n))
+	binary.BigEndian.PutUint32(h[4:], uint32(tsn))
+	binary.BigEndian.PutUint32(h[8:], uint32(sid)<<16|uint32(ssn))
+	binary.BigEndian.PutUint32(h[12:], ppid)
+	if m != n {
+		clear(b[l+n:]) // the padding
+	}
+	copy(b[l+DataHeaderLen:], payload)
+	return b
 }
 
 // putHeader writes the chunk's header, for a payload of len(d.Payload)

@@ -59,3 +59,44 @@ func TestFinalPaddingEitherWay(t *testing.T) {
 		}
 	}
 }
+
+// AppendData writes the chunk Data.Append writes for the same fields, for
+// every padding (payload lengths 0 to 3 mod 4), into a buffer with room
+// and into one it must grow, after bytes already there, and the chunk
+// parses back to the fields.
+func TestAppendDataIsDataAppend(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 4, 5, 1435, 1436, 1437, 1438, MaxLen - DataHeaderLen} {
+		payload := make([]byte, n)
+		for i := range payload {
+			payload[i] = byte(i*13 + 1)
+		}
+		d := Data{Flags: FlagBeginning | FlagImmediate, TSN: 0xfedcba98, SID: 0x1234, SSN: 0xabcd, PPID: 0x01020304, Payload: payload}
+		for _, prefix := range [][]byte{nil, {0xee, 0xee, 0xee}} {
+			want, err := d.Append(append([]byte(nil), prefix...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, room := range []int{0, len(want) + 8} {
+				buf := make([]byte, len(prefix), len(prefix)+room)
+				copy(buf, prefix)
+				for i := len(buf); i < cap(buf); i++ {
+					buf[:cap(buf)][i] = 0x5a // stale bytes where the padding goes
+				}
+				got := AppendData(buf, d.Flags, d.TSN, d.SID, d.SSN, d.PPID, d.Payload)
+				if !bytes.Equal(got, want) {
+					t.Fatalf("payload %d, prefix %d, room %d: AppendData differs from Data.Append", n, len(prefix), room)
+				}
+				it := Chunks(got[len(prefix):])
+				c, ok := it.Next()
+				if !ok {
+					t.Fatalf("payload %d: no chunk: %v", n, it.Err())
+				}
+				back, err := ParseData(c)
+				if err != nil || back.Flags != d.Flags || back.TSN != d.TSN || back.SID != d.SID || back.SSN != d.SSN ||
+					back.PPID != d.PPID || !bytes.Equal(back.Payload, payload) {
+					t.Fatalf("payload %d: parsed back as %+v, %v", n, back, err)
+				}
+			}
+		}
+	}
+}

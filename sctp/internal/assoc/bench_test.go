@@ -62,7 +62,12 @@ func newCorePair(tb testing.TB) *corePair { return newCorePairWith(tb, nil) }
 func newCorePairWith(tb testing.TB, adj func(*Config)) *corePair {
 	// The clock starts at a reading of the system's, monotonic reading
 	// included, like the times the shell passes.
-	p := &corePair{now: time.Now(), buf: make([]byte, 0, 2048), rbuf: make([]byte, 64<<10)}
+	return newCorePairAt(tb, time.Now(), adj)
+}
+
+// newCorePairAt is newCorePairWith with the clock starting at start.
+func newCorePairAt(tb testing.TB, start time.Time, adj func(*Config)) *corePair {
+	p := &corePair{now: start, buf: make([]byte, 0, 2048), rbuf: make([]byte, 64<<10)}
 	p.addrs = [2]netip.AddrPort{netip.MustParseAddrPort("10.0.0.1:9899"), netip.MustParseAddrPort("10.0.0.2:9899")}
 	for i := range 2 {
 		// Two trusted endpoints: the scale tests set up thousands of
@@ -114,7 +119,14 @@ func (p *corePair) pump() {
 				if n == len(p.run) {
 					p.run = append(p.run, make([]byte, 0, 2048))
 				}
-				po, ok := p.eps[i].Poll(p.now, p.run[n][:0])
+				// As the shell collects a batch: Poll, then PollNext.
+				var po Packet
+				var ok bool
+				if n == 0 {
+					po, ok = p.eps[i].Poll(p.now, p.run[n][:0])
+				} else {
+					po, ok = p.eps[i].PollNext(p.now, p.run[n][:0])
+				}
 				if !ok {
 					break
 				}
@@ -128,8 +140,15 @@ func (p *corePair) pump() {
 			}
 			continue
 		}
-		for {
-			po, ok := p.eps[i].Poll(p.now, p.buf[:0])
+		for n := 0; ; n++ {
+			// As the shell collects: Poll, then PollNext.
+			var po Packet
+			var ok bool
+			if n == 0 {
+				po, ok = p.eps[i].Poll(p.now, p.buf[:0])
+			} else {
+				po, ok = p.eps[i].PollNext(p.now, p.buf[:0])
+			}
 			b := po.Data
 			if !ok {
 				break

@@ -49,7 +49,14 @@ func prMessage(sid uint16, seq uint32) []byte {
 }
 
 func runPR(t testing.TB, link simnet.LinkConfig, interleave bool) {
+	runPRWith(t, link, interleave, false)
+}
+
+// runPRWith is runPR polling with PollNext after each endpoint's first
+// packet when next is set; it returns the pair.
+func runPRWith(t testing.TB, link simnet.LinkConfig, interleave, next bool) *pair {
 	p := newPair(t, 7, link)
+	p.next = next
 	for _, ep := range p.eps {
 		ep.cfg.Interleaving = interleave
 		ep.cfg.RecvBuffer = 24 << 10
@@ -193,4 +200,5 @@ func runPR(t testing.TB, link simnet.LinkConfig, interleave bool) {
 	t.Logf("%v virtual: abandoned ttl %d rtx %d (%d never sent), %d FORWARD-TSNs out, %d in, %d partial deliveries aborted, %d read as aborted; %d retransmits",
 		p.now.Sub(t0).Round(time.Millisecond), s0.PRAbandoned[transfer.PRTTL], s0.PRAbandoned[transfer.PRRtx], s0.PRAbandonedUnsent,
 		s0.ForwardTSNsOut, s1.ForwardTSNsIn, s1.PartialDeliveriesAborted, aborted, s0.Retransmits)
+	return p
 }

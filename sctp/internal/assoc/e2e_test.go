@@ -51,6 +51,13 @@ type pair struct {
 	holes  []chunk.Hole
 	wire   uint64
 	holed  int // packets with holes
+	// next: flush polls each endpoint's packets after the first with
+	// PollNext, as the shell does (pollrun_test.go); runs counts the
+	// packets PollNext built as part of a run.
+	next bool
+	runs int
+	// onStep, when set, runs at the start of every step.
+	onStep func(*pair)
 }
 
 // Step budgets of a pair: the longest test takes under 20,000 steps, and
@@ -75,8 +82,8 @@ func newPair(t testing.TB, seed uint64, link simnet.LinkConfig) *pair {
 // flush sends every packet the endpoints have now.
 func (p *pair) flush() {
 	for i, ep := range p.eps {
-		for {
-			pk, ok := p.poll(ep)
+		for n := 0; ; n++ {
+			pk, ok := p.poll(ep, n > 0 && p.next)
 			if !ok {
 				break
 			}
@@ -92,6 +99,9 @@ func (p *pair) flush() {
 // step advances to the next event and processes it. It reports false when
 // nothing is left to happen.
 func (p *pair) step() bool {
+	if p.onStep != nil {
+		p.onStep(p)
+	}
 	p.flush()
 	next, ok := p.net.Next()
 	for _, ep := range p.eps {

@@ -83,6 +83,9 @@ type Endpoint struct {
 	holeMin int
 	holes   []chunk.Hole
 	holders []*Assoc
+	// run is the association whose DATA-only packet Poll or PollNext
+	// built last, for PollNext (pollrun.go).
+	run dataRun
 
 	// The port filter (SetPortFilter).
 	filter      bool
@@ -174,6 +177,9 @@ func (ep *Endpoint) retag(a *Assoc, tag uint32) {
 
 func (ep *Endpoint) remove(a *Assoc) {
 	ep.hit = lookupHit{}
+	if ep.run.a == a {
+		ep.run.a = nil
+	}
 	if ep.polled == a {
 		ep.polled = nil
 	}
@@ -325,6 +331,7 @@ type Packet struct {
 // Poll appends the next packet to send to buf and returns it; ok is false
 // when nothing is left to send now.
 func (ep *Endpoint) Poll(now time.Time, buf []byte) (p Packet, ok bool) {
+	ep.run.a = nil
 	if ep.replyCount > 0 {
 		r := &ep.replies[ep.replyHead]
 		ep.replyHead = (ep.replyHead + 1) % maxReplies
@@ -340,7 +347,14 @@ func (ep *Endpoint) Poll(now time.Time, buf []byte) (p Packet, ok bool) {
 				h := *ep.gather
 				ep.holes = h[len(h):len(h):cap(h)]
 			}
-			b := a.appendPacket(now, buf)
+			var b []byte
+			mtu := 0
+			if a.dataOnly() {
+				mtu = a.sendLimit()
+				b = a.appendDataPacket(now, buf, mtu)
+			} else {
+				b = a.appendMixedPacket(now, buf)
+			}
 			holes := len(ep.holes)
 			ep.holes = nil
 			if a.engineReports() {
@@ -354,6 +368,9 @@ func (ep *Endpoint) Poll(now time.Time, buf []byte) (p Packet, ok bool) {
 				p := Packet{To: a.sendTo(), Data: b, MayFragment: ep.fragmentable}
 				if a.ect() {
 					p.ECN = ecnECT0
+				}
+				if mtu > 0 {
+					ep.run = dataRun{a: a, to: p.To, ecn: p.ECN, mtu: mtu}
 				}
 				return p, true
 			}

@@ -10,10 +10,11 @@ import (
 )
 
 // poll returns ep's next packet, built with holes that are then filled
-// when p.gather is set, and hashes it into p.wire.
-func (p *pair) poll(ep *Endpoint) (Packet, bool) {
+// when p.gather is set, and hashes it into p.wire. next polls with
+// PollNext instead of Poll.
+func (p *pair) poll(ep *Endpoint, next bool) (Packet, bool) {
 	if !p.gather {
-		pk, ok := ep.Poll(p.now, p.buf[:0])
+		pk, ok := p.pollWith(ep, next, p.buf[:0])
 		if ok {
 			p.hashWire(pk.Data)
 		}
@@ -28,7 +29,7 @@ func (p *pair) poll(ep *Endpoint) (Packet, bool) {
 	}
 	holes := p.holes[:0]
 	ep.GatherInto(&holes, testHoleMin)
-	pk, ok := ep.Poll(p.now, b[:0])
+	pk, ok := p.pollWith(ep, next, b[:0])
 	ep.GatherInto(nil, 0)
 	if !ok {
 		ep.BatchWritten()

@@ -3,6 +3,7 @@ package assoc
 import (
 	"encoding/binary"
 	"errors"
+	"hash/fnv"
 	"net/netip"
 	"testing"
 	"time"
@@ -41,6 +42,28 @@ type mhNet struct {
 	onSend             func(to netip.AddrPort, pkt []byte) // sees each client packet
 	lost               bool                                // EventDown seen (else it fails the test)
 	allowLost          bool
+	// next: flush polls each endpoint's packets after the first with
+	// PollNext (pollrun_test.go); wire hashes every packet sent.
+	next bool
+	wire uint64
+}
+
+// poll is ep.Poll, or ep.PollNext when n.next is set and the packet is
+// not the first of the flush; it hashes the packet into n.wire.
+func (n *mhNet) poll(ep *Endpoint, first bool) (Packet, bool) {
+	var po Packet
+	var ok bool
+	if first || !n.next {
+		po, ok = ep.Poll(n.now, n.buf[:0])
+	} else {
+		po, ok = ep.PollNext(n.now, n.buf[:0])
+	}
+	if ok {
+		h := fnv.New64a()
+		h.Write(po.Data)
+		n.wire = n.wire*31 + h.Sum64() + uint64(po.To.Port()) + uint64(po.To.Addr().As4()[2])
+	}
+	return po, ok
 }
 
 func newMHNet(t testing.TB, seed uint64, links [2]simnet.LinkConfig, adj func(*Config)) *mhNet {
@@ -61,8 +84,8 @@ func newMHNet(t testing.TB, seed uint64, links [2]simnet.LinkConfig, adj func(*C
 }
 
 func (n *mhNet) flush() {
-	for {
-		po, ok := n.cli.Poll(n.now, n.buf[:0])
+	for k := 0; ; k++ {
+		po, ok := n.poll(n.cli, k == 0)
 		to, b := po.To, po.Data
 		if !ok {
 			break
@@ -86,8 +109,8 @@ func (n *mhNet) flush() {
 		}
 		n.net.Send(n.now, 2*i, b)
 	}
-	for {
-		po, ok := n.srv.Poll(n.now, n.buf[:0])
+	for k := 0; ; k++ {
+		po, ok := n.poll(n.srv, k == 0)
 		to, b := po.To, po.Data
 		if !ok {
 			break

@@ -1,6 +1,7 @@
 package assoc
 
 import (
+	"encoding/binary"
 	"net/netip"
 	"time"
 
@@ -38,8 +39,13 @@ func (a *Assoc) nothingToSend(now time.Time) bool {
 // alone), then SACK, then DATA up to the MTU.
 func (a *Assoc) appendPacket(now time.Time, buf []byte) []byte {
 	if a.dataOnly() {
-		return a.appendDataPacket(now, buf)
+		return a.appendDataPacket(now, buf, a.sendLimit())
 	}
+	return a.appendMixedPacket(now, buf)
+}
+
+// appendMixedPacket is appendPacket when not dataOnly.
+func (a *Assoc) appendMixedPacket(now time.Time, buf []byte) []byte {
 	b := a.buildPacket(now, buf)
 	if len(b) > len(buf) {
 		a.ep.countOut(a, b[len(buf):])
@@ -62,11 +68,12 @@ func (a *Assoc) dataOnly() bool {
 
 // appendDataPacket is appendPacket when dataOnly: the same packet, the
 // common header and the DATA chunks the engine appends, counted from what
-// the engine reports rather than by a walk of its chunks.
-func (a *Assoc) appendDataPacket(now time.Time, buf []byte) []byte {
+// the engine reports rather than by a walk of its chunks. mtu is
+// a.sendLimit().
+func (a *Assoc) appendDataPacket(now time.Time, buf []byte, mtu int) []byte {
 	start := len(buf)
-	limit := start + a.sendLimit()
-	b := appendHeader(buf, a.key.localPort, a.key.peerPort, a.peerTag)
+	limit := start + mtu
+	b := a.appendOwnHeader(buf)
 	if limit-len(b) <= 16 {
 		return buf
 	}
@@ -88,6 +95,21 @@ func (a *Assoc) appendDataPacket(now time.Time, buf []byte) []byte {
 		a.ep.stats.ChunksOut[t] += uint64(n)
 	}
 	return a.finishOwn(b, start)
+}
+
+// appendOwnHeader appends the common header of the association's packets
+// (appendHeader with its ports and the peer's tag, checksum zero) by two
+// stores when buf has room for it.
+func (a *Assoc) appendOwnHeader(buf []byte) []byte {
+	n := len(buf)
+	if cap(buf)-n < commonHeaderLen {
+		return appendHeader(buf, a.key.localPort, a.key.peerPort, a.peerTag)
+	}
+	b := buf[:n+commonHeaderLen]
+	h := (*[commonHeaderLen]byte)(b[n:])
+	binary.BigEndian.PutUint64(h[:], uint64(a.key.localPort)<<48|uint64(a.key.peerPort)<<32|uint64(a.peerTag))
+	binary.BigEndian.PutUint32(h[8:], 0)
+	return b
 }
 
 // buildPacket is appendPacket without the count.

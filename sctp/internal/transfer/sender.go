@@ -24,7 +24,10 @@ type sender struct {
 	stats   *Stats
 	streams *streamTable
 	frame   interleave.Framer // writes DATA or I-DATA chunks
-	hdr     int               // chunk header length of the variant
+	// dataFrame is frame when it is the DATA variant's, called without
+	// the interface (appendChunk); else nil.
+	dataFrame *interleave.DataFramer
+	hdr       int // chunk header length of the variant
 
 	queue  sendQueue
 	ledger ledger
@@ -55,7 +58,8 @@ func (s *sender) init(cfg *Config, path *Path, st *Stats, streams *streamTable) 
 	if cfg.Interleaved {
 		s.frame = interleave.NewIDataFramer(streams)
 	} else {
-		s.frame = interleave.NewDataFramer(streams)
+		s.dataFrame = interleave.NewDataFramer(streams)
+		s.frame = s.dataFrame
 	}
 	s.hdr = s.frame.HeaderLen()
 	s.ledger.init(cfg.LocalTSN, s.hdr)
@@ -163,11 +167,16 @@ func (s *sender) appendChunk(pkt []byte, t TSN, r *record) []byte {
 	if s.immediate || s.loss.tailProbe {
 		flags |= chunk.FlagImmediate
 	}
+	payload := r.msg.buf[r.off : int(r.off)+int(r.n)]
+	hole := len(s.holes) < cap(s.holes) && len(payload) >= s.holeMin
+	if !hole && s.dataFrame != nil {
+		return s.dataFrame.AppendFields(pkt, flags, uint32(t), r.sid, r.mid, r.ppid, payload)
+	}
 	f := interleave.OutFrag{
 		TSN: uint32(t), PPID: r.ppid, MID: r.mid, FSN: r.fsn, SID: r.sid, Flags: flags,
-		Payload: r.msg.buf[r.off : int(r.off)+int(r.n)],
+		Payload: payload,
 	}
-	if len(s.holes) < cap(s.holes) && len(f.Payload) >= s.holeMin {
+	if hole {
 		// Both of package interleave's framers write holes; another
 		// framer gets every payload copied.
 		if hf, ok := s.frame.(holeFramer); ok {
@@ -416,12 +425,22 @@ func (s *sender) appendNew(now time.Time, pkt []byte, room int) ([]byte, int) {
 			}
 			size = max
 		}
-		if !s.canSendNew(now, size) {
+		// canSendNew, whose checks pass without a side effect in the
+		// common case tested first.
+		if (s.ledger.outstanding() >= maxOutstanding || s.paths.primary.flight >= s.window() || size > s.peerRwnd) && !s.canSendNew(now, size) {
 			break
 		}
 		pkt = s.cut(now, m, st, size, pkt)
 		room -= s.hdr + pad4(size)
 		n++
+		if m := s.queue.pinned; m != nil && m.bits == 0 {
+			// The rest of the message pinned now goes on: when its next
+			// chunk cannot fit, the next pass would stop at the size
+			// check above, with nothing else done; stop here.
+			if max := (room - s.hdr) &^ 3; max < 512 && min(len(m.buf)-int(m.off), s.fragPoint) > max {
+				break
+			}
+		}
 	}
 	return pkt, n
 }
