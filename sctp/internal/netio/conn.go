@@ -56,9 +56,11 @@ type Packet struct {
 	// overlapping. Nil otherwise; ReadBatch never sets it.
 	Holes []Hole
 	// Lend is, on ReadBatchView, the receive buffer a received packet's
-	// Buf lies in when its bytes may outlive the next read: the reader
-	// passes it on (assoc.Endpoint.ReceiveBuf) so that fragments
-	// reference it instead of copying. Nil otherwise.
+	// Buf lies in when its bytes may outlive the next read and the
+	// datagram read into it fills enough of it that referencing it costs
+	// memory in proportion (see lendMinRead): the reader passes it on
+	// (assoc.Endpoint.ReceiveBuf) so that fragments reference it instead
+	// of copying. Nil otherwise.
 	Lend *interleave.RecvBuf
 }
 

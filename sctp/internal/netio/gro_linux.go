@@ -26,9 +26,22 @@ import (
 // (Packet.Lend), a reference-counted interleave.RecvBuf: the core's
 // fragments may keep referencing it after the batch, and a buffer they
 // still hold is replaced by a fresh one for the next read.
+//
+// A buffer is named only when the datagram read into it fills at least
+// lendMinRead bytes of it. A fragment pins its whole buffer, and the
+// receiver charges it so (interleave.RecvBufCost): lent from a buffer
+// holding one 1,200-byte datagram, as a peer that sends without GSO (pion,
+// a browser) fills each, a fragment would cost sixty times its bytes, and
+// fragments held for a hole would close the receive window by memory with
+// a few dozen kilobytes held. The hole's retransmission then gets in only
+// by dropping gap-acknowledged fragments (RFC 9260 section 6.2), which a
+// peer that does not handle reneging never sends again. Those packets are
+// copied instead; a lent buffer costs at most 4.5 times the bytes read into
+// it.
 const (
 	groBuffers   = 8
 	groBufSize   = interleave.RecvBufSize
+	lendMinRead  = groBufSize / 4
 	groCmsgSpace = unix.SizeofCmsghdr + 8 // CmsgSpace(4) on 64-bit, more than enough on 32
 )
 
@@ -149,12 +162,16 @@ func (b *batchIO) splitGRO(pkts []Packet, view bool) int {
 		if g.off == 0 && seg < len(data) {
 			b.groCoalesced.Add(1)
 		}
+		var lend *interleave.RecvBuf
+		if len(data) >= lendMinRead {
+			lend = g.bufs[i]
+		}
 		for g.off < len(data) && k < len(pkts) {
 			end := min(g.off+seg, len(data))
 			p := &pkts[k]
 			if view {
 				p.Buf, p.N, p.Addr, p.Notice, p.MTU, p.Local, p.ECN = data[g.off:end:end], end-g.off, addr, NoticeNone, 0, local, ecn
-				p.Lend = g.bufs[i]
+				p.Lend = lend
 				k++
 			} else if n := copy(p.Buf, data[g.off:end]); n == end-g.off {
 				p.N, p.Addr, p.Notice, p.MTU, p.Local, p.ECN, p.Lend = n, addr, NoticeNone, 0, local, ecn, nil

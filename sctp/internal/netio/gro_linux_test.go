@@ -183,3 +183,58 @@ func TestUDPReadBatchViewLend(t *testing.T) {
 		t.Fatalf("%d buffers out after the last reference went, want %d", n, bufs-1)
 	}
 }
+
+// A buffer that holds a small datagram alone is not lent (Packet.Lend
+// nil): a fragment referencing it would pin 64 KiB for a packet's bytes
+// (lendMinRead). Datagrams a GSO sender coalesced into one read of at
+// least lendMinRead bytes are.
+func TestUDPReadBatchViewLendsOnlyFullReads(t *testing.T) {
+	a, b := udpPair(t, false, UDPConfig{GRO: true})
+	if !b.GRO() {
+		t.Skip("no UDP GRO")
+	}
+	in := make([]Packet, 64)
+	read := func(out []Packet, seq, size int) []Packet {
+		t.Helper()
+		fill(out, seq, size, b.LocalAddr())
+		if n, err := a.WriteBatch(out); err != nil || n != len(out) {
+			t.Fatalf("WriteBatch = %d, %v", n, err)
+		}
+		var got []Packet
+		b.SetReadDeadline(time.Now().Add(5 * time.Second))
+		for len(got) < len(out) {
+			n, err := b.ReadBatchView(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, p := range in[:n] {
+				exp := make([]byte, size)
+				fill([]Packet{{Buf: exp}}, seq+len(got)+i, size, a.LocalAddr())
+				if !bytes.Equal(p.Data(), exp) {
+					t.Fatalf("packet %d wrong", seq+len(got)+i)
+				}
+			}
+			got = append(got, in[:n]...)
+		}
+		return got
+	}
+	for seq := range 5 {
+		for _, p := range read(newPackets(1, 2048), seq, 1200) {
+			if p.Lend != nil {
+				t.Fatal("a lone 1,200-byte datagram's buffer is lent")
+			}
+		}
+	}
+	const size = 1400
+	burst := newPackets((lendMinRead+size-1)/size, 2048)
+	coalesced := 0
+	for _, p := range read(burst, 100, size) {
+		if p.Lend != nil {
+			coalesced++
+		}
+	}
+	if a.GSO() && coalesced != len(burst) {
+		// Loopback hands a GSO send to a GRO socket unsplit: one read.
+		t.Fatalf("%d of the %d packets of a %d-byte GSO send lent", coalesced, len(burst), len(burst)*size)
+	}
+}
