@@ -36,7 +36,7 @@ func (e *Engine) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 // (chunk.Hole). The holes reference the send buffer's messages: a message
 // released before ReleaseHeld is not reused until then.
 func (e *Engine) AppendDataHoles(now time.Time, pkt []byte, room int, holes []chunk.Hole, min int) ([]byte, int, []chunk.Hole) {
-	e.send.holes, e.send.holeMin = holes, min
+	e.send.holes, e.send.holeMin = holes, int32(min)
 	pkt, n := e.send.appendData(now, pkt, room)
 	holes, e.send.holes = e.send.holes, nil
 	return pkt, n, holes

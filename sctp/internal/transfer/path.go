@@ -13,7 +13,6 @@ type Path struct {
 	cfg *Config
 
 	srtt, rttvar, rto time.Duration
-	measured          bool // a first RTT measurement was made (C2 done)
 
 	mtu      int
 	cwnd     int
@@ -39,6 +38,11 @@ type Path struct {
 	ackedNow int
 	down     bool
 	index    uint8
+
+	// measured: a first RTT measurement was made (C2 done). Among the
+	// other small fields, so that the Engine holding path 0 fits the
+	// 2,688-byte size class with its allocation header.
+	measured bool
 }
 
 func (p *Path) init(cfg *Config) { p.initFor(cfg, cfg.IPv6) }

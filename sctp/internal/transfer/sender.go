@@ -42,13 +42,14 @@ type sender struct {
 	burstCap   int       // flight size this send opportunity may reach (Max.Burst, 6.1 rule D)
 	peerRwnd   int       // our view of the peer's receive window
 	peerWinMax int       // largest a_rwnd the peer advertised (INIT, SACKs): bounds fragPoint
-	immediate  bool      // set the I bit on DATA chunks (RFC 7053)
 	lastSend   time.Time // last DATA transmission, for the idle cwnd rule
 	// holes, while AppendDataHoles builds a packet: the holes left so far
 	// (up to its capacity), for payloads of holeMin bytes or more; nil
 	// otherwise, and every payload is copied.
 	holes   []chunk.Hole
-	holeMin int
+	holeMin int32 // 32 bits beside immediate: the Engine fits the 2,688-byte size class
+	// immediate sets the I bit on DATA chunks (RFC 7053).
+	immediate bool
 }
 
 func (s *sender) init(cfg *Config, path *Path, st *Stats, streams *streamTable) {
@@ -168,7 +169,7 @@ func (s *sender) appendChunk(pkt []byte, t TSN, r *record) []byte {
 		flags |= chunk.FlagImmediate
 	}
 	payload := r.msg.buf[r.off : int(r.off)+int(r.n)]
-	hole := len(s.holes) < cap(s.holes) && len(payload) >= s.holeMin
+	hole := len(s.holes) < cap(s.holes) && len(payload) >= int(s.holeMin)
 	if !hole && s.dataFrame != nil {
 		return s.dataFrame.AppendFields(pkt, flags, uint32(t), r.sid, r.mid, r.ppid, payload)
 	}
