@@ -32,6 +32,7 @@ type Endpoint struct {
 	budget  *transfer.Budget   // shared by every association's receiver; nil: none
 	limiter *ratelimit.Limiter // out-of-the-blue answers; nil until needed (or no limit)
 	pending int                // associations not accepted yet
+	probes  probePacer         // the PLPMTU probes of all associations (pmtu.go)
 
 	// sendBudget is shared by every association's sender; nil: none.
 	sendBudget *transfer.SendBudget

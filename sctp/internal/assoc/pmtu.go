@@ -43,6 +43,55 @@ import (
 // reports a socket's pending ICMP error before its queued packets).
 const pmtuStartDelay = 100 * time.Millisecond
 
+// Probes are paced per endpoint (probePacer): RFC 8899 section 3 keeps
+// probes out of congestion control but asks that a sender "SHOULD limit
+// the rate at which it sends probe packets". One association's search
+// sends a few probes; thousands of associations set up at once from one
+// host, each searching towards loopback's 65535 bytes 100 ms after it
+// came up, sent megabytes of probes in a burst, overflowed the socket
+// buffers and lost the handshake packets of later associations with
+// them (a 1 s initial RTO each). A probe beyond the pacer's budget is
+// held (plpmtud.Prober.Hold) until its turn, which the pacer assigns
+// when it refuses it, so a held probe is sent without asking again and
+// the associations waiting are not woken more than once each.
+
+// probeRate and probeBurst bound the PLPMTU probe bytes of an endpoint:
+// probeBurst at once (32 probes of loopback's 65535 bytes, more than a
+// thousand of Ethernet's), probeRate per second after that. A single
+// association's search never waits; 1,000 associations searching to 65535
+// bytes at once take half a second, 10,000 five seconds.
+const (
+	probeRate  = 128 << 20
+	probeBurst = 2 << 20
+)
+
+// probePacer is a token bucket of probe bytes that may go into debt:
+// each refused probe is given the time at which its bytes are covered,
+// and the bytes are taken at once, so that the next refused probe waits
+// behind it.
+type probePacer struct {
+	tokens int64     // bytes that may go now; negative: owed by the probes held
+	at     time.Time // when tokens was last brought up to date
+}
+
+// take returns how long a probe of n bytes must wait (0: it may go now)
+// and takes its bytes.
+func (b *probePacer) take(now time.Time, n int) time.Duration {
+	if b.at.IsZero() {
+		b.tokens, b.at = probeBurst, now
+	}
+	if el := now.Sub(b.at); el > 0 {
+		el = min(el, time.Minute) // keeps the product in range; a minute covers any debt
+		b.tokens = min(probeBurst, b.tokens+int64(el)*probeRate/int64(time.Second))
+		b.at = now
+	}
+	b.tokens -= int64(n)
+	if b.tokens >= 0 {
+		return 0
+	}
+	return time.Duration(-b.tokens * int64(time.Second) / probeRate)
+}
+
 // startPMTU starts discovery on every engine path on entering
 // ESTABLISHED.
 func (a *Assoc) startPMTU(now time.Time) {
@@ -111,6 +160,13 @@ func (a *Assoc) pmtuTimer(now time.Time) {
 			a.pmtuChanged(i)
 		}
 		if size == 0 {
+			continue
+		}
+		if bit := uint32(1) << i; a.pend.pmtuPaid&bit != 0 {
+			a.pend.pmtuPaid &^= bit // held until its turn, paid already
+		} else if wait := a.ep.probes.take(now, size); wait > 0 {
+			pr.Hold(now.Add(wait))
+			a.pend.pmtuPaid |= bit
 			continue
 		}
 		if size != before {

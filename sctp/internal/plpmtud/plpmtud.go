@@ -67,10 +67,11 @@ var commonSizes = [...]int{1280, 1400, 1420, 1440, 1480, 1492, 1500, 4000, 8192,
 // Prober is the DPLPMTUD state machine of one path.
 type Prober struct {
 	state    State
-	base     int // BASE_PLPMTU
-	max      int // MAX_PLPMTU (Config.Max)
-	overhead int // IP (and UDP) header bytes: an IP MTU less this is a packet size
-	plpmtu   int // the validated PLPMTU the sender uses
+	held     bool // the probe of size probe was prepared but not sent (Hold)
+	base     int  // BASE_PLPMTU
+	max      int  // MAX_PLPMTU (Config.Max)
+	overhead int  // IP (and UDP) header bytes: an IP MTU less this is a packet size
+	plpmtu   int  // the validated PLPMTU the sender uses
 
 	lo, hi int // search interval: lo acknowledged, hi the smallest size lost (max+4 when none)
 
@@ -132,7 +133,22 @@ func (p *Prober) Deadline() time.Time {
 // Outstanding returns the size and nonce of the probe awaiting its
 // acknowledgement (size 0 when none).
 func (p *Prober) Outstanding() (size int, nonce uint64, sent time.Time) {
+	if p.held {
+		return 0, 0, time.Time{}
+	}
 	return p.probe, p.nonce, p.sentAt
+}
+
+// Hold puts off the probe OnTimer just prepared, not sent, until until:
+// OnTimer then prepares it again without counting it lost. The caller's
+// pacing of the probes of many paths uses it (RFC 8899 section 3: probes
+// are not subject to congestion control, but a sender "SHOULD limit the
+// rate at which it sends probe packets").
+func (p *Prober) Hold(until time.Time) {
+	if p.probe == 0 {
+		return
+	}
+	p.held, p.nonce, p.sentAt, p.due = true, 0, time.Time{}, until
 }
 
 // next returns the size to probe in SEARCH: the upper bound first, then a
@@ -181,7 +197,9 @@ func (p *Prober) OnTimer(now time.Time, timeout time.Duration) (send int, change
 	if p.state == StateDisabled || p.due.IsZero() || now.Before(p.due) {
 		return 0, false
 	}
-	if p.probe != 0 {
+	if p.held {
+		p.held = false // never sent: nothing was lost
+	} else if p.probe != 0 {
 		p.count++
 		if p.count >= MaxProbes {
 			changed = p.failed(now)
@@ -238,7 +256,7 @@ func (p *Prober) Sent(now time.Time, nonce uint64) {
 // losses and reports whether the PLPMTU changed.
 func (p *Prober) failed(now time.Time) bool {
 	size := p.probe
-	p.probe, p.count = 0, 0
+	p.probe, p.count, p.held = 0, 0, false
 	switch p.state {
 	case StateBase, StateError:
 		// RFC 8899 section 5.2: BASE moves to ERROR when BASE_PLPMTU
@@ -272,7 +290,7 @@ func (p *Prober) raiseAfterError() time.Duration { return min(p.raise, 30*time.S
 // complete ends a search (SEARCH_COMPLETE) and arms PMTU_RAISE_TIMER.
 func (p *Prober) complete(now time.Time) {
 	p.state = StateSearchComplete
-	p.probe, p.count, p.suspect = 0, 0, 0
+	p.probe, p.count, p.suspect, p.held = 0, 0, 0, false
 	p.due = time.Time{}
 	if p.plpmtu < p.max {
 		p.due = now.Add(p.raise)
@@ -283,11 +301,11 @@ func (p *Prober) complete(now time.Time) {
 // HEARTBEAT ACK): the probe's size is confirmed. It reports whether the
 // nonce was the outstanding probe's, and whether the PLPMTU changed.
 func (p *Prober) Acked(now time.Time, nonce uint64) (ours, changed bool) {
-	if p.probe == 0 || nonce != p.nonce {
+	if p.probe == 0 || p.held || nonce != p.nonce {
 		return false, false
 	}
 	size := p.probe
-	p.probe, p.count = 0, 0
+	p.probe, p.count, p.held = 0, 0, false
 	old := p.plpmtu
 	switch p.state {
 	case StateBase, StateError:
@@ -345,7 +363,7 @@ func (p *Prober) PTB(now time.Time, mtu int, probe bool) (valid, used, changed b
 	if probe {
 		// The probe was too big: its size is lost for good; the next
 		// probe tries the reported size.
-		p.probe, p.count = 0, 0
+		p.probe, p.count, p.held = 0, 0, false
 		p.hi = min(p.hi, size+4)
 		p.due = now
 		if size <= p.lo {
@@ -359,7 +377,7 @@ func (p *Prober) PTB(now time.Time, mtu int, probe bool) (valid, used, changed b
 	// BASE_PLPMTU.
 	p.plpmtu = size
 	p.state = StateSearch
-	p.probe, p.count = 0, 0
+	p.probe, p.count, p.held = 0, 0, false
 	p.lo, p.hi = p.base, p.plpmtu+4
 	p.suspect = p.plpmtu
 	p.due = now
@@ -383,7 +401,7 @@ func (p *Prober) Suspect(now time.Time) bool {
 	p.suspect = old
 	p.plpmtu = p.base
 	p.lo, p.hi = p.base, old+4
-	p.probe, p.count = 0, 0
+	p.probe, p.count, p.held = 0, 0, false
 	p.due = now
 	return true
 }

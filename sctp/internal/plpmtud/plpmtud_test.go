@@ -201,3 +201,49 @@ func TestPMTURaiseTimer(t *testing.T) {
 		t.Fatalf("after PMTU_RAISE_TIMER: state %v probe %d", p.State(), size)
 	}
 }
+
+// TestPMTUHoldIsNotALoss: a probe put off by the sender's pacing (Hold)
+// was never sent: it counts as no loss however often it is held, it is
+// not outstanding, an acknowledgement of an earlier probe's nonce does
+// not confirm it, and once sent it goes on as any probe.
+func TestPMTUHoldIsNotALoss(t *testing.T) {
+	var p Prober
+	p.Start(pmtuT0, Config{Base: 1152, Max: 65500, Overhead: 48})
+	now := pmtuT0
+	size, _ := p.OnTimer(now, 0) // BASE_PLPMTU
+	p.Sent(now, 1)
+	if ours, _ := p.Acked(now, 1); !ours {
+		t.Fatal("base probe not acknowledged")
+	}
+	for i := range 3 * MaxProbes {
+		now = now.Add(time.Second)
+		size, _ = p.OnTimer(now, 0)
+		if size != 65500 {
+			t.Fatalf("round %d: probe of %d, want the upper bound 65500", i, size)
+		}
+		p.Hold(now.Add(10 * time.Millisecond))
+		if s, _, _ := p.Outstanding(); s != 0 {
+			t.Fatalf("round %d: a held probe of %d is outstanding", i, s)
+		}
+		if ours, _ := p.Acked(now, 1); ours {
+			t.Fatalf("round %d: the base probe's nonce confirmed a held probe", i)
+		}
+		if d := p.Deadline(); !d.Equal(now.Add(10 * time.Millisecond)) {
+			t.Fatalf("round %d: deadline %v, want the hold's end", i, d.Sub(now))
+		}
+		if s, _ := p.OnTimer(now.Add(5*time.Millisecond), 0); s != 0 {
+			t.Fatalf("round %d: probe of %d before the hold ended", i, s)
+		}
+	}
+	if p.State() != StateSearch || p.PLPMTU() != 1152 {
+		t.Fatalf("after %d holds: state %v, PLPMTU %d; want SEARCH at 1152", 3*MaxProbes, p.State(), p.PLPMTU())
+	}
+	now = now.Add(time.Second)
+	if size, _ = p.OnTimer(now, 0); size != 65500 {
+		t.Fatalf("probe of %d after the holds, want 65500", size)
+	}
+	p.Sent(now, 2)
+	if ours, _ := p.Acked(now, 2); !ours || p.PLPMTU() != 65500 {
+		t.Fatalf("ack taken %v, PLPMTU %d, want 65500", ours, p.PLPMTU())
+	}
+}
