@@ -22,8 +22,6 @@ import (
 	"os"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/netio"
 )
@@ -147,13 +145,6 @@ func report(side string, bytes int, d time.Duration, cpu float64) {
 		fail(fmt.Errorf("%s: nothing measured", side))
 	}
 	fmt.Printf("%s %.0f Mbit/s %.2f cores\n", side, float64(bytes)*8/s/1e6, cpu/s)
-}
-
-// cpuTime returns the CPU seconds the process used, user and system.
-func cpuTime() float64 {
-	var ru unix.Rusage
-	unix.Getrusage(unix.RUSAGE_SELF, &ru)
-	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
 }
 
 func fail(err error) {
