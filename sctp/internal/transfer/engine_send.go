@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"math"
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
@@ -36,6 +37,9 @@ func (e *Engine) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 // (chunk.Hole). The holes reference the send buffer's messages: a message
 // released before ReleaseHeld is not reused until then.
 func (e *Engine) AppendDataHoles(now time.Time, pkt []byte, room int, holes []chunk.Hole, min int) ([]byte, int, []chunk.Hole) {
+	if min > math.MaxInt32 {
+		min = math.MaxInt32 // no payload is that large: no holes
+	}
 	e.send.holes, e.send.holeMin = holes, int32(min)
 	pkt, n := e.send.appendData(now, pkt, room)
 	holes, e.send.holes = e.send.holes, nil
