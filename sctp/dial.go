@@ -162,6 +162,12 @@ func dialAddr(ctx context.Context, raddr string) (addrSpec, error) {
 // made for this association and closes with it. The caller makes its
 // errors a dial's (opErr).
 func (e *Endpoint) associate(ctx context.Context, peers []netip.AddrPort, udpPort uint16, ownEndpoint bool) (*Association, error) {
+	if err := ctx.Err(); err != nil {
+		// A context done before the dial starts ends it with its error
+		// before anything else is looked at, as net.Dialer does: not with
+		// whatever state the endpoint is in (a socket that failed).
+		return nil, err
+	}
 	peer := peers[0]
 	to := make([]netip.AddrPort, len(peers))
 	for i, p := range peers {
