@@ -99,7 +99,6 @@ type pending struct {
 	sackNow       bool             // SACK must go in the next packet (e.g. SHUTDOWN-SENT rule)
 	pathHB        uint32           // paths owed a HEARTBEAT (paths.go), bit i for a.paths[i]
 	pmtuProbe     uint32           // engine paths owed a PLPMTU probe (pmtu.go), bit i for engine path i
-	pmtuPaid      uint32           // engine paths whose held probe has its pacing paid (pmtu.go)
 }
 
 // ctlFlags are the control chunks owed besides SACK and DATA, one bit

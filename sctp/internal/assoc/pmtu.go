@@ -162,12 +162,11 @@ func (a *Assoc) pmtuTimer(now time.Time) {
 		if size == 0 {
 			continue
 		}
-		if bit := uint32(1) << i; a.pend.pmtuPaid&bit != 0 {
-			a.pend.pmtuPaid &^= bit // held until its turn, paid already
-		} else if wait := a.ep.probes.take(now, size); wait > 0 {
-			pr.Hold(now.Add(wait))
-			a.pend.pmtuPaid |= bit
-			continue
+		if !pr.Held() { // a held probe's turn was paid for when it was held
+			if wait := a.ep.probes.take(now, size); wait > 0 {
+				pr.Hold(now.Add(wait))
+				continue
+			}
 		}
 		if size != before {
 			nonce = uint64(a.ep.random32())<<32 | uint64(a.ep.random32())

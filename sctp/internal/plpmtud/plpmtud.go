@@ -140,16 +140,21 @@ func (p *Prober) Outstanding() (size int, nonce uint64, sent time.Time) {
 }
 
 // Hold puts off the probe OnTimer just prepared, not sent, until until:
-// OnTimer then prepares it again without counting it lost. The caller's
-// pacing of the probes of many paths uses it (RFC 8899 section 3: probes
-// are not subject to congestion control, but a sender "SHOULD limit the
-// rate at which it sends probe packets").
+// OnTimer then prepares it again without counting it lost, and Held
+// reports it until Sent. The caller's pacing of the probes of many paths
+// uses it (RFC 8899 section 3: probes are not subject to congestion
+// control, but a sender "SHOULD limit the rate at which it sends probe
+// packets").
 func (p *Prober) Hold(until time.Time) {
 	if p.probe == 0 {
 		return
 	}
 	p.held, p.nonce, p.sentAt, p.due = true, 0, time.Time{}, until
 }
+
+// Held reports whether the probe OnTimer prepared was held (Hold) and not
+// sent since: its turn came, and its pacing was paid when it was held.
+func (p *Prober) Held() bool { return p.held }
 
 // next returns the size to probe in SEARCH: the upper bound first, then a
 // common size inside (lo, hi), then the middle of the interval; 0 when
@@ -197,9 +202,7 @@ func (p *Prober) OnTimer(now time.Time, timeout time.Duration) (send int, change
 	if p.state == StateDisabled || p.due.IsZero() || now.Before(p.due) {
 		return 0, false
 	}
-	if p.held {
-		p.held = false // never sent: nothing was lost
-	} else if p.probe != 0 {
+	if !p.held && p.probe != 0 { // a held probe was never sent: nothing was lost
 		p.count++
 		if p.count >= MaxProbes {
 			changed = p.failed(now)
@@ -249,7 +252,7 @@ func probeTimeout(d time.Duration) time.Duration { return max(d, minProbeTimeout
 
 // Sent records that the probe of OnTimer went out with nonce.
 func (p *Prober) Sent(now time.Time, nonce uint64) {
-	p.nonce, p.sentAt = nonce, now
+	p.nonce, p.sentAt, p.held = nonce, now, false
 }
 
 // failed ends the trial of the outstanding probe size after MaxProbes
