@@ -124,27 +124,15 @@ func TestUDPReadBatchViewLend(t *testing.T) {
 	in := make([]Packet, 64)
 	read := func(seq int) []Packet {
 		t.Helper()
-		fill(out, seq, size, b.LocalAddr())
-		if n, err := a.WriteBatch(out); err != nil || n != len(out) {
-			t.Fatalf("WriteBatch = %d, %v", n, err)
-		}
-		var got []Packet
-		b.SetReadDeadline(time.Now().Add(5 * time.Second))
-		for len(got) < len(out) {
-			n, err := b.ReadBatchView(in)
-			if err != nil {
-				t.Fatal(err)
+		got := sendViews(t, a, b, out, in, seq, size)
+		for _, p := range got {
+			if p.Lend == nil {
+				t.Fatal("a view names no buffer")
 			}
-			for _, p := range in[:n] {
-				if p.Lend == nil {
-					t.Fatal("a view names no buffer")
-				}
-				lb := p.Lend.Bytes()
-				if s := uintptr(unsafe.Pointer(&p.Buf[0])) - uintptr(unsafe.Pointer(&lb[0])); s >= uintptr(len(lb)) {
-					t.Fatal("a view lies outside the buffer it names")
-				}
+			lb := p.Lend.Bytes()
+			if s := uintptr(unsafe.Pointer(&p.Buf[0])) - uintptr(unsafe.Pointer(&lb[0])); s >= uintptr(len(lb)) {
+				t.Fatal("a view lies outside the buffer it names")
 			}
-			got = append(got, in[:n]...)
 		}
 		return got
 	}
@@ -196,25 +184,13 @@ func TestUDPReadBatchViewLendsOnlyFullReads(t *testing.T) {
 	in := make([]Packet, 64)
 	read := func(out []Packet, seq, size int) []Packet {
 		t.Helper()
-		fill(out, seq, size, b.LocalAddr())
-		if n, err := a.WriteBatch(out); err != nil || n != len(out) {
-			t.Fatalf("WriteBatch = %d, %v", n, err)
-		}
-		var got []Packet
-		b.SetReadDeadline(time.Now().Add(5 * time.Second))
-		for len(got) < len(out) {
-			n, err := b.ReadBatchView(in)
-			if err != nil {
-				t.Fatal(err)
+		got := sendViews(t, a, b, out, in, seq, size)
+		for i, p := range got {
+			exp := make([]byte, size)
+			fill([]Packet{{Buf: exp}}, seq+i, size, a.LocalAddr())
+			if !bytes.Equal(p.Data(), exp) {
+				t.Fatalf("packet %d wrong", seq+i)
 			}
-			for i, p := range in[:n] {
-				exp := make([]byte, size)
-				fill([]Packet{{Buf: exp}}, seq+len(got)+i, size, a.LocalAddr())
-				if !bytes.Equal(p.Data(), exp) {
-					t.Fatalf("packet %d wrong", seq+len(got)+i)
-				}
-			}
-			got = append(got, in[:n]...)
 		}
 		return got
 	}
@@ -237,4 +213,25 @@ func TestUDPReadBatchViewLendsOnlyFullReads(t *testing.T) {
 		// Loopback hands a GSO send to a GRO socket unsplit: one read.
 		t.Fatalf("%d of the %d packets of a %d-byte GSO send lent", coalesced, len(burst), len(burst)*size)
 	}
+}
+
+// sendViews writes out from a to b, filled for sequence number seq with
+// size-byte packets, and returns what b reads as views into in's slots,
+// until as many packets came as were sent.
+func sendViews(t *testing.T, a, b *UDPConn, out, in []Packet, seq, size int) []Packet {
+	t.Helper()
+	fill(out, seq, size, b.LocalAddr())
+	if n, err := a.WriteBatch(out); err != nil || n != len(out) {
+		t.Fatalf("WriteBatch = %d, %v", n, err)
+	}
+	var got []Packet
+	b.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for len(got) < len(out) {
+		n, err := b.ReadBatchView(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, in[:n]...)
+	}
+	return got
 }
