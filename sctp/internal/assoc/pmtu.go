@@ -46,11 +46,11 @@ const pmtuStartDelay = 100 * time.Millisecond
 // Probes are paced per endpoint (probePacer): RFC 8899 section 3 keeps
 // probes out of congestion control but asks that a sender "SHOULD limit
 // the rate at which it sends probe packets". One association's search
-// sends a few probes; thousands of associations set up at once from one
-// host, each searching towards loopback's 65535 bytes 100 ms after it
-// came up, sent megabytes of probes in a burst, overflowed the socket
-// buffers and lost the handshake packets of later associations with
-// them (a 1 s initial RTO each). A probe beyond the pacer's budget is
+// sends a few probes; unpaced, thousands of associations set up at once
+// from one host, each searching towards loopback's 65535 bytes 100 ms
+// after it comes up, would send megabytes of probes in a burst, overflow
+// the socket buffers and lose the handshake packets of later associations
+// with them (a 1 s initial RTO each). A probe beyond the pacer's budget is
 // held (plpmtud.Prober.Hold) until its turn, which the pacer assigns
 // when it refuses it, so a held probe is sent without asking again and
 // the associations waiting are not woken more than once each.
