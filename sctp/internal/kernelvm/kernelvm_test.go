@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -236,5 +237,27 @@ func writeSeed(t *testing.T, name string, p []byte) {
 	}
 	if err := os.WriteFile(filepath.Join("testdata", name), p, 0o644); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestKernelDiagnose: the report a failed interop test gets shows a guest that reaches
+// the host through QEMU's user network, the guest kernel's log, and QEMU's indexes of
+// the virtio-net queues.
+func TestKernelDiagnose(t *testing.T) {
+	vm := kvm.Get(t)
+	ctx := ctxFor(t, 2*time.Minute)
+	d := vm.Diagnose(ctx)
+	for _, want := range []string{
+		"3 packets transmitted, 3 packets received", // the ping of HostUserIP
+		"dmesg, last lines (exit 0)",
+		"eth0:",            // /proc/net/dev
+		"virtio",           // /proc/interrupts
+		"Udp: InDatagrams", // /proc/net/snmp
+		`"last-avail-idx"`, // QEMU's queue status
+		"virtio-net-pci",   // info network
+	} {
+		if !strings.Contains(d, want) {
+			t.Errorf("Diagnose: no %q in\n%s", want, d)
+		}
 	}
 }

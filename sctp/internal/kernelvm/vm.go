@@ -163,6 +163,7 @@ func (vm *VM) boot(ctx context.Context, qemu, initrd string) error {
 		"-serial", "chardev:con",
 		"-chardev", "stdio,id=ctl,signal=off",
 		"-serial", "chardev:ctl",
+		"-qmp", "unix:" + filepath.Join(vm.dir, "qmp.sock") + ",server=on,wait=off",
 		"-netdev", fmt.Sprintf("user,id=n0,net=10.0.2.0/24,hostfwd=udp:127.0.0.1:%d-:%d", port, GuestUDPPort),
 		"-device", "virtio-net-pci,netdev=n0,mac=" + macUser + ",romfile=",
 	}
