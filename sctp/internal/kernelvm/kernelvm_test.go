@@ -261,3 +261,19 @@ func TestKernelDiagnose(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelPossibleCPUs: the guest runs on one CPU with room for a second, the setting
+// under which QEMU keeps the guest's memory barriers that virtio needs (see boot).
+func TestKernelPossibleCPUs(t *testing.T) {
+	vm := kvm.Get(t)
+	ctx := ctxFor(t, time.Minute)
+	for file, want := range map[string]string{"possible": "0-1", "online": "0"} {
+		res, err := vm.Run(ctx, "cpus-"+file, "/bin/cat", "/sys/devices/system/cpu/"+file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(res.Stdout, ""); got != want {
+			t.Errorf("/sys/devices/system/cpu/%s = %q, want %q", file, got, want)
+		}
+	}
+}

@@ -155,7 +155,11 @@ func (vm *VM) boot(ctx context.Context, qemu, initrd string) error {
 	vm.udpPort = port
 	args := []string{
 		"-accel", "tcg", "-nodefaults", "-no-reboot", "-no-user-config", "-display", "none",
-		"-m", fmt.Sprint(vm.cfg.MemoryMB), "-smp", "1",
+		// One vCPU, but room for two: QEMU before 8.1 translates a guest with at most one
+		// CPU without its memory barriers (no CF_PARALLEL), yet its I/O thread reads the
+		// virtqueues in parallel, and a virtio-net notification lost that way stops the
+		// guest's transmit queue for good. maxcpus=2 makes QEMU keep the barriers.
+		"-m", fmt.Sprint(vm.cfg.MemoryMB), "-smp", "1,maxcpus=2",
 		"-kernel", vm.guest.Vmlinux, "-initrd", initrd,
 		"-append", "console=ttyS0 cryptomgr.notests mitigations=off nokaslr quiet panic=-1 " +
 			"i8042.noaux i8042.nokbd i8042.nopnp tsc=reliable no_timer_check " + os.Getenv("USCTP_KVM_CMDLINE"),
