@@ -69,56 +69,86 @@ func selected(name string) bool {
 }
 
 // guestVM is a VM shared by the package's tests, booted in the background by TestMain
-// or by the first test that asks for it, and closed by TestMain.
+// or by the first test that asks for it, and closed by TestMain. A guest whose network
+// a failed test found dead (markDead) is replaced by a new one at the next Get.
 type guestVM struct {
 	cfg      kernelvm.Config
 	once     sync.Once
-	done     chan struct{}
 	cancel   context.CancelFunc
-	vm       *kernelvm.VM
-	err      error
 	guestErr bool // no guest prepared: skip outside CI
 	took     time.Duration
 	logOnce  sync.Once
+
+	mu   sync.Mutex
+	done chan struct{} // closed when the first boot ended; set once, under mu
+	vm   *kernelvm.VM
+	err  error
+	dead *kernelvm.VM // vm, when markDead found its network dead
+}
+
+// doneChan returns the channel closed at the end of the first boot, nil before start.
+func (g *guestVM) doneChan() chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.done
+}
+
+// config is the configuration of a boot.
+func (g *guestVM) config() kernelvm.Config {
+	cfg := g.cfg
+	if os.Getenv("USCTP_KVM_VERBOSE") != "" {
+		cfg.Logf = func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
+	}
+	return cfg
 }
 
 // start boots the VM in the background, after the boot of after (if not nil) ended.
 func (g *guestVM) start(after *guestVM) {
 	g.once.Do(func() {
-		g.done = make(chan struct{})
+		done := make(chan struct{})
+		g.mu.Lock()
+		g.done = done
+		g.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		g.cancel = cancel
 		go func() {
-			defer close(g.done)
-			if after != nil && after.done != nil {
-				select {
-				case <-after.done:
-				case <-ctx.Done():
+			defer close(done)
+			if after != nil {
+				if d := after.doneChan(); d != nil {
+					select {
+					case <-d:
+					case <-ctx.Done():
+					}
 				}
 			}
 			begin := time.Now()
-			cfg := g.cfg
-			if os.Getenv("USCTP_KVM_VERBOSE") != "" {
-				cfg.Logf = func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
-			}
+			cfg := g.config()
 			guest, err := kernelvm.FindGuest(ctx, cfg.Kernel, nil)
 			if err != nil {
+				g.mu.Lock()
 				g.err, g.guestErr = err, true
+				g.mu.Unlock()
 				return
 			}
+			g.cfg.Guest = guest
 			cfg.Guest = guest
-			g.vm, g.err = kernelvm.Start(ctx, cfg)
+			vm, err := kernelvm.Start(ctx, cfg)
+			g.mu.Lock()
+			g.vm, g.err = vm, err
+			g.mu.Unlock()
 			g.took = time.Since(begin)
 		}()
 	})
 }
 
 // Get returns the VM, waiting for its boot; a test that cannot have it fails in CI and
-// skips elsewhere (kernelvm.Unavailable).
+// skips elsewhere (kernelvm.Unavailable). A VM whose network died is replaced first.
 func (g *guestVM) Get(t testing.TB) *kernelvm.VM {
 	t.Helper()
 	g.start(nil)
-	<-g.done
+	<-g.doneChan()
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	if g.guestErr {
 		kernelvm.Unavailable(t, g.err)
 	}
@@ -129,16 +159,43 @@ func (g *guestVM) Get(t testing.TB) *kernelvm.VM {
 		t.Logf("guest %s: ready %v after its start (kpeer and initramfs %v, QEMU to kpeer %v)", g.vm.Guest().Release,
 			g.took.Round(time.Millisecond), g.vm.PrepTime.Round(time.Millisecond), g.vm.BootTime.Round(time.Millisecond))
 	})
+	if g.dead != nil && g.dead == g.vm {
+		g.vm.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		begin := time.Now()
+		vm, err := kernelvm.Start(ctx, g.config())
+		if err != nil {
+			g.err = err
+			t.Fatalf("booting a guest in place of the one whose network died: %v", err)
+		}
+		g.vm, g.dead = vm, nil
+		t.Logf("guest %s: booted in place of the one whose network died, in %v", vm.Guest().Release, time.Since(begin).Round(time.Millisecond))
+	}
 	return g.vm
+}
+
+// markDead records that vm, this guestVM's VM, no longer carries packets on its first
+// NIC: the next Get boots a new guest, so that one QEMU whose network died fails one
+// test, not every test after it.
+func (g *guestVM) markDead(vm *kernelvm.VM) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.vm == vm {
+		g.dead = vm
+	}
 }
 
 // Close stops a boot in progress and kills the VM.
 func (g *guestVM) Close() {
-	if g.done == nil {
+	d := g.doneChan()
+	if d == nil {
 		return
 	}
 	g.cancel()
-	<-g.done
+	<-d
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	if g.vm != nil {
 		g.vm.Close()
 	}
@@ -165,6 +222,7 @@ var ids atomic.Int32
 // pair is one association between usctp and kpeer.
 type pair struct {
 	t     *testing.T
+	g     *guestVM
 	vm    *kernelvm.VM
 	ctx   context.Context
 	tr    string
@@ -203,7 +261,7 @@ func newPair(t *testing.T, s setup) *pair {
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	t.Cleanup(cancel)
 	n := ids.Add(1)
-	p := &pair{t: t, vm: vm, ctx: ctx, tr: s.tr, role: s.role, id: fmt.Sprintf("k%d", n)}
+	p := &pair{t: t, g: s.vm, vm: vm, ctx: ctx, tr: s.tr, role: s.role, id: fmt.Sprintf("k%d", n)}
 
 	pc := kernelvm.PcapFor(t) // names the file after the test; usctp writes it
 	pc.Close()
@@ -299,16 +357,36 @@ func (p *pair) cleanup() {
 // running and what its kernel printed last: a guest kernel that oopsed or
 // panicked (QEMU exits: -no-reboot) fails a test with what its absence
 // looks like to usctp (an ICMP port unreachable from QEMU's closed UDP
-// port, a timeout), and its console names the real cause.
+// port, a timeout), and its console names the real cause. It also asks
+// whether the guest still reaches the host through QEMU's user network: a
+// guest whose network died is replaced before the next test.
 func (p *pair) guestReport() {
 	if !p.t.Failed() {
 		return
 	}
 	if exited, err := p.vm.Exited(); exited {
 		p.t.Logf("the guest's QEMU has exited (%v)", err)
+		return
 	}
 	p.t.Logf("guest console, last lines:\n%s", p.vm.ConsoleTail(25))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := p.vm.PingHost(ctx); err != nil {
+		p.t.Logf("%s: %v; the next test boots a new guest", guestNetworkDead, err)
+		p.g.markDead(p.vm)
+	}
+	if diagnoses.Add(1) <= 4 {
+		p.t.Logf("guest network:\n%s", p.vm.Diagnose(ctx))
+	}
 }
+
+// guestNetworkDead starts the line of a failed test whose guest no longer reaches the
+// host: .ci/test.sh looks for it.
+const guestNetworkDead = "kerneltest: guest network dead"
+
+// diagnoses counts the guest diagnoses of failed tests: the first few say what
+// broke; after a guest's network died, every later test fails the same way.
+var diagnoses atomic.Int64
 
 // wait waits for kpeer's next line of this pair that starts with verb (MSG, DONE,
 // EVENT, SENT, ...) and for which match, if not nil, is true.
