@@ -71,8 +71,25 @@ for goos in darwin windows; do
 done
 
 step "go test -race"
+# One second chance, for one diagnosed fault of the emulator and nothing else: when
+# the kernel interop package is the only one that failed and a failed test found the
+# guest unable to ping QEMU's own gateway (the rig then boots a new guest), that
+# package runs once more. QEMU's user network is not usctp; a usctp fault leaves the
+# guest's ping working and fails here as before.
+log=$(mktemp)
 # shellcheck disable=SC2086
-go test -race -count=1 -timeout 25m ${TESTFLAGS:-} ./...
+if ! go test -race -count=1 -timeout 25m ${TESTFLAGS:-} ./... 2>&1 | tee "$log"; then
+	failed=$(awk '$1 == "FAIL" && NF >= 2 {print $2}' "$log" | sort -u)
+	if [ "$failed" = github.com/usctp/usctp/sctp/internal/kerneltest ] &&
+		grep -q 'kerneltest: guest network dead' "$log"; then
+		step "go test -race ./sctp/internal/kerneltest, again: the guest's network died (above)"
+		# shellcheck disable=SC2086
+		go test -race -count=1 -timeout 25m ${TESTFLAGS:-} ./sctp/internal/kerneltest
+	else
+		exit 1
+	fi
+fi
+rm -f "$log"
 
 step "soak, ${SOAKTIME:-60s}"
 # Mixed traffic on the simulated network (make soak runs it 10 minutes): exact
