@@ -9,8 +9,11 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // Update returns the CRC32c of p appended to the data whose CRC32c is crc,
 // as crc32.Update(crc, crc32.MakeTable(crc32.Castagnoli), p) does.
 func Update(crc uint32, p []byte) uint32 {
-	if useVector {
+	switch useVector {
+	case vectorAVX512:
 		return updateVector(crc, p)
+	case vectorAVX2:
+		return updateAVX2(crc, p)
 	}
 	return crc32.Update(crc, castagnoli, p)
 }
@@ -25,8 +28,11 @@ func Checksum(p []byte) uint32 { return Update(0, p) }
 // 12-byte common header; ChecksumPacket panics if it is shorter.
 func ChecksumPacket(p []byte) uint32 {
 	_ = p[11]
-	if useVector {
+	switch useVector {
+	case vectorAVX512:
 		return checksumPacketVector(p)
+	case vectorAVX2:
+		return checksumPacketAVX2(p)
 	}
 	c := crc32.Update(0, castagnoli, p[:8])
 	return crc32.Update(zero4(c), castagnoli, p[12:])

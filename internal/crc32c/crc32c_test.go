@@ -18,9 +18,12 @@ type implementation struct {
 func implementations(t testing.TB) []implementation {
 	saved := useVector
 	t.Cleanup(func() { useVector = saved })
-	impls := []implementation{{"fallback", func() { useVector = false }}}
-	if saved {
-		impls = append(impls, implementation{"vector", func() { useVector = true }})
+	impls := []implementation{{"fallback", func() { useVector = noVector }}}
+	if saved >= vectorAVX2 {
+		impls = append(impls, implementation{"avx2", func() { useVector = vectorAVX2 }})
+	}
+	if saved >= vectorAVX512 {
+		impls = append(impls, implementation{"avx512", func() { useVector = vectorAVX512 }})
 	}
 	return impls
 }

@@ -17,6 +17,14 @@
 // registers. The constants, powers of x modulo the polynomial, come from
 // gen_tables.go.
 //
+// On amd64 CPUs with VPCLMULQDQ, AVX2 and SSE4.2 but not AVX-512 (AMD Zen
+// 3, Intel before Ice Lake), an input of 256 bytes or more runs the CRC32
+// instruction over its first len mod 128 bytes, which needs no masked
+// load, and folds the rest with four 256-bit accumulators, 128 bytes a
+// turn: a 1500-byte packet in about two thirds of hash/crc32's time, 64
+// KiB a tenth faster, where the CRC32 instruction's three chains already
+// keep up with the multiplier.
+//
 // Everywhere else (other architectures, CPUs without those features, the
 // purego build tag) it calls hash/crc32.
 package crc32c

@@ -65,6 +65,10 @@ func main() {
 	lane("·crc32cFold256", 0, foldLane(256*8))
 	b.WriteString("GLOBL ·crc32cFold256(SB), RODATA|NOPTR, $16\n\n")
 
+	b.WriteString("// crc32cFold128 moves a lane 128 bytes forward: one turn of the AVX2 loop.\n")
+	lane("·crc32cFold128", 0, foldLane(128*8))
+	b.WriteString("GLOBL ·crc32cFold128(SB), RODATA|NOPTR, $16\n\n")
+
 	b.WriteString("// crc32cFold64 moves a lane 64 bytes forward: one turn of the short loop.\n")
 	lane("·crc32cFold64", 0, foldLane(64*8))
 	b.WriteString("GLOBL ·crc32cFold64(SB), RODATA|NOPTR, $16\n\n")
@@ -79,7 +83,8 @@ func main() {
 
 	b.WriteString("// crc32cReduce moves lane j (0-15) of the four accumulators (15-j)*16\n")
 	b.WriteString("// bytes forward, onto the last lane; its last 64 bytes do the same for\n")
-	b.WriteString("// the four lanes of one accumulator.\n")
+	b.WriteString("// the four lanes of one accumulator, and its last 128 bytes the same for\n")
+	b.WriteString("// the eight lanes of the AVX2 code's four 256-bit accumulators.\n")
 	for j := range 16 {
 		lane("·crc32cReduce", 16*j, foldLane((15-j)*128))
 	}

@@ -9,6 +9,11 @@ DATA ·crc32cFold256+0(SB)/8, $0xe9a5d8be00000000
 DATA ·crc32cFold256+8(SB)/8, $0x1426a81500000000
 GLOBL ·crc32cFold256(SB), RODATA|NOPTR, $16
 
+// crc32cFold128 moves a lane 128 bytes forward: one turn of the AVX2 loop.
+DATA ·crc32cFold128+0(SB)/8, $0x6577b24500000000
+DATA ·crc32cFold128+8(SB)/8, $0x7417153f00000000
+GLOBL ·crc32cFold128(SB), RODATA|NOPTR, $16
+
 // crc32cFold64 moves a lane 64 bytes forward: one turn of the short loop.
 DATA ·crc32cFold64+0(SB)/8, $0x1c19243b00000000
 DATA ·crc32cFold64+8(SB)/8, $0x75bba45b00000000
@@ -533,7 +538,8 @@ GLOBL ·crc32cFoldHead(SB), RODATA|NOPTR, $4096
 
 // crc32cReduce moves lane j (0-15) of the four accumulators (15-j)*16
 // bytes forward, onto the last lane; its last 64 bytes do the same for
-// the four lanes of one accumulator.
+// the four lanes of one accumulator, and its last 128 bytes the same for
+// the eight lanes of the AVX2 code's four 256-bit accumulators.
 DATA ·crc32cReduce+0(SB)/8, $0xce93766100000000
 DATA ·crc32cReduce+8(SB)/8, $0x048dc5cc00000000
 DATA ·crc32cReduce+16(SB)/8, $0x0d62d3a300000000
