@@ -68,7 +68,7 @@ ceil() {
 	sleep 0.3
 	$tx "$bin/udpceil" -mode send $args -t "${SECS}s" -work="$work" >/dev/null
 	wait "$pid"
-	awk '{print $2}' "$bin/recv"
+	awk '/Mbit/ {print $2}' "$bin/recv"
 }
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

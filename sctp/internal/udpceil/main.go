@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/usctp/usctp/sctp/chunk"
@@ -31,7 +33,7 @@ import (
 const headers = 28
 
 // sink keeps the CRC32c results alive.
-var sink uint32
+var sink atomic.Uint32
 
 func main() {
 	mode := flag.String("mode", "", "recv or send")
@@ -41,6 +43,7 @@ func main() {
 	batch := flag.Int("batch", 44, "datagrams per WriteBatch (one GSO send when they fit 64 KiB)")
 	secs := flag.Duration("t", 4*time.Second, "how long the sender sends")
 	work := flag.Bool("work", false, "copy and CRC32c every datagram, as SCTP over UDP must")
+	senders := flag.Int("senders", 1, "sending goroutines, each with its own socket")
 	flag.Parse()
 	to, err := netip.ParseAddrPort(*addr)
 	if err != nil {
@@ -59,7 +62,11 @@ func main() {
 				fail(err)
 			}
 		}
-		send(local, to, *size, *batch, *secs, *work)
+		var wg sync.WaitGroup
+		for range *senders {
+			wg.Go(func() { send(local, to, *size, *batch, *secs, *work) })
+		}
+		wg.Wait()
 	default:
 		fail(fmt.Errorf("-mode recv or send"))
 	}
@@ -75,7 +82,8 @@ func recv(at netip.AddrPort, work bool) {
 		pkts[i].Buf = make([]byte, 1<<16)
 	}
 	user := make([]byte, 1<<18)
-	var bytes, off int
+	var bytes, off, reads int
+	var crcs uint32
 	var first, last time.Time
 	var cpu0 float64
 	for {
@@ -91,10 +99,11 @@ func recv(at netip.AddrPort, work bool) {
 			first, cpu0 = time.Now(), cpuTime()
 		}
 		last = time.Now()
+		reads++
 		for _, p := range pkts[:n] {
 			d := p.Data()
 			if work && len(d) > headers {
-				sink += chunk.Checksum(d)
+				crcs += chunk.Checksum(d)
 				if off+len(d) > len(user) {
 					off = 0
 				}
@@ -103,7 +112,11 @@ func recv(at netip.AddrPort, work bool) {
 			bytes += len(d)
 		}
 	}
+	sink.Add(crcs)
 	report("recv", bytes, last.Sub(first), cpuTime()-cpu0)
+	if reads > 0 {
+		fmt.Printf("recv %d bytes per read\n", bytes/reads)
+	}
 }
 
 func send(local, to netip.AddrPort, size, batch int, secs time.Duration, work bool) {
@@ -117,6 +130,7 @@ func send(local, to netip.AddrPort, size, batch int, secs time.Duration, work bo
 	}
 	msg := make([]byte, 1<<18)
 	bytes, off := 0, 0
+	var crcs uint32
 	start, cpu0 := time.Now(), cpuTime()
 	for time.Since(start) < secs {
 		if work {
@@ -126,7 +140,7 @@ func send(local, to netip.AddrPort, size, batch int, secs time.Duration, work bo
 					off = 0
 				}
 				off += copy(b[headers:], msg[off:])
-				sink += chunk.Checksum(b)
+				crcs += chunk.Checksum(b)
 			}
 		}
 		n, err := c.WriteBatch(pkts)
@@ -135,6 +149,7 @@ func send(local, to netip.AddrPort, size, batch int, secs time.Duration, work bo
 		}
 		bytes += n * size
 	}
+	sink.Add(crcs)
 	report("send", bytes, time.Since(start), cpuTime()-cpu0)
 }
 
