@@ -30,7 +30,7 @@ func TestConfigValidate(t *testing.T) {
 	if err := d.validate(); err != nil {
 		t.Fatalf("defaults: %v", err)
 	}
-	if d.Timers.RTOMax != time.Minute || d.Buffers.UnsentLimit != 256<<10 || d.Limits.SendBudget != DefaultSendBudget ||
+	if d.Timers.RTOMax != time.Minute || d.Buffers.UnsentLimit != 1<<20 || d.Limits.SendBudget != DefaultSendBudget ||
 		d.Paths.MaxBurst != 4 || d.CloseTimeout != 5*time.Second || d.EventQueue != DefaultEventQueue {
 		t.Fatalf("defaults %+v", d)
 	}

@@ -18,7 +18,7 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("InitRTOMax %v (want RTOMax), HeartbeatInterval %v (want -1 kept)", tm.InitRTOMax, tm.HeartbeatInterval)
 	}
 	b := Buffers{}.WithDefaults()
-	if b != (Buffers{SendBuffer: 1 << 20, RecvBuffer: 1 << 20, SendBufferMax: 16 << 20, RecvBufferMax: 16 << 20, UnsentLimit: 256 << 10}) {
+	if b != (Buffers{SendBuffer: 1 << 20, RecvBuffer: 1 << 20, SendBufferMax: 16 << 20, RecvBufferMax: 16 << 20, UnsentLimit: 1 << 20}) {
 		t.Errorf("Buffers defaults %+v", b)
 	}
 	if b := (Buffers{UnsentLimit: -1, SendBufferMax: -1}).WithDefaults(); b.UnsentLimit != -1 || b.SendBufferMax != -1 {
