@@ -14,7 +14,10 @@ import (
 // sctpcat over a multi-homed association on loopback (Linux: every 127/8
 // address is the host's): -l with two addresses, a client with -bind two
 // of its own and the server's list; -v prints the second server address
-// confirmed (a path state change) and both paths at the end.
+// confirmed (a path state change) and both paths at the end. The second
+// path is listed active or still unconfirmed: the copy is in the send
+// buffer at once, and its paths are printed before the shutdown, which may
+// come before the confirmation's round trip (the event then says so later).
 func TestMultihomedCopy(t *testing.T) {
 	var lout syncBuffer
 	port, lerr, lcode := startListener(t, context.Background(), []string{"-l", "127.0.0.1,127.0.0.2:7005"}, nil, &lout)
@@ -35,7 +38,7 @@ func TestMultihomedCopy(t *testing.T) {
 	for _, re := range []string{
 		`event: peer address change 127\.0\.0\.2:7005/udp:\d+ \(reachability, active\)`,
 		`path: 127\.0\.0\.1:7005/udp:\d+ active primary=true in-use=true`,
-		`path: 127\.0\.0\.2:7005/udp:\d+ active primary=false`,
+		`path: 127\.0\.0\.2:7005/udp:\d+ (active|unconfirmed) primary=false`,
 	} {
 		if !regexp.MustCompile(re).MatchString(v) {
 			t.Errorf("-v output lacks %q:\n%s", re, v)
