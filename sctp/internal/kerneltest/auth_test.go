@@ -240,7 +240,7 @@ func TestKernelAuthASCONFPaths(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
 	n := ids.Add(1)
-	p := &pair{t: t, vm: vm, ctx: ctx, tr: ip, role: client, id: fmt.Sprintf("k%d", n)}
+	p := &pair{t: t, g: kvmMH, vm: vm, ctx: ctx, tr: ip, role: client, id: fmt.Sprintf("k%d", n)}
 	pc := kernelvm.PcapFor(t)
 	pc.Close()
 	p.pcap = pc.Path

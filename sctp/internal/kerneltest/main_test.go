@@ -222,7 +222,7 @@ var ids atomic.Int32
 // pair is one association between usctp and kpeer.
 type pair struct {
 	t     *testing.T
-	g     *guestVM
+	g     *guestVM // the guest vm belongs to, replaced when its network dies
 	vm    *kernelvm.VM
 	ctx   context.Context
 	tr    string
@@ -373,7 +373,9 @@ func (p *pair) guestReport() {
 	defer cancel()
 	if err := p.vm.PingHost(ctx); err != nil {
 		p.t.Logf("%s: %v; the next test boots a new guest", guestNetworkDead, err)
-		p.g.markDead(p.vm)
+		if p.g != nil {
+			p.g.markDead(p.vm)
+		}
 	}
 	if diagnoses.Add(1) <= 4 {
 		p.t.Logf("guest network:\n%s", p.vm.Diagnose(ctx))

@@ -44,7 +44,7 @@ func newMHPair(t *testing.T, role, kopts string, events chan<- sctp.Event, wild 
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	t.Cleanup(cancel)
 	n := ids.Add(1)
-	p := &pair{t: t, vm: vm, ctx: ctx, tr: ip, role: role, id: fmt.Sprintf("k%d", n)}
+	p := &pair{t: t, g: kvmMH, vm: vm, ctx: ctx, tr: ip, role: role, id: fmt.Sprintf("k%d", n)}
 	pc := kernelvm.PcapFor(t)
 	pc.Close()
 	p.pcap = pc.Path
