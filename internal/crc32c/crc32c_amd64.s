@@ -59,38 +59,9 @@ TEXT ·checksumPacketVector(SB), NOSPLIT, $0-28
 TEXT crcBody<>(SB), NOSPLIT|NOFRAME, $0
 	CMPQ CX, $vectorMin
 	JAE  vector
-
-	CMPQ CX, $8
-	JB   tail4
-
-loop8:
-	CRC32Q (SI), AX
-	ADDQ   $8, SI
-	SUBQ   $8, CX
-	CMPQ   CX, $8
-	JAE    loop8
-
-tail4:
-	TESTQ  $4, CX
-	JZ     tail2
-	CRC32L (SI), AX
-	ADDQ   $4, SI
-
-tail2:
-	TESTQ  $2, CX
-	JZ     tail1
-	CRC32W (SI), AX
-	ADDQ   $2, SI
-
-tail1:
-	TESTQ  $1, CX
-	JZ     done
-	CRC32B (SI), AX
-
-done:
-	NOTL AX
-	MOVL AX, (DI)
-	RET
+	MOVQ CX, DX
+	XORL CX, CX
+	JMP  crcScalar<>(SB)
 
 vector:
 	VMOVD AX, X4
@@ -255,4 +226,166 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-8
 	XGETBV
 	MOVL   AX, eax+0(FP)
 	MOVL   DX, edx+4(FP)
+	RET
+
+// Inputs shorter than avx2Min bytes take the CRC32 instruction alone.
+#define avx2Min 256
+
+// func updateAVX2(crc uint32, p []byte) uint32
+//
+// The code for CPUs with VPCLMULQDQ and AVX2 but not AVX-512 (AMD Zen 3,
+// Intel before Ice Lake): without byte-masked loads, the first len mod 128
+// bytes take the CRC32 instruction, and the rest, whole 128-byte blocks
+// (two or more), is folded with four 256-bit accumulators, eight lanes of
+// 128 bits, each turn multiplying every lane by x^1024 modulo P and XORing
+// it with its lane of the next block. The register enters XORed into the
+// first 4 bytes of the first block. At the end lane j is moved (7-j)*16
+// bytes onto the last one with the last eight constants of crc32cReduce,
+// and the lanes are XORed and reduced as in updateVector.
+TEXT ·updateAVX2(SB), NOSPLIT, $0-36
+	MOVL crc+0(FP), AX
+	NOTL AX
+	MOVQ p_base+8(FP), SI
+	MOVQ p_len+16(FP), CX
+	LEAQ ret+32(FP), DI
+	JMP  crcBodyAVX2<>(SB)
+
+// func checksumPacketAVX2(p []byte) uint32
+//
+// The SCTP common header with its checksum field as zero, then the rest of
+// the packet through crcBodyAVX2.
+TEXT ·checksumPacketAVX2(SB), NOSPLIT, $0-28
+	MOVQ   p_base+0(FP), SI
+	MOVQ   p_len+8(FP), CX
+	MOVL   $0xffffffff, AX
+	CRC32Q (SI), AX
+	XORL   DX, DX
+	CRC32L DX, AX
+	ADDQ   $12, SI
+	SUBQ   $12, CX
+	LEAQ   ret+24(FP), DI
+	JMP    crcBodyAVX2<>(SB)
+
+// crcBodyAVX2 runs the CRC32c register AX (inverted, as the CRC32
+// instruction keeps it) over CX bytes at SI, stores the CRC at DI and
+// returns to the caller of the function that jumped to it.
+TEXT crcBodyAVX2<>(SB), NOSPLIT|NOFRAME, $0
+	// DX = the head, the bytes for the CRC32 instruction: all of them
+	// below avx2Min, else len mod 128; CX = the 128-byte blocks after it.
+	MOVQ CX, DX
+	CMPQ CX, $avx2Min
+	JAE  split
+	XORL CX, CX
+	JMP  crcScalar<>(SB)
+
+split:
+	ANDQ $127, DX
+	SUBQ DX, CX
+	SHRQ $7, CX
+	JMP  crcScalar<>(SB)
+
+// crcScalar runs the CRC32c register AX over DX bytes at SI with the CRC32
+// instruction, then over CX 128-byte blocks after them with foldAVX2 when CX
+// is not zero, stores the CRC at DI and returns to the caller of the
+// function that jumped to it: the whole of a short input, or the head of a
+// long one for the AVX2 code.
+TEXT crcScalar<>(SB), NOSPLIT|NOFRAME, $0
+loop8:
+	CMPQ   DX, $8
+	JB     tail4
+	CRC32Q (SI), AX
+	ADDQ   $8, SI
+	SUBQ   $8, DX
+	JMP    loop8
+
+tail4:
+	TESTQ  $4, DX
+	JZ     tail2
+	CRC32L (SI), AX
+	ADDQ   $4, SI
+
+tail2:
+	TESTQ  $2, DX
+	JZ     tail1
+	CRC32W (SI), AX
+	ADDQ   $2, SI
+
+tail1:
+	TESTQ  $1, DX
+	JZ     blocks
+	CRC32B (SI), AX
+	INCQ   SI
+
+blocks:
+	TESTQ CX, CX
+	JNZ   fold
+	NOTL  AX
+	MOVL  AX, (DI)
+	RET
+
+fold:
+	JMP foldAVX2<>(SB)
+
+// FOLD4 moves the four accumulators Y0-Y3 forward by the distances of the
+// constants in K0-K3 (for each lane, its first 8 bytes times the constant's
+// first, its last 8 times its last, XORed), with Y4-Y7 as scratch: the
+// eight multiplications first, so that they overlap.
+#define FOLD4(K0, K1, K2, K3) \
+	VPCLMULQDQ $0x00, K0, Y0, Y4 \
+	VPCLMULQDQ $0x11, K0, Y0, Y0 \
+	VPCLMULQDQ $0x00, K1, Y1, Y5 \
+	VPCLMULQDQ $0x11, K1, Y1, Y1 \
+	VPCLMULQDQ $0x00, K2, Y2, Y6 \
+	VPCLMULQDQ $0x11, K2, Y2, Y2 \
+	VPCLMULQDQ $0x00, K3, Y3, Y7 \
+	VPCLMULQDQ $0x11, K3, Y3, Y3 \
+	VPXOR      Y4, Y0, Y0 \
+	VPXOR      Y5, Y1, Y1 \
+	VPXOR      Y6, Y2, Y2 \
+	VPXOR      Y7, Y3, Y3
+
+// foldAVX2 runs the CRC32c register AX over CX (at least 2) 128-byte blocks
+// at SI with four 256-bit accumulators, stores the CRC at DI and returns to
+// the caller of the function that jumped to it.
+TEXT foldAVX2<>(SB), NOSPLIT|NOFRAME, $0
+	VMOVD          AX, X4
+	VMOVDQU        (SI), Y0
+	VMOVDQU        32(SI), Y1
+	VMOVDQU        64(SI), Y2
+	VMOVDQU        96(SI), Y3
+	VPXOR          Y4, Y0, Y0
+	ADDQ           $128, SI
+	DECQ           CX
+	VBROADCASTI128 ·crc32cFold128(SB), Y8
+
+loop128:
+	FOLD4(Y8, Y8, Y8, Y8)
+	VPXOR (SI), Y0, Y0
+	VPXOR 32(SI), Y1, Y1
+	VPXOR 64(SI), Y2, Y2
+	VPXOR 96(SI), Y3, Y3
+	ADDQ  $128, SI
+	DECQ  CX
+	JNZ   loop128
+
+	// Lane j of the eight moves (7-j)*16 bytes, onto the last one.
+	VMOVDQU      ·crc32cReduce+128(SB), Y8
+	VMOVDQU      ·crc32cReduce+160(SB), Y9
+	VMOVDQU      ·crc32cReduce+192(SB), Y10
+	VMOVDQU      ·crc32cReduce+224(SB), Y11
+	FOLD4(Y8, Y9, Y10, Y11)
+	VPXOR        Y1, Y0, Y0
+	VPXOR        Y3, Y2, Y2
+	VPXOR        Y2, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPXOR        X1, X0, X0
+
+	VMOVQ   X0, R8
+	VPEXTRQ $1, X0, R9
+	XORL    AX, AX
+	CRC32Q  R8, AX
+	CRC32Q  R9, AX
+	VZEROUPPER
+	NOTL    AX
+	MOVL    AX, (DI)
 	RET
