@@ -175,7 +175,7 @@ func (g *guestVM) Get(t testing.TB) *kernelvm.VM {
 	return g.vm
 }
 
-// markDead records that vm, this guestVM's VM, no longer carries packets on its first
+// markDead records that vm, this guestVM's VM, carries no packets on its first
 // NIC: the next Get boots a new guest, so that one QEMU whose network died fails one
 // test, not every test after it.
 func (g *guestVM) markDead(vm *kernelvm.VM) {

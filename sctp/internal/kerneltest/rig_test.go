@@ -8,7 +8,7 @@ import (
 	"github.com/usctp/usctp/sctp/internal/kernelvm"
 )
 
-// TestGuestReplacedWhenNetworkDies: a guest whose first NIC no longer carries packets
+// TestGuestReplacedWhenNetworkDies: a guest whose first NIC carries no packets
 // fails PingHost, and once a failed test marked it dead the next Get boots a new guest
 // in its place and stops the old one.
 func TestGuestReplacedWhenNetworkDies(t *testing.T) {

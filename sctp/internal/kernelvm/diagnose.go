@@ -57,7 +57,7 @@ func (vm *VM) Diagnose(ctx context.Context) string {
 
 // PingHost pings HostUserIP from the guest, three times, two seconds each: QEMU's user
 // network answers it itself, so an error says that the guest's first NIC or QEMU's
-// user network no longer carries packets (or that kpeer does not answer).
+// user network does not carry packets, or that kpeer does not answer.
 func (vm *VM) PingHost(ctx context.Context) error {
 	id := fmt.Sprintf("ping%d", diagRuns.Add(1))
 	res, err := vm.Run(ctx, id, "/bin/ping", "-c", "3", "-W", "2", HostUserIP)
