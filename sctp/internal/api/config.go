@@ -134,8 +134,7 @@ type Buffers struct {
 	// writer it blocks is woken once half of it is sent: a smaller bound
 	// keeps queued data in the CPU's caches, but wakes a bulk writer more
 	// often, and each wake-up costs more than the cache misses it saves
-	// (256 KiB cost a sixth of the throughput on loopback and a 1500-byte
-	// path). While several streams have data waiting, each is bounded by
+	// (docs/PERFORMANCE.md measures it). While several streams have data waiting, each is bounded by
 	// StreamUnsentLimit instead, and their total by a small multiple of
 	// UnsentLimit. A write beyond it blocks as on a full send buffer; one
 	// message is always accepted when none waits.
