@@ -16,7 +16,11 @@
 //     equal-size packets to one peer as one GSO super-datagram
 //     (UDP_SEGMENT, probed per socket, resent without it if the kernel
 //     refuses); with UDPConfig.GRO it receives coalesced datagrams and
-//     splits them. Elsewhere it sends one datagram per call.
+//     splits them. On Linux its socket is kept out of Go's netpoller, which
+//     would wake a thread for every datagram and every send completion
+//     whether or not anyone waits: epoll instances of its own watch it,
+//     armed only while a goroutine waits (quietSocket). Elsewhere it sends
+//     one datagram per call.
 //   - IPConn (ListenIP): raw IP, protocol 132, for plain SCTP on the wire.
 //     It needs CAP_NET_RAW; without it ListenIP fails with an error that
 //     matches os.ErrPermission and ErrNeedRaw. A raw socket is IPv4 or

@@ -101,7 +101,7 @@ type Stats struct {
 // checksum for IPv4 and IPv6 (section 5.3: it SHOULD be computed) and
 // drops datagrams whose checksum is wrong.
 type UDPConn struct {
-	c          *net.UDPConn
+	c          udpSocket
 	local      netip.AddrPort
 	remotePort uint16 // for a Packet.Addr with port 0
 	b          batcher
@@ -152,7 +152,7 @@ func ListenUDP(cfg UDPConfig) (*UDPConn, error) {
 	u := &UDPConn{c: c, local: netAddrPort(c.LocalAddr()), remotePort: port}
 	if cfg.NoBatch {
 		u.b = single{NewAdapter(c, AdapterConfig{RemotePort: port})}
-	} else if u.b, err = newUDPBatcher(c, port, !cfg.NoGSO, cfg.GRO, cfg.DontFragment, cfg.Notices,
+	} else if u.b, u.c, err = newUDPBatcher(c, port, !cfg.NoGSO, cfg.GRO, cfg.DontFragment, cfg.Notices,
 		addr.Addr().IsUnspecified(), pollBudget(cfg.BusyPoll)); err != nil {
 		c.Close()
 		return nil, err
@@ -259,6 +259,14 @@ func (s single) gathers() bool                         { return false }
 func (s single) groEnabled() bool                      { return false }
 func (s single) stats() Stats                          { return Stats{} }
 func (s single) interruptPoll()                        {}
+
+// udpSocket is the socket behind a UDPConn: a *net.UDPConn, or on Linux
+// with batched I/O a quietSocket.
+type udpSocket interface {
+	SyscallConn() (syscall.RawConn, error)
+	SetReadDeadline(time.Time) error
+	Close() error
+}
 
 // bufferedConn is a socket whose buffers setBuffers sizes.
 type bufferedConn interface {

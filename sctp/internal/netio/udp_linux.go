@@ -7,7 +7,27 @@ import (
 	"time"
 )
 
-func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro, df, notices, pktinfo bool, busyPoll time.Duration) (batcher, error) {
+// newUDPBatcher returns the batched I/O of c's socket and the socket to
+// use in c's place: a quietSocket, which closed c, or c itself when the
+// epoll instances of a quiet socket could not be made. On failure c is
+// left open.
+func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro, df, notices, pktinfo bool, busyPoll time.Duration) (batcher, udpSocket, error) {
+	b, err := udpBatchIO(c, remotePort, gso, gro, df, notices, pktinfo, busyPoll)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := newQuietSocket(c)
+	if err != nil {
+		// The netpoller's own registration still works, waking
+		// threads for nothing now and then.
+		return b, c, nil
+	}
+	b.rc, _ = s.SyscallConn()
+	return b, s, nil
+}
+
+// udpBatchIO sets c's socket up for batched I/O.
+func udpBatchIO(c *net.UDPConn, remotePort uint16, gso, gro, df, notices, pktinfo bool, busyPoll time.Duration) (*batchIO, error) {
 	rc, err := c.SyscallConn()
 	if err != nil {
 		return nil, err
