@@ -24,7 +24,8 @@
 //   - IPConn (ListenIP): raw IP, protocol 132, for plain SCTP on the wire.
 //     It needs CAP_NET_RAW; without it ListenIP fails with an error that
 //     matches os.ErrPermission and ErrNeedRaw. A raw socket is IPv4 or
-//     IPv6, not both.
+//     IPv6, not both. On Linux it is kept out of the netpoller as
+//     UDPConn's socket is.
 //   - Adapter (NewAdapter, NewConnAdapter): any net.PacketConn or connected
 //     net.Conn the user supplies (for example DTLS for WebRTC), one packet
 //     per call; a net.Conn is read ahead by a goroutine of its own, so a

@@ -46,7 +46,7 @@ type IPConfig struct {
 // that are out of the blue to it with ABORT: use raw IP in a network
 // namespace, or on a host, without the kernel's sctp module.
 type IPConn struct {
-	c     *net.IPConn
+	c     sockConn
 	local netip.AddrPort
 	v6    bool
 	b     batcher
@@ -83,7 +83,7 @@ func ListenIP(cfg IPConfig) (*IPConn, error) {
 	if cfg.NoBatch {
 		// IPConn.ReadFrom strips the IPv4 header, so the adapter fits.
 		ic.b = single{NewAdapter(c, AdapterConfig{})}
-	} else if ic.b, err = newIPBatcher(c, ic.v6, cfg.DontFragment, cfg.Notices, addr.IsUnspecified(), pollBudget(cfg.BusyPoll)); err != nil {
+	} else if ic.b, ic.c, err = newIPBatcher(c, ic.v6, cfg.DontFragment, cfg.Notices, addr.IsUnspecified(), pollBudget(cfg.BusyPoll)); err != nil {
 		c.Close()
 		return nil, err
 	}

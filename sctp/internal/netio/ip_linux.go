@@ -7,7 +7,23 @@ import (
 	"time"
 )
 
-func newIPBatcher(c *net.IPConn, v6, df, notices, pktinfo bool, busyPoll time.Duration) (batcher, error) {
+// newIPBatcher returns the batched I/O of c's socket and the socket to
+// use in c's place, as newUDPBatcher does.
+func newIPBatcher(c *net.IPConn, v6, df, notices, pktinfo bool, busyPoll time.Duration) (batcher, sockConn, error) {
+	b, err := ipBatchIO(c, v6, df, notices, pktinfo, busyPoll)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := newQuietSocket(c)
+	if err != nil {
+		return b, c, nil
+	}
+	b.rc, _ = s.SyscallConn()
+	return b, s, nil
+}
+
+// ipBatchIO sets c's socket up for batched I/O.
+func ipBatchIO(c *net.IPConn, v6, df, notices, pktinfo bool, busyPoll time.Duration) (*batchIO, error) {
 	rc, err := c.SyscallConn()
 	if err != nil {
 		return nil, err

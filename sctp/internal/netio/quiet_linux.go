@@ -16,7 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A quiet socket is a UDP socket that wakes no thread unless a goroutine
+// A quiet socket is a UDP or raw IP socket that wakes no thread unless a goroutine
 // waits on it. Go's netpoller registers every socket for input and output,
 // edge-triggered, whether or not anyone waits: each datagram that arrives
 // and each send buffer freed as the peer takes a datagram (on loopback
@@ -64,7 +64,7 @@ type quietWaiter struct {
 // duplicate of the descriptor and closes c (which removes c's
 // registration), and watches the socket with epoll instances of its own.
 // On failure c is left open.
-func newQuietSocket(c *net.UDPConn) (*quietSocket, error) {
+func newQuietSocket(c sockConn) (*quietSocket, error) {
 	rc, err := c.SyscallConn()
 	if err != nil {
 		return nil, err

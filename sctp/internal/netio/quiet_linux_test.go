@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"runtime"
 	"strconv"
@@ -98,6 +99,68 @@ func awaitMask(t *testing.T, s *quietSocket, what string, want func(uint32) bool
 func armed(m uint32) bool    { return m&unix.EPOLLIN != 0 }
 func disarmed(m uint32) bool { return m&(unix.EPOLLIN|unix.EPOLLOUT) == 0 }
 
+// quietWatchers returns the epoll instances that watch s's socket.
+func quietWatchers(t *testing.T, s *quietSocket) []int {
+	t.Helper()
+	var watchers []int
+	for _, ep := range epollInstances(t) {
+		if _, ok := epollWatches(t, ep, s.fd); ok {
+			watchers = append(watchers, ep)
+		}
+	}
+	return watchers
+}
+
+// A raw IP socket is quiet too: out of the netpoller, and a read that
+// waits gets the packet sent to it.
+func TestQuietSocketRawIP(t *testing.T) {
+	lo := netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	a, err := ListenIP(IPConfig{Addr: lo})
+	if errors.Is(err, ErrNeedRaw) {
+		t.Skip(err)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s, ok := a.c.(*quietSocket)
+	if !ok {
+		t.Fatalf("the socket of a batched IPConn is a %T, want a quietSocket", a.c)
+	}
+	if w := quietWatchers(t, s); len(w) != 2 {
+		t.Fatalf("raw socket %d watched by epoll instances %v, want its own two", s.fd, w)
+	}
+	got := make(chan error, 1)
+	go func() {
+		pkts := newPackets(8, 2048)
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			// Every SCTP packet on the host reaches a raw socket: look
+			// for ours.
+			n, err := a.ReadBatch(pkts)
+			if err != nil {
+				got <- err
+				return
+			}
+			for _, p := range pkts[:n] {
+				if p.N == 100 && seqOf(p.Buf) == 7 {
+					got <- nil
+					return
+				}
+			}
+		}
+		got <- errors.New("the packet never came")
+	}()
+	awaitMask(t, s, "armed", armed)
+	out := newPackets(1, 100)
+	fill(out, 7, 100, netip.AddrPortFrom(lo, 0))
+	if _, err := a.WriteBatch(out); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatalf("ReadBatch: %v", err)
+	}
+}
+
 // A quiet socket is in no epoll instance but its own two: the runtime's
 // netpoller, which would wake a thread for every datagram and every send
 // completion, does not watch it.
@@ -105,12 +168,7 @@ func TestQuietSocketOutOfNetpoller(t *testing.T) {
 	a, _ := udpPair(t, false, UDPConfig{})
 	s := quietOf(t, a)
 	rd, wr := epollFd(t, s.rdRC), epollFd(t, s.wrRC)
-	var watchers []int
-	for _, ep := range epollInstances(t) {
-		if _, ok := epollWatches(t, ep, s.fd); ok {
-			watchers = append(watchers, ep)
-		}
-	}
+	watchers := quietWatchers(t, s)
 	if len(watchers) != 2 || !(watchers[0] == rd && watchers[1] == wr || watchers[0] == wr && watchers[1] == rd) {
 		t.Fatalf("socket %d is watched by epoll instances %v, want only its own %d and %d", s.fd, watchers, rd, wr)
 	}

@@ -101,7 +101,7 @@ type Stats struct {
 // checksum for IPv4 and IPv6 (section 5.3: it SHOULD be computed) and
 // drops datagrams whose checksum is wrong.
 type UDPConn struct {
-	c          udpSocket
+	c          sockConn
 	local      netip.AddrPort
 	remotePort uint16 // for a Packet.Addr with port 0
 	b          batcher
@@ -260,9 +260,9 @@ func (s single) groEnabled() bool                      { return false }
 func (s single) stats() Stats                          { return Stats{} }
 func (s single) interruptPoll()                        {}
 
-// udpSocket is the socket behind a UDPConn: a *net.UDPConn, or on Linux
-// with batched I/O a quietSocket.
-type udpSocket interface {
+// sockConn is the socket behind a UDPConn or an IPConn: the package net
+// connection, or on Linux with batched I/O a quietSocket.
+type sockConn interface {
 	SyscallConn() (syscall.RawConn, error)
 	SetReadDeadline(time.Time) error
 	Close() error

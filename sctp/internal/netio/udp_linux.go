@@ -11,7 +11,7 @@ import (
 // use in c's place: a quietSocket, which closed c, or c itself when the
 // epoll instances of a quiet socket could not be made. On failure c is
 // left open.
-func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro, df, notices, pktinfo bool, busyPoll time.Duration) (batcher, udpSocket, error) {
+func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro, df, notices, pktinfo bool, busyPoll time.Duration) (batcher, sockConn, error) {
 	b, err := udpBatchIO(c, remotePort, gso, gro, df, notices, pktinfo, busyPoll)
 	if err != nil {
 		return nil, nil, err
