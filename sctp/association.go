@@ -36,6 +36,9 @@ type Association struct {
 	// The flags of reading, writing and waking, beside the others so that
 	// they share a word.
 	directReader  bool // the ReadMsg caller waiting in readers reads the socket itself
+	directWriter  bool // the WriteMsg caller waiting for room would read the socket itself
+	writerReading bool // a WriteMsg caller reads the socket while it waits for room
+	roomCame      bool // room for the writerReading came (it writes again)
 	wroteSinceDry bool // data written since the last EventSenderDry
 	gaveUp        bool // messages were given up (PR-SCTP) since the last wakeWaiters
 	inChanged     bool // listed in ep.changed, to be woken after the dispatch
@@ -52,9 +55,10 @@ type Association struct {
 	streamWriters map[uint16]*waitq
 
 	// Reading.
-	streams         map[uint16]*Stream // the Stream handles, by stream id
-	readable        []uint16           // scratch: streams that got data (assoc.Assoc.AppendReadable)
-	directWaitSince time.Time          // when the directReader started to wait
+	streams          map[uint16]*Stream // the Stream handles, by stream id
+	readable         []uint16           // scratch: streams that got data (assoc.Assoc.AppendReadable)
+	directWaitSince  time.Time          // when the directReader started to wait
+	directWriteSince time.Time          // when the directWriter started to wait
 
 	// Writing: the bytes of the largest message a writer in writers waits
 	// to queue.

@@ -90,7 +90,11 @@ func (e *Endpoint) handleEvent(ev *assoc.Event) {
 	}
 	switch {
 	case ev.Room:
+		if as.writerReading {
+			as.roomCame = true
+		}
 		if q := as.streamWriters[ev.Stream]; q != nil {
+			as.noteWriterWake(q)
 			q.wake()
 		}
 	case ev.Quiet:
@@ -164,8 +168,10 @@ func (as *Association) wakeWaiters() {
 			q.wake()
 		}
 	}
-	if as.writers.waiting() && (as.writable() || gaveUp && as.messageFits()) {
+	if (as.writers.waiting() || as.writerReading) && (as.writable() || gaveUp && as.messageFits()) {
 		as.wantRoom = 0
+		as.roomCame = as.writerReading
+		as.noteWriterWake(&as.writers)
 		as.writers.wake()
 	}
 	if as.wroteSinceDry && as.core.SendIdle() {

@@ -93,6 +93,8 @@ type Endpoint struct {
 	nReads      atomic.Uint64 // ReadBatch calls that returned packets
 	nHandoffs   atomic.Uint64 // ReadMsg callers woken by another goroutine's read
 	nYields     atomic.Uint64 // readLoop's yields to the ReadMsg callers a batch woke
+	nRoomWaits  atomic.Uint64 // WriteMsg callers woken by another goroutine when room came
+	nRoomReads  atomic.Uint64 // socket batches read by WriteMsg callers waiting for room
 
 	ownerWake chan struct{} // wakes ownerLoop (wakeOwner)
 	done      chan struct{} // closed when the endpoint stops (stopIO)

@@ -246,6 +246,7 @@ func (e *Endpoint) processBatch(n int, loop bool) (woke int) {
 	now := time.Now()
 	e.flushMu.Lock()
 	e.mu.Lock()
+	e.reader.wokeDirect, e.reader.woken = false, 0
 	e.core.BeginBatch() // one SACK per batch
 	pkts := e.reader.pkts[:n]
 	e.reader.runEnd = 0
@@ -289,7 +290,6 @@ func (e *Endpoint) processBatch(n int, loop bool) (woke int) {
 	}
 	clear(e.reader.run) // views of the socket's buffers, which it may replace
 	e.core.EndBatch()
-	e.reader.wokeDirect, e.reader.woken = false, 0
 	e.dispatch() // the wake-ups: what mayYield and the caller count
 	woke = e.reader.woken
 	yield := loop && e.mayYield()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/usctp/usctp/sctp/internal/assoc"
@@ -89,15 +90,43 @@ func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline, closed <-c
 		} else {
 			as.wantRoom = max(as.wantRoom, len(p))
 		}
+		// WriteMsg without a deadline reads the socket itself while it
+		// waits for room, when the reader role is free (as ReadMsg
+		// does, readDirect): the SACKs that make the room come to the
+		// goroutine that waits for it, with no goroutine woken. It reads
+		// until a woken writer would have been woken (roomCame). Only
+		// with more than one P: there a goroutine readied while a P is
+		// idle starts a spinning thread; with one, the hand-off is a
+		// switch between goroutines, and the reader goroutine's batches
+		// of SACKs are larger.
+		direct := closed == nil && dl.unset() && runtime.GOMAXPROCS(0) > 1
+		if direct && e.reader.role == readerNone {
+			as.writerReading, as.roomCame = true, false
+			for !as.roomCame && !as.closed && !as.userClosed && e.reader.role == readerNone {
+				e.nRoomReads.Add(1)
+				e.readDirect()
+			}
+			as.writerReading = false
+			continue
+		}
+		as.directWriter = direct
+		if direct {
+			as.directWriteSince = time.Now()
+		}
 		if !e.waitOn(q, dl.passedChan(), closed) {
 			e.mu.Unlock()
 			return 0, stopErr(closed)
 		}
+		e.nRoomWaits.Add(1)
 	}
 }
 
 // SetWriteDeadline sets the deadline of WriteMsg; the zero time means none.
-func (as *Association) SetWriteDeadline(t time.Time) error { as.writeDeadline.set(t); return nil }
+func (as *Association) SetWriteDeadline(t time.Time) error {
+	as.writeDeadline.set(t)
+	as.deadlineChanged()
+	return nil
+}
 
 // streamWriterQueue returns the queue of the writers of stream sid that
 // its own limit refused (made on first use: one per stream that ever
