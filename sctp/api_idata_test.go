@@ -28,6 +28,8 @@ func TestUDPInterleaving(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			lc := loopCfg()
 			lc.Extensions.Interleaving = tc.listen
+			// The large message arrives whole, in one read.
+			lc.Buffers.RecvBuffer = 8 << 20
 			l, dc := listenLoop(t, lc)
 			dc.Extensions.Interleaving = tc.dial
 			dc.Scheduler = SchedulerRoundRobin
@@ -35,12 +37,17 @@ func TestUDPInterleaving(t *testing.T) {
 			// limit the second write would wait until half of the first
 			// was sent, and a loaded machine could let the rest go first.
 			dc.Buffers.UnsentLimit = -1
+			dc.Buffers.SendBuffer = 8 << 20
 			c := dialLoop(t, dc)
 			defer c.Close()
 			s := accept(t, l)
 			defer s.Close()
 
-			big := bytes.Repeat([]byte("0123456789abcdef"), 256<<10/16)
+			// Sixteen times the initial congestion window on loopback
+			// (4 MTUs of 64 KiB): it cannot all be on the way before the
+			// small message is queued unless the writer stalls for
+			// several round trips.
+			big := bytes.Repeat([]byte("0123456789abcdef"), 4<<20/16)
 			small := []byte("small message")
 			if _, err := c.WriteMsg(big, SendInfo{Stream: 1, PPID: 7}); err != nil {
 				t.Fatal(err)
@@ -48,7 +55,7 @@ func TestUDPInterleaving(t *testing.T) {
 			if _, err := c.WriteMsg(small, SendInfo{Stream: 2, PPID: 9}); err != nil {
 				t.Fatal(err)
 			}
-			buf := make([]byte, 512<<10)
+			buf := make([]byte, 5<<20)
 			var order []uint16
 			for len(order) < 2 {
 				n, info, err := s.ReadMsg(buf)
