@@ -15,12 +15,16 @@ type deadline struct {
 	timer  *time.Timer
 	done   chan struct{} // closed once the deadline passed
 	closed bool          // done is closed
+	gen    uint64        // bumped by every set: a timer of an earlier one closes nothing
 }
 
 // set sets the deadline to t; the zero time means none.
 func (d *deadline) set(t time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	// A timer that fired may be waiting for d.mu to close done: Stop
+	// does not stop it, the generation does.
+	d.gen++
 	if d.timer != nil {
 		d.timer.Stop()
 		d.timer = nil
@@ -37,15 +41,19 @@ func (d *deadline) set(t time.Time) {
 		d.closed = true
 		return
 	}
-	c := d.done
-	d.timer = time.AfterFunc(dur, func() {
-		d.mu.Lock()
-		if d.done == c && !d.closed {
-			close(c)
-			d.closed = true
-		}
-		d.mu.Unlock()
-	})
+	gen := d.gen
+	d.timer = time.AfterFunc(dur, func() { d.fire(gen) })
+}
+
+// fire is the timer of the deadline set as generation gen: it closes done
+// if no set came since.
+func (d *deadline) fire(gen uint64) {
+	d.mu.Lock()
+	if d.gen == gen && !d.closed {
+		close(d.done)
+		d.closed = true
+	}
+	d.mu.Unlock()
 }
 
 // unset reports whether no deadline is set.

@@ -1,0 +1,43 @@
+package sctp
+
+import (
+	"testing"
+	"time"
+)
+
+// A deadline's timer that fired as the deadline was set again (its
+// callback waiting for the lock that set held) closes nothing: the
+// deadline set last holds. Before, the callback closed the channel when
+// the new setting had kept it (a deadline cleared before it passed), and
+// a later read failed with os.ErrDeadlineExceeded: the compat package's
+// read, which looks for queued data with a deadline a microsecond away
+// and then clears it, returned "i/o timeout" after an association's end.
+func TestDeadlineStaleTimer(t *testing.T) {
+	var d deadline
+	d.set(time.Now().Add(time.Hour))
+	stale := d.gen
+	d.set(time.Time{})
+	d.fire(stale) // the first setting's timer, late
+	if d.passed() {
+		t.Fatal("a deadline cleared before its timer's callback ran has passed")
+	}
+	select {
+	case <-d.passedChan():
+		t.Fatal("the cleared deadline's channel is closed")
+	default:
+	}
+
+	d.set(time.Now().Add(time.Hour))
+	d.fire(d.gen)
+	if !d.passed() {
+		t.Fatal("the current setting's timer did not pass the deadline")
+	}
+	d.set(time.Time{})
+	if d.passed() {
+		t.Fatal("a deadline cleared after it passed has passed")
+	}
+	d.set(time.Unix(1, 0))
+	if !d.passed() {
+		t.Fatal("a deadline in the past has not passed")
+	}
+}
