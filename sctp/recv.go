@@ -120,21 +120,6 @@ func (as *Association) recvMsg(p []byte, s *Stream, dl *deadline) (int, RecvInfo
 	}
 }
 
-// noteWriterWake counts the writers in q, about to be woken, for
-// mayYield, and notes a writer that would read the socket itself and
-// waited briefly (as wakeReaders notes a reader). Called with ep.mu held.
-func (as *Association) noteWriterWake(q *waitq) {
-	if !q.waiting() {
-		return
-	}
-	e := as.ep
-	e.reader.woken += len(q.chans)
-	if as.directWriter && time.Since(as.directWriteSince) < readerCheck/2 {
-		e.reader.wokeDirect = true
-	}
-	as.directWriter = false
-}
-
 // wakeReaders wakes the readers whose data arrived: the ReadMsg waiters
 // when ReadMsg would return something, and a Stream's waiters only when
 // its stream got data. Called with ep.mu held, after input and after

@@ -155,6 +155,21 @@ func (as *Association) writable() bool {
 	return room >= as.wantRoom && room >= capacity/2
 }
 
+// noteWriterWake counts the writers in q, about to be woken, for
+// mayYield, and notes a writer that would read the socket itself and
+// waited briefly (as wakeReaders notes a reader). Called with ep.mu held.
+func (as *Association) noteWriterWake(q *waitq) {
+	if !q.waiting() {
+		return
+	}
+	e := as.ep
+	e.reader.woken += len(q.chans)
+	if as.directWriter && time.Since(as.directWriteSince) < readerCheck/2 {
+		e.reader.wokeDirect = true
+	}
+	as.directWriter = false
+}
+
 // messageFits reports whether the message the writers in as.writers wait
 // to queue fits now. Messages given up free space without a SACK to
 // follow (the peer's window may be shut): the writers are woken when

@@ -7,11 +7,10 @@ import (
 
 // A deadline's timer that fired as the deadline was set again (its
 // callback waiting for the lock that set held) closes nothing: the
-// deadline set last holds. Before, the callback closed the channel when
-// the new setting had kept it (a deadline cleared before it passed), and
-// a later read failed with os.ErrDeadlineExceeded: the compat package's
-// read, which looks for queued data with a deadline a microsecond away
-// and then clears it, returned "i/o timeout" after an association's end.
+// deadline set last holds, also when that setting kept the channel (a
+// deadline cleared before it passed). Otherwise a later read fails with
+// os.ErrDeadlineExceeded: the compat package's read looks for queued data
+// with a deadline a microsecond away and then clears it.
 func TestDeadlineStaleTimer(t *testing.T) {
 	var d deadline
 	d.set(time.Now().Add(time.Hour))

@@ -15,7 +15,7 @@ import (
 // reader goroutine has lent it the reader role: the SACKs that make room
 // come to it, and it is not woken by another goroutine (a hand-off that,
 // with a P idle, starts a spinning thread). With one P it waits on its
-// channel as before. Every byte arrives either way.
+// channel. Every byte arrives either way.
 func TestBulkWriterReadsSocket(t *testing.T) {
 	for _, procs := range []int{2, 1} {
 		t.Run(map[int]string{1: "one P", 2: "two Ps"}[procs], func(t *testing.T) {

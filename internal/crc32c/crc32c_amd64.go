@@ -13,12 +13,12 @@ const (
 // features (tests set it to run each path the CPU has).
 var useVector = vectorSupported()
 
-// updateAVX2 is Update in crc32c_avx2_amd64.s.
+// updateAVX2 is Update in crc32c_amd64.s.
 //
 //go:noescape
 func updateAVX2(crc uint32, p []byte) uint32
 
-// checksumPacketAVX2 is ChecksumPacket in crc32c_avx2_amd64.s; len(p) >= 12.
+// checksumPacketAVX2 is ChecksumPacket in crc32c_amd64.s; len(p) >= 12.
 //
 //go:noescape
 func checksumPacketAVX2(p []byte) uint32

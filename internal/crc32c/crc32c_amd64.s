@@ -8,6 +8,32 @@
 // take four accumulators, shorter ones one.
 #define vectorMin 64
 
+// The entry points of both vector paths load their arguments alike, into
+// the registers the bodies take: the CRC32c register AX, the bytes at SI,
+// CX of them, and the result's address DI.
+
+// UPDATE_ARGS loads Update's arguments, the register inverted as the
+// CRC32c's definition starts.
+#define UPDATE_ARGS \
+	MOVL crc+0(FP), AX \
+	NOTL AX \
+	MOVQ p_base+8(FP), SI \
+	MOVQ p_len+16(FP), CX \
+	LEAQ ret+32(FP), DI
+
+// PACKET_ARGS loads ChecksumPacket's argument past the SCTP common header,
+// whose CRC32c it computes with the checksum field as zero.
+#define PACKET_ARGS \
+	MOVQ   p_base+0(FP), SI \
+	MOVQ   p_len+8(FP), CX \
+	MOVL   $0xffffffff, AX \
+	CRC32Q (SI), AX \
+	XORL   DX, DX \
+	CRC32L DX, AX \
+	ADDQ   $12, SI \
+	SUBQ   $12, CX \
+	LEAQ   ret+24(FP), DI
+
 // func updateVector(crc uint32, p []byte) uint32
 //
 // The vector code cuts p into 256-byte blocks from its end, so that the
@@ -30,28 +56,16 @@
 // is the coefficient of x^(63-i) of that half. PCLMULQDQ of two such
 // halves gives their product times x, which the constants account for.
 TEXT ·updateVector(SB), NOSPLIT, $0-36
-	MOVL crc+0(FP), AX
-	NOTL AX
-	MOVQ p_base+8(FP), SI
-	MOVQ p_len+16(FP), CX
-	LEAQ ret+32(FP), DI
-	JMP  crcBody<>(SB)
+	UPDATE_ARGS
+	JMP crcBody<>(SB)
 
 // func checksumPacketVector(p []byte) uint32
 //
 // The SCTP common header with its checksum field as zero, then the rest of
 // the packet through crcBody.
 TEXT ·checksumPacketVector(SB), NOSPLIT, $0-28
-	MOVQ   p_base+0(FP), SI
-	MOVQ   p_len+8(FP), CX
-	MOVL   $0xffffffff, AX
-	CRC32Q (SI), AX
-	XORL   DX, DX
-	CRC32L DX, AX
-	ADDQ   $12, SI
-	SUBQ   $12, CX
-	LEAQ   ret+24(FP), DI
-	JMP    crcBody<>(SB)
+	PACKET_ARGS
+	JMP crcBody<>(SB)
 
 // crcBody runs the CRC32c register AX (inverted, as the CRC32 instruction
 // keeps it) over CX bytes at SI, stores the CRC at DI and returns to the
@@ -243,28 +257,16 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-8
 // bytes onto the last one with the last eight constants of crc32cReduce,
 // and the lanes are XORed and reduced as in updateVector.
 TEXT ·updateAVX2(SB), NOSPLIT, $0-36
-	MOVL crc+0(FP), AX
-	NOTL AX
-	MOVQ p_base+8(FP), SI
-	MOVQ p_len+16(FP), CX
-	LEAQ ret+32(FP), DI
-	JMP  crcBodyAVX2<>(SB)
+	UPDATE_ARGS
+	JMP crcBodyAVX2<>(SB)
 
 // func checksumPacketAVX2(p []byte) uint32
 //
 // The SCTP common header with its checksum field as zero, then the rest of
 // the packet through crcBodyAVX2.
 TEXT ·checksumPacketAVX2(SB), NOSPLIT, $0-28
-	MOVQ   p_base+0(FP), SI
-	MOVQ   p_len+8(FP), CX
-	MOVL   $0xffffffff, AX
-	CRC32Q (SI), AX
-	XORL   DX, DX
-	CRC32L DX, AX
-	ADDQ   $12, SI
-	SUBQ   $12, CX
-	LEAQ   ret+24(FP), DI
-	JMP    crcBodyAVX2<>(SB)
+	PACKET_ARGS
+	JMP crcBodyAVX2<>(SB)
 
 // crcBodyAVX2 runs the CRC32c register AX (inverted, as the CRC32
 // instruction keeps it) over CX bytes at SI, stores the CRC at DI and

@@ -14,12 +14,7 @@ func newIPBatcher(c *net.IPConn, v6, df, notices, pktinfo bool, busyPoll time.Du
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := newQuietSocket(c)
-	if err != nil {
-		return b, c, nil
-	}
-	b.rc, _ = s.SyscallConn()
-	return b, s, nil
+	return b, quietBatch(b, c), nil
 }
 
 // ipBatchIO sets c's socket up for batched I/O.

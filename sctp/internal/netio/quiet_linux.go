@@ -98,6 +98,19 @@ func newQuietSocket(c sockConn) (*quietSocket, error) {
 	return s, nil
 }
 
+// quietBatch moves b, set up on c, onto a quiet socket made from c, and
+// returns the socket to use in c's place: the quiet socket, or c itself
+// when its epoll instances could not be made (the netpoller's own
+// registration still works, waking threads for nothing now and then).
+func quietBatch(b *batchIO, c sockConn) sockConn {
+	s, err := newQuietSocket(c)
+	if err != nil {
+		return c
+	}
+	b.rc = quietRaw{s}
+	return s
+}
+
 // quietEpoll returns a non-blocking epoll instance holding fd disarmed
 // (one-shot with no events), as a pollable file.
 func quietEpoll(fd int, dir string) (*os.File, syscall.RawConn, error) {

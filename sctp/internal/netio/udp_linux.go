@@ -16,14 +16,7 @@ func newUDPBatcher(c *net.UDPConn, remotePort uint16, gso, gro, df, notices, pkt
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := newQuietSocket(c)
-	if err != nil {
-		// The netpoller's own registration still works, waking
-		// threads for nothing now and then.
-		return b, c, nil
-	}
-	b.rc, _ = s.SyscallConn()
-	return b, s, nil
+	return b, quietBatch(b, c), nil
 }
 
 // udpBatchIO sets c's socket up for batched I/O.
