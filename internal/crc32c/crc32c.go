@@ -1,6 +1,9 @@
 package crc32c
 
-import "hash/crc32"
+import (
+	"hash/crc32"
+	"unsafe"
+)
 
 // castagnoli is hash/crc32's table of the Castagnoli polynomial, for the
 // inputs the vector code does not take.
@@ -16,6 +19,38 @@ func Update(crc uint32, p []byte) uint32 {
 		return updateAVX2(crc, p)
 	}
 	return crc32.Update(crc, castagnoli, p)
+}
+
+// UpdateCopy copies src to dst, as copy(dst, src) does, and returns
+// Update(crc, src). On CPUs that take the AVX2 code the two go together in
+// one pass over src: the bytes loaded for the CRC are stored in dst from
+// the same registers, so a payload copied into a packet is read once. It
+// panics if dst is shorter than src or the two overlap.
+func UpdateCopy(crc uint32, dst, src []byte) uint32 {
+	if len(dst) < len(src) {
+		panic("crc32c: UpdateCopy into a shorter slice")
+	}
+	if len(src) == 0 {
+		return crc
+	}
+	if overlap(dst[:len(src)], src) {
+		panic("crc32c: UpdateCopy of overlapping slices")
+	}
+	if useVector == vectorAVX2 {
+		return updateCopyAVX2(crc, dst, src)
+	}
+	copy(dst, src)
+	return Update(crc, src)
+}
+
+// FusesCopy reports whether UpdateCopy copies and computes the CRC in one
+// pass on this CPU, and not a copy then Update.
+func FusesCopy() bool { return useVector == vectorAVX2 }
+
+// overlap reports whether a and b, both non-empty, share memory.
+func overlap(a, b []byte) bool {
+	pa, pb := uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&b[0]))
+	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
 }
 
 // Checksum returns the CRC32c of p, as crc32.Checksum(p,

@@ -23,6 +23,11 @@ func updateAVX2(crc uint32, p []byte) uint32
 //go:noescape
 func checksumPacketAVX2(p []byte) uint32
 
+// updateCopyAVX2 is UpdateCopy's AVX2 code in crc32c_amd64.s.
+//
+//go:noescape
+func updateCopyAVX2(crc uint32, dst, src []byte) uint32
+
 // updateVector is Update in crc32c_amd64.s.
 //
 //go:noescape

@@ -391,3 +391,133 @@ loop128:
 	NOTL    AX
 	MOVL    AX, (DI)
 	RET
+
+// func updateCopyAVX2(crc uint32, dst, src []byte) uint32
+//
+// updateAVX2 over src that also stores every byte it loads at the same
+// offset in dst: the head with the CRC32 instruction 8 bytes at a time,
+// the 128-byte blocks through the registers the fold takes them into, so
+// the copy costs stores and no second pass over src. len(dst) >= len(src)
+// and the two do not overlap (UpdateCopy checks).
+TEXT ·updateCopyAVX2(SB), NOSPLIT, $0-60
+	MOVL crc+0(FP), AX
+	NOTL AX
+	MOVQ dst_base+8(FP), DI
+	MOVQ src_base+32(FP), SI
+	MOVQ src_len+40(FP), CX
+
+	// DX = the head, CX = the 128-byte blocks after it, as crcBodyAVX2.
+	MOVQ CX, DX
+	CMPQ CX, $avx2Min
+	JAE  csplit
+	XORL CX, CX
+	JMP  cloop8
+
+csplit:
+	ANDQ $127, DX
+	SUBQ DX, CX
+	SHRQ $7, CX
+
+cloop8:
+	CMPQ   DX, $8
+	JB     ctail4
+	MOVQ   (SI), R8
+	CRC32Q R8, AX
+	MOVQ   R8, (DI)
+	ADDQ   $8, SI
+	ADDQ   $8, DI
+	SUBQ   $8, DX
+	JMP    cloop8
+
+ctail4:
+	TESTQ  $4, DX
+	JZ     ctail2
+	MOVL   (SI), R8
+	CRC32L R8, AX
+	MOVL   R8, (DI)
+	ADDQ   $4, SI
+	ADDQ   $4, DI
+
+ctail2:
+	TESTQ   $2, DX
+	JZ      ctail1
+	MOVWLZX (SI), R8
+	CRC32W  R8, AX
+	MOVW    R8, (DI)
+	ADDQ    $2, SI
+	ADDQ    $2, DI
+
+ctail1:
+	TESTQ   $1, DX
+	JZ      cblocks
+	MOVBLZX (SI), R8
+	CRC32B  R8, AX
+	MOVB    R8, (DI)
+	INCQ    SI
+	INCQ    DI
+
+cblocks:
+	TESTQ CX, CX
+	JNZ   cfold
+	NOTL  AX
+	MOVL  AX, ret+56(FP)
+	RET
+
+cfold:
+	VMOVD          AX, X4
+	VMOVDQU        (SI), Y0
+	VMOVDQU        32(SI), Y1
+	VMOVDQU        64(SI), Y2
+	VMOVDQU        96(SI), Y3
+	VMOVDQU        Y0, (DI)
+	VMOVDQU        Y1, 32(DI)
+	VMOVDQU        Y2, 64(DI)
+	VMOVDQU        Y3, 96(DI)
+	VPXOR          Y4, Y0, Y0
+	ADDQ           $128, SI
+	ADDQ           $128, DI
+	DECQ           CX
+	VBROADCASTI128 ·crc32cFold128(SB), Y8
+
+cloop128:
+	PREFETCHT0 512(SI)
+	PREFETCHT0 576(SI)
+	VMOVDQU (SI), Y12
+	VMOVDQU 32(SI), Y13
+	VMOVDQU 64(SI), Y14
+	VMOVDQU 96(SI), Y15
+	FOLD4(Y8, Y8, Y8, Y8)
+	VMOVDQU Y12, (DI)
+	VMOVDQU Y13, 32(DI)
+	VMOVDQU Y14, 64(DI)
+	VMOVDQU Y15, 96(DI)
+	VPXOR   Y12, Y0, Y0
+	VPXOR   Y13, Y1, Y1
+	VPXOR   Y14, Y2, Y2
+	VPXOR   Y15, Y3, Y3
+	ADDQ    $128, SI
+	ADDQ    $128, DI
+	DECQ    CX
+	JNZ     cloop128
+
+	// The reduction of foldAVX2.
+	VMOVDQU      ·crc32cReduce+128(SB), Y8
+	VMOVDQU      ·crc32cReduce+160(SB), Y9
+	VMOVDQU      ·crc32cReduce+192(SB), Y10
+	VMOVDQU      ·crc32cReduce+224(SB), Y11
+	FOLD4(Y8, Y9, Y10, Y11)
+	VPXOR        Y1, Y0, Y0
+	VPXOR        Y3, Y2, Y2
+	VPXOR        Y2, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPXOR        X1, X0, X0
+
+	VMOVQ   X0, R8
+	VPEXTRQ $1, X0, R9
+	XORL    AX, AX
+	CRC32Q  R8, AX
+	CRC32Q  R9, AX
+	VZEROUPPER
+	NOTL    AX
+	MOVL    AX, ret+56(FP)
+	RET

@@ -23,3 +23,6 @@ func updateAVX2(crc uint32, p []byte) uint32 { panic("crc32c: no vector code") }
 
 // checksumPacketAVX2 is never called where useVector is noVector.
 func checksumPacketAVX2(p []byte) uint32 { panic("crc32c: no vector code") }
+
+// updateCopyAVX2 is never called where useVector is noVector.
+func updateCopyAVX2(crc uint32, dst, src []byte) uint32 { panic("crc32c: no vector code") }

@@ -1,6 +1,7 @@
 package crc32c
 
 import (
+	"bytes"
 	"hash/crc32"
 	"math/rand/v2"
 	"testing"
@@ -217,6 +218,10 @@ func TestNoAllocs(t *testing.T) {
 		if n := testing.AllocsPerRun(100, func() { ChecksumPacket(p) }); n != 0 {
 			t.Errorf("%s: ChecksumPacket allocates %v times", impl.name, n)
 		}
+		d := make([]byte, len(p))
+		if n := testing.AllocsPerRun(100, func() { UpdateCopy(0, d, p) }); n != 0 {
+			t.Errorf("%s: UpdateCopy allocates %v times", impl.name, n)
+		}
 	}
 }
 
@@ -235,6 +240,10 @@ func FuzzCRC32c(f *testing.F) {
 			if got := Update(Update(crc, p[:split]), p[split:]); got != w {
 				t.Fatalf("%s: Update split at %d of %d bytes = %#08x, want %#08x", impl.name, split, len(p), got, w)
 			}
+			d := make([]byte, len(p))
+			if got := UpdateCopy(crc, d, p); got != w || !bytes.Equal(d, p) {
+				t.Fatalf("%s: UpdateCopy(%#08x, %d bytes) = %#08x, want %#08x", impl.name, crc, len(p), got, w)
+			}
 			if len(p) >= 12 {
 				if got, w := ChecksumPacket(p), wantPacket(p); got != w {
 					t.Fatalf("%s: ChecksumPacket of %d bytes = %#08x, want %#08x", impl.name, len(p), got, w)
@@ -242,4 +251,71 @@ func FuzzCRC32c(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestUpdateCopy compares UpdateCopy with copy and hash/crc32 for every
+// length from 0 to 4200 bytes and for lengths around the 128-byte blocks
+// at every source and destination offset 0-63: the CRC, the copy, and
+// that nothing past len(src) in dst is written.
+func TestUpdateCopy(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	src := randomBytes(r, 64+4200)
+	dst := make([]byte, 64+4200+64)
+	check := func(name string, crc uint32, d, s []byte) {
+		t.Helper()
+		for i := range dst {
+			dst[i] = 0xa5
+		}
+		got := UpdateCopy(crc, d, s)
+		if w := want(crc, s); got != w {
+			t.Fatalf("%s: UpdateCopy(%#08x, %d bytes) = %#08x, want %#08x", name, crc, len(s), got, w)
+		}
+		if !bytes.Equal(d[:len(s)], s) {
+			t.Fatalf("%s: UpdateCopy of %d bytes copied them wrong", name, len(s))
+		}
+		for i, c := range d[len(s):] {
+			if c != 0xa5 {
+				t.Fatalf("%s: UpdateCopy of %d bytes wrote dst[%d]", name, len(s), len(s)+i)
+			}
+		}
+	}
+	for _, impl := range implementations(t) {
+		impl.use()
+		for n := 0; n <= 4200; n++ {
+			check(impl.name, r.Uint32(), dst[:n+64], src[:n])
+		}
+		for so := range 64 {
+			for do := range 64 {
+				for _, n := range []int{0, 7, 255, 256, 257, 383, 1452, 1453} {
+					check(impl.name, r.Uint32(), dst[do:do+n+64], src[so:so+n])
+				}
+			}
+		}
+	}
+}
+
+func TestUpdateCopyMisuse(t *testing.T) {
+	buf := make([]byte, 600)
+	for _, c := range []struct {
+		name     string
+		dst, src []byte
+	}{
+		{"short dst", buf[:10], buf[300:320]},
+		{"same", buf[:300], buf[:300]},
+		{"dst ahead", buf[100:400], buf[:300]},
+		{"src ahead", buf[:300], buf[299:599]},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("UpdateCopy, %s: did not panic", c.name)
+				}
+			}()
+			UpdateCopy(0, c.dst, c.src)
+		}()
+	}
+	// Adjacent is not overlapping.
+	if got, w := UpdateCopy(0, buf[300:600], buf[:300]), want(0, buf[:300]); got != w {
+		t.Errorf("UpdateCopy of adjacent slices = %#08x, want %#08x", got, w)
+	}
 }

@@ -25,6 +25,11 @@
 // KiB a tenth faster, where the CRC32 instruction's three chains already
 // keep up with the multiplier.
 //
+// UpdateCopy copies its input while it computes the CRC: on the AVX2 code
+// the bytes loaded into the registers for the fold are stored from them,
+// so a payload copied into a packet and checksummed is read from memory
+// once. Elsewhere it is a copy, then Update.
+//
 // Everywhere else (other architectures, CPUs without those features, the
 // purego build tag) it calls hash/crc32.
 package crc32c
