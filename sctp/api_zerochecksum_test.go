@@ -1,6 +1,7 @@
 package sctp
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"net"
@@ -81,18 +82,21 @@ func TestZeroChecksumOverConn(t *testing.T) {
 			}
 			msg := make([]byte, 5000)
 			buf := make([]byte, len(msg))
-			for range 4 {
+			for i := range 4 {
+				for j := range msg {
+					msg[j] = byte(i + j*7)
+				}
 				if _, err := c.WriteMsg(msg, SendInfo{PPID: 53}); err != nil {
 					t.Fatal(err)
 				}
-				if n, _, err := s.ReadMsg(buf); err != nil || n != len(msg) {
-					t.Fatalf("server read %d, %v", n, err)
+				if n, _, err := s.ReadMsg(buf); err != nil || n != len(msg) || !bytes.Equal(buf, msg) {
+					t.Fatalf("server read %d, %v, or other bytes than were sent", n, err)
 				}
 				if _, err := s.WriteMsg(msg, SendInfo{PPID: 53}); err != nil {
 					t.Fatal(err)
 				}
-				if n, _, err := c.ReadMsg(buf); err != nil || n != len(msg) {
-					t.Fatalf("client read %d, %v", n, err)
+				if n, _, err := c.ReadMsg(buf); err != nil || n != len(msg) || !bytes.Equal(buf, msg) {
+					t.Fatalf("client read %d, %v, or other bytes than were sent", n, err)
 				}
 			}
 			if err := c.Shutdown(ctx); err != nil {

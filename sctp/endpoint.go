@@ -71,8 +71,11 @@ type Endpoint struct {
 	slab          []byte
 	slabUsed      int
 	largestPacket int
-	// holes and netHoles list the holes of the batch's packets, from 0 to
-	// holesUsed, when the conn gathers (writearea.go); nil otherwise.
+	// holes lists the holes of the batch's packets the conn gathers, from
+	// 0 to holesUsed, and netHoles the same as the conn takes them, when
+	// packets are built with holes (writearea.go); nil otherwise. holes
+	// also holds each packet's holes filled in with its checksum, past
+	// holesUsed until then.
 	holes      []assoc.Hole
 	netHoles   []netio.Hole
 	holesUsed  int

@@ -1,6 +1,8 @@
 package sctp
 
 import (
+	"math"
+
 	"github.com/usctp/usctp/sctp/internal/assoc"
 	"github.com/usctp/usctp/sctp/internal/netio"
 )
@@ -15,12 +17,15 @@ import (
 // stateless reply grown past it) gets a buffer of its own from append and
 // is written all the same.
 //
-// On a conn that gathers (netio.Gatherer) the packets are built with
-// holes (assoc.Endpoint.GatherInto): the large DATA payloads stay in the
-// send buffer and the conn sends them from there, so the write area holds
-// the packets' headers, control chunks and small payloads, at the
-// offsets of the whole packets. The holes of a batch are listed in holes
-// (as the core returns them) and netHoles (as the conn takes them).
+// The packets are built with holes (assoc.Endpoint.GatherInto): the
+// DATA payloads of fillMin bytes or more are left out while a packet is
+// built, then copied in by the pass that computes its checksum, which
+// reads each once (crc32c.UpdateCopy) where a copy then a checksum read
+// it twice. On a conn that gathers (netio.Gatherer) the large ones stay
+// in the send buffer and the conn sends them from there, so the write
+// area holds the packets' headers, control chunks and other payloads, at
+// the offsets of the whole packets. The holes of a batch are listed in
+// holes (as the core returns them) and netHoles (as the conn takes them).
 
 // gatherMin is the smallest DATA payload sent as a hole. Leaving a
 // payload in the send buffer saves its copy into the packet, but the
@@ -31,6 +36,12 @@ import (
 // much and the holes' bookkeeping more; 64 KB chunks (loopback) are
 // cheaper as holes.
 const gatherMin = 16 << 10
+
+// fillMin is the smallest DATA payload copied in with the checksum: for
+// shorter ones both take the CRC32 instruction alone and the copy is
+// cheaper than the bookkeeping. Where the CRC32c code does not fuse the
+// two, payloads are copied as they are appended (GatherInto).
+const fillMin = 256
 
 // maxPacketHoles bounds the holes of one packet, batchHoles those of a
 // batch per packet: a packet with more large chunks, or after a batch's
@@ -47,10 +58,14 @@ func (e *Endpoint) initWriteArea() {
 	e.largestPacket = e.core.MTU()
 	e.slab = make([]byte, max(writeAreaSize, 2*cacheLineUp(e.largestPacket)))
 	e.batch = make([]netio.Packet, writeBatch)
+	least, keep := fillMin, math.MaxInt
 	if g, ok := e.conn.(netio.Gatherer); ok && g.Gathers() {
-		e.holes = make([]assoc.Hole, writeBatch*batchHoles)
 		e.netHoles = make([]netio.Hole, writeBatch*batchHoles)
-		e.core.GatherInto(&e.polled, gatherMin)
+		least, keep = min(least, gatherMin), gatherMin
+	}
+	if least < math.MaxInt {
+		e.holes = make([]assoc.Hole, writeBatch*batchHoles)
+		e.core.GatherInto(&e.polled, least, keep)
 	}
 }
 

@@ -61,6 +61,55 @@ func SetChecksumHoles(pkt []byte, holes []Hole) {
 	binary.LittleEndian.PutUint32(pkt[8:], ChecksumHoles(pkt, holes))
 }
 
+// FillChecksumHoles makes pkt whole up to its holes of keep bytes or
+// more and fills in its checksum: it computes the CRC32c of the packet
+// (ChecksumHoles) piece by piece, and each hole shorter than keep is
+// copied into its place by the same pass that reads it for the CRC
+// (crc32c.UpdateCopy), so a payload costs one read and not a copy and a
+// read. It returns the holes left, in holes' own array and order: the
+// packet is sent with them by gather I/O, or with none as it is.
+func FillChecksumHoles(pkt []byte, holes []Hole, keep int) []Hole {
+	if len(pkt) < HeaderLen {
+		return holes
+	}
+	if len(holes) == 0 {
+		SetChecksum(pkt)
+		return holes
+	}
+	c := crc32c.ChecksumPacket(pkt[:holes[0].At])
+	at, left := holes[0].At, holes[:0]
+	for _, h := range holes {
+		c = crc32c.Update(c, pkt[at:h.At])
+		if len(h.Data) < keep {
+			c = crc32c.UpdateCopy(c, pkt[h.At:], h.Data)
+		} else {
+			c = crc32c.Update(c, h.Data)
+			left = append(left, h)
+		}
+		at = h.At + len(h.Data)
+	}
+	if at < len(pkt) {
+		c = crc32c.Update(c, pkt[at:])
+	}
+	binary.LittleEndian.PutUint32(pkt[8:], c)
+	return left
+}
+
+// FillShortHoles copies the holes of pkt shorter than keep into it, as
+// FillChecksumHoles does without the checksum, and returns the holes
+// left.
+func FillShortHoles(pkt []byte, holes []Hole, keep int) []Hole {
+	left := holes[:0]
+	for _, h := range holes {
+		if len(h.Data) < keep {
+			copy(pkt[h.At:h.At+len(h.Data)], h.Data)
+		} else {
+			left = append(left, h)
+		}
+	}
+	return left
+}
+
 // AppendHole appends the DATA chunk, padded, to b as Append does, except
 // that its user data is not copied: the bytes where it belongs are left
 // as they were, and the hole to fill with d.Payload is returned.

@@ -2,6 +2,7 @@ package chunk
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/rand/v2"
 	"testing"
 )
@@ -69,6 +70,70 @@ func TestHolesMatchFlat(t *testing.T) {
 	}
 }
 
+// TestFillChecksumHoles builds packets with holes of random sizes and
+// makes them whole below a random keep: the holes filled give the flat
+// packet's bytes, the holes returned are the others in order, and the
+// checksum is the flat packet's. FillShortHoles leaves the same bytes.
+func TestFillChecksumHoles(t *testing.T) {
+	r := rand.New(rand.NewPCG(35, 2))
+	for i := range 2000 {
+		flat := Header{SrcPort: 5000, DstPort: 5001, Tag: r.Uint32()}.Append(nil)
+		gath := make([]byte, 0, 1<<17)
+		for j := range gath[:cap(gath)] {
+			gath[:cap(gath)][j] = byte(r.Uint32())
+		}
+		gath = append(gath, flat...)
+		if r.IntN(3) == 0 {
+			s := Sack{CumTSN: TSN(r.Uint32()), ARwnd: r.Uint32()}
+			flat, _ = s.Append(flat)
+			gath, _ = s.Append(gath)
+		}
+		var holes []Hole
+		for range 1 + r.IntN(6) {
+			payload := make([]byte, 1+r.IntN(1<<r.IntN(14)))
+			for k := range payload {
+				payload[k] = byte(r.Uint32())
+			}
+			d := Data{Flags: uint8(r.IntN(16)), TSN: TSN(r.Uint32()), PPID: r.Uint32(), Payload: payload}
+			flat, _ = d.Append(flat)
+			var h Hole
+			gath, h, _ = d.AppendHole(gath)
+			holes = append(holes, h)
+		}
+		keep := 1 + r.IntN(1<<r.IntN(15))
+		var want []Hole
+		for _, h := range holes {
+			if len(h.Data) >= keep {
+				want = append(want, h)
+			}
+		}
+		other := append([]byte(nil), gath...)
+		otherHoles := append([]Hole(nil), holes...)
+		left := FillChecksumHoles(gath, holes, keep)
+		if len(left) != len(want) {
+			t.Fatalf("packet %d: %d holes left, want %d", i, len(left), len(want))
+		}
+		for j := range left {
+			if left[j].At != want[j].At || len(left[j].Data) != len(want[j].Data) {
+				t.Fatalf("packet %d: hole %d left is %d+%d, want %d+%d", i, j, left[j].At, len(left[j].Data), want[j].At, len(want[j].Data))
+			}
+		}
+		SetChecksum(flat)
+		if got, w := binary.LittleEndian.Uint32(gath[8:]), binary.LittleEndian.Uint32(flat[8:]); got != w {
+			t.Fatalf("packet %d: checksum %#x, flat %#x", i, got, w)
+		}
+		FillHoles(gath, left)
+		if !bytes.Equal(gath, flat) {
+			t.Fatalf("packet %d: filled packet differs from the flat one", i)
+		}
+		otherLeft := FillShortHoles(other, otherHoles, keep)
+		FillHoles(other, otherLeft)
+		if len(otherLeft) != len(want) || !bytes.Equal(other[12:], flat[12:]) {
+			t.Fatalf("packet %d: FillShortHoles: %d holes left, want %d, or the bytes differ", i, len(otherLeft), len(want))
+		}
+	}
+}
+
 // TestHolesNoAllocs checks that building a DATA chunk with a hole and
 // checksumming around it allocate nothing.
 func TestHolesNoAllocs(t *testing.T) {
@@ -81,6 +146,7 @@ func TestHolesNoAllocs(t *testing.T) {
 		b, h, _ := d.AppendHole(b)
 		hs := append(holes[:0], h)
 		SetChecksumHoles(b, hs)
+		FillChecksumHoles(b, hs, 2000)
 	})
 	if n != 0 {
 		t.Fatalf("%v allocations", n)

@@ -78,12 +78,14 @@ type Endpoint struct {
 	tracef       func(format string, args ...any)
 	// gather is where Poll appends the holes of its packets (GatherInto;
 	// nil: it copies every payload); holes collects those of the packet
-	// appendPacket builds; holders lists the associations whose messages
-	// packets with holes reference until BatchWritten (gather.go).
-	gather  *[]chunk.Hole
-	holeMin int
-	holes   []chunk.Hole
-	holders []*Assoc
+	// appendPacket builds, the ones shorter than holeKeep until the
+	// checksum fills them in; holders lists the associations whose
+	// messages packets with holes reference until BatchWritten (gather.go).
+	gather   *[]chunk.Hole
+	holeMin  int
+	holeKeep int
+	holes    []chunk.Hole
+	holders  []*Assoc
 	// run is the association whose DATA-only packet Poll or PollNext
 	// built last, for PollNext (pollrun.go).
 	run dataRun

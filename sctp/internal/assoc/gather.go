@@ -3,6 +3,7 @@ package assoc
 import (
 	"time"
 
+	"github.com/usctp/usctp/internal/crc32c"
 	"github.com/usctp/usctp/sctp/chunk"
 	"github.com/usctp/usctp/sctp/internal/transfer"
 )
@@ -10,7 +11,8 @@ import (
 // Packets with holes, for a shell that writes by gather I/O: the large
 // DATA and I-DATA payloads stay in the send buffer's messages and the
 // packet references them (chunk.Hole), so they are not copied into the
-// packet buffer. The messages they reference are not reused until the
+// packet buffer. Smaller payloads are holes only while the packet is
+// built: its checksum fills them in (finishOwn). The messages they reference are not reused until the
 // shell reports the packets written (BatchWritten). A packet with holes
 // is the same packet, byte for byte, as Poll builds: every header,
 // padding and other chunk at its place in Data, the checksum computed
@@ -21,14 +23,24 @@ import (
 type Hole = chunk.Hole
 
 // GatherInto makes Poll leave the user data of DATA and I-DATA chunks of
-// min bytes or more out of its packets, or (nil) builds whole packets
-// again, the default. The holes of each packet, by offset from its first
-// byte (Packet.Data[len(buf)]), are appended to *holes, up to its
-// capacity; the packet is Data[len(buf):] with each hole's bytes in
-// place. Packets of associations with AUTH, whose HMAC covers the user
-// data, are whole. (The holes are not a field of Packet: a Packet of
-// eight words is returned in registers.)
-func (ep *Endpoint) GatherInto(holes *[]Hole, min int) { ep.gather, ep.holeMin = holes, min }
+// least bytes or more out of its packets while it builds them, or (nil)
+// builds whole packets again, the default. Payloads shorter than keep are
+// then copied in by the pass that computes the checksum
+// (chunk.FillChecksumHoles), which reads them once instead of copying
+// and reading them again; the others stay holes. The holes of each
+// packet, by offset from its first byte (Packet.Data[len(buf)]), are
+// appended to *holes, up to its capacity; the packet is Data[len(buf):]
+// with each hole's bytes in place. Packets of associations with AUTH,
+// whose HMAC covers the user data, are whole. Where the CRC32c code
+// does not copy as it reads (crc32c.FusesCopy), least is raised to keep:
+// a hole filled in later would save nothing. (The holes are not a field
+// of Packet: a Packet of eight words is returned in registers.)
+func (ep *Endpoint) GatherInto(holes *[]Hole, least, keep int) {
+	if !crc32c.FusesCopy() {
+		least = max(least, keep)
+	}
+	ep.gather, ep.holeMin, ep.holeKeep = holes, least, keep
+}
 
 // BatchWritten tells the endpoint that every packet with holes Poll
 // returned has been written or dropped: the messages their holes
@@ -55,15 +67,14 @@ func (a *Assoc) appendData(now time.Time, b []byte, room, start int) ([]byte, in
 		return a.data.eng.AppendData(now, b, room)
 	}
 	h := len(ep.holes)
-	b, n, holes := a.data.eng.AppendDataHoles(now, b, room, ep.holes, ep.holeMin)
+	b, n, holes := a.data.eng.AppendDataHoles(now, b, room, ep.holes, ep.holeMin, ep.holeKeep)
 	ep.holes = holes
-	if len(holes) == h {
-		return b, n
-	}
+	kept := false
 	for i := range holes[h:] {
 		holes[h+i].At -= start // from the packet's first byte
+		kept = kept || len(holes[h+i].Data) >= ep.holeKeep
 	}
-	if !a.data.holder {
+	if kept && !a.data.holder {
 		a.data.holder = true
 		ep.holders = append(ep.holders, a)
 	}

@@ -28,9 +28,9 @@ func (p *pair) poll(ep *Endpoint, next bool) (Packet, bool) {
 		p.holes = make([]chunk.Hole, 0, 8)
 	}
 	holes := p.holes[:0]
-	ep.GatherInto(&holes, testHoleMin)
+	ep.GatherInto(&holes, testHoleFill, testHoleMin)
 	pk, ok := p.pollWith(ep, next, b[:0])
-	ep.GatherInto(nil, 0)
+	ep.GatherInto(nil, 0, 0)
 	if !ok {
 		ep.BatchWritten()
 		return pk, ok
@@ -48,8 +48,12 @@ func (p *pair) poll(ep *Endpoint, next bool) (Packet, bool) {
 	return pk, ok
 }
 
-// testHoleMin is the smallest payload the tests leave as a hole.
-const testHoleMin = 512
+// testHoleMin is the smallest payload the tests leave as a hole,
+// testHoleFill the smallest filled in with the checksum.
+const (
+	testHoleMin  = 512
+	testHoleFill = 64
+)
 
 func (p *pair) hashWire(b []byte) {
 	h := fnv.New64a()

@@ -31,19 +31,23 @@ func (a *Assoc) ZeroChecksum() (send, recv bool) {
 }
 
 // finishOwn fills in the checksum of the association's packet that starts
-// at b[start]: zero when the peer accepts it, unless the packet holds a
+// at b[start], and its holes shorter than the endpoint keeps (GatherInto): zero when the peer accepts it, unless the packet holds a
 // chunk RFC 9653 section 5.2 keeps the CRC32c for: an INIT (sent before
 // the peer announced anything), a COOKIE ECHO (its receiver may hold no
 // state yet) or an ASCONF (it may come from an address the peer does not
 // know). Packets sent outside an association (replies to out-of-the-blue
 // packets, finishPacket) always carry the CRC32c.
 func (a *Assoc) finishOwn(b []byte, start int) []byte {
+	ep := a.ep
 	if send, _ := a.ZeroChecksum(); send && !needsCRC(b[start:]) {
+		if len(ep.holes) > 0 {
+			ep.holes = chunk.FillShortHoles(b[start:], ep.holes, ep.holeKeep)
+		}
 		chunk.SetZeroChecksum(b[start:])
 		return b
 	}
-	if len(a.ep.holes) > 0 {
-		chunk.SetChecksumHoles(b[start:], a.ep.holes)
+	if len(ep.holes) > 0 {
+		ep.holes = chunk.FillChecksumHoles(b[start:], ep.holes, ep.holeKeep)
 		return b
 	}
 	return finishPacket(b, start)

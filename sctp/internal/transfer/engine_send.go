@@ -30,17 +30,20 @@ func (e *Engine) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 	return e.send.appendData(now, pkt, room)
 }
 
-// AppendDataHoles is AppendData leaving the user data of chunks of at
-// least min bytes out of pkt: each such chunk's payload is a hole
+// AppendDataHoles is AppendData leaving the user data of chunks of
+// least bytes or more out of pkt: each such chunk's payload is a hole
 // appended to holes (up to its capacity; the others are copied) and
 // returned with the packet, whose bytes are pkt's with the holes filled
-// (chunk.Hole). The holes reference the send buffer's messages: a message
-// released before ReleaseHeld is not reused until then.
-func (e *Engine) AppendDataHoles(now time.Time, pkt []byte, room int, holes []chunk.Hole, min int) ([]byte, int, []chunk.Hole) {
-	if min > math.MaxInt32 {
-		min = math.MaxInt32 // no payload is that large: no holes
+// (chunk.Hole). The holes of keep bytes or more reference the send
+// buffer's messages until ReleaseHeld: a message released before it is
+// not reused until then. The caller fills the shorter ones in before it
+// calls the engine again (chunk.FillChecksumHoles).
+func (e *Engine) AppendDataHoles(now time.Time, pkt []byte, room int, holes []chunk.Hole, least, keep int) ([]byte, int, []chunk.Hole) {
+	e.send.holes, e.send.holeMin = holes, int32(min(least, math.MaxInt32)) // no payload is that large: no holes
+	e.send.holeKeep = 0                                                    // none kept: a chunk's user data is shorter than 65536 bytes
+	if keep <= math.MaxUint16 {
+		e.send.holeKeep = uint16(max(keep, 1))
 	}
-	e.send.holes, e.send.holeMin = holes, int32(min)
 	pkt, n := e.send.appendData(now, pkt, room)
 	holes, e.send.holes = e.send.holes, nil
 	return pkt, n, holes

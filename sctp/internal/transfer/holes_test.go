@@ -51,7 +51,7 @@ func (h *holePair) queue(tb testing.TB, sid uint16, msg []byte) {
 func (h *holePair) packet(tb testing.TB, room int) ([]byte, []chunk.Hole) {
 	want, n1 := h.flat.a.AppendData(h.flat.now, h.flat.pkt[:0], room)
 	b := append(h.buf[:0], h.stale[:cap(h.buf)]...)[:0]
-	got, n2, holes := h.gath.a.AppendDataHoles(h.gath.now, b, room, h.holes[:0], testHoleMin)
+	got, n2, holes := h.gath.a.AppendDataHoles(h.gath.now, b, room, h.holes[:0], testHoleMin, testHoleMin)
 	if n1 != n2 || len(got) != len(want) {
 		tb.Fatalf("%d chunks of %d bytes flat, %d of %d with holes", n1, len(want), n2, len(got))
 	}

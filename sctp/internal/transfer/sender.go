@@ -46,8 +46,11 @@ type sender struct {
 	// holes, while AppendDataHoles builds a packet: the holes left so far
 	// (up to its capacity), for payloads of holeMin bytes or more; nil
 	// otherwise, and every payload is copied.
-	holes   []chunk.Hole
-	holeMin int32 // 32 bits beside immediate: the Engine fits the 2,688-byte size class
+	// Holes of holeKeep bytes or more hold their messages (queue.holding),
+	// none when it is 0; the caller fills the shorter ones in at once.
+	holes    []chunk.Hole
+	holeMin  int32  // 32 bits and
+	holeKeep uint16 // 16 beside immediate: the Engine fits the 2,688-byte size class
 	// immediate sets the I bit on DATA chunks (RFC 7053).
 	immediate bool
 }
@@ -183,7 +186,9 @@ func (s *sender) appendChunk(pkt []byte, t TSN, r *record) []byte {
 		if hf, ok := s.frame.(holeFramer); ok {
 			pkt, h := hf.AppendHole(pkt, f)
 			s.holes = append(s.holes, h)
-			s.queue.holding = true
+			if k := s.holeKeep; k != 0 && len(payload) >= int(k) {
+				s.queue.holding = true
+			}
 			return pkt
 		}
 	}
