@@ -128,6 +128,7 @@ func run(cfg *sctp.Config, port, total, size int, verbose bool) {
 }
 
 func printStats(who string, st sctp.Stats) {
-	fmt.Fprintf(os.Stderr, "%s: packets out %d in %d, retransmits %d (%s), srtt %v rto %v cwnd %d\n",
-		who, st.PacketsOut, st.PacketsIn, st.Retransmits, perf.LossLine(st.Counters), st.SRTT, st.RTO, st.Cwnd)
+	fmt.Fprintf(os.Stderr, "%s: packets out %d in %d, retransmits %d (%s), srtt %v rto %v cwnd %d, PLPMTU %d (probes %d, acked %d, lost %d, up %d, down %d, black holes %d)\n",
+		who, st.PacketsOut, st.PacketsIn, st.Retransmits, perf.LossLine(st.Counters), st.SRTT, st.RTO, st.Cwnd,
+		st.PLPMTU, st.PMTUProbes, st.PMTUProbeAcks, st.PMTUProbesLost, st.PMTUIncreases, st.PMTUDecreases, st.PMTUBlackHoles)
 }
