@@ -370,6 +370,12 @@ loop128:
 	DECQ  CX
 	JNZ   loop128
 
+	JMP reduceAVX2<>(SB)
+
+// reduceAVX2 reduces the four accumulators Y0-Y3 of foldAVX2's blocks to
+// the CRC, stores it at DI and returns to the caller of the function that
+// jumped to it.
+TEXT reduceAVX2<>(SB), NOSPLIT|NOFRAME, $0
 	// Lane j of the eight moves (7-j)*16 bytes, onto the last one.
 	VMOVDQU      ·crc32cReduce+128(SB), Y8
 	VMOVDQU      ·crc32cReduce+160(SB), Y9
@@ -402,7 +408,8 @@ loop128:
 TEXT ·updateCopyAVX2(SB), NOSPLIT, $0-60
 	MOVL crc+0(FP), AX
 	NOTL AX
-	MOVQ dst_base+8(FP), DI
+	MOVQ dst_base+8(FP), R13
+	LEAQ ret+56(FP), DI
 	MOVQ src_base+32(FP), SI
 	MOVQ src_len+40(FP), CX
 
@@ -423,9 +430,9 @@ cloop8:
 	JB     ctail4
 	MOVQ   (SI), R8
 	CRC32Q R8, AX
-	MOVQ   R8, (DI)
+	MOVQ   R8, (R13)
 	ADDQ   $8, SI
-	ADDQ   $8, DI
+	ADDQ   $8, R13
 	SUBQ   $8, DX
 	JMP    cloop8
 
@@ -434,33 +441,33 @@ ctail4:
 	JZ     ctail2
 	MOVL   (SI), R8
 	CRC32L R8, AX
-	MOVL   R8, (DI)
+	MOVL   R8, (R13)
 	ADDQ   $4, SI
-	ADDQ   $4, DI
+	ADDQ   $4, R13
 
 ctail2:
 	TESTQ   $2, DX
 	JZ      ctail1
 	MOVWLZX (SI), R8
 	CRC32W  R8, AX
-	MOVW    R8, (DI)
+	MOVW    R8, (R13)
 	ADDQ    $2, SI
-	ADDQ    $2, DI
+	ADDQ    $2, R13
 
 ctail1:
 	TESTQ   $1, DX
 	JZ      cblocks
 	MOVBLZX (SI), R8
 	CRC32B  R8, AX
-	MOVB    R8, (DI)
+	MOVB    R8, (R13)
 	INCQ    SI
-	INCQ    DI
+	INCQ    R13
 
 cblocks:
 	TESTQ CX, CX
 	JNZ   cfold
 	NOTL  AX
-	MOVL  AX, ret+56(FP)
+	MOVL  AX, (DI)
 	RET
 
 cfold:
@@ -469,13 +476,13 @@ cfold:
 	VMOVDQU        32(SI), Y1
 	VMOVDQU        64(SI), Y2
 	VMOVDQU        96(SI), Y3
-	VMOVDQU        Y0, (DI)
-	VMOVDQU        Y1, 32(DI)
-	VMOVDQU        Y2, 64(DI)
-	VMOVDQU        Y3, 96(DI)
+	VMOVDQU        Y0, (R13)
+	VMOVDQU        Y1, 32(R13)
+	VMOVDQU        Y2, 64(R13)
+	VMOVDQU        Y3, 96(R13)
 	VPXOR          Y4, Y0, Y0
 	ADDQ           $128, SI
-	ADDQ           $128, DI
+	ADDQ           $128, R13
 	DECQ           CX
 	VBROADCASTI128 ·crc32cFold128(SB), Y8
 
@@ -487,37 +494,17 @@ cloop128:
 	VMOVDQU 64(SI), Y14
 	VMOVDQU 96(SI), Y15
 	FOLD4(Y8, Y8, Y8, Y8)
-	VMOVDQU Y12, (DI)
-	VMOVDQU Y13, 32(DI)
-	VMOVDQU Y14, 64(DI)
-	VMOVDQU Y15, 96(DI)
+	VMOVDQU Y12, (R13)
+	VMOVDQU Y13, 32(R13)
+	VMOVDQU Y14, 64(R13)
+	VMOVDQU Y15, 96(R13)
 	VPXOR   Y12, Y0, Y0
 	VPXOR   Y13, Y1, Y1
 	VPXOR   Y14, Y2, Y2
 	VPXOR   Y15, Y3, Y3
 	ADDQ    $128, SI
-	ADDQ    $128, DI
+	ADDQ    $128, R13
 	DECQ    CX
 	JNZ     cloop128
 
-	// The reduction of foldAVX2.
-	VMOVDQU      ·crc32cReduce+128(SB), Y8
-	VMOVDQU      ·crc32cReduce+160(SB), Y9
-	VMOVDQU      ·crc32cReduce+192(SB), Y10
-	VMOVDQU      ·crc32cReduce+224(SB), Y11
-	FOLD4(Y8, Y9, Y10, Y11)
-	VPXOR        Y1, Y0, Y0
-	VPXOR        Y3, Y2, Y2
-	VPXOR        Y2, Y0, Y0
-	VEXTRACTI128 $1, Y0, X1
-	VPXOR        X1, X0, X0
-
-	VMOVQ   X0, R8
-	VPEXTRQ $1, X0, R9
-	XORL    AX, AX
-	CRC32Q  R8, AX
-	CRC32Q  R9, AX
-	VZEROUPPER
-	NOTL    AX
-	MOVL    AX, ret+56(FP)
-	RET
+	JMP reduceAVX2<>(SB)
