@@ -28,6 +28,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -253,6 +254,7 @@ func run(bench, timeout time.Duration) error {
 			}
 		}
 		p.mu.Unlock()
+		printStats(pc)
 		return fmt.Errorf("timed out waiting for %s", strings.Join(missing, ", "))
 	}
 	if md, ok := pc.SCTP().Metadata(); ok {
@@ -686,3 +688,32 @@ func (p *peer) closeB2USeen(which string) {
 }
 
 func first(s []string, n int) []string { return s[:min(n, len(s))] }
+
+// printStats prints the SCTP association's counters and those of the data
+// channels still open or closing (RTCPeerConnection.getStats on this side;
+// channels256's are counted, not listed) for a check that timed out: a
+// closed window, data that never arrived and data unread tell apart.
+func printStats(pc *webrtc.PeerConnection) {
+	st := pc.SCTP().Stats()
+	fmt.Printf("stats sctp: bytes sent %d received %d, srtt %.1f ms, cwnd %d, peer's window %d, mtu %d\n",
+		st.BytesSent, st.BytesReceived, st.SmoothedRoundTripTime*1000, st.CongestionWindow, st.ReceiverWindow, st.MTU)
+	var lines []string
+	many := 0
+	for _, s := range pc.GetStats() {
+		c, ok := s.(webrtc.DataChannelStats)
+		if !ok || c.State == webrtc.DataChannelStateClosed {
+			continue
+		}
+		if strings.HasPrefix(c.Label, "channels256/") {
+			many++
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("stats channel %q (id %d, %s): messages sent %d received %d, bytes sent %d received %d",
+			c.Label, c.DataChannelIdentifier, c.State, c.MessagesSent, c.MessagesReceived, c.BytesSent, c.BytesReceived))
+	}
+	slices.Sort(lines)
+	for _, l := range lines {
+		fmt.Println(l)
+	}
+	fmt.Printf("stats channels256: %d not closed\n", many)
+}
