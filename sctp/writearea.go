@@ -40,7 +40,7 @@ const gatherMin = 16 << 10
 // fillMin is the smallest DATA payload copied in with the checksum: for
 // shorter ones both take the CRC32 instruction alone and the copy is
 // cheaper than the bookkeeping. Where the CRC32c code does not fuse the
-// two, payloads are copied as they are appended (GatherInto).
+// two (assoc.FillsInOnePass), payloads are copied as they are appended.
 const fillMin = 256
 
 // maxPacketHoles bounds the holes of one packet, batchHoles those of a
@@ -59,6 +59,9 @@ func (e *Endpoint) initWriteArea() {
 	e.slab = make([]byte, max(writeAreaSize, 2*cacheLineUp(e.largestPacket)))
 	e.batch = make([]netio.Packet, writeBatch)
 	least, keep := fillMin, math.MaxInt
+	if !assoc.FillsInOnePass() {
+		least = keep
+	}
 	if g, ok := e.conn.(netio.Gatherer); ok && g.Gathers() {
 		e.netHoles = make([]netio.Hole, writeBatch*batchHoles)
 		least, keep = min(least, gatherMin), gatherMin

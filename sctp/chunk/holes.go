@@ -38,19 +38,36 @@ func ChecksumHoles(pkt []byte, holes []Hole) uint32 {
 	if len(pkt) < HeaderLen {
 		return 0
 	}
-	c := crc32c.Update(0, pkt[:8])
-	c = crc32c.Update(c, zeroField[:])
-	at := HeaderLen
-	for _, h := range holes {
-		c = crc32c.Update(c, pkt[at:h.At])
-		c = crc32c.Update(c, h.Data)
-		at = h.At + len(h.Data)
-	}
-	return crc32c.Update(c, pkt[at:])
+	c, _ := checksumPieces(pkt, holes, 0)
+	return c
 }
 
-// zeroField stands for the checksum field in ChecksumHoles.
-var zeroField [4]byte
+// checksumPieces returns the CRC32c of pkt with its holes in place
+// (ChecksumHoles; at least one hole, after the common header), copying
+// the holes shorter than keep into pkt as it reads them
+// (crc32c.UpdateCopy), and, when keep is above 0, the holes it did not
+// copy, compacted in holes' own array (ChecksumHoles, with keep 0, writes
+// nothing).
+func checksumPieces(pkt []byte, holes []Hole, keep int) (uint32, []Hole) {
+	c := crc32c.ChecksumPacket(pkt[:holes[0].At])
+	at, left := holes[0].At, holes[:0]
+	for _, h := range holes {
+		c = crc32c.Update(c, pkt[at:h.At])
+		if len(h.Data) < keep {
+			c = crc32c.UpdateCopy(c, pkt[h.At:], h.Data)
+		} else {
+			c = crc32c.Update(c, h.Data)
+			if keep > 0 {
+				left = append(left, h)
+			}
+		}
+		at = h.At + len(h.Data)
+	}
+	if at < len(pkt) {
+		c = crc32c.Update(c, pkt[at:])
+	}
+	return c, left
+}
 
 // SetChecksumHoles computes the CRC32c of a packet with holes
 // (ChecksumHoles) and stores it in its header.
@@ -76,21 +93,7 @@ func FillChecksumHoles(pkt []byte, holes []Hole, keep int) []Hole {
 		SetChecksum(pkt)
 		return holes
 	}
-	c := crc32c.ChecksumPacket(pkt[:holes[0].At])
-	at, left := holes[0].At, holes[:0]
-	for _, h := range holes {
-		c = crc32c.Update(c, pkt[at:h.At])
-		if len(h.Data) < keep {
-			c = crc32c.UpdateCopy(c, pkt[h.At:], h.Data)
-		} else {
-			c = crc32c.Update(c, h.Data)
-			left = append(left, h)
-		}
-		at = h.At + len(h.Data)
-	}
-	if at < len(pkt) {
-		c = crc32c.Update(c, pkt[at:])
-	}
+	c, left := checksumPieces(pkt, holes, max(keep, 1))
 	binary.LittleEndian.PutUint32(pkt[8:], c)
 	return left
 }

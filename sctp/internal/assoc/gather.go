@@ -12,8 +12,9 @@ import (
 // DATA and I-DATA payloads stay in the send buffer's messages and the
 // packet references them (chunk.Hole), so they are not copied into the
 // packet buffer. Smaller payloads are holes only while the packet is
-// built: its checksum fills them in (finishOwn). The messages they reference are not reused until the
-// shell reports the packets written (BatchWritten). A packet with holes
+// built: its checksum fills them in (finishOwn). The messages the holes
+// left reference are not reused until the shell reports the packets
+// written (BatchWritten). A packet with holes
 // is the same packet, byte for byte, as Poll builds: every header,
 // padding and other chunk at its place in Data, the checksum computed
 // over the pieces in order.
@@ -31,16 +32,16 @@ type Hole = chunk.Hole
 // packet, by offset from its first byte (Packet.Data[len(buf)]), are
 // appended to *holes, up to its capacity; the packet is Data[len(buf):]
 // with each hole's bytes in place. Packets of associations with AUTH,
-// whose HMAC covers the user data, are whole. Where the CRC32c code
-// does not copy as it reads (crc32c.FusesCopy), least is raised to keep:
-// a hole filled in later would save nothing. (The holes are not a field
+// whose HMAC covers the user data, are whole. (The holes are not a field
 // of Packet: a Packet of eight words is returned in registers.)
 func (ep *Endpoint) GatherInto(holes *[]Hole, least, keep int) {
-	if !crc32c.FusesCopy() {
-		least = max(least, keep)
-	}
 	ep.gather, ep.holeMin, ep.holeKeep = holes, least, keep
 }
+
+// FillsInOnePass reports whether a hole filled in by the checksum's pass
+// is read once here (crc32c.FusesCopy); where it is not, a payload below
+// GatherInto's keep costs no more copied as it is appended.
+func FillsInOnePass() bool { return crc32c.FusesCopy() }
 
 // BatchWritten tells the endpoint that every packet with holes Poll
 // returned has been written or dropped: the messages their holes

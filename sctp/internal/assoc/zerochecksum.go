@@ -30,9 +30,10 @@ func (a *Assoc) ZeroChecksum() (send, recv bool) {
 	return on && a.peerExt&extZeroChecksum != 0, on
 }
 
-// finishOwn fills in the checksum of the association's packet that starts
-// at b[start], and its holes shorter than the endpoint keeps (GatherInto): zero when the peer accepts it, unless the packet holds a
-// chunk RFC 9653 section 5.2 keeps the CRC32c for: an INIT (sent before
+// finishOwn fills in the holes shorter than the endpoint keeps
+// (GatherInto) and the checksum of the association's packet that starts
+// at b[start]: the checksum is zero when the peer accepts it, unless the
+// packet holds a chunk RFC 9653 section 5.2 keeps the CRC32c for: an INIT (sent before
 // the peer announced anything), a COOKIE ECHO (its receiver may hold no
 // state yet) or an ASCONF (it may come from an address the peer does not
 // know). Packets sent outside an association (replies to out-of-the-blue

@@ -39,8 +39,10 @@ func (e *Engine) AppendData(now time.Time, pkt []byte, room int) ([]byte, int) {
 // not reused until then. The caller fills the shorter ones in before it
 // calls the engine again (chunk.FillChecksumHoles).
 func (e *Engine) AppendDataHoles(now time.Time, pkt []byte, room int, holes []chunk.Hole, least, keep int) ([]byte, int, []chunk.Hole) {
-	e.send.holes, e.send.holeMin = holes, int32(min(least, math.MaxInt32)) // no payload is that large: no holes
-	e.send.holeKeep = 0                                                    // none kept: a chunk's user data is shorter than 65536 bytes
+	// No chunk's user data reaches MaxInt32 bytes (least above it: no
+	// holes) nor MaxUint16 (keep above it: none kept, holeKeep 0).
+	e.send.holes, e.send.holeMin = holes, int32(min(least, math.MaxInt32))
+	e.send.holeKeep = 0
 	if keep <= math.MaxUint16 {
 		e.send.holeKeep = uint16(max(keep, 1))
 	}
