@@ -157,17 +157,21 @@ type peer struct {
 }
 
 // heardOn returns the channel closed once the page says it has received a
-// message on the data channel labelled label.
-func (p *peer) heardOn(label string) chan struct{} {
+// message on the data channel labelled label; hear closes it.
+func (p *peer) heardOn(label string, hear bool) <-chan struct{} {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.heard == nil {
-		p.heard = map[string]chan struct{}{}
-	}
 	c, ok := p.heard[label]
 	if !ok {
 		c = make(chan struct{})
 		p.heard[label] = c
+	}
+	if hear {
+		select {
+		case <-c:
+		default:
+			close(c)
+		}
 	}
 	return c
 }
@@ -180,14 +184,12 @@ func (p *peer) heardOn(label string) chan struct{} {
 // for its messages (Blink registers in a task of its own, after the
 // datachannel event, so that the channel can be transferred to a worker;
 // messages queued before that are dropped once the channel is closing).
-// Seen in about one run in ten here, more on a loaded host: every DATA
-// chunk acknowledged and the reset performed by Chromium (the capture),
-// its statistics counting no message received, the page never given one.
-// Closing once the page has a message keeps what is tested (the messages
+// Chromium acknowledges the DATA and performs the reset; the page is
+// never given the messages (docs/webrtc.md, "Browsers"). Closing once the page has a message keeps what is tested (the messages
 // before the close, then the close) and leaves that race out.
 func (p *peer) closeWhenHeard(dc *webrtc.DataChannel) error {
 	select {
-	case <-p.heardOn(dc.Label()):
+	case <-p.heardOn(dc.Label(), false):
 	case <-time.After(30 * time.Second):
 		return fmt.Errorf("the page received no message on %s in 30 s", dc.Label())
 	}
@@ -209,6 +211,7 @@ func run(bench, timeout time.Duration) error {
 		answer:    make(chan webrtc.SessionDescription, 1),
 		answered:  make(chan struct{}),
 		reports:   map[string]report{},
+		heard:     map[string]chan struct{}{},
 		done:      make(chan struct{}),
 		bench:     bench,
 		benchRate: make(chan string, 1),
@@ -363,14 +366,7 @@ func (p *peer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		c := p.heardOn(label)
-		p.mu.Lock()
-		select {
-		case <-c:
-		default:
-			close(c)
-		}
-		p.mu.Unlock()
+		p.heardOn(label, true)
 	case "/log":
 		b, _ := io.ReadAll(r.Body)
 		fmt.Fprintf(os.Stderr, "page: %s\n", b)
