@@ -60,3 +60,51 @@ func TestFragPointFollowsPeerWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestFragmentsFillPackets: messages longer than the fragment point, queued
+// back to back, go out in packets of one size, the last alone shorter: the
+// first chunk of each message fills what the tail of the one before left,
+// however little, so a run of them stays one UDP GSO datagram. A message
+// that fits a packet of its own is not cut into a sliver to fill one.
+func TestFragmentsFillPackets(t *testing.T) {
+	x := newTx(t, Config{Buffers: api.Buffers{SendBuffer: 4 << 20}, Paths: api.Paths{MaxBurst: 1000}})
+	x.e.path.cwnd = 4 << 20
+	fp := x.e.send.fragPoint
+	full := 16 + fp // one chunk of the fragment point: a full packet
+	// Each message's tail leaves less than 512 bytes of its packet free.
+	size := 46*fp + fp - 400
+	x.queue(4, size)
+	var lens []int
+	for {
+		ds := x.packet()
+		if len(ds) == 0 {
+			break
+		}
+		n := 0
+		for _, d := range ds {
+			n += 16 + (len(d.Payload)+3)&^3
+		}
+		lens = append(lens, n)
+	}
+	for i, n := range lens {
+		if i < len(lens)-1 && n != full {
+			t.Fatalf("packet %d of %d is %d bytes, want %d (sizes %v)", i, len(lens), n, full, lens)
+		}
+	}
+	if want := (4*size + fp - 1) / fp; len(lens) > want+1 {
+		t.Errorf("%d packets for 4 messages of %d bytes, want at most %d", len(lens), size, want+1)
+	}
+
+	// A message that fits a packet waits for the next one rather than
+	// fill the first's rest with a sliver.
+	y := newTx(t, Config{Paths: api.Paths{MaxBurst: 1000}})
+	y.e.path.cwnd = 1 << 20
+	y.queue(1, fp-200)
+	y.queue(1, fp-300)
+	if ds := y.packet(); len(ds) != 1 || len(ds[0].Payload) != fp-200 {
+		t.Fatalf("first packet: %d chunks, want the first message alone", len(ds))
+	}
+	if ds := y.packet(); len(ds) != 1 || len(ds[0].Payload) != fp-300 || ds[0].Flags&0x3 != 0x3 {
+		t.Fatalf("second packet: %d chunks, want the second message whole", len(ds))
+	}
+}

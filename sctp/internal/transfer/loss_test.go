@@ -52,6 +52,9 @@ func TestLossNoT3WhileSACKsArrive(t *testing.T) {
 	for _, loss := range []float64{0.01, 0.05, 0.10} {
 		for _, m := range recoveryModes[1:] {
 			t.Run(fmt.Sprintf("%s/%g", m.name, loss*100), func(t *testing.T) {
+				// A seed's run may lose no retransmission (about 60
+				// of them at 5% under -race): the three together do.
+				var repeats uint64
 				for seed := uint64(1); seed <= 3; seed++ {
 					d, st := lossRun(t, seed, loss, volume, m.adj)
 					t.Logf("seed %d: %v, fast rtx %d (repeat %d), probes %d, T3 %d, spurious %d",
@@ -59,9 +62,10 @@ func TestLossNoT3WhileSACKsArrive(t *testing.T) {
 					if st.T3Expiries != 0 {
 						t.Errorf("seed %d: %d T3-rtx expiries", seed, st.T3Expiries)
 					}
-					if loss >= 0.05 && st.RepeatFastRetransmits == 0 {
-						t.Errorf("seed %d: no lost retransmission found again", seed)
-					}
+					repeats += st.RepeatFastRetransmits
+				}
+				if loss >= 0.05 && repeats == 0 {
+					t.Errorf("no lost retransmission found again in three seeds")
 				}
 			})
 		}

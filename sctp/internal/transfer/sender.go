@@ -425,8 +425,17 @@ func (s *sender) appendNew(now time.Time, pkt []byte, room int) ([]byte, int) {
 		max := (room - s.hdr) &^ 3
 		size := min(left, s.fragPoint)
 		if size > max {
-			// Cut smaller to fill the packet, but not into slivers.
-			if max < 512 {
+			// Cut smaller to fill the packet, but not into slivers: a
+			// message that fits a packet of its own waits for the next,
+			// and so does the rest of one partly sent. A message longer
+			// than the fragment point not yet begun is cut anyway, and
+			// its first chunk fills what the packet has left, however
+			// little: a bulk sender's packets are then all of one size
+			// (the tail of a 64 KiB message left one short otherwise,
+			// every other message on a 1500-byte path), and UDP GSO
+			// sends a run of them in one datagram, where a short one
+			// ends it.
+			if max <= 0 || max < 512 && (left <= s.fragPoint || m.off > 0) {
 				break
 			}
 			size = max
