@@ -110,11 +110,14 @@ type Endpoint struct {
 const (
 	readBatch = 32  // packets per ReadBatch
 	viewBatch = 128 // packets per ReadBatchView (GRO: about 3 buffers' worth)
-	// writeBatch is the packets per WriteBatch: three GSO sends of 43
-	// packets of 1480 bytes, half the sendmmsg calls of 64 on a bulk send
-	// (and about 15% less CPU per byte on each side).
-	writeBatch = 128
-	// writeAreaSize is the size of the write area (initWriteArea): 128
+	// writeBatch is the packets per WriteBatch: three full GSO sends
+	// of a 1500-byte path (44 packets of 1472 or 1452 bytes in 65000, the
+	// netio bound), half the sendmmsg calls of 64 on a bulk send (and
+	// about 15% less CPU per byte on each side). At 128 a bulk send on
+	// such a path cut its third GSO send short, and each send has a cost
+	// of its own in the kernel besides its packets' (docs/PERFORMANCE.md).
+	writeBatch = 132
+	// writeAreaSize is the size of the write area (initWriteArea): 132
 	// packets of 1500 bytes (a cache line each), whatever Config.MTU.
 	writeAreaSize = writeBatch * 1536
 )

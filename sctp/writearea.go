@@ -9,7 +9,7 @@ import (
 
 // The write area: one slab of writeAreaSize bytes per endpoint into which
 // the core builds the packets of one WriteBatch back to back, each at a
-// cache line boundary. Its size does not follow Config.MTU: 128 packets
+// cache line boundary. Its size does not follow Config.MTU: 132 packets
 // of 1500 bytes fill it, and a larger MTU means fewer, larger packets per
 // batch (three of 64 KiB), not a larger area. A packet is only started
 // while the room left holds the largest packet the core builds

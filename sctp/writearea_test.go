@@ -33,9 +33,9 @@ func newWriteArea(maxOut int) *Endpoint {
 }
 
 // TestWriteAreaPacking: the write area packs the packets of one batch back
-// to back at cache-line boundaries, without overlap: 128 packets of 1472
-// bytes at MTU 1500 (as the former 128 slots), 128 small ones at MTU
-// 65535, and three of 64 KiB at 65535, all in the same 192 KiB. A packet
+// to back at cache-line boundaries, without overlap: 132 packets of 1472
+// bytes at MTU 1500, 132 small ones at MTU
+// 65535, and three of 64 KiB at 65535, all in the same 198 KiB. A packet
 // that outgrows the room it was given gets a buffer of its own and takes
 // none of the area; writeCollected's reset (batchLen, slabUsed) makes it
 // whole again.
