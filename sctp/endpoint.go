@@ -48,6 +48,7 @@ type Endpoint struct {
 	closed        bool
 	err           error        // why the endpoint stopped, when it did by itself
 	timerAt       time.Time    // deadline the owner's timer is set for
+	ownerTimer    *time.Timer  // the owner's timer (armOwner)
 	dialAssoc     *Association // the association the package-level Dial made this endpoint for
 	dialAssocGone bool         // dialAssoc ended: close the socket after the last flush
 	// The dispatch of the core's output and the goroutines waiting.
@@ -301,6 +302,8 @@ func buildEndpoint(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16) (
 	e := &Endpoint{cfg: c, conn: conn, connPeer: peer, assocs: make(map[*assoc.Assoc]*Association),
 		ownerWake: make(chan struct{}, 1), done: make(chan struct{}), reader: socketReader{unpark: make(chan struct{}, 1)},
 		rawIP: rawIP, sharedPorts: rawIP}
+	e.ownerTimer = time.NewTimer(time.Hour) // set by armOwner
+	e.ownerTimer.Stop()
 	e.ports, _ = conn.(portClaimer)
 	if err := e.multihome.init(locals, c.PacketConn == nil && c.Conn == nil); err != nil {
 		conn.Close()

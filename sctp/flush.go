@@ -61,18 +61,16 @@ func (e *Endpoint) flushLocked() {
 		// so the cost does not grow with the number of associations.
 		e.deliverEvents()
 		e.wakeChanged()
-		rearm := false
 		if !full {
 			if d := e.core.Deadline(); !d.IsZero() && (e.timerAt.IsZero() || d.Before(e.timerAt)) {
-				rearm = true
+				// An earlier deadline (a timer the packets started):
+				// the owner's timer moves to it, the owner sleeps on.
+				e.armOwner(d)
 			}
 		}
 		gone := e.dialAssocGone && !full
 		e.mu.Unlock()
 		e.writeCollected()
-		if rearm {
-			e.wakeOwner()
-		}
 		if gone {
 			e.stopIO()
 		}

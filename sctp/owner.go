@@ -5,7 +5,11 @@ import "time"
 // The owner goroutine (ownerLoop) runs the core's timers with one
 // time.Timer armed at the core's earliest deadline (or at the next check
 // of the reader role), and sends what user calls queued when they wake it
-// (wakeOwner). User calls never wait for it.
+// (wakeOwner). User calls never wait for it. A flush that starts an
+// earlier timer moves the owner's timer itself (armOwner) rather than
+// wake the owner to do it: on a bulk sender, where a flush moves it
+// hundreds of times a second, each wake would ready a goroutine on an
+// idle P.
 
 // wakeOwner wakes the owner goroutine to send what the core has queued
 // and to look at the core's deadline again. It never blocks.
@@ -20,8 +24,7 @@ func (e *Endpoint) wakeOwner() {
 // the checks of the reader role, then flushes, until the endpoint stops.
 func (e *Endpoint) ownerLoop() {
 	defer e.wg.Done()
-	t := time.NewTimer(time.Hour)
-	t.Stop()
+	t := e.ownerTimer
 	for {
 		select {
 		case <-e.ownerWake:
@@ -47,14 +50,20 @@ func (e *Endpoint) ownerLoop() {
 		if e.reader.role != readerLoop && (d.IsZero() || e.reader.nextCheck.Before(d)) {
 			d = e.reader.nextCheck
 		}
-		e.timerAt = d
+		e.armOwner(d)
 		e.mu.Unlock()
-		if !d.IsZero() {
-			// A deadline the core could not serve must not make this
-			// loop spin.
-			t.Reset(max(time.Until(d), 50*time.Microsecond))
-		} else {
-			t.Stop()
-		}
 	}
+}
+
+// armOwner sets the owner's timer for d (stops it for the zero time).
+// Called with e.mu held, so a flush moving the timer and the owner
+// setting it after its run take turns.
+func (e *Endpoint) armOwner(d time.Time) {
+	e.timerAt = d
+	if d.IsZero() {
+		e.ownerTimer.Stop()
+		return
+	}
+	// A deadline the core could not serve must not make the owner spin.
+	e.ownerTimer.Reset(max(time.Until(d), 50*time.Microsecond))
 }

@@ -104,6 +104,7 @@ func (e *Endpoint) mayYield() bool {
 func (e *Endpoint) readDirect() {
 	e.reader.role = readerUser
 	e.reader.takes++
+	e.kickReaderCheck(time.Now())
 	e.mu.Unlock()
 	n, err := e.reader.readSocket()
 	if err == nil {
@@ -134,6 +135,21 @@ func (e *Endpoint) interruptReader() {
 		e.reader.interrupted = true
 		e.conn.SetReadDeadline(time.Unix(1, 0))
 	}
+}
+
+// kickReaderCheck puts the owner's next check of the reader role off to
+// readerCheck after a take at now, and its timer with it (unless a timer
+// of the core is due before): a goroutine that takes the role again and
+// again (a bulk writer reading its SACKs) wakes the owner for no check,
+// and the owner's runs do not contend for mu and flushMu with it
+// hundreds of times a second. Called with e.mu held.
+func (e *Endpoint) kickReaderCheck(now time.Time) {
+	e.reader.nextCheck = now.Add(readerCheck)
+	d := e.core.Deadline()
+	if d.IsZero() || e.reader.nextCheck.Before(d) {
+		d = e.reader.nextCheck
+	}
+	e.armOwner(d)
 }
 
 // checkReader is the owner goroutine's periodic look at the reader role

@@ -68,8 +68,18 @@ func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline, closed <-c
 		if err == nil {
 			as.wroteSinceDry = true
 			flush := as.core.CanSendNow(now)
+			// While readLoop is parked, the socket is read by user
+			// calls (a bulk writer reading its SACKs, below): a writer
+			// of a message of many packets sends it itself rather than
+			// wake the owner, who would take mu and flushMu from the
+			// goroutines reading, each hand-off readying a goroutine on
+			// an idle P. Shorter messages are left to the owner, who
+			// sends several at once: sent one by one, each would end
+			// in a short packet of its own. One P makes no such
+			// hand-offs, nor does the writer read.
+			through := idle || flush && len(p) >= throughPackets*e.core.MTU() && e.reader.role != readerLoop && runtime.GOMAXPROCS(0) > 1
 			e.mu.Unlock()
-			if idle {
+			if through {
 				e.sendNow()
 			} else if flush {
 				e.wakeOwner()
@@ -120,6 +130,11 @@ func (as *Association) sendMsg(p []byte, info SendInfo, dl *deadline, closed <-c
 		e.nRoomWaits.Add(1)
 	}
 }
+
+// throughPackets is the size, in packets of the endpoint's MTU, from which
+// a message written while user calls read the socket is sent by its
+// writer (sendMsg): 64 KiB on a 1500-byte path, 512 KiB at 65535.
+const throughPackets = 8
 
 // SetWriteDeadline sets the deadline of WriteMsg; the zero time means none.
 func (as *Association) SetWriteDeadline(t time.Time) error {
