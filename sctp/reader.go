@@ -305,7 +305,11 @@ func (e *Endpoint) processBatch(n int, loop bool) (woke int) {
 		}
 	}
 	clear(e.reader.run) // views of the socket's buffers, which it may replace
-	e.core.EndBatch()
+	if n == len(e.reader.pkts) {
+		e.core.EndFullBatch(now) // more waits in the socket
+	} else {
+		e.core.EndBatch()
+	}
 	e.dispatch() // the wake-ups: what mayYield and the caller count
 	woke = e.reader.woken
 	yield := loop && e.mayYield()

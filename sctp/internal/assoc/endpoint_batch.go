@@ -1,5 +1,7 @@
 package assoc
 
+import "time"
+
 // Receive batches: the shell hands the core the packets of one read from
 // the socket between beginBatch and endBatch. The associations they reach
 // hold the SACK that "at least every second packet" (RFC 9260 section
@@ -21,12 +23,33 @@ func (ep *Endpoint) joinBatch(a *Assoc) {
 
 // EndBatch closes the receive batch: the associations that held a SACK
 // become ready to send it.
-func (ep *Endpoint) EndBatch() {
+func (ep *Endpoint) EndBatch() { ep.endBatch(time.Time{}, false) }
+
+// EndFullBatch is EndBatch after a read that filled the reader's buffers,
+// so that more packets wait in the socket: an association whose SACK is
+// due only because the batch brought it DATA holds it for the next batch,
+// once and for a millisecond at most (transfer.Engine.EndBatchHeld). On a
+// bulk transfer that has the reader fall behind this halves the SACKs,
+// each a packet written and read.
+func (ep *Endpoint) EndFullBatch(now time.Time) { ep.endBatch(now, true) }
+
+// endBatch is EndBatch and EndFullBatch (full).
+func (ep *Endpoint) endBatch(now time.Time, full bool) {
 	ep.batching = false
 	for i, a := range ep.batched {
 		a.inBatch = false
-		if eng := a.data.eng; eng != nil && eng.EndBatch() && !a.closed {
-			ep.markReady(a)
+		if eng := a.data.eng; eng != nil {
+			var due bool
+			if full {
+				due = eng.EndBatchHeld(now)
+			} else {
+				due = eng.EndBatch()
+			}
+			if due && !a.closed {
+				ep.markReady(a)
+			} else if full {
+				ep.touch(a) // the held SACK's deadline
+			}
 		}
 		ep.batched[i] = nil
 	}

@@ -1,6 +1,9 @@
 package assoc
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // sackBatch sends n one-packet messages from side 0 and hands the packets
 // to side 1 in one receive batch (batch) or one by one, dropping the
@@ -122,5 +125,58 @@ func TestReceiverOffReadyList(t *testing.T) {
 	p.eps[1].EndBatch()
 	if r.ready || !r.nothingToSend(p.now) {
 		t.Fatalf("after the batch: ready %v, nothing to send %v; the gap's SACKs went at once", r.ready, r.nothingToSend(p.now))
+	}
+}
+
+// A batch ended with EndFullBatch (the read filled the reader's buffers)
+// holds its SACK for the next batch, and the endpoint's deadline moves to
+// a millisecond later at most: if no batch comes, the timer sends it.
+func TestSACKHeldByFullBatch(t *testing.T) {
+	p := newCorePair(t)
+	for range 21 {
+		p.send(make([]byte, 1000))
+		p.pump()
+	}
+	var pkts [][]byte
+	for range 4 {
+		if err := p.as[0].send(p.now, 0, 0, false, make([]byte, 1000)); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			po, ok := p.eps[0].Poll(p.now, nil)
+			if !ok {
+				break
+			}
+			pkts = append(pkts, po.Data)
+		}
+	}
+	sent := func() uint64 { return p.as[1].data.eng.Stats().SACKsSent }
+	before := sent()
+	p.eps[1].BeginBatch()
+	for _, b := range pkts {
+		p.eps[1].receive(p.now, p.addrs[0], b)
+	}
+	p.eps[1].EndFullBatch(p.now)
+	for {
+		if _, ok := p.eps[1].Poll(p.now, nil); !ok {
+			break
+		}
+	}
+	if n := sent() - before; n != 0 {
+		t.Fatalf("%d SACKs after a full batch, want it held", n)
+	}
+	d := p.eps[1].Deadline()
+	if d.IsZero() || d.After(p.now.Add(time.Millisecond)) {
+		t.Fatalf("endpoint deadline %v, want within a millisecond", d.Sub(p.now))
+	}
+	p.now = d
+	p.eps[1].Expire(p.now)
+	for {
+		if _, ok := p.eps[1].Poll(p.now, nil); !ok {
+			break
+		}
+	}
+	if n := sent() - before; n != 1 {
+		t.Fatalf("%d SACKs after the hold ran out, want 1", n)
 	}
 }

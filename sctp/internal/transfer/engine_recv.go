@@ -50,6 +50,11 @@ func (e *Engine) BeginBatch() { e.recv.beginBatch() }
 // EndBatch closes the receive batch and reports whether a SACK is due.
 func (e *Engine) EndBatch() bool { return e.recv.acks.endBatch() }
 
+// EndBatchHeld is EndBatch after a read that filled the reader's buffers:
+// a SACK due only because the batch had DATA waits for the next batch's
+// end, once, or a millisecond at most (the SACK deadline moves to it).
+func (e *Engine) EndBatchHeld(now time.Time) bool { return e.recv.acks.endBatchHeld(now) }
+
 // SACKDue reports whether a SACK should go out now.
 func (e *Engine) SACKDue(now time.Time) bool { return e.recv.acks.due(now) }
 

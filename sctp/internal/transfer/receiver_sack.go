@@ -26,7 +26,13 @@ type sackSchedule struct {
 	// (receiver.resetTSN).
 	muted   bool
 	mutedAt TSN
+	held    bool // the batch before held its SACK for this one (endBatchHeld)
 }
+
+// batchHold bounds the wait of a SACK a full batch held for the next
+// (endBatchHeld): the next batch is already in the socket, and if it does
+// not come the SACK goes when the delayed-SACK timer, so shortened, runs.
+const batchHold = time.Millisecond
 
 // endPacket schedules the SACK after the DATA chunks of one packet: "An
 // acknowledgement SHOULD be generated for at least every second packet
@@ -67,12 +73,29 @@ func (r *receiver) beginBatch() { r.acks.inBatch = true }
 
 // endBatch closes the receive batch and reports whether a SACK is due.
 func (a *sackSchedule) endBatch() bool {
-	a.inBatch = false
+	a.inBatch, a.held = false, false
 	if a.batchDue {
 		a.batchDue = false
 		a.dueNow = true
 	}
 	return a.dueNow
+}
+
+// endBatchHeld is endBatch for a batch that filled the reader's buffers,
+// so that more packets wait in the socket: a SACK due only by the
+// every-second-packet rule waits for the end of the next batch (or
+// batchHold), once. The two reads count as one reception, as the packets
+// of one read do; a SACK due at once for another reason (a gap, a
+// duplicate, the I bit, a window update) is not held.
+func (a *sackSchedule) endBatchHeld(now time.Time) bool {
+	if !a.batchDue || a.dueNow || a.held {
+		return a.endBatch()
+	}
+	a.inBatch, a.held = false, true
+	if d := now.Add(batchHold); a.deadline.IsZero() || d.Before(a.deadline) {
+		a.deadline = d
+	}
+	return false
 }
 
 // due reports whether a SACK should go out now.
@@ -98,7 +121,7 @@ func (a *sackSchedule) duplicate(t TSN) {
 func (a *sackSchedule) clear() {
 	a.dups = a.dups[:0]
 	a.packets = 0
-	a.dueNow, a.batchDue = false, false
+	a.dueNow, a.batchDue, a.held = false, false, false
 	a.deadline = time.Time{}
 }
 

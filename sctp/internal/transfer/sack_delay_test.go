@@ -46,3 +46,52 @@ func TestSetDelayedSACK(t *testing.T) {
 		}
 	}
 }
+
+// A receive batch that filled the reader's buffers (more waits in the
+// socket) holds the SACK the every-second-packet rule made due for the
+// next batch, once, with the delayed-SACK deadline a millisecond away; the
+// next batch sends it. A gap is not held (6.7: at once), nor a second full
+// batch in a row.
+func TestSACKHeldForNextBatch(t *testing.T) {
+	r := newRx(t, Config{})
+	tsn := TSN(1)
+	batch := func(n int) {
+		r.e.BeginBatch()
+		for range n {
+			r.whole(tsn, 0, uint16(tsn-1), 100)
+			tsn++
+		}
+	}
+	batch(4)
+	if r.e.EndBatchHeld(r.now) {
+		t.Fatal("a full batch's SACK went at once")
+	}
+	if d := r.e.SACKDeadline(); d.IsZero() || d.After(r.now.Add(batchHold)) {
+		t.Fatalf("held SACK due at %v, want within %v", d.Sub(r.now), batchHold)
+	}
+	if r.e.SACKDue(r.now) || !r.e.SACKDue(r.now.Add(batchHold)) {
+		t.Fatalf("held SACK due now or not after %v", batchHold)
+	}
+	batch(4)
+	if !r.e.EndBatchHeld(r.now) {
+		t.Fatal("a second full batch held its SACK again")
+	}
+	if s := r.sack(); s.CumTSNAck != tsn-1 {
+		t.Fatalf("SACK cum %d, want %d", s.CumTSNAck, tsn-1)
+	}
+	batch(4)
+	if r.e.EndBatchHeld(r.now) {
+		t.Fatal("a full batch after a SACK did not hold")
+	}
+	batch(2)
+	if !r.e.EndBatch() {
+		t.Fatal("the batch after a held SACK did not send it")
+	}
+	r.sack()
+	// A gap: due at once, not held.
+	r.e.BeginBatch()
+	r.whole(tsn+1, 0, uint16(tsn), 100)
+	if !r.e.EndBatchHeld(r.now) {
+		t.Fatal("a gap's SACK was held")
+	}
+}
