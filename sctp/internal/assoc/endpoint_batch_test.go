@@ -5,13 +5,12 @@ import (
 	"time"
 )
 
-// sackBatch sends n one-packet messages from side 0 and hands the packets
-// to side 1 in one receive batch (batch) or one by one, dropping the
-// packet of index lose (-1: none); it returns the SACKs side 1 sends.
-func sackBatch(t testing.TB, n, lose int, batch bool) int {
+// batchPackets returns a core pair past its first DATA (acknowledged at
+// once) and the packets of n one-packet messages side 0 sends next.
+func batchPackets(t testing.TB, n int) (*corePair, [][]byte) {
 	t.Helper()
 	p := newCorePair(t)
-	for range 21 { // past the first DATA (acknowledged at once), then pairs
+	for range 21 { // past the first DATA, then pairs
 		p.send(make([]byte, 1000))
 		p.pump()
 	}
@@ -22,16 +21,24 @@ func sackBatch(t testing.TB, n, lose int, batch bool) int {
 		}
 		for {
 			po, ok := p.eps[0].Poll(p.now, nil)
-			b := po.Data
 			if !ok {
 				break
 			}
-			pkts = append(pkts, b)
+			pkts = append(pkts, po.Data)
 		}
 	}
 	if len(pkts) != n {
 		t.Fatalf("%d packets for %d messages", len(pkts), n)
 	}
+	return p, pkts
+}
+
+// sackBatch sends n one-packet messages from side 0 and hands the packets
+// to side 1 in one receive batch (batch) or one by one, dropping the
+// packet of index lose (-1: none); it returns the SACKs side 1 sends.
+func sackBatch(t testing.TB, n, lose int, batch bool) int {
+	t.Helper()
+	p, pkts := batchPackets(t, n)
 	before := p.as[1].data.eng.Stats().SACKsSent
 	if batch {
 		p.eps[1].BeginBatch()
@@ -85,24 +92,7 @@ func TestSACKPerBatch(t *testing.T) {
 // ready list and the shell's collect after each packet builds nothing; a
 // packet after a gap owes its SACK at once and lists it.
 func TestReceiverOffReadyList(t *testing.T) {
-	p := newCorePair(t)
-	for range 21 {
-		p.send(make([]byte, 1000))
-		p.pump()
-	}
-	var pkts [][]byte
-	for range 4 {
-		if err := p.as[0].send(p.now, 0, 0, false, make([]byte, 1000)); err != nil {
-			t.Fatal(err)
-		}
-		for {
-			po, ok := p.eps[0].Poll(p.now, nil)
-			if !ok {
-				break
-			}
-			pkts = append(pkts, po.Data)
-		}
-	}
+	p, pkts := batchPackets(t, 4)
 	r := p.as[1]
 	p.eps[1].BeginBatch()
 	for i, b := range pkts {
@@ -132,24 +122,7 @@ func TestReceiverOffReadyList(t *testing.T) {
 // holds its SACK for the next batch, and the endpoint's deadline moves to
 // a millisecond later at most: if no batch comes, the timer sends it.
 func TestSACKHeldByFullBatch(t *testing.T) {
-	p := newCorePair(t)
-	for range 21 {
-		p.send(make([]byte, 1000))
-		p.pump()
-	}
-	var pkts [][]byte
-	for range 4 {
-		if err := p.as[0].send(p.now, 0, 0, false, make([]byte, 1000)); err != nil {
-			t.Fatal(err)
-		}
-		for {
-			po, ok := p.eps[0].Poll(p.now, nil)
-			if !ok {
-				break
-			}
-			pkts = append(pkts, po.Data)
-		}
-	}
+	p, pkts := batchPackets(t, 4)
 	sent := func() uint64 { return p.as[1].data.eng.Stats().SACKsSent }
 	before := sent()
 	p.eps[1].BeginBatch()
