@@ -27,8 +27,9 @@ func (ep *Endpoint) EndBatch() { ep.endBatch(time.Time{}, false) }
 
 // EndFullBatch is EndBatch after a read that filled the reader's buffers,
 // so that more packets wait in the socket: an association whose SACK is
-// due only because the batch brought it DATA holds it for the next batch,
-// once and for a millisecond at most (transfer.Engine.EndBatchHeld). On a
+// due only because the batch brought it DATA holds it for the next batch
+// that reaches it, once and for a millisecond at most (its SACK deadline:
+// transfer.Engine.EndBatchHeld). On a
 // bulk transfer that has the reader fall behind this halves the SACKs,
 // each a packet written and read.
 func (ep *Endpoint) EndFullBatch(now time.Time) { ep.endBatch(now, true) }
