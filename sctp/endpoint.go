@@ -114,9 +114,9 @@ const (
 	// writeBatch is the packets per WriteBatch: three full GSO sends
 	// of a 1500-byte path (44 packets of 1472 or 1452 bytes in 65000, the
 	// netio bound), half the sendmmsg calls of 64 on a bulk send (and
-	// about 15% less CPU per byte on each side). At 128 a bulk send on
-	// such a path cut its third GSO send short, and each send has a cost
-	// of its own in the kernel besides its packets' (docs/PERFORMANCE.md).
+	// about 15% less CPU per byte on each side). A multiple of 44, so a
+	// full batch leaves no short GSO send: each send has a cost of its own
+	// in the kernel besides its packets' (docs/PERFORMANCE.md).
 	writeBatch = 132
 	// writeAreaSize is the size of the write area (initWriteArea): 132
 	// packets of 1500 bytes (a cache line each), whatever Config.MTU.

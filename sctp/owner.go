@@ -46,13 +46,20 @@ func (e *Endpoint) ownerLoop() {
 		e.mu.Unlock()
 		e.flush()
 		e.mu.Lock()
-		d := e.core.Deadline()
-		if e.reader.role != readerLoop && (d.IsZero() || e.reader.nextCheck.Before(d)) {
-			d = e.reader.nextCheck
-		}
-		e.armOwner(d)
+		e.armOwner(e.ownerDeadline())
 		e.mu.Unlock()
 	}
+}
+
+// ownerDeadline returns when the owner is next due: the core's earliest
+// deadline, or the next check of the reader role while readLoop is parked
+// if that comes first. Called with e.mu held.
+func (e *Endpoint) ownerDeadline() time.Time {
+	d := e.core.Deadline()
+	if e.reader.role != readerLoop && (d.IsZero() || e.reader.nextCheck.Before(d)) {
+		d = e.reader.nextCheck
+	}
+	return d
 }
 
 // armOwner sets the owner's timer for d (stops it for the zero time).

@@ -142,14 +142,10 @@ func (e *Endpoint) interruptReader() {
 // of the core is due before): a goroutine that takes the role again and
 // again (a bulk writer reading its SACKs) wakes the owner for no check,
 // and the owner's runs do not contend for mu and flushMu with it
-// hundreds of times a second. Called with e.mu held.
+// hundreds of times a second. Called with e.mu held, the role taken.
 func (e *Endpoint) kickReaderCheck(now time.Time) {
 	e.reader.nextCheck = now.Add(readerCheck)
-	d := e.core.Deadline()
-	if d.IsZero() || e.reader.nextCheck.Before(d) {
-		d = e.reader.nextCheck
-	}
-	e.armOwner(d)
+	e.armOwner(e.ownerDeadline())
 }
 
 // checkReader is the owner goroutine's periodic look at the reader role

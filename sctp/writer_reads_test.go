@@ -149,6 +149,10 @@ func TestReaderTakePutsCheckOff(t *testing.T) {
 		synctest.Wait()
 		e.mu.Lock()
 		defer e.mu.Unlock()
+		// As readDirect takes it; given back to readLoop after.
+		role := e.reader.role
+		e.reader.role = readerUser
+		defer func() { e.reader.role = role }()
 		core := e.core.Deadline()
 		now := time.Now()
 		e.kickReaderCheck(now)

@@ -33,6 +33,15 @@ func batchPackets(t testing.TB, n int) (*corePair, [][]byte) {
 	return p, pkts
 }
 
+// pollAll polls ep until it has nothing to send.
+func pollAll(ep *Endpoint, now time.Time) {
+	for {
+		if _, ok := ep.Poll(now, nil); !ok {
+			return
+		}
+	}
+}
+
 // sackBatch sends n one-packet messages from side 0 and hands the packets
 // to side 1 in one receive batch (batch) or one by one, dropping the
 // packet of index lose (-1: none); it returns the SACKs side 1 sends.
@@ -48,21 +57,12 @@ func sackBatch(t testing.TB, n, lose int, batch bool) int {
 			continue
 		}
 		p.eps[1].receive(p.now, p.addrs[0], b)
-		for {
-			_, ok := p.eps[1].Poll(p.now, nil) // what the shell collects after each packet
-			if !ok {
-				break
-			}
-		}
+		pollAll(p.eps[1], p.now) // what the shell collects after each packet
 	}
 	if batch {
 		p.eps[1].EndBatch()
 	}
-	for {
-		if _, ok := p.eps[1].Poll(p.now, nil); !ok {
-			break
-		}
-	}
+	pollAll(p.eps[1], p.now)
 	return int(p.as[1].data.eng.Stats().SACKsSent - before)
 }
 
@@ -130,11 +130,7 @@ func TestSACKHeldByFullBatch(t *testing.T) {
 		p.eps[1].receive(p.now, p.addrs[0], b)
 	}
 	p.eps[1].EndFullBatch(p.now)
-	for {
-		if _, ok := p.eps[1].Poll(p.now, nil); !ok {
-			break
-		}
-	}
+	pollAll(p.eps[1], p.now)
 	if n := sent() - before; n != 0 {
 		t.Fatalf("%d SACKs after a full batch, want it held", n)
 	}
@@ -144,11 +140,7 @@ func TestSACKHeldByFullBatch(t *testing.T) {
 	}
 	p.now = d
 	p.eps[1].Expire(p.now)
-	for {
-		if _, ok := p.eps[1].Poll(p.now, nil); !ok {
-			break
-		}
-	}
+	pollAll(p.eps[1], p.now)
 	if n := sent() - before; n != 1 {
 		t.Fatalf("%d SACKs after the hold ran out, want 1", n)
 	}
