@@ -125,12 +125,18 @@ func newBatchIO(rc syscall.RawConn, v6, raw4, udp bool, defaultPort uint16, busy
 }
 
 // rawSendBytes bounds the sendmmsg calls made without telling the Go
-// scheduler (RawSyscall6). recvmmsg with MSG_DONTWAIT never blocks and a
-// sendmmsg of a few small datagrams is short; entering the scheduler's
-// syscall state for them costs more than the call itself (it wakes the
-// sysmon thread when the process was idle, once per request/response
-// transaction). Large sends keep Syscall6, so their P can be handed off.
-const rawSendBytes = 8 << 10
+// scheduler (RawSyscall6). recvmmsg with MSG_DONTWAIT never blocks, and
+// neither does sendmmsg on the non-blocking socket. Entering the
+// scheduler's syscall state costs more than it gives for any send of one
+// write area (the sctp package's WriteBatch, up to three GSO sends of 44
+// packets or three 64 KiB packets): a short send wakes the sysmon thread
+// when the process was idle, once per request/response transaction, and a
+// long one outlasts sysmon's first tick, so sysmon takes the P away and
+// the sender pays for the hand-off and for the threads it wakes, send
+// after send, where the P had nothing else to run. Larger sends, which
+// only other callers make, keep Syscall6 so that their P can be handed
+// off.
+const rawSendBytes = 256 << 10
 
 // recvF reads what the socket holds without blocking; on an empty
 // socket it busy-polls when b.r.poll says so (the caller holds b.r, so
