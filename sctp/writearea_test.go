@@ -125,3 +125,14 @@ func TestEndpointBuffersIndependentOfMTU(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteAreaSendsRaw: a full write area, at any MTU, is within what
+// netio sends as a raw system call (netio.RawSendBytes), so a bulk send
+// keeps its P.
+func TestWriteAreaSendsRaw(t *testing.T) {
+	for _, mtu := range []int{1500, 9000, 65535} {
+		if n := len(newWriteArea(mtu).slab); n > netio.RawSendBytes {
+			t.Errorf("MTU %d: write area of %d bytes, over netio.RawSendBytes (%d)", mtu, n, netio.RawSendBytes)
+		}
+	}
+}

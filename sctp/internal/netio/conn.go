@@ -206,3 +206,17 @@ func validLength(p *Packet) bool {
 
 // errEmptyBatch is returned by ReadBatch for an empty pkts slice.
 var errEmptyBatch = errors.New("netio: ReadBatch with no packets")
+
+// RawSendBytes bounds, on Linux, the sendmmsg calls made without telling
+// the Go scheduler (RawSyscall6). recvmmsg with MSG_DONTWAIT never blocks,
+// and neither does sendmmsg on the non-blocking socket. Entering the
+// scheduler's syscall state costs more than it gives for any send of one
+// write area (the sctp package's WriteBatch, up to three GSO sends of 44
+// packets or three 64 KiB packets; its tests hold it to this bound): a
+// short send wakes the sysmon thread when the process was idle, once per
+// request/response transaction, and a long one outlasts sysmon's first
+// tick, so sysmon takes the P away and the sender pays for the hand-off
+// and for the threads it wakes, send after send, where the P had nothing
+// else to run. Larger sends, which only other callers make, keep Syscall6
+// so that their P can be handed off.
+const RawSendBytes = 256 << 10

@@ -124,20 +124,6 @@ func newBatchIO(rc syscall.RawConn, v6, raw4, udp bool, defaultPort uint16, busy
 	return b
 }
 
-// rawSendBytes bounds the sendmmsg calls made without telling the Go
-// scheduler (RawSyscall6). recvmmsg with MSG_DONTWAIT never blocks, and
-// neither does sendmmsg on the non-blocking socket. Entering the
-// scheduler's syscall state costs more than it gives for any send of one
-// write area (the sctp package's WriteBatch, up to three GSO sends of 44
-// packets or three 64 KiB packets): a short send wakes the sysmon thread
-// when the process was idle, once per request/response transaction, and a
-// long one outlasts sysmon's first tick, so sysmon takes the P away and
-// the sender pays for the hand-off and for the threads it wakes, send
-// after send, where the P had nothing else to run. Larger sends, which
-// only other callers make, keep Syscall6 so that their P can be handed
-// off.
-const rawSendBytes = 256 << 10
-
 // recvF reads what the socket holds without blocking; on an empty
 // socket it busy-polls when b.r.poll says so (the caller holds b.r, so
 // the poll is one reader's), then returns false to sleep in the
@@ -505,7 +491,7 @@ func (b *batchIO) writeLocked(pkts []Packet) (int, error) {
 }
 
 // smallSend reports whether the first count messages of a packed batch
-// (runs[i] packets each, from pkts) carry at most rawSendBytes.
+// (runs[i] packets each, from pkts) carry at most RawSendBytes.
 func smallSend(pkts []Packet, count int, runs []int) bool {
 	n, size := 0, 0
 	for _, r := range runs[:count] {
@@ -515,7 +501,7 @@ func smallSend(pkts []Packet, count int, runs []int) bool {
 		return false
 	}
 	for i := range pkts[:n] {
-		if size += pkts[i].N; size > rawSendBytes {
+		if size += pkts[i].N; size > RawSendBytes {
 			return false
 		}
 	}
