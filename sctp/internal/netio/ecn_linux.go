@@ -67,7 +67,7 @@ func (b *batchIO) enableRecvECN() error {
 	b.r.oob = make([]byte, maxBatch*b.r.space)
 	if g := b.g; g != nil {
 		g.space += ecnSpace
-		g.oob = make([]byte, groBuffers*g.space)
+		g.oob = make([]byte, len(g.bufs)*g.space)
 	}
 	return nil
 }

@@ -38,21 +38,34 @@ import (
 // peer that does not handle reneging never sends again. Those packets are
 // copied instead; a lent buffer costs at most 4.5 times the bytes read into
 // it.
+//
+// A read takes up to groBuffers datagrams, and up to groMaxBuffers once a
+// read has filled its buffers: the socket then held more than one read
+// takes, a reader behind its peer. That is most often a bulk sender's
+// socket full of SACKs, read only between its sends; reading them in
+// larger reads lets it see its acknowledgements sooner, and keeps the data
+// in flight, which both ends touch while it is still in the CPU caches,
+// smaller (docs/PERFORMANCE.md, "SACK reads that catch up"). A read that
+// finds the socket empty lets the buffers past groBuffers go back to the
+// pool before it waits and takes them again when it wakes, so an idle
+// socket holds groBuffers.
 const (
-	groBuffers   = 8
-	groBufSize   = interleave.RecvBufSize
-	lendMinRead  = groBufSize / 4
-	groCmsgSpace = unix.SizeofCmsghdr + 8 // CmsgSpace(4) on 64-bit, more than enough on 32
+	groBuffers    = 8
+	groMaxBuffers = 16
+	groBufSize    = interleave.RecvBufSize
+	lendMinRead   = groBufSize / 4
+	groCmsgSpace  = unix.SizeofCmsghdr + 8 // CmsgSpace(4) on 64-bit, more than enough on 32
 )
 
 // groState is the GRO side of batchIO, guarded by batchIO.r.
 type groState struct {
-	bufs  [groBuffers]*interleave.RecvBuf // each holding the socket's reference
-	oob   []byte                          // groBuffers * space
-	space int                             // control buffer per message: groCmsgSpace, and pktinfoSpace with pktinfo
-	count int                             // messages in the current batch
-	next  int                             // message being split
-	off   int                             // offset of its next segment
+	bufs   []*interleave.RecvBuf // one per datagram a read takes, each holding the socket's reference
+	behind bool                  // a read filled its buffers: reads take groMaxBuffers
+	oob    []byte                // len(bufs) * space
+	space  int                   // control buffer per message: groCmsgSpace, and pktinfoSpace with pktinfo
+	count  int                   // messages in the current batch
+	next   int                   // message being split
+	off    int                   // offset of its next segment
 }
 
 // enableGRO sets UDP_GRO on the socket and reports whether it worked
@@ -74,6 +87,7 @@ func (b *batchIO) initGRO() {
 		space += ecnSpace
 	}
 	b.g = &groState{
+		bufs:  make([]*interleave.RecvBuf, groBuffers),
 		oob:   make([]byte, groBuffers*space),
 		space: space,
 	}
@@ -98,7 +112,10 @@ func (b *batchIO) readGRO(pkts []Packet, view bool) (int, error) {
 			}
 			continue
 		}
-		for i := range groBuffers {
+		if g.behind && len(g.bufs) < groMaxBuffers {
+			g.grow() // given back while the read waited
+		}
+		for i := range g.bufs {
 			h := &b.r.hs[i]
 			h.n = 0
 			h.hdr = unix.Msghdr{}
@@ -117,7 +134,7 @@ func (b *batchIO) readGRO(pkts []Packet, view bool) (int, error) {
 			h.hdr.Control = &g.oob[i*g.space]
 			h.hdr.SetControllen(g.space)
 		}
-		b.r.count, b.r.n, b.r.err = groBuffers, 0, nil
+		b.r.count, b.r.n, b.r.err = len(g.bufs), 0, nil
 		b.r.poll.reset()
 		if err := b.rc.Read(b.r.fn); err != nil {
 			return 0, err
@@ -131,7 +148,39 @@ func (b *batchIO) readGRO(pkts []Packet, view bool) (int, error) {
 			return 0, os.NewSyscallError("recvmmsg", b.r.err)
 		}
 		g.count, g.next, g.off = b.r.n, 0, 0
+		if g.count == len(g.bufs) && g.count < groMaxBuffers {
+			g.behind = true // the socket held more: the next reads take more
+			g.grow()
+		}
 	}
+}
+
+// grow makes the reads take groMaxBuffers datagrams, keeping the current
+// batch's buffers and control messages where they are.
+func (g *groState) grow() {
+	for len(g.bufs) < groMaxBuffers {
+		g.bufs = append(g.bufs, interleave.NewRecvBuf())
+	}
+	if len(g.oob) < groMaxBuffers*g.space {
+		oob := make([]byte, groMaxBuffers*g.space)
+		copy(oob, g.oob)
+		g.oob = oob
+	}
+}
+
+// shrinkGRO makes the read about to wait take groBuffers datagrams and
+// lets the other buffers go (to the pool, once no fragment references
+// them), the read's I/O vectors included: the read found the socket empty
+// (recvF), so they hold nothing. The next read takes them again.
+func (b *batchIO) shrinkGRO() {
+	g := b.g
+	for i := groBuffers; i < len(g.bufs); i++ {
+		g.bufs[i].Release()
+		g.bufs[i] = nil
+		b.r.iov[i] = unix.Iovec{}
+	}
+	g.bufs = g.bufs[:groBuffers]
+	b.r.count = groBuffers
 }
 
 // splitGRO copies segments of the current batch into pkts, or with view

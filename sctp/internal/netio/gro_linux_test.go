@@ -5,6 +5,9 @@ package netio
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"net/netip"
+	"os"
 	"testing"
 	"time"
 	"unsafe"
@@ -160,8 +163,8 @@ func TestUDPReadBatchViewLend(t *testing.T) {
 		}
 	}
 	// Kept gave way to one fresh buffer; the others were read into again.
-	if len(seen) > groBuffers {
-		t.Fatalf("%d buffers read into, want at most %d", len(seen), groBuffers)
+	if n := len(b.b.(*batchIO).g.bufs); len(seen) > n {
+		t.Fatalf("%d buffers read into, want at most %d", len(seen), n)
 	}
 	// The socket let go of kept when it replaced it: the fragment's
 	// reference was the last, and putting it recycles the buffer.
@@ -234,4 +237,88 @@ func sendViews(t *testing.T, a, b *UDPConn, out, in []Packet, seq, size int) []P
 		got = append(got, in[:n]...)
 	}
 	return got
+}
+
+// A GRO socket's reads take groBuffers datagrams until one read fills
+// them all (the socket held more: a reader behind its peer); from then on
+// they take groMaxBuffers, except that a read waiting on an empty socket
+// holds groBuffers. Every datagram still arrives once, intact and in
+// order.
+func TestUDPReadGROGrowsWhenBehind(t *testing.T) {
+	_, b := udpPair(t, false, UDPConfig{GRO: true})
+	if !b.GRO() {
+		t.Skip("no UDP GRO")
+	}
+	a, err := ListenUDP(UDPConfig{Addr: netip.AddrPortFrom(loopback(false), 0), NoGSO: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	g := b.b.(*batchIO).g
+	in := make([]Packet, 64)
+	seq := 0
+	const size = 1200
+	send := func(n int) {
+		t.Helper()
+		// NoGSO: one datagram each, which loopback never coalesces.
+		out := newPackets(n, size)
+		fill(out, seq, size, b.LocalAddr())
+		if k, err := a.WriteBatch(out); err != nil || k != n {
+			t.Fatalf("WriteBatch = %d, %v", k, err)
+		}
+		b.SetReadDeadline(time.Now().Add(5 * time.Second))
+		for end := seq + n; seq < end; {
+			// A view holds until the next read: checked before it.
+			k, err := b.ReadBatchView(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range in[:k] {
+				if s := seqOf(p.Buf); s != uint32(seq) || p.N != size {
+					t.Fatalf("datagram of sequence %d and %d bytes, want %d and %d", s, p.N, seq, size)
+				}
+				seq++
+			}
+		}
+	}
+	send(groBuffers - 1)
+	if len(g.bufs) != groBuffers {
+		t.Fatalf("after reads short of %d datagrams: %d buffers, want %d", groBuffers, len(g.bufs), groBuffers)
+	}
+	send(3 * groMaxBuffers)
+	if len(g.bufs) != groMaxBuffers {
+		t.Fatalf("after a read of %d datagrams: %d buffers, want %d", groBuffers, len(g.bufs), groMaxBuffers)
+	}
+	calls := b.Stats().RecvCalls
+	send(3 * groMaxBuffers)
+	// Loopback queues each datagram before its send returns: three reads
+	// of groMaxBuffers, where groBuffers would take six.
+	if d := b.Stats().RecvCalls - calls; d > 4 {
+		t.Errorf("%d datagrams took %d reads", 3*groMaxBuffers, d)
+	}
+	// Caught up: a read that finds the socket empty waits with
+	// groBuffers, and the buffers it lets go return to the pool.
+	out := interleave.RecvBufsOut()
+	b.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+	if _, err := b.ReadBatchView(in); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read of an empty socket: %v", err)
+	}
+	if len(g.bufs) != groBuffers {
+		t.Fatalf("after a read found the socket empty: %d buffers, want %d", len(g.bufs), groBuffers)
+	}
+	if d := out - interleave.RecvBufsOut(); d != groMaxBuffers-groBuffers {
+		t.Errorf("%d buffers returned, want %d", d, groMaxBuffers-groBuffers)
+	}
+	// Nor do the read's I/O vectors keep them alive past the pool.
+	for i, v := range b.b.(*batchIO).r.iov[groBuffers:groMaxBuffers] {
+		if v.Base != nil {
+			t.Fatalf("I/O vector %d still points at a buffer let go", groBuffers+i)
+		}
+	}
+	// The reads after the wait take groMaxBuffers again at once.
+	calls = b.Stats().RecvCalls
+	send(3 * groMaxBuffers)
+	if d := b.Stats().RecvCalls - calls; d > 4 || len(g.bufs) != groMaxBuffers {
+		t.Errorf("after the wait %d datagrams took %d reads, with %d buffers", 3*groMaxBuffers, d, len(g.bufs))
+	}
 }

@@ -143,16 +143,15 @@ func (b *batchIO) recvF(fd uintptr) bool {
 				b.busyPollHits.Add(1)
 			}
 			if b.r.poll.budget > 0 {
-				bytes := 0
-				for i := range b.r.n {
-					bytes += int(b.r.hs[i].n)
-				}
-				b.r.poll.arrived(bytes)
+				b.r.poll.arrived(b.readBytes())
 			}
 			return true
 		case unix.EINTR:
 			continue
 		case unix.EAGAIN:
+			if b.g != nil && len(b.g.bufs) > groBuffers {
+				b.shrinkGRO() // caught up: the wait takes the usual buffers
+			}
 			if b.ns != nil && b.ns.pending {
 				b.r.err = errno // drained: the notices now (noticeErr)
 				return true
@@ -179,6 +178,15 @@ func (b *batchIO) recvF(fd uintptr) bool {
 			return true
 		}
 	}
+}
+
+// readBytes returns the bytes the last recvmmsg brought.
+func (b *batchIO) readBytes() int {
+	n := 0
+	for i := range b.r.n {
+		n += int(b.r.hs[i].n)
+	}
+	return n
 }
 
 func (b *batchIO) sendF(fd uintptr) bool {
