@@ -42,13 +42,14 @@ import (
 // A read takes up to groBuffers datagrams, and up to groMaxBuffers once a
 // read has filled its buffers: the socket then held more than one read
 // takes, a reader behind its peer. That is most often a bulk sender's
-// socket full of SACKs, read only between its sends; reading them in
-// larger reads lets it see its acknowledgements sooner, and keeps the data
-// in flight, which both ends touch while it is still in the CPU caches,
-// smaller (docs/PERFORMANCE.md, "SACK reads that catch up"). A read that
-// finds the socket empty lets the buffers past groBuffers go back to the
-// pool before it waits and takes them again when it wakes, so an idle
-// socket holds groBuffers.
+// socket full of SACKs, read only between its sends. Read in larger
+// reads, they reach the sender sooner, so less data counts in flight and
+// its window does not grow past what the path needs, and both ends touch
+// the data in flight while it is still in the CPU caches
+// (docs/PERFORMANCE.md, "SACK reads that catch up"). A read that finds
+// the socket empty lets the buffers past groBuffers go back to the pool
+// before it waits and takes them again when it wakes, so an idle socket
+// holds groBuffers.
 const (
 	groBuffers    = 8
 	groMaxBuffers = 16
