@@ -113,8 +113,8 @@ func (b *batchIO) readGRO(pkts []Packet, view bool) (int, error) {
 			}
 			continue
 		}
-		if g.behind && len(g.bufs) < groMaxBuffers {
-			g.grow() // given back while the read waited
+		if g.behind {
+			g.grow() // the buffers past groBuffers, new or given back while the read waited
 		}
 		for i := range g.bufs {
 			h := &b.r.hs[i]
@@ -149,23 +149,20 @@ func (b *batchIO) readGRO(pkts []Packet, view bool) (int, error) {
 			return 0, os.NewSyscallError("recvmmsg", b.r.err)
 		}
 		g.count, g.next, g.off = b.r.n, 0, 0
-		if g.count == len(g.bufs) && g.count < groMaxBuffers {
+		if g.count == len(g.bufs) {
 			g.behind = true // the socket held more: the next reads take more
-			g.grow()
 		}
 	}
 }
 
-// grow makes the reads take groMaxBuffers datagrams, keeping the current
-// batch's buffers and control messages where they are.
+// grow gives a read about to be set up groMaxBuffers buffers, and their
+// control buffers; the last batch is consumed.
 func (g *groState) grow() {
 	for len(g.bufs) < groMaxBuffers {
 		g.bufs = append(g.bufs, interleave.NewRecvBuf())
 	}
 	if len(g.oob) < groMaxBuffers*g.space {
-		oob := make([]byte, groMaxBuffers*g.space)
-		copy(oob, g.oob)
-		g.oob = oob
+		g.oob = make([]byte, groMaxBuffers*g.space)
 	}
 }
 
