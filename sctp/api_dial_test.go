@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/usctp/usctp/sctp/internal/simconn"
@@ -56,6 +57,66 @@ func TestSimDialOtherSCTPPort(t *testing.T) {
 		}
 		if s := l.Stats(); s.AbortsOut != 1 || s.InitsIn != 0 {
 			t.Fatalf("listener: AbortsOut %d InitsIn %d", s.AbortsOut, s.InitsIn)
+		}
+	})
+}
+
+// An endpoint listens before it reads its first packet: a peer that
+// dialed first over the socket, whose INIT waits there when Listen is
+// called, is accepted (not refused with an ABORT, as an INIT to a port
+// nobody listens on is). Programs that hand usctp a connection already
+// carrying traffic, a WebRTC server over DTLS say, rely on it.
+func TestSimListenAnswersWaitingINIT(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		n := simconn.New(1, simconn.Config{Overhead: 28})
+		ca, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cb, err := n.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The order itself: an endpoint is built listening, before start
+		// gives its socket a reader.
+		cx, err := n.Listen(netip.MustParseAddrPort("10.0.0.3:9899"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := buildEndpoint(netip.Addr{}, nil, cx, 5000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.listenPort != 5000 {
+			t.Errorf("built with listenPort %d before its reader starts, want 5000", e.listenPort)
+		}
+		e.start()
+		e.Close()
+
+		dialed := make(chan error, 1)
+		go func() {
+			c, err := dialNew(context.Background(), "10.0.0.2:5000", nil, ca)
+			if err == nil {
+				defer c.Close()
+			}
+			dialed <- err
+		}()
+		synctest.Wait() // the INIT waits on the listener's socket
+		l, err := listenOn("10.0.0.2:5000", nil, cb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		s, err := l.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if err := <-dialed; err != nil {
+			t.Fatalf("dial: %v", err)
+		}
+		if st := l.Stats(); st.AbortsOut != 0 || st.InitsIn != 1 {
+			t.Fatalf("listener: AbortsOut %d InitsIn %d, want 0 and 1", st.AbortsOut, st.InitsIn)
 		}
 	})
 }

@@ -179,7 +179,7 @@ func listenIPs(ips []netip.Addr, port uint16, cfg *Config, conn netio.Conn) (*En
 	if len(ips) == 1 {
 		ip = ips[0]
 	}
-	e, err := newListener(ip, cfg, conn, port)
+	e, err := newEndpointRole(ip, cfg, conn, port)
 	if err != nil {
 		return nil, opErr("listen", opAddr(ips, port), err)
 	}
@@ -206,24 +206,10 @@ func listenAddrsOn(ips []netip.Addr, port uint16, cfg *Config, conn netio.Conn) 
 		c = *cfg
 	}
 	c.LocalAddrs = ips
-	e, err := newListener(netip.Addr{}, &c, conn, port)
+	e, err := newEndpointRole(netip.Addr{}, &c, conn, port)
 	if err != nil {
 		return nil, opErr("listen", opAddr(ips, port), err)
 	}
-	return e, nil
-}
-
-// newListener opens an endpoint bound to ip that accepts associations on
-// SCTP port port.
-func newListener(ip netip.Addr, cfg *Config, conn netio.Conn, port uint16) (*Endpoint, error) {
-	e, err := newEndpointRole(ip, cfg, conn, port)
-	if err != nil {
-		return nil, err
-	}
-	e.mu.Lock()
-	e.listenPort = port
-	e.core.SetPortFilter(assoc.PortFilter{Listen: port, Shared: e.sharedPorts, Dial: e.cfg.LocalPort})
-	e.mu.Unlock()
 	return e, nil
 }
 
@@ -241,9 +227,9 @@ func newEndpointOn(ip netip.Addr, cfg *Config, conn netio.Conn) (*Endpoint, erro
 	return newEndpointRole(ip, cfg, conn, 0)
 }
 
-// newEndpointRole is newEndpointOn for an endpoint that will listen on
-// SCTP port listen (Listen) or only dial (Dial, NewEndpoint; listen 0):
-// they differ in their default UDP encapsulation port.
+// newEndpointRole opens an endpoint bound to ip that accepts associations
+// on SCTP port listen (Listen) or only dials (Dial, NewEndpoint; listen
+// 0); the two also differ in their default UDP encapsulation port.
 func newEndpointRole(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16) (*Endpoint, error) {
 	e, err := buildEndpoint(ip, cfg, conn, listen)
 	if err != nil {
@@ -337,7 +323,10 @@ func buildEndpoint(ip netip.Addr, cfg *Config, conn netio.Conn, listen uint16) (
 		cc.HostAddrs, cc.Families = e.multihome.hostAddrs, e.multihome.families
 	}
 	e.core = assoc.NewEndpoint(cc, time.Now())
-	e.core.SetPortFilter(assoc.PortFilter{Shared: e.sharedPorts, Dial: c.LocalPort})
+	// Listening before the first read: an INIT already waiting on the
+	// socket is answered with an INIT ACK, not an ABORT.
+	e.listenPort = listen
+	e.core.SetPortFilter(assoc.PortFilter{Listen: listen, Shared: e.sharedPorts, Dial: c.LocalPort})
 	e.initWriteArea()
 	e.reader.init(e.conn, max(maxPacket, c.MTU))
 	// The reader role is only lent to ReadMsg callers on a socket whose
