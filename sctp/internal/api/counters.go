@@ -175,7 +175,9 @@ type Counters struct {
 	ECNReductions uint64
 	CWRsOut       uint64
 	CWRsIn        uint64
-	// Path MTU discovery (RFC 8899): probes sent, acknowledged and lost;
+	// Path MTU discovery (RFC 8899): probe packets sent (a probe sent
+	// again before its PROBE_TIMER counts once more), probes
+	// acknowledged, and PROBE_TIMER expiries;
 	// PLPMTU increases and decreases; black-hole suspicions (a
 	// retransmission timeout above 1200-byte packets); ICMP Packet Too
 	// Big reports used as hints, and those ignored (a quote naming no

@@ -19,7 +19,11 @@ import (
 // 8899 section 3: probes "are not subject to the congestion control")
 // and never retransmitted as data; a lost probe is only counted, it
 // neither counts an error against the path nor the association. The
-// acknowledging HEARTBEAT ACK echoes the probe's nonce. The path's
+// acknowledging HEARTBEAT ACK echoes the probe's nonce. A probe
+// unanswered for the path's probe timeout (about two round trips) goes
+// once more with the same nonce before its PROBE_TIMER expires
+// (plpmtud.Prober.Again), so that one lost packet does not hold the path
+// at the smaller PLPMTU for the timer's second. The path's
 // PLPMTU goes to the transfer engine at once (SetPathMTU): the
 // fragmentation point, bundling and I-DATA fragment sizes of every chunk
 // cut from then on follow it (chunks are cut lazily, when a packet is
@@ -77,6 +81,28 @@ type probePacer struct {
 // take returns how long a probe of n bytes must wait (0: it may go now)
 // and takes its bytes.
 func (b *probePacer) take(now time.Time, n int) time.Duration {
+	b.refill(now)
+	b.tokens -= int64(n)
+	if b.tokens >= 0 {
+		return 0
+	}
+	return time.Duration(-b.tokens * int64(time.Second) / probeRate)
+}
+
+// spare takes n bytes if the bucket holds them now, without going into
+// debt, and reports whether it did: for a copy of a probe, which is sent
+// now or not at all.
+func (b *probePacer) spare(now time.Time, n int) bool {
+	b.refill(now)
+	if b.tokens < int64(n) {
+		return false
+	}
+	b.tokens -= int64(n)
+	return true
+}
+
+// refill brings the tokens up to date at now.
+func (b *probePacer) refill(now time.Time) {
 	if b.at.IsZero() {
 		b.tokens, b.at = probeBurst, now
 	}
@@ -85,11 +111,6 @@ func (b *probePacer) take(now time.Time, n int) time.Duration {
 		b.tokens = min(probeBurst, b.tokens+int64(el)*probeRate/int64(time.Second))
 		b.at = now
 	}
-	b.tokens -= int64(n)
-	if b.tokens >= 0 {
-		return 0
-	}
-	return time.Duration(-b.tokens * int64(time.Second) / probeRate)
 }
 
 // startPMTU starts discovery on every engine path on entering
@@ -152,6 +173,15 @@ func (a *Assoc) pmtuTimer(now time.Time) {
 			continue
 		}
 		before, nonce, _ := pr.Outstanding()
+		if pr.Again(now) {
+			// Unanswered for two round trips: the same probe once more,
+			// if the pacer has room for it now. Its PROBE_TIMER runs on.
+			if a.ep.probes.spare(now, before) {
+				a.pend.pmtuProbe |= 1 << i
+				a.ep.markReady(a)
+			}
+			continue
+		}
 		if before != 0 {
 			a.stats.PMTUProbesLost++
 		}

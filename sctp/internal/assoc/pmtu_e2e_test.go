@@ -291,6 +291,60 @@ func TestPMTULostProbesKeepAssociation(t *testing.T) {
 	pmtuBulk(t, p, 1<<20, nil)
 }
 
+// TestPMTULostProbeSentAgain: a probe lost on a path that carries its
+// size goes once more about two round trips later, with the same nonce,
+// and the search ends then instead of after the PROBE_TIMER (at least a
+// second, RFC 8899 section 5.1.1) during which the path would carry only
+// BASE_PLPMTU. The copy comes at least one round trip after the probe
+// (section 3: probes outside congestion control are "at least one RTT"
+// apart), is not counted lost, and comes once per PROBE_TIMER: when it
+// is lost too, the timer expires as before.
+func TestPMTULostProbeSentAgain(t *testing.T) {
+	const ov = maxOverhead
+	const max = 9000 - ov
+	for _, tt := range []struct {
+		name    string
+		lose    int // copies of the upper bound's probe lost
+		maxTime time.Duration
+		probes  int // probes sent by side 0: BASE_PLPMTU's, then the upper bound's
+		lost    int // PROBE_TIMER expiries
+	}{
+		{"first lost", 1, 300 * time.Millisecond, 3, 0},
+		{"both lost", 2, 1500 * time.Millisecond, 4, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			link := simnet.LinkConfig{Delay: 10 * time.Millisecond}
+			p := newPMTUPair(t, 5, link, max)
+			var arrivals []time.Time
+			p.admit = func(to int, data []byte) bool {
+				if to != 1 || len(data) != max {
+					return true
+				}
+				arrivals = append(arrivals, p.now)
+				return len(arrivals) > tt.lose
+			}
+			start := p.now
+			p.connect()
+			mtu, st, d := p.converge(t, start)
+			s := p.as[0].stats
+			t.Logf("PLPMTU %d (%v) after %v; %d probes, %d lost; probes of %d bytes at %v",
+				mtu, st, d.Round(time.Millisecond), s.PMTUProbes, s.PMTUProbesLost, max, arrivals)
+			if mtu != max || st != api.PMTUSearchComplete {
+				t.Fatalf("PLPMTU %d (%v), want %d", mtu, st, max)
+			}
+			if d > tt.maxTime {
+				t.Fatalf("search took %v, want at most %v", d, tt.maxTime)
+			}
+			if int(s.PMTUProbes) != tt.probes || int(s.PMTUProbesLost) != tt.lost {
+				t.Fatalf("%d probes, %d lost; want %d, %d", s.PMTUProbes, s.PMTUProbesLost, tt.probes, tt.lost)
+			}
+			if len(arrivals) < 2 || arrivals[1].Sub(arrivals[0]) < 2*link.Delay {
+				t.Fatalf("probes of %d bytes arrived at %v: the copy less than a round trip after the probe", max, arrivals)
+			}
+		})
+	}
+}
+
 // FuzzPTB feeds Packet Too Big reports with arbitrary quotes (after a
 // common header with the association's ports and, optionally, its tag)
 // and MTUs: nothing panics, and the PLPMTU never rises nor leaves

@@ -4,8 +4,9 @@
 // probe is due and of which size (Deadline, OnTimer), sends a HEARTBEAT
 // padded with a PAD chunk to that size outside congestion control, and
 // reports the probe's fate (Sent, Acked, the lost-probe timer through
-// OnTimer), Packet Too Big hints (PTB) and signs of a black hole
-// (Suspect). The path's PLPMTU is what the sender packs packets to; the
+// OnTimer), sends a probe left unanswered for about two round trips once
+// more (Again), and reports Packet Too Big hints (PTB) and signs of a
+// black hole (Suspect). The path's PLPMTU is what the sender packs packets to; the
 // association copies it to the data-transfer engine when it changes.
 //
 // Sizes are SCTP packets (common header and chunks, no IP or UDP header),
@@ -67,11 +68,13 @@ var commonSizes = [...]int{1280, 1400, 1420, 1440, 1480, 1492, 1500, 4000, 8192,
 // Prober is the DPLPMTUD state machine of one path.
 type Prober struct {
 	state    State
-	held     bool // the probe of size probe was prepared but not sent (Hold)
-	base     int  // BASE_PLPMTU
-	max      int  // MAX_PLPMTU (Config.Max)
-	overhead int  // IP (and UDP) header bytes: an IP MTU less this is a packet size
-	plpmtu   int  // the validated PLPMTU the sender uses
+	held     bool   // the probe of size probe was prepared but not sent (Hold)
+	again    bool   // the outstanding probe goes once more at sentAt+retry (Again)
+	retry    uint32 // the probe timeout it was prepared with in µs, when below PROBE_TIMER; 0: none
+	base     int    // BASE_PLPMTU
+	max      int    // MAX_PLPMTU (Config.Max)
+	overhead int    // IP (and UDP) header bytes: an IP MTU less this is a packet size
+	plpmtu   int    // the validated PLPMTU the sender uses
 
 	lo, hi int // search interval: lo acknowledged, hi the smallest size lost (max+4 when none)
 
@@ -122,12 +125,46 @@ func (p *Prober) PLPMTU() int { return p.plpmtu }
 // Base returns BASE_PLPMTU.
 func (p *Prober) Base() int { return p.base }
 
-// Deadline returns when OnTimer must run next, or the zero time.
+// Deadline returns when Again or OnTimer must run next, or the zero
+// time.
 func (p *Prober) Deadline() time.Time {
 	if p.state == StateDisabled {
 		return time.Time{}
 	}
+	if p.againArmed() {
+		return p.againAt()
+	}
 	return p.due
+}
+
+// againAt returns when the outstanding probe goes once more.
+func (p *Prober) againAt() time.Time {
+	return p.sentAt.Add(time.Duration(p.retry) * time.Microsecond)
+}
+
+// againArmed reports whether the outstanding probe is to go once more
+// before its PROBE_TIMER expires.
+func (p *Prober) againArmed() bool {
+	return p.again && p.probe != 0 && !p.held && p.againAt().Before(p.due)
+}
+
+// Again reports whether the outstanding probe is to be sent once more at
+// now, with the same nonce: it went unanswered for the probe timeout it
+// was prepared with (OnTimer's timeout: about two round trips), while its
+// PROBE_TIMER, at least a second, still runs. The probe or its HEARTBEAT
+// ACK was most likely lost; without the copy the search would stall at
+// the smaller PLPMTU until the timer expired. A probe goes again once
+// per PROBE_TIMER, at least one round trip after it was sent (RFC 8899
+// section 3: probes outside congestion control are at least one RTT
+// apart), and the copy counts neither as a probe lost nor as a new one:
+// the acknowledgement of either confirms the size. Again consumes the
+// repeat: the caller that cannot send the copy now skips it.
+func (p *Prober) Again(now time.Time) bool {
+	if !p.againArmed() || now.Before(p.againAt()) || !now.Before(p.due) {
+		return false
+	}
+	p.again = false
+	return true
 }
 
 // Outstanding returns the size and nonce of the probe awaiting its
@@ -230,6 +267,10 @@ func (p *Prober) OnTimer(now time.Time, timeout time.Duration) (send int, change
 	}
 	p.probe = size
 	p.due = now.Add(probeTimeout(timeout))
+	p.retry, p.again = 0, false // Sent arms the copy
+	if timeout > 0 && timeout < minProbeTimeout {
+		p.retry = uint32(max(timeout/time.Microsecond, 1))
+	}
 	return size, changed
 }
 
@@ -253,6 +294,7 @@ func probeTimeout(d time.Duration) time.Duration { return max(d, minProbeTimeout
 // Sent records that the probe of OnTimer went out with nonce.
 func (p *Prober) Sent(now time.Time, nonce uint64) {
 	p.nonce, p.sentAt, p.held = nonce, now, false
+	p.again = p.retry > 0
 }
 
 // failed ends the trial of the outstanding probe size after MaxProbes

@@ -247,3 +247,101 @@ func TestPMTUHoldIsNotALoss(t *testing.T) {
 		t.Fatalf("ack taken %v, PLPMTU %d, want 65500", ours, p.PLPMTU())
 	}
 }
+
+// TestPMTUAgain: a probe unanswered for the probe timeout OnTimer was
+// given (two round trips) goes once more with the same nonce while its
+// PROBE_TIMER runs on; an acknowledgement of either copy confirms the
+// size. One copy per PROBE_TIMER; none when the timeout is not below the
+// timer's second (no RTT measured yet) or the probe was answered.
+func TestPMTUAgain(t *testing.T) {
+	const rto = 40 * time.Millisecond
+	var p Prober
+	p.Start(pmtuT0, Config{Base: 1152, Max: 8952, Overhead: 48})
+	now := pmtuT0
+	p.OnTimer(now, rto)
+	p.Sent(now, 1)
+	p.Acked(now, 1) // BASE confirmed
+	size, _ := p.OnTimer(now, rto)
+	if size != 8952 {
+		t.Fatalf("probe of %d, want 8952", size)
+	}
+	p.Sent(now, 2)
+	if d := p.Deadline(); !d.Equal(now.Add(rto)) {
+		t.Fatalf("deadline %v after the probe, want the copy's, %v later", d.Sub(now), rto)
+	}
+	if p.Again(now.Add(rto - time.Millisecond)) {
+		t.Fatal("copy before the probe timeout")
+	}
+	now = now.Add(rto)
+	if !p.Again(now) {
+		t.Fatal("no copy at the probe timeout")
+	}
+	if p.Again(now) {
+		t.Fatal("a second copy")
+	}
+	if d := p.Deadline(); !d.Equal(pmtuT0.Add(time.Second)) {
+		t.Fatalf("deadline %v after the copy, want the PROBE_TIMER's, 1s after the probe", d.Sub(pmtuT0))
+	}
+	if s, n, _ := p.Outstanding(); s != 8952 || n != 2 {
+		t.Fatalf("outstanding %d nonce %d after the copy, want 8952 nonce 2", s, n)
+	}
+	if size, _ := p.OnTimer(now, rto); size != 0 {
+		t.Fatalf("OnTimer before the PROBE_TIMER sent %d", size)
+	}
+	if ours, changed := p.Acked(now.Add(20*time.Millisecond), 2); !ours || !changed || p.PLPMTU() != 8952 {
+		t.Fatalf("ack of the copy: ours %v changed %v PLPMTU %d", ours, changed, p.PLPMTU())
+	}
+
+	// Both copies lost: the PROBE_TIMER counts one loss, and the probe
+	// sent again then has a copy of its own.
+	var q Prober
+	q.Start(pmtuT0, Config{Base: 1152, Max: 8952, Overhead: 48})
+	now = pmtuT0
+	q.OnTimer(now, rto)
+	q.Sent(now, 1)
+	q.Acked(now, 1)
+	q.OnTimer(now, rto)
+	q.Sent(now, 2)
+	now = q.Deadline()
+	if !q.Again(now) {
+		t.Fatal("no copy")
+	}
+	now = q.Deadline()
+	if q.Again(now) {
+		t.Fatal("a copy at the PROBE_TIMER")
+	}
+	if size, _ := q.OnTimer(now, rto); size != 8952 || q.count != 1 {
+		t.Fatalf("after the PROBE_TIMER: probe of %d, PROBE_COUNT %d; want 8952, 1", size, q.count)
+	}
+	q.Sent(now, 2)
+	if !q.Again(now.Add(rto)) {
+		t.Fatal("no copy of the probe sent after the PROBE_TIMER")
+	}
+
+	// No copy when the probe timeout is not below the PROBE_TIMER, nor
+	// after the probe was answered, nor of a probe held by the pacer.
+	for _, timeout := range []time.Duration{0, time.Second, 3 * time.Second} {
+		var r Prober
+		r.Start(pmtuT0, Config{Base: 1152, Max: 8952, Overhead: 48})
+		r.OnTimer(pmtuT0, timeout)
+		r.Sent(pmtuT0, 1)
+		for at := pmtuT0; at.Before(pmtuT0.Add(time.Second)); at = at.Add(10 * time.Millisecond) {
+			if r.Again(at) {
+				t.Fatalf("copy at %v with timeout %v", at.Sub(pmtuT0), timeout)
+			}
+		}
+	}
+	var r Prober
+	r.Start(pmtuT0, Config{Base: 1152, Max: 8952, Overhead: 48})
+	r.OnTimer(pmtuT0, rto)
+	r.Sent(pmtuT0, 1)
+	r.Acked(pmtuT0.Add(time.Millisecond), 1)
+	if r.Again(pmtuT0.Add(rto)) {
+		t.Fatal("copy of an answered probe")
+	}
+	size, _ = r.OnTimer(pmtuT0.Add(rto), rto)
+	r.Hold(pmtuT0.Add(2 * rto))
+	if r.Again(pmtuT0.Add(2 * rto)) {
+		t.Fatalf("copy of a held probe of %d", size)
+	}
+}
