@@ -33,14 +33,8 @@ func wantRefused(t *testing.T, err error) {
 func TestSimDialOtherSCTPPort(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		n := simconn.New(1, simconn.Config{Overhead: 28})
-		ca, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cb, err := n.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		ca := simSocket(t, n, "10.0.0.1:9899")
+		cb := simSocket(t, n, "10.0.0.2:9899")
 		l, err := listenOn("10.0.0.2:5000", nil, cb)
 		if err != nil {
 			t.Fatal(err)
@@ -69,20 +63,11 @@ func TestSimDialOtherSCTPPort(t *testing.T) {
 func TestSimListenAnswersWaitingINIT(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		n := simconn.New(1, simconn.Config{Overhead: 28})
-		ca, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cb, err := n.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		ca := simSocket(t, n, "10.0.0.1:9899")
+		cb := simSocket(t, n, "10.0.0.2:9899")
 		// The order itself: an endpoint is built listening, before start
 		// gives its socket a reader.
-		cx, err := n.Listen(netip.MustParseAddrPort("10.0.0.3:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		cx := simSocket(t, n, "10.0.0.3:9899")
 		e, err := buildEndpoint(netip.Addr{}, nil, cx, 5000)
 		if err != nil {
 			t.Fatal(err)
@@ -224,12 +209,9 @@ func TestSimDialInitBounds(t *testing.T) {
 	} {
 		bubble(t, func(t *testing.T) {
 			n := simconn.New(1, simconn.Config{Link: simnet.LinkConfig{Loss: 1}, Overhead: 28})
-			ca, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			ca := simSocket(t, n, "10.0.0.1:9899")
 			start := time.Now()
-			_, err = dialNew(context.Background(), "10.0.0.2:5000", tc.cfg, ca)
+			_, err := dialNew(context.Background(), "10.0.0.2:5000", tc.cfg, ca)
 			if !errors.Is(err, ErrTimeout) || errors.Is(err, ErrConnRefused) {
 				t.Fatalf("dial: %v", err)
 			}

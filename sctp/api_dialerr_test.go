@@ -39,10 +39,7 @@ func wantDialErr(t *testing.T, err error, addr string, target error) *net.OpErro
 func simHosts(t *testing.T) (*simconn.Network, *simconn.Conn) {
 	t.Helper()
 	n := simconn.New(1, simconn.Config{Overhead: 28, Link: simnet.LinkConfig{Delay: 5 * time.Millisecond}})
-	ca, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ca := simSocket(t, n, "10.0.0.1:9899")
 	return n, ca
 }
 
@@ -108,10 +105,7 @@ func TestSimDialICMPUnreachable(t *testing.T) {
 func TestSimDialAddrsNoRoute(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		n, ca := simHosts(t)
-		cc, err := n.Listen(netip.MustParseAddrPort("10.0.0.3:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		cc := simSocket(t, n, "10.0.0.3:9899")
 		l, err := listenOn("10.0.0.3:5000", nil, cc)
 		if err != nil {
 			t.Fatal(err)
@@ -127,10 +121,7 @@ func TestSimDialAddrsNoRoute(t *testing.T) {
 
 		n.SetNoRoute(netip.MustParseAddr("10.0.0.3"), syscall.EHOSTUNREACH)
 		start := time.Now()
-		ca2, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9900"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		ca2 := simSocket(t, n, "10.0.0.1:9900")
 		_, err = dialAddrsOn(context.Background(), ips, 5000, nil, ca2)
 		wantDialErr(t, err, "10.0.0.2,10.0.0.3:5000", syscall.EHOSTUNREACH)
 		if d := time.Since(start); d != time.Second {
@@ -145,13 +136,10 @@ func TestSimDialAddrsNoRoute(t *testing.T) {
 func TestSimDialContextDeadline(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		n := simconn.New(1, simconn.Config{Link: simnet.LinkConfig{Loss: 1}, Overhead: 28})
-		ca, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		ca := simSocket(t, n, "10.0.0.1:9899")
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		_, err = dialNew(ctx, "10.0.0.2:5000", nil, ca)
+		_, err := dialNew(ctx, "10.0.0.2:5000", nil, ca)
 		oe := wantDialErr(t, err, "10.0.0.2:5000", context.DeadlineExceeded)
 		if err.Error() != "dial sctp 10.0.0.2:5000: context deadline exceeded" || !oe.Timeout() {
 			t.Fatalf("dial: %q, want a timeout naming the operation and the address", err)

@@ -40,10 +40,7 @@ func TestConfigHostileDefaults(t *testing.T) {
 	}
 	bubble(t, func(t *testing.T) {
 		n := simconn.New(1, simconn.Config{})
-		conn, err := n.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		conn := simSocket(t, n, "10.0.0.2:9899")
 		l, err := listenOn("10.0.0.2:5000", nil, conn)
 		if err != nil {
 			t.Fatal(err)
@@ -61,10 +58,7 @@ func TestConfigHostileDefaults(t *testing.T) {
 func TestBacklogHoldsPeerUntilAccept(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		n := simconn.New(1, simconn.Config{Link: simnet.LinkConfig{Delay: time.Millisecond}, Overhead: 28})
-		sc, err := n.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		sc := simSocket(t, n, "10.0.0.2:9899")
 		l, err := listenOn("10.0.0.2:5000", &Config{Limits: Limits{Backlog: 2}}, sc)
 		if err != nil {
 			t.Fatal(err)
@@ -125,10 +119,7 @@ func TestBacklogHoldsPeerUntilAccept(t *testing.T) {
 func TestStatsMemoryBudget(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		n := simconn.New(1, simconn.Config{Link: simnet.LinkConfig{Delay: time.Millisecond}, Overhead: 28})
-		sc, err := n.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		sc := simSocket(t, n, "10.0.0.2:9899")
 		l, err := listenOn("10.0.0.2:5000", &Config{Limits: Limits{MemoryBudget: 8 << 20}}, sc)
 		if err != nil {
 			t.Fatal(err)
@@ -137,10 +128,7 @@ func TestStatsMemoryBudget(t *testing.T) {
 		if s := l.Stats(); s.MemoryBudget != 8<<20 || s.MemoryInUse != 0 {
 			t.Fatalf("idle endpoint: MemoryBudget %d, MemoryInUse %d", s.MemoryBudget, s.MemoryInUse)
 		}
-		cc, err := n.Listen(netip.MustParseAddrPort("10.0.1.1:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		cc := simSocket(t, n, "10.0.1.1:9899")
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		as, err := dialNew(ctx, "10.0.0.2:5000", nil, cc)
@@ -174,10 +162,7 @@ func TestStatsMemoryBudget(t *testing.T) {
 			t.Fatalf("everything read: MemoryInUse %d", s.MemoryInUse)
 		}
 		// No budget: nothing to read out.
-		sc2, err := n.Listen(netip.MustParseAddrPort("10.0.0.3:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		sc2 := simSocket(t, n, "10.0.0.3:9899")
 		l2, err := listenOn("10.0.0.3:5000", &Config{Limits: Limits{MemoryBudget: -1}}, sc2)
 		if err != nil {
 			t.Fatal(err)

@@ -24,10 +24,7 @@ func TestInitRateDialBurst(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		const dials = 1000
 		n := simconn.New(1, simconn.Config{Link: simnet.LinkConfig{Delay: 50 * time.Microsecond}, Overhead: 28})
-		sc, err := n.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		sc := simSocket(t, n, "10.0.0.2:9899")
 		l, err := listenOn("10.0.0.2:5000", nil, sc)
 		if err != nil {
 			t.Fatal(err)
@@ -102,19 +99,13 @@ func TestInitsUnansweredWhenRateLimited(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		const dials = 30
 		n := simconn.New(1, simconn.Config{Link: simnet.LinkConfig{Delay: time.Millisecond}, Overhead: 28})
-		sc, err := n.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		sc := simSocket(t, n, "10.0.0.2:9899")
 		l, err := listenOn("10.0.0.2:5000", &Config{Limits: Limits{InitRate: 1}}, sc)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer l.Close()
-		cc, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		cc := simSocket(t, n, "10.0.0.1:9899")
 		ce, err := newEndpointOn(netip.MustParseAddr("10.0.0.1"), nil, cc)
 		if err != nil {
 			t.Fatal(err)

@@ -34,10 +34,7 @@ func recvBudgetRun(t *testing.T, n, budget int) recvBudgetResult {
 	var res recvBudgetResult
 	bubble(t, func(t *testing.T) {
 		net := simconn.New(1, simconn.Config{Link: recvBudgetLink, Overhead: 28})
-		cb, err := net.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		cb := simSocket(t, net, "10.0.0.2:9899")
 		l, err := listenOn("10.0.0.2:5000", &Config{Limits: Limits{Backlog: n, RecvBudget: budget}}, cb)
 		if err != nil {
 			t.Fatal(err)

@@ -32,14 +32,8 @@ func sendBudgetRun(t *testing.T, n, budget int) budgetRun {
 	var res budgetRun
 	bubble(t, func(t *testing.T) {
 		net := simconn.New(1, simconn.Config{Link: budgetLink, Overhead: 28})
-		ca, err := net.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cb, err := net.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		ca := simSocket(t, net, "10.0.0.1:9899")
+		cb := simSocket(t, net, "10.0.0.2:9899")
 		l, err := listenOn("10.0.0.2:5000", &Config{Limits: Limits{Backlog: n}}, cb)
 		if err != nil {
 			t.Fatal(err)

@@ -18,6 +18,16 @@ import (
 	"github.com/usctp/usctp/sctp/internal/simnet"
 )
 
+// simSocket returns a socket of the simulated network n bound to addr.
+func simSocket(t testing.TB, n *simconn.Network, addr string) *simconn.Conn {
+	t.Helper()
+	c, err := n.Listen(netip.MustParseAddrPort(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // simPair runs f with a listening endpoint at 10.0.0.2 and a dialed
 // association from 10.0.0.1 over a simulated link, inside a synctest
 // bubble: virtual time, no real sleeps.
@@ -37,14 +47,8 @@ func simPairConn(t *testing.T, link simnet.LinkConfig, adj func(*Config), wrap f
 	f func(t *testing.T, c, s *Association, l *Endpoint, n *simconn.Network)) {
 	bubble(t, func(t *testing.T) {
 		n := simconn.New(1, simconn.Config{Link: link, Overhead: 28})
-		ca, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cb, err := n.Listen(netip.MustParseAddrPort("10.0.0.2:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		ca := simSocket(t, n, "10.0.0.1:9899")
+		cb := simSocket(t, n, "10.0.0.2:9899")
 		lc := &Config{OutStreams: 16, InStreams: 16}
 		dc := &Config{OutStreams: 16, InStreams: 16}
 		if adj != nil {
@@ -366,11 +370,8 @@ func TestSimRestart(t *testing.T) {
 func TestSimDialTimeout(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		n := simconn.New(1, simconn.Config{Link: simnet.LinkConfig{Loss: 1}, Overhead: 28})
-		ca, err := n.Listen(netip.MustParseAddrPort("10.0.0.1:9899"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = dialNew(context.Background(), "10.0.0.2:5000", &Config{Timers: Timers{RTOMax: 2 * time.Second}}, ca)
+		ca := simSocket(t, n, "10.0.0.1:9899")
+		_, err := dialNew(context.Background(), "10.0.0.2:5000", &Config{Timers: Timers{RTOMax: 2 * time.Second}}, ca)
 		if !errors.Is(err, ErrTimeout) || strings.Count(err.Error(), "sctp") != 1 ||
 			!strings.HasPrefix(err.Error(), "dial sctp 10.0.0.2:5000: ") {
 			t.Fatalf("dial: %v", err)

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/netip"
 	"os"
 	"sync"
 	"testing"
@@ -389,10 +388,7 @@ func TestSimServerFollowsPeerStreams(t *testing.T) {
 	}{{0, 100}, {10, 10}, {200, 200}} {
 		adj := func(cfg *Config) { cfg.OutStreams, cfg.InStreams = c.server, 0 }
 		simPairAdj(t, simnet.LinkConfig{Delay: time.Millisecond}, adj, func(t *testing.T, _, _ *Association, l *Endpoint, n *simconn.Network) {
-			ca, err := n.Listen(netip.MustParseAddrPort("10.0.0.3:9899"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			ca := simSocket(t, n, "10.0.0.3:9899")
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			cl, err := dialNew(ctx, "10.0.0.2:5000", &Config{OutStreams: 100}, ca)
