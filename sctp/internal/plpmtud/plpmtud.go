@@ -4,10 +4,11 @@
 // probe is due and of which size (Deadline, OnTimer), sends a HEARTBEAT
 // padded with a PAD chunk to that size outside congestion control, and
 // reports the probe's fate (Sent, Acked, the lost-probe timer through
-// OnTimer), sends a probe left unanswered for about two round trips once
-// more (Again), and reports Packet Too Big hints (PTB) and signs of a
-// black hole (Suspect). The path's PLPMTU is what the sender packs packets to; the
-// association copies it to the data-transfer engine when it changes.
+// OnTimer), Packet Too Big hints (PTB) and signs of a black hole
+// (Suspect); Again tells it when a probe left unanswered for about two
+// round trips goes once more. The path's PLPMTU is what the sender packs
+// packets to; the association copies it to the data-transfer engine when
+// it changes.
 //
 // Sizes are SCTP packets (common header and chunks, no IP or UDP header),
 // multiples of 4.
