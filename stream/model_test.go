@@ -209,13 +209,13 @@ func (c *tableChecker) op(op byte, arg uint32, maxN int) {
 		sides[sid] = inc
 		c.handles = append(c.handles, heldHandle{h, inc.serial})
 	case 8, 9: // FreeOutSide / FreeInSide
-		sid := uint16(arg >> 8)
+		// The modulus is taken in int: with 65534 streams, n+2 is 1<<16.
 		if op%12 == 8 {
-			sid %= uint16(m.outN + 2)
+			sid := uint16(int(arg>>8) % (m.outN + 2))
 			c.tb.FreeOutSide(sid)
 			delete(m.outSide, sid)
 		} else {
-			sid %= uint16(m.inN + 2)
+			sid := uint16(int(arg>>8) % (m.inN + 2))
 			c.tb.FreeInSide(sid)
 			delete(m.inSide, sid)
 		}
@@ -311,6 +311,7 @@ func TestTableAgainstModel(t *testing.T) {
 func FuzzTableOps(f *testing.F) {
 	f.Add(uint16(10), uint16(10), []byte{4, 0, 5, 0, 0, 6, 0, 3, 0, 0, 8, 0, 3, 0, 0, 6, 0, 7, 0, 0, 11, 0, 0, 0, 0})
 	f.Add(uint16(300), uint16(1), []byte{2, 100, 0, 0, 0, 4, 0, 90, 1, 0, 3, 1, 0, 0, 0, 11, 0, 0, 0, 0})
+	f.Add(uint16(MaxStreams-1), uint16(MaxStreams-1), []byte{8, 0, 0, 0, 0, 9, 0, 0, 0, 0, 11, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, out, in uint16, data []byte) {
 		newTableChecker(t, out, in).run(data, MaxStreams)
 	})
