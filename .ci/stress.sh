@@ -7,7 +7,7 @@
 # Environment:
 #   STRESSRUNS     runs in a row (default 3)
 #   STRESSLOAD     CPU-bound processes beside the tests (default 2)
-#   STRESSNESTED   1 also runs the tests of the nested modules (sctp/compat/pion) each run
+#   STRESSNESTED   1 also runs the tests of the nested modules (sctp/compat/pion, perf/bench/quicperf) each run
 #   TESTFLAGS      extra flags for `go test` (for example -run Sim)
 set -euo pipefail
 cd "$(dirname "$0")/.."

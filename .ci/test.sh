@@ -99,8 +99,9 @@ USCTP_SOAK=${SOAKTIME:-60s} go test -race -count=1 -run '^TestSoak$' ./sctp
 
 step "nested modules"
 # The replace modules under sctp/compat (a module each, with the path of the package they
-# stand in for) are outside ./...: vet and test each in its own directory. Their tests
-# build foreign code (pion's tests, a pion/webrtc program) from the module proxy.
+# stand in for) and perf/bench/quicperf (a module so that quic-go stays out of usctp's
+# go.mod) are outside ./...: vet and test each in its own directory. Their tests build
+# foreign code (pion's tests, a pion/webrtc program, quic-go) from the module proxy.
 for mod in $(git ls-files '*/go.mod' 2>/dev/null || find . -mindepth 2 -name go.mod -not -path './.*'); do
 	dir=$(dirname "$mod")
 	echo "--- $dir"
