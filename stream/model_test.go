@@ -132,7 +132,7 @@ func (c *tableChecker) op(op byte, arg uint32, maxN int) {
 			m.outN = m.outOpen
 		}
 	case 4: // Out: read, compare, write
-		sid := uint16(int(arg>>8) % (m.outN + 2))
+		sid := pickSID(arg, m.outN)
 		o := c.tb.Out(sid)
 		if int(sid) >= m.outN {
 			if o != nil {
@@ -153,7 +153,7 @@ func (c *tableChecker) op(op byte, arg uint32, maxN int) {
 		}
 		m.out[sid] = public(*o)
 	case 5: // In
-		sid := uint16(int(arg>>8) % (m.inN + 2))
+		sid := pickSID(arg, m.inN)
 		in := c.tb.In(sid)
 		if int(sid) >= m.inN {
 			if in != nil {
@@ -174,7 +174,7 @@ func (c *tableChecker) op(op byte, arg uint32, maxN int) {
 		if inbound {
 			n, sides = m.inN, m.inSide
 		}
-		sid := uint16(int(arg>>8) % (n + 2))
+		sid := pickSID(arg, n)
 		var val *int64
 		var h Handle
 		if inbound {
@@ -209,13 +209,12 @@ func (c *tableChecker) op(op byte, arg uint32, maxN int) {
 		sides[sid] = inc
 		c.handles = append(c.handles, heldHandle{h, inc.serial})
 	case 8, 9: // FreeOutSide / FreeInSide
-		// The modulus is taken in int: with 65534 streams, n+2 is 1<<16.
 		if op%12 == 8 {
-			sid := uint16(int(arg>>8) % (m.outN + 2))
+			sid := pickSID(arg, m.outN)
 			c.tb.FreeOutSide(sid)
 			delete(m.outSide, sid)
 		} else {
-			sid := uint16(int(arg>>8) % (m.inN + 2))
+			sid := pickSID(arg, m.inN)
 			c.tb.FreeInSide(sid)
 			delete(m.inSide, sid)
 		}
@@ -279,6 +278,11 @@ func (c *tableChecker) checkAll() {
 		c.handles = c.handles[100:]
 	}
 }
+
+// pickSID returns the stream identifier an operation's argument names: one
+// of the n streams or one of the two past them. The modulus is taken in
+// int: with 65534 streams, n+2 is 1<<16.
+func pickSID(arg uint32, n int) uint16 { return uint16(int(arg>>8) % (n + 2)) }
 
 func (c *tableChecker) run(data []byte, maxN int) {
 	for len(data) >= 5 {

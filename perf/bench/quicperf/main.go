@@ -176,7 +176,14 @@ func send(ctx context.Context, to string, d time.Duration, total int64, size int
 	}
 	msg := make([]byte, size)
 	var sent int64
-	for end := time.Now().Add(d); total > 0 && sent < total || total <= 0 && time.Now().Before(end); {
+	end := time.Now().Add(d)
+	more := func() bool {
+		if total > 0 {
+			return sent < total
+		}
+		return time.Now().Before(end)
+	}
+	for more() {
 		m := msg
 		if total > 0 {
 			m = m[:min(int64(len(m)), total-sent)]
